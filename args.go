@@ -1,0 +1,28 @@
+package hopper
+
+// Args is implemented by every job argument type. Kind names the handler and
+// is stored with the job, so it must stay stable across deploys. Implement it
+// on the value type (not the pointer) so Handle can read it from a zero value.
+type Args interface {
+	Kind() string
+}
+
+// ArgsWithOpts is implemented by argument types that carry their own default
+// enqueue options (a queue, retries, a timeout). Options given to Enqueue
+// override them field by field.
+type ArgsWithOpts interface {
+	Args
+	EnqueueOpts() EnqueueOpts
+}
+
+// Job is a claimed job with its decoded arguments, as a handler sees it. The
+// embedded JobRecord carries the ID, Queue, Attempt, Meta and error history;
+// its Args field (the encoded bytes) is shadowed by the decoded Args.
+//
+// A Job is owned by the handler call it is passed to; it must not be kept
+// after the handler returns.
+type Job[T Args] struct {
+	*JobRecord
+	// Args are the decoded arguments.
+	Args T
+}

@@ -1,0 +1,215 @@
+package hopper
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"time"
+)
+
+// NoRetry as EnqueueOpts.MaxRetries means the job is never retried.
+const NoRetry = -1
+
+// EnqueueOpts are per-call enqueue options. A nil *EnqueueOpts, and every
+// zero field, means the default: the args' own EnqueueOpts when the type
+// implements ArgsWithOpts, then the Client's config.
+type EnqueueOpts struct {
+	// Queue to put the job in. Defaults to the Client's queue ("default").
+	Queue string
+	// ID makes the enqueue idempotent: a job with this ID already in the
+	// queue is reported as a duplicate instead of added. Defaults to a new
+	// time-ordered ID. Not allowed with EnqueueMany of more than one job.
+	ID string
+	// Delay runs the job this long after the store's now. Zero or negative
+	// means now.
+	Delay time.Duration
+	// RunAt runs the job at this time; it wins over Delay. A time in the
+	// past means now.
+	RunAt time.Time
+	// MaxRetries is how often a failed job is retried. Zero means the
+	// Client's default (25); NoRetry (-1) means never.
+	MaxRetries int
+	// Timeout bounds each attempt (the handler's context deadline). Zero
+	// means the worker's default.
+	Timeout time.Duration
+	// Retention keeps the job in done for this long after it succeeds, with
+	// its result. Zero means the queue's retention (none by default).
+	Retention time.Duration
+	// Meta is string metadata stored with the job (trace context goes here).
+	Meta map[string]string
+	// Unique, when set, makes the job unique in its queue while it waits or
+	// runs: see UniqueOpts.
+	Unique *UniqueOpts
+}
+
+// UniqueOpts makes a job unique: while a job with the same key is in its
+// queue and not finished, enqueueing another reports a duplicate naming the
+// holder. The key is released when the job is acked, reaches garbage, is
+// deleted or cancelled, or after For.
+type UniqueOpts struct {
+	// Key is the uniqueness key. Defaults to the job's kind and a hash of its
+	// encoded args, so the same kind with equal args is one job.
+	Key string
+	// For bounds how long the key is held. Zero means until the job
+	// finishes.
+	For time.Duration
+}
+
+// JobInfo is what Enqueue did with one job.
+type JobInfo struct {
+	// ID of the job, or for a duplicate, of the job that holds the ID or
+	// unique key.
+	ID    string
+	Queue string
+	Kind  string
+	// State is where the job went: StatePending or StateReady. Empty for a
+	// duplicate.
+	State JobState
+	// Duplicate reports that the job was not added because its ID or unique
+	// key is held.
+	Duplicate bool
+}
+
+// Enqueue encodes args and stores one job. Bad options and args fail with an
+// error wrapping ErrInvalidJob, ErrInvalidQueue or ErrArgsTooLarge before
+// anything reaches the store. Once Enqueue returns without error the job is
+// stored (or was already there, see JobInfo.Duplicate).
+func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
+	j, err := c.newJob(args, opts, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.EnqueueJobs(ctx, []*NewJob{j})
+	if err != nil {
+		return nil, err
+	}
+	return jobInfo(j, res[0]), nil
+}
+
+// EnqueueMany stores many jobs of one type with the same options in one
+// Store call (one round trip per queue on Redis). Either every job is
+// validated and stored, or the call fails and none is; results are in the
+// order of args.
+func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *EnqueueOpts) ([]*JobInfo, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if opts != nil && opts.ID != "" && len(args) > 1 {
+		return nil, fmt.Errorf("%w: EnqueueOpts.ID given for %d jobs; IDs must be unique", ErrInvalidJob, len(args))
+	}
+	now := time.Now()
+	jobs := make([]*NewJob, len(args))
+	for i, a := range args {
+		j, err := c.newJob(a, opts, now)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %w", i, err)
+		}
+		jobs[i] = j
+	}
+	res, err := c.EnqueueJobs(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	infos := make([]*JobInfo, len(jobs))
+	for i, j := range jobs {
+		infos[i] = jobInfo(j, res[i])
+	}
+	return infos, nil
+}
+
+func jobInfo(j *NewJob, r EnqueueResult) *JobInfo {
+	return &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate}
+}
+
+// newJob encodes args and resolves options: explicit opts, then the args'
+// own defaults, then the client's.
+func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*NewJob, error) {
+	o := mergeOpts(args, opts)
+	kind := args.Kind()
+	b, err := encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.MaxArgsBytes > 0 && len(b) > c.cfg.MaxArgsBytes {
+		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
+	}
+	j := &NewJob{
+		ID:         o.ID,
+		Queue:      o.Queue,
+		Kind:       kind,
+		Args:       b,
+		Meta:       maps.Clone(o.Meta),
+		MaxRetries: o.MaxRetries,
+		Timeout:    o.Timeout,
+		RunAt:      o.RunAt,
+		Delay:      o.Delay,
+		Retention:  o.Retention,
+	}
+	if j.Queue == "" {
+		j.Queue = c.cfg.Queue
+	}
+	switch {
+	case j.MaxRetries == 0:
+		j.MaxRetries = c.cfg.MaxRetries
+	case j.MaxRetries < 0:
+		if j.MaxRetries != NoRetry {
+			return nil, fmt.Errorf("%w: MaxRetries %d: use NoRetry (-1) for none", ErrInvalidJob, j.MaxRetries)
+		}
+		j.MaxRetries = 0
+	}
+	if j.ID == "" {
+		j.ID = newID(now)
+	}
+	if u := o.Unique; u != nil {
+		j.UniqueKey, j.UniqueFor = u.Key, u.For
+		if j.UniqueKey == "" {
+			sum := sha256.Sum256(b)
+			j.UniqueKey = kind + ":" + hex.EncodeToString(sum[:16])
+		}
+	}
+	if err := j.Validate(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// mergeOpts overlays opts on the args' own defaults, field by field.
+func mergeOpts(args Args, opts *EnqueueOpts) EnqueueOpts {
+	var o EnqueueOpts
+	if a, ok := args.(ArgsWithOpts); ok {
+		o = a.EnqueueOpts()
+	}
+	if opts == nil {
+		return o
+	}
+	if opts.Queue != "" {
+		o.Queue = opts.Queue
+	}
+	if opts.ID != "" {
+		o.ID = opts.ID
+	}
+	if opts.Delay != 0 {
+		o.Delay = opts.Delay
+	}
+	if !opts.RunAt.IsZero() {
+		o.RunAt = opts.RunAt
+	}
+	if opts.MaxRetries != 0 {
+		o.MaxRetries = opts.MaxRetries
+	}
+	if opts.Timeout != 0 {
+		o.Timeout = opts.Timeout
+	}
+	if opts.Retention != 0 {
+		o.Retention = opts.Retention
+	}
+	if opts.Meta != nil {
+		o.Meta = opts.Meta
+	}
+	if opts.Unique != nil {
+		o.Unique = opts.Unique
+	}
+	return o
+}

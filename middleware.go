@@ -1,0 +1,45 @@
+package hopper
+
+import "context"
+
+// Handler runs one attempt of a job. The error it returns decides the
+// outcome: nil acks, Permanent sends to garbage, Snooze postpones, any other
+// error retries after backoff (or sends to garbage when retries are used up).
+// See OutcomeOf.
+type Handler interface {
+	Handle(ctx context.Context, job *JobRecord) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, job *JobRecord) error
+
+// Handle calls f(ctx, job).
+func (f HandlerFunc) Handle(ctx context.Context, job *JobRecord) error { return f(ctx, job) }
+
+// Middleware wraps a Handler, net/http style. Middleware registered with
+// Worker.Use run in the order given, the first outermost:
+//
+//	w.Use(m1, m2)
+//	// m1 start -> m2 start -> recover -> handler -> m2 end -> m1 end
+//
+// The worker always runs the handler inside a recover that turns a panic
+// into a *PanicError, so every middleware sees a panic as an error.
+type Middleware func(Handler) Handler
+
+// EnqueueFunc stores jobs; it is what enqueue middleware wraps. The last one
+// in the chain is the Store's Enqueue.
+type EnqueueFunc func(ctx context.Context, jobs []*NewJob) ([]EnqueueResult, error)
+
+// EnqueueMiddleware wraps the enqueue path of a Client: it may add metadata
+// (such as trace context) to the jobs, observe results, or refuse. Registered
+// with Client.Use, the first outermost. It sees every batch once, so
+// EnqueueMany calls it once for the whole batch.
+type EnqueueMiddleware func(EnqueueFunc) EnqueueFunc
+
+// chain applies middleware so that mws[0] is outermost.
+func chain(h Handler, mws []Middleware) Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}

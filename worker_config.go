@@ -1,0 +1,161 @@
+package hopper
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"time"
+)
+
+// WorkerConfig configures a Worker. A nil config, and every zero field, means
+// the documented default.
+type WorkerConfig struct {
+	// Queues maps each queue to work on to its weight (at least 1). With
+	// weights, each claim round picks the queue to try first at random in
+	// proportion to its weight; with StrictPriority, queues are always tried
+	// highest weight first. Defaults to {"default": 1}.
+	Queues map[string]int
+	// StrictPriority tries queues in order of weight, so a lower queue only
+	// runs when every higher one is empty. Defaults to false (weighted).
+	StrictPriority bool
+	// QueueConcurrency caps how many jobs of a queue this worker runs at
+	// once. Queues not listed are capped only by Concurrency.
+	QueueConcurrency map[string]int
+	// Concurrency is how many jobs run at once (the size of the pool).
+	// Defaults to 10.
+	Concurrency int
+	// Lease is the visibility timeout: how long a claimed job stays
+	// invisible to other workers. The worker renews the leases of running
+	// jobs well before they run out, so a handler may run far longer; the
+	// lease only matters when the worker dies. Defaults to 30 s; at least
+	// 100 ms.
+	Lease time.Duration
+	// JobTimeout bounds each attempt of a job that sets no Timeout of its own
+	// (the handler's context deadline). Defaults to 30 minutes; negative
+	// means no timeout.
+	JobTimeout time.Duration
+	// KindTimeouts overrides JobTimeout per kind, for jobs that set no
+	// Timeout of their own.
+	KindTimeouts map[string]time.Duration
+	// AbandonAfter is how long after its deadline (timeout, cancellation or
+	// lost lease) a handler that ignores its context may keep running before
+	// the worker gives up on it: the attempt fails with an error saying so and
+	// the job is retried. Go cannot stop the goroutine, so its slot stays
+	// taken until it returns. Defaults to 10 s.
+	AbandonAfter time.Duration
+	// ShutdownTimeout is how long Run waits, after its context is done, for
+	// running jobs to finish. Then their contexts are cancelled and their
+	// leases handed back so other workers redeliver them at once. Defaults to
+	// 10 s.
+	ShutdownTimeout time.Duration
+	// ClaimBatch is the most jobs one claim fetches. Defaults to
+	// min(Concurrency, 100).
+	ClaimBatch int
+	// Backoff computes the delay before a retry. Defaults to DefaultBackoff.
+	Backoff BackoffFunc
+	// Logger receives the worker's logs. Defaults to slog.Default().
+	Logger *slog.Logger
+	// ID names this worker process in the store's registry. Defaults to
+	// host-pid-random.
+	ID string
+	// HeartbeatInterval is how often the worker records itself as alive.
+	// Defaults to 5 s.
+	HeartbeatInterval time.Duration
+	// Scheduler configures the scheduler the worker runs for its queues.
+	// Its Queues field is ignored. Nil means defaults.
+	Scheduler *SchedulerConfig
+	// DisableScheduler stops the worker from running a scheduler; then some
+	// other process must run one (NewScheduler) or delayed and retried jobs
+	// never become ready and expired leases are never reclaimed.
+	DisableScheduler bool
+}
+
+// withDefaults returns a copy of c with defaults applied, or an error
+// wrapping ErrInvalidConfig that names the first bad field.
+func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
+	c.Queues = maps.Clone(c.Queues)
+	if len(c.Queues) == 0 {
+		c.Queues = map[string]int{DefaultQueue: 1}
+	}
+	for q, w := range c.Queues {
+		if err := ValidateQueue(q); err != nil {
+			return c, fmt.Errorf("%w: Queues: %w", ErrInvalidConfig, err)
+		}
+		if w < 1 {
+			return c, fmt.Errorf("%w: Queues[%q] weight %d must be at least 1", ErrInvalidConfig, q, w)
+		}
+	}
+	for q, n := range c.QueueConcurrency {
+		if _, ok := c.Queues[q]; !ok {
+			return c, fmt.Errorf("%w: QueueConcurrency names %q, which is not in Queues", ErrInvalidConfig, q)
+		}
+		if n < 1 {
+			return c, fmt.Errorf("%w: QueueConcurrency[%q] = %d must be at least 1", ErrInvalidConfig, q, n)
+		}
+	}
+	for k, d := range c.KindTimeouts {
+		if d <= 0 {
+			return c, fmt.Errorf("%w: KindTimeouts[%q] = %v must be positive", ErrInvalidConfig, k, d)
+		}
+	}
+	var err error
+	pos := func(name string, v *time.Duration, def, min time.Duration) {
+		switch {
+		case err != nil:
+		case *v == 0:
+			*v = def
+		case *v < min:
+			err = fmt.Errorf("%w: %s %v must be at least %v", ErrInvalidConfig, name, *v, min)
+		}
+	}
+	if c.Concurrency < 0 {
+		return c, fmt.Errorf("%w: Concurrency %d is negative", ErrInvalidConfig, c.Concurrency)
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 10
+	}
+	if c.ClaimBatch < 0 {
+		return c, fmt.Errorf("%w: ClaimBatch %d is negative", ErrInvalidConfig, c.ClaimBatch)
+	}
+	if c.ClaimBatch == 0 {
+		c.ClaimBatch = min(c.Concurrency, 100)
+	}
+	pos("Lease", &c.Lease, 30*time.Second, 100*time.Millisecond)
+	pos("AbandonAfter", &c.AbandonAfter, 10*time.Second, time.Millisecond)
+	pos("ShutdownTimeout", &c.ShutdownTimeout, 10*time.Second, time.Millisecond)
+	pos("HeartbeatInterval", &c.HeartbeatInterval, 5*time.Second, 10*time.Millisecond)
+	if err != nil {
+		return c, err
+	}
+	if c.JobTimeout == 0 {
+		c.JobTimeout = 30 * time.Minute
+	}
+	if c.Backoff == nil {
+		c.Backoff = DefaultBackoff
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.ID == "" {
+		host, _ := os.Hostname()
+		c.ID = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.Uint32()&0xffff)
+	}
+	return c, nil
+}
+
+// timeoutFor is the attempt deadline of a job: its own Timeout, else its
+// kind's, else JobTimeout; zero means none.
+func (c *WorkerConfig) timeoutFor(rec *JobRecord) time.Duration {
+	if rec.Timeout > 0 {
+		return rec.Timeout
+	}
+	if d, ok := c.KindTimeouts[rec.Kind]; ok {
+		return d
+	}
+	if c.JobTimeout > 0 {
+		return c.JobTimeout
+	}
+	return 0
+}

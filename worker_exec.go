@@ -1,0 +1,201 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// Why an attempt's context was cancelled by the worker.
+const (
+	stopNone int32 = iota
+	stopLeaseLost
+	stopCancelled
+	stopShutdown
+)
+
+var (
+	errShutdown    = errors.New("hopper: worker shutting down")
+	errLeaseLostWk = fmt.Errorf("%w: another worker may run the job now", ErrLeaseLost)
+)
+
+// Attempt states: exactly one of exec (finished) and the worker's watchdog or
+// shutdown (abandoned) decides the outcome.
+const (
+	attemptRunning int32 = iota
+	attemptFinished
+	attemptAbandoned
+)
+
+// attempt is one claimed job being run by this worker.
+type attempt struct {
+	rec     *JobRecord
+	qi      int // index in workerRun.queues
+	started time.Time
+	cancel  context.CancelCauseFunc
+	state   atomic.Int32
+	stop    atomic.Int32 // stop* reason
+	// giveUpAt is when the watchdog abandons the attempt if its handler has
+	// not returned: AbandonAfter past its timeout, or past an interrupt.
+	giveUpAt atomic.Int64 // unix nanoseconds, 0 = never
+}
+
+// interrupt cancels the attempt's context for reason, once.
+func (a *attempt) interrupt(reason int32) {
+	if !a.stop.CompareAndSwap(stopNone, reason) {
+		return
+	}
+	var cause error
+	switch reason {
+	case stopLeaseLost:
+		cause = errLeaseLostWk
+	case stopCancelled:
+		cause = ErrCancelled
+	default:
+		cause = errShutdown
+	}
+	a.cancel(cause)
+}
+
+func (a *attempt) finish() bool  { return a.state.CompareAndSwap(attemptRunning, attemptFinished) }
+func (a *attempt) abandon() bool { return a.state.CompareAndSwap(attemptRunning, attemptAbandoned) }
+
+// dispatch starts rec in the pool. The caller has checked that a slot is free.
+func (r *workerRun) dispatch(rec *JobRecord, qi int) {
+	a := &attempt{rec: rec, qi: qi, started: time.Now()}
+	ctx, cancel := context.WithCancelCause(r.jobBase)
+	a.cancel = cancel
+	var stopTimer context.CancelFunc = func() {}
+	if d := r.cfg.timeoutFor(rec); d > 0 {
+		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+		a.giveUpAt.Store(a.started.Add(d + r.cfg.AbandonAfter).UnixNano())
+	}
+	r.busy.Add(1)
+	r.live.Add(1)
+	r.qbusy[qi].Add(1)
+	r.mu.Lock()
+	r.active[a] = struct{}{}
+	r.mu.Unlock()
+	r.pool.Go(func() error {
+		defer func() {
+			stopTimer()
+			cancel(nil)
+			r.qbusy[qi].Add(-1)
+			r.busy.Add(-1)
+			r.signalFreed()
+		}()
+		r.exec(ctx, a)
+		return nil
+	})
+}
+
+// exec runs one attempt and hands its outcome to the finisher.
+func (r *workerRun) exec(ctx context.Context, a *attempt) {
+	err := r.invoke(ctx, a.rec)
+	if !a.finish() {
+		return // the watchdog or shutdown decided already
+	}
+	r.live.Add(-1)
+	req := r.finishRequest(a, err)
+	if req == nil {
+		r.forget(a)
+		return
+	}
+	r.fin.add(a, req)
+}
+
+// invoke calls the handler chain; a panic in middleware becomes an error too.
+func (r *workerRun) invoke(ctx context.Context, rec *JobRecord) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return r.handler.Handle(ctx, rec)
+}
+
+// route finds the handler of a job's kind.
+func (r *workerRun) route(ctx context.Context, rec *JobRecord) error {
+	h := r.handlers[rec.Kind]
+	if h == nil {
+		r.log.Warn("hopper: no handler for kind; job sent to garbage",
+			slog.String("kind", rec.Kind), slog.String("queue", rec.Queue), slog.String("id", rec.ID))
+		return Permanent(fmt.Errorf("%w %q (queue %q)", ErrUnknownKind, rec.Kind, rec.Queue))
+	}
+	return h.Handle(ctx, rec)
+}
+
+// recoverHandler turns a panic in h into a *PanicError with the stack.
+func recoverHandler(h Handler) Handler {
+	return HandlerFunc(func(ctx context.Context, rec *JobRecord) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return h.Handle(ctx, rec)
+	})
+}
+
+// finishRequest turns a handler's result into the store call that ends the
+// attempt; nil when the lease is lost and there is nothing to tell the store.
+func (r *workerRun) finishRequest(a *attempt, err error) *FinishRequest {
+	rec := a.rec
+	req := &FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention}
+	if err == nil {
+		req.Outcome = OutcomeAck
+		return req
+	}
+	switch a.stop.Load() {
+	case stopLeaseLost:
+		r.log.Warn("hopper: lease lost while the job ran; its result is dropped",
+			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.Any("error", err))
+		return nil
+	case stopCancelled:
+		req.Outcome = OutcomeCancel
+		req.Error = attemptError(rec, fmt.Errorf("%w: %w", ErrCancelled, err))
+		return req
+	case stopShutdown:
+		req.Outcome = OutcomeRelease
+		return req
+	}
+	req.Outcome = OutcomeOf(rec, err)
+	switch req.Outcome {
+	case OutcomeSnooze:
+		var s *SnoozeError
+		errors.As(err, &s)
+		req.Delay = s.Delay
+	case OutcomeRetry:
+		req.Delay = r.cfg.Backoff(rec.Attempt, err)
+		req.Error = attemptError(rec, err)
+	default:
+		req.Error = attemptError(rec, err)
+	}
+	return req
+}
+
+// Limits on what an attempt error records.
+const (
+	maxErrorText = 8 << 10
+	maxStackText = 16 << 10
+)
+
+func attemptError(rec *JobRecord, err error) *AttemptError {
+	e := &AttemptError{Attempt: rec.Attempt, Error: truncate(err.Error(), maxErrorText)}
+	var p *PanicError
+	if errors.As(err, &p) {
+		e.Stack = truncate(string(p.Stack), maxStackText)
+	}
+	return e
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "… (truncated)"
+}

@@ -1,0 +1,142 @@
+package hopper
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// idleWait bounds one wait for ready jobs. The store wakes the worker as soon
+// as a job becomes ready; this only limits how long a lost signal can delay
+// one.
+const idleWait = 5 * time.Second
+
+// fetchLoop claims jobs while there are free slots and dispatches them, until
+// ctx is done. When nothing is claimable it blocks in Store.WaitReady rather
+// than polling.
+func (r *workerRun) fetchLoop(ctx context.Context) {
+	order := make([]int, len(r.queues))
+	waitOn := make([]string, 0, len(r.queues))
+	fails := 0
+	for ctx.Err() == nil {
+		free := r.cfg.Concurrency - int(r.busy.Load())
+		if free <= 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.freed:
+			}
+			continue
+		}
+		r.claimOrder(order)
+		claimed, retryIn, waitOn, err := r.claimRound(ctx, order, free, waitOn[:0])
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			fails++
+			d := min(5*time.Second, time.Duration(1<<min(fails, 9))*10*time.Millisecond)
+			r.log.Error("hopper: claiming jobs failed; retrying", slog.Any("error", err), slog.Duration("retry_in", d))
+			sleepCtx(ctx, d)
+			continue
+		}
+		fails = 0
+		if claimed > 0 {
+			continue
+		}
+		if len(waitOn) == 0 { // every queue is at its cap in this worker
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.freed:
+			}
+			continue
+		}
+		wait := idleWait
+		if retryIn > 0 {
+			wait = min(wait, retryIn)
+		}
+		if err := r.store.WaitReady(ctx, waitOn, wait); err != nil && ctx.Err() == nil {
+			r.log.Error("hopper: waiting for jobs failed", slog.Any("error", err))
+			sleepCtx(ctx, 100*time.Millisecond)
+		}
+	}
+}
+
+// claimRound tries the queues in order, claiming up to free jobs in all. It
+// returns how many it claimed, the shortest RetryIn a limited queue asked
+// for, and the queues worth waiting on.
+func (r *workerRun) claimRound(ctx context.Context, order []int, free int, waitOn []string) (int, time.Duration, []string, error) {
+	claimed := 0
+	var retryIn time.Duration
+	for _, qi := range order {
+		n := min(free, r.cfg.ClaimBatch)
+		if c := r.qcap[qi]; c > 0 {
+			n = min(n, c-int(r.qbusy[qi].Load()))
+		}
+		if n <= 0 {
+			continue
+		}
+		waitOn = append(waitOn, r.queues[qi])
+		res, err := r.store.Claim(ctx, ClaimRequest{Queue: r.queues[qi], Max: n, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
+		if err != nil {
+			return claimed, 0, waitOn, err
+		}
+		for _, rec := range res.Jobs {
+			r.dispatch(rec, qi)
+		}
+		claimed += len(res.Jobs)
+		free -= len(res.Jobs)
+		if res.RetryIn > 0 && (retryIn == 0 || res.RetryIn < retryIn) {
+			retryIn = res.RetryIn
+		}
+		if free <= 0 {
+			break
+		}
+	}
+	return claimed, retryIn, waitOn, nil
+}
+
+// claimOrder fills order with queue indexes in the order to try them:
+// highest weight first with StrictPriority, otherwise a random order in
+// which each queue comes first in proportion to its weight.
+func (r *workerRun) claimOrder(order []int) {
+	for i := range order {
+		order[i] = i
+	}
+	if len(order) == 1 {
+		return
+	}
+	if r.cfg.StrictPriority {
+		slices.SortStableFunc(order, func(a, b int) int { return r.weights[b] - r.weights[a] })
+		return
+	}
+	total := 0
+	for _, w := range r.weights {
+		total += w
+	}
+	for i := range order { // weighted draw without replacement
+		pick := rand.IntN(total)
+		for j := i; j < len(order); j++ {
+			w := r.weights[order[j]]
+			if pick < w {
+				order[i], order[j] = order[j], order[i]
+				total -= w
+				break
+			}
+			pick -= w
+		}
+	}
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

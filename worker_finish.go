@@ -1,0 +1,143 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// maxFinishBatch caps how many outcomes one Store.Finish call carries.
+const maxFinishBatch = 1000
+
+// finalFlushTimeout bounds how long a stopping worker keeps trying to report
+// outcomes to an unreachable store. Unreported jobs are redelivered when
+// their leases expire.
+const finalFlushTimeout = 5 * time.Second
+
+// finisher batches the outcomes of attempts into Store.Finish calls: it
+// sends the first outcome at once and, while that call is in flight,
+// collects the ones that arrive, so a lone job is never delayed and a busy
+// worker makes one call per batch.
+type finisher struct {
+	r  *workerRun
+	ch chan finishItem
+
+	mu     sync.RWMutex // add holds it shared; close exclusively
+	closed bool
+	done   chan struct{}
+}
+
+type finishItem struct {
+	a   *attempt
+	req *FinishRequest
+}
+
+func newFinisher(r *workerRun) *finisher {
+	return &finisher{r: r, ch: make(chan finishItem, 2*r.cfg.Concurrency), done: make(chan struct{})}
+}
+
+// add queues an outcome. The attempt stays in the worker's active set, so
+// its lease keeps being renewed, until the store has confirmed it.
+func (f *finisher) add(a *attempt, req *FinishRequest) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		f.r.forget(a)
+		return
+	}
+	f.ch <- finishItem{a, req}
+}
+
+// close stops accepting outcomes and waits until those queued are flushed.
+func (f *finisher) close() {
+	f.mu.Lock()
+	f.closed = true
+	close(f.ch)
+	f.mu.Unlock()
+	<-f.done
+}
+
+// loop sends batches until close.
+func (f *finisher) loop() {
+	defer close(f.done)
+	batch := make([]finishItem, 0, 64)
+	for {
+		it, ok := <-f.ch
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], it)
+	drain:
+		for len(batch) < maxFinishBatch {
+			select {
+			case it, ok := <-f.ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, it)
+			default:
+				break drain
+			}
+		}
+		f.flush(batch)
+	}
+}
+
+// flush sends one batch, retrying while the store fails. Once the worker is
+// closing it gives up after finalFlushTimeout.
+func (f *finisher) flush(batch []finishItem) {
+	reqs := make([]FinishRequest, len(batch))
+	for i, it := range batch {
+		reqs[i] = *it.req
+	}
+	var giveUp <-chan time.Time
+	for try := 0; ; try++ {
+		errs, err := f.r.store.Finish(context.Background(), reqs)
+		if err == nil && len(errs) == len(reqs) {
+			for i, e := range errs {
+				f.report(batch[i], e)
+			}
+			break
+		}
+		if err == nil {
+			err = errors.New("store returned a wrong number of results")
+		}
+		f.mu.RLock()
+		closing := f.closed
+		f.mu.RUnlock()
+		if closing && giveUp == nil {
+			giveUp = time.After(finalFlushTimeout)
+		}
+		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)
+		f.r.log.Error("hopper: reporting job outcomes failed; retrying",
+			slog.Int("jobs", len(reqs)), slog.Any("error", err), slog.Duration("retry_in", d))
+		select {
+		case <-time.After(d):
+		case <-giveUp:
+			f.r.log.Error("hopper: giving up reporting job outcomes at shutdown; the jobs will be redelivered after their leases expire",
+				slog.Int("jobs", len(reqs)))
+			for _, it := range batch {
+				f.r.forget(it.a)
+			}
+			return
+		}
+	}
+	for _, it := range batch {
+		f.r.forget(it.a)
+	}
+}
+
+func (f *finisher) report(it finishItem, err error) {
+	if err == nil {
+		return
+	}
+	level := slog.LevelWarn
+	if errors.Is(err, ErrLeaseLost) {
+		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
+	}
+	f.r.log.LogAttrs(context.Background(), level, "hopper: store refused a job outcome",
+		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),
+		slog.String("outcome", it.req.Outcome.String()), slog.Any("error", err))
+}

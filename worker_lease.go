@@ -1,0 +1,92 @@
+package hopper
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// leaseInterval is how often the worker renews leases and looks for
+// cancellation requests while it runs jobs: often enough that a job
+// cancelled from another process stops within about half a second.
+func (c *WorkerConfig) leaseInterval() time.Duration {
+	return min(c.Lease/3, 500*time.Millisecond)
+}
+
+// leaseLoop renews the leases of the jobs this worker holds in one batched
+// Store call, interrupts jobs whose lease was lost or that were cancelled,
+// and abandons handlers that ignore their context. It makes no store call
+// while the worker holds no job.
+func (r *workerRun) leaseLoop(ctx context.Context) {
+	t := time.NewTicker(r.cfg.leaseInterval())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		held := r.snapshot()
+		if len(held) == 0 {
+			continue
+		}
+		r.extend(ctx, held)
+		r.watchdog(held)
+	}
+}
+
+func (r *workerRun) extend(ctx context.Context, held []*attempt) {
+	refs := make([]LeaseRef, len(held))
+	for i, a := range held {
+		refs[i] = LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
+	}
+	st, err := r.store.Extend(ctx, refs, r.cfg.Lease)
+	if err != nil || len(st) != len(refs) {
+		if ctx.Err() == nil {
+			r.log.Error("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
+		}
+		return
+	}
+	now := time.Now()
+	for i, s := range st {
+		a := held[i]
+		switch {
+		case !s.Held:
+			if a.state.Load() == attemptRunning {
+				a.giveUpAt.Store(now.Add(r.cfg.AbandonAfter).UnixNano())
+				a.interrupt(stopLeaseLost)
+			}
+		case s.Cancel:
+			if a.state.Load() == attemptRunning {
+				a.giveUpAt.Store(now.Add(r.cfg.AbandonAfter).UnixNano())
+				a.interrupt(stopCancelled)
+			}
+		}
+	}
+}
+
+// watchdog gives up on handlers still running AbandonAfter past their
+// deadline: the attempt fails (or ends as cancelled), the job goes on
+// without them. Go cannot stop the goroutine; its pool slot stays taken.
+func (r *workerRun) watchdog(held []*attempt) {
+	now := time.Now().UnixNano()
+	for _, a := range held {
+		at := a.giveUpAt.Load()
+		if at == 0 || now < at || !a.abandon() {
+			continue
+		}
+		r.live.Add(-1)
+		r.signalFreed()
+		rec := a.rec
+		r.log.Error("hopper: handler ignored its context and is still running; attempt abandoned",
+			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.String("kind", rec.Kind),
+			slog.Duration("running", time.Since(a.started)))
+		err := fmt.Errorf("hopper: handler still running %v after its context ended; abandoned (its goroutine cannot be stopped)", r.cfg.AbandonAfter)
+		if req := r.finishRequest(a, err); req != nil {
+			r.fin.add(a, req)
+		} else {
+			r.forget(a)
+		}
+	}
+}
