@@ -55,6 +55,14 @@ type WorkerConfig struct {
 	ClaimBatch int
 	// Backoff computes the delay before a retry. Defaults to DefaultBackoff.
 	Backoff BackoffFunc
+	// Recover is the middleware installed innermost, right around the
+	// handler, to turn a panic into an error. Defaults to one that returns a
+	// *PanicError with the panic value and stack, so every middleware sees a
+	// panic as an error and the attempt fails like any other. Replace it to
+	// report panics elsewhere (middleware.Recover takes a hook). Whatever it
+	// is, the worker also recovers outside all middleware: a panic never kills
+	// the process nor shrinks the pool.
+	Recover Middleware
 	// Logger receives the worker's logs. Defaults to slog.Default().
 	Logger *slog.Logger
 	// ID names this worker process in the store's registry. Defaults to

@@ -55,7 +55,11 @@ func newWorkerRun(store Store, cfg WorkerConfig, handlers map[string]Handler, mw
 		started:  time.Now(),
 	}
 	r.host, _ = os.Hostname()
-	r.handler = chain(recoverHandler(HandlerFunc(r.route)), slices.Clone(mws))
+	rec := cfg.Recover
+	if rec == nil {
+		rec = recoverHandler
+	}
+	r.handler = chain(rec(HandlerFunc(r.route)), slices.Clone(mws))
 	r.queues = slices.Sorted(maps.Keys(cfg.Queues))
 	r.weights = make([]int, len(r.queues))
 	r.qcap = make([]int, len(r.queues))
