@@ -1,0 +1,152 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
+	const jobs, claimers = 3000, 8
+	s := New()
+	for i := 0; i < jobs; i += 100 {
+		batch := make([]*hopper.NewJob, 100)
+		for k := range batch {
+			batch[k] = newJob(fmt.Sprint(i + k))
+		}
+		mustEnqueue(t, s, batch...)
+	}
+	var (
+		mu     sync.Mutex
+		got    = make(map[string]int)
+		tokens = make(map[uint64]bool)
+		wg     sync.WaitGroup
+	)
+	for w := range claimers {
+		wg.Go(func() {
+			for {
+				res, err := s.Claim(context.Background(), hopper.ClaimRequest{Queue: testQueue, Max: 1 + w%5, Lease: time.Minute})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(res.Jobs) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, j := range res.Jobs {
+					got[j.ID]++
+					if tokens[j.Token] {
+						t.Errorf("token %d issued twice", j.Token)
+					}
+					tokens[j.Token] = true
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(got) != jobs {
+		t.Fatalf("claimed %d distinct jobs, want %d", len(got), jobs)
+	}
+	for id, n := range got {
+		if n != 1 {
+			t.Fatalf("job %s claimed %d times", id, n)
+		}
+	}
+}
+
+// TestConcurrentLifecycle runs producers, workers that sleep in WaitReady and
+// a scheduler at once over two queues; every job must be acked exactly once.
+// A lost wakeup leaves a worker asleep for an hour and fails the test on its
+// deadline.
+func TestConcurrentLifecycle(t *testing.T) {
+	const perQueue, producers, workers = 500, 4, 6
+	queues := []string{"a", "b"}
+	s := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var acked atomic.Int64
+	var seen sync.Map
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for i := p; i < perQueue; i += producers {
+				for _, q := range queues {
+					j := &hopper.NewJob{ID: fmt.Sprint(i), Queue: q, Kind: "k", MaxRetries: 3}
+					if i%7 == 0 {
+						j.Delay = time.Millisecond
+					}
+					if _, err := s.Enqueue(ctx, []*hopper.NewJob{j}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Go(func() { // scheduler
+		for ctx.Err() == nil {
+			for _, q := range queues {
+				if _, err := s.Maintain(ctx, q, hopper.MaintainOptions{Batch: 10}); err != nil && ctx.Err() == nil {
+					t.Error(err)
+				}
+			}
+			_ = s.WaitSchedule(ctx, queues, 5*time.Millisecond)
+		}
+	})
+	for w := range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				claimed := 0
+				for _, q := range queues {
+					res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: 1 + w%3, Lease: time.Minute})
+					if err != nil {
+						return // ctx cancelled
+					}
+					claimed += len(res.Jobs)
+					var reqs []hopper.FinishRequest
+					for _, j := range res.Jobs {
+						out := hopper.OutcomeAck
+						if j.Attempt == 1 && j.ID[len(j.ID)-1] == '3' {
+							out = hopper.OutcomeRetry // retried once, at once
+						}
+						reqs = append(reqs, hopper.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: out})
+					}
+					errs, err := s.Finish(ctx, reqs)
+					if err != nil {
+						return
+					}
+					for i, e := range errs {
+						if e != nil {
+							t.Error(e)
+						}
+						if reqs[i].Outcome == hopper.OutcomeAck {
+							if _, dup := seen.LoadOrStore(q+"/"+reqs[i].ID, true); dup {
+								t.Errorf("%s/%s acked twice", q, reqs[i].ID)
+							}
+							acked.Add(1)
+						}
+					}
+				}
+				if claimed == 0 {
+					_ = s.WaitReady(ctx, queues, forever)
+				}
+			}
+		})
+	}
+	eventually(t, "every job to be acked", func() bool { return acked.Load() == perQueue*int64(len(queues)) })
+	cancel()
+	wg.Wait()
+	for _, q := range queues {
+		st, err := s.QueueStats(context.Background(), q)
+		if err != nil || st.Counts.Total() != 0 {
+			t.Fatalf("%s: %+v %v, want empty", q, st.Counts, err)
+		}
+	}
+}

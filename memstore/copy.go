@@ -1,0 +1,84 @@
+package memstore
+
+import (
+	"maps"
+
+	"github.com/hopperq/hopper"
+)
+
+// cloneBytes returns a copy of b; nil stays nil, empty stays empty.
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// cloneMeta returns a copy of m; nil stays nil.
+func cloneMeta(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	return maps.Clone(m)
+}
+
+// cloneErrors returns a copy of e; nil stays nil.
+func cloneErrors(e []hopper.AttemptError) []hopper.AttemptError {
+	if e == nil {
+		return nil
+	}
+	return append(make([]hopper.AttemptError, 0, len(e)), e...)
+}
+
+// copyRecord returns a deep copy of r: no slice or map is shared with it.
+func copyRecord(r *hopper.JobRecord) *hopper.JobRecord {
+	c := new(hopper.JobRecord)
+	copyInto(c, r, nil)
+	return c
+}
+
+// copyInto deep-copies r into dst. The args are copied into *buf when it is
+// large enough (the slab of a batch), else into a new slice.
+func copyInto(dst, r *hopper.JobRecord, buf *[]byte) {
+	*dst = *r
+	if r.Args != nil {
+		if buf != nil && cap(*buf)-len(*buf) >= len(r.Args) {
+			b := *buf
+			n := len(b)
+			b = append(b, r.Args...)
+			dst.Args = b[n:len(b):len(b)]
+			*buf = b
+		} else {
+			dst.Args = cloneBytes(r.Args)
+		}
+	}
+	dst.Meta = cloneMeta(r.Meta)
+	dst.Errors = cloneErrors(r.Errors)
+	dst.Result = cloneBytes(r.Result)
+}
+
+// batch holds deep copies of records allocated together: one slice of
+// records and one buffer for all the args, so that a batch of n records costs
+// a few allocations rather than a few per record. A caller that keeps one
+// record keeps the batch's memory alive, which is fine for short-lived
+// results such as claims.
+type batch struct {
+	recs []hopper.JobRecord
+	out  []*hopper.JobRecord
+	buf  []byte
+}
+
+// newBatch makes room for n records with argBytes bytes of args in all.
+func newBatch(n, argBytes int) batch {
+	return batch{
+		recs: make([]hopper.JobRecord, n),
+		out:  make([]*hopper.JobRecord, n),
+		buf:  make([]byte, 0, argBytes),
+	}
+}
+
+// set stores a deep copy of r as the i-th record.
+func (b *batch) set(i int, r *hopper.JobRecord) {
+	copyInto(&b.recs[i], r, &b.buf)
+	b.out[i] = &b.recs[i]
+}

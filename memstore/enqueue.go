@@ -1,0 +1,106 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// Enqueue adds jobs, each to pending when due in the future or to the back of
+// ready otherwise, and returns one result per job in order.
+//
+// Every job is first checked with NewJob.Validate: one invalid (or nil) job
+// fails the whole call with its error and nothing is added. Then, per job, in
+// this order: an ID already present in the queue in any state (done and
+// garbage included) gives a duplicate naming that ID; a unique key held by a
+// live job (whose UniqueFor has not run out) gives a duplicate naming the
+// holder; a periodic tick not later than the schedule's last recorded tick
+// (compared at millisecond resolution) gives a duplicate with an empty ID. A
+// job that passes records its tick and takes its unique key in the same step.
+// Jobs earlier in the same call count: the same ID twice adds one job.
+//
+// The due time is RunAt when set, else now+Delay, rounded up to the
+// millisecond; the record's RunAt is that due time (so now when neither
+// RunAt nor a positive Delay is given) and EnqueuedAt is now, on the store's
+// clock. Args and Meta are copied.
+func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, nj := range jobs {
+		if nj == nil {
+			return nil, fmt.Errorf("%w: job %d is nil", hopper.ErrInvalidJob, i)
+		}
+		if err := nj.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	res := make([]hopper.EnqueueResult, len(jobs))
+	now, nowMs := s.now()
+	l := queueLock{s: s}
+	for i, nj := range jobs {
+		res[i] = l.get(nj.Queue, true).enqueue(nj, now, nowMs)
+	}
+	l.release()
+	return res, nil
+}
+
+// enqueue adds one valid job. q.mu must be held.
+func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.EnqueueResult {
+	if _, ok := q.jobs[nj.ID]; ok {
+		return hopper.EnqueueResult{ID: nj.ID, Duplicate: true}
+	}
+	if k := nj.UniqueKey; k != "" {
+		if h, ok := q.unique[k]; ok && (h.until == 0 || h.until > nowMs) {
+			return hopper.EnqueueResult{ID: h.id, Duplicate: true}
+		}
+	}
+	if nj.Schedule != "" {
+		tick := nj.Tick.Truncate(time.Millisecond)
+		if last, ok := q.ticks[nj.Schedule]; ok && !tick.After(last) {
+			return hopper.EnqueueResult{Duplicate: true}
+		}
+		q.ticks[nj.Schedule] = tick
+	}
+
+	dueMs := nowMs + ceilMs(nj.Delay)
+	if !nj.RunAt.IsZero() {
+		dueMs = unixMsCeil(nj.RunAt)
+	}
+	j := q.newJob()
+	args := j.rec.Args
+	if nj.Args == nil {
+		args = nil
+	} else if args = append(args, nj.Args...); args == nil {
+		args = []byte{}
+	}
+	j.rec = hopper.JobRecord{
+		ID:         nj.ID,
+		Queue:      q.name,
+		Kind:       nj.Kind,
+		Args:       args,
+		Meta:       cloneMeta(nj.Meta),
+		MaxRetries: nj.MaxRetries,
+		Timeout:    nj.Timeout,
+		Retention:  nj.Retention,
+		UniqueKey:  nj.UniqueKey,
+		EnqueuedAt: now,
+		RunAt:      atMs(now, nowMs, dueMs),
+	}
+	q.jobs[nj.ID] = j
+	if k := nj.UniqueKey; k != "" {
+		h := uniqueHold{id: nj.ID}
+		if nj.UniqueFor > 0 {
+			h.until = nowMs + ceilMs(nj.UniqueFor)
+		}
+		q.unique[k] = h
+	}
+	if dueMs > nowMs {
+		q.attach(j, hopper.StatePending, dueMs)
+		return hopper.EnqueueResult{ID: nj.ID, State: hopper.StatePending}
+	}
+	q.attach(j, hopper.StateReady, 0)
+	return hopper.EnqueueResult{ID: nj.ID, State: hopper.StateReady}
+}

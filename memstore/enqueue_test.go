@@ -1,0 +1,94 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
+	s := New()
+	ctx := context.Background()
+	bad := newJob("bad id")
+	for _, jobs := range [][]*hopper.NewJob{
+		{newJob("a"), bad},
+		{newJob("a"), nil},
+		{newJob("a"), {ID: "b", Queue: "no/slash", Kind: "k"}},
+	} {
+		if _, err := s.Enqueue(ctx, jobs); err == nil {
+			t.Fatalf("Enqueue(%v) succeeded", jobs)
+		}
+	}
+	if _, err := s.Enqueue(ctx, []*hopper.NewJob{bad}); !errors.Is(err, hopper.ErrInvalidJob) {
+		t.Fatalf("err %v, want ErrInvalidJob", err)
+	}
+	if _, err := s.GetJob(ctx, testQueue, "a"); !errors.Is(err, hopper.ErrJobNotFound) {
+		t.Fatalf("GetJob(a) = %v: a was written", err)
+	}
+	if qs, _ := s.Queues(ctx); len(qs) != 0 {
+		t.Fatalf("queues %v, want none", qs)
+	}
+}
+
+func TestEnqueueDuplicates(t *testing.T) {
+	s, clock := newClocked()
+	tick := func(id string, at time.Duration) *hopper.NewJob {
+		j := newJob(id)
+		j.Schedule, j.Tick = "every", ms(at)
+		return j
+	}
+	res := mustEnqueue(t, s,
+		newJob("a"),
+		newJob("a"),                // same ID in the same call
+		newUnique("u1", "key"),     // takes the key
+		newUnique("u2", "key"),     // held by u1
+		tick("t1", time.Minute),    // first tick
+		tick("t2", time.Minute),    // same tick
+		tick("t3", 30*time.Second), // older tick
+	)
+	want := []hopper.EnqueueResult{
+		{ID: "a", State: hopper.StateReady},
+		{ID: "a", Duplicate: true},
+		{ID: "u1", State: hopper.StateReady},
+		{ID: "u1", Duplicate: true},
+		{ID: "t1", State: hopper.StateReady},
+		{Duplicate: true},
+		{Duplicate: true},
+	}
+	for i := range want {
+		if res[i] != want[i] {
+			t.Fatalf("result %d = %+v, want %+v", i, res[i], want[i])
+		}
+	}
+
+	// A job in garbage still holds its ID but not its key.
+	clock.Advance(time.Second)
+	for range 2 {
+		c := claim(t, s, 1, time.Minute).Jobs[0]
+		finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeGarbage})
+	}
+	if r := getJob(t, s, "u1"); r.State != hopper.StateGarbage {
+		t.Fatalf("u1 in %s, want garbage", r.State)
+	}
+	res = mustEnqueue(t, s, newJob("a"), newUnique("u3", "key"), tick("t4", 2*time.Minute))
+	want = []hopper.EnqueueResult{
+		{ID: "a", Duplicate: true},
+		{ID: "u3", State: hopper.StateReady},
+		{ID: "t4", State: hopper.StateReady},
+	}
+	for i := range want {
+		if res[i] != want[i] {
+			t.Fatalf("after garbage: result %d = %+v, want %+v", i, res[i], want[i])
+		}
+	}
+	if err := s.RegisterSchedules(context.Background(), []hopper.ScheduleInfo{{Name: "every", Queue: testQueue, Spec: "@every 1m"}}); err != nil {
+		t.Fatal(err)
+	}
+	scheds, err := s.Schedules(context.Background())
+	if err != nil || len(scheds) != 1 || !scheds[0].LastTick.Equal(ms(2*time.Minute)) {
+		t.Fatalf("schedules %+v %v, want LastTick %v", scheds, err, ms(2*time.Minute))
+	}
+}

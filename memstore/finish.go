@@ -1,0 +1,180 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// cancelledError is recorded in the history of a job cancelled while waiting,
+// or cancelled while running without an error of its own.
+const cancelledError = "cancelled"
+
+// Finish ends claimed attempts and returns one error per request, in order:
+// nil; an error wrapping hopper.ErrJobNotFound when the queue has no job with
+// that ID; one wrapping hopper.ErrLeaseLost when the job exists but the
+// token is not that of its current claim (the job was reclaimed, released,
+// finished or claimed again); one wrapping hopper.ErrInvalidQueue for a bad
+// queue name; or an error for an outcome that is none of hopper's. A request that fails changes nothing.
+// An expired lease that was not reclaimed yet still finishes.
+//
+// Outcomes, all on the store's clock:
+//
+//   - Ack deletes the job, or keeps it in done with its Result for the
+//     first positive retention among the request's, the job's and the
+//     queue's. Counted as done in Throughput.
+//   - Retry records Error and moves the job to retry, due after Delay. The
+//     store does not check MaxRetries here: the worker chose the outcome.
+//   - Garbage records Error and moves the job to garbage.
+//   - Snooze moves the job to pending, due after Delay, and uncounts the
+//     attempt.
+//   - Release puts the job back at the front of ready, where it was claimed
+//     from, and uncounts the attempt.
+//   - Cancel records Error ("cancelled" when nil) and moves the job to
+//     garbage marked Cancelled.
+//
+// Retry and garbage and cancel count as failed in Throughput. A job flagged
+// by Cancel that finishes with Retry, Snooze or Release is cancelled
+// instead. The unique key is released when the job leaves for done,
+// garbage or deletion. A zero AttemptError.At is stamped with now and a zero
+// Attempt with the job's attempt.
+func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(reqs))
+	now, nowMs := s.now()
+	l := queueLock{s: s}
+	for i := range reqs {
+		r := &reqs[i]
+		if err := hopper.ValidateQueue(r.Queue); err != nil {
+			errs[i] = err
+			continue
+		}
+		if r.Outcome < hopper.OutcomeAck || r.Outcome > hopper.OutcomeCancel {
+			errs[i] = fmt.Errorf("memstore: invalid outcome %v for job %s/%s", r.Outcome, r.Queue, r.ID)
+			continue
+		}
+		q := l.get(r.Queue, false)
+		if q == nil {
+			errs[i] = fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, r.Queue, r.ID)
+			continue
+		}
+		errs[i] = q.finish(r, now, nowMs)
+	}
+	l.release()
+	return errs, nil
+}
+
+// finish ends one claim. q.mu must be held.
+func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) error {
+	j := q.jobs[r.ID]
+	if j == nil {
+		return fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, q.name, r.ID)
+	}
+	if j.rec.State != hopper.StateUnack || j.rec.Token != r.Token {
+		return fmt.Errorf("%w: %s/%s token %d", hopper.ErrLeaseLost, q.name, r.ID, r.Token)
+	}
+	q.detach(j)
+	q.leaveUnack(j)
+	out := r.Outcome
+	if j.rec.Cancelled && (out == hopper.OutcomeRetry || out == hopper.OutcomeSnooze || out == hopper.OutcomeRelease) {
+		out = hopper.OutcomeCancel
+	}
+	switch out {
+	case hopper.OutcomeAck:
+		q.tput.add(nowMs, 1, 0)
+		keep := r.Retention
+		if keep <= 0 {
+			keep = j.rec.Retention
+		}
+		if keep <= 0 {
+			keep = q.cfg.Retention
+		}
+		if keep <= 0 {
+			q.forget(j)
+			return nil
+		}
+		q.releaseUnique(j)
+		j.rec.FinishedAt = now
+		j.rec.Result = cloneBytes(r.Result)
+		q.attach(j, hopper.StateDone, nowMs+ceilMs(keep))
+	case hopper.OutcomeRetry:
+		q.tput.add(nowMs, 0, 1)
+		if r.Error != nil {
+			addError(j, *r.Error, now)
+		}
+		due := nowMs + ceilMs(r.Delay)
+		j.rec.RunAt = atMs(now, nowMs, due)
+		q.attach(j, hopper.StateRetry, due)
+	case hopper.OutcomeGarbage:
+		q.tput.add(nowMs, 0, 1)
+		if r.Error != nil {
+			addError(j, *r.Error, now)
+		}
+		q.toGarbage(j, now, nowMs)
+	case hopper.OutcomeSnooze:
+		j.rec.Attempt--
+		due := nowMs + ceilMs(r.Delay)
+		j.rec.RunAt = atMs(now, nowMs, due)
+		q.attach(j, hopper.StatePending, due)
+	case hopper.OutcomeRelease:
+		j.rec.Attempt--
+		q.attachFront(j)
+	case hopper.OutcomeCancel:
+		q.tput.add(nowMs, 0, 1)
+		e := hopper.AttemptError{Error: cancelledError}
+		if r.Error != nil {
+			e = *r.Error
+		}
+		addError(j, e, now)
+		j.rec.Cancelled = true
+		q.toGarbage(j, now, nowMs)
+	}
+	return nil
+}
+
+// Extend moves the lease deadline of each ref whose token is current to
+// now+lease (rounded up to the millisecond), expired or not, and reports
+// Held, the Cancel flag and the new Deadline. A ref whose token is stale, or
+// whose job or queue does not exist or is misnamed, gets a zero LeaseStatus
+// (Held false) and changes nothing. A lease below a millisecond fails the
+// call with an error wrapping hopper.ErrInvalidJob.
+func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.Duration) ([]hopper.LeaseStatus, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if lease < time.Millisecond {
+		return nil, fmt.Errorf("%w: lease %v must be at least 1ms", hopper.ErrInvalidJob, lease)
+	}
+	out := make([]hopper.LeaseStatus, len(refs))
+	now, nowMs := s.now()
+	deadlineMs := nowMs + ceilMs(lease)
+	deadline := atMs(now, nowMs, deadlineMs)
+	l := queueLock{s: s}
+	for i, r := range refs {
+		if hopper.ValidateQueue(r.Queue) != nil {
+			continue
+		}
+		q := l.get(r.Queue, false)
+		if q == nil {
+			continue
+		}
+		j := q.jobs[r.ID]
+		if j == nil || j.rec.State != hopper.StateUnack || j.rec.Token != r.Token {
+			continue
+		}
+		earlier := deadlineMs < j.at
+		j.at = deadlineMs
+		j.rec.Deadline = deadline
+		q.unack.fix(j)
+		if earlier && j.idx == 0 {
+			q.signalSchedule() // a shortened lease now expires first
+		}
+		out[i] = hopper.LeaseStatus{Held: true, Cancel: j.rec.Cancelled, Deadline: deadline}
+	}
+	l.release()
+	return out, nil
+}

@@ -1,0 +1,180 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestFinishOutcomes(t *testing.T) {
+	boom := &hopper.AttemptError{Error: "boom"}
+	tests := []struct {
+		name      string
+		req       hopper.FinishRequest
+		cancelled bool // Cancel the job while it runs
+		state     hopper.JobState
+		attempt   int
+		errors    []string
+		runAt     time.Duration // from now; checked in pending and retry
+		flag      bool          // Cancelled in the record
+	}{
+		{name: "ack", req: hopper.FinishRequest{Outcome: hopper.OutcomeAck, Retention: time.Hour, Result: []byte("r")}, state: hopper.StateDone, attempt: 1},
+		{name: "retry", req: hopper.FinishRequest{Outcome: hopper.OutcomeRetry, Delay: 3 * time.Second, Error: boom}, state: hopper.StateRetry, attempt: 1, errors: []string{"boom"}, runAt: 3 * time.Second},
+		{name: "garbage", req: hopper.FinishRequest{Outcome: hopper.OutcomeGarbage, Error: boom}, state: hopper.StateGarbage, attempt: 1, errors: []string{"boom"}},
+		{name: "snooze", req: hopper.FinishRequest{Outcome: hopper.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: hopper.StatePending, attempt: 0, runAt: time.Minute},
+		{name: "release", req: hopper.FinishRequest{Outcome: hopper.OutcomeRelease}, state: hopper.StateReady, attempt: 0},
+		{name: "cancel", req: hopper.FinishRequest{Outcome: hopper.OutcomeCancel}, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then retry", req: hopper.FinishRequest{Outcome: hopper.OutcomeRetry, Error: boom}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
+		{name: "cancelled then snooze", req: hopper.FinishRequest{Outcome: hopper.OutcomeSnooze}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then release", req: hopper.FinishRequest{Outcome: hopper.OutcomeRelease}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then ack", req: hopper.FinishRequest{Outcome: hopper.OutcomeAck, Retention: time.Hour}, cancelled: true, state: hopper.StateDone, attempt: 1, flag: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newClocked()
+			ctx := context.Background()
+			mustEnqueue(t, s, newJob("a"))
+			c := claim(t, s, 1, time.Minute).Jobs[0]
+			if tt.cancelled {
+				if st, err := s.Cancel(ctx, testQueue, "a"); st != hopper.StateUnack || err != nil {
+					t.Fatalf("Cancel: %s %v", st, err)
+				}
+				ls, _ := s.Extend(ctx, []hopper.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, time.Minute)
+				if !ls[0].Held || !ls[0].Cancel {
+					t.Fatalf("Extend after Cancel: %+v, want held and cancel", ls[0])
+				}
+			}
+			req := tt.req
+			req.Queue, req.ID, req.Token = testQueue, "a", c.Token
+			if errs := finish(t, s, req); errs[0] != nil {
+				t.Fatal(errs[0])
+			}
+			r := getJob(t, s, "a")
+			var errs []string
+			for _, e := range r.Errors {
+				errs = append(errs, e.Error)
+				if e.Attempt != 1 || !e.At.Equal(ms(0)) {
+					t.Errorf("error %+v not stamped with attempt 1 at now", e)
+				}
+			}
+			if r.State != tt.state || r.Attempt != tt.attempt || !slices.Equal(errs, tt.errors) || r.Cancelled != tt.flag {
+				t.Fatalf("got %s attempt %d errors %q cancelled %v; want %s %d %q %v",
+					r.State, r.Attempt, errs, r.Cancelled, tt.state, tt.attempt, tt.errors, tt.flag)
+			}
+			if r.Token != 0 || !r.Deadline.IsZero() {
+				t.Errorf("token %d and deadline %v kept outside unack", r.Token, r.Deadline)
+			}
+			switch r.State {
+			case hopper.StatePending, hopper.StateRetry:
+				if !r.RunAt.Equal(ms(tt.runAt)) {
+					t.Errorf("RunAt %v, want %v", r.RunAt, ms(tt.runAt))
+				}
+			case hopper.StateGarbage, hopper.StateDone:
+				if !r.FinishedAt.Equal(ms(0)) {
+					t.Errorf("FinishedAt %v, want now", r.FinishedAt)
+				}
+			}
+			if tt.name == "ack" && string(r.Result) != "r" {
+				t.Errorf("Result %q", r.Result)
+			}
+			// The claim is over: the same token cannot finish again.
+			if errs := finish(t, s, req); !errors.Is(errs[0], hopper.ErrLeaseLost) {
+				t.Errorf("second finish: %v, want ErrLeaseLost", errs[0])
+			}
+		})
+	}
+}
+
+func TestFinishPerRequestErrors(t *testing.T) {
+	s, _ := newClocked()
+	mustEnqueue(t, s, newJob("a"), newJob("b"))
+	jobs := claim(t, s, 2, time.Minute).Jobs
+	errs := finish(t, s,
+		hopper.FinishRequest{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: hopper.OutcomeAck},
+		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: hopper.OutcomeAck},
+		hopper.FinishRequest{Queue: testQueue, ID: "nope", Token: 1, Outcome: hopper.OutcomeAck},
+		hopper.FinishRequest{Queue: "other", ID: "a", Token: 1, Outcome: hopper.OutcomeAck},
+		hopper.FinishRequest{Queue: "bad queue", ID: "a", Token: 1, Outcome: hopper.OutcomeAck},
+		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token},
+		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token, Outcome: hopper.OutcomeRetry},
+	)
+	checks := []func(error) bool{
+		func(e error) bool { return e == nil },
+		func(e error) bool { return errors.Is(e, hopper.ErrLeaseLost) },
+		func(e error) bool { return errors.Is(e, hopper.ErrJobNotFound) },
+		func(e error) bool { return errors.Is(e, hopper.ErrJobNotFound) },
+		func(e error) bool { return errors.Is(e, hopper.ErrInvalidQueue) },
+		func(e error) bool { return e != nil && !errors.Is(e, hopper.ErrLeaseLost) }, // no outcome
+		func(e error) bool { return e == nil },
+	}
+	for i, ok := range checks {
+		if !ok(errs[i]) {
+			t.Errorf("request %d: error %v", i, errs[i])
+		}
+	}
+}
+
+func TestReleaseGoesToTheFrontOfReady(t *testing.T) {
+	s, _ := newClocked()
+	mustEnqueue(t, s, newJob("a"), newJob("b"), newJob("c"))
+	a := claim(t, s, 1, time.Minute).Jobs[0]
+	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: a.Token, Outcome: hopper.OutcomeRelease})
+	if got := ids(claim(t, s, 3, time.Minute).Jobs); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("claimed %v, want a first again", got)
+	}
+}
+
+func TestErrorHistoryKeepsTheLatest(t *testing.T) {
+	s, _ := newClocked()
+	j := newJob("a")
+	j.MaxRetries = hopper.MaxErrorHistory + 5
+	mustEnqueue(t, s, j)
+	for i := 1; i <= hopper.MaxErrorHistory+3; i++ {
+		maintain(t, s, hopper.MaintainOptions{})
+		c := claim(t, s, 1, time.Minute).Jobs[0]
+		finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeRetry,
+			Error: &hopper.AttemptError{Error: fmt.Sprint(i)}})
+	}
+	r := getJob(t, s, "a")
+	if len(r.Errors) != hopper.MaxErrorHistory || r.Errors[0].Error != "4" || r.Errors[len(r.Errors)-1].Error != fmt.Sprint(hopper.MaxErrorHistory+3) {
+		t.Fatalf("%d errors from %q to %q", len(r.Errors), r.Errors[0].Error, r.Errors[len(r.Errors)-1].Error)
+	}
+	for i, e := range r.Errors {
+		if e.Attempt != i+4 {
+			t.Fatalf("error %d has attempt %d, want %d", i, e.Attempt, i+4)
+		}
+	}
+}
+
+func TestRetentionPrecedence(t *testing.T) {
+	s, clock := newClocked()
+	ctx := context.Background()
+	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{Retention: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	own := newJob("own")
+	own.Retention = time.Minute
+	mustEnqueue(t, s, newJob("req"), own, newJob("queue"))
+	for i, c := range claim(t, s, 3, time.Minute).Jobs {
+		r := hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeAck}
+		if i == 0 {
+			r.Retention = time.Second
+		}
+		finish(t, s, r)
+	}
+	for _, step := range []struct {
+		at   time.Duration
+		left int
+	}{{time.Second, 2}, {time.Minute, 1}, {time.Hour - time.Millisecond, 1}, {time.Hour, 0}} {
+		clock.Set(ms(step.at))
+		maintain(t, s, hopper.MaintainOptions{})
+		if st, _ := s.QueueStats(ctx, testQueue); st.Counts.Done != int64(step.left) {
+			t.Fatalf("at %v: %d done, want %d", step.at, st.Counts.Done, step.left)
+		}
+	}
+}

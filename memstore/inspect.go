@@ -1,0 +1,123 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hopperq/hopper"
+)
+
+// Queues lists, sorted by name, every queue a job was enqueued to or whose
+// config was set since the store was created. Queues emptied since are
+// still listed.
+func (s *Store) Queues(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := *s.queues.Load()
+	names := make([]string, 0, len(m))
+	for name, q := range m {
+		if q.seen.Load() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// QueueStats reports the jobs per state of queue, its config as last set
+// (zero fields stay zero: RatePeriod zero means one second) and its
+// latency: now minus the later of EnqueuedAt and RunAt of the job at the
+// front of ready, zero when ready is empty. A queue never seen reports
+// zeros.
+func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats, error) {
+	st := hopper.QueueStats{Queue: queue}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return st, err
+	}
+	q := s.lookup(queue)
+	if q == nil {
+		return st, nil
+	}
+	now, _ := s.now()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st.Config = q.cfg
+	st.Counts = hopper.StateCounts{
+		Pending: int64(len(q.pending)),
+		Ready:   int64(q.ready.n),
+		Unack:   int64(len(q.unack)),
+		Retry:   int64(len(q.retry)),
+		Garbage: int64(len(q.garbage)),
+		Done:    int64(len(q.done)),
+	}
+	if j := q.ready.head; j != nil {
+		since := j.rec.EnqueuedAt
+		if j.rec.RunAt.After(since) {
+			since = j.rec.RunAt
+		}
+		st.Latency = max(now.Sub(since), 0)
+	}
+	return st, nil
+}
+
+// SetQueueConfig replaces the config of queue (creating the queue if need
+// be); the next Claim uses it. A negative MaxRunning, RateLimit, RatePeriod
+// or Retention gives an error wrapping hopper.ErrInvalidConfig and changes
+// nothing. Changing RatePeriod starts a new window; changing RateLimit alone
+// keeps the claims already counted in the current window.
+// Resuming or loosening a limit wakes WaitReady.
+func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.QueueConfig) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxRunning", int64(cfg.MaxRunning)},
+		{"RateLimit", int64(cfg.RateLimit)},
+		{"RatePeriod", int64(cfg.RatePeriod)},
+		{"Retention", int64(cfg.Retention)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("%w: QueueConfig.%s is negative", hopper.ErrInvalidConfig, f.name)
+		}
+	}
+	q := s.queue(queue, true)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if cfg.RatePeriod != q.cfg.RatePeriod {
+		q.rate = rateWindow{index: -1 << 62} // no window: the next claim opens one
+	}
+	q.cfg = cfg
+	q.signalReady()
+	return nil
+}
+
+// GetJob returns a deep copy of the job id of queue, in whatever state it
+// is: changing the copy changes nothing in the store. An unknown job gives
+// an error wrapping hopper.ErrJobNotFound.
+func (s *Store) GetJob(ctx context.Context, queue, id string) (*hopper.JobRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return nil, err
+	}
+	if q := s.lookup(queue); q != nil {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if j := q.jobs[id]; j != nil {
+			return copyRecord(&j.rec), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, queue, id)
+}

@@ -1,0 +1,77 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestQueuesListsOnlyQueuesInUse(t *testing.T) {
+	s := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = s.WaitReady(ctx, []string{"waited"}, time.Second) // creates a hidden queue
+	mustEnqueue(t, s, &hopper.NewJob{ID: "a", Queue: "zeta", Kind: "k"})
+	if err := s.SetQueueConfig(context.Background(), "alpha", hopper.QueueConfig{Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+	if qs, err := s.Queues(context.Background()); err != nil || !slices.Equal(qs, []string{"alpha", "zeta"}) {
+		t.Fatalf("queues %v %v", qs, err)
+	}
+}
+
+func TestQueueStatsCountsAndLatency(t *testing.T) {
+	s, clock := newClocked()
+	ctx := context.Background()
+	p := newJob("p")
+	p.Delay = time.Minute
+	mustEnqueue(t, s, newJob("a"), newJob("b"), p)
+	claim(t, s, 1, time.Minute)
+	clock.Advance(3 * time.Second)
+	cfg := hopper.QueueConfig{MaxRunning: 3, RateLimit: 10}
+	if err := s.SetQueueConfig(ctx, testQueue, cfg); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.QueueStats(ctx, testQueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hopper.StateCounts{Pending: 1, Ready: 1, Unack: 1}
+	if st.Counts != want || st.Config != cfg || st.Latency != 3*time.Second {
+		t.Fatalf("stats %+v, want counts %+v, config %+v, latency 3s", st, want, cfg)
+	}
+	for _, bad := range []hopper.QueueConfig{{MaxRunning: -1}, {RateLimit: -1}, {RatePeriod: -1}, {Retention: -1}} {
+		if err := s.SetQueueConfig(ctx, testQueue, bad); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Fatalf("SetQueueConfig(%+v) = %v, want ErrInvalidConfig", bad, err)
+		}
+	}
+	if st, _ := s.QueueStats(ctx, testQueue); st.Config != cfg {
+		t.Fatalf("a rejected config was applied: %+v", st.Config)
+	}
+}
+
+func TestClaimRejectsBadRequests(t *testing.T) {
+	s := New()
+	ctx := context.Background()
+	for _, req := range []hopper.ClaimRequest{
+		{Queue: "q", Max: 0, Lease: time.Second},
+		{Queue: "q", Max: 1, Lease: time.Microsecond},
+	} {
+		if _, err := s.Claim(ctx, req); !errors.Is(err, hopper.ErrInvalidJob) {
+			t.Errorf("Claim(%+v) = %v, want ErrInvalidJob", req, err)
+		}
+	}
+	if _, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "", Max: 1, Lease: time.Second}); !errors.Is(err, hopper.ErrInvalidQueue) {
+		t.Errorf("empty queue: %v", err)
+	}
+	if err := s.SetQueueConfig(ctx, "q", hopper.QueueConfig{Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Second}); err != nil || res.RetryIn != time.Second {
+		t.Errorf("paused: %+v %v, want RetryIn 1s", res, err)
+	}
+}

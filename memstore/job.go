@@ -1,0 +1,75 @@
+package memstore
+
+import (
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// job is one job as the store holds it. Every field is guarded by the mutex of
+// the queue that holds the job.
+type job struct {
+	rec hopper.JobRecord
+	// at orders the job within its state, in Unix milliseconds: the due time
+	// (pending, retry), the lease deadline (unack), the finish time (garbage)
+	// or the expiry (done). Unused in ready.
+	at int64
+	// seq breaks ties of at: the order in which jobs entered their state.
+	seq uint64
+	// idx is the job's position in its state's heap.
+	idx int
+	// prev and next link the ready list.
+	prev, next *job
+}
+
+// Limits of the free list of jobs.
+const (
+	maxFreeJobs   = 1024 // jobs kept for reuse per queue
+	maxReusedArgs = 1024 // largest args buffer kept with a reused job
+)
+
+// newJob returns a zero job from the free list, or a new one. Its Args may
+// have capacity to reuse (length zero).
+func (q *queue) newJob() *job {
+	if n := len(q.free); n > 0 {
+		j := q.free[n-1]
+		q.free[n-1] = nil
+		q.free = q.free[:n-1]
+		return j
+	}
+	return new(job)
+}
+
+// forget deletes j, detached, from the queue: it releases its unique key and
+// keeps the struct for reuse. Nothing may refer to j afterwards.
+func (q *queue) forget(j *job) {
+	q.releaseUnique(j)
+	delete(q.jobs, j.rec.ID)
+	if len(q.free) < maxFreeJobs {
+		args := j.rec.Args[:0]
+		if cap(args) > maxReusedArgs {
+			args = nil
+		}
+		*j = job{}
+		j.rec.Args = args
+		q.free = append(q.free, j)
+	}
+}
+
+// addError appends e to j's history, dropping the oldest beyond
+// hopper.MaxErrorHistory. A zero At is stamped with now and a zero Attempt
+// with the job's current attempt.
+func addError(j *job, e hopper.AttemptError, now time.Time) {
+	if e.At.IsZero() {
+		e.At = now
+	}
+	if e.Attempt == 0 {
+		e.Attempt = j.rec.Attempt
+	}
+	errs := j.rec.Errors
+	if len(errs) >= hopper.MaxErrorHistory {
+		n := copy(errs, errs[len(errs)-hopper.MaxErrorHistory+1:])
+		errs = errs[:n]
+	}
+	j.rec.Errors = append(errs, e)
+}

@@ -1,0 +1,138 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// defaultBatch is MaintainOptions.Batch when zero.
+const defaultBatch = 1000
+
+// leaseExpiredError is recorded in the history of a reclaimed job.
+const leaseExpiredError = "lease expired"
+
+// Maintain runs the scheduler's duties on queue, in this order, each moving
+// or deleting at most opts.Batch jobs (zero means 1000):
+//
+//  1. Reclaim: unack jobs whose lease deadline is not after now go to
+//     garbage when their Attempt exceeds MaxRetries (or they were
+//     cancelled), otherwise to retry due now; either way with an
+//     AttemptError "lease expired", counted as failed in Throughput.
+//  2. Promote: due pending and retry jobs go to the back of ready, the
+//     earliest due first (so jobs reclaimed in step 1 run at once).
+//  3. Collect done: done jobs whose retention has run out are deleted.
+//  4. Collect garbage: garbage jobs finished at least GarbageMaxAge ago
+//     (when set), then the oldest beyond GarbageMaxCount (when set), are
+//     deleted.
+//
+// More is true when a duty stopped at its batch with due work left. NextIn is
+// the time until the earliest pending or retry due time, lease deadline, done
+// expiry or (with GarbageMaxAge) garbage expiry, zero when some are already
+// due; Idle is true when there is none of these. A queue never seen is Idle.
+// Negative options give an error wrapping hopper.ErrInvalidConfig.
+func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.MaintainOptions) (hopper.MaintainResult, error) {
+	var res hopper.MaintainResult
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return res, err
+	}
+	if opts.Batch < 0 || opts.GarbageMaxAge < 0 || opts.GarbageMaxCount < 0 {
+		return res, fmt.Errorf("%w: MaintainOptions %+v has a negative field", hopper.ErrInvalidConfig, opts)
+	}
+	batch := opts.Batch
+	if batch == 0 {
+		batch = defaultBatch
+	}
+	q := s.lookup(queue)
+	if q == nil {
+		res.Idle = true
+		return res, nil
+	}
+	now, nowMs := s.now()
+	ageMs := ceilMs(opts.GarbageMaxAge)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+
+	for j := q.unack.peek(); j != nil && j.at <= nowMs && res.Reclaimed < batch; j = q.unack.peek() {
+		q.reclaim(j, now, nowMs)
+		res.Reclaimed++
+	}
+	for res.Promoted < batch {
+		j := q.nextDue()
+		if j == nil || j.at > nowMs {
+			break
+		}
+		q.detach(j)
+		q.attach(j, hopper.StateReady, 0)
+		res.Promoted++
+	}
+	n := 0
+	for j := q.done.peek(); j != nil && j.at <= nowMs && n < batch; j = q.done.peek() {
+		q.drop(j)
+		n++
+	}
+	res.Collected = n
+	n = 0
+	for j := q.garbage.peek(); j != nil && n < batch && (ageMs > 0 && j.at+ageMs <= nowMs ||
+		opts.GarbageMaxCount > 0 && len(q.garbage) > opts.GarbageMaxCount); j = q.garbage.peek() {
+		q.drop(j)
+		n++
+	}
+	res.Collected += n
+
+	next, ok := q.nextEvent(ageMs)
+	res.Idle = !ok
+	res.More = ok && next <= nowMs ||
+		opts.GarbageMaxCount > 0 && len(q.garbage) > opts.GarbageMaxCount
+	if ok {
+		res.NextIn = untilMs(nowMs, next)
+	}
+	return res, nil
+}
+
+// reclaim takes j, whose lease expired, out of unack. q.mu must be held.
+func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
+	q.detach(j)
+	q.leaveUnack(j)
+	q.tput.add(nowMs, 0, 1)
+	addError(j, hopper.AttemptError{Error: leaseExpiredError}, now)
+	if j.rec.Attempt > j.rec.MaxRetries || j.rec.Cancelled {
+		q.toGarbage(j, now, nowMs)
+		return
+	}
+	j.rec.RunAt = now
+	q.attach(j, hopper.StateRetry, nowMs)
+}
+
+// nextDue returns the earliest of the pending and retry jobs, or nil.
+func (q *queue) nextDue() *job {
+	p, r := q.pending.peek(), q.retry.peek()
+	if p == nil || r != nil && before(r, p) {
+		return r
+	}
+	return p
+}
+
+// nextEvent returns the Unix ms at which Maintain has work next: a due
+// pending or retry job, an expiring lease, an expiring done job or, when
+// ageMs > 0, a garbage job reaching that age. ok is false when there is
+// none. q.mu must be held.
+func (q *queue) nextEvent(ageMs int64) (at int64, ok bool) {
+	consider := func(j *job, add int64) {
+		if j != nil && (!ok || j.at+add < at) {
+			at, ok = j.at+add, true
+		}
+	}
+	consider(q.nextDue(), 0)
+	consider(q.unack.peek(), 0)
+	consider(q.done.peek(), 0)
+	if ageMs > 0 {
+		consider(q.garbage.peek(), ageMs)
+	}
+	return at, ok
+}

@@ -1,0 +1,158 @@
+package memstore
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// uniqueHold records which job holds a unique key, and until when (Unix ms;
+// zero means until the job finishes).
+type uniqueHold struct {
+	id    string
+	until int64
+}
+
+// queue is the state of one queue. Everything but name and seen is guarded
+// by mu.
+type queue struct {
+	name string
+	// seen is set once a job was enqueued or the config was set: Queues lists
+	// only those. Queues created by waiters alone stay hidden.
+	seen atomic.Bool
+
+	mu      sync.Mutex
+	cfg     hopper.QueueConfig
+	jobs    map[string]*job
+	ready   readyList
+	pending jobHeap
+	unack   jobHeap
+	retry   jobHeap
+	garbage jobHeap
+	done    jobHeap
+	unique  map[string]uniqueHold
+	ticks   map[string]time.Time // last tick per schedule
+	seq     uint64
+	rate    rateWindow
+	tput    throughput
+
+	// readyWait and schedWait are closed (and set to nil) to wake the
+	// goroutines in WaitReady and WaitSchedule. They are made only when
+	// someone waits, so signalling costs nothing when nobody does.
+	readyWait chan struct{}
+	schedWait chan struct{}
+
+	// free holds deleted jobs for reuse, sparing the allocator and the
+	// garbage collector in the enqueue→claim→ack cycle.
+	free []*job
+}
+
+func newQueue(name string) *queue {
+	return &queue{
+		name:   name,
+		jobs:   make(map[string]*job),
+		unique: make(map[string]uniqueHold),
+		ticks:  make(map[string]time.Time),
+	}
+}
+
+// heapOf returns the heap holding jobs in st, or nil for ready.
+func (q *queue) heapOf(st hopper.JobState) *jobHeap {
+	switch st {
+	case hopper.StatePending:
+		return &q.pending
+	case hopper.StateUnack:
+		return &q.unack
+	case hopper.StateRetry:
+		return &q.retry
+	case hopper.StateGarbage:
+		return &q.garbage
+	case hopper.StateDone:
+		return &q.done
+	}
+	return nil
+}
+
+// count returns how many jobs are in st.
+func (q *queue) count(st hopper.JobState) int {
+	if st == hopper.StateReady {
+		return q.ready.n
+	}
+	if h := q.heapOf(st); h != nil {
+		return len(*h)
+	}
+	return 0
+}
+
+// attach puts j, detached, into st ordered by at (ignored for ready, where j
+// goes to the back), and wakes the waiters the move concerns.
+func (q *queue) attach(j *job, st hopper.JobState, at int64) {
+	j.rec.State = st
+	j.at = at
+	q.seq++
+	j.seq = q.seq
+	if st == hopper.StateReady {
+		q.ready.pushBack(j)
+		q.signalReady()
+		return
+	}
+	h := q.heapOf(st)
+	h.push(j)
+	if j.idx == 0 {
+		// j is now the earliest of its state: the next due time of the
+		// queue may have moved earlier.
+		q.signalSchedule()
+	}
+}
+
+// attachFront puts j, detached, at the front of ready.
+func (q *queue) attachFront(j *job) {
+	j.rec.State = hopper.StateReady
+	q.seq++
+	j.seq = q.seq
+	q.ready.pushFront(j)
+	q.signalReady()
+}
+
+// detach takes j out of its state's container; j stays in jobs.
+func (q *queue) detach(j *job) {
+	if j.rec.State == hopper.StateReady {
+		q.ready.remove(j)
+		return
+	}
+	q.heapOf(j.rec.State).remove(j)
+}
+
+// drop removes j from the queue altogether and releases its unique key.
+func (q *queue) drop(j *job) {
+	q.detach(j)
+	q.forget(j)
+}
+
+// releaseUnique frees j's unique key if j still holds it.
+func (q *queue) releaseUnique(j *job) {
+	if k := j.rec.UniqueKey; k != "" {
+		if h, ok := q.unique[k]; ok && h.id == j.rec.ID {
+			delete(q.unique, k)
+		}
+	}
+}
+
+// leaveUnack clears the claim of j, which was just detached from unack, and
+// wakes claimers if a MaxRunning cap may have held ready jobs back.
+func (q *queue) leaveUnack(j *job) {
+	j.rec.Token = 0
+	j.rec.Deadline = time.Time{}
+	if q.cfg.MaxRunning > 0 && q.ready.n > 0 {
+		q.signalReady()
+	}
+}
+
+// toGarbage moves j, detached, to garbage as of now and releases its key.
+func (q *queue) toGarbage(j *job, now time.Time, nowMs int64) {
+	j.rec.FinishedAt = now
+	q.releaseUnique(j)
+	q.attach(j, hopper.StateGarbage, nowMs)
+}

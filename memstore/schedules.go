@@ -1,0 +1,74 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// scheduleKey identifies a registered schedule: ticks are recorded per name
+// and queue, so the same name may be registered for several queues.
+type scheduleKey struct{ name, queue string }
+
+// RegisterSchedules records s for inspection, replacing any record with the
+// same Name and Queue. LastTick is ignored: Schedules fills it from the tick
+// guard of Enqueue. An empty Name gives an error wrapping
+// hopper.ErrInvalidConfig and a bad Queue one wrapping
+// hopper.ErrInvalidQueue; then nothing is recorded.
+func (s *Store) RegisterSchedules(ctx context.Context, scheds []hopper.ScheduleInfo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, sc := range scheds {
+		if sc.Name == "" {
+			return fmt.Errorf("%w: ScheduleInfo.Name is empty", hopper.ErrInvalidConfig)
+		}
+		if err := hopper.ValidateQueue(sc.Queue); err != nil {
+			return fmt.Errorf("schedule %q: %w", sc.Name, err)
+		}
+	}
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	for _, sc := range scheds {
+		s.schedules[scheduleKey{sc.Name, sc.Queue}] = sc
+	}
+	return nil
+}
+
+// Schedules lists the registered schedules sorted by Name, then Queue, each
+// with LastTick set to the latest tick Enqueue recorded for its name in its
+// queue (zero if none).
+func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.rmu.Lock()
+	out := make([]hopper.ScheduleInfo, 0, len(s.schedules))
+	for _, sc := range s.schedules {
+		out = append(out, sc)
+	}
+	s.rmu.Unlock()
+	for i := range out {
+		sc := &out[i]
+		sc.LastTick = lastTick(s.lookup(sc.Queue), sc.Name)
+	}
+	slices.SortFunc(out, func(a, b hopper.ScheduleInfo) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Queue, b.Queue))
+	})
+	return out, nil
+}
+
+// lastTick returns the latest tick recorded for schedule name in q, zero when
+// none (or q is nil).
+func lastTick(q *queue, name string) time.Time {
+	if q == nil {
+		return time.Time{}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ticks[name]
+}
