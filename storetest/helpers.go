@@ -1,0 +1,350 @@
+package storetest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+const (
+	// waitFor is how long eventually polls before it gives up: generous, so
+	// that a slow machine under -race never fails a correct store.
+	waitFor = 10 * time.Second
+	// clockSlack is how far a time the store reports may be from the test's
+	// own clock (a store's clock may be a server's). Checks of one store time
+	// against another store time use msSlack instead.
+	clockSlack = 2 * time.Second
+	// msSlack absorbs the store's millisecond rounding.
+	msSlack = time.Millisecond
+	// long is a delay, lease or retention no subtest outlives.
+	long = time.Hour
+	// kind is the job kind the suite uses unless a subtest needs several.
+	kind = "storetest"
+)
+
+var (
+	runID    = randomHex(4) // tells runs apart on a shared server
+	queueSeq atomic.Uint64
+)
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("storetest: " + err.Error())
+	}
+	return hex.EncodeToString(b)
+}
+
+// newQueue returns a queue name no other subtest (in this or another run)
+// uses, with a readable hint of the subtest's name.
+func newQueue(t *testing.T) string {
+	name := t.Name()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	hint := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		return -1
+	}, name)
+	if len(hint) > 24 {
+		hint = hint[:24]
+	}
+	return fmt.Sprintf("st.%s.%s.%d", hint, runID, queueSeq.Add(1))
+}
+
+// job returns a valid NewJob for queue q with ID id, ready at once, no
+// retries. Callers set other fields on the result.
+func job(q, id string) *hopper.NewJob {
+	return &hopper.NewJob{ID: id, Queue: q, Kind: kind, Args: []byte("args of " + id)}
+}
+
+// delayed returns job(q, id) due d from now.
+func delayed(q, id string, d time.Duration) *hopper.NewJob {
+	j := job(q, id)
+	j.Delay = d
+	return j
+}
+
+// withRetries returns job(q, id) with MaxRetries n.
+func withRetries(q, id string, n int) *hopper.NewJob {
+	j := job(q, id)
+	j.MaxRetries = n
+	return j
+}
+
+// enqueue calls Store.Enqueue and fails the test on an error or a wrong
+// number of results.
+func enqueue(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) []hopper.EnqueueResult {
+	t.Helper()
+	res, err := s.Enqueue(t.Context(), jobs)
+	if err != nil {
+		t.Fatalf("Enqueue(%d jobs): unexpected error: %v", len(jobs), err)
+	}
+	if len(res) != len(jobs) {
+		t.Fatalf("Enqueue(%d jobs) returned %d results, want one per job", len(jobs), len(res))
+	}
+	return res
+}
+
+// add enqueues jobs and fails the test unless every one was added (not a
+// duplicate) under its own ID.
+func add(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) {
+	t.Helper()
+	for i, r := range enqueue(t, s, jobs...) {
+		if r.Duplicate || r.ID != jobs[i].ID {
+			t.Fatalf("Enqueue of new job %q in %q: got %+v, want it added under its ID", jobs[i].ID, jobs[i].Queue, r)
+		}
+	}
+}
+
+// claim claims up to n jobs from q with the given lease.
+func claim(t *testing.T, s hopper.Store, q string, n int, lease time.Duration) hopper.ClaimResult {
+	t.Helper()
+	res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: q, Max: n, Lease: lease, WorkerID: "storetest"})
+	if err != nil {
+		t.Fatalf("Claim(%q, Max %d, Lease %v): unexpected error: %v", q, n, lease, err)
+	}
+	if len(res.Jobs) > n {
+		t.Fatalf("Claim(%q, Max %d) returned %d jobs, want at most %d", q, n, len(res.Jobs), n)
+	}
+	return res
+}
+
+// claimOne claims one job from q and fails unless it is the job id.
+func claimOne(t *testing.T, s hopper.Store, q, id string, lease time.Duration) *hopper.JobRecord {
+	t.Helper()
+	res := claim(t, s, q, 1, lease)
+	if len(res.Jobs) != 1 {
+		t.Fatalf("Claim(%q) returned %d jobs, want job %q (ready)", q, len(res.Jobs), id)
+	}
+	if j := res.Jobs[0]; j.ID != id {
+		t.Fatalf("Claim(%q) returned job %q, want %q", q, j.ID, id)
+	}
+	return res.Jobs[0]
+}
+
+// claimNone fails unless Claim on q returns no job.
+func claimNone(t *testing.T, s hopper.Store, q, why string) hopper.ClaimResult {
+	t.Helper()
+	res := claim(t, s, q, 10, long)
+	if len(res.Jobs) != 0 {
+		t.Fatalf("Claim(%q) returned %v, want no job (%s)", q, ids(res.Jobs), why)
+	}
+	return res
+}
+
+// claimWhenDue polls Maintain and Claim on q until a job is claimed and
+// returns it.
+func claimWhenDue(t *testing.T, s hopper.Store, q string, lease time.Duration) *hopper.JobRecord {
+	t.Helper()
+	var got *hopper.JobRecord
+	eventually(t, waitFor, func() error {
+		maintain(t, s, q, hopper.MaintainOptions{})
+		if res := claim(t, s, q, 1, lease); len(res.Jobs) == 1 {
+			got = res.Jobs[0]
+			return nil
+		}
+		return fmt.Errorf("no job claimable in %q, want one to fall due", q)
+	})
+	return got
+}
+
+// finish calls Store.Finish and fails the test on a call error or a wrong
+// number of results.
+func finish(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) []error {
+	t.Helper()
+	errs, err := s.Finish(t.Context(), reqs)
+	if err != nil {
+		t.Fatalf("Finish(%d requests): unexpected error: %v", len(reqs), err)
+	}
+	if len(errs) != len(reqs) {
+		t.Fatalf("Finish(%d requests) returned %d errors, want one per request", len(reqs), len(errs))
+	}
+	return errs
+}
+
+// outcome builds the FinishRequest that ends j's current claim with o.
+func outcome(j *hopper.JobRecord, o hopper.Outcome) hopper.FinishRequest {
+	return hopper.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o}
+}
+
+// failed builds a retry or garbage FinishRequest for j with an error
+// message and the given delay.
+func failed(j *hopper.JobRecord, o hopper.Outcome, msg string, delay time.Duration) hopper.FinishRequest {
+	r := outcome(j, o)
+	r.Delay = delay
+	r.Error = &hopper.AttemptError{Attempt: j.Attempt, Error: msg}
+	return r
+}
+
+// finishOK finishes each request and fails unless all succeed.
+func finishOK(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) {
+	t.Helper()
+	for i, err := range finish(t, s, reqs...) {
+		if err != nil {
+			t.Fatalf("Finish %s of %q with its current token: got %v, want nil", reqs[i].Outcome, reqs[i].ID, err)
+		}
+	}
+}
+
+// getJob returns the job or fails the test.
+func getJob(t *testing.T, s hopper.Store, q, id string) *hopper.JobRecord {
+	t.Helper()
+	j, err := s.GetJob(t.Context(), q, id)
+	if err != nil {
+		t.Fatalf("GetJob(%q, %q): unexpected error: %v", q, id, err)
+	}
+	if j == nil {
+		t.Fatalf("GetJob(%q, %q) returned nil record and nil error", q, id)
+	}
+	if j.ID != id || j.Queue != q {
+		t.Fatalf("GetJob(%q, %q) returned job %q of queue %q", q, id, j.ID, j.Queue)
+	}
+	return j
+}
+
+// requireState fails unless job id of q is in state want, and returns it.
+func requireState(t *testing.T, s hopper.Store, q, id string, want hopper.JobState) *hopper.JobRecord {
+	t.Helper()
+	j := getJob(t, s, q, id)
+	if j.State != want {
+		t.Fatalf("job %q: state %q, want %q", id, j.State, want)
+	}
+	return j
+}
+
+// requireGone fails unless GetJob reports ErrJobNotFound for id.
+func requireGone(t *testing.T, s hopper.Store, q, id, why string) {
+	t.Helper()
+	j, err := s.GetJob(t.Context(), q, id)
+	if !errors.Is(err, hopper.ErrJobNotFound) {
+		state := hopper.JobState("")
+		if j != nil {
+			state = j.State
+		}
+		t.Fatalf("GetJob(%q, %q) after %s: got state %q, error %v; want ErrJobNotFound", q, id, why, state, err)
+	}
+}
+
+// stats returns QueueStats or fails the test.
+func stats(t *testing.T, s hopper.Store, q string) hopper.QueueStats {
+	t.Helper()
+	st, err := s.QueueStats(t.Context(), q)
+	if err != nil {
+		t.Fatalf("QueueStats(%q): unexpected error: %v", q, err)
+	}
+	return st
+}
+
+// requireCounts fails unless q's counts are want.
+func requireCounts(t *testing.T, s hopper.Store, q string, want hopper.StateCounts) {
+	t.Helper()
+	if got := stats(t, s, q).Counts; got != want {
+		t.Fatalf("QueueStats(%q).Counts = %+v, want %+v", q, got, want)
+	}
+}
+
+// maintain calls Store.Maintain or fails the test.
+func maintain(t *testing.T, s hopper.Store, q string, opts hopper.MaintainOptions) hopper.MaintainResult {
+	t.Helper()
+	res, err := s.Maintain(t.Context(), q, opts)
+	if err != nil {
+		t.Fatalf("Maintain(%q, %+v): unexpected error: %v", q, opts, err)
+	}
+	return res
+}
+
+// setQueueConfig calls Store.SetQueueConfig or fails the test.
+func setQueueConfig(t *testing.T, s hopper.Store, q string, cfg hopper.QueueConfig) {
+	t.Helper()
+	if err := s.SetQueueConfig(t.Context(), q, cfg); err != nil {
+		t.Fatalf("SetQueueConfig(%q, %+v): unexpected error: %v", q, cfg, err)
+	}
+}
+
+// put enqueues job j and drives it into state st the way a worker would:
+// unack by claiming it (so q must have no other ready job), retry and
+// garbage by failing that claim with error text "boom", done by acking it
+// with a retention. Pending and retry are due an hour from now; done is
+// kept an hour. A job driven to retry needs MaxRetries > 0. It returns the
+// job as GetJob reports it.
+func put(t *testing.T, s hopper.Store, j *hopper.NewJob, st hopper.JobState) *hopper.JobRecord {
+	t.Helper()
+	if st == hopper.StatePending {
+		j.Delay, j.RunAt = long, time.Time{}
+	}
+	add(t, s, j)
+	if st == hopper.StatePending || st == hopper.StateReady {
+		return requireState(t, s, j.Queue, j.ID, st)
+	}
+	c := claimOne(t, s, j.Queue, j.ID, long)
+	switch st {
+	case hopper.StateUnack:
+	case hopper.StateRetry:
+		finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", long))
+	case hopper.StateGarbage:
+		finishOK(t, s, failed(c, hopper.OutcomeGarbage, "boom", 0))
+	case hopper.StateDone:
+		r := outcome(c, hopper.OutcomeAck)
+		r.Retention = long
+		finishOK(t, s, r)
+	default:
+		t.Fatalf("put: cannot drive a job to state %q", st)
+	}
+	return requireState(t, s, j.Queue, j.ID, st)
+}
+
+// ids returns the IDs of jobs in order.
+func ids(jobs []*hopper.JobRecord) []string {
+	out := make([]string, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.ID
+	}
+	return out
+}
+
+// sameIDs reports whether got and want hold the same IDs in the same order.
+func sameIDs(got []*hopper.JobRecord, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i, j := range got {
+		if j.ID != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// seqIDs returns n IDs prefix0000, prefix0001, ... that sort in creation
+// order.
+func seqIDs(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%04d", prefix, i)
+	}
+	return out
+}
+
+// putStates lists the states put can drive a job to, with a name for
+// subtests.
+var putStates = []struct {
+	name  string
+	state hopper.JobState
+}{
+	{"Pending", hopper.StatePending},
+	{"Ready", hopper.StateReady},
+	{"Unack", hopper.StateUnack},
+	{"Retry", hopper.StateRetry},
+	{"Garbage", hopper.StateGarbage},
+	{"Done", hopper.StateDone},
+}

@@ -1,0 +1,197 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func statsCases() []testCase {
+	return []testCase{
+		{name: "QueuesListsSeen", fn: testStatsQueues},
+		{name: "CountsEveryState", fn: testStatsCounts},
+		{name: "EmptyQueue", fn: testStatsEmpty},
+		{name: "Latency", fn: testStatsLatency},
+		{name: "ConfigRoundTrip", fn: testStatsConfig},
+		{name: "ConfigInvalidQueue", fn: testStatsConfigInvalidQueue},
+		{name: "Throughput", fn: testStatsThroughput},
+		{name: "ThroughputEmpty", fn: testStatsThroughputEmpty},
+	}
+}
+
+func testStatsQueues(t *testing.T, s hopper.Store) {
+	q1, q2 := newQueue(t), newQueue(t)
+	add(t, s, job(q1, "a"), delayed(q2, "b", long), job(q1, "c"))
+	qs, err := s.Queues(t.Context())
+	if err != nil {
+		t.Fatalf("Queues: unexpected error: %v", err)
+	}
+	for _, q := range []string{q1, q2} {
+		if n := count(qs, q); n != 1 {
+			t.Fatalf("Queues lists %q %d times, want once (a job was enqueued into it); got %q", q, n, qs)
+		}
+	}
+	if !slices.IsSorted(qs) {
+		t.Fatalf("Queues = %q, want sorted by name", qs)
+	}
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func testStatsCounts(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	var jobs []*hopper.NewJob
+	for _, id := range slices.Concat(seqIDs("unack", 3), seqIDs("retry", 4), seqIDs("garbage", 5), seqIDs("done", 6)) {
+		jobs = append(jobs, withRetries(q, id, 1))
+	}
+	add(t, s, jobs...)
+	claimed := claim(t, s, q, len(jobs), long).Jobs
+	if len(claimed) != len(jobs) {
+		t.Fatalf("Claim Max %d: got %d jobs, want all", len(jobs), len(claimed))
+	}
+	var reqs []hopper.FinishRequest
+	for _, c := range claimed[3:] {
+		switch c.ID[0] {
+		case 'r':
+			reqs = append(reqs, failed(c, hopper.OutcomeRetry, "boom", long))
+		case 'g':
+			reqs = append(reqs, failed(c, hopper.OutcomeGarbage, "boom", 0))
+		case 'd':
+			r := outcome(c, hopper.OutcomeAck)
+			r.Retention = long
+			reqs = append(reqs, r)
+		}
+	}
+	finishOK(t, s, reqs...)
+	add(t, s, job(q, "ready1"), job(q, "ready2"), delayed(q, "pending", long))
+	st := stats(t, s, q)
+	want := hopper.StateCounts{Pending: 1, Ready: 2, Unack: 3, Retry: 4, Garbage: 5, Done: 6}
+	if st.Queue != q || st.Counts != want || st.Counts.Total() != 21 {
+		t.Fatalf("QueueStats: queue %q, counts %+v; want %q, %+v", st.Queue, st.Counts, q, want)
+	}
+}
+
+func testStatsEmpty(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	st := stats(t, s, q)
+	if st.Queue != q || st.Counts != (hopper.StateCounts{}) || st.Latency != 0 || st.Config.Paused {
+		t.Fatalf("QueueStats of an unused queue: %+v, want queue %q with zero counts, no latency, not paused", st, q)
+	}
+}
+
+func testStatsLatency(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, delayed(q, "pending", long))
+	if l := stats(t, s, q).Latency; l != 0 {
+		t.Fatalf("Latency with no ready job: %v, want 0", l)
+	}
+	start := time.Now()
+	add(t, s, job(q, "ready"))
+	eventually(t, waitFor, func() error {
+		if l := stats(t, s, q).Latency; l <= 0 {
+			return fmt.Errorf("Latency %v with a job ready since %v ago, want > 0", l, time.Since(start))
+		}
+		return nil
+	})
+	if l, most := stats(t, s, q).Latency, time.Since(start)+clockSlack; l > most {
+		t.Fatalf("Latency %v, want at most %v (the only ready job was enqueued %v ago)", l, most, time.Since(start))
+	}
+	claimOne(t, s, q, "ready", long)
+	if l := stats(t, s, q).Latency; l != 0 {
+		t.Fatalf("Latency after the only ready job was claimed: %v, want 0", l)
+	}
+}
+
+func testStatsConfig(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	cfg := hopper.QueueConfig{Paused: true, MaxRunning: 3, RateLimit: 10, RatePeriod: 2 * time.Second, Retention: long}
+	setQueueConfig(t, s, q, cfg)
+	if got := stats(t, s, q).Config; got != cfg {
+		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig(%+v)", got, cfg)
+	}
+	setQueueConfig(t, s, q, hopper.QueueConfig{MaxRunning: 1})
+	got := stats(t, s, q).Config
+	if got.Paused || got.MaxRunning != 1 || got.RateLimit != 0 || got.Retention != 0 || got.RatePeriod != 0 && got.RatePeriod != time.Second {
+		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig({MaxRunning: 1}), want every other field reset (replaced, not merged)", got)
+	}
+}
+
+func testStatsConfigInvalidQueue(t *testing.T, s hopper.Store) {
+	err := s.SetQueueConfig(t.Context(), "bad queue", hopper.QueueConfig{Paused: true})
+	requireErrIs(t, `SetQueueConfig("bad queue")`, err, hopper.ErrInvalidQueue)
+}
+
+// throughput sums q's throughput over the last few minutes and checks the
+// points' shape.
+func throughput(t *testing.T, s hopper.Store, q string) (done, failed int64) {
+	t.Helper()
+	pts, err := s.Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
+	if err != nil {
+		t.Fatalf("Throughput(%q): unexpected error: %v", q, err)
+	}
+	for i, p := range pts {
+		if !p.Minute.Equal(p.Minute.Truncate(time.Minute)) {
+			t.Fatalf("Throughput point %d: Minute %v, want the start of a minute", i, p.Minute)
+		}
+		if i > 0 && !p.Minute.After(pts[i-1].Minute) {
+			t.Fatalf("Throughput points %d and %d: minutes %v then %v, want oldest first, one per minute", i-1, i, pts[i-1].Minute, p.Minute)
+		}
+		if p.Done+p.Failed == 0 {
+			t.Fatalf("Throughput point %d (%v) counts nothing, want only minutes that had any", i, p.Minute)
+		}
+		if !within(p.Minute, time.Now(), 4*time.Minute) {
+			t.Fatalf("Throughput point %d: Minute %v, want within the last few minutes", i, p.Minute)
+		}
+		done += p.Done
+		failed += p.Failed
+	}
+	return done, failed
+}
+
+func testStatsThroughput(t *testing.T, s hopper.Store) {
+	q, other := newQueue(t), newQueue(t)
+	var jobs []*hopper.NewJob
+	for _, id := range seqIDs("j", 8) {
+		jobs = append(jobs, withRetries(q, id, 3))
+	}
+	add(t, s, jobs...)
+	add(t, s, job(other, "elsewhere"))
+	finishOK(t, s, outcome(claimOne(t, s, other, "elsewhere", long), hopper.OutcomeAck))
+	c := claim(t, s, q, 8, long).Jobs
+	if len(c) != 8 {
+		t.Fatalf("Claim Max 8: got %d jobs, want 8", len(c))
+	}
+	retained := outcome(c[2], hopper.OutcomeAck)
+	retained.Retention = long
+	snooze := outcome(c[6], hopper.OutcomeSnooze)
+	snooze.Delay = long
+	finishOK(t, s,
+		outcome(c[0], hopper.OutcomeAck), outcome(c[1], hopper.OutcomeAck), retained,
+		failed(c[3], hopper.OutcomeRetry, "boom", long), failed(c[4], hopper.OutcomeRetry, "boom", long),
+		failed(c[5], hopper.OutcomeGarbage, "dead", 0),
+		snooze, outcome(c[7], hopper.OutcomeRelease))
+	claimOne(t, s, q, c[7].ID, 30*time.Millisecond) // released, claimed again, and its worker dies
+	awaitReclaim(t, s, q, c[7].ID)
+	if d, f := throughput(t, s, q); d != 3 || f != 4 {
+		t.Fatalf("Throughput over the last minutes: %d done, %d failed; want 3 done (acks), 4 failed (2 retries, 1 garbage, 1 expired lease; snooze and release not counted)", d, f)
+	}
+}
+
+func testStatsThroughputEmpty(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, job(q, "a"))
+	if d, f := throughput(t, s, q); d != 0 || f != 0 {
+		t.Fatalf("Throughput of a queue where nothing finished: %d done, %d failed; want none", d, f)
+	}
+}

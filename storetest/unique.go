@@ -1,0 +1,269 @@
+package storetest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func uniqueCases() []testCase {
+	return []testCase{
+		{name: "HeldReportsHolder", fn: testUniqueHeld},
+		{name: "PerQueue", fn: testUniquePerQueue},
+		{name: "InOneBatch", fn: testUniqueInBatch},
+		{name: "HeldWhileRunningAndRetrying", fn: testUniqueHeldThroughRetry},
+		{name: "ReleasedAfterAck", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByAck) }},
+		{name: "ReleasedAfterAckKeptAsDone", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByAckRetained) }},
+		{name: "ReleasedAfterGarbage", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByGarbage) }},
+		{name: "ReleasedAfterDelete", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByDelete) }},
+		{name: "ReleasedAfterCancel", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByCancel) }},
+		{name: "ReleasedAfterCancelledRun", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByCancelRunning) }},
+		{name: "UniqueForExpires", fn: testUniqueForExpires},
+	}
+}
+
+func unique(q, id, key string) *hopper.NewJob {
+	j := job(q, id)
+	j.UniqueKey = key
+	return j
+}
+
+// requireUniqueDup fails unless enqueueing id with key reports a duplicate
+// held by holder and adds nothing.
+func requireUniqueDup(t *testing.T, s hopper.Store, q, id, key, holder, when string) {
+	t.Helper()
+	r := enqueue(t, s, unique(q, id, key))[0]
+	if want := (hopper.EnqueueResult{ID: holder, Duplicate: true}); r != want {
+		t.Fatalf("Enqueue of %q with unique key %q %s: got %+v, want %+v", id, key, when, r, want)
+	}
+	requireGone(t, s, q, id, "an enqueue refused as a unique duplicate")
+}
+
+func testUniqueHeld(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, unique(q, "holder", "k"))
+	requireUniqueDup(t, s, q, "second", "k", "holder", "held by a ready job")
+	add(t, s, unique(q, "other-key", "k2"), job(q, "no-key"))
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 3})
+}
+
+func testUniquePerQueue(t *testing.T, s hopper.Store) {
+	q1, q2 := newQueue(t), newQueue(t)
+	add(t, s, unique(q1, "a", "k"))
+	add(t, s, unique(q2, "b", "k"))
+	requireState(t, s, q2, "b", hopper.StateReady)
+}
+
+func testUniqueInBatch(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	res := enqueue(t, s, unique(q, "first", "k"), unique(q, "second", "k"))
+	if res[0].Duplicate || res[0].ID != "first" {
+		t.Fatalf("first of two jobs with unique key k in one batch: got %+v, want it added", res[0])
+	}
+	if want := (hopper.EnqueueResult{ID: "first", Duplicate: true}); res[1] != want {
+		t.Fatalf("second of two jobs with unique key k in one batch: got %+v, want %+v", res[1], want)
+	}
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+}
+
+func testUniqueHeldThroughRetry(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	j := unique(q, "holder", "k")
+	j.MaxRetries = 3
+	add(t, s, j)
+	c := claimOne(t, s, q, "holder", long)
+	requireUniqueDup(t, s, q, "while-running", "k", "holder", "held by a running job")
+	finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", long))
+	requireUniqueDup(t, s, q, "while-retrying", "k", "holder", "held by a job waiting to retry")
+}
+
+// release ends the job holder (ready in q) in a way that frees its unique
+// key.
+type release func(t *testing.T, s hopper.Store, q, holder string)
+
+func releaseByAck(t *testing.T, s hopper.Store, q, holder string) {
+	finishOK(t, s, outcome(claimOne(t, s, q, holder, long), hopper.OutcomeAck))
+}
+
+func releaseByAckRetained(t *testing.T, s hopper.Store, q, holder string) {
+	r := outcome(claimOne(t, s, q, holder, long), hopper.OutcomeAck)
+	r.Retention = long
+	finishOK(t, s, r)
+	requireState(t, s, q, holder, hopper.StateDone)
+}
+
+func releaseByGarbage(t *testing.T, s hopper.Store, q, holder string) {
+	finishOK(t, s, failed(claimOne(t, s, q, holder, long), hopper.OutcomeGarbage, "dead", 0))
+}
+
+func releaseByDelete(t *testing.T, s hopper.Store, q, holder string) {
+	n, err := s.Delete(t.Context(), q, hopper.StateReady, []string{holder})
+	if err != nil || n != 1 {
+		t.Fatalf("Delete(ready, %q): got %d, %v; want 1, nil", holder, n, err)
+	}
+}
+
+func releaseByCancel(t *testing.T, s hopper.Store, q, holder string) {
+	if st, err := s.Cancel(t.Context(), q, holder); err != nil || st != hopper.StateReady {
+		t.Fatalf("Cancel(%q): got %q, %v; want ready, nil", holder, st, err)
+	}
+}
+
+func releaseByCancelRunning(t *testing.T, s hopper.Store, q, holder string) {
+	c := claimOne(t, s, q, holder, long)
+	if st, err := s.Cancel(t.Context(), q, holder); err != nil || st != hopper.StateUnack {
+		t.Fatalf("Cancel(%q) of a running job: got %q, %v; want unack, nil", holder, st, err)
+	}
+	requireUniqueDup(t, s, q, "while-cancelling", "k", holder, "held by a running job flagged cancelled")
+	finishOK(t, s, failed(c, hopper.OutcomeCancel, hopper.ErrCancelled.Error(), 0))
+}
+
+func testUniqueReleased(t *testing.T, s hopper.Store, rel release) {
+	q := newQueue(t)
+	add(t, s, unique(q, "holder", "k"))
+	rel(t, s, q, "holder")
+	r := enqueue(t, s, unique(q, "next", "k"))[0]
+	if r.Duplicate || r.ID != "next" {
+		t.Fatalf("Enqueue with unique key k after its holder finished: got %+v, want it added (key released)", r)
+	}
+	requireState(t, s, q, "next", hopper.StateReady)
+}
+
+func testUniqueForExpires(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	const hold = 150 * time.Millisecond
+	j := unique(q, "holder", "k")
+	j.UniqueFor = hold
+	start := time.Now()
+	add(t, s, j)
+	n := 0
+	eventually(t, waitFor, func() error {
+		n++
+		id := fmt.Sprintf("next%d", n)
+		r := enqueue(t, s, unique(q, id, "k"))[0]
+		if r.Duplicate {
+			if r.ID != "holder" {
+				t.Fatalf("Enqueue %q with key k: duplicate naming %q, want holder", id, r.ID)
+			}
+			return fmt.Errorf("unique key k with UniqueFor %v still held by holder", hold)
+		}
+		if r.ID != id {
+			t.Fatalf("Enqueue %q with key k: got %+v, want it added", id, r)
+		}
+		return nil
+	})
+	if held := time.Since(start); held < hold-2*msSlack {
+		t.Fatalf("unique key with UniqueFor %v was released after at most %v", hold, held)
+	}
+	requireState(t, s, q, "holder", hopper.StateReady)
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+}
+
+func periodicCases() []testCase {
+	return []testCase{
+		{name: "SameTickOnce", fn: testPeriodicSameTick},
+		{name: "OlderTickSkipped", fn: testPeriodicOlderTick},
+		{name: "NewerTickEnqueued", fn: testPeriodicNewerTick},
+		{name: "PerScheduleName", fn: testPeriodicPerName},
+		{name: "PerQueue", fn: testPeriodicPerQueue},
+		{name: "TickOutlivesJob", fn: testPeriodicTickOutlivesJob},
+		{name: "ConcurrentSameTick", fn: testPeriodicConcurrent},
+	}
+}
+
+func tick(q, id, schedule string, at time.Time) *hopper.NewJob {
+	j := job(q, id)
+	j.Schedule, j.Tick = schedule, at
+	return j
+}
+
+// requireSkipped fails unless enqueueing j reports a skipped tick.
+func requireSkipped(t *testing.T, s hopper.Store, j *hopper.NewJob, why string) {
+	t.Helper()
+	r := enqueue(t, s, j)[0]
+	if want := (hopper.EnqueueResult{Duplicate: true}); r != want {
+		t.Fatalf("Enqueue of periodic job %q (schedule %q, tick %v, %s): got %+v, want %+v (skipped)",
+			j.ID, j.Schedule, j.Tick, why, r, want)
+	}
+	requireGone(t, s, j.Queue, j.ID, "a skipped periodic tick")
+}
+
+var tick0 = time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC)
+
+func testPeriodicSameTick(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, tick(q, "t1", "every-minute", tick0))
+	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as the last one")
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+}
+
+func testPeriodicOlderTick(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, tick(q, "t1", "every-minute", tick0))
+	requireSkipped(t, s, tick(q, "t0", "every-minute", tick0.Add(-time.Minute)), "older than the last one")
+}
+
+func testPeriodicNewerTick(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, tick(q, "t1", "every-minute", tick0))
+	add(t, s, tick(q, "t2", "every-minute", tick0.Add(time.Minute)))
+	requireSkipped(t, s, tick(q, "t1-late", "every-minute", tick0), "older than the newest one")
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+}
+
+func testPeriodicPerName(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, tick(q, "a", "schedule-a", tick0), tick(q, "b", "schedule-b", tick0))
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+}
+
+func testPeriodicPerQueue(t *testing.T, s hopper.Store) {
+	q1, q2 := newQueue(t), newQueue(t)
+	add(t, s, tick(q1, "a", "every-minute", tick0))
+	add(t, s, tick(q2, "a", "every-minute", tick0))
+	requireSkipped(t, s, tick(q2, "b", "every-minute", tick0), "same tick in the same queue")
+}
+
+func testPeriodicTickOutlivesJob(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, tick(q, "t1", "every-minute", tick0))
+	finishOK(t, s, outcome(claimOne(t, s, q, "t1", long), hopper.OutcomeAck))
+	requireGone(t, s, q, "t1", "ack")
+	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as a job already run and acked")
+}
+
+func testPeriodicConcurrent(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	const n = 16
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		added []string
+		start = make(chan struct{})
+	)
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			id := fmt.Sprintf("scheduler%d", i)
+			res, err := s.Enqueue(t.Context(), []*hopper.NewJob{tick(q, id, "every-minute", tick0)})
+			if err != nil {
+				t.Errorf("Enqueue from scheduler %d: unexpected error: %v", i, err)
+				return
+			}
+			if len(res) == 1 && !res[0].Duplicate {
+				mu.Lock()
+				added = append(added, id)
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(added) != 1 {
+		t.Fatalf("%d schedulers enqueued the same tick at once: %d were added (%v), want exactly 1", n, len(added), added)
+	}
+	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+}
