@@ -29,6 +29,12 @@ type SchedulerConfig struct {
 	// be if a wake-up signal is lost (say, the process that was told about an
 	// earlier job died). Defaults to 5 s.
 	MaxSleep time.Duration
+	// Periodic jobs to enqueue on their schedules. Every scheduler may run
+	// the same list; each tick is enqueued once. See PeriodicJob.
+	Periodic []PeriodicJob
+	// Client enqueues the periodic jobs, through its middleware (tracing,
+	// say). Defaults to NewClient(store, nil).
+	Client *Client
 	// Logger receives errors from the store. Defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -66,6 +72,9 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if err := c.validatePeriodic(); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -106,6 +115,19 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return err
 	}
 	r := &schedRun{store: s.store, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}}
+	if len(cfg.Periodic) > 0 {
+		client := cfg.Client
+		if client == nil {
+			client = NewClient(s.store, nil)
+		}
+		p := &periodicRun{store: s.store, client: client, jobs: cfg.Periodic, log: cfg.Logger}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.run(ctx)
+		}()
+		defer func() { <-done }()
+	}
 	return r.run(ctx)
 }
 
@@ -153,9 +175,7 @@ func (r *schedRun) run(ctx context.Context) error {
 			return nil
 		case <-timer.C:
 		case <-signal:
-			if !timer.Stop() {
-				<-timer.C
-			}
+			timer.Stop() // since Go 1.23 no stale tick can be received after Stop
 			for q := range r.next {
 				r.next[q] = time.Time{}
 			}

@@ -137,6 +137,13 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 	if err != nil {
 		return c, err
 	}
+	if c.Scheduler != nil && !c.DisableScheduler {
+		sc := *c.Scheduler
+		sc.Queues = nil // the worker's queues
+		if _, err := sc.withDefaults(); err != nil {
+			return c, fmt.Errorf("WorkerConfig.Scheduler: %w", err)
+		}
+	}
 	if c.JobTimeout == 0 {
 		c.JobTimeout = 30 * time.Minute
 	}

@@ -1,0 +1,201 @@
+package hopper_test
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestEveryIsAlignedToTheEpoch(t *testing.T) {
+	s := hopper.Every(time.Minute)
+	at := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
+	if got, want := s.Next(at), time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("Every(1m).Next(12:00:30) = %v, want %v", got, want)
+	}
+	if got, want := s.Next(time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC)), time.Date(2026, 11, 22, 12, 2, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("Next of a tick = %v, want the following tick %v", got, want)
+	}
+	if s.String() != "@every 1m0s" {
+		t.Errorf("String() = %q", s.String())
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	at := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC) // a Sunday
+	paris, _ := time.LoadLocation("Europe/Paris")
+	cases := []struct {
+		spec string
+		want time.Time
+	}{
+		{"*/5 * * * *", time.Date(2026, 11, 22, 12, 5, 0, 0, time.UTC)},
+		{"*/10 * * * * *", time.Date(2026, 11, 22, 12, 0, 40, 0, time.UTC)},
+		{"@hourly", time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)},
+		{"0 9 * * MON-FRI", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)},
+		{"CRON_TZ=Europe/Paris 0 9 * * *", time.Date(2026, 11, 23, 9, 0, 0, 0, paris)},
+		{"@every 90s", time.Date(2026, 11, 22, 12, 1, 30, 0, time.UTC)},
+	}
+	for _, tc := range cases {
+		s, err := hopper.ParseSchedule(tc.spec)
+		if err != nil {
+			t.Errorf("ParseSchedule(%q): %v", tc.spec, err)
+			continue
+		}
+		if got := s.Next(at); !got.Equal(tc.want) {
+			t.Errorf("%q: Next = %v, want %v", tc.spec, got, tc.want)
+		}
+		again, err := hopper.ParseSchedule(s.String())
+		if err != nil || !again.Next(at).Equal(tc.want) {
+			t.Errorf("%q: String() %q does not parse back to the same schedule (%v)", tc.spec, s.String(), err)
+		}
+	}
+	for _, bad := range []string{"", "* * *", "61 * * * *", "@every 0s", "@every soon", "@fortnightly", "CRON_TZ=Mars/Olympus 0 9 * * *"} {
+		if _, err := hopper.ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) accepted a bad schedule", bad)
+		}
+	}
+}
+
+type Tick struct{ Name string }
+
+func (Tick) Kind() string { return "tick" }
+
+// Five workers run the same every-100ms schedule: every tick is enqueued
+// exactly once, with no tick skipped.
+func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
+	t.Parallel()
+	s := newStore()
+	var mu sync.Mutex
+	ran := map[time.Time]int{}
+	cfg := func() *hopper.WorkerConfig {
+		c := testConfig("periodic")
+		c.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{{
+			Name:     "heartbeat",
+			Schedule: hopper.Every(100 * time.Millisecond),
+			Args:     Tick{Name: "beat"},
+			Opts:     &hopper.EnqueueOpts{Queue: "periodic"},
+		}}}
+		return c
+	}
+	var stops []func()
+	for range 5 {
+		w := hopper.NewWorker(s, cfg())
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
+			mu.Lock()
+			ran[j.RunAt]++
+			mu.Unlock()
+			return nil
+		})
+		stops = append(stops, startWorker(t, w))
+	}
+	eventually(t, 20*time.Second, "20 ticks run", func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) >= 20 })
+	for _, stop := range stops {
+		stop()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var ticks []time.Time
+	for tick, n := range ran {
+		if n != 1 {
+			t.Errorf("tick %v ran %d times, want once", tick, n)
+		}
+		if tick.Sub(tick.Truncate(100*time.Millisecond)) != 0 {
+			t.Errorf("tick %v is not on the 100ms grid", tick)
+		}
+		ticks = append(ticks, tick)
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Before(ticks[j]) })
+	for i := 1; i < len(ticks); i++ {
+		if d := ticks[i].Sub(ticks[i-1]); d != 100*time.Millisecond {
+			t.Errorf("ticks %v and %v are %v apart: a tick was skipped", ticks[i-1], ticks[i], d)
+		}
+	}
+	infos, err := s.Schedules(context.Background())
+	if err != nil || len(infos) != 1 || infos[0].Name != "heartbeat" || infos[0].Queue != "periodic" || infos[0].Spec != "@every 100ms" {
+		t.Fatalf("Schedules() = %+v, %v; want the heartbeat schedule registered", infos, err)
+	}
+	if last := ticks[len(ticks)-1]; infos[0].LastTick.Before(last) {
+		t.Errorf("LastTick %v is before the last tick run %v", infos[0].LastTick, last)
+	}
+}
+
+func TestPeriodicCatchUp(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	client := hopper.NewClient(s, nil)
+	hourly := hopper.Every(time.Hour)
+	// A tick recorded three hours ago: the ticks since were missed.
+	last := time.Now().Truncate(time.Hour).Add(-3 * time.Hour)
+	if _, err := s.Enqueue(ctx, []*hopper.NewJob{{ID: "old", Queue: "default", Kind: "tick", Args: []byte{0x80},
+		Schedule: "report", Tick: last, RunAt: last}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, "default", hopper.StateReady, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, catchUp := range []bool{false, true} {
+		runCtx, cancel := context.WithCancel(ctx)
+		sch := hopper.NewScheduler(s, &hopper.SchedulerConfig{
+			Queues: []string{"default"}, Client: client,
+			Periodic: []hopper.PeriodicJob{{Name: "report", Schedule: hourly, Args: Tick{}, CatchUp: catchUp}},
+		})
+		done := make(chan error, 1)
+		go func() { done <- sch.Run(runCtx) }()
+		if catchUp {
+			var page hopper.JobPage
+			eventually(t, 5*time.Second, "the missed tick enqueued", func() bool {
+				page, _ = s.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+				return len(page.Jobs) == 1
+			})
+			if want := time.Now().Truncate(time.Hour); !page.Jobs[0].RunAt.Equal(want) {
+				t.Errorf("caught-up job runs at %v, want the latest missed tick %v", page.Jobs[0].RunAt, want)
+			}
+		} else {
+			// Registration happens before catch-up; once the schedule is
+			// listed, a catch-up would already have been enqueued.
+			eventually(t, 5*time.Second, "schedule registered", func() bool {
+				infos, _ := s.Schedules(ctx)
+				return len(infos) == 1
+			})
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if !catchUp {
+			if st, _ := s.QueueStats(ctx, "default"); st.Counts.Total() != 0 {
+				t.Errorf("without CatchUp a missed tick was enqueued: %+v", st.Counts)
+			}
+		}
+	}
+}
+
+func TestPeriodicConfigErrors(t *testing.T) {
+	s := newStore()
+	good := hopper.PeriodicJob{Name: "x", Schedule: hopper.Every(time.Second), Args: Tick{}}
+	cases := map[string][]hopper.PeriodicJob{
+		"no name":      {{Schedule: hopper.Every(time.Second), Args: Tick{}}},
+		"space":        {{Name: "a b", Schedule: hopper.Every(time.Second), Args: Tick{}}},
+		"no schedule":  {{Name: "x", Args: Tick{}}},
+		"no args":      {{Name: "x", Schedule: hopper.Every(time.Second)}},
+		"delay":        {{Name: "x", Schedule: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.EnqueueOpts{Delay: time.Second}}},
+		"same name":    {good, good},
+		"bad in opts?": {{Name: "y", Schedule: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.EnqueueOpts{ID: "fixed"}}},
+	}
+	for name, jobs := range cases {
+		err := hopper.NewScheduler(s, &hopper.SchedulerConfig{Periodic: jobs}).Run(t.Context())
+		if !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("%s: Scheduler.Run = %v, want ErrInvalidConfig", name, err)
+		}
+		w := hopper.NewWorker(s, &hopper.WorkerConfig{Scheduler: &hopper.SchedulerConfig{Periodic: jobs}})
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error { return nil })
+		if err := w.Run(t.Context()); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "Periodic") {
+			t.Errorf("%s: Worker.Run = %v, want ErrInvalidConfig naming the periodic job", name, err)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package hopper_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// busyStore signals a schedule change on every wait and always reports more
+// work, so the scheduler's timer (reset to zero) and the signal are both
+// ready at every turn.
+type busyStore struct {
+	hopper.Store
+	maintains atomic.Int64
+}
+
+func (s *busyStore) WaitSchedule(ctx context.Context, _ []string, _ time.Duration) error {
+	return ctx.Err()
+}
+
+func (s *busyStore) Maintain(ctx context.Context, q string, o hopper.MaintainOptions) (hopper.MaintainResult, error) {
+	s.maintains.Add(1)
+	return hopper.MaintainResult{More: true}, nil
+}
+
+func TestSchedulerSurvivesTimerAndSignalRacing(t *testing.T) {
+	s := &busyStore{Store: newStore()}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"q"}, Logger: quietLogger()}).Run(ctx)
+	}()
+	eventually(t, 20*time.Second, "2,000 maintenance passes", func() bool { return s.maintains.Load() >= 2000 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A scheduler sleeps until the next due time: a job delayed by 300ms is
+// promoted once, after it is due, with no pass in between.
+func TestSchedulerSleepsUntilDue(t *testing.T) {
+	ctx := t.Context()
+	s := &countingMaintain{Store: newStore()}
+	c := hopper.NewClient(s, nil)
+	info, err := hopper.Enqueue(ctx, c, Echo{}, &hopper.EnqueueOpts{Delay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"default"}, MaxSleep: time.Minute}).Run(runCtx)
+	var rec *hopper.JobRecord
+	eventually(t, 5*time.Second, "job promoted", func() bool {
+		rec = getJob(t, s, "default", info.ID)
+		return rec.State == hopper.StateReady
+	})
+	// One pass at start (nothing due), then one at the due time; a spare
+	// pass for the millisecond the due time may be rounded to is fine.
+	if n := s.calls.Load(); n > 3 {
+		t.Errorf("scheduler made %d maintenance passes for one delayed job; it should sleep until it is due", n)
+	}
+}
+
+type countingMaintain struct {
+	hopper.Store
+	calls atomic.Int64
+}
+
+func (s *countingMaintain) Maintain(ctx context.Context, q string, o hopper.MaintainOptions) (hopper.MaintainResult, error) {
+	s.calls.Add(1)
+	return s.Store.Maintain(ctx, q, o)
+}
