@@ -79,5 +79,8 @@ func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) && o != 0 {
 		return outcomeNames[o]
 	}
+	if o == OutcomeLeaseLost {
+		return "lease_lost"
+	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }

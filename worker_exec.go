@@ -6,22 +6,23 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Why an attempt's context was cancelled by the worker.
+// Why an attempt's context was cancelled by the worker. stopReturned latches
+// that the handler returned first, so a later interrupt cannot change the
+// outcome middleware already saw.
 const (
 	stopNone int32 = iota
+	stopReturned
 	stopLeaseLost
 	stopCancelled
 	stopShutdown
 )
 
-var (
-	errShutdown    = errors.New("hopper: worker shutting down")
-	errLeaseLostWk = fmt.Errorf("%w: another worker may run the job now", ErrLeaseLost)
-)
+var errLeaseLostWk = fmt.Errorf("%w: another worker may run the job now", ErrLeaseLost)
 
 // Attempt states: exactly one of exec (finished) and the worker's watchdog or
 // shutdown (abandoned) decides the outcome.
@@ -42,6 +43,9 @@ type attempt struct {
 	// giveUpAt is when the watchdog abandons the attempt if its handler has
 	// not returned: AbandonAfter past its timeout, or past an interrupt.
 	giveUpAt atomic.Int64 // unix nanoseconds, 0 = never
+
+	mu     sync.Mutex // guards result
+	result []byte     // set by RecordResult
 }
 
 // interrupt cancels the attempt's context for reason, once.
@@ -56,7 +60,7 @@ func (a *attempt) interrupt(reason int32) {
 	case stopCancelled:
 		cause = ErrCancelled
 	default:
-		cause = errShutdown
+		cause = ErrShutdown
 	}
 	a.cancel(cause)
 }
@@ -74,6 +78,7 @@ func (r *workerRun) dispatch(rec *JobRecord, qi int) {
 		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
 		a.giveUpAt.Store(a.started.Add(d + r.cfg.AbandonAfter).UnixNano())
 	}
+	ctx = context.WithValue(ctx, attemptKey{}, a)
 	r.busy.Add(1)
 	r.live.Add(1)
 	r.qbusy[qi].Add(1)
@@ -118,8 +123,12 @@ func (r *workerRun) invoke(ctx context.Context, rec *JobRecord) (err error) {
 	return r.handler.Handle(ctx, rec)
 }
 
-// route finds the handler of a job's kind.
+// route finds the handler of a job's kind. It is the innermost link of the
+// chain: when it returns, the attempt's stop reason is latched.
 func (r *workerRun) route(ctx context.Context, rec *JobRecord) error {
+	if a, _ := ctx.Value(attemptKey{}).(*attempt); a != nil {
+		defer a.stop.CompareAndSwap(stopNone, stopReturned)
+	}
 	h := r.handlers[rec.Kind]
 	if h == nil {
 		r.log.Warn("hopper: no handler for kind; job sent to garbage",
@@ -145,32 +154,28 @@ func recoverHandler(h Handler) Handler {
 // attempt; nil when the lease is lost and there is nothing to tell the store.
 func (r *workerRun) finishRequest(a *attempt, err error) *FinishRequest {
 	rec := a.rec
-	req := &FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention}
-	if err == nil {
-		req.Outcome = OutcomeAck
-		return req
-	}
-	switch a.stop.Load() {
-	case stopLeaseLost:
+	req := &FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err)}
+	switch req.Outcome {
+	case OutcomeAck:
+		a.mu.Lock()
+		req.Result = a.result
+		a.mu.Unlock()
+	case OutcomeLeaseLost:
 		r.log.Warn("hopper: lease lost while the job ran; its result is dropped",
 			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.Any("error", err))
 		return nil
-	case stopCancelled:
-		req.Outcome = OutcomeCancel
-		req.Error = attemptError(rec, fmt.Errorf("%w: %w", ErrCancelled, err))
-		return req
-	case stopShutdown:
-		req.Outcome = OutcomeRelease
-		return req
-	}
-	req.Outcome = OutcomeOf(rec, err)
-	switch req.Outcome {
+	case OutcomeRelease:
 	case OutcomeSnooze:
 		var s *SnoozeError
 		errors.As(err, &s)
 		req.Delay = s.Delay
 	case OutcomeRetry:
 		req.Delay = r.cfg.Backoff(rec.Attempt, err)
+		req.Error = attemptError(rec, err)
+	case OutcomeCancel:
+		if !errors.Is(err, ErrCancelled) {
+			err = fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
 		req.Error = attemptError(rec, err)
 	default:
 		req.Error = attemptError(rec, err)
