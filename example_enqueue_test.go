@@ -1,0 +1,64 @@
+package hopper_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/memstore"
+)
+
+type SendEmail struct {
+	To      string
+	Subject string
+}
+
+func (SendEmail) Kind() string { return "send_email" }
+
+func ExampleEnqueue() {
+	ctx := context.Background()
+	client := hopper.NewClient(memstore.New(), nil)
+
+	now, _ := hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com"}, nil)
+	later, _ := hopper.Enqueue(ctx, client, SendEmail{To: "b@example.com"}, &hopper.EnqueueOpts{
+		Queue: "mail",
+		Delay: time.Hour,
+	})
+	// An ID makes the enqueue idempotent: the second call adds nothing.
+	once, _ := hopper.Enqueue(ctx, client, SendEmail{To: "c@example.com"}, &hopper.EnqueueOpts{ID: "welcome-c"})
+	again, _ := hopper.Enqueue(ctx, client, SendEmail{To: "c@example.com"}, &hopper.EnqueueOpts{ID: "welcome-c"})
+
+	fmt.Println(now.Queue, now.Kind, now.State)
+	fmt.Println(later.Queue, later.State)
+	fmt.Println(once.Duplicate, again.Duplicate, again.ID)
+	// Output:
+	// default send_email ready
+	// mail pending
+	// false true welcome-c
+}
+
+func ExampleEnqueueMany() {
+	ctx := context.Background()
+	client := hopper.NewClient(memstore.New(), nil)
+
+	emails := []SendEmail{{To: "a@example.com"}, {To: "b@example.com"}, {To: "c@example.com"}}
+	infos, err := hopper.EnqueueMany(ctx, client, emails, &hopper.EnqueueOpts{Queue: "mail"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(infos), infos[0].State)
+	// Output: 3 ready
+}
+
+func ExampleUniqueOpts() {
+	ctx := context.Background()
+	client := hopper.NewClient(memstore.New(), nil)
+
+	// Unique by kind and args while the first job waits or runs.
+	opts := &hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{}}
+	first, _ := hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com", Subject: "digest"}, opts)
+	second, _ := hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com", Subject: "digest"}, opts)
+	fmt.Println(first.Duplicate, second.Duplicate, second.ID == first.ID)
+	// Output: false true true
+}

@@ -1,0 +1,99 @@
+package hopper_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/memstore"
+)
+
+// Test job kinds.
+
+type Echo struct {
+	N   int    `msgpack:"n"`
+	Msg string `msgpack:"msg"`
+}
+
+func (Echo) Kind() string { return "echo" }
+
+type Other struct{ S string }
+
+func (Other) Kind() string { return "other" }
+
+// quietLogger drops worker logs so test output stays readable.
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// eventually polls cond until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+// startWorker runs w until the test ends (or stop is called) and checks that
+// Run returned nil.
+func startWorker(t *testing.T, w *hopper.Worker) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Worker.Run returned %v, want nil", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("Worker.Run did not return within 30s of its context being cancelled")
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// testConfig is a worker config with fast leases and retries for tests.
+func testConfig(queues ...string) *hopper.WorkerConfig {
+	qs := map[string]int{}
+	for _, q := range queues {
+		qs[q] = 1
+	}
+	return &hopper.WorkerConfig{
+		Queues:          qs,
+		Concurrency:     4,
+		Lease:           time.Second,
+		ShutdownTimeout: 5 * time.Second,
+		Backoff:         func(int, error) time.Duration { return 0 },
+		Logger:          quietLogger(),
+	}
+}
+
+// jobState returns the job's record, or nil when it is gone.
+func getJob(t *testing.T, s hopper.Store, queue, id string) *hopper.JobRecord {
+	t.Helper()
+	rec, err := s.GetJob(context.Background(), queue, id)
+	if errors.Is(err, hopper.ErrJobNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("GetJob(%s, %s): %v", queue, id, err)
+	}
+	return rec
+}
+
+func newStore() *memstore.Store { return memstore.New() }
