@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/memstore"
+)
+
+var demoQueues = map[string]int{"critical": 6, "default": 3, "low": 1}
+
+// runDemo runs producers and a worker on an in-memory store and prints a
+// live one-line summary until ctx is done or -duration passes.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	duration := fs.Duration("duration", 0, "stop after this long (default: run until interrupted)")
+	rate := fs.Int("rate", 100, "jobs enqueued per second")
+	concurrency := fs.Int("concurrency", 20, "jobs run at once")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *rate < 1 || *concurrency < 1 {
+		return fmt.Errorf("-rate and -concurrency must be at least 1")
+	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+
+	store := memstore.New()
+	client := hopper.NewClient(store, nil)
+	var done atomic.Int64
+	w := hopper.NewWorker(store, &hopper.WorkerConfig{
+		Queues:      demoQueues,
+		Concurrency: *concurrency,
+		Lease:       5 * time.Second,
+		// Short backoffs so retries show within the demo.
+		Backoff: func(attempt int, _ error) time.Duration { return time.Duration(attempt) * time.Second },
+		Logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Scheduler: &hopper.SchedulerConfig{
+			GarbageMaxCount: 1000,
+		},
+	})
+	w.Use(countAcks(&done))
+	registerDemoHandlers(w)
+
+	fmt.Fprintf(stdout, "hopper demo: %d jobs/s into queues critical, default and low on the in-memory store; Ctrl-C to stop\n", *rate)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- w.Run(ctx) }()
+
+	var enqueued atomic.Int64
+	go produce(ctx, client, *rate, &enqueued, stderr)
+
+	tty := isTerminal(stdout)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	last, lastAt := int64(0), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			err := <-workerDone
+			fmt.Fprintln(stdout)
+			printProgress(context.Background(), stdout, store, enqueued.Load(), done.Load(), 0, false)
+			fmt.Fprintln(stdout, "stopped")
+			return err
+		case now := <-tick.C:
+			d := done.Load()
+			perSec := float64(d-last) / now.Sub(lastAt).Seconds()
+			last, lastAt = d, now
+			printProgress(ctx, stdout, store, enqueued.Load(), d, perSec, tty)
+		}
+	}
+}
+
+// produce enqueues rate jobs per second until ctx is done.
+func produce(ctx context.Context, c *hopper.Client, rate int, n *atomic.Int64, stderr io.Writer) {
+	t := time.NewTicker(time.Second / time.Duration(rate))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := enqueueDemoJob(ctx, c, int(n.Load())); err != nil {
+				if ctx.Err() == nil {
+					fmt.Fprintln(stderr, "enqueue:", err)
+				}
+				continue
+			}
+			n.Add(1)
+		}
+	}
+}
+
+// countAcks counts jobs whose handler succeeded.
+func countAcks(n *atomic.Int64) hopper.Middleware {
+	return func(next hopper.Handler) hopper.Handler {
+		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {
+			err := next.Handle(ctx, job)
+			if err == nil {
+				n.Add(1)
+			}
+			return err
+		})
+	}
+}
+
+// printProgress prints the one-line summary; on a terminal it rewrites the
+// same line.
+func printProgress(ctx context.Context, w io.Writer, s hopper.Store, enqueued, done int64, perSec float64, tty bool) {
+	var c hopper.StateCounts
+	for q := range demoQueues {
+		st, err := s.QueueStats(ctx, q)
+		if err != nil {
+			continue
+		}
+		c.Pending += st.Counts.Pending
+		c.Ready += st.Counts.Ready
+		c.Unack += st.Counts.Unack
+		c.Retry += st.Counts.Retry
+		c.Garbage += st.Counts.Garbage
+	}
+	line := fmt.Sprintf("enqueued %6d  delayed %4d  ready %4d  running %3d  retrying %4d  dead %4d  done %6d  %6.0f jobs/s",
+		enqueued, c.Pending, c.Ready, c.Unack, c.Retry, c.Garbage, done, perSec)
+	if tty {
+		fmt.Fprintf(w, "\r%s", line)
+		return
+	}
+	fmt.Fprintln(w, line)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
