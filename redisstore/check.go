@@ -1,0 +1,146 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrUnsupportedServer is wrapped by the error of every call of a Store
+// whose server is older than Redis 7.0 (the scripts need its script flags,
+// LPOP with a count, ZMSCORE and SMISMEMBER).
+var ErrUnsupportedServer = errors.New("redisstore: unsupported Redis server (need Redis 7.0 or newer)")
+
+// Minimum server version.
+const minMajor, minMinor = 7, 0
+
+// Check checks the server now: its version (an error wrapping
+// ErrUnsupportedServer before Redis 7.0), its maxmemory-policy (a warning
+// through Options.Logger unless it is noeviction, because an evicted key
+// loses jobs) and it loads the scripts. On a cluster it checks every
+// master. When ACL denies INFO or CONFIG GET (NOPERM), it logs that the
+// check could not run and goes on. Every Store runs Check once by itself
+// before its first operation (again later if the server could not be
+// reached); call it at start-up to fail early.
+func (s *Store) Check(ctx context.Context) error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
+	s.checkMu.Lock()
+	defer s.checkMu.Unlock()
+	err := s.checkServer(ctx)
+	s.record(err)
+	return err
+}
+
+// ensureChecked runs the check unless it passed or failed for good.
+func (s *Store) ensureChecked(ctx context.Context) error {
+	s.checkMu.Lock()
+	defer s.checkMu.Unlock()
+	if s.checked.Load() {
+		return nil
+	}
+	if s.checkErr != nil {
+		return s.checkErr
+	}
+	err := s.checkServer(ctx)
+	s.record(err)
+	return err
+}
+
+// record keeps the outcome of a check: passed, failed for good, or (any
+// other error, such as an unreachable server) to be tried again.
+func (s *Store) record(err error) {
+	switch {
+	case err == nil:
+		s.checkErr = nil
+		s.checked.Store(true)
+	case errors.Is(err, ErrUnsupportedServer):
+		s.checkErr = err
+		s.checked.Store(false)
+	}
+}
+
+// checkServer checks every node that holds data.
+func (s *Store) checkServer(ctx context.Context) error {
+	var err error
+	switch c := s.rdb.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx, s.checkNode)
+	case *redis.Ring:
+		err = c.ForEachShard(ctx, s.checkNode)
+	case *redis.Client:
+		err = s.checkNode(ctx, c)
+	default:
+		return fmt.Errorf("redisstore: unsupported client type %T", s.rdb)
+	}
+	if err != nil && !errors.Is(err, ErrUnsupportedServer) {
+		return fmt.Errorf("redisstore: server check: %w", err)
+	}
+	return err
+}
+
+func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
+	addr := c.Options().Addr
+	info, err := c.Info(ctx, "server").Result()
+	switch {
+	case redis.IsPermissionError(err):
+		s.opts.Logger.Warn("redisstore: cannot check the Redis version (INFO denied by ACL); Redis 7.0 or newer is required",
+			"addr", addr, "error", err)
+	case err != nil:
+		return err
+	default:
+		major, minor, ok := parseVersion(info)
+		if !ok {
+			s.opts.Logger.Warn("redisstore: cannot read the Redis version from INFO; Redis 7.0 or newer is required", "addr", addr)
+		} else if major < minMajor || major == minMajor && minor < minMinor {
+			return fmt.Errorf("%w: %s runs %d.%d", ErrUnsupportedServer, addr, major, minor)
+		}
+	}
+	policy, err := c.ConfigGet(ctx, "maxmemory-policy").Result()
+	switch {
+	case redis.IsPermissionError(err):
+		s.opts.Logger.Warn("redisstore: cannot check maxmemory-policy (CONFIG GET denied by ACL); it must be noeviction or Redis may evict jobs",
+			"addr", addr, "error", err)
+	case err != nil:
+		return err
+	default:
+		if p := policy["maxmemory-policy"]; p != "" && p != "noeviction" {
+			s.opts.Logger.Warn("redisstore: maxmemory-policy is not noeviction: Redis may evict keys and lose jobs",
+				"addr", addr, "maxmemory-policy", p)
+		}
+	}
+	for _, sc := range allScripts {
+		// Loading ahead saves the EVAL fallback on first use. An ACL that
+		// denies SCRIPT LOAD only costs that fallback.
+		if err := sc.Load(ctx, c).Err(); err != nil && !redis.IsPermissionError(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseVersion reads redis_version from INFO server output.
+func parseVersion(info string) (major, minor int, ok bool) {
+	for line := range strings.Lines(info) {
+		v, found := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
+		if !found {
+			continue
+		}
+		parts := strings.SplitN(v, ".", 3)
+		if len(parts) < 2 {
+			return 0, 0, false
+		}
+		maj, err1 := strconv.Atoi(parts[0])
+		mnr, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil {
+			return 0, 0, false
+		}
+		return maj, mnr, true
+	}
+	return 0, 0, false
+}

@@ -1,0 +1,90 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// Claim moves up to req.Max ready jobs to unack (see hopper.Store) with one
+// script call, whatever the batch size: the lease deadline, the tokens and
+// the claim time come from the server. A paused queue returns no job and
+// RetryIn = Options.PausedRetry; a MaxRunning cap or a rate limit that held
+// jobs back sets RetryIn to when trying again may succeed. The claimed
+// records carry the error history of earlier attempts.
+func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.ClaimResult, error) {
+	if err := s.begin(ctx, req.Queue); err != nil {
+		return hopper.ClaimResult{}, err
+	}
+	if req.Max < 1 {
+		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Max is %d, want at least 1", hopper.ErrInvalidConfig, req.Max)
+	}
+	lease := ceilMs(req.Lease)
+	if req.Lease < time.Millisecond {
+		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Lease is %v, want at least 1ms", hopper.ErrInvalidConfig, req.Lease)
+	}
+	k := s.queueKeys(req.Queue)
+	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, ceilMs(s.opts.PausedRetry)).Slice()
+	if err != nil {
+		return hopper.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
+	}
+	return decodeClaim(req.Queue, vals)
+}
+
+// decodeClaim reads the claim script's reply.
+func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
+	const per = 5 // id, value, attempt, errors, due
+	if len(vals) < 4 || (len(vals)-4)%per != 0 {
+		return hopper.ClaimResult{}, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
+	}
+	now, _ := vals[0].(int64)
+	deadline, _ := vals[1].(int64)
+	retryIn, _ := vals[2].(int64)
+	first, _ := vals[3].(int64)
+	res := hopper.ClaimResult{RetryIn: msDur(retryIn)}
+	n := (len(vals) - 4) / per
+	if n == 0 {
+		return res, nil
+	}
+	res.Jobs = make([]*hopper.JobRecord, 0, n)
+	recs := make([]hopper.JobRecord, n)
+	claimedAt, dl := msTime(now), msTime(deadline)
+	for i := range n {
+		j := 4 + per*i
+		id, _ := vals[j].(string)
+		v, _ := vals[j+1].(string)
+		attempt, _ := vals[j+2].(int64)
+		errs, _ := vals[j+3].(string)
+		due, _ := vals[j+4].(string)
+		if v == "" {
+			continue // an ID without a job; the script skipped it
+		}
+		r := &recs[i]
+		if err := decodeValue(v, r); err != nil {
+			return res, wrap("claim: job "+strconv.Quote(id), err)
+		}
+		r.ID = id
+		r.Queue = queue
+		r.State = hopper.StateUnack
+		r.Attempt = int(attempt)
+		r.AttemptedAt = claimedAt
+		r.Deadline = dl
+		r.Token = uint64(first) + uint64(i)
+		r.RunAt = r.EnqueuedAt
+		if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
+			r.RunAt = msTime(ms)
+		}
+		if errs != "" {
+			h, err := decodeHistory(errs)
+			if err != nil {
+				return res, wrap("claim: error history of job "+strconv.Quote(id), err)
+			}
+			r.Errors = h
+		}
+		res.Jobs = append(res.Jobs, r)
+	}
+	return res, nil
+}

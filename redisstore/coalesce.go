@@ -1,0 +1,123 @@
+package redisstore
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// batcher merges concurrent Enqueue calls into shared round trips.
+//
+// A call that finds no round trip in flight sends its own jobs at once, in
+// its own goroutine and with its own context: a lone call is never
+// delayed. Calls that arrive while a round trip is in flight queue up; when
+// it ends, one goroutine sends everything queued (up to
+// Options.CoalesceMaxJobs jobs) as one pipeline, and goes on until the
+// queue is empty. Each job keeps its own result and error (encJob).
+//
+// A queued call whose context ends before its jobs were taken withdraws
+// them and returns ctx.Err(); the others are unaffected. Once taken, the
+// jobs are sent with a context of their own (not the caller's), so one
+// caller's cancellation never fails the others' jobs; the cancelled caller
+// returns at once, not knowing whether its jobs were added, as with any
+// cancelled write (enqueueing the same IDs again is safe).
+type batcher struct {
+	s     *Store
+	mu    sync.Mutex
+	queue []*batchCall
+	busy  bool // a round trip is in flight
+}
+
+// batchCall is one queued Enqueue call.
+type batchCall struct {
+	items []*encJob
+	done  chan struct{} // closed when items hold their results
+	state atomic.Int32  // callWaiting, callTaken or callWithdrawn
+}
+
+const (
+	callWaiting int32 = iota
+	callTaken
+	callWithdrawn
+)
+
+// do sends items, alone or merged with other calls, and returns when each
+// holds its result or error, or when ctx ends first.
+func (b *batcher) do(ctx context.Context, items []*encJob) error {
+	b.mu.Lock()
+	if !b.busy {
+		// Nothing in flight: lead, sending our own jobs at once.
+		b.busy = true
+		b.mu.Unlock()
+		b.s.enqueueNow(ctx, items)
+		b.next()
+		return nil
+	}
+	c := &batchCall{items: items, done: make(chan struct{})}
+	b.queue = append(b.queue, c)
+	b.mu.Unlock()
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		c.state.CompareAndSwap(callWaiting, callWithdrawn)
+		return ctx.Err()
+	}
+}
+
+// next hands the queue to a flushing goroutine, or marks the batcher idle
+// when nothing is queued.
+func (b *batcher) next() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 {
+		b.busy = false
+		return
+	}
+	go b.flush()
+}
+
+// flush sends queued calls until the queue is empty.
+func (b *batcher) flush() {
+	ctx := context.Background()
+	for {
+		b.mu.Lock()
+		calls := b.take()
+		if len(calls) == 0 {
+			b.busy = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		var items []*encJob
+		sent := calls[:0]
+		for _, c := range calls {
+			if c.state.CompareAndSwap(callWaiting, callTaken) {
+				items = append(items, c.items...)
+				sent = append(sent, c)
+			}
+		}
+		if len(items) > 0 {
+			b.s.enqueueNow(ctx, items)
+		}
+		for _, c := range sent {
+			close(c.done)
+		}
+	}
+}
+
+// take removes from the queue the calls of the next round trip: at least
+// one, then more while their jobs fit CoalesceMaxJobs. b.mu must be held.
+func (b *batcher) take() []*batchCall {
+	n, jobs := 0, 0
+	for n < len(b.queue) && (n == 0 || jobs+len(b.queue[n].items) <= b.s.opts.CoalesceMaxJobs) {
+		jobs += len(b.queue[n].items)
+		n++
+	}
+	calls := b.queue[:n:n]
+	b.queue = b.queue[n:]
+	if len(b.queue) == 0 {
+		b.queue = nil
+	}
+	return calls
+}

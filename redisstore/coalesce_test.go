@@ -1,0 +1,169 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// TestCoalescedEnqueue: many goroutines enqueue one job per call at once,
+// some with contexts that end early. Every call gets its own result (its
+// own ID, or the holder of a duplicate), cancelled calls return their
+// context's error, and every job whose call succeeded is stored exactly
+// once with its own args.
+func TestCoalescedEnqueue(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, nil)
+	if err := s.Check(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	const goroutines, per = 16, 100
+	type outcome struct {
+		id      string
+		wantDup bool
+		res     hopper.EnqueueResult
+		err     error
+	}
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		out []outcome
+	)
+	before := float64(cmdCalls(t, rdb, "evalsha"))
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range per {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				j := job(fmt.Sprintf("q%d", g%3), id)
+				j.Args = []byte("args " + id)
+				ctx := t.Context()
+				var cancel context.CancelFunc
+				if i%10 == 3 {
+					ctx, cancel = context.WithCancel(ctx)
+					cancel() // already over: the call may or may not add the job
+				}
+				if i%10 == 7 {
+					// A duplicate of a job this goroutine added before.
+					j.ID = fmt.Sprintf("g%d-%d", g, i-1)
+					j.Args = []byte("duplicate")
+				}
+				res, err := s.Enqueue(ctx, []*hopper.NewJob{j})
+				o := outcome{id: j.ID, wantDup: i%10 == 7, err: err}
+				if err == nil {
+					o.res = res[0]
+				}
+				mu.Lock()
+				out = append(out, o)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	rounds := float64(cmdCalls(t, rdb, "evalsha")) - before
+	added := map[string]bool{}
+	for _, o := range out {
+		switch {
+		case o.err != nil:
+			if !errors.Is(o.err, context.Canceled) {
+				t.Fatalf("Enqueue of %q: %v", o.id, o.err)
+			}
+		case o.res.ID != o.id:
+			t.Fatalf("Enqueue of %q got the result of %q", o.id, o.res.ID)
+		case o.res.Duplicate != o.wantDup:
+			t.Fatalf("Enqueue of %q: Duplicate %v, want %v", o.id, o.res.Duplicate, o.wantDup)
+		case o.res.Duplicate:
+		default:
+			if added[o.id] {
+				t.Fatalf("job %q added twice", o.id)
+			}
+			added[o.id] = true
+		}
+	}
+	for _, o := range out {
+		if o.err != nil || o.res.Duplicate {
+			continue
+		}
+		j, err := s.GetJob(t.Context(), queueOf(o.id), o.id)
+		if err != nil || string(j.Args) != "args "+o.id {
+			t.Fatalf("job %q: %v, args %q", o.id, err, argsOf(j))
+		}
+	}
+	var total int64
+	for q := range 3 {
+		st, err := s.QueueStats(t.Context(), fmt.Sprintf("q%d", q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += st.Counts.Ready
+	}
+	if total < int64(len(added)) {
+		t.Fatalf("%d jobs stored, but %d calls reported an add", total, len(added))
+	}
+	t.Logf("%d single-job calls went in %.0f script calls", len(out), rounds)
+}
+
+func queueOf(id string) string {
+	var g, i int
+	fmt.Sscanf(id, "g%d-%d", &g, &i)
+	return fmt.Sprintf("q%d", g%3)
+}
+
+func argsOf(j *hopper.JobRecord) []byte {
+	if j == nil {
+		return nil
+	}
+	return j.Args
+}
+
+// TestEnqueueRegistersQueueOnce: the queue registry is not written on every
+// enqueue of a hot queue.
+func TestEnqueueRegistersQueueOnce(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true})
+	for i := range 20 {
+		mustEnqueue(t, s, job("hot", fmt.Sprint(i)))
+	}
+	if n := cmdCalls(t, rdb, "sadd"); n != 1 {
+		t.Fatalf("20 enqueues into one queue sent %v SADDs, want 1", n)
+	}
+	qs, err := s.Queues(t.Context())
+	if err != nil || len(qs) != 1 || qs[0] != "hot" {
+		t.Fatalf("Queues = %v, %v; want [hot]", qs, err)
+	}
+}
+
+// TestEnqueueLargeBatch: a batch larger than one script call takes is split
+// and still enqueued in order.
+func TestEnqueueLargeBatch(t *testing.T) {
+	s, _ := newStore(t, nil)
+	var jobs []*hopper.NewJob
+	for i := range 2500 {
+		jobs = append(jobs, job("big", fmt.Sprintf("j%05d", i)))
+	}
+	jobs = append(jobs, job("big", "j00000")) // a duplicate in another chunk
+	res, err := s.Enqueue(t.Context(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[2500].Duplicate || res[2499].Duplicate {
+		t.Fatalf("results at the end: %+v, %+v", res[2499], res[2500])
+	}
+	got, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: "big", Max: 5000, Lease: time.Minute})
+	if err != nil || len(got.Jobs) != 2500 {
+		t.Fatalf("Claim: %d jobs, %v; want 2500", len(got.Jobs), err)
+	}
+	for i, j := range got.Jobs {
+		if j.ID != fmt.Sprintf("j%05d", i) {
+			t.Fatalf("job %d is %q: order lost", i, j.ID)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package redisstore_test
+
+import (
+	"testing"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/storetest"
+)
+
+func TestMain(m *testing.M) {
+	redistest.Main(m)
+}
+
+// TestConformance runs the Store conformance suite against one Redis
+// server, with a fresh Prefix per store.
+func TestConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	storetest.Run(t, func(t *testing.T) hopper.Store {
+		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+	})
+}
+
+// TestConformanceCluster runs the suite against a three-master Redis
+// Cluster.
+func TestConformanceCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster conformance in -short mode")
+	}
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	storetest.Run(t, func(t *testing.T) hopper.Store {
+		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+	})
+}

@@ -1,0 +1,56 @@
+// Package redisstore is the Redis implementation of hopper.Store: every job
+// transition is one Lua script (lua/*.lua, embedded), every key of a queue
+// shares one hash tag, and idle workers block on Redis instead of polling.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"}) // or a failover or cluster client
+//	store := redisstore.New(rdb, nil)
+//
+// # Servers
+//
+// Redis 7.0 or newer, as a single server, behind Sentinel or as a Redis
+// Cluster. Before its first operation a Store checks the server once (see
+// Store.Check): older servers are refused with ErrUnsupportedServer, and a
+// maxmemory-policy other than noeviction is logged as a warning, because an
+// evicted key loses jobs.
+//
+// # Keys
+//
+// Every key of queue q starts with the hash tag {<prefix>:q}, so each
+// script touches one slot and a cluster spreads queues over its shards; the
+// store-wide registries (queues, workers, schedules) use {<prefix>}. Every
+// key a script touches is passed in KEYS. keys.go lists them all. A pending
+// bench-sized job (20-byte ID, 77 bytes of args) takes about 210 to 230
+// bytes of Redis memory: one hash field holding a compact msgpack envelope,
+// and its ID in the ready list or pending set.
+//
+// # Time
+//
+// Due times, lease deadlines and every recorded time come from Redis TIME
+// inside the scripts, in milliseconds: a job never runs before it is due and
+// a lease never expires early, whatever the clients' clocks say. Durations
+// are rounded up to the millisecond and counted from the next millisecond.
+//
+// # Costs
+//
+// Claim takes up to Max jobs in one script call with a constant number of
+// Redis commands (LPOP with a count, multi-key HMGET, one ZADD, ...).
+// Finish and Extend group their requests by queue: one script call per
+// queue, all pipelined in one round trip. Enqueue does the same, and
+// concurrent single-job Enqueue calls of one Store are merged into shared
+// round trips while one is in flight (Options.NoCoalescing).
+//
+// # Waiting
+//
+// Scripts that make ready non-empty push one token onto the queue's wake
+// list (never more than one); WaitReady BLPOPs the wake lists of its queues,
+// so a job wakes an idle worker within a round trip, and an idle worker
+// sends one command per Options.MaxBlock. WaitSchedule does the same on a
+// schedule list pushed when the queue's earliest due time moves earlier.
+//
+// # Errors
+//
+// Errors from Redis are returned wrapped ("redisstore: claim from ...: ")
+// with the go-redis error kept in the chain, so errors.As and go-redis's
+// redis.IsOOMError, redis.IsReadOnlyError, redis.IsLoadingError and
+// redis.IsPermissionError see it.
+package redisstore

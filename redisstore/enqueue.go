@@ -1,0 +1,232 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+)
+
+// Bounds of one enqueue script call; larger batches are split (each job is
+// still one atomic step).
+const (
+	maxScriptJobs  = 1000
+	maxScriptBytes = 8 << 20
+)
+
+// encJob is one job encoded for the enqueue script, and what became of it.
+type encJob struct {
+	queue string
+	id    string
+	value []byte
+	due   string
+	// Unique key, periodic tick and own retention; extra is false when
+	// none is set.
+	extra     bool
+	lockField string
+	uniqueFor int64
+	schedule  string
+	tick      int64
+	retention int64
+
+	res hopper.EnqueueResult
+	err error
+}
+
+func newEncJob(j *hopper.NewJob) encJob {
+	e := encJob{queue: j.Queue, id: j.ID, value: encodeValue(j)}
+	switch {
+	case !j.RunAt.IsZero():
+		e.due = strconv.FormatInt(unixMsCeil(j.RunAt), 10)
+	case j.Delay > 0:
+		e.due = "+" + strconv.FormatInt(ceilMs(j.Delay), 10)
+	}
+	// An explicit RunAt takes the general path too, so a job that is
+	// already due when it arrives keeps RunAt as the time it fell due.
+	if j.UniqueKey != "" || j.Schedule != "" || j.Retention > 0 || !j.RunAt.IsZero() {
+		e.extra = true
+		e.retention = ceilMs(j.Retention)
+		if j.UniqueKey != "" {
+			e.lockField = lockField(j.UniqueKey)
+			e.uniqueFor = ceilMs(j.UniqueFor)
+		}
+		if j.Schedule != "" {
+			e.schedule = j.Schedule
+			e.tick = j.Tick.UnixMilli()
+		}
+	}
+	return e
+}
+
+// lockField is the field a unique key takes in the lock hash: the key
+// itself when short, else a fixed-length hash of it, so a 1 KiB key costs
+// no more than a 44-byte one. The first byte keeps the two kinds apart.
+func lockField(key string) string {
+	if len(key) <= 43 {
+		return "=" + key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "#" + base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// Enqueue adds jobs (see hopper.Store). Every job is first checked with
+// NewJob.Validate; one invalid job fails the whole call and nothing is
+// written. Jobs go to their queue's script in order, one script call per
+// queue (batches over 1000 jobs are split), all pipelined in one round
+// trip; with coalescing (the default, see Options.NoCoalescing) concurrent
+// calls share round trips. The due time is RunAt rounded up to the
+// millisecond, or the server's now plus Delay rounded up.
+func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+	if s.cfgErr != nil {
+		return nil, s.cfgErr
+	}
+	for i, j := range jobs {
+		if j == nil {
+			return nil, fmt.Errorf("%w: job %d is nil", hopper.ErrInvalidJob, i)
+		}
+		if err := j.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	items := make([]encJob, len(jobs))
+	ptrs := make([]*encJob, len(jobs))
+	for i, j := range jobs {
+		items[i] = newEncJob(j)
+		ptrs[i] = &items[i]
+	}
+	if !s.opts.NoCoalescing && len(jobs) <= s.opts.CoalesceMaxJobs {
+		if err := s.batcher.do(ctx, ptrs); err != nil {
+			return nil, err
+		}
+	} else {
+		s.enqueueNow(ctx, ptrs)
+	}
+	res := make([]hopper.EnqueueResult, len(items))
+	for i := range items {
+		if items[i].err != nil {
+			return nil, items[i].err
+		}
+		res[i] = items[i].res
+	}
+	return res, nil
+}
+
+// enqueueNow sends items in one round trip and records each one's result
+// or error.
+func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
+	var order []string
+	groups := make(map[string][]*encJob, 1)
+	for _, it := range items {
+		if _, ok := groups[it.queue]; !ok {
+			order = append(order, it.queue)
+		}
+		groups[it.queue] = append(groups[it.queue], it)
+	}
+	var calls []*evalCall
+	var callItems [][]*encJob
+	for _, q := range order {
+		k := s.queueKeys(q)
+		g := groups[q]
+		for len(g) > 0 {
+			n, size := 0, 0
+			for n < len(g) && n < maxScriptJobs && (n == 0 || size+len(g[n].value) <= maxScriptBytes) {
+				size += len(g[n].value)
+				n++
+			}
+			calls = append(calls, enqueueCall(k, g[:n]))
+			callItems = append(callItems, g[:n])
+			g = g[n:]
+		}
+	}
+	now := time.Now()
+	var toRegister []string
+	for _, q := range order {
+		if s.needsRegister(q, now) {
+			toRegister = append(toRegister, q)
+		}
+	}
+	var reg *redis.IntCmd
+	var pre func(redis.Pipeliner)
+	if len(toRegister) > 0 {
+		pre = func(p redis.Pipeliner) { reg = s.registerCmds(ctx, p, toRegister) }
+	}
+	s.runAll(ctx, calls, pre)
+	for i, c := range calls {
+		setEnqueueResults(callItems[i], c.cmd)
+	}
+	if reg != nil && reg.Err() == nil {
+		for _, q := range toRegister {
+			s.markRegistered(q, now)
+		}
+	}
+}
+
+// enqueueCall returns the script call that enqueues items into queue k:
+// enqueue_plain.lua (fewer keys and arguments) when no item has a unique
+// key, tick or retention of its own, else enqueue.lua.
+func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
+	n, plain := 0, true
+	for _, it := range items {
+		n += 4
+		if it.extra {
+			n += 5
+			plain = false
+		}
+	}
+	if plain {
+		args := make([]any, 0, 3*len(items))
+		for _, it := range items {
+			args = append(args, it.id, it.value, it.due)
+		}
+		return &evalCall{script: scriptPlain, keys: k.plainKeys, args: args}
+	}
+	args := make([]any, 0, n)
+	for _, it := range items {
+		if it.extra {
+			args = append(args, it.id, it.value, it.due, "1", it.lockField, it.uniqueFor, it.schedule, it.tick, it.retention)
+		} else {
+			args = append(args, it.id, it.value, it.due, "")
+		}
+	}
+	return &evalCall{script: scriptEnqueue, keys: k.enqueueKeys, args: args}
+}
+
+// setEnqueueResults reads the enqueue script's reply into items.
+func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
+	vals, err := cmd.Slice()
+	if err == nil && len(vals) != len(items) {
+		err = fmt.Errorf("enqueue script returned %d results for %d jobs", len(vals), len(items))
+	}
+	if err != nil {
+		err = wrap("enqueue into "+strconv.Quote(items[0].queue), err)
+		for _, it := range items {
+			it.err = err
+		}
+		return
+	}
+	for i, it := range items {
+		v, _ := vals[i].(string)
+		switch {
+		case v == "r":
+			it.res = hopper.EnqueueResult{ID: it.id, State: hopper.StateReady}
+		case v == "p":
+			it.res = hopper.EnqueueResult{ID: it.id, State: hopper.StatePending}
+		case len(v) > 0 && v[0] == 'd':
+			it.res = hopper.EnqueueResult{ID: v[1:], Duplicate: true}
+		default:
+			it.err = wrap("enqueue", fmt.Errorf("unexpected script result %q", v))
+		}
+	}
+}

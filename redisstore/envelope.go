@@ -1,0 +1,140 @@
+package redisstore
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// A job's value in the jobs hash is
+//
+//	"<enqueuedMs>,<maxRetries>," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
+//
+// The enqueue script writes the first part from the server's clock; the
+// client writes the rest (encodeValue). MaxRetries is plain text because
+// the reclaim script reads it without decoding msgpack. The msgpack array
+// has no field names: a newer version appends fields and an older reader
+// skips them. Durations are whole milliseconds, or minus nanoseconds when
+// not whole (so every duration round-trips exactly). Meta is nil when
+// empty.
+const envelopeFields = 6
+
+// encodeValue returns the client's part of job j's stored value.
+func encodeValue(j *hopper.NewJob) []byte {
+	size := 24 + len(j.Kind) + len(j.Args) + len(j.UniqueKey)
+	for k, v := range j.Meta {
+		size += len(k) + len(v) + 10
+	}
+	b := make([]byte, 0, size)
+	b = strconv.AppendInt(b, int64(j.MaxRetries), 10)
+	b = append(b, ',')
+	b = appendArrayHeader(b, envelopeFields)
+	b = appendStr(b, j.Kind)
+	b = appendBin(b, j.Args)
+	b = appendInt(b, encodeDur(j.Timeout))
+	b = appendInt(b, encodeDur(j.Retention))
+	b = appendStr(b, j.UniqueKey)
+	if len(j.Meta) == 0 {
+		b = appendNil(b)
+	} else {
+		b = appendMapHeader(b, len(j.Meta))
+		for k, v := range j.Meta {
+			b = appendStr(b, k)
+			b = appendStr(b, v)
+		}
+	}
+	return b
+}
+
+func encodeDur(d time.Duration) int64 {
+	if d%time.Millisecond == 0 {
+		return int64(d / time.Millisecond)
+	}
+	return -int64(d)
+}
+
+func decodeDur(v int64) time.Duration {
+	if v < 0 {
+		return time.Duration(-v)
+	}
+	return time.Duration(v) * time.Millisecond
+}
+
+// decodeValue fills the fields of rec stored in value v: Kind, Args, Meta,
+// MaxRetries, Timeout, Retention, UniqueKey and EnqueuedAt.
+func decodeValue(v string, rec *hopper.JobRecord) error {
+	enq, rest, ok1 := strings.Cut(v, ",")
+	maxr, env, ok2 := strings.Cut(rest, ",")
+	enqMs, err1 := strconv.ParseInt(enq, 10, 64)
+	maxRetries, err2 := strconv.Atoi(maxr)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		return errCorrupt
+	}
+	r := reader{s: env}
+	n := r.arrayLen()
+	if n < envelopeFields {
+		return errCorrupt
+	}
+	kind := r.bytes()
+	args := r.bytes()
+	timeout := r.int()
+	retention := r.int()
+	unique := r.bytes()
+	var meta map[string]string
+	if m := r.mapLen(); m > 0 {
+		meta = make(map[string]string, m)
+		for range m {
+			k := r.bytes()
+			meta[strings.Clone(k)] = strings.Clone(r.bytes())
+		}
+	}
+	for i := envelopeFields; i < n; i++ {
+		r.skip()
+	}
+	if r.err != nil {
+		return r.err
+	}
+	rec.Kind = internKind(kind)
+	rec.Args = []byte(args)
+	rec.Meta = meta
+	rec.MaxRetries = maxRetries
+	rec.Timeout = decodeDur(timeout)
+	rec.Retention = decodeDur(retention)
+	if unique != "" {
+		rec.UniqueKey = strings.Clone(unique)
+	}
+	rec.EnqueuedAt = time.UnixMilli(enqMs)
+	return nil
+}
+
+// kinds interns job kinds: a program has few, and sharing one string per
+// kind saves an allocation per decoded job without keeping the reply that
+// held it alive.
+var kinds struct {
+	sync.RWMutex
+	m map[string]string
+}
+
+const maxInternedKinds = 4096
+
+func internKind(k string) string {
+	kinds.RLock()
+	s, ok := kinds.m[k]
+	kinds.RUnlock()
+	if ok {
+		return s
+	}
+	s = strings.Clone(k)
+	kinds.Lock()
+	if kinds.m == nil {
+		kinds.m = make(map[string]string)
+	}
+	if len(kinds.m) < maxInternedKinds {
+		kinds.m[s] = s
+	}
+	kinds.Unlock()
+	return s
+}

@@ -1,0 +1,163 @@
+package redisstore
+
+import (
+	"bytes"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	long := strings.Repeat("x", 70000)
+	for _, j := range []*hopper.NewJob{
+		{Kind: "k", Args: nil},
+		{Kind: "bench", Args: []byte("args"), MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour},
+		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, Timeout: 1500 * time.Microsecond, UniqueKey: "u",
+			Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}},
+		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), MaxRetries: hopper.MaxRetriesLimit, Timeout: time.Nanosecond},
+	} {
+		v := "1700000000123," + string(encodeValue(j))
+		var rec hopper.JobRecord
+		if err := decodeValue(v, &rec); err != nil {
+			t.Fatalf("decodeValue(encodeValue(%+v)): %v", j, err)
+		}
+		if rec.Kind != j.Kind || !bytes.Equal(rec.Args, j.Args) || rec.MaxRetries != j.MaxRetries ||
+			rec.Timeout != j.Timeout || rec.Retention != j.Retention || rec.UniqueKey != j.UniqueKey ||
+			!maps.Equal(rec.Meta, j.Meta) || rec.EnqueuedAt.UnixMilli() != 1700000000123 {
+			t.Fatalf("round trip of %+v gave %+v", j, rec)
+		}
+	}
+}
+
+// The envelope is plain msgpack: any msgpack library reads it.
+func TestEnvelopeIsMsgpack(t *testing.T) {
+	j := &hopper.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
+	v := string(encodeValue(j))
+	_, env, _ := strings.Cut(v, ",")
+	var fields []any
+	if err := msgpack.Unmarshal([]byte(env), &fields); err != nil {
+		t.Fatalf("msgpack.Unmarshal: %v", err)
+	}
+	if len(fields) != envelopeFields || fields[0] != "k" {
+		t.Fatalf("decoded envelope %v, want %d fields starting with the kind", fields, envelopeFields)
+	}
+}
+
+// A newer envelope with more fields still decodes.
+func TestEnvelopeExtraFields(t *testing.T) {
+	b := []byte("12,3,")
+	b = appendArrayHeader(b, envelopeFields+2)
+	b = appendStr(b, "kind")
+	b = appendBin(b, []byte("args"))
+	b = appendInt(b, 5)
+	b = appendInt(b, 0)
+	b = appendStr(b, "")
+	b = appendNil(b)
+	b = appendMapHeader(b, 1)
+	b = appendStr(b, "x")
+	b = appendArrayHeader(b, 2)
+	b = appendInt(b, -70000)
+	b = appendInt(b, 1<<40)
+	b = appendStr(b, "new field")
+	var rec hopper.JobRecord
+	if err := decodeValue(string(b), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Kind != "kind" || string(rec.Args) != "args" || rec.Timeout != 5*time.Millisecond || rec.MaxRetries != 3 {
+		t.Fatalf("decoded %+v", rec)
+	}
+}
+
+func TestAppendIntDecodes(t *testing.T) {
+	for _, n := range []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, -1, -32, -33, -128, -129, -1 << 31, -1<<31 - 1, 1<<63 - 1, -1 << 63} {
+		r := reader{s: string(appendInt(nil, n))}
+		if got := r.int(); got != n || r.err != nil || r.pos != len(r.s) {
+			t.Errorf("appendInt(%d) read back as %d (err %v, %d of %d bytes)", n, got, r.err, r.pos, len(r.s))
+		}
+	}
+}
+
+func TestHistoryDecode(t *testing.T) {
+	// Build what append_error writes: bin32 frames of [at, attempt, error, stack].
+	var blob []byte
+	for i := 1; i <= 3; i++ {
+		body := appendArrayHeader(nil, 4)
+		body = appendInt(body, 1700000000000+int64(i))
+		body = append(body, encodeErrorRest(&hopper.AttemptError{Attempt: i, Error: "boom", Stack: "stack"})...)
+		blob = append(blob, 0xc6, 0, 0, 0, byte(len(body)))
+		blob = append(blob, body...)
+	}
+	h, err := decodeHistory(string(blob))
+	if err != nil || len(h) != 3 {
+		t.Fatalf("decodeHistory: %v, %d errors", err, len(h))
+	}
+	for i, e := range h {
+		if e.Attempt != i+1 || e.Error != "boom" || e.Stack != "stack" || e.At.UnixMilli() != 1700000000001+int64(i) {
+			t.Fatalf("error %d = %+v", i, e)
+		}
+	}
+	if _, err := decodeHistory(string(blob[:len(blob)-1])); err == nil {
+		t.Fatal("decodeHistory of a truncated blob: no error")
+	}
+}
+
+func FuzzDecodeValue(f *testing.F) {
+	f.Add("1,2," + string(encodeValue(&hopper.NewJob{Kind: "k", Args: []byte("a"), Meta: map[string]string{"a": "b"}})))
+	f.Add("1,2,\x96")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, v string) {
+		var rec hopper.JobRecord
+		_ = decodeValue(v, &rec) // must not panic
+	})
+}
+
+func FuzzDecodeHistory(f *testing.F) {
+	f.Add("\xc6\x00\x00\x00\x05\x94\x01\x01\xa0\xa0")
+	f.Add("\xc6\xff\xff\xff\xff")
+	f.Fuzz(func(t *testing.T, blob string) {
+		h, _ := decodeHistory(blob) // must not panic
+		if len(h) > hopper.MaxErrorHistory {
+			t.Fatalf("%d errors, more than MaxErrorHistory", len(h))
+		}
+	})
+}
+
+func TestParseVersion(t *testing.T) {
+	for _, c := range []struct {
+		info         string
+		major, minor int
+		ok           bool
+	}{
+		{"# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:0\r\n", 7, 0, true},
+		{"redis_version:6.2.14\r\n", 6, 2, true},
+		{"redis_version:8.2.1\n", 8, 2, true},
+		{"# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n", 7, 2, true},
+		{"redis_version:255.255.255\r\n", 255, 255, true},
+		{"redis_version:7\r\n", 0, 0, false},
+		{"redis_version:x.y.z\r\n", 0, 0, false},
+		{"no version here", 0, 0, false},
+	} {
+		major, minor, ok := parseVersion(c.info)
+		if major != c.major || minor != c.minor || ok != c.ok {
+			t.Errorf("parseVersion(%q) = %d, %d, %v; want %d, %d, %v", c.info, major, minor, ok, c.major, c.minor, c.ok)
+		}
+	}
+}
+
+func TestLockField(t *testing.T) {
+	short, long1, long2 := lockField("k"), lockField(strings.Repeat("a", 1024)), lockField(strings.Repeat("a", 1023)+"b")
+	if short != "=k" {
+		t.Fatalf("lockField(k) = %q", short)
+	}
+	if len(long1) != len(long2) || len(long1) > 44 || long1 == long2 {
+		t.Fatalf("long keys gave %q and %q, want distinct fixed-length fields", long1, long2)
+	}
+	if lockField(long1) == long1 {
+		t.Fatalf("a short key equal to a hashed field collides with it")
+	}
+}

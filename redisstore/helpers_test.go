@@ -1,0 +1,106 @@
+package redisstore_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// newStore returns a store on the shared server with a prefix of its own.
+func newStore(t *testing.T, opts *redisstore.Options) (*redisstore.Store, *redis.Client) {
+	t.Helper()
+	rdb := redistest.Start(t).Client(t)
+	return storeOn(t, rdb, opts), rdb
+}
+
+// storeOn returns a store on rdb; a nil or prefix-less opts gets a fresh
+// prefix.
+func storeOn(t *testing.T, rdb redis.UniversalClient, opts *redisstore.Options) *redisstore.Store {
+	t.Helper()
+	o := redisstore.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = redistest.Prefix(t)
+	}
+	return redisstore.New(rdb, &o)
+}
+
+// job returns a ready job.
+func job(q, id string) *hopper.NewJob {
+	return &hopper.NewJob{ID: id, Queue: q, Kind: "test", Args: []byte("args of " + id)}
+}
+
+// mustEnqueue enqueues jobs and fails the test unless every one was added.
+func mustEnqueue(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) {
+	t.Helper()
+	res, err := s.Enqueue(context.Background(), jobs)
+	if err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+	for i, r := range res {
+		if r.Duplicate || r.ID != jobs[i].ID {
+			t.Fatalf("Enqueue of %q: %+v, want it added", jobs[i].ID, r)
+		}
+	}
+}
+
+// logBuffer is a slog handler target that tests read.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// commandCount returns how many commands the server has processed.
+func commandCount(t testing.TB, rdb *redis.Client) float64 {
+	return infoField(t, rdb, "stats", "total_commands_processed")
+}
+
+// cmdCalls returns how many times the server ran command (lower case, as in
+// INFO commandstats), counting calls from scripts; 0 when never.
+func cmdCalls(t testing.TB, rdb *redis.Client, command string) int64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+command+":calls=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(rest[:strings.IndexByte(rest+",", ',')], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	return 0
+}

@@ -1,0 +1,150 @@
+package redisstore
+
+// Key layout. Every key of queue q carries the hash tag {<prefix>:q}, so a
+// script only ever touches one slot and a Redis Cluster spreads queues over
+// its shards. Store-wide keys carry {<prefix>}. Prefixes cannot hold braces
+// or colons and queue names only letters, digits, '_', '.' and '-', so no
+// two (prefix, queue) pairs share a tag and a tag never ends early.
+//
+//	{p:q}:j   hash    job ID -> "enqueuedMs," + envelope (envelope.go)
+//	{p:q}:r   list    ready job IDs, claimed from the left (FIFO)
+//	{p:q}:p   zset    pending job ID -> due ms
+//	{p:q}:u   zset    unack "ID|token" -> lease deadline ms, and a sentinel
+//	                  (see below)
+//	{p:q}:y   zset    retry job ID -> due ms
+//	{p:q}:g   zset    garbage job ID -> finished ms
+//	{p:q}:d   zset    done job ID -> finished ms
+//	{p:q}:dx  zset    done job ID -> expiry ms
+//	{p:q}:a   hash    job ID -> "attempt,claimedMs,token,readyMs" (jobs that
+//	                  were ever claimed or promoted), and a sentinel
+//	{p:q}:e   hash    job ID -> error history (framed msgpack records)
+//	{p:q}:o   hash    job ID -> result of a done job
+//	{p:q}:k   hash    unique lock field -> "holderID,untilMs"
+//	{p:q}:ex  hash    job ID -> "ownRetentionMs,uniqueLockField" (jobs enqueued
+//	                  with a retention or a unique key of their own)
+//	{p:q}:x   set     IDs of cancelled jobs
+//	{p:q}:c   hash    queue config (paused, maxrun, rate, period, ret) and
+//	                  the rate window (rw, rn)
+//	{p:q}:n   string  fencing token counter
+//	{p:q}:t   hash    "d<minute>"/"f<minute>" -> acks/failures that minute
+//	{p:q}:w   list    ready wake-up token (at most one element)
+//	{p:q}:s   list    schedule-changed token (at most one element)
+//	{p:q}:pt  hash    periodic schedule name -> last tick ms
+//	{p:q}:z:* list    private wake key of one waiter (short-lived)
+//
+//	{p}:queues     set   queue names
+//	{p}:workers    zset  worker ID -> expiry ms
+//	{p}:w:<id>     string "heartbeatMs," + msgpack WorkerInfo, with a TTL
+//	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
+//	{p}:z:*        list  private wake key of one waiter (plain clients)
+
+// Sentinels. The unack set and the attempt info hash change with every
+// claim and ack, and hold about as many entries as jobs run at once: small
+// enough for Redis to keep them as listpacks, where each insert and lookup
+// scans and reallocates the whole structure. Registering a queue adds an
+// entry to each that no job can have (an ID has no spaces) and that is too
+// long for a listpack, so Redis keeps them as a skiplist and a hash table
+// for good: claim plus ack cost about a quarter fewer instructions in a
+// steady 32-job drain. The unack sentinel has the score +inf; counts and
+// listings leave it out with '(inf' ranges, and earliest ignores it.
+const (
+	sentinelMember = " sentinel: keeps this sorted set out of listpack encoding (redisstore keys.go) "
+	sentinelField  = " sentinel"
+	sentinelValue  = " keeps this hash out of listpack encoding (redisstore keys.go), any value over 64 bytes "
+)
+
+// queueKeys holds every key of one queue, built once per queue name, and
+// the KEYS lists of the scripts in the order the scripts expect them.
+type queueKeys struct {
+	name, tag string
+
+	jobs, ready, pending, unack, retry, garbage, done, doneExp string
+	att, errs, results, locks, extras, cancelled, conf, tokens string
+	tput, wake, sched, ticks                                   string
+
+	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
+	maintainKeys                                              []string
+	getKeys, statsKeys, configKeys, cancelKeys                []string
+}
+
+func newQueueKeys(prefix, queue string) *queueKeys {
+	tag := "{" + prefix + ":" + queue + "}:"
+	k := &queueKeys{
+		name:      queue,
+		tag:       tag,
+		jobs:      tag + "j",
+		ready:     tag + "r",
+		pending:   tag + "p",
+		unack:     tag + "u",
+		retry:     tag + "y",
+		garbage:   tag + "g",
+		done:      tag + "d",
+		doneExp:   tag + "dx",
+		att:       tag + "a",
+		errs:      tag + "e",
+		results:   tag + "o",
+		locks:     tag + "k",
+		extras:    tag + "ex",
+		cancelled: tag + "x",
+		conf:      tag + "c",
+		tokens:    tag + "n",
+		tput:      tag + "t",
+		wake:      tag + "w",
+		sched:     tag + "s",
+		ticks:     tag + "pt",
+	}
+	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.wake, k.sched, k.locks, k.extras, k.ticks, k.att}
+	k.plainKeys = k.enqueueKeys[:5]
+	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.wake, k.sched, k.errs}
+	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
+		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.wake, k.sched}
+	k.extendKeys = []string{k.unack, k.cancelled}
+	k.maintainKeys = []string{k.pending, k.retry, k.ready, k.unack, k.jobs, k.att, k.errs, k.garbage,
+		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.wake, k.tput}
+	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results, k.cancelled}
+	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att}
+	k.configKeys = []string{k.conf, k.wake}
+	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
+		k.cancelled, k.errs, k.locks, k.extras, k.sched}
+	return k
+}
+
+// all returns every fixed key of the queue (for tests and tooling).
+func (k *queueKeys) all() []string {
+	return []string{k.jobs, k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.doneExp,
+		k.att, k.errs, k.results, k.locks, k.extras, k.cancelled, k.conf, k.tokens, k.tput,
+		k.wake, k.sched, k.ticks}
+}
+
+// stateKey returns the container of jobs in state st: the ready list or a
+// sorted set.
+func (k *queueKeys) stateKey(st string) string {
+	switch st {
+	case "pending":
+		return k.pending
+	case "ready":
+		return k.ready
+	case "unack":
+		return k.unack
+	case "retry":
+		return k.retry
+	case "garbage":
+		return k.garbage
+	case "done":
+		return k.done
+	}
+	return ""
+}
+
+// globalKeys are the store-wide keys.
+type globalKeys struct {
+	tag, queues, workers, schedules string
+}
+
+func newGlobalKeys(prefix string) globalKeys {
+	tag := "{" + prefix + "}:"
+	return globalKeys{tag: tag, queues: tag + "queues", workers: tag + "workers", schedules: tag + "schedules"}
+}
+
+// worker returns the key of one worker's record.
+func (g globalKeys) worker(id string) string { return g.tag + "w:" + id }

@@ -1,0 +1,19 @@
+-- config.lua: replace a queue's settings (see stats.go).
+--
+-- KEYS: 1 config hash, 2 ready-wake list
+-- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
+--       5 retention ms; zero means unset.
+-- Wakes an idle worker: a resumed or widened queue may have claimable jobs.
+
+local c = KEYS[1]
+local fields = {'paused', 'maxrun', 'rate', 'period', 'ret'}
+for i = 1, 5 do
+  if ARGV[i] == '0' then
+    redis.call('HDEL', c, fields[i])
+  else
+    redis.call('HSET', c, fields[i], ARGV[i])
+  end
+end
+if ARGV[3] == '0' then redis.call('HDEL', c, 'rw', 'rn') end
+signal(KEYS[2])
+return 1

@@ -1,0 +1,42 @@
+-- delete.lua: delete jobs of one state other than unack (see admin.go).
+--
+-- KEYS: 1 the state's list (ready) or sorted set, 2 jobs hash, 3 attempt
+--       info hash, 4 error history hash, 5 results hash, 6 cancelled set,
+--       7 unique locks hash, 8 extras hash, 9 done expiry zset
+-- ARGV: 1 "ids" or "all", 2 state, then for "ids" the IDs, for "all" the
+--       batch size.
+-- Returns how many were deleted. With "all" the caller repeats until fewer
+-- than the batch were deleted.
+
+local c, state = KEYS[1], ARGV[2]
+local ids = {}
+if ARGV[1] == 'all' then
+  local n = tonumber(ARGV[3])
+  if state == 'ready' then
+    ids = redis.call('LRANGE', c, 0, n - 1)
+    redis.call('LTRIM', c, #ids, -1)
+  else
+    ids = redis.call('ZRANGE', c, 0, n - 1)
+    if #ids > 0 then call_chunked('ZREM', c, ids, 1) end
+  end
+else
+  for i = 3, #ARGV do
+    local removed
+    if state == 'ready' then
+      removed = redis.call('LREM', c, 1, ARGV[i])
+    else
+      removed = redis.call('ZREM', c, ARGV[i])
+    end
+    if removed == 1 then ids[#ids + 1] = ARGV[i] end
+  end
+end
+if #ids == 0 then return 0 end
+release_unique(KEYS[7], KEYS[8], ids)
+call_chunked('HDEL', KEYS[2], ids, 1)
+call_chunked('HDEL', KEYS[3], ids, 1)
+call_chunked('HDEL', KEYS[4], ids, 1)
+call_chunked('HDEL', KEYS[5], ids, 1)
+call_chunked('SREM', KEYS[6], ids, 1)
+call_chunked('HDEL', KEYS[8], ids, 1)
+if state == 'done' then call_chunked('ZREM', KEYS[9], ids, 1) end
+return #ids

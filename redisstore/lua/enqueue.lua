@@ -1,0 +1,72 @@
+-- enqueue.lua: add jobs to one queue (see enqueue.go).
+--
+-- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 ready-wake list,
+--       5 schedule-wake list, 6 unique locks hash, 7 extras hash,
+--       8 periodic ticks hash, 9 attempt info hash
+-- ARGV: groups of four per job: id, value (the envelope, which this script
+--       prefixes with the enqueue time), due ("" now, "+ms" after now or
+--       absolute "ms"), extra ("" or "1"); after extra "1" five more: unique
+--       lock field ("" for none), unique hold in ms (0 = until finished),
+--       schedule name ("" for none), tick in ms, own retention ms (0 =
+--       none).
+-- Returns one string per job: "r" (ready), "p" (pending), or "d" followed
+-- by the holder's ID for a duplicate ("d" alone for a skipped tick).
+--
+-- Batches of plain jobs go to enqueue_plain.lua instead. Here a plain job
+-- costs one HSETNX and one with a unique key, tick or retention a few calls
+-- of its own; per call: TIME, one RPUSH and/or ZADD, and the wake signal
+-- only when ready was empty.
+
+local jobs = KEYS[1]
+local now, later = now_ms()
+local nows = str(now) .. ','
+local out = {}
+local i = 1
+while i <= #ARGV do
+  local id, val, due, extra = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  i = i + 4
+  local res
+  if extra == '' then
+    if redis.call('HSETNX', jobs, id, nows .. val) == 0 then res = 'd' .. id end
+  else
+    local ufield, ufor, sched, tick, ret = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+    i = i + 5
+    if redis.call('HEXISTS', jobs, id) == 1 then
+      res = 'd' .. id
+    end
+    if not res and ufield ~= '' then
+      local h = redis.call('HGET', KEYS[6], ufield)
+      if h then
+        local holder, untl = string.match(h, '^(.*),(%d*)$')
+        if untl == '' or tonumber(untl) > now then res = 'd' .. holder end
+      end
+    end
+    if not res and sched ~= '' then
+      local last = redis.call('HGET', KEYS[8], sched)
+      if last and tonumber(tick) <= tonumber(last) then res = 'd' end
+    end
+    if not res then
+      redis.call('HSET', jobs, id, nows .. val)
+      if ret ~= '0' or ufield ~= '' then
+        redis.call('HSET', KEYS[7], id, (ret == '0' and '' or ret) .. ',' .. ufield)
+      end
+      if sched ~= '' then redis.call('HSET', KEYS[8], sched, tick) end
+      if ufield ~= '' then
+        local untl = ''
+        if tonumber(ufor) > 0 then untl = str(later + tonumber(ufor)) end
+        redis.call('HSET', KEYS[6], ufield, id .. ',' .. untl)
+      end
+    end
+  end
+  if not res then
+    res = place(id, due, now, later)
+    if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
+      -- Already due at an explicit time (a periodic tick): remember when it
+      -- fell due, as a promotion would.
+      redis.call('HSET', KEYS[9], id, make_att(0, '', '', due))
+    end
+  end
+  out[#out + 1] = res
+end
+store_placed(KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+return out

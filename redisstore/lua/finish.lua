@@ -1,0 +1,178 @@
+-- finish.lua: end claimed attempts of one queue (see finish.go).
+--
+-- KEYS: 1 unack zset, 2 jobs hash, 3 attempt info hash, 4 error history
+--       hash, 5 results hash, 6 unique locks hash, 7 extras hash,
+--       8 cancelled set, 9 ready list, 10 pending zset, 11 retry zset,
+--       12 garbage zset, 13 done zset, 14 done expiry zset, 15 config hash,
+--       16 throughput hash, 17 ready-wake list, 18 schedule-wake list
+-- ARGV: 1 the number A of plain acks (no retention or result in the
+--       request), then A pairs id, member ("id|token"), then groups of five
+--       per other request: outcome (1 ack, 2 retry, 3 garbage, 4 snooze,
+--       5 release, 6 cancel), id, member, then for ack the retention ms
+--       (0 = none asked) and the result, for the others the delay ms and
+--       the error record (see append_error, "" for none).
+-- Returns one integer per request, plain acks first, in ARGV order:
+-- 0 done, 1 lease lost, 2 no such job.
+--
+-- An ack's retention is the request's, else the job's own, else the
+-- queue's; with none the job is deleted. The fencing check is the unack
+-- member "id|token" itself: ZMSCORE finds the current claims of the whole
+-- batch in one call. A batch of plain acks costs TIME, HMGET config,
+-- ZMSCORE, SCARD, HLEN extras, ZREM, HDEL values, HDEL attempts, HLEN
+-- errors and the throughput HINCRBY: a constant number of calls, each with
+-- the whole batch as arguments.
+
+local unack, jobs, att, errs = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, later = now_ms()
+local nows = str(now)
+
+-- Requests as parallel arrays (no table per request): ids, members, and
+-- from the plain acks on, where (in ARGV) the outcome and its two values
+-- are.
+local plain = tonumber(ARGV[1])
+local ids, members, at = {}, {}, {}
+local n = 0
+local i = 2
+for _ = 1, plain do
+  n = n + 1
+  ids[n] = ARGV[i]
+  members[n] = ARGV[i + 1]
+  i = i + 2
+end
+while i <= #ARGV do
+  n = n + 1
+  ids[n] = ARGV[i + 1]
+  members[n] = ARGV[i + 2]
+  at[n] = i
+  i = i + 5
+end
+
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun')
+local queue_ret = tonumber(conf[1]) or 0
+local held = call_chunked_flat('ZMSCORE', unack, members)
+-- A cancelled job is not retried, snoozed or released: it dies cancelled.
+local any_cancelled = redis.call('SCARD', KEYS[8]) > 0
+local cancelled = {}
+if any_cancelled then cancelled = call_chunked_flat('SMISMEMBER', KEYS[8], ids) end
+-- Extras: own retention and unique lock field, by ID.
+local exmap
+if redis.call('HLEN', KEYS[7]) > 0 then
+  exmap = {}
+  local vals = call_chunked_flat('HMGET', KEYS[7], ids)
+  for r = 1, n do exmap[ids[r]] = vals[r] end
+end
+
+local out = {}
+local gone = {}                  -- members leaving unack
+local del_ids = {}               -- acked and deleted
+local done_ids, done_fin, done_exp = {}, {}, {}
+local min_exp
+local dead_ids, dead_z = {}, {}  -- to garbage
+local results = {}               -- result field-value pairs
+local acks, fails = 0, 0
+local wake_ready, wake_sched = false, false
+local first_retry, first_pend -- earliest scores before this call
+
+for r = 1, n do
+  local o, id, x, y = 1, ids[r], '0', ''
+  local a = at[r]
+  if a then o, x, y = tonumber(ARGV[a]), ARGV[a + 3], ARGV[a + 4] end
+  if not held[r] then
+    if redis.call('HEXISTS', jobs, id) == 1 then out[r] = 1 else out[r] = 2 end
+  else
+    out[r] = 0
+    gone[#gone + 1] = members[r]
+    if cancelled[r] == 1 and (o == 2 or o == 4 or o == 5) then o = 6 end
+    if o == 1 then
+      acks = acks + 1
+      local ret = tonumber(x)
+      if ret == 0 and exmap then ret = ex_parse(exmap[id]) end
+      if ret == 0 then ret = queue_ret end
+      if ret > 0 then
+        local exp = later + ret
+        done_ids[#done_ids + 1] = id
+        done_fin[#done_fin + 1] = nows
+        done_fin[#done_fin + 1] = id
+        done_exp[#done_exp + 1] = str(exp)
+        done_exp[#done_exp + 1] = id
+        if not min_exp or exp < min_exp then min_exp = exp end
+        if y ~= '' then
+          results[#results + 1] = id
+          results[#results + 1] = y
+        end
+      else
+        del_ids[#del_ids + 1] = id
+      end
+    else
+      local a, c = parse_att(redis.call('HGET', att, id))
+      if o == 2 or o == 3 or o == 6 then
+        if y == '' and o == 6 then y = error_rest(a, 'hopper: job cancelled') end
+        if y ~= '' then append_error(errs, id, now, a, y) end
+        fails = fails + 1
+      end
+      if o == 2 then
+        -- Retry: to the retry set, due after the delay.
+        local due = after(now, later, tonumber(x))
+        if first_retry == nil then first_retry = earliest(KEYS[11]) or false end
+        if not first_retry or due < first_retry then wake_sched = true; first_retry = due end
+        redis.call('ZADD', KEYS[11], str(due), id)
+      elseif o == 3 or o == 6 then
+        dead_ids[#dead_ids + 1] = id
+        dead_z[#dead_z + 1] = nows
+        dead_z[#dead_z + 1] = id
+        if o == 6 and cancelled[r] ~= 1 then
+          redis.call('SADD', KEYS[8], id)
+          any_cancelled = true
+        end
+      elseif o == 4 then
+        -- Snooze: back to pending, the attempt not counted.
+        local due = after(now, later, tonumber(x))
+        redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', ''))
+        if first_pend == nil then first_pend = earliest(KEYS[10]) or false end
+        if not first_pend or due < first_pend then wake_sched = true; first_pend = due end
+        redis.call('ZADD', KEYS[10], str(due), id)
+      elseif o == 5 then
+        -- Release: back to the head of ready, the attempt not counted.
+        redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', nows))
+        redis.call('LPUSH', KEYS[9], id)
+        wake_ready = true
+      end
+    end
+  end
+end
+
+if #gone > 0 then call_chunked('ZREM', unack, gone, 1) end
+if #del_ids > 0 then
+  if exmap then
+    release_unique(KEYS[6], KEYS[7], del_ids, exmap)
+    call_chunked('HDEL', KEYS[7], del_ids, 1)
+  end
+  call_chunked('HDEL', jobs, del_ids, 1)
+  call_chunked('HDEL', att, del_ids, 1)
+  if redis.call('HLEN', errs) > 0 then call_chunked('HDEL', errs, del_ids, 1) end
+  if any_cancelled then call_chunked('SREM', KEYS[8], del_ids, 1) end
+end
+if #done_ids > 0 then
+  if exmap then release_unique(KEYS[6], KEYS[7], done_ids, exmap) end
+  if any_cancelled then call_chunked('SREM', KEYS[8], done_ids, 1) end
+  local e = earliest(KEYS[14])
+  call_chunked('ZADD', KEYS[13], done_fin, 2)
+  call_chunked('ZADD', KEYS[14], done_exp, 2)
+  if not e or min_exp < e then wake_sched = true end
+  if #results > 0 then call_chunked('HSET', KEYS[5], results, 2) end
+end
+if #dead_ids > 0 then
+  if exmap then release_unique(KEYS[6], KEYS[7], dead_ids, exmap) end
+  if redis.call('ZCARD', KEYS[12]) == 0 then wake_sched = true end
+  call_chunked('ZADD', KEYS[12], dead_z, 2)
+end
+count_throughput(KEYS[16], 'd', now, acks)
+count_throughput(KEYS[16], 'f', now, fails)
+-- A job leaving unack frees a slot of a MaxRunning cap: wake a waiter if
+-- jobs are waiting for it.
+if not wake_ready and #gone > 0 and conf[2] and redis.call('LLEN', KEYS[9]) > 0 then
+  wake_ready = true
+end
+if wake_ready then signal(KEYS[17]) end
+if wake_sched then signal(KEYS[18]) end
+return out

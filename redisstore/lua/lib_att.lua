@@ -1,0 +1,14 @@
+-- lib_att.lua: attempt info helpers (see scripts.go).
+
+-- Attempt info (hash KEYS "a", one field per job that was claimed or made
+-- ready by promotion): "attempt,claimedAtMs,token,readyAtMs", any part but
+-- the first may be empty.
+local function parse_att(v)
+  if not v then return 0, '', '', '' end
+  local a, c, t, r = string.match(v, '^(%d+),(%d*),(%d*),(%d*)$')
+  return tonumber(a) or 0, c or '', t or '', r or ''
+end
+
+local function make_att(a, c, t, r)
+  return str(a) .. ',' .. c .. ',' .. t .. ',' .. r
+end

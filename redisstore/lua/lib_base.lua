@@ -1,0 +1,85 @@
+-- lib_base.lua: helpers prepended to every script (see scripts.go). No
+-- helper touches a key by itself: every key comes from KEYS.
+
+-- now_ms returns the server's time in Unix milliseconds twice: rounded down
+-- (now: what timestamps record and what due times are compared with) and
+-- rounded up (later: what due times and deadlines are counted from, so that
+-- nothing falls due or expires before the time asked for). All times come
+-- from here, never from the client.
+local function now_ms()
+  local t = redis.call('TIME')
+  local us = tonumber(t[2])
+  local now = tonumber(t[1]) * 1000 + math.floor(us / 1000)
+  if us % 1000 == 0 then return now, now end
+  return now, now + 1
+end
+
+-- after returns the time ms milliseconds after now: now itself for ms <= 0
+-- (due at once), later + ms otherwise.
+local function after(now, later, ms)
+  if ms <= 0 then return now end
+  return later + ms
+end
+
+-- str formats an integral number without exponent.
+local function str(n)
+  return string.format('%d', n)
+end
+
+-- CHUNK bounds the arguments passed to one redis.call through unpack (Lua's
+-- C stack holds about 8000).
+local CHUNK = 4000
+
+-- call_chunked runs cmd key args... in slices of at most CHUNK arguments;
+-- step keeps pairs together (2 for ZADD score member, HSET field value). It
+-- returns the last reply.
+local function call_chunked(cmd, key, args, step)
+  local n = #args
+  local i = 1
+  local r
+  while i <= n do
+    local j = math.min(n, i + CHUNK - 1)
+    if step > 1 then j = j - ((j - i + 1) % step) end
+    r = redis.call(cmd, key, unpack(args, i, j))
+    i = j + 1
+  end
+  return r
+end
+
+-- call_chunked_flat is call_chunked for commands that return one reply per
+-- argument (HMGET, ZMSCORE, SMISMEMBER): it returns the replies concatenated.
+local function call_chunked_flat(cmd, key, args)
+  local n = #args
+  if n <= CHUNK then return redis.call(cmd, key, unpack(args)) end
+  local out = {}
+  local i = 1
+  while i <= n do
+    local j = math.min(n, i + CHUNK - 1)
+    local part = redis.call(cmd, key, unpack(args, i, j))
+    for k = 1, #part do out[#out + 1] = part[k] end
+    i = j + 1
+  end
+  return out
+end
+
+-- signal pushes one token onto a wake list (ready or schedule) unless one is
+-- already there, so a list never holds more than one token. Waiters BLPOP it.
+-- Scripts that add to ready signal when ready was empty before; while ready
+-- is not empty, the claim that leaves jobs behind signals for the next
+-- worker, so a busy queue pays for no wake-ups.
+local function signal(list)
+  if redis.call('LLEN', list) == 0 then
+    redis.call('RPUSH', list, '1')
+  end
+end
+
+-- earliest returns the lowest score of zset z, or nil when it is empty
+-- (the unack set's sentinel, at +inf, does not count; see keys.go).
+local function earliest(z)
+  local r = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+  if r[1] then
+    local s = tonumber(r[2])
+    if s ~= math.huge then return s end
+  end
+  return nil
+end

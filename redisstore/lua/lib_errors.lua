@@ -1,0 +1,43 @@
+-- lib_errors.lua: error history helpers (see scripts.go).
+
+-- Error history (hash KEYS "e", one field per job): a blob of msgpack bin32
+-- frames, each holding one msgpack array [atMs, attempt, error, stack].
+-- Appending needs neither decoding nor re-encoding the history; only the
+-- frame headers are walked to drop the oldest past MAX_ERRORS.
+local MAX_ERRORS = 20
+
+-- append_error adds one record to job id's history. rest is the msgpack
+-- encoding of [attempt, error, stack] without its array header, as the
+-- client sent it; a leading attempt 0 (the client did not know it) is
+-- replaced with att. The time is the server's.
+local function append_error(ehash, id, now, att, rest)
+  if string.byte(rest, 1) == 0 then
+    rest = cmsgpack.pack(att) .. string.sub(rest, 2)
+  end
+  local body = '\148' .. cmsgpack.pack(now) .. rest
+  local frame = '\198' .. struct.pack('>I4', #body) .. body
+  local blob = redis.call('HGET', ehash, id)
+  if not blob then
+    redis.call('HSET', ehash, id, frame)
+    return
+  end
+  blob = blob .. frame
+  -- Count frames; drop the oldest beyond MAX_ERRORS.
+  local starts = {}
+  local pos = 1
+  local len = #blob
+  while pos <= len do
+    starts[#starts + 1] = pos
+    pos = pos + 5 + struct.unpack('>I4', blob, pos + 1)
+  end
+  if #starts > MAX_ERRORS then
+    blob = string.sub(blob, starts[#starts - MAX_ERRORS + 1])
+  end
+  redis.call('HSET', ehash, id, blob)
+end
+
+-- error_rest encodes [attempt, error, stack] the way the client does, for
+-- errors the scripts record themselves (an expired lease).
+local function error_rest(att, msg)
+  return cmsgpack.pack(att) .. cmsgpack.pack(msg) .. cmsgpack.pack('')
+end

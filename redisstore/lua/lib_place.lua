@@ -1,0 +1,44 @@
+-- lib_place.lua: where new jobs go, for enqueue.lua and enqueue_plain.lua
+-- (see scripts.go).
+
+-- placed collects the jobs of one call: IDs for ready (in order), score and
+-- ID pairs for pending, and the earliest pending due time.
+local placed = {ready = {}, pend = {}, min_due = nil}
+
+-- place puts job id where it goes, given its due argument: "" for now,
+-- "+ms" for ms after now, or an absolute "ms". It returns 'p' (pending:
+-- due later) or 'r' (ready).
+local function place(id, due, now, later)
+  if due == '' then
+    due = now
+  elseif string.byte(due, 1) == 43 then -- '+'
+    due = after(now, later, tonumber(string.sub(due, 2)))
+  else
+    due = tonumber(due)
+  end
+  if due > now then
+    local p = placed.pend
+    p[#p + 1] = str(due)
+    p[#p + 1] = id
+    if not placed.min_due or due < placed.min_due then placed.min_due = due end
+    return 'p'
+  end
+  placed.ready[#placed.ready + 1] = id
+  return 'r'
+end
+
+-- store_placed writes what place collected: one ZADD to pending, one RPUSH
+-- to ready. It signals the scheduler when the earliest due time moved
+-- earlier, and idle workers when ready was empty (while it is not, the
+-- claim that leaves jobs behind signals).
+local function store_placed(ready, pending, ready_wake, sched_wake)
+  if #placed.pend > 0 then
+    local first = earliest(pending)
+    call_chunked('ZADD', pending, placed.pend, 2)
+    if not first or placed.min_due < first then signal(sched_wake) end
+  end
+  local n = #placed.ready
+  if n > 0 and call_chunked('RPUSH', ready, placed.ready, 1) == n then
+    signal(ready_wake)
+  end
+end

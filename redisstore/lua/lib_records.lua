@@ -1,0 +1,24 @@
+-- lib_records.lua: read whole job records, for the read-only scripts
+-- getjob.lua and list.lua (see scripts.go).
+
+-- load returns, for ids, a flat list of seven values per job: value,
+-- attempt info, error history, result, cancelled (0/1), plus two the caller
+-- fills (state and score). Missing parts are ''.
+local function load(ids, kj, ka, ke, ko, kx)
+  local out = {}
+  if #ids == 0 then return out end
+  local v = redis.call('HMGET', kj, unpack(ids))
+  local a = redis.call('HMGET', ka, unpack(ids))
+  local e = redis.call('HMGET', ke, unpack(ids))
+  local o = redis.call('HMGET', ko, unpack(ids))
+  local x = redis.call('SMISMEMBER', kx, unpack(ids))
+  for i = 1, #ids do
+    out[#out + 1] = ids[i]
+    out[#out + 1] = v[i] or ''
+    out[#out + 1] = a[i] or ''
+    out[#out + 1] = e[i] or ''
+    out[#out + 1] = o[i] or ''
+    out[#out + 1] = x[i]
+  end
+  return out
+end

@@ -1,0 +1,32 @@
+-- stats.lua: counts, config and latency of one queue (read-only; see
+-- stats.go).
+--
+-- KEYS: 1 ready list, 2 pending zset, 3 unack zset, 4 retry zset,
+--       5 garbage zset, 6 done zset, 7 config hash, 8 jobs hash,
+--       9 attempt info hash
+-- Returns {nowMs, ready, pending, unack, retry, garbage, done, readySinceMs
+-- (0 when nothing is ready), config field1, value1, ...}.
+
+local now = now_ms()
+local out = {now,
+  redis.call('LLEN', KEYS[1]),
+  redis.call('ZCARD', KEYS[2]),
+  redis.call('ZCOUNT', KEYS[3], '-inf', '(inf'), -- without the sentinel
+  redis.call('ZCARD', KEYS[4]),
+  redis.call('ZCARD', KEYS[5]),
+  redis.call('ZCARD', KEYS[6]),
+  0}
+local head = redis.call('LINDEX', KEYS[1], 0)
+if head then
+  -- The head fell due when it was promoted or released (attempt info) or
+  -- else when it was enqueued (the value's prefix).
+  local _, _, _, r = parse_att(redis.call('HGET', KEYS[9], head))
+  if r ~= '' then
+    out[8] = tonumber(r)
+  else
+    local v = redis.call('HGET', KEYS[8], head)
+    if v then out[8] = tonumber(string.match(v, '^(%d+),')) or 0 end
+  end
+end
+for _, v in ipairs(redis.call('HGETALL', KEYS[7])) do out[#out + 1] = v end
+return out

@@ -1,0 +1,100 @@
+package redisstore
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// Options configures a Store. The zero value and nil mean defaults
+// everywhere.
+type Options struct {
+	// Prefix starts every key the store writes, so that several
+	// applications (or test runs) can share one Redis. Queue keys look like
+	// "{<prefix>:<queue>}:r"; store-wide keys like "{<prefix>}:queues".
+	// It must be 1 to 64 bytes without '{', '}', ':' or white space, or
+	// every call fails with an error wrapping hopper.ErrInvalidConfig.
+	// Defaults to "hopper".
+	Prefix string
+
+	// Logger receives the warnings of the start-up check (a maxmemory-policy
+	// that may evict jobs, a server check refused by ACL). Defaults to
+	// slog.Default().
+	Logger *slog.Logger
+
+	// MaxBlock bounds one blocking command of WaitReady and WaitSchedule:
+	// a longer wait is several commands in a row (whole seconds through
+	// go-redis's BLPop, which allows the block plus ten seconds to read the
+	// reply, then the fraction left, which the client's ReadTimeout must
+	// allow: keep it at 1s or more, or -1; go-redis defaults to 3s). One
+	// command per MaxBlock is what an idle worker costs, and a connection
+	// that died silently is noticed within about MaxBlock. Defaults to 5s.
+	MaxBlock time.Duration
+
+	// PausedRetry is the ClaimResult.RetryIn reported for a paused queue,
+	// and the most reported for a queue held back by its MaxRunning cap.
+	// Resuming a queue or finishing one of its jobs wakes WaitReady sooner.
+	// Defaults to 1s.
+	PausedRetry time.Duration
+
+	// NoCoalescing turns off the merging of concurrent Enqueue calls. By
+	// default, while one Enqueue round trip is in flight, the calls that
+	// arrive meanwhile wait and then go together in one pipelined round
+	// trip (one script call per queue), each still getting its own results
+	// and error. A lone call is never delayed. Calls of more than
+	// CoalesceMaxJobs jobs always go on their own.
+	NoCoalescing bool
+
+	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults
+	// to 1000.
+	CoalesceMaxJobs int
+}
+
+// Defaults of Options.
+const (
+	DefaultPrefix          = "hopper"
+	DefaultMaxBlock        = 5 * time.Second
+	DefaultPausedRetry     = time.Second
+	DefaultCoalesceMaxJobs = 1000
+)
+
+// withDefaults returns a copy of o (nil allowed) with every zero field set
+// to its default.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Prefix == "" {
+		r.Prefix = DefaultPrefix
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if r.MaxBlock <= 0 {
+		r.MaxBlock = DefaultMaxBlock
+	}
+	if r.PausedRetry <= 0 {
+		r.PausedRetry = DefaultPausedRetry
+	}
+	if r.CoalesceMaxJobs <= 0 {
+		r.CoalesceMaxJobs = DefaultCoalesceMaxJobs
+	}
+	return r
+}
+
+// validatePrefix checks Options.Prefix.
+func validatePrefix(p string) error {
+	if len(p) > 64 {
+		return fmt.Errorf("%w: Options.Prefix is %d bytes, at most 64", hopper.ErrInvalidConfig, len(p))
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '{' || c == '}' || c == ':' || c <= ' ' || c == 0x7f:
+			return fmt.Errorf("%w: Options.Prefix %q has %q at byte %d (no braces, colons, spaces or control characters)", hopper.ErrInvalidConfig, p, p[i:i+1], i)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hopperq/hopper"
+)
+
+// scheduleRecord is ScheduleInfo as stored; LastTick lives in the queue's
+// periodic ticks hash, where Enqueue records it.
+type scheduleRecord struct {
+	Name  string    `msgpack:"n"`
+	Spec  string    `msgpack:"s"`
+	Queue string    `msgpack:"q"`
+	Kind  string    `msgpack:"k"`
+	Next  time.Time `msgpack:"x"`
+}
+
+// RegisterSchedules records periodic schedules for inspection (see
+// hopper.Store), in one command; a schedule is identified by its queue and
+// name.
+func (s *Store) RegisterSchedules(ctx context.Context, list []hopper.ScheduleInfo) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(list))
+	for _, si := range list {
+		if err := hopper.ValidateQueue(si.Queue); err != nil {
+			return err
+		}
+		if si.Name == "" {
+			return fmt.Errorf("%w: ScheduleInfo.Name is empty", hopper.ErrInvalidConfig)
+		}
+		b, err := msgpack.Marshal(&scheduleRecord{Name: si.Name, Spec: si.Spec, Queue: si.Queue, Kind: si.Kind, Next: si.Next})
+		if err != nil {
+			return fmt.Errorf("redisstore: encode schedule %q: %w", si.Name, err)
+		}
+		args = append(args, si.Queue+":"+si.Name, b)
+	}
+	return wrap("register schedules", s.rdb.HSet(ctx, s.g.schedules, args...).Err())
+}
+
+// Schedules lists the registered schedules with the last tick each one
+// enqueued, sorted by name (then queue).
+func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.rdb.HGetAll(ctx, s.g.schedules).Result()
+	if err != nil {
+		return nil, wrap("schedules", err)
+	}
+	out := make([]hopper.ScheduleInfo, 0, len(m))
+	for _, v := range m {
+		var r scheduleRecord
+		if err := msgpack.Unmarshal([]byte(v), &r); err != nil {
+			return nil, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
+		}
+		out = append(out, hopper.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next})
+	}
+	// Last ticks: one HMGET per queue, pipelined (queues live on different
+	// slots).
+	byQueue := map[string][]int{}
+	for i, si := range out {
+		if hopper.ValidateQueue(si.Queue) == nil {
+			byQueue[si.Queue] = append(byQueue[si.Queue], i)
+		}
+	}
+	cmds := map[string]*redis.SliceCmd{}
+	if len(byQueue) > 0 {
+		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for q, idx := range byQueue {
+				names := make([]string, len(idx))
+				for j, i := range idx {
+					names[j] = out[i].Name
+				}
+				cmds[q] = p.HMGet(ctx, s.queueKeys(q).ticks, names...)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, wrap("schedules", err)
+		}
+	}
+	for q, idx := range byQueue {
+		for j, v := range cmds[q].Val() {
+			if str, ok := v.(string); ok {
+				if ms, err := strconv.ParseInt(str, 10, 64); err == nil {
+					out[idx[j]].LastTick = time.UnixMilli(ms)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b hopper.ScheduleInfo) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Queue, b.Queue)
+	})
+	return out, nil
+}

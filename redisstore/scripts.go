@@ -1,0 +1,107 @@
+package redisstore
+
+import (
+	"context"
+	"embed"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The scripts live in lua/*.lua. Each is sent as one source: a shebang
+// line (Redis 7 script flags: write scripts are refused up front when the
+// server is out of memory, so none stops half way; read-only scripts say
+// no-writes), lua/lib_base.lua, the other lib_*.lua helper files it needs
+// and its own file. Helpers are split so that a script defines only the
+// functions it uses: a Lua function definition runs (allocates a closure)
+// on every call of the script. go-redis runs them with EVALSHA and falls back to EVAL on NOSCRIPT.
+//
+//go:embed lua/*.lua
+var luaFiles embed.FS
+
+var (
+	scriptEnqueue   = newScript("enqueue", false, "place", "att")
+	scriptPlain     = newScript("enqueue_plain", false, "place")
+	scriptClaim     = newScript("claim", false, "att")
+	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput")
+	scriptExtend    = newScript("extend", false)
+	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member")
+	scriptGetJob    = newScript("getjob", true, "att", "records")
+	scriptList      = newScript("list", true, "member", "records")
+	scriptStats     = newScript("stats", true, "att")
+	scriptConfig    = newScript("config", false)
+	scriptCancel    = newScript("cancel", false, "att", "errors", "unique")
+	scriptRequeue   = newScript("requeue", false, "att")
+	scriptDelete    = newScript("delete", false, "unique")
+	scriptHeartbeat = newScript("heartbeat", false)
+)
+
+// allScripts lists the scripts loaded by the start-up check.
+var allScripts = []*redis.Script{
+	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
+	scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
+}
+
+func luaFile(name string) string {
+	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic("redisstore: missing script " + name)
+	}
+	return string(b)
+}
+
+func newScript(name string, readOnly bool, helpers ...string) *redis.Script {
+	var b strings.Builder
+	if readOnly {
+		b.WriteString("#!lua flags=no-writes\n")
+	} else {
+		b.WriteString("#!lua\n")
+	}
+	b.WriteString(luaFile("lib_base"))
+	for _, h := range helpers {
+		b.WriteString(luaFile("lib_" + h))
+	}
+	b.WriteString(luaFile(name))
+	return redis.NewScript(b.String())
+}
+
+// evalCall is one script call, possibly sent with others in a pipeline.
+type evalCall struct {
+	script *redis.Script
+	keys   []string
+	args   []any
+	cmd    *redis.Cmd
+}
+
+// runAll sends calls in one round trip (one pipeline, after the commands
+// pre adds; a single call without pre is sent on its own) and leaves each
+// reply in its cmd. A call the server did not
+// know the script of (NOSCRIPT: a restarted or failed-over server) did not
+// run; it is sent again with the script's source. Per-call errors stay in
+// the cmds; the caller reads them.
+func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner)) {
+	if len(calls) == 1 && pre == nil {
+		c := calls[0]
+		c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+		return
+	}
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if pre != nil {
+			pre(p)
+		}
+		for _, c := range calls {
+			c.cmd = c.script.EvalSha(ctx, p, c.keys, c.args...)
+		}
+		return nil
+	})
+	for _, c := range calls {
+		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
+			c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+		}
+	}
+}
+
+// run runs one script call.
+func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
+	return sc.Run(ctx, s.rdb, keys, args...)
+}

@@ -1,0 +1,147 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// Queues lists the queues jobs were enqueued into or configured, sorted.
+// Queues only waited on or claimed from are not listed.
+func (s *Store) Queues(ctx context.Context) ([]string, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	qs, err := s.rdb.SMembers(ctx, s.g.queues).Result()
+	if err != nil {
+		return nil, wrap("queues", err)
+	}
+	slices.Sort(qs)
+	return qs, nil
+}
+
+// QueueStats reports one queue (see hopper.Store), read atomically by one
+// script. Latency is the server's now minus when the oldest ready job fell
+// due (its enqueue time, or when it was promoted, released or requeued).
+func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats, error) {
+	if err := s.begin(ctx, queue); err != nil {
+		return hopper.QueueStats{}, err
+	}
+	k := s.queueKeys(queue)
+	v, err := s.run(ctx, scriptStats, k.statsKeys).Slice()
+	if err == nil && (len(v) < 8 || len(v)%2 != 0) {
+		err = fmt.Errorf("unexpected reply of %d values", len(v))
+	}
+	if err != nil {
+		return hopper.QueueStats{}, wrap("stats of "+strconv.Quote(queue), err)
+	}
+	n := func(i int) int64 { x, _ := v[i].(int64); return x }
+	st := hopper.QueueStats{
+		Queue: queue,
+		Counts: hopper.StateCounts{
+			Ready: n(1), Pending: n(2), Unack: n(3), Retry: n(4), Garbage: n(5), Done: n(6),
+		},
+	}
+	if since := n(7); since > 0 && n(0) > since {
+		st.Latency = msDur(n(0) - since)
+	}
+	for i := 8; i+1 < len(v); i += 2 {
+		f, _ := v[i].(string)
+		val, _ := v[i+1].(string)
+		x, _ := strconv.ParseInt(val, 10, 64)
+		switch f {
+		case "paused":
+			st.Config.Paused = x == 1
+		case "maxrun":
+			st.Config.MaxRunning = int(x)
+		case "rate":
+			st.Config.RateLimit = int(x)
+		case "period":
+			st.Config.RatePeriod = msDur(x)
+		case "ret":
+			st.Config.Retention = msDur(x)
+		}
+	}
+	return st, nil
+}
+
+// SetQueueConfig replaces a queue's settings (see hopper.Store); negative
+// values fail with hopper.ErrInvalidConfig. It wakes one idle worker of the
+// queue, since resuming or raising a limit may make jobs claimable.
+func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.QueueConfig) error {
+	if err := s.begin(ctx, queue); err != nil {
+		return err
+	}
+	switch {
+	case cfg.MaxRunning < 0:
+		return fmt.Errorf("%w: QueueConfig.MaxRunning is %d", hopper.ErrInvalidConfig, cfg.MaxRunning)
+	case cfg.RateLimit < 0:
+		return fmt.Errorf("%w: QueueConfig.RateLimit is %d", hopper.ErrInvalidConfig, cfg.RateLimit)
+	case cfg.RatePeriod < 0:
+		return fmt.Errorf("%w: QueueConfig.RatePeriod is %v", hopper.ErrInvalidConfig, cfg.RatePeriod)
+	case cfg.Retention < 0:
+		return fmt.Errorf("%w: QueueConfig.Retention is %v", hopper.ErrInvalidConfig, cfg.Retention)
+	}
+	if err := s.register(ctx, queue); err != nil {
+		return wrap("set config of "+strconv.Quote(queue), err)
+	}
+	paused := 0
+	if cfg.Paused {
+		paused = 1
+	}
+	// Durations are kept in milliseconds, rounded up (the scripts compute
+	// with them).
+	k := s.queueKeys(queue)
+	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
+		ceilMs(cfg.RatePeriod), ceilMs(cfg.Retention)).Err()
+	return wrap("set config of "+strconv.Quote(queue), err)
+}
+
+// Throughput reports acks and failures per minute of queue since since
+// (see hopper.Store). The counters are kept for three hours.
+func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]hopper.ThroughputPoint, error) {
+	if err := s.begin(ctx, queue); err != nil {
+		return nil, err
+	}
+	k := s.queueKeys(queue)
+	m, err := s.rdb.HGetAll(ctx, k.tput).Result()
+	if err != nil {
+		return nil, wrap("throughput of "+strconv.Quote(queue), err)
+	}
+	from := since.UnixMilli() / 60000
+	if since.IsZero() {
+		from = 0
+	}
+	points := make(map[int64]*hopper.ThroughputPoint)
+	for f, val := range m {
+		if len(f) < 2 {
+			continue
+		}
+		minute, err1 := strconv.ParseInt(f[1:], 10, 64)
+		count, err2 := strconv.ParseInt(val, 10, 64)
+		if err1 != nil || err2 != nil || minute < from {
+			continue
+		}
+		p := points[minute]
+		if p == nil {
+			p = &hopper.ThroughputPoint{Minute: time.UnixMilli(minute * 60000)}
+			points[minute] = p
+		}
+		switch f[0] {
+		case 'd':
+			p.Done += count
+		case 'f':
+			p.Failed += count
+		}
+	}
+	out := make([]hopper.ThroughputPoint, 0, len(points))
+	for _, p := range points {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b hopper.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
+	return out, nil
+}

@@ -1,0 +1,156 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+)
+
+// Store is a hopper.Store on Redis 7 or newer: a single server, a Sentinel
+// failover client or a Redis Cluster. Create one with New; the zero value is
+// not usable. All methods are safe for concurrent use by any number of
+// goroutines, and any number of processes may share the same Redis and
+// Prefix. A Store holds no resources of its own: closing the client is
+// enough.
+type Store struct {
+	rdb     redis.UniversalClient
+	opts    Options
+	cfgErr  error // invalid Options: every call fails with it
+	g       globalKeys
+	sharded bool // keys of different hash tags may live on different nodes
+
+	keys       sync.Map // queue name -> *queueKeys
+	registered sync.Map // queue name -> time.Time of its last SADD to the registry
+
+	checked  atomic.Bool // the start-up check passed
+	checkMu  sync.Mutex
+	checkErr error // a permanent check failure (ErrUnsupportedServer)
+
+	batcher batcher
+
+	waiterID  string // random, tells this store's waiter keys apart
+	waiterSeq atomic.Uint64
+}
+
+var _ hopper.Store = (*Store)(nil)
+
+// New returns a Store on client, which may be a *redis.Client, a Sentinel
+// failover client or a *redis.ClusterClient (any redis.UniversalClient).
+// nil opts means defaults. New does no I/O: the server is checked before
+// the first operation (see Check), and an invalid Options.Prefix makes
+// every call fail.
+func New(client redis.UniversalClient, opts *Options) *Store {
+	o := opts.withDefaults()
+	s := &Store{
+		rdb:    client,
+		opts:   o,
+		cfgErr: validatePrefix(o.Prefix),
+		g:      newGlobalKeys(o.Prefix),
+	}
+	_, plain := client.(*redis.Client)
+	s.sharded = !plain
+	s.batcher.s = s
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	s.waiterID = hex.EncodeToString(b[:])
+	return s
+}
+
+// queueKeys returns the keys of queue, which must be valid.
+func (s *Store) queueKeys(queue string) *queueKeys {
+	if k, ok := s.keys.Load(queue); ok {
+		return k.(*queueKeys)
+	}
+	k, _ := s.keys.LoadOrStore(queue, newQueueKeys(s.opts.Prefix, queue))
+	return k.(*queueKeys)
+}
+
+// begin is called first by every method: it fails on invalid options, runs
+// the start-up check once and validates the queue names given.
+func (s *Store) begin(ctx context.Context, queues ...string) error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
+	for _, q := range queues {
+		if err := hopper.ValidateQueue(q); err != nil {
+			return err
+		}
+	}
+	if s.checked.Load() {
+		return nil
+	}
+	return s.ensureChecked(ctx)
+}
+
+// registerEvery is how often a queue is added to the registry again, in
+// case the registry was lost (a flushed server) while the process ran.
+const registerEvery = time.Minute
+
+// needsRegister reports whether queue should be added to the registry by
+// this call.
+func (s *Store) needsRegister(queue string, now time.Time) bool {
+	t, ok := s.registered.Load(queue)
+	return !ok || now.Sub(t.(time.Time)) > registerEvery
+}
+
+// markRegistered records that queue was added to the registry.
+func (s *Store) markRegistered(queue string, now time.Time) {
+	s.registered.Store(queue, now)
+}
+
+// register adds queue to the registry unless that was done recently.
+func (s *Store) register(ctx context.Context, queue string) error {
+	now := time.Now()
+	if !s.needsRegister(queue, now) {
+		return nil
+	}
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		s.registerCmds(ctx, p, []string{queue})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
+	s.markRegistered(queue, now)
+	return nil
+}
+
+// registerCmds queues the commands that register queues: the registry's
+// SADD (first: its reply tells whether registration worked) and each
+// queue's sentinels (see keys.go).
+func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []string) *redis.IntCmd {
+	members := make([]any, len(queues))
+	for i, q := range queues {
+		members[i] = q
+	}
+	reg := p.SAdd(ctx, s.g.queues, members...)
+	for _, q := range queues {
+		k := s.queueKeys(q)
+		p.ZAddNX(ctx, k.unack, redis.Z{Score: math.Inf(1), Member: sentinelMember})
+		p.HSetNX(ctx, k.att, sentinelField, sentinelValue)
+	}
+	return reg
+}
+
+// wrap adds the operation to a Redis error, keeping it in the chain so that
+// errors.Is, errors.As and redis.IsOOMError and friends still see it.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("redisstore: %s: %w", op, err)
+}

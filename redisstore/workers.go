@@ -1,0 +1,143 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hopperq/hopper"
+)
+
+// workerRecord is WorkerInfo as stored (msgpack, short names); the
+// heartbeat time is the server's and is kept outside it.
+type workerRecord struct {
+	ID          string         `msgpack:"i"`
+	Host        string         `msgpack:"h"`
+	PID         int            `msgpack:"p"`
+	Queues      map[string]int `msgpack:"q"`
+	Concurrency int            `msgpack:"c"`
+	StartedAt   time.Time      `msgpack:"s"`
+	Running     []runningJob   `msgpack:"r"`
+}
+
+type runningJob struct {
+	Queue     string    `msgpack:"q"`
+	ID        string    `msgpack:"i"`
+	Kind      string    `msgpack:"k"`
+	StartedAt time.Time `msgpack:"s"`
+}
+
+// Heartbeat records a live worker process (see hopper.Store): its record
+// expires after ttl on the server's clock unless renewed.
+func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Duration) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if w.ID == "" {
+		return fmt.Errorf("%w: WorkerInfo.ID is empty", hopper.ErrInvalidConfig)
+	}
+	ms := ceilMs(ttl)
+	if ms < 1 {
+		return fmt.Errorf("%w: heartbeat ttl is %v, want at least 1ms", hopper.ErrInvalidConfig, ttl)
+	}
+	for q := range w.Queues {
+		if err := hopper.ValidateQueue(q); err != nil {
+			return err
+		}
+	}
+	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt}
+	for _, r := range w.Running {
+		rec.Running = append(rec.Running, runningJob(r))
+	}
+	b, err := msgpack.Marshal(&rec)
+	if err != nil {
+		return fmt.Errorf("redisstore: encode worker %q: %w", w.ID, err)
+	}
+	err = s.run(ctx, scriptHeartbeat, []string{s.g.workers, s.g.worker(w.ID)}, w.ID, b, ms).Err()
+	return wrap("heartbeat of worker "+strconv.Quote(w.ID), err)
+}
+
+// Workers lists the live worker processes, sorted by ID.
+func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	var timeCmd *redis.TimeCmd
+	var rangeCmd *redis.ZSliceCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		timeCmd = p.Time(ctx)
+		rangeCmd = p.ZRangeWithScores(ctx, s.g.workers, 0, -1)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("workers", err)
+	}
+	now := timeCmd.Val().UnixMilli()
+	var keys []string
+	for _, z := range rangeCmd.Val() {
+		if int64(z.Score) > now {
+			keys = append(keys, s.g.worker(z.Member.(string)))
+		}
+	}
+	out := []hopper.WorkerInfo{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	vals, err := s.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, wrap("workers", err)
+	}
+	for _, v := range vals {
+		str, ok := v.(string)
+		if !ok {
+			continue // expired since the range
+		}
+		w, err := decodeWorker(str)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b hopper.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func decodeWorker(v string) (hopper.WorkerInfo, error) {
+	at, body, ok := strings.Cut(v, ",")
+	ms, err := strconv.ParseInt(at, 10, 64)
+	var rec workerRecord
+	if ok && err == nil {
+		err = msgpack.Unmarshal([]byte(body), &rec)
+	}
+	if !ok || err != nil {
+		return hopper.WorkerInfo{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
+	}
+	w := hopper.WorkerInfo{
+		ID: rec.ID, Host: rec.Host, PID: rec.PID, Queues: rec.Queues, Concurrency: rec.Concurrency,
+		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms),
+	}
+	for _, r := range rec.Running {
+		w.Running = append(w.Running, hopper.RunningJob(r))
+	}
+	return w, nil
+}
+
+// RemoveWorker deletes a worker's record (see hopper.Store). Removing an
+// unknown worker is not an error.
+func (s *Store) RemoveWorker(ctx context.Context, id string) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, s.g.workers, id)
+		p.Del(ctx, s.g.worker(id))
+		return nil
+	})
+	return wrap("remove worker "+strconv.Quote(id), err)
+}
