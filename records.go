@@ -246,7 +246,9 @@ type JobRecord struct {
 	UniqueKey  string
 	// EnqueuedAt is when Enqueue stored the job.
 	EnqueuedAt time.Time
-	// RunAt is when the job falls (or fell) due: set in pending and retry.
+	// RunAt is when the job falls due (pending, retry) or last fell due (in
+	// every other state; its enqueue time when it went straight to ready).
+	// A periodic job's RunAt is its tick.
 	RunAt time.Time
 	// AttemptedAt is when the latest attempt was claimed; zero before the
 	// first.

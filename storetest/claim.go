@@ -15,12 +15,14 @@ func claimCases() []testCase {
 		{name: "FIFO", fn: testClaimFIFO},
 		{name: "MaxRespected", fn: testClaimMax},
 		{name: "ClaimedRecord", fn: testClaimRecord},
+		{name: "RunAtKept", fn: testClaimRunAtKept},
 		{name: "AttemptCountedAtClaim", fn: testClaimAttempt},
 		{name: "FreshTokenEachClaim", fn: testClaimTokens},
 		{name: "NotBeforeDue", fn: testClaimNotBeforeDue},
 		{name: "Paused", fn: testClaimPaused},
 		{name: "MaxRunning", fn: testClaimMaxRunning},
 		{name: "RateLimit", fn: testClaimRateLimit},
+		{name: "RateLimitSeveralClaims", fn: testClaimRateLimitSeveralClaims},
 		{name: "RateLimitNextPeriod", fn: testClaimRateLimitNextPeriod},
 		{name: "ConcurrentClaimers", fn: testClaimConcurrent},
 		{name: "EmptyQueue", fn: testClaimEmpty},
@@ -236,4 +238,31 @@ func invalidClaimCases() []testCase {
 		}})
 	}
 	return cases
+}
+
+// A claimed job keeps when it fell due: its enqueue time when it went
+// straight to ready, its due time when it was delayed, and an explicit RunAt
+// in the past (a periodic tick) as given.
+func testClaimRunAtKept(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	before := time.Now()
+	add(t, s, job(q, "now"))
+	after := time.Now()
+	c := claimOne(t, s, q, "now", long)
+	requireNow(t, "RunAt of a claimed job that was ready at once", c.RunAt, before, after)
+
+	tick := time.Now().Add(-time.Minute).Truncate(time.Second)
+	past := job(q, "tick")
+	past.RunAt, past.Schedule, past.Tick = tick, "every-minute", tick
+	add(t, s, past)
+	if c := claimOne(t, s, q, "tick", long); !c.RunAt.Equal(tick) {
+		t.Errorf("RunAt of a claimed periodic job enqueued at its tick %v: got %v, want the tick", tick, c.RunAt)
+	}
+
+	add(t, s, delayed(q, "later", 50*time.Millisecond))
+	due := getJob(t, s, q, "later").RunAt
+	c = claimWhenDue(t, s, q, long)
+	if c.ID != "later" || !c.RunAt.Equal(due) {
+		t.Errorf("claimed %q with RunAt %v; want job later with its due time %v", c.ID, c.RunAt, due)
+	}
 }

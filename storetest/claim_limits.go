@@ -63,6 +63,23 @@ func testClaimRateLimit(t *testing.T, s hopper.Store) {
 	requireCounts(t, s, q, hopper.StateCounts{Ready: 7})
 }
 
+// Several claims within one window share the limit exactly: each counts the
+// jobs it took, no more and no fewer.
+func testClaimRateLimitSeveralClaims(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	setQueueConfig(t, s, q, hopper.QueueConfig{RateLimit: 5, RatePeriod: long})
+	for _, id := range seqIDs("j", 10) {
+		add(t, s, job(q, id))
+	}
+	var got []int
+	for range 4 {
+		got = append(got, len(claim(t, s, q, 2, time.Minute).Jobs))
+	}
+	if fmt.Sprint(got) != "[2 2 1 0]" {
+		t.Fatalf("four claims of Max 2 under RateLimit 5 per hour took %v jobs, want [2 2 1 0]", got)
+	}
+}
+
 func testClaimRateLimitNextPeriod(t *testing.T, s hopper.Store) {
 	q := newQueue(t)
 	const period = 200 * time.Millisecond
