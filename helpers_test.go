@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func testConfig(queues ...string) *hopper.WorkerConfig {
 		Lease:           time.Second,
 		ShutdownTimeout: 5 * time.Second,
 		Backoff:         func(int, error) time.Duration { return 0 },
-		Logger:          quietLogger(),
+		Logger:          testLogger(),
 	}
 }
 
@@ -97,3 +98,11 @@ func getJob(t *testing.T, s hopper.Store, queue, id string) *hopper.JobRecord {
 }
 
 func newStore() *memstore.Store { return memstore.New() }
+
+// testLogger shows worker logs when HOPPER_TEST_LOG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("HOPPER_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return quietLogger()
+}
