@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,19 +15,21 @@ import (
 
 var demoQueues = map[string]int{"critical": 6, "default": 3, "low": 1}
 
-// runDemo runs producers and a worker on an in-memory store and prints a
-// live one-line summary until ctx is done or -duration passes.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// runDemo runs producers and a worker on an in-memory store, serves the
+// dashboard for it on a loopback port and prints a live one-line summary
+// until ctx is done or --duration passes.
+func runDemo(ctx context.Context, a *app, args []string) error {
+	stdout, stderr := a.stdout, a.stderr
+	fs := newFlags("demo", "hopper demo [--duration D] [--rate N] [--concurrency N] [--addr host:port]", stderr)
 	duration := fs.Duration("duration", 0, "stop after this long (default: run until interrupted)")
 	rate := fs.Int("rate", 100, "jobs enqueued per second")
 	concurrency := fs.Int("concurrency", 20, "jobs run at once")
-	if err := fs.Parse(args); err != nil {
+	addr := fs.String("addr", "127.0.0.1:8080", "loopback address of the demo's dashboard; a port in use falls back to a free one; empty turns the dashboard off")
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if *rate < 1 || *concurrency < 1 {
-		return fmt.Errorf("-rate and -concurrency must be at least 1")
+		return fmt.Errorf("--rate and --concurrency must be at least 1")
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -48,12 +49,25 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Scheduler: &hopper.SchedulerConfig{
 			GarbageMaxCount: 1000,
+			Periodic: []hopper.PeriodicJob{{
+				Name:     "quarter-minute-report",
+				Schedule: hopper.Every(15 * time.Second),
+				Args:     BuildReport{Month: "2026-11"},
+				Opts:     &hopper.EnqueueOpts{Queue: "low", MaxRetries: 2},
+			}},
 		},
 	})
 	w.Use(countAcks(&done))
 	registerDemoHandlers(w)
 
+	dash, err := startDemoDashboard(ctx, *addr, store, stderr)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "hopper demo: %d jobs/s into queues critical, default and low on the in-memory store; Ctrl-C to stop\n", *rate)
+	if dash != nil {
+		fmt.Fprintf(stdout, "dashboard: %s\n", dash.url)
+	}
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- w.Run(ctx) }()
 
@@ -68,6 +82,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		select {
 		case <-ctx.Done():
 			err := <-workerDone
+			if dash != nil {
+				if derr := <-dash.done; err == nil {
+					err = derr
+				}
+			}
 			fmt.Fprintln(stdout)
 			printProgress(context.Background(), stdout, store, enqueued.Load(), done.Load(), 0, false)
 			fmt.Fprintln(stdout, "stopped")

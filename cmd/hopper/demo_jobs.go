@@ -15,8 +15,8 @@ import (
 
 // SendEmail is fast and fails now and then (a flaky SMTP server).
 type SendEmail struct {
-	To      string `json:"to"`
-	Subject string `json:"subject"`
+	To      string `msgpack:"to"`
+	Subject string `msgpack:"subject"`
 }
 
 // Kind implements hopper.Args.
@@ -24,8 +24,8 @@ func (SendEmail) Kind() string { return "send_email" }
 
 // ResizeImage is slow.
 type ResizeImage struct {
-	URL   string `json:"url"`
-	Width int    `json:"width"`
+	URL   string `msgpack:"url"`
+	Width int    `msgpack:"width"`
 }
 
 // Kind implements hopper.Args.
@@ -33,8 +33,8 @@ func (ResizeImage) Kind() string { return "resize_image" }
 
 // ChargeCard is critical; a declined card is a permanent failure.
 type ChargeCard struct {
-	Customer string `json:"customer"`
-	Cents    int    `json:"cents"`
+	Customer string `msgpack:"customer"`
+	Cents    int    `msgpack:"cents"`
 }
 
 // Kind implements hopper.Args.
@@ -42,7 +42,7 @@ func (ChargeCard) Kind() string { return "charge_card" }
 
 // SendReminder is enqueued with a delay.
 type SendReminder struct {
-	User string `json:"user"`
+	User string `msgpack:"user"`
 }
 
 // Kind implements hopper.Args.
@@ -50,7 +50,7 @@ func (SendReminder) Kind() string { return "send_reminder" }
 
 // BuildReport panics now and then (a bug), showing panics become retries.
 type BuildReport struct {
-	Month string `json:"month"`
+	Month string `msgpack:"month"`
 }
 
 // Kind implements hopper.Args.

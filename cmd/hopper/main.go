@@ -1,8 +1,15 @@
 // Command hopper runs a demo of hopper and inspects and manages its queues.
 //
-//	hopper demo        run a self-contained demo on the in-memory store
+//	hopper demo                     run a self-contained demo on the in-memory store, with its dashboard
+//	hopper dashboard --redis URL    serve the web dashboard for a Redis store
+//	hopper stats                    print a table of queues and their jobs per state
+//	hopper jobs list|show|retry|delete|cancel
+//	hopper queues pause|resume NAME...
 //
-// Run "hopper help" for every command and "hopper <command> -h" for its flags.
+// Every command but demo reads a Redis store: --redis (default
+// $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
+// (the redisstore key prefix, default "hopper"). Run "hopper help" for every
+// command and "hopper <command> -h" for its flags.
 package main
 
 import (
@@ -14,28 +21,39 @@ import (
 	"syscall"
 )
 
+// app is what a command runs with: its output streams and how to open the
+// store. Tests replace open to run the commands on a store of their own.
+type app struct {
+	stdout, stderr io.Writer
+	open           storeOpener
+}
+
 // command is one subcommand of the CLI.
 type command struct {
 	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run           func(ctx context.Context, a *app, args []string) error
 }
 
 func commands() []command {
 	return []command{
-		{"demo", "run a demo: jobs flowing, retried and dying, on the in-memory store", runDemo},
+		{"demo", "run a demo: jobs flowing, retried and dying, on the in-memory store, with the dashboard", runDemo},
+		{"dashboard", "serve the web dashboard for a Redis store", runDashboard},
+		{"stats", "print a table of queues: jobs per state, paused, latency, throughput", runStats},
+		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
+		{"queues", "pause or resume queues", runQueues},
 	}
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, &app{stdout: os.Stdout, stderr: os.Stderr, open: openRedis}, os.Args[1:]))
 }
 
 // run dispatches to a subcommand and returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, a *app, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
+		usage(a.stdout)
 		if len(args) == 0 {
 			return 2
 		}
@@ -43,15 +61,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
-				fmt.Fprintf(stderr, "hopper %s: %v\n", c.name, err)
+			if err := c.run(ctx, a, args[1:]); err != nil {
+				if err == errUsage {
+					return 2
+				}
+				fmt.Fprintf(a.stderr, "hopper %s: %v\n", c.name, err)
 				return 1
 			}
 			return 0
 		}
 	}
-	fmt.Fprintf(stderr, "hopper: unknown command %q\n\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(a.stderr, "hopper: unknown command %q\n\n", args[0])
+	usage(a.stderr)
 	return 2
 }
 
@@ -62,4 +83,6 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "hopper <command> -h" for the flags of a command.`)
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/dashboard"
+)
+
+// passwordEnv names the environment variable that holds the dashboard's
+// basic auth password, so it never shows in a process listing.
+const passwordEnv = "HOPPER_DASHBOARD_PASSWORD"
+
+// dashboardFlags are the flags of "hopper dashboard" beyond the store's.
+type dashboardFlags struct {
+	addr, prefix, title string
+	readOnly, insecure  bool
+	user, passwordFile  string
+	refresh             time.Duration
+}
+
+// runDashboard serves the web dashboard for a Redis store until ctx is
+// done. It refuses to listen beyond loopback without authentication unless
+// told --insecure.
+func runDashboard(ctx context.Context, a *app, args []string) error {
+	fs := newFlags("dashboard", "hopper dashboard [--redis URL] [--addr host:port] [--prefix /path] [--read-only] [--user NAME --password-file FILE]", a.stderr)
+	sf := addStoreFlags(fs)
+	var f dashboardFlags
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --user or --insecure")
+	fs.StringVar(&f.prefix, "prefix", "", "URL path to serve the dashboard under, such as /admin/jobs (for a reverse proxy)")
+	fs.StringVar(&f.title, "title", "", "title shown in the page header (default \"hopper\")")
+	fs.BoolVar(&f.readOnly, "read-only", false, "turn every action (retry, delete, cancel, pause, resume) off on the server")
+	fs.StringVar(&f.user, "user", "", "require HTTP basic auth with this user; the password comes from --password-file or $"+passwordEnv)
+	fs.StringVar(&f.passwordFile, "password-file", "", "file holding the basic auth password (its first line)")
+	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without authentication (anyone who can reach it can act on jobs)")
+	fs.DurationVar(&f.refresh, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts; 0 turns live updates off")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	opts, loopback, err := f.options()
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+
+	l, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	opts.Logger = log
+	var h http.Handler = dashboard.New(store, opts)
+	if opts.Prefix != "" {
+		mux := http.NewServeMux()
+		mux.Handle(opts.Prefix+"/", http.StripPrefix(opts.Prefix, h))
+		mux.Handle(opts.Prefix, http.StripPrefix(opts.Prefix, h))
+		h = mux
+	}
+	mode := "read-write"
+	if opts.ReadOnly {
+		mode = "read-only"
+	}
+	auth := "no authentication"
+	if opts.BasicAuth != nil {
+		auth = "basic auth as " + opts.BasicAuth.User
+	} else if !loopback {
+		auth = "NO AUTHENTICATION (--insecure)"
+	}
+	fmt.Fprintf(a.stdout, "hopper dashboard: %s%s/ (%s, %s; store %s, prefix %q)\n",
+		baseURL(l), opts.Prefix, mode, auth, redactURL(sf.url), sf.prefix)
+	return serve(ctx, l, h, log)
+}
+
+// options turns the flags into dashboard options and says whether the
+// address is loopback. It refuses a non-loopback address without
+// authentication unless --insecure.
+func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
+	host, _, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return nil, false, fmt.Errorf("--addr %q: %w", f.addr, err)
+	}
+	prefix := strings.TrimRight(f.prefix, "/")
+	if prefix != "" && !strings.HasPrefix(prefix, "/") {
+		return nil, false, fmt.Errorf("--prefix %q must start with /", f.prefix)
+	}
+	opts := &dashboard.Options{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh}
+	if f.refresh == 0 {
+		opts.RefreshInterval = -1
+	}
+	if f.user != "" {
+		pw, err := f.password()
+		if err != nil {
+			return nil, false, err
+		}
+		opts.BasicAuth = &dashboard.BasicAuth{User: f.user, Password: pw}
+	} else if f.passwordFile != "" {
+		return nil, false, errors.New("--password-file needs --user")
+	}
+	loopback := isLoopback(host)
+	switch {
+	case opts.BasicAuth != nil:
+	case loopback:
+		// No authentication on loopback: refuse other Host headers, so a web
+		// page cannot reach the dashboard through DNS rebinding.
+		opts.AllowedHosts = slices.Concat(loopbackHosts, []string{host})
+	case !f.insecure:
+		return nil, false, fmt.Errorf("refusing to listen on %s without authentication: anyone who reaches it could delete jobs. "+
+			"Use --user and --password-file (or $%s), listen on 127.0.0.1, or pass --insecure", f.addr, passwordEnv)
+	}
+	return opts, loopback, nil
+}
+
+// password reads the basic auth password from --password-file or the
+// environment.
+func (f *dashboardFlags) password() (string, error) {
+	if f.passwordFile != "" {
+		b, err := os.ReadFile(f.passwordFile)
+		if err != nil {
+			return "", fmt.Errorf("--password-file: %w", err)
+		}
+		pw, _, _ := strings.Cut(string(b), "\n")
+		pw = strings.TrimRight(pw, "\r")
+		if pw == "" {
+			return "", fmt.Errorf("--password-file %s: the first line is empty", f.passwordFile)
+		}
+		return pw, nil
+	}
+	if pw := os.Getenv(passwordEnv); pw != "" {
+		return pw, nil
+	}
+	return "", fmt.Errorf("--user needs a password: --password-file FILE or $%s", passwordEnv)
+}

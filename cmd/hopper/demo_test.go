@@ -1,0 +1,62 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestDemoServesDashboard(t *testing.T) {
+	c := &cli{}
+	out, stop := c.start(t, "dashboard: http://", "demo", "--addr", "127.0.0.1:0", "--rate", "200")
+	u := dashboardURL(t, out())
+	wantOut(t, out(), "demo", "hopper demo: 200 jobs/s")
+	code, body := fetch(t, "GET", u, nil, nil)
+	if code != http.StatusOK || !strings.Contains(body, "hopper demo") {
+		t.Errorf("GET %s: %d\n%.300s", u, code, body)
+	}
+	// The demo's queues and worker show up once jobs flow: poll the stats.
+	pollUntil(t, "the demo's queues on the dashboard", func() bool {
+		_, body := fetch(t, "GET", u+"api/stats", nil, nil)
+		return strings.Contains(body, `"name":"critical"`) && strings.Contains(body, `"name":"low"`)
+	})
+	pollUntil(t, "the demo's worker on the dashboard", func() bool {
+		_, body := fetch(t, "GET", u+"workers", nil, nil)
+		return strings.Contains(body, "1 live process")
+	})
+	_, body = fetch(t, "GET", u+"schedules", nil, nil)
+	wantOut(t, body, "periodic jobs page", "quarter-minute-report", "@every 15s")
+	r := stop()
+	wantCode(t, r, 0, "demo")
+	wantOut(t, r.stdout, "demo", "enqueued", "done", "stopped")
+}
+
+func TestDemoPortInUseFallsBack(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	c := &cli{}
+	out, stop := c.start(t, "dashboard: http://", "demo", "--addr", busy.Addr().String())
+	u := dashboardURL(t, out())
+	if strings.Contains(u, busy.Addr().String()) {
+		t.Errorf("the demo printed the busy address %s", u)
+	}
+	if code, _ := fetch(t, "GET", u, nil, nil); code != http.StatusOK {
+		t.Errorf("GET %s: %d", u, code)
+	}
+	wantCode(t, stop(), 0, "demo")
+}
+
+func TestDemoDuration(t *testing.T) {
+	c := &cli{}
+	r := c.run(t, "demo", "--duration", "300ms", "--addr", "")
+	wantCode(t, r, 0, "demo --duration")
+	if !regexp.MustCompile(`enqueued +\d+ .* done +\d+`).MatchString(r.stdout) || !strings.Contains(r.stdout, "stopped") {
+		t.Errorf("demo output:\n%s", r.stdout)
+	}
+	wantCode(t, c.run(t, "demo", "--addr", "0.0.0.0:0", "--duration", "1s"), 1, "demo on a public address")
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard"
+)
+
+// jobsUsage lists the subcommands of "hopper jobs".
+const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel> [flags]
+
+  list    [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--newest] [--json]
+  show    [--queue Q] ID [--json]
+  retry   [--queue Q] ID...         requeue jobs now (from pending, retry, garbage or done)
+  retry   --queue Q --state S --all requeue every job in a state
+  delete  [--queue Q] ID...         delete jobs (not running ones: cancel those)
+  delete  --queue Q --state S --all delete every job in a state
+  cancel  [--queue Q] ID...         cancel waiting or running jobs
+
+Without --queue, a job is looked for in every queue. Args, results and
+metadata are shown with secrets redacted (dashboard.DefaultRedact) unless
+--no-redact is given.`
+
+// runJobs dispatches the subcommands of "hopper jobs".
+func runJobs(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(a.stderr, jobsUsage)
+		return errUsage
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "list":
+		return runJobsList(ctx, a, rest)
+	case "show":
+		return runJobsShow(ctx, a, rest)
+	case "retry", "delete":
+		return runJobsAct(ctx, a, sub, rest)
+	case "cancel":
+		return runJobsCancel(ctx, a, rest)
+	}
+	fmt.Fprintf(a.stderr, "hopper jobs: unknown subcommand %q\n\n%s\n", sub, jobsUsage)
+	return errUsage
+}
+
+// redactor returns the redaction the output applies.
+func redactor(off bool) dashboard.RedactFunc {
+	if off {
+		return dashboard.NoRedact
+	}
+	return dashboard.DefaultRedact
+}
+
+// findJob returns the job id of queue, or with queue empty of whichever
+// queue holds it.
+func findJob(ctx context.Context, s hopper.Store, queue, id string) (*hopper.JobRecord, error) {
+	if queue != "" {
+		j, err := s.GetJob(ctx, queue, id)
+		if errors.Is(err, hopper.ErrJobNotFound) {
+			return nil, fmt.Errorf("no job %q in queue %s", id, queue)
+		}
+		return j, err
+	}
+	queues, err := s.Queues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range queues {
+		j, err := s.GetJob(ctx, q, id)
+		if err == nil {
+			return j, nil
+		}
+		if !errors.Is(err, hopper.ErrJobNotFound) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("no job %q in any queue", id)
+}
+
+// runJobsAct requeues ("retry") or deletes jobs: by ID, or all in a state.
+func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
+	fs := newFlags("jobs "+verb, "hopper jobs "+verb+" [--queue Q] ID... | --queue Q --state S --all", a.stderr)
+	sf := addStoreFlags(fs)
+	queue := fs.String("queue", "", "queue of the jobs (default: look in every queue)")
+	state := fs.String("state", "", "with --all: the state to act on")
+	all := fs.Bool("all", false, "act on every job in --state of --queue")
+	ids, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *all == (len(ids) > 0) {
+		fs.Usage()
+		return errUsage
+	}
+	store, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	op := store.Requeue
+	past := "requeued"
+	if verb == "delete" {
+		op, past = store.Delete, "deleted"
+	}
+	if *all {
+		if *queue == "" || *state == "" {
+			return errors.New("--all needs --queue and --state")
+		}
+		st, err := hopper.ParseState(*state)
+		if err != nil {
+			return err
+		}
+		n, err := op(ctx, *queue, st, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s %d jobs from %s of %s\n", past, n, st, *queue)
+		return nil
+	}
+	var failed int
+	for _, id := range ids {
+		j, err := findJob(ctx, store, *queue, id)
+		if err == nil {
+			var n int
+			if n, err = op(ctx, j.Queue, j.State, []string{j.ID}); err == nil && n == 0 {
+				err = fmt.Errorf("it left %s meanwhile", j.State)
+			}
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s %s (was %s in %s)\n", past, j.ID, j.State, j.Queue)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d jobs not %s", failed, len(ids), past)
+	}
+	return nil
+}
+
+// runJobsCancel cancels jobs by ID.
+func runJobsCancel(ctx context.Context, a *app, args []string) error {
+	fs := newFlags("jobs cancel", "hopper jobs cancel [--queue Q] ID...", a.stderr)
+	sf := addStoreFlags(fs)
+	queue := fs.String("queue", "", "queue of the jobs (default: look in every queue)")
+	ids, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	store, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	var failed int
+	for _, id := range ids {
+		j, err := findJob(ctx, store, *queue, id)
+		var was hopper.JobState
+		if err == nil {
+			was, err = store.Cancel(ctx, j.Queue, j.ID)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			continue
+		}
+		switch was {
+		case hopper.StateUnack:
+			fmt.Fprintf(a.stdout, "cancelling %s: its worker stops it shortly\n", j.ID)
+		case hopper.StateGarbage, hopper.StateDone:
+			fmt.Fprintf(a.stdout, "%s was already in %s: nothing to cancel\n", j.ID, was)
+		default:
+			fmt.Fprintf(a.stdout, "cancelled %s (was %s): moved to garbage\n", j.ID, was)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d jobs not cancelled", failed, len(ids))
+	}
+	return nil
+}
+
+// indent prefixes every line of s with p.
+func indent(w io.Writer, s, p string) {
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		fmt.Fprintln(w, p+line)
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hopperq/hopper"
+)
+
+func TestJobsList(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ids := seed(t, c.store)
+		r := c.run(t, "jobs", "list", "--state", "garbage")
+		wantCode(t, r, 0, "jobs list")
+		wantOut(t, r.stdout, "jobs list", ids.garbage, "send_email", "1/1", "smtp: 550 no such user", `"password":"[redacted]"`, "1 of 1 jobs in garbage of default")
+		if strings.Contains(r.stdout, "hunter2") {
+			t.Errorf("jobs list shows a secret:\n%s", r.stdout)
+		}
+
+		r = c.run(t, "jobs", "list", "--state", "garbage", "--no-redact")
+		wantOut(t, r.stdout, "jobs list --no-redact", "hunter2")
+
+		r = c.run(t, "jobs", "list", "--search", "ALICE")
+		wantCode(t, r, 0, "jobs list --search")
+		wantOut(t, r.stdout, "jobs list --search", ids.ready, "1 of 1 matches")
+		r = c.run(t, "jobs", "list", "--state", "garbage", "--search", "hunter2")
+		wantOut(t, r.stdout, "search for a secret", "0 of 0 matches")
+
+		r = c.run(t, "jobs", "list", "--state", "pending", "--json")
+		wantCode(t, r, 0, "jobs list --json")
+		var j struct {
+			ID, State string
+			Args      map[string]any
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.ID != ids.pending || j.Args["to"] != "later@example.com" {
+			t.Errorf("jobs list --json: %+v, %v\n%s", j, err, r.stdout)
+		}
+
+		wantCode(t, c.run(t, "jobs", "list", "--state", "nope"), 1, "bad state")
+	})
+}
+
+func TestJobsShow(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ids := seed(t, c.store)
+		r := c.run(t, "jobs", "show", ids.garbage)
+		wantCode(t, r, 0, "jobs show")
+		wantOut(t, r.stdout, "jobs show", "ID:", ids.garbage, "State:        garbage", "Attempts:     1 of 1",
+			`"to": "dead@example.com"`, `"password": "[redacted]"`, "attempt 1", "smtp: 550 no such user", "| goroutine 1 [running]:")
+		if strings.Contains(r.stdout, "hunter2") {
+			t.Errorf("jobs show shows a secret:\n%s", r.stdout)
+		}
+		r = c.run(t, "jobs", "show", ids.ready, "--queue", "default", "--json")
+		wantCode(t, r, 0, "jobs show --json")
+		var j struct{ ID, Queue, State string }
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.ID != ids.ready || j.State != "ready" {
+			t.Errorf("jobs show --json: %+v, %v", j, err)
+		}
+		r = c.run(t, "jobs", "show", "nope")
+		wantCode(t, r, 1, "show unknown")
+		wantOut(t, r.stderr, "show unknown", `no job "nope" in any queue`)
+		wantCode(t, c.run(t, "jobs", "show"), 2, "show without ID")
+	})
+}
+
+func TestJobsRetryDeleteCancel(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ids := seed(t, c.store)
+		r := c.run(t, "jobs", "retry", ids.garbage)
+		wantCode(t, r, 0, "retry")
+		wantOut(t, r.stdout, "retry", "requeued "+ids.garbage+" (was garbage in default)")
+		if st := state(t, c.store, ids.garbage); st != hopper.StateReady {
+			t.Errorf("retried job in %q", st)
+		}
+		r = c.run(t, "jobs", "retry", ids.ready)
+		wantCode(t, r, 1, "retry a ready job")
+
+		r = c.run(t, "jobs", "cancel", ids.pending)
+		wantCode(t, r, 0, "cancel")
+		wantOut(t, r.stdout, "cancel", "cancelled "+ids.pending+" (was pending): moved to garbage")
+		if st := state(t, c.store, ids.pending); st != hopper.StateGarbage {
+			t.Errorf("cancelled job in %q", st)
+		}
+
+		r = c.run(t, "jobs", "delete", "--queue", "default", ids.pending, "nope")
+		wantCode(t, r, 1, "delete one known, one unknown")
+		wantOut(t, r.stdout, "delete", "deleted "+ids.pending)
+		wantOut(t, r.stderr, "delete", "nope:")
+		if st := state(t, c.store, ids.pending); st != "" {
+			t.Errorf("deleted job in %q", st)
+		}
+
+		// All in a state needs --queue and --state, and no IDs.
+		wantCode(t, c.run(t, "jobs", "delete", "--all", "--queue", "default"), 1, "delete --all without --state")
+		wantCode(t, c.run(t, "jobs", "delete", "--all", "--queue", "default", "--state", "ready", ids.ready), 2, "delete --all with IDs")
+		wantCode(t, c.run(t, "jobs", "delete"), 2, "delete nothing")
+		r = c.run(t, "jobs", "delete", "--all", "--queue", "default", "--state", "ready")
+		wantCode(t, r, 0, "delete --all")
+		wantOut(t, r.stdout, "delete --all", "deleted 2 jobs from ready of default")
+		wantCode(t, c.run(t, "jobs", "frobnicate"), 2, "unknown subcommand")
+	})
+}
+
+func TestQueuesPauseResume(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		seed(t, c.store)
+		ctx := t.Context()
+		if err := c.store.SetQueueConfig(ctx, "default", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+			t.Fatal(err)
+		}
+		r := c.run(t, "queues", "pause", "default", "other")
+		wantCode(t, r, 0, "pause")
+		wantOut(t, r.stdout, "pause", "paused default", "paused other")
+		st, err := c.store.QueueStats(ctx, "default")
+		if err != nil || !st.Config.Paused || st.Config.MaxRunning != 3 {
+			t.Errorf("after pause: %+v, %v; want paused with MaxRunning kept", st.Config, err)
+		}
+		wantOut(t, c.run(t, "stats").stdout, "stats after pause", "yes")
+		wantCode(t, c.run(t, "queues", "resume", "default"), 0, "resume")
+		if st, _ := c.store.QueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
+			t.Errorf("after resume: %+v", st.Config)
+		}
+		wantCode(t, c.run(t, "queues", "pause", "bad name"), 1, "pause a bad name")
+		wantCode(t, c.run(t, "queues", "explode"), 2, "unknown subcommand")
+	})
+}
+
+func TestUnreachableRedis(t *testing.T) {
+	t.Parallel()
+	c := &cli{open: openRedis, flags: []string{"--redis", "redis://127.0.0.1:1/0"}}
+	r := c.run(t, "stats")
+	wantCode(t, r, 1, "stats without Redis")
+	wantOut(t, r.stderr, "stats without Redis", "cannot reach Redis at redis://127.0.0.1:1/0")
+	c.flags = []string{"--redis", "redis://user:topsecret@127.0.0.1:1/0"}
+	if r := c.run(t, "stats"); strings.Contains(r.stderr, "topsecret") {
+		t.Errorf("the error shows the Redis password: %s", r.stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	c := &cli{}
+	wantCode(t, c.run(t), 2, "no command")
+	r := c.run(t, "help")
+	wantCode(t, r, 0, "help")
+	wantOut(t, r.stdout, "help", "demo", "dashboard", "stats", "jobs", "queues")
+	wantCode(t, c.run(t, "nope"), 2, "unknown command")
+	wantCode(t, c.run(t, "stats", "-h"), 2, "stats -h")
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hopperq/hopper"
+)
+
+// runQueues pauses or resumes queues.
+func runQueues(ctx context.Context, a *app, args []string) error {
+	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME..."
+	if len(args) == 0 || (args[0] != "pause" && args[0] != "resume") {
+		fmt.Fprintln(a.stderr, usageText)
+		return errUsage
+	}
+	verb := args[0]
+	fs := newFlags("queues "+verb, "hopper queues "+verb+" [--redis URL] NAME...", a.stderr)
+	sf := addStoreFlags(fs)
+	names, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	for _, q := range names {
+		if err := hopper.ValidateQueue(q); err != nil {
+			return err
+		}
+	}
+	store, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	paused := verb == "pause"
+	for _, q := range names {
+		st, err := store.QueueStats(ctx, q)
+		if err != nil {
+			return err
+		}
+		cfg := st.Config // keep the limits; change only Paused
+		cfg.Paused = paused
+		if err := store.SetQueueConfig(ctx, q, cfg); err != nil {
+			return err
+		}
+		if paused {
+			fmt.Fprintf(a.stdout, "paused %s: workers claim nothing from it until it is resumed\n", q)
+		} else {
+			fmt.Fprintf(a.stdout, "resumed %s\n", q)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// queueStatsRow is one queue of "hopper stats".
+type queueStatsRow struct {
+	Queue     string             `json:"queue"`
+	Paused    bool               `json:"paused"`
+	Counts    hopper.StateCounts `json:"-"`
+	States    map[string]int64   `json:"counts"` // Counts by state name
+	LatencyMS int64              `json:"latency_ms"`
+	// Done and Failed count the attempts that ended in the last hour.
+	Done   int64 `json:"done_last_hour"`
+	Failed int64 `json:"failed_last_hour"`
+}
+
+// runStats prints every queue's jobs per state, pause state, latency and
+// last hour's throughput, as a table or JSON.
+func runStats(ctx context.Context, a *app, args []string) error {
+	fs := newFlags("stats", "hopper stats [--redis URL] [--json]", a.stderr)
+	sf := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	store, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	rows, err := loadStats(ctx, store)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.stdout, "no queues")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "QUEUE\tPAUSED\tPENDING\tREADY\tUNACK\tRETRY\tGARBAGE\tDONE\tLATENCY\tDONE/H\tFAILED/H\t")
+	var total queueStatsRow
+	for _, r := range rows {
+		paused := "-"
+		if r.Paused {
+			paused = "yes"
+		}
+		c := r.Counts
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t\n", r.Queue, paused,
+			c.Pending, c.Ready, c.Unack, c.Retry, c.Garbage, c.Done, latency(r.LatencyMS), r.Done, r.Failed)
+		addCounts(&total.Counts, c)
+		total.Done += r.Done
+		total.Failed += r.Failed
+	}
+	c := total.Counts
+	fmt.Fprintf(tw, "%s\t\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t\n", "TOTAL", c.Pending, c.Ready, c.Unack, c.Retry, c.Garbage, c.Done, total.Done, total.Failed)
+	return tw.Flush()
+}
+
+// loadStats reads every queue's stats and last hour's throughput.
+func loadStats(ctx context.Context, s hopper.Store) ([]queueStatsRow, error) {
+	names, err := s.Queues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	since := time.Now().Add(-time.Hour)
+	rows := make([]queueStatsRow, 0, len(names))
+	for _, q := range names {
+		st, err := s.QueueStats(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		points, err := s.Throughput(ctx, q, since)
+		if err != nil {
+			return nil, err
+		}
+		r := queueStatsRow{Queue: q, Paused: st.Config.Paused, Counts: st.Counts, States: map[string]int64{}, LatencyMS: st.Latency.Milliseconds()}
+		for _, state := range hopper.States {
+			r.States[string(state)] = st.Counts.Get(state)
+		}
+		for _, p := range points {
+			r.Done += p.Done
+			r.Failed += p.Failed
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// addCounts adds b to a.
+func addCounts(a *hopper.StateCounts, b hopper.StateCounts) {
+	a.Pending += b.Pending
+	a.Ready += b.Ready
+	a.Unack += b.Unack
+	a.Retry += b.Retry
+	a.Garbage += b.Garbage
+	a.Done += b.Done
+}
+
+// latency writes a queue latency in milliseconds briefly; "-" for none.
+func latency(ms int64) string {
+	if ms <= 0 {
+		return "-"
+	}
+	return shortDuration(time.Duration(ms) * time.Millisecond)
+}
+
+// shortDuration writes d rounded to a readable precision.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// defaultRedisURL is the store when neither --redis nor $HOPPER_REDIS_URL
+// names one.
+const defaultRedisURL = "redis://localhost:6379/0"
+
+// storeFlags are the flags that choose the store.
+type storeFlags struct {
+	url     string // redis:// or rediss:// URL
+	prefix  string // redisstore key prefix
+	cluster bool   // the URL names a Redis Cluster
+}
+
+// addStoreFlags registers the store flags on fs.
+func addStoreFlags(fs *flag.FlagSet) *storeFlags {
+	sf := &storeFlags{}
+	def := os.Getenv("HOPPER_REDIS_URL")
+	if def == "" {
+		def = defaultRedisURL
+	}
+	fs.StringVar(&sf.url, "redis", def, "Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default from $HOPPER_REDIS_URL)")
+	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Options.Prefix)")
+	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
+	return sf
+}
+
+// storeOpener opens the store the flags name; close releases it.
+type storeOpener func(ctx context.Context, sf *storeFlags) (s hopper.Store, close func(), err error)
+
+// openRedis opens a redisstore and checks that the server answers, so a
+// wrong URL fails at once with a clear message.
+func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error) {
+	var rdb redis.UniversalClient
+	if sf.cluster {
+		o, err := redis.ParseClusterURL(sf.url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(sf.url), err)
+		}
+		rdb = redis.NewClusterClient(o)
+	} else {
+		o, err := redis.ParseURL(sf.url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(sf.url), err)
+		}
+		rdb = redis.NewClient(o)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(sf.url), err)
+	}
+	s := redisstore.New(rdb, &redisstore.Options{Prefix: sf.prefix})
+	return s, func() { rdb.Close() }, nil
+}
+
+// redactURL hides the password of a Redis URL for messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,128 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// jobJSON is a job as the JSON endpoints give it: args, result and
+// metadata decoded and redacted as on the pages.
+type jobJSON struct {
+	ID          string            `json:"id"`
+	Queue       string            `json:"queue"`
+	Kind        string            `json:"kind"`
+	State       string            `json:"state"`
+	Args        any               `json:"args"`
+	ArgsError   string            `json:"args_error,omitempty"`
+	Result      any               `json:"result,omitempty"`
+	ResultError string            `json:"result_error,omitempty"`
+	Meta        map[string]string `json:"meta,omitempty"`
+	TraceID     string            `json:"trace_id,omitempty"`
+	Attempt     int               `json:"attempt"`
+	MaxRetries  int               `json:"max_retries"`
+	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
+	UniqueKey   string            `json:"unique_key,omitempty"`
+	Cancelled   bool              `json:"cancelled,omitempty"`
+	EnqueuedAt  *time.Time        `json:"enqueued_at,omitempty"`
+	RunAt       *time.Time        `json:"run_at,omitempty"`
+	AttemptedAt *time.Time        `json:"attempted_at,omitempty"`
+	FinishedAt  *time.Time        `json:"finished_at,omitempty"`
+	Deadline    *time.Time        `json:"deadline,omitempty"`
+	Errors      []errorJSON       `json:"errors,omitempty"`
+}
+
+// errorJSON is one failed attempt.
+type errorJSON struct {
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	Error   string    `json:"error"`
+	Stack   string    `json:"stack,omitempty"`
+}
+
+// jobsJSON is a page of jobs.
+type jobsJSON struct {
+	Total     int       `json:"total"`
+	Truncated bool      `json:"truncated,omitempty"`
+	Jobs      []jobJSON `json:"jobs"`
+}
+
+// timePtr returns &t, or nil for the zero time.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// toJSON converts a prepared job view.
+func toJSON(v jobView) jobJSON {
+	j := v.Job
+	out := jobJSON{
+		ID: j.ID, Queue: j.Queue, Kind: j.Kind, State: string(j.State),
+		Args: v.Args.Value, ArgsError: v.Args.Err,
+		Result: v.Result.Value, ResultError: v.Result.Err,
+		TraceID: v.TraceID, Attempt: j.Attempt, MaxRetries: j.MaxRetries,
+		TimeoutMS: j.Timeout.Milliseconds(), UniqueKey: j.UniqueKey, Cancelled: j.Cancelled,
+		EnqueuedAt: timePtr(j.EnqueuedAt), RunAt: timePtr(j.RunAt), AttemptedAt: timePtr(j.AttemptedAt),
+		FinishedAt: timePtr(j.FinishedAt), Deadline: timePtr(j.Deadline),
+	}
+	if len(v.Meta) > 0 {
+		out.Meta = make(map[string]string, len(v.Meta))
+		for _, m := range v.Meta {
+			out.Meta[m.Key] = m.Value
+		}
+	}
+	for _, e := range j.Errors {
+		out.Errors = append(out.Errors, errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack})
+	}
+	return out
+}
+
+// serveJobsJSON answers a page of one state of one queue as JSON, with the
+// same query as the jobs page (kind, args, order, page).
+func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
+	queue := r.PathValue("queue")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		writeJSONError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	st, err := hopper.ParseState(r.PathValue("state"))
+	if err != nil {
+		writeJSONError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	s := parseSearch(r.URL.Query(), st)
+	page, err := d.store.ListJobs(r.Context(), d.listRequest(queue, st, s))
+	if err != nil {
+		d.jsonStoreError(w, r, "listing jobs", err)
+		return
+	}
+	out := jobsJSON{Total: page.Total, Truncated: page.Truncated, Jobs: make([]jobJSON, 0, len(page.Jobs))}
+	for _, j := range page.Jobs {
+		out.Jobs = append(out.Jobs, toJSON(d.view(j)))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// serveJobJSON answers one job as JSON.
+func (d *dash) serveJobJSON(w http.ResponseWriter, r *http.Request) {
+	queue := r.PathValue("queue")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		writeJSONError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	job, err := d.getJob(r.Context(), queue, r.PathValue("id"))
+	switch {
+	case errors.Is(err, hopper.ErrJobNotFound):
+		writeJSONError(w, http.StatusNotFound, "no such job")
+		return
+	case err != nil:
+		d.jsonStoreError(w, r, "reading the job", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toJSON(d.view(job)))
+}

@@ -1,0 +1,507 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/memstore"
+)
+
+// The browser tests drive a real headless Chromium (Debian's chromium
+// package) through the DevTools protocol: one browser for the test binary's
+// TestBrowser, one tab per subtest. Without chromium they skip, except
+// under CI=true, where that is a failure.
+
+// browserTimeout bounds one subtest's browser work. Waits inside it poll
+// the page; nothing sleeps.
+const browserTimeout = 60 * time.Second
+
+// mountPrefix is where the browser tests mount the dashboard, so every link
+// they follow also tests Options.Prefix under http.StripPrefix.
+const mountPrefix = "/admin/jobs"
+
+// findChromium returns the browser to run, or "" when there is none.
+func findChromium() string {
+	if p := os.Getenv("HOPPER_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// screenshotDir returns the folder screenshots go to: $HOPPER_SCREENSHOTS,
+// else testdata/screenshots at the root of the repository (ignored by git).
+func screenshotDir(t *testing.T) string {
+	dir := os.Getenv("HOPPER_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join("..", "testdata", "screenshots")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startBrowser starts headless Chromium for t and its subtests; it is
+// stopped when t ends.
+func startBrowser(t *testing.T) context.Context {
+	path := findChromium()
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium not found and CI=true: install it (apt-get install chromium) or set HOPPER_CHROMIUM")
+		}
+		t.Skip("chromium not found: apt-get install chromium (or set HOPPER_CHROMIUM) to run the browser tests")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// Start the browser on ctx itself (chromedp ties the browser's life to
+	// the context of the first run), giving up if it does not answer.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	timer := time.NewTimer(browserTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatalf("starting %s: %v", path, err)
+		}
+	case <-timer.C:
+		cancel()
+		t.Fatalf("%s did not start within %v", path, browserTimeout)
+	}
+	return ctx
+}
+
+// newTab opens a tab of browser for t, closed when t ends. Every
+// JavaScript dialog is dismissed and counted in dialogs.
+func newTab(t *testing.T, browser context.Context, dialogs *atomic.Int32) context.Context {
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, browserTimeout)
+	t.Cleanup(cancelTimeout)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab
+		t.Fatal(err)
+	}
+	events := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range events {
+			if err != nil {
+				return
+			}
+			if dialogs != nil {
+				dialogs.Add(1)
+			}
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	return ctx
+}
+
+// site is a dashboard served over HTTP for a browser.
+type site struct {
+	srv   *httptest.Server
+	store hopper.Store
+	f     *fixture
+}
+
+// url returns the absolute URL of a dashboard path.
+func (s *site) url(path string) string { return s.srv.URL + mountPrefix + path }
+
+// newSite serves a seeded memstore with an hour of throughput history,
+// mounted under mountPrefix with fast live updates.
+func newSite(t *testing.T, opts *dashboard.Options) *site {
+	var offset atomic.Int64
+	store := memstore.New(memstore.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }))
+	seedHistory(t, store, &offset)
+	f := seed(t, store)
+	if opts == nil {
+		opts = &dashboard.Options{}
+	}
+	opts.Prefix = mountPrefix
+	if opts.RefreshInterval == 0 {
+		opts.RefreshInterval = 250 * time.Millisecond
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, newHandler(store, opts)))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &site{srv: srv, store: store, f: f}
+}
+
+// seedHistory runs jobs through queues "mailers" and "reports" over the
+// last hour of the store's clock (moved back through offset), so the
+// throughput charts have something to show, and leaves a realistic
+// backlog.
+func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
+	t.Helper()
+	ctx := context.Background()
+	c := hopper.NewClient(s, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for m := 59; m >= 0; m-- {
+		offset.Store(int64(-time.Duration(m) * time.Minute))
+		for _, q := range []string{"mailers", "reports"} {
+			n := 5 + rng.IntN(20)
+			if q == "mailers" {
+				n += 20 + int(15*float64(60-m)/60)
+			}
+			for i := range n {
+				if _, err := hopper.Enqueue(ctx, c, emailArgs{To: fmt.Sprintf("user%d@example.com", i), Subject: "Hello"}, &hopper.EnqueueOpts{Queue: q}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: n, Lease: time.Hour, WorkerID: "history"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var reqs []hopper.FinishRequest
+			for _, j := range res.Jobs {
+				req := hopper.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
+				if rng.IntN(12) == 0 {
+					req.Outcome, req.Delay = hopper.OutcomeRetry, time.Hour
+					req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "smtp: 421 try again later"}
+				}
+				reqs = append(reqs, req)
+			}
+			if _, err := s.Finish(ctx, reqs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	offset.Store(0)
+	for i := range 37 {
+		if _, err := hopper.Enqueue(ctx, c, emailArgs{To: fmt.Sprintf("backlog%d@example.com", i), Subject: "Digest"}, &hopper.EnqueueOpts{Queue: "mailers"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetQueueConfig(ctx, "reports", hopper.QueueConfig{Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// screenshot saves a full-page PNG of the tab as name.png.
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// textOf returns the text content of the first element matching css.
+func textOf(t *testing.T, ctx context.Context, css string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", css, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// waitFor polls a JavaScript condition until it holds or the tab's
+// deadline passes.
+func waitFor(t *testing.T, ctx context.Context, cond, what string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+	}
+}
+
+// nav loads path of the site in tab and waits until css is visible.
+func nav(t *testing.T, tab context.Context, s *site, path, css string) {
+	t.Helper()
+	if err := chromedp.Do(tab, chromedp.Navigate(s.url(path)), chromedp.WaitVisible(chromedp.CSS(css))); err != nil {
+		t.Fatalf("loading %s: %v", path, err)
+	}
+}
+
+// click clicks the first element matching css.
+func click(t *testing.T, tab context.Context, css string) {
+	t.Helper()
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible)); err != nil {
+		t.Fatalf("clicking %s: %v", css, err)
+	}
+}
+
+// clickAndLoad clicks the first element matching css, a link or a submit
+// button, and waits for the page it leads to to load.
+func clickAndLoad(t *testing.T, tab context.Context, css string) {
+	t.Helper()
+	if _, err := chromedp.Run(tab, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible))); err != nil {
+		t.Fatalf("clicking %s and loading the next page: %v", css, err)
+	}
+}
+
+// jsString quotes s for a JavaScript expression.
+func jsString(s string) string { return fmt.Sprintf("%q", s) }
+
+func TestBrowser(t *testing.T) {
+	browser := startBrowser(t)
+	shots := screenshotDir(t)
+	t.Logf("screenshots: %s", shots)
+
+	t.Run("EveryPageLoads", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		var dialogs atomic.Int32
+		tab := newTab(t, browser, &dialogs)
+		pages := []struct{ name, path, waitFor string }{
+			{"01-queues", "/", "table.queues"},
+			{"02-jobs-garbage", "/queues/default/garbage", "table.jobs"},
+			{"03-jobs-ready", "/queues/mailers/ready", "table.jobs"},
+			{"04-job-garbage", "/jobs/default/" + s.f.garbage[0], "#job-id"},
+			{"05-job-done", "/jobs/default/" + s.f.done, "#job-id"},
+			{"06-job-traced", "/jobs/default/" + s.f.traced, "#trace-id"},
+			{"07-workers", "/workers", "section.worker"},
+			{"08-schedules", "/schedules", "table.grid"},
+			{"09-confirm", "/queues/default/garbage/confirm?action=delete", "#confirm-all"},
+		}
+		for _, p := range pages {
+			nav(t, tab, s, p.path, p.waitFor)
+			// Styles and scripts loaded under the CSP: the layout is styled,
+			// and the live indicator is shown by app.js on live pages.
+			if bg := textOfJS(t, tab, "getComputedStyle(document.querySelector('.topbar')).backgroundColor"); bg != "rgb(15, 23, 42)" {
+				t.Errorf("%s: the top bar is %q: app.css did not load", p.path, bg)
+			}
+			screenshot(t, tab, shots, p.name)
+		}
+		waitFor(t, tab, "!document.getElementById('live-status').hidden || document.body.dataset.live === ''", "app.js to run")
+		if n := dialogs.Load(); n != 0 {
+			t.Errorf("%d JavaScript dialogs opened", n)
+		}
+	})
+
+	t.Run("SearchByArgsSubstring", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
+		if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.CSS("input[name=args]"), "WEEKLY dig")); err != nil {
+			t.Fatal(err)
+		}
+		clickAndLoad(t, tab, "form.search button[type=submit]")
+		if q := textOfJS(t, tab, "location.search"); !strings.Contains(q, "args=WEEKLY+dig") {
+			t.Errorf("the search went to %q", q)
+		}
+		if n := textOfJS(t, tab, "String(document.querySelectorAll('table.jobs tbody tr').length)"); n != "1" {
+			t.Fatalf("the search found %s jobs, want 1", n)
+		}
+		if got := textOf(t, tab, "table.jobs tbody td.mono a"); got != s.f.garbage[1] {
+			t.Errorf("search found %q, want %s", got, s.f.garbage[1])
+		}
+		screenshot(t, tab, shots, "10-search-args")
+
+		// A redacted secret is not searchable.
+		nav(t, tab, s, "/queues/default/garbage?args="+secretText, "form.search")
+		if n := textOfJS(t, tab, "String(document.querySelectorAll('table.jobs tbody tr').length)"); n != "0" {
+			t.Errorf("searching a redacted secret found %s jobs", n)
+		}
+	})
+
+	t.Run("RetryGarbageJob", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		id := s.f.garbage[1]
+		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
+		if v := textOfJS(t, tab, "String(document.querySelector('button[data-needs-selection]').disabled)"); v != "true" {
+			t.Errorf("the bulk buttons are enabled with nothing selected")
+		}
+		click(t, tab, `input[name=id][value="`+id+`"]`)
+		waitFor(t, tab, "!document.querySelector('button[data-needs-selection]').disabled", "the bulk buttons to enable")
+		clickAndLoad(t, tab, `button[formaction$="/retry"]`)
+		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Requeued 1 job") {
+			t.Errorf("flash %q", got)
+		}
+		// The job left garbage: not in the list, not in the count, ready in the store.
+		if strings.Contains(textOf(t, tab, "main"), id) {
+			t.Errorf("the garbage list still shows %s after its retry", id)
+		}
+		if got := textOf(t, tab, `.tab-garbage .pill`); got != "1" {
+			t.Errorf("garbage count %q after the retry, want 1", got)
+		}
+		if st := jobState(t, s.store, "default", id); st != hopper.StateReady {
+			t.Errorf("retried job is in %q, want ready", st)
+		}
+		screenshot(t, tab, shots, "11-after-retry")
+
+		// Requeue all, through the confirmation page.
+		clickAndLoad(t, tab, `a[href$="/confirm?action=retry"]`)
+		clickAndLoad(t, tab, "#confirm-all")
+		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Requeued 1 job") {
+			t.Errorf("flash %q after requeue all", got)
+		}
+		if c := counts(t, s.store, "default"); c.Garbage != 0 {
+			t.Errorf("garbage holds %d jobs after requeue all", c.Garbage)
+		}
+	})
+
+	t.Run("SelectAllAndDelete", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/mailers/ready", "table.jobs")
+		click(t, tab, "#select-all")
+		waitFor(t, tab, "document.getElementById('selected-count').textContent.includes('37 selected')", "37 selected")
+		clickAndLoad(t, tab, `button[formaction$="/delete"]`)
+		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 37 jobs") {
+			t.Errorf("flash %q", got)
+		}
+		if c := counts(t, s.store, "mailers"); c.Ready != 0 {
+			t.Errorf("mailers holds %d ready jobs after deleting all on the page", c.Ready)
+		}
+	})
+
+	t.Run("LiveCountChangesWithoutReload", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/", "table.queues")
+		// A mark in the page's JavaScript state disappears if the page reloads.
+		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void]("window.__noReload = 'still here'")); err != nil {
+			t.Fatal(err)
+		}
+		sel := `[data-count="default/ready"]`
+		if got := textOf(t, tab, sel); got != "3" {
+			t.Fatalf("default/ready shows %q, want 3", got)
+		}
+		doneBefore := textOf(t, tab, "[data-chart-done]")
+		c := hopper.NewClient(s.store, nil)
+		if _, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "live"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "document.querySelector('"+sel+"').textContent === '4'", "the ready count to become 4")
+		waitFor(t, tab, "document.querySelector('[data-total=\"ready\"]').textContent === '42'", "the ready total to become 42")
+
+		// Pausing elsewhere shows here, and a finished job moves the chart.
+		if err := s.store.SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.store.Claim(context.Background(), hopper.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute})
+		if err != nil || len(res.Jobs) != 1 {
+			t.Fatal(res, err)
+		}
+		j := res.Jobs[0]
+		if _, err := s.store.Finish(context.Background(), []hopper.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "!document.querySelector('[data-when-paused=\"critical\"]').hidden", "critical to show as paused")
+		waitFor(t, tab, "document.querySelector('[data-chart-done]').textContent !== "+jsString(doneBefore), "the done total to change")
+		if v := textOfJS(t, tab, "String(window.__noReload)"); v != "still here" {
+			t.Errorf("the page was reloaded (mark is %q)", v)
+		}
+		screenshot(t, tab, shots, "12-live-updated")
+	})
+
+	t.Run("ScriptInArgsRendersAsText", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		var dialogs atomic.Int32
+		tab := newTab(t, browser, &dialogs)
+		// The dialog listener works: a real alert is counted.
+		if err := chromedp.Do(tab, chromedp.Navigate(s.url("/")), chromedp.Evaluate[chromedp.Void]("alert('probe')")); err != nil {
+			t.Fatal(err)
+		}
+		if dialogs.Load() != 1 {
+			t.Fatalf("the probe alert was counted %d times, want 1", dialogs.Load())
+		}
+		dialogs.Store(0)
+
+		nav(t, tab, s, "/jobs/default/"+s.f.garbage[0], "pre[data-json]")
+		if got := textOf(t, tab, "pre[data-json]"); !strings.Contains(got, xssText) {
+			t.Errorf("the args text %q lacks %q", got, xssText)
+		}
+		if n := textOfJS(t, tab, "String(document.scripts.length)"); n != "1" {
+			t.Errorf("the job page has %s script elements, want 1 (app.js)", n)
+		}
+		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
+		if got := textOf(t, tab, "table.jobs"); !strings.Contains(got, xssText) {
+			t.Errorf("the garbage list lacks the literal %q", xssText)
+		}
+		nav(t, tab, s, "/queues/default/garbage?args="+xssText, "table.jobs")
+		if n := dialogs.Load(); n != 0 {
+			t.Errorf("%d JavaScript dialogs opened", n)
+		}
+	})
+
+	t.Run("WorksWithoutJavaScript", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		nav(t, tab, s, "/", "table.queues")
+		if got := textOf(t, tab, `[data-count="default/garbage"]`); got != "2" {
+			t.Errorf("default/garbage shows %q without JavaScript", got)
+		}
+		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
+		if err := chromedp.Do(tab, chromedp.WaitNotVisible(chromedp.CSS("#select-all"))); err != nil {
+			t.Error("the select-all box shows without JavaScript")
+		}
+		click(t, tab, `input[name=id][value="`+s.f.garbage[0]+`"]`)
+		clickAndLoad(t, tab, `button[formaction$="/delete"]`)
+		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 1 job") {
+			t.Errorf("flash %q", got)
+		}
+		if st := jobState(t, s.store, "default", s.f.garbage[0]); st != "" {
+			t.Errorf("the job deleted without JavaScript is in %q", st)
+		}
+		screenshot(t, tab, shots, "13-no-javascript")
+	})
+}
+
+// textOfJS evaluates a JavaScript expression that yields a string.
+func textOfJS(t *testing.T, tab context.Context, expr string) string {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}

@@ -1,0 +1,125 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hopperq/hopper"
+)
+
+// dash is the dashboard's state: the store, the options and the parsed
+// templates. It is read-only after New, so every request may use it at once.
+type dash struct {
+	store hopper.Store
+	cfg   config
+	pages pages
+}
+
+// New returns the dashboard for store as an http.Handler. opts nil means
+// defaults (see Options). The handler is safe for concurrent use and holds
+// no resources beyond the store: drop it to stop.
+//
+// Mount it at a path prefix with http.StripPrefix and the same
+// Options.Prefix:
+//
+//	mux.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs", dashboard.New(store, &dashboard.Options{Prefix: "/admin/jobs"})))
+//
+// or at the root of a server with no prefix at all. Routes, relative to the
+// prefix:
+//
+//	GET  /                                 queues: counts per state, throughput, latency
+//	GET  /queues/{queue}/{state}           jobs in one state: paging, order, search (id, kind, args)
+//	GET  /queues/{queue}/{state}/confirm   confirmation of an action on all jobs in the state
+//	POST /queues/{queue}/{state}/retry     requeue the selected jobs (id=...), or all (all=1&confirm=1)
+//	POST /queues/{queue}/{state}/delete    delete the selected jobs, or all
+//	POST /queues/{queue}/pause             pause the queue; /resume resumes it
+//	GET  /jobs/{queue}/{id}                one job: args, result, errors with stacks, times, metadata
+//	POST /jobs/{queue}/{id}/retry          requeue the job now (also /delete, /cancel)
+//	GET  /find?id=...                      find a job by ID in every queue
+//	GET  /workers                          live worker processes and the jobs they run
+//	GET  /schedules                        periodic jobs
+//	GET  /api/stats[?queue=q]              counts, latency and throughput as JSON (live updates)
+//	GET  /api/queues/{queue}/{state}       a page of jobs as JSON, args decoded and redacted
+//	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted
+//	GET  /static/...                       embedded CSS, JavaScript and icon
+//
+// Every response carries a strict Content-Security-Policy, nosniff and
+// frame-ancestors 'none'; actions are POST only, refused across origins and
+// refused in read-only mode. New panics if store is nil or an option is
+// invalid, since both are programming errors.
+func New(store hopper.Store, opts *Options) http.Handler {
+	if store == nil {
+		panic("dashboard: New with a nil Store")
+	}
+	d := &dash{store: store, cfg: opts.withDefaults()}
+	d.pages = d.mustParsePages()
+
+	mux := http.NewServeMux()
+	d.routes(mux)
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" { // the bare mount point, as http.StripPrefix leaves it
+			http.Redirect(w, r, d.home(), http.StatusFound)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	h = d.crossOrigin(h)
+	if b := d.cfg.BasicAuth; b != nil {
+		h = basicAuth(b, h)
+	}
+	if d.cfg.Auth != nil {
+		h = d.cfg.Auth(h)
+	}
+	if d.cfg.allowedHosts != nil {
+		h = hostGuard(d.cfg.allowedHosts, h)
+	}
+	return securityHeaders(h)
+}
+
+// routes registers every page, action and endpoint on mux.
+func (d *dash) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", d.serveQueues)
+	mux.HandleFunc("GET /queues/{queue}", d.serveQueueRedirect)
+	mux.HandleFunc("GET /queues/{queue}/{state}", d.serveJobs)
+	mux.HandleFunc("GET /queues/{queue}/{state}/confirm", d.serveConfirm)
+	mux.HandleFunc("POST /queues/{queue}/{state}/retry", d.action(d.postBulkRetry))
+	mux.HandleFunc("POST /queues/{queue}/{state}/delete", d.action(d.postBulkDelete))
+	mux.HandleFunc("POST /queues/{queue}/pause", d.action(d.postPause))
+	mux.HandleFunc("POST /queues/{queue}/resume", d.action(d.postResume))
+	mux.HandleFunc("GET /jobs/{queue}/{id}", d.serveJob)
+	mux.HandleFunc("POST /jobs/{queue}/{id}/retry", d.action(d.postJobRetry))
+	mux.HandleFunc("POST /jobs/{queue}/{id}/delete", d.action(d.postJobDelete))
+	mux.HandleFunc("POST /jobs/{queue}/{id}/cancel", d.action(d.postJobCancel))
+	mux.HandleFunc("GET /find", d.serveFind)
+	mux.HandleFunc("GET /workers", d.serveWorkers)
+	mux.HandleFunc("GET /schedules", d.serveSchedules)
+	mux.HandleFunc("GET /api/stats", d.serveStatsJSON)
+	mux.HandleFunc("GET /api/queues/{queue}/{state}", d.serveJobsJSON)
+	mux.HandleFunc("GET /api/jobs/{queue}/{id}", d.serveJobJSON)
+	mux.Handle("GET /static/", staticHandler())
+}
+
+// path returns the URL path of a dashboard page: the prefix, then each
+// segment path-escaped. With no segments it is the prefix itself ("" at
+// the root), so callers add the trailing "/" of the overview.
+func (d *dash) path(segs ...string) string {
+	var b strings.Builder
+	b.WriteString(d.cfg.Prefix)
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String()
+}
+
+// home is the URL of the overview.
+func (d *dash) home() string { return d.cfg.Prefix + "/" }
+
+// queuePath is the URL of the list of queue's jobs in state st.
+func (d *dash) queuePath(queue string, st hopper.JobState) string {
+	return d.path("queues", queue, string(st))
+}
+
+// jobPath is the URL of one job's page.
+func (d *dash) jobPath(queue, id string) string { return d.path("jobs", queue, id) }

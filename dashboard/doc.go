@@ -1,0 +1,58 @@
+// Package dashboard is hopper's web dashboard: an http.Handler to inspect
+// queues and jobs and act on them, for any hopper.Store.
+//
+//	store := redisstore.New(rdb, nil)
+//	http.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs",
+//		dashboard.New(store, &dashboard.Options{Prefix: "/admin/jobs", BasicAuth: &dashboard.BasicAuth{User: "ops", Password: pw}})))
+//
+// The hopper command serves it too: hopper dashboard --redis redis://host:6379.
+//
+// # Pages
+//
+//   - Queues: per queue the jobs in each state, whether it is paused, the
+//     latency of its oldest ready job and its throughput over the last hour
+//     (done and failed per minute, as a chart); totals across queues.
+//   - Jobs in one state of one queue: paged, oldest or newest first,
+//     searchable by exact ID, by kind and by a substring of the decoded
+//     args, with checkboxes to act on several at once.
+//   - One job: kind, queue, state, attempts and limits, times, the decoded
+//     args and result as indented JSON, every recorded error with its
+//     stack, and its metadata with the trace ID of a W3C traceparent.
+//   - Workers: the live worker processes and the jobs each is running.
+//   - Periodic jobs: the registered schedules with their last and next run.
+//
+// Actions — run a job now (requeue it from pending, retry, garbage or
+// done), delete, cancel, pause and resume a queue — work on one job, on the
+// selected jobs or on every job in a state, the last after a confirmation
+// page.
+//
+// Pages are rendered on the server with html/template; the CSS, a small
+// JavaScript file and the icon are embedded. Everything works without
+// JavaScript; with it, counts and charts refresh in place every
+// Options.RefreshInterval (a fetch of GET /api/stats, never a reload), and
+// the job lists get a select-all box.
+//
+// # Security
+//
+// Safe by default:
+//
+//   - Authentication: Options.Auth wraps the whole handler with the
+//     application's own check; Options.BasicAuth adds HTTP basic auth
+//     compared in constant time. Options.AllowedHosts defends a dashboard
+//     without authentication on loopback against DNS rebinding.
+//   - Actions are POST only, refused (403) from another origin
+//     (http.CrossOriginProtection: Sec-Fetch-Site, else Origin against
+//     Host), and refused (403) in every case when Options.ReadOnly is set.
+//   - Every response carries a Content-Security-Policy that allows scripts,
+//     styles and fetches from the dashboard only (no inline script or
+//     style), frame-ancestors 'none', X-Frame-Options: DENY,
+//     X-Content-Type-Options: nosniff and Cache-Control: no-store.
+//   - Every string from the store (args, errors, stacks, kinds, IDs,
+//     metadata) is escaped by html/template for its context.
+//   - Options.Redact (by default DefaultRedact, which hides the values of
+//     keys such as password, token, secret and api_key) runs on args,
+//     results and metadata before they reach a page, the JSON endpoints or
+//     the args search, so a search cannot reveal a hidden value.
+//   - Every action is logged to Options.Logger with its user, path and
+//     count.
+package dashboard

@@ -1,0 +1,151 @@
+package dashboard
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hopperq/hopper"
+)
+
+// formatCount writes n with thousands separators: 1,234,567.
+func formatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		out = append(out, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// formatDuration writes d briefly, to two units at most: 340ms, 4.2s, 12s,
+// 5m 3s, 2h 5m, 3d 4h.
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// formatLatency writes a queue's latency: "—" when nothing waits.
+func formatLatency(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return formatDuration(d)
+}
+
+// ago writes t relative to now: "5m 3s ago", "in 12s", "now"; "—" for the
+// zero time.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d > -time.Second && d < time.Second:
+		return "now"
+	case d > 0:
+		return formatDuration(d) + " ago"
+	}
+	return "in " + formatDuration(d)
+}
+
+// absTime writes t in UTC to the millisecond; "" for the zero time.
+func absTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000 UTC")
+}
+
+// truncate shortens s to at most n runes, ending it with "…" when cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// stateDescriptions say what each state means, for page text and tooltips.
+var stateDescriptions = map[hopper.JobState]string{
+	hopper.StatePending: "Waiting for their run time (delayed or snoozed).",
+	hopper.StateReady:   "Due and waiting for a worker, first in first out.",
+	hopper.StateUnack:   "Running: claimed by a worker under a lease.",
+	hopper.StateRetry:   "Failed, waiting for their backoff before the next attempt.",
+	hopper.StateGarbage: "Dead: retries used up, permanent failure, cancelled or undecodable. Kept for inspection until collected.",
+	hopper.StateDone:    "Completed and kept for their retention.",
+}
+
+// canRequeue reports whether Store.Requeue accepts jobs in st.
+func canRequeue(st hopper.JobState) bool {
+	switch st {
+	case hopper.StatePending, hopper.StateRetry, hopper.StateGarbage, hopper.StateDone:
+		return true
+	}
+	return false
+}
+
+// canDelete reports whether Store.Delete accepts jobs in st.
+func canDelete(st hopper.JobState) bool { return st.Valid() && st != hopper.StateUnack }
+
+// canCancel reports whether Store.Cancel does anything for a job in st.
+func canCancel(st hopper.JobState) bool {
+	switch st {
+	case hopper.StatePending, hopper.StateReady, hopper.StateRetry, hopper.StateUnack:
+		return true
+	}
+	return false
+}
+
+// retryLabel names the requeue action for jobs in st.
+func retryLabel(st hopper.JobState) string {
+	switch st {
+	case hopper.StateGarbage:
+		return "Requeue"
+	case hopper.StateDone:
+		return "Run again"
+	}
+	return "Run now"
+}
+
+// listTime is the time a list of jobs in st shows, and its column name.
+func listTime(st hopper.JobState, j *hopper.JobRecord) (string, time.Time) {
+	switch st {
+	case hopper.StatePending:
+		return "Due", j.RunAt
+	case hopper.StateRetry:
+		return "Next attempt", j.RunAt
+	case hopper.StateUnack:
+		return "Started", j.AttemptedAt
+	case hopper.StateGarbage:
+		return "Died", j.FinishedAt
+	case hopper.StateDone:
+		return "Finished", j.FinishedAt
+	}
+	return "Enqueued", j.EnqueuedAt
+}

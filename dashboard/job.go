@@ -1,0 +1,150 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/hopperq/hopper"
+)
+
+// jobView is one job prepared for display: args, result and metadata
+// decoded and redacted.
+type jobView struct {
+	Job         *hopper.JobRecord
+	Args        decoded
+	Result      decoded
+	Meta        []metaEntry
+	TraceID     string // from the W3C traceparent in Meta; "" when absent
+	SpanID      string
+	Errors      []hopper.AttemptError // newest first
+	MaxAttempts int
+}
+
+// metaEntry is one metadata key and its (redacted) value.
+type metaEntry struct{ Key, Value string }
+
+// jobPage is the data of the job page.
+type jobPage struct {
+	base
+	jobView
+	CanRequeue bool
+	CanDelete  bool
+	CanCancel  bool
+}
+
+// view prepares job for display.
+func (d *dash) view(job *hopper.JobRecord) jobView {
+	v := jobView{
+		Job:         job,
+		Args:        d.decodeFor(job.Kind, job.Args),
+		MaxAttempts: job.MaxRetries + 1,
+		Errors:      slices.Clone(job.Errors),
+	}
+	v.Result = decoded{Empty: true}
+	if len(job.Result) > 0 {
+		v.Result = d.decodeFor(job.Kind, job.Result)
+	}
+	slices.Reverse(v.Errors)
+	v.Meta = d.redactMeta(job.Kind, job.Meta)
+	v.TraceID, v.SpanID = parseTraceparent(job.Meta["traceparent"])
+	return v
+}
+
+// redactMeta passes metadata through the redaction hook as a map[string]any
+// and returns it sorted by key.
+func (d *dash) redactMeta(kind string, meta map[string]string) []metaEntry {
+	if len(meta) == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		m[k] = v
+	}
+	var out []metaEntry
+	switch red := d.redact(kind, m).(type) {
+	case map[string]any:
+		for k, v := range red {
+			s, ok := v.(string)
+			if !ok {
+				s = jsonText(v, false)
+			}
+			out = append(out, metaEntry{k, s})
+		}
+	default:
+		out = append(out, metaEntry{"(metadata)", jsonText(red, false)})
+	}
+	slices.SortFunc(out, func(a, b metaEntry) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// parseTraceparent returns the trace and parent span IDs of a W3C
+// traceparent header ("00-<32 hex>-<16 hex>-<2 hex>"), or "" for anything
+// else.
+func parseTraceparent(tp string) (traceID, spanID string) {
+	parts := strings.Split(strings.TrimSpace(tp), "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || len(parts[1]) != 32 || len(parts[2]) != 16 {
+		return "", ""
+	}
+	if !isHex(parts[1]) || !isHex(parts[2]) || strings.Trim(parts[1], "0") == "" {
+		return "", ""
+	}
+	return parts[1], parts[2]
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// loadJob reads the job of the route's {queue} and {id}, answering 404 when
+// there is none.
+func (d *dash) loadJob(w http.ResponseWriter, r *http.Request) (*hopper.JobRecord, bool) {
+	queue, ok := d.queueParam(w, r)
+	if !ok {
+		return nil, false
+	}
+	job, err := d.getJob(r.Context(), queue, r.PathValue("id"))
+	switch {
+	case errors.Is(err, hopper.ErrJobNotFound):
+		d.renderError(w, r, http.StatusNotFound, "No such job",
+			"Queue "+queue+" has no job with this ID. Jobs that succeeded without a retention, or were collected, are gone.")
+		return nil, false
+	case err != nil:
+		d.storeError(w, r, "reading the job", err)
+		return nil, false
+	}
+	return job, true
+}
+
+// getJob is Store.GetJob, with an empty ID reported as not found.
+func (d *dash) getJob(ctx context.Context, queue, id string) (*hopper.JobRecord, error) {
+	if id == "" {
+		return nil, hopper.ErrJobNotFound
+	}
+	return d.store.GetJob(ctx, queue, id)
+}
+
+// serveJob renders one job: where it is, its args and result as JSON, its
+// times and limits, every recorded error with its stack, and its metadata.
+func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
+	job, ok := d.loadJob(w, r)
+	if !ok {
+		return
+	}
+	p := jobPage{
+		base:       d.base(r, job.Kind+" "+job.ID, "queues"),
+		jobView:    d.view(job),
+		CanRequeue: !d.cfg.ReadOnly && canRequeue(job.State),
+		CanDelete:  !d.cfg.ReadOnly && canDelete(job.State),
+		CanCancel:  !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
+	}
+	d.render(w, r, http.StatusOK, "job", p)
+}

@@ -1,0 +1,257 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// maxSearchLen bounds the text of a search field.
+const maxSearchLen = 200
+
+// jobSearch is the query of a jobs list: filters, order and page.
+type jobSearch struct {
+	ID     string // exact job ID
+	Kind   string // exact kind
+	Args   string // substring of the redacted args as JSON, any case
+	Newest bool
+	Page   int // from 1
+}
+
+// defaultNewest is the order a state lists in when the query names none:
+// the latest failures and completions first, the next to run first
+// elsewhere.
+func defaultNewest(st hopper.JobState) bool {
+	return st == hopper.StateGarbage || st == hopper.StateDone
+}
+
+// parseSearch reads a jobs list query; unknown and oversized values are
+// dropped.
+func parseSearch(q url.Values, st hopper.JobState) jobSearch {
+	field := func(k string) string {
+		v := strings.TrimSpace(q.Get(k))
+		if len(v) > maxSearchLen {
+			v = v[:maxSearchLen]
+		}
+		return v
+	}
+	s := jobSearch{ID: field("id"), Kind: field("kind"), Args: field("args"), Newest: defaultNewest(st), Page: 1}
+	switch q.Get("order") {
+	case "newest":
+		s.Newest = true
+	case "oldest":
+		s.Newest = false
+	}
+	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
+		s.Page = p
+	}
+	return s
+}
+
+// Order names the order for the form: newest or oldest.
+func (s jobSearch) Order() string {
+	if s.Newest {
+		return "newest"
+	}
+	return "oldest"
+}
+
+// Filtered reports whether the list is narrowed by kind or args.
+func (s jobSearch) Filtered() bool { return s.Kind != "" || s.Args != "" }
+
+// query encodes the search for a link, on page.
+func (s jobSearch) query(page int) string {
+	v := url.Values{}
+	if s.Kind != "" {
+		v.Set("kind", s.Kind)
+	}
+	if s.Args != "" {
+		v.Set("args", s.Args)
+	}
+	v.Set("order", s.Order())
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return v.Encode()
+}
+
+// jobRow is one job of a list.
+type jobRow struct {
+	*hopper.JobRecord
+	Decoded     decoded
+	Time        time.Time
+	MaxAttempts int
+	LastError   string
+}
+
+// jobsPage is the data of the jobs list page.
+type jobsPage struct {
+	base
+	Queue      string
+	State      hopper.JobState
+	Paused     bool
+	Counts     hopper.StateCounts
+	Search     jobSearch
+	Jobs       []jobRow
+	TimeLabel  string
+	ShowErrors bool
+	From, To   int
+	Total      int
+	Truncated  bool
+	PrevURL    string
+	NextURL    string
+	Back       string // the list's query, to come back to after an action
+	Notice     string
+	CanRequeue bool // actions offered on this page
+	CanDelete  bool
+}
+
+// stateParam returns the {state} of the route, answering 404 when it is not
+// a state.
+func (d *dash) stateParam(w http.ResponseWriter, r *http.Request) (hopper.JobState, bool) {
+	st, err := hopper.ParseState(r.PathValue("state"))
+	if err != nil {
+		if s := r.PathValue("state"); s == "pause" || s == "resume" {
+			w.Header().Set("Allow", http.MethodPost)
+			d.renderError(w, r, http.StatusMethodNotAllowed, "Method not allowed", "Pausing and resuming take a POST request: use the buttons on the page.")
+			return "", false
+		}
+		d.renderError(w, r, http.StatusNotFound, "No such state", err.Error())
+		return "", false
+	}
+	return st, true
+}
+
+// listRequest builds the store query of a search.
+func (d *dash) listRequest(queue string, st hopper.JobState, s jobSearch) hopper.ListRequest {
+	req := hopper.ListRequest{
+		Queue:  queue,
+		State:  st,
+		Offset: (s.Page - 1) * d.cfg.PageSize,
+		Limit:  d.cfg.PageSize,
+		Newest: s.Newest,
+		Kind:   s.Kind,
+	}
+	if s.Args != "" {
+		needle := strings.ToLower(s.Args)
+		req.Match = func(j *hopper.JobRecord) bool {
+			text, ok := d.searchText(j.Kind, j.Args)
+			return ok && strings.Contains(strings.ToLower(text), needle)
+		}
+	}
+	return req
+}
+
+// serveJobs renders one state of one queue: a page of jobs, searchable,
+// with checkboxes for the bulk actions.
+func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
+	queue, ok := d.queueParam(w, r)
+	if !ok {
+		return
+	}
+	st, ok := d.stateParam(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	s := parseSearch(r.URL.Query(), st)
+	p := jobsPage{
+		base:   d.base(r, queue+" · "+string(st), "queues"),
+		Queue:  queue,
+		State:  st,
+		Search: s,
+		Back:   s.query(s.Page),
+	}
+	p.Live = d.liveURL(queue)
+	p.CanRequeue = !d.cfg.ReadOnly && canRequeue(st)
+	p.CanDelete = !d.cfg.ReadOnly && canDelete(st)
+	p.ShowErrors = st == hopper.StateRetry || st == hopper.StateGarbage
+	p.TimeLabel, _ = listTime(st, &hopper.JobRecord{})
+
+	stats, err := d.store.QueueStats(ctx, queue)
+	if err != nil {
+		d.storeError(w, r, "reading queue stats", err)
+		return
+	}
+	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
+
+	if s.ID != "" {
+		job, err := d.store.GetJob(ctx, queue, s.ID)
+		switch {
+		case err == nil:
+			http.Redirect(w, r, d.jobPath(queue, job.ID), http.StatusSeeOther)
+			return
+		case errors.Is(err, hopper.ErrJobNotFound):
+			p.Notice = "No job with ID " + strconv.Quote(s.ID) + " in queue " + queue + "."
+			d.render(w, r, http.StatusOK, "jobs", p)
+			return
+		default:
+			d.storeError(w, r, "looking up the job", err)
+			return
+		}
+	}
+
+	page, err := d.store.ListJobs(ctx, d.listRequest(queue, st, s))
+	if err != nil {
+		d.storeError(w, r, "listing jobs", err)
+		return
+	}
+	for _, j := range page.Jobs {
+		p.Jobs = append(p.Jobs, d.jobRow(st, j))
+	}
+	p.Total, p.Truncated = page.Total, page.Truncated
+	offset := (s.Page - 1) * d.cfg.PageSize
+	if len(p.Jobs) > 0 {
+		p.From, p.To = offset+1, offset+len(p.Jobs)
+	}
+	base := d.queuePath(queue, st) + "?"
+	if s.Page > 1 {
+		p.PrevURL = base + s.query(s.Page-1)
+	}
+	if offset+len(p.Jobs) < page.Total {
+		p.NextURL = base + s.query(s.Page+1)
+	}
+	d.render(w, r, http.StatusOK, "jobs", p)
+}
+
+// jobRow prepares a job for a list of state st.
+func (d *dash) jobRow(st hopper.JobState, j *hopper.JobRecord) jobRow {
+	row := jobRow{JobRecord: j, Decoded: d.decodeFor(j.Kind, j.Args), MaxAttempts: j.MaxRetries + 1}
+	_, row.Time = listTime(st, j)
+	if n := len(j.Errors); n > 0 {
+		row.LastError = j.Errors[n-1].Error
+	}
+	return row
+}
+
+// serveFind looks a job up by ID in every queue and redirects to it.
+func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimSpace(r.URL.Query().Get("id"))
+	if id == "" {
+		http.Redirect(w, r, d.home(), http.StatusSeeOther)
+		return
+	}
+	queues, err := d.store.Queues(r.Context())
+	if err != nil {
+		d.storeError(w, r, "listing queues", err)
+		return
+	}
+	for _, q := range queues {
+		job, err := d.store.GetJob(r.Context(), q, id)
+		switch {
+		case err == nil:
+			http.Redirect(w, r, d.jobPath(q, job.ID), http.StatusSeeOther)
+			return
+		case !errors.Is(err, hopper.ErrJobNotFound):
+			d.storeError(w, r, "looking up the job", err)
+			return
+		}
+	}
+	d.renderError(w, r, http.StatusNotFound, "No such job",
+		"No queue holds a job with ID "+strconv.Quote(truncate(id, maxSearchLen))+". Jobs that succeeded without a retention, or were collected, are gone.")
+}

@@ -1,0 +1,165 @@
+package dashboard
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Options configures the dashboard. A nil *Options, and every zero field,
+// means the documented default. New copies the options; changing them
+// afterwards has no effect.
+type Options struct {
+	// Prefix is the path the dashboard is mounted at, such as "/admin/jobs".
+	// The handler expects requests with the prefix already removed (mount it
+	// with http.StripPrefix) and starts every link it generates with it.
+	// Defaults to "" (mounted at "/"). A trailing slash is ignored; a prefix
+	// that does not start with '/' or holds '?', '#', '"', '\'', '<', '>' or
+	// a space makes New panic.
+	Prefix string
+
+	// Title names the dashboard in the page header and the browser tab.
+	// Defaults to "hopper".
+	Title string
+
+	// ReadOnly turns every action (retry, delete, cancel, pause, resume)
+	// off on the server: their requests are answered 403 Forbidden, and the
+	// pages show no buttons. Defaults to false.
+	ReadOnly bool
+
+	// Auth, when set, wraps the whole dashboard (pages, JSON, static files
+	// and actions): it decides who gets in, e.g. by checking a session
+	// cookie or a header set by an authenticating proxy, and answers the
+	// request itself when the user is not allowed. It runs before
+	// BasicAuth when both are set. Defaults to none.
+	Auth func(http.Handler) http.Handler
+
+	// BasicAuth, when set, requires HTTP basic authentication with this user
+	// and password on every request; credentials are compared in constant
+	// time. Use it behind TLS only: basic auth sends the password in every
+	// request. Defaults to none.
+	BasicAuth *BasicAuth
+
+	// Redact is applied to every decoded value that leaves the server (job
+	// args, results and metadata), in pages, JSON and CLI output alike, and
+	// before the args search runs, so a search cannot reveal a redacted
+	// value. Defaults to DefaultRedact; set NoRedact to show values as they
+	// are.
+	Redact RedactFunc
+
+	// TrustedOrigins lists origins ("https://ops.example.com") allowed to
+	// send actions besides the dashboard's own; needed only behind a proxy
+	// that rewrites the Host header. Every other cross-origin action is
+	// refused with 403. An origin that does not parse makes New panic.
+	TrustedOrigins []string
+
+	// AllowedHosts, when set, refuses requests whose Host header (without
+	// port) is not listed, with 421 Misdirected Request. It defends a
+	// dashboard without authentication on a loopback address against DNS
+	// rebinding: set it to "localhost", "127.0.0.1" and "::1" there (the
+	// hopper command does). Defaults to any host.
+	AllowedHosts []string
+
+	// RefreshInterval is how often open pages fetch fresh counts and charts.
+	// Defaults to 2 s; negative turns live updates off.
+	RefreshInterval time.Duration
+
+	// PageSize is how many jobs a list page shows. Defaults to 50; at most
+	// 500.
+	PageSize int
+
+	// Logger receives store errors and an audit record of every action
+	// (who, what, where, how many). Defaults to slog.Default().
+	Logger *slog.Logger
+
+	// Now is the clock the pages measure ages and the throughput window
+	// with. Defaults to time.Now; tests set it to fix relative times.
+	Now func() time.Time
+}
+
+// BasicAuth is a user and password for HTTP basic authentication.
+type BasicAuth struct {
+	// User and Password must both be non-empty, or New panics.
+	User, Password string
+	// Realm is shown by browsers in the login prompt. Defaults to the
+	// dashboard's Title.
+	Realm string
+}
+
+// Defaults and limits of Options.
+const (
+	// DefaultTitle is the Title when Options leaves it empty.
+	DefaultTitle = "hopper"
+	// DefaultRefreshInterval is how often pages refresh their counts when
+	// Options.RefreshInterval is zero.
+	DefaultRefreshInterval = 2 * time.Second
+	// DefaultPageSize is the PageSize when Options leaves it zero.
+	DefaultPageSize = 50
+	// MaxPageSize caps Options.PageSize.
+	MaxPageSize = 500
+)
+
+// config is Options with defaults applied and checked.
+type config struct {
+	Options
+	allowedHosts map[string]bool
+}
+
+// withDefaults returns o (nil allowed) with defaults applied. It panics on
+// an option that can only be a programming error.
+func (o *Options) withDefaults() config {
+	var c config
+	if o != nil {
+		c.Options = *o
+	}
+	c.Prefix = strings.TrimRight(c.Prefix, "/")
+	if c.Prefix != "" && (c.Prefix[0] != '/' || strings.ContainsAny(c.Prefix, "?#\"'<> \t\r\n\\")) {
+		panic(fmt.Sprintf("dashboard: Options.Prefix %q must start with '/' and hold no '?', '#', quotes, '<', '>', '\\' or spaces", o.Prefix))
+	}
+	if c.Title == "" {
+		c.Title = DefaultTitle
+	}
+	if b := c.BasicAuth; b != nil {
+		if b.User == "" || b.Password == "" {
+			panic("dashboard: Options.BasicAuth needs a non-empty User and Password")
+		}
+		cp := *b
+		if cp.Realm == "" {
+			cp.Realm = c.Title
+		}
+		c.BasicAuth = &cp
+	}
+	if c.Redact == nil {
+		c.Redact = DefaultRedact
+	}
+	for _, origin := range c.TrustedOrigins {
+		if u, err := url.Parse(origin); err != nil || u.Scheme == "" || u.Host == "" {
+			panic(fmt.Sprintf("dashboard: Options.TrustedOrigins: %q is not an origin like https://example.com", origin))
+		}
+	}
+	if len(c.AllowedHosts) > 0 {
+		c.allowedHosts = make(map[string]bool, len(c.AllowedHosts))
+		for _, h := range c.AllowedHosts {
+			c.allowedHosts[strings.ToLower(strings.Trim(h, "[]"))] = true
+		}
+	}
+	if c.RefreshInterval == 0 {
+		c.RefreshInterval = DefaultRefreshInterval
+	}
+	switch {
+	case c.PageSize <= 0:
+		c.PageSize = DefaultPageSize
+	case c.PageSize > MaxPageSize:
+		c.PageSize = MaxPageSize
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}

@@ -1,0 +1,442 @@
+package dashboard_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard"
+)
+
+func TestQueuesPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		seed(t, s)
+		r := get(t, newHandler(s, nil), "/")
+		wantStatus(t, r, http.StatusOK, "GET /")
+		wantContains(t, r.Body, "queues page",
+			`href="/queues/default/ready"`, `href="/queues/critical/ready"`,
+			`data-count="default/garbage">2<`, `data-count="default/ready">3<`, `data-count="default/retry">1<`,
+			`data-count="default/unack">1<`, `data-count="default/pending">1<`, `data-count="default/done">1<`,
+			`data-count="critical/ready">1<`,
+			`data-total="ready">4<`,                 // totals across queues
+			`data-chart=""`, `data-chart="default"`, // throughput charts
+			`class="done"`, `class="failed"`, // bars: the fixture acked one job and failed three
+			`action="/queues/default/pause"`, `data-live="/api/stats"`,
+		)
+	})
+}
+
+func TestQueuesPageEmptyStore(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		r := get(t, newHandler(s, nil), "/")
+		wantStatus(t, r, http.StatusOK, "GET / on an empty store")
+		wantContains(t, r.Body, "empty overview", "No queues yet")
+	})
+}
+
+func TestQueuesPageShowsPausedAndLatency(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		seed(t, s)
+		if err := s.SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Add(time.Hour) // the ready jobs have waited an hour
+		r := get(t, newHandler(s, &dashboard.Options{Now: func() time.Time { return now }}), "/")
+		wantStatus(t, r, http.StatusOK, "GET /")
+		// The paused badge and the resume form are shown for critical only.
+		if !regexp.MustCompile(`class="badge paused" data-when-paused="critical"[^>]*>paused<`).MatchString(r.Body) {
+			t.Error("critical is not shown as paused")
+		}
+		if !regexp.MustCompile(`class="badge paused" data-when-paused="default"[^>]* hidden>`).MatchString(r.Body) {
+			t.Error("default is shown as paused")
+		}
+		wantContains(t, r.Body, "resume form", `action="/queues/critical/resume" data-when-paused="critical">`)
+		if !regexp.MustCompile(`data-latency="default">[0-9.]+(ms|s)<`).MatchString(r.Body) {
+			t.Error("default shows no latency although jobs are ready")
+		}
+	})
+}
+
+func TestJobsPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := seed(t, s)
+		h := newHandler(s, nil)
+		r := get(t, h, "/queues/default/garbage")
+		wantStatus(t, r, http.StatusOK, "garbage list")
+		wantContains(t, r.Body, "garbage list",
+			`href="/jobs/default/`+f.garbage[0]+`"`, `href="/jobs/default/`+f.garbage[1]+`"`,
+			`name="id" value="`+f.garbage[0]+`"`, // selectable
+			"Requeue selected", "Delete selected", "Requeue all…", "Delete all…",
+			"smtp: 550 mailbox &lt;unavailable&gt;", // last error, escaped
+			"Showing <strong>1–2</strong> of <strong>2</strong>",
+			`aria-current="page" title="Dead`, // the garbage tab is current
+		)
+		// Garbage lists newest first by default.
+		if strings.Index(r.Body, f.garbage[1]) > strings.Index(r.Body, f.garbage[0]) {
+			t.Error("garbage is not listed newest first by default")
+		}
+		r = get(t, h, "/queues/default/garbage?order=oldest")
+		if strings.Index(r.Body, f.garbage[0]) > strings.Index(r.Body, f.garbage[1]) {
+			t.Error("order=oldest does not list the oldest first")
+		}
+
+		// Ready jobs cannot be requeued, only deleted; running ones neither.
+		r = get(t, h, "/queues/default/ready")
+		wantStatus(t, r, http.StatusOK, "ready list")
+		wantContains(t, r.Body, "ready list", "Delete selected", f.ready[0])
+		wantLacks(t, r.Body, "ready list", "selected</button>\n      <button class=\"btn\"", "Run now selected")
+		r = get(t, h, "/queues/default/unack")
+		wantStatus(t, r, http.StatusOK, "unack list")
+		wantContains(t, r.Body, "unack list", f.unack)
+		wantLacks(t, r.Body, "unack list", "Delete selected", `type="checkbox" name="id"`)
+	})
+}
+
+func TestJobsPagePaging(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		c := hopper.NewClient(s, nil)
+		var ids []string
+		for i := range 7 {
+			info, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "m" + string(rune('a'+i))}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, info.ID)
+		}
+		h := newHandler(s, &dashboard.Options{PageSize: 3})
+		seen := map[string]bool{}
+		next := "/queues/default/ready"
+		for page := 1; next != ""; page++ {
+			if page > 3 {
+				t.Fatalf("more than 3 pages of 3 for 7 jobs")
+			}
+			r := get(t, h, next)
+			wantStatus(t, r, http.StatusOK, next)
+			for _, id := range ids {
+				if strings.Contains(r.Body, `value="`+id+`"`) {
+					if seen[id] {
+						t.Errorf("job %s on two pages", id)
+					}
+					seen[id] = true
+				}
+			}
+			m := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(r.Body)
+			next = ""
+			if m != nil {
+				next = strings.ReplaceAll(m[1], "&amp;", "&")
+			}
+		}
+		if len(seen) != len(ids) {
+			t.Errorf("pages showed %d of %d jobs", len(seen), len(ids))
+		}
+	})
+}
+
+func TestJobsPageSearch(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := seed(t, s)
+		h := newHandler(s, nil)
+		cases := []struct {
+			name, query string
+			want, not   []string
+		}{
+			{"args substring", "/queues/default/ready?args=ALICE@example", []string{f.ready[0]}, []string{f.ready[1], f.traced}},
+			{"kind", "/queues/default/ready?kind=build_report", []string{f.traced}, []string{f.ready[0], f.ready[1]}},
+			{"kind and args", "/queues/default/ready?kind=send_email&args=carol", []string{f.ready[1]}, []string{f.ready[0], f.traced}},
+			{"args HTML text", "/queues/default/garbage?args=" + "%3Cscript%3E", []string{f.garbage[0]}, []string{f.garbage[1]}},
+			{"no match", "/queues/default/ready?args=nobody-has-this", []string{"No matches"}, []string{f.ready[0]}},
+		}
+		for _, c := range cases {
+			r := get(t, h, c.query)
+			wantStatus(t, r, http.StatusOK, c.name)
+			wantContains(t, r.Body, c.name, c.want...)
+			wantLacks(t, r.Body, c.name, c.not...)
+		}
+		// Filtered lists offer no "all" actions: they would act beyond the matches.
+		r := get(t, h, "/queues/default/garbage?args=weekly")
+		wantContains(t, r.Body, "filtered garbage", "Requeue selected")
+		wantLacks(t, r.Body, "filtered garbage", "Requeue all…")
+	})
+}
+
+func TestJobsPageSearchByID(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := seed(t, s)
+		h := newHandler(s, nil)
+		// Found in any state: redirect to the job.
+		r := get(t, h, "/queues/default/ready?id="+f.garbage[1])
+		wantStatus(t, r, http.StatusSeeOther, "search by ID")
+		if loc := r.Header.Get("Location"); loc != "/jobs/default/"+f.garbage[1] {
+			t.Errorf("search by ID redirects to %q", loc)
+		}
+		r = get(t, h, "/queues/default/ready?id=no-such-id")
+		wantStatus(t, r, http.StatusOK, "search by unknown ID")
+		wantContains(t, r.Body, "search by unknown ID", `No job with ID &#34;no-such-id&#34; in queue default.`)
+
+		// The header's search finds a job in any queue.
+		r = get(t, h, "/find?id="+f.crit)
+		wantStatus(t, r, http.StatusSeeOther, "find")
+		if loc := r.Header.Get("Location"); loc != "/jobs/critical/"+f.crit {
+			t.Errorf("find redirects to %q", loc)
+		}
+		wantStatus(t, get(t, h, "/find?id=nope"), http.StatusNotFound, "find unknown")
+	})
+}
+
+func TestJobPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := seed(t, s)
+		h := newHandler(s, nil)
+
+		r := get(t, h, "/jobs/default/"+f.garbage[0])
+		wantStatus(t, r, http.StatusOK, "garbage job")
+		wantContains(t, r.Body, "garbage job",
+			`<span class="kind kind-big">send_email</span>`,
+			`class="state state-garbage"`,
+			"1 of 1",                       // attempts and limit
+			esc(`"to": "bob@example.com"`), // indented JSON args
+			esc(`"subject": "<script>alert(1)</script>"`),
+			esc(`"password": "[redacted]"`),
+			"smtp: 550 mailbox &lt;unavailable&gt;",
+			"goroutine 7 [running]:\nmain.send(0xc000010000)", // the stack
+			"Enqueued", "Due", "Last attempt", "Finished",
+			`action="/jobs/default/`+f.garbage[0]+`/retry"`, `action="/jobs/default/`+f.garbage[0]+`/delete"`,
+		)
+		wantLacks(t, r.Body, "garbage job", secretText, `/cancel"`)
+
+		r = get(t, h, "/jobs/default/"+f.done)
+		wantStatus(t, r, http.StatusOK, "done job")
+		wantContains(t, r.Body, "done job", "Result", esc(`"file": "`+resultText+`"`), "Run again", "Retention")
+
+		r = get(t, h, "/jobs/default/"+f.traced)
+		wantStatus(t, r, http.StatusOK, "traced job")
+		wantContains(t, r.Body, "traced job",
+			`<dd class="mono wrap" id="trace-id">4bf92f3577b34da6a3ce929d0e0e4736</dd>`,
+			"00f067aa0ba902b7", traceparent, // parent span and raw metadata
+			`<dt class="mono">api_token</dt><dd class="mono wrap">[redacted]</dd>`,
+			`/cancel"`, // a waiting job can be cancelled
+		)
+		wantLacks(t, r.Body, "traced job", secretText)
+
+		r = get(t, h, "/jobs/default/"+f.unack)
+		wantStatus(t, r, http.StatusOK, "running job")
+		wantContains(t, r.Body, "running job", "Lease until", `/cancel"`)
+		wantLacks(t, r.Body, "running job", `/delete"`, `/retry"`)
+	})
+}
+
+func TestJobPageUndecodableArgs(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		res, err := s.Enqueue(context.Background(), []*hopper.NewJob{{ID: "bad-args", Queue: "default", Kind: "broken", Args: []byte{0xc1, 0x01, 0x02}}})
+		if err != nil || res[0].Duplicate {
+			t.Fatal(err, res)
+		}
+		h := newHandler(s, nil)
+		r := get(t, h, "/jobs/default/bad-args")
+		wantStatus(t, r, http.StatusOK, "undecodable job")
+		wantContains(t, r.Body, "undecodable job", "do not decode as msgpack", "c1 01 02")
+		r = get(t, h, "/queues/default/ready")
+		wantStatus(t, r, http.StatusOK, "list with undecodable job")
+		wantContains(t, r.Body, "list with undecodable job", "undecodable (3 bytes)")
+		// An args search skips it instead of failing.
+		wantStatus(t, get(t, h, "/queues/default/ready?args=x"), http.StatusOK, "search over undecodable job")
+	})
+}
+
+func TestWorkersPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := seed(t, s)
+		r := get(t, newHandler(s, nil), "/workers")
+		wantStatus(t, r, http.StatusOK, "workers")
+		wantContains(t, r.Body, "workers", "worker-1", "host-a", "4242", "critical", "×5", "default", "×2",
+			"1 / 8 busy", `href="/jobs/default/`+f.unack+`"`, "build_report", "Heartbeat", "Started")
+	})
+}
+
+func TestSchedulesPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		seed(t, s)
+		h := newHandler(s, nil)
+		r := get(t, h, "/schedules")
+		wantStatus(t, r, http.StatusOK, "schedules")
+		sched, err := hopper.ParseSchedule("0 3 1 * *")
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := sched.Next(time.Now()).UTC().Format("2006-01-02 15:04:05") // computed from the spec
+		wantContains(t, r.Body, "schedules", "monthly-report", "0 3 1 * *", "build_report", "never", next)
+		wantLacks(t, r.Body, "schedules", ">missed<")
+
+		// A tick enqueued by the schedule shows as its last run.
+		tick := time.Now().Add(-time.Minute).Truncate(time.Second)
+		_, err = s.Enqueue(context.Background(), []*hopper.NewJob{{ID: "tick-1", Queue: "default", Kind: "build_report", Schedule: "monthly-report", Tick: tick}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = get(t, h, "/schedules")
+		wantLacks(t, r.Body, "schedules after a tick", ">never<")
+		wantContains(t, r.Body, "schedules after a tick", tick.UTC().Format("2006-01-02 15:04:05"))
+	})
+}
+
+func TestNotFound(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		seed(t, s)
+		h := newHandler(s, nil)
+		for _, p := range []string{
+			"/nope", "/queues/default/nostate", "/queues/bad%20queue/ready", "/jobs/default/nope",
+			"/queues/default/garbage/confirm?action=explode", "/static/", "/static/nope.css",
+			"/api/jobs/default/nope", "/api/queues/default/nostate",
+		} {
+			r := get(t, h, p)
+			if r.Code != http.StatusNotFound && r.Code != http.StatusBadRequest {
+				t.Errorf("GET %s: status %d, want 404 or 400", p, r.Code)
+			}
+		}
+	})
+}
+
+func TestStaticFiles(t *testing.T) {
+	h := newHandler(newMem(), nil)
+	for _, f := range []struct{ path, ctype string }{
+		{"/static/app.css", "text/css"}, {"/static/app.js", "text/javascript"}, {"/static/favicon.svg", "image/svg+xml"},
+	} {
+		r := get(t, h, f.path)
+		wantStatus(t, r, http.StatusOK, f.path)
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, f.ctype) {
+			t.Errorf("%s: Content-Type %q, want %s", f.path, ct, f.ctype)
+		}
+		if cc := r.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age") {
+			t.Errorf("%s: Cache-Control %q, want a max-age", f.path, cc)
+		}
+	}
+	// Pages link the static files with a version, so a new release is fetched.
+	r := get(t, h, "/")
+	if !regexp.MustCompile(`href="/static/app.css\?v=[0-9a-f]{12}"`).MatchString(r.Body) {
+		t.Error("the page does not link a versioned app.css")
+	}
+}
+
+// TestEveryLinkWorks follows every link of every page, with the dashboard
+// at the root and under a prefix, and wants each to answer 200 (or a
+// redirect to a page that does).
+func TestEveryLinkWorks(t *testing.T) {
+	for _, prefix := range []string{"", "/admin/jobs"} {
+		t.Run("prefix="+prefix, func(t *testing.T) {
+			eachStore(t, func(t *testing.T, s hopper.Store) {
+				seed(t, s)
+				var h http.Handler = newHandler(s, &dashboard.Options{Prefix: prefix})
+				if prefix != "" {
+					mux := http.NewServeMux()
+					mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
+					h = mux
+				}
+				crawl(t, h, prefix)
+			})
+		})
+	}
+}
+
+var linkRE = regexp.MustCompile(`(?:href|src|action)="([^"#]*)"`)
+
+// crawl visits every GET link reachable from the overview.
+func crawl(t *testing.T, h http.Handler, prefix string) {
+	t.Helper()
+	seen := map[string]bool{}
+	queue := []string{prefix + "/"}
+	for len(queue) > 0 && len(seen) < 300 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		r := get(t, h, p)
+		for hops := 0; r.Code == http.StatusFound || r.Code == http.StatusSeeOther; hops++ {
+			if hops > 3 {
+				t.Fatalf("GET %s: redirect loop", p)
+			}
+			r = get(t, h, r.Header.Get("Location"))
+		}
+		if r.Code != http.StatusOK {
+			t.Errorf("GET %s: status %d", p, r.Code)
+			continue
+		}
+		if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		for _, m := range linkRE.FindAllStringSubmatch(r.Body, -1) {
+			link := html.UnescapeString(m[1])
+			if link == "" || strings.Contains(link, "://") {
+				continue
+			}
+			if !strings.HasPrefix(link, prefix+"/") {
+				t.Errorf("page %s links %q, outside the prefix %q", p, link, prefix)
+				continue
+			}
+			// Forms posting actions are tested elsewhere; the find form needs an ID.
+			if isAction(link) || strings.HasSuffix(link, "/find") {
+				continue
+			}
+			queue = append(queue, link)
+		}
+	}
+	if len(seen) < 20 {
+		t.Errorf("crawled only %d pages", len(seen))
+	}
+}
+
+// isAction reports whether a path is a POST action.
+func isAction(p string) bool {
+	for _, s := range []string{"/retry", "/delete", "/cancel", "/pause", "/resume"} {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMountedBareRedirects(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/ops/", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Options{Prefix: "/ops/"})))
+	mux.Handle("/ops", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Options{Prefix: "/ops/"})))
+	r := get(t, mux, "/ops")
+	wantStatus(t, r, http.StatusFound, "GET /ops")
+	if loc := r.Header.Get("Location"); loc != "/ops/" {
+		t.Errorf("GET /ops redirects to %q, want /ops/", loc)
+	}
+	wantStatus(t, get(t, mux, "/ops/"), http.StatusOK, "GET /ops/")
+}
+
+// TestOddJobID follows the links to a job whose ID holds every character
+// that means something in a URL or in HTML, and acts on it.
+func TestOddJobID(t *testing.T) {
+	const id = `a/b?c=1&d#e%2F<f>"g'h+i`
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		if _, err := s.Enqueue(context.Background(), []*hopper.NewJob{{ID: id, Queue: "default", Kind: "odd", Args: mustMarshal(t, map[string]string{"x": "y"})}}); err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/p/", http.StripPrefix("/p", newHandler(s, &dashboard.Options{Prefix: "/p"})))
+		list := get(t, mux, "/p/queues/default/ready")
+		m := regexp.MustCompile(`href="(/p/jobs/default/[^"]+)"`).FindStringSubmatch(list.Body)
+		if m == nil {
+			t.Fatalf("no job link in the list")
+		}
+		link := html.UnescapeString(m[1])
+		r := get(t, mux, link)
+		wantStatus(t, r, http.StatusOK, "GET "+link)
+		wantContains(t, html.UnescapeString(r.Body), "odd job page", `<p class="sub mono" id="job-id">`+id+`</p>`)
+		wantLacks(t, r.Body, "odd job page", "<f>")
+		r = post(t, mux, link+"/delete", nil)
+		wantStatus(t, r, http.StatusSeeOther, "delete the odd job")
+		if st := jobState(t, s, "default", id); st != "" {
+			t.Errorf("odd job still in %q", st)
+		}
+	})
+}

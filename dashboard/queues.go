@@ -1,0 +1,133 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hopperq/hopper"
+)
+
+// statsConcurrency bounds the store calls one overview makes at once.
+const statsConcurrency = 8
+
+// queueRow is one queue of the overview.
+type queueRow struct {
+	Name    string
+	Paused  bool
+	Counts  hopper.StateCounts
+	Latency time.Duration
+	Chart   *chart // sparkline of the last hour
+	series  []minuteCounts
+}
+
+// overview is every queue's counts and throughput, with totals.
+type overview struct {
+	Queues      []queueRow
+	Totals      hopper.StateCounts
+	MaxLatency  time.Duration
+	PausedCount int
+	Chart       *chart // throughput of all queues
+}
+
+// loadOverview reads the stats and throughput of the named queues, a few
+// at a time.
+func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, error) {
+	now := d.cfg.Now()
+	since := windowStart(now)
+	rows := make([]queueRow, len(names))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(statsConcurrency)
+	for i, name := range names {
+		g.Go(func() error {
+			st, err := d.store.QueueStats(ctx, name)
+			if err != nil {
+				return err
+			}
+			points, err := d.store.Throughput(ctx, name, since)
+			if err != nil {
+				return err
+			}
+			s := series(points, now)
+			rows[i] = queueRow{
+				Name:    name,
+				Paused:  st.Config.Paused,
+				Counts:  st.Counts,
+				Latency: st.Latency,
+				Chart:   newChart(s, sparkChartW, sparkChartH),
+				series:  s,
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	ov := &overview{Queues: rows}
+	var total []minuteCounts
+	for _, q := range rows {
+		c := &ov.Totals
+		c.Pending += q.Counts.Pending
+		c.Ready += q.Counts.Ready
+		c.Unack += q.Counts.Unack
+		c.Retry += q.Counts.Retry
+		c.Garbage += q.Counts.Garbage
+		c.Done += q.Counts.Done
+		ov.MaxLatency = max(ov.MaxLatency, q.Latency)
+		if q.Paused {
+			ov.PausedCount++
+		}
+		total = addSeries(total, q.series)
+	}
+	if total == nil {
+		total = series(nil, now)
+	}
+	ov.Chart = newChart(total, bigChartW, bigChartH)
+	return ov, nil
+}
+
+// queuesPage is the data of the overview page.
+type queuesPage struct {
+	base
+	*overview
+}
+
+// serveQueues renders the overview: every queue's counts per state,
+// pause state, latency and throughput, with totals.
+func (d *dash) serveQueues(w http.ResponseWriter, r *http.Request) {
+	names, err := d.store.Queues(r.Context())
+	if err != nil {
+		d.storeError(w, r, "listing queues", err)
+		return
+	}
+	ov, err := d.loadOverview(r.Context(), names)
+	if err != nil {
+		d.storeError(w, r, "reading queue stats", err)
+		return
+	}
+	b := d.base(r, "Queues", "queues")
+	b.Live = d.liveURL("")
+	d.render(w, r, http.StatusOK, "queues", queuesPage{base: b, overview: ov})
+}
+
+// serveQueueRedirect sends /queues/{queue} to the queue's ready jobs.
+func (d *dash) serveQueueRedirect(w http.ResponseWriter, r *http.Request) {
+	queue, ok := d.queueParam(w, r)
+	if !ok {
+		return
+	}
+	http.Redirect(w, r, d.queuePath(queue, hopper.StateReady), http.StatusFound)
+}
+
+// queueParam returns the {queue} of the route, answering 404 when it is not
+// a valid queue name.
+func (d *dash) queueParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	q := r.PathValue("queue")
+	if err := hopper.ValidateQueue(q); err != nil {
+		d.renderError(w, r, http.StatusNotFound, "No such queue", err.Error())
+		return "", false
+	}
+	return q, true
+}

@@ -1,0 +1,242 @@
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pageNames are the templates in templates/, one per page, each defining
+// "content" for the layout.
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error"}
+
+// pages maps a page name to its template set (layout, partials, page).
+type pages map[string]*template.Template
+
+// base is what the layout needs, embedded in every page's data.
+type base struct {
+	Site  *site
+	Title string // the page's own title, before the site's
+	Nav   string // the active top-level section: queues, workers, schedules
+	Live  string // URL the page's live counts come from; "" for none
+	Flash *flash
+	Now   time.Time
+}
+
+// site is the part of the layout that is the same for every request.
+type site struct {
+	Title     string
+	Home      string
+	Prefix    string
+	ReadOnly  bool
+	RefreshMS int64
+}
+
+// flash is the outcome of an action, shown once after its redirect.
+type flash struct {
+	Kind string // ok or warn
+	Text string
+}
+
+// chartView is what the "chart" template draws: a chart, the key its
+// live updates find it by (a queue name, "" for the total) and a CSS class.
+type chartView struct {
+	*chart
+	Key, Class string
+}
+
+// pauseView is what the pause templates need: the queue, whether it is
+// paused and the state page to return to after the action ("" for the
+// overview).
+type pauseView struct {
+	Queue  string
+	Paused bool
+	Return string
+}
+
+// mustParsePages parses the templates; they are embedded, so an error is
+// a bug in this package.
+func (d *dash) mustParsePages() pages {
+	funcs := template.FuncMap{
+		"num": func(n any) string {
+			switch n := n.(type) {
+			case int:
+				return formatCount(int64(n))
+			case int64:
+				return formatCount(n)
+			}
+			return "?"
+		},
+		"dur":     formatDuration,
+		"latency": formatLatency,
+		"since":   func(t time.Time) string { return formatDuration(d.cfg.Now().Sub(t)) },
+		"plural": func(n int, one, many string) string {
+			if n == 1 {
+				return "1 " + one
+			}
+			return formatCount(int64(n)) + " " + many
+		},
+		"percent": func(n, of int) int {
+			if of <= 0 {
+				return 0
+			}
+			return min(100, n*100/of)
+		},
+		"ago": func(t time.Time) string { return ago(d.cfg.Now(), t) },
+		"abs": absTime,
+		"iso": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format(time.RFC3339Nano)
+		},
+		"chartView":  func(key, class string, c *chart) chartView { return chartView{Key: key, Class: class, chart: c} },
+		"pauseView":  func(queue string, paused bool, ret string) pauseView { return pauseView{queue, paused, ret} },
+		"truncate":   truncate,
+		"states":     func() []hopper.JobState { return hopper.States },
+		"stateDesc":  func(st hopper.JobState) string { return stateDescriptions[st] },
+		"count":      func(c hopper.StateCounts, st hopper.JobState) int64 { return c.Get(st) },
+		"path":       d.path,
+		"queuePath":  d.queuePath,
+		"jobPath":    d.jobPath,
+		"static":     staticPath(d.cfg.Prefix),
+		"canRequeue": canRequeue,
+		"canDelete":  canDelete,
+		"canCancel":  canCancel,
+		"retryLabel": retryLabel,
+	}
+	out := make(pages, len(pageNames))
+	for _, name := range pageNames {
+		t := template.New(name).Funcs(funcs)
+		out[name] = template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html"))
+	}
+	return out
+}
+
+// base returns the layout data for a page.
+func (d *dash) base(r *http.Request, title, nav string) base {
+	refresh := int64(0)
+	if d.cfg.RefreshInterval > 0 {
+		refresh = d.cfg.RefreshInterval.Milliseconds()
+	}
+	return base{
+		Site: &site{
+			Title:     d.cfg.Title,
+			Home:      d.home(),
+			Prefix:    d.cfg.Prefix,
+			ReadOnly:  d.cfg.ReadOnly,
+			RefreshMS: refresh,
+		},
+		Title: title,
+		Nav:   nav,
+		Flash: flashFrom(r),
+		Now:   d.cfg.Now(),
+	}
+}
+
+// liveURL returns the live endpoint for a page showing queue ("" for all
+// queues), or "" when live updates are off.
+func (d *dash) liveURL(queue string) string {
+	if d.cfg.RefreshInterval <= 0 {
+		return ""
+	}
+	u := d.path("api", "stats")
+	if queue != "" {
+		u += "?queue=" + queue // queue names are validated: nothing to escape
+	}
+	return u
+}
+
+// render executes page with data into a buffer and writes it with status;
+// a template error becomes a plain 500.
+func (d *dash) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	var buf bytes.Buffer
+	if err := d.pages[page].ExecuteTemplate(&buf, "layout", data); err != nil {
+		d.cfg.Logger.Error("dashboard: rendering failed", "page", page, "path", r.URL.Path, "error", err)
+		http.Error(w, "500 internal error: rendering the page failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// errorPage is the data of the error page.
+type errorPage struct {
+	base
+	Status  int
+	Heading string
+	Message string
+}
+
+// renderError answers with the error page.
+func (d *dash) renderError(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+	d.render(w, r, status, "error", errorPage{
+		base:    d.base(r, heading, ""),
+		Status:  status,
+		Heading: heading,
+		Message: message,
+	})
+}
+
+// storeError logs a store failure and answers 500 with a page that says
+// what failed, without internals beyond the error text.
+func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	d.cfg.Logger.Error("dashboard: store call failed", "what", what, "path", r.URL.Path, "error", err)
+	d.renderError(w, r, http.StatusInternalServerError, "The store failed", what+": "+err.Error())
+}
+
+// flashFrom reads the outcome of an action from the redirect's query. Only
+// known outcomes with a count are shown, so a crafted link cannot put
+// arbitrary text on the page.
+func flashFrom(r *http.Request) *flash {
+	q := r.URL.Query()
+	what := q.Get("flash")
+	if what == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(q.Get("n"))
+	if err != nil || n < 0 {
+		return nil
+	}
+	jobs := "jobs"
+	if n == 1 {
+		jobs = "job"
+	}
+	count := formatCount(int64(n)) + " " + jobs
+	switch what {
+	case "requeued":
+		if n == 0 {
+			return &flash{"warn", "Nothing was requeued: the jobs had already left that state."}
+		}
+		if n == 1 {
+			return &flash{"ok", "Requeued 1 job: it is ready to run now."}
+		}
+		return &flash{"ok", "Requeued " + count + ": they are ready to run now."}
+	case "deleted":
+		if n == 0 {
+			return &flash{"warn", "Nothing was deleted: the jobs had already left that state."}
+		}
+		return &flash{"ok", "Deleted " + count + "."}
+	case "noselection":
+		return &flash{"warn", "Select at least one job first."}
+	case "cancelled":
+		return &flash{"ok", "Cancelled the job. A running job stops once its worker hears of it."}
+	case "paused":
+		return &flash{"ok", "Paused the queue: workers claim nothing from it until it is resumed."}
+	case "resumed":
+		return &flash{"ok", "Resumed the queue."}
+	}
+	return nil
+}
