@@ -40,6 +40,7 @@ type periodicRun struct {
 	client *Client
 	jobs   []PeriodicJob
 	log    *slog.Logger
+	now    func() time.Time
 }
 
 func (c *SchedulerConfig) validatePeriodic() error {
@@ -65,7 +66,7 @@ func (c *SchedulerConfig) validatePeriodic() error {
 }
 
 func (r *periodicRun) run(ctx context.Context) {
-	now := time.Now()
+	now := r.now()
 	next := make([]time.Time, len(r.jobs))
 	infos := make([]ScheduleInfo, len(r.jobs))
 	for i, p := range r.jobs {
@@ -86,13 +87,13 @@ func (r *periodicRun) run(ctx context.Context) {
 				earliest = t
 			}
 		}
-		timer.Reset(time.Until(earliest))
+		timer.Reset(earliest.Sub(r.now()))
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		}
-		now := time.Now()
+		now := r.now()
 		for i, p := range r.jobs {
 			if next[i].After(now) {
 				continue
@@ -157,7 +158,7 @@ func (r *periodicRun) fire(ctx context.Context, p PeriodicJob, tick time.Time) {
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		d := min(time.Until(giveUp), time.Duration(1<<min(try, 9))*10*time.Millisecond)
+		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
 		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name),
 			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
 		if d <= 0 {

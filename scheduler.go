@@ -35,6 +35,13 @@ type SchedulerConfig struct {
 	// Client enqueues the periodic jobs, through its middleware (tracing,
 	// say). Defaults to NewClient(store, nil).
 	Client *Client
+	// Now is the clock periodic ticks are computed and fired by. It is the
+	// only use hopper makes of a process's wall clock: due times and leases
+	// come from the store's clock. Defaults to time.Now; tests inject skew.
+	// A process whose clock is ahead enqueues ticks early, but each tick's
+	// job has RunAt set to the tick, so it never runs early by the store's
+	// clock; a process whose clock is behind finds its ticks already taken.
+	Now func() time.Time
 	// Logger receives errors from the store. Defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -120,7 +127,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		if client == nil {
 			client = NewClient(s.store, nil)
 		}
-		p := &periodicRun{store: s.store, client: client, jobs: cfg.Periodic, log: cfg.Logger}
+		now := cfg.Now
+		if now == nil {
+			now = time.Now
+		}
+		p := &periodicRun{store: s.store, client: client, jobs: cfg.Periodic, log: cfg.Logger, now: now}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
