@@ -53,6 +53,13 @@ type WorkerConfig struct {
 	// ClaimBatch is the most jobs one claim fetches. Defaults to
 	// min(Concurrency, 100).
 	ClaimBatch int
+	// Prefetch is how many claimed jobs the worker may hold waiting for a
+	// free slot, so that it claims (and acks) in batches rather than one job
+	// whenever a slot frees. Their leases are renewed while they wait, and a
+	// shutdown hands them back at once. Defaults to ClaimBatch; negative
+	// means none (claim only for free slots, as fairness across many
+	// workers with slow jobs may want).
+	Prefetch int
 	// Backoff computes the delay before a retry. Defaults to DefaultBackoff.
 	Backoff BackoffFunc
 	// Recover is the middleware installed innermost, right around the
@@ -129,6 +136,12 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 	}
 	if c.ClaimBatch == 0 {
 		c.ClaimBatch = min(c.Concurrency, 100)
+	}
+	switch {
+	case c.Prefetch == 0:
+		c.Prefetch = c.ClaimBatch
+	case c.Prefetch < 0:
+		c.Prefetch = 0
 	}
 	pos("Lease", &c.Lease, 30*time.Second, 100*time.Millisecond)
 	pos("AbandonAfter", &c.AbandonAfter, 10*time.Second, time.Millisecond)

@@ -32,12 +32,13 @@ const (
 	attemptAbandoned
 )
 
-// attempt is one claimed job being run by this worker.
+// attempt is one claimed job held by this worker, from its claim until the
+// store confirmed its outcome.
 type attempt struct {
 	rec     *JobRecord
-	qi      int // index in workerRun.queues
-	started time.Time
-	cancel  context.CancelCauseFunc
+	qi      int       // index in workerRun.queues
+	started atomic.Int64 // unix ns when an executor started it; 0 while it waits
+	cancel  atomic.Pointer[context.CancelCauseFunc]
 	state   atomic.Int32
 	stop    atomic.Int32 // stop* reason
 	// giveUpAt is when the watchdog abandons the attempt if its handler has
@@ -48,63 +49,112 @@ type attempt struct {
 	result []byte     // set by RecordResult
 }
 
-// interrupt cancels the attempt's context for reason, once.
+// cause is the error an interrupt cancels the attempt's context with.
+func (a *attempt) cause() error {
+	switch a.stop.Load() {
+	case stopLeaseLost:
+		return errLeaseLostWk
+	case stopCancelled:
+		return ErrCancelled
+	case stopShutdown:
+		return ErrShutdown
+	}
+	return nil
+}
+
+// interrupt records reason, once, and cancels the attempt's context if it
+// runs.
 func (a *attempt) interrupt(reason int32) {
 	if !a.stop.CompareAndSwap(stopNone, reason) {
 		return
 	}
-	var cause error
-	switch reason {
-	case stopLeaseLost:
-		cause = errLeaseLostWk
-	case stopCancelled:
-		cause = ErrCancelled
-	default:
-		cause = ErrShutdown
+	if c := a.cancel.Load(); c != nil {
+		(*c)(a.cause())
 	}
-	a.cancel(cause)
+}
+
+// setCancel makes the running attempt's context cancellable by interrupt,
+// cancelling it at once if an interrupt came first.
+func (a *attempt) setCancel(c context.CancelCauseFunc) {
+	a.cancel.Store(&c)
+	if a.stop.Load() > stopReturned {
+		c(a.cause())
+	}
+}
+
+// startedAt is when an executor started the attempt; zero while it waits.
+func (a *attempt) startedAt() time.Time {
+	if ns := a.started.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 func (a *attempt) finish() bool  { return a.state.CompareAndSwap(attemptRunning, attemptFinished) }
 func (a *attempt) abandon() bool { return a.state.CompareAndSwap(attemptRunning, attemptAbandoned) }
 
-// dispatch starts rec in the pool. The caller has checked that a slot is free.
+// dispatch hands a claimed job to the executors. The fetch loop has made
+// room for it in the jobs channel.
 func (r *workerRun) dispatch(rec *JobRecord, qi int) {
-	a := &attempt{rec: rec, qi: qi, started: time.Now()}
-	ctx, cancel := context.WithCancelCause(r.jobBase)
-	a.cancel = cancel
-	var stopTimer context.CancelFunc = func() {}
-	if d := r.cfg.timeoutFor(rec); d > 0 {
-		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
-		a.giveUpAt.Store(a.started.Add(d + r.cfg.AbandonAfter).UnixNano())
-	}
-	ctx = context.WithValue(ctx, attemptKey{}, a)
-	r.busy.Add(1)
-	r.live.Add(1)
-	r.qbusy[qi].Add(1)
+	a := &attempt{rec: rec, qi: qi}
+	r.held.Add(1)
+	r.qheld[qi].Add(1)
 	r.mu.Lock()
 	r.active[a] = struct{}{}
 	r.mu.Unlock()
-	r.pool.Go(func() error {
-		defer func() {
-			stopTimer()
-			cancel(nil)
-			r.qbusy[qi].Add(-1)
-			r.busy.Add(-1)
-			r.signalFreed()
-		}()
-		r.exec(ctx, a)
-		return nil
-	})
+	r.jobs <- a
 }
 
-// exec runs one attempt and hands its outcome to the finisher.
-func (r *workerRun) exec(ctx context.Context, a *attempt) {
-	err := r.invoke(ctx, a.rec)
-	if !a.finish() {
-		return // the watchdog or shutdown decided already
+// executor runs attempts from the jobs channel until it is closed. It exits
+// early, leaving its place to a replacement, when its attempt is abandoned.
+func (r *workerRun) executor() error {
+	for a := range r.jobs {
+		if !r.runAttempt(a) {
+			return nil
+		}
 	}
-	r.live.Add(-1)
+	return nil
+}
+
+// runAttempt runs one attempt; it returns false when the attempt was
+// abandoned while it ran (a replacement executor took this one's place).
+func (r *workerRun) runAttempt(a *attempt) bool {
+	if r.stopping.Load() {
+		r.release(a)
+		return true
+	}
+	if a.stop.Load() != stopNone { // cancelled or its lease lost while it waited
+		r.exec(a, a.cause())
+		return true
+	}
+	r.busy.Add(1)
+	start := time.Now()
+	a.started.Store(start.UnixNano())
+	ctx, cancel := context.WithCancelCause(context.WithValue(r.jobBase, attemptKey{}, a))
+	stopTimer := context.CancelFunc(func() {})
+	if d := r.cfg.timeoutFor(a.rec); d > 0 {
+		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
+		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+	}
+	a.setCancel(cancel)
+	err := r.invoke(ctx, a.rec)
+	stopTimer()
+	cancel(nil)
+	if a.state.Load() == attemptAbandoned {
+		return false // the watchdog or shutdown decided; a replacement runs
+	}
+	r.busy.Add(-1)
+	r.exec(a, err)
+	return true
+}
+
+// exec hands the outcome of an attempt to the finisher, unless the watchdog
+// or shutdown decided it already.
+func (r *workerRun) exec(a *attempt, err error) {
+	if !a.finish() {
+		return
+	}
+	r.decided(a)
 	req := r.finishRequest(a, err)
 	if req == nil {
 		r.forget(a)

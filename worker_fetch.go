@@ -13,16 +13,20 @@ import (
 // one.
 const idleWait = 5 * time.Second
 
-// fetchLoop claims jobs while there are free slots and dispatches them, until
-// ctx is done. When nothing is claimable it blocks in Store.WaitReady rather
-// than polling.
+// fetchLoop claims jobs and hands them to the executors until ctx is done.
+// It claims at once when an executor would otherwise sit idle, and tops up
+// the Prefetch buffer when at least half of it is free, so that a busy
+// worker claims (and acks) in batches. When nothing is claimable it blocks
+// in Store.WaitReady rather than polling.
 func (r *workerRun) fetchLoop(ctx context.Context) {
 	order := make([]int, len(r.queues))
 	waitOn := make([]string, 0, len(r.queues))
+	refill := max(1, r.cfg.Prefetch/2)
 	fails := 0
 	for ctx.Err() == nil {
-		free := r.cfg.Concurrency - int(r.busy.Load())
-		if free <= 0 {
+		held := int(r.held.Load())
+		room := r.cfg.Concurrency + r.cfg.Prefetch - held
+		if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
 			select {
 			case <-ctx.Done():
 				return
@@ -31,7 +35,7 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 			continue
 		}
 		r.claimOrder(order)
-		claimed, retryIn, waitOn, err := r.claimRound(ctx, order, free, waitOn[:0])
+		claimed, retryIn, waitOn, err := r.claimRound(ctx, order, min(room, r.cfg.ClaimBatch), waitOn[:0])
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -65,16 +69,16 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 	}
 }
 
-// claimRound tries the queues in order, claiming up to free jobs in all. It
+// claimRound tries the queues in order, claiming up to want jobs in all. It
 // returns how many it claimed, the shortest RetryIn a limited queue asked
 // for, and the queues worth waiting on.
-func (r *workerRun) claimRound(ctx context.Context, order []int, free int, waitOn []string) (int, time.Duration, []string, error) {
+func (r *workerRun) claimRound(ctx context.Context, order []int, want int, waitOn []string) (int, time.Duration, []string, error) {
 	claimed := 0
 	var retryIn time.Duration
 	for _, qi := range order {
-		n := min(free, r.cfg.ClaimBatch)
+		n := want - claimed
 		if c := r.qcap[qi]; c > 0 {
-			n = min(n, c-int(r.qbusy[qi].Load()))
+			n = min(n, c-int(r.qheld[qi].Load()))
 		}
 		if n <= 0 {
 			continue
@@ -88,11 +92,10 @@ func (r *workerRun) claimRound(ctx context.Context, order []int, free int, waitO
 			r.dispatch(rec, qi)
 		}
 		claimed += len(res.Jobs)
-		free -= len(res.Jobs)
 		if res.RetryIn > 0 && (retryIn == 0 || res.RetryIn < retryIn) {
 			retryIn = res.RetryIn
 		}
-		if free <= 0 {
+		if claimed >= want {
 			break
 		}
 	}

@@ -44,8 +44,8 @@ func (r *workerRun) heartbeat(ctx context.Context) {
 		if len(info.Running) == maxRunningReported {
 			break
 		}
-		if a.state.Load() == attemptRunning {
-			info.Running = append(info.Running, RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: a.started})
+		if started := a.startedAt(); !started.IsZero() && a.state.Load() == attemptRunning {
+			info.Running = append(info.Running, RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: started})
 		}
 	}
 	if err := r.store.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval); err != nil && ctx.Err() == nil {

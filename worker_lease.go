@@ -53,35 +53,46 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 		a := held[i]
 		switch {
 		case !s.Held:
-			if a.state.Load() == attemptRunning {
-				a.giveUpAt.Store(now.Add(r.cfg.AbandonAfter).UnixNano())
-				a.interrupt(stopLeaseLost)
-			}
+			r.stopAttempt(a, stopLeaseLost, now)
 		case s.Cancel:
-			if a.state.Load() == attemptRunning {
-				a.giveUpAt.Store(now.Add(r.cfg.AbandonAfter).UnixNano())
-				a.interrupt(stopCancelled)
-			}
+			r.stopAttempt(a, stopCancelled, now)
 		}
 	}
 }
 
+// stopAttempt interrupts an attempt for reason. A running one gets
+// AbandonAfter to return; one still waiting for an executor ends when an
+// executor takes it, without running.
+func (r *workerRun) stopAttempt(a *attempt, reason int32, now time.Time) {
+	if a.state.Load() != attemptRunning {
+		return
+	}
+	if a.started.Load() != 0 {
+		a.giveUpAt.Store(now.Add(r.cfg.AbandonAfter).UnixNano())
+	}
+	a.interrupt(reason)
+}
+
 // watchdog gives up on handlers still running AbandonAfter past their
-// deadline: the attempt fails (or ends as cancelled), the job goes on
-// without them. Go cannot stop the goroutine; its pool slot stays taken.
+// deadline: the attempt fails (or ends as cancelled) and the job goes on
+// without them. Go cannot stop the goroutine, so a replacement executor
+// keeps the pool at its size (up to one replacement per executor).
 func (r *workerRun) watchdog(held []*attempt) {
 	now := time.Now().UnixNano()
 	for _, a := range held {
 		at := a.giveUpAt.Load()
-		if at == 0 || now < at || !a.abandon() {
+		if at == 0 || now < at || a.started.Load() == 0 || !a.abandon() {
 			continue
 		}
-		r.live.Add(-1)
-		r.signalFreed()
+		r.decided(a)
+		r.busy.Add(-1)
+		if !r.pool.TryGo(r.executor) {
+			r.log.Error("hopper: too many abandoned handlers; the pool is one executor short until one returns")
+		}
 		rec := a.rec
 		r.log.Error("hopper: handler ignored its context and is still running; attempt abandoned",
 			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.String("kind", rec.Kind),
-			slog.Duration("running", time.Since(a.started)))
+			slog.Duration("running", time.Since(a.startedAt())))
 		err := fmt.Errorf("hopper: handler still running %v after its context ended; abandoned (its goroutine cannot be stopped)", r.cfg.AbandonAfter)
 		if req := r.finishRequest(a, err); req != nil {
 			r.fin.add(a, req)

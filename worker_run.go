@@ -14,6 +14,12 @@ import (
 )
 
 // workerRun is the state of one Worker.Run.
+//
+// The fetch loop claims jobs into a buffered channel, up to Concurrency
+// running plus Prefetch waiting; a fixed pool of Concurrency executor
+// goroutines (an errgroup) takes them from it. An executor whose handler is
+// abandoned (it ignored its context) is replaced, so the pool keeps its
+// size.
 type workerRun struct {
 	store    Store
 	cfg      WorkerConfig
@@ -24,17 +30,19 @@ type workerRun struct {
 	queues  []string // claim candidates, sorted by name
 	weights []int    // weight of queues[i]
 	qcap    []int    // per-queue cap in this worker, 0 = none
-	qbusy   []atomic.Int32
+	qheld   []atomic.Int32
 
-	pool  errgroup.Group
-	busy  atomic.Int32 // goroutines holding a pool slot
-	live  atomic.Int32 // attempts whose outcome is not decided yet
-	freed chan struct{}
+	pool     errgroup.Group
+	jobs     chan *attempt // claimed, waiting for an executor
+	held     atomic.Int32  // attempts whose outcome is not decided yet (waiting or running)
+	busy     atomic.Int32  // executors running an attempt that is not abandoned
+	freed    chan struct{} // signalled when held or busy drops
+	stopping atomic.Bool   // set when Run's context is done: start nothing new
 
 	// jobBase is the parent of every attempt's context. It does not end
-	// with Run's context: running jobs get ShutdownTimeout to finish.
+	// with Run's context (running jobs get ShutdownTimeout to finish) and
+	// it cannot be cancelled, so attempts do not register with it.
 	jobBase context.Context
-	stopJob context.CancelCauseFunc
 
 	mu     sync.Mutex
 	active map[*attempt]struct{}
@@ -50,6 +58,7 @@ func newWorkerRun(store Store, cfg WorkerConfig, handlers map[string]Handler, mw
 		cfg:      cfg,
 		log:      cfg.Logger,
 		handlers: maps.Clone(handlers),
+		jobs:     make(chan *attempt, cfg.Concurrency+cfg.Prefetch),
 		freed:    make(chan struct{}, 1),
 		active:   map[*attempt]struct{}{},
 		started:  time.Now(),
@@ -63,19 +72,19 @@ func newWorkerRun(store Store, cfg WorkerConfig, handlers map[string]Handler, mw
 	r.queues = slices.Sorted(maps.Keys(cfg.Queues))
 	r.weights = make([]int, len(r.queues))
 	r.qcap = make([]int, len(r.queues))
-	r.qbusy = make([]atomic.Int32, len(r.queues))
+	r.qheld = make([]atomic.Int32, len(r.queues))
 	for i, q := range r.queues {
 		r.weights[i] = cfg.Queues[q]
 		r.qcap[i] = cfg.QueueConcurrency[q]
 	}
-	r.pool.SetLimit(cfg.Concurrency)
+	// Room for one replacement per executor whose handler was abandoned.
+	r.pool.SetLimit(2 * cfg.Concurrency)
 	r.fin = newFinisher(r)
 	return r
 }
 
 func (r *workerRun) run(ctx context.Context) error {
-	r.jobBase, r.stopJob = context.WithCancelCause(context.WithoutCancel(ctx))
-	defer r.stopJob(nil)
+	r.jobBase = context.WithoutCancel(ctx)
 
 	var bg sync.WaitGroup
 	bgCtx, stopBg := context.WithCancel(context.WithoutCancel(ctx))
@@ -93,14 +102,49 @@ func (r *workerRun) run(ctx context.Context) error {
 		}
 		bg.Go(func() { _ = NewScheduler(r.store, &sc).Run(ctx) })
 	}
+	for range r.cfg.Concurrency {
+		r.pool.Go(r.executor)
+	}
 
 	r.fetchLoop(ctx)
+	r.stopping.Store(true)
+	r.releaseWaiting()
+	close(r.jobs) // executors exit after their current attempt
 	r.shutdown()
 
 	r.fin.close()
 	stopBg()
 	bg.Wait()
 	return nil
+}
+
+// releaseWaiting hands back the leases of claimed jobs no executor started.
+func (r *workerRun) releaseWaiting() {
+	for {
+		select {
+		case a := <-r.jobs:
+			r.release(a)
+		default:
+			return
+		}
+	}
+}
+
+// release hands an attempt that will not run (or did not finish) back to
+// the store: ready again at once, the attempt not counted.
+func (r *workerRun) release(a *attempt) {
+	if !a.abandon() {
+		return
+	}
+	r.decided(a)
+	r.fin.add(a, &FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
+}
+
+// decided accounts for an attempt whose outcome was just decided.
+func (r *workerRun) decided(a *attempt) {
+	r.held.Add(-1)
+	r.qheld[a.qi].Add(-1)
+	r.signalFreed()
 }
 
 // shutdown waits for running attempts up to ShutdownTimeout, then cancels
@@ -112,7 +156,7 @@ func (r *workerRun) shutdown() {
 		return
 	}
 	r.log.Warn("hopper: shutdown timeout reached; cancelling running jobs",
-		slog.Int("running", int(r.live.Load())), slog.Duration("shutdown_timeout", r.cfg.ShutdownTimeout))
+		slog.Int("running", int(r.held.Load())), slog.Duration("shutdown_timeout", r.cfg.ShutdownTimeout))
 	for _, a := range r.snapshot() {
 		a.interrupt(stopShutdown)
 	}
@@ -122,29 +166,28 @@ func (r *workerRun) shutdown() {
 		return
 	}
 	for _, a := range r.snapshot() {
-		if a.abandon() {
-			r.live.Add(-1)
+		if a.state.Load() == attemptRunning {
 			r.log.Warn("hopper: job did not stop after its context was cancelled; lease handed back",
 				slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID), slog.String("kind", a.rec.Kind))
-			r.fin.add(a, &FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
+			r.release(a)
 		}
 	}
 }
 
 // waitIdle waits until no attempt is undecided or timeout fires.
 func (r *workerRun) waitIdle(timeout <-chan time.Time) bool {
-	for r.live.Load() > 0 {
+	for r.held.Load() > 0 {
 		select {
 		case <-r.freed:
 		case <-timeout:
-			return r.live.Load() == 0
+			return r.held.Load() == 0
 		}
 	}
 	return true
 }
 
-// snapshot returns the attempts the worker holds, including those whose
-// finish is not yet confirmed by the store.
+// snapshot returns the attempts the worker holds, including those waiting
+// for an executor and those whose finish is not yet confirmed by the store.
 func (r *workerRun) snapshot() []*attempt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -157,8 +200,8 @@ func (r *workerRun) forget(a *attempt) {
 	r.mu.Unlock()
 }
 
-// signalFreed wakes the fetch loop (or shutdown) after a slot or an attempt
-// was freed.
+// signalFreed wakes the fetch loop (or shutdown) after an attempt was
+// decided or an executor freed.
 func (r *workerRun) signalFreed() {
 	select {
 	case r.freed <- struct{}{}:

@@ -2,6 +2,7 @@ package hopper_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"strings"
 	"sync"
@@ -153,43 +154,51 @@ func TestWorkerTimeoutIsAnError(t *testing.T) {
 }
 
 func TestWorkerConcurrencyBound(t *testing.T) {
-	ctx := t.Context()
-	s := newStore()
-	c := hopper.NewClient(s, nil)
-	cfg := testConfig("default")
-	cfg.Concurrency = 3
-	w := hopper.NewWorker(s, cfg)
-	var running, peak, done atomic.Int32
-	release := make(chan struct{})
-	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-		n := running.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	for _, tc := range []struct {
+		prefetch, wantHeld int
+	}{
+		{prefetch: -1, wantHeld: 3}, // claims only for free slots
+		{prefetch: 2, wantHeld: 5},  // 3 running, 2 waiting for a slot
+	} {
+		t.Run(fmt.Sprintf("prefetch=%d", tc.prefetch), func(t *testing.T) {
+			ctx := t.Context()
+			s := newStore()
+			c := hopper.NewClient(s, nil)
+			cfg := testConfig("default")
+			cfg.Concurrency = 3
+			cfg.Prefetch = tc.prefetch
+			w := hopper.NewWorker(s, cfg)
+			var running, peak, done atomic.Int32
+			release := make(chan struct{})
+			hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				<-release
+				running.Add(-1)
+				done.Add(1)
+				return nil
+			})
+			if _, err := hopper.EnqueueMany(ctx, c, make([]Echo, 20), nil); err != nil {
+				t.Fatal(err)
 			}
-		}
-		<-release
-		running.Add(-1)
-		done.Add(1)
-		return nil
-	})
-	if _, err := hopper.EnqueueMany(ctx, c, make([]Echo, 20), nil); err != nil {
-		t.Fatal(err)
-	}
-	startWorker(t, w)
-	eventually(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
-	st, err := s.QueueStats(ctx, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Counts.Unack != 3 || st.Counts.Ready != 17 {
-		t.Errorf("with 3 slots busy the store has %d unack and %d ready; want 3 and 17 (no claiming past the pool)", st.Counts.Unack, st.Counts.Ready)
-	}
-	close(release)
-	eventually(t, 5*time.Second, "all 20 jobs done", func() bool { return done.Load() == 20 })
-	if peak.Load() != 3 {
-		t.Errorf("peak concurrency %d, want 3", peak.Load())
+			startWorker(t, w)
+			eventually(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
+			var st hopper.QueueStats
+			eventually(t, 5*time.Second, "the worker holding its jobs", func() bool {
+				st, _ = s.QueueStats(ctx, "default")
+				return st.Counts.Unack >= int64(tc.wantHeld)
+			})
+			if st.Counts.Unack != int64(tc.wantHeld) || st.Counts.Ready != int64(20-tc.wantHeld) {
+				t.Errorf("with 3 slots busy the store has %d unack and %d ready; want %d and %d (the pool plus Prefetch, no more)",
+					st.Counts.Unack, st.Counts.Ready, tc.wantHeld, 20-tc.wantHeld)
+			}
+			close(release)
+			eventually(t, 5*time.Second, "all 20 jobs done", func() bool { return done.Load() == 20 })
+			if peak.Load() != 3 {
+				t.Errorf("peak concurrency %d, want 3", peak.Load())
+			}
+		})
 	}
 }
 
@@ -518,4 +527,92 @@ func TestHandlePointerReceiverPanicsClearly(t *testing.T) {
 		}
 	}()
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[*ptrKind]) error { return nil })
+}
+
+func TestWorkerShutdownHandsBackPrefetchedJobs(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	c := hopper.NewClient(s, nil)
+	cfg := testConfig("default")
+	cfg.Concurrency, cfg.Prefetch = 1, 3
+	cfg.ShutdownTimeout = 10 * time.Millisecond
+	cfg.Lease = time.Hour
+	w := hopper.NewWorker(s, cfg)
+	started := make(chan struct{}, 4)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if _, err := hopper.EnqueueMany(ctx, c, make([]Echo, 4), nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := startWorker(t, w)
+	<-started
+	eventually(t, 5*time.Second, "4 jobs held (1 running, 3 prefetched)", func() bool {
+		st, _ := s.QueueStats(ctx, "default")
+		return st.Counts.Unack == 4
+	})
+	stop()
+	page, err := s.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Jobs) != 4 {
+		t.Fatalf("after shutdown %d jobs are ready, want all 4 handed back", len(page.Jobs))
+	}
+	for _, j := range page.Jobs {
+		if j.Attempt != 0 {
+			t.Errorf("job %s handed back with attempt %d, want 0 (not counted)", j.ID, j.Attempt)
+		}
+	}
+	if n := len(started); n != 0 {
+		t.Errorf("%d prefetched jobs were started after shutdown began", n)
+	}
+}
+
+type Stuck struct{}
+
+func (Stuck) Kind() string { return "stuck" }
+
+func TestWorkerAbandonedHandlersDoNotShrinkThePool(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	c := hopper.NewClient(s, nil)
+	cfg := testConfig("default")
+	cfg.Concurrency, cfg.Prefetch = 2, -1
+	cfg.AbandonAfter = 10 * time.Millisecond
+	cfg.Lease = 300 * time.Millisecond
+	w := hopper.NewWorker(s, cfg)
+	forever := make(chan struct{})
+	defer close(forever)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Stuck]) error {
+		<-forever // ignores its context
+		return nil
+	})
+	var running atomic.Int32
+	release := make(chan struct{})
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		running.Add(1)
+		<-release
+		return nil
+	})
+	startWorker(t, w)
+	stuck, err := hopper.EnqueueMany(ctx, c, make([]Stuck, 2), &hopper.EnqueueOpts{Timeout: 10 * time.Millisecond, MaxRetries: hopper.NoRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range stuck {
+		eventually(t, 5*time.Second, "stuck job given up", func() bool {
+			rec := getJob(t, s, "default", in.ID)
+			return rec != nil && rec.State == hopper.StateGarbage
+		})
+	}
+	// Both executors are still blocked in the stuck handlers; the pool must
+	// still run two jobs at once.
+	if _, err := hopper.EnqueueMany(ctx, c, make([]Echo, 2), nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "two jobs running beside two abandoned handlers", func() bool { return running.Load() == 2 })
+	close(release)
 }
