@@ -16,16 +16,16 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // on the same server and prefix), as separate processes would have.
 type storeKind struct {
 	name string
-	open func(t *testing.T) func() hopper.Store
+	open func(t testing.TB) func() hopper.Store
 }
 
 func storeKinds() []storeKind {
 	return []storeKind{
-		{"memstore", func(t *testing.T) func() hopper.Store {
+		{"memstore", func(t testing.TB) func() hopper.Store {
 			s := memstore.New()
 			return func() hopper.Store { return s }
 		}},
-		{"redis", func(t *testing.T) func() hopper.Store {
+		{"redis", func(t testing.TB) func() hopper.Store {
 			srv := redistest.Start(t)
 			prefix := redistest.Prefix(t)
 			return func() hopper.Store {

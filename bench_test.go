@@ -1,0 +1,119 @@
+package hopper_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hopperq/hopper"
+)
+
+// The benchmarks run on every store kind (memstore and a throwaway Redis)
+// and report jobs/s; -benchmem gives allocations per op (per job, except
+// for BenchmarkEnqueueMany, whose op is a batch of 100).
+//
+//	go test -run '^$' -bench . -benchmem
+
+// BenchPayload is the job of shared/bench: a 72-byte payload.
+type BenchPayload struct {
+	P []byte `msgpack:"p"`
+}
+
+func (BenchPayload) Kind() string { return "bench" }
+
+var payload72 = []byte(`{"id":"00000042","ts":"1763779200000000000","due":"1763779200000000000"}`)
+
+func reportJobs(b *testing.B, jobs int) {
+	b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
+}
+
+// BenchmarkEnqueue enqueues one job per call from 8 goroutines per CPU.
+func BenchmarkEnqueue(b *testing.B) {
+	for _, k := range storeKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			c := hopper.NewClient(k.open(b)(), nil)
+			ctx := context.Background()
+			opts := &hopper.EnqueueOpts{Queue: "bench"}
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := hopper.Enqueue(ctx, c, BenchPayload{P: payload72}, opts); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportJobs(b, b.N)
+		})
+	}
+}
+
+// BenchmarkEnqueueMany enqueues batches of 100 jobs; one op is one batch.
+func BenchmarkEnqueueMany(b *testing.B) {
+	for _, k := range storeKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			c := hopper.NewClient(k.open(b)(), nil)
+			ctx := context.Background()
+			batch := make([]BenchPayload, 100)
+			for i := range batch {
+				batch[i] = BenchPayload{P: payload72}
+			}
+			opts := &hopper.EnqueueOpts{Queue: "bench"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := hopper.EnqueueMany(ctx, c, batch, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportJobs(b, 100*b.N)
+		})
+	}
+}
+
+// BenchmarkWorkerCycle measures the whole consumer path through a Worker:
+// claim, decode, a no-op handler, ack. b.N jobs are enqueued first (not
+// timed), then the worker drains them at concurrency 32.
+func BenchmarkWorkerCycle(b *testing.B) {
+	for _, k := range storeKinds() {
+		b.Run(k.name, func(b *testing.B) {
+			s := k.open(b)()
+			ctx := context.Background()
+			c := hopper.NewClient(s, nil)
+			batch := make([]BenchPayload, 1000)
+			for i := range batch {
+				batch[i] = BenchPayload{P: payload72}
+			}
+			for left := b.N; left > 0; left -= len(batch) {
+				if _, err := hopper.EnqueueMany(ctx, c, batch[:min(left, len(batch))], &hopper.EnqueueOpts{Queue: "cycle"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cfg := &hopper.WorkerConfig{Queues: map[string]int{"cycle": 1}, Concurrency: 32, Logger: quietLogger()}
+			w := hopper.NewWorker(s, cfg)
+			var done atomic.Int64
+			all := make(chan struct{})
+			n := int64(b.N)
+			hopper.Handle(w, func(ctx context.Context, j *hopper.Job[BenchPayload]) error {
+				if done.Add(1) == n {
+					close(all)
+				}
+				return nil
+			})
+			runCtx, cancel := context.WithCancel(ctx)
+			stopped := make(chan error, 1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			go func() { stopped <- w.Run(runCtx) }()
+			<-all
+			b.StopTimer()
+			cancel()
+			if err := <-stopped; err != nil {
+				b.Fatal(err)
+			}
+			reportJobs(b, b.N)
+		})
+	}
+}
