@@ -43,7 +43,7 @@ func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
 	retryIn, _ := vals[2].(int64)
-	first, _ := vals[3].(int64)
+	token, _ := vals[3].(int64)
 	res := hopper.ClaimResult{RetryIn: msDur(retryIn)}
 	n := (len(vals) - 4) / per
 	if n == 0 {
@@ -72,7 +72,7 @@ func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
 		r.Attempt = int(attempt)
 		r.AttemptedAt = claimedAt
 		r.Deadline = dl
-		r.Token = uint64(first) + uint64(i)
+		r.Token = uint64(token)
 		r.RunAt = r.EnqueuedAt
 		if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
 			r.RunAt = msTime(ms)

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -103,6 +104,10 @@ func (b *batcher) flush() {
 		for _, c := range sent {
 			close(c.done)
 		}
+		// Let the callers just answered run first: busy producers enqueue
+		// again at once, and their next calls then join the queued ones in
+		// one round trip instead of alternating small and large batches.
+		runtime.Gosched()
 	}
 }
 

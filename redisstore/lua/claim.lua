@@ -4,10 +4,10 @@
 --       5 config hash, 6 token counter, 7 ready-wake list,
 --       8 schedule-wake list, 9 error history hash
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue
--- Returns {nowMs, deadlineMs, retryInMs, firstToken, id1, value1,
---          attempt1, errors1, dueMs1, id2, ...}; job i has token
---          firstToken+i-1; dueMs is when the job fell due ('' when it went
---          straight to ready at enqueue).
+-- Returns {nowMs, deadlineMs, retryInMs, token, id1, value1, attempt1,
+--          errors1, dueMs1, id2, ...}; every job of the call has the token;
+--          dueMs is when the job fell due ('' when it went straight to
+--          ready at enqueue).
 --
 -- Cost per call, whatever the batch: TIME, HMGET config, LPOP count,
 -- HMGET values and attempts (and errors of jobs attempted before), INCRBY, ZRANGE + ZADD unack, HSET attempts,
@@ -70,37 +70,45 @@ if #tried > 0 then
   local got = call_chunked_flat('HMGET', KEYS[9], which)
   for k = 1, #tried do errs[tried[k]] = got[k] end
 end
-local last = redis.call('INCRBY', KEYS[6], #ids)
-local first = last - #ids + 1
+-- One token per claim call: each call takes a new value of the counter,
+-- and a job is claimed at most once per call, so "id|token" is unique to
+-- this claim of this job, which is all fencing needs.
+local tok = str(redis.call('INCR', KEYS[6]))
 local deadline = later + lease
 local deadlines = str(deadline)
 local nows = str(now)
-local out = {now, deadline, 0, first}
+-- Attempt info of a job never claimed nor promoted before: one string for
+-- the whole batch.
+local fresh = '1,' .. nows .. ',' .. tok .. ','
+local out = {now, deadline, 0, tonumber(tok)}
+local o = 4
 local zargs, hargs = {}, {}
+local z, h = 0, 0
 for i = 1, #ids do
   local id, v = ids[i], vals[i]
   if v then -- an ID without a job cannot happen; skip it if it does
-    local tok = str(first + i - 1)
-    local a, _, _, due = parse_att(atts[i])
-    a = a + 1
-    zargs[#zargs + 1] = deadlines
-    zargs[#zargs + 1] = id .. '|' .. tok
-    hargs[#hargs + 1] = id
-    hargs[#hargs + 1] = make_att(a, nows, tok, due)
-    out[#out + 1] = id
-    out[#out + 1] = v
-    out[#out + 1] = a
-    out[#out + 1] = errs[i] or ''
-    out[#out + 1] = due
+    local a, due = 1, ''
+    if atts[i] then
+      local prev, _c, _t, d = parse_att(atts[i])
+      a, due = prev + 1, d
+    end
+    zargs[z + 1] = deadlines
+    zargs[z + 2] = id .. '|' .. tok
+    z = z + 2
+    hargs[h + 1] = id
+    if a == 1 and due == '' then
+      hargs[h + 2] = fresh
+    else
+      hargs[h + 2] = make_att(a, nows, tok, due)
+    end
+    h = h + 2
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v, a, errs[i] or '', due
   else
-    out[#out + 1] = id
-    out[#out + 1] = ''
-    out[#out + 1] = 0
-    out[#out + 1] = ''
-    out[#out + 1] = ''
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, '', 0, '', ''
   end
+  o = o + 5
 end
-if #zargs > 0 then
+if z > 0 then
   -- A lease deadline earlier than every other is a new due time for the
   -- scheduler (reclaim): wake it.
   local e = earliest(unack)
@@ -109,7 +117,7 @@ if #zargs > 0 then
   call_chunked('HSET', KEYS[4], hargs, 2)
 end
 if window then
-  redis.call('HSET', conf, 'rw', str(window), 'rn', str(used + #zargs / 2)) -- zargs: score, member per job
+  redis.call('HSET', conf, 'rw', str(window), 'rn', str(used + z / 2)) -- zargs: score, member per job
 end
 -- Jobs left behind (LPOP filled the batch): make sure the next idle worker
 -- wakes for them.

@@ -73,7 +73,36 @@ local acks, fails = 0, 0
 local wake_ready, wake_sched = false, false
 local first_retry, first_pend -- earliest scores before this call
 
-for r = 1, n do
+-- Plain acks first, in a tight loop: the common case.
+local ng, nd = 0, 0
+for r = 1, plain do
+  local id = ids[r]
+  if not held[r] then
+    if redis.call('HEXISTS', jobs, id) == 1 then out[r] = 1 else out[r] = 2 end
+  else
+    out[r] = 0
+    ng = ng + 1
+    gone[ng] = members[r]
+    acks = acks + 1
+    local ret = 0
+    if exmap then ret = ex_parse(exmap[id]) end
+    if ret == 0 then ret = queue_ret end
+    if ret > 0 then
+      local exp = later + ret
+      done_ids[#done_ids + 1] = id
+      done_fin[#done_fin + 1] = nows
+      done_fin[#done_fin + 1] = id
+      done_exp[#done_exp + 1] = str(exp)
+      done_exp[#done_exp + 1] = id
+      if not min_exp or exp < min_exp then min_exp = exp end
+    else
+      nd = nd + 1
+      del_ids[nd] = id
+    end
+  end
+end
+
+for r = plain + 1, n do
   local o, id, x, y = 1, ids[r], '0', ''
   local a = at[r]
   if a then o, x, y = tonumber(ARGV[a]), ARGV[a + 3], ARGV[a + 4] end
