@@ -16,7 +16,10 @@ import (
 // Bounds of one enqueue script call; larger batches are split (each job is
 // still one atomic step).
 const (
-	maxScriptJobs  = 1000
+	maxScriptJobs = 1000
+	// soloBatch is the size from which an Enqueue call is not merged with
+	// others (see Enqueue).
+	soloBatch      = 64
 	maxScriptBytes = 8 << 20
 )
 
@@ -106,7 +109,10 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.En
 		items[i] = newEncJob(j)
 		ptrs[i] = &items[i]
 	}
-	if !s.opts.NoCoalescing && len(jobs) <= s.opts.CoalesceMaxJobs {
+	// Merging pays for small calls; a call of many jobs already amortizes
+	// its round trip, and sending it at once, concurrently with others,
+	// keeps Redis busy while other producers prepare theirs.
+	if !s.opts.NoCoalescing && len(jobs) < soloBatch {
 		if err := s.batcher.do(ctx, ptrs); err != nil {
 			return nil, err
 		}
