@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"runtime"
+	"time"
 	"sync"
 	"sync/atomic"
 )
@@ -104,9 +105,28 @@ func (b *batcher) flush() {
 		for _, c := range sent {
 			close(c.done)
 		}
-		// Let the callers just answered run first: busy producers enqueue
-		// again at once, and their next calls then join the queued ones in
-		// one round trip instead of alternating small and large batches.
+		b.linger(len(sent))
+	}
+}
+
+// coalesceLinger bounds how long the flusher waits for the callers it just
+// answered to come back with their next call.
+const coalesceLinger = 50 * time.Microsecond
+
+// linger lets the callers just answered run before the next round trip is
+// taken: busy producers enqueue again at once, and their next calls then
+// join the queued ones in one round trip instead of alternating small and
+// large batches. It yields until as many calls are queued as were answered,
+// or for coalesceLinger at most; it only runs while calls keep coming.
+func (b *batcher) linger(answered int) {
+	deadline := time.Now().Add(coalesceLinger)
+	for {
+		b.mu.Lock()
+		queued := len(b.queue)
+		b.mu.Unlock()
+		if queued >= answered || time.Now().After(deadline) {
+			return
+		}
 		runtime.Gosched()
 	}
 }
