@@ -1,14 +1,19 @@
-// Quickstart: enqueue a job and handle it, on the in-memory store.
+// Quickstart: enqueue a job and handle it, on the in-memory store, or on
+// Redis when HOPPER_REDIS_URL is set (redis://localhost:6379/0).
 package main
 
 import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
+	"github.com/hopperq/hopper/redisstore"
 )
 
 type SendEmail struct {
@@ -22,7 +27,14 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 
-	store := memstore.New() // or redisstore.New(redis.NewClient(...), nil)
+	var store hopper.Store = memstore.New()
+	if url := os.Getenv("HOPPER_REDIS_URL"); url != "" {
+		opts, err := redis.ParseURL(url)
+		if err != nil {
+			log.Fatal(err)
+		}
+		store = redisstore.New(redis.NewClient(opts), nil)
+	}
 	client := hopper.NewClient(store, nil)
 
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{Queues: map[string]int{"default": 1}, Concurrency: 8})
