@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -68,7 +70,7 @@ func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.Clai
 	}
 	b := newBatch(n, size)
 	tok := s.token.Add(uint64(n)) - uint64(n)
-	deadlineMs := nowMs + ceilMs(req.Lease)
+	deadlineMs := nowMs + mstime.Ceil(req.Lease)
 	deadline := atMs(now, nowMs, deadlineMs)
 	for i := range n {
 		j := q.ready.popFront()
@@ -116,7 +118,7 @@ type rateWindow struct {
 // rateRoom returns how many jobs the current rate window still allows and
 // when it ends, in Unix ms. q.mu must be held.
 func (q *queue) rateRoom(nowMs int64) (room int, endMs int64) {
-	p := ceilMs(q.cfg.RatePeriod)
+	p := mstime.Ceil(q.cfg.RatePeriod)
 	if p == 0 {
 		p = 1000
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -65,9 +67,9 @@ func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.En
 		q.ticks[nj.Schedule] = tick
 	}
 
-	dueMs := nowMs + ceilMs(nj.Delay)
+	dueMs := nowMs + mstime.Ceil(nj.Delay)
 	if !nj.RunAt.IsZero() {
-		dueMs = unixMsCeil(nj.RunAt)
+		dueMs = mstime.CeilUnix(nj.RunAt)
 	}
 	j := q.newJob()
 	args := j.rec.Args
@@ -93,7 +95,7 @@ func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.En
 	if k := nj.UniqueKey; k != "" {
 		h := uniqueHold{id: nj.ID}
 		if nj.UniqueFor > 0 {
-			h.until = nowMs + ceilMs(nj.UniqueFor)
+			h.until = nowMs + mstime.Ceil(nj.UniqueFor)
 		}
 		q.unique[k] = h
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -100,13 +102,13 @@ func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) erro
 		q.releaseUnique(j)
 		j.rec.FinishedAt = now
 		j.rec.Result = cloneBytes(r.Result)
-		q.attach(j, hopper.StateDone, nowMs+ceilMs(keep))
+		q.attach(j, hopper.StateDone, nowMs+mstime.Ceil(keep))
 	case hopper.OutcomeRetry:
 		q.tput.add(nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
-		due := nowMs + ceilMs(r.Delay)
+		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, hopper.StateRetry, due)
 	case hopper.OutcomeGarbage:
@@ -117,7 +119,7 @@ func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) erro
 		q.toGarbage(j, now, nowMs)
 	case hopper.OutcomeSnooze:
 		j.rec.Attempt--
-		due := nowMs + ceilMs(r.Delay)
+		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, hopper.StatePending, due)
 	case hopper.OutcomeRelease:
@@ -151,7 +153,7 @@ func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.D
 	}
 	out := make([]hopper.LeaseStatus, len(refs))
 	now, nowMs := s.now()
-	deadlineMs := nowMs + ceilMs(lease)
+	deadlineMs := nowMs + mstime.Ceil(lease)
 	deadline := atMs(now, nowMs, deadlineMs)
 	l := queueLock{s: s}
 	for i, r := range refs {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -54,7 +56,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.Maintain
 		return res, nil
 	}
 	now, nowMs := s.now()
-	ageMs := ceilMs(opts.GarbageMaxAge)
+	ageMs := mstime.Ceil(opts.GarbageMaxAge)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -36,7 +38,7 @@ func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Dur
 	w.HeartbeatAt = now
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
-	s.workers[w.ID] = workerEntry{info: w, expires: nowMs + ceilMs(ttl)}
+	s.workers[w.ID] = workerEntry{info: w, expires: nowMs + mstime.Ceil(ttl)}
 	return nil
 }
 

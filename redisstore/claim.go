@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -22,12 +24,12 @@ func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.Clai
 	if req.Max < 1 {
 		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Max is %d, want at least 1", hopper.ErrInvalidConfig, req.Max)
 	}
-	lease := ceilMs(req.Lease)
+	lease := mstime.Ceil(req.Lease)
 	if req.Lease < time.Millisecond {
 		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Lease is %v, want at least 1ms", hopper.ErrInvalidConfig, req.Lease)
 	}
 	k := s.queueKeys(req.Queue)
-	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, ceilMs(s.opts.PausedRetry)).Slice()
+	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry)).Slice()
 	if err != nil {
 		return hopper.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}

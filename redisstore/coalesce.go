@@ -3,9 +3,9 @@ package redisstore
 import (
 	"context"
 	"runtime"
-	"time"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // batcher merges concurrent Enqueue calls into shared round trips.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
@@ -46,18 +48,18 @@ func newEncJob(j *hopper.NewJob) encJob {
 	e := encJob{queue: j.Queue, id: j.ID, value: encodeValue(j)}
 	switch {
 	case !j.RunAt.IsZero():
-		e.due = strconv.FormatInt(unixMsCeil(j.RunAt), 10)
+		e.due = strconv.FormatInt(mstime.CeilUnix(j.RunAt), 10)
 	case j.Delay > 0:
-		e.due = "+" + strconv.FormatInt(ceilMs(j.Delay), 10)
+		e.due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
 	}
 	// An explicit RunAt takes the general path too, so a job that is
 	// already due when it arrives keeps RunAt as the time it fell due.
 	if j.UniqueKey != "" || j.Schedule != "" || j.Retention > 0 || !j.RunAt.IsZero() {
 		e.extra = true
-		e.retention = ceilMs(j.Retention)
+		e.retention = mstime.Ceil(j.Retention)
 		if j.UniqueKey != "" {
 			e.lockField = lockField(j.UniqueKey)
-			e.uniqueFor = ceilMs(j.UniqueFor)
+			e.uniqueFor = mstime.Ceil(j.UniqueFor)
 		}
 		if j.Schedule != "" {
 			e.schedule = j.Schedule

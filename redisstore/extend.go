@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -19,7 +21,7 @@ func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.D
 			return nil, err
 		}
 	}
-	ms := ceilMs(lease)
+	ms := mstime.Ceil(lease)
 	if ms < 1 {
 		return nil, fmt.Errorf("%w: Extend lease is %v, want at least 1ms", hopper.ErrInvalidConfig, lease)
 	}

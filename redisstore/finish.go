@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -96,7 +98,7 @@ func appendFinishArgs(args []any, r *hopper.FinishRequest) []any {
 		if r.Result != nil {
 			res = r.Result
 		}
-		return append(args, int(r.Outcome), r.ID, tok, ceilMs(r.Retention), res)
+		return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Retention), res)
 	}
 	var rest []byte
 	if r.Error != nil && r.Outcome != hopper.OutcomeSnooze && r.Outcome != hopper.OutcomeRelease {
@@ -104,7 +106,7 @@ func appendFinishArgs(args []any, r *hopper.FinishRequest) []any {
 	} else if r.Outcome == hopper.OutcomeCancel {
 		rest = encodeErrorRest(&hopper.AttemptError{Error: hopper.ErrCancelled.Error()})
 	}
-	return append(args, int(r.Outcome), r.ID, tok, ceilMs(r.Delay), rest)
+	return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Delay), rest)
 }
 
 // statusErr turns a script status into the per-request error.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -32,7 +34,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.Maintain
 		batch = 1000
 	}
 	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, ceilMs(opts.GarbageMaxAge), opts.GarbageMaxCount, leaseExpiredText).Int64Slice()
+	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, leaseExpiredText).Int64Slice()
 	if err == nil && len(v) != 5 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/hopperq/hopper"
 )
 
@@ -97,7 +99,7 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.Que
 	// with them).
 	k := s.queueKeys(queue)
 	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
-		ceilMs(cfg.RatePeriod), ceilMs(cfg.Retention)).Err()
+		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention)).Err()
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mstime"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -42,7 +44,7 @@ func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Dur
 	if w.ID == "" {
 		return fmt.Errorf("%w: WorkerInfo.ID is empty", hopper.ErrInvalidConfig)
 	}
-	ms := ceilMs(ttl)
+	ms := mstime.Ceil(ttl)
 	if ms < 1 {
 		return fmt.Errorf("%w: heartbeat ttl is %v, want at least 1ms", hopper.ErrInvalidConfig, ttl)
 	}

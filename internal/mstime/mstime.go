@@ -1,0 +1,23 @@
+// Package mstime converts times and durations to the whole milliseconds
+// stores keep, rounding up so that nothing falls due or expires before the
+// time asked for.
+package mstime
+
+import "time"
+
+// Ceil returns d in whole milliseconds, rounded up; zero for d <= 0.
+func Ceil(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// CeilUnix returns t in Unix milliseconds, rounded up.
+func CeilUnix(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		ms++
+	}
+	return ms
+}

@@ -1,0 +1,24 @@
+package mstime
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRoundsUp(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want int64
+	}{{-time.Second, 0}, {0, 0}, {time.Nanosecond, 1}, {time.Millisecond, 1}, {time.Millisecond + 1, 2}, {1500 * time.Microsecond, 2}} {
+		if got := Ceil(tc.d); got != tc.want {
+			t.Errorf("Ceil(%v) = %d, want %d", tc.d, got, tc.want)
+		}
+	}
+	at := time.UnixMilli(1000)
+	if got := CeilUnix(at); got != 1000 {
+		t.Errorf("CeilUnix of a whole millisecond = %d, want 1000", got)
+	}
+	if got := CeilUnix(at.Add(time.Nanosecond)); got != 1001 {
+		t.Errorf("CeilUnix one nanosecond past = %d, want 1001 (never earlier than asked)", got)
+	}
+}
