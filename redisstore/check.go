@@ -79,7 +79,7 @@ func (s *Store) checkServer(ctx context.Context) error {
 		return fmt.Errorf("redisstore: unsupported client type %T", s.rdb)
 	}
 	if err != nil && !errors.Is(err, ErrUnsupportedServer) {
-		return fmt.Errorf("redisstore: server check: %w", err)
+		return wrap("server check", err)
 	}
 	return err
 }

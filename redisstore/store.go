@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -144,13 +143,4 @@ func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []st
 		p.HSetNX(ctx, k.att, sentinelField, sentinelValue)
 	}
 	return reg
-}
-
-// wrap adds the operation to a Redis error, keeping it in the chain so that
-// errors.Is, errors.As and redis.IsOOMError and friends still see it.
-func wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("redisstore: %s: %w", op, err)
 }

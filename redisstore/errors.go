@@ -1,0 +1,157 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Error classes. Every error a Store returns for a failed Redis call wraps
+// at most one of them, next to the go-redis error it came from, so that
+// callers can tell what went wrong with errors.Is, and go-redis's own
+// checks (redis.IsOOMError, redis.IsPermissionError, errors.As of a
+// *net.OpError, ...) keep working on the same error:
+//
+//	if errors.Is(err, redisstore.ErrOOM) { ... }
+//
+// An error that is none of these (a context ended, a job not found, an
+// invalid argument) wraps none of them. Temporary reports the classes that
+// may go away by themselves.
+var (
+	// ErrUnavailable: Redis could not be reached or the connection broke
+	// (refused, reset, closed, timed out, no free connection in the pool).
+	// The operation may or may not have been applied when the connection
+	// broke after the command was sent: enqueueing again with the same job
+	// ID is safe.
+	ErrUnavailable = errors.New("redisstore: Redis unavailable")
+	// ErrOOM: Redis refused a write because it reached maxmemory (with the
+	// noeviction policy hopper needs). Nothing was written.
+	ErrOOM = errors.New("redisstore: Redis out of memory (maxmemory reached)")
+	// ErrNoPerm: the Redis ACL user may not run a command hopper sends or
+	// touch one of its keys (NOPERM). Nothing was written.
+	ErrNoPerm = errors.New("redisstore: Redis ACL denied the operation (NOPERM)")
+	// ErrAuth: authentication failed (NOAUTH, WRONGPASS).
+	ErrAuth = errors.New("redisstore: Redis authentication failed")
+	// ErrReadOnly: the server is a read-only replica, as an old master is
+	// after a failover until clients reconnect to the new one (READONLY).
+	ErrReadOnly = errors.New("redisstore: Redis server is a read-only replica")
+	// ErrLoading: the server is loading its data set after a restart
+	// (LOADING).
+	ErrLoading = errors.New("redisstore: Redis is loading its data set")
+	// ErrClusterDown: a Redis Cluster cannot serve the slot (CLUSTERDOWN,
+	// TRYAGAIN, MASTERDOWN).
+	ErrClusterDown = errors.New("redisstore: Redis Cluster cannot serve the slot")
+)
+
+// Temporary reports whether err is of a class that may clear by itself,
+// so that trying again later may succeed: ErrUnavailable, ErrLoading,
+// ErrReadOnly, ErrClusterDown and ErrOOM (once jobs finish and free
+// memory). ErrNoPerm and ErrAuth need an operator.
+func Temporary(err error) bool {
+	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM} {
+		if errors.Is(err, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// redisError is a failed Redis call: the operation, the class (nil when
+// none applies) and the go-redis error. Its message is
+// "redisstore: <op>: <go-redis error>", with a hint for some classes.
+type redisError struct {
+	op    string
+	class error
+	err   error
+}
+
+func (e *redisError) Error() string {
+	msg := "redisstore: " + e.op + ": " + e.err.Error()
+	switch e.class {
+	case ErrNoPerm:
+		msg += " (the Redis ACL user lacks a right hopper needs: see the redisstore package documentation, Access control)"
+	case ErrOOM:
+		msg += " (Redis reached maxmemory: free memory or raise maxmemory; nothing was written)"
+	}
+	return msg
+}
+
+// Unwrap returns the class (when one applies) and the go-redis error.
+func (e *redisError) Unwrap() []error {
+	if e.class == nil {
+		return []error{e.err}
+	}
+	return []error{e.class, e.err}
+}
+
+// wrap adds the operation and the error's class to a Redis error, keeping
+// it in the chain so that errors.Is, errors.As and redis.IsOOMError and
+// friends still see it. Errors already wrapped keep their class.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *redisError
+	class := classify(err)
+	if errors.As(err, &re) {
+		class = nil // the inner error has it already
+	}
+	return &redisError{op: op, class: class, err: err}
+}
+
+// classify returns the class of err, or nil.
+func classify(err error) error {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return nil
+	case redis.IsOOMError(err) || hasCode(err, "OOM"):
+		return ErrOOM
+	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||
+		strings.Contains(err.Error(), "can't run this command") || strings.Contains(err.Error(), "No permissions to access"):
+		return ErrNoPerm
+	case redis.IsAuthError(err) || hasCode(err, "WRONGPASS") || hasCode(err, "NOAUTH"):
+		return ErrAuth
+	case redis.IsReadOnlyError(err) || hasCode(err, "READONLY"):
+		return ErrReadOnly
+	case redis.IsLoadingError(err) || hasCode(err, "LOADING"):
+		return ErrLoading
+	case redis.IsClusterDownError(err), redis.IsTryAgainError(err), redis.IsMasterDownError(err),
+		hasCode(err, "CLUSTERDOWN"), hasCode(err, "TRYAGAIN"), hasCode(err, "MASTERDOWN"):
+		return ErrClusterDown
+	case unavailable(err):
+		return ErrUnavailable
+	}
+	return nil
+}
+
+// hasCode reports whether err is a Redis error reply starting with code
+// (go-redis keeps the reply's text as the error's).
+func hasCode(err error, code string) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	s := re.Error()
+	return strings.HasPrefix(s, code+" ") || s == code
+}
+
+// unavailable reports whether err is a connection-level failure.
+func unavailable(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	switch {
+	case errors.Is(err, redis.ErrClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EHOSTUNREACH),
+		errors.Is(err, syscall.ENETUNREACH), errors.As(err, &oe), errors.As(err, &ne):
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection pool timeout") || strings.Contains(s, "redis: connection pool") ||
+		strings.HasPrefix(s, "ERR max number of clients reached") || hasCode(err, "BUSY")
+}
