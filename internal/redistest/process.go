@@ -3,6 +3,7 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,7 @@ type process struct {
 	cmd  *exec.Cmd
 	out  *syncBuffer   // stdout and stderr, for error messages
 	done chan struct{} // closed when the process has exited
+	tls  *tls.Config   // client TLS settings for PING, when the server only speaks TLS
 }
 
 // startServer starts redis-server with the arguments args(port) in dir on a
@@ -89,7 +91,7 @@ func (p *process) addr() string { return "127.0.0.1:" + itoa(p.port) }
 // startTimeout passes.
 func (p *process) waitPing() error {
 	rdb := redis.NewClient(&redis.Options{
-		Addr: p.addr(), MaxRetries: -1, PoolSize: 1,
+		Addr: p.addr(), MaxRetries: -1, PoolSize: 1, TLSConfig: p.tls,
 		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
 	})
 	defer rdb.Close()
