@@ -9,7 +9,12 @@ import (
 	"github.com/hopperq/hopper/redisstore"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+// TestMain runs the tests on a shared Redis server, or, in a child process
+// a multi-process test started (see proc_helpers_test.go), the child's role.
+func TestMain(m *testing.M) {
+	runChildIfAsked()
+	redistest.Main(m)
+}
 
 // storeKinds are the stores end-to-end tests run on. open returns a new
 // handle on the same state each time it is called (for Redis, a new client

@@ -1,0 +1,286 @@
+package hopper_test
+
+// Issue 8's features on Redis with separate OS processes: the children
+// (proc_helpers_test.go) are this test binary re-executed, each with its own
+// Redis connections, and they report what their handlers saw.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// procSetup is the Redis server, key prefix and event log of one test.
+type procSetup struct {
+	t      *testing.T
+	addr   string
+	prefix string
+	log    *procLog
+	store  hopper.Store // the parent's own handle on the same state
+}
+
+func newProcSetup(t *testing.T) *procSetup {
+	t.Helper()
+	t.Parallel()
+	srv := redistest.Start(t)
+	prefix := redistest.Prefix(t)
+	return &procSetup{t: t, addr: srv.Addr, prefix: prefix, log: &procLog{},
+		store: redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testLogger()})}
+}
+
+// start starts n children of spec (its Addr and Prefix filled in) and waits
+// until all of them are ready.
+func (p *procSetup) start(n int, spec childSpec) []*child {
+	p.t.Helper()
+	spec.Addr, spec.Prefix = p.addr, p.prefix
+	ready := p.log.count(evIs("ready"))
+	var cs []*child
+	for range n {
+		cs = append(cs, startChild(p.t, p.log, spec))
+	}
+	eventually(p.t, 60*time.Second, fmt.Sprintf("%d %s children ready", n, spec.Role), func() bool {
+		return p.log.count(evIs("ready")) == ready+n
+	})
+	return cs
+}
+
+// Five processes running the same two every-second schedules enqueue and
+// run each tick of a 10-second window exactly once: 10 jobs per schedule.
+func TestProcPeriodicExactlyOnce(t *testing.T) {
+	p := newProcSetup(t)
+	p.start(5, childSpec{Role: rolePeriodic, Queue: "ticks", Concurrency: 4})
+	// The window starts on a whole second at least a second after every
+	// process is running its schedules, and holds ticks w0 .. w0+9s.
+	w0 := time.Now().Truncate(time.Second).Add(2 * time.Second)
+	w1 := w0.Add(10 * time.Second)
+	starts := func(e procEvent) bool { return e.Ev == "start" }
+	// Two ticks past the window, every tick in it has long been enqueued
+	// and its job run.
+	eventually(t, time.Until(w1)+20*time.Second, "both schedules two ticks past the window", func() bool {
+		past := map[string]bool{}
+		for _, e := range p.log.filter(starts) {
+			if !e.Tick.Before(w1.Add(time.Second)) {
+				past[e.Sched] = true
+			}
+		}
+		return past["a"] && past["b"]
+	})
+	runs := map[string]map[time.Time]int{"a": {}, "b": {}}
+	pids := map[int]bool{}
+	for _, e := range p.log.filter(starts) {
+		if e.Tick.Before(w0) || !e.Tick.Before(w1) {
+			continue
+		}
+		runs[e.Sched][e.Tick]++
+		pids[e.PID] = true
+		if e.Attempt != 1 {
+			t.Errorf("schedule %s tick %s: attempt %d, want 1", e.Sched, e.Tick.Format(time.StampMilli), e.Attempt)
+		}
+	}
+	for _, sched := range []string{"a", "b"} {
+		ticks := runs[sched]
+		for tick, n := range ticks {
+			if n != 1 {
+				t.Errorf("schedule %s tick %s ran %d times across 5 processes, want once", sched, tick.Format(time.StampMilli), n)
+			}
+		}
+		if len(ticks) != 10 {
+			got := slices.SortedFunc(maps.Keys(ticks), time.Time.Compare)
+			t.Errorf("schedule %s: %d ticks in the 10 s window from %s ran, want 10: %v", sched, len(ticks), w0.Format(time.StampMilli), got)
+		}
+	}
+	t.Logf("window ticks handled by %d of the 5 processes", len(pids))
+	st, err := p.store.QueueStats(t.Context(), "ticks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := st.Counts; c.Retry+c.Garbage != 0 {
+		t.Errorf("periodic jobs failed: %+v", c)
+	}
+}
+
+// 100 concurrent enqueues of one unique job from 4 processes create it once
+// and tell the 99 others which job holds the key; once the job is acked, and
+// once it died, it can be enqueued again.
+func TestProcUniqueAcrossProcesses(t *testing.T) {
+	p := newProcSetup(t)
+	enqueuers := p.start(4, childSpec{Role: roleEnqueuer, Queue: "uniq", Goroutines: 25})
+	// The parent runs the job and decides how it ends.
+	w := hopper.NewWorker(p.store, testConfig("uniq"))
+	outcome := make(chan error, 1)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return <-outcome })
+	startWorker(t, w)
+
+	round := func(r int) string {
+		t.Helper()
+		for _, c := range enqueuers {
+			c.send(fmt.Sprintf("go %d", r))
+		}
+		inRound := func(e procEvent) bool { return e.Ev == "enqueued" && e.Round == r }
+		eventually(t, 30*time.Second, fmt.Sprintf("round %d's 100 enqueues", r), func() bool { return p.log.count(inRound) == 100 })
+		var created []procEvent
+		ids := map[string]int{}
+		for _, e := range p.log.filter(inRound) {
+			ids[e.Job]++
+			if !e.Dup {
+				created = append(created, e)
+			}
+		}
+		if len(created) != 1 || len(ids) != 1 {
+			t.Fatalf("round %d: %d of 100 enqueues created a job (want 1); IDs reported and how often: %v", r, len(created), ids)
+		}
+		id := created[0].Job
+		st, err := p.store.QueueStats(t.Context(), "uniq")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := st.Counts; c.Pending+c.Ready+c.Unack+c.Retry != 1 {
+			t.Fatalf("round %d: queue holds %+v live jobs, want 1", r, c)
+		}
+		return id
+	}
+
+	first := round(1)
+	outcome <- nil // acked
+	eventually(t, 10*time.Second, "first job acked", func() bool { return getJob(t, p.store, "uniq", first) == nil })
+	second := round(2)
+	if second == first {
+		t.Fatal("after the job was acked, the unique key still named it")
+	}
+	outcome <- hopper.Permanent(errors.New("dead"))
+	eventually(t, 10*time.Second, "second job dead", func() bool {
+		rec := getJob(t, p.store, "uniq", second)
+		return rec != nil && rec.State == hopper.StateGarbage
+	})
+	third := round(3)
+	if third == second || third == first {
+		t.Fatal("after the job died, the unique key still named it")
+	}
+	outcome <- nil
+}
+
+// A job running in one process, cancelled from another, sees its context
+// end within a second, ends in garbage marked cancelled, and never runs
+// again.
+func TestProcCancelFromAnotherProcess(t *testing.T) {
+	p := newProcSetup(t)
+	p.start(1, childSpec{Role: roleTarget, Queue: "cancel", Concurrency: 4})
+	canceller := p.start(1, childSpec{Role: roleCancel, Queue: "cancel"})[0]
+	ctx := t.Context()
+	info, err := hopper.Enqueue(ctx, hopper.NewClient(p.store, nil), Echo{}, &hopper.EnqueueOpts{Queue: "cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := func(ev string) func(procEvent) bool {
+		return func(e procEvent) bool { return e.Ev == ev && e.Job == info.ID }
+	}
+	eventually(t, 10*time.Second, "job started", func() bool { return p.log.count(of("start")) == 1 })
+	canceller.send("cancel " + info.ID)
+	eventually(t, 10*time.Second, "handler's context ended", func() bool { return p.log.count(of("end")) == 1 })
+	cancelled := p.log.filter(of("cancelled"))
+	if len(cancelled) != 1 || cancelled[0].State != hopper.StateUnack {
+		t.Fatalf("cancel events %+v; want one that found the job running", cancelled)
+	}
+	end := p.log.filter(of("end"))[0]
+	took := end.At.Sub(cancelled[0].At)
+	t.Logf("handler in pid %d saw its context end (%s) %v after pid %d called Cancel", end.PID, end.Err, took, cancelled[0].PID)
+	if took > time.Second {
+		t.Errorf("handler's context ended %v after Cancel from another process, want within 1s", took)
+	}
+	if end.Err != hopper.ErrCancelled.Error() {
+		t.Errorf("handler's context cause %q, want %q", end.Err, hopper.ErrCancelled)
+	}
+	var rec *hopper.JobRecord
+	eventually(t, 10*time.Second, "job in garbage", func() bool {
+		rec = getJob(t, p.store, "cancel", info.ID)
+		return rec != nil && rec.State == hopper.StateGarbage
+	})
+	if !rec.Cancelled || rec.Attempt != 1 {
+		t.Errorf("cancelled job: Cancelled=%v, attempt %d; want cancelled after one attempt", rec.Cancelled, rec.Attempt)
+	}
+	if n := p.log.count(of("start")); n != 1 {
+		t.Errorf("cancelled job started %d times, want once", n)
+	}
+}
+
+// A global cap of 3 running jobs holds across 4 processes of 5 slots each:
+// the handlers count themselves in a Redis counter and never see more than
+// 3, and with a backlog they do see 3.
+func TestProcGlobalConcurrencyLimit(t *testing.T) {
+	p := newProcSetup(t)
+	ctx := t.Context()
+	if err := p.store.SetQueueConfig(ctx, "capped", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+		t.Fatal(err)
+	}
+	p.start(4, childSpec{Role: roleCapped, Queue: "capped", Concurrency: 5,
+		Work: 50 * time.Millisecond, Probe: "probe:{" + p.prefix + "}:running"})
+	const jobs = 45
+	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, jobs), &hopper.EnqueueOpts{Queue: "capped"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "all jobs handled", func() bool { return p.log.count(evIs("end")) == jobs })
+	peak := int64(0)
+	pids := map[int]int{}
+	for _, e := range p.log.filter(evIs("start")) {
+		peak = max(peak, e.Running)
+		pids[e.PID]++
+	}
+	t.Logf("peak %d handlers running across the processes; jobs per process %v", peak, pids)
+	if peak > 3 {
+		t.Errorf("%d handlers ran at once across 4 processes, cap is 3", peak)
+	}
+	if peak < 3 {
+		t.Errorf("at most %d handlers ran at once with a backlog of %d, want the cap of 3 used", peak, jobs)
+	}
+	if n := p.log.count(evIs("start")); n != jobs {
+		t.Errorf("%d handler starts for %d jobs, want one each", n, jobs)
+	}
+}
+
+// A rate limit of 50 per second holds across 3 processes: no second of the
+// store's clock sees more than 50 claims, and with a backlog 5 seconds see
+// 250 within 10%.
+func TestProcRateLimit(t *testing.T) {
+	p := newProcSetup(t)
+	ctx := t.Context()
+	if err := p.store.SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	p.start(3, childSpec{Role: roleLimited, Queue: "limited", Concurrency: 20})
+	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, 450), &hopper.EnqueueOpts{Queue: "limited"}); err != nil {
+		t.Fatal(err)
+	}
+	perSecond := func() map[int64]int {
+		m := map[int64]int{}
+		for _, e := range p.log.filter(evIs("start")) {
+			m[e.AttemptedAt.Unix()]++
+		}
+		return m
+	}
+	// Claims in 8 different seconds: the first (partial) one, 5 full ones
+	// and two more, so the 5 are over and their starts reported.
+	eventually(t, 60*time.Second, "8 seconds of limited work", func() bool { return len(perSecond()) >= 8 })
+	secs := perSecond()
+	first := slices.Min(slices.Collect(maps.Keys(secs)))
+	for s, n := range secs {
+		if n > 50 {
+			t.Errorf("second %d of the store's clock saw %d claims across 3 processes, limit 50", s, n)
+		}
+	}
+	sum := 0
+	for s := first + 1; s <= first+5; s++ {
+		sum += secs[s]
+	}
+	t.Logf("starts per second of the store clock: %v", secs)
+	if sum < 225 || sum > 275 {
+		t.Errorf("5 full seconds with a backlog started %d jobs across 3 processes, want 250 within 10%% (225..275)", sum)
+	}
+}
