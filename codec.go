@@ -4,23 +4,40 @@ import (
 	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hopperq/hopper/internal/msgpackguard"
 )
+
+// MaxArgsDepth is how deep arrays and maps may nest in encoded args (a
+// struct counts as one level, as it encodes to a map). Deeper args fail
+// at enqueue with ErrInvalidJob.
+const MaxArgsDepth = msgpackguard.MaxDepth
 
 // encodeArgs encodes job arguments with msgpack. Structs are encoded as maps
 // keyed by field name (or msgpack tag), so adding or removing a field stays
-// compatible with jobs already enqueued.
+// compatible with jobs already enqueued. Args nested deeper than
+// MaxArgsDepth fail here, at enqueue, rather than at every worker later.
 func encodeArgs(args any) ([]byte, error) {
 	b, err := msgpack.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("hopper: encode args of kind %T: %w", args, err)
 	}
+	if err := msgpackguard.Check(b); err != nil {
+		return nil, fmt.Errorf("%w: args of type %T: %v", ErrInvalidJob, args, err)
+	}
 	return b, nil
 }
 
 // decodeArgs decodes b into v, a pointer to the handler's argument type.
-// Decoding into a concrete type bounds allocations by the input size: a few
-// bytes that claim a huge length fail with an error instead of allocating.
+// The bytes come from the store, so they may be anything: msgpackguard
+// rejects headers that claim more than b holds and nesting deeper than
+// MaxArgsDepth before msgpack v5, which allocates what headers claim when
+// it decodes into slices, maps and interfaces, sees them. Allocation stays
+// proportional to len(b). Errors wrap ErrDecode.
 func decodeArgs(b []byte, v any) error {
+	if err := msgpackguard.Check(b); err != nil {
+		return fmt.Errorf("%w: %v", ErrDecode, err)
+	}
 	if err := msgpack.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%w: %v", ErrDecode, err)
 	}
