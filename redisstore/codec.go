@@ -209,7 +209,7 @@ func (r *reader) arrayLen() int {
 	case c >= 0x90 && c <= 0x9f:
 		return int(c & 0x0f)
 	case c == 0xdc:
-		return int(r.uint(2))
+		return r.count(r.uint(2))
 	case c == 0xdd:
 		return r.count(r.uint(4))
 	}
@@ -224,7 +224,7 @@ func (r *reader) mapLen() int {
 	case c >= 0x80 && c <= 0x8f:
 		return int(c & 0x0f)
 	case c == 0xde:
-		return int(r.uint(2))
+		return r.count(r.uint(2))
 	case c == 0xdf:
 		return r.count(r.uint(4))
 	case c == 0xc0:
@@ -234,7 +234,7 @@ func (r *reader) mapLen() int {
 	return 0
 }
 
-// count bounds a 32-bit element count by the bytes left (each element takes
+// count bounds an element count by the bytes left (each element takes
 // at least one), so corrupt input cannot ask for a huge allocation.
 func (r *reader) count(n uint64) int {
 	if n > uint64(len(r.s)-r.pos) {
@@ -244,10 +244,20 @@ func (r *reader) count(n uint64) int {
 	return int(n)
 }
 
+// maxSkipDepth bounds the nesting skip follows, so corrupt input cannot
+// make it recurse once per byte.
+const maxSkipDepth = 64
+
 // skip reads and ignores one value of any type (fields added by a newer
 // version).
-func (r *reader) skip() {
+func (r *reader) skip() { r.skipDepth(0) }
+
+func (r *reader) skipDepth(depth int) {
 	if r.err != nil {
+		return
+	}
+	if depth > maxSkipDepth {
+		r.fail()
 		return
 	}
 	if r.pos >= len(r.s) {
@@ -264,12 +274,12 @@ func (r *reader) skip() {
 		r.bytes()
 	case c >= 0x90 && c <= 0x9f || c == 0xdc || c == 0xdd:
 		for n := r.arrayLen(); n > 0 && r.err == nil; n-- {
-			r.skip()
+			r.skipDepth(depth + 1)
 		}
 	case c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf:
 		for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-			r.skip()
-			r.skip()
+			r.skipDepth(depth + 1)
+			r.skipDepth(depth + 1)
 		}
 	default:
 		r.fail()

@@ -24,6 +24,16 @@ type scheduleRecord struct {
 	Next  time.Time `msgpack:"x"`
 }
 
+// decodeSchedule decodes a schedule's stored value; any malformed value
+// gives an error wrapping errCorrupt. LastTick is left zero.
+func decodeSchedule(v string) (hopper.ScheduleInfo, error) {
+	var r scheduleRecord
+	if err := unmarshalRecord(v, &r); err != nil {
+		return hopper.ScheduleInfo{}, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
+	}
+	return hopper.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next}, nil
+}
+
 // RegisterSchedules records periodic schedules for inspection (see
 // hopper.Store), in one command; a schedule is identified by its queue and
 // name.
@@ -63,11 +73,11 @@ func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
 	}
 	out := make([]hopper.ScheduleInfo, 0, len(m))
 	for _, v := range m {
-		var r scheduleRecord
-		if err := msgpack.Unmarshal([]byte(v), &r); err != nil {
-			return nil, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
+		si, err := decodeSchedule(v)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, hopper.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next})
+		out = append(out, si)
 	}
 	// Last ticks: one HMGET per queue, pipelined (queues live on different
 	// slots).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/msgpackguard"
 	"github.com/hopperq/hopper/internal/mstime"
 
 	"github.com/redis/go-redis/v9"
@@ -110,12 +111,26 @@ func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
 	return out, nil
 }
 
+// unmarshalRecord decodes a record written with msgpack.Marshal after
+// msgpackguard has checked it: msgpack v5 allocates what a header claims
+// for slices and maps (workerRecord.Running, Queues), so a corrupt or
+// hostile value in Redis could otherwise ask for gigabytes.
+func unmarshalRecord(v string, rec any) error {
+	b := []byte(v)
+	if err := msgpackguard.Check(b); err != nil {
+		return err
+	}
+	return msgpack.Unmarshal(b, rec)
+}
+
+// decodeWorker decodes a worker's stored value, "<heartbeatMs>," + msgpack
+// workerRecord. Any malformed value gives an error wrapping errCorrupt.
 func decodeWorker(v string) (hopper.WorkerInfo, error) {
 	at, body, ok := strings.Cut(v, ",")
 	ms, err := strconv.ParseInt(at, 10, 64)
 	var rec workerRecord
 	if ok && err == nil {
-		err = msgpack.Unmarshal([]byte(body), &rec)
+		err = unmarshalRecord(body, &rec)
 	}
 	if !ok || err != nil {
 		return hopper.WorkerInfo{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
