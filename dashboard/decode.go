@@ -12,10 +12,13 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
+
+	"github.com/hopperq/hopper/internal/msgpackguard"
 )
 
-// maxDecodeDepth bounds the nesting of maps and arrays DecodeArgs follows.
-const maxDecodeDepth = 64
+// maxDecodeDepth bounds the nesting of maps and arrays DecodeArgs follows
+// (msgpackguard.Check enforces the same bound first).
+const maxDecodeDepth = msgpackguard.MaxDepth
 
 // DecodeArgs decodes msgpack bytes, as hopper stores job args and results,
 // into values encoding/json marshals: map[string]any, []any, string, int64,
@@ -32,6 +35,11 @@ const maxDecodeDepth = 64
 func DecodeArgs(b []byte) (any, error) {
 	if len(b) == 0 {
 		return nil, nil
+	}
+	// Check first: msgpack v5 allocates what string, binary and extension
+	// headers claim (in 1 MiB steps) before it finds the input short.
+	if err := msgpackguard.Check(b); err != nil {
+		return nil, err
 	}
 	r := bytes.NewReader(b)
 	dec := msgpack.NewDecoder(r)
