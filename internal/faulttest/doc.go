@@ -1,0 +1,15 @@
+// Package faulttest is hopper's fault-injection suite (issue 7,
+// "Reliability"). It has no API: its tests run real worker processes
+// (./testworker, built once per test binary and with -race when the tests
+// run with -race) against a redis-server each test starts, inject a fault
+// (SIGKILL or SIGSTOP of a worker, a killed or restarted Redis, a faulty
+// TCP link, skewed clocks, a full Redis, a lost cluster master) and then
+// check a ledger kept outside Redis: the producer's acknowledged enqueues
+// and the workers' claim, start, end and finish events.
+//
+// After things go quiet every scenario asserts that each acknowledged
+// enqueue ended acked or in garbage, never both; that no job ran more often
+// than once plus the faults that touched it; that no state set is left
+// non-empty; and that no per-job key is left in Redis. docs/faults.md lists
+// the scenarios.
+package faulttest

@@ -1,0 +1,366 @@
+package faulttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// faultJob is the job the producers enqueue; the workers handle its kind
+// without decoding it.
+type faultJob struct{ N int }
+
+func (faultJob) Kind() string { return "fault" }
+
+// fault is one injected fault: at a time, hitting one worker (by id) or,
+// with worker empty, every worker (Redis faults).
+type fault struct {
+	at     time.Time
+	worker string
+}
+
+// run is one scenario's world: a Redis, a key prefix, the test's own store
+// (the producer's), the ledger directory and what the producer and the
+// fault injector recorded.
+type run struct {
+	t      *testing.T
+	rdb    redis.UniversalClient
+	store  *redisstore.Store
+	client *hopper.Client
+	prefix string
+	queues []string
+	dir    string
+	ledger ledgerReader
+
+	mu     sync.Mutex
+	acked  map[jobKey]bool // Enqueue returned nil (and no duplicate)
+	failed int             // Enqueue returned an error
+	faults []fault
+}
+
+func newRun(t *testing.T, rdb redis.UniversalClient, queues ...string) *run {
+	t.Helper()
+	if len(queues) == 0 {
+		queues = []string{"default"}
+	}
+	dir := t.TempDir()
+	if d := os.Getenv("FAULTTEST_KEEP"); d != "" {
+		dir = d
+	}
+	r := &run{t: t, rdb: rdb, prefix: redistest.Prefix(t), queues: queues, dir: dir, acked: map[jobKey]bool{}}
+	r.ledger.dir = dir
+	r.store = redisstore.New(rdb, &redisstore.Options{Prefix: r.prefix, MaxBlock: time.Second})
+	r.client = hopper.NewClient(r.store, &hopper.ClientConfig{Queue: queues[0]})
+	return r
+}
+
+// ledgers returns every event the workers wrote.
+func (r *run) ledgers() []event {
+	r.t.Helper()
+	evs, err := r.ledger.read()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return evs
+}
+
+// addFault records a fault injected now.
+func (r *run) addFault(worker string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.faults = append(r.faults, fault{at: time.Now(), worker: worker})
+}
+
+// enqueue stores n jobs in queue, batch at a time, and records those whose
+// enqueue was acknowledged. It returns the first error, after trying all.
+func (r *run) enqueue(ctx context.Context, queue string, n, batch int, opts *hopper.EnqueueOpts) error {
+	o := hopper.EnqueueOpts{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Queue = queue
+	var first error
+	for done := 0; done < n; done += batch {
+		args := make([]faultJob, min(batch, n-done))
+		for i := range args {
+			args[i] = faultJob{N: done + i}
+		}
+		infos, err := hopper.EnqueueMany(ctx, r.client, args, &o)
+		r.mu.Lock()
+		if err != nil {
+			r.failed += len(args)
+			if first == nil {
+				first = err
+			}
+		}
+		for _, in := range infos {
+			if !in.Duplicate {
+				r.acked[jobKey{in.Queue, in.ID}] = true
+			}
+		}
+		r.mu.Unlock()
+	}
+	return first
+}
+
+// enqueuePaced enqueues like enqueue but holds each batch back until the
+// queue has fewer than batch jobs ready, so that the workers are never far
+// behind and a redelivered job does not queue behind a backlog.
+func (r *run) enqueuePaced(ctx context.Context, queue string, n, batch int) error {
+	for done := 0; done < n; done += batch {
+		for {
+			st, err := r.store.QueueStats(ctx, queue)
+			if err != nil {
+				return err
+			}
+			if st.Counts.Ready < int64(batch) {
+				break
+			}
+			select { // flow control, polled
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		if err := r.enqueue(ctx, queue, min(batch, n-done), batch, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) ackedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.acked)
+}
+
+// waitQuiet waits until every acknowledged job has a successful final
+// finish (ack or garbage) in the ledger and no queue holds a job in
+// pending, ready, unack or retry.
+func (r *run) waitQuiet(timeout time.Duration) {
+	r.t.Helper()
+	eventually(r.t, timeout, func() error {
+		ends := finals(r.ledgers())
+		r.mu.Lock()
+		missing := 0
+		for k := range r.acked {
+			if ends[k] == 0 {
+				missing++
+			}
+		}
+		r.mu.Unlock()
+		if missing > 0 {
+			return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet", missing)
+		}
+		for _, q := range r.queues {
+			st, err := r.store.QueueStats(context.Background(), q)
+			if err != nil {
+				return err
+			}
+			if c := st.Counts; c.Pending+c.Ready+c.Unack+c.Retry > 0 {
+				return fmt.Errorf("queue %s still has jobs: %+v", q, c)
+			}
+		}
+		return nil
+	})
+}
+
+// finals counts per job the successful finishes that end it: ack or garbage.
+func finals(evs []event) map[jobKey]int {
+	n := map[jobKey]int{}
+	for _, e := range evs {
+		if e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
+			n[e.key()]++
+		}
+	}
+	return n
+}
+
+// check asserts the invariants of issue 7 once the run is quiet. base is
+// how many executions a job needs without faults (1, or 2 with
+// -fail-first).
+func (r *run) check(base int) {
+	t := r.t
+	t.Helper()
+	evs := r.ledgers()
+	ctx := context.Background()
+
+	// Every acknowledged enqueue ended acked or in garbage, never both, and
+	// exactly once.
+	acks, garbage := map[jobKey]int{}, map[jobKey]int{}
+	for _, e := range evs {
+		if e.Ev != "fin" || e.Err != "" {
+			continue
+		}
+		switch e.Outcome {
+		case hopper.OutcomeAck.String():
+			acks[e.key()]++
+		case hopper.OutcomeGarbage.String():
+			garbage[e.key()]++
+		}
+	}
+	r.mu.Lock()
+	acked := make([]jobKey, 0, len(r.acked))
+	for k := range r.acked {
+		acked = append(acked, k)
+	}
+	faults := append([]fault(nil), r.faults...)
+	r.mu.Unlock()
+	bad := 0
+	for _, k := range acked {
+		if a, g := acks[k], garbage[k]; a+g != 1 {
+			bad++
+			if bad <= 5 {
+				t.Errorf("job %s/%s: %d successful acks and %d moves to garbage, want exactly one in all", k.queue, k.id, a, g)
+			}
+		}
+	}
+	for k := range acks {
+		if acks[k] > 1 && !slices.Contains(acked, k) {
+			t.Errorf("job %s/%s (enqueue not acknowledged) acked %d times", k.queue, k.id, acks[k])
+		}
+	}
+
+	// Executions per job ≤ base + faults that touched it: a fault touches
+	// an attempt when it came between the attempt's claim and its
+	// successful finish (or there was none), on its worker or on Redis.
+	starts := map[jobKey]int{}
+	claims := map[jobKey][]event{}
+	fins := map[string]event{} // queue/id/token -> successful finish
+	for _, e := range evs {
+		switch e.Ev {
+		case "start":
+			starts[e.key()]++
+		case "claim":
+			claims[e.key()] = append(claims[e.key()], e)
+		case "fin":
+			if e.Err == "" {
+				fins[fmt.Sprintf("%s/%s/%d", e.Queue, e.ID, e.Token)] = e
+			}
+		}
+	}
+	over := 0
+	for k, n := range starts {
+		touched := 0
+		for _, c := range claims[k] {
+			fin, finished := fins[fmt.Sprintf("%s/%s/%d", c.Queue, c.ID, c.Token)]
+			for _, f := range faults {
+				if f.worker != "" && f.worker != c.Worker {
+					continue
+				}
+				if !f.at.Before(c.at().Add(-time.Millisecond)) && (!finished || !fin.at().Before(f.at)) {
+					touched++
+				}
+			}
+		}
+		if n > base+touched {
+			over++
+			if over <= 5 {
+				t.Errorf("job %s/%s ran %d times; %d faults touched it, so at most %d", k.queue, k.id, n, touched, base+touched)
+			}
+		}
+	}
+
+	// No state set left non-empty.
+	for _, q := range r.queues {
+		st, err := r.store.QueueStats(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hopper.StateCounts{Garbage: int64(len(garbage))}
+		if len(r.queues) > 1 {
+			want.Garbage = st.Counts.Garbage // garbage is counted over all queues below
+		}
+		if st.Counts != want {
+			t.Errorf("queue %s: counts %+v after the run, want %+v", q, st.Counts, want)
+		}
+	}
+	r.checkKeys(len(garbage) > 0)
+	total := 0
+	for _, n := range starts {
+		total += n
+	}
+	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults", len(acked), r.failed, total, len(faults))
+}
+
+// longLived are the key suffixes that may stay after every job is gone:
+// queue config, token counter, throughput counters, periodic ticks, the
+// wake-up tokens (at most one element each), and the unack set and attempt
+// hash, which keep only their sentinel (checked below). The store-wide
+// registry of queues, workers and schedules stays too.
+var longLived = map[string]bool{"c": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true}
+
+// checkKeys asserts that no per-job key is left: no jobs hash, ready list,
+// pending, retry, done or garbage set (unless garbage is expected), error
+// history, results, unique locks, extras or cancel set.
+func (r *run) checkKeys(garbageExpected bool) {
+	t := r.t
+	t.Helper()
+	ctx := context.Background()
+	var keys []string
+	scan := func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, "{"+r.prefix+"*", 1000).Iterator()
+		for it.Next(ctx) {
+			keys = append(keys, it.Val())
+		}
+		return it.Err()
+	}
+	var err error
+	if cc, ok := r.rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return scan(ctx, c)
+		})
+	} else {
+		err = scan(ctx, r.rdb.(*redis.Client))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, "{"+r.prefix+"}:") {
+			continue // store-wide: queues, workers, schedules
+		}
+		_, suffix, _ := strings.Cut(k, "}:")
+		switch {
+		case suffix == "g" && garbageExpected:
+		case suffix == "u":
+			if n := r.rdb.ZCard(ctx, k).Val(); n != 1 {
+				t.Errorf("key %s holds %d members, want only the sentinel", k, n)
+			}
+		case suffix == "a":
+			if n := r.rdb.HLen(ctx, k).Val(); n != 1 {
+				t.Errorf("key %s holds %d fields, want only the sentinel", k, n)
+			}
+		case longLived[suffix]:
+		default:
+			t.Errorf("key %s (type %s) left after the run", k, r.rdb.Type(ctx, k).Val())
+		}
+	}
+}
+
+// isTyped reports whether err wraps one of redisstore's error classes.
+func isTyped(err error) bool {
+	for _, c := range []error{redisstore.ErrUnavailable, redisstore.ErrOOM, redisstore.ErrNoPerm, redisstore.ErrAuth,
+		redisstore.ErrReadOnly, redisstore.ErrLoading, redisstore.ErrClusterDown} {
+		if errors.Is(err, c) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,166 @@
+package faulttest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+)
+
+// TestKillWorkers is scenario 1: workers killed with SIGKILL mid-job,
+// several times in a 20k-job run. No job is lost, and each job the killed
+// worker held is redelivered no earlier than its lease deadline and within
+// the visibility timeout + 1 s after it.
+func TestKillWorkers(t *testing.T) {
+	const (
+		jobs  = 20000
+		kills = 4
+		lease = time.Second
+	)
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	r := newRun(t, rdb)
+	opts := workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 20, lease: lease, sleep: 40 * time.Millisecond}
+	workers := map[string]*workerProc{}
+	next := 0
+	spawn := func() *workerProc {
+		id := "w" + strconv.Itoa(next)
+		next++
+		w := startWorker(t, r.dir, id, opts)
+		workers[id] = w
+		return w
+	}
+	for range 3 {
+		spawn().waitUp(t)
+	}
+
+	ctx := t.Context()
+	produced := make(chan error, 1)
+	go func() { produced <- r.enqueuePaced(ctx, "default", jobs, 200) }()
+
+	type held struct {
+		id       string
+		token    uint64
+		deadline int64 // ms, store clock
+	}
+	var killed []held
+	for k := range kills {
+		// Kill the oldest live worker once it runs jobs and a share of the
+		// run has been acked since the last kill.
+		var victim *workerProc
+		for i := range next {
+			if w := workers["w"+strconv.Itoa(i)]; w != nil {
+				victim = w
+				break
+			}
+		}
+		want := (k + 1) * jobs / (kills + 2)
+		eventually(t, 60*time.Second, func() error {
+			if n := len(finals(r.ledgers())); n < want {
+				return fmt.Errorf("%d jobs finished, waiting for %d before kill %d", n, want, k+1)
+			}
+			if running(r.ledgers(), victim.id) == 0 {
+				return fmt.Errorf("worker %s runs no job", victim.id)
+			}
+			return nil
+		})
+		victim.signal(t, syscall.SIGKILL)
+		<-victim.done
+		r.addFault(victim.id)
+		delete(workers, victim.id)
+		// The victim can extend no more: the deadlines of its leases in
+		// the unack set are final.
+		mine := map[string]bool{}
+		for _, e := range r.ledgers() {
+			if e.Ev == "claim" && e.Worker == victim.id {
+				mine[fmt.Sprintf("%s|%d", e.ID, e.Token)] = true
+			}
+		}
+		zs, err := rdb.ZRangeWithScores(ctx, "{"+r.prefix+":default}:u", 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, z := range zs {
+			m := z.Member.(string)
+			if !mine[m] {
+				continue
+			}
+			id, tok, _ := strings.Cut(m, "|")
+			token, _ := strconv.ParseUint(tok, 10, 64)
+			killed = append(killed, held{id, token, int64(z.Score)})
+			n++
+		}
+		if n == 0 {
+			t.Fatalf("kill %d: worker %s held no lease when killed", k+1, victim.id)
+		}
+		spawn()
+	}
+	if err := <-produced; err != nil {
+		t.Fatalf("enqueue: %v", err)
+	}
+	if n := r.ackedCount(); n != jobs {
+		t.Fatalf("%d enqueues acknowledged, want %d", n, jobs)
+	}
+	r.waitQuiet(2 * time.Minute)
+	for _, w := range workers {
+		w.stop(t)
+	}
+
+	// Redelivery timing, by the store's clock: the next claim of each job
+	// the killed workers held.
+	claims := map[string][]event{}
+	for _, e := range r.ledgers() {
+		if e.Ev == "claim" {
+			claims[e.ID] = append(claims[e.ID], e)
+		}
+	}
+	late := lease + time.Second
+	var worst int64
+	for _, h := range killed {
+		var redo *event
+		for i, c := range claims[h.id] {
+			if c.Token > h.token && (redo == nil || c.Token < redo.Token) {
+				redo = &claims[h.id][i]
+			}
+		}
+		switch {
+		case redo == nil:
+			t.Errorf("job %s held by a killed worker was never claimed again", h.id)
+		case redo.Claimed < h.deadline:
+			t.Errorf("job %s redelivered at %d, %d ms before its lease deadline", h.id, redo.Claimed, h.deadline-redo.Claimed)
+		case redo.Claimed > h.deadline+late.Milliseconds():
+			t.Errorf("job %s redelivered %d ms after its lease deadline, want within %v", h.id, redo.Claimed-h.deadline, late)
+		default:
+			worst = max(worst, redo.Claimed-h.deadline)
+		}
+	}
+	t.Logf("%d kills; %d leases held by killed workers, redelivered at most %d ms after their deadline", kills, len(killed), worst)
+	r.check(1)
+}
+
+// running returns how many jobs worker has started and not ended.
+func running(evs []event, worker string) int {
+	open := map[string]int{}
+	for _, e := range evs {
+		if e.Worker != worker {
+			continue
+		}
+		k := fmt.Sprintf("%s/%d", e.ID, e.Token)
+		switch e.Ev {
+		case "start":
+			open[k]++
+		case "end":
+			open[k]--
+		}
+	}
+	n := 0
+	for _, v := range open {
+		n += v
+	}
+	return n
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// ledgerStore records, around the real store, what the worker claimed and
+// how its finish and lease-extend calls fared: the ledger's view of the
+// lifecycle, written outside Redis.
+type ledgerStore struct {
+	hopper.Store
+	l *ledger
+}
+
+func (s *ledgerStore) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.ClaimResult, error) {
+	res, err := s.Store.Claim(ctx, req)
+	for _, j := range res.Jobs {
+		s.l.log(event{Ev: "claim", Queue: j.Queue, ID: j.ID, Attempt: j.Attempt, Token: j.Token,
+			Claimed: ms(j.AttemptedAt), Deadline: ms(j.Deadline), RunAt: ms(j.RunAt)})
+	}
+	return res, err
+}
+
+func (s *ledgerStore) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+	errs, err := s.Store.Finish(ctx, reqs)
+	for i, r := range reqs {
+		e := err
+		if e == nil && i < len(errs) {
+			e = errs[i]
+		}
+		s.l.log(event{Ev: "fin", Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: r.Outcome.String(), Err: errText(e)})
+	}
+	return errs, err
+}
+
+func (s *ledgerStore) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.Duration) ([]hopper.LeaseStatus, error) {
+	st, err := s.Store.Extend(ctx, refs, lease)
+	if err == nil {
+		for i, r := range refs {
+			if i < len(st) && !st[i].Held {
+				s.l.log(event{Ev: "ext", Queue: r.Queue, ID: r.ID, Token: r.Token, Err: hopper.ErrLeaseLost.Error()})
+			}
+		}
+	}
+	return st, err
+}
+
+func errText(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, hopper.ErrLeaseLost):
+		return hopper.ErrLeaseLost.Error()
+	}
+	return err.Error()
+}
