@@ -33,11 +33,19 @@ func encodeArgs(args any) ([]byte, error) {
 // rejects headers that claim more than b holds and nesting deeper than
 // MaxArgsDepth before msgpack v5, which allocates what headers claim when
 // it decodes into slices, maps and interfaces, sees them. Allocation stays
-// proportional to len(b). Errors wrap ErrDecode.
-func decodeArgs(b []byte, v any) error {
+// proportional to len(b). Errors wrap ErrDecode, and so does a panic in
+// msgpack v5: it panics on some well-formed input (a map repeating a key
+// whose field is an interface holding a value), and a value that cannot be
+// decoded must not be retried like a handler's panic.
+func decodeArgs(b []byte, v any) (err error) {
 	if err := msgpackguard.Check(b); err != nil {
 		return fmt.Errorf("%w: %v", ErrDecode, err)
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: msgpack panicked: %v", ErrDecode, p)
+		}
+	}()
 	if err := msgpack.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%w: %v", ErrDecode, err)
 	}
