@@ -114,12 +114,18 @@ func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
 // unmarshalRecord decodes a record written with msgpack.Marshal after
 // msgpackguard has checked it: msgpack v5 allocates what a header claims
 // for slices and maps (workerRecord.Running, Queues), so a corrupt or
-// hostile value in Redis could otherwise ask for gigabytes.
-func unmarshalRecord(v string, rec any) error {
+// hostile value in Redis could otherwise ask for gigabytes. A panic in
+// msgpack v5 (it has some on malformed input) becomes an error.
+func unmarshalRecord(v string, rec any) (err error) {
 	b := []byte(v)
 	if err := msgpackguard.Check(b); err != nil {
 		return err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("msgpack panicked: %v", p)
+		}
+	}()
 	return msgpack.Unmarshal(b, rec)
 }
 
