@@ -3,13 +3,13 @@ package faulttest
 import (
 	"bufio"
 	"bytes"
-	"io"
-	"sync"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 

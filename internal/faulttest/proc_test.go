@@ -23,7 +23,8 @@ type workerOpts struct {
 	sleep       time.Duration
 	failFirst   bool
 	skew        time.Duration
-	every       time.Duration
+	every       time.Duration // run a periodic job on everyQueue
+	everyQueue  string
 }
 
 // workerProc is one running testworker.
@@ -53,6 +54,9 @@ func startWorker(t *testing.T, dir, id string, o workerOpts) *workerProc {
 		"-addr", o.addr, "-prefix", o.prefix, "-queues", o.queues, "-id", id, "-ledger", w.ledger,
 		"-concurrency", strconv.Itoa(o.concurrency), "-lease", o.lease.String(),
 		"-sleep", o.sleep.String(), "-skew", o.skew.String(), "-every", o.every.String(),
+	}
+	if o.everyQueue != "" {
+		args = append(args, "-every-queue", o.everyQueue)
 	}
 	if o.cluster {
 		args = append(args, "-cluster")

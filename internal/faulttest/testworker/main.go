@@ -40,6 +40,7 @@ type flags struct {
 	id          string
 	ledger      string
 	every       time.Duration
+	everyQueue  string
 }
 
 func main() {
@@ -55,7 +56,8 @@ func main() {
 	flag.DurationVar(&f.skew, "skew", 0, "offset added to this worker's clock")
 	flag.StringVar(&f.id, "id", "", "worker id (required)")
 	flag.StringVar(&f.ledger, "ledger", "", "append the ledger to this file (default stdout)")
-	flag.DurationVar(&f.every, "every", 0, "also run a periodic job of kind fault on the first queue at this interval")
+	flag.DurationVar(&f.every, "every", 0, "also run a periodic job of kind fault at this interval")
+	flag.StringVar(&f.everyQueue, "every-queue", "default", "the queue of the periodic job (-every)")
 	flag.Parse()
 	if err := run(f); err != nil {
 		fmt.Fprintln(os.Stderr, "testworker:", err)
@@ -98,10 +100,9 @@ func run(f flags) error {
 	now := func() time.Time { return time.Now().Add(f.skew) }
 	sched := &hopper.SchedulerConfig{MaxSleep: 200 * time.Millisecond, Now: now, Logger: logger}
 	if f.every > 0 {
-		first := strings.Split(f.queues, ",")[0]
 		sched.Periodic = []hopper.PeriodicJob{{
 			Name: "tick", Schedule: hopper.Every(f.every), Args: periodicArgs{},
-			Opts: &hopper.EnqueueOpts{Queue: first},
+			Opts: &hopper.EnqueueOpts{Queue: f.everyQueue},
 		}}
 	}
 	w := hopper.NewWorker(&ledgerStore{Store: store, l: l}, &hopper.WorkerConfig{
