@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,11 +57,17 @@ func encodeDur(d time.Duration) int64 {
 	return -int64(d)
 }
 
-func decodeDur(v int64) time.Duration {
-	if v < 0 {
-		return time.Duration(-v)
+// decodeDur decodes a duration written by encodeDur; ok is false for a
+// value no duration encodes to (one that would overflow to a negative
+// duration).
+func decodeDur(v int64) (d time.Duration, ok bool) {
+	switch {
+	case v == math.MinInt64 || v > math.MaxInt64/int64(time.Millisecond):
+		return 0, false
+	case v < 0:
+		return time.Duration(-v), true
 	}
-	return time.Duration(v) * time.Millisecond
+	return time.Duration(v) * time.Millisecond, true
 }
 
 // decodeValue fills the fields of rec stored in value v: Kind, Args, Meta,
@@ -97,12 +104,17 @@ func decodeValue(v string, rec *hopper.JobRecord) error {
 	if r.err != nil {
 		return r.err
 	}
+	tdur, ok3 := decodeDur(timeout)
+	rdur, ok4 := decodeDur(retention)
+	if !ok3 || !ok4 {
+		return errCorrupt
+	}
 	rec.Kind = internKind(kind)
 	rec.Args = []byte(args)
 	rec.Meta = meta
 	rec.MaxRetries = maxRetries
-	rec.Timeout = decodeDur(timeout)
-	rec.Retention = decodeDur(retention)
+	rec.Timeout = tdur
+	rec.Retention = rdur
 	if unique != "" {
 		rec.UniqueKey = strings.Clone(unique)
 	}
