@@ -106,27 +106,6 @@ func TestHistoryDecode(t *testing.T) {
 	}
 }
 
-func FuzzDecodeValue(f *testing.F) {
-	f.Add("1,2," + string(encodeValue(&hopper.NewJob{Kind: "k", Args: []byte("a"), Meta: map[string]string{"a": "b"}})))
-	f.Add("1,2,\x96")
-	f.Add("")
-	f.Fuzz(func(t *testing.T, v string) {
-		var rec hopper.JobRecord
-		_ = decodeValue(v, &rec) // must not panic
-	})
-}
-
-func FuzzDecodeHistory(f *testing.F) {
-	f.Add("\xc6\x00\x00\x00\x05\x94\x01\x01\xa0\xa0")
-	f.Add("\xc6\xff\xff\xff\xff")
-	f.Fuzz(func(t *testing.T, blob string) {
-		h, _ := decodeHistory(blob) // must not panic
-		if len(h) > hopper.MaxErrorHistory {
-			t.Fatalf("%d errors, more than MaxErrorHistory", len(h))
-		}
-	})
-}
-
 func TestParseVersion(t *testing.T) {
 	for _, c := range []struct {
 		info         string
