@@ -306,8 +306,8 @@ type child struct {
 }
 
 // startChild starts a child process with spec, adding its events to log.
-// An "error" event fails the test. The child is stopped in t.Cleanup, and
-// fails the test if it does not exit cleanly.
+// An "error" event fails the test. The caller stops it (stopChildren),
+// normally in a t.Cleanup registered before the child started.
 func startChild(t *testing.T, log *procLog, spec childSpec) *child {
 	t.Helper()
 	exe, err := os.Executable()
@@ -346,7 +346,6 @@ func startChild(t *testing.T, log *procLog, spec childSpec) *child {
 			log.add(e)
 		}
 	}()
-	t.Cleanup(c.stop)
 	return c
 }
 
@@ -358,10 +357,20 @@ func (c *child) send(cmd string) {
 	}
 }
 
-// stop closes the child's stdin, which asks it to shut down gracefully, and
-// waits for it to exit; a child still running after 20 s is killed. A child
-// that exits with an error, or is killed, fails the test. Calling stop again
-// does nothing.
+// stopChildren asks all of cs to shut down gracefully at once (they may
+// each take a while: a race-enabled binary lingers a second at exit), then
+// waits for each to exit; a child still running 20 s later is killed. A
+// child that exits with an error, or is killed, fails the test. Stopping a
+// child again does nothing.
+func stopChildren(cs []*child) {
+	for _, c := range cs {
+		_ = c.stdin.Close() // a second Close only returns an error
+	}
+	for _, c := range cs {
+		c.stop()
+	}
+}
+
 func (c *child) stop() {
 	c.once.Do(func() {
 		_ = c.stdin.Close()
