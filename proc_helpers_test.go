@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -188,9 +189,12 @@ func childWorker(s childSpec, store hopper.Store, rdb *redis.Client, cfg *hopper
 			case <-time.After(s.Work):
 			case <-ctx.Done():
 			}
-			err = rdb.Decr(context.WithoutCancel(ctx), s.Probe).Err()
+			if err := rdb.Decr(context.WithoutCancel(ctx), s.Probe).Err(); err != nil {
+				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
+				return err
+			}
 			emit(procEvent{Ev: "end", Job: j.ID})
-			return err
+			return nil
 		})
 		return w, nil
 	case roleLimited:
@@ -219,7 +223,7 @@ func childEnqueuer(ctx context.Context, s childSpec, store hopper.Store, cmds <-
 	client := hopper.NewClient(store, nil)
 	opts := &hopper.EnqueueOpts{Queue: s.Queue, Unique: &hopper.UniqueOpts{}}
 	emit(procEvent{Ev: "ready"})
-	for cmd := range cmds {
+	for cmd := range commands(ctx, cmds) {
 		var round int
 		if _, err := fmt.Sscanf(cmd, "go %d", &round); err != nil {
 			return fmt.Errorf("command %q: %v", cmd, err)
@@ -243,11 +247,28 @@ func childEnqueuer(ctx context.Context, s childSpec, store hopper.Store, cmds <-
 	return nil
 }
 
+// commands yields the commands from cmds until it closes (stdin ended) or
+// ctx is done (SIGTERM).
+func commands(ctx context.Context, cmds <-chan string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case cmd, ok := <-cmds:
+				if !ok || !yield(cmd) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // childCanceller answers each "cancel <id>" with Store.Cancel; the event's
 // At is the moment just before the call.
 func childCanceller(ctx context.Context, s childSpec, store hopper.Store, cmds <-chan string, emit func(procEvent)) error {
 	emit(procEvent{Ev: "ready"})
-	for cmd := range cmds {
+	for cmd := range commands(ctx, cmds) {
 		id, ok := strings.CutPrefix(cmd, "cancel ")
 		if !ok {
 			return fmt.Errorf("command %q: want cancel <id>", cmd)
