@@ -2,6 +2,7 @@ package hopper
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -13,10 +14,17 @@ const (
 	MaxRetriesLimit = 10000 // largest MaxRetries
 )
 
+// maxRunAt is the latest RunAt a job may have: the last millisecond of
+// the year 9999 UTC. Later times are rejected with ErrInvalidJob, because a
+// store keeps due times as milliseconds in a float64 (Redis sorted-set
+// scores), exact only up to 2^53 ms (about the year 287,000), and no real
+// job is due that late. A RunAt in the past, however far, means now.
+var maxRunAt = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
+
 // Validate checks a job before it reaches a store: a valid queue, an ID of 1
 // to 128 printable ASCII bytes (no spaces), a non-empty UTF-8 kind without
-// control characters, MaxRetries between 0 and 10,000, and no negative
-// Timeout, Retention or UniqueFor. It returns an error wrapping ErrInvalidJob
+// control characters, MaxRetries between 0 and 10,000, a RunAt no later
+// than the end of the year 9999 UTC, and no negative Timeout, Retention or UniqueFor. It returns an error wrapping ErrInvalidJob
 // or ErrInvalidQueue that names the field. Stores call it on every job.
 func (j *NewJob) Validate() error {
 	if err := ValidateQueue(j.Queue); err != nil {
@@ -30,6 +38,9 @@ func (j *NewJob) Validate() error {
 	}
 	if j.MaxRetries < 0 || j.MaxRetries > MaxRetriesLimit {
 		return fmt.Errorf("%w: MaxRetries %d must be between 0 and %d", ErrInvalidJob, j.MaxRetries, MaxRetriesLimit)
+	}
+	if j.RunAt.After(maxRunAt) {
+		return fmt.Errorf("%w: RunAt %v is after the year 9999", ErrInvalidJob, j.RunAt)
 	}
 	if j.Timeout < 0 {
 		return fmt.Errorf("%w: Timeout %v is negative", ErrInvalidJob, j.Timeout)
