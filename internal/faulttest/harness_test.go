@@ -155,15 +155,20 @@ func (r *run) waitQuiet(timeout time.Duration) {
 	eventually(r.t, timeout, func() error {
 		ends := finals(r.ledgers())
 		r.mu.Lock()
-		missing := 0
+		var missing []jobKey
 		for k := range r.acked {
 			if ends[k] == 0 {
-				missing++
+				missing = append(missing, k)
 			}
 		}
 		r.mu.Unlock()
-		if missing > 0 {
-			return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet", missing)
+		if len(missing) > 0 {
+			k := missing[0]
+			rec, err := r.store.GetJob(context.Background(), k.queue, k.id)
+			if err == nil {
+				return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s is %s, attempt %d, deadline %v, errors %v", len(missing), k.id, rec.State, rec.Attempt, rec.Deadline, rec.Errors)
+			}
+			return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s: %v", len(missing), k.id, err)
 		}
 		for _, q := range r.queues {
 			st, err := r.store.QueueStats(context.Background(), q)
@@ -178,15 +183,24 @@ func (r *run) waitQuiet(timeout time.Duration) {
 	})
 }
 
-// finals counts per job the successful finishes that end it: ack or garbage.
+// finals counts per job the finishes that end it: ack or garbage, and an
+// ack answered by ErrJobNotFound (see lostAck).
 func finals(evs []event) map[jobKey]int {
 	n := map[jobKey]int{}
 	for _, e := range evs {
-		if e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
+		if e.Ev == "fin" && (e.Err == "" || lostAck(e)) && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
 			n[e.key()]++
 		}
 	}
 	return n
+}
+
+// lostAck reports an ack whose reply was lost with the connection: go-redis
+// sent it again, and the second try found the job gone, deleted by the
+// first. The check counts it as the job's ack when no other finish ended
+// the job and the job is gone from Redis.
+func lostAck(e event) bool {
+	return e.Ev == "fin" && e.Outcome == hopper.OutcomeAck.String() && e.Err == hopper.ErrJobNotFound.Error()
 }
 
 // check asserts the invariants of issue 7 once the run is quiet. base is
@@ -200,8 +214,11 @@ func (r *run) check(base int) {
 
 	// Every acknowledged enqueue ended acked or in garbage, never both, and
 	// exactly once.
-	acks, garbage := map[jobKey]int{}, map[jobKey]int{}
+	acks, garbage, lost := map[jobKey]int{}, map[jobKey]int{}, map[jobKey]bool{}
 	for _, e := range evs {
+		if lostAck(e) {
+			lost[e.key()] = true
+		}
 		if e.Ev != "fin" || e.Err != "" {
 			continue
 		}
@@ -219,8 +236,15 @@ func (r *run) check(base int) {
 	}
 	faults := append([]fault(nil), r.faults...)
 	r.mu.Unlock()
-	bad := 0
+	bad, lostAcks := 0, 0
 	for _, k := range acked {
+		if acks[k]+garbage[k] == 0 && lost[k] {
+			if _, err := r.store.GetJob(ctx, k.queue, k.id); !errors.Is(err, hopper.ErrJobNotFound) {
+				t.Errorf("job %s/%s: its only ack was answered %q, yet GetJob gives %v", k.queue, k.id, hopper.ErrJobNotFound, err)
+			}
+			acks[k] = 1
+			lostAcks++
+		}
 		if a, g := acks[k], garbage[k]; a+g != 1 {
 			bad++
 			if bad <= 5 {
@@ -293,7 +317,7 @@ func (r *run) check(base int) {
 	for _, n := range starts {
 		total += n
 	}
-	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults", len(acked), r.failed, total, len(faults))
+	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d acks whose reply was lost", len(acked), r.failed, total, len(faults), lostAcks)
 }
 
 // longLived are the key suffixes that may stay after every job is gone:

@@ -106,4 +106,3 @@ func TestStalledWorker(t *testing.T) {
 	t.Logf("%d jobs held by the stalled worker, each taken over and its late calls refused", len(held))
 	r.check(1)
 }
-

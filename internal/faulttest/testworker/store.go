@@ -55,6 +55,8 @@ func errText(err error) string {
 		return ""
 	case errors.Is(err, hopper.ErrLeaseLost):
 		return hopper.ErrLeaseLost.Error()
+	case errors.Is(err, hopper.ErrJobNotFound):
+		return hopper.ErrJobNotFound.Error()
 	}
 	return err.Error()
 }
