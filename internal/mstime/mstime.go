@@ -10,7 +10,11 @@ func Ceil(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	return int64((d + time.Millisecond - 1) / time.Millisecond)
+	ms := int64(d / time.Millisecond) // no d+999999: it overflows near the largest durations
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
 }
 
 // CeilUnix returns t in Unix milliseconds, rounded up.

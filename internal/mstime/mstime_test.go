@@ -1,6 +1,7 @@
 package mstime
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -9,7 +10,7 @@ func TestRoundsUp(t *testing.T) {
 	for _, tc := range []struct {
 		d    time.Duration
 		want int64
-	}{{-time.Second, 0}, {0, 0}, {time.Nanosecond, 1}, {time.Millisecond, 1}, {time.Millisecond + 1, 2}, {1500 * time.Microsecond, 2}} {
+	}{{-time.Second, 0}, {0, 0}, {time.Nanosecond, 1}, {time.Millisecond, 1}, {time.Millisecond + 1, 2}, {1500 * time.Microsecond, 2}, {math.MaxInt64, math.MaxInt64/int64(time.Millisecond) + 1}} {
 		if got := Ceil(tc.d); got != tc.want {
 			t.Errorf("Ceil(%v) = %d, want %d", tc.d, got, tc.want)
 		}
