@@ -69,6 +69,7 @@ func (p *process) start() error {
 	p.cmd.Dir = p.dir
 	p.cmd.Stdout = p.out
 	p.cmd.Stderr = p.out
+	dieWithParent(p.cmd)
 	p.done = make(chan struct{})
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: start %s: %w", p.bin, err)
