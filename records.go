@@ -158,7 +158,12 @@ type QueueConfig struct {
 	// workers. Zero means no cap.
 	MaxRunning int
 	// RateLimit caps how many jobs are claimed per RatePeriod across all
-	// workers. Zero means no limit.
+	// workers. Zero means no limit. The windows are fixed and aligned on the
+	// store's clock ([k·RatePeriod, (k+1)·RatePeriod)): each sees at most
+	// RateLimit claims, and over many windows the rate holds, but a burst at
+	// the end of one window and another at the start of the next can come
+	// closer together than RatePeriod (up to twice RateLimit within any
+	// sliding RatePeriod).
 	RateLimit int
 	// RatePeriod is the window of RateLimit. Zero means one second.
 	RatePeriod time.Duration
