@@ -109,14 +109,16 @@ func testWaitReadyEnqueue(t *testing.T, s hopper.Store) {
 
 func testWaitReadyPromote(t *testing.T, s hopper.Store) {
 	q := newQueue(t)
-	// Jobs fall due one after the other, every 20ms for a few seconds; they
-	// are all enqueued before the wait starts, so only a promotion wakes it.
+	// Jobs fall due one after the other, every 20ms for a few seconds from
+	// 200ms on (time for the enqueue to land first, even on a slow or new
+	// connection); they are all enqueued before the wait starts, so only a
+	// promotion wakes it.
 	const n = 200
 	var jobs []*hopper.NewJob
 	now := time.Now()
 	for i := range n {
 		j := job(q, fmt.Sprint("j", i))
-		j.RunAt = now.Add(time.Duration(i+1) * 20 * time.Millisecond)
+		j.RunAt = now.Add(200*time.Millisecond + time.Duration(i)*20*time.Millisecond)
 		jobs = append(jobs, j)
 	}
 	add(t, s, jobs...)
