@@ -47,6 +47,34 @@
 // sends one command per Options.MaxBlock. WaitSchedule does the same on a
 // schedule list pushed when the queue's earliest due time moves earlier.
 //
+// # Access control
+//
+// A Store needs no administrative rights: an ACL user limited to its
+// Prefix and to the commands below is enough. For the default Prefix
+// "hopper" (for another prefix, change both key patterns):
+//
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +blpop +rpush +del +pexpire +mget +smembers +sadd +srem +scard +smismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrem +zremrangebyscore +zscore
+//
+// The key patterns cover the keys of every queue ({hopper:<queue>}:...)
+// and the store-wide ones ({hopper}:queues, workers, schedules and wait
+// keys); the scripts' own commands need a right too, since Redis checks
+// the ACL for every command a script runs. Pub/sub is not used.
+//
+//   - INFO and CONFIG GET only serve the start-up check (see Check):
+//     without them the Store logs a warning that it could not check the
+//     version or maxmemory-policy, and goes on. SCRIPT LOAD only saves an
+//     EVAL on a script's first use. PING is for health checks (the hopper
+//     command line sends one).
+//   - On a Redis Cluster, go-redis also reads the cluster layout: add
+//     +cluster|slots +cluster|shards +command (and +readonly when reading
+//     from replicas).
+//   - A user that lacks a right gets errors wrapping ErrNoPerm, which
+//     Temporary reports as not temporary: an operator must fix the ACL.
+//
+// TLS is the client's: set redis.Options.TLSConfig (ClusterOptions,
+// FailoverOptions alike), with a client certificate when the server sets
+// tls-auth-clients. The Store sends the same commands either way.
+//
 // # Errors
 //
 // Errors from Redis are returned wrapped ("redisstore: claim from ...: ")

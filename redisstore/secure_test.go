@@ -1,0 +1,295 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/storetest"
+)
+
+// Tests of secure connections: mutual TLS, and an ACL user with only the
+// rights the package documentation (doc.go, Access control) lists.
+
+// aclRecipe returns the rules of the ACL SETUSER line documented in doc.go,
+// so that these tests check the recipe users copy.
+func aclRecipe(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(src)) {
+		_, rest, ok := strings.Cut(line, "ACL SETUSER hopper ")
+		if ok {
+			return strings.Fields(rest)
+		}
+	}
+	t.Fatal(`doc.go documents no "ACL SETUSER hopper" line`)
+	return nil
+}
+
+// aclUser creates (or replaces) ACL user name with password "secret" and
+// the documented rules for prefix, minus the rules listed in without, plus
+// extra, and returns a client for it made by client.
+func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, extra []string,
+	client func(t testing.TB, configure ...func(*redis.Options)) *redis.Client) *redis.Client {
+	t.Helper()
+	args := []any{"ACL", "SETUSER", name, "reset"}
+	dropped := 0
+	for _, r := range aclRecipe(t) {
+		if slices.Contains(without, r) {
+			dropped++
+			continue
+		}
+		r = strings.ReplaceAll(r, "{hopper", "{"+prefix)
+		if strings.HasPrefix(r, ">") {
+			r = ">secret"
+		}
+		args = append(args, r)
+	}
+	if dropped != len(without) {
+		t.Fatalf("the documented ACL rules lack some of %v", without)
+	}
+	for _, r := range extra {
+		args = append(args, r)
+	}
+	if err := admin.Do(t.Context(), args...).Err(); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return client(t, func(o *redis.Options) {
+		o.Username, o.Password = name, "secret"
+	})
+}
+
+// TestSecureConformance runs the conformance suite over mutual TLS, each
+// store as an ACL user of its own with exactly the documented rights for
+// its prefix: every operation of the Store works with them.
+func TestSecureConformance(t *testing.T) {
+	srv := redistest.StartTLS(t)
+	admin := srv.Client(t)
+	storetest.Run(t, func(t *testing.T) hopper.Store {
+		prefix := redistest.Prefix(t)
+		var logs logBuffer
+		rdb := aclUser(t, admin, prefix, prefix, nil, nil, srv.Client)
+		s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+		// Connect (TLS handshake) and check now: some cases time their
+		// first Enqueue against a due time tens of milliseconds away.
+		if err := s.Check(t.Context()); err != nil {
+			t.Fatalf("Check with the documented rights: %v", err)
+		}
+		t.Cleanup(func() {
+			if out := logs.String(); out != "" {
+				t.Errorf("store logged with the documented rights: %s", out)
+			}
+		})
+		return s
+	})
+}
+
+type secureJob struct{ N int }
+
+func (secureJob) Kind() string { return "secure" }
+
+// TestSecureWorker runs a Worker and a Scheduler over mutual TLS as an ACL
+// user with the documented rights minus INFO and CONFIG GET: the start-up
+// check says it could not check and goes on, and jobs run, are retried
+// and acked.
+func TestSecureWorker(t *testing.T) {
+	srv := redistest.StartTLS(t)
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, "app", prefix, []string{"+info", "+config|get"}, nil, srv.Client)
+	var logs logBuffer
+	store := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+	ctx := t.Context()
+	if err := store.Check(ctx); err != nil {
+		t.Fatalf("Check without INFO and CONFIG GET: %v, want only warnings", err)
+	}
+	for _, want := range []string{"cannot check the Redis version", "cannot check maxmemory-policy", "NOPERM"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Fatalf("log of the check without INFO and CONFIG GET: %q, want %q", logs.String(), want)
+		}
+	}
+
+	const jobs = 20
+	var (
+		mu   sync.Mutex
+		runs = map[int]int{} // job N -> attempts seen
+	)
+	w := hopper.NewWorker(store, &hopper.WorkerConfig{
+		Queues:      map[string]int{"q": 1},
+		Concurrency: 4,
+		Backoff:     func(int, error) time.Duration { return 10 * time.Millisecond },
+		Logger:      logs.logger(),
+	})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[secureJob]) error {
+		mu.Lock()
+		defer mu.Unlock()
+		runs[job.Args.N]++
+		if job.Args.N%5 == 0 && job.Attempt == 1 {
+			return errors.New("first attempt fails")
+		}
+		return nil
+	})
+	sched := hopper.NewScheduler(store, &hopper.SchedulerConfig{Queues: []string{"q"}})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 2)
+	go func() { done <- w.Run(runCtx) }()
+	go func() { done <- sched.Run(runCtx) }()
+	defer func() {
+		stop()
+		for range 2 {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("Run did not return within 30 s of its context ending")
+				return
+			}
+		}
+	}()
+
+	client := hopper.NewClient(store, nil)
+	for n := range jobs {
+		opts := &hopper.EnqueueOpts{Queue: "q", ID: fmt.Sprint("job-", n)}
+		if n%2 == 1 {
+			opts.Delay = 20 * time.Millisecond // promoted by the scheduler
+		}
+		if _, err := hopper.Enqueue(ctx, client, secureJob{N: n}, opts); err != nil {
+			t.Fatalf("Enqueue %d: %v", n, err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := store.QueueStats(ctx, "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := st.Counts
+		if c.Pending+c.Ready+c.Unack+c.Retry+c.Garbage == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs left after 20 s: %+v; log: %s", c, logs.String())
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not synchronisation
+	}
+	mu.Lock()
+	for n := range jobs {
+		want := 1
+		if n%5 == 0 {
+			want = 2
+		}
+		if runs[n] != want {
+			t.Errorf("job %d ran %d times, want %d", n, runs[n], want)
+		}
+	}
+	mu.Unlock()
+	if _, err := store.GetJob(ctx, "q", "job-0"); !errors.Is(err, hopper.ErrJobNotFound) {
+		t.Errorf("GetJob of an acked job: %v, want ErrJobNotFound", err)
+	}
+	ws, err := store.Workers(ctx)
+	if err != nil || len(ws) != 1 {
+		t.Errorf("Workers while one runs: %v, %v; want one", ws, err)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("errors logged: %s", logs.String())
+	}
+}
+
+// TestTLSRefusesUntrustedPeers: a client with no certificate, with a
+// certificate of another authority, or that does not trust the server's
+// authority gets a clear error, and nothing is written.
+func TestTLSRefusesUntrustedPeers(t *testing.T) {
+	srv := redistest.StartTLS(t)
+	admin := srv.Client(t)
+	other := redistest.MakeCerts(t)
+	otherTLS := other.ClientTLS(t)
+	for _, c := range []struct {
+		name      string
+		configure func(*redis.Options)
+		want      string
+	}{
+		{"no client certificate", func(o *redis.Options) { o.TLSConfig.Certificates = nil }, "certificate required"},
+		{"client certificate of another authority", func(o *redis.Options) {
+			o.TLSConfig.Certificates = otherTLS.Certificates
+		}, "unknown certificate authority"},
+		{"server of an unknown authority", func(o *redis.Options) {
+			o.TLSConfig.RootCAs = otherTLS.RootCAs
+		}, "certificate signed by unknown authority"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := redistest.Prefix(t)
+			rdb := srv.Client(t, c.configure, func(o *redis.Options) { o.MaxRetries = -1 })
+			s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+			_, err := s.Enqueue(t.Context(), []*hopper.NewJob{job("q", "a")})
+			if err == nil || !strings.HasPrefix(err.Error(), "redisstore: ") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Enqueue: %v, want a redisstore error saying %q", err, c.want)
+			}
+			t.Logf("Enqueue: %v (temporary: %v)", err, redisstore.Temporary(err))
+			keys, err := admin.Keys(t.Context(), "{"+prefix+"*").Result()
+			if err != nil || len(keys) != 0 {
+				t.Fatalf("keys written by the refused client: %v, %v", keys, err)
+			}
+		})
+	}
+}
+
+// TestACLMissingRight: a user that lacks a key pattern or a command of the
+// recipe gets errors wrapping ErrNoPerm, not temporary, whose text says
+// where to look.
+func TestACLMissingRight(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	for _, c := range []struct {
+		name    string
+		without string
+		op      func(context.Context, *redisstore.Store) error
+	}{
+		{"store-wide keys", "~{hopper}:*", func(ctx context.Context, s *redisstore.Store) error {
+			_, err := s.Queues(ctx)
+			return err
+		}},
+		{"queue keys", "~{hopper:*", func(ctx context.Context, s *redisstore.Store) error {
+			_, err := s.Enqueue(ctx, []*hopper.NewJob{job("q", "a")})
+			return err
+		}},
+		{"a command of the scripts", "+lpop", func(ctx context.Context, s *redisstore.Store) error {
+			mustEnqueue(t, s, job("q", "a"))
+			_, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+			return err
+		}},
+		{"the blocking wait", "+blpop", func(ctx context.Context, s *redisstore.Store) error {
+			return s.WaitReady(ctx, []string{"q"}, time.Second)
+		}},
+		{"the scripts", "+evalsha", func(ctx context.Context, s *redisstore.Store) error {
+			_, err := s.QueueStats(ctx, "q")
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := redistest.Prefix(t)
+			rdb := aclUser(t, admin, prefix, prefix, []string{c.without}, nil, srv.Client)
+			s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+			err := c.op(t.Context(), s)
+			if !errors.Is(err, redisstore.ErrNoPerm) || redisstore.Temporary(err) ||
+				!strings.Contains(err.Error(), "Access control") {
+				t.Fatalf("without %s: %v, want ErrNoPerm, not temporary, pointing to Access control", c.without, err)
+			}
+		})
+	}
+}
