@@ -65,9 +65,10 @@
 //     version or maxmemory-policy, and goes on. SCRIPT LOAD only saves an
 //     EVAL on a script's first use. PING is for health checks (the hopper
 //     command line sends one).
-//   - On a Redis Cluster, go-redis also reads the cluster layout: add
-//     +cluster|slots +cluster|shards +command (and +readonly when reading
-//     from replicas).
+//   - On a Redis Cluster add +cluster|slots +command, on every node:
+//     go-redis reads the slot map (without it every call fails with
+//     ErrNoPerm) and the commands' key positions (without it go-redis
+//     copes but logs "getting command info: NOPERM" again and again).
 //   - A user that lacks a right gets errors wrapping ErrNoPerm, which
 //     Temporary reports as not temporary: an operator must fix the ACL.
 //

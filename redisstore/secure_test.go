@@ -40,11 +40,10 @@ func aclRecipe(t *testing.T) []string {
 	return nil
 }
 
-// aclUser creates (or replaces) ACL user name with password "secret" and
-// the documented rules for prefix, minus the rules listed in without, plus
-// extra, and returns a client for it made by client.
-func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, extra []string,
-	client func(t testing.TB, configure ...func(*redis.Options)) *redis.Client) *redis.Client {
+// aclSetUser returns the ACL SETUSER command that creates (or replaces)
+// user name with password "secret" and the documented rules for prefix,
+// minus the rules listed in without, plus extra.
+func aclSetUser(t *testing.T, name, prefix string, without, extra []string) []any {
 	t.Helper()
 	args := []any{"ACL", "SETUSER", name, "reset"}
 	dropped := 0
@@ -65,6 +64,15 @@ func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, ex
 	for _, r := range extra {
 		args = append(args, r)
 	}
+	return args
+}
+
+// aclUser creates user name on admin's server as aclSetUser does and
+// returns a client for it made by client.
+func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, extra []string,
+	client func(t testing.TB, configure ...func(*redis.Options)) *redis.Client) *redis.Client {
+	t.Helper()
+	args := aclSetUser(t, name, prefix, without, extra)
 	if err := admin.Do(t.Context(), args...).Err(); err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -291,5 +299,57 @@ func TestACLMissingRight(t *testing.T) {
 				t.Fatalf("without %s: %v, want ErrNoPerm, not temporary, pointing to Access control", c.without, err)
 			}
 		})
+	}
+}
+
+// TestACLCluster: on a Redis Cluster the documented rules need
+// +cluster|slots and +command as well, as the documentation says; with
+// them, queues on several shards work.
+func TestACLCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a private cluster in -short mode")
+	}
+	c := redistest.StartCluster(t, redistest.Private())
+	prefix := redistest.Prefix(t)
+	queues := []string{"q1", "q2", "q3", "q4"} // tags {p:q1}... spread over the shards
+	for _, extra := range [][]string{nil, {"+cluster|slots", "+command"}} {
+		user := fmt.Sprint("app", len(extra))
+		for _, addr := range c.Addrs {
+			node := redis.NewClient(&redis.Options{Addr: addr})
+			err := node.Do(t.Context(), aclSetUser(t, user, prefix, nil, extra)...).Err()
+			_ = node.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rdb := c.Client(t, func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" })
+		var logs logBuffer
+		s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+		var jobs []*hopper.NewJob
+		for _, q := range queues {
+			jobs = append(jobs, job(q, user))
+		}
+		_, err := s.Enqueue(t.Context(), jobs)
+		if extra == nil {
+			if !errors.Is(err, redisstore.ErrNoPerm) || !strings.Contains(err.Error(), "cluster|slots") {
+				t.Fatalf("Enqueue on a cluster without +cluster|slots: %v, want ErrNoPerm naming cluster|slots", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Enqueue on a cluster with %v: %v", extra, err)
+		}
+		if err := s.WaitReady(t.Context(), queues, time.Second); err != nil {
+			t.Fatalf("WaitReady: %v", err)
+		}
+		for _, q := range queues {
+			res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+			if err != nil || len(res.Jobs) != 1 {
+				t.Fatalf("Claim from %s: %d jobs, %v; want 1", q, len(res.Jobs), err)
+			}
+		}
+		if out := logs.String(); out != "" {
+			t.Errorf("store logged with the documented rights: %s", out)
+		}
 	}
 }
