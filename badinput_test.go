@@ -225,7 +225,10 @@ func TestBadInputEnqueue(t *testing.T) {
 				hopper.ErrArgsTooLarge, "limit 1000 (ClientConfig.MaxArgsBytes)"},
 			{"args nested deeper than MaxArgsDepth", func() error { _, err := hopper.Enqueue(ctx, client, *deep, nil); return err },
 				hopper.ErrInvalidJob, "nested deeper than 64"},
-			{"args msgpack cannot encode", func() error { _, err := hopper.Enqueue(ctx, client, BadUnencodable{C: make(chan int)}, nil); return err },
+			{"args msgpack cannot encode", func() error {
+				_, err := hopper.Enqueue(ctx, client, BadUnencodable{C: make(chan int)}, nil)
+				return err
+			},
 				nil, "encode args of kind hopper_test.BadUnencodable"},
 			{"negative timeout", func() error {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Timeout: -time.Second})
