@@ -33,23 +33,60 @@ func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.Clai
 	if err != nil {
 		return hopper.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}
-	return decodeClaim(req.Queue, vals)
+	res, bad, err := decodeClaim(req.Queue, vals)
+	if err != nil {
+		return res, err
+	}
+	if len(bad) > 0 {
+		s.buryUndecodable(ctx, req.Queue, bad)
+	}
+	return res, nil
 }
 
-// decodeClaim reads the claim script's reply.
-func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
+// undecodable is a claimed job whose stored value could not be read.
+type undecodable struct {
+	id    string
+	token uint64
+	err   error
+}
+
+// buryUndecodable moves claimed jobs whose stored value is corrupt to
+// garbage, with the reason in their history, so that they neither hold
+// back the rest of the batch nor come back with every lease expiry. A job
+// it fails to bury stays in unack and is reclaimed at its lease deadline,
+// as if its worker had died.
+func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecodable) {
+	reqs := make([]hopper.FinishRequest, len(bad))
+	for i, b := range bad {
+		reqs[i] = hopper.FinishRequest{
+			Queue: queue, ID: b.id, Token: b.token, Outcome: hopper.OutcomeGarbage,
+			Error: &hopper.AttemptError{Error: "redisstore: stored job cannot be decoded: " + b.err.Error()},
+		}
+		s.opts.Logger.Warn("redisstore: claimed job cannot be decoded; moving it to garbage",
+			"queue", queue, "id", b.id, "error", b.err)
+	}
+	if _, err := s.Finish(ctx, reqs); err != nil {
+		s.opts.Logger.Warn("redisstore: could not move undecodable jobs to garbage; they return at their lease deadline",
+			"queue", queue, "error", err)
+	}
+}
+
+// decodeClaim reads the claim script's reply. A job whose stored value does
+// not decode is left out of the result and returned in bad; a job whose
+// error history does not decode is delivered with a history that says so.
+func decodeClaim(queue string, vals []any) (res hopper.ClaimResult, bad []undecodable, err error) {
 	const per = 5 // id, value, attempt, errors, due
 	if len(vals) < 4 || (len(vals)-4)%per != 0 {
-		return hopper.ClaimResult{}, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
+		return hopper.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
 	}
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
 	retryIn, _ := vals[2].(int64)
 	token, _ := vals[3].(int64)
-	res := hopper.ClaimResult{RetryIn: msDur(retryIn)}
+	res = hopper.ClaimResult{RetryIn: msDur(retryIn)}
 	n := (len(vals) - 4) / per
 	if n == 0 {
-		return res, nil
+		return res, nil, nil
 	}
 	res.Jobs = make([]*hopper.JobRecord, 0, n)
 	recs := make([]hopper.JobRecord, n)
@@ -66,7 +103,8 @@ func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
 		}
 		r := &recs[i]
 		if err := decodeValue(v, r); err != nil {
-			return res, wrap("claim: job "+strconv.Quote(id), err)
+			bad = append(bad, undecodable{id: id, token: uint64(token), err: err})
+			continue
 		}
 		r.ID = id
 		r.Queue = queue
@@ -82,11 +120,11 @@ func decodeClaim(queue string, vals []any) (hopper.ClaimResult, error) {
 		if errs != "" {
 			h, err := decodeHistory(errs)
 			if err != nil {
-				return res, wrap("claim: error history of job "+strconv.Quote(id), err)
+				h = []hopper.AttemptError{{Error: "redisstore: error history cannot be decoded: " + err.Error()}}
 			}
 			r.Errors = h
 		}
 		res.Jobs = append(res.Jobs, r)
 	}
-	return res, nil
+	return res, bad, nil
 }

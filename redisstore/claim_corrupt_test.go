@@ -1,0 +1,84 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// One corrupt job in a claimed batch goes to garbage with the reason; the
+// healthy jobs of the same batch are delivered, not held until their lease
+// expires.
+func TestClaimBuriesOnlyTheCorruptJob(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	var logs logBuffer
+	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+	mustEnqueue(t, s, job("q", "ok1"), job("q", "bad"), job("q", "ok2"))
+	corrupt(t, rdb, "{"+prefix+":q}:j", "bad", "not a job value")
+
+	res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 3, Lease: time.Minute})
+	if err != nil {
+		t.Fatalf("Claim: %v, want the healthy jobs", err)
+	}
+	var got []string
+	for _, j := range res.Jobs {
+		got = append(got, j.ID)
+	}
+	if strings.Join(got, ",") != "ok1,ok2" {
+		t.Errorf("claimed %v, want [ok1 ok2]", got)
+	}
+	st, err := s.QueueStats(ctx, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts.Garbage != 1 || st.Counts.Unack != 2 || st.Counts.Ready != 0 {
+		t.Errorf("counts %+v, want 1 in garbage and 2 in unack", st.Counts)
+	}
+	if !strings.Contains(logs.String(), "bad") || !strings.Contains(logs.String(), "garbage") {
+		t.Errorf("no warning names the buried job; logs:\n%s", logs.String())
+	}
+}
+
+// A job whose error history is corrupt is still delivered, with a history
+// entry that says the history could not be read.
+func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	mustEnqueue(t, s, job("q", "h"))
+	res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("first claim: %v, %d jobs", err, len(res.Jobs))
+	}
+	j := res.Jobs[0]
+	errs, err := s.Finish(ctx, []hopper.FinishRequest{{Queue: "q", ID: "h", Token: j.Token, Outcome: hopper.OutcomeRetry,
+		Error: &hopper.AttemptError{Error: "boom"}}})
+	if err != nil || errs[0] != nil {
+		t.Fatalf("retry: %v %v", err, errs)
+	}
+	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\xff\xff\xff\xff\x94")
+	if n, err := s.Requeue(ctx, "q", hopper.StateRetry, nil); err != nil || n != 1 {
+		t.Fatalf("requeue: %d, %v", n, err)
+	}
+	res, err = s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("second claim: %v, %d jobs", err, len(res.Jobs))
+	}
+	j = res.Jobs[0]
+	if j.Attempt != 2 {
+		t.Errorf("attempt %d, want 2", j.Attempt)
+	}
+	if len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, "history cannot be decoded") {
+		t.Errorf("errors %+v, want one entry saying the history is unreadable", j.Errors)
+	}
+}
