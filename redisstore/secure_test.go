@@ -23,20 +23,31 @@ import (
 // rights the package documentation (doc.go, Access control) lists.
 
 // aclRecipe returns the rules of the ACL SETUSER line documented in doc.go,
-// so that these tests check the recipe users copy.
+// so that these tests check the recipe users copy, and checks that the
+// README shows the same line.
 func aclRecipe(t *testing.T) []string {
 	t.Helper()
-	src, err := os.ReadFile("doc.go")
+	doc, readme := setUserLine(t, "doc.go"), setUserLine(t, "../README.md")
+	if !slices.Equal(doc, readme) {
+		t.Fatalf("the ACL SETUSER lines of doc.go and README.md differ:\n%v\n%v", doc, readme)
+	}
+	return doc
+}
+
+// setUserLine returns the rules of the first "ACL SETUSER hopper" line of
+// file.
+func setUserLine(t *testing.T, file string) []string {
+	t.Helper()
+	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for line := range strings.Lines(string(src)) {
-		_, rest, ok := strings.Cut(line, "ACL SETUSER hopper ")
-		if ok {
+		if _, rest, ok := strings.Cut(line, "ACL SETUSER hopper "); ok {
 			return strings.Fields(rest)
 		}
 	}
-	t.Fatal(`doc.go documents no "ACL SETUSER hopper" line`)
+	t.Fatalf(`%s shows no "ACL SETUSER hopper" line`, file)
 	return nil
 }
 
