@@ -71,6 +71,9 @@
 //     copes but logs "getting command info: NOPERM" again and again).
 //   - A user that lacks a right gets errors wrapping ErrNoPerm, which
 //     Temporary reports as not temporary: an operator must fix the ACL.
+//     One exception: Enqueue does not fail when it cannot add its queue
+//     to the {hopper}:queues registry (it tries again on later calls);
+//     Queues, and so a Scheduler that finds its queues there, does.
 //
 // TLS is the client's: set redis.Options.TLSConfig (ClusterOptions,
 // FailoverOptions alike), with a client certificate when the server sets
