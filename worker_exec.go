@@ -154,13 +154,16 @@ func (r *workerRun) exec(a *attempt, err error) {
 	if !a.finish() {
 		return
 	}
-	r.decided(a)
-	req := r.finishRequest(a, err)
-	if req == nil {
+	// The outcome reaches the finisher before the attempt counts as
+	// decided: shutdown closes the finisher once nothing is undecided, and
+	// an outcome added after that would be dropped, leaving the job in
+	// unack until its lease expired.
+	if req := r.finishRequest(a, err); req != nil {
+		r.fin.add(a, req)
+	} else {
 		r.forget(a)
-		return
 	}
-	r.fin.add(a, req)
+	r.decided(a)
 }
 
 // invoke calls the handler chain; a panic in middleware becomes an error too.

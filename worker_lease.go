@@ -84,7 +84,6 @@ func (r *workerRun) watchdog(held []*attempt) {
 		if at == 0 || now < at || a.started.Load() == 0 || !a.abandon() {
 			continue
 		}
-		r.decided(a)
 		r.busy.Add(-1)
 		if !r.pool.TryGo(r.executor) {
 			r.log.Error("hopper: too many abandoned handlers; the pool is one executor short until one returns")
@@ -99,5 +98,6 @@ func (r *workerRun) watchdog(held []*attempt) {
 		} else {
 			r.forget(a)
 		}
+		r.decided(a) // after the add: see exec
 	}
 }

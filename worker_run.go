@@ -136,8 +136,8 @@ func (r *workerRun) release(a *attempt) {
 	if !a.abandon() {
 		return
 	}
-	r.decided(a)
 	r.fin.add(a, &FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
+	r.decided(a) // after the add: see exec
 }
 
 // decided accounts for an attempt whose outcome was just decided.
