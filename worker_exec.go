@@ -36,7 +36,7 @@ const (
 // store confirmed its outcome.
 type attempt struct {
 	rec     *JobRecord
-	qi      int       // index in workerRun.queues
+	qi      int          // index in workerRun.queues
 	started atomic.Int64 // unix ns when an executor started it; 0 while it waits
 	cancel  atomic.Pointer[context.CancelCauseFunc]
 	state   atomic.Int32

@@ -2,8 +2,8 @@ package hopper_test
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
