@@ -1,7 +1,9 @@
 // Package redistest runs throwaway Redis servers for the tests of hopper:
 // one redis-server (Start) or a local three-master Redis Cluster
 // (StartCluster), each in a temporary directory on free loopback ports,
-// stopped when the test or the test binary ends.
+// stopped when the test or the test binary ends. StartTLS runs a private
+// server that speaks only TLS and requires client certificates, with a
+// throwaway certificate authority made by the openssl command (MakeCerts).
 //
 // # Shared and private servers
 //
