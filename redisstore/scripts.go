@@ -11,7 +11,10 @@ import (
 // The scripts live in lua/*.lua. Each is sent as one source: a shebang
 // line (Redis 7 script flags: write scripts are refused up front when the
 // server is out of memory, so none stops half way; read-only scripts say
-// no-writes), lua/lib_base.lua, the other lib_*.lua helper files it needs
+// no-writes; a script whose file starts with its own "#!lua flags=..."
+// line gets that one instead: claim, finish, extend and maintain say
+// allow-oom, so that at maxmemory workers still drain the queues, which
+// frees memory, while enqueue is refused), lua/lib_base.lua, the other lib_*.lua helper files it needs
 // and its own file. Helpers are split so that a script defines only the
 // functions it uses: a Lua function definition runs (allocates a closure)
 // on every call of the script. go-redis runs them with EVALSHA and falls back to EVAL on NOSCRIPT.
@@ -51,17 +54,24 @@ func luaFile(name string) string {
 }
 
 func newScript(name string, readOnly bool, helpers ...string) *redis.Script {
+	body := luaFile(name)
 	var b strings.Builder
-	if readOnly {
+	switch {
+	case strings.HasPrefix(body, "#!lua"):
+		// The script's first line declares its own flags (allow-oom).
+		line, rest, _ := strings.Cut(body, "\n")
+		b.WriteString(line + "\n")
+		body = rest
+	case readOnly:
 		b.WriteString("#!lua flags=no-writes\n")
-	} else {
+	default:
 		b.WriteString("#!lua\n")
 	}
 	b.WriteString(luaFile("lib_base"))
 	for _, h := range helpers {
 		b.WriteString(luaFile("lib_" + h))
 	}
-	b.WriteString(luaFile(name))
+	b.WriteString(body)
 	return redis.NewScript(b.String())
 }
 

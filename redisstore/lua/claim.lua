@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- claim.lua: move up to max jobs from ready to unack (see claim.go).
 --
 -- KEYS: 1 ready list, 2 jobs hash, 3 unack zset, 4 attempt info hash,

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- extend.lua: push lease deadlines of one queue to now+lease (see
 -- extend.go).
 --

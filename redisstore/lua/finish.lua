@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- finish.lua: end claimed attempts of one queue (see finish.go).
 --
 -- KEYS: 1 unack zset, 2 jobs hash, 3 attempt info hash, 4 error history

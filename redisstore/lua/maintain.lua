@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- maintain.lua: the scheduler's duties on one queue (see maintain.go).
 --
 -- KEYS: 1 pending zset, 2 retry zset, 3 ready list, 4 unack zset, 5 jobs
