@@ -43,6 +43,7 @@ type run struct {
 	queues []string
 	dir    string
 	ledger ledgerReader
+	nodes  []string // cluster masters whose keys checkKeys scans; all when empty
 
 	mu     sync.Mutex
 	acked  map[jobKey]bool // Enqueue returned nil (and no duplicate)
@@ -343,7 +344,13 @@ func (r *run) checkKeys(garbageExpected bool) {
 		return it.Err()
 	}
 	var err error
-	if cc, ok := r.rdb.(*redis.ClusterClient); ok {
+	if len(r.nodes) > 0 {
+		for _, addr := range r.nodes {
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			err = errors.Join(err, scan(ctx, c))
+			_ = c.Close()
+		}
+	} else if cc, ok := r.rdb.(*redis.ClusterClient); ok {
 		var mu sync.Mutex
 		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
 			mu.Lock()
