@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,7 +15,7 @@ const maxFinishBatch = 1000
 // finalFlushTimeout bounds how long a stopping worker keeps trying to report
 // outcomes to an unreachable store. Unreported jobs are redelivered when
 // their leases expire.
-const finalFlushTimeout = 5 * time.Second
+var finalFlushTimeout = 5 * time.Second
 
 // finisher batches the outcomes of attempts into Store.Finish calls: it
 // sends the first outcome at once and, while that call is in flight,
@@ -26,7 +27,12 @@ type finisher struct {
 
 	mu     sync.RWMutex // add holds it shared; close exclusively
 	closed bool
-	done   chan struct{}
+	// closing is set by close before it waits for mu, so that flush can see
+	// it without the lock: an add blocked on a full channel holds mu shared,
+	// and flush must give up (letting the channel drain) rather than queue
+	// behind close for the lock.
+	closing atomic.Bool
+	done    chan struct{}
 }
 
 type finishItem struct {
@@ -52,6 +58,7 @@ func (f *finisher) add(a *attempt, req *FinishRequest) {
 
 // close stops accepting outcomes and waits until those queued are flushed.
 func (f *finisher) close() {
+	f.closing.Store(true)
 	f.mu.Lock()
 	f.closed = true
 	close(f.ch)
@@ -104,10 +111,7 @@ func (f *finisher) flush(batch []finishItem) {
 		if err == nil {
 			err = errors.New("store returned a wrong number of results")
 		}
-		f.mu.RLock()
-		closing := f.closed
-		f.mu.RUnlock()
-		if closing && giveUp == nil {
+		if f.closing.Load() && giveUp == nil {
 			giveUp = time.After(finalFlushTimeout)
 		}
 		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)

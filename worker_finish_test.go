@@ -1,0 +1,84 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+)
+
+// finishFails is a Store whose Finish always fails, as a store that went
+// away for good would.
+type finishFails struct {
+	Store
+	mu    sync.Mutex
+	calls int
+}
+
+func (s *finishFails) Finish(context.Context, []FinishRequest) ([]error, error) {
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+	return nil, errors.New("store unreachable")
+}
+
+// A stopping worker whose store keeps refusing outcomes gives up on them
+// and returns, even when more outcomes wait than the finisher's queue holds
+// (an add blocked on the full queue used to deadlock close against flush).
+func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
+	old := finalFlushTimeout
+	finalFlushTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { finalFlushTimeout = old })
+
+	cfg, err := WorkerConfig{Concurrency: 1, Logger: slog.New(slog.DiscardHandler)}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &finishFails{}
+	r := newWorkerRun(store, cfg, nil, nil)
+	go r.fin.loop()
+
+	var added sync.WaitGroup
+	add := func(id string) {
+		a := &attempt{rec: &JobRecord{Queue: "q", ID: id, Token: 1}}
+		r.mu.Lock()
+		r.active[a] = struct{}{}
+		r.mu.Unlock()
+		added.Go(func() { r.fin.add(a, &FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: OutcomeAck}) })
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	calls := func() int {
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return store.calls
+	}
+	// One outcome in a flush that keeps failing, then more than the queue
+	// holds (2×Concurrency = 2): the last ones block in add.
+	add("first")
+	waitFor("a failing flush", func() bool { return calls() >= 1 })
+	for _, id := range []string{"b", "c", "d", "e", "f"} {
+		add(id)
+	}
+	waitFor("a full queue", func() bool { return len(r.fin.ch) == cap(r.fin.ch) })
+
+	closed := make(chan struct{})
+	go func() { r.fin.close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("close did not return: the finisher deadlocked with a failing store")
+	}
+	added.Wait()
+	if n := len(r.snapshot()); n != 0 {
+		t.Errorf("%d attempts still held after close gave up on them", n)
+	}
+}
