@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -35,7 +37,9 @@ var (
 	// ErrNoPerm: the Redis ACL user may not run a command hopper sends or
 	// touch one of its keys (NOPERM). Nothing was written.
 	ErrNoPerm = errors.New("redisstore: Redis ACL denied the operation (NOPERM)")
-	// ErrAuth: authentication failed (NOAUTH, WRONGPASS).
+	// ErrAuth: authentication failed (NOAUTH, WRONGPASS), or the TLS
+	// handshake refused a certificate (the server rejected the client's, or
+	// the client does not trust the server's).
 	ErrAuth = errors.New("redisstore: Redis authentication failed")
 	// ErrReadOnly: the server is a read-only replica, as an old master is
 	// after a failover until clients reconnect to the new one (READONLY).
@@ -114,7 +118,7 @@ func classify(err error) error {
 	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||
 		strings.Contains(err.Error(), "can't run this command") || strings.Contains(err.Error(), "No permissions to access"):
 		return ErrNoPerm
-	case redis.IsAuthError(err) || hasCode(err, "WRONGPASS") || hasCode(err, "NOAUTH"):
+	case redis.IsAuthError(err) || hasCode(err, "WRONGPASS") || hasCode(err, "NOAUTH") || tlsRefused(err):
 		return ErrAuth
 	case redis.IsReadOnlyError(err) || hasCode(err, "READONLY"):
 		return ErrReadOnly
@@ -127,6 +131,18 @@ func classify(err error) error {
 		return ErrUnavailable
 	}
 	return nil
+}
+
+// tlsRefused reports whether err is a TLS handshake that failed over a
+// certificate: the server's did not verify, or the server sent an alert
+// refusing the client's (Go reports those as "remote error: tls: ...").
+func tlsRefused(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) ||
+		errors.As(err, &invalid) || strings.Contains(err.Error(), "remote error: tls: ")
 }
 
 // hasCode reports whether err is a Redis error reply starting with code
@@ -153,5 +169,6 @@ func unavailable(err error) bool {
 	}
 	s := err.Error()
 	return strings.Contains(s, "connection pool timeout") || strings.Contains(s, "redis: connection pool") ||
-		strings.HasPrefix(s, "ERR max number of clients reached") || hasCode(err, "BUSY")
+		strings.HasPrefix(s, "ERR max number of clients reached") || hasCode(err, "BUSY") ||
+		hasCode(err, "NOREPLICAS") // min-replicas-to-write not met: nothing was written
 }

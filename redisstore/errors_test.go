@@ -33,6 +33,7 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 		{replyError("LOADING Redis is loading the dataset in memory"), ErrLoading, true},
 		{replyError("CLUSTERDOWN The cluster is down"), ErrClusterDown, true},
 		{replyError("TRYAGAIN Multiple keys request during rehashing of slot"), ErrClusterDown, true},
+		{replyError("NOREPLICAS Not enough good replicas to write."), ErrUnavailable, true},
 		{io.EOF, ErrUnavailable, true},
 		{syscall.ECONNREFUSED, ErrUnavailable, true},
 		{redis.ErrClosed, ErrUnavailable, true},

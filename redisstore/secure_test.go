@@ -259,7 +259,9 @@ func TestTLSRefusesUntrustedPeers(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), "redisstore: ") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Enqueue: %v, want a redisstore error saying %q", err, c.want)
 			}
-			t.Logf("Enqueue: %v (temporary: %v)", err, redisstore.Temporary(err))
+			if !errors.Is(err, redisstore.ErrAuth) || redisstore.Temporary(err) {
+				t.Errorf("Enqueue: %v is not ErrAuth, or is temporary (%v); a refused certificate needs an operator", err, redisstore.Temporary(err))
+			}
 			keys, err := admin.Keys(t.Context(), "{"+prefix+"*").Result()
 			if err != nil || len(keys) != 0 {
 				t.Fatalf("keys written by the refused client: %v, %v", keys, err)
