@@ -68,7 +68,10 @@ type JobInfo struct {
 	// duplicate.
 	State JobState
 	// Duplicate reports that the job was not added because its ID or unique
-	// key is held.
+	// key is held. When a client library retries a write whose reply was
+	// lost (go-redis does, up to its MaxRetries), the first try may have
+	// created the job: the retry then reports Duplicate with the job's own
+	// ID. Either way exactly one job exists.
 	Duplicate bool
 }
 
