@@ -305,9 +305,11 @@ func (r *run) check(base int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := hopper.StateCounts{Garbage: int64(len(garbage))}
-		if len(r.queues) > 1 {
-			want.Garbage = st.Counts.Garbage // garbage is counted over all queues below
+		want := hopper.StateCounts{}
+		for k := range garbage {
+			if k.queue == q {
+				want.Garbage++
+			}
 		}
 		if st.Counts != want {
 			t.Errorf("queue %s: counts %+v after the run, want %+v", q, st.Counts, want)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -75,8 +76,11 @@ func startWorker(t *testing.T, dir, id string, o workerOpts) *workerProc {
 	}()
 	t.Cleanup(func() {
 		w.kill(t)
-		if out := w.stderr.String(); bytes.Contains([]byte(out), []byte("WARNING: DATA RACE")) {
-			t.Errorf("worker %s reported a data race:\n%s", id, out)
+		out := w.stderr.String()
+		for _, bad := range []string{"WARNING: DATA RACE", "panic:"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("worker %s wrote %q:\n%s", id, bad, out)
+			}
 		}
 	})
 	return w
