@@ -154,7 +154,11 @@ func (r *run) ackedCount() int {
 func (r *run) waitQuiet(timeout time.Duration) {
 	r.t.Helper()
 	eventually(r.t, timeout, func() error {
-		ends := finals(r.ledgers())
+		evs := r.ledgers()
+		ends := finals(evs)
+		for k := range r.unconfirmedAcks(evs) {
+			ends[k]++
+		}
 		r.mu.Lock()
 		var missing []jobKey
 		for k := range r.acked {
@@ -184,24 +188,55 @@ func (r *run) waitQuiet(timeout time.Duration) {
 	})
 }
 
-// finals counts per job the finishes that end it: ack or garbage, and an
-// ack answered by ErrJobNotFound (see lostAck).
+// finals counts per job the successful finishes that end it: ack or
+// garbage.
 func finals(evs []event) map[jobKey]int {
 	n := map[jobKey]int{}
 	for _, e := range evs {
-		if e.Ev == "fin" && (e.Err == "" || lostAck(e)) && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
+		if e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
 			n[e.key()]++
 		}
 	}
 	return n
 }
 
-// lostAck reports an ack whose reply was lost with the connection: go-redis
-// sent it again, and the second try found the job gone, deleted by the
-// first. The check counts it as the job's ack when no other finish ended
-// the job and the job is gone from Redis.
-func lostAck(e event) bool {
-	return e.Ev == "fin" && e.Outcome == hopper.OutcomeAck.String() && e.Err == hopper.ErrJobNotFound.Error()
+// unconfirmedAcks returns the jobs with an ack whose success the ledger
+// cannot show, for a reason the fault explains:
+//
+//   - the reply was lost with the connection: go-redis sent the ack again,
+//     and the second try found the job gone, deleted by the first
+//     (ErrJobNotFound);
+//   - the worker was killed after sending the ack (its "try" line) and
+//     before it logged the result.
+//
+// The check counts such an ack as the job's only when no other finish
+// ended the job and the job is gone from Redis.
+func (r *run) unconfirmedAcks(evs []event) map[jobKey]bool {
+	r.mu.Lock()
+	faults := append([]fault(nil), r.faults...)
+	r.mu.Unlock()
+	ack := hopper.OutcomeAck.String()
+	out := map[jobKey]bool{}
+	answered := map[string]bool{} // worker/queue/id/token of every fin line
+	for _, e := range evs {
+		if e.Ev == "fin" {
+			answered[fmt.Sprintf("%s/%s/%s/%d", e.Worker, e.Queue, e.ID, e.Token)] = true
+			if e.Outcome == ack && e.Err == hopper.ErrJobNotFound.Error() {
+				out[e.key()] = true
+			}
+		}
+	}
+	for _, e := range evs {
+		if e.Ev != "try" || e.Outcome != ack || answered[fmt.Sprintf("%s/%s/%s/%d", e.Worker, e.Queue, e.ID, e.Token)] {
+			continue
+		}
+		for _, f := range faults {
+			if f.worker == e.Worker && !f.at.Before(e.at()) {
+				out[e.key()] = true
+			}
+		}
+	}
+	return out
 }
 
 // check asserts the invariants of issue 7 once the run is quiet. base is
@@ -215,11 +250,8 @@ func (r *run) check(base int) {
 
 	// Every acknowledged enqueue ended acked or in garbage, never both, and
 	// exactly once.
-	acks, garbage, lost := map[jobKey]int{}, map[jobKey]int{}, map[jobKey]bool{}
+	acks, garbage, lost := map[jobKey]int{}, map[jobKey]int{}, r.unconfirmedAcks(evs)
 	for _, e := range evs {
-		if lostAck(e) {
-			lost[e.key()] = true
-		}
 		if e.Ev != "fin" || e.Err != "" {
 			continue
 		}
@@ -241,7 +273,7 @@ func (r *run) check(base int) {
 	for _, k := range acked {
 		if acks[k]+garbage[k] == 0 && lost[k] {
 			if _, err := r.store.GetJob(ctx, k.queue, k.id); !errors.Is(err, hopper.ErrJobNotFound) {
-				t.Errorf("job %s/%s: its only ack was answered %q, yet GetJob gives %v", k.queue, k.id, hopper.ErrJobNotFound, err)
+				t.Errorf("job %s/%s: its only ack is unconfirmed (reply lost or worker killed), yet GetJob gives %v", k.queue, k.id, err)
 			}
 			acks[k] = 1
 			lostAcks++
@@ -320,7 +352,7 @@ func (r *run) check(base int) {
 	for _, n := range starts {
 		total += n
 	}
-	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d acks whose reply was lost", len(acked), r.failed, total, len(faults), lostAcks)
+	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed)", len(acked), r.failed, total, len(faults), lostAcks)
 }
 
 // longLived are the key suffixes that may stay after every job is gone:

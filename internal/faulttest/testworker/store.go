@@ -26,6 +26,11 @@ func (s *ledgerStore) Claim(ctx context.Context, req hopper.ClaimRequest) (hoppe
 }
 
 func (s *ledgerStore) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+	// The intent first: a worker killed after Redis applied the call but
+	// before it logged the result leaves this line behind.
+	for _, r := range reqs {
+		s.l.log(event{Ev: "try", Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: r.Outcome.String()})
+	}
 	errs, err := s.Store.Finish(ctx, reqs)
 	for i, r := range reqs {
 		e := err
