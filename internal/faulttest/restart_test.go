@@ -88,6 +88,15 @@ func TestRedisRestart(t *testing.T) {
 		}
 		return nil
 	})
+	// The restarted server started with an empty script cache: hopper
+	// loaded its scripts again after NOSCRIPT.
+	info, err := r.rdb.InfoMap(t.Context(), "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info["Memory"]["number_of_cached_scripts"]; n == "" || n == "0" {
+		t.Errorf("number_of_cached_scripts = %q after the last restart, want the scripts loaded again", n)
+	}
 	stopProducing()
 	<-produced
 	r.waitQuiet(60 * time.Second)
