@@ -137,11 +137,17 @@ func (f *finisher) report(it finishItem, err error) {
 	if err == nil {
 		return
 	}
-	level := slog.LevelWarn
-	if errors.Is(err, ErrLeaseLost) {
+	level, msg := slog.LevelWarn, "hopper: store refused a job outcome"
+	switch {
+	case errors.Is(err, ErrLeaseLost):
 		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
+	case it.req.Outcome == OutcomeAck && errors.Is(err, ErrJobNotFound):
+		// Most often a retried ack whose first try was applied (its reply
+		// was lost with the connection), else a job deleted while it ran:
+		// either way it is gone, as an ack wants.
+		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, or the job was deleted)"
 	}
-	f.r.log.LogAttrs(context.Background(), level, "hopper: store refused a job outcome",
+	f.r.log.LogAttrs(context.Background(), level, msg,
 		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),
 		slog.String("outcome", it.req.Outcome.String()), slog.Any("error", err))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,5 +81,26 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 	added.Wait()
 	if n := len(r.snapshot()); n != 0 {
 		t.Errorf("%d attempts still held after close gave up on them", n)
+	}
+}
+
+// An ack the store no longer finds a job for (a retried ack whose first try
+// was applied) is not reported as a refusal.
+func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
+	var logs strings.Builder
+	cfg, err := WorkerConfig{Concurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newWorkerRun(&finishFails{}, cfg, nil, nil)
+	a := &attempt{rec: &JobRecord{Queue: "q", ID: "a"}}
+	r.fin.report(finishItem{a, &FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeAck}}, ErrJobNotFound)
+	r.fin.report(finishItem{a, &FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeRetry}}, ErrJobNotFound)
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
+		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
+	}
+	if len(lines) != 2 || !strings.Contains(lines[1], "level=WARN") {
+		t.Errorf("a retry of a gone job logged %q, want a WARN", lines[len(lines)-1])
 	}
 }
