@@ -1,0 +1,111 @@
+package redisstore_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+type idleArgs struct{ N int }
+
+func (idleArgs) Kind() string { return "idle" }
+
+// sentCommands is a go-redis hook counting the commands a client sends,
+// pipelined ones included (a script counts as one: what it runs inside
+// Redis is not a command the client sent).
+type sentCommands struct{ n atomic.Int64 }
+
+var _ redis.Hook = (*sentCommands)(nil)
+
+func (c *sentCommands) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *sentCommands) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *sentCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// TestIdleWorkerIsQuiet runs a whole Worker with its defaults (claims, its
+// scheduler, lease renewal, heartbeats) on two empty queues: it sends a
+// handful of commands per second, not a poll loop, and a job enqueued by
+// another client still starts at once, long before its blocking command
+// would time out.
+func TestIdleWorkerIsQuiet(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, redistest.Private())
+	prefix := redistest.Prefix(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	client := srv.Client(t)
+	var sent sentCommands
+	client.AddHook(&sent)
+	store := storeOn(t, client, &redisstore.Options{Prefix: prefix})
+	w := hopper.NewWorker(store, &hopper.WorkerConfig{Queues: map[string]int{"a": 1, "b": 1}})
+	started := make(chan time.Time, 1)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[idleArgs]) error {
+		started <- time.Now()
+		return nil
+	})
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	// Settled: the worker has registered itself.
+	admin := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: prefix})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ws, err := admin.Workers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ws) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never registered")
+		}
+	}
+
+	const window = 6 * time.Second // more than one heartbeat and one MaxBlock
+	before := sent.n.Load()
+	time.Sleep(window) // the measurement window, not a synchronisation
+	cmds := sent.n.Load() - before
+	perSec := float64(cmds) / window.Seconds()
+	t.Logf("an idle worker on two queues sent %d commands in %v (%.1f per second)", cmds, window, perSec)
+	if perSec > 5 {
+		t.Errorf("an idle worker sent %.1f commands per second, want at most a handful", perSec)
+	}
+
+	enqueued := time.Now()
+	if _, err := hopper.Enqueue(ctx, hopper.NewClient(admin, nil), idleArgs{N: 1}, &hopper.EnqueueOpts{Queue: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-started:
+		t.Logf("the job started %v after its enqueue", at.Sub(enqueued))
+		if d := at.Sub(enqueued); d > time.Second {
+			t.Errorf("the job started %v after its enqueue; the blocked worker should wake at once (MaxBlock is 5s)", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job never started")
+	}
+}
