@@ -44,6 +44,12 @@ type attempt struct {
 	// giveUpAt is when the watchdog abandons the attempt if its handler has
 	// not returned: AbandonAfter past its timeout, or past an interrupt.
 	giveUpAt atomic.Int64 // unix nanoseconds, 0 = never
+	// leaseUntil is a lower bound, on this process's clock, of the lease
+	// deadline: when the claim or the last renewal that held it was sent,
+	// plus the lease. Past it the lease may have run out (the process was
+	// stalled, or renewals failed), so the attempt is checked before it
+	// starts.
+	leaseUntil atomic.Int64 // unix nanoseconds
 
 	mu     sync.Mutex // guards result
 	result []byte     // set by RecordResult
@@ -95,8 +101,9 @@ func (a *attempt) abandon() bool { return a.state.CompareAndSwap(attemptRunning,
 
 // dispatch hands a claimed job to the executors. The fetch loop has made
 // room for it in the jobs channel.
-func (r *workerRun) dispatch(rec *JobRecord, qi int) {
+func (r *workerRun) dispatch(rec *JobRecord, qi int, leaseUntil time.Time) {
 	a := &attempt{rec: rec, qi: qi}
+	a.leaseUntil.Store(leaseUntil.UnixNano())
 	r.held.Add(1)
 	r.qheld[qi].Add(1)
 	r.mu.Lock()
@@ -122,6 +129,9 @@ func (r *workerRun) runAttempt(a *attempt) bool {
 	if r.stopping.Load() {
 		r.release(a)
 		return true
+	}
+	if time.Now().UnixNano() >= a.leaseUntil.Load() {
+		r.confirmLease(a) // it waited past its lease: is it still ours?
 	}
 	if a.stop.Load() != stopNone { // cancelled or its lease lost while it waited
 		r.exec(a, a.cause())
@@ -214,6 +224,11 @@ func (r *workerRun) finishRequest(a *attempt, err error) *FinishRequest {
 		req.Result = a.result
 		a.mu.Unlock()
 	case OutcomeLeaseLost:
+		if a.started.Load() == 0 {
+			r.log.Warn("hopper: lease lost while the job waited to start (the worker stalled or could not renew it); not running it here",
+				slog.String("queue", rec.Queue), slog.String("id", rec.ID))
+			return nil
+		}
 		r.log.Warn("hopper: lease lost while the job ran; its result is dropped",
 			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.Any("error", err))
 		return nil

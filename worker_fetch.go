@@ -84,12 +84,13 @@ func (r *workerRun) claimRound(ctx context.Context, order []int, want int, waitO
 			continue
 		}
 		waitOn = append(waitOn, r.queues[qi])
+		sent := time.Now()
 		res, err := r.store.Claim(ctx, ClaimRequest{Queue: r.queues[qi], Max: n, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
 		if err != nil {
 			return claimed, 0, waitOn, err
 		}
 		for _, rec := range res.Jobs {
-			r.dispatch(rec, qi)
+			r.dispatch(rec, qi, sent.Add(r.cfg.Lease))
 		}
 		claimed += len(res.Jobs)
 		if res.RetryIn > 0 && (retryIn == 0 || res.RetryIn < retryIn) {

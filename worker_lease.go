@@ -41,6 +41,7 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 	for i, a := range held {
 		refs[i] = LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
 	}
+	sent := time.Now()
 	st, err := r.store.Extend(ctx, refs, r.cfg.Lease)
 	if err != nil || len(st) != len(refs) {
 		if ctx.Err() == nil {
@@ -48,7 +49,14 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 		}
 		return
 	}
+	r.applyLeases(held, st, sent)
+}
+
+// applyLeases acts on what Extend, sent at sent, found: a renewed lease
+// moves the attempt's leaseUntil, a lost one or a cancellation stops it.
+func (r *workerRun) applyLeases(held []*attempt, st []LeaseStatus, sent time.Time) {
 	now := time.Now()
+	until := sent.Add(r.cfg.Lease).UnixNano()
 	for i, s := range st {
 		a := held[i]
 		switch {
@@ -56,8 +64,27 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 			r.stopAttempt(a, stopLeaseLost, now)
 		case s.Cancel:
 			r.stopAttempt(a, stopCancelled, now)
+		default:
+			a.leaseUntil.Store(until)
 		}
 	}
+}
+
+// confirmLease renews the lease of an attempt about to start after waiting
+// past its leaseUntil, as after a stall of the whole process (SIGSTOP, a VM
+// pause) or while renewals failed: the job may have been reclaimed and run
+// elsewhere meanwhile, and must not run here again. When the store cannot
+// be asked, the attempt runs; its ack is refused if the lease was lost.
+func (r *workerRun) confirmLease(a *attempt) {
+	held := []*attempt{a}
+	sent := time.Now()
+	st, err := r.store.Extend(r.jobBase, []LeaseRef{{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}}, r.cfg.Lease)
+	if err != nil || len(st) != 1 {
+		r.log.Warn("hopper: could not confirm the lease of a job that waited past it; running it",
+			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID), slog.Any("error", err))
+		return
+	}
+	r.applyLeases(held, st, sent)
 }
 
 // stopAttempt interrupts an attempt for reason. A running one gets
