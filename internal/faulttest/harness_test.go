@@ -314,11 +314,19 @@ func (r *run) check(base int) {
 		touched := 0
 		for _, c := range claims[k] {
 			fin, finished := fins[fmt.Sprintf("%s/%s/%d", c.Queue, c.ID, c.Token)]
+			// When the claim happened: Redis's claim time when it is earlier
+			// than the line (a worker stopped or killed between the claim
+			// and its log line logs it late; Redis runs on this machine, so
+			// the clocks agree).
+			claimedAt := c.at()
+			if c.Claimed != 0 && time.UnixMilli(c.Claimed).Before(claimedAt) {
+				claimedAt = time.UnixMilli(c.Claimed)
+			}
 			for _, f := range faults {
 				if f.worker != "" && f.worker != c.Worker {
 					continue
 				}
-				if !f.at.Before(c.at().Add(-time.Millisecond)) && (!finished || !fin.at().Before(f.at)) {
+				if !f.at.Before(claimedAt.Add(-time.Millisecond)) && (!finished || !fin.at().Before(f.at)) {
 					touched++
 				}
 			}
