@@ -51,6 +51,7 @@ func Permanent(err error) error {
 // PermanentError is the error Permanent returns.
 type PermanentError struct{ Err error }
 
+// Error returns "permanent: " and the wrapped error's text.
 func (e *PermanentError) Error() string { return "permanent: " + e.Err.Error() }
 
 // Unwrap returns the wrapped error.
@@ -64,6 +65,7 @@ func Snooze(d time.Duration) error { return &SnoozeError{Delay: d} }
 // SnoozeError is the error Snooze returns.
 type SnoozeError struct{ Delay time.Duration }
 
+// Error returns "snooze " and the delay.
 func (e *SnoozeError) Error() string { return fmt.Sprintf("snooze %v", e.Delay) }
 
 // PanicError is the error a handler's panic becomes: the attempt fails (and is
@@ -73,6 +75,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error returns "panic: " and the panic value; the stack is in Stack.
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // Unwrap returns the panic value when it is an error.

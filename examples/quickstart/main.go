@@ -16,6 +16,7 @@ import (
 	"github.com/hopperq/hopper/redisstore"
 )
 
+// SendEmail is the job's arguments: hopper encodes them with msgpack.
 type SendEmail struct {
 	To      string
 	Subject string
