@@ -4,8 +4,10 @@
 // RegisterQueueMetrics) and log/slog logging (Logging).
 //
 // The library depends only on the OpenTelemetry API; the application picks
-// the SDK and exporters. Every option struct may be nil, and every provider
-// defaults to the OpenTelemetry global.
+// the SDK and exporters. Every constructor takes its options as an optional
+// last argument (middleware.Tracing(), or middleware.Tracing(&opts)); nil
+// or omitted means defaults, and every provider defaults to the
+// OpenTelemetry global.
 //
 // # Order
 //
@@ -18,9 +20,9 @@
 //		Recover: middleware.Recover(&middleware.RecoverOptions{OnPanic: report}),
 //	})
 //	w.Use(
-//		middleware.Tracing(nil),
-//		middleware.Metrics(nil),
-//		middleware.Logging(logger, nil),
+//		middleware.Tracing(),
+//		middleware.Metrics(),
+//		middleware.Logging(logger),
 //	)
 //
 // an attempt runs
@@ -45,7 +47,7 @@
 // the order given to hopper.Client.Use, the first outermost. Enqueue and
 // EnqueueMany encode and validate the jobs first, then
 //
-//	client.Use(middleware.TracingEnqueue(nil), other)
+//	client.Use(middleware.TracingEnqueue(), other)
 //	// tracing start -> other start -> Store.Enqueue -> other end -> tracing end
 //
 // once per call, with every job of an EnqueueMany in the same batch.

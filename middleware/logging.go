@@ -20,8 +20,8 @@ type LoggingOptions struct {
 
 // Logging returns worker middleware that writes one log/slog record when
 // each attempt of a job ends. A nil logger means slog.Default() (read when
-// each record is written, so slog.SetDefault takes effect); a nil opts
-// means defaults.
+// each record is written, so slog.SetDefault takes effect); opts is
+// optional: omitted or nil means defaults, more than one panics.
 //
 // Message and level by outcome:
 //
@@ -44,10 +44,10 @@ type LoggingOptions struct {
 // the logger is not enabled at the record's level, the middleware costs a
 // clock read and allocates nothing. The returned middleware is safe for
 // concurrent use.
-func Logging(logger *slog.Logger, opts *LoggingOptions) hopper.Middleware {
+func Logging(logger *slog.Logger, opts ...*LoggingOptions) hopper.Middleware {
 	var o LoggingOptions
-	if opts != nil {
-		o = *opts
+	if p := option("Logging", opts); p != nil {
+		o = *p
 	}
 	return func(next hopper.Handler) hopper.Handler {
 		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {

@@ -56,7 +56,8 @@ type MetricsOptions struct {
 }
 
 // Metrics returns worker middleware that records OpenTelemetry metrics for
-// every attempt of a job. A nil opts means defaults.
+// every attempt of a job. opts is optional: omitted or nil means defaults;
+// more than one panics.
 //
 // Instruments:
 //
@@ -82,10 +83,10 @@ type MetricsOptions struct {
 // Queue depths are not recorded here but read from the store at collection
 // time: see RegisterQueueMetrics. The returned middleware is safe for
 // concurrent use; several workers may share it.
-func Metrics(opts *MetricsOptions) hopper.Middleware {
+func Metrics(opts ...*MetricsOptions) hopper.Middleware {
 	var o MetricsOptions
-	if opts != nil {
-		o = *opts
+	if p := option("Metrics", opts); p != nil {
+		o = *p
 	}
 	mp := o.MeterProvider
 	if mp == nil {

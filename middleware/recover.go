@@ -25,7 +25,8 @@ type RecoverOptions struct {
 // the panic value and the stack of the panicking goroutine, so the job is
 // retried after backoff (or moved to garbage when its retries are used up)
 // with both kept in its error history. The worker's goroutine survives, so
-// the pool keeps its size. A nil opts means defaults.
+// the pool keeps its size. opts is optional: omitted or nil means defaults;
+// more than one panics.
 //
 // Every worker already recovers panics this way by default; use Recover to
 // add an OnPanic hook. It is meant for hopper.WorkerConfig.Recover, which
@@ -42,10 +43,10 @@ type RecoverOptions struct {
 // errors.Is and errors.As through PanicError.Unwrap.
 //
 // The returned middleware is safe for concurrent use.
-func Recover(opts *RecoverOptions) hopper.Middleware {
+func Recover(opts ...*RecoverOptions) hopper.Middleware {
 	var onPanic func(context.Context, *hopper.JobRecord, *hopper.PanicError)
-	if opts != nil {
-		onPanic = opts.OnPanic
+	if p := option("Recover", opts); p != nil {
+		onPanic = p.OnPanic
 	}
 	return func(next hopper.Handler) hopper.Handler {
 		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) (err error) {

@@ -65,7 +65,8 @@ func newTracer(opts *TracingOptions) *tracer {
 // Tracing returns worker middleware that runs each attempt of a job in a
 // CONSUMER span that continues the trace of the job's producer, following
 // the OpenTelemetry messaging conventions for a push-based "process"
-// operation. A nil opts means defaults.
+// operation. opts is optional: omitted or nil means defaults; more than one
+// panics.
 //
 // The producer's creation context is read from the job's metadata, where
 // TracingEnqueue (or any code using the same propagator with MetaCarrier)
@@ -100,8 +101,8 @@ func newTracer(opts *TracingOptions) *tracer {
 //
 // The handler's context carries the span, so its own spans and logs nest
 // under it. The returned middleware is safe for concurrent use.
-func Tracing(opts *TracingOptions) hopper.Middleware {
-	tr := newTracer(opts)
+func Tracing(opts ...*TracingOptions) hopper.Middleware {
+	tr := newTracer(option("Tracing", opts))
 	return func(next hopper.Handler) hopper.Handler {
 		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {
 			ctx, span := tr.startProcess(ctx, job)

@@ -15,7 +15,8 @@ import (
 // traces each enqueue with PRODUCER spans and stores each job's creation
 // context in its metadata (hopper.NewJob.Meta, with the Propagator of opts
 // and MetaCarrier), where Tracing finds it to continue the trace in the
-// worker. A nil opts means defaults; opts.NewRoot is ignored.
+// worker. opts is optional: omitted or nil means defaults, more than one
+// panics; NewRoot is ignored.
 //
 // The spans follow the OpenTelemetry messaging conventions, which give every
 // message its own creation context:
@@ -51,8 +52,8 @@ import (
 // so jobs may share one Meta map. The keys the propagator writes
 // ("traceparent", "tracestate" for W3C trace context) replace any the caller
 // set. The returned middleware is safe for concurrent use.
-func TracingEnqueue(opts *TracingOptions) hopper.EnqueueMiddleware {
-	tr := newTracer(opts)
+func TracingEnqueue(opts ...*TracingOptions) hopper.EnqueueMiddleware {
+	tr := newTracer(option("TracingEnqueue", opts))
 	return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
 		return func(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
 			if len(jobs) == 0 {
