@@ -116,11 +116,26 @@ func (r *workerRun) dispatch(rec *JobRecord, qi int, leaseUntil time.Time) {
 // early, leaving its place to a replacement, when its attempt is abandoned.
 func (r *workerRun) executor() error {
 	for a := range r.jobs {
-		if !r.runAttempt(a) {
+		if !r.runAttempt(a) && !r.takeOwed() {
 			return nil
 		}
 	}
 	return nil
+}
+
+// takeOwed claims one place in the pool that a replacement could not take
+// (the pool was at its limit when a handler was abandoned); the executor
+// of an abandoned handler that returned then carries on in that place.
+func (r *workerRun) takeOwed() bool {
+	for {
+		n := r.owed.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.owed.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // runAttempt runs one attempt; it returns false when the attempt was
@@ -150,20 +165,25 @@ func (r *workerRun) runAttempt(a *attempt) bool {
 	err := r.invoke(ctx, a.rec)
 	stopTimer()
 	cancel(nil)
-	if a.state.Load() == attemptAbandoned {
+	if !a.finish() {
 		return false // the watchdog or shutdown decided; a replacement runs
 	}
 	r.busy.Add(-1)
-	r.exec(a, err)
+	r.decide(a, err)
 	return true
 }
 
 // exec hands the outcome of an attempt to the finisher, unless the watchdog
 // or shutdown decided it already.
 func (r *workerRun) exec(a *attempt, err error) {
-	if !a.finish() {
-		return
+	if a.finish() {
+		r.decide(a, err)
 	}
+}
+
+// decide hands the outcome of an attempt this executor finished (its
+// finish won against the watchdog and shutdown) to the finisher.
+func (r *workerRun) decide(a *attempt, err error) {
 	// The outcome reaches the finisher before the attempt counts as
 	// decided: shutdown closes the finisher once nothing is undecided, and
 	// an outcome added after that would be dropped, leaving the job in

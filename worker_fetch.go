@@ -62,11 +62,35 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 		if retryIn > 0 {
 			wait = min(wait, retryIn)
 		}
-		if err := r.store.WaitReady(ctx, waitOn, wait); err != nil && ctx.Err() == nil {
+		if err := r.waitReady(ctx, waitOn, wait, len(waitOn) < len(r.queues)); err != nil && ctx.Err() == nil {
 			r.log.Error("hopper: waiting for jobs failed", slog.Any("error", err))
 			sleepCtx(ctx, 100*time.Millisecond)
 		}
 	}
+}
+
+// waitReady waits for a job to become ready in one of queues. When some
+// queue was left out because it is at its cap in this worker, a slot freed
+// by a finished attempt ends the wait too, so that the capped queue's
+// backlog is claimed at once rather than after the wait's timeout.
+func (r *workerRun) waitReady(ctx context.Context, queues []string, wait time.Duration, capped bool) error {
+	if !capped {
+		return r.store.WaitReady(ctx, queues, wait)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.freed:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	err := r.store.WaitReady(wctx, queues, wait)
+	if ctx.Err() == nil && wctx.Err() != nil {
+		return nil // a slot freed: claim again
+	}
+	return err
 }
 
 // claimRound tries the queues in order, claiming up to want jobs in all. It

@@ -27,12 +27,21 @@ type finisher struct {
 
 	mu     sync.RWMutex // add holds it shared; close exclusively
 	closed bool
-	// closing is set by close before it waits for mu, so that flush can see
-	// it without the lock: an add blocked on a full channel holds mu shared,
-	// and flush must give up (letting the channel drain) rather than queue
+	// closing is set when the worker stops claiming, and by close before it
+	// waits for mu, so that flush can see it without the lock: an add
+	// blocked on a full channel holds mu shared, and flush must give up
+	// (letting the channel drain) rather than retry forever or queue
 	// behind close for the lock.
-	closing atomic.Bool
-	done    chan struct{}
+	closing  atomic.Bool
+	giveUpAt atomic.Int64 // unix ns: closing + finalFlushTimeout, one deadline for all batches
+	done     chan struct{}
+}
+
+// beginClosing starts the shutdown's single deadline for reporting
+// outcomes to a failing store. Calling it again changes nothing.
+func (f *finisher) beginClosing() {
+	f.giveUpAt.CompareAndSwap(0, time.Now().Add(finalFlushTimeout).UnixNano())
+	f.closing.Store(true)
 }
 
 type finishItem struct {
@@ -58,7 +67,7 @@ func (f *finisher) add(a *attempt, req *FinishRequest) {
 
 // close stops accepting outcomes and waits until those queued are flushed.
 func (f *finisher) close() {
-	f.closing.Store(true)
+	f.beginClosing()
 	f.mu.Lock()
 	f.closed = true
 	close(f.ch)
@@ -93,13 +102,13 @@ func (f *finisher) loop() {
 }
 
 // flush sends one batch, retrying while the store fails. Once the worker is
-// closing it gives up after finalFlushTimeout.
+// closing it gives up when finalFlushTimeout has passed since it began
+// closing: one deadline for every batch still queued.
 func (f *finisher) flush(batch []finishItem) {
 	reqs := make([]FinishRequest, len(batch))
 	for i, it := range batch {
 		reqs[i] = *it.req
 	}
-	var giveUp <-chan time.Time
 	for try := 0; ; try++ {
 		errs, err := f.r.store.Finish(context.Background(), reqs)
 		if err == nil && len(errs) == len(reqs) {
@@ -111,22 +120,19 @@ func (f *finisher) flush(batch []finishItem) {
 		if err == nil {
 			err = errors.New("store returned a wrong number of results")
 		}
-		if f.closing.Load() && giveUp == nil {
-			giveUp = time.After(finalFlushTimeout)
-		}
 		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)
+		if f.closing.Load() {
+			left := time.Until(time.Unix(0, f.giveUpAt.Load()))
+			if left <= 0 {
+				f.r.log.Error("hopper: giving up reporting job outcomes at shutdown; the jobs will be redelivered after their leases expire",
+					slog.Int("jobs", len(reqs)), slog.Any("error", err))
+				break
+			}
+			d = min(d, left)
+		}
 		f.r.log.Error("hopper: reporting job outcomes failed; retrying",
 			slog.Int("jobs", len(reqs)), slog.Any("error", err), slog.Duration("retry_in", d))
-		select {
-		case <-time.After(d):
-		case <-giveUp:
-			f.r.log.Error("hopper: giving up reporting job outcomes at shutdown; the jobs will be redelivered after their leases expire",
-				slog.Int("jobs", len(reqs)))
-			for _, it := range batch {
-				f.r.forget(it.a)
-			}
-			return
-		}
+		time.Sleep(d)
 	}
 	for _, it := range batch {
 		f.r.forget(it.a)

@@ -113,6 +113,9 @@ func (r *workerRun) watchdog(held []*attempt) {
 		}
 		r.busy.Add(-1)
 		if !r.pool.TryGo(r.executor) {
+			// The executor of the next abandoned handler to return takes
+			// this place instead of exiting.
+			r.owed.Add(1)
 			r.log.Error("hopper: too many abandoned handlers; the pool is one executor short until one returns")
 		}
 		rec := a.rec

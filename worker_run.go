@@ -36,6 +36,7 @@ type workerRun struct {
 	jobs     chan *attempt // claimed, waiting for an executor
 	held     atomic.Int32  // attempts whose outcome is not decided yet (waiting or running)
 	busy     atomic.Int32  // executors running an attempt that is not abandoned
+	owed     atomic.Int32  // replacements the pool's limit did not let start
 	freed    chan struct{} // signalled when held or busy drops
 	stopping atomic.Bool   // set when Run's context is done: start nothing new
 
@@ -108,6 +109,10 @@ func (r *workerRun) run(ctx context.Context) error {
 
 	r.fetchLoop(ctx)
 	r.stopping.Store(true)
+	// From now on a failing store cannot hold the worker: outcomes it
+	// keeps refusing are given up after finalFlushTimeout (an add blocked
+	// on the full finisher would otherwise keep releaseWaiting waiting).
+	r.fin.beginClosing()
 	r.releaseWaiting()
 	close(r.jobs) // executors exit after their current attempt
 	r.shutdown()
