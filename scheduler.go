@@ -146,7 +146,11 @@ type schedRun struct {
 	store  Store
 	cfg    SchedulerConfig
 	queues atomic.Pointer[[]string]
-	next   map[string]time.Time // when each queue is due for a pass, local monotonic time
+	// watched are the queues watch waits on: those whose last Maintain
+	// succeeded. A failing queue is left to its backoff timer, so that a
+	// due job it cannot move does not end every wait at once.
+	watched atomic.Pointer[[]string]
+	next    map[string]time.Time // when each queue is due for a pass, local monotonic time
 	fails  map[string]int       // consecutive errors per queue, for backoff
 	listed time.Time            // when the queue list was last refreshed
 }
@@ -154,10 +158,11 @@ type schedRun struct {
 func (r *schedRun) run(ctx context.Context) error {
 	r.refreshQueues(ctx, true)
 	signal := make(chan struct{}, 1)
+	passed := make(chan struct{}, 1) // a pass over the queues ended
 	waitDone := make(chan struct{})
 	go func() {
 		defer close(waitDone)
-		r.watch(ctx, signal)
+		r.watch(ctx, signal, passed)
 	}()
 	defer func() { <-waitDone }()
 
@@ -174,6 +179,11 @@ func (r *schedRun) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		r.updateWatched()
+		select {
+		case passed <- struct{}{}:
+		default:
+		}
 		wake := time.Now().Add(r.cfg.MaxSleep)
 		for _, q := range *r.queues.Load() {
 			if t := r.next[q]; t.Before(wake) {
@@ -188,7 +198,9 @@ func (r *schedRun) run(ctx context.Context) error {
 		case <-signal:
 			timer.Stop() // since Go 1.23 no stale tick can be received after Stop
 			for q := range r.next {
-				r.next[q] = time.Time{}
+				if r.fails[q] == 0 { // a failing queue keeps its backoff
+					r.next[q] = time.Time{}
+				}
 			}
 		}
 	}
@@ -226,15 +238,44 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 	}
 }
 
+// updateWatched publishes the queues watch should wait on.
+func (r *schedRun) updateWatched() {
+	qs := *r.queues.Load()
+	failing := 0
+	for _, q := range qs {
+		if r.fails[q] > 0 {
+			failing++
+		}
+	}
+	if failing == 0 {
+		r.watched.Store(&qs)
+		return
+	}
+	healthy := make([]string, 0, len(qs)-failing)
+	for _, q := range qs {
+		if r.fails[q] == 0 {
+			healthy = append(healthy, q)
+		}
+	}
+	r.watched.Store(&healthy)
+}
+
 // watch turns the store's schedule signals into wake-ups of the run loop.
-func (r *schedRun) watch(ctx context.Context, signal chan<- struct{}) {
+// After each wake-up it waits for the run loop to finish a pass, so that a
+// store whose wait returns at once (a due job a failing Maintain cannot
+// move) paces this loop instead of spinning it.
+func (r *schedRun) watch(ctx context.Context, signal chan<- struct{}, passed <-chan struct{}) {
 	fails := 0
 	for ctx.Err() == nil {
 		qs := *r.queues.Load()
-		if len(qs) == 0 { // nothing to watch yet; the run loop lists queues again
+		if w := r.watched.Load(); w != nil {
+			qs = *w
+		}
+		if len(qs) == 0 { // nothing to watch (yet): look again after the next pass
 			select {
 			case <-ctx.Done():
 				return
+			case <-passed:
 			case <-time.After(r.cfg.MaxSleep):
 			}
 			continue
@@ -259,6 +300,11 @@ func (r *schedRun) watch(ctx context.Context, signal chan<- struct{}) {
 		select {
 		case signal <- struct{}{}:
 		default:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-passed:
 		}
 	}
 }
