@@ -151,8 +151,8 @@ type schedRun struct {
 	// due job it cannot move does not end every wait at once.
 	watched atomic.Pointer[[]string]
 	next    map[string]time.Time // when each queue is due for a pass, local monotonic time
-	fails  map[string]int       // consecutive errors per queue, for backoff
-	listed time.Time            // when the queue list was last refreshed
+	fails   map[string]int       // consecutive errors per queue, for backoff
+	listed  time.Time            // when the queue list was last refreshed
 }
 
 func (r *schedRun) run(ctx context.Context) error {
