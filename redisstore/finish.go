@@ -36,6 +36,40 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	// A claim finished twice in one call: the first request wins, the
+	// others report ErrLeaseLost as they would in a later call (the script
+	// checks every request against the claims as they were when it began).
+	out := make([]error, len(reqs))
+	var repeated map[hopper.LeaseRef]bool
+	if len(reqs) > 1 {
+		seen := make(map[hopper.LeaseRef]bool, len(reqs))
+		for _, r := range reqs {
+			ref := hopper.LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token}
+			if seen[ref] {
+				if repeated == nil {
+					repeated = map[hopper.LeaseRef]bool{}
+				}
+				repeated[ref] = true
+			}
+			seen[ref] = true
+		}
+	}
+	skip := func(i int) bool { return false }
+	if repeated != nil {
+		first := map[hopper.LeaseRef]bool{}
+		skip = func(i int) bool {
+			ref := hopper.LeaseRef{Queue: reqs[i].Queue, ID: reqs[i].ID, Token: reqs[i].Token}
+			if !repeated[ref] {
+				return false
+			}
+			if !first[ref] {
+				first[ref] = true
+				return false
+			}
+			out[i] = hopper.ErrLeaseLost
+			return true
+		}
+	}
 	order, groups := groupByQueue(len(reqs), func(i int) string { return reqs[i].Queue })
 	calls := make([]*evalCall, len(order))
 	sent := make([][]int, len(order)) // request indexes in the order the script sees them
@@ -43,6 +77,9 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 		idx := groups[q]
 		var plain, other []int
 		for _, i := range idx {
+			if skip(i) {
+				continue
+			}
 			if isPlainAck(&reqs[i]) {
 				plain = append(plain, i)
 			} else {
@@ -61,7 +98,6 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 		calls[gi] = &evalCall{script: scriptFinish, keys: s.queueKeys(q).finishKeys, args: args}
 	}
 	s.runAll(ctx, calls, nil)
-	out := make([]error, len(reqs))
 	for gi, q := range order {
 		st, err := calls[gi].cmd.Int64Slice()
 		idx := sent[gi]

@@ -24,6 +24,7 @@ func finishCases() []testCase {
 		{name: "Cancel", fn: testFinishCancel},
 		{name: "StaleToken", sub: staleTokenCases()},
 		{name: "StaleAfterRelease", fn: testFinishStaleAfterRelease},
+		{name: "SameClaimTwiceInOneCall", fn: testFinishSameClaimTwice},
 		{name: "StaleAfterReclaim", fn: testFinishStaleAfterReclaim},
 		{name: "UnknownJob", fn: testFinishUnknown},
 		{name: "DoubleAck", fn: testFinishDoubleAck},

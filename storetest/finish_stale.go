@@ -86,3 +86,18 @@ func testFinishStaleAfterReclaim(t *testing.T, s hopper.Store) {
 	}
 	requireOwner(t, s, current, "stale finishes from the reclaimed worker")
 }
+
+// testFinishSameClaimTwice: one Finish call that ends the same claim twice
+// applies the first request only; the second reports ErrLeaseLost, as it
+// would in a later call, and the job is in exactly one state.
+func testFinishSameClaimTwice(t *testing.T, s hopper.Store) {
+	q := newQueue(t)
+	add(t, s, withRetries(q, "a", 3))
+	c := claimOne(t, s, q, "a", long)
+	errs := finish(t, s, failed(c, hopper.OutcomeRetry, "first", 0), outcome(c, hopper.OutcomeRelease))
+	if errs[0] != nil {
+		t.Fatalf("first request: %v, want nil", errs[0])
+	}
+	requireErrIs(t, "the second request for the same claim in one call", errs[1], hopper.ErrLeaseLost)
+	requireCounts(t, s, q, hopper.StateCounts{Retry: 1})
+}
