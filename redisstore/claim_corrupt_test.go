@@ -82,3 +82,48 @@ func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
 		t.Errorf("errors %+v, want one entry saying the history is unreadable", j.Errors)
 	}
 }
+
+// A corrupt error history does not make Maintain fail halfway: a job whose
+// lease expired is reclaimed into retry with a fresh history, not dropped
+// from every state.
+func TestMaintainReclaimsJobWithCorruptHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	j := job("q", "h")
+	j.MaxRetries = 3
+	mustEnqueue(t, s, j)
+	if res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Millisecond}); err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %v, %d jobs", err, len(res.Jobs))
+	}
+	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\x00\x00\x00\x32")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := s.Maintain(ctx, "q", hopper.MaintainOptions{}); err != nil {
+			t.Fatalf("Maintain with a corrupt history: %v", err)
+		}
+		st, err := s.QueueStats(ctx, "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Counts.Unack == 0 {
+			if n := st.Counts.Retry + st.Counts.Ready; n != 1 {
+				t.Fatalf("counts %+v after the reclaim: the job is in %d of retry and ready, want 1", st.Counts, n)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job's 1ms lease never expired")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	rec, err := s.GetJob(ctx, "q", "h")
+	if err != nil {
+		t.Fatalf("GetJob after the reclaim: %v", err)
+	}
+	if len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0].Error, "lease") {
+		t.Errorf("history after the reclaim: %+v, want one entry for the expired lease", rec.Errors)
+	}
+}

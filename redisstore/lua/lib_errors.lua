@@ -27,6 +27,12 @@ local function append_error(ehash, id, now, att, rest)
   local pos = 1
   local len = #blob
   while pos <= len do
+    if pos + 4 > len or string.byte(blob, pos) ~= 198 then
+      -- Not hopper's framing (corrupt or foreign data): start the history
+      -- afresh rather than fail the script after it moved jobs.
+      blob, starts = frame, {1}
+      break
+    end
     starts[#starts + 1] = pos
     pos = pos + 5 + struct.unpack('>I4', blob, pos + 1)
   end
