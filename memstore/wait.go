@@ -42,38 +42,18 @@ func (q *queue) signalSchedule() {
 // wakeups may be spurious. A timeout of zero or less returns at once.
 // An invalid queue name gives an error wrapping hopper.ErrInvalidQueue.
 func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Duration) error {
-	for _, name := range queues {
-		if err := hopper.ValidateQueue(name); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil || timeout <= 0 {
-		return nil
-	}
-	_, nowMs := s.now()
-	var buf [4]<-chan struct{}
-	chans := buf[:0]
-	for _, name := range queues {
-		q := s.queue(name, false)
-		q.mu.Lock()
+	return s.waitOn(ctx, queues, timeout, func(q *queue, nowMs int64, timeout *time.Duration) (bool, *chan struct{}) {
 		if n, _ := q.claimable(nowMs, 1); n > 0 {
-			q.mu.Unlock()
-			return nil
+			return true, nil
 		}
 		if q.ready.n > 0 && !q.cfg.Paused && q.cfg.RateLimit > 0 {
 			// Only time frees a rate window: sleep no longer than it.
 			if room, endMs := q.rateRoom(nowMs); room <= 0 {
-				timeout = min(timeout, untilMs(nowMs, endMs))
+				*timeout = min(*timeout, untilMs(nowMs, endMs))
 			}
 		}
-		if q.readyWait == nil {
-			q.readyWait = make(chan struct{})
-		}
-		chans = append(chans, q.readyWait)
-		q.mu.Unlock()
-	}
-	wait(ctx, chans, timeout)
-	return nil
+		return false, &q.readyWait
+	})
 }
 
 // WaitSchedule blocks until the next due time in one of queues may have moved
@@ -87,6 +67,23 @@ func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Dur
 // A timeout of zero or less returns at once. An invalid queue name gives an
 // error wrapping hopper.ErrInvalidQueue.
 func (s *Store) WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) error {
+	return s.waitOn(ctx, queues, timeout, func(q *queue, nowMs int64, timeout *time.Duration) (bool, *chan struct{}) {
+		if at, ok := q.nextEvent(0); ok {
+			if at <= nowMs {
+				return true, nil
+			}
+			*timeout = min(*timeout, untilMs(nowMs, at))
+		}
+		return false, &q.schedWait
+	})
+}
+
+// waitOn is WaitReady and WaitSchedule: it validates queues, then asks
+// probe, under each queue's lock, whether to return at once; otherwise
+// probe may shorten timeout and names the queue's wake channel, which
+// waitOn creates when missing and waits on with the others.
+func (s *Store) waitOn(ctx context.Context, queues []string, timeout time.Duration,
+	probe func(q *queue, nowMs int64, timeout *time.Duration) (now bool, wake *chan struct{})) error {
 	for _, name := range queues {
 		if err := hopper.ValidateQueue(name); err != nil {
 			return err
@@ -101,17 +98,15 @@ func (s *Store) WaitSchedule(ctx context.Context, queues []string, timeout time.
 	for _, name := range queues {
 		q := s.queue(name, false)
 		q.mu.Lock()
-		if at, ok := q.nextEvent(0); ok {
-			if at <= nowMs {
-				q.mu.Unlock()
-				return nil
-			}
-			timeout = min(timeout, untilMs(nowMs, at))
+		now, wake := probe(q, nowMs, &timeout)
+		if now {
+			q.mu.Unlock()
+			return nil
 		}
-		if q.schedWait == nil {
-			q.schedWait = make(chan struct{})
+		if *wake == nil {
+			*wake = make(chan struct{})
 		}
-		chans = append(chans, q.schedWait)
+		chans = append(chans, *wake)
 		q.mu.Unlock()
 	}
 	wait(ctx, chans, timeout)

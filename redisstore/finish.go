@@ -40,34 +40,14 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 	// others report ErrLeaseLost as they would in a later call (the script
 	// checks every request against the claims as they were when it began).
 	out := make([]error, len(reqs))
-	var repeated map[hopper.LeaseRef]bool
 	if len(reqs) > 1 {
-		seen := make(map[hopper.LeaseRef]bool, len(reqs))
-		for _, r := range reqs {
+		seen := make(map[hopper.LeaseRef]struct{}, len(reqs))
+		for i, r := range reqs {
 			ref := hopper.LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token}
-			if seen[ref] {
-				if repeated == nil {
-					repeated = map[hopper.LeaseRef]bool{}
-				}
-				repeated[ref] = true
+			if _, dup := seen[ref]; dup {
+				out[i] = hopper.ErrLeaseLost
 			}
-			seen[ref] = true
-		}
-	}
-	skip := func(i int) bool { return false }
-	if repeated != nil {
-		first := map[hopper.LeaseRef]bool{}
-		skip = func(i int) bool {
-			ref := hopper.LeaseRef{Queue: reqs[i].Queue, ID: reqs[i].ID, Token: reqs[i].Token}
-			if !repeated[ref] {
-				return false
-			}
-			if !first[ref] {
-				first[ref] = true
-				return false
-			}
-			out[i] = hopper.ErrLeaseLost
-			return true
+			seen[ref] = struct{}{}
 		}
 	}
 	order, groups := groupByQueue(len(reqs), func(i int) string { return reqs[i].Queue })
@@ -77,7 +57,7 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 		idx := groups[q]
 		var plain, other []int
 		for _, i := range idx {
-			if skip(i) {
+			if out[i] != nil { // a repeat of an earlier request
 				continue
 			}
 			if isPlainAck(&reqs[i]) {
