@@ -6,19 +6,6 @@ import (
 	"fmt"
 )
 
-// ErrShutdown is the cause of an attempt's context when the worker shuts down
-// and the attempt did not finish within ShutdownTimeout. The job is handed
-// back (OutcomeRelease), not counted as a failure.
-var ErrShutdown = errors.New("hopper: worker shutting down")
-
-// OutcomeLeaseLost is what AttemptOutcome reports for an attempt whose lease
-// was lost while it ran: the job was reclaimed and may be running elsewhere,
-// so the worker reports nothing to the store. It is never passed to a Store.
-const OutcomeLeaseLost Outcome = 100
-
-// MaxResultBytes is the largest encoded result RecordResult accepts: 64 KiB.
-const MaxResultBytes = 64 << 10
-
 type attemptKey struct{}
 
 // outcome is the attempt's outcome given its handler's error, taking into

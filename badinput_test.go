@@ -17,6 +17,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Bad carries the args of the bad-input jobs: every shape msgpack v5
@@ -62,8 +63,8 @@ func lastError(rec *hopper.JobRecord) string {
 
 // rawJob is a job stored with the given args bytes, as another producer or
 // a corrupted value would store it.
-func rawJob(id, kind string, args []byte, maxRetries int) *hopper.NewJob {
-	return &hopper.NewJob{ID: id, Queue: "bad", Kind: kind, Args: args, MaxRetries: maxRetries}
+func rawJob(id, kind string, args []byte, maxRetries int) *store.NewJob {
+	return &store.NewJob{ID: id, Queue: "bad", Kind: kind, Args: args, MaxRetries: maxRetries}
 }
 
 // TestBadInputJobs stores jobs a worker cannot or should not complete, runs
@@ -79,7 +80,7 @@ func TestBadInputJobs(t *testing.T) {
 	deep := append(bytes.Repeat([]byte{0x81, 0xa1, 'n'}, 100_000), 0xc0)
 	cases := []struct {
 		name  string
-		job   *hopper.NewJob
+		job   *store.NewJob
 		state hopper.JobState // final state; "" means acked and gone
 		error string          // substring of the last recorded error
 		tries int             // attempts made
@@ -96,17 +97,17 @@ func TestBadInputJobs(t *testing.T) {
 		{"repeated key into an interface", rawJob("dupkey", "bad", dupKey, 5), hopper.StateGarbage, "cannot decode args", 1},
 		{"unknown kind", rawJob("unknown", "nobody-handles-this", mustEncode(t, Bad{}), 5), hopper.StateGarbage, `no handler for kind "nobody-handles-this"`, 1},
 		{"handler always panics", rawJob("panics", "panicky", mustEncode(t, BadPanic{}), 2), hopper.StateGarbage, "panic: always", 3},
-		{"handler ignores its context", &hopper.NewJob{ID: "stuck", Queue: "bad", Kind: "stuck", Args: mustEncode(t, BadStuck{}), Timeout: 50 * time.Millisecond}, hopper.StateGarbage, "abandoned", 1},
+		{"handler ignores its context", &store.NewJob{ID: "stuck", Queue: "bad", Kind: "stuck", Args: mustEncode(t, BadStuck{}), Timeout: 50 * time.Millisecond}, hopper.StateGarbage, "abandoned", 1},
 		{"unicode args", rawJob("unicode", "bad", mustEncode(t, unicode), 0), "", "", 1},
 	}
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := context.Background()
-		store := open()
+		st := open()
 		release := make(chan struct{})
 		t.Cleanup(func() { close(release) }) // lets the stuck handler's goroutine end
 		cfg := testConfig("bad")
 		cfg.AbandonAfter = 50 * time.Millisecond
-		w := hopper.NewWorker(store, cfg)
+		w := hopper.NewWorker(st, cfg)
 		var mu sync.Mutex
 		got := map[string]Bad{}
 		hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Bad]) error {
@@ -121,16 +122,16 @@ func TestBadInputJobs(t *testing.T) {
 			<-release
 			return nil
 		})
-		var jobs []*hopper.NewJob
+		var jobs []*store.NewJob
 		for _, c := range cases {
 			jobs = append(jobs, c.job)
 		}
-		if _, err := store.Enqueue(ctx, jobs); err != nil {
+		if _, err := st.Enqueue(ctx, jobs); err != nil {
 			t.Fatalf("Enqueue: %v", err)
 		}
 		startWorker(t, w)
 		final := func(c int) bool {
-			rec := getJob(t, store, "bad", cases[c].job.ID)
+			rec := getJob(t, st, "bad", cases[c].job.ID)
 			return (cases[c].state == "" && rec == nil) || (rec != nil && rec.State == cases[c].state)
 		}
 		for i := range cases {
@@ -138,14 +139,14 @@ func TestBadInputJobs(t *testing.T) {
 		}
 		// The pool still runs jobs after panics and an abandoned handler.
 		canary := rawJob("canary", "bad", mustEncode(t, Bad{Name: "canary"}), 0)
-		if _, err := store.Enqueue(ctx, []*hopper.NewJob{canary}); err != nil {
+		if _, err := st.Enqueue(ctx, []*store.NewJob{canary}); err != nil {
 			t.Fatalf("Enqueue canary: %v", err)
 		}
-		eventually(t, 10*time.Second, "the canary job to be acked", func() bool { return getJob(t, store, "bad", "canary") == nil })
+		eventually(t, 10*time.Second, "the canary job to be acked", func() bool { return getJob(t, st, "bad", "canary") == nil })
 
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				rec := getJob(t, store, "bad", c.job.ID)
+				rec := getJob(t, st, "bad", c.job.ID)
 				if c.state == "" {
 					if rec != nil {
 						t.Fatalf("job is in %s, want acked and gone", rec.State)
@@ -169,7 +170,7 @@ func TestBadInputJobs(t *testing.T) {
 			}
 		})
 		t.Run("panic stack recorded", func(t *testing.T) {
-			rec := getJob(t, store, "bad", "panics")
+			rec := getJob(t, st, "bad", "panics")
 			if len(rec.Errors) == 0 || !strings.Contains(rec.Errors[0].Stack, "goroutine") {
 				t.Errorf("errors %+v, want a goroutine stack with the panic", rec.Errors)
 			}
@@ -212,8 +213,8 @@ func TestBadInputEnqueue(t *testing.T) {
 	}
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := context.Background()
-		store := open()
-		client := hopper.NewClient(store, &hopper.ClientConfig{MaxArgsBytes: 1000, Queue: "enq"})
+		st := open()
+		client := hopper.NewClient(st, &hopper.ClientConfig{MaxArgsBytes: 1000, Queue: "enq"})
 		big := Bad{Name: strings.Repeat("x", 1000)}
 		cases := []struct {
 			name string
@@ -255,7 +256,7 @@ func TestBadInputEnqueue(t *testing.T) {
 				return err
 			}, hopper.ErrInvalidJob, "allowed: printable ASCII, no spaces"},
 			{"kind with a control character", func() error {
-				_, err := store.Enqueue(ctx, []*hopper.NewJob{{ID: "k", Queue: "enq", Kind: "a\tb", Args: []byte{0xc0}}})
+				_, err := st.Enqueue(ctx, []*store.NewJob{{ID: "k", Queue: "enq", Kind: "a\tb", Args: []byte{0xc0}}})
 				return err
 			}, hopper.ErrInvalidJob, "without control characters"},
 		}
@@ -267,12 +268,12 @@ func TestBadInputEnqueue(t *testing.T) {
 				}
 			})
 		}
-		st, err := store.QueueStats(ctx, "enq")
+		qs, err := hopper.NewInspector(st).QueueStats(ctx, "enq")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Counts != (hopper.StateCounts{}) {
-			t.Errorf("rejected jobs left %+v in the queue, want nothing", st.Counts)
+		if qs.Counts != (hopper.StateCounts{}) {
+			t.Errorf("rejected jobs left %+v in the queue, want nothing", qs.Counts)
 		}
 
 		t.Run("args exactly at MaxArgsBytes are stored whole", func(t *testing.T) {
@@ -285,16 +286,16 @@ func TestBadInputEnqueue(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Enqueue of %d bytes with a limit of 1000: %v", len(mustEncode(t, a)), err)
 			}
-			rec := getJob(t, store, "enq", info.ID)
+			rec := getJob(t, st, "enq", info.ID)
 			if !bytes.Equal(rec.Args, mustEncode(t, a)) {
 				t.Errorf("stored %d bytes of args, want the %d encoded", len(rec.Args), len(mustEncode(t, a)))
 			}
 		})
 		t.Run("unicode kind is accepted", func(t *testing.T) {
-			if _, err := store.Enqueue(ctx, []*hopper.NewJob{{ID: "kind-u", Queue: "enq", Kind: "メール送信", Args: []byte{0xc0}}}); err != nil {
+			if _, err := st.Enqueue(ctx, []*store.NewJob{{ID: "kind-u", Queue: "enq", Kind: "メール送信", Args: []byte{0xc0}}}); err != nil {
 				t.Fatal(err)
 			}
-			if rec := getJob(t, store, "enq", "kind-u"); rec == nil || rec.Kind != "メール送信" {
+			if rec := getJob(t, st, "enq", "kind-u"); rec == nil || rec.Kind != "メール送信" {
 				t.Errorf("stored %+v, want kind メール送信", rec)
 			}
 		})
@@ -319,14 +320,14 @@ func TestBadInputQueueNames(t *testing.T) {
 	}
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := context.Background()
-		store := open()
-		client := hopper.NewClient(store, nil)
+		st := open()
+		client := hopper.NewClient(st, nil)
 		for name, q := range bad {
 			t.Run(name, func(t *testing.T) {
 				if err := hopper.ValidateQueue(q); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("ValidateQueue(%q) = %v, want ErrInvalidQueue", q, err)
 				}
-				if _, err := store.Enqueue(ctx, []*hopper.NewJob{{ID: "x", Queue: q, Kind: "bad", Args: []byte{0xc0}}}); !errors.Is(err, hopper.ErrInvalidQueue) {
+				if _, err := st.Enqueue(ctx, []*store.NewJob{{ID: "x", Queue: q, Kind: "bad", Args: []byte{0xc0}}}); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("Store.Enqueue into %q: %v, want ErrInvalidQueue", q, err)
 				}
 				if q != "" { // an empty EnqueueOpts.Queue means the client's default queue
@@ -334,16 +335,16 @@ func TestBadInputQueueNames(t *testing.T) {
 						t.Errorf("Enqueue into %q: %v, want ErrInvalidQueue", q, err)
 					}
 				}
-				if _, err := store.GetJob(ctx, q, "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
+				if _, err := hopper.NewInspector(st).GetJob(ctx, q, "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("GetJob in %q: %v, want ErrInvalidQueue", q, err)
 				}
-				w := hopper.NewWorker(store, &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: quietLogger()})
+				w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: quietLogger()})
 				if err := w.Run(ctx); !errors.Is(err, hopper.ErrInvalidConfig) || !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("Worker.Run on queue %q: %v, want ErrInvalidConfig wrapping ErrInvalidQueue", q, err)
 				}
 			})
 		}
-		qs, err := store.Queues(ctx)
+		qs, err := st.Queues(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,15 +359,15 @@ func TestBadInputQueueNames(t *testing.T) {
 func TestBadInputTimes(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := context.Background()
-		store := open()
-		client := hopper.NewClient(store, &hopper.ClientConfig{Queue: "times"})
+		st := open()
+		client := hopper.NewClient(st, &hopper.ClientConfig{Queue: "times"})
 		enqueue := func(t *testing.T, o *hopper.EnqueueOpts) *hopper.JobRecord {
 			t.Helper()
 			info, err := hopper.Enqueue(ctx, client, Bad{}, o)
 			if err != nil {
 				t.Fatalf("Enqueue(%+v): %v", o, err)
 			}
-			return getJob(t, store, "times", info.ID)
+			return getJob(t, st, "times", info.ID)
 		}
 		start := time.Now()
 		t.Run("negative delay runs now", func(t *testing.T) {
@@ -419,7 +420,7 @@ func TestBadInputTimes(t *testing.T) {
 			}
 			cfg := testConfig("times0")
 			cfg.JobTimeout = time.Hour
-			w := hopper.NewWorker(store, cfg)
+			w := hopper.NewWorker(st, cfg)
 			deadline := make(chan time.Duration, 1)
 			hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Other]) error {
 				d, ok := ctx.Deadline()
@@ -447,19 +448,19 @@ func TestBadInputTimes(t *testing.T) {
 func TestBadInputFinish(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := context.Background()
-		store := open()
+		st := open()
 		ack := func(id string, token uint64) error {
 			t.Helper()
-			errs, err := store.Finish(ctx, []hopper.FinishRequest{{Queue: "fin", ID: id, Token: token, Outcome: hopper.OutcomeAck}})
+			errs, err := st.Finish(ctx, []store.FinishRequest{{Queue: "fin", ID: id, Token: token, Outcome: hopper.OutcomeAck}})
 			if err != nil {
 				t.Fatalf("Finish: %v", err)
 			}
 			return errs[0]
 		}
-		if _, err := store.Enqueue(ctx, []*hopper.NewJob{{ID: "a", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}, {ID: "b", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}}); err != nil {
+		if _, err := st.Enqueue(ctx, []*store.NewJob{{ID: "a", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}, {ID: "b", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := store.Claim(ctx, hopper.ClaimRequest{Queue: "fin", Max: 2, Lease: time.Minute, WorkerID: "t"})
+		res, err := st.Claim(ctx, store.ClaimRequest{Queue: "fin", Max: 2, Lease: time.Minute, WorkerID: "t"})
 		if err != nil || len(res.Jobs) != 2 {
 			t.Fatalf("Claim: %v, %d jobs", err, len(res.Jobs))
 		}
@@ -476,7 +477,7 @@ func TestBadInputFinish(t *testing.T) {
 			if err := ack("b", tokens["b"]+1); !errors.Is(err, hopper.ErrLeaseLost) {
 				t.Errorf("got %v, want ErrLeaseLost", err)
 			}
-			if rec := getJob(t, store, "fin", "b"); rec == nil || rec.State != hopper.StateUnack {
+			if rec := getJob(t, st, "fin", "b"); rec == nil || rec.State != hopper.StateUnack {
 				t.Errorf("job b after a stale ack: %+v, want still unack", rec)
 			}
 		})

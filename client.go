@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // Defaults used when a config or option leaves a field zero.
@@ -15,8 +17,6 @@ const (
 	// DefaultMaxRetries is how many times a failed job is retried unless its
 	// options say otherwise: 25 retries, 26 attempts in all.
 	DefaultMaxRetries = 25
-	// DefaultMaxArgsBytes is the largest encoded args a Client accepts: 1 MiB.
-	DefaultMaxArgsBytes = 1 << 20
 )
 
 // ClientConfig configures a Client. The zero value (or nil) means defaults.
@@ -34,8 +34,8 @@ type ClientConfig struct {
 // Client enqueues jobs into a Store. It is safe for concurrent use; create
 // one per Store and share it.
 type Client struct {
-	store Store
-	cfg   ClientConfig
+	st  Store
+	cfg ClientConfig
 
 	mu      sync.Mutex // serialises Use
 	mws     []EnqueueMiddleware
@@ -45,11 +45,11 @@ type Client struct {
 // NewClient returns a Client that enqueues into store. A nil cfg means
 // defaults. It panics if store is nil or cfg has a field out of range, since
 // both are programming errors.
-func NewClient(store Store, cfg *ClientConfig) *Client {
-	if store == nil {
+func NewClient(st Store, cfg *ClientConfig) *Client {
+	if st == nil {
 		panic("hopper: NewClient with a nil Store")
 	}
-	c := &Client{store: store}
+	c := &Client{st: st}
 	if cfg != nil {
 		c.cfg = *cfg
 	}
@@ -71,13 +71,13 @@ func NewClient(store Store, cfg *ClientConfig) *Client {
 	if c.cfg.MaxArgsBytes == 0 {
 		c.cfg.MaxArgsBytes = DefaultMaxArgsBytes
 	}
-	f := EnqueueFunc(store.Enqueue)
+	f := EnqueueFunc(st.Enqueue)
 	c.enqueue.Store(&f)
 	return c
 }
 
 // Store returns the store the client enqueues into.
-func (c *Client) Store() Store { return c.store }
+func (c *Client) Store() Store { return c.st }
 
 // Use adds enqueue middleware, the first outermost, after any added before.
 // It is safe to call at any time; calls already under way keep the chain
@@ -86,7 +86,7 @@ func (c *Client) Use(mws ...EnqueueMiddleware) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mws = append(c.mws, mws...)
-	f := EnqueueFunc(c.store.Enqueue)
+	f := EnqueueFunc(c.st.Enqueue)
 	for i := len(c.mws) - 1; i >= 0; i-- {
 		f = c.mws[i](f)
 	}
@@ -96,7 +96,7 @@ func (c *Client) Use(mws ...EnqueueMiddleware) {
 // EnqueueJobs stores already encoded jobs through the client's middleware.
 // Most callers use Enqueue or EnqueueMany; this is for tools that move jobs
 // between stores or enqueue kinds they have no Go type for.
-func (c *Client) EnqueueJobs(ctx context.Context, jobs []*NewJob) ([]EnqueueResult, error) {
+func (c *Client) EnqueueJobs(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
@@ -105,7 +105,7 @@ func (c *Client) EnqueueJobs(ctx context.Context, jobs []*NewJob) ([]EnqueueResu
 		return nil, fmt.Errorf("hopper: enqueue: %w", err)
 	}
 	if len(res) != len(jobs) {
-		return nil, fmt.Errorf("hopper: enqueue: store returned %d results for %d jobs", len(res), len(jobs))
+		return nil, fmt.Errorf("hopper: enqueue: st returned %d results for %d jobs", len(res), len(jobs))
 	}
 	return res, nil
 }

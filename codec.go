@@ -8,11 +8,6 @@ import (
 	"github.com/hopperq/hopper/internal/msgpackguard"
 )
 
-// MaxArgsDepth is how deep arrays and maps may nest in encoded args (a
-// struct counts as one level, as it encodes to a map). Deeper args fail
-// at enqueue with ErrInvalidJob.
-const MaxArgsDepth = msgpackguard.MaxDepth
-
 // encodeArgs encodes job arguments with msgpack. Structs are encoded as maps
 // keyed by field name (or msgpack tag), so adding or removing a field stays
 // compatible with jobs already enqueued. Args nested deeper than

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // NoRetry as EnqueueOpts.MaxRetries means the job is never retried.
@@ -84,7 +86,7 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.EnqueueJobs(ctx, []*NewJob{j})
+	res, err := c.EnqueueJobs(ctx, []*store.NewJob{j})
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 		return nil, fmt.Errorf("%w: EnqueueOpts.ID given for %d jobs; IDs must be unique", ErrInvalidJob, len(args))
 	}
 	now := time.Now()
-	jobs := make([]*NewJob, len(args))
+	jobs := make([]*store.NewJob, len(args))
 	for i, a := range args {
 		j, err := c.newJob(a, opts, now)
 		if err != nil {
@@ -122,13 +124,13 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 	return infos, nil
 }
 
-func jobInfo(j *NewJob, r EnqueueResult) *JobInfo {
+func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
 	return &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate}
 }
 
 // newJob encodes args and resolves options: explicit opts, then the args'
 // own defaults, then the client's.
-func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*NewJob, error) {
+func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.NewJob, error) {
 	o := mergeOpts(args, opts)
 	kind := args.Kind()
 	b, err := encodeArgs(args)
@@ -138,7 +140,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*NewJob, e
 	if c.cfg.MaxArgsBytes > 0 && len(b) > c.cfg.MaxArgsBytes {
 		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
 	}
-	j := &NewJob{
+	j := &store.NewJob{
 		ID:         o.ID,
 		Queue:      o.Queue,
 		Kind:       kind,

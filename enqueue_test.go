@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestEnqueueStoresReadyOrPending(t *testing.T) {
@@ -69,7 +70,7 @@ func TestEnqueueIDIsIdempotent(t *testing.T) {
 			added++
 		}
 	}
-	st, err := s.QueueStats(ctx, hopper.DefaultQueue)
+	st, err := hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestEnqueueRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range qs {
-		if st, _ := s.QueueStats(ctx, q); st.Counts.Total() != 0 {
+		if st, _ := hopper.NewInspector(s).QueueStats(ctx, q); st.Counts.Total() != 0 {
 			t.Errorf("queue %q holds %d jobs after only rejected enqueues", q, st.Counts.Total())
 		}
 	}
@@ -133,7 +134,7 @@ func TestEnqueueManyIsOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.calls != 1 {
-		t.Errorf("EnqueueMany of 250 jobs made %d store calls, want 1", s.calls)
+		t.Errorf("EnqueueMany of 250 jobs made %d st calls, want 1", s.calls)
 	}
 	if len(infos) != 250 || infos[0].Queue != "batch" || infos[249].State != hopper.StateReady {
 		t.Fatalf("got %d infos, first %+v", len(infos), infos[0])
@@ -145,7 +146,7 @@ func TestEnqueueManyIsOneBatch(t *testing.T) {
 	if _, err := hopper.EnqueueMany(ctx, c, bad, &hopper.EnqueueOpts{Queue: "bad"}); !errors.Is(err, hopper.ErrArgsTooLarge) {
 		t.Errorf("EnqueueMany with one oversized job: error %v, want ErrArgsTooLarge", err)
 	}
-	if st, _ := s.QueueStats(ctx, "bad"); st.Counts.Total() != 0 {
+	if st, _ := hopper.NewInspector(s).QueueStats(ctx, "bad"); st.Counts.Total() != 0 {
 		t.Errorf("a rejected batch stored %d jobs, want none", st.Counts.Total())
 	}
 }
@@ -156,7 +157,7 @@ type countingStore struct {
 	calls int
 }
 
-func (s *countingStore) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+func (s *countingStore) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	s.calls++
 	return s.Store.Enqueue(ctx, jobs)
 }
@@ -222,7 +223,7 @@ func TestClientMiddlewareSeesEveryBatch(t *testing.T) {
 	var order []string
 	mw := func(name string) hopper.EnqueueMiddleware {
 		return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
-			return func(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+			return func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 				order = append(order, name)
 				for _, j := range jobs {
 					if j.Meta == nil {

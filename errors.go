@@ -4,39 +4,51 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
-// Sentinel errors. Match them with errors.Is; the errors returned carry more
-// detail (the queue, the job, the field).
+// Sentinel errors. Match them with errors.Is; the errors returned carry
+// more detail (the queue, the job, the field). Stores return the same
+// values (package store defines them).
 var (
-	// ErrJobNotFound: no job with that ID in that queue (or not in the state
-	// the call expected).
-	ErrJobNotFound = errors.New("hopper: job not found")
-	// ErrLeaseLost: the fencing token is no longer current. The lease expired
-	// and the job was reclaimed, released, deleted or claimed again; the late
-	// ack, nack, snooze or extend changed nothing.
-	ErrLeaseLost = errors.New("hopper: lease lost (stale token)")
-	// ErrInvalidQueue: a queue name is empty, longer than 64 bytes, or has a
-	// character other than letters, digits, '_', '.' and '-'.
-	ErrInvalidQueue = errors.New("hopper: invalid queue name")
-	// ErrInvalidState: not one of the job states, or not allowed here.
-	ErrInvalidState = errors.New("hopper: invalid job state")
-	// ErrInvalidJob: an enqueue request is malformed (bad ID, kind, retries,
-	// timeout, time); the message names the field.
-	ErrInvalidJob = errors.New("hopper: invalid job")
+	// ErrJobNotFound: no job with that ID in that queue (or not in the
+	// state the call expected).
+	ErrJobNotFound = store.ErrJobNotFound
+	// ErrLeaseLost: the fencing token is no longer current. The lease
+	// expired and the job was reclaimed, released, deleted or claimed
+	// again; the late ack, nack, snooze or extend changed nothing.
+	ErrLeaseLost = store.ErrLeaseLost
+	// ErrInvalidQueue: a queue name is empty, longer than 64 bytes, or has
+	// a character other than letters, digits, '_', '.' and '-'.
+	ErrInvalidQueue = store.ErrInvalidQueue
+	// ErrInvalidState: not one of the job states, or a state an action
+	// does not allow (requeue from unack, say).
+	ErrInvalidState = store.ErrInvalidState
+	// ErrInvalidJob: an enqueue request is malformed (bad ID, kind,
+	// retries, timeout, time); the message names the field.
+	ErrInvalidJob = store.ErrInvalidJob
+	// ErrInvalidConfig: a configuration field or request is out of range;
+	// the message names the field.
+	ErrInvalidConfig = store.ErrInvalidConfig
+	// ErrCancelled: the job was cancelled (Inspector.Cancel). It is the
+	// cause of a running job's context when that happens.
+	ErrCancelled = store.ErrCancelled
 	// ErrArgsTooLarge: the encoded args exceed ClientConfig.MaxArgsBytes.
 	ErrArgsTooLarge = errors.New("hopper: args too large")
 	// ErrUnknownKind: no handler is registered for the job's kind. The job
 	// goes to garbage with this error.
 	ErrUnknownKind = errors.New("hopper: no handler for kind")
-	// ErrDecode: the job's args could not be decoded into the handler's type.
-	// The job goes to garbage with this error.
+	// ErrDecode: the job's args could not be decoded into the handler's
+	// type. The job goes to garbage with this error.
 	ErrDecode = errors.New("hopper: cannot decode args")
-	// ErrInvalidConfig: a configuration field is out of range; the message
-	// names the field.
-	ErrInvalidConfig = errors.New("hopper: invalid config")
-	// ErrCancelled: the job was cancelled with Store.Cancel while running.
-	ErrCancelled = errors.New("hopper: job cancelled")
+	// ErrShutdown is the cause of an attempt's context when the worker
+	// shuts down and the attempt did not finish within ShutdownTimeout.
+	// The job is handed back (OutcomeRelease), not counted as a failure.
+	ErrShutdown = errors.New("hopper: worker shutting down")
+	// ErrNotSupported: the store does not implement what was asked (an
+	// Inspector on a store without store.Admin).
+	ErrNotSupported = errors.New("hopper: not supported by this store")
 )
 
 // Permanent wraps err so that the job goes to garbage at once, without retry.
@@ -84,25 +96,7 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// MaxQueueNameLen is the longest queue name allowed, in bytes.
-const MaxQueueNameLen = 64
-
 // ValidateQueue returns nil for a valid queue name: 1 to 64 bytes of ASCII
 // letters, digits, '_', '.' and '-'. Otherwise it returns an error wrapping
 // ErrInvalidQueue that says what is wrong.
-func ValidateQueue(name string) error {
-	if name == "" {
-		return fmt.Errorf("%w: empty", ErrInvalidQueue)
-	}
-	if len(name) > MaxQueueNameLen {
-		return fmt.Errorf("%w: %d bytes, at most %d", ErrInvalidQueue, len(name), MaxQueueNameLen)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
-			continue
-		}
-		return fmt.Errorf("%w: %q has %q at byte %d (allowed: letters, digits, '_', '.', '-')", ErrInvalidQueue, name, name[i:i+1], i)
-	}
-	return nil
-}
+func ValidateQueue(name string) error { return store.ValidateQueue(name) }

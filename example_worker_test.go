@@ -116,7 +116,7 @@ func ExampleWorker_Use() {
 // waitFor polls the store until the job reaches state (an example helper).
 func waitFor(s hopper.Store, id string, state hopper.JobState) *hopper.JobRecord {
 	for {
-		rec, err := s.GetJob(context.Background(), hopper.DefaultQueue, id)
+		rec, err := hopper.NewInspector(s).GetJob(context.Background(), hopper.DefaultQueue, id)
 		if err == nil && rec.State == state {
 			return rec
 		}

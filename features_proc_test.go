@@ -129,7 +129,7 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 		}
 	}
 	t.Logf("window ticks handled by %d of the 5 processes", len(pids))
-	st, err := p.store.QueueStats(t.Context(), "ticks")
+	st, err := hopper.NewInspector(p.store).QueueStats(t.Context(), "ticks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 			t.Fatalf("round %d: %d of 100 enqueues created a job (want 1); IDs reported and how often: %v", r, len(created), ids)
 		}
 		id := created[0].Job
-		st, err := p.store.QueueStats(t.Context(), "uniq")
+		st, err := hopper.NewInspector(p.store).QueueStats(t.Context(), "uniq")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 func TestProcGlobalConcurrencyLimit(t *testing.T) {
 	p := newProcSetup(t)
 	ctx := t.Context()
-	if err := p.store.SetQueueConfig(ctx, "capped", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "capped", hopper.QueueConfig{MaxRunning: 3}); err != nil {
 		t.Fatal(err)
 	}
 	p.start(4, childSpec{Role: roleCapped, Queue: "capped", Concurrency: 5,
@@ -282,7 +282,7 @@ func TestProcGlobalConcurrencyLimit(t *testing.T) {
 func TestProcRateLimit(t *testing.T) {
 	p := newProcSetup(t)
 	ctx := t.Context()
-	if err := p.store.SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
+	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	p.start(3, childSpec{Role: roleLimited, Queue: "limited", Concurrency: 20})

@@ -16,7 +16,7 @@ func TestGlobalConcurrencyLimitAcrossWorkers(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := t.Context()
 		admin := open()
-		if err := admin.SetQueueConfig(ctx, "capped", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+		if err := hopper.NewInspector(admin).SetQueueConfig(ctx, "capped", hopper.QueueConfig{MaxRunning: 3}); err != nil {
 			t.Fatal(err)
 		}
 		var running, peak, done atomic.Int32
@@ -62,7 +62,7 @@ func TestRateLimitAcrossWorkers(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := t.Context()
 		admin := open()
-		if err := admin.SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
+		if err := hopper.NewInspector(admin).SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
 			t.Fatal(err)
 		}
 		var mu sync.Mutex
@@ -197,7 +197,7 @@ func TestCancelRunningJobFromAnotherProcess(t *testing.T) {
 		}
 		<-started
 		at := time.Now()
-		if st, err := other.Cancel(ctx, "jobs", info.ID); err != nil || st != hopper.StateUnack {
+		if st, err := hopper.NewInspector(other).Cancel(ctx, "jobs", info.ID); err != nil || st != hopper.StateUnack {
 			t.Fatalf("Cancel = %v, %v; want the job found running", st, err)
 		}
 		t.Logf("handler's context cancelled %v after Store.Cancel", (<-stopped).Sub(at))

@@ -87,7 +87,7 @@ func testConfig(queues ...string) *hopper.WorkerConfig {
 // jobState returns the job's record, or nil when it is gone.
 func getJob(t *testing.T, s hopper.Store, queue, id string) *hopper.JobRecord {
 	t.Helper()
-	rec, err := s.GetJob(context.Background(), queue, id)
+	rec, err := hopper.NewInspector(s).GetJob(context.Background(), queue, id)
 	if errors.Is(err, hopper.ErrJobNotFound) {
 		return nil
 	}

@@ -1,6 +1,10 @@
 package hopper
 
-import "context"
+import (
+	"context"
+
+	"github.com/hopperq/hopper/store"
+)
 
 // Handler runs one attempt of a job. The error it returns decides the
 // outcome: nil acks, Permanent sends to garbage, Snooze postpones, any other
@@ -28,7 +32,7 @@ type Middleware func(Handler) Handler
 
 // EnqueueFunc stores jobs; it is what enqueue middleware wraps. The last one
 // in the chain is the Store's Enqueue.
-type EnqueueFunc func(ctx context.Context, jobs []*NewJob) ([]EnqueueResult, error)
+type EnqueueFunc func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error)
 
 // EnqueueMiddleware wraps the enqueue path of a Client: it may add metadata
 // (such as trace context) to the jobs, observe results, or refuse. Registered

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // PeriodicJob enqueues a job on a schedule. Every process may run the same
@@ -36,7 +38,7 @@ type PeriodicJob struct {
 
 // periodicRun runs the periodic jobs of one Scheduler.
 type periodicRun struct {
-	store  Store
+	st     Store
 	client *Client
 	jobs   []PeriodicJob
 	log    *slog.Logger
@@ -47,7 +49,7 @@ func (c *SchedulerConfig) validatePeriodic() error {
 	seen := map[string]bool{}
 	for i, p := range c.Periodic {
 		field := fmt.Sprintf("SchedulerConfig.Periodic[%d]", i)
-		if err := ValidateID(p.Name); err != nil {
+		if err := store.ValidateID(p.Name); err != nil {
 			return fmt.Errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
 		}
 		if p.Schedule == nil || p.Args == nil {
@@ -73,7 +75,7 @@ func (r *periodicRun) run(ctx context.Context) {
 		next[i] = p.Schedule.Next(now)
 		infos[i] = ScheduleInfo{Name: p.Name, Spec: p.Schedule.String(), Queue: r.queueOf(p), Kind: p.Args.Kind(), Next: next[i]}
 	}
-	if err := r.store.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
+	if err := r.st.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
 		r.log.Warn("hopper: registering periodic schedules failed", slog.Any("error", err))
 	}
 	r.catchUp(ctx, now)
@@ -119,7 +121,7 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 			continue
 		}
 		if last == nil {
-			infos, err := r.store.Schedules(ctx)
+			infos, err := r.st.Schedules(ctx)
 			if err != nil {
 				r.log.Warn("hopper: reading periodic schedules for catch-up failed", slog.Any("error", err))
 				return
@@ -154,7 +156,7 @@ func (r *periodicRun) fire(ctx context.Context, p PeriodicJob, tick time.Time) {
 			return
 		}
 		j.Schedule, j.Tick, j.RunAt = p.Name, tick, tick
-		_, err = r.client.EnqueueJobs(ctx, []*NewJob{j})
+		_, err = r.client.EnqueueJobs(ctx, []*store.NewJob{j})
 		if err == nil || ctx.Err() != nil {
 			return
 		}

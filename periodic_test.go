@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestEveryIsAlignedToTheEpoch(t *testing.T) {
@@ -131,11 +132,11 @@ func TestPeriodicCatchUp(t *testing.T) {
 	hourly := hopper.Every(time.Hour)
 	// A tick recorded three hours ago: the ticks since were missed.
 	last := time.Now().Truncate(time.Hour).Add(-3 * time.Hour)
-	if _, err := s.Enqueue(ctx, []*hopper.NewJob{{ID: "old", Queue: "default", Kind: "tick", Args: []byte{0x80},
+	if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "old", Queue: "default", Kind: "tick", Args: []byte{0x80},
 		Schedule: "report", Tick: last, RunAt: last}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Delete(ctx, "default", hopper.StateReady, nil); err != nil {
+	if _, err := hopper.NewInspector(s).Delete(ctx, "default", hopper.StateReady, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, catchUp := range []bool{false, true} {
@@ -149,7 +150,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		if catchUp {
 			var page hopper.JobPage
 			eventually(t, 5*time.Second, "the missed tick enqueued", func() bool {
-				page, _ = s.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+				page, _ = hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
 				return len(page.Jobs) == 1
 			})
 			if want := time.Now().Truncate(time.Hour); !page.Jobs[0].RunAt.Equal(want) {
@@ -168,7 +169,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !catchUp {
-			if st, _ := s.QueueStats(ctx, "default"); st.Counts.Total() != 0 {
+			if st, _ := hopper.NewInspector(s).QueueStats(ctx, "default"); st.Counts.Total() != 0 {
 				t.Errorf("without CatchUp a missed tick was enqueued: %+v", st.Counts)
 			}
 		}

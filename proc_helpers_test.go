@@ -274,7 +274,7 @@ func childCanceller(ctx context.Context, s childSpec, store hopper.Store, cmds <
 			return fmt.Errorf("command %q: want cancel <id>", cmd)
 		}
 		at := time.Now()
-		st, err := store.Cancel(ctx, s.Queue, id)
+		st, err := hopper.NewInspector(store).Cancel(ctx, s.Queue, id)
 		e := procEvent{Ev: "cancelled", At: at, Job: id, State: st}
 		if err != nil {
 			e.Ev, e.Err = "error", err.Error()

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // SchedulerConfig configures a Scheduler. A nil config, and every zero field,
@@ -96,17 +98,17 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 // schedulers may run at once on the same queues: each transition is atomic
 // in the store, so they never conflict, they only share the work.
 type Scheduler struct {
-	store Store
-	cfg   SchedulerConfig
+	st  Store
+	cfg SchedulerConfig
 }
 
 // NewScheduler returns a Scheduler for store. A nil cfg means defaults.
 // Configuration errors are reported by Run.
-func NewScheduler(store Store, cfg *SchedulerConfig) *Scheduler {
-	if store == nil {
+func NewScheduler(st Store, cfg *SchedulerConfig) *Scheduler {
+	if st == nil {
 		panic("hopper: NewScheduler with a nil Store")
 	}
-	s := &Scheduler{store: store}
+	s := &Scheduler{st: st}
 	if cfg != nil {
 		s.cfg = *cfg
 	}
@@ -121,17 +123,17 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r := &schedRun{store: s.store, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}}
+	r := &schedRun{st: s.st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}}
 	if len(cfg.Periodic) > 0 {
 		client := cfg.Client
 		if client == nil {
-			client = NewClient(s.store, nil)
+			client = NewClient(s.st, nil)
 		}
 		now := cfg.Now
 		if now == nil {
 			now = time.Now
 		}
-		p := &periodicRun{store: s.store, client: client, jobs: cfg.Periodic, log: cfg.Logger, now: now}
+		p := &periodicRun{st: s.st, client: client, jobs: cfg.Periodic, log: cfg.Logger, now: now}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -143,7 +145,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 type schedRun struct {
-	store  Store
+	st     Store
 	cfg    SchedulerConfig
 	queues atomic.Pointer[[]string]
 	// watched are the queues watch waits on: those whose last Maintain
@@ -208,7 +210,7 @@ func (r *schedRun) run(ctx context.Context) error {
 
 // maintain runs one Maintain call on q and schedules its next pass.
 func (r *schedRun) maintain(ctx context.Context, q string) {
-	res, err := r.store.Maintain(ctx, q, MaintainOptions{
+	res, err := r.st.Maintain(ctx, q, store.MaintainOptions{
 		Batch:           r.cfg.Batch,
 		GarbageMaxAge:   r.cfg.GarbageMaxAge,
 		GarbageMaxCount: r.cfg.GarbageMaxCount,
@@ -280,7 +282,7 @@ func (r *schedRun) watch(ctx context.Context, signal chan<- struct{}, passed <-c
 			}
 			continue
 		}
-		err := r.store.WaitSchedule(ctx, qs, r.cfg.MaxSleep)
+		err := r.st.WaitSchedule(ctx, qs, r.cfg.MaxSleep)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -323,7 +325,7 @@ func (r *schedRun) refreshQueues(ctx context.Context, force bool) {
 		return
 	}
 	r.listed = time.Now()
-	qs, err := r.store.Queues(ctx)
+	qs, err := r.st.Queues(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: listing queues failed", slog.Any("error", err))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // maintainFails is a Store whose Maintain always fails, as when Redis
@@ -18,9 +19,9 @@ type maintainFails struct {
 	maintains, waits atomic.Int64
 }
 
-func (s *maintainFails) Maintain(context.Context, string, hopper.MaintainOptions) (hopper.MaintainResult, error) {
+func (s *maintainFails) Maintain(context.Context, string, store.MaintainOptions) (store.MaintainResult, error) {
 	s.maintains.Add(1)
-	return hopper.MaintainResult{}, errors.New("maintain refused")
+	return store.MaintainResult{}, errors.New("maintain refused")
 }
 
 func (s *maintainFails) WaitSchedule(ctx context.Context, qs []string, d time.Duration) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // busyStore signals a schedule change on every wait and always reports more
@@ -21,9 +22,9 @@ func (s *busyStore) WaitSchedule(ctx context.Context, _ []string, _ time.Duratio
 	return ctx.Err()
 }
 
-func (s *busyStore) Maintain(ctx context.Context, q string, o hopper.MaintainOptions) (hopper.MaintainResult, error) {
+func (s *busyStore) Maintain(ctx context.Context, q string, o store.MaintainOptions) (store.MaintainResult, error) {
 	s.maintains.Add(1)
-	return hopper.MaintainResult{More: true}, nil
+	return store.MaintainResult{More: true}, nil
 }
 
 func TestSchedulerSurvivesTimerAndSignalRacing(t *testing.T) {
@@ -44,7 +45,8 @@ func TestSchedulerSurvivesTimerAndSignalRacing(t *testing.T) {
 // promoted once, after it is due, with no pass in between.
 func TestSchedulerSleepsUntilDue(t *testing.T) {
 	ctx := t.Context()
-	s := &countingMaintain{Store: newStore()}
+	ms := newStore()
+	s := &countingMaintain{Store: ms}
 	c := hopper.NewClient(s, nil)
 	info, err := hopper.Enqueue(ctx, c, Echo{}, &hopper.EnqueueOpts{Delay: 300 * time.Millisecond})
 	if err != nil {
@@ -55,7 +57,7 @@ func TestSchedulerSleepsUntilDue(t *testing.T) {
 	go hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"default"}, MaxSleep: time.Minute}).Run(runCtx)
 	var rec *hopper.JobRecord
 	eventually(t, 5*time.Second, "job promoted", func() bool {
-		rec = getJob(t, s, "default", info.ID)
+		rec = getJob(t, ms, "default", info.ID)
 		return rec.State == hopper.StateReady
 	})
 	// One pass at start (nothing due), then at the due time one from the
@@ -73,7 +75,7 @@ type countingMaintain struct {
 	calls atomic.Int64
 }
 
-func (s *countingMaintain) Maintain(ctx context.Context, q string, o hopper.MaintainOptions) (hopper.MaintainResult, error) {
+func (s *countingMaintain) Maintain(ctx context.Context, q string, o store.MaintainOptions) (store.MaintainResult, error) {
 	s.calls.Add(1)
 	return s.Store.Maintain(ctx, q, o)
 }

@@ -17,8 +17,8 @@ import (
 // Register handlers with Handle and middleware with Use before Run. A Worker
 // runs once at a time; after Run returns it may run again.
 type Worker struct {
-	store Store
-	cfg   WorkerConfig
+	st  Store
+	cfg WorkerConfig
 
 	mu       sync.Mutex
 	handlers map[string]Handler
@@ -33,7 +33,7 @@ func NewWorker(store Store, cfg *WorkerConfig) *Worker {
 	if store == nil {
 		panic("hopper: NewWorker with a nil Store")
 	}
-	w := &Worker{store: store, handlers: map[string]Handler{}}
+	w := &Worker{st: store, handlers: map[string]Handler{}}
 	if cfg != nil {
 		w.cfg = *cfg
 	}
@@ -115,7 +115,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("%w: no handlers registered (use hopper.Handle)", ErrInvalidConfig)
 	}
 	w.running = true
-	r := newWorkerRun(w.store, cfg, w.handlers, w.mws)
+	r := newWorkerRun(w.st, cfg, w.handlers, w.mws)
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()

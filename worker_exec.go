@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // Why an attempt's context was cancelled by the worker. stopReturned latches
@@ -235,9 +237,9 @@ func recoverHandler(h Handler) Handler {
 
 // finishRequest turns a handler's result into the store call that ends the
 // attempt; nil when the lease is lost and there is nothing to tell the store.
-func (r *workerRun) finishRequest(a *attempt, err error) *FinishRequest {
+func (r *workerRun) finishRequest(a *attempt, err error) *store.FinishRequest {
 	rec := a.rec
-	req := &FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err)}
+	req := &store.FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err)}
 	switch req.Outcome {
 	case OutcomeAck:
 		a.mu.Lock()

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // idleWait bounds one wait for ready jobs. The store wakes the worker as soon
@@ -75,7 +77,7 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 // backlog is claimed at once rather than after the wait's timeout.
 func (r *workerRun) waitReady(ctx context.Context, queues []string, wait time.Duration, capped bool) error {
 	if !capped {
-		return r.store.WaitReady(ctx, queues, wait)
+		return r.st.WaitReady(ctx, queues, wait)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -86,7 +88,7 @@ func (r *workerRun) waitReady(ctx context.Context, queues []string, wait time.Du
 		case <-wctx.Done():
 		}
 	}()
-	err := r.store.WaitReady(wctx, queues, wait)
+	err := r.st.WaitReady(wctx, queues, wait)
 	if ctx.Err() == nil && wctx.Err() != nil {
 		return nil // a slot freed: claim again
 	}
@@ -109,7 +111,7 @@ func (r *workerRun) claimRound(ctx context.Context, order []int, want int, waitO
 		}
 		waitOn = append(waitOn, r.queues[qi])
 		sent := time.Now()
-		res, err := r.store.Claim(ctx, ClaimRequest{Queue: r.queues[qi], Max: n, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
+		res, err := r.st.Claim(ctx, store.ClaimRequest{Queue: r.queues[qi], Max: n, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
 		if err != nil {
 			return claimed, 0, waitOn, err
 		}

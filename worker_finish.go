@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // maxFinishBatch caps how many outcomes one Store.Finish call carries.
@@ -46,7 +48,7 @@ func (f *finisher) beginClosing() {
 
 type finishItem struct {
 	a   *attempt
-	req *FinishRequest
+	req *store.FinishRequest
 }
 
 func newFinisher(r *workerRun) *finisher {
@@ -55,7 +57,7 @@ func newFinisher(r *workerRun) *finisher {
 
 // add queues an outcome. The attempt stays in the worker's active set, so
 // its lease keeps being renewed, until the store has confirmed it.
-func (f *finisher) add(a *attempt, req *FinishRequest) {
+func (f *finisher) add(a *attempt, req *store.FinishRequest) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
@@ -105,12 +107,12 @@ func (f *finisher) loop() {
 // closing it gives up when finalFlushTimeout has passed since it began
 // closing: one deadline for every batch still queued.
 func (f *finisher) flush(batch []finishItem) {
-	reqs := make([]FinishRequest, len(batch))
+	reqs := make([]store.FinishRequest, len(batch))
 	for i, it := range batch {
 		reqs[i] = *it.req
 	}
 	for try := 0; ; try++ {
-		errs, err := f.r.store.Finish(context.Background(), reqs)
+		errs, err := f.r.st.Finish(context.Background(), reqs)
 		if err == nil && len(errs) == len(reqs) {
 			for i, e := range errs {
 				f.report(batch[i], e)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // finishFails is a Store whose Finish always fails, as a store that went
@@ -18,7 +20,7 @@ type finishFails struct {
 	calls int
 }
 
-func (s *finishFails) Finish(context.Context, []FinishRequest) ([]error, error) {
+func (s *finishFails) Finish(context.Context, []store.FinishRequest) ([]error, error) {
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
@@ -37,8 +39,8 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &finishFails{}
-	r := newWorkerRun(store, cfg, nil, nil)
+	fs := &finishFails{}
+	r := newWorkerRun(fs, cfg, nil, nil)
 	go r.fin.loop()
 
 	var added sync.WaitGroup
@@ -47,7 +49,7 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 		r.mu.Lock()
 		r.active[a] = struct{}{}
 		r.mu.Unlock()
-		added.Go(func() { r.fin.add(a, &FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: OutcomeAck}) })
+		added.Go(func() { r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: OutcomeAck}) })
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
@@ -58,9 +60,9 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 		}
 	}
 	calls := func() int {
-		store.mu.Lock()
-		defer store.mu.Unlock()
-		return store.calls
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return fs.calls
 	}
 	// One outcome in a flush that keeps failing, then more than the queue
 	// holds (2×Concurrency = 2): the last ones block in add.
@@ -94,8 +96,8 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	}
 	r := newWorkerRun(&finishFails{}, cfg, nil, nil)
 	a := &attempt{rec: &JobRecord{Queue: "q", ID: "a"}}
-	r.fin.report(finishItem{a, &FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeAck}}, ErrJobNotFound)
-	r.fin.report(finishItem{a, &FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeRetry}}, ErrJobNotFound)
+	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeAck}}, ErrJobNotFound)
+	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeRetry}}, ErrJobNotFound)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])

@@ -22,7 +22,7 @@ func (r *workerRun) heartbeatLoop(ctx context.Context) {
 		case <-ctx.Done():
 			rm, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			if err := r.store.RemoveWorker(rm, r.cfg.ID); err != nil {
+			if err := r.st.RemoveWorker(rm, r.cfg.ID); err != nil {
 				r.log.Warn("hopper: removing worker record failed", slog.Any("error", err))
 			}
 			return
@@ -48,7 +48,7 @@ func (r *workerRun) heartbeat(ctx context.Context) {
 			info.Running = append(info.Running, RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: started})
 		}
 	}
-	if err := r.store.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval); err != nil && ctx.Err() == nil {
+	if err := r.st.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval); err != nil && ctx.Err() == nil {
 		r.log.Warn("hopper: worker heartbeat failed", slog.Any("error", err))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // leaseInterval is how often the worker renews leases and looks for
@@ -37,12 +39,12 @@ func (r *workerRun) leaseLoop(ctx context.Context) {
 }
 
 func (r *workerRun) extend(ctx context.Context, held []*attempt) {
-	refs := make([]LeaseRef, len(held))
+	refs := make([]store.LeaseRef, len(held))
 	for i, a := range held {
-		refs[i] = LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
+		refs[i] = store.LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
 	}
 	sent := time.Now()
-	st, err := r.store.Extend(ctx, refs, r.cfg.Lease)
+	st, err := r.st.Extend(ctx, refs, r.cfg.Lease)
 	if err != nil || len(st) != len(refs) {
 		if ctx.Err() == nil {
 			r.log.Error("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
@@ -54,7 +56,7 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 
 // applyLeases acts on what Extend, sent at sent, found: a renewed lease
 // moves the attempt's leaseUntil, a lost one or a cancellation stops it.
-func (r *workerRun) applyLeases(held []*attempt, st []LeaseStatus, sent time.Time) {
+func (r *workerRun) applyLeases(held []*attempt, st []store.LeaseStatus, sent time.Time) {
 	now := time.Now()
 	until := sent.Add(r.cfg.Lease).UnixNano()
 	for i, s := range st {
@@ -78,7 +80,7 @@ func (r *workerRun) applyLeases(held []*attempt, st []LeaseStatus, sent time.Tim
 func (r *workerRun) confirmLease(a *attempt) {
 	held := []*attempt{a}
 	sent := time.Now()
-	st, err := r.store.Extend(r.jobBase, []LeaseRef{{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}}, r.cfg.Lease)
+	st, err := r.st.Extend(r.jobBase, []store.LeaseRef{{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}}, r.cfg.Lease)
 	if err != nil || len(st) != 1 {
 		r.log.Warn("hopper: could not confirm the lease of a job that waited past it; running it",
 			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID), slog.Any("error", err))

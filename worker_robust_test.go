@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // After more handlers ignore their context than the pool has room to
@@ -67,7 +68,7 @@ type finishDown struct {
 	down atomic.Bool
 }
 
-func (s *finishDown) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+func (s *finishDown) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
 	if s.down.Load() {
 		return nil, errors.New("store unreachable")
 	}
@@ -79,7 +80,8 @@ func (s *finishDown) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([
 // the outcomes (their jobs come back when their leases expire).
 func TestWorkerStopsWhileStoreRefusesOutcomes(t *testing.T) {
 	ctx := t.Context()
-	s := &finishDown{Store: newStore()}
+	ms := newStore()
+	s := &finishDown{Store: ms}
 	cfg := testConfig("default")
 	cfg.Concurrency = 1
 	cfg.Prefetch = 20
@@ -100,7 +102,7 @@ func TestWorkerStopsWhileStoreRefusesOutcomes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
 	eventually(t, 10*time.Second, "one job running, twenty prefetched", func() bool {
-		st, err := s.QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(ms).QueueStats(ctx, "default")
 		return err == nil && started.Load() == 1 && st.Counts.Unack == 21
 	})
 	s.down.Store(true)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -21,7 +22,7 @@ import (
 // abandoned (it ignored its context) is replaced, so the pool keeps its
 // size.
 type workerRun struct {
-	store    Store
+	st       Store
 	cfg      WorkerConfig
 	log      *slog.Logger
 	handlers map[string]Handler
@@ -53,9 +54,9 @@ type workerRun struct {
 	host    string
 }
 
-func newWorkerRun(store Store, cfg WorkerConfig, handlers map[string]Handler, mws []Middleware) *workerRun {
+func newWorkerRun(st Store, cfg WorkerConfig, handlers map[string]Handler, mws []Middleware) *workerRun {
 	r := &workerRun{
-		store:    store,
+		st:       st,
 		cfg:      cfg,
 		log:      cfg.Logger,
 		handlers: maps.Clone(handlers),
@@ -101,7 +102,7 @@ func (r *workerRun) run(ctx context.Context) error {
 		if sc.Logger == nil {
 			sc.Logger = r.log
 		}
-		bg.Go(func() { _ = NewScheduler(r.store, &sc).Run(ctx) })
+		bg.Go(func() { _ = NewScheduler(r.st, &sc).Run(ctx) })
 	}
 	for range r.cfg.Concurrency {
 		r.pool.Go(r.executor)
@@ -136,12 +137,12 @@ func (r *workerRun) releaseWaiting() {
 }
 
 // release hands an attempt that will not run (or did not finish) back to
-// the store: ready again at once, the attempt not counted.
+// the st: ready again at once, the attempt not counted.
 func (r *workerRun) release(a *attempt) {
 	if !a.abandon() {
 		return
 	}
-	r.fin.add(a, &FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
+	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
 	r.decided(a) // after the add: see exec
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // renewalsFail is a Store whose lease renewals fail while fail is set, as
@@ -18,7 +19,7 @@ type renewalsFail struct {
 	fail atomic.Bool
 }
 
-func (s *renewalsFail) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.Duration) ([]hopper.LeaseStatus, error) {
+func (s *renewalsFail) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Duration) ([]store.LeaseStatus, error) {
 	if s.fail.Load() {
 		return nil, errors.New("store unreachable")
 	}
@@ -66,7 +67,7 @@ func TestWorkerDoesNotStartJobWhoseLeaseRanOut(t *testing.T) {
 	}
 	stopA := startWorker(t, a)
 	eventually(t, 10*time.Second, "a runs job 1 with job 2 prefetched", func() bool {
-		st, err := s.QueueStats(ctx, hopper.DefaultQueue)
+		st, err := hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
 		return err == nil && len(ranBy(1)) == 1 && st.Counts.Ready == 0 && st.Counts.Unack == 2
 	})
 

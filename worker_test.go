@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestWorkerRunsAndAcks(t *testing.T) {
@@ -119,7 +120,7 @@ func TestWorkerUnknownKindAndBadArgsGoToGarbage(t *testing.T) {
 	w := hopper.NewWorker(s, testConfig("default"))
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return nil })
 	startWorker(t, w)
-	res, err := s.Enqueue(ctx, []*hopper.NewJob{
+	res, err := s.Enqueue(ctx, []*store.NewJob{
 		{ID: "unknown", Queue: "default", Kind: "nobody_handles_this", Args: []byte{0x80}, MaxRetries: 5},
 		{ID: "garbled", Queue: "default", Kind: "echo", Args: []byte{0xc1, 0xff, 0x00}, MaxRetries: 5},
 		{ID: "wrongtype", Queue: "default", Kind: "echo", Args: []byte{0x81, 0xa1, 'n', 0xa3, 'a', 'b', 'c'}, MaxRetries: 5},
@@ -186,7 +187,7 @@ func TestWorkerConcurrencyBound(t *testing.T) {
 			eventually(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
 			var st hopper.QueueStats
 			eventually(t, 5*time.Second, "the worker holding its jobs", func() bool {
-				st, _ = s.QueueStats(ctx, "default")
+				st, _ = hopper.NewInspector(s).QueueStats(ctx, "default")
 				return st.Counts.Unack >= int64(tc.wantHeld)
 			})
 			if st.Counts.Unack != int64(tc.wantHeld) || st.Counts.Ready != int64(20-tc.wantHeld) {
@@ -371,7 +372,7 @@ func TestWorkerQueueConcurrency(t *testing.T) {
 	startWorker(t, w)
 	// 6 slots, 2 fast jobs, and slow capped at 2: 4 run, 2 slots stay free.
 	eventually(t, 5*time.Second, "4 jobs running", func() bool { return slow.Load()+fast.Load() == 4 })
-	st, err := s.QueueStats(ctx, "slow")
+	st, err := hopper.NewInspector(s).QueueStats(ctx, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestWorkerCancelRunningJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if st, err := s.Cancel(ctx, "default", info.ID); err != nil || st != hopper.StateUnack {
+	if st, err := hopper.NewInspector(s).Cancel(ctx, "default", info.ID); err != nil || st != hopper.StateUnack {
 		t.Fatalf("Cancel: %v, %v; want it found running", st, err)
 	}
 	var rec *hopper.JobRecord
@@ -458,14 +459,14 @@ func TestWorkerRegistersItself(t *testing.T) {
 	var ws []hopper.WorkerInfo
 	eventually(t, 5*time.Second, "worker registered", func() bool {
 		var err error
-		ws, err = s.Workers(ctx)
+		ws, err = hopper.NewInspector(s).Workers(ctx)
 		return err == nil && len(ws) == 1
 	})
 	if ws[0].ID != "worker-under-test" || ws[0].Concurrency != 4 || len(ws[0].Queues) != 2 || ws[0].PID == 0 {
 		t.Errorf("registered %+v", ws[0])
 	}
 	stop()
-	if ws, _ := s.Workers(ctx); len(ws) != 0 {
+	if ws, _ := hopper.NewInspector(s).Workers(ctx); len(ws) != 0 {
 		t.Errorf("after Run returned the registry still lists %+v", ws)
 	}
 }
@@ -550,11 +551,11 @@ func TestWorkerShutdownHandsBackPrefetchedJobs(t *testing.T) {
 	stop := startWorker(t, w)
 	<-started
 	eventually(t, 5*time.Second, "4 jobs held (1 running, 3 prefetched)", func() bool {
-		st, _ := s.QueueStats(ctx, "default")
+		st, _ := hopper.NewInspector(s).QueueStats(ctx, "default")
 		return st.Counts.Unack == 4
 	})
 	stop()
-	page, err := s.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+	page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
 	if err != nil {
 		t.Fatal(err)
 	}

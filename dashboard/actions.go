@@ -167,14 +167,14 @@ func (d *dash) bulk(r *http.Request, action, flash string, allowed func(hopper.J
 // postBulkRetry requeues the selected jobs of a state, or all of them.
 func (d *dash) postBulkRetry(r *http.Request) (outcome, error) {
 	return d.bulk(r, "retry", "requeued", canRequeue, func(q string, st hopper.JobState, ids []string) (int, error) {
-		return d.store.Requeue(r.Context(), q, st, ids)
+		return d.ins.Requeue(r.Context(), q, st, ids)
 	})
 }
 
 // postBulkDelete deletes the selected jobs of a state, or all of them.
 func (d *dash) postBulkDelete(r *http.Request) (outcome, error) {
 	return d.bulk(r, "delete", "deleted", canDelete, func(q string, st hopper.JobState, ids []string) (int, error) {
-		return d.store.Delete(r.Context(), q, st, ids)
+		return d.ins.Delete(r.Context(), q, st, ids)
 	})
 }
 
@@ -200,7 +200,7 @@ func (d *dash) postJobRetry(r *http.Request) (outcome, error) {
 	if !canRequeue(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot requeue", "The job is " + string(job.State) + ": only pending, retry, garbage and done jobs can be requeued."}
 	}
-	n, err := d.store.Requeue(r.Context(), job.Queue, job.State, []string{job.ID})
+	n, err := d.ins.Requeue(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
 	}
@@ -217,7 +217,7 @@ func (d *dash) postJobDelete(r *http.Request) (outcome, error) {
 	if !canDelete(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot delete", "The job is running: cancel it instead."}
 	}
-	n, err := d.store.Delete(r.Context(), job.Queue, job.State, []string{job.ID})
+	n, err := d.ins.Delete(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
 	}
@@ -235,7 +235,7 @@ func (d *dash) postJobCancel(r *http.Request) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	prev, err := d.store.Cancel(r.Context(), job.Queue, job.ID)
+	prev, err := d.ins.Cancel(r.Context(), job.Queue, job.ID)
 	if errors.Is(err, hopper.ErrJobNotFound) {
 		return outcome{}, &userError{http.StatusNotFound, "No such job", "The job is gone."}
 	}
@@ -252,21 +252,17 @@ func (d *dash) postPause(r *http.Request) (outcome, error) { return d.setPaused(
 // postResume resumes a queue.
 func (d *dash) postResume(r *http.Request) (outcome, error) { return d.setPaused(r, false) }
 
-// setPaused changes only the Paused field of a queue's config. The read
-// and the write are two calls: a limit changed in between by someone else
-// is overwritten with the value read.
+// setPaused pauses or resumes a queue (Inspector.Pause, Resume).
 func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	queue := r.PathValue("queue")
 	if err := hopper.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	st, err := d.store.QueueStats(r.Context(), queue)
-	if err != nil {
-		return outcome{}, err
+	set := d.ins.Resume
+	if paused {
+		set = d.ins.Pause
 	}
-	cfg := st.Config
-	cfg.Paused = paused
-	if err := d.store.SetQueueConfig(r.Context(), queue, cfg); err != nil {
+	if err := set(r.Context(), queue); err != nil {
 		return outcome{}, err
 	}
 	to := d.home()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/store"
 )
 
 // wantRedirect fails t unless r is a 303 to a location starting with want.
@@ -146,14 +147,14 @@ func TestJobActions(t *testing.T) {
 
 		r = post(t, h, "/jobs/default/"+f.pending+"/cancel", nil)
 		wantRedirect(t, r, "/jobs/default/"+f.pending+"?flash=cancelled", "cancel waiting")
-		j, err := s.GetJob(context.Background(), "default", f.pending)
+		j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.pending)
 		if err != nil || j.State != hopper.StateGarbage || !j.Cancelled {
 			t.Errorf("cancelled waiting job: %+v, %v; want garbage, cancelled", j, err)
 		}
 
 		r = post(t, h, "/jobs/default/"+f.unack+"/cancel", nil)
 		wantRedirect(t, r, "/jobs/default/"+f.unack, "cancel running")
-		if j, err := s.GetJob(context.Background(), "default", f.unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
+		if j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
 			t.Errorf("cancelled running job: %+v, %v; want unack flagged cancelled", j, err)
 		}
 
@@ -169,14 +170,14 @@ func TestPauseResume(t *testing.T) {
 		seed(t, s)
 		ctx := context.Background()
 		limits := hopper.QueueConfig{MaxRunning: 7, RateLimit: 100, RatePeriod: 60_000_000_000}
-		if err := s.SetQueueConfig(ctx, "default", limits); err != nil {
+		if err := hopper.NewInspector(s).SetQueueConfig(ctx, "default", limits); err != nil {
 			t.Fatal(err)
 		}
 		h := newHandler(s, nil)
 
 		r := post(t, h, "/queues/default/pause", nil)
 		wantRedirect(t, r, "/?flash=paused", "pause from the overview")
-		st, err := s.QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(s).QueueStats(ctx, "default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,13 +186,13 @@ func TestPauseResume(t *testing.T) {
 		if st.Config != want {
 			t.Errorf("after pause: config %+v, want %+v (limits kept)", st.Config, want)
 		}
-		if res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "default", Max: 1, Lease: 60_000_000_000}); err != nil || len(res.Jobs) != 0 {
+		if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: 60_000_000_000}); err != nil || len(res.Jobs) != 0 {
 			t.Errorf("claim from a paused queue: %v, %v", res.Jobs, err)
 		}
 
 		r = post(t, h, "/queues/default/resume", url.Values{"return": {"garbage"}})
 		wantRedirect(t, r, "/queues/default/garbage?flash=resumed", "resume from a jobs page")
-		if st, _ := s.QueueStats(ctx, "default"); st.Config != limits {
+		if st, _ := hopper.NewInspector(s).QueueStats(ctx, "default"); st.Config != limits {
 			t.Errorf("after resume: config %+v, want %+v", st.Config, limits)
 		}
 		wantStatus(t, post(t, h, "/queues/bad%20name/pause", nil), http.StatusNotFound, "pause a bad queue name")

@@ -96,7 +96,7 @@ func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := parseSearch(r.URL.Query(), st)
-	page, err := d.store.ListJobs(r.Context(), d.listRequest(queue, st, s))
+	page, err := d.ins.ListJobs(r.Context(), d.listRequest(queue, st, s))
 	if err != nil {
 		d.jsonStoreError(w, r, "listing jobs", err)
 		return

@@ -21,6 +21,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/memstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // The browser tests drive a real headless Chromium (Debian's chromium
@@ -141,9 +142,9 @@ func newTab(t *testing.T, browser context.Context, dialogs *atomic.Int32) contex
 
 // site is a dashboard served over HTTP for a browser.
 type site struct {
-	srv   *httptest.Server
-	store hopper.Store
-	f     *fixture
+	srv *httptest.Server
+	st  hopper.Store
+	f   *fixture
 }
 
 // url returns the absolute URL of a dashboard path.
@@ -153,9 +154,9 @@ func (s *site) url(path string) string { return s.srv.URL + mountPrefix + path }
 // mounted under mountPrefix with fast live updates.
 func newSite(t *testing.T, opts *dashboard.Options) *site {
 	var offset atomic.Int64
-	store := memstore.New(memstore.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }))
-	seedHistory(t, store, &offset)
-	f := seed(t, store)
+	st := memstore.New(memstore.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }))
+	seedHistory(t, st, &offset)
+	f := seed(t, st)
 	if opts == nil {
 		opts = &dashboard.Options{}
 	}
@@ -164,10 +165,10 @@ func newSite(t *testing.T, opts *dashboard.Options) *site {
 		opts.RefreshInterval = 250 * time.Millisecond
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, newHandler(store, opts)))
+	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, newHandler(st, opts)))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &site{srv: srv, store: store, f: f}
+	return &site{srv: srv, st: st, f: f}
 }
 
 // seedHistory runs jobs through queues "mailers" and "reports" over the
@@ -191,13 +192,13 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 					t.Fatal(err)
 				}
 			}
-			res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: n, Lease: time.Hour, WorkerID: "history"})
+			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: n, Lease: time.Hour, WorkerID: "history"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reqs []hopper.FinishRequest
+			var reqs []store.FinishRequest
 			for _, j := range res.Jobs {
-				req := hopper.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
+				req := store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
 				if rng.IntN(12) == 0 {
 					req.Outcome, req.Delay = hopper.OutcomeRetry, time.Hour
 					req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "smtp: 421 try again later"}
@@ -215,7 +216,7 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.SetQueueConfig(ctx, "reports", hopper.QueueConfig{Paused: true}); err != nil {
+	if err := hopper.NewInspector(s).SetQueueConfig(ctx, "reports", hopper.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -365,7 +366,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, `.tab-garbage .pill`); got != "1" {
 			t.Errorf("garbage count %q after the retry, want 1", got)
 		}
-		if st := jobState(t, s.store, "default", id); st != hopper.StateReady {
+		if st := jobState(t, s.st, "default", id); st != hopper.StateReady {
 			t.Errorf("retried job is in %q, want ready", st)
 		}
 		screenshot(t, tab, shots, "11-after-retry")
@@ -376,7 +377,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Requeued 1 job") {
 			t.Errorf("flash %q after requeue all", got)
 		}
-		if c := counts(t, s.store, "default"); c.Garbage != 0 {
+		if c := counts(t, s.st, "default"); c.Garbage != 0 {
 			t.Errorf("garbage holds %d jobs after requeue all", c.Garbage)
 		}
 	})
@@ -392,7 +393,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 37 jobs") {
 			t.Errorf("flash %q", got)
 		}
-		if c := counts(t, s.store, "mailers"); c.Ready != 0 {
+		if c := counts(t, s.st, "mailers"); c.Ready != 0 {
 			t.Errorf("mailers holds %d ready jobs after deleting all on the page", c.Ready)
 		}
 	})
@@ -411,7 +412,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("default/ready shows %q, want 3", got)
 		}
 		doneBefore := textOf(t, tab, "[data-chart-done]")
-		c := hopper.NewClient(s.store, nil)
+		c := hopper.NewClient(s.st, nil)
 		if _, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "live"}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -419,15 +420,15 @@ func TestBrowser(t *testing.T) {
 		waitFor(t, tab, "document.querySelector('[data-total=\"ready\"]').textContent === '42'", "the ready total to become 42")
 
 		// Pausing elsewhere shows here, and a finished job moves the chart.
-		if err := s.store.SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
+		if err := hopper.NewInspector(s.st).SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.store.Claim(context.Background(), hopper.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute})
+		res, err := s.st.Claim(context.Background(), store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
 		j := res.Jobs[0]
-		if _, err := s.store.Finish(context.Background(), []hopper.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
+		if _, err := s.st.Finish(context.Background(), []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "!document.querySelector('[data-when-paused=\"critical\"]').hidden", "critical to show as paused")
@@ -489,7 +490,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 1 job") {
 			t.Errorf("flash %q", got)
 		}
-		if st := jobState(t, s.store, "default", s.f.garbage[0]); st != "" {
+		if st := jobState(t, s.st, "default", s.f.garbage[0]); st != "" {
 			t.Errorf("the job deleted without JavaScript is in %q", st)
 		}
 		screenshot(t, tab, shots, "13-no-javascript")

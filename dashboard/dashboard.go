@@ -8,10 +8,11 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// dash is the dashboard's state: the store, the options and the parsed
-// templates. It is read-only after New, so every request may use it at once.
+// dash is the dashboard's state: the Inspector on the store, the options
+// and the parsed templates. It is read-only after New, so every request may
+// use it at once.
 type dash struct {
-	store hopper.Store
+	ins   *hopper.Inspector
 	cfg   config
 	pages pages
 }
@@ -52,7 +53,7 @@ func New(store hopper.Store, opts *Options) http.Handler {
 	if store == nil {
 		panic("dashboard: New with a nil Store")
 	}
-	d := &dash{store: store, cfg: opts.withDefaults()}
+	d := &dash{ins: hopper.NewInspector(store), cfg: opts.withDefaults()}
 	d.pages = d.mustParsePages()
 
 	mux := http.NewServeMux()

@@ -16,13 +16,13 @@ import (
 // The dashboard mounted under /admin/jobs of an application's own server,
 // behind basic auth, with actions turned off.
 func ExampleNew() {
-	store := memstore.New() // or redisstore.New(rdb, nil)
-	client := hopper.NewClient(store, nil)
+	rs := memstore.New() // or redisstore.New(rdb, nil)
+	client := hopper.NewClient(rs, nil)
 	if _, err := hopper.Enqueue(context.Background(), client, reportArgs{Month: "2026-11"}, nil); err != nil {
 		log.Fatal(err)
 	}
 
-	dash := dashboard.New(store, &dashboard.Options{
+	dash := dashboard.New(rs, &dashboard.Options{
 		Prefix:    "/admin/jobs",
 		ReadOnly:  true,
 		BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "change me"},

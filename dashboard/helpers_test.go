@@ -19,6 +19,7 @@ import (
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -107,22 +108,22 @@ func seed(t *testing.T, s hopper.Store) *fixture {
 	}
 	claim := func(id string) *hopper.JobRecord {
 		t.Helper()
-		res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
+		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
 		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != id {
 			t.Fatalf("Claim: got %v, %v; want job %s", res.Jobs, err, id)
 		}
 		return res.Jobs[0]
 	}
-	finish := func(j *hopper.JobRecord, req hopper.FinishRequest) {
+	finish := func(j *hopper.JobRecord, req store.FinishRequest) {
 		t.Helper()
 		req.Queue, req.ID, req.Token = j.Queue, j.ID, j.Token
-		errs, err := s.Finish(ctx, []hopper.FinishRequest{req})
+		errs, err := s.Finish(ctx, []store.FinishRequest{req})
 		if err != nil || errs[0] != nil {
 			t.Fatalf("Finish(%s, %v): %v %v", j.ID, req.Outcome, err, errs)
 		}
 	}
 	fail := func(j *hopper.JobRecord, outcome hopper.Outcome, delay time.Duration) {
-		finish(j, hopper.FinishRequest{Outcome: outcome, Delay: delay,
+		finish(j, store.FinishRequest{Outcome: outcome, Delay: delay,
 			Error: &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: garbageError, Stack: stackText}})
 	}
 
@@ -139,7 +140,7 @@ func seed(t *testing.T, s hopper.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finish(claim(f.done), hopper.FinishRequest{Outcome: hopper.OutcomeAck, Result: result, Retention: time.Hour})
+	finish(claim(f.done), store.FinishRequest{Outcome: hopper.OutcomeAck, Result: result, Retention: time.Hour})
 
 	f.unack = enqueue(reportArgs{Month: "2026-09"}, nil)
 	running := claim(f.unack)
@@ -273,7 +274,7 @@ func wantLacks(t *testing.T, body, what string, subs ...string) {
 // jobState returns the state of a job, or "" when it is gone.
 func jobState(t *testing.T, s hopper.Store, queue, id string) hopper.JobState {
 	t.Helper()
-	j, err := s.GetJob(context.Background(), queue, id)
+	j, err := hopper.NewInspector(s).GetJob(context.Background(), queue, id)
 	if err != nil {
 		return ""
 	}
@@ -283,7 +284,7 @@ func jobState(t *testing.T, s hopper.Store, queue, id string) hopper.JobState {
 // counts returns the counts of queue.
 func counts(t *testing.T, s hopper.Store, queue string) hopper.StateCounts {
 	t.Helper()
-	st, err := s.QueueStats(context.Background(), queue)
+	st, err := hopper.NewInspector(s).QueueStats(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
 	}

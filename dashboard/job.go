@@ -129,7 +129,7 @@ func (d *dash) getJob(ctx context.Context, queue, id string) (*hopper.JobRecord,
 	if id == "" {
 		return nil, hopper.ErrJobNotFound
 	}
-	return d.store.GetJob(ctx, queue, id)
+	return d.ins.GetJob(ctx, queue, id)
 }
 
 // serveJob renders one job: where it is, its args and result as JSON, its

@@ -173,7 +173,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	p.ShowErrors = st == hopper.StateRetry || st == hopper.StateGarbage
 	p.TimeLabel, _ = listTime(st, &hopper.JobRecord{})
 
-	stats, err := d.store.QueueStats(ctx, queue)
+	stats, err := d.ins.QueueStats(ctx, queue)
 	if err != nil {
 		d.storeError(w, r, "reading queue stats", err)
 		return
@@ -181,7 +181,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
 
 	if s.ID != "" {
-		job, err := d.store.GetJob(ctx, queue, s.ID)
+		job, err := d.ins.GetJob(ctx, queue, s.ID)
 		switch {
 		case err == nil:
 			http.Redirect(w, r, d.jobPath(queue, job.ID), http.StatusSeeOther)
@@ -196,7 +196,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	page, err := d.store.ListJobs(ctx, d.listRequest(queue, st, s))
+	page, err := d.ins.ListJobs(ctx, d.listRequest(queue, st, s))
 	if err != nil {
 		d.storeError(w, r, "listing jobs", err)
 		return
@@ -236,13 +236,13 @@ func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, d.home(), http.StatusSeeOther)
 		return
 	}
-	queues, err := d.store.Queues(r.Context())
+	queues, err := d.ins.Queues(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing queues", err)
 		return
 	}
 	for _, q := range queues {
-		job, err := d.store.GetJob(r.Context(), q, id)
+		job, err := d.ins.GetJob(r.Context(), q, id)
 		switch {
 		case err == nil:
 			http.Redirect(w, r, d.jobPath(q, job.ID), http.StatusSeeOther)

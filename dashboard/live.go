@@ -56,7 +56,7 @@ func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 		names = []string{q}
 	} else {
 		var err error
-		if names, err = d.store.Queues(r.Context()); err != nil {
+		if names, err = d.ins.Queues(r.Context()); err != nil {
 			d.jsonStoreError(w, r, "listing queues", err)
 			return
 		}

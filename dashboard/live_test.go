@@ -76,7 +76,7 @@ func TestStatsJSON(t *testing.T) {
 		if _, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "new"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetQueueConfig(context.Background(), "default", hopper.QueueConfig{Paused: true}); err != nil {
+		if err := hopper.NewInspector(s).SetQueueConfig(context.Background(), "default", hopper.QueueConfig{Paused: true}); err != nil {
 			t.Fatal(err)
 		}
 		st = getStats(t, h, "/api/stats?queue=default")

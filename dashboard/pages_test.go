@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestQueuesPage(t *testing.T) {
@@ -42,7 +43,7 @@ func TestQueuesPageEmptyStore(t *testing.T) {
 func TestQueuesPageShowsPausedAndLatency(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		seed(t, s)
-		if err := s.SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
+		if err := hopper.NewInspector(s).SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().Add(time.Hour) // the ready jobs have waited an hour
@@ -232,7 +233,7 @@ func TestJobPage(t *testing.T) {
 
 func TestJobPageUndecodableArgs(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		res, err := s.Enqueue(context.Background(), []*hopper.NewJob{{ID: "bad-args", Queue: "default", Kind: "broken", Args: []byte{0xc1, 0x01, 0x02}}})
+		res, err := s.Enqueue(context.Background(), []*store.NewJob{{ID: "bad-args", Queue: "default", Kind: "broken", Args: []byte{0xc1, 0x01, 0x02}}})
 		if err != nil || res[0].Duplicate {
 			t.Fatal(err, res)
 		}
@@ -274,7 +275,7 @@ func TestSchedulesPage(t *testing.T) {
 
 		// A tick enqueued by the schedule shows as its last run.
 		tick := time.Now().Add(-time.Minute).Truncate(time.Second)
-		_, err = s.Enqueue(context.Background(), []*hopper.NewJob{{ID: "tick-1", Queue: "default", Kind: "build_report", Schedule: "monthly-report", Tick: tick}})
+		_, err = s.Enqueue(context.Background(), []*store.NewJob{{ID: "tick-1", Queue: "default", Kind: "build_report", Schedule: "monthly-report", Tick: tick}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -418,7 +419,7 @@ func TestMountedBareRedirects(t *testing.T) {
 func TestOddJobID(t *testing.T) {
 	const id = `a/b?c=1&d#e%2F<f>"g'h+i`
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		if _, err := s.Enqueue(context.Background(), []*hopper.NewJob{{ID: id, Queue: "default", Kind: "odd", Args: mustMarshal(t, map[string]string{"x": "y"})}}); err != nil {
+		if _, err := s.Enqueue(context.Background(), []*store.NewJob{{ID: id, Queue: "default", Kind: "odd", Args: mustMarshal(t, map[string]string{"x": "y"})}}); err != nil {
 			t.Fatal(err)
 		}
 		mux := http.NewServeMux()

@@ -42,11 +42,11 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 	g.SetLimit(statsConcurrency)
 	for i, name := range names {
 		g.Go(func() error {
-			st, err := d.store.QueueStats(ctx, name)
+			st, err := d.ins.QueueStats(ctx, name)
 			if err != nil {
 				return err
 			}
-			points, err := d.store.Throughput(ctx, name, since)
+			points, err := d.ins.Throughput(ctx, name, since)
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ type queuesPage struct {
 // serveQueues renders the overview: every queue's counts per state,
 // pause state, latency and throughput, with totals.
 func (d *dash) serveQueues(w http.ResponseWriter, r *http.Request) {
-	names, err := d.store.Queues(r.Context())
+	names, err := d.ins.Queues(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing queues", err)
 		return

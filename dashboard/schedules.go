@@ -48,7 +48,7 @@ func scheduleRowOf(s hopper.ScheduleInfo, now time.Time) scheduleRow {
 // serveSchedules renders the registered periodic schedules with their last
 // and next run.
 func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
-	list, err := d.store.Schedules(r.Context())
+	list, err := d.ins.Schedules(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing schedules", err)
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
@@ -79,7 +80,7 @@ func TestUserStringsEscaped(t *testing.T) {
 		wantContains(t, get(t, h, "/jobs/default/"+f.garbage[0]).Body, "job page", esc(xssText), esc(garbageError))
 		// Kinds are user strings too.
 		evil := `<img src=x onerror=alert(2)>`
-		if _, err := s.Enqueue(t.Context(), []*hopper.NewJob{{ID: "evil-kind", Queue: "default", Kind: evil}}); err != nil {
+		if _, err := s.Enqueue(t.Context(), []*store.NewJob{{ID: "evil-kind", Queue: "default", Kind: evil}}); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []string{"/queues/default/ready", "/jobs/default/evil-kind"} {
@@ -120,7 +121,7 @@ func TestCrossOriginActionRefused(t *testing.T) {
 		if c := counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
 			t.Errorf("cross-origin posts changed the store: %+v", c)
 		}
-		st, _ := s.QueueStats(t.Context(), "default")
+		st, _ := hopper.NewInspector(s).QueueStats(t.Context(), "default")
 		if st.Config.Paused {
 			t.Error("a cross-origin post paused the queue")
 		}
@@ -159,7 +160,7 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 		if c.Garbage != 2 || c.Ready != 3 || c.Pending != 1 {
 			t.Errorf("read-only dashboard changed the store: %+v", c)
 		}
-		st, _ := s.QueueStats(t.Context(), "default")
+		st, _ := hopper.NewInspector(s).QueueStats(t.Context(), "default")
 		if st.Config.Paused {
 			t.Error("read-only dashboard paused the queue")
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Requeue moves jobs in state from (pending, retry, garbage or done) to the
@@ -16,20 +16,9 @@ import (
 // explicit request to run the job again). A job requeued from garbage or
 // done does not take its unique key again: the key was released when it
 // finished and may be held by another job by now.
-//
-// from unack or ready gives an error wrapping hopper.ErrInvalidState, as
-// does a value that is not a state.
-func (s *Store) Requeue(ctx context.Context, queue string, from hopper.JobState, ids []string) (int, error) {
+func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
-		return 0, err
-	}
-	switch from {
-	case hopper.StatePending, hopper.StateRetry, hopper.StateGarbage, hopper.StateDone:
-	default:
-		return 0, fmt.Errorf("%w: cannot requeue from %q (want pending, retry, garbage or done)", hopper.ErrInvalidState, from)
 	}
 	q := s.lookup(queue)
 	if q == nil {
@@ -44,24 +33,16 @@ func (s *Store) Requeue(ctx context.Context, queue string, from hopper.JobState,
 		j.rec.FinishedAt = time.Time{}
 		j.rec.Result = nil
 		j.rec.Cancelled = false
-		q.attach(j, hopper.StateReady, 0)
+		q.attach(j, store.StateReady, 0)
 	}), nil
 }
 
 // Delete removes jobs in state from, which may be any state but unack, and
 // returns how many it removed; their unique keys are released. With ids nil
-// it removes every job in from; otherwise ids not in from are skipped. from
-// unack, or a value that is not a state, gives an error wrapping
-// hopper.ErrInvalidState: a running job is cancelled, not deleted.
-func (s *Store) Delete(ctx context.Context, queue string, from hopper.JobState, ids []string) (int, error) {
+// it removes every job in from; otherwise ids not in from are skipped.
+func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
-		return 0, err
-	}
-	if !from.Valid() || from == hopper.StateUnack {
-		return 0, fmt.Errorf("%w: cannot delete from %q (want pending, ready, retry, garbage or done)", hopper.ErrInvalidState, from)
 	}
 	q := s.lookup(queue)
 	if q == nil {
@@ -75,12 +56,12 @@ func (s *Store) Delete(ctx context.Context, queue string, from hopper.JobState, 
 // each calls fn, which must take the job out of from, for every job of ids
 // that is in from, or with ids nil for every job in from, and returns how
 // many. q.mu must be held.
-func (q *queue) each(from hopper.JobState, ids []string, fn func(*job)) int {
+func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 	n := 0
 	if ids == nil {
 		for {
 			var j *job
-			if from == hopper.StateReady {
+			if from == store.StateReady {
 				j = q.ready.head
 			} else {
 				j = q.heapOf(from).peek()
@@ -108,33 +89,30 @@ func (q *queue) each(from hopper.JobState, ids []string, fn func(*job)) int {
 // OutcomeCancel, and a flagged job finished with Retry, Snooze or Release,
 // or reclaimed after its lease expired, goes to garbage cancelled too. A job
 // in garbage or done is left as it is. An unknown job gives an error wrapping
-// hopper.ErrJobNotFound.
-func (s *Store) Cancel(ctx context.Context, queue, id string) (hopper.JobState, error) {
+// store.ErrJobNotFound.
+func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
 		return "", err
 	}
 	q := s.lookup(queue)
 	if q == nil {
-		return "", fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, queue, id)
+		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 	}
 	now, nowMs := s.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	j := q.jobs[id]
 	if j == nil {
-		return "", fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, queue, id)
+		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 	}
 	st := j.rec.State
 	switch st {
-	case hopper.StatePending, hopper.StateReady, hopper.StateRetry:
+	case store.StatePending, store.StateReady, store.StateRetry:
 		q.detach(j)
 		j.rec.Cancelled = true
-		addError(j, hopper.AttemptError{Error: cancelledError}, now)
+		addError(j, store.AttemptError{Error: cancelledError}, now)
 		q.toGarbage(j, now, nowMs)
-	case hopper.StateUnack:
+	case store.StateUnack:
 		j.rec.Cancelled = true
 	}
 	return st, nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestRequeueAndDelete(t *testing.T) {
@@ -16,20 +16,20 @@ func TestRequeueAndDelete(t *testing.T) {
 	b := newJob("b")
 	mustEnqueue(t, s, a, b)
 	c := claim(t, s, 1, time.Minute).Jobs[0] // a
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeCancel})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeCancel})
 	clock.Advance(time.Second)
 
-	if _, err := s.Requeue(ctx, testQueue, hopper.StateReady, nil); !errors.Is(err, hopper.ErrInvalidState) {
+	if _, err := s.Requeue(ctx, testQueue, store.StateReady, nil); !errors.Is(err, store.ErrInvalidState) {
 		t.Fatalf("requeue from ready: %v", err)
 	}
-	if _, err := s.Delete(ctx, testQueue, hopper.StateUnack, nil); !errors.Is(err, hopper.ErrInvalidState) {
+	if _, err := s.Delete(ctx, testQueue, store.StateUnack, nil); !errors.Is(err, store.ErrInvalidState) {
 		t.Fatalf("delete from unack: %v", err)
 	}
-	if n, err := s.Requeue(ctx, testQueue, hopper.StateGarbage, []string{"b", "a", "zz"}); n != 1 || err != nil {
+	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"b", "a", "zz"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v, want 1", n, err)
 	}
 	r := getJob(t, s, "a")
-	if r.State != hopper.StateReady || r.Attempt != 1 || r.Cancelled || !r.FinishedAt.IsZero() || !r.RunAt.Equal(ms(time.Second)) || len(r.Errors) != 1 {
+	if r.State != store.StateReady || r.Attempt != 1 || r.Cancelled || !r.FinishedAt.IsZero() || !r.RunAt.Equal(ms(time.Second)) || len(r.Errors) != 1 {
 		t.Fatalf("requeued: %+v", r)
 	}
 	if got := ids(claim(t, s, 2, time.Minute).Jobs); len(got) != 2 || got[0] != "b" || got[1] != "a" {
@@ -38,7 +38,7 @@ func TestRequeueAndDelete(t *testing.T) {
 
 	// Delete releases the unique key of a waiting job.
 	mustEnqueue(t, s, newUnique("x", "kx"))
-	if n, err := s.Delete(ctx, testQueue, hopper.StateReady, nil); n != 1 || err != nil {
+	if n, err := s.Delete(ctx, testQueue, store.StateReady, nil); n != 1 || err != nil {
 		t.Fatalf("delete: %d %v", n, err)
 	}
 	if res := mustEnqueue(t, s, newUnique("y", "kx")); res[0].Duplicate {
@@ -58,11 +58,11 @@ func TestCancelWaitingAndFinishedJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := getJob(t, s, id)
-		if r.State != hopper.StateGarbage || !r.Cancelled || len(r.Errors) != 1 || r.Errors[0].Error != cancelledError {
+		if r.State != store.StateGarbage || !r.Cancelled || len(r.Errors) != 1 || r.Errors[0].Error != cancelledError {
 			t.Fatalf("%s after cancel (was %s): %+v", id, prev, r)
 		}
 	}
-	if prev, err := s.Cancel(ctx, testQueue, "p"); prev != hopper.StateGarbage || err != nil {
+	if prev, err := s.Cancel(ctx, testQueue, "p"); prev != store.StateGarbage || err != nil {
 		t.Fatalf("cancel in garbage: %s %v", prev, err)
 	}
 	if r := getJob(t, s, "p"); len(r.Errors) != 1 {
@@ -71,7 +71,7 @@ func TestCancelWaitingAndFinishedJobs(t *testing.T) {
 	if res := mustEnqueue(t, s, newUnique("q", "kp")); res[0].Duplicate {
 		t.Fatal("key kp still held after cancel")
 	}
-	if _, err := s.Cancel(ctx, testQueue, "nope"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := s.Cancel(ctx, testQueue, "nope"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("cancel unknown: %v", err)
 	}
 }
@@ -86,8 +86,8 @@ func TestCancelledRunningJobReclaimedGoesToGarbage(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	maintain(t, s, hopper.MaintainOptions{})
-	if r := getJob(t, s, "a"); r.State != hopper.StateGarbage || !r.Cancelled {
+	maintain(t, s, store.MaintainOptions{})
+	if r := getJob(t, s, "a"); r.State != store.StateGarbage || !r.Cancelled {
 		t.Fatalf("after expiry: %+v, want cancelled garbage", r)
 	}
 }

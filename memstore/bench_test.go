@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // BenchmarkCycle measures the claim→handle→ack cycle: enqueue a batch,
@@ -24,11 +24,11 @@ func benchCycle(b *testing.B, size int) {
 	ctx := context.Background()
 	s := New()
 	args := []byte(`{"id":"00000042","ts":"1700000000000000000","due":"1700000000000000000"}`)
-	jobs := make([]*hopper.NewJob, size)
+	jobs := make([]*store.NewJob, size)
 	for i := range jobs {
-		jobs[i] = &hopper.NewJob{ID: fmt.Sprintf("job-%08d", i), Queue: "default", Kind: "bench", Args: args, MaxRetries: 25}
+		jobs[i] = &store.NewJob{ID: fmt.Sprintf("job-%08d", i), Queue: "default", Kind: "bench", Args: args, MaxRetries: 25}
 	}
-	reqs := make([]hopper.FinishRequest, size)
+	reqs := make([]store.FinishRequest, size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -36,12 +36,12 @@ func benchCycle(b *testing.B, size int) {
 		if _, err := s.Enqueue(ctx, jobs); err != nil {
 			b.Fatal(err)
 		}
-		res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "default", Max: size, Lease: time.Minute})
+		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: size, Lease: time.Minute})
 		if err != nil || len(res.Jobs) != size {
 			b.Fatalf("claimed %d, err %v", len(res.Jobs), err)
 		}
 		for i, j := range res.Jobs {
-			reqs[i] = hopper.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
+			reqs[i] = store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}
 		}
 		errs, err := s.Finish(ctx, reqs)
 		if err != nil || errs[0] != nil {
@@ -66,19 +66,19 @@ func BenchmarkCycleParallel(b *testing.B) {
 		q := fmt.Sprintf("q%d", n)
 		n++
 		mu.Unlock()
-		jobs := []*hopper.NewJob{{ID: "j", Queue: q, Kind: "bench"}}
+		jobs := []*store.NewJob{{ID: "j", Queue: q, Kind: "bench"}}
 		for pb.Next() {
 			if _, err := s.Enqueue(ctx, jobs); err != nil {
 				b.Error(err)
 				return
 			}
-			res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
 			if err != nil || len(res.Jobs) != 1 {
 				b.Errorf("claimed %d, err %v", len(res.Jobs), err)
 				return
 			}
 			j := res.Jobs[0]
-			if errs, _ := s.Finish(ctx, []hopper.FinishRequest{{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); errs[0] != nil {
+			if errs, _ := s.Finish(ctx, []store.FinishRequest{{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}}); errs[0] != nil {
 				b.Error(errs[0])
 				return
 			}

@@ -2,12 +2,10 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // RetryIn values of a Claim held back by a limit other than the rate limit,
@@ -37,32 +35,25 @@ const (
 // req.WorkerID is not recorded: JobRecord has no field for it, and
 // Heartbeat's WorkerInfo.Running is where a worker reports its jobs.
 //
-// An invalid queue name gives an error wrapping hopper.ErrInvalidQueue; Max
-// below 1 or Lease below a millisecond an error wrapping
-// hopper.ErrInvalidJob. A queue never enqueued to yields nothing.
-func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.ClaimResult, error) {
+// A request that fails ClaimRequest.Validate gives its error. A queue never
+// enqueued to yields nothing.
+func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
 	if err := ctx.Err(); err != nil {
-		return hopper.ClaimResult{}, err
+		return store.ClaimResult{}, err
 	}
-	if err := hopper.ValidateQueue(req.Queue); err != nil {
-		return hopper.ClaimResult{}, err
-	}
-	if req.Max < 1 {
-		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Max %d must be at least 1", hopper.ErrInvalidJob, req.Max)
-	}
-	if req.Lease < time.Millisecond {
-		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Lease %v must be at least 1ms", hopper.ErrInvalidJob, req.Lease)
+	if err := req.Validate(); err != nil {
+		return store.ClaimResult{}, err
 	}
 	q := s.lookup(req.Queue)
 	if q == nil {
-		return hopper.ClaimResult{}, nil
+		return store.ClaimResult{}, nil
 	}
 	now, nowMs := s.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n, retryIn := q.claimable(nowMs, req.Max)
 	if n == 0 {
-		return hopper.ClaimResult{RetryIn: retryIn}, nil
+		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	size := 0
 	for j, i := q.ready.head, 0; i < n; j, i = j.next, i+1 {
@@ -79,13 +70,13 @@ func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.Clai
 		j.rec.Token = tok
 		j.rec.AttemptedAt = now
 		j.rec.Deadline = deadline
-		q.attach(j, hopper.StateUnack, deadlineMs)
+		q.attach(j, store.StateUnack, deadlineMs)
 		b.set(i, &j.rec)
 	}
 	if q.cfg.RateLimit > 0 {
 		q.rate.used += n
 	}
-	return hopper.ClaimResult{Jobs: b.out, RetryIn: retryIn}, nil
+	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn}, nil
 }
 
 // claimable returns how many of at most want ready jobs the queue's pause,
@@ -119,8 +110,8 @@ type rateWindow struct {
 // when it ends, in Unix ms. q.mu must be held.
 func (q *queue) rateRoom(nowMs int64) (room int, endMs int64) {
 	p := mstime.Ceil(q.cfg.RatePeriod)
-	if p == 0 {
-		p = 1000
+	if p == 0 { // a config set without the Inspector
+		p = store.DefaultRatePeriod.Milliseconds()
 	}
 	idx := nowMs / p
 	if nowMs < 0 && nowMs%p != 0 {

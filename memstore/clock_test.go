@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // ms returns t0 truncated to the millisecond plus d.
@@ -35,7 +35,7 @@ func TestDelayedJobIsNotClaimableBeforeItsMillisecond(t *testing.T) {
 	c := newJob("c")
 	c.RunAt = ms(-time.Hour)
 	res := mustEnqueue(t, s, a, b, c)
-	if got := []hopper.JobState{res[0].State, res[1].State, res[2].State}; !slices.Equal(got, []hopper.JobState{hopper.StatePending, hopper.StatePending, hopper.StateReady}) {
+	if got := []store.JobState{res[0].State, res[1].State, res[2].State}; !slices.Equal(got, []store.JobState{store.StatePending, store.StatePending, store.StateReady}) {
 		t.Fatalf("states %v", got)
 	}
 	if r := getJob(t, s, "b"); !r.RunAt.Equal(ms(21 * time.Millisecond)) {
@@ -56,7 +56,7 @@ func TestDelayedJobIsNotClaimableBeforeItsMillisecond(t *testing.T) {
 	}
 	for _, st := range steps {
 		clock.Set(st.at)
-		m := maintain(t, s, hopper.MaintainOptions{})
+		m := maintain(t, s, store.MaintainOptions{})
 		if m.Promoted != len(st.want) {
 			t.Fatalf("at %v: promoted %d, want %d", st.at, m.Promoted, len(st.want))
 		}
@@ -68,21 +68,21 @@ func TestDelayedJobIsNotClaimableBeforeItsMillisecond(t *testing.T) {
 
 func TestMaintainNextInAndIdleFollowTheClock(t *testing.T) {
 	s, clock := newClocked()
-	if m := maintain(t, s, hopper.MaintainOptions{}); !m.Idle {
+	if m := maintain(t, s, store.MaintainOptions{}); !m.Idle {
 		t.Fatalf("unknown queue: %+v, want Idle", m)
 	}
 	a := newJob("a")
 	a.Delay = 5 * time.Second
 	mustEnqueue(t, s, a)
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Idle || m.NextIn != 5*time.Second {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Idle || m.NextIn != 5*time.Second {
 		t.Fatalf("%+v, want NextIn 5s", m)
 	}
 	clock.Set(ms(5 * time.Second))
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Promoted != 1 || !m.Idle {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Promoted != 1 || !m.Idle {
 		t.Fatalf("%+v, want 1 promoted and Idle", m)
 	}
 	claim(t, s, 1, 7*time.Second)
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Idle || m.NextIn != 7*time.Second {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Idle || m.NextIn != 7*time.Second {
 		t.Fatalf("%+v, want NextIn 7s (the lease)", m)
 	}
 }
@@ -99,15 +99,15 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 		t.Fatalf("first claim: attempt %d, deadline %v", first.Attempt, first.Deadline)
 	}
 	clock.Set(ms(30*time.Second - time.Nanosecond))
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Reclaimed != 0 || m.NextIn != time.Millisecond {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 0 || m.NextIn != time.Millisecond {
 		t.Fatalf("before the deadline: %+v, want nothing reclaimed, NextIn 1ms", m)
 	}
 	clock.Set(ms(30 * time.Second))
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 1 {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 1 {
 		t.Fatalf("at the deadline: %+v, want 1 reclaimed and promoted", m)
 	}
 	r := getJob(t, s, "a")
-	if r.State != hopper.StateReady || r.Attempt != 1 || r.Token != 0 || len(r.Errors) != 1 {
+	if r.State != store.StateReady || r.Attempt != 1 || r.Token != 0 || len(r.Errors) != 1 {
 		t.Fatalf("after reclaim: %+v", r)
 	}
 	if e := r.Errors[0]; e.Error != leaseExpiredError || e.Attempt != 1 || !e.At.Equal(ms(30*time.Second)) {
@@ -115,14 +115,14 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 	}
 
 	// The stale worker can neither finish nor extend.
-	if errs := finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: first.Token, Outcome: hopper.OutcomeAck}); !errors.Is(errs[0], hopper.ErrLeaseLost) {
+	if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: first.Token, Outcome: store.OutcomeAck}); !errors.Is(errs[0], store.ErrLeaseLost) {
 		t.Fatalf("stale ack: %v, want ErrLeaseLost", errs[0])
 	}
 	second := claim(t, s, 1, time.Second).Jobs[0]
 	if second.Attempt != 2 || second.Token <= first.Token {
 		t.Fatalf("second claim: attempt %d token %d (first token %d)", second.Attempt, second.Token, first.Token)
 	}
-	st, err := s.Extend(ctx, []hopper.LeaseRef{{Queue: testQueue, ID: "a", Token: first.Token}}, time.Hour)
+	st, err := s.Extend(ctx, []store.LeaseRef{{Queue: testQueue, ID: "a", Token: first.Token}}, time.Hour)
 	if err != nil || st[0].Held {
 		t.Fatalf("stale extend: %+v %v", st, err)
 	}
@@ -132,11 +132,11 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 
 	// Attempts used up: the next expiry sends it to garbage.
 	clock.Set(second.Deadline)
-	if m := maintain(t, s, hopper.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 0 {
+	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 0 {
 		t.Fatalf("second expiry: %+v", m)
 	}
 	r = getJob(t, s, "a")
-	if r.State != hopper.StateGarbage || !r.FinishedAt.Equal(second.Deadline) || len(r.Errors) != 2 {
+	if r.State != store.StateGarbage || !r.FinishedAt.Equal(second.Deadline) || len(r.Errors) != 2 {
 		t.Fatalf("after second expiry: %+v", r)
 	}
 	pts, err := s.Throughput(ctx, testQueue, ms(-time.Hour))
@@ -150,10 +150,10 @@ func TestAckAfterDeadlineBeforeReclaimIsAccepted(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"))
 	c := claim(t, s, 1, time.Second).Jobs[0]
 	clock.Set(ms(time.Hour))
-	if errs := finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeAck}); errs[0] != nil {
+	if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck}); errs[0] != nil {
 		t.Fatalf("late ack: %v", errs[0])
 	}
-	if _, err := s.GetJob(context.Background(), testQueue, "a"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := s.GetJob(context.Background(), testQueue, "a"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("GetJob after ack: %v, want ErrJobNotFound", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestRateLimitUsesAFixedWindowOnTheClock(t *testing.T) {
 	for i := range 10 {
 		mustEnqueue(t, s, newJob(string(rune('a'+i))))
 	}
-	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{RateLimit: 3, RatePeriod: time.Second}); err != nil {
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{RateLimit: 3, RatePeriod: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	// The clock is at .123 in its second; the window ends at the next second.
@@ -190,7 +190,7 @@ func TestMaxRunningCapsUnackJobs(t *testing.T) {
 	for i := range 5 {
 		mustEnqueue(t, s, newJob(string(rune('a'+i))))
 	}
-	if err := s.SetQueueConfig(context.Background(), testQueue, hopper.QueueConfig{MaxRunning: 2}); err != nil {
+	if err := s.SetQueueConfig(context.Background(), testQueue, store.QueueConfig{MaxRunning: 2}); err != nil {
 		t.Fatal(err)
 	}
 	res := claim(t, s, 5, time.Minute)
@@ -201,7 +201,7 @@ func TestMaxRunningCapsUnackJobs(t *testing.T) {
 		t.Fatalf("at the cap: claimed %d, RetryIn %v", len(res.Jobs), res.RetryIn)
 	}
 	j := res.Jobs[0]
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 	if res := claim(t, s, 5, time.Minute); len(res.Jobs) != 1 {
 		t.Fatalf("after one ack: claimed %d, want 1", len(res.Jobs))
 	}
@@ -210,27 +210,27 @@ func TestMaxRunningCapsUnackJobs(t *testing.T) {
 func TestThroughputCountsPerClockMinute(t *testing.T) {
 	s, clock := newClocked()
 	ctx := context.Background()
-	run := func(id string, out hopper.Outcome) {
+	run := func(id string, out store.Outcome) {
 		t.Helper()
 		mustEnqueue(t, s, newJob(id))
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		if errs := finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: id, Token: c.Token, Outcome: out}); errs[0] != nil {
+		if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: id, Token: c.Token, Outcome: out}); errs[0] != nil {
 			t.Fatal(errs[0])
 		}
 	}
 	minute := t0.Truncate(time.Minute)
-	run("a", hopper.OutcomeAck)
-	run("b", hopper.OutcomeGarbage)
-	run("s", hopper.OutcomeSnooze) // not counted
+	run("a", store.OutcomeAck)
+	run("b", store.OutcomeGarbage)
+	run("s", store.OutcomeSnooze) // not counted
 	clock.Set(minute.Add(2*time.Minute + 59*time.Second))
-	run("c", hopper.OutcomeAck)
-	run("d", hopper.OutcomeRetry)
+	run("c", store.OutcomeAck)
+	run("d", store.OutcomeRetry)
 
 	pts, err := s.Throughput(ctx, testQueue, minute.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []hopper.ThroughputPoint{
+	want := []store.ThroughputPoint{
 		{Minute: minute, Done: 1, Failed: 1},
 		{Minute: minute.Add(2 * time.Minute), Done: 1, Failed: 1},
 	}
@@ -267,13 +267,13 @@ func TestUniqueForExpiresOnTheClock(t *testing.T) {
 	}
 	// a finishing must not release the key b now holds.
 	c := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeAck})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
 	if res := mustEnqueue(t, s, newUnique("c", "u")); !res[0].Duplicate || res[0].ID != "b" {
 		t.Fatalf("after a's ack: %+v, want duplicate of b", res[0])
 	}
 }
 
-func newUnique(id, key string) *hopper.NewJob {
+func newUnique(id, key string) *store.NewJob {
 	j := newJob(id)
 	j.UniqueKey = key
 	return j
@@ -286,7 +286,7 @@ func TestWorkersExpireOnTheClock(t *testing.T) {
 		id  string
 		ttl time.Duration
 	}{{"w2", 10 * time.Second}, {"w1", 20 * time.Second}} {
-		if err := s.Heartbeat(ctx, hopper.WorkerInfo{ID: w.id, Queues: map[string]int{"q": 1}}, w.ttl); err != nil {
+		if err := s.Heartbeat(ctx, store.WorkerInfo{ID: w.id, Queues: map[string]int{"q": 1}}, w.ttl); err != nil {
 			t.Fatal(err)
 		}
 	}

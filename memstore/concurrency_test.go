@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	const jobs, claimers = 3000, 8
 	s := New()
 	for i := 0; i < jobs; i += 100 {
-		batch := make([]*hopper.NewJob, 100)
+		batch := make([]*store.NewJob, 100)
 		for k := range batch {
 			batch[k] = newJob(fmt.Sprint(i + k))
 		}
@@ -30,7 +30,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	for w := range claimers {
 		wg.Go(func() {
 			for {
-				res, err := s.Claim(context.Background(), hopper.ClaimRequest{Queue: testQueue, Max: 1 + w%5, Lease: time.Minute})
+				res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: testQueue, Max: 1 + w%5, Lease: time.Minute})
 				if err != nil {
 					t.Error(err)
 					return
@@ -79,11 +79,11 @@ func TestConcurrentLifecycle(t *testing.T) {
 		wg.Go(func() {
 			for i := p; i < perQueue; i += producers {
 				for _, q := range queues {
-					j := &hopper.NewJob{ID: fmt.Sprint(i), Queue: q, Kind: "k", MaxRetries: 3}
+					j := &store.NewJob{ID: fmt.Sprint(i), Queue: q, Kind: "k", MaxRetries: 3}
 					if i%7 == 0 {
 						j.Delay = time.Millisecond
 					}
-					if _, err := s.Enqueue(ctx, []*hopper.NewJob{j}); err != nil {
+					if _, err := s.Enqueue(ctx, []*store.NewJob{j}); err != nil {
 						t.Error(err)
 					}
 				}
@@ -93,7 +93,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 	wg.Go(func() { // scheduler
 		for ctx.Err() == nil {
 			for _, q := range queues {
-				if _, err := s.Maintain(ctx, q, hopper.MaintainOptions{Batch: 10}); err != nil && ctx.Err() == nil {
+				if _, err := s.Maintain(ctx, q, store.MaintainOptions{Batch: 10}); err != nil && ctx.Err() == nil {
 					t.Error(err)
 				}
 			}
@@ -105,18 +105,18 @@ func TestConcurrentLifecycle(t *testing.T) {
 			for ctx.Err() == nil {
 				claimed := 0
 				for _, q := range queues {
-					res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: 1 + w%3, Lease: time.Minute})
+					res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1 + w%3, Lease: time.Minute})
 					if err != nil {
 						return // ctx cancelled
 					}
 					claimed += len(res.Jobs)
-					var reqs []hopper.FinishRequest
+					var reqs []store.FinishRequest
 					for _, j := range res.Jobs {
-						out := hopper.OutcomeAck
+						out := store.OutcomeAck
 						if j.Attempt == 1 && j.ID[len(j.ID)-1] == '3' {
-							out = hopper.OutcomeRetry // retried once, at once
+							out = store.OutcomeRetry // retried once, at once
 						}
-						reqs = append(reqs, hopper.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: out})
+						reqs = append(reqs, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: out})
 					}
 					errs, err := s.Finish(ctx, reqs)
 					if err != nil {
@@ -126,7 +126,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 						if e != nil {
 							t.Error(e)
 						}
-						if reqs[i].Outcome == hopper.OutcomeAck {
+						if reqs[i].Outcome == store.OutcomeAck {
 							if _, dup := seen.LoadOrStore(q+"/"+reqs[i].ID, true); dup {
 								t.Errorf("%s/%s acked twice", q, reqs[i].ID)
 							}

@@ -3,7 +3,7 @@ package memstore
 import (
 	"maps"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // cloneBytes returns a copy of b; nil stays nil, empty stays empty.
@@ -23,23 +23,23 @@ func cloneMeta(m map[string]string) map[string]string {
 }
 
 // cloneErrors returns a copy of e; nil stays nil.
-func cloneErrors(e []hopper.AttemptError) []hopper.AttemptError {
+func cloneErrors(e []store.AttemptError) []store.AttemptError {
 	if e == nil {
 		return nil
 	}
-	return append(make([]hopper.AttemptError, 0, len(e)), e...)
+	return append(make([]store.AttemptError, 0, len(e)), e...)
 }
 
 // copyRecord returns a deep copy of r: no slice or map is shared with it.
-func copyRecord(r *hopper.JobRecord) *hopper.JobRecord {
-	c := new(hopper.JobRecord)
+func copyRecord(r *store.JobRecord) *store.JobRecord {
+	c := new(store.JobRecord)
 	copyInto(c, r, nil)
 	return c
 }
 
 // copyInto deep-copies r into dst. The args are copied into *buf when it is
 // large enough (the slab of a batch), else into a new slice.
-func copyInto(dst, r *hopper.JobRecord, buf *[]byte) {
+func copyInto(dst, r *store.JobRecord, buf *[]byte) {
 	*dst = *r
 	if r.Args != nil {
 		if buf != nil && cap(*buf)-len(*buf) >= len(r.Args) {
@@ -63,22 +63,22 @@ func copyInto(dst, r *hopper.JobRecord, buf *[]byte) {
 // record keeps the batch's memory alive, which is fine for short-lived
 // results such as claims.
 type batch struct {
-	recs []hopper.JobRecord
-	out  []*hopper.JobRecord
+	recs []store.JobRecord
+	out  []*store.JobRecord
 	buf  []byte
 }
 
 // newBatch makes room for n records with argBytes bytes of args in all.
 func newBatch(n, argBytes int) batch {
 	return batch{
-		recs: make([]hopper.JobRecord, n),
-		out:  make([]*hopper.JobRecord, n),
+		recs: make([]store.JobRecord, n),
+		out:  make([]*store.JobRecord, n),
 		buf:  make([]byte, 0, argBytes),
 	}
 }
 
 // set stores a deep copy of r as the i-th record.
-func (b *batch) set(i int, r *hopper.JobRecord) {
+func (b *batch) set(i int, r *store.JobRecord) {
 	copyInto(&b.recs[i], r, &b.buf)
 	b.out[i] = &b.recs[i]
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // scribble changes everything mutable that r shares with whoever gave it.
-func scribble(r *hopper.JobRecord) {
+func scribble(r *store.JobRecord) {
 	for i := range r.Args {
 		r.Args[i] = 'X'
 	}
@@ -70,24 +70,24 @@ func TestRecordsCrossingTheStoreAreCopies(t *testing.T) {
 	scribble(c)
 	checkIntact(t, s, "a", "after changing Claim's record", 0, "")
 
-	e := &hopper.AttemptError{Error: "boom"}
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: tok, Outcome: hopper.OutcomeRetry, Error: e})
+	e := &store.AttemptError{Error: "boom"}
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: tok, Outcome: store.OutcomeRetry, Error: e})
 	e.Error = "X"
 	checkIntact(t, s, "a", "after changing the finish error", 1, "")
 	scribble(getJob(t, s, "a"))
 	checkIntact(t, s, "a", "after changing GetJob's errors", 1, "")
 
-	maintain(t, s, hopper.MaintainOptions{})
+	maintain(t, s, store.MaintainOptions{})
 	c = claim(t, s, 1, time.Minute).Jobs[0]
 	scribble(c)
 	checkIntact(t, s, "a", "after changing a retried claim", 1, "")
 
 	result := []byte("result")
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeAck, Result: result})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck, Result: result})
 	result[0] = 'X'
 	checkIntact(t, s, "a", "after changing the finish result", 1, "result")
 
-	page, err := s.ListJobs(ctx, hopper.ListRequest{Queue: testQueue, State: hopper.StateDone})
+	page, err := s.ListJobs(ctx, store.ListRequest{Queue: testQueue, State: store.StateDone})
 	if err != nil || len(page.Jobs) != 1 {
 		t.Fatalf("ListJobs: %+v %v", page, err)
 	}
@@ -112,11 +112,11 @@ func TestReusedJobsStartClean(t *testing.T) {
 	a.UniqueKey = "u"
 	mustEnqueue(t, s, a)
 	c := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeAck})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck})
 
 	b := newJob("b")
 	b.Args = []byte("x")
-	mustEnqueue(t, s, b, &hopper.NewJob{ID: "c", Queue: testQueue, Kind: "k"})
+	mustEnqueue(t, s, b, &store.NewJob{ID: "c", Queue: testQueue, Kind: "k"})
 	rb, rc := getJob(t, s, "b"), getJob(t, s, "c")
 	if !bytes.Equal(rb.Args, []byte("x")) || rb.Meta != nil || rb.UniqueKey != "" || rb.Attempt != 0 || rb.Token != 0 {
 		t.Fatalf("b inherited from a: %+v", rb)

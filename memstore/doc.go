@@ -1,4 +1,4 @@
-// Package memstore is a hopper.Store that keeps everything in the memory of
+// Package memstore is a store.Store that keeps everything in the memory of
 // one process: for tests, demos, examples and single-process programs that
 // want background jobs without running Redis.
 //

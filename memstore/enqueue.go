@@ -2,18 +2,16 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Enqueue adds jobs, each to pending when due in the future or to the back of
 // ready otherwise, and returns one result per job in order.
 //
-// Every job is first checked with NewJob.Validate: one invalid (or nil) job
+// Every job is first checked with store.ValidateJobs: one invalid (or nil) job
 // fails the whole call with its error and nothing is added. Then, per job, in
 // this order: an ID already present in the queue in any state (done and
 // garbage included) gives a duplicate naming that ID; a unique key held by a
@@ -27,19 +25,14 @@ import (
 // millisecond; the record's RunAt is that due time (so now when neither
 // RunAt nor a positive Delay is given) and EnqueuedAt is now, on the store's
 // clock. Args and Meta are copied.
-func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for i, nj := range jobs {
-		if nj == nil {
-			return nil, fmt.Errorf("%w: job %d is nil", hopper.ErrInvalidJob, i)
-		}
-		if err := nj.Validate(); err != nil {
-			return nil, err
-		}
+	if err := store.ValidateJobs(jobs); err != nil {
+		return nil, err
 	}
-	res := make([]hopper.EnqueueResult, len(jobs))
+	res := make([]store.EnqueueResult, len(jobs))
 	now, nowMs := s.now()
 	l := queueLock{s: s}
 	for i, nj := range jobs {
@@ -50,19 +43,19 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.En
 }
 
 // enqueue adds one valid job. q.mu must be held.
-func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.EnqueueResult {
+func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.EnqueueResult {
 	if _, ok := q.jobs[nj.ID]; ok {
-		return hopper.EnqueueResult{ID: nj.ID, Duplicate: true}
+		return store.EnqueueResult{ID: nj.ID, Duplicate: true}
 	}
 	if k := nj.UniqueKey; k != "" {
 		if h, ok := q.unique[k]; ok && (h.until == 0 || h.until > nowMs) {
-			return hopper.EnqueueResult{ID: h.id, Duplicate: true}
+			return store.EnqueueResult{ID: h.id, Duplicate: true}
 		}
 	}
 	if nj.Schedule != "" {
 		tick := nj.Tick.Truncate(time.Millisecond)
 		if last, ok := q.ticks[nj.Schedule]; ok && !tick.After(last) {
-			return hopper.EnqueueResult{Duplicate: true}
+			return store.EnqueueResult{Duplicate: true}
 		}
 		q.ticks[nj.Schedule] = tick
 	}
@@ -78,7 +71,7 @@ func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.En
 	} else if args = append(args, nj.Args...); args == nil {
 		args = []byte{}
 	}
-	j.rec = hopper.JobRecord{
+	j.rec = store.JobRecord{
 		ID:         nj.ID,
 		Queue:      q.name,
 		Kind:       nj.Kind,
@@ -100,9 +93,9 @@ func (q *queue) enqueue(nj *hopper.NewJob, now time.Time, nowMs int64) hopper.En
 		q.unique[k] = h
 	}
 	if dueMs > nowMs {
-		q.attach(j, hopper.StatePending, dueMs)
-		return hopper.EnqueueResult{ID: nj.ID, State: hopper.StatePending}
+		q.attach(j, store.StatePending, dueMs)
+		return store.EnqueueResult{ID: nj.ID, State: store.StatePending}
 	}
-	q.attach(j, hopper.StateReady, 0)
-	return hopper.EnqueueResult{ID: nj.ID, State: hopper.StateReady}
+	q.attach(j, store.StateReady, 0)
+	return store.EnqueueResult{ID: nj.ID, State: store.StateReady}
 }

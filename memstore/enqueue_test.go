@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
 	s := New()
 	ctx := context.Background()
 	bad := newJob("bad id")
-	for _, jobs := range [][]*hopper.NewJob{
+	for _, jobs := range [][]*store.NewJob{
 		{newJob("a"), bad},
 		{newJob("a"), nil},
 		{newJob("a"), {ID: "b", Queue: "no/slash", Kind: "k"}},
@@ -22,10 +22,10 @@ func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
 			t.Fatalf("Enqueue(%v) succeeded", jobs)
 		}
 	}
-	if _, err := s.Enqueue(ctx, []*hopper.NewJob{bad}); !errors.Is(err, hopper.ErrInvalidJob) {
+	if _, err := s.Enqueue(ctx, []*store.NewJob{bad}); !errors.Is(err, store.ErrInvalidJob) {
 		t.Fatalf("err %v, want ErrInvalidJob", err)
 	}
-	if _, err := s.GetJob(ctx, testQueue, "a"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := s.GetJob(ctx, testQueue, "a"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("GetJob(a) = %v: a was written", err)
 	}
 	if qs, _ := s.Queues(ctx); len(qs) != 0 {
@@ -35,7 +35,7 @@ func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
 
 func TestEnqueueDuplicates(t *testing.T) {
 	s, clock := newClocked()
-	tick := func(id string, at time.Duration) *hopper.NewJob {
+	tick := func(id string, at time.Duration) *store.NewJob {
 		j := newJob(id)
 		j.Schedule, j.Tick = "every", ms(at)
 		return j
@@ -49,12 +49,12 @@ func TestEnqueueDuplicates(t *testing.T) {
 		tick("t2", time.Minute),    // same tick
 		tick("t3", 30*time.Second), // older tick
 	)
-	want := []hopper.EnqueueResult{
-		{ID: "a", State: hopper.StateReady},
+	want := []store.EnqueueResult{
+		{ID: "a", State: store.StateReady},
 		{ID: "a", Duplicate: true},
-		{ID: "u1", State: hopper.StateReady},
+		{ID: "u1", State: store.StateReady},
 		{ID: "u1", Duplicate: true},
-		{ID: "t1", State: hopper.StateReady},
+		{ID: "t1", State: store.StateReady},
 		{Duplicate: true},
 		{Duplicate: true},
 	}
@@ -68,23 +68,23 @@ func TestEnqueueDuplicates(t *testing.T) {
 	clock.Advance(time.Second)
 	for range 2 {
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeGarbage})
+		finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeGarbage})
 	}
-	if r := getJob(t, s, "u1"); r.State != hopper.StateGarbage {
+	if r := getJob(t, s, "u1"); r.State != store.StateGarbage {
 		t.Fatalf("u1 in %s, want garbage", r.State)
 	}
 	res = mustEnqueue(t, s, newJob("a"), newUnique("u3", "key"), tick("t4", 2*time.Minute))
-	want = []hopper.EnqueueResult{
+	want = []store.EnqueueResult{
 		{ID: "a", Duplicate: true},
-		{ID: "u3", State: hopper.StateReady},
-		{ID: "t4", State: hopper.StateReady},
+		{ID: "u3", State: store.StateReady},
+		{ID: "t4", State: store.StateReady},
 	}
 	for i := range want {
 		if res[i] != want[i] {
 			t.Fatalf("after garbage: result %d = %+v, want %+v", i, res[i], want[i])
 		}
 	}
-	if err := s.RegisterSchedules(context.Background(), []hopper.ScheduleInfo{{Name: "every", Queue: testQueue, Spec: "@every 1m"}}); err != nil {
+	if err := s.RegisterSchedules(context.Background(), []store.ScheduleInfo{{Name: "every", Queue: testQueue, Spec: "@every 1m"}}); err != nil {
 		t.Fatal(err)
 	}
 	scheds, err := s.Schedules(context.Background())

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // cancelledError is recorded in the history of a job cancelled while waiting,
@@ -15,18 +14,18 @@ import (
 const cancelledError = "cancelled"
 
 // Finish ends claimed attempts and returns one error per request, in order:
-// nil; an error wrapping hopper.ErrJobNotFound when the queue has no job with
-// that ID; one wrapping hopper.ErrLeaseLost when the job exists but the
+// nil; an error wrapping store.ErrJobNotFound when the queue has no job with
+// that ID; one wrapping store.ErrLeaseLost when the job exists but the
 // token is not that of its current claim (the job was reclaimed, released,
-// finished or claimed again); one wrapping hopper.ErrInvalidQueue for a bad
-// queue name; or an error for an outcome that is none of hopper's. A request that fails changes nothing.
+// finished or claimed again); or the error of FinishRequest.Validate. A
+// request that fails changes nothing.
 // An expired lease that was not reclaimed yet still finishes.
 //
 // Outcomes, all on the store's clock:
 //
 //   - Ack deletes the job, or keeps it in done with its Result for the
-//     first positive retention among the request's, the job's and the
-//     queue's. Counted as done in Throughput.
+//     request's Retention, else the queue's. Counted as done in
+//     Throughput.
 //   - Retry records Error and moves the job to retry, due after Delay. The
 //     store does not check MaxRetries here: the worker chose the outcome.
 //   - Garbage records Error and moves the job to garbage.
@@ -42,7 +41,7 @@ const cancelledError = "cancelled"
 // instead. The unique key is released when the job leaves for done,
 // garbage or deletion. A zero AttemptError.At is stamped with now and a zero
 // Attempt with the job's attempt.
-func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -51,17 +50,13 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 	l := queueLock{s: s}
 	for i := range reqs {
 		r := &reqs[i]
-		if err := hopper.ValidateQueue(r.Queue); err != nil {
+		if err := r.Validate(); err != nil {
 			errs[i] = err
-			continue
-		}
-		if r.Outcome < hopper.OutcomeAck || r.Outcome > hopper.OutcomeCancel {
-			errs[i] = fmt.Errorf("memstore: invalid outcome %v for job %s/%s", r.Outcome, r.Queue, r.ID)
 			continue
 		}
 		q := l.get(r.Queue, false)
 		if q == nil {
-			errs[i] = fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, r.Queue, r.ID)
+			errs[i] = fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, r.Queue, r.ID)
 			continue
 		}
 		errs[i] = q.finish(r, now, nowMs)
@@ -71,27 +66,24 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 }
 
 // finish ends one claim. q.mu must be held.
-func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) error {
+func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error {
 	j := q.jobs[r.ID]
 	if j == nil {
-		return fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, q.name, r.ID)
+		return fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, q.name, r.ID)
 	}
-	if j.rec.State != hopper.StateUnack || j.rec.Token != r.Token {
-		return fmt.Errorf("%w: %s/%s token %d", hopper.ErrLeaseLost, q.name, r.ID, r.Token)
+	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
+		return fmt.Errorf("%w: %s/%s token %d", store.ErrLeaseLost, q.name, r.ID, r.Token)
 	}
 	q.detach(j)
 	q.leaveUnack(j)
 	out := r.Outcome
-	if j.rec.Cancelled && (out == hopper.OutcomeRetry || out == hopper.OutcomeSnooze || out == hopper.OutcomeRelease) {
-		out = hopper.OutcomeCancel
+	if j.rec.Cancelled {
+		out = out.OnCancelled()
 	}
 	switch out {
-	case hopper.OutcomeAck:
+	case store.OutcomeAck:
 		q.tput.add(nowMs, 1, 0)
 		keep := r.Retention
-		if keep <= 0 {
-			keep = j.rec.Retention
-		}
 		if keep <= 0 {
 			keep = q.cfg.Retention
 		}
@@ -102,32 +94,32 @@ func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) erro
 		q.releaseUnique(j)
 		j.rec.FinishedAt = now
 		j.rec.Result = cloneBytes(r.Result)
-		q.attach(j, hopper.StateDone, nowMs+mstime.Ceil(keep))
-	case hopper.OutcomeRetry:
+		q.attach(j, store.StateDone, nowMs+mstime.Ceil(keep))
+	case store.OutcomeRetry:
 		q.tput.add(nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
 		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
-		q.attach(j, hopper.StateRetry, due)
-	case hopper.OutcomeGarbage:
+		q.attach(j, store.StateRetry, due)
+	case store.OutcomeGarbage:
 		q.tput.add(nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
 		q.toGarbage(j, now, nowMs)
-	case hopper.OutcomeSnooze:
+	case store.OutcomeSnooze:
 		j.rec.Attempt--
 		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
-		q.attach(j, hopper.StatePending, due)
-	case hopper.OutcomeRelease:
+		q.attach(j, store.StatePending, due)
+	case store.OutcomeRelease:
 		j.rec.Attempt--
 		q.attachFront(j)
-	case hopper.OutcomeCancel:
+	case store.OutcomeCancel:
 		q.tput.add(nowMs, 0, 1)
-		e := hopper.AttemptError{Error: cancelledError}
+		e := store.AttemptError{Error: cancelledError}
 		if r.Error != nil {
 			e = *r.Error
 		}
@@ -141,23 +133,25 @@ func (q *queue) finish(r *hopper.FinishRequest, now time.Time, nowMs int64) erro
 // Extend moves the lease deadline of each ref whose token is current to
 // now+lease (rounded up to the millisecond), expired or not, and reports
 // Held, the Cancel flag and the new Deadline. A ref whose token is stale, or
-// whose job or queue does not exist or is misnamed, gets a zero LeaseStatus
-// (Held false) and changes nothing. A lease below a millisecond fails the
-// call with an error wrapping hopper.ErrInvalidJob.
-func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.Duration) ([]hopper.LeaseStatus, error) {
+// whose job or queue does not exist, gets a zero LeaseStatus (Held false)
+// and changes nothing; an invalid ref gets the error of LeaseRef.Validate.
+// A lease below a millisecond fails the call with an error wrapping
+// store.ErrInvalidConfig.
+func (s *Store) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Duration) ([]store.LeaseStatus, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if lease < time.Millisecond {
-		return nil, fmt.Errorf("%w: lease %v must be at least 1ms", hopper.ErrInvalidJob, lease)
+	if lease < store.MinLease {
+		return nil, fmt.Errorf("%w: lease %v must be at least 1ms", store.ErrInvalidConfig, lease)
 	}
-	out := make([]hopper.LeaseStatus, len(refs))
+	out := make([]store.LeaseStatus, len(refs))
 	now, nowMs := s.now()
 	deadlineMs := nowMs + mstime.Ceil(lease)
 	deadline := atMs(now, nowMs, deadlineMs)
 	l := queueLock{s: s}
 	for i, r := range refs {
-		if hopper.ValidateQueue(r.Queue) != nil {
+		if err := r.Validate(); err != nil {
+			out[i].Err = err
 			continue
 		}
 		q := l.get(r.Queue, false)
@@ -165,7 +159,7 @@ func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.D
 			continue
 		}
 		j := q.jobs[r.ID]
-		if j == nil || j.rec.State != hopper.StateUnack || j.rec.Token != r.Token {
+		if j == nil || j.rec.State != store.StateUnack || j.rec.Token != r.Token {
 			continue
 		}
 		earlier := deadlineMs < j.at
@@ -175,7 +169,7 @@ func (s *Store) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.D
 		if earlier && j.idx == 0 {
 			q.signalSchedule() // a shortened lease now expires first
 		}
-		out[i] = hopper.LeaseStatus{Held: true, Cancel: j.rec.Cancelled, Deadline: deadline}
+		out[i] = store.LeaseStatus{Held: true, Cancel: j.rec.Cancelled, Deadline: deadline}
 	}
 	l.release()
 	return out, nil

@@ -8,31 +8,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestFinishOutcomes(t *testing.T) {
-	boom := &hopper.AttemptError{Error: "boom"}
+	boom := &store.AttemptError{Error: "boom"}
 	tests := []struct {
 		name      string
-		req       hopper.FinishRequest
+		req       store.FinishRequest
 		cancelled bool // Cancel the job while it runs
-		state     hopper.JobState
+		state     store.JobState
 		attempt   int
 		errors    []string
 		runAt     time.Duration // from now; checked in pending and retry
 		flag      bool          // Cancelled in the record
 	}{
-		{name: "ack", req: hopper.FinishRequest{Outcome: hopper.OutcomeAck, Retention: time.Hour, Result: []byte("r")}, state: hopper.StateDone, attempt: 1},
-		{name: "retry", req: hopper.FinishRequest{Outcome: hopper.OutcomeRetry, Delay: 3 * time.Second, Error: boom}, state: hopper.StateRetry, attempt: 1, errors: []string{"boom"}, runAt: 3 * time.Second},
-		{name: "garbage", req: hopper.FinishRequest{Outcome: hopper.OutcomeGarbage, Error: boom}, state: hopper.StateGarbage, attempt: 1, errors: []string{"boom"}},
-		{name: "snooze", req: hopper.FinishRequest{Outcome: hopper.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: hopper.StatePending, attempt: 0, runAt: time.Minute},
-		{name: "release", req: hopper.FinishRequest{Outcome: hopper.OutcomeRelease}, state: hopper.StateReady, attempt: 0},
-		{name: "cancel", req: hopper.FinishRequest{Outcome: hopper.OutcomeCancel}, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
-		{name: "cancelled then retry", req: hopper.FinishRequest{Outcome: hopper.OutcomeRetry, Error: boom}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
-		{name: "cancelled then snooze", req: hopper.FinishRequest{Outcome: hopper.OutcomeSnooze}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
-		{name: "cancelled then release", req: hopper.FinishRequest{Outcome: hopper.OutcomeRelease}, cancelled: true, state: hopper.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
-		{name: "cancelled then ack", req: hopper.FinishRequest{Outcome: hopper.OutcomeAck, Retention: time.Hour}, cancelled: true, state: hopper.StateDone, attempt: 1, flag: true},
+		{name: "ack", req: store.FinishRequest{Outcome: store.OutcomeAck, Retention: time.Hour, Result: []byte("r")}, state: store.StateDone, attempt: 1},
+		{name: "retry", req: store.FinishRequest{Outcome: store.OutcomeRetry, Delay: 3 * time.Second, Error: boom}, state: store.StateRetry, attempt: 1, errors: []string{"boom"}, runAt: 3 * time.Second},
+		{name: "garbage", req: store.FinishRequest{Outcome: store.OutcomeGarbage, Error: boom}, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}},
+		{name: "snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: store.StatePending, attempt: 0, runAt: time.Minute},
+		{name: "release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, state: store.StateReady, attempt: 0},
+		{name: "cancel", req: store.FinishRequest{Outcome: store.OutcomeCancel}, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then retry", req: store.FinishRequest{Outcome: store.OutcomeRetry, Error: boom}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
+		{name: "cancelled then snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then ack", req: store.FinishRequest{Outcome: store.OutcomeAck, Retention: time.Hour}, cancelled: true, state: store.StateDone, attempt: 1, flag: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,10 +41,10 @@ func TestFinishOutcomes(t *testing.T) {
 			mustEnqueue(t, s, newJob("a"))
 			c := claim(t, s, 1, time.Minute).Jobs[0]
 			if tt.cancelled {
-				if st, err := s.Cancel(ctx, testQueue, "a"); st != hopper.StateUnack || err != nil {
+				if st, err := s.Cancel(ctx, testQueue, "a"); st != store.StateUnack || err != nil {
 					t.Fatalf("Cancel: %s %v", st, err)
 				}
-				ls, _ := s.Extend(ctx, []hopper.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, time.Minute)
+				ls, _ := s.Extend(ctx, []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, time.Minute)
 				if !ls[0].Held || !ls[0].Cancel {
 					t.Fatalf("Extend after Cancel: %+v, want held and cancel", ls[0])
 				}
@@ -70,11 +70,11 @@ func TestFinishOutcomes(t *testing.T) {
 				t.Errorf("token %d and deadline %v kept outside unack", r.Token, r.Deadline)
 			}
 			switch r.State {
-			case hopper.StatePending, hopper.StateRetry:
+			case store.StatePending, store.StateRetry:
 				if !r.RunAt.Equal(ms(tt.runAt)) {
 					t.Errorf("RunAt %v, want %v", r.RunAt, ms(tt.runAt))
 				}
-			case hopper.StateGarbage, hopper.StateDone:
+			case store.StateGarbage, store.StateDone:
 				if !r.FinishedAt.Equal(ms(0)) {
 					t.Errorf("FinishedAt %v, want now", r.FinishedAt)
 				}
@@ -83,7 +83,7 @@ func TestFinishOutcomes(t *testing.T) {
 				t.Errorf("Result %q", r.Result)
 			}
 			// The claim is over: the same token cannot finish again.
-			if errs := finish(t, s, req); !errors.Is(errs[0], hopper.ErrLeaseLost) {
+			if errs := finish(t, s, req); !errors.Is(errs[0], store.ErrLeaseLost) {
 				t.Errorf("second finish: %v, want ErrLeaseLost", errs[0])
 			}
 		})
@@ -95,21 +95,21 @@ func TestFinishPerRequestErrors(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"), newJob("b"))
 	jobs := claim(t, s, 2, time.Minute).Jobs
 	errs := finish(t, s,
-		hopper.FinishRequest{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: hopper.OutcomeAck},
-		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: hopper.OutcomeAck},
-		hopper.FinishRequest{Queue: testQueue, ID: "nope", Token: 1, Outcome: hopper.OutcomeAck},
-		hopper.FinishRequest{Queue: "other", ID: "a", Token: 1, Outcome: hopper.OutcomeAck},
-		hopper.FinishRequest{Queue: "bad queue", ID: "a", Token: 1, Outcome: hopper.OutcomeAck},
-		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token},
-		hopper.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token, Outcome: hopper.OutcomeRetry},
+		store.FinishRequest{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: store.OutcomeAck},
+		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: store.OutcomeAck},
+		store.FinishRequest{Queue: testQueue, ID: "nope", Token: 1, Outcome: store.OutcomeAck},
+		store.FinishRequest{Queue: "other", ID: "a", Token: 1, Outcome: store.OutcomeAck},
+		store.FinishRequest{Queue: "bad queue", ID: "a", Token: 1, Outcome: store.OutcomeAck},
+		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token},
+		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token, Outcome: store.OutcomeRetry},
 	)
 	checks := []func(error) bool{
 		func(e error) bool { return e == nil },
-		func(e error) bool { return errors.Is(e, hopper.ErrLeaseLost) },
-		func(e error) bool { return errors.Is(e, hopper.ErrJobNotFound) },
-		func(e error) bool { return errors.Is(e, hopper.ErrJobNotFound) },
-		func(e error) bool { return errors.Is(e, hopper.ErrInvalidQueue) },
-		func(e error) bool { return e != nil && !errors.Is(e, hopper.ErrLeaseLost) }, // no outcome
+		func(e error) bool { return errors.Is(e, store.ErrLeaseLost) },
+		func(e error) bool { return errors.Is(e, store.ErrJobNotFound) },
+		func(e error) bool { return errors.Is(e, store.ErrJobNotFound) },
+		func(e error) bool { return errors.Is(e, store.ErrInvalidQueue) },
+		func(e error) bool { return e != nil && !errors.Is(e, store.ErrLeaseLost) }, // no outcome
 		func(e error) bool { return e == nil },
 	}
 	for i, ok := range checks {
@@ -123,7 +123,7 @@ func TestReleaseGoesToTheFrontOfReady(t *testing.T) {
 	s, _ := newClocked()
 	mustEnqueue(t, s, newJob("a"), newJob("b"), newJob("c"))
 	a := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: a.Token, Outcome: hopper.OutcomeRelease})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: a.Token, Outcome: store.OutcomeRelease})
 	if got := ids(claim(t, s, 3, time.Minute).Jobs); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("claimed %v, want a first again", got)
 	}
@@ -132,16 +132,16 @@ func TestReleaseGoesToTheFrontOfReady(t *testing.T) {
 func TestErrorHistoryKeepsTheLatest(t *testing.T) {
 	s, _ := newClocked()
 	j := newJob("a")
-	j.MaxRetries = hopper.MaxErrorHistory + 5
+	j.MaxRetries = store.MaxErrorHistory + 5
 	mustEnqueue(t, s, j)
-	for i := 1; i <= hopper.MaxErrorHistory+3; i++ {
-		maintain(t, s, hopper.MaintainOptions{})
+	for i := 1; i <= store.MaxErrorHistory+3; i++ {
+		maintain(t, s, store.MaintainOptions{})
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: hopper.OutcomeRetry,
-			Error: &hopper.AttemptError{Error: fmt.Sprint(i)}})
+		finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeRetry,
+			Error: &store.AttemptError{Error: fmt.Sprint(i)}})
 	}
 	r := getJob(t, s, "a")
-	if len(r.Errors) != hopper.MaxErrorHistory || r.Errors[0].Error != "4" || r.Errors[len(r.Errors)-1].Error != fmt.Sprint(hopper.MaxErrorHistory+3) {
+	if len(r.Errors) != store.MaxErrorHistory || r.Errors[0].Error != "4" || r.Errors[len(r.Errors)-1].Error != fmt.Sprint(store.MaxErrorHistory+3) {
 		t.Fatalf("%d errors from %q to %q", len(r.Errors), r.Errors[0].Error, r.Errors[len(r.Errors)-1].Error)
 	}
 	for i, e := range r.Errors {
@@ -154,14 +154,14 @@ func TestErrorHistoryKeepsTheLatest(t *testing.T) {
 func TestRetentionPrecedence(t *testing.T) {
 	s, clock := newClocked()
 	ctx := context.Background()
-	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{Retention: time.Hour}); err != nil {
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{Retention: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	own := newJob("own")
 	own.Retention = time.Minute
 	mustEnqueue(t, s, newJob("req"), own, newJob("queue"))
 	for i, c := range claim(t, s, 3, time.Minute).Jobs {
-		r := hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeAck}
+		r := store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck}
 		if i == 0 {
 			r.Retention = time.Second
 		}
@@ -172,7 +172,7 @@ func TestRetentionPrecedence(t *testing.T) {
 		left int
 	}{{time.Second, 2}, {time.Minute, 1}, {time.Hour - time.Millisecond, 1}, {time.Hour, 0}} {
 		clock.Set(ms(step.at))
-		maintain(t, s, hopper.MaintainOptions{})
+		maintain(t, s, store.MaintainOptions{})
 		if st, _ := s.QueueStats(ctx, testQueue); st.Counts.Done != int64(step.left) {
 			t.Fatalf("at %v: %d done, want %d", step.at, st.Counts.Done, step.left)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // fakeClock is a clock tests move by hand.
@@ -46,11 +46,11 @@ func newClocked() (*Store, *fakeClock) {
 
 const testQueue = "q"
 
-func newJob(id string) *hopper.NewJob {
-	return &hopper.NewJob{ID: id, Queue: testQueue, Kind: "k", Args: []byte("args-" + id)}
+func newJob(id string) *store.NewJob {
+	return &store.NewJob{ID: id, Queue: testQueue, Kind: "k", Args: []byte("args-" + id)}
 }
 
-func mustEnqueue(t testing.TB, s *Store, jobs ...*hopper.NewJob) []hopper.EnqueueResult {
+func mustEnqueue(t testing.TB, s *Store, jobs ...*store.NewJob) []store.EnqueueResult {
 	t.Helper()
 	res, err := s.Enqueue(context.Background(), jobs)
 	if err != nil {
@@ -59,16 +59,16 @@ func mustEnqueue(t testing.TB, s *Store, jobs ...*hopper.NewJob) []hopper.Enqueu
 	return res
 }
 
-func claim(t testing.TB, s *Store, max int, lease time.Duration) hopper.ClaimResult {
+func claim(t testing.TB, s *Store, max int, lease time.Duration) store.ClaimResult {
 	t.Helper()
-	res, err := s.Claim(context.Background(), hopper.ClaimRequest{Queue: testQueue, Max: max, Lease: lease, WorkerID: "w"})
+	res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: testQueue, Max: max, Lease: lease, WorkerID: "w"})
 	if err != nil {
 		t.Fatalf("Claim: %v", err)
 	}
 	return res
 }
 
-func ids(recs []*hopper.JobRecord) []string {
+func ids(recs []*store.JobRecord) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = r.ID
@@ -76,7 +76,7 @@ func ids(recs []*hopper.JobRecord) []string {
 	return out
 }
 
-func maintain(t testing.TB, s *Store, opts hopper.MaintainOptions) hopper.MaintainResult {
+func maintain(t testing.TB, s *Store, opts store.MaintainOptions) store.MaintainResult {
 	t.Helper()
 	res, err := s.Maintain(context.Background(), testQueue, opts)
 	if err != nil {
@@ -85,7 +85,7 @@ func maintain(t testing.TB, s *Store, opts hopper.MaintainOptions) hopper.Mainta
 	return res
 }
 
-func getJob(t testing.TB, s *Store, id string) *hopper.JobRecord {
+func getJob(t testing.TB, s *Store, id string) *store.JobRecord {
 	t.Helper()
 	r, err := s.GetJob(context.Background(), testQueue, id)
 	if err != nil {
@@ -94,7 +94,7 @@ func getJob(t testing.TB, s *Store, id string) *hopper.JobRecord {
 	return r
 }
 
-func finish(t testing.TB, s *Store, reqs ...hopper.FinishRequest) []error {
+func finish(t testing.TB, s *Store, reqs ...store.FinishRequest) []error {
 	t.Helper()
 	errs, err := s.Finish(context.Background(), reqs)
 	if err != nil {

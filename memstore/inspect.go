@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Queues lists, sorted by name, every queue a job was enqueued to or whose
@@ -31,12 +31,9 @@ func (s *Store) Queues(ctx context.Context) ([]string, error) {
 // latency: now minus the later of EnqueuedAt and RunAt of the job at the
 // front of ready, zero when ready is empty. A queue never seen reports
 // zeros.
-func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats, error) {
-	st := hopper.QueueStats{Queue: queue}
+func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
+	st := store.QueueStats{Queue: queue}
 	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
 		return st, err
 	}
 	q := s.lookup(queue)
@@ -47,7 +44,7 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st.Config = q.cfg
-	st.Counts = hopper.StateCounts{
+	st.Counts = store.StateCounts{
 		Pending: int64(len(q.pending)),
 		Ready:   int64(q.ready.n),
 		Unack:   int64(len(q.unack)),
@@ -66,30 +63,12 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats
 }
 
 // SetQueueConfig replaces the config of queue (creating the queue if need
-// be); the next Claim uses it. A negative MaxRunning, RateLimit, RatePeriod
-// or Retention gives an error wrapping hopper.ErrInvalidConfig and changes
-// nothing. Changing RatePeriod starts a new window; changing RateLimit alone
+// be); the next Claim uses it. Changing RatePeriod starts a new window; changing RateLimit alone
 // keeps the claims already counted in the current window.
 // Resuming or loosening a limit wakes WaitReady.
-func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.QueueConfig) error {
+func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
 	if err := ctx.Err(); err != nil {
 		return err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"MaxRunning", int64(cfg.MaxRunning)},
-		{"RateLimit", int64(cfg.RateLimit)},
-		{"RatePeriod", int64(cfg.RatePeriod)},
-		{"Retention", int64(cfg.Retention)},
-	} {
-		if f.v < 0 {
-			return fmt.Errorf("%w: QueueConfig.%s is negative", hopper.ErrInvalidConfig, f.name)
-		}
 	}
 	q := s.queue(queue, true)
 	q.mu.Lock()
@@ -104,12 +83,9 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.Que
 
 // GetJob returns a deep copy of the job id of queue, in whatever state it
 // is: changing the copy changes nothing in the store. An unknown job gives
-// an error wrapping hopper.ErrJobNotFound.
-func (s *Store) GetJob(ctx context.Context, queue, id string) (*hopper.JobRecord, error) {
+// an error wrapping store.ErrJobNotFound.
+func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
 	if q := s.lookup(queue); q != nil {
@@ -119,5 +95,5 @@ func (s *Store) GetJob(ctx context.Context, queue, id string) (*hopper.JobRecord
 			return copyRecord(&j.rec), nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s/%s", hopper.ErrJobNotFound, queue, id)
+	return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestQueuesListsOnlyQueuesInUse(t *testing.T) {
@@ -15,8 +15,8 @@ func TestQueuesListsOnlyQueuesInUse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = s.WaitReady(ctx, []string{"waited"}, time.Second) // creates a hidden queue
-	mustEnqueue(t, s, &hopper.NewJob{ID: "a", Queue: "zeta", Kind: "k"})
-	if err := s.SetQueueConfig(context.Background(), "alpha", hopper.QueueConfig{Paused: true}); err != nil {
+	mustEnqueue(t, s, &store.NewJob{ID: "a", Queue: "zeta", Kind: "k"})
+	if err := s.SetQueueConfig(context.Background(), "alpha", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
 	if qs, err := s.Queues(context.Background()); err != nil || !slices.Equal(qs, []string{"alpha", "zeta"}) {
@@ -32,7 +32,7 @@ func TestQueueStatsCountsAndLatency(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"), newJob("b"), p)
 	claim(t, s, 1, time.Minute)
 	clock.Advance(3 * time.Second)
-	cfg := hopper.QueueConfig{MaxRunning: 3, RateLimit: 10}
+	cfg := store.QueueConfig{MaxRunning: 3, RateLimit: 10}
 	if err := s.SetQueueConfig(ctx, testQueue, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +40,12 @@ func TestQueueStatsCountsAndLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hopper.StateCounts{Pending: 1, Ready: 1, Unack: 1}
+	want := store.StateCounts{Pending: 1, Ready: 1, Unack: 1}
 	if st.Counts != want || st.Config != cfg || st.Latency != 3*time.Second {
 		t.Fatalf("stats %+v, want counts %+v, config %+v, latency 3s", st, want, cfg)
 	}
-	for _, bad := range []hopper.QueueConfig{{MaxRunning: -1}, {RateLimit: -1}, {RatePeriod: -1}, {Retention: -1}} {
-		if err := s.SetQueueConfig(ctx, testQueue, bad); !errors.Is(err, hopper.ErrInvalidConfig) {
+	for _, bad := range []store.QueueConfig{{MaxRunning: -1}, {RateLimit: -1}, {RatePeriod: -1}, {Retention: -1}} {
+		if err := s.SetQueueConfig(ctx, testQueue, bad); !errors.Is(err, store.ErrInvalidConfig) {
 			t.Fatalf("SetQueueConfig(%+v) = %v, want ErrInvalidConfig", bad, err)
 		}
 	}
@@ -57,21 +57,21 @@ func TestQueueStatsCountsAndLatency(t *testing.T) {
 func TestClaimRejectsBadRequests(t *testing.T) {
 	s := New()
 	ctx := context.Background()
-	for _, req := range []hopper.ClaimRequest{
+	for _, req := range []store.ClaimRequest{
 		{Queue: "q", Max: 0, Lease: time.Second},
 		{Queue: "q", Max: 1, Lease: time.Microsecond},
 	} {
-		if _, err := s.Claim(ctx, req); !errors.Is(err, hopper.ErrInvalidJob) {
+		if _, err := s.Claim(ctx, req); !errors.Is(err, store.ErrInvalidJob) {
 			t.Errorf("Claim(%+v) = %v, want ErrInvalidJob", req, err)
 		}
 	}
-	if _, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "", Max: 1, Lease: time.Second}); !errors.Is(err, hopper.ErrInvalidQueue) {
+	if _, err := s.Claim(ctx, store.ClaimRequest{Queue: "", Max: 1, Lease: time.Second}); !errors.Is(err, store.ErrInvalidQueue) {
 		t.Errorf("empty queue: %v", err)
 	}
-	if err := s.SetQueueConfig(ctx, "q", hopper.QueueConfig{Paused: true}); err != nil {
+	if err := s.SetQueueConfig(ctx, "q", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Second}); err != nil || res.RetryIn != time.Second {
+	if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Second}); err != nil || res.RetryIn != time.Second {
 		t.Errorf("paused: %+v %v, want RetryIn 1s", res, err)
 	}
 }

@@ -3,13 +3,13 @@ package memstore
 import (
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // job is one job as the store holds it. Every field is guarded by the mutex of
 // the queue that holds the job.
 type job struct {
-	rec hopper.JobRecord
+	rec store.JobRecord
 	// at orders the job within its state, in Unix milliseconds: the due time
 	// (pending, retry), the lease deadline (unack), the finish time (garbage)
 	// or the expiry (done). Unused in ready.
@@ -57,9 +57,9 @@ func (q *queue) forget(j *job) {
 }
 
 // addError appends e to j's history, dropping the oldest beyond
-// hopper.MaxErrorHistory. A zero At is stamped with now and a zero Attempt
+// store.MaxErrorHistory. A zero At is stamped with now and a zero Attempt
 // with the job's current attempt.
-func addError(j *job, e hopper.AttemptError, now time.Time) {
+func addError(j *job, e store.AttemptError, now time.Time) {
 	if e.At.IsZero() {
 		e.At = now
 	}
@@ -67,8 +67,8 @@ func addError(j *job, e hopper.AttemptError, now time.Time) {
 		e.Attempt = j.rec.Attempt
 	}
 	errs := j.rec.Errors
-	if len(errs) >= hopper.MaxErrorHistory {
-		n := copy(errs, errs[len(errs)-hopper.MaxErrorHistory+1:])
+	if len(errs) >= store.MaxErrorHistory {
+		n := copy(errs, errs[len(errs)-store.MaxErrorHistory+1:])
 		errs = errs[:n]
 	}
 	j.rec.Errors = append(errs, e)

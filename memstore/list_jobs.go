@@ -2,108 +2,38 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-// Limits of ListJobs.
-const (
-	defaultListLimit = 50     // ListRequest.Limit when zero
-	maxListLimit     = 1000   // largest page
-	defaultScanLimit = 10_000 // ListRequest.ScanLimit when zero
-)
-
-// ListJobs returns a page of deep copies of the jobs of req.Queue in
-// req.State, in the order documented by hopper.ListRequest (ready first in
-// first out; pending and retry by due time; unack by lease deadline; garbage
-// and done by finish time; ties in the order the jobs entered the state),
-// reversed when req.Newest.
-//
-// Limit zero means 50 and is capped at 1000. Unfiltered, Total is the number
-// of jobs in the state. With Kind or Match set, the listing examines the
-// first ScanLimit jobs in that order (zero means 10,000), Offset and Limit
-// apply to the matches, Total counts the matches among the examined jobs and
-// Truncated says the state held more. Match runs on copies, after the
-// queue's lock is released, so it may call the store.
-//
-// An invalid state gives an error wrapping hopper.ErrInvalidState; a
-// negative Offset, Limit or ScanLimit one wrapping hopper.ErrInvalidConfig.
-// A queue never seen gives an empty page.
-func (s *Store) ListJobs(ctx context.Context, req hopper.ListRequest) (hopper.JobPage, error) {
-	var page hopper.JobPage
+// ListJobs returns deep copies of req.Limit jobs of req.Queue in req.State
+// from req.Offset, in the order documented by store.ListRequest (ready
+// first in first out; pending and retry by due time; unack by lease
+// deadline; garbage and done by finish time; ties in the order the jobs
+// entered the state), reversed when req.Newest, and the number of jobs in
+// the state. A queue never seen gives an empty page.
+func (s *Store) ListJobs(ctx context.Context, req store.ListRequest) (store.Page, error) {
+	var page store.Page
 	if err := ctx.Err(); err != nil {
 		return page, err
-	}
-	if err := hopper.ValidateQueue(req.Queue); err != nil {
-		return page, err
-	}
-	if !req.State.Valid() {
-		return page, fmt.Errorf("%w: %q", hopper.ErrInvalidState, req.State)
-	}
-	if req.Offset < 0 || req.Limit < 0 || req.ScanLimit < 0 {
-		return page, fmt.Errorf("%w: ListRequest Offset %d, Limit %d and ScanLimit %d must not be negative",
-			hopper.ErrInvalidConfig, req.Offset, req.Limit, req.ScanLimit)
-	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = defaultListLimit
-	}
-	limit = min(limit, maxListLimit)
-	scan := req.ScanLimit
-	if scan == 0 {
-		scan = defaultScanLimit
 	}
 	q := s.lookup(req.Queue)
 	if q == nil {
 		return page, nil
 	}
-
 	q.mu.Lock()
-	n := q.count(req.State)
-	if req.Kind == "" && req.Match == nil {
-		off := min(req.Offset, n)
-		jobs := q.ordered(req.State, req.Newest, off+limit)
-		page.Total = n
-		page.Jobs = copyJobs(jobs[min(off, len(jobs)):])
-		q.mu.Unlock()
-		return page, nil
-	}
-	page.Truncated = n > scan
-	var matched []*hopper.JobRecord // kind matches, copied, when Match must run
-	for _, j := range q.ordered(req.State, req.Newest, scan) {
-		if req.Kind != "" && j.rec.Kind != req.Kind {
-			continue
-		}
-		if req.Match != nil {
-			matched = append(matched, copyRecord(&j.rec))
-			continue
-		}
-		if page.Total >= req.Offset && len(page.Jobs) < limit {
-			page.Jobs = append(page.Jobs, copyRecord(&j.rec))
-		}
-		page.Total++
-	}
-	q.mu.Unlock()
-	if req.Match == nil {
-		return page, nil
-	}
-	for _, r := range matched {
-		if !req.Match(r) {
-			continue
-		}
-		if page.Total >= req.Offset && len(page.Jobs) < limit {
-			page.Jobs = append(page.Jobs, r)
-		}
-		page.Total++
-	}
+	defer q.mu.Unlock()
+	page.Total = q.count(req.State)
+	off := min(req.Offset, page.Total)
+	jobs := q.ordered(req.State, req.Newest, off+req.Limit)
+	page.Jobs = copyJobs(jobs[min(off, len(jobs)):])
 	return page, nil
 }
 
 // copyJobs returns deep copies of the records of jobs.
-func copyJobs(jobs []*job) []*hopper.JobRecord {
-	out := make([]*hopper.JobRecord, len(jobs))
+func copyJobs(jobs []*job) []*store.JobRecord {
+	out := make([]*store.JobRecord, len(jobs))
 	for i, j := range jobs {
 		out[i] = copyRecord(&j.rec)
 	}
@@ -112,8 +42,8 @@ func copyJobs(jobs []*job) []*hopper.JobRecord {
 
 // ordered returns the first k jobs in st in listing order, or the last k
 // latest first when newest. q.mu must be held.
-func (q *queue) ordered(st hopper.JobState, newest bool, k int) []*job {
-	if st == hopper.StateReady {
+func (q *queue) ordered(st store.JobState, newest bool, k int) []*job {
+	if st == store.StateReady {
 		out := make([]*job, 0, min(k, q.ready.n))
 		j := q.ready.head
 		if newest {
@@ -130,7 +60,7 @@ func (q *queue) ordered(st hopper.JobState, newest bool, k int) []*job {
 		return out
 	}
 	asc := before
-	if st == hopper.StateDone { // done's heap is keyed by expiry
+	if st == store.StateDone { // done's heap is keyed by expiry
 		asc = finishedBefore
 	}
 	less := asc

@@ -2,22 +2,17 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
-
-// defaultBatch is MaintainOptions.Batch when zero.
-const defaultBatch = 1000
 
 // leaseExpiredError is recorded in the history of a reclaimed job.
 const leaseExpiredError = "lease expired"
 
 // Maintain runs the scheduler's duties on queue, in this order, each moving
-// or deleting at most opts.Batch jobs (zero means 1000):
+// or deleting at most opts.Batch jobs (see MaintainOptions.Normalize):
 //
 //  1. Reclaim: unack jobs whose lease deadline is not after now go to
 //     garbage when their Attempt exceeds MaxRetries (or they were
@@ -34,22 +29,20 @@ const leaseExpiredError = "lease expired"
 // the time until the earliest pending or retry due time, lease deadline, done
 // expiry or (with GarbageMaxAge) garbage expiry, zero when some are already
 // due; Idle is true when there is none of these. A queue never seen is Idle.
-// Negative options give an error wrapping hopper.ErrInvalidConfig.
-func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.MaintainOptions) (hopper.MaintainResult, error) {
-	var res hopper.MaintainResult
+// Negative options give an error wrapping store.ErrInvalidConfig.
+func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
+	var res store.MaintainResult
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return res, err
 	}
-	if opts.Batch < 0 || opts.GarbageMaxAge < 0 || opts.GarbageMaxCount < 0 {
-		return res, fmt.Errorf("%w: MaintainOptions %+v has a negative field", hopper.ErrInvalidConfig, opts)
+	opts, err := opts.Normalize()
+	if err != nil {
+		return res, err
 	}
 	batch := opts.Batch
-	if batch == 0 {
-		batch = defaultBatch
-	}
 	q := s.lookup(queue)
 	if q == nil {
 		res.Idle = true
@@ -70,7 +63,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.Maintain
 			break
 		}
 		q.detach(j)
-		q.attach(j, hopper.StateReady, 0)
+		q.attach(j, store.StateReady, 0)
 		res.Promoted++
 	}
 	n := 0
@@ -102,13 +95,13 @@ func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
 	q.detach(j)
 	q.leaveUnack(j)
 	q.tput.add(nowMs, 0, 1)
-	addError(j, hopper.AttemptError{Error: leaseExpiredError}, now)
+	addError(j, store.AttemptError{Error: leaseExpiredError}, now)
 	if j.rec.Attempt > j.rec.MaxRetries || j.rec.Cancelled {
 		q.toGarbage(j, now, nowMs)
 		return
 	}
 	j.rec.RunAt = now
-	q.attach(j, hopper.StateRetry, nowMs)
+	q.attach(j, store.StateRetry, nowMs)
 }
 
 // nextDue returns the earliest of the pending and retry jobs, or nil.

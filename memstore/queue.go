@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // uniqueHold records which job holds a unique key, and until when (Unix ms;
@@ -24,7 +24,7 @@ type queue struct {
 	seen atomic.Bool
 
 	mu      sync.Mutex
-	cfg     hopper.QueueConfig
+	cfg     store.QueueConfig
 	jobs    map[string]*job
 	ready   readyList
 	pending jobHeap
@@ -59,25 +59,25 @@ func newQueue(name string) *queue {
 }
 
 // heapOf returns the heap holding jobs in st, or nil for ready.
-func (q *queue) heapOf(st hopper.JobState) *jobHeap {
+func (q *queue) heapOf(st store.JobState) *jobHeap {
 	switch st {
-	case hopper.StatePending:
+	case store.StatePending:
 		return &q.pending
-	case hopper.StateUnack:
+	case store.StateUnack:
 		return &q.unack
-	case hopper.StateRetry:
+	case store.StateRetry:
 		return &q.retry
-	case hopper.StateGarbage:
+	case store.StateGarbage:
 		return &q.garbage
-	case hopper.StateDone:
+	case store.StateDone:
 		return &q.done
 	}
 	return nil
 }
 
 // count returns how many jobs are in st.
-func (q *queue) count(st hopper.JobState) int {
-	if st == hopper.StateReady {
+func (q *queue) count(st store.JobState) int {
+	if st == store.StateReady {
 		return q.ready.n
 	}
 	if h := q.heapOf(st); h != nil {
@@ -88,12 +88,12 @@ func (q *queue) count(st hopper.JobState) int {
 
 // attach puts j, detached, into st ordered by at (ignored for ready, where j
 // goes to the back), and wakes the waiters the move concerns.
-func (q *queue) attach(j *job, st hopper.JobState, at int64) {
+func (q *queue) attach(j *job, st store.JobState, at int64) {
 	j.rec.State = st
 	j.at = at
 	q.seq++
 	j.seq = q.seq
-	if st == hopper.StateReady {
+	if st == store.StateReady {
 		q.ready.pushBack(j)
 		q.signalReady()
 		return
@@ -109,7 +109,7 @@ func (q *queue) attach(j *job, st hopper.JobState, at int64) {
 
 // attachFront puts j, detached, at the front of ready.
 func (q *queue) attachFront(j *job) {
-	j.rec.State = hopper.StateReady
+	j.rec.State = store.StateReady
 	q.seq++
 	j.seq = q.seq
 	q.ready.pushFront(j)
@@ -118,7 +118,7 @@ func (q *queue) attachFront(j *job) {
 
 // detach takes j out of its state's container; j stays in jobs.
 func (q *queue) detach(j *job) {
-	if j.rec.State == hopper.StateReady {
+	if j.rec.State == store.StateReady {
 		q.ready.remove(j)
 		return
 	}
@@ -154,5 +154,5 @@ func (q *queue) leaveUnack(j *job) {
 func (q *queue) toGarbage(j *job, now time.Time, nowMs int64) {
 	j.rec.FinishedAt = now
 	q.releaseUnique(j)
-	q.attach(j, hopper.StateGarbage, nowMs)
+	q.attach(j, store.StateGarbage, nowMs)
 }

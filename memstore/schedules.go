@@ -3,11 +3,10 @@ package memstore
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // scheduleKey identifies a registered schedule: ticks are recorded per name
@@ -16,20 +15,14 @@ type scheduleKey struct{ name, queue string }
 
 // RegisterSchedules records s for inspection, replacing any record with the
 // same Name and Queue. LastTick is ignored: Schedules fills it from the tick
-// guard of Enqueue. An empty Name gives an error wrapping
-// hopper.ErrInvalidConfig and a bad Queue one wrapping
-// hopper.ErrInvalidQueue; then nothing is recorded.
-func (s *Store) RegisterSchedules(ctx context.Context, scheds []hopper.ScheduleInfo) error {
+// guard of Enqueue. A list that fails store.ValidateSchedules gives its
+// error and nothing is recorded.
+func (s *Store) RegisterSchedules(ctx context.Context, scheds []store.ScheduleInfo) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, sc := range scheds {
-		if sc.Name == "" {
-			return fmt.Errorf("%w: ScheduleInfo.Name is empty", hopper.ErrInvalidConfig)
-		}
-		if err := hopper.ValidateQueue(sc.Queue); err != nil {
-			return fmt.Errorf("schedule %q: %w", sc.Name, err)
-		}
+	if err := store.ValidateSchedules(scheds); err != nil {
+		return err
 	}
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
@@ -42,12 +35,12 @@ func (s *Store) RegisterSchedules(ctx context.Context, scheds []hopper.ScheduleI
 // Schedules lists the registered schedules sorted by Name, then Queue, each
 // with LastTick set to the latest tick Enqueue recorded for its name in its
 // queue (zero if none).
-func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
+func (s *Store) Schedules(ctx context.Context) ([]store.ScheduleInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.rmu.Lock()
-	out := make([]hopper.ScheduleInfo, 0, len(s.schedules))
+	out := make([]store.ScheduleInfo, 0, len(s.schedules))
 	for _, sc := range s.schedules {
 		out = append(out, sc)
 	}
@@ -56,7 +49,7 @@ func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
 		sc := &out[i]
 		sc.LastTick = lastTick(s.lookup(sc.Queue), sc.Name)
 	}
-	slices.SortFunc(out, func(a, b hopper.ScheduleInfo) int {
+	slices.SortFunc(out, func(a, b store.ScheduleInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Queue, b.Queue))
 	})
 	return out, nil

@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-// Store is an in-memory hopper.Store. Create one with New; the zero value is
+// Store is an in-memory store.Store. Create one with New; the zero value is
 // not usable. All methods are safe for concurrent use by any number of
 // goroutines. Nothing is persisted.
 type Store struct {
@@ -25,10 +25,10 @@ type Store struct {
 	// rmu guards the worker registry and the registered schedules.
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
-	schedules map[scheduleKey]hopper.ScheduleInfo
+	schedules map[scheduleKey]store.ScheduleInfo
 }
 
-var _ hopper.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Option configures a Store in New. A nil Option is ignored.
 type Option func(*Store)
@@ -51,7 +51,7 @@ func New(opts ...Option) *Store {
 	s := &Store{
 		clock:     time.Now,
 		workers:   make(map[string]workerEntry),
-		schedules: make(map[scheduleKey]hopper.ScheduleInfo),
+		schedules: make(map[scheduleKey]store.ScheduleInfo),
 	}
 	for _, o := range opts {
 		if o != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // throughputMinutes is how many minutes of throughput a queue keeps: more
@@ -48,11 +48,8 @@ func (t *throughput) add(nowMs int64, done, failed int64) {
 // clock; the store keeps the last 128. Done counts acks; Failed counts
 // attempts that ended in retry or garbage, cancellations and expired leases
 // included. A queue never seen has no points.
-func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]hopper.ThroughputPoint, error) {
+func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := hopper.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
 	q := s.lookup(queue)
@@ -62,11 +59,11 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	now, nowMs := s.now()
 	cur := unixMinute(nowMs)
 	from := max(unixMinute(since.UnixMilli()), cur-throughputMinutes+1)
-	var pts []hopper.ThroughputPoint
+	var pts []store.ThroughputPoint
 	q.mu.Lock()
 	for _, c := range q.tput {
 		if c.minute >= from && c.minute <= cur && c.done+c.failed > 0 {
-			pts = append(pts, hopper.ThroughputPoint{
+			pts = append(pts, store.ThroughputPoint{
 				Minute: atMs(now, nowMs, c.minute*60000),
 				Done:   c.done,
 				Failed: c.failed,
@@ -74,6 +71,6 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 		}
 	}
 	q.mu.Unlock()
-	slices.SortFunc(pts, func(a, b hopper.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
+	slices.SortFunc(pts, func(a, b store.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
 	return pts, nil
 }

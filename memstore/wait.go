@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Waiting works with one broadcast channel per queue and purpose, closed and
@@ -40,7 +40,7 @@ func (q *queue) signalSchedule() {
 // a config change and on a job leaving unack while MaxRunning held jobs
 // back, and sleeps no longer than the rate window that holds jobs back;
 // wakeups may be spurious. A timeout of zero or less returns at once.
-// An invalid queue name gives an error wrapping hopper.ErrInvalidQueue.
+// An invalid queue name gives an error wrapping store.ErrInvalidQueue.
 func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Duration) error {
 	return s.waitOn(ctx, queues, timeout, func(q *queue, nowMs int64, timeout *time.Duration) (bool, *chan struct{}) {
 		if n, _ := q.claimable(nowMs, 1); n > 0 {
@@ -65,7 +65,7 @@ func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Dur
 // idle queue, a shortened lease, a first done or garbage job); wakeups may be
 // spurious. Garbage age limits are the caller's to time (Maintain's NextIn).
 // A timeout of zero or less returns at once. An invalid queue name gives an
-// error wrapping hopper.ErrInvalidQueue.
+// error wrapping store.ErrInvalidQueue.
 func (s *Store) WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) error {
 	return s.waitOn(ctx, queues, timeout, func(q *queue, nowMs int64, timeout *time.Duration) (bool, *chan struct{}) {
 		if at, ok := q.nextEvent(0); ok {
@@ -84,10 +84,8 @@ func (s *Store) WaitSchedule(ctx context.Context, queues []string, timeout time.
 // waitOn creates when missing and waits on with the others.
 func (s *Store) waitOn(ctx context.Context, queues []string, timeout time.Duration,
 	probe func(q *queue, nowMs int64, timeout *time.Duration) (now bool, wake *chan struct{})) error {
-	for _, name := range queues {
-		if err := hopper.ValidateQueue(name); err != nil {
-			return err
-		}
+	if err := store.ValidateQueues(queues); err != nil {
+		return err
 	}
 	if ctx.Err() != nil || timeout <= 0 {
 		return nil

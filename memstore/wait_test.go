@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // forever is a wait timeout no test outlives: a wait that returns did so
@@ -45,7 +45,7 @@ func TestWaitReadyWakesOnEnqueueFromAnotherGoroutine(t *testing.T) {
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
 	eventually(t, "WaitReady to block", func() bool { return waiting(s, testQueue, false) })
 	go func() { // from another goroutine
-		if _, err := s.Enqueue(context.Background(), []*hopper.NewJob{newJob("a")}); err != nil {
+		if _, err := s.Enqueue(context.Background(), []*store.NewJob{newJob("a")}); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -67,7 +67,7 @@ func TestWaitReadyWakesOnAnyOfSeveralQueues(t *testing.T) {
 	queues := []string{"a", "b", "c"}
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), queues, forever) })
 	eventually(t, "WaitReady to block", func() bool { return waiting(s, "c", false) })
-	mustEnqueue(t, s, &hopper.NewJob{ID: "x", Queue: "c", Kind: "k"})
+	mustEnqueue(t, s, &store.NewJob{ID: "x", Queue: "c", Kind: "k"})
 	returns(t, "WaitReady after an enqueue to its last queue", done)
 }
 
@@ -75,13 +75,13 @@ func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
 	s := New()
 	ctx := context.Background()
 	mustEnqueue(t, s, newJob("a"))
-	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{Paused: true}); err != nil {
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	// It blocks although a job is ready: a paused queue has nothing to claim.
 	eventually(t, "WaitReady to block on a paused queue", func() bool { return waiting(s, testQueue, false) })
-	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{}); err != nil {
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	returns(t, "WaitReady after resume", done)
@@ -90,14 +90,14 @@ func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
 func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
 	s := New()
 	ctx := context.Background()
-	if err := s.SetQueueConfig(ctx, testQueue, hopper.QueueConfig{MaxRunning: 1}); err != nil {
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{MaxRunning: 1}); err != nil {
 		t.Fatal(err)
 	}
 	mustEnqueue(t, s, newJob("a"), newJob("b"))
 	c := claim(t, s, 2, time.Minute).Jobs[0]
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	eventually(t, "WaitReady to block at MaxRunning", func() bool { return waiting(s, testQueue, false) })
-	finish(t, s, hopper.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: hopper.OutcomeAck})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
 	returns(t, "WaitReady after an ack freed a slot", done)
 }
 
@@ -154,14 +154,14 @@ func TestWaitScheduleWakesOnAShortenedLease(t *testing.T) {
 	c := claim(t, s, 1, forever).Jobs[0]
 	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
 	eventually(t, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
-	ls, err := s.Extend(context.Background(), []hopper.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, 2*forever)
+	ls, err := s.Extend(context.Background(), []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, 2*forever)
 	if err != nil || !ls[0].Held {
 		t.Fatalf("Extend: %+v %v", ls, err)
 	}
 	if !waiting(s, testQueue, true) {
 		t.Fatal("a longer lease woke WaitSchedule")
 	}
-	if _, err := s.Extend(context.Background(), []hopper.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, forever/2); err != nil {
+	if _, err := s.Extend(context.Background(), []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, forever/2); err != nil {
 		t.Fatal(err)
 	}
 	returns(t, "WaitSchedule after a lease was shortened", done)

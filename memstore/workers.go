@@ -2,36 +2,31 @@ package memstore
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // workerEntry is a worker's record and when it expires, in Unix ms.
 type workerEntry struct {
-	info    hopper.WorkerInfo
+	info    store.WorkerInfo
 	expires int64
 }
 
 // Heartbeat records w as live until ttl (rounded up to the millisecond) from
 // now on the store's clock, replacing its previous record; HeartbeatAt is set
-// to now. The record is a deep copy. An empty ID gives an error wrapping
-// hopper.ErrInvalidConfig, as does a ttl below a millisecond.
-func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Duration) error {
+// to now. The record is a deep copy. A record that fails
+// store.ValidateHeartbeat gives its error.
+func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w.ID == "" {
-		return fmt.Errorf("%w: WorkerInfo.ID is empty", hopper.ErrInvalidConfig)
-	}
-	if ttl < time.Millisecond {
-		return fmt.Errorf("%w: heartbeat ttl %v must be at least 1ms", hopper.ErrInvalidConfig, ttl)
+	if err := store.ValidateHeartbeat(w, ttl); err != nil {
+		return err
 	}
 	now, nowMs := s.now()
 	w = copyWorker(w)
@@ -45,13 +40,13 @@ func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Dur
 // Workers lists deep copies of the live worker records, sorted by ID. A
 // record whose ttl has run out (its expiry is not after now) is not listed,
 // and is forgotten.
-func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
+func (s *Store) Workers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	_, nowMs := s.now()
 	s.rmu.Lock()
-	out := make([]hopper.WorkerInfo, 0, len(s.workers))
+	out := make([]store.WorkerInfo, 0, len(s.workers))
 	for id, e := range s.workers {
 		if e.expires <= nowMs {
 			delete(s.workers, id)
@@ -60,7 +55,7 @@ func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
 		out = append(out, copyWorker(e.info))
 	}
 	s.rmu.Unlock()
-	slices.SortFunc(out, func(a, b hopper.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b store.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -77,7 +72,7 @@ func (s *Store) RemoveWorker(ctx context.Context, id string) error {
 }
 
 // copyWorker returns a deep copy of w.
-func copyWorker(w hopper.WorkerInfo) hopper.WorkerInfo {
+func copyWorker(w store.WorkerInfo) store.WorkerInfo {
 	if w.Queues != nil {
 		w.Queues = maps.Clone(w.Queues)
 	}

@@ -5,7 +5,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 )
 
-// MetaCarrier adapts a job's metadata (hopper.NewJob.Meta,
+// MetaCarrier adapts a job's metadata (store.NewJob.Meta,
 // hopper.JobRecord.Meta) to a propagation.TextMapCarrier, so that any
 // OpenTelemetry propagator can inject context into a job and extract it
 // from one:

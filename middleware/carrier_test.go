@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/middleware"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestMetaCarrierRoundTrip(t *testing.T) {
@@ -41,11 +42,11 @@ func TestTracingDefaultPropagator(t *testing.T) {
 	opts := &middleware.TracingOptions{TracerProvider: tp} // no Propagator
 	enqueue := func(ctx context.Context) map[string]string {
 		var meta map[string]string
-		store := func(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+		st := func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 			meta = jobs[0].Meta
-			return make([]hopper.EnqueueResult, len(jobs)), nil
+			return make([]store.EnqueueResult, len(jobs)), nil
 		}
-		if _, err := middleware.TracingEnqueue(opts)(store)(ctx, []*hopper.NewJob{{ID: "j", Queue: "q"}}); err != nil {
+		if _, err := middleware.TracingEnqueue(opts)(st)(ctx, []*store.NewJob{{ID: "j", Queue: "q"}}); err != nil {
 			t.Fatal(err)
 		}
 		return meta

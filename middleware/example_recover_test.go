@@ -44,7 +44,7 @@ func ExampleRecover() {
 	var job *hopper.JobRecord
 	for job == nil || job.State != hopper.StateGarbage {
 		time.Sleep(time.Millisecond) // poll until the job is dead
-		if job, err = store.GetJob(ctx, info.Queue, info.ID); err != nil && !errors.Is(err, hopper.ErrJobNotFound) {
+		if job, err = hopper.NewInspector(store).GetJob(ctx, info.Queue, info.ID); err != nil && !errors.Is(err, hopper.ErrJobNotFound) {
 			panic(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/middleware"
+	"github.com/hopperq/hopper/store"
 )
 
 // sumInt adds the int64 points of a counter, up-down counter or gauge whose
@@ -227,6 +228,7 @@ func TestQueueMetricsReadStore(t *testing.T) {
 // until the caller gives up.
 type failingStore struct {
 	hopper.Store
+	store.Admin
 }
 
 func (failingStore) Queues(context.Context) ([]string, error) {

@@ -44,8 +44,8 @@ type QueueMetricsOptions struct {
 //     messaging.destination.name; zero when nothing is ready.
 //
 // Both also carry messaging.system ("hopper"). Each collection calls
-// Store.Queues (unless opts.Queues is set) and Store.QueueStats once per
-// queue, within opts.Timeout; a failing or late queue is left out of that
+// Inspector.Queues (unless opts.Queues is set) and Inspector.QueueStats
+// once per queue, within opts.Timeout; a failing or late queue is left out of that
 // collection and the errors are returned to the meter's reader, which
 // reports them (otel.Handle for periodic readers).
 //
@@ -70,6 +70,7 @@ func RegisterQueueMetrics(store hopper.Store, opts *QueueMetricsOptions) (unregi
 		o.Timeout = 5 * time.Second
 	}
 	o.Queues = slices.Clone(o.Queues)
+	ins := hopper.NewInspector(store)
 	mp := o.MeterProvider
 	if mp == nil {
 		mp = otel.GetMeterProvider()
@@ -93,13 +94,13 @@ func RegisterQueueMetrics(store hopper.Store, opts *QueueMetricsOptions) (unregi
 		queues := o.Queues
 		if queues == nil {
 			var err error
-			if queues, err = store.Queues(ctx); err != nil {
+			if queues, err = ins.Queues(ctx); err != nil {
 				return fmt.Errorf("hopper queue metrics: listing queues: %w", err)
 			}
 		}
 		var errs []error
 		for _, q := range queues {
-			st, err := store.QueueStats(ctx, q)
+			st, err := ins.QueueStats(ctx, q)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("hopper queue metrics: queue %q: %w", q, err))
 				if ctx.Err() != nil {

@@ -132,7 +132,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 		var st hopper.QueueStats
 		eventually(t, 60*time.Second, "500 jobs in garbage and 500 in retry", func() bool {
 			var err error
-			st, err = s.QueueStats(ctx, hopper.DefaultQueue)
+			st, err = hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 		for _, state := range []hopper.JobState{hopper.StateGarbage, hopper.StateRetry} {
 			seen := 0
 			for off := 0; ; off += 200 {
-				page, err := s.ListJobs(ctx, hopper.ListRequest{Queue: hopper.DefaultQueue, State: state, Offset: off, Limit: 200})
+				page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: hopper.DefaultQueue, State: state, Offset: off, Limit: 200})
 				if err != nil {
 					t.Fatal(err)
 				}

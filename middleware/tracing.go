@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // instrumentationName names the tracer and the meter of this package.
@@ -185,7 +186,7 @@ func recordError(span trace.Span, err error) {
 
 // producerAttrs are the attributes of a create span, or of the send span of
 // a single job.
-func producerAttrs(op string, j *hopper.NewJob) []attribute.KeyValue {
+func producerAttrs(op string, j *store.NewJob) []attribute.KeyValue {
 	typ := semconv.MessagingOperationTypeSend
 	if op == opCreate {
 		typ = semconv.MessagingOperationTypeCreate

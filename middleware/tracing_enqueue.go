@@ -9,11 +9,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // TracingEnqueue returns client middleware, for hopper.Client.Use, that
 // traces each enqueue with PRODUCER spans and stores each job's creation
-// context in its metadata (hopper.NewJob.Meta, with the Propagator of opts
+// context in its metadata (store.NewJob.Meta, with the Propagator of opts
 // and MetaCarrier), where Tracing finds it to continue the trace in the
 // worker. opts is optional: omitted or nil means defaults, more than one
 // panics; NewRoot is ignored.
@@ -55,7 +56,7 @@ import (
 func TracingEnqueue(opts ...*TracingOptions) hopper.EnqueueMiddleware {
 	tr := newTracer(option("TracingEnqueue", opts))
 	return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
-		return func(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+		return func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 			if len(jobs) == 0 {
 				return next(ctx, jobs)
 			}
@@ -64,7 +65,7 @@ func TracingEnqueue(opts ...*TracingOptions) hopper.EnqueueMiddleware {
 	}
 }
 
-func (tr *tracer) enqueue(ctx context.Context, jobs []*hopper.NewJob, next hopper.EnqueueFunc) ([]hopper.EnqueueResult, error) {
+func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper.EnqueueFunc) ([]store.EnqueueResult, error) {
 	prop := tr.propagator()
 	batch := len(jobs) > 1
 	// Creation contexts: a create span per job of a batch, or the custom
@@ -156,7 +157,7 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*hopper.NewJob, next hoppe
 }
 
 // inject stores the span context of ctx in a copy of the job's metadata.
-func inject(prop propagation.TextMapPropagator, ctx context.Context, j *hopper.NewJob) {
+func inject(prop propagation.TextMapPropagator, ctx context.Context, j *store.NewJob) {
 	m := make(map[string]string, len(j.Meta)+2)
 	for k, v := range j.Meta {
 		m[k] = v

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/middleware"
+	"github.com/hopperq/hopper/store"
 )
 
 // Attribute keys of the messaging conventions, spelled out so that the
@@ -275,17 +276,17 @@ func TestTracingEnqueueKeepsCustomCreationContext(t *testing.T) {
 	propagation.TraceContext{}.Inject(trace.ContextWithSpan(ctx, origin), middleware.MetaCarrier(meta))
 	want := meta["traceparent"]
 
-	var stored []*hopper.NewJob
-	store := func(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+	var stored []*store.NewJob
+	st := func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 		stored = jobs
-		res := make([]hopper.EnqueueResult, len(jobs))
+		res := make([]store.EnqueueResult, len(jobs))
 		for i, j := range jobs {
-			res[i] = hopper.EnqueueResult{ID: j.ID, Duplicate: true}
+			res[i] = store.EnqueueResult{ID: j.ID, Duplicate: true}
 		}
 		return res, nil
 	}
-	enq := middleware.TracingEnqueue(opts)(store)
-	if _, err := enq(ctx, []*hopper.NewJob{{ID: "j1", Queue: "q", Kind: "echo", Meta: meta}}); err != nil {
+	enq := middleware.TracingEnqueue(opts)(st)
+	if _, err := enq(ctx, []*store.NewJob{{ID: "j1", Queue: "q", Kind: "echo", Meta: meta}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stored[0].Meta["traceparent"]; got != want {
@@ -304,10 +305,10 @@ func TestTracingEnqueueKeepsCustomCreationContext(t *testing.T) {
 func TestTracingEnqueueRecordsStoreError(t *testing.T) {
 	rec, _, opts := newTracerProvider(t)
 	boom := errors.New("store down")
-	enq := middleware.TracingEnqueue(opts)(func(context.Context, []*hopper.NewJob) ([]hopper.EnqueueResult, error) { return nil, boom })
-	_, err := enq(t.Context(), []*hopper.NewJob{{ID: "a", Queue: "q"}, {ID: "b", Queue: "r"}})
+	enq := middleware.TracingEnqueue(opts)(func(context.Context, []*store.NewJob) ([]store.EnqueueResult, error) { return nil, boom })
+	_, err := enq(t.Context(), []*store.NewJob{{ID: "a", Queue: "q"}, {ID: "b", Queue: "r"}})
 	if err != boom {
-		t.Fatalf("enqueue returned %v, want the store's error", err)
+		t.Fatalf("enqueue returned %v, want the st's error", err)
 	}
 	send := waitSpans(t, rec, "send", 1)[0] // two queues: no destination in the name
 	checkAttrs(t, "send span", send.Attributes(), map[attribute.Key]any{kDest: nil, kBatchCount: int64(2), kErrorType: "*errors.errorString"})
@@ -318,7 +319,7 @@ func TestTracingEnqueueRecordsStoreError(t *testing.T) {
 	}
 	for _, sp := range spans {
 		if sp.Status().Code != codes.Error || !hasException(sp, "store down", false) {
-			t.Errorf("span %q status %v, want Error with the store's error", sp.Name(), sp.Status())
+			t.Errorf("span %q status %v, want Error with the st's error", sp.Name(), sp.Status())
 		}
 	}
 }

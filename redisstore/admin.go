@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hopperq/hopper"
 )
 
 // adminBatch is how many jobs one script call of Requeue or Delete moves
@@ -15,19 +14,14 @@ import (
 const adminBatch = 500
 
 // Requeue moves jobs in state from (pending, retry, garbage or done) to the
-// back of ready, keeping their attempts (see hopper.Store). A requeued
+// back of ready, keeping their attempts (see store.Store). A requeued
 // garbage job is no longer marked cancelled; a requeued done job loses its
 // result. Unique keys released when the jobs finished are not taken again.
 // With ids nil the state is emptied in batches of 500 jobs, each batch one
 // atomic step.
-func (s *Store) Requeue(ctx context.Context, queue string, from hopper.JobState, ids []string) (int, error) {
-	if err := s.begin(ctx, queue); err != nil {
+func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := s.begin(ctx); err != nil {
 		return 0, err
-	}
-	switch from {
-	case hopper.StatePending, hopper.StateRetry, hopper.StateGarbage, hopper.StateDone:
-	default:
-		return 0, fmt.Errorf("%w: cannot requeue from %q (only pending, retry, garbage, done)", hopper.ErrInvalidState, from)
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.wake}
@@ -35,15 +29,12 @@ func (s *Store) Requeue(ctx context.Context, queue string, from hopper.JobState,
 }
 
 // Delete removes jobs in state from, any state but unack (see
-// hopper.Store), releasing their unique keys. Deleting given ready jobs
+// store.Store), releasing their unique keys. Deleting given ready jobs
 // costs a scan of the ready list per job. With ids nil the state is emptied
 // in batches of 500 jobs.
-func (s *Store) Delete(ctx context.Context, queue string, from hopper.JobState, ids []string) (int, error) {
-	if err := s.begin(ctx, queue); err != nil {
+func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := s.begin(ctx); err != nil {
 		return 0, err
-	}
-	if !from.Valid() || from == hopper.StateUnack {
-		return 0, fmt.Errorf("%w: cannot delete from %q (any state but unack)", hopper.ErrInvalidState, from)
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras, k.doneExp}
@@ -53,7 +44,7 @@ func (s *Store) Delete(ctx context.Context, queue string, from hopper.JobState, 
 // batchAdmin runs the requeue or delete script on ids, in slices of
 // adminBatch, or with ids nil on everything in batches until a batch comes
 // back short.
-func (s *Store) batchAdmin(ctx context.Context, op string, sc *redis.Script, keys []string, from hopper.JobState, ids []string) (int, error) {
+func (s *Store) batchAdmin(ctx context.Context, op string, sc *redis.Script, keys []string, from store.JobState, ids []string) (int, error) {
 	total := 0
 	if ids == nil {
 		for {
@@ -86,15 +77,15 @@ func (s *Store) batchAdmin(ctx context.Context, op string, sc *redis.Script, key
 
 // cancelledText is the error recorded for a waiting job that Cancel moved
 // to garbage.
-var cancelledText = hopper.ErrCancelled.Error()
+var cancelledText = store.ErrCancelled.Error()
 
-// Cancel stops a job (see hopper.Store): a pending, ready or retry job moves
+// Cancel stops a job (see store.Store): a pending, ready or retry job moves
 // to garbage at once, marked cancelled, with ErrCancelled's text in its
 // errors and its unique key released; a running job is flagged, which its
 // worker sees through Extend and which Finish and reclaim honour; garbage
 // and done stay as they are. Cancelling a ready job scans the ready list.
-func (s *Store) Cancel(ctx context.Context, queue, id string) (hopper.JobState, error) {
-	if err := s.begin(ctx, queue); err != nil {
+func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, error) {
+	if err := s.begin(ctx); err != nil {
 		return "", err
 	}
 	k := s.queueKeys(queue)
@@ -103,7 +94,7 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (hopper.JobState, 
 		return "", wrap("cancel job "+strconv.Quote(id), err)
 	}
 	if st == "" {
-		return "", fmt.Errorf("%w: job %q of queue %q", hopper.ErrJobNotFound, id, queue)
+		return "", fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
-	return hopper.JobState(st), nil
+	return store.JobState(st), nil
 }

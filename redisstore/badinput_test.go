@@ -18,6 +18,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestBadInputNoPerm: an ACL user without the commands or keys hopper
@@ -39,7 +40,7 @@ func TestBadInputNoPerm(t *testing.T) {
 		t.Run(user, func(t *testing.T) {
 			rdb := srv.Client(t, func(o *redis.Options) { o.Username, o.Password = user, "pw" })
 			s := storeOn(t, rdb, nil)
-			_, err := s.Enqueue(ctx, []*hopper.NewJob{job("q", "a")})
+			_, err := s.Enqueue(ctx, []*store.NewJob{job("q", "a")})
 			if !errors.Is(err, redisstore.ErrNoPerm) || redisstore.Temporary(err) {
 				t.Fatalf("Enqueue as %s: %v, want ErrNoPerm, not temporary", user, err)
 			}
@@ -62,14 +63,14 @@ func TestBadInputOOM(t *testing.T) {
 	if err := rdb.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Enqueue(ctx, []*hopper.NewJob{job("q", "after")})
+	_, err := s.Enqueue(ctx, []*store.NewJob{job("q", "after")})
 	if !errors.Is(err, redisstore.ErrOOM) || !redisstore.Temporary(err) {
 		t.Fatalf("Enqueue at maxmemory: %v, want ErrOOM, temporary", err)
 	}
-	if _, err := s.GetJob(ctx, "q", "before"); err != nil {
+	if _, err := hopper.NewInspector(s).GetJob(ctx, "q", "before"); err != nil {
 		t.Errorf("GetJob of a job stored before: %v, want it readable", err)
 	}
-	if _, err := s.GetJob(ctx, "q", "after"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := hopper.NewInspector(s).GetJob(ctx, "q", "after"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Errorf("GetJob of the refused job: %v, want ErrJobNotFound", err)
 	}
 }
@@ -104,7 +105,7 @@ func TestBadInputReadOnly(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond) // polling interval
 	}
-	_, err = s.Enqueue(ctx, []*hopper.NewJob{job("q", "after")})
+	_, err = s.Enqueue(ctx, []*store.NewJob{job("q", "after")})
 	if !errors.Is(err, redisstore.ErrReadOnly) || !redisstore.Temporary(err) {
 		t.Fatalf("Enqueue on a demoted master: %v, want ErrReadOnly, temporary", err)
 	}
@@ -138,7 +139,7 @@ func TestBadInputCorruptValues(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for _, id := range []string{"notmsgpack", "metabomb", "history"} {
 		t.Run("job "+id, func(t *testing.T) {
-			_, err := s.GetJob(ctx, "q", id)
+			_, err := hopper.NewInspector(s).GetJob(ctx, "q", id)
 			if err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
 				t.Errorf("GetJob: %v, want a corrupt stored data error", err)
 			}
@@ -148,7 +149,7 @@ func TestBadInputCorruptValues(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
 		t.Errorf("reading three corrupt jobs allocated %d bytes, want well under 16 MiB", n)
 	}
-	if rec, err := s.GetJob(ctx, "q", "ok"); err != nil || string(rec.Args) != "args of ok" {
+	if rec, err := hopper.NewInspector(s).GetJob(ctx, "q", "ok"); err != nil || string(rec.Args) != "args of ok" {
 		t.Errorf("GetJob of the intact job next to them: %+v, %v", rec, err)
 	}
 
@@ -160,7 +161,7 @@ func TestBadInputCorruptValues(t *testing.T) {
 		if err := rdb.ZAdd(ctx, "{"+prefix+"}:workers", redis.Z{Score: 1e15, Member: "bomb"}).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Workers(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
+		if _, err := hopper.NewInspector(s).Workers(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
 			t.Errorf("Workers: %v, want a corrupt stored data error", err)
 		}
 	})

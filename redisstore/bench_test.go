@@ -13,15 +13,15 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // benchJob returns a job shaped like the ones shared/bench enqueues: kind
 // "bench", a 20-character ID and args = msgpack of struct{P []byte} with a
 // 72-byte payload.
-func benchJob(queue string, i int64) *hopper.NewJob {
+func benchJob(queue string, i int64) *store.NewJob {
 	type benchArgs struct {
 		P []byte `msgpack:"p"`
 	}
@@ -31,7 +31,7 @@ func benchJob(queue string, i int64) *hopper.NewJob {
 	if err != nil {
 		panic(err)
 	}
-	return &hopper.NewJob{ID: fmt.Sprintf("b%019d", i), Queue: queue, Kind: "bench", Args: args}
+	return &store.NewJob{ID: fmt.Sprintf("b%019d", i), Queue: queue, Kind: "bench", Args: args}
 }
 
 func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
@@ -56,7 +56,7 @@ func BenchmarkEnqueue(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
 		for pb.Next() {
-			if _, err := s.Enqueue(ctx, []*hopper.NewJob{benchJob("bench", seq.Add(1))}); err != nil {
+			if _, err := s.Enqueue(ctx, []*store.NewJob{benchJob("bench", seq.Add(1))}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -78,7 +78,7 @@ func BenchmarkEnqueueMany(b *testing.B) {
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
-		jobs := make([]*hopper.NewJob, per)
+		jobs := make([]*store.NewJob, per)
 		for pb.Next() {
 			for i := range jobs {
 				jobs[i] = benchJob("bench", seq.Add(1))
@@ -99,7 +99,7 @@ func BenchmarkEnqueueMany(b *testing.B) {
 func BenchmarkClaimFinish(b *testing.B) {
 	s, rdb := benchStore(b)
 	ctx := context.Background()
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for i := range b.N {
 		jobs = append(jobs, benchJob("bench", int64(i)))
 		if len(jobs) == 1000 || i == b.N-1 {
@@ -118,16 +118,16 @@ func BenchmarkClaimFinish(b *testing.B) {
 	done := make(chan error, 4)
 	for range 4 {
 		go func() {
-			reqs := make([]hopper.FinishRequest, 0, 32)
+			reqs := make([]store.FinishRequest, 0, 32)
 			for left.Load() > 0 {
-				res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "bench", Max: 32, Lease: time.Minute})
+				res, err := s.Claim(ctx, store.ClaimRequest{Queue: "bench", Max: 32, Lease: time.Minute})
 				if err != nil {
 					done <- err
 					return
 				}
 				reqs = reqs[:0]
 				for _, j := range res.Jobs {
-					reqs = append(reqs, hopper.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck})
+					reqs = append(reqs, store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 				}
 				if len(reqs) == 0 {
 					continue
@@ -163,11 +163,11 @@ func TestBytesPerPendingJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Create the queue's keys first, so the delta is per job only.
-	if _, err := s.Enqueue(ctx, []*hopper.NewJob{benchJob("mem", -1)}); err != nil {
+	if _, err := s.Enqueue(ctx, []*store.NewJob{benchJob("mem", -1)}); err != nil {
 		t.Fatal(err)
 	}
 	before := usedMemory(t, rdb)
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for i := range n {
 		jobs = append(jobs, benchJob("mem", int64(i)))
 		if len(jobs) == 500 {

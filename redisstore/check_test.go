@@ -10,16 +10,16 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestCheckRefusesOldServer(t *testing.T) {
 	f := startFakeRedis(t, "127.0.0.1:0", "6.2.14")
 	s := redisstore.New(f.client(t), nil)
 	for i := range 3 {
-		_, err := s.Enqueue(t.Context(), []*hopper.NewJob{job("q", "a")})
+		_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 		if !errors.Is(err, redisstore.ErrUnsupportedServer) || !strings.Contains(err.Error(), "6.2") {
 			t.Fatalf("Enqueue %d on Redis 6.2: %v, want ErrUnsupportedServer naming the version", i, err)
 		}
@@ -100,7 +100,7 @@ func TestCheckWithoutPermission(t *testing.T) {
 	}
 	// The store works all the same.
 	mustEnqueue(t, s, job("q", "a"))
-	res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("Claim as a user without INFO: %d jobs, %v", len(res.Jobs), err)
 	}
@@ -108,13 +108,13 @@ func TestCheckWithoutPermission(t *testing.T) {
 
 func TestInvalidPrefixFailsEveryCall(t *testing.T) {
 	s := redisstore.New(redistest.Start(t).Client(t), &redisstore.Options{Prefix: "a:b"})
-	if err := s.Check(t.Context()); !errors.Is(err, hopper.ErrInvalidConfig) {
+	if err := s.Check(t.Context()); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("Check with Prefix a:b: %v, want ErrInvalidConfig", err)
 	}
-	if _, err := s.Enqueue(t.Context(), []*hopper.NewJob{job("q", "a")}); !errors.Is(err, hopper.ErrInvalidConfig) {
+	if _, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")}); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("Enqueue with Prefix a:b: %v, want ErrInvalidConfig", err)
 	}
-	if _, err := s.Queues(t.Context()); !errors.Is(err, hopper.ErrInvalidConfig) {
+	if _, err := s.Queues(t.Context()); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("Queues with Prefix a:b: %v, want ErrInvalidConfig", err)
 	}
 }
@@ -129,7 +129,7 @@ func TestRedisErrorsStayMatchable(t *testing.T) {
 	for i := 0; i < 1000 && err == nil; i++ {
 		j := job("q", "j"+strconv.Itoa(i))
 		j.Args = big
-		_, err = s.Enqueue(t.Context(), []*hopper.NewJob{j})
+		_, err = s.Enqueue(t.Context(), []*store.NewJob{j})
 	}
 	if err == nil {
 		t.Fatal("64 MB of jobs fit in a 3 MB server")

@@ -4,34 +4,29 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-// Claim moves up to req.Max ready jobs to unack (see hopper.Store) with one
+// Claim moves up to req.Max ready jobs to unack (see store.Store) with one
 // script call, whatever the batch size: the lease deadline, the tokens and
 // the claim time come from the server. A paused queue returns no job and
 // RetryIn = Options.PausedRetry; a MaxRunning cap or a rate limit that held
 // jobs back sets RetryIn to when trying again may succeed. The claimed
 // records carry the error history of earlier attempts.
-func (s *Store) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.ClaimResult, error) {
-	if err := s.begin(ctx, req.Queue); err != nil {
-		return hopper.ClaimResult{}, err
+func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	if err := req.Validate(); err != nil {
+		return store.ClaimResult{}, err
 	}
-	if req.Max < 1 {
-		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Max is %d, want at least 1", hopper.ErrInvalidConfig, req.Max)
+	if err := s.begin(ctx); err != nil {
+		return store.ClaimResult{}, err
 	}
 	lease := mstime.Ceil(req.Lease)
-	if req.Lease < time.Millisecond {
-		return hopper.ClaimResult{}, fmt.Errorf("%w: ClaimRequest.Lease is %v, want at least 1ms", hopper.ErrInvalidConfig, req.Lease)
-	}
 	k := s.queueKeys(req.Queue)
 	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry)).Slice()
 	if err != nil {
-		return hopper.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
+		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}
 	res, bad, err := decodeClaim(req.Queue, vals)
 	if err != nil {
@@ -56,11 +51,11 @@ type undecodable struct {
 // it fails to bury stays in unack and is reclaimed at its lease deadline,
 // as if its worker had died.
 func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecodable) {
-	reqs := make([]hopper.FinishRequest, len(bad))
+	reqs := make([]store.FinishRequest, len(bad))
 	for i, b := range bad {
-		reqs[i] = hopper.FinishRequest{
-			Queue: queue, ID: b.id, Token: b.token, Outcome: hopper.OutcomeGarbage,
-			Error: &hopper.AttemptError{Error: "redisstore: stored job cannot be decoded: " + b.err.Error()},
+		reqs[i] = store.FinishRequest{
+			Queue: queue, ID: b.id, Token: b.token, Outcome: store.OutcomeGarbage,
+			Error: &store.AttemptError{Error: "redisstore: stored job cannot be decoded: " + b.err.Error()},
 		}
 		s.opts.Logger.Warn("redisstore: claimed job cannot be decoded; moving it to garbage",
 			"queue", queue, "id", b.id, "error", b.err)
@@ -74,22 +69,22 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 // decodeClaim reads the claim script's reply. A job whose stored value does
 // not decode is left out of the result and returned in bad; a job whose
 // error history does not decode is delivered with a history that says so.
-func decodeClaim(queue string, vals []any) (res hopper.ClaimResult, bad []undecodable, err error) {
+func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecodable, err error) {
 	const per = 5 // id, value, attempt, errors, due
 	if len(vals) < 4 || (len(vals)-4)%per != 0 {
-		return hopper.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
+		return store.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
 	}
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
 	retryIn, _ := vals[2].(int64)
 	token, _ := vals[3].(int64)
-	res = hopper.ClaimResult{RetryIn: msDur(retryIn)}
+	res = store.ClaimResult{RetryIn: msDur(retryIn)}
 	n := (len(vals) - 4) / per
 	if n == 0 {
 		return res, nil, nil
 	}
-	res.Jobs = make([]*hopper.JobRecord, 0, n)
-	recs := make([]hopper.JobRecord, n)
+	res.Jobs = make([]*store.JobRecord, 0, n)
+	recs := make([]store.JobRecord, n)
 	claimedAt, dl := msTime(now), msTime(deadline)
 	for i := range n {
 		j := 4 + per*i
@@ -108,7 +103,7 @@ func decodeClaim(queue string, vals []any) (res hopper.ClaimResult, bad []undeco
 		}
 		r.ID = id
 		r.Queue = queue
-		r.State = hopper.StateUnack
+		r.State = store.StateUnack
 		r.Attempt = int(attempt)
 		r.AttemptedAt = claimedAt
 		r.Deadline = dl
@@ -120,7 +115,7 @@ func decodeClaim(queue string, vals []any) (res hopper.ClaimResult, bad []undeco
 		if errs != "" {
 			h, err := decodeHistory(errs)
 			if err != nil {
-				h = []hopper.AttemptError{{Error: "redisstore: error history cannot be decoded: " + err.Error()}}
+				h = []store.AttemptError{{Error: "redisstore: error history cannot be decoded: " + err.Error()}}
 			}
 			r.Errors = h
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // One corrupt job in a claimed batch goes to garbage with the reason; the
@@ -24,7 +25,7 @@ func TestClaimBuriesOnlyTheCorruptJob(t *testing.T) {
 	mustEnqueue(t, s, job("q", "ok1"), job("q", "bad"), job("q", "ok2"))
 	corrupt(t, rdb, "{"+prefix+":q}:j", "bad", "not a job value")
 
-	res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 3, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 3, Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("Claim: %v, want the healthy jobs", err)
 	}
@@ -35,7 +36,7 @@ func TestClaimBuriesOnlyTheCorruptJob(t *testing.T) {
 	if strings.Join(got, ",") != "ok1,ok2" {
 		t.Errorf("claimed %v, want [ok1 ok2]", got)
 	}
-	st, err := s.QueueStats(ctx, "q")
+	st, err := hopper.NewInspector(s).QueueStats(ctx, "q")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,21 +57,21 @@ func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
 	mustEnqueue(t, s, job("q", "h"))
-	res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("first claim: %v, %d jobs", err, len(res.Jobs))
 	}
 	j := res.Jobs[0]
-	errs, err := s.Finish(ctx, []hopper.FinishRequest{{Queue: "q", ID: "h", Token: j.Token, Outcome: hopper.OutcomeRetry,
-		Error: &hopper.AttemptError{Error: "boom"}}})
+	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: "h", Token: j.Token, Outcome: store.OutcomeRetry,
+		Error: &store.AttemptError{Error: "boom"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatalf("retry: %v %v", err, errs)
 	}
 	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\xff\xff\xff\xff\x94")
-	if n, err := s.Requeue(ctx, "q", hopper.StateRetry, nil); err != nil || n != 1 {
+	if n, err := hopper.NewInspector(s).Requeue(ctx, "q", store.StateRetry, nil); err != nil || n != 1 {
 		t.Fatalf("requeue: %d, %v", n, err)
 	}
-	res, err = s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err = s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("second claim: %v, %d jobs", err, len(res.Jobs))
 	}
@@ -95,16 +96,16 @@ func TestMaintainReclaimsJobWithCorruptHistory(t *testing.T) {
 	j := job("q", "h")
 	j.MaxRetries = 3
 	mustEnqueue(t, s, j)
-	if res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Millisecond}); err != nil || len(res.Jobs) != 1 {
+	if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Millisecond}); err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("claim: %v, %d jobs", err, len(res.Jobs))
 	}
 	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\x00\x00\x00\x32")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := s.Maintain(ctx, "q", hopper.MaintainOptions{}); err != nil {
+		if _, err := s.Maintain(ctx, "q", store.MaintainOptions{}); err != nil {
 			t.Fatalf("Maintain with a corrupt history: %v", err)
 		}
-		st, err := s.QueueStats(ctx, "q")
+		st, err := hopper.NewInspector(s).QueueStats(ctx, "q")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestMaintainReclaimsJobWithCorruptHistory(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	rec, err := s.GetJob(ctx, "q", "h")
+	rec, err := hopper.NewInspector(s).GetJob(ctx, "q", "h")
 	if err != nil {
 		t.Fatalf("GetJob after the reclaim: %v", err)
 	}

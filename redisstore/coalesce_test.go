@@ -11,6 +11,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestCoalescedEnqueue: many goroutines enqueue one job per call at once,
@@ -29,7 +30,7 @@ func TestCoalescedEnqueue(t *testing.T) {
 	type outcome struct {
 		id      string
 		wantDup bool
-		res     hopper.EnqueueResult
+		res     store.EnqueueResult
 		err     error
 	}
 	var (
@@ -55,7 +56,7 @@ func TestCoalescedEnqueue(t *testing.T) {
 					j.ID = fmt.Sprintf("g%d-%d", g, i-1)
 					j.Args = []byte("duplicate")
 				}
-				res, err := s.Enqueue(ctx, []*hopper.NewJob{j})
+				res, err := s.Enqueue(ctx, []*store.NewJob{j})
 				o := outcome{id: j.ID, wantDup: i%10 == 7, err: err}
 				if err == nil {
 					o.res = res[0]
@@ -91,14 +92,14 @@ func TestCoalescedEnqueue(t *testing.T) {
 		if o.err != nil || o.res.Duplicate {
 			continue
 		}
-		j, err := s.GetJob(t.Context(), queueOf(o.id), o.id)
+		j, err := hopper.NewInspector(s).GetJob(t.Context(), queueOf(o.id), o.id)
 		if err != nil || string(j.Args) != "args "+o.id {
 			t.Fatalf("job %q: %v, args %q", o.id, err, argsOf(j))
 		}
 	}
 	var total int64
 	for q := range 3 {
-		st, err := s.QueueStats(t.Context(), fmt.Sprintf("q%d", q))
+		st, err := hopper.NewInspector(s).QueueStats(t.Context(), fmt.Sprintf("q%d", q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func queueOf(id string) string {
 	return fmt.Sprintf("q%d", g%3)
 }
 
-func argsOf(j *hopper.JobRecord) []byte {
+func argsOf(j *store.JobRecord) []byte {
 	if j == nil {
 		return nil
 	}
@@ -145,7 +146,7 @@ func TestEnqueueRegistersQueueOnce(t *testing.T) {
 // and still enqueued in order.
 func TestEnqueueLargeBatch(t *testing.T) {
 	s, _ := newStore(t, nil)
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for i := range 2500 {
 		jobs = append(jobs, job("big", fmt.Sprintf("j%05d", i)))
 	}
@@ -157,7 +158,7 @@ func TestEnqueueLargeBatch(t *testing.T) {
 	if !res[2500].Duplicate || res[2499].Duplicate {
 		t.Fatalf("results at the end: %+v, %+v", res[2499], res[2500])
 	}
-	got, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: "big", Max: 5000, Lease: time.Minute})
+	got, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "big", Max: 5000, Lease: time.Minute})
 	if err != nil || len(got.Jobs) != 2500 {
 		t.Fatalf("Claim: %d jobs, %v; want 2500", len(got.Jobs), err)
 	}

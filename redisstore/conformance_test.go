@@ -3,9 +3,9 @@ package redisstore_test
 import (
 	"testing"
 
-	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 	"github.com/hopperq/hopper/storetest"
 )
 
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
-	storetest.Run(t, func(t *testing.T) hopper.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
 	})
 }
@@ -31,7 +31,7 @@ func TestConformanceCluster(t *testing.T) {
 	}
 	c := redistest.StartCluster(t)
 	rdb := c.Client(t)
-	storetest.Run(t, func(t *testing.T) hopper.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
 	})
 }

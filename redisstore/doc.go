@@ -1,4 +1,4 @@
-// Package redisstore is the Redis implementation of hopper.Store: every job
+// Package redisstore is the Redis implementation of store.Store: every job
 // transition is one Lua script (lua/*.lua, embedded), every key of a queue
 // shares one hash tag, and idle workers block on Redis instead of polling.
 //

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
+	"github.com/hopperq/hopper/store"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hopperq/hopper"
 )
 
 // Bounds of one enqueue script call; larger batches are split (each job is
@@ -40,11 +39,11 @@ type encJob struct {
 	tick      int64
 	retention int64
 
-	res hopper.EnqueueResult
+	res store.EnqueueResult
 	err error
 }
 
-func newEncJob(j *hopper.NewJob) encJob {
+func newEncJob(j *store.NewJob) encJob {
 	e := encJob{queue: j.Queue, id: j.ID, value: encodeValue(j)}
 	switch {
 	case !j.RunAt.IsZero():
@@ -80,24 +79,19 @@ func lockField(key string) string {
 	return "#" + base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// Enqueue adds jobs (see hopper.Store). Every job is first checked with
-// NewJob.Validate; one invalid job fails the whole call and nothing is
+// Enqueue adds jobs (see store.Store). Every job is first checked with
+// store.ValidateJobs; one invalid job fails the whole call and nothing is
 // written. Jobs go to their queue's script in order, one script call per
 // queue (batches over 1000 jobs are split), all pipelined in one round
 // trip; with coalescing (the default, see Options.NoCoalescing) concurrent
 // calls share round trips. The due time is RunAt rounded up to the
 // millisecond, or the server's now plus Delay rounded up.
-func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.EnqueueResult, error) {
+func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if s.cfgErr != nil {
 		return nil, s.cfgErr
 	}
-	for i, j := range jobs {
-		if j == nil {
-			return nil, fmt.Errorf("%w: job %d is nil", hopper.ErrInvalidJob, i)
-		}
-		if err := j.Validate(); err != nil {
-			return nil, err
-		}
+	if err := store.ValidateJobs(jobs); err != nil {
+		return nil, err
 	}
 	if len(jobs) == 0 {
 		return nil, nil
@@ -121,7 +115,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*hopper.NewJob) ([]hopper.En
 	} else {
 		s.enqueueNow(ctx, ptrs)
 	}
-	res := make([]hopper.EnqueueResult, len(items))
+	res := make([]store.EnqueueResult, len(items))
 	for i := range items {
 		if items[i].err != nil {
 			return nil, items[i].err
@@ -228,11 +222,11 @@ func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
 		v, _ := vals[i].(string)
 		switch {
 		case v == "r":
-			it.res = hopper.EnqueueResult{ID: it.id, State: hopper.StateReady}
+			it.res = store.EnqueueResult{ID: it.id, State: store.StateReady}
 		case v == "p":
-			it.res = hopper.EnqueueResult{ID: it.id, State: hopper.StatePending}
+			it.res = store.EnqueueResult{ID: it.id, State: store.StatePending}
 		case len(v) > 0 && v[0] == 'd':
-			it.res = hopper.EnqueueResult{ID: v[1:], Duplicate: true}
+			it.res = store.EnqueueResult{ID: v[1:], Duplicate: true}
 		default:
 			it.err = wrap("enqueue", fmt.Errorf("unexpected script result %q", v))
 		}

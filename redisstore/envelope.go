@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // A job's value in the jobs hash is
@@ -24,7 +24,7 @@ import (
 const envelopeFields = 6
 
 // encodeValue returns the client's part of job j's stored value.
-func encodeValue(j *hopper.NewJob) []byte {
+func encodeValue(j *store.NewJob) []byte {
 	size := 24 + len(j.Kind) + len(j.Args) + len(j.UniqueKey)
 	for k, v := range j.Meta {
 		size += len(k) + len(v) + 10
@@ -72,7 +72,7 @@ func decodeDur(v int64) (d time.Duration, ok bool) {
 
 // decodeValue fills the fields of rec stored in value v: Kind, Args, Meta,
 // MaxRetries, Timeout, Retention, UniqueKey and EnqueuedAt.
-func decodeValue(v string, rec *hopper.JobRecord) error {
+func decodeValue(v string, rec *store.JobRecord) error {
 	enq, rest, ok1 := strings.Cut(v, ",")
 	maxr, env, ok2 := strings.Cut(rest, ",")
 	enqMs, err1 := strconv.ParseInt(enq, 10, 64)

@@ -7,22 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/hopperq/hopper"
 )
 
 func TestEnvelopeRoundTrip(t *testing.T) {
 	long := strings.Repeat("x", 70000)
-	for _, j := range []*hopper.NewJob{
+	for _, j := range []*store.NewJob{
 		{Kind: "k", Args: nil},
 		{Kind: "bench", Args: []byte("args"), MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour},
 		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, Timeout: 1500 * time.Microsecond, UniqueKey: "u",
 			Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}},
-		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), MaxRetries: hopper.MaxRetriesLimit, Timeout: time.Nanosecond},
+		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), MaxRetries: store.MaxRetriesLimit, Timeout: time.Nanosecond},
 	} {
 		v := "1700000000123," + string(encodeValue(j))
-		var rec hopper.JobRecord
+		var rec store.JobRecord
 		if err := decodeValue(v, &rec); err != nil {
 			t.Fatalf("decodeValue(encodeValue(%+v)): %v", j, err)
 		}
@@ -36,7 +35,7 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 
 // The envelope is plain msgpack: any msgpack library reads it.
 func TestEnvelopeIsMsgpack(t *testing.T) {
-	j := &hopper.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
+	j := &store.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
 	v := string(encodeValue(j))
 	_, env, _ := strings.Cut(v, ",")
 	var fields []any
@@ -64,7 +63,7 @@ func TestEnvelopeExtraFields(t *testing.T) {
 	b = appendInt(b, -70000)
 	b = appendInt(b, 1<<40)
 	b = appendStr(b, "new field")
-	var rec hopper.JobRecord
+	var rec store.JobRecord
 	if err := decodeValue(string(b), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func TestHistoryDecode(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		body := appendArrayHeader(nil, 4)
 		body = appendInt(body, 1700000000000+int64(i))
-		body = append(body, encodeErrorRest(&hopper.AttemptError{Attempt: i, Error: "boom", Stack: "stack"})...)
+		body = append(body, encodeErrorRest(&store.AttemptError{Attempt: i, Error: "boom", Stack: "stack"})...)
 		blob = append(blob, 0xc6, 0, 0, 0, byte(len(body)))
 		blob = append(blob, body...)
 	}

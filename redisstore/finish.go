@@ -6,58 +6,49 @@ import (
 	"strconv"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-// Finish ends claimed attempts (see hopper.Store): one script call per
+// Finish ends claimed attempts (see store.Store): one script call per
 // queue, all pipelined in one round trip. The fencing check is the unack
 // member "ID|token", so a stale token changes nothing and reports
 // ErrLeaseLost (ErrJobNotFound when the job is gone altogether).
 //
-// A job that Cancel flagged while it ran is not retried, snoozed or
-// released: those outcomes move it to garbage, cancelled, like
-// OutcomeCancel. An ack with a zero Retention uses the queue's
-// QueueConfig.Retention; with none the job is deleted. Snooze and release
+// A job that Cancel flagged while it ran is finished with
+// Outcome.OnCancelled. An ack with a zero Retention uses the queue's
+// QueueConfig.Retention; with none the job is deleted. An invalid request,
+// or one whose queue's script failed, gets its own error; the others are
+// applied. Snooze and release
 // do not count the attempt. Errors are recorded with the server's time; an
 // OutcomeCancel without an Error records ErrCancelled's text.
-func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
-	for _, r := range reqs {
-		if err := hopper.ValidateQueue(r.Queue); err != nil {
-			return nil, err
-		}
-		if r.Outcome < hopper.OutcomeAck || r.Outcome > hopper.OutcomeCancel {
-			return nil, fmt.Errorf("%w: FinishRequest for %q has outcome %v", hopper.ErrInvalidState, r.ID, r.Outcome)
-		}
-	}
-	if len(reqs) == 0 {
-		return nil, s.begin(ctx)
-	}
+func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	// A claim finished twice in one call: the first request wins, the
-	// others report ErrLeaseLost as they would in a later call (the script
-	// checks every request against the claims as they were when it began).
+	// An invalid request gets its own error. A claim finished twice in one
+	// call: the first request wins, the others report ErrLeaseLost as they
+	// would in a later call (the script checks every request against the
+	// claims as they were when it began).
 	out := make([]error, len(reqs))
-	if len(reqs) > 1 {
-		seen := make(map[hopper.LeaseRef]struct{}, len(reqs))
-		for i, r := range reqs {
-			ref := hopper.LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token}
-			if _, dup := seen[ref]; dup {
-				out[i] = hopper.ErrLeaseLost
-			}
-			seen[ref] = struct{}{}
+	seen := make(map[store.LeaseRef]struct{}, len(reqs))
+	for i := range reqs {
+		if err := reqs[i].Validate(); err != nil {
+			out[i] = err
+			continue
 		}
+		ref := reqs[i].Ref()
+		if _, dup := seen[ref]; dup {
+			out[i] = fmt.Errorf("%w: job %q of queue %q finished twice in one call", store.ErrLeaseLost, ref.ID, ref.Queue)
+		}
+		seen[ref] = struct{}{}
 	}
 	order, groups := groupByQueue(len(reqs), func(i int) string { return reqs[i].Queue })
-	calls := make([]*evalCall, len(order))
-	sent := make([][]int, len(order)) // request indexes in the order the script sees them
-	for gi, q := range order {
-		idx := groups[q]
+	calls := make([]*evalCall, 0, len(order))
+	sent := make([][]int, 0, len(order)) // request indexes in the order each script sees them
+	for _, q := range order {
 		var plain, other []int
-		for _, i := range idx {
-			if out[i] != nil { // a repeat of an earlier request
+		for _, i := range groups[q] {
+			if out[i] != nil { // invalid, or a repeat of an earlier request
 				continue
 			}
 			if isPlainAck(&reqs[i]) {
@@ -74,18 +65,29 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 		for _, i := range other {
 			args = appendFinishArgs(args, &reqs[i])
 		}
-		sent[gi] = append(plain, other...)
-		calls[gi] = &evalCall{script: scriptFinish, keys: s.queueKeys(q).finishKeys, args: args}
+		if len(plain)+len(other) == 0 {
+			continue
+		}
+		sent = append(sent, append(plain, other...))
+		calls = append(calls, &evalCall{script: scriptFinish, keys: s.queueKeys(q).finishKeys, args: args})
 	}
-	s.runAll(ctx, calls, nil)
-	for gi, q := range order {
-		st, err := calls[gi].cmd.Int64Slice()
-		idx := sent[gi]
+	if len(calls) > 0 {
+		s.runAll(ctx, calls, nil)
+	}
+	// A queue whose script failed (its shard unreachable, say) fails its
+	// own requests only.
+	for ci, c := range calls {
+		st, err := c.cmd.Int64Slice()
+		idx := sent[ci]
 		if err == nil && len(st) != len(idx) {
 			err = fmt.Errorf("unexpected reply of %d values for %d requests", len(st), len(idx))
 		}
 		if err != nil {
-			return nil, wrap("finish in "+strconv.Quote(q), err)
+			err = wrap("finish in "+strconv.Quote(reqs[idx[0]].Queue), err)
+			for _, i := range idx {
+				out[i] = err
+			}
+			continue
 		}
 		for j, i := range idx {
 			out[i] = statusErr(st[j], &reqs[i])
@@ -96,8 +98,8 @@ func (s *Store) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]erro
 
 // isPlainAck reports whether r is an ack without a retention or result of
 // its own: the common case, sent in two arguments.
-func isPlainAck(r *hopper.FinishRequest) bool {
-	return r.Outcome == hopper.OutcomeAck && r.Retention <= 0 && len(r.Result) == 0
+func isPlainAck(r *store.FinishRequest) bool {
+	return r.Outcome == store.OutcomeAck && r.Retention <= 0 && len(r.Result) == 0
 }
 
 // member is the unack set member of a claim: "id|token".
@@ -107,9 +109,9 @@ func member(id string, token uint64) string {
 
 // appendFinishArgs appends the five arguments of a request other than a
 // plain ack.
-func appendFinishArgs(args []any, r *hopper.FinishRequest) []any {
+func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 	tok := member(r.ID, r.Token)
-	if r.Outcome == hopper.OutcomeAck {
+	if r.Outcome == store.OutcomeAck {
 		var res []byte
 		if r.Result != nil {
 			res = r.Result
@@ -117,23 +119,23 @@ func appendFinishArgs(args []any, r *hopper.FinishRequest) []any {
 		return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Retention), res)
 	}
 	var rest []byte
-	if r.Error != nil && r.Outcome != hopper.OutcomeSnooze && r.Outcome != hopper.OutcomeRelease {
+	if r.Error != nil && r.Outcome != store.OutcomeSnooze && r.Outcome != store.OutcomeRelease {
 		rest = encodeErrorRest(r.Error)
-	} else if r.Outcome == hopper.OutcomeCancel {
-		rest = encodeErrorRest(&hopper.AttemptError{Error: hopper.ErrCancelled.Error()})
+	} else if r.Outcome == store.OutcomeCancel {
+		rest = encodeErrorRest(&store.AttemptError{Error: store.ErrCancelled.Error()})
 	}
 	return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Delay), rest)
 }
 
 // statusErr turns a script status into the per-request error.
-func statusErr(st int64, r *hopper.FinishRequest) error {
+func statusErr(st int64, r *store.FinishRequest) error {
 	switch st {
 	case 0:
 		return nil
 	case 1:
-		return fmt.Errorf("%w: job %q of queue %q, token %d", hopper.ErrLeaseLost, r.ID, r.Queue, r.Token)
+		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, r.Queue, r.Token)
 	default:
-		return fmt.Errorf("%w: job %q of queue %q", hopper.ErrJobNotFound, r.ID, r.Queue)
+		return fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, r.Queue)
 	}
 }
 

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/hopperq/hopper"
 )
 
 // Fuzz targets for every decoder of bytes read from Redis. Each asserts no
@@ -39,12 +38,12 @@ func checkAlloc(t *testing.T, n int, got uint64) {
 }
 
 // storedValue is a job's value as the enqueue script stores it.
-func storedValue(enqMs int64, j *hopper.NewJob) string {
+func storedValue(enqMs int64, j *store.NewJob) string {
 	return strconv.FormatInt(enqMs, 10) + "," + string(encodeValue(j))
 }
 
 func FuzzDecodeValue(f *testing.F) {
-	for _, j := range []*hopper.NewJob{
+	for _, j := range []*store.NewJob{
 		{Kind: "k"},
 		{Kind: "send_email", Args: []byte{0x81, 0xa2, 'T', 'o', 0xa3, 'a', '@', 'b'}, MaxRetries: 25,
 			Timeout: 90 * time.Second, Retention: time.Hour, UniqueKey: "u-1", Meta: map[string]string{"trace": "abc"}},
@@ -58,7 +57,7 @@ func FuzzDecodeValue(f *testing.F) {
 	f.Add("1,2," + "\x97\xa1k\xc4\x00\x00\x00\xa0\xc0" + strings.Repeat("\x91", 5000))  // deep extra field
 	f.Add("1,2," + "\x96\xa1k\xc4\x00\xcf\xff\xff\xff\xff\xff\xff\xff\xff\x00\xa0\xc0") // overflowing timeout
 	f.Fuzz(func(t *testing.T, v string) {
-		var rec hopper.JobRecord
+		var rec store.JobRecord
 		var err error
 		checkAlloc(t, len(v), allocated(func() { err = decodeValue(v, &rec) }))
 		if err != nil {
@@ -67,9 +66,9 @@ func FuzzDecodeValue(f *testing.F) {
 		if rec.Timeout < 0 || rec.Retention < 0 {
 			t.Fatalf("decoded negative durations: timeout %v, retention %v", rec.Timeout, rec.Retention)
 		}
-		j := &hopper.NewJob{Kind: rec.Kind, Args: rec.Args, MaxRetries: rec.MaxRetries, Timeout: rec.Timeout,
+		j := &store.NewJob{Kind: rec.Kind, Args: rec.Args, MaxRetries: rec.MaxRetries, Timeout: rec.Timeout,
 			Retention: rec.Retention, UniqueKey: rec.UniqueKey, Meta: rec.Meta}
-		var again hopper.JobRecord
+		var again store.JobRecord
 		if err := decodeValue(storedValue(rec.EnqueuedAt.UnixMilli(), j), &again); err != nil {
 			t.Fatalf("re-encoded value does not decode: %v", err)
 		}
@@ -82,7 +81,7 @@ func FuzzDecodeValue(f *testing.F) {
 }
 
 // historyFrame is one error record as lua/lib_errors.lua appends it.
-func historyFrame(at int64, e *hopper.AttemptError) string {
+func historyFrame(at int64, e *store.AttemptError) string {
 	body := appendArrayHeader(nil, 4)
 	body = appendInt(body, at)
 	body = append(body, encodeErrorRest(e)...)
@@ -92,21 +91,21 @@ func historyFrame(at int64, e *hopper.AttemptError) string {
 
 func FuzzDecodeHistory(f *testing.F) {
 	f.Add("")
-	f.Add(historyFrame(1700000000000, &hopper.AttemptError{Attempt: 1, Error: "boom"}))
-	f.Add(historyFrame(5, &hopper.AttemptError{Attempt: 2, Error: "panic: x", Stack: "goroutine 1\n..."}) +
-		historyFrame(6, &hopper.AttemptError{Attempt: 3, Error: "ü"}))
+	f.Add(historyFrame(1700000000000, &store.AttemptError{Attempt: 1, Error: "boom"}))
+	f.Add(historyFrame(5, &store.AttemptError{Attempt: 2, Error: "panic: x", Stack: "goroutine 1\n..."}) +
+		historyFrame(6, &store.AttemptError{Attempt: 3, Error: "ü"}))
 	f.Add("\xc6\x00\x00\x00\x05\x94\x01\x01\xa0\xa0")
 	f.Add("\xc6\xff\xff\xff\xff")
 	f.Add("\xc6\xff\xff\xff\xff\x94")                 // frame claiming 4 GB
 	f.Add("\xc6\x00\x00\x00\x05\xdd\xff\xff\xff\xff") // array32 bomb inside a frame
 	f.Fuzz(func(t *testing.T, blob string) {
-		var out []hopper.AttemptError
+		var out []store.AttemptError
 		var err error
 		checkAlloc(t, len(blob), allocated(func() { out, err = decodeHistory(blob) }))
 		if err != nil {
 			return
 		}
-		if len(out) > hopper.MaxErrorHistory {
+		if len(out) > store.MaxErrorHistory {
 			t.Fatalf("decoded %d records, more than MaxErrorHistory", len(out))
 		}
 		var sb strings.Builder
@@ -148,7 +147,7 @@ func FuzzParseAttInfo(f *testing.F) {
 }
 
 // sameWorker compares worker records field by field, times as instants.
-func sameWorker(a, b hopper.WorkerInfo) bool {
+func sameWorker(a, b store.WorkerInfo) bool {
 	if a.ID != b.ID || a.Host != b.Host || a.PID != b.PID || a.Concurrency != b.Concurrency ||
 		!a.StartedAt.Equal(b.StartedAt) || !a.HeartbeatAt.Equal(b.HeartbeatAt) ||
 		!maps.Equal(a.Queues, b.Queues) || (a.Queues == nil) != (b.Queues == nil) || len(a.Running) != len(b.Running) {
@@ -181,7 +180,7 @@ func FuzzDecodeWorker(f *testing.F) {
 	f.Add("1,\x81\xa1q\xdf\xff\xff\xff\xff")         // Queues claiming 4G entries
 	f.Add("1,\x81\xa1r\xdd\x00\x0f\xff\xff\x80\x80") // Running claiming 1M jobs, two present
 	f.Fuzz(func(t *testing.T, v string) {
-		var w hopper.WorkerInfo
+		var w store.WorkerInfo
 		var err error
 		checkAlloc(t, len(v), allocated(func() { w, err = decodeWorker(v) }))
 		if err != nil {
@@ -216,7 +215,7 @@ func FuzzDecodeSchedule(f *testing.F) {
 	f.Add("\x81\xa1n\xdb\xff\xff\xff\xff")             // name claiming 4 GB
 	f.Add("\x81\xa1x\xc7\xff\xff\xff\xff\x01\x02\x03") // time extension claiming 4 GB
 	f.Fuzz(func(t *testing.T, v string) {
-		var si hopper.ScheduleInfo
+		var si store.ScheduleInfo
 		var err error
 		checkAlloc(t, len(v), allocated(func() { si, err = decodeSchedule(v) }))
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // newStore returns a store on the shared server with a prefix of its own.
@@ -38,12 +38,12 @@ func storeOn(t *testing.T, rdb redis.UniversalClient, opts *redisstore.Options) 
 }
 
 // job returns a ready job.
-func job(q, id string) *hopper.NewJob {
-	return &hopper.NewJob{ID: id, Queue: q, Kind: "test", Args: []byte("args of " + id)}
+func job(q, id string) *store.NewJob {
+	return &store.NewJob{ID: id, Queue: q, Kind: "test", Args: []byte("args of " + id)}
 }
 
 // mustEnqueue enqueues jobs and fails the test unless every one was added.
-func mustEnqueue(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) {
+func mustEnqueue(t *testing.T, s store.Store, jobs ...*store.NewJob) {
 	t.Helper()
 	res, err := s.Enqueue(context.Background(), jobs)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // A job's error history (hash "e") is a sequence of frames, each a msgpack
@@ -17,7 +17,7 @@ import (
 // encodeErrorRest encodes attempt, error and stack of e: the record minus
 // its array header and time. An Attempt of 0 lets the script put the job's
 // current attempt.
-func encodeErrorRest(e *hopper.AttemptError) []byte {
+func encodeErrorRest(e *store.AttemptError) []byte {
 	b := make([]byte, 0, 8+len(e.Error)+len(e.Stack))
 	b = appendInt(b, int64(max(e.Attempt, 0)))
 	b = appendStr(b, e.Error)
@@ -25,11 +25,11 @@ func encodeErrorRest(e *hopper.AttemptError) []byte {
 }
 
 // decodeHistory decodes an error history, oldest first.
-func decodeHistory(blob string) ([]hopper.AttemptError, error) {
+func decodeHistory(blob string) ([]store.AttemptError, error) {
 	if blob == "" {
 		return nil, nil
 	}
-	var out []hopper.AttemptError
+	var out []store.AttemptError
 	r := reader{s: blob}
 	for r.pos < len(r.s) && r.err == nil {
 		if r.byte() != 0xc6 {
@@ -40,7 +40,7 @@ func decodeHistory(blob string) ([]hopper.AttemptError, error) {
 		if n < 4 {
 			return out, errCorrupt
 		}
-		e := hopper.AttemptError{
+		e := store.AttemptError{
 			At:      time.UnixMilli(body.int()),
 			Attempt: int(body.int()),
 			Error:   strings.Clone(body.bytes()),
@@ -57,8 +57,8 @@ func decodeHistory(blob string) ([]hopper.AttemptError, error) {
 	if r.err != nil {
 		return out, r.err
 	}
-	if len(out) > hopper.MaxErrorHistory {
-		out = out[len(out)-hopper.MaxErrorHistory:]
+	if len(out) > store.MaxErrorHistory {
+		out = out[len(out)-store.MaxErrorHistory:]
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestBadInputLoading: a Redis restarted with a large data set answers
@@ -54,7 +55,7 @@ func TestBadInputLoading(t *testing.T) {
 	s := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: slog.New(slog.DiscardHandler)})
 	var loading error
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		_, err := s.Enqueue(ctx, []*hopper.NewJob{job("q", "after-restart")})
+		_, err := s.Enqueue(ctx, []*store.NewJob{job("q", "after-restart")})
 		if err == nil {
 			break
 		}
@@ -72,7 +73,7 @@ func TestBadInputLoading(t *testing.T) {
 		t.Fatal("never saw LOADING while Redis loaded a million keys; the test did not test anything")
 	}
 	t.Logf("while loading: %v", loading)
-	if _, err := s.GetJob(ctx, "q", "after-restart"); err != nil {
+	if _, err := hopper.NewInspector(s).GetJob(ctx, "q", "after-restart"); err != nil {
 		t.Errorf("the job enqueued after loading: %v", err)
 	}
 }

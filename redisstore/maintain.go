@@ -6,8 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // leaseExpiredText is the error recorded for an attempt whose lease expired
@@ -15,33 +14,31 @@ import (
 const leaseExpiredText = "hopper: lease expired (worker lost)"
 
 // Maintain runs the scheduler's duties on one queue in one script call
-// (see hopper.Store), in this order: promote due pending and retry jobs to
+// (see store.Store), in this order: promote due pending and retry jobs to
 // the back of ready (oldest due first), reclaim expired leases (to retry,
 // due at once, or to garbage when the attempts are used up or the job was
 // cancelled; an error is recorded either way), collect done jobs past their
 // retention, then garbage past opts.GarbageMaxAge and beyond
 // opts.GarbageMaxCount (oldest first). Reclaimed jobs are promoted by the
 // next call, which NextIn (zero) asks for at once.
-func (s *Store) Maintain(ctx context.Context, queue string, opts hopper.MaintainOptions) (hopper.MaintainResult, error) {
+func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
 	if err := s.begin(ctx, queue); err != nil {
-		return hopper.MaintainResult{}, err
+		return store.MaintainResult{}, err
 	}
-	if opts.Batch < 0 || opts.GarbageMaxAge < 0 || opts.GarbageMaxCount < 0 {
-		return hopper.MaintainResult{}, fmt.Errorf("%w: MaintainOptions %+v has a negative field", hopper.ErrInvalidConfig, opts)
+	opts, err := opts.Normalize()
+	if err != nil {
+		return store.MaintainResult{}, err
 	}
 	batch := opts.Batch
-	if batch == 0 {
-		batch = 1000
-	}
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, leaseExpiredText).Int64Slice()
 	if err == nil && len(v) != 5 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
 	if err != nil {
-		return hopper.MaintainResult{}, wrap("maintain "+strconv.Quote(queue), err)
+		return store.MaintainResult{}, wrap("maintain "+strconv.Quote(queue), err)
 	}
-	res := hopper.MaintainResult{
+	res := store.MaintainResult{
 		Promoted:  int(v[0]),
 		Reclaimed: int(v[1]),
 		Collected: int(v[2]),

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Options configures a Store. The zero value and nil mean defaults
@@ -15,7 +15,7 @@ type Options struct {
 	// applications (or test runs) can share one Redis. Queue keys look like
 	// "{<prefix>:<queue>}:r"; store-wide keys like "{<prefix>}:queues".
 	// It must be 1 to 64 bytes without '{', '}', ':' or white space, or
-	// every call fails with an error wrapping hopper.ErrInvalidConfig.
+	// every call fails with an error wrapping store.ErrInvalidConfig.
 	// Defaults to "hopper".
 	Prefix string
 
@@ -88,12 +88,12 @@ func (o *Options) withDefaults() Options {
 // validatePrefix checks Options.Prefix.
 func validatePrefix(p string) error {
 	if len(p) > 64 {
-		return fmt.Errorf("%w: Options.Prefix is %d bytes, at most 64", hopper.ErrInvalidConfig, len(p))
+		return fmt.Errorf("%w: Options.Prefix is %d bytes, at most 64", store.ErrInvalidConfig, len(p))
 	}
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == '{' || c == '}' || c == ':' || c <= ' ' || c == 0x7f:
-			return fmt.Errorf("%w: Options.Prefix %q has %q at byte %d (no braces, colons, spaces or control characters)", hopper.ErrInvalidConfig, p, p[i:i+1], i)
+			return fmt.Errorf("%w: Options.Prefix %q has %q at byte %d (no braces, colons, spaces or control characters)", store.ErrInvalidConfig, p, p[i:i+1], i)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // Queue names that a careless key scheme breaks or merges: they share
@@ -37,18 +38,18 @@ func TestAwkwardQueueNames(t *testing.T) {
 		mustEnqueue(t, s, j, job(q, "second"))
 	}
 	for i, q := range awkwardQueues {
-		got, err := s.GetJob(ctx, q, "same-id")
+		got, err := hopper.NewInspector(s).GetJob(ctx, q, "same-id")
 		if err != nil {
 			t.Fatalf("GetJob(%q): %v", q, err)
 		}
 		if string(got.Args) != q || got.MaxRetries != i {
 			t.Fatalf("queue %q holds the job of another queue: args %q", q, got.Args)
 		}
-		st, err := s.QueueStats(ctx, q)
+		st, err := hopper.NewInspector(s).QueueStats(ctx, q)
 		if err != nil || st.Counts.Ready != 2 || st.Counts.Total() != 2 {
 			t.Fatalf("QueueStats(%q) = %+v, %v; want 2 ready jobs", q, st.Counts, err)
 		}
-		c, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: 5, Lease: time.Minute})
+		c, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 5, Lease: time.Minute})
 		if err != nil || len(c.Jobs) != 2 || c.Jobs[0].ID != "same-id" {
 			t.Fatalf("Claim(%q) = %d jobs, %v; want its own 2", q, len(c.Jobs), err)
 		}

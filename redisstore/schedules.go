@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
 	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/hopperq/hopper"
 )
 
 // scheduleRecord is ScheduleInfo as stored; LastTick lives in the queue's
@@ -26,19 +25,22 @@ type scheduleRecord struct {
 
 // decodeSchedule decodes a schedule's stored value; any malformed value
 // gives an error wrapping errCorrupt. LastTick is left zero.
-func decodeSchedule(v string) (hopper.ScheduleInfo, error) {
+func decodeSchedule(v string) (store.ScheduleInfo, error) {
 	var r scheduleRecord
 	if err := unmarshalRecord(v, &r); err != nil {
-		return hopper.ScheduleInfo{}, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
+		return store.ScheduleInfo{}, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
 	}
-	return hopper.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next}, nil
+	return store.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next}, nil
 }
 
 // RegisterSchedules records periodic schedules for inspection (see
-// hopper.Store), in one command; a schedule is identified by its queue and
+// store.Store), in one command; a schedule is identified by its queue and
 // name.
-func (s *Store) RegisterSchedules(ctx context.Context, list []hopper.ScheduleInfo) error {
+func (s *Store) RegisterSchedules(ctx context.Context, list []store.ScheduleInfo) error {
 	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if err := store.ValidateSchedules(list); err != nil {
 		return err
 	}
 	if len(list) == 0 {
@@ -46,12 +48,6 @@ func (s *Store) RegisterSchedules(ctx context.Context, list []hopper.ScheduleInf
 	}
 	args := make([]any, 0, 2*len(list))
 	for _, si := range list {
-		if err := hopper.ValidateQueue(si.Queue); err != nil {
-			return err
-		}
-		if si.Name == "" {
-			return fmt.Errorf("%w: ScheduleInfo.Name is empty", hopper.ErrInvalidConfig)
-		}
 		b, err := msgpack.Marshal(&scheduleRecord{Name: si.Name, Spec: si.Spec, Queue: si.Queue, Kind: si.Kind, Next: si.Next})
 		if err != nil {
 			return fmt.Errorf("redisstore: encode schedule %q: %w", si.Name, err)
@@ -63,7 +59,7 @@ func (s *Store) RegisterSchedules(ctx context.Context, list []hopper.ScheduleInf
 
 // Schedules lists the registered schedules with the last tick each one
 // enqueued, sorted by name (then queue).
-func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
+func (s *Store) Schedules(ctx context.Context) ([]store.ScheduleInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -71,7 +67,7 @@ func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
 	if err != nil {
 		return nil, wrap("schedules", err)
 	}
-	out := make([]hopper.ScheduleInfo, 0, len(m))
+	out := make([]store.ScheduleInfo, 0, len(m))
 	for _, v := range m {
 		si, err := decodeSchedule(v)
 		if err != nil {
@@ -83,7 +79,7 @@ func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
 	// slots).
 	byQueue := map[string][]int{}
 	for i, si := range out {
-		if hopper.ValidateQueue(si.Queue) == nil {
+		if store.ValidateQueue(si.Queue) == nil {
 			byQueue[si.Queue] = append(byQueue[si.Queue], i)
 		}
 	}
@@ -112,7 +108,7 @@ func (s *Store) Schedules(ctx context.Context) ([]hopper.ScheduleInfo, error) {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b hopper.ScheduleInfo) int {
+	slices.SortFunc(out, func(a, b store.ScheduleInfo) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}

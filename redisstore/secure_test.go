@@ -16,6 +16,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 	"github.com/hopperq/hopper/storetest"
 )
 
@@ -98,7 +99,7 @@ func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, ex
 func TestSecureConformance(t *testing.T) {
 	srv := redistest.StartTLS(t)
 	admin := srv.Client(t)
-	storetest.Run(t, func(t *testing.T) hopper.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		prefix := redistest.Prefix(t)
 		var logs logBuffer
 		rdb := aclUser(t, admin, prefix, prefix, nil, nil, srv.Client)
@@ -131,9 +132,9 @@ func TestSecureWorker(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	rdb := aclUser(t, admin, "app", prefix, []string{"+info", "+config|get", "+script|load"}, nil, srv.Client)
 	var logs logBuffer
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+	rs := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
 	ctx := t.Context()
-	if err := store.Check(ctx); err != nil {
+	if err := rs.Check(ctx); err != nil {
 		t.Fatalf("Check without INFO and CONFIG GET: %v, want only warnings", err)
 	}
 	for _, want := range []string{"cannot check the Redis version", "cannot check maxmemory-policy", "NOPERM"} {
@@ -147,7 +148,7 @@ func TestSecureWorker(t *testing.T) {
 		mu   sync.Mutex
 		runs = map[int]int{} // job N -> attempts seen
 	)
-	w := hopper.NewWorker(store, &hopper.WorkerConfig{
+	w := hopper.NewWorker(rs, &hopper.WorkerConfig{
 		Queues:      map[string]int{"q": 1},
 		Concurrency: 4,
 		Backoff:     func(int, error) time.Duration { return 10 * time.Millisecond },
@@ -162,7 +163,7 @@ func TestSecureWorker(t *testing.T) {
 		}
 		return nil
 	})
-	sched := hopper.NewScheduler(store, &hopper.SchedulerConfig{Queues: []string{"q"}})
+	sched := hopper.NewScheduler(rs, &hopper.SchedulerConfig{Queues: []string{"q"}})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 2)
 	go func() { done <- w.Run(runCtx) }()
@@ -182,7 +183,7 @@ func TestSecureWorker(t *testing.T) {
 		}
 	}()
 
-	client := hopper.NewClient(store, nil)
+	client := hopper.NewClient(rs, nil)
 	for n := range jobs {
 		opts := &hopper.EnqueueOpts{Queue: "q", ID: fmt.Sprint("job-", n)}
 		if n%2 == 1 {
@@ -194,7 +195,7 @@ func TestSecureWorker(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		st, err := store.QueueStats(ctx, "q")
+		st, err := rs.QueueStats(ctx, "q")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,10 +219,10 @@ func TestSecureWorker(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	if _, err := store.GetJob(ctx, "q", "job-0"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := rs.GetJob(ctx, "q", "job-0"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Errorf("GetJob of an acked job: %v, want ErrJobNotFound", err)
 	}
-	ws, err := store.Workers(ctx)
+	ws, err := rs.Workers(ctx)
 	if err != nil || len(ws) != 1 {
 		t.Errorf("Workers while one runs: %v, %v; want one", ws, err)
 	}
@@ -255,7 +256,7 @@ func TestTLSRefusesUntrustedPeers(t *testing.T) {
 			prefix := redistest.Prefix(t)
 			rdb := srv.Client(t, c.configure, func(o *redis.Options) { o.MaxRetries = -1 })
 			s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
-			_, err := s.Enqueue(t.Context(), []*hopper.NewJob{job("q", "a")})
+			_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 			if err == nil || !strings.HasPrefix(err.Error(), "redisstore: ") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Enqueue: %v, want a redisstore error saying %q", err, c.want)
 			}
@@ -289,19 +290,19 @@ func TestACLMissingRight(t *testing.T) {
 			return err
 		}},
 		{"queue keys", "~{hopper:*", func(t *testing.T, s *redisstore.Store) error {
-			_, err := s.Enqueue(t.Context(), []*hopper.NewJob{job("q", "a")})
+			_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 			return err
 		}},
 		{"a command of the scripts", "+lpop", func(t *testing.T, s *redisstore.Store) error {
 			mustEnqueue(t, s, job("q", "a"))
-			_, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+			_, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
 			return err
 		}},
 		{"the blocking wait", "+blpop", func(t *testing.T, s *redisstore.Store) error {
 			return s.WaitReady(t.Context(), []string{"q"}, time.Second)
 		}},
 		{"the scripts", "+evalsha", func(t *testing.T, s *redisstore.Store) error {
-			_, err := s.QueueStats(t.Context(), "q")
+			_, err := hopper.NewInspector(s).QueueStats(t.Context(), "q")
 			return err
 		}},
 	} {
@@ -341,7 +342,7 @@ func TestACLCluster(t *testing.T) {
 		rdb := c.Client(t, func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" })
 		var logs logBuffer
 		s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
-		var jobs []*hopper.NewJob
+		var jobs []*store.NewJob
 		for _, q := range queues {
 			jobs = append(jobs, job(q, user))
 		}
@@ -359,7 +360,7 @@ func TestACLCluster(t *testing.T) {
 			t.Fatalf("WaitReady: %v", err)
 		}
 		for _, q := range queues {
-			res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+			res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
 			if err != nil || len(res.Jobs) != 1 {
 				t.Fatalf("Claim from %s: %d jobs, %v; want 1", q, len(res.Jobs), err)
 			}

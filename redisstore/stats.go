@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
-
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Queues lists the queues jobs were enqueued into or configured, sorted.
@@ -26,12 +25,12 @@ func (s *Store) Queues(ctx context.Context) ([]string, error) {
 	return qs, nil
 }
 
-// QueueStats reports one queue (see hopper.Store), read atomically by one
+// QueueStats reports one queue (see store.Store), read atomically by one
 // script. Latency is the server's now minus when the oldest ready job fell
 // due (its enqueue time, or when it was promoted, released or requeued).
-func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats, error) {
-	if err := s.begin(ctx, queue); err != nil {
-		return hopper.QueueStats{}, err
+func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
+	if err := s.begin(ctx); err != nil {
+		return store.QueueStats{}, err
 	}
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptStats, k.statsKeys).Slice()
@@ -39,12 +38,12 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
 	if err != nil {
-		return hopper.QueueStats{}, wrap("stats of "+strconv.Quote(queue), err)
+		return store.QueueStats{}, wrap("stats of "+strconv.Quote(queue), err)
 	}
 	n := func(i int) int64 { x, _ := v[i].(int64); return x }
-	st := hopper.QueueStats{
+	st := store.QueueStats{
 		Queue: queue,
-		Counts: hopper.StateCounts{
+		Counts: store.StateCounts{
 			Ready: n(1), Pending: n(2), Unack: n(3), Retry: n(4), Garbage: n(5), Done: n(6),
 		},
 	}
@@ -71,22 +70,11 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (hopper.QueueStats
 	return st, nil
 }
 
-// SetQueueConfig replaces a queue's settings (see hopper.Store); negative
-// values fail with hopper.ErrInvalidConfig. It wakes one idle worker of the
+// SetQueueConfig replaces a queue's settings (see store.Admin). It wakes one idle worker of the
 // queue, since resuming or raising a limit may make jobs claimable.
-func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.QueueConfig) error {
-	if err := s.begin(ctx, queue); err != nil {
+func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
+	if err := s.begin(ctx); err != nil {
 		return err
-	}
-	switch {
-	case cfg.MaxRunning < 0:
-		return fmt.Errorf("%w: QueueConfig.MaxRunning is %d", hopper.ErrInvalidConfig, cfg.MaxRunning)
-	case cfg.RateLimit < 0:
-		return fmt.Errorf("%w: QueueConfig.RateLimit is %d", hopper.ErrInvalidConfig, cfg.RateLimit)
-	case cfg.RatePeriod < 0:
-		return fmt.Errorf("%w: QueueConfig.RatePeriod is %v", hopper.ErrInvalidConfig, cfg.RatePeriod)
-	case cfg.Retention < 0:
-		return fmt.Errorf("%w: QueueConfig.Retention is %v", hopper.ErrInvalidConfig, cfg.Retention)
 	}
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set config of "+strconv.Quote(queue), err)
@@ -104,9 +92,9 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg hopper.Que
 }
 
 // Throughput reports acks and failures per minute of queue since since
-// (see hopper.Store). The counters are kept for three hours.
-func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]hopper.ThroughputPoint, error) {
-	if err := s.begin(ctx, queue); err != nil {
+// (see store.Store). The counters are kept for three hours.
+func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
+	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
 	k := s.queueKeys(queue)
@@ -118,7 +106,7 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	if since.IsZero() {
 		from = 0
 	}
-	points := make(map[int64]*hopper.ThroughputPoint)
+	points := make(map[int64]*store.ThroughputPoint)
 	for f, val := range m {
 		if len(f) < 2 {
 			continue
@@ -130,7 +118,7 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 		}
 		p := points[minute]
 		if p == nil {
-			p = &hopper.ThroughputPoint{Minute: time.UnixMilli(minute * 60000)}
+			p = &store.ThroughputPoint{Minute: time.UnixMilli(minute * 60000)}
 			points[minute] = p
 		}
 		switch f[0] {
@@ -140,10 +128,10 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 			p.Failed += count
 		}
 	}
-	out := make([]hopper.ThroughputPoint, 0, len(points))
+	out := make([]store.ThroughputPoint, 0, len(points))
 	for _, p := range points {
 		out = append(out, *p)
 	}
-	slices.SortFunc(out, func(a, b hopper.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
+	slices.SortFunc(out, func(a, b store.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
 	return out, nil
 }

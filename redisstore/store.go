@@ -9,12 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hopperq/hopper"
 )
 
-// Store is a hopper.Store on Redis 7 or newer: a single server, a Sentinel
+// Store is a store.Store on Redis 7 or newer: a single server, a Sentinel
 // failover client or a Redis Cluster. Create one with New; the zero value is
 // not usable. All methods are safe for concurrent use by any number of
 // goroutines, and any number of processes may share the same Redis and
@@ -40,7 +39,7 @@ type Store struct {
 	waiterSeq atomic.Uint64
 }
 
-var _ hopper.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // New returns a Store on client, which may be a *redis.Client, a Sentinel
 // failover client or a *redis.ClusterClient (any redis.UniversalClient).
@@ -80,7 +79,7 @@ func (s *Store) begin(ctx context.Context, queues ...string) error {
 		return s.cfgErr
 	}
 	for _, q := range queues {
-		if err := hopper.ValidateQueue(q); err != nil {
+		if err := store.ValidateQueue(q); err != nil {
 			return err
 		}
 	}

@@ -7,13 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/hopperq/hopper"
 )
 
 // WaitReady blocks until a job may have become ready in one of queues (see
-// hopper.Store), without polling: it BLPOPs the queues' ready-wake lists,
+// store.Store), without polling: it BLPOPs the queues' ready-wake lists,
 // which every script that makes ready non-empty pushes one token onto (and
 // a claim that leaves jobs behind pushes again, so the next idle worker
 // wakes too). A timeout of zero or less returns at once.
@@ -30,7 +29,7 @@ func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Dur
 }
 
 // WaitSchedule blocks until the next due time in one of queues may have
-// moved earlier (see hopper.Store), the same way as WaitReady on the
+// moved earlier (see store.Store), the same way as WaitReady on the
 // queues' schedule-wake lists: pushed by a delayed enqueue that became the
 // earliest, a retry or snooze that did, a lease earlier than every other
 // (a claim onto an empty unack set), a done retention that expires first,
@@ -49,12 +48,7 @@ type waitGroup struct {
 
 func (s *Store) wait(ctx context.Context, op string, queues []string, timeout time.Duration, list func(*queueKeys) string) error {
 	if timeout <= 0 || ctx.Err() != nil {
-		for _, q := range queues {
-			if err := hopper.ValidateQueue(q); err != nil {
-				return err
-			}
-		}
-		return nil
+		return store.ValidateQueues(queues)
 	}
 	if err := s.begin(ctx, queues...); err != nil {
 		if ctx.Err() != nil {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // failAfter is how long a test waits for something that should happen at
@@ -119,7 +119,7 @@ func testWakes(t *testing.T, admin redis.UniversalClient, worker, producer *redi
 	case <-time.After(failAfter):
 		t.Fatalf("WaitReady (timeout 1h) did not wake within %v of an enqueue", failAfter)
 	}
-	res, err := worker.Claim(ctx, hopper.ClaimRequest{Queue: target, Max: 10, Lease: time.Minute})
+	res, err := worker.Claim(ctx, store.ClaimRequest{Queue: target, Max: 10, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "wake-me" {
 		t.Fatalf("Claim after waking: %d jobs, %v; want wake-me", len(res.Jobs), err)
 	}

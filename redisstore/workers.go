@@ -10,11 +10,10 @@ import (
 
 	"github.com/hopperq/hopper/internal/msgpackguard"
 	"github.com/hopperq/hopper/internal/mstime"
+	"github.com/hopperq/hopper/store"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/hopperq/hopper"
 )
 
 // workerRecord is WorkerInfo as stored (msgpack, short names); the
@@ -36,24 +35,16 @@ type runningJob struct {
 	StartedAt time.Time `msgpack:"s"`
 }
 
-// Heartbeat records a live worker process (see hopper.Store): its record
+// Heartbeat records a live worker process (see store.Store): its record
 // expires after ttl on the server's clock unless renewed.
-func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Duration) error {
+func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Duration) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if w.ID == "" {
-		return fmt.Errorf("%w: WorkerInfo.ID is empty", hopper.ErrInvalidConfig)
+	if err := store.ValidateHeartbeat(w, ttl); err != nil {
+		return err
 	}
 	ms := mstime.Ceil(ttl)
-	if ms < 1 {
-		return fmt.Errorf("%w: heartbeat ttl is %v, want at least 1ms", hopper.ErrInvalidConfig, ttl)
-	}
-	for q := range w.Queues {
-		if err := hopper.ValidateQueue(q); err != nil {
-			return err
-		}
-	}
 	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt}
 	for _, r := range w.Running {
 		rec.Running = append(rec.Running, runningJob(r))
@@ -67,7 +58,7 @@ func (s *Store) Heartbeat(ctx context.Context, w hopper.WorkerInfo, ttl time.Dur
 }
 
 // Workers lists the live worker processes, sorted by ID.
-func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
+func (s *Store) Workers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -88,7 +79,7 @@ func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
 			keys = append(keys, s.g.worker(z.Member.(string)))
 		}
 	}
-	out := []hopper.WorkerInfo{}
+	out := []store.WorkerInfo{}
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -107,7 +98,7 @@ func (s *Store) Workers(ctx context.Context) ([]hopper.WorkerInfo, error) {
 		}
 		out = append(out, w)
 	}
-	slices.SortFunc(out, func(a, b hopper.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b store.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -131,7 +122,7 @@ func unmarshalRecord(v string, rec any) (err error) {
 
 // decodeWorker decodes a worker's stored value, "<heartbeatMs>," + msgpack
 // workerRecord. Any malformed value gives an error wrapping errCorrupt.
-func decodeWorker(v string) (hopper.WorkerInfo, error) {
+func decodeWorker(v string) (store.WorkerInfo, error) {
 	at, body, ok := strings.Cut(v, ",")
 	ms, err := strconv.ParseInt(at, 10, 64)
 	var rec workerRecord
@@ -139,19 +130,19 @@ func decodeWorker(v string) (hopper.WorkerInfo, error) {
 		err = unmarshalRecord(body, &rec)
 	}
 	if !ok || err != nil {
-		return hopper.WorkerInfo{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
+		return store.WorkerInfo{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
 	}
-	w := hopper.WorkerInfo{
+	w := store.WorkerInfo{
 		ID: rec.ID, Host: rec.Host, PID: rec.PID, Queues: rec.Queues, Concurrency: rec.Concurrency,
 		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms),
 	}
 	for _, r := range rec.Running {
-		w.Running = append(w.Running, hopper.RunningJob(r))
+		w.Running = append(w.Running, store.RunningJob(r))
 	}
 	return w, nil
 }
 
-// RemoveWorker deletes a worker's record (see hopper.Store). Removing an
+// RemoveWorker deletes a worker's record (see store.Store). Removing an
 // unknown worker is not an error.
 func (s *Store) RemoveWorker(ctx context.Context, id string) error {
 	if err := s.begin(ctx); err != nil {

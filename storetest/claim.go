@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func claimCases() []testCase {
@@ -30,7 +30,7 @@ func claimCases() []testCase {
 	}
 }
 
-func testClaimFIFO(t *testing.T, s hopper.Store) {
+func testClaimFIFO(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	for _, id := range []string{"c", "a", "b"} {
 		add(t, s, job(q, id))
@@ -51,7 +51,7 @@ func testClaimFIFO(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testClaimMax(t *testing.T, s hopper.Store) {
+func testClaimMax(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	for _, id := range seqIDs("j", 5) {
 		add(t, s, job(q, id))
@@ -61,10 +61,10 @@ func testClaimMax(t *testing.T, s hopper.Store) {
 			t.Fatalf("Claim %d with Max 2 from 5 ready jobs returned %d jobs, want %d", i+1, got, want)
 		}
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Unack: 5})
+	requireCounts(t, s, q, store.StateCounts{Unack: 5})
 }
 
-func testClaimRecord(t *testing.T, s hopper.Store) {
+func testClaimRecord(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	j := job(q, "a")
 	j.Kind, j.Meta, j.MaxRetries = "email", map[string]string{"k": "v"}, 4
@@ -73,7 +73,7 @@ func testClaimRecord(t *testing.T, s hopper.Store) {
 	before := time.Now()
 	c := claimOne(t, s, q, "a", lease)
 	after := time.Now()
-	if c.State != hopper.StateUnack || c.Queue != q || c.Kind != "email" || string(c.Args) != "args of a" ||
+	if c.State != store.StateUnack || c.Queue != q || c.Kind != "email" || string(c.Args) != "args of a" ||
 		c.Meta["k"] != "v" || c.MaxRetries != 4 || c.Attempt != 1 {
 		t.Fatalf("claimed record: %+v\nwant State unack, Queue %q, Kind email, Args %q, Meta k=v, MaxRetries 4, Attempt 1",
 			c, q, "args of a")
@@ -81,7 +81,7 @@ func testClaimRecord(t *testing.T, s hopper.Store) {
 	requireNow(t, "AttemptedAt of a claimed job", c.AttemptedAt, before, after)
 	requireNear(t, "Deadline of a claim with Lease 90s, relative to its AttemptedAt", c.Deadline, c.AttemptedAt.Add(lease), time.Second)
 	requireNow(t, "Deadline minus Lease of a claimed job", c.Deadline.Add(-lease), before, after)
-	g := requireState(t, s, q, "a", hopper.StateUnack)
+	g := requireState(t, s, q, "a", store.StateUnack)
 	if g.Token != c.Token || !g.Deadline.Equal(c.Deadline) || g.Attempt != 1 || !g.AttemptedAt.Equal(c.AttemptedAt) {
 		t.Fatalf("GetJob of a claimed job: Token %d, Deadline %v, Attempt %d, AttemptedAt %v; want the claim's %d, %v, 1, %v",
 			g.Token, g.Deadline, g.Attempt, g.AttemptedAt, c.Token, c.Deadline, c.AttemptedAt)
@@ -89,14 +89,14 @@ func testClaimRecord(t *testing.T, s hopper.Store) {
 	claimNone(t, s, q, "the only job is claimed under a lease")
 }
 
-func testClaimAttempt(t *testing.T, s hopper.Store) {
+func testClaimAttempt(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 3))
 	c := claimOne(t, s, q, "a", long)
 	if c.Attempt != 1 {
 		t.Fatalf("first claim: Attempt %d, want 1", c.Attempt)
 	}
-	finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", 0))
+	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", 0))
 	if got := getJob(t, s, q, "a").Attempt; got != 1 {
 		t.Fatalf("after a failed first attempt: Attempt %d, want 1", got)
 	}
@@ -109,7 +109,7 @@ func testClaimAttempt(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testClaimTokens(t *testing.T, s hopper.Store) {
+func testClaimTokens(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
 	seen := map[uint64]int{}
@@ -119,14 +119,14 @@ func testClaimTokens(t *testing.T, s hopper.Store) {
 			t.Fatalf("claim %d of job a got token %d, the same as claim %d; want a fresh token per claim", i, c.Token, prev)
 		}
 		seen[c.Token] = i
-		finishOK(t, s, outcome(c, hopper.OutcomeRelease))
+		finishOK(t, s, outcome(c, store.OutcomeRelease))
 	}
 }
 
-func testClaimNotBeforeDue(t *testing.T, s hopper.Store) {
+func testClaimNotBeforeDue(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "soon", 150*time.Millisecond), delayed(q, "later", long))
-	due := requireState(t, s, q, "soon", hopper.StatePending).RunAt
+	due := requireState(t, s, q, "soon", store.StatePending).RunAt
 	// Right after enqueue the job is normally not due yet; if the machine
 	// stalled long enough for it to be due, the claim must still not be
 	// early, which is what is checked below in any case.
@@ -146,13 +146,13 @@ func testClaimNotBeforeDue(t *testing.T, s hopper.Store) {
 	if at := res.Jobs[0].AttemptedAt; at.Truncate(time.Millisecond).Before(due.Truncate(time.Millisecond)) {
 		t.Fatalf("job due at %v was claimed at %v, %v early by the store's clock", due, at, due.Sub(at))
 	}
-	requireState(t, s, q, "later", hopper.StatePending)
+	requireState(t, s, q, "later", store.StatePending)
 }
 
-func testClaimConcurrent(t *testing.T, s hopper.Store) {
+func testClaimConcurrent(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const n, workers = 300, 8
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for _, id := range seqIDs("j", n) {
 		jobs = append(jobs, job(q, id))
 	}
@@ -167,7 +167,7 @@ func testClaimConcurrent(t *testing.T, s hopper.Store) {
 		wg.Go(func() {
 			<-start
 			for {
-				res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: q, Max: 7, Lease: long, WorkerID: fmt.Sprint("w", w)})
+				res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 7, Lease: long, WorkerID: fmt.Sprint("w", w)})
 				if err != nil {
 					t.Errorf("worker %d: Claim: unexpected error: %v", w, err)
 					return
@@ -191,38 +191,38 @@ func testClaimConcurrent(t *testing.T, s hopper.Store) {
 	if len(owner) != n {
 		t.Fatalf("%d concurrent claimers got %d distinct jobs, want all %d", workers, len(owner), n)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Unack: n})
+	requireCounts(t, s, q, store.StateCounts{Unack: n})
 }
 
-func testClaimEmpty(t *testing.T, s hopper.Store) {
+func testClaimEmpty(t *testing.T, s store.Store) {
 	q, other := newQueue(t), newQueue(t)
 	add(t, s, job(other, "elsewhere"))
 	claimNone(t, s, q, "the queue was never used")
 	add(t, s, delayed(q, "later", long))
 	claimNone(t, s, q, "the queue's only job is due in an hour")
-	requireState(t, s, other, "elsewhere", hopper.StateReady)
+	requireState(t, s, other, "elsewhere", store.StateReady)
 }
 
 func invalidClaimCases() []testCase {
 	bad := []struct {
 		name string
-		req  func(q string) hopper.ClaimRequest
+		req  func(q string) store.ClaimRequest
 		err  error
 	}{
-		{"MaxZero", func(q string) hopper.ClaimRequest { return hopper.ClaimRequest{Queue: q, Max: 0, Lease: time.Minute} }, nil},
-		{"MaxNegative", func(q string) hopper.ClaimRequest { return hopper.ClaimRequest{Queue: q, Max: -1, Lease: time.Minute} }, nil},
-		{"LeaseZero", func(q string) hopper.ClaimRequest { return hopper.ClaimRequest{Queue: q, Max: 1} }, nil},
-		{"LeaseUnderOneMillisecond", func(q string) hopper.ClaimRequest {
-			return hopper.ClaimRequest{Queue: q, Max: 1, Lease: 500 * time.Microsecond}
+		{"MaxZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 0, Lease: time.Minute} }, nil},
+		{"MaxNegative", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: -1, Lease: time.Minute} }, nil},
+		{"LeaseZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 1} }, nil},
+		{"LeaseUnderOneMillisecond", func(q string) store.ClaimRequest {
+			return store.ClaimRequest{Queue: q, Max: 1, Lease: 500 * time.Microsecond}
 		}, nil},
-		{"BadQueue", func(string) hopper.ClaimRequest {
-			return hopper.ClaimRequest{Queue: "bad{queue}", Max: 1, Lease: time.Minute}
-		}, hopper.ErrInvalidQueue},
-		{"EmptyQueueName", func(string) hopper.ClaimRequest { return hopper.ClaimRequest{Max: 1, Lease: time.Minute} }, hopper.ErrInvalidQueue},
+		{"BadQueue", func(string) store.ClaimRequest {
+			return store.ClaimRequest{Queue: "bad{queue}", Max: 1, Lease: time.Minute}
+		}, store.ErrInvalidQueue},
+		{"EmptyQueueName", func(string) store.ClaimRequest { return store.ClaimRequest{Max: 1, Lease: time.Minute} }, store.ErrInvalidQueue},
 	}
 	var cases []testCase
 	for _, b := range bad {
-		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s hopper.Store) {
+		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			add(t, s, job(q, "a"))
 			req := b.req(q)
@@ -234,7 +234,7 @@ func invalidClaimCases() []testCase {
 				}
 				t.Fatalf("Claim(%+v): got %d jobs, error %v; want %s", req, len(res.Jobs), err, want)
 			}
-			requireState(t, s, q, "a", hopper.StateReady)
+			requireState(t, s, q, "a", store.StateReady)
 		}})
 	}
 	return cases
@@ -243,7 +243,7 @@ func invalidClaimCases() []testCase {
 // A claimed job keeps when it fell due: its enqueue time when it went
 // straight to ready, its due time when it was delayed, and an explicit RunAt
 // in the past (a periodic tick) as given.
-func testClaimRunAtKept(t *testing.T, s hopper.Store) {
+func testClaimRunAtKept(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	before := time.Now()
 	add(t, s, job(q, "now"))

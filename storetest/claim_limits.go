@@ -5,27 +5,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-func testClaimPaused(t *testing.T, s hopper.Store) {
+func testClaimPaused(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, hopper.QueueConfig{Paused: true})
+	setQueueConfig(t, s, q, store.QueueConfig{Paused: true})
 	add(t, s, job(q, "a"))
-	requireState(t, s, q, "a", hopper.StateReady)
+	requireState(t, s, q, "a", store.StateReady)
 	if !stats(t, s, q).Config.Paused {
 		t.Fatalf("QueueStats.Config.Paused = false after pausing the queue")
 	}
 	if res := claimNone(t, s, q, "the queue is paused"); res.RetryIn <= 0 {
 		t.Fatalf("Claim from a paused queue: RetryIn %v, want > 0", res.RetryIn)
 	}
-	setQueueConfig(t, s, q, hopper.QueueConfig{})
+	setQueueConfig(t, s, q, store.QueueConfig{})
 	claimOne(t, s, q, "a", long)
 }
 
-func testClaimMaxRunning(t *testing.T, s hopper.Store) {
+func testClaimMaxRunning(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, hopper.QueueConfig{MaxRunning: 2})
+	setQueueConfig(t, s, q, store.QueueConfig{MaxRunning: 2})
 	for _, id := range seqIDs("j", 5) {
 		add(t, s, job(q, id))
 	}
@@ -36,16 +36,16 @@ func testClaimMaxRunning(t *testing.T, s hopper.Store) {
 	if res := claimNone(t, s, q, "MaxRunning 2 and 2 jobs running"); res.RetryIn <= 0 {
 		t.Fatalf("Claim held back by MaxRunning: RetryIn %v, want > 0", res.RetryIn)
 	}
-	finishOK(t, s, outcome(first[0], hopper.OutcomeAck))
+	finishOK(t, s, outcome(first[0], store.OutcomeAck))
 	if got := len(claim(t, s, q, 5, long).Jobs); got != 1 {
 		t.Fatalf("Claim Max 5 with MaxRunning 2 after one of 2 running jobs was acked: got %d jobs, want 1", got)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 2, Unack: 2})
+	requireCounts(t, s, q, store.StateCounts{Ready: 2, Unack: 2})
 }
 
-func testClaimRateLimit(t *testing.T, s hopper.Store) {
+func testClaimRateLimit(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, hopper.QueueConfig{RateLimit: 3, RatePeriod: long})
+	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 3, RatePeriod: long})
 	for _, id := range seqIDs("j", 10) {
 		add(t, s, job(q, id))
 	}
@@ -54,20 +54,20 @@ func testClaimRateLimit(t *testing.T, s hopper.Store) {
 		t.Fatalf("Claim Max 10 with RateLimit 3 per hour: got %d jobs, want 3", len(got))
 	}
 	for _, j := range got {
-		finishOK(t, s, outcome(j, hopper.OutcomeAck))
+		finishOK(t, s, outcome(j, store.OutcomeAck))
 	}
 	res := claimNone(t, s, q, "RateLimit 3 per hour used up, even with nothing running")
 	if res.RetryIn <= 0 || res.RetryIn > long {
 		t.Fatalf("Claim held back by RateLimit 3 per hour: RetryIn %v, want in (0, 1h]", res.RetryIn)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 7})
+	requireCounts(t, s, q, store.StateCounts{Ready: 7})
 }
 
 // Several claims within one window share the limit exactly: each counts the
 // jobs it took, no more and no fewer.
-func testClaimRateLimitSeveralClaims(t *testing.T, s hopper.Store) {
+func testClaimRateLimitSeveralClaims(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, hopper.QueueConfig{RateLimit: 5, RatePeriod: long})
+	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 5, RatePeriod: long})
 	for _, id := range seqIDs("j", 10) {
 		add(t, s, job(q, id))
 	}
@@ -80,10 +80,10 @@ func testClaimRateLimitSeveralClaims(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testClaimRateLimitNextPeriod(t *testing.T, s hopper.Store) {
+func testClaimRateLimitNextPeriod(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const period = 200 * time.Millisecond
-	setQueueConfig(t, s, q, hopper.QueueConfig{RateLimit: 2, RatePeriod: period})
+	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 2, RatePeriod: period})
 	for _, id := range seqIDs("j", 6) {
 		add(t, s, job(q, id))
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func concurrencyCases() []testCase {
@@ -32,20 +32,20 @@ const (
 // n%13 == 0 goes to garbage; n%10 == 0 kills its worker on the first
 // attempt; n%7 == 0 fails its first two attempts; n%11 == 0 is snoozed once
 // and n%17 == 0 released once; everything else is acked.
-func stressFate(n, attempt int, snoozed, released bool) hopper.Outcome {
+func stressFate(n, attempt int, snoozed, released bool) store.Outcome {
 	switch {
 	case n%10 == 0 && attempt == 1:
 		return 0 // the worker dies
 	case n%13 == 0:
-		return hopper.OutcomeGarbage
+		return store.OutcomeGarbage
 	case n%7 == 0 && attempt <= 2:
-		return hopper.OutcomeRetry
+		return store.OutcomeRetry
 	case n%11 == 0 && !snoozed:
-		return hopper.OutcomeSnooze
+		return store.OutcomeSnooze
 	case n%17 == 0 && !released:
-		return hopper.OutcomeRelease
+		return store.OutcomeRelease
 	}
-	return hopper.OutcomeAck
+	return store.OutcomeAck
 }
 
 // stressLedger is what the consumers did, shared between them.
@@ -57,7 +57,7 @@ type stressLedger struct {
 	lost     int
 }
 
-func testMixedStress(t *testing.T, s hopper.Store) {
+func testMixedStress(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const total = stressProducers * stressPerProd
 	ctx, cancel := context.WithCancel(t.Context())
@@ -106,7 +106,7 @@ func testMixedStress(t *testing.T, s hopper.Store) {
 
 	garbage := map[string]bool{}
 	for off := 0; ; off += 500 {
-		p := list(t, s, hopper.ListRequest{Queue: q, State: hopper.StateGarbage, Offset: off, Limit: 500})
+		p := list(t, s, store.ListRequest{Queue: q, State: store.StateGarbage, Offset: off, Limit: 500})
 		for _, j := range p.Jobs {
 			garbage[j.ID] = true
 		}
@@ -130,15 +130,15 @@ func testMixedStress(t *testing.T, s hopper.Store) {
 			t.Logf("job %s reached garbage through expired leases (the machine stalled for over %v)", id, stressLease)
 		}
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Garbage: int64(len(garbage))})
+	requireCounts(t, s, q, store.StateCounts{Garbage: int64(len(garbage))})
 	t.Logf("%d jobs: %d acked, %d in garbage, %d stale finishes", total, len(led.acks), len(garbage), led.lost)
 }
 
 func stressID(n int) string { return fmt.Sprintf("j%05d", n) }
 
-func stressProducer(ctx context.Context, t *testing.T, s hopper.Store, q string, p int) {
+func stressProducer(ctx context.Context, t *testing.T, s store.Store, q string, p int) {
 	for b := 0; b < stressPerProd; b += stressBatch {
-		var jobs []*hopper.NewJob
+		var jobs []*store.NewJob
 		for i := b; i < b+stressBatch; i++ {
 			n := p*stressPerProd + i
 			j := withRetries(q, stressID(n), 2)
@@ -160,9 +160,9 @@ func stressProducer(ctx context.Context, t *testing.T, s hopper.Store, q string,
 	}
 }
 
-func stressScheduler(ctx context.Context, t *testing.T, s hopper.Store, q string) {
+func stressScheduler(ctx context.Context, t *testing.T, s store.Store, q string) {
 	for ctx.Err() == nil {
-		r, err := s.Maintain(ctx, q, hopper.MaintainOptions{Batch: 100})
+		r, err := s.Maintain(ctx, q, store.MaintainOptions{Batch: 100})
 		if err != nil {
 			if ctx.Err() == nil {
 				t.Errorf("scheduler: Maintain: unexpected error: %v", err)
@@ -183,9 +183,9 @@ func stressScheduler(ctx context.Context, t *testing.T, s hopper.Store, q string
 	}
 }
 
-func stressConsumer(ctx context.Context, t *testing.T, s hopper.Store, q string, c int, led *stressLedger) {
+func stressConsumer(ctx context.Context, t *testing.T, s store.Store, q string, c int, led *stressLedger) {
 	for ctx.Err() == nil {
-		res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: q, Max: 8, Lease: stressLease, WorkerID: fmt.Sprint("consumer", c)})
+		res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 8, Lease: stressLease, WorkerID: fmt.Sprint("consumer", c)})
 		if err != nil {
 			if ctx.Err() == nil {
 				t.Errorf("consumer %d: Claim: unexpected error: %v", c, err)
@@ -199,7 +199,7 @@ func stressConsumer(ctx context.Context, t *testing.T, s hopper.Store, q string,
 			}
 			continue
 		}
-		var reqs []hopper.FinishRequest
+		var reqs []store.FinishRequest
 		led.mu.Lock()
 		for _, j := range res.Jobs {
 			n, _ := strconv.Atoi(j.ID[1:])
@@ -207,13 +207,13 @@ func stressConsumer(ctx context.Context, t *testing.T, s hopper.Store, q string,
 			switch o {
 			case 0:
 				continue
-			case hopper.OutcomeSnooze:
+			case store.OutcomeSnooze:
 				led.snoozed[j.ID] = true
-			case hopper.OutcomeRelease:
+			case store.OutcomeRelease:
 				led.released[j.ID] = true
 			}
 			r := failed(j, o, "stress failure", time.Duration(n%10)*time.Millisecond)
-			if o == hopper.OutcomeAck || o == hopper.OutcomeSnooze || o == hopper.OutcomeRelease {
+			if o == store.OutcomeAck || o == store.OutcomeSnooze || o == store.OutcomeRelease {
 				r.Error = nil
 			}
 			reqs = append(reqs, r)
@@ -232,9 +232,9 @@ func stressConsumer(ctx context.Context, t *testing.T, s hopper.Store, q string,
 		led.mu.Lock()
 		for i, err := range errs {
 			switch {
-			case err == nil && reqs[i].Outcome == hopper.OutcomeAck:
+			case err == nil && reqs[i].Outcome == store.OutcomeAck:
 				led.acks[reqs[i].ID]++
-			case errors.Is(err, hopper.ErrLeaseLost):
+			case errors.Is(err, store.ErrLeaseLost):
 				led.lost++
 			case err != nil:
 				t.Errorf("consumer %d: Finish %s of %s: unexpected error %v", c, reqs[i].Outcome, reqs[i].ID, err)

@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite for hopper.Store
+// Package storetest is the conformance suite for store.Store
 // implementations, in the spirit of testing/slogtest: one call runs every
 // behaviour the Store contract promises (the rules in the Store interface's
 // doc comments and the lifecycle of DESIGN.md §3) as its own subtest.
@@ -7,7 +7,7 @@
 // function that returns a fresh, empty store for each subtest:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) hopper.Store {
+//		storetest.Run(t, func(t *testing.T) store.Store {
 //			return mystore.New(connect(t))
 //		})
 //	}

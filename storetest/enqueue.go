@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func enqueueCases() []testCase {
@@ -34,18 +34,18 @@ func enqueueCases() []testCase {
 	}
 }
 
-func testEnqueueReady(t *testing.T, s hopper.Store) {
+func testEnqueueReady(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	negative := job(q, "negative-delay")
 	negative.Delay = -time.Minute
 	past := job(q, "past-run-at")
 	past.RunAt = time.Now().Add(-time.Hour)
-	jobs := []*hopper.NewJob{job(q, "no-delay"), negative, past}
+	jobs := []*store.NewJob{job(q, "no-delay"), negative, past}
 	for i, r := range enqueue(t, s, jobs...) {
-		if r.Duplicate || r.ID != jobs[i].ID || r.State != hopper.StateReady {
+		if r.Duplicate || r.ID != jobs[i].ID || r.State != store.StateReady {
 			t.Fatalf("Enqueue result %d for %q: got %+v, want ID %q, State ready, not duplicate", i, jobs[i].ID, r, jobs[i].ID)
 		}
-		requireState(t, s, q, jobs[i].ID, hopper.StateReady)
+		requireState(t, s, q, jobs[i].ID, store.StateReady)
 	}
 	got := claim(t, s, q, 10, long).Jobs
 	if !sameIDs(got, []string{"no-delay", "negative-delay", "past-run-at"}) {
@@ -53,49 +53,49 @@ func testEnqueueReady(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testEnqueuePending(t *testing.T, s hopper.Store) {
+func testEnqueuePending(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	runAt := time.Now().Add(2 * long)
 	atTime := job(q, "run-at")
 	atTime.RunAt = runAt
-	jobs := []*hopper.NewJob{delayed(q, "delay", long), atTime}
+	jobs := []*store.NewJob{delayed(q, "delay", long), atTime}
 	for i, r := range enqueue(t, s, jobs...) {
-		if r.Duplicate || r.ID != jobs[i].ID || r.State != hopper.StatePending {
+		if r.Duplicate || r.ID != jobs[i].ID || r.State != store.StatePending {
 			t.Fatalf("Enqueue result %d for %q: got %+v, want ID %q, State pending", i, jobs[i].ID, r, jobs[i].ID)
 		}
 	}
-	d := requireState(t, s, q, "delay", hopper.StatePending)
+	d := requireState(t, s, q, "delay", store.StatePending)
 	requireNear(t, "RunAt of a job enqueued with Delay 1h, relative to its EnqueuedAt", d.RunAt, d.EnqueuedAt.Add(long), time.Second)
-	a := requireState(t, s, q, "run-at", hopper.StatePending)
+	a := requireState(t, s, q, "run-at", store.StatePending)
 	requireNear(t, "RunAt of a job enqueued with RunAt", a.RunAt, runAt, msSlack)
 	claimNone(t, s, q, "both jobs are due in an hour or more")
-	if res := maintain(t, s, q, hopper.MaintainOptions{}); res.Promoted != 0 {
+	if res := maintain(t, s, q, store.MaintainOptions{}); res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: none is due", res.Promoted)
 	}
 	claimNone(t, s, q, "both jobs are due in an hour or more, even after Maintain")
 }
 
-func testEnqueueRunAtWins(t *testing.T, s hopper.Store) {
+func testEnqueueRunAtWins(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	past := job(q, "past-run-at-long-delay")
 	past.RunAt, past.Delay = time.Now().Add(-time.Minute), long
 	future := job(q, "future-run-at-short-delay")
 	future.RunAt, future.Delay = time.Now().Add(2*long), time.Millisecond
 	res := enqueue(t, s, past, future)
-	if res[0].State != hopper.StateReady {
+	if res[0].State != store.StateReady {
 		t.Fatalf("job with RunAt in the past and Delay 1h: State %q, want ready (RunAt wins over Delay)", res[0].State)
 	}
-	if res[1].State != hopper.StatePending {
+	if res[1].State != store.StatePending {
 		t.Fatalf("job with RunAt in 2h and Delay 1ms: State %q, want pending (RunAt wins over Delay)", res[1].State)
 	}
-	f := requireState(t, s, q, future.ID, hopper.StatePending)
+	f := requireState(t, s, q, future.ID, store.StatePending)
 	requireNear(t, "RunAt of the job with RunAt in 2h and Delay 1ms", f.RunAt, future.RunAt, msSlack)
 	claimOne(t, s, q, past.ID, long)
 }
 
-func testEnqueueBatchQueues(t *testing.T, s hopper.Store) {
+func testEnqueueBatchQueues(t *testing.T, s store.Store) {
 	qs := []string{newQueue(t), newQueue(t), newQueue(t)}
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for i := range 9 {
 		j := job(qs[i%3], fmt.Sprintf("j%d", i))
 		if i%4 == 1 {
@@ -104,9 +104,9 @@ func testEnqueueBatchQueues(t *testing.T, s hopper.Store) {
 		jobs = append(jobs, j)
 	}
 	for i, r := range enqueue(t, s, jobs...) {
-		want := hopper.StateReady
+		want := store.StateReady
 		if jobs[i].Delay > 0 {
-			want = hopper.StatePending
+			want = store.StatePending
 		}
 		if r.Duplicate || r.ID != jobs[i].ID || r.State != want {
 			t.Fatalf("result %d of a batch over 3 queues: got %+v, want ID %q, State %q (results in request order)", i, r, jobs[i].ID, want)
@@ -118,7 +118,7 @@ func testEnqueueBatchQueues(t *testing.T, s hopper.Store) {
 			t.Fatalf("job %q in %q has args %q, want %q", j.ID, j.Queue, got.Args, j.Args)
 		}
 		other := qs[(i+1)%3]
-		if _, err := s.GetJob(t.Context(), other, j.ID); !errors.Is(err, hopper.ErrJobNotFound) {
+		if _, err := adm(t, s).GetJob(t.Context(), other, j.ID); !errors.Is(err, store.ErrJobNotFound) {
 			t.Fatalf("GetJob(%q, %q) for a job enqueued into %q: got error %v, want ErrJobNotFound", other, j.ID, j.Queue, err)
 		}
 	}
@@ -129,16 +129,16 @@ func testEnqueueBatchQueues(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testEnqueueBatchWithDuplicate(t *testing.T, s hopper.Store) {
+func testEnqueueBatchWithDuplicate(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "b"))
 	again := job(q, "b")
 	again.Args = []byte("other args")
 	res := enqueue(t, s, job(q, "a"), again, job(q, "c"))
-	want := []hopper.EnqueueResult{
-		{ID: "a", State: hopper.StateReady},
+	want := []store.EnqueueResult{
+		{ID: "a", State: store.StateReady},
 		{ID: "b", Duplicate: true},
-		{ID: "c", State: hopper.StateReady},
+		{ID: "c", State: store.StateReady},
 	}
 	if !slices.Equal(res, want) {
 		t.Fatalf("Enqueue(a, b again, c): got %+v, want %+v", res, want)
@@ -146,10 +146,10 @@ func testEnqueueBatchWithDuplicate(t *testing.T, s hopper.Store) {
 	if got := getJob(t, s, q, "b").Args; string(got) != "args of b" {
 		t.Fatalf("duplicate enqueue changed b's args to %q, want %q", got, "args of b")
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 3})
+	requireCounts(t, s, q, store.StateCounts{Ready: 3})
 }
 
-func testEnqueueDuplicateInBatch(t *testing.T, s hopper.Store) {
+func testEnqueueDuplicateInBatch(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	second := job(q, "x")
 	second.Args = []byte("second")
@@ -163,30 +163,30 @@ func testEnqueueDuplicateInBatch(t *testing.T, s hopper.Store) {
 	if got := getJob(t, s, q, "x").Args; string(got) != "args of x" {
 		t.Fatalf("job x has args %q, want the first job's %q", got, "args of x")
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+	requireCounts(t, s, q, store.StateCounts{Ready: 1})
 }
 
 func duplicateIDCases() []testCase {
 	var cases []testCase
 	for _, ps := range putStates {
-		cases = append(cases, testCase{name: ps.name, fn: func(t *testing.T, s hopper.Store) {
+		cases = append(cases, testCase{name: ps.name, fn: func(t *testing.T, s store.Store) {
 			testEnqueueDuplicateID(t, s, ps.state)
 		}})
 	}
 	return cases
 }
 
-func testEnqueueDuplicateID(t *testing.T, s hopper.Store, st hopper.JobState) {
+func testEnqueueDuplicateID(t *testing.T, s store.Store, st store.JobState) {
 	q := newQueue(t)
 	before := put(t, s, withRetries(q, "holder", 3), st)
 	counts := stats(t, s, q).Counts
 	again := job(q, "holder")
 	again.Kind, again.Args, again.Delay = "other_kind", []byte("other args"), 0
-	if st == hopper.StateReady {
+	if st == store.StateReady {
 		again.Delay = long
 	}
 	res := enqueue(t, s, again)
-	if want := (hopper.EnqueueResult{ID: "holder", Duplicate: true}); res[0] != want {
+	if want := (store.EnqueueResult{ID: "holder", Duplicate: true}); res[0] != want {
 		t.Fatalf("Enqueue of an ID held by a job in %s: got %+v, want %+v", st, res[0], want)
 	}
 	after := requireState(t, s, q, "holder", st)
@@ -199,7 +199,7 @@ func testEnqueueDuplicateID(t *testing.T, s hopper.Store, st hopper.JobState) {
 	}
 }
 
-func testEnqueueSameIDOtherQueue(t *testing.T, s hopper.Store) {
+func testEnqueueSameIDOtherQueue(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, job(q1, "same"))
 	other := job(q2, "same")
@@ -213,13 +213,13 @@ func testEnqueueSameIDOtherQueue(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testEnqueueConcurrentSameID(t *testing.T, s hopper.Store) {
+func testEnqueueConcurrentSameID(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const n = 32
 	var (
 		wg      sync.WaitGroup
 		start   = make(chan struct{})
-		results = make([]hopper.EnqueueResult, n)
+		results = make([]store.EnqueueResult, n)
 		errs    = make([]error, n)
 	)
 	for i := range n {
@@ -227,7 +227,7 @@ func testEnqueueConcurrentSameID(t *testing.T, s hopper.Store) {
 			<-start
 			j := job(q, "once")
 			j.Args = fmt.Appendf(nil, "from goroutine %d", i)
-			res, err := s.Enqueue(t.Context(), []*hopper.NewJob{j})
+			res, err := s.Enqueue(t.Context(), []*store.NewJob{j})
 			errs[i] = err
 			if err == nil && len(res) == 1 {
 				results[i] = res[0]
@@ -251,20 +251,20 @@ func testEnqueueConcurrentSameID(t *testing.T, s hopper.Store) {
 	if added != 1 {
 		t.Fatalf("%d goroutines enqueued ID once at the same time: %d were added, want exactly 1", n, added)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+	requireCounts(t, s, q, store.StateCounts{Ready: 1})
 }
 
-func testEnqueueEmptyBatch(t *testing.T, s hopper.Store) {
+func testEnqueueEmptyBatch(t *testing.T, s store.Store) {
 	res, err := s.Enqueue(t.Context(), nil)
 	if err != nil || len(res) != 0 {
 		t.Fatalf("Enqueue(nil): got %v, %v; want no results and no error", res, err)
 	}
 }
 
-func testEnqueueLongestQueueName(t *testing.T, s hopper.Store) {
+func testEnqueueLongestQueueName(t *testing.T, s store.Store) {
 	q := newQueue(t) + "_.-"
-	q += strings.Repeat("x", hopper.MaxQueueNameLen-len(q))
+	q += strings.Repeat("x", store.MaxQueueNameLen-len(q))
 	add(t, s, job(q, "a"))
-	requireState(t, s, q, "a", hopper.StateReady)
+	requireState(t, s, q, "a", store.StateReady)
 	claimOne(t, s, q, "a", long)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func argsCases() []testCase {
@@ -30,7 +30,7 @@ func argsCases() []testCase {
 	}
 	var cases []testCase
 	for _, a := range args {
-		cases = append(cases, testCase{name: a.name, fn: func(t *testing.T, s hopper.Store) {
+		cases = append(cases, testCase{name: a.name, fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			j := job(q, "a")
 			j.Args = a.args
@@ -55,7 +55,7 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-func testEnqueueMeta(t *testing.T, s hopper.Store) {
+func testEnqueueMeta(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	meta := map[string]string{
 		"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
@@ -77,7 +77,7 @@ func testEnqueueMeta(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testEnqueueFields(t *testing.T, s hopper.Store) {
+func testEnqueueFields(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	j := job(q, "fields")
 	j.Kind = "kind with ünïcode"
@@ -88,7 +88,7 @@ func testEnqueueFields(t *testing.T, s hopper.Store) {
 	before := time.Now()
 	add(t, s, j)
 	after := time.Now()
-	check := func(where string, got *hopper.JobRecord) {
+	check := func(where string, got *store.JobRecord) {
 		t.Helper()
 		if got.Kind != j.Kind || got.MaxRetries != j.MaxRetries || got.Timeout != j.Timeout ||
 			got.Retention != j.Retention || got.UniqueKey != j.UniqueKey {

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // badJobCase is an enqueue that must fail as a whole with err.
 type badJobCase struct {
 	name   string
-	mutate func(j *hopper.NewJob)
+	mutate func(j *store.NewJob)
 	err    error
 }
 
@@ -30,25 +30,25 @@ func invalidQueueCases() []testCase {
 	}
 	var cases []badJobCase
 	for _, b := range bad {
-		cases = append(cases, badJobCase{b.name, func(j *hopper.NewJob) { j.Queue = b.queue }, hopper.ErrInvalidQueue})
+		cases = append(cases, badJobCase{b.name, func(j *store.NewJob) { j.Queue = b.queue }, store.ErrInvalidQueue})
 	}
 	return badJobCases(cases)
 }
 
 func invalidJobCases() []testCase {
 	return badJobCases([]badJobCase{
-		{"EmptyID", func(j *hopper.NewJob) { j.ID = "" }, hopper.ErrInvalidJob},
-		{"IDWithSpace", func(j *hopper.NewJob) { j.ID = "a b" }, hopper.ErrInvalidJob},
-		{"IDNotASCII", func(j *hopper.NewJob) { j.ID = "jöb" }, hopper.ErrInvalidJob},
-		{"ID129Bytes", func(j *hopper.NewJob) { j.ID = strings.Repeat("i", 129) }, hopper.ErrInvalidJob},
-		{"EmptyKind", func(j *hopper.NewJob) { j.Kind = "" }, hopper.ErrInvalidJob},
-		{"NegativeMaxRetries", func(j *hopper.NewJob) { j.MaxRetries = -1 }, hopper.ErrInvalidJob},
-		{"TooManyRetries", func(j *hopper.NewJob) { j.MaxRetries = hopper.MaxRetriesLimit + 1 }, hopper.ErrInvalidJob},
-		{"NegativeTimeout", func(j *hopper.NewJob) { j.Timeout = -time.Second }, hopper.ErrInvalidJob},
-		{"NegativeRetention", func(j *hopper.NewJob) { j.Retention = -time.Second }, hopper.ErrInvalidJob},
-		{"UniqueForWithoutKey", func(j *hopper.NewJob) { j.UniqueFor = time.Minute }, hopper.ErrInvalidJob},
-		{"TickWithoutSchedule", func(j *hopper.NewJob) { j.Tick = time.Now() }, hopper.ErrInvalidJob},
-		{"ScheduleWithoutTick", func(j *hopper.NewJob) { j.Schedule = "every-minute" }, hopper.ErrInvalidJob},
+		{"EmptyID", func(j *store.NewJob) { j.ID = "" }, store.ErrInvalidJob},
+		{"IDWithSpace", func(j *store.NewJob) { j.ID = "a b" }, store.ErrInvalidJob},
+		{"IDNotASCII", func(j *store.NewJob) { j.ID = "jöb" }, store.ErrInvalidJob},
+		{"ID129Bytes", func(j *store.NewJob) { j.ID = strings.Repeat("i", 129) }, store.ErrInvalidJob},
+		{"EmptyKind", func(j *store.NewJob) { j.Kind = "" }, store.ErrInvalidJob},
+		{"NegativeMaxRetries", func(j *store.NewJob) { j.MaxRetries = -1 }, store.ErrInvalidJob},
+		{"TooManyRetries", func(j *store.NewJob) { j.MaxRetries = store.MaxRetriesLimit + 1 }, store.ErrInvalidJob},
+		{"NegativeTimeout", func(j *store.NewJob) { j.Timeout = -time.Second }, store.ErrInvalidJob},
+		{"NegativeRetention", func(j *store.NewJob) { j.Retention = -time.Second }, store.ErrInvalidJob},
+		{"UniqueForWithoutKey", func(j *store.NewJob) { j.UniqueFor = time.Minute }, store.ErrInvalidJob},
+		{"TickWithoutSchedule", func(j *store.NewJob) { j.Tick = time.Now() }, store.ErrInvalidJob},
+		{"ScheduleWithoutTick", func(j *store.NewJob) { j.Schedule = "every-minute" }, store.ErrInvalidJob},
 	})
 }
 
@@ -57,16 +57,16 @@ func invalidJobCases() []testCase {
 func badJobCases(bad []badJobCase) []testCase {
 	var cases []testCase
 	for _, b := range bad {
-		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s hopper.Store) {
+		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			badJob := job(q, "bad")
 			b.mutate(badJob)
-			res, err := s.Enqueue(t.Context(), []*hopper.NewJob{job(q, "good"), badJob})
+			res, err := s.Enqueue(t.Context(), []*store.NewJob{job(q, "good"), badJob})
 			if !errors.Is(err, b.err) {
 				t.Fatalf("Enqueue of a valid job and one with %s: got results %+v, error %v; want error %v", b.name, res, err, b.err)
 			}
 			requireGone(t, s, q, "good", "a batch that failed validation")
-			requireCounts(t, s, q, hopper.StateCounts{})
+			requireCounts(t, s, q, store.StateCounts{})
 			queues, err := s.Queues(t.Context())
 			if err != nil {
 				t.Fatalf("Queues: unexpected error: %v", err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func finishCases() []testCase {
@@ -34,71 +34,71 @@ func finishCases() []testCase {
 	}
 }
 
-func testFinishAckDeletes(t *testing.T, s hopper.Store) {
+func testFinishAckDeletes(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	finishOK(t, s, outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck))
+	finishOK(t, s, outcome(claimOne(t, s, q, "a", long), store.OutcomeAck))
 	requireGone(t, s, q, "a", "ack without retention")
-	requireCounts(t, s, q, hopper.StateCounts{})
+	requireCounts(t, s, q, store.StateCounts{})
 	claimNone(t, s, q, "the only job was acked")
 }
 
 // requireDone fails unless id is in done with result.
-func requireDone(t *testing.T, s hopper.Store, q, id, result string, before, after time.Time) {
+func requireDone(t *testing.T, s store.Store, q, id, result string, before, after time.Time) {
 	t.Helper()
-	d := requireState(t, s, q, id, hopper.StateDone)
+	d := requireState(t, s, q, id, store.StateDone)
 	if string(d.Result) != result {
 		t.Fatalf("done job %q: Result %q, want %q", id, d.Result, result)
 	}
 	requireNow(t, "FinishedAt of an acked job", d.FinishedAt, before, after)
 }
 
-func testFinishAckRetention(t *testing.T, s hopper.Store) {
+func testFinishAckRetention(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Retention, r.Result = long, []byte("result\x00bytes")
 	before := time.Now()
 	finishOK(t, s, r)
 	requireDone(t, s, q, "a", "result\x00bytes", before, time.Now())
-	requireCounts(t, s, q, hopper.StateCounts{Done: 1})
+	requireCounts(t, s, q, store.StateCounts{Done: 1})
 	claimNone(t, s, q, "the only job is done")
 }
 
-func testFinishAckJobRetention(t *testing.T, s hopper.Store) {
+func testFinishAckJobRetention(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	j := job(q, "a")
 	j.Retention = long
 	add(t, s, j)
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Result = []byte("ok")
 	before := time.Now()
 	finishOK(t, s, r)
 	requireDone(t, s, q, "a", "ok", before, time.Now())
 }
 
-func testFinishAckQueueRetention(t *testing.T, s hopper.Store) {
+func testFinishAckQueueRetention(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, hopper.QueueConfig{Retention: long})
+	setQueueConfig(t, s, q, store.QueueConfig{Retention: long})
 	if got := stats(t, s, q).Config.Retention; got != long {
 		t.Fatalf("QueueStats.Config.Retention = %v after SetQueueConfig with %v", got, long)
 	}
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Result = []byte("kept by the queue's retention")
 	before := time.Now()
 	finishOK(t, s, r)
 	requireDone(t, s, q, "a", "kept by the queue's retention", before, time.Now())
 }
 
-func testFinishRetry(t *testing.T, s hopper.Store) {
+func testFinishRetry(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 2))
 	c := claimOne(t, s, q, "a", long)
 	before := time.Now()
-	finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", long))
+	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
 	after := time.Now()
-	r := requireState(t, s, q, "a", hopper.StateRetry)
+	r := requireState(t, s, q, "a", store.StateRetry)
 	if len(r.Errors) != 1 || r.Errors[0].Attempt != 1 || r.Errors[0].Error != "boom" {
 		t.Fatalf("job after a failed first attempt: Errors %+v, want one error {Attempt 1, Error boom}", r.Errors)
 	}
@@ -108,17 +108,17 @@ func testFinishRetry(t *testing.T, s hopper.Store) {
 		t.Fatalf("job in retry after its first attempt: Attempt %d, want 1", r.Attempt)
 	}
 	claimNone(t, s, q, "the job waits an hour to retry")
-	if res := maintain(t, s, q, hopper.MaintainOptions{}); res.Promoted != 0 {
+	if res := maintain(t, s, q, store.MaintainOptions{}); res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: the retry is due in an hour", res.Promoted)
 	}
-	requireState(t, s, q, "a", hopper.StateRetry)
+	requireState(t, s, q, "a", store.StateRetry)
 }
 
-func testFinishRetryDue(t *testing.T, s hopper.Store) {
+func testFinishRetryDue(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 2))
-	finishOK(t, s, failed(claimOne(t, s, q, "a", long), hopper.OutcomeRetry, "boom", 100*time.Millisecond))
-	due := requireState(t, s, q, "a", hopper.StateRetry).RunAt
+	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeRetry, "boom", 100*time.Millisecond))
+	due := requireState(t, s, q, "a", store.StateRetry).RunAt
 	c := claimWhenDue(t, s, q, long)
 	if c.ID != "a" || c.Attempt != 2 {
 		t.Fatalf("claim after retry: job %q Attempt %d, want a with Attempt 2", c.ID, c.Attempt)
@@ -131,30 +131,30 @@ func testFinishRetryDue(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testFinishGarbage(t *testing.T, s hopper.Store) {
+func testFinishGarbage(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 5))
 	c := claimOne(t, s, q, "a", long)
 	before := time.Now()
-	finishOK(t, s, failed(c, hopper.OutcomeGarbage, "permanent: bad input", 0))
+	finishOK(t, s, failed(c, store.OutcomeGarbage, "permanent: bad input", 0))
 	after := time.Now()
-	g := requireState(t, s, q, "a", hopper.StateGarbage)
+	g := requireState(t, s, q, "a", store.StateGarbage)
 	requireNow(t, "FinishedAt of a job moved to garbage", g.FinishedAt, before, after)
 	if len(g.Errors) != 1 || g.Errors[0].Error != "permanent: bad input" || g.Errors[0].Attempt != 1 || g.Cancelled {
 		t.Fatalf("job in garbage: Errors %+v, Cancelled %v; want one error {Attempt 1, permanent: bad input}, not cancelled", g.Errors, g.Cancelled)
 	}
-	maintain(t, s, q, hopper.MaintainOptions{})
+	maintain(t, s, q, store.MaintainOptions{})
 	claimNone(t, s, q, "the only job is in garbage")
-	requireCounts(t, s, q, hopper.StateCounts{Garbage: 1})
+	requireCounts(t, s, q, store.StateCounts{Garbage: 1})
 }
 
-func testFinishSnooze(t *testing.T, s hopper.Store) {
+func testFinishSnooze(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeSnooze)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeSnooze)
 	r.Delay = long
 	finishOK(t, s, r)
-	p := requireState(t, s, q, "a", hopper.StatePending)
+	p := requireState(t, s, q, "a", store.StatePending)
 	if p.Attempt != 0 || len(p.Errors) != 0 {
 		t.Fatalf("snoozed job: Attempt %d, Errors %+v; want Attempt 0 (snooze is not counted) and no error", p.Attempt, p.Errors)
 	}
@@ -162,10 +162,10 @@ func testFinishSnooze(t *testing.T, s hopper.Store) {
 	claimNone(t, s, q, "the job is snoozed for an hour")
 }
 
-func testFinishSnoozeRunsAgain(t *testing.T, s hopper.Store) {
+func testFinishSnoozeRunsAgain(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeSnooze)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeSnooze)
 	r.Delay = 50 * time.Millisecond
 	finishOK(t, s, r)
 	c := claimWhenDue(t, s, q, long)
@@ -174,12 +174,12 @@ func testFinishSnoozeRunsAgain(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testFinishRelease(t *testing.T, s hopper.Store) {
+func testFinishRelease(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 0))
 	first := claimOne(t, s, q, "a", long)
-	finishOK(t, s, outcome(first, hopper.OutcomeRelease))
-	r := requireState(t, s, q, "a", hopper.StateReady)
+	finishOK(t, s, outcome(first, store.OutcomeRelease))
+	r := requireState(t, s, q, "a", store.StateReady)
 	if r.Attempt != 0 || len(r.Errors) != 0 {
 		t.Fatalf("released job: Attempt %d, Errors %+v; want Attempt 0 (release is not counted), no error", r.Attempt, r.Errors)
 	}
@@ -189,81 +189,81 @@ func testFinishRelease(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testFinishCancel(t *testing.T, s hopper.Store) {
+func testFinishCancel(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 5))
 	c := claimOne(t, s, q, "a", long)
 	before := time.Now()
-	finishOK(t, s, failed(c, hopper.OutcomeCancel, hopper.ErrCancelled.Error(), 0))
-	g := requireState(t, s, q, "a", hopper.StateGarbage)
+	finishOK(t, s, failed(c, store.OutcomeCancel, store.ErrCancelled.Error(), 0))
+	g := requireState(t, s, q, "a", store.StateGarbage)
 	if !g.Cancelled {
 		t.Fatalf("job finished with OutcomeCancel: Cancelled false, want true")
 	}
-	if len(g.Errors) != 1 || g.Errors[0].Error != hopper.ErrCancelled.Error() {
+	if len(g.Errors) != 1 || g.Errors[0].Error != store.ErrCancelled.Error() {
 		t.Fatalf("job finished with OutcomeCancel: Errors %+v, want the cancel error", g.Errors)
 	}
 	requireNow(t, "FinishedAt of a cancelled job", g.FinishedAt, before, time.Now())
-	maintain(t, s, q, hopper.MaintainOptions{})
+	maintain(t, s, q, store.MaintainOptions{})
 	claimNone(t, s, q, "a cancelled job is not retried")
 }
 
-func testFinishUnknown(t *testing.T, s hopper.Store) {
+func testFinishUnknown(t *testing.T, s store.Store) {
 	q, other := newQueue(t), newQueue(t)
 	add(t, s, job(q, "a"))
 	c := claimOne(t, s, q, "a", long)
-	wrongQueue := outcome(c, hopper.OutcomeAck)
+	wrongQueue := outcome(c, store.OutcomeAck)
 	wrongQueue.Queue = other
 	errs := finish(t, s,
-		hopper.FinishRequest{Queue: q, ID: "never-enqueued", Token: c.Token, Outcome: hopper.OutcomeAck},
+		store.FinishRequest{Queue: q, ID: "never-enqueued", Token: c.Token, Outcome: store.OutcomeAck},
 		wrongQueue)
-	requireErrIs(t, "ack of an ID never enqueued", errs[0], hopper.ErrJobNotFound)
-	requireErrIs(t, "ack naming another queue than the job's", errs[1], hopper.ErrJobNotFound)
+	requireErrIs(t, "ack of an ID never enqueued", errs[0], store.ErrJobNotFound)
+	requireErrIs(t, "ack naming another queue than the job's", errs[1], store.ErrJobNotFound)
 	requireOwner(t, s, c, "finishes of unknown jobs")
 }
 
-func testFinishDoubleAck(t *testing.T, s hopper.Store) {
+func testFinishDoubleAck(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	finishOK(t, s, r)
-	if err := finish(t, s, r)[0]; !errors.Is(err, hopper.ErrLeaseLost) && !errors.Is(err, hopper.ErrJobNotFound) {
+	if err := finish(t, s, r)[0]; !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("second ack of the same claim: got %v, want ErrLeaseLost or ErrJobNotFound", err)
 	}
 	requireGone(t, s, q, "a", "two acks")
 }
 
-func testFinishDoubleAckRetained(t *testing.T, s hopper.Store) {
+func testFinishDoubleAckRetained(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), hopper.OutcomeAck)
+	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Retention, r.Result = long, []byte("first")
 	finishOK(t, s, r)
 	r.Result = []byte("second")
-	if err := finish(t, s, r)[0]; !errors.Is(err, hopper.ErrLeaseLost) && !errors.Is(err, hopper.ErrJobNotFound) {
+	if err := finish(t, s, r)[0]; !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("second ack of the same claim (job kept in done): got %v, want ErrLeaseLost or ErrJobNotFound", err)
 	}
-	if d := requireState(t, s, q, "a", hopper.StateDone); string(d.Result) != "first" {
+	if d := requireState(t, s, q, "a", store.StateDone); string(d.Result) != "first" {
 		t.Fatalf("done job after a second ack: Result %q, want %q (unchanged)", d.Result, "first")
 	}
 }
 
-func testFinishErrorHistory(t *testing.T, s hopper.Store) {
+func testFinishErrorHistory(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	const fails = hopper.MaxErrorHistory + 3
+	const fails = store.MaxErrorHistory + 3
 	add(t, s, withRetries(q, "a", fails+5))
 	for i := 1; i <= fails; i++ {
 		c := claimWhenDue(t, s, q, long)
 		if c.Attempt != i {
 			t.Fatalf("claim %d: Attempt %d, want %d", i, c.Attempt, i)
 		}
-		finishOK(t, s, failed(c, hopper.OutcomeRetry, fmt.Sprintf("failure %d", i), 0))
+		finishOK(t, s, failed(c, store.OutcomeRetry, fmt.Sprintf("failure %d", i), 0))
 	}
 	errs := getJob(t, s, q, "a").Errors
-	if len(errs) != hopper.MaxErrorHistory {
-		t.Fatalf("after %d failed attempts the job keeps %d errors, want MaxErrorHistory (%d)", fails, len(errs), hopper.MaxErrorHistory)
+	if len(errs) != store.MaxErrorHistory {
+		t.Fatalf("after %d failed attempts the job keeps %d errors, want MaxErrorHistory (%d)", fails, len(errs), store.MaxErrorHistory)
 	}
 	for i, e := range errs {
-		n := fails - hopper.MaxErrorHistory + 1 + i
+		n := fails - store.MaxErrorHistory + 1 + i
 		if e.Attempt != n || e.Error != fmt.Sprintf("failure %d", n) {
 			t.Fatalf("Errors[%d] = {Attempt %d, %q}, want {Attempt %d, %q} (oldest dropped, oldest first)", i, e.Attempt, e.Error, n, fmt.Sprintf("failure %d", n))
 		}
@@ -273,7 +273,7 @@ func testFinishErrorHistory(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testFinishBatch(t *testing.T, s hopper.Store) {
+func testFinishBatch(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, job(q1, "a"), withRetries(q2, "b", 2), job(q1, "c"), job(q2, "d"))
 	a := claimOne(t, s, q1, "a", long)
@@ -281,20 +281,20 @@ func testFinishBatch(t *testing.T, s hopper.Store) {
 	staleC, c := reclaimed(t, s, q1, "c")
 	d := claimOne(t, s, q2, "d", long)
 	errs := finish(t, s,
-		outcome(a, hopper.OutcomeAck),
-		failed(b, hopper.OutcomeRetry, "boom", long),
-		outcome(staleC, hopper.OutcomeAck),
-		hopper.FinishRequest{Queue: q2, ID: "missing", Token: d.Token, Outcome: hopper.OutcomeAck},
-		failed(d, hopper.OutcomeGarbage, "dead", 0),
+		outcome(a, store.OutcomeAck),
+		failed(b, store.OutcomeRetry, "boom", long),
+		outcome(staleC, store.OutcomeAck),
+		store.FinishRequest{Queue: q2, ID: "missing", Token: d.Token, Outcome: store.OutcomeAck},
+		failed(d, store.OutcomeGarbage, "dead", 0),
 	)
-	wants := []error{nil, nil, hopper.ErrLeaseLost, hopper.ErrJobNotFound, nil}
+	wants := []error{nil, nil, store.ErrLeaseLost, store.ErrJobNotFound, nil}
 	for i, want := range wants {
 		if want == nil && errs[i] != nil || want != nil && !errors.Is(errs[i], want) {
 			t.Fatalf("Finish batch result %d: got %v, want %v (one result per request, in order)", i, errs[i], want)
 		}
 	}
 	requireGone(t, s, q1, "a", "ack in a batch")
-	requireState(t, s, q2, "b", hopper.StateRetry)
+	requireState(t, s, q2, "b", store.StateRetry)
 	requireOwner(t, s, c, "a stale ack in a batch")
-	requireState(t, s, q2, "d", hopper.StateGarbage)
+	requireState(t, s, q2, "d", store.StateGarbage)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 const (
@@ -63,19 +63,19 @@ func newQueue(t *testing.T) string {
 
 // job returns a valid NewJob for queue q with ID id, ready at once, no
 // retries. Callers set other fields on the result.
-func job(q, id string) *hopper.NewJob {
-	return &hopper.NewJob{ID: id, Queue: q, Kind: kind, Args: []byte("args of " + id)}
+func job(q, id string) *store.NewJob {
+	return &store.NewJob{ID: id, Queue: q, Kind: kind, Args: []byte("args of " + id)}
 }
 
 // delayed returns job(q, id) due d from now.
-func delayed(q, id string, d time.Duration) *hopper.NewJob {
+func delayed(q, id string, d time.Duration) *store.NewJob {
 	j := job(q, id)
 	j.Delay = d
 	return j
 }
 
 // withRetries returns job(q, id) with MaxRetries n.
-func withRetries(q, id string, n int) *hopper.NewJob {
+func withRetries(q, id string, n int) *store.NewJob {
 	j := job(q, id)
 	j.MaxRetries = n
 	return j
@@ -83,7 +83,7 @@ func withRetries(q, id string, n int) *hopper.NewJob {
 
 // enqueue calls Store.Enqueue and fails the test on an error or a wrong
 // number of results.
-func enqueue(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) []hopper.EnqueueResult {
+func enqueue(t *testing.T, s store.Store, jobs ...*store.NewJob) []store.EnqueueResult {
 	t.Helper()
 	res, err := s.Enqueue(t.Context(), jobs)
 	if err != nil {
@@ -97,7 +97,7 @@ func enqueue(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) []hopper.Enqu
 
 // add enqueues jobs and fails the test unless every one was added (not a
 // duplicate) under its own ID.
-func add(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) {
+func add(t *testing.T, s store.Store, jobs ...*store.NewJob) {
 	t.Helper()
 	for i, r := range enqueue(t, s, jobs...) {
 		if r.Duplicate || r.ID != jobs[i].ID {
@@ -107,9 +107,9 @@ func add(t *testing.T, s hopper.Store, jobs ...*hopper.NewJob) {
 }
 
 // claim claims up to n jobs from q with the given lease.
-func claim(t *testing.T, s hopper.Store, q string, n int, lease time.Duration) hopper.ClaimResult {
+func claim(t *testing.T, s store.Store, q string, n int, lease time.Duration) store.ClaimResult {
 	t.Helper()
-	res, err := s.Claim(t.Context(), hopper.ClaimRequest{Queue: q, Max: n, Lease: lease, WorkerID: "storetest"})
+	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: n, Lease: lease, WorkerID: "storetest"})
 	if err != nil {
 		t.Fatalf("Claim(%q, Max %d, Lease %v): unexpected error: %v", q, n, lease, err)
 	}
@@ -120,7 +120,7 @@ func claim(t *testing.T, s hopper.Store, q string, n int, lease time.Duration) h
 }
 
 // claimOne claims one job from q and fails unless it is the job id.
-func claimOne(t *testing.T, s hopper.Store, q, id string, lease time.Duration) *hopper.JobRecord {
+func claimOne(t *testing.T, s store.Store, q, id string, lease time.Duration) *store.JobRecord {
 	t.Helper()
 	res := claim(t, s, q, 1, lease)
 	if len(res.Jobs) != 1 {
@@ -133,7 +133,7 @@ func claimOne(t *testing.T, s hopper.Store, q, id string, lease time.Duration) *
 }
 
 // claimNone fails unless Claim on q returns no job.
-func claimNone(t *testing.T, s hopper.Store, q, why string) hopper.ClaimResult {
+func claimNone(t *testing.T, s store.Store, q, why string) store.ClaimResult {
 	t.Helper()
 	res := claim(t, s, q, 10, long)
 	if len(res.Jobs) != 0 {
@@ -144,11 +144,11 @@ func claimNone(t *testing.T, s hopper.Store, q, why string) hopper.ClaimResult {
 
 // claimWhenDue polls Maintain and Claim on q until a job is claimed and
 // returns it.
-func claimWhenDue(t *testing.T, s hopper.Store, q string, lease time.Duration) *hopper.JobRecord {
+func claimWhenDue(t *testing.T, s store.Store, q string, lease time.Duration) *store.JobRecord {
 	t.Helper()
-	var got *hopper.JobRecord
+	var got *store.JobRecord
 	eventually(t, waitFor, func() error {
-		maintain(t, s, q, hopper.MaintainOptions{})
+		maintain(t, s, q, store.MaintainOptions{})
 		if res := claim(t, s, q, 1, lease); len(res.Jobs) == 1 {
 			got = res.Jobs[0]
 			return nil
@@ -160,7 +160,7 @@ func claimWhenDue(t *testing.T, s hopper.Store, q string, lease time.Duration) *
 
 // finish calls Store.Finish and fails the test on a call error or a wrong
 // number of results.
-func finish(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) []error {
+func finish(t *testing.T, s store.Store, reqs ...store.FinishRequest) []error {
 	t.Helper()
 	errs, err := s.Finish(t.Context(), reqs)
 	if err != nil {
@@ -173,21 +173,21 @@ func finish(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) []error 
 }
 
 // outcome builds the FinishRequest that ends j's current claim with o.
-func outcome(j *hopper.JobRecord, o hopper.Outcome) hopper.FinishRequest {
-	return hopper.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o}
+func outcome(j *store.JobRecord, o store.Outcome) store.FinishRequest {
+	return store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o}
 }
 
 // failed builds a retry or garbage FinishRequest for j with an error
 // message and the given delay.
-func failed(j *hopper.JobRecord, o hopper.Outcome, msg string, delay time.Duration) hopper.FinishRequest {
+func failed(j *store.JobRecord, o store.Outcome, msg string, delay time.Duration) store.FinishRequest {
 	r := outcome(j, o)
 	r.Delay = delay
-	r.Error = &hopper.AttemptError{Attempt: j.Attempt, Error: msg}
+	r.Error = &store.AttemptError{Attempt: j.Attempt, Error: msg}
 	return r
 }
 
 // finishOK finishes each request and fails unless all succeed.
-func finishOK(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) {
+func finishOK(t *testing.T, s store.Store, reqs ...store.FinishRequest) {
 	t.Helper()
 	for i, err := range finish(t, s, reqs...) {
 		if err != nil {
@@ -197,9 +197,9 @@ func finishOK(t *testing.T, s hopper.Store, reqs ...hopper.FinishRequest) {
 }
 
 // getJob returns the job or fails the test.
-func getJob(t *testing.T, s hopper.Store, q, id string) *hopper.JobRecord {
+func getJob(t *testing.T, s store.Store, q, id string) *store.JobRecord {
 	t.Helper()
-	j, err := s.GetJob(t.Context(), q, id)
+	j, err := adm(t, s).GetJob(t.Context(), q, id)
 	if err != nil {
 		t.Fatalf("GetJob(%q, %q): unexpected error: %v", q, id, err)
 	}
@@ -213,7 +213,7 @@ func getJob(t *testing.T, s hopper.Store, q, id string) *hopper.JobRecord {
 }
 
 // requireState fails unless job id of q is in state want, and returns it.
-func requireState(t *testing.T, s hopper.Store, q, id string, want hopper.JobState) *hopper.JobRecord {
+func requireState(t *testing.T, s store.Store, q, id string, want store.JobState) *store.JobRecord {
 	t.Helper()
 	j := getJob(t, s, q, id)
 	if j.State != want {
@@ -223,11 +223,11 @@ func requireState(t *testing.T, s hopper.Store, q, id string, want hopper.JobSta
 }
 
 // requireGone fails unless GetJob reports ErrJobNotFound for id.
-func requireGone(t *testing.T, s hopper.Store, q, id, why string) {
+func requireGone(t *testing.T, s store.Store, q, id, why string) {
 	t.Helper()
-	j, err := s.GetJob(t.Context(), q, id)
-	if !errors.Is(err, hopper.ErrJobNotFound) {
-		state := hopper.JobState("")
+	j, err := adm(t, s).GetJob(t.Context(), q, id)
+	if !errors.Is(err, store.ErrJobNotFound) {
+		state := store.JobState("")
 		if j != nil {
 			state = j.State
 		}
@@ -236,9 +236,9 @@ func requireGone(t *testing.T, s hopper.Store, q, id, why string) {
 }
 
 // stats returns QueueStats or fails the test.
-func stats(t *testing.T, s hopper.Store, q string) hopper.QueueStats {
+func stats(t *testing.T, s store.Store, q string) store.QueueStats {
 	t.Helper()
-	st, err := s.QueueStats(t.Context(), q)
+	st, err := adm(t, s).QueueStats(t.Context(), q)
 	if err != nil {
 		t.Fatalf("QueueStats(%q): unexpected error: %v", q, err)
 	}
@@ -246,7 +246,7 @@ func stats(t *testing.T, s hopper.Store, q string) hopper.QueueStats {
 }
 
 // requireCounts fails unless q's counts are want.
-func requireCounts(t *testing.T, s hopper.Store, q string, want hopper.StateCounts) {
+func requireCounts(t *testing.T, s store.Store, q string, want store.StateCounts) {
 	t.Helper()
 	if got := stats(t, s, q).Counts; got != want {
 		t.Fatalf("QueueStats(%q).Counts = %+v, want %+v", q, got, want)
@@ -254,7 +254,7 @@ func requireCounts(t *testing.T, s hopper.Store, q string, want hopper.StateCoun
 }
 
 // maintain calls Store.Maintain or fails the test.
-func maintain(t *testing.T, s hopper.Store, q string, opts hopper.MaintainOptions) hopper.MaintainResult {
+func maintain(t *testing.T, s store.Store, q string, opts store.MaintainOptions) store.MaintainResult {
 	t.Helper()
 	res, err := s.Maintain(t.Context(), q, opts)
 	if err != nil {
@@ -264,9 +264,9 @@ func maintain(t *testing.T, s hopper.Store, q string, opts hopper.MaintainOption
 }
 
 // setQueueConfig calls Store.SetQueueConfig or fails the test.
-func setQueueConfig(t *testing.T, s hopper.Store, q string, cfg hopper.QueueConfig) {
+func setQueueConfig(t *testing.T, s store.Store, q string, cfg store.QueueConfig) {
 	t.Helper()
-	if err := s.SetQueueConfig(t.Context(), q, cfg); err != nil {
+	if err := adm(t, s).SetQueueConfig(t.Context(), q, cfg); err != nil {
 		t.Fatalf("SetQueueConfig(%q, %+v): unexpected error: %v", q, cfg, err)
 	}
 }
@@ -277,24 +277,24 @@ func setQueueConfig(t *testing.T, s hopper.Store, q string, cfg hopper.QueueConf
 // with a retention. Pending and retry are due an hour from now; done is
 // kept an hour. A job driven to retry needs MaxRetries > 0. It returns the
 // job as GetJob reports it.
-func put(t *testing.T, s hopper.Store, j *hopper.NewJob, st hopper.JobState) *hopper.JobRecord {
+func put(t *testing.T, s store.Store, j *store.NewJob, st store.JobState) *store.JobRecord {
 	t.Helper()
-	if st == hopper.StatePending {
+	if st == store.StatePending {
 		j.Delay, j.RunAt = long, time.Time{}
 	}
 	add(t, s, j)
-	if st == hopper.StatePending || st == hopper.StateReady {
+	if st == store.StatePending || st == store.StateReady {
 		return requireState(t, s, j.Queue, j.ID, st)
 	}
 	c := claimOne(t, s, j.Queue, j.ID, long)
 	switch st {
-	case hopper.StateUnack:
-	case hopper.StateRetry:
-		finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", long))
-	case hopper.StateGarbage:
-		finishOK(t, s, failed(c, hopper.OutcomeGarbage, "boom", 0))
-	case hopper.StateDone:
-		r := outcome(c, hopper.OutcomeAck)
+	case store.StateUnack:
+	case store.StateRetry:
+		finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
+	case store.StateGarbage:
+		finishOK(t, s, failed(c, store.OutcomeGarbage, "boom", 0))
+	case store.StateDone:
+		r := outcome(c, store.OutcomeAck)
 		r.Retention = long
 		finishOK(t, s, r)
 	default:
@@ -304,7 +304,7 @@ func put(t *testing.T, s hopper.Store, j *hopper.NewJob, st hopper.JobState) *ho
 }
 
 // ids returns the IDs of jobs in order.
-func ids(jobs []*hopper.JobRecord) []string {
+func ids(jobs []*store.JobRecord) []string {
 	out := make([]string, len(jobs))
 	for i, j := range jobs {
 		out[i] = j.ID
@@ -313,7 +313,7 @@ func ids(jobs []*hopper.JobRecord) []string {
 }
 
 // sameIDs reports whether got and want hold the same IDs in the same order.
-func sameIDs(got []*hopper.JobRecord, want []string) bool {
+func sameIDs(got []*store.JobRecord, want []string) bool {
 	if len(got) != len(want) {
 		return false
 	}
@@ -339,12 +339,23 @@ func seqIDs(prefix string, n int) []string {
 // subtests.
 var putStates = []struct {
 	name  string
-	state hopper.JobState
+	state store.JobState
 }{
-	{"Pending", hopper.StatePending},
-	{"Ready", hopper.StateReady},
-	{"Unack", hopper.StateUnack},
-	{"Retry", hopper.StateRetry},
-	{"Garbage", hopper.StateGarbage},
-	{"Done", hopper.StateDone},
+	{"Pending", store.StatePending},
+	{"Ready", store.StateReady},
+	{"Unack", store.StateUnack},
+	{"Retry", store.StateRetry},
+	{"Garbage", store.StateGarbage},
+	{"Done", store.StateDone},
+}
+
+// adm returns the store's Admin interface, failing the test when the store
+// has none.
+func adm(t *testing.T, s store.Store) store.Admin {
+	t.Helper()
+	a, ok := s.(store.Admin)
+	if !ok {
+		t.Fatalf("the store %T does not implement store.Admin", s)
+	}
+	return a
 }

@@ -3,10 +3,10 @@ package storetest
 import (
 	"testing"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
-// Run checks the Store that newStore returns against the hopper.Store
+// Run checks the Store that newStore returns against the store.Store
 // contract, one subtest per behaviour, grouped by area
 // ("Enqueue/...", "Claim/...", "Finish/...", ...).
 //
@@ -15,7 +15,7 @@ import (
 // subtest uses: queue names are random). It may call t.Fatal and register
 // t.Cleanup to release the store. Subtests run in parallel; Run returns when
 // all of them have finished.
-func Run(t *testing.T, newStore func(t *testing.T) hopper.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Helper()
 	for _, g := range groups() {
 		t.Run(g.name, func(t *testing.T) {
@@ -35,13 +35,13 @@ type group struct {
 // testCase is one behaviour, or a named set of behaviours (sub).
 type testCase struct {
 	name string
-	fn   func(t *testing.T, s hopper.Store)
+	fn   func(t *testing.T, s store.Store)
 	sub  []testCase
 }
 
 // run runs c as a parallel subtest of t with its own store, or its sub cases
 // under one parallel subtest named c.name.
-func (c testCase) run(t *testing.T, newStore func(t *testing.T) hopper.Store) {
+func (c testCase) run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run(c.name, func(t *testing.T) {
 		t.Parallel()
 		if c.fn == nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func statsCases() []testCase {
@@ -16,13 +16,12 @@ func statsCases() []testCase {
 		{name: "EmptyQueue", fn: testStatsEmpty},
 		{name: "Latency", fn: testStatsLatency},
 		{name: "ConfigRoundTrip", fn: testStatsConfig},
-		{name: "ConfigInvalidQueue", fn: testStatsConfigInvalidQueue},
 		{name: "Throughput", fn: testStatsThroughput},
 		{name: "ThroughputEmpty", fn: testStatsThroughputEmpty},
 	}
 }
 
-func testStatsQueues(t *testing.T, s hopper.Store) {
+func testStatsQueues(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, job(q1, "a"), delayed(q2, "b", long), job(q1, "c"))
 	qs, err := s.Queues(t.Context())
@@ -49,9 +48,9 @@ func count(list []string, s string) int {
 	return n
 }
 
-func testStatsCounts(t *testing.T, s hopper.Store) {
+func testStatsCounts(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for _, id := range slices.Concat(seqIDs("unack", 3), seqIDs("retry", 4), seqIDs("garbage", 5), seqIDs("done", 6)) {
 		jobs = append(jobs, withRetries(q, id, 1))
 	}
@@ -60,15 +59,15 @@ func testStatsCounts(t *testing.T, s hopper.Store) {
 	if len(claimed) != len(jobs) {
 		t.Fatalf("Claim Max %d: got %d jobs, want all", len(jobs), len(claimed))
 	}
-	var reqs []hopper.FinishRequest
+	var reqs []store.FinishRequest
 	for _, c := range claimed[3:] {
 		switch c.ID[0] {
 		case 'r':
-			reqs = append(reqs, failed(c, hopper.OutcomeRetry, "boom", long))
+			reqs = append(reqs, failed(c, store.OutcomeRetry, "boom", long))
 		case 'g':
-			reqs = append(reqs, failed(c, hopper.OutcomeGarbage, "boom", 0))
+			reqs = append(reqs, failed(c, store.OutcomeGarbage, "boom", 0))
 		case 'd':
-			r := outcome(c, hopper.OutcomeAck)
+			r := outcome(c, store.OutcomeAck)
 			r.Retention = long
 			reqs = append(reqs, r)
 		}
@@ -76,21 +75,21 @@ func testStatsCounts(t *testing.T, s hopper.Store) {
 	finishOK(t, s, reqs...)
 	add(t, s, job(q, "ready1"), job(q, "ready2"), delayed(q, "pending", long))
 	st := stats(t, s, q)
-	want := hopper.StateCounts{Pending: 1, Ready: 2, Unack: 3, Retry: 4, Garbage: 5, Done: 6}
+	want := store.StateCounts{Pending: 1, Ready: 2, Unack: 3, Retry: 4, Garbage: 5, Done: 6}
 	if st.Queue != q || st.Counts != want || st.Counts.Total() != 21 {
 		t.Fatalf("QueueStats: queue %q, counts %+v; want %q, %+v", st.Queue, st.Counts, q, want)
 	}
 }
 
-func testStatsEmpty(t *testing.T, s hopper.Store) {
+func testStatsEmpty(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	st := stats(t, s, q)
-	if st.Queue != q || st.Counts != (hopper.StateCounts{}) || st.Latency != 0 || st.Config.Paused {
+	if st.Queue != q || st.Counts != (store.StateCounts{}) || st.Latency != 0 || st.Config.Paused {
 		t.Fatalf("QueueStats of an unused queue: %+v, want queue %q with zero counts, no latency, not paused", st, q)
 	}
 }
 
-func testStatsLatency(t *testing.T, s hopper.Store) {
+func testStatsLatency(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "pending", long))
 	if l := stats(t, s, q).Latency; l != 0 {
@@ -113,30 +112,25 @@ func testStatsLatency(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testStatsConfig(t *testing.T, s hopper.Store) {
+func testStatsConfig(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	cfg := hopper.QueueConfig{Paused: true, MaxRunning: 3, RateLimit: 10, RatePeriod: 2 * time.Second, Retention: long}
+	cfg := store.QueueConfig{Paused: true, MaxRunning: 3, RateLimit: 10, RatePeriod: 2 * time.Second, Retention: long}
 	setQueueConfig(t, s, q, cfg)
 	if got := stats(t, s, q).Config; got != cfg {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig(%+v)", got, cfg)
 	}
-	setQueueConfig(t, s, q, hopper.QueueConfig{MaxRunning: 1})
+	setQueueConfig(t, s, q, store.QueueConfig{MaxRunning: 1})
 	got := stats(t, s, q).Config
 	if got.Paused || got.MaxRunning != 1 || got.RateLimit != 0 || got.Retention != 0 || got.RatePeriod != 0 && got.RatePeriod != time.Second {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig({MaxRunning: 1}), want every other field reset (replaced, not merged)", got)
 	}
 }
 
-func testStatsConfigInvalidQueue(t *testing.T, s hopper.Store) {
-	err := s.SetQueueConfig(t.Context(), "bad queue", hopper.QueueConfig{Paused: true})
-	requireErrIs(t, `SetQueueConfig("bad queue")`, err, hopper.ErrInvalidQueue)
-}
-
 // throughput sums q's throughput over the last few minutes and checks the
 // points' shape.
-func throughput(t *testing.T, s hopper.Store, q string) (done, failed int64) {
+func throughput(t *testing.T, s store.Store, q string) (done, failed int64) {
 	t.Helper()
-	pts, err := s.Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
+	pts, err := adm(t, s).Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
 	if err != nil {
 		t.Fatalf("Throughput(%q): unexpected error: %v", q, err)
 	}
@@ -159,28 +153,28 @@ func throughput(t *testing.T, s hopper.Store, q string) (done, failed int64) {
 	return done, failed
 }
 
-func testStatsThroughput(t *testing.T, s hopper.Store) {
+func testStatsThroughput(t *testing.T, s store.Store) {
 	q, other := newQueue(t), newQueue(t)
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for _, id := range seqIDs("j", 8) {
 		jobs = append(jobs, withRetries(q, id, 3))
 	}
 	add(t, s, jobs...)
 	add(t, s, job(other, "elsewhere"))
-	finishOK(t, s, outcome(claimOne(t, s, other, "elsewhere", long), hopper.OutcomeAck))
+	finishOK(t, s, outcome(claimOne(t, s, other, "elsewhere", long), store.OutcomeAck))
 	c := claim(t, s, q, 8, long).Jobs
 	if len(c) != 8 {
 		t.Fatalf("Claim Max 8: got %d jobs, want 8", len(c))
 	}
-	retained := outcome(c[2], hopper.OutcomeAck)
+	retained := outcome(c[2], store.OutcomeAck)
 	retained.Retention = long
-	snooze := outcome(c[6], hopper.OutcomeSnooze)
+	snooze := outcome(c[6], store.OutcomeSnooze)
 	snooze.Delay = long
 	finishOK(t, s,
-		outcome(c[0], hopper.OutcomeAck), outcome(c[1], hopper.OutcomeAck), retained,
-		failed(c[3], hopper.OutcomeRetry, "boom", long), failed(c[4], hopper.OutcomeRetry, "boom", long),
-		failed(c[5], hopper.OutcomeGarbage, "dead", 0),
-		snooze, outcome(c[7], hopper.OutcomeRelease))
+		outcome(c[0], store.OutcomeAck), outcome(c[1], store.OutcomeAck), retained,
+		failed(c[3], store.OutcomeRetry, "boom", long), failed(c[4], store.OutcomeRetry, "boom", long),
+		failed(c[5], store.OutcomeGarbage, "dead", 0),
+		snooze, outcome(c[7], store.OutcomeRelease))
 	claimOne(t, s, q, c[7].ID, 30*time.Millisecond) // released, claimed again, and its worker dies
 	awaitReclaim(t, s, q, c[7].ID)
 	if d, f := throughput(t, s, q); d != 3 || f != 4 {
@@ -188,7 +182,7 @@ func testStatsThroughput(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testStatsThroughputEmpty(t *testing.T, s hopper.Store) {
+func testStatsThroughputEmpty(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
 	if d, f := throughput(t, s, q); d != 0 || f != 0 {

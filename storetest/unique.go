@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func uniqueCases() []testCase {
@@ -15,17 +15,17 @@ func uniqueCases() []testCase {
 		{name: "PerQueue", fn: testUniquePerQueue},
 		{name: "InOneBatch", fn: testUniqueInBatch},
 		{name: "HeldWhileRunningAndRetrying", fn: testUniqueHeldThroughRetry},
-		{name: "ReleasedAfterAck", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByAck) }},
-		{name: "ReleasedAfterAckKeptAsDone", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByAckRetained) }},
-		{name: "ReleasedAfterGarbage", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByGarbage) }},
-		{name: "ReleasedAfterDelete", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByDelete) }},
-		{name: "ReleasedAfterCancel", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByCancel) }},
-		{name: "ReleasedAfterCancelledRun", fn: func(t *testing.T, s hopper.Store) { testUniqueReleased(t, s, releaseByCancelRunning) }},
+		{name: "ReleasedAfterAck", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByAck) }},
+		{name: "ReleasedAfterAckKeptAsDone", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByAckRetained) }},
+		{name: "ReleasedAfterGarbage", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByGarbage) }},
+		{name: "ReleasedAfterDelete", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByDelete) }},
+		{name: "ReleasedAfterCancel", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByCancel) }},
+		{name: "ReleasedAfterCancelledRun", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByCancelRunning) }},
 		{name: "UniqueForExpires", fn: testUniqueForExpires},
 	}
 }
 
-func unique(q, id, key string) *hopper.NewJob {
+func unique(q, id, key string) *store.NewJob {
 	j := job(q, id)
 	j.UniqueKey = key
 	return j
@@ -33,95 +33,95 @@ func unique(q, id, key string) *hopper.NewJob {
 
 // requireUniqueDup fails unless enqueueing id with key reports a duplicate
 // held by holder and adds nothing.
-func requireUniqueDup(t *testing.T, s hopper.Store, q, id, key, holder, when string) {
+func requireUniqueDup(t *testing.T, s store.Store, q, id, key, holder, when string) {
 	t.Helper()
 	r := enqueue(t, s, unique(q, id, key))[0]
-	if want := (hopper.EnqueueResult{ID: holder, Duplicate: true}); r != want {
+	if want := (store.EnqueueResult{ID: holder, Duplicate: true}); r != want {
 		t.Fatalf("Enqueue of %q with unique key %q %s: got %+v, want %+v", id, key, when, r, want)
 	}
 	requireGone(t, s, q, id, "an enqueue refused as a unique duplicate")
 }
 
-func testUniqueHeld(t *testing.T, s hopper.Store) {
+func testUniqueHeld(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, unique(q, "holder", "k"))
 	requireUniqueDup(t, s, q, "second", "k", "holder", "held by a ready job")
 	add(t, s, unique(q, "other-key", "k2"), job(q, "no-key"))
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 3})
+	requireCounts(t, s, q, store.StateCounts{Ready: 3})
 }
 
-func testUniquePerQueue(t *testing.T, s hopper.Store) {
+func testUniquePerQueue(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, unique(q1, "a", "k"))
 	add(t, s, unique(q2, "b", "k"))
-	requireState(t, s, q2, "b", hopper.StateReady)
+	requireState(t, s, q2, "b", store.StateReady)
 }
 
-func testUniqueInBatch(t *testing.T, s hopper.Store) {
+func testUniqueInBatch(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	res := enqueue(t, s, unique(q, "first", "k"), unique(q, "second", "k"))
 	if res[0].Duplicate || res[0].ID != "first" {
 		t.Fatalf("first of two jobs with unique key k in one batch: got %+v, want it added", res[0])
 	}
-	if want := (hopper.EnqueueResult{ID: "first", Duplicate: true}); res[1] != want {
+	if want := (store.EnqueueResult{ID: "first", Duplicate: true}); res[1] != want {
 		t.Fatalf("second of two jobs with unique key k in one batch: got %+v, want %+v", res[1], want)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+	requireCounts(t, s, q, store.StateCounts{Ready: 1})
 }
 
-func testUniqueHeldThroughRetry(t *testing.T, s hopper.Store) {
+func testUniqueHeldThroughRetry(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	j := unique(q, "holder", "k")
 	j.MaxRetries = 3
 	add(t, s, j)
 	c := claimOne(t, s, q, "holder", long)
 	requireUniqueDup(t, s, q, "while-running", "k", "holder", "held by a running job")
-	finishOK(t, s, failed(c, hopper.OutcomeRetry, "boom", long))
+	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
 	requireUniqueDup(t, s, q, "while-retrying", "k", "holder", "held by a job waiting to retry")
 }
 
 // release ends the job holder (ready in q) in a way that frees its unique
 // key.
-type release func(t *testing.T, s hopper.Store, q, holder string)
+type release func(t *testing.T, s store.Store, q, holder string)
 
-func releaseByAck(t *testing.T, s hopper.Store, q, holder string) {
-	finishOK(t, s, outcome(claimOne(t, s, q, holder, long), hopper.OutcomeAck))
+func releaseByAck(t *testing.T, s store.Store, q, holder string) {
+	finishOK(t, s, outcome(claimOne(t, s, q, holder, long), store.OutcomeAck))
 }
 
-func releaseByAckRetained(t *testing.T, s hopper.Store, q, holder string) {
-	r := outcome(claimOne(t, s, q, holder, long), hopper.OutcomeAck)
+func releaseByAckRetained(t *testing.T, s store.Store, q, holder string) {
+	r := outcome(claimOne(t, s, q, holder, long), store.OutcomeAck)
 	r.Retention = long
 	finishOK(t, s, r)
-	requireState(t, s, q, holder, hopper.StateDone)
+	requireState(t, s, q, holder, store.StateDone)
 }
 
-func releaseByGarbage(t *testing.T, s hopper.Store, q, holder string) {
-	finishOK(t, s, failed(claimOne(t, s, q, holder, long), hopper.OutcomeGarbage, "dead", 0))
+func releaseByGarbage(t *testing.T, s store.Store, q, holder string) {
+	finishOK(t, s, failed(claimOne(t, s, q, holder, long), store.OutcomeGarbage, "dead", 0))
 }
 
-func releaseByDelete(t *testing.T, s hopper.Store, q, holder string) {
-	n, err := s.Delete(t.Context(), q, hopper.StateReady, []string{holder})
+func releaseByDelete(t *testing.T, s store.Store, q, holder string) {
+	n, err := adm(t, s).Delete(t.Context(), q, store.StateReady, []string{holder})
 	if err != nil || n != 1 {
 		t.Fatalf("Delete(ready, %q): got %d, %v; want 1, nil", holder, n, err)
 	}
 }
 
-func releaseByCancel(t *testing.T, s hopper.Store, q, holder string) {
-	if st, err := s.Cancel(t.Context(), q, holder); err != nil || st != hopper.StateReady {
+func releaseByCancel(t *testing.T, s store.Store, q, holder string) {
+	if st, err := adm(t, s).Cancel(t.Context(), q, holder); err != nil || st != store.StateReady {
 		t.Fatalf("Cancel(%q): got %q, %v; want ready, nil", holder, st, err)
 	}
 }
 
-func releaseByCancelRunning(t *testing.T, s hopper.Store, q, holder string) {
+func releaseByCancelRunning(t *testing.T, s store.Store, q, holder string) {
 	c := claimOne(t, s, q, holder, long)
-	if st, err := s.Cancel(t.Context(), q, holder); err != nil || st != hopper.StateUnack {
+	if st, err := adm(t, s).Cancel(t.Context(), q, holder); err != nil || st != store.StateUnack {
 		t.Fatalf("Cancel(%q) of a running job: got %q, %v; want unack, nil", holder, st, err)
 	}
 	requireUniqueDup(t, s, q, "while-cancelling", "k", holder, "held by a running job flagged cancelled")
-	finishOK(t, s, failed(c, hopper.OutcomeCancel, hopper.ErrCancelled.Error(), 0))
+	finishOK(t, s, failed(c, store.OutcomeCancel, store.ErrCancelled.Error(), 0))
 }
 
-func testUniqueReleased(t *testing.T, s hopper.Store, rel release) {
+func testUniqueReleased(t *testing.T, s store.Store, rel release) {
 	q := newQueue(t)
 	add(t, s, unique(q, "holder", "k"))
 	rel(t, s, q, "holder")
@@ -129,10 +129,10 @@ func testUniqueReleased(t *testing.T, s hopper.Store, rel release) {
 	if r.Duplicate || r.ID != "next" {
 		t.Fatalf("Enqueue with unique key k after its holder finished: got %+v, want it added (key released)", r)
 	}
-	requireState(t, s, q, "next", hopper.StateReady)
+	requireState(t, s, q, "next", store.StateReady)
 }
 
-func testUniqueForExpires(t *testing.T, s hopper.Store) {
+func testUniqueForExpires(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const hold = 150 * time.Millisecond
 	j := unique(q, "holder", "k")
@@ -158,8 +158,8 @@ func testUniqueForExpires(t *testing.T, s hopper.Store) {
 	if held := time.Since(start); held < hold-2*msSlack {
 		t.Fatalf("unique key with UniqueFor %v was released after at most %v", hold, held)
 	}
-	requireState(t, s, q, "holder", hopper.StateReady)
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+	requireState(t, s, q, "holder", store.StateReady)
+	requireCounts(t, s, q, store.StateCounts{Ready: 2})
 }
 
 func periodicCases() []testCase {
@@ -174,17 +174,17 @@ func periodicCases() []testCase {
 	}
 }
 
-func tick(q, id, schedule string, at time.Time) *hopper.NewJob {
+func tick(q, id, schedule string, at time.Time) *store.NewJob {
 	j := job(q, id)
 	j.Schedule, j.Tick = schedule, at
 	return j
 }
 
 // requireSkipped fails unless enqueueing j reports a skipped tick.
-func requireSkipped(t *testing.T, s hopper.Store, j *hopper.NewJob, why string) {
+func requireSkipped(t *testing.T, s store.Store, j *store.NewJob, why string) {
 	t.Helper()
 	r := enqueue(t, s, j)[0]
-	if want := (hopper.EnqueueResult{Duplicate: true}); r != want {
+	if want := (store.EnqueueResult{Duplicate: true}); r != want {
 		t.Fatalf("Enqueue of periodic job %q (schedule %q, tick %v, %s): got %+v, want %+v (skipped)",
 			j.ID, j.Schedule, j.Tick, why, r, want)
 	}
@@ -193,49 +193,49 @@ func requireSkipped(t *testing.T, s hopper.Store, j *hopper.NewJob, why string) 
 
 var tick0 = time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC)
 
-func testPeriodicSameTick(t *testing.T, s hopper.Store) {
+func testPeriodicSameTick(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as the last one")
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+	requireCounts(t, s, q, store.StateCounts{Ready: 1})
 }
 
-func testPeriodicOlderTick(t *testing.T, s hopper.Store) {
+func testPeriodicOlderTick(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	requireSkipped(t, s, tick(q, "t0", "every-minute", tick0.Add(-time.Minute)), "older than the last one")
 }
 
-func testPeriodicNewerTick(t *testing.T, s hopper.Store) {
+func testPeriodicNewerTick(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	add(t, s, tick(q, "t2", "every-minute", tick0.Add(time.Minute)))
 	requireSkipped(t, s, tick(q, "t1-late", "every-minute", tick0), "older than the newest one")
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+	requireCounts(t, s, q, store.StateCounts{Ready: 2})
 }
 
-func testPeriodicPerName(t *testing.T, s hopper.Store) {
+func testPeriodicPerName(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "a", "schedule-a", tick0), tick(q, "b", "schedule-b", tick0))
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 2})
+	requireCounts(t, s, q, store.StateCounts{Ready: 2})
 }
 
-func testPeriodicPerQueue(t *testing.T, s hopper.Store) {
+func testPeriodicPerQueue(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, tick(q1, "a", "every-minute", tick0))
 	add(t, s, tick(q2, "a", "every-minute", tick0))
 	requireSkipped(t, s, tick(q2, "b", "every-minute", tick0), "same tick in the same queue")
 }
 
-func testPeriodicTickOutlivesJob(t *testing.T, s hopper.Store) {
+func testPeriodicTickOutlivesJob(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
-	finishOK(t, s, outcome(claimOne(t, s, q, "t1", long), hopper.OutcomeAck))
+	finishOK(t, s, outcome(claimOne(t, s, q, "t1", long), store.OutcomeAck))
 	requireGone(t, s, q, "t1", "ack")
 	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as a job already run and acked")
 }
 
-func testPeriodicConcurrent(t *testing.T, s hopper.Store) {
+func testPeriodicConcurrent(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const n = 16
 	var (
@@ -248,7 +248,7 @@ func testPeriodicConcurrent(t *testing.T, s hopper.Store) {
 		wg.Go(func() {
 			<-start
 			id := fmt.Sprintf("scheduler%d", i)
-			res, err := s.Enqueue(t.Context(), []*hopper.NewJob{tick(q, id, "every-minute", tick0)})
+			res, err := s.Enqueue(t.Context(), []*store.NewJob{tick(q, id, "every-minute", tick0)})
 			if err != nil {
 				t.Errorf("Enqueue from scheduler %d: unexpected error: %v", i, err)
 				return
@@ -265,5 +265,5 @@ func testPeriodicConcurrent(t *testing.T, s hopper.Store) {
 	if len(added) != 1 {
 		t.Fatalf("%d schedulers enqueued the same tick at once: %d were added (%v), want exactly 1", n, len(added), added)
 	}
-	requireCounts(t, s, q, hopper.StateCounts{Ready: 1})
+	requireCounts(t, s, q, store.StateCounts{Ready: 1})
 }

@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func waitCases() []testCase {
 	return []testCase{
 		{name: "ReadyWakesOnEnqueue", fn: testWaitReadyEnqueue},
 		{name: "ReadyWakesOnPromote", fn: testWaitReadyPromote},
-		{name: "ReadyReturnsAfterTimeout", fn: func(t *testing.T, s hopper.Store) {
+		{name: "ReadyReturnsAfterTimeout", fn: func(t *testing.T, s store.Store) {
 			testWaitTimeout(t, s, s.WaitReady)
 		}},
-		{name: "ReadyReturnsOnCancel", fn: func(t *testing.T, s hopper.Store) {
+		{name: "ReadyReturnsOnCancel", fn: func(t *testing.T, s store.Store) {
 			testWaitCancel(t, s, s.WaitReady)
 		}},
 		{name: "ScheduleWakesOnDelayedEnqueue", fn: testWaitScheduleEnqueue},
 		{name: "ScheduleWakesOnRetry", fn: testWaitScheduleRetry},
-		{name: "ScheduleReturnsAfterTimeout", fn: func(t *testing.T, s hopper.Store) {
+		{name: "ScheduleReturnsAfterTimeout", fn: func(t *testing.T, s store.Store) {
 			testWaitTimeout(t, s, s.WaitSchedule)
 		}},
-		{name: "ScheduleReturnsOnCancel", fn: func(t *testing.T, s hopper.Store) {
+		{name: "ScheduleReturnsOnCancel", fn: func(t *testing.T, s store.Store) {
 			testWaitCancel(t, s, s.WaitSchedule)
 		}},
 	}
@@ -85,9 +85,9 @@ func wakes(t *testing.T, what string, wait func(ctx context.Context) error, done
 
 // has returns a condition for a waiter goroutine: queue q has a job in
 // state st.
-func has(t *testing.T, s hopper.Store, q string, st hopper.JobState) func() bool {
+func has(t *testing.T, s store.Store, q string, st store.JobState) func() bool {
 	return func() bool {
-		qs, err := s.QueueStats(t.Context(), q)
+		qs, err := adm(t, s).QueueStats(t.Context(), q)
 		if err != nil {
 			t.Errorf("QueueStats(%q): unexpected error: %v", q, err)
 			return true
@@ -96,10 +96,10 @@ func has(t *testing.T, s hopper.Store, q string, st hopper.JobState) func() bool
 	}
 }
 
-func testWaitReadyEnqueue(t *testing.T, s hopper.Store) {
+func testWaitReadyEnqueue(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
 	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{idle, q}, time.Minute) }
-	wakes(t, "WaitReady on two queues while jobs are enqueued into the second", wait, has(t, s, q, hopper.StateReady), func(i int) {
+	wakes(t, "WaitReady on two queues while jobs are enqueued into the second", wait, has(t, s, q, store.StateReady), func(i int) {
 		add(t, s, job(q, fmt.Sprint("j", i)))
 	})
 	if len(claim(t, s, q, 1, long).Jobs) != 1 {
@@ -107,14 +107,14 @@ func testWaitReadyEnqueue(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testWaitReadyPromote(t *testing.T, s hopper.Store) {
+func testWaitReadyPromote(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	// Jobs fall due one after the other, every 20ms for a few seconds from
 	// 200ms on (time for the enqueue to land first, even on a slow or new
 	// connection); they are all enqueued before the wait starts, so only a
 	// promotion wakes it.
 	const n = 200
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	now := time.Now()
 	for i := range n {
 		j := job(q, fmt.Sprint("j", i))
@@ -124,31 +124,31 @@ func testWaitReadyPromote(t *testing.T, s hopper.Store) {
 	add(t, s, jobs...)
 	promoted := 0
 	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{q}, time.Minute) }
-	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, has(t, s, q, hopper.StateReady), func(int) {
-		promoted += maintain(t, s, q, hopper.MaintainOptions{}).Promoted
+	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, has(t, s, q, store.StateReady), func(int) {
+		promoted += maintain(t, s, q, store.MaintainOptions{}).Promoted
 	})
 	if promoted == 0 || len(claim(t, s, q, 1, long).Jobs) != 1 {
 		t.Fatalf("WaitReady returned after %d promotions; want a job ready and claimable", promoted)
 	}
 }
 
-func testWaitScheduleEnqueue(t *testing.T, s hopper.Store) {
+func testWaitScheduleEnqueue(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
 	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{idle, q}, time.Minute) }
 	// Each job is due a little earlier than the one before, so each moves
 	// the queue's next due time earlier.
-	wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, has(t, s, q, hopper.StatePending), func(i int) {
+	wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, has(t, s, q, store.StatePending), func(i int) {
 		add(t, s, delayed(q, fmt.Sprint("j", i), long-time.Duration(i)*time.Second))
 	})
-	if r := maintain(t, s, q, hopper.MaintainOptions{}); r.Idle {
+	if r := maintain(t, s, q, store.MaintainOptions{}); r.Idle {
 		t.Fatalf("WaitSchedule returned but Maintain finds nothing scheduled in %q", q)
 	}
 }
 
-func testWaitScheduleRetry(t *testing.T, s hopper.Store) {
+func testWaitScheduleRetry(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	const n = 200
-	var jobs []*hopper.NewJob
+	var jobs []*store.NewJob
 	for i := range n {
 		jobs = append(jobs, withRetries(q, fmt.Sprint("j", i), 1))
 	}
@@ -158,19 +158,19 @@ func testWaitScheduleRetry(t *testing.T, s hopper.Store) {
 		t.Fatalf("Claim Max %d: got %d jobs, want %d", n, len(claimed), n)
 	}
 	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{q}, time.Minute) }
-	pokes := wakes(t, "WaitSchedule while jobs are sent to retry", wait, has(t, s, q, hopper.StateRetry), func(i int) {
+	pokes := wakes(t, "WaitSchedule while jobs are sent to retry", wait, has(t, s, q, store.StateRetry), func(i int) {
 		if i >= n {
 			t.Fatalf("WaitSchedule did not return after %d jobs were sent to retry", n)
 		}
 		// each retry is due earlier than the ones before it
-		finishOK(t, s, failed(claimed[i], hopper.OutcomeRetry, "boom", long-time.Duration(i)*time.Second))
+		finishOK(t, s, failed(claimed[i], store.OutcomeRetry, "boom", long-time.Duration(i)*time.Second))
 	})
 	if r := stats(t, s, q).Counts.Retry; r != int64(pokes) {
 		t.Fatalf("%d jobs in retry after %d were sent there", r, pokes)
 	}
 }
 
-func testWaitTimeout(t *testing.T, s hopper.Store, wait waitFunc) {
+func testWaitTimeout(t *testing.T, s store.Store, wait waitFunc) {
 	q := newQueue(t)
 	result := make(chan error, 1)
 	go func() { result <- wait(t.Context(), []string{q}, 50*time.Millisecond) }()
@@ -184,7 +184,7 @@ func testWaitTimeout(t *testing.T, s hopper.Store, wait waitFunc) {
 	}
 }
 
-func testWaitCancel(t *testing.T, s hopper.Store, wait waitFunc) {
+func testWaitCancel(t *testing.T, s store.Store, wait waitFunc) {
 	q := newQueue(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func workerCases() []testCase {
@@ -20,9 +20,9 @@ func workerCases() []testCase {
 	}
 }
 
-func workers(t *testing.T, s hopper.Store) []hopper.WorkerInfo {
+func workers(t *testing.T, s store.Store) []store.WorkerInfo {
 	t.Helper()
-	ws, err := s.Workers(t.Context())
+	ws, err := adm(t, s).Workers(t.Context())
 	if err != nil {
 		t.Fatalf("Workers: unexpected error: %v", err)
 	}
@@ -30,9 +30,9 @@ func workers(t *testing.T, s hopper.Store) []hopper.WorkerInfo {
 }
 
 // findWorker returns the worker with ID id and how many records have it.
-func findWorker(t *testing.T, s hopper.Store, id string) (hopper.WorkerInfo, int) {
+func findWorker(t *testing.T, s store.Store, id string) (store.WorkerInfo, int) {
 	t.Helper()
-	var found hopper.WorkerInfo
+	var found store.WorkerInfo
 	n := 0
 	for _, w := range workers(t, s) {
 		if w.ID == id {
@@ -43,23 +43,23 @@ func findWorker(t *testing.T, s hopper.Store, id string) (hopper.WorkerInfo, int
 	return found, n
 }
 
-func heartbeat(t *testing.T, s hopper.Store, w hopper.WorkerInfo, ttl time.Duration) {
+func heartbeat(t *testing.T, s store.Store, w store.WorkerInfo, ttl time.Duration) {
 	t.Helper()
 	if err := s.Heartbeat(t.Context(), w, ttl); err != nil {
 		t.Fatalf("Heartbeat(%q, %v): unexpected error: %v", w.ID, ttl, err)
 	}
 }
 
-func worker(t *testing.T, q string) hopper.WorkerInfo {
+func worker(t *testing.T, q string) store.WorkerInfo {
 	now := time.Now().Truncate(time.Millisecond)
-	return hopper.WorkerInfo{
+	return store.WorkerInfo{
 		ID:          newQueue(t),
 		Host:        "host-1.example",
 		PID:         4242,
 		Queues:      map[string]int{q: 3, q + "-low": 1},
 		Concurrency: 8,
 		StartedAt:   now.Add(-time.Minute),
-		Running: []hopper.RunningJob{
+		Running: []store.RunningJob{
 			{Queue: q, ID: "job-1", Kind: "email", StartedAt: now.Add(-time.Second)},
 			{Queue: q, ID: "job-2", Kind: "report", StartedAt: now},
 		},
@@ -67,7 +67,7 @@ func worker(t *testing.T, q string) hopper.WorkerInfo {
 }
 
 // requireWorker fails unless got matches want, HeartbeatAt aside.
-func requireWorker(t *testing.T, got, want hopper.WorkerInfo) {
+func requireWorker(t *testing.T, got, want store.WorkerInfo) {
 	t.Helper()
 	same := got.ID == want.ID && got.Host == want.Host && got.PID == want.PID && got.Concurrency == want.Concurrency &&
 		maps.Equal(got.Queues, want.Queues) && within(got.StartedAt, want.StartedAt, msSlack) && len(got.Running) == len(want.Running)
@@ -80,7 +80,7 @@ func requireWorker(t *testing.T, got, want hopper.WorkerInfo) {
 	}
 }
 
-func testWorkersListed(t *testing.T, s hopper.Store) {
+func testWorkersListed(t *testing.T, s store.Store) {
 	w := worker(t, newQueue(t))
 	before := time.Now()
 	heartbeat(t, s, w, long)
@@ -93,7 +93,7 @@ func testWorkersListed(t *testing.T, s hopper.Store) {
 	requireNow(t, "HeartbeatAt", got.HeartbeatAt, before, after)
 }
 
-func testWorkersReplace(t *testing.T, s hopper.Store) {
+func testWorkersReplace(t *testing.T, s store.Store) {
 	w := worker(t, newQueue(t))
 	heartbeat(t, s, w, long)
 	first, _ := findWorker(t, s, w.ID)
@@ -110,7 +110,7 @@ func testWorkersReplace(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testWorkersSorted(t *testing.T, s hopper.Store) {
+func testWorkersSorted(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	a, b := worker(t, q), worker(t, q)
 	a.ID, b.ID = q+".b", q+".a"
@@ -125,7 +125,7 @@ func testWorkersSorted(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testWorkersExpire(t *testing.T, s hopper.Store) {
+func testWorkersExpire(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	short, kept := worker(t, q), worker(t, q)
 	const ttl = 100 * time.Millisecond
@@ -146,7 +146,7 @@ func testWorkersExpire(t *testing.T, s hopper.Store) {
 	}
 }
 
-func testWorkersRemove(t *testing.T, s hopper.Store) {
+func testWorkersRemove(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	gone, kept := worker(t, q), worker(t, q)
 	heartbeat(t, s, gone, long)
@@ -173,7 +173,7 @@ func scheduleCases() []testCase {
 	}
 }
 
-func schedules(t *testing.T, s hopper.Store) []hopper.ScheduleInfo {
+func schedules(t *testing.T, s store.Store) []store.ScheduleInfo {
 	t.Helper()
 	list, err := s.Schedules(t.Context())
 	if err != nil {
@@ -190,9 +190,9 @@ func schedules(t *testing.T, s hopper.Store) []hopper.ScheduleInfo {
 }
 
 // findSchedules returns the listed schedules named name.
-func findSchedules(t *testing.T, s hopper.Store, name string) []hopper.ScheduleInfo {
+func findSchedules(t *testing.T, s store.Store, name string) []store.ScheduleInfo {
 	t.Helper()
-	var out []hopper.ScheduleInfo
+	var out []store.ScheduleInfo
 	for _, si := range schedules(t, s) {
 		if si.Name == name {
 			out = append(out, si)
@@ -201,14 +201,14 @@ func findSchedules(t *testing.T, s hopper.Store, name string) []hopper.ScheduleI
 	return out
 }
 
-func register(t *testing.T, s hopper.Store, list ...hopper.ScheduleInfo) {
+func register(t *testing.T, s store.Store, list ...store.ScheduleInfo) {
 	t.Helper()
 	if err := s.RegisterSchedules(t.Context(), list); err != nil {
 		t.Fatalf("RegisterSchedules(%d): unexpected error: %v", len(list), err)
 	}
 }
 
-func requireSchedule(t *testing.T, s hopper.Store, want hopper.ScheduleInfo) {
+func requireSchedule(t *testing.T, s store.Store, want store.ScheduleInfo) {
 	t.Helper()
 	got := findSchedules(t, s, want.Name)
 	if len(got) != 1 {
@@ -220,21 +220,21 @@ func requireSchedule(t *testing.T, s hopper.Store, want hopper.ScheduleInfo) {
 	}
 }
 
-func testSchedulesList(t *testing.T, s hopper.Store) {
+func testSchedulesList(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	next := time.Now().Add(time.Minute).Truncate(time.Minute)
-	a := hopper.ScheduleInfo{Name: q + ".b-every-minute", Spec: "@every 1m", Queue: q, Kind: "report", Next: next}
-	b := hopper.ScheduleInfo{Name: q + ".a-nightly", Spec: "0 3 * * *", Queue: q, Kind: "cleanup", Next: next.Add(time.Hour)}
+	a := store.ScheduleInfo{Name: q + ".b-every-minute", Spec: "@every 1m", Queue: q, Kind: "report", Next: next}
+	b := store.ScheduleInfo{Name: q + ".a-nightly", Spec: "0 3 * * *", Queue: q, Kind: "cleanup", Next: next.Add(time.Hour)}
 	register(t, s, a, b)
 	requireSchedule(t, s, a)
 	requireSchedule(t, s, b)
 }
 
-func testSchedulesReplace(t *testing.T, s hopper.Store) {
+func testSchedulesReplace(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	next := time.Now().Add(time.Minute).Truncate(time.Minute)
-	a := hopper.ScheduleInfo{Name: q + ".a", Spec: "@every 1m", Queue: q, Kind: "report", Next: next}
-	b := hopper.ScheduleInfo{Name: q + ".b", Spec: "@every 1h", Queue: q, Kind: "report", Next: next}
+	a := store.ScheduleInfo{Name: q + ".a", Spec: "@every 1m", Queue: q, Kind: "report", Next: next}
+	b := store.ScheduleInfo{Name: q + ".b", Spec: "@every 1h", Queue: q, Kind: "report", Next: next}
 	register(t, s, a, b)
 	a.Spec, a.Kind, a.Next = "@every 5m", "report_v2", next.Add(5*time.Minute)
 	register(t, s, a)
@@ -242,9 +242,9 @@ func testSchedulesReplace(t *testing.T, s hopper.Store) {
 	requireSchedule(t, s, b)
 }
 
-func testSchedulesLastTick(t *testing.T, s hopper.Store) {
+func testSchedulesLastTick(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	si := hopper.ScheduleInfo{Name: q + ".tick", Spec: "@every 1m", Queue: q, Kind: kind, Next: tick0}
+	si := store.ScheduleInfo{Name: q + ".tick", Spec: "@every 1m", Queue: q, Kind: kind, Next: tick0}
 	register(t, s, si)
 	requireSchedule(t, s, si)
 	add(t, s, tick(q, "t1", si.Name, tick0))

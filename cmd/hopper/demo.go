@@ -88,14 +88,14 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 				}
 			}
 			fmt.Fprintln(stdout)
-			printProgress(context.Background(), stdout, store, enqueued.Load(), done.Load(), 0, false)
+			printProgress(context.Background(), stdout, hopper.NewInspector(store), enqueued.Load(), done.Load(), 0, false)
 			fmt.Fprintln(stdout, "stopped")
 			return err
 		case now := <-tick.C:
 			d := done.Load()
 			perSec := float64(d-last) / now.Sub(lastAt).Seconds()
 			last, lastAt = d, now
-			printProgress(ctx, stdout, store, enqueued.Load(), d, perSec, tty)
+			printProgress(ctx, stdout, hopper.NewInspector(store), enqueued.Load(), d, perSec, tty)
 		}
 	}
 }
@@ -135,7 +135,7 @@ func countAcks(n *atomic.Int64) hopper.Middleware {
 
 // printProgress prints the one-line summary; on a terminal it rewrites the
 // same line.
-func printProgress(ctx context.Context, w io.Writer, s hopper.Store, enqueued, done int64, perSec float64, tty bool) {
+func printProgress(ctx context.Context, w io.Writer, s *hopper.Inspector, enqueued, done int64, perSec float64, tty bool) {
 	var c hopper.StateCounts
 	for q := range demoQueues {
 		st, err := s.QueueStats(ctx, q)

@@ -12,6 +12,7 @@ import (
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -174,12 +175,12 @@ func seed(t *testing.T, s hopper.Store) seeded {
 	}
 	var ids seeded
 	ids.garbage = enqueue(emailArgs{To: "dead@example.com", Password: "hunter2"}, &hopper.EnqueueOpts{MaxRetries: hopper.NoRetry})
-	res, err := s.Claim(ctx, hopper.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour})
+	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatal(res, err)
 	}
 	j := res.Jobs[0]
-	errs, err := s.Finish(ctx, []hopper.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
+	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
 		Error: &hopper.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatal(err, errs)
@@ -192,7 +193,7 @@ func seed(t *testing.T, s hopper.Store) seeded {
 // state returns the state of a job in "default", "" when it is gone.
 func state(t *testing.T, s hopper.Store, id string) hopper.JobState {
 	t.Helper()
-	j, err := s.GetJob(context.Background(), "default", id)
+	j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", id)
 	if err != nil {
 		return ""
 	}

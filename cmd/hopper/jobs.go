@@ -57,28 +57,19 @@ func redactor(off bool) dashboard.RedactFunc {
 
 // findJob returns the job id of queue, or with queue empty of whichever
 // queue holds it.
-func findJob(ctx context.Context, s hopper.Store, queue, id string) (*hopper.JobRecord, error) {
-	if queue != "" {
-		j, err := s.GetJob(ctx, queue, id)
+func findJob(ctx context.Context, ins *hopper.Inspector, queue, id string) (*hopper.JobRecord, error) {
+	if queue == "" {
+		j, err := ins.FindJob(ctx, id)
 		if errors.Is(err, hopper.ErrJobNotFound) {
-			return nil, fmt.Errorf("no job %q in queue %s", id, queue)
+			return nil, fmt.Errorf("no job %q in any queue", id)
 		}
 		return j, err
 	}
-	queues, err := s.Queues(ctx)
-	if err != nil {
-		return nil, err
+	j, err := ins.GetJob(ctx, queue, id)
+	if errors.Is(err, hopper.ErrJobNotFound) {
+		return nil, fmt.Errorf("no job %q in queue %s", id, queue)
 	}
-	for _, q := range queues {
-		j, err := s.GetJob(ctx, q, id)
-		if err == nil {
-			return j, nil
-		}
-		if !errors.Is(err, hopper.ErrJobNotFound) {
-			return nil, err
-		}
-	}
-	return nil, fmt.Errorf("no job %q in any queue", id)
+	return j, err
 }
 
 // runJobsAct requeues ("retry") or deletes jobs: by ID, or all in a state.
@@ -96,15 +87,16 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	store, closeStore, err := a.open(ctx, sf)
+	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	op := store.Requeue
+	ins := hopper.NewInspector(s)
+	op := ins.Requeue
 	past := "requeued"
 	if verb == "delete" {
-		op, past = store.Delete, "deleted"
+		op, past = ins.Delete, "deleted"
 	}
 	if *all {
 		if *queue == "" || *state == "" {
@@ -123,7 +115,7 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	}
 	var failed int
 	for _, id := range ids {
-		j, err := findJob(ctx, store, *queue, id)
+		j, err := findJob(ctx, ins, *queue, id)
 		if err == nil {
 			var n int
 			if n, err = op(ctx, j.Queue, j.State, []string{j.ID}); err == nil && n == 0 {
@@ -156,17 +148,18 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	store, closeStore, err := a.open(ctx, sf)
+	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	ins := hopper.NewInspector(s)
 	var failed int
 	for _, id := range ids {
-		j, err := findJob(ctx, store, *queue, id)
+		j, err := findJob(ctx, ins, *queue, id)
 		var was hopper.JobState
 		if err == nil {
-			was, err = store.Cancel(ctx, j.Queue, j.ID)
+			was, err = ins.Cancel(ctx, j.Queue, j.ID)
 		}
 		if err != nil {
 			failed++

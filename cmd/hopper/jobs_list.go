@@ -37,7 +37,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if *limit < 1 || *offset < 0 {
 		return fmt.Errorf("--limit must be at least 1 and --offset at least 0")
 	}
-	store, closeStore, err := a.open(ctx, sf)
+	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 			return err == nil && strings.Contains(strings.ToLower(compactJSON(redact(j.Kind, v))), needle)
 		}
 	}
-	page, err := store.ListJobs(ctx, req)
+	page, err := hopper.NewInspector(s).ListJobs(ctx, req)
 	if err != nil {
 		return err
 	}

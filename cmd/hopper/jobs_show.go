@@ -91,7 +91,7 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	j, err := findJob(ctx, store, *queue, ids[0])
+	j, err := findJob(ctx, hopper.NewInspector(store), *queue, ids[0])
 	if err != nil {
 		return err
 	}

@@ -106,19 +106,19 @@ func TestQueuesPauseResume(t *testing.T) {
 	eachCLI(t, func(t *testing.T, c *cli) {
 		seed(t, c.store)
 		ctx := t.Context()
-		if err := c.store.SetQueueConfig(ctx, "default", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+		if err := hopper.NewInspector(c.store).SetQueueConfig(ctx, "default", hopper.QueueConfig{MaxRunning: 3}); err != nil {
 			t.Fatal(err)
 		}
 		r := c.run(t, "queues", "pause", "default", "other")
 		wantCode(t, r, 0, "pause")
 		wantOut(t, r.stdout, "pause", "paused default", "paused other")
-		st, err := c.store.QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(c.store).QueueStats(ctx, "default")
 		if err != nil || !st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Errorf("after pause: %+v, %v; want paused with MaxRunning kept", st.Config, err)
 		}
 		wantOut(t, c.run(t, "stats").stdout, "stats after pause", "yes")
 		wantCode(t, c.run(t, "queues", "resume", "default"), 0, "resume")
-		if st, _ := c.store.QueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
+		if st, _ := hopper.NewInspector(c.store).QueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Errorf("after resume: %+v", st.Config)
 		}
 		wantCode(t, c.run(t, "queues", "pause", "bad name"), 1, "pause a bad name")

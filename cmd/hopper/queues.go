@@ -30,20 +30,19 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
-	store, closeStore, err := a.open(ctx, sf)
+	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
+	ins := hopper.NewInspector(s)
 	paused := verb == "pause"
+	set := ins.Resume
+	if paused {
+		set = ins.Pause
+	}
 	for _, q := range names {
-		st, err := store.QueueStats(ctx, q)
-		if err != nil {
-			return err
-		}
-		cfg := st.Config // keep the limits; change only Paused
-		cfg.Paused = paused
-		if err := store.SetQueueConfig(ctx, q, cfg); err != nil {
+		if err := set(ctx, q); err != nil {
 			return err
 		}
 		if paused {

@@ -31,12 +31,12 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	store, closeStore, err := a.open(ctx, sf)
+	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	rows, err := loadStats(ctx, store)
+	rows, err := loadStats(ctx, hopper.NewInspector(s))
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runStats(ctx context.Context, a *app, args []string) error {
 }
 
 // loadStats reads every queue's stats and last hour's throughput.
-func loadStats(ctx context.Context, s hopper.Store) ([]queueStatsRow, error) {
+func loadStats(ctx context.Context, s *hopper.Inspector) ([]queueStatsRow, error) {
 	names, err := s.Queues(ctx)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestClockSkew is scenario 5: two workers whose clocks are 5 minutes
@@ -75,7 +76,7 @@ func TestClockSkew(t *testing.T) {
 	}
 	// The early ticks wait for their time: pending, due about 5 minutes
 	// from now by Redis time, and none ran.
-	page, err := r.store.ListJobs(ctx, hopper.ListRequest{Queue: "tick", State: hopper.StatePending, Limit: 100})
+	page, err := r.store.ListJobs(ctx, store.ListRequest{Queue: "tick", State: hopper.StatePending, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // ledgerStore records, around the real store, what the worker claimed and
@@ -16,7 +17,7 @@ type ledgerStore struct {
 	l *ledger
 }
 
-func (s *ledgerStore) Claim(ctx context.Context, req hopper.ClaimRequest) (hopper.ClaimResult, error) {
+func (s *ledgerStore) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
 	res, err := s.Store.Claim(ctx, req)
 	for _, j := range res.Jobs {
 		s.l.log(event{Ev: "claim", Queue: j.Queue, ID: j.ID, Attempt: j.Attempt, Token: j.Token,
@@ -25,7 +26,7 @@ func (s *ledgerStore) Claim(ctx context.Context, req hopper.ClaimRequest) (hoppe
 	return res, err
 }
 
-func (s *ledgerStore) Finish(ctx context.Context, reqs []hopper.FinishRequest) ([]error, error) {
+func (s *ledgerStore) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
 	// The intent first: a worker killed after Redis applied the call but
 	// before it logged the result leaves this line behind.
 	for _, r := range reqs {
@@ -42,7 +43,7 @@ func (s *ledgerStore) Finish(ctx context.Context, reqs []hopper.FinishRequest) (
 	return errs, err
 }
 
-func (s *ledgerStore) Extend(ctx context.Context, refs []hopper.LeaseRef, lease time.Duration) ([]hopper.LeaseStatus, error) {
+func (s *ledgerStore) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Duration) ([]store.LeaseStatus, error) {
 	st, err := s.Store.Extend(ctx, refs, lease)
 	if err == nil {
 		for i, r := range refs {

@@ -1,0 +1,71 @@
+package hopper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Inspector is the operator's view of a st: what is in each queue, one
+// job or a page of them, requeue, delete and cancel, pause and resume,
+// limits, throughput, the live workers and the periodic schedules. The
+// dashboard and the hopper command line are built on it.
+//
+// It checks and defaults every request once, before the store sees it: a
+// bad queue name, state or range fails with an error wrapping
+// ErrInvalidQueue, ErrInvalidState or ErrInvalidConfig, and the store is not
+// called. Everything but Queues and Schedules needs a store that implements
+// store.Admin (memstore and redisstore do); on one that does not, those
+// methods return ErrNotSupported and Supported reports false.
+//
+// An Inspector is safe for concurrent use; it holds no state of its own.
+type Inspector struct {
+	st    Store
+	admin store.Admin // nil when the store has none
+}
+
+// NewInspector returns an Inspector on s. It panics if s is nil.
+func NewInspector(s Store) *Inspector {
+	if s == nil {
+		panic("hopper: NewInspector with a nil Store")
+	}
+	i := &Inspector{st: s}
+	i.admin, _ = s.(store.Admin)
+	return i
+}
+
+// Store returns the store the Inspector reads.
+func (i *Inspector) Store() Store { return i.st }
+
+// Supported reports whether the store implements store.Admin, which every
+// method but Queues and Schedules needs.
+func (i *Inspector) Supported() bool { return i.admin != nil }
+
+// adminFor returns the store's Admin, or ErrNotSupported naming what.
+func (i *Inspector) adminFor(what string) (store.Admin, error) {
+	if i.admin == nil {
+		return nil, fmt.Errorf("%w: %s (the store %T does not implement store.Admin)", ErrNotSupported, what, i.st)
+	}
+	return i.admin, nil
+}
+
+// Queues lists every queue the store has seen, sorted by name.
+func (i *Inspector) Queues(ctx context.Context) ([]string, error) {
+	return i.st.Queues(ctx)
+}
+
+// Workers lists the live worker processes, sorted by ID.
+func (i *Inspector) Workers(ctx context.Context) ([]WorkerInfo, error) {
+	a, err := i.adminFor("listing workers")
+	if err != nil {
+		return nil, err
+	}
+	return a.Workers(ctx)
+}
+
+// Schedules lists the registered periodic schedules with the last tick
+// each enqueued, sorted by queue and name.
+func (i *Inspector) Schedules(ctx context.Context) ([]ScheduleInfo, error) {
+	return i.st.Schedules(ctx)
+}

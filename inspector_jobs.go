@@ -1,0 +1,234 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Bounds of Inspector.ListJobs.
+const (
+	// DefaultListLimit is ListRequest.Limit when zero.
+	DefaultListLimit = 50
+	// MaxListLimit is the largest page ListJobs returns.
+	MaxListLimit = 1000
+	// DefaultScanLimit is ListRequest.ScanLimit when zero.
+	DefaultScanLimit = 10_000
+	// scanChunk is how many jobs a filtered listing reads per store call.
+	scanChunk = 200
+)
+
+// ListRequest asks Inspector.ListJobs for a page of one state of one queue.
+//
+// Order: pending and retry by due time, ready first in first out, unack by
+// lease deadline, garbage and done by finish time; Newest reverses it.
+type ListRequest struct {
+	// Queue and State to list. Required.
+	Queue string
+	State JobState
+	// Offset skips that many jobs (or matches, when filtering). At least 0.
+	Offset int
+	// Limit caps the page. Zero means DefaultListLimit (50); at most
+	// MaxListLimit (1000).
+	Limit int
+	// Newest lists the latest first.
+	Newest bool
+	// Kind, when set, keeps only jobs of that kind.
+	Kind string
+	// Match, when set, keeps only jobs it returns true for. It runs in the
+	// calling goroutine on records the Inspector owns.
+	Match func(*JobRecord) bool
+	// ScanLimit bounds how many jobs a filtered listing examines. Zero means
+	// DefaultScanLimit (10,000).
+	ScanLimit int
+}
+
+// JobPage is one page of ListJobs.
+type JobPage struct {
+	// Jobs on the page, in the listing's order.
+	Jobs []*JobRecord
+	// Total is the number of jobs in the state, or with a filter the number
+	// of matches among the jobs examined.
+	Total int
+	// Truncated reports that a filtered listing stopped at ScanLimit while
+	// the state held more.
+	Truncated bool
+}
+
+// normalize checks req and applies its defaults.
+func (req ListRequest) normalize() (ListRequest, error) {
+	if err := ValidateQueue(req.Queue); err != nil {
+		return req, err
+	}
+	if !req.State.Valid() {
+		return req, fmt.Errorf("%w: %q", ErrInvalidState, req.State)
+	}
+	if req.Offset < 0 || req.Limit < 0 || req.ScanLimit < 0 {
+		return req, fmt.Errorf("%w: ListRequest Offset %d, Limit %d and ScanLimit %d must not be negative",
+			ErrInvalidConfig, req.Offset, req.Limit, req.ScanLimit)
+	}
+	if req.Limit == 0 {
+		req.Limit = DefaultListLimit
+	}
+	req.Limit = min(req.Limit, MaxListLimit)
+	if req.ScanLimit == 0 {
+		req.ScanLimit = DefaultScanLimit
+	}
+	return req, nil
+}
+
+// ListJobs returns a page of one queue's jobs in one state. Unfiltered, the
+// page is one read of the store and Total counts the state. With Kind or
+// Match, the listing examines up to ScanLimit jobs in order, a chunk per
+// store call (so jobs that move meanwhile may be missed or seen twice),
+// Offset and Limit apply to the matches, and Truncated says the state held
+// more.
+func (i *Inspector) ListJobs(ctx context.Context, req ListRequest) (JobPage, error) {
+	a, err := i.adminFor("listing jobs")
+	if err != nil {
+		return JobPage{}, err
+	}
+	req, err = req.normalize()
+	if err != nil {
+		return JobPage{}, err
+	}
+	rng := store.ListRequest{Queue: req.Queue, State: req.State, Offset: req.Offset, Limit: req.Limit, Newest: req.Newest}
+	if req.Kind == "" && req.Match == nil {
+		p, err := a.ListJobs(ctx, rng)
+		return JobPage{Jobs: p.Jobs, Total: p.Total}, err
+	}
+	page := JobPage{Jobs: []*JobRecord{}}
+	for examined := 0; examined < req.ScanLimit; {
+		rng.Offset, rng.Limit = examined, min(scanChunk, req.ScanLimit-examined)
+		p, err := a.ListJobs(ctx, rng)
+		if err != nil {
+			return JobPage{}, err
+		}
+		for _, r := range p.Jobs {
+			examined++
+			if (req.Kind != "" && r.Kind != req.Kind) || (req.Match != nil && !req.Match(r)) {
+				continue
+			}
+			if page.Total >= req.Offset && len(page.Jobs) < req.Limit {
+				page.Jobs = append(page.Jobs, r)
+			}
+			page.Total++
+		}
+		if len(p.Jobs) < rng.Limit {
+			break
+		}
+		page.Truncated = examined >= req.ScanLimit && p.Total > examined
+	}
+	return page, nil
+}
+
+// GetJob returns one job with its error history, in whatever state it is,
+// or an error wrapping ErrJobNotFound.
+func (i *Inspector) GetJob(ctx context.Context, queue, id string) (*JobRecord, error) {
+	a, err := i.adminFor("reading jobs")
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateQueue(queue); err != nil {
+		return nil, err
+	}
+	if store.ValidateID(id) != nil {
+		return nil, fmt.Errorf("%w: %q is not a valid job ID", ErrJobNotFound, id)
+	}
+	return a.GetJob(ctx, queue, id)
+}
+
+// FindJob looks for a job ID in every queue and returns the first match,
+// in queue order, or an error wrapping ErrJobNotFound. IDs are unique per
+// queue, not across queues; generated IDs never collide.
+func (i *Inspector) FindJob(ctx context.Context, id string) (*JobRecord, error) {
+	queues, err := i.Queues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range queues {
+		rec, err := i.GetJob(ctx, q, id)
+		if err == nil || !errors.Is(err, ErrJobNotFound) {
+			return rec, err
+		}
+	}
+	return nil, fmt.Errorf("%w: no queue holds %q", ErrJobNotFound, id)
+}
+
+// Requeue moves jobs of queue in state from (pending, retry, garbage or
+// done) to the back of ready, due now, keeping their attempts and errors; a
+// requeued job is no longer marked cancelled and loses its result. With ids
+// nil it moves every job in from; otherwise IDs not in from are skipped. It
+// returns how many moved.
+func (i *Inspector) Requeue(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+	a, err := i.adminFor("requeue")
+	if err != nil {
+		return 0, err
+	}
+	switch from {
+	case StatePending, StateRetry, StateGarbage, StateDone:
+	default:
+		return 0, fmt.Errorf("%w: cannot requeue from %q (want pending, retry, garbage or done)", ErrInvalidState, from)
+	}
+	ids, ok, err := checkTargets(queue, ids)
+	if !ok {
+		return 0, err
+	}
+	return a.Requeue(ctx, queue, from, ids)
+}
+
+// Delete removes jobs of queue in state from, any state but unack (a
+// running job is cancelled, not deleted), releasing their unique keys. With
+// ids nil it removes every job in from; otherwise IDs not in from are
+// skipped. It returns how many it removed.
+func (i *Inspector) Delete(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+	a, err := i.adminFor("delete")
+	if err != nil {
+		return 0, err
+	}
+	if !from.Valid() || from == StateUnack {
+		return 0, fmt.Errorf("%w: cannot delete from %q (want pending, ready, retry, garbage or done)", ErrInvalidState, from)
+	}
+	ids, ok, err := checkTargets(queue, ids)
+	if !ok {
+		return 0, err
+	}
+	return a.Delete(ctx, queue, from, ids)
+}
+
+// Cancel stops a job and returns the state it was in. A job waiting in
+// pending, ready or retry moves to garbage at once, marked cancelled, with
+// its unique key released; a running job is flagged, and its worker cancels
+// the handler's context (cause ErrCancelled) within about half a second and
+// buries it cancelled, never retried. A job in garbage or done is left as
+// it is. An unknown job gives an error wrapping ErrJobNotFound.
+func (i *Inspector) Cancel(ctx context.Context, queue, id string) (JobState, error) {
+	a, err := i.adminFor("cancel")
+	if err != nil {
+		return "", err
+	}
+	if err := ValidateQueue(queue); err != nil {
+		return "", err
+	}
+	if store.ValidateID(id) != nil {
+		return "", fmt.Errorf("%w: %q is not a valid job ID", ErrJobNotFound, id)
+	}
+	return a.Cancel(ctx, queue, id)
+}
+
+// checkTargets checks the queue of a bulk action and drops IDs that cannot
+// name a job. ok is false when there is nothing to do: an error, or a
+// non-nil list with no valid ID.
+func checkTargets(queue string, ids []string) (_ []string, ok bool, _ error) {
+	if err := ValidateQueue(queue); err != nil {
+		return nil, false, err
+	}
+	if ids == nil {
+		return nil, true, nil
+	}
+	valid := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return store.ValidateID(id) != nil })
+	return valid, len(valid) > 0, nil
+}

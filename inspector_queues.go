@@ -1,0 +1,77 @@
+package hopper
+
+import (
+	"context"
+	"time"
+)
+
+// QueueStats reports one queue: jobs per state, its config and the age of
+// its oldest ready job. A queue the store never saw reports zeros.
+func (i *Inspector) QueueStats(ctx context.Context, queue string) (QueueStats, error) {
+	a, err := i.adminFor("queue stats")
+	if err != nil {
+		return QueueStats{}, err
+	}
+	if err := ValidateQueue(queue); err != nil {
+		return QueueStats{}, err
+	}
+	return a.QueueStats(ctx, queue)
+}
+
+// SetQueueConfig replaces a queue's settings; every worker applies them at
+// its next claim. A zero RatePeriod becomes one second; a negative field
+// fails with an error wrapping ErrInvalidConfig.
+func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error {
+	a, err := i.adminFor("queue settings")
+	if err != nil {
+		return err
+	}
+	if err := ValidateQueue(queue); err != nil {
+		return err
+	}
+	cfg, err = cfg.Normalize()
+	if err != nil {
+		return err
+	}
+	return a.SetQueueConfig(ctx, queue, cfg)
+}
+
+// Pause stops every worker from claiming from queue until Resume; enqueues
+// still work and running jobs finish. It keeps the queue's other settings.
+func (i *Inspector) Pause(ctx context.Context, queue string) error {
+	return i.setPaused(ctx, queue, true)
+}
+
+// Resume undoes Pause; idle workers wake at once.
+func (i *Inspector) Resume(ctx context.Context, queue string) error {
+	return i.setPaused(ctx, queue, false)
+}
+
+// setPaused changes the paused flag, keeping the rest of the config. Two
+// operators changing one queue's settings at once may overwrite each
+// other's change; the last write wins.
+func (i *Inspector) setPaused(ctx context.Context, queue string, paused bool) error {
+	st, err := i.QueueStats(ctx, queue)
+	if err != nil {
+		return err
+	}
+	st.Config.Paused = paused
+	return i.SetQueueConfig(ctx, queue, st.Config)
+}
+
+// Throughput reports attempts finished per minute in queue from since until
+// now, oldest first, one point per minute that had any. A zero since means
+// the last hour. Stores keep at least the last hour.
+func (i *Inspector) Throughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error) {
+	a, err := i.adminFor("throughput")
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateQueue(queue); err != nil {
+		return nil, err
+	}
+	if since.IsZero() {
+		since = time.Now().Add(-time.Hour)
+	}
+	return a.Throughput(ctx, queue, since)
+}

@@ -1,0 +1,21 @@
+package hopper
+
+import "github.com/hopperq/hopper/store"
+
+// QueueConfig is a queue's settings, shared by every process: paused,
+// MaxRunning (a cap on running jobs across all workers), RateLimit per
+// RatePeriod, and the Retention of acked jobs. Change it with
+// Inspector.SetQueueConfig, Pause and Resume. See store.QueueConfig for
+// every field and its default.
+type QueueConfig = store.QueueConfig
+
+// QueueStats describes one queue: jobs per state, its config and the age of
+// its oldest ready job (Latency).
+type QueueStats = store.QueueStats
+
+// StateCounts holds the number of jobs in each state.
+type StateCounts = store.StateCounts
+
+// ThroughputPoint counts the attempts that ended in one minute: Done
+// (acks) and Failed (retry or garbage).
+type ThroughputPoint = store.ThroughputPoint

@@ -1,0 +1,44 @@
+package store
+
+import (
+	"fmt"
+	"time"
+)
+
+// ClaimRequest asks Store.Claim for ready jobs.
+type ClaimRequest struct {
+	// Queue to claim from.
+	Queue string
+	// Max is how many jobs to claim at most; at least 1.
+	Max int
+	// Lease is how long the jobs stay invisible to other workers unless
+	// extended; at least one millisecond.
+	Lease time.Duration
+	// WorkerID names the claiming process (for inspection).
+	WorkerID string
+}
+
+// Validate returns an error wrapping ErrInvalidQueue or ErrInvalidConfig
+// when the queue is invalid, Max is below 1 or Lease below a millisecond.
+func (r *ClaimRequest) Validate() error {
+	if err := ValidateQueue(r.Queue); err != nil {
+		return err
+	}
+	if r.Max < 1 {
+		return fmt.Errorf("%w: ClaimRequest.Max is %d, want at least 1", ErrInvalidConfig, r.Max)
+	}
+	if r.Lease < time.Millisecond {
+		return fmt.Errorf("%w: ClaimRequest.Lease is %v, want at least 1ms", ErrInvalidConfig, r.Lease)
+	}
+	return nil
+}
+
+// ClaimResult is what Store.Claim returned.
+type ClaimResult struct {
+	// Jobs claimed, oldest first, each in StateUnack with Token, Deadline
+	// and Attempt set.
+	Jobs []*JobRecord
+	// RetryIn is set when the queue is paused or a concurrency or rate
+	// limit held jobs back: the earliest time worth claiming again.
+	RetryIn time.Duration
+}

@@ -1,0 +1,58 @@
+// Package store is the seam between hopper's engine and a storage backend.
+// Job authors and operators never need it: they use package hopper (Client,
+// Worker, Inspector). Read on if you write a store, or want to know exactly
+// what a store promises.
+//
+// A store implements Store, the engine's interface: the job lifecycle as
+// atomic transitions (Enqueue, Claim, Finish, Extend, Maintain), the two
+// waits that let idle workers and schedulers sleep instead of polling, and
+// the registries a running worker writes (Heartbeat, RegisterSchedules). A
+// store may also implement Admin, the operator's interface behind
+// hopper.Inspector (listing, counting, requeue, delete, cancel, queue
+// settings). A store without Admin still runs jobs; the Inspector, the
+// dashboard and the command line then say what they cannot show.
+//
+// hopper ships two stores, memstore (in memory) and redisstore (Redis, one
+// Lua script per transition). storetest.Run checks any store against the
+// rules below: the engine group always, the admin group when the store
+// implements Admin.
+//
+// # The lifecycle
+//
+// A job is in exactly one state at a time (see JobState): pending (waiting
+// for its due time), ready (due, first in first out), unack (claimed under
+// a lease), retry (failed, waiting for its backoff), garbage (dead, kept for
+// inspection) or done (succeeded, kept for a retention). Other systems call
+// unack running or active, garbage dead, archived or discarded, and pending
+// scheduled.
+//
+// # Rules every Store keeps
+//
+//   - Each method is one atomic transition per job: a job is in exactly one
+//     state at any time, and a crash between two calls loses nothing.
+//   - All times (due times, lease deadlines, enqueue and finish times) come
+//     from the store's own clock, never the caller's, with millisecond
+//     resolution. Durations in requests (Delay, Lease) are measured on that
+//     clock and rounded up, so nothing falls due or expires early.
+//   - A job is never returned by Claim before it is due.
+//   - Claim counts the attempt (Attempt+1) and issues a fresh fencing Token.
+//     Finish and Extend succeed only with the token of the current claim; a
+//     stale token changes nothing and reports ErrLeaseLost.
+//   - Enqueue with an ID that already exists in the queue creates nothing
+//     and reports the existing job as a duplicate, so a retried write never
+//     makes two jobs.
+//   - Batch methods take requests for several queues at once; results are
+//     in request order, one per request, and a request that fails changes
+//     nothing and does not fail the others.
+//   - All methods are safe for concurrent use by any number of goroutines
+//     and processes.
+//
+// # Who checks what
+//
+// The engine (hopper's Client, Worker and Scheduler) only sends requests
+// that pass their Validate methods, and hopper.Inspector checks and
+// defaults every operator request before it reaches Admin. A store calls
+// the Validate methods of this package on engine requests, so that a
+// program calling a store directly gets the same errors from every store,
+// and trusts Admin requests as they come.
+package store

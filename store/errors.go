@@ -1,0 +1,32 @@
+package store
+
+import "errors"
+
+// Sentinel errors a store returns. Match them with errors.Is; the errors
+// returned carry more detail (the queue, the job, the field). Package
+// hopper re-exports each under the same name.
+var (
+	// ErrJobNotFound: no job with that ID in that queue (or not in the
+	// state the call expected).
+	ErrJobNotFound = errors.New("hopper: job not found")
+	// ErrLeaseLost: the fencing token is no longer current. The lease
+	// expired and the job was reclaimed, released, deleted or claimed
+	// again; the late ack, nack, snooze or extend changed nothing.
+	ErrLeaseLost = errors.New("hopper: lease lost (stale token)")
+	// ErrInvalidQueue: a queue name is empty, longer than MaxQueueNameLen
+	// bytes, or has a character other than letters, digits, '_', '.' and
+	// '-'.
+	ErrInvalidQueue = errors.New("hopper: invalid queue name")
+	// ErrInvalidState: not one of the job states, or a state (or outcome)
+	// not allowed here.
+	ErrInvalidState = errors.New("hopper: invalid job state")
+	// ErrInvalidJob: an enqueue request is malformed (bad ID, kind,
+	// retries, timeout, time); the message names the field.
+	ErrInvalidJob = errors.New("hopper: invalid job")
+	// ErrInvalidConfig: a configuration or request field is out of range;
+	// the message names the field.
+	ErrInvalidConfig = errors.New("hopper: invalid config")
+	// ErrCancelled: the job was cancelled (hopper.Inspector.Cancel) while
+	// it waited or ran.
+	ErrCancelled = errors.New("hopper: job cancelled")
+)

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"fmt"
+	"time"
+)
+
+// FinishRequest ends one claimed attempt.
+type FinishRequest struct {
+	// Queue and ID name the job.
+	Queue string
+	ID    string
+	// Token is the fencing token from the claim.
+	Token uint64
+	// Outcome says where the job goes; one of OutcomeAck to OutcomeCancel.
+	Outcome Outcome
+	// Delay is how long a retried or snoozed job waits, from the store's
+	// now; zero or negative means due at once.
+	Delay time.Duration
+	// Error is recorded in the job's history (retry, garbage, cancel). May
+	// be nil; a cancel without one records ErrCancelled's text.
+	Error *AttemptError
+	// Result is kept with a done job (ack with a retention). May be nil.
+	Result []byte
+	// Retention keeps an acked job in done for this long. Zero means the
+	// queue's QueueConfig.Retention as it is when the store applies the
+	// ack. The worker sets the job's own retention here: the store does not
+	// look it up again.
+	Retention time.Duration
+}
+
+// Validate returns an error wrapping ErrInvalidQueue, ErrInvalidJob or
+// ErrInvalidState when the queue or ID is invalid or the outcome is not one
+// a store applies. Stores report it as that request's error.
+func (r *FinishRequest) Validate() error {
+	if err := ValidateQueue(r.Queue); err != nil {
+		return err
+	}
+	if err := ValidateID(r.ID); err != nil {
+		return err
+	}
+	if !r.Outcome.Finishes() {
+		return fmt.Errorf("%w: FinishRequest for job %q of queue %q has outcome %v", ErrInvalidState, r.ID, r.Queue, r.Outcome)
+	}
+	return nil
+}
+
+// Ref returns the claim r finishes.
+func (r *FinishRequest) Ref() LeaseRef { return LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token} }

@@ -1,0 +1,71 @@
+package store
+
+import "time"
+
+// JobRecord is a job as a store holds it, in any state. Workers get one per
+// claimed job (a handler sees it inside hopper.Job); the Inspector, the
+// dashboard and the command line read them. A record returned by a store
+// belongs to the caller.
+type JobRecord struct {
+	// ID identifies the job within its queue.
+	ID string
+	// Queue is the queue the job is in.
+	Queue string
+	// Kind names the job's handler (hopper.Args.Kind).
+	Kind string
+	// Args are the encoded arguments (msgpack).
+	Args []byte
+	// Meta is string metadata stored with the job, such as trace context.
+	// Nil when the job has none.
+	Meta map[string]string
+	// State is where the job is.
+	State JobState
+	// Attempt counts attempts made so far, the running one included; Claim
+	// increments it, snoozes and releases do not count.
+	Attempt int
+	// MaxRetries is how many times a failed attempt is retried: the job
+	// gets at most MaxRetries+1 attempts.
+	MaxRetries int
+	// Timeout bounds one attempt; zero means the worker's default.
+	Timeout time.Duration
+	// Retention keeps the job in done this long after it succeeds; zero
+	// means the queue's.
+	Retention time.Duration
+	// UniqueKey is the job's unique key, if it has one.
+	UniqueKey string
+	// EnqueuedAt is when Enqueue stored the job.
+	EnqueuedAt time.Time
+	// RunAt is when the job falls due (pending, retry) or last fell due (in
+	// every other state; its enqueue time when it went straight to ready).
+	// A periodic job's RunAt is its tick.
+	RunAt time.Time
+	// AttemptedAt is when the latest attempt was claimed; zero before the
+	// first.
+	AttemptedAt time.Time
+	// FinishedAt is when the job reached done or garbage.
+	FinishedAt time.Time
+	// Deadline is the lease deadline and Token the fencing token of the
+	// current claim; both set only in unack.
+	Deadline time.Time
+	Token    uint64
+	// Errors holds the latest failed attempts, oldest first, at most
+	// MaxErrorHistory.
+	Errors []AttemptError
+	// Result is what the handler recorded (hopper.RecordResult), kept in
+	// done.
+	Result []byte
+	// Cancelled reports that Cancel was called for the job.
+	Cancelled bool
+}
+
+// AttemptError is one failed attempt in a job's history.
+type AttemptError struct {
+	// Attempt is the attempt number that failed, from 1.
+	Attempt int
+	// At is when the failure was recorded, on the store's clock.
+	At time.Time
+	// Error is the error's text.
+	Error string
+	// Stack is the goroutine stack of a panic; empty otherwise.
+	Stack string
+}

@@ -1,0 +1,28 @@
+package store
+
+import "time"
+
+// Limits on what a store accepts and keeps. Package hopper re-exports the
+// ones a job author meets.
+const (
+	// MaxQueueNameLen is the longest queue name, in bytes.
+	MaxQueueNameLen = 64
+	// MaxIDLen is the longest job ID, in bytes.
+	MaxIDLen = 128
+	// MaxKindLen is the longest job kind, in bytes.
+	MaxKindLen = 255
+	// MaxUniqueKeyLen is the longest unique key, in bytes.
+	MaxUniqueKeyLen = 1024
+	// MaxRetriesLimit is the largest MaxRetries a job may have.
+	MaxRetriesLimit = 10000
+	// MaxErrorHistory is how many attempt errors a store keeps per job;
+	// older ones are dropped first.
+	MaxErrorHistory = 20
+)
+
+// MaxRunAt is the latest RunAt a job may have: the last millisecond of the
+// year 9999 UTC. A store keeps due times as milliseconds in a float64
+// (Redis sorted-set scores), exact only up to 2^53 ms (about the year
+// 287,000), and no real job is due that late. A RunAt in the past, however
+// far, means now.
+var MaxRunAt = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)

@@ -1,0 +1,53 @@
+package store
+
+import "fmt"
+
+// JobState is where a job is in its lifecycle. The names come from the
+// classic Redis delay-queue design hopper is built on; other systems call
+// pending "scheduled", unack "running" or "active", and garbage "dead",
+// "archived" or "discarded".
+type JobState string
+
+// The states a job moves through.
+const (
+	// StatePending: waiting for its run time (delayed or snoozed), sorted
+	// by due time. Elsewhere: scheduled.
+	StatePending JobState = "pending"
+	// StateReady: due and waiting for a worker, first in first out.
+	// Elsewhere: available, enqueued, waiting.
+	StateReady JobState = "ready"
+	// StateUnack: claimed by a worker under a lease; invisible to other
+	// workers until the lease deadline passes. Elsewhere: running, active.
+	StateUnack JobState = "unack"
+	// StateRetry: failed, waiting for its backoff to pass, sorted by due
+	// time. Elsewhere: retryable.
+	StateRetry JobState = "retry"
+	// StateGarbage: dead (retries used up, permanent failure, cancelled,
+	// undecodable or of an unknown kind), kept for inspection until
+	// collected. Elsewhere: dead, archived, discarded.
+	StateGarbage JobState = "garbage"
+	// StateDone: completed and kept for its retention; only jobs enqueued
+	// or queued with a retention ever reach it. Elsewhere: completed.
+	StateDone JobState = "done"
+)
+
+// States lists every state in lifecycle order. Callers must not modify it.
+var States = []JobState{StatePending, StateReady, StateUnack, StateRetry, StateGarbage, StateDone}
+
+// Valid reports whether s is one of the States.
+func (s JobState) Valid() bool {
+	switch s {
+	case StatePending, StateReady, StateUnack, StateRetry, StateGarbage, StateDone:
+		return true
+	}
+	return false
+}
+
+// ParseState returns the state named s, or an error wrapping
+// ErrInvalidState.
+func ParseState(s string) (JobState, error) {
+	if st := JobState(s); st.Valid() {
+		return st, nil
+	}
+	return "", fmt.Errorf("%w: %q (want one of pending, ready, unack, retry, garbage, done)", ErrInvalidState, s)
+}

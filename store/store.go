@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the engine's interface: what hopper's Client, Worker and
+// Scheduler need to run jobs. It is non-generic: job arguments cross it as
+// encoded bytes. See the package documentation for the rules every method
+// keeps.
+type Store interface {
+	// Enqueue adds jobs: to pending when due in the future, to ready
+	// otherwise. A job whose ID or unique key is already held is not
+	// added; its result says Duplicate and names the holder. A periodic
+	// job whose tick is not newer than the last recorded tick of its
+	// schedule is skipped the same way. Jobs that fail ValidateJobs fail
+	// the call before anything is written. The returned error is for the
+	// call as a whole (connection lost, out of memory); see
+	// EnqueueResult.Err for a job whose queue alone failed.
+	Enqueue(ctx context.Context, jobs []*NewJob) ([]EnqueueResult, error)
+
+	// Claim moves up to req.Max due jobs from ready to unack in FIFO
+	// order, each with a lease of req.Lease, a new token and its attempt
+	// counted. It claims nothing from a paused queue and respects the
+	// queue's global concurrency and rate limits; when a limit held it
+	// back, the result's RetryIn says when trying again may succeed. A
+	// request that fails ClaimRequest.Validate fails the call.
+	Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
+
+	// Finish ends claimed attempts: ack (delete, or keep as done for a
+	// retention), retry after a delay, move to garbage, snooze back to
+	// pending, release back to ready, or cancel. A job flagged by Cancel
+	// is finished with Outcome.OnCancelled. It returns one error per
+	// request: nil; ErrLeaseLost when the token is no longer current;
+	// ErrJobNotFound; the error of FinishRequest.Validate; or a store
+	// error when the job's queue could not be reached (the request may or
+	// may not have been applied, and sending it again is safe). The
+	// returned error is for the call as a whole.
+	Finish(ctx context.Context, reqs []FinishRequest) ([]error, error)
+
+	// Extend pushes the lease deadline of running jobs to now+lease. One
+	// status per ref: whether the lease is still held, whether someone
+	// asked for the job to be cancelled, or an error for that ref alone.
+	// A lease below MinLease fails the call with ErrInvalidConfig.
+	Extend(ctx context.Context, refs []LeaseRef, lease time.Duration) ([]LeaseStatus, error)
+
+	// WaitReady blocks until a job may have become ready in one of queues,
+	// until timeout passes, or until ctx is done. It returns nil in all
+	// three cases but a store failure; wakeups may be spurious, so callers
+	// claim and wait again. It lets an idle worker sleep without polling.
+	WaitReady(ctx context.Context, queues []string, timeout time.Duration) error
+
+	// Maintain runs the scheduler's duties on one queue: promote due
+	// pending and retry jobs to ready, reclaim unack jobs whose lease
+	// expired (to retry, or to garbage when attempts are used up or the
+	// job was cancelled), collect done jobs past their retention and
+	// garbage past opts' age and count limits. Each is bounded by
+	// opts.Batch; the result tells how long until the next job falls due.
+	Maintain(ctx context.Context, queue string, opts MaintainOptions) (MaintainResult, error)
+
+	// WaitSchedule blocks until the next due time in one of queues may
+	// have moved earlier (a delayed job enqueued, a job sent to retry),
+	// until timeout passes, or until ctx is done. Wakeups may be spurious.
+	WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) error
+
+	// Queues lists every queue the store has seen, sorted by name.
+	Queues(ctx context.Context) ([]string, error)
+
+	// Heartbeat records a live worker process; the record expires after
+	// ttl unless renewed.
+	Heartbeat(ctx context.Context, w WorkerInfo, ttl time.Duration) error
+
+	// RemoveWorker deletes a worker's record (on graceful shutdown).
+	RemoveWorker(ctx context.Context, id string) error
+
+	// RegisterSchedules records periodic schedules for inspection.
+	// Registering again replaces the record.
+	RegisterSchedules(ctx context.Context, s []ScheduleInfo) error
+
+	// Schedules lists the registered periodic schedules with the last tick
+	// each one enqueued, sorted by name, then queue.
+	Schedules(ctx context.Context) ([]ScheduleInfo, error)
+}

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// ValidateQueue returns nil for a valid queue name: 1 to MaxQueueNameLen
+// bytes of ASCII letters, digits, '_', '.' and '-'. Otherwise it returns an
+// error wrapping ErrInvalidQueue that says what is wrong.
+func ValidateQueue(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidQueue)
+	}
+	if len(name) > MaxQueueNameLen {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrInvalidQueue, len(name), MaxQueueNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
+			continue
+		}
+		return fmt.Errorf("%w: %q has %q at byte %d (allowed: letters, digits, '_', '.', '-')", ErrInvalidQueue, name, name[i:i+1], i)
+	}
+	return nil
+}
+
+// ValidateID returns nil for a valid job ID (1 to MaxIDLen bytes of
+// printable ASCII, no spaces), or an error wrapping ErrInvalidJob.
+func ValidateID(id string) error {
+	if id == "" || len(id) > MaxIDLen {
+		return fmt.Errorf("%w: ID must be 1 to %d bytes, got %d", ErrInvalidJob, MaxIDLen, len(id))
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("%w: ID %q has %q at byte %d (allowed: printable ASCII, no spaces)", ErrInvalidJob, id, id[i:i+1], i)
+		}
+	}
+	return nil
+}
+
+// ValidateKind returns nil for a valid kind (1 to MaxKindLen bytes of UTF-8
+// without control characters), or an error wrapping ErrInvalidJob.
+func ValidateKind(kind string) error {
+	if kind == "" || len(kind) > MaxKindLen || !utf8.ValidString(kind) || hasControl(kind) {
+		return fmt.Errorf("%w: Kind %q must be 1 to %d bytes of UTF-8 without control characters", ErrInvalidJob, kind, MaxKindLen)
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateQueues returns the error of the first invalid name in queues.
+func ValidateQueues(queues []string) error {
+	for _, q := range queues {
+		if err := ValidateQueue(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

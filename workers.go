@@ -1,0 +1,15 @@
+package hopper
+
+import "github.com/hopperq/hopper/store"
+
+// WorkerInfo describes a live worker process as Inspector.Workers lists it:
+// its ID, host, PID, queues, pool size, start and heartbeat times and the
+// jobs it runs.
+type WorkerInfo = store.WorkerInfo
+
+// RunningJob is a job a worker process is running.
+type RunningJob = store.RunningJob
+
+// ScheduleInfo describes a periodic schedule as Inspector.Schedules lists
+// it: its name, spec, queue, kind, next tick and the last tick enqueued.
+type ScheduleInfo = store.ScheduleInfo
