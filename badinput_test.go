@@ -338,9 +338,9 @@ func TestBadInputQueueNames(t *testing.T) {
 				if _, err := hopper.NewInspector(st).GetJob(ctx, q, "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("GetJob in %q: %v, want ErrInvalidQueue", q, err)
 				}
-				w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: quietLogger()})
-				if err := w.Run(ctx); !errors.Is(err, hopper.ErrInvalidConfig) || !errors.Is(err, hopper.ErrInvalidQueue) {
-					t.Errorf("Worker.Run on queue %q: %v, want ErrInvalidConfig wrapping ErrInvalidQueue", q, err)
+				cfg := &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: quietLogger()}
+				if err := panicOf(func() { hopper.NewWorker(st, cfg) }); !errors.Is(err, hopper.ErrInvalidConfig) || !errors.Is(err, hopper.ErrInvalidQueue) {
+					t.Errorf("NewWorker on queue %q panicked with %v, want ErrInvalidConfig wrapping ErrInvalidQueue", q, err)
 				}
 			})
 		}

@@ -31,6 +31,39 @@ type ClientConfig struct {
 	MaxArgsBytes int
 }
 
+// Validate reports whether c is a valid configuration: nil, or an error
+// wrapping ErrInvalidConfig that names the field. NewClient panics with the
+// same error; call Validate first when the values come from outside the
+// program.
+func (c ClientConfig) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+// withDefaults returns c with its defaults applied, or the error of the
+// first invalid field.
+func (c ClientConfig) withDefaults() (ClientConfig, error) {
+	if c.Queue == "" {
+		c.Queue = DefaultQueue
+	}
+	if err := ValidateQueue(c.Queue); err != nil {
+		return c, fmt.Errorf("%w: ClientConfig.Queue: %w", ErrInvalidConfig, err)
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.MaxRetries > MaxRetriesLimit {
+		return c, fmt.Errorf("%w: ClientConfig.MaxRetries %d is above %d", ErrInvalidConfig, c.MaxRetries, MaxRetriesLimit)
+	}
+	if c.MaxArgsBytes == 0 {
+		c.MaxArgsBytes = DefaultMaxArgsBytes
+	}
+	return c, nil
+}
+
 // Client enqueues jobs into a Store. It is safe for concurrent use; create
 // one per Store and share it.
 type Client struct {
@@ -49,28 +82,15 @@ func NewClient(st Store, cfg *ClientConfig) *Client {
 	if st == nil {
 		panic("hopper: NewClient with a nil Store")
 	}
-	c := &Client{st: st}
+	var c0 ClientConfig
 	if cfg != nil {
-		c.cfg = *cfg
+		c0 = *cfg
 	}
-	if c.cfg.Queue == "" {
-		c.cfg.Queue = DefaultQueue
+	resolved, err := c0.withDefaults()
+	if err != nil {
+		panic(err)
 	}
-	if err := ValidateQueue(c.cfg.Queue); err != nil {
-		panic(fmt.Sprintf("hopper: ClientConfig.Queue: %v", err))
-	}
-	switch {
-	case c.cfg.MaxRetries == 0:
-		c.cfg.MaxRetries = DefaultMaxRetries
-	case c.cfg.MaxRetries < 0:
-		c.cfg.MaxRetries = 0
-	}
-	if c.cfg.MaxRetries > MaxRetriesLimit {
-		panic(fmt.Sprintf("hopper: ClientConfig.MaxRetries %d is above %d", c.cfg.MaxRetries, MaxRetriesLimit))
-	}
-	if c.cfg.MaxArgsBytes == 0 {
-		c.cfg.MaxArgsBytes = DefaultMaxArgsBytes
-	}
+	c := &Client{st: st, cfg: resolved}
 	f := EnqueueFunc(st.Enqueue)
 	c.enqueue.Store(&f)
 	return c

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/engine"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -45,7 +46,7 @@ var (
 	// ErrShutdown is the cause of an attempt's context when the worker
 	// shuts down and the attempt did not finish within ShutdownTimeout.
 	// The job is handed back (OutcomeRelease), not counted as a failure.
-	ErrShutdown = errors.New("hopper: worker shutting down")
+	ErrShutdown = engine.ErrShutdown
 	// ErrNotSupported: the store does not implement what was asked (an
 	// Inspector on a store without store.Admin).
 	ErrNotSupported = errors.New("hopper: not supported by this store")

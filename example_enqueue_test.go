@@ -18,7 +18,7 @@ func (SendEmail) Kind() string { return "send_email" }
 
 func ExampleEnqueue() {
 	ctx := context.Background()
-	client := hopper.NewClient(memstore.New(), nil)
+	client := hopper.NewClient(memstore.New(nil), nil)
 
 	now, _ := hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com"}, nil)
 	later, _ := hopper.Enqueue(ctx, client, SendEmail{To: "b@example.com"}, &hopper.EnqueueOpts{
@@ -40,7 +40,7 @@ func ExampleEnqueue() {
 
 func ExampleEnqueueMany() {
 	ctx := context.Background()
-	client := hopper.NewClient(memstore.New(), nil)
+	client := hopper.NewClient(memstore.New(nil), nil)
 
 	emails := []SendEmail{{To: "a@example.com"}, {To: "b@example.com"}, {To: "c@example.com"}}
 	infos, err := hopper.EnqueueMany(ctx, client, emails, &hopper.EnqueueOpts{Queue: "mail"})
@@ -53,7 +53,7 @@ func ExampleEnqueueMany() {
 
 func ExampleUniqueOpts() {
 	ctx := context.Background()
-	client := hopper.NewClient(memstore.New(), nil)
+	client := hopper.NewClient(memstore.New(nil), nil)
 
 	// Unique by kind and args while the first job waits or runs.
 	opts := &hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{}}

@@ -18,7 +18,7 @@ func (Resize) Kind() string { return "resize" }
 func ExampleRecordResult() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	w := hopper.NewWorker(store, nil)
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Resize]) error {
@@ -37,7 +37,7 @@ func ExampleRecordResult() {
 func Example_cancel() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	w := hopper.NewWorker(store, nil)
 	started := make(chan struct{})
@@ -82,7 +82,7 @@ func ExampleWorkerConfig() {
 // many start per period, keep finished jobs for a while.
 func ExampleQueueConfig() {
 	ctx := context.Background()
-	store := memstore.New()
+	store := memstore.New(nil)
 	err := hopper.NewInspector(store).SetQueueConfig(ctx, "emails", hopper.QueueConfig{
 		MaxRunning: 3,              // across all workers
 		RateLimit:  50,             // jobs started...

@@ -18,7 +18,7 @@ func (CleanupSessions) Kind() string { return "cleanup_sessions" }
 func ExamplePeriodicJob() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 
 	nightly, err := hopper.ParseSchedule("CRON_TZ=Europe/Paris 0 3 * * *")
 	if err != nil {

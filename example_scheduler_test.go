@@ -14,7 +14,7 @@ import (
 func ExampleNewScheduler() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 
 	info, _ := hopper.Enqueue(ctx, client, SendEmail{}, &hopper.EnqueueOpts{Delay: 20 * time.Millisecond})

@@ -12,7 +12,7 @@ import (
 
 func ExampleHandle() {
 	ctx, cancel := context.WithCancel(context.Background())
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{Queues: map[string]int{"mail": 1}, Concurrency: 4})
@@ -37,7 +37,7 @@ func ExampleHandle() {
 func ExamplePermanent() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	w := hopper.NewWorker(store, nil)
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendEmail]) error {
@@ -55,7 +55,7 @@ func ExamplePermanent() {
 func ExampleSnooze() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	w := hopper.NewWorker(store, nil)
 	runs := 0
@@ -80,7 +80,7 @@ func ExampleSnooze() {
 func ExampleWorker_Use() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	w := hopper.NewWorker(store, nil)
 	done := make(chan struct{})

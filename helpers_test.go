@@ -3,6 +3,7 @@ package hopper_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -97,7 +98,7 @@ func getJob(t *testing.T, s hopper.Store, queue, id string) *hopper.JobRecord {
 	return rec
 }
 
-func newStore() *memstore.Store { return memstore.New() }
+func newStore() *memstore.Store { return memstore.New(nil) }
 
 // testLogger shows worker logs when HOPPER_TEST_LOG is set.
 func testLogger() *slog.Logger {
@@ -105,4 +106,20 @@ func testLogger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return quietLogger()
+}
+
+// panicOf runs f and returns the error it panicked with: nil when it did
+// not panic, an error saying so when it panicked with something else.
+func panicOf(f func()) (err error) {
+	defer func() {
+		switch v := recover().(type) {
+		case nil:
+		case error:
+			err = v
+		default:
+			err = fmt.Errorf("panicked with %T %v, not an error", v, v)
+		}
+	}()
+	f()
+	return nil
 }

@@ -1,8 +1,10 @@
 package hopper
 
 import (
+	"context"
 	"errors"
 
+	"github.com/hopperq/hopper/internal/engine"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -34,26 +36,47 @@ const (
 	OutcomeLeaseLost = store.OutcomeLeaseLost
 )
 
-// OutcomeOf returns what the worker does with a job whose handler returned
-// err: OutcomeAck for nil, OutcomeSnooze for Snooze, OutcomeGarbage for
-// Permanent or when the job has used its last attempt, OutcomeRetry
-// otherwise. Middleware use it to report the outcome; the worker itself also
-// turns attempts interrupted by a shutdown into OutcomeRelease and cancelled
-// jobs into OutcomeCancel.
-func OutcomeOf(job *JobRecord, err error) Outcome {
+// AttemptOutcome returns how the attempt of job running in ctx ends when
+// its handler returns err, exactly as the worker will report it to the
+// store: the table above. Middleware call it after the next handler
+// returned, to log, trace or count the outcome; the worker decides from the
+// same state, so they agree. Outside a worker's attempt (a test calling a
+// handler directly, say) it reads the context's cause (ErrShutdown,
+// ErrCancelled, ErrLeaseLost) and then the table.
+func AttemptOutcome(ctx context.Context, job *JobRecord, err error) Outcome {
+	if o, ok := engine.AttemptOutcome(ctx, job, err); ok {
+		return o
+	}
+	if err != nil {
+		switch cause := context.Cause(ctx); {
+		case cause == nil:
+		case errors.Is(cause, ErrShutdown):
+			return OutcomeRelease
+		case errors.Is(cause, ErrCancelled):
+			return OutcomeCancel
+		case errors.Is(cause, ErrLeaseLost):
+			return OutcomeLeaseLost
+		}
+	}
+	return engine.OutcomeOf(job, err, classify(err))
+}
+
+// classify reads what a handler's error asks for from hopper's error types.
+func classify(err error) engine.Verdict {
+	var v engine.Verdict
 	if err == nil {
-		return OutcomeAck
+		return v
 	}
 	var snooze *SnoozeError
 	if errors.As(err, &snooze) {
-		return OutcomeSnooze
+		v.Snooze, v.Delay = true, snooze.Delay
 	}
-	if errors.Is(err, ErrCancelled) {
-		return OutcomeCancel
-	}
+	v.Cancelled = errors.Is(err, ErrCancelled)
 	var perm *PermanentError
-	if errors.As(err, &perm) || job.Attempt > job.MaxRetries {
-		return OutcomeGarbage
+	v.Permanent = errors.As(err, &perm)
+	var p *PanicError
+	if errors.As(err, &p) {
+		v.Stack = string(p.Stack)
 	}
-	return OutcomeRetry
+	return v
 }

@@ -189,14 +189,16 @@ func TestPeriodicConfigErrors(t *testing.T) {
 		"bad in opts?": {{Name: "y", Schedule: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.EnqueueOpts{ID: "fixed"}}},
 	}
 	for name, jobs := range cases {
-		err := hopper.NewScheduler(s, &hopper.SchedulerConfig{Periodic: jobs}).Run(t.Context())
-		if !errors.Is(err, hopper.ErrInvalidConfig) {
-			t.Errorf("%s: Scheduler.Run = %v, want ErrInvalidConfig", name, err)
+		sc := &hopper.SchedulerConfig{Periodic: jobs}
+		if err := panicOf(func() { hopper.NewScheduler(s, sc) }); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("%s: NewScheduler panicked with %v, want ErrInvalidConfig", name, err)
 		}
-		w := hopper.NewWorker(s, &hopper.WorkerConfig{Scheduler: &hopper.SchedulerConfig{Periodic: jobs}})
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error { return nil })
-		if err := w.Run(t.Context()); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "Periodic") {
-			t.Errorf("%s: Worker.Run = %v, want ErrInvalidConfig naming the periodic job", name, err)
+		wc := &hopper.WorkerConfig{Scheduler: sc}
+		if err := wc.Validate(); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "Periodic") {
+			t.Errorf("%s: WorkerConfig.Validate = %v, want ErrInvalidConfig naming the periodic job", name, err)
+		}
+		if err := panicOf(func() { hopper.NewWorker(s, wc) }); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("%s: NewWorker panicked with %v, want ErrInvalidConfig", name, err)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func (s *maintainFails) WaitSchedule(ctx context.Context, qs []string, d time.Du
 func TestSchedulerBacksOffWhileMaintainFails(t *testing.T) {
 	ctx := t.Context()
 	var offset atomic.Int64
-	mem := memstore.New(memstore.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }))
+	mem := memstore.New(&memstore.Options{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	s := &maintainFails{Store: mem}
 	if _, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), Echo{}, &hopper.EnqueueOpts{Delay: time.Minute}); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ type storeKind struct {
 func storeKinds() []storeKind {
 	return []storeKind{
 		{"memstore", func(t testing.TB) func() hopper.Store {
-			s := memstore.New()
+			s := memstore.New(nil)
 			return func() hopper.Store { return s }
 		}},
 		{"redis", func(t testing.TB) func() hopper.Store {

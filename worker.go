@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
 	"sync"
+
+	"github.com/hopperq/hopper/internal/engine"
 )
 
 // Worker runs jobs from a Store: it claims ready jobs from its queues,
@@ -26,16 +31,18 @@ type Worker struct {
 	running  bool
 }
 
-// NewWorker returns a Worker on store. A nil cfg means defaults; an invalid
-// field is reported by Run with an error wrapping ErrInvalidConfig. It
-// panics if store is nil.
-func NewWorker(store Store, cfg *WorkerConfig) *Worker {
-	if store == nil {
+// NewWorker returns a Worker on st. A nil cfg means defaults. It panics if
+// st is nil or cfg is invalid (with the error of WorkerConfig.Validate).
+func NewWorker(st Store, cfg *WorkerConfig) *Worker {
+	if st == nil {
 		panic("hopper: NewWorker with a nil Store")
 	}
-	w := &Worker{st: store, handlers: map[string]Handler{}}
+	w := &Worker{st: st, handlers: map[string]Handler{}}
 	if cfg != nil {
 		w.cfg = *cfg
+	}
+	if err := w.cfg.Validate(); err != nil {
+		panic(err)
 	}
 	return w
 }
@@ -97,13 +104,13 @@ func kindOf(a Args) (kind string) {
 // Run works until ctx is done, then shuts down gracefully: it stops
 // claiming, lets running jobs finish for up to ShutdownTimeout, then cancels
 // the rest and hands their leases back so they are redelivered at once. It
-// returns nil after a shutdown, or an error for an invalid config or a
-// second concurrent Run. Store errors do not stop it: they are logged and
-// retried with backoff.
+// returns nil after a shutdown, or an error when no handler is registered
+// or Run is called again while it runs. Store errors do not stop it: they
+// are logged and retried with backoff.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {
-		return err
+		return err // cannot happen: NewWorker checked it
 	}
 	w.mu.Lock()
 	if w.running {
@@ -115,12 +122,62 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("%w: no handlers registered (use hopper.Handle)", ErrInvalidConfig)
 	}
 	w.running = true
-	r := newWorkerRun(w.st, cfg, w.handlers, w.mws)
+	h := w.chain(cfg.Recover)
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
 		w.running = false
 		w.mu.Unlock()
 	}()
-	return r.run(ctx)
+	var sched sync.WaitGroup
+	if !cfg.DisableScheduler {
+		sc := w.schedulerConfig(cfg)
+		sched.Go(func() { _ = NewScheduler(w.st, &sc).Run(ctx) })
+	}
+	err = engine.Run(ctx, w.st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
+	sched.Wait()
+	return err
+}
+
+// chain builds the handler an attempt runs: the middleware, then rec (the
+// panic guard, recoverHandler unless WorkerConfig.Recover replaces it), then
+// the handler of the job's kind. w.mu must be held.
+func (w *Worker) chain(rec Middleware) Handler {
+	handlers := maps.Clone(w.handlers)
+	log := w.cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	route := HandlerFunc(func(ctx context.Context, rec *JobRecord) error {
+		defer engine.MarkReturned(ctx)
+		h := handlers[rec.Kind]
+		if h == nil {
+			log.Warn("hopper: no handler for kind; job sent to garbage",
+				slog.String("kind", rec.Kind), slog.String("queue", rec.Queue), slog.String("id", rec.ID))
+			return Permanent(fmt.Errorf("%w %q (queue %q)", ErrUnknownKind, rec.Kind, rec.Queue))
+		}
+		return h.Handle(ctx, rec)
+	})
+	if rec == nil {
+		rec = recoverHandler
+	}
+	h := rec(route)
+	for i := len(w.mws) - 1; i >= 0; i-- {
+		h = w.mws[i](h)
+	}
+	return h
+}
+
+// schedulerConfig is the configuration of the scheduler a worker runs for
+// its own queues.
+func (w *Worker) schedulerConfig(cfg WorkerConfig) SchedulerConfig {
+	var sc SchedulerConfig
+	if cfg.Scheduler != nil {
+		sc = *cfg.Scheduler
+	}
+	sc.Queues = slices.Sorted(maps.Keys(cfg.Queues))
+	if sc.Logger == nil {
+		sc.Logger = cfg.Logger
+	}
+	return sc
 }

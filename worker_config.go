@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"time"
+
+	"github.com/hopperq/hopper/internal/engine"
 )
 
 // WorkerConfig configures a Worker. A nil config, and every zero field, means
@@ -85,6 +87,15 @@ type WorkerConfig struct {
 	// other process must run one (NewScheduler) or delayed and retried jobs
 	// never become ready and expired leases are never reclaimed.
 	DisableScheduler bool
+}
+
+// Validate reports whether c is a valid configuration: nil, or an error
+// wrapping ErrInvalidConfig that names the first invalid field. NewWorker
+// panics with the same error; call Validate first when the values come from
+// outside the program (flags, environment, a file).
+func (c WorkerConfig) Validate() error {
+	_, err := c.withDefaults()
+	return err
 }
 
 // withDefaults returns a copy of c with defaults applied, or an error
@@ -173,17 +184,31 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 	return c, nil
 }
 
-// timeoutFor is the attempt deadline of a job: its own Timeout, else its
-// kind's, else JobTimeout; zero means none.
-func (c *WorkerConfig) timeoutFor(rec *JobRecord) time.Duration {
-	if rec.Timeout > 0 {
-		return rec.Timeout
+// engine returns the engine's view of a config with its defaults applied.
+func (c WorkerConfig) engine() engine.Config {
+	qs := make([]engine.Queue, 0, len(c.Queues))
+	for q, w := range c.Queues {
+		qs = append(qs, engine.Queue{Name: q, Weight: w, Cap: c.QueueConcurrency[q]})
 	}
-	if d, ok := c.KindTimeouts[rec.Kind]; ok {
-		return d
+	return engine.Config{
+		Queues:            qs,
+		StrictPriority:    c.StrictPriority,
+		Concurrency:       c.Concurrency,
+		ClaimBatch:        c.ClaimBatch,
+		Prefetch:          c.Prefetch,
+		Lease:             c.Lease,
+		RenewEvery:        min(c.Lease/3, 500*time.Millisecond),
+		IdleWait:          5 * time.Second,
+		JobTimeout:        c.JobTimeout,
+		KindTimeouts:      maps.Clone(c.KindTimeouts),
+		AbandonAfter:      c.AbandonAfter,
+		ShutdownTimeout:   c.ShutdownTimeout,
+		HeartbeatInterval: c.HeartbeatInterval,
+		Backoff:           c.Backoff,
+		Classify:          classify,
+		Recovered:         func(v any, stack []byte) error { return &PanicError{Value: v, Stack: stack} },
+		Logger:            c.Logger,
+		ID:                c.ID,
+		Weights:           maps.Clone(c.Queues),
 	}
-	if c.JobTimeout > 0 {
-		return c.JobTimeout
-	}
-	return 0
 }

@@ -503,10 +503,11 @@ func TestWorkerConfigErrors(t *testing.T) {
 		"cap on other queue": {Queues: map[string]int{"a": 1}, QueueConcurrency: map[string]int{"b": 1}},
 	}
 	for name, cfg := range cases {
-		w := hopper.NewWorker(s, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return nil })
-		if err := w.Run(t.Context()); !errors.Is(err, hopper.ErrInvalidConfig) {
-			t.Errorf("%s: Run returned %v, want ErrInvalidConfig", name, err)
+		if err := cfg.Validate(); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("%s: Validate returned %v, want ErrInvalidConfig", name, err)
+		}
+		if err := panicOf(func() { hopper.NewWorker(s, cfg) }); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("%s: NewWorker panicked with %v, want an error wrapping ErrInvalidConfig", name, err)
 		}
 	}
 	w := hopper.NewWorker(s, nil)

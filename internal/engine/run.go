@@ -1,4 +1,4 @@
-package hopper
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,19 +15,27 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// workerRun is the state of one Worker.Run.
+// Run works on cfg's queues of st until ctx is done, running each job
+// through h, then shuts down gracefully: it stops claiming, lets running
+// jobs finish for up to ShutdownTimeout, then cancels the rest and hands
+// their leases back so they are redelivered at once. Store errors do not
+// stop it: they are logged and retried with backoff. It returns nil.
+func Run(ctx context.Context, st store.Store, cfg Config, h Handler) error {
+	return newWorker(st, cfg, h).run(ctx)
+}
+
+// worker is the state of one Run.
 //
 // The fetch loop claims jobs into a buffered channel, up to Concurrency
 // running plus Prefetch waiting; a fixed pool of Concurrency executor
 // goroutines (an errgroup) takes them from it. An executor whose handler is
 // abandoned (it ignored its context) is replaced, so the pool keeps its
 // size.
-type workerRun struct {
-	st       Store
-	cfg      WorkerConfig
-	log      *slog.Logger
-	handlers map[string]Handler
-	handler  Handler // middleware chain around route
+type worker struct {
+	st      store.Store
+	cfg     Config
+	log     *slog.Logger
+	handler Handler // the chain: middleware, recover, the kind's handler
 
 	queues  []string // claim candidates, sorted by name
 	weights []int    // weight of queues[i]
@@ -54,30 +63,25 @@ type workerRun struct {
 	host    string
 }
 
-func newWorkerRun(st Store, cfg WorkerConfig, handlers map[string]Handler, mws []Middleware) *workerRun {
-	r := &workerRun{
-		st:       st,
-		cfg:      cfg,
-		log:      cfg.Logger,
-		handlers: maps.Clone(handlers),
-		jobs:     make(chan *attempt, cfg.Concurrency+cfg.Prefetch),
-		freed:    make(chan struct{}, 1),
-		active:   map[*attempt]struct{}{},
-		started:  time.Now(),
+func newWorker(st store.Store, cfg Config, h Handler) *worker {
+	r := &worker{
+		st:      st,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		handler: h,
+		jobs:    make(chan *attempt, cfg.Concurrency+cfg.Prefetch),
+		freed:   make(chan struct{}, 1),
+		active:  map[*attempt]struct{}{},
+		started: time.Now(),
 	}
 	r.host, _ = os.Hostname()
-	rec := cfg.Recover
-	if rec == nil {
-		rec = recoverHandler
-	}
-	r.handler = chain(rec(HandlerFunc(r.route)), slices.Clone(mws))
-	r.queues = slices.Sorted(maps.Keys(cfg.Queues))
-	r.weights = make([]int, len(r.queues))
-	r.qcap = make([]int, len(r.queues))
-	r.qheld = make([]atomic.Int32, len(r.queues))
-	for i, q := range r.queues {
-		r.weights[i] = cfg.Queues[q]
-		r.qcap[i] = cfg.QueueConcurrency[q]
+	qs := slices.SortedFunc(slices.Values(cfg.Queues), func(a, b Queue) int { return strings.Compare(a.Name, b.Name) })
+	r.queues = make([]string, len(qs))
+	r.weights = make([]int, len(qs))
+	r.qcap = make([]int, len(qs))
+	r.qheld = make([]atomic.Int32, len(qs))
+	for i, q := range qs {
+		r.queues[i], r.weights[i], r.qcap[i] = q.Name, q.Weight, q.Cap
 	}
 	// Room for one replacement per executor whose handler was abandoned.
 	r.pool.SetLimit(2 * cfg.Concurrency)
@@ -85,7 +89,7 @@ func newWorkerRun(st Store, cfg WorkerConfig, handlers map[string]Handler, mws [
 	return r
 }
 
-func (r *workerRun) run(ctx context.Context) error {
+func (r *worker) run(ctx context.Context) error {
 	r.jobBase = context.WithoutCancel(ctx)
 
 	var bg sync.WaitGroup
@@ -93,17 +97,6 @@ func (r *workerRun) run(ctx context.Context) error {
 	bg.Go(r.fin.loop)
 	bg.Go(func() { r.leaseLoop(bgCtx) })
 	bg.Go(func() { r.heartbeatLoop(bgCtx) })
-	if !r.cfg.DisableScheduler {
-		var sc SchedulerConfig
-		if r.cfg.Scheduler != nil {
-			sc = *r.cfg.Scheduler
-		}
-		sc.Queues = r.queues
-		if sc.Logger == nil {
-			sc.Logger = r.log
-		}
-		bg.Go(func() { _ = NewScheduler(r.st, &sc).Run(ctx) })
-	}
 	for range r.cfg.Concurrency {
 		r.pool.Go(r.executor)
 	}
@@ -125,7 +118,7 @@ func (r *workerRun) run(ctx context.Context) error {
 }
 
 // releaseWaiting hands back the leases of claimed jobs no executor started.
-func (r *workerRun) releaseWaiting() {
+func (r *worker) releaseWaiting() {
 	for {
 		select {
 		case a := <-r.jobs:
@@ -138,16 +131,16 @@ func (r *workerRun) releaseWaiting() {
 
 // release hands an attempt that will not run (or did not finish) back to
 // the st: ready again at once, the attempt not counted.
-func (r *workerRun) release(a *attempt) {
+func (r *worker) release(a *attempt) {
 	if !a.abandon() {
 		return
 	}
-	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: OutcomeRelease})
+	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: store.OutcomeRelease})
 	r.decided(a) // after the add: see exec
 }
 
 // decided accounts for an attempt whose outcome was just decided.
-func (r *workerRun) decided(a *attempt) {
+func (r *worker) decided(a *attempt) {
 	r.held.Add(-1)
 	r.qheld[a.qi].Add(-1)
 	r.signalFreed()
@@ -155,7 +148,7 @@ func (r *workerRun) decided(a *attempt) {
 
 // shutdown waits for running attempts up to ShutdownTimeout, then cancels
 // them and hands back the leases of those that did not return in a second.
-func (r *workerRun) shutdown() {
+func (r *worker) shutdown() {
 	deadline := time.NewTimer(r.cfg.ShutdownTimeout)
 	defer deadline.Stop()
 	if r.waitIdle(deadline.C) {
@@ -181,7 +174,7 @@ func (r *workerRun) shutdown() {
 }
 
 // waitIdle waits until no attempt is undecided or timeout fires.
-func (r *workerRun) waitIdle(timeout <-chan time.Time) bool {
+func (r *worker) waitIdle(timeout <-chan time.Time) bool {
 	for r.held.Load() > 0 {
 		select {
 		case <-r.freed:
@@ -194,13 +187,13 @@ func (r *workerRun) waitIdle(timeout <-chan time.Time) bool {
 
 // snapshot returns the attempts the worker holds, including those waiting
 // for an executor and those whose finish is not yet confirmed by the store.
-func (r *workerRun) snapshot() []*attempt {
+func (r *worker) snapshot() []*attempt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Collect(maps.Keys(r.active))
 }
 
-func (r *workerRun) forget(a *attempt) {
+func (r *worker) forget(a *attempt) {
 	r.mu.Lock()
 	delete(r.active, a)
 	r.mu.Unlock()
@@ -208,7 +201,7 @@ func (r *workerRun) forget(a *attempt) {
 
 // signalFreed wakes the fetch loop (or shutdown) after an attempt was
 // decided or an executor freed.
-func (r *workerRun) signalFreed() {
+func (r *worker) signalFreed() {
 	select {
 	case r.freed <- struct{}{}:
 	default:

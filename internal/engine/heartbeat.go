@@ -1,4 +1,4 @@
-package hopper
+package engine
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"os"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // maxRunningReported caps the running jobs listed in one heartbeat.
@@ -13,7 +15,7 @@ const maxRunningReported = 1000
 
 // heartbeatLoop records the worker in the store's registry until ctx is
 // done, then removes it.
-func (r *workerRun) heartbeatLoop(ctx context.Context) {
+func (r *worker) heartbeatLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
@@ -31,12 +33,12 @@ func (r *workerRun) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-func (r *workerRun) heartbeat(ctx context.Context) {
-	info := WorkerInfo{
+func (r *worker) heartbeat(ctx context.Context) {
+	info := store.WorkerInfo{
 		ID:          r.cfg.ID,
 		Host:        r.host,
 		PID:         os.Getpid(),
-		Queues:      maps.Clone(r.cfg.Queues),
+		Queues:      maps.Clone(r.cfg.Weights),
 		Concurrency: r.cfg.Concurrency,
 		StartedAt:   r.started,
 	}
@@ -45,7 +47,7 @@ func (r *workerRun) heartbeat(ctx context.Context) {
 			break
 		}
 		if started := a.startedAt(); !started.IsZero() && a.state.Load() == attemptRunning {
-			info.Running = append(info.Running, RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: started})
+			info.Running = append(info.Running, store.RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: started})
 		}
 	}
 	if err := r.st.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval); err != nil && ctx.Err() == nil {

@@ -1,4 +1,4 @@
-package hopper
+package engine
 
 import (
 	"context"
@@ -24,7 +24,7 @@ var finalFlushTimeout = 5 * time.Second
 // collects the ones that arrive, so a lone job is never delayed and a busy
 // worker makes one call per batch.
 type finisher struct {
-	r  *workerRun
+	r  *worker
 	ch chan finishItem
 
 	mu     sync.RWMutex // add holds it shared; close exclusively
@@ -51,7 +51,7 @@ type finishItem struct {
 	req *store.FinishRequest
 }
 
-func newFinisher(r *workerRun) *finisher {
+func newFinisher(r *worker) *finisher {
 	return &finisher{r: r, ch: make(chan finishItem, 2*r.cfg.Concurrency), done: make(chan struct{})}
 }
 
@@ -147,9 +147,9 @@ func (f *finisher) report(it finishItem, err error) {
 	}
 	level, msg := slog.LevelWarn, "hopper: store refused a job outcome"
 	switch {
-	case errors.Is(err, ErrLeaseLost):
+	case errors.Is(err, store.ErrLeaseLost):
 		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
-	case it.req.Outcome == OutcomeAck && errors.Is(err, ErrJobNotFound):
+	case it.req.Outcome == store.OutcomeAck && errors.Is(err, store.ErrJobNotFound):
 		// Most often a retried ack whose first try was applied (its reply
 		// was lost with the connection), else a job deleted while it ran:
 		// either way it is gone, as an ack wants.

@@ -1,4 +1,4 @@
-package hopper
+package engine
 
 import (
 	"context"
@@ -10,17 +10,12 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// idleWait bounds one wait for ready jobs. The store wakes the worker as soon
-// as a job becomes ready; this only limits how long a lost signal can delay
-// one.
-const idleWait = 5 * time.Second
-
 // fetchLoop claims jobs and hands them to the executors until ctx is done.
 // It claims at once when an executor would otherwise sit idle, and tops up
 // the Prefetch buffer when at least half of it is free, so that a busy
 // worker claims (and acks) in batches. When nothing is claimable it blocks
 // in Store.WaitReady rather than polling.
-func (r *workerRun) fetchLoop(ctx context.Context) {
+func (r *worker) fetchLoop(ctx context.Context) {
 	order := make([]int, len(r.queues))
 	waitOn := make([]string, 0, len(r.queues))
 	refill := max(1, r.cfg.Prefetch/2)
@@ -60,7 +55,7 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 			}
 			continue
 		}
-		wait := idleWait
+		wait := r.cfg.IdleWait
 		if retryIn > 0 {
 			wait = min(wait, retryIn)
 		}
@@ -75,7 +70,7 @@ func (r *workerRun) fetchLoop(ctx context.Context) {
 // queue was left out because it is at its cap in this worker, a slot freed
 // by a finished attempt ends the wait too, so that the capped queue's
 // backlog is claimed at once rather than after the wait's timeout.
-func (r *workerRun) waitReady(ctx context.Context, queues []string, wait time.Duration, capped bool) error {
+func (r *worker) waitReady(ctx context.Context, queues []string, wait time.Duration, capped bool) error {
 	if !capped {
 		return r.st.WaitReady(ctx, queues, wait)
 	}
@@ -98,7 +93,7 @@ func (r *workerRun) waitReady(ctx context.Context, queues []string, wait time.Du
 // claimRound tries the queues in order, claiming up to want jobs in all. It
 // returns how many it claimed, the shortest RetryIn a limited queue asked
 // for, and the queues worth waiting on.
-func (r *workerRun) claimRound(ctx context.Context, order []int, want int, waitOn []string) (int, time.Duration, []string, error) {
+func (r *worker) claimRound(ctx context.Context, order []int, want int, waitOn []string) (int, time.Duration, []string, error) {
 	claimed := 0
 	var retryIn time.Duration
 	for _, qi := range order {
@@ -132,7 +127,7 @@ func (r *workerRun) claimRound(ctx context.Context, order []int, want int, waitO
 // claimOrder fills order with queue indexes in the order to try them:
 // highest weight first with StrictPriority, otherwise a random order in
 // which each queue comes first in proportion to its weight.
-func (r *workerRun) claimOrder(order []int) {
+func (r *worker) claimOrder(order []int) {
 	for i := range order {
 		order[i] = i
 	}

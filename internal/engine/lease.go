@@ -1,4 +1,4 @@
-package hopper
+package engine
 
 import (
 	"context"
@@ -9,19 +9,12 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// leaseInterval is how often the worker renews leases and looks for
-// cancellation requests while it runs jobs: often enough that a job
-// cancelled from another process stops within about half a second.
-func (c *WorkerConfig) leaseInterval() time.Duration {
-	return min(c.Lease/3, 500*time.Millisecond)
-}
-
 // leaseLoop renews the leases of the jobs this worker holds in one batched
 // Store call, interrupts jobs whose lease was lost or that were cancelled,
 // and abandons handlers that ignore their context. It makes no store call
 // while the worker holds no job.
-func (r *workerRun) leaseLoop(ctx context.Context) {
-	t := time.NewTicker(r.cfg.leaseInterval())
+func (r *worker) leaseLoop(ctx context.Context) {
+	t := time.NewTicker(r.cfg.RenewEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -38,7 +31,7 @@ func (r *workerRun) leaseLoop(ctx context.Context) {
 	}
 }
 
-func (r *workerRun) extend(ctx context.Context, held []*attempt) {
+func (r *worker) extend(ctx context.Context, held []*attempt) {
 	refs := make([]store.LeaseRef, len(held))
 	for i, a := range held {
 		refs[i] = store.LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
@@ -56,12 +49,16 @@ func (r *workerRun) extend(ctx context.Context, held []*attempt) {
 
 // applyLeases acts on what Extend, sent at sent, found: a renewed lease
 // moves the attempt's leaseUntil, a lost one or a cancellation stops it.
-func (r *workerRun) applyLeases(held []*attempt, st []store.LeaseStatus, sent time.Time) {
+func (r *worker) applyLeases(held []*attempt, st []store.LeaseStatus, sent time.Time) {
 	now := time.Now()
 	until := sent.Add(r.cfg.Lease).UnixNano()
 	for i, s := range st {
 		a := held[i]
 		switch {
+		case s.Err != nil:
+			// This lease could not be checked (its queue's shard failed):
+			// keep the job and try again at the next renewal; the lease
+			// bound (leaseUntil) stays where the last renewal left it.
 		case !s.Held:
 			r.stopAttempt(a, stopLeaseLost, now)
 		case s.Cancel:
@@ -77,7 +74,7 @@ func (r *workerRun) applyLeases(held []*attempt, st []store.LeaseStatus, sent ti
 // pause) or while renewals failed: the job may have been reclaimed and run
 // elsewhere meanwhile, and must not run here again. When the store cannot
 // be asked, the attempt runs; its ack is refused if the lease was lost.
-func (r *workerRun) confirmLease(a *attempt) {
+func (r *worker) confirmLease(a *attempt) {
 	held := []*attempt{a}
 	sent := time.Now()
 	st, err := r.st.Extend(r.jobBase, []store.LeaseRef{{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}}, r.cfg.Lease)
@@ -92,7 +89,7 @@ func (r *workerRun) confirmLease(a *attempt) {
 // stopAttempt interrupts an attempt for reason. A running one gets
 // AbandonAfter to return; one still waiting for an executor ends when an
 // executor takes it, without running.
-func (r *workerRun) stopAttempt(a *attempt, reason int32, now time.Time) {
+func (r *worker) stopAttempt(a *attempt, reason int32, now time.Time) {
 	if a.state.Load() != attemptRunning {
 		return
 	}
@@ -106,7 +103,7 @@ func (r *workerRun) stopAttempt(a *attempt, reason int32, now time.Time) {
 // deadline: the attempt fails (or ends as cancelled) and the job goes on
 // without them. Go cannot stop the goroutine, so a replacement executor
 // keeps the pool at its size (up to one replacement per executor).
-func (r *workerRun) watchdog(held []*attempt) {
+func (r *worker) watchdog(held []*attempt) {
 	now := time.Now().UnixNano()
 	for _, a := range held {
 		at := a.giveUpAt.Load()

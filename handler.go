@@ -2,6 +2,7 @@ package hopper
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -9,7 +10,7 @@ import (
 // Handler runs one attempt of a job. The error it returns decides the
 // outcome: nil acks, Permanent sends to garbage, Snooze postpones, any other
 // error retries after backoff (or sends to garbage when retries are used up).
-// See OutcomeOf.
+// The table on Outcome has every case.
 type Handler interface {
 	Handle(ctx context.Context, job *JobRecord) error
 }
@@ -40,10 +41,14 @@ type EnqueueFunc func(ctx context.Context, jobs []*store.NewJob) ([]store.Enqueu
 // EnqueueMany calls it once for the whole batch.
 type EnqueueMiddleware func(EnqueueFunc) EnqueueFunc
 
-// chain applies middleware so that mws[0] is outermost.
-func chain(h Handler, mws []Middleware) Handler {
-	for i := len(mws) - 1; i >= 0; i-- {
-		h = mws[i](h)
-	}
-	return h
+// recoverHandler turns a panic in h into a *PanicError with the stack.
+func recoverHandler(h Handler) Handler {
+	return HandlerFunc(func(ctx context.Context, rec *JobRecord) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return h.Handle(ctx, rec)
+	})
 }

@@ -1,8 +1,9 @@
-package hopper
+package engine
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ import (
 // finishFails is a Store whose Finish always fails, as a store that went
 // away for good would.
 type finishFails struct {
-	Store
+	store.Store
 	mu    sync.Mutex
 	calls int
 }
@@ -35,21 +36,18 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 	finalFlushTimeout = 50 * time.Millisecond
 	t.Cleanup(func() { finalFlushTimeout = old })
 
-	cfg, err := WorkerConfig{Concurrency: 1, Logger: slog.New(slog.DiscardHandler)}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
 	fs := &finishFails{}
-	r := newWorkerRun(fs, cfg, nil, nil)
+	r := newWorker(fs, cfg, nil)
 	go r.fin.loop()
 
 	var added sync.WaitGroup
 	add := func(id string) {
-		a := &attempt{rec: &JobRecord{Queue: "q", ID: id, Token: 1}}
+		a := &attempt{rec: &store.JobRecord{Queue: "q", ID: id, Token: 1}}
 		r.mu.Lock()
 		r.active[a] = struct{}{}
 		r.mu.Unlock()
-		added.Go(func() { r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: OutcomeAck}) })
+		added.Go(func() { r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck}) })
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
@@ -90,19 +88,37 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 // was applied) is not reported as a refusal.
 func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	var logs strings.Builder
-	cfg, err := WorkerConfig{Concurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newWorkerRun(&finishFails{}, cfg, nil, nil)
-	a := &attempt{rec: &JobRecord{Queue: "q", ID: "a"}}
-	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeAck}}, ErrJobNotFound)
-	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: OutcomeRetry}}, ErrJobNotFound)
+	cfg := testConfig(slog.New(slog.NewTextHandler(&logs, nil)))
+	r := newWorker(&finishFails{}, cfg, nil)
+	a := &attempt{rec: &store.JobRecord{Queue: "q", ID: "a"}}
+	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeAck}}, store.ErrJobNotFound)
+	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeRetry}}, store.ErrJobNotFound)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
 	}
 	if len(lines) != 2 || !strings.Contains(lines[1], "level=WARN") {
 		t.Errorf("a retry of a gone job logged %q, want a WARN", lines[len(lines)-1])
+	}
+}
+
+// testConfig is a resolved Config of one executor on queue "q".
+func testConfig(log *slog.Logger) Config {
+	return Config{
+		Queues:            []Queue{{Name: "q", Weight: 1}},
+		Concurrency:       1,
+		ClaimBatch:        1,
+		Prefetch:          1,
+		Lease:             time.Second,
+		RenewEvery:        300 * time.Millisecond,
+		IdleWait:          time.Second,
+		AbandonAfter:      time.Second,
+		ShutdownTimeout:   time.Second,
+		HeartbeatInterval: time.Second,
+		Backoff:           func(int, error) time.Duration { return 0 },
+		Classify:          func(error) Verdict { return Verdict{} },
+		Recovered:         func(v any, _ []byte) error { return fmt.Errorf("panic: %v", v) },
+		Logger:            log,
+		ID:                "test",
 	}
 }

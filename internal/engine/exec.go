@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// dispatch hands a claimed job to the executors. The fetch loop has made
+// room for it in the jobs channel.
+func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil time.Time) {
+	a := &attempt{rec: rec, w: r, qi: qi}
+	a.leaseUntil.Store(leaseUntil.UnixNano())
+	r.held.Add(1)
+	r.qheld[qi].Add(1)
+	r.mu.Lock()
+	r.active[a] = struct{}{}
+	r.mu.Unlock()
+	r.jobs <- a
+}
+
+// executor runs attempts from the jobs channel until it is closed. It exits
+// early, leaving its place to a replacement, when its attempt is abandoned.
+func (r *worker) executor() error {
+	for a := range r.jobs {
+		if !r.runAttempt(a) && !r.takeOwed() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// takeOwed claims one place in the pool that a replacement could not take
+// (the pool was at its limit when a handler was abandoned); the executor
+// of an abandoned handler that returned then carries on in that place.
+func (r *worker) takeOwed() bool {
+	for {
+		n := r.owed.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.owed.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// runAttempt runs one attempt; it returns false when the attempt was
+// abandoned while it ran (a replacement executor took this one's place).
+func (r *worker) runAttempt(a *attempt) bool {
+	if r.stopping.Load() {
+		r.release(a)
+		return true
+	}
+	if time.Now().UnixNano() >= a.leaseUntil.Load() {
+		r.confirmLease(a) // it waited past its lease: is it still ours?
+	}
+	if a.stop.Load() != stopNone { // cancelled or its lease lost while it waited
+		r.exec(a, a.cause())
+		return true
+	}
+	r.busy.Add(1)
+	start := time.Now()
+	a.started.Store(start.UnixNano())
+	ctx, cancel := context.WithCancelCause(context.WithValue(r.jobBase, attemptKey{}, a))
+	stopTimer := context.CancelFunc(func() {})
+	if d := r.cfg.timeoutFor(a.rec); d > 0 {
+		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
+		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+	}
+	a.setCancel(cancel)
+	err := r.invoke(ctx, a.rec)
+	stopTimer()
+	cancel(nil)
+	if !a.finish() {
+		return false // the watchdog or shutdown decided; a replacement runs
+	}
+	r.busy.Add(-1)
+	r.decide(a, err)
+	return true
+}
+
+// exec hands the outcome of an attempt to the finisher, unless the watchdog
+// or shutdown decided it already.
+func (r *worker) exec(a *attempt, err error) {
+	if a.finish() {
+		r.decide(a, err)
+	}
+}
+
+// decide hands the outcome of an attempt this executor finished (its
+// finish won against the watchdog and shutdown) to the finisher.
+func (r *worker) decide(a *attempt, err error) {
+	// The outcome reaches the finisher before the attempt counts as
+	// decided: shutdown closes the finisher once nothing is undecided, and
+	// an outcome added after that would be dropped, leaving the job in
+	// unack until its lease expired.
+	if req := r.finishRequest(a, err); req != nil {
+		r.fin.add(a, req)
+	} else {
+		r.forget(a)
+	}
+	r.decided(a)
+}
+
+// invoke calls the handler chain; a panic in middleware becomes an error too.
+func (r *worker) invoke(ctx context.Context, rec *store.JobRecord) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = r.cfg.Recovered(v, debug.Stack())
+		}
+	}()
+	return r.handler(ctx, rec)
+}
+
+// finishRequest turns a handler's result into the store call that ends the
+// attempt; nil when the lease is lost and there is nothing to tell the store.
+func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
+	rec := a.rec
+	req := &store.FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err)}
+	switch req.Outcome {
+	case store.OutcomeAck:
+		a.mu.Lock()
+		req.Result = a.result
+		a.mu.Unlock()
+	case store.OutcomeLeaseLost:
+		if a.started.Load() == 0 {
+			r.log.Warn("hopper: lease lost while the job waited to start (the worker stalled or could not renew it); not running it here",
+				slog.String("queue", rec.Queue), slog.String("id", rec.ID))
+			return nil
+		}
+		r.log.Warn("hopper: lease lost while the job ran; its result is dropped",
+			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.Any("error", err))
+		return nil
+	case store.OutcomeRelease:
+	case store.OutcomeSnooze:
+		req.Delay = r.cfg.Classify(err).Delay
+	case store.OutcomeRetry:
+		req.Delay = r.cfg.Backoff(rec.Attempt, err)
+		req.Error = r.attemptError(rec, err)
+	case store.OutcomeCancel:
+		e := err
+		if e == nil {
+			e = store.ErrCancelled
+		} else if !errors.Is(e, store.ErrCancelled) {
+			e = fmt.Errorf("%w: %w", store.ErrCancelled, e)
+		}
+		req.Error = r.attemptError(rec, e)
+	default:
+		req.Error = r.attemptError(rec, err)
+	}
+	return req
+}
+
+// Limits on what an attempt error records.
+const (
+	maxErrorText = 8 << 10
+	maxStackText = 16 << 10
+)
+
+// attemptError is the history record of a failed attempt: the error's
+// text and, for a panic, its stack, both bounded.
+func (r *worker) attemptError(rec *store.JobRecord, err error) *store.AttemptError {
+	e := &store.AttemptError{Attempt: rec.Attempt, Error: truncate(err.Error(), maxErrorText)}
+	if st := r.cfg.Classify(err).Stack; st != "" {
+		e.Stack = truncate(st, maxStackText)
+	}
+	return e
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "… (truncated)"
+}

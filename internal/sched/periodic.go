@@ -1,0 +1,163 @@
+package sched
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Periodic is one periodic job as the loop runs it.
+type Periodic struct {
+	// Name, Spec, Queue and Kind describe the schedule (registered for
+	// inspection); ticks are recorded per Name and Queue.
+	Name, Spec, Queue, Kind string
+	// Next returns the first tick strictly after t.
+	Next func(t time.Time) time.Time
+	// CatchUp enqueues the latest tick missed while nothing ran.
+	CatchUp bool
+	// Job builds the job of one tick (Schedule, Tick and RunAt set).
+	Job func(tick time.Time) (*store.NewJob, error)
+}
+
+// PeriodicConfig is the periodic loop's resolved configuration.
+type PeriodicConfig struct {
+	Jobs []Periodic
+	// Enqueue stores a tick's job (the Client's middleware chain).
+	Enqueue func(ctx context.Context, jobs []*store.NewJob) error
+	// Now is the clock ticks are computed and fired by.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// RunPeriodic registers the schedules, catches up the missed ticks of the
+// CatchUp jobs, then enqueues every tick as it falls due until ctx is done.
+// Each tick is enqueued with its schedule's name, so the store refuses a
+// tick some other process enqueued first: any number of processes may run
+// the same schedules.
+func RunPeriodic(ctx context.Context, st store.Store, cfg PeriodicConfig) {
+	r := &periodicRun{st: st, cfg: cfg, jobs: cfg.Jobs, log: cfg.Logger, now: cfg.Now}
+	r.run(ctx)
+}
+
+// periodicRun runs the periodic jobs of one scheduler.
+type periodicRun struct {
+	st   store.Store
+	cfg  PeriodicConfig
+	jobs []Periodic
+	log  *slog.Logger
+	now  func() time.Time
+}
+
+func (r *periodicRun) run(ctx context.Context) {
+	now := r.now()
+	next := make([]time.Time, len(r.jobs))
+	infos := make([]store.ScheduleInfo, len(r.jobs))
+	for i, p := range r.jobs {
+		next[i] = p.Next(now)
+		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i]}
+	}
+	if err := r.st.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
+		r.log.Warn("hopper: registering periodic schedules failed", slog.Any("error", err))
+	}
+	r.catchUp(ctx, now)
+
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		earliest := next[0]
+		for _, t := range next[1:] {
+			if t.Before(earliest) {
+				earliest = t
+			}
+		}
+		timer.Reset(earliest.Sub(r.now()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		now := r.now()
+		for i, p := range r.jobs {
+			if next[i].After(now) {
+				continue
+			}
+			tick := next[i]
+			// After a stall (a suspended process), fire only the latest
+			// tick that fell due and skip the rest.
+			for n := p.Next(tick); !n.After(now); n = p.Next(n) {
+				tick = n
+			}
+			r.fire(ctx, p, tick)
+			next[i] = p.Next(tick)
+		}
+	}
+}
+
+// catchUp enqueues, for each CatchUp job, the latest tick before now if it
+// is newer than the last tick the store recorded.
+func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
+	var last map[string]time.Time
+	for _, p := range r.jobs {
+		if !p.CatchUp {
+			continue
+		}
+		if last == nil {
+			infos, err := r.st.Schedules(ctx)
+			if err != nil {
+				r.log.Warn("hopper: reading periodic schedules for catch-up failed", slog.Any("error", err))
+				return
+			}
+			last = map[string]time.Time{}
+			for _, in := range infos {
+				last[in.Queue+"\x00"+in.Name] = in.LastTick
+			}
+		}
+		from := last[p.Queue+"\x00"+p.Name]
+		if from.IsZero() {
+			continue // never ran: nothing was missed
+		}
+		var missed time.Time
+		for n, i := p.Next(from), 0; !n.After(now) && i < 1_000_000; n, i = p.Next(n), i+1 {
+			missed = n
+		}
+		if !missed.IsZero() {
+			r.fire(ctx, p, missed)
+		}
+	}
+}
+
+// fire enqueues one tick, retrying while the store fails until the next tick
+// is due.
+func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time) {
+	giveUp := p.Next(tick)
+	for try := 0; ; try++ {
+		j, err := p.Job(tick)
+		if err != nil {
+			r.log.Error("hopper: periodic job is invalid", slog.String("name", p.Name), slog.Any("error", err))
+			return
+		}
+		err = r.cfg.Enqueue(ctx, []*store.NewJob{j})
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
+		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name),
+			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
+		if d <= 0 {
+			return
+		}
+		sleepCtx(ctx, d)
+	}
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
