@@ -59,7 +59,9 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 	n := 0
 	if ids == nil {
-		for {
+		// At most the jobs in from now: fn takes each out of from, and
+		// bounding the loop keeps it finite whatever fn does.
+		for left := q.count(from); left > 0; left-- {
 			var j *job
 			if from == store.StateReady {
 				j = q.ready.head
@@ -84,7 +86,7 @@ func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 
 // Cancel stops the job id and returns the state it was in. A job waiting in
 // pending, ready or retry moves to garbage at once, marked Cancelled, with an
-// AttemptError "cancelled" and its unique key released. A job in unack is
+// AttemptError of ErrCancelled's text and its unique key released. A job in unack is
 // only flagged: Extend reports it to its worker, which finishes it with
 // OutcomeCancel, and a flagged job finished with Retry, Snooze or Release,
 // or reclaimed after its lease expired, goes to garbage cancelled too. A job
@@ -110,7 +112,7 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 	case store.StatePending, store.StateReady, store.StateRetry:
 		q.detach(j)
 		j.rec.Cancelled = true
-		addError(j, store.AttemptError{Error: cancelledError}, now)
+		addError(j, store.AttemptError{Error: store.ErrCancelled.Error()}, now)
 		q.toGarbage(j, now, nowMs)
 	case store.StateUnack:
 		j.rec.Cancelled = true

@@ -22,7 +22,7 @@ func BenchmarkCycle(b *testing.B) {
 
 func benchCycle(b *testing.B, size int) {
 	ctx := context.Background()
-	s := New()
+	s := New(nil)
 	args := []byte(`{"id":"00000042","ts":"1700000000000000000","due":"1700000000000000000"}`)
 	jobs := make([]*store.NewJob, size)
 	for i := range jobs {
@@ -55,7 +55,7 @@ func benchCycle(b *testing.B, size int) {
 // its own queue, to show that queues do not contend.
 func BenchmarkCycleParallel(b *testing.B) {
 	ctx := context.Background()
-	s := New()
+	s := New(nil)
 	var mu sync.Mutex
 	n := 0
 	b.ReportAllocs()

@@ -110,7 +110,7 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 	if r.State != store.StateReady || r.Attempt != 1 || r.Token != 0 || len(r.Errors) != 1 {
 		t.Fatalf("after reclaim: %+v", r)
 	}
-	if e := r.Errors[0]; e.Error != leaseExpiredError || e.Attempt != 1 || !e.At.Equal(ms(30*time.Second)) {
+	if e := r.Errors[0]; e.Error != store.ErrLeaseExpired.Error() || e.Attempt != 1 || !e.At.Equal(ms(30*time.Second)) {
 		t.Fatalf("error %+v", e)
 	}
 

@@ -13,7 +13,7 @@ import (
 
 func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	const jobs, claimers = 3000, 8
-	s := New()
+	s := New(nil)
 	for i := 0; i < jobs; i += 100 {
 		batch := make([]*store.NewJob, 100)
 		for k := range batch {
@@ -68,7 +68,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 func TestConcurrentLifecycle(t *testing.T) {
 	const perQueue, producers, workers = 500, 4, 6
 	queues := []string{"a", "b"}
-	s := New()
+	s := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

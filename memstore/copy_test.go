@@ -83,11 +83,11 @@ func TestRecordsCrossingTheStoreAreCopies(t *testing.T) {
 	checkIntact(t, s, "a", "after changing a retried claim", 1, "")
 
 	result := []byte("result")
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck, Result: result})
+	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck, Result: result, Retention: time.Hour})
 	result[0] = 'X'
 	checkIntact(t, s, "a", "after changing the finish result", 1, "result")
 
-	page, err := s.ListJobs(ctx, store.ListRequest{Queue: testQueue, State: store.StateDone})
+	page, err := s.ListJobs(ctx, store.ListRequest{Queue: testQueue, State: store.StateDone, Limit: 10})
 	if err != nil || len(page.Jobs) != 1 {
 		t.Fatalf("ListJobs: %+v %v", page, err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
-	s := New()
+	s := New(nil)
 	ctx := context.Background()
 	bad := newJob("bad id")
 	for _, jobs := range [][]*store.NewJob{

@@ -9,10 +9,6 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// cancelledError is recorded in the history of a job cancelled while waiting,
-// or cancelled while running without an error of its own.
-const cancelledError = "cancelled"
-
 // Finish ends claimed attempts and returns one error per request, in order:
 // nil; an error wrapping store.ErrJobNotFound when the queue has no job with
 // that ID; one wrapping store.ErrLeaseLost when the job exists but the
@@ -33,7 +29,7 @@ const cancelledError = "cancelled"
 //     attempt.
 //   - Release puts the job back at the front of ready, where it was claimed
 //     from, and uncounts the attempt.
-//   - Cancel records Error ("cancelled" when nil) and moves the job to
+//   - Cancel records Error (ErrCancelled's text when nil) and moves the job to
 //     garbage marked Cancelled.
 //
 // Retry and garbage and cancel count as failed in Throughput. A job flagged
@@ -119,7 +115,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		q.attachFront(j)
 	case store.OutcomeCancel:
 		q.tput.add(nowMs, 0, 1)
-		e := store.AttemptError{Error: cancelledError}
+		e := store.AttemptError{Error: store.ErrCancelled.Error()}
 		if r.Error != nil {
 			e = *r.Error
 		}

@@ -28,10 +28,10 @@ func TestFinishOutcomes(t *testing.T) {
 		{name: "garbage", req: store.FinishRequest{Outcome: store.OutcomeGarbage, Error: boom}, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}},
 		{name: "snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: store.StatePending, attempt: 0, runAt: time.Minute},
 		{name: "release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, state: store.StateReady, attempt: 0},
-		{name: "cancel", req: store.FinishRequest{Outcome: store.OutcomeCancel}, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancel", req: store.FinishRequest{Outcome: store.OutcomeCancel}, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
 		{name: "cancelled then retry", req: store.FinishRequest{Outcome: store.OutcomeRetry, Error: boom}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
-		{name: "cancelled then snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
-		{name: "cancelled then release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{cancelledError}, flag: true},
+		{name: "cancelled then snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
+		{name: "cancelled then release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
 		{name: "cancelled then ack", req: store.FinishRequest{Outcome: store.OutcomeAck, Retention: time.Hour}, cancelled: true, state: store.StateDone, attempt: 1, flag: true},
 	}
 	for _, tt := range tests {
@@ -161,7 +161,9 @@ func TestRetentionPrecedence(t *testing.T) {
 	own.Retention = time.Minute
 	mustEnqueue(t, s, newJob("req"), own, newJob("queue"))
 	for i, c := range claim(t, s, 3, time.Minute).Jobs {
-		r := store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck}
+		// As a worker does: the job's own retention, unless the request
+		// says otherwise; zero leaves it to the queue's.
+		r := store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck, Retention: c.Retention}
 		if i == 0 {
 			r.Retention = time.Second
 		}

@@ -41,7 +41,7 @@ var t0 = time.Date(2030, 1, 2, 3, 4, 5, 123_456_789, time.UTC)
 // newClocked returns a store on a fake clock starting at t0.
 func newClocked() (*Store, *fakeClock) {
 	c := newFakeClock(t0)
-	return New(WithClock(c.Now)), c
+	return New(&Options{Clock: c.Now}), c
 }
 
 const testQueue = "q"

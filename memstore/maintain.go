@@ -8,16 +8,13 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// leaseExpiredError is recorded in the history of a reclaimed job.
-const leaseExpiredError = "lease expired"
-
 // Maintain runs the scheduler's duties on queue, in this order, each moving
 // or deleting at most opts.Batch jobs (see MaintainOptions.Normalize):
 //
 //  1. Reclaim: unack jobs whose lease deadline is not after now go to
 //     garbage when their Attempt exceeds MaxRetries (or they were
 //     cancelled), otherwise to retry due now; either way with an
-//     AttemptError "lease expired", counted as failed in Throughput.
+//     AttemptError of store.ErrLeaseExpired's text, counted as failed in Throughput.
 //  2. Promote: due pending and retry jobs go to the back of ready, the
 //     earliest due first (so jobs reclaimed in step 1 run at once).
 //  3. Collect done: done jobs whose retention has run out are deleted.
@@ -95,8 +92,15 @@ func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
 	q.detach(j)
 	q.leaveUnack(j)
 	q.tput.add(nowMs, 0, 1)
-	addError(j, store.AttemptError{Error: leaseExpiredError}, now)
-	if j.rec.Attempt > j.rec.MaxRetries || j.rec.Cancelled {
+	addError(j, store.AttemptError{Error: store.ErrLeaseExpired.Error()}, now)
+	o := store.OutcomeRetry
+	if j.rec.Attempt > j.rec.MaxRetries {
+		o = store.OutcomeGarbage
+	}
+	if j.rec.Cancelled {
+		o = o.OnCancelled()
+	}
+	if o != store.OutcomeRetry {
 		q.toGarbage(j, now, nowMs)
 		return
 	}

@@ -30,33 +30,29 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// Option configures a Store in New. A nil Option is ignored.
-type Option func(*Store)
-
-// WithClock makes the store read the time from now instead of time.Now. Every
-// time the store records or compares comes from it, truncated to the
-// millisecond; tests use it to move time forward by hand. now must be safe
-// for concurrent use. A nil now keeps time.Now.
-func WithClock(now func() time.Time) Option {
-	return func(s *Store) {
-		if now != nil {
-			s.clock = now
-		}
-	}
+// Options configures a Store. The zero value and nil mean defaults.
+type Options struct {
+	// Clock is where the store reads the time. Every time the store
+	// records or compares comes from it, truncated to the millisecond;
+	// tests use it to move time forward by hand. It must be safe for
+	// concurrent use. Defaults to time.Now.
+	Clock func() time.Time
 }
 
-// New returns an empty Store, ready for use. With no options it uses
-// time.Now as its clock.
-func New(opts ...Option) *Store {
+// Validate reports whether o is a valid configuration. Every Options is:
+// it returns nil. It exists so that every hopper configuration can be
+// checked the same way.
+func (o Options) Validate() error { return nil }
+
+// New returns an empty Store, ready for use. A nil opts means defaults.
+func New(opts *Options) *Store {
 	s := &Store{
 		clock:     time.Now,
 		workers:   make(map[string]workerEntry),
 		schedules: make(map[scheduleKey]store.ScheduleInfo),
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
+	if opts != nil && opts.Clock != nil {
+		s.clock = opts.Clock
 	}
 	m := make(map[string]*queue)
 	s.queues.Store(&m)

@@ -41,7 +41,7 @@ func goWait(t *testing.T, wait func() error) <-chan struct{} {
 }
 
 func TestWaitReadyWakesOnEnqueueFromAnotherGoroutine(t *testing.T) {
-	s := New()
+	s := New(nil)
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
 	eventually(t, "WaitReady to block", func() bool { return waiting(s, testQueue, false) })
 	go func() { // from another goroutine
@@ -53,7 +53,7 @@ func TestWaitReadyWakesOnEnqueueFromAnotherGoroutine(t *testing.T) {
 }
 
 func TestWaitReadyDoesNotMissASignalSentBeforeTheCall(t *testing.T) {
-	s := New()
+	s := New(nil)
 	if res := claim(t, s, 1, time.Minute); len(res.Jobs) != 0 {
 		t.Fatal("claimed from an empty queue")
 	}
@@ -63,7 +63,7 @@ func TestWaitReadyDoesNotMissASignalSentBeforeTheCall(t *testing.T) {
 }
 
 func TestWaitReadyWakesOnAnyOfSeveralQueues(t *testing.T) {
-	s := New()
+	s := New(nil)
 	queues := []string{"a", "b", "c"}
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), queues, forever) })
 	eventually(t, "WaitReady to block", func() bool { return waiting(s, "c", false) })
@@ -72,7 +72,7 @@ func TestWaitReadyWakesOnAnyOfSeveralQueues(t *testing.T) {
 }
 
 func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
-	s := New()
+	s := New(nil)
 	ctx := context.Background()
 	mustEnqueue(t, s, newJob("a"))
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{Paused: true}); err != nil {
@@ -88,7 +88,7 @@ func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
 }
 
 func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
-	s := New()
+	s := New(nil)
 	ctx := context.Background()
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{MaxRunning: 1}); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
 }
 
 func TestWaitReadyReturnsWhenContextIsDone(t *testing.T) {
-	s := New()
+	s := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{"a", "b"}, forever) })
 	eventually(t, "WaitReady to block", func() bool { return waiting(s, "b", false) })

@@ -27,9 +27,6 @@ const minMajor, minMinor = 7, 0
 // before its first operation (again later if the server could not be
 // reached); call it at start-up to fail early.
 func (s *Store) Check(ctx context.Context) error {
-	if s.cfgErr != nil {
-		return s.cfgErr
-	}
 	s.checkMu.Lock()
 	defer s.checkMu.Unlock()
 	err := s.checkServer(ctx)

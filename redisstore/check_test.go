@@ -106,16 +106,25 @@ func TestCheckWithoutPermission(t *testing.T) {
 	}
 }
 
-func TestInvalidPrefixFailsEveryCall(t *testing.T) {
-	s := redisstore.New(redistest.Start(t).Client(t), &redisstore.Options{Prefix: "a:b"})
-	if err := s.Check(t.Context()); !errors.Is(err, store.ErrInvalidConfig) {
-		t.Fatalf("Check with Prefix a:b: %v, want ErrInvalidConfig", err)
+func TestInvalidPrefixIsRefusedAtNew(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	for _, p := range []string{"a:b", "{x}", "a b", strings.Repeat("p", 65)} {
+		opts := &redisstore.Options{Prefix: p}
+		if err := opts.Validate(); !errors.Is(err, store.ErrInvalidConfig) {
+			t.Errorf("Options{Prefix: %q}.Validate() = %v, want ErrInvalidConfig", p, err)
+		}
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				if !errors.Is(err, store.ErrInvalidConfig) || !strings.Contains(err.Error(), "Prefix") {
+					t.Errorf("New with Prefix %q panicked with %v, want an error wrapping ErrInvalidConfig naming Prefix", p, err)
+				}
+			}()
+			redisstore.New(rdb, opts)
+		}()
 	}
-	if _, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")}); !errors.Is(err, store.ErrInvalidConfig) {
-		t.Fatalf("Enqueue with Prefix a:b: %v, want ErrInvalidConfig", err)
-	}
-	if _, err := s.Queues(t.Context()); !errors.Is(err, store.ErrInvalidConfig) {
-		t.Fatalf("Queues with Prefix a:b: %v, want ErrInvalidConfig", err)
+	if err := (&redisstore.Options{}).Validate(); err != nil {
+		t.Errorf("zero Options: Validate() = %v, want nil (defaults)", err)
 	}
 }
 

@@ -30,14 +30,13 @@ type encJob struct {
 	id    string
 	value []byte
 	due   string
-	// Unique key, periodic tick and own retention; extra is false when
-	// none is set.
+	// Unique key and periodic tick; extra is false when neither is set
+	// (nor an explicit RunAt).
 	extra     bool
 	lockField string
 	uniqueFor int64
 	schedule  string
 	tick      int64
-	retention int64
 
 	res store.EnqueueResult
 	err error
@@ -53,9 +52,10 @@ func newEncJob(j *store.NewJob) encJob {
 	}
 	// An explicit RunAt takes the general path too, so a job that is
 	// already due when it arrives keeps RunAt as the time it fell due.
-	if j.UniqueKey != "" || j.Schedule != "" || j.Retention > 0 || !j.RunAt.IsZero() {
+	// A job's own retention is in its envelope: the worker sends it back
+	// with the ack, so it needs no extra step here.
+	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() {
 		e.extra = true
-		e.retention = mstime.Ceil(j.Retention)
 		if j.UniqueKey != "" {
 			e.lockField = lockField(j.UniqueKey)
 			e.uniqueFor = mstime.Ceil(j.UniqueFor)
@@ -87,9 +87,6 @@ func lockField(key string) string {
 // calls share round trips. The due time is RunAt rounded up to the
 // millisecond, or the server's now plus Delay rounded up.
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
-	if s.cfgErr != nil {
-		return nil, s.cfgErr
-	}
 	if err := store.ValidateJobs(jobs); err != nil {
 		return nil, err
 	}
@@ -177,13 +174,13 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 
 // enqueueCall returns the script call that enqueues items into queue k:
 // enqueue_plain.lua (fewer keys and arguments) when no item has a unique
-// key, tick or retention of its own, else enqueue.lua.
+// key, tick or explicit RunAt, else enqueue.lua.
 func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 	n, plain := 0, true
 	for _, it := range items {
 		n += 4
 		if it.extra {
-			n += 5
+			n += 4
 			plain = false
 		}
 	}
@@ -197,7 +194,7 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 	args := make([]any, 0, n)
 	for _, it := range items {
 		if it.extra {
-			args = append(args, it.id, it.value, it.due, "1", it.lockField, it.uniqueFor, it.schedule, it.tick, it.retention)
+			args = append(args, it.id, it.value, it.due, "1", it.lockField, it.uniqueFor, it.schedule, it.tick)
 		} else {
 			args = append(args, it.id, it.value, it.due, "")
 		}

@@ -9,10 +9,6 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// leaseExpiredText is the error recorded for an attempt whose lease expired
-// (its worker died or stalled).
-const leaseExpiredText = "hopper: lease expired (worker lost)"
-
 // Maintain runs the scheduler's duties on one queue in one script call
 // (see store.Store), in this order: promote due pending and retry jobs to
 // the back of ready (oldest due first), reclaim expired leases (to retry,
@@ -31,7 +27,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	}
 	batch := opts.Batch
 	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, leaseExpiredText).Int64Slice()
+	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, store.ErrLeaseExpired.Error()).Int64Slice()
 	if err == nil && len(v) != 5 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}

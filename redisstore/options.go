@@ -14,8 +14,8 @@ type Options struct {
 	// Prefix starts every key the store writes, so that several
 	// applications (or test runs) can share one Redis. Queue keys look like
 	// "{<prefix>:<queue>}:r"; store-wide keys like "{<prefix>}:queues".
-	// It must be 1 to 64 bytes without '{', '}', ':' or white space, or
-	// every call fails with an error wrapping store.ErrInvalidConfig.
+	// It must be 1 to 64 bytes without '{', '}', ':' or white space (see
+	// Validate).
 	// Defaults to "hopper".
 	Prefix string
 
@@ -83,6 +83,16 @@ func (o *Options) withDefaults() Options {
 		r.CoalesceMaxJobs = DefaultCoalesceMaxJobs
 	}
 	return r
+}
+
+// Validate reports whether o is a valid configuration: nil, or an error
+// wrapping hopper.ErrInvalidConfig that names the field. New panics with
+// the same error.
+func (o Options) Validate() error {
+	if o.Prefix == "" {
+		return nil // the default
+	}
+	return validatePrefix(o.Prefix)
 }
 
 // validatePrefix checks Options.Prefix.

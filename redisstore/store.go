@@ -22,7 +22,6 @@ import (
 type Store struct {
 	rdb     redis.UniversalClient
 	opts    Options
-	cfgErr  error // invalid Options: every call fails with it
 	g       globalKeys
 	sharded bool // keys of different hash tags may live on different nodes
 
@@ -44,15 +43,20 @@ var _ store.Store = (*Store)(nil)
 // New returns a Store on client, which may be a *redis.Client, a Sentinel
 // failover client or a *redis.ClusterClient (any redis.UniversalClient).
 // nil opts means defaults. New does no I/O: the server is checked before
-// the first operation (see Check), and an invalid Options.Prefix makes
-// every call fail.
+// the first operation (see Check). It panics if client is nil or opts is
+// invalid, with the error of Options.Validate.
 func New(client redis.UniversalClient, opts *Options) *Store {
+	if client == nil {
+		panic("redisstore: New with a nil client")
+	}
 	o := opts.withDefaults()
+	if err := o.Validate(); err != nil {
+		panic(err)
+	}
 	s := &Store{
-		rdb:    client,
-		opts:   o,
-		cfgErr: validatePrefix(o.Prefix),
-		g:      newGlobalKeys(o.Prefix),
+		rdb:  client,
+		opts: o,
+		g:    newGlobalKeys(o.Prefix),
 	}
 	_, plain := client.(*redis.Client)
 	s.sharded = !plain
@@ -75,9 +79,6 @@ func (s *Store) queueKeys(queue string) *queueKeys {
 // begin is called first by every method: it fails on invalid options, runs
 // the start-up check once and validates the queue names given.
 func (s *Store) begin(ctx context.Context, queues ...string) error {
-	if s.cfgErr != nil {
-		return s.cfgErr
-	}
 	for _, q := range queues {
 		if err := store.ValidateQueue(q); err != nil {
 			return err

@@ -27,6 +27,12 @@ var (
 	// the message names the field.
 	ErrInvalidConfig = errors.New("hopper: invalid config")
 	// ErrCancelled: the job was cancelled (hopper.Inspector.Cancel) while
-	// it waited or ran.
+	// it waited or ran. Its text is what a store records in the history of
+	// a job cancelled while waiting, or finished as cancelled without an
+	// error of its own.
 	ErrCancelled = errors.New("hopper: job cancelled")
+	// ErrLeaseExpired is what a store records in the history of a job whose
+	// lease expired (its worker died, stalled or lost its connection) when
+	// Maintain reclaims it.
+	ErrLeaseExpired = errors.New("hopper: lease expired (worker lost)")
 )

@@ -70,7 +70,12 @@ func testFinishAckJobRetention(t *testing.T, s store.Store) {
 	j := job(q, "a")
 	j.Retention = long
 	add(t, s, j)
-	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
+	c := claimOne(t, s, q, "a", long)
+	if c.Retention != long {
+		t.Fatalf("claimed job's Retention = %v, want the %v it was enqueued with (a worker sends it back with the ack)", c.Retention, long)
+	}
+	r := outcome(c, store.OutcomeAck)
+	r.Retention = c.Retention // what hopper's worker does
 	r.Result = []byte("ok")
 	before := time.Now()
 	finishOK(t, s, r)

@@ -5,15 +5,14 @@
 --       8 periodic ticks hash, 9 attempt info hash
 -- ARGV: groups of four per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
---       absolute "ms"), extra ("" or "1"); after extra "1" five more: unique
+--       absolute "ms"), extra ("" or "1"); after extra "1" four more: unique
 --       lock field ("" for none), unique hold in ms (0 = until finished),
---       schedule name ("" for none), tick in ms, own retention ms (0 =
---       none).
+--       schedule name ("" for none), tick in ms.
 -- Returns one string per job: "r" (ready), "p" (pending), or "d" followed
 -- by the holder's ID for a duplicate ("d" alone for a skipped tick).
 --
 -- Batches of plain jobs go to enqueue_plain.lua instead. Here a plain job
--- costs one HSETNX and one with a unique key, tick or retention a few calls
+-- costs one HSETNX and one with a unique key or tick a few calls
 -- of its own; per call: TIME, one RPUSH and/or ZADD, and the wake signal
 -- only when ready was empty.
 
@@ -29,8 +28,8 @@ while i <= #ARGV do
   if extra == '' then
     if redis.call('HSETNX', jobs, id, nows .. val) == 0 then res = 'd' .. id end
   else
-    local ufield, ufor, sched, tick, ret = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-    i = i + 5
+    local ufield, ufor, sched, tick = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+    i = i + 4
     if redis.call('HEXISTS', jobs, id) == 1 then
       res = 'd' .. id
     end
@@ -47,8 +46,8 @@ while i <= #ARGV do
     end
     if not res then
       redis.call('HSET', jobs, id, nows .. val)
-      if ret ~= '0' or ufield ~= '' then
-        redis.call('HSET', KEYS[7], id, (ret == '0' and '' or ret) .. ',' .. ufield)
+      if ufield ~= '' then
+        redis.call('HSET', KEYS[7], id, ',' .. ufield)
       end
       if sched ~= '' then redis.call('HSET', KEYS[8], sched, tick) end
       if ufield ~= '' then

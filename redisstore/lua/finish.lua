@@ -15,8 +15,8 @@
 -- Returns one integer per request, plain acks first, in ARGV order:
 -- 0 done, 1 lease lost, 2 no such job.
 --
--- An ack's retention is the request's, else the job's own, else the
--- queue's; with none the job is deleted. The fencing check is the unack
+-- An ack's retention is the request's (the worker sends the job's own),
+-- else the queue's; with none the job is deleted. The fencing check is the unack
 -- member "id|token" itself: ZMSCORE finds the current claims of the whole
 -- batch in one call. A batch of plain acks costs TIME, HMGET config,
 -- ZMSCORE, SCARD, HLEN extras, ZREM, HDEL values, HDEL attempts, HLEN
@@ -74,8 +74,30 @@ local acks, fails = 0, 0
 local wake_ready, wake_sched = false, false
 local first_retry, first_pend -- earliest scores before this call
 
+-- ack keeps an acked job in done for ret ms (the request's retention, 0
+-- for none) or the queue's, with its result, or deletes it.
+local function ack(id, ret, result)
+  acks = acks + 1
+  if ret == 0 then ret = queue_ret end
+  if ret <= 0 then
+    del_ids[#del_ids + 1] = id
+    return
+  end
+  local exp = later + ret
+  done_ids[#done_ids + 1] = id
+  done_fin[#done_fin + 1] = nows
+  done_fin[#done_fin + 1] = id
+  done_exp[#done_exp + 1] = str(exp)
+  done_exp[#done_exp + 1] = id
+  if not min_exp or exp < min_exp then min_exp = exp end
+  if result ~= '' then
+    results[#results + 1] = id
+    results[#results + 1] = result
+  end
+end
+
 -- Plain acks first, in a tight loop: the common case.
-local ng, nd = 0, 0
+local ng = 0
 for r = 1, plain do
   local id = ids[r]
   if not held[r] then
@@ -84,22 +106,7 @@ for r = 1, plain do
     out[r] = 0
     ng = ng + 1
     gone[ng] = members[r]
-    acks = acks + 1
-    local ret = 0
-    if exmap then ret = ex_parse(exmap[id]) end
-    if ret == 0 then ret = queue_ret end
-    if ret > 0 then
-      local exp = later + ret
-      done_ids[#done_ids + 1] = id
-      done_fin[#done_fin + 1] = nows
-      done_fin[#done_fin + 1] = id
-      done_exp[#done_exp + 1] = str(exp)
-      done_exp[#done_exp + 1] = id
-      if not min_exp or exp < min_exp then min_exp = exp end
-    else
-      nd = nd + 1
-      del_ids[nd] = id
-    end
+    ack(id, 0, '')
   end
 end
 
@@ -112,27 +119,9 @@ for r = plain + 1, n do
   else
     out[r] = 0
     gone[#gone + 1] = members[r]
-    if cancelled[r] == 1 and (o == 2 or o == 4 or o == 5) then o = 6 end
+    if cancelled[r] == 1 then o = on_cancelled(o) end
     if o == 1 then
-      acks = acks + 1
-      local ret = tonumber(x)
-      if ret == 0 and exmap then ret = ex_parse(exmap[id]) end
-      if ret == 0 then ret = queue_ret end
-      if ret > 0 then
-        local exp = later + ret
-        done_ids[#done_ids + 1] = id
-        done_fin[#done_fin + 1] = nows
-        done_fin[#done_fin + 1] = id
-        done_exp[#done_exp + 1] = str(exp)
-        done_exp[#done_exp + 1] = id
-        if not min_exp or exp < min_exp then min_exp = exp end
-        if y ~= '' then
-          results[#results + 1] = id
-          results[#results + 1] = y
-        end
-      else
-        del_ids[#del_ids + 1] = id
-      end
+      ack(id, tonumber(x), y)
     else
       local a, c = parse_att(redis.call('HGET', att, id))
       if o == 2 or o == 3 or o == 6 then

@@ -1,9 +1,10 @@
 -- lib_unique.lua: extras and unique key helpers (see scripts.go).
 
--- Extras (hash KEYS "ex", one field per job enqueued with a retention or a
--- unique key of its own): "ownRetentionMs,uniqueLockField", either part
--- possibly empty. ex_parse returns the retention (0 for none) and the lock
--- field ('' for none).
+-- Extras (hash KEYS "ex", one field per job enqueued with a unique key):
+-- ",uniqueLockField". The part before the comma held the job's own
+-- retention in earlier versions (the worker now sends it with the ack) and
+-- is ignored. ex_parse returns it (0 for none) and the lock field ('' for
+-- none).
 local function ex_parse(v)
   if not v then return 0, '' end
   local r, f = string.match(v, '^(%d*),(.*)$')

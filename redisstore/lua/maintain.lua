@@ -78,7 +78,10 @@ if #got > 0 then
       local a = parse_att(atts[i])
       local max_retries = tonumber(string.match(v, '^%d+,(%d+),')) or 0
       append_error(errs, ids[i], now, a, error_rest(a, ARGV[4]))
-      if canc[i] == 1 or a >= max_retries + 1 then
+      local o = 2 -- retry, due now
+      if a >= max_retries + 1 then o = 3 end
+      if canc[i] == 1 then o = on_cancelled(o) end
+      if o ~= 2 then
         dead[#dead + 1] = ids[i]
         dz[#dz + 1] = now
         dz[#dz + 1] = ids[i]

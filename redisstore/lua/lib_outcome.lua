@@ -1,0 +1,10 @@
+-- lib_outcome.lua: the outcome rules a store applies atomically (see
+-- scripts.go). Outcomes: 1 ack, 2 retry, 3 garbage, 4 snooze, 5 release,
+-- 6 cancel (store.Outcome).
+
+-- on_cancelled is store.Outcome.OnCancelled: a job that Cancel flagged
+-- while it ran is never retried, snoozed or released; it dies cancelled.
+local function on_cancelled(o)
+  if o == 2 or o == 4 or o == 5 then return 6 end
+  return o
+end
