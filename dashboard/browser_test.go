@@ -154,7 +154,7 @@ func (s *site) url(path string) string { return s.srv.URL + mountPrefix + path }
 // mounted under mountPrefix with fast live updates.
 func newSite(t *testing.T, opts *dashboard.Options) *site {
 	var offset atomic.Int64
-	st := memstore.New(memstore.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }))
+	st := memstore.New(&memstore.Options{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	seedHistory(t, st, &offset)
 	f := seed(t, st)
 	if opts == nil {

@@ -47,13 +47,21 @@ type dash struct {
 //
 // Every response carries a strict Content-Security-Policy, nosniff and
 // frame-ancestors 'none'; actions are POST only, refused across origins and
-// refused in read-only mode. New panics if store is nil or an option is
-// invalid, since both are programming errors.
+// refused in read-only mode. New panics if store is nil, or with the error
+// of Options.Validate if an option is invalid.
 func New(store hopper.Store, opts *Options) http.Handler {
 	if store == nil {
 		panic("dashboard: New with a nil Store")
 	}
-	d := &dash{ins: hopper.NewInspector(store), cfg: opts.withDefaults()}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	cfg, err := o.withDefaults()
+	if err != nil {
+		panic(err)
+	}
+	d := &dash{ins: hopper.NewInspector(store), cfg: cfg}
 	d.pages = d.mustParsePages()
 
 	mux := http.NewServeMux()

@@ -16,7 +16,7 @@ import (
 // The dashboard mounted under /admin/jobs of an application's own server,
 // behind basic auth, with actions turned off.
 func ExampleNew() {
-	rs := memstore.New() // or redisstore.New(rdb, nil)
+	rs := memstore.New(nil) // or redisstore.New(rdb, nil)
 	client := hopper.NewClient(rs, nil)
 	if _, err := hopper.Enqueue(context.Background(), client, reportArgs{Month: "2026-11"}, nil); err != nil {
 		log.Fatal(err)

@@ -33,7 +33,7 @@ type storeCase struct {
 // storeCases are the stores every page and action is tested on: memory and
 // a real Redis (shared per test binary, one key prefix per test).
 var storeCases = []storeCase{
-	{"memstore", func(t *testing.T) hopper.Store { return memstore.New() }},
+	{"memstore", func(t *testing.T) hopper.Store { return memstore.New(nil) }},
 	{"redisstore", func(t *testing.T) hopper.Store {
 		rdb := redistest.Start(t).Client(t)
 		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
@@ -295,4 +295,4 @@ func counts(t *testing.T, s hopper.Store, queue string) hopper.StateCounts {
 func esc(s string) string { return template.HTMLEscapeString(s) }
 
 // newMem returns an empty in-memory store.
-func newMem() hopper.Store { return memstore.New() }
+func newMem() hopper.Store { return memstore.New(nil) }

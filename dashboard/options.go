@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hopperq/hopper"
 )
 
 // Options configures the dashboard. A nil *Options, and every zero field,
@@ -108,23 +110,28 @@ type config struct {
 	allowedHosts map[string]bool
 }
 
-// withDefaults returns o (nil allowed) with defaults applied. It panics on
-// an option that can only be a programming error.
-func (o *Options) withDefaults() config {
-	var c config
-	if o != nil {
-		c.Options = *o
-	}
+// Validate reports whether o is a valid configuration: nil, or an error
+// wrapping hopper.ErrInvalidConfig that names the field. New panics with
+// the same error.
+func (o Options) Validate() error {
+	_, err := o.withDefaults()
+	return err
+}
+
+// withDefaults returns o with defaults applied, or the error of the first
+// invalid field.
+func (o Options) withDefaults() (config, error) {
+	c := config{Options: o}
 	c.Prefix = strings.TrimRight(c.Prefix, "/")
 	if c.Prefix != "" && (c.Prefix[0] != '/' || strings.ContainsAny(c.Prefix, "?#\"'<> \t\r\n\\")) {
-		panic(fmt.Sprintf("dashboard: Options.Prefix %q must start with '/' and hold no '?', '#', quotes, '<', '>', '\\' or spaces", o.Prefix))
+		return c, fmt.Errorf("%w: dashboard Options.Prefix %q must start with '/' and hold no '?', '#', quotes, '<', '>', '\\' or spaces", hopper.ErrInvalidConfig, o.Prefix)
 	}
 	if c.Title == "" {
 		c.Title = DefaultTitle
 	}
 	if b := c.BasicAuth; b != nil {
 		if b.User == "" || b.Password == "" {
-			panic("dashboard: Options.BasicAuth needs a non-empty User and Password")
+			return c, fmt.Errorf("%w: dashboard Options.BasicAuth needs a non-empty User and Password", hopper.ErrInvalidConfig)
 		}
 		cp := *b
 		if cp.Realm == "" {
@@ -137,7 +144,7 @@ func (o *Options) withDefaults() config {
 	}
 	for _, origin := range c.TrustedOrigins {
 		if u, err := url.Parse(origin); err != nil || u.Scheme == "" || u.Host == "" {
-			panic(fmt.Sprintf("dashboard: Options.TrustedOrigins: %q is not an origin like https://example.com", origin))
+			return c, fmt.Errorf("%w: dashboard Options.TrustedOrigins: %q is not an origin like https://example.com", hopper.ErrInvalidConfig, origin)
 		}
 	}
 	if len(c.AllowedHosts) > 0 {
@@ -161,5 +168,5 @@ func (o *Options) withDefaults() config {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return c
+	return c, nil
 }

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -296,8 +297,10 @@ func TestNewPanicsOnMisuse(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
-				if p := recover(); p == nil || !strings.HasPrefix(fmt.Sprint(p), "dashboard: ") {
-					t.Errorf("panic %v, want one starting with \"dashboard: \"", p)
+				p := recover()
+				err, _ := p.(error)
+				if p == nil || !strings.Contains(fmt.Sprint(p), "dashboard") || (name != "nil store" && !errors.Is(err, hopper.ErrInvalidConfig)) {
+					t.Errorf("panic %v, want one naming the dashboard (an error wrapping ErrInvalidConfig for a bad option)", p)
 				}
 			}()
 			fn()

@@ -4,9 +4,9 @@
 // RegisterQueueMetrics) and log/slog logging (Logging).
 //
 // The library depends only on the OpenTelemetry API; the application picks
-// the SDK and exporters. Every constructor takes its options as an optional
-// last argument (middleware.Tracing(), or middleware.Tracing(&opts)); nil
-// or omitted means defaults, and every provider defaults to the
+// the SDK and exporters. Every constructor takes a pointer to its options
+// (middleware.Tracing(nil), or middleware.Tracing(&opts)), as every hopper
+// constructor does; nil means defaults, and every provider defaults to the
 // OpenTelemetry global.
 //
 // # Order
@@ -20,9 +20,9 @@
 //		Recover: middleware.Recover(&middleware.RecoverOptions{OnPanic: report}),
 //	})
 //	w.Use(
-//		middleware.Tracing(),
-//		middleware.Metrics(),
-//		middleware.Logging(logger),
+//		middleware.Tracing(nil),
+//		middleware.Metrics(nil),
+//		middleware.Logging(logger, nil),
 //	)
 //
 // an attempt runs
@@ -47,7 +47,7 @@
 // the order given to hopper.Client.Use, the first outermost. Enqueue and
 // EnqueueMany encode and validate the jobs first, then
 //
-//	client.Use(middleware.TracingEnqueue(), other)
+//	client.Use(middleware.TracingEnqueue(nil), other)
 //	// tracing start -> other start -> Store.Enqueue -> other end -> tracing end
 //
 // once per call, with every job of an EnqueueMany in the same batch.

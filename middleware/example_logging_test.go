@@ -29,7 +29,7 @@ func ExampleLogging() {
 		},
 	}))
 
-	store := memstore.New()
+	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
 		Backoff: func(int, error) time.Duration { return 0 },
 		Logger:  quietLogger(),

@@ -25,7 +25,7 @@ func ExampleMetrics() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 
-	store := memstore.New()
+	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
 		Backoff: func(int, error) time.Duration { return 0 },
 		Logger:  quietLogger(),
@@ -81,7 +81,7 @@ func ExampleMetrics() {
 func ExampleRegisterQueueMetrics() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	store := memstore.New()
+	store := memstore.New(nil)
 	unregister, err := middleware.RegisterQueueMetrics(store, &middleware.QueueMetricsOptions{MeterProvider: mp})
 	if err != nil {
 		panic(err)

@@ -20,7 +20,7 @@ func (Resize) Kind() string { return "resize" }
 // error history.
 func ExampleRecover() {
 	ctx, stop := context.WithCancel(context.Background())
-	store := memstore.New()
+	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
 		Recover: middleware.Recover(&middleware.RecoverOptions{
 			OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {

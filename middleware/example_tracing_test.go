@@ -26,7 +26,7 @@ func ExampleTracing() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	opts := &middleware.TracingOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}}
 
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	client.Use(middleware.TracingEnqueue(opts))
 

@@ -44,9 +44,9 @@ type LoggingOptions struct {
 // the logger is not enabled at the record's level, the middleware costs a
 // clock read and allocates nothing. The returned middleware is safe for
 // concurrent use.
-func Logging(logger *slog.Logger, opts ...*LoggingOptions) hopper.Middleware {
+func Logging(logger *slog.Logger, opts *LoggingOptions) hopper.Middleware {
 	var o LoggingOptions
-	if p := option("Logging", opts); p != nil {
+	if p := opts; p != nil {
 		o = *p
 	}
 	return func(next hopper.Handler) hopper.Handler {

@@ -83,9 +83,9 @@ type MetricsOptions struct {
 // Queue depths are not recorded here but read from the store at collection
 // time: see RegisterQueueMetrics. The returned middleware is safe for
 // concurrent use; several workers may share it.
-func Metrics(opts ...*MetricsOptions) hopper.Middleware {
+func Metrics(opts *MetricsOptions) hopper.Middleware {
 	var o MetricsOptions
-	if p := option("Metrics", opts); p != nil {
+	if p := opts; p != nil {
 		o = *p
 	}
 	mp := o.MeterProvider

@@ -43,9 +43,9 @@ type RecoverOptions struct {
 // errors.Is and errors.As through PanicError.Unwrap.
 //
 // The returned middleware is safe for concurrent use.
-func Recover(opts ...*RecoverOptions) hopper.Middleware {
+func Recover(opts *RecoverOptions) hopper.Middleware {
 	var onPanic func(context.Context, *hopper.JobRecord, *hopper.PanicError)
-	if p := option("Recover", opts); p != nil {
+	if p := opts; p != nil {
 		onPanic = p.OnPanic
 	}
 	return func(next hopper.Handler) hopper.Handler {

@@ -21,7 +21,7 @@ type storeCase struct {
 // stores lists the stores every end-to-end test runs on: memstore, and
 // redisstore on a real Redis with a key prefix of its own per test.
 var stores = []storeCase{
-	{"memstore", func(testing.TB) hopper.Store { return memstore.New() }},
+	{"memstore", func(testing.TB) hopper.Store { return memstore.New(nil) }},
 	{"redisstore", func(t testing.TB) hopper.Store {
 		rdb := redistest.Start(t).Client(t)
 		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: quietLogger()})

@@ -102,8 +102,8 @@ func newTracer(opts *TracingOptions) *tracer {
 //
 // The handler's context carries the span, so its own spans and logs nest
 // under it. The returned middleware is safe for concurrent use.
-func Tracing(opts ...*TracingOptions) hopper.Middleware {
-	tr := newTracer(option("Tracing", opts))
+func Tracing(opts *TracingOptions) hopper.Middleware {
+	tr := newTracer(opts)
 	return func(next hopper.Handler) hopper.Handler {
 		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {
 			ctx, span := tr.startProcess(ctx, job)

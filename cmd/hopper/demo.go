@@ -37,7 +37,7 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 		defer cancel()
 	}
 
-	store := memstore.New()
+	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)
 	var done atomic.Int64
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{

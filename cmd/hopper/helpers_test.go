@@ -47,7 +47,7 @@ type cli struct {
 
 // clis returns a cli on memstore and one on Redis.
 func clis(t *testing.T) []*cli {
-	mem := memstore.New()
+	mem := memstore.New(nil)
 	memCLI := &cli{name: "memstore", store: mem, open: func(context.Context, *storeFlags) (hopper.Store, func(), error) {
 		return mem, func() {}, nil
 	}}

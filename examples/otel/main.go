@@ -95,9 +95,9 @@ func run() error {
 		Logger:  logger,
 	})
 	w.Use(
-		middleware.Tracing(),
-		middleware.Metrics(),
-		middleware.Logging(logger),
+		middleware.Tracing(nil),
+		middleware.Metrics(nil),
+		middleware.Logging(logger, nil),
 	)
 	var wg sync.WaitGroup
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendWelcome]) error {
@@ -117,7 +117,7 @@ func run() error {
 
 	// The producer: enqueue a batch under a span of its own.
 	client := hopper.NewClient(store, nil)
-	client.Use(middleware.TracingEnqueue())
+	client.Use(middleware.TracingEnqueue(nil))
 	users := []SendWelcome{{User: "ann"}, {User: "bob"}, {User: "cyd"}}
 	wg.Add(len(users))
 	pctx, signup := otel.Tracer("example").Start(ctx, "signup")
@@ -153,7 +153,7 @@ func run() error {
 func openStore() (hopper.Store, func(), error) {
 	url := os.Getenv("HOPPER_REDIS_URL")
 	if url == "" {
-		return memstore.New(), func() {}, nil
+		return memstore.New(nil), func() {}, nil
 	}
 	opts, err := redis.ParseURL(url)
 	if err != nil {

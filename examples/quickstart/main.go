@@ -28,7 +28,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 
-	var store hopper.Store = memstore.New()
+	var store hopper.Store = memstore.New(nil)
 	if url := os.Getenv("HOPPER_REDIS_URL"); url != "" {
 		opts, err := redis.ParseURL(url)
 		if err != nil {

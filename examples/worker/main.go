@@ -52,7 +52,7 @@ func run() error {
 		ShutdownTimeout: 10 * time.Second,
 		Logger:          logger,
 	})
-	w.Use(middleware.Logging(logger))
+	w.Use(middleware.Logging(logger, nil))
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[jobs.SendEmail]) error {
 		logger.Info("sending email", "to", job.Args.To, "subject", job.Args.Subject)
 		return nil
