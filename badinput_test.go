@@ -17,6 +17,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -135,14 +136,14 @@ func TestBadInputJobs(t *testing.T) {
 			return (cases[c].state == "" && rec == nil) || (rec != nil && rec.State == cases[c].state)
 		}
 		for i := range cases {
-			eventually(t, 20*time.Second, cases[i].name+" to end in "+string(cases[i].state), func() bool { return final(i) })
+			testutil.EventuallyTrue(t, 20*time.Second, cases[i].name+" to end in "+string(cases[i].state), func() bool { return final(i) })
 		}
 		// The pool still runs jobs after panics and an abandoned handler.
 		canary := rawJob("canary", "bad", mustEncode(t, Bad{Name: "canary"}), 0)
 		if _, err := st.Enqueue(ctx, []*store.NewJob{canary}); err != nil {
 			t.Fatalf("Enqueue canary: %v", err)
 		}
-		eventually(t, 10*time.Second, "the canary job to be acked", func() bool { return getJob(t, st, "bad", "canary") == nil })
+		testutil.EventuallyTrue(t, 10*time.Second, "the canary job to be acked", func() bool { return getJob(t, st, "bad", "canary") == nil })
 
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -338,7 +339,7 @@ func TestBadInputQueueNames(t *testing.T) {
 				if _, err := hopper.NewInspector(st).GetJob(ctx, q, "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("GetJob in %q: %v, want ErrInvalidQueue", q, err)
 				}
-				cfg := &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: quietLogger()}
+				cfg := &hopper.WorkerConfig{Queues: map[string]int{q: 1}, Logger: testutil.Logger()}
 				if err := panicOf(func() { hopper.NewWorker(st, cfg) }); !errors.Is(err, hopper.ErrInvalidConfig) || !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("NewWorker on queue %q panicked with %v, want ErrInvalidConfig wrapping ErrInvalidQueue", q, err)
 				}

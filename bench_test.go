@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/internal/testutil/teststore"
 )
 
 // The benchmarks run on every store kind (memstore and a throwaway Redis)
@@ -29,9 +31,9 @@ func reportJobs(b *testing.B, jobs int) {
 
 // BenchmarkEnqueue enqueues one job per call from 8 goroutines per CPU.
 func BenchmarkEnqueue(b *testing.B) {
-	for _, k := range storeKinds() {
-		b.Run(k.name, func(b *testing.B) {
-			c := hopper.NewClient(k.open(b)(), nil)
+	for _, k := range teststore.StoreKinds() {
+		b.Run(k.Name, func(b *testing.B) {
+			c := hopper.NewClient(k.Open(b)(), nil)
 			ctx := context.Background()
 			opts := &hopper.EnqueueOpts{Queue: "bench"}
 			b.SetParallelism(4)
@@ -52,9 +54,9 @@ func BenchmarkEnqueue(b *testing.B) {
 
 // BenchmarkEnqueueMany enqueues batches of 100 jobs; one op is one batch.
 func BenchmarkEnqueueMany(b *testing.B) {
-	for _, k := range storeKinds() {
-		b.Run(k.name, func(b *testing.B) {
-			c := hopper.NewClient(k.open(b)(), nil)
+	for _, k := range teststore.StoreKinds() {
+		b.Run(k.Name, func(b *testing.B) {
+			c := hopper.NewClient(k.Open(b)(), nil)
 			ctx := context.Background()
 			batch := make([]BenchPayload, 100)
 			for i := range batch {
@@ -77,9 +79,9 @@ func BenchmarkEnqueueMany(b *testing.B) {
 // claim, decode, a no-op handler, ack. b.N jobs are enqueued first (not
 // timed), then the worker drains them at concurrency 32.
 func BenchmarkWorkerCycle(b *testing.B) {
-	for _, k := range storeKinds() {
-		b.Run(k.name, func(b *testing.B) {
-			s := k.open(b)()
+	for _, k := range teststore.StoreKinds() {
+		b.Run(k.Name, func(b *testing.B) {
+			s := k.Open(b)()
 			ctx := context.Background()
 			c := hopper.NewClient(s, nil)
 			batch := make([]BenchPayload, 1000)
@@ -91,7 +93,7 @@ func BenchmarkWorkerCycle(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cfg := &hopper.WorkerConfig{Queues: map[string]int{"cycle": 1}, Concurrency: 32, Logger: quietLogger()}
+			cfg := &hopper.WorkerConfig{Queues: map[string]int{"cycle": 1}, Concurrency: 32, Logger: testutil.Logger()}
 			w := hopper.NewWorker(s, cfg)
 			var done atomic.Int64
 			all := make(chan struct{})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -36,7 +37,7 @@ func newProcSetup(t *testing.T) *procSetup {
 	srv := redistest.Start(t)
 	prefix := redistest.Prefix(t)
 	p := &procSetup{t: t, addr: srv.Addr, prefix: prefix, log: &procLog{},
-		store: redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testLogger()})}
+		store: redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})}
 	t.Cleanup(func() { stopChildren(p.procs) })
 	return p
 }
@@ -52,23 +53,10 @@ func (p *procSetup) start(n int, spec childSpec) []*child {
 		cs = append(cs, startChild(p.t, p.log, spec))
 		p.procs = append(p.procs, cs[len(cs)-1])
 	}
-	eventually(p.t, 60*time.Second, fmt.Sprintf("%d %s children ready", n, spec.Role), func() bool {
+	testutil.EventuallyTrue(p.t, 60*time.Second, fmt.Sprintf("%d %s children ready", n, spec.Role), func() bool {
 		return p.log.count(evIs("ready")) == ready+n
 	})
 	return cs
-}
-
-// poll checks cond until it holds or timeout passes, and reports whether it
-// held; the caller's assertions then say what is wrong.
-func poll(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
-	}
-	return true
 }
 
 // Five processes running the same two every-second schedules enqueue and
@@ -94,7 +82,7 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 	// Once the first tick after the window ran, every tick in it was
 	// enqueued (and any duplicate with it); give their jobs a moment to be
 	// reported, then count.
-	eventually(t, time.Until(w1)+20*time.Second, "both schedules past the window", func() bool {
+	testutil.EventuallyTrue(t, time.Until(w1)+20*time.Second, "both schedules past the window", func() bool {
 		past := map[string]bool{}
 		for _, e := range p.log.filter(starts) {
 			if !e.Tick.Before(w1) {
@@ -103,7 +91,7 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 		}
 		return past["a"] && past["b"]
 	})
-	poll(5*time.Second, func() bool { return inWindow("a") >= 10 && inWindow("b") >= 10 })
+	testutil.Poll(5*time.Second, func() bool { return inWindow("a") >= 10 && inWindow("b") >= 10 })
 	runs := map[string]map[time.Time]int{"a": {}, "b": {}}
 	pids := map[int]bool{}
 	for _, e := range p.log.filter(starts) {
@@ -156,7 +144,7 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 			c.send(fmt.Sprintf("go %d", r))
 		}
 		inRound := func(e procEvent) bool { return e.Ev == "enqueued" && e.Round == r }
-		eventually(t, 30*time.Second, fmt.Sprintf("round %d's 100 enqueues", r), func() bool { return p.log.count(inRound) == 100 })
+		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d's 100 enqueues", r), func() bool { return p.log.count(inRound) == 100 })
 		var created []procEvent
 		ids := map[string]int{}
 		for _, e := range p.log.filter(inRound) {
@@ -181,13 +169,13 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 
 	first := round(1)
 	outcome <- nil // acked
-	eventually(t, 10*time.Second, "first job acked", func() bool { return getJob(t, p.store, "uniq", first) == nil })
+	testutil.EventuallyTrue(t, 10*time.Second, "first job acked", func() bool { return getJob(t, p.store, "uniq", first) == nil })
 	second := round(2)
 	if second == first {
 		t.Fatal("after the job was acked, the unique key still named it")
 	}
 	outcome <- hopper.Permanent(errors.New("dead"))
-	eventually(t, 10*time.Second, "second job dead", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "second job dead", func() bool {
 		rec := getJob(t, p.store, "uniq", second)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
@@ -213,9 +201,9 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 	of := func(ev string) func(procEvent) bool {
 		return func(e procEvent) bool { return e.Ev == ev && e.Job == info.ID }
 	}
-	eventually(t, 10*time.Second, "job started", func() bool { return p.log.count(of("start")) == 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "job started", func() bool { return p.log.count(of("start")) == 1 })
 	canceller.send("cancel " + info.ID)
-	eventually(t, 10*time.Second, "handler's context ended", func() bool { return p.log.count(of("end")) == 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "handler's context ended", func() bool { return p.log.count(of("end")) == 1 })
 	cancelled := p.log.filter(of("cancelled"))
 	if len(cancelled) != 1 || cancelled[0].State != hopper.StateUnack {
 		t.Fatalf("cancel events %+v; want one that found the job running", cancelled)
@@ -230,7 +218,7 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 		t.Errorf("handler's context cause %q, want %q", end.Err, hopper.ErrCancelled)
 	}
 	var rec *hopper.JobRecord
-	eventually(t, 10*time.Second, "job in garbage", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "job in garbage", func() bool {
 		rec = getJob(t, p.store, "cancel", info.ID)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
@@ -257,7 +245,7 @@ func TestProcGlobalConcurrencyLimit(t *testing.T) {
 	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, jobs), &hopper.EnqueueOpts{Queue: "capped"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "all jobs handled", func() bool { return p.log.count(evIs("end")) == jobs })
+	testutil.EventuallyTrue(t, 60*time.Second, "all jobs handled", func() bool { return p.log.count(evIs("end")) == jobs })
 	peak := int64(0)
 	pids := map[int]int{}
 	for _, e := range p.log.filter(evIs("start")) {
@@ -298,7 +286,7 @@ func TestProcRateLimit(t *testing.T) {
 	}
 	// Claims in 7 different seconds: the first (partial) one, 5 full ones
 	// and one more, so the 5 are over.
-	eventually(t, 60*time.Second, "7 seconds of limited work", func() bool { return len(perSecond()) >= 7 })
+	testutil.EventuallyTrue(t, 60*time.Second, "7 seconds of limited work", func() bool { return len(perSecond()) >= 7 })
 	secs := perSecond()
 	first := slices.Min(slices.Collect(maps.Keys(secs)))
 	for s, n := range secs {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // A global cap of 3 running jobs holds across 4 workers of 5 slots each.
@@ -40,14 +41,14 @@ func TestGlobalConcurrencyLimitAcrossWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for round := range 5 {
-			eventually(t, 10*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
+			testutil.EventuallyTrue(t, 10*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
 			if p := peak.Load(); p != 3 {
 				t.Fatalf("round %d: %d jobs ran at once across the workers, cap is 3", round, p)
 			}
 			for range 3 {
 				gate <- struct{}{}
 			}
-			eventually(t, 10*time.Second, "the round's jobs done", func() bool { return done.Load() == int32(3*(round+1)) })
+			testutil.EventuallyTrue(t, 10*time.Second, "the round's jobs done", func() bool { return done.Load() == int32(3*(round+1)) })
 		}
 		if p := peak.Load(); p != 3 {
 			t.Errorf("peak %d running, want the cap of 3", p)
@@ -84,7 +85,7 @@ func TestRateLimitAcrossWorkers(t *testing.T) {
 		if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(admin, nil), make([]Echo, 400), &hopper.EnqueueOpts{Queue: "limited"}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "7 seconds of limited work", func() bool {
+		testutil.EventuallyTrue(t, 30*time.Second, "7 seconds of limited work", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(perSecond) >= 8
@@ -154,13 +155,13 @@ func TestUniqueJobUnderConcurrency(t *testing.T) {
 
 		first := enqueue100(Echo{Msg: "digest"})
 		outcome <- nil // acked
-		eventually(t, 10*time.Second, "first job acked", func() bool { return getJob(t, s, "uniq", first.ID) == nil })
+		testutil.EventuallyTrue(t, 10*time.Second, "first job acked", func() bool { return getJob(t, s, "uniq", first.ID) == nil })
 		second := enqueue100(Echo{Msg: "digest"})
 		if second.ID == first.ID {
 			t.Fatal("after the job finished, the unique key still named it")
 		}
 		outcome <- hopper.Permanent(errors.New("dead"))
-		eventually(t, 10*time.Second, "second job dead", func() bool {
+		testutil.EventuallyTrue(t, 10*time.Second, "second job dead", func() bool {
 			rec := getJob(t, s, "uniq", second.ID)
 			return rec != nil && rec.State == hopper.StateGarbage
 		})
@@ -202,7 +203,7 @@ func TestCancelRunningJobFromAnotherProcess(t *testing.T) {
 		}
 		t.Logf("handler's context cancelled %v after Store.Cancel", (<-stopped).Sub(at))
 		var rec *hopper.JobRecord
-		eventually(t, 10*time.Second, "job in garbage", func() bool {
+		testutil.EventuallyTrue(t, 10*time.Second, "job in garbage", func() bool {
 			rec = getJob(t, other, "jobs", info.ID)
 			return rec != nil && rec.State == hopper.StateGarbage
 		})
@@ -231,7 +232,7 @@ func TestPeriodicOnceAcrossWorkersOnEveryStore(t *testing.T) {
 			})
 			startWorker(t, w)
 		}
-		eventually(t, 20*time.Second, "10 ticks", func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) >= 10 })
+		testutil.EventuallyTrue(t, 20*time.Second, "10 ticks", func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) >= 10 })
 		mu.Lock()
 		defer mu.Unlock()
 		for tick, n := range ran {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 )
 
@@ -26,21 +24,6 @@ func (Echo) Kind() string { return "echo" }
 type Other struct{ S string }
 
 func (Other) Kind() string { return "other" }
-
-// quietLogger drops worker logs so test output stays readable.
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// eventually polls cond until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
-	}
-}
 
 // startWorker runs w until the test ends (or stop is called) and checks that
 // Run returned nil.
@@ -81,7 +64,7 @@ func testConfig(queues ...string) *hopper.WorkerConfig {
 		Lease:           time.Second,
 		ShutdownTimeout: 5 * time.Second,
 		Backoff:         func(int, error) time.Duration { return 0 },
-		Logger:          testLogger(),
+		Logger:          testutil.Logger(),
 	}
 }
 
@@ -99,14 +82,6 @@ func getJob(t *testing.T, s hopper.Store, queue, id string) *hopper.JobRecord {
 }
 
 func newStore() *memstore.Store { return memstore.New(nil) }
-
-// testLogger shows worker logs when HOPPER_TEST_LOG is set.
-func testLogger() *slog.Logger {
-	if os.Getenv("HOPPER_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return quietLogger()
-}
 
 // panicOf runs f and returns the error it panicked with: nil when it did
 // not panic, an error saying so when it panicked with something else.

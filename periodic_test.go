@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -94,7 +95,7 @@ func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
 		})
 		stops = append(stops, startWorker(t, w))
 	}
-	eventually(t, 20*time.Second, "20 ticks run", func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) >= 20 })
+	testutil.EventuallyTrue(t, 20*time.Second, "20 ticks run", func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) >= 20 })
 	for _, stop := range stops {
 		stop()
 	}
@@ -149,7 +150,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		go func() { done <- sch.Run(runCtx) }()
 		if catchUp {
 			var page hopper.JobPage
-			eventually(t, 5*time.Second, "the missed tick enqueued", func() bool {
+			testutil.EventuallyTrue(t, 5*time.Second, "the missed tick enqueued", func() bool {
 				page, _ = hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
 				return len(page.Jobs) == 1
 			})
@@ -159,7 +160,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		} else {
 			// Registration happens before catch-up; once the schedule is
 			// listed, a catch-up would already have been enqueued.
-			eventually(t, 5*time.Second, "schedule registered", func() bool {
+			testutil.EventuallyTrue(t, 5*time.Second, "schedule registered", func() bool {
 				infos, _ := s.Schedules(ctx)
 				return len(infos) == 1
 			})

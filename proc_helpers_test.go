@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -121,7 +122,7 @@ func runChild(s childSpec) error {
 
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
 	defer rdb.Close()
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: s.Prefix, Logger: testLogger()})
+	store := redisstore.New(rdb, &redisstore.Options{Prefix: s.Prefix, Logger: testutil.Logger()})
 	var mu sync.Mutex
 	enc := json.NewEncoder(os.Stdout)
 	emit := func(e procEvent) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -42,7 +43,7 @@ func TestSchedulerBacksOffWhileMaintainFails(t *testing.T) {
 	offset.Store(int64(2 * time.Minute)) // the pending job is due now
 	rctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	if err := hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"default"}, Logger: testLogger()}).Run(rctx); err != nil {
+	if err := hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"default"}, Logger: testutil.Logger()}).Run(rctx); err != nil {
 		t.Fatal(err)
 	}
 	// The backoff doubles from 20 ms: about 6 passes in a second. Before

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -32,9 +33,9 @@ func TestSchedulerSurvivesTimerAndSignalRacing(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"q"}, Logger: quietLogger()}).Run(ctx)
+		done <- hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"q"}, Logger: testutil.Logger()}).Run(ctx)
 	}()
-	eventually(t, 20*time.Second, "2,000 maintenance passes", func() bool { return s.maintains.Load() >= 2000 })
+	testutil.EventuallyTrue(t, 20*time.Second, "2,000 maintenance passes", func() bool { return s.maintains.Load() >= 2000 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestSchedulerSleepsUntilDue(t *testing.T) {
 	defer cancel()
 	go hopper.NewScheduler(s, &hopper.SchedulerConfig{Queues: []string{"default"}, MaxSleep: time.Minute}).Run(runCtx)
 	var rec *hopper.JobRecord
-	eventually(t, 5*time.Second, "job promoted", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "job promoted", func() bool {
 		rec = getJob(t, ms, "default", info.ID)
 		return rec.State == hopper.StateReady
 	})

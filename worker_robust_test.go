@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -47,7 +48,7 @@ func TestWorkerPoolRecoversFromMoreAbandonsThanRoom(t *testing.T) {
 	}()
 	// Both first attempts abandoned: the second found no room for a
 	// replacement, so the worker has no free executor left.
-	eventually(t, 10*time.Second, "both stuck attempts abandoned", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "both stuck attempts abandoned", func() bool {
 		for _, in := range infos {
 			if rec := getJob(t, s, "default", in.ID); rec == nil || len(rec.Errors) == 0 {
 				return false
@@ -59,7 +60,7 @@ func TestWorkerPoolRecoversFromMoreAbandonsThanRoom(t *testing.T) {
 	if _, err := hopper.Enqueue(ctx, c, Echo{Msg: "quick"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "a job to run after the stuck handlers returned", func() bool { return quick.Load() >= 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "a job to run after the stuck handlers returned", func() bool { return quick.Load() >= 1 })
 }
 
 // finishDown is a Store whose Finish fails while down is set.
@@ -101,7 +102,7 @@ func TestWorkerStopsWhileStoreRefusesOutcomes(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
-	eventually(t, 10*time.Second, "one job running, twenty prefetched", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "one job running, twenty prefetched", func() bool {
 		st, err := hopper.NewInspector(ms).QueueStats(ctx, "default")
 		return err == nil && started.Load() == 1 && st.Counts.Unack == 21
 	})
@@ -136,7 +137,7 @@ func TestWorkerCappedQueueClaimsWhenSlotFrees(t *testing.T) {
 	}
 	start := time.Now()
 	startWorker(t, w)
-	eventually(t, 30*time.Second, "5 jobs done", func() bool { return done.Load() == 5 })
+	testutil.EventuallyTrue(t, 30*time.Second, "5 jobs done", func() bool { return done.Load() == 5 })
 	// With the bug each job after the first waited out the 5 s idle wait.
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("5 jobs on a queue capped at 1 took %v: each waited for the idle wait instead of the freed slot", d)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -66,7 +67,7 @@ func TestWorkerDoesNotStartJobWhoseLeaseRanOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopA := startWorker(t, a)
-	eventually(t, 10*time.Second, "a runs job 1 with job 2 prefetched", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "a runs job 1 with job 2 prefetched", func() bool {
 		st, err := hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
 		return err == nil && len(ranBy(1)) == 1 && st.Counts.Ready == 0 && st.Counts.Unack == 2
 	})
@@ -76,7 +77,7 @@ func TestWorkerDoesNotStartJobWhoseLeaseRanOut(t *testing.T) {
 	b := hopper.NewWorker(s, testConfig("default"))
 	hopper.Handle(b, handler("b"))
 	stopB := startWorker(t, b)
-	eventually(t, 10*time.Second, "b runs job 2", func() bool { return len(ranBy(2)) == 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "b runs job 2", func() bool { return len(ranBy(2)) == 1 })
 	stopB()
 
 	// a reaches its store again and its executor frees up: job 2, whose
@@ -88,7 +89,7 @@ func TestWorkerDoesNotStartJobWhoseLeaseRanOut(t *testing.T) {
 	}
 	// Job 3 is claimed after job 2 was dispatched, and a has one executor:
 	// once job 3 ran, a has decided about job 2.
-	eventually(t, 10*time.Second, "a runs job 3", func() bool { return len(ranBy(3)) == 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "a runs job 3", func() bool { return len(ranBy(3)) == 1 })
 	stopA()
 	if got := ranBy(2); len(got) != 1 || got[0] != "b" {
 		t.Errorf("job 2 ran on %v, want only on b, which took it over", got)

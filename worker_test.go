@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -33,7 +34,7 @@ func TestWorkerRunsAndAcks(t *testing.T) {
 	if j.Args.N != 7 || j.Args.Msg != "hi" || j.ID != info.ID || j.Queue != "default" || j.Attempt != 1 || j.Meta["k"] != "v" {
 		t.Errorf("handler got %+v (args %+v), want the enqueued job on its first attempt", j.JobRecord, j.Args)
 	}
-	eventually(t, 5*time.Second, "the acked job to be deleted", func() bool { return getJob(t, s, "default", info.ID) == nil })
+	testutil.EventuallyTrue(t, 5*time.Second, "the acked job to be deleted", func() bool { return getJob(t, s, "default", info.ID) == nil })
 }
 
 // outcomeCase enqueues one job whose handler behaves as fn and waits for the
@@ -50,7 +51,7 @@ func runUntilState(t *testing.T, cfg *hopper.WorkerConfig, opts *hopper.EnqueueO
 		t.Fatal(err)
 	}
 	var rec *hopper.JobRecord
-	eventually(t, 10*time.Second, "job in "+string(want), func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "job in "+string(want), func() bool {
 		rec = getJob(t, s, info.Queue, info.ID)
 		return rec != nil && rec.State == want
 	})
@@ -130,7 +131,7 @@ func TestWorkerUnknownKindAndBadArgsGoToGarbage(t *testing.T) {
 	}
 	for id, want := range map[string]string{"unknown": "no handler for kind", "garbled": "cannot decode", "wrongtype": "cannot decode"} {
 		var rec *hopper.JobRecord
-		eventually(t, 5*time.Second, id+" in garbage", func() bool {
+		testutil.EventuallyTrue(t, 5*time.Second, id+" in garbage", func() bool {
 			rec = getJob(t, s, "default", id)
 			return rec != nil && rec.State == hopper.StateGarbage
 		})
@@ -184,9 +185,9 @@ func TestWorkerConcurrencyBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			startWorker(t, w)
-			eventually(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
+			testutil.EventuallyTrue(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
 			var st hopper.QueueStats
-			eventually(t, 5*time.Second, "the worker holding its jobs", func() bool {
+			testutil.EventuallyTrue(t, 5*time.Second, "the worker holding its jobs", func() bool {
 				st, _ = hopper.NewInspector(s).QueueStats(ctx, "default")
 				return st.Counts.Unack >= int64(tc.wantHeld)
 			})
@@ -195,7 +196,7 @@ func TestWorkerConcurrencyBound(t *testing.T) {
 					st.Counts.Unack, st.Counts.Ready, tc.wantHeld, 20-tc.wantHeld)
 			}
 			close(release)
-			eventually(t, 5*time.Second, "all 20 jobs done", func() bool { return done.Load() == 20 })
+			testutil.EventuallyTrue(t, 5*time.Second, "all 20 jobs done", func() bool { return done.Load() == 20 })
 			if peak.Load() != 3 {
 				t.Errorf("peak concurrency %d, want 3", peak.Load())
 			}
@@ -228,17 +229,17 @@ func TestWorkerRenewsLeaseOfLongJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first *hopper.JobRecord
-	eventually(t, 5*time.Second, "job claimed", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "job claimed", func() bool {
 		first = getJob(t, s, "default", info.ID)
 		return first != nil && first.State == hopper.StateUnack
 	})
 	// Wait until the lease was renewed past five original lease lengths.
-	eventually(t, 10*time.Second, "lease renewed far past its first deadline", func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "lease renewed far past its first deadline", func() bool {
 		rec := getJob(t, s, "default", info.ID)
 		return rec.Deadline.Sub(first.Deadline) > 5*150*time.Millisecond
 	})
 	close(release)
-	eventually(t, 5*time.Second, "job acked", func() bool { return getJob(t, s, "default", info.ID) == nil })
+	testutil.EventuallyTrue(t, 5*time.Second, "job acked", func() bool { return getJob(t, s, "default", info.ID) == nil })
 	if runs.Load() != 1 {
 		t.Errorf("a job running for many lease lengths ran %d times, want 1", runs.Load())
 	}
@@ -337,7 +338,7 @@ func TestWorkerStrictPriority(t *testing.T) {
 		return nil
 	})
 	startWorker(t, w)
-	eventually(t, 5*time.Second, "10 jobs run", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 10 })
+	testutil.EventuallyTrue(t, 5*time.Second, "10 jobs run", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 10 })
 	want := "high,high,high,high,high,low,low,low,low,low"
 	if got := strings.Join(order, ","); got != want {
 		t.Errorf("run order %s, want %s", got, want)
@@ -371,7 +372,7 @@ func TestWorkerQueueConcurrency(t *testing.T) {
 	}
 	startWorker(t, w)
 	// 6 slots, 2 fast jobs, and slow capped at 2: 4 run, 2 slots stay free.
-	eventually(t, 5*time.Second, "4 jobs running", func() bool { return slow.Load()+fast.Load() == 4 })
+	testutil.EventuallyTrue(t, 5*time.Second, "4 jobs running", func() bool { return slow.Load()+fast.Load() == 4 })
 	st, err := hopper.NewInspector(s).QueueStats(ctx, "slow")
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +408,7 @@ func TestWorkerCancelRunningJob(t *testing.T) {
 		t.Fatalf("Cancel: %v, %v; want it found running", st, err)
 	}
 	var rec *hopper.JobRecord
-	eventually(t, 5*time.Second, "cancelled job in garbage", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "cancelled job in garbage", func() bool {
 		rec = getJob(t, s, "default", info.ID)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
@@ -439,7 +440,7 @@ func TestWorkerAbandonsHandlerIgnoringContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec *hopper.JobRecord
-	eventually(t, 5*time.Second, "stuck job given up", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "stuck job given up", func() bool {
 		rec = getJob(t, s, "default", info.ID)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
@@ -457,7 +458,7 @@ func TestWorkerRegistersItself(t *testing.T) {
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return nil })
 	stop := startWorker(t, w)
 	var ws []hopper.WorkerInfo
-	eventually(t, 5*time.Second, "worker registered", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "worker registered", func() bool {
 		var err error
 		ws, err = hopper.NewInspector(s).Workers(ctx)
 		return err == nil && len(ws) == 1
@@ -551,7 +552,7 @@ func TestWorkerShutdownHandsBackPrefetchedJobs(t *testing.T) {
 	}
 	stop := startWorker(t, w)
 	<-started
-	eventually(t, 5*time.Second, "4 jobs held (1 running, 3 prefetched)", func() bool {
+	testutil.EventuallyTrue(t, 5*time.Second, "4 jobs held (1 running, 3 prefetched)", func() bool {
 		st, _ := hopper.NewInspector(s).QueueStats(ctx, "default")
 		return st.Counts.Unack == 4
 	})
@@ -605,7 +606,7 @@ func TestWorkerAbandonedHandlersDoNotShrinkThePool(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range stuck {
-		eventually(t, 5*time.Second, "stuck job given up", func() bool {
+		testutil.EventuallyTrue(t, 5*time.Second, "stuck job given up", func() bool {
 			rec := getJob(t, s, "default", in.ID)
 			return rec != nil && rec.State == hopper.StateGarbage
 		})
@@ -615,6 +616,6 @@ func TestWorkerAbandonedHandlersDoNotShrinkThePool(t *testing.T) {
 	if _, err := hopper.EnqueueMany(ctx, c, make([]Echo, 2), nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "two jobs running beside two abandoned handlers", func() bool { return running.Load() == 2 })
+	testutil.EventuallyTrue(t, 5*time.Second, "two jobs running beside two abandoned handlers", func() bool { return running.Load() == 2 })
 	close(release)
 }

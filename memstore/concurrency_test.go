@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -140,7 +141,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 			}
 		})
 	}
-	eventually(t, "every job to be acked", func() bool { return acked.Load() == perQueue*int64(len(queues)) })
+	testutil.EventuallyTrue(t, testutil.Wait, "every job to be acked", func() bool { return acked.Load() == perQueue*int64(len(queues)) })
 	cancel()
 	wg.Wait()
 	for _, q := range queues {

@@ -103,19 +103,6 @@ func finish(t testing.TB, s *Store, reqs ...store.FinishRequest) []error {
 	return errs
 }
 
-// eventually fails the test unless cond becomes true within 10 seconds. It
-// polls; it never asserts anything about timing.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // returns fails the test unless done is closed within 10 seconds.
 func returns(t testing.TB, what string, done <-chan struct{}) {
 	t.Helper()

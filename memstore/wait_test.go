@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -43,7 +44,7 @@ func goWait(t *testing.T, wait func() error) <-chan struct{} {
 func TestWaitReadyWakesOnEnqueueFromAnotherGoroutine(t *testing.T) {
 	s := New(nil)
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
-	eventually(t, "WaitReady to block", func() bool { return waiting(s, testQueue, false) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, testQueue, false) })
 	go func() { // from another goroutine
 		if _, err := s.Enqueue(context.Background(), []*store.NewJob{newJob("a")}); err != nil {
 			t.Error(err)
@@ -66,7 +67,7 @@ func TestWaitReadyWakesOnAnyOfSeveralQueues(t *testing.T) {
 	s := New(nil)
 	queues := []string{"a", "b", "c"}
 	done := goWait(t, func() error { return s.WaitReady(context.Background(), queues, forever) })
-	eventually(t, "WaitReady to block", func() bool { return waiting(s, "c", false) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, "c", false) })
 	mustEnqueue(t, s, &store.NewJob{ID: "x", Queue: "c", Kind: "k"})
 	returns(t, "WaitReady after an enqueue to its last queue", done)
 }
@@ -80,7 +81,7 @@ func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
 	}
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	// It blocks although a job is ready: a paused queue has nothing to claim.
-	eventually(t, "WaitReady to block on a paused queue", func() bool { return waiting(s, testQueue, false) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block on a paused queue", func() bool { return waiting(s, testQueue, false) })
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{}); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"), newJob("b"))
 	c := claim(t, s, 2, time.Minute).Jobs[0]
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
-	eventually(t, "WaitReady to block at MaxRunning", func() bool { return waiting(s, testQueue, false) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block at MaxRunning", func() bool { return waiting(s, testQueue, false) })
 	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
 	returns(t, "WaitReady after an ack freed a slot", done)
 }
@@ -105,7 +106,7 @@ func TestWaitReadyReturnsWhenContextIsDone(t *testing.T) {
 	s := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := goWait(t, func() error { return s.WaitReady(ctx, []string{"a", "b"}, forever) })
-	eventually(t, "WaitReady to block", func() bool { return waiting(s, "b", false) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, "b", false) })
 	cancel()
 	returns(t, "WaitReady after cancel", done)
 }
@@ -113,7 +114,7 @@ func TestWaitReadyReturnsWhenContextIsDone(t *testing.T) {
 func TestWaitScheduleWakesOnADelayedEnqueue(t *testing.T) {
 	s, _ := newClocked() // frozen: only a signal can end the wait
 	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
-	eventually(t, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	j := newJob("a")
 	j.Delay = forever
 	mustEnqueue(t, s, j)
@@ -124,7 +125,7 @@ func TestWaitScheduleWakesOnALease(t *testing.T) {
 	s, _ := newClocked()
 	mustEnqueue(t, s, newJob("a"))
 	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
-	eventually(t, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	claim(t, s, 1, forever)
 	returns(t, "WaitSchedule after a claim created a lease", done)
 }
@@ -153,7 +154,7 @@ func TestWaitScheduleWakesOnAShortenedLease(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"))
 	c := claim(t, s, 1, forever).Jobs[0]
 	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
-	eventually(t, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
+	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	ls, err := s.Extend(context.Background(), []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, 2*forever)
 	if err != nil || !ls[0].Held {
 		t.Fatalf("Extend: %+v %v", ls, err)

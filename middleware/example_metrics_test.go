@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
@@ -28,7 +29,7 @@ func ExampleMetrics() {
 	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
 		Backoff: func(int, error) time.Duration { return 0 },
-		Logger:  quietLogger(),
+		Logger:  testutil.Logger(),
 	})
 	w.Use(middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp}))
 	var acked atomic.Int32

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
@@ -27,7 +28,7 @@ func ExampleRecover() {
 				fmt.Printf("reported: %s job panicked: %v\n", job.Kind, p.Value)
 			},
 		}),
-		Logger: quietLogger(),
+		Logger: testutil.Logger(),
 	})
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Resize]) error {
 		var sizes map[string]int

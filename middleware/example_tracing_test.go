@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
@@ -30,7 +31,7 @@ func ExampleTracing() {
 	client := hopper.NewClient(store, nil)
 	client.Use(middleware.TracingEnqueue(opts))
 
-	w := hopper.NewWorker(store, &hopper.WorkerConfig{Logger: quietLogger()})
+	w := hopper.NewWorker(store, &hopper.WorkerConfig{Logger: testutil.Logger()})
 	w.Use(middleware.Tracing(opts))
 	handled := make(chan struct{})
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendEmail]) error {

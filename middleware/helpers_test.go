@@ -2,8 +2,6 @@ package middleware_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sort"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 )
 
@@ -32,33 +31,6 @@ func (Echo) Kind() string { return "echo" }
 type Block struct{ N int }
 
 func (Block) Kind() string { return "block" }
-
-// quietLogger drops worker logs so test output stays readable.
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// eventually polls cond until it holds or timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
-	}
-}
-
-// receive waits for a value on ch, failing the test after timeout.
-func receive[T any](t testing.TB, ch <-chan T, timeout time.Duration, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(timeout):
-		t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		panic("unreachable")
-	}
-}
 
 // startWorker runs w until the test ends and checks that Run returned nil.
 func startWorker(t testing.TB, w *hopper.Worker) {
@@ -87,7 +59,7 @@ func testConfig() *hopper.WorkerConfig {
 		Lease:           5 * time.Second,
 		ShutdownTimeout: 5 * time.Second,
 		Backoff:         func(int, error) time.Duration { return 0 },
-		Logger:          quietLogger(),
+		Logger:          testutil.Logger(),
 	}
 }
 
@@ -133,7 +105,7 @@ func spansNamed(rec *tracetest.SpanRecorder, name string) []sdktrace.ReadOnlySpa
 func waitSpans(t testing.TB, rec *tracetest.SpanRecorder, name string, n int) []sdktrace.ReadOnlySpan {
 	t.Helper()
 	var got []sdktrace.ReadOnlySpan
-	eventually(t, 10*time.Second, "spans named "+name, func() bool {
+	testutil.EventuallyTrue(t, 10*time.Second, "spans named "+name, func() bool {
 		got = spansNamed(rec, name)
 		return len(got) >= n
 	})

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 )
 
@@ -188,7 +189,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		if _, err := hopper.Enqueue(t.Context(), hopper.NewClient(s, nil), Echo{}, &hopper.EnqueueOpts{MaxRetries: hopper.NoRetry}); err != nil {
 			t.Fatal(err)
 		}
-		receive(t, hooked, 10*time.Second, "the panic")
+		testutil.Receive(t, hooked, 10*time.Second, "the panic")
 		span := waitSpans(t, rec, "process default", 1)[0]
 		mu.Lock()
 		got := strings.Join(order, " -> ")

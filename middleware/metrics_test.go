@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 	"github.com/hopperq/hopper/store"
 )
@@ -92,10 +93,10 @@ func TestMetricsMatchJobsRun(t *testing.T) {
 		if _, err := hopper.EnqueueMany(ctx, c, args, &hopper.EnqueueOpts{MaxRetries: 3}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 10*time.Second, "10 jobs acked", func() bool { return acked.Load() == 10 })
+		testutil.EventuallyTrue(t, 10*time.Second, "10 jobs acked", func() bool { return acked.Load() == 10 })
 		echo := map[attribute.Key]string{kSystem: "hopper", kOpName: "process", kDest: "default", kKind: "echo"}
 		var got map[string]metricdata.Metrics
-		eventually(t, 10*time.Second, "13 attempts counted", func() bool {
+		testutil.EventuallyTrue(t, 10*time.Second, "13 attempts counted", func() bool {
 			got = collect(t, reader)
 			m, ok := got[middleware.MetricConsumedMessages]
 			return ok && sumInt(t, m, echo) == 13
@@ -140,14 +141,14 @@ func TestMetricsMatchJobsRun(t *testing.T) {
 		if _, err := hopper.EnqueueMany(ctx, c, []Block{{1}, {2}}, nil); err != nil {
 			t.Fatal(err)
 		}
-		receive(t, running, 10*time.Second, "first blocking job")
-		receive(t, running, 10*time.Second, "second blocking job")
+		testutil.Receive(t, running, 10*time.Second, "first blocking job")
+		testutil.Receive(t, running, 10*time.Second, "second blocking job")
 		block := map[attribute.Key]string{kDest: "default", kKind: "block"}
 		if n := sumInt(t, collect(t, reader)[middleware.MetricActiveJobs], block); n != 2 {
 			t.Errorf("%s{kind=block} = %d while two run, want 2", middleware.MetricActiveJobs, n)
 		}
 		close(release)
-		eventually(t, 10*time.Second, "no job in flight", func() bool {
+		testutil.EventuallyTrue(t, 10*time.Second, "no job in flight", func() bool {
 			return sumInt(t, collect(t, reader)[middleware.MetricActiveJobs], block) == 0
 		})
 	})

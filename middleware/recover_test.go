@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 )
 
@@ -130,7 +131,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 			t.Fatal(err)
 		}
 		var st hopper.QueueStats
-		eventually(t, 60*time.Second, "500 jobs in garbage and 500 in retry", func() bool {
+		testutil.EventuallyTrue(t, 60*time.Second, "500 jobs in garbage and 500 in retry", func() bool {
 			var err error
 			st, err = hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
 			if err != nil {
@@ -177,12 +178,12 @@ func TestRecoverThousandPanics(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range concurrency {
-			receive(t, started, 30*time.Second, fmt.Sprintf("blocking job %d of %d to start", i+1, concurrency))
+			testutil.Receive(t, started, 30*time.Second, fmt.Sprintf("blocking job %d of %d to start", i+1, concurrency))
 		}
 		if n := running.Load(); n != concurrency {
 			t.Errorf("%d blocking handlers running at once, want %d", n, concurrency)
 		}
 		releaseAll()
-		eventually(t, 30*time.Second, "blocking jobs to finish", func() bool { return running.Load() == 0 })
+		testutil.EventuallyTrue(t, 30*time.Second, "blocking jobs to finish", func() bool { return running.Load() == 0 })
 	})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/redisstore"
 )
@@ -24,7 +25,7 @@ var stores = []storeCase{
 	{"memstore", func(testing.TB) hopper.Store { return memstore.New(nil) }},
 	{"redisstore", func(t testing.TB) hopper.Store {
 		rdb := redistest.Start(t).Client(t)
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: quietLogger()})
+		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
 	}},
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 	"github.com/hopperq/hopper/store"
 )
@@ -57,7 +58,7 @@ func TestTracingOneTraceFromEnqueueToHandler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		handlerSC := receive(t, inHandler, 10*time.Second, "the handler to run")
+		handlerSC := testutil.Receive(t, inHandler, 10*time.Second, "the handler to run")
 		send := waitSpans(t, rec, "send default", 1)[0]
 		process := waitSpans(t, rec, "process default", 1)[0]
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -89,7 +90,7 @@ func testClaimRateLimitNextPeriod(t *testing.T, s store.Store) {
 	}
 	claimed := 0
 	refused := false
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		res := claim(t, s, q, 10, long)
 		if len(res.Jobs) > 2 {
 			t.Fatalf("one Claim with RateLimit 2 returned %d jobs, want at most 2", len(res.Jobs))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -83,7 +84,7 @@ func testMixedStress(t *testing.T, s store.Store) {
 
 	// Once producers are done, no job is pending, ready, running or waiting
 	// to retry only when every job was acked or moved to garbage.
-	eventually(t, stressTimeout, func() error {
+	testutil.Eventually(t, stressTimeout, func() error {
 		if t.Failed() {
 			t.FailNow()
 		}
@@ -95,7 +96,7 @@ func testMixedStress(t *testing.T, s store.Store) {
 	// A consumer may not have recorded its last successful ack yet: give
 	// it a moment before stopping the consumers, so that a store that
 	// cancels a call whose write went through does not fail the checks.
-	poll(t, 5*time.Second, func() bool {
+	testutil.Poll(5*time.Second, func() bool {
 		led.mu.Lock()
 		acked := len(led.acks)
 		led.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -71,7 +72,7 @@ func testExtendKeepsAlive(t *testing.T, s store.Store) {
 	if st := extend(t, s, long, ref(kept))[0]; !st.Held {
 		t.Fatalf("Extend right after the claim: %+v, want Held", st)
 	}
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		maintain(t, s, q, store.MaintainOptions{})
 		if j := getJob(t, s, q, dropped.ID); j.State == store.StateUnack {
 			return fmt.Errorf("job with an expired 100ms lease is still unack, want it reclaimed by Maintain")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -147,7 +148,7 @@ func claimNone(t *testing.T, s store.Store, q, why string) store.ClaimResult {
 func claimWhenDue(t *testing.T, s store.Store, q string, lease time.Duration) *store.JobRecord {
 	t.Helper()
 	var got *store.JobRecord
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		maintain(t, s, q, store.MaintainOptions{})
 		if res := claim(t, s, q, 1, lease); len(res.Jobs) == 1 {
 			got = res.Jobs[0]

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -30,7 +31,7 @@ func maintainCases() []testCase {
 func maintainUntil(t *testing.T, s store.Store, q string, opts store.MaintainOptions, cond func() error) store.MaintainResult {
 	t.Helper()
 	var sum store.MaintainResult
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		r := maintain(t, s, q, opts)
 		sum.Promoted += r.Promoted
 		sum.Reclaimed += r.Reclaimed
@@ -155,7 +156,7 @@ func testMaintainDyingWorker(t *testing.T, s store.Store) {
 	const retries = 2
 	add(t, s, withRetries(q, "a", retries))
 	var attempts []int
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		maintain(t, s, q, store.MaintainOptions{})
 		for _, j := range claim(t, s, q, 1, 30*time.Millisecond).Jobs {
 			attempts = append(attempts, j.Attempt) // and the worker dies
@@ -248,7 +249,7 @@ func testMaintainBatch(t *testing.T, s store.Store) {
 	}
 	opts := store.MaintainOptions{Batch: 2}
 	var first store.MaintainResult
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		first = maintain(t, s, q, opts)
 		if first.Promoted == 0 {
 			return fmt.Errorf("Maintain promoted nothing, want the 5 jobs due at %v to fall due", runAt)

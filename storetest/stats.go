@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -97,7 +98,7 @@ func testStatsLatency(t *testing.T, s store.Store) {
 	}
 	start := time.Now()
 	add(t, s, job(q, "ready"))
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		if l := stats(t, s, q).Latency; l <= 0 {
 			return fmt.Errorf("Latency %v with a job ready since %v ago, want > 0", l, time.Since(start))
 		}

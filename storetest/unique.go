@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -140,7 +141,7 @@ func testUniqueForExpires(t *testing.T, s store.Store) {
 	start := time.Now()
 	add(t, s, j)
 	n := 0
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		n++
 		id := fmt.Sprintf("next%d", n)
 		r := enqueue(t, s, unique(q, id, "k"))[0]

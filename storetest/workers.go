@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -132,7 +133,7 @@ func testWorkersExpire(t *testing.T, s store.Store) {
 	heartbeat(t, s, kept, long)
 	start := time.Now()
 	heartbeat(t, s, short, ttl)
-	eventually(t, waitFor, func() error {
+	testutil.Eventually(t, waitFor, func() error {
 		if _, n := findWorker(t, s, short.ID); n != 0 {
 			return fmt.Errorf("worker %q still listed %v after a Heartbeat with ttl %v", short.ID, time.Since(start), ttl)
 		}

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 func TestDemoServesDashboard(t *testing.T) {
@@ -18,11 +21,11 @@ func TestDemoServesDashboard(t *testing.T) {
 		t.Errorf("GET %s: %d\n%.300s", u, code, body)
 	}
 	// The demo's queues and worker show up once jobs flow: poll the stats.
-	pollUntil(t, "the demo's queues on the dashboard", func() bool {
+	testutil.EventuallyTrue(t, 30*time.Second, "the demo's queues on the dashboard", func() bool {
 		_, body := fetch(t, "GET", u+"api/stats", nil, nil)
 		return strings.Contains(body, `"name":"critical"`) && strings.Contains(body, `"name":"low"`)
 	})
-	pollUntil(t, "the demo's worker on the dashboard", func() bool {
+	testutil.EventuallyTrue(t, 30*time.Second, "the demo's worker on the dashboard", func() bool {
 		_, body := fetch(t, "GET", u+"workers", nil, nil)
 		return strings.Contains(body, "1 live process")
 	})

@@ -199,19 +199,3 @@ func state(t *testing.T, s hopper.Store, id string) hopper.JobState {
 	}
 	return j.State
 }
-
-// pollUntil polls cond until it holds, failing t after 30 seconds.
-func pollUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}

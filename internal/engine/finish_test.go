@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -51,11 +52,7 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
+		testutil.EventuallyTrue(t, testutil.Wait, what, cond)
 	}
 	calls := func() int {
 		fs.mu.Lock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -153,7 +154,7 @@ func (r *run) ackedCount() int {
 // pending, ready, unack or retry.
 func (r *run) waitQuiet(timeout time.Duration) {
 	r.t.Helper()
-	eventually(r.t, timeout, func() error {
+	testutil.Eventually(r.t, timeout, func() error {
 		evs := r.ledgers()
 		ends := finals(evs)
 		for k := range r.unconfirmedAcks(evs) {

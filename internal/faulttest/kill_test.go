@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestKillWorkers is scenario 1: workers killed with SIGKILL mid-job,
@@ -59,7 +60,7 @@ func TestKillWorkers(t *testing.T) {
 			}
 		}
 		want := (k + 1) * jobs / (kills + 2)
-		eventually(t, 60*time.Second, func() error {
+		testutil.Eventually(t, 60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d before kill %d", n, want, k+1)
 			}

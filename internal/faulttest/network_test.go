@@ -13,6 +13,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestNetworkFaults is scenario 4: latency, timeouts (a link that stops
@@ -79,7 +80,7 @@ func TestNetworkFaults(t *testing.T) {
 	progress := func(more int) {
 		t.Helper()
 		want := len(finals(r.ledgers())) + more
-		eventually(t, 60*time.Second, func() error {
+		testutil.Eventually(t, 60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d", n, want)
 			}
@@ -100,7 +101,7 @@ func TestNetworkFaults(t *testing.T) {
 		before := errCount()
 		r.addFault("")
 		px.pause()
-		eventually(t, 10*time.Second, func() error {
+		testutil.Eventually(t, 10*time.Second, func() error {
 			if errCount() == before {
 				return errors.New("no enqueue failed yet while the link is stalled")
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -28,7 +29,7 @@ func TestMaxmemory(t *testing.T) {
 	if err := r.enqueue(ctx, "default", jobs, jobs, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		if n := running(r.ledgers(), w.id); n < 10 {
 			return fmt.Errorf("worker runs %d jobs, want 10", n)
 		}
@@ -69,7 +70,7 @@ func TestEvictingPolicyWarns(t *testing.T) {
 	r := newRun(t, srv.Client(t))
 	w := startWorker(t, r.dir, "w0", workerOpts{addr: srv.Addr, prefix: r.prefix})
 	w.waitUp(t)
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		if out := w.stderr.String(); !strings.Contains(out, "maxmemory-policy") || !strings.Contains(out, "allkeys-lru") {
 			return fmt.Errorf("worker stderr has no warning naming the policy: %q", out)
 		}

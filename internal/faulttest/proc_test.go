@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // workerOpts are the flags of one testworker process.
@@ -135,7 +137,7 @@ func failedBySignal(ps interface{ Sys() any }) bool {
 // waitUp waits until the worker wrote its "up" event.
 func (w *workerProc) waitUp(t *testing.T) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		select {
 		case <-w.done:
 			t.Fatalf("worker %s exited at start: %v\n%s", w.id, w.cmd.ProcessState, w.stderr.String())
@@ -164,23 +166,4 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// eventually polls cond until it returns nil, failing t with its last error
-// after timeout.
-func eventually(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	pause := 5 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
-		}
-		time.Sleep(pause) // polling interval, not synchronisation
-		pause = min(2*pause, 100*time.Millisecond)
-	}
 }

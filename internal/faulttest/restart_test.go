@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestRedisRestart is scenario 3: Redis, with an AOF fsynced on every
@@ -65,7 +66,7 @@ func TestRedisRestart(t *testing.T) {
 
 	for i := range faults {
 		want := r.ackedCount() + 1000
-		eventually(t, 60*time.Second, func() error {
+		testutil.Eventually(t, 60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d before fault %d", n, want, i+1)
 			}
@@ -82,7 +83,7 @@ func TestRedisRestart(t *testing.T) {
 	// Work goes on after the last restart: the producer gets enqueues
 	// through and the workers finish them.
 	want := r.ackedCount() + 500
-	eventually(t, 60*time.Second, func() error {
+	testutil.Eventually(t, 60*time.Second, func() error {
 		if n := len(finals(r.ledgers())); n < want {
 			return fmt.Errorf("%d jobs finished after the last restart, waiting for %d", n, want)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -40,7 +41,7 @@ func TestClockSkew(t *testing.T) {
 		}
 	}
 	// The worker ahead enqueues its ticks 5 minutes early; wait for one.
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		st, err := r.store.QueueStats(ctx, "tick")
 		if err != nil {
 			return err

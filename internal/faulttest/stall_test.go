@@ -8,6 +8,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestStalledWorker is scenario 2: a worker stopped with SIGSTOP past its
@@ -27,7 +28,7 @@ func TestStalledWorker(t *testing.T) {
 	if err := r.enqueue(ctx, "default", jobs, jobs, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		if n := running(r.ledgers(), a.id); n < 4 {
 			return fmt.Errorf("stalled worker runs %d jobs, want 4", n)
 		}
@@ -55,7 +56,7 @@ func TestStalledWorker(t *testing.T) {
 	// run long enough to be still running when the stalled one wakes.
 	b := startWorker(t, r.dir, "owner", workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 10, lease: lease, sleep: 5 * time.Second})
 	owner := map[string]uint64{}
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		for _, e := range r.ledgers() {
 			if e.Worker == b.id && e.Ev == "claim" {
 				owner[e.ID] = e.Token
@@ -71,7 +72,7 @@ func TestStalledWorker(t *testing.T) {
 	a.signal(t, syscall.SIGCONT)
 
 	// Every late call of the stalled worker on a job it held is refused.
-	eventually(t, 30*time.Second, func() error {
+	testutil.Eventually(t, 30*time.Second, func() error {
 		refused := map[string]bool{}
 		for _, e := range r.ledgers() {
 			if e.Worker != a.id || held[e.ID] != e.Token || (e.Ev != "fin" && e.Ev != "ext") {
