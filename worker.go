@@ -139,6 +139,42 @@ func (w *Worker) Run(ctx context.Context) error {
 	return err
 }
 
+// Drain runs the jobs that are ready in the worker's queues one at a time,
+// in the calling goroutine, until none is ready, and returns how many
+// attempts it ran. It is for tests and one-off scripts: each job goes
+// through the store, the middleware and its handler exactly as under Run
+// (a claim with a lease and a fencing token, then ack, retry with backoff,
+// garbage or snooze), but nothing runs in the background: no lease renewal
+// (a handler must return within the Lease), no scheduler (jobs delayed or
+// waiting to retry stay where they are until something promotes them; see
+// hoppertest.Drain) and no registration in the store. It returns the first
+// store error, or ctx's error when ctx ends. Drain and Run must not run at
+// the same time.
+func (w *Worker) Drain(ctx context.Context) (int, error) {
+	cfg, err := w.cfg.withDefaults()
+	if err != nil {
+		return 0, err
+	}
+	w.mu.Lock()
+	if w.running {
+		w.mu.Unlock()
+		return 0, errors.New("hopper: Worker.Drain called while the worker runs")
+	}
+	if len(w.handlers) == 0 {
+		w.mu.Unlock()
+		return 0, fmt.Errorf("%w: no handlers registered (use hopper.Handle)", ErrInvalidConfig)
+	}
+	w.running = true
+	h := w.chain(cfg.Recover)
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.running = false
+		w.mu.Unlock()
+	}()
+	return engine.Drain(ctx, w.st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
+}
+
 // chain builds the handler an attempt runs: the middleware, then rec (the
 // panic guard, recoverHandler unless WorkerConfig.Recover replaces it), then
 // the handler of the job's kind. w.mu must be held.

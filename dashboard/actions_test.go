@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -25,15 +26,15 @@ func wantRedirect(t *testing.T, r response, want, what string) {
 
 func TestRetrySelected(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		form := url.Values{"id": {f.garbage[0], "not-a-job"}, "back": {"args=bob&order=oldest&page=1&evil=x"}}
+		form := url.Values{"id": {f.Garbage[0], "not-a-job"}, "back": {"args=bob&order=oldest&page=1&evil=x"}}
 		r := post(t, h, "/queues/default/garbage/retry", form)
 		wantRedirect(t, r, "/queues/default/garbage?args=bob&order=oldest&flash=requeued&n=1", "retry selected")
-		if st := jobState(t, s, "default", f.garbage[0]); st != hopper.StateReady {
+		if st := dashtest.JobState(t, s, "default", f.Garbage[0]); st != hopper.StateReady {
 			t.Errorf("requeued job is in %q, want ready", st)
 		}
-		if st := jobState(t, s, "default", f.garbage[1]); st != hopper.StateGarbage {
+		if st := dashtest.JobState(t, s, "default", f.Garbage[1]); st != hopper.StateGarbage {
 			t.Errorf("unselected job is in %q, want garbage", st)
 		}
 		// The flash is shown on the page the browser lands on.
@@ -44,16 +45,16 @@ func TestRetrySelected(t *testing.T) {
 
 func TestDeleteSelected(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		r := post(t, h, "/queues/default/ready/delete", url.Values{"id": {f.ready[0], f.ready[1]}})
+		r := post(t, h, "/queues/default/ready/delete", url.Values{"id": {f.Ready[0], f.Ready[1]}})
 		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=deleted&n=2", "delete selected")
-		for _, id := range f.ready[:2] {
-			if st := jobState(t, s, "default", id); st != "" {
+		for _, id := range f.Ready[:2] {
+			if st := dashtest.JobState(t, s, "default", id); st != "" {
 				t.Errorf("deleted job %s is in %q", id, st)
 			}
 		}
-		if st := jobState(t, s, "default", f.traced); st != hopper.StateReady {
+		if st := dashtest.JobState(t, s, "default", f.Traced); st != hopper.StateReady {
 			t.Errorf("unselected job is in %q, want ready", st)
 		}
 	})
@@ -61,11 +62,11 @@ func TestDeleteSelected(t *testing.T) {
 
 func TestNothingSelected(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		r := post(t, h, "/queues/default/garbage/delete", nil)
 		wantRedirect(t, r, "/queues/default/garbage?order=newest&flash=noselection", "delete nothing")
-		if n := counts(t, s, "default").Garbage; n != 2 {
+		if n := dashtest.Counts(t, s, "default").Garbage; n != 2 {
 			t.Errorf("garbage holds %d jobs after deleting nothing, want 2", n)
 		}
 		wantContains(t, get(t, h, r.Header.Get("Location")).Body, "after deleting nothing", "Select at least one job first.")
@@ -74,13 +75,13 @@ func TestNothingSelected(t *testing.T) {
 
 func TestActionsOnAllNeedConfirmation(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 
 		// Without confirm, "all" leads to the confirmation page and changes nothing.
 		r := post(t, h, "/queues/default/garbage/retry", url.Values{"all": {"1"}})
 		wantRedirect(t, r, "/queues/default/garbage/confirm?action=retry", "retry all unconfirmed")
-		if n := counts(t, s, "default").Garbage; n != 2 {
+		if n := dashtest.Counts(t, s, "default").Garbage; n != 2 {
 			t.Fatalf("garbage holds %d jobs after an unconfirmed retry all, want 2", n)
 		}
 		page := get(t, h, r.Header.Get("Location"))
@@ -91,14 +92,14 @@ func TestActionsOnAllNeedConfirmation(t *testing.T) {
 		// Confirmed: every garbage job moves.
 		r = post(t, h, "/queues/default/garbage/retry", url.Values{"all": {"1"}, "confirm": {"1"}})
 		wantRedirect(t, r, "/queues/default/garbage?order=newest&flash=requeued&n=2", "retry all confirmed")
-		c := counts(t, s, "default")
+		c := dashtest.Counts(t, s, "default")
 		if c.Garbage != 0 || c.Ready != 5 {
 			t.Errorf("after retry all: garbage %d, ready %d; want 0 and 5", c.Garbage, c.Ready)
 		}
 
 		r = post(t, h, "/queues/default/ready/delete", url.Values{"all": {"1"}, "confirm": {"1"}})
 		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=deleted&n=5", "delete all confirmed")
-		if n := counts(t, s, "default").Ready; n != 0 {
+		if n := dashtest.Counts(t, s, "default").Ready; n != 0 {
 			t.Errorf("ready holds %d jobs after delete all", n)
 		}
 	})
@@ -106,13 +107,13 @@ func TestActionsOnAllNeedConfirmation(t *testing.T) {
 
 func TestBulkActionNotAllowedInState(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		wantStatus(t, post(t, h, "/queues/default/ready/retry", url.Values{"id": {f.ready[0]}}), http.StatusBadRequest, "retry from ready")
-		wantStatus(t, post(t, h, "/queues/default/unack/delete", url.Values{"id": {f.unack}}), http.StatusBadRequest, "delete from unack")
-		wantStatus(t, post(t, h, "/queues/default/nostate/delete", url.Values{"id": {f.unack}}), http.StatusNotFound, "delete from no state")
+		wantStatus(t, post(t, h, "/queues/default/ready/retry", url.Values{"id": {f.Ready[0]}}), http.StatusBadRequest, "retry from ready")
+		wantStatus(t, post(t, h, "/queues/default/unack/delete", url.Values{"id": {f.Unack}}), http.StatusBadRequest, "delete from unack")
+		wantStatus(t, post(t, h, "/queues/default/nostate/delete", url.Values{"id": {f.Unack}}), http.StatusNotFound, "delete from no state")
 		wantStatus(t, get(t, h, "/queues/default/unack/confirm?action=delete"), http.StatusBadRequest, "confirm delete from unack")
-		if st := jobState(t, s, "default", f.unack); st != hopper.StateUnack {
+		if st := dashtest.JobState(t, s, "default", f.Unack); st != hopper.StateUnack {
 			t.Errorf("running job is in %q", st)
 		}
 		ids := make([]string, 1001)
@@ -125,41 +126,41 @@ func TestBulkActionNotAllowedInState(t *testing.T) {
 
 func TestJobActions(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 
-		r := post(t, h, "/jobs/default/"+f.retry+"/retry", nil)
-		wantRedirect(t, r, "/jobs/default/"+f.retry+"?flash=requeued&n=1", "retry now")
-		if st := jobState(t, s, "default", f.retry); st != hopper.StateReady {
+		r := post(t, h, "/jobs/default/"+f.Retry+"/retry", nil)
+		wantRedirect(t, r, "/jobs/default/"+f.Retry+"?flash=requeued&n=1", "retry now")
+		if st := dashtest.JobState(t, s, "default", f.Retry); st != hopper.StateReady {
 			t.Errorf("retried job is in %q, want ready", st)
 		}
-		r = post(t, h, "/jobs/default/"+f.done+"/retry", nil)
-		wantRedirect(t, r, "/jobs/default/"+f.done, "run a done job again")
-		if st := jobState(t, s, "default", f.done); st != hopper.StateReady {
+		r = post(t, h, "/jobs/default/"+f.Done+"/retry", nil)
+		wantRedirect(t, r, "/jobs/default/"+f.Done, "run a done job again")
+		if st := dashtest.JobState(t, s, "default", f.Done); st != hopper.StateReady {
 			t.Errorf("done job run again is in %q, want ready", st)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.garbage[1]+"/delete", nil)
+		r = post(t, h, "/jobs/default/"+f.Garbage[1]+"/delete", nil)
 		wantRedirect(t, r, "/queues/default/garbage?flash=deleted&n=1", "delete")
-		if st := jobState(t, s, "default", f.garbage[1]); st != "" {
+		if st := dashtest.JobState(t, s, "default", f.Garbage[1]); st != "" {
 			t.Errorf("deleted job is in %q", st)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.pending+"/cancel", nil)
-		wantRedirect(t, r, "/jobs/default/"+f.pending+"?flash=cancelled", "cancel waiting")
-		j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.pending)
+		r = post(t, h, "/jobs/default/"+f.Pending+"/cancel", nil)
+		wantRedirect(t, r, "/jobs/default/"+f.Pending+"?flash=cancelled", "cancel waiting")
+		j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.Pending)
 		if err != nil || j.State != hopper.StateGarbage || !j.Cancelled {
 			t.Errorf("cancelled waiting job: %+v, %v; want garbage, cancelled", j, err)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.unack+"/cancel", nil)
-		wantRedirect(t, r, "/jobs/default/"+f.unack, "cancel running")
-		if j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
+		r = post(t, h, "/jobs/default/"+f.Unack+"/cancel", nil)
+		wantRedirect(t, r, "/jobs/default/"+f.Unack, "cancel running")
+		if j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.Unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
 			t.Errorf("cancelled running job: %+v, %v; want unack flagged cancelled", j, err)
 		}
 
-		wantStatus(t, post(t, h, "/jobs/default/"+f.unack+"/delete", nil), http.StatusConflict, "delete running")
-		wantStatus(t, post(t, h, "/jobs/default/"+f.traced+"/retry", nil), http.StatusConflict, "retry ready")
+		wantStatus(t, post(t, h, "/jobs/default/"+f.Unack+"/delete", nil), http.StatusConflict, "delete running")
+		wantStatus(t, post(t, h, "/jobs/default/"+f.Traced+"/retry", nil), http.StatusConflict, "retry ready")
 		wantStatus(t, post(t, h, "/jobs/default/nope/retry", nil), http.StatusNotFound, "retry unknown")
 		wantStatus(t, post(t, h, "/jobs/bad%20queue/x/cancel", nil), http.StatusNotFound, "cancel in a bad queue")
 	})
@@ -167,7 +168,7 @@ func TestJobActions(t *testing.T) {
 
 func TestPauseResume(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		ctx := context.Background()
 		limits := hopper.QueueConfig{MaxRunning: 7, RateLimit: 100, RatePeriod: 60_000_000_000}
 		if err := hopper.NewInspector(s).SetQueueConfig(ctx, "default", limits); err != nil {
@@ -201,11 +202,11 @@ func TestPauseResume(t *testing.T) {
 
 func TestActionsAreAudited(t *testing.T) {
 	s := newMem()
-	f := seed(t, s)
+	f := dashtest.Seed(t, s)
 	var buf bytes.Buffer
 	h := dashboard.New(s, &dashboard.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "pw"}})
 	req := func(path string) {
-		r := doAuth(t, h, http.MethodPost, path, url.Values{"id": {f.garbage[0]}}, "ops", "pw")
+		r := doAuth(t, h, http.MethodPost, path, url.Values{"id": {f.Garbage[0]}}, "ops", "pw")
 		wantStatus(t, r, http.StatusSeeOther, path)
 	}
 	req("/queues/default/garbage/retry")
@@ -220,7 +221,7 @@ func TestActionsAreAudited(t *testing.T) {
 // TestActionsNeedPOST checks that no action runs on GET.
 func TestActionsNeedPOST(t *testing.T) {
 	s := newMem()
-	f := seed(t, s)
+	f := dashtest.Seed(t, s)
 	h := newHandler(s, nil)
 	for _, p := range actionPaths(f) {
 		r := get(t, h, p)
@@ -228,17 +229,17 @@ func TestActionsNeedPOST(t *testing.T) {
 			t.Errorf("GET %s: status %d, want 405", p, r.Code)
 		}
 	}
-	if c := counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
+	if c := dashtest.Counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
 		t.Errorf("GETs changed the store: %+v", c)
 	}
 }
 
-// actionPaths lists every action route of the fixture.
-func actionPaths(f *fixture) []string {
+// actionPaths lists every action route of the dashtest.Fixture.
+func actionPaths(f *dashtest.Fixture) []string {
 	return []string{
 		"/queues/default/garbage/retry", "/queues/default/garbage/delete",
 		"/queues/default/pause", "/queues/default/resume",
-		"/jobs/default/" + f.garbage[0] + "/retry", "/jobs/default/" + f.garbage[0] + "/delete",
-		"/jobs/default/" + f.ready[0] + "/cancel",
+		"/jobs/default/" + f.Garbage[0] + "/retry", "/jobs/default/" + f.Garbage[0] + "/delete",
+		"/jobs/default/" + f.Ready[0] + "/cancel",
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 )
 
 // apiJob is the part of a job's JSON the tests read.
@@ -25,36 +26,36 @@ type apiJob struct {
 
 func TestJobJSON(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		r := get(t, h, "/api/jobs/default/"+f.garbage[0])
+		r := get(t, h, "/api/jobs/default/"+f.Garbage[0])
 		wantStatus(t, r, http.StatusOK, "job JSON")
 		var j apiJob
 		if err := json.Unmarshal([]byte(r.Body), &j); err != nil {
 			t.Fatal(err)
 		}
-		if j.ID != f.garbage[0] || j.State != "garbage" || j.Kind != "send_email" || j.Attempt != 1 {
+		if j.ID != f.Garbage[0] || j.State != "garbage" || j.Kind != "send_email" || j.Attempt != 1 {
 			t.Errorf("job %+v", j)
 		}
-		if j.Args["subject"] != xssText || j.Args["password"] != "[redacted]" {
+		if j.Args["subject"] != dashtest.XSSText || j.Args["password"] != "[redacted]" {
 			t.Errorf("args %v: want the subject as is and the password redacted", j.Args)
 		}
-		if len(j.Errors) != 1 || j.Errors[0].Error != garbageError || j.Errors[0].Stack != stackText {
+		if len(j.Errors) != 1 || j.Errors[0].Error != dashtest.GarbageError || j.Errors[0].Stack != dashtest.StackText {
 			t.Errorf("errors %+v", j.Errors)
 		}
 
 		var traced apiJob
-		if err := json.Unmarshal([]byte(get(t, h, "/api/jobs/default/"+f.traced).Body), &traced); err != nil {
+		if err := json.Unmarshal([]byte(get(t, h, "/api/jobs/default/"+f.Traced).Body), &traced); err != nil {
 			t.Fatal(err)
 		}
-		if traced.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || traced.Meta["traceparent"] != traceparent || traced.Meta["api_token"] != "[redacted]" {
+		if traced.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || traced.Meta["traceparent"] != dashtest.Traceparent || traced.Meta["api_token"] != "[redacted]" {
 			t.Errorf("traced job: trace %q, meta %v", traced.TraceID, traced.Meta)
 		}
 		var done apiJob
-		if err := json.Unmarshal([]byte(get(t, h, "/api/jobs/default/"+f.done).Body), &done); err != nil {
+		if err := json.Unmarshal([]byte(get(t, h, "/api/jobs/default/"+f.Done).Body), &done); err != nil {
 			t.Fatal(err)
 		}
-		if done.Result["file"] != resultText {
+		if done.Result["file"] != dashtest.ResultText {
 			t.Errorf("done job result %v", done.Result)
 		}
 		wantStatus(t, get(t, h, "/api/jobs/default/nope"), http.StatusNotFound, "unknown job JSON")
@@ -63,7 +64,7 @@ func TestJobJSON(t *testing.T) {
 
 func TestJobsJSON(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		var page struct {
 			Total int
@@ -74,8 +75,8 @@ func TestJobsJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.Body), &page); err != nil {
 			t.Fatal(err)
 		}
-		if page.Total != 1 || len(page.Jobs) != 1 || page.Jobs[0].ID != f.ready[1] {
-			t.Errorf("search JSON: %+v, want only %s", page, f.ready[1])
+		if page.Total != 1 || len(page.Jobs) != 1 || page.Jobs[0].ID != f.Ready[1] {
+			t.Errorf("search JSON: %+v, want only %s", page, f.Ready[1])
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/memstore"
 )
 
@@ -18,7 +19,7 @@ import (
 func ExampleNew() {
 	rs := memstore.New(nil) // or redisstore.New(rdb, nil)
 	client := hopper.NewClient(rs, nil)
-	if _, err := hopper.Enqueue(context.Background(), client, reportArgs{Month: "2026-11"}, nil); err != nil {
+	if _, err := hopper.Enqueue(context.Background(), client, dashtest.ReportArgs{Month: "2026-11"}, nil); err != nil {
 		log.Fatal(err)
 	}
 

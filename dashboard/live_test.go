@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 )
 
 // stats is the part of GET /api/stats the tests read.
@@ -47,7 +48,7 @@ func getStats(t *testing.T, h http.Handler, target string) stats {
 
 func TestStatsJSON(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		st := getStats(t, h, "/api/stats")
 		if len(st.Queues) != 2 || st.Queues[0].Name != "critical" || st.Queues[1].Name != "default" {
@@ -63,7 +64,7 @@ func TestStatsJSON(t *testing.T) {
 		if st.Totals.Counts["ready"] != 4 || st.Totals.Queues != 2 {
 			t.Errorf("totals %+v, want 4 ready over 2 queues", st.Totals)
 		}
-		// The fixture acked one job and failed three attempts, this minute.
+		// The dashtest.Fixture acked one job and failed three attempts, this minute.
 		if d.Chart.Done != 1 || d.Chart.Failed != 3 || len(d.Chart.Bars) != 1 || st.Totals.Chart.Done != 1 || st.Totals.Chart.Failed != 3 {
 			t.Errorf("throughput: queue %+v, totals %+v; want 1 done and 3 failed in one minute", d.Chart, st.Totals.Chart)
 		}
@@ -73,7 +74,7 @@ func TestStatsJSON(t *testing.T) {
 
 		// A change shows in the next answer: this is what the pages poll.
 		c := hopper.NewClient(s, nil)
-		if _, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "new"}, nil); err != nil {
+		if _, err := hopper.Enqueue(context.Background(), c, dashtest.ReportArgs{Month: "new"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := hopper.NewInspector(s).SetQueueConfig(context.Background(), "default", hopper.QueueConfig{Paused: true}); err != nil {
@@ -89,7 +90,7 @@ func TestStatsJSON(t *testing.T) {
 
 func TestLiveUpdatesOff(t *testing.T) {
 	s := newMem()
-	seed(t, s)
+	dashtest.Seed(t, s)
 	h := newHandler(s, nil)
 	wantContains(t, get(t, h, "/").Body, "live on", `data-live="/api/stats" data-refresh="2000"`)
 	wantContains(t, get(t, h, "/queues/default/ready").Body, "live on", `data-live="/api/stats?queue=default"`)

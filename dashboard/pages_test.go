@@ -11,12 +11,13 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/store"
 )
 
 func TestQueuesPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		r := get(t, newHandler(s, nil), "/")
 		wantStatus(t, r, http.StatusOK, "GET /")
 		wantContains(t, r.Body, "queues page",
@@ -26,7 +27,7 @@ func TestQueuesPage(t *testing.T) {
 			`data-count="critical/ready">1<`,
 			`data-total="ready">4<`,                 // totals across queues
 			`data-chart=""`, `data-chart="default"`, // throughput charts
-			`class="done"`, `class="failed"`, // bars: the fixture acked one job and failed three
+			`class="done"`, `class="failed"`, // bars: the dashtest.Fixture acked one job and failed three
 			`action="/queues/default/pause"`, `data-live="/api/stats"`,
 		)
 	})
@@ -42,7 +43,7 @@ func TestQueuesPageEmptyStore(t *testing.T) {
 
 func TestQueuesPageShowsPausedAndLatency(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		if err := hopper.NewInspector(s).SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -65,35 +66,35 @@ func TestQueuesPageShowsPausedAndLatency(t *testing.T) {
 
 func TestJobsPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		r := get(t, h, "/queues/default/garbage")
 		wantStatus(t, r, http.StatusOK, "garbage list")
 		wantContains(t, r.Body, "garbage list",
-			`href="/jobs/default/`+f.garbage[0]+`"`, `href="/jobs/default/`+f.garbage[1]+`"`,
-			`name="id" value="`+f.garbage[0]+`"`, // selectable
+			`href="/jobs/default/`+f.Garbage[0]+`"`, `href="/jobs/default/`+f.Garbage[1]+`"`,
+			`name="id" value="`+f.Garbage[0]+`"`, // selectable
 			"Requeue selected", "Delete selected", "Requeue all…", "Delete all…",
 			"smtp: 550 mailbox &lt;unavailable&gt;", // last error, escaped
 			"Showing <strong>1–2</strong> of <strong>2</strong>",
 			`aria-current="page" title="Dead`, // the garbage tab is current
 		)
 		// Garbage lists newest first by default.
-		if strings.Index(r.Body, f.garbage[1]) > strings.Index(r.Body, f.garbage[0]) {
+		if strings.Index(r.Body, f.Garbage[1]) > strings.Index(r.Body, f.Garbage[0]) {
 			t.Error("garbage is not listed newest first by default")
 		}
 		r = get(t, h, "/queues/default/garbage?order=oldest")
-		if strings.Index(r.Body, f.garbage[0]) > strings.Index(r.Body, f.garbage[1]) {
+		if strings.Index(r.Body, f.Garbage[0]) > strings.Index(r.Body, f.Garbage[1]) {
 			t.Error("order=oldest does not list the oldest first")
 		}
 
 		// Ready jobs cannot be requeued, only deleted; running ones neither.
 		r = get(t, h, "/queues/default/ready")
 		wantStatus(t, r, http.StatusOK, "ready list")
-		wantContains(t, r.Body, "ready list", "Delete selected", f.ready[0])
+		wantContains(t, r.Body, "ready list", "Delete selected", f.Ready[0])
 		wantLacks(t, r.Body, "ready list", "selected</button>\n      <button class=\"btn\"", "Run now selected")
 		r = get(t, h, "/queues/default/unack")
 		wantStatus(t, r, http.StatusOK, "unack list")
-		wantContains(t, r.Body, "unack list", f.unack)
+		wantContains(t, r.Body, "unack list", f.Unack)
 		wantLacks(t, r.Body, "unack list", "Delete selected", `type="checkbox" name="id"`)
 	})
 }
@@ -103,7 +104,7 @@ func TestJobsPagePaging(t *testing.T) {
 		c := hopper.NewClient(s, nil)
 		var ids []string
 		for i := range 7 {
-			info, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "m" + string(rune('a'+i))}, nil)
+			info, err := hopper.Enqueue(context.Background(), c, dashtest.ReportArgs{Month: "m" + string(rune('a'+i))}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,17 +141,17 @@ func TestJobsPagePaging(t *testing.T) {
 
 func TestJobsPageSearch(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		cases := []struct {
 			name, query string
 			want, not   []string
 		}{
-			{"args substring", "/queues/default/ready?args=ALICE@example", []string{f.ready[0]}, []string{f.ready[1], f.traced}},
-			{"kind", "/queues/default/ready?kind=build_report", []string{f.traced}, []string{f.ready[0], f.ready[1]}},
-			{"kind and args", "/queues/default/ready?kind=send_email&args=carol", []string{f.ready[1]}, []string{f.ready[0], f.traced}},
-			{"args HTML text", "/queues/default/garbage?args=" + "%3Cscript%3E", []string{f.garbage[0]}, []string{f.garbage[1]}},
-			{"no match", "/queues/default/ready?args=nobody-has-this", []string{"No matches"}, []string{f.ready[0]}},
+			{"args substring", "/queues/default/ready?args=ALICE@example", []string{f.Ready[0]}, []string{f.Ready[1], f.Traced}},
+			{"kind", "/queues/default/ready?kind=build_report", []string{f.Traced}, []string{f.Ready[0], f.Ready[1]}},
+			{"kind and args", "/queues/default/ready?kind=send_email&args=carol", []string{f.Ready[1]}, []string{f.Ready[0], f.Traced}},
+			{"args HTML text", "/queues/default/garbage?args=" + "%3Cscript%3E", []string{f.Garbage[0]}, []string{f.Garbage[1]}},
+			{"no match", "/queues/default/ready?args=nobody-has-this", []string{"No matches"}, []string{f.Ready[0]}},
 		}
 		for _, c := range cases {
 			r := get(t, h, c.query)
@@ -167,12 +168,12 @@ func TestJobsPageSearch(t *testing.T) {
 
 func TestJobsPageSearchByID(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		// Found in any state: redirect to the job.
-		r := get(t, h, "/queues/default/ready?id="+f.garbage[1])
+		r := get(t, h, "/queues/default/ready?id="+f.Garbage[1])
 		wantStatus(t, r, http.StatusSeeOther, "search by ID")
-		if loc := r.Header.Get("Location"); loc != "/jobs/default/"+f.garbage[1] {
+		if loc := r.Header.Get("Location"); loc != "/jobs/default/"+f.Garbage[1] {
 			t.Errorf("search by ID redirects to %q", loc)
 		}
 		r = get(t, h, "/queues/default/ready?id=no-such-id")
@@ -180,9 +181,9 @@ func TestJobsPageSearchByID(t *testing.T) {
 		wantContains(t, r.Body, "search by unknown ID", `No job with ID &#34;no-such-id&#34; in queue default.`)
 
 		// The header's search finds a job in any queue.
-		r = get(t, h, "/find?id="+f.crit)
+		r = get(t, h, "/find?id="+f.Crit)
 		wantStatus(t, r, http.StatusSeeOther, "find")
-		if loc := r.Header.Get("Location"); loc != "/jobs/critical/"+f.crit {
+		if loc := r.Header.Get("Location"); loc != "/jobs/critical/"+f.Crit {
 			t.Errorf("find redirects to %q", loc)
 		}
 		wantStatus(t, get(t, h, "/find?id=nope"), http.StatusNotFound, "find unknown")
@@ -191,10 +192,10 @@ func TestJobsPageSearchByID(t *testing.T) {
 
 func TestJobPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 
-		r := get(t, h, "/jobs/default/"+f.garbage[0])
+		r := get(t, h, "/jobs/default/"+f.Garbage[0])
 		wantStatus(t, r, http.StatusOK, "garbage job")
 		wantContains(t, r.Body, "garbage job",
 			`<span class="kind kind-big">send_email</span>`,
@@ -206,25 +207,25 @@ func TestJobPage(t *testing.T) {
 			"smtp: 550 mailbox &lt;unavailable&gt;",
 			"goroutine 7 [running]:\nmain.send(0xc000010000)", // the stack
 			"Enqueued", "Due", "Last attempt", "Finished",
-			`action="/jobs/default/`+f.garbage[0]+`/retry"`, `action="/jobs/default/`+f.garbage[0]+`/delete"`,
+			`action="/jobs/default/`+f.Garbage[0]+`/retry"`, `action="/jobs/default/`+f.Garbage[0]+`/delete"`,
 		)
-		wantLacks(t, r.Body, "garbage job", secretText, `/cancel"`)
+		wantLacks(t, r.Body, "garbage job", dashtest.SecretText, `/cancel"`)
 
-		r = get(t, h, "/jobs/default/"+f.done)
+		r = get(t, h, "/jobs/default/"+f.Done)
 		wantStatus(t, r, http.StatusOK, "done job")
-		wantContains(t, r.Body, "done job", "Result", esc(`"file": "`+resultText+`"`), "Run again", "Retention")
+		wantContains(t, r.Body, "done job", "Result", esc(`"file": "`+dashtest.ResultText+`"`), "Run again", "Retention")
 
-		r = get(t, h, "/jobs/default/"+f.traced)
+		r = get(t, h, "/jobs/default/"+f.Traced)
 		wantStatus(t, r, http.StatusOK, "traced job")
 		wantContains(t, r.Body, "traced job",
 			`<dd class="mono wrap" id="trace-id">4bf92f3577b34da6a3ce929d0e0e4736</dd>`,
-			"00f067aa0ba902b7", traceparent, // parent span and raw metadata
+			"00f067aa0ba902b7", dashtest.Traceparent, // parent span and raw metadata
 			`<dt class="mono">api_token</dt><dd class="mono wrap">[redacted]</dd>`,
 			`/cancel"`, // a waiting job can be cancelled
 		)
-		wantLacks(t, r.Body, "traced job", secretText)
+		wantLacks(t, r.Body, "traced job", dashtest.SecretText)
 
-		r = get(t, h, "/jobs/default/"+f.unack)
+		r = get(t, h, "/jobs/default/"+f.Unack)
 		wantStatus(t, r, http.StatusOK, "running job")
 		wantContains(t, r.Body, "running job", "Lease until", `/cancel"`)
 		wantLacks(t, r.Body, "running job", `/delete"`, `/retry"`)
@@ -251,17 +252,17 @@ func TestJobPageUndecodableArgs(t *testing.T) {
 
 func TestWorkersPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		r := get(t, newHandler(s, nil), "/workers")
 		wantStatus(t, r, http.StatusOK, "workers")
 		wantContains(t, r.Body, "workers", "worker-1", "host-a", "4242", "critical", "×5", "default", "×2",
-			"1 / 8 busy", `href="/jobs/default/`+f.unack+`"`, "build_report", "Heartbeat", "Started")
+			"1 / 8 busy", `href="/jobs/default/`+f.Unack+`"`, "build_report", "Heartbeat", "Started")
 	})
 }
 
 func TestSchedulesPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		r := get(t, h, "/schedules")
 		wantStatus(t, r, http.StatusOK, "schedules")
@@ -287,7 +288,7 @@ func TestSchedulesPage(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		seed(t, s)
+		dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		for _, p := range []string{
 			"/nope", "/queues/default/nostate", "/queues/bad%20queue/ready", "/jobs/default/nope",
@@ -330,7 +331,7 @@ func TestEveryLinkWorks(t *testing.T) {
 	for _, prefix := range []string{"", "/admin/jobs"} {
 		t.Run("prefix="+prefix, func(t *testing.T) {
 			eachStore(t, func(t *testing.T, s hopper.Store) {
-				seed(t, s)
+				dashtest.Seed(t, s)
 				var h http.Handler = newHandler(s, &dashboard.Options{Prefix: prefix})
 				if prefix != "" {
 					mux := http.NewServeMux()
@@ -436,7 +437,7 @@ func TestOddJobID(t *testing.T) {
 		wantLacks(t, r.Body, "odd job page", "<f>")
 		r = post(t, mux, link+"/delete", nil)
 		wantStatus(t, r, http.StatusSeeOther, "delete the odd job")
-		if st := jobState(t, s, "default", id); st != "" {
+		if st := dashtest.JobState(t, s, "default", id); st != "" {
 			t.Errorf("odd job still in %q", st)
 		}
 	})

@@ -11,12 +11,13 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/store"
 )
 
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	s := newMem()
-	f := seed(t, s)
+	f := dashtest.Seed(t, s)
 	h := newHandler(s, &dashboard.Options{BasicAuth: &dashboard.BasicAuth{User: "u", Password: "p"}})
 	check := func(what string, r response) {
 		t.Helper()
@@ -37,7 +38,7 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		}
 	}
 	check("401", get(t, h, "/"))
-	for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/workers", "/schedules", "/api/stats", "/static/app.js", "/nope"} {
+	for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/workers", "/schedules", "/api/stats", "/static/app.js", "/nope"} {
 		r := doAuth(t, h, http.MethodGet, p, nil, "u", "p")
 		check(p, r)
 		if !strings.HasPrefix(p, "/static/") && r.Header.Get("Cache-Control") != "no-store" {
@@ -51,9 +52,9 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 // block: every <script> has a src, and no element has an on* handler.
 func TestNoInlineScript(t *testing.T) {
 	s := newMem()
-	f := seed(t, s)
+	f := dashtest.Seed(t, s)
 	h := newHandler(s, nil)
-	for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/workers", "/schedules", "/queues/default/garbage/confirm?action=retry", "/nope"} {
+	for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/workers", "/schedules", "/queues/default/garbage/confirm?action=retry", "/nope"} {
 		body := get(t, h, p).Body
 		for _, tag := range strings.Split(body, "<script")[1:] {
 			if !strings.HasPrefix(tag, " src=") {
@@ -70,15 +71,15 @@ func TestNoInlineScript(t *testing.T) {
 
 func TestUserStringsEscaped(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		for _, p := range []string{"/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/api/jobs/default/" + f.garbage[0], "/api/queues/default/garbage"} {
+		for _, p := range []string{"/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/api/jobs/default/" + f.Garbage[0], "/api/queues/default/garbage"} {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusOK, p)
-			wantLacks(t, r.Body, p, xssText, "<unavailable>")
+			wantLacks(t, r.Body, p, dashtest.XSSText, "<unavailable>")
 		}
 		// The text is there, escaped.
-		wantContains(t, get(t, h, "/jobs/default/"+f.garbage[0]).Body, "job page", esc(xssText), esc(garbageError))
+		wantContains(t, get(t, h, "/jobs/default/"+f.Garbage[0]).Body, "job page", esc(dashtest.XSSText), esc(dashtest.GarbageError))
 		// Kinds are user strings too.
 		evil := `<img src=x onerror=alert(2)>`
 		if _, err := s.Enqueue(t.Context(), []*store.NewJob{{ID: "evil-kind", Queue: "default", Kind: evil}}); err != nil {
@@ -95,9 +96,9 @@ func TestUserStringsEscaped(t *testing.T) {
 
 func TestCrossOriginActionRefused(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		form := url.Values{"id": {f.garbage[0]}}
+		form := url.Values{"id": {f.Garbage[0]}}
 		for _, c := range []struct {
 			name   string
 			header map[string]string
@@ -119,7 +120,7 @@ func TestCrossOriginActionRefused(t *testing.T) {
 				}
 			}
 		}
-		if c := counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
+		if c := dashtest.Counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
 			t.Errorf("cross-origin posts changed the store: %+v", c)
 		}
 		st, _ := hopper.NewInspector(s).QueueStats(t.Context(), "default")
@@ -133,9 +134,9 @@ func TestCrossOriginActionRefused(t *testing.T) {
 
 func TestTrustedOrigin(t *testing.T) {
 	s := newMem()
-	f := seed(t, s)
+	f := dashtest.Seed(t, s)
 	h := newHandler(s, &dashboard.Options{TrustedOrigins: []string{"https://ops.example.com"}})
-	r := newRequest(http.MethodPost, "/queues/default/garbage/retry", url.Values{"id": {f.garbage[0]}})
+	r := newRequest(http.MethodPost, "/queues/default/garbage/retry", url.Values{"id": {f.Garbage[0]}})
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	r.Header.Set("Origin", "https://ops.example.com")
 	wantStatus(t, serve(h, r), http.StatusSeeOther, "post from a trusted origin")
@@ -143,10 +144,10 @@ func TestTrustedOrigin(t *testing.T) {
 
 func TestReadOnlyRefusesEveryAction(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, &dashboard.Options{ReadOnly: true})
 		for _, p := range actionPaths(f) {
-			for _, form := range []url.Values{{"id": {f.garbage[0]}}, {"all": {"1"}, "confirm": {"1"}}} {
+			for _, form := range []url.Values{{"id": {f.Garbage[0]}}, {"all": {"1"}, "confirm": {"1"}}} {
 				r := post(t, h, p, form)
 				if r.Code != http.StatusForbidden {
 					t.Errorf("read-only POST %s %v: status %d, want 403", p, form, r.Code)
@@ -157,7 +158,7 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 			}
 		}
 		wantStatus(t, get(t, h, "/queues/default/garbage/confirm?action=delete"), http.StatusForbidden, "read-only confirm page")
-		c := counts(t, s, "default")
+		c := dashtest.Counts(t, s, "default")
 		if c.Garbage != 2 || c.Ready != 3 || c.Pending != 1 {
 			t.Errorf("read-only dashboard changed the store: %+v", c)
 		}
@@ -166,7 +167,7 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 			t.Error("read-only dashboard paused the queue")
 		}
 		// Pages still work and offer no actions.
-		for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/jobs/default/" + f.ready[0]} {
+		for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/jobs/default/" + f.Ready[0]} {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusOK, p)
 			wantContains(t, r.Body, p, "read-only")
@@ -177,25 +178,25 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 
 func TestBasicAuth(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, &dashboard.Options{Title: "Ops", BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
-		paths := []string{"/", "/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/workers", "/schedules", "/api/stats", "/api/jobs/default/" + f.garbage[0], "/static/app.js"}
+		paths := []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/workers", "/schedules", "/api/stats", "/api/jobs/default/" + f.Garbage[0], "/static/app.js"}
 		for _, p := range paths {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusUnauthorized, "no credentials "+p)
 			if got := r.Header.Get("WWW-Authenticate"); got != `Basic realm="Ops", charset="UTF-8"` {
 				t.Errorf("%s: WWW-Authenticate %q", p, got)
 			}
-			wantLacks(t, r.Body, p, f.garbage[0], "bob@example.com")
+			wantLacks(t, r.Body, p, f.Garbage[0], "bob@example.com")
 			for _, cred := range [][2]string{{"admin", "wrong"}, {"wrong", "s3cret"}, {"admin", ""}, {"", ""}, {"admin", "s3cret "}, {"Admin", "s3cret"}} {
 				wantStatus(t, doAuth(t, h, http.MethodGet, p, nil, cred[0], cred[1]), http.StatusUnauthorized, "wrong credentials "+p)
 			}
 			wantStatus(t, doAuth(t, h, http.MethodGet, p, nil, "admin", "s3cret"), http.StatusOK, "right credentials "+p)
 		}
 		for _, p := range actionPaths(f) {
-			wantStatus(t, post(t, h, p, url.Values{"id": {f.garbage[0]}}), http.StatusUnauthorized, "action without credentials "+p)
+			wantStatus(t, post(t, h, p, url.Values{"id": {f.Garbage[0]}}), http.StatusUnauthorized, "action without credentials "+p)
 		}
-		if c := counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
+		if c := dashtest.Counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
 			t.Errorf("unauthenticated actions changed the store: %+v", c)
 		}
 	})
@@ -203,7 +204,7 @@ func TestBasicAuth(t *testing.T) {
 
 func TestAuthHook(t *testing.T) {
 	s := newMem()
-	seed(t, s)
+	dashtest.Seed(t, s)
 	auth := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("X-Token") != "let-me-in" {
@@ -243,21 +244,21 @@ func TestAllowedHosts(t *testing.T) {
 
 func TestRedaction(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		f := seed(t, s)
+		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		// Nothing that leaves the server shows the secret: pages, JSON, search.
 		for _, p := range []string{
-			"/queues/default/garbage", "/jobs/default/" + f.garbage[0], "/jobs/default/" + f.traced,
-			"/api/jobs/default/" + f.garbage[0], "/api/jobs/default/" + f.traced, "/api/queues/default/garbage",
+			"/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/jobs/default/" + f.Traced,
+			"/api/jobs/default/" + f.Garbage[0], "/api/jobs/default/" + f.Traced, "/api/queues/default/garbage",
 		} {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusOK, p)
-			wantLacks(t, r.Body, p, secretText)
+			wantLacks(t, r.Body, p, dashtest.SecretText)
 		}
 		// Searching for the secret finds nothing, though two jobs hold it.
-		r := get(t, h, "/queues/default/garbage?args="+url.QueryEscape(secretText))
+		r := get(t, h, "/queues/default/garbage?args="+url.QueryEscape(dashtest.SecretText))
 		wantContains(t, r.Body, "search for a secret", "No matches")
-		wantLacks(t, r.Body, "search for a secret", f.garbage[0], f.garbage[1])
+		wantLacks(t, r.Body, "search for a secret", f.Garbage[0], f.Garbage[1])
 		var page struct{ Total int }
 		if err := json.Unmarshal([]byte(get(t, h, "/api/queues/default/garbage?args=hunter2").Body), &page); err != nil || page.Total != 0 {
 			t.Errorf("JSON search for a secret: total %d, %v; want 0", page.Total, err)
@@ -265,8 +266,8 @@ func TestRedaction(t *testing.T) {
 
 		// NoRedact shows it, and the search finds it.
 		h = newHandler(s, &dashboard.Options{Redact: dashboard.NoRedact})
-		wantContains(t, get(t, h, "/jobs/default/"+f.garbage[0]).Body, "NoRedact", secretText)
-		wantContains(t, get(t, h, "/queues/default/garbage?args=hunter2").Body, "NoRedact search", f.garbage[0], f.garbage[1])
+		wantContains(t, get(t, h, "/jobs/default/"+f.Garbage[0]).Body, "NoRedact", dashtest.SecretText)
+		wantContains(t, get(t, h, "/queues/default/garbage?args=hunter2").Body, "NoRedact search", f.Garbage[0], f.Garbage[1])
 
 		// A custom hook sees the kind and the decoded args.
 		h = newHandler(s, &dashboard.Options{Redact: func(kind string, v any) any {
@@ -275,15 +276,15 @@ func TestRedaction(t *testing.T) {
 			}
 			return v
 		}})
-		body := get(t, h, "/jobs/default/"+f.garbage[0]).Body
-		wantContains(t, body, "custom redact", esc(`"to": "someone"`), secretText)
+		body := get(t, h, "/jobs/default/"+f.Garbage[0]).Body
+		wantContains(t, body, "custom redact", esc(`"to": "someone"`), dashtest.SecretText)
 		wantLacks(t, body, "custom redact", "bob@example.com")
 
 		// A hook that panics hides everything rather than nothing.
 		h = newHandler(s, &dashboard.Options{Redact: func(string, any) any { panic("boom") }})
-		r = get(t, h, "/jobs/default/"+f.garbage[0])
+		r = get(t, h, "/jobs/default/"+f.Garbage[0])
 		wantStatus(t, r, http.StatusOK, "panicking redact")
-		wantLacks(t, r.Body, "panicking redact", secretText, "bob@example.com")
+		wantLacks(t, r.Body, "panicking redact", dashtest.SecretText, "bob@example.com")
 	})
 }
 

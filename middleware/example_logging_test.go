@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
@@ -33,7 +32,7 @@ func ExampleLogging() {
 	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
 		Backoff: func(int, error) time.Duration { return 0 },
-		Logger:  testutil.Logger(),
+		Logger:  slog.New(slog.DiscardHandler),
 	})
 	w.Use(middleware.Logging(logger, nil))
 	done := make(chan struct{})

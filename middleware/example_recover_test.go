@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
@@ -28,7 +28,7 @@ func ExampleRecover() {
 				fmt.Printf("reported: %s job panicked: %v\n", job.Kind, p.Value)
 			},
 		}),
-		Logger: testutil.Logger(),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Resize]) error {
 		var sizes map[string]int

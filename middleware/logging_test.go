@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
 )
 
@@ -144,66 +142,4 @@ func TestLoggingDisabledDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = h.Handle(ctx, job) }); n != 0 {
 		t.Errorf("%v allocations per attempt with the level disabled, want 0", n)
 	}
-}
-
-// TestMiddlewareOrder runs the documented chain in a worker: Tracing first,
-// then Metrics and Logging, Recover innermost. The log record carries the
-// attempt's span and the panic arrives as an error at every layer.
-func TestMiddlewareOrder(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s hopper.Store) {
-		rec, _, topts := newTracerProvider(t)
-		reader, mp := newMeterProvider(t)
-		logs := &capture{level: slog.LevelInfo}
-		var order []string
-		var mu sync.Mutex
-		note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
-		mark := func(name string) hopper.Middleware {
-			return func(next hopper.Handler) hopper.Handler {
-				return hopper.HandlerFunc(func(ctx context.Context, j *hopper.JobRecord) error {
-					note(name + " start")
-					err := next.Handle(ctx, j)
-					note(name + " end")
-					return err
-				})
-			}
-		}
-		cfg := testConfig()
-		hooked := make(chan struct{}, 1)
-		cfg.Recover = middleware.Recover(&middleware.RecoverOptions{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) {
-			note("recover")
-			hooked <- struct{}{}
-		}})
-		w := hopper.NewWorker(s, cfg)
-		w.Use(
-			middleware.Tracing(topts),
-			mark("m1"),
-			middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp}),
-			middleware.Logging(slog.New(logs), nil),
-			mark("m2"),
-		)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-			note("handler")
-			panic("bug")
-		})
-		startWorker(t, w)
-		if _, err := hopper.Enqueue(t.Context(), hopper.NewClient(s, nil), Echo{}, &hopper.EnqueueOpts{MaxRetries: hopper.NoRetry}); err != nil {
-			t.Fatal(err)
-		}
-		testutil.Receive(t, hooked, 10*time.Second, "the panic")
-		span := waitSpans(t, rec, "process default", 1)[0]
-		mu.Lock()
-		got := strings.Join(order, " -> ")
-		mu.Unlock()
-		if want := "m1 start -> m2 start -> handler -> recover -> m2 end -> m1 end"; got != want {
-			t.Errorf("order %s, want %s", got, want)
-		}
-		recs := logs.records()
-		if len(recs) != 1 || recs[0].span.SpanID() != span.SpanContext().SpanID() || recs[0].attrs["outcome"].String() != "garbage" {
-			t.Errorf("log records %+v, want one garbage record carrying the process span", recs)
-		}
-		consumed := collect(t, reader)[middleware.MetricConsumedMessages]
-		if n := sumInt(t, consumed, map[attribute.Key]string{kOutcome: "garbage", kErrorType: "panic"}); n != 1 {
-			t.Errorf("garbage panics counted %d, want 1", n)
-		}
-	})
 }

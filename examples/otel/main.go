@@ -13,8 +13,8 @@
 // (for example redis://localhost:6379/0), with keys under the prefix
 // "hopper-otel-example":
 //
-//	go run ./examples/otel
-//	HOPPER_REDIS_URL=redis://localhost:6379/0 go run ./examples/otel
+//	go run -C examples/otel .
+//	HOPPER_REDIS_URL=redis://localhost:6379/0 go run -C examples/otel .
 package main
 
 import (

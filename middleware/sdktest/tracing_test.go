@@ -1,4 +1,4 @@
-package middleware_test
+package sdktest_test
 
 import (
 	"context"

@@ -1,8 +1,9 @@
-package dashboard_test
+package browsertest_test
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -55,7 +57,7 @@ func findChromium() string {
 func screenshotDir(t *testing.T) string {
 	dir := os.Getenv("HOPPER_SCREENSHOTS")
 	if dir == "" {
-		dir = filepath.Join("..", "testdata", "screenshots")
+		dir = filepath.Join("..", "..", "testdata", "screenshots")
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -144,7 +146,7 @@ func newTab(t *testing.T, browser context.Context, dialogs *atomic.Int32) contex
 type site struct {
 	srv *httptest.Server
 	st  hopper.Store
-	f   *fixture
+	f   *dashtest.Fixture
 }
 
 // url returns the absolute URL of a dashboard path.
@@ -156,16 +158,19 @@ func newSite(t *testing.T, opts *dashboard.Options) *site {
 	var offset atomic.Int64
 	st := memstore.New(&memstore.Options{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	seedHistory(t, st, &offset)
-	f := seed(t, st)
+	f := dashtest.Seed(t, st)
 	if opts == nil {
 		opts = &dashboard.Options{}
 	}
 	opts.Prefix = mountPrefix
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = 250 * time.Millisecond
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, newHandler(st, opts)))
+	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, dashboard.New(st, opts)))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &site{srv: srv, st: st, f: f}
@@ -188,7 +193,7 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 				n += 20 + int(15*float64(60-m)/60)
 			}
 			for i := range n {
-				if _, err := hopper.Enqueue(ctx, c, emailArgs{To: fmt.Sprintf("user%d@example.com", i), Subject: "Hello"}, &hopper.EnqueueOpts{Queue: q}); err != nil {
+				if _, err := hopper.Enqueue(ctx, c, dashtest.EmailArgs{To: fmt.Sprintf("user%d@example.com", i), Subject: "Hello"}, &hopper.EnqueueOpts{Queue: q}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -212,7 +217,7 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 	}
 	offset.Store(0)
 	for i := range 37 {
-		if _, err := hopper.Enqueue(ctx, c, emailArgs{To: fmt.Sprintf("backlog%d@example.com", i), Subject: "Digest"}, &hopper.EnqueueOpts{Queue: "mailers"}); err != nil {
+		if _, err := hopper.Enqueue(ctx, c, dashtest.EmailArgs{To: fmt.Sprintf("backlog%d@example.com", i), Subject: "Digest"}, &hopper.EnqueueOpts{Queue: "mailers"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -295,9 +300,9 @@ func TestBrowser(t *testing.T) {
 			{"01-queues", "/", "table.queues"},
 			{"02-jobs-garbage", "/queues/default/garbage", "table.jobs"},
 			{"03-jobs-ready", "/queues/mailers/ready", "table.jobs"},
-			{"04-job-garbage", "/jobs/default/" + s.f.garbage[0], "#job-id"},
-			{"05-job-done", "/jobs/default/" + s.f.done, "#job-id"},
-			{"06-job-traced", "/jobs/default/" + s.f.traced, "#trace-id"},
+			{"04-job-garbage", "/jobs/default/" + s.f.Garbage[0], "#job-id"},
+			{"05-job-done", "/jobs/default/" + s.f.Done, "#job-id"},
+			{"06-job-traced", "/jobs/default/" + s.f.Traced, "#trace-id"},
 			{"07-workers", "/workers", "section.worker"},
 			{"08-schedules", "/schedules", "table.grid"},
 			{"09-confirm", "/queues/default/garbage/confirm?action=delete", "#confirm-all"},
@@ -332,13 +337,13 @@ func TestBrowser(t *testing.T) {
 		if n := textOfJS(t, tab, "String(document.querySelectorAll('table.jobs tbody tr').length)"); n != "1" {
 			t.Fatalf("the search found %s jobs, want 1", n)
 		}
-		if got := textOf(t, tab, "table.jobs tbody td.mono a"); got != s.f.garbage[1] {
-			t.Errorf("search found %q, want %s", got, s.f.garbage[1])
+		if got := textOf(t, tab, "table.jobs tbody td.mono a"); got != s.f.Garbage[1] {
+			t.Errorf("search found %q, want %s", got, s.f.Garbage[1])
 		}
 		screenshot(t, tab, shots, "10-search-args")
 
 		// A redacted secret is not searchable.
-		nav(t, tab, s, "/queues/default/garbage?args="+secretText, "form.search")
+		nav(t, tab, s, "/queues/default/garbage?args="+dashtest.SecretText, "form.search")
 		if n := textOfJS(t, tab, "String(document.querySelectorAll('table.jobs tbody tr').length)"); n != "0" {
 			t.Errorf("searching a redacted secret found %s jobs", n)
 		}
@@ -348,7 +353,7 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)
 		tab := newTab(t, browser, nil)
-		id := s.f.garbage[1]
+		id := s.f.Garbage[1]
 		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
 		if v := textOfJS(t, tab, "String(document.querySelector('button[data-needs-selection]').disabled)"); v != "true" {
 			t.Errorf("the bulk buttons are enabled with nothing selected")
@@ -366,7 +371,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, `.tab-garbage .pill`); got != "1" {
 			t.Errorf("garbage count %q after the retry, want 1", got)
 		}
-		if st := jobState(t, s.st, "default", id); st != hopper.StateReady {
+		if st := dashtest.JobState(t, s.st, "default", id); st != hopper.StateReady {
 			t.Errorf("retried job is in %q, want ready", st)
 		}
 		screenshot(t, tab, shots, "11-after-retry")
@@ -377,7 +382,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Requeued 1 job") {
 			t.Errorf("flash %q after requeue all", got)
 		}
-		if c := counts(t, s.st, "default"); c.Garbage != 0 {
+		if c := dashtest.Counts(t, s.st, "default"); c.Garbage != 0 {
 			t.Errorf("garbage holds %d jobs after requeue all", c.Garbage)
 		}
 	})
@@ -393,7 +398,7 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 37 jobs") {
 			t.Errorf("flash %q", got)
 		}
-		if c := counts(t, s.st, "mailers"); c.Ready != 0 {
+		if c := dashtest.Counts(t, s.st, "mailers"); c.Ready != 0 {
 			t.Errorf("mailers holds %d ready jobs after deleting all on the page", c.Ready)
 		}
 	})
@@ -413,7 +418,7 @@ func TestBrowser(t *testing.T) {
 		}
 		doneBefore := textOf(t, tab, "[data-chart-done]")
 		c := hopper.NewClient(s.st, nil)
-		if _, err := hopper.Enqueue(context.Background(), c, reportArgs{Month: "live"}, nil); err != nil {
+		if _, err := hopper.Enqueue(context.Background(), c, dashtest.ReportArgs{Month: "live"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "document.querySelector('"+sel+"').textContent === '4'", "the ready count to become 4")
@@ -453,18 +458,18 @@ func TestBrowser(t *testing.T) {
 		}
 		dialogs.Store(0)
 
-		nav(t, tab, s, "/jobs/default/"+s.f.garbage[0], "pre[data-json]")
-		if got := textOf(t, tab, "pre[data-json]"); !strings.Contains(got, xssText) {
-			t.Errorf("the args text %q lacks %q", got, xssText)
+		nav(t, tab, s, "/jobs/default/"+s.f.Garbage[0], "pre[data-json]")
+		if got := textOf(t, tab, "pre[data-json]"); !strings.Contains(got, dashtest.XSSText) {
+			t.Errorf("the args text %q lacks %q", got, dashtest.XSSText)
 		}
 		if n := textOfJS(t, tab, "String(document.scripts.length)"); n != "1" {
 			t.Errorf("the job page has %s script elements, want 1 (app.js)", n)
 		}
 		nav(t, tab, s, "/queues/default/garbage", "table.jobs")
-		if got := textOf(t, tab, "table.jobs"); !strings.Contains(got, xssText) {
-			t.Errorf("the garbage list lacks the literal %q", xssText)
+		if got := textOf(t, tab, "table.jobs"); !strings.Contains(got, dashtest.XSSText) {
+			t.Errorf("the garbage list lacks the literal %q", dashtest.XSSText)
 		}
-		nav(t, tab, s, "/queues/default/garbage?args="+xssText, "table.jobs")
+		nav(t, tab, s, "/queues/default/garbage?args="+dashtest.XSSText, "table.jobs")
 		if n := dialogs.Load(); n != 0 {
 			t.Errorf("%d JavaScript dialogs opened", n)
 		}
@@ -485,12 +490,12 @@ func TestBrowser(t *testing.T) {
 		if err := chromedp.Do(tab, chromedp.WaitNotVisible(chromedp.CSS("#select-all"))); err != nil {
 			t.Error("the select-all box shows without JavaScript")
 		}
-		click(t, tab, `input[name=id][value="`+s.f.garbage[0]+`"]`)
+		click(t, tab, `input[name=id][value="`+s.f.Garbage[0]+`"]`)
 		clickAndLoad(t, tab, `button[formaction$="/delete"]`)
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 1 job") {
 			t.Errorf("flash %q", got)
 		}
-		if st := jobState(t, s.st, "default", s.f.garbage[0]); st != "" {
+		if st := dashtest.JobState(t, s.st, "default", s.f.Garbage[0]); st != "" {
 			t.Errorf("the job deleted without JavaScript is in %q", st)
 		}
 		screenshot(t, tab, shots, "13-no-javascript")

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Drain runs, one at a time in the calling goroutine, the jobs that are
+// ready in cfg's queues, until none is left or ctx ends, and returns how
+// many attempts it ran. Each job goes the way Run would take it (claim
+// with a lease and a token, the handler chain, the outcome reported with
+// Finish), but nothing runs in the background: no lease renewal (a handler
+// must return within cfg.Lease), no scheduler, no heartbeat. It returns the
+// first store error, or ctx's.
+func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, error) {
+	r := newWorker(st, cfg, h)
+	r.jobBase = ctx
+	ran := 0
+	for {
+		before := ran
+		for qi, q := range r.queues {
+			if err := ctx.Err(); err != nil {
+				return ran, err
+			}
+			res, err := st.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: cfg.Lease, WorkerID: cfg.ID})
+			if err != nil {
+				return ran, err
+			}
+			for _, rec := range res.Jobs {
+				ran++
+				if err := r.runNow(ctx, &attempt{rec: rec, w: r, qi: qi}); err != nil {
+					return ran, err
+				}
+			}
+		}
+		if ran == before {
+			return ran, nil
+		}
+	}
+}
+
+// runNow runs one attempt in the calling goroutine and reports its outcome
+// to the store.
+func (r *worker) runNow(ctx context.Context, a *attempt) error {
+	a.started.Store(time.Now().UnixNano())
+	actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptKey{}, a))
+	defer cancel(nil)
+	if d := r.cfg.timeoutFor(a.rec); d > 0 {
+		var stop context.CancelFunc
+		actx, stop = context.WithTimeoutCause(actx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+		defer stop()
+	}
+	a.setCancel(cancel)
+	err := r.invoke(actx, a.rec)
+	a.finish()
+	req := r.finishRequest(a, err)
+	if req == nil {
+		return nil
+	}
+	errs, err := r.st.Finish(ctx, []store.FinishRequest{*req})
+	if err != nil {
+		return err
+	}
+	if len(errs) != 1 {
+		return errors.New("hopper: store returned a wrong number of results")
+	}
+	if errs[0] != nil && !errors.Is(errs[0], store.ErrLeaseLost) && !errors.Is(errs[0], store.ErrJobNotFound) {
+		return errs[0]
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test command: go test -race ./... in every module of the repository
+# (the library, then the modules kept apart so that programs importing
+# hopper carry none of their dependencies), then the module-graph check.
+# Arguments are passed to go test, e.g. scripts/test.sh -count=1 -run Conformance.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+modules=$(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
+failed=()
+for m in $modules; do
+  echo "== go test -race ./... in $m" >&2
+  if ! (cd "$m" && go vet ./... && go test -race "$@" ./...); then
+    failed+=("$m")
+  fi
+done
+echo "== module graph of a program that imports hopper" >&2
+if ! scripts/modgraph.sh; then
+  failed+=("module graph")
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED: ${failed[*]}" >&2
+  exit 1
+fi
