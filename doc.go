@@ -1,21 +1,125 @@
-// Package hopper is a framework for background jobs on Redis: typed jobs,
-// delayed jobs, acknowledgements with leases, retries with backoff, dead jobs
-// kept for inspection, periodic jobs, and a web dashboard.
+// Package hopper runs background jobs on Redis: typed jobs, delayed jobs,
+// acknowledgements with leases, retries with backoff, dead jobs kept for
+// inspection, periodic jobs, and a web dashboard. Any number of producers,
+// workers and schedulers run side by side with no leader: every move of a
+// job is one atomic step in the store.
 //
-// A job's arguments are a Go type that names its kind:
+// # Jobs and args
 //
-//	type SendEmail struct{ To string }
+// A job's arguments are a Go type that names its kind, a stable name stored
+// with the job:
+//
+//	type SendEmail struct {
+//		To      string
+//		Subject string
+//	}
 //
 //	func (SendEmail) Kind() string { return "send_email" }
 //
-// Producers enqueue them through a Client; workers register typed handlers
-// with Handle and run them with Worker.Run. Everything below that edge — the
-// Store, the middleware, the Scheduler — sees encoded bytes and metadata.
+// Args are encoded with msgpack (fields by name, so adding or removing a
+// field stays compatible with jobs already enqueued). A type can carry its
+// own default options by implementing ArgsWithOpts.
 //
-// Guarantees: a job whose Enqueue returned without error is handled until a
-// handler acks it or it reaches garbage (at-least-once: a job can run more
-// than once when a worker dies or stalls past its lease, never zero times);
-// a worker whose lease was lost cannot ack, nack or extend the job; a job
-// never runs before it is due by the store's clock. See the README for what
-// each Store needs from its server to keep them.
+// # Enqueueing
+//
+// A Client enqueues into a Store; Enqueue stores one job, EnqueueMany a
+// batch of one type in one store call:
+//
+//	client := hopper.NewClient(store, nil)
+//	info, err := hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com"}, &hopper.EnqueueOpts{Delay: time.Minute})
+//
+// EnqueueOpts chooses the queue, a delay or run time, retries, a timeout,
+// a retention for the finished job, metadata, an ID that makes the enqueue
+// idempotent, and uniqueness (UniqueOpts). Once Enqueue returns without
+// error the job is stored.
+//
+// # Workers
+//
+// A Worker claims jobs from its queues and runs each on a bounded pool,
+// through the middleware, to the handler registered for its kind:
+//
+//	w := hopper.NewWorker(store, &hopper.WorkerConfig{Queues: map[string]int{"default": 1}, Concurrency: 64})
+//	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendEmail]) error {
+//		return send(ctx, job.Args.To, job.Args.Subject)
+//	})
+//	err := w.Run(ctx) // until ctx is done, then a graceful shutdown
+//
+// A claimed job is leased to its worker, which renews the lease while the
+// handler runs; if the worker dies, the lease expires and the job runs
+// again. Weights or StrictPriority order the queues; QueueConcurrency caps
+// a queue inside one worker.
+//
+// # Outcomes
+//
+// What the handler returns decides what happens to the job (the table on
+// Outcome has every case): nil acks it; an error retries it after a
+// backoff (WorkerConfig.Backoff) until its retries are used up, then moves
+// it to garbage; Permanent moves it to garbage at once; Snooze puts it
+// back for a while without counting the attempt. A panic is recovered and
+// counts as an error. RecordResult keeps a small result with a job kept
+// for its retention.
+//
+// # The lifecycle
+//
+// A job is always in one state. hopper keeps the names of the classic Redis
+// delay-queue design it is built on; other systems call them differently:
+//
+//	pending  waiting for its run time (delayed, snoozed)     elsewhere: scheduled
+//	ready    due, waiting for a worker, first in first out    elsewhere: available, waiting
+//	unack    claimed by a worker under a lease                elsewhere: running, active
+//	retry    failed, waiting for its backoff                  elsewhere: retryable
+//	garbage  dead: retries used up, permanent, cancelled      elsewhere: dead, archived, discarded
+//	done     succeeded, kept for its retention                elsewhere: completed
+//
+// A Scheduler moves jobs by time: it promotes due pending and retry jobs to
+// ready, reclaims jobs whose lease expired, and collects done and garbage
+// jobs past their retention. Every Worker runs one for its queues; periodic
+// jobs (SchedulerConfig.Periodic) are enqueued by it too, each tick once
+// across any number of processes.
+//
+// # Stores
+//
+// A Store holds the jobs: memstore for tests, demos and single-process
+// programs, redisstore for Redis (a single server, Sentinel or a Cluster).
+// Both pass the same conformance suite (storetest). Package store describes
+// the seam for writing another store.
+//
+// # Middleware
+//
+// Middleware wraps handlers net/http style (Worker.Use) and the enqueue
+// path (Client.Use). Package middleware has panic recovery with a hook,
+// OpenTelemetry tracing from Enqueue to the handler, metrics, and slog
+// logging; AttemptOutcome tells a middleware how the attempt ends.
+//
+// # Operating
+//
+// An Inspector is the operator's view of a store: counts, throughput,
+// one job or a page of them with search, requeue, delete, cancel, pause
+// and resume, the live workers and the periodic schedules. The dashboard
+// (package dashboard, an http.Handler) and the hopper command line are
+// built on it.
+//
+// # Configuration
+//
+// Every constructor takes a pointer to a config struct; nil, and every zero
+// field, means the documented default. Each config type has a Validate
+// method; a constructor given an invalid config panics with Validate's
+// error (it wraps ErrInvalidConfig and names the field), since a config is
+// usually a literal in the program. Validate first when the values come
+// from flags, the environment or a file.
+//
+// # Testing
+//
+// Package hoppertest runs one job through a handler as a worker would,
+// drains a memstore synchronously on a clock the test moves, and asserts
+// that code under test enqueued a job.
+//
+// # Guarantees
+//
+// A job whose Enqueue returned without error is handled until a handler
+// acks it or it reaches garbage (at-least-once: a job can run more than
+// once when a worker dies or stalls past its lease, never zero times); a
+// worker whose lease was lost cannot ack, nack or extend the job; a job
+// never runs before it is due by the store's clock. The README says what
+// each store needs from its server to keep them.
 package hopper

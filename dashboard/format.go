@@ -93,15 +93,15 @@ func truncate(s string, n int) string {
 
 // stateDescriptions say what each state means, for page text and tooltips.
 var stateDescriptions = map[hopper.JobState]string{
-	hopper.StatePending: "Waiting for their run time (delayed or snoozed).",
-	hopper.StateReady:   "Due and waiting for a worker, first in first out.",
-	hopper.StateUnack:   "Running: claimed by a worker under a lease.",
-	hopper.StateRetry:   "Failed, waiting for their backoff before the next attempt.",
-	hopper.StateGarbage: "Dead: retries used up, permanent failure, cancelled or undecodable. Kept for inspection until collected.",
-	hopper.StateDone:    "Completed and kept for their retention.",
+	hopper.StatePending: "Waiting for their run time (delayed or snoozed). Elsewhere: scheduled.",
+	hopper.StateReady:   "Due and waiting for a worker, first in first out. Elsewhere: available, waiting.",
+	hopper.StateUnack:   "Running: claimed by a worker under a lease. Elsewhere: active, running.",
+	hopper.StateRetry:   "Failed, waiting for their backoff before the next attempt. Elsewhere: retryable.",
+	hopper.StateGarbage: "Dead: retries used up, permanent failure, cancelled or undecodable. Kept for inspection until collected. Elsewhere: dead, archived, discarded.",
+	hopper.StateDone:    "Completed and kept for their retention. Elsewhere: completed.",
 }
 
-// canRequeue reports whether Store.Requeue accepts jobs in st.
+// canRequeue reports whether Inspector.Requeue accepts jobs in st.
 func canRequeue(st hopper.JobState) bool {
 	switch st {
 	case hopper.StatePending, hopper.StateRetry, hopper.StateGarbage, hopper.StateDone:

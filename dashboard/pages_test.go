@@ -442,3 +442,24 @@ func TestOddJobID(t *testing.T) {
 		}
 	})
 }
+
+// engineOnly is a store without store.Admin: it runs jobs, but has no
+// operator interface.
+type engineOnly struct{ hopper.Store }
+
+// On a store without store.Admin the dashboard says what it cannot show
+// instead of failing.
+func TestPagesOnStoreWithoutAdmin(t *testing.T) {
+	s := engineOnly{newMem()}
+	if _, err := hopper.Enqueue(t.Context(), hopper.NewClient(s, nil), dashtest.ReportArgs{Month: "x"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(s, nil)
+	for _, path := range []string{"/", "/queues/default/ready", "/workers"} {
+		r := get(t, h, path)
+		wantStatus(t, r, http.StatusNotImplemented, path)
+		wantContains(t, r.Body, path, "Not available on this store", "store.Admin", "Jobs still run")
+	}
+	r := get(t, h, "/schedules")
+	wantStatus(t, r, http.StatusOK, "/schedules")
+}

@@ -3,6 +3,8 @@ package dashboard
 import (
 	"bytes"
 	"embed"
+	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -193,6 +195,13 @@ func (d *dash) renderError(w http.ResponseWriter, r *http.Request, status int, h
 // storeError logs a store failure and answers 500 with a page that says
 // what failed, without internals beyond the error text.
 func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, hopper.ErrNotSupported) {
+		d.renderError(w, r, http.StatusNotImplemented, "Not available on this store",
+			fmt.Sprintf("%s needs the store's operator interface (store.Admin), which the store %T does not implement. "+
+				"Jobs still run; the periodic schedules page works. Counts, job lists, workers and actions need store.Admin (memstore and redisstore have it).",
+				what, d.ins.Store()))
+		return
+	}
 	d.cfg.Logger.Error("dashboard: store call failed", "what", what, "path", r.URL.Path, "error", err)
 	d.renderError(w, r, http.StatusInternalServerError, "The store failed", what+": "+err.Error())
 }
