@@ -168,9 +168,7 @@ func (i *Inspector) Requeue(ctx context.Context, queue string, from JobState, id
 	if err != nil {
 		return 0, err
 	}
-	switch from {
-	case StatePending, StateRetry, StateGarbage, StateDone:
-	default:
+	if !from.Requeueable() {
 		return 0, fmt.Errorf("%w: cannot requeue from %q (want pending, retry, garbage or done)", ErrInvalidState, from)
 	}
 	ids, ok, err := checkTargets(queue, ids)
@@ -189,7 +187,7 @@ func (i *Inspector) Delete(ctx context.Context, queue string, from JobState, ids
 	if err != nil {
 		return 0, err
 	}
-	if !from.Valid() || from == StateUnack {
+	if !from.Deletable() {
 		return 0, fmt.Errorf("%w: cannot delete from %q (want pending, ready, retry, garbage or done)", ErrInvalidState, from)
 	}
 	ids, ok, err := checkTargets(queue, ids)

@@ -101,26 +101,11 @@ var stateDescriptions = map[hopper.JobState]string{
 	hopper.StateDone:    "Completed and kept for their retention. Elsewhere: completed.",
 }
 
-// canRequeue reports whether Inspector.Requeue accepts jobs in st.
-func canRequeue(st hopper.JobState) bool {
-	switch st {
-	case hopper.StatePending, hopper.StateRetry, hopper.StateGarbage, hopper.StateDone:
-		return true
-	}
-	return false
-}
-
-// canDelete reports whether Store.Delete accepts jobs in st.
-func canDelete(st hopper.JobState) bool { return st.Valid() && st != hopper.StateUnack }
-
-// canCancel reports whether Store.Cancel does anything for a job in st.
-func canCancel(st hopper.JobState) bool {
-	switch st {
-	case hopper.StatePending, hopper.StateReady, hopper.StateRetry, hopper.StateUnack:
-		return true
-	}
-	return false
-}
+// canRequeue, canDelete and canCancel are the rules of JobState, as the
+// Inspector applies them, for templates and actions.
+func canRequeue(st hopper.JobState) bool { return st.Requeueable() }
+func canDelete(st hopper.JobState) bool  { return st.Deletable() }
+func canCancel(st hopper.JobState) bool  { return st.Cancellable() }
 
 // retryLabel names the requeue action for jobs in st.
 func retryLabel(st hopper.JobState) string {

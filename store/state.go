@@ -51,3 +51,28 @@ func ParseState(s string) (JobState, error) {
 	}
 	return "", fmt.Errorf("%w: %q (want one of pending, ready, unack, retry, garbage, done)", ErrInvalidState, s)
 }
+
+// Requeueable reports whether a job in s can be requeued (Admin.Requeue):
+// pending, retry, garbage and done. Ready is ready already; unack is
+// running (cancel it instead).
+func (s JobState) Requeueable() bool {
+	switch s {
+	case StatePending, StateRetry, StateGarbage, StateDone:
+		return true
+	}
+	return false
+}
+
+// Deletable reports whether a job in s can be deleted (Admin.Delete): any
+// state but unack, whose job is running (cancel it instead).
+func (s JobState) Deletable() bool { return s.Valid() && s != StateUnack }
+
+// Cancellable reports whether cancelling a job in s does anything
+// (Admin.Cancel): waiting (pending, ready, retry) or running (unack).
+func (s JobState) Cancellable() bool {
+	switch s {
+	case StatePending, StateReady, StateRetry, StateUnack:
+		return true
+	}
+	return false
+}
