@@ -116,8 +116,8 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 	case store.OutcomeCancel:
 		q.tput.add(nowMs, 0, 1)
 		e := store.AttemptError{Error: store.ErrCancelled.Error()}
-		if r.Error != nil {
-			e = *r.Error
+		if r.Error != nil && r.Outcome != store.OutcomeSnooze && r.Outcome != store.OutcomeRelease {
+			e = *r.Error // snooze and release carry no error
 		}
 		addError(j, e, now)
 		j.rec.Cancelled = true

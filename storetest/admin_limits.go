@@ -9,24 +9,34 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func testClaimPaused(t *testing.T, s store.Store) {
+func limitCases() []adminCase {
+	return []adminCase{
+		{name: "Paused", fn: testClaimPaused},
+		{name: "MaxRunning", fn: testClaimMaxRunning},
+		{name: "RateLimit", fn: testClaimRateLimit},
+		{name: "RateLimitSeveralClaims", fn: testClaimRateLimitSeveralClaims},
+		{name: "RateLimitNextPeriod", fn: testClaimRateLimitNextPeriod},
+	}
+}
+
+func testClaimPaused(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, store.QueueConfig{Paused: true})
+	setQueueConfig(t, a, q, store.QueueConfig{Paused: true})
 	add(t, s, job(q, "a"))
-	requireState(t, s, q, "a", store.StateReady)
-	if !stats(t, s, q).Config.Paused {
+	requireState(t, a, q, "a", store.StateReady)
+	if !stats(t, a, q).Config.Paused {
 		t.Fatalf("QueueStats.Config.Paused = false after pausing the queue")
 	}
 	if res := claimNone(t, s, q, "the queue is paused"); res.RetryIn <= 0 {
 		t.Fatalf("Claim from a paused queue: RetryIn %v, want > 0", res.RetryIn)
 	}
-	setQueueConfig(t, s, q, store.QueueConfig{})
+	setQueueConfig(t, a, q, store.QueueConfig{})
 	claimOne(t, s, q, "a", long)
 }
 
-func testClaimMaxRunning(t *testing.T, s store.Store) {
+func testClaimMaxRunning(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, store.QueueConfig{MaxRunning: 2})
+	setQueueConfig(t, a, q, store.QueueConfig{MaxRunning: 2})
 	for _, id := range seqIDs("j", 5) {
 		add(t, s, job(q, id))
 	}
@@ -41,12 +51,12 @@ func testClaimMaxRunning(t *testing.T, s store.Store) {
 	if got := len(claim(t, s, q, 5, long).Jobs); got != 1 {
 		t.Fatalf("Claim Max 5 with MaxRunning 2 after one of 2 running jobs was acked: got %d jobs, want 1", got)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 2, Unack: 2})
+	requireCounts(t, a, q, store.StateCounts{Ready: 2, Unack: 2})
 }
 
-func testClaimRateLimit(t *testing.T, s store.Store) {
+func testClaimRateLimit(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 3, RatePeriod: long})
+	setQueueConfig(t, a, q, store.QueueConfig{RateLimit: 3, RatePeriod: long})
 	for _, id := range seqIDs("j", 10) {
 		add(t, s, job(q, id))
 	}
@@ -61,14 +71,14 @@ func testClaimRateLimit(t *testing.T, s store.Store) {
 	if res.RetryIn <= 0 || res.RetryIn > long {
 		t.Fatalf("Claim held back by RateLimit 3 per hour: RetryIn %v, want in (0, 1h]", res.RetryIn)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 7})
+	requireCounts(t, a, q, store.StateCounts{Ready: 7})
 }
 
 // Several claims within one window share the limit exactly: each counts the
 // jobs it took, no more and no fewer.
-func testClaimRateLimitSeveralClaims(t *testing.T, s store.Store) {
+func testClaimRateLimitSeveralClaims(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 5, RatePeriod: long})
+	setQueueConfig(t, a, q, store.QueueConfig{RateLimit: 5, RatePeriod: long})
 	for _, id := range seqIDs("j", 10) {
 		add(t, s, job(q, id))
 	}
@@ -81,10 +91,10 @@ func testClaimRateLimitSeveralClaims(t *testing.T, s store.Store) {
 	}
 }
 
-func testClaimRateLimitNextPeriod(t *testing.T, s store.Store) {
+func testClaimRateLimitNextPeriod(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	const period = 200 * time.Millisecond
-	setQueueConfig(t, s, q, store.QueueConfig{RateLimit: 2, RatePeriod: period})
+	setQueueConfig(t, a, q, store.QueueConfig{RateLimit: 2, RatePeriod: period})
 	for _, id := range seqIDs("j", 6) {
 		add(t, s, job(q, id))
 	}

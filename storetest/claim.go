@@ -10,20 +10,16 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func claimCases() []testCase {
-	return []testCase{
+func claimCases() []engineCase {
+	return []engineCase{
 		{name: "FIFO", fn: testClaimFIFO},
 		{name: "MaxRespected", fn: testClaimMax},
 		{name: "ClaimedRecord", fn: testClaimRecord},
+		{name: "OwnRetention", fn: testClaimRetention},
 		{name: "RunAtKept", fn: testClaimRunAtKept},
 		{name: "AttemptCountedAtClaim", fn: testClaimAttempt},
 		{name: "FreshTokenEachClaim", fn: testClaimTokens},
 		{name: "NotBeforeDue", fn: testClaimNotBeforeDue},
-		{name: "Paused", fn: testClaimPaused},
-		{name: "MaxRunning", fn: testClaimMaxRunning},
-		{name: "RateLimit", fn: testClaimRateLimit},
-		{name: "RateLimitSeveralClaims", fn: testClaimRateLimitSeveralClaims},
-		{name: "RateLimitNextPeriod", fn: testClaimRateLimitNextPeriod},
 		{name: "ConcurrentClaimers", fn: testClaimConcurrent},
 		{name: "EmptyQueue", fn: testClaimEmpty},
 		{name: "InvalidRequest", sub: invalidClaimCases()},
@@ -53,40 +49,77 @@ func testClaimFIFO(t *testing.T, s store.Store) {
 
 func testClaimMax(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	for _, id := range seqIDs("j", 5) {
+	names := seqIDs("j", 5)
+	for _, id := range names {
 		add(t, s, job(q, id))
 	}
+	var got []string
 	for i, want := range []int{2, 2, 1, 0} {
-		if got := len(claim(t, s, q, 2, long).Jobs); got != want {
-			t.Fatalf("Claim %d with Max 2 from 5 ready jobs returned %d jobs, want %d", i+1, got, want)
+		jobs := claim(t, s, q, 2, long).Jobs
+		if len(jobs) != want {
+			t.Fatalf("Claim %d with Max 2 from 5 ready jobs returned %d jobs, want %d", i+1, len(jobs), want)
 		}
+		got = append(got, ids(jobs)...)
 	}
-	requireCounts(t, s, q, store.StateCounts{Unack: 5})
+	if fmt.Sprint(got) != fmt.Sprint(names) {
+		t.Fatalf("claims with Max 2 from 5 ready jobs took %v, want each job once, in order %v", got, names)
+	}
+}
+
+// claimLease is the lease of the claims ClaimedRecord checks.
+const claimLease = 90 * time.Second
+
+// recordJob enqueues job a into q with a field of every kind set, and
+// claims it with claimLease; it returns the job and the claim, and the
+// test's clock before the enqueue and after the claim.
+func recordJob(t *testing.T, s store.Store, q string) (j *store.NewJob, c *store.JobRecord, before, after time.Time) {
+	t.Helper()
+	j = job(q, "a")
+	j.Kind, j.Meta, j.MaxRetries = "email", map[string]string{"k": "v"}, 4
+	j.Timeout, j.Retention = 90*time.Second, 2*time.Hour
+	before = time.Now()
+	add(t, s, j)
+	c = claimOne(t, s, q, "a", claimLease)
+	return j, c, before, time.Now()
 }
 
 func testClaimRecord(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	j := job(q, "a")
-	j.Kind, j.Meta, j.MaxRetries = "email", map[string]string{"k": "v"}, 4
-	add(t, s, j)
-	const lease = 90 * time.Second
-	before := time.Now()
-	c := claimOne(t, s, q, "a", lease)
-	after := time.Now()
+	j, c, before, after := recordJob(t, s, q)
 	if c.State != store.StateUnack || c.Queue != q || c.Kind != "email" || string(c.Args) != "args of a" ||
-		c.Meta["k"] != "v" || c.MaxRetries != 4 || c.Attempt != 1 {
-		t.Fatalf("claimed record: %+v\nwant State unack, Queue %q, Kind email, Args %q, Meta k=v, MaxRetries 4, Attempt 1",
-			c, q, "args of a")
+		c.Meta["k"] != "v" || len(c.Meta) != 1 || c.MaxRetries != 4 || c.Attempt != 1 || c.Timeout != j.Timeout ||
+		c.Retention != j.Retention || c.Token == 0 || len(c.Errors) != 0 || c.Cancelled || len(c.Result) != 0 {
+		t.Fatalf("claimed record: %+v\nwant State unack, Queue %q, Kind email, Args %q, Meta k=v, MaxRetries 4, Attempt 1, "+
+			"Timeout %v, Retention %v, a Token, no errors, not cancelled, no result", c, q, "args of a", j.Timeout, j.Retention)
 	}
+	requireNow(t, "EnqueuedAt of a claimed job", c.EnqueuedAt, before, after)
+	requireNow(t, "RunAt of a claimed job that was due at once", c.RunAt, before, after)
 	requireNow(t, "AttemptedAt of a claimed job", c.AttemptedAt, before, after)
-	requireNear(t, "Deadline of a claim with Lease 90s, relative to its AttemptedAt", c.Deadline, c.AttemptedAt.Add(lease), time.Second)
-	requireNow(t, "Deadline minus Lease of a claimed job", c.Deadline.Add(-lease), before, after)
-	g := requireState(t, s, q, "a", store.StateUnack)
-	if g.Token != c.Token || !g.Deadline.Equal(c.Deadline) || g.Attempt != 1 || !g.AttemptedAt.Equal(c.AttemptedAt) {
-		t.Fatalf("GetJob of a claimed job: Token %d, Deadline %v, Attempt %d, AttemptedAt %v; want the claim's %d, %v, 1, %v",
-			g.Token, g.Deadline, g.Attempt, g.AttemptedAt, c.Token, c.Deadline, c.AttemptedAt)
+	if c.RunAt.Before(c.EnqueuedAt) || c.AttemptedAt.Before(c.RunAt) {
+		t.Fatalf("claimed record: EnqueuedAt %v, RunAt %v, AttemptedAt %v; want them in this order", c.EnqueuedAt, c.RunAt, c.AttemptedAt)
+	}
+	requireNear(t, "Deadline of a claim with Lease 90s, relative to its AttemptedAt", c.Deadline, c.AttemptedAt.Add(claimLease), time.Second)
+	requireNow(t, "Deadline minus Lease of a claimed job", c.Deadline.Add(-claimLease), before, after)
+	if !c.FinishedAt.IsZero() {
+		t.Fatalf("claimed record: FinishedAt %v, want zero for a job not finished", c.FinishedAt)
 	}
 	claimNone(t, s, q, "the only job is claimed under a lease")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), claimLease, "the only job claimed with a 90s lease")
+}
+
+// testClaimRetention: Claim returns the job's own Retention, which the
+// worker sends back with its ack (the store does not look it up then).
+func testClaimRetention(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	own := job(q, "own")
+	own.Retention = 3*time.Hour + 1500*time.Millisecond
+	add(t, s, own, job(q, "none"))
+	if c := claimOne(t, s, q, "own", long); c.Retention != own.Retention {
+		t.Fatalf("claimed job's Retention = %v, want the %v it was enqueued with", c.Retention, own.Retention)
+	}
+	if c := claimOne(t, s, q, "none", long); c.Retention != 0 {
+		t.Fatalf("claimed job enqueued without a Retention: Retention %v, want 0", c.Retention)
+	}
 }
 
 func testClaimAttempt(t *testing.T, s store.Store) {
@@ -97,15 +130,13 @@ func testClaimAttempt(t *testing.T, s store.Store) {
 		t.Fatalf("first claim: Attempt %d, want 1", c.Attempt)
 	}
 	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", 0))
-	if got := getJob(t, s, q, "a").Attempt; got != 1 {
-		t.Fatalf("after a failed first attempt: Attempt %d, want 1", got)
-	}
 	c = claimWhenDue(t, s, q, long)
-	if c.ID != "a" || c.Attempt != 2 {
-		t.Fatalf("claim after a retry: job %q Attempt %d, want a with Attempt 2", c.ID, c.Attempt)
+	if c.ID != "a" || c.Attempt != 2 || len(c.Errors) != 1 || c.Errors[0].Attempt != 1 {
+		t.Fatalf("claim after a retry: job %q Attempt %d, Errors %+v; want a with Attempt 2 and the error of attempt 1", c.ID, c.Attempt, c.Errors)
 	}
-	if got := getJob(t, s, q, "a").Attempt; got != 2 {
-		t.Fatalf("GetJob after the second claim: Attempt %d, want 2", got)
+	finishOK(t, s, outcome(c, store.OutcomeRelease))
+	if c = claimOne(t, s, q, "a", long); c.Attempt != 2 {
+		t.Fatalf("claim after the second attempt was released: Attempt %d, want 2 (a release is not counted)", c.Attempt)
 	}
 }
 
@@ -125,28 +156,27 @@ func testClaimTokens(t *testing.T, s store.Store) {
 
 func testClaimNotBeforeDue(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	add(t, s, delayed(q, "soon", 150*time.Millisecond), delayed(q, "later", long))
-	due := requireState(t, s, q, "soon", store.StatePending).RunAt
+	const delay = 150 * time.Millisecond
+	add(t, s, delayed(q, "soon", delay), delayed(q, "later", long))
 	// Right after enqueue the job is normally not due yet; if the machine
 	// stalled long enough for it to be due, the claim must still not be
 	// early, which is what is checked below in any case.
 	res := claim(t, s, q, 10, long)
-	for _, j := range res.Jobs {
-		if j.ID != "soon" || j.AttemptedAt.Truncate(time.Millisecond).Before(due.Truncate(time.Millisecond)) {
-			t.Fatalf("Claim right after enqueue returned %q at %v, want nothing before %v", j.ID, j.AttemptedAt, due)
-		}
-	}
 	if len(res.Jobs) == 0 {
-		c := claimWhenDue(t, s, q, long)
-		if c.ID != "soon" {
-			t.Fatalf("claimed %q, want soon (later is due in an hour)", c.ID)
-		}
-		res.Jobs = append(res.Jobs, c)
+		res.Jobs = append(res.Jobs, claimWhenDue(t, s, q, long))
 	}
-	if at := res.Jobs[0].AttemptedAt; at.Truncate(time.Millisecond).Before(due.Truncate(time.Millisecond)) {
+	c := res.Jobs[0]
+	if len(res.Jobs) != 1 || c.ID != "soon" {
+		t.Fatalf("claimed %v, want soon alone (later is due in an hour)", ids(res.Jobs))
+	}
+	// The claimed record says when the job fell due: Delay after its
+	// enqueue, on the store's clock.
+	due := c.RunAt
+	requireNear(t, "RunAt of a job enqueued with Delay 150ms, relative to its EnqueuedAt", due, c.EnqueuedAt.Add(delay), msSlack)
+	if at := c.AttemptedAt; at.Truncate(time.Millisecond).Before(due.Truncate(time.Millisecond)) {
 		t.Fatalf("job due at %v was claimed at %v, %v early by the store's clock", due, at, due.Sub(at))
 	}
-	requireState(t, s, q, "later", store.StatePending)
+	requireHeld(t, s, q, "later", "enqueued with Delay 1h")
 }
 
 func testClaimConcurrent(t *testing.T, s store.Store) {
@@ -191,7 +221,7 @@ func testClaimConcurrent(t *testing.T, s store.Store) {
 	if len(owner) != n {
 		t.Fatalf("%d concurrent claimers got %d distinct jobs, want all %d", workers, len(owner), n)
 	}
-	requireCounts(t, s, q, store.StateCounts{Unack: n})
+	claimNone(t, s, q, "every job was claimed")
 }
 
 func testClaimEmpty(t *testing.T, s store.Store) {
@@ -200,41 +230,42 @@ func testClaimEmpty(t *testing.T, s store.Store) {
 	claimNone(t, s, q, "the queue was never used")
 	add(t, s, delayed(q, "later", long))
 	claimNone(t, s, q, "the queue's only job is due in an hour")
-	requireState(t, s, other, "elsewhere", store.StateReady)
+	claimOne(t, s, other, "elsewhere", long)
 }
 
-func invalidClaimCases() []testCase {
+func invalidClaimCases() []engineCase {
 	bad := []struct {
 		name string
 		req  func(q string) store.ClaimRequest
 		err  error
 	}{
-		{"MaxZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 0, Lease: time.Minute} }, nil},
-		{"MaxNegative", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: -1, Lease: time.Minute} }, nil},
-		{"LeaseZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 1} }, nil},
+		{"MaxZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 0, Lease: time.Minute} }, store.ErrInvalidConfig},
+		{"MaxNegative", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: -1, Lease: time.Minute} }, store.ErrInvalidConfig},
+		{"LeaseZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 1} }, store.ErrInvalidConfig},
 		{"LeaseUnderOneMillisecond", func(q string) store.ClaimRequest {
 			return store.ClaimRequest{Queue: q, Max: 1, Lease: 500 * time.Microsecond}
-		}, nil},
+		}, store.ErrInvalidConfig},
 		{"BadQueue", func(string) store.ClaimRequest {
 			return store.ClaimRequest{Queue: "bad{queue}", Max: 1, Lease: time.Minute}
 		}, store.ErrInvalidQueue},
+		{"QueueWithSpace", func(string) store.ClaimRequest {
+			return store.ClaimRequest{Queue: "a b", Max: 1, Lease: time.Minute}
+		}, store.ErrInvalidQueue},
 		{"EmptyQueueName", func(string) store.ClaimRequest { return store.ClaimRequest{Max: 1, Lease: time.Minute} }, store.ErrInvalidQueue},
 	}
-	var cases []testCase
+	var cases []engineCase
 	for _, b := range bad {
-		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s store.Store) {
+		cases = append(cases, engineCase{name: b.name, fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			add(t, s, job(q, "a"))
 			req := b.req(q)
 			res, err := s.Claim(t.Context(), req)
-			if err == nil || b.err != nil && !errors.Is(err, b.err) {
-				want := "an error"
-				if b.err != nil {
-					want = b.err.Error()
-				}
-				t.Fatalf("Claim(%+v): got %d jobs, error %v; want %s", req, len(res.Jobs), err, want)
+			if !errors.Is(err, b.err) {
+				t.Fatalf("Claim(%+v): got %d jobs, error %v; want an error wrapping %v", req, len(res.Jobs), err, b.err)
 			}
-			requireState(t, s, q, "a", store.StateReady)
+			if c := claimOne(t, s, q, "a", long); c.Attempt != 1 {
+				t.Fatalf("job claimed after an invalid Claim: Attempt %d, want 1 (the invalid Claim took nothing)", c.Attempt)
+			}
 		}})
 	}
 	return cases
@@ -259,10 +290,10 @@ func testClaimRunAtKept(t *testing.T, s store.Store) {
 		t.Errorf("RunAt of a claimed periodic job enqueued at its tick %v: got %v, want the tick", tick, c.RunAt)
 	}
 
-	add(t, s, delayed(q, "later", 50*time.Millisecond))
-	due := getJob(t, s, q, "later").RunAt
+	const delay = 50 * time.Millisecond
+	add(t, s, delayed(q, "later", delay))
 	c = claimWhenDue(t, s, q, long)
-	if c.ID != "later" || !c.RunAt.Equal(due) {
-		t.Errorf("claimed %q with RunAt %v; want job later with its due time %v", c.ID, c.RunAt, due)
+	if c.ID != "later" || !within(c.RunAt, c.EnqueuedAt.Add(delay), msSlack) {
+		t.Errorf("claimed %q with RunAt %v, EnqueuedAt %v; want job later with its due time, %v after its enqueue", c.ID, c.RunAt, c.EnqueuedAt, delay)
 	}
 }

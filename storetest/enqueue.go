@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,8 +12,8 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func enqueueCases() []testCase {
-	return []testCase{
+func enqueueCases() []engineCase {
+	return []engineCase{
 		{name: "ReadyWhenDue", fn: testEnqueueReady},
 		{name: "PendingWhenDelayed", fn: testEnqueuePending},
 		{name: "RunAtWinsOverDelay", fn: testEnqueueRunAtWins},
@@ -45,7 +44,6 @@ func testEnqueueReady(t *testing.T, s store.Store) {
 		if r.Duplicate || r.ID != jobs[i].ID || r.State != store.StateReady {
 			t.Fatalf("Enqueue result %d for %q: got %+v, want ID %q, State ready, not duplicate", i, jobs[i].ID, r, jobs[i].ID)
 		}
-		requireState(t, s, q, jobs[i].ID, store.StateReady)
 	}
 	got := claim(t, s, q, 10, long).Jobs
 	if !sameIDs(got, []string{"no-delay", "negative-delay", "past-run-at"}) {
@@ -64,15 +62,15 @@ func testEnqueuePending(t *testing.T, s store.Store) {
 			t.Fatalf("Enqueue result %d for %q: got %+v, want ID %q, State pending", i, jobs[i].ID, r, jobs[i].ID)
 		}
 	}
-	d := requireState(t, s, q, "delay", store.StatePending)
-	requireNear(t, "RunAt of a job enqueued with Delay 1h, relative to its EnqueuedAt", d.RunAt, d.EnqueuedAt.Add(long), time.Second)
-	a := requireState(t, s, q, "run-at", store.StatePending)
-	requireNear(t, "RunAt of a job enqueued with RunAt", a.RunAt, runAt, msSlack)
 	claimNone(t, s, q, "both jobs are due in an hour or more")
-	if res := maintain(t, s, q, store.MaintainOptions{}); res.Promoted != 0 {
+	res := maintain(t, s, q, store.MaintainOptions{})
+	if res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: none is due", res.Promoted)
 	}
+	requireNextIn(t, res, long, "a job delayed 1h and one due in 2h")
 	claimNone(t, s, q, "both jobs are due in an hour or more, even after Maintain")
+	requireHeld(t, s, q, "delay", "enqueued with Delay 1h")
+	requireHeld(t, s, q, "run-at", "enqueued with RunAt in 2h")
 }
 
 func testEnqueueRunAtWins(t *testing.T, s store.Store) {
@@ -88,9 +86,9 @@ func testEnqueueRunAtWins(t *testing.T, s store.Store) {
 	if res[1].State != store.StatePending {
 		t.Fatalf("job with RunAt in 2h and Delay 1ms: State %q, want pending (RunAt wins over Delay)", res[1].State)
 	}
-	f := requireState(t, s, q, future.ID, store.StatePending)
-	requireNear(t, "RunAt of the job with RunAt in 2h and Delay 1ms", f.RunAt, future.RunAt, msSlack)
-	claimOne(t, s, q, past.ID, long)
+	finishOK(t, s, outcome(claimOne(t, s, q, past.ID, long), store.OutcomeAck))
+	claimNone(t, s, q, "the job with RunAt in 2h and Delay 1ms is due in 2h")
+	requireNextInAbout(t, maintain(t, s, q, store.MaintainOptions{}), time.Until(future.RunAt), "a job with RunAt in 2h and Delay 1ms")
 }
 
 func testEnqueueBatchQueues(t *testing.T, s store.Store) {
@@ -112,19 +110,27 @@ func testEnqueueBatchQueues(t *testing.T, s store.Store) {
 			t.Fatalf("result %d of a batch over 3 queues: got %+v, want ID %q, State %q (results in request order)", i, r, jobs[i].ID, want)
 		}
 	}
-	for i, j := range jobs {
-		got := getJob(t, s, j.Queue, j.ID)
-		if !bytes.Equal(got.Args, j.Args) {
-			t.Fatalf("job %q in %q has args %q, want %q", j.ID, j.Queue, got.Args, j.Args)
+	for _, q := range qs {
+		var ready []*store.NewJob
+		for _, j := range jobs {
+			if j.Queue == q && j.Delay == 0 {
+				ready = append(ready, j)
+			}
 		}
-		other := qs[(i+1)%3]
-		if _, err := adm(t, s).GetJob(t.Context(), other, j.ID); !errors.Is(err, store.ErrJobNotFound) {
-			t.Fatalf("GetJob(%q, %q) for a job enqueued into %q: got error %v, want ErrJobNotFound", other, j.ID, j.Queue, err)
+		got := claim(t, s, q, 10, long).Jobs
+		if len(got) != len(ready) {
+			t.Fatalf("Claim from %q returned %v, want the %d ready jobs of the batch addressed to it", q, ids(got), len(ready))
+		}
+		for i, j := range ready {
+			if got[i].ID != j.ID || got[i].Queue != q || !bytes.Equal(got[i].Args, j.Args) {
+				t.Fatalf("Claim from %q returned job %q of queue %q with args %q, want %q with args %q (enqueue order)",
+					q, got[i].ID, got[i].Queue, got[i].Args, j.ID, j.Args)
+			}
 		}
 	}
-	for _, q := range qs {
-		if n := stats(t, s, q).Counts.Total(); n != 3 {
-			t.Fatalf("queue %q holds %d jobs, want the 3 of the batch addressed to it", q, n)
+	for _, j := range jobs {
+		if j.Delay > 0 {
+			requireHeld(t, s, j.Queue, j.ID, "a delayed job of the batch")
 		}
 	}
 }
@@ -143,10 +149,13 @@ func testEnqueueBatchWithDuplicate(t *testing.T, s store.Store) {
 	if !slices.Equal(res, want) {
 		t.Fatalf("Enqueue(a, b again, c): got %+v, want %+v", res, want)
 	}
-	if got := getJob(t, s, q, "b").Args; string(got) != "args of b" {
-		t.Fatalf("duplicate enqueue changed b's args to %q, want %q", got, "args of b")
+	got := claim(t, s, q, 10, long).Jobs
+	if !sameIDs(got, []string{"b", "a", "c"}) {
+		t.Fatalf("Claim after Enqueue(b), Enqueue(a, b again, c): %v, want [b a c]", ids(got))
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 3})
+	if string(got[0].Args) != "args of b" {
+		t.Fatalf("duplicate enqueue changed b's args to %q, want %q", got[0].Args, "args of b")
+	}
 }
 
 func testEnqueueDuplicateInBatch(t *testing.T, s store.Store) {
@@ -160,42 +169,70 @@ func testEnqueueDuplicateInBatch(t *testing.T, s store.Store) {
 	if !res[1].Duplicate || res[1].ID != "x" {
 		t.Fatalf("second of two jobs with ID x in one batch: got %+v, want Duplicate naming x", res[1])
 	}
-	if got := getJob(t, s, q, "x").Args; string(got) != "args of x" {
-		t.Fatalf("job x has args %q, want the first job's %q", got, "args of x")
+	got := claim(t, s, q, 10, long).Jobs
+	if !sameIDs(got, []string{"x"}) {
+		t.Fatalf("Claim after a batch with ID x twice: %v, want [x]", ids(got))
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 1})
+	if string(got[0].Args) != "args of x" {
+		t.Fatalf("job x has args %q, want the first job's %q", got[0].Args, "args of x")
+	}
 }
 
-func duplicateIDCases() []testCase {
-	var cases []testCase
+func duplicateIDCases() []engineCase {
+	var cases []engineCase
 	for _, ps := range putStates {
-		cases = append(cases, testCase{name: ps.name, fn: func(t *testing.T, s store.Store) {
+		cases = append(cases, engineCase{name: ps.name, fn: func(t *testing.T, s store.Store) {
 			testEnqueueDuplicateID(t, s, ps.state)
 		}})
 	}
 	return cases
 }
 
-func testEnqueueDuplicateID(t *testing.T, s store.Store, st store.JobState) {
-	q := newQueue(t)
-	before := put(t, s, withRetries(q, "holder", 3), st)
-	counts := stats(t, s, q).Counts
-	again := job(q, "holder")
-	again.Kind, again.Args, again.Delay = "other_kind", []byte("other args"), 0
+// duplicateOf returns a job with ID id that differs from job(q, id) in
+// everything else: another kind and args, and due at once, or in an hour
+// when st is ready.
+func duplicateOf(q, id string, st store.JobState) *store.NewJob {
+	again := job(q, id)
+	again.Kind, again.Args = "other_kind", []byte("other args")
 	if st == store.StateReady {
 		again.Delay = long
 	}
-	res := enqueue(t, s, again)
+	return again
+}
+
+func testEnqueueDuplicateID(t *testing.T, s store.Store, st store.JobState) {
+	q := newQueue(t)
+	c := drive(t, s, withRetries(q, "holder", 3), st)
+	res := enqueue(t, s, duplicateOf(q, "holder", st))
 	if want := (store.EnqueueResult{ID: "holder", Duplicate: true}); res[0] != want {
 		t.Fatalf("Enqueue of an ID held by a job in %s: got %+v, want %+v", st, res[0], want)
 	}
-	after := requireState(t, s, q, "holder", st)
-	if after.Kind != before.Kind || !bytes.Equal(after.Args, before.Args) || after.Attempt != before.Attempt ||
-		!after.RunAt.Equal(before.RunAt) || after.Token != before.Token {
-		t.Fatalf("duplicate enqueue changed the job in %s:\nbefore %+v\nafter  %+v", st, before, after)
-	}
-	if got := stats(t, s, q).Counts; got != counts {
-		t.Fatalf("duplicate enqueue changed the counts from %+v to %+v", counts, got)
+	// The job is where it was, as it was: the duplicate, due at once (or
+	// in an hour for a ready holder), added nothing.
+	switch st {
+	case store.StateReady:
+		r := requireReady(t, s, q, "holder")[0]
+		if r.Kind != kind || string(r.Args) != "args of holder" || r.Attempt != 1 {
+			t.Fatalf("ready holder after a duplicate enqueue: Kind %q, Args %q, claimed with Attempt %d; want %q, %q, 1",
+				r.Kind, r.Args, r.Attempt, kind, "args of holder")
+		}
+		requireIdle(t, s, q, "the only job is ready: the duplicate, due in an hour, added nothing")
+	case store.StateUnack:
+		requireOwner(t, s, c, "a duplicate enqueue")
+		claimNone(t, s, q, "the holder is running and the duplicate added nothing")
+		finishOK(t, s, outcome(c, store.OutcomeRelease))
+		if r := claimOne(t, s, q, "holder", long); r.Kind != kind || string(r.Args) != "args of holder" || r.Attempt != c.Attempt {
+			t.Fatalf("running holder after a duplicate enqueue, released and claimed again: Kind %q, Args %q, Attempt %d; want %q, %q, %d",
+				r.Kind, r.Args, r.Attempt, kind, "args of holder", c.Attempt)
+		}
+	case store.StatePending, store.StateRetry:
+		claimNone(t, s, q, "the holder is due in an hour and the duplicate, due at once, added nothing")
+		requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the holder due in an hour")
+		claimNone(t, s, q, "the holder is due in an hour, even after Maintain")
+	case store.StateGarbage, store.StateDone:
+		maintain(t, s, q, store.MaintainOptions{})
+		claimNone(t, s, q, "the holder is finished and the duplicate, due at once, added nothing")
+		requireHeld(t, s, q, "holder", "a duplicate enqueue")
 	}
 }
 
@@ -205,10 +242,10 @@ func testEnqueueSameIDOtherQueue(t *testing.T, s store.Store) {
 	other := job(q2, "same")
 	other.Args = []byte("in q2")
 	add(t, s, other)
-	if got := getJob(t, s, q1, "same").Args; string(got) != "args of same" {
+	if got := claimOne(t, s, q1, "same", long).Args; string(got) != "args of same" {
 		t.Fatalf("job same in %q has args %q, want %q", q1, got, "args of same")
 	}
-	if got := getJob(t, s, q2, "same").Args; string(got) != "in q2" {
+	if got := claimOne(t, s, q2, "same", long).Args; string(got) != "in q2" {
 		t.Fatalf("job same in %q has args %q, want %q", q2, got, "in q2")
 	}
 }
@@ -251,7 +288,9 @@ func testEnqueueConcurrentSameID(t *testing.T, s store.Store) {
 	if added != 1 {
 		t.Fatalf("%d goroutines enqueued ID once at the same time: %d were added, want exactly 1", n, added)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 1})
+	if got := claim(t, s, q, n, long).Jobs; !sameIDs(got, []string{"once"}) {
+		t.Fatalf("Claim after %d concurrent enqueues of ID once: %v, want [once]", n, ids(got))
+	}
 }
 
 func testEnqueueEmptyBatch(t *testing.T, s store.Store) {
@@ -265,6 +304,5 @@ func testEnqueueLongestQueueName(t *testing.T, s store.Store) {
 	q := newQueue(t) + "_.-"
 	q += strings.Repeat("x", store.MaxQueueNameLen-len(q))
 	add(t, s, job(q, "a"))
-	requireState(t, s, q, "a", store.StateReady)
 	claimOne(t, s, q, "a", long)
 }

@@ -17,7 +17,7 @@ type badJobCase struct {
 	err    error
 }
 
-func invalidQueueCases() []testCase {
+func invalidQueueCases() []engineCase {
 	bad := []struct{ name, queue string }{
 		{"Empty", ""},
 		{"65Bytes", strings.Repeat("q", 65)},
@@ -35,7 +35,7 @@ func invalidQueueCases() []testCase {
 	return badJobCases(cases)
 }
 
-func invalidJobCases() []testCase {
+func invalidJobCases() []engineCase {
 	return badJobCases([]badJobCase{
 		{"EmptyID", func(j *store.NewJob) { j.ID = "" }, store.ErrInvalidJob},
 		{"IDWithSpace", func(j *store.NewJob) { j.ID = "a b" }, store.ErrInvalidJob},
@@ -54,10 +54,10 @@ func invalidJobCases() []testCase {
 
 // badJobCases turns each case into a subtest that enqueues a valid job and
 // the bad one in one batch and expects the whole batch to fail.
-func badJobCases(bad []badJobCase) []testCase {
-	var cases []testCase
+func badJobCases(bad []badJobCase) []engineCase {
+	var cases []engineCase
 	for _, b := range bad {
-		cases = append(cases, testCase{name: b.name, fn: func(t *testing.T, s store.Store) {
+		cases = append(cases, engineCase{name: b.name, fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			badJob := job(q, "bad")
 			b.mutate(badJob)
@@ -65,8 +65,6 @@ func badJobCases(bad []badJobCase) []testCase {
 			if !errors.Is(err, b.err) {
 				t.Fatalf("Enqueue of a valid job and one with %s: got results %+v, error %v; want error %v", b.name, res, err, b.err)
 			}
-			requireGone(t, s, q, "good", "a batch that failed validation")
-			requireCounts(t, s, q, store.StateCounts{})
 			queues, err := s.Queues(t.Context())
 			if err != nil {
 				t.Fatalf("Queues: unexpected error: %v", err)
@@ -74,6 +72,9 @@ func badJobCases(bad []badJobCase) []testCase {
 			if slices.Contains(queues, badJob.Queue) || slices.Contains(queues, q) {
 				t.Fatalf("Queues = %q after a batch that failed validation, want neither %q nor %q listed", queues, q, badJob.Queue)
 			}
+			claimNone(t, s, q, "a batch that failed validation added nothing")
+			requireIdle(t, s, q, "a batch that failed validation added nothing")
+			requireFree(t, s, q, "good", "a batch that failed validation")
 		}})
 	}
 	return cases

@@ -1,16 +1,15 @@
 package storetest
 
 import (
-	"fmt"
+	"errors"
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
-func extendCases() []testCase {
-	return []testCase{
+func extendCases() []engineCase {
+	return []engineCase{
 		{name: "PushesDeadline", fn: testExtendPushes},
 		{name: "KeepsLeaseAlive", fn: testExtendKeepsAlive},
 		{name: "StaleToken", fn: testExtendStale},
@@ -18,27 +17,14 @@ func extendCases() []testCase {
 		{name: "AfterAck", fn: testExtendAfterAck},
 		{name: "UnknownJob", fn: testExtendUnknown},
 		{name: "BatchSeveralQueues", fn: testExtendBatch},
-		{name: "CancelFlag", fn: testExtendCancelFlag},
-		{name: "CancelledThenRetryGoesToGarbage", fn: testExtendCancelledRetry},
+		{name: "InvalidRefInBatch", fn: testExtendInvalidRef},
+		{name: "EmptyBatch", fn: testExtendEmpty},
+		{name: "InvalidLease", sub: []engineCase{
+			{name: "Zero", fn: func(t *testing.T, s store.Store) { testExtendInvalidLease(t, s, 0) }},
+			{name: "Negative", fn: func(t *testing.T, s store.Store) { testExtendInvalidLease(t, s, -time.Second) }},
+			{name: "UnderOneMillisecond", fn: func(t *testing.T, s store.Store) { testExtendInvalidLease(t, s, 500*time.Microsecond) }},
+		}},
 	}
-}
-
-// extend calls Store.Extend and fails on an error or a wrong number of
-// statuses.
-func extend(t *testing.T, s store.Store, lease time.Duration, refs ...store.LeaseRef) []store.LeaseStatus {
-	t.Helper()
-	st, err := s.Extend(t.Context(), refs, lease)
-	if err != nil {
-		t.Fatalf("Extend(%d refs, %v): unexpected error: %v", len(refs), lease, err)
-	}
-	if len(st) != len(refs) {
-		t.Fatalf("Extend(%d refs) returned %d statuses, want one per ref", len(refs), len(st))
-	}
-	return st
-}
-
-func ref(j *store.JobRecord) store.LeaseRef {
-	return store.LeaseRef{Queue: j.Queue, ID: j.ID, Token: j.Token}
 }
 
 func testExtendPushes(t *testing.T, s store.Store) {
@@ -48,17 +34,15 @@ func testExtendPushes(t *testing.T, s store.Store) {
 	before := time.Now()
 	st := extend(t, s, long, ref(c))[0]
 	after := time.Now()
-	if !st.Held || st.Cancel {
+	if !st.Held || st.Cancel || st.Err != nil {
 		t.Fatalf("Extend of a live lease: %+v, want Held and not Cancel", st)
 	}
 	requireNow(t, "Deadline after Extend by 1h, minus 1h", st.Deadline.Add(-long), before, after)
 	if !st.Deadline.After(c.Deadline) {
 		t.Fatalf("Extend by 1h of a 1m lease: deadline %v, want after the old %v", st.Deadline, c.Deadline)
 	}
-	g := requireState(t, s, q, "a", store.StateUnack)
-	if !g.Deadline.Equal(st.Deadline) || g.Token != c.Token || g.Attempt != 1 {
-		t.Fatalf("GetJob after Extend: Deadline %v, Token %d, Attempt %d; want %v, %d, 1", g.Deadline, g.Token, g.Attempt, st.Deadline, c.Token)
-	}
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the only lease extended by 1h")
+	finishOK(t, s, outcome(c, store.OutcomeAck))
 }
 
 func testExtendKeepsAlive(t *testing.T, s store.Store) {
@@ -72,17 +56,13 @@ func testExtendKeepsAlive(t *testing.T, s store.Store) {
 	if st := extend(t, s, long, ref(kept))[0]; !st.Held {
 		t.Fatalf("Extend right after the claim: %+v, want Held", st)
 	}
-	testutil.Eventually(t, waitFor, func() error {
-		maintain(t, s, q, store.MaintainOptions{})
-		if j := getJob(t, s, q, dropped.ID); j.State == store.StateUnack {
-			return fmt.Errorf("job with an expired 100ms lease is still unack, want it reclaimed by Maintain")
-		}
-		return nil
-	})
-	if j := getJob(t, s, q, kept.ID); j.State != store.StateUnack || j.Token != kept.Token {
-		t.Fatalf("job whose lease was extended by 1h: state %s, token %d after its original lease expired; want unack, token %d",
-			j.State, j.Token, kept.Token)
+	if sum := awaitReclaim(t, s, q); sum.Reclaimed != 1 {
+		t.Fatalf("Maintain reclaimed %d jobs, want 1: only %q's 100ms lease was not extended", sum.Reclaimed, dropped.ID)
 	}
+	if c := claimWhenDue(t, s, q, long); c.ID != dropped.ID || c.Attempt != 2 {
+		t.Fatalf("claim after a lease expired: job %q, Attempt %d; want %q, Attempt 2 (reclaimed)", c.ID, c.Attempt, dropped.ID)
+	}
+	requireOwner(t, s, kept, "its original 100ms lease expired")
 	finishOK(t, s, outcome(kept, store.OutcomeAck))
 }
 
@@ -90,9 +70,11 @@ func testExtendStale(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
 	stale, current := reclaimed(t, s, q, "a")
-	if st := extend(t, s, 2*long, ref(stale))[0]; st.Held {
+	if st := extend(t, s, 2*long, ref(stale))[0]; st.Held || st.Err != nil {
 		t.Fatalf("Extend with the token of an earlier claim: %+v, want Held false", st)
 	}
+	// The stale Extend did not push the current lease to two hours.
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the current lease of an hour")
 	requireOwner(t, s, current, "a stale Extend")
 }
 
@@ -100,12 +82,13 @@ func testExtendStaleAfterReclaim(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 3))
 	c := claimOne(t, s, q, "a", 50*time.Millisecond)
-	before, _ := awaitReclaim(t, s, q, "a")
-	requireReclaimedToRetry(t, before)
+	awaitReclaim(t, s, q)
 	if st := extend(t, s, long, ref(c))[0]; st.Held {
 		t.Fatalf("Extend after the lease expired and the job was reclaimed: %+v, want Held false", st)
 	}
-	requireState(t, s, q, "a", before.State)
+	if again := claimWhenDue(t, s, q, long); again.Attempt != 2 || again.Token == c.Token {
+		t.Fatalf("claim of a reclaimed job after a stale Extend: Attempt %d, token %d (stale %d); want Attempt 2, a new token", again.Attempt, again.Token, c.Token)
+	}
 }
 
 func testExtendAfterAck(t *testing.T, s store.Store) {
@@ -120,16 +103,16 @@ func testExtendAfterAck(t *testing.T, s store.Store) {
 	if st[0].Held || st[1].Held {
 		t.Fatalf("Extend after ack (deleted, kept in done): %+v, want Held false for both", st)
 	}
-	requireGone(t, s, q, "a", "ack then Extend")
-	requireState(t, s, q, "b", store.StateDone)
+	requireHeld(t, s, q, "b", "an ack with a retention, then Extend")
+	requireFree(t, s, q, "a", "ack then Extend")
 }
 
 func testExtendUnknown(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	if st := extend(t, s, long, store.LeaseRef{Queue: q, ID: "never-enqueued", Token: 1})[0]; st.Held {
+	if st := extend(t, s, long, store.LeaseRef{Queue: q, ID: "never-enqueued", Token: 1})[0]; st.Held || st.Err != nil {
 		t.Fatalf("Extend of a job that does not exist: %+v, want Held false", st)
 	}
-	requireGone(t, s, q, "never-enqueued", "Extend of an unknown job")
+	requireFree(t, s, q, "never-enqueued", "Extend of an unknown job")
 }
 
 func testExtendBatch(t *testing.T, s store.Store) {
@@ -138,48 +121,55 @@ func testExtendBatch(t *testing.T, s store.Store) {
 	a := claimOne(t, s, q1, "a", time.Minute)
 	b := claimOne(t, s, q2, "b", time.Minute)
 	stale, c := reclaimed(t, s, q1, "c")
-	if st, err := adm(t, s).Cancel(t.Context(), q2, "b"); err != nil || st != store.StateUnack {
-		t.Fatalf("Cancel of running job b: got %s, %v; want unack, nil", st, err)
-	}
 	st := extend(t, s, long, ref(a), ref(stale), ref(b), store.LeaseRef{Queue: q2, ID: "missing", Token: b.Token}, ref(c))
-	want := []struct{ held, cancel bool }{{true, false}, {false, false}, {true, true}, {false, false}, {true, false}}
-	for i, w := range want {
-		if st[i].Held != w.held || st[i].Held && st[i].Cancel != w.cancel {
-			t.Fatalf("Extend batch status %d: %+v, want Held %v, Cancel %v (one status per ref, in order)", i, st[i], w.held, w.cancel)
+	want := []bool{true, false, true, false, true}
+	for i, held := range want {
+		if st[i].Held != held || st[i].Cancel || st[i].Err != nil {
+			t.Fatalf("Extend batch status %d: %+v, want Held %v, not Cancel (one status per ref, in order)", i, st[i], held)
 		}
+	}
+	requireNextIn(t, maintain(t, s, q2, store.MaintainOptions{}), long, "b's lease extended by 1h")
+}
+
+// testExtendInvalidRef: a ref that fails LeaseRef.Validate gets its own
+// Err; the other refs of the call are renewed.
+func testExtendInvalidRef(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	add(t, s, job(q, "a"), job(q, "b"))
+	a := claimOne(t, s, q, "a", time.Minute)
+	b := claimOne(t, s, q, "b", time.Minute)
+	st := extend(t, s, long,
+		ref(a),
+		store.LeaseRef{Queue: "a b", ID: "a", Token: a.Token},
+		store.LeaseRef{Queue: q, ID: "a b", Token: b.Token},
+		ref(b))
+	requireErrIs(t, `Extend status of a ref with queue "a b"`, st[1].Err, store.ErrInvalidQueue)
+	requireErrIs(t, `Extend status of a ref with ID "a b"`, st[2].Err, store.ErrInvalidJob)
+	for _, i := range []int{0, 3} {
+		if !st[i].Held || st[i].Err != nil || !st[i].Deadline.After(a.Deadline.Add(time.Minute)) {
+			t.Fatalf("Extend status %d, a valid ref in a call with invalid ones: %+v, want Held with a deadline an hour away", i, st[i])
+		}
+	}
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "both leases extended by 1h")
+}
+
+func testExtendEmpty(t *testing.T, s store.Store) {
+	st, err := s.Extend(t.Context(), nil, long)
+	if err != nil || len(st) != 0 {
+		t.Fatalf("Extend(nil): got %v, %v; want no statuses and no error", st, err)
 	}
 }
 
-func testExtendCancelFlag(t *testing.T, s store.Store) {
+// testExtendInvalidLease: a lease below store.MinLease fails the call, and
+// no lease changes.
+func testExtendInvalidLease(t *testing.T, s store.Store, lease time.Duration) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
 	c := claimOne(t, s, q, "a", long)
-	if st := extend(t, s, long, ref(c))[0]; !st.Held || st.Cancel {
-		t.Fatalf("Extend before Cancel: %+v, want Held and not Cancel", st)
+	st, err := s.Extend(t.Context(), []store.LeaseRef{ref(c)}, lease)
+	if !errors.Is(err, store.ErrInvalidConfig) {
+		t.Fatalf("Extend with lease %v: got %+v, %v; want an error wrapping ErrInvalidConfig", lease, st, err)
 	}
-	if st, err := adm(t, s).Cancel(t.Context(), q, "a"); err != nil || st != store.StateUnack {
-		t.Fatalf("Cancel of a running job: got %s, %v; want unack, nil", st, err)
-	}
-	if st := extend(t, s, long, ref(c))[0]; !st.Held || !st.Cancel {
-		t.Fatalf("Extend after Cancel of the running job: %+v, want Held and Cancel", st)
-	}
-	if g := requireState(t, s, q, "a", store.StateUnack); !g.Cancelled || g.Token != c.Token {
-		t.Fatalf("running job after Cancel: Cancelled %v, Token %d; want Cancelled, token %d (still running until its worker finishes it)", g.Cancelled, g.Token, c.Token)
-	}
-}
-
-func testExtendCancelledRetry(t *testing.T, s store.Store) {
-	q := newQueue(t)
-	add(t, s, withRetries(q, "a", 5))
-	c := claimOne(t, s, q, "a", long)
-	if _, err := adm(t, s).Cancel(t.Context(), q, "a"); err != nil {
-		t.Fatalf("Cancel of a running job: unexpected error: %v", err)
-	}
-	finishOK(t, s, failed(c, store.OutcomeRetry, "failed while being cancelled", time.Millisecond))
-	g := requireState(t, s, q, "a", store.StateGarbage)
-	if !g.Cancelled {
-		t.Fatalf("cancelled job after a retry outcome: Cancelled false, want true")
-	}
-	maintain(t, s, q, store.MaintainOptions{})
-	claimNone(t, s, q, "a cancelled job is never retried")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the claim's lease of 1h, unchanged")
+	requireOwner(t, s, c, "an Extend with an invalid lease")
 }

@@ -9,18 +9,19 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func finishCases() []testCase {
-	return []testCase{
+func finishCases() []engineCase {
+	return []engineCase{
 		{name: "AckDeletes", fn: testFinishAckDeletes},
 		{name: "AckWithRetention", fn: testFinishAckRetention},
 		{name: "AckWithJobRetention", fn: testFinishAckJobRetention},
-		{name: "AckWithQueueRetention", fn: testFinishAckQueueRetention},
+		{name: "AckIgnoresJobRetention", fn: testFinishAckIgnoresJobRetention},
 		{name: "Retry", fn: testFinishRetry},
 		{name: "RetryDueAfterDelay", fn: testFinishRetryDue},
 		{name: "Garbage", fn: testFinishGarbage},
 		{name: "Snooze", fn: testFinishSnooze},
 		{name: "SnoozeRunsAgain", fn: testFinishSnoozeRunsAgain},
 		{name: "Release", fn: testFinishRelease},
+		{name: "ReleaseKeepsOrder", fn: testFinishReleaseOrder},
 		{name: "Cancel", fn: testFinishCancel},
 		{name: "StaleToken", sub: staleTokenCases()},
 		{name: "StaleAfterRelease", fn: testFinishStaleAfterRelease},
@@ -31,6 +32,7 @@ func finishCases() []testCase {
 		{name: "DoubleAckRetained", fn: testFinishDoubleAckRetained},
 		{name: "ErrorHistoryCapped", fn: testFinishErrorHistory},
 		{name: "BatchSeveralQueues", fn: testFinishBatch},
+		{name: "InvalidInBatch", sub: invalidFinishCases()},
 	}
 }
 
@@ -38,19 +40,20 @@ func testFinishAckDeletes(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
 	finishOK(t, s, outcome(claimOne(t, s, q, "a", long), store.OutcomeAck))
-	requireGone(t, s, q, "a", "ack without retention")
-	requireCounts(t, s, q, store.StateCounts{})
 	claimNone(t, s, q, "the only job was acked")
+	requireIdle(t, s, q, "the only job was acked without a retention")
+	requireFree(t, s, q, "a", "ack without retention")
 }
 
-// requireDone fails unless id is in done with result.
-func requireDone(t *testing.T, s store.Store, q, id, result string, before, after time.Time) {
+// requireKeptFor fails unless the only job of q, id, is kept (acked into
+// done, or in garbage) and Maintain with opts reports it due for collection
+// in about keep.
+func requireKeptFor(t *testing.T, s store.Store, q, id string, opts store.MaintainOptions, keep time.Duration, what string) {
 	t.Helper()
-	d := requireState(t, s, q, id, store.StateDone)
-	if string(d.Result) != result {
-		t.Fatalf("done job %q: Result %q, want %q", id, d.Result, result)
-	}
-	requireNow(t, "FinishedAt of an acked job", d.FinishedAt, before, after)
+	claimNone(t, s, q, "the only job is "+what)
+	requireNextIn(t, maintain(t, s, q, opts), keep, what)
+	claimNone(t, s, q, "the only job is "+what+", even after Maintain")
+	requireHeld(t, s, q, id, what)
 }
 
 func testFinishAckRetention(t *testing.T, s store.Store) {
@@ -58,11 +61,8 @@ func testFinishAckRetention(t *testing.T, s store.Store) {
 	add(t, s, job(q, "a"))
 	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Retention, r.Result = long, []byte("result\x00bytes")
-	before := time.Now()
 	finishOK(t, s, r)
-	requireDone(t, s, q, "a", "result\x00bytes", before, time.Now())
-	requireCounts(t, s, q, store.StateCounts{Done: 1})
-	claimNone(t, s, q, "the only job is done")
+	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "a job acked with Retention 1h")
 }
 
 func testFinishAckJobRetention(t *testing.T, s store.Store) {
@@ -77,80 +77,64 @@ func testFinishAckJobRetention(t *testing.T, s store.Store) {
 	r := outcome(c, store.OutcomeAck)
 	r.Retention = c.Retention // what hopper's worker does
 	r.Result = []byte("ok")
-	before := time.Now()
 	finishOK(t, s, r)
-	requireDone(t, s, q, "a", "ok", before, time.Now())
+	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "a job with Retention 1h acked with it")
 }
 
-func testFinishAckQueueRetention(t *testing.T, s store.Store) {
+// testFinishAckIgnoresJobRetention: the store applies the request's
+// Retention, else the queue's; it does not look up the job's own (the
+// worker sends it).
+func testFinishAckIgnoresJobRetention(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	setQueueConfig(t, s, q, store.QueueConfig{Retention: long})
-	if got := stats(t, s, q).Config.Retention; got != long {
-		t.Fatalf("QueueStats.Config.Retention = %v after SetQueueConfig with %v", got, long)
-	}
-	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
-	r.Result = []byte("kept by the queue's retention")
-	before := time.Now()
-	finishOK(t, s, r)
-	requireDone(t, s, q, "a", "kept by the queue's retention", before, time.Now())
+	j := job(q, "a")
+	j.Retention = long
+	add(t, s, j)
+	finishOK(t, s, outcome(claimOne(t, s, q, "a", long), store.OutcomeAck))
+	requireIdle(t, s, q, "a job with a Retention of its own acked with Retention 0, in a queue without one")
+	requireFree(t, s, q, "a", "an ack with Retention 0 in a queue without a retention")
 }
 
 func testFinishRetry(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 2))
-	c := claimOne(t, s, q, "a", long)
-	before := time.Now()
-	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
-	after := time.Now()
-	r := requireState(t, s, q, "a", store.StateRetry)
-	if len(r.Errors) != 1 || r.Errors[0].Attempt != 1 || r.Errors[0].Error != "boom" {
-		t.Fatalf("job after a failed first attempt: Errors %+v, want one error {Attempt 1, Error boom}", r.Errors)
-	}
-	requireNow(t, "AttemptError.At", r.Errors[0].At, before, after)
-	requireNear(t, "RunAt of a job retried with Delay 1h, relative to its error's At", r.RunAt, r.Errors[0].At.Add(long), time.Second)
-	if r.Attempt != 1 {
-		t.Fatalf("job in retry after its first attempt: Attempt %d, want 1", r.Attempt)
-	}
+	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeRetry, "boom", long))
 	claimNone(t, s, q, "the job waits an hour to retry")
-	if res := maintain(t, s, q, store.MaintainOptions{}); res.Promoted != 0 {
+	res := maintain(t, s, q, store.MaintainOptions{})
+	if res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: the retry is due in an hour", res.Promoted)
 	}
-	requireState(t, s, q, "a", store.StateRetry)
+	requireNextIn(t, res, long, "a retry due in an hour")
+	claimNone(t, s, q, "the job waits an hour to retry, even after Maintain")
+	requireHeld(t, s, q, "a", "a retry")
 }
 
 func testFinishRetryDue(t *testing.T, s store.Store) {
 	q := newQueue(t)
+	const delay = 100 * time.Millisecond
 	add(t, s, withRetries(q, "a", 2))
-	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeRetry, "boom", 100*time.Millisecond))
-	due := requireState(t, s, q, "a", store.StateRetry).RunAt
+	before := time.Now()
+	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeRetry, "boom", delay))
+	after := time.Now()
 	c := claimWhenDue(t, s, q, long)
 	if c.ID != "a" || c.Attempt != 2 {
 		t.Fatalf("claim after retry: job %q Attempt %d, want a with Attempt 2", c.ID, c.Attempt)
 	}
-	if c.AttemptedAt.Truncate(time.Millisecond).Before(due.Truncate(time.Millisecond)) {
-		t.Fatalf("retry due at %v was claimed at %v, before it was due", due, c.AttemptedAt)
+	if len(c.Errors) != 1 || c.Errors[0].Error != "boom" || c.Errors[0].Attempt != 1 {
+		t.Fatalf("claimed retry: Errors %+v, want the first attempt's error {Attempt 1, boom}", c.Errors)
 	}
-	if len(c.Errors) != 1 || c.Errors[0].Error != "boom" {
-		t.Fatalf("claimed retry: Errors %+v, want the first attempt's error boom", c.Errors)
+	requireNow(t, "At of the retried attempt's error", c.Errors[0].At, before, after)
+	requireNear(t, "RunAt of a job retried with Delay 100ms, relative to its error's At", c.RunAt, c.Errors[0].At.Add(delay), msSlack)
+	if c.AttemptedAt.Truncate(time.Millisecond).Before(c.RunAt.Truncate(time.Millisecond)) {
+		t.Fatalf("retry due at %v was claimed at %v, before it was due", c.RunAt, c.AttemptedAt)
 	}
 }
 
 func testFinishGarbage(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 5))
-	c := claimOne(t, s, q, "a", long)
-	before := time.Now()
-	finishOK(t, s, failed(c, store.OutcomeGarbage, "permanent: bad input", 0))
-	after := time.Now()
-	g := requireState(t, s, q, "a", store.StateGarbage)
-	requireNow(t, "FinishedAt of a job moved to garbage", g.FinishedAt, before, after)
-	if len(g.Errors) != 1 || g.Errors[0].Error != "permanent: bad input" || g.Errors[0].Attempt != 1 || g.Cancelled {
-		t.Fatalf("job in garbage: Errors %+v, Cancelled %v; want one error {Attempt 1, permanent: bad input}, not cancelled", g.Errors, g.Cancelled)
-	}
-	maintain(t, s, q, store.MaintainOptions{})
-	claimNone(t, s, q, "the only job is in garbage")
-	requireCounts(t, s, q, store.StateCounts{Garbage: 1})
+	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeGarbage, "permanent: bad input", 0))
+	requireIdle(t, s, q, "the only job is in garbage, kept without a limit")
+	requireKeptFor(t, s, q, "a", store.MaintainOptions{GarbageMaxAge: long}, long, "in garbage, collected after GarbageMaxAge 1h")
 }
 
 func testFinishSnooze(t *testing.T, s store.Store) {
@@ -159,23 +143,27 @@ func testFinishSnooze(t *testing.T, s store.Store) {
 	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeSnooze)
 	r.Delay = long
 	finishOK(t, s, r)
-	p := requireState(t, s, q, "a", store.StatePending)
-	if p.Attempt != 0 || len(p.Errors) != 0 {
-		t.Fatalf("snoozed job: Attempt %d, Errors %+v; want Attempt 0 (snooze is not counted) and no error", p.Attempt, p.Errors)
-	}
-	requireNear(t, "RunAt of a job snoozed for 1h", p.RunAt, time.Now().Add(long), clockSlack)
 	claimNone(t, s, q, "the job is snoozed for an hour")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "a job snoozed for an hour")
+	claimNone(t, s, q, "the job is snoozed for an hour, even after Maintain")
+	requireHeld(t, s, q, "a", "a snooze")
 }
 
 func testFinishSnoozeRunsAgain(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeSnooze)
-	r.Delay = 50 * time.Millisecond
+	const delay = 50 * time.Millisecond
+	first := claimOne(t, s, q, "a", long)
+	r := outcome(first, store.OutcomeSnooze)
+	r.Delay = delay
 	finishOK(t, s, r)
 	c := claimWhenDue(t, s, q, long)
-	if c.ID != "a" || c.Attempt != 1 {
-		t.Fatalf("claim after a snooze: job %q Attempt %d, want a with Attempt 1 (snooze not counted)", c.ID, c.Attempt)
+	if c.ID != "a" || c.Attempt != 1 || len(c.Errors) != 0 {
+		t.Fatalf("claim after a snooze: job %q Attempt %d, Errors %+v; want a with Attempt 1 (snooze not counted) and no error", c.ID, c.Attempt, c.Errors)
+	}
+	if c.RunAt.Before(first.AttemptedAt.Add(delay-msSlack)) || c.RunAt.After(c.AttemptedAt) {
+		t.Fatalf("job snoozed for %v after its claim at %v, claimed again at %v: RunAt %v, want the snooze's due time in between",
+			delay, first.AttemptedAt, c.AttemptedAt, c.RunAt)
 	}
 }
 
@@ -184,32 +172,44 @@ func testFinishRelease(t *testing.T, s store.Store) {
 	add(t, s, withRetries(q, "a", 0))
 	first := claimOne(t, s, q, "a", long)
 	finishOK(t, s, outcome(first, store.OutcomeRelease))
-	r := requireState(t, s, q, "a", store.StateReady)
-	if r.Attempt != 0 || len(r.Errors) != 0 {
-		t.Fatalf("released job: Attempt %d, Errors %+v; want Attempt 0 (release is not counted), no error", r.Attempt, r.Errors)
-	}
 	again := claimOne(t, s, q, "a", long)
-	if again.Attempt != 1 || again.Token == first.Token {
-		t.Fatalf("claim after release: Attempt %d, token %d (first claim's %d); want Attempt 1 and a new token", again.Attempt, again.Token, first.Token)
+	if again.Attempt != 1 || again.Token == first.Token || len(again.Errors) != 0 {
+		t.Fatalf("claim after release: Attempt %d, token %d (first claim's %d), Errors %+v; want Attempt 1 (release is not counted), a new token, no error",
+			again.Attempt, again.Token, first.Token, again.Errors)
+	}
+}
+
+// testFinishReleaseOrder: a released job goes back to the front of ready,
+// so releasing claimed jobs in reverse order restores their order.
+func testFinishReleaseOrder(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	names := seqIDs("j", 4)
+	for _, id := range names {
+		add(t, s, job(q, id))
+	}
+	cs := claim(t, s, q, 2, long).Jobs
+	if !sameIDs(cs, names[:2]) {
+		t.Fatalf("Claim Max 2: %v, want %v", ids(cs), names[:2])
+	}
+	finishOK(t, s, outcome(cs[1], store.OutcomeRelease))
+	finishOK(t, s, outcome(cs[0], store.OutcomeRelease))
+	got := claim(t, s, q, 10, long).Jobs
+	if !sameIDs(got, names) {
+		t.Fatalf("Claim after releasing the first two jobs in reverse order: %v, want %v (released jobs at the front)", ids(got), names)
+	}
+	for _, c := range got {
+		if c.Attempt != 1 {
+			t.Fatalf("job %q claimed with Attempt %d, want 1 (a release is not counted)", c.ID, c.Attempt)
+		}
 	}
 }
 
 func testFinishCancel(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 5))
-	c := claimOne(t, s, q, "a", long)
-	before := time.Now()
-	finishOK(t, s, failed(c, store.OutcomeCancel, store.ErrCancelled.Error(), 0))
-	g := requireState(t, s, q, "a", store.StateGarbage)
-	if !g.Cancelled {
-		t.Fatalf("job finished with OutcomeCancel: Cancelled false, want true")
-	}
-	if len(g.Errors) != 1 || g.Errors[0].Error != store.ErrCancelled.Error() {
-		t.Fatalf("job finished with OutcomeCancel: Errors %+v, want the cancel error", g.Errors)
-	}
-	requireNow(t, "FinishedAt of a cancelled job", g.FinishedAt, before, time.Now())
-	maintain(t, s, q, store.MaintainOptions{})
-	claimNone(t, s, q, "a cancelled job is not retried")
+	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeCancel, store.ErrCancelled.Error(), 0))
+	requireIdle(t, s, q, "the only job is cancelled, in garbage, kept without a limit")
+	requireKeptFor(t, s, q, "a", store.MaintainOptions{GarbageMaxAge: long}, long, "cancelled, in garbage, collected after GarbageMaxAge 1h")
 }
 
 func testFinishUnknown(t *testing.T, s store.Store) {
@@ -224,6 +224,7 @@ func testFinishUnknown(t *testing.T, s store.Store) {
 	requireErrIs(t, "ack of an ID never enqueued", errs[0], store.ErrJobNotFound)
 	requireErrIs(t, "ack naming another queue than the job's", errs[1], store.ErrJobNotFound)
 	requireOwner(t, s, c, "finishes of unknown jobs")
+	requireFree(t, s, q, "never-enqueued", "an ack of a job never enqueued")
 }
 
 func testFinishDoubleAck(t *testing.T, s store.Store) {
@@ -234,7 +235,7 @@ func testFinishDoubleAck(t *testing.T, s store.Store) {
 	if err := finish(t, s, r)[0]; !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("second ack of the same claim: got %v, want ErrLeaseLost or ErrJobNotFound", err)
 	}
-	requireGone(t, s, q, "a", "two acks")
+	requireFree(t, s, q, "a", "two acks")
 }
 
 func testFinishDoubleAckRetained(t *testing.T, s store.Store) {
@@ -244,12 +245,11 @@ func testFinishDoubleAckRetained(t *testing.T, s store.Store) {
 	r.Retention, r.Result = long, []byte("first")
 	finishOK(t, s, r)
 	r.Result = []byte("second")
+	r.Retention = 10 * time.Minute
 	if err := finish(t, s, r)[0]; !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("second ack of the same claim (job kept in done): got %v, want ErrLeaseLost or ErrJobNotFound", err)
 	}
-	if d := requireState(t, s, q, "a", store.StateDone); string(d.Result) != "first" {
-		t.Fatalf("done job after a second ack: Result %q, want %q (unchanged)", d.Result, "first")
-	}
+	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "acked with Retention 1h, then acked again with 10m")
 }
 
 func testFinishErrorHistory(t *testing.T, s store.Store) {
@@ -263,10 +263,17 @@ func testFinishErrorHistory(t *testing.T, s store.Store) {
 		}
 		finishOK(t, s, failed(c, store.OutcomeRetry, fmt.Sprintf("failure %d", i), 0))
 	}
-	errs := getJob(t, s, q, "a").Errors
+	errs := claimWhenDue(t, s, q, long).Errors
 	if len(errs) != store.MaxErrorHistory {
-		t.Fatalf("after %d failed attempts the job keeps %d errors, want MaxErrorHistory (%d)", fails, len(errs), store.MaxErrorHistory)
+		t.Fatalf("after %d failed attempts the job is claimed with %d errors, want MaxErrorHistory (%d)", fails, len(errs), store.MaxErrorHistory)
 	}
+	requireErrorHistory(t, errs, fails)
+}
+
+// requireErrorHistory fails unless errs are the last MaxErrorHistory of
+// fails errors "failure 1", "failure 2", ..., oldest first.
+func requireErrorHistory(t *testing.T, errs []store.AttemptError, fails int) {
+	t.Helper()
 	for i, e := range errs {
 		n := fails - store.MaxErrorHistory + 1 + i
 		if e.Attempt != n || e.Error != fmt.Sprintf("failure %d", n) {
@@ -298,8 +305,59 @@ func testFinishBatch(t *testing.T, s store.Store) {
 			t.Fatalf("Finish batch result %d: got %v, want %v (one result per request, in order)", i, errs[i], want)
 		}
 	}
-	requireGone(t, s, q1, "a", "ack in a batch")
-	requireState(t, s, q2, "b", store.StateRetry)
 	requireOwner(t, s, c, "a stale ack in a batch")
-	requireState(t, s, q2, "d", store.StateGarbage)
+	claimNone(t, s, q2, "b waits an hour to retry and d is in garbage")
+	requireNextIn(t, maintain(t, s, q2, store.MaintainOptions{}), long, "b waiting an hour to retry")
+	requireHeld(t, s, q2, "b", "a retry in a batch")
+	requireHeld(t, s, q2, "d", "a garbage outcome in a batch")
+	requireFree(t, s, q1, "a", "an ack in a batch")
+}
+
+// invalidFinishCases: requests that fail FinishRequest.Validate (a bad
+// queue, a bad ID, an outcome a store does not apply) get their own error
+// and change nothing, while the valid requests of the same call are
+// applied.
+func invalidFinishCases() []engineCase {
+	var cases []engineCase
+	for _, o := range []store.Outcome{0, 7, store.OutcomeLeaseLost} {
+		name := fmt.Sprintf("Outcome%d", o)
+		if o == store.OutcomeLeaseLost {
+			name = "OutcomeLeaseLost"
+		}
+		cases = append(cases, engineCase{name: name, fn: func(t *testing.T, s store.Store) { testFinishInvalidInBatch(t, s, o) }})
+	}
+	return cases
+}
+
+func testFinishInvalidInBatch(t *testing.T, s store.Store, bad store.Outcome) {
+	q := newQueue(t)
+	add(t, s, job(q, "acked"), withRetries(q, "retried", 1), job(q, "kept"))
+	acked := claimOne(t, s, q, "acked", long)
+	retried := claimOne(t, s, q, "retried", long)
+	kept := claimOne(t, s, q, "kept", long)
+	badQueue := outcome(kept, store.OutcomeAck)
+	badQueue.Queue = "a b"
+	badID := outcome(kept, store.OutcomeAck)
+	badID.ID = "a b"
+	badOutcome := outcome(kept, bad)
+	errs := finish(t, s,
+		outcome(acked, store.OutcomeAck),
+		badQueue,
+		badOutcome,
+		failed(retried, store.OutcomeRetry, "boom", 0),
+		badID,
+	)
+	if errs[0] != nil || errs[3] != nil {
+		t.Fatalf("valid requests of a Finish call with invalid ones: ack %v, retry %v; want both nil (applied)", errs[0], errs[3])
+	}
+	requireErrIs(t, `Finish request with queue "a b"`, errs[1], store.ErrInvalidQueue)
+	requireErrIs(t, fmt.Sprintf("Finish request with outcome %v", bad), errs[2], store.ErrInvalidState)
+	requireErrIs(t, `Finish request with ID "a b"`, errs[4], store.ErrInvalidJob)
+	requireOwner(t, s, kept, "invalid Finish requests naming its claim")
+	c := claimWhenDue(t, s, q, long)
+	if c.ID != "retried" || c.Attempt != 2 || len(c.Errors) != 1 || c.Errors[0].Error != "boom" {
+		t.Fatalf("claim after the batch: job %q, Attempt %d, Errors %+v; want retried with Attempt 2 and error boom (the retry was applied)", c.ID, c.Attempt, c.Errors)
+	}
+	finishOK(t, s, outcome(kept, store.OutcomeAck), outcome(c, store.OutcomeAck))
+	requireFree(t, s, q, "acked", "a valid ack in a batch with invalid requests")
 }

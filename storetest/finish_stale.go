@@ -21,23 +21,20 @@ func reclaimed(t *testing.T, s store.Store, q, id string) (stale, current *store
 	return stale, current
 }
 
-// requireOwner fails unless id is unack under exactly the claim c.
-func requireOwner(t *testing.T, s store.Store, c *store.JobRecord, after string) {
-	t.Helper()
-	g := requireState(t, s, c.Queue, c.ID, store.StateUnack)
-	if g.Token != c.Token || !g.Deadline.Equal(c.Deadline) || g.Attempt != c.Attempt || len(g.Errors) != len(c.Errors) {
-		t.Fatalf("after %s, the current owner's job changed: Token %d, Deadline %v, Attempt %d, %d errors; want %d, %v, %d, %d errors",
-			after, g.Token, g.Deadline, g.Attempt, len(g.Errors), c.Token, c.Deadline, c.Attempt, len(c.Errors))
-	}
+// finishOutcomes lists the outcomes a worker sends to Finish.
+var finishOutcomes = []store.Outcome{store.OutcomeAck, store.OutcomeRetry, store.OutcomeGarbage,
+	store.OutcomeSnooze, store.OutcomeRelease, store.OutcomeCancel}
+
+// outcomeName returns o's name for a subtest: "Ack", "Retry", ...
+func outcomeName(o store.Outcome) string {
+	name := o.String()
+	return string(name[0]-'a'+'A') + name[1:]
 }
 
-func staleTokenCases() []testCase {
-	var cases []testCase
-	for _, o := range []store.Outcome{store.OutcomeAck, store.OutcomeRetry, store.OutcomeGarbage,
-		store.OutcomeSnooze, store.OutcomeRelease, store.OutcomeCancel} {
-		name := o.String()
-		name = string(name[0]-'a'+'A') + name[1:]
-		cases = append(cases, testCase{name: name, fn: func(t *testing.T, s store.Store) {
+func staleTokenCases() []engineCase {
+	var cases []engineCase
+	for _, o := range finishOutcomes {
+		cases = append(cases, engineCase{name: outcomeName(o), fn: func(t *testing.T, s store.Store) {
 			q := newQueue(t)
 			add(t, s, withRetries(q, "a", 3))
 			stale, current := reclaimed(t, s, q, "a")
@@ -46,8 +43,14 @@ func staleTokenCases() []testCase {
 			err := finish(t, s, r)[0]
 			requireErrIs(t, fmt.Sprintf("Finish %s with the token of an earlier claim", o), err, store.ErrLeaseLost)
 			requireOwner(t, s, current, "a stale "+o.String())
-			finishOK(t, s, outcome(current, store.OutcomeAck))
-			requireGone(t, s, q, "a", "the current owner's ack")
+			finishOK(t, s, outcome(current, store.OutcomeRelease))
+			if c := claimOne(t, s, q, "a", long); c.Attempt != current.Attempt || len(c.Errors) != 0 {
+				t.Fatalf("claim after a stale %s and the current owner's release: Attempt %d, Errors %+v; want Attempt %d, no error (unchanged)",
+					o, c.Attempt, c.Errors, current.Attempt)
+			} else {
+				finishOK(t, s, outcome(c, store.OutcomeAck))
+			}
+			requireFree(t, s, q, "a", "the current owner's ack")
 		}})
 	}
 	return cases
@@ -62,8 +65,8 @@ func testFinishStaleAfterRelease(t *testing.T, s store.Store) {
 		err := finish(t, s, failed(c, o, "late", 0))[0]
 		requireErrIs(t, fmt.Sprintf("Finish %s with the token of a released claim", o), err, store.ErrLeaseLost)
 	}
-	if r := requireState(t, s, q, "a", store.StateReady); r.Attempt != 0 || len(r.Errors) != 0 {
-		t.Fatalf("released job after stale finishes: Attempt %d, Errors %+v; want unchanged (0, none)", r.Attempt, r.Errors)
+	if r := claimOne(t, s, q, "a", long); r.Attempt != 1 || len(r.Errors) != 0 {
+		t.Fatalf("released job claimed after stale finishes: Attempt %d, Errors %+v; want Attempt 1, no error (unchanged)", r.Attempt, r.Errors)
 	}
 }
 
@@ -71,15 +74,14 @@ func testFinishStaleAfterReclaim(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 3))
 	stale := claimOne(t, s, q, "a", 50*time.Millisecond)
-	before, _ := awaitReclaim(t, s, q, "a")
-	requireReclaimedToRetry(t, before)
+	awaitReclaim(t, s, q)
 	err := finish(t, s, outcome(stale, store.OutcomeAck))[0]
 	requireErrIs(t, "ack after the lease expired and the job was reclaimed", err, store.ErrLeaseLost)
-	if after := getJob(t, s, q, "a"); after.State != before.State || len(after.Errors) != len(before.Errors) {
-		t.Fatalf("stale ack changed the reclaimed job: state %s, %d errors; want %s, %d errors",
-			after.State, len(after.Errors), before.State, len(before.Errors))
-	}
 	current := claimWhenDue(t, s, q, long)
+	if current.Attempt != 2 || len(current.Errors) != 1 {
+		t.Fatalf("job reclaimed after an expired lease, then acked with the stale token: claimed again with Attempt %d, %d errors; want 2, 1 (the stale ack changed nothing)",
+			current.Attempt, len(current.Errors))
+	}
 	for _, o := range []store.Outcome{store.OutcomeAck, store.OutcomeRetry, store.OutcomeSnooze} {
 		err := finish(t, s, failed(stale, o, "late", 0))[0]
 		requireErrIs(t, fmt.Sprintf("Finish %s with the token of a reclaimed claim while the job runs again", o), err, store.ErrLeaseLost)
@@ -94,10 +96,12 @@ func testFinishSameClaimTwice(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 3))
 	c := claimOne(t, s, q, "a", long)
-	errs := finish(t, s, failed(c, store.OutcomeRetry, "first", 0), outcome(c, store.OutcomeRelease))
+	errs := finish(t, s, failed(c, store.OutcomeRetry, "first", long), outcome(c, store.OutcomeRelease))
 	if errs[0] != nil {
 		t.Fatalf("first request: %v, want nil", errs[0])
 	}
 	requireErrIs(t, "the second request for the same claim in one call", errs[1], store.ErrLeaseLost)
-	requireCounts(t, s, q, store.StateCounts{Retry: 1})
+	claimNone(t, s, q, "the job went to retry for an hour, not back to ready")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the job retried in an hour")
+	requireHeld(t, s, q, "a", "a retry")
 }

@@ -1,31 +1,36 @@
 package storetest
 
 import (
+	"bytes"
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper/store"
 )
 
-func getJobCases() []testCase {
-	var cases []testCase
+func getJobCases() []adminCase {
+	var cases []adminCase
 	for _, ps := range putStates {
-		cases = append(cases, testCase{name: ps.name, fn: func(t *testing.T, s store.Store) {
-			testGetJobIn(t, s, ps.state)
+		cases = append(cases, adminCase{name: ps.name, fn: func(t *testing.T, s store.Store, a store.Admin) {
+			testGetJobIn(t, s, a, ps.state)
 		}})
 	}
 	return append(cases,
-		testCase{name: "NotFound", fn: testGetJobNotFound},
+		adminCase{name: "NotFound", fn: testGetJobNotFound},
+		adminCase{name: "Args", fn: testGetJobArgs},
+		adminCase{name: "Meta", fn: testGetJobMeta},
+		adminCase{name: "NewJobFields", fn: testGetJobFields},
 	)
 }
 
-func testGetJobIn(t *testing.T, s store.Store, st store.JobState) {
+func testGetJobIn(t *testing.T, s store.Store, a store.Admin, st store.JobState) {
 	q := newQueue(t)
 	j := withRetries(q, "a", 2)
 	j.Meta = map[string]string{"k": "v"}
 	before := time.Now()
-	g := put(t, s, j, st)
+	g := put(t, s, a, j, st)
 	after := time.Now()
 	if g.Kind != kind || string(g.Args) != "args of a" || g.Meta["k"] != "v" || g.MaxRetries != 2 {
 		t.Fatalf("GetJob in %s: Kind %q, Args %q, Meta %v, MaxRetries %d; want %q, %q, k=v, 2", st, g.Kind, g.Args, g.Meta, g.MaxRetries, kind, "args of a")
@@ -66,13 +71,59 @@ func testGetJobIn(t *testing.T, s store.Store, st store.JobState) {
 	}
 }
 
-func testGetJobNotFound(t *testing.T, s store.Store) {
+func testGetJobNotFound(t *testing.T, s store.Store, a store.Admin) {
 	q, other := newQueue(t), newQueue(t)
 	add(t, s, job(q, "a"))
 	for _, c := range []struct{ q, id string }{{q, "b"}, {other, "a"}} {
-		j, err := adm(t, s).GetJob(t.Context(), c.q, c.id)
+		j, err := a.GetJob(t.Context(), c.q, c.id)
 		if !errors.Is(err, store.ErrJobNotFound) || j != nil {
 			t.Fatalf("GetJob(%q, %q) with no such job in that queue: got %+v, %v; want nil, ErrJobNotFound", c.q, c.id, j, err)
 		}
+	}
+}
+
+// testGetJobArgs: GetJob returns args as they were enqueued, byte for
+// byte.
+func testGetJobArgs(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	for _, v := range argVariants() {
+		j := job(q, v.name)
+		j.Args = v.args
+		add(t, s, j)
+		if got := getJob(t, a, q, v.name).Args; !bytes.Equal(got, v.args) {
+			t.Fatalf("GetJob of a job with %s args returned %d bytes of args, want the %d bytes enqueued (first difference at %d)",
+				v.name, len(got), len(v.args), firstDiff(got, v.args))
+		}
+	}
+}
+
+func testGetJobMeta(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	j := job(q, "with-meta")
+	j.Meta = maps.Clone(testMeta)
+	add(t, s, j, job(q, "no-meta"))
+	if got := getJob(t, a, q, "with-meta").Meta; !maps.Equal(got, testMeta) {
+		t.Fatalf("GetJob Meta = %q, want %q", got, testMeta)
+	}
+	if got := getJob(t, a, q, "no-meta").Meta; len(got) != 0 {
+		t.Fatalf("job enqueued with nil Meta has Meta %q, want none", got)
+	}
+}
+
+func testGetJobFields(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	j := fieldsJob(q)
+	before := time.Now()
+	add(t, s, j)
+	after := time.Now()
+	got := getJob(t, a, q, "fields")
+	requireFields(t, "GetJob", got, record(j), before, after)
+	if got.Attempt != 0 || !got.AttemptedAt.IsZero() || !got.FinishedAt.IsZero() || len(got.Errors) != 0 || got.Cancelled || got.Token != 0 {
+		t.Fatalf("new job: Attempt %d, AttemptedAt %v, FinishedAt %v, Errors %v, Cancelled %v, Token %d; want all zero",
+			got.Attempt, got.AttemptedAt, got.FinishedAt, got.Errors, got.Cancelled, got.Token)
+	}
+	c := claimOne(t, s, q, "fields", long)
+	if !c.EnqueuedAt.Equal(got.EnqueuedAt) {
+		t.Fatalf("claimed job's EnqueuedAt %v differs from GetJob's %v", c.EnqueuedAt, got.EnqueuedAt)
 	}
 }

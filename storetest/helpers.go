@@ -3,7 +3,6 @@ package storetest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -15,9 +14,9 @@ import (
 )
 
 const (
-	// waitFor is how long eventually polls before it gives up: generous, so
+	// waitFor is how long a wait polls before it gives up: generous, so
 	// that a slow machine under -race never fails a correct store.
-	waitFor = 10 * time.Second
+	waitFor = testutil.Wait
 	// clockSlack is how far a time the store reports may be from the test's
 	// own clock (a store's clock may be a server's). Checks of one store time
 	// against another store time use msSlack instead.
@@ -197,113 +196,6 @@ func finishOK(t *testing.T, s store.Store, reqs ...store.FinishRequest) {
 	}
 }
 
-// getJob returns the job or fails the test.
-func getJob(t *testing.T, s store.Store, q, id string) *store.JobRecord {
-	t.Helper()
-	j, err := adm(t, s).GetJob(t.Context(), q, id)
-	if err != nil {
-		t.Fatalf("GetJob(%q, %q): unexpected error: %v", q, id, err)
-	}
-	if j == nil {
-		t.Fatalf("GetJob(%q, %q) returned nil record and nil error", q, id)
-	}
-	if j.ID != id || j.Queue != q {
-		t.Fatalf("GetJob(%q, %q) returned job %q of queue %q", q, id, j.ID, j.Queue)
-	}
-	return j
-}
-
-// requireState fails unless job id of q is in state want, and returns it.
-func requireState(t *testing.T, s store.Store, q, id string, want store.JobState) *store.JobRecord {
-	t.Helper()
-	j := getJob(t, s, q, id)
-	if j.State != want {
-		t.Fatalf("job %q: state %q, want %q", id, j.State, want)
-	}
-	return j
-}
-
-// requireGone fails unless GetJob reports ErrJobNotFound for id.
-func requireGone(t *testing.T, s store.Store, q, id, why string) {
-	t.Helper()
-	j, err := adm(t, s).GetJob(t.Context(), q, id)
-	if !errors.Is(err, store.ErrJobNotFound) {
-		state := store.JobState("")
-		if j != nil {
-			state = j.State
-		}
-		t.Fatalf("GetJob(%q, %q) after %s: got state %q, error %v; want ErrJobNotFound", q, id, why, state, err)
-	}
-}
-
-// stats returns QueueStats or fails the test.
-func stats(t *testing.T, s store.Store, q string) store.QueueStats {
-	t.Helper()
-	st, err := adm(t, s).QueueStats(t.Context(), q)
-	if err != nil {
-		t.Fatalf("QueueStats(%q): unexpected error: %v", q, err)
-	}
-	return st
-}
-
-// requireCounts fails unless q's counts are want.
-func requireCounts(t *testing.T, s store.Store, q string, want store.StateCounts) {
-	t.Helper()
-	if got := stats(t, s, q).Counts; got != want {
-		t.Fatalf("QueueStats(%q).Counts = %+v, want %+v", q, got, want)
-	}
-}
-
-// maintain calls Store.Maintain or fails the test.
-func maintain(t *testing.T, s store.Store, q string, opts store.MaintainOptions) store.MaintainResult {
-	t.Helper()
-	res, err := s.Maintain(t.Context(), q, opts)
-	if err != nil {
-		t.Fatalf("Maintain(%q, %+v): unexpected error: %v", q, opts, err)
-	}
-	return res
-}
-
-// setQueueConfig calls Store.SetQueueConfig or fails the test.
-func setQueueConfig(t *testing.T, s store.Store, q string, cfg store.QueueConfig) {
-	t.Helper()
-	if err := adm(t, s).SetQueueConfig(t.Context(), q, cfg); err != nil {
-		t.Fatalf("SetQueueConfig(%q, %+v): unexpected error: %v", q, cfg, err)
-	}
-}
-
-// put enqueues job j and drives it into state st the way a worker would:
-// unack by claiming it (so q must have no other ready job), retry and
-// garbage by failing that claim with error text "boom", done by acking it
-// with a retention. Pending and retry are due an hour from now; done is
-// kept an hour. A job driven to retry needs MaxRetries > 0. It returns the
-// job as GetJob reports it.
-func put(t *testing.T, s store.Store, j *store.NewJob, st store.JobState) *store.JobRecord {
-	t.Helper()
-	if st == store.StatePending {
-		j.Delay, j.RunAt = long, time.Time{}
-	}
-	add(t, s, j)
-	if st == store.StatePending || st == store.StateReady {
-		return requireState(t, s, j.Queue, j.ID, st)
-	}
-	c := claimOne(t, s, j.Queue, j.ID, long)
-	switch st {
-	case store.StateUnack:
-	case store.StateRetry:
-		finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
-	case store.StateGarbage:
-		finishOK(t, s, failed(c, store.OutcomeGarbage, "boom", 0))
-	case store.StateDone:
-		r := outcome(c, store.OutcomeAck)
-		r.Retention = long
-		finishOK(t, s, r)
-	default:
-		t.Fatalf("put: cannot drive a job to state %q", st)
-	}
-	return requireState(t, s, j.Queue, j.ID, st)
-}
-
 // ids returns the IDs of jobs in order.
 func ids(jobs []*store.JobRecord) []string {
 	out := make([]string, len(jobs))
@@ -334,29 +226,4 @@ func seqIDs(prefix string, n int) []string {
 		out[i] = fmt.Sprintf("%s%04d", prefix, i)
 	}
 	return out
-}
-
-// putStates lists the states put can drive a job to, with a name for
-// subtests.
-var putStates = []struct {
-	name  string
-	state store.JobState
-}{
-	{"Pending", store.StatePending},
-	{"Ready", store.StateReady},
-	{"Unack", store.StateUnack},
-	{"Retry", store.StateRetry},
-	{"Garbage", store.StateGarbage},
-	{"Done", store.StateDone},
-}
-
-// adm returns the store's Admin interface, failing the test when the store
-// has none.
-func adm(t *testing.T, s store.Store) store.Admin {
-	t.Helper()
-	a, ok := s.(store.Admin)
-	if !ok {
-		t.Fatalf("the store %T does not implement store.Admin", s)
-	}
-	return a
 }

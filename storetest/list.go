@@ -7,31 +7,13 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func listCases() []testCase {
-	return []testCase{
+func listCases() []adminCase {
+	return []adminCase{
 		{name: "Order", sub: listOrderCases()},
 		{name: "Paging", fn: testListPaging},
 		{name: "PagingNewest", fn: testListPagingNewest},
 		{name: "TotalCountsState", fn: testListTotal},
 	}
-}
-
-// list calls Store.ListJobs or fails the test.
-func list(t *testing.T, s store.Store, req store.ListRequest) store.Page {
-	t.Helper()
-	if req.Limit == 0 {
-		req.Limit = 50
-	}
-	p, err := adm(t, s).ListJobs(t.Context(), req)
-	if err != nil {
-		t.Fatalf("ListJobs(%+v): unexpected error: %v", req, err)
-	}
-	for _, j := range p.Jobs {
-		if j.State != req.State || j.Queue != req.Queue {
-			t.Fatalf("ListJobs of %s in %q returned job %q in state %s of queue %q", req.State, req.Queue, j.ID, j.State, j.Queue)
-		}
-	}
-	return p
 }
 
 // listOrder describes how to put jobs a, b and c into one state so that the
@@ -44,7 +26,7 @@ type listOrder struct {
 	want  []string
 }
 
-func listOrderCases() []testCase {
+func listOrderCases() []adminCase {
 	orders := []listOrder{
 		{"Pending", store.StatePending, func(t *testing.T, s store.Store, q string) {
 			add(t, s, delayed(q, "a", 3*long), delayed(q, "b", long), delayed(q, "c", 2*long))
@@ -78,18 +60,18 @@ func listOrderCases() []testCase {
 			})
 		}, []string{"a", "b", "c"}},
 	}
-	var cases []testCase
+	var cases []adminCase
 	for _, o := range orders {
-		cases = append(cases, testCase{name: o.name, fn: func(t *testing.T, s store.Store) {
+		cases = append(cases, adminCase{name: o.name, fn: func(t *testing.T, s store.Store, a store.Admin) {
 			q := newQueue(t)
 			o.setup(t, s, q)
-			p := list(t, s, store.ListRequest{Queue: q, State: o.state})
+			p := list(t, a, store.ListRequest{Queue: q, State: o.state})
 			if !sameIDs(p.Jobs, o.want) || p.Total != 3 {
 				t.Fatalf("ListJobs(%s): %v, Total %d; want %v, Total 3", o.state, ids(p.Jobs), p.Total, o.want)
 			}
 			newest := slices.Clone(o.want)
 			slices.Reverse(newest)
-			if p := list(t, s, store.ListRequest{Queue: q, State: o.state, Newest: true}); !sameIDs(p.Jobs, newest) {
+			if p := list(t, a, store.ListRequest{Queue: q, State: o.state, Newest: true}); !sameIDs(p.Jobs, newest) {
 				t.Fatalf("ListJobs(%s, Newest): %v, want %v", o.state, ids(p.Jobs), newest)
 			}
 		}})
@@ -129,12 +111,12 @@ func readyJobs(t *testing.T, s store.Store, q string, n int, mutate func(i int, 
 }
 
 // pages lists state of q page by page and returns the IDs in order.
-func pages(t *testing.T, s store.Store, req store.ListRequest, total int) []string {
+func pages(t *testing.T, a store.Admin, req store.ListRequest, total int) []string {
 	t.Helper()
 	var got []string
 	for off := 0; ; off += req.Limit {
 		req.Offset = off
-		p := list(t, s, req)
+		p := list(t, a, req)
 		if p.Total != total {
 			t.Fatalf("ListJobs(Offset %d, Limit %d): Total %d, want %d", off, req.Limit, p.Total, total)
 		}
@@ -148,32 +130,32 @@ func pages(t *testing.T, s store.Store, req store.ListRequest, total int) []stri
 	}
 }
 
-func testListPaging(t *testing.T, s store.Store) {
+func testListPaging(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	want := readyJobs(t, s, q, 23, nil)
-	got := pages(t, s, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5}, 23)
+	got := pages(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5}, 23)
 	if !slices.Equal(got, want) {
 		t.Fatalf("23 ready jobs listed 5 at a time: %v, want %v (no gaps, no repeats)", got, want)
 	}
 }
 
-func testListPagingNewest(t *testing.T, s store.Store) {
+func testListPagingNewest(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	want := readyJobs(t, s, q, 12, nil)
 	slices.Reverse(want)
-	got := pages(t, s, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5, Newest: true}, 12)
+	got := pages(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5, Newest: true}, 12)
 	if !slices.Equal(got, want) {
 		t.Fatalf("12 ready jobs listed newest first 5 at a time: %v, want %v", got, want)
 	}
 }
 
-func testListTotal(t *testing.T, s store.Store) {
+func testListTotal(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	readyJobs(t, s, q, 4, nil)
 	add(t, s, delayed(q, "pending", long))
 	claimOne(t, s, q, "j0000", long)
 	for st, want := range map[store.JobState]int{store.StateReady: 3, store.StateUnack: 1, store.StatePending: 1, store.StateGarbage: 0} {
-		if p := list(t, s, store.ListRequest{Queue: q, State: st, Limit: 1}); p.Total != want || len(p.Jobs) != min(want, 1) {
+		if p := list(t, a, store.ListRequest{Queue: q, State: st, Limit: 1}); p.Total != want || len(p.Jobs) != min(want, 1) {
 			t.Fatalf("ListJobs(%s, Limit 1): %d jobs, Total %d; want %d, Total %d", st, len(p.Jobs), p.Total, min(want, 1), want)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func maintainCases() []testCase {
-	return []testCase{
+func maintainCases() []engineCase {
+	return []engineCase{
 		{name: "PromotesDuePending", fn: testMaintainPromotePending},
 		{name: "PromotesDueRetry", fn: testMaintainPromoteRetry},
 		{name: "ReclaimToRetry", fn: testMaintainReclaimRetry},
@@ -26,79 +26,38 @@ func maintainCases() []testCase {
 	}
 }
 
-// maintainUntil calls Maintain on q until cond holds, adding up what the
-// calls did.
-func maintainUntil(t *testing.T, s store.Store, q string, opts store.MaintainOptions, cond func() error) store.MaintainResult {
-	t.Helper()
-	var sum store.MaintainResult
-	testutil.Eventually(t, waitFor, func() error {
-		r := maintain(t, s, q, opts)
-		sum.Promoted += r.Promoted
-		sum.Reclaimed += r.Reclaimed
-		sum.Collected += r.Collected
-		return cond()
-	})
-	return sum
-}
-
-// inState returns a condition that holds when job id is in state st.
-func inState(t *testing.T, s store.Store, q, id string, st store.JobState) func() error {
-	return func() error {
-		if j := getJob(t, s, q, id); j.State != st {
-			return fmt.Errorf("job %q is %s, want %s", id, j.State, st)
-		}
-		return nil
-	}
-}
-
-// gone returns a condition that holds when job id no longer exists.
-func gone(t *testing.T, s store.Store, q, id string) func() error {
-	return func() error {
-		j, err := adm(t, s).GetJob(t.Context(), q, id)
-		if err == nil {
-			return fmt.Errorf("job %q is still %s, want it collected", id, j.State)
-		}
-		requireErrIs(t, "GetJob of a collected job", err, store.ErrJobNotFound)
-		return nil
-	}
-}
-
-// awaitReclaim calls Maintain on q until job id, whose lease expires soon,
-// is no longer unack, and returns it with the sum of what Maintain did. A
-// reclaimed job with attempts left goes to retry; when the store retries it
-// at once, the same Maintain call may already have promoted it to ready, so
-// either state is accepted.
-func awaitReclaim(t *testing.T, s store.Store, q, id string) (*store.JobRecord, store.MaintainResult) {
-	t.Helper()
-	var j *store.JobRecord
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, func() error {
-		if j = getJob(t, s, q, id); j.State == store.StateUnack {
-			return fmt.Errorf("job %q with an expired lease is still unack, want Maintain to reclaim it", id)
-		}
-		return nil
-	})
-	return j, sum
-}
-
-// requireReclaimedToRetry fails unless j was reclaimed to retry (and maybe
-// promoted to ready since).
-func requireReclaimedToRetry(t *testing.T, j *store.JobRecord) {
-	t.Helper()
-	if j.State != store.StateRetry && j.State != store.StateReady {
-		t.Fatalf("job %q reclaimed with attempts left is %s, want retry (or ready, when retried at once)", j.ID, j.State)
-	}
-}
-
 func testMaintainPromotePending(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "soon", 50*time.Millisecond), delayed(q, "later", long))
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, inState(t, s, q, "soon", store.StateReady))
+	sum := maintainUntil(t, s, q, store.MaintainOptions{}, promoted(1))
 	if sum.Promoted != 1 {
 		t.Fatalf("Maintain reported %d promotions in all, want 1 (soon)", sum.Promoted)
 	}
-	requireState(t, s, q, "later", store.StatePending)
 	claimOne(t, s, q, "soon", long)
 	claimNone(t, s, q, "later is due in an hour")
+	requireHeld(t, s, q, "later", "a job due in an hour")
+}
+
+// promoted returns a condition for maintainUntil: Maintain promoted at
+// least n jobs.
+func promoted(n int) func(sum store.MaintainResult) error {
+	return func(sum store.MaintainResult) error {
+		if sum.Promoted < n {
+			return fmt.Errorf("Maintain promoted %d jobs, want %d to fall due", sum.Promoted, n)
+		}
+		return nil
+	}
+}
+
+// collected returns a condition for maintainUntil: Maintain collected at
+// least n jobs.
+func collected(n int) func(sum store.MaintainResult) error {
+	return func(sum store.MaintainResult) error {
+		if sum.Collected < n {
+			return fmt.Errorf("Maintain collected %d jobs, want %d", sum.Collected, n)
+		}
+		return nil
+	}
 }
 
 func testMaintainPromoteRetry(t *testing.T, s store.Store) {
@@ -109,14 +68,15 @@ func testMaintainPromoteRetry(t *testing.T, s store.Store) {
 		t.Fatalf("Claim Max 2: got %d jobs, want 2", len(cs))
 	}
 	finishOK(t, s, failed(cs[0], store.OutcomeRetry, "boom", 50*time.Millisecond), failed(cs[1], store.OutcomeRetry, "boom", long))
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, inState(t, s, q, "soon", store.StateReady))
+	sum := maintainUntil(t, s, q, store.MaintainOptions{}, promoted(1))
 	if sum.Promoted != 1 {
 		t.Fatalf("Maintain reported %d promotions in all, want 1 (soon)", sum.Promoted)
 	}
-	requireState(t, s, q, "later", store.StateRetry)
 	if c := claimOne(t, s, q, "soon", long); c.Attempt != 2 {
 		t.Fatalf("promoted retry claimed with Attempt %d, want 2", c.Attempt)
 	}
+	claimNone(t, s, q, "later retries in an hour")
+	requireHeld(t, s, q, "later", "a retry due in an hour")
 }
 
 func testMaintainReclaimRetry(t *testing.T, s store.Store) {
@@ -124,54 +84,86 @@ func testMaintainReclaimRetry(t *testing.T, s store.Store) {
 	add(t, s, withRetries(q, "a", 1))
 	before := time.Now()
 	claimOne(t, s, q, "a", 50*time.Millisecond)
-	r, sum := awaitReclaim(t, s, q, "a")
-	requireReclaimedToRetry(t, r)
-	if sum.Reclaimed != 1 {
+	if sum := awaitReclaim(t, s, q); sum.Reclaimed != 1 {
 		t.Fatalf("Maintain reported %d reclaims in all, want 1", sum.Reclaimed)
 	}
-	if len(r.Errors) != 1 || r.Errors[0].Attempt != 1 || r.Errors[0].Error == "" {
-		t.Fatalf("job reclaimed after its lease expired: Errors %+v, want one error for attempt 1 saying why", r.Errors)
-	}
-	requireNow(t, "At of the error recorded by a reclaim", r.Errors[0].At, before, time.Now())
-	if c := claimWhenDue(t, s, q, long); c.Attempt != 2 {
+	after := time.Now()
+	c := claimWhenDue(t, s, q, long)
+	if c.Attempt != 2 {
 		t.Fatalf("reclaimed job claimed again with Attempt %d, want 2", c.Attempt)
 	}
+	if len(c.Errors) != 1 || c.Errors[0].Attempt != 1 || c.Errors[0].Error != store.ErrLeaseExpired.Error() {
+		t.Fatalf("job reclaimed after its lease expired, claimed again: Errors %+v, want one error for attempt 1: %q", c.Errors, store.ErrLeaseExpired)
+	}
+	requireNow(t, "At of the error recorded by a reclaim", c.Errors[0].At, before, after)
 }
 
 func testMaintainReclaimGarbage(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "a", 0))
-	before := time.Now()
 	claimOne(t, s, q, "a", 50*time.Millisecond)
-	awaitReclaim(t, s, q, "a")
-	g := requireState(t, s, q, "a", store.StateGarbage)
-	if len(g.Errors) != 1 || g.Errors[0].Attempt != 1 {
-		t.Fatalf("job reclaimed with no retries left: Errors %+v, want one error for attempt 1", g.Errors)
+	if sum := awaitReclaim(t, s, q); sum.Reclaimed != 1 {
+		t.Fatalf("Maintain reported %d reclaims in all, want 1", sum.Reclaimed)
 	}
-	requireNow(t, "FinishedAt of a job reclaimed to garbage", g.FinishedAt, before, time.Now())
+	requireGarbage(t, s, q, "a", "a job with no retries left whose lease expired")
+}
+
+// requireGarbage fails unless job id, the only job of q, is in garbage: it
+// is never claimable, Maintain sees nothing scheduled without garbage
+// limits and collects it under a GarbageMaxAge of a millisecond. The job is
+// gone afterwards.
+func requireGarbage(t *testing.T, s store.Store, q, id, what string) {
+	t.Helper()
+	claimNone(t, s, q, what+" is in garbage")
+	requireIdle(t, s, q, what+" is in garbage, kept without limits")
+	claimNone(t, s, q, what+" is in garbage, even after Maintain")
+	requireHeld(t, s, q, id, what+" is kept in garbage")
+	sum := maintainUntil(t, s, q, store.MaintainOptions{GarbageMaxAge: time.Millisecond}, collected(1))
+	if sum.Collected != 1 {
+		t.Fatalf("Maintain with GarbageMaxAge 1ms collected %d jobs, want 1 (%s)", sum.Collected, what)
+	}
+	requireFree(t, s, q, id, "garbage collected")
+}
+
+// dyingRetries is the MaxRetries of the job dieEveryAttempt runs.
+const dyingRetries = 2
+
+// dieEveryAttempt enqueues job a with MaxRetries dyingRetries into q and
+// claims it with a 30ms lease whenever it can, as a worker that dies on
+// every attempt would, calling Maintain until the last attempt's lease was
+// reclaimed. It returns the claims.
+func dieEveryAttempt(t *testing.T, s store.Store, q string) []*store.JobRecord {
+	t.Helper()
+	add(t, s, withRetries(q, "a", dyingRetries))
+	var claims []*store.JobRecord
+	reclaimed := 0
+	testutil.Eventually(t, waitFor, func() error {
+		reclaimed += maintain(t, s, q, store.MaintainOptions{}).Reclaimed
+		if reclaimed >= dyingRetries+1 {
+			return nil
+		}
+		claims = append(claims, claim(t, s, q, 1, 30*time.Millisecond).Jobs...) // and the worker dies
+		return fmt.Errorf("job whose worker dies on every attempt: %d leases reclaimed after %d claims, want %d", reclaimed, len(claims), dyingRetries+1)
+	})
+	var attempts []int
+	for _, c := range claims {
+		attempts = append(attempts, c.Attempt)
+	}
+	if fmt.Sprint(attempts) != "[1 2 3]" {
+		t.Fatalf("job with MaxRetries %d whose worker always dies was claimed with attempts %v, want [1 2 3]", dyingRetries, attempts)
+	}
+	return claims
 }
 
 func testMaintainDyingWorker(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	const retries = 2
-	add(t, s, withRetries(q, "a", retries))
-	var attempts []int
-	testutil.Eventually(t, waitFor, func() error {
-		maintain(t, s, q, store.MaintainOptions{})
-		for _, j := range claim(t, s, q, 1, 30*time.Millisecond).Jobs {
-			attempts = append(attempts, j.Attempt) // and the worker dies
+	claims := dieEveryAttempt(t, s, q)
+	for i, c := range claims {
+		if len(c.Errors) != i {
+			t.Fatalf("claim %d of a job whose worker dies on every attempt: %d errors, want %d (one per expired lease)", i+1, len(c.Errors), i)
 		}
-		if j := getJob(t, s, q, "a"); j.State != store.StateGarbage {
-			return fmt.Errorf("job whose worker dies on every attempt is %s after %d claims, want garbage", j.State, len(attempts))
-		}
-		return nil
-	})
-	if fmt.Sprint(attempts) != "[1 2 3]" {
-		t.Fatalf("job with MaxRetries %d whose worker always dies was claimed with attempts %v, want [1 2 3]", retries, attempts)
 	}
-	if g := getJob(t, s, q, "a"); len(g.Errors) != retries+1 || g.Attempt != retries+1 {
-		t.Fatalf("dead job: Attempt %d, %d errors; want %d and %d", g.Attempt, len(g.Errors), retries+1, retries+1)
-	}
+	requireGarbage(t, s, q, "a", "a job whose worker died on every attempt")
 }
 
 func testMaintainCollectDone(t *testing.T, s store.Store) {
@@ -186,14 +178,15 @@ func testMaintainCollectDone(t *testing.T, s store.Store) {
 	short.Retention, kept.Retention = keep, long
 	start := time.Now()
 	finishOK(t, s, short, kept)
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, gone(t, s, q, "short"))
+	sum := maintainUntil(t, s, q, store.MaintainOptions{}, collected(1))
 	if held := time.Since(start); held < keep-2*msSlack {
 		t.Fatalf("done job with Retention %v was collected after at most %v", keep, held)
 	}
 	if sum.Collected != 1 {
 		t.Fatalf("Maintain reported %d collected in all, want 1", sum.Collected)
 	}
-	requireState(t, s, q, "long", store.StateDone)
+	requireHeld(t, s, q, "long", "an ack with Retention 1h")
+	requireFree(t, s, q, "short", "its retention of 100ms ran out")
 }
 
 func testMaintainGarbageAge(t *testing.T, s store.Store) {
@@ -208,14 +201,15 @@ func testMaintainGarbageAge(t *testing.T, s store.Store) {
 	if r := maintain(t, s, q, store.MaintainOptions{}); r.Collected != 0 {
 		t.Fatalf("Maintain without garbage limits collected %d jobs, want 0", r.Collected)
 	}
-	requireState(t, s, q, "a", store.StateGarbage)
-	sum := maintainUntil(t, s, q, store.MaintainOptions{GarbageMaxAge: maxAge}, gone(t, s, q, "a"))
+	requireHeld(t, s, q, "a", "garbage not collected yet")
+	sum := maintainUntil(t, s, q, store.MaintainOptions{GarbageMaxAge: maxAge}, collected(1))
 	if held := time.Since(start); held < maxAge-2*msSlack {
 		t.Fatalf("garbage with GarbageMaxAge %v was collected after at most %v", maxAge, held)
 	}
 	if sum.Collected != 1 {
 		t.Fatalf("Maintain reported %d collected in all, want 1", sum.Collected)
 	}
+	requireFree(t, s, q, "a", "garbage collected")
 }
 
 func testMaintainGarbageCount(t *testing.T, s store.Store) {
@@ -231,11 +225,11 @@ func testMaintainGarbageCount(t *testing.T, s store.Store) {
 	if r := maintain(t, s, q, store.MaintainOptions{GarbageMaxCount: 2}); r.Collected != 3 {
 		t.Fatalf("Maintain with GarbageMaxCount 2 and 5 garbage jobs collected %d, want 3", r.Collected)
 	}
-	for _, id := range names[:3] {
-		requireGone(t, s, q, id, "Maintain with GarbageMaxCount 2 (oldest first)")
-	}
 	for _, id := range names[3:] {
-		requireState(t, s, q, id, store.StateGarbage)
+		requireHeld(t, s, q, id, "Maintain with GarbageMaxCount 2 (newest kept)")
+	}
+	for _, id := range names[:3] {
+		requireFree(t, s, q, id, "Maintain with GarbageMaxCount 2 (oldest first)")
 	}
 }
 
@@ -262,15 +256,8 @@ func testMaintainBatch(t *testing.T, s store.Store) {
 	if want := "2/true 2/true 1/false"; got != want {
 		t.Fatalf("three Maintain calls with Batch 2 over 5 due jobs: Promoted/More = %s, want %s", got, want)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 5})
-}
-
-// requireNextIn fails unless r.NextIn is about want (a little less, as time
-// passes between setting up and calling Maintain).
-func requireNextIn(t *testing.T, r store.MaintainResult, want time.Duration, what string) {
-	t.Helper()
-	if r.Idle || r.NextIn > want+msSlack || r.NextIn < want-clockSlack {
-		t.Fatalf("Maintain with %s: NextIn %v, Idle %v; want about %v, not idle", what, r.NextIn, r.Idle, want)
+	if n := len(claim(t, s, q, 10, long).Jobs); n != 5 {
+		t.Fatalf("Claim after 5 jobs were promoted: %d jobs, want 5", n)
 	}
 }
 

@@ -6,61 +6,115 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Run checks the Store that newStore returns against the store.Store
-// contract, one subtest per behaviour, grouped by area
-// ("Enqueue/...", "Claim/...", "Finish/...", ...).
+// Run checks the Store that newStore returns against the store package's
+// contract, one subtest per behaviour, in two groups:
 //
-// newStore is called once per subtest, from that subtest's goroutine, and
-// must return a store with no jobs in it (or at least none in the queues the
-// subtest uses: queue names are random). It may call t.Fatal and register
-// t.Cleanup to release the store. Subtests run in parallel; Run returns when
+//   - "Engine/...": what hopper's Client, Worker and Scheduler rely on,
+//     observed through store.Store alone. It runs for every store.
+//   - "Admin/...": inspection and operator actions, and the parts of the
+//     lifecycle only store.Admin can show (error history, results, counts,
+//     queue settings, cancellation). It runs when the store implements
+//     store.Admin, and is reported as skipped otherwise.
+//
+// Run asks newStore for one store first, to decide whether the store
+// implements store.Admin. After that, newStore is called once per subtest,
+// from that subtest's goroutine, and must return a store with no jobs in
+// it (or at least none in the queues the subtest uses: queue names are
+// random). It may call t.Fatal and register t.Cleanup to release the
+// store. Subtests run in parallel within a group of cases; Run returns when
 // all of them have finished.
 func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Helper()
-	for _, g := range groups() {
-		t.Run(g.name, func(t *testing.T) {
-			for _, c := range g.cases {
-				c.run(t, newStore)
-			}
-		})
+	probe := newStore(t)
+	if probe == nil {
+		t.Fatal("newStore returned a nil Store")
 	}
-}
-
-// group is one area of the contract: Enqueue, Claim, Finish, ...
-type group struct {
-	name  string
-	cases []testCase
-}
-
-// testCase is one behaviour, or a named set of behaviours (sub).
-type testCase struct {
-	name string
-	fn   func(t *testing.T, s store.Store)
-	sub  []testCase
-}
-
-// run runs c as a parallel subtest of t with its own store, or its sub cases
-// under one parallel subtest named c.name.
-func (c testCase) run(t *testing.T, newStore func(t *testing.T) store.Store) {
-	t.Run(c.name, func(t *testing.T) {
-		t.Parallel()
-		if c.fn == nil {
-			for _, sc := range c.sub {
-				sc.run(t, newStore)
-			}
-			return
+	_, hasAdmin := probe.(store.Admin)
+	t.Run("Engine", func(t *testing.T) {
+		for _, g := range engineGroups() {
+			t.Run(g.name, func(t *testing.T) {
+				for _, c := range g.cases {
+					c.run(t, func(t *testing.T, fn engineFunc) {
+						fn(t, freshStore(t, newStore))
+					})
+				}
+			})
 		}
-		s := newStore(t)
-		if s == nil {
-			t.Fatal("newStore returned a nil Store")
+	})
+	t.Run("Admin", func(t *testing.T) {
+		if !hasAdmin {
+			t.Skipf("the store (%T) does not implement store.Admin: only the Engine group applies", probe)
 		}
-		c.fn(t, s)
+		for _, g := range adminGroups() {
+			t.Run(g.name, func(t *testing.T) {
+				for _, c := range g.cases {
+					c.run(t, func(t *testing.T, fn adminFunc) {
+						s := freshStore(t, newStore)
+						a, ok := s.(store.Admin)
+						if !ok {
+							t.Fatalf("newStore returned a %T, which does not implement store.Admin, after a %T that does", s, probe)
+						}
+						fn(t, s, a)
+					})
+				}
+			})
+		}
 	})
 }
 
-// groups lists every group of the suite in the order they run.
-func groups() []group {
-	return []group{
+// engineFunc is an Engine case: it sees the store only as a store.Store.
+type engineFunc = func(t *testing.T, s store.Store)
+
+// adminFunc is an Admin case: it drives jobs through s and observes or
+// acts on them through a, the same store as a store.Admin.
+type adminFunc = func(t *testing.T, s store.Store, a store.Admin)
+
+// testCase is one behaviour (fn), or a named set of behaviours (sub).
+type testCase[F any] struct {
+	name string
+	fn   F
+	sub  []testCase[F]
+}
+
+type (
+	engineCase = testCase[engineFunc]
+	adminCase  = testCase[adminFunc]
+)
+
+// group is one area of the contract: Enqueue, Claim, Finish, ...
+type group[F any] struct {
+	name  string
+	cases []testCase[F]
+}
+
+// run runs c as a parallel subtest of t, calling call with its function,
+// or its sub cases under one parallel subtest named c.name.
+func (c testCase[F]) run(t *testing.T, call func(t *testing.T, fn F)) {
+	t.Run(c.name, func(t *testing.T) {
+		t.Parallel()
+		if len(c.sub) > 0 {
+			for _, sc := range c.sub {
+				sc.run(t, call)
+			}
+			return
+		}
+		call(t, c.fn)
+	})
+}
+
+// freshStore calls newStore for one subtest.
+func freshStore(t *testing.T, newStore func(t *testing.T) store.Store) store.Store {
+	t.Helper()
+	s := newStore(t)
+	if s == nil {
+		t.Fatal("newStore returned a nil Store")
+	}
+	return s
+}
+
+// engineGroups lists the groups of the Engine part, in the order they run.
+func engineGroups() []group[engineFunc] {
+	return []group[engineFunc]{
 		{"Enqueue", enqueueCases()},
 		{"Unique", uniqueCases()},
 		{"Periodic", periodicCases()},
@@ -69,14 +123,27 @@ func groups() []group {
 		{"Extend", extendCases()},
 		{"Maintain", maintainCases()},
 		{"Wait", waitCases()},
+		{"Queues", queuesCases()},
+		{"Workers", workerCases()},
+		{"Schedules", scheduleCases()},
+		{"Concurrency", concurrencyCases()},
+	}
+}
+
+// adminGroups lists the groups of the Admin part, in the order they run.
+func adminGroups() []group[adminFunc] {
+	return []group[adminFunc]{
+		{"Lifecycle", lifecycleCases()},
+		{"Retention", retentionCases()},
+		{"Limits", limitCases()},
+		{"Unique", adminUniqueCases()},
 		{"Stats", statsCases()},
 		{"GetJob", getJobCases()},
 		{"ListJobs", listCases()},
 		{"Requeue", requeueCases()},
 		{"Delete", deleteCases()},
 		{"Cancel", cancelCases()},
-		{"Workers", workerCases()},
-		{"Schedules", scheduleCases()},
-		{"Concurrency", concurrencyCases()},
+		{"Workers", adminWorkerCases()},
+		{"Concurrency", adminConcurrencyCases()},
 	}
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func statsCases() []testCase {
-	return []testCase{
-		{name: "QueuesListsSeen", fn: testStatsQueues},
+func statsCases() []adminCase {
+	return []adminCase{
 		{name: "CountsEveryState", fn: testStatsCounts},
 		{name: "EmptyQueue", fn: testStatsEmpty},
 		{name: "Latency", fn: testStatsLatency},
@@ -22,34 +21,7 @@ func statsCases() []testCase {
 	}
 }
 
-func testStatsQueues(t *testing.T, s store.Store) {
-	q1, q2 := newQueue(t), newQueue(t)
-	add(t, s, job(q1, "a"), delayed(q2, "b", long), job(q1, "c"))
-	qs, err := s.Queues(t.Context())
-	if err != nil {
-		t.Fatalf("Queues: unexpected error: %v", err)
-	}
-	for _, q := range []string{q1, q2} {
-		if n := count(qs, q); n != 1 {
-			t.Fatalf("Queues lists %q %d times, want once (a job was enqueued into it); got %q", q, n, qs)
-		}
-	}
-	if !slices.IsSorted(qs) {
-		t.Fatalf("Queues = %q, want sorted by name", qs)
-	}
-}
-
-func count(list []string, s string) int {
-	n := 0
-	for _, x := range list {
-		if x == s {
-			n++
-		}
-	}
-	return n
-}
-
-func testStatsCounts(t *testing.T, s store.Store) {
+func testStatsCounts(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	var jobs []*store.NewJob
 	for _, id := range slices.Concat(seqIDs("unack", 3), seqIDs("retry", 4), seqIDs("garbage", 5), seqIDs("done", 6)) {
@@ -75,53 +47,53 @@ func testStatsCounts(t *testing.T, s store.Store) {
 	}
 	finishOK(t, s, reqs...)
 	add(t, s, job(q, "ready1"), job(q, "ready2"), delayed(q, "pending", long))
-	st := stats(t, s, q)
+	st := stats(t, a, q)
 	want := store.StateCounts{Pending: 1, Ready: 2, Unack: 3, Retry: 4, Garbage: 5, Done: 6}
 	if st.Queue != q || st.Counts != want || st.Counts.Total() != 21 {
 		t.Fatalf("QueueStats: queue %q, counts %+v; want %q, %+v", st.Queue, st.Counts, q, want)
 	}
 }
 
-func testStatsEmpty(t *testing.T, s store.Store) {
+func testStatsEmpty(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	st := stats(t, s, q)
+	st := stats(t, a, q)
 	if st.Queue != q || st.Counts != (store.StateCounts{}) || st.Latency != 0 || st.Config.Paused {
 		t.Fatalf("QueueStats of an unused queue: %+v, want queue %q with zero counts, no latency, not paused", st, q)
 	}
 }
 
-func testStatsLatency(t *testing.T, s store.Store) {
+func testStatsLatency(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "pending", long))
-	if l := stats(t, s, q).Latency; l != 0 {
+	if l := stats(t, a, q).Latency; l != 0 {
 		t.Fatalf("Latency with no ready job: %v, want 0", l)
 	}
 	start := time.Now()
 	add(t, s, job(q, "ready"))
 	testutil.Eventually(t, waitFor, func() error {
-		if l := stats(t, s, q).Latency; l <= 0 {
+		if l := stats(t, a, q).Latency; l <= 0 {
 			return fmt.Errorf("Latency %v with a job ready since %v ago, want > 0", l, time.Since(start))
 		}
 		return nil
 	})
-	if l, most := stats(t, s, q).Latency, time.Since(start)+clockSlack; l > most {
+	if l, most := stats(t, a, q).Latency, time.Since(start)+clockSlack; l > most {
 		t.Fatalf("Latency %v, want at most %v (the only ready job was enqueued %v ago)", l, most, time.Since(start))
 	}
 	claimOne(t, s, q, "ready", long)
-	if l := stats(t, s, q).Latency; l != 0 {
+	if l := stats(t, a, q).Latency; l != 0 {
 		t.Fatalf("Latency after the only ready job was claimed: %v, want 0", l)
 	}
 }
 
-func testStatsConfig(t *testing.T, s store.Store) {
+func testStatsConfig(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	cfg := store.QueueConfig{Paused: true, MaxRunning: 3, RateLimit: 10, RatePeriod: 2 * time.Second, Retention: long}
-	setQueueConfig(t, s, q, cfg)
-	if got := stats(t, s, q).Config; got != cfg {
+	setQueueConfig(t, a, q, cfg)
+	if got := stats(t, a, q).Config; got != cfg {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig(%+v)", got, cfg)
 	}
-	setQueueConfig(t, s, q, store.QueueConfig{MaxRunning: 1})
-	got := stats(t, s, q).Config
+	setQueueConfig(t, a, q, store.QueueConfig{MaxRunning: 1})
+	got := stats(t, a, q).Config
 	if got.Paused || got.MaxRunning != 1 || got.RateLimit != 0 || got.Retention != 0 || got.RatePeriod != 0 && got.RatePeriod != time.Second {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig({MaxRunning: 1}), want every other field reset (replaced, not merged)", got)
 	}
@@ -129,9 +101,9 @@ func testStatsConfig(t *testing.T, s store.Store) {
 
 // throughput sums q's throughput over the last few minutes and checks the
 // points' shape.
-func throughput(t *testing.T, s store.Store, q string) (done, failed int64) {
+func throughput(t *testing.T, a store.Admin, q string) (done, failed int64) {
 	t.Helper()
-	pts, err := adm(t, s).Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
+	pts, err := a.Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
 	if err != nil {
 		t.Fatalf("Throughput(%q): unexpected error: %v", q, err)
 	}
@@ -154,7 +126,7 @@ func throughput(t *testing.T, s store.Store, q string) (done, failed int64) {
 	return done, failed
 }
 
-func testStatsThroughput(t *testing.T, s store.Store) {
+func testStatsThroughput(t *testing.T, s store.Store, a store.Admin) {
 	q, other := newQueue(t), newQueue(t)
 	var jobs []*store.NewJob
 	for _, id := range seqIDs("j", 8) {
@@ -177,16 +149,16 @@ func testStatsThroughput(t *testing.T, s store.Store) {
 		failed(c[5], store.OutcomeGarbage, "dead", 0),
 		snooze, outcome(c[7], store.OutcomeRelease))
 	claimOne(t, s, q, c[7].ID, 30*time.Millisecond) // released, claimed again, and its worker dies
-	awaitReclaim(t, s, q, c[7].ID)
-	if d, f := throughput(t, s, q); d != 3 || f != 4 {
+	awaitReclaim(t, s, q)
+	if d, f := throughput(t, a, q); d != 3 || f != 4 {
 		t.Fatalf("Throughput over the last minutes: %d done, %d failed; want 3 done (acks), 4 failed (2 retries, 1 garbage, 1 expired lease; snooze and release not counted)", d, f)
 	}
 }
 
-func testStatsThroughputEmpty(t *testing.T, s store.Store) {
+func testStatsThroughputEmpty(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"))
-	if d, f := throughput(t, s, q); d != 0 || f != 0 {
+	if d, f := throughput(t, a, q); d != 0 || f != 0 {
 		t.Fatalf("Throughput of a queue where nothing finished: %d done, %d failed; want none", d, f)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func uniqueCases() []testCase {
-	return []testCase{
+func uniqueCases() []engineCase {
+	return []engineCase{
 		{name: "HeldReportsHolder", fn: testUniqueHeld},
 		{name: "PerQueue", fn: testUniquePerQueue},
 		{name: "InOneBatch", fn: testUniqueInBatch},
@@ -19,9 +19,6 @@ func uniqueCases() []testCase {
 		{name: "ReleasedAfterAck", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByAck) }},
 		{name: "ReleasedAfterAckKeptAsDone", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByAckRetained) }},
 		{name: "ReleasedAfterGarbage", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByGarbage) }},
-		{name: "ReleasedAfterDelete", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByDelete) }},
-		{name: "ReleasedAfterCancel", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByCancel) }},
-		{name: "ReleasedAfterCancelledRun", fn: func(t *testing.T, s store.Store) { testUniqueReleased(t, s, releaseByCancelRunning) }},
 		{name: "UniqueForExpires", fn: testUniqueForExpires},
 	}
 }
@@ -33,14 +30,15 @@ func unique(q, id, key string) *store.NewJob {
 }
 
 // requireUniqueDup fails unless enqueueing id with key reports a duplicate
-// held by holder and adds nothing.
+// held by holder and adds nothing (see requireFree: a job with ID id and
+// no key is left, due in two hours).
 func requireUniqueDup(t *testing.T, s store.Store, q, id, key, holder, when string) {
 	t.Helper()
 	r := enqueue(t, s, unique(q, id, key))[0]
 	if want := (store.EnqueueResult{ID: holder, Duplicate: true}); r != want {
 		t.Fatalf("Enqueue of %q with unique key %q %s: got %+v, want %+v", id, key, when, r, want)
 	}
-	requireGone(t, s, q, id, "an enqueue refused as a unique duplicate")
+	requireFree(t, s, q, id, "an enqueue refused as a unique duplicate")
 }
 
 func testUniqueHeld(t *testing.T, s store.Store) {
@@ -48,14 +46,14 @@ func testUniqueHeld(t *testing.T, s store.Store) {
 	add(t, s, unique(q, "holder", "k"))
 	requireUniqueDup(t, s, q, "second", "k", "holder", "held by a ready job")
 	add(t, s, unique(q, "other-key", "k2"), job(q, "no-key"))
-	requireCounts(t, s, q, store.StateCounts{Ready: 3})
+	requireReady(t, s, q, "holder", "other-key", "no-key")
 }
 
 func testUniquePerQueue(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, unique(q1, "a", "k"))
 	add(t, s, unique(q2, "b", "k"))
-	requireState(t, s, q2, "b", store.StateReady)
+	claimOne(t, s, q2, "b", long)
 }
 
 func testUniqueInBatch(t *testing.T, s store.Store) {
@@ -67,7 +65,7 @@ func testUniqueInBatch(t *testing.T, s store.Store) {
 	if want := (store.EnqueueResult{ID: "first", Duplicate: true}); res[1] != want {
 		t.Fatalf("second of two jobs with unique key k in one batch: got %+v, want %+v", res[1], want)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 1})
+	requireReady(t, s, q, "first")
 }
 
 func testUniqueHeldThroughRetry(t *testing.T, s store.Store) {
@@ -93,33 +91,11 @@ func releaseByAckRetained(t *testing.T, s store.Store, q, holder string) {
 	r := outcome(claimOne(t, s, q, holder, long), store.OutcomeAck)
 	r.Retention = long
 	finishOK(t, s, r)
-	requireState(t, s, q, holder, store.StateDone)
+	requireHeld(t, s, q, holder, "an ack with a retention keeps the job in done")
 }
 
 func releaseByGarbage(t *testing.T, s store.Store, q, holder string) {
 	finishOK(t, s, failed(claimOne(t, s, q, holder, long), store.OutcomeGarbage, "dead", 0))
-}
-
-func releaseByDelete(t *testing.T, s store.Store, q, holder string) {
-	n, err := adm(t, s).Delete(t.Context(), q, store.StateReady, []string{holder})
-	if err != nil || n != 1 {
-		t.Fatalf("Delete(ready, %q): got %d, %v; want 1, nil", holder, n, err)
-	}
-}
-
-func releaseByCancel(t *testing.T, s store.Store, q, holder string) {
-	if st, err := adm(t, s).Cancel(t.Context(), q, holder); err != nil || st != store.StateReady {
-		t.Fatalf("Cancel(%q): got %q, %v; want ready, nil", holder, st, err)
-	}
-}
-
-func releaseByCancelRunning(t *testing.T, s store.Store, q, holder string) {
-	c := claimOne(t, s, q, holder, long)
-	if st, err := adm(t, s).Cancel(t.Context(), q, holder); err != nil || st != store.StateUnack {
-		t.Fatalf("Cancel(%q) of a running job: got %q, %v; want unack, nil", holder, st, err)
-	}
-	requireUniqueDup(t, s, q, "while-cancelling", "k", holder, "held by a running job flagged cancelled")
-	finishOK(t, s, failed(c, store.OutcomeCancel, store.ErrCancelled.Error(), 0))
 }
 
 func testUniqueReleased(t *testing.T, s store.Store, rel release) {
@@ -130,7 +106,7 @@ func testUniqueReleased(t *testing.T, s store.Store, rel release) {
 	if r.Duplicate || r.ID != "next" {
 		t.Fatalf("Enqueue with unique key k after its holder finished: got %+v, want it added (key released)", r)
 	}
-	requireState(t, s, q, "next", store.StateReady)
+	claimOne(t, s, q, "next", long)
 }
 
 func testUniqueForExpires(t *testing.T, s store.Store) {
@@ -159,12 +135,11 @@ func testUniqueForExpires(t *testing.T, s store.Store) {
 	if held := time.Since(start); held < hold-2*msSlack {
 		t.Fatalf("unique key with UniqueFor %v was released after at most %v", hold, held)
 	}
-	requireState(t, s, q, "holder", store.StateReady)
-	requireCounts(t, s, q, store.StateCounts{Ready: 2})
+	requireReady(t, s, q, "holder", fmt.Sprintf("next%d", n))
 }
 
-func periodicCases() []testCase {
-	return []testCase{
+func periodicCases() []engineCase {
+	return []engineCase{
 		{name: "SameTickOnce", fn: testPeriodicSameTick},
 		{name: "OlderTickSkipped", fn: testPeriodicOlderTick},
 		{name: "NewerTickEnqueued", fn: testPeriodicNewerTick},
@@ -181,7 +156,8 @@ func tick(q, id, schedule string, at time.Time) *store.NewJob {
 	return j
 }
 
-// requireSkipped fails unless enqueueing j reports a skipped tick.
+// requireSkipped fails unless enqueueing j reports a skipped tick and adds
+// nothing (see requireFree: a job with j's ID is left, due in two hours).
 func requireSkipped(t *testing.T, s store.Store, j *store.NewJob, why string) {
 	t.Helper()
 	r := enqueue(t, s, j)[0]
@@ -189,7 +165,7 @@ func requireSkipped(t *testing.T, s store.Store, j *store.NewJob, why string) {
 		t.Fatalf("Enqueue of periodic job %q (schedule %q, tick %v, %s): got %+v, want %+v (skipped)",
 			j.ID, j.Schedule, j.Tick, why, r, want)
 	}
-	requireGone(t, s, j.Queue, j.ID, "a skipped periodic tick")
+	requireFree(t, s, j.Queue, j.ID, "a skipped periodic tick")
 }
 
 var tick0 = time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC)
@@ -198,7 +174,7 @@ func testPeriodicSameTick(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as the last one")
-	requireCounts(t, s, q, store.StateCounts{Ready: 1})
+	requireReady(t, s, q, "t1")
 }
 
 func testPeriodicOlderTick(t *testing.T, s store.Store) {
@@ -212,13 +188,13 @@ func testPeriodicNewerTick(t *testing.T, s store.Store) {
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	add(t, s, tick(q, "t2", "every-minute", tick0.Add(time.Minute)))
 	requireSkipped(t, s, tick(q, "t1-late", "every-minute", tick0), "older than the newest one")
-	requireCounts(t, s, q, store.StateCounts{Ready: 2})
+	requireReady(t, s, q, "t1", "t2")
 }
 
 func testPeriodicPerName(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "a", "schedule-a", tick0), tick(q, "b", "schedule-b", tick0))
-	requireCounts(t, s, q, store.StateCounts{Ready: 2})
+	requireReady(t, s, q, "a", "b")
 }
 
 func testPeriodicPerQueue(t *testing.T, s store.Store) {
@@ -232,7 +208,7 @@ func testPeriodicTickOutlivesJob(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, tick(q, "t1", "every-minute", tick0))
 	finishOK(t, s, outcome(claimOne(t, s, q, "t1", long), store.OutcomeAck))
-	requireGone(t, s, q, "t1", "ack")
+	requireFree(t, s, q, "t1", "ack")
 	requireSkipped(t, s, tick(q, "t1-again", "every-minute", tick0), "same tick as a job already run and acked")
 }
 
@@ -266,5 +242,5 @@ func testPeriodicConcurrent(t *testing.T, s store.Store) {
 	if len(added) != 1 {
 		t.Fatalf("%d schedulers enqueued the same tick at once: %d were added (%v), want exactly 1", n, len(added), added)
 	}
-	requireCounts(t, s, q, store.StateCounts{Ready: 1})
+	requireReady(t, s, q, added...)
 }

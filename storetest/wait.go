@@ -3,14 +3,15 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper/store"
 )
 
-func waitCases() []testCase {
-	return []testCase{
+func waitCases() []engineCase {
+	return []engineCase{
 		{name: "ReadyWakesOnEnqueue", fn: testWaitReadyEnqueue},
 		{name: "ReadyWakesOnPromote", fn: testWaitReadyPromote},
 		{name: "ReadyReturnsAfterTimeout", fn: func(t *testing.T, s store.Store) {
@@ -83,27 +84,44 @@ func wakes(t *testing.T, what string, wait func(ctx context.Context) error, done
 	}
 }
 
-// has returns a condition for a waiter goroutine: queue q has a job in
-// state st.
-func has(t *testing.T, s store.Store, q string, st store.JobState) func() bool {
+// claims returns a condition for a waiter goroutine, as a worker checks
+// after each wait: a Claim from q returned a job. It counts the jobs
+// claimed in *n.
+func claims(t *testing.T, s store.Store, q string, n *atomic.Int64) func() bool {
 	return func() bool {
-		qs, err := adm(t, s).QueueStats(t.Context(), q)
+		res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 1, Lease: long, WorkerID: "waiter"})
 		if err != nil {
-			t.Errorf("QueueStats(%q): unexpected error: %v", q, err)
+			t.Errorf("Claim(%q) after a wait: unexpected error: %v", q, err)
 			return true
 		}
-		return qs.Counts.Get(st) > 0
+		n.Add(int64(len(res.Jobs)))
+		return len(res.Jobs) > 0
+	}
+}
+
+// scheduled returns a condition for a waiter goroutine, as a scheduler
+// checks after each wait: Maintain finds something in q due within the
+// next hour.
+func scheduled(t *testing.T, s store.Store, q string) func() bool {
+	return func() bool {
+		r, err := s.Maintain(t.Context(), q, store.MaintainOptions{})
+		if err != nil {
+			t.Errorf("Maintain(%q) after a wait: unexpected error: %v", q, err)
+			return true
+		}
+		return !r.Idle && r.NextIn <= long
 	}
 }
 
 func testWaitReadyEnqueue(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
+	var claimed atomic.Int64
 	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{idle, q}, time.Minute) }
-	wakes(t, "WaitReady on two queues while jobs are enqueued into the second", wait, has(t, s, q, store.StateReady), func(i int) {
+	wakes(t, "WaitReady on two queues while jobs are enqueued into the second", wait, claims(t, s, q, &claimed), func(i int) {
 		add(t, s, job(q, fmt.Sprint("j", i)))
 	})
-	if len(claim(t, s, q, 1, long).Jobs) != 1 {
-		t.Fatalf("WaitReady returned but no job is claimable in %q", q)
+	if claimed.Load() != 1 {
+		t.Fatalf("WaitReady returned and the waiter claimed %d jobs from %q, want 1", claimed.Load(), q)
 	}
 }
 
@@ -123,12 +141,13 @@ func testWaitReadyPromote(t *testing.T, s store.Store) {
 	}
 	add(t, s, jobs...)
 	promoted := 0
+	var claimed atomic.Int64
 	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{q}, time.Minute) }
-	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, has(t, s, q, store.StateReady), func(int) {
+	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, claims(t, s, q, &claimed), func(int) {
 		promoted += maintain(t, s, q, store.MaintainOptions{}).Promoted
 	})
-	if promoted == 0 || len(claim(t, s, q, 1, long).Jobs) != 1 {
-		t.Fatalf("WaitReady returned after %d promotions; want a job ready and claimable", promoted)
+	if promoted == 0 || claimed.Load() != 1 {
+		t.Fatalf("WaitReady returned after %d promotions and the waiter claimed %d jobs; want a job promoted and claimed", promoted, claimed.Load())
 	}
 }
 
@@ -137,12 +156,10 @@ func testWaitScheduleEnqueue(t *testing.T, s store.Store) {
 	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{idle, q}, time.Minute) }
 	// Each job is due a little earlier than the one before, so each moves
 	// the queue's next due time earlier.
-	wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, has(t, s, q, store.StatePending), func(i int) {
+	pokes := wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, scheduled(t, s, q), func(i int) {
 		add(t, s, delayed(q, fmt.Sprint("j", i), long-time.Duration(i)*time.Second))
 	})
-	if r := maintain(t, s, q, store.MaintainOptions{}); r.Idle {
-		t.Fatalf("WaitSchedule returned but Maintain finds nothing scheduled in %q", q)
-	}
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long-time.Duration(pokes-1)*time.Second, "the latest delayed job, the earliest due")
 }
 
 func testWaitScheduleRetry(t *testing.T, s store.Store) {
@@ -153,21 +170,21 @@ func testWaitScheduleRetry(t *testing.T, s store.Store) {
 		jobs = append(jobs, withRetries(q, fmt.Sprint("j", i), 1))
 	}
 	add(t, s, jobs...)
-	claimed := claim(t, s, q, n, 2*long).Jobs
+	// The leases, of two hours, are not due within the hour that
+	// scheduled looks for.
+	claimed := claim(t, s, q, n, 2*long+time.Minute).Jobs
 	if len(claimed) != n {
 		t.Fatalf("Claim Max %d: got %d jobs, want %d", n, len(claimed), n)
 	}
 	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{q}, time.Minute) }
-	pokes := wakes(t, "WaitSchedule while jobs are sent to retry", wait, has(t, s, q, store.StateRetry), func(i int) {
+	pokes := wakes(t, "WaitSchedule while jobs are sent to retry", wait, scheduled(t, s, q), func(i int) {
 		if i >= n {
 			t.Fatalf("WaitSchedule did not return after %d jobs were sent to retry", n)
 		}
 		// each retry is due earlier than the ones before it
 		finishOK(t, s, failed(claimed[i], store.OutcomeRetry, "boom", long-time.Duration(i)*time.Second))
 	})
-	if r := stats(t, s, q).Counts.Retry; r != int64(pokes) {
-		t.Fatalf("%d jobs in retry after %d were sent there", r, pokes)
-	}
+	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long-time.Duration(pokes-1)*time.Second, "the latest retry, the earliest due")
 }
 
 func testWaitTimeout(t *testing.T, s store.Store, wait waitFunc) {
