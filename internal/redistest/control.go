@@ -1,9 +1,11 @@
 package redistest
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Kill ends a private server with SIGKILL, as a crash or the OOM killer
@@ -22,21 +24,118 @@ func (s *Server) Kill(t testing.TB) {
 	}
 }
 
-// KillNode ends the process of the cluster's i-th master (in the order of
-// Addrs) with SIGKILL and waits until it has exited. The other masters keep
-// running; the cluster marks the node as failing after its node timeout
-// (5 s). Only a private cluster (StartCluster(t, Private())) can lose a
-// node: KillNode fails the test for a shared or external one.
+// KillNode ends the node created as the cluster's i-th master (Addrs[i])
+// with SIGKILL and waits until it has exited; see KillAddr. After a
+// failover that node may be a replica now: KillNode still kills Addrs[i].
+// Only a private cluster (StartCluster(t, Private())) can lose a node:
+// KillNode fails the test for a shared or external one.
 func (c *Cluster) KillNode(t testing.TB, i int) {
 	t.Helper()
-	if c.shared || len(c.procs) == 0 {
-		t.Fatalf("redistest: KillNode on the shared or external cluster %v; use StartCluster(t, Private())", c.Addrs)
+	c.requirePrivate(t, "KillNode")
+	if i < 0 || i >= len(c.Addrs) {
+		t.Fatalf("redistest: KillNode(%d) of a cluster of %d masters", i, len(c.Addrs))
 	}
-	if i < 0 || i >= len(c.procs) {
-		t.Fatalf("redistest: KillNode(%d) of a cluster of %d nodes", i, len(c.procs))
+	c.kill(t, "KillNode", c.Addrs[i])
+}
+
+// KillAddr ends the cluster node at addr (any of AllAddrs, master or
+// replica) with SIGKILL, as a crash would, and waits until it has exited.
+// The other nodes keep running; they flag it as failing after the node
+// timeout (5 s, or NodeTimeout), and when it was a master with a replica
+// (Replicas), the replica takes over its slots: WaitFailover waits for
+// that. RestartAddr starts it again. Killing a node that is down does
+// nothing. Only a private cluster can lose a node: KillAddr fails the test
+// for a shared or external one.
+func (c *Cluster) KillAddr(t testing.TB, addr string) {
+	t.Helper()
+	c.requirePrivate(t, "KillAddr")
+	c.kill(t, "KillAddr", addr)
+}
+
+// RestartAddr starts the node at addr, ended by KillAddr or KillNode,
+// again on the same ports and directory, and waits until it answers PING.
+// It keeps its node ID and knows the cluster from its nodes.conf; a master
+// whose slots a replica took over in the meantime learns so from the other
+// nodes and turns itself into a replica of the new master. Call
+// WaitHealthy to wait until it has (and has synced). RestartAddr fails the
+// test for a node that is running, or when its port was taken meanwhile.
+func (c *Cluster) RestartAddr(t testing.TB, addr string) {
+	t.Helper()
+	c.requirePrivate(t, "RestartAddr")
+	p := c.proc(t, "RestartAddr", addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.running() {
+		t.Fatalf("redistest: RestartAddr(%s): the node is still running; call KillAddr first", addr)
 	}
-	if err := c.procs[i].kill(); err != nil {
+	if err := p.start(); err != nil {
 		t.Fatal(err)
+	}
+	delete(c.killed, addr)
+}
+
+// killRecord is what a node was when KillAddr or KillNode ended it.
+type killRecord struct {
+	node Node  // its own view of itself just before
+	err  error // why node is unknown, if it is
+}
+
+// kill records what the node at addr serves, kills it and waits for the
+// exit; what names the caller for messages.
+func (c *Cluster) kill(t testing.TB, what, addr string) {
+	t.Helper()
+	p := c.proc(t, what, addr)
+	var rec killRecord
+	if c.isRunning(p) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		rdb := nodeClient(addr)
+		v, err := readView(ctx, rdb, addr)
+		_ = rdb.Close()
+		cancel()
+		if err != nil {
+			rec.err = fmt.Errorf("CLUSTER NODES before the kill: %w", err)
+		} else {
+			rec.node = v.self.Node
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !p.running() {
+		return // killed or stopped already; keep the first record
+	}
+	if err := p.kill(); err != nil {
+		t.Fatal(err)
+	}
+	if c.killed == nil {
+		c.killed = map[string]killRecord{}
+	}
+	c.killed[addr] = rec
+}
+
+// proc returns the process of the node at addr, or fails t.
+func (c *Cluster) proc(t testing.TB, what, addr string) *process {
+	t.Helper()
+	for _, p := range c.procs {
+		if p.addr() == addr {
+			return p
+		}
+	}
+	t.Fatalf("redistest: %s(%s): not a node of the cluster %v", what, addr, c.AllAddrs())
+	return nil
+}
+
+// isRunning reports whether p runs, under the cluster's lock.
+func (c *Cluster) isRunning(p *process) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return p.running()
+}
+
+// requirePrivate fails t unless the cluster's nodes are this test's own.
+func (c *Cluster) requirePrivate(t testing.TB, what string) {
+	t.Helper()
+	if c.shared || len(c.procs) == 0 {
+		t.Fatalf("redistest: %s on the shared or external cluster %v; use StartCluster(t, Private())", what, c.Addrs)
 	}
 }
 

@@ -85,6 +85,21 @@ func (p *process) start() error {
 	return nil
 }
 
+// running reports whether the process has started and not exited. Callers
+// that may race with a restart hold the lock of the server or cluster that
+// owns p.
+func (p *process) running() bool {
+	if p.cmd == nil || p.done == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // addr returns the server's address.
 func (p *process) addr() string { return "127.0.0.1:" + itoa(p.port) }
 

@@ -32,6 +32,7 @@ type Server struct {
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	cfg := newConfig(opts)
+	cfg.requireServerOptions(t, "Start")
 	if !cfg.private {
 		if s := shared.server(t); s != nil {
 			return s

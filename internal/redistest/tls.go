@@ -30,6 +30,7 @@ type TLSServer struct {
 func StartTLS(t testing.TB, opts ...Option) *TLSServer {
 	t.Helper()
 	cfg := newConfig(opts)
+	cfg.requireServerOptions(t, "StartTLS")
 	bin := requireBinary(t, "redis-server")
 	certs := MakeCerts(t)
 	clientTLS := certs.ClientTLS(t)
