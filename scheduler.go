@@ -27,10 +27,12 @@ type SchedulerConfig struct {
 	// GarbageMaxCount keeps at most this many garbage jobs per queue,
 	// deleting the oldest first. Defaults to 10,000; negative means no limit.
 	GarbageMaxCount int
-	// MaxSleep is the longest the scheduler sleeps between two passes over
-	// a queue when nothing falls due sooner. It bounds how late a job can
-	// be if a wake-up signal is lost (say, the process that was told about an
-	// earlier job died). Defaults to 5 s.
+	// MaxSleep bounds one sleep of the scheduler. It maintains a queue when
+	// the queue's own next due time comes or the store signals that it
+	// moved earlier, never on a fixed tick; a sleep as long as MaxSleep that
+	// ended without a signal makes it look at a few queues it heard nothing
+	// from (at most four, in turn), the last resort against a signal lost to
+	// a fault. Defaults to 5 s.
 	MaxSleep time.Duration
 	// Periodic jobs to enqueue on their schedules. Every scheduler may run
 	// the same list; each tick is enqueued once. See PeriodicJob.
@@ -99,9 +101,11 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 
 // Scheduler drives the time-based transitions: it promotes due pending and
 // retry jobs to ready, reclaims jobs whose lease expired, and collects done
-// and garbage jobs past their retention. It sleeps until the next job falls
-// due (on the store's clock), and wakes early when the store signals an
-// earlier due time; it never ticks on a fixed interval.
+// and garbage jobs past their retention. It keeps each queue's next due
+// time (on the store's clock), sleeps until the earliest, and wakes early
+// for a queue the store signals; it never ticks on a fixed interval, and
+// maintains only the queues that have something due, so its cost follows
+// the work, not the number of queues.
 //
 // Every Worker runs one for its queues unless told not to. Any number of
 // schedulers may run at once on the same queues: each transition is atomic

@@ -25,7 +25,7 @@ func (s *maintainFails) Maintain(context.Context, string, store.MaintainOptions)
 	return store.MaintainResult{}, errors.New("maintain refused")
 }
 
-func (s *maintainFails) WaitSchedule(ctx context.Context, qs []string, d time.Duration) error {
+func (s *maintainFails) WaitSchedule(ctx context.Context, qs []string, d time.Duration) ([]string, error) {
 	s.waits.Add(1)
 	return s.Store.WaitSchedule(ctx, qs, d)
 }

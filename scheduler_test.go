@@ -19,8 +19,8 @@ type busyStore struct {
 	maintains atomic.Int64
 }
 
-func (s *busyStore) WaitSchedule(ctx context.Context, _ []string, _ time.Duration) error {
-	return ctx.Err()
+func (s *busyStore) WaitSchedule(ctx context.Context, qs []string, _ time.Duration) ([]string, error) {
+	return qs, ctx.Err()
 }
 
 func (s *busyStore) Maintain(ctx context.Context, q string, o store.MaintainOptions) (store.MaintainResult, error) {

@@ -29,11 +29,27 @@ type WorkerConfig struct {
 	// Defaults to 10.
 	Concurrency int
 	// Lease is the visibility timeout: how long a claimed job stays
-	// invisible to other workers. The worker renews the leases of running
-	// jobs well before they run out, so a handler may run far longer; the
-	// lease only matters when the worker dies. Defaults to 30 s; at least
-	// 100 ms.
+	// invisible to other workers. The worker renews the leases of the jobs
+	// it holds every RenewInterval, so a handler may run far longer; the
+	// lease only matters when the worker dies, stalls or loses the store
+	// for longer than the lease: then another worker runs the job. Defaults
+	// to 30 s; at least 100 ms.
 	Lease time.Duration
+	// RenewInterval is how often the worker renews the leases of the jobs
+	// it holds, in one batched store call, and learns of cancellations. A
+	// renewal that takes longer is abandoned at the next (its leases stay
+	// as they were), so a slow or failing shard cannot make healthy leases
+	// run out. Defaults to Lease/3, at most 500 ms (so a cancelled job
+	// stops within about half a second); at least 10 ms, and below Lease/2.
+	RenewInterval time.Duration
+	// IdleWait is how long an idle worker waits for a wake-up from the
+	// store before it checks a few of its queues (at most four, in turn)
+	// that it heard nothing from. Wake-ups come within a round trip of a
+	// job becoming ready and none is lost to a frozen or dead process (see
+	// the store's WaitReady), so this only bounds how late a job can be if
+	// a wake-up is lost to a fault. Shorter costs claims on idle queues.
+	// Defaults to 5 s; at least 10 ms.
+	IdleWait time.Duration
 	// JobTimeout bounds each attempt of a job that sets no Timeout of its own
 	// (the handler's context deadline). Defaults to 30 minutes; negative
 	// means no timeout.
@@ -155,6 +171,11 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 		c.Prefetch = 0
 	}
 	pos("Lease", &c.Lease, 30*time.Second, 100*time.Millisecond)
+	pos("RenewInterval", &c.RenewInterval, min(c.Lease/3, 500*time.Millisecond), 10*time.Millisecond)
+	pos("IdleWait", &c.IdleWait, 5*time.Second, 10*time.Millisecond)
+	if err == nil && c.RenewInterval >= c.Lease/2 {
+		err = fmt.Errorf("%w: RenewInterval %v must be below half the Lease (%v)", ErrInvalidConfig, c.RenewInterval, c.Lease)
+	}
 	pos("AbandonAfter", &c.AbandonAfter, 10*time.Second, time.Millisecond)
 	pos("ShutdownTimeout", &c.ShutdownTimeout, 10*time.Second, time.Millisecond)
 	pos("HeartbeatInterval", &c.HeartbeatInterval, 5*time.Second, 10*time.Millisecond)
@@ -197,8 +218,8 @@ func (c WorkerConfig) engine() engine.Config {
 		ClaimBatch:        c.ClaimBatch,
 		Prefetch:          c.Prefetch,
 		Lease:             c.Lease,
-		RenewEvery:        min(c.Lease/3, 500*time.Millisecond),
-		IdleWait:          5 * time.Second,
+		RenewEvery:        c.RenewInterval,
+		IdleWait:          c.IdleWait,
 		JobTimeout:        c.JobTimeout,
 		KindTimeouts:      maps.Clone(c.KindTimeouts),
 		AbandonAfter:      c.AbandonAfter,

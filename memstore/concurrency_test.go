@@ -98,7 +98,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			_ = s.WaitSchedule(ctx, queues, 5*time.Millisecond)
+			_, _ = s.WaitSchedule(ctx, queues, 5*time.Millisecond)
 		}
 	})
 	for w := range workers {
@@ -136,7 +136,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 					}
 				}
 				if claimed == 0 {
-					_ = s.WaitReady(ctx, queues, forever)
+					_, _ = s.WaitReady(ctx, queues, forever)
 				}
 			}
 		})

@@ -14,7 +14,7 @@ func TestQueuesListsOnlyQueuesInUse(t *testing.T) {
 	s := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_ = s.WaitReady(ctx, []string{"waited"}, time.Second) // creates a hidden queue
+	_, _ = s.WaitReady(ctx, []string{"waited"}, time.Second) // creates a hidden queue
 	mustEnqueue(t, s, &store.NewJob{ID: "a", Queue: "zeta", Kind: "k"})
 	if err := s.SetQueueConfig(context.Background(), "alpha", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)

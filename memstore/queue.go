@@ -38,24 +38,25 @@ type queue struct {
 	rate    rateWindow
 	tput    throughput
 
-	// readyWait and schedWait are closed (and set to nil) to wake the
-	// goroutines in WaitReady and WaitSchedule. They are made only when
-	// someone waits, so signalling costs nothing when nobody does.
-	readyWait chan struct{}
-	schedWait chan struct{}
+	// ready and sched are the queue's signals to WaitReady and
+	// WaitSchedule (see wait.go).
+	readySig, schedSig signal
 
 	// free holds deleted jobs for reuse, sparing the allocator and the
 	// garbage collector in the enqueue→claim→ack cycle.
 	free []*job
 }
 
-func newQueue(name string) *queue {
-	return &queue{
+func newQueue(name string, readyHub, schedHub *hub) *queue {
+	q := &queue{
 		name:   name,
 		jobs:   make(map[string]*job),
 		unique: make(map[string]uniqueHold),
 		ticks:  make(map[string]time.Time),
 	}
+	q.readySig = signal{queue: name, hub: readyHub}
+	q.schedSig = signal{queue: name, hub: schedHub}
+	return q
 }
 
 // heapOf returns the heap holding jobs in st, or nil for ready.

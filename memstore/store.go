@@ -22,6 +22,10 @@ type Store struct {
 	// token is the last fencing token issued, for every queue of the store.
 	token atomic.Uint64
 
+	// readyHub and schedHub hold the goroutines blocked in WaitReady and
+	// WaitSchedule (wait.go).
+	readyHub, schedHub hub
+
 	// rmu guards the worker registry and the registered schedules.
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
@@ -81,7 +85,11 @@ func (s *Store) queue(name string, seen bool) *queue {
 		s.qmu.Lock()
 		old := *s.queues.Load()
 		if q = old[name]; q == nil {
-			q = newQueue(name)
+			q = newQueue(name, &s.readyHub, &s.schedHub)
+			// A new queue starts signalled: whatever its waiters missed
+			// before it existed is worth one look.
+			q.readySig.raised.Store(true)
+			q.schedSig.raised.Store(true)
 			m := make(map[string]*queue, len(old)+1)
 			for k, v := range old {
 				m[k] = v

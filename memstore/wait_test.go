@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,60 +17,114 @@ const forever = time.Hour
 // waiting reports whether some goroutine is blocked in WaitReady (or, with
 // sched, WaitSchedule) on queue name.
 func waiting(s *Store, name string, sched bool) bool {
-	q := s.lookup(name)
-	if q == nil {
-		return false
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	h := &s.readyHub
 	if sched {
-		return q.schedWait != nil
+		h = &s.schedHub
 	}
-	return q.readyWait != nil
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for w := range h.waiters {
+		if w.queues[name] != nil {
+			return true
+		}
+	}
+	return false
 }
 
-// goWait runs wait in a goroutine and returns a channel closed when it
-// returns; it fails the test if wait returns an error.
-func goWait(t *testing.T, wait func() error) <-chan struct{} {
-	done := make(chan struct{})
+// goWait runs wait in a goroutine and returns a channel that receives the
+// queues it returned; it fails the test if wait returns an error.
+func goWait(t *testing.T, wait func() ([]string, error)) <-chan []string {
+	done := make(chan []string, 1)
 	go func() {
-		defer close(done)
-		if err := wait(); err != nil {
+		got, err := wait()
+		if err != nil {
 			t.Errorf("wait: %v", err)
 		}
+		done <- got
 	}()
 	return done
 }
 
+// wantQueues fails unless the wait done returns exactly want (any order).
+func wantQueues(t *testing.T, what string, done <-chan []string, want ...string) {
+	t.Helper()
+	got := testutil.Receive(t, done, testutil.Wait, what)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: returned %v, want %v", what, got, want)
+	}
+}
+
+// settle takes the signals a new queue starts with.
+func settle(t *testing.T, s *Store, queues ...string) {
+	t.Helper()
+	if _, err := s.WaitReady(context.Background(), queues, time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WaitSchedule(context.Background(), queues, time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWaitReadyNewQueueStartsSignalled(t *testing.T) {
+	s := New(nil)
+	got, err := s.WaitReady(context.Background(), []string{testQueue}, forever)
+	if err != nil || !slices.Equal(got, []string{testQueue}) {
+		t.Fatalf("first WaitReady on a new queue: %v %v, want it returned at once", got, err)
+	}
+	got, err = s.WaitReady(context.Background(), []string{testQueue}, time.Millisecond)
+	if err != nil || got != nil {
+		t.Fatalf("second WaitReady with nothing new: %v %v, want a timeout (nil)", got, err)
+	}
+}
+
 func TestWaitReadyWakesOnEnqueueFromAnotherGoroutine(t *testing.T) {
 	s := New(nil)
-	done := goWait(t, func() error { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
+	settle(t, s, testQueue, "other")
+	done := goWait(t, func() ([]string, error) {
+		return s.WaitReady(context.Background(), []string{"other", testQueue}, forever)
+	})
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, testQueue, false) })
 	go func() { // from another goroutine
 		if _, err := s.Enqueue(context.Background(), []*store.NewJob{newJob("a")}); err != nil {
 			t.Error(err)
 		}
 	}()
-	returns(t, "WaitReady after an enqueue", done)
+	wantQueues(t, "WaitReady after an enqueue", done, testQueue)
 }
 
 func TestWaitReadyDoesNotMissASignalSentBeforeTheCall(t *testing.T) {
 	s := New(nil)
+	settle(t, s, testQueue)
 	if res := claim(t, s, 1, time.Minute); len(res.Jobs) != 0 {
 		t.Fatal("claimed from an empty queue")
 	}
 	mustEnqueue(t, s, newJob("a")) // the signal nobody waited for
-	done := goWait(t, func() error { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
-	returns(t, "WaitReady with a job already ready", done)
+	done := goWait(t, func() ([]string, error) { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
+	wantQueues(t, "WaitReady with a job made ready before it", done, testQueue)
 }
 
-func TestWaitReadyWakesOnAnyOfSeveralQueues(t *testing.T) {
+func TestWaitReadyReturnsOnlyTheSignalledQueues(t *testing.T) {
 	s := New(nil)
 	queues := []string{"a", "b", "c"}
-	done := goWait(t, func() error { return s.WaitReady(context.Background(), queues, forever) })
-	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, "c", false) })
-	mustEnqueue(t, s, &store.NewJob{ID: "x", Queue: "c", Kind: "k"})
-	returns(t, "WaitReady after an enqueue to its last queue", done)
+	settle(t, s, queues...)
+	mustEnqueue(t, s, &store.NewJob{ID: "x", Queue: "c", Kind: "k"}, &store.NewJob{ID: "y", Queue: "a", Kind: "k"})
+	done := goWait(t, func() ([]string, error) { return s.WaitReady(context.Background(), queues, forever) })
+	wantQueues(t, "WaitReady after enqueues to a and c", done, "a", "c")
+}
+
+func TestWaitReadyWakesEveryWaiterOnTheQueue(t *testing.T) {
+	s := New(nil)
+	settle(t, s, testQueue, "b")
+	first := goWait(t, func() ([]string, error) { return s.WaitReady(context.Background(), []string{testQueue}, forever) })
+	second := goWait(t, func() ([]string, error) { return s.WaitReady(context.Background(), []string{testQueue, "b"}, forever) })
+	testutil.EventuallyTrue(t, testutil.Wait, "both waiters to block", func() bool {
+		return waiting(s, testQueue, false) && waiting(s, "b", false)
+	})
+	mustEnqueue(t, s, newJob("a"))
+	wantQueues(t, "first waiter", first, testQueue)
+	wantQueues(t, "second waiter", second, testQueue)
 }
 
 func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
@@ -79,13 +134,13 @@ func TestWaitReadyOnAPausedQueueWaitsForResume(t *testing.T) {
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
-	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
-	// It blocks although a job is ready: a paused queue has nothing to claim.
+	settle(t, s, testQueue)
+	done := goWait(t, func() ([]string, error) { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block on a paused queue", func() bool { return waiting(s, testQueue, false) })
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	returns(t, "WaitReady after resume", done)
+	wantQueues(t, "WaitReady after resume", done, testQueue)
 }
 
 func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
@@ -96,64 +151,64 @@ func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
 	}
 	mustEnqueue(t, s, newJob("a"), newJob("b"))
 	c := claim(t, s, 2, time.Minute).Jobs[0]
-	done := goWait(t, func() error { return s.WaitReady(ctx, []string{testQueue}, forever) })
+	settle(t, s, testQueue)
+	done := goWait(t, func() ([]string, error) { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block at MaxRunning", func() bool { return waiting(s, testQueue, false) })
 	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
-	returns(t, "WaitReady after an ack freed a slot", done)
+	wantQueues(t, "WaitReady after an ack freed a slot", done, testQueue)
+}
+
+// A signal taken by a wait whose context ends is given back: the caller
+// will not claim, so the next wait must see it.
+func TestWaitReadyCancelledKeepsTheSignal(t *testing.T) {
+	s := New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := s.WaitReady(ctx, []string{testQueue}, forever); err != nil || got != nil {
+		t.Fatalf("WaitReady with a cancelled context: %v %v, want nil", got, err)
+	}
+	if got, _ := s.WaitReady(context.Background(), []string{testQueue}, forever); !slices.Equal(got, []string{testQueue}) {
+		t.Fatalf("WaitReady after the cancelled one: %v, want the signal it gave back", got)
+	}
 }
 
 func TestWaitReadyReturnsWhenContextIsDone(t *testing.T) {
 	s := New(nil)
+	settle(t, s, "a", "b")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := goWait(t, func() error { return s.WaitReady(ctx, []string{"a", "b"}, forever) })
+	done := goWait(t, func() ([]string, error) { return s.WaitReady(ctx, []string{"a", "b"}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block", func() bool { return waiting(s, "b", false) })
 	cancel()
-	returns(t, "WaitReady after cancel", done)
+	wantQueues(t, "WaitReady after cancel", done)
 }
 
 func TestWaitScheduleWakesOnADelayedEnqueue(t *testing.T) {
 	s, _ := newClocked() // frozen: only a signal can end the wait
-	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
+	settle(t, s, testQueue)
+	done := goWait(t, func() ([]string, error) { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	j := newJob("a")
 	j.Delay = forever
 	mustEnqueue(t, s, j)
-	returns(t, "WaitSchedule after a delayed enqueue", done)
+	wantQueues(t, "WaitSchedule after a delayed enqueue", done, testQueue)
 }
 
 func TestWaitScheduleWakesOnALease(t *testing.T) {
 	s, _ := newClocked()
 	mustEnqueue(t, s, newJob("a"))
-	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
+	settle(t, s, testQueue)
+	done := goWait(t, func() ([]string, error) { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	claim(t, s, 1, forever)
-	returns(t, "WaitSchedule after a claim created a lease", done)
-}
-
-func TestWaitScheduleReturnsAtOnceWhenSomethingIsDue(t *testing.T) {
-	s, clock := newClocked()
-	j := newJob("a")
-	j.Delay = time.Second
-	mustEnqueue(t, s, j) // signalled before anyone waits
-	clock.Advance(time.Second)
-	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
-	returns(t, "WaitSchedule with a job due", done)
-}
-
-func TestWaitScheduleSleepsNoLongerThanTheNextDueTime(t *testing.T) {
-	s, _ := newClocked() // frozen clock: the job stays 5ms away
-	j := newJob("a")
-	j.Delay = 5 * time.Millisecond
-	mustEnqueue(t, s, j) // signalled before anyone waits
-	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
-	returns(t, "WaitSchedule with a job due in 5ms", done)
+	wantQueues(t, "WaitSchedule after a claim created a lease", done, testQueue)
 }
 
 func TestWaitScheduleWakesOnAShortenedLease(t *testing.T) {
 	s, _ := newClocked()
 	mustEnqueue(t, s, newJob("a"))
 	c := claim(t, s, 1, forever).Jobs[0]
-	done := goWait(t, func() error { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
+	settle(t, s, testQueue)
+	done := goWait(t, func() ([]string, error) { return s.WaitSchedule(context.Background(), []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitSchedule to block", func() bool { return waiting(s, testQueue, true) })
 	ls, err := s.Extend(context.Background(), []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, 2*forever)
 	if err != nil || !ls[0].Held {
@@ -165,5 +220,5 @@ func TestWaitScheduleWakesOnAShortenedLease(t *testing.T) {
 	if _, err := s.Extend(context.Background(), []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, forever/2); err != nil {
 		t.Fatal(err)
 	}
-	returns(t, "WaitSchedule after a lease was shortened", done)
+	wantQueues(t, "WaitSchedule after a lease was shortened", done, testQueue)
 }

@@ -24,7 +24,7 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 		return 0, err
 	}
 	k := s.queueKeys(queue)
-	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.wake}
+	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results}
 	return s.batchAdmin(ctx, "requeue", scriptRequeue, keys, from, ids)
 }
 

@@ -24,7 +24,7 @@ func TestCheckRefusesOldServer(t *testing.T) {
 			t.Fatalf("Enqueue %d on Redis 6.2: %v, want ErrUnsupportedServer naming the version", i, err)
 		}
 	}
-	if err := s.WaitReady(t.Context(), []string{"q"}, time.Millisecond); !errors.Is(err, redisstore.ErrUnsupportedServer) {
+	if _, err := s.WaitReady(t.Context(), []string{"q"}, time.Millisecond); !errors.Is(err, redisstore.ErrUnsupportedServer) {
 		t.Fatalf("WaitReady on Redis 6.2: %v, want ErrUnsupportedServer", err)
 	}
 	if n := f.infoCalls.Load(); n != 1 {

@@ -41,11 +41,17 @@
 //
 // # Waiting
 //
-// Scripts that make ready non-empty push one token onto the queue's wake
-// list (never more than one); WaitReady BLPOPs the wake lists of its queues,
-// so a job wakes an idle worker within a round trip, and an idle worker
-// sends one command per Options.MaxBlock. WaitSchedule does the same on a
-// schedule list pushed when the queue's earliest due time moves earlier.
+// Scripts that make jobs claimable in a queue PUBLISH its name on the
+// channel "<prefix>:ready", and those that move its earliest due time
+// earlier on "<prefix>:sched". A Store holds one subscription to both for
+// all its waiters and queues, so a job wakes every idle worker within a
+// round trip, an idle worker sends nothing while it waits (a PING every few
+// seconds keeps the connection checked), and a frozen process takes no
+// wake-up away from the others. WaitReady and WaitSchedule return the
+// queues that were signalled, and keep a signal that came while nobody
+// waited for the next wait; when the subscription was lost and made again,
+// every queue is signalled once, since messages published meanwhile are
+// lost. See notify.go.
 //
 // # Access control
 //
@@ -53,7 +59,7 @@
 // Prefix and to the commands below is enough. For the default Prefix
 // "hopper" (for another prefix, change both key patterns):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +blpop +rpush +del +pexpire +mget +smembers +sadd +srem +scard +smismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrem +zremrangebyscore +zscore
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrem +zremrangebyscore +zscore
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait

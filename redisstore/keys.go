@@ -27,16 +27,15 @@ package redisstore
 //	                  the rate window (rw, rn)
 //	{p:q}:n   string  fencing token counter
 //	{p:q}:t   hash    "d<minute>"/"f<minute>" -> acks/failures that minute
-//	{p:q}:w   list    ready wake-up token (at most one element)
-//	{p:q}:s   list    schedule-changed token (at most one element)
 //	{p:q}:pt  hash    periodic schedule name -> last tick ms
-//	{p:q}:z:* list    private wake key of one waiter (short-lived)
 //
 //	{p}:queues     set   queue names
 //	{p}:workers    zset  worker ID -> expiry ms
 //	{p}:w:<id>     string "heartbeatMs," + msgpack WorkerInfo, with a TTL
 //	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
-//	{p}:z:*        list  private wake key of one waiter (plain clients)
+//
+// Wake-ups are not keys: scripts PUBLISH the queue's name on the channels
+// "<prefix>:ready" and "<prefix>:sched" (notify.go).
 
 // Sentinels. The unack set and the attempt info hash change with every
 // claim and ack, and hold about as many entries as jobs run at once: small
@@ -60,7 +59,7 @@ type queueKeys struct {
 
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
 	att, errs, results, locks, extras, cancelled, conf, tokens string
-	tput, wake, sched, ticks                                   string
+	tput, ticks                                                string
 
 	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
 	maintainKeys                                              []string
@@ -89,23 +88,21 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		conf:      tag + "c",
 		tokens:    tag + "n",
 		tput:      tag + "t",
-		wake:      tag + "w",
-		sched:     tag + "s",
 		ticks:     tag + "pt",
 	}
-	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.wake, k.sched, k.locks, k.extras, k.ticks, k.att}
-	k.plainKeys = k.enqueueKeys[:5]
-	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.wake, k.sched, k.errs}
+	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att}
+	k.plainKeys = k.enqueueKeys[:3]
+	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs}
 	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
-		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.wake, k.sched}
+		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput}
 	k.extendKeys = []string{k.unack, k.cancelled}
 	k.maintainKeys = []string{k.pending, k.retry, k.ready, k.unack, k.jobs, k.att, k.errs, k.garbage,
-		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.wake, k.tput}
+		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.tput}
 	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results, k.cancelled}
 	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att}
-	k.configKeys = []string{k.conf, k.wake}
+	k.configKeys = []string{k.conf}
 	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
-		k.cancelled, k.errs, k.locks, k.extras, k.sched}
+		k.cancelled, k.errs, k.locks, k.extras}
 	return k
 }
 
@@ -113,7 +110,7 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 func (k *queueKeys) all() []string {
 	return []string{k.jobs, k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.doneExp,
 		k.att, k.errs, k.results, k.locks, k.extras, k.cancelled, k.conf, k.tokens, k.tput,
-		k.wake, k.sched, k.ticks}
+		k.ticks}
 }
 
 // stateKey returns the container of jobs in state st: the ready list or a

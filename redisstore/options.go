@@ -24,15 +24,6 @@ type Options struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	// MaxBlock bounds one blocking command of WaitReady and WaitSchedule:
-	// a longer wait is several commands in a row (whole seconds through
-	// go-redis's BLPop, which allows the block plus ten seconds to read the
-	// reply, then the fraction left, which the client's ReadTimeout must
-	// allow: keep it at 1s or more, or -1; go-redis defaults to 3s). One
-	// command per MaxBlock is what an idle worker costs, and a connection
-	// that died silently is noticed within about MaxBlock. Defaults to 5s.
-	MaxBlock time.Duration
-
 	// PausedRetry is the ClaimResult.RetryIn reported for a paused queue,
 	// and the most reported for a queue held back by its MaxRunning cap.
 	// Resuming a queue or finishing one of its jobs wakes WaitReady sooner.
@@ -55,7 +46,6 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultPrefix          = "hopper"
-	DefaultMaxBlock        = 5 * time.Second
 	DefaultPausedRetry     = time.Second
 	DefaultCoalesceMaxJobs = 1000
 )
@@ -72,9 +62,6 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.Logger == nil {
 		r.Logger = slog.Default()
-	}
-	if r.MaxBlock <= 0 {
-		r.MaxBlock = DefaultMaxBlock
 	}
 	if r.PausedRetry <= 0 {
 		r.PausedRetry = DefaultPausedRetry

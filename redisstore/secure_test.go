@@ -15,6 +15,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 	"github.com/hopperq/hopper/storetest"
@@ -65,6 +66,7 @@ func aclSetUser(t *testing.T, name, prefix string, without, extra []string) []an
 			continue
 		}
 		r = strings.ReplaceAll(r, "{hopper", "{"+prefix)
+		r = strings.ReplaceAll(r, "&hopper:", "&"+prefix+":")
 		if strings.HasPrefix(r, ">") {
 			r = ">secret"
 		}
@@ -298,9 +300,8 @@ func TestACLMissingRight(t *testing.T) {
 			_, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
 			return err
 		}},
-		{"the blocking wait", "+blpop", func(t *testing.T, s *redisstore.Store) error {
-			return s.WaitReady(t.Context(), []string{"q"}, time.Second)
-		}},
+		{"the wake-ups", "+subscribe", waitUntilRefused},
+		{"the wake-up channels", "&hopper:*", waitUntilRefused},
 		{"the scripts", "+evalsha", func(t *testing.T, s *redisstore.Store) error {
 			_, err := hopper.NewInspector(s).QueueStats(t.Context(), "q")
 			return err
@@ -356,7 +357,7 @@ func TestACLCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Enqueue on a cluster with %v: %v", extra, err)
 		}
-		if err := s.WaitReady(t.Context(), queues, time.Second); err != nil {
+		if _, err := s.WaitReady(t.Context(), queues, time.Second); err != nil {
 			t.Fatalf("WaitReady: %v", err)
 		}
 		for _, q := range queues {
@@ -369,4 +370,16 @@ func TestACLCluster(t *testing.T) {
 			t.Errorf("store logged with the documented rights: %s", out)
 		}
 	}
+}
+
+// waitUntilRefused waits on a queue until the wait fails (the
+// subscription is made in the background: the first waits of a new queue
+// return at once), or returns nil after a few seconds.
+func waitUntilRefused(t *testing.T, s *redisstore.Store) error {
+	var err error
+	testutil.Poll(10*time.Second, func() bool {
+		_, err = s.WaitReady(t.Context(), []string{"q"}, 100*time.Millisecond)
+		return err != nil
+	})
+	return err
 }

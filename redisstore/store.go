@@ -2,8 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -33,9 +31,7 @@ type Store struct {
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 
 	batcher batcher
-
-	waiterID  string // random, tells this store's waiter keys apart
-	waiterSeq atomic.Uint64
+	notify  *notifier
 }
 
 var _ store.Store = (*Store)(nil)
@@ -61,9 +57,7 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 	_, plain := client.(*redis.Client)
 	s.sharded = !plain
 	s.batcher.s = s
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	s.waiterID = hex.EncodeToString(b[:])
+	s.notify = newNotifier(s)
 	return s
 }
 

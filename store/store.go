@@ -45,11 +45,17 @@ type Store interface {
 	// A lease below MinLease fails the call with ErrInvalidConfig.
 	Extend(ctx context.Context, refs []LeaseRef, lease time.Duration) ([]LeaseStatus, error)
 
-	// WaitReady blocks until a job may have become ready in one of queues,
-	// until timeout passes, or until ctx is done. It returns nil in all
-	// three cases but a store failure; wakeups may be spurious, so callers
-	// claim and wait again. It lets an idle worker sleep without polling.
-	WaitReady(ctx context.Context, queues []string, timeout time.Duration) error
+	// WaitReady blocks until jobs may have become claimable in some of
+	// queues (a job made ready, a paused queue resumed, a limit freed),
+	// until timeout passes, or until ctx is done, and returns those queues
+	// (nil on timeout or ctx). A signal for a queue that comes while no
+	// caller waits on it is kept, once per queue, for the next WaitReady
+	// that names the queue, so a job that became ready between a caller's
+	// empty Claim and its WaitReady is not missed; when a store cannot
+	// know what it missed (a lost connection) it returns every queue.
+	// Signals may be spurious. It lets an idle worker sleep without
+	// polling, and claim only where there may be work.
+	WaitReady(ctx context.Context, queues []string, timeout time.Duration) ([]string, error)
 
 	// Maintain runs the scheduler's duties on one queue: promote due
 	// pending and retry jobs to ready, reclaim unack jobs whose lease
@@ -59,10 +65,11 @@ type Store interface {
 	// opts.Batch; the result tells how long until the next job falls due.
 	Maintain(ctx context.Context, queue string, opts MaintainOptions) (MaintainResult, error)
 
-	// WaitSchedule blocks until the next due time in one of queues may
-	// have moved earlier (a delayed job enqueued, a job sent to retry),
-	// until timeout passes, or until ctx is done. Wakeups may be spurious.
-	WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) error
+	// WaitSchedule blocks until the next due time of some of queues may
+	// have moved earlier (a delayed job enqueued, a job sent to retry, a
+	// lease granted on an idle queue), until timeout passes, or until ctx
+	// is done, and returns those queues, with WaitReady's rules.
+	WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) ([]string, error)
 
 	// Queues lists every queue the store has seen, sorted by name.
 	Queues(ctx context.Context) ([]string, error)

@@ -221,7 +221,7 @@ func stressScheduler(ctx context.Context, t *testing.T, s store.Store, q string)
 		if !r.Idle && r.NextIn >= 0 {
 			wait = min(wait, r.NextIn+time.Millisecond)
 		}
-		if err := s.WaitSchedule(ctx, []string{q}, wait); err != nil && ctx.Err() == nil {
+		if _, err := s.WaitSchedule(ctx, []string{q}, wait); err != nil && ctx.Err() == nil {
 			t.Errorf("scheduler: WaitSchedule: unexpected error: %v", err)
 			return
 		}
@@ -238,7 +238,7 @@ func stressConsumer(ctx context.Context, t *testing.T, s store.Store, q string, 
 			return
 		}
 		if len(res.Jobs) == 0 {
-			if err := s.WaitReady(ctx, []string{q}, 50*time.Millisecond); err != nil && ctx.Err() == nil {
+			if _, err := s.WaitReady(ctx, []string{q}, 50*time.Millisecond); err != nil && ctx.Err() == nil {
 				t.Errorf("consumer %d: WaitReady: unexpected error: %v", c, err)
 				return
 			}

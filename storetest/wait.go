@@ -3,10 +3,12 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -20,7 +22,10 @@ func waitCases() []engineCase {
 		{name: "ReadyReturnsOnCancel", fn: func(t *testing.T, s store.Store) {
 			testWaitCancel(t, s, s.WaitReady)
 		}},
+		{name: "ReadyNamesTheQueue", fn: testWaitReadyNames},
+		{name: "ReadyKeepsASignalForTheNextWait", fn: testWaitReadyKeeps},
 		{name: "ScheduleWakesOnDelayedEnqueue", fn: testWaitScheduleEnqueue},
+		{name: "ScheduleNamesTheQueue", fn: testWaitScheduleNames},
 		{name: "ScheduleWakesOnRetry", fn: testWaitScheduleRetry},
 		{name: "ScheduleReturnsAfterTimeout", fn: func(t *testing.T, s store.Store) {
 			testWaitTimeout(t, s, s.WaitSchedule)
@@ -32,7 +37,7 @@ func waitCases() []engineCase {
 }
 
 // waitFunc is Store.WaitReady or Store.WaitSchedule.
-type waitFunc func(ctx context.Context, queues []string, timeout time.Duration) error
+type waitFunc func(ctx context.Context, queues []string, timeout time.Duration) ([]string, error)
 
 // wakes runs a waiter in another goroutine: like a worker, it calls wait
 // (whose own timeout is a minute) until, after a return, done reports that
@@ -41,7 +46,7 @@ type waitFunc func(ctx context.Context, queues []string, timeout time.Duration) 
 // waiter finishes without error within waitFor, well before wait's own
 // timeout, and returns how many pokes were made. Poking repeatedly makes the
 // test independent of when exactly the waiter starts to block.
-func wakes(t *testing.T, what string, wait func(ctx context.Context) error, done func() bool, poke func(i int)) int {
+func wakes(t *testing.T, what string, wait func(ctx context.Context) ([]string, error), done func() bool, poke func(i int)) int {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	started, exited := make(chan struct{}), make(chan struct{})
@@ -54,7 +59,7 @@ func wakes(t *testing.T, what string, wait func(ctx context.Context) error, done
 		defer close(exited)
 		close(started)
 		for {
-			if err := wait(ctx); err != nil || ctx.Err() != nil {
+			if _, err := wait(ctx); err != nil || ctx.Err() != nil {
 				result <- err
 				return
 			}
@@ -116,7 +121,7 @@ func scheduled(t *testing.T, s store.Store, q string) func() bool {
 func testWaitReadyEnqueue(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
 	var claimed atomic.Int64
-	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{idle, q}, time.Minute) }
+	wait := func(ctx context.Context) ([]string, error) { return s.WaitReady(ctx, []string{idle, q}, time.Minute) }
 	wakes(t, "WaitReady on two queues while jobs are enqueued into the second", wait, claims(t, s, q, &claimed), func(i int) {
 		add(t, s, job(q, fmt.Sprint("j", i)))
 	})
@@ -142,7 +147,7 @@ func testWaitReadyPromote(t *testing.T, s store.Store) {
 	add(t, s, jobs...)
 	promoted := 0
 	var claimed atomic.Int64
-	wait := func(ctx context.Context) error { return s.WaitReady(ctx, []string{q}, time.Minute) }
+	wait := func(ctx context.Context) ([]string, error) { return s.WaitReady(ctx, []string{q}, time.Minute) }
 	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, claims(t, s, q, &claimed), func(int) {
 		promoted += maintain(t, s, q, store.MaintainOptions{}).Promoted
 	})
@@ -153,7 +158,9 @@ func testWaitReadyPromote(t *testing.T, s store.Store) {
 
 func testWaitScheduleEnqueue(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
-	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{idle, q}, time.Minute) }
+	wait := func(ctx context.Context) ([]string, error) {
+		return s.WaitSchedule(ctx, []string{idle, q}, time.Minute)
+	}
 	// Each job is due a little earlier than the one before, so each moves
 	// the queue's next due time earlier.
 	pokes := wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, scheduled(t, s, q), func(i int) {
@@ -176,7 +183,7 @@ func testWaitScheduleRetry(t *testing.T, s store.Store) {
 	if len(claimed) != n {
 		t.Fatalf("Claim Max %d: got %d jobs, want %d", n, len(claimed), n)
 	}
-	wait := func(ctx context.Context) error { return s.WaitSchedule(ctx, []string{q}, time.Minute) }
+	wait := func(ctx context.Context) ([]string, error) { return s.WaitSchedule(ctx, []string{q}, time.Minute) }
 	pokes := wakes(t, "WaitSchedule while jobs are sent to retry", wait, scheduled(t, s, q), func(i int) {
 		if i >= n {
 			t.Fatalf("WaitSchedule did not return after %d jobs were sent to retry", n)
@@ -189,12 +196,19 @@ func testWaitScheduleRetry(t *testing.T, s store.Store) {
 
 func testWaitTimeout(t *testing.T, s store.Store, wait waitFunc) {
 	q := newQueue(t)
+	settle(t, wait, q)
 	result := make(chan error, 1)
-	go func() { result <- wait(t.Context(), []string{q}, 50*time.Millisecond) }()
+	go func() {
+		got, err := wait(t.Context(), []string{q}, 50*time.Millisecond)
+		if err == nil && got != nil {
+			err = fmt.Errorf("queues %v signalled", got)
+		}
+		result <- err
+	}()
 	select {
 	case err := <-result:
 		if err != nil {
-			t.Fatalf("wait with a 50ms timeout on an idle queue returned %v, want nil", err)
+			t.Fatalf("wait with a 50ms timeout on an idle queue returned %v, want nil (a timeout)", err)
 		}
 	case <-time.After(waitFor):
 		t.Fatalf("wait with a 50ms timeout on an idle queue had not returned after %v", waitFor)
@@ -207,9 +221,11 @@ func testWaitCancel(t *testing.T, s store.Store, wait waitFunc) {
 	defer cancel()
 	started := make(chan struct{})
 	result := make(chan error, 1)
+	settle(t, wait, q)
 	go func() {
 		close(started)
-		result <- wait(ctx, []string{q}, time.Hour)
+		_, err := wait(ctx, []string{q}, time.Hour)
+		result <- err
 	}()
 	<-started
 	cancel()
@@ -221,4 +237,73 @@ func testWaitCancel(t *testing.T, s store.Store, wait waitFunc) {
 	case <-time.After(waitFor):
 		t.Fatalf("wait with a 1h timeout had not returned %v after its context was cancelled", waitFor)
 	}
+}
+
+// settle waits on queues until a wait returns no queue, taking the
+// signals a store may report at first (a new queue, a new connection).
+func settle(t *testing.T, wait waitFunc, queues ...string) {
+	t.Helper()
+	testutil.Eventually(t, waitFor, func() error {
+		got, err := wait(t.Context(), queues, 20*time.Millisecond)
+		if err != nil {
+			t.Fatalf("wait on %v: unexpected error: %v", queues, err)
+		}
+		if got != nil {
+			return fmt.Errorf("wait on %v still returns %v with nothing happening", queues, got)
+		}
+		return nil
+	})
+}
+
+// waitNamed waits (for up to waitFor) and fails unless the wait returns
+// with q among its queues.
+func waitNamed(t *testing.T, what string, wait waitFunc, queues []string, q string) {
+	t.Helper()
+	got, err := wait(t.Context(), queues, waitFor)
+	if err != nil || !slices.Contains(got, q) {
+		t.Fatalf("%s: wait on %v returned %v, %v; want %q among the queues", what, queues, got, err, q)
+	}
+}
+
+// testWaitReadyNames: WaitReady returns the queue a job was enqueued into.
+func testWaitReadyNames(t *testing.T, s store.Store) {
+	idle, q := newQueue(t), newQueue(t)
+	settle(t, s.WaitReady, idle, q)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		waitNamed(t, "WaitReady while a job is enqueued", s.WaitReady, []string{idle, q}, q)
+	}()
+	// Enqueue until the waiter returns: it may not block yet.
+	n := 0
+	testutil.EventuallyTrue(t, waitFor, "the waiter to return", func() bool {
+		n++
+		add(t, s, job(q, fmt.Sprint("j", n)))
+		select {
+		case <-done:
+			return true
+		case <-time.After(20 * time.Millisecond):
+			return false
+		}
+	})
+}
+
+// testWaitReadyKeeps: a job made ready while no one waits (between a
+// worker's empty claim and its wait) is not missed by the next wait.
+func testWaitReadyKeeps(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	settle(t, s.WaitReady, q)
+	claimNone(t, s, q, "the queue is empty")
+	add(t, s, job(q, "a"))
+	waitNamed(t, "WaitReady after a job was enqueued with no one waiting", s.WaitReady, []string{q}, q)
+	claimOne(t, s, q, "a", long)
+}
+
+// testWaitScheduleNames: WaitSchedule returns the queue whose next due
+// time moved earlier.
+func testWaitScheduleNames(t *testing.T, s store.Store) {
+	idle, q := newQueue(t), newQueue(t)
+	settle(t, s.WaitSchedule, idle, q)
+	add(t, s, delayed(q, "a", long))
+	waitNamed(t, "WaitSchedule after a delayed enqueue", s.WaitSchedule, []string{idle, q}, q)
 }

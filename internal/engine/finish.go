@@ -47,8 +47,10 @@ func (f *finisher) beginClosing() {
 }
 
 type finishItem struct {
-	a   *attempt
-	req *store.FinishRequest
+	a     *attempt
+	req   *store.FinishRequest
+	tries int       // failed tries so far
+	due   time.Time // when a failed outcome is tried again
 }
 
 func newFinisher(r *worker) *finisher {
@@ -64,7 +66,7 @@ func (f *finisher) add(a *attempt, req *store.FinishRequest) {
 		f.r.forget(a)
 		return
 	}
-	f.ch <- finishItem{a, req}
+	f.ch <- finishItem{a: a, req: req}
 }
 
 // close stops accepting outcomes and waits until those queued are flushed.
@@ -77,21 +79,62 @@ func (f *finisher) close() {
 	<-f.done
 }
 
-// loop sends batches until close.
+// finishTimeout bounds one Store.Finish call: a node that does not answer
+// holds the finisher no longer than this, and its outcomes are tried again.
+const finishTimeout = 5 * time.Second
+
+// loop sends batches until close and every outcome is reported or given
+// up. An outcome the store could not take (its queue's shard failing, the
+// connection lost) waits for a backoff of its own and goes with a later
+// batch; the outcomes of healthy queues never wait for it.
 func (f *finisher) loop() {
 	defer close(f.done)
 	batch := make([]finishItem, 0, 64)
-	for {
-		it, ok := <-f.ch
-		if !ok {
-			return
+	var retry []finishItem
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	open := true
+	for open || len(retry) > 0 {
+		batch = batch[:0]
+		next := time.Now().Add(time.Hour)
+		for _, it := range retry {
+			if it.due.Before(next) {
+				next = it.due
+			}
 		}
-		batch = append(batch[:0], it)
+		if open {
+			timer.Reset(max(time.Until(next), 0))
+			select {
+			case it, ok := <-f.ch:
+				if ok {
+					batch = append(batch, it)
+				} else {
+					open = false
+				}
+			case <-timer.C:
+			}
+		} else if f.pastGiveUp() {
+			f.giveUp(retry, errors.New("the store kept failing"))
+			return
+		} else {
+			time.Sleep(max(min(time.Until(next), time.Until(time.Unix(0, f.giveUpAt.Load()))), 0))
+		}
+		now := time.Now()
+		keep := retry[:0]
+		for _, it := range retry {
+			if !it.due.After(now) && len(batch) < maxFinishBatch {
+				batch = append(batch, it)
+			} else {
+				keep = append(keep, it)
+			}
+		}
+		retry = keep
 	drain:
-		for len(batch) < maxFinishBatch {
+		for open && len(batch) < maxFinishBatch {
 			select {
 			case it, ok := <-f.ch:
 				if !ok {
+					open = false
 					break drain
 				}
 				batch = append(batch, it)
@@ -99,44 +142,86 @@ func (f *finisher) loop() {
 				break drain
 			}
 		}
-		f.flush(batch)
+		if len(batch) > 0 {
+			retry = append(retry, f.flush(batch)...)
+		}
 	}
 }
 
-// flush sends one batch, retrying while the store fails. Once the worker is
-// closing it gives up when finalFlushTimeout has passed since it began
-// closing: one deadline for every batch still queued.
-func (f *finisher) flush(batch []finishItem) {
+// flush sends one batch and returns the outcomes to try again: those the
+// store did not answer for (an error for the whole call, or one that is not
+// a refusal), each with its next try's time. Once the worker has been
+// closing for finalFlushTimeout, it gives them up instead.
+func (f *finisher) flush(batch []finishItem) []finishItem {
 	reqs := make([]store.FinishRequest, len(batch))
 	for i, it := range batch {
 		reqs[i] = *it.req
 	}
-	for try := 0; ; try++ {
-		errs, err := f.r.st.Finish(context.Background(), reqs)
-		if err == nil && len(errs) == len(reqs) {
-			for i, e := range errs {
-				f.report(batch[i], e)
-			}
-			break
-		}
-		if err == nil {
-			err = errors.New("store returned a wrong number of results")
-		}
-		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)
-		if f.closing.Load() {
-			left := time.Until(time.Unix(0, f.giveUpAt.Load()))
-			if left <= 0 {
-				f.r.log.Error("hopper: giving up reporting job outcomes at shutdown; the jobs will be redelivered after their leases expire",
-					slog.Int("jobs", len(reqs)), slog.Any("error", err))
-				break
-			}
-			d = min(d, left)
-		}
-		f.r.log.Error("hopper: reporting job outcomes failed; retrying",
-			slog.Int("jobs", len(reqs)), slog.Any("error", err), slog.Duration("retry_in", d))
-		time.Sleep(d)
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	errs, err := f.r.st.Finish(ctx, reqs)
+	cancel()
+	if err == nil && len(errs) != len(reqs) {
+		err = errors.New("store returned a wrong number of results")
 	}
-	for _, it := range batch {
+	var again []finishItem
+	var lastErr error
+	now := time.Now()
+	for i, it := range batch {
+		e := err
+		if e == nil {
+			e = errs[i]
+		}
+		if e == nil || refusal(e) {
+			f.report(it, e)
+			f.r.forget(it.a)
+			continue
+		}
+		it.tries++
+		it.due = now.Add(min(5*time.Second, time.Duration(1<<min(it.tries, 9))*10*time.Millisecond))
+		again = append(again, it)
+		lastErr = e
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	if f.pastGiveUp() {
+		f.giveUp(again, lastErr)
+		return nil
+	}
+	f.r.log.Error("hopper: reporting job outcomes failed; retrying them",
+		slog.Int("jobs", len(again)), slog.Int("of", len(batch)), slog.Any("error", lastErr),
+		slog.Duration("retry_in", again[0].due.Sub(now)))
+	return again
+}
+
+// refusal reports whether err is the store's answer about a request (the
+// lease is lost, the job is gone, the request is invalid), as opposed to a
+// failure to reach it: a refusal is final, a failure is tried again.
+func refusal(err error) bool {
+	for _, target := range []error{store.ErrLeaseLost, store.ErrJobNotFound, store.ErrInvalidQueue,
+		store.ErrInvalidJob, store.ErrInvalidState, store.ErrInvalidConfig} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// pastGiveUp reports whether the worker has been closing for longer than
+// finalFlushTimeout.
+func (f *finisher) pastGiveUp() bool {
+	return f.closing.Load() && time.Now().UnixNano() >= f.giveUpAt.Load()
+}
+
+// giveUp drops outcomes at shutdown: their jobs come back when their
+// leases expire.
+func (f *finisher) giveUp(items []finishItem, err error) {
+	if len(items) == 0 {
+		return
+	}
+	f.r.log.Error("hopper: giving up reporting job outcomes at shutdown; the jobs will be redelivered after their leases expire",
+		slog.Int("jobs", len(items)), slog.Any("error", err))
+	for _, it := range items {
 		f.r.forget(it.a)
 	}
 }

@@ -60,13 +60,12 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 		return fs.calls
 	}
 	// One outcome in a flush that keeps failing, then more than the queue
-	// holds (2×Concurrency = 2): the last ones block in add.
+	// holds (2×Concurrency = 2).
 	add("first")
 	waitFor("a failing flush", func() bool { return calls() >= 1 })
 	for _, id := range []string{"b", "c", "d", "e", "f"} {
 		add(id)
 	}
-	waitFor("a full queue", func() bool { return len(r.fin.ch) == cap(r.fin.ch) })
 
 	closed := make(chan struct{})
 	go func() { r.fin.close(); close(closed) }()
@@ -88,8 +87,8 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	cfg := testConfig(slog.New(slog.NewTextHandler(&logs, nil)))
 	r := newWorker(&finishFails{}, cfg, nil)
 	a := &attempt{rec: &store.JobRecord{Queue: "q", ID: "a"}}
-	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeAck}}, store.ErrJobNotFound)
-	r.fin.report(finishItem{a, &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeRetry}}, store.ErrJobNotFound)
+	r.fin.report(finishItem{a: a, req: &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeAck}}, store.ErrJobNotFound)
+	r.fin.report(finishItem{a: a, req: &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeRetry}}, store.ErrJobNotFound)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
@@ -117,5 +116,66 @@ func testConfig(log *slog.Logger) Config {
 		Recovered:         func(v any, _ []byte) error { return fmt.Errorf("panic: %v", v) },
 		Logger:            log,
 		ID:                "test",
+	}
+}
+
+// finishSplit is a store whose Finish fails the requests of queue "bad"
+// (its shard unreachable) and applies the others, recording them.
+type finishSplit struct {
+	store.Store
+	mu      sync.Mutex
+	applied []string
+	badSeen int
+}
+
+func (s *finishSplit) Finish(_ context.Context, reqs []store.FinishRequest) ([]error, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	errs := make([]error, len(reqs))
+	for i, r := range reqs {
+		if r.Queue == "bad" {
+			s.badSeen++
+			errs[i] = errors.New("dial tcp: connection refused")
+			continue
+		}
+		s.applied = append(s.applied, r.ID)
+	}
+	return errs, nil
+}
+
+// The outcome of a job whose queue's shard fails is tried again on its
+// own: the outcomes of healthy queues that come after it are reported at
+// once, not after it succeeds.
+func TestFinisherRetriesAFailingQueueAlone(t *testing.T) {
+	old := finalFlushTimeout
+	finalFlushTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { finalFlushTimeout = old })
+	fs := &finishSplit{}
+	r := newWorker(fs, testConfig(slog.New(slog.DiscardHandler)), nil)
+	go r.fin.loop()
+	t.Cleanup(r.fin.close)
+	add := func(q, id string) {
+		a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
+		r.mu.Lock()
+		r.active[a] = struct{}{}
+		r.mu.Unlock()
+		r.fin.add(a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck})
+	}
+	add("bad", "stuck")
+	testutil.EventuallyTrue(t, testutil.Wait, "the failing ack to be tried twice", func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return fs.badSeen >= 2
+	})
+	for i := range 5 {
+		add("good", fmt.Sprint("ok", i))
+	}
+	testutil.EventuallyTrue(t, testutil.Wait, "the healthy acks to be applied while the failing one still fails", func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return len(fs.applied) == 5
+	})
+	if n := len(r.snapshot()); n != 1 {
+		t.Errorf("%d attempts held, want only the one whose ack keeps failing", n)
 	}
 }

@@ -37,12 +37,31 @@ func (r *worker) extend(ctx context.Context, held []*attempt) {
 		refs[i] = store.LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
 	}
 	sent := time.Now()
-	st, err := r.st.Extend(ctx, refs, r.cfg.Lease)
+	// One renewal never takes longer than the interval between two: a
+	// node that does not answer cannot hold back the renewals of the
+	// others (the store renews them on their own shards meanwhile), and
+	// the next renewal comes on time.
+	ectx, cancel := context.WithTimeout(ctx, r.cfg.RenewEvery)
+	st, err := r.st.Extend(ectx, refs, r.cfg.Lease)
+	cancel()
 	if err != nil || len(st) != len(refs) {
 		if ctx.Err() == nil {
 			r.log.Error("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
 		}
 		return
+	}
+	failed := 0
+	for _, s := range st {
+		if s.Err != nil {
+			if failed == 0 {
+				err = s.Err
+			}
+			failed++
+		}
+	}
+	if failed > 0 && ctx.Err() == nil {
+		r.log.Error("hopper: renewing some leases failed; trying again at the next renewal",
+			slog.Int("jobs", failed), slog.Int("of", len(refs)), slog.Any("error", err))
 	}
 	r.applyLeases(held, st, sent)
 }

@@ -63,7 +63,7 @@ func newRun(t *testing.T, rdb redis.UniversalClient, queues ...string) *run {
 	}
 	r := &run{t: t, rdb: rdb, prefix: redistest.Prefix(t), queues: queues, dir: dir, acked: map[jobKey]bool{}}
 	r.ledger.dir = dir
-	r.store = redisstore.New(rdb, &redisstore.Options{Prefix: r.prefix, MaxBlock: time.Second})
+	r.store = redisstore.New(rdb, &redisstore.Options{Prefix: r.prefix})
 	r.client = hopper.NewClient(r.store, &hopper.ClientConfig{Queue: queues[0]})
 	return r
 }

@@ -1,14 +1,14 @@
-// Package sched runs hopper's Scheduler: the maintenance loop that sleeps
-// until the next due time of each queue (promote, reclaim, collect, as
-// store.Store.Maintain does them), and the periodic loop that enqueues the
-// ticks of periodic jobs. Package hopper owns their configuration; this
-// package sees it resolved.
+// Package sched runs hopper's Scheduler: the maintenance loop that keeps,
+// per queue, the time its next job falls due (promote, reclaim, collect,
+// as store.Store.Maintain does them) and sleeps until the earliest, and
+// the periodic loop that enqueues the ticks of periodic jobs. Package
+// hopper owns their configuration; this package sees it resolved.
 package sched
 
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
+	"slices"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -21,12 +21,35 @@ type Config struct {
 	Queues []string
 	// Maintain bounds each Store.Maintain call.
 	Maintain store.MaintainOptions
-	// MaxSleep is the longest sleep between two passes over a queue.
+	// MaxSleep bounds one wait. A wait that ends without a signal and with
+	// no queue due makes the loop look at a few queues it has heard
+	// nothing from, in turn.
 	MaxSleep time.Duration
 	Logger   *slog.Logger
 }
 
+// sweepPerSleep is how many queues a wait as long as MaxSleep that ended
+// without a signal marks due anyway, in turn: the last resort against a
+// signal lost to a fault, at a bounded cost.
+const sweepPerSleep = 4
+
+// never is a due time that does not come.
+var never = time.Unix(1<<62, 0)
+
+// relistEvery is how often the loop lists the store's queues when its
+// config names none.
+const relistEvery = 10 * time.Second
+
 // Run maintains cfg's queues until ctx is done.
+//
+// Each queue is maintained when its own next due time comes (from what
+// the last Maintain said: NextIn, or at once when a batch limit left more),
+// when the store signals that its due time moved earlier (WaitSchedule
+// returned it), and once at start. An idle queue (nothing scheduled) is
+// not maintained again until it is signalled. So the cost follows the
+// work: one blocking wait for all queues, and one Maintain per queue per
+// event, never all queues for one signal. A queue whose Maintain fails
+// backs off alone.
 func Run(ctx context.Context, st store.Store, cfg Config) {
 	r := &schedRun{st: st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}}
 	r.run(ctx)
@@ -35,33 +58,20 @@ func Run(ctx context.Context, st store.Store, cfg Config) {
 type schedRun struct {
 	st     store.Store
 	cfg    Config
-	queues atomic.Pointer[[]string]
-	// watched are the queues watch waits on: those whose last Maintain
-	// succeeded. A failing queue is left to its backoff timer, so that a
-	// due job it cannot move does not end every wait at once.
-	watched atomic.Pointer[[]string]
-	next    map[string]time.Time // when each queue is due for a pass, local monotonic time
-	fails   map[string]int       // consecutive errors per queue, for backoff
-	listed  time.Time            // when the queue list was last refreshed
+	queues []string             // sorted
+	next   map[string]time.Time // when each queue is due for a pass, local monotonic time
+	fails  map[string]int       // consecutive errors per queue, for backoff
+	listed time.Time            // when the queue list was last refreshed
+	sweep  int                  // the next queue of the rotating check
+	waits  int                  // consecutive failed waits, for backoff
 }
 
 func (r *schedRun) run(ctx context.Context) {
 	r.refreshQueues(ctx, true)
-	signal := make(chan struct{}, 1)
-	passed := make(chan struct{}, 1) // a pass over the queues ended
-	waitDone := make(chan struct{})
-	go func() {
-		defer close(waitDone)
-		r.watch(ctx, signal, passed)
-	}()
-	defer func() { <-waitDone }()
-
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
+	for ctx.Err() == nil {
 		r.refreshQueues(ctx, false)
 		now := time.Now()
-		for _, q := range *r.queues.Load() {
+		for _, q := range r.queues {
 			if !r.next[q].After(now) {
 				r.maintain(ctx, q)
 			}
@@ -69,29 +79,57 @@ func (r *schedRun) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		r.updateWatched()
-		select {
-		case passed <- struct{}{}:
-		default:
-		}
-		wake := time.Now().Add(r.cfg.MaxSleep)
-		for _, q := range *r.queues.Load() {
-			if t := r.next[q]; t.Before(wake) {
-				wake = t
+		now = time.Now()
+		wait := r.cfg.MaxSleep
+		var watch []string
+		for _, q := range r.queues {
+			if d := r.next[q].Sub(now); d < wait {
+				wait = max(d, 0)
+			}
+			if r.fails[q] == 0 { // a failing queue waits for its backoff, not signals
+				watch = append(watch, q)
 			}
 		}
-		timer.Reset(max(time.Until(wake), 0))
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		case <-signal:
-			timer.Stop() // since Go 1.23 no stale tick can be received after Stop
-			for q := range r.next {
-				if r.fails[q] == 0 { // a failing queue keeps its backoff
-					r.next[q] = time.Time{}
-				}
+		if wait <= 0 {
+			continue
+		}
+		if len(watch) == 0 {
+			sleepCtx(ctx, wait)
+			continue
+		}
+		signalled, err := r.st.WaitSchedule(ctx, watch, wait)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
 			}
+			r.waits++
+			d := min(r.cfg.MaxSleep, time.Duration(1<<min(r.waits, 10))*10*time.Millisecond)
+			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: wait failed",
+				slog.Any("error", err), slog.Duration("retry_in", d))
+			sleepCtx(ctx, d)
+			continue
+		}
+		r.waits = 0
+		now = time.Now()
+		for _, q := range signalled {
+			if _, ok := slices.BinarySearch(r.queues, q); ok && r.fails[q] == 0 {
+				r.next[q] = now
+			}
+		}
+		if len(signalled) == 0 && wait == r.cfg.MaxSleep {
+			r.sweepSome(now)
+		}
+	}
+}
+
+// sweepSome marks the next few queues due, in turn.
+func (r *schedRun) sweepSome(now time.Time) {
+	n := len(r.queues)
+	for range min(sweepPerSleep, n) {
+		q := r.queues[r.sweep%n]
+		r.sweep++
+		if r.next[q].After(now) && r.fails[q] == 0 {
+			r.next[q] = now
 		}
 	}
 }
@@ -116,96 +154,25 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 	case res.More:
 		r.next[q] = now
 	case res.Idle:
-		r.next[q] = now.Add(r.cfg.MaxSleep)
+		r.next[q] = never // until the store signals it
 	default:
 		// A due time rounded to the store's millisecond can look due a
 		// fraction early; never spin faster than once a millisecond.
-		r.next[q] = now.Add(min(max(res.NextIn, time.Millisecond), r.cfg.MaxSleep))
-	}
-}
-
-// updateWatched publishes the queues watch should wait on.
-func (r *schedRun) updateWatched() {
-	qs := *r.queues.Load()
-	failing := 0
-	for _, q := range qs {
-		if r.fails[q] > 0 {
-			failing++
-		}
-	}
-	if failing == 0 {
-		r.watched.Store(&qs)
-		return
-	}
-	healthy := make([]string, 0, len(qs)-failing)
-	for _, q := range qs {
-		if r.fails[q] == 0 {
-			healthy = append(healthy, q)
-		}
-	}
-	r.watched.Store(&healthy)
-}
-
-// watch turns the store's schedule signals into wake-ups of the run loop.
-// After each wake-up it waits for the run loop to finish a pass, so that a
-// store whose wait returns at once (a due job a failing Maintain cannot
-// move) paces this loop instead of spinning it.
-func (r *schedRun) watch(ctx context.Context, signal chan<- struct{}, passed <-chan struct{}) {
-	fails := 0
-	for ctx.Err() == nil {
-		qs := *r.queues.Load()
-		if w := r.watched.Load(); w != nil {
-			qs = *w
-		}
-		if len(qs) == 0 { // nothing to watch (yet): look again after the next pass
-			select {
-			case <-ctx.Done():
-				return
-			case <-passed:
-			case <-time.After(r.cfg.MaxSleep):
-			}
-			continue
-		}
-		err := r.st.WaitSchedule(ctx, qs, r.cfg.MaxSleep)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			fails++
-			d := min(r.cfg.MaxSleep, time.Duration(1<<min(fails, 10))*10*time.Millisecond)
-			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: wait failed",
-				slog.Any("error", err), slog.Duration("retry_in", d))
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(d):
-			}
-			continue
-		}
-		fails = 0
-		select {
-		case signal <- struct{}{}:
-		default:
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-passed:
-		}
+		r.next[q] = now.Add(max(res.NextIn, time.Millisecond))
 	}
 }
 
 // refreshQueues lists the store's queues when the config names none, at
-// most every 10 s unless forced.
+// most every relistEvery unless forced. A queue new to the list is due at
+// once.
 func (r *schedRun) refreshQueues(ctx context.Context, force bool) {
 	if len(r.cfg.Queues) > 0 {
-		if r.queues.Load() == nil {
-			qs := r.cfg.Queues
-			r.queues.Store(&qs)
+		if r.queues == nil {
+			r.queues = slices.Sorted(slices.Values(r.cfg.Queues))
 		}
 		return
 	}
-	if !force && time.Since(r.listed) < 10*time.Second {
+	if !force && time.Since(r.listed) < relistEvery {
 		return
 	}
 	r.listed = time.Now()
@@ -214,10 +181,7 @@ func (r *schedRun) refreshQueues(ctx context.Context, force bool) {
 		if ctx.Err() == nil {
 			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: listing queues failed", slog.Any("error", err))
 		}
-		if r.queues.Load() == nil {
-			r.queues.Store(&[]string{})
-		}
 		return
 	}
-	r.queues.Store(&qs)
+	r.queues = slices.Sorted(slices.Values(qs))
 }

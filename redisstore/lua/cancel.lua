@@ -3,7 +3,7 @@
 -- KEYS: 1 jobs hash, 2 pending zset, 3 retry zset, 4 ready list, 5 unack
 --       zset, 6 attempt info hash, 7 garbage zset, 8 done zset,
 --       9 cancelled set, 10 error history hash, 11 unique locks hash,
---       12 extras hash, 13 schedule-wake list
+--       12 extras hash
 -- ARGV: 1 id, 2 error text
 -- Returns the state the job was in, or '' when there is no such job.
 -- Waiting jobs move to garbage at once, cancelled, with the error recorded;
@@ -34,7 +34,7 @@ end
 local now = now_ms()
 append_error(KEYS[10], id, now, a, error_rest(a, ARGV[2]))
 release_unique(KEYS[11], KEYS[12], {id})
-if redis.call('ZCARD', KEYS[7]) == 0 then signal(KEYS[13]) end
+if redis.call('ZCARD', KEYS[7]) == 0 then wake_sched() end
 redis.call('ZADD', KEYS[7], now, id)
 redis.call('SADD', KEYS[9], id)
 return from

@@ -2,8 +2,7 @@
 -- claim.lua: move up to max jobs from ready to unack (see claim.go).
 --
 -- KEYS: 1 ready list, 2 jobs hash, 3 unack zset, 4 attempt info hash,
---       5 config hash, 6 token counter, 7 ready-wake list,
---       8 schedule-wake list, 9 error history hash
+--       5 config hash, 6 token counter, 7 error history hash
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue
 -- Returns {nowMs, deadlineMs, retryInMs, token, id1, value1, attempt1,
 --          errors1, dueMs1, id2, ...}; every job of the call has the token;
@@ -68,7 +67,7 @@ end
 if #tried > 0 then
   local which = {}
   for k = 1, #tried do which[k] = ids[tried[k]] end
-  local got = call_chunked_flat('HMGET', KEYS[9], which)
+  local got = call_chunked_flat('HMGET', KEYS[7], which)
   for k = 1, #tried do errs[tried[k]] = got[k] end
 end
 -- One token per claim call: each call takes a new value of the counter,
@@ -113,7 +112,7 @@ if z > 0 then
   -- A lease deadline earlier than every other is a new due time for the
   -- scheduler (reclaim): wake it.
   local e = earliest(unack)
-  if not e or deadline < e then signal(KEYS[8]) end
+  if not e or deadline < e then wake_sched() end
   call_chunked('ZADD', unack, zargs, 2)
   call_chunked('HSET', KEYS[4], hargs, 2)
 end
@@ -123,7 +122,7 @@ end
 -- Jobs left behind (LPOP filled the batch): make sure the next idle worker
 -- wakes for them.
 if #ids == n and redis.call('LLEN', ready) > 0 then
-  signal(KEYS[7])
+  wake_ready()
   if limited then out[3] = retry_in end
 end
 return out

@@ -1,9 +1,9 @@
 -- config.lua: replace a queue's settings (see stats.go).
 --
--- KEYS: 1 config hash, 2 ready-wake list
+-- KEYS: 1 config hash
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
 --       5 retention ms; zero means unset.
--- Wakes an idle worker: a resumed or widened queue may have claimable jobs.
+-- Wakes idle workers: a resumed or widened queue may have claimable jobs.
 
 local c = KEYS[1]
 local fields = {'paused', 'maxrun', 'rate', 'period', 'ret'}
@@ -15,5 +15,5 @@ for i = 1, 5 do
   end
 end
 if ARGV[3] == '0' then redis.call('HDEL', c, 'rw', 'rn') end
-signal(KEYS[2])
+wake_ready()
 return 1

@@ -1,8 +1,7 @@
 -- enqueue.lua: add jobs to one queue (see enqueue.go).
 --
--- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 ready-wake list,
---       5 schedule-wake list, 6 unique locks hash, 7 extras hash,
---       8 periodic ticks hash, 9 attempt info hash
+-- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 unique locks hash,
+--       5 extras hash, 6 periodic ticks hash, 7 attempt info hash
 -- ARGV: groups of four per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
 --       absolute "ms"), extra ("" or "1"); after extra "1" four more: unique
@@ -13,7 +12,7 @@
 --
 -- Batches of plain jobs go to enqueue_plain.lua instead. Here a plain job
 -- costs one HSETNX and one with a unique key or tick a few calls
--- of its own; per call: TIME, one RPUSH and/or ZADD, and the wake signal
+-- of its own; per call: TIME, one RPUSH and/or ZADD, and the wake-up
 -- only when ready was empty.
 
 local jobs = KEYS[1]
@@ -34,26 +33,26 @@ while i <= #ARGV do
       res = 'd' .. id
     end
     if not res and ufield ~= '' then
-      local h = redis.call('HGET', KEYS[6], ufield)
+      local h = redis.call('HGET', KEYS[4], ufield)
       if h then
         local holder, untl = string.match(h, '^(.*),(%d*)$')
         if untl == '' or tonumber(untl) > now then res = 'd' .. holder end
       end
     end
     if not res and sched ~= '' then
-      local last = redis.call('HGET', KEYS[8], sched)
+      local last = redis.call('HGET', KEYS[6], sched)
       if last and tonumber(tick) <= tonumber(last) then res = 'd' end
     end
     if not res then
       redis.call('HSET', jobs, id, nows .. val)
       if ufield ~= '' then
-        redis.call('HSET', KEYS[7], id, ',' .. ufield)
+        redis.call('HSET', KEYS[5], id, ',' .. ufield)
       end
-      if sched ~= '' then redis.call('HSET', KEYS[8], sched, tick) end
+      if sched ~= '' then redis.call('HSET', KEYS[6], sched, tick) end
       if ufield ~= '' then
         local untl = ''
         if tonumber(ufor) > 0 then untl = str(later + tonumber(ufor)) end
-        redis.call('HSET', KEYS[6], ufield, id .. ',' .. untl)
+        redis.call('HSET', KEYS[4], ufield, id .. ',' .. untl)
       end
     end
   end
@@ -62,10 +61,10 @@ while i <= #ARGV do
     if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
       -- Already due at an explicit time (a periodic tick): remember when it
       -- fell due, as a promotion would.
-      redis.call('HSET', KEYS[9], id, make_att(0, '', '', due))
+      redis.call('HSET', KEYS[7], id, make_att(0, '', '', due))
     end
   end
   out[#out + 1] = res
 end
-store_placed(KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+store_placed(KEYS[2], KEYS[3])
 return out

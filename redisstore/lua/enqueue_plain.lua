@@ -2,8 +2,7 @@
 -- their own) to one queue: the common case, with fewer keys and arguments
 -- than enqueue.lua (see enqueue.go).
 --
--- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 ready-wake list,
---       5 schedule-wake list
+-- KEYS: 1 jobs hash, 2 ready list, 3 pending zset
 -- ARGV: triples per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
 --       absolute "ms").
@@ -43,5 +42,5 @@ else
   end
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
-store_placed(KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+store_placed(KEYS[2], KEYS[3])
 return out

@@ -5,7 +5,7 @@
 --       hash, 5 results hash, 6 unique locks hash, 7 extras hash,
 --       8 cancelled set, 9 ready list, 10 pending zset, 11 retry zset,
 --       12 garbage zset, 13 done zset, 14 done expiry zset, 15 config hash,
---       16 throughput hash, 17 ready-wake list, 18 schedule-wake list
+--       16 throughput hash
 -- ARGV: 1 the number A of plain acks (no retention or result in the
 --       request), then A pairs id, member ("id|token"), then groups of five
 --       per other request: outcome (1 ack, 2 retry, 3 garbage, 4 snooze,
@@ -71,7 +71,7 @@ local min_exp
 local dead_ids, dead_z = {}, {}  -- to garbage
 local results = {}               -- result field-value pairs
 local acks, fails = 0, 0
-local wake_ready, wake_sched = false, false
+local wake_r, wake_s = false, false
 local first_retry, first_pend -- earliest scores before this call
 
 -- ack keeps an acked job in done for ret ms (the request's retention, 0
@@ -133,7 +133,7 @@ for r = plain + 1, n do
         -- Retry: to the retry set, due after the delay.
         local due = after(now, later, tonumber(x))
         if first_retry == nil then first_retry = earliest(KEYS[11]) or false end
-        if not first_retry or due < first_retry then wake_sched = true; first_retry = due end
+        if not first_retry or due < first_retry then wake_s = true; first_retry = due end
         redis.call('ZADD', KEYS[11], str(due), id)
       elseif o == 3 or o == 6 then
         dead_ids[#dead_ids + 1] = id
@@ -148,13 +148,13 @@ for r = plain + 1, n do
         local due = after(now, later, tonumber(x))
         redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', ''))
         if first_pend == nil then first_pend = earliest(KEYS[10]) or false end
-        if not first_pend or due < first_pend then wake_sched = true; first_pend = due end
+        if not first_pend or due < first_pend then wake_s = true; first_pend = due end
         redis.call('ZADD', KEYS[10], str(due), id)
       elseif o == 5 then
         -- Release: back to the head of ready, the attempt not counted.
         redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', nows))
         redis.call('LPUSH', KEYS[9], id)
-        wake_ready = true
+        wake_r = true
       end
     end
   end
@@ -177,21 +177,21 @@ if #done_ids > 0 then
   local e = earliest(KEYS[14])
   call_chunked('ZADD', KEYS[13], done_fin, 2)
   call_chunked('ZADD', KEYS[14], done_exp, 2)
-  if not e or min_exp < e then wake_sched = true end
+  if not e or min_exp < e then wake_s = true end
   if #results > 0 then call_chunked('HSET', KEYS[5], results, 2) end
 end
 if #dead_ids > 0 then
   if exmap then release_unique(KEYS[6], KEYS[7], dead_ids, exmap) end
-  if redis.call('ZCARD', KEYS[12]) == 0 then wake_sched = true end
+  if redis.call('ZCARD', KEYS[12]) == 0 then wake_s = true end
   call_chunked('ZADD', KEYS[12], dead_z, 2)
 end
 count_throughput(KEYS[16], 'd', now, acks)
 count_throughput(KEYS[16], 'f', now, fails)
 -- A job leaving unack frees a slot of a MaxRunning cap: wake a waiter if
 -- jobs are waiting for it.
-if not wake_ready and #gone > 0 and conf[2] and redis.call('LLEN', KEYS[9]) > 0 then
-  wake_ready = true
+if not wake_r and #gone > 0 and conf[2] and redis.call('LLEN', KEYS[9]) > 0 then
+  wake_r = true
 end
-if wake_ready then signal(KEYS[17]) end
-if wake_sched then signal(KEYS[18]) end
+if wake_r then wake_ready() end
+if wake_s then wake_sched() end
 return out

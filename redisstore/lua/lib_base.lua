@@ -62,15 +62,23 @@ local function call_chunked_flat(cmd, key, args)
   return out
 end
 
--- signal pushes one token onto a wake list (ready or schedule) unless one is
--- already there, so a list never holds more than one token. Waiters BLPOP it.
--- Scripts that add to ready signal when ready was empty before; while ready
--- is not empty, the claim that leaves jobs behind signals for the next
--- worker, so a busy queue pays for no wake-ups.
-local function signal(list)
-  if redis.call('LLEN', list) == 0 then
-    redis.call('RPUSH', list, '1')
-  end
+-- The queue a script works on, read from its first key's hash tag
+-- "{prefix:queue}" (every queue script passes one of the queue's keys
+-- first; prefixes and queue names hold no ':' or '}').
+local PREFIX, QUEUE = string.match(KEYS[1] or '', '^{([^:}]*):([^}]*)}')
+
+-- wake_ready tells every idle worker subscribed to "<prefix>:ready" that
+-- jobs may be claimable in this queue (notify.go). Scripts call it when
+-- ready goes from empty to not empty, when a claim leaves jobs behind, and
+-- when a limit frees; a busy queue publishes nothing more.
+local function wake_ready()
+  redis.call('PUBLISH', PREFIX .. ':ready', QUEUE)
+end
+
+-- wake_sched tells every scheduler subscribed to "<prefix>:sched" that
+-- this queue's next due time moved earlier.
+local function wake_sched()
+  redis.call('PUBLISH', PREFIX .. ':sched', QUEUE)
 end
 
 -- earliest returns the lowest score of zset z, or nil when it is empty

@@ -28,17 +28,17 @@ local function place(id, due, now, later)
 end
 
 -- store_placed writes what place collected: one ZADD to pending, one RPUSH
--- to ready. It signals the scheduler when the earliest due time moved
+-- to ready. It wakes the schedulers when the earliest due time moved
 -- earlier, and idle workers when ready was empty (while it is not, the
--- claim that leaves jobs behind signals).
-local function store_placed(ready, pending, ready_wake, sched_wake)
+-- claim that leaves jobs behind wakes them).
+local function store_placed(ready, pending)
   if #placed.pend > 0 then
     local first = earliest(pending)
     call_chunked('ZADD', pending, placed.pend, 2)
-    if not first or placed.min_due < first then signal(sched_wake) end
+    if not first or placed.min_due < first then wake_sched() end
   end
   local n = #placed.ready
   if n > 0 and call_chunked('RPUSH', ready, placed.ready, 1) == n then
-    signal(ready_wake)
+    wake_ready()
   end
 end

@@ -4,8 +4,7 @@
 -- KEYS: 1 pending zset, 2 retry zset, 3 ready list, 4 unack zset, 5 jobs
 --       hash, 6 attempt info hash, 7 error history hash, 8 garbage zset,
 --       9 done zset, 10 done expiry zset, 11 results hash, 12 unique locks
---       hash, 13 extras hash, 14 cancelled set, 15 ready-wake list,
---       16 throughput hash
+--       hash, 13 extras hash, 14 cancelled set, 15 throughput hash
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
 --       (0 = none), 4 error text of an expired lease
 -- Returns {promoted, reclaimed, collected, more (0/1), nextInMs (-1 when
@@ -40,7 +39,7 @@ local function promote(z)
   end
   call_chunked('ZREM', z, ids, 1)
   call_chunked('HSET', att, h, 2)
-  if call_chunked('RPUSH', ready, ids, 1) == n then signal(KEYS[15]) end
+  if call_chunked('RPUSH', ready, ids, 1) == n then wake_ready() end
   return n
 end
 
@@ -96,7 +95,7 @@ if #got > 0 then
     call_chunked('ZADD', garbage, dz, 2)
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
-  count_throughput(KEYS[16], 'f', now, reclaimed)
+  count_throughput(KEYS[15], 'f', now, reclaimed)
 end
 
 -- Collect done jobs past their retention and garbage past its age and

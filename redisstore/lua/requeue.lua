@@ -2,8 +2,7 @@
 -- of ready, keeping their attempts (see admin.go).
 --
 -- KEYS: 1 the state's sorted set, 2 ready list, 3 attempt info hash,
---       4 cancelled set, 5 done expiry zset, 6 results hash,
---       7 ready-wake list
+--       4 cancelled set, 5 done expiry zset, 6 results hash
 -- ARGV: 1 "ids" or "all", 2 from state, then for "ids" the IDs, for "all"
 --       the batch size.
 -- Returns how many moved. With "all" the caller repeats until fewer than
@@ -36,5 +35,5 @@ if ARGV[2] == 'done' then
   call_chunked('HDEL', KEYS[6], ids, 1)
 end
 call_chunked('RPUSH', KEYS[2], ids, 1)
-signal(KEYS[7])
+wake_ready()
 return #ids

@@ -91,7 +91,7 @@ func run(f flags) error {
 		rdb = redis.NewClient(&redis.Options{Addr: addrs[0], DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
 	}
 	defer rdb.Close()
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: f.prefix, Logger: logger, MaxBlock: time.Second})
+	store := redisstore.New(rdb, &redisstore.Options{Prefix: f.prefix, Logger: logger})
 
 	queues := map[string]int{}
 	for _, q := range strings.Split(f.queues, ",") {
