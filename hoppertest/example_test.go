@@ -27,7 +27,7 @@ func signup(ctx context.Context, c *hopper.Client, id int, email string) error {
 // exampleT stands in for the *testing.T a real test passes.
 type exampleT struct{}
 
-func (exampleT) Helper()       {}
+func (exampleT) Helper()        {}
 func (exampleT) Cleanup(func()) {}
 func (exampleT) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf(format, args...))
