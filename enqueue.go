@@ -1,6 +1,7 @@
 package hopper
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -75,6 +76,10 @@ type JobInfo struct {
 	// created the job: the retry then reports Duplicate with the job's own
 	// ID. Either way exactly one job exists.
 	Duplicate bool
+	// Err is set, by EnqueueMany only, for a job that could not be stored
+	// while others of the same call were (its queue's shard failed): the
+	// job may or may not exist; enqueueing it again with this ID is safe.
+	Err error
 }
 
 // Enqueue encodes args and stores one job. Bad options and args fail with an
@@ -90,13 +95,22 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 	if err != nil {
 		return nil, err
 	}
+	if res[0].Err != nil {
+		return nil, fmt.Errorf("hopper: enqueue: %w", res[0].Err)
+	}
 	return jobInfo(j, res[0]), nil
 }
 
 // EnqueueMany stores many jobs of one type with the same options in one
-// Store call (one round trip per queue on Redis). Either every job is
-// validated and stored, or the call fails and none is; results are in the
-// order of args.
+// Store call (one round trip per queue on Redis); results are in the order
+// of args. Every job is validated first: one invalid job fails the call and
+// none is stored. A store then writes the jobs in atomic steps
+// (redisstore: one script per queue and per 1,000 jobs; memstore: the whole
+// call). If a step fails after others were stored, EnqueueMany returns
+// every job's JobInfo, the failed ones with Err set, and an error saying
+// how many were not stored: enqueue those again with their IDs
+// (EnqueueOpts.ID) to be safe, since a step whose reply was lost may have
+// been applied. When nothing was stored it returns only the error.
 func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *EnqueueOpts) ([]*JobInfo, error) {
 	if len(args) == 0 {
 		return nil, nil
@@ -118,14 +132,27 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 		return nil, err
 	}
 	infos := make([]*JobInfo, len(jobs))
+	var firstErr error
+	failed := 0
 	for i, j := range jobs {
 		infos[i] = jobInfo(j, res[i])
+		if res[i].Err != nil {
+			failed++
+			firstErr = cmp.Or(firstErr, res[i].Err)
+		}
+	}
+	if failed > 0 {
+		return infos, fmt.Errorf("hopper: enqueue: %d of %d jobs not stored (their JobInfo.Err says why): %w", failed, len(jobs), firstErr)
 	}
 	return infos, nil
 }
 
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
-	return &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate}
+	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Err: r.Err}
+	if r.Err != nil {
+		info.ID = j.ID
+	}
+	return info
 }
 
 // newJob encodes args and resolves options: explicit opts, then the args'

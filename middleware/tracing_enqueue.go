@@ -135,9 +135,13 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper
 	res, err := next(sctx, jobs)
 
 	end := func(span trace.Span, i int) {
-		if err != nil {
-			span.SetAttributes(semconv.ErrorTypeKey.String(errorType(ctx, err)))
-			recordError(span, err)
+		e := err
+		if e == nil && i >= 0 && i < len(res) {
+			e = res[i].Err // this job's queue alone failed
+		}
+		if e != nil {
+			span.SetAttributes(semconv.ErrorTypeKey.String(errorType(ctx, e)))
+			recordError(span, e)
 		} else if i >= 0 && i < len(res) && res[i].Duplicate {
 			span.SetAttributes(AttrJobDuplicate.Bool(true))
 		}

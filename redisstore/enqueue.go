@@ -104,22 +104,60 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	}
 	// Merging pays for small calls; a call of many jobs already amortizes
 	// its round trip, and sending it at once, concurrently with others,
-	// keeps Redis busy while other producers prepare theirs.
-	if !s.opts.NoCoalescing && len(jobs) < soloBatch {
-		if err := s.batcher.do(ctx, ptrs); err != nil {
+	// keeps Redis busy while other producers prepare theirs. Calls are
+	// merged per hash slot, so that a failing shard holds up no caller of
+	// another.
+	if b := s.batcherFor(jobs); b != nil && len(jobs) < soloBatch {
+		if err := b.do(ctx, ptrs); err != nil {
 			return nil, err
 		}
 	} else {
 		s.enqueueNow(ctx, ptrs)
 	}
+	// Per job: stored, a duplicate, or an error of its queue's script.
+	// When no job was stored the call fails; otherwise the failed ones
+	// carry their error (store.EnqueueResult.Err).
 	res := make([]store.EnqueueResult, len(items))
+	var firstErr error
+	failed := 0
 	for i := range items {
-		if items[i].err != nil {
-			return nil, items[i].err
+		if err := items[i].err; err != nil {
+			res[i] = store.EnqueueResult{ID: items[i].id, Err: err}
+			if firstErr == nil {
+				firstErr = err
+			}
+			failed++
+			continue
 		}
 		res[i] = items[i].res
 	}
+	if failed == len(items) {
+		return nil, firstErr
+	}
 	return res, nil
+}
+
+// batcherFor returns the batcher that merges calls enqueueing jobs: the one
+// of their hash slot (the only one on a plain client), or nil when
+// coalescing is off or the jobs span several slots.
+func (s *Store) batcherFor(jobs []*store.NewJob) *batcher {
+	if s.opts.NoCoalescing {
+		return nil
+	}
+	slot := 0
+	if s.sharded {
+		slot = keySlot(s.queueKeys(jobs[0].Queue).tag)
+		for _, j := range jobs[1:] {
+			if j.Queue != jobs[0].Queue && keySlot(s.queueKeys(j.Queue).tag) != slot {
+				return nil
+			}
+		}
+	}
+	if b, ok := s.batchers.Load(slot); ok {
+		return b.(*batcher)
+	}
+	b, _ := s.batchers.LoadOrStore(slot, &batcher{s: s})
+	return b.(*batcher)
 }
 
 // enqueueNow sends items in one round trip and records each one's result
@@ -161,7 +199,11 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 	if len(toRegister) > 0 {
 		pre = func(p redis.Pipeliner) { reg = s.registerCmds(ctx, p, toRegister) }
 	}
-	s.runAll(ctx, calls, pre)
+	if s.opts.Replicas > 0 {
+		s.runDurable(ctx, calls, pre)
+	} else {
+		s.runAll(ctx, calls, pre)
+	}
 	for i, c := range calls {
 		setEnqueueResults(callItems[i], c.cmd)
 	}

@@ -50,14 +50,18 @@ var (
 	// ErrClusterDown: a Redis Cluster cannot serve the slot (CLUSTERDOWN,
 	// TRYAGAIN, MASTERDOWN).
 	ErrClusterDown = errors.New("redisstore: Redis Cluster cannot serve the slot")
+	// ErrNotReplicated: with Options.Replicas, the writes of a call reached
+	// fewer replicas than asked within Options.ReplicaTimeout. They are on
+	// the master, and a failover now may lose them.
+	ErrNotReplicated = errors.New("redisstore: writes not confirmed by enough replicas")
 )
 
 // Temporary reports whether err is of a class that may clear by itself,
 // so that trying again later may succeed: ErrUnavailable, ErrLoading,
-// ErrReadOnly, ErrClusterDown and ErrOOM (once jobs finish and free
-// memory). ErrNoPerm and ErrAuth need an operator.
+// ErrReadOnly, ErrClusterDown, ErrNotReplicated and ErrOOM (once jobs
+// finish and free memory). ErrNoPerm and ErrAuth need an operator.
 func Temporary(err error) bool {
-	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM} {
+	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM, ErrNotReplicated} {
 		if errors.Is(err, c) {
 			return true
 		}
@@ -113,6 +117,8 @@ func classify(err error) error {
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return nil
+	case errors.Is(err, ErrNotReplicated):
+		return ErrNotReplicated
 	case redis.IsOOMError(err) || hasCode(err, "OOM"):
 		return ErrOOM
 	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||

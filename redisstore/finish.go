@@ -71,7 +71,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 		sent = append(sent, append(plain, other...))
 		calls = append(calls, &evalCall{script: scriptFinish, keys: s.queueKeys(q).finishKeys, args: args})
 	}
-	if len(calls) > 0 {
+	switch {
+	case len(calls) == 0:
+	case s.opts.Replicas > 0:
+		s.runDurable(ctx, calls, nil)
+	default:
 		s.runAll(ctx, calls, nil)
 	}
 	// A queue whose script failed (its shard unreachable, say) fails its

@@ -246,6 +246,7 @@ func (n *notifier) subscribe(ctx context.Context) *redis.PubSub {
 		if ctx.Err() != nil {
 			return nil
 		}
+		n.s.observe(err)
 		n.mu.Lock()
 		n.err = wrap("subscribe to wake-ups", err)
 		n.deliverAll() // wake the waiters: they return the error

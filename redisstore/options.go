@@ -41,6 +41,24 @@ type Options struct {
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults
 	// to 1000.
 	CoalesceMaxJobs int
+
+	// Replicas, when positive, makes Enqueue and Finish wait until that
+	// many replicas of each master they wrote to have their writes (Redis
+	// WAIT, on the connection that wrote), so that an acknowledged enqueue
+	// or ack survives a failover to one of those replicas. A call whose
+	// writes reach fewer replicas within ReplicaTimeout fails (Enqueue) or
+	// fails those requests (Finish) with an error wrapping ErrNotReplicated
+	// (temporary): the writes are on the master and may be lost with it,
+	// and sending them again is safe (enqueue by job ID, finish by token;
+	// the worker does). Defaults to 0: no wait. Redis replicates
+	// asynchronously, so without it a failover loses the writes its
+	// replica had not received yet: enqueues vanish, acked jobs run again.
+	// It costs one WAIT per round trip, answered once the replicas have the
+	// writes (about a network round trip to them).
+	Replicas int
+
+	// ReplicaTimeout bounds each WAIT of Replicas. Defaults to 1 s.
+	ReplicaTimeout time.Duration
 }
 
 // Defaults of Options.
@@ -48,6 +66,7 @@ const (
 	DefaultPrefix          = "hopper"
 	DefaultPausedRetry     = time.Second
 	DefaultCoalesceMaxJobs = 1000
+	DefaultReplicaTimeout  = time.Second
 )
 
 // withDefaults returns a copy of o (nil allowed) with every zero field set
@@ -69,6 +88,9 @@ func (o *Options) withDefaults() Options {
 	if r.CoalesceMaxJobs <= 0 {
 		r.CoalesceMaxJobs = DefaultCoalesceMaxJobs
 	}
+	if r.ReplicaTimeout <= 0 {
+		r.ReplicaTimeout = DefaultReplicaTimeout
+	}
 	return r
 }
 
@@ -76,6 +98,9 @@ func (o *Options) withDefaults() Options {
 // wrapping hopper.ErrInvalidConfig that names the field. New panics with
 // the same error.
 func (o Options) Validate() error {
+	if o.Replicas < 0 {
+		return fmt.Errorf("%w: Options.Replicas %d is negative", store.ErrInvalidConfig, o.Replicas)
+	}
 	if o.Prefix == "" {
 		return nil // the default
 	}

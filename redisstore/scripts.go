@@ -108,10 +108,13 @@ func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pi
 		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
 			c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
 		}
+		s.observe(c.cmd.Err())
 	}
 }
 
 // run runs one script call.
 func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
-	return sc.Run(ctx, s.rdb, keys, args...)
+	cmd := sc.Run(ctx, s.rdb, keys, args...)
+	s.observe(cmd.Err())
+	return cmd
 }

@@ -30,8 +30,8 @@ type Store struct {
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 
-	batcher batcher
-	notify  *notifier
+	batchers sync.Map // hash slot (0 on a plain client) -> *batcher
+	notify   *notifier
 }
 
 var _ store.Store = (*Store)(nil)
@@ -56,7 +56,6 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 	}
 	_, plain := client.(*redis.Client)
 	s.sharded = !plain
-	s.batcher.s = s
 	s.notify = newNotifier(s)
 	return s
 }

@@ -1,0 +1,93 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// runDurable is runAll for Options.Replicas: the calls go to each master
+// they belong to in one pipeline ending with a WAIT on the same connection
+// (WAIT counts the replicas that have the writes of its own connection), and
+// a call whose master's WAIT saw too few replicas gets an error wrapping
+// ErrNotReplicated instead of its reply. The commands of pre (queue
+// registration, store-wide keys) go first, on their own.
+func (s *Store) runDurable(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner)) {
+	if pre != nil {
+		_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error { pre(p); return nil })
+	}
+	cc, sharded := s.rdb.(*redis.ClusterClient)
+	if !sharded {
+		s.pipelineWait(ctx, s.rdb, calls)
+		return
+	}
+	bySlot := map[int][]*evalCall{}
+	for _, c := range calls {
+		slot := keySlot(c.keys[0])
+		bySlot[slot] = append(bySlot[slot], c)
+	}
+	var wg sync.WaitGroup
+	for _, group := range bySlot {
+		wg.Go(func() {
+			node, err := cc.MasterForKey(ctx, group[0].keys[0])
+			if err != nil {
+				s.observe(err)
+				for _, c := range group {
+					c.cmd = failedCmd(ctx, err)
+				}
+				return
+			}
+			s.pipelineWait(ctx, node, group)
+		})
+	}
+	wg.Wait()
+}
+
+// pipelineWait sends calls and a WAIT in one pipeline on c (one connection),
+// sending a call again with its source when the server did not know its
+// script (and waiting again for that).
+func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*evalCall) {
+	run := func(calls []*evalCall, source bool) {
+		var wait *redis.IntCmd
+		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, call := range calls {
+				if source {
+					call.cmd = call.script.Eval(ctx, p, call.keys, call.args...)
+				} else {
+					call.cmd = call.script.EvalSha(ctx, p, call.keys, call.args...)
+				}
+			}
+			wait = redis.NewIntCmd(ctx, "wait", s.opts.Replicas, s.opts.ReplicaTimeout.Milliseconds())
+			return p.Process(ctx, wait)
+		})
+		n, err := wait.Result()
+		if err == nil && n < int64(s.opts.Replicas) {
+			err = fmt.Errorf("%w: %d of %d replicas within %v", ErrNotReplicated, n, s.opts.Replicas, s.opts.ReplicaTimeout)
+		}
+		for _, call := range calls {
+			if call.cmd.Err() == nil && err != nil {
+				call.cmd = failedCmd(ctx, err)
+			}
+			s.observe(call.cmd.Err())
+		}
+	}
+	run(calls, false)
+	var again []*evalCall
+	for _, call := range calls {
+		if redis.HasErrorPrefix(call.cmd.Err(), "NOSCRIPT") {
+			again = append(again, call)
+		}
+	}
+	if len(again) > 0 {
+		run(again, true)
+	}
+}
+
+// failedCmd is a script reply that failed with err.
+func failedCmd(ctx context.Context, err error) *redis.Cmd {
+	cmd := redis.NewCmd(ctx)
+	cmd.SetErr(err)
+	return cmd
+}

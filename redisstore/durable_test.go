@@ -1,0 +1,76 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// TestReplicasWaitsForAReplica: with Options.Replicas, an enqueue and an
+// ack return once a replica has their writes; the replica holds the job
+// the moment Enqueue returns.
+func TestReplicasWaitsForAReplica(t *testing.T) {
+	ctx := context.Background()
+	master := redistest.Start(t, redistest.Private())
+	replica := redistest.Start(t, redistest.Private())
+	follow(t, replica, master)
+	s := storeOn(t, master.Client(t), &redisstore.Options{Prefix: "dur", Replicas: 1})
+	mustEnqueue(t, s, job("q", "a"))
+	// A replica read (no WAIT of its own): the job is there already.
+	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
+		t.Fatalf("job on the replica right after Enqueue returned: %v, %v; want it there", ok, err)
+	}
+	c, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	if err != nil || len(c.Jobs) != 1 {
+		t.Fatalf("Claim: %v %v", c, err)
+	}
+	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: "a", Token: c.Jobs[0].Token, Outcome: store.OutcomeAck}})
+	if err != nil || errs[0] != nil {
+		t.Fatalf("Finish: %v %v", errs, err)
+	}
+	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || ok {
+		t.Fatalf("job on the replica right after its ack returned: %v, %v; want it gone", ok, err)
+	}
+}
+
+// TestReplicasFailsWithoutReplica: with Options.Replicas and no replica, an
+// enqueue fails with ErrNotReplicated (temporary) after ReplicaTimeout,
+// and the job is on the master (enqueueing it again is a duplicate).
+func TestReplicasFailsWithoutReplica(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	s := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: "dur", Replicas: 1, ReplicaTimeout: 50 * time.Millisecond})
+	_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
+	if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
+		t.Fatalf("Enqueue with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
+	}
+	plain := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: "dur"})
+	res, err := plain.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
+	if err != nil || !res[0].Duplicate {
+		t.Fatalf("the same job enqueued again: %+v, %v; want a duplicate (it is on the master)", res, err)
+	}
+}
+
+// follow makes replica a replica of master and waits until its link is up.
+func follow(t *testing.T, replica, master *redistest.Server) {
+	t.Helper()
+	host, port, err := net.SplitHostPort(master.Options().Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := replica.Client(t)
+	if err := rdb.Do(t.Context(), "REPLICAOF", host, port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyTrue(t, testutil.Wait, "the replica's link to be up", func() bool {
+		info, err := rdb.Info(t.Context(), "replication").Result()
+		return err == nil && strings.Contains(info, "master_link_status:up")
+	})
+}
