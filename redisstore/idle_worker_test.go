@@ -85,7 +85,7 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 		}
 	}
 
-	const window = 6 * time.Second // more than one heartbeat and one MaxBlock
+	const window = 6 * time.Second // more than one heartbeat and one idle wait
 	before := sent.n.Load()
 	time.Sleep(window) // the measurement window, not a synchronisation
 	cmds := sent.n.Load() - before
@@ -103,7 +103,7 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 	case at := <-started:
 		t.Logf("the job started %v after its enqueue", at.Sub(enqueued))
 		if d := at.Sub(enqueued); d > time.Second {
-			t.Errorf("the job started %v after its enqueue; the blocked worker should wake at once (MaxBlock is 5s)", d)
+			t.Errorf("the job started %v after its enqueue; the waiting worker should wake at once (its idle wait is 5s)", d)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the job never started")
