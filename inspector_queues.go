@@ -20,7 +20,8 @@ func (i *Inspector) QueueStats(ctx context.Context, queue string) (QueueStats, e
 
 // SetQueueConfig replaces a queue's settings; every worker applies them at
 // its next claim. A zero RatePeriod becomes one second; a negative field
-// fails with an error wrapping ErrInvalidConfig.
+// (but EventsMaxLen, where it turns events off) fails with an error
+// wrapping ErrInvalidConfig.
 func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error {
 	a, err := i.adminFor("queue settings")
 	if err != nil {

@@ -31,4 +31,11 @@ const (
 	// MaxErrorHistory is how many attempt errors a store keeps per job;
 	// older ones are dropped first.
 	MaxErrorHistory = store.MaxErrorHistory
+	// MaxProgressBytes is the largest encoded data Progress accepts: 4 KiB.
+	MaxProgressBytes = store.MaxProgressBytes
+	// MaxLogLines is how many log lines (Log) a job keeps; older ones are
+	// dropped first.
+	MaxLogLines = store.MaxLogLines
+	// MaxLogLineBytes is the longest log line kept; Log cuts longer ones.
+	MaxLogLineBytes = store.MaxLogLineBytes
 )

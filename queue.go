@@ -4,7 +4,8 @@ import "github.com/hopperq/hopper/store"
 
 // QueueConfig is a queue's settings, shared by every process: paused,
 // MaxRunning (a cap on running jobs across all workers), RateLimit per
-// RatePeriod, and the Retention of acked jobs. Change it with
+// RatePeriod, the Retention of acked jobs, and EventsMaxLen, the length of
+// its event stream (negative: no events). Change it with
 // Inspector.SetQueueConfig, Pause and Resume. See store.QueueConfig for
 // every field and its default.
 type QueueConfig = store.QueueConfig

@@ -103,6 +103,9 @@ type WorkerConfig struct {
 	// other process must run one (NewScheduler) or delayed and retried jobs
 	// never become ready and expired leases are never reclaimed.
 	DisableScheduler bool
+	// Hooks run after the store confirmed an outcome: on success, on
+	// retry, on death (see Hooks). Defaults to none.
+	Hooks Hooks
 }
 
 // Validate reports whether c is a valid configuration: nil, or an error
@@ -231,5 +234,6 @@ func (c WorkerConfig) engine() engine.Config {
 		Logger:            c.Logger,
 		ID:                c.ID,
 		Weights:           maps.Clone(c.Queues),
+		Finished:          c.Hooks.finished(),
 	}
 }

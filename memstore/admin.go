@@ -26,7 +26,7 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 	}
 	now, _ := s.now()
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	return q.each(from, ids, func(j *job) {
 		q.detach(j)
 		j.rec.RunAt = now
@@ -34,6 +34,7 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 		j.rec.Result = nil
 		j.rec.Cancelled = false
 		q.attach(j, store.StateReady, 0)
+		q.emit(store.EventRequeued, j, now)
 	}), nil
 }
 
@@ -48,9 +49,15 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 	if q == nil {
 		return 0, nil
 	}
+	now, _ := s.now()
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.each(from, ids, q.drop), nil
+	defer q.unlock()
+	return q.each(from, ids, func(j *job) {
+		q.emit(store.EventDeleted, j, now)
+		q.detach(j)
+		q.deleted(j)
+		q.forget(j)
+	}), nil
 }
 
 // each calls fn, which must take the job out of from, for every job of ids
@@ -102,7 +109,7 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 	}
 	now, nowMs := s.now()
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	j := q.jobs[id]
 	if j == nil {
 		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
@@ -114,6 +121,7 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 		j.rec.Cancelled = true
 		addError(j, store.AttemptError{Error: store.ErrCancelled.Error()}, now)
 		q.toGarbage(j, now, nowMs)
+		q.emitError(store.EventCancelled, j, now)
 	case store.StateUnack:
 		j.rec.Cancelled = true
 	}

@@ -30,7 +30,7 @@ func (l *queueLock) get(name string, create bool) *queue {
 // release unlocks the queue held, if any.
 func (l *queueLock) release() {
 	if l.q != nil {
-		l.q.mu.Unlock()
+		l.q.unlock()
 		l.q = nil
 	}
 }

@@ -50,7 +50,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	}
 	now, nowMs := s.now()
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	n, retryIn := q.claimable(nowMs, req.Max)
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
@@ -72,6 +72,9 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 		j.rec.Deadline = deadline
 		q.attach(j, store.StateUnack, deadlineMs)
 		b.set(i, &j.rec)
+		if ev := q.emit(store.EventStarted, j, now); ev != nil {
+			ev.Worker = req.WorkerID
+		}
 	}
 	if q.cfg.RateLimit > 0 {
 		q.rate.used += n

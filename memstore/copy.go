@@ -55,6 +55,9 @@ func copyInto(dst, r *store.JobRecord, buf *[]byte) {
 	dst.Meta = cloneMeta(r.Meta)
 	dst.Errors = cloneErrors(r.Errors)
 	dst.Result = cloneBytes(r.Result)
+	if r.Progress != nil {
+		dst.Progress = copyProgress(r.Progress)
+	}
 }
 
 // batch holds deep copies of records allocated together: one slice of

@@ -92,10 +92,15 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 		}
 		q.unique[k] = h
 	}
+	st := store.StateReady
 	if dueMs > nowMs {
-		q.attach(j, store.StatePending, dueMs)
-		return store.EnqueueResult{ID: nj.ID, State: store.StatePending}
+		st = store.StatePending
+		q.attach(j, st, dueMs)
+	} else {
+		q.attach(j, st, 0)
 	}
-	q.attach(j, store.StateReady, 0)
-	return store.EnqueueResult{ID: nj.ID, State: store.StateReady}
+	if ev := q.emit(store.EventEnqueued, j, now); ev != nil {
+		ev.State = st
+	}
+	return store.EnqueueResult{ID: nj.ID, State: st}
 }

@@ -83,7 +83,9 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		if keep <= 0 {
 			keep = q.cfg.Retention
 		}
+		q.emit(store.EventSucceeded, j, now)
 		if keep <= 0 {
+			q.endedAcked(j, now, r.Result)
 			q.forget(j)
 			return nil
 		}
@@ -91,6 +93,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		j.rec.FinishedAt = now
 		j.rec.Result = cloneBytes(r.Result)
 		q.attach(j, store.StateDone, nowMs+mstime.Ceil(keep))
+		q.ended(j)
 	case store.OutcomeRetry:
 		q.tput.add(nowMs, 0, 1)
 		if r.Error != nil {
@@ -99,20 +102,24 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, store.StateRetry, due)
+		q.emitError(store.EventRetried, j, now)
 	case store.OutcomeGarbage:
 		q.tput.add(nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
 		q.toGarbage(j, now, nowMs)
+		q.emitError(store.EventDead, j, now)
 	case store.OutcomeSnooze:
 		j.rec.Attempt--
 		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, store.StatePending, due)
+		q.emit(store.EventSnoozed, j, now)
 	case store.OutcomeRelease:
 		j.rec.Attempt--
 		q.attachFront(j)
+		q.emit(store.EventReleased, j, now)
 	case store.OutcomeCancel:
 		q.tput.add(nowMs, 0, 1)
 		e := store.AttemptError{Error: store.ErrCancelled.Error()}
@@ -122,13 +129,16 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		addError(j, e, now)
 		j.rec.Cancelled = true
 		q.toGarbage(j, now, nowMs)
+		q.emitError(store.EventCancelled, j, now)
 	}
 	return nil
 }
 
 // Extend moves the lease deadline of each ref whose token is current to
 // now+lease (rounded up to the millisecond), expired or not, and reports
-// Held, the Cancel flag and the new Deadline. A ref whose token is stale, or
+// Held, the Cancel flag and the new Deadline. A held ref's Progress is
+// stored with the job and emitted as a progress event (see
+// store.LeaseRef). A ref whose token is stale, or
 // whose job or queue does not exist, gets a zero LeaseStatus (Held false)
 // and changes nothing; an invalid ref gets the error of LeaseRef.Validate.
 // A lease below a millisecond fails the call with an error wrapping
@@ -164,6 +174,9 @@ func (s *Store) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Du
 		q.unack.fix(j)
 		if earlier && j.idx == 0 {
 			q.signalSchedule() // a shortened lease now expires first
+		}
+		if r.Progress != nil {
+			q.progress(j, r.Progress, now)
 		}
 		out[i] = store.LeaseStatus{Held: true, Cancel: j.rec.Cancelled, Deadline: deadline}
 	}

@@ -48,7 +48,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	now, nowMs := s.now()
 	ageMs := mstime.Ceil(opts.GarbageMaxAge)
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 
 	for j := q.unack.peek(); j != nil && j.at <= nowMs && res.Reclaimed < batch; j = q.unack.peek() {
 		q.reclaim(j, now, nowMs)
@@ -61,6 +61,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 		}
 		q.detach(j)
 		q.attach(j, store.StateReady, 0)
+		q.emit(store.EventPromoted, j, now)
 		res.Promoted++
 	}
 	n := 0
@@ -102,10 +103,16 @@ func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
 	}
 	if o != store.OutcomeRetry {
 		q.toGarbage(j, now, nowMs)
+		typ := store.EventDead
+		if j.rec.Cancelled {
+			typ = store.EventCancelled
+		}
+		q.emitError(typ, j, now)
 		return
 	}
 	j.rec.RunAt = now
 	q.attach(j, store.StateRetry, nowMs)
+	q.emitError(store.EventRetried, j, now)
 }
 
 // nextDue returns the earliest of the pending and retry jobs, or nil.

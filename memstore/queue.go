@@ -45,14 +45,22 @@ type queue struct {
 	// free holds deleted jobs for reuse, sparing the allocator and the
 	// garbage collector in the enqueue→claim→ack cycle.
 	free []*job
+
+	// events is the queue's event stream and newEvents the store's
+	// broadcast of a new entry in any queue (events.go); awaited holds the
+	// WaitJob calls by job ID (wait_job.go).
+	events    eventLog
+	newEvents *broadcast
+	awaited   map[string][]*jobWatch
 }
 
-func newQueue(name string, readyHub, schedHub *hub) *queue {
+func newQueue(name string, readyHub, schedHub *hub, newEvents *broadcast) *queue {
 	q := &queue{
-		name:   name,
-		jobs:   make(map[string]*job),
-		unique: make(map[string]uniqueHold),
-		ticks:  make(map[string]time.Time),
+		name:      name,
+		newEvents: newEvents,
+		jobs:      make(map[string]*job),
+		unique:    make(map[string]uniqueHold),
+		ticks:     make(map[string]time.Time),
 	}
 	q.readySig = signal{queue: name, hub: readyHub}
 	q.schedSig = signal{queue: name, hub: schedHub}
@@ -151,9 +159,11 @@ func (q *queue) leaveUnack(j *job) {
 	}
 }
 
-// toGarbage moves j, detached, to garbage as of now and releases its key.
+// toGarbage moves j, detached, to garbage as of now and releases its key;
+// its WaitJob callers learn it ended.
 func (q *queue) toGarbage(j *job, now time.Time, nowMs int64) {
 	j.rec.FinishedAt = now
 	q.releaseUnique(j)
 	q.attach(j, store.StateGarbage, nowMs)
+	q.ended(j)
 }

@@ -26,6 +26,9 @@ type Store struct {
 	// WaitSchedule (wait.go).
 	readyHub, schedHub hub
 
+	// newEvents wakes ReadEvents calls when any queue's stream grows.
+	newEvents broadcast
+
 	// rmu guards the worker registry and the registered schedules.
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
@@ -85,7 +88,7 @@ func (s *Store) queue(name string, seen bool) *queue {
 		s.qmu.Lock()
 		old := *s.queues.Load()
 		if q = old[name]; q == nil {
-			q = newQueue(name, &s.readyHub, &s.schedHub)
+			q = newQueue(name, &s.readyHub, &s.schedHub, &s.newEvents)
 			// A new queue starts signalled: whatever its waiters missed
 			// before it existed is worth one look.
 			q.readySig.raised.Store(true)

@@ -24,7 +24,8 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 		return 0, err
 	}
 	k := s.queueKeys(queue)
-	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results}
+	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.jobs,
+		k.conf, k.events}
 	return s.batchAdmin(ctx, "requeue", scriptRequeue, keys, from, ids)
 }
 
@@ -37,7 +38,8 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 		return 0, err
 	}
 	k := s.queueKeys(queue)
-	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras, k.doneExp}
+	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras,
+		k.doneExp, k.conf, k.events, k.waited, k.progress}
 	return s.batchAdmin(ctx, "delete", scriptDelete, keys, from, ids)
 }
 

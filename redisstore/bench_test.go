@@ -95,10 +95,22 @@ func BenchmarkEnqueueMany(b *testing.B) {
 
 // BenchmarkClaimFinish drains pre-enqueued jobs with 4 claimers, each
 // claiming up to 32 jobs and acking them in one Finish call: the store's
-// part of workload W2. One op is one job.
+// part of workload W2. One op is one job. It runs with the queue's events
+// on (the default) and off.
 func BenchmarkClaimFinish(b *testing.B) {
+	for _, events := range []bool{true, false} {
+		b.Run(fmt.Sprintf("events=%v", events), func(b *testing.B) { benchClaimFinish(b, events) })
+	}
+}
+
+func benchClaimFinish(b *testing.B, events bool) {
 	s, rdb := benchStore(b)
 	ctx := context.Background()
+	if !events {
+		if err := s.SetQueueConfig(ctx, "bench", store.QueueConfig{EventsMaxLen: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var jobs []*store.NewJob
 	for i := range b.N {
 		jobs = append(jobs, benchJob("bench", int64(i)))

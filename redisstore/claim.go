@@ -24,7 +24,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	}
 	lease := mstime.Ceil(req.Lease)
 	k := s.queueKeys(req.Queue)
-	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry)).Slice()
+	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID).Slice()
 	if err != nil {
 		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}

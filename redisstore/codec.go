@@ -285,3 +285,32 @@ func (r *reader) skipDepth(depth int) {
 		r.fail()
 	}
 }
+
+// float reads any msgpack number as a float64.
+func (r *reader) float() float64 {
+	if r.pos < len(r.s) {
+		switch r.s[r.pos] {
+		case 0xca:
+			r.pos++
+			return float64(math.Float32frombits(uint32(r.uint(4))))
+		case 0xcb:
+			r.pos++
+			return math.Float64frombits(r.uint(8))
+		}
+	}
+	return float64(r.int())
+}
+
+// listLen reads an array header, or the header of an empty map (what Lua's
+// cmsgpack writes for an empty table).
+func (r *reader) listLen() int {
+	if r.pos < len(r.s) && r.s[r.pos] == 0x80 {
+		r.pos++
+		return 0
+	}
+	return r.arrayLen()
+}
+
+func appendFloat(b []byte, f float64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, 0xcb), math.Float64bits(f))
+}

@@ -59,12 +59,14 @@
 // Prefix and to the commands below is enough. For the default Prefix
 // "hopper" (for another prefix, change both key patterns):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrem +zremrangebyscore +zscore
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait
-// keys); the scripts' own commands need a right too, since Redis checks
-// the ACL for every command a script runs. Pub/sub is not used.
+// keys), the channel pattern the wake-up, event and job-end messages
+// (hopper:ready, hopper:sched, hopper:ev, hopper:done); the scripts' own
+// commands need a right too, since Redis checks the ACL for every command
+// a script runs.
 //
 //   - INFO and CONFIG GET only serve the start-up check (see Check):
 //     without them the Store logs a warning that it could not check the

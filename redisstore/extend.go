@@ -45,7 +45,11 @@ func (s *Store) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Du
 		args := make([]any, 0, 1+2*len(idx))
 		args = append(args, ms)
 		for _, i := range idx {
-			args = append(args, refs[i].ID, strconv.FormatUint(refs[i].Token, 10))
+			var report []byte
+			if p := refs[i].Progress; p != nil {
+				report = encodeProgress(p)
+			}
+			args = append(args, refs[i].ID, strconv.FormatUint(refs[i].Token, 10), report)
 		}
 		calls = append(calls, &evalCall{script: scriptExtend, keys: s.queueKeys(q).extendKeys, args: args})
 		sent = append(sent, idx)

@@ -57,10 +57,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 				other = append(other, i)
 			}
 		}
-		args := make([]any, 0, 1+2*len(plain)+5*len(other))
+		args := make([]any, 0, 1+4*len(plain)+7*len(other))
 		args = append(args, len(plain))
 		for _, i := range plain {
-			args = append(args, reqs[i].ID, member(reqs[i].ID, reqs[i].Token))
+			r := &reqs[i]
+			args = append(args, r.ID, member(r.ID, r.Token), r.Kind, r.Attempt)
 		}
 		for _, i := range other {
 			args = appendFinishArgs(args, &reqs[i])
@@ -111,7 +112,7 @@ func member(id string, token uint64) string {
 	return id + "|" + strconv.FormatUint(token, 10)
 }
 
-// appendFinishArgs appends the five arguments of a request other than a
+// appendFinishArgs appends the seven arguments of a request other than a
 // plain ack.
 func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 	tok := member(r.ID, r.Token)
@@ -120,7 +121,7 @@ func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 		if r.Result != nil {
 			res = r.Result
 		}
-		return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Retention), res)
+		return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Retention), res, r.Kind, r.Attempt)
 	}
 	var rest []byte
 	if r.Error != nil && r.Outcome != store.OutcomeSnooze && r.Outcome != store.OutcomeRelease {
@@ -128,7 +129,7 @@ func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 	} else if r.Outcome == store.OutcomeCancel {
 		rest = encodeErrorRest(&store.AttemptError{Error: store.ErrCancelled.Error()})
 	}
-	return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Delay), rest)
+	return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Delay), rest, r.Kind, r.Attempt)
 }
 
 // statusErr turns a script status into the per-request error.

@@ -22,12 +22,21 @@ func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord,
 	if len(v) == 0 {
 		return nil, fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
-	if len(v) != 8 {
+	if len(v) != 9 {
 		return nil, wrap("get job", fmt.Errorf("unexpected reply of %d values", len(v)))
 	}
 	state, _ := v[0].(string)
 	score, _ := v[1].(string)
-	return buildRecord(queue, store.JobState(state), score, v[2:], false)
+	rec, err := buildRecord(queue, store.JobState(state), score, v[2:8], false)
+	if err != nil {
+		return nil, err
+	}
+	if pg, _ := v[8].(string); pg != "" {
+		if rec.Progress, err = decodeProgress(pg); err != nil {
+			return nil, wrap("progress of job "+strconv.Quote(id), err)
+		}
+	}
+	return rec, nil
 }
 
 // buildRecord assembles a record from the parts the read scripts return:

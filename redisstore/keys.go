@@ -28,6 +28,10 @@ package redisstore
 //	{p:q}:n   string  fencing token counter
 //	{p:q}:t   hash    "d<minute>"/"f<minute>" -> acks/failures that minute
 //	{p:q}:pt  hash    periodic schedule name -> last tick ms
+//	{p:q}:ev  stream  the queue's events, one entry per script call
+//	                  (lib_events.lua), IDs "1-0", "1-1", ...
+//	{p:q}:pg  hash    job ID -> progress reported (progress.go)
+//	{p:q}:wj  set     IDs of jobs a WaitJob call waits for
 //
 //	{p}:queues     set   queue names
 //	{p}:workers    zset  worker ID -> expiry ms
@@ -35,7 +39,9 @@ package redisstore
 //	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
 //
 // Wake-ups are not keys: scripts PUBLISH the queue's name on the channels
-// "<prefix>:ready" and "<prefix>:sched" (notify.go).
+// "<prefix>:ready" and "<prefix>:sched" (notify.go), and on "<prefix>:ev"
+// and "<prefix>:done" for event readers and job waiters (events.go,
+// wait_job.go).
 
 // Sentinels. The unack set and the attempt info hash change with every
 // claim and ack, and hold about as many entries as jobs run at once: small
@@ -59,10 +65,10 @@ type queueKeys struct {
 
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
 	att, errs, results, locks, extras, cancelled, conf, tokens string
-	tput, ticks                                                string
+	tput, ticks, events, progress, waited                      string
 
 	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
-	maintainKeys                                              []string
+	maintainKeys, waitKeys                                    []string
 	getKeys, statsKeys, configKeys, cancelKeys                []string
 }
 
@@ -89,20 +95,27 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		tokens:    tag + "n",
 		tput:      tag + "t",
 		ticks:     tag + "pt",
+		events:    tag + "ev",
+		progress:  tag + "pg",
+		waited:    tag + "wj",
 	}
-	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att}
-	k.plainKeys = k.enqueueKeys[:3]
-	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs}
+	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events}
+	k.plainKeys = []string{k.jobs, k.ready, k.pending, k.conf, k.events}
+	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events}
 	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
-		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput}
-	k.extendKeys = []string{k.unack, k.cancelled}
+		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.events, k.waited,
+		k.progress}
+	k.extendKeys = []string{k.unack, k.cancelled, k.jobs, k.att, k.conf, k.events, k.progress}
 	k.maintainKeys = []string{k.pending, k.retry, k.ready, k.unack, k.jobs, k.att, k.errs, k.garbage,
-		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.tput}
-	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results, k.cancelled}
+		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.tput, k.conf, k.events, k.waited,
+		k.progress}
+	k.waitKeys = []string{k.jobs, k.garbage, k.done, k.waited}
+	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results,
+		k.cancelled, k.progress}
 	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att}
 	k.configKeys = []string{k.conf}
 	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
-		k.cancelled, k.errs, k.locks, k.extras}
+		k.cancelled, k.errs, k.locks, k.extras, k.conf, k.events, k.waited}
 	return k
 }
 
@@ -110,7 +123,7 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 func (k *queueKeys) all() []string {
 	return []string{k.jobs, k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.doneExp,
 		k.att, k.errs, k.results, k.locks, k.extras, k.cancelled, k.conf, k.tokens, k.tput,
-		k.ticks}
+		k.ticks, k.events, k.progress, k.waited}
 }
 
 // stateKey returns the container of jobs in state st: the ready list or a

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,13 +31,29 @@ import (
 // The subscription starts with the first wait and ends after idleUnsubscribe
 // with no waiter, so a Store that is only used to enqueue holds no extra
 // connection.
+//
+// A Store has two notifiers: wake-ups (ready, sched), which every worker
+// and scheduler holds, and watches (events, done: events.go, wait_job.go),
+// which only a process that reads events or waits for jobs holds, so that
+// workers never receive those messages. A message names a key (a queue,
+// or a job for done) and may carry a payload, which reaches the waiter
+// with the key; a key signalled again before a waiter took it keeps the
+// latest payload.
 
-// notifyKind is what a message says: ready or schedule.
+// notifyKind is what a message says: the index of its channel in its
+// notifier.
 type notifyKind int
 
+// The kinds of the wake-up notifier.
 const (
 	kindReady notifyKind = iota
 	kindSched
+)
+
+// The kinds of the watch notifier.
+const (
+	kindEvents notifyKind = iota
+	kindDone
 )
 
 // idleUnsubscribe is how long the subscription stays with no waiter.
@@ -46,37 +63,44 @@ const idleUnsubscribe = time.Minute
 // connection is noticed within about twice that, and reconnected.
 const notifyHealthCheck = 5 * time.Second
 
-// notifier carries a Store's wake-up messages to its waiters.
+// notifier carries a Store's messages on some channels to its waiters.
 type notifier struct {
 	s        *Store
-	channels [2]string // by notifyKind
+	channels []string // by notifyKind
+	// keyOf reads the key and payload of a message of kind k; nil means
+	// the message is the key, with no payload.
+	keyOf func(k notifyKind, msg string) (key, payload string)
 
 	mu       sync.Mutex
 	running  bool
 	stop     context.CancelFunc
 	lastUsed time.Time
-	err      error // the subscription's last failure, nil once subscribed
-	kinds    [2]kindState
+	live     chan struct{} // closed once the server confirmed the subscription
+	err      error         // the subscription's last failure, nil once subscribed
+	kinds    []kindState
 }
 
 // kindState is the waiting of one kind.
 type kindState struct {
-	known   map[string]bool // queues waited on since the subscription started
-	raised  map[string]bool // queues signalled that no waiter took yet
+	known   map[string]bool   // keys waited on since the subscription started
+	raised  map[string]string // keys signalled that no waiter took yet, with their payload
 	waiters map[*nwaiter]struct{}
 }
 
 // nwaiter is one blocked wait.
 type nwaiter struct {
-	queues map[string]bool
-	got    []string
-	wake   chan struct{} // one slot
+	queues   map[string]bool
+	got      []string
+	payloads map[string]string // by key, when a message carried one
+	wake     chan struct{}     // one slot
 }
 
-func newNotifier(s *Store) *notifier {
-	n := &notifier{s: s, channels: [2]string{s.opts.Prefix + ":ready", s.opts.Prefix + ":sched"}}
+// newNotifier returns a notifier for channels, which it subscribes to on
+// the first wait.
+func newNotifier(s *Store, channels ...string) *notifier {
+	n := &notifier{s: s, channels: channels, kinds: make([]kindState, len(channels))}
 	for i := range n.kinds {
-		n.kinds[i] = kindState{known: map[string]bool{}, raised: map[string]bool{}, waiters: map[*nwaiter]struct{}{}}
+		n.kinds[i] = kindState{known: map[string]bool{}, raised: map[string]string{}, waiters: map[*nwaiter]struct{}{}}
 	}
 	return n
 }
@@ -86,14 +110,23 @@ func newNotifier(s *Store) *notifier {
 // ctx's end, when it gives back what it took. While the subscription
 // cannot be made (the server refuses it), it returns that error.
 func (n *notifier) wait(ctx context.Context, k notifyKind, queues []string, timeout time.Duration) ([]string, error) {
+	got, _, err := n.waitPayloads(ctx, k, queues, timeout)
+	return got, err
+}
+
+// waitPayloads is wait that also returns the payloads the messages
+// carried, by key (empty when a key was signalled without one: look
+// again).
+func (n *notifier) waitPayloads(ctx context.Context, k notifyKind, queues []string, timeout time.Duration) ([]string, map[string]string, error) {
 	n.mu.Lock()
 	n.ensureRunning()
 	if err := n.err; err != nil {
 		n.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	ks := &n.kinds[k]
 	var got []string
+	var payloads map[string]string
 	for _, q := range queues {
 		if !ks.known[q] {
 			// A queue waited on for the first time may have been
@@ -102,14 +135,20 @@ func (n *notifier) wait(ctx context.Context, k notifyKind, queues []string, time
 			got = append(got, q)
 			continue
 		}
-		if ks.raised[q] {
+		if p, ok := ks.raised[q]; ok {
 			delete(ks.raised, q)
 			got = append(got, q)
+			if p != "" {
+				if payloads == nil {
+					payloads = make(map[string]string)
+				}
+				payloads[q] = p
+			}
 		}
 	}
 	if len(got) > 0 || timeout <= 0 || ctx.Err() != nil {
 		n.mu.Unlock()
-		return n.keep(ctx, k, got), nil
+		return n.keep(ctx, k, got, payloads), payloads, nil
 	}
 	w := &nwaiter{queues: make(map[string]bool, len(queues)), wake: make(chan struct{}, 1)}
 	for _, q := range queues {
@@ -127,34 +166,50 @@ func (n *notifier) wait(ctx context.Context, k notifyKind, queues []string, time
 	}
 	n.mu.Lock()
 	delete(ks.waiters, w)
-	got = w.got
+	got, payloads = w.got, w.payloads
 	n.lastUsed = time.Now()
 	err := n.err
 	n.mu.Unlock()
 	if err != nil {
-		n.keep(context.Background(), k, nil)
-		return nil, err
+		n.keep(context.Background(), k, nil, nil)
+		return nil, nil, err
 	}
-	return n.keep(ctx, k, got), nil
+	if got = n.keep(ctx, k, got, payloads); got == nil {
+		payloads = nil
+	}
+	return got, payloads, nil
 }
 
-// keep returns got, or raises its queues again and returns nil when ctx is
-// done (the caller will not act on them).
-func (n *notifier) keep(ctx context.Context, k notifyKind, got []string) []string {
+// keep returns got, or raises its keys again (with their payloads) and
+// returns nil when ctx is done (the caller will not act on them).
+func (n *notifier) keep(ctx context.Context, k notifyKind, got []string, payloads map[string]string) []string {
 	if ctx.Err() == nil || len(got) == 0 {
 		return got
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, q := range got {
-		n.deliver(k, q)
+		n.deliver(k, q, payloads[q])
 	}
 	return nil
 }
 
-// deliver hands a signal of kind k for queue q to the waiters on q, or
-// keeps it for the next one. n.mu must be held.
-func (n *notifier) deliver(k notifyKind, q string) {
+// forget drops what the notifier knows of keys of kind k that nobody will
+// wait on again (a job's done key after its wait), so that keys do not
+// pile up.
+func (n *notifier) forget(k notifyKind, keys ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ks := &n.kinds[k]
+	for _, q := range keys {
+		delete(ks.known, q)
+		delete(ks.raised, q)
+	}
+}
+
+// deliver hands a signal of kind k for key q, with its payload, to the
+// waiters on q, or keeps it for the next one. n.mu must be held.
+func (n *notifier) deliver(k notifyKind, q, payload string) {
 	ks := &n.kinds[k]
 	if !ks.known[q] {
 		return // nobody here waits on q
@@ -167,6 +222,12 @@ func (n *notifier) deliver(k notifyKind, q string) {
 		if !slices.Contains(w.got, q) {
 			w.got = append(w.got, q)
 		}
+		if payload != "" {
+			if w.payloads == nil {
+				w.payloads = make(map[string]string)
+			}
+			w.payloads[q] = payload
+		}
 		select {
 		case w.wake <- struct{}{}:
 		default:
@@ -174,16 +235,19 @@ func (n *notifier) deliver(k notifyKind, q string) {
 		delivered = true
 	}
 	if !delivered {
-		ks.raised[q] = true
+		if old := ks.raised[q]; payload == "" && old != "" {
+			payload = old // a bare signal does not erase a payload
+		}
+		ks.raised[q] = payload
 	}
 }
 
-// deliverAll signals every known queue of both kinds: after a
+// deliverAll signals every known key of every kind: after a
 // (re)subscription, when messages may have been missed. n.mu must be held.
 func (n *notifier) deliverAll() {
 	for k := range n.kinds {
 		for q := range n.kinds[k].known {
-			n.deliver(notifyKind(k), q)
+			n.deliver(notifyKind(k), q, "")
 		}
 	}
 }
@@ -196,9 +260,32 @@ func (n *notifier) ensureRunning() {
 		return
 	}
 	n.running = true
+	n.live = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
 	go n.run(ctx)
+}
+
+// waitLive starts the subscription if it is not running and waits until
+// the server confirmed it, ctx is done, or the subscription fails (its
+// error). Messages published after it returns nil reach this process.
+func (n *notifier) waitLive(ctx context.Context) error {
+	for {
+		n.mu.Lock()
+		n.ensureRunning()
+		live, err := n.live, n.err
+		n.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		select {
+		case <-live:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond): // look at n.err again
+		}
+	}
 }
 
 // run holds the subscription until it has had no waiter for
@@ -233,7 +320,7 @@ func (n *notifier) run(ctx context.Context) {
 // is what waits return meanwhile). It returns nil when ctx ends first.
 func (n *notifier) subscribe(ctx context.Context) *redis.PubSub {
 	for try := 0; ; try++ {
-		ps := n.s.rdb.Subscribe(ctx, n.channels[:]...)
+		ps := n.s.rdb.Subscribe(ctx, n.channels...)
 		m, err := ps.ReceiveTimeout(ctx, 10*time.Second)
 		if err == nil {
 			n.mu.Lock()
@@ -248,7 +335,7 @@ func (n *notifier) subscribe(ctx context.Context) *redis.PubSub {
 		}
 		n.s.observe(err)
 		n.mu.Lock()
-		n.err = wrap("subscribe to wake-ups", err)
+		n.err = wrap("subscribe to "+strings.Join(n.channels, ", "), err)
 		n.deliverAll() // wake the waiters: they return the error
 		n.mu.Unlock()
 		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)
@@ -267,15 +354,28 @@ func (n *notifier) handle(m any) {
 	switch m := m.(type) {
 	case *redis.Message:
 		for k, c := range n.channels {
-			if m.Channel == c {
-				n.deliver(notifyKind(k), m.Payload)
+			if m.Channel != c {
+				continue
 			}
+			key, payload := m.Payload, ""
+			if n.keyOf != nil {
+				key, payload = n.keyOf(notifyKind(k), m.Payload)
+			}
+			n.deliver(notifyKind(k), key, payload)
 		}
 	case *redis.Subscription:
 		// Subscribed, or subscribed again after a lost connection: what
-		// was published meanwhile is unknown.
+		// was published meanwhile is unknown. The subscription is live
+		// once every channel is confirmed.
 		if m.Kind == "subscribe" {
 			n.deliverAll()
+			if m.Count == len(n.channels) && n.live != nil {
+				select {
+				case <-n.live:
+				default:
+					close(n.live)
+				}
+			}
 		}
 	}
 }
@@ -297,7 +397,7 @@ func (n *notifier) idleStop() bool {
 	// A later wait starts afresh: every queue gets one look again.
 	for k := range n.kinds {
 		n.kinds[k].known = map[string]bool{}
-		n.kinds[k].raised = map[string]bool{}
+		n.kinds[k].raised = map[string]string{}
 	}
 	return true
 }

@@ -23,26 +23,30 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue   = newScript("enqueue", false, "place", "att")
-	scriptPlain     = newScript("enqueue_plain", false, "place")
-	scriptClaim     = newScript("claim", false, "att")
-	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome")
-	scriptExtend    = newScript("extend", false)
-	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome")
+	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events")
+	scriptPlain     = newScript("enqueue_plain", false, "place", "events")
+	scriptClaim     = newScript("claim", false, "att", "events")
+	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events")
+	scriptExtend    = newScript("extend", false, "att", "events")
+	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome", "events")
 	scriptGetJob    = newScript("getjob", true, "att", "records")
 	scriptList      = newScript("list", true, "member", "records")
 	scriptStats     = newScript("stats", true, "att")
 	scriptConfig    = newScript("config", false)
-	scriptCancel    = newScript("cancel", false, "att", "errors", "unique")
-	scriptRequeue   = newScript("requeue", false, "att")
-	scriptDelete    = newScript("delete", false, "unique")
+	scriptCancel    = newScript("cancel", false, "att", "errors", "unique", "events")
+	scriptRequeue   = newScript("requeue", false, "att", "events")
+	scriptDelete    = newScript("delete", false, "unique", "att", "events")
 	scriptHeartbeat = newScript("heartbeat", false)
+	scriptEvRead    = newScript("events_read", true)
+	scriptEvArm     = newScript("events_arm", false)
+	scriptWaitJob   = newScript("waitjob", false)
 )
 
 // allScripts lists the scripts loaded by the start-up check.
 var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
+	scriptEvRead, scriptEvArm, scriptWaitJob,
 }
 
 func luaFile(name string) string {

@@ -65,6 +65,8 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 			st.Config.RatePeriod = msDur(x)
 		case "ret":
 			st.Config.Retention = msDur(x)
+		case "ev":
+			st.Config.EventsMaxLen = int(x)
 		}
 	}
 	return st, nil
@@ -87,7 +89,7 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	// with them).
 	k := s.queueKeys(queue)
 	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
-		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention)).Err()
+		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen).Err()
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

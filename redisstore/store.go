@@ -31,7 +31,8 @@ type Store struct {
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 
 	batchers sync.Map // hash slot (0 on a plain client) -> *batcher
-	notify   *notifier
+	notify   *notifier // wake-ups: ready, sched
+	watch    *notifier // events and job ends (events.go, wait_job.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -56,7 +57,9 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 	}
 	_, plain := client.(*redis.Client)
 	s.sharded = !plain
-	s.notify = newNotifier(s)
+	s.notify = newNotifier(s, o.Prefix+":ready", o.Prefix+":sched")
+	s.watch = newNotifier(s, o.Prefix+":ev", o.Prefix+":done")
+	s.watch.keyOf = doneKey
 	return s
 }
 

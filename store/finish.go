@@ -27,6 +27,12 @@ type FinishRequest struct {
 	// ack. The worker sets the job's own retention here: the store does not
 	// look it up again.
 	Retention time.Duration
+	// Kind and Attempt are the job's kind and attempt as its claim
+	// returned them. A store may use them in the event the outcome emits
+	// rather than read them again (redisstore does); when Kind is empty it
+	// reads both. They change nothing else.
+	Kind    string
+	Attempt int
 }
 
 // Validate returns an error wrapping ErrInvalidQueue, ErrInvalidJob or

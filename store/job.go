@@ -56,6 +56,9 @@ type JobRecord struct {
 	Result []byte
 	// Cancelled reports that Cancel was called for the job.
 	Cancelled bool
+	// Progress is what the job's attempts reported (hopper.Progress,
+	// hopper.Log); nil when none did.
+	Progress *Progress
 }
 
 // AttemptError is one failed attempt in a job's history.

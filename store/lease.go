@@ -7,15 +7,26 @@ type LeaseRef struct {
 	Queue string
 	ID    string
 	Token uint64
+	// Progress, when not nil, is the attempt's progress since the last
+	// renewal: Extend stores it with the job (replacing Percent and Data,
+	// appending the log lines, keeping the last MaxLogLines) and emits a
+	// progress event, when the lease is held.
+	Progress *Progress
 }
 
 // Validate returns an error wrapping ErrInvalidQueue or ErrInvalidJob when
-// the queue or ID is invalid.
+// the queue or ID is invalid, or the progress breaks a limit.
 func (r LeaseRef) Validate() error {
 	if err := ValidateQueue(r.Queue); err != nil {
 		return err
 	}
-	return ValidateID(r.ID)
+	if err := ValidateID(r.ID); err != nil {
+		return err
+	}
+	if r.Progress != nil {
+		return r.Progress.Validate()
+	}
+	return nil
 }
 
 // LeaseStatus is what Store.Extend found for one lease.

@@ -30,6 +30,13 @@ type QueueConfig struct {
 	// Retention keeps acked jobs in done for this long unless the job sets
 	// its own. Zero means acked jobs are deleted.
 	Retention time.Duration
+	// EventsMaxLen bounds the queue's event stream (see EventReader): it
+	// keeps the events of about this many store steps, each step (an
+	// enqueue call, a claim, a batch of outcomes, a maintenance pass) one
+	// entry holding the events of all its jobs. Zero means
+	// DefaultEventsMaxLen; negative turns the queue's events off (its
+	// transitions then cost nothing more).
+	EventsMaxLen int
 }
 
 // Normalize returns c with its defaults applied (RatePeriod), or an error

@@ -21,7 +21,9 @@ func TestCaseLists(t *testing.T) {
 	}
 	nEngine := checkGroups(t, "Engine", engine)
 	nAdmin := checkGroups(t, "Admin", admin)
-	t.Logf("%d Engine cases, %d Admin cases", nEngine, nAdmin)
+	nEvents := checkCases(t, "Events", eventsCases())
+	nWatch := checkCases(t, "WatchJob", watchCases())
+	t.Logf("%d Engine cases, %d Admin cases, %d Events cases, %d WatchJob cases", nEngine, nAdmin, nEvents, nWatch)
 }
 
 // checkGroups checks the groups of one part and returns how many cases

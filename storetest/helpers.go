@@ -174,7 +174,7 @@ func finish(t *testing.T, s store.Store, reqs ...store.FinishRequest) []error {
 
 // outcome builds the FinishRequest that ends j's current claim with o.
 func outcome(j *store.JobRecord, o store.Outcome) store.FinishRequest {
-	return store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o}
+	return store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o, Kind: j.Kind, Attempt: j.Attempt}
 }
 
 // failed builds a retry or garbage FinishRequest for j with an error

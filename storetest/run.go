@@ -30,6 +30,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		t.Fatal("newStore returned a nil Store")
 	}
 	_, hasAdmin := probe.(store.Admin)
+	_, hasEvents := probe.(store.EventReader)
+	_, hasWatch := probe.(store.JobWaiter)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -58,6 +60,42 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 					})
 				}
 			})
+		}
+	})
+	// The optional groups: a case that also needs store.Admin gets it, or
+	// nil when the store has none (and skips).
+	adminOf := func(s store.Store) store.Admin { a, _ := s.(store.Admin); return a }
+	wrongStore := func(t *testing.T, s store.Store, iface string) {
+		t.Fatalf("newStore returned a %T, which does not implement %s, after a %T that does", s, iface, probe)
+	}
+	runOptional(t, "Events", hasEvents, probe, eventsCases(), func(t *testing.T, fn eventsFunc) {
+		s := freshStore(t, newStore)
+		r, ok := s.(store.EventReader)
+		if !ok {
+			wrongStore(t, s, "store.EventReader")
+		}
+		fn(t, s, r, adminOf(s))
+	})
+	runOptional(t, "WatchJob", hasWatch, probe, watchCases(), func(t *testing.T, fn watchFunc) {
+		s := freshStore(t, newStore)
+		w, ok := s.(store.JobWaiter)
+		if !ok {
+			wrongStore(t, s, "store.JobWaiter")
+		}
+		fn(t, s, w, adminOf(s))
+	})
+}
+
+// runOptional runs the cases of the group of an optional interface, or
+// skips it when the store (probe) does not implement it; call runs one
+// case on a fresh store.
+func runOptional[F any](t *testing.T, name string, has bool, probe store.Store, cases []testCase[F], call func(t *testing.T, fn F)) {
+	t.Run(name, func(t *testing.T) {
+		if !has {
+			t.Skipf("the store (%T) does not implement the optional interface of the %s group", probe, name)
+		}
+		for _, c := range cases {
+			c.run(t, call)
 		}
 	})
 }

@@ -269,23 +269,33 @@ func waitNamed(t *testing.T, what string, wait waitFunc, queues []string, q stri
 func testWaitReadyNames(t *testing.T, s store.Store) {
 	idle, q := newQueue(t), newQueue(t)
 	settle(t, s.WaitReady, idle, q)
-	done := make(chan struct{})
+	type result struct {
+		got []string
+		err error
+	}
+	done := make(chan result, 1)
 	go func() {
-		defer close(done)
-		waitNamed(t, "WaitReady while a job is enqueued", s.WaitReady, []string{idle, q}, q)
+		// The goroutine only reports: a test may not fail from it once
+		// the test is over.
+		got, err := s.WaitReady(t.Context(), []string{idle, q}, waitFor)
+		done <- result{got, err}
 	}()
 	// Enqueue until the waiter returns: it may not block yet.
 	n := 0
+	var res result
 	testutil.EventuallyTrue(t, waitFor, "the waiter to return", func() bool {
 		n++
 		add(t, s, job(q, fmt.Sprint("j", n)))
 		select {
-		case <-done:
+		case res = <-done:
 			return true
 		case <-time.After(20 * time.Millisecond):
 			return false
 		}
 	})
+	if res.err != nil || !slices.Contains(res.got, q) {
+		t.Fatalf("WaitReady while a job is enqueued: wait on %v returned %v, %v; want %q among the queues", []string{idle, q}, res.got, res.err, q)
+	}
 }
 
 // testWaitReadyKeeps: a job made ready while no one waits (between a

@@ -51,8 +51,10 @@ type attempt struct {
 	// starts.
 	leaseUntil atomic.Int64 // unix nanoseconds
 
-	mu     sync.Mutex // guards result
+	mu     sync.Mutex // guards result and prog
 	result []byte     // set by SetResult
+	prog   progress   // reported by the handler
+	err    error      // the handler's error, for the hooks (set before the outcome is added)
 }
 
 // cause is the error an interrupt cancels the attempt's context with.

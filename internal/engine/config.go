@@ -62,6 +62,10 @@ type Config struct {
 	// RenewEvery is how often leases are renewed and cancellations
 	// looked for while the worker holds jobs.
 	RenewEvery time.Duration
+	// Finished, when set, is called with every outcome the store
+	// confirmed, the job and its handler's error (see hooks.go).
+	// The context is the worker's, without its cancellation.
+	Finished func(ctx context.Context, rec *store.JobRecord, o store.Outcome, err error)
 	// IdleWait bounds one wait for ready jobs when nothing is claimable.
 	IdleWait          time.Duration
 	JobTimeout        time.Duration // 0 or less = none

@@ -14,8 +14,9 @@ import (
 // many attempts it ran. Each job goes the way Run would take it (claim
 // with a lease and a token, the handler chain, the outcome reported with
 // Finish), but nothing runs in the background: no lease renewal (a handler
-// must return within cfg.Lease), no scheduler, no heartbeat. It returns the
-// first store error, or ctx's.
+// must return within cfg.Lease; progress is sent before the outcome), no
+// scheduler, no heartbeat; cfg.Finished runs in the calling goroutine. It
+// returns the first store error, or ctx's.
 func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, error) {
 	r := newWorker(st, cfg, h)
 	r.jobBase = ctx
@@ -32,7 +33,7 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 			}
 			for _, rec := range res.Jobs {
 				ran++
-				if err := r.runNow(ctx, &attempt{rec: rec, w: r, qi: qi}); err != nil {
+				if err := r.runNow(ctx, &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}); err != nil {
 					return ran, err
 				}
 			}
@@ -57,6 +58,8 @@ func (r *worker) runNow(ctx context.Context, a *attempt) error {
 	a.setCancel(cancel)
 	err := r.invoke(actx, a.rec)
 	a.finish()
+	r.flushProgress(a)
+	a.err = err
 	req := r.finishRequest(a, err)
 	if req == nil {
 		return nil
@@ -70,6 +73,9 @@ func (r *worker) runNow(ctx context.Context, a *attempt) error {
 	}
 	if errs[0] != nil && !errors.Is(errs[0], store.ErrLeaseLost) && !errors.Is(errs[0], store.ErrJobNotFound) {
 		return errs[0]
+	}
+	if errs[0] == nil && r.cfg.Finished != nil {
+		r.runHook(hookCall{rec: a.rec, o: req.Outcome, err: a.err})
 	}
 	return nil
 }

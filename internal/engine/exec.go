@@ -14,7 +14,7 @@ import (
 // dispatch hands a claimed job to the executors. The fetch loop has made
 // room for it in the jobs channel.
 func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil time.Time) {
-	a := &attempt{rec: rec, w: r, qi: qi}
+	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}
 	a.leaseUntil.Store(leaseUntil.UnixNano())
 	r.held.Add(1)
 	r.qheld[qi].Add(1)
@@ -81,6 +81,7 @@ func (r *worker) runAttempt(a *attempt) bool {
 		return false // the watchdog or shutdown decided; a replacement runs
 	}
 	r.busy.Add(-1)
+	r.flushProgress(a)
 	r.decide(a, err)
 	return true
 }
@@ -100,6 +101,7 @@ func (r *worker) decide(a *attempt, err error) {
 	// decided: shutdown closes the finisher once nothing is undecided, and
 	// an outcome added after that would be dropped, leaving the job in
 	// unack until its lease expired.
+	a.err = err
 	if req := r.finishRequest(a, err); req != nil {
 		r.fin.add(a, req)
 	} else {
@@ -122,7 +124,8 @@ func (r *worker) invoke(ctx context.Context, rec *store.JobRecord) (err error) {
 // attempt; nil when the lease is lost and there is nothing to tell the store.
 func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
 	rec := a.rec
-	req := &store.FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err)}
+	req := &store.FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err),
+		Kind: rec.Kind, Attempt: rec.Attempt}
 	switch req.Outcome {
 	case store.OutcomeAck:
 		a.mu.Lock()

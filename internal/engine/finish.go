@@ -174,6 +174,9 @@ func (f *finisher) flush(batch []finishItem) []finishItem {
 		if e == nil || refusal(e) {
 			f.report(it, e)
 			f.r.forget(it.a)
+			if e == nil {
+				f.r.confirmed(it.a, it.req.Outcome)
+			}
 			continue
 		}
 		it.tries++

@@ -179,3 +179,53 @@ func TestFinisherRetriesAFailingQueueAlone(t *testing.T) {
 		t.Errorf("%d attempts held, want only the one whose ack keeps failing", n)
 	}
 }
+
+// finishRefuses is a Store whose Finish refuses every request but the
+// acks of job "ok": the other leases were lost.
+type finishRefuses struct{ store.Store }
+
+func (finishRefuses) Finish(_ context.Context, reqs []store.FinishRequest) ([]error, error) {
+	errs := make([]error, len(reqs))
+	for i, r := range reqs {
+		if r.ID != "ok" {
+			errs[i] = fmt.Errorf("%w: %s", store.ErrLeaseLost, r.ID)
+		}
+	}
+	return errs, nil
+}
+
+// The hook runs for an outcome the store confirmed, never for one it
+// refused.
+func TestHookOnlyForConfirmedOutcomes(t *testing.T) {
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	var mu sync.Mutex
+	var got []string
+	cfg.Finished = func(_ context.Context, rec *store.JobRecord, o store.Outcome, err error) {
+		mu.Lock()
+		got = append(got, rec.ID+" "+o.String())
+		mu.Unlock()
+	}
+	r := newWorker(finishRefuses{}, cfg, nil)
+	r.jobBase = context.Background()
+	go r.fin.loop()
+	hooked := make(chan struct{})
+	go func() {
+		r.hookLoop(r.hooks)
+		close(hooked)
+	}()
+	for _, id := range []string{"lost", "ok"} {
+		a := &attempt{rec: &store.JobRecord{Queue: "q", ID: id, Token: 1}}
+		r.mu.Lock()
+		r.active[a] = struct{}{}
+		r.mu.Unlock()
+		r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck})
+	}
+	r.fin.close() // every outcome reported
+	close(r.hooks)
+	<-hooked
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, ",") != "ok ack" {
+		t.Fatalf("hooks ran for %q, want only the confirmed ack of job ok", got)
+	}
+}

@@ -10,8 +10,9 @@ import (
 )
 
 // leaseLoop renews the leases of the jobs this worker holds in one batched
-// Store call, interrupts jobs whose lease was lost or that were cancelled,
-// and abandons handlers that ignore their context. It makes no store call
+// Store call, with the progress they reported since the last one,
+// interrupts jobs whose lease was lost or that were cancelled, and
+// abandons handlers that ignore their context. It makes no store call
 // while the worker holds no job.
 func (r *worker) leaseLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.RenewEvery)
@@ -31,10 +32,14 @@ func (r *worker) leaseLoop(ctx context.Context) {
 	}
 }
 
+// extend renews the leases of held in one Store call, with the progress
+// each has to send, and acts on what the store found. A report the store
+// could not take (the call or its lease's check failed) is kept for the
+// next call.
 func (r *worker) extend(ctx context.Context, held []*attempt) {
 	refs := make([]store.LeaseRef, len(held))
 	for i, a := range held {
-		refs[i] = store.LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token}
+		refs[i] = store.LeaseRef{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Progress: a.takeProgress()}
 	}
 	sent := time.Now()
 	// One renewal never takes longer than the interval between two: a
@@ -45,14 +50,22 @@ func (r *worker) extend(ctx context.Context, held []*attempt) {
 	st, err := r.st.Extend(ectx, refs, r.cfg.Lease)
 	cancel()
 	if err != nil || len(st) != len(refs) {
+		for i, a := range held {
+			if p := refs[i].Progress; p != nil {
+				a.keepProgress(p)
+			}
+		}
 		if ctx.Err() == nil {
 			r.log.Error("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
 		}
 		return
 	}
 	failed := 0
-	for _, s := range st {
+	for i, s := range st {
 		if s.Err != nil {
+			if p := refs[i].Progress; p != nil {
+				held[i].keepProgress(p)
+			}
 			if failed == 0 {
 				err = s.Err
 			}
@@ -141,6 +154,7 @@ func (r *worker) watchdog(held []*attempt) {
 			slog.String("queue", rec.Queue), slog.String("id", rec.ID), slog.String("kind", rec.Kind),
 			slog.Duration("running", time.Since(a.startedAt())))
 		err := fmt.Errorf("hopper: handler still running %v after its context ended; abandoned (its goroutine cannot be stopped)", r.cfg.AbandonAfter)
+		a.err = err
 		if req := r.finishRequest(a, err); req != nil {
 			r.fin.add(a, req)
 		} else {

@@ -59,6 +59,7 @@ type worker struct {
 	active map[*attempt]struct{}
 
 	fin     *finisher
+	hooks   chan hookCall // nil without Config.Finished
 	started time.Time
 	host    string
 }
@@ -86,6 +87,9 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 	// Room for one replacement per executor whose handler was abandoned.
 	r.pool.SetLimit(2 * cfg.Concurrency)
 	r.fin = newFinisher(r)
+	if cfg.Finished != nil {
+		r.hooks = make(chan hookCall, 4*cfg.Concurrency)
+	}
 	return r
 }
 
@@ -94,6 +98,10 @@ func (r *worker) run(ctx context.Context) error {
 
 	var bg sync.WaitGroup
 	bgCtx, stopBg := context.WithCancel(context.WithoutCancel(ctx))
+	var hooks sync.WaitGroup
+	if r.hooks != nil {
+		hooks.Go(func() { r.hookLoop(r.hooks) })
+	}
 	bg.Go(r.fin.loop)
 	bg.Go(func() { r.leaseLoop(bgCtx) })
 	bg.Go(func() { r.heartbeatLoop(bgCtx) })
@@ -114,6 +122,12 @@ func (r *worker) run(ctx context.Context) error {
 	r.fin.close()
 	stopBg()
 	bg.Wait()
+	if r.hooks != nil {
+		// The finisher has stopped: no hook call comes after this. The
+		// calls queued run before Run returns.
+		close(r.hooks)
+		hooks.Wait()
+	}
 	return nil
 }
 
@@ -135,7 +149,8 @@ func (r *worker) release(a *attempt) {
 	if !a.abandon() {
 		return
 	}
-	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: store.OutcomeRelease})
+	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: store.OutcomeRelease,
+		Kind: a.rec.Kind, Attempt: a.rec.Attempt})
 	r.decided(a) // after the add: see exec
 }
 

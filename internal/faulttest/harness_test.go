@@ -17,6 +17,7 @@ import (
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // faultJob is the job the producers enqueue; the workers handle its kind
@@ -366,10 +367,11 @@ func (r *run) check(base int) {
 
 // longLived are the key suffixes that may stay after every job is gone:
 // queue config, token counter, throughput counters, periodic ticks, the
-// wake-up tokens (at most one element each), and the unack set and attempt
-// hash, which keep only their sentinel (checked below). The store-wide
-// registry of queues, workers and schedules stays too.
-var longLived = map[string]bool{"c": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true}
+// wake-up tokens (at most one element each), the unack set and attempt
+// hash, which keep only their sentinel, and the event stream, capped
+// (checked below). The store-wide registry of queues, workers and
+// schedules stays too.
+var longLived = map[string]bool{"c": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true, "ev": true}
 
 // checkKeys asserts that no per-job key is left: no jobs hash, ready list,
 // pending, retry, done or garbage set (unless garbage is expected), error
@@ -420,6 +422,11 @@ func (r *run) checkKeys(garbageExpected bool) {
 		case suffix == "a":
 			if n := r.rdb.HLen(ctx, k).Val(); n != 1 {
 				t.Errorf("key %s holds %d fields, want only the sentinel", k, n)
+			}
+		case suffix == "ev":
+			// Trimming is approximate: whole nodes of up to 100 entries.
+			if n := r.rdb.XLen(ctx, k).Val(); n > store.DefaultEventsMaxLen+100 {
+				t.Errorf("event stream %s holds %d entries, want at most about %d", k, n, store.DefaultEventsMaxLen)
 			}
 		case longLived[suffix]:
 		default:

@@ -3,7 +3,7 @@
 -- KEYS: 1 jobs hash, 2 pending zset, 3 retry zset, 4 ready list, 5 unack
 --       zset, 6 attempt info hash, 7 garbage zset, 8 done zset,
 --       9 cancelled set, 10 error history hash, 11 unique locks hash,
---       12 extras hash
+--       12 extras hash, 13 config hash, 14 event stream, 15 waited set
 -- ARGV: 1 id, 2 error text
 -- Returns the state the job was in, or '' when there is no such job.
 -- Waiting jobs move to garbage at once, cancelled, with the error recorded;
@@ -37,4 +37,8 @@ release_unique(KEYS[11], KEYS[12], {id})
 if redis.call('ZCARD', KEYS[7]) == 0 then wake_sched() end
 redis.call('ZADD', KEYS[7], now, id)
 redis.call('SADD', KEYS[9], id)
+events_config(unpack(redis.call('HMGET', KEYS[13], 'ev', 'evw')))
+emit(8, id, kind_of(redis.call('HGET', KEYS[1], id)), a, ARGV[2])
+flush_events(KEYS[14], now)
+ended(KEYS[15], {id}, 'garbage')
 return from

@@ -2,8 +2,9 @@
 -- claim.lua: move up to max jobs from ready to unack (see claim.go).
 --
 -- KEYS: 1 ready list, 2 jobs hash, 3 unack zset, 4 attempt info hash,
---       5 config hash, 6 token counter, 7 error history hash
--- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue
+--       5 config hash, 6 token counter, 7 error history hash, 8 event
+--       stream
+-- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
 -- Returns {nowMs, deadlineMs, retryInMs, token, id1, value1, attempt1,
 --          errors1, dueMs1, id2, ...}; every job of the call has the token;
 --          dueMs is when the job fell due ('' when it went straight to
@@ -16,7 +17,7 @@
 local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rw', 'rn')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rw', 'rn', 'ev', 'evw')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -81,6 +82,8 @@ local nows = str(now)
 -- the whole batch.
 local fresh = '1,' .. nows .. ',' .. tok .. ','
 local out = {now, deadline, 0, tonumber(tok)}
+events_config(c[7], c[8])
+local ev, worker = events_on(), ARGV[4]
 local o = 4
 local zargs, hargs = {}, {}
 local z, h = 0, 0
@@ -103,6 +106,7 @@ for i = 1, #ids do
     end
     h = h + 2
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v, a, errs[i] or '', due
+    if ev then emit(3, id, kind_of(v), a, worker) end
   else
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, '', 0, '', ''
   end
@@ -119,6 +123,7 @@ end
 if window then
   redis.call('HSET', conf, 'rw', str(window), 'rn', str(used + z / 2)) -- zargs: score, member per job
 end
+flush_events(KEYS[8], now)
 -- Jobs left behind (LPOP filled the batch): make sure the next idle worker
 -- wakes for them.
 if #ids == n and redis.call('LLEN', ready) > 0 then

@@ -2,12 +2,13 @@
 --
 -- KEYS: 1 config hash
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
---       5 retention ms; zero means unset.
+--       5 retention ms, 6 events max length (negative: no events); zero
+--       means unset.
 -- Wakes idle workers: a resumed or widened queue may have claimable jobs.
 
 local c = KEYS[1]
-local fields = {'paused', 'maxrun', 'rate', 'period', 'ret'}
-for i = 1, 5 do
+local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev'}
+for i = 1, 6 do
   if ARGV[i] == '0' then
     redis.call('HDEL', c, fields[i])
   else

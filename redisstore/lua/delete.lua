@@ -2,7 +2,8 @@
 --
 -- KEYS: 1 the state's list (ready) or sorted set, 2 jobs hash, 3 attempt
 --       info hash, 4 error history hash, 5 results hash, 6 cancelled set,
---       7 unique locks hash, 8 extras hash, 9 done expiry zset
+--       7 unique locks hash, 8 extras hash, 9 done expiry zset, 10 config
+--       hash, 11 event stream, 12 waited set, 13 progress hash
 -- ARGV: 1 "ids" or "all", 2 state, then for "ids" the IDs, for "all" the
 --       batch size.
 -- Returns how many were deleted. With "all" the caller repeats until fewer
@@ -31,6 +32,15 @@ else
   end
 end
 if #ids == 0 then return 0 end
+events_config(unpack(redis.call('HMGET', KEYS[10], 'ev', 'evw')))
+if events_on() then
+  local kinds = kinds_of(KEYS[2], ids)
+  local atts = call_chunked_flat('HMGET', KEYS[3], ids)
+  for i = 1, #ids do emit(12, ids[i], kinds[i], (parse_att(atts[i])), '') end
+  flush_events(KEYS[11], now_ms())
+end
+ended(KEYS[12], ids, 'deleted')
+if redis.call('HLEN', KEYS[13]) > 0 then call_chunked('HDEL', KEYS[13], ids, 1) end
 release_unique(KEYS[7], KEYS[8], ids)
 call_chunked('HDEL', KEYS[2], ids, 1)
 call_chunked('HDEL', KEYS[3], ids, 1)

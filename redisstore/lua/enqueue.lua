@@ -1,7 +1,8 @@
 -- enqueue.lua: add jobs to one queue (see enqueue.go).
 --
 -- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 unique locks hash,
---       5 extras hash, 6 periodic ticks hash, 7 attempt info hash
+--       5 extras hash, 6 periodic ticks hash, 7 attempt info hash,
+--       8 config hash, 9 event stream
 -- ARGV: groups of four per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
 --       absolute "ms"), extra ("" or "1"); after extra "1" four more: unique
@@ -17,6 +18,7 @@
 
 local jobs = KEYS[1]
 local now, later = now_ms()
+events_config(unpack(redis.call('HMGET', KEYS[8], 'ev', 'evw')))
 local nows = str(now) .. ','
 local out = {}
 local i = 1
@@ -63,8 +65,10 @@ while i <= #ARGV do
       -- fell due, as a promotion would.
       redis.call('HSET', KEYS[7], id, make_att(0, '', '', due))
     end
+    emit(1, id, kind_of_new(val), 0, res)
   end
   out[#out + 1] = res
 end
 store_placed(KEYS[2], KEYS[3])
+flush_events(KEYS[9], now)
 return out

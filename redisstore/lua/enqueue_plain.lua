@@ -2,7 +2,8 @@
 -- their own) to one queue: the common case, with fewer keys and arguments
 -- than enqueue.lua (see enqueue.go).
 --
--- KEYS: 1 jobs hash, 2 ready list, 3 pending zset
+-- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 config hash, 5 event
+--       stream
 -- ARGV: triples per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
 --       absolute "ms").
@@ -11,10 +12,13 @@
 --
 -- Cost: one job takes one HSETNX (the duplicate check and the insert);
 -- a batch one HMGET and one HSET; then TIME, one RPUSH and/or ZADD, and the
--- wake signal only when ready was empty.
+-- wake signal only when ready was empty; with events, one HMGET of the
+-- config and one XADD.
 
 local jobs = KEYS[1]
 local now, later = now_ms()
+events_config(unpack(redis.call('HMGET', KEYS[4], 'ev', 'evw')))
+local ev = events_on()
 local nows = str(now) .. ','
 local out = {}
 if #ARGV == 3 then
@@ -23,6 +27,7 @@ if #ARGV == 3 then
     out[1] = 'd' .. id
   else
     out[1] = place(id, ARGV[3], now, later)
+    if ev then emit(1, id, kind_of_new(ARGV[2]), 0, out[1]) end
   end
 else
   local ids = {}
@@ -38,9 +43,11 @@ else
       h[#h + 1] = id
       h[#h + 1] = nows .. ARGV[3 * k - 1]
       out[k] = place(id, ARGV[3 * k], now, later)
+      if ev then emit(1, id, kind_of_new(ARGV[3 * k - 1]), 0, out[k]) end
     end
   end
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
 store_placed(KEYS[2], KEYS[3])
+flush_events(KEYS[5], now)
 return out

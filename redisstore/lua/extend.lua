@@ -1,36 +1,72 @@
 #!lua flags=allow-oom
--- extend.lua: push lease deadlines of one queue to now+lease (see
--- extend.go).
+-- extend.lua: push lease deadlines of one queue to now+lease, and store
+-- the progress the running attempts reported (see extend.go).
 --
--- KEYS: 1 unack zset, 2 cancelled set
--- ARGV: 1 lease ms, then pairs id, token
+-- KEYS: 1 unack zset, 2 cancelled set, 3 jobs hash, 4 attempt info hash,
+--       5 config hash, 6 event stream, 7 progress hash
+-- ARGV: 1 lease ms, then triples id, token, progress ('' for none, else
+--       the msgpack array [percent, data, [[atMs, text], ...]] of the
+--       report)
 -- Returns {deadlineMs, status1, status2, ...}: bit 1 the lease is held (and
 -- now extended), bit 2 the job was cancelled.
 --
 -- Cost per call: TIME, ZMSCORE, ZADD XX, SMISMEMBER when anything is
--- cancelled; none per job.
+-- cancelled; none per job without progress. A report costs an HGET and
+-- HSET of the job's progress (the log lines appended, the last
+-- MAX_LOG_LINES kept) and its event.
 
+local MAX_LOG_LINES = 100
 local unack = KEYS[1]
-local _, later = now_ms()
+local now, later = now_ms()
 local deadline = later + tonumber(ARGV[1])
-local members, ids = {}, {}
-for i = 2, #ARGV, 2 do
-  ids[#ids + 1] = ARGV[i]
-  members[#members + 1] = ARGV[i] .. '|' .. ARGV[i + 1]
+local members, ids, reports = {}, {}, {}
+for i = 2, #ARGV, 3 do
+  local n = #ids + 1
+  ids[n] = ARGV[i]
+  members[n] = ARGV[i] .. '|' .. ARGV[i + 1]
+  reports[n] = ARGV[i + 2]
 end
 local held = call_chunked_flat('ZMSCORE', unack, members)
 local cancelled = {}
 if redis.call('SCARD', KEYS[2]) > 0 then
   cancelled = call_chunked_flat('SMISMEMBER', KEYS[2], ids)
 end
+
+-- progress stores report rep of job id and emits it.
+local function progress(id, rep)
+  local r = cmsgpack.unpack(rep)
+  local log = {}
+  local cur = redis.call('HGET', KEYS[7], id)
+  if cur then log = cmsgpack.unpack(cur)[3] or {} end
+  for _, l in ipairs(r[3] or {}) do log[#log + 1] = l end
+  if #log > MAX_LOG_LINES then
+    local keep = {}
+    for k = #log - MAX_LOG_LINES + 1, #log do keep[#keep + 1] = log[k] end
+    log = keep
+  end
+  redis.call('HSET', KEYS[7], id, cmsgpack.pack({r[1], r[2], log}))
+  if events_on() then
+    local a = parse_att(redis.call('HGET', KEYS[4], id))
+    emit(4, id, kind_of(redis.call('HGET', KEYS[3], id)), a, rep)
+  end
+end
+
 local out = {deadline}
 local z = {}
+local reported = false
 for i = 1, #members do
   local st = 0
   if held[i] then
     st = 1
     z[#z + 1] = deadline
     z[#z + 1] = members[i]
+    if reports[i] ~= '' then
+      if not reported then
+        reported = true
+        events_config(unpack(redis.call('HMGET', KEYS[5], 'ev', 'evw')))
+      end
+      progress(ids[i], reports[i])
+    end
   end
   if cancelled[i] == 1 then st = st + 2 end
   out[#out + 1] = st
@@ -44,4 +80,5 @@ if #z > 0 then
     i = j + 1
   end
 end
+if reported then flush_events(KEYS[6], now) end
 return out

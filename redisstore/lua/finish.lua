@@ -5,13 +5,16 @@
 --       hash, 5 results hash, 6 unique locks hash, 7 extras hash,
 --       8 cancelled set, 9 ready list, 10 pending zset, 11 retry zset,
 --       12 garbage zset, 13 done zset, 14 done expiry zset, 15 config hash,
---       16 throughput hash
+--       16 throughput hash, 17 event stream, 18 waited set, 19 progress
+--       hash
 -- ARGV: 1 the number A of plain acks (no retention or result in the
---       request), then A pairs id, member ("id|token"), then groups of five
---       per other request: outcome (1 ack, 2 retry, 3 garbage, 4 snooze,
---       5 release, 6 cancel), id, member, then for ack the retention ms
---       (0 = none asked) and the result, for the others the delay ms and
---       the error record (see append_error, "" for none).
+--       request), then A quads id, member ("id|token"), kind, attempt,
+--       then groups of seven per other request: outcome (1 ack, 2 retry,
+--       3 garbage, 4 snooze, 5 release, 6 cancel), id, member, then for ack
+--       the retention ms (0 = none asked) and the result, for the others
+--       the delay ms and the error record (see append_error, "" for none),
+--       then kind and attempt. Kind and attempt are the claim's, for the
+--       events; an empty kind makes the script read both.
 -- Returns one integer per request, plain acks first, in ARGV order:
 -- 0 done, 1 lease lost, 2 no such job.
 --
@@ -31,25 +34,31 @@ local nows = str(now)
 -- from the plain acks on, where (in ARGV) the outcome and its two values
 -- are.
 local plain = tonumber(ARGV[1])
-local ids, members, at = {}, {}, {}
+local ids, members, at, kinds, attempts = {}, {}, {}, {}, {}
 local n = 0
 local i = 2
 for _ = 1, plain do
   n = n + 1
-  ids[n] = ARGV[i]
-  members[n] = ARGV[i + 1]
-  i = i + 2
+  ids[n], members[n], kinds[n], attempts[n] = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  i = i + 4
 end
 while i <= #ARGV do
   n = n + 1
-  ids[n] = ARGV[i + 1]
-  members[n] = ARGV[i + 2]
+  ids[n], members[n], kinds[n], attempts[n] = ARGV[i + 1], ARGV[i + 2], ARGV[i + 5], ARGV[i + 6]
   at[n] = i
-  i = i + 5
+  i = i + 7
 end
 
-local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun')
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw')
 local queue_ret = tonumber(conf[1]) or 0
+events_config(conf[3], conf[4])
+local ev = events_on()
+-- kind_att returns the kind and attempt of request r for its event: the
+-- request's, else read.
+local function kind_att(r)
+  if kinds[r] ~= '' then return kinds[r], tonumber(attempts[r]) or 0 end
+  return kind_of(redis.call('HGET', jobs, ids[r])), (parse_att(redis.call('HGET', att, ids[r])))
+end
 local held = call_chunked_flat('ZMSCORE', unack, members)
 -- A cancelled job is not retried, snoozed or released: it dies cancelled.
 local any_cancelled = redis.call('SCARD', KEYS[8]) > 0
@@ -71,6 +80,7 @@ local min_exp
 local dead_ids, dead_z = {}, {}  -- to garbage
 local results = {}               -- result field-value pairs
 local acks, fails = 0, 0
+local ended_ok, ended_res, ended_dead = {}, {}, {}
 local wake_r, wake_s = false, false
 local first_retry, first_pend -- earliest scores before this call
 
@@ -78,6 +88,8 @@ local first_retry, first_pend -- earliest scores before this call
 -- for none) or the queue's, with its result, or deletes it.
 local function ack(id, ret, result)
   acks = acks + 1
+  ended_ok[acks] = id
+  ended_res[acks] = result
   if ret == 0 then ret = queue_ret end
   if ret <= 0 then
     del_ids[#del_ids + 1] = id
@@ -107,6 +119,10 @@ for r = 1, plain do
     ng = ng + 1
     gone[ng] = members[r]
     ack(id, 0, '')
+    if ev then
+      local k, a = kind_att(r)
+      emit(5, id, k, a, '')
+    end
   end
 end
 
@@ -121,6 +137,10 @@ for r = plain + 1, n do
     gone[#gone + 1] = members[r]
     if cancelled[r] == 1 then o = on_cancelled(o) end
     if o == 1 then
+      if ev then
+        local k, a = kind_att(r)
+        emit(5, id, k, a, '')
+      end
       ack(id, tonumber(x), y)
     else
       local a, c = parse_att(redis.call('HGET', att, id))
@@ -128,6 +148,9 @@ for r = plain + 1, n do
         if y == '' and o == 6 then y = error_rest(a, 'hopper: job cancelled') end
         if y ~= '' then append_error(errs, id, now, a, y) end
         fails = fails + 1
+        if ev then emit(OUTCOME_EVENT[o], id, (kind_att(r)), a, error_text(y)) end
+      elseif ev then
+        emit(OUTCOME_EVENT[o], id, (kind_att(r)), math.max(a - 1, 0), '')
       end
       if o == 2 then
         -- Retry: to the retry set, due after the delay.
@@ -136,6 +159,7 @@ for r = plain + 1, n do
         if not first_retry or due < first_retry then wake_s = true; first_retry = due end
         redis.call('ZADD', KEYS[11], str(due), id)
       elseif o == 3 or o == 6 then
+        ended_dead[#ended_dead + 1] = id
         dead_ids[#dead_ids + 1] = id
         dead_z[#dead_z + 1] = nows
         dead_z[#dead_z + 1] = id
@@ -170,6 +194,7 @@ if #del_ids > 0 then
   call_chunked('HDEL', att, del_ids, 1)
   if redis.call('HLEN', errs) > 0 then call_chunked('HDEL', errs, del_ids, 1) end
   if any_cancelled then call_chunked('SREM', KEYS[8], del_ids, 1) end
+  if redis.call('HLEN', KEYS[19]) > 0 then call_chunked('HDEL', KEYS[19], del_ids, 1) end
 end
 if #done_ids > 0 then
   if exmap then release_unique(KEYS[6], KEYS[7], done_ids, exmap) end
@@ -194,4 +219,7 @@ if not wake_r and #gone > 0 and conf[2] and redis.call('LLEN', KEYS[9]) > 0 then
 end
 if wake_r then wake_ready() end
 if wake_s then wake_sched() end
+flush_events(KEYS[17], now)
+ended(KEYS[18], ended_ok, 'done', ended_res)
+ended(KEYS[18], ended_dead, 'garbage')
 return out

@@ -4,7 +4,8 @@
 -- KEYS: 1 pending zset, 2 retry zset, 3 ready list, 4 unack zset, 5 jobs
 --       hash, 6 attempt info hash, 7 error history hash, 8 garbage zset,
 --       9 done zset, 10 done expiry zset, 11 results hash, 12 unique locks
---       hash, 13 extras hash, 14 cancelled set, 15 throughput hash
+--       hash, 13 extras hash, 14 cancelled set, 15 throughput hash, 16 config
+--       hash, 17 event stream, 18 waited set, 19 progress hash
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
 --       (0 = none), 4 error text of an expired lease
 -- Returns {promoted, reclaimed, collected, more (0/1), nextInMs (-1 when
@@ -20,6 +21,8 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
+events_config(unpack(redis.call('HMGET', KEYS[16], 'ev', 'evw')))
+local ev = events_on()
 
 -- promote moves due jobs of zset z to the back of ready, oldest due first,
 -- and records when each fell due (for QueueStats latency).
@@ -31,11 +34,14 @@ local function promote(z)
   local ids = {}
   for i = 1, n do ids[i] = got[2 * i - 1] end
   local atts = call_chunked_flat('HMGET', att, ids)
+  local kinds
+  if ev then kinds = kinds_of(jobs, ids) end
   local h = {}
   for i = 1, n do
     local a, c = parse_att(atts[i])
     h[#h + 1] = ids[i]
     h[#h + 1] = make_att(a, c, '', got[2 * i])
+    if ev then emit(2, ids[i], kinds[i], a, '') end
   end
   call_chunked('ZREM', z, ids, 1)
   call_chunked('HSET', att, h, 2)
@@ -52,6 +58,7 @@ local function purge(ids)
   call_chunked('HDEL', KEYS[11], ids, 1)
   call_chunked('SREM', KEYS[14], ids, 1)
   call_chunked('HDEL', KEYS[13], ids, 1)
+  if redis.call('HLEN', KEYS[19]) > 0 then call_chunked('HDEL', KEYS[19], ids, 1) end
 end
 
 local promoted = promote(pending) + promote(retry)
@@ -80,6 +87,7 @@ if #got > 0 then
       local o = 2 -- retry, due now
       if a >= max_retries + 1 then o = 3 end
       if canc[i] == 1 then o = on_cancelled(o) end
+      if ev then emit(OUTCOME_EVENT[o], ids[i], kind_of(v), a, ARGV[4]) end
       if o ~= 2 then
         dead[#dead + 1] = ids[i]
         dz[#dz + 1] = now
@@ -93,6 +101,7 @@ if #got > 0 then
   if #dead > 0 then
     release_unique(KEYS[12], KEYS[13], dead)
     call_chunked('ZADD', garbage, dz, 2)
+    ended(KEYS[18], dead, 'garbage')
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
   count_throughput(KEYS[15], 'f', now, reclaimed)
@@ -135,6 +144,8 @@ if max_count > 0 then
     over_count = true
   end
 end
+
+flush_events(KEYS[17], now)
 
 -- When is there something to do next?
 local next_at

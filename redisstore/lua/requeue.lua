@@ -2,7 +2,8 @@
 -- of ready, keeping their attempts (see admin.go).
 --
 -- KEYS: 1 the state's sorted set, 2 ready list, 3 attempt info hash,
---       4 cancelled set, 5 done expiry zset, 6 results hash
+--       4 cancelled set, 5 done expiry zset, 6 results hash, 7 jobs hash,
+--       8 config hash, 9 event stream
 -- ARGV: 1 "ids" or "all", 2 from state, then for "ids" the IDs, for "all"
 --       the batch size.
 -- Returns how many moved. With "all" the caller repeats until fewer than
@@ -20,13 +21,19 @@ else
   end
 end
 if #ids == 0 then return 0 end
-local now = str(now_ms())
+local now_n = now_ms()
+local now = str(now_n)
+events_config(unpack(redis.call('HMGET', KEYS[8], 'ev', 'evw')))
+local ev = events_on()
+local kinds
+if ev then kinds = kinds_of(KEYS[7], ids) end
 local atts = call_chunked_flat('HMGET', KEYS[3], ids)
 local h = {}
 for i = 1, #ids do
   local a, c = parse_att(atts[i])
   h[#h + 1] = ids[i]
   h[#h + 1] = make_att(a, c, '', now)
+  if ev then emit(11, ids[i], kinds[i], a, '') end
 end
 call_chunked('HSET', KEYS[3], h, 2)
 if ARGV[2] == 'garbage' then call_chunked('SREM', KEYS[4], ids, 1) end
@@ -36,4 +43,5 @@ if ARGV[2] == 'done' then
 end
 call_chunked('RPUSH', KEYS[2], ids, 1)
 wake_ready()
+flush_events(KEYS[9], now_n)
 return #ids

@@ -1,0 +1,184 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Event is one change in a job's life, read from a queue's event stream
+// (Client.Subscribe): its Type, the job's Queue, ID and Kind, the store's
+// time, the attempt, and details by type (Worker for started, Error for
+// retried, dead and cancelled, State for enqueued, Progress for progress).
+// Pos is its position: subscribing with it in SubscribeOptions.From
+// resumes after it.
+type Event = store.Event
+
+// EventType names what an Event reports.
+type EventType = store.EventType
+
+// The event types. Each is emitted by the store in the same atomic step as
+// the move it reports, so an event is never emitted for a move that did
+// not happen, nor missed for one that did. Other systems call them
+// added/waiting (enqueued), delayed→waiting (promoted), active (started),
+// completed (succeeded), failed (retried, dead), discarded (dead).
+const (
+	EventEnqueued  = store.EventEnqueued
+	EventPromoted  = store.EventPromoted
+	EventStarted   = store.EventStarted
+	EventProgress  = store.EventProgress
+	EventSucceeded = store.EventSucceeded
+	EventRetried   = store.EventRetried
+	EventDead      = store.EventDead
+	EventCancelled = store.EventCancelled
+	EventSnoozed   = store.EventSnoozed
+	EventReleased  = store.EventReleased
+	EventRequeued  = store.EventRequeued
+	EventDeleted   = store.EventDeleted
+)
+
+// Where a subscription starts in a queue's stream, besides an Event's Pos.
+const (
+	// FromStart reads from the oldest event the store still keeps.
+	FromStart = store.FromStart
+	// FromNow reads the events that come after the subscription starts.
+	FromNow = store.FromNow
+)
+
+// ErrEventsLost is yielded by a subscription that fell behind its queue's
+// stream: events it had not read were trimmed away (the stream keeps the
+// last QueueConfig.EventsMaxLen store steps). The subscription goes on
+// from the oldest event kept.
+var ErrEventsLost = errors.New("hopper: events were lost: the subscription fell behind the stream")
+
+// SubscribeOptions configures Client.Subscribe. A nil *SubscribeOptions
+// means defaults.
+type SubscribeOptions struct {
+	// From is where to resume each queue: the Pos of the last event read
+	// from it. Queues not in From start at Start.
+	From map[string]string
+	// Start is where queues not in From start: FromNow or FromStart.
+	// Defaults to FromNow.
+	Start string
+	// Batch is how many events one read from the store asks for at most.
+	// Defaults to 500.
+	Batch int
+}
+
+// subscribeBlock is how long one read waits for events before it reads
+// again.
+const subscribeBlock = 10 * time.Second
+
+// Subscribe returns the events of queues, each queue's in order, from
+// where opts says, as an iterator. It waits for new events without
+// polling (on Redis, a capped stream per queue and a pub/sub wake-up) and
+// ends when ctx is done or the loop breaks. To resume after a restart,
+// keep the Pos of the last event handled for each queue and pass them as
+// SubscribeOptions.From: no event still in the stream is missed or seen
+// twice.
+//
+// Errors are yielded with a zero Event, and the iterator goes on unless
+// the loop breaks: ErrEventsLost (Event.Queue names the queue) when the
+// subscription fell behind its stream; a store error, after which it tries
+// again with a backoff (up to 5 s). Bad input (an invalid queue name or
+// position) and a store that keeps no events (ErrNotSupported) are
+// yielded once and end it.
+//
+// The events of queues nobody subscribes to cost the store one stream
+// entry per step (see QueueConfig.EventsMaxLen); a subscription costs one
+// store call per batch of events, and nothing while none come.
+func (c *Client) Subscribe(ctx context.Context, queues []string, opts *SubscribeOptions) iter.Seq2[Event, error] {
+	var o SubscribeOptions
+	if opts != nil {
+		o = *opts
+	}
+	return func(yield func(Event, error) bool) {
+		r, ok := c.st.(store.EventReader)
+		if !ok {
+			yield(Event{}, fmt.Errorf("%w: the store (%T) keeps no events", ErrNotSupported, c.st))
+			return
+		}
+		from, err := subscribeFrom(queues, o)
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		batch := o.Batch
+		if batch <= 0 {
+			batch = 500
+		}
+		fails := 0
+		for ctx.Err() == nil {
+			evs, next, lost, err := r.ReadEvents(ctx, from, batch, subscribeBlock)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if !yield(Event{}, err) || permanent(err) {
+					return
+				}
+				fails++
+				sleep(ctx, min(5*time.Second, time.Duration(1<<min(fails, 9))*10*time.Millisecond))
+				continue
+			}
+			fails = 0
+			for _, q := range lost {
+				if !yield(Event{Queue: q}, fmt.Errorf("%w: queue %q", ErrEventsLost, q)) {
+					return
+				}
+			}
+			for _, ev := range evs {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+			from = next
+		}
+	}
+}
+
+// subscribeFrom returns the starting position of every queue.
+func subscribeFrom(queues []string, o SubscribeOptions) (map[string]string, error) {
+	if len(queues) == 0 {
+		return nil, fmt.Errorf("%w: Subscribe to no queue", ErrInvalidConfig)
+	}
+	start := o.Start
+	switch start {
+	case "":
+		start = FromNow
+	case FromNow, FromStart:
+	default:
+		return nil, fmt.Errorf("%w: SubscribeOptions.Start %q, want FromNow or FromStart", ErrInvalidConfig, start)
+	}
+	from := make(map[string]string, len(queues))
+	for _, q := range queues {
+		if err := store.ValidateQueue(q); err != nil {
+			return nil, err
+		}
+		from[q] = start
+		if p, ok := o.From[q]; ok {
+			from[q] = p
+		}
+	}
+	return from, nil
+}
+
+// permanent reports whether a store error is about the request, so that
+// asking again cannot help.
+func permanent(err error) bool {
+	return errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidQueue)
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

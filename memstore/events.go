@@ -1,0 +1,268 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// Events. Every transition of a queue appends its events to the queue's
+// open step (q.emit); when the operation lets go of the queue's lock
+// (q.unlock), the step becomes one entry of the queue's stream, numbered
+// from 1. The position of an entry's last event is the entry's number
+// ("12"), of the others the number and the event's index ("12/0"): reading
+// after a whole entry skips it, reading after "12/0" returns the rest of
+// entry 12 first. The stream keeps the last EventsMaxLen entries.
+// ReadEvents waits for the store's broadcast of a new entry in any queue,
+// then reads again.
+
+// eventEntry is one step's events.
+type eventEntry struct {
+	seq    uint64
+	events []store.Event
+}
+
+// eventLog is a queue's event stream.
+type eventLog struct {
+	entries []eventEntry // oldest first
+	seq     uint64       // the last entry's number; 0 before any
+	open    []store.Event
+}
+
+// emit adds an event of job j to the queue's open step and returns it for
+// the caller to add details to (valid until the next emit), or nil when
+// the queue's events are off. q.mu must be held.
+func (q *queue) emit(typ store.EventType, j *job, at time.Time) *store.Event {
+	if q.cfg.EventsMaxLen < 0 {
+		return nil
+	}
+	q.events.open = append(q.events.open, store.Event{
+		Type: typ, Queue: q.name, ID: j.rec.ID, Kind: j.rec.Kind, At: at, Attempt: j.rec.Attempt,
+	})
+	return &q.events.open[len(q.events.open)-1]
+}
+
+// emitError is emit for an event that reports the job's latest error.
+func (q *queue) emitError(typ store.EventType, j *job, at time.Time) {
+	if ev := q.emit(typ, j, at); ev != nil && len(j.rec.Errors) > 0 {
+		ev.Error = j.rec.Errors[len(j.rec.Errors)-1].Error
+	}
+}
+
+// unlock closes the queue's open step into an entry of its stream and
+// releases q.mu.
+func (q *queue) unlock() {
+	q.closeStep()
+	q.mu.Unlock()
+}
+
+// closeStep turns the open step into an entry. q.mu must be held.
+func (q *queue) closeStep() {
+	l := &q.events
+	if len(l.open) == 0 {
+		return
+	}
+	l.seq++
+	evs := l.open
+	l.open = nil
+	for i := range evs {
+		evs[i].Pos = formatPos(l.seq, i, len(evs))
+	}
+	l.entries = append(l.entries, eventEntry{seq: l.seq, events: evs})
+	max := q.cfg.EventsMaxLen
+	if max == 0 {
+		max = store.DefaultEventsMaxLen
+	}
+	if drop := len(l.entries) - max; drop > 0 {
+		l.entries = append(l.entries[:0:0], l.entries[drop:]...)
+	}
+	q.newEvents.notify()
+}
+
+// broadcast wakes every goroutine waiting on it, once per notify.
+type broadcast struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed at the next notify.
+func (b *broadcast) wait() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ch == nil {
+		b.ch = make(chan struct{})
+	}
+	return b.ch
+}
+
+// notify wakes the goroutines waiting, if any.
+func (b *broadcast) notify() {
+	b.mu.Lock()
+	if b.ch != nil {
+		close(b.ch)
+		b.ch = nil
+	}
+	b.mu.Unlock()
+}
+
+// formatPos is the position of the i-th of n events of entry seq.
+func formatPos(seq uint64, i, n int) string {
+	s := strconv.FormatUint(seq, 10)
+	if i == n-1 {
+		return s
+	}
+	return s + "/" + strconv.Itoa(i)
+}
+
+// parsePos reads a position: the entry and the index of the last event
+// read in it; whole is true when the entry was read to its end. FromStart
+// is entry 0, read whole, with start true.
+func parsePos(pos string) (seq uint64, idx int, whole, start bool, err error) {
+	if pos == store.FromStart {
+		return 0, 0, true, true, nil
+	}
+	s, i, partial := strings.Cut(pos, "/")
+	seq, err = strconv.ParseUint(s, 10, 64)
+	if err == nil && partial {
+		idx, err = strconv.Atoi(i)
+		if err == nil && idx < 0 {
+			err = strconv.ErrRange
+		}
+	}
+	if err != nil {
+		return 0, 0, false, false, fmt.Errorf("%w: event position %q", store.ErrInvalidConfig, pos)
+	}
+	return seq, idx, !partial, false, nil
+}
+
+// ReadEvents returns the events of the queues in from after the positions
+// it names (see store.EventReader). Positions are "<entry>-<index>";
+// FromNow reads from the end of the stream as it is now.
+func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) ([]store.Event, map[string]string, []string, error) {
+	if max < 1 {
+		return nil, nil, nil, fmt.Errorf("%w: ReadEvents max %d must be at least 1", store.ErrInvalidConfig, max)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	next := make(map[string]string, len(from))
+	queues := make([]string, 0, len(from))
+	for name, pos := range from {
+		if err := store.ValidateQueue(name); err != nil {
+			return nil, nil, nil, err
+		}
+		if pos == store.FromNow {
+			q := s.queue(name, false)
+			q.mu.Lock()
+			pos = strconv.FormatUint(q.events.seq, 10)
+			q.mu.Unlock()
+		} else if _, _, _, _, err := parsePos(pos); err != nil {
+			return nil, nil, nil, err
+		}
+		next[name] = pos
+		queues = append(queues, name)
+	}
+	timer := time.NewTimer(block)
+	defer timer.Stop()
+	for {
+		// Take the broadcast before reading: an entry added after the
+		// read closes it.
+		woken := s.newEvents.wait()
+		evs, lost := s.readAfter(queues, next, max)
+		if len(evs) > 0 || len(lost) > 0 || block <= 0 {
+			return evs, next, lost, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, next, nil, ctx.Err()
+		case <-timer.C:
+			return nil, next, nil, nil
+		case <-woken:
+		}
+	}
+}
+
+// readAfter collects up to max events of queues after next's positions,
+// moving next past them, and the queues whose position was trimmed away.
+func (s *Store) readAfter(queues []string, next map[string]string, max int) (evs []store.Event, lost []string) {
+	for _, name := range queues {
+		q := s.lookup(name)
+		if q == nil || len(evs) >= max {
+			continue
+		}
+		seq, idx, whole, start, _ := parsePos(next[name])
+		q.mu.Lock()
+		l := &q.events
+		if len(l.entries) > 0 {
+			oldest := l.entries[0].seq
+			// Entries numbered after seq and before the oldest kept were
+			// trimmed; so was the rest of a partly read entry seq. A
+			// position past the end means the stream started over.
+			trimmed := !start && (whole && seq+1 < oldest || !whole && seq < oldest)
+			if trimmed || seq > l.seq {
+				lost = append(lost, name)
+				seq, whole = 0, true
+			}
+		} else if seq > l.seq {
+			lost = append(lost, name)
+			seq, whole = 0, true
+		}
+		for _, e := range l.entries {
+			if e.seq < seq || e.seq == seq && whole {
+				continue
+			}
+			for i, ev := range e.events {
+				if e.seq == seq && i <= idx {
+					continue
+				}
+				if len(evs) >= max {
+					break
+				}
+				evs = append(evs, copyEvent(ev))
+				next[name] = ev.Pos
+			}
+			if len(evs) >= max {
+				break
+			}
+		}
+		q.mu.Unlock()
+	}
+	return evs, lost
+}
+
+// copyEvent returns ev with nothing shared with the store.
+func copyEvent(ev store.Event) store.Event {
+	if ev.Progress != nil {
+		ev.Progress = copyProgress(ev.Progress)
+	}
+	return ev
+}
+
+// copyProgress returns a deep copy of p.
+func copyProgress(p *store.Progress) *store.Progress {
+	c := *p
+	c.Data = cloneBytes(p.Data)
+	c.Log = append([]store.LogLine(nil), p.Log...)
+	return &c
+}
+
+// progress stores a report of j's running attempt and emits it. q.mu must
+// be held.
+func (q *queue) progress(j *job, p *store.Progress, now time.Time) {
+	cur := j.rec.Progress
+	if cur == nil {
+		cur = &store.Progress{}
+		j.rec.Progress = cur
+	}
+	cur.Percent = p.Percent
+	cur.Data = cloneBytes(p.Data)
+	cur.Log = store.AppendLog(cur.Log, p.Log)
+	if ev := q.emit(store.EventProgress, j, now); ev != nil {
+		ev.Progress = copyProgress(p)
+	}
+}

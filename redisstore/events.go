@@ -1,0 +1,330 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+var _ store.EventReader = (*Store)(nil)
+
+// Events. Every script that moves jobs writes the events of its moves as
+// one entry of the queue's stream {p:q}:ev, in the same script
+// (lib_events.lua): an event is emitted exactly when its transition
+// happens. Entries are numbered without gaps ("1-0", "1-1", ...), so a
+// reader knows whether the stream was trimmed past its position. A
+// position is the entry's number (the entry with ID "1-k" is k+1) for the
+// last event of an entry, "<number>/<index>" for the others; "0" is before
+// the first entry.
+//
+// A reader with nothing to read asks the queue's scripts to publish on
+// "<prefix>:ev" while it waits (events_arm.lua) and waits on the Store's
+// watch subscription, so neither a reader nor a queue without readers
+// polls, and a queue that nobody reads costs one comparison per script.
+
+// eventTypes maps the scripts' event codes to types.
+var eventTypes = [...]store.EventType{
+	1: store.EventEnqueued, 2: store.EventPromoted, 3: store.EventStarted, 4: store.EventProgress,
+	5: store.EventSucceeded, 6: store.EventRetried, 7: store.EventDead, 8: store.EventCancelled,
+	9: store.EventSnoozed, 10: store.EventReleased, 11: store.EventRequeued, 12: store.EventDeleted,
+}
+
+// evPos is a parsed position: the entry's number, and the index of the
+// last event read in it when it was read only in part; start is FromStart.
+type evPos struct {
+	n     uint64
+	idx   int
+	whole bool
+	start bool
+}
+
+func parseEvPos(pos string) (evPos, error) {
+	if pos == store.FromStart {
+		return evPos{whole: true, start: true}, nil
+	}
+	s, i, partial := strings.Cut(pos, "/")
+	n, err := strconv.ParseUint(s, 10, 64)
+	p := evPos{n: n, whole: !partial}
+	if err == nil && partial {
+		p.idx, err = strconv.Atoi(i)
+		if err == nil && p.idx < 0 {
+			err = strconv.ErrRange
+		}
+	}
+	if err != nil {
+		return evPos{}, fmt.Errorf("%w: event position %q", store.ErrInvalidConfig, pos)
+	}
+	return p, nil
+}
+
+// eventPos formats the position of the i-th of count events of entry n.
+func eventPos(n uint64, i, count int) string {
+	s := strconv.FormatUint(n, 10)
+	if i == count-1 {
+		return s
+	}
+	return s + "/" + strconv.Itoa(i)
+}
+
+// ReadEvents returns events of the queues in from after the positions it
+// names (see store.EventReader). One read script per queue, pipelined in
+// one round trip; when none has events and block is positive, it waits for
+// a script to publish that one of the queues has new events.
+func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) ([]store.Event, map[string]string, []string, error) {
+	if max < 1 {
+		return nil, nil, nil, fmt.Errorf("%w: ReadEvents max %d must be at least 1", store.ErrInvalidConfig, max)
+	}
+	queues := make([]string, 0, len(from))
+	pos := make(map[string]evPos, len(from))
+	now := false
+	for q, p := range from {
+		if err := store.ValidateQueue(q); err != nil {
+			return nil, nil, nil, err
+		}
+		queues = append(queues, q)
+		if p == store.FromNow {
+			now = true
+			continue
+		}
+		ep, err := parseEvPos(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		pos[q] = ep
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	if now {
+		if err := s.resolveNow(ctx, from, pos); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	deadline := time.Now().Add(block)
+	var armedUntil time.Time
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, formatPositions(pos), nil, err
+		}
+		evs, lost, err := s.readEvents(ctx, queues, pos, max)
+		if err != nil || len(evs) > 0 || len(lost) > 0 {
+			return evs, formatPositions(pos), lost, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, formatPositions(pos), nil, nil
+		}
+		if armedUntil.Before(deadline) {
+			// Ask for a message before looking once more: an entry
+			// written between the read and the arming is seen now, one
+			// written after publishes.
+			if err := s.armEvents(ctx, queues, left); err != nil {
+				return nil, formatPositions(pos), nil, err
+			}
+			armedUntil = deadline
+			if _, err := s.watch.wait(ctx, kindEvents, queues, 0); err != nil {
+				return nil, formatPositions(pos), nil, err
+			}
+			continue
+		}
+		if _, err := s.watch.wait(ctx, kindEvents, queues, left); err != nil {
+			return nil, formatPositions(pos), nil, err
+		}
+	}
+}
+
+// resolveNow sets the position of every queue of from at FromNow to the
+// end of its stream.
+func (s *Store) resolveNow(ctx context.Context, from map[string]string, pos map[string]evPos) error {
+	var calls []*evalCall
+	var names []string
+	for q, p := range from {
+		if p != store.FromNow {
+			continue
+		}
+		names = append(names, q)
+		calls = append(calls, &evalCall{script: scriptEvRead, keys: []string{s.queueKeys(q).events}, args: []any{0, "s", 0}})
+	}
+	s.runAll(ctx, calls, nil)
+	for i, c := range calls {
+		v, err := c.cmd.Slice()
+		if err == nil && len(v) < 2 {
+			err = fmt.Errorf("unexpected reply of %d values", len(v))
+		}
+		if err != nil {
+			s.observe(err)
+			return wrap("read events of "+strconv.Quote(names[i]), err)
+		}
+		last, _ := v[1].(int64)
+		pos[names[i]] = evPos{n: uint64(max(last, 0)), whole: true}
+	}
+	return nil
+}
+
+// readEvents reads up to max events after pos of every queue, in one
+// round trip, moving pos past what it returns.
+func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]evPos, max int) ([]store.Event, []string, error) {
+	calls := make([]*evalCall, len(queues))
+	for i, q := range queues {
+		p := pos[q]
+		mode := "0"
+		switch {
+		case p.start:
+			mode = "s"
+		case p.whole:
+			mode = "1"
+		}
+		calls[i] = &evalCall{script: scriptEvRead, keys: []string{s.queueKeys(q).events},
+			args: []any{strconv.FormatUint(p.n, 10), mode, max}}
+	}
+	s.runAll(ctx, calls, nil)
+	var evs []store.Event
+	var lost []string
+	for i, q := range queues {
+		v, err := calls[i].cmd.Slice()
+		if err == nil && len(v) < 2 {
+			err = fmt.Errorf("unexpected reply of %d values", len(v))
+		}
+		if err != nil {
+			s.observe(err)
+			return nil, nil, wrap("read events of "+strconv.Quote(q), err)
+		}
+		p := pos[q]
+		if l, _ := v[0].(int64); l == 1 {
+			lost = append(lost, q)
+			p = evPos{whole: true}
+		}
+		for _, e := range v[2:] {
+			if len(evs) >= max {
+				break
+			}
+			entry, err := decodeEntry(q, e)
+			if err != nil {
+				return nil, nil, wrap("read events of "+strconv.Quote(q), err)
+			}
+			for j, ev := range entry.events {
+				if entry.n == p.n && !p.whole && j <= p.idx {
+					continue // read before
+				}
+				if len(evs) >= max {
+					break
+				}
+				evs = append(evs, ev)
+				p = evPos{n: entry.n, idx: j, whole: j == len(entry.events)-1}
+			}
+			if len(evs) < max {
+				p = evPos{n: entry.n, whole: true} // read to its end
+			}
+		}
+		pos[q] = p
+	}
+	return evs, lost, nil
+}
+
+// formatPositions returns pos as ReadEvents' next map.
+func formatPositions(pos map[string]evPos) map[string]string {
+	out := make(map[string]string, len(pos))
+	for q, p := range pos {
+		if p.start {
+			out[q] = store.FromStart
+		} else if p.whole {
+			out[q] = strconv.FormatUint(p.n, 10)
+		} else {
+			out[q] = strconv.FormatUint(p.n, 10) + "/" + strconv.Itoa(p.idx)
+		}
+	}
+	return out
+}
+
+// armEvents asks the scripts of queues to publish new events for d.
+func (s *Store) armEvents(ctx context.Context, queues []string, d time.Duration) error {
+	// A little longer than the wait: a reader that reads again at once
+	// need not arm again.
+	ms := (d + time.Second).Milliseconds()
+	calls := make([]*evalCall, len(queues))
+	for i, q := range queues {
+		calls[i] = &evalCall{script: scriptEvArm, keys: []string{s.queueKeys(q).conf}, args: []any{ms}}
+	}
+	s.runAll(ctx, calls, nil)
+	for i, c := range calls {
+		if err := c.cmd.Err(); err != nil {
+			s.observe(err)
+			return wrap("watch events of "+strconv.Quote(queues[i]), err)
+		}
+	}
+	return nil
+}
+
+// streamEntry is one decoded entry of a queue's stream.
+type streamEntry struct {
+	n      uint64
+	events []store.Event
+}
+
+// decodeEntry decodes one entry as XRANGE returns it: {id, {field, value,
+// ...}}.
+func decodeEntry(queue string, e any) (streamEntry, error) {
+	parts, _ := e.([]any)
+	if len(parts) != 2 {
+		return streamEntry{}, errCorrupt
+	}
+	id, _ := parts[0].(string)
+	seq, ok := strings.CutPrefix(id, "1-")
+	n, err := strconv.ParseUint(seq, 10, 64)
+	if !ok || err != nil {
+		return streamEntry{}, fmt.Errorf("%w: event entry ID %q", errCorrupt, id)
+	}
+	n++
+	fields, _ := parts[1].([]any)
+	var at time.Time
+	var body string
+	for i := 0; i+1 < len(fields); i += 2 {
+		f, _ := fields[i].(string)
+		v, _ := fields[i+1].(string)
+		switch f {
+		case "t":
+			ms, _ := strconv.ParseInt(v, 10, 64)
+			at = time.UnixMilli(ms)
+		case "e":
+			body = v
+		}
+	}
+	r := reader{s: body}
+	count := r.arrayLen() / 5
+	evs := make([]store.Event, 0, count)
+	for i := range count {
+		code := r.int()
+		ev := store.Event{Queue: queue, At: at, Pos: eventPos(n, i, count)}
+		if code > 0 && int(code) < len(eventTypes) {
+			ev.Type = eventTypes[code]
+		}
+		ev.ID = strings.Clone(r.bytes())
+		ev.Kind = strings.Clone(r.bytes())
+		ev.Attempt = int(r.int())
+		detail := r.bytes()
+		switch ev.Type {
+		case store.EventEnqueued:
+			ev.State = store.StateReady
+			if detail == "p" {
+				ev.State = store.StatePending
+			}
+		case store.EventStarted:
+			ev.Worker = strings.Clone(detail)
+		case store.EventRetried, store.EventDead, store.EventCancelled:
+			ev.Error = strings.Clone(detail)
+		case store.EventProgress:
+			if detail != "" {
+				ev.Progress, err = decodeProgress(detail)
+			}
+		}
+		if r.err != nil || err != nil || ev.Type == "" {
+			return streamEntry{}, fmt.Errorf("%w: event entry %q", errCorrupt, id)
+		}
+		evs = append(evs, ev)
+	}
+	return streamEntry{n: n, events: evs}, nil
+}

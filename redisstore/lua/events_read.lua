@@ -1,0 +1,44 @@
+-- events_read.lua: read a queue's event stream after a position
+-- (read-only; see events.go and lib_events.lua).
+--
+-- KEYS: 1 event stream
+-- ARGV: 1 the number n of the position's entry (entry "1-k" is number
+--       k+1, 0 is before the first), 2 "1" when entry n was read to its
+--       end, "0" when only part of it was, "s" to read from the oldest
+--       entry kept (n is then 0), 3 the most entries to return (0: none,
+--       only the last number)
+-- Returns {lost, last, entry...}: lost is 1 when entries after the
+-- position were trimmed away (or the stream is gone, or started over),
+-- and then the entries are the oldest kept; last is the number of the
+-- newest entry (0 for none); each entry is {id, {field, value, ...}} as
+-- XRANGE returns it.
+
+local k = KEYS[1]
+local n, mode, count = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local whole = mode ~= '0'
+
+local function num(id)
+  return (tonumber(string.match(id, '^1%-(%d+)$')) or -1) + 1
+end
+
+local newest = redis.call('XREVRANGE', k, '+', '-', 'COUNT', 1)[1]
+if not newest then
+  if n > 0 then return {1, 0} end
+  return {0, 0}
+end
+local last = num(newest[1])
+if count == 0 then return {0, last} end
+local first = num(redis.call('XRANGE', k, '-', '+', 'COUNT', 1)[1][1])
+local lost = 0
+if mode ~= 's' and (n > last or (whole and n + 1 < first) or (not whole and n < first)) then
+  lost, n, whole = 1, 0, true
+end
+local start = '-'
+if n > 0 then
+  start = '1-' .. str(n - 1)
+  if whole then start = '(' .. start end
+end
+local out = {lost, last}
+local entries = redis.call('XRANGE', k, start, '+', 'COUNT', count)
+for i = 1, #entries do out[#out + 1] = entries[i] end
+return out

@@ -1,0 +1,108 @@
+package hopper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// ErrJobDead is returned by Client.Wait and EnqueueAndWait for a job that
+// went to garbage: its retries used up, a permanent failure, or (wrapped
+// with ErrCancelled too) a cancellation. The error's text ends with the
+// job's last error.
+var ErrJobDead = errors.New("hopper: job died")
+
+// WaitRetention is the least retention EnqueueAndWait gives a job, so that
+// its result is still kept when the wait starts after a fast worker acked
+// it.
+const WaitRetention = time.Minute
+
+// Wait blocks until the job id of queue ends, or ctx is done, and returns
+// the job as it ended, without polling: the store tells waiting callers of
+// each job's end (on Redis, one pub/sub message per waited job; waiting
+// costs the other jobs one check per finishing step). It returns:
+//
+//   - the job and nil when it was acked: JobRecord.Result holds what the
+//     handler recorded (RecordResult). A job acked without retention comes
+//     back with its State, FinishedAt and Result only.
+//   - the job and an error wrapping ErrJobDead when it went to garbage,
+//     also wrapping ErrCancelled when it was cancelled.
+//   - an error wrapping ErrJobNotFound when the queue does not hold the
+//     job: never enqueued, deleted, or acked without retention before the
+//     wait started (give it a Retention, or use EnqueueAndWait).
+//   - ctx's error when ctx ends first (the job goes on).
+//   - ErrNotSupported for a store that cannot tell (store.JobWaiter).
+//
+// A job that is retried or snoozed has not ended: Wait goes on waiting.
+func (c *Client) Wait(ctx context.Context, queue, id string) (*JobRecord, error) {
+	w, ok := c.st.(store.JobWaiter)
+	if !ok {
+		return nil, fmt.Errorf("%w: the store (%T) cannot wait for jobs", ErrNotSupported, c.st)
+	}
+	ch, err := w.WatchJob(ctx, queue, id)
+	if err != nil {
+		return nil, err
+	}
+	var end store.JobEnd
+	select {
+	case end = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if end.Err != nil {
+		return nil, end.Err
+	}
+	return end.Job, endErr(end.Job)
+}
+
+// endErr is the error Wait returns with a job that ended in rec's state.
+func endErr(rec *JobRecord) error {
+	if rec.State != StateGarbage {
+		return nil
+	}
+	last := "no error recorded"
+	if n := len(rec.Errors); n > 0 {
+		last = rec.Errors[n-1].Error
+	}
+	if rec.Cancelled {
+		return fmt.Errorf("%w (%w): job %q of queue %q: %s", ErrJobDead, ErrCancelled, rec.ID, rec.Queue, last)
+	}
+	return fmt.Errorf("%w: job %q of queue %q after %d attempts: %s", ErrJobDead, rec.ID, rec.Queue, rec.Attempt, last)
+}
+
+// EnqueueAndWait enqueues args as Enqueue does, waits for the job to end as
+// Client.Wait does, and decodes the result its handler recorded
+// (RecordResult) into an R: request and response over the queue. The
+// job's retention is at least WaitRetention, so that a job a worker acks
+// before the wait starts is still there. Enqueueing a job whose ID or
+// unique key is held waits for the job that holds it. ctx's deadline bounds
+// the whole call; when it passes, the job goes on and the error is ctx's.
+// A job that died returns an error wrapping ErrJobDead (and ErrCancelled
+// when cancelled); a result that does not decode into R, one wrapping
+// ErrDecode; a job without a recorded result, the zero R.
+func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, error) {
+	var zero R
+	o := mergeOpts(args, opts)
+	if o.Retention < WaitRetention {
+		o.Retention = WaitRetention
+	}
+	info, err := Enqueue(ctx, c, args, &o)
+	if err != nil {
+		return zero, err
+	}
+	rec, err := c.Wait(ctx, info.Queue, info.ID)
+	if err != nil {
+		return zero, err
+	}
+	var out R
+	if len(rec.Result) == 0 {
+		return out, nil
+	}
+	if err := decodeArgs(rec.Result, &out); err != nil {
+		return zero, fmt.Errorf("%w: result of job %q into %T: %v", ErrDecode, rec.ID, out, err)
+	}
+	return out, nil
+}
