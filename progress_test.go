@@ -13,7 +13,6 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-
 // countedStore counts the Extend calls a worker makes.
 type countedStore struct {
 	hopper.Store

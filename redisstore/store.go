@@ -30,7 +30,7 @@ type Store struct {
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 
-	batchers sync.Map // hash slot (0 on a plain client) -> *batcher
+	batchers sync.Map  // hash slot (0 on a plain client) -> *batcher
 	notify   *notifier // wake-ups: ready, sched
 	watch    *notifier // events and job ends (events.go, wait_job.go)
 }

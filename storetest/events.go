@@ -19,8 +19,12 @@ func eventsCases() []eventsCase {
 		{name: "FinishWithoutKindOrAttempt", fn: testEventFinishBare},
 		{name: "StaleFinishEmitsNothing", fn: testEventStaleFinish},
 		{name: "Promoted", fn: testEventPromoted},
-		{name: "ReclaimRetries", fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) { testEventReclaim(t, s, r, a, 1, store.EventRetried) }},
-		{name: "ReclaimKillsOnLastAttempt", fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) { testEventReclaim(t, s, r, a, 0, store.EventDead) }},
+		{name: "ReclaimRetries", fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
+			testEventReclaim(t, s, r, a, 1, store.EventRetried)
+		}},
+		{name: "ReclaimKillsOnLastAttempt", fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
+			testEventReclaim(t, s, r, a, 0, store.EventDead)
+		}},
 		{name: "LifecycleInOrder", fn: testEventLifecycle},
 		{name: "Progress", fn: testEventProgress},
 		{name: "ProgressOfLostLeaseIgnored", fn: testEventProgressLost},
@@ -333,7 +337,7 @@ func testEventFromNow(t *testing.T, s store.Store, r store.EventReader, a store.
 func testEventResume(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
 	add(t, s, job(q, "a"), job(q, "b"), job(q, "c")) // one step, three events
-	got := claim(t, s, q, 2, long).Jobs               // one step, two events
+	got := claim(t, s, q, 2, long).Jobs              // one step, two events
 	finishOK(t, s, outcome(got[0], store.OutcomeAck), outcome(got[1], store.OutcomeAck))
 	all := allEvents(t, r, q)
 	if len(all) != 7 {
