@@ -6,15 +6,17 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper"
+	hstore "github.com/hopperq/hopper/store"
 )
 
 // dash is the dashboard's state: the Inspector on the store, the options
 // and the parsed templates. It is read-only after New, so every request may
 // use it at once.
 type dash struct {
-	ins   *hopper.Inspector
-	cfg   config
-	pages pages
+	ins    *hopper.Inspector
+	events hstore.EventReader // nil when the store keeps no events
+	cfg    config
+	pages  pages
 }
 
 // New returns the dashboard for store as an http.Handler. opts nil means
@@ -43,6 +45,7 @@ type dash struct {
 //	GET  /api/stats[?queue=q]              counts, latency and throughput as JSON (live updates)
 //	GET  /api/queues/{queue}/{state}       a page of jobs as JSON, args decoded and redacted
 //	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted
+//	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events
 //	GET  /static/...                       embedded CSS, JavaScript and icon
 //
 // Every response carries a strict Content-Security-Policy, nosniff and
@@ -62,6 +65,7 @@ func New(store hopper.Store, opts *Options) http.Handler {
 		panic(err)
 	}
 	d := &dash{ins: hopper.NewInspector(store), cfg: cfg}
+	d.events, _ = store.(hstore.EventReader)
 	d.pages = d.mustParsePages()
 
 	mux := http.NewServeMux()
@@ -106,6 +110,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/stats", d.serveStatsJSON)
 	mux.HandleFunc("GET /api/queues/{queue}/{state}", d.serveJobsJSON)
 	mux.HandleFunc("GET /api/jobs/{queue}/{id}", d.serveJobJSON)
+	mux.HandleFunc("GET /api/events", d.serveEvents)
 	mux.Handle("GET /static/", staticHandler())
 }
 

@@ -21,6 +21,7 @@ type jobView struct {
 	SpanID      string
 	Errors      []hopper.AttemptError // newest first
 	MaxAttempts int
+	Progress    *progressJSON // nil when the job reported none
 }
 
 // metaEntry is one metadata key and its (redacted) value.
@@ -50,6 +51,9 @@ func (d *dash) view(job *hopper.JobRecord) jobView {
 	slices.Reverse(v.Errors)
 	v.Meta = d.redactMeta(job.Kind, job.Meta)
 	v.TraceID, v.SpanID = parseTraceparent(job.Meta["traceparent"])
+	if job.Progress != nil {
+		v.Progress = d.progressView(job.Kind, job.Progress)
+	}
 	return v
 }
 
@@ -146,5 +150,6 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 		CanDelete:  !d.cfg.ReadOnly && canDelete(job.State),
 		CanCancel:  !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
 	}
+	p.Events = d.eventsURL(job.Queue, job.ID)
 	d.render(w, r, http.StatusOK, "job", p)
 }

@@ -168,6 +168,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		Back:   s.query(s.Page),
 	}
 	p.Live = d.liveURL(queue)
+	p.Events = d.eventsURL(queue, "")
 	p.CanRequeue = !d.cfg.ReadOnly && canRequeue(st)
 	p.CanDelete = !d.cfg.ReadOnly && canDelete(st)
 	p.ShowErrors = st == hopper.StateRetry || st == hopper.StateGarbage

@@ -200,7 +200,7 @@ func TestJobPage(t *testing.T) {
 		wantContains(t, r.Body, "garbage job",
 			`<span class="kind kind-big">send_email</span>`,
 			`class="state state-garbage"`,
-			"1 of 1",                       // attempts and limit
+			">1</span> of 1",               // attempts and limit
 			esc(`"to": "bob@example.com"`), // indented JSON args
 			esc(`"subject": "<script>alert(1)</script>"`),
 			esc(`"password": "[redacted]"`),

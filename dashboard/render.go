@@ -29,6 +29,9 @@ type base struct {
 	Title string // the page's own title, before the site's
 	Nav   string // the active top-level section: queues, workers, schedules
 	Live  string // URL the page's live counts come from; "" for none
+	// Events is the URL of the page's live event feed (see events.go);
+	// "" for none. With it, the counts refresh when events come.
+	Events string
 	Flash *flash
 	Now   time.Time
 }
@@ -94,6 +97,7 @@ func (d *dash) mustParsePages() pages {
 		},
 		"ago": func(t time.Time) string { return ago(d.cfg.Now(), t) },
 		"abs": absTime,
+		"clock": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
 		"iso": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

@@ -475,6 +475,100 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("ProgressBarMoves", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		// A 10-second job that reports every 100 ms, run by a real worker
+		// with the default renewal interval.
+		w := hopper.NewWorker(s.st, &hopper.WorkerConfig{Queues: map[string]int{"imports": 1}, Logger: slog.New(slog.DiscardHandler)})
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[importArgs]) error {
+			for i := 1; i <= 100; i++ {
+				time.Sleep(100 * time.Millisecond) // the job's work
+				if err := hopper.Progress(ctx, float64(i), map[string]int{"rows": i * j.Args.Rows / 100}); err != nil {
+					return err
+				}
+				if i%10 == 0 {
+					if err := hopper.Log(ctx, fmt.Sprintf("imported %d rows", i*j.Args.Rows/100)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = w.Run(ctx)
+		}()
+		t.Cleanup(func() {
+			stop()
+			<-done
+		})
+		info, err := hopper.Enqueue(ctx, hopper.NewClient(s.st, nil), importArgs{Rows: 5000}, &hopper.EnqueueOpts{Queue: "imports", Retention: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nav(t, tab, s, "/jobs/imports/"+info.ID, "#job-id")
+		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void]("window.__noReload = 'still here'")); err != nil {
+			t.Fatal(err)
+		}
+		// The bar moves forward, step by step, while the job runs.
+		value := "document.getElementById('progress-bar').value"
+		prev := "0"
+		for step := range 3 {
+			waitFor(t, tab, "!document.getElementById('progress-panel').hidden && document.getElementById('progress-bar').hasAttribute('value') && "+value+" > "+prev+" && "+value+" < 100", fmt.Sprintf("progress step %d past %s%%", step+1, prev))
+			prev = textOfJS(t, tab, "String("+value+")")
+		}
+		screenshot(t, tab, shots, "14-progress-running")
+		waitFor(t, tab, "document.querySelectorAll('#job-log li').length > 0", "log lines")
+		if got := textOf(t, tab, "#job-log li span"); !strings.HasPrefix(got, "imported ") {
+			t.Errorf("first log line %q", got)
+		}
+		if got := textOf(t, tab, "#progress-data"); !strings.Contains(got, `"rows"`) {
+			t.Errorf("progress data %q, want the handler's rows", got)
+		}
+		// To the end: 100% and the job done, without a reload.
+		waitFor(t, tab, value+" === 100 && document.querySelector('[data-job-state] .state').textContent === 'done'", "the bar at 100% and the job done")
+		if v := textOfJS(t, tab, "String(window.__noReload)"); v != "still here" {
+			t.Errorf("the page was reloaded (mark is %q)", v)
+		}
+		if n := textOfJS(t, tab, "document.querySelectorAll('#job-log li').length + ''"); n != "10" {
+			t.Errorf("%s log lines, want 10", n)
+		}
+		screenshot(t, tab, shots, "15-progress-done")
+	})
+
+	t.Run("ActivityFeed", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/mailers/ready", "table.jobs")
+		waitFor(t, tab, "document.getElementById('live-status') && !document.getElementById('live-status').hidden", "the event stream to open")
+		// A worker takes one listed job: the feed shows its start and
+		// its success, and its row says where it went.
+		first := textOfJS(t, tab, "document.querySelector('tr[data-job-row]').getAttribute('data-job-row')")
+		res, err := s.st.Claim(context.Background(), store.ClaimRequest{Queue: "mailers", Max: 1, Lease: time.Minute, WorkerID: "browser-test"})
+		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != first {
+			t.Fatalf("claim: %v, %v; want the first listed job %s", res, err, first)
+		}
+		waitFor(t, tab, "document.querySelector('#activity-list li.ev-started') !== null", "the start in the activity feed")
+		waitFor(t, tab, "document.querySelector('tr.row-moved') !== null", "the row of the started job marked")
+		if got := textOf(t, tab, "tr.row-moved .moved"); !strings.Contains(got, "unack") {
+			t.Errorf("moved row says %q, want unack", got)
+		}
+		// The counts follow the events.
+		unack := `document.querySelector('[data-count="mailers/unack"]').textContent`
+		waitFor(t, tab, unack+" === '1'", "the unack count to show the started job")
+		if _, err := s.st.Finish(context.Background(), []store.FinishRequest{{Queue: "mailers", ID: first, Token: res.Jobs[0].Token, Outcome: hopper.OutcomeAck}}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "document.querySelector('#activity-list li.ev-succeeded') !== null", "the success in the activity feed")
+		waitFor(t, tab, unack+" === '0'", "the unack count to show the job acked")
+		screenshot(t, tab, shots, "16-activity-feed")
+	})
+
 	t.Run("WorksWithoutJavaScript", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)
@@ -501,6 +595,11 @@ func TestBrowser(t *testing.T) {
 		screenshot(t, tab, shots, "13-no-javascript")
 	})
 }
+
+// importArgs is the job of the progress test.
+type importArgs struct{ Rows int }
+
+func (importArgs) Kind() string { return "import" }
 
 // textOfJS evaluates a JavaScript expression that yields a string.
 func textOfJS(t *testing.T, tab context.Context, expr string) string {

@@ -1,6 +1,8 @@
 // hopper dashboard: progressive enhancement only. Every page works without
-// this file; with it, counts and charts refresh in place and the bulk
-// selection gets a select-all box. No inline script anywhere (the CSP
+// this file; with it, counts and charts refresh in place, the queue and job
+// pages follow the queue's event stream (an activity feed, rows marked when
+// their job moves, the job's state, progress bar and log lines), and the
+// bulk selection gets a select-all box. No inline script anywhere (the CSP
 // forbids it), no dependencies.
 (function () {
   'use strict';
@@ -108,20 +110,30 @@
   }
 
   // Live updates: fetch the stats every data-refresh ms while the page is
-  // visible. Only numbers change; the page is never reloaded.
-  function setupLive() {
+  // visible; on a page that follows the event stream, only after events
+  // came (at most once per data-refresh), and otherwise every ten times
+  // data-refresh as a safety net. Only numbers change; the page is never
+  // reloaded. It returns the function that asks for a refresh.
+  function setupLive(withEvents) {
     var src = document.body.getAttribute('data-live');
     var every = Number(document.body.getAttribute('data-refresh'));
     var status = document.getElementById('live-status');
-    if (!src || !(every > 0) || !window.fetch) return;
+    if (!src || !(every > 0) || !window.fetch) return function () {};
     status.hidden = false;
     var timer = null;
+    var wanted = false;
     function schedule() {
       clearTimeout(timer);
-      timer = setTimeout(tick, every);
+      timer = setTimeout(tick, withEvents && !wanted ? 10 * every : every);
+    }
+    function request() {
+      if (wanted) return;
+      wanted = true;
+      schedule();
     }
     function tick() {
       if (document.hidden) return schedule();
+      wanted = false;
       fetch(src, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } })
         .then(function (r) {
           if (!r.ok) throw new Error('HTTP ' + r.status);
@@ -143,8 +155,162 @@
       if (!document.hidden) tick();
     });
     schedule();
+    return request;
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function clock(iso) {
+    var d = new Date(iso);
+    function pad(n, w) { return String(n).padStart(w || 2, '0'); }
+    return pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + '.' + pad(d.getUTCMilliseconds(), 3);
+  }
+
+  function stateBadge(st) {
+    var s = el('span', 'state state-' + st, st);
+    s.title = st;
+    return s;
+  }
+
+  // byJob returns the elements whose attribute attr names job id.
+  function byJob(attr, id) {
+    return all('[' + attr + ']').filter(function (e) { return e.getAttribute(attr) === id; });
+  }
+
+  var MAX_LINES = 100;
+
+  // showProgress moves the job page's progress bar and appends log lines.
+  function showProgress(p) {
+    var panel = document.getElementById('progress-panel');
+    var bar = document.getElementById('progress-bar');
+    if (!panel || !bar) return;
+    panel.hidden = false;
+    if (p.percent >= 0) {
+      bar.value = p.percent;
+      setText(document.getElementById('progress-text'), Math.round(p.percent) + '%');
+    } else {
+      bar.removeAttribute('value');
+      setText(document.getElementById('progress-text'), 'no percentage reported');
+    }
+    var data = document.getElementById('progress-data');
+    if (data && p.data) {
+      data.hidden = false;
+      setText(data, p.data);
+    }
+    var log = document.getElementById('job-log');
+    (p.log || []).forEach(function (l) {
+      var li = el('li');
+      var t = el('time', '', clock(l.at));
+      t.setAttribute('datetime', l.at);
+      li.appendChild(t);
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(el('span', '', l.text));
+      log.appendChild(li);
+    });
+    while (log.children.length > MAX_LINES) log.removeChild(log.firstChild);
+  }
+
+  // noteActivity adds an event to the queue page's activity feed.
+  function noteActivity(ev) {
+    var list = document.getElementById('activity-list');
+    if (!list) return;
+    document.getElementById('activity').hidden = false;
+    var empty = document.getElementById('activity-empty');
+    if (empty) empty.hidden = true;
+    var li = el('li', 'ev ev-' + ev.type);
+    var t = el('time', 'muted', clock(ev.at));
+    t.setAttribute('datetime', ev.at);
+    li.appendChild(t);
+    li.appendChild(el('span', 'evtype', ev.type));
+    var a = el('a', 'mono', ev.id);
+    a.href = ev.url;
+    li.appendChild(a);
+    li.appendChild(el('span', 'kind', ev.kind));
+    if (ev.attempt) li.appendChild(el('span', 'muted', 'attempt ' + ev.attempt));
+    if (ev.worker) li.appendChild(el('span', 'muted', 'on ' + ev.worker));
+    if (ev.error) li.appendChild(el('span', 'err', ev.error.length > 160 ? ev.error.slice(0, 159) + '…' : ev.error));
+    if (ev.progress && ev.progress.percent >= 0) li.appendChild(el('span', 'muted', Math.round(ev.progress.percent) + '%'));
+    list.insertBefore(li, list.firstChild);
+    while (list.children.length > MAX_LINES) list.removeChild(list.lastChild);
+  }
+
+  // onJobEvent applies one event of the stream to the page.
+  function onJobEvent(ev) {
+    if (ev.state) {
+      byJob('data-job-state', ev.id).forEach(function (e) {
+        var listed = document.getElementById('activity-list');
+        var here = listed && listed.getAttribute('data-queue-state');
+        e.textContent = '';
+        if (e.classList.contains('moved')) {
+          // A row of the jobs list: say where the job went.
+          if (ev.state === here) {
+            e.hidden = true;
+          } else {
+            e.hidden = false;
+            e.appendChild(document.createTextNode('→ '));
+            e.appendChild(stateBadge(ev.state));
+          }
+          var row = e.closest('tr');
+          if (row) row.classList.toggle('row-moved', ev.state !== here);
+          return;
+        }
+        e.appendChild(stateBadge(ev.state));
+      });
+    }
+    if (ev.type !== 'progress' && ev.type !== 'enqueued') {
+      byJob('data-job-attempt', ev.id).forEach(function (e) { setText(e, String(ev.attempt)); });
+    }
+    if (ev.progress && document.getElementById('job-id')) showProgress(ev.progress);
+    if (ev.type === 'started') {
+      var panel = document.getElementById('progress-panel');
+      if (panel) panel.hidden = false;
+    }
+    noteActivity(ev);
+  }
+
+  // Events: follow the page's event stream (server-sent events; the browser
+  // reconnects and resumes by itself). It returns whether the page has one.
+  function setupEvents(refresh) {
+    var src = document.body.getAttribute('data-events');
+    if (!src || !window.EventSource) return false;
+    var status = document.getElementById('live-status');
+    var es = new EventSource(src);
+    var n = 0;
+    es.addEventListener('job', function (m) {
+      var ev;
+      try { ev = JSON.parse(m.data); } catch (e) { return; }
+      onJobEvent(ev);
+      n++;
+      document.body.setAttribute('data-events-received', String(n));
+      var count = document.getElementById('activity-count');
+      if (count) setText(count, fmt(n) + ' events');
+      refresh();
+    });
+    es.addEventListener('lost', function () {
+      noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
+    });
+    es.addEventListener('open', function () {
+      if (status) {
+        status.hidden = false;
+        status.classList.remove('stale');
+      }
+    });
+    es.addEventListener('error', function () {
+      if (status) {
+        status.classList.add('stale');
+        status.title = 'Event stream interrupted; reconnecting';
+      }
+    });
+    return true;
   }
 
   setupSelection();
-  setupLive();
+  var refresh = function () {};
+  var withEvents = setupEvents(function () { refresh(); });
+  refresh = setupLive(withEvents);
 })();

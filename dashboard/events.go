@@ -1,0 +1,189 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
+)
+
+// The live event feed: GET /api/events?queue=q[&job=id] streams a queue's
+// events (hopper.Client.Subscribe's) as server-sent events, one message
+// per event with its position as the message ID, so that a browser's
+// EventSource that reconnects resumes where it stopped (Last-Event-ID).
+// The queue page shows them as an activity feed and marks the rows of
+// jobs that moved; the job page moves its progress bar, appends log lines
+// and updates the job's state from them; both refresh their counts only
+// when events come, instead of on a timer.
+
+// eventsBlock is how long one read of the stream waits for events; a
+// comment line is sent after each empty wait, so that a dead connection
+// is noticed and proxies keep the stream open.
+const eventsBlock = 15 * time.Second
+
+// eventJSON is one event as the feed sends it.
+type eventJSON struct {
+	Type     string        `json:"type"`
+	Queue    string        `json:"queue"`
+	ID       string        `json:"id"`
+	Kind     string        `json:"kind"`
+	At       time.Time     `json:"at"`
+	Attempt  int           `json:"attempt"`
+	Worker   string        `json:"worker,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	State    string        `json:"state,omitempty"` // where the job is after the event, when the event says
+	Progress *progressJSON `json:"progress,omitempty"`
+	URL      string        `json:"url"` // the job's page
+}
+
+// progressJSON is a progress report: the data decoded (and redacted) to
+// JSON text.
+type progressJSON struct {
+	Percent float64       `json:"percent"` // negative: none
+	Data    string        `json:"data,omitempty"`
+	Log     []logLineJSON `json:"log,omitempty"`
+}
+
+type logLineJSON struct {
+	At   time.Time `json:"at"`
+	Text string    `json:"text"`
+}
+
+// eventStates maps the types of events that say where the job went to
+// that state.
+var eventStates = map[hopper.EventType]hopper.JobState{
+	hopper.EventPromoted:  hopper.StateReady,
+	hopper.EventStarted:   hopper.StateUnack,
+	hopper.EventSucceeded: hopper.StateDone, // or deleted, without retention
+	hopper.EventRetried:   hopper.StateRetry,
+	hopper.EventDead:      hopper.StateGarbage,
+	hopper.EventCancelled: hopper.StateGarbage,
+	hopper.EventSnoozed:   hopper.StatePending,
+	hopper.EventReleased:  hopper.StateReady,
+	hopper.EventRequeued:  hopper.StateReady,
+}
+
+// eventView prepares ev for the feed.
+func (d *dash) eventView(ev hopper.Event) eventJSON {
+	out := eventJSON{
+		Type: string(ev.Type), Queue: ev.Queue, ID: ev.ID, Kind: ev.Kind, At: ev.At.UTC(),
+		Attempt: ev.Attempt, Worker: ev.Worker, Error: ev.Error, URL: d.jobPath(ev.Queue, ev.ID),
+	}
+	if st, ok := eventStates[ev.Type]; ok {
+		out.State = string(st)
+	} else if ev.Type == hopper.EventEnqueued {
+		out.State = string(ev.State)
+	}
+	if ev.Progress != nil {
+		out.Progress = d.progressView(ev.Kind, ev.Progress)
+	}
+	return out
+}
+
+// progressView prepares a progress report for display.
+func (d *dash) progressView(kind string, p *store.Progress) *progressJSON {
+	out := &progressJSON{Percent: p.Percent}
+	if len(p.Data) > 0 {
+		if dec := d.decodeFor(kind, p.Data); dec.Err == "" {
+			out.Data = dec.Compact
+		} else {
+			out.Data = "(undecodable: " + dec.Err + ")"
+		}
+	}
+	for _, l := range p.Log {
+		out.Log = append(out.Log, logLineJSON{At: l.At.UTC(), Text: l.Text})
+	}
+	return out
+}
+
+// serveEvents streams a queue's events (see the top of this file).
+func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
+	if d.events == nil {
+		writeJSONError(w, http.StatusNotImplemented, "this store keeps no event stream")
+		return
+	}
+	q := r.URL.Query()
+	queue := q.Get("queue")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		writeJSONError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	job := q.Get("job")
+	from := hopper.FromNow
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		from = id
+	} else if f := q.Get("from"); f != "" {
+		from = f
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's WriteTimeout, where it can
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	// A first comment, so that the browser knows the stream is open.
+	fmt.Fprint(w, ": hopper events\nretry: 2000\n\n")
+	if rc.Flush() != nil {
+		return
+	}
+	ctx := r.Context()
+	pos := map[string]string{queue: from}
+	for {
+		evs, next, lost, err := d.events.ReadEvents(ctx, pos, 200, eventsBlock)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.cfg.Logger.Error("dashboard: reading events failed", "queue", queue, "error", err)
+				fmt.Fprintf(w, "event: failed\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
+				_ = rc.Flush()
+			}
+			return
+		}
+		if len(lost) > 0 {
+			fmt.Fprint(w, "event: lost\ndata: {}\n\n")
+		}
+		for _, ev := range evs {
+			if job != "" && ev.ID != job {
+				continue
+			}
+			fmt.Fprintf(w, "id: %s\nevent: job\ndata: %s\n\n", ev.Pos, mustJSON(d.eventView(ev)))
+		}
+		if len(evs) == 0 {
+			fmt.Fprint(w, ": idle\n\n")
+		} else if job != "" {
+			// Where the browser resumes: past the events it skipped too.
+			fmt.Fprintf(w, "id: %s\n\n", next[queue])
+		}
+		if rc.Flush() != nil {
+			return
+		}
+		pos = next
+	}
+}
+
+// mustJSON encodes v, which always encodes. encoding/json escapes <, >
+// and &, and a newline never appears in its output, so the text is one
+// inert data line.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`{"error":"encoding failed"}`)
+	}
+	return b
+}
+
+// eventsURL is the feed of queue (and job, when not "") for a page; "" when
+// the store keeps no events.
+func (d *dash) eventsURL(queue, job string) string {
+	if d.events == nil {
+		return ""
+	}
+	u := d.path("api", "events") + "?queue=" + queue // validated: nothing to escape
+	if job != "" {
+		u += "&job=" + url.QueryEscape(job)
+	}
+	return u
+}
