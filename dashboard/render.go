@@ -32,8 +32,8 @@ type base struct {
 	// Events is the URL of the page's live event feed (see events.go);
 	// "" for none. With it, the counts refresh when events come.
 	Events string
-	Flash *flash
-	Now   time.Time
+	Flash  *flash
+	Now    time.Time
 }
 
 // site is the part of the layout that is the same for every request.
@@ -95,8 +95,8 @@ func (d *dash) mustParsePages() pages {
 			}
 			return min(100, n*100/of)
 		},
-		"ago": func(t time.Time) string { return ago(d.cfg.Now(), t) },
-		"abs": absTime,
+		"ago":   func(t time.Time) string { return ago(d.cfg.Now(), t) },
+		"abs":   absTime,
 		"clock": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
 		"iso": func(t time.Time) string {
 			if t.IsZero() {
