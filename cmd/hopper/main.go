@@ -5,6 +5,7 @@
 //	hopper stats                    print a table of queues and their jobs per state
 //	hopper jobs list|show|retry|delete|cancel
 //	hopper queues pause|resume NAME...
+//	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
 //
 // Every command but demo reads a Redis store: --redis (default
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
@@ -41,6 +42,7 @@ func commands() []command {
 		{"stats", "print a table of queues: jobs per state, paused, latency, throughput", runStats},
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
 		{"queues", "pause or resume queues", runQueues},
+		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 	}
 }
 

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// queueList is a flag that may be given several times.
+type queueList []string
+
+func (q *queueList) String() string { return strings.Join(*q, ",") }
+
+func (q *queueList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if err := hopper.ValidateQueue(name); err != nil {
+			return err
+		}
+		*q = append(*q, name)
+	}
+	return nil
+}
+
+// eventLine is one event as "hopper events --json" prints it.
+type eventLine struct {
+	Pos      string    `json:"pos"`
+	Type     string    `json:"type"`
+	Queue    string    `json:"queue"`
+	ID       string    `json:"id"`
+	Kind     string    `json:"kind"`
+	At       time.Time `json:"at"`
+	Attempt  int       `json:"attempt"`
+	Worker   string    `json:"worker,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	State    string    `json:"state,omitempty"`
+	Percent  *float64  `json:"percent,omitempty"`
+	LogLines []string  `json:"log,omitempty"`
+}
+
+// runEvents tails the event streams of queues until interrupted (or
+// --count events were printed).
+func runEvents(ctx context.Context, a *app, args []string) error {
+	fs := newFlags("events", "hopper events --queue NAME [--queue NAME...] [--from now|start|POS] [--job ID] [--count N] [--json] [--redis URL]", a.stderr)
+	sf := addStoreFlags(fs)
+	var queues queueList
+	fs.Var(&queues, "queue", "a queue to follow (repeat, or separate with commas)")
+	from := fs.String("from", "now", `where to start: "now", "start" (the oldest event kept) or the position of an event (one queue only)`)
+	job := fs.String("job", "", "print only the events of this job")
+	count := fs.Int("count", 0, "exit after printing this many events (0: run until interrupted)")
+	asJSON := fs.Bool("json", false, "print one JSON object per line, with each event's position")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if len(queues) == 0 {
+		fmt.Fprintln(a.stderr, "hopper events: --queue is required")
+		fs.Usage()
+		return errUsage
+	}
+	opts := &hopper.SubscribeOptions{}
+	switch *from {
+	case "now":
+		opts.Start = hopper.FromNow
+	case "start":
+		opts.Start = hopper.FromStart
+	default:
+		if len(queues) != 1 {
+			return errors.New("--from with a position needs exactly one --queue")
+		}
+		opts.From = map[string]string{queues[0]: *from}
+	}
+	s, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	fmt.Fprintf(a.stderr, "following %s (interrupt to stop)\n", queues.String())
+	printed := 0
+	for ev, err := range hopper.NewClient(s, nil).Subscribe(ctx, queues, opts) {
+		if errors.Is(err, hopper.ErrEventsLost) {
+			fmt.Fprintf(a.stderr, "hopper events: %v\n", err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if *job != "" && ev.ID != *job {
+			continue
+		}
+		if *asJSON {
+			b, _ := json.Marshal(lineOf(ev))
+			fmt.Fprintln(a.stdout, string(b))
+		} else {
+			fmt.Fprintln(a.stdout, formatEvent(ev))
+		}
+		if printed++; *count > 0 && printed >= *count {
+			return nil
+		}
+	}
+	return nil
+}
+
+// lineOf returns ev as "hopper events --json" prints it.
+func lineOf(ev hopper.Event) eventLine {
+	l := eventLine{
+		Pos: ev.Pos, Type: string(ev.Type), Queue: ev.Queue, ID: ev.ID, Kind: ev.Kind, At: ev.At.UTC(),
+		Attempt: ev.Attempt, Worker: ev.Worker, Error: ev.Error, State: string(ev.State),
+	}
+	if p := ev.Progress; p != nil {
+		if p.Percent >= 0 {
+			l.Percent = &p.Percent
+		}
+		for _, line := range p.Log {
+			l.LogLines = append(l.LogLines, line.Text)
+		}
+	}
+	return l
+}
+
+// formatEvent returns ev as one line of text.
+func formatEvent(ev hopper.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %-9s %-10s %s %s", ev.At.UTC().Format("15:04:05.000"), ev.Queue, ev.Type, ev.ID, ev.Kind)
+	if ev.Attempt > 0 {
+		fmt.Fprintf(&b, " attempt=%d", ev.Attempt)
+	}
+	if ev.State != "" {
+		fmt.Fprintf(&b, " state=%s", ev.State)
+	}
+	if ev.Worker != "" {
+		fmt.Fprintf(&b, " worker=%s", ev.Worker)
+	}
+	if p := ev.Progress; p != nil {
+		if p.Percent >= 0 {
+			fmt.Fprintf(&b, " progress=%.0f%%", p.Percent)
+		}
+		for _, l := range p.Log {
+			fmt.Fprintf(&b, " log=%q", l.Text)
+		}
+	}
+	if ev.Error != "" {
+		fmt.Fprintf(&b, " error=%q", ev.Error)
+	}
+	return b.String()
+}

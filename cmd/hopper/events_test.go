@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
+)
+
+func TestEvents(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ids := seed(t, c.store)
+		// From the start: the seed's history, each event once.
+		r := c.run(t, "events", "--queue", "default", "--from", "start", "--count", "5")
+		wantCode(t, r, 0, "events --from start")
+		wantOut(t, r.stdout, "events --from start",
+			"enqueued   "+ids.garbage+" send_email", "started    "+ids.garbage+" send_email attempt=1",
+			"dead       "+ids.garbage, `error="smtp: 550 no such user"`, "state=ready", "state=pending")
+
+		// Live, as JSON lines with positions, from the last event so far:
+		// a job run to its end.
+		r = c.run(t, "events", "--queue", "default", "--from", "start", "--count", "5", "--json")
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		var last eventLine
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Pos == "" {
+			t.Fatalf("events --json: last line %q: %v", lines[len(lines)-1], err)
+		}
+		stdout, stop := c.start(t, "", "events", "--queue", "default", "--json", "--job", ids.ready, "--from", last.Pos)
+		ctx := context.Background()
+		res, err := c.store.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "cli-test"})
+		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != ids.ready {
+			t.Fatal(res, err)
+		}
+		j := res.Jobs[0]
+		if _, err := c.store.Finish(ctx, []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(stdout(), "\n") < 2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		r = stop()
+		lines = strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("events --json --job: %d lines, want started and succeeded:\n%s\n%s", len(lines), r.stdout, r.stderr)
+		}
+		for i, want := range []string{"started", "succeeded"} {
+			var l eventLine
+			if err := json.Unmarshal([]byte(lines[i]), &l); err != nil || l.Type != want || l.ID != ids.ready || l.Pos == "" || l.Worker != "" && want != "started" {
+				t.Errorf("line %d: %+v, %v; want %s of %s with a position", i, l, err, want, ids.ready)
+			}
+		}
+	})
+}
+
+func TestEventsBadInput(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		wantCode(t, c.run(t, "events"), 2, "events without --queue")
+		wantCode(t, c.run(t, "events", "--queue", "bad queue"), 2, "events of a bad queue name")
+		r := c.run(t, "events", "--queue", "a", "--queue", "b", "--from", "12")
+		wantCode(t, r, 1, "events --from POS of two queues")
+		r = c.run(t, "events", "--queue", "default", "--from", "not-a-position", "--count", "1")
+		wantCode(t, r, 1, "events --from a bad position")
+		wantOut(t, r.stderr, "events --from a bad position", "invalid")
+	})
+}
