@@ -39,12 +39,14 @@ const childEnv = "HOPPER_TEST_CHILD"
 
 // Roles a child can play.
 const (
-	rolePeriodic = "periodic"  // worker running the schedules "a" and "b", every second
-	roleCapped   = "capped"    // worker whose handlers count themselves in Redis while they work
-	roleLimited  = "limited"   // worker whose handlers report their claim time
-	roleTarget   = "target"    // worker whose handlers wait for their context to end
-	roleEnqueuer = "enqueuer"  // on "go <round>": Goroutines concurrent unique enqueues
-	roleCancel   = "canceller" // on "cancel <id>": Store.Cancel of the job
+	rolePeriodic  = "periodic"   // worker running the schedules "a" and "b", every second
+	roleCapped    = "capped"     // worker whose handlers count themselves in Redis while they work
+	roleLimited   = "limited"    // worker whose handlers report their claim time
+	roleTarget    = "target"     // worker whose handlers wait for their context to end
+	roleEnqueuer  = "enqueuer"   // on "go <round>": Goroutines concurrent unique enqueues
+	roleCancel    = "canceller"  // on "cancel <id>": Store.Cancel of the job
+	roleSubscribe = "subscriber" // reports every event of Queue from when it is ready
+	roleWaiter    = "waiter"     // on "wait <id>": watches the job, in Goroutines goroutines
 )
 
 // childSpec tells a child what to do.
@@ -80,9 +82,13 @@ type procEvent struct {
 	// Round, Dup: an enqueuer's round and whether its job was a duplicate.
 	Round int  `json:",omitempty"`
 	Dup   bool `json:",omitempty"`
-	// State Cancel found the job in.
+	// State Cancel found the job in, or a waited job ended in.
 	State hopper.JobState `json:",omitempty"`
-	Err   string          `json:",omitempty"`
+	// Type of an event a subscriber read (its At is the store's time).
+	Type hopper.EventType `json:",omitempty"`
+	// FinishedAt of a waited job (the store's clock at its end).
+	FinishedAt time.Time `json:",omitzero"`
+	Err        string    `json:",omitempty"`
 }
 
 // runChildIfAsked runs the child process a parent asked for and exits, or
@@ -140,6 +146,10 @@ func runChild(s childSpec) error {
 		return childEnqueuer(ctx, s, store, cmds, emit)
 	case roleCancel:
 		return childCanceller(ctx, s, store, cmds, emit)
+	case roleSubscribe:
+		return childSubscriber(ctx, s, store, emit)
+	case roleWaiter:
+		return childWaiter(ctx, s, store, cmds, emit)
 	}
 	go func() {
 		for range cmds { // workers take no commands
@@ -391,6 +401,15 @@ func stopChildren(cs []*child) {
 	for _, c := range cs {
 		c.stop()
 	}
+}
+
+// kill sends SIGKILL to the child and waits for it to die.
+func (c *child) kill() {
+	c.once.Do(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.read
+		_ = c.cmd.Wait()
+	})
 }
 
 func (c *child) stop() {

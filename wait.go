@@ -26,8 +26,10 @@ const WaitRetention = time.Minute
 // costs the other jobs one check per finishing step). It returns:
 //
 //   - the job and nil when it was acked: JobRecord.Result holds what the
-//     handler recorded (RecordResult). A job acked without retention comes
-//     back with its State, FinishedAt and Result only.
+//     handler recorded (RecordResult). The record has at least the job's
+//     ID, Queue, Kind, State, Attempt, FinishedAt and Result (Redis sends
+//     those with the end, so that Wait needs no further read); use the
+//     Inspector for the rest.
 //   - the job and an error wrapping ErrJobDead when it went to garbage,
 //     also wrapping ErrCancelled when it was cancelled.
 //   - an error wrapping ErrJobNotFound when the queue does not hold the

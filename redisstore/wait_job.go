@@ -24,10 +24,11 @@ var _ store.JobWaiter = (*Store)(nil)
 // EXISTS.
 
 // WatchJob watches the job until it ends or ctx is done (see
-// store.JobWaiter). An acked job not kept in done ends as the message
-// described it: State StateDone, FinishedAt the time the message came and
-// the Result the worker sent; a kept job is read with GetJob. A watch holds
-// one goroutine until it ends.
+// store.JobWaiter). The job comes back as the end message describes it
+// (ID, Queue, Kind, State, Attempt, FinishedAt, Cancelled, the Result of
+// an ack, the last error of a death), with no further read; a job that had
+// ended when the watch began is read whole with GetJob. A watch holds one
+// goroutine until it ends.
 func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.JobEnd, error) {
 	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
@@ -129,24 +130,29 @@ func (s *Store) awaitEnd(ctx context.Context, queue, id, key string) store.JobEn
 	}
 }
 
-// endedJob returns the record of a job that ended, as the done message msg
-// tells it ("" when the job was found ended in a store).
+// endedJob returns the record of a job that ended: as the done message
+// msg describes it, or read with GetJob when the job was found ended in
+// the store (msg "").
 func (s *Store) endedJob(ctx context.Context, queue, id, msg string) (*store.JobRecord, error) {
-	var state, result string
-	if msg != "" {
-		_, _, state, result = decodeDone(msg)
-		if state == "deleted" {
-			return nil, fmt.Errorf("%w: job %q of queue %q was deleted", store.ErrJobNotFound, id, queue)
-		}
+	if msg == "" {
+		return s.GetJob(ctx, queue, id)
 	}
-	rec, err := s.GetJob(ctx, queue, id)
-	if err == nil || msg == "" || state != string(store.StateDone) {
-		return rec, err
+	d, err := decodeDone(msg)
+	if err != nil {
+		return nil, wrap("job end message of "+strconv.Quote(id), err)
 	}
-	// Acked and not kept: the message is all there is.
-	rec = &store.JobRecord{ID: id, Queue: queue, State: store.StateDone, FinishedAt: time.Now().Truncate(time.Millisecond)}
-	if result != "" {
-		rec.Result = []byte(result)
+	if d.state == "deleted" {
+		return nil, fmt.Errorf("%w: job %q of queue %q was deleted", store.ErrJobNotFound, id, queue)
+	}
+	rec := &store.JobRecord{
+		ID: id, Queue: queue, Kind: d.kind, State: store.JobState(d.state), Attempt: d.attempt,
+		FinishedAt: time.UnixMilli(d.atMs), Cancelled: d.cancelled,
+	}
+	if d.result != "" {
+		rec.Result = []byte(d.result)
+	}
+	if d.err != "" {
+		rec.Errors = []store.AttemptError{{At: rec.FinishedAt, Attempt: d.attempt, Error: d.err}}
 	}
 	return rec, nil
 }
@@ -158,16 +164,31 @@ func doneKey(k notifyKind, msg string) (key, payload string) {
 	if k != kindDone {
 		return msg, ""
 	}
-	q, id, _, _ := decodeDone(msg)
-	return q + "\x00" + id, msg
+	d, _ := decodeDone(msg)
+	return d.queue + "\x00" + d.id, msg
 }
 
-// decodeDone decodes a done message: cmsgpack's [queue, id, state,
-// result].
-func decodeDone(msg string) (queue, id, state, result string) {
+// doneMsg is a job end message (lib_events.lua publish_end).
+type doneMsg struct {
+	queue, id, state, result string
+	attempt                  int
+	kind, err                string
+	cancelled                bool
+	atMs                     int64
+}
+
+// decodeDone decodes a done message: cmsgpack's [queue, id, state, result,
+// attempt, kind, error, cancelled, time ms].
+func decodeDone(msg string) (doneMsg, error) {
 	r := reader{s: msg}
-	if r.arrayLen() < 4 {
-		return "", "", "", ""
+	n := r.arrayLen()
+	if n < 9 {
+		return doneMsg{}, errCorrupt
 	}
-	return r.bytes(), r.bytes(), r.bytes(), r.bytes()
+	d := doneMsg{queue: r.bytes(), id: r.bytes(), state: r.bytes(), result: r.bytes(), attempt: int(r.int()),
+		kind: r.bytes(), err: r.bytes(), cancelled: r.int() == 1, atMs: r.int()}
+	for i := 9; i < n; i++ {
+		r.skip()
+	}
+	return d, r.err
 }

@@ -119,9 +119,12 @@ type JobWaiter interface {
 
 // JobEnd is how a watched job ended.
 type JobEnd struct {
-	// Job is the job as it ended: its record when the store keeps it,
-	// else (an ack without retention) a record with State StateDone,
-	// FinishedAt and the Result the worker sent. Nil when Err is set.
+	// Job is the job as it ended, nil when Err is set. It has at least
+	// its ID, Queue, Kind, State (StateDone or StateGarbage), Attempt,
+	// FinishedAt, Cancelled, the Result of an ack and, for a death, the
+	// last error in Errors; a store may give the whole record (memstore
+	// does; redisstore does for a job that had ended when the watch
+	// began).
 	Job *JobRecord
 	// Err wraps ErrJobNotFound when the job was deleted, or is ctx's error
 	// when the watch's context ended first.

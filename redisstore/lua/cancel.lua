@@ -38,7 +38,8 @@ if redis.call('ZCARD', KEYS[7]) == 0 then wake_sched() end
 redis.call('ZADD', KEYS[7], now, id)
 redis.call('SADD', KEYS[9], id)
 events_config(unpack(redis.call('HMGET', KEYS[13], 'ev', 'evw')))
-emit(8, id, kind_of(redis.call('HGET', KEYS[1], id)), a, ARGV[2])
+local kind = kind_of(redis.call('HGET', KEYS[1], id))
+emit(8, id, kind, a, ARGV[2])
 flush_events(KEYS[14], now)
-ended(KEYS[15], {id}, 'garbage')
+if waited_among(KEYS[15], {id}) then publish_end(KEYS[15], id, 'garbage', a, kind, '', ARGV[2], true, now) end
 return from

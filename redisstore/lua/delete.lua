@@ -39,7 +39,10 @@ if events_on() then
   for i = 1, #ids do emit(12, ids[i], kinds[i], (parse_att(atts[i])), '') end
   flush_events(KEYS[11], now_ms())
 end
-ended(KEYS[12], ids, 'deleted')
+local waited = waited_among(KEYS[12], ids)
+if waited then
+  for id in pairs(waited) do publish_end(KEYS[12], id, 'deleted', 0, '', '', '', false, 0) end
+end
 if redis.call('HLEN', KEYS[13]) > 0 then call_chunked('HDEL', KEYS[13], ids, 1) end
 release_unique(KEYS[7], KEYS[8], ids)
 call_chunked('HDEL', KEYS[2], ids, 1)

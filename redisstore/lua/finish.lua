@@ -80,7 +80,7 @@ local min_exp
 local dead_ids, dead_z = {}, {}  -- to garbage
 local results = {}               -- result field-value pairs
 local acks, fails = 0, 0
-local ended_ok, ended_res, ended_dead = {}, {}, {}
+local waited = waited_among(KEYS[18], ids)
 local wake_r, wake_s = false, false
 local first_retry, first_pend -- earliest scores before this call
 
@@ -88,8 +88,6 @@ local first_retry, first_pend -- earliest scores before this call
 -- for none) or the queue's, with its result, or deletes it.
 local function ack(id, ret, result)
   acks = acks + 1
-  ended_ok[acks] = id
-  ended_res[acks] = result
   if ret == 0 then ret = queue_ret end
   if ret <= 0 then
     del_ids[#del_ids + 1] = id
@@ -119,9 +117,10 @@ for r = 1, plain do
     ng = ng + 1
     gone[ng] = members[r]
     ack(id, 0, '')
-    if ev then
+    if ev or (waited and waited[id]) then
       local k, a = kind_att(r)
-      emit(5, id, k, a, '')
+      if ev then emit(5, id, k, a, '') end
+      if waited and waited[id] then publish_end(KEYS[18], id, 'done', a, k, '', '', false, now) end
     end
   end
 end
@@ -137,9 +136,10 @@ for r = plain + 1, n do
     gone[#gone + 1] = members[r]
     if cancelled[r] == 1 then o = on_cancelled(o) end
     if o == 1 then
-      if ev then
+      if ev or (waited and waited[id]) then
         local k, a = kind_att(r)
-        emit(5, id, k, a, '')
+        if ev then emit(5, id, k, a, '') end
+        if waited and waited[id] then publish_end(KEYS[18], id, 'done', a, k, y, '', false, now) end
       end
       ack(id, tonumber(x), y)
     else
@@ -159,7 +159,9 @@ for r = plain + 1, n do
         if not first_retry or due < first_retry then wake_s = true; first_retry = due end
         redis.call('ZADD', KEYS[11], str(due), id)
       elseif o == 3 or o == 6 then
-        ended_dead[#ended_dead + 1] = id
+        if waited and waited[id] then
+          publish_end(KEYS[18], id, 'garbage', a, (kind_att(r)), '', error_text(y), o == 6, now)
+        end
         dead_ids[#dead_ids + 1] = id
         dead_z[#dead_z + 1] = nows
         dead_z[#dead_z + 1] = id
@@ -220,6 +222,4 @@ end
 if wake_r then wake_ready() end
 if wake_s then wake_sched() end
 flush_events(KEYS[17], now)
-ended(KEYS[18], ended_ok, 'done', ended_res)
-ended(KEYS[18], ended_dead, 'garbage')
 return out

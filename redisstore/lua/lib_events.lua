@@ -97,20 +97,32 @@ local function error_text(rest)
   return msg
 end
 
--- ended tells the WaitJob callers of jobs ids, if any wait (set key wj),
--- how each ended: state 'done', 'garbage' or 'deleted', and for done the
--- result (results[i], '' for none).
-local function ended(wj, ids, state, results)
-  if #ids == 0 or redis.call('EXISTS', wj) == 0 then return end
-  local waited = call_chunked_flat('SMISMEMBER', wj, ids)
+-- waited_among returns the IDs among ids that a WatchJob call waits for
+-- (set key wj), as a set, or nil when there are none: one EXISTS when
+-- nobody waits in the queue.
+local function waited_among(wj, ids)
+  if #ids == 0 or redis.call('EXISTS', wj) == 0 then return nil end
+  local m = call_chunked_flat('SMISMEMBER', wj, ids)
+  local out
   for i = 1, #ids do
-    if waited[i] == 1 then
-      redis.call('SREM', wj, ids[i])
-      local r = ''
-      if results then r = results[i] or '' end
-      redis.call('PUBLISH', PREFIX .. ':done', cmsgpack.pack({QUEUE, ids[i], state, r}))
+    if m[i] == 1 then
+      out = out or {}
+      out[ids[i]] = true
     end
   end
+  return out
+end
+
+-- publish_end tells the WatchJob callers of job id how it ended, on
+-- "<prefix>:done" (wait_job.go): the msgpack array [queue, id, state
+-- ('done', 'garbage' or 'deleted'), result, attempt, kind, error,
+-- cancelled (0/1), time ms].
+local function publish_end(wj, id, state, attempt, kind, result, err, cancelled, now)
+  redis.call('SREM', wj, id)
+  local c = 0
+  if cancelled then c = 1 end
+  redis.call('PUBLISH', PREFIX .. ':done',
+    cmsgpack.pack({QUEUE, id, state, result or '', attempt or 0, kind or '', err or '', c, now}))
 end
 
 -- OUTCOME_EVENT maps a finish outcome code (finish.go) to its event code.

@@ -77,6 +77,7 @@ if #got > 0 then
   local canc = {}
   if redis.call('SCARD', KEYS[14]) > 0 then canc = call_chunked_flat('SMISMEMBER', KEYS[14], ids) end
   local dead, dz, rz = {}, {}, {}
+  local waited = waited_among(KEYS[18], ids)
   for i = 1, #ids do
     local v = vals[i]
     if v then
@@ -89,6 +90,9 @@ if #got > 0 then
       if canc[i] == 1 then o = on_cancelled(o) end
       if ev then emit(OUTCOME_EVENT[o], ids[i], kind_of(v), a, ARGV[4]) end
       if o ~= 2 then
+        if waited and waited[ids[i]] then
+          publish_end(KEYS[18], ids[i], 'garbage', a, kind_of(v), '', ARGV[4], o == 6, now)
+        end
         dead[#dead + 1] = ids[i]
         dz[#dz + 1] = now
         dz[#dz + 1] = ids[i]
@@ -101,7 +105,6 @@ if #got > 0 then
   if #dead > 0 then
     release_unique(KEYS[12], KEYS[13], dead)
     call_chunked('ZADD', garbage, dz, 2)
-    ended(KEYS[18], dead, 'garbage')
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
   count_throughput(KEYS[15], 'f', now, reclaimed)

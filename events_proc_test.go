@@ -1,0 +1,202 @@
+package hopper_test
+
+// Events, waiting and progress across processes on Redis (issue 16): the
+// children are this test binary re-executed (proc_helpers_test.go).
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/store"
+)
+
+// childSubscriber reports every event of its queue from when it is ready.
+func childSubscriber(ctx context.Context, s childSpec, st hopper.Store, emit func(procEvent)) error {
+	// Where the stream ends now: the subscription starts there, so that
+	// every event after "ready" is seen.
+	_, next, _, err := st.(store.EventReader).ReadEvents(ctx, map[string]string{s.Queue: hopper.FromNow}, 1, 0)
+	if err != nil {
+		return err
+	}
+	emit(procEvent{Ev: "ready"})
+	for ev, err := range hopper.NewClient(st, nil).Subscribe(ctx, []string{s.Queue}, &hopper.SubscribeOptions{From: next}) {
+		if err != nil {
+			emit(procEvent{Ev: "error", Err: err.Error()})
+			continue
+		}
+		emit(procEvent{Ev: "event", Type: ev.Type, Job: ev.ID, Attempt: ev.Attempt, At: ev.At})
+	}
+	return nil
+}
+
+// childWaiter answers "wait <id>" by watching the job ("watching" once the
+// watch is in place) in one of Goroutines goroutines, and reports
+// "waited" when it ended.
+func childWaiter(ctx context.Context, s childSpec, st hopper.Store, cmds <-chan string, emit func(procEvent)) error {
+	w := st.(store.JobWaiter)
+	ids := make(chan string)
+	for range s.Goroutines {
+		go func() {
+			for id := range ids {
+				ch, err := w.WatchJob(ctx, s.Queue, id)
+				if err != nil {
+					emit(procEvent{Ev: "error", Job: id, Err: err.Error()})
+					continue
+				}
+				emit(procEvent{Ev: "watching", Job: id})
+				end := <-ch
+				at := time.Now()
+				if end.Err != nil {
+					emit(procEvent{Ev: "error", Job: id, Err: end.Err.Error()})
+					continue
+				}
+				emit(procEvent{Ev: "waited", At: at, Job: id, State: end.Job.State, FinishedAt: end.Job.FinishedAt})
+			}
+		}()
+	}
+	emit(procEvent{Ev: "ready"})
+	defer close(ids)
+	for cmd := range commands(ctx, cmds) {
+		id, ok := strings.CutPrefix(cmd, "wait ")
+		if !ok {
+			return fmt.Errorf("command %q: want wait <id>", cmd)
+		}
+		ids <- id
+	}
+	return nil
+}
+
+// eventsOf returns the events a subscriber child reported, by job.
+func eventsOf(log *procLog) map[string][]procEvent {
+	out := map[string][]procEvent{}
+	for _, e := range log.filter(evIs("event")) {
+		out[e.Job] = append(out[e.Job], e)
+	}
+	return out
+}
+
+// TestProcSubscriberSeesEveryJob: a subscriber in another process sees
+// the start and the success of each of 10,000 jobs, run by two worker
+// processes, exactly once.
+func TestProcSubscriberSeesEveryJob(t *testing.T) {
+	p := newProcSetup(t)
+	const n = 10_000
+	p.start(1, childSpec{Role: roleSubscribe, Queue: "events"})
+	p.start(2, childSpec{Role: roleLimited, Queue: "events", Concurrency: 32})
+	c := hopper.NewClient(p.store, nil)
+	args := make([]Echo, 0, 500)
+	var ids []string
+	for len(ids) < n {
+		args = args[:0]
+		for i := range 500 {
+			args = append(args, Echo{N: len(ids) + i})
+		}
+		infos, err := hopper.EnqueueMany(t.Context(), c, args, &hopper.EnqueueOpts{Queue: "events"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range infos {
+			ids = append(ids, in.ID)
+		}
+	}
+	testutil.EventuallyTrue(t, 120*time.Second, fmt.Sprintf("the subscriber to see %d successes", n), func() bool {
+		return p.log.count(func(e procEvent) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) >= n
+	})
+	byJob := eventsOf(p.log)
+	for _, id := range ids {
+		var types []string
+		for _, e := range byJob[id] {
+			types = append(types, fmt.Sprintf("%s/%d", e.Type, e.Attempt))
+		}
+		if got := strings.Join(types, " "); got != "enqueued/0 started/1 succeeded/1" {
+			t.Fatalf("job %s: the subscriber saw %q, want each of enqueued, started and succeeded once", id, got)
+		}
+	}
+	if extra := len(byJob) - n; extra != 0 {
+		t.Fatalf("the subscriber saw events of %d jobs never enqueued", extra)
+	}
+}
+
+// TestProcWaitReturnsAtTheAck: Wait in 100 goroutines of another process
+// returns for each job within 10 ms (p99) of its ack, by the store's clock
+// at the ack (FinishedAt) and the waiter's clock at the return, the same
+// machine's.
+func TestProcWaitReturnsAtTheAck(t *testing.T) {
+	p := newProcSetup(t)
+	const rounds, per = 10, 100
+	waiter := p.start(1, childSpec{Role: roleWaiter, Queue: "waited", Goroutines: per})[0]
+	p.start(1, childSpec{Role: roleLimited, Queue: "waited", Concurrency: 32})
+	c := hopper.NewClient(p.store, nil)
+	ins := hopper.NewInspector(p.store)
+	var lat []time.Duration
+	for r := range rounds {
+		// The queue is paused until every waiter watches: each wait is in
+		// place before its job can run.
+		if err := ins.Pause(t.Context(), "waited"); err != nil {
+			t.Fatal(err)
+		}
+		args := make([]Echo, per)
+		infos, err := hopper.EnqueueMany(t.Context(), c, args, &hopper.EnqueueOpts{Queue: "waited", Retention: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		round := map[string]bool{}
+		for _, in := range infos {
+			round[in.ID] = true
+			waiter.send("wait " + in.ID)
+		}
+		inRound := func(ev string) func(procEvent) bool {
+			return func(e procEvent) bool { return e.Ev == ev && round[e.Job] }
+		}
+		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d: %d watches", r, per), func() bool { return p.log.count(inRound("watching")) == per })
+		if err := ins.Resume(t.Context(), "waited"); err != nil {
+			t.Fatal(err)
+		}
+		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d: %d waits returned", r, per), func() bool { return p.log.count(inRound("waited")) == per })
+		for _, e := range p.log.filter(inRound("waited")) {
+			if e.State != hopper.StateDone || e.FinishedAt.IsZero() {
+				t.Fatalf("wait of %s returned %s finished at %v, want done", e.Job, e.State, e.FinishedAt)
+			}
+			lat = append(lat, e.At.Sub(e.FinishedAt))
+		}
+	}
+	slices.Sort(lat)
+	p99, worst := lat[len(lat)*99/100], lat[len(lat)-1]
+	t.Logf("%d waits: from the ack to the return p50 %v, p99 %v, max %v (FinishedAt has millisecond precision)", len(lat), lat[len(lat)/2], p99, worst)
+	if p99 > 10*time.Millisecond {
+		t.Errorf("p99 from the ack to Wait's return is %v, want at most 10ms", p99)
+	}
+}
+
+// TestProcKilledWorkerEvents: the job of a worker killed with SIGKILL
+// shows, to a subscriber in another process, its start, the expiry of the
+// lease, its start again as attempt 2 on another worker, and its success.
+func TestProcKilledWorkerEvents(t *testing.T) {
+	p := newProcSetup(t)
+	p.start(1, childSpec{Role: roleSubscribe, Queue: "killed"})
+	victim := p.start(1, childSpec{Role: roleTarget, Queue: "killed", Concurrency: 1})[0]
+	info, err := hopper.Enqueue(t.Context(), hopper.NewClient(p.store, nil), Echo{}, &hopper.EnqueueOpts{Queue: "killed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyTrue(t, 30*time.Second, "the victim to start the job", func() bool { return p.log.count(evIs("start")) == 1 })
+	victim.kill()
+	p.start(1, childSpec{Role: roleLimited, Queue: "killed", Concurrency: 1})
+	testutil.EventuallyTrue(t, 60*time.Second, "the job's success", func() bool {
+		return p.log.count(func(e procEvent) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) == 1
+	})
+	var got []string
+	for _, e := range eventsOf(p.log)[info.ID] {
+		got = append(got, fmt.Sprintf("%s/%d", e.Type, e.Attempt))
+	}
+	want := "enqueued/0 started/1 retried/1 promoted/1 started/2 succeeded/2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("events of the killed worker's job: %q, want %q", strings.Join(got, " "), want)
+	}
+}
