@@ -150,12 +150,17 @@ func (q *queue) releaseUnique(j *job) {
 }
 
 // leaveUnack clears the claim of j, which was just detached from unack, and
-// wakes claimers if a MaxRunning cap may have held ready jobs back.
+// wakes claimers if a MaxRunning cap may have held ready jobs back. When
+// the last lease is gone it tells the scheduler, which may be set to look
+// at the queue when that lease expires, that it need not.
 func (q *queue) leaveUnack(j *job) {
 	j.rec.Token = 0
 	j.rec.Deadline = time.Time{}
 	if q.cfg.MaxRunning > 0 && q.ready.n > 0 {
 		q.signalReady()
+	}
+	if len(q.unack) == 0 {
+		q.signalSchedule()
 	}
 }
 

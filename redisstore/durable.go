@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -23,6 +24,25 @@ func (s *Store) runDurable(ctx context.Context, calls []*evalCall, pre func(redi
 		s.pipelineWait(ctx, s.rdb, calls)
 		return
 	}
+	s.durablePerSlot(ctx, cc, calls)
+	// A call a node redirected (its slot moved to a promoted replica) did
+	// not run: once the topology is reloaded, it goes to the new master.
+	var moved []*evalCall
+	for _, c := range calls {
+		if redirected(c.cmd.Err()) {
+			moved = append(moved, c)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	s.awaitTopology(ctx, cc, moved[0].keys[0])
+	s.durablePerSlot(ctx, cc, moved)
+}
+
+// durablePerSlot runs pipelineWait for each slot's calls on its master, at
+// once.
+func (s *Store) durablePerSlot(ctx context.Context, cc *redis.ClusterClient, calls []*evalCall) {
 	bySlot := map[int][]*evalCall{}
 	for _, c := range calls {
 		slot := keySlot(c.keys[0])
@@ -43,6 +63,24 @@ func (s *Store) runDurable(ctx context.Context, calls []*evalCall, pre func(redi
 		})
 	}
 	wg.Wait()
+}
+
+// awaitTopology waits, up to a second, until the client's view of the
+// master of key's slot changes after a redirection (go-redis reloads the
+// topology in the background).
+func (s *Store) awaitTopology(ctx context.Context, cc *redis.ClusterClient, key string) {
+	before, err := cc.MasterForKey(ctx, key)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		cc.ReloadState(ctx)
+		sleepCtx(ctx, 20*time.Millisecond)
+		if now, err := cc.MasterForKey(ctx, key); err == nil && now != before {
+			return
+		}
+	}
 }
 
 // pipelineWait sends calls and a WAIT in one pipeline on c (one connection),

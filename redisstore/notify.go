@@ -76,6 +76,7 @@ type notifier struct {
 	stop     context.CancelFunc
 	lastUsed time.Time
 	live     chan struct{} // closed once the server confirmed the subscription
+	liveSubs int           // cluster subscriptions confirmed and not broken (notify_cluster.go)
 	err      error         // the subscription's last failure, nil once subscribed
 	kinds    []kindState
 }
@@ -118,6 +119,16 @@ func (n *notifier) wait(ctx context.Context, k notifyKind, queues []string, time
 // carried, by key (empty when a key was signalled without one: look
 // again).
 func (n *notifier) waitPayloads(ctx context.Context, k notifyKind, queues []string, timeout time.Duration) ([]string, map[string]string, error) {
+	// A wait's timeout counts from when the subscription is live: a
+	// subscription that comes up signals every queue waited on before
+	// (messages may have been missed), which a wait that already timed out
+	// would leave to the next.
+	if err := n.waitLive(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
 	n.mu.Lock()
 	n.ensureRunning()
 	if err := n.err; err != nil {
@@ -291,6 +302,10 @@ func (n *notifier) waitLive(ctx context.Context) error {
 // run holds the subscription until it has had no waiter for
 // idleUnsubscribe, or the client is closed.
 func (n *notifier) run(ctx context.Context) {
+	if cc, ok := n.s.rdb.(*redis.ClusterClient); ok {
+		n.runCluster(ctx, cc)
+		return
+	}
 	ps := n.subscribe(ctx)
 	if ps == nil {
 		return

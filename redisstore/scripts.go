@@ -97,6 +97,11 @@ func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pi
 	if len(calls) == 1 && pre == nil {
 		c := calls[0]
 		c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+		s.observe(c.cmd.Err())
+		return
+	}
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		s.runPerNode(ctx, cc, calls, pre)
 		return
 	}
 	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

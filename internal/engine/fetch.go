@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -19,96 +22,229 @@ const sweepPerIdleWait = 4
 var never = time.Unix(1<<62, 0)
 
 // fetcher is the fetch loop's view of its queues: when each is worth a
-// claim.
+// claim, and which have a claim in flight.
 //
 // A queue is due for a claim at start (once), when the store signals it
 // (WaitReady returned it), when the last claim on it filled its batch (more
 // may be waiting), and when a limit that held it back said when to try
 // again (ClaimResult.RetryIn). A claim that found the queue empty makes it
 // due "never", until the next signal. A queue whose claim failed is due
-// again after a backoff of its own, so a failing queue (or shard) delays
-// no other.
+// again after a backoff of its own, and is then asked for one job only.
 type fetcher struct {
-	due   []time.Time // per queue index
-	fails []int       // consecutive claim errors per queue
-	sweep int         // the next queue of the rotating check
+	due      []time.Time // per queue index
+	fails    []int       // consecutive claim errors per queue
+	busy     []bool      // a claim on the queue is in flight
+	again    []bool      // signalled while its claim was in flight: claim again after it
+	inflight int         // claims in flight
+	reserved int         // room taken by the claims in flight: the jobs they asked for
+	sweep    int         // the next queue of the rotating check
+}
+
+// claimDone is the result of one claim.
+type claimDone struct {
+	qi   int
+	want int // what the claim asked for (its reservation)
+	res  store.ClaimResult
+	err  error
+	sent time.Time
+}
+
+// readySignal is what one wait for ready jobs returned: the queues
+// signalled, or none after a whole IdleWait.
+type readySignal struct {
+	queues []string
 }
 
 // fetchLoop claims jobs and hands them to the executors until ctx is done.
-// It claims at once when an executor would otherwise sit idle, and tops up
-// the Prefetch buffer when at least half of it is free, so that a busy
-// worker claims (and acks) in batches. When no queue is due it blocks in
-// Store.WaitReady: an idle worker makes one blocking wait, however many
+//
+// Claims run on goroutines of their own, one at a time per queue, each
+// taking from the worker's room (Concurrency + Prefetch, less the jobs
+// held) the jobs it asks for until it returns, so that the worker never
+// holds more than its room; the room is shared among the queues due at
+// once. A claim on a queue whose shard is slow or down holds back no claim
+// on another, and is bounded by claimTimeout. With StrictPriority one claim is in
+// flight at a time, so that a lower queue is only claimed from after every
+// higher one was found empty. The loop claims at once when an executor
+// would otherwise sit idle, and tops up the Prefetch buffer when at least
+// half of it is free, so that a busy worker claims (and acks) in batches.
+//
+// Signals come from one goroutine that blocks in Store.WaitReady on every
+// queue (signalLoop): an idle worker makes one blocking wait however many
 // queues it serves, and claims only where it was told there may be work.
 func (r *worker) fetchLoop(ctx context.Context) {
-	f := &fetcher{due: make([]time.Time, len(r.queues)), fails: make([]int, len(r.queues))}
-	order := make([]int, 0, len(r.queues))
-	waitOn := make([]string, 0, len(r.queues))
+	n := len(r.queues)
+	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]bool, n), again: make([]bool, n)}
+	results := make(chan claimDone, n) // at most one claim per queue in flight
+	signals := make(chan readySignal)
+	sigCtx, stopSignals := context.WithCancel(ctx)
+	var sigDone sync.WaitGroup
+	sigDone.Go(func() { r.signalLoop(sigCtx, signals) })
+	defer func() {
+		stopSignals()
+		sigDone.Wait()
+	}()
+
+	order := make([]int, 0, n)
 	refill := max(1, r.cfg.Prefetch/2)
-	waitFails := 0
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for ctx.Err() == nil {
-		held := int(r.held.Load())
-		room := r.cfg.Concurrency + r.cfg.Prefetch - held
-		if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-r.freed:
-			}
-			continue
-		}
 		now := time.Now()
-		order = r.claimOrder(f, now, order[:0])
-		if len(order) > 0 && r.claimRound(ctx, f, order, min(room, r.cfg.ClaimBatch)) > 0 {
+		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
+		// Sleep until something happens: a claim returns, a signal, a
+		// freed slot, or the next due time of a queue that could be
+		// claimed from.
+		next := never
+		for qi := range r.queues {
+			if !f.busy[qi] && !r.capFull(qi) && f.due[qi].After(now) && f.due[qi].Before(next) {
+				next = f.due[qi]
+			}
+		}
+		timer.Reset(max(time.Until(next), time.Millisecond))
+		select {
+		case <-ctx.Done():
+		case d := <-results:
+			r.claimed(ctx, f, d)
+		case s := <-signals:
+			now := time.Now()
+			for _, q := range s.queues {
+				qi, ok := slices.BinarySearch(r.queues, q)
+				switch {
+				case !ok || f.fails[qi] > 0:
+				case f.busy[qi]:
+					// The claim in flight may have looked before the
+					// jobs signalled came: look again after it.
+					f.again[qi] = true
+				default:
+					f.due[qi] = now
+				}
+			}
+			if len(s.queues) == 0 {
+				f.sweepSome(now)
+			}
+		case <-r.freed:
+		case <-timer.C:
+		}
+	}
+	// The claims in flight end with ctx; jobs they got are dispatched, for
+	// the shutdown to hand back.
+	for f.inflight > 0 {
+		r.claimed(ctx, f, <-results)
+	}
+}
+
+// launchClaims starts a claim on each queue due at now, in claimOrder's
+// order, while the worker has room, and returns order (reused).
+func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, order []int, refill int, out chan<- claimDone) []int {
+	held := int(r.held.Load()) + f.reserved
+	room := r.cfg.Concurrency + r.cfg.Prefetch - held
+	if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
+		return order
+	}
+	if r.cfg.StrictPriority && f.inflight > 0 {
+		return order
+	}
+	order = r.claimOrder(f, now, order)
+	// The room is shared among the queues due, so that claims held up on
+	// a failing shard leave room to the others.
+	share := max(1, (room+len(order)-1)/max(len(order), 1))
+	for _, qi := range order {
+		n := min(room, share, r.cfg.ClaimBatch)
+		if c := r.qcap[qi]; c > 0 {
+			n = min(n, c-int(r.qheld[qi].Load()))
+		}
+		if f.fails[qi] > 0 {
+			n = min(n, 1) // a queue that failed is probed with one job
+		}
+		if n <= 0 {
 			continue
 		}
+		f.busy[qi] = true
+		f.inflight++
+		f.reserved += n
+		room -= n
+		go r.claim(ctx, qi, n, out)
+		if room <= 0 || r.cfg.StrictPriority {
+			break
+		}
+	}
+	return order
+}
+
+// claimTimeout bounds one claim: a node that does not answer holds the
+// queue's claim no longer than this (the queue then backs off).
+func (r *worker) claimTimeout() time.Duration { return min(r.cfg.Lease/2, 5*time.Second) }
+
+// claim runs one claim on queue qi for up to want jobs and sends its
+// result to out.
+func (r *worker) claim(ctx context.Context, qi, want int, out chan<- claimDone) {
+	cctx, cancel := context.WithTimeout(ctx, r.claimTimeout())
+	sent := time.Now()
+	res, err := r.st.Claim(cctx, store.ClaimRequest{Queue: r.queues[qi], Max: want, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
+	cancel()
+	out <- claimDone{qi: qi, want: want, res: res, err: err, sent: sent}
+}
+
+// claimed acts on a claim's result: its jobs go to the executors, and the
+// queue's next due time follows from what it found.
+func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
+	qi := d.qi
+	f.busy[qi] = false
+	defer func() { f.again[qi] = false }()
+	f.inflight--
+	f.reserved -= d.want
+	now := time.Now()
+	for _, rec := range d.res.Jobs {
+		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease))
+	}
+	if d.err != nil {
 		if ctx.Err() != nil {
 			return
 		}
-		// Nothing claimed: wait for a signal, a freed slot of a capped
-		// queue, or the next due time.
-		now = time.Now()
-		wait := r.cfg.IdleWait
-		capped := false
-		waitOn = waitOn[:0]
-		for qi, q := range r.queues {
-			if r.capFull(qi) {
-				capped = true
-				continue
-			}
-			waitOn = append(waitOn, q)
-			if d := f.due[qi].Sub(now); d < wait {
-				wait = max(d, 0)
-			}
-		}
-		if len(waitOn) == 0 { // every queue is at its cap in this worker
-			select {
-			case <-ctx.Done():
-				return
-			case <-r.freed:
-			}
-			continue
-		}
-		signalled, err := r.waitReady(ctx, waitOn, wait, capped)
+		f.fails[qi]++
+		wait := min(5*time.Second, time.Duration(1<<min(f.fails[qi], 9))*10*time.Millisecond)
+		f.due[qi] = now.Add(wait)
+		r.log.Error("hopper: claiming jobs failed; retrying", slog.String("queue", r.queues[qi]),
+			slog.Any("error", d.err), slog.Duration("retry_in", wait))
+		return
+	}
+	f.fails[qi] = 0
+	switch {
+	case f.again[qi] || len(d.res.Jobs) == d.want:
+		f.due[qi] = now // a full batch: more may be waiting
+	case d.res.RetryIn > 0:
+		f.due[qi] = now.Add(d.res.RetryIn)
+	default:
+		f.due[qi] = never // until the store signals it
+	}
+}
+
+// signalLoop waits for ready jobs on every queue, one WaitReady at a time
+// for IdleWait at most, and sends what each returned to out (a wait that
+// returned nothing after IdleWait too, for the rotating check). A failing
+// wait is retried with a backoff.
+func (r *worker) signalLoop(ctx context.Context, out chan<- readySignal) {
+	fails := 0
+	for ctx.Err() == nil {
+		got, err := r.st.WaitReady(ctx, r.queues, r.cfg.IdleWait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			waitFails++
-			d := min(5*time.Second, time.Duration(1<<min(waitFails, 9))*10*time.Millisecond)
+			fails++
+			d := min(5*time.Second, time.Duration(1<<min(fails, 9))*10*time.Millisecond)
 			r.log.Error("hopper: waiting for jobs failed; retrying", slog.Any("error", err), slog.Duration("retry_in", d))
 			sleepCtx(ctx, d)
 			continue
 		}
-		waitFails = 0
-		now = time.Now()
-		for _, q := range signalled {
-			if qi, ok := slices.BinarySearch(r.queues, q); ok && f.fails[qi] == 0 {
-				f.due[qi] = now
-			}
+		fails = 0
+		if ctx.Err() != nil {
+			return
 		}
-		if len(signalled) == 0 && wait == r.cfg.IdleWait {
-			f.sweepSome(now)
+		select {
+		case out <- readySignal{queues: got}:
+		case <-ctx.Done():
+			return
 		}
 	}
 }
@@ -133,85 +269,14 @@ func (r *worker) capFull(qi int) bool {
 	return c > 0 && int(r.qheld[qi].Load()) >= c
 }
 
-// waitReady waits for jobs to become claimable in queues and returns the
-// queues the store signalled. When some queue was left out because it is
-// at its cap in this worker, a slot freed by a finished attempt ends the
-// wait too (returning no queue), so that the capped queue's backlog is
-// claimed at once rather than after the wait's timeout.
-func (r *worker) waitReady(ctx context.Context, queues []string, wait time.Duration, capped bool) ([]string, error) {
-	if !capped {
-		return r.st.WaitReady(ctx, queues, wait)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-r.freed:
-			cancel()
-		case <-wctx.Done():
-		}
-	}()
-	got, err := r.st.WaitReady(wctx, queues, wait)
-	if ctx.Err() == nil && wctx.Err() != nil {
-		return nil, nil // a slot freed: claim again
-	}
-	return got, err
-}
-
-// claimRound claims from the queues of order, in that order, up to want
-// jobs in all, and returns how many it claimed. Each queue's result says
-// when it is due next; a queue whose claim fails backs off alone.
-func (r *worker) claimRound(ctx context.Context, f *fetcher, order []int, want int) int {
-	claimed := 0
-	for _, qi := range order {
-		n := want - claimed
-		if c := r.qcap[qi]; c > 0 {
-			n = min(n, c-int(r.qheld[qi].Load()))
-		}
-		if n <= 0 {
-			continue
-		}
-		sent := time.Now()
-		res, err := r.st.Claim(ctx, store.ClaimRequest{Queue: r.queues[qi], Max: n, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
-		now := time.Now()
-		if err != nil {
-			if ctx.Err() != nil {
-				return claimed
-			}
-			f.fails[qi]++
-			d := min(5*time.Second, time.Duration(1<<min(f.fails[qi], 9))*10*time.Millisecond)
-			f.due[qi] = now.Add(d)
-			r.log.Error("hopper: claiming jobs failed; retrying", slog.String("queue", r.queues[qi]),
-				slog.Any("error", err), slog.Duration("retry_in", d))
-			continue
-		}
-		f.fails[qi] = 0
-		for _, rec := range res.Jobs {
-			r.dispatch(rec, qi, sent.Add(r.cfg.Lease))
-		}
-		claimed += len(res.Jobs)
-		switch {
-		case len(res.Jobs) == n:
-			f.due[qi] = now // a full batch: more may be waiting
-		case res.RetryIn > 0:
-			f.due[qi] = now.Add(res.RetryIn)
-		default:
-			f.due[qi] = never // until the store signals it
-		}
-		if claimed >= want {
-			break
-		}
-	}
-	return claimed
-}
-
 // claimOrder appends to order the indexes of the queues due for a claim at
-// now and not at their cap in this worker, in the order to try them:
+// now, with no claim in flight and not at their cap in this worker, in the
+// order to try them:
 // highest weight first with StrictPriority, otherwise a random order in
 // which each queue comes first in proportion to its weight.
 func (r *worker) claimOrder(f *fetcher, now time.Time, order []int) []int {
 	for qi := range r.queues {
-		if !f.due[qi].After(now) && !r.capFull(qi) {
+		if !f.due[qi].After(now) && !f.busy[qi] && !r.capFull(qi) {
 			order = append(order, qi)
 		}
 	}
@@ -222,22 +287,14 @@ func (r *worker) claimOrder(f *fetcher, now time.Time, order []int) []int {
 		slices.SortStableFunc(order, func(a, b int) int { return r.weights[b] - r.weights[a] })
 		return order
 	}
-	total := 0
+	// A weighted draw without replacement (Efraimidis and Spirakis): each
+	// queue draws log(u)/weight for a uniform u and the highest go first,
+	// which puts a queue first in proportion to its weight, in n log n.
+	keys := make([]float64, len(r.queues))
 	for _, qi := range order {
-		total += r.weights[qi]
+		keys[qi] = math.Log(1-rand.Float64()) / float64(r.weights[qi])
 	}
-	for i := range order { // weighted draw without replacement
-		pick := rand.IntN(total)
-		for j := i; j < len(order); j++ {
-			w := r.weights[order[j]]
-			if pick < w {
-				order[i], order[j] = order[j], order[i]
-				total -= w
-				break
-			}
-			pick -= w
-		}
-	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[b], keys[a]) })
 	return order
 }
 

@@ -80,70 +80,125 @@ func (f *finisher) close() {
 }
 
 // finishTimeout bounds one Store.Finish call: a node that does not answer
-// holds the finisher no longer than this, and its outcomes are tried again.
-const finishTimeout = 5 * time.Second
+// holds its lane no longer than this, and its outcomes are tried again.
+const finishTimeout = 2 * time.Second
+
+// finishLanes is how many Store.Finish calls the finisher has in flight at
+// once, so that a call held up by a failing shard leaves the outcomes of
+// healthy queues to the other lanes.
+const finishLanes = 4
+
+// flushResult is what one flush leaves to the loop: the outcomes to try
+// again, and the queues whose outcomes the store took.
+type flushResult struct {
+	again []finishItem
+	ok    []string
+}
 
 // loop sends batches until close and every outcome is reported or given
-// up. An outcome the store could not take (its queue's shard failing, the
-// connection lost) waits for a backoff of its own and goes with a later
-// batch; the outcomes of healthy queues never wait for it.
+// up, on up to finishLanes calls at once. An outcome the store could not
+// take (its queue's shard failing, the connection lost) waits for a
+// backoff of its own, and until an outcome of its queue goes through the
+// later outcomes of that queue wait with it, in batches apart: the
+// outcomes of healthy queues never wait for a failing one.
 func (f *finisher) loop() {
 	defer close(f.done)
-	batch := make([]finishItem, 0, 64)
 	var retry []finishItem
+	suspect := map[string]bool{} // queues whose last outcome failed
+	results := make(chan flushResult, finishLanes)
+	lanes := 0
+	send := func(batch []finishItem) {
+		lanes++
+		go func() { results <- f.flush(batch) }()
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	open := true
-	for open || len(retry) > 0 {
-		batch = batch[:0]
+	for open || len(retry) > 0 || lanes > 0 {
+		if !open && lanes == 0 && f.pastGiveUp() {
+			f.giveUp(retry, errors.New("the store kept failing"))
+			return
+		}
 		next := time.Now().Add(time.Hour)
 		for _, it := range retry {
 			if it.due.Before(next) {
 				next = it.due
 			}
 		}
-		if open {
-			timer.Reset(max(time.Until(next), 0))
-			select {
-			case it, ok := <-f.ch:
-				if ok {
-					batch = append(batch, it)
-				} else {
-					open = false
-				}
-			case <-timer.C:
+		if !open {
+			if at := time.Unix(0, f.giveUpAt.Load()); at.Before(next) {
+				next = at
 			}
-		} else if f.pastGiveUp() {
-			f.giveUp(retry, errors.New("the store kept failing"))
-			return
-		} else {
-			time.Sleep(max(min(time.Until(next), time.Until(time.Unix(0, f.giveUpAt.Load()))), 0))
 		}
-		now := time.Now()
-		keep := retry[:0]
-		for _, it := range retry {
-			if !it.due.After(now) && len(batch) < maxFinishBatch {
-				batch = append(batch, it)
+		in := f.ch
+		if !open || lanes == finishLanes {
+			in = nil
+		}
+		var done chan flushResult
+		if lanes > 0 {
+			done = results
+		}
+		timer.Reset(max(time.Until(next), 0))
+		var fresh []finishItem
+		select {
+		case it, ok := <-in:
+			if ok {
+				fresh = append(fresh, it)
 			} else {
-				keep = append(keep, it)
+				open = false
 			}
+		case r := <-done:
+			lanes--
+			retry = append(retry, r.again...)
+			for _, it := range r.again {
+				suspect[it.req.Queue] = true
+			}
+			for _, q := range r.ok {
+				delete(suspect, q)
+			}
+			continue
+		case <-timer.C:
 		}
-		retry = keep
 	drain:
-		for open && len(batch) < maxFinishBatch {
+		for open && len(fresh) < maxFinishBatch {
 			select {
 			case it, ok := <-f.ch:
 				if !ok {
 					open = false
 					break drain
 				}
-				batch = append(batch, it)
+				fresh = append(fresh, it)
 			default:
 				break drain
 			}
 		}
-		if len(batch) > 0 {
-			retry = append(retry, f.flush(batch)...)
+		now := time.Now()
+		var healthy []finishItem
+		for _, it := range fresh {
+			if suspect[it.req.Queue] {
+				it.due = now
+				retry = append(retry, it)
+			} else {
+				healthy = append(healthy, it)
+			}
+		}
+		if len(healthy) > 0 {
+			send(healthy)
+		}
+		if lanes < finishLanes {
+			var due []finishItem
+			keep := retry[:0]
+			for _, it := range retry {
+				if !it.due.After(now) && len(due) < maxFinishBatch {
+					due = append(due, it)
+				} else {
+					keep = append(keep, it)
+				}
+			}
+			retry = keep
+			if len(due) > 0 {
+				send(due)
+			}
 		}
 	}
 }
@@ -151,8 +206,9 @@ func (f *finisher) loop() {
 // flush sends one batch and returns the outcomes to try again: those the
 // store did not answer for (an error for the whole call, or one that is not
 // a refusal), each with its next try's time. Once the worker has been
-// closing for finalFlushTimeout, it gives them up instead.
-func (f *finisher) flush(batch []finishItem) []finishItem {
+// closing for finalFlushTimeout, it gives them up instead. It may run on
+// several goroutines at once.
+func (f *finisher) flush(batch []finishItem) flushResult {
 	reqs := make([]store.FinishRequest, len(batch))
 	for i, it := range batch {
 		reqs[i] = *it.req
@@ -163,7 +219,7 @@ func (f *finisher) flush(batch []finishItem) []finishItem {
 	if err == nil && len(errs) != len(reqs) {
 		err = errors.New("store returned a wrong number of results")
 	}
-	var again []finishItem
+	var out flushResult
 	var lastErr error
 	now := time.Now()
 	for i, it := range batch {
@@ -177,24 +233,26 @@ func (f *finisher) flush(batch []finishItem) []finishItem {
 			if e == nil {
 				f.r.confirmed(it.a, it.req.Outcome)
 			}
+			out.ok = append(out.ok, it.req.Queue)
 			continue
 		}
 		it.tries++
 		it.due = now.Add(min(5*time.Second, time.Duration(1<<min(it.tries, 9))*10*time.Millisecond))
-		again = append(again, it)
+		out.again = append(out.again, it)
 		lastErr = e
 	}
-	if len(again) == 0 {
-		return nil
+	if len(out.again) == 0 {
+		return out
 	}
 	if f.pastGiveUp() {
-		f.giveUp(again, lastErr)
-		return nil
+		f.giveUp(out.again, lastErr)
+		out.again = nil
+		return out
 	}
 	f.r.log.Error("hopper: reporting job outcomes failed; retrying them",
-		slog.Int("jobs", len(again)), slog.Int("of", len(batch)), slog.Any("error", lastErr),
-		slog.Duration("retry_in", again[0].due.Sub(now)))
-	return again
+		slog.Int("jobs", len(out.again)), slog.Int("of", len(batch)), slog.Any("error", lastErr),
+		slog.Duration("retry_in", out.again[0].due.Sub(now)))
+	return out
 }
 
 // refusal reports whether err is the store's answer about a request (the

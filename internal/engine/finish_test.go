@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -227,5 +228,82 @@ func TestHookOnlyForConfirmedOutcomes(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(got, ",") != "ok ack" {
 		t.Fatalf("hooks ran for %q, want only the confirmed ack of job ok", got)
+	}
+}
+
+// finishHangs is a store whose Finish of a call with a request of queue
+// "hang" blocks until release is closed or the call's context ends (a
+// node that does not answer); entered receives once when such a call
+// began. The requests of other queues are applied.
+type finishHangs struct {
+	store.Store
+	release chan struct{}
+	entered chan struct{}
+	mu      sync.Mutex
+	applied []string
+	hung    int // calls of queue "hang" that returned
+}
+
+func (s *finishHangs) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+	errs := make([]error, len(reqs))
+	if slices.ContainsFunc(reqs, func(r store.FinishRequest) bool { return r.Queue == "hang" }) {
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		s.hung++
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range reqs {
+		if r.Queue == "hang" {
+			errs[i] = errors.New("i/o timeout")
+			continue
+		}
+		s.applied = append(s.applied, r.ID)
+	}
+	return errs, nil
+}
+
+// A Finish call held up by a node that does not answer does not hold up
+// the outcomes of other queues: they go in other calls meanwhile.
+func TestFinisherOutcomesPassAHangingCall(t *testing.T) {
+	old := finalFlushTimeout
+	finalFlushTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { finalFlushTimeout = old })
+	fs := &finishHangs{release: make(chan struct{}), entered: make(chan struct{}, 1)}
+	r := newWorker(fs, testConfig(slog.New(slog.DiscardHandler)), nil)
+	go r.fin.loop()
+	t.Cleanup(func() {
+		close(fs.release)
+		r.fin.close()
+	})
+	add := func(q, id string) {
+		a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
+		r.mu.Lock()
+		r.active[a] = struct{}{}
+		r.mu.Unlock()
+		r.fin.add(a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck})
+	}
+	add("hang", "stuck")
+	<-fs.entered
+	for i := range 5 {
+		add("good", fmt.Sprint("ok", i))
+	}
+	testutil.EventuallyTrue(t, testutil.Wait, "the healthy acks applied", func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return len(fs.applied) == 5
+	})
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.hung > 0 {
+		t.Fatal("the healthy acks were applied only after the hanging call gave up")
 	}
 }

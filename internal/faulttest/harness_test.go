@@ -109,7 +109,9 @@ func (r *run) enqueue(ctx context.Context, queue string, n, batch int, opts *hop
 			}
 		}
 		for _, in := range infos {
-			if !in.Duplicate {
+			// A job with Err was not stored (or may not have been) while
+			// others of the call were: not acknowledged.
+			if !in.Duplicate && in.Err == nil {
 				r.acked[jobKey{in.Queue, in.ID}] = true
 			}
 		}

@@ -3,6 +3,7 @@ package faulttest
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -28,12 +29,23 @@ type workerOpts struct {
 	skew        time.Duration
 	every       time.Duration // run a periodic job on everyQueue
 	everyQueue  string
+	queueCount  int    // serve queueCount queues named by queueFormat instead of queues
+	queueFormat string // fmt pattern, "q%04d" when empty
+	// defaults runs the worker with the library's defaults for the idle
+	// wait, the scheduler's MaxSleep and the heartbeat interval (5 s each),
+	// as in production, instead of the testworker's quicker 200 ms
+	// MaxSleep and 1 s heartbeat.
+	defaults bool
+	idleWait time.Duration // WorkerConfig.IdleWait; the library's default when zero
+	replicas int           // redisstore Options.Replicas
+	cmds     bool          // count the commands the worker sends (workerProc.cmds)
 }
 
 // workerProc is one running testworker.
 type workerProc struct {
 	id     string
 	ledger string
+	cmds   string // the command counts file, with workerOpts.cmds
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	done   chan struct{}
@@ -64,6 +76,30 @@ func startWorker(t *testing.T, dir, id string, o workerOpts) *workerProc {
 	if o.cluster {
 		args = append(args, "-cluster")
 	}
+	if o.queueCount > 0 {
+		args = append(args, "-queue-count", strconv.Itoa(o.queueCount))
+		if o.queueFormat != "" {
+			args = append(args, "-queue-format", o.queueFormat)
+		}
+	}
+	if o.defaults {
+		args = append(args, "-max-sleep", "0", "-heartbeat", "0")
+	}
+	if o.idleWait > 0 {
+		args = append(args, "-idle-wait", o.idleWait.String())
+	}
+	if o.replicas > 0 {
+		args = append(args, "-replicas", strconv.Itoa(o.replicas))
+	}
+	if os.Getenv("FAULTTEST_CPUPROFILE") != "" {
+		// Diagnosis: a CPU profile of each worker next to its ledger
+		// (keep the directory with FAULTTEST_KEEP).
+		args = append(args, "-cpuprofile", filepath.Join(dir, id+".cpu.pprof"))
+	}
+	if o.cmds {
+		w.cmds = filepath.Join(dir, id+".cmds.json")
+		args = append(args, "-cmds", w.cmds)
+	}
 	if o.failFirst {
 		args = append(args, "-fail-first")
 	}
@@ -79,6 +115,10 @@ func startWorker(t *testing.T, dir, id string, o workerOpts) *workerProc {
 	t.Cleanup(func() {
 		w.kill(t)
 		out := w.stderr.String()
+		if os.Getenv("FAULTTEST_KEEP") != "" {
+			// Diagnosis: the worker's log next to its ledger.
+			_ = os.WriteFile(filepath.Join(dir, id+".stderr"), []byte(out), 0o644)
+		}
 		for _, bad := range []string{"WARNING: DATA RACE", "panic:"} {
 			if strings.Contains(out, bad) {
 				t.Errorf("worker %s wrote %q:\n%s", id, bad, out)

@@ -186,7 +186,13 @@ for r = plain + 1, n do
   end
 end
 
-if #gone > 0 then call_chunked('ZREM', unack, gone, 1) end
+if #gone > 0 then
+  call_chunked('ZREM', unack, gone, 1)
+  -- The last lease is gone: the scheduler, which may be set to look at
+  -- the queue when a lease it saw expires, learns it need not (else a
+  -- burst over many queues would cost a pass per queue one lease later).
+  if not earliest(unack) then wake_s = true end
+end
 if #del_ids > 0 then
   if exmap then
     release_unique(KEYS[6], KEYS[7], del_ids, exmap)

@@ -11,7 +11,7 @@ import (
 // process's true wall clock (never skewed), the others from the store's
 // clock as the store reported them.
 type event struct {
-	Ev       string `json:"ev"` // up, claim, start, end, try (a finish sent), fin (its result), ext
+	Ev       string `json:"ev"` // up, claim, start, end, try (a finish sent), fin (its result), ext (a renewal refused), exterr (a lease not checked)
 	Worker   string `json:"w"`
 	Queue    string `json:"q,omitempty"`
 	ID       string `json:"id,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +42,14 @@ type flags struct {
 	ledger      string
 	every       time.Duration
 	everyQueue  string
+	queueCount  int
+	queueFormat string
+	idleWait    time.Duration
+	maxSleep    time.Duration
+	heartbeat   time.Duration
+	replicas    int
+	cmds        string
+	cpuProfile  string
 }
 
 func main() {
@@ -58,6 +67,14 @@ func main() {
 	flag.StringVar(&f.ledger, "ledger", "", "append the ledger to this file (default stdout)")
 	flag.DurationVar(&f.every, "every", 0, "also run a periodic job of kind fault at this interval")
 	flag.StringVar(&f.everyQueue, "every-queue", "default", "the queue of the periodic job (-every)")
+	flag.IntVar(&f.queueCount, "queue-count", 0, "serve this many queues named by -queue-format (instead of -queues)")
+	flag.StringVar(&f.queueFormat, "queue-format", "q%04d", "fmt pattern of the queue names with -queue-count, given 0 to count-1")
+	flag.DurationVar(&f.idleWait, "idle-wait", 0, "WorkerConfig.IdleWait (0: the library's default)")
+	flag.DurationVar(&f.maxSleep, "max-sleep", 200*time.Millisecond, "SchedulerConfig.MaxSleep (0: the library's default)")
+	flag.DurationVar(&f.heartbeat, "heartbeat", time.Second, "WorkerConfig.HeartbeatInterval (0: the library's default)")
+	flag.IntVar(&f.replicas, "replicas", 0, "redisstore Options.Replicas (WAIT for this many replicas on enqueue and finish)")
+	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (diagnosis)")
+	flag.StringVar(&f.cmds, "cmds", "", "count the commands sent to Redis (not -cluster) and write the totals to this file every 100 ms")
 	flag.Parse()
 	if err := run(f); err != nil {
 		fmt.Fprintln(os.Stderr, "testworker:", err)
@@ -80,6 +97,17 @@ func run(f flags) error {
 		defer file.Close()
 		out = file
 	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	l := &ledger{w: out, worker: f.id}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("worker", f.id)
 
@@ -91,14 +119,30 @@ func run(f flags) error {
 		rdb = redis.NewClient(&redis.Options{Addr: addrs[0], DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
 	}
 	defer rdb.Close()
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: f.prefix, Logger: logger})
+	if f.cmds != "" {
+		c, ok := rdb.(*redis.Client)
+		if !ok {
+			return errors.New("-cmds counts the commands of a single server, not of a cluster")
+		}
+		counter := newCmdCounter(f.cmds)
+		c.AddHook(counter)
+		counter.write() // before "up": the file is there once the worker is
+		go counter.dump(ctx)
+	}
+	store := redisstore.New(rdb, &redisstore.Options{Prefix: f.prefix, Logger: logger, Replicas: f.replicas})
 
 	queues := map[string]int{}
-	for _, q := range strings.Split(f.queues, ",") {
-		queues[q] = 1
+	if f.queueCount > 0 {
+		for i := range f.queueCount {
+			queues[fmt.Sprintf(f.queueFormat, i)] = 1
+		}
+	} else {
+		for _, q := range strings.Split(f.queues, ",") {
+			queues[q] = 1
+		}
 	}
 	now := func() time.Time { return time.Now().Add(f.skew) }
-	sched := &hopper.SchedulerConfig{MaxSleep: 200 * time.Millisecond, Now: now, Logger: logger}
+	sched := &hopper.SchedulerConfig{MaxSleep: f.maxSleep, Now: now, Logger: logger}
 	if f.every > 0 {
 		sched.Periodic = []hopper.PeriodicJob{{
 			Name: "tick", Schedule: hopper.Every(f.every), Args: periodicArgs{},
@@ -111,7 +155,8 @@ func run(f flags) error {
 		Lease:             f.lease,
 		ShutdownTimeout:   2 * time.Second,
 		AbandonAfter:      time.Second,
-		HeartbeatInterval: time.Second,
+		HeartbeatInterval: f.heartbeat,
+		IdleWait:          f.idleWait,
 		Backoff:           func(int, error) time.Duration { return 10 * time.Millisecond },
 		Logger:            logger,
 		ID:                f.id,

@@ -47,7 +47,13 @@ func (s *ledgerStore) Extend(ctx context.Context, refs []store.LeaseRef, lease t
 	st, err := s.Store.Extend(ctx, refs, lease)
 	if err == nil {
 		for i, r := range refs {
-			if i < len(st) && !st[i].Held {
+			switch {
+			case i >= len(st):
+			case st[i].Err != nil:
+				// Not checked (its shard failed): the worker keeps the
+				// job; not a refusal.
+				s.l.log(event{Ev: "exterr", Queue: r.Queue, ID: r.ID, Token: r.Token, Err: errText(st[i].Err)})
+			case !st[i].Held:
 				s.l.log(event{Ev: "ext", Queue: r.Queue, ID: r.ID, Token: r.Token, Err: hopper.ErrLeaseLost.Error()})
 			}
 		}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/memstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// claimHangs is a store whose claims on queue "hang" block until their
+// context ends (a node that does not answer).
+type claimHangs struct {
+	store.Store
+	entered  chan struct{} // receives when a claim on "hang" began
+	returned atomic.Int32  // claims on "hang" that returned
+}
+
+func (s *claimHangs) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	if req.Queue == "hang" {
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		s.returned.Add(1)
+		return store.ClaimResult{}, ctx.Err()
+	}
+	return s.Store.Claim(ctx, req)
+}
+
+// A claim held up by a node that does not answer holds up no claim on
+// another queue: the healthy queue's jobs run meanwhile.
+func TestClaimOnAHangingQueueDelaysNoOther(t *testing.T) {
+	mem := memstore.New(nil)
+	st := &claimHangs{Store: mem, entered: make(chan struct{}, 1)}
+	if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: "h", Queue: "hang", Kind: "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	cfg.Queues = []Queue{{Name: "good", Weight: 1}, {Name: "hang", Weight: 1}}
+	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4
+	cfg.Lease = 30 * time.Second // a hanging claim lasts claimTimeout: 5 s
+	var mu sync.Mutex
+	var ran []string
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+			mu.Lock()
+			ran = append(ran, rec.ID)
+			mu.Unlock()
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	<-st.entered // a claim on "hang" is in flight, and stays so
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: id, Queue: "good", Kind: "k"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.EventuallyTrue(t, testutil.Wait, "the healthy jobs to run", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(ran) == 3
+	})
+	if st.returned.Load() > 0 {
+		t.Fatal("the healthy jobs ran only after the hanging claim gave up")
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// cmdCounter is a go-redis hook that counts the commands this process
+// sends to Redis, each command of a pipeline on its own, by name; a script
+// call is named after its script ("evalsha:claim"), known from the source
+// the store loads at start or sends with EVAL. The pub/sub connection's
+// SUBSCRIBE and health-check PING do not pass through hooks and are not
+// counted. (-cmds)
+type cmdCounter struct {
+	path string
+
+	mu      sync.Mutex
+	total   int64
+	byName  map[string]int64
+	scripts map[string]string // sha1 -> script name
+}
+
+// cmdCounts is what the counter writes: cumulative counts at Local (Unix
+// ms, this process's wall clock).
+type cmdCounts struct {
+	Local  int64            `json:"local"`
+	Total  int64            `json:"total"`
+	ByName map[string]int64 `json:"by_name"`
+}
+
+func newCmdCounter(path string) *cmdCounter {
+	return &cmdCounter{path: path, byName: map[string]int64{}, scripts: map[string]string{}}
+}
+
+func (c *cmdCounter) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) { return next(ctx, network, addr) }
+}
+
+func (c *cmdCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.count(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *cmdCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			c.count(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// scriptName finds the script's own file name in its source: the last
+// "-- name.lua:" header that is not a helper's.
+var scriptName = regexp.MustCompile(`(?m)^-- ([a-z_]+)\.lua:`)
+
+func (c *cmdCounter) count(cmd redis.Cmder) {
+	args := cmd.Args()
+	name := strings.ToLower(cmd.Name())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	learn := func(src string) string {
+		sum := sha1.Sum([]byte(src))
+		sha := hex.EncodeToString(sum[:])
+		if _, ok := c.scripts[sha]; !ok {
+			n := "?"
+			for _, m := range scriptName.FindAllStringSubmatch(src, -1) {
+				if !strings.HasPrefix(m[1], "lib_") {
+					n = m[1]
+				}
+			}
+			c.scripts[sha] = n
+		}
+		return c.scripts[sha]
+	}
+	switch name {
+	case "evalsha", "evalsha_ro":
+		if len(args) > 1 {
+			if n, ok := c.scripts[fmt.Sprint(args[1])]; ok {
+				name += ":" + n
+			}
+		}
+	case "eval", "eval_ro":
+		if len(args) > 1 {
+			name += ":" + learn(fmt.Sprint(args[1]))
+		}
+	case "script":
+		if len(args) > 2 && strings.EqualFold(fmt.Sprint(args[1]), "load") {
+			learn(fmt.Sprint(args[2]))
+			name = "script load"
+		}
+	}
+	c.total++
+	c.byName[name]++
+}
+
+// dump writes the counts to the file every 100 ms (write and rename, so a
+// reader sees a whole file) until ctx is done, and once more then.
+func (c *cmdCounter) dump(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		c.write()
+		select {
+		case <-ctx.Done():
+			c.write()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (c *cmdCounter) write() {
+	c.mu.Lock()
+	out := cmdCounts{Local: time.Now().UnixMilli(), Total: c.total, ByName: make(map[string]int64, len(c.byName))}
+	for k, v := range c.byName {
+		out.ByName[k] = v
+	}
+	c.mu.Unlock()
+	b, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	tmp := c.path + ".tmp"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, c.path)
+	}
+}
