@@ -28,6 +28,7 @@ const (
 type encJob struct {
 	queue string
 	id    string
+	kind  string
 	value []byte
 	due   string
 	// Unique key and periodic tick; extra is false when neither is set
@@ -43,7 +44,7 @@ type encJob struct {
 }
 
 func newEncJob(j *store.NewJob) encJob {
-	e := encJob{queue: j.Queue, id: j.ID, value: encodeValue(j)}
+	e := encJob{queue: j.Queue, id: j.ID, kind: j.Kind, value: encodeValue(j)}
 	switch {
 	case !j.RunAt.IsZero():
 		e.due = strconv.FormatInt(mstime.CeilUnix(j.RunAt), 10)
@@ -227,7 +228,17 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 		}
 	}
 	if plain {
-		args := make([]any, 0, 3*len(items))
+		// The kind all the jobs share, for their events (the script reads
+		// each job's otherwise).
+		kind := items[0].kind
+		for _, it := range items[1:] {
+			if it.kind != kind {
+				kind = ""
+				break
+			}
+		}
+		args := make([]any, 0, 1+3*len(items))
+		args = append(args, kind)
 		for _, it := range items {
 			args = append(args, it.id, it.value, it.due)
 		}

@@ -266,7 +266,7 @@ type streamEntry struct {
 }
 
 // decodeEntry decodes one entry as XRANGE returns it: {id, {field, value,
-// ...}}.
+// ...}} (the columns lib_events.lua writes).
 func decodeEntry(queue string, e any) (streamEntry, error) {
 	parts, _ := e.([]any)
 	if len(parts) != 2 {
@@ -280,32 +280,56 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 	}
 	n++
 	fields, _ := parts[1].([]any)
-	var at time.Time
-	var body string
+	f := make(map[string]string, len(fields)/2)
 	for i := 0; i+1 < len(fields); i += 2 {
-		f, _ := fields[i].(string)
+		k, _ := fields[i].(string)
 		v, _ := fields[i+1].(string)
-		switch f {
-		case "t":
-			ms, _ := strconv.ParseInt(v, 10, 64)
-			at = time.UnixMilli(ms)
-		case "e":
-			body = v
+		f[k] = v
+	}
+	bad := func() (streamEntry, error) {
+		return streamEntry{}, fmt.Errorf("%w: event entry %q", errCorrupt, id)
+	}
+	ms, err := strconv.ParseInt(f["t"], 10, 64)
+	if err != nil {
+		return bad()
+	}
+	at := time.UnixMilli(ms)
+	ids := strings.Split(f["i"], "\n")
+	count := len(ids)
+	codes, ok1 := column(f, "y", "Y", " ", count)
+	kinds, ok2 := column(f, "k", "K", "\n", count)
+	atts, ok3 := column(f, "a", "A", " ", count)
+	details := make([]string, count)
+	switch d, many := f["d"], f["D"]; {
+	case many != "":
+		r := reader{s: many}
+		if r.arrayLen() != count {
+			return bad()
+		}
+		for i := range details {
+			details[i] = r.bytes()
+		}
+		if r.err != nil {
+			return bad()
+		}
+	case d != "":
+		for i := range details {
+			details[i] = d
 		}
 	}
-	r := reader{s: body}
-	count := r.arrayLen() / 5
-	evs := make([]store.Event, 0, count)
-	for i := range count {
-		code := r.int()
-		ev := store.Event{Queue: queue, At: at, Pos: eventPos(n, i, count)}
-		if code > 0 && int(code) < len(eventTypes) {
-			ev.Type = eventTypes[code]
+	if !ok1 || !ok2 || !ok3 {
+		return bad()
+	}
+	evs := make([]store.Event, count)
+	for i := range evs {
+		code, err1 := strconv.Atoi(codes[i])
+		att, err2 := strconv.Atoi(atts[i])
+		if err1 != nil || err2 != nil || code <= 0 || code >= len(eventTypes) {
+			return bad()
 		}
-		ev.ID = strings.Clone(r.bytes())
-		ev.Kind = strings.Clone(r.bytes())
-		ev.Attempt = int(r.int())
-		detail := r.bytes()
+		ev := store.Event{Type: eventTypes[code], Queue: queue, ID: ids[i], Kind: kinds[i], At: at,
+			Attempt: att, Pos: eventPos(n, i, count)}
+		detail := details[i]
 		switch ev.Type {
 		case store.EventEnqueued:
 			ev.State = store.StateReady
@@ -313,18 +337,36 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 				ev.State = store.StatePending
 			}
 		case store.EventStarted:
-			ev.Worker = strings.Clone(detail)
+			ev.Worker = detail
 		case store.EventRetried, store.EventDead, store.EventCancelled:
-			ev.Error = strings.Clone(detail)
+			ev.Error = detail
 		case store.EventProgress:
 			if detail != "" {
-				ev.Progress, err = decodeProgress(detail)
+				if ev.Progress, err = decodeProgress(detail); err != nil {
+					return bad()
+				}
 			}
 		}
-		if r.err != nil || err != nil || ev.Type == "" {
-			return streamEntry{}, fmt.Errorf("%w: event entry %q", errCorrupt, id)
-		}
-		evs = append(evs, ev)
+		evs[i] = ev
 	}
 	return streamEntry{n: n, events: evs}, nil
+}
+
+// column returns the count values of an entry's column: the field one,
+// the same for every event, or the field many, one per event joined by
+// sep. ok is false when neither fits.
+func column(f map[string]string, one, many, sep string, count int) ([]string, bool) {
+	if v, ok := f[one]; ok {
+		out := make([]string, count)
+		for i := range out {
+			out[i] = v
+		}
+		return out, true
+	}
+	v, ok := f[many]
+	if !ok {
+		return nil, false
+	}
+	out := strings.Split(v, sep)
+	return out, len(out) == count
 }

@@ -83,7 +83,8 @@ local nows = str(now)
 local fresh = '1,' .. nows .. ',' .. tok .. ','
 local out = {now, deadline, 0, tonumber(tok)}
 events_config(c[7], c[8])
-local ev, worker = events_on(), ARGV[4]
+local ev = events_on()
+local evkinds, evatts, nev, missing = {}, {}, 0, false
 local o = 4
 local zargs, hargs = {}, {}
 local z, h = 0, 0
@@ -106,8 +107,12 @@ for i = 1, #ids do
     end
     h = h + 2
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v, a, errs[i] or '', due
-    if ev then emit(3, id, kind_of(v), a, worker) end
+    if ev then
+      nev = nev + 1
+      evkinds[nev], evatts[nev] = kind_of(v), a
+    end
   else
+    missing = true
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, '', 0, '', ''
   end
   o = o + 5
@@ -122,6 +127,16 @@ if z > 0 then
 end
 if window then
   redis.call('HSET', conf, 'rw', str(window), 'rn', str(used + z / 2)) -- zargs: score, member per job
+end
+if missing then
+  -- An ID without a job (which cannot happen) has no event.
+  local evids = {}
+  for i = 1, #ids do
+    if vals[i] then evids[#evids + 1] = ids[i] end
+  end
+  emit_many(3, evids, nev, evkinds, evatts, ARGV[4])
+else
+  emit_many(3, ids, nev, evkinds, evatts, ARGV[4])
 end
 flush_events(KEYS[8], now)
 -- Jobs left behind (LPOP filled the batch): make sure the next idle worker

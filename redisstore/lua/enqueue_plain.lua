@@ -4,9 +4,10 @@
 --
 -- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 config hash, 5 event
 --       stream
--- ARGV: triples per job: id, value (the envelope, which this script
---       prefixes with the enqueue time), due ("" now, "+ms" after now or
---       absolute "ms").
+-- ARGV: 1 the kind of every job ("" when they differ: the script reads
+--       each job's from its value), then triples per job: id, value (the
+--       envelope, which this script prefixes with the enqueue time), due
+--       ("" now, "+ms" after now or absolute "ms").
 -- Returns one string per job: "r" (ready), "p" (pending), or "d" followed
 -- by the ID for a duplicate.
 --
@@ -21,33 +22,58 @@ events_config(unpack(redis.call('HMGET', KEYS[4], 'ev', 'evw')))
 local ev = events_on()
 local nows = str(now) .. ','
 local out = {}
-if #ARGV == 3 then
-  local id = ARGV[1]
-  if redis.call('HSETNX', jobs, id, nows .. ARGV[2]) == 0 then
+local common = ARGV[1]
+local ids, dups = {}, 0
+if #ARGV == 4 then
+  local id = ARGV[2]
+  ids[1] = id
+  if redis.call('HSETNX', jobs, id, nows .. ARGV[3]) == 0 then
     out[1] = 'd' .. id
+    dups = 1
   else
-    out[1] = place(id, ARGV[3], now, later)
-    if ev then emit(1, id, kind_of_new(ARGV[2]), 0, out[1]) end
+    out[1] = place(id, ARGV[4], now, later)
   end
 else
-  local ids = {}
-  for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
+  for i = 2, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
   local exist = call_chunked_flat('HMGET', jobs, ids)
   local seen, h = {}, {}
   for k = 1, #ids do
     local id = ids[k]
     if exist[k] or seen[id] then
       out[k] = 'd' .. id -- already there, or earlier in this batch
+      dups = dups + 1
     else
       seen[id] = true
       h[#h + 1] = id
-      h[#h + 1] = nows .. ARGV[3 * k - 1]
-      out[k] = place(id, ARGV[3 * k], now, later)
-      if ev then emit(1, id, kind_of_new(ARGV[3 * k - 1]), 0, out[k]) end
+      h[#h + 1] = nows .. ARGV[3 * k]
+      out[k] = place(id, ARGV[3 * k + 1], now, later)
     end
   end
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
 store_placed(KEYS[2], KEYS[3])
+if ev then
+  -- The events of the jobs added, their states ('r' or 'p') the detail.
+  -- Without duplicates (the usual call) the tables at hand are the
+  -- columns.
+  local kinds = common
+  if dups == 0 then
+    if common == '' then
+      kinds = {}
+      for k = 1, #ids do kinds[k] = kind_of_new(ARGV[3 * k]) end
+    end
+    emit_many(1, ids, #ids, kinds, 0, out)
+  else
+    local evids, evkinds, evstates, n = {}, {}, {}, 0
+    for k = 1, #ids do
+      if string.byte(out[k], 1) ~= 100 then -- not 'd'
+        n = n + 1
+        evids[n], evstates[n] = ids[k], out[k]
+        evkinds[n] = common ~= '' and common or kind_of_new(ARGV[3 * k])
+      end
+    end
+    emit_many(1, evids, n, evkinds, 0, evstates)
+  end
+end
 flush_events(KEYS[5], now)
 return out

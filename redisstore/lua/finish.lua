@@ -108,6 +108,7 @@ end
 
 -- Plain acks first, in a tight loop: the common case.
 local ng = 0
+local bare = false -- a plain ack without the claim's kind
 for r = 1, plain do
   local id = ids[r]
   if not held[r] then
@@ -117,11 +118,28 @@ for r = 1, plain do
     ng = ng + 1
     gone[ng] = members[r]
     ack(id, 0, '')
-    if ev or (waited and waited[id]) then
+    if kinds[r] == '' then bare = true end
+    if waited and waited[id] then
       local k, a = kind_att(r)
-      if ev then emit(5, id, k, a, '') end
-      if waited and waited[id] then publish_end(KEYS[18], id, 'done', a, k, '', '', false, now) end
+      publish_end(KEYS[18], id, 'done', a, k, '', '', false, now)
     end
+  end
+end
+if ev and ng > 0 then
+  if ng == plain and not bare then
+    -- Every plain ack went through with its kind: the request columns
+    -- are the events' (the usual call).
+    emit_many(5, ids, plain, kinds, attempts, '')
+  else
+    local evids, evkinds, evatts, n = {}, {}, {}, 0
+    for r = 1, plain do
+      if out[r] == 0 then
+        n = n + 1
+        evids[n] = ids[r]
+        evkinds[n], evatts[n] = kind_att(r)
+      end
+    end
+    emit_many(5, evids, n, evkinds, evatts, '')
   end
 end
 

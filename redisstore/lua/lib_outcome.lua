@@ -8,3 +8,6 @@ local function on_cancelled(o)
   if o == 2 or o == 4 or o == 5 then return 6 end
   return o
 end
+
+-- OUTCOME_EVENT maps a finish outcome code (finish.go) to its event code.
+local OUTCOME_EVENT = {5, 6, 7, 9, 10, 8}

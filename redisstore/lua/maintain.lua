@@ -34,15 +34,15 @@ local function promote(z)
   local ids = {}
   for i = 1, n do ids[i] = got[2 * i - 1] end
   local atts = call_chunked_flat('HMGET', att, ids)
-  local kinds
-  if ev then kinds = kinds_of(jobs, ids) end
+  local evatts = {}
   local h = {}
   for i = 1, n do
     local a, c = parse_att(atts[i])
     h[#h + 1] = ids[i]
     h[#h + 1] = make_att(a, c, '', got[2 * i])
-    if ev then emit(2, ids[i], kinds[i], a, '') end
+    evatts[i] = a
   end
+  if ev then emit_many(2, ids, n, kinds_of(jobs, ids), evatts, '') end
   call_chunked('ZREM', z, ids, 1)
   call_chunked('HSET', att, h, 2)
   if call_chunked('RPUSH', ready, ids, 1) == n then wake_ready() end
