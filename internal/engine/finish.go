@@ -85,8 +85,15 @@ const finishTimeout = 2 * time.Second
 
 // finishLanes is how many Store.Finish calls the finisher has in flight at
 // once, so that a call held up by a failing shard leaves the outcomes of
-// healthy queues to the other lanes.
+// healthy queues to the other lanes. A second call starts only once the
+// calls in flight have taken slowFlush: until then the outcomes that come
+// wait for the call in flight, which makes the batches (one call per batch
+// is what keeps a busy worker cheap).
 const finishLanes = 4
+
+// slowFlush is how long the Finish calls in flight may take before the
+// outcomes that came meanwhile go in a call of their own.
+const slowFlush = 50 * time.Millisecond
 
 // flushResult is what one flush leaves to the loop: the outcomes to try
 // again, and the queues whose outcomes the store took.
@@ -107,22 +114,36 @@ func (f *finisher) loop() {
 	suspect := map[string]bool{} // queues whose last outcome failed
 	results := make(chan flushResult, finishLanes)
 	lanes := 0
+	var lastSent time.Time // when the newest call in flight started
 	send := func(batch []finishItem) {
 		lanes++
+		lastSent = time.Now()
 		go func() { results <- f.flush(batch) }()
+	}
+	// free reports whether a new call may start now: no call is in flight,
+	// or the newest has taken slowFlush.
+	free := func(now time.Time) bool {
+		return lanes == 0 || lanes < finishLanes && now.Sub(lastSent) >= slowFlush
 	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	open := true
-	for open || len(retry) > 0 || lanes > 0 {
-		if !open && lanes == 0 && f.pastGiveUp() {
+	var pending []finishItem // fresh outcomes waiting for a free lane
+	for open || len(retry) > 0 || lanes > 0 || len(pending) > 0 {
+		if !open && lanes == 0 && len(pending) == 0 && f.pastGiveUp() {
 			f.giveUp(retry, errors.New("the store kept failing"))
 			return
 		}
-		next := time.Now().Add(time.Hour)
+		now := time.Now()
+		next := now.Add(time.Hour)
 		for _, it := range retry {
 			if it.due.Before(next) {
 				next = it.due
+			}
+		}
+		if len(pending) > 0 && lanes > 0 {
+			if at := lastSent.Add(slowFlush); at.Before(next) {
+				next = at
 			}
 		}
 		if !open {
@@ -131,7 +152,7 @@ func (f *finisher) loop() {
 			}
 		}
 		in := f.ch
-		if !open || lanes == finishLanes {
+		if !open || len(pending) >= maxFinishBatch {
 			in = nil
 		}
 		var done chan flushResult
@@ -139,11 +160,10 @@ func (f *finisher) loop() {
 			done = results
 		}
 		timer.Reset(max(time.Until(next), 0))
-		var fresh []finishItem
 		select {
 		case it, ok := <-in:
 			if ok {
-				fresh = append(fresh, it)
+				pending = append(pending, it)
 			} else {
 				open = false
 			}
@@ -156,36 +176,38 @@ func (f *finisher) loop() {
 			for _, q := range r.ok {
 				delete(suspect, q)
 			}
-			continue
 		case <-timer.C:
 		}
 	drain:
-		for open && len(fresh) < maxFinishBatch {
+		for open && len(pending) < maxFinishBatch {
 			select {
 			case it, ok := <-f.ch:
 				if !ok {
 					open = false
 					break drain
 				}
-				fresh = append(fresh, it)
+				pending = append(pending, it)
 			default:
 				break drain
 			}
 		}
-		now := time.Now()
-		var healthy []finishItem
-		for _, it := range fresh {
+		now = time.Now()
+		// The outcomes of suspect queues wait with the retries.
+		keepPending := pending[:0]
+		for _, it := range pending {
 			if suspect[it.req.Queue] {
 				it.due = now
 				retry = append(retry, it)
 			} else {
-				healthy = append(healthy, it)
+				keepPending = append(keepPending, it)
 			}
 		}
-		if len(healthy) > 0 {
-			send(healthy)
+		pending = keepPending
+		if len(pending) > 0 && free(now) {
+			send(pending)
+			pending = nil
 		}
-		if lanes < finishLanes {
+		if len(retry) > 0 && free(now) {
 			var due []finishItem
 			keep := retry[:0]
 			for _, it := range retry {

@@ -15,9 +15,10 @@
 -- LLEN (+ wake). No call per job: the claim path scales with batch size.
 
 local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
+local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rw', 'rn', 'ev', 'evw')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rw', 'rn', 'ev', 'evw', 'lw')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -139,10 +140,16 @@ else
   emit_many(3, ids, nev, evkinds, evatts, ARGV[4])
 end
 flush_events(KEYS[8], now)
--- Jobs left behind (LPOP filled the batch): make sure the next idle worker
--- wakes for them.
+-- Jobs left behind (LPOP filled the batch): make sure idle workers wake
+-- for them; at most once per LEFT_WAKE_MS per queue (config field "lw"):
+-- a worker that claimed a full batch claims again by itself, the message
+-- is for the idle ones, and a busy queue's next claim wakes them soon
+-- enough, without a message to every worker for every claim.
 if #ids == n and redis.call('LLEN', ready) > 0 then
-  wake_ready()
+  if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
+    redis.call('HSET', conf, 'lw', str(now))
+    wake_ready()
+  end
   if limited then out[3] = retry_in end
 end
 return out
