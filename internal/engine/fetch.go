@@ -18,6 +18,13 @@ import (
 // signal lost to a fault, at a cost bounded however many queues there are.
 const sweepPerIdleWait = 4
 
+// claimsPerQueue is how many claims may be in flight on one queue: two
+// while the last claim there came back full (a backlog), one otherwise.
+// A second claim keeps Redis busy while the first one's reply travels and
+// its jobs are dispatched: claims on one queue are otherwise one round
+// trip after another, and a backlog drains at the pace of that loop.
+const claimsPerQueue = 2
+
 // never is a due time that does not come.
 var never = time.Unix(1<<62, 0)
 
@@ -33,7 +40,9 @@ var never = time.Unix(1<<62, 0)
 type fetcher struct {
 	due      []time.Time // per queue index
 	fails    []int       // consecutive claim errors per queue
-	busy     []bool      // a claim on the queue is in flight
+	busy     []int       // claims in flight on the queue
+	full     []bool      // the queue's last claim came back with all it asked for
+	qres     []int       // jobs asked for by the queue's claims in flight
 	again    []bool      // signalled while its claim was in flight: claim again after it
 	inflight int         // claims in flight
 	reserved int         // room taken by the claims in flight: the jobs they asked for
@@ -57,7 +66,8 @@ type readySignal struct {
 
 // fetchLoop claims jobs and hands them to the executors until ctx is done.
 //
-// Claims run on goroutines of their own, one at a time per queue, each
+// Claims run on goroutines of their own, one at a time per queue (two
+// while the queue has a backlog, see claimsPerQueue), each
 // taking from the worker's room (Concurrency + Prefetch, less the jobs
 // held) the jobs it asks for until it returns, so that the worker never
 // holds more than its room; the room is shared among the queues due at
@@ -73,8 +83,9 @@ type readySignal struct {
 // queues it serves, and claims only where it was told there may be work.
 func (r *worker) fetchLoop(ctx context.Context) {
 	n := len(r.queues)
-	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]bool, n), again: make([]bool, n)}
-	results := make(chan claimDone, n) // at most one claim per queue in flight
+	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]int, n), full: make([]bool, n),
+		qres: make([]int, n), again: make([]bool, n)}
+	results := make(chan claimDone, claimsPerQueue*n) // at most claimsPerQueue per queue in flight
 	signals := make(chan readySignal)
 	sigCtx, stopSignals := context.WithCancel(ctx)
 	var sigDone sync.WaitGroup
@@ -88,6 +99,7 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	refill := max(1, r.cfg.Prefetch/2)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	armed := time.Now().Add(time.Hour) // what timer is set for
 	for ctx.Err() == nil {
 		now := time.Now()
 		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
@@ -96,11 +108,17 @@ func (r *worker) fetchLoop(ctx context.Context) {
 		// claimed from.
 		next := never
 		for qi := range r.queues {
-			if !f.busy[qi] && !r.capFull(qi) && f.due[qi].After(now) && f.due[qi].Before(next) {
+			if f.busy[qi] == 0 && !r.capFull(f, qi) && f.due[qi].After(now) && f.due[qi].Before(next) {
 				next = f.due[qi]
 			}
 		}
-		timer.Reset(max(time.Until(next), time.Millisecond))
+		// The timer is set again only when the time changes: the loop wakes
+		// for every job that ends while the room is full, and a Reset each
+		// time costs the runtime's timer lock.
+		if !next.Equal(armed) {
+			armed = next
+			timer.Reset(max(time.Until(next), time.Millisecond))
+		}
 		select {
 		case <-ctx.Done():
 		case d := <-results:
@@ -111,7 +129,7 @@ func (r *worker) fetchLoop(ctx context.Context) {
 				qi, ok := slices.BinarySearch(r.queues, q)
 				switch {
 				case !ok || f.fails[qi] > 0:
-				case f.busy[qi]:
+				case f.busy[qi] > 0:
 					// The claim in flight may have looked before the
 					// jobs signalled came: look again after it.
 					f.again[qi] = true
@@ -124,6 +142,7 @@ func (r *worker) fetchLoop(ctx context.Context) {
 			}
 		case <-r.freed:
 		case <-timer.C:
+			armed = never.Add(time.Nanosecond) // fired: set it again
 		}
 	}
 	// The claims in flight end with ctx; jobs they got are dispatched, for
@@ -151,7 +170,7 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 	for _, qi := range order {
 		n := min(room, share, r.cfg.ClaimBatch)
 		if c := r.qcap[qi]; c > 0 {
-			n = min(n, c-int(r.qheld[qi].Load()))
+			n = min(n, c-int(r.qheld[qi].Load())-f.qres[qi])
 		}
 		if f.fails[qi] > 0 {
 			n = min(n, 1) // a queue that failed is probed with one job
@@ -159,7 +178,8 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		if n <= 0 {
 			continue
 		}
-		f.busy[qi] = true
+		f.busy[qi]++
+		f.qres[qi] += n
 		f.inflight++
 		f.reserved += n
 		room -= n
@@ -189,7 +209,9 @@ func (r *worker) claim(ctx context.Context, qi, want int, out chan<- claimDone) 
 // queue's next due time follows from what it found.
 func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	qi := d.qi
-	f.busy[qi] = false
+	f.busy[qi]--
+	f.qres[qi] -= d.want
+	f.full[qi] = d.err == nil && len(d.res.Jobs) == d.want
 	defer func() { f.again[qi] = false }()
 	f.inflight--
 	f.reserved -= d.want
@@ -262,21 +284,23 @@ func (f *fetcher) sweepSome(now time.Time) {
 	}
 }
 
-// capFull reports whether this worker holds as many jobs of queue qi as its
-// QueueConcurrency allows.
-func (r *worker) capFull(qi int) bool {
+// capFull reports whether this worker holds, or has claims in flight for,
+// as many jobs of queue qi as its QueueConcurrency allows.
+func (r *worker) capFull(f *fetcher, qi int) bool {
 	c := r.qcap[qi]
-	return c > 0 && int(r.qheld[qi].Load()) >= c
+	return c > 0 && int(r.qheld[qi].Load())+f.qres[qi] >= c
 }
 
 // claimOrder appends to order the indexes of the queues due for a claim at
-// now, with no claim in flight and not at their cap in this worker, in the
+// now, with room for a claim in flight (see claimsPerQueue) and not at their
+// cap in this worker, in the
 // order to try them:
 // highest weight first with StrictPriority, otherwise a random order in
 // which each queue comes first in proportion to its weight.
 func (r *worker) claimOrder(f *fetcher, now time.Time, order []int) []int {
 	for qi := range r.queues {
-		if !f.due[qi].After(now) && !f.busy[qi] && !r.capFull(qi) {
+		if !f.due[qi].After(now) && !r.capFull(f, qi) &&
+			(f.busy[qi] == 0 || f.busy[qi] < claimsPerQueue && f.full[qi] && f.fails[qi] == 0) {
 			order = append(order, qi)
 		}
 	}

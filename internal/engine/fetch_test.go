@@ -77,3 +77,70 @@ func TestClaimOnAHangingQueueDelaysNoOther(t *testing.T) {
 		t.Fatal("the healthy jobs ran only after the hanging claim gave up")
 	}
 }
+
+// claimsGated is a store whose claims after the first wait for open to be
+// closed, counting how many wait at once.
+type claimsGated struct {
+	store.Store
+	open    chan struct{}
+	calls   atomic.Int32
+	waiting atomic.Int32
+	most    atomic.Int32
+}
+
+func (s *claimsGated) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	if s.calls.Add(1) > 1 {
+		n := s.waiting.Add(1)
+		for {
+			m := s.most.Load()
+			if n <= m || s.most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		select {
+		case <-s.open:
+		case <-ctx.Done():
+		}
+		s.waiting.Add(-1)
+	}
+	return s.Store.Claim(ctx, req)
+}
+
+// A queue with a backlog (its last claim came back full) gets a second
+// claim in flight while the first is out, so that a drain is not one round
+// trip after another; never a third.
+func TestBacklogGetsTwoClaimsInFlight(t *testing.T) {
+	mem := memstore.New(nil)
+	st := &claimsGated{Store: mem, open: make(chan struct{})}
+	var jobs []*store.NewJob
+	for i := range 100 {
+		jobs = append(jobs, &store.NewJob{ID: "j" + string(rune('A'+i/26)) + string(rune('a'+i%26)), Queue: "q", Kind: "k"})
+	}
+	if _, err := mem.Enqueue(t.Context(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	cfg.Queues = []Queue{{Name: "q", Weight: 1}}
+	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 12 // room for four claims
+	var ran atomic.Int32
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+			ran.Add(1)
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	testutil.EventuallyTrue(t, testutil.Wait, "two claims in flight on the queue", func() bool {
+		return st.waiting.Load() == 2
+	})
+	close(st.open)
+	testutil.EventuallyTrue(t, testutil.Wait, "every job to run", func() bool { return ran.Load() == 100 })
+	if m := st.most.Load(); m != 2 {
+		t.Fatalf("at most %d claims were in flight on one queue at once, want 2", m)
+	}
+}

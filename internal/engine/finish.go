@@ -141,7 +141,8 @@ func (f *finisher) loop() {
 				next = it.due
 			}
 		}
-		if len(pending) > 0 && lanes > 0 {
+		if lanes > 0 && lanes < finishLanes {
+			// A call in flight that takes slowFlush lets the next start.
 			if at := lastSent.Add(slowFlush); at.Before(next) {
 				next = at
 			}
@@ -151,8 +152,10 @@ func (f *finisher) loop() {
 				next = at
 			}
 		}
+		// While no call may start, outcomes wait in the channel: the loop
+		// wakes once per call, not once per outcome.
 		in := f.ch
-		if !open || len(pending) >= maxFinishBatch {
+		if !open || len(pending) >= maxFinishBatch || !free(now) {
 			in = nil
 		}
 		var done chan flushResult
@@ -255,7 +258,9 @@ func (f *finisher) flush(batch []finishItem) flushResult {
 			if e == nil {
 				f.r.confirmed(it.a, it.req.Outcome)
 			}
-			out.ok = append(out.ok, it.req.Queue)
+			if k := len(out.ok); k == 0 || out.ok[k-1] != it.req.Queue {
+				out.ok = append(out.ok, it.req.Queue)
+			}
 			continue
 		}
 		it.tries++

@@ -80,7 +80,10 @@ local min_exp
 local dead_ids, dead_z = {}, {}  -- to garbage
 local results = {}               -- result field-value pairs
 local acks, fails = 0, 0
-local waited = waited_among(KEYS[18], ids)
+-- Waiters and progress reports are rare: one EXISTS of both keys tells
+-- whether either needs a look.
+local side = redis.call('EXISTS', KEYS[18], KEYS[19]) > 0
+local waited = side and waited_among(KEYS[18], ids) or nil
 local wake_r, wake_s = false, false
 local first_retry, first_pend -- earliest scores before this call
 
@@ -209,7 +212,7 @@ if #gone > 0 then
   -- The last lease is gone: the scheduler, which may be set to look at
   -- the queue when a lease it saw expires, learns it need not (else a
   -- burst over many queues would cost a pass per queue one lease later).
-  if not earliest(unack) then wake_s = true end
+  if redis.call('ZCARD', unack) == 0 then wake_s = true end
 end
 if #del_ids > 0 then
   if exmap then
@@ -220,7 +223,7 @@ if #del_ids > 0 then
   call_chunked('HDEL', att, del_ids, 1)
   if redis.call('HLEN', errs) > 0 then call_chunked('HDEL', errs, del_ids, 1) end
   if any_cancelled then call_chunked('SREM', KEYS[8], del_ids, 1) end
-  if redis.call('HLEN', KEYS[19]) > 0 then call_chunked('HDEL', KEYS[19], del_ids, 1) end
+  if side and redis.call('HLEN', KEYS[19]) > 0 then call_chunked('HDEL', KEYS[19], del_ids, 1) end
 end
 if #done_ids > 0 then
   if exmap then release_unique(KEYS[6], KEYS[7], done_ids, exmap) end
