@@ -105,8 +105,9 @@ func kindOf(a Args) (kind string) {
 // claiming, lets running jobs finish for up to ShutdownTimeout, then cancels
 // the rest and hands their leases back so they are redelivered at once. It
 // returns nil after a shutdown, or an error when no handler is registered
-// or Run is called again while it runs. Store errors do not stop it: they
-// are logged and retried with backoff.
+// or Run is called again while it runs, or the error of a service
+// (WorkerConfig.Services) whose failure shut the worker down. Store errors
+// do not stop it: they are logged and retried with backoff.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {
@@ -129,6 +130,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.running = false
 		w.mu.Unlock()
 	}()
+	ctx, services := runServices(ctx, cfg.Services, cfg.Logger)
 	var sched sync.WaitGroup
 	if !cfg.DisableScheduler {
 		sc := w.schedulerConfig(cfg)
@@ -136,7 +138,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	err = engine.Run(ctx, w.st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
 	sched.Wait()
-	return err
+	return errors.Join(err, services())
 }
 
 // Drain runs the jobs that are ready in the worker's queues one at a time,

@@ -1,6 +1,7 @@
 package hopper
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -106,6 +107,17 @@ type WorkerConfig struct {
 	// Hooks run after the store confirmed an outcome: on success, on
 	// retry, on death (see Hooks). Defaults to none.
 	Hooks Hooks
+	// Services run beside the worker for as long as Run runs, for work
+	// that should live and stop with it, such as an outbox relay
+	// (pgxoutbox.Relay.Run). Run calls each once, in a goroutine of its
+	// own, with a context that ends when the worker begins to shut down,
+	// and waits for all of them to return before it returns. A service
+	// that fails (returns an error while its context is not done) shuts
+	// the worker down gracefully and Run returns its error, the first
+	// when several fail; one that returns nil just ends. A service should
+	// return soon after its context ends; errors it returns then are
+	// logged, not returned. Drain runs no service. Defaults to none.
+	Services []func(ctx context.Context) error
 }
 
 // Validate reports whether c is a valid configuration: nil, or an error
@@ -138,6 +150,11 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 		}
 		if n < 1 {
 			return c, fmt.Errorf("%w: QueueConcurrency[%q] = %d must be at least 1", ErrInvalidConfig, q, n)
+		}
+	}
+	for i, s := range c.Services {
+		if s == nil {
+			return c, fmt.Errorf("%w: Services[%d] is nil", ErrInvalidConfig, i)
 		}
 	}
 	for k, d := range c.KindTimeouts {
