@@ -212,7 +212,7 @@ if #gone > 0 then
   -- The last lease is gone: the scheduler, which may be set to look at
   -- the queue when a lease it saw expires, learns it need not (else a
   -- burst over many queues would cost a pass per queue one lease later).
-  if redis.call('ZCARD', unack) == 0 then wake_s = true end
+  if not earliest(unack) then wake_s = true end
 end
 if #del_ids > 0 then
   if exmap then
