@@ -16,6 +16,10 @@ import (
 // format gets a new version; UnmarshalBinary keeps reading every older one.
 const preparedVersion = 1
 
+// maxPreparedVersion bounds the version bytes taken for a newer format;
+// any later version is still a msgpack value after its version byte.
+const maxPreparedVersion = 31
+
 // preparedWire is format version 1 after its version byte: a msgpack map
 // with short keys, fields left out when zero. Times are Unix milliseconds
 // (rounded up: the store's resolution), durations nanoseconds. New fields may be added
@@ -58,22 +62,22 @@ func (p *PreparedJob) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary replaces p with the job encoded in b by MarshalBinary.
-// Bytes of a format version newer than this hopper knows fail with an
-// error wrapping ErrNotSupported (a newer release wrote them: leave them for
-// it); other bytes that are not a prepared job fail with one wrapping
-// ErrInvalidJob. It checks the encoding, not the job: call Validate.
+// Bytes of a format version newer than this hopper knows (a version byte
+// from 2 to 31 before one msgpack value) fail with an error wrapping
+// ErrNotSupported: a newer release wrote them, leave them for it. Other
+// bytes that are not a prepared job fail with one wrapping ErrInvalidJob. It checks the encoding, not the job: call Validate.
 func (p *PreparedJob) UnmarshalBinary(b []byte) error {
 	if len(b) == 0 {
 		return fmt.Errorf("%w: prepared job: no bytes", ErrInvalidJob)
 	}
+	if err := msgpackguard.Check(b[1:]); err != nil {
+		return fmt.Errorf("%w: prepared job: %v", ErrInvalidJob, err)
+	}
 	if b[0] != preparedVersion {
-		if b[0] > preparedVersion {
+		if b[0] > preparedVersion && b[0] <= maxPreparedVersion {
 			return fmt.Errorf("%w: prepared job format version %d (this hopper reads up to %d)", ErrNotSupported, b[0], preparedVersion)
 		}
 		return fmt.Errorf("%w: prepared job: unknown format version %d", ErrInvalidJob, b[0])
-	}
-	if err := msgpackguard.Check(b[1:]); err != nil {
-		return fmt.Errorf("%w: prepared job: %v", ErrInvalidJob, err)
 	}
 	var w preparedWire
 	if err := decodeWire(b[1:], &w); err != nil {

@@ -198,7 +198,7 @@ func TestPreparedRefusals(t *testing.T) {
 		t.Errorf("one ID for two jobs: %v", err)
 	}
 	var p hopper.PreparedJob
-	for _, b := range [][]byte{nil, {0}, {1}, {1, 0xc1}, {1, 0x80}, append([]byte{1}, "garbage"...)} {
+	for _, b := range [][]byte{nil, {0}, {1}, {1, 0xc1}, {1, 0x80}, {0, 0x80}, {32, 0x80}, {2}, {2, 0x80, 0x80}, []byte("garbage")} {
 		if err := p.UnmarshalBinary(b); !errors.Is(err, hopper.ErrInvalidJob) {
 			t.Errorf("UnmarshalBinary(%q) = %v, want ErrInvalidJob", b, err)
 		}
