@@ -53,6 +53,31 @@
 // every queue is signalled once, since messages published meanwhile are
 // lost. See notify.go.
 //
+// # Clusters and failover
+//
+// On a Redis Cluster, calls that touch several queues (Finish, Extend,
+// Enqueue, event reads) go to each master in a pipeline of its own, all at
+// once, so a master that is down or slow fails only the requests for its
+// queues (pernode.go). A refused or broken connection, a timeout,
+// CLUSTERDOWN, READONLY, LOADING, MOVED or ASK makes the client reload the
+// cluster's layout at once instead of after go-redis's periodic reload
+// (topology.go). Wake-ups are subscribed on two masters, and a subscription
+// whose master fails moves to another, so no wake-up is lost with a shard
+// (notify_cluster.go). Options.Replicas makes Enqueue and Finish wait for
+// replicas (Redis WAIT) so that what they acknowledged survives a
+// failover (durable.go).
+//
+// # Events
+//
+// Each queue has a capped stream of its jobs' state changes,
+// {<prefix>:q}:ev, written by the same script as the transition (see
+// lib_events.lua for its format): one XADD per script call, whatever the
+// number of jobs it moved. QueueConfig.EventsMaxLen sets the cap (default
+// 1,000 entries, trimmed approximately as MAXLEN ~ does; negative turns
+// events off). A reader
+// blocked on the queue is told of new entries on "<prefix>:ev"; a job
+// waited for (WatchJob) is announced on "<prefix>:done" when it ends.
+//
 // # Access control
 //
 // A Store needs no administrative rights: an ACL user limited to its
