@@ -1,0 +1,102 @@
+package pgxoutbox
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/hopperq/hopper"
+)
+
+// Defaults and limits of RelayConfig.
+const (
+	// DefaultBatchSize is how many rows one relay transaction moves when
+	// RelayConfig.BatchSize is zero.
+	DefaultBatchSize = 1000
+	// MaxBatchSize caps RelayConfig.BatchSize.
+	MaxBatchSize = 10000
+	// DefaultPollInterval is how often a relay looks for rows without
+	// being notified when RelayConfig.PollInterval is zero.
+	DefaultPollInterval = time.Second
+	// DefaultMaxBackoff is the longest wait after a failure when
+	// RelayConfig.MaxBackoff is zero.
+	DefaultMaxBackoff = 5 * time.Second
+	// DefaultBatchTimeout bounds one batch when RelayConfig.BatchTimeout
+	// is zero.
+	DefaultBatchTimeout = 30 * time.Second
+)
+
+// RelayConfig configures a Relay. A nil config, and every zero field, means
+// the documented default. NewRelay copies it.
+type RelayConfig struct {
+	// BatchSize is the most rows one relay transaction moves: it locks
+	// them, stores their jobs in one Store call and deletes them.
+	// Defaults to 1,000; at most 10,000.
+	BatchSize int
+	// PollInterval is how often the relay looks for rows when no
+	// notification came: the fallback for a lost LISTEN connection or a
+	// database where the trigger is missing. Notifications wake it within
+	// a round trip of a commit. Defaults to 1 s; at least 10 ms.
+	PollInterval time.Duration
+	// MaxBackoff bounds the wait after a failed batch (database or store
+	// unreachable): the relay waits 50 ms, then doubles the wait each
+	// failure up to MaxBackoff, with jitter, and leaves the rows in place.
+	// Defaults to 5 s; at least 10 ms.
+	MaxBackoff time.Duration
+	// BatchTimeout bounds one batch, from locking the rows to commit. A
+	// batch that has begun is finished even when Run's context ends, so
+	// that a shutdown does not store jobs whose rows stay behind. Defaults
+	// to 30 s.
+	BatchTimeout time.Duration
+	// Logger receives failures (as warnings) and dead-lettered rows (as
+	// errors). Defaults to slog.Default().
+	Logger *slog.Logger
+	// MeterProvider makes the relay's metrics: the gauges
+	// hopper.outbox.depth, hopper.outbox.oldest_age and hopper.outbox.dead
+	// (observed while Run runs) and the counters hopper.outbox.relayed and
+	// hopper.outbox.dead_lettered. Defaults to the global one
+	// (otel.GetMeterProvider), read by NewRelay.
+	MeterProvider metric.MeterProvider
+}
+
+// Validate reports whether c is valid: nil, or an error wrapping
+// hopper.ErrInvalidConfig that names the field.
+func (c RelayConfig) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+func (c RelayConfig) withDefaults() (RelayConfig, error) {
+	switch {
+	case c.BatchSize == 0:
+		c.BatchSize = DefaultBatchSize
+	case c.BatchSize < 0 || c.BatchSize > MaxBatchSize:
+		return c, fmt.Errorf("%w: RelayConfig.BatchSize %d must be between 1 and %d", hopper.ErrInvalidConfig, c.BatchSize, MaxBatchSize)
+	}
+	var err error
+	pos := func(name string, v *time.Duration, def, least time.Duration) {
+		switch {
+		case err != nil:
+		case *v == 0:
+			*v = def
+		case *v < least:
+			err = fmt.Errorf("%w: RelayConfig.%s %v must be at least %v", hopper.ErrInvalidConfig, name, *v, least)
+		}
+	}
+	pos("PollInterval", &c.PollInterval, DefaultPollInterval, 10*time.Millisecond)
+	pos("MaxBackoff", &c.MaxBackoff, DefaultMaxBackoff, 10*time.Millisecond)
+	pos("BatchTimeout", &c.BatchTimeout, DefaultBatchTimeout, 100*time.Millisecond)
+	if err != nil {
+		return c, err
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.MeterProvider == nil {
+		c.MeterProvider = otel.GetMeterProvider()
+	}
+	return c, nil
+}
