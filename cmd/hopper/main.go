@@ -43,6 +43,7 @@ func commands() []command {
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
 		{"queues", "pause or resume queues", runQueues},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
+		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
 	}
 }
 
