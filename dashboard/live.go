@@ -14,6 +14,7 @@ type statsJSON struct {
 	Time   time.Time   `json:"time"`
 	Queues []queueJSON `json:"queues"`
 	Totals totalsJSON  `json:"totals"`
+	Outbox *outboxView `json:"outbox,omitempty"` // with Options.Outbox
 }
 
 // queueJSON is one queue's live numbers.
@@ -76,6 +77,7 @@ func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 			MaxLatency: formatLatency(ov.MaxLatency),
 			Chart:      ov.Chart,
 		},
+		Outbox: ov.Outbox,
 	}
 	for _, q := range ov.Queues {
 		out.Queues = append(out.Queues, queueJSON{

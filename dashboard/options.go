@@ -80,6 +80,14 @@ type Options struct {
 	// Now is the clock the pages measure ages and the throughput window
 	// with. Defaults to time.Now; tests set it to fix relative times.
 	Now func() time.Time
+
+	// Outbox, when set, adds a transactional outbox's backlog to the
+	// overview page and to GET /api/stats ("outbox"): the jobs committed
+	// and waiting for a relay, the relay lag (how long the oldest has
+	// waited) and the rows the store refused. Pass the outbox's relay
+	// (pgxoutbox.NewRelay; it need not run in this process). Defaults to
+	// none: no panel, no "outbox" in the JSON.
+	Outbox OutboxSource
 }
 
 // BasicAuth is a user and password for HTTP basic authentication.

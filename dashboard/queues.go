@@ -29,7 +29,8 @@ type overview struct {
 	Totals      hopper.StateCounts
 	MaxLatency  time.Duration
 	PausedCount int
-	Chart       *chart // throughput of all queues
+	Chart       *chart      // throughput of all queues
+	Outbox      *outboxView // nil without Options.Outbox
 }
 
 // loadOverview reads the stats and throughput of the named queues, a few
@@ -38,6 +39,8 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 	now := d.cfg.Now()
 	since := windowStart(now)
 	rows := make([]queueRow, len(names))
+	outbox := make(chan *outboxView, 1)
+	go func(ctx context.Context) { outbox <- d.loadOutbox(ctx) }(ctx)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(statsConcurrency)
 	for i, name := range names {
@@ -62,10 +65,12 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	ob := <-outbox
+	if err != nil {
 		return nil, err
 	}
-	ov := &overview{Queues: rows}
+	ov := &overview{Queues: rows, Outbox: ob}
 	var total []minuteCounts
 	for _, q := range rows {
 		c := &ov.Totals
