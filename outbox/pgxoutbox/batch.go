@@ -54,18 +54,23 @@ func (v *verdict) bury(r *row, err error) {
 // full batch, so that more rows may wait. A failure rolls back and leaves
 // every row in place.
 func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
-	// A batch that began is finished even if ctx ends: see BatchTimeout.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.BatchTimeout)
-	defer cancel()
-	tx, err := r.pool.Begin(ctx)
+	// Locking the rows ends with ctx. Once jobs may have reached the store,
+	// the batch is finished even if ctx ends, so that a shutdown leaves no
+	// stored job's row behind (see BatchTimeout).
+	lockCtx, cancelLock := context.WithTimeout(ctx, r.cfg.BatchTimeout)
+	defer cancelLock()
+	finCtx, cancelFin := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.BatchTimeout)
+	defer cancelFin()
+	tx, err := r.pool.Begin(lockCtx)
 	if err != nil {
 		return 0, false, fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
-	rows, err := r.lock(ctx, tx)
+	defer tx.Rollback(finCtx) //nolint:errcheck // a no-op after Commit
+	rows, err := r.lock(lockCtx, tx)
 	if err != nil || len(rows) == 0 {
 		return 0, false, err
 	}
+	ctx = finCtx
 	v := r.store(ctx, rows)
 	if len(v.remove) > 0 {
 		if _, err := tx.Exec(ctx, r.sql.remove, v.remove); err != nil {

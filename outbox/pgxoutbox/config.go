@@ -46,10 +46,11 @@ type RelayConfig struct {
 	// failure up to MaxBackoff, with jitter, and leaves the rows in place.
 	// Defaults to 5 s; at least 10 ms.
 	MaxBackoff time.Duration
-	// BatchTimeout bounds one batch, from locking the rows to commit. A
-	// batch that has begun is finished even when Run's context ends, so
-	// that a shutdown does not store jobs whose rows stay behind. Defaults
-	// to 30 s.
+	// BatchTimeout bounds locking a batch's rows, and then storing their
+	// jobs, deleting the rows and committing. Once the store call has
+	// begun, the batch is finished even when Run's context ends, so that a
+	// shutdown does not store jobs whose rows stay behind. Defaults to
+	// 30 s; at least 100 ms.
 	BatchTimeout time.Duration
 	// Logger receives failures (as warnings) and dead-lettered rows (as
 	// errors). Defaults to slog.Default().
