@@ -15,8 +15,9 @@
 //	err = tx.Commit() // the job exists if and only if this commits
 //
 // With pgx, wrap the transaction: outbox.Enqueue(ctx, ob, pgxoutbox.Tx(tx),
-// ...). This package imports database/sql only; programs that write with
-// database/sql do not link pgx (the relay does).
+// ...). This package imports no database driver: programs that write with
+// database/sql and the driver of their choice do not link pgx (the relay
+// does).
 //
 // # The guarantee
 //

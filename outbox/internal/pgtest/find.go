@@ -15,7 +15,8 @@ import (
 // binDirs are where PostgreSQL's programs are looked for after PATH.
 var binDirs = []string{"/usr/local/bin", "/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin"}
 
-// ErrNotFound reports that initdb or postgres is not installed.
+// ErrNotFound reports that initdb or postgres is not installed, or that
+// there is no user to run them as.
 var ErrNotFound = errors.New("pgtest: PostgreSQL not found (install it, e.g. apt-get install postgresql, or set HOPPER_TEST_POSTGRES to a URL)")
 
 // findBin returns the directory holding both initdb and postgres.
@@ -58,7 +59,7 @@ func runAs() (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root, and PostgreSQL refuses root, but there is no postgres user to run it as: %w", err)
+		return nil, fmt.Errorf("%w: running as root, which PostgreSQL refuses, and there is no postgres user to run it as (%v)", ErrNotFound, err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
