@@ -119,6 +119,20 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	} else if f := q.Get("from"); f != "" {
 		from = f
 	}
+	ctx := r.Context()
+	pos := map[string]string{queue: from}
+	var first []hopper.Event // what the look below found
+	if from == hopper.FromNow {
+		// Where "now" is, before the stream is said to be open: the page
+		// acts on that (a test too), and an event that came after must
+		// be in the feed.
+		evs, next, _, err := d.events.ReadEvents(ctx, pos, 200, 0)
+		if err != nil {
+			writeJSONError(w, http.StatusServiceUnavailable, "reading events failed: "+err.Error())
+			return
+		}
+		first, pos = evs, next
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's WriteTimeout, where it can
 	h := w.Header()
@@ -130,10 +144,12 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	ctx := r.Context()
-	pos := map[string]string{queue: from}
 	for {
-		evs, next, lost, err := d.events.ReadEvents(ctx, pos, 200, eventsBlock)
+		evs, next, lost, err := first, pos, []string(nil), error(nil)
+		if first == nil {
+			evs, next, lost, err = d.events.ReadEvents(ctx, pos, 200, eventsBlock)
+		}
+		first = nil
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Error("dashboard: reading events failed", "queue", queue, "error", err)

@@ -17,11 +17,18 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// sse reads a server-sent event stream.
+// feedWait bounds the wait for one line of an event stream: the stream
+// stays open (with keep-alive comments) when an event never comes, so a
+// read without a bound would hang the test instead of failing it.
+const feedWait = 10 * time.Second
+
+// sse reads a server-sent event stream, one line at a time from a
+// goroutine, so that a read can time out.
 type sse struct {
-	t    *testing.T
-	resp *http.Response
-	sc   *bufio.Scanner
+	t     *testing.T
+	resp  *http.Response
+	lines chan string // closed when the stream ends
+	err   error       // the scanner's error, once lines is closed
 }
 
 // openEvents opens the dashboard's event feed at target, with lastID as
@@ -45,12 +52,33 @@ func openEvents(t *testing.T, srv *httptest.Server, target, lastID string) *sse 
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("GET %s: %d %s, want 200 text/event-stream", target, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	s := &sse{t: t, resp: resp, sc: bufio.NewScanner(resp.Body)}
+	s := &sse{t: t, resp: resp, lines: make(chan string, 64)}
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		s.err = sc.Err()
+		close(s.lines)
+	}()
 	// The stream opens with a comment: the server is reading.
-	if !s.sc.Scan() || !strings.HasPrefix(s.sc.Text(), ":") {
-		t.Fatalf("GET %s: first line %q, want a comment", target, s.sc.Text())
+	if line, ok := s.line(); !ok || !strings.HasPrefix(line, ":") {
+		t.Fatalf("GET %s: first line %q, want a comment", target, line)
 	}
 	return s
+}
+
+// line returns the next line of the stream, or false when it ended; it
+// fails the test when none comes within feedWait.
+func (s *sse) line() (string, bool) {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		return line, ok
+	case <-time.After(feedWait):
+		s.t.Fatalf("no line of the event stream within %v", feedWait)
+		return "", false
+	}
 }
 
 // feedEvent is one "job" message of the feed.
@@ -79,8 +107,11 @@ func (s *sse) next() feedEvent {
 	s.t.Helper()
 	var ev feedEvent
 	var name, data string
-	for s.sc.Scan() {
-		line := s.sc.Text()
+	for {
+		line, ok := s.line()
+		if !ok {
+			break
+		}
 		switch {
 		case line == "":
 			if name == "job" {
@@ -98,7 +129,7 @@ func (s *sse) next() feedEvent {
 			data = strings.TrimPrefix(line, "data: ")
 		}
 	}
-	s.t.Fatalf("the event stream ended: %v", s.sc.Err())
+	s.t.Fatalf("the event stream ended: %v", s.err)
 	return ev
 }
 

@@ -110,6 +110,13 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 		if err := ctx.Err(); err != nil {
 			return nil, formatPositions(pos), nil, err
 		}
+		// The signals counted before the read: one that comes after it
+		// ends the wait below, even if another reader of this process
+		// took it meanwhile.
+		var snap []uint64
+		if block > 0 {
+			snap = s.watch.seqs(kindEvents, queues)
+		}
 		evs, lost, err := s.readEvents(ctx, queues, pos, max)
 		if err != nil || len(evs) > 0 || len(lost) > 0 {
 			return evs, formatPositions(pos), lost, err
@@ -126,12 +133,9 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 				return nil, formatPositions(pos), nil, err
 			}
 			armedUntil = deadline
-			if _, err := s.watch.wait(ctx, kindEvents, queues, 0); err != nil {
-				return nil, formatPositions(pos), nil, err
-			}
 			continue
 		}
-		if _, err := s.watch.wait(ctx, kindEvents, queues, left); err != nil {
+		if _, err := s.watch.waitSince(ctx, kindEvents, queues, snap, left); err != nil {
 			return nil, formatPositions(pos), nil, err
 		}
 	}

@@ -86,6 +86,7 @@ type kindState struct {
 	known   map[string]bool   // keys waited on since the subscription started
 	raised  map[string]string // keys signalled that no waiter took yet, with their payload
 	waiters map[*nwaiter]struct{}
+	seq     map[string]uint64 // signals of each known key so far (see waitSince)
 }
 
 // nwaiter is one blocked wait.
@@ -101,7 +102,8 @@ type nwaiter struct {
 func newNotifier(s *Store, channels ...string) *notifier {
 	n := &notifier{s: s, channels: channels, kinds: make([]kindState, len(channels))}
 	for i := range n.kinds {
-		n.kinds[i] = kindState{known: map[string]bool{}, raised: map[string]string{}, waiters: map[*nwaiter]struct{}{}}
+		n.kinds[i] = kindState{known: map[string]bool{}, raised: map[string]string{}, waiters: map[*nwaiter]struct{}{},
+			seq: map[string]uint64{}}
 	}
 	return n
 }
@@ -119,6 +121,37 @@ func (n *notifier) wait(ctx context.Context, k notifyKind, queues []string, time
 // carried, by key (empty when a key was signalled without one: look
 // again).
 func (n *notifier) waitPayloads(ctx context.Context, k notifyKind, queues []string, timeout time.Duration) ([]string, map[string]string, error) {
+	return n.waitFrom(ctx, k, queues, nil, timeout)
+}
+
+// seqs returns how many signals each of keys has had so far, for
+// waitSince, and starts counting them for keys not waited on before.
+func (n *notifier) seqs(k notifyKind, keys []string) []uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.ensureRunning()
+	ks := &n.kinds[k]
+	out := make([]uint64, len(keys))
+	for i, q := range keys {
+		ks.known[q] = true
+		out[i] = ks.seq[q]
+	}
+	return out
+}
+
+// waitSince is wait that also returns at once, with those keys, when a key
+// had a signal since seqs returned snap (in the order of keys): a signal
+// that came while the caller was not waiting and that another waiter of
+// the process took is not missed. Readers that look before they wait
+// (ReadEvents) need it; the others rely on the signals kept for the next
+// wait.
+func (n *notifier) waitSince(ctx context.Context, k notifyKind, keys []string, snap []uint64, timeout time.Duration) ([]string, error) {
+	got, _, err := n.waitFrom(ctx, k, keys, snap, timeout)
+	return got, err
+}
+
+// waitFrom is waitPayloads and, with a snapshot of seqs, waitSince.
+func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, snap []uint64, timeout time.Duration) ([]string, map[string]string, error) {
 	// A wait's timeout counts from when the subscription is live: a
 	// subscription that comes up signals every queue waited on before
 	// (messages may have been missed), which a wait that already timed out
@@ -154,6 +187,13 @@ func (n *notifier) waitPayloads(ctx context.Context, k notifyKind, queues []stri
 					payloads = make(map[string]string)
 				}
 				payloads[q] = p
+			}
+		}
+	}
+	if len(got) == 0 && snap != nil {
+		for i, q := range queues {
+			if ks.seq[q] != snap[i] {
+				got = append(got, q)
 			}
 		}
 	}
@@ -215,6 +255,7 @@ func (n *notifier) forget(k notifyKind, keys ...string) {
 	for _, q := range keys {
 		delete(ks.known, q)
 		delete(ks.raised, q)
+		delete(ks.seq, q)
 	}
 }
 
@@ -225,6 +266,7 @@ func (n *notifier) deliver(k notifyKind, q, payload string) {
 	if !ks.known[q] {
 		return // nobody here waits on q
 	}
+	ks.seq[q]++
 	delivered := false
 	for w := range ks.waiters {
 		if !w.queues[q] {
