@@ -19,7 +19,8 @@ import (
 const sweepPerIdleWait = 4
 
 // claimsPerQueue is how many claims may be in flight on one queue: two
-// while the last claim there came back full (a backlog), one otherwise.
+// while the last claim there came back full (a backlog) and the room holds
+// a whole ClaimBatch for the second, one otherwise.
 // A second claim keeps Redis busy while the first one's reply travels and
 // its jobs are dispatched: claims on one queue are otherwise one round
 // trip after another, and a backlog drains at the pace of that loop.
@@ -175,8 +176,8 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		if f.fails[qi] > 0 {
 			n = min(n, 1) // a queue that failed is probed with one job
 		}
-		if n <= 0 {
-			continue
+		if n <= 0 || f.busy[qi] > 0 && n < r.cfg.ClaimBatch {
+			continue // a second claim only for a whole batch: small claims cost more than they save
 		}
 		f.busy[qi]++
 		f.qres[qi] += n
@@ -211,13 +212,25 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	qi := d.qi
 	f.busy[qi]--
 	f.qres[qi] -= d.want
-	f.full[qi] = d.err == nil && len(d.res.Jobs) == d.want
-	defer func() { f.again[qi] = false }()
+	full := d.err == nil && len(d.res.Jobs) == d.want
+	f.full[qi] = full
 	f.inflight--
 	f.reserved -= d.want
 	now := time.Now()
 	for _, rec := range d.res.Jobs {
 		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease))
+	}
+	if f.busy[qi] > 0 && d.err == nil {
+		// Another claim on the queue is in flight: it decides when the
+		// queue is due (with a signal that came meanwhile) as it returns,
+		// unless this one says more may be waiting.
+		if full {
+			f.due[qi] = now
+		}
+		return
+	}
+	if f.busy[qi] == 0 {
+		defer func() { f.again[qi] = false }()
 	}
 	if d.err != nil {
 		if ctx.Err() != nil {

@@ -144,3 +144,78 @@ func TestBacklogGetsTwoClaimsInFlight(t *testing.T) {
 		t.Fatalf("at most %d claims were in flight on one queue at once, want 2", m)
 	}
 }
+
+// claimsHeld is a store whose claims after the first run at once and then
+// hold their result until release is closed (a slow reply), and that counts
+// the waits for ready jobs that began.
+type claimsHeld struct {
+	store.Store
+	release chan struct{}
+	calls   atomic.Int32
+	held    atomic.Int32
+	waits   atomic.Int32
+}
+
+func (s *claimsHeld) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	res, err := s.Store.Claim(ctx, req)
+	if s.calls.Add(1) > 1 {
+		s.held.Add(1)
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+		}
+	}
+	return res, err
+}
+
+func (s *claimsHeld) WaitReady(ctx context.Context, queues []string, timeout time.Duration) ([]string, error) {
+	s.waits.Add(1)
+	return s.Store.WaitReady(ctx, queues, timeout)
+}
+
+// A job that becomes ready while two claims on its queue are out, both of
+// which looked before it came, is claimed once they return: the signal is
+// not lost to the first of them clearing it (the idle wait, which would
+// find it eventually, is an hour here).
+func TestSignalDuringTwoClaimsIsNotLost(t *testing.T) {
+	mem := memstore.New(nil)
+	st := &claimsHeld{Store: mem, release: make(chan struct{})}
+	var first []*store.NewJob
+	for _, id := range []string{"a", "b", "c", "d"} {
+		first = append(first, &store.NewJob{ID: id, Queue: "q", Kind: "k"})
+	}
+	if _, err := mem.Enqueue(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	cfg.Queues = []Queue{{Name: "q", Weight: 1}}
+	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 12
+	cfg.IdleWait = time.Hour
+	var ran sync.Map
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+			ran.Store(rec.ID, true)
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	// The first claim took the four jobs, whole: two more are out, both
+	// having found the queue empty.
+	testutil.EventuallyTrue(t, testutil.Wait, "two claims held", func() bool { return st.held.Load() == 2 })
+	waits := st.waits.Load()
+	if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: "late", Queue: "q", Kind: "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The worker took the signal once it waits again.
+	testutil.EventuallyTrue(t, testutil.Wait, "the signal to be taken", func() bool { return st.waits.Load() > waits })
+	close(st.release)
+	testutil.EventuallyTrue(t, testutil.Wait, "the late job to run", func() bool {
+		_, ok := ran.Load("late")
+		return ok
+	})
+}
