@@ -6,6 +6,9 @@
 //	hopper jobs list|show|retry|delete|cancel
 //	hopper queues pause|resume NAME...
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
+//	hopper outbox relay|migrate|stats|schema
+//	                                the transactional outbox, by running the hopper-outbox
+//	                                program (module github.com/hopperq/hopper/outbox)
 //
 // Every command but demo reads a Redis store: --redis (default
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
