@@ -33,6 +33,11 @@
 // idempotent, and uniqueness (UniqueOpts). Once Enqueue returns without
 // error the job is stored.
 //
+// To enqueue in the application's SQL transaction (a job if and only if
+// the transaction commits), module github.com/hopperq/hopper/outbox writes
+// Prepare'd jobs into an outbox table and a relay stores them with
+// Client.EnqueuePrepared.
+//
 // # Workers
 //
 // A Worker claims jobs from its queues and runs each on a bounded pool,
@@ -90,6 +95,16 @@
 // path (Client.Use). Package middleware has panic recovery with a hook,
 // OpenTelemetry tracing from Enqueue to the handler, metrics, and slog
 // logging; AttemptOutcome tells a middleware how the attempt ends.
+//
+// # Events, progress and results
+//
+// Every transition of a job is an event in its queue's stream (enqueued,
+// started, progress, retried, succeeded, dead, cancelled, snoozed, ...);
+// Client.Subscribe reads it from a position and resumes after a restart.
+// Client.Wait, and EnqueueAndWait for request/response use, return when a
+// job ends, with its result, without polling. A handler reports
+// Progress and Log lines, carried on its lease renewals; WorkerConfig.Hooks
+// run code in the worker when a job succeeds, is retried or dies.
 //
 // # Operating
 //
