@@ -20,11 +20,31 @@ const sweepPerIdleWait = 4
 
 // claimsPerQueue is how many claims may be in flight on one queue: two
 // while the last claim there came back full (a backlog) and the room holds
-// a whole ClaimBatch for the second, one otherwise.
+// a whole ClaimBatch for the second, one otherwise. Only a worker of one
+// queue claims twice at once: with several, a queue whose shard stopped
+// answering would hold the room of both claims until claimTimeout, and
+// every other queue with it (TestClusterFailoverIsolation).
 // A second claim keeps Redis busy while the first one's reply travels and
 // its jobs are dispatched: claims on one queue are otherwise one round
 // trip after another, and a backlog drains at the pace of that loop.
 const claimsPerQueue = 2
+
+// slowClaim is how long a claim may be out before the room it took is
+// lent to the other queues: a shard that stopped answering holds its
+// claims until claimTimeout, and with them, were they to keep their room,
+// every queue of the worker (the room is shared among the queues due at
+// the time, so two claims on a dead shard can take all of it). A slow
+// claim that then returns jobs makes the worker hold more than its room
+// for a moment; the executors take them in turn.
+const slowClaim = 50 * time.Millisecond
+
+// outClaim is one claim in flight.
+type outClaim struct {
+	id   uint64
+	n    int
+	sent time.Time
+	slow bool
+}
 
 // never is a due time that does not come.
 var never = time.Unix(1<<62, 0)
@@ -47,11 +67,15 @@ type fetcher struct {
 	again    []bool      // signalled while its claim was in flight: claim again after it
 	inflight int         // claims in flight
 	reserved int         // room taken by the claims in flight: the jobs they asked for
+	out      []outClaim  // the claims in flight, oldest first
+	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
+	nextID   uint64
 	sweep    int         // the next queue of the rotating check
 }
 
 // claimDone is the result of one claim.
 type claimDone struct {
+	id   uint64
 	qi   int
 	want int // what the claim asked for (its reservation)
 	res  store.ClaimResult
@@ -103,11 +127,12 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	armed := time.Now().Add(time.Hour) // what timer is set for
 	for ctx.Err() == nil {
 		now := time.Now()
+		slowAt := f.markSlow(now)
 		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
 		// Sleep until something happens: a claim returns, a signal, a
 		// freed slot, or the next due time of a queue that could be
 		// claimed from.
-		next := never
+		next := slowAt
 		for qi := range r.queues {
 			if f.busy[qi] == 0 && !r.capFull(f, qi) && f.due[qi].After(now) && f.due[qi].Before(next) {
 				next = f.due[qi]
@@ -156,7 +181,7 @@ func (r *worker) fetchLoop(ctx context.Context) {
 // launchClaims starts a claim on each queue due at now, in claimOrder's
 // order, while the worker has room, and returns order (reused).
 func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, order []int, refill int, out chan<- claimDone) []int {
-	held := int(r.held.Load()) + f.reserved
+	held := int(r.held.Load()) + f.reserved - f.slowRes
 	room := r.cfg.Concurrency + r.cfg.Prefetch - held
 	if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
 		return order
@@ -184,7 +209,9 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		f.inflight++
 		f.reserved += n
 		room -= n
-		go r.claim(ctx, qi, n, out)
+		f.nextID++
+		f.out = append(f.out, outClaim{id: f.nextID, n: n, sent: now})
+		go r.claim(ctx, f.nextID, qi, n, out)
 		if room <= 0 || r.cfg.StrictPriority {
 			break
 		}
@@ -198,12 +225,12 @@ func (r *worker) claimTimeout() time.Duration { return min(r.cfg.Lease/2, 5*time
 
 // claim runs one claim on queue qi for up to want jobs and sends its
 // result to out.
-func (r *worker) claim(ctx context.Context, qi, want int, out chan<- claimDone) {
+func (r *worker) claim(ctx context.Context, id uint64, qi, want int, out chan<- claimDone) {
 	cctx, cancel := context.WithTimeout(ctx, r.claimTimeout())
 	sent := time.Now()
 	res, err := r.st.Claim(cctx, store.ClaimRequest{Queue: r.queues[qi], Max: want, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
 	cancel()
-	out <- claimDone{qi: qi, want: want, res: res, err: err, sent: sent}
+	out <- claimDone{id: id, qi: qi, want: want, res: res, err: err, sent: sent}
 }
 
 // claimed acts on a claim's result: its jobs go to the executors, and the
@@ -216,6 +243,7 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.full[qi] = full
 	f.inflight--
 	f.reserved -= d.want
+	f.returned(d.id)
 	now := time.Now()
 	for _, rec := range d.res.Jobs {
 		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease))
@@ -284,6 +312,37 @@ func (r *worker) signalLoop(ctx context.Context, out chan<- readySignal) {
 	}
 }
 
+// markSlow marks the claims out for slowClaim as slow, and returns when
+// the next one will be (never when none is out).
+func (f *fetcher) markSlow(now time.Time) time.Time {
+	for i := range f.out {
+		c := &f.out[i]
+		if c.slow {
+			continue
+		}
+		at := c.sent.Add(slowClaim)
+		if now.Before(at) {
+			return at // the others are younger
+		}
+		c.slow = true
+		f.slowRes += c.n
+	}
+	return never
+}
+
+// returned forgets the claim id, which came back.
+func (f *fetcher) returned(id uint64) {
+	for i, c := range f.out {
+		if c.id == id {
+			if c.slow {
+				f.slowRes -= c.n
+			}
+			f.out = slices.Delete(f.out, i, i+1)
+			return
+		}
+	}
+}
+
 // sweepSome marks the next few queues due, in turn: a wait as long as the
 // idle wait ended without a signal.
 func (f *fetcher) sweepSome(now time.Time) {
@@ -313,7 +372,7 @@ func (r *worker) capFull(f *fetcher, qi int) bool {
 func (r *worker) claimOrder(f *fetcher, now time.Time, order []int) []int {
 	for qi := range r.queues {
 		if !f.due[qi].After(now) && !r.capFull(f, qi) &&
-			(f.busy[qi] == 0 || f.busy[qi] < claimsPerQueue && f.full[qi] && f.fails[qi] == 0) {
+			(f.busy[qi] == 0 || len(r.queues) == 1 && f.busy[qi] < claimsPerQueue && f.full[qi] && f.fails[qi] == 0) {
 			order = append(order, qi)
 		}
 	}

@@ -219,3 +219,76 @@ func TestSignalDuringTwoClaimsIsNotLost(t *testing.T) {
 		return ok
 	})
 }
+
+// claimsHangAfterFirst is a store whose claims on queues named hang* block
+// until their context ends, from the second claim on each (its first finds
+// the queue empty at start).
+type claimsHangAfterFirst struct {
+	store.Store
+	mu       sync.Mutex
+	seen     map[string]bool
+	hanging  atomic.Int32 // claims blocked now
+	returned atomic.Int32 // blocked claims that gave up
+}
+
+func (s *claimsHangAfterFirst) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	s.mu.Lock()
+	first := !s.seen[req.Queue]
+	s.seen[req.Queue] = true
+	s.mu.Unlock()
+	if first || len(req.Queue) < 4 || req.Queue[:4] != "hang" {
+		return s.Store.Claim(ctx, req)
+	}
+	s.hanging.Add(1)
+	<-ctx.Done()
+	s.hanging.Add(-1)
+	s.returned.Add(1)
+	return store.ClaimResult{}, ctx.Err()
+}
+
+// Claims on queues whose shard stopped answering do not keep the room they
+// took: when the only queues due were those (they took all of it), a job of
+// a healthy queue still runs long before their claims give up.
+func TestHangingClaimsLendTheirRoom(t *testing.T) {
+	mem := memstore.New(nil)
+	st := &claimsHangAfterFirst{Store: mem, seen: map[string]bool{}}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	cfg.Queues = []Queue{{Name: "good", Weight: 1}, {Name: "hang1", Weight: 1}, {Name: "hang2", Weight: 1}}
+	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4 // room 8: two claims of 4
+	cfg.Lease = 60 * time.Second                             // a hanging claim lasts claimTimeout: 5 s
+	ran := make(chan string, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+			ran <- rec.ID
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	// Every queue was claimed from once at start and found empty. Now the
+	// two hanging queues get a job each: their claims share the room.
+	testutil.EventuallyTrue(t, testutil.Wait, "the first claims", func() bool {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return len(st.seen) == 3
+	})
+	for _, q := range []string{"hang1", "hang2"} {
+		if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: q, Queue: q, Kind: "k"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.EventuallyTrue(t, testutil.Wait, "two hanging claims", func() bool { return st.hanging.Load() == 2 })
+	if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: "g", Queue: "good", Kind: "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	if id := testutil.Receive(t, ran, testutil.Wait, "a job to run"); id != "g" {
+		t.Fatalf("ran %q, want the healthy job", id)
+	}
+	if n := st.returned.Load(); n > 0 {
+		t.Fatalf("the healthy job ran only after %d hanging claims gave up", n)
+	}
+}
