@@ -70,7 +70,7 @@ type fetcher struct {
 	out      []outClaim  // the claims in flight, oldest first
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
 	nextID   uint64
-	sweep    int         // the next queue of the rotating check
+	sweep    int // the next queue of the rotating check
 }
 
 // claimDone is the result of one claim.

@@ -255,7 +255,7 @@ func TestHangingClaimsLendTheirRoom(t *testing.T) {
 	cfg := testConfig(slog.New(slog.DiscardHandler))
 	cfg.Queues = []Queue{{Name: "good", Weight: 1}, {Name: "hang1", Weight: 1}, {Name: "hang2", Weight: 1}}
 	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4 // room 8: two claims of 4
-	cfg.Lease = 60 * time.Second                             // a hanging claim lasts claimTimeout: 5 s
+	cfg.Lease = 60 * time.Second                            // a hanging claim lasts claimTimeout: 5 s
 	ran := make(chan string, 1)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
