@@ -69,8 +69,8 @@ type fetcher struct {
 	reserved int         // room taken by the claims in flight: the jobs they asked for
 	out      []outClaim  // the claims in flight, oldest first
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
-	nextID   uint64
-	sweep    int // the next queue of the rotating check
+	nextID   uint64      // the ID of the newest claim
+	sweep    int         // the next queue of the rotating check
 }
 
 // claimDone is the result of one claim.
