@@ -181,7 +181,9 @@ func (r *worker) fetchLoop(ctx context.Context) {
 // launchClaims starts a claim on each queue due at now, in claimOrder's
 // order, while the worker has room, and returns order (reused).
 func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, order []int, refill int, out chan<- claimDone) []int {
-	held := int(r.held.Load()) + f.reserved - f.slowRes
+	// Slow claims lend their room, at most once over: the worker never
+	// holds more than twice its room, which the jobs channel has space for.
+	held := int(r.held.Load()) + f.reserved - min(f.slowRes, r.cfg.Concurrency+r.cfg.Prefetch)
 	room := r.cfg.Concurrency + r.cfg.Prefetch - held
 	if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
 		return order

@@ -70,7 +70,7 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 		cfg:     cfg,
 		log:     cfg.Logger,
 		handler: h,
-		jobs:    make(chan *attempt, cfg.Concurrency+cfg.Prefetch),
+		jobs:    make(chan *attempt, 2*(cfg.Concurrency+cfg.Prefetch)), // see launchClaims: slow claims lend their room once
 		freed:   make(chan struct{}, 1),
 		active:  map[*attempt]struct{}{},
 		started: time.Now(),
