@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -39,10 +40,7 @@ func TestEvents(t *testing.T) {
 		if _, err := c.store.Finish(ctx, []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for strings.Count(stdout(), "\n") < 2 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testutil.Poll(testutil.Wait, func() bool { return strings.Count(stdout(), "\n") >= 2 }) // the check below says what came
 		r = stop()
 		lines = strings.Split(strings.TrimSpace(r.stdout), "\n")
 		if len(lines) != 2 {

@@ -65,7 +65,6 @@ type fetcher struct {
 	full     []bool      // the queue's last claim came back with all it asked for
 	qres     []int       // jobs asked for by the queue's claims in flight
 	again    []bool      // signalled while its claim was in flight: claim again after it
-	inflight int         // claims in flight
 	reserved int         // room taken by the claims in flight: the jobs they asked for
 	out      []outClaim  // the claims in flight, oldest first
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
@@ -173,7 +172,7 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	}
 	// The claims in flight end with ctx; jobs they got are dispatched, for
 	// the shutdown to hand back.
-	for f.inflight > 0 {
+	for len(f.out) > 0 {
 		r.claimed(ctx, f, <-results)
 	}
 }
@@ -188,7 +187,7 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 	if room <= 0 || (held >= r.cfg.Concurrency && room < refill) {
 		return order
 	}
-	if r.cfg.StrictPriority && f.inflight > 0 {
+	if r.cfg.StrictPriority && len(f.out) > 0 {
 		return order
 	}
 	order = r.claimOrder(f, now, order)
@@ -208,7 +207,6 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		}
 		f.busy[qi]++
 		f.qres[qi] += n
-		f.inflight++
 		f.reserved += n
 		room -= n
 		f.nextID++
@@ -243,7 +241,6 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.qres[qi] -= d.want
 	full := d.err == nil && len(d.res.Jobs) == d.want
 	f.full[qi] = full
-	f.inflight--
 	f.reserved -= d.want
 	f.returned(d.id)
 	now := time.Now()

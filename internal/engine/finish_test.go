@@ -34,9 +34,7 @@ func (s *finishFails) Finish(context.Context, []store.FinishRequest) ([]error, e
 // and returns, even when more outcomes wait than the finisher's queue holds
 // (an add blocked on the full queue used to deadlock close against flush).
 func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
-	old := finalFlushTimeout
-	finalFlushTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { finalFlushTimeout = old })
+	shortFinalFlush(t)
 
 	cfg := testConfig(slog.New(slog.DiscardHandler))
 	fs := &finishFails{}
@@ -45,11 +43,8 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 
 	var added sync.WaitGroup
 	add := func(id string) {
-		a := &attempt{rec: &store.JobRecord{Queue: "q", ID: id, Token: 1}}
-		r.mu.Lock()
-		r.active[a] = struct{}{}
-		r.mu.Unlock()
-		added.Go(func() { r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck}) })
+		a, req := running(r, "q", id)
+		added.Go(func() { r.fin.add(a, req) })
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
@@ -100,6 +95,24 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 }
 
 // testConfig is a resolved Config of one executor on queue "q".
+// shortFinalFlush makes a closing finisher give up after 50 ms, for the
+// test.
+func shortFinalFlush(t *testing.T) {
+	old := finalFlushTimeout
+	finalFlushTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { finalFlushTimeout = old })
+}
+
+// running registers an attempt at job q/id (token 1) as running in r, and
+// returns it with the ack that finishes it.
+func running(r *worker, q, id string) (*attempt, *store.FinishRequest) {
+	a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
+	r.mu.Lock()
+	r.active[a] = struct{}{}
+	r.mu.Unlock()
+	return a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck}
+}
+
 func testConfig(log *slog.Logger) Config {
 	return Config{
 		Queues:            []Queue{{Name: "q", Weight: 1}},
@@ -148,19 +161,13 @@ func (s *finishSplit) Finish(_ context.Context, reqs []store.FinishRequest) ([]e
 // own: the outcomes of healthy queues that come after it are reported at
 // once, not after it succeeds.
 func TestFinisherRetriesAFailingQueueAlone(t *testing.T) {
-	old := finalFlushTimeout
-	finalFlushTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { finalFlushTimeout = old })
+	shortFinalFlush(t)
 	fs := &finishSplit{}
 	r := newWorker(fs, testConfig(slog.New(slog.DiscardHandler)), nil)
 	go r.fin.loop()
 	t.Cleanup(r.fin.close)
 	add := func(q, id string) {
-		a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
-		r.mu.Lock()
-		r.active[a] = struct{}{}
-		r.mu.Unlock()
-		r.fin.add(a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck})
+		r.fin.add(running(r, q, id))
 	}
 	add("bad", "stuck")
 	testutil.EventuallyTrue(t, testutil.Wait, "the failing ack to be tried twice", func() bool {
@@ -274,9 +281,7 @@ func (s *finishHangs) Finish(ctx context.Context, reqs []store.FinishRequest) ([
 // A Finish call held up by a node that does not answer does not hold up
 // the outcomes of other queues: they go in other calls meanwhile.
 func TestFinisherOutcomesPassAHangingCall(t *testing.T) {
-	old := finalFlushTimeout
-	finalFlushTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { finalFlushTimeout = old })
+	shortFinalFlush(t)
 	fs := &finishHangs{release: make(chan struct{}), entered: make(chan struct{}, 1)}
 	r := newWorker(fs, testConfig(slog.New(slog.DiscardHandler)), nil)
 	go r.fin.loop()
@@ -285,11 +290,7 @@ func TestFinisherOutcomesPassAHangingCall(t *testing.T) {
 		r.fin.close()
 	})
 	add := func(q, id string) {
-		a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
-		r.mu.Lock()
-		r.active[a] = struct{}{}
-		r.mu.Unlock()
-		r.fin.add(a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck})
+		r.fin.add(running(r, q, id))
 	}
 	add("hang", "stuck")
 	<-fs.entered

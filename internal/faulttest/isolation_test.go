@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
@@ -38,6 +35,7 @@ type steadyProducer struct {
 	jobs     []produced
 	failures []enqueueFailure
 	stopped  chan struct{}
+	stopOnce sync.Once
 	wg       sync.WaitGroup
 }
 
@@ -87,9 +85,10 @@ func startProducer(r *run, client *hopper.Client, queues []string, rate int, tim
 	return p
 }
 
-// stop stops the producer and waits for its calls in flight.
+// stop stops the producer and waits for its calls in flight; calls after
+// the first do nothing.
 func (p *steadyProducer) stop() {
-	close(p.stopped)
+	p.stopOnce.Do(func() { close(p.stopped) })
 	p.wg.Wait()
 }
 
@@ -125,31 +124,11 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 		warmUp    = 3 * time.Second
 		after     = 6 * time.Second // producing after the promotion
 	)
-	c := redistest.StartCluster(t, redistest.Replicas(1), redistest.NodeTimeout(time.Second),
-		redistest.Args("--cluster-require-full-coverage", "no"))
-	rdb := c.Client(t)
-	r := newRun(t, rdb)
+	cl := startClusterLoad(t, perMaster, workerOpts{concurrency: 16, lease: lease, sleep: 5 * time.Millisecond, defaults: true})
+	c, r, queues, owner, ws := cl.c, cl.r, cl.queues, cl.owner, cl.workers
 	ctx := t.Context()
-	queues, owner := spreadQueues(t, c, r.prefix, perMaster)
-	r.queues = queues
-	var ws []*workerProc
-	for i := range 2 {
-		ws = append(ws, startWorker(t, r.dir, "w"+strconv.Itoa(i), workerOpts{
-			addr: strings.Join(c.AllAddrs(), ","), cluster: true, prefix: r.prefix, queues: strings.Join(queues, ","),
-			concurrency: 16, lease: lease, sleep: 5 * time.Millisecond, defaults: true,
-		}))
-	}
-	for _, w := range ws {
-		w.waitUp(t)
-	}
 	p := startProducer(r, r.client, queues, rate, 2*time.Second)
-	defer func() {
-		select {
-		case <-p.stopped:
-		default:
-			p.stop()
-		}
-	}()
+	defer p.stop()
 	time.Sleep(warmUp)
 
 	// The victim: a master holding the workers' wake-up subscriptions, or
@@ -175,12 +154,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 	}
 	isDead := func(q string) bool { return slices.Contains(dead, q) }
 	t.Logf("pub/sub connections per master: %v; killing %s (queues %v)", subs, victim, dead)
-	c.KillAddr(t, victim)
-	killed := time.Now()
-	r.addFault("")
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	newMaster, promotedAt := c.WaitFailover(t, wctx, victim)
-	cancel()
+	killed, newMaster, promotedAt := cl.failOver(t, victim)
 	t.Logf("%s promoted %v after the kill (every node agreed %v after it)", newMaster, promotedAt.Sub(killed).Round(time.Millisecond), time.Since(killed).Round(time.Millisecond))
 	// A probe, to tell the workers' recovery from the producer's: a new
 	// client (which loads the topology afresh) enqueues one job on the

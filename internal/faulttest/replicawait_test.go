@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
@@ -69,48 +67,23 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 		lease     = 2 * time.Second
 	)
 	begin := time.Now()
-	c := redistest.StartCluster(t, redistest.Replicas(1), redistest.NodeTimeout(time.Second),
-		redistest.Args("--cluster-require-full-coverage", "no"))
-	rdb := c.Client(t)
-	r := newRun(t, rdb)
+	cl := startClusterLoad(t, perMaster, workerOpts{concurrency: 16, lease: lease, sleep: time.Millisecond, replicas: replicas})
+	c, r, queues, ws := cl.c, cl.r, cl.queues, cl.workers
 	ctx := t.Context()
-	queues, _ := spreadQueues(t, c, r.prefix, perMaster)
-	r.queues = queues
-	var ws []*workerProc
-	for i := range 2 {
-		ws = append(ws, startWorker(t, r.dir, "w"+strconv.Itoa(i), workerOpts{
-			addr: strings.Join(c.AllAddrs(), ","), cluster: true, prefix: r.prefix, queues: strings.Join(queues, ","),
-			concurrency: 16, lease: lease, sleep: time.Millisecond, replicas: replicas,
-		}))
-	}
-	for _, w := range ws {
-		w.waitUp(t)
-	}
 
 	// The producer: its own store, with Replicas; a goroutine per queue,
 	// so that the queues of the shards that serve keep being written while
 	// one fails over.
 	pstore := redisstore.New(c.Client(t), &redisstore.Options{Prefix: r.prefix, Replicas: replicas})
 	p := startProducer(r, hopper.NewClient(pstore, nil), queues, rate, 3*time.Second)
-	defer func() {
-		select {
-		case <-p.stopped:
-		default:
-			p.stop()
-		}
-	}()
+	defer p.stop()
 	time.Sleep(2 * time.Second)
 
 	shardSlots := []int{0, 5461, 10923} // one slot of each shard as created
 	for i := range failovers {
 		victim := c.MasterForSlot(t, shardSlots[i%len(shardSlots)])
 		before := r.ackedCount()
-		c.KillAddr(t, victim)
-		killed := time.Now()
-		r.addFault("")
-		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		newMaster, promotedAt := c.WaitFailover(t, fctx, victim)
-		cancel()
+		killed, newMaster, promotedAt := cl.failOver(t, victim)
 		c.RestartAddr(t, victim)
 		hctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		c.WaitHealthy(t, hctx)
