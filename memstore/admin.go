@@ -25,17 +25,25 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 		return 0, nil
 	}
 	now, _ := s.now()
+	defer s.settleWorkflows() // after q.unlock
 	q.mu.Lock()
 	defer q.unlock()
-	return q.each(from, ids, func(j *job) {
-		q.detach(j)
-		j.rec.RunAt = now
-		j.rec.FinishedAt = time.Time{}
-		j.rec.Result = nil
-		j.rec.Cancelled = false
-		q.attach(j, store.StateReady, 0)
-		q.emit(store.EventRequeued, j, now)
-	}), nil
+	return q.each(from, ids, func(j *job) { q.requeue(j, now) }), nil
+}
+
+// requeue moves j to the back of ready, due now (see Requeue). A task's
+// job requeued from garbage re-opens its task. q.mu must be held.
+func (q *queue) requeue(j *job, now time.Time) {
+	if j.rec.State == store.StateGarbage {
+		q.taskNote(j, wfRequeued, nil)
+	}
+	q.detach(j)
+	j.rec.RunAt = now
+	j.rec.FinishedAt = time.Time{}
+	j.rec.Result = nil
+	j.rec.Cancelled = false
+	q.attach(j, store.StateReady, 0)
+	q.emit(store.EventRequeued, j, now)
 }
 
 // Delete removes jobs in state from, which may be any state but unack, and
@@ -50,9 +58,13 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 		return 0, nil
 	}
 	now, _ := s.now()
+	defer s.settleWorkflows() // after q.unlock
 	q.mu.Lock()
 	defer q.unlock()
 	return q.each(from, ids, func(j *job) {
+		if st := j.rec.State; st != store.StateDone && st != store.StateGarbage {
+			q.taskNote(j, wfFailed, nil) // a task's job deleted before it ended
+		}
 		q.emit(store.EventDeleted, j, now)
 		q.detach(j)
 		q.deleted(j)
@@ -108,12 +120,19 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 	}
 	now, nowMs := s.now()
+	defer s.settleWorkflows() // after q.unlock
 	q.mu.Lock()
 	defer q.unlock()
 	j := q.jobs[id]
 	if j == nil {
 		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 	}
+	return q.cancel(j, now, nowMs), nil
+}
+
+// cancel stops j (see Cancel) and returns the state it was in. q.mu must
+// be held.
+func (q *queue) cancel(j *job, now time.Time, nowMs int64) store.JobState {
 	st := j.rec.State
 	switch st {
 	case store.StatePending, store.StateReady, store.StateRetry:
@@ -125,5 +144,5 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 	case store.StateUnack:
 		j.rec.Cancelled = true
 	}
-	return st, nil
+	return st
 }

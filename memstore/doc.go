@@ -35,6 +35,17 @@
 // Like a network store, every method but WaitReady and WaitSchedule does
 // nothing and returns ctx.Err() when ctx is already done.
 //
+// # Workflows
+//
+// A Store implements store.Workflows. Workflows live in one record per
+// workflow under one lock of the store's, taken before any queue's; a task
+// released is enqueued into its queue as Enqueue would. Where a task's job
+// ends (Finish, Maintain, Cancel, Delete, Requeue), its queue notes the end
+// and the call applies it to the workflow, releasing the dependents it
+// frees, before it returns; nothing is ever left half done, so
+// MaintainWorkflows only removes workflows past their retention (reads
+// treat those as gone already).
+//
 // As in the Store contract, only Maintain (the scheduler's duty) promotes due
 // pending and retry jobs to ready, reclaims expired leases and collects old
 // jobs: a program that enqueues delayed jobs must run a hopper scheduler (or

@@ -58,6 +58,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 		errs[i] = q.finish(r, now, nowMs)
 	}
 	l.release()
+	s.settleWorkflows()
 	return errs, nil
 }
 
@@ -84,6 +85,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 			keep = q.cfg.Retention
 		}
 		q.emit(store.EventSucceeded, j, now)
+		q.taskNote(j, wfSucceeded, r.Result)
 		if keep <= 0 {
 			q.endedAcked(j, now, r.Result)
 			q.forget(j)

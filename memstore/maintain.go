@@ -47,6 +47,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	}
 	now, nowMs := s.now()
 	ageMs := mstime.Ceil(opts.GarbageMaxAge)
+	defer s.settleWorkflows() // after q.unlock
 	q.mu.Lock()
 	defer q.unlock()
 

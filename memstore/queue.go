@@ -52,6 +52,10 @@ type queue struct {
 	events    eventLog
 	newEvents *broadcast
 	awaited   map[string][]*jobWatch
+
+	// wfInbox is where the ends of workflow tasks' jobs are noted
+	// (workflow_apply.go).
+	wfInbox *wfInbox
 }
 
 func newQueue(name string, readyHub, schedHub *hub, newEvents *broadcast) *queue {
@@ -165,10 +169,16 @@ func (q *queue) leaveUnack(j *job) {
 }
 
 // toGarbage moves j, detached, to garbage as of now and releases its key;
-// its WaitJob callers learn it ended.
+// its WaitJob callers learn it ended, and its workflow, when it is a task's
+// job, that it failed (or was cancelled, when flagged).
 func (q *queue) toGarbage(j *job, now time.Time, nowMs int64) {
 	j.rec.FinishedAt = now
 	q.releaseUnique(j)
 	q.attach(j, store.StateGarbage, nowMs)
 	q.ended(j)
+	end := wfFailed
+	if j.rec.Cancelled {
+		end = wfCancelled
+	}
+	q.taskNote(j, end, nil)
 }

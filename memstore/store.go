@@ -33,6 +33,9 @@ type Store struct {
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
 	schedules map[scheduleKey]store.ScheduleInfo
+
+	// wf holds the workflows (workflow.go).
+	wf wfState
 }
 
 var _ store.Store = (*Store)(nil)
@@ -89,6 +92,7 @@ func (s *Store) queue(name string, seen bool) *queue {
 		old := *s.queues.Load()
 		if q = old[name]; q == nil {
 			q = newQueue(name, &s.readyHub, &s.schedHub, &s.newEvents)
+			q.wfInbox = &s.wf.inbox
 			// A new queue starts signalled: whatever its waiters missed
 			// before it existed is worth one look.
 			q.readySig.raised.Store(true)
