@@ -25,8 +25,12 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.jobs,
-		k.conf, k.events}
-	return s.batchAdmin(ctx, "requeue", scriptRequeue, keys, from, ids)
+		k.conf, k.events, k.wfTasks, k.wfDone, k.wfDue, k.tokens}
+	n, err := s.batchAdmin(ctx, "requeue", scriptRequeue, keys, from, ids)
+	if n > 0 && from == store.StateGarbage {
+		s.deliverEnds(ctx, endsOf(queue, ids))
+	}
+	return n, err
 }
 
 // Delete removes jobs in state from, any state but unack (see
@@ -39,8 +43,12 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras,
-		k.doneExp, k.conf, k.events, k.waited, k.progress}
-	return s.batchAdmin(ctx, "delete", scriptDelete, keys, from, ids)
+		k.doneExp, k.conf, k.events, k.waited, k.progress, k.wfTasks, k.wfDone, k.wfDue, k.tokens}
+	n, err := s.batchAdmin(ctx, "delete", scriptDelete, keys, from, ids)
+	if n > 0 && from != store.StateGarbage && from != store.StateDone {
+		s.deliverEnds(ctx, endsOf(queue, ids))
+	}
+	return n, err
 }
 
 // batchAdmin runs the requeue or delete script on ids, in slices of
@@ -97,6 +105,9 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 	}
 	if st == "" {
 		return "", fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
+	}
+	if st != "unack" && st != "garbage" && st != "done" {
+		s.deliverEnds(ctx, endsOf(queue, []string{id}))
 	}
 	return store.JobState(st), nil
 }

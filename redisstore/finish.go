@@ -81,10 +81,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 	}
 	// A queue whose script failed (its shard unreachable, say) fails its
 	// own requests only.
+	var ends []endRecord
 	for ci, c := range calls {
-		st, err := c.cmd.Int64Slice()
+		st, err := c.cmd.Slice()
 		idx := sent[ci]
-		if err == nil && len(st) != len(idx) {
+		if err == nil && (len(st) < len(idx)+1 || (len(st)-len(idx)-1)%2 != 0) {
 			err = fmt.Errorf("unexpected reply of %d values for %d requests", len(st), len(idx))
 		}
 		if err != nil {
@@ -95,8 +96,19 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 			continue
 		}
 		for j, i := range idx {
-			out[i] = statusErr(st[j], &reqs[i])
+			code, _ := st[j].(int64)
+			out[i] = statusErr(code, &reqs[i])
 		}
+		if rest := st[len(idx)+1:]; len(rest) > 0 {
+			ends = append(ends, parseEnds(reqs[idx[0]].Queue, stringsOf(rest))...)
+		}
+	}
+	// Workflow tasks ended: apply their ends to their workflows before
+	// returning, so that the dependents they release are claimable now. A
+	// failure here loses nothing (the records wait for a sweeper), so the
+	// requests keep their outcome.
+	if len(ends) > 0 {
+		_ = s.applyEnds(ctx, ends)
 	}
 	return out, nil
 }

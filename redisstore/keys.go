@@ -32,6 +32,14 @@ package redisstore
 //	                  (lib_events.lua), IDs "1-0", "1-1", ...
 //	{p:q}:pg  hash    job ID -> progress reported (progress.go)
 //	{p:q}:wj  set     IDs of jobs a WaitJob call waits for
+//	{p:q}:wm  set     IDs of workflow tasks' jobs released into the queue
+//	{p:q}:wd  hash    job ID -> a workflow task's end not yet delivered
+//	{p:q}:wq  zset    job ID -> when a sweeper may deliver its record
+//
+//	{p:wf:<id>}:m, s, q, r, i, d, n, p, o, rel   one workflow's record
+//	                  (lua/lib_wfgraph.lua)
+//	{p:~wf}:all, running, succeeded, failed, cancelled, exp, ids, chk
+//	                  the workflow index (workflow_index.go)
 //
 //	{p}:queues     set   queue names
 //	{p}:workers    zset  worker ID -> expiry ms
@@ -66,6 +74,7 @@ type queueKeys struct {
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
 	att, errs, results, locks, extras, cancelled, conf, tokens string
 	tput, ticks, events, progress, waited                      string
+	wfTasks, wfDone, wfDue                                     string
 
 	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
 	maintainKeys, waitKeys                                    []string
@@ -98,17 +107,23 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		events:    tag + "ev",
 		progress:  tag + "pg",
 		waited:    tag + "wj",
+		wfTasks:   tag + "wm",
+		wfDone:    tag + "wd",
+		wfDue:     tag + "wq",
 	}
+	wf := []string{k.wfTasks, k.wfDone, k.wfDue, k.tokens}
 	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events}
 	k.plainKeys = []string{k.jobs, k.ready, k.pending, k.conf, k.events}
 	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events}
 	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
 		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.events, k.waited,
 		k.progress}
+	k.finishKeys = append(k.finishKeys, wf...)
 	k.extendKeys = []string{k.unack, k.cancelled, k.jobs, k.att, k.conf, k.events, k.progress}
 	k.maintainKeys = []string{k.pending, k.retry, k.ready, k.unack, k.jobs, k.att, k.errs, k.garbage,
 		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.tput, k.conf, k.events, k.waited,
 		k.progress}
+	k.maintainKeys = append(k.maintainKeys, wf...)
 	k.waitKeys = []string{k.jobs, k.garbage, k.done, k.waited}
 	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results,
 		k.cancelled, k.progress}
@@ -116,6 +131,7 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 	k.configKeys = []string{k.conf}
 	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
 		k.cancelled, k.errs, k.locks, k.extras, k.conf, k.events, k.waited}
+	k.cancelKeys = append(k.cancelKeys, wf...)
 	return k
 }
 

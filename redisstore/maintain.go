@@ -28,7 +28,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	batch := opts.Batch
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, store.ErrLeaseExpired.Error()).Int64Slice()
-	if err == nil && len(v) != 5 {
+	if err == nil && len(v) != 6 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
 	if err != nil {
@@ -44,6 +44,10 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 		res.Idle = true
 	} else {
 		res.NextIn = msDur(v[4])
+	}
+	if v[5] > 0 {
+		// Reclaimed workflow tasks died: apply their ends now.
+		s.deliverEnds(ctx, []queueEnds{{queue: queue}})
 	}
 	return res, nil
 }

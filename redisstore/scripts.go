@@ -26,20 +26,34 @@ var (
 	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds")
 	scriptPlain     = newScript("enqueue_plain", false, "place", "events", "kinds")
 	scriptClaim     = newScript("claim", false, "att", "events", "kinds")
-	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends")
+	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
 	scriptExtend    = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends")
+	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
 	scriptGetJob    = newScript("getjob", true, "att", "records")
 	scriptList      = newScript("list", true, "member", "records")
 	scriptStats     = newScript("stats", true, "att")
 	scriptConfig    = newScript("config", false)
-	scriptCancel    = newScript("cancel", false, "att", "errors", "unique", "events", "kinds", "ends")
-	scriptRequeue   = newScript("requeue", false, "att", "events", "kinds")
-	scriptDelete    = newScript("delete", false, "unique", "att", "events", "kinds", "ends")
+	scriptCancel    = newScript("cancel", false, "att", "errors", "unique", "events", "kinds", "ends", "wf")
+	scriptRequeue   = newScript("requeue", false, "att", "events", "kinds", "wf")
+	scriptDelete    = newScript("delete", false, "unique", "att", "events", "kinds", "ends", "wf")
 	scriptHeartbeat = newScript("heartbeat", false)
 	scriptEvRead    = newScript("events_read", true)
 	scriptEvArm     = newScript("events_arm", false)
 	scriptWaitJob   = newScript("waitjob", false)
+
+	scriptWfCreate  = newScript("wf_create", false, "wfgraph")
+	scriptWfApply   = newScript("wf_apply", false, "wfgraph")
+	scriptWfAdd     = newScript("wf_add", false, "wfgraph")
+	scriptWfCancel  = newScript("wf_cancel", false, "wfgraph")
+	scriptWfConfirm = newScript("wf_confirm", false, "wfgraph")
+	scriptWfDrop    = newScript("wf_drop", false, "wfgraph")
+	scriptWfGet     = newScript("wf_get", true)
+	scriptWfSynced  = newScript("wf_synced", false)
+	scriptWfRelease = newScript("wf_release", false, "place", "events", "kinds")
+	scriptWfTake    = newScript("wf_take", false)
+	scriptWfDone    = newScript("wf_done", false)
+	scriptWfiSet    = newScript("wfi_set", false)
+	scriptWfiDel    = newScript("wfi_del", false)
 )
 
 // allScripts lists the scripts loaded by the start-up check.
@@ -47,6 +61,8 @@ var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
 	scriptEvRead, scriptEvArm, scriptWaitJob,
+	scriptWfCreate, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
+	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }
 
 func luaFile(name string) string {

@@ -21,6 +21,11 @@ type Store struct {
 	rdb     redis.UniversalClient
 	opts    Options
 	g       globalKeys
+	wfi     wfIndex
+	wfSwept atomic.Int64 // unix ns of MaintainWorkflows' last look at every queue
+	// wfCrash, set by tests only, names the workflow delivery step at
+	// which this Store stops as if its process died (crashAt).
+	wfCrash atomic.Pointer[string]
 	sharded bool // keys of different hash tags may live on different nodes
 
 	keys       sync.Map // queue name -> *queueKeys
@@ -54,6 +59,7 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 		rdb:  client,
 		opts: o,
 		g:    newGlobalKeys(o.Prefix),
+		wfi:  newWfIndex(o.Prefix),
 	}
 	_, plain := client.(*redis.Client)
 	s.sharded = !plain

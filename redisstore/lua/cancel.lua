@@ -3,7 +3,9 @@
 -- KEYS: 1 jobs hash, 2 pending zset, 3 retry zset, 4 ready list, 5 unack
 --       zset, 6 attempt info hash, 7 garbage zset, 8 done zset,
 --       9 cancelled set, 10 error history hash, 11 unique locks hash,
---       12 extras hash, 13 config hash, 14 event stream, 15 waited set
+--       12 extras hash, 13 config hash, 14 event stream, 15 waited set,
+--       16-19 workflow task set, records, delivery zset and token counter
+--       (lib_wf.lua)
 -- ARGV: 1 id, 2 error text
 -- Returns the state the job was in, or '' when there is no such job.
 -- Waiting jobs move to garbage at once, cancelled, with the error recorded;
@@ -42,4 +44,8 @@ local kind = kind_of(redis.call('HGET', KEYS[1], id))
 emit(8, id, kind, a, ARGV[2])
 flush_events(KEYS[14], now)
 if waited_among(KEYS[15], {id}) then publish_end(KEYS[15], id, 'garbage', a, kind, '', ARGV[2], true, now) end
+if wf_members(KEYS[16], {id}) then
+  wf_note(id, 'c', '')
+  wf_flush(KEYS[17], KEYS[18], KEYS[19], now)
+end
 return from

@@ -3,7 +3,9 @@
 -- KEYS: 1 the state's list (ready) or sorted set, 2 jobs hash, 3 attempt
 --       info hash, 4 error history hash, 5 results hash, 6 cancelled set,
 --       7 unique locks hash, 8 extras hash, 9 done expiry zset, 10 config
---       hash, 11 event stream, 12 waited set, 13 progress hash
+--       hash, 11 event stream, 12 waited set, 13 progress hash, 14-17
+--       workflow task set, records, delivery zset and token counter
+--       (lib_wf.lua)
 -- ARGV: 1 "ids" or "all", 2 state, then for "ids" the IDs, for "all" the
 --       batch size.
 -- Returns how many were deleted. With "all" the caller repeats until fewer
@@ -44,6 +46,14 @@ if waited then
   for id in pairs(waited) do publish_end(KEYS[12], id, 'deleted', 0, '', '', '', false, 0) end
 end
 if redis.call('HLEN', KEYS[13]) > 0 then call_chunked('HDEL', KEYS[13], ids, 1) end
+if state ~= 'done' and state ~= 'garbage' then
+  local wfm = wf_members(KEYS[14], ids)
+  if wfm then
+    local now = now_ms()
+    for id in pairs(wfm) do wf_note(id, 'd', '') end
+    wf_flush(KEYS[15], KEYS[16], KEYS[17], now)
+  end
+end
 release_unique(KEYS[7], KEYS[8], ids)
 call_chunked('HDEL', KEYS[2], ids, 1)
 call_chunked('HDEL', KEYS[3], ids, 1)

@@ -6,7 +6,8 @@
 --       8 cancelled set, 9 ready list, 10 pending zset, 11 retry zset,
 --       12 garbage zset, 13 done zset, 14 done expiry zset, 15 config hash,
 --       16 throughput hash, 17 event stream, 18 waited set, 19 progress
---       hash
+--       hash, 20-23 workflow task set, records, delivery zset and token
+--       counter (lib_wf.lua)
 -- ARGV: 1 the number A of plain acks (no retention or result in the
 --       request), then A quads id, member ("id|token"), kind, attempt,
 --       then groups of seven per other request: outcome (1 ack, 2 retry,
@@ -16,7 +17,9 @@
 --       then kind and attempt. Kind and attempt are the claim's, for the
 --       events; an empty kind makes the script read both.
 -- Returns one integer per request, plain acks first, in ARGV order:
--- 0 done, 1 lease lost, 2 no such job.
+-- 0 done, 1 lease lost, 2 no such job; then how many workflow task ends
+-- it recorded (lib_wf.lua), and each one's job ID and record, for the
+-- caller to deliver.
 --
 -- An ack's retention is the request's (the worker sends the job's own),
 -- else the queue's; with none the job is deleted. The fencing check is the unack
@@ -82,8 +85,12 @@ local results = {}               -- result field-value pairs
 local acks, fails = 0, 0
 -- Waiters and progress reports are rare: one EXISTS of both keys tells
 -- whether either needs a look.
-local side = redis.call('EXISTS', KEYS[18], KEYS[19]) > 0
+local side = redis.call('EXISTS', KEYS[18], KEYS[19], KEYS[20]) > 0
 local waited = side and waited_among(KEYS[18], ids) or nil
+local wfm = side and wf_members(KEYS[20], ids) or nil
+local function note(id, outcome, result)
+  if wfm and wfm[id] then wf_note(id, outcome, result) end
+end
 local wake_r, wake_s = false, false
 local first_retry, first_pend -- earliest scores before this call
 
@@ -121,6 +128,7 @@ for r = 1, plain do
     ng = ng + 1
     gone[ng] = members[r]
     ack(id, 0, '')
+    if wfm then note(id, 's', '') end
     if kinds[r] == '' then bare = true end
     if waited and waited[id] then
       local k, a = kind_att(r)
@@ -163,6 +171,7 @@ for r = plain + 1, n do
         if waited and waited[id] then publish_end(KEYS[18], id, 'done', a, k, y, '', false, now) end
       end
       ack(id, tonumber(x), y)
+      if wfm then note(id, 's', y) end
     else
       local a, c = parse_att(redis.call('HGET', att, id))
       if o == 2 or o == 3 or o == 6 then
@@ -183,6 +192,7 @@ for r = plain + 1, n do
         if waited and waited[id] then
           publish_end(KEYS[18], id, 'garbage', a, (kind_att(r)), '', error_text(y), o == 6, now)
         end
+        if wfm then note(id, (o == 6 or cancelled[r] == 1) and 'c' or 'f', '') end
         dead_ids[#dead_ids + 1] = id
         dead_z[#dead_z + 1] = nows
         dead_z[#dead_z + 1] = id
@@ -249,4 +259,10 @@ end
 if wake_r then wake_ready() end
 if wake_s then wake_sched() end
 flush_events(KEYS[17], now)
+-- Then the workflow task ends recorded: their count, then job ID and
+-- record pairs, which the caller delivers at once.
+out[n + 1] = wf_written
+if wf_written > 0 then
+  for _, x in ipairs(wf_flush(KEYS[21], KEYS[22], KEYS[23], now)) do out[#out + 1] = x end
+end
 return out

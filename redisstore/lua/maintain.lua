@@ -5,11 +5,13 @@
 --       hash, 6 attempt info hash, 7 error history hash, 8 garbage zset,
 --       9 done zset, 10 done expiry zset, 11 results hash, 12 unique locks
 --       hash, 13 extras hash, 14 cancelled set, 15 throughput hash, 16 config
---       hash, 17 event stream, 18 waited set, 19 progress hash
+--       hash, 17 event stream, 18 waited set, 19 progress hash, 20-23
+--       workflow task set, records, delivery zset and token counter
+--       (lib_wf.lua)
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
 --       (0 = none), 4 error text of an expired lease
 -- Returns {promoted, reclaimed, collected, more (0/1), nextInMs (-1 when
---          nothing is scheduled)}.
+--          nothing is scheduled), workflow task ends recorded}.
 --
 -- Each duty moves at most batch jobs with a constant number of calls
 -- (range, remove, add), so one call stays short however large the backlog.
@@ -78,6 +80,7 @@ if #got > 0 then
   if redis.call('SCARD', KEYS[14]) > 0 then canc = call_chunked_flat('SMISMEMBER', KEYS[14], ids) end
   local dead, dz, rz = {}, {}, {}
   local waited = waited_among(KEYS[18], ids)
+  local wfm = wf_members(KEYS[20], ids)
   for i = 1, #ids do
     local v = vals[i]
     if v then
@@ -92,6 +95,9 @@ if #got > 0 then
       if o ~= 2 then
         if waited and waited[ids[i]] then
           publish_end(KEYS[18], ids[i], 'garbage', a, kind_of(v), '', ARGV[4], o == 6, now)
+        end
+        if wfm and wfm[ids[i]] then
+          wf_note(ids[i], o == 6 and 'c' or 'f', '')
         end
         dead[#dead + 1] = ids[i]
         dz[#dz + 1] = now
@@ -166,4 +172,5 @@ end
 if over_count then consider(now) end
 local next_in = -1
 if next_at then next_in = math.max(next_at - now, 0) end
-return {promoted, reclaimed, collected, more, next_in}
+wf_flush(KEYS[21], KEYS[22], KEYS[23], now)
+return {promoted, reclaimed, collected, more, next_in, wf_written}

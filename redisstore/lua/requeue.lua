@@ -3,7 +3,8 @@
 --
 -- KEYS: 1 the state's sorted set, 2 ready list, 3 attempt info hash,
 --       4 cancelled set, 5 done expiry zset, 6 results hash, 7 jobs hash,
---       8 config hash, 9 event stream
+--       8 config hash, 9 event stream, 10-13 workflow task set, records,
+--       delivery zset and token counter (lib_wf.lua)
 -- ARGV: 1 "ids" or "all", 2 from state, then for "ids" the IDs, for "all"
 --       the batch size.
 -- Returns how many moved. With "all" the caller repeats until fewer than
@@ -43,5 +44,12 @@ if ARGV[2] == 'done' then
 end
 call_chunked('RPUSH', KEYS[2], ids, 1)
 wake_ready()
+if ARGV[2] == 'garbage' then
+  local wfm = wf_members(KEYS[10], ids)
+  if wfm then
+    for id in pairs(wfm) do wf_note(id, 'r', '') end
+    wf_flush(KEYS[11], KEYS[12], KEYS[13], now_n)
+  end
+end
 flush_events(KEYS[9], now_n)
 return #ids

@@ -1,0 +1,29 @@
+-- wf_cancel.lua: cancel a workflow (see workflow_admin.go).
+--
+-- KEYS: the workflow's (lib_wfgraph.lua).
+-- Returns {'gone'}, {'ended'}, or the state, then name and queue of each
+-- enqueued task, whose job the caller cancels. Waiting tasks and tasks
+-- being released are cancelled here (a job released meanwhile is
+-- cancelled by whoever confirms its release).
+
+if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
+if redis.call('HGET', WK.m, 'st') ~= 'running' then return {'ended'} end
+redis.call('HSET', WK.m, 'cx', 1)
+wf_cancelled = true
+local all = redis.call('HGETALL', WK.s)
+local out = {''}
+for a = 1, #all, 2 do
+  local t, st = all[a], all[a + 1]
+  st_cache[t] = st
+  if st == 'w' or (st == 'e' and redis.call('SISMEMBER', WK.rel, t) == 1) then
+    set_state(t, 'C', st)
+  end
+  if st == 'e' then
+    out[#out + 1] = t
+    out[#out + 1] = info(t).q
+  end
+end
+flush()
+end_check(now_ms())
+out[1] = redis.call('HGET', WK.m, 'st')
+return out

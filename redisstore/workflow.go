@@ -1,0 +1,273 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/internal/mstime"
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// serverMs returns the Redis server's time in Unix milliseconds.
+func (s *Store) serverMs(ctx context.Context) (int64, error) {
+	t, err := s.rdb.Time(ctx).Result()
+	if err != nil {
+		return 0, wrap("read the server's time", err)
+	}
+	return t.UnixMilli(), nil
+}
+
+// Workflows (store.Workflows) on Redis.
+//
+// A workflow's record lives in a slot of its own, {<prefix>:wf:<id>}
+// (lua/lib_wfgraph.lua): each task's state, static info, dependencies,
+// dependents, how many dependencies it still waits for, and, until it is
+// released, its job. A task's job lives in its queue's slot like any job,
+// so on a Redis Cluster a task's end and its workflow's bookkeeping are
+// never one script. The design keeps them apart safely:
+//
+//  1. The script that ends a task's job (finish, maintain, cancel,
+//     requeue, delete) also writes, in the job's slot and the same atomic
+//     step, a record of the end: "<seq>,<outcome>,<result>" in the queue's
+//     wd hash, due for a sweeper 5 s later in wq (lua/lib_wf.lua). seq
+//     comes from the queue's token counter, so one job's records are
+//     ordered.
+//  2. The process that ran the script delivers the record at once
+//     (deliverEnds): wf_apply.lua applies it to the workflow, idempotently
+//     (a task remembers the seq of the last record applied, and an older
+//     or repeated record changes nothing), and moves the dependents it
+//     satisfies to "being released" (the rel set) with their jobs.
+//  3. The process enqueues those jobs with wf_release.lua, which marks
+//     each job ID in the queue's wm set in the same step and refuses an ID
+//     it has marked before: a task's job is enqueued at most once, even
+//     when two processes deliver the same record.
+//  4. wf_confirm.lua takes the tasks out of rel; then wf_done.lua drops
+//     the record.
+//
+// A process that dies anywhere in 2 to 4 leaves the record in place: the
+// sweeper (MaintainWorkflows) takes records whose lease passed, and
+// wf_apply.lua, seeing a record it has applied, answers with every task
+// still being released, so the sweeper finishes the job. Creating a
+// workflow (and adding tasks) is one script in the workflow's slot, then
+// the first tasks' release: a mark in the index's chk set, written before
+// and removed after, lets the sweeper finish a release a dead process
+// began. The wm mark of a task's job also tells the scripts of its queue
+// that the job is a workflow task; it stays until the workflow is removed
+// after its retention.
+
+// wfRelease is one released task's job, to enqueue.
+type wfRelease struct {
+	wf, task, queue string
+	payload         string
+}
+
+// payload encodes job j for wf_release.lua: the due argument, '|', then
+// the envelope.
+func payload(j *store.NewJob) string {
+	due := ""
+	switch {
+	case !j.RunAt.IsZero():
+		due = strconv.FormatInt(mstime.CeilUnix(j.RunAt), 10)
+	case j.Delay > 0:
+		due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
+	}
+	return due + "|" + string(encodeValue(j))
+}
+
+// EnqueueWorkflow stores w (see store.Workflows) in one script in its
+// slot, then enqueues its tasks without dependencies, one script call per
+// queue. It registers every queue of w first, so that workers and
+// schedulers find them.
+func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool, error) {
+	if err := w.Validate(); err != nil {
+		return false, err
+	}
+	if err := s.begin(ctx); err != nil {
+		return false, err
+	}
+	if err := s.registerTaskQueues(ctx, w.Tasks); err != nil {
+		return false, err
+	}
+	dependents := make(map[string][]string, len(w.Tasks))
+	for _, t := range w.Tasks {
+		for _, d := range t.Deps {
+			dependents[d] = append(dependents[d], t.Name)
+		}
+	}
+	ret := w.Retention
+	if ret == 0 {
+		ret = store.DefaultWorkflowRetention
+	}
+	args := make([]any, 0, 3+5*len(w.Tasks))
+	args = append(args, w.ID, w.Name, mstime.Ceil(ret))
+	payloads := make(map[string]string, len(w.Tasks))
+	for i, t := range w.Tasks {
+		p := payload(t.Job)
+		payloads[t.Name] = p
+		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
+			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), p)
+	}
+	if err := s.markCheck(ctx, w.ID); err != nil {
+		return false, err
+	}
+	res, err := s.run(ctx, scriptWfCreate, s.wfKeys(w.ID), args...).Slice()
+	if err != nil {
+		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
+	}
+	if len(res) == 1 && res[0] == "dup" {
+		s.unmarkCheck(ctx, w.ID)
+		return true, nil
+	}
+	r, err := parseWfReply(w.ID, res)
+	if err != nil {
+		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
+	}
+	// The reply names the released tasks only: fill in their jobs.
+	byName := make(map[string]*store.NewTask, len(w.Tasks))
+	for _, t := range w.Tasks {
+		byName[t.Name] = t
+	}
+	for i := range r.releases {
+		if t := byName[r.releases[i].task]; t != nil {
+			r.releases[i].queue, r.releases[i].payload = t.Job.Queue, payloads[t.Name]
+		}
+	}
+	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
+		return false, err
+	}
+	s.unmarkCheck(ctx, w.ID)
+	return false, nil
+}
+
+// registerTaskQueues adds the queues of tasks to the queue registry.
+func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) error {
+	seen := map[string]bool{}
+	now := time.Now()
+	for _, t := range tasks {
+		q := t.Job.Queue
+		if seen[q] || !s.needsRegister(q, now) {
+			continue
+		}
+		seen[q] = true
+		if err := s.register(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markCheck asks the sweeper to look at workflow id in a few seconds,
+// unless unmarkCheck comes first.
+func (s *Store) markCheck(ctx context.Context, id string) error {
+	at, err := s.serverMs(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.rdb.ZAdd(ctx, s.wfi.chk, redis.Z{Score: float64(at + wfLeaseMs), Member: id}).Err(); err != nil {
+		return wrap("mark workflow "+strconv.Quote(id), err)
+	}
+	return nil
+}
+
+// unmarkCheck clears markCheck's mark; a failure leaves it to the
+// sweeper, which finds nothing to do.
+func (s *Store) unmarkCheck(ctx context.Context, id string) {
+	s.rdb.ZRem(ctx, s.wfi.chk, id)
+}
+
+// wfLeaseMs is how long a process has to finish a delivery or a release
+// before a sweeper does it (lua/lib_wf.lua's WF_LEASE).
+const wfLeaseMs = 5000
+
+// AddTasks adds tasks to running workflow wf (see store.Workflows), in one
+// script in the workflow's slot, then enqueues those that wait for
+// nothing.
+func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewTask) error {
+	if err := store.ValidateAddedTasks(wf, by, tasks); err != nil {
+		return err
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if err := s.registerTaskQueues(ctx, tasks); err != nil {
+		return err
+	}
+	args := make([]any, 0, 2+5*len(tasks))
+	args = append(args, by, store.MaxWorkflowTasks)
+	for _, t := range tasks {
+		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, by, 0),
+			strings.Join(t.Deps, "\n"), strings.Join(t.Blocks, "\n"), payload(t.Job))
+	}
+	if err := s.markCheck(ctx, wf); err != nil {
+		return err
+	}
+	res, err := s.run(ctx, scriptWfAdd, s.wfKeys(wf), args...).Slice()
+	if err != nil {
+		return wrap("add tasks to workflow "+strconv.Quote(wf), err)
+	}
+	if len(res) >= 1 {
+		switch res[0] {
+		case "gone":
+			s.unmarkCheck(ctx, wf)
+			return fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, wf)
+		case "ended":
+			s.unmarkCheck(ctx, wf)
+			return fmt.Errorf("%w: workflow %q cannot take more tasks", store.ErrWorkflowEnded, wf)
+		case "err":
+			s.unmarkCheck(ctx, wf)
+			msg, _ := res[1].(string)
+			return fmt.Errorf("%w: workflow %q: %s", store.ErrInvalidWorkflow, wf, msg)
+		}
+	}
+	if err := s.settle(ctx, wf, res); err != nil {
+		return err
+	}
+	s.unmarkCheck(ctx, wf)
+	return nil
+}
+
+// TaskResults returns what the named tasks of wf recorded (see
+// store.Workflows).
+func (s *Store) TaskResults(ctx context.Context, wf string, tasks []string) ([][]byte, error) {
+	if err := store.ValidateWorkflowID(wf); err != nil {
+		return nil, err
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	k := s.wfKeys(wf)
+	var exists *redis.IntCmd
+	var vals *redis.SliceCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		exists = p.Exists(ctx, k[0])
+		if len(tasks) > 0 {
+			vals = p.HMGet(ctx, k[8], tasks...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("read results of workflow "+strconv.Quote(wf), err)
+	}
+	if exists.Val() == 0 {
+		return nil, fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, wf)
+	}
+	out := make([][]byte, len(tasks))
+	if vals == nil {
+		return out, nil
+	}
+	for i, v := range vals.Val() {
+		if str, ok := v.(string); ok {
+			out[i] = []byte(str)
+		}
+	}
+	return out, nil
+}
+
+var _ store.Workflows = (*Store)(nil)

@@ -1,0 +1,196 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// These tests stop a Store's workflow delivery at each step, as if its
+// process died there, and check that a sweeper (another Store's
+// MaintainWorkflows) finishes the job: the dependent runs, once.
+
+func wfTask(wf, name, queue string, deps ...string) *store.NewTask {
+	return &store.NewTask{Name: name, Deps: deps, Job: &store.NewJob{
+		ID: store.TaskJobID(wf, name), Queue: queue, Kind: "k",
+		Meta: map[string]string{store.MetaWorkflow: wf, store.MetaTask: name},
+	}}
+}
+
+// claimAck claims every ready job of queue and acks it, returning the IDs.
+func claimAck(t *testing.T, s store.Store, queue string) []string {
+	t.Helper()
+	ctx := context.Background()
+	res, err := s.Claim(ctx, store.ClaimRequest{Queue: queue, Max: 100, Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	var reqs []store.FinishRequest
+	for _, j := range res.Jobs {
+		ids = append(ids, j.ID)
+		reqs = append(reqs, store.FinishRequest{Queue: queue, ID: j.ID, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeAck})
+	}
+	if len(reqs) > 0 {
+		errs, err := s.Finish(ctx, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range errs {
+			if e != nil {
+				t.Fatal(e)
+			}
+		}
+	}
+	return ids
+}
+
+// sweepUntil runs MaintainWorkflows on s until cond holds, for at most 20 s
+// (a record's lease is 5 s and the queues are looked at every 2 s).
+func sweepUntil(t *testing.T, s *redisstore.Store, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no sweeper finished it: %s", what)
+		}
+		if _, err := s.MaintainWorkflows(context.Background(), 100); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // a poll interval, not a synchronisation
+	}
+}
+
+func readyIDs(t *testing.T, s store.Admin, queue string) []string {
+	t.Helper()
+	page, err := s.ListJobs(context.Background(), store.ListRequest{Queue: queue, State: store.StateReady, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, j := range page.Jobs {
+		ids = append(ids, j.ID)
+	}
+	return ids
+}
+
+func TestWorkflowCrashBetweenAckAndDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a delivery lease")
+	}
+	for _, step := range []string{"apply", "release", "confirm", "done"} {
+		t.Run(step, func(t *testing.T) {
+			t.Parallel()
+			o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+			dying, rdb := newStore(t, o)
+			sweeper := storeOn(t, rdb, o)
+			ctx := context.Background()
+			wf, qa, qb := "crash-"+step, "qa-"+step, "qb-"+step
+			if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: wf, Tasks: []*store.NewTask{
+				wfTask(wf, "a", qa), wfTask(wf, "b", qb, "a"),
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			redisstore.CrashWorkflowsAt(dying, step)
+			if got := claimAck(t, dying, qa); len(got) != 1 {
+				t.Fatalf("claimed %v from %s, want the root task", got, qa)
+			}
+			b := store.TaskJobID(wf, "b")
+			// After "confirm" and "done" the dependent is already in its
+			// queue: run it now, so that a second release would show.
+			if step == "confirm" || step == "done" {
+				if got := claimAck(t, sweeper, qb); len(got) != 1 || got[0] != b {
+					t.Fatalf("claimed %v from %s before the sweep, want %s", got, qb, b)
+				}
+			}
+			sweepUntil(t, sweeper, "the workflow ends", func() bool {
+				rec, err := sweeper.GetWorkflow(ctx, wf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.State == store.WorkflowSucceeded {
+					return true
+				}
+				// The dependent, once the sweep released it, runs.
+				claimAck(t, sweeper, qb)
+				return false
+			})
+			// The dead process's record of a's end is delivered in the
+			// end, whatever state the workflow reached meanwhile, and
+			// releases nothing twice.
+			records := "{" + o.Prefix + ":" + qa + "}:wd"
+			sweepUntil(t, sweeper, "the record of a's end is delivered", func() bool {
+				n, err := rdb.HLen(ctx, records).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n == 0
+			})
+			if ids := readyIDs(t, sweeper, qb); len(ids) != 0 {
+				t.Fatalf("%s holds %v after the workflow ended: a task was enqueued twice", qb, ids)
+			}
+			page, err := sweeper.ListWorkflows(ctx, store.WorkflowFilter{State: store.WorkflowSucceeded, Search: wf})
+			if err != nil || page.Total != 1 {
+				t.Fatalf("index after the sweep: %+v, %v; want the workflow under succeeded", page, err)
+			}
+		})
+	}
+}
+
+func TestWorkflowCrashDuringEnqueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a sweep")
+	}
+	t.Parallel()
+	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	dying, rdb := newStore(t, o)
+	sweeper := storeOn(t, rdb, o)
+	ctx := context.Background()
+	redisstore.CrashWorkflowsAt(dying, "release")
+	_, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "half", Tasks: []*store.NewTask{
+		wfTask("half", "a", "qh"), wfTask("half", "b", "qh", "a"),
+	}})
+	if err == nil {
+		t.Fatal("EnqueueWorkflow returned nil where the process died")
+	}
+	if ids := readyIDs(t, sweeper, "qh"); len(ids) != 0 {
+		t.Fatalf("root released before the crash point: %v", ids)
+	}
+	sweepUntil(t, sweeper, "the root task is released", func() bool { return len(readyIDs(t, sweeper, "qh")) == 1 })
+	// Enqueueing it again (the caller retrying) is a duplicate.
+	dup, err := sweeper.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "half", Tasks: []*store.NewTask{wfTask("half", "a", "qh")}})
+	if err != nil || !dup {
+		t.Fatalf("enqueue again: duplicate %v, %v; want a duplicate", dup, err)
+	}
+}
+
+func TestWorkflowLostRecordIsSafe(t *testing.T) {
+	// A record delivered twice (two sweepers, or a sweeper and a slow
+	// owner) changes the workflow once.
+	t.Parallel()
+	s, _ := newStore(t, nil)
+	ctx := context.Background()
+	wf := "twice"
+	if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: wf, Tasks: []*store.NewTask{
+		wfTask(wf, "a", "qt"), wfTask(wf, "b", "qt", "a"), wfTask(wf, "c", "qt", "b"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	claimAck(t, s, "qt") // a
+	claimAck(t, s, "qt") // b
+	rec, err := s.GetWorkflow(ctx, wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Counts[store.TaskSucceeded] != 2 || rec.Counts[store.TaskEnqueued] != 1 {
+		t.Fatalf("counts %v, want 2 succeeded and 1 enqueued", rec.Counts)
+	}
+	if err := s.CancelWorkflow(ctx, "nope"); !errors.Is(err, store.ErrWorkflowNotFound) {
+		t.Fatalf("cancel of an unknown workflow: %v", err)
+	}
+}

@@ -1,0 +1,84 @@
+package redisstore
+
+import (
+	"strconv"
+	"strings"
+)
+
+// wfKeys returns the keys of workflow id, in the order the wf_*.lua
+// scripts take them (lua/lib_wfgraph.lua): meta, states, seqs, remaining,
+// infos, dependencies, dependents, payloads, results, being released. They
+// share the hash tag {<prefix>:wf:<id>}; queue names hold no ':', so no
+// queue's tag is ever a workflow's.
+func (s *Store) wfKeys(id string) []string {
+	tag := "{" + s.opts.Prefix + ":wf:" + id + "}:"
+	return []string{tag + "m", tag + "s", tag + "q", tag + "r", tag + "i", tag + "d", tag + "n", tag + "p",
+		tag + "o", tag + "rel"}
+}
+
+// The workflow index, one slot {<prefix>:~wf} ('~' is in no queue name):
+//
+//	all        zset  workflow ID -> created ms
+//	running, succeeded, failed, cancelled
+//	           zset  workflow ID -> created ms, by state
+//	exp        zset  ended workflow ID -> when its retention ends (ms)
+//	ids        zset  workflow ID, score 0: lexical order, for ID prefix search
+//	chk        zset  workflow ID -> when a sweeper looks at it: set while a
+//	                 workflow's first tasks (or added ones) are being
+//	                 enqueued, so a process that dies half way is covered
+//
+// A workflow's record says which state the index shows (meta "ist"): the
+// process that changes the state writes the index, then "ist"; a process
+// that dies between leaves the mismatch for the next one that touches the
+// workflow, or the sweeper.
+type wfIndex struct {
+	all, running, succeeded, failed, cancelled, exp, ids, chk string
+	setKeys                                                   []string
+}
+
+func newWfIndex(prefix string) wfIndex {
+	tag := "{" + prefix + ":~wf}:"
+	x := wfIndex{all: tag + "all", running: tag + "running", succeeded: tag + "succeeded", failed: tag + "failed",
+		cancelled: tag + "cancelled", exp: tag + "exp", ids: tag + "ids", chk: tag + "chk"}
+	x.setKeys = []string{x.all, x.running, x.succeeded, x.failed, x.cancelled, x.exp, x.ids, x.chk}
+	return x
+}
+
+// stateKey returns the index set of workflow state st.
+func (x wfIndex) stateKey(st string) string {
+	switch st {
+	case "running":
+		return x.running
+	case "succeeded":
+		return x.succeeded
+	case "failed":
+		return x.failed
+	case "cancelled":
+		return x.cancelled
+	}
+	return x.all
+}
+
+// taskInfo is a task's static info as lib_wfgraph.lua stores it.
+func taskInfo(queue, kind string, allowFailure, anyOutcome bool, by string, order int) string {
+	var b strings.Builder
+	b.WriteString(queue)
+	b.WriteByte('\n')
+	b.WriteString(kind)
+	b.WriteByte('\n')
+	b.WriteString(flag(allowFailure))
+	b.WriteByte('\n')
+	b.WriteString(flag(anyOutcome))
+	b.WriteByte('\n')
+	b.WriteString(by)
+	b.WriteByte('\n')
+	b.WriteString(strconv.Itoa(order))
+	return b.String()
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,143 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// wfSweepEvery is how often MaintainWorkflows looks for task ends no
+// process delivered, in every queue.
+const wfSweepEvery = 2 * time.Second
+
+// MaintainWorkflows finishes what dead processes left half done and
+// removes workflows past their retention (see store.Workflows): task ends
+// whose delivery lease passed (a look at every queue's wq set, at most
+// every 2 s), releases begun by EnqueueWorkflow or AddTasks (the index's
+// chk set), then ended workflows whose retention passed, at most batch of
+// each. A workflow is removed with its marks in its tasks' queues; its
+// tasks' jobs stay under their queues' own rules.
+func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
+	if batch <= 0 {
+		batch = 500
+	}
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	now, err := s.serverMs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	more := false
+	if last := s.wfSwept.Load(); time.Since(time.Unix(0, last)) >= wfSweepEvery {
+		s.wfSwept.Store(time.Now().UnixNano())
+		if err := s.sweepEnds(ctx, now); err != nil {
+			return 0, err
+		}
+	}
+	upTo := strconv.FormatInt(now, 10)
+	chk, err := s.rdb.ZRangeByScore(ctx, s.wfi.chk, &redis.ZRangeBy{Min: "-inf", Max: upTo, Count: int64(batch)}).Result()
+	if err != nil {
+		return 0, wrap("sweep workflows", err)
+	}
+	more = more || len(chk) == batch
+	for _, id := range chk {
+		res, err := s.run(ctx, scriptWfApply, s.wfKeys(id)).Slice()
+		if err != nil {
+			return 0, wrap("sweep workflow "+strconv.Quote(id), err)
+		}
+		if err := s.settle(ctx, id, res); err != nil {
+			return 0, err
+		}
+		s.unmarkCheck(ctx, id)
+	}
+	old, err := s.rdb.ZRangeByScore(ctx, s.wfi.exp, &redis.ZRangeBy{Min: "-inf", Max: upTo, Count: int64(batch)}).Result()
+	if err != nil {
+		return 0, wrap("collect workflows", err)
+	}
+	more = more || len(old) == batch
+	for _, id := range old {
+		if err := s.dropWorkflow(ctx, id); err != nil {
+			return 0, err
+		}
+	}
+	if more {
+		return 0, nil
+	}
+	next := wfSweepEvery
+	first, err := s.rdb.ZRangeWithScores(ctx, s.wfi.exp, 0, 0).Result()
+	if err == nil && len(first) == 1 {
+		next = min(next, time.Duration(int64(first[0].Score)-now)*time.Millisecond)
+	}
+	return max(next, 0), nil
+}
+
+// sweepEnds delivers the task ends whose lease passed, in every queue.
+func (s *Store) sweepEnds(ctx context.Context, now int64) error {
+	queues, err := s.Queues(ctx)
+	if err != nil {
+		return err
+	}
+	cmds := make([]*redis.StringSliceCmd, len(queues))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, q := range queues {
+			cmds[i] = p.ZRangeByScore(ctx, s.queueKeys(q).wfDue, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now, 10), Count: 1})
+		}
+		return nil
+	})
+	if err != nil {
+		return wrap("sweep workflow task ends", err)
+	}
+	var ends []queueEnds
+	for i, c := range cmds {
+		if len(c.Val()) > 0 {
+			ends = append(ends, queueEnds{queue: queues[i], due: true})
+		}
+	}
+	if len(ends) == 0 {
+		return nil
+	}
+	return s.deliverEnds(ctx, ends)
+}
+
+// dropWorkflow removes ended workflow id: the marks of its tasks' jobs in
+// their queues, its record, then its index entries. A workflow re-opened
+// meanwhile stays.
+func (s *Store) dropWorkflow(ctx context.Context, id string) error {
+	k := s.wfKeys(id)
+	v, err := s.run(ctx, scriptWfDrop, k, "check").StringSlice()
+	if err != nil {
+		return wrap("collect workflow "+strconv.Quote(id), err)
+	}
+	if len(v) == 1 && v[0] == "running" {
+		return nil
+	}
+	if !(len(v) == 1 && v[0] == "gone") {
+		byQueue := map[string][]any{}
+		for i := 0; i+1 < len(v); i += 2 {
+			q, _, _ := strings.Cut(v[i+1], "\n")
+			byQueue[q] = append(byQueue[q], store.TaskJobID(id, v[i]))
+		}
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for q, ids := range byQueue {
+				qk := s.queueKeys(q)
+				p.SRem(ctx, qk.wfTasks, ids...)
+			}
+			return nil
+		})
+		if err != nil {
+			return wrap("collect workflow "+strconv.Quote(id), err)
+		}
+		if err := s.run(ctx, scriptWfDrop, k, "delete").Err(); err != nil {
+			return wrap("collect workflow "+strconv.Quote(id), err)
+		}
+	}
+	if err := s.run(ctx, scriptWfiDel, s.wfi.setKeys, id).Err(); err != nil {
+		return wrap("collect workflow "+strconv.Quote(id), err)
+	}
+	return nil
+}
