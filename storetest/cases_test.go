@@ -23,7 +23,8 @@ func TestCaseLists(t *testing.T) {
 	nAdmin := checkGroups(t, "Admin", admin)
 	nEvents := checkCases(t, "Events", eventsCases())
 	nWatch := checkCases(t, "WatchJob", watchCases())
-	t.Logf("%d Engine cases, %d Admin cases, %d Events cases, %d WatchJob cases", nEngine, nAdmin, nEvents, nWatch)
+	nWorkflows := checkCases(t, "Workflows", workflowCases())
+	t.Logf("%d Engine cases, %d Admin cases, %d Events cases, %d WatchJob cases, %d Workflows cases", nEngine, nAdmin, nEvents, nWatch, nWorkflows)
 }
 
 // checkGroups checks the groups of one part and returns how many cases

@@ -43,10 +43,19 @@
 // cancellation of waiting and running jobs. Like hopper.Inspector, the only
 // production caller of Admin, the suite sends Admin only valid requests.
 //
+// Optional groups run when the store implements their interface, and are
+// reported as skipped otherwise: "Events" (store.EventReader), "WatchJob"
+// (store.JobWaiter) and "Workflows" (store.Workflows). The Workflows group
+// builds workflows whose tasks are spread over several queues, plays the
+// worker through Claim and Finish and the operator through store.Admin
+// (the cases that need Admin skip without it), and checks what a user
+// sees: when each task becomes claimable, which tasks are skipped, the
+// workflow's state, AddTasks, TaskResults, ListWorkflows and retention.
+//
 // # What Run needs from a store
 //
 // Run calls newStore once first, to learn whether the store implements
-// store.Admin; then once per subtest. Every subtest calls t.Parallel, so
+// store.Admin and the optional interfaces; then once per subtest. Every subtest calls t.Parallel, so
 // newStore must be safe to call from several goroutines and each store must
 // be safe to use next to the others. Stores may share one server: the suite
 // uses a fresh random queue name in every subtest. The few store-wide

@@ -45,6 +45,12 @@ func randomHex(n int) string {
 // newQueue returns a queue name no other subtest (in this or another run)
 // uses, with a readable hint of the subtest's name.
 func newQueue(t *testing.T) string {
+	return fmt.Sprintf("st.%s.%s.%d", nameHint(t), runID, queueSeq.Add(1))
+}
+
+// nameHint returns the last element of the subtest's name, letters, digits
+// and '_' only, at most 24 bytes: a hint for names a subtest creates.
+func nameHint(t *testing.T) string {
 	name := t.Name()
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
@@ -58,7 +64,7 @@ func newQueue(t *testing.T) string {
 	if len(hint) > 24 {
 		hint = hint[:24]
 	}
-	return fmt.Sprintf("st.%s.%s.%d", hint, runID, queueSeq.Add(1))
+	return hint
 }
 
 // job returns a valid NewJob for queue q with ID id, ready at once, no

@@ -16,11 +16,16 @@ import (
 //     queue settings, cancellation). It runs when the store implements
 //     store.Admin, and is reported as skipped otherwise.
 //
+// Optional groups follow, each run when the store implements its
+// interface and reported as skipped otherwise: "Events"
+// (store.EventReader), "WatchJob" (store.JobWaiter) and "Workflows"
+// (store.Workflows).
+//
 // Run asks newStore for one store first, to decide whether the store
-// implements store.Admin. After that, newStore is called once per subtest,
-// from that subtest's goroutine, and must return a store with no jobs in
-// it (or at least none in the queues the subtest uses: queue names are
-// random). It may call t.Fatal and register t.Cleanup to release the
+// implements store.Admin and the optional interfaces. After that, newStore
+// is called once per subtest, from that subtest's goroutine, and must
+// return a store with no jobs in it (or at least none in the queues the
+// subtest uses: queue names are random). It may call t.Fatal and register t.Cleanup to release the
 // store. Subtests run in parallel within a group of cases; Run returns when
 // all of them have finished.
 func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
@@ -32,6 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasAdmin := probe.(store.Admin)
 	_, hasEvents := probe.(store.EventReader)
 	_, hasWatch := probe.(store.JobWaiter)
+	_, hasWorkflows := probe.(store.Workflows)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -81,6 +87,14 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		w, ok := s.(store.JobWaiter)
 		if !ok {
 			wrongStore(t, s, "store.JobWaiter")
+		}
+		fn(t, s, w, adminOf(s))
+	})
+	runOptional(t, "Workflows", hasWorkflows, probe, workflowCases(), func(t *testing.T, fn workflowFunc) {
+		s := freshStore(t, newStore)
+		w, ok := s.(store.Workflows)
+		if !ok {
+			wrongStore(t, s, "store.Workflows")
 		}
 		fn(t, s, w, adminOf(s))
 	})
