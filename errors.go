@@ -50,6 +50,16 @@ var (
 	// ErrNotSupported: the store does not implement what was asked (an
 	// Inspector on a store without store.Admin).
 	ErrNotSupported = errors.New("hopper: not supported by this store")
+	// ErrWorkflowNotFound: no workflow with that ID (never stored, or
+	// removed after its retention).
+	ErrWorkflowNotFound = store.ErrWorkflowNotFound
+	// ErrInvalidWorkflow: a workflow or task is malformed (a bad name, a
+	// duplicate task, a dependency on an unknown task, a cycle); the
+	// message says which.
+	ErrInvalidWorkflow = store.ErrInvalidWorkflow
+	// ErrWorkflowEnded: the workflow has ended or was cancelled and cannot
+	// take the change.
+	ErrWorkflowEnded = store.ErrWorkflowEnded
 )
 
 // Permanent wraps err so that the job goes to garbage at once, without retry.

@@ -160,6 +160,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		}
 		periodic.Go(func() { sched.RunPeriodic(ctx, s.st, pc) })
 	}
+	if ws, ok := s.st.(store.Workflows); ok {
+		periodic.Go(func() { sched.RunWorkflows(ctx, ws, cfg.MaxSleep, cfg.Logger) })
+	}
 	sched.Run(ctx, s.st, sched.Config{
 		Queues:   cfg.Queues,
 		Maintain: store.MaintainOptions{Batch: cfg.Batch, GarbageMaxAge: cfg.GarbageMaxAge, GarbageMaxCount: cfg.GarbageMaxCount},

@@ -156,6 +156,9 @@ func (tr *tracer) startProcess(ctx context.Context, job *hopper.JobRecord) (cont
 	if creation.IsValid() {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: creation}))
 	}
+	if links := dependencyLinks(job.Meta); links != nil {
+		opts = append(opts, trace.WithLinks(links...))
+	}
 	if tr.newRoot || !creation.IsValid() {
 		opts = append(opts, trace.WithNewRoot())
 	}

@@ -132,6 +132,9 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper
 		inject(prop, sctx, jobs[0])
 	}
 
+	if batch {
+		linkDependencies(jobs, creates)
+	}
 	res, err := next(sctx, jobs)
 
 	end := func(span trace.Span, i int) {
@@ -152,6 +155,7 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper
 			end(span, i)
 		}
 	}
+
 	if batch {
 		end(send, -1)
 	} else {

@@ -185,3 +185,13 @@ func MarkReturned(ctx context.Context) {
 		a.stop.CompareAndSwap(stopNone, stopReturned)
 	}
 }
+
+// RunningJob returns the record and the store of the attempt ctx runs; ok
+// is false outside one.
+func RunningJob(ctx context.Context) (rec *store.JobRecord, st store.Store, ok bool) {
+	a := attemptOf(ctx)
+	if a == nil {
+		return nil, nil, false
+	}
+	return a.rec, a.w.st, true
+}

@@ -1,0 +1,34 @@
+package sched
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// workflowBatch bounds one MaintainWorkflows call's work of each kind.
+const workflowBatch = 500
+
+// RunWorkflows runs the store's workflow duties (store.Workflows'
+// MaintainWorkflows) until ctx is done: as often as the store asks, at
+// most every maxSleep, backing off on errors.
+func RunWorkflows(ctx context.Context, ws store.Workflows, maxSleep time.Duration, log *slog.Logger) {
+	fails := 0
+	for ctx.Err() == nil {
+		next, err := ws.MaintainWorkflows(ctx, workflowBatch)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			fails++
+			next = min(maxSleep, time.Duration(1<<min(fails, 10))*10*time.Millisecond)
+			log.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: workflow maintenance failed",
+				slog.Any("error", err), slog.Duration("retry_in", next))
+		} else {
+			fails = 0
+		}
+		sleepCtx(ctx, min(max(next, 0), maxSleep))
+	}
+}
