@@ -42,10 +42,16 @@ type dash struct {
 //	GET  /find?id=...                      find a job by ID in every queue
 //	GET  /workers                          live worker processes and the jobs they run
 //	GET  /schedules                        periodic jobs
+//	GET  /workflows                        workflows: per state, search by ID prefix or name, paging
+//	GET  /workflows/{id}                   one workflow: its tasks drawn as a graph, and listed, live
+//	GET  /workflows/{id}/confirm           confirmation of an action on a workflow, with its counts
+//	POST /workflows/{id}/cancel            cancel the workflow (confirm=1); /retry requeues its failed tasks
 //	GET  /api/stats[?queue=q]              counts, latency and throughput as JSON (live updates)
 //	GET  /api/queues/{queue}/{state}       a page of jobs as JSON, args decoded and redacted
 //	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted
 //	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events
+//	GET  /api/workflows                    a page of workflows as JSON (state, q, page)
+//	GET  /api/workflows/{id}               one workflow with its tasks as JSON
 //	GET  /static/...                       embedded CSS, JavaScript and icon
 //
 // Every response carries a strict Content-Security-Policy, nosniff and
@@ -112,6 +118,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/jobs/{queue}/{id}", d.serveJobJSON)
 	mux.HandleFunc("GET /api/events", d.serveEvents)
 	mux.Handle("GET /static/", staticHandler())
+	d.workflowRoutes(mux)
 }
 
 // path returns the URL path of a dashboard page: the prefix, then each

@@ -20,17 +20,30 @@
 //     stack, and its metadata with the trace ID of a W3C traceparent.
 //   - Workers: the live worker processes and the jobs each is running.
 //   - Periodic jobs: the registered schedules with their last and next run.
+//   - Workflows: per state (running, succeeded, failed, cancelled) with
+//     counts, searchable by ID prefix or name, each with a bar of its tasks
+//     per state. On a store without workflows the page says so.
+//   - One workflow: its tasks drawn as a graph (SVG laid out on the server,
+//     in columns by depth, nodes coloured by task state and linked to their
+//     jobs; crowded columns and very deep workflows are drawn in groups, so
+//     it stays readable for thousands of tasks), and a table of every task
+//     with its kind, queue, state and dependencies. While it runs, the page
+//     redraws itself as tasks move.
+//   - A workflow task's job page links its workflow and lists its
+//     dependencies and dependents with their states.
 //
 // Actions — run a job now (requeue it from pending, retry, garbage or
 // done), delete, cancel, pause and resume a queue — work on one job, on the
 // selected jobs or on every job in a state, the last after a confirmation
-// page.
+// page. A workflow can be cancelled, or have its failed tasks retried,
+// after a confirmation page that counts what the action does.
 //
 // Pages are rendered on the server with html/template; the CSS, a small
 // JavaScript file and the icon are embedded. Everything works without
 // JavaScript; with it, counts and charts refresh in place every
-// Options.RefreshInterval (a fetch of GET /api/stats, never a reload), and
-// the job lists get a select-all box.
+// Options.RefreshInterval (a fetch of GET /api/stats, never a reload), the
+// workflow pages swap in their live part when it changed (a fetch of the
+// page with fragment=1), and the job lists get a select-all box.
 //
 // # Security
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper"
+	hstore "github.com/hopperq/hopper/store"
 )
 
 // jobView is one job prepared for display: args, result and metadata
@@ -34,6 +35,7 @@ type jobPage struct {
 	CanRequeue bool
 	CanDelete  bool
 	CanCancel  bool
+	Workflow   *jobWorkflowView // nil unless the job is a workflow task
 }
 
 // view prepares job for display.
@@ -118,8 +120,15 @@ func (d *dash) loadJob(w http.ResponseWriter, r *http.Request) (*hopper.JobRecor
 	job, err := d.getJob(r.Context(), queue, r.PathValue("id"))
 	switch {
 	case errors.Is(err, hopper.ErrJobNotFound):
-		d.renderError(w, r, http.StatusNotFound, "No such job",
-			"Queue "+queue+" has no job with this ID. Jobs that succeeded without a retention, or were collected, are gone.")
+		msg := "Queue " + queue + " has no job with this ID. Jobs that succeeded without a retention, or were collected, are gone."
+		if wf, task, ok := hstore.ParseTaskJobID(r.PathValue("id")); ok {
+			// A workflow's task: its job may be gone while the workflow
+			// still tells how the task ended.
+			d.renderErrorLink(w, r, http.StatusNotFound, "No such job", msg+" This was the job of task "+task+" of workflow "+wf+".",
+				&pageLink{URL: d.workflowPath(wf), Text: "Open the workflow"})
+			return nil, false
+		}
+		d.renderError(w, r, http.StatusNotFound, "No such job", msg)
 		return nil, false
 	case err != nil:
 		d.storeError(w, r, "reading the job", err)
@@ -151,5 +160,6 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 		CanCancel:  !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
+	p.Workflow = d.jobWorkflow(r.Context(), job)
 	d.render(w, r, http.StatusOK, "job", p)
 }

@@ -14,6 +14,10 @@ import (
 // maxSearchLen bounds the text of a search field.
 const maxSearchLen = 200
 
+// maxPage bounds the page a list's query may ask for, so that its offset
+// stays far from overflowing.
+const maxPage = 1_000_000
+
 // jobSearch is the query of a jobs list: filters, order and page.
 type jobSearch struct {
 	ID     string // exact job ID
@@ -48,7 +52,7 @@ func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 		s.Newest = false
 	}
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
-		s.Page = p
+		s.Page = min(p, maxPage)
 	}
 	return s
 }

@@ -18,7 +18,7 @@ var templateFS embed.FS
 
 // pageNames are the templates in templates/, one per page, each defining
 // "content" for the layout.
-var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error"}
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm"}
 
 // pages maps a page name to its template set (layout, partials, page).
 type pages map[string]*template.Template
@@ -119,6 +119,9 @@ func (d *dash) mustParsePages() pages {
 		"canCancel":  canCancel,
 		"retryLabel": retryLabel,
 	}
+	for name, fn := range d.workflowFuncs() {
+		funcs[name] = fn
+	}
 	out := make(pages, len(pageNames))
 	for _, name := range pageNames {
 		t := template.New(name).Funcs(funcs)
@@ -184,15 +187,25 @@ type errorPage struct {
 	Status  int
 	Heading string
 	Message string
+	Link    *pageLink // a page that helps, besides the overview; nil for none
 }
+
+// pageLink is a link an error page offers.
+type pageLink struct{ URL, Text string }
 
 // renderError answers with the error page.
 func (d *dash) renderError(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+	d.renderErrorLink(w, r, status, heading, message, nil)
+}
+
+// renderErrorLink answers with the error page, offering link.
+func (d *dash) renderErrorLink(w http.ResponseWriter, r *http.Request, status int, heading, message string, link *pageLink) {
 	d.render(w, r, status, "error", errorPage{
 		base:    d.base(r, heading, ""),
 		Status:  status,
 		Heading: heading,
 		Message: message,
+		Link:    link,
 	})
 }
 
@@ -250,6 +263,18 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"ok", "Paused the queue: workers claim nothing from it until it is resumed."}
 	case "resumed":
 		return &flash{"ok", "Resumed the queue."}
+	case "wfcancelled":
+		if n == 0 {
+			return &flash{"ok", "Cancelled the workflow: its running tasks stop once their workers hear of it, and it ends then."}
+		}
+		return &flash{"ok", "Cancelled the workflow: " + plural(n, "task", "tasks") + " will not run; running tasks stop once their workers hear of it."}
+	case "wfended":
+		return &flash{"warn", "Nothing was cancelled: the workflow had already ended."}
+	case "wfretried":
+		if n == 0 {
+			return &flash{"warn", "Nothing was requeued: no failed task's job was in garbage any more."}
+		}
+		return &flash{"ok", "Requeued the jobs of " + plural(n, "failed task", "failed tasks") + ": the workflow runs again."}
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 // hopper dashboard: progressive enhancement only. Every page works without
 // this file; with it, counts and charts refresh in place, the queue and job
 // pages follow the queue's event stream (an activity feed, rows marked when
-// their job moves, the job's state, progress bar and log lines), and the
+// their job moves, the job's state, progress bar and log lines), the
+// workflow pages redraw their live part (graph, counts, table), and the
 // bulk selection gets a select-all box. No inline script anywhere (the CSP
 // forbids it), no dependencies.
 (function () {
@@ -309,7 +310,86 @@
     return true;
   }
 
+  // Live fragments: the part of a page marked data-fragment="URL" (the
+  // workflow pages: a graph and a table that change shape, not only
+  // numbers) is fetched again every data-refresh ms while the page is
+  // visible, ten times less often while it is marked data-fragment-idle
+  // (nothing in it is running), and swapped in when its data-version
+  // changed. Scroll positions inside it are kept; the page is never
+  // reloaded.
+  function setupFragments() {
+    var first = document.querySelector('[data-fragment][id]');
+    var every = Number(document.body.getAttribute('data-refresh'));
+    var status = document.getElementById('live-status');
+    if (!first || !(every > 0) || !window.fetch || !window.DOMParser) return;
+    var id = first.id;
+    var n = 0;
+    var timer = null;
+    var busy = false; // a fetch is under way: it schedules the next
+    status.hidden = false;
+    function current() { return document.getElementById(id); }
+    function schedule() {
+      clearTimeout(timer);
+      var box = current();
+      if (box) timer = setTimeout(tick, box.hasAttribute('data-fragment-idle') ? 10 * every : every);
+    }
+    function swap(box, fresh) {
+      var scrolls = all('.wf-graph-wrap, .table-wrap', box).map(function (e) { return [e.scrollLeft, e.scrollTop]; });
+      box.replaceWith(fresh);
+      all('.wf-graph-wrap, .table-wrap', fresh).forEach(function (e, i) {
+        if (scrolls[i]) {
+          e.scrollLeft = scrolls[i][0];
+          e.scrollTop = scrolls[i][1];
+        }
+      });
+    }
+    // done notes a successful refresh, whether or not the part changed.
+    function done() {
+      n++;
+      document.body.setAttribute('data-fragment-updates', String(n));
+      status.classList.remove('stale');
+      status.title = 'Live: updated ' + new Date().toLocaleTimeString();
+    }
+    function tick() {
+      var box = current();
+      if (!box || busy) return;
+      if (document.hidden) return schedule();
+      busy = true;
+      var headers = { Accept: 'text/html', 'If-None-Match': '"' + box.getAttribute('data-version') + '"' };
+      fetch(box.getAttribute('data-fragment'), { credentials: 'same-origin', cache: 'no-store', headers: headers })
+        .then(function (r) {
+          if (r.status === 304) return null; // unchanged
+          if (!r.ok) throw new Error('HTTP ' + r.status);
+          return r.text();
+        })
+        .then(function (html) {
+          if (html === null) return done();
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(id);
+          if (!fresh) throw new Error('the answer has no #' + id);
+          box = current();
+          if (box && fresh.getAttribute('data-version') !== box.getAttribute('data-version')) {
+            swap(box, document.adoptNode(fresh));
+            document.body.setAttribute('data-fragment-swaps', String(Number(document.body.getAttribute('data-fragment-swaps') || 0) + 1));
+          }
+          done();
+        })
+        .catch(function (err) {
+          status.classList.add('stale');
+          status.title = 'Live updates failing: ' + err.message;
+        })
+        .then(function () {
+          busy = false;
+          schedule();
+        });
+    }
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) tick();
+    });
+    schedule();
+  }
+
   setupSelection();
+  setupFragments();
   var refresh = function () {};
   var withEvents = setupEvents(function () { refresh(); });
   refresh = setupLive(withEvents);
