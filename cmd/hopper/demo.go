@@ -20,16 +20,20 @@ var demoQueues = map[string]int{"critical": 6, "default": 3, "low": 1}
 // until ctx is done or --duration passes.
 func runDemo(ctx context.Context, a *app, args []string) error {
 	stdout, stderr := a.stdout, a.stderr
-	fs := newFlags("demo", "hopper demo [--duration D] [--rate N] [--concurrency N] [--addr host:port]", stderr)
+	fs := newFlags("demo", "hopper demo [--duration D] [--rate N] [--concurrency N] [--workflow-every D] [--addr host:port]", stderr)
 	duration := fs.Duration("duration", 0, "stop after this long (default: run until interrupted)")
 	rate := fs.Int("rate", 100, "jobs enqueued per second")
 	concurrency := fs.Int("concurrency", 20, "jobs run at once")
+	workflowEvery := fs.Duration("workflow-every", 5*time.Second, "enqueue a demo workflow (an ETL chain or a fan-out and fan-in, in turn) this often; 0 turns them off")
 	addr := fs.String("addr", "127.0.0.1:8080", "loopback address of the demo's dashboard; a port in use falls back to a free one; empty turns the dashboard off")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if *rate < 1 || *concurrency < 1 {
 		return fmt.Errorf("--rate and --concurrency must be at least 1")
+	}
+	if *workflowEvery < 0 {
+		return fmt.Errorf("--workflow-every must not be negative")
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -59,20 +63,28 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 	})
 	w.Use(countAcks(&done))
 	registerDemoHandlers(w)
+	registerDemoWorkflowHandlers(w)
 
 	dash, err := startDemoDashboard(ctx, *addr, store, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "hopper demo: %d jobs/s into queues critical, default and low on the in-memory store; Ctrl-C to stop\n", *rate)
+	fmt.Fprintf(stdout, "hopper demo: %d jobs/s into queues critical, default and low on the in-memory store", *rate)
+	if *workflowEvery > 0 {
+		fmt.Fprintf(stdout, ", a workflow every %s", *workflowEvery)
+	}
+	fmt.Fprintln(stdout, "; Ctrl-C to stop")
 	if dash != nil {
 		fmt.Fprintf(stdout, "dashboard: %s\n", dash.url)
 	}
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- w.Run(ctx) }()
 
-	var enqueued atomic.Int64
+	var enqueued, workflows atomic.Int64
 	go produce(ctx, client, *rate, &enqueued, stderr)
+	if *workflowEvery > 0 {
+		go produceWorkflows(ctx, client, *workflowEvery, &workflows, stderr)
+	}
 
 	tty := isTerminal(stdout)
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -89,6 +101,9 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 			}
 			fmt.Fprintln(stdout)
 			printProgress(context.Background(), stdout, hopper.NewInspector(store), enqueued.Load(), done.Load(), 0, false)
+			if n := workflows.Load(); n > 0 {
+				fmt.Fprintf(stdout, "workflows enqueued: %d\n", n)
+			}
 			fmt.Fprintln(stdout, "stopped")
 			return err
 		case now := <-tick.C:

@@ -4,6 +4,7 @@
 //	hopper dashboard --redis URL    serve the web dashboard for a Redis store
 //	hopper stats                    print a table of queues and their jobs per state
 //	hopper jobs list|show|retry|delete|cancel
+//	hopper workflows list|show|cancel|retry
 //	hopper queues pause|resume NAME...
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
 //	hopper outbox relay|migrate|stats|schema
@@ -44,6 +45,7 @@ func commands() []command {
 		{"dashboard", "serve the web dashboard for a Redis store", runDashboard},
 		{"stats", "print a table of queues: jobs per state, paused, latency, throughput", runStats},
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
+		{"workflows", "list, show, cancel or retry workflows (jobs that depend on jobs)", runWorkflows},
 		{"queues", "pause or resume queues", runQueues},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
