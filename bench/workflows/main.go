@@ -1,0 +1,208 @@
+// Command workflows measures hopper's workflows on Redis: how soon a
+// fan-in starts after its last dependency, and the Redis CPU a workflow
+// task costs next to a plain job. Run it from the repository root with
+//
+//	go run -C bench ./workflows -redis 127.0.0.1:6379
+//
+// against a Redis server of its own (it flushes nothing, but it measures
+// the server's whole CPU, so nothing else should use it).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+type Leaf struct{ N int }
+type Join struct{}
+
+func (Leaf) Kind() string { return "bench.leaf" }
+func (Join) Kind() string { return "bench.join" }
+
+func main() {
+	addr := flag.String("redis", "127.0.0.1:6379", "Redis server (measured as a whole: use one of its own)")
+	width := flag.Int("width", 10000, "tasks of the fan-out")
+	runs := flag.Int("runs", 20, "fan-in runs")
+	conc := flag.Int("concurrency", 64, "worker slots")
+	flag.Parse()
+	if err := run(*addr, *width, *runs, *conc); err != nil {
+		fmt.Fprintln(os.Stderr, "workflows:", err)
+		os.Exit(1)
+	}
+}
+
+// tracker keeps, per run, when the last leaf's handler returned and when
+// the join started.
+type tracker struct {
+	lastLeaf atomic.Int64 // unix ns
+	join     chan int64
+}
+
+func run(addr string, width, runs, conc int) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4 * conc})
+	defer rdb.Close()
+	prefix := "wfbench" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	st := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+	client := hopper.NewClient(st, nil)
+	tr := &tracker{join: make(chan int64, 1)}
+	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"leaf": 1, "join": 1, "plain": 1}, Concurrency: conc})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Leaf]) error {
+		now := time.Now().UnixNano()
+		for {
+			old := tr.lastLeaf.Load()
+			if now <= old || tr.lastLeaf.CompareAndSwap(old, now) {
+				break
+			}
+		}
+		return nil
+	})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Join]) error {
+		tr.join <- time.Now().UnixNano()
+		return nil
+	})
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = w.Run(ctx) })
+	defer wg.Wait()
+	defer cancel()
+
+	// Fan-in latency: a fan-out of width leaves, then one join.
+	var lat []time.Duration
+	for r := range runs {
+		tr.lastLeaf.Store(0)
+		wf := hopper.NewWorkflow("fan-in", &hopper.WorkflowOpts{ID: fmt.Sprintf("fanin-%d", r)})
+		join := hopper.AddTask(wf, "join", Join{}, &hopper.TaskOpts{Queue: "join"})
+		for i := range width {
+			join.After(hopper.AddTask(wf, "leaf-"+strconv.Itoa(i), Leaf{N: i}, &hopper.TaskOpts{Queue: "leaf"}))
+		}
+		if _, err := client.EnqueueWorkflow(ctx, wf); err != nil {
+			return err
+		}
+		select {
+		case at := <-tr.join:
+			lat = append(lat, time.Duration(at-tr.lastLeaf.Load()))
+		case <-time.After(2 * time.Minute):
+			return fmt.Errorf("run %d: the join did not start", r)
+		}
+	}
+	slices.Sort(lat)
+	fmt.Printf("fan-out of %d then a fan-in, %d runs: from the last leaf's handler return to the join's start: p50 %v, p99 %v, max %v\n",
+		width, runs, lat[len(lat)/2].Round(10*time.Microsecond), lat[(len(lat)*99-1)/100].Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond))
+
+	// Redis CPU: plain jobs, then the same number of workflow tasks as
+	// a fan-out and as chains of 10.
+	n := width
+	plain, err := cpuOf(ctx, rdb, func() error {
+		leaves := make([]Leaf, n)
+		if _, err := hopper.EnqueueMany(ctx, client, leaves, &hopper.EnqueueOpts{Queue: "plain"}); err != nil {
+			return err
+		}
+		return waitEmpty(ctx, st, "plain")
+	})
+	if err != nil {
+		return err
+	}
+	fan, err := cpuOf(ctx, rdb, func() error {
+		wf := hopper.NewWorkflow("cpu fan-out", nil)
+		join := hopper.AddTask(wf, "join", Join{}, &hopper.TaskOpts{Queue: "join"})
+		for i := range n - 1 {
+			join.After(hopper.AddTask(wf, "leaf-"+strconv.Itoa(i), Leaf{N: i}, &hopper.TaskOpts{Queue: "leaf"}))
+		}
+		info, err := client.EnqueueWorkflow(ctx, wf)
+		if err != nil {
+			return err
+		}
+		<-tr.join
+		_, err = hopper.NewInspector(st).WaitWorkflow(ctx, info.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	chains, err := cpuOf(ctx, rdb, func() error {
+		var ids []string
+		for c := range n / 10 {
+			wf := hopper.NewWorkflow("cpu chain", nil)
+			var steps []*hopper.Task
+			for i := range 10 {
+				steps = append(steps, hopper.AddTask(wf, "step-"+strconv.Itoa(i), Leaf{N: c}, &hopper.TaskOpts{Queue: "leaf"}))
+			}
+			wf.Chain(steps...)
+			info, err := client.EnqueueWorkflow(ctx, wf)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, info.ID)
+		}
+		for _, id := range ids {
+			if _, err := hopper.NewInspector(st).WaitWorkflow(ctx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+	fmt.Printf("Redis CPU per job, enqueue to ack, %d jobs: plain %.1f µs; workflow task in a fan-out %.1f µs (%.2f×); in chains of 10 %.1f µs (%.2f×)\n",
+		n, per(plain), per(fan), per(fan)/per(plain), per(chains), per(chains)/per(plain))
+	return nil
+}
+
+// cpuOf returns the Redis server's CPU time (user + system) spent while f
+// runs.
+func cpuOf(ctx context.Context, rdb *redis.Client, f func() error) (time.Duration, error) {
+	before, err := serverCPU(ctx, rdb)
+	if err != nil {
+		return 0, err
+	}
+	if err := f(); err != nil {
+		return 0, err
+	}
+	after, err := serverCPU(ctx, rdb)
+	return after - before, err
+}
+
+func serverCPU(ctx context.Context, rdb *redis.Client) (time.Duration, error) {
+	info, err := rdb.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return time.Duration(total * float64(time.Second)), nil
+}
+
+// waitEmpty waits until queue has nothing ready, running or pending.
+func waitEmpty(ctx context.Context, st *redisstore.Store, queue string) error {
+	for {
+		s, err := st.QueueStats(ctx, queue)
+		if err != nil {
+			return err
+		}
+		if c := s.Counts; c.Ready+c.Unack+c.Pending+c.Retry == 0 {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
