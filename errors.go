@@ -85,11 +85,32 @@ func (e *PermanentError) Unwrap() error { return e.Err }
 // as a worker is free.
 func Snooze(d time.Duration) error { return &SnoozeError{Delay: d} }
 
-// SnoozeError is the error Snooze returns.
-type SnoozeError struct{ Delay time.Duration }
+// RateLimited is Snooze(d) for a handler that a service it calls told to
+// back off (an HTTP 429 with Retry-After, a quota error): the job runs
+// again after d without counting the attempt, and its whole queue is held
+// for d: no worker of any process claims from it until d has passed, so
+// the other jobs do not hit the same limit meanwhile. The hold is the
+// store's (QueueStats.HeldUntil); a later RateLimited extends it, never
+// shortens it. A zero or negative d holds nothing and runs the job again
+// as soon as a worker is free.
+func RateLimited(d time.Duration) error { return &SnoozeError{Delay: d, Hold: true} }
 
-// Error returns "snooze " and the delay.
-func (e *SnoozeError) Error() string { return fmt.Sprintf("snooze %v", e.Delay) }
+// SnoozeError is the error Snooze and RateLimited return.
+type SnoozeError struct {
+	// Delay is how long the job waits before it runs again.
+	Delay time.Duration
+	// Hold also holds the job's queue for Delay (RateLimited).
+	Hold bool
+}
+
+// Error returns "snooze " and the delay, or "rate limited: hold " and the
+// delay when the queue is held.
+func (e *SnoozeError) Error() string {
+	if e.Hold {
+		return fmt.Sprintf("rate limited: hold %v", e.Delay)
+	}
+	return fmt.Sprintf("snooze %v", e.Delay)
+}
 
 // PanicError is the error a handler's panic becomes: the attempt fails (and is
 // retried like any error) with the panic value and the stack recorded.

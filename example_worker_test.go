@@ -77,6 +77,32 @@ func ExampleSnooze() {
 	// Output: sent on run 3 attempt 1
 }
 
+func ExampleRateLimited() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := memstore.New(nil)
+	client := hopper.NewClient(store, nil)
+	w := hopper.NewWorker(store, nil)
+	runs := 0
+	done := make(chan struct{})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendEmail]) error {
+		runs++
+		if runs == 1 {
+			// The mail API answered 429 with Retry-After: 20ms. Every
+			// job of this queue would get the same answer: hold the
+			// queue, and run this job again when the hold ends.
+			return hopper.RateLimited(20 * time.Millisecond)
+		}
+		fmt.Println("sent on run", runs, "attempt", job.Attempt)
+		close(done)
+		return nil
+	})
+	go w.Run(ctx)
+	_, _ = hopper.Enqueue(ctx, client, SendEmail{To: "a@example.com"}, nil)
+	<-done
+	// Output: sent on run 2 attempt 1
+}
+
 func ExampleWorker_Use() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

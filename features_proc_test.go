@@ -264,62 +264,57 @@ func TestProcGlobalConcurrencyLimit(t *testing.T) {
 	}
 }
 
-// A rate limit of 50 per second holds across 3 processes: no second of the
-// store's clock sees more than 50 claims, and with a backlog 5 seconds see
-// 250 within 10%.
+// TestProcRateLimit: a rate limit of 50 per second holds across 4
+// processes of 8 slots, exactly: over 20 seconds with a backlog, no window
+// of one second of the store's clock, wherever it starts, sees more than
+// 50 starts, and the starts reach at least 90% of the 1,000 the limit
+// allows.
 func TestProcRateLimit(t *testing.T) {
 	p := newProcSetup(t)
 	ctx := t.Context()
-	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}); err != nil {
+	const limit, span = 50, 20 * time.Second
+	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "limited", hopper.QueueConfig{RateLimit: limit, RatePeriod: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	p.start(3, childSpec{Role: roleLimited, Queue: "limited", Concurrency: 20})
-	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, 450), &hopper.EnqueueOpts{Queue: "limited"}); err != nil {
+	p.start(4, childSpec{Role: roleLimited, Queue: "limited", Concurrency: 8})
+	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, 1200), &hopper.EnqueueOpts{Queue: "limited"}); err != nil {
 		t.Fatal(err)
 	}
-	perSecond := func() map[int64]int {
-		m := map[int64]int{}
-		for _, e := range p.log.filter(evIs("start")) {
-			m[e.AttemptedAt.Unix()]++
-		}
-		return m
-	}
-	// Claims in 7 different seconds: the first (partial) one, 5 full ones
-	// and one more, so the 5 are over.
-	testutil.EventuallyTrue(t, 60*time.Second, "7 seconds of limited work", func() bool { return len(perSecond()) >= 7 })
-	secs := perSecond()
-	first := slices.Min(slices.Collect(maps.Keys(secs)))
-	for s, n := range secs {
-		if n > 50 {
-			t.Errorf("second %d of the store's clock saw %d claims across 3 processes, limit 50", s, n)
-		}
-	}
-	sum := 0
-	for s := first + 1; s <= first+5; s++ {
-		sum += secs[s]
-	}
-	// The limiter counts fixed windows (whole seconds of the store clock);
-	// a sliding second may see up to twice the limit, so it is only shown.
-	sliding := func(from int64) int {
+	starts := func() []time.Time {
 		var at []time.Time
 		for _, e := range p.log.filter(evIs("start")) {
-			if e.AttemptedAt.Unix() >= from {
-				at = append(at, e.AttemptedAt)
-			}
+			at = append(at, e.AttemptedAt)
 		}
 		slices.SortFunc(at, time.Time.Compare)
-		most := 0
-		for i, j := 0, 0; j < len(at); j++ {
-			for at[j].Sub(at[i]) >= time.Second {
-				i++
-			}
-			most = max(most, j-i+1)
-		}
-		return most
+		return at
 	}
-	t.Logf("starts per second of the store clock: %v; most in any sliding second: %d, after the first second: %d",
-		secs, sliding(first), sliding(first+1))
-	if sum < 225 || sum > 275 {
-		t.Errorf("5 full seconds with a backlog started %d jobs across 3 processes, want 250 within 10%% (225..275)", sum)
+	// Until a start at least 20 s after the first: the span is over.
+	testutil.EventuallyTrue(t, 60*time.Second, "20 seconds of limited work", func() bool {
+		at := starts()
+		return len(at) > 0 && at[len(at)-1].Sub(at[0]) >= span
+	})
+	at := starts()
+	most, where := 0, time.Time{}
+	for i, j := 0, 0; j < len(at); j++ {
+		for at[j].Sub(at[i]) >= time.Second {
+			i++
+		}
+		if j-i+1 > most {
+			most, where = j-i+1, at[i]
+		}
+	}
+	inSpan := 0
+	for _, a := range at {
+		if a.Sub(at[0]) < span {
+			inSpan++
+		}
+	}
+	t.Logf("%d starts in the first %v (the limit allows %d); most in any window of one second: %d, from %v",
+		inSpan, span, limit*int(span/time.Second), most, where.Format(time.StampMilli))
+	if most > limit {
+		t.Errorf("a window of one second from %v saw %d starts across 4 processes, limit %d", where.Format(time.StampMilli), most, limit)
+	}
+	if want := limit * int(span/time.Second) * 9 / 10; inSpan < want {
+		t.Errorf("%d starts in %v with a backlog, want at least %d (90%% of what the limit allows)", inSpan, span, want)
 	}
 }

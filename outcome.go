@@ -20,6 +20,7 @@ type Outcome = store.Outcome
 //	an error, no retry left    OutcomeGarbage moves to garbage with its errors
 //	Permanent(err)             OutcomeGarbage moves to garbage at once
 //	Snooze(d)                  OutcomeSnooze  waits d in pending; the attempt is not counted
+//	RateLimited(d)             OutcomeSnooze  as Snooze(d), and the queue claims nothing for d
 //	a panic                    as an error    recorded with its stack; the pool keeps its size
 //	context deadline (timeout) as an error    retried or buried like any error
 //	anything, job cancelled    OutcomeCancel  moves to garbage marked cancelled, never retried
@@ -69,7 +70,7 @@ func classify(err error) engine.Verdict {
 	}
 	var snooze *SnoozeError
 	if errors.As(err, &snooze) {
-		v.Snooze, v.Delay = true, snooze.Delay
+		v.Snooze, v.Delay, v.Hold = true, snooze.Delay, snooze.Hold
 	}
 	v.Cancelled = errors.Is(err, ErrCancelled)
 	var perm *PermanentError

@@ -99,6 +99,42 @@ func TestWorkerSnoozeDoesNotCountAttempt(t *testing.T) {
 	}
 }
 
+// RateLimited snoozes the job without counting the attempt and holds its
+// queue for the delay, as the store shows.
+func TestWorkerRateLimitedHoldsTheQueue(t *testing.T) {
+	var calls atomic.Int32
+	s := newStore()
+	w := hopper.NewWorker(s, testConfig("default"))
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		calls.Add(1)
+		return hopper.RateLimited(time.Hour)
+	})
+	startWorker(t, w)
+	before := time.Now()
+	info, err := hopper.Enqueue(t.Context(), hopper.NewClient(s, nil), Echo{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *hopper.JobRecord
+	testutil.EventuallyTrue(t, 10*time.Second, "the job snoozed", func() bool {
+		rec = getJob(t, s, "default", info.ID)
+		return rec.State == hopper.StatePending
+	})
+	st, err := hopper.NewInspector(s).QueueStats(t.Context(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Attempt != 0 || len(rec.Errors) != 0 || calls.Load() != 1 {
+		t.Errorf("after RateLimited: attempt %d, errors %v, %d runs; want the attempt not counted, no error, one run", rec.Attempt, rec.Errors, calls.Load())
+	}
+	if st.HeldUntil.Before(before.Add(time.Hour)) || st.HeldUntil.After(time.Now().Add(time.Hour)) {
+		t.Errorf("QueueStats.HeldUntil = %v, want an hour after the handler returned (%v)", st.HeldUntil, before)
+	}
+	if d := rec.RunAt.Sub(st.HeldUntil); d < -time.Second || d > time.Second {
+		t.Errorf("job runs again at %v, the queue is held until %v; want the same time", rec.RunAt, st.HeldUntil)
+	}
+}
+
 func TestWorkerRecoversPanicWithStack(t *testing.T) {
 	rec := runUntilState(t, testConfig("default"), &hopper.EnqueueOpts{MaxRetries: 1},
 		func(ctx context.Context, j *hopper.Job[Echo]) error {

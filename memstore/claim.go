@@ -27,10 +27,10 @@ const (
 // A paused queue yields nothing with RetryIn one second. QueueConfig.MaxRunning
 // caps the queue's unack jobs; when it holds jobs back, RetryIn is 100ms
 // (finishing jobs also wake WaitReady). QueueConfig.RateLimit caps the jobs
-// claimed per fixed window of RatePeriod (default one second) aligned on the
-// Unix epoch; when it holds jobs back, RetryIn is the time left in the
-// window. A fixed window may let up to twice the limit through across a
-// window boundary.
+// claimed in any window of RatePeriod (default one second); when it holds
+// jobs back, RetryIn is when the oldest claim it counts leaves the window
+// (rate.go). A queue held by a handler (FinishRequest.Hold) yields nothing
+// with RetryIn the time left.
 //
 // req.WorkerID is not recorded: JobRecord has no field for it, and
 // Heartbeat's WorkerInfo.Running is where a worker reports its jobs.
@@ -77,17 +77,21 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 		}
 	}
 	if q.cfg.RateLimit > 0 {
-		q.rate.used += n
+		q.rateCount(nowMs, n)
 	}
 	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn}, nil
 }
 
 // claimable returns how many of at most want ready jobs the queue's pause,
-// MaxRunning and rate limit let a claim take now, and, when a limit held
-// some back, how long until trying again may succeed. q.mu must be held.
+// hold, MaxRunning and rate limit let a claim take now, and, when a limit
+// held some back, how long until trying again may succeed. q.mu must be
+// held.
 func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) {
 	if q.cfg.Paused {
 		return 0, pausedRetryIn
+	}
+	if q.heldUntil > nowMs {
+		return 0, untilMs(nowMs, q.heldUntil)
 	}
 	n = min(want, q.ready.n)
 	if mr := q.cfg.MaxRunning; mr > 0 && mr-len(q.unack) < n {
@@ -95,33 +99,10 @@ func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) 
 		retryIn = busyRetryIn
 	}
 	if q.cfg.RateLimit > 0 {
-		if room, endMs := q.rateRoom(nowMs); room < n {
+		if room, freeMs := q.rateRoom(nowMs); room < n {
 			n = room
-			retryIn = max(retryIn, untilMs(nowMs, endMs))
+			retryIn = max(retryIn, q.rateRetryIn(nowMs, freeMs))
 		}
 	}
 	return max(n, 0), retryIn
-}
-
-// rateWindow counts the jobs claimed in the current rate-limit window.
-type rateWindow struct {
-	index int64 // window number: Unix ms divided by the period
-	used  int
-}
-
-// rateRoom returns how many jobs the current rate window still allows and
-// when it ends, in Unix ms. q.mu must be held.
-func (q *queue) rateRoom(nowMs int64) (room int, endMs int64) {
-	p := mstime.Ceil(q.cfg.RatePeriod)
-	if p == 0 { // a config set without the Inspector
-		p = store.DefaultRatePeriod.Milliseconds()
-	}
-	idx := nowMs / p
-	if nowMs < 0 && nowMs%p != 0 {
-		idx--
-	}
-	if idx != q.rate.index {
-		q.rate = rateWindow{index: idx}
-	}
-	return q.cfg.RateLimit - q.rate.used, (idx + 1) * p
 }

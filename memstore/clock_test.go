@@ -158,7 +158,11 @@ func TestAckAfterDeadlineBeforeReclaimIsAccepted(t *testing.T) {
 	}
 }
 
-func TestRateLimitUsesAFixedWindowOnTheClock(t *testing.T) {
+// The rate limit counts claims in a window that slides with the clock: a
+// claim is counted for one RatePeriod after it, whatever second it fell
+// in. Fixed windows would let 3 more through at the next whole second
+// (877 ms in), 5 within one second.
+func TestRateLimitIsASlidingWindowOnTheClock(t *testing.T) {
 	s, clock := newClocked()
 	ctx := context.Background()
 	for i := range 10 {
@@ -167,21 +171,34 @@ func TestRateLimitUsesAFixedWindowOnTheClock(t *testing.T) {
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{RateLimit: 3, RatePeriod: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	// The clock is at .123 in its second; the window ends at the next second.
-	res := claim(t, s, 10, time.Minute)
-	if len(res.Jobs) != 3 || res.RetryIn != 877*time.Millisecond {
-		t.Fatalf("first claim: %d jobs, RetryIn %v; want 3 and 877ms", len(res.Jobs), res.RetryIn)
-	}
-	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 0 || res.RetryIn != 877*time.Millisecond {
-		t.Fatalf("same window: %d jobs, RetryIn %v", len(res.Jobs), res.RetryIn)
-	}
-	clock.Set(ms(877*time.Millisecond - time.Nanosecond))
-	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 0 || res.RetryIn != time.Millisecond {
-		t.Fatalf("end of window: %d jobs, RetryIn %v", len(res.Jobs), res.RetryIn)
-	}
-	clock.Set(ms(877 * time.Millisecond))
+	// The clock is at .123 in its second: t0.
 	if res := claim(t, s, 2, time.Minute); len(res.Jobs) != 2 || res.RetryIn != 0 {
-		t.Fatalf("next window: %d jobs, RetryIn %v; want 2 and no limit hit", len(res.Jobs), res.RetryIn)
+		t.Fatalf("at t0: %d jobs, RetryIn %v; want 2 and no limit hit", len(res.Jobs), res.RetryIn)
+	}
+	clock.Set(ms(500 * time.Millisecond))
+	res := claim(t, s, 10, time.Minute)
+	if len(res.Jobs) != 1 || res.RetryIn != 500*time.Millisecond {
+		t.Fatalf("at t0+500ms: %d jobs, RetryIn %v; want 1 and 500ms (until t0's claims are a second old)", len(res.Jobs), res.RetryIn)
+	}
+	clock.Set(ms(999 * time.Millisecond))
+	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 0 || res.RetryIn != time.Millisecond {
+		t.Fatalf("at t0+999ms (past the whole second): %d jobs, RetryIn %v; want none and 1ms", len(res.Jobs), res.RetryIn)
+	}
+	if st, err := s.QueueStats(ctx, testQueue); err != nil || st.RateUsed != 3 {
+		t.Fatalf("QueueStats at t0+999ms: RateUsed %d (%v), want 3", st.RateUsed, err)
+	}
+	clock.Set(ms(time.Second))
+	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 2 || res.RetryIn != 500*time.Millisecond {
+		t.Fatalf("at t0+1s: %d jobs, RetryIn %v; want 2 (t0's left the window) and 500ms", len(res.Jobs), res.RetryIn)
+	}
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{RateLimit: 3, RatePeriod: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 3 {
+		t.Fatalf("after the limit was removed and set again: %d jobs, want 3 (the claims counted before are forgotten)", len(res.Jobs))
 	}
 }
 

@@ -118,6 +118,9 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, store.StatePending, due)
 		q.emit(store.EventSnoozed, j, now)
+		if r.Outcome == store.OutcomeSnooze && r.Hold > 0 {
+			q.heldUntil = max(q.heldUntil, nowMs+mstime.Ceil(r.Hold))
+		}
 	case store.OutcomeRelease:
 		j.rec.Attempt--
 		q.attachFront(j)

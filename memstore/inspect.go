@@ -40,10 +40,17 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 	if q == nil {
 		return st, nil
 	}
-	now, _ := s.now()
+	now, nowMs := s.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st.Config = q.cfg
+	if q.cfg.RateLimit > 0 {
+		q.rateRoom(nowMs)
+		st.RateUsed = q.rate.used
+	}
+	if q.heldUntil > nowMs {
+		st.HeldUntil = atMs(now, nowMs, q.heldUntil)
+	}
 	st.Counts = store.StateCounts{
 		Pending: int64(len(q.pending)),
 		Ready:   int64(q.ready.n),
@@ -63,9 +70,10 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 }
 
 // SetQueueConfig replaces the config of queue (creating the queue if need
-// be); the next Claim uses it. Changing RatePeriod starts a new window; changing RateLimit alone
-// keeps the claims already counted in the current window.
-// Resuming or loosening a limit wakes WaitReady.
+// be); the next Claim uses it. The claims the rate limit counts stay
+// counted whatever the change (a shorter RatePeriod counts fewer of them);
+// removing the limit forgets them. Resuming or loosening a limit wakes
+// WaitReady.
 func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -73,8 +81,8 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	q := s.queue(queue, true)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if cfg.RatePeriod != q.cfg.RatePeriod {
-		q.rate = rateWindow{index: -1 << 62} // no window: the next claim opens one
+	if cfg.RateLimit == 0 {
+		q.rate = rateLog{}
 	}
 	q.cfg = cfg
 	q.signalReady()

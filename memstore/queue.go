@@ -35,7 +35,10 @@ type queue struct {
 	unique  map[string]uniqueHold
 	ticks   map[string]time.Time // last tick per schedule
 	seq     uint64
-	rate    rateWindow
+	rate    rateLog
+	// heldUntil is when a hold asked by a handler ends (Unix ms); no claim
+	// before then (FinishRequest.Hold).
+	heldUntil int64
 	tput    throughput
 
 	// ready and sched are the queue's signals to WaitReady and

@@ -140,6 +140,8 @@ func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 		rest = encodeErrorRest(r.Error)
 	} else if r.Outcome == store.OutcomeCancel {
 		rest = encodeErrorRest(&store.AttemptError{Error: store.ErrCancelled.Error()})
+	} else if r.Outcome == store.OutcomeSnooze && r.Hold > 0 {
+		rest = strconv.AppendInt(nil, mstime.Ceil(r.Hold), 10)
 	}
 	return append(args, int(r.Outcome), r.ID, tok, mstime.Ceil(r.Delay), rest, r.Kind, r.Attempt)
 }

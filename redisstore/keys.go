@@ -23,8 +23,11 @@ package redisstore
 //	{p:q}:ex  hash    job ID -> "ownRetentionMs,uniqueLockField" (jobs enqueued
 //	                  with a retention or a unique key of their own)
 //	{p:q}:x   set     IDs of cancelled jobs
-//	{p:q}:c   hash    queue config (paused, maxrun, rate, period, ret) and
-//	                  the rate window (rw, rn)
+//	{p:q}:c   hash    queue config (paused, maxrun, rate, period, ret, ev),
+//	                  the claims the rate limit counts (rs), the end of a
+//	                  handler's hold (hold)
+//	{p:q}:rl  list    the rate limit's log: "ms:count" per claim call
+//	                  (lua/lib_rate.lua)
 //	{p:q}:n   string  fencing token counter
 //	{p:q}:t   hash    "d<minute>"/"f<minute>" -> acks/failures that minute
 //	{p:q}:pt  hash    periodic schedule name -> last tick ms
@@ -73,7 +76,7 @@ type queueKeys struct {
 
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
 	att, errs, results, locks, extras, cancelled, conf, tokens string
-	tput, ticks, events, progress, waited                      string
+	tput, ticks, events, progress, waited, rateLog             string
 	wfTasks, wfDone, wfDue                                     string
 
 	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
@@ -110,11 +113,12 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		wfTasks:   tag + "wm",
 		wfDone:    tag + "wd",
 		wfDue:     tag + "wq",
+		rateLog:   tag + "rl",
 	}
 	wf := []string{k.wfTasks, k.wfDone, k.wfDue, k.tokens}
 	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events}
 	k.plainKeys = []string{k.jobs, k.ready, k.pending, k.conf, k.events}
-	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events}
+	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events, k.rateLog}
 	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
 		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.events, k.waited,
 		k.progress}
@@ -127,8 +131,9 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 	k.waitKeys = []string{k.jobs, k.garbage, k.done, k.waited}
 	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results,
 		k.cancelled, k.progress}
-	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att}
-	k.configKeys = []string{k.conf}
+	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att,
+		k.rateLog}
+	k.configKeys = []string{k.conf, k.rateLog}
 	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
 		k.cancelled, k.errs, k.locks, k.extras, k.conf, k.events, k.waited}
 	k.cancelKeys = append(k.cancelKeys, wf...)
@@ -139,7 +144,7 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 func (k *queueKeys) all() []string {
 	return []string{k.jobs, k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.doneExp,
 		k.att, k.errs, k.results, k.locks, k.extras, k.cancelled, k.conf, k.tokens, k.tput,
-		k.ticks, k.events, k.progress, k.waited}
+		k.ticks, k.events, k.progress, k.waited, k.rateLog}
 }
 
 // stateKey returns the container of jobs in state st: the ready list or a

@@ -67,6 +67,12 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 			st.Config.Retention = msDur(x)
 		case "ev":
 			st.Config.EventsMaxLen = int(x)
+		case "hold":
+			if x > n(0) {
+				st.HeldUntil = time.UnixMilli(x)
+			}
+		case "~used":
+			st.RateUsed = int(x)
 		}
 	}
 	return st, nil

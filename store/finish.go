@@ -17,6 +17,13 @@ type FinishRequest struct {
 	// Delay is how long a retried or snoozed job waits, from the store's
 	// now; zero or negative means due at once.
 	Delay time.Duration
+	// Hold, with OutcomeSnooze, stops every worker from claiming from the
+	// queue for this long from the store's now (a handler told by a
+	// downstream service to back off: hopper.RateLimited): until then
+	// Claim returns no job of the queue and a RetryIn of the time left. A
+	// hold never shortens one already in force. Zero or negative: none;
+	// ignored with other outcomes.
+	Hold time.Duration
 	// Error is recorded in the job's history (retry, garbage, cancel). May
 	// be nil; a cancel without one records ErrCancelled's text.
 	Error *AttemptError

@@ -16,13 +16,12 @@ type QueueConfig struct {
 	// MaxRunning caps the jobs of this queue running at once across all
 	// workers. Zero means no cap.
 	MaxRunning int
-	// RateLimit caps how many jobs are claimed per RatePeriod across all
-	// workers. Zero means no limit. The windows are fixed and aligned on the
-	// store's clock ([k·RatePeriod, (k+1)·RatePeriod)): each sees at most
-	// RateLimit claims, and over many windows the rate holds, but a burst at
-	// the end of one window and another at the start of the next can come
-	// closer together than RatePeriod (up to twice RateLimit within any
-	// sliding RatePeriod).
+	// RateLimit caps the jobs claimed across all workers: at most
+	// RateLimit claims in any window of length RatePeriod on the store's
+	// clock, wherever the window starts (a sliding window, kept as a log
+	// of claim times: a burst at one moment holds claims back until it is
+	// RatePeriod old). Zero means no limit. A claim held back by it has a
+	// RetryIn of when its oldest counted claim leaves the window.
 	RateLimit int
 	// RatePeriod is the window of RateLimit. Zero means DefaultRatePeriod
 	// (one second).
@@ -99,6 +98,13 @@ type QueueStats struct {
 	// Latency is how long the oldest ready job has been waiting since it
 	// fell due; zero when nothing is ready.
 	Latency time.Duration
+	// RateUsed is how many claims the rate limit counts now: those of the
+	// last RatePeriod. Zero when the queue has no RateLimit.
+	RateUsed int
+	// HeldUntil is when a hold a handler asked for (FinishRequest.Hold)
+	// ends; zero when none is in force. Until then no worker claims from
+	// the queue.
+	HeldUntil time.Time
 }
 
 // ThroughputPoint counts the attempts that ended in one minute.

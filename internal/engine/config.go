@@ -32,6 +32,8 @@ type Verdict struct {
 	// counted.
 	Snooze bool
 	Delay  time.Duration
+	// Hold also holds the job's queue for Delay (FinishRequest.Hold).
+	Hold bool
 	// Permanent sends the job to garbage without retry.
 	Permanent bool
 	// Cancelled reports that the error is (or wraps) store.ErrCancelled.

@@ -142,7 +142,11 @@ func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
 		return nil
 	case store.OutcomeRelease:
 	case store.OutcomeSnooze:
-		req.Delay = r.cfg.Classify(err).Delay
+		v := r.cfg.Classify(err)
+		req.Delay = v.Delay
+		if v.Hold {
+			req.Hold = v.Delay
+		}
 	case store.OutcomeRetry:
 		req.Delay = r.cfg.Backoff(rec.Attempt, err)
 		req.Error = r.attemptError(rec, err)

@@ -3,7 +3,7 @@
 --
 -- KEYS: 1 ready list, 2 jobs hash, 3 unack zset, 4 attempt info hash,
 --       5 config hash, 6 token counter, 7 error history hash, 8 event
---       stream
+--       stream, 9 rate log (lib_rate.lua)
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
 -- Returns {nowMs, deadlineMs, retryInMs, token, id1, value1, attempt1,
 --          errors1, dueMs1, id2, ...}; every job of the call has the token;
@@ -12,15 +12,21 @@
 --
 -- Cost per call, whatever the batch: TIME, HMGET config, LPOP count,
 -- HMGET values and attempts (and errors of jobs attempted before), INCRBY, ZRANGE + ZADD unack, HSET attempts,
--- LLEN (+ wake). No call per job: the claim path scales with batch size.
+-- LLEN (+ wake); with a rate limit, LINDEX (and an LPOP per expired
+-- entry), RPUSH and HSET. No call per job: the claim path scales with
+-- batch size.
 
 local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rw', 'rn', 'ev', 'evw', 'lw')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
+end
+local hold = tonumber(c[6])
+if hold and hold > now then
+  return {now, 0, hold - now, 0}
 end
 
 local n = max
@@ -37,18 +43,19 @@ if c[2] then
     if e then retry_in = math.min(retry_in, math.max(e - now, 1)) end
   end
 end
-local window, used
+local rated, used
 if c[3] then
-  -- Rate limit: a fixed window of period ms, counted in the config hash.
+  -- Rate limit: at most c[3] claims in any window of period ms.
   local period = tonumber(c[4]) or 1000
-  window = math.floor(now / period)
-  used = 0
-  if c[5] == str(window) then used = tonumber(c[6]) end
+  local free
+  rated = true
+  used, free = rate_trim(KEYS[9], conf, c[5], now, period)
   local left = tonumber(c[3]) - used
   if left < n then
     limited = true
     n = math.max(left, 0)
-    local r = (window + 1) * period - now
+    local r = period -- a limit below the claim with nothing counted yet
+    if free then r = math.max(free - now, 1) end
     if retry_in == 0 or r > retry_in then retry_in = r end
   end
 end
@@ -126,8 +133,8 @@ if z > 0 then
   call_chunked('ZADD', unack, zargs, 2)
   call_chunked('HSET', KEYS[4], hargs, 2)
 end
-if window then
-  redis.call('HSET', conf, 'rw', str(window), 'rn', str(used + z / 2)) -- zargs: score, member per job
+if rated then
+  rate_note(KEYS[9], conf, used, now, z / 2) -- zargs: score, member per job
 end
 if missing then
   -- An ID without a job (which cannot happen) has no event.

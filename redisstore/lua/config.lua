@@ -1,6 +1,6 @@
 -- config.lua: replace a queue's settings (see stats.go).
 --
--- KEYS: 1 config hash
+-- KEYS: 1 config hash, 2 rate log (lib_rate.lua)
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
 --       5 retention ms, 6 events max length (negative: no events); zero
 --       means unset.
@@ -15,6 +15,13 @@ for i = 1, 6 do
     redis.call('HSET', c, fields[i], ARGV[i])
   end
 end
-if ARGV[3] == '0' then redis.call('HDEL', c, 'rw', 'rn') end
+-- Without a rate limit the claims it counted are forgotten; a new limit
+-- or period keeps counting them. (rw and rn were the fixed window of
+-- earlier versions.)
+redis.call('HDEL', c, 'rw', 'rn')
+if ARGV[3] == '0' then
+  redis.call('HDEL', c, 'rs')
+  redis.call('DEL', KEYS[2])
+end
 wake_ready()
 return 1

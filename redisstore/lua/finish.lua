@@ -13,7 +13,8 @@
 --       then groups of seven per other request: outcome (1 ack, 2 retry,
 --       3 garbage, 4 snooze, 5 release, 6 cancel), id, member, then for ack
 --       the retention ms (0 = none asked) and the result, for the others
---       the delay ms and the error record (see append_error, "" for none),
+--       the delay ms and the error record (see append_error, "" for none;
+--       for a snooze, the ms to hold the queue's claims, "" for none),
 --       then kind and attempt. Kind and attempt are the claim's, for the
 --       events; an empty kind makes the script read both.
 -- Returns one integer per request, plain acks first, in ARGV order:
@@ -92,6 +93,7 @@ local function note(id, outcome, result)
   if wfm and wfm[id] then wf_note(id, outcome, result) end
 end
 local wake_r, wake_s = false, false
+local hold_until -- the latest end of a hold a snooze asked for
 local first_retry, first_pend -- earliest scores before this call
 
 -- ack keeps an acked job in done for ret ms (the request's retention, 0
@@ -158,6 +160,15 @@ for r = plain + 1, n do
   local o, id, x, y = 1, ids[r], '0', ''
   local a = at[r]
   if a then o, x, y = tonumber(ARGV[a]), ARGV[a + 3], ARGV[a + 4] end
+  if o == 4 and y ~= '' then
+    -- A snooze's hold: the queue claims nothing until it ends, even when
+    -- the job itself was cancelled meanwhile.
+    if held[r] then
+      local h = after(now, later, tonumber(y))
+      if not hold_until or h > hold_until then hold_until = h end
+    end
+    y = ''
+  end
   if not held[r] then
     if redis.call('HEXISTS', jobs, id) == 1 then out[r] = 1 else out[r] = 2 end
   else
@@ -248,6 +259,9 @@ if #dead_ids > 0 then
   if exmap then release_unique(KEYS[6], KEYS[7], dead_ids, exmap) end
   if redis.call('ZCARD', KEYS[12]) == 0 then wake_s = true end
   call_chunked('ZADD', KEYS[12], dead_z, 2)
+end
+if hold_until and hold_until > (tonumber(redis.call('HGET', KEYS[15], 'hold')) or 0) then
+  redis.call('HSET', KEYS[15], 'hold', str(hold_until))
 end
 count_throughput(KEYS[16], 'd', now, acks)
 count_throughput(KEYS[16], 'f', now, fails)

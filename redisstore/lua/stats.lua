@@ -3,9 +3,10 @@
 --
 -- KEYS: 1 ready list, 2 pending zset, 3 unack zset, 4 retry zset,
 --       5 garbage zset, 6 done zset, 7 config hash, 8 jobs hash,
---       9 attempt info hash
+--       9 attempt info hash, 10 rate log (lib_rate.lua)
 -- Returns {nowMs, ready, pending, unack, retry, garbage, done, readySinceMs
--- (0 when nothing is ready), config field1, value1, ...}.
+-- (0 when nothing is ready), config field1, value1, ...}; with a rate
+-- limit, the field "~used" is the claims it counts now.
 
 local now = now_ms()
 local out = {now,
@@ -28,5 +29,16 @@ if head then
     if v then out[8] = tonumber(string.match(v, '^(%d+),')) or 0 end
   end
 end
-for _, v in ipairs(redis.call('HGETALL', KEYS[7])) do out[#out + 1] = v end
+local rate, period
+local conf = redis.call('HGETALL', KEYS[7])
+for i = 1, #conf, 2 do
+  local f, v = conf[i], conf[i + 1]
+  out[#out + 1] = f
+  out[#out + 1] = v
+  if f == 'rate' then rate = v elseif f == 'period' then period = v end
+end
+if rate then
+  out[#out + 1] = '~used'
+  out[#out + 1] = str(rate_live(KEYS[10], now, tonumber(period) or 1000))
+end
 return out

@@ -1,0 +1,66 @@
+package memstore
+
+import (
+	"time"
+
+	"github.com/hopperq/hopper/internal/mstime"
+	"github.com/hopperq/hopper/store"
+)
+
+// rateLog is a queue's sliding rate-limit window: the claims the limit
+// still counts, one entry per claim call, oldest first, and their total.
+// An entry leaves once it is RatePeriod old, so the log never holds more
+// entries than RateLimit.
+type rateLog struct {
+	entries []rateEntry
+	used    int
+}
+
+// rateEntry is one claim call: when, in Unix ms, and how many jobs.
+type rateEntry struct {
+	ms int64
+	n  int
+}
+
+// room returns how many claims the limit allows at nowMs and, when the
+// log is not empty, when its oldest entry leaves the window (Unix ms; zero
+// when empty). Entries that left are dropped. q.mu must be held.
+func (q *queue) rateRoom(nowMs int64) (room int, freeMs int64) {
+	p := ratePeriodMs(q.cfg)
+	l := &q.rate
+	drop := 0
+	for drop < len(l.entries) && l.entries[drop].ms+p <= nowMs {
+		l.used -= l.entries[drop].n
+		drop++
+	}
+	l.entries = l.entries[drop:]
+	if len(l.entries) > 0 {
+		freeMs = l.entries[0].ms + p
+	}
+	return q.cfg.RateLimit - l.used, freeMs
+}
+
+// rateCount records a claim of n jobs at nowMs. q.mu must be held.
+func (q *queue) rateCount(nowMs int64, n int) {
+	q.rate.entries = append(q.rate.entries, rateEntry{ms: nowMs, n: n})
+	q.rate.used += n
+}
+
+// rateRetryIn is how long a claim held back by the rate limit waits: until
+// the oldest counted claim leaves the window, or, with none counted (a
+// limit smaller than the claim), a whole period. q.mu must be held.
+func (q *queue) rateRetryIn(nowMs, freeMs int64) time.Duration {
+	if freeMs == 0 {
+		return time.Duration(ratePeriodMs(q.cfg)) * time.Millisecond
+	}
+	return untilMs(nowMs, freeMs)
+}
+
+// ratePeriodMs is cfg's RatePeriod in whole milliseconds, rounded up; the
+// default for a config set without the Inspector.
+func ratePeriodMs(cfg store.QueueConfig) int64 {
+	if p := mstime.Ceil(cfg.RatePeriod); p > 0 {
+		return p
+	}
+	return store.DefaultRatePeriod.Milliseconds()
+}
