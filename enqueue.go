@@ -45,6 +45,14 @@ type EnqueueOpts struct {
 	// Unique, when set, makes the job unique in its queue while it waits or
 	// runs: see UniqueOpts.
 	Unique *UniqueOpts
+	// Replace, when this job's ID or unique key is held by a job still
+	// waiting (pending, ready or retry), changes that job instead of
+	// dropping this one: ReplaceArgs gives it this job's args and options,
+	// ReplaceRunAt this job's due time (RunAt, or Delay from now), both
+	// together debounce. A running or ended holder is never changed, nor
+	// a workflow task. JobInfo.Replaced reports a change. Zero means a
+	// duplicate is dropped. See Replace for the table.
+	Replace Replace
 }
 
 // UniqueOpts makes a job unique: while a job with the same key is in its
@@ -68,7 +76,7 @@ type JobInfo struct {
 	Queue string
 	Kind  string
 	// State is where the job went: StatePending or StateReady. Empty for a
-	// duplicate.
+	// duplicate, but for a replaced one (StateRetry too).
 	State JobState
 	// Duplicate reports that the job was not added because its ID or unique
 	// key is held. When a client library retries a write whose reply was
@@ -76,6 +84,10 @@ type JobInfo struct {
 	// created the job: the retry then reports Duplicate with the job's own
 	// ID. Either way exactly one job exists.
 	Duplicate bool
+	// Replaced, with Duplicate, reports that the waiting job that holds
+	// the ID or unique key took what EnqueueOpts.Replace asked; ID and
+	// State are that job's.
+	Replaced bool
 	// Err is set, by EnqueueMany only, for a job that could not be stored
 	// while others of the same call were (its queue's shard failed): the
 	// job may or may not exist; enqueueing it again with this ID is safe.
@@ -148,7 +160,7 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 }
 
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
-	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Err: r.Err}
+	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
 	if r.Err != nil {
 		info.ID = j.ID
 	}
@@ -178,6 +190,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 		RunAt:      o.RunAt,
 		Delay:      o.Delay,
 		Retention:  o.Retention,
+		Replace:    o.Replace,
 	}
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue
@@ -242,6 +255,9 @@ func mergeOpts(args Args, opts *EnqueueOpts) EnqueueOpts {
 	}
 	if opts.Unique != nil {
 		o.Unique = opts.Unique
+	}
+	if opts.Replace != 0 {
+		o.Replace = opts.Replace
 	}
 	return o
 }

@@ -62,3 +62,40 @@ func ExampleUniqueOpts() {
 	fmt.Println(first.Duplicate, second.Duplicate, second.ID == first.ID)
 	// Output: false true true
 }
+
+// Debounce: a burst of edits to one document runs the reindex job once,
+// with the last edit, 200 ms after it.
+func ExampleReplace() {
+	ctx := context.Background()
+	store := memstore.New(nil)
+	client := hopper.NewClient(store, nil)
+	opts := &hopper.EnqueueOpts{
+		Unique:  &hopper.UniqueOpts{Key: "reindex:doc-7"},
+		Delay:   200 * time.Millisecond,
+		Replace: hopper.ReplaceArgs | hopper.ReplaceRunAt,
+	}
+	var first *hopper.JobInfo
+	for rev := 1; rev <= 3; rev++ {
+		info, _ := hopper.Enqueue(ctx, client, SendEmail{To: "indexer", Subject: fmt.Sprint("revision ", rev)}, opts)
+		if first == nil {
+			first = info
+		}
+		fmt.Println(info.ID == first.ID, info.Duplicate, info.Replaced, info.State)
+	}
+	w := hopper.NewWorker(store, nil)
+	done := make(chan struct{})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[SendEmail]) error {
+		fmt.Println("reindexed", job.Args.Subject)
+		close(done)
+		return nil
+	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go w.Run(ctx)
+	<-done
+	// Output:
+	// true false false pending
+	// true true true pending
+	// true true true pending
+	// reindexed revision 3
+}

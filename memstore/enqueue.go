@@ -20,6 +20,8 @@ import (
 // (compared at millisecond resolution) gives a duplicate with an empty ID. A
 // job that passes records its tick and takes its unique key in the same step.
 // Jobs earlier in the same call count: the same ID twice adds one job.
+// A duplicate with NewJob.Replace changes the waiting job that holds the ID
+// or key as store.Replace's table says (replace.go).
 //
 // The due time is RunAt when set, else now+Delay, rounded up to the
 // millisecond; the record's RunAt is that due time (so now when neither
@@ -45,11 +47,16 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 // enqueue adds one valid job. q.mu must be held.
 func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.EnqueueResult {
 	if _, ok := q.jobs[nj.ID]; ok {
-		return store.EnqueueResult{ID: nj.ID, Duplicate: true}
+		res, _ := q.replace(nj.ID, nj, now, nowMs)
+		return res
 	}
 	if k := nj.UniqueKey; k != "" {
 		if h, ok := q.unique[k]; ok && (h.until == 0 || h.until > nowMs) {
-			return store.EnqueueResult{ID: h.id, Duplicate: true}
+			// A key a running job holds passes to nj when nj asks for a
+			// change: the running job cannot take it.
+			if res, running := q.replace(h.id, nj, now, nowMs); !running {
+				return res
+			}
 		}
 	}
 	if nj.Schedule != "" {

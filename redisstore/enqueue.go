@@ -34,6 +34,7 @@ type encJob struct {
 	// Unique key and periodic tick; extra is false when neither is set
 	// (nor an explicit RunAt).
 	extra     bool
+	replace   store.Replace
 	lockField string
 	uniqueFor int64
 	schedule  string
@@ -55,8 +56,9 @@ func newEncJob(j *store.NewJob) encJob {
 	// already due when it arrives keeps RunAt as the time it fell due.
 	// A job's own retention is in its envelope: the worker sends it back
 	// with the ack, so it needs no extra step here.
-	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() {
+	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 {
 		e.extra = true
+		e.replace = j.Replace
 		if j.UniqueKey != "" {
 			e.lockField = lockField(j.UniqueKey)
 			e.uniqueFor = mstime.Ceil(j.UniqueFor)
@@ -247,13 +249,21 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 	args := make([]any, 0, n)
 	for _, it := range items {
 		if it.extra {
-			args = append(args, it.id, it.value, it.due, "1", it.lockField, it.uniqueFor, it.schedule, it.tick)
+			flag := "1"
+			if it.replace != 0 {
+				flag = "r" + strconv.Itoa(int(it.replace))
+			}
+			args = append(args, it.id, it.value, it.due, flag, it.lockField, it.uniqueFor, it.schedule, it.tick)
 		} else {
 			args = append(args, it.id, it.value, it.due, "")
 		}
 	}
 	return &evalCall{script: scriptEnqueue, keys: k.enqueueKeys, args: args}
 }
+
+// replacedState is the state a replaced job is in, by the letter the
+// enqueue script returns.
+var replacedState = [256]store.JobState{'p': store.StatePending, 'r': store.StateReady, 'y': store.StateRetry}
 
 // setEnqueueResults reads the enqueue script's reply into items.
 func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
@@ -277,6 +287,8 @@ func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
 			it.res = store.EnqueueResult{ID: it.id, State: store.StatePending}
 		case len(v) > 0 && v[0] == 'd':
 			it.res = store.EnqueueResult{ID: v[1:], Duplicate: true}
+		case len(v) > 2 && v[0] == 'u' && replacedState[v[1]] != "":
+			it.res = store.EnqueueResult{ID: v[2:], Duplicate: true, Replaced: true, State: replacedState[v[1]]}
 		default:
 			it.err = wrap("enqueue", fmt.Errorf("unexpected script result %q", v))
 		}

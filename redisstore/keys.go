@@ -116,7 +116,8 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		rateLog:   tag + "rl",
 	}
 	wf := []string{k.wfTasks, k.wfDone, k.wfDue, k.tokens}
-	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events}
+	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events,
+		k.retry, k.unack, k.garbage, k.done}
 	k.plainKeys = []string{k.jobs, k.ready, k.pending, k.conf, k.events}
 	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events, k.rateLog}
 	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,

@@ -23,7 +23,7 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds")
+	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds", "replace")
 	scriptPlain     = newScript("enqueue_plain", false, "place", "events", "kinds")
 	scriptClaim     = newScript("claim", false, "att", "events", "kinds", "rate")
 	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")

@@ -41,6 +41,15 @@ type NewJob struct {
 	// UniqueFor bounds how long the unique key is held. Zero means until the
 	// job finishes.
 	UniqueFor time.Duration
+	// Replace says what this job changes of the job that holds its ID or
+	// unique key, when that job is still waiting (pending, ready or
+	// retry): ReplaceArgs makes the waiting job this one (kind, args,
+	// meta, retries, timeout; its ID, attempts and history stay),
+	// ReplaceRunAt moves its due time to this job's. A running job, or
+	// one that ended and still holds the ID, is never changed: the
+	// enqueue is a plain duplicate. Zero changes nothing (a duplicate is
+	// dropped).
+	Replace Replace
 	// Schedule and Tick mark a periodic job: it is enqueued only when Tick is
 	// later than the last tick recorded for Schedule in this queue, and that
 	// tick is recorded in the same atomic step. Zero Tick means not periodic.
@@ -86,6 +95,12 @@ func (j *NewJob) Validate() error {
 	if j.UniqueFor > 0 && j.UniqueKey == "" {
 		return fmt.Errorf("%w: UniqueFor is set without a UniqueKey", ErrInvalidJob)
 	}
+	if j.Replace&^(ReplaceArgs|ReplaceRunAt) != 0 {
+		return fmt.Errorf("%w: Replace %d has unknown bits (ReplaceArgs is 1, ReplaceRunAt 2)", ErrInvalidJob, j.Replace)
+	}
+	if j.Replace != 0 && j.Schedule != "" {
+		return fmt.Errorf("%w: Replace is set on a periodic job (Schedule %q): a tick is enqueued once", ErrInvalidJob, j.Schedule)
+	}
 	if !j.Tick.IsZero() && j.Schedule == "" {
 		return fmt.Errorf("%w: Tick is set without a Schedule", ErrInvalidJob)
 	}
@@ -119,6 +134,10 @@ type EnqueueResult struct {
 	State JobState
 	// Duplicate reports that nothing was added.
 	Duplicate bool
+	// Replaced, with Duplicate, reports that the waiting job that holds
+	// the ID or unique key took what NewJob.Replace asked; State is then
+	// where that job is now.
+	Replaced bool
 	// Err is set when the store could not reach this job's queue (its
 	// shard failed) while it stored other jobs of the same call: the job
 	// may or may not have been added, and enqueueing it again under the

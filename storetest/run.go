@@ -189,6 +189,7 @@ func adminGroups() []group[adminFunc] {
 		{"Retention", retentionCases()},
 		{"Limits", limitCases()},
 		{"Unique", adminUniqueCases()},
+		{"Replace", replaceCases()},
 		{"Stats", statsCases()},
 		{"GetJob", getJobCases()},
 		{"ListJobs", listCases()},

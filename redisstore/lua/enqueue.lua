@@ -2,14 +2,20 @@
 --
 -- KEYS: 1 jobs hash, 2 ready list, 3 pending zset, 4 unique locks hash,
 --       5 extras hash, 6 periodic ticks hash, 7 attempt info hash,
---       8 config hash, 9 event stream
+--       8 config hash, 9 event stream, 10 retry zset, 11 unack zset,
+--       12 garbage zset, 13 done zset (the last four to find the state of
+--       a job to replace, lib_replace.lua)
 -- ARGV: groups of four per job: id, value (the envelope, which this script
 --       prefixes with the enqueue time), due ("" now, "+ms" after now or
---       absolute "ms"), extra ("" or "1"); after extra "1" four more: unique
---       lock field ("" for none), unique hold in ms (0 = until finished),
---       schedule name ("" for none), tick in ms.
--- Returns one string per job: "r" (ready), "p" (pending), or "d" followed
--- by the holder's ID for a duplicate ("d" alone for a skipped tick).
+--       absolute "ms"), extra ("", or "1", or "r" and the store.Replace
+--       flags); after a non-empty extra four more: unique lock field (""
+--       for none), unique hold in ms (0 = until finished), schedule name
+--       ("" for none), tick in ms.
+-- Returns one string per job: "r" (ready), "p" (pending), "d" followed
+-- by the holder's ID for a duplicate ("d" alone for a skipped tick), or
+-- "u", the holder's state now and its ID for a duplicate that replaced
+-- what the holder waits with. With a Replace flag, a unique key held by a
+-- running job passes to the new job, which is added.
 --
 -- Batches of plain jobs go to enqueue_plain.lua instead. Here a plain job
 -- costs one HSETNX and one with a unique key or tick a few calls
@@ -31,15 +37,25 @@ while i <= #ARGV do
   else
     local ufield, ufor, sched, tick = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
     i = i + 4
+    local holder
     if redis.call('HEXISTS', jobs, id) == 1 then
-      res = 'd' .. id
+      holder = id
     end
-    if not res and ufield ~= '' then
+    if not holder and ufield ~= '' then
       local h = redis.call('HGET', KEYS[4], ufield)
       if h then
-        local holder, untl = string.match(h, '^(.*),(%d*)$')
-        if untl == '' or tonumber(untl) > now then res = 'd' .. holder end
+        local hid, untl = string.match(h, '^(.*),(%d*)$')
+        if untl == '' or tonumber(untl) > now then holder = hid end
       end
+    end
+    if holder then
+      local running = false
+      if string.byte(extra, 1) == 114 then -- 'r'
+        res, running = replace_holder(holder, val, due, tonumber(string.sub(extra, 2)), now, later)
+      end
+      -- A unique key held by a running job passes to the new job, which
+      -- is added: the running one cannot take what it asked for.
+      if not (running and holder ~= id) then res = res or ('d' .. holder) end
     end
     if not res and sched ~= '' then
       local last = redis.call('HGET', KEYS[6], sched)

@@ -1,0 +1,60 @@
+package memstore
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/internal/mstime"
+	"github.com/hopperq/hopper/store"
+)
+
+// replace is the result of enqueueing nj when the job id holds its ID or
+// unique key: a plain duplicate, or, when nj asks for it and the holder is
+// waiting, the holder changed as store.Replace says. A workflow task's job
+// is never changed: its workflow owns it. running reports that nj asks for
+// a change and the holder is running: the caller adds nj instead when the
+// holder holds only its unique key. q.mu must be held.
+func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64) (res store.EnqueueResult, running bool) {
+	dup := store.EnqueueResult{ID: id, Duplicate: true}
+	j := q.jobs[id]
+	if nj.Replace == 0 || j == nil || strings.IndexByte(id, '~') >= 0 {
+		return dup, false
+	}
+	switch j.rec.State {
+	case store.StatePending, store.StateReady, store.StateRetry:
+	case store.StateUnack:
+		return dup, true
+	default:
+		return dup, false
+	}
+	if nj.Replace&store.ReplaceArgs != 0 {
+		j.rec.Kind = nj.Kind
+		j.rec.Args = cloneBytes(nj.Args)
+		j.rec.Meta = cloneMeta(nj.Meta)
+		j.rec.MaxRetries = nj.MaxRetries
+		j.rec.Timeout = nj.Timeout
+		j.rec.Retention = nj.Retention
+	}
+	if nj.Replace&store.ReplaceRunAt != 0 {
+		dueMs := nowMs + mstime.Ceil(nj.Delay)
+		if !nj.RunAt.IsZero() {
+			dueMs = mstime.CeilUnix(nj.RunAt)
+		}
+		switch {
+		case dueMs > nowMs && j.rec.State == store.StateRetry:
+			q.detach(j)
+			q.attach(j, store.StateRetry, dueMs)
+			j.rec.RunAt = atMs(now, nowMs, dueMs)
+		case dueMs > nowMs:
+			q.detach(j)
+			q.attach(j, store.StatePending, dueMs)
+			j.rec.RunAt = atMs(now, nowMs, dueMs)
+		case j.rec.State != store.StateReady:
+			q.detach(j)
+			q.attach(j, store.StateReady, 0)
+			j.rec.RunAt = now
+		}
+	}
+	dup.Replaced, dup.State = true, j.rec.State
+	return dup, false
+}

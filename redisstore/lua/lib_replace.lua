@@ -1,0 +1,60 @@
+-- lib_replace.lua: a duplicate enqueue that changes the waiting job holding
+-- the ID or unique key (store.Replace), for enqueue.lua, whose KEYS it
+-- uses: 1 jobs, 2 ready, 3 pending, 7 attempt info, 10 retry, 11 unack,
+-- 12 garbage, 13 done.
+
+-- due_ms turns an enqueue's due argument ("" now, "+ms", or absolute ms)
+-- into ms on the store's clock.
+local function due_ms(due, now, later)
+  if due == '' then return now end
+  if string.byte(due, 1) == 43 then return after(now, later, tonumber(string.sub(due, 2))) end
+  return tonumber(due)
+end
+
+-- replace_holder applies rep (1 args, 2 due time, 3 both) to job h with the
+-- new value and due argument, and returns "u", the state it is in now
+-- ("p", "r" or "y") and h; or nil when h is not waiting (running, ended,
+-- gone) or is a workflow task's job, which stays as it is, and then true
+-- as well when h is running.
+local function replace_holder(h, val, due, rep, now, later)
+  if string.find(h, '~', 1, true) then return nil end
+  local old = redis.call('HGET', KEYS[1], h)
+  if not old then return nil end
+  local st, zkey
+  if redis.call('ZSCORE', KEYS[3], h) then
+    st, zkey = 'p', KEYS[3]
+  elseif redis.call('ZSCORE', KEYS[10], h) then
+    st, zkey = 'y', KEYS[10]
+  elseif redis.call('ZSCORE', KEYS[12], h) or redis.call('ZSCORE', KEYS[13], h) then
+    return nil
+  else
+    local _, _, tok = parse_att(redis.call('HGET', KEYS[7], h))
+    if tok ~= '' and redis.call('ZSCORE', KEYS[11], h .. '|' .. tok) then return nil, true end
+    st = 'r'
+  end
+  if rep % 2 == 1 then
+    -- The enqueue time stays the first one's.
+    redis.call('HSET', KEYS[1], h, string.match(old, '^(%d*,)') .. val)
+  end
+  if rep >= 2 then
+    local d = due_ms(due, now, later)
+    if d > now then
+      if st == 'r' then
+        -- From the tail: the job most likely to be replaced is a recent one.
+        redis.call('LREM', KEYS[2], -1, h)
+        st, zkey = 'p', KEYS[3]
+      end
+      local first = earliest(zkey)
+      redis.call('ZADD', zkey, str(d), h)
+      if not first or d < first then wake_sched() end
+    elseif st ~= 'r' then
+      redis.call('ZREM', zkey, h)
+      redis.call('RPUSH', KEYS[2], h)
+      local a, c, t = parse_att(redis.call('HGET', KEYS[7], h))
+      redis.call('HSET', KEYS[7], h, make_att(a, c, t, str(now)))
+      wake_ready()
+      st = 'r'
+    end
+  end
+  return 'u' .. st .. h
+end
