@@ -59,6 +59,9 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 			}
 		}
 	}
+	if nj.Replace&store.ReplaceOnly != 0 {
+		return store.EnqueueResult{ID: nj.ID, Duplicate: true}
+	}
 	if nj.Schedule != "" {
 		tick := nj.Tick.Truncate(time.Millisecond)
 		if last, ok := q.ticks[nj.Schedule]; ok && !tick.After(last) {

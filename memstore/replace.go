@@ -23,7 +23,7 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 	switch j.rec.State {
 	case store.StatePending, store.StateReady, store.StateRetry:
 	case store.StateUnack:
-		return dup, true
+		return dup, nj.Replace&store.ReplaceOnly == 0
 	default:
 		return dup, false
 	}

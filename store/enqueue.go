@@ -95,8 +95,8 @@ func (j *NewJob) Validate() error {
 	if j.UniqueFor > 0 && j.UniqueKey == "" {
 		return fmt.Errorf("%w: UniqueFor is set without a UniqueKey", ErrInvalidJob)
 	}
-	if j.Replace&^(ReplaceArgs|ReplaceRunAt) != 0 {
-		return fmt.Errorf("%w: Replace %d has unknown bits (ReplaceArgs is 1, ReplaceRunAt 2)", ErrInvalidJob, j.Replace)
+	if j.Replace&^(ReplaceArgs|ReplaceRunAt|ReplaceOnly) != 0 {
+		return fmt.Errorf("%w: Replace %d has unknown bits (ReplaceArgs is 1, ReplaceRunAt 2, ReplaceOnly 4)", ErrInvalidJob, j.Replace)
 	}
 	if j.Replace != 0 && j.Schedule != "" {
 		return fmt.Errorf("%w: Replace is set on a periodic job (Schedule %q): a tick is enqueued once", ErrInvalidJob, j.Schedule)

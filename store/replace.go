@@ -26,4 +26,9 @@ const (
 	// (RunAt, or Delay from the store's now): with a Delay, "run once, D
 	// after the last enqueue" (debounce).
 	ReplaceRunAt
+	// ReplaceOnly never adds a job: when no waiting job holds the ID or
+	// key, or the holder runs, nothing changes and the result is a
+	// duplicate. Operators' edits use it (hopper.Inspector.UpdateJob), so
+	// that editing a job that has just ended does not enqueue it again.
+	ReplaceOnly
 )

@@ -18,6 +18,7 @@ func replaceCases() []adminCase {
 		{name: "ByID", fn: testReplaceByID},
 		{name: "RunningPassesTheKey", fn: testReplaceRunningPassesTheKey},
 		{name: "EndedIsADuplicate", fn: testReplaceEndedIsADuplicate},
+		{name: "OnlyNeverAdds", fn: testReplaceOnlyNeverAdds},
 		{name: "BadFlags", fn: testReplaceBadFlags},
 	}
 }
@@ -167,9 +168,9 @@ func testReplaceEndedIsADuplicate(t *testing.T, s store.Store, a store.Admin) {
 func testReplaceBadFlags(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	bad := job(q, "a")
-	bad.Replace = 4
+	bad.Replace = 8
 	if _, err := s.Enqueue(t.Context(), []*store.NewJob{bad}); !errors.Is(err, store.ErrInvalidJob) {
-		t.Fatalf("Enqueue with Replace 4: %v, want ErrInvalidJob", err)
+		t.Fatalf("Enqueue with Replace 8: %v, want ErrInvalidJob", err)
 	}
 	tick := job(q, "b")
 	tick.Schedule, tick.Tick, tick.Replace = "every", time.Now(), store.ReplaceArgs
@@ -177,4 +178,23 @@ func testReplaceBadFlags(t *testing.T, s store.Store, a store.Admin) {
 		t.Fatalf("Enqueue of a periodic tick with Replace: %v, want ErrInvalidJob", err)
 	}
 	requireCounts(t, a, q, store.StateCounts{})
+}
+
+func testReplaceOnlyNeverAdds(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	gone := job(q, "gone")
+	gone.Replace = store.ReplaceOnly | store.ReplaceArgs
+	if r := enqueue(t, s, gone)[0]; !r.Duplicate || r.Replaced {
+		t.Fatalf("Enqueue with ReplaceOnly of an ID nobody holds: got %+v, want nothing added", r)
+	}
+	add(t, s, keyed(q, "a", "k", 0, "v1"))
+	running := claimOne(t, s, q, "a", long)
+	only := keyed(q, "b", "k", store.ReplaceOnly|store.ReplaceArgs, "v2")
+	if r := enqueue(t, s, only)[0]; !r.Duplicate || r.Replaced || r.ID != "a" {
+		t.Fatalf("Enqueue with ReplaceOnly while the key's holder runs: got %+v, want a plain duplicate of a", r)
+	}
+	requireCounts(t, a, q, store.StateCounts{Unack: 1})
+	finishOK(t, s, outcome(running, store.OutcomeAck))
+	add(t, s, keyed(q, "c", "k2", 0, "v1"))
+	requireReplaced(t, enqueue(t, s, keyed(q, "d", "k2", store.ReplaceOnly|store.ReplaceArgs, "v2"))[0], "c", store.StateReady)
 }

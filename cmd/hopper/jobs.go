@@ -12,7 +12,7 @@ import (
 )
 
 // jobsUsage lists the subcommands of "hopper jobs".
-const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel> [flags]
+const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel|reschedule> [flags]
 
   list    [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--newest] [--json]
   show    [--queue Q] ID [--json]
@@ -21,6 +21,8 @@ const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel> [flags]
   delete  [--queue Q] ID...         delete jobs (not running ones: cancel those)
   delete  --queue Q --state S --all delete every job in a state
   cancel  [--queue Q] ID...         cancel waiting or running jobs
+  reschedule [--queue Q] (--at TIME | --in DURATION | --now) ID...
+                                    move waiting jobs' due time
 
 Without --queue, a job is looked for in every queue. Args, results and
 metadata are shown with secrets redacted (dashboard.DefaultRedact) unless
@@ -42,6 +44,8 @@ func runJobs(ctx context.Context, a *app, args []string) error {
 		return runJobsAct(ctx, a, sub, rest)
 	case "cancel":
 		return runJobsCancel(ctx, a, rest)
+	case "reschedule":
+		return runJobsReschedule(ctx, a, rest)
 	}
 	fmt.Fprintf(a.stderr, "hopper jobs: unknown subcommand %q\n\n%s\n", sub, jobsUsage)
 	return errUsage

@@ -102,6 +102,27 @@ func TestJobsRetryDeleteCancel(t *testing.T) {
 	})
 }
 
+func TestJobsReschedule(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ids := seed(t, c.store)
+		r := c.run(t, "jobs", "reschedule", "--now", ids.pending)
+		wantCode(t, r, 0, "reschedule --now")
+		wantOut(t, r.stdout, "reschedule --now", ids.pending+" is ready")
+		if st := state(t, c.store, ids.pending); st != hopper.StateReady {
+			t.Errorf("rescheduled job in %q, want ready", st)
+		}
+		r = c.run(t, "jobs", "reschedule", "--at", "2099-01-02T03:04:05Z", ids.pending)
+		wantCode(t, r, 0, "reschedule --at")
+		wantOut(t, r.stdout, "reschedule --at", ids.pending+" is pending, due 2099-01-02T03:04:05Z")
+		r = c.run(t, "jobs", "reschedule", "--in", "1h", ids.garbage)
+		wantCode(t, r, 1, "reschedule a dead job")
+		wantOut(t, r.stderr, "reschedule a dead job", "only a waiting job")
+		wantCode(t, c.run(t, "jobs", "reschedule", "--now", "--in", "1h", ids.ready), 2, "two due times")
+		wantCode(t, c.run(t, "jobs", "reschedule", ids.ready), 2, "no due time")
+		wantCode(t, c.run(t, "jobs", "reschedule", "--at", "tomorrow", ids.ready), 1, "bad --at")
+	})
+}
+
 func TestQueuesPauseResume(t *testing.T) {
 	eachCLI(t, func(t *testing.T, c *cli) {
 		seed(t, c.store)

@@ -48,15 +48,19 @@ while i <= #ARGV do
         if untl == '' or tonumber(untl) > now then holder = hid end
       end
     end
+    local rep = 0
+    if string.byte(extra, 1) == 114 then rep = tonumber(string.sub(extra, 2)) end
     if holder then
       local running = false
-      if string.byte(extra, 1) == 114 then -- 'r'
-        res, running = replace_holder(holder, val, due, tonumber(string.sub(extra, 2)), now, later)
+      if rep > 0 then
+        res, running = replace_holder(holder, val, due, rep, now, later)
       end
       -- A unique key held by a running job passes to the new job, which
       -- is added: the running one cannot take what it asked for.
       if not (running and holder ~= id) then res = res or ('d' .. holder) end
     end
+    -- ReplaceOnly (bit 4) never adds a job.
+    if not res and rep >= 4 then res = 'd' .. id end
     if not res and sched ~= '' then
       local last = redis.call('HGET', KEYS[6], sched)
       if last and tonumber(tick) <= tonumber(last) then res = 'd' end

@@ -11,11 +11,12 @@ local function due_ms(due, now, later)
   return tonumber(due)
 end
 
--- replace_holder applies rep (1 args, 2 due time, 3 both) to job h with the
+-- replace_holder applies rep (bits: 1 args, 2 due time) to job h with the
 -- new value and due argument, and returns "u", the state it is in now
 -- ("p", "r" or "y") and h; or nil when h is not waiting (running, ended,
 -- gone) or is a workflow task's job, which stays as it is, and then true
--- as well when h is running.
+-- as well when h is running and rep allows adding a job (no bit 4,
+-- ReplaceOnly).
 local function replace_holder(h, val, due, rep, now, later)
   if string.find(h, '~', 1, true) then return nil end
   local old = redis.call('HGET', KEYS[1], h)
@@ -29,14 +30,14 @@ local function replace_holder(h, val, due, rep, now, later)
     return nil
   else
     local _, _, tok = parse_att(redis.call('HGET', KEYS[7], h))
-    if tok ~= '' and redis.call('ZSCORE', KEYS[11], h .. '|' .. tok) then return nil, true end
+    if tok ~= '' and redis.call('ZSCORE', KEYS[11], h .. '|' .. tok) then return nil, rep < 4 end
     st = 'r'
   end
   if rep % 2 == 1 then
     -- The enqueue time stays the first one's.
     redis.call('HSET', KEYS[1], h, string.match(old, '^(%d*,)') .. val)
   end
-  if rep >= 2 then
+  if math.floor(rep / 2) % 2 == 1 then
     local d = due_ms(due, now, later)
     if d > now then
       if st == 'r' then
