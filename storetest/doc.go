@@ -39,8 +39,10 @@
 // GetJob, ListJobs, Requeue, Delete, Cancel, Workers, SetQueueConfig), and
 // the parts of the lifecycle only Admin can show or set: the records GetJob
 // returns (due times, error history, results, finish times), which
-// retention an ack applies, pausing a queue, MaxRunning and RateLimit, and
-// cancellation of waiting and running jobs. Like hopper.Inspector, the only
+// retention an ack applies, pausing a queue, MaxRunning, RateLimit (in
+// every sliding window) and a handler's hold, what an enqueue with
+// Replace changes of a waiting job, and cancellation of waiting and
+// running jobs. Like hopper.Inspector, the only
 // production caller of Admin, the suite sends Admin only valid requests.
 //
 // Optional groups run when the store implements their interface, and are
