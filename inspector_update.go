@@ -43,7 +43,7 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	if wf, task, ok := TaskOf(rec); ok {
 		return nil, fmt.Errorf("%w: job %q is task %q of workflow %q, which owns it: it cannot be changed alone", ErrInvalidState, id, task, wf)
 	}
-	if !waiting(rec.State) {
+	if !rec.State.Replaceable() {
 		return nil, fmt.Errorf("%w: job %q of queue %q is %s: only a waiting job (pending, ready or retry) can be changed", ErrInvalidState, id, queue, rec.State)
 	}
 	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, Meta: rec.Meta,
@@ -76,9 +76,4 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 		return nil, fmt.Errorf("%w: job %q of queue %q started or ended before the change: it is unchanged", ErrInvalidState, id, queue)
 	}
 	return i.GetJob(ctx, queue, id)
-}
-
-// waiting reports whether a job in st may still be changed.
-func waiting(st JobState) bool {
-	return st == StatePending || st == StateReady || st == StateRetry
 }

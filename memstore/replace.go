@@ -20,12 +20,8 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 	if nj.Replace == 0 || j == nil || strings.IndexByte(id, '~') >= 0 {
 		return dup, false
 	}
-	switch j.rec.State {
-	case store.StatePending, store.StateReady, store.StateRetry:
-	case store.StateUnack:
-		return dup, nj.Replace&store.ReplaceOnly == 0
-	default:
-		return dup, false
+	if !j.rec.State.Replaceable() {
+		return dup, j.rec.State == store.StateUnack && nj.Replace&store.ReplaceOnly == 0
 	}
 	if nj.Replace&store.ReplaceArgs != 0 {
 		j.rec.Kind = nj.Kind
@@ -40,16 +36,15 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 		if !nj.RunAt.IsZero() {
 			dueMs = mstime.CeilUnix(nj.RunAt)
 		}
-		switch {
-		case dueMs > nowMs && j.rec.State == store.StateRetry:
+		if dueMs > nowMs {
+			st := store.StatePending // a retry waits in retry
+			if j.rec.State == store.StateRetry {
+				st = store.StateRetry
+			}
 			q.detach(j)
-			q.attach(j, store.StateRetry, dueMs)
+			q.attach(j, st, dueMs)
 			j.rec.RunAt = atMs(now, nowMs, dueMs)
-		case dueMs > nowMs:
-			q.detach(j)
-			q.attach(j, store.StatePending, dueMs)
-			j.rec.RunAt = atMs(now, nowMs, dueMs)
-		case j.rec.State != store.StateReady:
+		} else if j.rec.State != store.StateReady {
 			q.detach(j)
 			q.attach(j, store.StateReady, 0)
 			j.rec.RunAt = now

@@ -23,13 +23,13 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds", "replace")
+	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds", "state", "replace")
 	scriptPlain     = newScript("enqueue_plain", false, "place", "events", "kinds")
 	scriptClaim     = newScript("claim", false, "att", "events", "kinds", "rate")
 	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
 	scriptExtend    = newScript("extend", false, "att", "events", "kinds")
 	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
-	scriptGetJob    = newScript("getjob", true, "att", "records")
+	scriptGetJob    = newScript("getjob", true, "att", "records", "state")
 	scriptList      = newScript("list", true, "member", "records")
 	scriptStats     = newScript("stats", true, "att", "rate")
 	scriptConfig    = newScript("config", false)

@@ -67,6 +67,17 @@ func (s JobState) Requeueable() bool {
 // state but unack, whose job is running (cancel it instead).
 func (s JobState) Deletable() bool { return s.Valid() && s != StateUnack }
 
+// Replaceable reports whether a job in s can be changed in place (an
+// enqueue with NewJob.Replace, hopper.Inspector.UpdateJob): a waiting job,
+// pending, ready or retry. A running job or an ended one never is.
+func (s JobState) Replaceable() bool {
+	switch s {
+	case StatePending, StateReady, StateRetry:
+		return true
+	}
+	return false
+}
+
 // Cancellable reports whether cancelling a job in s does anything
 // (Admin.Cancel): waiting (pending, ready, retry) or running (unack).
 func (s JobState) Cancellable() bool {

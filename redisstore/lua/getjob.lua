@@ -5,31 +5,12 @@
 --       9 results hash, 10 cancelled set, 11 progress hash
 -- ARGV: 1 id
 -- Returns {} when there is no such job, else {state, score, id, value,
--- attempt info, errors, result, cancelled, progress ('' for none)}. The state is found by
--- elimination: the sorted sets first, then the unack member named by the
--- token in the attempt info, and ready otherwise (LPOS would be O(n)).
+-- attempt info, errors, result, cancelled, progress ('' for none)}. The
+-- state is found by elimination (lib_state.lua).
 
 local id = ARGV[1]
 if redis.call('HEXISTS', KEYS[1], id) == 0 then return {} end
-local state, score
-for _, s in ipairs({{'pending', 2}, {'retry', 3}, {'garbage', 4}, {'done', 5}}) do
-  score = redis.call('ZSCORE', KEYS[s[2]], id)
-  if score then
-    state = s[1]
-    break
-  end
-end
-if not state then
-  local _, _, tok = parse_att(redis.call('HGET', KEYS[7], id))
-  if tok ~= '' then
-    score = redis.call('ZSCORE', KEYS[6], id .. '|' .. tok)
-    if score then state = 'unack' end
-  end
-end
-if not state then
-  state = 'ready'
-  score = ''
-end
+local state, score = job_state(id, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 local out = {state, score}
 for _, v in ipairs(load({id}, KEYS[1], KEYS[7], KEYS[8], KEYS[9], KEYS[10])) do
   out[#out + 1] = v

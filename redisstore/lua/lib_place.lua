@@ -5,9 +5,18 @@
 -- ID pairs for pending, and the earliest pending due time.
 local placed = {ready = {}, pend = {}, min_due = nil}
 
--- place puts job id where it goes, given its due argument: "" for now,
--- "+ms" for ms after now, or an absolute "ms". It returns 'p' (pending:
--- due later) or 'r' (ready).
+-- due_ms turns an enqueue's due argument ("" for now, "+ms" for ms after
+-- now, or an absolute "ms") into ms on the store's clock.
+local function due_ms(due, now, later)
+  if due == '' then return now end
+  if string.byte(due, 1) == 43 then return after(now, later, tonumber(string.sub(due, 2))) end -- '+'
+  return tonumber(due)
+end
+
+-- place puts job id where it goes, given its due argument (see due_ms,
+-- which it inlines: place runs once per enqueued job, and a Lua call per
+-- job is a measurable share of an enqueue's few microseconds). It returns
+-- 'p' (pending: due later) or 'r' (ready).
 local function place(id, due, now, later)
   if due == '' then
     due = now

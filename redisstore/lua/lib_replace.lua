@@ -1,15 +1,8 @@
 -- lib_replace.lua: a duplicate enqueue that changes the waiting job holding
 -- the ID or unique key (store.Replace), for enqueue.lua, whose KEYS it
 -- uses: 1 jobs, 2 ready, 3 pending, 7 attempt info, 10 retry, 11 unack,
--- 12 garbage, 13 done.
-
--- due_ms turns an enqueue's due argument ("" now, "+ms", or absolute ms)
--- into ms on the store's clock.
-local function due_ms(due, now, later)
-  if due == '' then return now end
-  if string.byte(due, 1) == 43 then return after(now, later, tonumber(string.sub(due, 2))) end
-  return tonumber(due)
-end
+-- 12 garbage, 13 done; and due_ms of lib_place.lua, job_state of
+-- lib_state.lua.
 
 -- replace_holder applies rep (bits: 1 args, 2 due time) to job h with the
 -- new value and due argument, and returns "u", the state it is in now
@@ -21,17 +14,18 @@ local function replace_holder(h, val, due, rep, now, later)
   if string.find(h, '~', 1, true) then return nil end
   local old = redis.call('HGET', KEYS[1], h)
   if not old then return nil end
+  local state = job_state(h, KEYS[3], KEYS[10], KEYS[12], KEYS[13], KEYS[11], KEYS[7])
   local st, zkey
-  if redis.call('ZSCORE', KEYS[3], h) then
+  if state == 'pending' then
     st, zkey = 'p', KEYS[3]
-  elseif redis.call('ZSCORE', KEYS[10], h) then
+  elseif state == 'retry' then
     st, zkey = 'y', KEYS[10]
-  elseif redis.call('ZSCORE', KEYS[12], h) or redis.call('ZSCORE', KEYS[13], h) then
-    return nil
-  else
-    local _, _, tok = parse_att(redis.call('HGET', KEYS[7], h))
-    if tok ~= '' and redis.call('ZSCORE', KEYS[11], h .. '|' .. tok) then return nil, rep < 4 end
+  elseif state == 'ready' then
     st = 'r'
+  elseif state == 'unack' then
+    return nil, rep < 4
+  else
+    return nil -- ended: garbage or done
   end
   if rep % 2 == 1 then
     -- The enqueue time stays the first one's.
