@@ -97,11 +97,11 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 			continue // an ID without a job; the script skipped it
 		}
 		r := &recs[i]
+		r.ID = id
 		if err := decodeValue(v, r); err != nil {
 			bad = append(bad, undecodable{id: id, token: uint64(token), err: err})
 			continue
 		}
-		r.ID = id
 		r.Queue = queue
 		r.State = store.StateUnack
 		r.Attempt = int(attempt)

@@ -33,6 +33,41 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	}
 }
 
+// A workflow task's job stores true for its Meta, which the ID gives back;
+// a job whose Meta only looks like a task's keeps its map.
+func TestEnvelopeTaskMeta(t *testing.T) {
+	task := map[string]string{store.MetaWorkflow: "wf1", store.MetaTask: "resize"}
+	for _, c := range []struct {
+		id      string
+		meta    map[string]string
+		compact bool
+	}{
+		{store.TaskJobID("wf1", "resize"), task, true},
+		{store.TaskJobID("wf1", "other"), task, false}, // the ID names another task
+		{"plain", task, false},
+		{store.TaskJobID("wf1", "resize"), map[string]string{store.MetaWorkflow: "wf1", store.MetaTask: "resize", "traceparent": "00-1-01"}, false},
+	} {
+		j := &store.NewJob{ID: c.id, Kind: "k", Meta: c.meta}
+		v := string(encodeValue(j))
+		if compact := strings.HasSuffix(v, "\xc3"); compact != c.compact {
+			t.Errorf("job %q with Meta %v: value %q, want compact %v", c.id, c.meta, v, c.compact)
+		}
+		rec := store.JobRecord{ID: c.id}
+		if err := decodeValue("1,"+v, &rec); err != nil {
+			t.Fatalf("job %q: %v", c.id, err)
+		}
+		if !maps.Equal(rec.Meta, c.meta) {
+			t.Errorf("job %q: Meta %v after the round trip, want %v", c.id, rec.Meta, c.meta)
+		}
+	}
+	// A compact Meta under an ID that names no task is corrupt.
+	v := string(encodeValue(&store.NewJob{ID: store.TaskJobID("wf1", "resize"), Kind: "k", Meta: task}))
+	rec := store.JobRecord{ID: "plain"}
+	if err := decodeValue("1,"+v, &rec); err == nil {
+		t.Errorf("compact task Meta under ID %q decoded as %v, want an error", rec.ID, rec.Meta)
+	}
+}
+
 // The envelope is plain msgpack: any msgpack library reads it.
 func TestEnvelopeIsMsgpack(t *testing.T) {
 	j := &store.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
