@@ -35,3 +35,15 @@ func TestConformanceCluster(t *testing.T) {
 		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
 	})
 }
+
+// TestConformanceOneSlotPerScript runs the suite against one server with
+// every script kept to one hash slot, as on a Cluster: workflow task ends
+// go to records, delivered in separate steps (by default one server
+// applies them in the script that ends the task).
+func TestConformanceOneSlotPerScript(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), OneSlotPerScript: true})
+	})
+}

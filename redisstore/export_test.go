@@ -1,5 +1,12 @@
 package redisstore
 
+import (
+	"context"
+	"strconv"
+
+	"github.com/hopperq/hopper/store"
+)
+
 // CrashWorkflowsAt makes s stop its workflow deliveries at step ("apply",
 // "release", "confirm", "done"; "" for never) as if its process died
 // there, leaving the rest to a sweeper.
@@ -9,4 +16,11 @@ func CrashWorkflowsAt(s *Store, step string) {
 		return
 	}
 	s.wfCrash.Store(&step)
+}
+
+// ApplyTaskEnd applies a record of the end of task job id of queue (seq,
+// outcome s, f, c, d or r) to its workflow, as a delivery does.
+func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outcome string) error {
+	wf, task, _ := store.ParseTaskJobID(id)
+	return s.applyEnds(ctx, []endRecord{{queue: queue, id: id, wf: wf, task: task, seq: strconv.Itoa(seq), outcome: outcome}})
 }

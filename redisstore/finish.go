@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
@@ -70,7 +71,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 			continue
 		}
 		sent = append(sent, append(plain, other...))
-		calls = append(calls, &evalCall{script: scriptFinish, keys: s.queueKeys(q).finishKeys, args: args})
+		script := scriptFinish
+		if s.wfLocal() && anyTask(reqs, groups[q]) {
+			script = scriptFinishLocal
+		}
+		calls = append(calls, &evalCall{script: script, keys: s.queueKeys(q).finishKeys, args: args})
 	}
 	switch {
 	case len(calls) == 0:
@@ -111,6 +116,17 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 		_ = s.applyEnds(ctx, ends)
 	}
 	return out, nil
+}
+
+// anyTask reports whether one of reqs[idx] may end a workflow task's job
+// (its ID has a '~', as store.TaskJobID's have).
+func anyTask(reqs []store.FinishRequest, idx []int) bool {
+	for _, i := range idx {
+		if strings.IndexByte(reqs[i].ID, '~') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // isPlainAck reports whether r is an ack without a retention or result of

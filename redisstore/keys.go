@@ -39,7 +39,7 @@ package redisstore
 //	{p:q}:wd  hash    job ID -> a workflow task's end not yet delivered
 //	{p:q}:wq  zset    job ID -> when a sweeper may deliver its record
 //
-//	{p:wf:<id>}:m, s, q, r, i, d, n, p, o, rel   one workflow's record
+//	{p:wf:<id>}:m, s, r, i, d, p, o, rel   one workflow's record
 //	                  (lua/lib_wfgraph.lua)
 //	{p:~wf}:all, running, succeeded, failed, cancelled, exp, ids, chk
 //	                  the workflow index (workflow_index.go)

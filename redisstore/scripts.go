@@ -23,10 +23,14 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue   = newScript("enqueue", false, "place", "att", "events", "kinds", "state", "replace")
-	scriptPlain     = newScript("enqueue_plain", false, "place", "events", "kinds")
-	scriptClaim     = newScript("claim", false, "att", "events", "kinds", "rate")
-	scriptFinish    = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
+	scriptEnqueue = newScript("enqueue", false, "place", "att", "events", "kinds", "state", "replace")
+	scriptPlain   = newScript("enqueue_plain", false, "place", "events", "kinds")
+	scriptClaim   = newScript("claim", false, "att", "events", "kinds", "rate")
+	scriptFinish  = newScript("finish", false, "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
+	// scriptFinishLocal is finish.lua applying workflow task ends in the
+	// same step (lib_wflocal.lua): on one server, for batches with tasks.
+	scriptFinishLocal = newScript("finish+local", false, "att", "errors", "unique", "throughput", "outcome", "events",
+		"kinds", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
 	scriptExtend    = newScript("extend", false, "att", "events", "kinds")
 	scriptMaintain  = newScript("maintain", false, "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
 	scriptGetJob    = newScript("getjob", true, "att", "records", "state")
@@ -41,27 +45,30 @@ var (
 	scriptEvArm     = newScript("events_arm", false)
 	scriptWaitJob   = newScript("waitjob", false)
 
-	scriptWfCreate  = newScript("wf_create", false, "wfgraph")
-	scriptWfApply   = newScript("wf_apply", false, "wfgraph")
-	scriptWfAdd     = newScript("wf_add", false, "wfgraph")
-	scriptWfCancel  = newScript("wf_cancel", false, "wfgraph")
-	scriptWfConfirm = newScript("wf_confirm", false, "wfgraph")
-	scriptWfDrop    = newScript("wf_drop", false, "wfgraph")
-	scriptWfGet     = newScript("wf_get", true)
-	scriptWfSynced  = newScript("wf_synced", false)
-	scriptWfRelease = newScript("wf_release", false, "place", "events", "kinds")
-	scriptWfTake    = newScript("wf_take", false)
-	scriptWfDone    = newScript("wf_done", false)
-	scriptWfiSet    = newScript("wfi_set", false)
-	scriptWfiDel    = newScript("wfi_del", false)
+	scriptWfCreate = newScript("wf_create", false, "wfgraph")
+	// scriptWfCreateLocal is wf_create.lua enqueueing the first tasks in
+	// the same step (lib_wflocal.lua): on one server.
+	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "place", "events", "kinds", "wfrel", "wf", "wflocal")
+	scriptWfApply       = newScript("wf_apply", false, "wfgraph")
+	scriptWfAdd         = newScript("wf_add", false, "wfgraph")
+	scriptWfCancel      = newScript("wf_cancel", false, "wfgraph")
+	scriptWfConfirm     = newScript("wf_confirm", false, "wfgraph")
+	scriptWfDrop        = newScript("wf_drop", false, "wfgraph")
+	scriptWfGet         = newScript("wf_get", true)
+	scriptWfSynced      = newScript("wf_synced", false)
+	scriptWfRelease     = newScript("wf_release", false, "place", "events", "kinds", "wfrel")
+	scriptWfTake        = newScript("wf_take", false)
+	scriptWfDone        = newScript("wf_done", false)
+	scriptWfiSet        = newScript("wfi_set", false)
+	scriptWfiDel        = newScript("wfi_del", false)
 )
 
 // allScripts lists the scripts loaded by the start-up check.
 var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
-	scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
+	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
 	scriptEvRead, scriptEvArm, scriptWaitJob,
-	scriptWfCreate, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
+	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
 	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }
 
@@ -73,8 +80,11 @@ func luaFile(name string) string {
 	return string(b)
 }
 
+// newScript builds the script of lua/<name>.lua with helpers; a name
+// "<script>+<variant>" is lua/<script>.lua with other helpers.
 func newScript(name string, readOnly bool, helpers ...string) *redis.Script {
-	body := luaFile(name)
+	file, _, _ := strings.Cut(name, "+")
+	body := luaFile(file)
 	var b strings.Builder
 	switch {
 	case strings.HasPrefix(body, "#!lua"):

@@ -58,6 +58,21 @@ func (s *Store) serverMs(ctx context.Context) (int64, error) {
 // began. The wm mark of a task's job also tells the scripts of its queue
 // that the job is a workflow task; it stays until the workflow is removed
 // after its retention.
+//
+// On one server (a *redis.Client, with or without Sentinel), where one
+// script reaches every key, the two hot steps skip the records
+// (lua/lib_wflocal.lua): finish.lua applies the ends of the tasks it acks
+// or fails to their workflows, enqueues the tasks they release and
+// updates the index, and wf_create.lua enqueues the first tasks, each in
+// the same atomic step. Nothing is left between steps for a crash to cut,
+// and a chain step or a fan-in costs one script call instead of five
+// round trips. Those ends carry no seq: a task's job runs again only after
+// a requeue, whose record has a later seq than any end of the run before,
+// and a late record of an earlier run finds the task ended or compares
+// with that requeue's seq. The wm marks stay. Such a
+// script touches keys it was not given, which Redis allows on one server;
+// on a Cluster, or with Options.OneSlotPerScript (a proxy that routes by
+// key), the store keeps to the records above (wfLocal).
 
 // wfRelease is one released task's job, to enqueue.
 type wfRelease struct {
@@ -68,6 +83,12 @@ type wfRelease struct {
 // payload encodes job j for wf_release.lua: the due argument, '|', then
 // the envelope.
 func payload(j *store.NewJob) string {
+	return dueArg(j) + "|" + string(encodeValue(j))
+}
+
+// dueArg is the due argument of job j for the scripts that enqueue it: ""
+// now, "+ms" after the enqueue, or absolute ms.
+func dueArg(j *store.NewJob) string {
 	due := ""
 	switch {
 	case !j.RunAt.IsZero():
@@ -75,7 +96,7 @@ func payload(j *store.NewJob) string {
 	case j.Delay > 0:
 		due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
 	}
-	return due + "|" + string(encodeValue(j))
+	return due
 }
 
 // EnqueueWorkflow stores w (see store.Workflows) in one script in its
@@ -102,14 +123,19 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	if ret == 0 {
 		ret = store.DefaultWorkflowRetention
 	}
-	args := make([]any, 0, 3+5*len(w.Tasks))
+	args := make([]any, 0, 3+6*len(w.Tasks))
 	args = append(args, w.ID, w.Name, mstime.Ceil(ret))
-	payloads := make(map[string]string, len(w.Tasks))
 	for i, t := range w.Tasks {
-		p := payload(t.Job)
-		payloads[t.Name] = p
 		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
-			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), p)
+			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dueArg(t.Job), encodeValue(t.Job))
+	}
+	if s.wfLocal() {
+		// One server: the script enqueues the first tasks itself.
+		res, err := s.run(ctx, scriptWfCreateLocal, s.wfKeys(w.ID), args...).Slice()
+		if err != nil {
+			return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
+		}
+		return len(res) == 1 && res[0] == "dup", nil
 	}
 	if err := s.markCheck(ctx, w.ID); err != nil {
 		return false, err
@@ -133,7 +159,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	}
 	for i := range r.releases {
 		if t := byName[r.releases[i].task]; t != nil {
-			r.releases[i].queue, r.releases[i].payload = t.Job.Queue, payloads[t.Name]
+			r.releases[i].queue, r.releases[i].payload = t.Job.Queue, payload(t.Job)
 		}
 	}
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
@@ -248,7 +274,7 @@ func (s *Store) TaskResults(ctx context.Context, wf string, tasks []string) ([][
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		exists = p.Exists(ctx, k[0])
 		if len(tasks) > 0 {
-			vals = p.HMGet(ctx, k[8], tasks...)
+			vals = p.HMGet(ctx, k[6], tasks...)
 		}
 		return nil
 	})

@@ -28,7 +28,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 		return nil, err
 	}
 	k := s.wfKeys(id)
-	v, err := s.run(ctx, scriptWfGet, []string{k[0], k[1], k[4], k[5]}).Slice()
+	v, err := s.run(ctx, scriptWfGet, []string{k[0], k[1], k[3], k[4]}).Slice()
 	if err != nil {
 		return nil, wrap("get workflow "+strconv.Quote(id), err)
 	}
@@ -36,6 +36,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 		return nil, fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, id)
 	}
 	meta, states, infos, deps := pairs(v[0]), pairs(v[1]), pairs(v[2]), pairs(v[3])
+	// A state is its letter, then the seq of the task's last end applied.
 	rec := workflowOf(id, meta)
 	type ordered struct {
 		ord int
@@ -51,7 +52,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 		t := store.TaskRecord{
 			Name: name, Queue: parts[0], Kind: parts[1], JobID: store.TaskJobID(id, name),
 			AllowFailure: parts[2] == "1", AnyOutcome: parts[3] == "1", AddedBy: parts[4],
-			State: taskStates[states[name]],
+			State: taskStates[stateLetter(states[name])],
 		}
 		if d := deps[name]; d != "" {
 			t.Deps = strings.Split(d, "\n")
@@ -292,4 +293,13 @@ func (s *Store) RetryWorkflow(ctx context.Context, id string) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// stateLetter returns the state letter of a task's field of the s hash
+// (lib_wfgraph.lua): its first byte.
+func stateLetter(v string) string {
+	if v == "" {
+		return ""
+	}
+	return v[:1]
 }

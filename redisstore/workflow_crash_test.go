@@ -194,3 +194,41 @@ func TestWorkflowLostRecordIsSafe(t *testing.T) {
 		t.Fatalf("cancel of an unknown workflow: %v", err)
 	}
 }
+
+// On one server a finish applies a task's end to its workflow itself. An
+// end another process recorded earlier and applies only now (it took the
+// record, then stalled) is older, and changes nothing when it arrives.
+func TestWorkflowLateRecordAfterEndOnOneServer(t *testing.T) {
+	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	s, _ := newStore(t, o)
+	ctx := context.Background()
+	wf := "late"
+	if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: wf, Tasks: []*store.NewTask{
+		wfTask(wf, "a", "qa"), wfTask(wf, "b", "qb", "a"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	a := store.TaskJobID(wf, "a")
+	if got := claimAck(t, s, "qa"); len(got) != 1 || got[0] != a {
+		t.Fatalf("acked %v, want %s", got, a)
+	}
+	// A cancel of a's earlier run, recorded with the queue's first seq.
+	if err := redisstore.ApplyTaskEnd(ctx, s, "qa", a, 1, "c"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.GetWorkflow(ctx, wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rec.Tasks {
+		if tr.Name == "a" && tr.State != store.TaskSucceeded {
+			t.Fatalf("a is %s after the late record, want succeeded", tr.State)
+		}
+	}
+	if got := claimAck(t, s, "qb"); len(got) != 1 {
+		t.Fatalf("claimed %v from qb, want b", got)
+	}
+	if rec, err = s.GetWorkflow(ctx, wf); err != nil || rec.State != store.WorkflowSucceeded {
+		t.Fatalf("workflow %+v, %v; want succeeded", rec, err)
+	}
+}

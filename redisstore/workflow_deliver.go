@@ -347,6 +347,15 @@ func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
 	return nil
 }
 
+// wfLocal reports whether the scripts that end tasks' jobs apply the ends
+// to their workflows themselves, in the same step (lib_wflocal.lua): on
+// one server, where one script reaches every key. On a Cluster, with
+// Options.OneSlotPerScript, or under a test's crash point, they leave
+// records to deliver.
+func (s *Store) wfLocal() bool {
+	return !s.sharded && !s.opts.OneSlotPerScript && s.wfCrash.Load() == nil
+}
+
 // errCrash is what a delivery step returns where a test makes the process
 // "die" (crashAt).
 var errCrash = errors.New("redisstore: test crash")

@@ -6,14 +6,13 @@ import (
 )
 
 // wfKeys returns the keys of workflow id, in the order the wf_*.lua
-// scripts take them (lua/lib_wfgraph.lua): meta, states, seqs, remaining,
-// infos, dependencies, dependents, payloads, results, being released. They
-// share the hash tag {<prefix>:wf:<id>}; queue names hold no ':', so no
+// scripts take them (lua/lib_wfgraph.lua): meta, states (with each task's
+// dependents), remaining, infos, dependencies, payloads, results, being
+// released. They share the hash tag {<prefix>:wf:<id>}; queue names hold no ':', so no
 // queue's tag is ever a workflow's.
 func (s *Store) wfKeys(id string) []string {
 	tag := "{" + s.opts.Prefix + ":wf:" + id + "}:"
-	return []string{tag + "m", tag + "s", tag + "q", tag + "r", tag + "i", tag + "d", tag + "n", tag + "p",
-		tag + "o", tag + "rel"}
+	return []string{tag + "m", tag + "s", tag + "r", tag + "i", tag + "d", tag + "p", tag + "o", tag + "rel"}
 }
 
 // The workflow index, one slot {<prefix>:~wf} ('~' is in no queue name):

@@ -276,7 +276,11 @@ flush_events(KEYS[17], now)
 -- Then the workflow task ends recorded: their count, then job ID and
 -- record pairs, which the caller delivers at once.
 out[n + 1] = wf_written
-if wf_written > 0 then
+if wf_written > 0 and wf_apply_now then
+  -- On one server: applied here, nothing left to deliver.
+  wf_apply_now(now, later)
+  out[n + 1] = 0
+elseif wf_written > 0 then
   for _, x in ipairs(wf_flush(KEYS[21], KEYS[22], KEYS[23], now)) do out[#out + 1] = x end
 end
 return out

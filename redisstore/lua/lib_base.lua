@@ -1,5 +1,6 @@
 -- lib_base.lua: helpers prepended to every script (see scripts.go). No
--- helper touches a key by itself: every key comes from KEYS.
+-- helper touches a key by itself: every key comes from KEYS, except in
+-- lib_wflocal.lua (one server only; see its header).
 
 -- now_ms returns the server's time in Unix milliseconds twice: rounded down
 -- (now: what timestamps record and what due times are compared with) and

@@ -30,13 +30,17 @@ local function wf_members(wm, ids)
   return m
 end
 
+-- wf_apply_now, when a script has it (lib_wflocal.lua), applies the ends
+-- collected to their workflows in the same step instead of recording them.
+local wf_apply_now
+
 -- wf_note collects the end of task job id (outcome and result) for
 -- wf_flush.
 local wf_written = 0
-local wf_notes = {}
+local wf_ids, wf_ocs, wf_res = {}, {}, {}
 local function wf_note(id, outcome, result)
   wf_written = wf_written + 1
-  wf_notes[wf_written] = {id, outcome .. ',' .. (result or '')}
+  wf_ids[wf_written], wf_ocs[wf_written], wf_res[wf_written] = id, outcome, result or ''
 end
 
 -- wf_flush writes the collected records and returns them as a flat list
@@ -48,8 +52,8 @@ local function wf_flush(wd, wq, tokens, now)
   local h, z, out = {}, {}, {}
   local due = now + WF_LEASE
   for k = 1, wf_written do
-    local id = wf_notes[k][1]
-    local rec = (seq + k) .. ',' .. wf_notes[k][2]
+    local id = wf_ids[k]
+    local rec = (seq + k) .. ',' .. wf_ocs[k] .. ',' .. wf_res[k]
     h[#h + 1] = id
     h[#h + 1] = rec
     z[#z + 1] = due

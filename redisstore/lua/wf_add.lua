@@ -7,6 +7,8 @@
 -- with every task being released (so a retried call finishes what a dead
 -- one began).
 
+wf_use(KEYS)
+
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 local meta = redis.call('HMGET', WK.m, 'st', 'cx', 'nt')
 if meta[1] ~= 'running' or meta[2] == '1' then return {'ended'} end
@@ -53,7 +55,7 @@ for k, t in ipairs(order) do
   local v = string.gsub(x.info, '\n%d+$', '\n' .. (nt + k - 1))
   redis.call('HSET', WK.i, t, v)
   redis.call('HSET', WK.p, t, x.pl)
-  st_cache[t] = 'w'
+  st_cache[t], dep_cache[t] = 'w', false
   st_dirty[t] = true
   local deps = x.deps
   for _, dep in ipairs(deps) do add_dependent(dep, t) end
@@ -66,12 +68,7 @@ for k, t in ipairs(order) do
     set_rem(b, rem(b) + 1)
   end
 end
-for dep, l in pairs(appends) do
-  local cur = redis.call('HGET', WK.n, dep)
-  local add = table.concat(l, '\n')
-  if cur and cur ~= '' then add = cur .. '\n' .. add end
-  redis.call('HSET', WK.n, dep, add)
-end
+for dep, l in pairs(appends) do add_dependents(dep, table.concat(l, '\n')) end
 bump('nt', #order)
 bump('open', #order)
 bump('c_w', #order)

@@ -6,6 +6,8 @@
 -- being released are cancelled here (a job released meanwhile is
 -- cancelled by whoever confirms its release).
 
+wf_use(KEYS)
+
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 if redis.call('HGET', WK.m, 'st') ~= 'running' then return {'ended'} end
 redis.call('HSET', WK.m, 'cx', 1)
@@ -13,8 +15,9 @@ wf_cancelled = true
 local all = redis.call('HGETALL', WK.s)
 local out = {''}
 for a = 1, #all, 2 do
-  local t, st = all[a], all[a + 1]
-  st_cache[t] = st
+  local t = all[a]
+  load_state(t, all[a + 1])
+  local st = st_cache[t]
   if st == 'w' or (st == 'e' and redis.call('SISMEMBER', WK.rel, t) == 1) then
     set_state(t, 'C', st)
   end

@@ -7,6 +7,8 @@
 -- workflow was cancelled while it was being released): the caller cancels
 -- its job.
 
+wf_use(KEYS)
+
 call_chunked('SREM', WK.rel, ARGV, 1)
 call_chunked('HDEL', WK.p, ARGV, 1)
 local out = {}

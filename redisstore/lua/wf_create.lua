@@ -1,54 +1,74 @@
 -- wf_create.lua: store a new workflow with every task (see workflow.go).
 --
 -- KEYS: the workflow's (lib_wfgraph.lua).
--- ARGV: 1 id, 2 name, 3 retention ms, then five per task: name, info,
---       dependencies, dependents, payload.
+-- ARGV: 1 id, 2 name, 3 retention ms, then six per task: name, info,
+--       dependencies, dependents, due and value of its job (wf_release.lua's
+--       triples without the ID).
 -- Returns {'dup'} when the ID is held, else lib_wfgraph's reply with the
 -- tasks released (those without dependencies), their queue and payload
--- left empty: the caller has them.
+-- left empty: the caller has them. The variant with lib_wflocal.lua (one
+-- server) enqueues them itself and returns lib_wfgraph's reply without
+-- tasks.
+
+wf_use(KEYS)
 
 if redis.call('EXISTS', WK.m) == 1 then return {'dup'} end
-local now = now_ms()
-local s, r, i, d, n, p, roots = {}, {}, {}, {}, {}, {}, {}
+local now, later = now_ms()
+local s, r, i, d, p, roots = {}, {}, {}, {}, {}, {}
+local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
+-- With lib_wflocal, the first tasks' jobs by queue, for release_local.
+local by, order = {}, {}
 local nt = 0
-for a = 4, #ARGV, 5 do
-  local t = ARGV[a]
+for a = 4, #ARGV, 6 do
+  local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
   nt = nt + 1
-  s[#s + 1] = t; s[#s + 1] = 'w'
-  i[#i + 1] = t; i[#i + 1] = ARGV[a + 1]
-  p[#p + 1] = t; p[#p + 1] = ARGV[a + 4]
-  local deps = ARGV[a + 2]
+  i[ni + 1] = t; i[ni + 2] = ARGV[a + 1]; ni = ni + 2
+  -- Released at once when it waits for nothing.
+  local st = deps == '' and 'e' or 'w'
+  s[ns + 1] = t
+  s[ns + 2] = dependents == '' and st or (st .. '|' .. dependents)
+  ns = ns + 2
   if deps == '' then
-    roots[#roots + 1] = t
-    r[#r + 1] = t; r[#r + 1] = 0
+    nroots = nroots + 1
+    roots[nroots] = t
   else
-    d[#d + 1] = t; d[#d + 1] = deps
+    d[nd + 1] = t; d[nd + 2] = deps; nd = nd + 2
     local c = 1
     for _ in string.gmatch(deps, '\n') do c = c + 1 end
-    r[#r + 1] = t; r[#r + 1] = c
+    r[nr + 1] = t; r[nr + 2] = c; nr = nr + 2
   end
-  if ARGV[a + 3] ~= '' then n[#n + 1] = t; n[#n + 1] = ARGV[a + 3] end
+  if deps ~= '' or not wf_inline then
+    p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
+  else
+    local q = string.match(ARGV[a + 1], '^[^\n]*')
+    local b = by[q]
+    if not b then
+      b = {ids = {}, dues = {}, vals = {}, n = 0}
+      by[q] = b
+      order[#order + 1] = q
+    end
+    local k = b.n + 1
+    b.n = k
+    b.ids[k], b.dues[k], b.vals[k] = ARGV[1] .. '~' .. t, ARGV[a + 4], ARGV[a + 5]
+  end
 end
 redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
-  'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt)
+  'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt - nroots, 'c_e', nroots)
+WM = {st = 'running', open = nt, bad = 0, ist = ''}
 call_chunked('HSET', WK.s, s, 2)
-call_chunked('HSET', WK.r, r, 2)
 call_chunked('HSET', WK.i, i, 2)
-call_chunked('HSET', WK.p, p, 2)
-if #d > 0 then call_chunked('HSET', WK.d, d, 2) end
-if #n > 0 then call_chunked('HSET', WK.n, n, 2) end
+-- A task missing from r waits for nothing (lib_wfgraph's rem).
+if nr > 0 then call_chunked('HSET', WK.r, r, 2) end
+if np > 0 then call_chunked('HSET', WK.p, p, 2) end
+if nd > 0 then call_chunked('HSET', WK.d, d, 2) end
+if wf_inline then
+  release_local(by, order, now, later)
+  settle_local(ARGV[1], {by = {}, order = {}})
+  return reply({})
+end
 -- The tasks without dependencies are released at once: the caller has
 -- their jobs, so the reply names them without their payloads.
-if #roots > 0 then
-  local h = {}
-  for _, t in ipairs(roots) do
-    h[#h + 1] = t
-    h[#h + 1] = 'e'
-  end
-  call_chunked('HSET', WK.s, h, 2)
-  call_chunked('SADD', WK.rel, roots, 1)
-  redis.call('HSET', WK.m, 'c_w', nt - #roots, 'c_e', #roots)
-end
+if nroots > 0 then call_chunked('SADD', WK.rel, roots, 1) end
 local out = reply({})
 for _, t in ipairs(roots) do
   out[#out + 1] = t

@@ -6,8 +6,10 @@
 -- Returns {'gone'}, {'running'} (re-opened: keep it), the HGETALL of the
 -- infos for "check", or {'ok'}.
 
+wf_use(KEYS)
+
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 if redis.call('HGET', WK.m, 'st') == 'running' then return {'running'} end
 if ARGV[1] == 'check' then return redis.call('HGETALL', WK.i) end
-redis.call('DEL', WK.m, WK.s, WK.q, WK.r, WK.i, WK.d, WK.n, WK.p, WK.o, WK.rel)
+redis.call('DEL', WK.m, WK.s, WK.r, WK.i, WK.d, WK.p, WK.o, WK.rel)
 return {'ok'}
