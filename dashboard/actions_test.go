@@ -240,6 +240,7 @@ func actionPaths(f *dashtest.Fixture) []string {
 		"/queues/default/garbage/retry", "/queues/default/garbage/delete",
 		"/queues/default/pause", "/queues/default/resume",
 		"/jobs/default/" + f.Garbage[0] + "/retry", "/jobs/default/" + f.Garbage[0] + "/delete",
-		"/jobs/default/" + f.Ready[0] + "/cancel",
+		"/jobs/default/" + f.Ready[0] + "/cancel", "/jobs/default/" + f.Pending + "/reschedule",
+		"/queues/default/limits",
 	}
 }

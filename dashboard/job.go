@@ -35,7 +35,10 @@ type jobPage struct {
 	CanRequeue bool
 	CanDelete  bool
 	CanCancel  bool
-	Workflow   *jobWorkflowView // nil unless the job is a workflow task
+	// CanReschedule offers the reschedule form (a waiting job that no
+	// workflow owns).
+	CanReschedule bool
+	Workflow      *jobWorkflowView // nil unless the job is a workflow task
 }
 
 // view prepares job for display.
@@ -153,11 +156,12 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := jobPage{
-		base:       d.base(r, job.Kind+" "+job.ID, "queues"),
-		jobView:    d.view(job),
-		CanRequeue: !d.cfg.ReadOnly && canRequeue(job.State),
-		CanDelete:  !d.cfg.ReadOnly && canDelete(job.State),
-		CanCancel:  !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
+		base:          d.base(r, job.Kind+" "+job.ID, "queues"),
+		jobView:       d.view(job),
+		CanRequeue:    !d.cfg.ReadOnly && canRequeue(job.State),
+		CanDelete:     !d.cfg.ReadOnly && canDelete(job.State),
+		CanCancel:     !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
+		CanReschedule: !d.cfg.ReadOnly && canReschedule(job),
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
 	p.Workflow = d.jobWorkflow(r.Context(), job)

@@ -113,6 +113,7 @@ type jobsPage struct {
 	Notice     string
 	CanRequeue bool // actions offered on this page
 	CanDelete  bool
+	Limits     *limitsView
 }
 
 // stateParam returns the {state} of the route, answering 404 when it is not
@@ -120,9 +121,9 @@ type jobsPage struct {
 func (d *dash) stateParam(w http.ResponseWriter, r *http.Request) (hopper.JobState, bool) {
 	st, err := hopper.ParseState(r.PathValue("state"))
 	if err != nil {
-		if s := r.PathValue("state"); s == "pause" || s == "resume" {
+		if s := r.PathValue("state"); s == "pause" || s == "resume" || s == "limits" {
 			w.Header().Set("Allow", http.MethodPost)
-			d.renderError(w, r, http.StatusMethodNotAllowed, "Method not allowed", "Pausing and resuming take a POST request: use the buttons on the page.")
+			d.renderError(w, r, http.StatusMethodNotAllowed, "Method not allowed", "Pausing, resuming and setting limits take a POST request: use the buttons on the page.")
 			return "", false
 		}
 		d.renderError(w, r, http.StatusNotFound, "No such state", err.Error())
@@ -184,6 +185,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
+	p.Limits = newLimitsView(stats, d.cfg.Now())
 
 	if s.ID != "" {
 		job, err := d.ins.GetJob(ctx, queue, s.ID)

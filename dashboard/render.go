@@ -80,9 +80,10 @@ func (d *dash) mustParsePages() pages {
 			}
 			return "?"
 		},
-		"dur":     formatDuration,
-		"latency": formatLatency,
-		"since":   func(t time.Time) string { return formatDuration(d.cfg.Now().Sub(t)) },
+		"dur":      formatDuration,
+		"exactDur": shortDuration,
+		"latency":  formatLatency,
+		"since":    func(t time.Time) string { return formatDuration(d.cfg.Now().Sub(t)) },
 		"plural": func(n int, one, many string) string {
 			if n == 1 {
 				return "1 " + one
@@ -259,6 +260,10 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"warn", "Select at least one job first."}
 	case "cancelled":
 		return &flash{"ok", "Cancelled the job. A running job stops once its worker hears of it."}
+	case "rescheduled":
+		return &flash{"ok", "Rescheduled the job: it keeps its ID, attempts and history; its due time is below."}
+	case "limits":
+		return &flash{"ok", "Saved the queue's limits: every worker follows them from its next claim."}
 	case "paused":
 		return &flash{"ok", "Paused the queue: workers claim nothing from it until it is resumed."}
 	case "resumed":

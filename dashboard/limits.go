@@ -1,0 +1,114 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// limitsView is a queue's limits as its jobs page shows them.
+type limitsView struct {
+	Config    hopper.QueueConfig
+	RateUsed  int       // claims counted in the rate window now
+	HeldUntil time.Time // a RateLimited hold, zero when none
+	Form      limitsForm
+}
+
+// limitsForm holds the edit form's values: the queue's, or what was sent.
+type limitsForm struct {
+	MaxRunning, RateLimit, RatePeriod, Retention string
+}
+
+func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
+	v := &limitsView{Config: st.Config, RateUsed: st.RateUsed}
+	if st.HeldUntil.After(now) {
+		v.HeldUntil = st.HeldUntil
+	}
+	c := st.Config
+	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention)}
+	if c.RateLimit > 0 {
+		v.Form.RatePeriod = durField(c.RatePeriod)
+	}
+	return v
+}
+
+func intField(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func durField(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return shortDuration(d)
+}
+
+// postLimits sets a queue's MaxRunning, RateLimit, RatePeriod and
+// Retention from the jobs page's form (Inspector.SetQueueConfig). An empty
+// field means none. The queue's pause and events settings are kept as
+// read just before.
+func (d *dash) postLimits(r *http.Request) (outcome, error) {
+	queue := r.PathValue("queue")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
+	}
+	st, err := d.ins.QueueStats(r.Context(), queue)
+	if err != nil {
+		return outcome{}, err
+	}
+	cfg := st.Config
+	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot save the limits", msg} }
+	count := func(field, label string) (int, error) {
+		v := strings.TrimSpace(r.PostFormValue(field))
+		if v == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, bad(label + " must be a whole number of 0 or more (empty for none), not “" + v + "”.")
+		}
+		return n, nil
+	}
+	dur := func(field, label string) (time.Duration, error) {
+		v := strings.TrimSpace(r.PostFormValue(field))
+		if v == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return 0, bad(label + " must be a duration such as 1s, 10m or 24h (empty for none), not “" + v + "”.")
+		}
+		return d, nil
+	}
+	if cfg.MaxRunning, err = count("max_running", "Max running"); err != nil {
+		return outcome{}, err
+	}
+	if cfg.RateLimit, err = count("rate_limit", "Rate limit"); err != nil {
+		return outcome{}, err
+	}
+	if cfg.RatePeriod, err = dur("rate_period", "Rate period"); err != nil {
+		return outcome{}, err
+	}
+	if cfg.Retention, err = dur("retention", "Retention"); err != nil {
+		return outcome{}, err
+	}
+	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
+		if errors.Is(err, hopper.ErrInvalidConfig) {
+			return outcome{}, bad(err.Error())
+		}
+		return outcome{}, err
+	}
+	to := d.queuePath(queue, hopper.StateReady)
+	if st, err := hopper.ParseState(r.PostFormValue("return")); err == nil {
+		to = d.queuePath(queue, st)
+	}
+	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
+		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String()}}, nil
+}

@@ -1,0 +1,72 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper"
+)
+
+// canReschedule reports whether the job page offers to change job's due
+// time: a waiting job (pending, ready or retry) that no workflow owns.
+func canReschedule(job *hopper.JobRecord) bool {
+	_, _, isTask := hopper.TaskOf(job)
+	return job.State.Replaceable() && !isTask
+}
+
+// rescheduleFormat is the browser's datetime-local value, read as UTC.
+const rescheduleFormat = "2006-01-02T15:04"
+
+// postJobReschedule gives a waiting job a new due time
+// (Inspector.UpdateJob): "at" (a datetime-local value in UTC, with or
+// without seconds) or "in" (a Go duration such as 90s or 2h30m; 0s makes
+// it due now). The page's Run now button requeues instead.
+func (d *dash) postJobReschedule(r *http.Request) (outcome, error) {
+	job, err := d.actionJob(r)
+	if err != nil {
+		return outcome{}, err
+	}
+	at, err := rescheduleTime(r, d.cfg.Now())
+	if err != nil {
+		return outcome{}, err
+	}
+	rec, err := d.ins.UpdateJob(r.Context(), job.Queue, job.ID, hopper.JobUpdate{RunAt: at})
+	switch {
+	case errors.Is(err, hopper.ErrJobNotFound):
+		return outcome{}, &userError{http.StatusNotFound, "No such job", "Queue " + job.Queue + " has no job with this ID any more."}
+	case errors.Is(err, hopper.ErrInvalidState):
+		return outcome{}, &userError{http.StatusConflict, "Cannot reschedule", err.Error()}
+	case err != nil:
+		return outcome{}, err
+	}
+	return outcome{to: d.jobPath(job.Queue, job.ID), flash: "rescheduled", n: 1,
+		attrs: []any{"queue", job.Queue, "job", job.ID, "due", rec.RunAt.UTC().Format(time.RFC3339), "state", string(rec.State)}}, nil
+}
+
+// rescheduleTime reads the new due time of a reschedule form.
+func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
+	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot reschedule", msg} }
+	switch {
+	case strings.TrimSpace(r.PostFormValue("at")) != "":
+		v := strings.TrimSpace(r.PostFormValue("at"))
+		for _, layout := range []string{rescheduleFormat + ":05", rescheduleFormat, time.RFC3339} {
+			if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+				if t.Year() > 9999 || t.Year() < 1970 {
+					break
+				}
+				return t, nil
+			}
+		}
+		return time.Time{}, bad("“" + v + "” is not a time: give it as 2026-11-27T15:04 (UTC).")
+	case strings.TrimSpace(r.PostFormValue("in")) != "":
+		v := strings.TrimSpace(r.PostFormValue("in"))
+		dur, err := time.ParseDuration(v)
+		if err != nil || dur < 0 || dur > 100*365*24*time.Hour {
+			return time.Time{}, bad("“" + v + "” is not a delay: give it as 90s, 15m or 2h30m (at most 100 years).")
+		}
+		return now.Add(dur), nil
+	}
+	return time.Time{}, bad("Say when: at a time, or in a delay.")
+}

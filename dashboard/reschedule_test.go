@@ -1,0 +1,63 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
+)
+
+func TestRescheduleJob(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := dashtest.Seed(t, s)
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		ctx := context.Background()
+
+		page := get(t, h, "/jobs/default/"+f.Pending)
+		wantContains(t, page.Body, "pending job page", `action="/jobs/default/`+f.Pending+`/reschedule"`)
+		wantLacks(t, get(t, h, "/jobs/default/"+f.Unack).Body, "running job page", "/reschedule")
+		wantLacks(t, get(t, h, "/jobs/default/"+f.Done).Body, "done job page", "/reschedule")
+
+		// A pending job due later is due now.
+		r := post(t, h, "/jobs/default/"+f.Pending+"/reschedule", url.Values{"in": {"0s"}})
+		wantRedirect(t, r, "/jobs/default/"+f.Pending+"?flash=rescheduled&n=1", "due now")
+		if st := dashtest.JobState(t, s, "default", f.Pending); st != hopper.StateReady {
+			t.Errorf("job due now is in %q, want ready", st)
+		}
+		wantContains(t, get(t, h, r.Header.Get("Location")).Body, "flash", "Rescheduled the job")
+
+		// A ready job goes back to pending until the time given, in UTC.
+		at := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Second)
+		r = post(t, h, "/jobs/default/"+f.Ready[1]+"/reschedule", url.Values{"at": {at.Format("2006-01-02T15:04:05")}})
+		wantRedirect(t, r, "/jobs/default/"+f.Ready[1]+"?flash=rescheduled", "run at")
+		j, err := ins.GetJob(ctx, "default", f.Ready[1])
+		if err != nil || j.State != hopper.StatePending || !j.RunAt.Equal(at) {
+			t.Errorf("job rescheduled to %v: %+v, %v; want pending, due then", at, j, err)
+		}
+
+		// A delay counts from now.
+		before := time.Now()
+		r = post(t, h, "/jobs/default/"+f.Retry+"/reschedule", url.Values{"in": {"2h"}})
+		wantRedirect(t, r, "/jobs/default/"+f.Retry+"?flash=rescheduled", "run in")
+		j, err = ins.GetJob(ctx, "default", f.Retry)
+		if err != nil || j.State != hopper.StateRetry || j.RunAt.Before(before.Add(2*time.Hour-time.Second)) || j.RunAt.After(time.Now().Add(2*time.Hour+time.Second)) {
+			t.Errorf("job rescheduled in 2h: %+v, %v; want retry, due in 2h", j, err)
+		}
+
+		wantStatus(t, post(t, h, "/jobs/default/"+f.Unack+"/reschedule", url.Values{"in": {"0s"}}), http.StatusConflict, "reschedule a running job")
+		wantStatus(t, post(t, h, "/jobs/default/"+f.Done+"/reschedule", url.Values{"in": {"0s"}}), http.StatusConflict, "reschedule a done job")
+		wantStatus(t, post(t, h, "/jobs/default/nope/reschedule", url.Values{"in": {"0s"}}), http.StatusNotFound, "reschedule an unknown job")
+		for _, form := range []url.Values{{}, {"at": {"tomorrow"}}, {"in": {"-5m"}}, {"in": {"soon"}}, {"at": {"99999-01-01T00:00"}}} {
+			r := post(t, h, "/jobs/default/"+f.Ready[2]+"/reschedule", form)
+			wantStatus(t, r, http.StatusBadRequest, "reschedule with "+form.Encode())
+		}
+		if st := dashtest.JobState(t, s, "default", f.Ready[2]); st != hopper.StateReady {
+			t.Errorf("after refused reschedules the job is in %q, want ready", st)
+		}
+	})
+}
