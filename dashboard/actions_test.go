@@ -89,6 +89,11 @@ func TestActionsOnAllNeedConfirmation(t *testing.T) {
 		wantContains(t, page.Body, "confirmation page", "Requeue all 2 garbage jobs in default?",
 			`action="/queues/default/garbage/retry"`, `name="all" value="1"`, `name="confirm" value="1"`)
 
+		// One job is one job: "all 1 retry jobs" was the old wording.
+		one := get(t, h, "/queues/default/retry/confirm?action=retry").Body
+		wantContains(t, one, "confirmation for one job", "the 1 retry job in default?")
+		wantLacks(t, one, "confirmation for one job", "all 1 ")
+
 		// Confirmed: every garbage job moves.
 		r = post(t, h, "/queues/default/garbage/retry", url.Values{"all": {"1"}, "confirm": {"1"}})
 		wantRedirect(t, r, "/queues/default/garbage?order=newest&flash=requeued&n=2", "retry all confirmed")

@@ -81,6 +81,11 @@ func New(store hopper.Store, opts *Options) http.Handler {
 			http.Redirect(w, r, d.home(), http.StatusFound)
 			return
 		}
+		if _, pattern := mux.Handler(r); pattern == "" {
+			// No route: the mux answers 404 or 405. A 404 gets the
+			// dashboard's page instead of Go's plain text.
+			w = &notFoundWriter{ResponseWriter: w, d: d, r: r}
+		}
 		mux.ServeHTTP(w, r)
 	})
 	h = d.crossOrigin(h)

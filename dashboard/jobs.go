@@ -111,6 +111,10 @@ type jobsPage struct {
 	NextURL    string
 	Back       string // the list's query, to come back to after an action
 	Notice     string
+	// LastPage and LastURL are set when the page asked for lies past the
+	// last one of a list that has jobs.
+	LastPage   int
+	LastURL    string
 	CanRequeue bool // actions offered on this page
 	CanDelete  bool
 	Limits     *limitsView
@@ -222,6 +226,11 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	if offset+len(p.Jobs) < page.Total {
 		p.NextURL = base + s.query(s.Page+1)
+	}
+	if len(p.Jobs) == 0 && page.Total > 0 && s.Page > 1 {
+		p.LastPage = (page.Total + d.cfg.PageSize - 1) / d.cfg.PageSize
+		p.LastURL = base + s.query(p.LastPage)
+		p.PrevURL = ""
 	}
 	d.render(w, r, http.StatusOK, "jobs", p)
 }

@@ -463,3 +463,36 @@ func TestPagesOnStoreWithoutAdmin(t *testing.T) {
 	r := get(t, h, "/schedules")
 	wantStatus(t, r, http.StatusOK, "/schedules")
 }
+
+// A path no route serves answers the dashboard's 404 page, not Go's plain
+// text; a wrong method on an action still answers 405.
+func TestUnknownPathIsAPage(t *testing.T) {
+	h := newHandler(newMem(), nil)
+	for _, p := range []string{"/nope", "/queues/default/ready/extra/segments", "/static2/app.css"} {
+		r := get(t, h, p)
+		wantStatus(t, r, http.StatusNotFound, p)
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+			t.Errorf("GET %s: Content-Type %q, want text/html", p, ct)
+		}
+		wantContains(t, r.Body, p, "Page not found", "Back to the queues")
+		wantLacks(t, r.Body, p, "404 page not found")
+	}
+	wantStatus(t, get(t, h, "/queues/default/pause"), http.StatusMethodNotAllowed, "GET an action")
+	wantStatus(t, do(t, h, http.MethodPut, "/jobs/default/x/cancel", nil), http.StatusMethodNotAllowed, "PUT an action")
+}
+
+// A page past the end of a list that has jobs says so and links the last
+// page, instead of "No jobs".
+func TestPagePastTheEnd(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		dashtest.Seed(t, s)
+		h := newHandler(s, nil)
+		for _, p := range []string{"/queues/default/ready?page=99999999999", "/queues/default/ready?page=2"} {
+			r := get(t, h, p)
+			wantStatus(t, r, http.StatusOK, p)
+			wantContains(t, r.Body, p, "is past the end: 3 jobs in ready fill 1 page.", `id="last-page"`)
+			wantLacks(t, r.Body, p, "No jobs in ready")
+		}
+		wantContains(t, get(t, h, "/queues/critical/garbage?page=2").Body, "empty state, page 2", "No jobs in garbage")
+	})
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +25,8 @@ type dashboardFlags struct {
 	addr, prefix, title string
 	readOnly, insecure  bool
 	user, passwordFile  string
+	tlsCert, tlsKey     string
+	plainHTTP           bool
 	refresh             time.Duration
 }
 
@@ -31,7 +34,7 @@ type dashboardFlags struct {
 // done. It refuses to listen beyond loopback without authentication unless
 // told --insecure.
 func runDashboard(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("dashboard", "hopper dashboard [--redis URL] [--addr host:port] [--prefix /path] [--read-only] [--user NAME --password-file FILE]", a.stderr)
+	fs := newFlags("dashboard", "hopper dashboard [--redis URL] [--addr host:port] [--prefix /path] [--read-only] [--user NAME --password-file FILE] [--tls-cert FILE --tls-key FILE]", a.stderr)
 	sf := addStoreFlags(fs)
 	var f dashboardFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --user or --insecure")
@@ -41,6 +44,9 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	fs.StringVar(&f.user, "user", "", "require HTTP basic auth with this user; the password comes from --password-file or $"+passwordEnv)
 	fs.StringVar(&f.passwordFile, "password-file", "", "file holding the basic auth password (its first line)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without authentication (anyone who can reach it can act on jobs)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, the chain after the leaf); needs --tls-key")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key (PEM) of --tls-cert")
+	fs.BoolVar(&f.plainHTTP, "plain-http", false, "allow basic auth over plain HTTP beyond loopback, when a TLS proxy in front protects the connection")
 	fs.DurationVar(&f.refresh, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts; 0 turns live updates off")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -55,9 +61,22 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	}
 	defer closeStore()
 
+	var tlsConf *tls.Config
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert and --tls-key: %w", err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	l, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
+	}
+	base := baseURL(l)
+	if tlsConf != nil {
+		l = tls.NewListener(l, tlsConf)
+		base = "https://" + strings.TrimPrefix(base, "http://")
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	opts.Logger = log
@@ -75,17 +94,22 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	auth := "no authentication"
 	if opts.BasicAuth != nil {
 		auth = "basic auth as " + opts.BasicAuth.User
+		if tlsConf == nil && !loopback {
+			auth += " over plain HTTP (--plain-http)"
+		}
 	} else if !loopback {
 		auth = "NO AUTHENTICATION (--insecure)"
 	}
 	fmt.Fprintf(a.stdout, "hopper dashboard: %s%s/ (%s, %s; store %s, prefix %q)\n",
-		baseURL(l), opts.Prefix, mode, auth, redactURL(sf.url), sf.prefix)
+		base, opts.Prefix, mode, auth, redactURL(sf.url), sf.prefix)
 	return serve(ctx, l, h, log)
 }
 
 // options turns the flags into dashboard options and says whether the
 // address is loopback. It refuses a non-loopback address without
-// authentication unless --insecure.
+// authentication unless --insecure, and basic auth over plain HTTP beyond
+// loopback (the password would cross the network in clear) unless
+// --tls-cert and --tls-key or --plain-http.
 func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
@@ -108,7 +132,14 @@ func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
 	} else if f.passwordFile != "" {
 		return nil, false, errors.New("--password-file needs --user")
 	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, false, errors.New("--tls-cert and --tls-key go together")
+	}
 	loopback := isLoopback(host)
+	if opts.BasicAuth != nil && !loopback && f.tlsCert == "" && !f.plainHTTP {
+		return nil, false, fmt.Errorf("refusing to take basic auth passwords over plain HTTP on %s: anyone on the path could read them. "+
+			"Give --tls-cert and --tls-key, listen on 127.0.0.1, or pass --plain-http when a TLS proxy in front protects the connection", f.addr)
+	}
 	switch {
 	case opts.BasicAuth != nil:
 	case loopback:

@@ -1,7 +1,16 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -9,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // dashboardURL finds the URL a dashboard command printed.
@@ -137,9 +147,11 @@ func TestDashboardCommandRefusesOpenAddressWithoutAuth(t *testing.T) {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
 
-	// A password from the environment is enough for a non-loopback address.
+	// A password from the environment is enough for a non-loopback address
+	// (here over plain HTTP, as behind a TLS proxy).
 	t.Setenv(passwordEnv, "from-env")
-	out, stop = c.start(t, "hopper dashboard: http://", "dashboard", "--addr", "0.0.0.0:0", "--user", "ops")
+	out, stop = c.start(t, "hopper dashboard: http://", "dashboard", "--addr", "0.0.0.0:0", "--user", "ops", "--plain-http")
+	wantOut(t, out(), "plain HTTP start-up line", "basic auth as ops over plain HTTP (--plain-http)")
 	u := dashboardURL(t, out())
 	if code, _ := fetch(t, "GET", u, nil, func(r *http.Request) { r.SetBasicAuth("ops", "from-env") }); code != http.StatusOK {
 		t.Errorf("GET with the password from the environment: %d", code)
@@ -156,4 +168,86 @@ func TestIsLoopback(t *testing.T) {
 			t.Errorf("isLoopback(%q) = %v, want %v", host, got, want)
 		}
 	}
+}
+
+// Basic auth beyond loopback needs HTTPS (or the operator's word that a TLS
+// proxy protects the connection); with --tls-cert and --tls-key the
+// dashboard serves HTTPS.
+func TestDashboardCommandTLS(t *testing.T) {
+	c := clis(t)[0]
+	t.Setenv(passwordEnv, "s3cret")
+	r := c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops")
+	wantCode(t, r, 1, "basic auth over plain HTTP")
+	wantOut(t, r.stderr, "basic auth over plain HTTP", "refusing to take basic auth passwords over plain HTTP", "--tls-cert", "--plain-http")
+	r = c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops", "--tls-cert", "cert.pem")
+	wantCode(t, r, 1, "certificate without key")
+	wantOut(t, r.stderr, "certificate without key", "--tls-cert and --tls-key go together")
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	r = c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops", "--tls-cert", cert, "--tls-key", key)
+	wantCode(t, r, 1, "missing certificate files")
+	wantOut(t, r.stderr, "missing certificate files", "--tls-cert and --tls-key:")
+
+	pool := writeTestCert(t, cert, key)
+	out, stop := c.start(t, "hopper dashboard: https://", "dashboard", "--addr", "127.0.0.1:0", "--user", "ops", "--tls-cert", cert, "--tls-key", key)
+	defer stop()
+	u := regexp.MustCompile(`(https://\S+/)`).FindStringSubmatch(out())
+	if u == nil {
+		t.Fatalf("no https URL in %q", out())
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", u[1], nil)
+	req.SetBasicAuth("ops", "s3cret")
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET over HTTPS: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.TLS == nil {
+		t.Errorf("GET over HTTPS: status %d, TLS %v; want 200 over TLS", res.StatusCode, res.TLS != nil)
+	}
+	plain := "http://" + strings.TrimPrefix(u[1], "https://")
+	if res, err := http.Get(plain); err == nil {
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			t.Errorf("plain HTTP to the HTTPS port answered 200")
+		}
+	}
+}
+
+// writeTestCert writes a self-signed certificate for 127.0.0.1 and its key,
+// and returns a pool that trusts it.
+func writeTestCert(t *testing.T, certFile, keyFile string) *x509.CertPool {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hopper test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return pool
 }
