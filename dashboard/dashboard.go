@@ -90,7 +90,7 @@ func New(store hopper.Store, opts *Options) http.Handler {
 	})
 	h = d.crossOrigin(h)
 	if b := d.cfg.BasicAuth; b != nil {
-		h = basicAuth(b, h)
+		h = basicAuth(b, d.cfg.Now, h)
 	}
 	if d.cfg.Auth != nil {
 		h = d.cfg.Auth(h)

@@ -91,6 +91,11 @@ type Options struct {
 }
 
 // BasicAuth is a user and password for HTTP basic authentication.
+//
+// Failed logins are limited per client address: it may fail 10 times,
+// then once more every 6 s; an address over that gets 429 with
+// Retry-After until then, whatever it sends. A request without credentials does not
+// count. Behind a reverse proxy every client shares the proxy's address.
 type BasicAuth struct {
 	// User and Password must both be non-empty, or New panics.
 	User, Password string

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // contentSecurityPolicy allows scripts, styles and fetches from the
@@ -33,17 +34,29 @@ func securityHeaders(next http.Handler) http.Handler {
 
 // basicAuth requires the user and password of b. Both are compared as
 // SHA-256 digests in constant time, so neither their content nor their
-// length leaks through timing.
-func basicAuth(b *BasicAuth, next http.Handler) http.Handler {
+// length leaks through timing, and failed logins are limited per client
+// address (loginlimit.go), on the clock now.
+func basicAuth(b *BasicAuth, now func() time.Time, next http.Handler) http.Handler {
+	limit := newLoginLimiter(now)
 	wantUser := sha256.Sum256([]byte(b.User))
 	wantPass := sha256.Sum256([]byte(b.Password))
 	challenge := `Basic realm="` + strings.NewReplacer(`"`, "'", `\`, "/", "\r", " ", "\n", " ").Replace(b.Realm) + `", charset="UTF-8"`
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
+		addr := clientAddr(r)
+		if ok {
+			if d := limit.wait(addr); d > 0 {
+				refuseLogin(w, d)
+				return
+			}
+		}
 		gotUser := sha256.Sum256([]byte(user))
 		gotPass := sha256.Sum256([]byte(pass))
 		match := subtle.ConstantTimeCompare(gotUser[:], wantUser[:]) & subtle.ConstantTimeCompare(gotPass[:], wantPass[:])
 		if !ok || match != 1 {
+			if ok {
+				limit.fail(addr)
+			}
 			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "401 unauthorized: this dashboard needs a user and password", http.StatusUnauthorized)
 			return

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
@@ -181,15 +182,18 @@ func TestBasicAuth(t *testing.T) {
 		f := dashtest.Seed(t, s)
 		h := newHandler(s, &dashboard.Options{Title: "Ops", BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
 		paths := []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/workers", "/schedules", "/api/stats", "/api/jobs/default/" + f.Garbage[0], "/static/app.js"}
-		for _, p := range paths {
+		for i, p := range paths {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusUnauthorized, "no credentials "+p)
 			if got := r.Header.Get("WWW-Authenticate"); got != `Basic realm="Ops", charset="UTF-8"` {
 				t.Errorf("%s: WWW-Authenticate %q", p, got)
 			}
 			wantLacks(t, r.Body, p, f.Garbage[0], "bob@example.com")
+			// From an address of its own per path: failed logins are limited
+			// per address (TestLoginRateLimit).
+			from := fmt.Sprintf("198.51.100.%d:4000", i+1)
 			for _, cred := range [][2]string{{"admin", "wrong"}, {"wrong", "s3cret"}, {"admin", ""}, {"", ""}, {"admin", "s3cret "}, {"Admin", "s3cret"}} {
-				wantStatus(t, doAuth(t, h, http.MethodGet, p, nil, cred[0], cred[1]), http.StatusUnauthorized, "wrong credentials "+p)
+				wantStatus(t, authFrom(h, p, from, cred[0], cred[1]), http.StatusUnauthorized, "wrong credentials "+p)
 			}
 			wantStatus(t, doAuth(t, h, http.MethodGet, p, nil, "admin", "s3cret"), http.StatusOK, "right credentials "+p)
 		}
@@ -307,4 +311,40 @@ func TestNewPanicsOnMisuse(t *testing.T) {
 			fn()
 		})
 	}
+}
+
+// authFrom GETs target with basic auth credentials from client address addr.
+func authFrom(h http.Handler, target, addr, user, pass string) response {
+	r := newRequest(http.MethodGet, target, nil)
+	r.RemoteAddr = addr
+	r.SetBasicAuth(user, pass)
+	return serve(h, r)
+}
+
+// Failed logins are limited per address: ten, then one every 6 s; an
+// address over its allowance gets 429 whatever it sends, others are not
+// affected, and asking without credentials costs nothing.
+func TestLoginRateLimit(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	h := newHandler(newMem(), &dashboard.Options{Now: func() time.Time { return now },
+		BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
+	const guesser, other = "203.0.113.7:5000", "203.0.113.8:5000"
+	for i := range 10 {
+		wantStatus(t, authFrom(h, "/", guesser, "admin", fmt.Sprint("guess", i)), http.StatusUnauthorized, fmt.Sprint("guess ", i+1))
+	}
+	r := authFrom(h, "/", guesser, "admin", "s3cret")
+	wantStatus(t, r, http.StatusTooManyRequests, "the right password after ten wrong ones")
+	if got := r.Header.Get("Retry-After"); got != "6" {
+		t.Errorf("Retry-After %q, want 6", got)
+	}
+	wantStatus(t, authFrom(h, "/", other, "admin", "s3cret"), http.StatusOK, "another address")
+	noCred := newRequest(http.MethodGet, "/", nil)
+	noCred.RemoteAddr = guesser
+	wantStatus(t, serve(h, noCred), http.StatusUnauthorized, "no credentials from the limited address")
+
+	now = now.Add(6 * time.Second) // one more try
+	wantStatus(t, authFrom(h, "/", guesser, "admin", "guess again"), http.StatusUnauthorized, "a try after 6 s")
+	wantStatus(t, authFrom(h, "/", guesser, "admin", "s3cret"), http.StatusTooManyRequests, "a second try within 6 s")
+	now = now.Add(6 * time.Second)
+	wantStatus(t, authFrom(h, "/", guesser, "admin", "s3cret"), http.StatusOK, "the right password 6 s later")
 }

@@ -49,7 +49,11 @@ func TestKillWorkers(t *testing.T) {
 		deadline int64 // ms, store clock
 	}
 	var killed []held
-	for k := range kills {
+	// A kill lands a moment after the ledger shows the victim running a
+	// job; a 40 ms job may have ended by then on a loaded machine. Such a
+	// kill still kills a worker, but only kills that caught a lease count.
+	misses := 0
+	for k := 0; k < kills; {
 		// Kill the oldest live worker once it runs jobs and a share of the
 		// run has been acked since the last kill.
 		var victim *workerProc
@@ -96,10 +100,16 @@ func TestKillWorkers(t *testing.T) {
 			killed = append(killed, held{id, token, int64(z.Score)})
 			n++
 		}
-		if n == 0 {
-			t.Fatalf("kill %d: worker %s held no lease when killed", k+1, victim.id)
-		}
 		spawn()
+		if n == 0 {
+			misses++
+			t.Logf("kill %d: worker %s held no lease when the signal landed; killing another", k+1, victim.id)
+			if misses > 2*kills {
+				t.Fatalf("%d kills landed between jobs: the workers hardly run any", misses)
+			}
+			continue
+		}
+		k++
 	}
 	if err := <-produced; err != nil {
 		t.Fatalf("enqueue: %v", err)
