@@ -3,6 +3,11 @@
 # (the library, then the modules kept apart so that programs importing
 # hopper carry none of their dependencies), then the module-graph check.
 # Arguments are passed to go test, e.g. scripts/test.sh -count=1 -run Conformance.
+#
+# Packages run one at a time (-p 1): the fault suite and the process tests
+# bound behaviours in time (a takeover within a lease, a burst drained
+# within a second), and on a 2-core machine a race-instrumented package
+# running beside them stretches those bounds into flakes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +15,7 @@ modules=$(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
 failed=()
 for m in $modules; do
   echo "== go test -race ./... in $m" >&2
-  if ! (cd "$m" && go vet ./... && go test -race "$@" ./...); then
+  if ! (cd "$m" && go vet ./... && go test -race -p 1 "$@" ./...); then
     failed+=("$m")
   fi
 done
