@@ -21,6 +21,7 @@ type jobJSON struct {
 	ResultError string            `json:"result_error,omitempty"`
 	Meta        map[string]string `json:"meta,omitempty"`
 	TraceID     string            `json:"trace_id,omitempty"`
+	TraceURL    string            `json:"trace_url,omitempty"`
 	Attempt     int               `json:"attempt"`
 	MaxRetries  int               `json:"max_retries"`
 	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
@@ -65,7 +66,7 @@ func toJSON(v jobView) jobJSON {
 		ID: j.ID, Queue: j.Queue, Kind: j.Kind, State: string(j.State),
 		Args: v.Args.Value, ArgsError: v.Args.Err,
 		Result: v.Result.Value, ResultError: v.Result.Err,
-		TraceID: v.TraceID, Attempt: j.Attempt, MaxRetries: j.MaxRetries,
+		TraceID: v.TraceID, TraceURL: v.TraceLink, Attempt: j.Attempt, MaxRetries: j.MaxRetries,
 		TimeoutMS: j.Timeout.Milliseconds(), UniqueKey: j.UniqueKey, Cancelled: j.Cancelled,
 		EnqueuedAt: timePtr(j.EnqueuedAt), RunAt: timePtr(j.RunAt), AttemptedAt: timePtr(j.AttemptedAt),
 		FinishedAt: timePtr(j.FinishedAt), Deadline: timePtr(j.Deadline),

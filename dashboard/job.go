@@ -19,6 +19,7 @@ type jobView struct {
 	Result      decoded
 	Meta        []metaEntry
 	TraceID     string // from the W3C traceparent in Meta; "" when absent
+	TraceLink   string // Options.TraceURL for TraceID; "" without either
 	SpanID      string
 	Errors      []hopper.AttemptError // newest first
 	MaxAttempts int
@@ -56,6 +57,9 @@ func (d *dash) view(job *hopper.JobRecord) jobView {
 	slices.Reverse(v.Errors)
 	v.Meta = d.redactMeta(job.Kind, job.Meta)
 	v.TraceID, v.SpanID = parseTraceparent(job.Meta["traceparent"])
+	if v.TraceID != "" && d.cfg.TraceURL != "" {
+		v.TraceLink = strings.ReplaceAll(d.cfg.TraceURL, "{trace_id}", v.TraceID)
+	}
 	if job.Progress != nil {
 		v.Progress = d.progressView(job.Kind, job.Progress)
 	}

@@ -81,6 +81,14 @@ type Options struct {
 	// with. Defaults to time.Now; tests set it to fix relative times.
 	Now func() time.Time
 
+	// TraceURL, when set, links a job's trace ID (from its traceparent) to
+	// your tracing UI: the URL with {trace_id} replaced by the 32-digit hex
+	// ID, such as "https://jaeger.example.com/trace/{trace_id}" or
+	// "https://ui.honeycomb.io/team/environments/prod/trace?trace_id={trace_id}".
+	// It must be an http or https URL holding {trace_id}. Defaults to no
+	// link.
+	TraceURL string
+
 	// Outbox, when set, adds a transactional outbox's backlog to the
 	// overview page and to GET /api/stats ("outbox"): the jobs committed
 	// and waiting for a relay, the relay lag (how long the oldest has
@@ -180,6 +188,12 @@ func (o Options) withDefaults() (config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if t := c.TraceURL; t != "" {
+		u, err := url.Parse(strings.ReplaceAll(t, "{trace_id}", "0"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.Contains(t, "{trace_id}") {
+			return c, fmt.Errorf("%w: dashboard Options.TraceURL %q must be an http(s) URL holding {trace_id}", hopper.ErrInvalidConfig, t)
+		}
 	}
 	return c, nil
 }

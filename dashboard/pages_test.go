@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"errors"
 	"html"
 	"net/http"
 	"regexp"
@@ -495,4 +496,23 @@ func TestPagePastTheEnd(t *testing.T) {
 		}
 		wantContains(t, get(t, h, "/queues/critical/garbage?page=2").Body, "empty state, page 2", "No jobs in garbage")
 	})
+}
+
+// With Options.TraceURL a job's trace ID links to the tracing UI, on the
+// page and in the JSON; a template without {trace_id} or not http(s) is
+// refused.
+func TestTraceLink(t *testing.T) {
+	s := newMem()
+	f := dashtest.Seed(t, s)
+	h := newHandler(s, &dashboard.Options{TraceURL: "https://jaeger.example.com/trace/{trace_id}?from=hopper"})
+	page := get(t, h, "/jobs/default/"+f.Traced).Body
+	wantContains(t, page, "traced job", `<a href="https://jaeger.example.com/trace/`, `?from=hopper" rel="noopener noreferrer"`)
+	wantContains(t, get(t, h, "/api/jobs/default/"+f.Traced).Body, "traced job JSON", `"trace_url":"https://jaeger.example.com/trace/`)
+	wantLacks(t, get(t, h, "/jobs/default/"+f.Ready[1]).Body, "job without a trace", "jaeger.example.com")
+	wantLacks(t, get(t, newHandler(s, nil), "/jobs/default/"+f.Traced).Body, "no TraceURL", "jaeger.example.com")
+	for _, bad := range []string{"https://jaeger.example.com/trace/", "javascript:alert('{trace_id}')", "/trace/{trace_id}"} {
+		if err := (dashboard.Options{TraceURL: bad}).Validate(); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Errorf("TraceURL %q: Validate() = %v, want ErrInvalidConfig", bad, err)
+		}
+	}
 }

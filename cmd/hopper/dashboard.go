@@ -23,6 +23,7 @@ const passwordEnv = "HOPPER_DASHBOARD_PASSWORD"
 // dashboardFlags are the flags of "hopper dashboard" beyond the store's.
 type dashboardFlags struct {
 	addr, prefix, title string
+	traceURL            string
 	readOnly, insecure  bool
 	user, passwordFile  string
 	tlsCert, tlsKey     string
@@ -47,6 +48,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, the chain after the leaf); needs --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key (PEM) of --tls-cert")
 	fs.BoolVar(&f.plainHTTP, "plain-http", false, "allow basic auth over plain HTTP beyond loopback, when a TLS proxy in front protects the connection")
+	fs.StringVar(&f.traceURL, "trace-url", "", "link trace IDs to your tracing UI: a URL holding {trace_id}, such as https://jaeger.example.com/trace/{trace_id}")
 	fs.DurationVar(&f.refresh, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts; 0 turns live updates off")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -119,7 +121,10 @@ func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
 	if prefix != "" && !strings.HasPrefix(prefix, "/") {
 		return nil, false, fmt.Errorf("--prefix %q must start with /", f.prefix)
 	}
-	opts := &dashboard.Options{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh}
+	opts := &dashboard.Options{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh, TraceURL: f.traceURL}
+	if err := (dashboard.Options{TraceURL: f.traceURL}).Validate(); err != nil {
+		return nil, false, fmt.Errorf("--trace-url: %w", err)
+	}
 	if f.refresh == 0 {
 		opts.RefreshInterval = -1
 	}

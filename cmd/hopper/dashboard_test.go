@@ -159,6 +159,13 @@ func TestDashboardCommandRefusesOpenAddressWithoutAuth(t *testing.T) {
 	stop()
 }
 
+func TestDashboardCommandTraceURL(t *testing.T) {
+	c := clis(t)[0]
+	r := c.run(t, "dashboard", "--trace-url", "https://jaeger.example.com/trace/")
+	wantCode(t, r, 1, "trace URL without {trace_id}")
+	wantOut(t, r.stderr, "trace URL without {trace_id}", "--trace-url", "{trace_id}")
+}
+
 func TestIsLoopback(t *testing.T) {
 	for host, want := range map[string]bool{
 		"127.0.0.1": true, "::1": true, "[::1]": true, "localhost": true, "127.1.2.3": true,
