@@ -206,7 +206,8 @@ func TestJobPage(t *testing.T) {
 			esc(`"subject": "<script>alert(1)</script>"`),
 			esc(`"password": "[redacted]"`),
 			"smtp: 550 mailbox &lt;unavailable&gt;",
-			"goroutine 7 [running]:\nmain.send(0xc000010000)", // the stack
+			"goroutine 7 [running]:\n<mark class=\"user-frame\">main.send(0xc000010000)</mark>", // the stack, the user's frame marked
+			"your code: <span class=\"mono\">main.send at send.go:42</span>",
 			"Enqueued", "Due", "Last attempt", "Finished",
 			`action="/jobs/default/`+f.Garbage[0]+`/retry"`, `action="/jobs/default/`+f.Garbage[0]+`/delete"`,
 		)

@@ -82,6 +82,7 @@ func (d *dash) mustParsePages() pages {
 		},
 		"dur":      formatDuration,
 		"exactDur": shortDuration,
+		"stack":    newStackView,
 		"latency":  formatLatency,
 		"since":    func(t time.Time) string { return formatDuration(d.cfg.Now().Sub(t)) },
 		"plural": func(n int, one, many string) string {
