@@ -394,12 +394,43 @@ func TestBrowser(t *testing.T) {
 		nav(t, tab, s, "/queues/mailers/ready", "table.jobs")
 		click(t, tab, "#select-all")
 		waitFor(t, tab, "document.getElementById('selected-count').textContent.includes('37 selected')", "37 selected")
+		// The deletion asks first, with the count; declined, nothing goes.
+		answerConfirm(t, tab, false)
+		click(t, tab, `button[formaction$="/delete"]`)
+		if q := askedConfirm(t, tab); len(q) != 1 || q[0] != "Delete the 37 selected jobs from ready? This cannot be undone." {
+			t.Errorf("the deletion asked %q", q)
+		}
+		if c := dashtest.Counts(t, s.st, "mailers"); c.Ready != 37 {
+			t.Errorf("mailers holds %d ready jobs after the deletion was declined, want 37", c.Ready)
+		}
+		answerConfirm(t, tab, true)
 		clickAndLoad(t, tab, `button[formaction$="/delete"]`)
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 37 jobs") {
 			t.Errorf("flash %q", got)
 		}
 		if c := dashtest.Counts(t, s.st, "mailers"); c.Ready != 0 {
 			t.Errorf("mailers holds %d ready jobs after deleting all on the page", c.Ready)
+		}
+	})
+
+	t.Run("JobDeleteAndCancelAskFirst", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/jobs/default/"+s.f.Pending, "#cancel-job")
+		answerConfirm(t, tab, false)
+		click(t, tab, "#cancel-job")
+		click(t, tab, "#delete-job")
+		if q := askedConfirm(t, tab); len(q) != 2 || !strings.HasPrefix(q[0], "Cancel this job?") || !strings.HasPrefix(q[1], "Delete this job?") {
+			t.Errorf("cancel and delete asked %q", q)
+		}
+		if st := dashtest.JobState(t, s.st, "default", s.f.Pending); st != hopper.StatePending {
+			t.Fatalf("after two declined actions the job is in %q, want pending", st)
+		}
+		answerConfirm(t, tab, true)
+		clickAndLoad(t, tab, "#delete-job")
+		if st := dashtest.JobState(t, s.st, "default", s.f.Pending); st != "" {
+			t.Errorf("the deleted job is in %q", st)
 		}
 	})
 
@@ -609,4 +640,25 @@ func textOfJS(t *testing.T, tab context.Context, expr string) string {
 		t.Fatalf("evaluating %s: %v", expr, err)
 	}
 	return v
+}
+
+// answerConfirm makes the page's window.confirm answer accept without a
+// dialog, recording each question in window.__asked (the questions are
+// app.js's; the dialog itself is the browser's).
+func answerConfirm(t *testing.T, tab context.Context, accept bool) {
+	t.Helper()
+	js := fmt.Sprintf("window.__asked = window.__asked || []; window.confirm = function (q) { window.__asked.push(q); return %v; }; true", accept)
+	if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](js)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// askedConfirm returns the questions window.confirm was asked on this page.
+func askedConfirm(t *testing.T, tab context.Context) []string {
+	t.Helper()
+	asked, err := chromedp.Run(tab, chromedp.Evaluate[[]string]("window.__asked || []"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return asked
 }

@@ -44,6 +44,22 @@
     sync();
   }
 
+  // Destructive actions ask first: a submit button (or its form) with
+  // data-confirm shows that question, "{n}" replaced by the number of jobs
+  // selected, and the form goes only if it is accepted. (Actions on every
+  // job of a state have a confirmation page of their own, which works
+  // without this file too.)
+  function setupConfirm() {
+    document.addEventListener('submit', function (ev) {
+      var b = ev.submitter;
+      var q = (b && b.getAttribute('data-confirm')) || ev.target.getAttribute('data-confirm');
+      if (!q) return;
+      var n = all('input[type=checkbox][name=id]').filter(function (x) { return x.checked; }).length;
+      q = q.replace('{n}', fmt(n)).replace('{jobs}', n === 1 ? 'job' : 'jobs');
+      if (!window.confirm(q)) ev.preventDefault();
+    });
+  }
+
   // drawChart replaces the bars of svg with those laid out by the server.
   function drawChart(svg, c) {
     all('g', svg).forEach(function (g) { g.remove(); });
@@ -389,6 +405,7 @@
   }
 
   setupSelection();
+  setupConfirm();
   setupFragments();
   var refresh = function () {};
   var withEvents = setupEvents(function () { refresh(); });
