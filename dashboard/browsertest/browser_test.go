@@ -364,6 +364,11 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Requeued 1 job") {
 			t.Errorf("flash %q", got)
 		}
+		// The outcome is shown once: it leaves the address, so a reload
+		// does not show it again.
+		if q := textOfJS(t, tab, "window.location.search"); strings.Contains(q, "flash") {
+			t.Errorf("the address keeps the outcome after it was shown: %q", q)
+		}
 		// The job left garbage: not in the list, not in the count, ready in the store.
 		if strings.Contains(textOf(t, tab, "main"), id) {
 			t.Errorf("the garbage list still shows %s after its retry", id)
@@ -410,6 +415,24 @@ func TestBrowser(t *testing.T) {
 		}
 		if c := dashtest.Counts(t, s.st, "mailers"); c.Ready != 0 {
 			t.Errorf("mailers holds %d ready jobs after deleting all on the page", c.Ready)
+		}
+	})
+
+	t.Run("NarrowTabsShowTheCurrentOne", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		if err := chromedp.Do(tab, chromedp.EmulateViewport(360, 740)); err != nil {
+			t.Fatal(err)
+		}
+		nav(t, tab, s, "/queues/default/done", "nav.tabs")
+		vis := textOfJS(t, tab, `(function () {
+			var bar = document.querySelector('nav.tabs'), cur = bar.querySelector('[aria-current=page]');
+			var b = bar.getBoundingClientRect(), c = cur.getBoundingClientRect();
+			return String(bar.scrollWidth > bar.clientWidth) + ' ' + String(c.left >= b.left && c.right <= b.right);
+		})()`)
+		if vis != "true true" {
+			t.Errorf("at 360 px: tabs wider than the screen, current tab inside the bar = %q, want \"true true\"", vis)
 		}
 	})
 

@@ -60,6 +60,26 @@
     });
   }
 
+  // An action's outcome comes in the redirect's query (flash, n): shown
+  // once, then taken out of the address, so that a reload or a bookmark
+  // does not show it again. And a row of tabs too wide for the screen
+  // scrolls to the current one.
+  function tidyPage() {
+    var u = new URL(window.location.href);
+    if (u.searchParams.has('flash')) {
+      u.searchParams.delete('flash');
+      u.searchParams.delete('n');
+      window.history.replaceState(window.history.state, '', u.pathname + u.search + u.hash);
+    }
+    all('.tabs [aria-current=page]').forEach(function (tab) {
+      var bar = tab.parentNode;
+      if (bar.scrollWidth > bar.clientWidth) {
+        var off = tab.getBoundingClientRect().left - bar.getBoundingClientRect().left;
+        bar.scrollLeft += off - (bar.clientWidth - tab.offsetWidth) / 2;
+      }
+    });
+  }
+
   // drawChart replaces the bars of svg with those laid out by the server.
   function drawChart(svg, c) {
     all('g', svg).forEach(function (g) { g.remove(); });
@@ -404,6 +424,7 @@
     schedule();
   }
 
+  tidyPage();
   setupSelection();
   setupConfirm();
   setupFragments();
