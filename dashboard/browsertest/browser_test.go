@@ -418,6 +418,35 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("DarkMode", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/", "/queues/default/garbage", "/jobs/default/" + s.f.Garbage[0]} {
+			nav(t, tab, s, p, "main")
+			colors := textOfJS(t, tab, `[getComputedStyle(document.body).backgroundColor,
+				getComputedStyle(document.querySelector('.panel')).backgroundColor,
+				getComputedStyle(document.body).color].join(' / ')`)
+			if colors != "rgb(11, 17, 32) / rgb(17, 24, 39) / rgb(229, 231, 235)" {
+				t.Errorf("%s in dark mode: page / panel background and text %s, want the dark palette", p, colors)
+			}
+			// No light surface is left on a dark page: every element's own
+			// background is dark or transparent.
+			if light := textOfJS(t, tab, `Array.from(document.querySelectorAll('main *')).filter(function (e) {
+				var m = getComputedStyle(e).backgroundColor.match(/rgba?\((\d+), (\d+), (\d+)(, ([\d.]+))?\)/);
+				if (!m || (m[5] !== undefined && Number(m[5]) === 0)) return false;
+				return 0.299 * m[1] + 0.587 * m[2] + 0.114 * m[3] > 160;
+			}).map(function (e) { return e.tagName + '.' + e.className; }).slice(0, 5).join(', ')`); light != "" {
+				t.Errorf("%s in dark mode: light surfaces left: %s", p, light)
+			}
+		}
+		screenshot(t, tab, shots, "20-dark")
+	})
+
 	t.Run("NarrowTabsShowTheCurrentOne", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)
