@@ -171,6 +171,31 @@ func (d *dash) postBulkRetry(r *http.Request) (outcome, error) {
 	})
 }
 
+// postBulkCancel cancels the selected jobs of a list (Inspector.Cancel,
+// one call per job): waiting ones go to garbage marked cancelled, running
+// ones are flagged. It takes a selection only, at most maxSelection jobs;
+// jobs gone or ended meanwhile are skipped.
+func (d *dash) postBulkCancel(r *http.Request) (outcome, error) {
+	if r.PostForm.Get("all") == "1" {
+		return outcome{}, &userError{http.StatusBadRequest, "Select the jobs to cancel",
+			fmt.Sprintf("Cancel works on selected jobs, at most %d at once.", maxSelection)}
+	}
+	return d.bulk(r, "cancel", "cancelled", canCancel, func(q string, _ hopper.JobState, ids []string) (int, error) {
+		n := 0
+		for _, id := range ids {
+			prev, err := d.ins.Cancel(r.Context(), q, id)
+			switch {
+			case errors.Is(err, hopper.ErrJobNotFound):
+			case err != nil:
+				return n, err
+			case canCancel(prev):
+				n++
+			}
+		}
+		return n, nil
+	})
+}
+
 // postBulkDelete deletes the selected jobs of a state, or all of them.
 func (d *dash) postBulkDelete(r *http.Request) (outcome, error) {
 	return d.bulk(r, "delete", "deleted", canDelete, func(q string, st hopper.JobState, ids []string) (int, error) {

@@ -171,6 +171,40 @@ func TestJobActions(t *testing.T) {
 	})
 }
 
+// Cancel selected: waiting jobs go to garbage cancelled, running ones are
+// flagged; gone jobs are skipped; "all" is not offered.
+func TestCancelSelected(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := dashtest.Seed(t, s)
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		ctx := context.Background()
+
+		r := post(t, h, "/queues/default/ready/cancel", url.Values{"id": {f.Ready[1], f.Ready[2], "gone"}})
+		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=cancelled&n=2", "cancel selected")
+		for _, id := range []string{f.Ready[1], f.Ready[2]} {
+			if j, err := ins.GetJob(ctx, "default", id); err != nil || j.State != hopper.StateGarbage || !j.Cancelled {
+				t.Errorf("cancelled job %s: %+v, %v; want garbage, cancelled", id, j, err)
+			}
+		}
+		wantContains(t, get(t, h, r.Header.Get("Location")).Body, "flash", "Cancelled 2 jobs")
+		if j, _ := ins.GetJob(ctx, "default", f.Ready[0]); j.State != hopper.StateReady || j.Cancelled {
+			t.Errorf("a job not selected was changed: %+v", j)
+		}
+
+		r = post(t, h, "/queues/default/unack/cancel", url.Values{"id": {f.Unack}})
+		wantRedirect(t, r, "/queues/default/unack?order=oldest&flash=cancelled&n=1", "cancel a running job")
+		if j, err := ins.GetJob(ctx, "default", f.Unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
+			t.Errorf("running job after cancel: %+v, %v; want unack, flagged", j, err)
+		}
+
+		wantStatus(t, post(t, h, "/queues/default/ready/cancel", url.Values{"all": {"1"}, "confirm": {"1"}}), http.StatusBadRequest, "cancel all")
+		wantStatus(t, post(t, h, "/queues/default/done/cancel", url.Values{"id": {f.Done}}), http.StatusBadRequest, "cancel in done")
+		r = post(t, h, "/queues/default/ready/cancel", nil)
+		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=noselection", "cancel nothing")
+	})
+}
+
 func TestPauseResume(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		dashtest.Seed(t, s)
@@ -246,6 +280,6 @@ func actionPaths(f *dashtest.Fixture) []string {
 		"/queues/default/pause", "/queues/default/resume",
 		"/jobs/default/" + f.Garbage[0] + "/retry", "/jobs/default/" + f.Garbage[0] + "/delete",
 		"/jobs/default/" + f.Ready[0] + "/cancel", "/jobs/default/" + f.Pending + "/reschedule",
-		"/queues/default/limits",
+		"/queues/default/limits", "/queues/default/ready/cancel",
 	}
 }

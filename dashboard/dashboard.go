@@ -109,6 +109,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /queues/{queue}/{state}/confirm", d.serveConfirm)
 	mux.HandleFunc("POST /queues/{queue}/{state}/retry", d.action(d.postBulkRetry))
 	mux.HandleFunc("POST /queues/{queue}/{state}/delete", d.action(d.postBulkDelete))
+	mux.HandleFunc("POST /queues/{queue}/{state}/cancel", d.action(d.postBulkCancel))
 	mux.HandleFunc("POST /queues/{queue}/pause", d.action(d.postPause))
 	mux.HandleFunc("POST /queues/{queue}/resume", d.action(d.postResume))
 	mux.HandleFunc("POST /queues/{queue}/limits", d.action(d.postLimits))

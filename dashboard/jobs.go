@@ -117,6 +117,7 @@ type jobsPage struct {
 	LastURL    string
 	CanRequeue bool // actions offered on this page
 	CanDelete  bool
+	CanCancel  bool
 	Limits     *limitsView
 }
 
@@ -180,6 +181,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	p.Events = d.eventsURL(queue, "")
 	p.CanRequeue = !d.cfg.ReadOnly && canRequeue(st)
 	p.CanDelete = !d.cfg.ReadOnly && canDelete(st)
+	p.CanCancel = !d.cfg.ReadOnly && canCancel(st)
 	p.ShowErrors = st == hopper.StateRetry || st == hopper.StateGarbage
 	p.TimeLabel, _ = listTime(st, &hopper.JobRecord{})
 

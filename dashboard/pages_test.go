@@ -88,15 +88,17 @@ func TestJobsPage(t *testing.T) {
 			t.Error("order=oldest does not list the oldest first")
 		}
 
-		// Ready jobs cannot be requeued, only deleted; running ones neither.
+		// Ready jobs cannot be requeued, only cancelled or deleted; running
+		// ones only cancelled.
 		r = get(t, h, "/queues/default/ready")
 		wantStatus(t, r, http.StatusOK, "ready list")
-		wantContains(t, r.Body, "ready list", "Delete selected", f.Ready[0])
+		wantContains(t, r.Body, "ready list", "Delete selected", "Cancel selected", f.Ready[0])
 		wantLacks(t, r.Body, "ready list", "selected</button>\n      <button class=\"btn\"", "Run now selected")
 		r = get(t, h, "/queues/default/unack")
 		wantStatus(t, r, http.StatusOK, "unack list")
-		wantContains(t, r.Body, "unack list", f.Unack)
-		wantLacks(t, r.Body, "unack list", "Delete selected", `type="checkbox" name="id"`)
+		wantContains(t, r.Body, "unack list", f.Unack, "Cancel selected", `type="checkbox" name="id"`)
+		wantLacks(t, r.Body, "unack list", "Delete selected")
+		wantLacks(t, get(t, h, "/queues/default/done").Body, "done list", "Cancel selected")
 	})
 }
 

@@ -260,7 +260,13 @@ func flashFrom(r *http.Request) *flash {
 	case "noselection":
 		return &flash{"warn", "Select at least one job first."}
 	case "cancelled":
-		return &flash{"ok", "Cancelled the job. A running job stops once its worker hears of it."}
+		switch {
+		case n == 0:
+			return &flash{"warn", "Nothing was cancelled: the jobs had already ended or gone."}
+		case n == 1:
+			return &flash{"ok", "Cancelled the job. A running job stops once its worker hears of it."}
+		}
+		return &flash{"ok", "Cancelled " + count + ": waiting ones are in garbage; running ones stop once their workers hear of it."}
 	case "rescheduled":
 		return &flash{"ok", "Rescheduled the job: it keeps its ID, attempts and history; its due time is below."}
 	case "limits":
