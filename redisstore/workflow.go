@@ -125,9 +125,11 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	}
 	args := make([]any, 0, 3+6*len(w.Tasks))
 	args = append(args, w.ID, w.Name, mstime.Ceil(ret))
+	dues, vals := make([]string, len(w.Tasks)), make([][]byte, len(w.Tasks))
 	for i, t := range w.Tasks {
+		dues[i], vals[i] = dueArg(t.Job), encodeValue(t.Job)
 		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
-			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dueArg(t.Job), encodeValue(t.Job))
+			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dues[i], vals[i])
 	}
 	if s.wfLocal() {
 		// One server: the script enqueues the first tasks itself.
@@ -153,13 +155,13 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
 	}
 	// The reply names the released tasks only: fill in their jobs.
-	byName := make(map[string]*store.NewTask, len(w.Tasks))
-	for _, t := range w.Tasks {
-		byName[t.Name] = t
+	byName := make(map[string]int, len(w.Tasks))
+	for i, t := range w.Tasks {
+		byName[t.Name] = i
 	}
 	for i := range r.releases {
-		if t := byName[r.releases[i].task]; t != nil {
-			r.releases[i].queue, r.releases[i].payload = t.Job.Queue, payload(t.Job)
+		if k, ok := byName[r.releases[i].task]; ok {
+			r.releases[i].queue, r.releases[i].payload = w.Tasks[k].Job.Queue, dues[k]+"|"+string(vals[k])
 		}
 	}
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {

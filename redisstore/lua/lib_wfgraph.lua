@@ -74,7 +74,6 @@ local function load_state(t, v)
   local st, seq, bar, deps = string.match(v, '^(.)(%d*)(|?)(.*)$')
   st_cache[t], seq_cache[t] = st, seq
   dep_cache[t] = bar ~= '' and deps
-
 end
 
 -- state returns task t's state letter, or nil when the workflow has no
@@ -316,11 +315,11 @@ end
 
 -- apply_ends applies n task ends to the open workflow: the k-th is task
 -- tasks[k]'s, with the seq seqs[k] (decimal digits; false for an end
--- applied in the step that ended the job, lib_wflocal.lua), outcome ocs[k] (s, f, c,
--- d, r) and result res[k], at time now (ms). A task remembers the seq of the last end
--- applied, and an older or repeated one changes nothing. It returns whether
--- one end had been applied before (a delivery a dead process left half
--- done).
+-- applied in the step that ended the job, lib_wflocal.lua), outcome
+-- ocs[k] (s, f, c, d, r) and result res[k], at time now (ms). A task
+-- remembers the seq of the last end applied, and an older or repeated one
+-- changes nothing. It returns whether one end had been applied before (a
+-- delivery a dead process left half done).
 local function apply_ends(n, tasks, seqs, ocs, res, now)
   local again = false
   if n > 0 then
@@ -335,8 +334,8 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
       elseif seq and tonumber(seq) <= (tonumber(seq_cache[t]) or 0) then
         again = true
       elseif cur == 'e' and oc == 's' then
-        -- The usual end: a running task succeeded. set_state's and
-        -- propagate's work, with the counters bumped once for all.
+        -- The usual end: a running task succeeded. set_state's work, with
+        -- the counters bumped once for all.
         seq_cache[t] = seq or seq_cache[t]
         st_cache[t] = 'S'
         st_dirty[t] = true
@@ -345,16 +344,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
           results[#results + 1] = t
           results[#results + 1] = res[k]
         end
-        local d = dep_cache[t]
-        if d and not string.find(d, '\n', 1, true) then
-          if state(d) == 'w' then
-            local r = rem(d) - 1
-            set_rem(d, r)
-            if r <= 0 then release(d) end
-          end
-        elseif d then
-          propagate(t, 'S')
-        end
+        propagate(t, 'S')
       else
         seq_cache[t] = seq or seq_cache[t]
         st_dirty[t] = true

@@ -13,11 +13,30 @@ local function wf_keys(id)
   return {t .. 'm', t .. 's', t .. 'r', t .. 'i', t .. 'd', t .. 'p', t .. 'o', t .. 'rel'}
 end
 
--- release_local enqueues released tasks' jobs, one release_into per
--- queue: by[queue] holds the queue's job IDs, dues and values (ids, dues,
--- vals), order the queues.
-local function release_local(by, order, now, later)
-  for _, q in ipairs(order) do
+-- new_acc returns an empty set of jobs to release: by[queue] holds the
+-- queue's job IDs, dues and values (ids, dues, vals, n of each), order the
+-- queues.
+local function new_acc()
+  return {by = {}, order = {}}
+end
+
+-- acc_add adds job id of queue q, with its due and value, to acc.
+local function acc_add(acc, q, id, due, val)
+  local b = acc.by[q]
+  if not b then
+    b = {ids = {}, dues = {}, vals = {}, n = 0}
+    acc.by[q] = b
+    acc.order[#acc.order + 1] = q
+  end
+  local k = b.n + 1
+  b.n = k
+  b.ids[k], b.dues[k], b.vals[k] = id, due, val
+end
+
+-- release_local enqueues the jobs of acc, one release_into per queue.
+local function release_local(acc, now, later)
+  local by = acc.by
+  for _, q in ipairs(acc.order) do
     local t = '{' .. PREFIX .. ':' .. q .. '}:'
     QUEUE = q
     placed = {ready = {}, pend = {}, min_due = nil}
@@ -29,24 +48,8 @@ local function release_local(by, order, now, later)
   end
 end
 
--- rel_add adds the job of released task t of workflow wf, stored as
--- payload v ("due|value"), to acc (release_local's by and order).
-local function rel_add(acc, wf, t, v)
-  local q = info(t).q
-  local b = acc.by[q]
-  if not b then
-    b = {ids = {}, dues = {}, vals = {}}
-    acc.by[q] = b
-    acc.order[#acc.order + 1] = q
-  end
-  local bar = string.find(v, '|', 1, true)
-  b.ids[#b.ids + 1] = wf .. '~' .. t
-  b.dues[#b.dues + 1] = string.sub(v, 1, bar - 1)
-  b.vals[#b.vals + 1] = string.sub(v, bar + 1)
-end
-
 -- settle_local finishes what the open workflow wf's step released: it
--- takes the released tasks' payloads into acc for release_local, and
+-- takes the released tasks' payloads (stored "due|value") into acc, and
 -- brings the index up to date (wfi_set.lua's work, then wf_synced.lua's).
 local function settle_local(wf, acc)
   local list = {}
@@ -56,7 +59,11 @@ local function settle_local(wf, acc)
   if #list > 0 then
     local pl = call_chunked_flat('HMGET', WK.p, list)
     for i = 1, #list do
-      if pl[i] then rel_add(acc, wf, list[i], pl[i]) end
+      local v = pl[i]
+      if v then
+        local bar = string.find(v, '|', 1, true)
+        acc_add(acc, info(list[i]).q, wf .. '~' .. list[i], string.sub(v, 1, bar - 1), string.sub(v, bar + 1))
+      end
     end
     call_chunked('HDEL', WK.p, list, 1)
   end
@@ -100,7 +107,7 @@ wf_apply_now = function(now, later)
       a.tasks[m], a.seqs[m], a.ocs[m], a.res[m] = task, false, wf_ocs[k], wf_res[k]
     end
   end
-  local acc = {by = {}, order = {}}
+  local acc = new_acc()
   for _, wf in ipairs(order) do
     wf_use(wf_keys(wf))
     if WM.st then
@@ -109,7 +116,7 @@ wf_apply_now = function(now, later)
       settle_local(wf, acc)
     end
   end
-  release_local(acc.by, acc.order, now, later)
+  release_local(acc, now, later)
 end
 
 -- A script with this file enqueues what it releases itself.

@@ -16,8 +16,8 @@ if redis.call('EXISTS', WK.m) == 1 then return {'dup'} end
 local now, later = now_ms()
 local s, r, i, d, p, roots = {}, {}, {}, {}, {}, {}
 local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
--- With lib_wflocal, the first tasks' jobs by queue, for release_local.
-local by, order = {}, {}
+-- With lib_wflocal, the first tasks' jobs, for release_local.
+local acc = wf_inline and new_acc()
 local nt = 0
 for a = 4, #ARGV, 6 do
   local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
@@ -40,16 +40,7 @@ for a = 4, #ARGV, 6 do
   if deps ~= '' or not wf_inline then
     p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
   else
-    local q = string.match(ARGV[a + 1], '^[^\n]*')
-    local b = by[q]
-    if not b then
-      b = {ids = {}, dues = {}, vals = {}, n = 0}
-      by[q] = b
-      order[#order + 1] = q
-    end
-    local k = b.n + 1
-    b.n = k
-    b.ids[k], b.dues[k], b.vals[k] = ARGV[1] .. '~' .. t, ARGV[a + 4], ARGV[a + 5]
+    acc_add(acc, string.match(ARGV[a + 1], '^[^\n]*'), ARGV[1] .. '~' .. t, ARGV[a + 4], ARGV[a + 5])
   end
 end
 redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
@@ -62,8 +53,8 @@ if nr > 0 then call_chunked('HSET', WK.r, r, 2) end
 if np > 0 then call_chunked('HSET', WK.p, p, 2) end
 if nd > 0 then call_chunked('HSET', WK.d, d, 2) end
 if wf_inline then
-  release_local(by, order, now, later)
-  settle_local(ARGV[1], {by = {}, order = {}})
+  release_local(acc, now, later)
+  settle_local(ARGV[1], new_acc())
   return reply({})
 end
 -- The tasks without dependencies are released at once: the caller has
