@@ -40,6 +40,15 @@ type EnqueueOpts struct {
 	// Retention keeps the job in done for this long after it succeeds, with
 	// its result. Zero means the queue's retention (none by default).
 	Retention time.Duration
+	// Priority orders the job among the ready jobs of its queue: workers
+	// claim higher priorities first, and jobs of one priority in the order
+	// they became ready (first in, first out). From MinPriority (-3) to
+	// MaxPriority (3); zero is the default level, so a job can be made
+	// more or less urgent than the rest. A job keeps its priority through
+	// delays, retries and requeues. Priority orders one queue; across
+	// queues, WorkerConfig's weights decide. Zero means the args' own
+	// (ArgsWithOpts), else the default level.
+	Priority int
 	// Meta is string metadata stored with the job (trace context goes here).
 	Meta map[string]string
 	// Unique, when set, makes the job unique in its queue while it waits or
@@ -190,6 +199,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 		RunAt:      o.RunAt,
 		Delay:      o.Delay,
 		Retention:  o.Retention,
+		Priority:   o.Priority,
 		Replace:    o.Replace,
 	}
 	if j.Queue == "" {
@@ -249,6 +259,9 @@ func mergeOpts(args Args, opts *EnqueueOpts) EnqueueOpts {
 	}
 	if opts.Retention != 0 {
 		o.Retention = opts.Retention
+	}
+	if opts.Priority != 0 {
+		o.Priority = opts.Priority
 	}
 	if opts.Meta != nil {
 		o.Meta = opts.Meta

@@ -18,10 +18,14 @@ type JobUpdate struct {
 	// Args replaces the job's args, and its kind with Args.Kind(): encoded
 	// and checked as Enqueue does. Nil leaves them.
 	Args Args
+	// Priority, when not nil, is the job's new priority (MinPriority to
+	// MaxPriority, see EnqueueOpts.Priority). A ready job whose priority
+	// changes goes to the back of its new level. Nil leaves it.
+	Priority *int
 }
 
 // UpdateJob changes a job that waits (pending, ready or retry): its due
-// time, its args, or both, in one atomic step of the store (the same step
+// time, its args, its priority, or several, in one atomic step of the store (the same step
 // as EnqueueOpts.Replace takes, with store.ReplaceOnly: nothing is ever
 // added). The job keeps its ID, attempt count, error history, meta, unique
 // key and enqueue time. It returns the job as it is after the change.
@@ -33,8 +37,8 @@ type JobUpdate struct {
 // args that do not encode, ErrInvalidJob, before the store is called.
 // Safe for concurrent use; of two updates of one job, the later wins.
 func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate) (*JobRecord, error) {
-	if u.RunAt.IsZero() && u.Args == nil {
-		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt or Args)", ErrInvalidJob, id)
+	if u.RunAt.IsZero() && u.Args == nil && u.Priority == nil {
+		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args or Priority)", ErrInvalidJob, id)
 	}
 	rec, err := i.GetJob(ctx, queue, id)
 	if err != nil {
@@ -47,13 +51,18 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 		return nil, fmt.Errorf("%w: job %q of queue %q is %s: only a waiting job (pending, ready or retry) can be changed", ErrInvalidState, id, queue, rec.State)
 	}
 	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, Meta: rec.Meta,
-		MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, Replace: store.ReplaceOnly}
+		MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, Priority: rec.Priority,
+		Replace: store.ReplaceOnly}
 	if u.Args != nil {
 		b, err := encodeArgs(u.Args)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidJob, err)
 		}
 		nj.Kind, nj.Args = u.Args.Kind(), b
+		nj.Replace |= store.ReplaceArgs
+	}
+	if u.Priority != nil {
+		nj.Priority = *u.Priority
 		nj.Replace |= store.ReplaceArgs
 	}
 	if !u.RunAt.IsZero() {

@@ -19,6 +19,9 @@ const (
 	MaxUniqueKeyLen = store.MaxUniqueKeyLen
 	// MaxRetriesLimit is the largest EnqueueOpts.MaxRetries.
 	MaxRetriesLimit = store.MaxRetriesLimit
+	// MinPriority and MaxPriority bound EnqueueOpts.Priority (-3 to 3).
+	MinPriority = store.MinPriority
+	MaxPriority = store.MaxPriority
 	// MaxArgsDepth is how deep arrays and maps may nest in encoded args (a
 	// struct counts as one level, as it encodes to a map).
 	MaxArgsDepth = msgpackguard.MaxDepth

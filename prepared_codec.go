@@ -36,6 +36,7 @@ type preparedWire struct {
 	Retention  int64             `msgpack:"ret,omitempty"`
 	UniqueKey  string            `msgpack:"uk,omitempty"`
 	UniqueFor  int64             `msgpack:"uf,omitempty"`
+	Priority   int               `msgpack:"pr,omitempty"`
 }
 
 // MarshalBinary encodes the job in a stable, versioned form: one version
@@ -46,7 +47,7 @@ func (p *PreparedJob) MarshalBinary() ([]byte, error) {
 	w := preparedWire{
 		ID: j.ID, Queue: j.Queue, Kind: j.Kind, Args: j.Args, Meta: j.Meta,
 		MaxRetries: j.MaxRetries, Timeout: int64(j.Timeout), Retention: int64(j.Retention),
-		UniqueKey: j.UniqueKey, UniqueFor: int64(j.UniqueFor),
+		UniqueKey: j.UniqueKey, UniqueFor: int64(j.UniqueFor), Priority: j.Priority,
 	}
 	if len(w.Meta) == 0 {
 		w.Meta = nil
@@ -108,7 +109,7 @@ func fromWire(w *preparedWire) (j store.NewJob) {
 	j = store.NewJob{
 		ID: w.ID, Queue: w.Queue, Kind: w.Kind, Args: w.Args, Meta: w.Meta,
 		MaxRetries: w.MaxRetries, Timeout: time.Duration(w.Timeout), Retention: time.Duration(w.Retention),
-		UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor),
+		UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor), Priority: w.Priority,
 	}
 	if w.RunAt != 0 {
 		j.RunAt = time.UnixMilli(w.RunAt)

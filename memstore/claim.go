@@ -56,7 +56,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	size := 0
-	for j, i := q.ready.head, 0; i < n; j, i = j.next, i+1 {
+	for j, i := q.ready.front(), 0; i < n; j, i = q.ready.next(j), i+1 {
 		size += len(j.rec.Args)
 	}
 	b := newBatch(n, size)

@@ -91,6 +91,7 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 		Timeout:    nj.Timeout,
 		Retention:  nj.Retention,
 		UniqueKey:  nj.UniqueKey,
+		Priority:   nj.Priority,
 		EnqueuedAt: now,
 		RunAt:      atMs(now, nowMs, dueMs),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -59,12 +60,8 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 		Garbage: int64(len(q.garbage)),
 		Done:    int64(len(q.done)),
 	}
-	if j := q.ready.head; j != nil {
-		since := j.rec.EnqueuedAt
-		if j.rec.RunAt.After(since) {
-			since = j.rec.RunAt
-		}
-		st.Latency = max(now.Sub(since), 0)
+	if j := q.ready.oldest(); j != nil {
+		st.Latency = max(now.Sub(readySince(j)), 0)
 	}
 	return st, nil
 }
@@ -104,4 +101,14 @@ func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord,
 		}
 	}
 	return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+}
+
+// readySince returns when ready job j became ready: when it fell due, or
+// when it was enqueued if it went straight to ready.
+func readySince(j *job) time.Time {
+	since := j.rec.EnqueuedAt
+	if j.rec.RunAt.After(since) {
+		since = j.rec.RunAt
+	}
+	return since
 }

@@ -45,16 +45,16 @@ func copyJobs(jobs []*job) []*store.JobRecord {
 func (q *queue) ordered(st store.JobState, newest bool, k int) []*job {
 	if st == store.StateReady {
 		out := make([]*job, 0, min(k, q.ready.n))
-		j := q.ready.head
+		j := q.ready.front()
 		if newest {
-			j = q.ready.tail
+			j = q.ready.back()
 		}
 		for j != nil && len(out) < k {
 			out = append(out, j)
 			if newest {
-				j = j.prev
+				j = q.ready.prev(j)
 			} else {
-				j = j.next
+				j = q.ready.next(j)
 			}
 		}
 		return out

@@ -26,7 +26,7 @@ type queue struct {
 	mu      sync.Mutex
 	cfg     store.QueueConfig
 	jobs    map[string]*job
-	ready   readyList
+	ready   readyLevels
 	pending jobHeap
 	unack   jobHeap
 	retry   jobHeap

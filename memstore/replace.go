@@ -30,6 +30,16 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 		j.rec.MaxRetries = nj.MaxRetries
 		j.rec.Timeout = nj.Timeout
 		j.rec.Retention = nj.Retention
+		if p := nj.Priority; p != j.rec.Priority {
+			// A ready job goes to the back of its new level.
+			if j.rec.State == store.StateReady {
+				q.detach(j)
+				j.rec.Priority = p
+				q.attach(j, store.StateReady, 0)
+			} else {
+				j.rec.Priority = p
+			}
+		}
 	}
 	if nj.Replace&store.ReplaceRunAt != 0 {
 		dueMs := nowMs + mstime.Ceil(nj.Delay)

@@ -56,7 +56,8 @@ func newEncJob(j *store.NewJob) encJob {
 	// already due when it arrives keeps RunAt as the time it fell due.
 	// A job's own retention is in its envelope: the worker sends it back
 	// with the ack, so it needs no extra step here.
-	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 {
+	// A priority goes this way too: enqueue_plain.lua reads none.
+	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 || j.Priority != 0 {
 		e.extra = true
 		e.replace = j.Replace
 		if j.UniqueKey != "" {

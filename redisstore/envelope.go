@@ -12,11 +12,14 @@ import (
 
 // A job's value in the jobs hash is
 //
-//	"<enqueuedMs>,<maxRetries>," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
+//	"<enqueuedMs>,<maxRetries>[p<priority>]," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
 //
 // The enqueue script writes the first part from the server's clock; the
 // client writes the rest (encodeValue). MaxRetries is plain text because
-// the reclaim script reads it without decoding msgpack. The msgpack array
+// the reclaim script reads it without decoding msgpack, and so is a
+// priority other than 0, which scripts read to find a ready job's list
+// (lua/lib_prio.lua); a release before priorities cannot read a job that
+// has one. The msgpack array
 // has no field names: a newer version appends fields and an older reader
 // skips them. Durations are whole milliseconds, or minus nanoseconds when
 // not whole (so every duration round-trips exactly). Meta is nil when
@@ -34,6 +37,10 @@ func encodeValue(j *store.NewJob) []byte {
 	}
 	b := make([]byte, 0, size)
 	b = strconv.AppendInt(b, int64(j.MaxRetries), 10)
+	if j.Priority != 0 {
+		b = append(b, 'p')
+		b = strconv.AppendInt(b, int64(j.Priority), 10)
+	}
 	b = append(b, ',')
 	b = appendArrayHeader(b, envelopeFields)
 	b = appendStr(b, j.Kind)
@@ -95,10 +102,19 @@ func isTaskMeta(id string, meta map[string]string) bool {
 func decodeValue(v string, rec *store.JobRecord) error {
 	enq, rest, ok1 := strings.Cut(v, ",")
 	maxr, env, ok2 := strings.Cut(rest, ",")
+	maxr, prio, hasPrio := strings.Cut(maxr, "p")
 	enqMs, err1 := strconv.ParseInt(enq, 10, 64)
 	maxRetries, err2 := strconv.Atoi(maxr)
 	if !ok1 || !ok2 || err1 != nil || err2 != nil {
 		return errCorrupt
+	}
+	priority := 0
+	if hasPrio {
+		p, err := strconv.Atoi(prio)
+		if err != nil || p < store.MinPriority || p > store.MaxPriority {
+			return errCorrupt
+		}
+		priority = p
 	}
 	r := reader{s: env}
 	n := r.arrayLen()
@@ -140,6 +156,7 @@ func decodeValue(v string, rec *store.JobRecord) error {
 	rec.Args = []byte(args)
 	rec.Meta = meta
 	rec.MaxRetries = maxRetries
+	rec.Priority = priority
 	rec.Timeout = tdur
 	rec.Retention = rdur
 	if unique != "" {

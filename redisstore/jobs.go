@@ -137,7 +137,7 @@ func (s *Store) listRange(ctx context.Context, req store.ListRequest, offset, n 
 	if req.Newest {
 		newest = "1"
 	}
-	keys := []string{k.stateKey(string(req.State)), k.jobs, k.att, k.errs, k.results, k.cancelled}
+	keys := []string{k.stateKey(string(req.State)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
 	v, err := s.run(ctx, scriptList, keys, kind, offset, n, newest, unack).Slice()
 	if err == nil && (len(v) < 1 || (len(v)-1)%7 != 0) {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))

@@ -33,6 +33,11 @@ type NewJob struct {
 	// Retention keeps the job in done for this long after it succeeds. Zero
 	// means the queue's QueueConfig.Retention, which defaults to none.
 	Retention time.Duration
+	// Priority orders the job among the ready jobs of its queue: a claim
+	// takes the highest priority first, and jobs of equal priority in the
+	// order they became ready. From MinPriority to MaxPriority; zero is
+	// the default level.
+	Priority int
 	// UniqueKey, when set, makes the job unique in its queue: while another
 	// job holds the key, Enqueue reports a duplicate instead. The key is
 	// released when its job is acked, dies, is deleted or is cancelled, or
@@ -59,7 +64,8 @@ type NewJob struct {
 
 // Validate checks a job before it reaches a store: a valid queue, an ID of
 // 1 to MaxIDLen printable ASCII bytes (no spaces), a valid kind
-// (ValidateKind), MaxRetries between 0 and MaxRetriesLimit, a RunAt no
+// (ValidateKind), MaxRetries between 0 and MaxRetriesLimit, a Priority
+// between MinPriority and MaxPriority, a RunAt no
 // later than MaxRunAt, no negative Timeout, Retention or UniqueFor, a
 // UniqueKey of at most MaxUniqueKeyLen bytes, and Schedule and Tick set
 // together. It returns an error wrapping ErrInvalidJob or ErrInvalidQueue
@@ -79,6 +85,9 @@ func (j *NewJob) Validate() error {
 	}
 	if j.RunAt.After(MaxRunAt) {
 		return fmt.Errorf("%w: RunAt %v is after the year 9999", ErrInvalidJob, j.RunAt)
+	}
+	if j.Priority < MinPriority || j.Priority > MaxPriority {
+		return fmt.Errorf("%w: Priority %d must be between %d and %d", ErrInvalidJob, j.Priority, MinPriority, MaxPriority)
 	}
 	if j.Timeout < 0 {
 		return fmt.Errorf("%w: Timeout %v is negative", ErrInvalidJob, j.Timeout)

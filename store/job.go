@@ -33,6 +33,9 @@ type JobRecord struct {
 	Retention time.Duration
 	// UniqueKey is the job's unique key, if it has one.
 	UniqueKey string
+	// Priority is the job's priority among the ready jobs of its queue
+	// (NewJob.Priority); zero is the default level.
+	Priority int
 	// EnqueuedAt is when Enqueue stored the job.
 	EnqueuedAt time.Time
 	// RunAt is when the job falls due (pending, retry) or last fell due (in

@@ -18,6 +18,10 @@ const (
 	// MaxErrorHistory is how many attempt errors a store keeps per job;
 	// older ones are dropped first.
 	MaxErrorHistory = 20
+	// MinPriority and MaxPriority bound NewJob.Priority: seven levels,
+	// 0 the default, higher claimed first.
+	MinPriority = -3
+	MaxPriority = 3
 )
 
 // MaxRunAt is the latest RunAt a job may have: the last millisecond of the

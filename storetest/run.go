@@ -190,6 +190,7 @@ func adminGroups() []group[adminFunc] {
 		{"Limits", limitCases()},
 		{"Unique", adminUniqueCases()},
 		{"Replace", replaceCases()},
+		{"Priority", priorityCases()},
 		{"Stats", statsCases()},
 		{"GetJob", getJobCases()},
 		{"ListJobs", listCases()},

@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 -- claim.lua: move up to max jobs from ready to unack (see claim.go).
 --
--- KEYS: 1 ready list, 2 jobs hash, 3 unack zset, 4 attempt info hash,
+-- KEYS: 1 ready list (and its levels, lib_prio.lua), 2 jobs hash, 3 unack zset, 4 attempt info hash,
 --       5 config hash, 6 token counter, 7 error history hash, 8 event
 --       stream, 9 rate log (lib_rate.lua)
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
@@ -12,7 +12,8 @@
 --
 -- Cost per call, whatever the batch: TIME, HMGET config, LPOP count,
 -- HMGET values and attempts (and errors of jobs attempted before), INCRBY, ZRANGE + ZADD unack, HSET attempts,
--- LLEN (+ wake); with a rate limit, LINDEX (and an LPOP per expired
+-- LLEN (+ wake); with priority levels, an LPOP and an LLEN per level
+-- (lib_prio.lua); with a rate limit, LINDEX (and an LPOP per expired
 -- entry), RPUSH and HSET. No call per job: the claim path scales with
 -- batch size.
 
@@ -20,7 +21,7 @@ local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -59,12 +60,13 @@ if c[3] then
     if retry_in == 0 or r > retry_in then retry_in = r end
   end
 end
+local pm = c[10]
 if n == 0 then
-  if redis.call('LLEN', ready) == 0 then retry_in = 0 end
+  if ready_len(ready, pm) == 0 then retry_in = 0 end
   return {now, 0, retry_in, 0}
 end
 
-local ids = redis.call('LPOP', ready, n)
+local ids = pop_ready(ready, pm, n)
 if not ids then return {now, 0, 0, 0} end
 local vals = call_chunked_flat('HMGET', KEYS[2], ids)
 local atts = call_chunked_flat('HMGET', KEYS[4], ids)
@@ -152,7 +154,7 @@ flush_events(KEYS[8], now)
 -- a worker that claimed a full batch claims again by itself, the message
 -- is for the idle ones, and a busy queue's next claim wakes them soon
 -- enough, without a message to every worker for every claim.
-if #ids == n and redis.call('LLEN', ready) > 0 then
+if #ids == n and ready_len(ready, pm) > 0 then
   if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
     redis.call('HSET', conf, 'lw', str(now))
     wake_ready()

@@ -16,8 +16,14 @@ local ids = {}
 if ARGV[1] == 'all' then
   local n = tonumber(ARGV[3])
   if state == 'ready' then
-    ids = redis.call('LRANGE', c, 0, n - 1)
-    redis.call('LTRIM', c, #ids, -1)
+    -- In claim order, over the priority levels.
+    for _, p in ipairs(levels(redis.call('HGET', KEYS[10], 'pm'))) do
+      local l = ready_at(c, p)
+      local got = redis.call('LRANGE', l, 0, n - #ids - 1)
+      redis.call('LTRIM', l, #got, -1)
+      for i = 1, #got do ids[#ids + 1] = got[i] end
+      if #ids == n then break end
+    end
   else
     ids = redis.call('ZRANGE', c, 0, n - 1)
     if #ids > 0 then call_chunked('ZREM', c, ids, 1) end
@@ -26,7 +32,7 @@ else
   for i = 3, #ARGV do
     local removed
     if state == 'ready' then
-      removed = redis.call('LREM', c, 1, ARGV[i])
+      removed = redis.call('LREM', ready_at(c, prio_of(redis.call('HGET', KEYS[2], ARGV[i]))), 1, ARGV[i])
     else
       removed = redis.call('ZREM', c, ARGV[i])
     end

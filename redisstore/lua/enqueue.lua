@@ -79,7 +79,8 @@ while i <= #ARGV do
     end
   end
   if not res then
-    res = place(id, due, now, later)
+    -- Only a job with extras can have a priority (enqueue.go).
+    res = place(id, due, now, later, extra ~= '' and prio_of_new(val) or nil)
     if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
       -- Already due at an explicit time (a periodic tick): remember when it
       -- fell due, as a promotion would.
@@ -89,6 +90,6 @@ while i <= #ARGV do
   end
   out[#out + 1] = res
 end
-store_placed(KEYS[2], KEYS[3])
+store_placed(KEYS[2], KEYS[3], KEYS[8])
 flush_events(KEYS[9], now)
 return out

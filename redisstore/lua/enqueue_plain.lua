@@ -51,7 +51,7 @@ else
   end
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
-store_placed(KEYS[2], KEYS[3])
+store_placed(KEYS[2], KEYS[3], KEYS[4])
 if ev then
   -- The events of the jobs added, their states ('r' or 'p') the detail.
   -- Without duplicates (the usual call) the tables at hand are the

@@ -53,7 +53,7 @@ while i <= #ARGV do
   i = i + 7
 end
 
-local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw')
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm')
 local queue_ret = tonumber(conf[1]) or 0
 events_config(conf[3], conf[4])
 local ev = events_on()
@@ -221,7 +221,7 @@ for r = plain + 1, n do
       elseif o == 5 then
         -- Release: back to the head of ready, the attempt not counted.
         redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', nows))
-        redis.call('LPUSH', KEYS[9], id)
+        push_ready(KEYS[9], jobs, conf[5], {id}, true)
         wake_r = true
       end
     end
@@ -267,7 +267,7 @@ count_throughput(KEYS[16], 'd', now, acks)
 count_throughput(KEYS[16], 'f', now, fails)
 -- A job leaving unack frees a slot of a MaxRunning cap: wake a waiter if
 -- jobs are waiting for it.
-if not wake_r and #gone > 0 and conf[2] and redis.call('LLEN', KEYS[9]) > 0 then
+if not wake_r and #gone > 0 and conf[2] and ready_len(KEYS[9], conf[5]) > 0 then
   wake_r = true
 end
 if wake_r then wake_ready() end

@@ -1,8 +1,8 @@
 -- lib_replace.lua: a duplicate enqueue that changes the waiting job holding
 -- the ID or unique key (store.Replace), for enqueue.lua, whose KEYS it
--- uses: 1 jobs, 2 ready, 3 pending, 7 attempt info, 10 retry, 11 unack,
--- 12 garbage, 13 done; and due_ms of lib_place.lua, job_state of
--- lib_state.lua.
+-- uses: 1 jobs, 2 ready, 3 pending, 7 attempt info, 8 config, 10 retry,
+-- 11 unack, 12 garbage, 13 done; and due_ms of lib_place.lua, job_state
+-- of lib_state.lua, the levels of lib_prio.lua.
 
 -- replace_holder applies rep (bits: 1 args, 2 due time) to job h with the
 -- new value and due argument, and returns "u", the state it is in now
@@ -27,16 +27,27 @@ local function replace_holder(h, val, due, rep, now, later)
   else
     return nil -- ended: garbage or done
   end
+  local prio = prio_of(old)
   if rep % 2 == 1 then
     -- The enqueue time stays the first one's.
     redis.call('HSET', KEYS[1], h, string.match(old, '^(%d*,)') .. val)
+    local np = prio_of_new(val)
+    if np ~= prio then
+      mark_levels(KEYS[8], redis.call('HGET', KEYS[8], 'pm'), {[np] = true})
+      if st == 'r' then
+        -- To the back of its new level.
+        redis.call('LREM', ready_at(KEYS[2], prio), -1, h)
+        redis.call('RPUSH', ready_at(KEYS[2], np), h)
+      end
+      prio = np
+    end
   end
   if math.floor(rep / 2) % 2 == 1 then
     local d = due_ms(due, now, later)
     if d > now then
       if st == 'r' then
         -- From the tail: the job most likely to be replaced is a recent one.
-        redis.call('LREM', KEYS[2], -1, h)
+        redis.call('LREM', ready_at(KEYS[2], prio), -1, h)
         st, zkey = 'p', KEYS[3]
       end
       local first = earliest(zkey)
@@ -44,7 +55,7 @@ local function replace_holder(h, val, due, rep, now, later)
       if not first or d < first then wake_sched() end
     elseif st ~= 'r' then
       redis.call('ZREM', zkey, h)
-      redis.call('RPUSH', KEYS[2], h)
+      redis.call('RPUSH', ready_at(KEYS[2], prio), h)
       local a, c, t = parse_att(redis.call('HGET', KEYS[7], h))
       redis.call('HSET', KEYS[7], h, make_att(a, c, t, str(now)))
       wake_ready()

@@ -52,7 +52,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
         hv[nh + 1] = id
         hv[nh + 2] = nows .. vals[n]
         nh = nh + 2
-        local res = place(id, dues[n], now, later)
+        local res = place(id, dues[n], now, later, prio_of_new(vals[n]))
         if ev then
           ne = ne + 1
           evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), res
@@ -65,7 +65,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
   end
   if nm > 0 then call_chunked('SADD', k.wm, mark, 1) end
   if nh > 0 then call_chunked('HSET', k.j, hv, 2) end
-  store_placed(k.r, k.p)
+  store_placed(k.r, k.p, k.c)
   emit_many(1, evids, ne, evkinds, 0, evstates)
   flush_events(k.ev, now)
   return out

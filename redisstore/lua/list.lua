@@ -1,7 +1,8 @@
 -- list.lua: a page of one state of one queue (read-only; see jobs.go).
 --
 -- KEYS: 1 the state's list (ready) or sorted set, 2 jobs hash, 3 attempt
---       info hash, 4 error history hash, 5 results hash, 6 cancelled set
+--       info hash, 4 error history hash, 5 results hash, 6 cancelled set,
+--       7 config hash (for ready's priority levels, lib_prio.lua)
 -- ARGV: 1 "list" or "zset", 2 offset, 3 count, 4 newest first (0/1),
 --       5 members are unack "id|token" (0/1)
 -- Returns {total, score1, id1, value1, attempt info1, errors1, result1,
@@ -13,13 +14,34 @@ local off, cnt, rev = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local members, scores = {}, {}
 local total
 if ARGV[1] == 'list' then
-  total = redis.call('LLEN', c)
-  local got
+  -- Ready in claim order: the levels' lists one after the other, highest
+  -- priority first (newest first: the same order reversed).
+  local lv = levels(redis.call('HGET', KEYS[7], 'pm'))
   if rev then
-    got = redis.call('LRANGE', c, -(off + cnt), -(off + 1))
-    for i = #got, 1, -1 do members[#members + 1] = got[i] end
-  else
-    members = redis.call('LRANGE', c, off, off + cnt - 1)
+    local r = {}
+    for i = #lv, 1, -1 do r[#r + 1] = lv[i] end
+    lv = r
+  end
+  total = 0
+  local skip, want = off, cnt
+  for _, p in ipairs(lv) do
+    local l = ready_at(c, p)
+    local len = redis.call('LLEN', l)
+    total = total + len
+    if want > 0 and skip < len then
+      local k = math.min(want, len - skip)
+      if rev then
+        local got = redis.call('LRANGE', l, -(skip + k), -(skip + 1))
+        for i = #got, 1, -1 do members[#members + 1] = got[i] end
+      else
+        for _, id in ipairs(redis.call('LRANGE', l, skip, skip + k - 1)) do members[#members + 1] = id end
+      end
+      want = want - k
+      skip = 0
+    else
+      skip = skip - len
+      if skip < 0 then skip = 0 end
+    end
   end
   for i = 1, #members do scores[i] = '' end
 else

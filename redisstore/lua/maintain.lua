@@ -23,7 +23,8 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-events_config(unpack(redis.call('HMGET', KEYS[16], 'ev', 'evw')))
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm')
+events_config(cf[1], cf[2])
 local ev = events_on()
 
 -- promote moves due jobs of zset z to the back of ready, oldest due first,
@@ -47,7 +48,7 @@ local function promote(z)
   if ev then emit_many(2, ids, n, kinds_of(jobs, ids), evatts, '') end
   call_chunked('ZREM', z, ids, 1)
   call_chunked('HSET', att, h, 2)
-  if call_chunked('RPUSH', ready, ids, 1) == n then wake_ready() end
+  if push_ready(ready, jobs, cf[3], ids) then wake_ready() end
   return n
 end
 
@@ -86,7 +87,7 @@ if #got > 0 then
     if v then
       reclaimed = reclaimed + 1
       local a = parse_att(atts[i])
-      local max_retries = tonumber(string.match(v, '^%d+,(%d+),')) or 0
+      local max_retries = tonumber(string.match(v, '^%d+,(%d+)')) or 0
       append_error(errs, ids[i], now, a, error_rest(a, ARGV[4]))
       local o = 2 -- retry, due now
       if a >= max_retries + 1 then o = 3 end

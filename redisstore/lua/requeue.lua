@@ -24,7 +24,8 @@ end
 if #ids == 0 then return 0 end
 local now_n = now_ms()
 local now = str(now_n)
-events_config(unpack(redis.call('HMGET', KEYS[8], 'ev', 'evw')))
+local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'pm')
+events_config(cf[1], cf[2])
 local ev = events_on()
 local kinds
 if ev then kinds = kinds_of(KEYS[7], ids) end
@@ -42,7 +43,7 @@ if ARGV[2] == 'done' then
   call_chunked('ZREM', KEYS[5], ids, 1)
   call_chunked('HDEL', KEYS[6], ids, 1)
 end
-call_chunked('RPUSH', KEYS[2], ids, 1)
+push_ready(KEYS[2], KEYS[7], cf[3], ids)
 wake_ready()
 if ARGV[2] == 'garbage' then
   local wfm = wf_members(KEYS[10], ids)

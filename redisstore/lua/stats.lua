@@ -9,24 +9,30 @@
 -- limit, the field "~used" is the claims it counts now.
 
 local now = now_ms()
+local pm = redis.call('HGET', KEYS[7], 'pm')
 local out = {now,
-  redis.call('LLEN', KEYS[1]),
+  ready_len(KEYS[1], pm),
   redis.call('ZCARD', KEYS[2]),
   redis.call('ZCOUNT', KEYS[3], '-inf', '(inf'), -- without the sentinel
   redis.call('ZCARD', KEYS[4]),
   redis.call('ZCARD', KEYS[5]),
   redis.call('ZCARD', KEYS[6]),
   0}
-local head = redis.call('LINDEX', KEYS[1], 0)
-if head then
-  -- The head fell due when it was promoted or released (attempt info) or
-  -- else when it was enqueued (the value's prefix).
-  local _, _, _, r = parse_att(redis.call('HGET', KEYS[9], head))
-  if r ~= '' then
-    out[8] = tonumber(r)
-  else
-    local v = redis.call('HGET', KEYS[8], head)
-    if v then out[8] = tonumber(string.match(v, '^(%d+),')) or 0 end
+-- The oldest ready job is the head of one of the levels. A head fell due
+-- when it was promoted or released (attempt info) or else when it was
+-- enqueued (the value's prefix).
+for _, p in ipairs(levels(pm)) do
+  local head = redis.call('LINDEX', ready_at(KEYS[1], p), 0)
+  if head then
+    local since = 0
+    local _, _, _, r = parse_att(redis.call('HGET', KEYS[9], head))
+    if r ~= '' then
+      since = tonumber(r)
+    else
+      local v = redis.call('HGET', KEYS[8], head)
+      if v then since = tonumber(string.match(v, '^(%d+),')) or 0 end
+    end
+    if out[8] == 0 or since < out[8] then out[8] = since end
   end
 end
 local rate, period
