@@ -236,6 +236,10 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Timeout: -time.Second})
 				return err
 			}, hopper.ErrInvalidJob, "Timeout -1s is negative"},
+			{"priority above MaxPriority", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Priority: hopper.MaxPriority + 1})
+				return err
+			}, hopper.ErrInvalidJob, "Priority 4 must be between -3 and 3"},
 			{"retries below NoRetry", func() error {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{MaxRetries: -2})
 				return err

@@ -46,7 +46,12 @@ type EnqueueOpts struct {
 	// MaxPriority (3); zero is the default level, so a job can be made
 	// more or less urgent than the rest. A job keeps its priority through
 	// delays, retries and requeues. Priority orders one queue; across
-	// queues, WorkerConfig's weights decide. Zero means the args' own
+	// queues, WorkerConfig's weights decide. It orders claims: a worker
+	// runs the jobs it already holds (WorkerConfig.Prefetch, and two
+	// claims in flight on a backlog) before a higher priority that came
+	// since; Prefetch -1 with one slot runs strictly in order. A claim
+	// costs one list pop per level in use, so the feature is free in a
+	// queue that never saw a priority. Zero means the args' own
 	// (ArgsWithOpts), else the default level.
 	Priority int
 	// Meta is string metadata stored with the job (trace context goes here).

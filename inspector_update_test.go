@@ -3,6 +3,7 @@ package hopper_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,6 +57,62 @@ func TestInspectorUpdateJob(t *testing.T) {
 			if _, err := ins.UpdateJob(ctx, "default", info.ID, hopper.JobUpdate{}); !errors.Is(err, hopper.ErrInvalidJob) {
 				t.Fatalf("UpdateJob with nothing to change: %v, want ErrInvalidJob", err)
 			}
+		}
+	})
+}
+
+// UpdateJob with a Priority moves a ready job to the back of its new
+// level: workers take it before the jobs of the old level, and the job
+// keeps its args.
+func TestInspectorUpdatePriority(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ctx := t.Context()
+		st := open()
+		c := hopper.NewClient(st, nil)
+		ins := hopper.NewInspector(st)
+		var ids []string
+		for n := range 3 {
+			info, err := hopper.Enqueue(ctx, c, Echo{N: n}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, info.ID)
+		}
+		high := 2
+		rec, err := ins.UpdateJob(ctx, "default", ids[2], hopper.JobUpdate{Priority: &high})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Priority != 2 || rec.State != hopper.StateReady {
+			t.Fatalf("after UpdateJob to priority 2: priority %d, %s; want 2, ready", rec.Priority, rec.State)
+		}
+		page, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, j := range page.Jobs {
+			order = append(order, j.ID)
+		}
+		if want := []string{ids[2], ids[0], ids[1]}; !slices.Equal(order, want) {
+			t.Fatalf("ready after raising the last job's priority: %v, want %v", order, want)
+		}
+		bad := hopper.MaxPriority + 1
+		if _, err := ins.UpdateJob(ctx, "default", ids[0], hopper.JobUpdate{Priority: &bad}); !errors.Is(err, hopper.ErrInvalidJob) {
+			t.Fatalf("UpdateJob to priority %d: %v, want ErrInvalidJob", bad, err)
+		}
+		cfg := testConfig("default")
+		cfg.Concurrency, cfg.Prefetch = 1, -1 // one job at a time, in claim order
+		w := hopper.NewWorker(st, cfg)
+		got := make(chan int, 3)
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+			got <- j.Args.N
+			return nil
+		})
+		stop := startWorker(t, w)
+		defer stop()
+		if n := <-got; n != 2 {
+			t.Fatalf("the first job run had N=%d, want 2 (raised to priority 2)", n)
 		}
 	})
 }

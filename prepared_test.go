@@ -37,7 +37,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 		opts *hopper.EnqueueOpts
 	}{
 		{"defaults", nil},
-		{"options", &hopper.EnqueueOpts{Queue: "q2", MaxRetries: hopper.NoRetry, Retention: time.Hour, Meta: map[string]string{"k": "v"}}},
+		{"options", &hopper.EnqueueOpts{Queue: "q2", MaxRetries: hopper.NoRetry, Retention: time.Hour, Meta: map[string]string{"k": "v"}, Priority: -2}},
 		{"unique", &hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{For: time.Minute}}},
 	}
 	for i, tc := range cases {
@@ -73,7 +73,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 			}
 			if got.Queue != want.Queue || got.Kind != want.Kind || string(got.Args) != string(want.Args) ||
 				got.MaxRetries != want.MaxRetries || got.Timeout != want.Timeout || got.Retention != want.Retention ||
-				got.UniqueKey != want.UniqueKey || !maps.Equal(got.Meta, want.Meta) {
+				got.UniqueKey != want.UniqueKey || !maps.Equal(got.Meta, want.Meta) || got.Priority != want.Priority {
 				t.Errorf("prepared job stored as\n%+v\nEnqueue stored\n%+v", got, want)
 			}
 		})

@@ -55,8 +55,9 @@ type childSpec struct {
 	Addr   string // Redis host:port
 	Prefix string // redisstore key prefix
 	Queue  string
-	// Concurrency of a worker role.
+	// Concurrency and Prefetch of a worker role (Prefetch 0: the default).
 	Concurrency int
+	Prefetch    int
 	// Goroutines of an enqueuer.
 	Goroutines int
 	// Work is how long a capped handler works.
@@ -157,6 +158,7 @@ func runChild(s childSpec) error {
 	}()
 	cfg := testConfig(s.Queue)
 	cfg.Concurrency = s.Concurrency
+	cfg.Prefetch = s.Prefetch
 	w, err := childWorker(s, store, rdb, cfg, emit)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func workflowCases() []workflowCase {
 		{name: "FanIn1000", fn: testWorkflowFanIn},
 		{name: "FanInRacingAcks", fn: testWorkflowFanInRacing},
 		{name: "DelayFromRelease", fn: testWorkflowDelayed},
+		{name: "Priority", fn: testWorkflowPriority},
 		{name: "RetryIsNotAnEnd", fn: testWorkflowRetryNotEnd},
 		{name: "FailedDependency", sub: []workflowCase{
 			{name: "SkipsDependents", fn: testWorkflowSkips},
@@ -1151,4 +1152,24 @@ func testWorkflowUnknown(t *testing.T, _ store.Store, w store.Workflows, _ store
 	if errors.Is(err, store.ErrInvalidWorkflow) {
 		t.Fatalf("AddTasks to an unknown workflow: %v, want ErrWorkflowNotFound alone", err)
 	}
+}
+
+// testWorkflowPriority: a task's job keeps its priority when the workflow
+// enqueues it, at the start or released by a dependency.
+func testWorkflowPriority(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueues(t, 2)
+	add(t, s, job(q[1], "plain"))
+	wf := newWorkflowID(t)
+	low, high, next := wfTask(wf, q[0], "low"), wfTask(wf, q[0], "high"), wfTask(wf, q[1], "next", "high")
+	low.Job.Priority, high.Job.Priority, next.Job.Priority = -1, 2, 3
+	enqueueWorkflow(t, w, newWorkflow(wf, low, high, next))
+	ch := claimTask(t, s, q[0], wf, "high")
+	if ch.Priority != 2 {
+		t.Fatalf("claimed task high: Priority %d, want 2", ch.Priority)
+	}
+	ack(t, s, ch, nil)
+	// next, released by high's ack, goes ahead of the plain job that was
+	// ready before it.
+	claimTask(t, s, q[1], wf, "next")
+	claimTask(t, s, q[0], wf, "low")
 }
