@@ -120,6 +120,13 @@ func (d *dash) mustParsePages() pages {
 		"canDelete":  canDelete,
 		"canCancel":  canCancel,
 		"retryLabel": retryLabel,
+		"priorities": func() []int {
+			out := make([]int, 0, hopper.MaxPriority-hopper.MinPriority+1)
+			for p := hopper.MaxPriority; p >= hopper.MinPriority; p-- {
+				out = append(out, p)
+			}
+			return out
+		},
 	}
 	for name, fn := range d.workflowFuncs() {
 		funcs[name] = fn
@@ -269,6 +276,8 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"ok", "Cancelled " + count + ": waiting ones are in garbage; running ones stop once their workers hear of it."}
 	case "rescheduled":
 		return &flash{"ok", "Rescheduled the job: it keeps its ID, attempts and history; its due time is below."}
+	case "reprioritised":
+		return &flash{"ok", "Changed the job's priority: it keeps its ID, attempts and history."}
 	case "limits":
 		return &flash{"ok", "Saved the queue's limits: every worker follows them from its next claim."}
 	case "paused":

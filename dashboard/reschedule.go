@@ -2,7 +2,9 @@ package dashboard
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,4 +71,30 @@ func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
 		return now.Add(dur), nil
 	}
 	return time.Time{}, bad("Say when: at a time, or in a delay.")
+}
+
+// postJobPriority gives a waiting job a new priority (Inspector.UpdateJob):
+// "priority", an integer from hopper.MinPriority to hopper.MaxPriority.
+func (d *dash) postJobPriority(r *http.Request) (outcome, error) {
+	job, err := d.actionJob(r)
+	if err != nil {
+		return outcome{}, err
+	}
+	v := strings.TrimSpace(r.PostFormValue("priority"))
+	p, err := strconv.Atoi(v)
+	if err != nil || p < hopper.MinPriority || p > hopper.MaxPriority {
+		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the priority",
+			fmt.Sprintf("“%s” is not a priority: give a whole number from %d to %d.", v, hopper.MinPriority, hopper.MaxPriority)}
+	}
+	rec, err := d.ins.UpdateJob(r.Context(), job.Queue, job.ID, hopper.JobUpdate{Priority: &p})
+	switch {
+	case errors.Is(err, hopper.ErrJobNotFound):
+		return outcome{}, &userError{http.StatusNotFound, "No such job", "Queue " + job.Queue + " has no job with this ID any more."}
+	case errors.Is(err, hopper.ErrInvalidState):
+		return outcome{}, &userError{http.StatusConflict, "Cannot change the priority", err.Error()}
+	case err != nil:
+		return outcome{}, err
+	}
+	return outcome{to: d.jobPath(job.Queue, job.ID), flash: "reprioritised", n: 1,
+		attrs: []any{"queue", job.Queue, "job", job.ID, "priority", rec.Priority, "state", string(rec.State)}}, nil
 }

@@ -61,3 +61,35 @@ func TestRescheduleJob(t *testing.T) {
 		}
 	})
 }
+
+func TestChangeJobPriority(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := dashtest.Seed(t, s)
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		ctx := context.Background()
+
+		page := get(t, h, "/jobs/default/"+f.Ready[2])
+		wantContains(t, page.Body, "ready job page", `action="/jobs/default/`+f.Ready[2]+`/priority"`)
+		wantLacks(t, get(t, h, "/jobs/default/"+f.Unack).Body, "running job page", "/priority")
+
+		// The last ready job, raised, is listed (and claimed) first.
+		r := post(t, h, "/jobs/default/"+f.Ready[2]+"/priority", url.Values{"priority": {"2"}})
+		wantRedirect(t, r, "/jobs/default/"+f.Ready[2]+"?flash=reprioritised&n=1", "raise a ready job")
+		wantContains(t, get(t, h, r.Header.Get("Location")).Body, "job page after the change", "Changed the job", "priority +2")
+		p, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady, Limit: 1})
+		if err != nil || len(p.Jobs) != 1 || p.Jobs[0].ID != f.Ready[2] || p.Jobs[0].Priority != 2 {
+			t.Fatalf("first ready job after raising %q: %+v, %v; want it, at priority 2", f.Ready[2], p.Jobs, err)
+		}
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "ready list", "priority +2")
+
+		wantStatus(t, post(t, h, "/jobs/default/"+f.Unack+"/priority", url.Values{"priority": {"1"}}), http.StatusConflict, "reprioritise a running job")
+		wantStatus(t, post(t, h, "/jobs/default/nope/priority", url.Values{"priority": {"1"}}), http.StatusNotFound, "reprioritise an unknown job")
+		for _, v := range []string{"", "high", "4", "-4", "1.5"} {
+			wantStatus(t, post(t, h, "/jobs/default/"+f.Ready[1]+"/priority", url.Values{"priority": {v}}), http.StatusBadRequest, "priority "+v)
+		}
+		if j, err := ins.GetJob(ctx, "default", f.Ready[1]); err != nil || j.Priority != 0 {
+			t.Errorf("after refused changes: %+v, %v; want priority 0", j, err)
+		}
+	})
+}

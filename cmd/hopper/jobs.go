@@ -21,8 +21,8 @@ const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel|reschedule>
   delete  [--queue Q] ID...         delete jobs (not running ones: cancel those)
   delete  --queue Q --state S --all delete every job in a state
   cancel  [--queue Q] ID...         cancel waiting or running jobs
-  reschedule [--queue Q] (--at TIME | --in DURATION | --now) ID...
-                                    move waiting jobs' due time
+  reschedule [--queue Q] [--at TIME | --in DURATION | --now] [--priority P] ID...
+                                    move waiting jobs' due time, change their priority
 
 Without --queue, a job is looked for in every queue. Args, results and
 metadata are shown with secrets redacted (dashboard.DefaultRedact) unless

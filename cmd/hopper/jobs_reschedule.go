@@ -2,35 +2,45 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper"
 )
 
-// runJobsReschedule moves the due time of waiting jobs: to a time, after a
-// delay from now, or to now.
+// runJobsReschedule moves the due time of waiting jobs (to a time, after a
+// delay from now, or to now), changes their priority, or both.
 func runJobsReschedule(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("jobs reschedule", "hopper jobs reschedule [--queue Q] (--at TIME | --in DURATION | --now) ID...", a.stderr)
+	fs := newFlags("jobs reschedule", "hopper jobs reschedule [--queue Q] [--at TIME | --in DURATION | --now] [--priority P] ID...", a.stderr)
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", "", "queue of the jobs (default: look in every queue)")
 	at := fs.String("at", "", "new due time, RFC 3339 (2026-11-24T09:00:00Z)")
 	in := fs.Duration("in", 0, "new due time as a delay from now (90s, 2h)")
 	now := fs.Bool("now", false, "make the jobs due now")
+	prio := fs.Int("priority", 0, fmt.Sprintf("new priority, %d to %d (higher runs first)", hopper.MinPriority, hopper.MaxPriority))
 	ids, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	set := 0
+	set, prioSet := 0, false
 	for _, on := range []bool{*at != "", *in != 0, *now} {
 		if on {
 			set++
 		}
 	}
-	if len(ids) == 0 || set != 1 {
-		fmt.Fprintln(a.stderr, "hopper jobs reschedule: give job IDs and exactly one of --at, --in and --now")
+	fs.Visit(func(f *flag.Flag) { prioSet = prioSet || f.Name == "priority" })
+	if len(ids) == 0 || set > 1 || (set == 0 && !prioSet) {
+		fmt.Fprintln(a.stderr, "hopper jobs reschedule: give job IDs, at most one of --at, --in and --now, and/or --priority")
 		fs.Usage()
 		return errUsage
+	}
+	var u hopper.JobUpdate
+	if prioSet {
+		if *prio < hopper.MinPriority || *prio > hopper.MaxPriority {
+			return fmt.Errorf("--priority %d is not between %d and %d", *prio, hopper.MinPriority, hopper.MaxPriority)
+		}
+		u.Priority = prio
 	}
 	due := time.Now()
 	switch {
@@ -43,6 +53,9 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	case *in > 0:
 		due = due.Add(*in)
 	}
+	if set > 0 {
+		u.RunAt = due
+	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
@@ -53,14 +66,14 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	for _, id := range ids {
 		j, err := findJob(ctx, ins, *queue, id)
 		if err == nil {
-			j, err = ins.UpdateJob(ctx, j.Queue, j.ID, hopper.JobUpdate{RunAt: due})
+			j, err = ins.UpdateJob(ctx, j.Queue, j.ID, u)
 		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
 			continue
 		}
-		fmt.Fprintf(a.stdout, "%s is %s, due %s\n", j.ID, j.State, j.RunAt.Format(time.RFC3339))
+		fmt.Fprintf(a.stdout, "%s is %s, due %s, priority %d\n", j.ID, j.State, j.RunAt.Format(time.RFC3339), j.Priority)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d jobs not rescheduled", failed, len(ids))

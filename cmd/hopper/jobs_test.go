@@ -120,6 +120,15 @@ func TestJobsReschedule(t *testing.T) {
 		wantCode(t, c.run(t, "jobs", "reschedule", "--now", "--in", "1h", ids.ready), 2, "two due times")
 		wantCode(t, c.run(t, "jobs", "reschedule", ids.ready), 2, "no due time")
 		wantCode(t, c.run(t, "jobs", "reschedule", "--at", "tomorrow", ids.ready), 1, "bad --at")
+
+		r = c.run(t, "jobs", "reschedule", "--priority", "-2", ids.ready)
+		wantCode(t, r, 0, "reschedule --priority")
+		wantOut(t, r.stdout, "reschedule --priority", ids.ready+" is ready", "priority -2")
+		j, err := hopper.NewInspector(c.store).GetJob(t.Context(), "default", ids.ready)
+		if err != nil || j.Priority != -2 {
+			t.Errorf("after --priority -2: %+v, %v; want priority -2", j, err)
+		}
+		wantCode(t, c.run(t, "jobs", "reschedule", "--priority", "9", ids.ready), 1, "priority out of range")
 	})
 }
 
