@@ -7,7 +7,9 @@ package redisstore
 // two (prefix, queue) pairs share a tag and a tag never ends early.
 //
 //	{p:q}:j   hash    job ID -> "enqueuedMs," + envelope (envelope.go)
-//	{p:q}:r   list    ready job IDs, claimed from the left (FIFO)
+//	{p:q}:r   list    ready job IDs of priority 0, claimed from the left (FIFO)
+//	{p:q}:r:N list    ready job IDs of priority N (-3 to 3 but 0), claimed
+//	                  before lower levels (lua/lib_prio.lua)
 //	{p:q}:p   zset    pending job ID -> due ms
 //	{p:q}:u   zset    unack "ID|token" -> lease deadline ms, and a sentinel
 //	                  (see below)
@@ -24,6 +26,7 @@ package redisstore
 //	                  with a retention or a unique key of their own)
 //	{p:q}:x   set     IDs of cancelled jobs
 //	{p:q}:c   hash    queue config (paused, maxrun, rate, period, ret, ev),
+//	                  the priority levels ever used (pm),
 //	                  the claims the rate limit counts (rs), the end of a
 //	                  handler's hold (hold)
 //	{p:q}:rl  list    the rate limit's log: "ms:count" per claim call

@@ -20,9 +20,10 @@
 // # The lifecycle
 //
 // A job is in exactly one state at a time (see JobState): pending (waiting
-// for its due time), ready (due, first in first out), unack (claimed under
-// a lease), retry (failed, waiting for its backoff), garbage (dead, kept for
-// inspection) or done (succeeded, kept for a retention). Other systems call
+// for its due time), ready (due; claimed highest priority first, first in
+// first out within one), unack (claimed under a lease), retry (failed,
+// waiting for its backoff), garbage (dead, kept for inspection) or done
+// (succeeded, kept for a retention). Other systems call
 // unack running or active, garbage dead, archived or discarded, and pending
 // scheduled.
 //

@@ -20,9 +20,9 @@ type Store interface {
 	// EnqueueResult.Err for a job whose queue alone failed.
 	Enqueue(ctx context.Context, jobs []*NewJob) ([]EnqueueResult, error)
 
-	// Claim moves up to req.Max due jobs from ready to unack in FIFO
-	// order, each with a lease of req.Lease, a new token and its attempt
-	// counted. It claims nothing from a paused queue and respects the
+	// Claim moves up to req.Max due jobs from ready to unack, highest
+	// NewJob.Priority first and in FIFO order within one, each with a
+	// lease of req.Lease, a new token and its attempt counted. It claims nothing from a paused queue and respects the
 	// queue's global concurrency and rate limits; when a limit held it
 	// back, the result's RetryIn says when trying again may succeed. A
 	// request that fails ClaimRequest.Validate fails the call.
