@@ -40,6 +40,17 @@ type EnqueueOpts struct {
 	// Retention keeps the job in done for this long after it succeeds, with
 	// its result. Zero means the queue's retention (none by default).
 	Retention time.Duration
+	// Group puts the job in a group of its queue: a key such as a tenant,
+	// customer or webhook endpoint (1 to 128 printable ASCII bytes, no
+	// spaces or commas). Workers take one job of each group with ready
+	// jobs in turn (round robin), so a group with a million jobs waiting
+	// and one with ten both progress; a group's jobs start first in first
+	// out; QueueConfig.GroupMaxRunning (with per-group GroupLimits) caps
+	// how many of one group run at once across all workers, 1 meaning one
+	// at a time. A grouped job has no Priority. Empty means no group: the
+	// queue's ungrouped jobs then take their turn in the rotation as one
+	// more group, without a cap. Zero means the args' own (ArgsWithOpts).
+	Group string
 	// Priority orders the job among the ready jobs of its queue: workers
 	// claim higher priorities first, and jobs of one priority in the order
 	// they became ready (first in, first out). From MinPriority (-3) to
@@ -205,6 +216,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 		Delay:      o.Delay,
 		Retention:  o.Retention,
 		Priority:   o.Priority,
+		Group:      o.Group,
 		Replace:    o.Replace,
 	}
 	if j.Queue == "" {
@@ -267,6 +279,9 @@ func mergeOpts(args Args, opts *EnqueueOpts) EnqueueOpts {
 	}
 	if opts.Priority != 0 {
 		o.Priority = opts.Priority
+	}
+	if opts.Group != "" {
+		o.Group = opts.Group
 	}
 	if opts.Meta != nil {
 		o.Meta = opts.Meta

@@ -51,7 +51,7 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 		return nil, fmt.Errorf("%w: job %q of queue %q is %s: only a waiting job (pending, ready or retry) can be changed", ErrInvalidState, id, queue, rec.State)
 	}
 	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, Meta: rec.Meta,
-		MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, Priority: rec.Priority,
+		MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, Priority: rec.Priority, Group: rec.Group,
 		Replace: store.ReplaceOnly}
 	if u.Args != nil {
 		b, err := encodeArgs(u.Args)

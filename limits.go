@@ -22,6 +22,8 @@ const (
 	// MinPriority and MaxPriority bound EnqueueOpts.Priority (-3 to 3).
 	MinPriority = store.MinPriority
 	MaxPriority = store.MaxPriority
+	// MaxGroupLen is the longest EnqueueOpts.Group, in bytes.
+	MaxGroupLen = store.MaxGroupLen
 	// MaxArgsDepth is how deep arrays and maps may nest in encoded args (a
 	// struct counts as one level, as it encodes to a map).
 	MaxArgsDepth = msgpackguard.MaxDepth

@@ -37,6 +37,7 @@ type preparedWire struct {
 	UniqueKey  string            `msgpack:"uk,omitempty"`
 	UniqueFor  int64             `msgpack:"uf,omitempty"`
 	Priority   int               `msgpack:"pr,omitempty"`
+	Group      string            `msgpack:"g,omitempty"`
 }
 
 // MarshalBinary encodes the job in a stable, versioned form: one version
@@ -47,7 +48,7 @@ func (p *PreparedJob) MarshalBinary() ([]byte, error) {
 	w := preparedWire{
 		ID: j.ID, Queue: j.Queue, Kind: j.Kind, Args: j.Args, Meta: j.Meta,
 		MaxRetries: j.MaxRetries, Timeout: int64(j.Timeout), Retention: int64(j.Retention),
-		UniqueKey: j.UniqueKey, UniqueFor: int64(j.UniqueFor), Priority: j.Priority,
+		UniqueKey: j.UniqueKey, UniqueFor: int64(j.UniqueFor), Priority: j.Priority, Group: j.Group,
 	}
 	if len(w.Meta) == 0 {
 		w.Meta = nil
@@ -109,7 +110,7 @@ func fromWire(w *preparedWire) (j store.NewJob) {
 	j = store.NewJob{
 		ID: w.ID, Queue: w.Queue, Kind: w.Kind, Args: w.Args, Meta: w.Meta,
 		MaxRetries: w.MaxRetries, Timeout: time.Duration(w.Timeout), Retention: time.Duration(w.Retention),
-		UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor), Priority: w.Priority,
+		UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor), Priority: w.Priority, Group: w.Group,
 	}
 	if w.RunAt != 0 {
 		j.RunAt = time.UnixMilli(w.RunAt)

@@ -83,7 +83,7 @@ func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 		for left := q.count(from); left > 0; left-- {
 			var j *job
 			if from == store.StateReady {
-				j = q.ready.front()
+				j = q.ready.first()
 			} else {
 				j = q.heapOf(from).peek()
 			}

@@ -55,16 +55,27 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
-	size := 0
-	for j, i := q.ready.front(), 0; i < n; j, i = q.ready.next(j), i+1 {
+	// Taken first, as group caps may leave fewer than n claimable.
+	taken, size := q.taken[:0], 0
+	for range n {
+		j := q.ready.take(q.cfg.GroupMaxRunning)
+		if j == nil {
+			break
+		}
+		taken = append(taken, j)
 		size += len(j.rec.Args)
+	}
+	q.taken = taken[:0] // its entries are cleared below
+	n = len(taken)
+	if n == 0 {
+		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	b := newBatch(n, size)
 	tok := s.token.Add(uint64(n)) - uint64(n)
 	deadlineMs := nowMs + mstime.Ceil(req.Lease)
 	deadline := atMs(now, nowMs, deadlineMs)
-	for i := range n {
-		j := q.ready.popFront()
+	for i, j := range taken {
+		taken[i] = nil
 		tok++
 		j.rec.Attempt++
 		j.rec.Token = tok

@@ -92,6 +92,7 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 		Retention:  nj.Retention,
 		UniqueKey:  nj.UniqueKey,
 		Priority:   nj.Priority,
+		Group:      nj.Group,
 		EnqueuedAt: now,
 		RunAt:      atMs(now, nowMs, dueMs),
 	}

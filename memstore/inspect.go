@@ -82,6 +82,9 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 		q.rate = rateLog{}
 	}
 	q.cfg = cfg
+	if q.ready.grouped() {
+		q.ready.limitsChanged(cfg.GroupMaxRunning)
+	}
 	q.signalReady()
 	return nil
 }

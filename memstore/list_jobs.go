@@ -44,20 +44,7 @@ func copyJobs(jobs []*job) []*store.JobRecord {
 // latest first when newest. q.mu must be held.
 func (q *queue) ordered(st store.JobState, newest bool, k int) []*job {
 	if st == store.StateReady {
-		out := make([]*job, 0, min(k, q.ready.n))
-		j := q.ready.front()
-		if newest {
-			j = q.ready.back()
-		}
-		for j != nil && len(out) < k {
-			out = append(out, j)
-			if newest {
-				j = q.ready.prev(j)
-			} else {
-				j = q.ready.next(j)
-			}
-		}
-		return out
+		return q.ready.list(newest, k)
 	}
 	asc := before
 	if st == store.StateDone { // done's heap is keyed by expiry

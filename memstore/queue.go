@@ -27,6 +27,7 @@ type queue struct {
 	cfg     store.QueueConfig
 	jobs    map[string]*job
 	ready   readyLevels
+	taken   []*job // a claim's jobs (claim.go), kept for reuse
 	pending jobHeap
 	unack   jobHeap
 	retry   jobHeap
@@ -163,7 +164,8 @@ func (q *queue) releaseUnique(j *job) {
 func (q *queue) leaveUnack(j *job) {
 	j.rec.Token = 0
 	j.rec.Deadline = time.Time{}
-	if q.cfg.MaxRunning > 0 && q.ready.n > 0 {
+	roomAgain := j.rec.Group != "" && q.ready.ended(j, q.cfg.GroupMaxRunning)
+	if roomAgain || (q.cfg.MaxRunning > 0 && q.ready.n > 0) {
 		q.signalReady()
 	}
 	if len(q.unack) == 0 {

@@ -1,18 +1,44 @@
 package memstore
 
-import "github.com/hopperq/hopper/store"
+import (
+	"slices"
+
+	"github.com/hopperq/hopper/store"
+)
 
 // numLevels is how many priority levels there are (store.MinPriority to
 // store.MaxPriority).
 const numLevels = store.MaxPriority - store.MinPriority + 1
 
-// readyLevels is the ready state of a queue: one readyList per priority,
-// claimed highest priority first, each first in first out. A job's level
-// is its rec.Priority, which must not change while it is in. Every
-// operation is O(1) but for the walk over the (seven) levels.
+// readyLevels is the ready state of a queue. Ungrouped jobs wait in one
+// readyList per priority, claimed highest priority first, each first in
+// first out; grouped jobs (store.NewJob.Group) wait in one readyList per
+// group. Once a queue has seen a group, claims rotate (take) over the
+// groups that have ready jobs and room under their cap, one job each in
+// turn, the ungrouped jobs taking their turn as one more member. A job's
+// level and group must not change while it is in. Every operation is O(1)
+// but for the walk over the (seven) levels.
 type readyLevels struct {
-	lv [numLevels]readyList // highest priority first
-	n  int
+	lv    [numLevels]readyList // highest priority first
+	plain int                  // jobs in lv
+	n     int                  // jobs in lv and in the groups
+
+	groups map[string]*groupState
+	// rot holds the groups due a turn, from rot[head] on; "" stands for
+	// the ungrouped jobs. A member is in at most once (its active flag,
+	// plainActive for ""), and may have lost its jobs or its room since:
+	// take skips it then.
+	rot         []string
+	head        int
+	plainActive bool
+}
+
+// groupState is one group of a queue.
+type groupState struct {
+	ready   readyList
+	running int  // its jobs in unack
+	limit   int  // its own cap, 0 for none (the queue's then)
+	active  bool // in rot
 }
 
 // level returns the list of priority p.
@@ -20,95 +46,276 @@ func (r *readyLevels) level(p int) *readyList {
 	return &r.lv[store.MaxPriority-p]
 }
 
-// pushBack appends j to the back of its level.
-func (r *readyLevels) pushBack(j *job) {
-	r.level(j.rec.Priority).pushBack(j)
-	r.n++
+// grouped reports whether the queue has seen a grouped job or a group cap.
+func (r *readyLevels) grouped() bool { return r.groups != nil }
+
+// group returns the state of group g, created when missing.
+func (r *readyLevels) group(g string) *groupState {
+	if r.groups == nil {
+		r.groups = make(map[string]*groupState)
+		if r.plain > 0 {
+			r.activate("") // the ungrouped jobs join the rotation
+		}
+	}
+	gs := r.groups[g]
+	if gs == nil {
+		gs = &groupState{}
+		r.groups[g] = gs
+	}
+	return gs
 }
 
-// pushFront puts j at the front of its level.
-func (r *readyLevels) pushFront(j *job) {
-	r.level(j.rec.Priority).pushFront(j)
+// forgetIdle drops group g's state when it holds nothing worth keeping.
+func (r *readyLevels) forgetIdle(g string, gs *groupState) {
+	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active {
+		delete(r.groups, g)
+	}
+}
+
+// activate puts g in the rotation unless it is there.
+func (r *readyLevels) activate(g string) {
+	if g == "" {
+		if r.plainActive {
+			return
+		}
+		r.plainActive = true
+	} else {
+		gs := r.groups[g]
+		if gs.active {
+			return
+		}
+		gs.active = true
+	}
+	if r.head > 64 && r.head*2 > len(r.rot) {
+		r.rot = append(r.rot[:0], r.rot[r.head:]...)
+		r.head = 0
+	}
+	r.rot = append(r.rot, g)
+}
+
+// pushBack appends j to the back of its level or group.
+func (r *readyLevels) pushBack(j *job) {
 	r.n++
+	if g := j.rec.Group; g != "" {
+		gs := r.group(g)
+		gs.ready.pushBack(j)
+		r.activate(g)
+		return
+	}
+	r.level(j.rec.Priority).pushBack(j)
+	r.plain++
+	if r.grouped() {
+		r.activate("")
+	}
+}
+
+// pushFront puts j at the front of its level or group.
+func (r *readyLevels) pushFront(j *job) {
+	r.n++
+	if g := j.rec.Group; g != "" {
+		gs := r.group(g)
+		gs.ready.pushFront(j)
+		r.activate(g)
+		return
+	}
+	r.level(j.rec.Priority).pushFront(j)
+	r.plain++
+	if r.grouped() {
+		r.activate("")
+	}
 }
 
 // remove takes j, which must be in r, out of it.
 func (r *readyLevels) remove(j *job) {
-	r.level(j.rec.Priority).remove(j)
 	r.n--
-}
-
-// popFront removes and returns the job a claim takes next, or nil when r
-// is empty.
-func (r *readyLevels) popFront() *job {
-	j := r.front()
-	if j != nil {
-		r.remove(j)
+	if g := j.rec.Group; g != "" {
+		gs := r.groups[g]
+		gs.ready.remove(j)
+		r.forgetIdle(g, gs)
+		return
 	}
-	return j
+	r.level(j.rec.Priority).remove(j)
+	r.plain--
 }
 
-// front returns the job a claim takes next, or nil.
-func (r *readyLevels) front() *job {
-	if r.n == 0 {
+// take removes and returns the job a claim takes next, or nil when no
+// ready job may start: a grouped job counts as running in its group.
+// defCap is the queue's cap per group (0 for none).
+func (r *readyLevels) take(defCap int) *job {
+	if !r.grouped() {
+		return r.popPlain()
+	}
+	for r.head < len(r.rot) {
+		g := r.rot[r.head]
+		r.rot[r.head] = ""
+		r.head++
+		if g == "" {
+			r.plainActive = false
+			j := r.popPlain()
+			if j == nil {
+				continue
+			}
+			if r.plain > 0 {
+				r.activate("")
+			}
+			return j
+		}
+		gs := r.groups[g]
+		gs.active = false
+		limit := gs.limit
+		if limit == 0 {
+			limit = defCap
+		}
+		if gs.ready.n == 0 || (limit > 0 && gs.running >= limit) {
+			r.forgetIdle(g, gs)
+			continue
+		}
+		j := gs.ready.popFront()
+		r.n--
+		gs.running++
+		if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
+			r.activate(g)
+		}
+		return j
+	}
+	r.rot, r.head = r.rot[:0], 0
+	return nil
+}
+
+// popPlain removes and returns the first ungrouped job, or nil.
+func (r *readyLevels) popPlain() *job {
+	if r.plain == 0 {
 		return nil
 	}
 	for i := range r.lv {
-		if j := r.lv[i].head; j != nil {
+		if j := r.lv[i].popFront(); j != nil {
+			r.plain--
+			r.n--
 			return j
 		}
 	}
 	return nil
 }
 
-// back returns the job a claim takes last, or nil.
-func (r *readyLevels) back() *job {
-	if r.n == 0 {
-		return nil
+// ended notes that grouped job j left unack; it returns true when j's
+// group may start a job now that it could not before (a claim is worth
+// waking). defCap is the queue's cap per group.
+func (r *readyLevels) ended(j *job, defCap int) bool {
+	gs := r.groups[j.rec.Group]
+	if gs == nil || gs.running == 0 {
+		return false
 	}
-	for i := len(r.lv) - 1; i >= 0; i-- {
-		if j := r.lv[i].tail; j != nil {
-			return j
+	gs.running--
+	limit := gs.limit
+	if limit == 0 {
+		limit = defCap
+	}
+	if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
+		wasActive := gs.active
+		r.activate(j.rec.Group)
+		return !wasActive
+	}
+	r.forgetIdle(j.rec.Group, gs)
+	return false
+}
+
+// setLimit sets group g's own cap (0 removes it); it returns true when
+// the group may start a job it could not before.
+func (r *readyLevels) setLimit(g string, limit, defCap int) bool {
+	gs := r.group(g)
+	gs.limit = limit
+	if limit == 0 {
+		limit = defCap
+	}
+	if gs.ready.n > 0 && (limit == 0 || gs.running < limit) && !gs.active {
+		r.activate(g)
+		return true
+	}
+	r.forgetIdle(g, gs)
+	return false
+}
+
+// limitsChanged activates every group that has ready jobs and room under
+// the queue's new cap per group; it returns true when one was activated.
+func (r *readyLevels) limitsChanged(defCap int) bool {
+	woke := false
+	for g, gs := range r.groups {
+		limit := gs.limit
+		if limit == 0 {
+			limit = defCap
 		}
+		if gs.ready.n > 0 && (limit == 0 || gs.running < limit) && !gs.active {
+			r.activate(g)
+			woke = true
+		}
+	}
+	return woke
+}
+
+// groupNames returns the names of the groups, sorted.
+func (r *readyLevels) groupNames() []string {
+	names := make([]string, 0, len(r.groups))
+	for g := range r.groups {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// first returns some ready job, or nil: the one a listing shows first.
+func (r *readyLevels) first() *job {
+	if out := r.list(false, 1); len(out) > 0 {
+		return out[0]
 	}
 	return nil
 }
 
-// next returns the job a claim takes after j, or nil.
-func (r *readyLevels) next(j *job) *job {
-	if j.next != nil {
-		return j.next
+// list returns up to k ready jobs in listing order: the ungrouped ones
+// highest priority first, then each group's in group name order, every
+// list first in first out; newest reverses the whole.
+func (r *readyLevels) list(newest bool, k int) []*job {
+	var lists []*readyList
+	for i := range r.lv {
+		lists = append(lists, &r.lv[i])
 	}
-	for i := store.MaxPriority - j.rec.Priority + 1; i < len(r.lv); i++ {
-		if h := r.lv[i].head; h != nil {
-			return h
+	for _, g := range r.groupNames() {
+		lists = append(lists, &r.groups[g].ready)
+	}
+	if newest {
+		slices.Reverse(lists)
+	}
+	out := make([]*job, 0, min(k, r.n))
+	for _, l := range lists {
+		j := l.head
+		if newest {
+			j = l.tail
+		}
+		for j != nil && len(out) < k {
+			out = append(out, j)
+			if newest {
+				j = j.prev
+			} else {
+				j = j.next
+			}
 		}
 	}
-	return nil
-}
-
-// prev returns the job a claim takes before j, or nil.
-func (r *readyLevels) prev(j *job) *job {
-	if j.prev != nil {
-		return j.prev
-	}
-	for i := store.MaxPriority - j.rec.Priority - 1; i >= 0; i-- {
-		if t := r.lv[i].tail; t != nil {
-			return t
-		}
-	}
-	return nil
+	return out
 }
 
 // oldest returns the job that has been ready longest (the earliest of the
-// levels' heads by when it became ready), or nil.
+// lists' heads by when it became ready), or nil.
 func (r *readyLevels) oldest() *job {
 	var best *job
-	for i := range r.lv {
-		j := r.lv[i].head
+	consider := func(j *job) {
 		if j != nil && (best == nil || readySince(j).Before(readySince(best))) {
 			best = j
 		}
+	}
+	for i := range r.lv {
+		consider(r.lv[i].head)
+	}
+	for _, gs := range r.groups {
+		consider(gs.ready.head)
 	}
 	return best
 }

@@ -30,14 +30,14 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 		j.rec.MaxRetries = nj.MaxRetries
 		j.rec.Timeout = nj.Timeout
 		j.rec.Retention = nj.Retention
-		if p := nj.Priority; p != j.rec.Priority {
-			// A ready job goes to the back of its new level.
+		if p, g := nj.Priority, nj.Group; p != j.rec.Priority || g != j.rec.Group {
+			// A ready job goes to the back of its new level or group.
 			if j.rec.State == store.StateReady {
 				q.detach(j)
-				j.rec.Priority = p
+				j.rec.Priority, j.rec.Group = p, g
 				q.attach(j, store.StateReady, 0)
 			} else {
-				j.rec.Priority = p
+				j.rec.Priority, j.rec.Group = p, g
 			}
 		}
 	}

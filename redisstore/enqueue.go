@@ -56,8 +56,9 @@ func newEncJob(j *store.NewJob) encJob {
 	// already due when it arrives keeps RunAt as the time it fell due.
 	// A job's own retention is in its envelope: the worker sends it back
 	// with the ack, so it needs no extra step here.
-	// A priority goes this way too: enqueue_plain.lua reads none.
-	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 || j.Priority != 0 {
+	// A priority or a group goes this way too: enqueue_plain.lua reads
+	// neither.
+	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 || j.Priority != 0 || j.Group != "" {
 		e.extra = true
 		e.replace = j.Replace
 		if j.UniqueKey != "" {

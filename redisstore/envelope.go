@@ -12,14 +12,15 @@ import (
 
 // A job's value in the jobs hash is
 //
-//	"<enqueuedMs>,<maxRetries>[p<priority>]," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
+//	"<enqueuedMs>,<maxRetries>[p<priority>|g<group>]," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
 //
 // The enqueue script writes the first part from the server's clock; the
 // client writes the rest (encodeValue). MaxRetries is plain text because
-// the reclaim script reads it without decoding msgpack, and so is a
-// priority other than 0, which scripts read to find a ready job's list
-// (lua/lib_prio.lua); a release before priorities cannot read a job that
-// has one. The msgpack array
+// the reclaim script reads it without decoding msgpack, and so are a
+// priority other than 0 and a group (a job has one or neither), which
+// scripts read to find a ready job's list (lua/lib_prio.lua,
+// lua/lib_group.lua); a release before them cannot read a job that has
+// one. The msgpack array
 // has no field names: a newer version appends fields and an older reader
 // skips them. Durations are whole milliseconds, or minus nanoseconds when
 // not whole (so every duration round-trips exactly). Meta is nil when
@@ -37,7 +38,11 @@ func encodeValue(j *store.NewJob) []byte {
 	}
 	b := make([]byte, 0, size)
 	b = strconv.AppendInt(b, int64(j.MaxRetries), 10)
-	if j.Priority != 0 {
+	switch {
+	case j.Group != "":
+		b = append(b, 'g')
+		b = append(b, j.Group...)
+	case j.Priority != 0:
 		b = append(b, 'p')
 		b = strconv.AppendInt(b, int64(j.Priority), 10)
 	}
@@ -102,19 +107,29 @@ func isTaskMeta(id string, meta map[string]string) bool {
 func decodeValue(v string, rec *store.JobRecord) error {
 	enq, rest, ok1 := strings.Cut(v, ",")
 	maxr, env, ok2 := strings.Cut(rest, ",")
-	maxr, prio, hasPrio := strings.Cut(maxr, "p")
+	digits := 0
+	for digits < len(maxr) && maxr[digits] >= '0' && maxr[digits] <= '9' {
+		digits++
+	}
+	maxr, tail := maxr[:digits], maxr[digits:]
 	enqMs, err1 := strconv.ParseInt(enq, 10, 64)
 	maxRetries, err2 := strconv.Atoi(maxr)
 	if !ok1 || !ok2 || err1 != nil || err2 != nil {
 		return errCorrupt
 	}
-	priority := 0
-	if hasPrio {
-		p, err := strconv.Atoi(prio)
+	priority, group := 0, ""
+	switch {
+	case tail == "":
+	case tail[0] == 'p':
+		p, err := strconv.Atoi(tail[1:])
 		if err != nil || p < store.MinPriority || p > store.MaxPriority {
 			return errCorrupt
 		}
 		priority = p
+	case tail[0] == 'g' && len(tail) > 1:
+		group = strings.Clone(tail[1:])
+	default:
+		return errCorrupt
 	}
 	r := reader{s: env}
 	n := r.arrayLen()
@@ -157,6 +172,7 @@ func decodeValue(v string, rec *store.JobRecord) error {
 	rec.Meta = meta
 	rec.MaxRetries = maxRetries
 	rec.Priority = priority
+	rec.Group = group
 	rec.Timeout = tdur
 	rec.Retention = rdur
 	if unique != "" {

@@ -23,32 +23,34 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue = newScript("enqueue", false, "prio", "place", "att", "events", "kinds", "state", "replace")
-	scriptPlain   = newScript("enqueue_plain", false, "prio", "place", "events", "kinds")
-	scriptClaim   = newScript("claim", false, "prio", "att", "events", "kinds", "rate")
-	scriptFinish  = newScript("finish", false, "prio", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
+	scriptEnqueue = newScript("enqueue", false, "prio", "group", "place", "att", "events", "kinds", "state", "replace")
+	scriptPlain   = newScript("enqueue_plain", false, "prio", "group", "place", "events", "kinds")
+	scriptClaim   = newScript("claim", false, "prio", "group", "att", "events", "kinds", "rate")
+	scriptFinish  = newScript("finish", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
 	// scriptFinishLocal is finish.lua applying workflow task ends in the
 	// same step (lib_wflocal.lua): on one server, for batches with tasks.
-	scriptFinishLocal = newScript("finish+local", false, "prio", "att", "errors", "unique", "throughput", "outcome", "events",
+	scriptFinishLocal = newScript("finish+local", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events",
 		"kinds", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
-	scriptExtend    = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain  = newScript("maintain", false, "prio", "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
-	scriptGetJob    = newScript("getjob", true, "att", "records", "state")
-	scriptList      = newScript("list", true, "prio", "member", "records")
-	scriptStats     = newScript("stats", true, "prio", "att", "rate")
-	scriptConfig    = newScript("config", false)
-	scriptCancel    = newScript("cancel", false, "prio", "att", "errors", "unique", "events", "kinds", "ends", "wf")
-	scriptRequeue   = newScript("requeue", false, "prio", "att", "events", "kinds", "wf")
-	scriptDelete    = newScript("delete", false, "prio", "unique", "att", "events", "kinds", "ends", "wf")
-	scriptHeartbeat = newScript("heartbeat", false)
-	scriptEvRead    = newScript("events_read", true)
-	scriptEvArm     = newScript("events_arm", false)
-	scriptWaitJob   = newScript("waitjob", false)
+	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
+	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
+	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
+	scriptList       = newScript("list", true, "prio", "group", "member", "records")
+	scriptStats      = newScript("stats", true, "prio", "group", "att", "rate")
+	scriptConfig     = newScript("config", false)
+	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")
+	scriptRequeue    = newScript("requeue", false, "prio", "group", "att", "events", "kinds", "wf")
+	scriptDelete     = newScript("delete", false, "prio", "group", "unique", "att", "events", "kinds", "ends", "wf")
+	scriptHeartbeat  = newScript("heartbeat", false)
+	scriptEvRead     = newScript("events_read", true)
+	scriptEvArm      = newScript("events_arm", false)
+	scriptWaitJob    = newScript("waitjob", false)
+	scriptGroupLimit = newScript("group_limit", false, "prio", "group")
+	scriptGroups     = newScript("groups", true, "prio", "group")
 
 	scriptWfCreate = newScript("wf_create", false, "wfgraph")
 	// scriptWfCreateLocal is wf_create.lua enqueueing the first tasks in
 	// the same step (lib_wflocal.lua): on one server.
-	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "prio", "place", "events", "kinds", "wfrel", "wf", "wflocal")
+	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "prio", "group", "place", "events", "kinds", "wfrel", "wf", "wflocal")
 	scriptWfApply       = newScript("wf_apply", false, "wfgraph")
 	scriptWfAdd         = newScript("wf_add", false, "wfgraph")
 	scriptWfCancel      = newScript("wf_cancel", false, "wfgraph")
@@ -56,7 +58,7 @@ var (
 	scriptWfDrop        = newScript("wf_drop", false, "wfgraph")
 	scriptWfGet         = newScript("wf_get", true)
 	scriptWfSynced      = newScript("wf_synced", false)
-	scriptWfRelease     = newScript("wf_release", false, "prio", "place", "events", "kinds", "wfrel")
+	scriptWfRelease     = newScript("wf_release", false, "prio", "group", "place", "events", "kinds", "wfrel")
 	scriptWfTake        = newScript("wf_take", false)
 	scriptWfDone        = newScript("wf_done", false)
 	scriptWfiSet        = newScript("wfi_set", false)
@@ -67,7 +69,7 @@ var (
 var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
-	scriptEvRead, scriptEvArm, scriptWaitJob,
+	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups,
 	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
 	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }

@@ -67,6 +67,8 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 			st.Config.Retention = msDur(x)
 		case "ev":
 			st.Config.EventsMaxLen = int(x)
+		case "gmax":
+			st.Config.GroupMaxRunning = int(x)
 		case "hold":
 			if x > n(0) {
 				st.HeldUntil = time.UnixMilli(x)
@@ -95,7 +97,7 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	// with them).
 	k := s.queueKeys(queue)
 	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
-		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen).Err()
+		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning).Err()
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

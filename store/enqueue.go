@@ -33,6 +33,13 @@ type NewJob struct {
 	// Retention keeps the job in done for this long after it succeeds. Zero
 	// means the queue's QueueConfig.Retention, which defaults to none.
 	Retention time.Duration
+	// Group puts the job in a group of its queue (a key such as a tenant
+	// ID: 1 to MaxGroupLen printable ASCII bytes, no spaces or commas;
+	// empty for none). A claim rotates over the groups that have ready
+	// jobs, one job from each in turn, and takes a group's jobs first in
+	// first out; QueueConfig's GroupMaxRunning and GroupLimits cap how
+	// many of a group's jobs run at once. A grouped job has no Priority.
+	Group string
 	// Priority orders the job among the ready jobs of its queue: a claim
 	// takes the highest priority first, and jobs of equal priority in the
 	// order they became ready. From MinPriority to MaxPriority; zero is
@@ -85,6 +92,12 @@ func (j *NewJob) Validate() error {
 	}
 	if j.RunAt.After(MaxRunAt) {
 		return fmt.Errorf("%w: RunAt %v is after the year 9999", ErrInvalidJob, j.RunAt)
+	}
+	if err := ValidateGroup(j.Group); err != nil {
+		return err
+	}
+	if j.Group != "" && j.Priority != 0 {
+		return fmt.Errorf("%w: Priority %d with Group %q: a group runs its jobs first in first out, so a grouped job has no priority", ErrInvalidJob, j.Priority, j.Group)
 	}
 	if j.Priority < MinPriority || j.Priority > MaxPriority {
 		return fmt.Errorf("%w: Priority %d must be between %d and %d", ErrInvalidJob, j.Priority, MinPriority, MaxPriority)

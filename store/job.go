@@ -36,6 +36,9 @@ type JobRecord struct {
 	// Priority is the job's priority among the ready jobs of its queue
 	// (NewJob.Priority); zero is the default level.
 	Priority int
+	// Group is the job's group in its queue (NewJob.Group); empty for
+	// none.
+	Group string
 	// EnqueuedAt is when Enqueue stored the job.
 	EnqueuedAt time.Time
 	// RunAt is when the job falls due (pending, retry) or last fell due (in

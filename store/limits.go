@@ -22,6 +22,10 @@ const (
 	// 0 the default, higher claimed first.
 	MinPriority = -3
 	MaxPriority = 3
+	// MaxGroupLen is the longest NewJob.Group, in bytes.
+	MaxGroupLen = 128
+	// MaxGroupLimits is how many per-group overrides a QueueConfig holds.
+	MaxGroupLimits = 10000
 )
 
 // MaxRunAt is the latest RunAt a job may have: the last millisecond of the

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -29,6 +30,12 @@ type QueueConfig struct {
 	// Retention keeps acked jobs in done for this long unless the job sets
 	// its own. Zero means acked jobs are deleted.
 	Retention time.Duration
+	// GroupMaxRunning caps the running jobs of each group of the queue
+	// (NewJob.Group) across all workers: 1 runs a group's jobs one at a
+	// time, in order. Zero means no cap (groups then only share the
+	// claims fairly). Ungrouped jobs are not capped by it; a group's own
+	// cap (Groups.SetGroupLimit) wins over it.
+	GroupMaxRunning int
 	// EventsMaxLen bounds the queue's event stream (see EventReader): it
 	// keeps the events of about this many store steps, each step (an
 	// enqueue call, a claim, a batch of outcomes, a maintenance pass) one
@@ -54,6 +61,8 @@ func (c QueueConfig) Normalize() (QueueConfig, error) {
 		return c, fmt.Errorf("%w: QueueConfig.RatePeriod %v is below a millisecond", ErrInvalidConfig, c.RatePeriod)
 	case c.Retention < 0:
 		return c, fmt.Errorf("%w: QueueConfig.Retention %v is negative", ErrInvalidConfig, c.Retention)
+	case c.GroupMaxRunning < 0:
+		return c, fmt.Errorf("%w: QueueConfig.GroupMaxRunning %d is negative", ErrInvalidConfig, c.GroupMaxRunning)
 	}
 	if c.RatePeriod == 0 {
 		c.RatePeriod = DefaultRatePeriod
@@ -114,4 +123,49 @@ type ThroughputPoint struct {
 	// Done counts acks; Failed counts attempts that ended in retry or
 	// garbage (including expired leases).
 	Done, Failed int64
+}
+
+// GroupStats describes one group of a queue (NewJob.Group).
+type GroupStats struct {
+	Group string
+	// Ready and Running count the group's jobs in ready and unack.
+	Ready, Running int64
+	// Limit is the cap on its running jobs: its own (SetGroupLimit), else
+	// the queue's GroupMaxRunning; zero means none. Own reports that the
+	// group has a cap of its own.
+	Limit int
+	Own   bool
+}
+
+// Groups is implemented by stores that keep per-group caps and report a
+// queue's groups. Both stores of this module implement it.
+type Groups interface {
+	// SetGroupLimit gives group of queue a cap of its own on running
+	// jobs, overriding QueueConfig.GroupMaxRunning; limit 0 removes it.
+	// Every worker follows it from its next claim. A negative limit, or
+	// more than MaxGroupLimits groups with caps in one queue, fails with
+	// ErrInvalidConfig.
+	SetGroupLimit(ctx context.Context, queue, group string, limit int) error
+	// Groups returns the groups of queue that have ready or running jobs
+	// or a cap of their own, sorted by name, at most limit of them (all
+	// when limit is zero or less).
+	Groups(ctx context.Context, queue string, limit int) ([]GroupStats, error)
+}
+
+// ValidateGroupLimit checks a SetGroupLimit call: a valid queue, a
+// non-empty valid group, a limit not negative.
+func ValidateGroupLimit(queue, group string, limit int) error {
+	if err := ValidateQueue(queue); err != nil {
+		return err
+	}
+	if group == "" {
+		return fmt.Errorf("%w: SetGroupLimit with no group", ErrInvalidConfig)
+	}
+	if err := ValidateGroup(group); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if limit < 0 {
+		return fmt.Errorf("%w: group limit %d is negative", ErrInvalidConfig, limit)
+	}
+	return nil
 }

@@ -39,6 +39,21 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// ValidateGroup returns nil for an empty group or a valid one (1 to
+// MaxGroupLen printable ASCII bytes without spaces or commas), or an error
+// wrapping ErrInvalidJob.
+func ValidateGroup(g string) error {
+	if len(g) > MaxGroupLen {
+		return fmt.Errorf("%w: Group must be at most %d bytes, got %d", ErrInvalidJob, MaxGroupLen, len(g))
+	}
+	for i := 0; i < len(g); i++ {
+		if c := g[i]; c <= ' ' || c > '~' || c == ',' {
+			return fmt.Errorf("%w: Group %q has %q at byte %d (allowed: printable ASCII, no spaces or commas)", ErrInvalidJob, g, g[i:i+1], i)
+		}
+	}
+	return nil
+}
+
 // ValidateKind returns nil for a valid kind (1 to MaxKindLen bytes of UTF-8
 // without control characters), or an error wrapping ErrInvalidJob.
 func ValidateKind(kind string) error {

@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasEvents := probe.(store.EventReader)
 	_, hasWatch := probe.(store.JobWaiter)
 	_, hasWorkflows := probe.(store.Workflows)
+	_, hasGroups := probe.(store.Groups)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -97,6 +98,18 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wrongStore(t, s, "store.Workflows")
 		}
 		fn(t, s, w, adminOf(s))
+	})
+	runOptional(t, "GroupLimits", hasGroups, probe, groupLimitCases(), func(t *testing.T, fn groupLimitFunc) {
+		s := freshStore(t, newStore)
+		g, ok := s.(store.Groups)
+		if !ok {
+			wrongStore(t, s, "store.Groups")
+		}
+		a := adminOf(s)
+		if a == nil {
+			t.Skipf("the store (%T) implements store.Groups without store.Admin", s)
+		}
+		fn(t, s, g, a)
 	})
 }
 
@@ -191,6 +204,7 @@ func adminGroups() []group[adminFunc] {
 		{"Unique", adminUniqueCases()},
 		{"Replace", replaceCases()},
 		{"Priority", priorityCases()},
+		{"Groups", groupCases()},
 		{"Stats", statsCases()},
 		{"GetJob", getJobCases()},
 		{"ListJobs", listCases()},

@@ -21,7 +21,7 @@ local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm', 'gm', 'gmax')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -62,12 +62,19 @@ if c[3] then
 end
 local pm = c[10]
 if n == 0 then
-  if ready_len(ready, pm) == 0 then retry_in = 0 end
+  if ready_len(ready, pm) == 0 and not (c[11] and redis.call('LLEN', gkey(ready, 'gq')) > 0) then retry_in = 0 end
   return {now, 0, retry_in, 0}
 end
 
-local ids = pop_ready(ready, pm, n)
-if not ids then return {now, 0, 0, 0} end
+local grouped = c[11]
+local ids
+if grouped then
+  ids = take_grouped(ready, pm, n, c[12])
+  if #ids == 0 then return {now, 0, 0, 0} end
+else
+  ids = pop_ready(ready, pm, n)
+  if not ids then return {now, 0, 0, 0} end
+end
 local vals = call_chunked_flat('HMGET', KEYS[2], ids)
 local atts = call_chunked_flat('HMGET', KEYS[4], ids)
 -- Only a job attempted before (it has attempt info) can have errors.
@@ -154,7 +161,7 @@ flush_events(KEYS[8], now)
 -- a worker that claimed a full batch claims again by itself, the message
 -- is for the idle ones, and a busy queue's next claim wakes them soon
 -- enough, without a message to every worker for every claim.
-if #ids == n and ready_len(ready, pm) > 0 then
+if #ids == n and (grouped and redis.call('LLEN', gkey(ready, 'gq')) > 0 or not grouped and ready_len(ready, pm) > 0) then
   if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
     redis.call('HSET', conf, 'lw', str(now))
     wake_ready()

@@ -2,13 +2,15 @@
 --
 -- KEYS: 1 config hash, 2 rate log (lib_rate.lua)
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
---       5 retention ms, 6 events max length (negative: no events); zero
---       means unset.
+--       5 retention ms, 6 events max length (negative: no events), 7 cap
+--       per group; zero means unset.
 -- Wakes idle workers: a resumed or widened queue may have claimable jobs.
+-- Every group with ready jobs rejoins the rotation (lib_group.lua): a
+-- raised cap may give it room, and a claim drops it again if not.
 
 local c = KEYS[1]
-local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev'}
-for i = 1, 6 do
+local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax'}
+for i = 1, 7 do
   if ARGV[i] == '0' then
     redis.call('HDEL', c, fields[i])
   else
@@ -22,6 +24,10 @@ redis.call('HDEL', c, 'rw', 'rn')
 if ARGV[3] == '0' then
   redis.call('HDEL', c, 'rs')
   redis.call('DEL', KEYS[2])
+end
+local base = string.sub(c, 1, -2)
+for _, g in ipairs(redis.call('SMEMBERS', base .. 'gk')) do
+  if redis.call('SADD', base .. 'ga', g) == 1 then redis.call('RPUSH', base .. 'gq', g) end
 end
 wake_ready()
 return 1

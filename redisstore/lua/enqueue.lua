@@ -24,7 +24,8 @@
 
 local jobs = KEYS[1]
 local now, later = now_ms()
-events_config(unpack(redis.call('HMGET', KEYS[8], 'ev', 'evw')))
+local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'gm')
+events_config(cf[1], cf[2])
 local nows = str(now) .. ','
 local out = {}
 local i = 1
@@ -80,7 +81,11 @@ while i <= #ARGV do
   end
   if not res then
     -- Only a job with extras can have a priority (enqueue.go).
-    res = place(id, due, now, later, extra ~= '' and prio_of_new(val) or nil)
+    if extra ~= '' then
+      res = place(id, due, now, later, prio_of_new(val), group_of_new(val))
+    else
+      res = place(id, due, now, later)
+    end
     if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
       -- Already due at an explicit time (a periodic tick): remember when it
       -- fell due, as a promotion would.
@@ -90,6 +95,6 @@ while i <= #ARGV do
   end
   out[#out + 1] = res
 end
-store_placed(KEYS[2], KEYS[3], KEYS[8])
+store_placed(KEYS[2], KEYS[3], KEYS[8], cf[3])
 flush_events(KEYS[9], now)
 return out

@@ -18,7 +18,8 @@
 
 local jobs = KEYS[1]
 local now, later = now_ms()
-events_config(unpack(redis.call('HMGET', KEYS[4], 'ev', 'evw')))
+local cf = redis.call('HMGET', KEYS[4], 'ev', 'evw', 'gm')
+events_config(cf[1], cf[2])
 local ev = events_on()
 local nows = str(now) .. ','
 local out = {}
@@ -51,7 +52,7 @@ else
   end
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
-store_placed(KEYS[2], KEYS[3], KEYS[4])
+store_placed(KEYS[2], KEYS[3], KEYS[4], cf[3])
 if ev then
   -- The events of the jobs added, their states ('r' or 'p') the detail.
   -- Without duplicates (the usual call) the tables at hand are the

@@ -53,7 +53,7 @@ while i <= #ARGV do
   i = i + 7
 end
 
-local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm')
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm', 'gm')
 local queue_ret = tonumber(conf[1]) or 0
 events_config(conf[3], conf[4])
 local ev = events_on()
@@ -77,7 +77,7 @@ if redis.call('HLEN', KEYS[7]) > 0 then
 end
 
 local out = {}
-local gone = {}                  -- members leaving unack
+local gone, gids = {}, {}        -- members leaving unack, and their IDs
 local del_ids = {}               -- acked and deleted
 local done_ids, done_fin, done_exp = {}, {}, {}
 local min_exp
@@ -128,7 +128,7 @@ for r = 1, plain do
   else
     out[r] = 0
     ng = ng + 1
-    gone[ng] = members[r]
+    gone[ng], gids[ng] = members[r], id
     ack(id, 0, '')
     if wfm then note(id, 's', '') end
     if kinds[r] == '' then bare = true end
@@ -174,6 +174,7 @@ for r = plain + 1, n do
   else
     out[r] = 0
     gone[#gone + 1] = members[r]
+    gids[#gids + 1] = id
     if cancelled[r] == 1 then o = on_cancelled(o) end
     if o == 1 then
       if ev or (waited and waited[id]) then
@@ -221,13 +222,18 @@ for r = plain + 1, n do
       elseif o == 5 then
         -- Release: back to the head of ready, the attempt not counted.
         redis.call('HSET', att, id, make_att(math.max(a - 1, 0), c, '', nows))
-        push_ready(KEYS[9], jobs, conf[5], {id}, true)
+        push_ready(KEYS[9], jobs, conf[5], conf[6], {id}, true)
         wake_r = true
       end
     end
   end
 end
 
+-- In a queue with groups, the groups of the jobs that left unack have
+-- room again (read before acked jobs are deleted).
+if conf[6] and #gids > 0 and groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids)) then
+  wake_r = true
+end
 if #gone > 0 then
   call_chunked('ZREM', unack, gone, 1)
   -- The last lease is gone: the scheduler, which may be set to look at

@@ -1,10 +1,12 @@
 -- lib_place.lua: where new jobs go, for enqueue.lua and enqueue_plain.lua
--- (see scripts.go; needs lib_prio.lua).
+-- (see scripts.go; needs lib_prio.lua and lib_group.lua).
 
 -- placed collects the jobs of one call: IDs for ready (in order), score and
 -- ID pairs for pending, and the earliest pending due time; with
 -- priorities, lv holds the ready IDs of each level but 0 and ps the
--- priorities (keys) of every job placed.
+-- priorities (keys) of every job placed; with groups, gr holds the ready
+-- IDs of each group and grouped is set (a grouped job was placed, ready
+-- or pending).
 local placed = {ready = {}, pend = {}, min_due = nil}
 
 -- due_ms turns an enqueue's due argument ("" for now, "+ms" for ms after
@@ -18,9 +20,9 @@ end
 -- place puts job id where it goes, given its due argument (see due_ms,
 -- which it inlines: place runs once per enqueued job, and a Lua call per
 -- job is a measurable share of an enqueue's few microseconds). prio is
--- the job's priority (nil for 0). It returns 'p' (pending: due later) or
--- 'r' (ready).
-local function place(id, due, now, later, prio)
+-- the job's priority (nil for 0), group its group (nil for none). It
+-- returns 'p' (pending: due later) or 'r' (ready).
+local function place(id, due, now, later, prio, group)
   if due == '' then
     due = now
   elseif string.byte(due, 1) == 43 then -- '+'
@@ -32,6 +34,7 @@ local function place(id, due, now, later, prio)
     placed.ps = placed.ps or {}
     placed.ps[prio] = true
   end
+  if group then placed.grouped = true end
   if due > now then
     local p = placed.pend
     p[#p + 1] = str(due)
@@ -39,7 +42,16 @@ local function place(id, due, now, later, prio)
     if not placed.min_due or due < placed.min_due then placed.min_due = due end
     return 'p'
   end
-  if prio and prio ~= 0 then
+  if group then
+    local gr = placed.gr or {}
+    placed.gr = gr
+    local l = gr[group]
+    if not l then
+      l = {}
+      gr[group] = l
+    end
+    l[#l + 1] = id
+  elseif prio and prio ~= 0 then
     local lv = placed.lv or {}
     placed.lv = lv
     local l = lv[prio]
@@ -58,23 +70,35 @@ end
 -- to ready (one per priority level with priorities, which it marks in the
 -- config hash conf). It wakes the schedulers when the earliest due time
 -- moved earlier, and idle workers when ready was empty (while it is not,
--- the claim that leaves jobs behind wakes them).
-local function store_placed(ready, pending, conf)
-  if placed.ps then mark_levels(conf, redis.call('HGET', conf, 'pm'), placed.ps) end
+-- the claim that leaves jobs behind wakes them). gm is the config's field
+-- of that name: whether the queue rotates over groups.
+local function store_placed(ready, pending, conf, gm)
+  if placed.ps or placed.grouped then
+    local cf = redis.call('HMGET', conf, 'pm', 'gm')
+    if placed.ps then mark_levels(conf, cf[1], placed.ps) end
+    if placed.grouped then
+      groups_on(ready, conf, cf[2], cf[1])
+      gm = true
+    end
+  end
   if #placed.pend > 0 then
     local first = earliest(pending)
     call_chunked('ZADD', pending, placed.pend, 2)
     if not first or placed.min_due < first then wake_sched() end
   end
   local n = #placed.ready
-  if n > 0 and call_chunked('RPUSH', ready, placed.ready, 1) == n then
-    wake_ready()
-  end
+  local woke = false
+  if n > 0 and call_chunked('RPUSH', ready, placed.ready, 1) == n then woke = true end
   if placed.lv then
-    local woke = false
     for p, l in pairs(placed.lv) do
       if call_chunked('RPUSH', ready_at(ready, p), l, 1) == #l then woke = true end
     end
-    if woke then wake_ready() end
   end
+  if gm and (n > 0 or placed.lv) and group_activate(ready, '') then woke = true end
+  if placed.gr then
+    for g, l in pairs(placed.gr) do
+      if push_group(ready, g, l) then woke = true end
+    end
+  end
+  if woke then wake_ready() end
 end

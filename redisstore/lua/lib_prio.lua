@@ -86,30 +86,3 @@ local function mark_levels(conf, pm, ps)
   if m2 ~= m then redis.call('HSET', conf, 'pm', m2) end
   return m2
 end
-
--- push_ready puts ids at the back of their levels' lists (at the front
--- with front, for one ID), in order within each level, and returns true
--- when a list they went to was empty (the cue to wake idle workers). With
--- levels in use it reads the jobs' values in jobs for their priorities.
-local function push_ready(ready, jobs, pm, ids, front)
-  local cmd = front and 'LPUSH' or 'RPUSH'
-  if #ids == 0 then return false end
-  if not has_levels(pm) then return call_chunked(cmd, ready, ids, 1) == #ids end
-  local vals = call_chunked_flat('HMGET', jobs, ids)
-  local by, order = {}, {}
-  for i = 1, #ids do
-    local p = prio_of(vals[i])
-    local b = by[p]
-    if not b then
-      b = {}
-      by[p] = b
-      order[#order + 1] = p
-    end
-    b[#b + 1] = ids[i]
-  end
-  local was_empty = false
-  for _, p in ipairs(order) do
-    if call_chunked(cmd, ready_at(ready, p), by[p], 1) == #by[p] then was_empty = true end
-  end
-  return was_empty
-end

@@ -27,19 +27,21 @@ local function replace_holder(h, val, due, rep, now, later)
   else
     return nil -- ended: garbage or done
   end
-  local prio = prio_of(old)
+  local cur = old -- the stored value, which says the job's ready list
   if rep % 2 == 1 then
     -- The enqueue time stays the first one's.
-    redis.call('HSET', KEYS[1], h, string.match(old, '^(%d*,)') .. val)
-    local np = prio_of_new(val)
-    if np ~= prio then
-      mark_levels(KEYS[8], redis.call('HGET', KEYS[8], 'pm'), {[np] = true})
+    cur = string.match(old, '^(%d*,)') .. val
+    redis.call('HSET', KEYS[1], h, cur)
+    local np, ng = prio_of_new(val), group_of_new(val)
+    if np ~= prio_of(old) or ng ~= group_of(old) then
+      local cf = redis.call('HMGET', KEYS[8], 'pm', 'gm')
+      local pm = mark_levels(KEYS[8], cf[1], {[np] = true})
+      if ng then groups_on(KEYS[2], KEYS[8], cf[2], cf[1]) end
       if st == 'r' then
-        -- To the back of its new level.
-        redis.call('LREM', ready_at(KEYS[2], prio), -1, h)
-        redis.call('RPUSH', ready_at(KEYS[2], np), h)
+        -- To the back of its new level or group.
+        redis.call('LREM', ready_list_of(KEYS[2], old), -1, h)
+        push_ready(KEYS[2], KEYS[1], pm, cf[2] or ng, {h})
       end
-      prio = np
     end
   end
   if math.floor(rep / 2) % 2 == 1 then
@@ -47,7 +49,7 @@ local function replace_holder(h, val, due, rep, now, later)
     if d > now then
       if st == 'r' then
         -- From the tail: the job most likely to be replaced is a recent one.
-        redis.call('LREM', ready_at(KEYS[2], prio), -1, h)
+        redis.call('LREM', ready_list_of(KEYS[2], cur), -1, h)
         st, zkey = 'p', KEYS[3]
       end
       local first = earliest(zkey)
@@ -55,7 +57,8 @@ local function replace_holder(h, val, due, rep, now, later)
       if not first or d < first then wake_sched() end
     elseif st ~= 'r' then
       redis.call('ZREM', zkey, h)
-      redis.call('RPUSH', ready_at(KEYS[2], prio), h)
+      local cf = redis.call('HMGET', KEYS[8], 'pm', 'gm')
+      push_ready(KEYS[2], KEYS[1], cf[1], cf[2], {h})
       local a, c, t = parse_att(redis.call('HGET', KEYS[7], h))
       redis.call('HSET', KEYS[7], h, make_att(a, c, t, str(now)))
       wake_ready()

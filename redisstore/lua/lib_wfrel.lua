@@ -21,7 +21,8 @@
 -- (it moved their tasks to enqueued in the same step), which spares the
 -- look at the marks.
 local function release_into(k, ids, dues, vals, now, later, once)
-  events_config(unpack(redis.call('HMGET', k.c, 'ev', 'evw')))
+  local cf = redis.call('HMGET', k.c, 'ev', 'evw', 'gm')
+  events_config(cf[1], cf[2])
   local nows = str(now) .. ','
   local marked = once and {} or call_chunked_flat('SMISMEMBER', k.wm, ids)
   local held = call_chunked_flat('HMGET', k.j, ids)
@@ -52,7 +53,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
         hv[nh + 1] = id
         hv[nh + 2] = nows .. vals[n]
         nh = nh + 2
-        local res = place(id, dues[n], now, later, prio_of_new(vals[n]))
+        local res = place(id, dues[n], now, later, prio_of_new(vals[n]), group_of_new(vals[n]))
         if ev then
           ne = ne + 1
           evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), res
@@ -65,7 +66,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
   end
   if nm > 0 then call_chunked('SADD', k.wm, mark, 1) end
   if nh > 0 then call_chunked('HSET', k.j, hv, 2) end
-  store_placed(k.r, k.p, k.c)
+  store_placed(k.r, k.p, k.c, cf[3])
   emit_many(1, evids, ne, evkinds, 0, evstates)
   flush_events(k.ev, now)
   return out

@@ -14,9 +14,12 @@ local off, cnt, rev = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local members, scores = {}, {}
 local total
 if ARGV[1] == 'list' then
-  -- Ready in claim order: the levels' lists one after the other, highest
-  -- priority first (newest first: the same order reversed).
-  local lv = levels(redis.call('HGET', KEYS[7], 'pm'))
+  -- Ready in listing order: the levels' lists one after the other,
+  -- highest priority first (newest first: the same order reversed).
+  -- Then each group's list, by group name.
+  local lv = {}
+  for _, p in ipairs(levels(redis.call('HGET', KEYS[7], 'pm'))) do lv[#lv + 1] = ready_at(c, p) end
+  for _, g in ipairs(group_names(c)) do lv[#lv + 1] = glist(c, g) end
   if rev then
     local r = {}
     for i = #lv, 1, -1 do r[#r + 1] = lv[i] end
@@ -24,8 +27,7 @@ if ARGV[1] == 'list' then
   end
   total = 0
   local skip, want = off, cnt
-  for _, p in ipairs(lv) do
-    local l = ready_at(c, p)
+  for _, l in ipairs(lv) do
     local len = redis.call('LLEN', l)
     total = total + len
     if want > 0 and skip < len then

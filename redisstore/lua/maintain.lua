@@ -23,7 +23,7 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm')
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm')
 events_config(cf[1], cf[2])
 local ev = events_on()
 
@@ -48,7 +48,7 @@ local function promote(z)
   if ev then emit_many(2, ids, n, kinds_of(jobs, ids), evatts, '') end
   call_chunked('ZREM', z, ids, 1)
   call_chunked('HSET', att, h, 2)
-  if push_ready(ready, jobs, cf[3], ids) then wake_ready() end
+  if push_ready(ready, jobs, cf[3], cf[4], ids) then wake_ready() end
   return n
 end
 
@@ -79,13 +79,14 @@ if #got > 0 then
   local atts = call_chunked_flat('HMGET', att, ids)
   local canc = {}
   if redis.call('SCARD', KEYS[14]) > 0 then canc = call_chunked_flat('SMISMEMBER', KEYS[14], ids) end
-  local dead, dz, rz = {}, {}, {}
+  local dead, dz, rz, left = {}, {}, {}, {}
   local waited = waited_among(KEYS[18], ids)
   local wfm = wf_members(KEYS[20], ids)
   for i = 1, #ids do
     local v = vals[i]
     if v then
       reclaimed = reclaimed + 1
+      left[#left + 1] = v
       local a = parse_att(atts[i])
       local max_retries = tonumber(string.match(v, '^%d+,(%d+)')) or 0
       append_error(errs, ids[i], now, a, error_rest(a, ARGV[4]))
@@ -114,6 +115,7 @@ if #got > 0 then
     call_chunked('ZADD', garbage, dz, 2)
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
+  if cf[4] and groups_ended(ready, left) then wake_ready() end
   count_throughput(KEYS[15], 'f', now, reclaimed)
 end
 

@@ -24,7 +24,7 @@ end
 if #ids == 0 then return 0 end
 local now_n = now_ms()
 local now = str(now_n)
-local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'pm')
+local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'pm', 'gm')
 events_config(cf[1], cf[2])
 local ev = events_on()
 local kinds
@@ -43,7 +43,7 @@ if ARGV[2] == 'done' then
   call_chunked('ZREM', KEYS[5], ids, 1)
   call_chunked('HDEL', KEYS[6], ids, 1)
 end
-push_ready(KEYS[2], KEYS[7], cf[3], ids)
+push_ready(KEYS[2], KEYS[7], cf[3], cf[4], ids)
 wake_ready()
 if ARGV[2] == 'garbage' then
   local wfm = wf_members(KEYS[10], ids)

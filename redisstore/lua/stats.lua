@@ -11,7 +11,7 @@
 local now = now_ms()
 local pm = redis.call('HGET', KEYS[7], 'pm')
 local out = {now,
-  ready_len(KEYS[1], pm),
+  ready_len(KEYS[1], pm) + grouped_len(KEYS[1]),
   redis.call('ZCARD', KEYS[2]),
   redis.call('ZCOUNT', KEYS[3], '-inf', '(inf'), -- without the sentinel
   redis.call('ZCARD', KEYS[4]),
@@ -21,8 +21,11 @@ local out = {now,
 -- The oldest ready job is the head of one of the levels. A head fell due
 -- when it was promoted or released (attempt info) or else when it was
 -- enqueued (the value's prefix).
-for _, p in ipairs(levels(pm)) do
-  local head = redis.call('LINDEX', ready_at(KEYS[1], p), 0)
+local lists = {}
+for _, p in ipairs(levels(pm)) do lists[#lists + 1] = ready_at(KEYS[1], p) end
+for _, g in ipairs(group_names(KEYS[1])) do lists[#lists + 1] = glist(KEYS[1], g) end
+for _, l in ipairs(lists) do
+  local head = redis.call('LINDEX', l, 0)
   if head then
     local since = 0
     local _, _, _, r = parse_att(redis.call('HGET', KEYS[9], head))

@@ -1,0 +1,67 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// SetGroupLimit gives group of queue a cap of its own on running jobs,
+// or removes it with limit 0 (see store.Groups). The next claim of every
+// worker follows it; a loosened cap wakes idle workers.
+func (s *Store) SetGroupLimit(ctx context.Context, queue, group string, limit int) error {
+	if err := store.ValidateGroupLimit(queue, group, limit); err != nil {
+		return err
+	}
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if err := s.register(ctx, queue); err != nil {
+		return wrap("set the cap of group "+strconv.Quote(group), err)
+	}
+	k := s.queueKeys(queue)
+	ok, err := s.run(ctx, scriptGroupLimit, []string{k.ready}, group, limit, store.MaxGroupLimits).Int()
+	if err != nil {
+		return wrap("set the cap of group "+strconv.Quote(group), err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("%w: queue %q already has %d groups with caps of their own", store.ErrInvalidConfig, queue, store.MaxGroupLimits)
+	}
+	return nil
+}
+
+// Groups returns the groups of queue with ready or running jobs or a cap
+// of their own, sorted by name (see store.Groups); read by one script, in
+// time linear in the queue's groups.
+func (s *Store) Groups(ctx context.Context, queue string, limit int) ([]store.GroupStats, error) {
+	if err := store.ValidateQueue(queue); err != nil {
+		return nil, err
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	k := s.queueKeys(queue)
+	v, err := s.run(ctx, scriptGroups, []string{k.ready, k.conf}, max(limit, 0)).Slice()
+	if err == nil && (len(v) < 1 || (len(v)-1)%4 != 0) {
+		err = fmt.Errorf("unexpected reply of %d values", len(v))
+	}
+	if err != nil {
+		return nil, wrap("groups of "+strconv.Quote(queue), err)
+	}
+	def, _ := strconv.Atoi(fmt.Sprint(v[0]))
+	out := make([]store.GroupStats, 0, (len(v)-1)/4)
+	for i := 1; i+4 <= len(v); i += 4 {
+		g := store.GroupStats{Limit: def}
+		g.Group, _ = v[i].(string)
+		g.Ready, _ = v[i+1].(int64)
+		g.Running, _ = v[i+2].(int64)
+		if own, _ := v[i+3].(string); own != "" {
+			g.Limit, _ = strconv.Atoi(own)
+			g.Own = true
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}

@@ -1,0 +1,39 @@
+-- groups.lua: the groups of one queue (read-only; see groups.go).
+--
+-- KEYS: 1 ready list (lib_group.lua derives the rest), 2 config hash
+-- ARGV: 1 most groups to return (0: all)
+-- Returns {cap per group of the queue, then per group, sorted by name:
+-- name, ready, running, own cap ('' for none)}, for the groups with ready
+-- or running jobs or a cap of their own.
+
+local ready = KEYS[1]
+local most = tonumber(ARGV[1])
+local seen, names = {}, {}
+local function add(list)
+  for _, g in ipairs(list) do
+    if not seen[g] then
+      seen[g] = true
+      names[#names + 1] = g
+    end
+  end
+end
+add(redis.call('SMEMBERS', gkey(ready, 'gk')))
+add(redis.call('HKEYS', gkey(ready, 'gr')))
+add(redis.call('HKEYS', gkey(ready, 'gl')))
+table.sort(names)
+local out = {redis.call('HGET', KEYS[2], 'gmax') or '0'}
+local n = 0
+for _, g in ipairs(names) do
+  if most > 0 and n == most then break end
+  local r = redis.call('LLEN', glist(ready, g))
+  local run = tonumber(redis.call('HGET', gkey(ready, 'gr'), g)) or 0
+  local own = redis.call('HGET', gkey(ready, 'gl'), g)
+  if r > 0 or run > 0 or own then
+    n = n + 1
+    out[#out + 1] = g
+    out[#out + 1] = r
+    out[#out + 1] = run
+    out[#out + 1] = own or ''
+  end
+end
+return out

@@ -1,0 +1,264 @@
+package storetest
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+)
+
+func groupCases() []adminCase {
+	return []adminCase{
+		{name: "RoundRobin", fn: testGroupRoundRobin},
+		{name: "RoundRobinInOneClaim", fn: testGroupRoundRobinBatch},
+		{name: "UngroupedTakeATurn", fn: testGroupUngrouped},
+		{name: "CapOfOne", fn: testGroupCapOne},
+		{name: "CapOfThree", fn: testGroupCapThree},
+		{name: "CapRaisedAtRunTime", fn: testGroupCapRaised},
+		{name: "ExpiredLeaseFreesTheGroup", fn: testGroupExpiredLease},
+		{name: "ReleaseAndRetryFreeTheGroup", fn: testGroupReleaseRetry},
+		{name: "ListStatsCancelDelete", fn: testGroupListStats},
+		{name: "Invalid", fn: testGroupInvalid},
+	}
+}
+
+// groupLimitFunc is a GroupLimits case: the store as a store.Store, its
+// store.Groups and its store.Admin.
+type groupLimitFunc = func(t *testing.T, s store.Store, g store.Groups, a store.Admin)
+
+func groupLimitCases() []testCase[groupLimitFunc] {
+	return []testCase[groupLimitFunc]{
+		{name: "OwnLimit", fn: testGroupOwnLimit},
+	}
+}
+
+// grouped returns job(q, id) in group g.
+func grouped(q, id, g string) *store.NewJob {
+	j := job(q, id)
+	j.Group = g
+	return j
+}
+
+// addGroups enqueues, group after group, n[i] jobs of group gs[i] named
+// "<group><k>" (k from 1).
+func addGroups(t *testing.T, s store.Store, q string, gs []string, n []int) {
+	t.Helper()
+	for i, g := range gs {
+		for k := 1; k <= n[i]; k++ {
+			add(t, s, grouped(q, g+string(rune('0'+k)), g))
+		}
+	}
+}
+
+// claimIDs claims jobs from q, max at a time, until a claim returns none,
+// and returns their IDs in order.
+func claimIDs(t *testing.T, s store.Store, q string, max int) []string {
+	t.Helper()
+	var out []string
+	for {
+		res := claim(t, s, q, max, long)
+		if len(res.Jobs) == 0 {
+			return out
+		}
+		out = append(out, ids(res.Jobs)...)
+	}
+}
+
+// requireClaims fails unless claiming from q, max at a time, takes want.
+func requireClaims(t *testing.T, s store.Store, q string, max int, want []string, why string) []*store.JobRecord {
+	t.Helper()
+	res := claim(t, s, q, max, long)
+	if got := ids(res.Jobs); !slices.Equal(got, want) {
+		t.Fatalf("Claim(%q, Max %d) %s: took %v, want %v", q, max, why, got, want)
+	}
+	return res.Jobs
+}
+
+func testGroupRoundRobin(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"a", "b", "c"}, []int{6, 2, 2})
+	got := claimIDs(t, s, q, 1)
+	if want := []string{"a1", "b1", "c1", "a2", "b2", "c2", "a3", "a4", "a5", "a6"}; !slices.Equal(got, want) {
+		t.Fatalf("claims one at a time took %v, want one job of each group in turn, %v", got, want)
+	}
+}
+
+func testGroupRoundRobinBatch(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"a", "b", "c"}, []int{6, 2, 2})
+	requireClaims(t, s, q, 7, []string{"a1", "b1", "c1", "a2", "b2", "c2", "a3"}, "over three groups")
+	requireClaims(t, s, q, 7, []string{"a4", "a5", "a6"}, "with one group left")
+	if j := getJob(t, a, q, "b1"); j.Group != "b" {
+		t.Fatalf("GetJob(b1).Group = %q, want b", j.Group)
+	}
+}
+
+func testGroupUngrouped(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	// Ungrouped jobs first, then a group: the ungrouped ones take their
+	// turn in the rotation as one more group.
+	add(t, s, job(q, "p1"), job(q, "p2"), job(q, "p3"))
+	addGroups(t, s, q, []string{"a"}, []int{3})
+	got := claimIDs(t, s, q, 2)
+	if want := []string{"p1", "a1", "p2", "a2", "p3", "a3"}; !slices.Equal(got, want) {
+		t.Fatalf("claims of 2 took %v, want the ungrouped jobs and group a in turn, %v", got, want)
+	}
+}
+
+func testGroupCapOne(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
+	addGroups(t, s, q, []string{"a", "b"}, []int{3, 2})
+	jobs := requireClaims(t, s, q, 10, []string{"a1", "b1"}, "with a cap of 1 per group")
+	claimNone(t, s, q, "every group runs its one job")
+	finishOK(t, s, outcome(jobs[0], store.OutcomeAck))
+	a2 := requireClaims(t, s, q, 10, []string{"a2"}, "after a1 was acked")
+	finishOK(t, s, outcome(jobs[1], store.OutcomeAck))
+	finishOK(t, s, outcome(a2[0], store.OutcomeAck))
+	requireClaims(t, s, q, 10, []string{"b2", "a3"}, "after b1 and a2 were acked")
+}
+
+func testGroupCapThree(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 3})
+	addGroups(t, s, q, []string{"a"}, []int{5})
+	jobs := requireClaims(t, s, q, 10, []string{"a1", "a2", "a3"}, "with a cap of 3 per group")
+	claimNone(t, s, q, "the group runs 3")
+	finishOK(t, s, outcome(jobs[1], store.OutcomeAck))
+	requireClaims(t, s, q, 10, []string{"a4"}, "after one of the 3 was acked")
+}
+
+func testGroupCapRaised(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
+	addGroups(t, s, q, []string{"a"}, []int{3})
+	requireClaims(t, s, q, 10, []string{"a1"}, "with a cap of 1")
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 2})
+	requireClaims(t, s, q, 10, []string{"a2"}, "once the cap is 2, with nothing finished")
+	setQueueConfig(t, a, q, store.QueueConfig{})
+	requireClaims(t, s, q, 10, []string{"a3"}, "once the cap is gone")
+}
+
+func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
+	if err := g.SetGroupLimit(t.Context(), q, "vip", 2); err != nil {
+		t.Fatal(err)
+	}
+	addGroups(t, s, q, []string{"vip", "std"}, []int{3, 3})
+	requireClaims(t, s, q, 10, []string{"vip1", "std1", "vip2"}, "vip has a cap of 2 of its own, std the queue's 1")
+	got, err := g.Groups(t.Context(), q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.GroupStats{{Group: "std", Ready: 2, Running: 1, Limit: 1}, {Group: "vip", Ready: 1, Running: 2, Limit: 2, Own: true}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Groups = %+v, want %+v", got, want)
+	}
+	if got, _ := g.Groups(t.Context(), q, 1); len(got) != 1 || got[0].Group != "std" {
+		t.Fatalf("Groups with limit 1 = %+v, want std alone (sorted by name)", got)
+	}
+	if err := g.SetGroupLimit(t.Context(), q, "std", 3); err != nil {
+		t.Fatal(err)
+	}
+	requireClaims(t, s, q, 10, []string{"std2", "std3"}, "std's own cap of 3 wakes it")
+	if err := g.SetGroupLimit(t.Context(), q, "vip", 0); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = g.Groups(t.Context(), q, 0)
+	if i := slices.IndexFunc(got, func(s store.GroupStats) bool { return s.Group == "vip" }); i < 0 || got[i].Own || got[i].Limit != 1 {
+		t.Fatalf("Groups after vip's cap was removed = %+v, want vip at the queue's cap of 1", got)
+	}
+	for _, bad := range []struct {
+		group string
+		limit int
+	}{{"", 1}, {"a b", 1}, {"a,b", 1}, {"ok", -1}} {
+		if err := g.SetGroupLimit(t.Context(), q, bad.group, bad.limit); !errors.Is(err, store.ErrInvalidConfig) {
+			t.Fatalf("SetGroupLimit(%q, %d): %v, want ErrInvalidConfig", bad.group, bad.limit, err)
+		}
+	}
+}
+
+func testGroupExpiredLease(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
+	j := withRetries(q, "a1", 3)
+	j.Group = "a"
+	add(t, s, j, grouped(q, "a2", "a"))
+	res := claim(t, s, q, 10, 50*time.Millisecond)
+	if got := ids(res.Jobs); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("first claim took %v, want a1 alone (cap 1)", got)
+	}
+	awaitReclaim(t, s, q)
+	// The group's slot is free again: one of its jobs runs.
+	if c := claimWhenDue(t, s, q, long); c.Group != "a" {
+		t.Fatalf("claim after the lease expired: %q of group %q, want a job of group a", c.ID, c.Group)
+	}
+	claimNone(t, s, q, "group a runs one job again")
+}
+
+func testGroupReleaseRetry(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
+	j := withRetries(q, "a1", 3)
+	j.Group = "a"
+	add(t, s, j, grouped(q, "a2", "a"))
+	c := requireClaims(t, s, q, 10, []string{"a1"}, "cap 1")
+	finishOK(t, s, outcome(c[0], store.OutcomeRelease))
+	// Released to the front of its group.
+	c = requireClaims(t, s, q, 10, []string{"a1"}, "after a1 was released")
+	finishOK(t, s, failed(c[0], store.OutcomeRetry, "boom", long))
+	requireClaims(t, s, q, 10, []string{"a2"}, "after a1 went to retry")
+	if j := requireState(t, a, q, "a1", store.StateRetry); j.Group != "a" {
+		t.Fatalf("a1 in retry has Group %q, want a", j.Group)
+	}
+}
+
+func testGroupListStats(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	add(t, s, job(q, "p1"))
+	addGroups(t, s, q, []string{"b", "a"}, []int{2, 2})
+	page := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 100})
+	if want := []string{"p1", "a1", "a2", "b1", "b2"}; !slices.Equal(ids(page.Jobs), want) || page.Total != 5 {
+		t.Fatalf("ListJobs of ready: %v (total %d), want the ungrouped then each group by name, %v (total 5)", ids(page.Jobs), page.Total, want)
+	}
+	p := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Offset: 2, Limit: 2, Newest: true})
+	if want := []string{"a2", "a1"}; !slices.Equal(ids(p.Jobs), want) {
+		t.Fatalf("ListJobs of ready, newest first, offset 2: %v, want %v", ids(p.Jobs), want)
+	}
+	if st := stats(t, a, q); st.Counts.Ready != 5 {
+		t.Fatalf("QueueStats Ready = %d, want 5 with grouped jobs", st.Counts.Ready)
+	}
+	cancel(t, a, q, "a1", store.StateReady)
+	if n, err := a.Delete(t.Context(), q, store.StateReady, []string{"b2"}); err != nil || n != 1 {
+		t.Fatalf("Delete(b2): %d, %v; want 1, nil", n, err)
+	}
+	requireClaims(t, s, q, 10, []string{"p1", "b1", "a2"}, "after cancelling a1 and deleting b2")
+	addGroups(t, s, q, []string{"c"}, []int{3})
+	add(t, s, job(q, "p2"))
+	if n, err := a.Delete(t.Context(), q, store.StateReady, nil); err != nil || n != 4 {
+		t.Fatalf("Delete of all ready: %d, %v; want 4 (three grouped, one not)", n, err)
+	}
+	claimNone(t, s, q, "every ready job was deleted")
+	if st := stats(t, a, q); st.Counts.Ready != 0 {
+		t.Fatalf("QueueStats Ready = %d after deleting them all, want 0", st.Counts.Ready)
+	}
+}
+
+func testGroupInvalid(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	prio := grouped(q, "x", "a")
+	prio.Priority = 1
+	for _, j := range []*store.NewJob{grouped(q, "x", "a b"), grouped(q, "x", "a,b"), grouped(q, "x", strings.Repeat("g", store.MaxGroupLen+1)), prio} {
+		if _, err := s.Enqueue(t.Context(), []*store.NewJob{j}); !errors.Is(err, store.ErrInvalidJob) {
+			t.Fatalf("Enqueue with Group %q and Priority %d: %v, want ErrInvalidJob", j.Group, j.Priority, err)
+		}
+	}
+	requireNotFound(t, a, q, "x", "no invalid job is stored")
+	if _, err := (store.QueueConfig{GroupMaxRunning: -1}).Normalize(); !errors.Is(err, store.ErrInvalidConfig) {
+		t.Fatalf("QueueConfig{GroupMaxRunning: -1}.Normalize(): %v, want ErrInvalidConfig", err)
+	}
+}
