@@ -41,6 +41,7 @@ const childEnv = "HOPPER_TEST_CHILD"
 const (
 	rolePeriodic  = "periodic"   // worker running the schedules "a" and "b", every second
 	roleCapped    = "capped"     // worker whose handlers count themselves in Redis while they work
+	roleGrouped   = "grouped"    // worker whose handlers count themselves per group, and number their starts
 	roleLimited   = "limited"    // worker whose handlers report their claim time
 	roleTarget    = "target"     // worker whose handlers wait for their context to end
 	roleEnqueuer  = "enqueuer"   // on "go <round>": Goroutines concurrent unique enqueues
@@ -78,8 +79,13 @@ type procEvent struct {
 	// Attempt and AttemptedAt (the store's clock at claim) of a started job.
 	Attempt     int       `json:",omitempty"`
 	AttemptedAt time.Time `json:",omitzero"`
-	// Running is the probe counter right after a capped handler started.
+	// Running is the probe counter right after a capped handler started
+	// (of its group, for a grouped one).
 	Running int64 `json:",omitempty"`
+	// Group and Seq of a grouped handler's start: its job's group and the
+	// start's place in the order of all starts (a Redis counter).
+	Group string `json:",omitempty"`
+	Seq   int64  `json:",omitempty"`
 	// Round, Dup: an enqueuer's round and whether its job was a duplicate.
 	Round int  `json:",omitempty"`
 	Dup   bool `json:",omitempty"`
@@ -203,6 +209,36 @@ func childWorker(s childSpec, store hopper.Store, rdb *redis.Client, cfg *hopper
 			case <-ctx.Done():
 			}
 			if err := rdb.Decr(context.WithoutCancel(ctx), s.Probe).Err(); err != nil {
+				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
+				return err
+			}
+			emit(procEvent{Ev: "end", Job: j.ID})
+			return nil
+		})
+		return w, nil
+	case roleGrouped:
+		w := hopper.NewWorker(store, cfg)
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+			key := s.Probe + ":" + j.Group
+			n, err := rdb.Incr(ctx, key).Result()
+			var seq int64
+			if err == nil {
+				seq, err = rdb.Incr(ctx, s.Probe+":seq").Result()
+			}
+			if err != nil {
+				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
+				return err
+			}
+			e := started(j.JobRecord)
+			e.Running, e.Group, e.Seq = n, j.Group, seq
+			emit(e)
+			if s.Work > 0 {
+				select { // the job's work
+				case <-time.After(s.Work):
+				case <-ctx.Done():
+				}
+			}
+			if err := rdb.Decr(context.WithoutCancel(ctx), key).Err(); err != nil {
 				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
 				return err
 			}

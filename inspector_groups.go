@@ -1,0 +1,48 @@
+package hopper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// GroupStats describes one group of a queue (EnqueueOpts.Group): its ready
+// and running jobs and its cap.
+type GroupStats = store.GroupStats
+
+// groupsFor returns the store as a store.Groups, or an error wrapping
+// ErrNotSupported that names what was asked.
+func (i *Inspector) groupsFor(what string) (store.Groups, error) {
+	g, ok := i.st.(store.Groups)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s needs a store that keeps group caps (store.Groups); %T does not", ErrNotSupported, what, i.st)
+	}
+	return g, nil
+}
+
+// SetGroupLimit gives group of queue a cap of its own on running jobs,
+// overriding QueueConfig.GroupMaxRunning (a premium tenant allowed 5 where
+// the rest get 1, say); limit 0 removes it. Every worker follows it from
+// its next claim. A negative limit, an invalid group, or more than 10,000
+// groups with caps of their own in one queue fails with an error wrapping
+// ErrInvalidConfig; a store without groups, ErrNotSupported. Safe for
+// concurrent use.
+func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limit int) error {
+	g, err := i.groupsFor("a group's cap")
+	if err != nil {
+		return err
+	}
+	return g.SetGroupLimit(ctx, queue, group, limit)
+}
+
+// Groups lists the groups of queue that have ready or running jobs or a
+// cap of their own, sorted by name, at most limit of them (all when limit
+// is zero or less). Its cost grows with the queue's groups.
+func (i *Inspector) Groups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
+	g, err := i.groupsFor("listing groups")
+	if err != nil {
+		return nil, err
+	}
+	return g.Groups(ctx, queue, limit)
+}
