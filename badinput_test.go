@@ -236,6 +236,20 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Timeout: -time.Second})
 				return err
 			}, hopper.ErrInvalidJob, "Timeout -1s is negative"},
+			{"group with a space", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Group: "tenant 1"})
+				return err
+			}, hopper.ErrInvalidJob, `Group "tenant 1" has " " at byte 6`},
+			{"group with a priority", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Group: "t1", Priority: 1})
+				return err
+			}, hopper.ErrInvalidJob, "a grouped job has no priority"},
+			{"negative group cap", func() error {
+				return hopper.NewInspector(st).SetQueueConfig(ctx, "enq", hopper.QueueConfig{GroupMaxRunning: -1})
+			}, hopper.ErrInvalidConfig, "GroupMaxRunning -1 is negative"},
+			{"negative cap of one group", func() error {
+				return hopper.NewInspector(st).SetGroupLimit(ctx, "enq", "t1", -1)
+			}, hopper.ErrInvalidConfig, "group limit -1 is negative"},
 			{"priority above MaxPriority", func() error {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Priority: hopper.MaxPriority + 1})
 				return err

@@ -39,6 +39,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 		{"defaults", nil},
 		{"options", &hopper.EnqueueOpts{Queue: "q2", MaxRetries: hopper.NoRetry, Retention: time.Hour, Meta: map[string]string{"k": "v"}, Priority: -2}},
 		{"unique", &hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{For: time.Minute}}},
+		{"group", &hopper.EnqueueOpts{Group: "tenant-7"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +74,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 			}
 			if got.Queue != want.Queue || got.Kind != want.Kind || string(got.Args) != string(want.Args) ||
 				got.MaxRetries != want.MaxRetries || got.Timeout != want.Timeout || got.Retention != want.Retention ||
-				got.UniqueKey != want.UniqueKey || !maps.Equal(got.Meta, want.Meta) || got.Priority != want.Priority {
+				got.UniqueKey != want.UniqueKey || !maps.Equal(got.Meta, want.Meta) || got.Priority != want.Priority || got.Group != want.Group {
 				t.Errorf("prepared job stored as\n%+v\nEnqueue stored\n%+v", got, want)
 			}
 		})
