@@ -27,6 +27,7 @@ type jobJSON struct {
 	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
 	UniqueKey   string            `json:"unique_key,omitempty"`
 	Priority    int               `json:"priority"`
+	Group       string            `json:"group,omitempty"`
 	Cancelled   bool              `json:"cancelled,omitempty"`
 	EnqueuedAt  *time.Time        `json:"enqueued_at,omitempty"`
 	RunAt       *time.Time        `json:"run_at,omitempty"`
@@ -68,7 +69,7 @@ func toJSON(v jobView) jobJSON {
 		Args: v.Args.Value, ArgsError: v.Args.Err,
 		Result: v.Result.Value, ResultError: v.Result.Err,
 		TraceID: v.TraceID, TraceURL: v.TraceLink, Attempt: j.Attempt, MaxRetries: j.MaxRetries,
-		TimeoutMS: j.Timeout.Milliseconds(), UniqueKey: j.UniqueKey, Priority: j.Priority, Cancelled: j.Cancelled,
+		TimeoutMS: j.Timeout.Milliseconds(), UniqueKey: j.UniqueKey, Priority: j.Priority, Group: j.Group, Cancelled: j.Cancelled,
 		EnqueuedAt: timePtr(j.EnqueuedAt), RunAt: timePtr(j.RunAt), AttemptedAt: timePtr(j.AttemptedAt),
 		FinishedAt: timePtr(j.FinishedAt), Deadline: timePtr(j.Deadline),
 	}

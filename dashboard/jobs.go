@@ -192,6 +192,13 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
 	p.Limits = newLimitsView(stats, d.cfg.Now())
+	if groups, err := d.ins.Groups(ctx, queue, maxGroupsShown+1); err == nil {
+		p.Limits.More = len(groups) > maxGroupsShown
+		p.Limits.Groups = groups[:min(len(groups), maxGroupsShown)]
+	} else if !errors.Is(err, hopper.ErrNotSupported) {
+		d.storeError(w, r, "reading the queue's groups", err)
+		return
+	}
 
 	if s.ID != "" {
 		job, err := d.ins.GetJob(ctx, queue, s.ID)

@@ -16,11 +16,19 @@ type limitsView struct {
 	RateUsed  int       // claims counted in the rate window now
 	HeldUntil time.Time // a RateLimited hold, zero when none
 	Form      limitsForm
+	// Groups are the queue's first groups by name (at most maxGroupsShown),
+	// More whether there are others; both empty when the store keeps no
+	// groups or the queue has none.
+	Groups []hopper.GroupStats
+	More   bool
 }
+
+// maxGroupsShown bounds the groups a jobs page lists.
+const maxGroupsShown = 50
 
 // limitsForm holds the edit form's values: the queue's, or what was sent.
 type limitsForm struct {
-	MaxRunning, RateLimit, RatePeriod, Retention string
+	MaxRunning, RateLimit, RatePeriod, Retention, GroupMaxRunning string
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
@@ -29,7 +37,8 @@ func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
 		v.HeldUntil = st.HeldUntil
 	}
 	c := st.Config
-	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention)}
+	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention),
+		GroupMaxRunning: intField(c.GroupMaxRunning)}
 	if c.RateLimit > 0 {
 		v.Form.RatePeriod = durField(c.RatePeriod)
 	}
@@ -99,6 +108,9 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if cfg.Retention, err = dur("retention", "Retention"); err != nil {
 		return outcome{}, err
 	}
+	if cfg.GroupMaxRunning, err = count("group_max_running", "Max running per group"); err != nil {
+		return outcome{}, err
+	}
 	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
 		if errors.Is(err, hopper.ErrInvalidConfig) {
 			return outcome{}, bad(err.Error())
@@ -110,5 +122,36 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 		to = d.queuePath(queue, st)
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
-		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String()}}, nil
+		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
+		"group_max_running", cfg.GroupMaxRunning}}, nil
+}
+
+// postGroupLimit gives one group of a queue a cap of its own, or removes
+// it with an empty or zero "limit" (Inspector.SetGroupLimit).
+func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
+	queue := r.PathValue("queue")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
+	}
+	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot set the group's cap", msg} }
+	group := strings.TrimSpace(r.PostFormValue("group"))
+	if group == "" {
+		return outcome{}, bad("Name the group.")
+	}
+	limit := 0
+	if v := strings.TrimSpace(r.PostFormValue("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return outcome{}, bad("The cap must be a whole number of 0 or more (empty or 0 for the queue's), not “" + v + "”.")
+		}
+		limit = n
+	}
+	if err := d.ins.SetGroupLimit(r.Context(), queue, group, limit); err != nil {
+		if errors.Is(err, hopper.ErrInvalidConfig) || errors.Is(err, hopper.ErrNotSupported) {
+			return outcome{}, bad(err.Error())
+		}
+		return outcome{}, err
+	}
+	return outcome{to: d.queuePath(queue, hopper.StateReady), flash: "grouplimit", n: 1,
+		attrs: []any{"queue", queue, "group", group, "limit", limit}}, nil
 }

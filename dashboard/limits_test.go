@@ -54,3 +54,40 @@ func TestQueueLimits(t *testing.T) {
 		wantLacks(t, get(t, newHandler(s, &dashboard.Options{ReadOnly: true}), "/queues/default/ready").Body, "read-only page", "save-limits")
 	})
 }
+
+func TestGroupsPanel(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		ctx := context.Background()
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		c := hopper.NewClient(s, nil)
+		for _, g := range []string{"tenant-b", "tenant-a", "tenant-a"} {
+			if _, err := hopper.Enqueue(ctx, c, dashtest.EmailArgs{To: g}, &hopper.EnqueueOpts{Group: g}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page := get(t, h, "/queues/default/ready")
+		wantContains(t, page.Body, "jobs page of a queue with groups", `id="groups"`, `data-group-row="tenant-a"`, `data-group-row="tenant-b"`, "2 groups", `action="/queues/default/groups"`)
+
+		// The queue's cap per group, from the limits form.
+		r := post(t, h, "/queues/default/limits", url.Values{"group_max_running": {"1"}})
+		wantRedirect(t, r, "/queues/default/ready?flash=limits", "save a cap per group")
+		if st, _ := ins.QueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 {
+			t.Errorf("GroupMaxRunning after the form: %d, want 1", st.Config.GroupMaxRunning)
+		}
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group")
+
+		// One group's own cap.
+		r = post(t, h, "/queues/default/groups", url.Values{"group": {"tenant-a"}, "limit": {"4"}})
+		wantRedirect(t, r, "/queues/default/ready?flash=grouplimit", "set a group's cap")
+		gs, err := ins.Groups(ctx, "default", 0)
+		if err != nil || len(gs) != 2 || gs[0] != (hopper.GroupStats{Group: "tenant-a", Ready: 2, Limit: 4, Own: true}) {
+			t.Fatalf("Groups after the form: %+v, %v; want tenant-a with its own cap of 4 and 2 ready", gs, err)
+		}
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "groups table", ">own<")
+		for _, form := range []url.Values{{"group": {""}, "limit": {"1"}}, {"group": {"a b"}, "limit": {"1"}}, {"group": {"x"}, "limit": {"-1"}}, {"group": {"x"}, "limit": {"lots"}}} {
+			wantStatus(t, post(t, h, "/queues/default/groups", form), http.StatusBadRequest, "group cap form "+form.Encode())
+		}
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "job rows", `title="Group:`)
+	})
+}

@@ -276,6 +276,8 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"ok", "Cancelled " + count + ": waiting ones are in garbage; running ones stop once their workers hear of it."}
 	case "rescheduled":
 		return &flash{"ok", "Rescheduled the job: it keeps its ID, attempts and history; its due time is below."}
+	case "grouplimit":
+		return &flash{"ok", "Saved the group's cap: every worker follows it from its next claim."}
 	case "reprioritised":
 		return &flash{"ok", "Changed the job's priority: it keeps its ID, attempts and history."}
 	case "limits":

@@ -92,6 +92,8 @@ func (d *dash) postJobPriority(r *http.Request) (outcome, error) {
 		return outcome{}, &userError{http.StatusNotFound, "No such job", "Queue " + job.Queue + " has no job with this ID any more."}
 	case errors.Is(err, hopper.ErrInvalidState):
 		return outcome{}, &userError{http.StatusConflict, "Cannot change the priority", err.Error()}
+	case errors.Is(err, hopper.ErrInvalidJob):
+		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the priority", err.Error()}
 	case err != nil:
 		return outcome{}, err
 	}
