@@ -36,7 +36,7 @@ var (
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
 	scriptList       = newScript("list", true, "prio", "group", "member", "records")
 	scriptStats      = newScript("stats", true, "prio", "group", "att", "rate")
-	scriptConfig     = newScript("config", false)
+	scriptConfig     = newScript("config", false, "prio", "group")
 	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")
 	scriptRequeue    = newScript("requeue", false, "prio", "group", "att", "events", "kinds", "wf")
 	scriptDelete     = newScript("delete", false, "prio", "group", "unique", "att", "events", "kinds", "ends", "wf")

@@ -18,6 +18,7 @@ func groupCases() []adminCase {
 		{name: "CapOfOne", fn: testGroupCapOne},
 		{name: "CapOfThree", fn: testGroupCapThree},
 		{name: "CapRaisedAtRunTime", fn: testGroupCapRaised},
+		{name: "CapSetWhileRunning", fn: testGroupCapSetWhileRunning},
 		{name: "ExpiredLeaseFreesTheGroup", fn: testGroupExpiredLease},
 		{name: "ReleaseAndRetryFreeTheGroup", fn: testGroupReleaseRetry},
 		{name: "ListStatsCancelDelete", fn: testGroupListStats},
@@ -67,12 +68,16 @@ func claimIDs(t *testing.T, s store.Store, q string, max int) []string {
 	}
 }
 
-// requireClaims fails unless claiming from q, max at a time, takes want.
+// requireClaims fails unless one claim from q of at most max jobs takes
+// want, in any order (the jobs of one claim start together), and returns
+// them sorted by ID.
 func requireClaims(t *testing.T, s store.Store, q string, max int, want []string, why string) []*store.JobRecord {
 	t.Helper()
 	res := claim(t, s, q, max, long)
+	slices.SortFunc(res.Jobs, func(a, b *store.JobRecord) int { return strings.Compare(a.ID, b.ID) })
+	want = slices.Sorted(slices.Values(want))
 	if got := ids(res.Jobs); !slices.Equal(got, want) {
-		t.Fatalf("Claim(%q, Max %d) %s: took %v, want %v", q, max, why, got, want)
+		t.Fatalf("Claim(%q, Max %d) %s: took %v, want %v (in any order)", q, max, why, got, want)
 	}
 	return res.Jobs
 }
@@ -114,7 +119,7 @@ func testGroupCapOne(t *testing.T, s store.Store, a store.Admin) {
 	addGroups(t, s, q, []string{"a", "b"}, []int{3, 2})
 	jobs := requireClaims(t, s, q, 10, []string{"a1", "b1"}, "with a cap of 1 per group")
 	claimNone(t, s, q, "every group runs its one job")
-	finishOK(t, s, outcome(jobs[0], store.OutcomeAck))
+	finishOK(t, s, outcome(jobs[0], store.OutcomeAck)) // a1
 	a2 := requireClaims(t, s, q, 10, []string{"a2"}, "after a1 was acked")
 	finishOK(t, s, outcome(jobs[1], store.OutcomeAck))
 	finishOK(t, s, outcome(a2[0], store.OutcomeAck))
@@ -142,6 +147,17 @@ func testGroupCapRaised(t *testing.T, s store.Store, a store.Admin) {
 	requireClaims(t, s, q, 10, []string{"a3"}, "once the cap is gone")
 }
 
+func testGroupCapSetWhileRunning(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"a"}, []int{4})
+	jobs := requireClaims(t, s, q, 2, []string{"a1", "a2"}, "without a cap")
+	// A cap that comes while two of the group's jobs run counts them.
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 2})
+	claimNone(t, s, q, "group a already runs 2, its new cap")
+	finishOK(t, s, outcome(jobs[0], store.OutcomeAck))
+	requireClaims(t, s, q, 10, []string{"a3"}, "after one of the two was acked")
+}
+
 func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admin) {
 	q := newQueue(t)
 	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
@@ -157,6 +173,13 @@ func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admi
 	want := []store.GroupStats{{Group: "std", Ready: 2, Running: 1, Limit: 1}, {Group: "vip", Ready: 1, Running: 2, Limit: 2, Own: true}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Groups = %+v, want %+v", got, want)
+	}
+	// Without any cap the running counts are still reported.
+	q2 := newQueue(t)
+	addGroups(t, s, q2, []string{"x"}, []int{3})
+	claim(t, s, q2, 2, long)
+	if got, err := g.Groups(t.Context(), q2, 0); err != nil || !slices.Equal(got, []store.GroupStats{{Group: "x", Ready: 1, Running: 2}}) {
+		t.Fatalf("Groups of a queue without caps = %+v, %v; want x with 1 ready and 2 running", got, err)
 	}
 	if got, _ := g.Groups(t.Context(), q, 1); len(got) != 1 || got[0].Group != "std" {
 		t.Fatalf("Groups with limit 1 = %+v, want std alone (sorted by name)", got)

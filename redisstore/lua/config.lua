@@ -6,7 +6,8 @@
 --       per group; zero means unset.
 -- Wakes idle workers: a resumed or widened queue may have claimable jobs.
 -- Every group with ready jobs rejoins the rotation (lib_group.lua): a
--- raised cap may give it room, and a claim drops it again if not.
+-- raised cap may give it room, and a claim drops it again if not; the
+-- running counts are recounted (or dropped without caps).
 
 local c = KEYS[1]
 local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax'}
@@ -25,9 +26,10 @@ if ARGV[3] == '0' then
   redis.call('HDEL', c, 'rs')
   redis.call('DEL', KEYS[2])
 end
-local base = string.sub(c, 1, -2)
-for _, g in ipairs(redis.call('SMEMBERS', base .. 'gk')) do
-  if redis.call('SADD', base .. 'ga', g) == 1 then redis.call('RPUSH', base .. 'gq', g) end
+local ready = string.sub(c, 1, -2) .. 'r'
+if redis.call('HGET', c, 'gm') then
+  groups_recount(ready, ARGV[7])
+  for _, g in ipairs(redis.call('SMEMBERS', gkey(ready, 'gk'))) do group_activate(ready, g) end
 end
 wake_ready()
 return 1

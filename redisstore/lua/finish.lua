@@ -53,7 +53,7 @@ while i <= #ARGV do
   i = i + 7
 end
 
-local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm', 'gm')
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm', 'gm', 'gmax')
 local queue_ret = tonumber(conf[1]) or 0
 events_config(conf[3], conf[4])
 local ev = events_on()
@@ -231,7 +231,8 @@ end
 
 -- In a queue with groups, the groups of the jobs that left unack have
 -- room again (read before acked jobs are deleted).
-if conf[6] and #gids > 0 and groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids)) then
+if conf[6] and #gids > 0 and groups_capped(KEYS[9], conf[7])
+  and groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids), conf[7]) then
   wake_r = true
 end
 if #gone > 0 then

@@ -16,5 +16,6 @@ else
   if redis.call('HEXISTS', gl, g) == 0 and redis.call('HLEN', gl) >= tonumber(ARGV[3]) then return 0 end
   redis.call('HSET', gl, g, limit)
 end
+groups_recount(ready, redis.call('HGET', gkey(ready, 'c'), 'gmax'))
 if redis.call('LLEN', glist(ready, g)) > 0 and group_activate(ready, g) then wake_ready() end
 return 1

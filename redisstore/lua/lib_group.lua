@@ -7,7 +7,9 @@
 --   {p:q}:gq  list  the rotation: groups due a turn, '' standing for the
 --                   queue's ungrouped jobs; each at most once
 --   {p:q}:ga  set   the members of gq
---   {p:q}:gr  hash  group -> its jobs in unack
+--   {p:q}:gr  hash  group -> its jobs in unack, kept only while the queue
+--                   has caps (gmax or own caps): recounted from unack
+--                   when the first cap comes, dropped with the last
 --   {p:q}:gk  set   groups whose list may hold jobs (for listing)
 --   {p:q}:gl  hash  group -> its own cap (store.Groups.SetGroupLimit)
 --
@@ -78,12 +80,13 @@ local function push_group(ready, g, ids, front)
 end
 
 -- group_caps returns a function giving group g's cap (0 for none): its
--- own, else the queue's gmax. It reads the own caps only when there are.
+-- own, else the queue's gmax; and whether any group may have a cap. It
+-- reads the own caps only when there are.
 local function group_caps(ready, gmax)
   local def = tonumber(gmax) or 0
   local gl = gkey(ready, 'gl')
   if redis.call('HLEN', gl) == 0 then
-    return function() return def end
+    return function() return def end, def > 0
   end
   local seen = {}
   return function(g)
@@ -93,44 +96,103 @@ local function group_caps(ready, gmax)
       seen[g] = c
     end
     return c
+  end, true
+end
+
+-- groups_capped reports whether the queue has a cap per group (gmax) or
+-- a group with a cap of its own: only then are running counts kept.
+local function groups_capped(ready, gmax)
+  return (tonumber(gmax) or 0) > 0 or redis.call('HLEN', gkey(ready, 'gl')) > 0
+end
+
+-- running_now counts the jobs in unack of each group, from the unack set
+-- and the jobs' values: O(jobs running).
+local function running_now(ready)
+  local members = redis.call('ZRANGE', gkey(ready, 'u'), '-inf', '(inf', 'BYSCORE')
+  local counts = {}
+  if #members == 0 then return counts end
+  local ids = {}
+  for i = 1, #members do ids[i] = string.match(members[i], '^(.*)|%d+$') end
+  local vals = call_chunked_flat('HMGET', gkey(ready, 'j'), ids)
+  for i = 1, #vals do
+    local g = group_of(vals[i])
+    if g then counts[g] = (counts[g] or 0) + 1 end
   end
+  return counts
+end
+
+-- groups_recount makes the running counts right after the queue's caps
+-- changed: counted afresh from unack when it has caps, dropped when not.
+local function groups_recount(ready, gmax)
+  local gr = gkey(ready, 'gr')
+  redis.call('DEL', gr)
+  if not groups_capped(ready, gmax) then return end
+  local h = {}
+  for g, n in pairs(running_now(ready)) do
+    h[#h + 1] = g
+    h[#h + 1] = n
+  end
+  if #h > 0 then call_chunked('HSET', gr, h, 2) end
+end
+
+-- running_of returns the running counts of groups gs (a list) as a table,
+-- in one HMGET.
+local function running_of(gr, gs)
+  local out = {}
+  if #gs == 0 then return out end
+  local got = call_chunked_flat('HMGET', gr, gs)
+  for i = 1, #gs do out[gs[i]] = tonumber(got[i]) or 0 end
+  return out
 end
 
 -- take_grouped takes up to n ready IDs, rotating over the members of the
--- rotation: one job from each in turn, a group only while it has room
--- under its cap, whose running count it raises. One LPOP of the rotation
--- per pass; per job an LPOP and an LLEN of its group's list (and its
--- running count, read once per group).
+-- rotation: in each pass an equal share from each member (one when there
+-- are more members than jobs wanted), a group only while it has room
+-- under its cap. A group stays in the rotation after its turn unless its
+-- cap is reached; one found empty leaves it. With caps it raises the
+-- groups' running counts. Cost: per pass one LPOP of the rotation (and
+-- with caps one HMGET of running counts), per member one LPOP of its
+-- list; per call an SREM and an RPUSH of the rotation (and with caps one
+-- HSET of running counts); nothing per job.
 local function take_grouped(ready, pm, n, gmax)
   local gq, ga, gr, gk = gkey(ready, 'gq'), gkey(ready, 'ga'), gkey(ready, 'gr'), gkey(ready, 'gk')
-  local cap = group_caps(ready, gmax)
-  local ids, run, took = {}, {}, {}
+  local cap, capped = group_caps(ready, gmax)
+  local ids, run, took, order = {}, {}, {}, {}
   while #ids < n do
     local members = redis.call('LPOP', gq, n - #ids)
     if not members then break end
+    local share = math.max(1, math.floor((n - #ids) / #members))
+    if capped then
+      local unknown = {}
+      for _, g in ipairs(members) do
+        if g ~= '' and run[g] == nil then unknown[#unknown + 1] = g end
+      end
+      for g, r in pairs(running_of(gr, unknown)) do run[g] = r end
+    end
     local back, out = {}, {}
     for _, g in ipairs(members) do
       local keep = false
       if g == '' then
-        local got = pop_ready(ready, pm, 1)
+        local got = pop_ready(ready, pm, share)
         if got then
-          ids[#ids + 1] = got[1]
-          keep = ready_len(ready, pm) > 0
+          for i = 1, #got do ids[#ids + 1] = got[i] end
+          keep = #got == share
         end
       else
-        local r = run[g]
-        if r == nil then r = tonumber(redis.call('HGET', gr, g)) or 0 end
-        local c = cap(g)
-        if c == 0 or r < c then
-          local key = glist(ready, g)
-          local id = redis.call('LPOP', key)
-          if id then
-            ids[#ids + 1] = id
-            r = r + 1
-            took[g] = true
-            local left = redis.call('LLEN', key)
-            if left == 0 then redis.call('SREM', gk, g) end
-            keep = left > 0 and (c == 0 or r < c)
+        local c, r = cap(g), run[g] or 0
+        local k = share
+        if c > 0 then k = math.min(k, c - r) end
+        if k > 0 then
+          local got = redis.call('LPOP', glist(ready, g), k)
+          if got then
+            for i = 1, #got do ids[#ids + 1] = got[i] end
+            if not took[g] then
+              took[g] = 0
+              order[#order + 1] = g
+            end
+            took[g] = took[g] + #got
+            r = r + #got
+            keep = #got == k and (c == 0 or r < c)
           else
             redis.call('SREM', gk, g)
           end
@@ -142,31 +204,62 @@ local function take_grouped(ready, pm, n, gmax)
     if #out > 0 then call_chunked('SREM', ga, out, 1) end
     if #back > 0 then call_chunked('RPUSH', gq, back, 1) end
   end
-  local h = {}
-  for g in pairs(took) do
-    h[#h + 1] = g
-    h[#h + 1] = run[g]
+  if capped and #order > 0 then
+    local h = {}
+    for _, g in ipairs(order) do
+      h[#h + 1] = g
+      h[#h + 1] = run[g]
+    end
+    call_chunked('HSET', gr, h, 2)
   end
-  if #h > 0 then call_chunked('HSET', gr, h, 2) end
   return ids
 end
 
--- groups_ended lowers the running counts of the groups whose jobs left
--- unack (vals: their stored values) and puts those with ready jobs back
--- in the rotation. It returns true when one joined it (a claim is worth
--- waking).
-local function groups_ended(ready, vals)
-  local by = {}
+-- groups_ended, in a queue with caps (see groups_capped), lowers the
+-- running counts of the groups whose jobs left unack (vals: their stored
+-- values) and puts those with ready jobs that are out of the rotation
+-- back in it: their cap may have held them out. It returns true when one
+-- rejoined (a claim is worth waking). Per call an HMGET and an HSET of
+-- running counts, an SMISMEMBER, an SADD and an RPUSH of the rotation.
+local function groups_ended(ready, vals, gmax)
+  local by, gs = {}, {}
   for i = 1, #vals do
     local g = group_of(vals[i])
-    if g then by[g] = (by[g] or 0) + 1 end
+    if g then
+      if not by[g] then
+        by[g] = 0
+        gs[#gs + 1] = g
+      end
+      by[g] = by[g] + 1
+    end
   end
-  local gr, woke = gkey(ready, 'gr'), false
-  for g, k in pairs(by) do
-    if redis.call('HINCRBY', gr, g, -k) <= 0 then redis.call('HDEL', gr, g) end
-    if redis.call('LLEN', glist(ready, g)) > 0 and group_activate(ready, g) then woke = true end
+  if #gs == 0 then return false end
+  local gr = gkey(ready, 'gr')
+  local run = running_of(gr, gs)
+  local h, zero = {}, {}
+  for _, g in ipairs(gs) do
+    local r = run[g] - by[g]
+    if r > 0 then
+      h[#h + 1] = g
+      h[#h + 1] = r
+    else
+      zero[#zero + 1] = g
+    end
   end
-  return woke
+  if #h > 0 then call_chunked('HSET', gr, h, 2) end
+  if #zero > 0 then call_chunked('HDEL', gr, zero, 1) end
+  -- Back in the rotation, those out of it (a claim drops one that turns
+  -- out empty).
+  local ga = gkey(ready, 'ga')
+  local inrot = call_chunked_flat('SMISMEMBER', ga, gs)
+  local add = {}
+  for i, g in ipairs(gs) do
+    if inrot[i] == 0 then add[#add + 1] = g end
+  end
+  if #add == 0 then return false end
+  call_chunked('SADD', ga, add, 1)
+  call_chunked('RPUSH', gkey(ready, 'gq'), add, 1)
+  return true
 end
 
 -- group_names returns the groups whose lists may hold jobs, sorted.

@@ -23,7 +23,7 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm')
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax')
 events_config(cf[1], cf[2])
 local ev = events_on()
 
@@ -115,7 +115,7 @@ if #got > 0 then
     call_chunked('ZADD', garbage, dz, 2)
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
-  if cf[4] and groups_ended(ready, left) then wake_ready() end
+  if cf[4] and groups_capped(ready, cf[5]) and groups_ended(ready, left, cf[5]) then wake_ready() end
   count_throughput(KEYS[15], 'f', now, reclaimed)
 end
 

@@ -1,0 +1,174 @@
+// Command groups measures hopper's groups on Redis: how fast a backlog
+// drains when its jobs are spread over many groups, next to the same
+// backlog without groups, and the Redis CPU a claimed job costs as the
+// number of groups grows. Run it from the repository root with
+//
+//	go run -C bench ./groups -redis 127.0.0.1:6379
+//
+// against a Redis server of its own (it measures the server's whole CPU,
+// so nothing else should use it).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+type Job struct{ N int }
+
+func (Job) Kind() string { return "bench.group" }
+
+func main() {
+	addr := flag.String("redis", "127.0.0.1:6379", "Redis server (measured as a whole: use one of its own)")
+	n := flag.Int("n", 50000, "jobs per drain")
+	conc := flag.Int("concurrency", 32, "worker slots")
+	groups := flag.String("groups", "0,1,100,1000,10000", "numbers of groups to drain over (0: no groups)")
+	reps := flag.Int("reps", 3, "drains per number of groups (the median is reported)")
+	limit := flag.Int("cap", 0, "QueueConfig.GroupMaxRunning of the grouped drains (0: none)")
+	flag.Parse()
+	if err := run(*addr, *n, *conc, *groups, *reps, *limit); err != nil {
+		fmt.Fprintln(os.Stderr, "groups:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr string, n, conc int, groupList string, reps, limit int) error {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4 * conc})
+	defer rdb.Close()
+	fmt.Printf("drain of %d jobs, %d worker slots, cap per group %d (0: none), median of %d\n\n", n, conc, limit, reps)
+	fmt.Println("| groups | jobs/s | × no groups | Redis CPU µs per job (drain) |")
+	fmt.Println("|---|---|---|---|")
+	var base float64
+	for _, f := range strings.Split(groupList, ",") {
+		g, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		var rates, cpus []float64
+		for range reps {
+			rate, cpu, err := drain(ctx, rdb, n, conc, g, limit)
+			if err != nil {
+				return err
+			}
+			rates, cpus = append(rates, rate), append(cpus, cpu)
+		}
+		rate, cpu := median(rates), median(cpus)
+		if g == 0 {
+			base = rate
+		}
+		label := strconv.Itoa(g)
+		if g == 0 {
+			label = "none"
+		}
+		ratio := "–"
+		if base > 0 {
+			ratio = fmt.Sprintf("%.2f×", rate/base)
+		}
+		fmt.Printf("| %s | %.0f | %s | %.1f |\n", label, rate, ratio, cpu)
+	}
+	return nil
+}
+
+// drain enqueues n jobs over groups groups (none when 0; with a cap of
+// limit per group when not 0), then starts a
+// worker and returns the jobs per second from its start to the last job's
+// start, and the server's CPU per job meanwhile.
+func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (rate, cpuPerJob float64, err error) {
+	if err := rdb.FlushAll(ctx).Err(); err != nil {
+		return 0, 0, err
+	}
+	st := redisstore.New(rdb, &redisstore.Options{Prefix: "grbench"})
+	if groups > 0 && limit > 0 {
+		if err := hopper.NewInspector(st).SetQueueConfig(ctx, "q", hopper.QueueConfig{GroupMaxRunning: limit}); err != nil {
+			return 0, 0, err
+		}
+	}
+	client := hopper.NewClient(st, nil)
+	var batch []*hopper.PreparedJob
+	for i := range n {
+		opts := &hopper.EnqueueOpts{Queue: "q"}
+		if groups > 0 {
+			opts.Group = "g" + strconv.Itoa(i%groups)
+		}
+		j, err := hopper.Prepare(client, Job{N: i}, opts)
+		if err != nil {
+			return 0, 0, err
+		}
+		batch = append(batch, j)
+		if len(batch) == 1000 || i == n-1 {
+			if _, err := client.EnqueuePrepared(ctx, batch); err != nil {
+				return 0, 0, err
+			}
+			batch = batch[:0]
+		}
+	}
+	var done atomic.Int64
+	finished := make(chan time.Time, 1)
+	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Job]) error {
+		if done.Add(1) == int64(n) {
+			finished <- time.Now()
+		}
+		return nil
+	})
+	before, err := serverCPU(ctx, rdb)
+	if err != nil {
+		return 0, 0, err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- w.Run(wctx) }()
+	var end time.Time
+	select {
+	case end = <-finished:
+	case <-time.After(5 * time.Minute):
+		stop()
+		return 0, 0, fmt.Errorf("drain over %d groups: %d of %d jobs ran in 5 minutes", groups, done.Load(), n)
+	}
+	after, err := serverCPU(ctx, rdb)
+	stop()
+	if werr := <-errc; werr != nil && err == nil {
+		err = werr
+	}
+	return float64(n) / end.Sub(start).Seconds(), float64((after - before).Microseconds()) / float64(n), err
+}
+
+func serverCPU(ctx context.Context, rdb *redis.Client) (time.Duration, error) {
+	info, err := rdb.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return time.Duration(total * float64(time.Second)), nil
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
