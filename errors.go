@@ -91,7 +91,9 @@ func Snooze(d time.Duration) error { return &SnoozeError{Delay: d} }
 // for d: no worker of any process claims from it until d has passed, so
 // the other jobs do not hit the same limit meanwhile. The hold is the
 // store's (QueueStats.HeldUntil); a later RateLimited extends it, never
-// shortens it. A zero or negative d holds nothing and runs the job again
+// shortens it. A grouped job (EnqueueOpts.Group: a key per tenant or
+// endpoint, whose limits are its own) holds its group alone: the queue's
+// other groups go on. A zero or negative d holds nothing and runs the job again
 // as soon as a worker is free.
 func RateLimited(d time.Duration) error { return &SnoozeError{Delay: d, Hold: true} }
 

@@ -57,8 +57,15 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	}
 	// Taken first, as group caps may leave fewer than n claimable.
 	taken, size := q.taken[:0], 0
+	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs}
+	if q.ready.grouped() {
+		q.ready.unhold(nowMs)
+		if lim.rate = q.cfg.GroupRateLimit; lim.rate > 0 {
+			lim.periodMs = max(mstime.Ceil(q.cfg.GroupRatePeriod), 1)
+		}
+	}
 	for range n {
-		j := q.ready.take(q.cfg.GroupMaxRunning)
+		j := q.ready.take(lim)
 		if j == nil {
 			break
 		}
@@ -67,6 +74,13 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	}
 	q.taken = taken[:0] // its entries are cleared below
 	n = len(taken)
+	if q.ready.grouped() {
+		// Held groups come back with no signal: the end of the first hold
+		// is when to claim again.
+		if left := q.ready.unhold(nowMs); left > 0 && (retryIn == 0 || time.Duration(left)*time.Millisecond < retryIn) {
+			retryIn = time.Duration(left) * time.Millisecond
+		}
+	}
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}

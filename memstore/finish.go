@@ -119,7 +119,11 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		q.attach(j, store.StatePending, due)
 		q.emit(store.EventSnoozed, j, now)
 		if r.Outcome == store.OutcomeSnooze && r.Hold > 0 {
-			q.heldUntil = max(q.heldUntil, nowMs+mstime.Ceil(r.Hold))
+			if g := j.rec.Group; g != "" {
+				q.ready.hold(g, nowMs+mstime.Ceil(r.Hold)) // its group alone
+			} else {
+				q.heldUntil = max(q.heldUntil, nowMs+mstime.Ceil(r.Hold))
+			}
 		}
 	case store.OutcomeRelease:
 		j.rec.Attempt--

@@ -31,6 +31,16 @@ type readyLevels struct {
 	rot         []string
 	head        int
 	plainActive bool
+	// held names the groups with a hold (groupState.heldUntil): out of the
+	// rotation until it ends, when the first take after puts them back.
+	held map[string]struct{}
+}
+
+// takeLimits are what take needs of the queue: its cap per group, its
+// rate limit per group (rate claims per periodMs, 0 for none) and now.
+type takeLimits struct {
+	defCap, rate    int
+	periodMs, nowMs int64
 }
 
 // groupState is one group of a queue.
@@ -39,6 +49,10 @@ type groupState struct {
 	running int  // its jobs in unack
 	limit   int  // its own cap, 0 for none (the queue's then)
 	active  bool // in rot
+	// heldUntil is when its hold ends (Unix ms; 0 for none); rate is its
+	// rate limit's window.
+	heldUntil int64
+	rate      rateLog
 }
 
 // level returns the list of priority p.
@@ -67,7 +81,7 @@ func (r *readyLevels) group(g string) *groupState {
 
 // forgetIdle drops group g's state when it holds nothing worth keeping.
 func (r *readyLevels) forgetIdle(g string, gs *groupState) {
-	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active {
+	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active && gs.heldUntil == 0 && len(gs.rate.entries) == 0 {
 		delete(r.groups, g)
 	}
 }
@@ -138,10 +152,46 @@ func (r *readyLevels) remove(j *job) {
 	r.plain--
 }
 
+// hold keeps group g out of the rotation until untilMs (a hold in force is
+// never shortened).
+func (r *readyLevels) hold(g string, untilMs int64) {
+	gs := r.group(g)
+	gs.heldUntil = max(gs.heldUntil, untilMs)
+	if r.held == nil {
+		r.held = make(map[string]struct{})
+	}
+	r.held[g] = struct{}{}
+}
+
+// unhold puts the groups whose hold ended by nowMs back in the rotation,
+// and returns the ms until the earliest remaining one ends (0 for none).
+func (r *readyLevels) unhold(nowMs int64) int64 {
+	next := int64(0)
+	for g := range r.held {
+		gs := r.groups[g]
+		if gs.heldUntil <= nowMs {
+			gs.heldUntil = 0
+			delete(r.held, g)
+			if gs.ready.n > 0 {
+				r.activate(g)
+			} else {
+				r.forgetIdle(g, gs)
+			}
+			continue
+		}
+		if left := gs.heldUntil - nowMs; next == 0 || left < next {
+			next = left
+		}
+	}
+	return next
+}
+
 // take removes and returns the job a claim takes next, or nil when no
-// ready job may start: a grouped job counts as running in its group.
-// defCap is the queue's cap per group (0 for none).
-func (r *readyLevels) take(defCap int) *job {
+// ready job may start: a grouped job counts as running in its group, and
+// in its rate limit's window. A group that used its window's share is held
+// until the oldest claim it counts leaves the window. A claim calls
+// unhold first.
+func (r *readyLevels) take(lim takeLimits) *job {
 	if !r.grouped() {
 		return r.popPlain()
 	}
@@ -164,11 +214,21 @@ func (r *readyLevels) take(defCap int) *job {
 		gs.active = false
 		limit := gs.limit
 		if limit == 0 {
-			limit = defCap
+			limit = lim.defCap
 		}
-		if gs.ready.n == 0 || (limit > 0 && gs.running >= limit) {
+		if gs.heldUntil > lim.nowMs || gs.ready.n == 0 || (limit > 0 && gs.running >= limit) {
 			r.forgetIdle(g, gs)
 			continue
+		}
+		if lim.rate > 0 {
+			if room, freeMs := gs.rate.room(lim.nowMs, lim.periodMs, lim.rate); room <= 0 {
+				if freeMs == 0 {
+					freeMs = lim.nowMs + lim.periodMs
+				}
+				r.hold(g, freeMs)
+				continue
+			}
+			gs.rate.count(lim.nowMs, 1)
 		}
 		j := gs.ready.popFront()
 		r.n--
@@ -195,6 +255,33 @@ func (r *readyLevels) popPlain() *job {
 		}
 	}
 	return nil
+}
+
+// room returns how many claims a window of periodMs with limit allows at
+// nowMs and, when the log is not empty, when its oldest entry leaves the
+// window (Unix ms; zero when empty). Entries that left are dropped.
+func (l *rateLog) room(nowMs, periodMs int64, limit int) (int, int64) {
+	drop := 0
+	for drop < len(l.entries) && l.entries[drop].ms+periodMs <= nowMs {
+		l.used -= l.entries[drop].n
+		drop++
+	}
+	l.entries = l.entries[drop:]
+	var freeMs int64
+	if len(l.entries) > 0 {
+		freeMs = l.entries[0].ms + periodMs
+	}
+	return limit - l.used, freeMs
+}
+
+// count records a claim of n jobs at nowMs.
+func (l *rateLog) count(nowMs int64, n int) {
+	if k := len(l.entries); k > 0 && l.entries[k-1].ms == nowMs {
+		l.entries[k-1].n += n
+	} else {
+		l.entries = append(l.entries, rateEntry{ms: nowMs, n: n})
+	}
+	l.used += n
 }
 
 // ended notes that grouped job j left unack; it returns true when j's

@@ -25,7 +25,7 @@ var luaFiles embed.FS
 var (
 	scriptEnqueue = newScript("enqueue", false, "prio", "group", "place", "att", "events", "kinds", "state", "replace")
 	scriptPlain   = newScript("enqueue_plain", false, "prio", "group", "place", "events", "kinds")
-	scriptClaim   = newScript("claim", false, "prio", "group", "att", "events", "kinds", "rate")
+	scriptClaim   = newScript("claim", false, "prio", "rate", "group", "att", "events", "kinds")
 	scriptFinish  = newScript("finish", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
 	// scriptFinishLocal is finish.lua applying workflow task ends in the
 	// same step (lib_wflocal.lua): on one server, for batches with tasks.

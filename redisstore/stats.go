@@ -69,6 +69,10 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 			st.Config.EventsMaxLen = int(x)
 		case "gmax":
 			st.Config.GroupMaxRunning = int(x)
+		case "grate":
+			st.Config.GroupRateLimit = int(x)
+		case "gperiod":
+			st.Config.GroupRatePeriod = msDur(x)
 		case "hold":
 			if x > n(0) {
 				st.HeldUntil = time.UnixMilli(x)
@@ -97,7 +101,8 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	// with them).
 	k := s.queueKeys(queue)
 	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
-		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning).Err()
+		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning,
+		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod)).Err()
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

@@ -20,9 +20,11 @@ type FinishRequest struct {
 	// Hold, with OutcomeSnooze, stops every worker from claiming from the
 	// queue for this long from the store's now (a handler told by a
 	// downstream service to back off: hopper.RateLimited): until then
-	// Claim returns no job of the queue and a RetryIn of the time left. A
-	// hold never shortens one already in force. Zero or negative: none;
-	// ignored with other outcomes.
+	// Claim returns no job of the queue and a RetryIn of the time left.
+	// For a grouped job (NewJob.Group) it holds the job's group alone:
+	// the group sits out of the rotation until then. A hold never shortens
+	// one already in force. Zero or negative: none; ignored with other
+	// outcomes.
 	Hold time.Duration
 	// Error is recorded in the job's history (retry, garbage, cancel). May
 	// be nil; a cancel without one records ErrCancelled's text.

@@ -36,6 +36,15 @@ type QueueConfig struct {
 	// claims fairly). Ungrouped jobs are not capped by it; a group's own
 	// cap (Groups.SetGroupLimit) wins over it.
 	GroupMaxRunning int
+	// GroupRateLimit caps the claims of each group of the queue: at most
+	// GroupRateLimit in any window of GroupRatePeriod on the store's
+	// clock (a sliding window per group, as RateLimit is for the queue).
+	// A group that used its share sits out of the rotation until its
+	// oldest counted claim leaves the window. Zero means no limit.
+	GroupRateLimit int
+	// GroupRatePeriod is the window of GroupRateLimit. Zero means
+	// DefaultRatePeriod (one second).
+	GroupRatePeriod time.Duration
 	// EventsMaxLen bounds the queue's event stream (see EventReader): it
 	// keeps the events of about this many store steps, each step (an
 	// enqueue call, a claim, a batch of outcomes, a maintenance pass) one
@@ -63,9 +72,18 @@ func (c QueueConfig) Normalize() (QueueConfig, error) {
 		return c, fmt.Errorf("%w: QueueConfig.Retention %v is negative", ErrInvalidConfig, c.Retention)
 	case c.GroupMaxRunning < 0:
 		return c, fmt.Errorf("%w: QueueConfig.GroupMaxRunning %d is negative", ErrInvalidConfig, c.GroupMaxRunning)
+	case c.GroupRateLimit < 0:
+		return c, fmt.Errorf("%w: QueueConfig.GroupRateLimit %d is negative", ErrInvalidConfig, c.GroupRateLimit)
+	case c.GroupRatePeriod < 0:
+		return c, fmt.Errorf("%w: QueueConfig.GroupRatePeriod %v is negative", ErrInvalidConfig, c.GroupRatePeriod)
+	case c.GroupRatePeriod > 0 && c.GroupRatePeriod < time.Millisecond:
+		return c, fmt.Errorf("%w: QueueConfig.GroupRatePeriod %v is below a millisecond", ErrInvalidConfig, c.GroupRatePeriod)
 	}
 	if c.RatePeriod == 0 {
 		c.RatePeriod = DefaultRatePeriod
+	}
+	if c.GroupRateLimit > 0 && c.GroupRatePeriod == 0 {
+		c.GroupRatePeriod = DefaultRatePeriod
 	}
 	return c, nil
 }

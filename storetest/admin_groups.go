@@ -22,6 +22,9 @@ func groupCases() []adminCase {
 		{name: "ExpiredLeaseFreesTheGroup", fn: testGroupExpiredLease},
 		{name: "ReleaseAndRetryFreeTheGroup", fn: testGroupReleaseRetry},
 		{name: "ListStatsCancelDelete", fn: testGroupListStats},
+		{name: "RateLimitPerGroup", fn: testGroupRateLimit},
+		{name: "RateLimitWindowSlides", fn: testGroupRateWindow},
+		{name: "HoldOfOneGroup", fn: testGroupHold},
 		{name: "Invalid", fn: testGroupInvalid},
 	}
 }
@@ -283,5 +286,54 @@ func testGroupInvalid(t *testing.T, s store.Store, a store.Admin) {
 	requireNotFound(t, a, q, "x", "no invalid job is stored")
 	if _, err := (store.QueueConfig{GroupMaxRunning: -1}).Normalize(); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("QueueConfig{GroupMaxRunning: -1}.Normalize(): %v, want ErrInvalidConfig", err)
+	}
+}
+
+func testGroupRateLimit(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupRateLimit: 2, GroupRatePeriod: time.Hour})
+	add(t, s, job(q, "p1"))
+	addGroups(t, s, q, []string{"a", "b"}, []int{5, 5})
+	requireClaims(t, s, q, 10, []string{"p1", "a1", "a2", "b1", "b2"}, "two per group per hour")
+	res := claimNone(t, s, q, "both groups used their two claims of the hour")
+	if res.RetryIn < 50*time.Minute || res.RetryIn > time.Hour+time.Second {
+		t.Fatalf("RetryIn with both groups at their rate limit: %v, want about an hour (when their window frees)", res.RetryIn)
+	}
+	add(t, s, job(q, "p2"), grouped(q, "c1", "c"))
+	requireClaims(t, s, q, 10, []string{"p2", "c1"}, "the ungrouped jobs and another group are not held back")
+}
+
+func testGroupRateWindow(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: 100 * time.Millisecond})
+	addGroups(t, s, q, []string{"a"}, []int{3})
+	requireClaims(t, s, q, 10, []string{"a1"}, "one per 100ms")
+	if res := claim(t, s, q, 10, long); len(res.Jobs) == 0 && (res.RetryIn <= 0 || res.RetryIn > 100*time.Millisecond) {
+		t.Fatalf("RetryIn with the group at its rate limit: %v, want at most 100ms", res.RetryIn)
+	} else if len(res.Jobs) > 0 && res.Jobs[0].ID != "a2" {
+		t.Fatalf("claim right after: %v, want none or a2 once the window moved", ids(res.Jobs))
+	}
+	// The window slides: every job runs in time, one per window.
+	got := claimWhenDue(t, s, q, long)
+	if got.ID != "a2" && got.ID != "a3" {
+		t.Fatalf("claim once the window moved: %q, want a2 or a3", got.ID)
+	}
+}
+
+func testGroupHold(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"a"}, []int{2})
+	add(t, s, grouped(q, "b1", "b"))
+	c := requireClaims(t, s, q, 1, []string{"a1"}, "the first group's first job")
+	r := outcome(c[0], store.OutcomeSnooze)
+	r.Delay, r.Hold = long, time.Hour
+	finishOK(t, s, r)
+	requireClaims(t, s, q, 10, []string{"b1"}, "group a is held for an hour, b is not")
+	res := claimNone(t, s, q, "group a is held")
+	if res.RetryIn < 50*time.Minute || res.RetryIn > time.Hour+time.Second {
+		t.Fatalf("RetryIn with group a held: %v, want about an hour", res.RetryIn)
+	}
+	if st := stats(t, a, q); !st.HeldUntil.IsZero() {
+		t.Fatalf("QueueStats.HeldUntil = %v after a grouped job's hold, want zero (its group alone is held)", st.HeldUntil)
 	}
 }

@@ -21,7 +21,7 @@ local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm', 'gm', 'gmax')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm', 'gm', 'gmax', 'grate', 'gperiod')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -67,10 +67,10 @@ if n == 0 then
 end
 
 local grouped = c[11]
-local ids
+local ids, group_retry
 if grouped then
-  ids = take_grouped(ready, pm, n, c[12])
-  if #ids == 0 then return {now, 0, 0, 0} end
+  ids, group_retry = take_grouped(ready, pm, n, c[12], now, c[13], c[14])
+  if #ids == 0 then return {now, 0, group_retry, 0} end
 else
   ids = pop_ready(ready, pm, n)
   if not ids then return {now, 0, 0, 0} end
@@ -168,4 +168,6 @@ if #ids == n and (grouped and redis.call('LLEN', gkey(ready, 'gq')) > 0 or not g
   end
   if limited then out[3] = retry_in end
 end
+-- Held groups come back with no signal: their holds' end is the RetryIn.
+if group_retry and group_retry > 0 and (out[3] == 0 or group_retry < out[3]) then out[3] = group_retry end
 return out

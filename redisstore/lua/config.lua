@@ -3,15 +3,16 @@
 -- KEYS: 1 config hash, 2 rate log (lib_rate.lua)
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
 --       5 retention ms, 6 events max length (negative: no events), 7 cap
---       per group; zero means unset.
+--       per group, 8 rate limit per group, 9 its period ms; zero means
+--       unset.
 -- Wakes idle workers: a resumed or widened queue may have claimable jobs.
 -- Every group with ready jobs rejoins the rotation (lib_group.lua): a
 -- raised cap may give it room, and a claim drops it again if not; the
 -- running counts are recounted (or dropped without caps).
 
 local c = KEYS[1]
-local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax'}
-for i = 1, 7 do
+local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod'}
+for i = 1, 9 do
   if ARGV[i] == '0' then
     redis.call('HDEL', c, fields[i])
   else

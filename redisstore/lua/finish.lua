@@ -165,7 +165,13 @@ for r = plain + 1, n do
     -- the job itself was cancelled meanwhile.
     if held[r] then
       local h = after(now, later, tonumber(y))
-      if not hold_until or h > hold_until then hold_until = h end
+      -- A grouped job holds its group alone.
+      local g = conf[6] and group_of(redis.call('HGET', jobs, id))
+      if g then
+        group_hold(KEYS[9], g, h)
+      elseif not hold_until or h > hold_until then
+        hold_until = h
+      end
     end
     y = ''
   end

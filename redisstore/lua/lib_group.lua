@@ -12,6 +12,12 @@
 --                   when the first cap comes, dropped with the last
 --   {p:q}:gk  set   groups whose list may hold jobs (for listing)
 --   {p:q}:gl  hash  group -> its own cap (store.Groups.SetGroupLimit)
+--   {p:q}:gh  zset  group -> when its hold ends: a group held (its rate
+--                   limit used, or a handler's RateLimited) is out of the
+--                   rotation until then; the first claim after puts it
+--                   back
+--   {p:q}:gw:<group>  list  the group's rate limit log (lib_rate.lua),
+--                   and {p:q}:gws hash group -> the sum it counts
 --
 -- and the config fields gm (set once the queue saw a grouped job: claims
 -- rotate from then on) and gmax (the cap per group). A member of gq may
@@ -135,6 +141,24 @@ local function groups_recount(ready, gmax)
   if #h > 0 then call_chunked('HSET', gr, h, 2) end
 end
 
+-- group_hold keeps group g out of the rotation until ms untl (a hold in
+-- force is never shortened).
+local function group_hold(ready, g, untl)
+  redis.call('ZADD', gkey(ready, 'gh'), 'GT', untl, g)
+end
+
+-- groups_unhold puts the groups whose hold ended by now back in the
+-- rotation, and returns whether holds remain.
+local function groups_unhold(ready, now)
+  local gh = gkey(ready, 'gh')
+  if redis.call('ZCARD', gh) == 0 then return false end
+  local over = redis.call('ZRANGEBYSCORE', gh, '-inf', now)
+  if #over == 0 then return true end
+  call_chunked('ZREM', gh, over, 1)
+  for _, g in ipairs(over) do group_activate(ready, g) end
+  return redis.call('ZCARD', gh) > 0
+end
+
 -- running_of returns the running counts of groups gs (a list) as a table,
 -- in one HMGET.
 local function running_of(gr, gs)
@@ -154,14 +178,31 @@ end
 -- with caps one HMGET of running counts), per member one LPOP of its
 -- list; per call an SREM and an RPUSH of the rotation (and with caps one
 -- HSET of running counts); nothing per job.
-local function take_grouped(ready, pm, n, gmax)
+--
+-- With a rate limit per group (rate claims per period ms) each group's
+-- share is also what its window allows; a group that used it all is held
+-- (group_hold) until its oldest counted claim leaves the window. A held
+-- group is skipped and leaves the rotation. It returns the IDs and, while
+-- holds remain, the ms until the earliest ends (0 otherwise): the claim's
+-- RetryIn, as no signal comes when a hold ends.
+local function take_grouped(ready, pm, n, gmax, now, rate, period)
   local gq, ga, gr, gk = gkey(ready, 'gq'), gkey(ready, 'ga'), gkey(ready, 'gr'), gkey(ready, 'gk')
+  local gh, gws = gkey(ready, 'gh'), gkey(ready, 'gws')
   local cap, capped = group_caps(ready, gmax)
+  rate, period = tonumber(rate) or 0, tonumber(period) or 1000
+  local holding = groups_unhold(ready, now)
   local ids, run, took, order = {}, {}, {}, {}
   while #ids < n do
     local members = redis.call('LPOP', gq, n - #ids)
     if not members then break end
     local share = math.max(1, math.floor((n - #ids) / #members))
+    local held = {}
+    if holding then
+      local until_ = call_chunked_flat('ZMSCORE', gh, members)
+      for i, g in ipairs(members) do
+        if until_[i] and tonumber(until_[i]) > now then held[g] = true end
+      end
+    end
     if capped then
       local unknown = {}
       for _, g in ipairs(members) do
@@ -178,12 +219,26 @@ local function take_grouped(ready, pm, n, gmax)
           for i = 1, #got do ids[#ids + 1] = got[i] end
           keep = #got == share
         end
-      else
+      elseif not held[g] then
         local c, r = cap(g), run[g] or 0
         local k = share
         if c > 0 then k = math.min(k, c - r) end
+        local used, log
+        if rate > 0 and k > 0 then
+          local free
+          log = gkey(ready, 'gw:' .. g)
+          used, free = rate_trim_in(log, gws, g, redis.call('HGET', gws, g), now, period)
+          if used >= rate then
+            group_hold(ready, g, free or (now + period))
+            holding = true
+            k = 0
+          else
+            k = math.min(k, rate - used)
+          end
+        end
         if k > 0 then
           local got = redis.call('LPOP', glist(ready, g), k)
+          if got and log then rate_note_in(log, gws, g, used, now, #got) end
           if got then
             for i = 1, #got do ids[#ids + 1] = got[i] end
             if not took[g] then
@@ -212,7 +267,12 @@ local function take_grouped(ready, pm, n, gmax)
     end
     call_chunked('HSET', gr, h, 2)
   end
-  return ids
+  local retry = 0
+  if holding then
+    local e = earliest(gh)
+    if e then retry = math.max(e - now, 1) end
+  end
+  return ids, retry
 end
 
 -- groups_ended, in a queue with caps (see groups_capped), lowers the

@@ -10,10 +10,11 @@ local function rate_entry(e)
   return tonumber(string.sub(e, 1, sep - 1)), tonumber(string.sub(e, sep + 1))
 end
 
--- rate_trim drops the entries of log that left the window at now, keeping
--- the config field "rs" in step, and returns the claims still counted and
--- when the oldest of them leaves the window (nil when none is counted).
-local function rate_trim(log, conf, used, now, period)
+-- rate_trim_in drops the entries of log that left the window at now,
+-- keeping field of hash h (the sum of the counts) in step, and returns the
+-- claims still counted and when the oldest of them leaves the window (nil
+-- when none is counted).
+local function rate_trim_in(log, h, field, used, now, period)
   used = tonumber(used) or 0
   local was = used
   local free
@@ -36,16 +37,34 @@ local function rate_trim(log, conf, used, now, period)
     used = 0
     if was > 0 then redis.call('DEL', log) end
   end
-  if used ~= was then redis.call('HSET', conf, 'rs', str(used)) end
+  if used ~= was then
+    if used == 0 and field ~= 'rs' then
+      redis.call('HDEL', h, field)
+    else
+      redis.call('HSET', h, field, str(used))
+    end
+  end
   return used, free
 end
 
--- rate_note counts a claim of n jobs at now, used being what rate_trim
--- returned.
-local function rate_note(log, conf, used, now, n)
+-- rate_trim is rate_trim_in for the queue's own limit: its sum is the
+-- config field "rs".
+local function rate_trim(log, conf, used, now, period)
+  return rate_trim_in(log, conf, 'rs', used, now, period)
+end
+
+-- rate_note_in counts a claim of n jobs at now in log and field of hash
+-- h, used being what rate_trim_in returned.
+local function rate_note_in(log, h, field, used, now, n)
   if n <= 0 then return end
   redis.call('RPUSH', log, str(now) .. ':' .. str(n))
-  redis.call('HSET', conf, 'rs', str(used + n))
+  redis.call('HSET', h, field, str(used + n))
+end
+
+-- rate_note counts a claim of n jobs at now in the queue's log, used
+-- being what rate_trim returned.
+local function rate_note(log, conf, used, now, n)
+  rate_note_in(log, conf, 'rs', used, now, n)
 end
 
 -- rate_live returns the claims log counts at now, without changing it.
