@@ -28,7 +28,7 @@ const maxGroupsShown = 50
 
 // limitsForm holds the edit form's values: the queue's, or what was sent.
 type limitsForm struct {
-	MaxRunning, RateLimit, RatePeriod, Retention, GroupMaxRunning string
+	MaxRunning, RateLimit, RatePeriod, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod string
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
@@ -38,7 +38,10 @@ func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
 	}
 	c := st.Config
 	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention),
-		GroupMaxRunning: intField(c.GroupMaxRunning)}
+		GroupMaxRunning: intField(c.GroupMaxRunning), GroupRateLimit: intField(c.GroupRateLimit)}
+	if c.GroupRateLimit > 0 {
+		v.Form.GroupRatePeriod = durField(c.GroupRatePeriod)
+	}
 	if c.RateLimit > 0 {
 		v.Form.RatePeriod = durField(c.RatePeriod)
 	}
@@ -111,6 +114,12 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if cfg.GroupMaxRunning, err = count("group_max_running", "Max running per group"); err != nil {
 		return outcome{}, err
 	}
+	if cfg.GroupRateLimit, err = count("group_rate_limit", "Rate limit per group"); err != nil {
+		return outcome{}, err
+	}
+	if cfg.GroupRatePeriod, err = dur("group_rate_period", "Rate period per group"); err != nil {
+		return outcome{}, err
+	}
 	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
 		if errors.Is(err, hopper.ErrInvalidConfig) {
 			return outcome{}, bad(err.Error())
@@ -123,7 +132,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
 		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
-		"group_max_running", cfg.GroupMaxRunning}}, nil
+		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit}}, nil
 }
 
 // postGroupLimit gives one group of a queue a cap of its own, or removes

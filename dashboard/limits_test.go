@@ -70,12 +70,12 @@ func TestGroupsPanel(t *testing.T) {
 		wantContains(t, page.Body, "jobs page of a queue with groups", `id="groups"`, `data-group-row="tenant-a"`, `data-group-row="tenant-b"`, "2 groups", `action="/queues/default/groups"`)
 
 		// The queue's cap per group, from the limits form.
-		r := post(t, h, "/queues/default/limits", url.Values{"group_max_running": {"1"}})
+		r := post(t, h, "/queues/default/limits", url.Values{"group_max_running": {"1"}, "group_rate_limit": {"10"}, "group_rate_period": {"1m"}})
 		wantRedirect(t, r, "/queues/default/ready?flash=limits", "save a cap per group")
-		if st, _ := ins.QueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 {
-			t.Errorf("GroupMaxRunning after the form: %d, want 1", st.Config.GroupMaxRunning)
+		if st, _ := ins.QueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 || st.Config.GroupRateLimit != 10 || st.Config.GroupRatePeriod != time.Minute {
+			t.Errorf("config after the form: %+v, want 1 running and 10 per minute per group", st.Config)
 		}
-		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group")
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group", "claims per 1m per group")
 
 		// One group's own cap.
 		r = post(t, h, "/queues/default/groups", url.Values{"group": {"tenant-a"}, "limit": {"4"}})
