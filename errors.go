@@ -60,6 +60,10 @@ var (
 	// ErrWorkflowEnded: the workflow has ended or was cancelled and cannot
 	// take the change.
 	ErrWorkflowEnded = store.ErrWorkflowEnded
+
+	// ErrScheduleNotFound: no stored schedule of that name and queue
+	// (Inspector.DeleteSchedule, PauseSchedule, SetScheduleSpec).
+	ErrScheduleNotFound = errors.New("hopper: stored schedule not found")
 )
 
 // Permanent wraps err so that the job goes to garbage at once, without retry.

@@ -40,6 +40,7 @@ const childEnv = "HOPPER_TEST_CHILD"
 // Roles a child can play.
 const (
 	rolePeriodic  = "periodic"   // worker running the schedules "a" and "b", every second
+	roleStored    = "stored"     // worker running the store's stored schedules (Tick jobs)
 	roleCapped    = "capped"     // worker whose handlers count themselves in Redis while they work
 	roleGrouped   = "grouped"    // worker whose handlers count themselves per group, and number their starts
 	roleLimited   = "limited"    // worker whose handlers report their claim time
@@ -185,6 +186,16 @@ func childWorker(s childSpec, store hopper.Store, rdb *redis.Client, cfg *hopper
 			{Name: "every-second-a", Schedule: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
 			{Name: "every-second-b", Schedule: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
 		}}
+		w := hopper.NewWorker(store, cfg)
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
+			e := started(j.JobRecord)
+			e.Sched, e.Tick = j.Args.Name, j.RunAt
+			emit(e)
+			return nil
+		})
+		return w, nil
+	case roleStored:
+		cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
 		w := hopper.NewWorker(store, cfg)
 		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
 			e := started(j.JobRecord)

@@ -37,6 +37,12 @@ type SchedulerConfig struct {
 	// Periodic jobs to enqueue on their schedules. Every scheduler may run
 	// the same list; each tick is enqueued once. See PeriodicJob.
 	Periodic []PeriodicJob
+	// StoredSchedulesPoll is how often the scheduler reads the version of
+	// the store's stored schedules (Inspector.SetSchedule), one cheap read,
+	// to pick a change up. Defaults to 1 s; negative turns stored
+	// schedules off for this scheduler. Stores without them
+	// (store.ScheduleStore) cost nothing.
+	StoredSchedulesPoll time.Duration
 	// Client enqueues the periodic jobs, through its middleware (tracing,
 	// say). Defaults to NewClient(store, nil).
 	Client *Client
@@ -86,6 +92,9 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	}
 	if c.MaxSleep < 0 {
 		return c, fmt.Errorf("%w: SchedulerConfig.MaxSleep %v is negative", ErrInvalidConfig, c.MaxSleep)
+	}
+	if c.StoredSchedulesPoll == 0 {
+		c.StoredSchedulesPoll = time.Second
 	}
 	if c.MaxSleep == 0 {
 		c.MaxSleep = 5 * time.Second
@@ -140,25 +149,28 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return err // cannot happen: NewScheduler checked it
 	}
 	var periodic sync.WaitGroup
+	client := cfg.Client
+	if client == nil {
+		client = NewClient(s.st, nil)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	enqueue := func(ctx context.Context, jobs []*store.NewJob) error {
+		_, err := client.EnqueueJobs(ctx, jobs)
+		return err
+	}
 	if len(cfg.Periodic) > 0 {
-		client := cfg.Client
-		if client == nil {
-			client = NewClient(s.st, nil)
-		}
-		now := cfg.Now
-		if now == nil {
-			now = time.Now
-		}
-		pc := sched.PeriodicConfig{
-			Jobs: cfg.periodic(client),
-			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
-				_, err := client.EnqueueJobs(ctx, jobs)
-				return err
-			},
-			Now:    now,
-			Logger: cfg.Logger,
-		}
+		pc := sched.PeriodicConfig{Jobs: cfg.periodic(client), Enqueue: enqueue, Now: now, Logger: cfg.Logger}
 		periodic.Go(func() { sched.RunPeriodic(ctx, s.st, pc) })
+	}
+	if ss, ok := s.st.(store.ScheduleStore); ok && cfg.StoredSchedulesPoll > 0 {
+		sc := sched.StoredConfig{
+			Build:   func(st store.StoredSchedule) (sched.Periodic, error) { return storedPeriodic(st, now) },
+			Enqueue: enqueue, Now: now, Logger: cfg.Logger, Poll: cfg.StoredSchedulesPoll,
+		}
+		periodic.Go(func() { sched.RunStored(ctx, s.st, ss, sc) })
 	}
 	if ws, ok := s.st.(store.Workflows); ok {
 		periodic.Go(func() { sched.RunWorkflows(ctx, ws, cfg.MaxSleep, cfg.Logger) })

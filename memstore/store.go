@@ -33,6 +33,10 @@ type Store struct {
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
 	schedules map[scheduleKey]store.ScheduleInfo
+	// stored are the stored schedules and storedVer their version
+	// (stored_schedules.go), also guarded by rmu.
+	stored    map[scheduleKey]store.StoredSchedule
+	storedVer int64
 
 	// wf holds the workflows (workflow.go).
 	wf wfState

@@ -51,6 +51,8 @@ package redisstore
 //	{p}:workers    zset  worker ID -> expiry ms
 //	{p}:w:<id>     string "heartbeatMs," + msgpack WorkerInfo, with a TTL
 //	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
+//	{p}:sdefs      hash  "<queue>:<name>" -> msgpack StoredSchedule
+//	{p}:sver       string the stored schedules' version
 //
 // Wake-ups are not keys: scripts PUBLISH the queue's name on the channels
 // "<prefix>:ready" and "<prefix>:sched" (notify.go), and on "<prefix>:ev"
@@ -174,11 +176,15 @@ func (k *queueKeys) stateKey(st string) string {
 // globalKeys are the store-wide keys.
 type globalKeys struct {
 	tag, queues, workers, schedules string
+	// stored holds the stored schedules and storedVer their version
+	// (stored_schedules.go).
+	stored, storedVer string
 }
 
 func newGlobalKeys(prefix string) globalKeys {
 	tag := "{" + prefix + "}:"
-	return globalKeys{tag: tag, queues: tag + "queues", workers: tag + "workers", schedules: tag + "schedules"}
+	return globalKeys{tag: tag, queues: tag + "queues", workers: tag + "workers", schedules: tag + "schedules",
+		stored: tag + "sdefs", storedVer: tag + "sver"}
 }
 
 // worker returns the key of one worker's record.

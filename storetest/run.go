@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasWatch := probe.(store.JobWaiter)
 	_, hasWorkflows := probe.(store.Workflows)
 	_, hasGroups := probe.(store.Groups)
+	_, hasStored := probe.(store.ScheduleStore)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -98,6 +99,14 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wrongStore(t, s, "store.Workflows")
 		}
 		fn(t, s, w, adminOf(s))
+	})
+	runOptional(t, "StoredSchedules", hasStored, probe, storedCases(), func(t *testing.T, fn storedFunc) {
+		s := freshStore(t, newStore)
+		ss, ok := s.(store.ScheduleStore)
+		if !ok {
+			wrongStore(t, s, "store.ScheduleStore")
+		}
+		fn(t, s, ss)
 	})
 	runOptional(t, "GroupLimits", hasGroups, probe, groupLimitCases(), func(t *testing.T, fn groupLimitFunc) {
 		s := freshStore(t, newStore)

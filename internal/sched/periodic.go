@@ -29,6 +29,10 @@ type PeriodicConfig struct {
 	// Now is the clock ticks are computed and fired by.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Since, when not zero and before now, is when the first ticks are
+	// counted from: those between it and now fire at once (the store
+	// refuses any some process enqueued already). Zero means now.
+	Since time.Time
 }
 
 // RunPeriodic registers the schedules, catches up the missed ticks of the
@@ -52,10 +56,14 @@ type periodicRun struct {
 
 func (r *periodicRun) run(ctx context.Context) {
 	now := r.now()
+	from := now
+	if s := r.cfg.Since; !s.IsZero() && s.Before(now) {
+		from = s
+	}
 	next := make([]time.Time, len(r.jobs))
 	infos := make([]store.ScheduleInfo, len(r.jobs))
 	for i, p := range r.jobs {
-		next[i] = p.Next(now)
+		next[i] = p.Next(from)
 		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i]}
 	}
 	if err := r.st.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
