@@ -92,7 +92,7 @@ func (c *cli) run(t *testing.T, args ...string) result {
 // the first flag or ID).
 func (c *cli) withFlags(args []string) []string {
 	words := 1
-	if len(args) > 1 && (args[0] == "jobs" || args[0] == "queues" || args[0] == "workflows") {
+	if len(args) > 1 && (args[0] == "jobs" || args[0] == "queues" || args[0] == "workflows" || args[0] == "schedules") {
 		words = 2
 	}
 	words = min(words, len(args))

@@ -47,6 +47,7 @@ func commands() []command {
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
 		{"workflows", "list, show, cancel or retry workflows (jobs that depend on jobs)", runWorkflows},
 		{"queues", "pause or resume queues", runQueues},
+		{"schedules", "list, pause, resume, respec or delete stored schedules", runSchedules},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
 	}

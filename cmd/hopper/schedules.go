@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/hopperq/hopper"
+)
+
+// schedulesUsage lists the subcommands of "hopper schedules".
+const schedulesUsage = `usage: hopper schedules <list|pause|resume|respec|delete> [flags]
+
+  list                              the stored schedules (Inspector.SetSchedule)
+  pause   --queue Q NAME...         stop their ticks
+  resume  --queue Q NAME...         start them again
+  respec  --queue Q --spec SPEC NAME  tick on a new schedule ("@every 5m", cron)
+  delete  --queue Q NAME...         remove them
+
+Every running scheduler picks a change up within a second or so.`
+
+// runSchedules dispatches the subcommands of "hopper schedules".
+func runSchedules(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(a.stderr, schedulesUsage)
+		return errUsage
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "list", "pause", "resume", "respec", "delete":
+	default:
+		fmt.Fprintf(a.stderr, "hopper schedules: unknown subcommand %q\n\n%s\n", sub, schedulesUsage)
+		return errUsage
+	}
+	fs := newFlags("schedules "+sub, "hopper schedules "+sub+" [flags] NAME...", a.stderr)
+	sf := addStoreFlags(fs)
+	queue := fs.String("queue", hopper.DefaultQueue, "queue of the schedules")
+	spec := fs.String("spec", "", "the new schedule (respec)")
+	names, err := parse(fs, rest)
+	if err != nil {
+		return err
+	}
+	if (sub == "list") != (len(names) == 0) || (sub == "respec") != (*spec != "") {
+		fs.Usage()
+		return errUsage
+	}
+	s, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	ins := hopper.NewInspector(s)
+	if sub == "list" {
+		list, err := ins.StoredSchedules(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "QUEUE\tNAME\tSPEC\tKIND\tSTATE\tUPDATED")
+		for _, sc := range list {
+			state := "running"
+			if sc.Paused {
+				state = "paused"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Queue, sc.Name, sc.Spec, sc.Job.Kind, state, sc.UpdatedAt.UTC().Format("2006-01-02 15:04:05"))
+		}
+		return tw.Flush()
+	}
+	failed := 0
+	for _, name := range names {
+		var err error
+		switch sub {
+		case "pause", "resume":
+			err = ins.PauseSchedule(ctx, *queue, name, sub == "pause")
+		case "respec":
+			err = ins.SetScheduleSpec(ctx, *queue, name, *spec)
+		case "delete":
+			err = ins.DeleteSchedule(ctx, *queue, name)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "%s: %v\n", name, err)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s %s of %s\n", pastTense[sub], name, *queue)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d schedules not changed", failed, len(names))
+	}
+	return nil
+}
+
+// pastTense names what a subcommand did.
+var pastTense = map[string]string{"pause": "paused", "resume": "resumed", "respec": "respecced", "delete": "deleted"}
