@@ -120,6 +120,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /jobs/{queue}/{id}/reschedule", d.action(d.postJobReschedule))
 	mux.HandleFunc("POST /jobs/{queue}/{id}/priority", d.action(d.postJobPriority))
 	mux.HandleFunc("POST /queues/{queue}/groups", d.action(d.postGroupLimit))
+	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)
 	mux.HandleFunc("GET /workers", d.serveWorkers)
 	mux.HandleFunc("GET /schedules", d.serveSchedules)

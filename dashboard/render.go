@@ -276,6 +276,14 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"ok", "Cancelled " + count + ": waiting ones are in garbage; running ones stop once their workers hear of it."}
 	case "rescheduled":
 		return &flash{"ok", "Rescheduled the job: it keeps its ID, attempts and history; its due time is below."}
+	case "schedule-pause":
+		return &flash{"ok", "Paused the schedule: running schedulers stop its ticks within a second or so."}
+	case "schedule-resume":
+		return &flash{"ok", "Resumed the schedule: running schedulers enqueue its ticks again within a second or so."}
+	case "schedule-delete":
+		return &flash{"ok", "Deleted the schedule."}
+	case "schedule-spec":
+		return &flash{"ok", "Changed the schedule: running schedulers follow it within a second or so."}
 	case "grouplimit":
 		return &flash{"ok", "Saved the group's cap: every worker follows it from its next claim."}
 	case "reprioritised":

@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
@@ -26,6 +28,11 @@ type scheduleRow struct {
 type schedulesPage struct {
 	base
 	Schedules []scheduleRow
+	// Stored are the schedules kept in the store (Inspector.SetSchedule),
+	// which the page can pause, resume, respec and delete; StoredOK is
+	// false when the store keeps none.
+	Stored   []hopper.StoredSchedule
+	StoredOK bool
 }
 
 // scheduleRowOf computes the next and missed ticks of s at now.
@@ -58,5 +65,46 @@ func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
 	for _, s := range list {
 		p.Schedules = append(p.Schedules, scheduleRowOf(s, now))
 	}
+	stored, err := d.ins.StoredSchedules(r.Context())
+	switch {
+	case err == nil:
+		p.Stored, p.StoredOK = stored, true
+	case !errors.Is(err, hopper.ErrNotSupported):
+		d.storeError(w, r, "listing stored schedules", err)
+		return
+	}
 	d.render(w, r, http.StatusOK, "schedules", p)
+}
+
+// postSchedule changes a stored schedule: action "pause", "resume",
+// "delete" or "spec" (with the form's "spec").
+func (d *dash) postSchedule(r *http.Request) (outcome, error) {
+	queue, name, action := r.PathValue("queue"), r.PathValue("name"), r.PathValue("action")
+	if err := hopper.ValidateQueue(queue); err != nil {
+		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
+	}
+	var err error
+	switch action {
+	case "pause", "resume":
+		err = d.ins.PauseSchedule(r.Context(), queue, name, action == "pause")
+	case "delete":
+		err = d.ins.DeleteSchedule(r.Context(), queue, name)
+	case "spec":
+		spec := strings.TrimSpace(r.PostFormValue("spec"))
+		if spec == "" {
+			return outcome{}, &userError{http.StatusBadRequest, "Cannot change the schedule", "Give the new schedule, such as @every 5m or 0 3 * * *."}
+		}
+		err = d.ins.SetScheduleSpec(r.Context(), queue, name, spec)
+	default:
+		return outcome{}, &userError{http.StatusNotFound, "No such action", "Schedules can be paused, resumed, deleted or given a new spec."}
+	}
+	switch {
+	case errors.Is(err, hopper.ErrScheduleNotFound):
+		return outcome{}, &userError{http.StatusNotFound, "No such schedule", err.Error()}
+	case errors.Is(err, hopper.ErrInvalidConfig):
+		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the schedule", err.Error()}
+	case err != nil:
+		return outcome{}, err
+	}
+	return outcome{to: d.path("schedules"), flash: "schedule-" + action, n: 1, attrs: []any{"queue", queue, "schedule", name}}, nil
 }
