@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hopperq/hopper/internal/msgpackguard"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -18,6 +19,12 @@ type JobUpdate struct {
 	// Args replaces the job's args, and its kind with Args.Kind(): encoded
 	// and checked as Enqueue does. Nil leaves them.
 	Args Args
+	// EncodedArgs, when not nil, replaces the job's args with these
+	// msgpack bytes, its kind unchanged (an operator's edit from the
+	// dashboard); checked as Enqueue checks encoded args (well formed, at
+	// most MaxArgsDepth deep and DefaultMaxArgsBytes long). Args wins
+	// when both are set.
+	EncodedArgs []byte
 	// Priority, when not nil, is the job's new priority (MinPriority to
 	// MaxPriority, see EnqueueOpts.Priority). A ready job whose priority
 	// changes goes to the back of its new level. Nil leaves it.
@@ -37,8 +44,16 @@ type JobUpdate struct {
 // args that do not encode, ErrInvalidJob, before the store is called.
 // Safe for concurrent use; of two updates of one job, the later wins.
 func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate) (*JobRecord, error) {
-	if u.RunAt.IsZero() && u.Args == nil && u.Priority == nil {
-		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args or Priority)", ErrInvalidJob, id)
+	if u.RunAt.IsZero() && u.Args == nil && u.EncodedArgs == nil && u.Priority == nil {
+		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args, EncodedArgs or Priority)", ErrInvalidJob, id)
+	}
+	if u.Args == nil && u.EncodedArgs != nil {
+		if len(u.EncodedArgs) > DefaultMaxArgsBytes {
+			return nil, fmt.Errorf("%w: UpdateJob of %q: args of %d bytes, at most %d", ErrArgsTooLarge, id, len(u.EncodedArgs), DefaultMaxArgsBytes)
+		}
+		if err := msgpackguard.Check(u.EncodedArgs); err != nil {
+			return nil, fmt.Errorf("%w: UpdateJob of %q: args are not well-formed msgpack: %v", ErrInvalidJob, id, err)
+		}
 	}
 	rec, err := i.GetJob(ctx, queue, id)
 	if err != nil {
@@ -59,6 +74,9 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 			return nil, fmt.Errorf("%w: %w", ErrInvalidJob, err)
 		}
 		nj.Kind, nj.Args = u.Args.Kind(), b
+		nj.Replace |= store.ReplaceArgs
+	} else if u.EncodedArgs != nil {
+		nj.Args = u.EncodedArgs
 		nj.Replace |= store.ReplaceArgs
 	}
 	if u.Priority != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // UpdateJob on both stores: reschedules and re-args waiting jobs, refuses
@@ -113,6 +114,31 @@ func TestInspectorUpdatePriority(t *testing.T) {
 		defer stop()
 		if n := <-got; n != 2 {
 			t.Fatalf("the first job run had N=%d, want 2 (raised to priority 2)", n)
+		}
+	})
+}
+
+// UpdateJob with EncodedArgs replaces a waiting job's args with operator
+// bytes, keeping its kind, and refuses bytes that are not msgpack.
+func TestInspectorUpdateEncodedArgs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ctx := t.Context()
+		st := open()
+		ins := hopper.NewInspector(st)
+		info, err := hopper.Enqueue(ctx, hopper.NewClient(st, nil), Echo{N: 1}, &hopper.EnqueueOpts{Delay: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := msgpack.Marshal(Echo{N: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := ins.UpdateJob(ctx, "default", info.ID, hopper.JobUpdate{EncodedArgs: b})
+		if err != nil || rec.Kind != (Echo{}).Kind() || string(rec.Args) != string(b) {
+			t.Fatalf("UpdateJob with EncodedArgs: %+v, %v; want the new args under the same kind", rec, err)
+		}
+		if _, err := ins.UpdateJob(ctx, "default", info.ID, hopper.JobUpdate{EncodedArgs: []byte{0xdc, 0xff, 0xff}}); !errors.Is(err, hopper.ErrInvalidJob) {
+			t.Fatalf("UpdateJob with truncated msgpack: %v, want ErrInvalidJob", err)
 		}
 	})
 }

@@ -119,6 +119,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /jobs/{queue}/{id}/cancel", d.action(d.postJobCancel))
 	mux.HandleFunc("POST /jobs/{queue}/{id}/reschedule", d.action(d.postJobReschedule))
 	mux.HandleFunc("POST /jobs/{queue}/{id}/priority", d.action(d.postJobPriority))
+	mux.HandleFunc("POST /jobs/{queue}/{id}/args", d.action(d.postJobArgs))
 	mux.HandleFunc("POST /queues/{queue}/groups", d.action(d.postGroupLimit))
 	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)

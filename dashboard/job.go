@@ -39,6 +39,9 @@ type jobPage struct {
 	// CanReschedule offers the reschedule form (a waiting job that no
 	// workflow owns).
 	CanReschedule bool
+	// EditArgs is the JSON the args form starts from; empty when the page
+	// does not offer to edit the args (see editableArgs).
+	EditArgs string
 	Workflow      *jobWorkflowView // nil unless the job is a workflow task
 }
 
@@ -166,6 +169,9 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 		CanDelete:     !d.cfg.ReadOnly && canDelete(job.State),
 		CanCancel:     !d.cfg.ReadOnly && canCancel(job.State) && !job.Cancelled,
 		CanReschedule: !d.cfg.ReadOnly && canReschedule(job),
+	}
+	if p.CanReschedule {
+		p.EditArgs, _ = d.editableArgs(job.Kind, job.Args)
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
 	p.Workflow = d.jobWorkflow(r.Context(), job)

@@ -284,6 +284,8 @@ func flashFrom(r *http.Request) *flash {
 		return &flash{"ok", "Deleted the schedule."}
 	case "schedule-spec":
 		return &flash{"ok", "Changed the schedule: running schedulers follow it within a second or so."}
+	case "args":
+		return &flash{"ok", "Changed the job's args: it keeps its ID, attempts and history."}
 	case "grouplimit":
 		return &flash{"ok", "Saved the group's cap: every worker follows it from its next claim."}
 	case "reprioritised":

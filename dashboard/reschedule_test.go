@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
@@ -91,5 +94,42 @@ func TestChangeJobPriority(t *testing.T) {
 		if j, err := ins.GetJob(ctx, "default", f.Ready[1]); err != nil || j.Priority != 0 {
 			t.Errorf("after refused changes: %+v, %v; want priority 0", j, err)
 		}
+	})
+}
+
+func TestEditJobArgs(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		ctx := context.Background()
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		c := hopper.NewClient(s, nil)
+		rep, err := hopper.Enqueue(ctx, c, dashtest.ReportArgs{Month: "2026-10"}, &hopper.EnqueueOpts{Delay: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, err := hopper.Enqueue(ctx, c, dashtest.EmailArgs{To: "a@example.com", Password: "hunter2"}, &hopper.EnqueueOpts{Delay: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := get(t, h, "/jobs/default/"+rep.ID)
+		wantContains(t, page.Body, "report job page", `action="/jobs/default/`+rep.ID+`/args"`, "2026-10")
+		// Args with a redacted field are not offered, nor taken.
+		wantLacks(t, get(t, h, "/jobs/default/"+secret.ID).Body, "email job page", "/args\"")
+		wantStatus(t, post(t, h, "/jobs/default/"+secret.ID+"/args", url.Values{"args": {`{"to":"x"}`}}), http.StatusBadRequest, "edit redacted args")
+
+		r := post(t, h, "/jobs/default/"+rep.ID+"/args", url.Values{"args": {`{"month": "2026-11"}`}})
+		wantRedirect(t, r, "/jobs/default/"+rep.ID+"?flash=args", "edit args")
+		j, err := ins.GetJob(ctx, "default", rep.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got dashtest.ReportArgs
+		if err := msgpack.Unmarshal(j.Args, &got); err != nil || got.Month != "2026-11" || j.Kind != (dashtest.ReportArgs{}).Kind() {
+			t.Fatalf("args after the edit: %+v (%v), kind %q; want month 2026-11 under the same kind", got, err, j.Kind)
+		}
+		for _, bad := range []string{"", "{", `{"a":1} {"b":2}`, strings.Repeat("[", 200) + strings.Repeat("]", 200)} {
+			wantStatus(t, post(t, h, "/jobs/default/"+rep.ID+"/args", url.Values{"args": {bad}}), http.StatusBadRequest, "args "+bad[:min(len(bad), 20)])
+		}
+		wantStatus(t, post(t, h, "/jobs/default/nope/args", url.Values{"args": {"{}"}}), http.StatusNotFound, "unknown job")
 	})
 }

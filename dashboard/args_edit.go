@@ -1,0 +1,118 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/hopperq/hopper"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// maxArgsForm bounds the JSON an args edit may send.
+const maxArgsForm = 256 << 10
+
+// editableArgs returns the JSON an operator may edit the args b of a job
+// of kind in, and whether they may: only args that JSON carries whole
+// (numbers, strings, booleans, lists, maps with string keys: they encode
+// back to the same value) and that the redaction hook leaves alone, so an
+// edit never writes back a "[redacted]" nor loses a type.
+func (d *dash) editableArgs(kind string, b []byte) (string, bool) {
+	v, err := DecodeArgs(b)
+	if err != nil || v == nil {
+		return "", false
+	}
+	text := jsonText(v, true)
+	if jsonText(d.redact(kind, v), true) != text {
+		return "", false
+	}
+	back, err := argsFromJSON(text)
+	if err != nil {
+		return "", false
+	}
+	v2, err := DecodeArgs(back)
+	if err != nil || jsonText(v2, true) != text {
+		return "", false
+	}
+	return text, true
+}
+
+// argsFromJSON encodes JSON text as msgpack args: integers as integers,
+// other numbers as floats, map keys sorted.
+func argsFromJSON(text string) ([]byte, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(numbers(v)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// numbers turns the json.Numbers in v into int64 or float64.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = numbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = numbers(x[k])
+		}
+	}
+	return v
+}
+
+// postJobArgs replaces a waiting job's args with the form's "args", JSON
+// (Inspector.UpdateJob with EncodedArgs): refused for args the page does
+// not offer to edit (see editableArgs).
+func (d *dash) postJobArgs(r *http.Request) (outcome, error) {
+	job, err := d.actionJob(r)
+	if err != nil {
+		return outcome{}, err
+	}
+	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot change the args", msg} }
+	if _, ok := d.editableArgs(job.Kind, job.Args); !ok {
+		return outcome{}, bad("These args hold values JSON does not carry whole, or redacted ones: change them from code (Inspector.UpdateJob).")
+	}
+	text := r.PostFormValue("args")
+	if len(text) > maxArgsForm {
+		return outcome{}, bad(fmt.Sprintf("The args are %d bytes of JSON, at most %d.", len(text), maxArgsForm))
+	}
+	b, err := argsFromJSON(text)
+	if err != nil {
+		return outcome{}, bad("The args are not one JSON value: " + err.Error())
+	}
+	_, err = d.ins.UpdateJob(r.Context(), job.Queue, job.ID, hopper.JobUpdate{EncodedArgs: b})
+	switch {
+	case errors.Is(err, hopper.ErrJobNotFound):
+		return outcome{}, &userError{http.StatusNotFound, "No such job", "Queue " + job.Queue + " has no job with this ID any more."}
+	case errors.Is(err, hopper.ErrInvalidState):
+		return outcome{}, &userError{http.StatusConflict, "Cannot change the args", err.Error()}
+	case errors.Is(err, hopper.ErrInvalidJob), errors.Is(err, hopper.ErrArgsTooLarge):
+		return outcome{}, bad(err.Error())
+	case err != nil:
+		return outcome{}, err
+	}
+	return outcome{to: d.jobPath(job.Queue, job.ID), flash: "args", n: 1, attrs: []any{"queue", job.Queue, "job", job.ID, "bytes", len(b)}}, nil
+}
