@@ -42,7 +42,7 @@ type jobPage struct {
 	// EditArgs is the JSON the args form starts from; empty when the page
 	// does not offer to edit the args (see editableArgs).
 	EditArgs string
-	Workflow      *jobWorkflowView // nil unless the job is a workflow task
+	Workflow *jobWorkflowView // nil unless the job is a workflow task
 }
 
 // view prepares job for display.
