@@ -44,3 +44,35 @@ func ExamplePeriodicJob() {
 	fmt.Println("ticks 20ms apart:", second.Sub(first) == 20*time.Millisecond)
 	// Output: ticks 20ms apart: true
 }
+
+type Pulse struct{ Name string }
+
+func (Pulse) Kind() string { return "pulse" }
+
+// A schedule stored while the workers run starts ticking within a second,
+// every worker's scheduler following it, and stops once paused.
+func ExampleInspector_SetSchedule() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := memstore.New(nil)
+	ins := hopper.NewInspector(store)
+	w := hopper.NewWorker(store, &hopper.WorkerConfig{Scheduler: &hopper.SchedulerConfig{StoredSchedulesPoll: 10 * time.Millisecond}})
+	ticked := make(chan string, 10)
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Pulse]) error {
+		ticked <- job.Args.Name
+		return nil
+	})
+	go w.Run(ctx)
+
+	err := ins.SetSchedule(ctx, hopper.PeriodicJob{Name: "heartbeat", Schedule: hopper.Every(20 * time.Millisecond), Args: Pulse{Name: "pulse"}}, false)
+	fmt.Println("stored:", err == nil)
+	fmt.Println("ran:", <-ticked)
+	fmt.Println("paused:", ins.PauseSchedule(ctx, hopper.DefaultQueue, "heartbeat", true) == nil)
+	list, _ := ins.StoredSchedules(ctx)
+	fmt.Println(list[0].Name, list[0].Spec, list[0].Paused)
+	// Output:
+	// stored: true
+	// ran: pulse
+	// paused: true
+	// heartbeat @every 20ms true
+}
