@@ -30,7 +30,7 @@ if not from then
     redis.call('SADD', KEYS[9], id)
     return 'unack'
   end
-  local list = ready_list_of(KEYS[4], redis.call('HGET', KEYS[1], id))
+  local list = ext().ready_list_of(KEYS[4], redis.call('HGET', KEYS[1], id))
   if redis.call('LREM', list, 1, id) == 0 then return '' end
   from = 'ready'
 end

@@ -62,14 +62,14 @@ if c[3] then
 end
 local pm = c[10]
 if n == 0 then
-  if ready_len(ready, pm) == 0 and not (c[11] and redis.call('LLEN', gkey(ready, 'gq')) > 0) then retry_in = 0 end
+  if ready_len(ready, pm) == 0 and not (c[11] and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0) then retry_in = 0 end
   return {now, 0, retry_in, 0}
 end
 
 local grouped = c[11]
 local ids, group_retry
 if grouped then
-  ids, group_retry = take_grouped(ready, pm, n, c[12], now, c[13], c[14])
+  ids, group_retry = ext().take_grouped(ready, pm, n, c[12], now, c[13], c[14])
   if #ids == 0 then return {now, 0, group_retry, 0} end
 else
   ids = pop_ready(ready, pm, n)
@@ -161,7 +161,7 @@ flush_events(KEYS[8], now)
 -- a worker that claimed a full batch claims again by itself, the message
 -- is for the idle ones, and a busy queue's next claim wakes them soon
 -- enough, without a message to every worker for every claim.
-if #ids == n and (grouped and redis.call('LLEN', gkey(ready, 'gq')) > 0 or not grouped and ready_len(ready, pm) > 0) then
+if #ids == n and (grouped and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0 or not grouped and ready_len(ready, pm) > 0) then
   if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
     redis.call('HSET', conf, 'lw', str(now))
     wake_ready()

@@ -29,8 +29,8 @@ if ARGV[3] == '0' then
 end
 local ready = string.sub(c, 1, -2) .. 'r'
 if redis.call('HGET', c, 'gm') then
-  groups_recount(ready, ARGV[7])
-  for _, g in ipairs(redis.call('SMEMBERS', gkey(ready, 'gk'))) do group_activate(ready, g) end
+  ext().groups_recount(ready, ARGV[7])
+  for _, g in ipairs(redis.call('SMEMBERS', ext().gkey(ready, 'gk'))) do ext().group_activate(ready, g) end
 end
 wake_ready()
 return 1

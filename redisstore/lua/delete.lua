@@ -18,16 +18,16 @@ if ARGV[1] == 'all' then
   if state == 'ready' then
     -- In listing order: the priority levels, then the groups.
     local lists = {}
-    for _, p in ipairs(levels(redis.call('HGET', KEYS[10], 'pm'))) do lists[#lists + 1] = ready_at(c, p) end
-    local names = group_names(c)
-    for _, g in ipairs(names) do lists[#lists + 1] = glist(c, g) end
+    for _, p in ipairs(ext().levels(redis.call('HGET', KEYS[10], 'pm'))) do lists[#lists + 1] = ready_at(c, p) end
+    local names = ext().group_names(c)
+    for _, g in ipairs(names) do lists[#lists + 1] = ext().glist(c, g) end
     for k, l in ipairs(lists) do
       if #ids == n then break end
       local got = redis.call('LRANGE', l, 0, n - #ids - 1)
       redis.call('LTRIM', l, #got, -1)
       for i = 1, #got do ids[#ids + 1] = got[i] end
       local g = names[k - (#lists - #names)]
-      if g and redis.call('LLEN', l) == 0 then redis.call('SREM', gkey(c, 'gk'), g) end
+      if g and redis.call('LLEN', l) == 0 then redis.call('SREM', ext().gkey(c, 'gk'), g) end
     end
   else
     ids = redis.call('ZRANGE', c, 0, n - 1)
@@ -37,7 +37,7 @@ else
   for i = 3, #ARGV do
     local removed
     if state == 'ready' then
-      removed = redis.call('LREM', ready_list_of(c, redis.call('HGET', KEYS[2], ARGV[i])), 1, ARGV[i])
+      removed = redis.call('LREM', ext().ready_list_of(c, redis.call('HGET', KEYS[2], ARGV[i])), 1, ARGV[i])
     else
       removed = redis.call('ZREM', c, ARGV[i])
     end

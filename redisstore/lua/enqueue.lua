@@ -82,7 +82,7 @@ while i <= #ARGV do
   if not res then
     -- Only a job with extras can have a priority (enqueue.go).
     if extra ~= '' then
-      res = place(id, due, now, later, prio_of_new(val), group_of_new(val))
+      res = place(id, due, now, later, ext().prio_of_new(val), ext().group_of_new(val))
     else
       res = place(id, due, now, later)
     end

@@ -166,9 +166,9 @@ for r = plain + 1, n do
     if held[r] then
       local h = after(now, later, tonumber(y))
       -- A grouped job holds its group alone.
-      local g = conf[6] and group_of(redis.call('HGET', jobs, id))
+      local g = conf[6] and ext().group_of(redis.call('HGET', jobs, id))
       if g then
-        group_hold(KEYS[9], g, h)
+        ext().group_hold(KEYS[9], g, h)
       elseif not hold_until or h > hold_until then
         hold_until = h
       end
@@ -237,8 +237,8 @@ end
 
 -- In a queue with groups, the groups of the jobs that left unack have
 -- room again (read before acked jobs are deleted).
-if conf[6] and #gids > 0 and groups_capped(KEYS[9], conf[7])
-  and groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids), conf[7]) then
+if conf[6] and #gids > 0 and ext().groups_capped(KEYS[9], conf[7])
+  and ext().groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids), conf[7]) then
   wake_r = true
 end
 if #gone > 0 then

@@ -9,13 +9,13 @@
 -- give it room (a claim drops it again if not).
 
 local ready, g, limit = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local gl = gkey(ready, 'gl')
+local gl = ext().gkey(ready, 'gl')
 if limit == 0 then
   redis.call('HDEL', gl, g)
 else
   if redis.call('HEXISTS', gl, g) == 0 and redis.call('HLEN', gl) >= tonumber(ARGV[3]) then return 0 end
   redis.call('HSET', gl, g, limit)
 end
-groups_recount(ready, redis.call('HGET', gkey(ready, 'c'), 'gmax'))
-if redis.call('LLEN', glist(ready, g)) > 0 and group_activate(ready, g) then wake_ready() end
+ext().groups_recount(ready, redis.call('HGET', ext().gkey(ready, 'c'), 'gmax'))
+if redis.call('LLEN', ext().glist(ready, g)) > 0 and ext().group_activate(ready, g) then wake_ready() end
 return 1

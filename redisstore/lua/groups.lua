@@ -17,12 +17,12 @@ local function add(list)
     end
   end
 end
-add(redis.call('SMEMBERS', gkey(ready, 'gk')))
-add(redis.call('HKEYS', gkey(ready, 'gr')))
-add(redis.call('HKEYS', gkey(ready, 'gl')))
+add(redis.call('SMEMBERS', ext().gkey(ready, 'gk')))
+add(redis.call('HKEYS', ext().gkey(ready, 'gr')))
+add(redis.call('HKEYS', ext().gkey(ready, 'gl')))
 -- Without caps the running counts are not kept: count them now.
 local counted
-if not groups_capped(ready, redis.call('HGET', KEYS[2], 'gmax')) then counted = running_now(ready) end
+if not ext().groups_capped(ready, redis.call('HGET', KEYS[2], 'gmax')) then counted = ext().running_now(ready) end
 for g in pairs(counted or {}) do
   if not seen[g] then
     seen[g] = true
@@ -34,10 +34,10 @@ local out = {redis.call('HGET', KEYS[2], 'gmax') or '0'}
 local n = 0
 for _, g in ipairs(names) do
   if most > 0 and n == most then break end
-  local r = redis.call('LLEN', glist(ready, g))
+  local r = redis.call('LLEN', ext().glist(ready, g))
   local run
-  if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', gkey(ready, 'gr'), g)) or 0 end
-  local own = redis.call('HGET', gkey(ready, 'gl'), g)
+  if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', ext().gkey(ready, 'gr'), g)) or 0 end
+  local own = redis.call('HGET', ext().gkey(ready, 'gl'), g)
   if r > 0 or run > 0 or own then
     n = n + 1
     out[#out + 1] = g

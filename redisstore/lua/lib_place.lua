@@ -75,9 +75,9 @@ end
 local function store_placed(ready, pending, conf, gm)
   if placed.ps or placed.grouped then
     local cf = redis.call('HMGET', conf, 'pm', 'gm')
-    if placed.ps then mark_levels(conf, cf[1], placed.ps) end
+    if placed.ps then ext().mark_levels(conf, cf[1], placed.ps) end
     if placed.grouped then
-      groups_on(ready, conf, cf[2], cf[1])
+      ext().groups_on(ready, conf, cf[2], cf[1])
       gm = true
     end
   end
@@ -94,10 +94,10 @@ local function store_placed(ready, pending, conf, gm)
       if call_chunked('RPUSH', ready_at(ready, p), l, 1) == #l then woke = true end
     end
   end
-  if gm and (n > 0 or placed.lv) and group_activate(ready, '') then woke = true end
+  if gm and (n > 0 or placed.lv) and ext().group_activate(ready, '') then woke = true end
   if placed.gr then
     for g, l in pairs(placed.gr) do
-      if push_group(ready, g, l) then woke = true end
+      if ext().push_group(ready, g, l) then woke = true end
     end
   end
   if woke then wake_ready() end

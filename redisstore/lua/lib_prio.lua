@@ -19,41 +19,27 @@ local function ready_at(ready, p)
   return ready .. ':' .. p
 end
 
--- prio_of returns the priority of a stored value (0 for nil).
-local function prio_of(v)
-  if not v then return 0 end
-  return tonumber(string.match(v, '^%d+,%d+p(%-?%d),')) or 0
-end
-
--- prio_of_new returns the priority of a value as an enqueue sends it,
--- "<maxRetries>[p<priority>],...".
-local function prio_of_new(v)
-  return tonumber(string.match(v, '^%d+p(%-?%d),')) or 0
-end
-
 -- has_levels reports whether config field pm names levels besides 0.
 local function has_levels(pm)
   local m = tonumber(pm)
   return m ~= nil and m ~= 0
 end
 
--- levels returns the priorities whose lists may hold jobs, highest (the
--- first claimed) first.
-local function levels(pm)
-  if not has_levels(pm) then return {0} end
-  local m, out = tonumber(pm), {}
-  for p = MAX_PRIO, MIN_PRIO, -1 do
-    if p == 0 or bit.band(m, 2 ^ (p - MIN_PRIO)) ~= 0 then out[#out + 1] = p end
-  end
-  return out
+-- The rest of the levels' functions, and the groups' (lib_group.lua), are
+-- built on first use in a call by ext(), not at every call: a script
+-- defines its top-level functions anew each time it runs, and those are
+-- many, while a queue without priorities or groups needs none of them.
+local ext_build, ext_cache
+local function ext()
+  if not ext_cache then ext_cache = ext_build() end
+  return ext_cache
 end
 
--- ready_len returns how many jobs are ready, over every level.
+-- ready_len returns how many jobs are ready, over every level (not the
+-- groups': see lib_group.lua).
 local function ready_len(ready, pm)
   if not has_levels(pm) then return redis.call('LLEN', ready) end
-  local n = 0
-  for _, p in ipairs(levels(pm)) do n = n + redis.call('LLEN', ready_at(ready, p)) end
-  return n
+  return ext().levels_len(ready, pm)
 end
 
 -- pop_ready takes up to n ready IDs in claim order: the highest priority
@@ -61,28 +47,5 @@ end
 -- LPOP per level tried, whatever n.
 local function pop_ready(ready, pm, n)
   if not has_levels(pm) then return redis.call('LPOP', ready, n) end
-  local ids, k = {}, 0
-  for _, p in ipairs(levels(pm)) do
-    local got = redis.call('LPOP', ready_at(ready, p), n - k)
-    if got then
-      for i = 1, #got do ids[k + i] = got[i] end
-      k = k + #got
-      if k == n then break end
-    end
-  end
-  if k == 0 then return false end
-  return ids
-end
-
--- mark_levels adds the priorities that are keys of ps to the config's
--- bitmask (current value pm), writing it only when it changes, and
--- returns the new mask.
-local function mark_levels(conf, pm, ps)
-  local m = tonumber(pm) or 0
-  local m2 = m
-  for p in pairs(ps) do
-    if p ~= 0 then m2 = bit.bor(m2, 2 ^ (p - MIN_PRIO)) end
-  end
-  if m2 ~= m then redis.call('HSET', conf, 'pm', m2) end
-  return m2
+  return ext().levels_pop(ready, pm, n)
 end

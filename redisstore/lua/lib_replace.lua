@@ -32,14 +32,14 @@ local function replace_holder(h, val, due, rep, now, later)
     -- The enqueue time stays the first one's.
     cur = string.match(old, '^(%d*,)') .. val
     redis.call('HSET', KEYS[1], h, cur)
-    local np, ng = prio_of_new(val), group_of_new(val)
-    if np ~= prio_of(old) or ng ~= group_of(old) then
+    local np, ng = ext().prio_of_new(val), ext().group_of_new(val)
+    if np ~= ext().prio_of(old) or ng ~= ext().group_of(old) then
       local cf = redis.call('HMGET', KEYS[8], 'pm', 'gm')
-      local pm = mark_levels(KEYS[8], cf[1], {[np] = true})
-      if ng then groups_on(KEYS[2], KEYS[8], cf[2], cf[1]) end
+      local pm = ext().mark_levels(KEYS[8], cf[1], {[np] = true})
+      if ng then ext().groups_on(KEYS[2], KEYS[8], cf[2], cf[1]) end
       if st == 'r' then
         -- To the back of its new level or group.
-        redis.call('LREM', ready_list_of(KEYS[2], old), -1, h)
+        redis.call('LREM', ext().ready_list_of(KEYS[2], old), -1, h)
         push_ready(KEYS[2], KEYS[1], pm, cf[2] or ng, {h})
       end
     end
@@ -49,7 +49,7 @@ local function replace_holder(h, val, due, rep, now, later)
     if d > now then
       if st == 'r' then
         -- From the tail: the job most likely to be replaced is a recent one.
-        redis.call('LREM', ready_list_of(KEYS[2], cur), -1, h)
+        redis.call('LREM', ext().ready_list_of(KEYS[2], cur), -1, h)
         st, zkey = 'p', KEYS[3]
       end
       local first = earliest(zkey)

@@ -53,7 +53,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
         hv[nh + 1] = id
         hv[nh + 2] = nows .. vals[n]
         nh = nh + 2
-        local res = place(id, dues[n], now, later, prio_of_new(vals[n]), group_of_new(vals[n]))
+        local res = place(id, dues[n], now, later, ext().prio_of_new(vals[n]), ext().group_of_new(vals[n]))
         if ev then
           ne = ne + 1
           evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), res

@@ -115,7 +115,7 @@ if #got > 0 then
     call_chunked('ZADD', garbage, dz, 2)
   end
   if #rz > 0 then call_chunked('ZADD', retry, rz, 2) end
-  if cf[4] and groups_capped(ready, cf[5]) and groups_ended(ready, left, cf[5]) then wake_ready() end
+  if cf[4] and ext().groups_capped(ready, cf[5]) and ext().groups_ended(ready, left, cf[5]) then wake_ready() end
   count_throughput(KEYS[15], 'f', now, reclaimed)
 end
 

@@ -11,7 +11,7 @@
 local now = now_ms()
 local pm = redis.call('HGET', KEYS[7], 'pm')
 local out = {now,
-  ready_len(KEYS[1], pm) + grouped_len(KEYS[1]),
+  ready_len(KEYS[1], pm) + ext().grouped_len(KEYS[1]),
   redis.call('ZCARD', KEYS[2]),
   redis.call('ZCOUNT', KEYS[3], '-inf', '(inf'), -- without the sentinel
   redis.call('ZCARD', KEYS[4]),
@@ -22,8 +22,8 @@ local out = {now,
 -- when it was promoted or released (attempt info) or else when it was
 -- enqueued (the value's prefix).
 local lists = {}
-for _, p in ipairs(levels(pm)) do lists[#lists + 1] = ready_at(KEYS[1], p) end
-for _, g in ipairs(group_names(KEYS[1])) do lists[#lists + 1] = glist(KEYS[1], g) end
+for _, p in ipairs(ext().levels(pm)) do lists[#lists + 1] = ready_at(KEYS[1], p) end
+for _, g in ipairs(ext().group_names(KEYS[1])) do lists[#lists + 1] = ext().glist(KEYS[1], g) end
 for _, l in ipairs(lists) do
   local head = redis.call('LINDEX', l, 0)
   if head then
