@@ -64,12 +64,8 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 			lim.periodMs = max(mstime.Ceil(q.cfg.GroupRatePeriod), 1)
 		}
 	}
-	for range n {
-		j := q.ready.take(lim)
-		if j == nil {
-			break
-		}
-		taken = append(taken, j)
+	taken = q.ready.take(lim, n, taken)
+	for _, j := range taken {
 		size += len(j.rec.Args)
 	}
 	q.taken = taken[:0] // its entries are cleared below

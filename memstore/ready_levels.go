@@ -186,60 +186,112 @@ func (r *readyLevels) unhold(nowMs int64) int64 {
 	return next
 }
 
-// take removes and returns the job a claim takes next, or nil when no
-// ready job may start: a grouped job counts as running in its group, and
-// in its rate limit's window. A group that used its window's share is held
-// until the oldest claim it counts leaves the window. A claim calls
-// unhold first.
-func (r *readyLevels) take(lim takeLimits) *job {
+// groupQuantum is the most jobs a group gives one claim per turn: a claim
+// takes turns over ceil(n/groupQuantum) members of the rotation at a time,
+// sharing n among them, so a claim over many groups does not pay a turn
+// per job, and every group with ready jobs still takes its turn in order.
+const groupQuantum = 4
+
+// take removes and appends to out, and returns, up to n jobs a claim
+// takes next: without groups the first n in claim order; with groups,
+// turns over the rotation, each member giving an equal share (at most
+// groupQuantum when there are enough members) while it has room under its
+// cap and rate limit; a grouped job counts as running in its group and in
+// its rate window. A group that used its window's share is held until the
+// oldest claim it counts leaves the window. A claim calls unhold first.
+func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 	if !r.grouped() {
-		return r.popPlain()
-	}
-	for r.head < len(r.rot) {
-		g := r.rot[r.head]
-		r.rot[r.head] = ""
-		r.head++
-		if g == "" {
-			r.plainActive = false
+		for len(out) < n {
 			j := r.popPlain()
 			if j == nil {
-				continue
+				break
 			}
-			if r.plain > 0 {
-				r.activate("")
+			out = append(out, j)
+		}
+		return out
+	}
+	var back []string
+	for len(out) < n && r.head < len(r.rot) {
+		want := n - len(out)
+		k := min((want+groupQuantum-1)/groupQuantum, len(r.rot)-r.head)
+		members := r.rot[r.head : r.head+k]
+		r.head += k
+		share := (want + k - 1) / k
+		back = back[:0]
+		for i, g := range members {
+			if len(out) == n {
+				// No room left in the claim: the rest keep their turn,
+				// first in the rotation.
+				r.head -= len(members) - i
+				break
 			}
-			return j
-		}
-		gs := r.groups[g]
-		gs.active = false
-		limit := gs.limit
-		if limit == 0 {
-			limit = lim.defCap
-		}
-		if gs.heldUntil > lim.nowMs || gs.ready.n == 0 || (limit > 0 && gs.running >= limit) {
-			r.forgetIdle(g, gs)
-			continue
-		}
-		if lim.rate > 0 {
-			if room, freeMs := gs.rate.room(lim.nowMs, lim.periodMs, lim.rate); room <= 0 {
-				if freeMs == 0 {
-					freeMs = lim.nowMs + lim.periodMs
+			members[i] = ""
+			share := min(share, n-len(out))
+			if g == "" {
+				r.plainActive = false
+				got := 0
+				for got < share {
+					j := r.popPlain()
+					if j == nil {
+						break
+					}
+					out = append(out, j)
+					got++
 				}
-				r.hold(g, freeMs)
+				if got == share && r.plain > 0 {
+					back = append(back, "")
+				}
 				continue
 			}
-			gs.rate.count(lim.nowMs, 1)
+			gs := r.groups[g]
+			gs.active = false
+			limit := gs.limit
+			if limit == 0 {
+				limit = lim.defCap
+			}
+			if gs.heldUntil > lim.nowMs || gs.ready.n == 0 || (limit > 0 && gs.running >= limit) {
+				r.forgetIdle(g, gs)
+				continue
+			}
+			take := share
+			if limit > 0 {
+				take = min(take, limit-gs.running)
+			}
+			if lim.rate > 0 {
+				room, freeMs := gs.rate.room(lim.nowMs, lim.periodMs, lim.rate)
+				if room <= 0 {
+					if freeMs == 0 {
+						freeMs = lim.nowMs + lim.periodMs
+					}
+					r.hold(g, freeMs)
+					continue
+				}
+				take = min(take, room)
+			}
+			got := 0
+			for got < take && gs.ready.n > 0 {
+				out = append(out, gs.ready.popFront())
+				got++
+			}
+			r.n -= got
+			gs.running += got
+			if lim.rate > 0 {
+				gs.rate.count(lim.nowMs, got)
+			}
+			if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
+				back = append(back, g)
+			} else {
+				r.forgetIdle(g, gs)
+			}
 		}
-		j := gs.ready.popFront()
-		r.n--
-		gs.running++
-		if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
+		for _, g := range back {
 			r.activate(g)
 		}
-		return j
 	}
-	r.rot, r.head = r.rot[:0], 0
-	return nil
+	if r.head == len(r.rot) {
+		r.rot, r.head = r.rot[:0], 0
+	}
+	return out
 }
 
 // popPlain removes and returns the first ungrouped job, or nil.

@@ -15,6 +15,7 @@ func groupCases() []adminCase {
 		{name: "RoundRobin", fn: testGroupRoundRobin},
 		{name: "RoundRobinInOneClaim", fn: testGroupRoundRobinBatch},
 		{name: "UngroupedTakeATurn", fn: testGroupUngrouped},
+		{name: "ClaimsFillTheirMax", fn: testGroupClaimsFillMax},
 		{name: "CapOfOne", fn: testGroupCapOne},
 		{name: "CapOfThree", fn: testGroupCapThree},
 		{name: "CapRaisedAtRunTime", fn: testGroupCapRaised},
@@ -97,8 +98,10 @@ func testGroupRoundRobin(t *testing.T, s store.Store, a store.Admin) {
 func testGroupRoundRobinBatch(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	addGroups(t, s, q, []string{"a", "b", "c"}, []int{6, 2, 2})
-	requireClaims(t, s, q, 7, []string{"a1", "b1", "c1", "a2", "b2", "c2", "a3"}, "over three groups")
-	requireClaims(t, s, q, 7, []string{"a4", "a5", "a6"}, "with one group left")
+	// A claim shares what it wants among ceil(n/4) members of the rotation
+	// at a time: up to 4 jobs of a group per turn.
+	requireClaims(t, s, q, 7, []string{"a1", "a2", "a3", "a4", "b1", "b2", "c1"}, "over three groups, up to 4 a turn")
+	requireClaims(t, s, q, 7, []string{"a5", "a6", "c2"}, "with the rest of a and c")
 	if j := getJob(t, a, q, "b1"); j.Group != "b" {
 		t.Fatalf("GetJob(b1).Group = %q, want b", j.Group)
 	}
@@ -107,11 +110,11 @@ func testGroupRoundRobinBatch(t *testing.T, s store.Store, a store.Admin) {
 func testGroupUngrouped(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	// Ungrouped jobs first, then a group: the ungrouped ones take their
-	// turn in the rotation as one more group.
+	// turn in the rotation as one more group (claims of 2: a turn each).
 	add(t, s, job(q, "p1"), job(q, "p2"), job(q, "p3"))
 	addGroups(t, s, q, []string{"a"}, []int{3})
 	got := claimIDs(t, s, q, 2)
-	if want := []string{"p1", "a1", "p2", "a2", "p3", "a3"}; !slices.Equal(got, want) {
+	if want := []string{"p1", "p2", "a1", "a2", "p3", "a3"}; !slices.Equal(got, want) {
 		t.Fatalf("claims of 2 took %v, want the ungrouped jobs and group a in turn, %v", got, want)
 	}
 }
@@ -336,4 +339,33 @@ func testGroupHold(t *testing.T, s store.Store, a store.Admin) {
 	if st := stats(t, a, q); !st.HeldUntil.IsZero() {
 		t.Fatalf("QueueStats.HeldUntil = %v after a grouped job's hold, want zero (its group alone is held)", st.HeldUntil)
 	}
+}
+
+func testGroupClaimsFillMax(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	gs := make([]string, 10)
+	counts := make([]int, 10)
+	for i := range gs {
+		gs[i], counts[i] = string(rune('a'+i)), 9
+	}
+	addGroups(t, s, q, gs, counts)
+	add(t, s, job(q, "p1"), job(q, "p2"))
+	// Claims of every size from 1 to 13 in turn: each takes exactly its
+	// Max while enough jobs are ready (never more), and together all.
+	left, seen := 92, map[string]bool{}
+	for i := 0; left > 0; i++ {
+		max := 1 + i%13
+		res := claim(t, s, q, max, long)
+		if want := min(max, left); len(res.Jobs) != want {
+			t.Fatalf("claim %d of Max %d with %d ready took %d jobs, want %d", i, max, left, len(res.Jobs), want)
+		}
+		for _, j := range res.Jobs {
+			if seen[j.ID] {
+				t.Fatalf("job %q claimed twice", j.ID)
+			}
+			seen[j.ID] = true
+		}
+		left -= len(res.Jobs)
+	}
+	claimNone(t, s, q, "all 92 jobs were claimed")
 }

@@ -26,6 +26,9 @@ import (
 
 type Job struct{ N int }
 
+// showStats prints each drain's command statistics.
+var showStats bool
+
 func (Job) Kind() string { return "bench.group" }
 
 func main() {
@@ -35,6 +38,7 @@ func main() {
 	groups := flag.String("groups", "0,1,100,1000,10000", "numbers of groups to drain over (0: no groups)")
 	reps := flag.Int("reps", 3, "drains per number of groups (the median is reported)")
 	limit := flag.Int("cap", 0, "QueueConfig.GroupMaxRunning of the grouped drains (0: none)")
+	flag.BoolVar(&showStats, "stats", false, "print the commands Redis ran during each drain (INFO commandstats)")
 	flag.Parse()
 	if err := run(*addr, *n, *conc, *groups, *reps, *limit); err != nil {
 		fmt.Fprintln(os.Stderr, "groups:", err)
@@ -122,6 +126,11 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 		}
 		return nil
 	})
+	if showStats {
+		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+			return 0, 0, err
+		}
+	}
 	before, err := serverCPU(ctx, rdb)
 	if err != nil {
 		return 0, 0, err
@@ -139,6 +148,9 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	}
 	after, err := serverCPU(ctx, rdb)
 	stop()
+	if showStats {
+		printStats(ctx, rdb, groups, n)
+	}
 	if werr := <-errc; werr != nil && err == nil {
 		err = werr
 	}
@@ -171,4 +183,51 @@ func median(xs []float64) float64 {
 		}
 	}
 	return s[len(s)/2]
+}
+
+// printStats prints, per job, the calls and time of the commands Redis ran
+// since the last CONFIG RESETSTAT, the costliest first.
+func printStats(ctx context.Context, rdb *redis.Client, groups, n int) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return
+	}
+	type stat struct {
+		cmd         string
+		calls, usec float64
+	}
+	var stats []stat
+	for _, line := range strings.Split(info, "\r\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		s := stat{cmd: strings.TrimPrefix(name, "cmdstat_")}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "calls":
+				s.calls = f
+			case "usec":
+				s.usec = f
+			}
+		}
+		stats = append(stats, s)
+	}
+	for i := range stats {
+		for j := i + 1; j < len(stats); j++ {
+			if stats[j].usec > stats[i].usec {
+				stats[i], stats[j] = stats[j], stats[i]
+			}
+		}
+	}
+	fmt.Printf("groups %d, per job:", groups)
+	for i, s := range stats {
+		if i == 10 {
+			break
+		}
+		fmt.Printf(" %s %.2f calls %.2f µs;", s.cmd, s.calls/float64(n), s.usec/float64(n))
+	}
+	fmt.Println()
 }

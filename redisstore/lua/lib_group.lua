@@ -28,6 +28,10 @@
 -- or at its cap. The job's group is in its value:
 -- "<enqueuedMs>,<maxRetries>g<group>,...".
 
+-- QUANTUM is the most jobs a group gives one claim per turn when the
+-- claim has enough members to share among (memstore's groupQuantum).
+local QUANTUM = 4
+
 ext_build = function()
   -- prio_of returns the priority of a stored value (0 for nil).
   local function prio_of(v)
@@ -231,13 +235,13 @@ ext_build = function()
   end
 
   -- take_grouped takes up to n ready IDs, rotating over the members of the
-  -- rotation: in each pass an equal share from each member (one when there
-  -- are more members than jobs wanted), a group only while it has room
-  -- under its cap. A group stays in the rotation after its turn unless its
+  -- rotation: in each pass over ceil(want / QUANTUM) members an equal share
+  -- of what the claim still wants from each (so at most QUANTUM when there
+  -- are enough members), a group only while it has room under its cap. A group stays in the rotation after its turn unless its
   -- cap is reached; one found empty leaves it. With caps it raises the
   -- groups' running counts. Cost: per pass one LPOP of the rotation (and
   -- with caps one HMGET of running counts), per member one LPOP of its
-  -- list; per call an SREM and an RPUSH of the rotation (and with caps one
+  -- list (a quarter of a call per job with many groups); per call an SREM and an RPUSH of the rotation (and with caps one
   -- HSET of running counts); nothing per job.
   --
   -- With a rate limit per group (rate claims per period ms) each group's
@@ -252,11 +256,14 @@ ext_build = function()
     local cap, capped = group_caps(ready, gmax)
     rate, period = tonumber(rate) or 0, tonumber(period) or 1000
     local holding = groups_unhold(ready, now)
+    local fast, gb = not capped and rate == 0, string.sub(ready, 1, -2) .. 'g:'
     local ids, run, took, order = {}, {}, {}, {}
     while #ids < n do
-      local members = redis.call('LPOP', gq, n - #ids)
+      -- Turns over ceil(want / QUANTUM) members, sharing want among them.
+      local want = n - #ids
+      local members = redis.call('LPOP', gq, math.ceil(want / QUANTUM))
       if not members then break end
-      local share = math.max(1, math.floor((n - #ids) / #members))
+      local share = math.ceil(want / #members)
       local held = {}
       if holding then
         local until_ = call_chunked_flat('ZMSCORE', gh, members)
@@ -271,18 +278,49 @@ ext_build = function()
         end
         for g, r in pairs(running_of(gr, unknown)) do run[g] = r end
       end
-      local back, out = {}, {}
+      local back, out, front = {}, {}, {}
+      if fast and not holding then
+        -- No caps, rate limits or holds: one LPOP per member, nothing
+        -- else per job.
+        local nids = #ids
+        for _, g in ipairs(members) do
+          local k = math.min(share, n - nids)
+          local got
+          if k > 0 then
+            if g == '' then got = pop_ready(ready, pm, k) else got = redis.call('LPOP', gb .. g, k) end
+          end
+          if got then
+            for i = 1, #got do ids[nids + i] = got[i] end
+            nids = nids + #got
+          elseif k > 0 and g ~= '' then
+            redis.call('SREM', gk, g)
+          end
+          if k == 0 then
+            front[#front + 1] = g -- no room left in the claim: its turn stays first
+          elseif got and #got == k then
+            back[#back + 1] = g
+          else
+            out[#out + 1] = g
+          end
+        end
+        members = {}
+      end
       for _, g in ipairs(members) do
         local keep = false
-        if g == '' then
-          local got = pop_ready(ready, pm, share)
+        local room = n - #ids
+        if room == 0 then
+          front[#front + 1] = g -- no room left in the claim: its turn stays first
+          keep = nil
+        elseif g == '' then
+          local k = math.min(share, room)
+          local got = pop_ready(ready, pm, k)
           if got then
             for i = 1, #got do ids[#ids + 1] = got[i] end
-            keep = #got == share
+            keep = #got == k
           end
         elseif not held[g] then
           local c, r = cap(g), run[g] or 0
-          local k = share
+          local k = math.min(share, room)
           if c > 0 then k = math.min(k, c - r) end
           local used, log
           if rate > 0 and k > 0 then
@@ -315,10 +353,19 @@ ext_build = function()
           end
           run[g] = r
         end
-        if keep then back[#back + 1] = g else out[#out + 1] = g end
+        if keep then
+          back[#back + 1] = g
+        elseif keep == false then
+          out[#out + 1] = g
+        end
       end
       if #out > 0 then call_chunked('SREM', ga, out, 1) end
       if #back > 0 then call_chunked('RPUSH', gq, back, 1) end
+      if #front > 0 then
+        local rev = {}
+        for i = #front, 1, -1 do rev[#rev + 1] = front[i] end
+        call_chunked('LPUSH', gq, rev, 1)
+      end
     end
     if capped and #order > 0 then
       local h = {}
