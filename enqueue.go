@@ -42,9 +42,9 @@ type EnqueueOpts struct {
 	Retention time.Duration
 	// Group puts the job in a group of its queue: a key such as a tenant,
 	// customer or webhook endpoint (1 to 128 printable ASCII bytes, no
-	// spaces or commas). Workers take one job of each group with ready
-	// jobs in turn (round robin), so a group with a million jobs waiting
-	// and one with ten both progress; a group's jobs start first in first
+	// spaces or commas). Workers take turns over the groups with ready
+	// jobs, up to four jobs of a group per turn (round robin), so a group
+	// with a million jobs waiting and one with ten progress at one rate; a group's jobs start first in first
 	// out; QueueConfig.GroupMaxRunning (with per-group GroupLimits) caps
 	// how many of one group run at once across all workers, 1 meaning one
 	// at a time. A grouped job has no Priority. Empty means no group: the

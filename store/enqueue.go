@@ -36,9 +36,10 @@ type NewJob struct {
 	// Group puts the job in a group of its queue (a key such as a tenant
 	// ID: 1 to MaxGroupLen printable ASCII bytes, no spaces or commas;
 	// empty for none). A claim rotates over the groups that have ready
-	// jobs, one job from each in turn, and takes a group's jobs first in
-	// first out; QueueConfig's GroupMaxRunning and GroupLimits cap how
-	// many of a group's jobs run at once. A grouped job has no Priority.
+	// jobs, a turn of up to four jobs each (one each when a claim wants no
+	// more), and takes a group's jobs first in first out;
+	// QueueConfig.GroupMaxRunning and Groups.SetGroupLimit cap how many of
+	// a group's jobs run at once. A grouped job has no Priority.
 	Group string
 	// Priority orders the job among the ready jobs of its queue: a claim
 	// takes the highest priority first, and jobs of equal priority in the
@@ -72,7 +73,8 @@ type NewJob struct {
 // Validate checks a job before it reaches a store: a valid queue, an ID of
 // 1 to MaxIDLen printable ASCII bytes (no spaces), a valid kind
 // (ValidateKind), MaxRetries between 0 and MaxRetriesLimit, a Priority
-// between MinPriority and MaxPriority, a RunAt no
+// between MinPriority and MaxPriority, a valid Group (ValidateGroup) and
+// not both a Group and a Priority, a RunAt no
 // later than MaxRunAt, no negative Timeout, Retention or UniqueFor, a
 // UniqueKey of at most MaxUniqueKeyLen bytes, and Schedule and Tick set
 // together. It returns an error wrapping ErrInvalidJob or ErrInvalidQueue

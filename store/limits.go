@@ -24,7 +24,8 @@ const (
 	MaxPriority = 3
 	// MaxGroupLen is the longest NewJob.Group, in bytes.
 	MaxGroupLen = 128
-	// MaxGroupLimits is how many per-group overrides a QueueConfig holds.
+	// MaxGroupLimits is how many groups of one queue may have a cap of
+	// their own (Groups.SetGroupLimit).
 	MaxGroupLimits = 10000
 )
 
