@@ -239,7 +239,9 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	qi := d.qi
 	f.busy[qi]--
 	f.qres[qi] -= d.want
-	full := d.err == nil && len(d.res.Jobs) == d.want
+	// A store that returns more than asked (breaking Claim's contract)
+	// filled the claim too: more may be waiting.
+	full := d.err == nil && len(d.res.Jobs) >= d.want
 	f.full[qi] = full
 	f.reserved -= d.want
 	f.returned(d.id)
@@ -272,7 +274,7 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	}
 	f.fails[qi] = 0
 	switch {
-	case f.again[qi] || len(d.res.Jobs) == d.want:
+	case f.again[qi] || len(d.res.Jobs) >= d.want:
 		f.due[qi] = now // a full batch: more may be waiting
 	case d.res.RetryIn > 0:
 		f.due[qi] = now.Add(d.res.RetryIn)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -291,4 +292,47 @@ func TestHangingClaimsLendTheirRoom(t *testing.T) {
 	if n := st.returned.Load(); n > 0 {
 		t.Fatalf("the healthy job ran only after %d hanging claims gave up", n)
 	}
+}
+
+// claimsOneMore is a store whose claims take one job more than asked (a
+// store breaking the Claim contract).
+type claimsOneMore struct {
+	store.Store
+}
+
+func (s *claimsOneMore) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+	req.Max++
+	return s.Store.Claim(ctx, req)
+}
+
+// A claim that returns more jobs than asked is a full one: the worker
+// claims again at once instead of waiting for a signal that the backlog
+// will not send (here IdleWait is a minute: a worker that waited would
+// not drain the queue in time).
+func TestClaimOfMoreThanAskedIsFull(t *testing.T) {
+	mem := memstore.New(nil)
+	var jobs []*store.NewJob
+	for i := range 200 {
+		jobs = append(jobs, &store.NewJob{ID: "j" + strconv.Itoa(i), Queue: "q", Kind: "k"})
+	}
+	if _, err := mem.Enqueue(t.Context(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(slog.New(slog.DiscardHandler))
+	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4
+	cfg.IdleWait = time.Minute
+	var ran atomic.Int32
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, &claimsOneMore{Store: mem}, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+			ran.Add(1)
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	testutil.EventuallyTrue(t, testutil.Wait, "all 200 jobs to run", func() bool { return ran.Load() == 200 })
 }
