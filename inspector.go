@@ -50,6 +50,16 @@ func (i *Inspector) adminFor(what string) (store.Admin, error) {
 	return i.admin, nil
 }
 
+// optional returns st as the optional store interface T, or an error
+// wrapping ErrNotSupported that names what needed it and iface (T's name).
+func optional[T any](st Store, what, iface string) (T, error) {
+	v, ok := st.(T)
+	if !ok {
+		return v, fmt.Errorf("%w: %s needs a store that implements %s; %T does not", ErrNotSupported, what, iface, st)
+	}
+	return v, nil
+}
+
 // Queues lists every queue the store has seen, sorted by name.
 func (i *Inspector) Queues(ctx context.Context) ([]string, error) {
 	return i.st.Queues(ctx)

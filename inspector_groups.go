@@ -2,7 +2,6 @@ package hopper
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -10,16 +9,6 @@ import (
 // GroupStats describes one group of a queue (EnqueueOpts.Group): its ready
 // and running jobs and its cap.
 type GroupStats = store.GroupStats
-
-// groupsFor returns the store as a store.Groups, or an error wrapping
-// ErrNotSupported that names what was asked.
-func (i *Inspector) groupsFor(what string) (store.Groups, error) {
-	g, ok := i.st.(store.Groups)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s needs a store that keeps group caps (store.Groups); %T does not", ErrNotSupported, what, i.st)
-	}
-	return g, nil
-}
 
 // SetGroupLimit gives group of queue a cap of its own on running jobs,
 // overriding QueueConfig.GroupMaxRunning (a premium tenant allowed 5 where
@@ -29,7 +18,7 @@ func (i *Inspector) groupsFor(what string) (store.Groups, error) {
 // ErrInvalidConfig; a store without groups, ErrNotSupported. Safe for
 // concurrent use.
 func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limit int) error {
-	g, err := i.groupsFor("a group's cap")
+	g, err := optional[store.Groups](i.st, "a group's cap", "store.Groups")
 	if err != nil {
 		return err
 	}
@@ -40,7 +29,7 @@ func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limi
 // cap of their own, sorted by name, at most limit of them (all when limit
 // is zero or less). Its cost grows with the queue's groups.
 func (i *Inspector) Groups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
-	g, err := i.groupsFor("listing groups")
+	g, err := optional[store.Groups](i.st, "listing groups", "store.Groups")
 	if err != nil {
 		return nil, err
 	}

@@ -180,22 +180,16 @@ func childWorker(s childSpec, store hopper.Store, rdb *redis.Client, cfg *hopper
 		return procEvent{Ev: "start", Job: j.ID, Attempt: j.Attempt, AttemptedAt: j.AttemptedAt}
 	}
 	switch s.Role {
-	case rolePeriodic:
-		opts := &hopper.EnqueueOpts{Queue: s.Queue}
-		cfg.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{
-			{Name: "every-second-a", Schedule: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
-			{Name: "every-second-b", Schedule: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
-		}}
-		w := hopper.NewWorker(store, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
-			e := started(j.JobRecord)
-			e.Sched, e.Tick = j.Args.Name, j.RunAt
-			emit(e)
-			return nil
-		})
-		return w, nil
-	case roleStored:
-		cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
+	case rolePeriodic, roleStored:
+		if s.Role == rolePeriodic {
+			opts := &hopper.EnqueueOpts{Queue: s.Queue}
+			cfg.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{
+				{Name: "every-second-a", Schedule: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
+				{Name: "every-second-b", Schedule: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
+			}}
+		} else {
+			cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
+		}
 		w := hopper.NewWorker(store, cfg)
 		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
 			e := started(j.JobRecord)

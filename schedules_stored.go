@@ -3,6 +3,7 @@ package hopper
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hopperq/hopper/internal/sched"
@@ -17,11 +18,7 @@ type StoredSchedule = store.StoredSchedule
 // scheduleStore returns the store as a store.ScheduleStore, or an error
 // wrapping ErrNotSupported naming what was asked.
 func (i *Inspector) scheduleStore(what string) (store.ScheduleStore, error) {
-	ss, ok := i.st.(store.ScheduleStore)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s needs a store that keeps schedules (store.ScheduleStore); %T does not", ErrNotSupported, what, i.st)
-	}
-	return ss, nil
+	return optional[store.ScheduleStore](i.st, what, "store.ScheduleStore")
 }
 
 // SetSchedule adds a periodic job to the store, or replaces the stored one
@@ -144,21 +141,9 @@ func storedPeriodic(s StoredSchedule, now func() time.Time) (sched.Periodic, err
 		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: sch.Next, CatchUp: s.CatchUp,
 		Job: func(tick time.Time) (*store.NewJob, error) {
 			j := s.Job
-			j.Meta = cloneStrings(j.Meta)
+			j.Meta = maps.Clone(j.Meta)
 			j.ID, j.Queue, j.Schedule, j.Tick, j.RunAt = newID(now()), s.Queue, s.Name, tick, tick
 			return &j, nil
 		},
 	}, nil
-}
-
-// cloneStrings copies a string map (nil stays nil).
-func cloneStrings(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

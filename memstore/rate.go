@@ -22,29 +22,42 @@ type rateEntry struct {
 	n  int
 }
 
-// room returns how many claims the limit allows at nowMs and, when the
-// log is not empty, when its oldest entry leaves the window (Unix ms; zero
-// when empty). Entries that left are dropped. q.mu must be held.
-func (q *queue) rateRoom(nowMs int64) (room int, freeMs int64) {
-	p := ratePeriodMs(q.cfg)
-	l := &q.rate
+// room returns how many claims a window of periodMs with limit allows at
+// nowMs and, when the log is not empty, when its oldest entry leaves the
+// window (Unix ms; zero when empty). Entries that left are dropped.
+func (l *rateLog) room(nowMs, periodMs int64, limit int) (int, int64) {
 	drop := 0
-	for drop < len(l.entries) && l.entries[drop].ms+p <= nowMs {
+	for drop < len(l.entries) && l.entries[drop].ms+periodMs <= nowMs {
 		l.used -= l.entries[drop].n
 		drop++
 	}
 	l.entries = l.entries[drop:]
+	var freeMs int64
 	if len(l.entries) > 0 {
-		freeMs = l.entries[0].ms + p
+		freeMs = l.entries[0].ms + periodMs
 	}
-	return q.cfg.RateLimit - l.used, freeMs
+	return limit - l.used, freeMs
+}
+
+// count records a claim of n jobs at nowMs.
+func (l *rateLog) count(nowMs int64, n int) {
+	if k := len(l.entries); k > 0 && l.entries[k-1].ms == nowMs {
+		l.entries[k-1].n += n
+	} else {
+		l.entries = append(l.entries, rateEntry{ms: nowMs, n: n})
+	}
+	l.used += n
+}
+
+// rateRoom returns how many claims the limit allows at nowMs and, when the
+// log is not empty, when its oldest entry leaves the window (Unix ms; zero
+// when empty). Entries that left are dropped. q.mu must be held.
+func (q *queue) rateRoom(nowMs int64) (room int, freeMs int64) {
+	return q.rate.room(nowMs, ratePeriodMs(q.cfg), q.cfg.RateLimit)
 }
 
 // rateCount records a claim of n jobs at nowMs. q.mu must be held.
-func (q *queue) rateCount(nowMs int64, n int) {
-	q.rate.entries = append(q.rate.entries, rateEntry{ms: nowMs, n: n})
-	q.rate.used += n
-}
+func (q *queue) rateCount(nowMs int64, n int) { q.rate.count(nowMs, n) }
 
 // rateRetryIn is how long a claim held back by the rate limit waits: until
 // the oldest counted claim leaves the window, or, with none counted (a

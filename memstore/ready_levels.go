@@ -108,31 +108,21 @@ func (r *readyLevels) activate(g string) {
 }
 
 // pushBack appends j to the back of its level or group.
-func (r *readyLevels) pushBack(j *job) {
-	r.n++
-	if g := j.rec.Group; g != "" {
-		gs := r.group(g)
-		gs.ready.pushBack(j)
-		r.activate(g)
-		return
-	}
-	r.level(j.rec.Priority).pushBack(j)
-	r.plain++
-	if r.grouped() {
-		r.activate("")
-	}
-}
+func (r *readyLevels) pushBack(j *job) { r.push(j, (*readyList).pushBack) }
 
 // pushFront puts j at the front of its level or group.
-func (r *readyLevels) pushFront(j *job) {
+func (r *readyLevels) pushFront(j *job) { r.push(j, (*readyList).pushFront) }
+
+// push puts j in its group's list or its level's with put, and the group
+// (or the ungrouped jobs, in a queue with groups) in the rotation.
+func (r *readyLevels) push(j *job, put func(*readyList, *job)) {
 	r.n++
 	if g := j.rec.Group; g != "" {
-		gs := r.group(g)
-		gs.ready.pushFront(j)
+		put(&r.group(g).ready, j)
 		r.activate(g)
 		return
 	}
-	r.level(j.rec.Priority).pushFront(j)
+	put(r.level(j.rec.Priority), j)
 	r.plain++
 	if r.grouped() {
 		r.activate("")
@@ -307,33 +297,6 @@ func (r *readyLevels) popPlain() *job {
 		}
 	}
 	return nil
-}
-
-// room returns how many claims a window of periodMs with limit allows at
-// nowMs and, when the log is not empty, when its oldest entry leaves the
-// window (Unix ms; zero when empty). Entries that left are dropped.
-func (l *rateLog) room(nowMs, periodMs int64, limit int) (int, int64) {
-	drop := 0
-	for drop < len(l.entries) && l.entries[drop].ms+periodMs <= nowMs {
-		l.used -= l.entries[drop].n
-		drop++
-	}
-	l.entries = l.entries[drop:]
-	var freeMs int64
-	if len(l.entries) > 0 {
-		freeMs = l.entries[0].ms + periodMs
-	}
-	return limit - l.used, freeMs
-}
-
-// count records a claim of n jobs at nowMs.
-func (l *rateLog) count(nowMs int64, n int) {
-	if k := len(l.entries); k > 0 && l.entries[k-1].ms == nowMs {
-		l.entries[k-1].n += n
-	} else {
-		l.entries = append(l.entries, rateEntry{ms: nowMs, n: n})
-	}
-	l.used += n
 }
 
 // ended notes that grouped job j left unack; it returns true when j's

@@ -211,12 +211,19 @@ func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admi
 	}
 }
 
-func testGroupExpiredLease(t *testing.T, s store.Store, a store.Admin) {
-	q := newQueue(t)
+// capOneWithRetries makes q a queue with a cap of 1 per group holding
+// a1 (3 retries) and a2, both of group a.
+func capOneWithRetries(t *testing.T, s store.Store, a store.Admin, q string) {
+	t.Helper()
 	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
 	j := withRetries(q, "a1", 3)
 	j.Group = "a"
 	add(t, s, j, grouped(q, "a2", "a"))
+}
+
+func testGroupExpiredLease(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	capOneWithRetries(t, s, a, q)
 	res := claim(t, s, q, 10, 50*time.Millisecond)
 	if got := ids(res.Jobs); !slices.Equal(got, []string{"a1"}) {
 		t.Fatalf("first claim took %v, want a1 alone (cap 1)", got)
@@ -231,10 +238,7 @@ func testGroupExpiredLease(t *testing.T, s store.Store, a store.Admin) {
 
 func testGroupReleaseRetry(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 1})
-	j := withRetries(q, "a1", 3)
-	j.Group = "a"
-	add(t, s, j, grouped(q, "a2", "a"))
+	capOneWithRetries(t, s, a, q)
 	c := requireClaims(t, s, q, 10, []string{"a1"}, "cap 1")
 	finishOK(t, s, outcome(c[0], store.OutcomeRelease))
 	// Released to the front of its group.

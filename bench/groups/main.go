@@ -10,16 +10,19 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/servercpu"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -131,7 +134,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 			return 0, 0, err
 		}
 	}
-	before, err := serverCPU(ctx, rdb)
+	before, err := servercpu.Read(ctx, rdb)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -146,7 +149,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 		stop()
 		return 0, 0, fmt.Errorf("drain over %d groups: %d of %d jobs ran in 5 minutes", groups, done.Load(), n)
 	}
-	after, err := serverCPU(ctx, rdb)
+	after, err := servercpu.Read(ctx, rdb)
 	stop()
 	if showStats {
 		printStats(ctx, rdb, groups, n)
@@ -157,31 +160,9 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	return float64(n) / end.Sub(start).Seconds(), float64((after - before).Microseconds()) / float64(n), err
 }
 
-func serverCPU(ctx context.Context, rdb *redis.Client) (time.Duration, error) {
-	info, err := rdb.Info(ctx, "cpu").Result()
-	if err != nil {
-		return 0, err
-	}
-	var total float64
-	for _, line := range strings.Split(info, "\r\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
-			f, _ := strconv.ParseFloat(v, 64)
-			total += f
-		}
-	}
-	return time.Duration(total * float64(time.Second)), nil
-}
-
+// median returns the middle of xs (the upper one of an even count).
 func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Sorted(slices.Values(xs))
 	return s[len(s)/2]
 }
 
@@ -215,13 +196,7 @@ func printStats(ctx context.Context, rdb *redis.Client, groups, n int) {
 		}
 		stats = append(stats, s)
 	}
-	for i := range stats {
-		for j := i + 1; j < len(stats); j++ {
-			if stats[j].usec > stats[i].usec {
-				stats[i], stats[j] = stats[j], stats[i]
-			}
-		}
-	}
+	slices.SortFunc(stats, func(a, b stat) int { return cmp.Compare(b.usec, a.usec) })
 	fmt.Printf("groups %d, per job:", groups)
 	for i, s := range stats {
 		if i == 10 {

@@ -15,12 +15,12 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/servercpu"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -215,31 +215,15 @@ func run(addr string, width, runs, conc int) error {
 // cpuOf returns the Redis server's CPU time (user + system) spent while f
 // runs.
 func cpuOf(ctx context.Context, rdb *redis.Client, f func() error) (time.Duration, error) {
-	before, err := serverCPU(ctx, rdb)
+	before, err := servercpu.Read(ctx, rdb)
 	if err != nil {
 		return 0, err
 	}
 	if err := f(); err != nil {
 		return 0, err
 	}
-	after, err := serverCPU(ctx, rdb)
+	after, err := servercpu.Read(ctx, rdb)
 	return after - before, err
-}
-
-func serverCPU(ctx context.Context, rdb *redis.Client) (time.Duration, error) {
-	info, err := rdb.Info(ctx, "cpu").Result()
-	if err != nil {
-		return 0, err
-	}
-	var total float64
-	for _, line := range strings.Split(info, "\r\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
-			f, _ := strconv.ParseFloat(v, 64)
-			total += f
-		}
-	}
-	return time.Duration(total * float64(time.Second)), nil
 }
 
 // waitEmpty waits until queue has nothing ready, running or pending.

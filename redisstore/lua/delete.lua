@@ -17,16 +17,13 @@ if ARGV[1] == 'all' then
   local n = tonumber(ARGV[3])
   if state == 'ready' then
     -- In listing order: the priority levels, then the groups.
-    local lists = {}
-    for _, p in ipairs(ext().levels(redis.call('HGET', KEYS[10], 'pm'))) do lists[#lists + 1] = ready_at(c, p) end
-    local names = ext().group_names(c)
-    for _, g in ipairs(names) do lists[#lists + 1] = ext().glist(c, g) end
+    local lists, groups = ext().ready_lists(c, redis.call('HGET', KEYS[10], 'pm'))
     for k, l in ipairs(lists) do
       if #ids == n then break end
       local got = redis.call('LRANGE', l, 0, n - #ids - 1)
       redis.call('LTRIM', l, #got, -1)
       for i = 1, #got do ids[#ids + 1] = got[i] end
-      local g = names[k - (#lists - #names)]
+      local g = groups[k]
       if g and redis.call('LLEN', l) == 0 then redis.call('SREM', ext().gkey(c, 'gk'), g) end
     end
   else

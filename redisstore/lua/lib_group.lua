@@ -437,21 +437,22 @@ ext_build = function()
     return names
   end
 
-  -- grouped_len returns how many grouped jobs are ready.
-  local function grouped_len(ready)
-    local n = 0
-    for _, g in ipairs(redis.call('SMEMBERS', gkey(ready, 'gk'))) do
-      n = n + redis.call('LLEN', glist(ready, g))
+  -- ready_lists returns the keys of every list that may hold ready jobs,
+  -- in listing order (the priority levels, highest first, then each
+  -- group's by group name), and the group of each group list's key
+  -- position (nil for a level).
+  local function ready_lists(ready, pm)
+    local keys, groups = {}, {}
+    for _, p in ipairs(levels(pm)) do keys[#keys + 1] = ready_at(ready, p) end
+    for _, g in ipairs(group_names(ready)) do
+      keys[#keys + 1] = glist(ready, g)
+      groups[#keys] = g
     end
-    return n
+    return keys, groups
   end
 
-  -- push_ready puts ids, jobs that became ready, at the back of their lists
-  -- (at the front with front, for one ID), in order within each list: a
-  -- group's, or their priority level's. It reads the jobs' values only when
-  -- the queue has priority levels (pm) or groups (gm). It returns true when
-  -- a list they went to was empty or a group joined the rotation (the cue to
-  -- wake idle workers).
+  -- push_routed is push_ready's work for a queue with priority levels
+  -- or groups: it reads the jobs' values and puts each in its list.
   local function push_routed(ready, jobs, pm, gm, ids, front)
     local cmd = front and 'LPUSH' or 'RPUSH'
     local vals = call_chunked_flat('HMGET', jobs, ids)
@@ -506,7 +507,7 @@ ext_build = function()
     take_grouped = take_grouped,
     groups_ended = groups_ended,
     group_names = group_names,
-    grouped_len = grouped_len,
+    ready_lists = ready_lists,
   }
 end
 

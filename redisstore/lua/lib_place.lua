@@ -17,6 +17,22 @@ local function due_ms(due, now, later)
   return tonumber(due)
 end
 
+-- place_in appends id to the list of key in placed[field] (gr: by group,
+-- lv: by priority level), making both as needed.
+local function place_in(field, key, id)
+  local t = placed[field]
+  if not t then
+    t = {}
+    placed[field] = t
+  end
+  local l = t[key]
+  if not l then
+    l = {}
+    t[key] = l
+  end
+  l[#l + 1] = id
+end
+
 -- place puts job id where it goes, given its due argument (see due_ms,
 -- which it inlines: place runs once per enqueued job, and a Lua call per
 -- job is a measurable share of an enqueue's few microseconds). prio is
@@ -43,23 +59,9 @@ local function place(id, due, now, later, prio, group)
     return 'p'
   end
   if group then
-    local gr = placed.gr or {}
-    placed.gr = gr
-    local l = gr[group]
-    if not l then
-      l = {}
-      gr[group] = l
-    end
-    l[#l + 1] = id
+    place_in('gr', group, id)
   elseif prio and prio ~= 0 then
-    local lv = placed.lv or {}
-    placed.lv = lv
-    local l = lv[prio]
-    if not l then
-      l = {}
-      lv[prio] = l
-    end
-    l[#l + 1] = id
+    place_in('lv', prio, id)
   else
     placed.ready[#placed.ready + 1] = id
   end

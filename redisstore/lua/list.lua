@@ -17,9 +17,7 @@ if ARGV[1] == 'list' then
   -- Ready in listing order: the levels' lists one after the other,
   -- highest priority first (newest first: the same order reversed).
   -- Then each group's list, by group name.
-  local lv = {}
-  for _, p in ipairs(ext().levels(redis.call('HGET', KEYS[7], 'pm'))) do lv[#lv + 1] = ready_at(c, p) end
-  for _, g in ipairs(ext().group_names(c)) do lv[#lv + 1] = ext().glist(c, g) end
+  local lv = ext().ready_lists(c, redis.call('HGET', KEYS[7], 'pm'))
   if rev then
     local r = {}
     for i = #lv, 1, -1 do r[#r + 1] = lv[i] end

@@ -11,20 +11,19 @@
 local now = now_ms()
 local pm = redis.call('HGET', KEYS[7], 'pm')
 local out = {now,
-  ready_len(KEYS[1], pm) + ext().grouped_len(KEYS[1]),
+  0, -- ready: counted below, over every ready list
   redis.call('ZCARD', KEYS[2]),
   redis.call('ZCOUNT', KEYS[3], '-inf', '(inf'), -- without the sentinel
   redis.call('ZCARD', KEYS[4]),
   redis.call('ZCARD', KEYS[5]),
   redis.call('ZCARD', KEYS[6]),
   0}
--- The oldest ready job is the head of one of the levels. A head fell due
--- when it was promoted or released (attempt info) or else when it was
--- enqueued (the value's prefix).
-local lists = {}
-for _, p in ipairs(ext().levels(pm)) do lists[#lists + 1] = ready_at(KEYS[1], p) end
-for _, g in ipairs(ext().group_names(KEYS[1])) do lists[#lists + 1] = ext().glist(KEYS[1], g) end
-for _, l in ipairs(lists) do
+-- The ready lists are the priority levels and the groups' lists
+-- (lib_group.lua). The oldest ready job is the head of one of them: a head
+-- fell due when it was promoted or released (attempt info) or else when it
+-- was enqueued (the value's prefix).
+for _, l in ipairs((ext().ready_lists(KEYS[1], pm))) do
+  out[2] = out[2] + redis.call('LLEN', l)
   local head = redis.call('LINDEX', l, 0)
   if head then
     local since = 0
