@@ -43,7 +43,16 @@
 // JavaScript; with it, counts and charts refresh in place every
 // Options.RefreshInterval (a fetch of GET /api/stats, never a reload), the
 // workflow pages swap in their live part when it changed (a fetch of the
-// page with fragment=1), and the job lists get a select-all box.
+// page with fragment=1), and the jobs lists, job pages, workers and
+// periodic pages swap in their live regions (elements marked
+// data-live-region) when a fetch of the page itself finds them changed.
+// A region is held while the user works in it (a job ticked, a field
+// typed in). The top bar says whether the page is live, paused (its Pause
+// button, kept for the tab's session) or stale: a failed refresh, or none
+// for three periods, shows a banner with the reason and the time of the
+// state shown, and dims what can no longer be vouched for. The job lists
+// get a select-all box. Below 640 px the top bar wraps and each job of a
+// list is a card with its fields labelled.
 //
 // # Security
 //

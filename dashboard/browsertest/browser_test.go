@@ -147,6 +147,9 @@ type site struct {
 	srv *httptest.Server
 	st  hopper.Store
 	f   *dashtest.Fixture
+	// down, while true, makes every request fail with 503, as a dashboard
+	// process that went away behind a proxy.
+	down atomic.Bool
 }
 
 // url returns the absolute URL of a dashboard path.
@@ -169,11 +172,18 @@ func newSite(t *testing.T, opts *dashboard.Options) *site {
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = 250 * time.Millisecond
 	}
+	s := &site{st: st, f: f}
 	mux := http.NewServeMux()
 	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, dashboard.New(st, opts)))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &site{srv: srv, st: st, f: f}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.down.Load() {
+			http.Error(w, "down for the test", http.StatusServiceUnavailable)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
 }
 
 // seedHistory runs jobs through queues "mailers" and "reports" over the

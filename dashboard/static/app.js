@@ -151,12 +151,11 @@
   // came (at most once per data-refresh), and otherwise every ten times
   // data-refresh as a safety net. Only numbers change; the page is never
   // reloaded. It returns the function that asks for a refresh.
-  function setupLive(withEvents) {
+  function setupLive(live, withEvents) {
     var src = document.body.getAttribute('data-live');
-    var every = Number(document.body.getAttribute('data-refresh'));
-    var status = document.getElementById('live-status');
+    var every = live.every;
     if (!src || !(every > 0) || !window.fetch) return function () {};
-    status.hidden = false;
+    live.show();
     var timer = null;
     var wanted = false;
     function schedule() {
@@ -169,7 +168,7 @@
       schedule();
     }
     function tick() {
-      if (document.hidden) return schedule();
+      if (document.hidden || live.paused) return schedule();
       wanted = false;
       fetch(src, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } })
         .then(function (r) {
@@ -178,19 +177,16 @@
         })
         .then(function (s) {
           apply(s);
-          status.classList.remove('stale');
-          status.title = 'Live: updated ' + new Date().toLocaleTimeString();
-          document.body.setAttribute('data-live-updates', String(Number(document.body.getAttribute('data-live-updates') || 0) + 1));
+          live.ok();
+          bump('data-live-updates');
         })
-        .catch(function (err) {
-          status.classList.add('stale');
-          status.title = 'Live updates failing: ' + err.message;
-        })
+        .catch(function (err) { live.fail('the numbers could not be fetched (' + err.message + ')'); })
         .then(schedule);
     }
     document.addEventListener('visibilitychange', function () {
       if (!document.hidden) tick();
     });
+    live.onResume(tick);
     schedule();
     return request;
   }
@@ -312,13 +308,13 @@
 
   // Events: follow the page's event stream (server-sent events; the browser
   // reconnects and resumes by itself). It returns whether the page has one.
-  function setupEvents(refresh) {
+  function setupEvents(live, refresh) {
     var src = document.body.getAttribute('data-events');
     if (!src || !window.EventSource) return false;
-    var status = document.getElementById('live-status');
     var es = new EventSource(src);
     var n = 0;
     es.addEventListener('job', function (m) {
+      if (live.paused) return;
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
       onJobEvent(ev);
@@ -332,18 +328,217 @@
       noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
     });
     es.addEventListener('open', function () {
-      if (status) {
-        status.hidden = false;
-        status.classList.remove('stale');
-      }
+      live.show();
+      live.ok();
     });
     es.addEventListener('error', function () {
-      if (status) {
-        status.classList.add('stale');
-        status.title = 'Event stream interrupted; reconnecting';
-      }
+      live.fail('the event stream was interrupted (reconnecting)');
     });
     return true;
+  }
+
+  // bump adds one to a counter kept in an attribute of the body (what the
+  // browser tests wait on).
+  function bump(attr) {
+    document.body.setAttribute(attr, String(Number(document.body.getAttribute(attr) || 0) + 1));
+  }
+
+  // setupLiveStatus returns the controller every live update reports to:
+  // it keeps the status in the top bar ("live", "paused", "stale"), the
+  // pause button (the choice lasts for the tab's session), and a banner
+  // that says when the page stopped following the store: after a failed
+  // refresh, or when none succeeded for three refresh periods (a request
+  // that hangs). While the page is stale its live parts are dimmed.
+  function setupLiveStatus() {
+    var status = document.getElementById('live-status');
+    var text = status && status.querySelector('.live-text');
+    var button = document.getElementById('live-pause');
+    var banner = document.getElementById('live-stale');
+    var every = Number(document.body.getAttribute('data-refresh'));
+    var resumes = [];
+    var last = Date.now();
+    var failure = '';
+    var stored = false;
+    try { stored = window.sessionStorage.getItem('hopper-live-paused') === '1'; } catch (e) { /* no storage */ }
+    var live = {
+      every: every,
+      paused: stored,
+      shown: false,
+      show: function () {
+        if (!status || live.shown) return;
+        live.shown = true;
+        status.hidden = false;
+        if (button) button.hidden = false;
+        render();
+      },
+      ok: function () {
+        last = Date.now();
+        failure = '';
+        render();
+      },
+      fail: function (why) {
+        failure = why;
+        render();
+      },
+      onResume: function (f) { resumes.push(f); }
+    };
+    function stale() {
+      return !live.paused && (failure !== '' || (live.shown && Date.now() - last > 3 * every + 2000));
+    }
+    function render() {
+      if (!status) return;
+      var s = stale();
+      status.classList.toggle('stale', s);
+      status.classList.toggle('paused', live.paused);
+      document.body.classList.toggle('is-stale', s);
+      var at = new Date(last).toLocaleTimeString();
+      if (text) setText(text, live.paused ? 'paused' : s ? 'stale' : 'live');
+      status.title = live.paused ? 'Live updates paused: the page stays as it is until you resume'
+        : s ? 'Live updates stopped: ' + (failure || 'no answer from the server') + '; showing the state at ' + at
+          : 'Live: updated ' + at;
+      if (button) {
+        setText(button, live.paused ? 'Resume' : 'Pause');
+        button.setAttribute('aria-pressed', live.paused ? 'true' : 'false');
+      }
+      if (banner) {
+        banner.hidden = !s;
+        if (s) {
+          var why = banner.querySelector('.stale-why');
+          var when = banner.querySelector('.stale-at');
+          if (why) setText(why, failure || 'the server has not answered');
+          if (when) setText(when, at);
+        }
+      }
+    }
+    if (button) {
+      button.addEventListener('click', function () {
+        live.paused = !live.paused;
+        try { window.sessionStorage.setItem('hopper-live-paused', live.paused ? '1' : '0'); } catch (e) { /* no storage */ }
+        if (!live.paused) {
+          last = Date.now();
+          resumes.forEach(function (f) { f(); });
+        }
+        render();
+      });
+    }
+    if (every > 0) window.setInterval(render, 1000);
+    return live;
+  }
+
+  // normalize returns a region's HTML without the text of its <time>
+  // elements ("3s ago" changes on every render; when it changed is what
+  // their attributes say).
+  function normalize(html) {
+    return html.replace(/(<time\b[^>]*>)[^<]*(<\/time>)/g, '$1$2');
+  }
+
+  // captureRegions notes, before any other script touches the page, the
+  // HTML of its live regions as the server sent it.
+  function captureRegions() {
+    var out = {};
+    all('[data-live-region][id]').forEach(function (r) { out[r.id] = normalize(r.outerHTML); });
+    return out;
+  }
+
+  // dirty reports whether the user is busy inside region: a box ticked, a
+  // field typed in or focused. The region is then held, not swapped.
+  function dirty(region) {
+    var a = document.activeElement;
+    if (a && a !== document.body && region.contains(a) && /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName) && a.type !== 'checkbox') return true;
+    return all('input, textarea, select', region).some(function (f) {
+      if (f.type === 'checkbox' || f.type === 'radio') return f.id !== 'select-all' && f.checked !== f.defaultChecked;
+      if (f.tagName === 'SELECT') return all('option', f).some(function (o) { return o.selected !== o.defaultSelected; });
+      return f.type !== 'hidden' && f.value !== f.defaultValue;
+    });
+  }
+
+  // Live regions: the parts of a page marked data-live-region (a jobs
+  // list, a job, the workers, the schedules) follow the store. Every
+  // data-refresh ms, while the page is visible and live updates are not
+  // paused, the page is fetched again and each region swapped for its
+  // fresh copy when that changed; a change of times alone ("3s ago")
+  // swaps it at most every ten refreshes. A region the user is busy in
+  // (see dirty) is held until they are done. Open <details> and scroll
+  // positions are kept; the page is never reloaded.
+  function setupRegions(live, seen) {
+    var ids = Object.keys(seen);
+    var every = live.every;
+    if (!ids.length || !(every > 0) || !window.fetch || !window.DOMParser) return;
+    live.show();
+    var timer = null;
+    var busy = false;
+    var raw = {};
+    var sinceSwap = 0;
+    function schedule() {
+      clearTimeout(timer);
+      timer = setTimeout(tick, every);
+    }
+    function swap(old, fresh) {
+      var open = all('details', old).map(function (d) { return d.open; });
+      var scrolls = all('.table-wrap', old).map(function (e) { return [e.scrollLeft, e.scrollTop]; });
+      old.replaceWith(fresh);
+      all('details', fresh).forEach(function (d, i) { if (i < open.length) d.open = open[i]; });
+      all('.table-wrap', fresh).forEach(function (e, i) {
+        if (scrolls[i]) {
+          e.scrollLeft = scrolls[i][0];
+          e.scrollTop = scrolls[i][1];
+        }
+      });
+    }
+    function tick() {
+      if (busy) return;
+      if (document.hidden || live.paused) {
+        if (live.paused) bump('data-live-skips');
+        return schedule();
+      }
+      busy = true;
+      sinceSwap++;
+      fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/html' } })
+        .then(function (r) {
+          if (r.status === 404) throw new Error('HTTP 404: what this page shows is gone');
+          if (!r.ok) throw new Error('HTTP ' + r.status);
+          return r.text();
+        })
+        .then(function (html) {
+          var doc = new DOMParser().parseFromString(html, 'text/html');
+          var held = false;
+          var swapped = false;
+          ids.forEach(function (id) {
+            var old = document.getElementById(id);
+            var fresh = doc.getElementById(id);
+            if (!old || !fresh) return;
+            var n = normalize(fresh.outerHTML);
+            var changed = n !== seen[id];
+            if (!changed && (fresh.outerHTML === raw[id] || sinceSwap < 10)) return;
+            if (dirty(old)) {
+              held = true;
+              return;
+            }
+            seen[id] = n;
+            raw[id] = fresh.outerHTML;
+            swap(old, document.adoptNode(fresh));
+            swapped = true;
+          });
+          if (swapped) {
+            sinceSwap = 0;
+            setupSelection();
+            bump('data-region-swaps');
+          }
+          document.body.classList.toggle('is-held', held);
+          live.ok();
+          bump('data-region-updates');
+        })
+        .catch(function (err) { live.fail('the page could not be fetched (' + err.message + ')'); })
+        .then(function () {
+          busy = false;
+          schedule();
+        });
+    }
+    document.addEventListener('visibilitychange', function () {
+      if (!document.hidden) tick();
+    });
+    live.onResume(tick);
+    schedule();
   }
 
   // Live fragments: the part of a page marked data-fragment="URL" (the
@@ -353,16 +548,15 @@
   // (nothing in it is running), and swapped in when its data-version
   // changed. Scroll positions inside it are kept; the page is never
   // reloaded.
-  function setupFragments() {
+  function setupFragments(live) {
     var first = document.querySelector('[data-fragment][id]');
-    var every = Number(document.body.getAttribute('data-refresh'));
-    var status = document.getElementById('live-status');
+    var every = live.every;
     if (!first || !(every > 0) || !window.fetch || !window.DOMParser) return;
     var id = first.id;
     var n = 0;
     var timer = null;
     var busy = false; // a fetch is under way: it schedules the next
-    status.hidden = false;
+    live.show();
     function current() { return document.getElementById(id); }
     function schedule() {
       clearTimeout(timer);
@@ -383,13 +577,12 @@
     function done() {
       n++;
       document.body.setAttribute('data-fragment-updates', String(n));
-      status.classList.remove('stale');
-      status.title = 'Live: updated ' + new Date().toLocaleTimeString();
+      live.ok();
     }
     function tick() {
       var box = current();
       if (!box || busy) return;
-      if (document.hidden) return schedule();
+      if (document.hidden || live.paused) return schedule();
       busy = true;
       var headers = { Accept: 'text/html', 'If-None-Match': '"' + box.getAttribute('data-version') + '"' };
       fetch(box.getAttribute('data-fragment'), { credentials: 'same-origin', cache: 'no-store', headers: headers })
@@ -405,14 +598,11 @@
           box = current();
           if (box && fresh.getAttribute('data-version') !== box.getAttribute('data-version')) {
             swap(box, document.adoptNode(fresh));
-            document.body.setAttribute('data-fragment-swaps', String(Number(document.body.getAttribute('data-fragment-swaps') || 0) + 1));
+            bump('data-fragment-swaps');
           }
           done();
         })
-        .catch(function (err) {
-          status.classList.add('stale');
-          status.title = 'Live updates failing: ' + err.message;
-        })
+        .catch(function (err) { live.fail('the page could not be fetched (' + err.message + ')'); })
         .then(function () {
           busy = false;
           schedule();
@@ -421,14 +611,18 @@
     document.addEventListener('visibilitychange', function () {
       if (!document.hidden) tick();
     });
+    live.onResume(tick);
     schedule();
   }
 
+  var live = setupLiveStatus();
+  var regions = captureRegions();
   tidyPage();
   setupSelection();
   setupConfirm();
-  setupFragments();
+  setupFragments(live);
+  setupRegions(live, regions);
   var refresh = function () {};
-  var withEvents = setupEvents(function () { refresh(); });
-  refresh = setupLive(withEvents);
+  var withEvents = setupEvents(live, function () { refresh(); });
+  refresh = setupLive(live, withEvents);
 })();
