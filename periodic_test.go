@@ -72,6 +72,7 @@ func (Tick) Kind() string { return "tick" }
 func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
 	t.Parallel()
 	s := newStore()
+	started := time.Now()
 	var mu sync.Mutex
 	ran := map[time.Time]int{}
 	cfg := func() *hopper.WorkerConfig {
@@ -123,6 +124,11 @@ func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
 	}
 	if last := ticks[len(ticks)-1]; infos[0].LastTick.Before(last) {
 		t.Errorf("LastTick %v is before the last tick run %v", infos[0].LastTick, last)
+	}
+	// Seen by a running scheduler since the test started (the dashboard
+	// marks a schedule orphaned when no live process refreshes this).
+	if seen := infos[0].SeenAt; seen.Before(started) || seen.After(time.Now()) {
+		t.Errorf("SeenAt %v, want a time since the schedulers started at %v", seen, started)
 	}
 }
 

@@ -94,8 +94,10 @@ type WorkerConfig struct {
 	// ID names this worker process in the store's registry. Defaults to
 	// host-pid-random.
 	ID string
-	// HeartbeatInterval is how often the worker records itself as alive.
-	// Defaults to 5 s.
+	// HeartbeatInterval is how often the worker records itself as alive
+	// (Inspector.Workers). Defaults to 5 s. A job that starts brings a
+	// heartbeat sooner, at most one a second, so the registry shows it
+	// within about a second.
 	HeartbeatInterval time.Duration
 	// Scheduler configures the scheduler the worker runs for its queues.
 	// Its Queues field is ignored. Nil means defaults.

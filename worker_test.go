@@ -509,6 +509,58 @@ func TestWorkerRegistersItself(t *testing.T) {
 	}
 }
 
+// A job shows in the registry once it starts, not at the next heartbeat
+// period, and the registry counts what the worker processed and failed.
+func TestWorkerShowsJobsAsTheyStart(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	cfg := testConfig("default")
+	cfg.HeartbeatInterval = time.Hour // only a job start can bring a heartbeat during the test
+	w := hopper.NewWorker(s, cfg)
+	release := make(chan struct{})
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		switch j.Args.Msg {
+		case "fail":
+			return errors.New("no")
+		case "hold":
+			<-release
+		}
+		return nil
+	})
+	stop := startWorker(t, w)
+	defer stop()
+	defer close(release)
+	ins := hopper.NewInspector(s)
+	testutil.EventuallyTrue(t, 5*time.Second, "the worker's first heartbeat", func() bool {
+		ws, err := ins.Workers(ctx)
+		return err == nil && len(ws) == 1
+	})
+	c := hopper.NewClient(s, nil)
+	for _, msg := range []string{"ok", "fail"} {
+		info, err := hopper.Enqueue(ctx, c, Echo{Msg: msg}, &hopper.EnqueueOpts{MaxRetries: hopper.NoRetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.EventuallyTrue(t, 5*time.Second, msg+" job ended", func() bool {
+			rec := getJob(t, s, "default", info.ID)
+			return rec == nil || rec.State == hopper.StateGarbage
+		})
+	}
+	held, err := hopper.Enqueue(ctx, c, Echo{Msg: "hold"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []hopper.WorkerInfo
+	testutil.EventuallyTrue(t, 10*time.Second, "the running job in the registry", func() bool {
+		ws, err = ins.Workers(ctx)
+		return err == nil && len(ws) == 1 && len(ws[0].Running) == 1
+	})
+	if ws[0].Running[0].ID != held.ID || ws[0].Processed != 2 || ws[0].Failed != 1 {
+		t.Errorf("registry shows running %+v, processed %d, failed %d; want the held job, 2 processed, 1 failed",
+			ws[0].Running, ws[0].Processed, ws[0].Failed)
+	}
+}
+
 func TestWorkerRunsDelayedJobWhenDue(t *testing.T) {
 	ctx := t.Context()
 	s := newStore()

@@ -18,8 +18,13 @@
 //   - One job: kind, queue, state, attempts and limits, times, the decoded
 //     args and result as indented JSON, every recorded error with its
 //     stack, and its metadata with the trace ID of a W3C traceparent.
-//   - Workers: the live worker processes and the jobs each is running.
-//   - Periodic jobs: the registered schedules with their last and next run.
+//   - Workers: the live worker processes, the jobs each is running (a job
+//     shows within about a second of starting: a worker sends a heartbeat
+//     early when one starts, at most one a second) and how many attempts
+//     each processed and failed since it started.
+//   - Periodic jobs: the registered schedules with their last and next
+//     run; a schedule no running scheduler has registered for three
+//     minutes (store.ScheduleRefresh) is marked orphaned.
 //   - Workflows: per state (running, succeeded, failed, cancelled) with
 //     counts, searchable by ID prefix or name, each with a bar of its tasks
 //     per state. On a store without workflows the page says so.

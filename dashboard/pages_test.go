@@ -260,7 +260,8 @@ func TestWorkersPage(t *testing.T) {
 		r := get(t, newHandler(s, nil), "/workers")
 		wantStatus(t, r, http.StatusOK, "workers")
 		wantContains(t, r.Body, "workers", "worker-1", "host-a", "4242", "critical", "×5", "default", "×2",
-			"1 / 8 busy", `href="/jobs/default/`+f.Unack+`"`, "build_report", "Heartbeat", "Started")
+			"1 / 8 busy", `href="/jobs/default/`+f.Unack+`"`, "build_report", "Heartbeat", "Started",
+			"<span data-processed>12,345</span>", "67 failed", "12,345 processed, 67 failed since they started")
 	})
 }
 
@@ -276,7 +277,7 @@ func TestSchedulesPage(t *testing.T) {
 		}
 		next := sched.Next(time.Now()).UTC().Format("2006-01-02 15:04:05") // computed from the spec
 		wantContains(t, r.Body, "schedules", "monthly-report", "0 3 1 * *", "build_report", "never", next)
-		wantLacks(t, r.Body, "schedules", ">missed<")
+		wantLacks(t, r.Body, "schedules", ">missed<", ">orphaned<")
 
 		// A tick enqueued by the schedule shows as its last run.
 		tick := time.Now().Add(-time.Minute).Truncate(time.Second)
@@ -287,6 +288,22 @@ func TestSchedulesPage(t *testing.T) {
 		r = get(t, h, "/schedules")
 		wantLacks(t, r.Body, "schedules after a tick", ">never<")
 		wantContains(t, r.Body, "schedules after a tick", tick.UTC().Format("2006-01-02 15:04:05"))
+
+		// A schedule no live process has registered for three refresh
+		// periods is orphaned; one registered a refresh ago is not.
+		seen := time.Now().Add(-4 * store.ScheduleRefresh)
+		if err := s.RegisterSchedules(context.Background(), []hopper.ScheduleInfo{
+			{Name: "gone-report", Spec: "0 4 * * *", Queue: "default", Kind: "build_report", Next: time.Now().Add(time.Hour), SeenAt: seen},
+			{Name: "kept-report", Spec: "0 5 * * *", Queue: "default", Kind: "build_report", Next: time.Now().Add(time.Hour), SeenAt: time.Now().Add(-store.ScheduleRefresh)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r = get(t, h, "/schedules")
+		body := r.Body
+		gone, kept := strings.Index(body, "gone-report"), strings.Index(body, "kept-report")
+		if gone < 0 || kept < 0 || !strings.Contains(body[gone:kept], ">orphaned<") || strings.Contains(body[kept:], ">orphaned<") {
+			t.Errorf("want gone-report marked orphaned and kept-report not; page:\n%s", body)
+		}
 	})
 }
 

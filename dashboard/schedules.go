@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // missedGrace is how late a tick may be before the page flags it as missed.
@@ -22,6 +23,10 @@ type scheduleRow struct {
 	// minute ago and was not enqueued: no process seems to run the
 	// schedule.
 	Missed bool
+	// Orphaned reports that no running scheduler registered the schedule
+	// for three of their refresh periods (store.ScheduleRefresh): the
+	// processes that ran it are gone.
+	Orphaned bool
 }
 
 // schedulesPage is the data of the periodic jobs page.
@@ -37,7 +42,7 @@ type schedulesPage struct {
 
 // scheduleRowOf computes the next and missed ticks of s at now.
 func scheduleRowOf(s hopper.ScheduleInfo, now time.Time) scheduleRow {
-	row := scheduleRow{ScheduleInfo: s, Next: s.Next}
+	row := scheduleRow{ScheduleInfo: s, Next: s.Next, Orphaned: !s.SeenAt.IsZero() && now.Sub(s.SeenAt) > 3*store.ScheduleRefresh}
 	sched, err := hopper.ParseSchedule(s.Spec)
 	if err != nil {
 		row.Missed = !s.Next.IsZero() && now.Sub(s.Next) > missedGrace && s.LastTick.Before(s.Next)

@@ -24,9 +24,11 @@ type queueWeight struct {
 // workersPage is the data of the workers page.
 type workersPage struct {
 	base
-	Workers []workerRow
-	Running int // jobs running across all workers
-	Slots   int // concurrency across all workers
+	Workers   []workerRow
+	Running   int   // jobs running across all workers
+	Slots     int   // concurrency across all workers
+	Processed int64 // attempts ended across all workers, since each started
+	Failed    int64 // of them failed
 }
 
 // serveWorkers renders the live worker processes and the jobs each runs.
@@ -47,6 +49,8 @@ func (d *dash) serveWorkers(w http.ResponseWriter, r *http.Request) {
 		p.Workers = append(p.Workers, row)
 		p.Running += row.Busy
 		p.Slots += info.Concurrency
+		p.Processed += info.Processed
+		p.Failed += info.Failed
 	}
 	d.render(w, r, http.StatusOK, "workers", p)
 }

@@ -21,6 +21,7 @@ type scheduleRecord struct {
 	Queue string    `msgpack:"q"`
 	Kind  string    `msgpack:"k"`
 	Next  time.Time `msgpack:"x"`
+	Seen  time.Time `msgpack:"a,omitempty"`
 }
 
 // decodeSchedule decodes a schedule's stored value; any malformed value
@@ -30,7 +31,7 @@ func decodeSchedule(v string) (store.ScheduleInfo, error) {
 	if err := unmarshalRecord(v, &r); err != nil {
 		return store.ScheduleInfo{}, fmt.Errorf("redisstore: decode schedule: %w", errCorrupt)
 	}
-	return store.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next}, nil
+	return store.ScheduleInfo{Name: r.Name, Spec: r.Spec, Queue: r.Queue, Kind: r.Kind, Next: r.Next, SeenAt: r.Seen}, nil
 }
 
 // RegisterSchedules records periodic schedules for inspection (see
@@ -48,7 +49,7 @@ func (s *Store) RegisterSchedules(ctx context.Context, list []store.ScheduleInfo
 	}
 	args := make([]any, 0, 2*len(list))
 	for _, si := range list {
-		b, err := msgpack.Marshal(&scheduleRecord{Name: si.Name, Spec: si.Spec, Queue: si.Queue, Kind: si.Kind, Next: si.Next})
+		b, err := msgpack.Marshal(&scheduleRecord{Name: si.Name, Spec: si.Spec, Queue: si.Queue, Kind: si.Kind, Next: si.Next, Seen: si.SeenAt})
 		if err != nil {
 			return fmt.Errorf("redisstore: encode schedule %q: %w", si.Name, err)
 		}

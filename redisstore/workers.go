@@ -26,6 +26,8 @@ type workerRecord struct {
 	Concurrency int            `msgpack:"c"`
 	StartedAt   time.Time      `msgpack:"s"`
 	Running     []runningJob   `msgpack:"r"`
+	Processed   int64          `msgpack:"n,omitempty"`
+	Failed      int64          `msgpack:"f,omitempty"`
 }
 
 type runningJob struct {
@@ -45,7 +47,8 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 		return err
 	}
 	ms := mstime.Ceil(ttl)
-	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt}
+	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt,
+		Processed: w.Processed, Failed: w.Failed}
 	for _, r := range w.Running {
 		rec.Running = append(rec.Running, runningJob(r))
 	}
@@ -134,7 +137,7 @@ func decodeWorker(v string) (store.WorkerInfo, error) {
 	}
 	w := store.WorkerInfo{
 		ID: rec.ID, Host: rec.Host, PID: rec.PID, Queues: rec.Queues, Concurrency: rec.Concurrency,
-		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms),
+		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms), Processed: rec.Processed, Failed: rec.Failed,
 	}
 	for _, r := range rec.Running {
 		w.Running = append(w.Running, store.RunningJob(r))

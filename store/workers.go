@@ -30,6 +30,11 @@ type WorkerInfo struct {
 	HeartbeatAt time.Time
 	// Running lists the jobs it runs (at most 1000).
 	Running []RunningJob
+	// Processed counts the attempts whose handlers returned in this
+	// process since it started, whatever their outcome; Failed those of
+	// them that failed (the job went to retry or garbage). Zero for a
+	// process that reports none (an older version).
+	Processed, Failed int64
 }
 
 // ScheduleInfo describes a periodic schedule.
@@ -46,7 +51,18 @@ type ScheduleInfo struct {
 	// LastTick is the latest tick enqueued; zero if none. Filled in by
 	// Schedules.
 	LastTick time.Time
+	// SeenAt is when a running scheduler last registered the schedule, on
+	// that process's clock. Schedulers register again every
+	// ScheduleRefresh, so a SeenAt several of those old means no live
+	// process runs the schedule (the dashboard marks it orphaned). Zero
+	// when the registering process did not say (an older version).
+	SeenAt time.Time
 }
+
+// ScheduleRefresh is how often a running scheduler registers its periodic
+// schedules again (RegisterSchedules), refreshing their SeenAt and Next:
+// one write per scheduler per minute.
+const ScheduleRefresh = time.Minute
 
 // ValidateHeartbeat checks what Store.Heartbeat records: a non-empty ID of
 // at most MaxIDLen bytes, valid queue names and a ttl of at least a

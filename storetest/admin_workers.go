@@ -48,6 +48,7 @@ func findWorker(t *testing.T, a store.Admin, id string) (store.WorkerInfo, int) 
 func requireWorker(t *testing.T, got, want store.WorkerInfo) {
 	t.Helper()
 	same := got.ID == want.ID && got.Host == want.Host && got.PID == want.PID && got.Concurrency == want.Concurrency &&
+		got.Processed == want.Processed && got.Failed == want.Failed &&
 		maps.Equal(got.Queues, want.Queues) && within(got.StartedAt, want.StartedAt, msSlack) && len(got.Running) == len(want.Running)
 	for i := 0; same && i < len(got.Running); i++ {
 		g, w := got.Running[i], want.Running[i]

@@ -32,6 +32,8 @@ func worker(t *testing.T, q string) store.WorkerInfo {
 		Queues:      map[string]int{q: 3, q + "-low": 1},
 		Concurrency: 8,
 		StartedAt:   now.Add(-time.Minute),
+		Processed:   1234,
+		Failed:      56,
 		Running: []store.RunningJob{
 			{Queue: q, ID: "job-1", Kind: "email", StartedAt: now.Add(-time.Second)},
 			{Queue: q, ID: "job-2", Kind: "report", StartedAt: now},
@@ -131,7 +133,8 @@ func requireSchedule(t *testing.T, s store.Store, want store.ScheduleInfo) {
 		t.Fatalf("Schedules lists %q %d times, want once", want.Name, len(got))
 	}
 	g := got[0]
-	if g.Spec != want.Spec || g.Queue != want.Queue || g.Kind != want.Kind || !within(g.Next, want.Next, msSlack) || !within(g.LastTick, want.LastTick, msSlack) {
+	if g.Spec != want.Spec || g.Queue != want.Queue || g.Kind != want.Kind || !within(g.Next, want.Next, msSlack) || !within(g.LastTick, want.LastTick, msSlack) ||
+		!within(g.SeenAt, want.SeenAt, msSlack) {
 		t.Fatalf("Schedules lists %+v, want %+v", g, want)
 	}
 }
@@ -139,7 +142,7 @@ func requireSchedule(t *testing.T, s store.Store, want store.ScheduleInfo) {
 func testSchedulesList(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	next := time.Now().Add(time.Minute).Truncate(time.Minute)
-	a := store.ScheduleInfo{Name: q + ".b-every-minute", Spec: "@every 1m", Queue: q, Kind: "report", Next: next}
+	a := store.ScheduleInfo{Name: q + ".b-every-minute", Spec: "@every 1m", Queue: q, Kind: "report", Next: next, SeenAt: time.Now().Truncate(time.Millisecond)}
 	b := store.ScheduleInfo{Name: q + ".a-nightly", Spec: "0 3 * * *", Queue: q, Kind: "cleanup", Next: next.Add(time.Hour)}
 	register(t, s, a, b)
 	requireSchedule(t, s, a)

@@ -67,6 +67,10 @@ func (r *worker) runAttempt(a *attempt) bool {
 	r.busy.Add(1)
 	start := time.Now()
 	a.started.Store(start.UnixNano())
+	select { // show the job in the registry soon (see heartbeatLoop)
+	case r.beat <- struct{}{}:
+	default:
+	}
 	ctx, cancel := context.WithCancelCause(context.WithValue(r.jobBase, attemptKey{}, a))
 	stopTimer := context.CancelFunc(func() {})
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
@@ -103,11 +107,26 @@ func (r *worker) decide(a *attempt, err error) {
 	// unack until its lease expired.
 	a.err = err
 	if req := r.finishRequest(a, err); req != nil {
+		r.count(a, req.Outcome)
 		r.fin.add(a, req)
 	} else {
 		r.forget(a)
 	}
 	r.decided(a)
+}
+
+// count adds an attempt whose handler ran to the registry's counts.
+func (r *worker) count(a *attempt, o store.Outcome) {
+	if a.startedAt().IsZero() {
+		return
+	}
+	switch o {
+	case store.OutcomeAck, store.OutcomeSnooze, store.OutcomeCancel:
+		r.processed.Add(1)
+	case store.OutcomeRetry, store.OutcomeGarbage:
+		r.processed.Add(1)
+		r.failed.Add(1)
+	}
 }
 
 // invoke calls the handler chain; a panic in middleware becomes an error too.

@@ -13,23 +13,56 @@ import (
 // maxRunningReported caps the running jobs listed in one heartbeat.
 const maxRunningReported = 1000
 
+// minBeatGap is the least time between two heartbeats when jobs keep
+// starting: a job that starts is shown in the registry within about this,
+// at the cost of one heartbeat a second while jobs start, instead of one
+// per HeartbeatInterval.
+const minBeatGap = time.Second
+
 // heartbeatLoop records the worker in the store's registry until ctx is
-// done, then removes it.
+// done, then removes it: every HeartbeatInterval, and sooner (no sooner
+// than minBeatGap after the last) when a job started.
 func (r *worker) heartbeatLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.HeartbeatInterval)
 	defer t.Stop()
+	early := time.NewTimer(0)
+	early.Stop()
+	var last time.Time
 	for {
-		r.heartbeat(ctx)
 		select {
-		case <-ctx.Done():
-			rm, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			if err := r.st.RemoveWorker(rm, r.cfg.ID); err != nil {
-				r.log.Warn("hopper: removing worker record failed", slog.Any("error", err))
+		case <-r.beat: // a start before this heartbeat is in it
+		default:
+		}
+		r.heartbeat(ctx)
+		last = time.Now()
+		select {
+		case <-r.beat:
+			// A job started since: beat again at once, or once minBeatGap
+			// has passed since the last.
+			if wait := minBeatGap - time.Since(last); wait > 0 {
+				early.Reset(wait)
+				select {
+				case <-early.C:
+				case <-ctx.Done():
+					r.removeRecord()
+					return
+				}
 			}
+			continue
+		case <-ctx.Done():
+			r.removeRecord()
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// removeRecord takes the worker out of the store's registry.
+func (r *worker) removeRecord() {
+	rm, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := r.st.RemoveWorker(rm, r.cfg.ID); err != nil {
+		r.log.Warn("hopper: removing worker record failed", slog.Any("error", err))
 	}
 }
 
@@ -41,6 +74,8 @@ func (r *worker) heartbeat(ctx context.Context) {
 		Queues:      maps.Clone(r.cfg.Weights),
 		Concurrency: r.cfg.Concurrency,
 		StartedAt:   r.started,
+		Processed:   r.processed.Load(),
+		Failed:      r.failed.Load(),
 	}
 	for _, a := range r.snapshot() {
 		if len(info.Running) == maxRunningReported {

@@ -50,6 +50,14 @@ type worker struct {
 	freed    chan struct{} // signalled when held or busy drops
 	stopping atomic.Bool   // set when Run's context is done: start nothing new
 
+	// beat asks the heartbeat loop for an early heartbeat: a job started,
+	// and the registry should show it before the next period.
+	beat chan struct{}
+	// processed and failed count the attempts whose handlers returned and
+	// were reported, and those of them that failed (retry or garbage), for
+	// the registry.
+	processed, failed atomic.Int64
+
 	// jobBase is the parent of every attempt's context. It does not end
 	// with Run's context (running jobs get ShutdownTimeout to finish) and
 	// it cannot be cancelled, so attempts do not register with it.
@@ -72,6 +80,7 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 		handler: h,
 		jobs:    make(chan *attempt, 2*(cfg.Concurrency+cfg.Prefetch)), // see launchClaims: slow claims lend their room once
 		freed:   make(chan struct{}, 1),
+		beat:    make(chan struct{}, 1),
 		active:  map[*attempt]struct{}{},
 		started: time.Now(),
 	}

@@ -66,13 +66,13 @@ func (r *periodicRun) run(ctx context.Context) {
 		next[i] = p.Next(from)
 		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i]}
 	}
-	if err := r.st.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
-		r.log.Warn("hopper: registering periodic schedules failed", slog.Any("error", err))
-	}
+	r.register(ctx, infos, next)
 	r.catchUp(ctx, now)
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	refresh := time.NewTicker(store.ScheduleRefresh)
+	defer refresh.Stop()
 	for {
 		earliest := next[0]
 		for _, t := range next[1:] {
@@ -84,6 +84,9 @@ func (r *periodicRun) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-refresh.C:
+			r.register(ctx, infos, next) // still running them: see ScheduleInfo.SeenAt
+			continue
 		case <-timer.C:
 		}
 		now := r.now()
@@ -100,6 +103,18 @@ func (r *periodicRun) run(ctx context.Context) {
 			r.fire(ctx, p, tick)
 			next[i] = p.Next(tick)
 		}
+	}
+}
+
+// register records the schedules (infos, with their next ticks) in the
+// store for inspection, seen now.
+func (r *periodicRun) register(ctx context.Context, infos []store.ScheduleInfo, next []time.Time) {
+	seen := r.now()
+	for i := range infos {
+		infos[i].Next, infos[i].SeenAt = next[i], seen
+	}
+	if err := r.st.RegisterSchedules(ctx, infos); err != nil && ctx.Err() == nil {
+		r.log.Warn("hopper: registering periodic schedules failed", slog.Any("error", err))
 	}
 }
 

@@ -120,7 +120,7 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 
 	err = s.Heartbeat(ctx, hopper.WorkerInfo{
 		ID: "worker-1", Host: "host-a", PID: 4242, Queues: map[string]int{"default": 2, "critical": 5},
-		Concurrency: 8, StartedAt: time.Now().Add(-time.Hour),
+		Concurrency: 8, StartedAt: time.Now().Add(-time.Hour), Processed: 12345, Failed: 67,
 		Running: []hopper.RunningJob{{Queue: "default", ID: running.ID, Kind: running.Kind, StartedAt: time.Now()}},
 	}, time.Hour)
 	if err != nil {
