@@ -37,6 +37,8 @@ type dash struct {
 //	POST /queues/{queue}/{state}/retry     requeue the selected jobs (id=...), or all (all=1&confirm=1)
 //	POST /queues/{queue}/{state}/delete    delete the selected jobs, or all
 //	POST /queues/{queue}/pause             pause the queue; /resume resumes it
+//	GET  /queues/{queue}/errors            retry and garbage jobs grouped by kind and error, with counts
+//	POST /queues/{queue}/errors            requeue (action=retry) or delete one error group (state, kind, key)
 //	GET  /jobs/{queue}/{id}                one job: args, result, errors with stacks, times, metadata
 //	POST /jobs/{queue}/{id}/retry          requeue the job now (also /delete, /cancel)
 //	GET  /find?id=...                      find a job by ID in every queue
@@ -121,6 +123,8 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /jobs/{queue}/{id}/priority", d.action(d.postJobPriority))
 	mux.HandleFunc("POST /jobs/{queue}/{id}/args", d.action(d.postJobArgs))
 	mux.HandleFunc("POST /queues/{queue}/groups", d.action(d.postGroupLimit))
+	mux.HandleFunc("GET /queues/{queue}/errors", d.serveErrors)
+	mux.HandleFunc("POST /queues/{queue}/errors", d.action(d.postErrorGroup))
 	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)
 	mux.HandleFunc("GET /workers", d.serveWorkers)

@@ -18,6 +18,10 @@
 //   - One job: kind, queue, state, attempts and limits, times, the decoded
 //     args and result as indented JSON, every recorded error with its
 //     stack, and its metadata with the trace ID of a W3C traceparent.
+//   - Errors of a queue: its retry and garbage jobs grouped by kind and
+//     last error (first line, runs of digits as "#"), the newest 10,000
+//     of each state, with counts; a group is requeued or deleted in one
+//     action, after a question that counts it.
 //   - Workers: the live worker processes, the jobs each is running (a job
 //     shows within about a second of starting: a worker sends a heartbeat
 //     early when one starts, at most one a second) and how many attempts

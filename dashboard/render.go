@@ -18,7 +18,7 @@ var templateFS embed.FS
 
 // pageNames are the templates in templates/, one per page, each defining
 // "content" for the layout.
-var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm"}
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors"}
 
 // pages maps a page name to its template set (layout, partials, page).
 type pages map[string]*template.Template
@@ -120,6 +120,8 @@ func (d *dash) mustParsePages() pages {
 		"canDelete":  canDelete,
 		"canCancel":  canCancel,
 		"retryLabel": retryLabel,
+		"errorConfirm": errorConfirm,
+		"scanned": func(m map[hopper.JobState]int, st hopper.JobState) int { return m[st] },
 		"priorities": func() []int {
 			out := make([]int, 0, hopper.MaxPriority-hopper.MinPriority+1)
 			for p := hopper.MaxPriority; p >= hopper.MinPriority; p-- {

@@ -23,6 +23,7 @@ func TestLayout(t *testing.T) {
 		{"workers", "/workers", "#workers-region"},
 		{"schedules", "/schedules", "#schedules-region"},
 		{"workflows", "/workflows", "main"},
+		{"errors", "/queues/default/errors", "#errors-region"},
 	}
 	for _, width := range []int64{360, 768, 1400} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {

@@ -144,6 +144,33 @@ func TestLive(t *testing.T) {
 		requireNoReload(t, tab)
 	})
 
+	t.Run("ErrorGroupsAskFirst", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/default/garbage", "#errors-link")
+		clickAndLoad(t, tab, "#errors-link")
+		waitFor(t, tab, "!!document.querySelector('[data-error-group]')", "the error groups")
+		screenshot(t, tab, shots, "42-errors-grouped")
+		before := dashtest.Counts(t, s.st, "default").Get(hopper.StateGarbage)
+		answerConfirm(t, tab, false)
+		click(t, tab, "[data-error-group^='garbage/'] .btn-danger")
+		if q := askedConfirm(t, tab); len(q) != 1 || !strings.HasPrefix(q[0], "Delete the ") || !strings.Contains(q[0], "This cannot be undone.") {
+			t.Fatalf("deleting an error group asked %q", q)
+		}
+		if n := dashtest.Counts(t, s.st, "default").Get(hopper.StateGarbage); n != before {
+			t.Fatalf("a declined delete changed garbage from %d to %d", before, n)
+		}
+		answerConfirm(t, tab, true)
+		clickAndLoad(t, tab, "[data-error-group^='garbage/'] .btn-danger")
+		if n := dashtest.Counts(t, s.st, "default").Get(hopper.StateGarbage); n >= before {
+			t.Errorf("an accepted delete left garbage at %d (was %d)", n, before)
+		}
+		if flash := textOf(t, tab, ".flash"); !strings.HasPrefix(flash, "Deleted ") {
+			t.Errorf("after the delete the page says %q", flash)
+		}
+	})
+
 	t.Run("WorkersAndSchedulesFollowTheStore", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)
