@@ -18,6 +18,10 @@
 //   - One job: kind, queue, state, attempts and limits, times, the decoded
 //     args and result as indented JSON, every recorded error with its
 //     stack, and its metadata with the trace ID of a W3C traceparent.
+//   - A job's attempts: a timeline from its enqueue, each attempt a bar,
+//     and a table of when each started, how long it took, on which worker
+//     and how it ended (failed attempts from their error records, the
+//     last from the job; the worker of a running one from the registry).
 //   - Errors of a queue: its retry and garbage jobs grouped by kind and
 //     last error (first line, runs of digits as "#"), the newest 10,000
 //     of each state, with counts; a group is requeued or deleted in one

@@ -106,3 +106,61 @@ func requireState(t *testing.T, s hopper.Store, q, id string, st hopper.JobState
 		t.Errorf("job %s is in %q, want %q", id, got, st)
 	}
 }
+
+// The job page draws a job's attempts: the failed one with its worker and
+// duration, the running one on the worker that reports it.
+func TestJobAttemptsTimeline(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		ctx := context.Background()
+		h := newHandler(s, nil)
+		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "tl-1", Queue: "tl", Kind: "k", Args: []byte{0x80}, MaxRetries: 3}}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-one"})
+		if err != nil || len(res.Jobs) != 1 {
+			t.Fatal(res, err)
+		}
+		j := res.Jobs[0]
+		req := store.FinishRequest{Queue: "tl", ID: j.ID, Token: j.Token, Outcome: store.OutcomeRetry,
+			Error: &store.AttemptError{Attempt: 1, StartedAt: time.Now().Add(-1500 * time.Millisecond), Worker: "w-one", Error: "first failure"}}
+		if _, err := s.Finish(ctx, []store.FinishRequest{req}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Maintain(ctx, "tl", store.MaintainOptions{}); err != nil { // the retry falls due
+			t.Fatal(err)
+		}
+		if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-two"}); err != nil || len(res.Jobs) != 1 {
+			t.Fatal(res, err)
+		}
+		if err := s.Heartbeat(ctx, store.WorkerInfo{ID: "w-two", Host: "h", PID: 1, Queues: map[string]int{"tl": 1}, Concurrency: 1, StartedAt: time.Now(),
+			Running: []store.RunningJob{{Queue: "tl", ID: "tl-1", Kind: "k", StartedAt: time.Now()}}}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		r := get(t, h, "/jobs/tl/tl-1")
+		wantStatus(t, r, 200, "job page")
+		row := func(n string) string {
+			i := strings.Index(r.Body, `data-attempt="`+n+`"`)
+			if i < 0 {
+				t.Fatalf("the job page has no row for attempt %s", n)
+			}
+			end := strings.Index(r.Body[i:], "</tr>")
+			return r.Body[i : i+end]
+		}
+		if a := row("1"); !containsAll(a, "failed", "first failure", "w-one", "1.5s") {
+			t.Errorf("attempt 1 row %q, want failed, its error, its worker w-one and 1.5s", a)
+		}
+		if a := row("2"); !containsAll(a, "running", "w-two", "so far") {
+			t.Errorf("attempt 2 row %q, want running on w-two", a)
+		}
+		wantContains(t, r.Body, "timeline bars", `class="tl-bar tl-failed"`, `class="tl-bar tl-running"`)
+	})
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -43,6 +43,7 @@ type jobPage struct {
 	// does not offer to edit the args (see editableArgs).
 	EditArgs string
 	Workflow *jobWorkflowView // nil unless the job is a workflow task
+	Timeline timelineView     // its attempts
 }
 
 // view prepares job for display.
@@ -175,5 +176,6 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
 	p.Workflow = d.jobWorkflow(r.Context(), job)
+	p.Timeline = jobTimeline(job, d.cfg.Now(), d.runningWorker(r.Context(), job))
 	d.render(w, r, http.StatusOK, "job", p)
 }

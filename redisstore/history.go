@@ -9,19 +9,38 @@ import (
 )
 
 // A job's error history (hash "e") is a sequence of frames, each a msgpack
-// bin32 holding one msgpack array [atMs, attempt, error, stack]. The
-// scripts append a frame without decoding the history (append_error in
-// lua/lib_errors.lua); the time comes from the server. The client sends the
-// tail of a record, encodeErrorRest.
+// bin32 holding one msgpack array [atMs, attempt, error, stack] or, when
+// the worker said when and where the attempt ran, [atMs, attempt, error,
+// stack, startedMs, worker]. The scripts append a frame without decoding
+// the history (append_error in lua/lib_errors.lua); the time comes from
+// the server. The client sends the tail of a record, encodeErrorRest.
 
-// encodeErrorRest encodes attempt, error and stack of e: the record minus
-// its array header and time. An Attempt of 0 lets the script put the job's
+// extendedRecord, first in a tail, tells append_error the record has six
+// elements, not four: it is their array header.
+const extendedRecord = 0x96
+
+// encodeErrorRest encodes attempt, error and stack of e (and, when known,
+// when the attempt started and its worker, after extendedRecord): the
+// record minus its time. An Attempt of 0 lets the script put the job's
 // current attempt.
 func encodeErrorRest(e *store.AttemptError) []byte {
-	b := make([]byte, 0, 8+len(e.Error)+len(e.Stack))
+	extended := !e.StartedAt.IsZero() || e.Worker != ""
+	b := make([]byte, 0, 24+len(e.Error)+len(e.Stack)+len(e.Worker))
+	if extended {
+		b = append(b, extendedRecord)
+	}
 	b = appendInt(b, int64(max(e.Attempt, 0)))
 	b = appendStr(b, e.Error)
-	return appendStr(b, e.Stack)
+	b = appendStr(b, e.Stack)
+	if extended {
+		var ms int64
+		if !e.StartedAt.IsZero() {
+			ms = e.StartedAt.UnixMilli()
+		}
+		b = appendInt(b, ms)
+		b = appendStr(b, e.Worker)
+	}
+	return b
 }
 
 // decodeHistory decodes an error history, oldest first.
@@ -46,7 +65,13 @@ func decodeHistory(blob string) ([]store.AttemptError, error) {
 			Error:   strings.Clone(body.bytes()),
 			Stack:   strings.Clone(body.bytes()),
 		}
-		for i := 4; i < n; i++ {
+		if n >= 6 {
+			if ms := body.int(); ms > 0 {
+				e.StartedAt = time.UnixMilli(ms)
+			}
+			e.Worker = strings.Clone(body.bytes())
+		}
+		for i := min(n, 6); i < n; i++ {
 			body.skip()
 		}
 		if body.err != nil {

@@ -77,4 +77,11 @@ type AttemptError struct {
 	Error string
 	// Stack is the goroutine stack of a panic; empty otherwise.
 	Stack string
+	// StartedAt is when the failed attempt's handler started, on the
+	// worker's clock, and Worker the ID of the worker process that ran it
+	// (the attempt timeline of the dashboard). Zero and empty for a failure
+	// no handler saw (an expired lease, a cancel) or recorded by an older
+	// version.
+	StartedAt time.Time
+	Worker    string
 }

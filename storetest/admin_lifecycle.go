@@ -154,11 +154,14 @@ func testLifecycleRetry(t *testing.T, s store.Store, a store.Admin) {
 	add(t, s, withRetries(q, "a", 2))
 	c := claimOne(t, s, q, "a", long)
 	before := time.Now()
-	finishOK(t, s, failed(c, store.OutcomeRetry, "boom", long))
+	f := failed(c, store.OutcomeRetry, "boom", long)
+	started := time.Now().Add(-time.Second).Truncate(time.Millisecond)
+	f.Error.StartedAt, f.Error.Worker = started, "worker-7"
+	finishOK(t, s, f)
 	after := time.Now()
 	r := requireState(t, a, q, "a", store.StateRetry)
-	if len(r.Errors) != 1 || r.Errors[0].Attempt != 1 || r.Errors[0].Error != "boom" {
-		t.Fatalf("job after a failed first attempt: Errors %+v, want one error {Attempt 1, Error boom}", r.Errors)
+	if len(r.Errors) != 1 || r.Errors[0].Attempt != 1 || r.Errors[0].Error != "boom" || !r.Errors[0].StartedAt.Equal(started) || r.Errors[0].Worker != "worker-7" {
+		t.Fatalf("job after a failed first attempt: Errors %+v, want one error {Attempt 1, Error boom, StartedAt %v, Worker worker-7}", r.Errors, started)
 	}
 	requireNow(t, "AttemptError.At", r.Errors[0].At, before, after)
 	requireNear(t, "RunAt of a job retried with Delay 1h, relative to its error's At", r.RunAt, r.Errors[0].At.Add(long), time.Second)
@@ -180,7 +183,8 @@ func testLifecycleGarbage(t *testing.T, s store.Store, a store.Admin) {
 	after := time.Now()
 	g := requireState(t, a, q, "a", store.StateGarbage)
 	requireNow(t, "FinishedAt of a job moved to garbage", g.FinishedAt, before, after)
-	if len(g.Errors) != 1 || g.Errors[0].Error != "permanent: bad input" || g.Errors[0].Attempt != 1 || g.Cancelled {
+	if len(g.Errors) != 1 || g.Errors[0].Error != "permanent: bad input" || g.Errors[0].Attempt != 1 || g.Cancelled ||
+		!g.Errors[0].StartedAt.IsZero() || g.Errors[0].Worker != "" {
 		t.Fatalf("job in garbage: Errors %+v, Cancelled %v; want one error {Attempt 1, permanent: bad input}, not cancelled", g.Errors, g.Cancelled)
 	}
 	maintain(t, s, q, store.MaintainOptions{})

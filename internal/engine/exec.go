@@ -168,7 +168,7 @@ func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
 		}
 	case store.OutcomeRetry:
 		req.Delay = r.cfg.Backoff(rec.Attempt, err)
-		req.Error = r.attemptError(rec, err)
+		req.Error = r.attemptError(a, err)
 	case store.OutcomeCancel:
 		e := err
 		if e == nil {
@@ -176,9 +176,9 @@ func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
 		} else if !errors.Is(e, store.ErrCancelled) {
 			e = fmt.Errorf("%w: %w", store.ErrCancelled, e)
 		}
-		req.Error = r.attemptError(rec, e)
+		req.Error = r.attemptError(a, e)
 	default:
-		req.Error = r.attemptError(rec, err)
+		req.Error = r.attemptError(a, err)
 	}
 	return req
 }
@@ -190,9 +190,10 @@ const (
 )
 
 // attemptError is the history record of a failed attempt: the error's
-// text and, for a panic, its stack, both bounded.
-func (r *worker) attemptError(rec *store.JobRecord, err error) *store.AttemptError {
-	e := &store.AttemptError{Attempt: rec.Attempt, Error: truncate(err.Error(), maxErrorText)}
+// text and, for a panic, its stack, both bounded, with when it started and
+// on which worker.
+func (r *worker) attemptError(a *attempt, err error) *store.AttemptError {
+	e := &store.AttemptError{Attempt: a.rec.Attempt, Error: truncate(err.Error(), maxErrorText), StartedAt: a.startedAt(), Worker: r.cfg.ID}
 	if st := r.cfg.Classify(err).Stack; st != "" {
 		e.Stack = truncate(st, maxStackText)
 	}

@@ -5,6 +5,7 @@
 -- it ([attempt, error, stack] without the array header).
 local function error_text(rest)
   if rest == '' then return '' end
+  if string.byte(rest, 1) == 150 then rest = string.sub(rest, 2) end -- see append_error
   local _, msg = cmsgpack.unpack(rest)
   if type(msg) ~= 'string' then return '' end
   return msg

@@ -8,13 +8,18 @@ local MAX_ERRORS = 20
 
 -- append_error adds one record to job id's history. rest is the msgpack
 -- encoding of [attempt, error, stack] without its array header, as the
--- client sent it; a leading attempt 0 (the client did not know it) is
--- replaced with att. The time is the server's.
+-- client sent it, or the header of six elements (0x96) and [attempt,
+-- error, stack, startedMs, worker]; a leading attempt 0 (the client did
+-- not know it) is replaced with att. The time is the server's.
 local function append_error(ehash, id, now, att, rest)
+  local head = '\148'
+  if string.byte(rest, 1) == 150 then
+    head, rest = '\150', string.sub(rest, 2)
+  end
   if string.byte(rest, 1) == 0 then
     rest = cmsgpack.pack(att) .. string.sub(rest, 2)
   end
-  local body = '\148' .. cmsgpack.pack(now) .. rest
+  local body = head .. cmsgpack.pack(now) .. rest
   local frame = '\198' .. struct.pack('>I4', #body) .. body
   local blob = redis.call('HGET', ehash, id)
   if not blob then

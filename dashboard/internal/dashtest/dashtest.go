@@ -89,7 +89,8 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	}
 	fail := func(j *hopper.JobRecord, outcome hopper.Outcome, delay time.Duration) {
 		finish(j, store.FinishRequest{Outcome: outcome, Delay: delay,
-			Error: &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: GarbageError, Stack: StackText}})
+			Error: &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: GarbageError, Stack: StackText,
+				StartedAt: time.Now().Add(-1200 * time.Millisecond), Worker: "worker-1"}})
 	}
 
 	for _, subject := range []string{XSSText, "Weekly digest"} {
