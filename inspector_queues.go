@@ -60,9 +60,11 @@ func (i *Inspector) setPaused(ctx context.Context, queue string, paused bool) er
 	return i.SetQueueConfig(ctx, queue, st.Config)
 }
 
-// Throughput reports attempts finished per minute in queue from since until
-// now, oldest first, one point per minute that had any. A zero since means
-// the last hour. Stores keep at least the last hour.
+// Throughput reports attempts finished in queue from since until now,
+// oldest first, one point per interval that had any: a minute for the last
+// day, an hour (ThroughputPoint.Span) for the 30 days before. A zero since
+// means the last hour. Both stores keep that much, bounded (see
+// store.ThroughputMinutes).
 func (i *Inspector) Throughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error) {
 	a, err := i.adminFor("throughput")
 	if err != nil {

@@ -8,8 +8,39 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// chartMinutes is the throughput window: the last hour, one bar a minute.
-const chartMinutes = 60
+// chartRange is a window of throughput a chart shows, a bar per Step.
+type chartRange struct {
+	Key   string // the ?range= value
+	Span  time.Duration
+	Step  time.Duration
+	Label string // "last hour"
+	Per   string // what a bar covers: "min", "15 min", "12 h"
+	From  string // the axis label at the left end: "60 min ago"
+	Ago   string // the axis label halfway back: "30 min ago"
+}
+
+// chartRanges are the windows of the overview's chart: a bar a minute for
+// the last hour, a quarter hour for the last day (the store keeps minutes
+// for a day), twelve hours for the last 30 days (from the hourly
+// counters kept 30 days). The first is the default and the sparklines'.
+var chartRanges = []chartRange{
+	{Key: "1h", Span: time.Hour, Step: time.Minute, Label: "last hour", Per: "min", From: "60 min ago", Ago: "30 min ago"},
+	{Key: "24h", Span: 24 * time.Hour, Step: 15 * time.Minute, Label: "last 24 hours", Per: "15 min", From: "24 h ago", Ago: "12 h ago"},
+	{Key: "30d", Span: 30 * 24 * time.Hour, Step: 12 * time.Hour, Label: "last 30 days", Per: "12 h", From: "30 days ago", Ago: "15 days ago"},
+}
+
+// rangeOf returns the chart range named key, the first for anything else.
+func rangeOf(key string) chartRange {
+	for _, r := range chartRanges {
+		if r.Key == key {
+			return r
+		}
+	}
+	return chartRanges[0]
+}
+
+// bars is how many bars the range draws.
+func (r chartRange) bars() int { return int(r.Span / r.Step) }
 
 // Chart sizes, in SVG user units: the overview's large chart and the
 // sparkline of each queue's row.
@@ -28,7 +59,9 @@ type chart struct {
 	Max    int64      `json:"max"`    // the tallest minute (done plus failed)
 	Done   int64      `json:"done"`   // acks in the window
 	Failed int64      `json:"failed"` // failed attempts in the window
-	Bars   []chartBar `json:"bars"`   // minutes with anything, oldest first
+	Bars   []chartBar `json:"bars"`   // intervals with anything, oldest first
+	// YMid is the value at half height, for the axis (Max is the top).
+	YMid int64 `json:"ymid"`
 }
 
 // chartBar is one minute: done stacked under failed.
@@ -42,36 +75,50 @@ type chartBar struct {
 	Title string  `json:"t"`
 }
 
-// minuteCounts is one minute of the window.
+// minuteCounts is one bar of the window: a minute, or a Step of a longer
+// range.
 type minuteCounts struct {
 	start        time.Time
+	step         time.Duration
 	done, failed int64
 }
 
-// windowStart returns the first minute of the window ending with now's.
-func windowStart(now time.Time) time.Time {
-	return now.Truncate(time.Minute).Add(-(chartMinutes - 1) * time.Minute)
+// windowStart returns the first minute of the hour-long window ending with
+// now's.
+func windowStart(now time.Time) time.Time { return rangeStart(chartRanges[0], now) }
+
+// rangeStart returns the start of the first bar of r's window ending with
+// the bar holding now.
+func rangeStart(r chartRange, now time.Time) time.Time {
+	return now.Truncate(r.Step).Add(-time.Duration(r.bars()-1) * r.Step)
 }
 
-// series spreads points over the window's minutes. Points outside it are
-// dropped, but one a minute ahead (the store's clock is a little ahead of
-// ours) counts in the last minute.
+// series spreads points over the last hour's minutes (seriesIn).
 func series(points []hopper.ThroughputPoint, now time.Time) []minuteCounts {
-	start := windowStart(now)
-	out := make([]minuteCounts, chartMinutes)
+	return seriesIn(chartRanges[0], points, now)
+}
+
+// seriesIn spreads points over r's bars ending with now's. Points outside
+// the window are dropped, but one a bar ahead (the store's clock is a
+// little ahead of ours) counts in the last bar.
+func seriesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time) []minuteCounts {
+	start := rangeStart(r, now)
+	n := r.bars()
+	out := make([]minuteCounts, n)
 	for i := range out {
-		out[i].start = start.Add(time.Duration(i) * time.Minute)
+		out[i].start = start.Add(time.Duration(i) * r.Step)
+		out[i].step = r.Step
 	}
 	for _, p := range points {
 		off := p.Minute.Sub(start)
 		if off < 0 {
 			continue
 		}
-		i := int(off / time.Minute)
-		if i == chartMinutes {
+		i := int(off / r.Step)
+		if i == n {
 			i--
 		}
-		if i >= chartMinutes {
+		if i >= n {
 			continue
 		}
 		out[i].done += p.Done
@@ -100,6 +147,7 @@ func newChart(s []minuteCounts, w, h int) *chart {
 		c.Done += m.done
 		c.Failed += m.failed
 	}
+	c.YMid = c.Max / 2
 	if c.Max == 0 {
 		return c
 	}
@@ -118,7 +166,7 @@ func newChart(s []minuteCounts, w, h int) *chart {
 			DoneY: round2(float64(h) - doneH),
 			DoneH: round2(doneH),
 			FailH: round2(failH),
-			Title: fmt.Sprintf("%s UTC: %s done, %s failed", m.start.UTC().Format("15:04"), formatCount(m.done), formatCount(m.failed)),
+			Title: fmt.Sprintf("%s UTC: %s done, %s failed", barTime(m), formatCount(m.done), formatCount(m.failed)),
 		}
 		b.FailY = round2(float64(h) - doneH - failH)
 		c.Bars = append(c.Bars, b)
@@ -135,3 +183,17 @@ func barHeight(n int64, scale float64) float64 {
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// barTime names the interval of bar m for its tooltip: "15:04" for a
+// minute, "15:00–15:15" for a quarter hour, "Jan 2 00:00–12:00" for
+// longer ones.
+func barTime(m minuteCounts) string {
+	t := m.start.UTC()
+	switch {
+	case m.step <= time.Minute:
+		return t.Format("15:04")
+	case m.step < 2*time.Hour:
+		return t.Format("15:04") + "–" + t.Add(m.step).Format("15:04")
+	}
+	return t.Format("Jan 2 15:04") + "–" + t.Add(m.step).Format("15:04")
+}

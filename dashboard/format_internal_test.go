@@ -95,6 +95,29 @@ func TestChart(t *testing.T) {
 	}
 }
 
+// The day and month ranges bucket minutes and the store's hourly points
+// into their bars, with tooltips that say the interval.
+func TestChartRanges(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 40, 0, 0, time.UTC)
+	day, month := rangeOf("24h"), rangeOf("30d")
+	if rangeOf("bogus").Key != "1h" || day.bars() != 96 || month.bars() != 60 {
+		t.Fatalf("ranges: bogus -> %q, day %d bars, month %d bars; want 1h, 96, 60", rangeOf("bogus").Key, day.bars(), month.bars())
+	}
+	points := []hopper.ThroughputPoint{
+		{Minute: time.Date(2026, 1, 10, 3, 0, 0, 0, time.UTC), Span: time.Hour, Done: 50},    // an hour three weeks ago
+		{Minute: time.Date(2026, 1, 31, 12, 31, 0, 0, time.UTC), Span: time.Minute, Done: 3}, // the current quarter hour
+		{Minute: time.Date(2026, 1, 31, 12, 44, 0, 0, time.UTC), Span: time.Minute, Done: 2}, // same quarter
+	}
+	d := newChart(seriesIn(day, points, now), 720, 160)
+	if d.Done != 5 || len(d.Bars) != 1 || d.Bars[0].Title != "12:30–12:45 UTC: 5 done, 0 failed" {
+		t.Errorf("day chart: done %d, bars %+v; want the current quarter hour with 5", d.Done, d.Bars)
+	}
+	m := newChart(seriesIn(month, points, now), 720, 160)
+	if m.Done != 55 || len(m.Bars) != 2 || m.Bars[0].Title != "Jan 10 00:00–12:00 UTC: 50 done, 0 failed" || m.YMid != 25 {
+		t.Errorf("month chart: done %d, ymid %d, bars %+v; want the hour in its half day and today's 5", m.Done, m.YMid, m.Bars)
+	}
+}
+
 func TestScheduleRow(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 30, 0, time.UTC)
 	base := hopper.ScheduleInfo{Name: "s", Spec: "@every 1m", Next: now.Add(-time.Hour)}

@@ -62,7 +62,7 @@ func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ov, err := d.loadOverview(r.Context(), names)
+	ov, err := d.loadOverview(r.Context(), names, rangeOf(r.URL.Query().Get("range")))
 	if err != nil {
 		d.jsonStoreError(w, r, "reading queue stats", err)
 		return

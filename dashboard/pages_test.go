@@ -30,7 +30,14 @@ func TestQueuesPage(t *testing.T) {
 			`data-chart=""`, `data-chart="default"`, // throughput charts
 			`class="done"`, `class="failed"`, // bars: the dashtest.Fixture acked one job and failed three
 			`action="/queues/default/pause"`, `data-live="/api/stats"`,
+			`href="/?range=1h" aria-current="page"`, "peak", "per min", "60 min ago",
 		)
+		// A longer range: its bars, labels and live updates.
+		r = get(t, newHandler(s, nil), "/?range=30d")
+		wantContains(t, r.Body, "queues page over 30 days", "last 30 days, all queues", `href="/?range=30d" aria-current="page"`,
+			"per 12 h", "30 days ago", `data-live="/api/stats?range=30d"`, `data-chart-ymid=""`, `class="done"`)
+		r = get(t, newHandler(s, nil), "/api/stats?range=24h")
+		wantContains(t, r.Body, "stats over a day", `"ymid":`, `UTC: `)
 	})
 }
 

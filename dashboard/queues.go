@@ -19,8 +19,8 @@ type queueRow struct {
 	Paused  bool
 	Counts  hopper.StateCounts
 	Latency time.Duration
-	Chart   *chart // sparkline of the last hour
-	series  []minuteCounts
+	Chart   *chart         // sparkline of the last hour
+	series  []minuteCounts // over the overview's range
 }
 
 // overview is every queue's counts and throughput, with totals.
@@ -29,15 +29,20 @@ type overview struct {
 	Totals      hopper.StateCounts
 	MaxLatency  time.Duration
 	PausedCount int
-	Chart       *chart      // throughput of all queues
+	Chart       *chart      // throughput of all queues over Range
+	Range       chartRange  // the window of Chart
 	Outbox      *outboxView // nil without Options.Outbox
 }
 
 // loadOverview reads the stats and throughput of the named queues, a few
-// at a time.
-func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, error) {
+// at a time: each queue's last hour (its sparkline) and the totals over
+// rng.
+func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange) (*overview, error) {
 	now := d.cfg.Now()
 	since := windowStart(now)
+	if s := rangeStart(rng, now); s.Before(since) {
+		since = s
+	}
 	rows := make([]queueRow, len(names))
 	outbox := make(chan *outboxView, 1)
 	go func(ctx context.Context) { outbox <- d.loadOutbox(ctx) }(ctx)
@@ -53,14 +58,13 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 			if err != nil {
 				return err
 			}
-			s := series(points, now)
 			rows[i] = queueRow{
 				Name:    name,
 				Paused:  st.Config.Paused,
 				Counts:  st.Counts,
 				Latency: st.Latency,
-				Chart:   newChart(s, sparkChartW, sparkChartH),
-				series:  s,
+				Chart:   newChart(series(points, now), sparkChartW, sparkChartH),
+				series:  seriesIn(rng, points, now),
 			}
 			return nil
 		})
@@ -70,7 +74,7 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 	if err != nil {
 		return nil, err
 	}
-	ov := &overview{Queues: rows, Outbox: ob}
+	ov := &overview{Queues: rows, Outbox: ob, Range: rng}
 	var total []minuteCounts
 	for _, q := range rows {
 		c := &ov.Totals
@@ -87,7 +91,7 @@ func (d *dash) loadOverview(ctx context.Context, names []string) (*overview, err
 		total = addSeries(total, q.series)
 	}
 	if total == nil {
-		total = series(nil, now)
+		total = seriesIn(rng, nil, now)
 	}
 	ov.Chart = newChart(total, bigChartW, bigChartH)
 	return ov, nil
@@ -99,6 +103,9 @@ type queuesPage struct {
 	*overview
 }
 
+// Ranges are the chart's windows, for the range links.
+func (queuesPage) Ranges() []chartRange { return chartRanges }
+
 // serveQueues renders the overview: every queue's counts per state,
 // pause state, latency and throughput, with totals.
 func (d *dash) serveQueues(w http.ResponseWriter, r *http.Request) {
@@ -107,13 +114,17 @@ func (d *dash) serveQueues(w http.ResponseWriter, r *http.Request) {
 		d.storeError(w, r, "listing queues", err)
 		return
 	}
-	ov, err := d.loadOverview(r.Context(), names)
+	rng := rangeOf(r.URL.Query().Get("range"))
+	ov, err := d.loadOverview(r.Context(), names, rng)
 	if err != nil {
 		d.storeError(w, r, "reading queue stats", err)
 		return
 	}
 	b := d.base(r, "Queues", "queues")
 	b.Live = d.liveURL("")
+	if b.Live != "" && rng.Key != chartRanges[0].Key {
+		b.Live += "?range=" + rng.Key
+	}
 	d.render(w, r, http.StatusOK, "queues", queuesPage{base: b, overview: ov})
 }
 

@@ -122,6 +122,7 @@ func (d *dash) mustParsePages() pages {
 		"retryLabel":     retryLabel,
 		"errorConfirm":   errorConfirm,
 		"timelineHeight": func(rows int) int { return rows*16 + 4 },
+		"half":           func(n int) int { return n / 2 },
 		"timelineY":      func(i int) int { return i * 16 },
 		"scanned":        func(m map[hopper.JobState]int, st hopper.JobState) int { return m[st] },
 		"priorities": func() []int {

@@ -263,8 +263,17 @@ func TestThroughputCountsPerClockMinute(t *testing.T) {
 		t.Fatalf("since a later minute: %+v, want only the last point", pts)
 	}
 	clock.Set(minute.Add(3 * time.Hour))
+	if pts, _ := s.Throughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 2 || pts[0].Span != time.Minute {
+		t.Fatalf("three hours later: %+v, want the minutes still kept (a day)", pts)
+	}
+	clock.Set(minute.Add(25 * time.Hour))
+	pts, _ = s.Throughput(ctx, testQueue, minute.Add(-time.Hour))
+	if len(pts) != 1 || pts[0].Span != time.Hour || !pts[0].Minute.Equal(minute.Truncate(time.Hour)) || pts[0].Done != 2 || pts[0].Failed != 2 {
+		t.Fatalf("a day later: %+v, want one hour with both minutes", pts)
+	}
+	clock.Set(minute.Add(31 * 24 * time.Hour))
 	if pts, _ := s.Throughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 0 {
-		t.Fatalf("three hours later: %+v, want the old minutes forgotten", pts)
+		t.Fatalf("a month later: %+v, want the old hours forgotten", pts)
 	}
 }
 

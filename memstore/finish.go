@@ -79,7 +79,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 	}
 	switch out {
 	case store.OutcomeAck:
-		q.tput.add(nowMs, 1, 0)
+		addThroughput(&q.tput, nowMs, 1, 0)
 		keep := r.Retention
 		if keep <= 0 {
 			keep = q.cfg.Retention
@@ -97,7 +97,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		q.attach(j, store.StateDone, nowMs+mstime.Ceil(keep))
 		q.ended(j)
 	case store.OutcomeRetry:
-		q.tput.add(nowMs, 0, 1)
+		addThroughput(&q.tput, nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
@@ -106,7 +106,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		q.attach(j, store.StateRetry, due)
 		q.emitError(store.EventRetried, j, now)
 	case store.OutcomeGarbage:
-		q.tput.add(nowMs, 0, 1)
+		addThroughput(&q.tput, nowMs, 0, 1)
 		if r.Error != nil {
 			addError(j, *r.Error, now)
 		}
@@ -130,7 +130,7 @@ func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error
 		q.attachFront(j)
 		q.emit(store.EventReleased, j, now)
 	case store.OutcomeCancel:
-		q.tput.add(nowMs, 0, 1)
+		addThroughput(&q.tput, nowMs, 0, 1)
 		e := store.AttemptError{Error: store.ErrCancelled.Error()}
 		if r.Error != nil && r.Outcome != store.OutcomeSnooze && r.Outcome != store.OutcomeRelease {
 			e = *r.Error // snooze and release carry no error

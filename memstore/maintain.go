@@ -93,7 +93,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
 	q.detach(j)
 	q.leaveUnack(j)
-	q.tput.add(nowMs, 0, 1)
+	addThroughput(&q.tput, nowMs, 0, 1)
 	addError(j, store.AttemptError{Error: store.ErrLeaseExpired.Error()}, now)
 	o := store.OutcomeRetry
 	if j.rec.Attempt > j.rec.MaxRetries {

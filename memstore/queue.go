@@ -40,7 +40,7 @@ type queue struct {
 	// heldUntil is when a hold asked by a handler ends (Unix ms); no claim
 	// before then (FinishRequest.Hold).
 	heldUntil int64
-	tput      throughput
+	tput      *throughput // nil until an attempt ends (see throughput.add)
 
 	// ready and sched are the queue's signals to WaitReady and
 	// WaitSchedule (see wait.go).

@@ -24,3 +24,6 @@ func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outc
 	wf, task, _ := store.ParseTaskJobID(id)
 	return s.applyEnds(ctx, []endRecord{{queue: queue, id: id, wf: wf, task: task, seq: strconv.Itoa(seq), outcome: outcome}})
 }
+
+// ThroughputKey returns the key of queue's throughput counters.
+func ThroughputKey(s *Store, queue string) string { return s.queueKeys(queue).tput }

@@ -106,8 +106,10 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 
-// Throughput reports acks and failures per minute of queue since since
-// (see store.Store). The counters are kept for three hours.
+// Throughput reports acks and failures of queue since since (see
+// store.Admin): per minute for the last store.ThroughputMinutes, then per
+// hour, from the counters finish and maintain keep
+// (lua/lib_throughput.lua).
 func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
@@ -121,27 +123,54 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	if since.IsZero() {
 		from = 0
 	}
-	points := make(map[int64]*store.ThroughputPoint)
+	// The newest minute field stands for now: the minutes shown are the
+	// last ThroughputMinutes up to it; older minute fields not rolled up
+	// yet count in their hour, as the roll-up will.
+	var newest int64
+	for f := range m {
+		if len(f) > 1 && (f[0] == 'd' || f[0] == 'f') {
+			if at, err := strconv.ParseInt(f[1:], 10, 64); err == nil && at > newest {
+				newest = at
+			}
+		}
+	}
+	first := newest - store.ThroughputMinutes + 1
+	points := make(map[int64]*store.ThroughputPoint) // by start, in Unix minutes
+	add := func(start int64, span time.Duration, done, failed int64) {
+		p := points[start]
+		if p == nil {
+			p = &store.ThroughputPoint{Minute: time.UnixMilli(start * 60000), Span: span}
+			points[start] = p
+		}
+		p.Done += done
+		p.Failed += failed
+	}
 	for f, val := range m {
 		if len(f) < 2 {
 			continue
 		}
-		minute, err1 := strconv.ParseInt(f[1:], 10, 64)
+		at, err1 := strconv.ParseInt(f[1:], 10, 64)
 		count, err2 := strconv.ParseInt(val, 10, 64)
-		if err1 != nil || err2 != nil || minute < from {
+		if err1 != nil || err2 != nil {
 			continue
 		}
-		p := points[minute]
-		if p == nil {
-			p = &store.ThroughputPoint{Minute: time.UnixMilli(minute * 60000)}
-			points[minute] = p
-		}
+		var done, failed int64
 		switch f[0] {
-		case 'd':
-			p.Done += count
-		case 'f':
-			p.Failed += count
+		case 'd', 'D':
+			done = count
+		case 'f', 'F':
+			failed = count
+		default:
+			continue
 		}
+		minute, span := at, time.Minute
+		if f[0] == 'D' || f[0] == 'F' || at < first {
+			minute, span = hourStart(at, f[0] == 'D' || f[0] == 'F'), time.Hour
+		}
+		if minute+int64(span/time.Minute) <= from {
+			continue
+		}
+		add(minute, span, done, failed)
 	}
 	out := make([]store.ThroughputPoint, 0, len(points))
 	for _, p := range points {
@@ -149,4 +178,13 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	}
 	slices.SortFunc(out, func(a, b store.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
 	return out, nil
+}
+
+// hourStart returns, in Unix minutes, the start of the hour of a counter
+// field: at is a Unix hour when isHour, else a Unix minute.
+func hourStart(at int64, isHour bool) int64 {
+	if isHour {
+		return at * 60
+	}
+	return at / 60 * 60
 }

@@ -21,9 +21,10 @@ type Admin interface {
 	// workers.
 	SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error
 
-	// Throughput reports jobs finished per minute in queue from since until
-	// now, oldest first, one point per minute that had any. Stores keep at
-	// least the last hour.
+	// Throughput reports jobs finished in queue from since until now,
+	// oldest first, one point per interval that had any: per minute for
+	// the last ThroughputMinutes, per hour (Span) for ThroughputHours
+	// before that. Points never overlap.
 	Throughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error)
 
 	// GetJob returns one job with its error history, in whatever state it

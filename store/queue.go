@@ -134,10 +134,25 @@ type QueueStats struct {
 	HeldUntil time.Time
 }
 
-// ThroughputPoint counts the attempts that ended in one minute.
+// How long stores keep throughput (Admin.Throughput): per minute for a
+// day, then per hour for 30 days. Both stores bound what they keep: on
+// Redis at most 2 × (ThroughputMinutes + ThroughputHours) hash fields per
+// queue (about 300 KB for a queue busy every minute of the month, nothing
+// for an idle one); memstore about 52 KB per queue where a job ended.
+const (
+	ThroughputMinutes = 24 * 60
+	ThroughputHours   = 30 * 24
+)
+
+// ThroughputPoint counts the attempts that ended in one minute, or in one
+// hour for the older history.
 type ThroughputPoint struct {
-	// Minute is the start of the minute, on the store's clock.
+	// Minute is the start of the interval, on the store's clock.
 	Minute time.Time
+	// Span is the interval's length: time.Minute for the last
+	// ThroughputMinutes, time.Hour before. An hour at the edge of the
+	// minutes holds only what the minutes no longer show.
+	Span time.Duration
 	// Done counts acks; Failed counts attempts that ended in retry or
 	// garbage (including expired leases).
 	Done, Failed int64

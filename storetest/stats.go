@@ -119,6 +119,9 @@ func throughput(t *testing.T, a store.Admin, q string) (done, failed int64) {
 		if p.Done+p.Failed == 0 {
 			t.Fatalf("Throughput point %d (%v) counts nothing, want only minutes that had any", i, p.Minute)
 		}
+		if p.Span != time.Minute {
+			t.Fatalf("Throughput point %d (%v): Span %v, want a minute for the last day", i, p.Minute, p.Span)
+		}
 		if !within(p.Minute, time.Now(), 4*time.Minute) {
 			t.Fatalf("Throughput point %d: Minute %v, want within the last few minutes", i, p.Minute)
 		}

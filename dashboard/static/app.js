@@ -144,6 +144,7 @@
     all('[data-chart-done]').forEach(function (el) { setText(el, fmt(t.done)); });
     all('[data-chart-failed]').forEach(function (el) { setText(el, fmt(t.failed)); });
     all('[data-chart-max]').forEach(function (el) { setText(el, fmt(t.max)); });
+    all('[data-chart-ymid]').forEach(function (el) { setText(el, fmt(t.ymid)); });
   }
 
   // Live updates: fetch the stats every data-refresh ms while the page is
