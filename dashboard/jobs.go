@@ -119,6 +119,16 @@ type jobsPage struct {
 	CanDelete  bool
 	CanCancel  bool
 	Limits     *limitsView
+	Serving    []servingWorker // live workers whose queues include this one
+}
+
+// servingWorker is a live worker that serves the page's queue: its weight
+// for it and how many of its jobs it runs now.
+type servingWorker struct {
+	ID      string
+	Weight  int
+	Running int
+	Slots   int
 }
 
 // stateParam returns the {state} of the route, answering 404 when it is not
@@ -198,6 +208,22 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	} else if !errors.Is(err, hopper.ErrNotSupported) {
 		d.storeError(w, r, "reading the queue's groups", err)
 		return
+	}
+
+	if ws, err := d.ins.Workers(ctx); err == nil {
+		for _, w := range ws {
+			weight, ok := w.Queues[queue]
+			if !ok {
+				continue
+			}
+			sw := servingWorker{ID: w.ID, Weight: weight, Slots: w.Concurrency}
+			for _, j := range w.Running {
+				if j.Queue == queue {
+					sw.Running++
+				}
+			}
+			p.Serving = append(p.Serving, sw)
+		}
 	}
 
 	if s.ID != "" {

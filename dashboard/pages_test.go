@@ -261,6 +261,18 @@ func TestJobPageUndecodableArgs(t *testing.T) {
 	})
 }
 
+// A queue's page names the live workers that serve it.
+func TestQueueServingWorkers(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		dashtest.Seed(t, s)
+		h := newHandler(s, nil)
+		r := get(t, h, "/queues/default/ready")
+		wantContains(t, r.Body, "default's page", "Served by 1 live worker", `href="/workers#worker-worker-1"`, "×2 · 1/8 running")
+		r = get(t, h, "/queues/"+"solo"+"/ready")
+		wantContains(t, r.Body, "a queue no worker serves", "No live worker serves solo")
+	})
+}
+
 func TestWorkersPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		f := dashtest.Seed(t, s)
@@ -461,7 +473,7 @@ func TestOddJobID(t *testing.T) {
 		link := html.UnescapeString(m[1])
 		r := get(t, mux, link)
 		wantStatus(t, r, http.StatusOK, "GET "+link)
-		wantContains(t, html.UnescapeString(r.Body), "odd job page", `<p class="sub mono" id="job-id">`+id+`</p>`)
+		wantContains(t, html.UnescapeString(r.Body), "odd job page", `<span id="job-id">`+id+`</span>`)
 		wantLacks(t, r.Body, "odd job page", "<f>")
 		r = post(t, mux, link+"/delete", nil)
 		wantStatus(t, r, http.StatusSeeOther, "delete the odd job")

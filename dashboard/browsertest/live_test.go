@@ -171,6 +171,24 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	t.Run("CopyButtons", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/jobs/default/"+s.f.Garbage[0], "#copy-id")
+		// Record what is copied (the test tab's clipboard is the browser's).
+		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`window.__copied = []; navigator.clipboard.writeText = function (t) { window.__copied.push(t); return Promise.resolve(); }`)); err != nil {
+			t.Fatal(err)
+		}
+		click(t, tab, "#copy-id")
+		click(t, tab, "#copy-args")
+		waitFor(t, tab, "window.__copied.length === 2 && document.getElementById('copy-id').textContent === 'Copied'", "both copies")
+		got := textOfJS(t, tab, "window.__copied[0] + '|' + JSON.parse(window.__copied[1]).to")
+		if got != s.f.Garbage[0]+"|bob@example.com" {
+			t.Errorf("copied %q, want the job's ID and its args' JSON", got)
+		}
+	})
+
 	t.Run("WorkersAndSchedulesFollowTheStore", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)

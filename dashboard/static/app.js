@@ -455,7 +455,8 @@
 
   // Live regions: the parts of a page marked data-live-region (a jobs
   // list, a job, the workers, the schedules) follow the store. Every
-  // data-refresh ms, while the page is visible and live updates are not
+  // data-refresh ms, and soon after an event of the page's stream (the
+  // function returned), while the page is visible and live updates are not
   // paused, the page is fetched again and each region swapped for its
   // fresh copy when that changed; a change of times alone ("3s ago")
   // swaps it at most every ten refreshes. A region the user is busy in
@@ -464,15 +465,23 @@
   function setupRegions(live, seen) {
     var ids = Object.keys(seen);
     var every = live.every;
-    if (!ids.length || !(every > 0) || !window.fetch || !window.DOMParser) return;
+    if (!ids.length || !(every > 0) || !window.fetch || !window.DOMParser) return function () {};
     live.show();
     var timer = null;
     var busy = false;
     var raw = {};
     var sinceSwap = 0;
+    var last = 0; // when the last fetch started
     function schedule() {
       clearTimeout(timer);
       timer = setTimeout(tick, every);
+    }
+    // soon asks for a refresh now that an event said something moved: at
+    // once, or a period after the last one.
+    function soon() {
+      if (busy) return;
+      clearTimeout(timer);
+      timer = setTimeout(tick, Math.max(0, last + every - Date.now()));
     }
     function swap(old, fresh) {
       var open = all('details', old).map(function (d) { return d.open; });
@@ -494,6 +503,7 @@
       }
       busy = true;
       sinceSwap++;
+      last = Date.now();
       fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/html' } })
         .then(function (r) {
           if (r.status === 404) throw new Error('HTTP 404: what this page shows is gone');
@@ -540,6 +550,7 @@
     });
     live.onResume(tick);
     schedule();
+    return soon;
   }
 
   // Live fragments: the part of a page marked data-fragment="URL" (the
@@ -616,14 +627,39 @@
     schedule();
   }
 
+  // Copy buttons (a job's ID, its args as JSON): shown only where the
+  // browser offers the clipboard; each copies its data-copy text, or the
+  // text of the element data-copy-from names within its panel.
+  function setupCopy() {
+    if (!navigator.clipboard || !navigator.clipboard.writeText) return;
+    document.body.classList.add('js-copy');
+    document.addEventListener('click', function (ev) {
+      var b = ev.target.closest && ev.target.closest('button.copy');
+      if (!b) return;
+      var text = b.getAttribute('data-copy');
+      if (text === null) {
+        var src = (b.closest('.panel') || document).querySelector(b.getAttribute('data-copy-from'));
+        text = src ? src.textContent : '';
+      }
+      var label = b.getAttribute('data-label') || b.textContent;
+      b.setAttribute('data-label', label);
+      navigator.clipboard.writeText(text).then(function () { b.textContent = 'Copied'; }, function () { b.textContent = 'Copy failed'; })
+        .then(function () { setTimeout(function () { b.textContent = label; }, 1500); });
+    });
+  }
+
   var live = setupLiveStatus();
   var regions = captureRegions();
   tidyPage();
   setupSelection();
   setupConfirm();
+  setupCopy();
   setupFragments(live);
-  setupRegions(live, regions);
+  var regionsSoon = setupRegions(live, regions);
   var refresh = function () {};
-  var withEvents = setupEvents(live, function () { refresh(); });
+  var withEvents = setupEvents(live, function () {
+    refresh();
+    regionsSoon();
+  });
   refresh = setupLive(live, withEvents);
 })();
