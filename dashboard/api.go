@@ -45,11 +45,17 @@ type errorJSON struct {
 	Stack   string    `json:"stack,omitempty"`
 }
 
-// jobsJSON is a page of jobs.
+// jobsJSON is a page of jobs: Total counts the state. A search (kind,
+// args or prefix) also says which stretch of the state it examined, from
+// From to Next, and where to go on (from=Next) until Done.
 type jobsJSON struct {
-	Total     int       `json:"total"`
-	Truncated bool      `json:"truncated,omitempty"`
-	Jobs      []jobJSON `json:"jobs"`
+	Total  int       `json:"total"`
+	Jobs   []jobJSON `json:"jobs"`
+	Search *struct {
+		From int  `json:"from"`
+		Next int  `json:"next"`
+		Done bool `json:"done"`
+	} `json:"search,omitempty"`
 }
 
 // timePtr returns &t, or nil for the zero time.
@@ -99,13 +105,30 @@ func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := parseSearch(r.URL.Query(), st)
-	page, err := d.ins.ListJobs(r.Context(), d.listRequest(queue, st, s))
-	if err != nil {
-		d.jsonStoreError(w, r, "listing jobs", err)
-		return
+	var out jobsJSON
+	var jobs []*hopper.JobRecord
+	if s.Filtered() {
+		sp, err := d.ins.SearchJobs(r.Context(), d.searchRequest(queue, st, s))
+		if err != nil {
+			d.jsonStoreError(w, r, "searching jobs", err)
+			return
+		}
+		jobs, out.Total = sp.Jobs, sp.Total
+		out.Search = &struct {
+			From int  `json:"from"`
+			Next int  `json:"next"`
+			Done bool `json:"done"`
+		}{sp.From, sp.Next, sp.Done()}
+	} else {
+		page, err := d.ins.ListJobs(r.Context(), d.listRequest(queue, st, s))
+		if err != nil {
+			d.jsonStoreError(w, r, "listing jobs", err)
+			return
+		}
+		jobs, out.Total = page.Jobs, page.Total
 	}
-	out := jobsJSON{Total: page.Total, Truncated: page.Truncated, Jobs: make([]jobJSON, 0, len(page.Jobs))}
-	for _, j := range page.Jobs {
+	out.Jobs = make([]jobJSON, 0, len(jobs))
+	for _, j := range jobs {
 		out.Jobs = append(out.Jobs, toJSON(d.view(j)))
 	}
 	writeJSON(w, http.StatusOK, out)

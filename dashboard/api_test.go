@@ -67,16 +67,21 @@ func TestJobsJSON(t *testing.T) {
 		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
 		var page struct {
-			Total int
-			Jobs  []apiJob
+			Total  int
+			Jobs   []apiJob
+			Search struct {
+				From, Next int
+				Done       bool
+			}
 		}
 		r := get(t, h, "/api/queues/default/ready?kind=send_email&args=carol")
 		wantStatus(t, r, http.StatusOK, "jobs JSON")
 		if err := json.Unmarshal([]byte(r.Body), &page); err != nil {
 			t.Fatal(err)
 		}
-		if page.Total != 1 || len(page.Jobs) != 1 || page.Jobs[0].ID != f.Ready[1] {
-			t.Errorf("search JSON: %+v, want only %s", page, f.Ready[1])
+		// Total counts the state; the search examined all of it.
+		if page.Total != 3 || len(page.Jobs) != 1 || page.Jobs[0].ID != f.Ready[1] || page.Search.Next != 3 || !page.Search.Done {
+			t.Errorf("search JSON: %+v, want only %s, the 3 ready jobs searched to the end", page, f.Ready[1])
 		}
 	})
 }

@@ -51,6 +51,12 @@
 // page. A workflow can be cancelled, or have its failed tasks retried,
 // after a confirmation page that counts what the action does.
 //
+// A search of a jobs list (kind, args, the start of an ID) goes through
+// the state a stretch per request (hopper.Inspector.SearchJobs: each
+// answers within about 150 ms, the store narrowing the candidates itself),
+// says which jobs it examined of how many, and offers to go on; a page
+// that found nothing yet goes on by itself, with a Stop link.
+//
 // Pages are rendered on the server with html/template; the CSS, a small
 // JavaScript file and the icon are embedded. Everything works without
 // JavaScript; with it, counts and charts refresh in place every

@@ -20,11 +20,16 @@ const maxPage = 1_000_000
 
 // jobSearch is the query of a jobs list: filters, order and page.
 type jobSearch struct {
-	ID     string // exact job ID
+	ID     string // exact job ID, else a prefix of IDs
 	Kind   string // exact kind
 	Args   string // substring of the redacted args as JSON, any case
 	Newest bool
 	Page   int // from 1
+	// From is where a search goes on in the state (hopper.SearchPage.Next);
+	// 0 from the start.
+	From int
+	// Prefix is ID as a prefix, once no job has it as its whole ID.
+	Prefix string
 }
 
 // defaultNewest is the order a state lists in when the query names none:
@@ -54,6 +59,10 @@ func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		s.Page = min(p, maxPage)
 	}
+	if f, err := strconv.Atoi(q.Get("from")); err == nil && f > 0 {
+		s.From = min(f, maxPage*1000)
+	}
+	s.Prefix = field("prefix")
 	return s
 }
 
@@ -65,8 +74,10 @@ func (s jobSearch) Order() string {
 	return "oldest"
 }
 
-// Filtered reports whether the list is narrowed by kind or args.
-func (s jobSearch) Filtered() bool { return s.Kind != "" || s.Args != "" }
+// Filtered reports whether the list is narrowed by kind, args or an ID
+// prefix: a search, which goes through the state a stretch at a time
+// (hopper.Inspector.SearchJobs).
+func (s jobSearch) Filtered() bool { return s.Kind != "" || s.Args != "" || s.Prefix != "" }
 
 // query encodes the search for a link, on page.
 func (s jobSearch) query(page int) string {
@@ -77,11 +88,44 @@ func (s jobSearch) query(page int) string {
 	if s.Args != "" {
 		v.Set("args", s.Args)
 	}
+	if s.Prefix != "" {
+		v.Set("prefix", s.Prefix)
+	}
 	v.Set("order", s.Order())
 	if page > 1 {
 		v.Set("page", strconv.Itoa(page))
 	}
 	return v.Encode()
+}
+
+// queryFrom encodes the search for a link that goes on from position from.
+func (s jobSearch) queryFrom(from int) string {
+	q := s.query(1)
+	if from > 0 {
+		q += "&from=" + strconv.Itoa(from)
+	}
+	return q
+}
+
+// textHint returns the args needle as a hint the store can narrow with
+// (hopper.SearchRequest.Text): only when every JSON text holding it must
+// come from a string or a key of the args, whose bytes msgpack keeps as
+// they are: ASCII letters, digits and _.-@:/+, with a letter.
+func textHint(needle string) string {
+	letter := false
+	for _, c := range []byte(needle) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9', strings.IndexByte("_.-@:/+", c) >= 0:
+		default:
+			return ""
+		}
+	}
+	if !letter {
+		return ""
+	}
+	return needle
 }
 
 // jobRow is one job of a list.
@@ -113,13 +157,22 @@ type jobsPage struct {
 	Notice     string
 	// LastPage and LastURL are set when the page asked for lies past the
 	// last one of a list that has jobs.
-	LastPage   int
-	LastURL    string
-	CanRequeue bool // actions offered on this page
-	CanDelete  bool
-	CanCancel  bool
-	Limits     *limitsView
-	Serving    []servingWorker // live workers whose queues include this one
+	LastPage int
+	LastURL  string
+	// A search (Search.Filtered) goes through the state a stretch per
+	// request: it examined jobs SearchFirst to SearchTo of Total; MoreURL
+	// goes on from there (empty at the end), RestartURL searches from the
+	// start again; AutoContinue has the page go on by itself, as it found
+	// nothing yet (unless stopped).
+	SearchFirst, SearchTo int
+	MoreURL, RestartURL   string
+	StopURL               string
+	AutoContinue          bool
+	CanRequeue            bool // actions offered on this page
+	CanDelete             bool
+	CanCancel             bool
+	Limits                *limitsView
+	Serving               []servingWorker // live workers whose queues include this one
 }
 
 // servingWorker is a live worker that serves the page's queue: its weight
@@ -147,18 +200,31 @@ func (d *dash) stateParam(w http.ResponseWriter, r *http.Request) (hopper.JobSta
 	return st, true
 }
 
-// listRequest builds the store query of a search.
+// listRequest builds the store query of an unfiltered page.
 func (d *dash) listRequest(queue string, st hopper.JobState, s jobSearch) hopper.ListRequest {
-	req := hopper.ListRequest{
+	return hopper.ListRequest{
 		Queue:  queue,
 		State:  st,
 		Offset: (s.Page - 1) * d.cfg.PageSize,
 		Limit:  d.cfg.PageSize,
 		Newest: s.Newest,
-		Kind:   s.Kind,
+	}
+}
+
+// searchRequest builds the search of a filtered list, from s.From.
+func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopper.SearchRequest {
+	req := hopper.SearchRequest{
+		Queue:    queue,
+		State:    st,
+		Newest:   s.Newest,
+		Kind:     s.Kind,
+		IDPrefix: s.Prefix,
+		From:     s.From,
+		Limit:    d.cfg.PageSize,
 	}
 	if s.Args != "" {
 		needle := strings.ToLower(s.Args)
+		req.Text = textHint(s.Args)
 		req.Match = func(j *hopper.JobRecord) bool {
 			text, ok := d.searchText(j.Kind, j.Args)
 			return ok && strings.Contains(strings.ToLower(text), needle)
@@ -233,13 +299,37 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, d.jobPath(queue, job.ID), http.StatusSeeOther)
 			return
 		case errors.Is(err, hopper.ErrJobNotFound):
-			p.Notice = "No job with ID " + strconv.Quote(s.ID) + " in queue " + queue + "."
-			d.render(w, r, http.StatusOK, "jobs", p)
-			return
+			// Not a whole ID: the jobs whose IDs start with it.
+			s.Prefix, s.ID = s.ID, ""
+			p.Search = s
+			p.Notice = "No job of " + queue + " has the ID " + strconv.Quote(s.Prefix) + ": these are the jobs in " + string(st) + " whose IDs start with it."
 		default:
 			d.storeError(w, r, "looking up the job", err)
 			return
 		}
+	}
+	base := d.queuePath(queue, st) + "?"
+	if s.Filtered() {
+		sp, err := d.ins.SearchJobs(ctx, d.searchRequest(queue, st, s))
+		if err != nil {
+			d.storeError(w, r, "searching jobs", err)
+			return
+		}
+		for _, j := range sp.Jobs {
+			p.Jobs = append(p.Jobs, d.jobRow(st, j))
+		}
+		p.Total, p.SearchFirst, p.SearchTo = sp.Total, min(sp.From+1, sp.Total), min(sp.Next, sp.Total)
+		if !sp.Done() {
+			p.MoreURL = base + s.queryFrom(sp.Next)
+			p.StopURL = base + s.queryFrom(s.From) + "&stop=1"
+			p.AutoContinue = len(sp.Jobs) == 0 && r.URL.Query().Get("stop") == ""
+		}
+		if s.From > 0 {
+			p.RestartURL = base + s.queryFrom(0)
+		}
+		p.Back = s.queryFrom(s.From)
+		d.render(w, r, http.StatusOK, "jobs", p)
+		return
 	}
 
 	page, err := d.ins.ListJobs(ctx, d.listRequest(queue, st, s))
@@ -255,7 +345,6 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	if len(p.Jobs) > 0 {
 		p.From, p.To = offset+1, offset+len(p.Jobs)
 	}
-	base := d.queuePath(queue, st) + "?"
 	if s.Page > 1 {
 		p.PrevURL = base + s.query(s.Page-1)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,7 +162,7 @@ func TestJobsPageSearch(t *testing.T) {
 			{"kind", "/queues/default/ready?kind=build_report", []string{f.Traced}, []string{f.Ready[0], f.Ready[1]}},
 			{"kind and args", "/queues/default/ready?kind=send_email&args=carol", []string{f.Ready[1]}, []string{f.Ready[0], f.Traced}},
 			{"args HTML text", "/queues/default/garbage?args=" + "%3Cscript%3E", []string{f.Garbage[0]}, []string{f.Garbage[1]}},
-			{"no match", "/queues/default/ready?args=nobody-has-this", []string{"No matches"}, []string{f.Ready[0]}},
+			{"no match", "/queues/default/ready?args=nobody-has-this", []string{"No match among jobs", "searched to the end"}, []string{f.Ready[0]}},
 		}
 		for _, c := range cases {
 			r := get(t, h, c.query)
@@ -188,7 +189,11 @@ func TestJobsPageSearchByID(t *testing.T) {
 		}
 		r = get(t, h, "/queues/default/ready?id=no-such-id")
 		wantStatus(t, r, http.StatusOK, "search by unknown ID")
-		wantContains(t, r.Body, "search by unknown ID", `No job with ID &#34;no-such-id&#34; in queue default.`)
+		wantContains(t, r.Body, "search by unknown ID", `No job of default has the ID &#34;no-such-id&#34;`, "No match among jobs")
+		// A prefix of IDs lists the jobs of the state that start with it.
+		r = get(t, h, "/queues/default/ready?id="+url.QueryEscape(f.Ready[0][:len(f.Ready[0])-1]))
+		wantStatus(t, r, http.StatusOK, "search by an ID's start")
+		wantContains(t, r.Body, "search by an ID's start", `data-job-row="`+f.Ready[0]+`"`, "whose IDs start with it")
 
 		// The header's search finds a job in any queue.
 		r = get(t, h, "/find?id="+f.Crit)

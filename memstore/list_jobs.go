@@ -1,8 +1,10 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -119,4 +121,53 @@ func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
 	}
 	slices.SortFunc(top, cmp)
 	return top
+}
+
+// SearchJobs looks for candidates in one state of a queue (see
+// store.Searcher): it examines req.Examine jobs from req.From in listing
+// order and keeps those whose kind holds req.Kind, whose kind, args bytes
+// or metadata hold req.Text (ASCII case aside) and whose ID starts with
+// req.IDPrefix, at most req.Limit of them. O(From + Examine) under the
+// queue's lock.
+func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
+	var page store.SearchPage
+	if err := ctx.Err(); err != nil {
+		return page, err
+	}
+	q := s.lookup(req.Queue)
+	if q == nil {
+		return page, nil
+	}
+	text := []byte(strings.ToLower(req.Text))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	page.Total = q.count(req.State)
+	from := min(max(req.From, 0), page.Total)
+	jobs := q.ordered(req.State, req.Newest, from+req.Examine)
+	var found []*job
+	for _, j := range jobs[min(from, len(jobs)):] {
+		if len(found) == req.Limit {
+			break
+		}
+		page.Examined++
+		if strings.HasPrefix(j.rec.ID, req.IDPrefix) && strings.Contains(j.rec.Kind, req.Kind) && (len(text) == 0 || holdsText(&j.rec, text)) {
+			found = append(found, j)
+		}
+	}
+	page.Jobs = copyJobs(found)
+	return page, nil
+}
+
+// holdsText reports whether rec's kind, args bytes or metadata hold text
+// (lower case), ASCII case aside.
+func holdsText(rec *store.JobRecord, text []byte) bool {
+	if bytes.Contains(bytes.ToLower(rec.Args), text) || bytes.Contains(bytes.ToLower([]byte(rec.Kind)), text) {
+		return true
+	}
+	for k, v := range rec.Meta {
+		if bytes.Contains(bytes.ToLower([]byte(k+v)), text) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -159,4 +160,49 @@ func (s *Store) listRange(ctx context.Context, req store.ListRequest, offset, n 
 		recs = append(recs, r)
 	}
 	return int(total), recs, nil
+}
+
+// SearchJobs looks for candidates in one state of a queue (see
+// store.Searcher): one read-only script call, which examines req.Examine
+// jobs from req.From and returns those whose stored value holds the kind
+// and the text and whose ID has the prefix.
+func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
+	if err := s.begin(ctx); err != nil {
+		return store.SearchPage{}, err
+	}
+	k := s.queueKeys(req.Queue)
+	kind, unack, newest := "zset", "0", "0"
+	if req.State == store.StateReady {
+		kind = "list"
+	}
+	if req.State == store.StateUnack {
+		unack = "1"
+	}
+	if req.Newest {
+		newest = "1"
+	}
+	keys := []string{k.stateKey(string(req.State)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
+	v, err := s.run(ctx, scriptList, keys, kind, req.From, req.Examine, newest, unack,
+		req.Kind, strings.ToLower(req.Text), req.IDPrefix, req.Limit).Slice()
+	if err == nil && (len(v) < 2 || (len(v)-2)%7 != 0) {
+		err = fmt.Errorf("unexpected reply of %d values", len(v))
+	}
+	if err != nil {
+		return store.SearchPage{}, wrap("search "+string(req.State)+" jobs of "+strconv.Quote(req.Queue), err)
+	}
+	total, _ := v[0].(int64)
+	examined, _ := v[1].(int64)
+	page := store.SearchPage{Total: int(total), Examined: int(examined), Jobs: make([]*store.JobRecord, 0, (len(v)-2)/7)}
+	for i := 2; i+7 <= len(v); i += 7 {
+		score, _ := v[i].(string)
+		if val, _ := v[i+2].(string); val == "" {
+			continue
+		}
+		r, err := buildRecord(req.Queue, req.State, score, v[i+1:i+7], req.State == store.StateUnack)
+		if err != nil {
+			return store.SearchPage{}, err
+		}
+		page.Jobs = append(page.Jobs, r)
+	}
+	return page, nil
 }

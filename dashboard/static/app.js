@@ -648,12 +648,25 @@
     });
   }
 
+  // A search that found nothing yet in the stretch it examined goes on by
+  // itself (a link marked data-auto-continue), replacing the page, until
+  // it finds something, reaches the end, or the user stops it (its Stop
+  // link, or pausing live updates).
+  function setupAutoContinue(live) {
+    var a = document.querySelector('a[data-auto-continue]');
+    if (!a) return;
+    setTimeout(function () {
+      if (!live.paused && document.querySelector('a[data-auto-continue]')) window.location.replace(a.href);
+    }, 20);
+  }
+
   var live = setupLiveStatus();
   var regions = captureRegions();
   tidyPage();
   setupSelection();
   setupConfirm();
   setupCopy();
+  setupAutoContinue(live);
   setupFragments(live);
   var regionsSoon = setupRegions(live, regions);
   var refresh = function () {};

@@ -4,10 +4,16 @@
 --       info hash, 4 error history hash, 5 results hash, 6 cancelled set,
 --       7 config hash (for ready's priority levels, lib_prio.lua)
 -- ARGV: 1 "list" or "zset", 2 offset, 3 count, 4 newest first (0/1),
---       5 members are unack "id|token" (0/1)
+--       5 members are unack "id|token" (0/1); to search (store.Searcher),
+--       6 kind, 7 text (lower case), 8 ID prefix ('' for none of each),
+--       9 the most matches to return: count is then how many jobs to
+--       examine from offset
 -- Returns {total, score1, id1, value1, attempt info1, errors1, result1,
 -- cancelled1, score2, ...}. Unack members "id|token" are returned as they
--- are in place of the id, scores are '' for ready.
+-- are in place of the id, scores are '' for ready. A search returns
+-- {total, examined, score1, ...} with the jobs whose stored value holds
+-- the kind and (ASCII case aside) the text, and whose ID has the prefix:
+-- a superset the caller narrows.
 
 local c = KEYS[1]
 local off, cnt, rev = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
@@ -62,8 +68,29 @@ local ids = {}
 for i = 1, #members do
   if ARGV[5] == '1' then ids[i] = id_of(members[i]) else ids[i] = members[i] end
 end
-local recs = load(ids, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 local out = {total}
+if ARGV[9] then
+  -- A search: keep the members that may match, up to ARGV[9] of them.
+  local kind, text, prefix, most = ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
+  local vals = {}
+  if kind ~= '' or text ~= '' then vals = call_chunked_flat('HMGET', KEYS[2], ids) end
+  local keep_m, keep_s, keep_i = {}, {}, {}
+  local examined = 0
+  for i = 1, #ids do
+    if #keep_i == most then break end
+    examined = i
+    local id, v = ids[i], vals[i]
+    local ok = prefix == '' or string.sub(id, 1, #prefix) == prefix
+    if ok and kind ~= '' then ok = v and string.find(v, kind, 1, true) ~= nil end
+    if ok and text ~= '' then ok = v and string.find(string.lower(v), text, 1, true) ~= nil end
+    if ok then
+      keep_m[#keep_m + 1], keep_s[#keep_s + 1], keep_i[#keep_i + 1] = members[i], scores[i], id
+    end
+  end
+  members, scores, ids = keep_m, keep_s, keep_i
+  out[2] = examined
+end
+local recs = load(ids, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 for i = 1, #members do
   out[#out + 1] = scores[i]
   out[#out + 1] = members[i]

@@ -1,0 +1,146 @@
+// Command dashboard times hopper's dashboard on Redis with a million jobs
+// in one state: the overview, the first page, page 10,000, and searches by
+// kind, by args and by an ID's start for a job at position 900,000 (the
+// first answer, and the whole search as the page runs it: a request per
+// stretch until the job shows). Run it from the repository root with
+//
+//	go run -C bench ./dashboard -redis 127.0.0.1:6379
+//
+// against a Redis server of its own: it flushes it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+	"github.com/vmihailenco/msgpack/v5"
+	"golang.org/x/sync/errgroup"
+)
+
+func main() {
+	addr := flag.String("redis", "127.0.0.1:6379", "Redis server (flushed: use one of its own)")
+	n := flag.Int("n", 1_000_000, "jobs in the queue's ready state")
+	reps := flag.Int("reps", 5, "timings per request (the median is reported)")
+	flag.Parse()
+	if err := run(*addr, *n, *reps); err != nil {
+		fmt.Fprintln(os.Stderr, "dashboard:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr string, n, reps int) error {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 16})
+	defer rdb.Close()
+	if err := rdb.FlushAll(ctx).Err(); err != nil {
+		return err
+	}
+	st := redisstore.New(rdb, &redisstore.Options{Prefix: "dash"})
+	needle := n * 9 / 10
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	const batch = 5000
+	for from := 0; from < n; from += batch {
+		g.Go(func() error {
+			var jobs []*store.NewJob
+			for i := from; i < min(from+batch, n); i++ {
+				kind := "bulk_mail"
+				if i == needle+1 {
+					kind = "rare_report"
+				}
+				args, err := msgpack.Marshal(map[string]string{"to": fmt.Sprintf("user%d@example.com", i)})
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, &store.NewJob{ID: fmt.Sprintf("big-%07d", i), Queue: "big", Kind: kind, Args: args})
+			}
+			_, err := st.Enqueue(gctx, jobs)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	fmt.Printf("%d jobs in big/ready, enqueued in %v (order within batches of %d may interleave: the needle's position is about %d)\n\n",
+		n, time.Since(start).Round(time.Millisecond), batch, needle)
+	srv := httptest.NewServer(dashboard.New(st, &dashboard.Options{Logger: slog.New(slog.DiscardHandler)}))
+	defer srv.Close()
+
+	fmt.Println("| request | median | max |")
+	fmt.Println("|---|---|---|")
+	for _, p := range []struct{ name, path string }{
+		{"overview", "/"},
+		{"first page of ready", "/queues/big/ready"},
+		{"page 10,000 of ready", "/queues/big/ready?page=10000"},
+		{"kind filter, first answer", "/queues/big/ready?kind=rare_report"},
+		{"args search, first answer", "/queues/big/ready?args=user900000@example"},
+		{"ID prefix, first answer", "/queues/big/ready?id=big-090000"},
+	} {
+		var ds []time.Duration
+		for range reps {
+			t0 := time.Now()
+			if _, err := get(srv.URL + p.path); err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		slices.Sort(ds)
+		fmt.Printf("| %s | %v | %v |\n", p.name, ds[len(ds)/2].Round(100*time.Microsecond), ds[len(ds)-1].Round(100*time.Microsecond))
+	}
+	fmt.Println()
+	fmt.Println("| whole search for the job near position 900,000 | requests | time |")
+	fmt.Println("|---|---|---|")
+	more := regexp.MustCompile(`href="([^"]+)" id="search-more"`)
+	for _, p := range []struct{ name, path, want string }{
+		{"by kind", "/queues/big/ready?kind=rare_report", fmt.Sprintf("big-%07d", needle+1)},
+		{"by args", "/queues/big/ready?args=user900000@example", fmt.Sprintf("big-%07d", needle)},
+	} {
+		t0 := time.Now()
+		url, reqs := srv.URL+p.path, 0
+		for {
+			body, err := get(url)
+			if err != nil {
+				return err
+			}
+			reqs++
+			if strings.Contains(body, `data-job-row="`+p.want+`"`) {
+				break
+			}
+			m := more.FindStringSubmatch(body)
+			if m == nil || m[1] == "" {
+				return fmt.Errorf("search %s ended without %s", p.name, p.want)
+			}
+			url = srv.URL + strings.ReplaceAll(m[1], "&amp;", "&")
+		}
+		fmt.Printf("| %s | %d | %v |\n", p.name, reqs, time.Since(t0).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func get(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(b), err
+}
