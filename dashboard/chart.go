@@ -197,3 +197,66 @@ func barTime(m minuteCounts) string {
 	}
 	return t.Format("Jan 2 15:04") + "–" + t.Add(m.step).Format("15:04")
 }
+
+// samplesIn spreads the sampled values of points (pick: their ready count,
+// or latency in ms) over r's bars ending with now's, the largest sample of
+// each bar; a bar without a sample has has false.
+func samplesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time, pick func(hopper.ThroughputPoint) int64) []sampleBar {
+	start := rangeStart(r, now)
+	n := r.bars()
+	out := make([]sampleBar, n)
+	for i := range out {
+		out[i].start = start.Add(time.Duration(i) * r.Step)
+		out[i].step = r.Step
+	}
+	for _, p := range points {
+		if !p.Sampled {
+			continue
+		}
+		off := p.Minute.Sub(start)
+		if off < 0 {
+			continue
+		}
+		i := min(int(off/r.Step), n-1)
+		if v := pick(p); !out[i].has || v > out[i].v {
+			out[i].v, out[i].has = v, true
+		}
+	}
+	return out
+}
+
+// sampleBar is one bar of a chart of samples.
+type sampleBar struct {
+	start time.Time
+	step  time.Duration
+	v     int64
+	has   bool
+}
+
+// newSampleChart lays out samples in a w by h box, each bar titled with
+// label of its value.
+func newSampleChart(s []sampleBar, w, h int, label func(int64) string) *chart {
+	c := &chart{W: w, H: h, Bars: []chartBar{}}
+	for _, b := range s {
+		c.Max = max(c.Max, b.v)
+	}
+	c.YMid = c.Max / 2
+	if c.Max == 0 {
+		return c
+	}
+	slot := float64(w) / float64(len(s))
+	gap := math.Min(2, slot*0.2)
+	scale := float64(h-1) / float64(c.Max)
+	for i, b := range s {
+		if !b.has || b.v == 0 {
+			continue
+		}
+		bh := barHeight(b.v, scale)
+		c.Bars = append(c.Bars, chartBar{
+			X: round2(float64(i)*slot + gap/2), W: round2(slot - gap),
+			DoneY: round2(float64(h) - bh), DoneH: round2(bh),
+			Title: fmt.Sprintf("%s UTC: %s", barTime(minuteCounts{start: b.start, step: b.step}), label(b.v)),
+		})
+	}
+	return c
+}

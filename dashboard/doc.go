@@ -18,6 +18,10 @@
 //   - One job: kind, queue, state, attempts and limits, times, the decoded
 //     args and result as indented JSON, every recorded error with its
 //     stack, and its metadata with the trace ID of a W3C traceparent.
+//   - A queue's history, on its page: jobs finished, and the jobs ready
+//     and the wait of the oldest as the Scheduler samples them once a
+//     minute (store.MaintainResult.Backlog), over the last hour, day or
+//     30 days.
 //   - A job's attempts: a timeline from its enqueue, each attempt a bar,
 //     and a table of when each started, how long it took, on which worker
 //     and how it ended (failed attempts from their error records, the

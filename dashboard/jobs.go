@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -173,6 +174,39 @@ type jobsPage struct {
 	CanCancel             bool
 	Limits                *limitsView
 	Serving               []servingWorker // live workers whose queues include this one
+	History               *queueHistory   // the queue's throughput, depth and latency over a range
+}
+
+// queueHistory is a queue's charts over one range: jobs finished, jobs
+// ready and the latency of the oldest (the largest sample of each bar).
+type queueHistory struct {
+	Range                      chartRange
+	Throughput, Depth, Latency *chart
+	MaxLatency                 string
+	Sampled                    bool // some bar has a depth sample
+}
+
+// Ranges are the history's windows, for the range links.
+func (queueHistory) Ranges() []chartRange { return chartRanges }
+
+// loadHistory reads queue's history over rng.
+func (d *dash) loadHistory(ctx context.Context, queue string, rng chartRange) (*queueHistory, error) {
+	now := d.cfg.Now()
+	points, err := d.ins.Throughput(ctx, queue, rangeStart(rng, now))
+	if err != nil {
+		return nil, err
+	}
+	h := &queueHistory{Range: rng}
+	h.Throughput = newChart(seriesIn(rng, points, now), bigChartW, 100)
+	h.Depth = newSampleChart(samplesIn(rng, points, now, func(p hopper.ThroughputPoint) int64 { return p.Ready }), bigChartW, 60,
+		func(v int64) string { return formatCount(v) + " ready" })
+	h.Latency = newSampleChart(samplesIn(rng, points, now, func(p hopper.ThroughputPoint) int64 { return p.Latency.Milliseconds() }), bigChartW, 60,
+		func(v int64) string { return "oldest waited " + formatLatency(time.Duration(v)*time.Millisecond) })
+	h.MaxLatency = formatLatency(time.Duration(h.Latency.Max) * time.Millisecond)
+	for _, pt := range points {
+		h.Sampled = h.Sampled || pt.Sampled
+	}
+	return h, nil
 }
 
 // servingWorker is a live worker that serves the page's queue: its weight
@@ -276,6 +310,12 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	h, err := d.loadHistory(ctx, queue, rangeOf(r.URL.Query().Get("range")))
+	if err != nil {
+		d.storeError(w, r, "reading the queue's history", err)
+		return
+	}
+	p.History = h
 	if ws, err := d.ins.Workers(ctx); err == nil {
 		for _, w := range ws {
 			weight, ok := w.Queues[queue]

@@ -266,6 +266,23 @@ func TestJobPageUndecodableArgs(t *testing.T) {
 	})
 }
 
+// A queue's page charts its history: jobs finished, and the depth and
+// latency Maintain samples, over the range asked.
+func TestQueueHistory(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		dashtest.Seed(t, s)
+		if _, err := s.Maintain(context.Background(), "default", store.MaintainOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		h := newHandler(s, nil)
+		r := get(t, h, "/queues/default/ready")
+		wantContains(t, r.Body, "history", `id="history"`, "History, last hour:", "Jobs ready", "3 ready</title>", "oldest waited up to",
+			`href="/queues/default/ready?range=24h#history"`)
+		r = get(t, h, "/queues/default/ready?range=30d")
+		wantContains(t, r.Body, "history over 30 days", "History, last 30 days:", `id="history" open`, "per 12 h")
+	})
+}
+
 // A queue's page names the live workers that serve it.
 func TestQueueServingWorkers(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {

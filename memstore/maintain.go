@@ -80,6 +80,8 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	res.Collected += n
 
 	next, ok := q.nextEvent(ageMs)
+	// Once a minute, the queue's depth and latency for its history.
+	res.Backlog = q.sampleDepth(now, nowMs)
 	res.Idle = !ok
 	res.More = ok && next <= nowMs ||
 		opts.GarbageMaxCount > 0 && len(q.garbage) > opts.GarbageMaxCount
@@ -87,6 +89,25 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 		res.NextIn = untilMs(nowMs, next)
 	}
 	return res, nil
+}
+
+// sampleDepth records the queue's ready count and the latency of its
+// oldest ready job in the minute of nowMs, once, and reports whether jobs
+// are ready. q.mu must be held.
+func (q *queue) sampleDepth(now time.Time, nowMs int64) bool {
+	ready := int64(q.ready.n)
+	if q.tput == nil && ready == 0 {
+		return false
+	}
+	var lat time.Duration
+	if j := q.ready.oldest(); j != nil {
+		lat = max(now.Sub(readySince(j)), 0)
+	}
+	if q.tput == nil {
+		q.tput = new(throughput)
+	}
+	q.tput.sample(nowMs, ready, lat)
+	return ready > 0
 }
 
 // reclaim takes j, whose lease expired, out of unack. q.mu must be held.

@@ -15,10 +15,14 @@ const (
 	throughputHours   = store.ThroughputHours
 )
 
-// slotCount is one minute or one hour of throughput.
+// slotCount is one minute or one hour of throughput, and the queue's
+// depth sampled in it (the largest sample for an hour).
 type slotCount struct {
 	at           int64 // Unix minute or Unix hour
 	done, failed int64
+	sampled      bool
+	ready        int64
+	latency      time.Duration
 }
 
 // throughput is a ring of per-minute counts indexed by Unix minute modulo
@@ -59,19 +63,35 @@ func addThroughput(tp **throughput, nowMs int64, done, failed int64) {
 
 // add counts done and failed attempts in the minute of nowMs.
 func (t *throughput) add(nowMs int64, done, failed int64) {
+	c := t.minute(nowMs)
+	c.done += done
+	c.failed += failed
+}
+
+// sample records the queue's depth in the minute of nowMs, unless that
+// minute has a sample already.
+func (t *throughput) sample(nowMs int64, ready int64, latency time.Duration) {
+	c := t.minute(nowMs)
+	if !c.sampled {
+		c.sampled, c.ready, c.latency = true, ready, latency
+	}
+}
+
+// minute returns the slot of the minute of nowMs, rolling up the minute it
+// held before.
+func (t *throughput) minute(nowMs int64) *slotCount {
 	m := unixMinute(nowMs)
 	c := &t.minutes[uint64(m)%throughputMinutes]
 	if c.at != m {
 		t.rollUp(*c)
 		*c = slotCount{at: m}
 	}
-	c.done += done
-	c.failed += failed
+	return c
 }
 
 // rollUp adds minute c to its hour.
 func (t *throughput) rollUp(c slotCount) {
-	if c.done+c.failed == 0 {
+	if c.done+c.failed == 0 && !c.sampled {
 		return
 	}
 	h := hourOf(c.at)
@@ -79,8 +99,18 @@ func (t *throughput) rollUp(c slotCount) {
 	if s.at != h {
 		*s = slotCount{at: h}
 	}
+	s.merge(c)
+}
+
+// merge adds c's counts to s and keeps the larger of their samples.
+func (s *slotCount) merge(c slotCount) {
 	s.done += c.done
 	s.failed += c.failed
+	if c.sampled {
+		s.sampled = true
+		s.ready = max(s.ready, c.ready)
+		s.latency = max(s.latency, c.latency)
+	}
 }
 
 // Throughput reports the attempts of queue that ended from since until
@@ -112,8 +142,11 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 			p = &slotCount{at: h}
 			hours[h] = p
 		}
-		p.done += c.done
-		p.failed += c.failed
+		p.merge(c)
+	}
+	point := func(c slotCount, startMs int64, span time.Duration) store.ThroughputPoint {
+		return store.ThroughputPoint{Minute: atMs(now, nowMs, startMs), Span: span, Done: c.done, Failed: c.failed,
+			Sampled: c.sampled, Ready: c.ready, Latency: c.latency}
 	}
 	var pts []store.ThroughputPoint
 	q.mu.Lock()
@@ -123,22 +156,22 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	}
 	for _, c := range q.tput.minutes {
 		switch {
-		case c.done+c.failed == 0 || c.at > cur:
+		case c.done+c.failed == 0 && !c.sampled || c.at > cur:
 		case c.at >= first:
 			if c.at >= from {
-				pts = append(pts, store.ThroughputPoint{Minute: atMs(now, nowMs, c.at*60000), Span: time.Minute, Done: c.done, Failed: c.failed})
+				pts = append(pts, point(c, c.at*60000, time.Minute))
 			}
 		default: // a minute not rolled up yet, older than the minutes show
 			addHour(c, hourOf(c.at))
 		}
 	}
 	for _, c := range q.tput.hours {
-		if c.done+c.failed > 0 {
+		if c.done+c.failed > 0 || c.sampled {
 			addHour(c, c.at)
 		}
 	}
 	for h, c := range hours {
-		pts = append(pts, store.ThroughputPoint{Minute: atMs(now, nowMs, h*3600000), Span: time.Hour, Done: c.done, Failed: c.failed})
+		pts = append(pts, point(*c, h*3600000, time.Hour))
 	}
 	slices.SortFunc(pts, func(a, b store.ThroughputPoint) int { return a.Minute.Compare(b.Minute) })
 	return pts, nil

@@ -28,7 +28,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	batch := opts.Batch
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, store.ErrLeaseExpired.Error()).Int64Slice()
-	if err == nil && len(v) != 6 {
+	if err == nil && len(v) != 7 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
 	if err != nil {
@@ -39,6 +39,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 		Reclaimed: int(v[1]),
 		Collected: int(v[2]),
 		More:      v[3] == 1,
+		Backlog:   v[6] == 1,
 	}
 	if v[4] < 0 {
 		res.Idle = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
@@ -128,7 +129,7 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	// yet count in their hour, as the roll-up will.
 	var newest int64
 	for f := range m {
-		if len(f) > 1 && (f[0] == 'd' || f[0] == 'f') {
+		if len(f) > 1 && (f[0] == 'd' || f[0] == 'f' || f[0] == 'r') {
 			if at, err := strconv.ParseInt(f[1:], 10, 64); err == nil && at > newest {
 				newest = at
 			}
@@ -136,14 +137,13 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 	}
 	first := newest - store.ThroughputMinutes + 1
 	points := make(map[int64]*store.ThroughputPoint) // by start, in Unix minutes
-	add := func(start int64, span time.Duration, done, failed int64) {
+	point := func(start int64, span time.Duration) *store.ThroughputPoint {
 		p := points[start]
 		if p == nil {
 			p = &store.ThroughputPoint{Minute: time.UnixMilli(start * 60000), Span: span}
 			points[start] = p
 		}
-		p.Done += done
-		p.Failed += failed
+		return p
 	}
 	for f, val := range m {
 		if len(f) < 2 {
@@ -154,23 +154,29 @@ func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) (
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		var done, failed int64
-		switch f[0] {
-		case 'd', 'D':
-			done = count
-		case 'f', 'F':
-			failed = count
-		default:
+		c := f[0]
+		if strings.IndexByte("dfrlDFRL", c) < 0 {
 			continue
 		}
+		hourly := c >= 'A' && c <= 'Z'
 		minute, span := at, time.Minute
-		if f[0] == 'D' || f[0] == 'F' || at < first {
-			minute, span = hourStart(at, f[0] == 'D' || f[0] == 'F'), time.Hour
+		if hourly || at < first {
+			minute, span = hourStart(at, hourly), time.Hour
 		}
 		if minute+int64(span/time.Minute) <= from {
 			continue
 		}
-		add(minute, span, done, failed)
+		p := point(minute, span)
+		switch c {
+		case 'd', 'D':
+			p.Done += count
+		case 'f', 'F':
+			p.Failed += count
+		case 'r', 'R':
+			p.Sampled, p.Ready = true, max(p.Ready, count)
+		case 'l', 'L':
+			p.Sampled, p.Latency = true, max(p.Latency, time.Duration(count)*time.Millisecond)
+		}
 	}
 	out := make([]store.ThroughputPoint, 0, len(points))
 	for _, p := range points {

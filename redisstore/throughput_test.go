@@ -20,11 +20,11 @@ func TestThroughputRollUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := now.UnixMilli() / 60000
-	// Three days of minutes older than a day, one ack each, as an idle
+	// Six days of minutes older than a day, one ack each, as an idle
 	// spell or an older version leaves them (more than the hash's bound, so
 	// the roll-up runs at the next count whatever the minute); and an hour
 	// 40 days old, past the month kept.
-	const oldMinutes = 3 * 24 * 60
+	const oldMinutes = 6 * 24 * 60
 	fields := map[string]any{"D" + strconv.FormatInt(cur/60-40*24, 10): 7}
 	for m := cur - store.ThroughputMinutes - oldMinutes; m < cur-store.ThroughputMinutes; m++ {
 		fields["d"+strconv.FormatInt(m, 10)] = 1

@@ -47,4 +47,9 @@ type MaintainResult struct {
 	NextIn time.Duration
 	// Idle reports that nothing in the queue is scheduled.
 	Idle bool
+	// Backlog reports that jobs were ready. Maintain samples the queue's
+	// depth and latency once a minute (ThroughputPoint.Sampled): a
+	// Scheduler maintains a queue with a backlog at least once a minute,
+	// idle or not, so its history has a sample a minute.
+	Backlog bool
 }

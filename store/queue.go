@@ -156,6 +156,14 @@ type ThroughputPoint struct {
 	// Done counts acks; Failed counts attempts that ended in retry or
 	// garbage (including expired leases).
 	Done, Failed int64
+	// Sampled reports that the queue's depth was sampled in the interval
+	// (Maintain samples it once a minute, and a queue with jobs ready is
+	// maintained at least that often while a Scheduler runs): Ready jobs
+	// and the Latency of the oldest, the largest of the hour's samples for
+	// an hour.
+	Sampled bool
+	Ready   int64
+	Latency time.Duration
 }
 
 // GroupStats describes one group of a queue (NewJob.Group).

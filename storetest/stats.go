@@ -18,6 +18,39 @@ func statsCases() []adminCase {
 		{name: "ConfigRoundTrip", fn: testStatsConfig},
 		{name: "Throughput", fn: testStatsThroughput},
 		{name: "ThroughputEmpty", fn: testStatsThroughputEmpty},
+		{name: "DepthSampled", fn: testStatsDepthSampled},
+	}
+}
+
+// testStatsDepthSampled: Maintain samples a queue's ready jobs and the
+// wait of the oldest once a minute, and reports the backlog.
+func testStatsDepthSampled(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	if r := maintain(t, s, q, store.MaintainOptions{}); r.Backlog {
+		t.Fatalf("Maintain of an empty queue: %+v, want no Backlog", r)
+	}
+	add(t, s, job(q, "a"), job(q, "b"), job(q, "c"))
+	before := time.Now()
+	r := maintain(t, s, q, store.MaintainOptions{})
+	if !r.Backlog || !r.Idle {
+		t.Fatalf("Maintain of a queue with 3 ready jobs: %+v, want Backlog (and Idle: nothing is scheduled)", r)
+	}
+	// A queue maintained first with jobs ready: the minute's sample.
+	q2 := newQueue(t)
+	add(t, s, job(q2, "a"), job(q2, "b"))
+	maintain(t, s, q2, store.MaintainOptions{})
+	pts, err := a.Throughput(t.Context(), q2, before.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *store.ThroughputPoint
+	for i := range pts {
+		if pts[i].Sampled {
+			last = &pts[i]
+		}
+	}
+	if last == nil || last.Ready != 2 || last.Latency < 0 || last.Latency > time.Since(before)+time.Second || last.Span != time.Minute {
+		t.Fatalf("Throughput after Maintain of 2 ready jobs: %+v, want the minute sampled with Ready 2 and the wait of the oldest", pts)
 	}
 }
 

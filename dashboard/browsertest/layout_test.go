@@ -48,6 +48,11 @@ func TestLayout(t *testing.T) {
 				if p.name == "ready" || p.name == "job" {
 					screenshot(t, tab, shots, fmt.Sprintf("50-%s-%d", p.name, width))
 				}
+				if p.name == "ready" && width == 1400 {
+					// The queue's history, opened.
+					nav(t, tab, s, "/queues/mailers/ready?range=24h#history", "#history[open]")
+					screenshot(t, tab, shots, "51-queue-history")
+				}
 			}
 			if width == 360 {
 				// Cards: each row of the jobs list shows its fields, labelled,

@@ -160,6 +160,14 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 		// fraction early; never spin faster than once a millisecond.
 		r.next[q] = now.Add(max(res.NextIn, time.Millisecond))
 	}
+	// A queue with jobs ready is sampled once a minute for its history
+	// (store.MaintainResult.Backlog): come back in the next minute at the
+	// latest.
+	if res.Backlog {
+		if at := now.Truncate(time.Minute).Add(time.Minute + time.Second); r.next[q].After(at) {
+			r.next[q] = at
+		}
+	}
 }
 
 // refreshQueues lists the store's queues when the config names none, at

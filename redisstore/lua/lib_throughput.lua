@@ -1,4 +1,5 @@
--- lib_throughput.lua: throughput counter helper (see scripts.go, stats.go).
+-- lib_throughput.lua: throughput counters and depth samples of a queue
+-- (see scripts.go, stats.go).
 
 -- count_throughput adds n to the per-minute counter field (prefix "d" for
 -- acks, "f" for failures) of hash t. Minutes are kept KEEP_MINUTES (a
@@ -9,11 +10,17 @@
 -- fields) a quarter hour per queue, nothing per call otherwise.
 local KEEP_MINUTES = 1440
 local KEEP_HOURS = 720
-local function count_throughput(t, kind, now, n)
-  if n == 0 then return end
-  local minute = math.floor(now / 60000)
-  if redis.call('HINCRBY', t, kind .. str(minute), n) ~= n then return end
-  if minute % 15 ~= 0 and redis.call('HLEN', t) <= 2 * (KEEP_MINUTES + KEEP_HOURS) + 8 then return end
+-- Minute fields: d, f (counts, summed into their hour: D, F), r, l (ready
+-- jobs and latency ms sampled, the hour keeping the largest: R, L).
+local HOUR_OF = {d = 'D', f = 'F', r = 'R', l = 'L'}
+local SUMMED = {d = true, f = true}
+
+-- tput_trim rolls the minute fields of hash t older than KEEP_MINUTES into
+-- their hours and drops hours older than KEEP_HOURS, when a new minute
+-- field of minute appeared on a quarter hour or the hash outgrew its
+-- bound: a pass over at most 4 × (KEEP_MINUTES + KEEP_HOURS) fields.
+local function tput_trim(t, minute)
+  if minute % 15 ~= 0 and redis.call('HLEN', t) <= 4 * (KEEP_MINUTES + KEEP_HOURS) + 8 then return end
   local all = redis.call('HGETALL', t)
   local old_min, old_hour = minute - KEEP_MINUTES, math.floor(minute / 60) - KEEP_HOURS
   local del, up = {}, {}
@@ -22,16 +29,47 @@ local function count_throughput(t, kind, now, n)
     local p, at = string.sub(f, 1, 1), tonumber(string.sub(f, 2))
     if not at then
       del[#del + 1] = f
-    elseif (p == 'd' or p == 'f') and at < old_min then
+    elseif HOUR_OF[p] and at < old_min then
       del[#del + 1] = f
-      local h = (p == 'd' and 'D' or 'F') .. math.floor(at / 60)
-      up[h] = (up[h] or 0) + (tonumber(all[i + 1]) or 0)
-    elseif (p == 'D' or p == 'F') and at < old_hour then
+      local h = HOUR_OF[p] .. math.floor(at / 60)
+      local v = tonumber(all[i + 1]) or 0
+      if SUMMED[p] then up[h] = (up[h] or 0) + v else up[h] = math.max(up[h] or 0, v) end
+    elseif at < old_hour and (p == 'D' or p == 'F' or p == 'R' or p == 'L') then
       del[#del + 1] = f
     end
   end
   if #del > 0 then call_chunked('HDEL', t, del, 1) end
   for h, c in pairs(up) do
-    if tonumber(string.sub(h, 2)) >= old_hour then redis.call('HINCRBY', t, h, c) end
+    local p = string.sub(h, 1, 1)
+    if tonumber(string.sub(h, 2)) >= old_hour then
+      if p == 'D' or p == 'F' then
+        redis.call('HINCRBY', t, h, c)
+      elseif c > (tonumber(redis.call('HGET', t, h)) or -1) then
+        redis.call('HSET', t, h, c)
+      end
+    end
   end
+end
+
+local function count_throughput(t, kind, now, n)
+  if n == 0 then return end
+  local minute = math.floor(now / 60000)
+  if redis.call('HINCRBY', t, kind .. str(minute), n) ~= n then return end
+  tput_trim(t, minute)
+end
+
+-- sample_depth records, once a minute, how many jobs of the queue are
+-- ready and how long the oldest has waited (fields r and l of hash t),
+-- from depth() (counted then: a pass over the ready lists' heads). It
+-- returns whether jobs are ready, or nil when the minute had its sample.
+local function sample_depth(t, now, depth)
+  local minute = math.floor(now / 60000)
+  local rf = 'r' .. str(minute)
+  if redis.call('HEXISTS', t, rf) == 1 then return nil end
+  local n, since = depth()
+  local lat = 0
+  if since > 0 and now > since then lat = now - since end
+  redis.call('HSET', t, rf, n, 'l' .. str(minute), lat)
+  tput_trim(t, minute)
+  return n > 0
 end

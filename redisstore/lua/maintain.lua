@@ -11,7 +11,8 @@
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
 --       (0 = none), 4 error text of an expired lease
 -- Returns {promoted, reclaimed, collected, more (0/1), nextInMs (-1 when
---          nothing is scheduled), workflow task ends recorded}.
+--          nothing is scheduled), workflow task ends recorded, backlog
+--          (0/1: jobs are ready)}.
 --
 -- Each duty moves at most batch jobs with a constant number of calls
 -- (range, remove, add), so one call stays short however large the backlog.
@@ -173,7 +174,15 @@ if max_age > 0 then
   if g then consider(g + max_age) end
 end
 if over_count then consider(now) end
+-- Once a minute, the queue's depth and latency for its history; and
+-- whether jobs are ready, for the scheduler to come back next minute.
+local backlog = 0
+local has = sample_depth(KEYS[15], now, function() return ready_depth(ready, cf[3], jobs, att) end)
+if has == nil then
+  has = ready_len(ready, cf[3]) > 0 or (cf[4] ~= false and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0)
+end
+if has then backlog = 1 end
 local next_in = -1
 if next_at then next_in = math.max(next_at - now, 0) end
 wf_flush(KEYS[21], KEYS[22], KEYS[23], now)
-return {promoted, reclaimed, collected, more, next_in, wf_written}
+return {promoted, reclaimed, collected, more, next_in, wf_written, backlog}

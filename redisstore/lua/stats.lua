@@ -19,24 +19,8 @@ local out = {now,
   redis.call('ZCARD', KEYS[6]),
   0}
 -- The ready lists are the priority levels and the groups' lists
--- (lib_group.lua). The oldest ready job is the head of one of them: a head
--- fell due when it was promoted or released (attempt info) or else when it
--- was enqueued (the value's prefix).
-for _, l in ipairs((ext().ready_lists(KEYS[1], pm))) do
-  out[2] = out[2] + redis.call('LLEN', l)
-  local head = redis.call('LINDEX', l, 0)
-  if head then
-    local since = 0
-    local _, _, _, r = parse_att(redis.call('HGET', KEYS[9], head))
-    if r ~= '' then
-      since = tonumber(r)
-    else
-      local v = redis.call('HGET', KEYS[8], head)
-      if v then since = tonumber(string.match(v, '^(%d+),')) or 0 end
-    end
-    if out[8] == 0 or since < out[8] then out[8] = since end
-  end
-end
+-- (lib_group.lua); the oldest ready job is the head of one of them.
+out[2], out[8] = ready_depth(KEYS[1], pm, KEYS[8], KEYS[9])
 local rate, period
 local conf = redis.call('HGETALL', KEYS[7])
 for i = 1, #conf, 2 do
