@@ -561,6 +561,37 @@ func TestWorkerShowsJobsAsTheyStart(t *testing.T) {
 	}
 }
 
+// A worker records how long its handlers ran (once a minute, and when it
+// stops); the Inspector summarizes them per kind.
+func TestWorkerRecordsDurations(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ctx := t.Context()
+		s := open()
+		w := hopper.NewWorker(s, testConfig("default"))
+		var ran atomic.Int32
+		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+			ran.Add(1)
+			return nil
+		})
+		stop := startWorker(t, w)
+		c := hopper.NewClient(s, nil)
+		for i := range 20 {
+			if _, err := hopper.Enqueue(ctx, c, Echo{N: i}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		testutil.EventuallyTrue(t, 10*time.Second, "20 jobs ran", func() bool { return ran.Load() == 20 })
+		stop() // the last flush
+		ks, err := hopper.NewInspector(s).KindDurations(ctx, "default", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ks) != 1 || ks[0].Kind != "echo" || ks[0].Count != 20 || ks[0].P50 <= 0 || ks[0].P50 > ks[0].P95 || ks[0].P95 > ks[0].P99 || ks[0].P99 > ks[0].Max {
+			t.Errorf("KindDurations = %+v, want echo run 20 times with ordered percentiles", ks)
+		}
+	})
+}
+
 func TestWorkerRunsDelayedJobWhenDue(t *testing.T) {
 	ctx := t.Context()
 	s := newStore()

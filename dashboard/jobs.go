@@ -184,6 +184,9 @@ type queueHistory struct {
 	Throughput, Depth, Latency *chart
 	MaxLatency                 string
 	Sampled                    bool // some bar has a depth sample
+	// Kinds are how long the queue's handlers ran over the last day, per
+	// kind (nil when the store keeps no durations).
+	Kinds []hopper.KindDuration
 }
 
 // Ranges are the history's windows, for the range links.
@@ -205,6 +208,10 @@ func (d *dash) loadHistory(ctx context.Context, queue string, rng chartRange) (*
 	h.MaxLatency = formatLatency(time.Duration(h.Latency.Max) * time.Millisecond)
 	for _, pt := range points {
 		h.Sampled = h.Sampled || pt.Sampled
+	}
+	h.Kinds, err = d.ins.KindDurations(ctx, queue, now.Add(-24*time.Hour))
+	if err != nil && !errors.Is(err, hopper.ErrNotSupported) {
+		return nil, err
 	}
 	return h, nil
 }

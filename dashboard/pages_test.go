@@ -280,6 +280,15 @@ func TestQueueHistory(t *testing.T) {
 			`href="/queues/default/ready?range=24h#history"`)
 		r = get(t, h, "/queues/default/ready?range=30d")
 		wantContains(t, r.Body, "history over 30 days", "History, last 30 days:", `id="history" open`, "per 12 h")
+		// Handler durations, per kind.
+		if err := s.(store.Durations).AddDurations(context.Background(), []store.DurationCount{
+			{Queue: "default", Kind: "send_email", Bucket: store.DurationBucket(40 * time.Millisecond), Count: 90},
+			{Queue: "default", Kind: "send_email", Bucket: store.DurationBucket(2 * time.Second), Count: 10},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r = get(t, h, "/queues/default/ready")
+		wantContains(t, r.Body, "durations", "How long handlers ran", `data-kind-durations="send_email"`, ">100<")
 	})
 }
 

@@ -33,6 +33,9 @@ type Store struct {
 	rmu       sync.Mutex
 	workers   map[string]workerEntry
 	schedules map[scheduleKey]store.ScheduleInfo
+	// durations counts handler durations per queue, hour and kind|bucket
+	// (store.Durations), guarded by rmu.
+	durations map[string]map[int64]map[durationKey]int64
 	// stored are the stored schedules and storedVer their version
 	// (stored_schedules.go), also guarded by rmu.
 	stored    map[scheduleKey]store.StoredSchedule

@@ -81,7 +81,7 @@ type queueKeys struct {
 
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
 	att, errs, results, locks, extras, cancelled, conf, tokens string
-	tput, ticks, events, progress, waited, rateLog             string
+	tput, ticks, events, progress, waited, rateLog, durations  string
 	wfTasks, wfDone, wfDue                                     string
 
 	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
@@ -119,6 +119,7 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 		wfDone:    tag + "wd",
 		wfDue:     tag + "wq",
 		rateLog:   tag + "rl",
+		durations: tag + "du",
 	}
 	wf := []string{k.wfTasks, k.wfDone, k.wfDue, k.tokens}
 	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events,

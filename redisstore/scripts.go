@@ -46,6 +46,7 @@ var (
 	scriptWaitJob    = newScript("waitjob", false)
 	scriptGroupLimit = newScript("group_limit", false, "prio", "group")
 	scriptGroups     = newScript("groups", true, "prio", "group")
+	scriptDurAdd     = newScript("dur_add", false)
 
 	scriptWfCreate = newScript("wf_create", false, "wfgraph")
 	// scriptWfCreateLocal is wf_create.lua enqueueing the first tasks in
@@ -69,7 +70,7 @@ var (
 var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
-	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups,
+	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd,
 	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
 	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -19,6 +20,46 @@ func statsCases() []adminCase {
 		{name: "Throughput", fn: testStatsThroughput},
 		{name: "ThroughputEmpty", fn: testStatsThroughputEmpty},
 		{name: "DepthSampled", fn: testStatsDepthSampled},
+		{name: "Durations", fn: testStatsDurations},
+	}
+}
+
+// testStatsDurations: handler durations added per queue, kind and bucket
+// come back summed; other queues' stay apart.
+func testStatsDurations(t *testing.T, s store.Store, a store.Admin) {
+	ds, ok := s.(store.Durations)
+	if !ok {
+		t.Skip("the store keeps no handler durations (store.Durations)")
+	}
+	q, other := newQueue(t), newQueue(t)
+	add := func(cs ...store.DurationCount) {
+		t.Helper()
+		if err := ds.AddDurations(t.Context(), cs); err != nil {
+			t.Fatalf("AddDurations: %v", err)
+		}
+	}
+	add(store.DurationCount{Queue: q, Kind: "mail", Bucket: 10, Count: 3}, store.DurationCount{Queue: q, Kind: "mail", Bucket: 20, Count: 1},
+		store.DurationCount{Queue: other, Kind: "mail", Bucket: 10, Count: 7})
+	add(store.DurationCount{Queue: q, Kind: "mail", Bucket: 10, Count: 2}, store.DurationCount{Queue: q, Kind: "report|x", Bucket: 0, Count: 4})
+	got, err := ds.DurationCounts(t.Context(), q, time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := map[string]int64{}
+	for _, c := range got {
+		if c.Queue != q {
+			t.Errorf("DurationCounts(%q) returned %+v of another queue", q, c)
+		}
+		sum[fmt.Sprintf("%s/%d", c.Kind, c.Bucket)] += c.Count
+	}
+	if want := map[string]int64{"mail/10": 5, "mail/20": 1, "report|x/0": 4}; !maps.Equal(sum, want) {
+		t.Errorf("DurationCounts = %v, want %v", sum, want)
+	}
+	if got, err := ds.DurationCounts(t.Context(), q, time.Now().Add(2*time.Hour)); err != nil || len(got) != 0 {
+		t.Errorf("DurationCounts from a later hour = %v, %v; want none", got, err)
+	}
+	if err := ds.AddDurations(t.Context(), []store.DurationCount{{Queue: "bad queue", Kind: "k", Count: 1}}); err == nil {
+		t.Error("AddDurations accepted an invalid queue")
 	}
 }
 

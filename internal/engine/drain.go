@@ -11,7 +11,8 @@ import (
 
 // Drain runs, one at a time in the calling goroutine, the jobs that are
 // ready in cfg's queues, until none is left or ctx ends, and returns how
-// many attempts it ran. Each job goes the way Run would take it (claim
+// many attempts it ran (recording how long their handlers ran, once, at
+// the end). Each job goes the way Run would take it (claim
 // with a lease and a token, the handler chain, the outcome reported with
 // Finish), but nothing runs in the background: no lease renewal (a handler
 // must return within cfg.Lease; progress is sent before the outcome), no
@@ -20,6 +21,7 @@ import (
 func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, error) {
 	r := newWorker(st, cfg, h)
 	r.jobBase = ctx
+	defer r.flushDurations(ctx)
 	ran := 0
 	for {
 		before := ran
@@ -57,6 +59,7 @@ func (r *worker) runNow(ctx context.Context, a *attempt) error {
 	}
 	a.setCancel(cancel)
 	err := r.invoke(actx, a.rec)
+	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(a.startedAt()))
 	a.finish()
 	r.flushProgress(a)
 	a.err = err

@@ -79,6 +79,7 @@ func (r *worker) runAttempt(a *attempt) bool {
 	}
 	a.setCancel(cancel)
 	err := r.invoke(ctx, a.rec)
+	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
 	stopTimer()
 	cancel(nil)
 	if !a.finish() {

@@ -57,6 +57,8 @@ type worker struct {
 	// were reported, and those of them that failed (retry or garbage), for
 	// the registry.
 	processed, failed atomic.Int64
+	// durs counts how long handlers ran, for the store (durations.go).
+	durs durationCounts
 
 	// jobBase is the parent of every attempt's context. It does not end
 	// with Run's context (running jobs get ShutdownTimeout to finish) and
@@ -114,6 +116,7 @@ func (r *worker) run(ctx context.Context) error {
 	bg.Go(r.fin.loop)
 	bg.Go(func() { r.leaseLoop(bgCtx) })
 	bg.Go(func() { r.heartbeatLoop(bgCtx) })
+	bg.Go(func() { r.durationLoop(bgCtx) })
 	for range r.cfg.Concurrency {
 		r.pool.Go(r.executor)
 	}

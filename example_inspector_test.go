@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
@@ -58,4 +59,31 @@ func ExampleInspector_SearchJobs() {
 	// acme
 	// acme-east
 	// searched 4 jobs
+}
+
+// Workers record how long their handlers ran (a store call a minute, and
+// one when they stop); the Inspector gives percentiles per kind.
+func ExampleInspector_KindDurations() {
+	ctx := context.Background()
+	s := memstore.New(nil)
+	c := hopper.NewClient(s, nil)
+	for _, who := range []string{"acme", "globex", "initech"} {
+		if _, err := hopper.Enqueue(ctx, c, Invoice{Customer: who}, nil); err != nil {
+			panic(err)
+		}
+	}
+	w := hopper.NewWorker(s, nil)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Invoice]) error { return nil })
+	if _, err := w.Drain(ctx); err != nil {
+		panic(err)
+	}
+	kinds, err := hopper.NewInspector(s).KindDurations(ctx, "default", time.Time{})
+	if err != nil {
+		panic(err)
+	}
+	for _, k := range kinds {
+		fmt.Printf("%s: %d runs, p99 under %v: %v\n", k.Kind, k.Count, time.Second, k.P99 < time.Second)
+	}
+	// Output:
+	// invoice: 3 runs, p99 under 1s: true
 }

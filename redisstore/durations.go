@@ -1,0 +1,77 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// AddDurations adds handler durations to the current hour of their queues
+// (see store.Durations): one script call per queue, pipelined. The hour is
+// this process's clock's.
+func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	by := map[string][]any{}
+	var order []string
+	hour := time.Now().Unix() / 3600
+	for _, c := range counts {
+		if err := store.ValidateQueue(c.Queue); err != nil {
+			return err
+		}
+		if c.Count <= 0 || c.Bucket < 0 || c.Bucket > store.MaxDurationBucket {
+			continue
+		}
+		if _, ok := by[c.Queue]; !ok {
+			order = append(order, c.Queue)
+			by[c.Queue] = []any{hour, int64(store.DurationsKept / time.Hour)}
+		}
+		by[c.Queue] = append(by[c.Queue], strconv.Itoa(c.Bucket)+"|"+c.Kind, c.Count)
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, q := range order {
+			scriptDurAdd.Run(ctx, p, []string{s.queueKeys(q).durations}, by[q]...)
+		}
+		return nil
+	})
+	return wrap("add durations", err)
+}
+
+// DurationCounts returns queue's duration counts per kind and bucket since
+// the hour holding since (see store.Durations).
+func (s *Store) DurationCounts(ctx context.Context, queue string, since time.Time) ([]store.DurationCount, error) {
+	if err := s.begin(ctx, queue); err != nil {
+		return nil, err
+	}
+	m, err := s.rdb.HGetAll(ctx, s.queueKeys(queue).durations).Result()
+	if err != nil {
+		return nil, wrap("durations of "+strconv.Quote(queue), err)
+	}
+	from := since.Unix() / 3600
+	sum := map[[2]string]int64{}
+	for f, v := range m {
+		hs, rest, ok := strings.Cut(f, "|")
+		bs, kind, ok2 := strings.Cut(rest, "|")
+		h, err1 := strconv.ParseInt(hs, 10, 64)
+		n, err2 := strconv.ParseInt(v, 10, 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || h < from {
+			continue
+		}
+		sum[[2]string{kind, bs}] += n
+	}
+	out := make([]store.DurationCount, 0, len(sum))
+	for k, n := range sum {
+		b, _ := strconv.Atoi(k[1])
+		out = append(out, store.DurationCount{Queue: queue, Kind: k[0], Bucket: b, Count: n})
+	}
+	return out, nil
+}

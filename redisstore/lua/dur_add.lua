@@ -1,0 +1,23 @@
+-- dur_add.lua: add handler durations of one queue (see durations.go).
+--
+-- KEYS: 1 durations hash ("<hour>|<bucket>|<kind>" -> count; "~h" the
+--       last hour trimmed)
+-- ARGV: 1 the current Unix hour, 2 hours kept, then pairs of
+--       "<bucket>|<kind>" and a count.
+-- Adds each count to its field of the hour; once an hour, drops the fields
+-- of hours no longer kept (a pass over the hash, bounded by kinds ×
+-- buckets × hours kept).
+local hour, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
+for i = 3, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[1], ARGV[1] .. '|' .. ARGV[i], ARGV[i + 1])
+end
+if tonumber(redis.call('HGET', KEYS[1], '~h')) ~= hour then
+  local old = {}
+  for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+    local h = tonumber(string.match(f, '^(%d+)|'))
+    if h and h <= hour - keep then old[#old + 1] = f end
+  end
+  if #old > 0 then call_chunked('HDEL', KEYS[1], old, 1) end
+  redis.call('HSET', KEYS[1], '~h', hour)
+end
+return 0
