@@ -18,7 +18,7 @@ func TestDurationCounts(t *testing.T) {
 	}
 	want := map[durationKey]int64{
 		{"q", "a", store.DurationBucket(40 * time.Millisecond)}: 2,
-		{"q", "b", store.DurationBucket(time.Second)}:          1,
+		{"q", "b", store.DurationBucket(time.Second)}:           1,
 	}
 	if len(got) != len(want) || got[durationKey{"q", "a", store.DurationBucket(40 * time.Millisecond)}] != 2 {
 		t.Errorf("take = %v, want %v", got, want)
