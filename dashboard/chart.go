@@ -110,21 +110,27 @@ func seriesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time) []mi
 		out[i].step = r.Step
 	}
 	for _, p := range points {
-		off := p.Minute.Sub(start)
-		if off < 0 {
-			continue
+		if i, ok := barOf(r, start, n, p.Minute); ok {
+			out[i].done += p.Done
+			out[i].failed += p.Failed
 		}
-		i := int(off / r.Step)
-		if i == n {
-			i--
-		}
-		if i >= n {
-			continue
-		}
-		out[i].done += p.Done
-		out[i].failed += p.Failed
 	}
 	return out
+}
+
+// barOf returns the bar of r's window (n bars from start) holding t. A
+// time one bar ahead counts in the last bar (the store's clock is a little
+// ahead of ours); ok is false outside the window.
+func barOf(r chartRange, start time.Time, n int, t time.Time) (i int, ok bool) {
+	off := t.Sub(start)
+	if off < 0 {
+		return 0, false
+	}
+	i = int(off / r.Step)
+	if i == n {
+		i--
+	}
+	return i, i < n
 }
 
 // addSeries adds b into a, minute by minute (totals over queues).
@@ -210,14 +216,10 @@ func samplesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time, pic
 		out[i].step = r.Step
 	}
 	for _, p := range points {
-		if !p.Sampled {
+		i, ok := barOf(r, start, n, p.Minute)
+		if !p.Sampled || !ok {
 			continue
 		}
-		off := p.Minute.Sub(start)
-		if off < 0 {
-			continue
-		}
-		i := min(int(off/r.Step), n-1)
 		if v := pick(p); !out[i].has || v > out[i].v {
 			out[i].v, out[i].has = v, true
 		}

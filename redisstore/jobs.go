@@ -127,39 +127,57 @@ func (s *Store) ListJobs(ctx context.Context, req store.ListRequest) (store.Page
 
 // listRange reads n jobs of req's queue and state from offset.
 func (s *Store) listRange(ctx context.Context, req store.ListRequest, offset, n int) (int, []*store.JobRecord, error) {
-	k := s.queueKeys(req.Queue)
-	kind, unack, newest := "zset", "0", "0"
-	if req.State == store.StateReady {
-		kind = "list"
-	}
-	if req.State == store.StateUnack {
-		unack = "1"
-	}
-	if req.Newest {
-		newest = "1"
-	}
-	keys := []string{k.stateKey(string(req.State)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
-	v, err := s.run(ctx, scriptList, keys, kind, offset, n, newest, unack).Slice()
-	if err == nil && (len(v) < 1 || (len(v)-1)%7 != 0) {
-		err = fmt.Errorf("unexpected reply of %d values", len(v))
-	}
+	v, err := s.runList(ctx, req.Queue, req.State, req.Newest, offset, n, 1)
 	if err != nil {
 		return 0, nil, wrap("list "+string(req.State)+" jobs of "+strconv.Quote(req.Queue), err)
 	}
 	total, _ := v[0].(int64)
-	recs := make([]*store.JobRecord, 0, (len(v)-1)/7)
-	for i := 1; i+7 <= len(v); i += 7 {
+	recs, err := listRecords(req.Queue, req.State, v[1:])
+	return int(total), recs, err
+}
+
+// runList runs list.lua on queue's state st: n jobs from offset, or with
+// search (kind, text, ID prefix, most matches: see list.lua) the
+// candidates among them. head is how many values come before the records
+// in the reply (1: the total; 2 with a search: the total and how many were
+// examined); the reply is checked to hold whole records after them.
+func (s *Store) runList(ctx context.Context, queue string, st store.JobState, newest bool, offset, n, head int, search ...any) ([]any, error) {
+	k := s.queueKeys(queue)
+	kind, unack, rev := "zset", "0", "0"
+	if st == store.StateReady {
+		kind = "list"
+	}
+	if st == store.StateUnack {
+		unack = "1"
+	}
+	if newest {
+		rev = "1"
+	}
+	keys := []string{k.stateKey(string(st)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
+	args := append([]any{kind, offset, n, rev, unack}, search...)
+	v, err := s.run(ctx, scriptList, keys, args...).Slice()
+	if err == nil && (len(v) < head || (len(v)-head)%7 != 0) {
+		err = fmt.Errorf("unexpected reply of %d values", len(v))
+	}
+	return v, err
+}
+
+// listRecords builds the records of a list.lua reply (its values after the
+// head): seven values a job.
+func listRecords(queue string, st store.JobState, v []any) ([]*store.JobRecord, error) {
+	recs := make([]*store.JobRecord, 0, len(v)/7)
+	for i := 0; i+7 <= len(v); i += 7 {
 		score, _ := v[i].(string)
 		if val, _ := v[i+2].(string); val == "" {
 			continue // deleted between the range and the read: cannot happen in one script
 		}
-		r, err := buildRecord(req.Queue, req.State, score, v[i+1:i+7], req.State == store.StateUnack)
+		r, err := buildRecord(queue, st, score, v[i+1:i+7], st == store.StateUnack)
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		recs = append(recs, r)
 	}
-	return int(total), recs, nil
+	return recs, nil
 }
 
 // SearchJobs looks for candidates in one state of a queue (see
@@ -170,39 +188,13 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 	if err := s.begin(ctx); err != nil {
 		return store.SearchPage{}, err
 	}
-	k := s.queueKeys(req.Queue)
-	kind, unack, newest := "zset", "0", "0"
-	if req.State == store.StateReady {
-		kind = "list"
-	}
-	if req.State == store.StateUnack {
-		unack = "1"
-	}
-	if req.Newest {
-		newest = "1"
-	}
-	keys := []string{k.stateKey(string(req.State)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
-	v, err := s.run(ctx, scriptList, keys, kind, req.From, req.Examine, newest, unack,
-		req.Kind, strings.ToLower(req.Text), req.IDPrefix, req.Limit).Slice()
-	if err == nil && (len(v) < 2 || (len(v)-2)%7 != 0) {
-		err = fmt.Errorf("unexpected reply of %d values", len(v))
-	}
+	v, err := s.runList(ctx, req.Queue, req.State, req.Newest, req.From, req.Examine, 2,
+		req.Kind, strings.ToLower(req.Text), req.IDPrefix, req.Limit)
 	if err != nil {
 		return store.SearchPage{}, wrap("search "+string(req.State)+" jobs of "+strconv.Quote(req.Queue), err)
 	}
 	total, _ := v[0].(int64)
 	examined, _ := v[1].(int64)
-	page := store.SearchPage{Total: int(total), Examined: int(examined), Jobs: make([]*store.JobRecord, 0, (len(v)-2)/7)}
-	for i := 2; i+7 <= len(v); i += 7 {
-		score, _ := v[i].(string)
-		if val, _ := v[i+2].(string); val == "" {
-			continue
-		}
-		r, err := buildRecord(req.Queue, req.State, score, v[i+1:i+7], req.State == store.StateUnack)
-		if err != nil {
-			return store.SearchPage{}, err
-		}
-		page.Jobs = append(page.Jobs, r)
-	}
-	return page, nil
+	recs, err := listRecords(req.Queue, req.State, v[2:])
+	return store.SearchPage{Jobs: recs, Total: int(total), Examined: int(examined)}, err
 }

@@ -18,8 +18,9 @@ import (
 //
 // Optional groups follow, each run when the store implements its
 // interface and reported as skipped otherwise: "Events"
-// (store.EventReader), "WatchJob" (store.JobWaiter) and "Workflows"
-// (store.Workflows).
+// (store.EventReader), "WatchJob" (store.JobWaiter), "Workflows"
+// (store.Workflows), "StoredSchedules" (store.ScheduleStore),
+// "GroupLimits" (store.Groups) and "Durations" (store.Durations).
 //
 // Run asks newStore for one store first, to decide whether the store
 // implements store.Admin and the optional interfaces. After that, newStore
@@ -40,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasWorkflows := probe.(store.Workflows)
 	_, hasGroups := probe.(store.Groups)
 	_, hasStored := probe.(store.ScheduleStore)
+	_, hasDurations := probe.(store.Durations)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -119,6 +121,14 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			t.Skipf("the store (%T) implements store.Groups without store.Admin", s)
 		}
 		fn(t, s, g, a)
+	})
+	runOptional(t, "Durations", hasDurations, probe, durationsCases(), func(t *testing.T, fn durationsFunc) {
+		s := freshStore(t, newStore)
+		ds, ok := s.(store.Durations)
+		if !ok {
+			wrongStore(t, s, "store.Durations")
+		}
+		fn(t, s, ds)
 	})
 }
 

@@ -20,17 +20,22 @@ func statsCases() []adminCase {
 		{name: "Throughput", fn: testStatsThroughput},
 		{name: "ThroughputEmpty", fn: testStatsThroughputEmpty},
 		{name: "DepthSampled", fn: testStatsDepthSampled},
-		{name: "Durations", fn: testStatsDurations},
 	}
 }
 
-// testStatsDurations: handler durations added per queue, kind and bucket
-// come back summed; other queues' stay apart.
-func testStatsDurations(t *testing.T, s store.Store, a store.Admin) {
-	ds, ok := s.(store.Durations)
-	if !ok {
-		t.Skip("the store keeps no handler durations (store.Durations)")
+// durationsFunc is a Durations case: the store as a store.Store and its
+// store.Durations.
+type durationsFunc = func(t *testing.T, s store.Store, ds store.Durations)
+
+func durationsCases() []testCase[durationsFunc] {
+	return []testCase[durationsFunc]{
+		{name: "AddAndRead", fn: testDurations},
 	}
+}
+
+// testDurations: handler durations added per queue, kind and bucket come
+// back summed; other queues' stay apart.
+func testDurations(t *testing.T, s store.Store, ds store.Durations) {
 	q, other := newQueue(t), newQueue(t)
 	add := func(cs ...store.DurationCount) {
 		t.Helper()

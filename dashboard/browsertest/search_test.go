@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hopperq/hopper/dashboard"
@@ -71,8 +72,9 @@ func TestSearchMillion(t *testing.T) {
 			tab, cancel := context.WithTimeout(tab, 5*time.Minute)
 			defer cancel()
 			nav(t, tab, s, "/queues/big/ready"+c.query, "#jobs-region")
-			// The page goes on by itself until it finds the job.
-			waitFor(t, tab, "!!document.querySelector('[data-job-row="+jsString(c.want)+"]')", "the job at position 900,000")
+			// The page goes on by itself until it finds the job: a page load
+			// per stretch, so the wait outlives each page's script context.
+			waitAcrossLoads(t, tab, "!!document.querySelector('[data-job-row="+jsString(c.want)+"]')", "the job at position 900,000")
 			status := textOf(t, tab, "#search-status")
 			if !strings.Contains(status, "of 1,000,000 in ready") || !strings.HasPrefix(status, c.matches) {
 				t.Errorf("search status %q, want %s and how far of the 1,000,000 it got", status, c.matches)
@@ -81,5 +83,27 @@ func TestSearchMillion(t *testing.T) {
 				screenshot(t, tab, shots, "55-search-million")
 			}
 		})
+	}
+}
+
+// waitAcrossLoads polls a JavaScript condition until it holds, across page
+// loads: an evaluation that fails because the page it ran in went away
+// (the page replaced itself) is tried again on the next one.
+func waitAcrossLoads(t *testing.T, tab context.Context, cond, what string) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](cond))
+		if err == nil && ok {
+			return
+		}
+		last = err
+		select {
+		case <-tab.Done():
+			t.Fatalf("waiting for %s (%s): %v (last evaluation: %v)", what, cond, tab.Err(), last)
+		case <-tick.C:
+		}
 	}
 }
