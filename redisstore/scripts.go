@@ -32,10 +32,10 @@ var (
 	scriptFinishLocal = newScript("finish+local", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events",
 		"kinds", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
 	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
+	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
 	scriptList       = newScript("list", true, "prio", "group", "member", "records")
-	scriptStats      = newScript("stats", true, "prio", "group", "att", "rate")
+	scriptStats      = newScript("stats", true, "prio", "group", "att", "depth", "rate")
 	scriptConfig     = newScript("config", false, "prio", "group")
 	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")
 	scriptRequeue    = newScript("requeue", false, "prio", "group", "att", "events", "kinds", "wf")

@@ -10,17 +10,16 @@
 -- fields) a quarter hour per queue, nothing per call otherwise.
 local KEEP_MINUTES = 1440
 local KEEP_HOURS = 720
--- Minute fields: d, f (counts, summed into their hour: D, F), r, l (ready
--- jobs and latency ms sampled, the hour keeping the largest: R, L).
-local HOUR_OF = {d = 'D', f = 'F', r = 'R', l = 'L'}
-local SUMMED = {d = true, f = true}
-
 -- tput_trim rolls the minute fields of hash t older than KEEP_MINUTES into
 -- their hours and drops hours older than KEEP_HOURS, when a new minute
 -- field of minute appeared on a quarter hour or the hash outgrew its
 -- bound: a pass over at most 4 × (KEEP_MINUTES + KEEP_HOURS) fields.
 local function tput_trim(t, minute)
   if minute % 15 ~= 0 and redis.call('HLEN', t) <= 4 * (KEEP_MINUTES + KEEP_HOURS) + 8 then return end
+  -- Minute fields: d, f (counts, summed into their hour: D, F), r, l
+  -- (ready jobs and latency ms sampled, the hour keeping the largest).
+  local HOUR_OF = {d = 'D', f = 'F', r = 'R', l = 'L'}
+  local SUMMED = {d = true, f = true}
   local all = redis.call('HGETALL', t)
   local old_min, old_hour = minute - KEEP_MINUTES, math.floor(minute / 60) - KEEP_HOURS
   local del, up = {}, {}
