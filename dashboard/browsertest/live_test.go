@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/store"
 )
@@ -123,6 +124,22 @@ func TestLive(t *testing.T) {
 		s.down.Store(false)
 		waitFor(t, tab, "document.getElementById('live-stale').hidden && document.querySelector('#live-status .live-text').textContent === 'live'", "the page to be live again")
 		requireNoReload(t, tab)
+	})
+
+	t.Run("SlowUpdatesAreNotStale", func(t *testing.T) {
+		t.Parallel()
+		// 400 ms: ten periods (4 s) is more than three periods and two
+		// seconds, the stale bound of a page that forgot its slow updates.
+		s := newSite(t, &dashboard.Options{RefreshInterval: 400 * time.Millisecond})
+		tab := newTab(t, browser, nil)
+		// A search page has no live region: only the counts refresh, ten
+		// periods apart while its event stream is open. Two such refreshes
+		// without the page ever calling itself stale.
+		nav(t, tab, s, "/queues/default/ready?kind=send_email", "#jobs-region")
+		waitFor(t, tab, "Number(document.body.getAttribute('data-live-updates')) >= 2", "two refreshes of the counts")
+		if n := counter(t, tab, "data-stale-shows"); n != "0" {
+			t.Errorf("the page said it was stale %s times between slow refreshes, with the server up", n)
+		}
 	})
 
 	t.Run("JobPageFollowsTheStore", func(t *testing.T) {

@@ -157,6 +157,7 @@
     var every = live.every;
     if (!src || !(every > 0) || !window.fetch) return function () {};
     live.show();
+    live.expect(withEvents ? 10 * every : every);
     var timer = null;
     var wanted = false;
     function schedule() {
@@ -315,6 +316,7 @@
     var es = new EventSource(src);
     var n = 0;
     es.addEventListener('job', function (m) {
+      live.ok(); // the stream is alive
       if (live.paused) return;
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
@@ -348,8 +350,9 @@
   // it keeps the status in the top bar ("live", "paused", "stale"), the
   // pause button (the choice lasts for the tab's session), and a banner
   // that says when the page stopped following the store: after a failed
-  // refresh, or when none succeeded for three refresh periods (a request
-  // that hangs). While the page is stale its live parts are dimmed.
+  // refresh, or when none succeeded for three of the longest periods the
+  // page's updates declared (expect; a request that hangs). While the page
+  // is stale its live parts are dimmed.
   function setupLiveStatus() {
     var status = document.getElementById('live-status');
     var text = status && status.querySelector('.live-text');
@@ -358,7 +361,9 @@
     var every = Number(document.body.getAttribute('data-refresh'));
     var resumes = [];
     var last = Date.now();
+    var longest = every; // the longest period between two updates
     var failure = '';
+    var wasStale = false;
     var stored = false;
     try { stored = window.sessionStorage.getItem('hopper-live-paused') === '1'; } catch (e) { /* no storage */ }
     var live = {
@@ -381,14 +386,18 @@
         failure = why;
         render();
       },
-      onResume: function (f) { resumes.push(f); }
+      onResume: function (f) { resumes.push(f); },
+      // expect declares that an update comes at least every ms.
+      expect: function (ms) { longest = Math.max(longest, ms); }
     };
     function stale() {
-      return !live.paused && (failure !== '' || (live.shown && Date.now() - last > 3 * every + 2000));
+      return !live.paused && (failure !== '' || (live.shown && Date.now() - last > 3 * longest + 2000));
     }
     function render() {
       if (!status) return;
       var s = stale();
+      if (s && !wasStale) bump('data-stale-shows');
+      wasStale = s;
       status.classList.toggle('stale', s);
       status.classList.toggle('paused', live.paused);
       document.body.classList.toggle('is-stale', s);
@@ -467,6 +476,7 @@
     var every = live.every;
     if (!ids.length || !(every > 0) || !window.fetch || !window.DOMParser) return function () {};
     live.show();
+    live.expect(every);
     var timer = null;
     var busy = false;
     var raw = {};
@@ -569,6 +579,7 @@
     var timer = null;
     var busy = false; // a fetch is under way: it schedules the next
     live.show();
+    live.expect(10 * every); // the idle period
     function current() { return document.getElementById(id); }
     function schedule() {
       clearTimeout(timer);
