@@ -85,7 +85,8 @@ func (req ListRequest) normalize() (ListRequest, error) {
 // Match, the listing examines up to ScanLimit jobs in order, a chunk per
 // store call (so jobs that move meanwhile may be missed or seen twice),
 // Offset and Limit apply to the matches, and Truncated says the state held
-// more.
+// more. To look through a state of any size, use SearchJobs, which goes on
+// from a cursor a bounded stretch per call.
 func (i *Inspector) ListJobs(ctx context.Context, req ListRequest) (JobPage, error) {
 	a, err := i.adminFor("listing jobs")
 	if err != nil {

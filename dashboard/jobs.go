@@ -151,7 +151,6 @@ type jobsPage struct {
 	ShowErrors bool
 	From, To   int
 	Total      int
-	Truncated  bool
 	PrevURL    string
 	NextURL    string
 	Back       string // the list's query, to come back to after an action
@@ -387,7 +386,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	for _, j := range page.Jobs {
 		p.Jobs = append(p.Jobs, d.jobRow(st, j))
 	}
-	p.Total, p.Truncated = page.Total, page.Truncated
+	p.Total = page.Total
 	offset := (s.Page - 1) * d.cfg.PageSize
 	if len(p.Jobs) > 0 {
 		p.From, p.To = offset+1, offset+len(p.Jobs)
