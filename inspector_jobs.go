@@ -58,13 +58,21 @@ type JobPage struct {
 	Truncated bool
 }
 
+// validQueueState checks the queue and state a listing or a search names.
+func validQueueState(queue string, st JobState) error {
+	if err := ValidateQueue(queue); err != nil {
+		return err
+	}
+	if !st.Valid() {
+		return fmt.Errorf("%w: %q", ErrInvalidState, st)
+	}
+	return nil
+}
+
 // normalize checks req and applies its defaults.
 func (req ListRequest) normalize() (ListRequest, error) {
-	if err := ValidateQueue(req.Queue); err != nil {
+	if err := validQueueState(req.Queue, req.State); err != nil {
 		return req, err
-	}
-	if !req.State.Valid() {
-		return req, fmt.Errorf("%w: %q", ErrInvalidState, req.State)
 	}
 	if req.Offset < 0 || req.Limit < 0 || req.ScanLimit < 0 {
 		return req, fmt.Errorf("%w: ListRequest Offset %d, Limit %d and ScanLimit %d must not be negative",

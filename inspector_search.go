@@ -75,11 +75,8 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 	if err != nil {
 		return SearchPage{}, err
 	}
-	if err := ValidateQueue(req.Queue); err != nil {
+	if err := validQueueState(req.Queue, req.State); err != nil {
 		return SearchPage{}, err
-	}
-	if !req.State.Valid() {
-		return SearchPage{}, fmt.Errorf("%w: %q", ErrInvalidState, req.State)
 	}
 	if req.From < 0 || req.Limit < 0 || req.MaxTime < 0 {
 		return SearchPage{}, fmt.Errorf("%w: SearchRequest From %d, Limit %d and MaxTime %v must not be negative",
@@ -121,14 +118,14 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 					examined = k
 					break
 				}
-				if page.matches(req, r) {
+				if req.matches(r) {
 					page.Jobs = append(page.Jobs, r)
 				}
 			}
 			cands = nil
 		}
 		for _, r := range cands {
-			if len(page.Jobs) < req.Limit && page.matches(req, r) {
+			if len(page.Jobs) < req.Limit && req.matches(r) {
 				page.Jobs = append(page.Jobs, r)
 			}
 		}
@@ -143,6 +140,6 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 }
 
 // matches applies req's exact checks to a candidate.
-func (SearchPage) matches(req SearchRequest, r *JobRecord) bool {
+func (req SearchRequest) matches(r *JobRecord) bool {
 	return (req.Kind == "" || r.Kind == req.Kind) && strings.HasPrefix(r.ID, req.IDPrefix) && (req.Match == nil || req.Match(r))
 }

@@ -75,11 +75,26 @@ type chartBar struct {
 	Title string  `json:"t"`
 }
 
+// span is the interval of one bar: from start, for step.
+type span struct {
+	start time.Time
+	step  time.Duration
+}
+
+// spans returns the bars of r's window ending with now's, and its start.
+func spans(r chartRange, now time.Time) (time.Time, []span) {
+	start := rangeStart(r, now)
+	out := make([]span, r.bars())
+	for i := range out {
+		out[i] = span{start.Add(time.Duration(i) * r.Step), r.Step}
+	}
+	return start, out
+}
+
 // minuteCounts is one bar of the window: a minute, or a Step of a longer
 // range.
 type minuteCounts struct {
-	start        time.Time
-	step         time.Duration
+	span
 	done, failed int64
 }
 
@@ -102,12 +117,11 @@ func series(points []hopper.ThroughputPoint, now time.Time) []minuteCounts {
 // the window are dropped, but one a bar ahead (the store's clock is a
 // little ahead of ours) counts in the last bar.
 func seriesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time) []minuteCounts {
-	start := rangeStart(r, now)
-	n := r.bars()
+	start, sp := spans(r, now)
+	n := len(sp)
 	out := make([]minuteCounts, n)
 	for i := range out {
-		out[i].start = start.Add(time.Duration(i) * r.Step)
-		out[i].step = r.Step
+		out[i].span = sp[i]
 	}
 	for _, p := range points {
 		if i, ok := barOf(r, start, n, p.Minute); ok {
@@ -172,7 +186,7 @@ func newChart(s []minuteCounts, w, h int) *chart {
 			DoneY: round2(float64(h) - doneH),
 			DoneH: round2(doneH),
 			FailH: round2(failH),
-			Title: fmt.Sprintf("%s UTC: %s done, %s failed", barTime(m), formatCount(m.done), formatCount(m.failed)),
+			Title: fmt.Sprintf("%s UTC: %s done, %s failed", barTime(m.span), formatCount(m.done), formatCount(m.failed)),
 		}
 		b.FailY = round2(float64(h) - doneH - failH)
 		c.Bars = append(c.Bars, b)
@@ -193,7 +207,7 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 // barTime names the interval of bar m for its tooltip: "15:04" for a
 // minute, "15:00–15:15" for a quarter hour, "Jan 2 00:00–12:00" for
 // longer ones.
-func barTime(m minuteCounts) string {
+func barTime(m span) string {
 	t := m.start.UTC()
 	switch {
 	case m.step <= time.Minute:
@@ -208,12 +222,11 @@ func barTime(m minuteCounts) string {
 // or latency in ms) over r's bars ending with now's, the largest sample of
 // each bar; a bar without a sample has has false.
 func samplesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time, pick func(hopper.ThroughputPoint) int64) []sampleBar {
-	start := rangeStart(r, now)
-	n := r.bars()
+	start, sp := spans(r, now)
+	n := len(sp)
 	out := make([]sampleBar, n)
 	for i := range out {
-		out[i].start = start.Add(time.Duration(i) * r.Step)
-		out[i].step = r.Step
+		out[i].span = sp[i]
 	}
 	for _, p := range points {
 		i, ok := barOf(r, start, n, p.Minute)
@@ -229,10 +242,9 @@ func samplesIn(r chartRange, points []hopper.ThroughputPoint, now time.Time, pic
 
 // sampleBar is one bar of a chart of samples.
 type sampleBar struct {
-	start time.Time
-	step  time.Duration
-	v     int64
-	has   bool
+	span
+	v   int64
+	has bool
 }
 
 // newSampleChart lays out samples in a w by h box, each bar titled with
@@ -257,7 +269,7 @@ func newSampleChart(s []sampleBar, w, h int, label func(int64) string) *chart {
 		c.Bars = append(c.Bars, chartBar{
 			X: round2(float64(i)*slot + gap/2), W: round2(slot - gap),
 			DoneY: round2(float64(h) - bh), DoneH: round2(bh),
-			Title: fmt.Sprintf("%s UTC: %s", barTime(minuteCounts{start: b.start, step: b.step}), label(b.v)),
+			Title: fmt.Sprintf("%s UTC: %s", barTime(b.span), label(b.v)),
 		})
 	}
 	return c

@@ -45,16 +45,6 @@ type errorsPage struct {
 	CanAct         bool
 }
 
-// Truncated reports that a state held more jobs than were grouped.
-func (p errorsPage) Truncated() bool {
-	for st, n := range p.Total {
-		if n > p.Scanned[st] {
-			return true
-		}
-	}
-	return false
-}
-
 // errorKey is how the errors page groups a last error: its first line,
 // with each run of digits as "#" (so "timeout after 3012ms" and "timeout
 // after 2999ms" fall together), at most 200 runes.

@@ -176,6 +176,51 @@ type jobsPage struct {
 	History               *queueHistory   // the queue's throughput, depth and latency over a range
 }
 
+// regionsOnly reports that r is a live refresh (app.js): only the page's
+// live regions are used from the answer.
+func regionsOnly(r *http.Request) bool { return r.Header.Get("X-Hopper-Regions") == "1" }
+
+// queuePanels reads what a queue's page shows around its list: its groups,
+// its history and the workers serving it. On failure it returns what it
+// was reading.
+func (d *dash) queuePanels(r *http.Request, queue string, p *jobsPage) (string, error) {
+	ctx := r.Context()
+	if groups, err := d.ins.Groups(ctx, queue, maxGroupsShown+1); err == nil {
+		p.Limits.More = len(groups) > maxGroupsShown
+		p.Limits.Groups = groups[:min(len(groups), maxGroupsShown)]
+	} else if !errors.Is(err, hopper.ErrNotSupported) {
+		return "reading the queue's groups", err
+	}
+	h, err := d.loadHistory(ctx, queue, rangeOf(r.URL.Query().Get("range")))
+	if err != nil {
+		return "reading the queue's history", err
+	}
+	p.History = h
+	if ws, err := d.ins.Workers(ctx); err == nil {
+		p.Serving = servingWorkers(ws, queue)
+	}
+	return "", nil
+}
+
+// servingWorkers returns the workers of ws whose queues include queue.
+func servingWorkers(ws []hopper.WorkerInfo, queue string) []servingWorker {
+	var out []servingWorker
+	for _, w := range ws {
+		weight, ok := w.Queues[queue]
+		if !ok {
+			continue
+		}
+		sw := servingWorker{ID: w.ID, Weight: weight, Slots: w.Concurrency}
+		for _, j := range w.Running {
+			if j.Queue == queue {
+				sw.Running++
+			}
+		}
+		out = append(out, sw)
+	}
+	return out
+}
+
 // queueHistory is a queue's charts over one range: jobs finished, jobs
 // ready and the latency of the oldest (the largest sample of each bar).
 type queueHistory struct {
@@ -308,33 +353,12 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
 	p.Limits = newLimitsView(stats, d.cfg.Now())
-	if groups, err := d.ins.Groups(ctx, queue, maxGroupsShown+1); err == nil {
-		p.Limits.More = len(groups) > maxGroupsShown
-		p.Limits.Groups = groups[:min(len(groups), maxGroupsShown)]
-	} else if !errors.Is(err, hopper.ErrNotSupported) {
-		d.storeError(w, r, "reading the queue's groups", err)
-		return
-	}
-
-	h, err := d.loadHistory(ctx, queue, rangeOf(r.URL.Query().Get("range")))
-	if err != nil {
-		d.storeError(w, r, "reading the queue's history", err)
-		return
-	}
-	p.History = h
-	if ws, err := d.ins.Workers(ctx); err == nil {
-		for _, w := range ws {
-			weight, ok := w.Queues[queue]
-			if !ok {
-				continue
-			}
-			sw := servingWorker{ID: w.ID, Weight: weight, Slots: w.Concurrency}
-			for _, j := range w.Running {
-				if j.Queue == queue {
-					sw.Running++
-				}
-			}
-			p.Serving = append(p.Serving, sw)
+	// A live refresh swaps the list only (regionsOnly): the panels around
+	// it are not read for it.
+	if !regionsOnly(r) {
+		if what, err := d.queuePanels(r, queue, &p); err != nil {
+			d.storeError(w, r, what, err)
+			return
 		}
 	}
 

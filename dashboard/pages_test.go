@@ -292,6 +292,20 @@ func TestQueueHistory(t *testing.T) {
 	})
 }
 
+// A live refresh of a queue's page (app.js asks for its regions only)
+// reads neither the history nor the workers: the list is all it swaps.
+func TestQueueRegionsOnly(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		f := dashtest.Seed(t, s)
+		req := newRequest(http.MethodGet, "/queues/default/ready", nil)
+		req.Header.Set("X-Hopper-Regions", "1")
+		r := serve(newHandler(s, nil), req)
+		wantStatus(t, r, http.StatusOK, "regions only")
+		wantContains(t, r.Body, "regions only", `id="jobs-region"`, `data-job-row="`+f.Ready[0]+`"`)
+		wantLacks(t, r.Body, "regions only", `id="history"`, "Served by")
+	})
+}
+
 // A queue's page names the live workers that serve it.
 func TestQueueServingWorkers(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {

@@ -514,7 +514,8 @@
       busy = true;
       sinceSwap++;
       last = Date.now();
-      fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/html' } })
+      // X-Hopper-Regions: the server may leave out what lies outside them.
+      fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/html', 'X-Hopper-Regions': '1' } })
         .then(function (r) {
           if (r.status === 404) throw new Error('HTTP 404: what this page shows is gone');
           if (!r.ok) throw new Error('HTTP ' + r.status);
