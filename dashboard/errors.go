@@ -166,15 +166,17 @@ func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 		}
 	}
 	back := d.path("queues", queue, "errors")
-	if len(ids) == 0 {
-		return outcome{to: back, flash: "requeued"}, nil
+	flash := "requeued"
+	if action == "delete" {
+		flash = "deleted"
+	}
+	if len(ids) == 0 { // the group is gone: nothing done
+		return outcome{to: back, flash: flash}, nil
 	}
 	var n int
-	flash := "requeued"
 	if action == "retry" {
 		n, err = d.ins.Requeue(r.Context(), queue, st, ids)
 	} else {
-		flash = "deleted"
 		n, err = d.ins.Delete(r.Context(), queue, st, ids)
 	}
 	if err != nil {

@@ -86,6 +86,10 @@ func TestErrorGroups(t *testing.T) {
 		for _, id := range other {
 			requireState(t, s, "mail", id, "")
 		}
+		// A group gone meanwhile: nothing done, and the page says so in the
+		// words of the action asked.
+		r = post(t, h, "/queues/mail/errors", url.Values{"action": {"delete"}, "state": {"retry"}, "kind": {"report"}, "key": {"timeout after #ms"}})
+		wantRedirect(t, r, "/queues/mail/errors?flash=deleted&n=0", "delete a group that is gone")
 		// Bad input is refused, clearly.
 		r = post(t, h, "/queues/mail/errors", url.Values{"action": {"retry"}, "state": {"ready"}, "kind": {"send"}, "key": {"x"}})
 		wantStatus(t, r, 400, "a group in ready")
