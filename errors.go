@@ -35,6 +35,10 @@ var (
 	// ErrCancelled: the job was cancelled (Inspector.Cancel). It is the
 	// cause of a running job's context when that happens.
 	ErrCancelled = store.ErrCancelled
+	// ErrNoKindIndex: a search asked to go on through a queue's kind
+	// index (SearchRequest.ByKind) and the queue keeps none, or it is
+	// still being built (QueueConfig.KindIndex): search again from 0.
+	ErrNoKindIndex = store.ErrNoKindIndex
 	// ErrArgsTooLarge: the encoded args exceed ClientConfig.MaxArgsBytes.
 	ErrArgsTooLarge = errors.New("hopper: args too large")
 	// ErrUnknownKind: no handler is registered for the job's kind. The job

@@ -53,12 +53,58 @@ func ExampleInspector_SearchJobs() {
 			fmt.Printf("searched %d jobs\n", page.Total)
 			break
 		}
-		req.From = page.Next
+		req.From, req.ByKind = page.Next, page.ByKind
 	}
 	// Output:
 	// acme
 	// acme-east
 	// searched 4 jobs
+}
+
+// Refund is the args of an example job of a rare kind.
+type Refund struct{ Invoice int }
+
+func (Refund) Kind() string { return "refund" }
+
+// With KindIndex a queue keeps an index of its jobs by kind: a search by
+// kind looks at the jobs of that kind only, here 3 among 10,003, rather
+// than at the whole state.
+func ExampleQueueConfig_kindIndex() {
+	ctx := context.Background()
+	s := memstore.New(nil)
+	ins := hopper.NewInspector(s)
+	if err := ins.SetQueueConfig(ctx, "billing", hopper.QueueConfig{KindIndex: true}); err != nil {
+		panic(err)
+	}
+	c := hopper.NewClient(s, nil)
+	opts := &hopper.EnqueueOpts{Queue: "billing"}
+	for i := range 10_000 {
+		if _, err := hopper.Enqueue(ctx, c, Invoice{Customer: fmt.Sprint("customer", i)}, opts); err != nil {
+			panic(err)
+		}
+		if i%4000 == 0 {
+			if _, err := hopper.Enqueue(ctx, c, Refund{Invoice: i}, opts); err != nil {
+				panic(err)
+			}
+		}
+	}
+	page, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: "billing", State: hopper.StateReady, Kind: "refund"})
+	if err != nil {
+		panic(err)
+	}
+	for _, j := range page.Jobs {
+		var r Refund
+		if err := msgpack.Unmarshal(j.Args, &r); err != nil {
+			panic(err)
+		}
+		fmt.Println("refund of invoice", r.Invoice)
+	}
+	fmt.Printf("examined %d of the queue's %d refund jobs (by kind: %v), done: %v\n", page.Next-page.From, page.Total, page.ByKind, page.Done())
+	// Output:
+	// refund of invoice 0
+	// refund of invoice 4000
+	// refund of invoice 8000
+	// examined 3 of the queue's 3 refund jobs (by kind: true), done: true
 }
 
 // Workers record how long their handlers ran (a store call a minute, and

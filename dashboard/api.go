@@ -47,14 +47,18 @@ type errorJSON struct {
 
 // jobsJSON is a page of jobs: Total counts the state. A search (kind,
 // args or prefix) also says which stretch of the state it examined, from
-// From to Next, and where to go on (from=Next) until Done.
+// From to Next, and where to go on (from=Next) until Done. With ByKind it
+// walked the queue's kind index (hopper.QueueConfig.KindIndex): Total and
+// the positions count the queue's jobs of the kind, and the next call
+// adds walk=kind.
 type jobsJSON struct {
 	Total  int       `json:"total"`
 	Jobs   []jobJSON `json:"jobs"`
 	Search *struct {
-		From int  `json:"from"`
-		Next int  `json:"next"`
-		Done bool `json:"done"`
+		From   int  `json:"from"`
+		Next   int  `json:"next"`
+		Done   bool `json:"done"`
+		ByKind bool `json:"by_kind,omitempty"`
 	} `json:"search,omitempty"`
 }
 
@@ -108,17 +112,18 @@ func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 	var out jobsJSON
 	var jobs []*hopper.JobRecord
 	if s.Filtered() {
-		sp, err := d.ins.SearchJobs(r.Context(), d.searchRequest(queue, st, s))
+		sp, err := d.search(r.Context(), queue, st, &s)
 		if err != nil {
 			d.jsonStoreError(w, r, "searching jobs", err)
 			return
 		}
 		jobs, out.Total = sp.Jobs, sp.Total
 		out.Search = &struct {
-			From int  `json:"from"`
-			Next int  `json:"next"`
-			Done bool `json:"done"`
-		}{sp.From, sp.Next, sp.Done()}
+			From   int  `json:"from"`
+			Next   int  `json:"next"`
+			Done   bool `json:"done"`
+			ByKind bool `json:"by_kind,omitempty"`
+		}{sp.From, sp.Next, sp.Done(), sp.ByKind}
 	} else {
 		page, err := d.ins.ListJobs(r.Context(), d.listRequest(queue, st, s))
 		if err != nil {

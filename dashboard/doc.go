@@ -60,7 +60,10 @@
 // the state a stretch per request (hopper.Inspector.SearchJobs: each
 // answers within about 150 ms, the store narrowing the candidates itself),
 // says which jobs it examined of how many, and offers to go on; a page
-// that found nothing yet goes on by itself, with a Stop link.
+// that found nothing yet goes on by itself, with a Stop link. A search by
+// kind in a queue that keeps a kind index (the "Index kinds" box of its
+// limits: hopper.QueueConfig.KindIndex) walks that kind's jobs only, and
+// says so.
 //
 // Pages are rendered on the server with html/template; the CSS, a small
 // JavaScript file and the icon are embedded. Everything works without

@@ -31,6 +31,12 @@ type jobSearch struct {
 	From int
 	// Prefix is ID as a prefix, once no job has it as its whole ID.
 	Prefix string
+	// ByKind says From is a position in the queue's kind index
+	// (hopper.SearchPage.ByKind).
+	ByKind bool
+	// Restarted: the kind index From was in is gone; the search started
+	// again (dash.search).
+	Restarted bool
 }
 
 // defaultNewest is the order a state lists in when the query names none:
@@ -62,6 +68,7 @@ func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 	}
 	if f, err := strconv.Atoi(q.Get("from")); err == nil && f > 0 {
 		s.From = min(f, maxPage*1000)
+		s.ByKind = q.Get("walk") == "kind" && s.Kind != ""
 	}
 	s.Prefix = field("prefix")
 	return s
@@ -104,6 +111,9 @@ func (s jobSearch) queryFrom(from int) string {
 	q := s.query(1)
 	if from > 0 {
 		q += "&from=" + strconv.Itoa(from)
+		if s.ByKind {
+			q += "&walk=kind"
+		}
 	}
 	return q
 }
@@ -165,15 +175,18 @@ type jobsPage struct {
 	// start again; AutoContinue has the page go on by itself, as it found
 	// nothing yet (unless stopped).
 	SearchFirst, SearchTo int
-	MoreURL, RestartURL   string
-	StopURL               string
-	AutoContinue          bool
-	CanRequeue            bool // actions offered on this page
-	CanDelete             bool
-	CanCancel             bool
-	Limits                *limitsView
-	Serving               []servingWorker // live workers whose queues include this one
-	History               *queueHistory   // the queue's throughput, depth and latency over a range
+	// ByKind: the search walked the queue's kind index, and Total counts
+	// the jobs of the kind in every state.
+	ByKind              bool
+	MoreURL, RestartURL string
+	StopURL             string
+	AutoContinue        bool
+	CanRequeue          bool // actions offered on this page
+	CanDelete           bool
+	CanCancel           bool
+	Limits              *limitsView
+	Serving             []servingWorker // live workers whose queues include this one
+	History             *queueHistory   // the queue's throughput, depth and latency over a range
 }
 
 // regionsOnly reports that r is a live refresh (app.js): only the page's
@@ -305,6 +318,7 @@ func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopp
 		Kind:     s.Kind,
 		IDPrefix: s.Prefix,
 		From:     s.From,
+		ByKind:   s.ByKind,
 		Limit:    d.cfg.PageSize,
 	}
 	if s.Args != "" {
@@ -316,6 +330,18 @@ func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopp
 		}
 	}
 	return req
+}
+
+// search runs the search s asks for. When s goes on through a kind index
+// that is gone (turned off meanwhile), it starts again from the first job
+// and sets s.Restarted.
+func (d *dash) search(ctx context.Context, queue string, st hopper.JobState, s *jobSearch) (hopper.SearchPage, error) {
+	sp, err := d.ins.SearchJobs(ctx, d.searchRequest(queue, st, *s))
+	if errors.Is(err, hopper.ErrNoKindIndex) && s.ByKind {
+		s.From, s.ByKind, s.Restarted = 0, false, true
+		sp, err = d.ins.SearchJobs(ctx, d.searchRequest(queue, st, *s))
+	}
+	return sp, err
 }
 
 // serveJobs renders one state of one queue: a page of jobs, searchable,
@@ -380,18 +406,24 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	base := d.queuePath(queue, st) + "?"
 	if s.Filtered() {
-		sp, err := d.ins.SearchJobs(ctx, d.searchRequest(queue, st, s))
+		sp, err := d.search(ctx, queue, st, &s)
 		if err != nil {
 			d.storeError(w, r, "searching jobs", err)
 			return
+		}
+		if s.Restarted {
+			p.Notice = "The kind index of " + queue + " is off now: the search started again from the first job."
 		}
 		for _, j := range sp.Jobs {
 			p.Jobs = append(p.Jobs, d.jobRow(st, j))
 		}
 		p.Total, p.SearchFirst, p.SearchTo = sp.Total, min(sp.From+1, sp.Total), min(sp.Next, sp.Total)
+		p.ByKind = sp.ByKind
 		if !sp.Done() {
+			stop := base + s.queryFrom(s.From) + "&stop=1"
+			s.ByKind = sp.ByKind
 			p.MoreURL = base + s.queryFrom(sp.Next)
-			p.StopURL = base + s.queryFrom(s.From) + "&stop=1"
+			p.StopURL = stop
 			p.AutoContinue = len(sp.Jobs) == 0 && r.URL.Query().Get("stop") == ""
 		}
 		if s.From > 0 {

@@ -15,7 +15,10 @@ type limitsView struct {
 	Config    hopper.QueueConfig
 	RateUsed  int       // claims counted in the rate window now
 	HeldUntil time.Time // a RateLimited hold, zero when none
-	Form      limitsForm
+	// Building: the kind index is on and still indexing the jobs that
+	// were there before (hopper.QueueStats.KindIndexBuilding).
+	Building bool
+	Form     limitsForm
 	// Groups are the queue's first groups by name (at most maxGroupsShown),
 	// More whether there are others; both empty when the store keeps no
 	// groups or the queue has none.
@@ -32,7 +35,7 @@ type limitsForm struct {
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
-	v := &limitsView{Config: st.Config, RateUsed: st.RateUsed}
+	v := &limitsView{Config: st.Config, RateUsed: st.RateUsed, Building: st.KindIndexBuilding}
 	if st.HeldUntil.After(now) {
 		v.HeldUntil = st.HeldUntil
 	}
@@ -63,9 +66,10 @@ func durField(d time.Duration) string {
 }
 
 // postLimits sets a queue's MaxRunning, RateLimit, RatePeriod and
-// Retention from the jobs page's form (Inspector.SetQueueConfig). An empty
-// field means none. The queue's pause and events settings are kept as
-// read just before.
+// Retention, the group limits and the kind index from the jobs page's form
+// (Inspector.SetQueueConfig). An empty field means none; an unticked
+// kind_index turns the index off. The queue's pause and events settings
+// are kept as read just before.
 func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
 	if err := hopper.ValidateQueue(queue); err != nil {
@@ -120,6 +124,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if cfg.GroupRatePeriod, err = dur("group_rate_period", "Rate period per group"); err != nil {
 		return outcome{}, err
 	}
+	cfg.KindIndex = r.PostFormValue("kind_index") == "1"
 	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
 		if errors.Is(err, hopper.ErrInvalidConfig) {
 			return outcome{}, bad(err.Error())
@@ -132,7 +137,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
 		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
-		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit}}, nil
+		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit, "kind_index", cfg.KindIndex}}, nil
 }
 
 // postGroupLimit gives one group of a queue a cap of its own, or removes

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestQueueLimits(t *testing.T) {
@@ -89,5 +91,45 @@ func TestGroupsPanel(t *testing.T) {
 			wantStatus(t, post(t, h, "/queues/default/groups", form), http.StatusBadRequest, "group cap form "+form.Encode())
 		}
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "job rows", `title="Group:`)
+	})
+}
+
+// Ticking "Index kinds" turns the queue's kind index on: a search by kind
+// then walks that kind's jobs only, says so, and goes on through the index;
+// when the index is turned off under a search, the search starts again.
+func TestKindIndexSearch(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		ctx := context.Background()
+		var jobs []*store.NewJob
+		for i := range 300 {
+			kind := "bulk"
+			if i%100 == 50 {
+				kind = "rare"
+			}
+			jobs = append(jobs, &store.NewJob{ID: fmt.Sprintf("job-%03d", i), Queue: "idx", Kind: kind, Args: []byte{0x80}})
+		}
+		if _, err := s.Enqueue(ctx, jobs); err != nil {
+			t.Fatal(err)
+		}
+		h := newHandler(s, &dashboard.Options{PageSize: 2})
+		wantRedirect(t, post(t, h, "/queues/idx/limits", url.Values{"kind_index": {"1"}}), "/queues/idx/ready?flash=limits", "index kinds")
+		if st, err := hopper.NewInspector(s).QueueStats(ctx, "idx"); err != nil || !st.Config.KindIndex {
+			t.Fatalf("config after ticking Index kinds: %+v, %v", st.Config, err)
+		}
+		wantContains(t, get(t, h, "/queues/idx/ready").Body, "limits", "kinds indexed", `name="kind_index" value="1" checked`)
+
+		body := get(t, h, "/queues/idx/ready?kind=rare&order=oldest").Body
+		wantContains(t, body, "search through the index", "of the <strong>3</strong> jobs of kind rare", "(kind index)",
+			"job-050", "job-150", "from=2&amp;walk=kind")
+		wantLacks(t, body, "second page's job", "job-250")
+		body = get(t, h, "/queues/idx/ready?kind=rare&order=oldest&from=2&walk=kind").Body
+		wantContains(t, body, "second page", "job-250", "searched to the end")
+		wantContains(t, get(t, h, "/api/queues/idx/ready?kind=rare&order=oldest").Body, "JSON search", `"by_kind":true`, `"next":2`)
+
+		// Unticked, the index is gone: the search goes on from the start.
+		wantRedirect(t, post(t, h, "/queues/idx/limits", url.Values{}), "/queues/idx/ready?flash=limits", "untick")
+		body = get(t, h, "/queues/idx/ready?kind=rare&order=oldest&from=2&walk=kind").Body
+		wantContains(t, body, "restarted search", "The kind index of idx is off now", "job-050", "among jobs <strong>1–")
+		wantLacks(t, body, "restarted search", "(kind index)")
 	})
 }

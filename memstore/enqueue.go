@@ -97,6 +97,9 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 		RunAt:      atMs(now, nowMs, dueMs),
 	}
 	q.jobs[nj.ID] = j
+	q.births++
+	j.born = q.births
+	q.indexKind(j)
 	if k := nj.UniqueKey; k != "" {
 		h := uniqueHold{id: nj.ID}
 		if nj.UniqueFor > 0 {

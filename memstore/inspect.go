@@ -82,6 +82,7 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 		q.rate = rateLog{}
 	}
 	q.cfg = cfg
+	q.setKindIndex(cfg.KindIndex)
 	if q.ready.grouped() {
 		q.ready.limitsChanged(cfg.GroupMaxRunning)
 	}

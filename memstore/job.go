@@ -20,6 +20,9 @@ type job struct {
 	idx int
 	// prev and next link the ready list.
 	prev, next *job
+	// born is the job's birth number in its queue, given at enqueue: it
+	// tells the job from a later one with the same ID (kind_index.go).
+	born uint64
 }
 
 // Limits of the free list of jobs.
@@ -45,6 +48,9 @@ func (q *queue) newJob() *job {
 func (q *queue) forget(j *job) {
 	q.releaseUnique(j)
 	delete(q.jobs, j.rec.ID)
+	if q.kinds != nil {
+		q.unindexKind(j.rec.Kind)
+	}
 	if len(q.free) < maxFreeJobs {
 		args := j.rec.Args[:0]
 		if cap(args) > maxReusedArgs {

@@ -128,7 +128,10 @@ func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
 // order and keeps those whose kind holds req.Kind, whose kind, args bytes
 // or metadata hold req.Text (ASCII case aside) and whose ID starts with
 // req.IDPrefix, at most req.Limit of them. O(From + Examine) under the
-// queue's lock.
+// queue's lock. With req.Walk SearchWalkKind (or SearchWalkShorter and a
+// kind index shorter than the state) it walks the queue's kind index
+// instead (kind_index.go), which memstore builds at once when
+// QueueConfig.KindIndex is set.
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
 	var page store.SearchPage
 	if err := ctx.Err(); err != nil {
@@ -139,9 +142,20 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 		return page, nil
 	}
 	text := []byte(strings.ToLower(req.Text))
+	keep := func(j *job) bool {
+		return strings.HasPrefix(j.rec.ID, req.IDPrefix) && strings.Contains(j.rec.Kind, req.Kind) && (len(text) == 0 || holdsText(&j.rec, text))
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	page.Total = q.count(req.State)
+	switch req.Walk {
+	case store.SearchWalkKind:
+		return q.searchKind(req, keep)
+	case store.SearchWalkShorter:
+		if l := q.kinds[req.Kind]; q.kinds != nil && (l == nil || len(l.entries) < page.Total) {
+			return q.searchKind(req, keep)
+		}
+	}
 	from := min(max(req.From, 0), page.Total)
 	jobs := q.ordered(req.State, req.Newest, from+req.Examine)
 	var found []*job
@@ -150,7 +164,7 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 			break
 		}
 		page.Examined++
-		if strings.HasPrefix(j.rec.ID, req.IDPrefix) && strings.Contains(j.rec.Kind, req.Kind) && (len(text) == 0 || holdsText(&j.rec, text)) {
+		if keep(j) {
 			found = append(found, j)
 		}
 	}

@@ -36,7 +36,10 @@ type queue struct {
 	unique  map[string]uniqueHold
 	ticks   map[string]time.Time // last tick per schedule
 	seq     uint64
+	births  uint64 // the last job.born given
 	rate    rateLog
+	// kinds is the kind index when cfg.KindIndex, else nil.
+	kinds kindIndex
 	// heldUntil is when a hold asked by a handler ends (Unix ms); no claim
 	// before then (FinishRequest.Hold).
 	heldUntil int64

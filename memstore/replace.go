@@ -24,7 +24,12 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 		return dup, j.rec.State == store.StateUnack && nj.Replace&store.ReplaceOnly == 0
 	}
 	if nj.Replace&store.ReplaceArgs != 0 {
+		old := j.rec.Kind
 		j.rec.Kind = nj.Kind
+		if q.kinds != nil && old != nj.Kind {
+			q.unindexKind(old)
+			q.indexKind(j)
+		}
 		j.rec.Args = cloneBytes(nj.Args)
 		j.rec.Meta = cloneMeta(nj.Meta)
 		j.rec.MaxRetries = nj.MaxRetries

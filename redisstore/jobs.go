@@ -183,10 +183,22 @@ func listRecords(queue string, st store.JobState, v []any) ([]*store.JobRecord, 
 // SearchJobs looks for candidates in one state of a queue (see
 // store.Searcher): one read-only script call, which examines req.Examine
 // jobs from req.From and returns those whose stored value holds the kind
-// and the text and whose ID has the prefix.
+// and the text and whose ID has the prefix. Through the kind index
+// (store.SearchWalkKind, or SearchWalkShorter when the index is the
+// shorter walk) it examines the index's entries and keeps those in the
+// state (lua/kind_search.lua).
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
 	if err := s.begin(ctx); err != nil {
 		return store.SearchPage{}, err
+	}
+	if req.Walk != store.SearchWalkState && req.Kind != "" {
+		page, ok, err := s.searchKind(ctx, req)
+		if ok || err != nil {
+			return page, err
+		}
+	}
+	if req.Walk == store.SearchWalkKind {
+		return store.SearchPage{}, fmt.Errorf("search %s jobs of %q by kind %q: %w", req.State, req.Queue, req.Kind, store.ErrNoKindIndex)
 	}
 	v, err := s.runList(ctx, req.Queue, req.State, req.Newest, req.From, req.Examine, 2,
 		req.Kind, strings.ToLower(req.Text), req.IDPrefix, req.Limit)
@@ -197,4 +209,35 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 	examined, _ := v[1].(int64)
 	recs, err := listRecords(req.Queue, req.State, v[2:])
 	return store.SearchPage{Jobs: recs, Total: int(total), Examined: int(examined)}, err
+}
+
+// searchKind runs kind_search.lua for SearchJobs. ok is false when the
+// walk is the state's after all: no complete index, or (SearchWalkShorter)
+// one no shorter than the state.
+func (s *Store) searchKind(ctx context.Context, req store.SearchRequest) (page store.SearchPage, ok bool, err error) {
+	k := s.queueKeys(req.Queue)
+	keys := []string{k.tag + "ki:" + req.Kind, k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf,
+		k.ready, k.pending, k.retry, k.garbage, k.done, k.unack}
+	rev, mode := "0", "kind"
+	if req.Newest {
+		rev = "1"
+	}
+	if req.Walk == store.SearchWalkShorter {
+		mode = "shorter"
+	}
+	v, err := s.run(ctx, scriptKindSearch, keys, string(req.State), max(req.From, 0), req.Examine, rev, mode,
+		strings.ToLower(req.Text), req.IDPrefix, req.Limit, req.Kind).Slice()
+	if err == nil && (len(v) == 0 || (len(v) > 1 && (len(v)-2)%7 != 0)) {
+		err = fmt.Errorf("unexpected reply of %d values", len(v))
+	}
+	if err != nil {
+		return page, false, wrap("search "+string(req.State)+" jobs of "+strconv.Quote(req.Queue)+" by kind", err)
+	}
+	total, _ := v[0].(int64)
+	if total < 0 {
+		return page, false, nil
+	}
+	examined, _ := v[1].(int64)
+	recs, err := listRecords(req.Queue, req.State, v[2:])
+	return store.SearchPage{Jobs: recs, Total: int(total), Examined: int(examined), Walk: store.SearchWalkKind}, true, err
 }

@@ -41,6 +41,9 @@ package redisstore
 //	{p:q}:wm  set     IDs of workflow tasks' jobs released into the queue
 //	{p:q}:wd  hash    job ID -> a workflow task's end not yet delivered
 //	{p:q}:wq  zset    job ID -> when a sweeper may deliver its record
+//	{p:q}:ki:<kind>  zset  job ID -> enqueue ms, with QueueConfig.KindIndex
+//	                  (lua/lib_kidx.lua)
+//	{p:q}:kis set     the kinds indexed
 //
 //	{p:wf:<id>}:m, s, r, i, d, p, o, rel   one workflow's record
 //	                  (lua/lib_wfgraph.lua)

@@ -23,23 +23,24 @@ import (
 var luaFiles embed.FS
 
 var (
-	scriptEnqueue = newScript("enqueue", false, "prio", "group", "place", "att", "events", "kinds", "state", "replace")
-	scriptPlain   = newScript("enqueue_plain", false, "prio", "group", "place", "events", "kinds")
+	scriptEnqueue = newScript("enqueue", false, "prio", "group", "place", "att", "events", "kinds", "kidx", "state", "replace")
+	scriptPlain   = newScript("enqueue_plain", false, "prio", "group", "place", "events", "kinds", "kidx")
 	scriptClaim   = newScript("claim", false, "prio", "rate", "group", "att", "events", "kinds")
-	scriptFinish  = newScript("finish", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "ends", "wf")
+	scriptFinish  = newScript("finish", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "kidx", "ends", "wf")
 	// scriptFinishLocal is finish.lua applying workflow task ends in the
 	// same step (lib_wflocal.lua): on one server, for batches with tasks.
 	scriptFinishLocal = newScript("finish+local", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events",
-		"kinds", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
+		"kinds", "kidx", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
 	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "ends", "wf")
+	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
 	scriptList       = newScript("list", true, "prio", "group", "member", "records")
+	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records")
 	scriptStats      = newScript("stats", true, "prio", "group", "att", "depth", "rate")
-	scriptConfig     = newScript("config", false, "prio", "group")
+	scriptConfig     = newScript("config", false, "prio", "group", "kinds", "kidx")
 	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")
 	scriptRequeue    = newScript("requeue", false, "prio", "group", "att", "events", "kinds", "wf")
-	scriptDelete     = newScript("delete", false, "prio", "group", "unique", "att", "events", "kinds", "ends", "wf")
+	scriptDelete     = newScript("delete", false, "prio", "group", "unique", "att", "events", "kinds", "kidx", "ends", "wf")
 	scriptHeartbeat  = newScript("heartbeat", false)
 	scriptEvRead     = newScript("events_read", true)
 	scriptEvArm      = newScript("events_arm", false)
@@ -51,7 +52,7 @@ var (
 	scriptWfCreate = newScript("wf_create", false, "wfgraph")
 	// scriptWfCreateLocal is wf_create.lua enqueueing the first tasks in
 	// the same step (lib_wflocal.lua): on one server.
-	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "prio", "group", "place", "events", "kinds", "wfrel", "wf", "wflocal")
+	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "prio", "group", "place", "events", "kinds", "kidx", "wfrel", "wf", "wflocal")
 	scriptWfApply       = newScript("wf_apply", false, "wfgraph")
 	scriptWfAdd         = newScript("wf_add", false, "wfgraph")
 	scriptWfCancel      = newScript("wf_cancel", false, "wfgraph")
@@ -59,7 +60,7 @@ var (
 	scriptWfDrop        = newScript("wf_drop", false, "wfgraph")
 	scriptWfGet         = newScript("wf_get", true)
 	scriptWfSynced      = newScript("wf_synced", false)
-	scriptWfRelease     = newScript("wf_release", false, "prio", "group", "place", "events", "kinds", "wfrel")
+	scriptWfRelease     = newScript("wf_release", false, "prio", "group", "place", "events", "kinds", "kidx", "wfrel")
 	scriptWfTake        = newScript("wf_take", false)
 	scriptWfDone        = newScript("wf_done", false)
 	scriptWfiSet        = newScript("wfi_set", false)
@@ -70,7 +71,7 @@ var (
 var allScripts = []*redis.Script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
-	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd,
+	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd, scriptKindSearch,
 	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
 	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }

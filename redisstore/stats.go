@@ -74,6 +74,10 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 			st.Config.GroupRateLimit = int(x)
 		case "gperiod":
 			st.Config.GroupRatePeriod = msDur(x)
+		case "ki":
+			st.Config.KindIndex = true
+		case "kib":
+			st.KindIndexBuilding = true
 		case "hold":
 			if x > n(0) {
 				st.HeldUntil = time.UnixMilli(x)
@@ -94,16 +98,19 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set config of "+strconv.Quote(queue), err)
 	}
-	paused := 0
+	paused, kinds := 0, 0
 	if cfg.Paused {
 		paused = 1
+	}
+	if cfg.KindIndex {
+		kinds = 1
 	}
 	// Durations are kept in milliseconds, rounded up (the scripts compute
 	// with them).
 	k := s.queueKeys(queue)
 	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
 		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning,
-		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod)).Err()
+		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds).Err()
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

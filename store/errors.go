@@ -35,4 +35,8 @@ var (
 	// lease expired (its worker died, stalled or lost its connection) when
 	// Maintain reclaims it.
 	ErrLeaseExpired = errors.New("hopper: lease expired (worker lost)")
+	// ErrNoKindIndex: a search asked to walk a queue's kind index
+	// (SearchWalkKind) and the queue keeps none, or it is still being
+	// built (QueueConfig.KindIndex).
+	ErrNoKindIndex = errors.New("hopper: the queue keeps no kind index")
 )

@@ -52,6 +52,16 @@ type QueueConfig struct {
 	// DefaultEventsMaxLen; negative turns the queue's events off (its
 	// transitions then cost nothing more).
 	EventsMaxLen int
+	// KindIndex keeps an index of the queue's jobs by kind, so that a
+	// search by kind (Searcher, hopper.Inspector.SearchJobs) walks the
+	// jobs of that kind instead of a whole state. Turning it on indexes
+	// the jobs already there in the background (Maintain, a few thousand
+	// jobs a pass: QueueStats.KindIndexBuilding until done); turning it off
+	// drops the index. False (the default) costs nothing. On Redis the
+	// index costs about 110 bytes of memory per job (a sorted-set entry;
+	// measured with a million jobs), a ZADD per enqueued job (about 3 µs
+	// of Redis CPU) and a ZREM per deleted one (about 2 µs).
+	KindIndex bool
 }
 
 // Normalize returns c with its defaults applied (RatePeriod), or an error
@@ -132,6 +142,10 @@ type QueueStats struct {
 	// ends; zero when none is in force. Until then no worker claims from
 	// the queue.
 	HeldUntil time.Time
+	// KindIndexBuilding reports that Config.KindIndex is on and the jobs
+	// enqueued before it was turned on are still being indexed: searches
+	// by kind scan the state until it is done.
+	KindIndexBuilding bool
 }
 
 // How long stores keep throughput (Admin.Throughput): per minute for a

@@ -6,7 +6,8 @@
 //	go run -C bench ./groups -redis 127.0.0.1:6379
 //
 // against a Redis server of its own (it measures the server's whole CPU,
-// so nothing else should use it).
+// so nothing else should use it). With -kind-index the queue keeps a kind
+// index (hopper.QueueConfig.KindIndex), to measure what it costs.
 package main
 
 import (
@@ -29,8 +30,9 @@ import (
 
 type Job struct{ N int }
 
-// showStats prints each drain's command statistics.
-var showStats bool
+// showStats prints each drain's command statistics; kindIndex turns the
+// queue's kind index on.
+var showStats, kindIndex bool
 
 func (Job) Kind() string { return "bench.group" }
 
@@ -42,6 +44,7 @@ func main() {
 	reps := flag.Int("reps", 3, "drains per number of groups (the median is reported)")
 	limit := flag.Int("cap", 0, "QueueConfig.GroupMaxRunning of the grouped drains (0: none)")
 	flag.BoolVar(&showStats, "stats", false, "print the commands Redis ran during each drain (INFO commandstats)")
+	flag.BoolVar(&kindIndex, "kind-index", false, "keep a kind index on the queue (QueueConfig.KindIndex)")
 	flag.Parse()
 	if err := run(*addr, *n, *conc, *groups, *reps, *limit); err != nil {
 		fmt.Fprintln(os.Stderr, "groups:", err)
@@ -53,24 +56,24 @@ func run(addr string, n, conc int, groupList string, reps, limit int) error {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4 * conc})
 	defer rdb.Close()
-	fmt.Printf("drain of %d jobs, %d worker slots, cap per group %d (0: none), median of %d\n\n", n, conc, limit, reps)
-	fmt.Println("| groups | jobs/s | × no groups | Redis CPU µs per job (drain) |")
-	fmt.Println("|---|---|---|---|")
+	fmt.Printf("drain of %d jobs, %d worker slots, cap per group %d (0: none), kind index %v, median of %d\n\n", n, conc, limit, kindIndex, reps)
+	fmt.Println("| groups | jobs/s | × no groups | Redis CPU µs per job (drain) | Redis CPU µs per job (enqueue, 1,000 a call) |")
+	fmt.Println("|---|---|---|---|---|")
 	var base float64
 	for _, f := range strings.Split(groupList, ",") {
 		g, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			return err
 		}
-		var rates, cpus []float64
+		var rates, cpus, enqs []float64
 		for range reps {
-			rate, cpu, err := drain(ctx, rdb, n, conc, g, limit)
+			rate, cpu, enq, err := drain(ctx, rdb, n, conc, g, limit)
 			if err != nil {
 				return err
 			}
-			rates, cpus = append(rates, rate), append(cpus, cpu)
+			rates, cpus, enqs = append(rates, rate), append(cpus, cpu), append(enqs, enq)
 		}
-		rate, cpu := median(rates), median(cpus)
+		rate, cpu, enq := median(rates), median(cpus), median(enqs)
 		if g == 0 {
 			base = rate
 		}
@@ -82,7 +85,7 @@ func run(addr string, n, conc int, groupList string, reps, limit int) error {
 		if base > 0 {
 			ratio = fmt.Sprintf("%.2f×", rate/base)
 		}
-		fmt.Printf("| %s | %.0f | %s | %.1f |\n", label, rate, ratio, cpu)
+		fmt.Printf("| %s | %.0f | %s | %.1f | %.1f |\n", label, rate, ratio, cpu, enq)
 	}
 	return nil
 }
@@ -91,15 +94,23 @@ func run(addr string, n, conc int, groupList string, reps, limit int) error {
 // limit per group when not 0), then starts a
 // worker and returns the jobs per second from its start to the last job's
 // start, and the server's CPU per job meanwhile.
-func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (rate, cpuPerJob float64, err error) {
+func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (rate, cpuPerJob, enqPerJob float64, err error) {
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	st := redisstore.New(rdb, &redisstore.Options{Prefix: "grbench"})
+	cfg := hopper.QueueConfig{KindIndex: kindIndex}
 	if groups > 0 && limit > 0 {
-		if err := hopper.NewInspector(st).SetQueueConfig(ctx, "q", hopper.QueueConfig{GroupMaxRunning: limit}); err != nil {
-			return 0, 0, err
+		cfg.GroupMaxRunning = limit
+	}
+	if cfg != (hopper.QueueConfig{}) {
+		if err := hopper.NewInspector(st).SetQueueConfig(ctx, "q", cfg); err != nil {
+			return 0, 0, 0, err
 		}
+	}
+	enqBefore, err := servercpu.Read(ctx, rdb)
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	client := hopper.NewClient(st, nil)
 	var batch []*hopper.PreparedJob
@@ -110,16 +121,21 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 		}
 		j, err := hopper.Prepare(client, Job{N: i}, opts)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		batch = append(batch, j)
 		if len(batch) == 1000 || i == n-1 {
 			if _, err := client.EnqueuePrepared(ctx, batch); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 			batch = batch[:0]
 		}
 	}
+	enqAfter, err := servercpu.Read(ctx, rdb)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	enqPerJob = float64((enqAfter - enqBefore).Microseconds()) / float64(n)
 	var done atomic.Int64
 	finished := make(chan time.Time, 1)
 	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
@@ -131,12 +147,12 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	})
 	if showStats {
 		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	before, err := servercpu.Read(ctx, rdb)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	wctx, stop := context.WithCancel(ctx)
 	start := time.Now()
@@ -147,7 +163,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	case end = <-finished:
 	case <-time.After(5 * time.Minute):
 		stop()
-		return 0, 0, fmt.Errorf("drain over %d groups: %d of %d jobs ran in 5 minutes", groups, done.Load(), n)
+		return 0, 0, 0, fmt.Errorf("drain over %d groups: %d of %d jobs ran in 5 minutes", groups, done.Load(), n)
 	}
 	after, err := servercpu.Read(ctx, rdb)
 	stop()
@@ -157,7 +173,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	if werr := <-errc; werr != nil && err == nil {
 		err = werr
 	}
-	return float64(n) / end.Sub(start).Seconds(), float64((after - before).Microseconds()) / float64(n), err
+	return float64(n) / end.Sub(start).Seconds(), float64((after - before).Microseconds()) / float64(n), enqPerJob, err
 }
 
 // median returns the middle of xs (the upper one of an even count).

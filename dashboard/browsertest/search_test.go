@@ -84,6 +84,19 @@ func TestSearchMillion(t *testing.T) {
 			}
 		})
 	}
+	// With the queue's kind index, the kind's one job answers at once.
+	t.Run("kind through the index", func(t *testing.T) {
+		if err := st.SetQueueConfig(ctx, "big", store.QueueConfig{KindIndex: true}); err != nil {
+			t.Fatal(err)
+		}
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/big/ready?kind=rare_report", "#jobs-region")
+		if status := textOf(t, tab, "#search-status"); !strings.HasPrefix(status, "1 match in ready among 1–1 of the 1 jobs of kind rare_report (kind index)") {
+			t.Errorf("search status %q, want the one match through the kind index", status)
+		}
+		waitFor(t, tab, "!!document.querySelector('[data-job-row="+jsString(fmt.Sprintf("big-%07d", needleAt+1))+"]')", "the job of kind rare_report")
+		screenshot(t, tab, shots, "56-search-kind-index")
+	})
 }
 
 // waitAcrossLoads polls a JavaScript condition until it holds, across page

@@ -4,7 +4,7 @@
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
 --       5 retention ms, 6 events max length (negative: no events), 7 cap
 --       per group, 8 rate limit per group, 9 its period ms; zero means
---       unset.
+--       unset; 10 the kind index (0/1: lib_kidx.lua).
 -- Wakes idle workers: a resumed or widened queue may have claimable jobs.
 -- Every group with ready jobs rejoins the rotation (lib_group.lua): a
 -- raised cap may give it room, and a claim drops it again if not; the
@@ -23,6 +23,7 @@ end
 -- or period keeps counting them. (rw and rn were the fixed window of
 -- earlier versions.)
 redis.call('HDEL', c, 'rw', 'rn')
+kidx().set(c, c, ARGV[10] == '1') -- c stands for the jobs hash: same prefix
 if ARGV[3] == '0' then
   redis.call('HDEL', c, 'rs')
   redis.call('DEL', KEYS[2])

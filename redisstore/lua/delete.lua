@@ -42,7 +42,8 @@ else
   end
 end
 if #ids == 0 then return 0 end
-events_config(unpack(redis.call('HMGET', KEYS[10], 'ev', 'evw')))
+local cf = redis.call('HMGET', KEYS[10], 'ev', 'evw', 'ki')
+events_config(cf[1], cf[2])
 if events_on() then
   local kinds = kinds_of(KEYS[2], ids)
   local atts = call_chunked_flat('HMGET', KEYS[3], ids)
@@ -63,6 +64,7 @@ if state ~= 'done' and state ~= 'garbage' then
   end
 end
 release_unique(KEYS[7], KEYS[8], ids)
+if cf[3] then kidx().drop(KEYS[2], ids) end
 call_chunked('HDEL', KEYS[2], ids, 1)
 call_chunked('HDEL', KEYS[3], ids, 1)
 call_chunked('HDEL', KEYS[4], ids, 1)

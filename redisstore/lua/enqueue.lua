@@ -24,7 +24,8 @@
 
 local jobs = KEYS[1]
 local now, later = now_ms()
-local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'gm')
+local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'gm', 'ki')
+kidx_on = cf[4] ~= false
 events_config(cf[1], cf[2])
 local nows = str(now) .. ','
 local out = {}
@@ -92,6 +93,7 @@ while i <= #ARGV do
       redis.call('HSET', KEYS[7], id, make_att(0, '', '', due))
     end
     emit(1, id, kind_of_new(val), 0, res)
+    if kidx_on then kidx().add(jobs, {id}, 1, kind_of_new(val), now) end
   end
   out[#out + 1] = res
 end

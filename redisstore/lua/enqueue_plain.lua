@@ -14,11 +14,12 @@
 -- Cost: one job takes one HSETNX (the duplicate check and the insert);
 -- a batch one HMGET and one HSET; then TIME, one RPUSH and/or ZADD, and the
 -- wake signal only when ready was empty; with events, one HMGET of the
--- config and one XADD.
+-- config and one XADD; with the kind index (lib_kidx.lua) one ZADD per
+-- kind.
 
 local jobs = KEYS[1]
 local now, later = now_ms()
-local cf = redis.call('HMGET', KEYS[4], 'ev', 'evw', 'gm')
+local cf = redis.call('HMGET', KEYS[4], 'ev', 'evw', 'gm', 'ki')
 events_config(cf[1], cf[2])
 local ev = events_on()
 local nows = str(now) .. ','
@@ -53,6 +54,18 @@ else
   if #h > 0 then call_chunked('HSET', jobs, h, 2) end
 end
 store_placed(KEYS[2], KEYS[3], KEYS[4], cf[3])
+if cf[4] then
+  -- The kind index (lib_kidx.lua): the jobs added.
+  local kids, kkinds, n = {}, {}, 0
+  for k = 1, #ids do
+    if string.byte(out[k], 1) ~= 100 then -- not 'd'
+      n = n + 1
+      kids[n] = ids[k]
+      kkinds[n] = common ~= '' and common or kind_of_new(ARGV[3 * k])
+    end
+  end
+  kidx().add(jobs, kids, n, kkinds, now)
+end
 if ev then
   -- The events of the jobs added, their states ('r' or 'p') the detail.
   -- Without duplicates (the usual call) the tables at hand are the

@@ -53,7 +53,7 @@ while i <= #ARGV do
   i = i + 7
 end
 
-local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm', 'gm', 'gmax')
+local conf = redis.call('HMGET', KEYS[15], 'ret', 'maxrun', 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki')
 local queue_ret = tonumber(conf[1]) or 0
 events_config(conf[3], conf[4])
 local ev = events_on()
@@ -253,6 +253,7 @@ if #del_ids > 0 then
     release_unique(KEYS[6], KEYS[7], del_ids, exmap)
     call_chunked('HDEL', KEYS[7], del_ids, 1)
   end
+  if conf[8] then kidx().drop(jobs, del_ids) end
   call_chunked('HDEL', jobs, del_ids, 1)
   call_chunked('HDEL', att, del_ids, 1)
   if redis.call('HLEN', errs) > 0 then call_chunked('HDEL', errs, del_ids, 1) end

@@ -2,7 +2,7 @@
 -- the ID or unique key (store.Replace), for enqueue.lua, whose KEYS it
 -- uses: 1 jobs, 2 ready, 3 pending, 7 attempt info, 8 config, 10 retry,
 -- 11 unack, 12 garbage, 13 done; and due_ms of lib_place.lua, job_state
--- of lib_state.lua, the levels of lib_prio.lua.
+-- of lib_state.lua, the levels of lib_prio.lua, lib_kidx.lua.
 
 -- replace_holder applies rep (bits: 1 args, 2 due time) to job h with the
 -- new value and due argument, and returns "u", the state it is in now
@@ -30,7 +30,13 @@ local function replace_holder(h, val, due, rep, now, later)
   local cur = old -- the stored value, which says the job's ready list
   if rep % 2 == 1 then
     -- The enqueue time stays the first one's.
-    cur = string.match(old, '^(%d*,)') .. val
+    local enq = string.match(old, '^(%d*,)')
+    cur = enq .. val
+    local nk = kind_of_new(val)
+    if kidx_on and kind_of(old) ~= nk then
+      kidx().drop(KEYS[1], {h})
+      kidx().add(KEYS[1], {h}, 1, nk, tonumber(string.sub(enq, 1, -2)) or now)
+    end
     redis.call('HSET', KEYS[1], h, cur)
     local np, ng = ext().prio_of_new(val), ext().group_of_new(val)
     if np ~= ext().prio_of(old) or ng ~= ext().group_of(old) then

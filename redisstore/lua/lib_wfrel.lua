@@ -1,5 +1,6 @@
 -- lib_wfrel.lua: enqueue released workflow tasks into one queue, for
--- wf_release.lua and lib_wflocal.lua (see workflow_deliver.go).
+-- wf_release.lua and lib_wflocal.lua (see workflow_deliver.go; needs
+-- lib_kidx.lua).
 --
 -- release_into's k names the queue's keys: j jobs hash, r ready list,
 -- p pending zset, c config hash, ev event stream, wm the queue's workflow
@@ -21,7 +22,7 @@
 -- (it moved their tasks to enqueued in the same step), which spares the
 -- look at the marks.
 local function release_into(k, ids, dues, vals, now, later, once)
-  local cf = redis.call('HMGET', k.c, 'ev', 'evw', 'gm')
+  local cf = redis.call('HMGET', k.c, 'ev', 'evw', 'gm', 'ki')
   events_config(cf[1], cf[2])
   local nows = str(now) .. ','
   local marked = once and {} or call_chunked_flat('SMISMEMBER', k.wm, ids)
@@ -40,6 +41,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
       local fresh = not held[n]
       if not fresh and (redis.call('ZREM', k.g, id) == 1 or redis.call('ZREM', k.d, id) == 1) then
         -- A finished job of an earlier workflow: replace it.
+        if cf[4] then kidx().drop(k.j, {id}) end
         redis.call('ZREM', k.dx, id)
         redis.call('HDEL', k.a, id)
         redis.call('HDEL', k.e, id)
@@ -53,6 +55,7 @@ local function release_into(k, ids, dues, vals, now, later, once)
         hv[nh + 1] = id
         hv[nh + 2] = nows .. vals[n]
         nh = nh + 2
+        if cf[4] then kidx().add(k.j, {id}, 1, kind_of_new(vals[n]), now) end
         local res = place(id, dues[n], now, later, ext().prio_of_new(vals[n]), ext().group_of_new(vals[n]))
         if ev then
           ne = ne + 1

@@ -24,7 +24,7 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax')
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki', 'kib')
 events_config(cf[1], cf[2])
 local ev = events_on()
 
@@ -56,6 +56,7 @@ end
 -- purge deletes jobs for good (their unique keys were released when they
 -- finished).
 local function purge(ids)
+  if cf[6] then kidx().drop(jobs, ids) end
   call_chunked('HDEL', jobs, ids, 1)
   call_chunked('HDEL', att, ids, 1)
   call_chunked('HDEL', errs, ids, 1)
@@ -159,6 +160,10 @@ if max_count > 0 then
 end
 
 flush_events(KEYS[17], now)
+
+-- Index the jobs that were there when the kind index was turned on, two
+-- batches a call (lib_kidx.lua), until done.
+if cf[7] and not kidx().build(jobs, KEYS[16], 2 * batch) then more = 1 end
 
 -- When is there something to do next?
 local next_at
