@@ -63,11 +63,4 @@ for i = 1, #ids do
     keep_m[#keep_m + 1], keep_s[#keep_s + 1], keep_i[#keep_i + 1] = member, score, id
   end
 end
-local out = {total, examined}
-local recs = load(keep_i, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-for i = 1, #keep_m do
-  out[#out + 1] = keep_s[i]
-  out[#out + 1] = keep_m[i]
-  for k = 2, 6 do out[#out + 1] = recs[(i - 1) * 6 + k] end
-end
-return out
+return append_records({total, examined}, keep_i, keep_m, keep_s, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])

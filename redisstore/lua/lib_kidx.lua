@@ -24,6 +24,16 @@ kidx_build = function()
   -- base returns the queue's key prefix "{p:q}:" from its jobs hash.
   local function base(jobs) return string.sub(jobs, 1, -2) end
 
+  -- bucket returns the list of kind k in table by, made if need be.
+  local function bucket(by, k)
+    local l = by[k]
+    if not l then
+      l = {}
+      by[k] = l
+    end
+    return l
+  end
+
   -- add indexes jobs ids; kinds[i] is the kind of ids[i] (or kinds one
   -- kind for all), scores[i] its enqueue ms (or scores one for all). A job
   -- indexed already keeps its place.
@@ -33,11 +43,7 @@ kidx_build = function()
       local k = kinds
       if type(kinds) == 'table' then k = kinds[i] end
       if k ~= '' then
-        local l = by[k]
-        if not l then
-          l = {}
-          by[k] = l
-        end
+        local l = bucket(by, k)
         l[#l + 1] = type(scores) == 'table' and scores[i] or scores
         l[#l + 1] = ids[i]
       end
@@ -59,11 +65,7 @@ kidx_build = function()
     for i = 1, #ids do
       local k = kind_of(vals[i])
       if k ~= '' then
-        local l = by[k]
-        if not l then
-          l = {}
-          by[k] = l
-        end
+        local l = bucket(by, k)
         l[#l + 1] = ids[i]
       end
     end

@@ -1,5 +1,5 @@
 -- lib_records.lua: read whole job records, for the read-only scripts
--- getjob.lua and list.lua (see scripts.go).
+-- getjob.lua, list.lua and kind_search.lua (see scripts.go).
 
 -- load returns, for ids, a flat list of seven values per job: value,
 -- attempt info, error history, result, cancelled (0/1), plus two the caller
@@ -19,6 +19,19 @@ local function load(ids, kj, ka, ke, ko, kx)
     out[#out + 1] = e[i] or ''
     out[#out + 1] = o[i] or ''
     out[#out + 1] = x[i]
+  end
+  return out
+end
+
+-- append_records appends to out, for each of ids, its score and member
+-- (scores[i], members[i]) and the five values load reads: the replies of
+-- list.lua and kind_search.lua.
+local function append_records(out, ids, members, scores, kj, ka, ke, ko, kx)
+  local recs = load(ids, kj, ka, ke, ko, kx)
+  for i = 1, #members do
+    out[#out + 1] = scores[i]
+    out[#out + 1] = members[i]
+    for k = 2, 6 do out[#out + 1] = recs[(i - 1) * 6 + k] end
   end
   return out
 end

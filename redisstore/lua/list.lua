@@ -90,10 +90,4 @@ if ARGV[9] then
   members, scores, ids = keep_m, keep_s, keep_i
   out[2] = examined
 end
-local recs = load(ids, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-for i = 1, #members do
-  out[#out + 1] = scores[i]
-  out[#out + 1] = members[i]
-  for k = 2, 6 do out[#out + 1] = recs[(i - 1) * 6 + k] end
-end
-return out
+return append_records(out, ids, members, scores, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
