@@ -20,7 +20,8 @@ import (
 // interface and reported as skipped otherwise: "Events"
 // (store.EventReader), "WatchJob" (store.JobWaiter), "Workflows"
 // (store.Workflows), "StoredSchedules" (store.ScheduleStore),
-// "GroupLimits" (store.Groups) and "Durations" (store.Durations).
+// "GroupLimits" (store.Groups), "Durations" (store.Durations) and
+// "KindIndex" (store.Searcher with store.Admin).
 //
 // Run asks newStore for one store first, to decide whether the store
 // implements store.Admin and the optional interfaces. After that, newStore
@@ -42,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasGroups := probe.(store.Groups)
 	_, hasStored := probe.(store.ScheduleStore)
 	_, hasDurations := probe.(store.Durations)
+	_, hasSearcher := probe.(store.Searcher)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -129,6 +131,18 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wrongStore(t, s, "store.Durations")
 		}
 		fn(t, s, ds)
+	})
+	runOptional(t, "KindIndex", hasSearcher && hasAdmin, probe, kindIndexCases(), func(t *testing.T, fn kindIndexFunc) {
+		s := freshStore(t, newStore)
+		se, ok := s.(store.Searcher)
+		if !ok {
+			wrongStore(t, s, "store.Searcher")
+		}
+		a := adminOf(s)
+		if a == nil {
+			t.Skipf("the store (%T) implements store.Searcher without store.Admin", s)
+		}
+		fn(t, s, se, a)
 	})
 }
 
