@@ -96,14 +96,16 @@ func BenchmarkEnqueueMany(b *testing.B) {
 // BenchmarkClaimFinish drains pre-enqueued jobs with 4 claimers, each
 // claiming up to 32 jobs and acking them in one Finish call: the store's
 // part of workload W2. One op is one job. It runs with the queue's events
-// on (the default) and off.
+// on (the default) and off, and with the jobs spread over 1,000 groups.
 func BenchmarkClaimFinish(b *testing.B) {
 	for _, events := range []bool{true, false} {
-		b.Run(fmt.Sprintf("events=%v", events), func(b *testing.B) { benchClaimFinish(b, events) })
+		b.Run(fmt.Sprintf("events=%v", events), func(b *testing.B) { benchClaimFinish(b, events, 0) })
 	}
+	// Jobs spread over 1,000 groups (no caps): the claims rotate over them.
+	b.Run("groups=1000", func(b *testing.B) { benchClaimFinish(b, true, 1000) })
 }
 
-func benchClaimFinish(b *testing.B, events bool) {
+func benchClaimFinish(b *testing.B, events bool, groups int) {
 	s, rdb := benchStore(b)
 	ctx := context.Background()
 	if !events {
@@ -113,7 +115,11 @@ func benchClaimFinish(b *testing.B, events bool) {
 	}
 	var jobs []*store.NewJob
 	for i := range b.N {
-		jobs = append(jobs, benchJob("bench", int64(i)))
+		j := benchJob("bench", int64(i))
+		if groups > 0 {
+			j.Group = "g" + strconv.Itoa(i%groups)
+		}
+		jobs = append(jobs, j)
 		if len(jobs) == 1000 || i == b.N-1 {
 			if _, err := s.Enqueue(ctx, jobs); err != nil {
 				b.Fatal(err)

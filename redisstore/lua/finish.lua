@@ -237,7 +237,10 @@ end
 
 -- In a queue with groups, the groups of the jobs that left unack have
 -- room again (read before acked jobs are deleted).
-if conf[6] and #gids > 0 and ext().groups_capped(KEYS[9], conf[7])
+-- (Whether groups are capped is read here rather than through ext(), whose
+-- build would cost every finish of a grouped queue, capped or not.)
+if conf[6] and #gids > 0
+  and ((tonumber(conf[7]) or 0) > 0 or redis.call('HLEN', string.sub(KEYS[9], 1, -2) .. 'gl') > 0)
   and ext().groups_ended(KEYS[9], call_chunked_flat('HMGET', jobs, gids), conf[7]) then
   wake_r = true
 end
