@@ -84,7 +84,7 @@
 // Prefix and to the commands below is enough. For the default Prefix
 // "hopper" (for another prefix, change both key patterns):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait
@@ -93,6 +93,9 @@
 // commands need a right too, since Redis checks the ACL for every command
 // a script runs.
 //
+//   - HSCAN and UNLINK serve only the kind index (QueueConfig.KindIndex):
+//     indexing the jobs there when it is turned on, dropping it when it is
+//     turned off.
 //   - INFO and CONFIG GET only serve the start-up check (see Check):
 //     without them the Store logs a warning that it could not check the
 //     version or maxmemory-policy, and goes on. SCRIPT LOAD only saves an
