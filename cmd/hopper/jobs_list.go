@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,9 +14,12 @@ import (
 )
 
 // runJobsList prints a page of one state of one queue, filtered by kind
-// and by a substring of the (redacted) args.
+// and by a substring of the (redacted) args. A filtered list is a search
+// through the whole state (hopper.Inspector.SearchJobs, through the
+// queue's kind index when it keeps one), which prints where it can go on
+// (--from).
 func runJobsList(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("jobs list", "hopper jobs list [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--offset N] [--newest] [--json]", a.stderr)
+	fs := newFlags("jobs list", "hopper jobs list [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--offset N] [--from POS] [--newest] [--json]", a.stderr)
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", hopper.DefaultQueue, "queue to list")
 	state := fs.String("state", string(hopper.StateReady), "state to list: pending, ready, unack, retry, garbage or done")
@@ -24,6 +28,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	limit := fs.Int("limit", 20, "most jobs to print")
 	offset := fs.Int("offset", 0, "jobs to skip")
 	newest := fs.Bool("newest", false, "latest first")
+	from := fs.String("from", "", "with --kind or --search: the position to search on from, as the last search printed it")
 	asJSON := fs.Bool("json", false, "print JSON lines, one job each")
 	noRedact := fs.Bool("no-redact", false, "show secrets in args instead of [redacted]")
 	if pos, err := parse(fs, args); err != nil || len(pos) > 0 {
@@ -37,27 +42,46 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if *limit < 1 || *offset < 0 {
 		return fmt.Errorf("--limit must be at least 1 and --offset at least 0")
 	}
+	filtered := *kind != "" || *search != ""
+	cursor, err := parseCursor(*from)
+	if err != nil {
+		return err
+	}
+	if *from != "" && !filtered {
+		return fmt.Errorf("--from goes with --kind or --search; a plain list pages with --offset")
+	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	redact := redactor(*noRedact)
-	req := hopper.ListRequest{Queue: *queue, State: st, Offset: *offset, Limit: *limit, Newest: *newest, Kind: *kind}
-	if *search != "" {
-		needle := strings.ToLower(*search)
-		req.Match = func(j *hopper.JobRecord) bool {
-			v, err := dashboard.DecodeArgs(j.Args)
-			return err == nil && strings.Contains(strings.ToLower(compactJSON(redact(j.Kind, v))), needle)
+	ins := hopper.NewInspector(s)
+	var jobs []*hopper.JobRecord
+	var found searchResult
+	if filtered {
+		req := hopper.SearchRequest{Queue: *queue, State: st, Newest: *newest, Kind: *kind, From: cursor.from, ByKind: cursor.byKind}
+		if *search != "" {
+			needle := strings.ToLower(*search)
+			req.Match = func(j *hopper.JobRecord) bool {
+				v, err := dashboard.DecodeArgs(j.Args)
+				return err == nil && strings.Contains(strings.ToLower(compactJSON(redact(j.Kind, v))), needle)
+			}
 		}
-	}
-	page, err := hopper.NewInspector(s).ListJobs(ctx, req)
-	if err != nil {
-		return err
+		if found, err = searchAll(ctx, ins, req, *offset+*limit); err != nil {
+			return err
+		}
+		jobs = found.jobs[min(*offset, len(found.jobs)):]
+	} else {
+		page, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: *queue, State: st, Offset: *offset, Limit: *limit, Newest: *newest})
+		if err != nil {
+			return err
+		}
+		jobs, found.total = page.Jobs, page.Total
 	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
-		for _, j := range page.Jobs {
+		for _, j := range jobs {
 			if err := enc.Encode(toCLIJob(j, redact)); err != nil {
 				return err
 			}
@@ -67,7 +91,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tATTEMPT\tWHEN\tARGS\tLAST ERROR")
 	now := time.Now()
-	for _, j := range page.Jobs {
+	for _, j := range jobs {
 		args := argsText(j, redact)
 		lastErr := ""
 		if n := len(j.Errors); n > 0 {
@@ -79,16 +103,79 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	what := "jobs"
-	if req.Kind != "" || req.Match != nil {
-		what = "matches"
+	if !filtered {
+		fmt.Fprintf(a.stdout, "%d of %d jobs in %s of %s\n", len(jobs), found.total, st, *queue)
+		return nil
 	}
-	fmt.Fprintf(a.stdout, "%d of %d %s in %s of %s", len(page.Jobs), page.Total, what, st, *queue)
-	if page.Truncated {
-		fmt.Fprint(a.stdout, " (the search stopped after the first 10,000 jobs)")
+	among := fmt.Sprintf("jobs %d–%d of %d", min(cursor.from+1, found.total), found.next, found.total)
+	if found.byKind {
+		among = fmt.Sprintf("jobs %d–%d of the %d of kind %s in %s (kind index)", min(cursor.from+1, found.total), found.next, found.total, *kind, *queue)
+	}
+	what := "matches"
+	if len(jobs) == 1 {
+		what = "match"
+	}
+	fmt.Fprintf(a.stdout, "%d %s in %s of %s, among %s", len(jobs), what, st, *queue, among)
+	if found.next < found.total {
+		fmt.Fprintf(a.stdout, "; more with --from %s", searchCursor{from: found.next, byKind: found.byKind})
 	}
 	fmt.Fprintln(a.stdout)
 	return nil
+}
+
+// searchResult is what searchAll found.
+type searchResult struct {
+	jobs        []*hopper.JobRecord
+	total, next int
+	byKind      bool
+}
+
+// searchAll runs req's search until it has want matches or reaches the end
+// of what it walks.
+func searchAll(ctx context.Context, ins *hopper.Inspector, req hopper.SearchRequest, want int) (searchResult, error) {
+	var r searchResult
+	for {
+		req.Limit = min(want-len(r.jobs), hopper.MaxListLimit)
+		p, err := ins.SearchJobs(ctx, req)
+		if err != nil {
+			return r, err
+		}
+		r.jobs = append(r.jobs, p.Jobs...)
+		r.total, r.next, r.byKind = p.Total, min(p.Next, p.Total), p.ByKind
+		if len(r.jobs) >= want || p.Done() {
+			return r, nil
+		}
+		req.From, req.ByKind = p.Next, p.ByKind
+	}
+}
+
+// searchCursor is where a search goes on: a position in the state, or with
+// byKind in the queue's kind index ("kind:<position>").
+type searchCursor struct {
+	from   int
+	byKind bool
+}
+
+// String formats c for --from.
+func (c searchCursor) String() string {
+	if c.byKind {
+		return "kind:" + strconv.Itoa(c.from)
+	}
+	return strconv.Itoa(c.from)
+}
+
+// parseCursor reads --from: empty for the start.
+func parseCursor(s string) (searchCursor, error) {
+	if s == "" {
+		return searchCursor{}, nil
+	}
+	var c searchCursor
+	n, byKind := strings.CutPrefix(s, "kind:")
+	from, err := strconv.Atoi(n)
+	if err != nil || from < 0 {
+		return c, fmt.Errorf("--from %q: want a position a search printed, such as 40000 or kind:120", s)
+	}
+	return searchCursor{from: from, byKind: byKind}, nil
 }
 
 // listTime is the time that matters for a job in its state.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestJobsList(t *testing.T) {
@@ -23,9 +25,9 @@ func TestJobsList(t *testing.T) {
 
 		r = c.run(t, "jobs", "list", "--search", "ALICE")
 		wantCode(t, r, 0, "jobs list --search")
-		wantOut(t, r.stdout, "jobs list --search", ids.ready, "1 of 1 matches")
+		wantOut(t, r.stdout, "jobs list --search", ids.ready, "1 match in ready of default, among jobs 1–")
 		r = c.run(t, "jobs", "list", "--state", "garbage", "--search", "hunter2")
-		wantOut(t, r.stdout, "search for a secret", "0 of 0 matches")
+		wantOut(t, r.stdout, "search for a secret", "0 matches in garbage of default, among jobs 1–1 of 1")
 
 		r = c.run(t, "jobs", "list", "--state", "pending", "--json")
 		wantCode(t, r, 0, "jobs list --json")
@@ -176,4 +178,65 @@ func TestUsage(t *testing.T) {
 	wantOut(t, r.stdout, "help", "demo", "dashboard", "stats", "jobs", "queues")
 	wantCode(t, c.run(t, "nope"), 2, "unknown command")
 	wantCode(t, c.run(t, "stats", "-h"), 2, "stats -h")
+}
+
+// jobs list --kind searches the whole state, through the queue's kind
+// index when it keeps one, and says how to go on (--from).
+func TestJobsListSearchGoesOn(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		ctx := t.Context()
+		var jobs []*store.NewJob
+		for i := range 30_000 {
+			kind := "bulk"
+			if i%10_000 == 9_999 {
+				kind = "rare"
+			}
+			jobs = append(jobs, &store.NewJob{ID: fmt.Sprintf("j%05d", i), Queue: "big", Kind: kind, Args: []byte{0x80}})
+		}
+		for i := 0; i < len(jobs); i += 1000 {
+			if _, err := c.store.Enqueue(ctx, jobs[i:i+1000]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Beyond the first 10,000 jobs, one match at a time.
+		r := c.run(t, "jobs", "list", "--queue", "big", "--kind", "rare", "--limit", "1")
+		wantCode(t, r, 0, "jobs list --kind")
+		wantOut(t, r.stdout, "first rare job", "j09999", "1 match in ready of big, among jobs 1–10000 of 30000; more with --from 10000")
+		r = c.run(t, "jobs", "list", "--queue", "big", "--kind", "rare", "--from", "10000")
+		wantOut(t, r.stdout, "the rest", "j19999", "j29999", "2 matches in ready of big, among jobs 10001–30000 of 30000")
+		if strings.Contains(r.stdout, "j09999") || strings.Contains(r.stdout, "more with") {
+			t.Errorf("going on from 10000 shows the first match again or more to come:\n%s", r.stdout)
+		}
+
+		// With the kind index, the search walks the three rare jobs only.
+		if err := hopper.NewInspector(c.store).SetQueueConfig(ctx, "big", hopper.QueueConfig{KindIndex: true}); err != nil {
+			t.Fatal(err)
+		}
+		// Redis indexes 2,000 jobs at once and Maintain the rest.
+		for passes := 0; ; passes++ {
+			st, err := hopper.NewInspector(c.store).QueueStats(ctx, "big")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.KindIndexBuilding {
+				break
+			}
+			if passes == 100 {
+				t.Fatal("the kind index is still being built after 100 maintenance passes")
+			}
+			if _, err := c.store.Maintain(ctx, "big", store.MaintainOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r = c.run(t, "jobs", "list", "--queue", "big", "--kind", "rare", "--limit", "2")
+		wantOut(t, r.stdout, "through the index", "j09999", "j19999",
+			"2 matches in ready of big, among jobs 1–2 of the 3 of kind rare in big (kind index); more with --from kind:2")
+		r = c.run(t, "jobs", "list", "--queue", "big", "--kind", "rare", "--from", "kind:2")
+		wantOut(t, r.stdout, "on through the index", "j29999", "1 match in ready of big, among jobs 3–3 of the 3 of kind rare in big (kind index)")
+
+		for _, bad := range [][]string{{"--kind", "rare", "--from", "x"}, {"--kind", "rare", "--from", "-1"}, {"--from", "5"}} {
+			r := c.run(t, append([]string{"jobs", "list", "--queue", "big"}, bad...)...)
+			wantCode(t, r, 1, fmt.Sprint(bad))
+		}
+	})
 }
