@@ -45,6 +45,14 @@ func TestLayout(t *testing.T) {
 				if got != "true|true|" {
 					t.Errorf("%s at %d px: fits the width | search on screen | elements past the right edge = %q, want \"true|true|\"", p.name, width, got)
 				}
+				// The search form's fields are as tall as a caption and a
+				// field, whether in a row or stacked.
+				tall := textOfJS(t, tab, `Array.from(document.querySelectorAll('.search label')).filter(function (l) {
+					return l.getBoundingClientRect().height > 100;
+				}).map(function (l) { return l.textContent.trim() + ' ' + Math.round(l.getBoundingClientRect().height) + 'px'; }).join(', ')`)
+				if tall != "" {
+					t.Errorf("%s at %d px: search fields taller than 100 px: %s", p.name, width, tall)
+				}
 				if p.name == "ready" || p.name == "job" {
 					screenshot(t, tab, shots, fmt.Sprintf("50-%s-%d", p.name, width))
 				}
