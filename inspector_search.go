@@ -54,7 +54,8 @@ type SearchRequest struct {
 
 // SearchPage is one call of SearchJobs: matches, and where to go on.
 type SearchPage struct {
-	// Jobs are the matches, in listing order.
+	// Jobs are the matches, in listing order (with ByKind, in the order
+	// they were enqueued).
 	Jobs []*JobRecord
 	// Total is the number of jobs walked over: in the state, or with
 	// ByKind the queue's jobs of the kind, in every state.
