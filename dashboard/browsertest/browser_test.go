@@ -627,8 +627,11 @@ func TestBrowser(t *testing.T) {
 		if v := textOfJS(t, tab, "String(window.__noReload)"); v != "still here" {
 			t.Errorf("the page was reloaded (mark is %q)", v)
 		}
-		if n := textOfJS(t, tab, "document.querySelectorAll('#job-log li').length + ''"); n != "10" {
-			t.Errorf("%s log lines, want 10", n)
+		// Every log line shows, also the last, which may come after the
+		// state (the state and the log lines are separate updates).
+		waitFor(t, tab, "document.querySelectorAll('#job-log li').length === 10", "the job's 10 log lines")
+		if v := textOfJS(t, tab, "String(window.__noReload)"); v != "still here" {
+			t.Errorf("the page was reloaded for the last log line (mark is %q)", v)
 		}
 		screenshot(t, tab, shots, "15-progress-done")
 	})
