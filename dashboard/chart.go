@@ -171,18 +171,16 @@ func newChart(s []minuteCounts, w, h int) *chart {
 	if c.Max == 0 {
 		return c
 	}
-	slot := float64(w) / float64(len(s))
-	gap := math.Min(2, slot*0.2)
-	scale := float64(h-1) / float64(c.Max)
+	g := c.grid(len(s))
 	for i, m := range s {
 		if m.done+m.failed == 0 {
 			continue
 		}
-		doneH := barHeight(m.done, scale)
-		failH := barHeight(m.failed, scale)
+		doneH := barHeight(m.done, g.scale)
+		failH := barHeight(m.failed, g.scale)
 		b := chartBar{
-			X:     round2(float64(i)*slot + gap/2),
-			W:     round2(slot - gap),
+			X:     g.x(i),
+			W:     g.w(),
 			DoneY: round2(float64(h) - doneH),
 			DoneH: round2(doneH),
 			FailH: round2(failH),
@@ -193,6 +191,20 @@ func newChart(s []minuteCounts, w, h int) *chart {
 	}
 	return c
 }
+
+// barGrid is where n bars go across a chart: a slot each, a gap between
+// them, and the height of one unit of the chart's Max.
+type barGrid struct{ slot, gap, scale float64 }
+
+// grid returns the grid of n bars across c (c.Max above zero).
+func (c *chart) grid(n int) barGrid {
+	slot := float64(c.W) / float64(n)
+	return barGrid{slot: slot, gap: math.Min(2, slot*0.2), scale: float64(c.H-1) / float64(c.Max)}
+}
+
+// x is the left edge of bar i; w the width of every bar.
+func (g barGrid) x(i int) float64 { return round2(float64(i)*g.slot + g.gap/2) }
+func (g barGrid) w() float64      { return round2(g.slot - g.gap) }
 
 // barHeight scales n, keeping any non-zero count at least one unit tall.
 func barHeight(n int64, scale float64) float64 {
@@ -258,16 +270,14 @@ func newSampleChart(s []sampleBar, w, h int, label func(int64) string) *chart {
 	if c.Max == 0 {
 		return c
 	}
-	slot := float64(w) / float64(len(s))
-	gap := math.Min(2, slot*0.2)
-	scale := float64(h-1) / float64(c.Max)
+	g := c.grid(len(s))
 	for i, b := range s {
 		if !b.has || b.v == 0 {
 			continue
 		}
-		bh := barHeight(b.v, scale)
+		bh := barHeight(b.v, g.scale)
 		c.Bars = append(c.Bars, chartBar{
-			X: round2(float64(i)*slot + gap/2), W: round2(slot - gap),
+			X: g.x(i), W: g.w(),
 			DoneY: round2(float64(h) - bh), DoneH: round2(bh),
 			Title: fmt.Sprintf("%s UTC: %s", barTime(b.span), label(b.v)),
 		})

@@ -44,8 +44,7 @@ for i = 1, #ids do
   if #keep_i == most then break end
   examined = i
   local id, v = ids[i], vals[i]
-  local ok = v and kind_of(v) == kind and (prefix == '' or string.sub(id, 1, #prefix) == prefix)
-  if ok and text ~= '' then ok = string.find(string.lower(v), text, 1, true) ~= nil end
+  local ok = v and kind_of(v) == kind and search_keeps(id, v, prefix, text)
   local member, score = id, ''
   if ok then
     if state == 'unack' then

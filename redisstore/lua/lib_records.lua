@@ -35,3 +35,12 @@ local function append_records(out, ids, members, scores, kj, ka, ke, ko, kx)
   end
   return out
 end
+
+-- search_keeps reports whether a search keeps job id, whose stored value is
+-- v (false when not read): its ID starts with prefix and v holds text
+-- (lower case; ASCII case aside). '' passes either. For list.lua and
+-- kind_search.lua, which check the kind themselves.
+local function search_keeps(id, v, prefix, text)
+  if prefix ~= '' and string.sub(id, 1, #prefix) ~= prefix then return false end
+  return text == '' or (v and string.find(string.lower(v), text, 1, true) ~= nil) or false
+end

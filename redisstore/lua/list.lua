@@ -80,9 +80,7 @@ if ARGV[9] then
     if #keep_i == most then break end
     examined = i
     local id, v = ids[i], vals[i]
-    local ok = prefix == '' or string.sub(id, 1, #prefix) == prefix
-    if ok and kind ~= '' then ok = v and string.find(v, kind, 1, true) ~= nil end
-    if ok and text ~= '' then ok = v and string.find(string.lower(v), text, 1, true) ~= nil end
+    local ok = (kind == '' or v and string.find(v, kind, 1, true) ~= nil) and search_keeps(id, v, prefix, text)
     if ok then
       keep_m[#keep_m + 1], keep_s[#keep_s + 1], keep_i[#keep_i + 1] = members[i], scores[i], id
     end
