@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/hopperq/hopper/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // adminBatch is how many jobs one script call of Requeue or Delete moves
@@ -54,7 +53,7 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 // batchAdmin runs the requeue or delete script on ids, in slices of
 // adminBatch, or with ids nil on everything in batches until a batch comes
 // back short.
-func (s *Store) batchAdmin(ctx context.Context, op string, sc *redis.Script, keys []string, from store.JobState, ids []string) (int, error) {
+func (s *Store) batchAdmin(ctx context.Context, op string, sc *script, keys []string, from store.JobState, ids []string) (int, error) {
 	total := 0
 	if ids == nil {
 		for {

@@ -78,6 +78,9 @@ func (s *Store) checkServer(ctx context.Context) error {
 	if err != nil && !errors.Is(err, ErrUnsupportedServer) {
 		return wrap("server check", err)
 	}
+	if err == nil {
+		s.fmode.on.Store(!s.opts.NoFunctions && !s.fmode.refused.Load())
+	}
 	return err
 }
 
@@ -111,10 +114,25 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 				"addr", addr, "maxmemory-policy", p)
 		}
 	}
+	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
+		err := loadFunctions(ctx, c)
+		switch {
+		case err == nil:
+			return nil
+		case refused(err):
+			// ACL, a proxy or a managed service refusing FUNCTION LOAD:
+			// plain scripts do the same, a little slower.
+			s.fmode.refused.Store(true)
+			s.opts.Logger.Warn("redisstore: the server refused FUNCTION LOAD; calling plain scripts (EVALSHA), which costs Redis more CPU per call",
+				"addr", addr, "error", err)
+		default:
+			return err
+		}
+	}
 	for _, sc := range allScripts {
 		// Loading ahead saves the EVAL fallback on first use. An ACL that
 		// denies SCRIPT LOAD only costs that fallback.
-		if err := sc.Load(ctx, c).Err(); err != nil && !redis.IsPermissionError(err) {
+		if err := sc.eval.Load(ctx, c).Err(); err != nil && !redis.IsPermissionError(err) {
 			return err
 		}
 	}

@@ -84,7 +84,7 @@
 // Prefix and to the commands below is enough. For the default Prefix
 // "hopper" (for another prefix, change both key patterns):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait
@@ -93,6 +93,11 @@
 // commands need a right too, since Redis checks the ACL for every command
 // a script runs.
 //
+//   - FUNCTION LOAD and FCALL run the scripts as functions (see
+//     Options.NoFunctions); SCRIPT LOAD, EVALSHA and EVAL run them as plain
+//     scripts, when functions are off, refused, or not loaded yet on a
+//     node. Without FUNCTION LOAD the Store logs a warning and runs plain
+//     scripts, which costs Redis more CPU per call.
 //   - HSCAN and UNLINK serve only the kind index (QueueConfig.KindIndex):
 //     indexing the jobs there when it is turned on, dropping it when it is
 //     turned off.

@@ -84,17 +84,17 @@ func (s *Store) awaitTopology(ctx context.Context, cc *redis.ClusterClient, key 
 }
 
 // pipelineWait sends calls and a WAIT in one pipeline on c (one connection),
-// sending a call again with its source when the server did not know its
-// script (and waiting again for that).
+// sending a call again, its script loaded, when the server did not know
+// it (and waiting again for that).
 func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*evalCall) {
 	run := func(calls []*evalCall, source bool) {
 		var wait *redis.IntCmd
 		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, call := range calls {
-				if source {
-					call.cmd = call.script.Eval(ctx, p, call.keys, call.args...)
+				if source && !s.fmode.on.Load() {
+					call.cmd = call.script.eval.Eval(ctx, p, call.keys, call.args...)
 				} else {
-					call.cmd = call.script.EvalSha(ctx, p, call.keys, call.args...)
+					call.cmd = s.pipe(ctx, p, call.script, call.keys, call.args...)
 				}
 			}
 			wait = redis.NewIntCmd(ctx, "wait", s.opts.Replicas, s.opts.ReplicaTimeout.Milliseconds())
@@ -114,11 +114,14 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 	run(calls, false)
 	var again []*evalCall
 	for _, call := range calls {
-		if redis.HasErrorPrefix(call.cmd.Err(), "NOSCRIPT") {
+		if notLoaded(call.cmd.Err()) {
 			again = append(again, call)
 		}
 	}
 	if len(again) > 0 {
+		if s.fmode.on.Load() {
+			s.reloadFunctions(ctx, again[0].keys)
+		}
 		run(again, true)
 	}
 }

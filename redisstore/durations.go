@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/hopperq/hopper/store"
 )
 
@@ -37,13 +35,17 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 	if len(order) == 0 {
 		return nil
 	}
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, q := range order {
-			scriptDurAdd.Run(ctx, p, []string{s.queueKeys(q).durations}, by[q]...)
+	calls := make([]*evalCall, len(order))
+	for i, q := range order {
+		calls[i] = &evalCall{script: scriptDurAdd, keys: []string{s.queueKeys(q).durations}, args: by[q]}
+	}
+	s.runAll(ctx, calls, nil)
+	for _, c := range calls {
+		if err := c.cmd.Err(); err != nil {
+			return wrap("add durations", err)
 		}
-		return nil
-	})
-	return wrap("add durations", err)
+	}
+	return nil
 }
 
 // DurationCounts returns queue's duration counts per kind and bucket since

@@ -38,7 +38,7 @@ func (s *Store) runPerNode(ctx context.Context, cc *redis.ClusterClient, calls [
 		wg.Go(func() {
 			_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, c := range group {
-					c.cmd = c.script.EvalSha(ctx, p, c.keys, c.args...)
+					c.cmd = s.pipe(ctx, p, c.script, c.keys, c.args...)
 				}
 				return nil
 			})
@@ -46,9 +46,9 @@ func (s *Store) runPerNode(ctx context.Context, cc *redis.ClusterClient, calls [
 	}
 	wg.Wait()
 	for _, c := range calls {
-		if err := c.cmd.Err(); redis.HasErrorPrefix(err, "NOSCRIPT") || redirected(err) {
+		if err := c.cmd.Err(); notLoaded(err) || redirected(err) {
 			s.observe(err)
-			c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+			c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
 	}

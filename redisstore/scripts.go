@@ -3,21 +3,23 @@ package redisstore
 import (
 	"context"
 	"embed"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// The scripts live in lua/*.lua. Each is sent as one source: a shebang
-// line (Redis 7 script flags: write scripts are refused up front when the
-// server is out of memory, so none stops half way; read-only scripts say
-// no-writes; a script whose file starts with its own "#!lua flags=..."
-// line gets that one instead: claim, finish, extend and maintain say
-// allow-oom, so that at maxmemory workers still drain the queues, which
-// frees memory, while enqueue is refused), lua/lib_base.lua, the other lib_*.lua helper files it needs
-// and its own file. Helpers are split so that a script defines only the
-// functions it uses: a Lua function definition runs (allocates a closure)
-// on every call of the script. go-redis runs them with EVALSHA and falls back to EVAL on NOSCRIPT.
+// The scripts live in lua/*.lua. Each is built from lua/lib_base.lua, the
+// other lib_*.lua helper files it needs and its own file, in two forms
+// (script, functions.go): a function library, loaded once per server with
+// FUNCTION LOAD and called with FCALL, so that its helpers are defined
+// once, at load; and a plain script for EVALSHA, which defines them anew
+// on every call (Options.NoFunctions, or a server that refuses FUNCTION
+// LOAD). Helpers are split so that a script holds only the functions it
+// uses. Flags: write scripts are refused up front when the server is out
+// of memory, so none stops half way; read-only scripts say no-writes; a
+// script whose file starts with its own "#!lua flags=..." line gets those
+// instead: claim, finish, extend and maintain say allow-oom, so that at
+// maxmemory workers still drain the queues, which frees memory, while
+// enqueue is refused.
 //
 //go:embed lua/*.lua
 var luaFiles embed.FS
@@ -68,7 +70,7 @@ var (
 )
 
 // allScripts lists the scripts loaded by the start-up check.
-var allScripts = []*redis.Script{
+var allScripts = []*script{
 	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
 	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
 	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd, scriptKindSearch,
@@ -76,42 +78,9 @@ var allScripts = []*redis.Script{
 	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
 }
 
-func luaFile(name string) string {
-	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
-	if err != nil {
-		panic("redisstore: missing script " + name)
-	}
-	return string(b)
-}
-
-// newScript builds the script of lua/<name>.lua with helpers; a name
-// "<script>+<variant>" is lua/<script>.lua with other helpers.
-func newScript(name string, readOnly bool, helpers ...string) *redis.Script {
-	file, _, _ := strings.Cut(name, "+")
-	body := luaFile(file)
-	var b strings.Builder
-	switch {
-	case strings.HasPrefix(body, "#!lua"):
-		// The script's first line declares its own flags (allow-oom).
-		line, rest, _ := strings.Cut(body, "\n")
-		b.WriteString(line + "\n")
-		body = rest
-	case readOnly:
-		b.WriteString("#!lua flags=no-writes\n")
-	default:
-		b.WriteString("#!lua\n")
-	}
-	b.WriteString(luaFile("lib_base"))
-	for _, h := range helpers {
-		b.WriteString(luaFile("lib_" + h))
-	}
-	b.WriteString(body)
-	return redis.NewScript(b.String())
-}
-
 // evalCall is one script call, possibly sent with others in a pipeline.
 type evalCall struct {
-	script *redis.Script
+	script *script
 	keys   []string
 	args   []any
 	cmd    *redis.Cmd
@@ -120,13 +89,13 @@ type evalCall struct {
 // runAll sends calls in one round trip (one pipeline, after the commands
 // pre adds; a single call without pre is sent on its own) and leaves each
 // reply in its cmd. A call the server did not
-// know the script of (NOSCRIPT: a restarted or failed-over server) did not
-// run; it is sent again with the script's source. Per-call errors stay in
+// know the script of (a restarted or flushed server) did not run; it is
+// sent again once the script is loaded (see call). Per-call errors stay in
 // the cmds; the caller reads them.
 func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner)) {
 	if len(calls) == 1 && pre == nil {
 		c := calls[0]
-		c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+		c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
 		s.observe(c.cmd.Err())
 		return
 	}
@@ -139,21 +108,21 @@ func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pi
 			pre(p)
 		}
 		for _, c := range calls {
-			c.cmd = c.script.EvalSha(ctx, p, c.keys, c.args...)
+			c.cmd = s.pipe(ctx, p, c.script, c.keys, c.args...)
 		}
 		return nil
 	})
 	for _, c := range calls {
-		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
-			c.cmd = c.script.Run(ctx, s.rdb, c.keys, c.args...)
+		if notLoaded(c.cmd.Err()) {
+			c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
 	}
 }
 
 // run runs one script call.
-func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
-	cmd := sc.Run(ctx, s.rdb, keys, args...)
+func (s *Store) run(ctx context.Context, sc *script, keys []string, args ...any) *redis.Cmd {
+	cmd := s.call(ctx, s.rdb, sc, keys, args...)
 	s.observe(cmd.Err())
 	return cmd
 }

@@ -302,7 +302,7 @@ func TestACLMissingRight(t *testing.T) {
 		}},
 		{"the wake-ups", "+subscribe", waitUntilRefused},
 		{"the wake-up channels", "&hopper:*", waitUntilRefused},
-		{"the scripts", "+evalsha", func(t *testing.T, s *redisstore.Store) error {
+		{"the scripts", "+fcall", func(t *testing.T, s *redisstore.Store) error {
 			_, err := hopper.NewInspector(s).QueueStats(t.Context(), "q")
 			return err
 		}},

@@ -31,6 +31,7 @@ type Store struct {
 	keys       sync.Map // queue name -> *queueKeys
 	registered sync.Map // queue name -> time.Time of its last SADD to the registry
 
+	fmode    funcMode    // scripts called as functions (functions.go)
 	checked  atomic.Bool // the start-up check passed
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)

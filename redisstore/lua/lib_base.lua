@@ -66,7 +66,15 @@ end
 -- The queue a script works on, read from its first key's hash tag
 -- "{prefix:queue}" (every queue script passes one of the queue's keys
 -- first; prefixes and queue names hold no ':' or '}').
-local PREFIX, QUEUE = string.match(KEYS[1] or '', '^{([^:}]*):([^}]*)}')
+local PREFIX, QUEUE
+
+-- reset_base starts a call. A helper file that keeps state for the length
+-- of one call defines reset_<file> to set it up: every call runs them
+-- first, because a script run as a function (scripts.go) keeps its
+-- top-level variables from one call to the next.
+local function reset_base()
+  PREFIX, QUEUE = string.match(KEYS[1] or '', '^{([^:}]*):([^}]*)}')
+end
 
 -- wake_ready tells every idle worker subscribed to "<prefix>:ready" that
 -- jobs may be claimable in this queue (notify.go). Scripts call it when

@@ -26,8 +26,12 @@
 -- that writes an entry PUBLISHes the queue on "<prefix>:ev".
 
 local EV_DEFAULT_MAXLEN = 1000
-local SEGS, NSEG, EVN = {}, 0, 0
+local SEGS, NSEG, EVN
 local ev_maxlen, ev_watch
+local function reset_events()
+  SEGS, NSEG, EVN = {}, 0, 0
+  ev_maxlen, ev_watch = nil, nil
+end
 
 -- events_config reads the events settings from the values of config
 -- fields "ev" and "evw"; with events off, emit does nothing.

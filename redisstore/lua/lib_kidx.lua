@@ -15,6 +15,9 @@ local kidx_build, kidx_cache
 -- kidx_on is set by a script that read the config field 'ki', for the
 -- helpers it calls.
 local kidx_on = false
+local function reset_kidx()
+  kidx_cache, kidx_on = nil, false
+end
 local function kidx()
   if not kidx_cache then kidx_cache = kidx_build() end
   return kidx_cache

@@ -7,7 +7,10 @@
 -- priorities (keys) of every job placed; with groups, gr holds the ready
 -- IDs of each group and grouped is set (a grouped job was placed, ready
 -- or pending).
-local placed = {ready = {}, pend = {}, min_due = nil}
+local placed
+local function reset_place()
+  placed = {ready = {}, pend = {}, min_due = nil}
+end
 
 -- due_ms turns an enqueue's due argument ("" for now, "+ms" for ms after
 -- now, or an absolute "ms") into ms on the store's clock.

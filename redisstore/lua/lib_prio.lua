@@ -30,6 +30,9 @@ end
 -- defines its top-level functions anew each time it runs, and those are
 -- many, while a queue without priorities or groups needs none of them.
 local ext_build, ext_cache
+local function reset_prio()
+  ext_cache = nil
+end
 local function ext()
   if not ext_cache then ext_cache = ext_build() end
   return ext_cache

@@ -36,8 +36,11 @@ local wf_apply_now
 
 -- wf_note collects the end of task job id (outcome and result) for
 -- wf_flush.
-local wf_written = 0
-local wf_ids, wf_ocs, wf_res = {}, {}, {}
+local wf_written, wf_ids, wf_ocs, wf_res
+local function reset_wf()
+  wf_written = 0
+  wf_ids, wf_ocs, wf_res = {}, {}, {}
+end
 local function wf_note(id, outcome, result)
   wf_written = wf_written + 1
   wf_ids[wf_written], wf_ocs[wf_written], wf_res[wf_written] = id, outcome, result or ''

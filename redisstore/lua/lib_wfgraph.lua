@@ -27,7 +27,7 @@ local ENDED = {S = true, F = true, K = true, C = true}
 -- END_STATE maps an end's outcome to the state it gives a running task.
 local END_STATE = {s = 'S', f = 'F', c = 'C', d = 'F'}
 
-local info_cache = {}
+local info_cache
 -- info returns task t's static info: q, k, af, ao, by, ord.
 local function info(t)
   local c = info_cache[t]
@@ -151,6 +151,14 @@ local WM
 -- wf_inline: the script enqueues the tasks it releases itself, in the same
 -- step (lib_wflocal.lua), so flush leaves them out of rel.
 local wf_inline = false
+
+-- reset_wfgraph starts a call with no workflow open.
+local function reset_wfgraph()
+  WK, WM, info_cache = nil, nil, {}
+  st_cache, seq_cache, dep_cache = nil, nil, nil
+  st_dirty, rem_cache, rem_dirty, counters = nil, nil, nil, nil
+  released, wf_cancelled = nil, nil
+end
 
 -- wf_use opens the workflow of keys (see above) with empty caches; a
 -- script that works on several workflows flushes one before it opens the

@@ -1,0 +1,181 @@
+package redisstore_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+	"github.com/hopperq/hopper/storetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestConformancePlainScripts runs the suite with the scripts called as
+// plain scripts (EVALSHA) instead of functions.
+func TestConformancePlainScripts(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), NoFunctions: true})
+	})
+}
+
+// scriptCalls returns how many FCALL and EVALSHA/EVAL calls the server
+// has run since its stats were last reset.
+func scriptCalls(t *testing.T, c *redis.Client) (fcalls, evals int) {
+	t.Helper()
+	info, err := c.Info(t.Context(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		n, err := strconv.Atoi(calls)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch name {
+		case "cmdstat_fcall":
+			fcalls += n
+		case "cmdstat_evalsha", "cmdstat_eval":
+			evals += n
+		}
+	}
+	return fcalls, evals
+}
+
+// libraries returns the names of the hopper function libraries on c.
+func libraries(t *testing.T, c *redis.Client) []string {
+	t.Helper()
+	libs, err := c.FunctionList(t.Context(), redis.FunctionListQuery{LibraryNamePattern: "hopper_*"}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range libs {
+		names = append(names, l.Name)
+	}
+	return names
+}
+
+// roundTrip enqueues a job to queue q of s, claims and acks it, and fails
+// the test unless every step worked.
+func roundTrip(t *testing.T, s *redisstore.Store, q, id string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job(q, id)}); err != nil {
+		t.Fatalf("enqueue %s: %v", id, err)
+	}
+	res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != id {
+		t.Fatalf("claim: %+v, %v; want job %s", res, err, id)
+	}
+	r := res.Jobs[0]
+	acks, err := s.Finish(ctx, []store.FinishRequest{{Queue: q, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}})
+	if err != nil || acks[0] != nil {
+		t.Fatalf("ack: %v %v", acks, err)
+	}
+}
+
+// TestScriptsRunAsFunctions: by default the store loads its scripts as
+// function libraries and calls them with FCALL, and NoFunctions keeps to
+// EVALSHA and loads none.
+func TestScriptsRunAsFunctions(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	for _, noFunctions := range []bool{true, false} {
+		admin.ConfigResetStat(t.Context())
+		s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t), NoFunctions: noFunctions})
+		roundTrip(t, s, "q", "a")
+		fcalls, evals := scriptCalls(t, admin)
+		libs := libraries(t, admin)
+		if noFunctions {
+			if fcalls != 0 || evals == 0 || len(libs) != 0 {
+				t.Fatalf("NoFunctions: %d FCALLs, %d EVALSHAs, libraries %v; want only EVALSHA and no library", fcalls, evals, libs)
+			}
+			continue
+		}
+		if fcalls == 0 || evals != 0 || len(libs) == 0 {
+			t.Fatalf("default: %d FCALLs, %d EVALSHAs, %d libraries; want only FCALL", fcalls, evals, len(libs))
+		}
+	}
+}
+
+// TestFunctionsLoadedAgain: a server that lost the libraries (FUNCTION
+// FLUSH, or a new node) gets them again on the next call, which runs.
+func TestFunctionsLoadedAgain(t *testing.T) {
+	t.Run("server", func(t *testing.T) {
+		srv := redistest.Start(t, redistest.Private())
+		admin := srv.Client(t)
+		s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t)})
+		roundTrip(t, s, "q", "a")
+		if err := admin.FunctionFlush(t.Context()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		admin.ConfigResetStat(t.Context())
+		roundTrip(t, s, "q", "b")
+		if fcalls, evals := scriptCalls(t, admin); evals != 0 || len(libraries(t, admin)) == 0 {
+			t.Fatalf("after FUNCTION FLUSH: %d FCALLs, %d EVALSHAs; want the libraries loaded again and FCALL only", fcalls, evals)
+		}
+	})
+	t.Run("cluster", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("a private cluster in -short mode")
+		}
+		c := redistest.StartCluster(t, redistest.Private())
+		rdb := c.Client(t)
+		s := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+		queues := []string{"q1", "q2", "q3", "q4", "q5", "q6"}
+		for _, q := range queues {
+			roundTrip(t, s, q, "a")
+		}
+		err := rdb.ForEachMaster(t.Context(), func(ctx context.Context, n *redis.Client) error {
+			return n.FunctionFlush(ctx).Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range queues {
+			roundTrip(t, s, q, "b")
+		}
+		err = rdb.ForEachMaster(t.Context(), func(ctx context.Context, n *redis.Client) error {
+			if len(libraries(t, n)) == 0 {
+				t.Errorf("master %s has no library after the calls", n.Options().Addr)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestFunctionLoadRefused: without the right to FUNCTION LOAD the store
+// warns once and runs every operation as plain scripts.
+func TestFunctionLoadRefused(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+function|load"}, nil, srv.Client)
+	var logs bytes.Buffer
+	s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	admin.ConfigResetStat(t.Context())
+	roundTrip(t, s, "q", "a")
+	roundTrip(t, s, "q", "b")
+	if n := strings.Count(logs.String(), "refused FUNCTION LOAD"); n != 1 {
+		t.Errorf("logged %d refusals, want 1:\n%s", n, logs.String())
+	}
+	if fcalls, evals := scriptCalls(t, admin); fcalls != 0 || evals == 0 {
+		t.Fatalf("%d FCALLs, %d EVALSHAs; want plain scripts only", fcalls, evals)
+	}
+}
