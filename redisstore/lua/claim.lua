@@ -94,7 +94,7 @@ end
 local tok = str(redis.call('INCR', KEYS[6]))
 local deadline = later + lease
 local deadlines = str(deadline)
-local nows = str(now)
+local nows = ms_str(now)
 -- Attempt info of a job never claimed nor promoted before: one string for
 -- the whole batch.
 local fresh = '1,' .. nows .. ',' .. tok .. ','
@@ -163,7 +163,7 @@ flush_events(KEYS[8], now)
 -- enough, without a message to every worker for every claim.
 if #ids == n and (grouped and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0 or not grouped and ready_len(ready, pm) > 0) then
   if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
-    redis.call('HSET', conf, 'lw', str(now))
+    redis.call('HSET', conf, 'lw', nows)
     wake_ready()
   end
   if limited then out[3] = retry_in end

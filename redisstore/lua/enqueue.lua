@@ -27,7 +27,7 @@ local now, later = now_ms()
 local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'gm', 'ki')
 kidx_on = cf[4] ~= false
 events_config(cf[1], cf[2])
-local nows = str(now) .. ','
+local nows = ms_str(now) .. ','
 local out = {}
 local i = 1
 while i <= #ARGV do

@@ -32,7 +32,7 @@
 
 local unack, jobs, att, errs = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, later = now_ms()
-local nows = str(now)
+local nows = ms_str(now)
 
 -- Requests as parallel arrays (no table per request): ids, members, and
 -- from the plain acks on, where (in ARGV) the outcome and its two values

@@ -27,17 +27,30 @@
 
 local EV_DEFAULT_MAXLEN = 1000
 local SEGS, NSEG, EVN
-local ev_maxlen, ev_watch
+local ev_maxlen, ev_maxlen_s, ev_watch
 local function reset_events()
   SEGS, NSEG, EVN = {}, 0, 0
-  ev_maxlen, ev_watch = nil, nil
+  ev_maxlen, ev_maxlen_s, ev_watch = nil, nil, nil
 end
 
 -- events_config reads the events settings from the values of config
 -- fields "ev" and "evw"; with events off, emit does nothing.
 local function events_config(ev, evw)
+  ev_watch = evw and tonumber(evw)
+  if not ev then
+    -- The default: no field to read.
+    ev_maxlen, ev_maxlen_s = EV_DEFAULT_MAXLEN, '1000'
+    return
+  end
   ev_maxlen = tonumber(ev) or EV_DEFAULT_MAXLEN
-  ev_watch = tonumber(evw)
+  -- The cap as XADD gets it, formatted once at most.
+  if string.match(ev, '^%d+$') then
+    ev_maxlen_s = ev
+  elseif ev_maxlen == EV_DEFAULT_MAXLEN then
+    ev_maxlen_s = '1000'
+  else
+    ev_maxlen_s = str(ev_maxlen)
+  end
 end
 
 -- events_on reports whether the queue keeps events (after events_config).
@@ -99,26 +112,59 @@ local function seg_list(k)
   return out
 end
 
+-- SMALL holds the strings of small numbers (type codes, attempts):
+-- redis.call would format a number with snprintf, a few thousand
+-- instructions each.
+local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16'}
+
+-- column returns the field and value of column k of the step's entry:
+-- field one with the value every event has (nil for an empty detail), or
+-- field many with one value per event, joined by sep or, without sep, as
+-- a msgpack array.
+local function column(k, one, many, sep)
+  local v
+  if NSEG == 1 then
+    -- The usual step: one segment; a column of one value needs no look.
+    local seg = SEGS[1]
+    v = seg[k]
+    if type(v) == 'table' then
+      local c = v
+      v = c[1]
+      for i = 2, seg[3] do
+        if c[i] ~= v then
+          v = nil
+          break
+        end
+      end
+    end
+  else
+    v = seg_uniform(k)
+  end
+  if v ~= nil then
+    if v == '' and one == 'd' then return nil end
+    if type(v) == 'number' then v = SMALL[v] or str(v) end
+    return one, v
+  end
+  if sep then return many, table.concat(seg_list(k), sep, 1, EVN) end
+  return many, cmsgpack.pack(seg_list(k))
+end
+
 -- flush_events writes the step's entry, if it has events, to stream key.
+-- (One XADD with its arguments in place: building them in a table costs
+-- several times more.)
 local function flush_events(key, now)
   if EVN == 0 then return end
-  local args = {key, 'MAXLEN', '~', ev_maxlen, '1-*', 't', str(now), 'i', table.concat(seg_list(2), '\n', 1, EVN)}
-  local function column(k, one, many, sep)
-    local v = seg_uniform(k)
-    local n = #args
-    if v ~= nil then
-      if v ~= '' or one ~= 'd' then args[n + 1], args[n + 2] = one, v end
-    elseif sep then
-      args[n + 1], args[n + 2] = many, table.concat(seg_list(k), sep, 1, EVN)
-    else
-      args[n + 1], args[n + 2] = many, cmsgpack.pack(seg_list(k))
-    end
+  local ids = seg_list(2)
+  ids = EVN == 1 and ids[1] or table.concat(ids, '\n', 1, EVN)
+  local y, yv = column(1, 'y', 'Y', ' ')
+  local k, kv = column(4, 'k', 'K', '\n')
+  local a, av = column(5, 'a', 'A', ' ')
+  local d, dv = column(6, 'd', 'D', nil)
+  if d then
+    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av, d, dv)
+  else
+    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av)
   end
-  column(1, 'y', 'Y', ' ')
-  column(4, 'k', 'K', '\n')
-  column(5, 'a', 'A', ' ')
-  column(6, 'd', 'D', nil)
-  redis.call('XADD', unpack(args))
   if ev_watch and ev_watch > now then
     redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
   end
