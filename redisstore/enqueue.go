@@ -241,10 +241,15 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 				break
 			}
 		}
-		args := make([]any, 0, 1+3*len(items))
-		args = append(args, kind)
+		args := make([]any, 0, 2+3*len(items))
+		args = append(args, kind, "")
+		now := kind != ""
 		for _, it := range items {
 			args = append(args, it.id, it.value, it.due)
+			now = now && it.due == ""
+		}
+		if now && distinctIDs(items) {
+			args[1] = "n" // the script's path for jobs due now
 		}
 		return &evalCall{script: scriptPlain, keys: k.plainKeys, args: args}
 	}
@@ -261,6 +266,24 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 		}
 	}
 	return &evalCall{script: scriptEnqueue, keys: k.enqueueKeys, args: args}
+}
+
+// distinctIDs reports whether no two items have the same ID.
+func distinctIDs(items []*encJob) bool {
+	switch len(items) {
+	case 1:
+		return true
+	case 2:
+		return items[0].id != items[1].id
+	}
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		if _, dup := seen[it.id]; dup {
+			return false
+		}
+		seen[it.id] = struct{}{}
+	}
+	return true
 }
 
 // replacedState is the state a replaced job is in, by the letter the
