@@ -38,7 +38,7 @@ func TestCoalescedEnqueue(t *testing.T) {
 		mu  sync.Mutex
 		out []outcome
 	)
-	before := float64(cmdCalls(t, rdb, "evalsha"))
+	before := float64(cmdCalls(t, rdb, "fcall"))
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range per {
@@ -68,7 +68,7 @@ func TestCoalescedEnqueue(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	rounds := float64(cmdCalls(t, rdb, "evalsha")) - before
+	rounds := float64(cmdCalls(t, rdb, "fcall")) - before
 	added := map[string]bool{}
 	for _, o := range out {
 		switch {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,30 +27,9 @@ func TestConformancePlainScripts(t *testing.T) {
 
 // scriptCalls returns how many FCALL and EVALSHA/EVAL calls the server
 // has run since its stats were last reset.
-func scriptCalls(t *testing.T, c *redis.Client) (fcalls, evals int) {
+func scriptCalls(t *testing.T, c *redis.Client) (fcalls, evals int64) {
 	t.Helper()
-	info, err := c.Info(t.Context(), "commandstats").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(info) {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		calls, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.Atoi(calls)
-		if err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		switch name {
-		case "cmdstat_fcall":
-			fcalls += n
-		case "cmdstat_evalsha", "cmdstat_eval":
-			evals += n
-		}
-	}
-	return fcalls, evals
+	return cmdCalls(t, c, "fcall"), cmdCalls(t, c, "evalsha") + cmdCalls(t, c, "eval")
 }
 
 // libraries returns the names of the hopper function libraries on c.

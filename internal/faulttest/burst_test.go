@@ -193,7 +193,7 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	// Where the scheduler's Maintain calls of the window fall: in the
 	// span of the burst's lease deadlines (each claim + lease, as the
 	// scheduler learnt them when the claim signalled it) or elsewhere.
-	const maintain = "evalsha:maintain"
+	const maintain = "script:maintain"
 	var atDeadlines, elsewhere int64
 	for i := 1; i < len(samples); i++ {
 		m := samples[i].ByName[maintain] - samples[i-1].ByName[maintain]

@@ -18,8 +18,9 @@ import (
 
 // cmdCounter is a go-redis hook that counts the commands this process
 // sends to Redis, each command of a pipeline on its own, by name; a script
-// call is named after its script ("evalsha:claim"), known from the source
-// the store loads at start or sends with EVAL. The pub/sub connection's
+// call is named after its script ("script:claim"), known from the function
+// name (FCALL) or from the source the store loads at start or sends with
+// EVAL. The pub/sub connection's
 // SUBSCRIBE and health-check PING do not pass through hooks and are not
 // counted. (-cmds)
 type cmdCounter struct {
@@ -87,15 +88,26 @@ func (c *cmdCounter) count(cmd redis.Cmder) {
 		return c.scripts[sha]
 	}
 	switch name {
+	case "fcall", "fcall_ro":
+		// The function is "hopper_<hash>_<script>" (redisstore/functions.go).
+		if len(args) > 1 {
+			if parts := strings.SplitN(fmt.Sprint(args[1]), "_", 3); len(parts) == 3 {
+				name = "script:" + parts[2]
+			}
+		}
 	case "evalsha", "evalsha_ro":
 		if len(args) > 1 {
 			if n, ok := c.scripts[fmt.Sprint(args[1])]; ok {
-				name += ":" + n
+				name = "script:" + n
 			}
 		}
 	case "eval", "eval_ro":
 		if len(args) > 1 {
-			name += ":" + learn(fmt.Sprint(args[1]))
+			name = "script:" + learn(fmt.Sprint(args[1]))
+		}
+	case "function":
+		if len(args) > 1 && strings.EqualFold(fmt.Sprint(args[1]), "load") {
+			name = "function load"
 		}
 	case "script":
 		if len(args) > 2 && strings.EqualFold(fmt.Sprint(args[1]), "load") {
