@@ -61,6 +61,7 @@ var (
 	scriptWfConfirm     = newScript("wf_confirm", false, "wfgraph")
 	scriptWfDrop        = newScript("wf_drop", false, "wfgraph")
 	scriptWfGet         = newScript("wf_get", true)
+	scriptWfDue         = newScript("wf_due", true)
 	scriptWfSynced      = newScript("wf_synced", false)
 	scriptWfRelease     = newScript("wf_release", false, "prio", "group", "place", "events", "kinds", "kidx", "wfrel")
 	scriptWfTake        = newScript("wf_take", false)
@@ -75,7 +76,7 @@ var allScripts = []*script{
 	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
 	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd, scriptKindSearch,
 	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
-	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel,
+	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel, scriptWfDue,
 }
 
 // evalCall is one script call, possibly sent with others in a pipeline.

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,8 @@ const wfSweepEvery = 2 * time.Second
 // every 2 s), releases begun by EnqueueWorkflow or AddTasks (the index's
 // chk set), then ended workflows whose retention passed, at most batch of
 // each. A workflow is removed with its marks in its tasks' queues; its
-// tasks' jobs stay under their queues' own rules.
+// tasks' jobs stay under their queues' own rules. A pass with nothing to
+// do sends one script call (wf_due.lua), and the look at every queue.
 func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
 	if batch <= 0 {
 		batch = 500
@@ -28,23 +30,24 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 	if err := s.begin(ctx); err != nil {
 		return 0, err
 	}
-	now, err := s.serverMs(ctx)
-	if err != nil {
-		return 0, err
+	due, err := s.run(ctx, scriptWfDue, []string{s.wfi.chk, s.wfi.exp}, batch).Slice()
+	if err == nil && len(due) != 4 {
+		err = fmt.Errorf("wf_due.lua returned %d values", len(due))
 	}
-	more := false
+	if err != nil {
+		return 0, wrap("sweep workflows", err)
+	}
+	now, _ := due[0].(int64)
+	chkIDs, _ := due[1].([]any)
+	oldIDs, _ := due[2].([]any)
+	chk, old := stringsOf(chkIDs), stringsOf(oldIDs)
+	more := len(chk) == batch || len(old) == batch
 	if last := s.wfSwept.Load(); time.Since(time.Unix(0, last)) >= wfSweepEvery {
 		s.wfSwept.Store(time.Now().UnixNano())
 		if err := s.sweepEnds(ctx, now); err != nil {
 			return 0, err
 		}
 	}
-	upTo := strconv.FormatInt(now, 10)
-	chk, err := s.rdb.ZRangeByScore(ctx, s.wfi.chk, &redis.ZRangeBy{Min: "-inf", Max: upTo, Count: int64(batch)}).Result()
-	if err != nil {
-		return 0, wrap("sweep workflows", err)
-	}
-	more = more || len(chk) == batch
 	for _, id := range chk {
 		res, err := s.run(ctx, scriptWfApply, s.wfKeys(id)).Slice()
 		if err != nil {
@@ -55,11 +58,6 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 		}
 		s.unmarkCheck(ctx, id)
 	}
-	old, err := s.rdb.ZRangeByScore(ctx, s.wfi.exp, &redis.ZRangeBy{Min: "-inf", Max: upTo, Count: int64(batch)}).Result()
-	if err != nil {
-		return 0, wrap("collect workflows", err)
-	}
-	more = more || len(old) == batch
 	for _, id := range old {
 		if err := s.dropWorkflow(ctx, id); err != nil {
 			return 0, err
@@ -69,9 +67,9 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 		return 0, nil
 	}
 	next := wfSweepEvery
-	first, err := s.rdb.ZRangeWithScores(ctx, s.wfi.exp, 0, 0).Result()
-	if err == nil && len(first) == 1 {
-		next = min(next, time.Duration(int64(first[0].Score)-now)*time.Millisecond)
+	if first, err := strconv.ParseFloat(fmt.Sprint(due[3]), 64); err == nil {
+		// The first retention to end after those collected now.
+		next = min(next, time.Duration(int64(first)-now)*time.Millisecond)
 	}
 	return max(next, 0), nil
 }
