@@ -39,6 +39,13 @@
 // concurrent single-job Enqueue calls of one Store are merged into shared
 // round trips while one is in flight (Options.NoCoalescing).
 //
+// The scripts run as Redis functions: the start-up check loads one
+// library per script on every master (FUNCTION LOAD, named after a hash of
+// its source), and each call is an FCALL. A script sent with EVALSHA
+// defines all its helper functions anew on every call, about 40,000
+// redis-server instructions; a function library defines them once, at
+// load. See Options.NoFunctions for the plain-script fallback.
+//
 // # Waiting
 //
 // Scripts that make jobs claimable in a queue PUBLISH its name on the
@@ -104,7 +111,7 @@
 //   - INFO and CONFIG GET only serve the start-up check (see Check):
 //     without them the Store logs a warning that it could not check the
 //     version or maxmemory-policy, and goes on. SCRIPT LOAD only saves an
-//     EVAL on a script's first use. PING is for health checks (the hopper
+//     EVAL on a plain script's first use. PING is for health checks (the hopper
 //     command line sends one).
 //   - On a Redis Cluster add +cluster|slots +command, on every node:
 //     go-redis reads the slot map (without it every call fails with
