@@ -270,11 +270,8 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 
 // distinctIDs reports whether no two items have the same ID.
 func distinctIDs(items []*encJob) bool {
-	switch len(items) {
-	case 1:
+	if len(items) == 1 {
 		return true
-	case 2:
-		return items[0].id != items[1].id
 	}
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {

@@ -72,12 +72,14 @@ func newScript(name string, readOnly bool, helpers ...string) *script {
 	lib.WriteString("redis.register_function{function_name = '" + fn + "', callback = function(keys, args)\n")
 	lib.WriteString("  KEYS, ARGV = keys, args\n  " + resets.String() + "\n  return main()\n")
 	lib.WriteString("end, flags = {" + luaFlags(flags) + "}}\n")
-	return &script{
+	sc := &script{
 		name: name,
 		eval: redis.NewScript(eval),
 		lib:  "#!lua name=" + fn + "\n" + lib.String(),
 		fn:   fn,
 	}
+	allScripts = append(allScripts, sc)
+	return sc
 }
 
 // luaFlags turns a shebang's flags ("allow-oom,no-writes") into the

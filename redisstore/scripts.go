@@ -70,14 +70,10 @@ var (
 	scriptWfiDel        = newScript("wfi_del", false)
 )
 
-// allScripts lists the scripts loaded by the start-up check.
-var allScripts = []*script{
-	scriptEnqueue, scriptPlain, scriptClaim, scriptFinish, scriptExtend, scriptMaintain, scriptGetJob, scriptList,
-	scriptFinishLocal, scriptStats, scriptConfig, scriptCancel, scriptRequeue, scriptDelete, scriptHeartbeat,
-	scriptEvRead, scriptEvArm, scriptWaitJob, scriptGroupLimit, scriptGroups, scriptDurAdd, scriptKindSearch,
-	scriptWfCreate, scriptWfCreateLocal, scriptWfApply, scriptWfAdd, scriptWfCancel, scriptWfConfirm, scriptWfDrop, scriptWfGet,
-	scriptWfSynced, scriptWfRelease, scriptWfTake, scriptWfDone, scriptWfiSet, scriptWfiDel, scriptWfDue,
-}
+// allScripts lists every script, in the order newScript made them: the
+// start-up check loads them all, and a server that lost one function gets
+// them all again.
+var allScripts []*script
 
 // evalCall is one script call, possibly sent with others in a pipeline.
 type evalCall struct {

@@ -28,9 +28,7 @@ local jobs = KEYS[1]
 local cf = redis.call('HMGET', KEYS[4], 'ev', 'evw', 'gm', 'ki')
 events_config(cf[1], cf[2])
 if ARGV[2] == 'n' and not cf[3] and not cf[4] then
-  local t = redis.call('TIME')
-  local u = t[2]
-  local nows = t[1] .. string.sub(PAD[#u] .. u, 1, 3)
+  local nows = now_str()
   local kind, ids, out, m = ARGV[1], nil, nil, 1
   if #ARGV == 5 then
     local id = ARGV[3]

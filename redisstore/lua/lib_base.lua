@@ -2,23 +2,32 @@
 -- helper touches a key by itself: every key comes from KEYS, except in
 -- lib_wflocal.lua (one server only; see its header).
 
--- now_ms returns the server's time in Unix milliseconds twice: rounded down
--- (now: what timestamps record and what due times are compared with) and
--- rounded up (later: what due times and deadlines are counted from, so that
--- nothing falls due or expires before the time asked for). All times come
--- from here, never from the client.
--- It also keeps now as a string for ms_str, made from TIME's reply with
--- string operations: in this Lua, formatting a number (snprintf) or
--- reading one (tonumber) costs about two thousand instructions each.
--- PAD[n] pads a microsecond count of n digits to six.
+-- All times come from the server's TIME, read by now_str or now_ms, never
+-- from the client. Both keep now as a string for ms_str, made from TIME's
+-- reply with string operations: in this Lua, formatting a number
+-- (snprintf) or reading one (tonumber) costs about two thousand
+-- instructions each. PAD[n] pads a microsecond count of n digits to six.
 local NOW, NOW_S
 local PAD = {'00000', '0000', '000', '00', '0', ''}
-local function now_ms()
+
+-- now_str returns the server's time in Unix milliseconds, rounded down, as
+-- a string (what a script that compares no time needs), and TIME's
+-- microseconds padded to six digits.
+local function now_str()
   local t = redis.call('TIME')
   local u = t[2]
   local p = PAD[#u] .. u
   NOW_S = t[1] .. string.sub(p, 1, 3)
-  NOW = tonumber(NOW_S)
+  return NOW_S, p
+end
+
+-- now_ms returns the server's time in Unix milliseconds twice: rounded down
+-- (now: what timestamps record and what due times are compared with) and
+-- rounded up (later: what due times and deadlines are counted from, so that
+-- nothing falls due or expires before the time asked for).
+local function now_ms()
+  local s, p = now_str()
+  NOW = tonumber(s)
   if string.sub(p, 4) == '000' then return NOW, NOW end
   return NOW, NOW + 1
 end

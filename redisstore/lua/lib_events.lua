@@ -122,24 +122,7 @@ local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11
 -- field many with one value per event, joined by sep or, without sep, as
 -- a msgpack array.
 local function column(k, one, many, sep)
-  local v
-  if NSEG == 1 then
-    -- The usual step: one segment; a column of one value needs no look.
-    local seg = SEGS[1]
-    v = seg[k]
-    if type(v) == 'table' then
-      local c = v
-      v = c[1]
-      for i = 2, seg[3] do
-        if c[i] ~= v then
-          v = nil
-          break
-        end
-      end
-    end
-  else
-    v = seg_uniform(k)
-  end
+  local v = seg_uniform(k)
   if v ~= nil then
     if v == '' and one == 'd' then return nil end
     if type(v) == 'number' then v = SMALL[v] or str(v) end
