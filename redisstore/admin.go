@@ -19,8 +19,11 @@ const adminBatch = 500
 // With ids nil the state is emptied in batches of 500 jobs, each batch one
 // atomic step.
 func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return sumParts(parts, func(p string) (int, error) { return s.Requeue(ctx, p, from, ids) })
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.jobs,
@@ -37,8 +40,11 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 // costs a scan of the ready list per job. With ids nil the state is emptied
 // in batches of 500 jobs.
 func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return sumParts(parts, func(p string) (int, error) { return s.Delete(ctx, p, from, ids) })
 	}
 	k := s.queueKeys(queue)
 	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras,
@@ -94,8 +100,11 @@ var cancelledText = store.ErrCancelled.Error()
 // worker sees through Extend and which Finish and reclaim honour; garbage
 // and done stay as they are. Cancelling a ready job scans the ready list.
 func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return "", err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return firstFound(parts, func(p string) (store.JobState, error) { return s.Cancel(ctx, p, id) })
 	}
 	k := s.queueKeys(queue)
 	st, err := s.run(ctx, scriptCancel, k.cancelKeys, id, cancelledText).Text()

@@ -56,7 +56,7 @@ func (s *Store) record(err error) {
 	case err == nil:
 		s.checkErr = nil
 		s.checked.Store(true)
-	case errors.Is(err, ErrUnsupportedServer):
+	case errors.Is(err, ErrUnsupportedServer), errors.Is(err, errPartitions):
 		s.checkErr = err
 		s.checked.Store(false)
 	}
@@ -80,6 +80,10 @@ func (s *Store) checkServer(ctx context.Context) error {
 	}
 	if err == nil {
 		s.fmode.on.Store(!s.opts.NoFunctions && !s.fmode.refused.Load())
+		err = s.syncPartitions(ctx)
+		if err != nil && !errors.Is(err, errPartitions) {
+			err = wrap("server check", err)
+		}
 	}
 	return err
 }

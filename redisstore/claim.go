@@ -19,9 +19,49 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	if err := req.Validate(); err != nil {
 		return store.ClaimResult{}, err
 	}
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, req.Queue); err != nil {
 		return store.ClaimResult{}, err
 	}
+	if n := s.partCount(req.Queue); n > 0 {
+		return s.claimParts(ctx, req, n)
+	}
+	return s.claimOne(ctx, req)
+}
+
+// claimParts claims from the n partitions of req.Queue in turn, starting
+// at the next one of the queue's rotation, until it has req.Max jobs or
+// asked every partition: consecutive claims start at different
+// partitions, so workers spread over all of them. A partition that fails
+// is passed over; its error is returned when no partition gave a job.
+func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (store.ClaimResult, error) {
+	start := s.rotation(req.Queue)
+	var out store.ClaimResult
+	var firstErr error
+	for t := 0; t < n && len(out.Jobs) < req.Max; t++ {
+		r := req
+		r.Queue = store.PartitionName(req.Queue, int((start+uint64(t))%uint64(n)))
+		r.Max = req.Max - len(out.Jobs)
+		res, err := s.claimOne(ctx, r)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		out.Jobs = append(out.Jobs, res.Jobs...)
+		if res.RetryIn > 0 && (out.RetryIn == 0 || res.RetryIn < out.RetryIn) {
+			out.RetryIn = res.RetryIn
+		}
+	}
+	if len(out.Jobs) > 0 {
+		out.RetryIn = 0
+		return out, nil
+	}
+	return out, firstErr
+}
+
+// claimOne claims from one queue or partition.
+func (s *Store) claimOne(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
 	k := s.queueKeys(req.Queue)
 	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID).Slice()

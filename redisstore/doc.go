@@ -23,6 +23,19 @@
 // bytes of Redis memory: one hash field holding a compact msgpack envelope,
 // and its ID in the ready list or pending set.
 //
+// # Partitioned queues
+//
+// One queue lives in one slot, so on a Cluster its work lands on one
+// master. Options.Partitions splits a hot queue over several slots, picked
+// so that the partitions fall into equal ranges of the slot space (and so
+// onto different masters of a Cluster with evenly split slots). Each
+// partition is a queue of its own named "<queue>~<i>"; a job goes to the
+// partition of its group, unique key, schedule or ID, and a Claim of the
+// queue takes from the partitions in turn. What the other systems call
+// this: River Pro and Oban Pro "partitioned" queues, Sidekiq Enterprise
+// "sharding". See Options.Partitions for what holds across partitions and
+// what is refused.
+//
 // # Time
 //
 // Due times, lease deadlines and every recorded time come from Redis TIME

@@ -54,12 +54,30 @@ func (s *Store) DurationCounts(ctx context.Context, queue string, since time.Tim
 	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
 	}
-	m, err := s.rdb.HGetAll(ctx, s.queueKeys(queue).durations).Result()
-	if err != nil {
-		return nil, wrap("durations of "+strconv.Quote(queue), err)
-	}
 	from := since.Unix() / 3600
 	sum := map[[2]string]int64{}
+	queues := s.partNames(queue) // a partitioned queue's counts add up
+	if queues == nil {
+		queues = []string{queue}
+	}
+	for _, q := range queues {
+		m, err := s.rdb.HGetAll(ctx, s.queueKeys(q).durations).Result()
+		if err != nil {
+			return nil, wrap("durations of "+strconv.Quote(queue), err)
+		}
+		addDurations(sum, m, from)
+	}
+	out := make([]store.DurationCount, 0, len(sum))
+	for k, n := range sum {
+		b, _ := strconv.Atoi(k[1])
+		out = append(out, store.DurationCount{Queue: queue, Kind: k[0], Bucket: b, Count: n})
+	}
+	return out, nil
+}
+
+// addDurations adds the counts of a durations hash ("hour|bucket|kind" ->
+// count) from hour from on to sum, by kind and bucket.
+func addDurations(sum map[[2]string]int64, m map[string]string, from int64) {
 	for f, v := range m {
 		hs, rest, ok := strings.Cut(f, "|")
 		bs, kind, ok2 := strings.Cut(rest, "|")
@@ -70,10 +88,4 @@ func (s *Store) DurationCounts(ctx context.Context, queue string, since time.Tim
 		}
 		sum[[2]string{kind, bs}] += n
 	}
-	out := make([]store.DurationCount, 0, len(sum))
-	for k, n := range sum {
-		b, _ := strconv.Atoi(k[1])
-		out = append(out, store.DurationCount{Queue: queue, Kind: k[0], Bucket: b, Count: n})
-	}
-	return out, nil
 }

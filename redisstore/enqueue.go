@@ -104,7 +104,11 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	items := make([]encJob, len(jobs))
 	ptrs := make([]*encJob, len(jobs))
 	for i, j := range jobs {
+		if err := s.validQueue(j.Queue); err != nil {
+			return nil, err
+		}
 		items[i] = newEncJob(j)
+		items[i].queue = s.route(j)
 		ptrs[i] = &items[i]
 	}
 	// Merging pays for small calls; a call of many jobs already amortizes
@@ -112,7 +116,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	// keeps Redis busy while other producers prepare theirs. Calls are
 	// merged per hash slot, so that a failing shard holds up no caller of
 	// another.
-	if b := s.batcherFor(jobs); b != nil && len(jobs) < soloBatch {
+	if b := s.batcherFor(ptrs); b != nil && len(jobs) < soloBatch {
 		if err := b.do(ctx, ptrs); err != nil {
 			return nil, err
 		}
@@ -145,15 +149,15 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 // batcherFor returns the batcher that merges calls enqueueing jobs: the one
 // of their hash slot (the only one on a plain client), or nil when
 // coalescing is off or the jobs span several slots.
-func (s *Store) batcherFor(jobs []*store.NewJob) *batcher {
+func (s *Store) batcherFor(jobs []*encJob) *batcher {
 	if s.opts.NoCoalescing {
 		return nil
 	}
 	slot := 0
 	if s.sharded {
-		slot = keySlot(s.queueKeys(jobs[0].Queue).tag)
+		slot = keySlot(s.queueKeys(jobs[0].queue).tag)
 		for _, j := range jobs[1:] {
-			if j.Queue != jobs[0].Queue && keySlot(s.queueKeys(j.Queue).tag) != slot {
+			if j.queue != jobs[0].queue && keySlot(s.queueKeys(j.queue).tag) != slot {
 				return nil
 			}
 		}

@@ -96,8 +96,13 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 		}
 		pos[q] = ep
 	}
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queues...); err != nil {
 		return nil, nil, nil, err
+	}
+	for _, q := range queues {
+		if err := s.refuseWhole(q, "read the events of its partitions"); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if now {
 		if err := s.resolveNow(ctx, from, pos); err != nil {

@@ -96,7 +96,7 @@ func (f *fakeRedis) serve(c net.Conn) {
 		case "SCRIPT":
 			sum := sha1.Sum([]byte(args[len(args)-1]))
 			reply = bulk(hex.EncodeToString(sum[:]))
-		case "SMEMBERS":
+		case "SMEMBERS", "HGETALL":
 			reply = "*0\r\n"
 		default:
 			reply = "-ERR the fake does not know " + args[0] + "\r\n"

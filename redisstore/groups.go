@@ -15,8 +15,11 @@ func (s *Store) SetGroupLimit(ctx context.Context, queue, group string, limit in
 	if err := store.ValidateGroupLimit(queue, group, limit); err != nil {
 		return err
 	}
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return err
+	}
+	if n := s.partCount(queue); n > 0 {
+		queue = store.PartitionName(queue, partIndex(group, n)) // where the group's jobs go (route)
 	}
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set the cap of group "+strconv.Quote(group), err)
@@ -39,8 +42,11 @@ func (s *Store) Groups(ctx context.Context, queue string, limit int) ([]store.Gr
 	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return s.partsGroups(ctx, parts, limit)
 	}
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptGroups, []string{k.ready, k.conf}, max(limit, 0)).Slice()

@@ -12,8 +12,11 @@ import (
 // GetJob returns one job with its error history (see store.Store), read
 // atomically by one script.
 func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return firstFound(parts, func(p string) (*store.JobRecord, error) { return s.GetJob(ctx, p, id) })
 	}
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptGetJob, k.getKeys, id).Slice()
@@ -118,7 +121,10 @@ func splitMember(m string) (string, uint64, bool) {
 // store.Admin and store.ListRequest for the order), read atomically by one
 // script.
 func (s *Store) ListJobs(ctx context.Context, req store.ListRequest) (store.Page, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, req.Queue); err != nil {
+		return store.Page{}, err
+	}
+	if err := s.refuseWhole(req.Queue, "list its partitions"); err != nil {
 		return store.Page{}, err
 	}
 	total, recs, err := s.listRange(ctx, req, req.Offset, req.Limit)
@@ -188,7 +194,10 @@ func listRecords(queue string, st store.JobState, v []any) ([]*store.JobRecord, 
 // shorter walk) it examines the index's entries and keeps those in the
 // state (lua/kind_search.lua).
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, req.Queue); err != nil {
+		return store.SearchPage{}, err
+	}
+	if err := s.refuseWhole(req.Queue, "search its partitions"); err != nil {
 		return store.SearchPage{}, err
 	}
 	if req.Walk != store.SearchWalkState && req.Kind != "" {

@@ -50,7 +50,8 @@ package redisstore
 //	{p:~wf}:all, running, succeeded, failed, cancelled, exp, ids, chk
 //	                  the workflow index (workflow_index.go)
 //
-//	{p}:queues     set   queue names
+//	{p}:queues     set   queue names (a partitioned queue's partitions)
+//	{p}:parts      hash  partitioned queue -> partition count (partition.go)
 //	{p}:workers    zset  worker ID -> expiry ms
 //	{p}:w:<id>     string "heartbeatMs," + msgpack WorkerInfo, with a TTL
 //	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
@@ -93,7 +94,13 @@ type queueKeys struct {
 }
 
 func newQueueKeys(prefix, queue string) *queueKeys {
-	tag := "{" + prefix + ":" + queue + "}:"
+	return newQueueKeysTag(queue, prefix+":"+queue)
+}
+
+// newQueueKeysTag builds the keys of queue under the hash tag {tag}: the
+// queue's own name, or a partition's salted name (partition.go).
+func newQueueKeysTag(queue, tag string) *queueKeys {
+	tag = "{" + tag + "}:"
 	k := &queueKeys{
 		name:      queue,
 		tag:       tag,

@@ -25,6 +25,37 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	if err != nil {
 		return store.MaintainResult{}, err
 	}
+	if parts := s.partNames(queue); parts != nil {
+		return s.maintainParts(ctx, parts, opts)
+	}
+	return s.maintainOne(ctx, queue, opts)
+}
+
+// maintainParts maintains every partition of a queue, one call each, and
+// sums what they did: More and Backlog when any partition says so, Idle
+// when all do, NextIn the soonest. It stops at the first error.
+func (s *Store) maintainParts(ctx context.Context, parts []string, opts store.MaintainOptions) (store.MaintainResult, error) {
+	sum := store.MaintainResult{Idle: true}
+	for _, p := range parts {
+		r, err := s.maintainOne(ctx, p, opts)
+		if err != nil {
+			return store.MaintainResult{}, err
+		}
+		sum.Promoted += r.Promoted
+		sum.Reclaimed += r.Reclaimed
+		sum.Collected += r.Collected
+		sum.More = sum.More || r.More
+		sum.Backlog = sum.Backlog || r.Backlog
+		if !r.Idle && (sum.Idle || r.NextIn < sum.NextIn) {
+			sum.NextIn = r.NextIn
+			sum.Idle = false
+		}
+	}
+	return sum, nil
+}
+
+// maintainOne maintains one queue or partition.
+func (s *Store) maintainOne(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
 	batch := opts.Batch
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, store.ErrLeaseExpired.Error()).Int64Slice()

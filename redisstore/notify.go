@@ -418,6 +418,12 @@ func (n *notifier) handle(m any) {
 			if n.keyOf != nil {
 				key, payload = n.keyOf(notifyKind(k), m.Payload)
 			}
+			if part, queue, ok := unsalt(key); ok {
+				// A partition's script names it with its salt: wake the
+				// waiters on the partition and on its queue.
+				n.deliver(notifyKind(k), part, payload)
+				key = queue
+			}
 			n.deliver(notifyKind(k), key, payload)
 		}
 	case *redis.Subscription:

@@ -83,6 +83,38 @@ type Options struct {
 	// process runs any more. A server that refuses FUNCTION LOAD (ACL, a
 	// proxy) gets plain scripts without this option, with a warning.
 	NoFunctions bool
+
+	// Partitions spreads the named queues over several hash slots: queue
+	// name -> number of partitions, 2 to store.MaxPartitions (1 is the
+	// same as leaving the queue out). On a Redis Cluster one queue then
+	// uses every master instead of one; each partition's slot is picked so
+	// that the partitions fall into equal ranges of the slot space, which
+	// a Cluster with evenly split slots maps to its masters in turn.
+	//
+	// A partition is a queue of its own, named "<queue>~<i>"
+	// (store.PartitionName), with its own keys, events, statistics and
+	// dashboard row. Enqueue into the queue puts a job in the partition of
+	// its Group, else of its UniqueKey, else of its periodic Schedule,
+	// else of its ID (a hash of that key), so that a group's order and
+	// limits, a unique key and a schedule's ticks hold as in one queue, and
+	// so does a job ID without a group or unique key. Claim from the queue
+	// takes from the partitions in turn (Claim from a partition takes from
+	// it alone); Maintain, WaitReady and QueueStats of the queue cover
+	// every partition; GetJob, Cancel, WatchJob, Requeue and Delete find a
+	// job in whichever partition holds it. Order (FIFO, Priority) holds
+	// within a partition, not across them. A partitioned queue refuses what
+	// needs one slot: QueueConfig.MaxRunning and RateLimit (use group
+	// limits, which hold exactly), workflow tasks, and listing or reading
+	// the events of the queue as a whole (list or read its partitions).
+	//
+	// The count is recorded in Redis when a store first checks the server
+	// ("{<prefix>}:parts"). A store whose Partitions say otherwise, or that
+	// partitions a queue already used unpartitioned, fails every call with
+	// an error wrapping store.ErrInvalidConfig; a store that does not name
+	// the queue takes the recorded count, so a worker process needs no
+	// setting of its own when it starts after the queue was declared.
+	// Defaults to none: every queue in one slot.
+	Partitions map[string]int
 }
 
 // Defaults of Options.
@@ -124,6 +156,17 @@ func (o *Options) withDefaults() Options {
 func (o Options) Validate() error {
 	if o.Replicas < 0 {
 		return fmt.Errorf("%w: Options.Replicas %d is negative", store.ErrInvalidConfig, o.Replicas)
+	}
+	for q, n := range o.Partitions {
+		if err := store.ValidateQueue(q); err != nil {
+			return fmt.Errorf("%w: Options.Partitions: %w", store.ErrInvalidConfig, err)
+		}
+		if _, _, ok := store.SplitPartition(q); ok {
+			return fmt.Errorf("%w: Options.Partitions names %q, a partition: name the queue", store.ErrInvalidConfig, q)
+		}
+		if n < 1 || n > store.MaxPartitions {
+			return fmt.Errorf("%w: Options.Partitions[%q] = %d, want 1 to %d", store.ErrInvalidConfig, q, n, store.MaxPartitions)
+		}
 	}
 	if o.Prefix == "" {
 		return nil // the default

@@ -81,7 +81,11 @@ func (s *Store) Schedules(ctx context.Context) ([]store.ScheduleInfo, error) {
 	byQueue := map[string][]int{}
 	for i, si := range out {
 		if store.ValidateQueue(si.Queue) == nil {
-			byQueue[si.Queue] = append(byQueue[si.Queue], i)
+			q := si.Queue
+			if n := s.partCount(q); n > 0 {
+				q = store.PartitionName(q, partIndex(si.Name, n)) // where its ticks go (route)
+			}
+			byQueue[q] = append(byQueue[q], i)
 		}
 	}
 	cmds := map[string]*redis.SliceCmd{}

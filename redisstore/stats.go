@@ -30,8 +30,11 @@ func (s *Store) Queues(ctx context.Context) ([]string, error) {
 // script. Latency is the server's now minus when the oldest ready job fell
 // due (its enqueue time, or when it was promoted, released or requeued).
 func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return store.QueueStats{}, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return s.partsStats(ctx, queue, parts)
 	}
 	k := s.queueKeys(queue)
 	v, err := s.run(ctx, scriptStats, k.statsKeys).Slice()
@@ -92,8 +95,11 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 // SetQueueConfig replaces a queue's settings (see store.Admin). It wakes one idle worker of the
 // queue, since resuming or raising a limit may make jobs claimable.
 func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return s.setPartsConfig(ctx, queue, parts, cfg)
 	}
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set config of "+strconv.Quote(queue), err)
@@ -119,8 +125,11 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 // hour, from the counters finish and maintain keep
 // (lua/lib_throughput.lua).
 func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		return s.partsThroughput(ctx, parts, since)
 	}
 	k := s.queueKeys(queue)
 	m, err := s.rdb.HGetAll(ctx, k.tput).Result()

@@ -29,6 +29,8 @@ type Store struct {
 	sharded bool // keys of different hash tags may live on different nodes
 
 	keys       sync.Map // queue name -> *queueKeys
+	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
+	rot        sync.Map                   // partitioned queue -> *atomic.Uint64, Claim's rotation
 	registered sync.Map // queue name -> time.Time of its last SADD to the registry
 
 	fmode    funcMode    // scripts called as functions (functions.go)
@@ -75,22 +77,36 @@ func (s *Store) queueKeys(queue string) *queueKeys {
 	if k, ok := s.keys.Load(queue); ok {
 		return k.(*queueKeys)
 	}
-	k, _ := s.keys.LoadOrStore(queue, newQueueKeys(s.opts.Prefix, queue))
+	tag := s.opts.Prefix + ":" + queue
+	if q, i, ok := store.SplitPartition(queue); ok {
+		if n := s.partCount(q); i < n {
+			tag = partTag(s.opts.Prefix, q, i, n)
+		}
+	}
+	k, _ := s.keys.LoadOrStore(queue, newQueueKeysTag(queue, tag))
 	return k.(*queueKeys)
 }
 
 // begin is called first by every method: it fails on invalid options, runs
-// the start-up check once and validates the queue names given.
+// the start-up check once and validates the queue names given (after the
+// check, which loads the partitioned queues).
 func (s *Store) begin(ctx context.Context, queues ...string) error {
 	for _, q := range queues {
 		if err := store.ValidateQueue(q); err != nil {
 			return err
 		}
 	}
-	if s.checked.Load() {
-		return nil
+	if !s.checked.Load() {
+		if err := s.ensureChecked(ctx); err != nil {
+			return err
+		}
 	}
-	return s.ensureChecked(ctx)
+	for _, q := range queues {
+		if err := s.validQueue(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // registerEvery is how often a queue is added to the registry again, in

@@ -36,8 +36,15 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 	if err := store.ValidateID(id); err != nil {
 		return nil, err
 	}
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
+	}
+	if parts := s.partNames(queue); parts != nil {
+		p, err := s.partHolding(ctx, queue, parts, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.WatchJob(ctx, p, id)
 	}
 	key := queue + "\x00" + id
 	// The subscription is made before the script registers the waiter,
@@ -189,6 +196,9 @@ func decodeDone(msg string) (doneMsg, error) {
 		kind: r.bytes(), err: r.bytes(), cancelled: r.int() == 1, atMs: r.int()}
 	for i := 9; i < n; i++ {
 		r.skip()
+	}
+	if part, _, ok := unsalt(d.queue); ok {
+		d.queue = part
 	}
 	return d, r.err
 }

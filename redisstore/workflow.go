@@ -177,6 +177,12 @@ func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) 
 	now := time.Now()
 	for _, t := range tasks {
 		q := t.Job.Queue
+		if err := s.refuseWhole(q, "a workflow task needs a queue in one slot"); err != nil {
+			return fmt.Errorf("%w: task %q: %w", store.ErrInvalidJob, t.Name, err)
+		}
+		if _, _, ok := store.SplitPartition(q); ok {
+			return fmt.Errorf("%w: task %q: queue %q is a partition; a workflow task needs a queue in one slot", store.ErrInvalidJob, t.Name, q)
+		}
 		if seen[q] || !s.needsRegister(q, now) {
 			continue
 		}

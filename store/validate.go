@@ -2,11 +2,13 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
 // ValidateQueue returns nil for a valid queue name: 1 to MaxQueueNameLen
-// bytes of ASCII letters, digits, '_', '.' and '-'. Otherwise it returns an
+// bytes of ASCII letters, digits, '_', '.' and '-', optionally followed by
+// a partition suffix "~N" (see SplitPartition). Otherwise it returns an
 // error wrapping ErrInvalidQueue that says what is wrong.
 func ValidateQueue(name string) error {
 	if name == "" {
@@ -14,6 +16,11 @@ func ValidateQueue(name string) error {
 	}
 	if len(name) > MaxQueueNameLen {
 		return fmt.Errorf("%w: %d bytes, at most %d", ErrInvalidQueue, len(name), MaxQueueNameLen)
+	}
+	if base, _, ok := SplitPartition(name); ok {
+		name = base
+	} else if i := strings.IndexByte(name, '~'); i >= 0 {
+		return fmt.Errorf("%w: %q: a partition is named <queue>~N, N from 0 to %d without leading zeros", ErrInvalidQueue, name, MaxPartitions-1)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]

@@ -1,0 +1,178 @@
+// Command partitions measures a partitioned queue (redisstore's
+// Options.Partitions) on a Redis Cluster: a backlog drained from one queue
+// kept in one slot, then from the same queue split over partitions, with
+// the Redis CPU each master spent per job. Start a cluster of its own
+// (every master is measured as a whole), for example three masters on
+// ports 7101-7103:
+//
+//	for p in 7101 7102 7103; do
+//	  redis-server --port $p --cluster-enabled yes --cluster-config-file /tmp/nodes-$p.conf \
+//	    --save '' --appendonly no --daemonize yes
+//	done
+//	redis-cli --cluster create 127.0.0.1:7101 127.0.0.1:7102 127.0.0.1:7103 --cluster-yes
+//
+// and run it from the repository root with
+//
+//	go run -C bench ./partitions -cluster 127.0.0.1:7101
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/servercpu"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+// Job is the benchmark's job.
+type Job struct{ N int }
+
+// Kind names the handler.
+func (Job) Kind() string { return "bench.partition" }
+
+func main() {
+	addr := flag.String("cluster", "127.0.0.1:7101", "a node of the Redis Cluster (measured as a whole: use one of its own)")
+	n := flag.Int("n", 60000, "jobs per drain")
+	conc := flag.Int("concurrency", 32, "worker slots")
+	parts := flag.String("partitions", "1,3,6", "partition counts to drain with (1: one slot)")
+	reps := flag.Int("reps", 3, "drains per partition count (the median is reported)")
+	flag.Parse()
+	if err := run(*addr, *n, *conc, *parts, *reps); err != nil {
+		fmt.Fprintln(os.Stderr, "partitions:", err)
+		os.Exit(1)
+	}
+}
+
+// result is one drain's measures.
+type result struct {
+	rate    float64   // jobs/s
+	perJob  float64   // Redis CPU µs per job, every master together
+	masters []float64 // Redis CPU µs per job of each master, by address
+}
+
+func run(addr string, n, conc int, list string, reps int) error {
+	ctx := context.Background()
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, PoolSize: 4 * conc})
+	defer rdb.Close()
+	fmt.Printf("drain of %d jobs (enqueued 1,000 a call), %d worker slots, median of %d\n\n", n, conc, reps)
+	fmt.Println("| partitions | jobs/s | Redis CPU µs per job, all masters | per master (µs per job) | spread (max/min − 1) |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, f := range strings.Split(list, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		var runs []result
+		for r := range reps {
+			res, err := drain(ctx, rdb, n, conc, p, r)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, res)
+		}
+		sort.Slice(runs, func(i, j int) bool { return runs[i].rate < runs[j].rate })
+		m := runs[len(runs)/2]
+		per := make([]string, len(m.masters))
+		for i, c := range m.masters {
+			per[i] = fmt.Sprintf("%.1f", c)
+		}
+		spread := "–"
+		if lo := slices.Min(m.masters); lo > 0 {
+			spread = fmt.Sprintf("%.0f%%", (slices.Max(m.masters)/lo-1)*100)
+		}
+		fmt.Printf("| %d | %.0f | %.1f | %s | %s |\n", p, m.rate, m.perJob, strings.Join(per, " / "), spread)
+	}
+	return nil
+}
+
+// masterCPU reads the CPU time of every master, by address.
+func masterCPU(ctx context.Context, rdb *redis.ClusterClient) (map[string]time.Duration, error) {
+	var mu sync.Mutex
+	out := map[string]time.Duration{}
+	err := rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		d, err := servercpu.Read(ctx, c)
+		mu.Lock()
+		defer mu.Unlock()
+		out[c.Options().Addr] = d
+		return err
+	})
+	return out, err
+}
+
+// drain enqueues n jobs into a queue of p partitions (one slot when p is
+// 1), then starts a worker and measures until the last job has run.
+func drain(ctx context.Context, rdb *redis.ClusterClient, n, conc, p, rep int) (result, error) {
+	if err := rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.FlushAll(ctx).Err()
+	}); err != nil {
+		return result{}, err
+	}
+	opts := &redisstore.Options{Prefix: fmt.Sprintf("ptbench%d", rep)}
+	if p > 1 {
+		opts.Partitions = map[string]int{"q": p}
+	}
+	st := redisstore.New(rdb, opts)
+	client := hopper.NewClient(st, nil)
+	args := make([]Job, 0, 1000)
+	for i := range n {
+		args = append(args, Job{N: i})
+		if len(args) == 1000 || i == n-1 {
+			if _, err := hopper.EnqueueMany(ctx, client, args, &hopper.EnqueueOpts{Queue: "q"}); err != nil {
+				return result{}, err
+			}
+			args = args[:0]
+		}
+	}
+	var done atomic.Int64
+	finished := make(chan time.Time, 1)
+	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Job]) error {
+		if done.Add(1) == int64(n) {
+			finished <- time.Now()
+		}
+		return nil
+	})
+	before, err := masterCPU(ctx, rdb)
+	if err != nil {
+		return result{}, err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- w.Run(wctx) }()
+	var end time.Time
+	select {
+	case end = <-finished:
+	case <-time.After(5 * time.Minute):
+		return result{}, fmt.Errorf("drain with %d partitions: %d of %d jobs ran in 5 minutes", p, done.Load(), n)
+	}
+	after, err := masterCPU(ctx, rdb)
+	stop()
+	if werr := <-errc; werr != nil && err == nil {
+		err = werr
+	}
+	res := result{rate: float64(n) / end.Sub(start).Seconds()}
+	addrs := make([]string, 0, len(after))
+	for a := range after {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	for _, a := range addrs {
+		us := float64((after[a] - before[a]).Microseconds()) / float64(n)
+		res.masters = append(res.masters, us)
+		res.perJob += us
+	}
+	return res, err
+}

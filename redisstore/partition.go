@@ -1,0 +1,211 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// Partitioned queues (Options.Partitions). Partition i of queue q is the
+// queue "q~i" to every method, but its keys carry the hash tag
+// {<prefix>:q~i~<salt>}, the salt being the smallest number that puts the
+// tag's slot in the middle half of the i-th of n equal ranges of the slot
+// space: on a Cluster whose masters hold equal ranges, n a multiple of the
+// masters spreads the partitions evenly. Scripts take the queue name from
+// the tag, so what they publish names "q~i~<salt>"; unsalt maps it back.
+
+// partitions holds the partition count of every partitioned queue, as the
+// start-up check found it in Redis; nil before the check.
+type partitions = map[string]int
+
+// partCount returns the partitions of queue (0 when it is not
+// partitioned). Safe before the check (0).
+func (s *Store) partCount(queue string) int {
+	if m := s.parts.Load(); m != nil {
+		return (*m)[queue]
+	}
+	return 0
+}
+
+// partNames returns the partitions of queue, or nil when it is not
+// partitioned.
+func (s *Store) partNames(queue string) []string {
+	n := s.partCount(queue)
+	if n == 0 {
+		return nil
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = store.PartitionName(queue, i)
+	}
+	return names
+}
+
+// validQueue checks a queue name: store.ValidateQueue, and a partition
+// name must name a partition that exists.
+func (s *Store) validQueue(name string) error {
+	if err := store.ValidateQueue(name); err != nil {
+		return err
+	}
+	q, i, ok := store.SplitPartition(name)
+	if !ok {
+		return nil
+	}
+	switch n := s.partCount(q); {
+	case n == 0:
+		return fmt.Errorf("%w: %q names a partition of %q, which is not partitioned (redisstore Options.Partitions)", store.ErrInvalidQueue, name, q)
+	case i >= n:
+		return fmt.Errorf("%w: %q: queue %q has %d partitions, %s~0 to %s~%d", store.ErrInvalidQueue, name, q, n, q, q, n-1)
+	}
+	return nil
+}
+
+// refuseWhole fails an operation that needs one slot when queue is
+// partitioned.
+func (s *Store) refuseWhole(queue, what string) error {
+	if n := s.partCount(queue); n > 0 {
+		return fmt.Errorf("%w: %q has %d partitions; %s (%s~0 to %s~%d)", store.ErrInvalidQueue, queue, n, what, queue, queue, n-1)
+	}
+	return nil
+}
+
+// route returns the queue that job j goes to: its own, or for a
+// partitioned queue the partition of its group, unique key, schedule or
+// ID, in that order.
+func (s *Store) route(j *store.NewJob) string {
+	n := s.partCount(j.Queue)
+	if n == 0 {
+		return j.Queue
+	}
+	key := j.Group
+	switch {
+	case key != "":
+	case j.UniqueKey != "":
+		key = j.UniqueKey
+	case j.Schedule != "":
+		key = j.Schedule
+	default:
+		key = j.ID
+	}
+	return store.PartitionName(j.Queue, partIndex(key, n))
+}
+
+// partIndex is the partition of routing key key among n.
+func partIndex(key string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % uint32(n))
+}
+
+// partTag returns the hash tag content ("<prefix>:q~i~<salt>") of
+// partition i of n of queue q.
+func partTag(prefix, q string, i, n int) string {
+	lo, hi := i*clusterSlots/n, (i+1)*clusterSlots/n
+	a, b := lo+(hi-lo)/4, hi-(hi-lo)/4
+	if b <= a {
+		b = a + 1
+	}
+	base := prefix + ":" + q + "~" + strconv.Itoa(i) + "~"
+	for salt := 0; salt < 1<<20; salt++ {
+		t := base + strconv.Itoa(salt)
+		if sl := int(crc16(t) % clusterSlots); sl >= a && sl < b {
+			return t
+		}
+	}
+	return base + "0"
+}
+
+// unsalt maps a queue name as scripts see it ("q~i~<salt>") to the
+// partition's name and its queue's; ok is false for any other name.
+func unsalt(name string) (part, queue string, ok bool) {
+	j := strings.LastIndexByte(name, '~')
+	if j <= 0 {
+		return "", "", false
+	}
+	part = name[:j]
+	q, _, ok := store.SplitPartition(part)
+	if !ok || store.ValidateQueue(q) != nil {
+		return "", "", false
+	}
+	return part, q, true
+}
+
+// partsKey is the hash of partition counts: queue -> n.
+func (g globalKeys) partsKey() string { return g.tag + "parts" }
+
+// errPartitions marks a partition setting that conflicts with Redis: the
+// check fails for good.
+var errPartitions = errors.New("redisstore: partitions")
+
+// syncPartitions records Options.Partitions in Redis and loads every
+// queue's recorded count. It fails, wrapping store.ErrInvalidConfig, when
+// a count differs from the recorded one or the queue was used
+// unpartitioned.
+func (s *Store) syncPartitions(ctx context.Context) error {
+	key := s.g.partsKey()
+	var declared []string
+	for q, n := range s.opts.Partitions {
+		if n <= 1 {
+			continue
+		}
+		used, err := s.rdb.SIsMember(ctx, s.g.queues, q).Result()
+		if err != nil {
+			return err
+		}
+		set, err := s.rdb.HSetNX(ctx, key, q, n).Result()
+		if err != nil {
+			return err
+		}
+		if set && used {
+			s.rdb.HDel(ctx, key, q)
+			return fmt.Errorf("%w: %w: queue %q already holds jobs in one slot; Options.Partitions applies to a new queue (drain it, or partition a queue of another name)", store.ErrInvalidConfig, errPartitions, q)
+		}
+		if set {
+			declared = append(declared, q)
+		}
+	}
+	all, err := s.rdb.HGetAll(ctx, key).Result()
+	if redis.IsPermissionError(err) && len(declared) == 0 && len(s.opts.Partitions) == 0 {
+		// An ACL user without the store-wide keys can use every queue
+		// but a partitioned one.
+		s.opts.Logger.Warn("redisstore: cannot read the partitioned queues (ACL); every queue is taken as unpartitioned",
+			"key", key, "error", err)
+		all, err = nil, nil
+	}
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	m := make(partitions, len(all))
+	for q, v := range all {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > store.MaxPartitions || store.ValidateQueue(q) != nil {
+			continue
+		}
+		if n > 1 {
+			m[q] = n
+		}
+	}
+	for q, n := range s.opts.Partitions {
+		if got := max(m[q], 1); n > 0 && got != n {
+			return fmt.Errorf("%w: %w: queue %q has %d partitions in Redis (%s), Options.Partitions says %d; a queue keeps the count it was created with", store.ErrInvalidConfig, errPartitions, q, got, key, n)
+		}
+	}
+	if len(declared) > 0 {
+		s.opts.Logger.Info("redisstore: partitioned queues declared", "queues", declared)
+	}
+	s.parts.Store(&m)
+	return nil
+}
+
+// rotation picks the partition a Claim of a partitioned queue starts at.
+func (s *Store) rotation(queue string) uint64 {
+	v, _ := s.rot.LoadOrStore(queue, new(atomic.Uint64))
+	return v.(*atomic.Uint64).Add(1)
+}

@@ -1,0 +1,327 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// onServerAndCluster runs fn against one server and against a three-master
+// Cluster.
+func onServerAndCluster(t *testing.T, fn func(t *testing.T, rdb redis.UniversalClient)) {
+	t.Run("server", func(t *testing.T) { fn(t, redistest.Start(t).Client(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("cluster in -short mode")
+		}
+		fn(t, redistest.StartCluster(t).Client(t))
+	})
+}
+
+// claimAll claims from queue until a claim comes back empty, and acks
+// nothing: it returns the claimed records in claim order.
+func claimAll(t *testing.T, s store.Store, queue string, max int) []*store.JobRecord {
+	t.Helper()
+	var got []*store.JobRecord
+	for {
+		res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: queue, Max: max, Lease: time.Minute, WorkerID: "w"})
+		if err != nil {
+			t.Fatalf("Claim(%s): %v", queue, err)
+		}
+		if len(res.Jobs) == 0 {
+			return got
+		}
+		got = append(got, res.Jobs...)
+	}
+}
+
+// TestPartitionedQueue: a queue of three partitions takes jobs into all of
+// them, hands every job out once through claims of the queue, finishes
+// them by the partition each record names, and keeps a group's order, a
+// unique key and a job ID as one queue would.
+func TestPartitionedQueue(t *testing.T) {
+	onServerAndCluster(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		s := storeOn(t, rdb, &redisstore.Options{Partitions: map[string]int{"orders": 3}})
+		var jobs []*store.NewJob
+		for i := range 300 {
+			j := job("orders", fmt.Sprintf("j%03d", i))
+			if i%3 == 0 {
+				j.Group = "tenant-a" // 100 jobs of one group
+			}
+			jobs = append(jobs, j)
+		}
+		mustEnqueue(t, s, jobs...)
+
+		// A duplicate ID and a held unique key are caught across the queue.
+		res, err := s.Enqueue(ctx, []*store.NewJob{job("orders", "j001")})
+		if err != nil || !res[0].Duplicate {
+			t.Fatalf("enqueue of a held ID: %+v, %v; want a duplicate", res, err)
+		}
+		u1, u2 := job("orders", "u1"), job("orders", "u2")
+		u1.UniqueKey, u2.UniqueKey = "invoice-7", "invoice-7"
+		mustEnqueue(t, s, u1)
+		if res, err := s.Enqueue(ctx, []*store.NewJob{u2}); err != nil || !res[0].Duplicate || res[0].ID != "u1" {
+			t.Fatalf("enqueue of a held unique key: %+v, %v; want a duplicate held by u1", res, err)
+		}
+
+		st, err := s.QueueStats(ctx, "orders")
+		if err != nil || st.Counts.Ready != 301 {
+			t.Fatalf("QueueStats(orders) = %+v, %v; want 301 ready", st.Counts, err)
+		}
+		queues, err := s.Queues(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"orders~0", "orders~1", "orders~2"}; !slices.Equal(queues, want) {
+			t.Fatalf("Queues() = %v, want the partitions %v", queues, want)
+		}
+		for _, p := range queues {
+			if st, err := s.QueueStats(ctx, p); err != nil || st.Counts.Ready < 50 {
+				t.Errorf("QueueStats(%s) = %+v, %v; want a share of the 301 jobs", p, st.Counts, err)
+			}
+		}
+
+		got := claimAll(t, s, "orders", 32)
+		seen := map[string]bool{}
+		var group []string
+		for _, r := range got {
+			if seen[r.ID] {
+				t.Fatalf("job %s claimed twice", r.ID)
+			}
+			seen[r.ID] = true
+			if q, _, ok := store.SplitPartition(r.Queue); !ok || q != "orders" {
+				t.Fatalf("claimed record names queue %q, want a partition of orders", r.Queue)
+			}
+			if r.Group == "tenant-a" {
+				group = append(group, r.ID)
+			}
+		}
+		if len(got) != 301 {
+			t.Fatalf("claimed %d jobs, want 301", len(got))
+		}
+		if !slices.IsSorted(group) || len(group) != 100 {
+			t.Fatalf("group tenant-a claimed %d jobs out of order: %v", len(group), group)
+		}
+		reqs := make([]store.FinishRequest, len(got))
+		for i, r := range got {
+			reqs[i] = store.FinishRequest{Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}
+		}
+		errs, err := s.Finish(ctx, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range errs {
+			if e != nil {
+				t.Fatalf("ack of %s: %v", reqs[i].ID, e)
+			}
+		}
+		if st, err := s.QueueStats(ctx, "orders"); err != nil || st.Counts != (store.StateCounts{}) {
+			t.Fatalf("after acking every job: %+v, %v; want an empty queue", st.Counts, err)
+		}
+	})
+}
+
+// TestPartitionedQueueSpreadsOverMasters: on a three-master Cluster the
+// three partitions of a queue live on three different masters.
+func TestPartitionedQueueSpreadsOverMasters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := context.Background()
+	rdb := redistest.StartCluster(t).Client(t)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"hot": 3}})
+	var jobs []*store.NewJob
+	for i := range 60 {
+		jobs = append(jobs, job("hot", fmt.Sprintf("j%d", i)))
+	}
+	mustEnqueue(t, s, jobs...)
+	var mu sync.Mutex
+	masters := map[string]string{} // master address -> partition
+	err := rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		keys, err := c.Keys(ctx, "{"+prefix+":hot~*}:j").Result()
+		if err != nil {
+			return err
+		}
+		if len(keys) != 1 {
+			return fmt.Errorf("master %s holds the job hashes %v, want one partition's", c.Options().Addr, keys)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		masters[c.Options().Addr] = keys[0]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(masters) != 3 {
+		t.Fatalf("partitions by master: %v, want one on each of three", masters)
+	}
+}
+
+// TestPartitionedQueueByID: GetJob, Cancel, WatchJob, Requeue and Delete
+// of the queue find a job in whichever partition holds it; Maintain of the
+// queue promotes delayed jobs of every partition; WaitReady of the queue
+// wakes for a job enqueued into any partition.
+func TestPartitionedQueueByID(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t, &redisstore.Options{Partitions: map[string]int{"orders": 4}})
+	var jobs []*store.NewJob
+	for i := range 12 {
+		j := job("orders", fmt.Sprintf("d%d", i))
+		j.RunAt = time.Now().Add(-time.Second) // due: Maintain promotes it
+		if i%2 == 0 {
+			j.RunAt = time.Now().Add(time.Hour)
+		}
+		jobs = append(jobs, j)
+	}
+	mustEnqueue(t, s, jobs...)
+	for _, j := range jobs {
+		r, err := s.GetJob(ctx, "orders", j.ID)
+		if err != nil || r.ID != j.ID || !strings.HasPrefix(r.Queue, "orders~") {
+			t.Fatalf("GetJob(orders, %s) = %+v, %v", j.ID, r, err)
+		}
+	}
+	if _, err := s.GetJob(ctx, "orders", "nope"); !errors.Is(err, store.ErrJobNotFound) {
+		t.Fatalf("GetJob of no job: %v, want ErrJobNotFound", err)
+	}
+	// Jobs given a RunAt in the past wait in pending until maintained.
+	if _, err := s.Maintain(ctx, "orders", store.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.QueueStats(ctx, "orders")
+	if err != nil || st.Counts.Ready+st.Counts.Pending != 12 || st.Counts.Pending != 6 {
+		t.Fatalf("after Maintain: %+v, %v; want 6 ready and 6 pending", st.Counts, err)
+	}
+
+	end, err := s.WatchJob(ctx, "orders", "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Cancel(ctx, "orders", "d1"); err != nil || st != store.StateReady {
+		t.Fatalf("Cancel(orders, d1) = %q, %v; want it cancelled from ready", st, err)
+	}
+	select {
+	case e := <-end:
+		if e.Err != nil || !strings.HasPrefix(e.Job.Queue, "orders~") {
+			t.Fatalf("WatchJob's end: %+v, want the job, in its partition", e)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WatchJob(orders, d1) saw no end after Cancel")
+	}
+	if n, err := s.Delete(ctx, "orders", store.StatePending, []string{"d0", "d2", "d3"}); err != nil || n != 2 {
+		t.Fatalf("Delete of two pending jobs and a ready one: %d, %v; want 2", n, err)
+	}
+	if n, err := s.Requeue(ctx, "orders", store.StatePending, nil); err != nil || n != 4 {
+		t.Fatalf("Requeue of every pending job: %d, %v; want 4", n, err)
+	}
+
+	// An idle wait on the queue wakes for a job in any partition.
+	if _, err := s.WaitReady(ctx, []string{"orders"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	claimAll(t, s, "orders", 100)
+	woke := make(chan []string, 1)
+	go func() {
+		for {
+			q, err := s.WaitReady(ctx, []string{"orders"}, 10*time.Second)
+			if err != nil || q == nil {
+				woke <- q
+				return
+			}
+			if res, _ := s.Claim(ctx, store.ClaimRequest{Queue: "orders", Max: 1, Lease: time.Minute}); len(res.Jobs) > 0 {
+				woke <- q
+				return
+			}
+		}
+	}()
+	mustEnqueue(t, s, job("orders", "late"))
+	if q := <-woke; !slices.Equal(q, []string{"orders"}) {
+		t.Fatalf("WaitReady(orders) = %v after an enqueue, want [orders]", q)
+	}
+}
+
+// TestPartitionsMustAgree: the partition count is recorded in Redis; a
+// store that says otherwise fails, one that does not say takes it, and a
+// queue used in one slot cannot be partitioned.
+func TestPartitionsMustAgree(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	a := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"orders": 3}})
+	mustEnqueue(t, a, job("orders", "a1"), job("orders", "a2"), job("plain", "p1"))
+
+	b := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"orders": 4}})
+	_, err := b.QueueStats(ctx, "orders")
+	if !errors.Is(err, store.ErrInvalidConfig) || !strings.Contains(err.Error(), "has 3 partitions") {
+		t.Fatalf("a store with another count: %v, want ErrInvalidConfig naming the recorded 3", err)
+	}
+	c := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"plain": 2}})
+	if _, err := c.QueueStats(ctx, "plain"); !errors.Is(err, store.ErrInvalidConfig) {
+		t.Fatalf("partitioning a queue already used: %v, want ErrInvalidConfig", err)
+	}
+
+	// A worker's store without the setting claims from the partitions.
+	w := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	if got := claimAll(t, w, "orders", 10); len(got) != 2 {
+		t.Fatalf("a store without Partitions claimed %d jobs of orders, want 2", len(got))
+	}
+}
+
+// TestPartitionedQueueRefuses: what needs one slot is refused with a clear
+// error, and so is a partition that does not exist.
+func TestPartitionedQueueRefuses(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t, &redisstore.Options{Partitions: map[string]int{"orders": 2}})
+	err := s.SetQueueConfig(ctx, "orders", store.QueueConfig{MaxRunning: 5})
+	if !errors.Is(err, store.ErrInvalidConfig) {
+		t.Errorf("MaxRunning on a partitioned queue: %v, want ErrInvalidConfig", err)
+	}
+	if err := s.SetQueueConfig(ctx, "orders", store.QueueConfig{Paused: true}); err != nil {
+		t.Fatalf("pausing a partitioned queue: %v", err)
+	}
+	mustEnqueue(t, s, job("orders", "x"), job("orders", "y"), job("orders", "z"))
+	if got := claimAll(t, s, "orders", 10); len(got) != 0 {
+		t.Fatalf("claimed %d jobs of a paused partitioned queue", len(got))
+	}
+	if _, err := s.ListJobs(ctx, store.ListRequest{Queue: "orders", State: store.StateReady, Limit: 10}); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Errorf("ListJobs of the whole queue: %v, want ErrInvalidQueue", err)
+	}
+	page, err := s.ListJobs(ctx, store.ListRequest{Queue: "orders~1", State: store.StateReady, Limit: 10})
+	if err != nil {
+		t.Errorf("ListJobs of a partition: %v", err)
+	}
+	if _, err := s.QueueStats(ctx, "orders~2"); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Errorf("a partition past the count: %v, want ErrInvalidQueue", err)
+	}
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("plain~0", "p")}); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Errorf("a partition of an unpartitioned queue: %v, want ErrInvalidQueue", err)
+	}
+	task := job("orders", "wf~a")
+	task.Meta = map[string]string{store.MetaWorkflow: "wf", store.MetaTask: "a"}
+	_, err = s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "wf", Tasks: []*store.NewTask{{Name: "a", Job: task}}})
+	if !errors.Is(err, store.ErrInvalidJob) {
+		t.Errorf("a workflow task in a partitioned queue: %v, want ErrInvalidJob", err)
+	}
+	if _, _, _, err := s.ReadEvents(ctx, map[string]string{"orders": store.FromStart}, 10, 0); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Errorf("ReadEvents of the whole queue: %v, want ErrInvalidQueue", err)
+	}
+	_ = page
+	for _, o := range []map[string]int{{"orders~1": 2}, {"orders": 0}, {"orders": store.MaxPartitions + 1}, {"bad name": 2}} {
+		if err := (redisstore.Options{Partitions: o}).Validate(); !errors.Is(err, store.ErrInvalidConfig) {
+			t.Errorf("Options.Partitions %v: %v, want ErrInvalidConfig", o, err)
+		}
+	}
+}
