@@ -28,10 +28,10 @@ type Store struct {
 	wfCrash atomic.Pointer[string]
 	sharded bool // keys of different hash tags may live on different nodes
 
-	keys       sync.Map // queue name -> *queueKeys
+	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
 	rot        sync.Map                   // partitioned queue -> *atomic.Uint64, Claim's rotation
-	registered sync.Map // queue name -> time.Time of its last SADD to the registry
+	registered sync.Map                   // queue name -> time.Time of its last SADD to the registry
 
 	fmode    funcMode    // scripts called as functions (functions.go)
 	checked  atomic.Bool // the start-up check passed
