@@ -28,18 +28,20 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	return s.claimOne(ctx, req)
 }
 
-// claimParts claims from the n partitions of req.Queue in turn, starting
-// at the next one of the queue's rotation, until it has req.Max jobs or
-// asked every partition: consecutive claims start at different
-// partitions, so workers spread over all of them. A partition that fails
-// is passed over; its error is returned when no partition gave a job.
+// claimParts claims from the n partitions of req.Queue in turn, until it
+// has req.Max jobs or asked every partition. It starts where the Store's
+// rotation over the queue stands (claimStart: a run of claims at one
+// partition, then the next), and a partition that came up short sends the
+// rotation on to the one that gave jobs. A partition that fails is passed
+// over; its error is returned when no partition gave a job.
 func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (store.ClaimResult, error) {
-	start := s.rotation(req.Queue)
+	start := s.claimStart(req.Queue, n)
 	var out store.ClaimResult
 	var firstErr error
 	for t := 0; t < n && len(out.Jobs) < req.Max; t++ {
+		p := (start + t) % n
 		r := req
-		r.Queue = store.PartitionName(req.Queue, int((start+uint64(t))%uint64(n)))
+		r.Queue = store.PartitionName(req.Queue, p)
 		r.Max = req.Max - len(out.Jobs)
 		res, err := s.claimOne(ctx, r)
 		if err != nil {
@@ -47,6 +49,9 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (
 				firstErr = err
 			}
 			continue
+		}
+		if t > 0 && len(res.Jobs) > 0 {
+			s.claimedFrom(req.Queue, p)
 		}
 		out.Jobs = append(out.Jobs, res.Jobs...)
 		if res.RetryIn > 0 && (out.RetryIn == 0 || res.RetryIn < out.RetryIn) {

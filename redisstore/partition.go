@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
@@ -47,6 +48,17 @@ func (s *Store) partNames(queue string) []string {
 	}
 	return names
 }
+
+// Partitions returns the partitions of queue, or nil when it is not
+// partitioned (see store.Partitioner). It runs the start-up check first.
+func (s *Store) Partitions(ctx context.Context, queue string) ([]string, error) {
+	if err := s.begin(ctx, queue); err != nil {
+		return nil, err
+	}
+	return s.partNames(queue), nil
+}
+
+var _ store.Partitioner = (*Store)(nil)
 
 // validQueue checks a queue name: store.ValidateQueue, and a partition
 // name must name a partition that exists.
@@ -204,8 +216,47 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 	return nil
 }
 
-// rotation picks the partition a Claim of a partitioned queue starts at.
-func (s *Store) rotation(queue string) uint64 {
-	v, _ := s.rot.LoadOrStore(queue, new(atomic.Uint64))
-	return v.(*atomic.Uint64).Add(1)
+// claimsPerPartition is how many claims of a partitioned queue in a row
+// start at the same partition. Acks are sent per partition, one script
+// call each, so a worker that took its jobs from every partition at once
+// would send each call a third of the acks (with three partitions) and pay
+// the call's fixed cost three times: 16 claims in a row keep the batches
+// whole while every partition is visited every few milliseconds under
+// load.
+const claimsPerPartition = 16
+
+// rotation is where a Store's claims of one partitioned queue start.
+type rotation struct {
+	mu   sync.Mutex
+	cur  int // the partition claims start at
+	left int // claims left before moving on
+}
+
+// claimStart returns the partition the next claim of queue (n partitions)
+// starts at. Each Store starts at a random partition, so that processes
+// spread over the partitions from the first claim.
+func (s *Store) claimStart(queue string, n int) int {
+	v, ok := s.rot.Load(queue)
+	if !ok {
+		v, _ = s.rot.LoadOrStore(queue, &rotation{cur: rand.IntN(n), left: claimsPerPartition})
+	}
+	r := v.(*rotation)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.left <= 0 {
+		r.cur, r.left = (r.cur+1)%n, claimsPerPartition
+	}
+	r.left--
+	return r.cur
+}
+
+// claimedFrom records that a claim that started at another partition
+// found its jobs in partition p: the next claims start there.
+func (s *Store) claimedFrom(queue string, p int) {
+	if v, ok := s.rot.Load(queue); ok {
+		r := v.(*rotation)
+		r.mu.Lock()
+		r.cur, r.left = p, claimsPerPartition-1
+		r.mu.Unlock()
+	}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+)
 
 // MaxPartitions bounds the partitions of one queue.
 const MaxPartitions = 256
@@ -34,4 +37,14 @@ func SplitPartition(name string) (queue string, i int, ok bool) {
 		return name[:j], n, true
 	}
 	return "", 0, false
+}
+
+// Partitioner is implemented by stores that split a queue over partitions
+// (redisstore with Options.Partitions). The Scheduler maintains each
+// partition as a queue of its own, so that a signal from one partition
+// costs one Maintain, not one per partition.
+type Partitioner interface {
+	// Partitions returns the names of queue's partitions, or nil when the
+	// queue is not partitioned. Safe for concurrent use.
+	Partitions(ctx context.Context, queue string) ([]string, error)
 }

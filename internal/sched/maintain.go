@@ -62,8 +62,11 @@ type schedRun struct {
 	next   map[string]time.Time // when each queue is due for a pass, local monotonic time
 	fails  map[string]int       // consecutive errors per queue, for backoff
 	listed time.Time            // when the queue list was last refreshed
-	sweep  int                  // the next queue of the rotating check
-	waits  int                  // consecutive failed waits, for backoff
+	// unexpanded is set while some configured queue may be partitioned
+	// but the store could not say (expandPartitions failed).
+	unexpanded bool
+	sweep      int // the next queue of the rotating check
+	waits      int // consecutive failed waits, for backoff
 }
 
 func (r *schedRun) run(ctx context.Context) {
@@ -122,6 +125,31 @@ func (r *schedRun) run(ctx context.Context) {
 	}
 }
 
+// expandPartitions replaces each partitioned queue of queues by its
+// partitions (store.Partitioner), each maintained on its own signals and
+// due time. A queue whose partitions the store could not tell stays as it
+// is (maintaining it covers its partitions, at a call per partition), and
+// failed reports that.
+func expandPartitions(ctx context.Context, st store.Store, queues []string) (out []string, failed bool) {
+	p, ok := st.(store.Partitioner)
+	if !ok {
+		return slices.Clone(queues), false
+	}
+	for _, q := range queues {
+		parts, err := p.Partitions(ctx, q)
+		switch {
+		case err != nil:
+			failed = true
+			out = append(out, q)
+		case parts == nil:
+			out = append(out, q)
+		default:
+			out = append(out, parts...)
+		}
+	}
+	return out, failed
+}
+
 // sweepSome marks the next few queues due, in turn.
 func (r *schedRun) sweepSome(now time.Time) {
 	n := len(r.queues)
@@ -175,8 +203,10 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 // once.
 func (r *schedRun) refreshQueues(ctx context.Context, force bool) {
 	if len(r.cfg.Queues) > 0 {
-		if r.queues == nil {
-			r.queues = slices.Sorted(slices.Values(r.cfg.Queues))
+		if r.queues == nil || r.unexpanded && time.Since(r.listed) >= relistEvery {
+			r.listed = time.Now()
+			r.queues, r.unexpanded = expandPartitions(ctx, r.st, r.cfg.Queues)
+			slices.Sort(r.queues)
 		}
 		return
 	}

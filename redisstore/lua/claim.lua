@@ -21,7 +21,7 @@ local ready, unack, conf = KEYS[1], KEYS[3], KEYS[5]
 local LEFT_WAKE_MS = 5
 local max, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now, later = now_ms()
-local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm', 'gm', 'gmax', 'grate', 'gperiod')
+local c = redis.call('HMGET', conf, 'paused', 'maxrun', 'rate', 'period', 'rs', 'hold', 'ev', 'evw', 'lw', 'pm', 'gm', 'gmax', 'grate', 'gperiod', 'sw')
 if c[1] == '1' then
   return {now, 0, tonumber(ARGV[3]), 0}
 end
@@ -136,9 +136,14 @@ for i = 1, #ids do
 end
 if z > 0 then
   -- A lease deadline earlier than every other is a new due time for the
-  -- scheduler (reclaim): wake it.
-  local e = earliest(unack)
-  if not e or deadline < e then wake_sched() end
+  -- scheduler (reclaim): wake it, unless a scheduler already comes back
+  -- no later than the deadline ('sw', written by maintain.lua) and has
+  -- not let that time pass by more than 10 s (a scheduler gone).
+  local sw = tonumber(c[15])
+  if not sw or deadline < sw or sw < now - 10000 then
+    local e = earliest(unack)
+    if not e or deadline < e then wake_sched() end
+  end
   call_chunked('ZADD', unack, zargs, 2)
   call_chunked('HSET', KEYS[4], hargs, 2)
 end

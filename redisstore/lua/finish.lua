@@ -257,7 +257,10 @@ if #gone > 0 then
   -- The last lease is gone: the scheduler, which may be set to look at
   -- the queue when a lease it saw expires, learns it need not (else a
   -- burst over many queues would cost a pass per queue one lease later).
-  if not earliest(unack) then wake_s = true end
+  -- Not while jobs wait in ready: claims come next, and the scheduler's
+  -- visit is not wasted (a drain would cost a pass each time the leases
+  -- run out between two claims).
+  if not earliest(unack) and redis.call('LLEN', KEYS[9]) == 0 then wake_s = true end
 end
 if #del_ids > 0 then
   if exmap then

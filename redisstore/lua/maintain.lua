@@ -24,7 +24,7 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki', 'kib')
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki', 'kib', 'sw')
 events_config(cf[1], cf[2])
 local ev = events_on()
 
@@ -189,5 +189,14 @@ end
 if has then backlog = 1 end
 local next_in = -1
 if next_at then next_in = math.max(next_at - now, 0) end
+-- The time the schedulers come back to this queue, for claims: a lease
+-- that ends no earlier needs no wake-up (claim.lua). None when idle.
+local sw = next_at
+if more == 1 then sw = now end
+if sw then
+  if tonumber(cf[8]) ~= sw then redis.call('HSET', KEYS[16], 'sw', sw) end
+elseif cf[8] then
+  redis.call('HDEL', KEYS[16], 'sw')
+end
 wf_flush(KEYS[21], KEYS[22], KEYS[23], now)
 return {promoted, reclaimed, collected, more, next_in, wf_written, backlog}
