@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +44,7 @@ func main() {
 	small := flag.Int("small", 10000, "ready jobs waiting behind the measured ones in the small case")
 	delayed := flag.Int("delayed", 1000000, "delayed jobs in the pending set in the delayed case")
 	reps := flag.Int("reps", 3, "runs per case (the median is reported)")
+	flag.BoolVar(&showStats, "stats", false, "print the commands Redis ran during each drain, costliest first")
 	flag.Parse()
 	rdb := redis.NewClient(&redis.Options{Addr: *addr, PoolSize: 4 * *conc})
 	defer rdb.Close()
@@ -54,7 +57,7 @@ func main() {
 	}{
 		{fmt.Sprintf("%d ready", *small), *small, 0},
 		{fmt.Sprintf("%d ready", *big), *big, 0},
-		{fmt.Sprintf("%d delayed (pending)", *delayed), 0, *delayed},
+		{fmt.Sprintf("%d ready and %d delayed (pending)", *small, *delayed), *small, *delayed},
 	}
 	for _, c := range cases {
 		var runs []result
@@ -69,6 +72,45 @@ func main() {
 		sort.Slice(runs, func(i, j int) bool { return runs[i].drainRate < runs[j].drainRate })
 		m := runs[len(runs)/2]
 		fmt.Printf("| %s | %.0f | %.1f | %.0f | %.1f |\n", c.name, m.enqRate, m.enqCPU, m.drainRate, m.drainCPU)
+	}
+}
+
+// showStats prints each drain's INFO commandstats.
+var showStats bool
+
+// printStats prints the costliest commands since the last CONFIG
+// RESETSTAT: calls and µs per drained job.
+func printStats(ctx context.Context, rdb *redis.Client, n int) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return
+	}
+	type stat struct {
+		cmd         string
+		calls, usec float64
+	}
+	var stats []stat
+	for _, line := range strings.Split(info, "\r\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		st := stat{cmd: strings.TrimPrefix(name, "cmdstat_")}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "calls":
+				st.calls = f
+			case "usec":
+				st.usec = f
+			}
+		}
+		stats = append(stats, st)
+	}
+	sort.Slice(stats, func(i, j int) bool { return stats[i].usec > stats[j].usec })
+	for _, st := range stats[:min(8, len(stats))] {
+		fmt.Printf("  %s: %.3f calls, %.2f µs per job\n", st.cmd, st.calls/float64(n), st.usec/float64(n))
 	}
 }
 
@@ -154,6 +196,9 @@ func measure(ctx context.Context, rdb *redis.Client, n, conc, ready, later int) 
 	if before, err = servercpu.Read(ctx, rdb); err != nil {
 		return res, err
 	}
+	if showStats {
+		rdb.ConfigResetStat(ctx)
+	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	start = time.Now()
@@ -169,6 +214,9 @@ func measure(ctx context.Context, rdb *redis.Client, n, conc, ready, later int) 
 		return res, err
 	}
 	stop()
+	if showStats {
+		printStats(ctx, rdb, n)
+	}
 	if err := <-werr; err != nil {
 		return res, err
 	}
