@@ -31,10 +31,10 @@
 // onto different masters of a Cluster with evenly split slots). Each
 // partition is a queue of its own named "<queue>~<i>"; a job goes to the
 // partition of its group, unique key, schedule or ID, and a Claim of the
-// queue takes from the partitions in turn. What the other systems call
-// this: River Pro and Oban Pro "partitioned" queues, Sidekiq Enterprise
-// "sharding". See Options.Partitions for what holds across partitions and
-// what is refused.
+// queue takes from the partitions in turn, as a Kafka topic's partitions
+// (River Pro's and Oban Pro's "partitioned" limits are hopper's groups).
+// See Options.Partitions for what holds across partitions and what is
+// refused.
 //
 // # Time
 //

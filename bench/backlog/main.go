@@ -15,12 +15,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/drainrun"
 	"github.com/hopperq/hopper/bench/internal/servercpu"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
@@ -81,36 +80,8 @@ var showStats bool
 // printStats prints the costliest commands since the last CONFIG
 // RESETSTAT: calls and µs per drained job.
 func printStats(ctx context.Context, rdb *redis.Client, n int) {
-	info, err := rdb.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return
-	}
-	type stat struct {
-		cmd         string
-		calls, usec float64
-	}
-	var stats []stat
-	for _, line := range strings.Split(info, "\r\n") {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		st := stat{cmd: strings.TrimPrefix(name, "cmdstat_")}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			f, _ := strconv.ParseFloat(v, 64)
-			switch k {
-			case "calls":
-				st.calls = f
-			case "usec":
-				st.usec = f
-			}
-		}
-		stats = append(stats, st)
-	}
-	sort.Slice(stats, func(i, j int) bool { return stats[i].usec > stats[j].usec })
-	for _, st := range stats[:min(8, len(stats))] {
-		fmt.Printf("  %s: %.3f calls, %.2f µs per job\n", st.cmd, st.calls/float64(n), st.usec/float64(n))
+	if stats, err := servercpu.CommandStats(ctx, rdb); err == nil {
+		fmt.Printf("  per job:%s\n", servercpu.PerJob(stats, n, 8))
 	}
 }
 
@@ -184,43 +155,28 @@ func measure(ctx context.Context, rdb *redis.Client, n, conc, ready, later int) 
 	res.enqRate = float64(n) / time.Since(start).Seconds()
 	res.enqCPU = float64((after - before).Microseconds()) / float64(n)
 
-	var done atomic.Int64
-	finished := make(chan time.Time, 1)
-	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
-	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Job]) error {
-		if done.Add(1) == int64(n) {
-			finished <- time.Now()
+	// The first mark reads the CPU before the worker starts, the second
+	// after the n-th start.
+	marks := 0
+	took, err := drainrun.Run[Job](ctx, st, "q", n, conc, 5*time.Minute, func() error {
+		marks++
+		if marks == 1 {
+			if showStats {
+				rdb.ConfigResetStat(ctx)
+			}
+			before, err = servercpu.Read(ctx, rdb)
+			return err
 		}
-		return nil
+		after, err = servercpu.Read(ctx, rdb)
+		if showStats {
+			printStats(ctx, rdb, n)
+		}
+		return err
 	})
-	if before, err = servercpu.Read(ctx, rdb); err != nil {
+	if err != nil {
 		return res, err
 	}
-	if showStats {
-		rdb.ConfigResetStat(ctx)
-	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	start = time.Now()
-	werr := make(chan error, 1)
-	go func() { werr <- w.Run(wctx) }()
-	var end time.Time
-	select {
-	case end = <-finished:
-	case <-time.After(5 * time.Minute):
-		return res, fmt.Errorf("%d of %d jobs ran in 5 minutes", done.Load(), n)
-	}
-	if after, err = servercpu.Read(ctx, rdb); err != nil {
-		return res, err
-	}
-	stop()
-	if showStats {
-		printStats(ctx, rdb, n)
-	}
-	if err := <-werr; err != nil {
-		return res, err
-	}
-	res.drainRate = float64(n) / end.Sub(start).Seconds()
+	res.drainRate = float64(n) / took.Seconds()
 	res.drainCPU = float64((after - before).Microseconds()) / float64(n)
 	return res, nil
 }

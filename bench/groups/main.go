@@ -11,7 +11,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -19,10 +18,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/drainrun"
 	"github.com/hopperq/hopper/bench/internal/servercpu"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
@@ -136,44 +135,28 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 		return 0, 0, 0, err
 	}
 	enqPerJob = float64((enqAfter - enqBefore).Microseconds()) / float64(n)
-	var done atomic.Int64
-	finished := make(chan time.Time, 1)
-	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
-	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Job]) error {
-		if done.Add(1) == int64(n) {
-			finished <- time.Now()
+	var before, after time.Duration
+	took, err := drainrun.Run[Job](ctx, st, "q", n, conc, 5*time.Minute, func() error {
+		var err error
+		if before == 0 {
+			if showStats {
+				if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+					return err
+				}
+			}
+			before, err = servercpu.Read(ctx, rdb)
+			return err
 		}
-		return nil
+		after, err = servercpu.Read(ctx, rdb)
+		if showStats {
+			printStats(ctx, rdb, groups, n)
+		}
+		return err
 	})
-	if showStats {
-		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
-			return 0, 0, 0, err
-		}
-	}
-	before, err := servercpu.Read(ctx, rdb)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, fmt.Errorf("drain over %d groups: %w", groups, err)
 	}
-	wctx, stop := context.WithCancel(ctx)
-	start := time.Now()
-	errc := make(chan error, 1)
-	go func() { errc <- w.Run(wctx) }()
-	var end time.Time
-	select {
-	case end = <-finished:
-	case <-time.After(5 * time.Minute):
-		stop()
-		return 0, 0, 0, fmt.Errorf("drain over %d groups: %d of %d jobs ran in 5 minutes", groups, done.Load(), n)
-	}
-	after, err := servercpu.Read(ctx, rdb)
-	stop()
-	if showStats {
-		printStats(ctx, rdb, groups, n)
-	}
-	if werr := <-errc; werr != nil && err == nil {
-		err = werr
-	}
-	return float64(n) / end.Sub(start).Seconds(), float64((after - before).Microseconds()) / float64(n), enqPerJob, err
+	return float64(n) / took.Seconds(), float64((after - before).Microseconds()) / float64(n), enqPerJob, nil
 }
 
 // median returns the middle of xs (the upper one of an even count).
@@ -185,40 +168,9 @@ func median(xs []float64) float64 {
 // printStats prints, per job, the calls and time of the commands Redis ran
 // since the last CONFIG RESETSTAT, the costliest first.
 func printStats(ctx context.Context, rdb *redis.Client, groups, n int) {
-	info, err := rdb.Info(ctx, "commandstats").Result()
+	stats, err := servercpu.CommandStats(ctx, rdb)
 	if err != nil {
 		return
 	}
-	type stat struct {
-		cmd         string
-		calls, usec float64
-	}
-	var stats []stat
-	for _, line := range strings.Split(info, "\r\n") {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		s := stat{cmd: strings.TrimPrefix(name, "cmdstat_")}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			f, _ := strconv.ParseFloat(v, 64)
-			switch k {
-			case "calls":
-				s.calls = f
-			case "usec":
-				s.usec = f
-			}
-		}
-		stats = append(stats, s)
-	}
-	slices.SortFunc(stats, func(a, b stat) int { return cmp.Compare(b.usec, a.usec) })
-	fmt.Printf("groups %d, per job:", groups)
-	for i, s := range stats {
-		if i == 10 {
-			break
-		}
-		fmt.Printf(" %s %.2f calls %.2f µs;", s.cmd, s.calls/float64(n), s.usec/float64(n))
-	}
-	fmt.Println()
+	fmt.Printf("groups %d, per job:%s\n", groups, servercpu.PerJob(stats, n, 10))
 }

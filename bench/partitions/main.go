@@ -26,10 +26,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/bench/internal/drainrun"
 	"github.com/hopperq/hopper/bench/internal/servercpu"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
@@ -162,47 +162,31 @@ func drain(ctx context.Context, rdb *redis.ClusterClient, n, conc, p, rep int) (
 			args = args[:0]
 		}
 	}
-	var done atomic.Int64
-	finished := make(chan time.Time, 1)
-	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: conc})
-	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Job]) error {
-		if done.Add(1) == int64(n) {
-			finished <- time.Now()
-		}
-		return nil
-	})
-	before, err := masterCPU(ctx, rdb)
-	if err != nil {
-		return result{}, err
-	}
+	var before, after map[string]time.Duration
 	var calls *callCounter
-	if showCalls {
-		calls = &callCounter{n: map[string]int{}}
-		rdb.AddHook(calls)
+	took, err := drainrun.Run[Job](ctx, st, "q", n, conc, 5*time.Minute, func() error {
+		var err error
+		if before == nil {
+			before, err = masterCPU(ctx, rdb)
+			if showCalls {
+				calls = &callCounter{n: map[string]int{}}
+				rdb.AddHook(calls)
+			}
+			return err
+		}
+		after, err = masterCPU(ctx, rdb)
+		if calls != nil {
+			calls.mu.Lock()
+			fmt.Printf("script calls, %d partitions: %v\n", p, calls.n)
+			calls.n = map[string]int{}
+			calls.mu.Unlock()
+		}
+		return err
+	})
+	if err != nil {
+		return result{}, fmt.Errorf("drain with %d partitions: %w", p, err)
 	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	start := time.Now()
-	errc := make(chan error, 1)
-	go func() { errc <- w.Run(wctx) }()
-	var end time.Time
-	select {
-	case end = <-finished:
-	case <-time.After(5 * time.Minute):
-		return result{}, fmt.Errorf("drain with %d partitions: %d of %d jobs ran in 5 minutes", p, done.Load(), n)
-	}
-	after, err := masterCPU(ctx, rdb)
-	stop()
-	if calls != nil {
-		calls.mu.Lock()
-		fmt.Printf("script calls, %d partitions: %v\n", p, calls.n)
-		calls.n = map[string]int{}
-		calls.mu.Unlock()
-	}
-	if werr := <-errc; werr != nil && err == nil {
-		err = werr
-	}
-	res := result{rate: float64(n) / end.Sub(start).Seconds()}
+	res := result{rate: float64(n) / took.Seconds()}
 	addrs := make([]string, 0, len(after))
 	for a := range after {
 		addrs = append(addrs, a)
