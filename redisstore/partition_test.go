@@ -325,3 +325,83 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionedQueueSurvivesMasterDeath: when the master of one
+// partition dies, claims of the queue go on from the other partitions
+// while its replica takes over, and afterwards from all three: every job
+// is claimed once (the enqueue waited for the replicas).
+func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := context.Background()
+	// With Redis's default cluster-require-full-coverage yes, every master
+	// refuses commands once one is marked failed, whatever the queue
+	// (docs/faults.md, case 7b).
+	c := redistest.StartCluster(t, redistest.Replicas(1), redistest.NodeTimeout(time.Second),
+		redistest.Args("--cluster-require-full-coverage", "no"))
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Replicas: 1, Partitions: map[string]int{"hot": 3}})
+	var jobs []*store.NewJob
+	for i := range 300 {
+		jobs = append(jobs, job("hot", fmt.Sprintf("j%03d", i)))
+	}
+	mustEnqueue(t, s, jobs...)
+
+	// The master that holds partition 0.
+	var mu sync.Mutex
+	var dead string
+	err := rdb.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		keys, err := n.Keys(ctx, "{"+prefix+":hot~0~*}:j").Result()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(keys) > 0 {
+			dead = n.Options().Addr
+		}
+		return err
+	})
+	if err != nil || dead == "" {
+		t.Fatalf("finding partition 0's master: %q, %v", dead, err)
+	}
+	c.KillAddr(t, dead)
+
+	claimed := map[string]string{} // job ID -> partition
+	var lastErr error
+	claimSome := func() int {
+		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "hot", Max: 50, Lease: time.Minute, WorkerID: "w"})
+		if err != nil {
+			lastErr = err
+			return 0
+		}
+		for _, r := range res.Jobs {
+			if p, dup := claimed[r.ID]; dup {
+				t.Fatalf("job %s claimed twice (from %s and %s)", r.ID, p, r.Queue)
+			}
+			claimed[r.ID] = r.Queue
+		}
+		return len(res.Jobs)
+	}
+	// Right after the kill, a claim passes over the dead partition and
+	// takes jobs from the others.
+	if got := claimSome(); got == 0 {
+		t.Fatalf("the first claim after partition 0's master died got no job: %v", lastErr)
+	}
+
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c.WaitFailover(t, wctx, dead)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(claimed) < len(jobs) && time.Now().Before(deadline) {
+		if claimSome() == 0 {
+			// Until the client has the new layout: wait for a wake-up or
+			// 100 ms, as a worker would.
+			if _, err := s.WaitReady(ctx, []string{"hot"}, 100*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(claimed) != len(jobs) {
+		t.Fatalf("after the failover: %d of %d jobs claimed", len(claimed), len(jobs))
+	}
+}

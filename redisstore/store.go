@@ -79,6 +79,11 @@ func (s *Store) queueKeys(queue string) *queueKeys {
 	}
 	tag := s.opts.Prefix + ":" + queue
 	if q, i, ok := store.SplitPartition(queue); ok {
+		if s.parts.Load() == nil {
+			// Before the check the partitions are unknown: nothing to
+			// cache (every method runs the check first).
+			return newQueueKeysTag(queue, tag)
+		}
 		if n := s.partCount(q); i < n {
 			tag = partTag(s.opts.Prefix, q, i, n)
 		}
