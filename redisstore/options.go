@@ -98,14 +98,18 @@ type Options struct {
 	// else of its ID (a hash of that key), so that a group's order and
 	// limits, a unique key and a schedule's ticks hold as in one queue, and
 	// so does a job ID without a group or unique key. Claim from the queue
-	// takes from the partitions in turn (Claim from a partition takes from
-	// it alone); Maintain, WaitReady and QueueStats of the queue cover
-	// every partition; GetJob, Cancel, WatchJob, Requeue and Delete find a
-	// job in whichever partition holds it. Order (FIFO, Priority) holds
-	// within a partition, not across them. A partitioned queue refuses what
-	// needs one slot: QueueConfig.MaxRunning and RateLimit (use group
-	// limits, which hold exactly), workflow tasks, and listing or reading
-	// the events of the queue as a whole (list or read its partitions).
+	// takes from one partition for 16 claims in a row, then the next (so
+	// that acks go to one partition in whole batches), going on to the
+	// next partitions when one comes up short; a Claim that finds the
+	// queue empty has asked every partition, a script call each. Claim
+	// from a partition takes from it alone. Maintain, WaitReady and
+	// QueueStats of the queue cover every partition; GetJob, Cancel,
+	// WatchJob, Requeue and Delete find a job in whichever partition holds
+	// it. Order (FIFO, Priority) holds within a partition, not across
+	// them. A partitioned queue refuses what needs one slot:
+	// QueueConfig.MaxRunning and RateLimit (use group limits, which hold
+	// exactly), workflow tasks, and listing or reading the events of the
+	// queue as a whole (list or read its partitions).
 	//
 	// The count is recorded in Redis when a store first checks the server
 	// ("{<prefix>}:parts"). A store whose Partitions say otherwise, or that
