@@ -87,6 +87,8 @@ type kindState struct {
 	raised  map[string]string // keys signalled that no waiter took yet, with their payload
 	waiters map[*nwaiter]struct{}
 	seq     map[string]uint64 // signals of each known key so far (see waitSince)
+	last    map[string]string // the last payload of each known key, for waitFrom with a snapshot
+	refs    map[string]int    // watches holding each key (hold), which forget counts down
 }
 
 // nwaiter is one blocked wait.
@@ -103,7 +105,7 @@ func newNotifier(s *Store, channels ...string) *notifier {
 	n := &notifier{s: s, channels: channels, kinds: make([]kindState, len(channels))}
 	for i := range n.kinds {
 		n.kinds[i] = kindState{known: map[string]bool{}, raised: map[string]string{}, waiters: map[*nwaiter]struct{}{},
-			seq: map[string]uint64{}}
+			seq: map[string]uint64{}, last: map[string]string{}, refs: map[string]int{}}
 	}
 	return n
 }
@@ -194,6 +196,12 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		for i, q := range queues {
 			if ks.seq[q] != snap[i] {
 				got = append(got, q)
+				if p := ks.last[q]; p != "" {
+					if payloads == nil {
+						payloads = make(map[string]string)
+					}
+					payloads[q] = p
+				}
 			}
 		}
 	}
@@ -245,17 +253,46 @@ func (n *notifier) keep(ctx context.Context, k notifyKind, got []string, payload
 	return nil
 }
 
+// hold starts a watch of key of kind k: the key is known from now on (a
+// message for it is counted and its payload kept) until every watch that
+// held it has called forget. It returns the key's count of signals, for
+// waitFrom: several watches of one key (WatchJob of one job) each see a
+// message that came while another watch was waiting and took it.
+func (n *notifier) hold(k notifyKind, key string) uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.ensureRunning()
+	ks := &n.kinds[k]
+	ks.known[key] = true
+	ks.refs[key]++
+	return ks.seq[key]
+}
+
+// lastPayload returns the payload of the last message of key of kind k
+// since it was held, or "".
+func (n *notifier) lastPayload(k notifyKind, key string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.kinds[k].last[key]
+}
+
 // forget drops what the notifier knows of keys of kind k that nobody will
 // wait on again (a job's done key after its wait), so that keys do not
-// pile up.
+// pile up; a key still held by another watch (hold) is kept for it.
 func (n *notifier) forget(k notifyKind, keys ...string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	ks := &n.kinds[k]
 	for _, q := range keys {
+		if ks.refs[q] > 1 {
+			ks.refs[q]--
+			continue
+		}
+		delete(ks.refs, q)
 		delete(ks.known, q)
 		delete(ks.raised, q)
 		delete(ks.seq, q)
+		delete(ks.last, q)
 	}
 }
 
@@ -267,6 +304,9 @@ func (n *notifier) deliver(k notifyKind, q, payload string) {
 		return // nobody here waits on q
 	}
 	ks.seq[q]++
+	if payload != "" {
+		ks.last[q] = payload
+	}
 	delivered := false
 	for w := range ks.waiters {
 		if !w.queues[q] {

@@ -55,3 +55,57 @@ func TestWaitSinceSeesASignalAnotherWaiterTook(t *testing.T) {
 		t.Fatal("reader A kept waiting for a signal that reader B took: the wake-up was lost")
 	}
 }
+
+// Several watches of one job (WatchJob of one job from several
+// goroutines): a watch that was not waiting yet when the job's end came,
+// and whose sibling took the message and finished, still gets the end with
+// its payload, at once. Before hold, the second watch waited until its
+// caller gave up (TestConformance/WatchJob/ManyWatchers failed so under CI
+// load).
+func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := New(rdb, &Options{Prefix: redistest.Prefix(t)})
+	n := s.watch
+	ctx := t.Context()
+	if err := n.waitLive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const key = "q\x00a"
+	snapA, snapB := n.hold(kindDone, key), n.hold(kindDone, key)
+	took := make(chan map[string]string, 1)
+	go func() {
+		_, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{snapA}, time.Minute)
+		took <- p
+	}()
+	testutil.EventuallyTrue(t, testutil.Wait, "watch A to wait", func() bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return len(n.kinds[kindDone].waiters) == 1
+	})
+	n.mu.Lock()
+	n.deliver(kindDone, key, "the end")
+	n.mu.Unlock()
+	if p := <-took; p[key] != "the end" {
+		t.Fatalf("watch A got %q, want the end", p)
+	}
+	n.forget(kindDone, key) // watch A is done
+	done := make(chan map[string]string, 1)
+	go func() {
+		_, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{snapB}, time.Hour)
+		done <- p
+	}()
+	select {
+	case p := <-done:
+		if p[key] != "the end" {
+			t.Fatalf("watch B got %q, want the end", p)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("watch B kept waiting for the end watch A took: the end was lost")
+	}
+	n.forget(kindDone, key)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ks := n.kinds[kindDone]; ks.known[key] || ks.last[key] != "" || ks.refs[key] != 0 {
+		t.Fatal("the key's state outlived its last watch")
+	}
+}

@@ -47,15 +47,14 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 		return s.WatchJob(ctx, p, id)
 	}
 	key := queue + "\x00" + id
-	// The subscription is made before the script registers the waiter,
-	// so that the message cannot come first; the first wait on a key
-	// returns it at once, and messages from then on reach this watch.
+	// The subscription is made, and the key held, before the script
+	// registers the waiter, so that the message cannot come first: from
+	// the hold on, the message reaches this watch, even when another watch
+	// of the same job takes it while this one is not waiting yet.
 	if err := s.watch.waitLive(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := s.watch.wait(ctx, kindDone, []string{key}, 0); err != nil {
-		return nil, err
-	}
+	snap := s.watch.hold(kindDone, key)
 	ch := make(chan store.JobEnd, 1)
 	ended, err := s.registerWait(ctx, queue, id)
 	if err != nil {
@@ -75,7 +74,7 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 	go func() {
 		defer close(ch)
 		defer s.watch.forget(kindDone, key)
-		ch <- s.awaitEnd(ctx, queue, id, key)
+		ch <- s.awaitEnd(ctx, queue, id, key, snap)
 	}()
 	return ch, nil
 }
@@ -93,11 +92,12 @@ func (s *Store) registerWait(ctx context.Context, queue, id string) (ended bool,
 	return st == 1, nil
 }
 
-// awaitEnd waits for the done message of a registered job.
-func (s *Store) awaitEnd(ctx context.Context, queue, id, key string) store.JobEnd {
+// awaitEnd waits for the done message of a registered job, counting from
+// snap (the key's signals when the watch held it).
+func (s *Store) awaitEnd(ctx context.Context, queue, id, key string, snap uint64) store.JobEnd {
 	keys := []string{key}
 	for {
-		got, payloads, err := s.watch.waitPayloads(ctx, kindDone, keys, time.Hour)
+		got, payloads, err := s.watch.waitFrom(ctx, kindDone, keys, []uint64{snap}, time.Hour)
 		if ctx.Err() != nil {
 			return store.JobEnd{Err: ctx.Err()}
 		}
@@ -111,6 +111,13 @@ func (s *Store) awaitEnd(ctx context.Context, queue, id, key string) store.JobEn
 			got = keys
 		}
 		if p := payloads[key]; p != "" {
+			rec, err := s.endedJob(ctx, queue, id, p)
+			return store.JobEnd{Job: rec, Err: err}
+		}
+		// Count from here; a message that came since the wait returned
+		// is in the notifier's last payload.
+		snap = s.watch.seqs(kindDone, keys)[0]
+		if p := s.watch.lastPayload(kindDone, key); p != "" {
 			rec, err := s.endedJob(ctx, queue, id, p)
 			return store.JobEnd{Job: rec, Err: err}
 		}
