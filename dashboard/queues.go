@@ -77,13 +77,7 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 	ov := &overview{Queues: rows, Outbox: ob, Range: rng}
 	var total []minuteCounts
 	for _, q := range rows {
-		c := &ov.Totals
-		c.Pending += q.Counts.Pending
-		c.Ready += q.Counts.Ready
-		c.Unack += q.Counts.Unack
-		c.Retry += q.Counts.Retry
-		c.Garbage += q.Counts.Garbage
-		c.Done += q.Counts.Done
+		ov.Totals.Add(q.Counts)
 		ov.MaxLatency = max(ov.MaxLatency, q.Latency)
 		if q.Paused {
 			ov.PausedCount++

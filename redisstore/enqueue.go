@@ -104,7 +104,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	items := make([]encJob, len(jobs))
 	ptrs := make([]*encJob, len(jobs))
 	for i, j := range jobs {
-		if err := s.validQueue(j.Queue); err != nil {
+		if err := s.validPartition(j.Queue); err != nil { // ValidateJobs checked the rest
 			return nil, err
 		}
 		items[i] = newEncJob(j)

@@ -28,11 +28,7 @@ func TestWaitSinceSeesASignalAnotherWaiterTook(t *testing.T) {
 		got, _ := n.wait(ctx, kindEvents, []string{"q"}, time.Minute)
 		took <- got
 	}()
-	testutil.EventuallyTrue(t, testutil.Wait, "reader B to wait", func() bool {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		return len(n.kinds[kindEvents].waiters) == 1
-	})
+	awaitWaiter(t, n, kindEvents, "reader B")
 	n.mu.Lock()
 	n.deliver(kindEvents, "q", "")
 	n.mu.Unlock()
@@ -77,11 +73,7 @@ func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
 		_, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{snapA}, time.Minute)
 		took <- p
 	}()
-	testutil.EventuallyTrue(t, testutil.Wait, "watch A to wait", func() bool {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		return len(n.kinds[kindDone].waiters) == 1
-	})
+	awaitWaiter(t, n, kindDone, "watch A")
 	n.mu.Lock()
 	n.deliver(kindDone, key, "the end")
 	n.mu.Unlock()
@@ -108,4 +100,14 @@ func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
 	if ks := n.kinds[kindDone]; ks.known[key] || ks.last[key] != "" || ks.refs[key] != 0 {
 		t.Fatal("the key's state outlived its last watch")
 	}
+}
+
+// awaitWaiter returns once one wait of kind k is blocked in n.
+func awaitWaiter(t *testing.T, n *notifier, k notifyKind, who string) {
+	t.Helper()
+	testutil.EventuallyTrue(t, testutil.Wait, who+" to wait", func() bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return len(n.kinds[k].waiters) == 1
+	})
 }

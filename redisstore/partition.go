@@ -60,12 +60,9 @@ func (s *Store) Partitions(ctx context.Context, queue string) ([]string, error) 
 
 var _ store.Partitioner = (*Store)(nil)
 
-// validQueue checks a queue name: store.ValidateQueue, and a partition
-// name must name a partition that exists.
-func (s *Store) validQueue(name string) error {
-	if err := store.ValidateQueue(name); err != nil {
-		return err
-	}
+// validPartition checks a queue name that passed store.ValidateQueue: a
+// partition name must name a partition that exists.
+func (s *Store) validPartition(name string) error {
 	q, i, ok := store.SplitPartition(name)
 	if !ok {
 		return nil

@@ -68,13 +68,7 @@ func (s *Store) partsStats(ctx context.Context, queue string, parts []string) (s
 		if err != nil {
 			return store.QueueStats{}, err
 		}
-		c := &sum.Counts
-		c.Ready += st.Counts.Ready
-		c.Pending += st.Counts.Pending
-		c.Unack += st.Counts.Unack
-		c.Retry += st.Counts.Retry
-		c.Garbage += st.Counts.Garbage
-		c.Done += st.Counts.Done
+		sum.Counts.Add(st.Counts)
 		if i == 0 {
 			sum.Config = st.Config
 		}

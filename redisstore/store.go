@@ -107,7 +107,7 @@ func (s *Store) begin(ctx context.Context, queues ...string) error {
 		}
 	}
 	for _, q := range queues {
-		if err := s.validQueue(q); err != nil {
+		if err := s.validPartition(q); err != nil {
 			return err
 		}
 	}

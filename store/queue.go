@@ -122,6 +122,16 @@ func (c StateCounts) Get(s JobState) int64 {
 	return 0
 }
 
+// Add adds o's counts to c's.
+func (c *StateCounts) Add(o StateCounts) {
+	c.Pending += o.Pending
+	c.Ready += o.Ready
+	c.Unack += o.Unack
+	c.Retry += o.Retry
+	c.Garbage += o.Garbage
+	c.Done += o.Done
+}
+
 // Total returns the sum over all states.
 func (c StateCounts) Total() int64 {
 	return c.Pending + c.Ready + c.Unack + c.Retry + c.Garbage + c.Done

@@ -47,39 +47,11 @@ func main() {
 	conc := flag.Int("concurrency", 32, "worker slots")
 	parts := flag.String("partitions", "1,3,6", "partition counts to drain with (1: one slot)")
 	reps := flag.Int("reps", 3, "drains per partition count (the median is reported)")
-	flag.BoolVar(&showCalls, "calls", false, "print the script calls of each drain, by script")
 	flag.Parse()
 	if err := run(*addr, *n, *conc, *parts, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "partitions:", err)
 		os.Exit(1)
 	}
-}
-
-// showCalls prints each drain's script calls by script.
-var showCalls bool
-
-// callCounter is a go-redis hook that counts script calls by script.
-type callCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *callCounter) count(cmds ...redis.Cmder) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, cmd := range cmds {
-		if a := cmd.Args(); len(a) > 1 && cmd.Name() == "fcall" {
-			c.n[fmt.Sprint(a[1])]++
-		}
-	}
-}
-
-func (c *callCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (c *callCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.count(cmd); return next(ctx, cmd) }
-}
-func (c *callCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.count(cmds...); return next(ctx, cmds) }
 }
 
 // result is one drain's measures.
@@ -163,24 +135,13 @@ func drain(ctx context.Context, rdb *redis.ClusterClient, n, conc, p, rep int) (
 		}
 	}
 	var before, after map[string]time.Duration
-	var calls *callCounter
 	took, err := drainrun.Run[Job](ctx, st, "q", n, conc, 5*time.Minute, func() error {
 		var err error
 		if before == nil {
 			before, err = masterCPU(ctx, rdb)
-			if showCalls {
-				calls = &callCounter{n: map[string]int{}}
-				rdb.AddHook(calls)
-			}
 			return err
 		}
 		after, err = masterCPU(ctx, rdb)
-		if calls != nil {
-			calls.mu.Lock()
-			fmt.Printf("script calls, %d partitions: %v\n", p, calls.n)
-			calls.n = map[string]int{}
-			calls.mu.Unlock()
-		}
 		return err
 	})
 	if err != nil {
