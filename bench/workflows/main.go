@@ -41,12 +41,16 @@ func main() {
 	width := flag.Int("width", 10000, "tasks of the fan-out")
 	runs := flag.Int("runs", 20, "fan-in runs")
 	conc := flag.Int("concurrency", 64, "worker slots")
+	flag.BoolVar(&showCommands, "commands", false, "print each CPU phase's costliest commands (INFO commandstats; resets the server's stats)")
 	flag.Parse()
 	if err := run(*addr, *width, *runs, *conc); err != nil {
 		fmt.Fprintln(os.Stderr, "workflows:", err)
 		os.Exit(1)
 	}
 }
+
+// showCommands makes cpuOf print each phase's costliest commands.
+var showCommands bool
 
 // tracker keeps, per run, when the last leaf's handler returned and when
 // the join started.
@@ -120,7 +124,7 @@ func run(addr string, width, runs, conc int) error {
 	// Redis CPU: plain jobs, then the same number of workflow tasks as
 	// a fan-out and as chains of 10.
 	n := width
-	plain, err := cpuOf(ctx, rdb, func() error {
+	plain, err := cpuOf(ctx, rdb, "plain", n, func() error {
 		leaves := make([]Leaf, n)
 		if _, err := hopper.EnqueueMany(ctx, client, leaves, &hopper.EnqueueOpts{Queue: "plain"}); err != nil {
 			return err
@@ -134,7 +138,7 @@ func run(addr string, width, runs, conc int) error {
 	// its queues are empty (acked); the workflows' states are checked after
 	// the measurement, so that the waiting costs nothing measured.
 	var fanID string
-	fan, err := cpuOf(ctx, rdb, func() error {
+	fan, err := cpuOf(ctx, rdb, "fan-out", n, func() error {
 		wf := hopper.NewWorkflow("cpu fan-out", nil)
 		join := hopper.AddTask(wf, "join", Join{}, &hopper.TaskOpts{Queue: "join"})
 		for i := range n - 1 {
@@ -156,7 +160,7 @@ func run(addr string, width, runs, conc int) error {
 	}
 	var ids []string
 	tr.leaves.Store(0)
-	chains, err := cpuOf(ctx, rdb, func() error {
+	chains, err := cpuOf(ctx, rdb, "workflow chains", n, func() error {
 		for c := range n / 10 {
 			wf := hopper.NewWorkflow("cpu chain", nil)
 			var steps []*hopper.Task
@@ -188,7 +192,7 @@ func run(addr string, width, runs, conc int) error {
 	// guarantee: a process dying between a step's ack and its enqueue ends
 	// the chain).
 	tr.leaves.Store(0)
-	plainChains, err := cpuOf(ctx, rdb, func() error {
+	plainChains, err := cpuOf(ctx, rdb, "plain chains", n, func() error {
 		heads := make([]Step, n/10)
 		for i := range heads {
 			heads[i].Left = 10
@@ -213,8 +217,14 @@ func run(addr string, width, runs, conc int) error {
 }
 
 // cpuOf returns the Redis server's CPU time (user + system) spent while f
-// runs.
-func cpuOf(ctx context.Context, rdb *redis.Client, f func() error) (time.Duration, error) {
+// runs. With -commands it also prints the phase's costliest commands per
+// job of n.
+func cpuOf(ctx context.Context, rdb *redis.Client, phase string, n int, f func() error) (time.Duration, error) {
+	if showCommands {
+		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+			return 0, err
+		}
+	}
 	before, err := servercpu.Read(ctx, rdb)
 	if err != nil {
 		return 0, err
@@ -223,6 +233,13 @@ func cpuOf(ctx context.Context, rdb *redis.Client, f func() error) (time.Duratio
 		return 0, err
 	}
 	after, err := servercpu.Read(ctx, rdb)
+	if err == nil && showCommands {
+		stats, err := servercpu.CommandStats(ctx, rdb)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Printf("%s, per job:%s\n", phase, servercpu.PerJob(stats, n, 8))
+	}
 	return after - before, err
 }
 
