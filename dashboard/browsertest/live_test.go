@@ -193,13 +193,20 @@ func TestLive(t *testing.T) {
 		s := newSite(t, nil)
 		tab := newTab(t, browser, nil)
 		nav(t, tab, s, "/jobs/default/"+s.f.Garbage[0], "#copy-id")
-		// Record what is copied (the test tab's clipboard is the browser's).
-		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`window.__copied = []; navigator.clipboard.writeText = function (t) { window.__copied.push(t); return Promise.resolve(); }`)); err != nil {
+		// Record what is copied (the test tab's clipboard is the browser's),
+		// and whether the ID's button ever said so: its "Copied" lasts 1.5 s,
+		// which a loaded machine's polling can miss.
+		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`window.__copied = []; navigator.clipboard.writeText = function (t) { window.__copied.push(t); return Promise.resolve(); };
+			window.__saidCopied = false;
+			new MutationObserver(function () {
+				var b = document.getElementById('copy-id');
+				if (b && b.textContent === 'Copied') window.__saidCopied = true;
+			}).observe(document.body, {subtree: true, childList: true, characterData: true});`)); err != nil {
 			t.Fatal(err)
 		}
 		click(t, tab, "#copy-id")
 		click(t, tab, "#copy-args")
-		waitFor(t, tab, "window.__copied.length === 2 && document.getElementById('copy-id').textContent === 'Copied'", "both copies")
+		waitFor(t, tab, "window.__copied.length === 2 && window.__saidCopied", "both copies, and the ID's button saying Copied")
 		got := textOfJS(t, tab, "window.__copied[0] + '|' + JSON.parse(window.__copied[1]).to")
 		if got != s.f.Garbage[0]+"|bob@example.com" {
 			t.Errorf("copied %q, want the job's ID and its args' JSON", got)
