@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -13,14 +14,8 @@ import (
 // reader waits from the count it took before its look (waitSince): two
 // event readers of one queue in one process never leave each other blocked.
 func TestWaitSinceSeesASignalAnotherWaiterTook(t *testing.T) {
-	rdb := redistest.Start(t).Client(t)
-	s := New(rdb, &Options{Prefix: redistest.Prefix(t)})
-	n := s.watch
-	ctx := t.Context()
+	n, ctx := liveNotifier(t)
 	// Reader A counts the signals, then looks (finds nothing).
-	if err := n.waitLive(ctx); err != nil {
-		t.Fatal(err)
-	}
 	snap := n.seqs(kindEvents, []string{"q"})
 	// Reader B is blocked in its wait and takes the signal that comes now.
 	took := make(chan []string, 1)
@@ -59,13 +54,7 @@ func TestWaitSinceSeesASignalAnotherWaiterTook(t *testing.T) {
 // caller gave up (TestConformance/WatchJob/ManyWatchers failed so under CI
 // load).
 func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
-	rdb := redistest.Start(t).Client(t)
-	s := New(rdb, &Options{Prefix: redistest.Prefix(t)})
-	n := s.watch
-	ctx := t.Context()
-	if err := n.waitLive(ctx); err != nil {
-		t.Fatal(err)
-	}
+	n, ctx := liveNotifier(t)
 	const key = "q\x00a"
 	snapA, snapB := n.hold(kindDone, key), n.hold(kindDone, key)
 	took := make(chan map[string]string, 1)
@@ -100,6 +89,19 @@ func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
 	if ks := n.kinds[kindDone]; ks.known[key] || ks.last[key] != "" || ks.refs[key] != 0 {
 		t.Fatal("the key's state outlived its last watch")
 	}
+}
+
+// liveNotifier returns the notifier of a Store on a throwaway Redis, once
+// it listens, and the test's context.
+func liveNotifier(t *testing.T) (*notifier, context.Context) {
+	t.Helper()
+	rdb := redistest.Start(t).Client(t)
+	n := New(rdb, &Options{Prefix: redistest.Prefix(t)}).watch
+	ctx := t.Context()
+	if err := n.waitLive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return n, ctx
 }
 
 // awaitWaiter returns once one wait of kind k is blocked in n.

@@ -60,7 +60,7 @@ func runStats(ctx context.Context, a *app, args []string) error {
 		c := r.Counts
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t\n", r.Queue, paused,
 			c.Pending, c.Ready, c.Unack, c.Retry, c.Garbage, c.Done, latency(r.LatencyMS), r.Done, r.Failed)
-		addCounts(&total.Counts, c)
+		total.Counts.Add(c)
 		total.Done += r.Done
 		total.Failed += r.Failed
 	}
@@ -97,16 +97,6 @@ func loadStats(ctx context.Context, s *hopper.Inspector) ([]queueStatsRow, error
 		rows = append(rows, r)
 	}
 	return rows, nil
-}
-
-// addCounts adds b to a.
-func addCounts(a *hopper.StateCounts, b hopper.StateCounts) {
-	a.Pending += b.Pending
-	a.Ready += b.Ready
-	a.Unack += b.Unack
-	a.Retry += b.Retry
-	a.Garbage += b.Garbage
-	a.Done += b.Done
 }
 
 // latency writes a queue latency in milliseconds briefly; "-" for none.
