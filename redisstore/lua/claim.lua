@@ -67,9 +67,9 @@ if n == 0 then
 end
 
 local grouped = c[11]
-local ids, group_retry
+local ids, group_retry, rotating
 if grouped then
-  ids, group_retry = ext().take_grouped(ready, pm, n, c[12], now, c[13], c[14])
+  ids, group_retry, rotating = ext().take_grouped(ready, pm, n, c[12], now, c[13], c[14])
   if #ids == 0 then return {now, 0, group_retry, 0} end
 else
   ids = pop_ready(ready, pm, n)
@@ -166,7 +166,7 @@ flush_events(KEYS[8], now)
 -- a worker that claimed a full batch claims again by itself, the message
 -- is for the idle ones, and a busy queue's next claim wakes them soon
 -- enough, without a message to every worker for every claim.
-if #ids == n and (grouped and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0 or not grouped and ready_len(ready, pm) > 0) then
+if #ids == n and (grouped and rotating or not grouped and ready_len(ready, pm) > 0) then
   if now - (tonumber(c[9]) or 0) >= LEFT_WAKE_MS then
     redis.call('HSET', conf, 'lw', nows)
     wake_ready()

@@ -152,11 +152,12 @@ ext_build = function()
 
   -- group_caps returns a function giving group g's cap (0 for none): its
   -- own, else the queue's gmax; and whether any group may have a cap. It
-  -- reads the own caps only when there are.
-  local function group_caps(ready, gmax)
+  -- reads the own caps only when there are; with none the caller knows
+  -- there are none.
+  local function group_caps(ready, gmax, none)
     local def = tonumber(gmax) or 0
     local gl = gkey(ready, 'gl')
-    if redis.call('HLEN', gl) == 0 then
+    if none or redis.call('HLEN', gl) == 0 then
       return function() return def end, def > 0
     end
     local seen = {}
@@ -213,10 +214,11 @@ ext_build = function()
   end
 
   -- groups_unhold puts the groups whose hold ended by now back in the
-  -- rotation, and returns whether holds remain.
-  local function groups_unhold(ready, now)
+  -- rotation, and returns whether holds remain; with none the caller knows
+  -- there are none.
+  local function groups_unhold(ready, now, none)
     local gh = gkey(ready, 'gh')
-    if redis.call('ZCARD', gh) == 0 then return false end
+    if none or redis.call('ZCARD', gh) == 0 then return false end
     local over = redis.call('ZRANGEBYSCORE', gh, '-inf', now)
     if #over == 0 then return true end
     call_chunked('ZREM', gh, over, 1)
@@ -241,28 +243,41 @@ ext_build = function()
   -- cap is reached; one found empty leaves it. With caps it raises the
   -- groups' running counts. Cost: per pass one LPOP of the rotation (and
   -- with caps one HMGET of running counts), per member one LPOP of its
-  -- list (a quarter of a call per job with many groups); per call an SREM and an RPUSH of the rotation (and with caps one
-  -- HSET of running counts); nothing per job.
+  -- list (a quarter of a call per job with many groups); per call an
+  -- EXISTS of the holds and own caps, an SREM of the groups found empty,
+  -- an SREM and an RPUSH of the rotation (and with caps one HSET of
+  -- running counts); nothing per job.
   --
   -- With a rate limit per group (rate claims per period ms) each group's
   -- share is also what its window allows; a group that used it all is held
   -- (group_hold) until its oldest counted claim leaves the window. A held
   -- group is skipped and leaves the rotation. It returns the IDs and, while
   -- holds remain, the ms until the earliest ends (0 otherwise): the claim's
-  -- RetryIn, as no signal comes when a hold ends.
+  -- RetryIn, as no signal comes when a hold ends. Its third result says
+  -- whether the rotation still holds members.
   local function take_grouped(ready, pm, n, gmax, now, rate, period)
     local gq, ga, gr, gk = gkey(ready, 'gq'), gkey(ready, 'ga'), gkey(ready, 'gr'), gkey(ready, 'gk')
-    local gh, gws = gkey(ready, 'gh'), gkey(ready, 'gws')
-    local cap, capped = group_caps(ready, gmax)
+    local gh, gws, gl = gkey(ready, 'gh'), gkey(ready, 'gws'), gkey(ready, 'gl')
+    -- One call tells whether the queue has holds or own caps at all: most
+    -- have neither.
+    local rare = redis.call('EXISTS', gh, gl) > 0
+    local cap, capped = group_caps(ready, gmax, not rare)
     rate, period = tonumber(rate) or 0, tonumber(period) or 1000
-    local holding = groups_unhold(ready, now)
+    local holding = groups_unhold(ready, now, not rare)
     local fast, gb = not capped and rate == 0, string.sub(ready, 1, -2) .. 'g:'
-    local ids, run, took, order = {}, {}, {}, {}
+    local ids, run, took, order, gone = {}, {}, {}, {}, {}
+    -- left: the rotation's length after the last pass, when known.
+    local left
     while #ids < n do
       -- Turns over ceil(want / QUANTUM) members, sharing want among them.
       local want = n - #ids
-      local members = redis.call('LPOP', gq, math.ceil(want / QUANTUM))
-      if not members then break end
+      local asked = math.ceil(want / QUANTUM)
+      local members = redis.call('LPOP', gq, asked)
+      if not members then
+        left = 0
+        break
+      end
+      left = #members < asked and 0 or nil
       local share = math.ceil(want / #members)
       local held = {}
       if holding then
@@ -293,7 +308,7 @@ ext_build = function()
             for i = 1, #got do ids[nids + i] = got[i] end
             nids = nids + #got
           elseif k > 0 and g ~= '' then
-            redis.call('SREM', gk, g)
+            gone[#gone + 1] = g
           end
           if k == 0 then
             front[#front + 1] = g -- no room left in the claim: its turn stays first
@@ -348,7 +363,7 @@ ext_build = function()
               r = r + #got
               keep = #got == k and (c == 0 or r < c)
             else
-              redis.call('SREM', gk, g)
+              gone[#gone + 1] = g
             end
           end
           run[g] = r
@@ -360,13 +375,14 @@ ext_build = function()
         end
       end
       if #out > 0 then call_chunked('SREM', ga, out, 1) end
-      if #back > 0 then call_chunked('RPUSH', gq, back, 1) end
+      if #back > 0 then left = call_chunked('RPUSH', gq, back, 1) end
       if #front > 0 then
         local rev = {}
         for i = #front, 1, -1 do rev[#rev + 1] = front[i] end
-        call_chunked('LPUSH', gq, rev, 1)
+        left = call_chunked('LPUSH', gq, rev, 1)
       end
     end
+    if #gone > 0 then call_chunked('SREM', gk, gone, 1) end
     if capped and #order > 0 then
       local h = {}
       for _, g in ipairs(order) do
@@ -380,7 +396,8 @@ ext_build = function()
       local e = earliest(gh)
       if e then retry = math.max(e - now, 1) end
     end
-    return ids, retry
+    if left == nil then left = redis.call('LLEN', gq) end
+    return ids, retry, left > 0
   end
 
   -- groups_ended, in a queue with caps (see groups_capped), lowers the

@@ -26,13 +26,13 @@ local function has_levels(pm)
 end
 
 -- The rest of the levels' functions, and the groups' (lib_group.lua), are
--- built on first use in a call by ext(), not at every call: a script
--- defines its top-level functions anew each time it runs, and those are
--- many, while a queue without priorities or groups needs none of them.
+-- built on first use by ext(), not at every call: a plain script defines
+-- its top-level functions anew each time it runs, and those are many,
+-- while a queue without priorities or groups needs none of them. In a
+-- function library the table is built once and kept from call to call
+-- (about 22,000 instructions a grouped claim saves): its functions hold
+-- no state of a call, only the library's helpers and their arguments.
 local ext_build, ext_cache
-local function reset_prio()
-  ext_cache = nil
-end
 local function ext()
   if not ext_cache then ext_cache = ext_build() end
   return ext_cache
