@@ -37,7 +37,7 @@ var (
 	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
 	scriptList       = newScript("list", true, "prio", "group", "member", "records")
-	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records")
+	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records", "depth")
 	scriptStats      = newScript("stats", true, "prio", "group", "att", "depth", "rate")
 	scriptConfig     = newScript("config", false, "prio", "group", "kinds", "kidx")
 	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")

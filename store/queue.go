@@ -143,7 +143,11 @@ type QueueStats struct {
 	Counts StateCounts
 	Config QueueConfig
 	// Latency is how long the oldest ready job has been waiting since it
-	// fell due; zero when nothing is ready.
+	// fell due; zero when nothing is ready. In a queue with more than 100
+	// groups (NewJob.Group) redisstore reads the oldest job of the 100
+	// groups claimed from next, not of every group, so that its cost does
+	// not grow with their number: an older job may wait in a group further
+	// back. memstore is exact.
 	Latency time.Duration
 	// RateUsed is how many claims the rate limit counts now: those of the
 	// last RatePeriod. Zero when the queue has no RateLimit.

@@ -269,7 +269,13 @@ func testGroupListStats(t *testing.T, s store.Store, a store.Admin) {
 	if n, err := a.Delete(t.Context(), q, store.StateReady, []string{"b2"}); err != nil || n != 1 {
 		t.Fatalf("Delete(b2): %d, %v; want 1, nil", n, err)
 	}
+	if st := stats(t, a, q); st.Counts.Ready != 3 || st.Counts.Garbage != 1 {
+		t.Fatalf("QueueStats after cancelling a1 and deleting b2: Ready %d, Garbage %d; want 3 and 1", st.Counts.Ready, st.Counts.Garbage)
+	}
 	requireClaims(t, s, q, 10, []string{"p1", "b1", "a2"}, "after cancelling a1 and deleting b2")
+	if st := stats(t, a, q); st.Counts.Ready != 0 || st.Counts.Unack != 3 {
+		t.Fatalf("QueueStats with every ready job claimed: Ready %d, Unack %d; want 0 and 3", st.Counts.Ready, st.Counts.Unack)
+	}
 	addGroups(t, s, q, []string{"c"}, []int{3})
 	add(t, s, job(q, "p2"))
 	if n, err := a.Delete(t.Context(), q, store.StateReady, nil); err != nil || n != 4 {

@@ -15,7 +15,7 @@
 -- errors1, result1, cancelled1, ...} where total counts the index and
 -- member is "id|token" in unack.
 
-local cf = redis.call('HMGET', KEYS[7], 'ki', 'kib', 'pm')
+local cf = redis.call('HMGET', KEYS[7], 'ki', 'kib', 'pm', 'gm')
 if not cf[1] or cf[2] then return {-1} end
 local state, off, cnt, rev = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local text, prefix, most, kind = ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
@@ -24,7 +24,11 @@ local total = redis.call('ZCARD', KEYS[1])
 if ARGV[5] == 'shorter' then
   local n = 0
   if state == 'ready' then
-    for _, l in ipairs(ext().ready_lists(KEYS[8], cf[3])) do n = n + redis.call('LLEN', l) end
+    n = ready_count(KEYS[8], cf[3], cf[4], KEYS[2], function()
+      local others = redis.call('ZCOUNT', KEYS[13], '-inf', '(inf')
+      for _, k in ipairs({KEYS[9], KEYS[10], KEYS[11], KEYS[12]}) do others = others + redis.call('ZCARD', k) end
+      return others
+    end)
   else
     n = redis.call('ZCOUNT', zsets[state], '-inf', '(inf')
   end

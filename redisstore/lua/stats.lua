@@ -9,7 +9,7 @@
 -- limit, the field "~used" is the claims it counts now.
 
 local now = now_ms()
-local pm = redis.call('HGET', KEYS[7], 'pm')
+local cf = redis.call('HMGET', KEYS[7], 'pm', 'gm')
 local out = {now,
   0, -- ready: counted below, over every ready list
   redis.call('ZCARD', KEYS[2]),
@@ -20,7 +20,9 @@ local out = {now,
   0}
 -- The ready lists are the priority levels and the groups' lists
 -- (lib_group.lua); the oldest ready job is the head of one of them.
-out[2], out[8] = ready_depth(KEYS[1], pm, KEYS[8], KEYS[9])
+out[2], out[8] = ready_depth(KEYS[1], cf[1], cf[2], KEYS[8], KEYS[9], function()
+  return out[3] + out[4] + out[5] + out[6] + out[7]
+end)
 local rate, period
 local conf = redis.call('HGETALL', KEYS[7])
 for i = 1, #conf, 2 do
