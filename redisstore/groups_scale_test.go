@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,4 +111,70 @@ func scriptCommands(t *testing.T, rdb *redis.Client, f func()) int64 {
 		n += c
 	}
 	return n
+}
+
+// TestGroupedListing: the ready jobs of a queue with groups list in order
+// (the ungrouped first, then each group by name; newest first the same
+// reversed) across pages that cross the script's batches of group names,
+// and the first page costs as many commands with 3,000 groups as with 300.
+func TestGroupedListing(t *testing.T) {
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true})
+	ctx := t.Context()
+	var firstPage []int64
+	for _, groups := range []int{300, 3000} {
+		q := "q" + strconv.Itoa(groups)
+		jobs := []*store.NewJob{job(q, "plain")}
+		var want []string
+		for g := range groups {
+			for i := range 2 {
+				j := job(q, fmt.Sprintf("g%05d-%d", g, i))
+				j.Group = fmt.Sprintf("g%05d", g)
+				jobs = append(jobs, j)
+				want = append(want, j.ID)
+			}
+		}
+		want = append([]string{"plain"}, want...)
+		for i := 0; i < len(jobs); i += 1000 {
+			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
+		}
+		firstPage = append(firstPage, scriptCommands(t, rdb, func() {
+			page, err := s.ListJobs(ctx, store.ListRequest{Queue: q, State: store.StateReady, Limit: 20})
+			if err != nil || page.Total != len(want) || len(page.Jobs) != 20 || page.Jobs[19].ID != want[19] {
+				t.Fatalf("first page of %d groups: %d jobs, total %d, %v; want 20 ending %s, total %d", groups, len(page.Jobs), page.Total, err, want[19], len(want))
+			}
+		}))
+		if groups > 300 {
+			continue
+		}
+		for _, newest := range []bool{false, true} {
+			var got []string
+			for off := 0; ; off += 37 {
+				page, err := s.ListJobs(ctx, store.ListRequest{Queue: q, State: store.StateReady, Offset: off, Limit: 37, Newest: newest})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page.Total != len(want) {
+					t.Fatalf("page at %d: total %d, want %d", off, page.Total, len(want))
+				}
+				for _, j := range page.Jobs {
+					got = append(got, j.ID)
+				}
+				if len(page.Jobs) < 37 {
+					break
+				}
+			}
+			w := want
+			if newest {
+				w = slices.Clone(want)
+				slices.Reverse(w)
+			}
+			if !slices.Equal(got, w) {
+				t.Fatalf("pages of 37, newest first %v: %d jobs, first %v; want %d, first %v", newest, len(got), got[:min(5, len(got))], len(w), w[:5])
+			}
+		}
+	}
+	if firstPage[1] != firstPage[0] {
+		t.Errorf("the first page of ready jobs ran %d commands over 300 groups and %d over 3,000, want as many", firstPage[0], firstPage[1])
+	}
 }

@@ -36,7 +36,7 @@ var (
 	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
 	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
-	scriptList       = newScript("list", true, "prio", "group", "member", "records")
+	scriptList       = newScript("list", true, "prio", "group", "member", "records", "att", "depth")
 	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records", "depth")
 	scriptStats      = newScript("stats", true, "prio", "group", "att", "depth", "rate")
 	scriptConfig     = newScript("config", false, "prio", "group", "kinds", "kidx")

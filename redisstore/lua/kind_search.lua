@@ -24,11 +24,7 @@ local total = redis.call('ZCARD', KEYS[1])
 if ARGV[5] == 'shorter' then
   local n = 0
   if state == 'ready' then
-    n = ready_count(KEYS[8], cf[3], cf[4], KEYS[2], function()
-      local others = redis.call('ZCOUNT', KEYS[13], '-inf', '(inf')
-      for _, k in ipairs({KEYS[9], KEYS[10], KEYS[11], KEYS[12]}) do others = others + redis.call('ZCARD', k) end
-      return others
-    end)
+    n = ready_count(KEYS[8], cf[3], cf[4], KEYS[2])
   else
     n = redis.call('ZCOUNT', zsets[state], '-inf', '(inf')
   end

@@ -6,15 +6,19 @@
 -- grow with the number of groups.
 local DEPTH_GROUPS = 100
 
--- ready_count returns how many jobs of the queue are ready. Without groups
--- (gm unset) it sums the ready lists' lengths; with them, where a list per
--- group would cost a call per group, it counts by elimination, as
--- job_state (lib_state.lua) tells a ready job: the jobs hash less the jobs
--- of the other states, which others() returns (pending, unack without its
--- sentinel, retry, garbage and done).
-local function ready_count(ready, pm, gm, jobs, others)
+-- ready_count returns how many jobs of the queue with ready list ready
+-- (config fields pm and gm) are ready. Without groups (gm unset) it sums
+-- the ready lists' lengths; with them, where a list per group would cost a
+-- call per group, it counts by elimination, as job_state (lib_state.lua)
+-- tells a ready job: the jobs hash less pending, unack (without its
+-- sentinel), retry, garbage and done, whose keys share the ready list's
+-- hash tag (keys.go). Six calls.
+local function ready_count(ready, pm, gm, jobs)
   if not gm then return ready_len(ready, pm) end
-  return math.max(redis.call('HLEN', jobs) - others(), 0)
+  local k = ext().gkey
+  local others = redis.call('ZCOUNT', k(ready, 'u'), '-inf', '(inf')
+  for _, s in ipairs({'p', 'y', 'g', 'd'}) do others = others + redis.call('ZCARD', k(ready, s)) end
+  return math.max(redis.call('HLEN', jobs) - others, 0)
 end
 
 -- ready_depth returns how many jobs of the queue with ready list ready
@@ -27,7 +31,7 @@ end
 -- is that of the jobs about to be claimed, and a group further back may
 -- hold an older one. Cost: an LLEN or LINDEX per list read, and an HGET
 -- or two per head.
-local function ready_depth(ready, pm, gm, jobs, att, others)
+local function ready_depth(ready, pm, gm, jobs, att)
   local lists = {}
   for _, p in ipairs(has_levels(pm) and ext().levels(pm) or {0}) do lists[#lists + 1] = ready_at(ready, p) end
   if gm then
@@ -57,5 +61,5 @@ local function ready_depth(ready, pm, gm, jobs, att, others)
       if oldest == 0 or since < oldest then oldest = since end
     end
   end
-  return ready_count(ready, pm, gm, jobs, others), oldest
+  return ready_count(ready, pm, gm, jobs), oldest
 end

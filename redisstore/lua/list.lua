@@ -22,16 +22,43 @@ local total
 if ARGV[1] == 'list' then
   -- Ready in listing order: the levels' lists one after the other,
   -- highest priority first (newest first: the same order reversed).
-  -- Then each group's list, by group name.
-  local lv = ext().ready_lists(c, redis.call('HGET', KEYS[7], 'pm'))
-  if rev then
-    local r = {}
-    for i = #lv, 1, -1 do r[#r + 1] = lv[i] end
-    lv = r
+  -- Then each group's list, by group name, read only as far as the page
+  -- reaches, the total being counted by elimination (ready_count): the
+  -- commands of a page do not grow with the number of groups, though
+  -- sorting their names does (about 80 ms for 100,000 groups).
+  local cf = redis.call('HMGET', KEYS[7], 'pm', 'gm')
+  local levels = {}
+  for _, p in ipairs(has_levels(cf[1]) and ext().levels(cf[1]) or {0}) do levels[#levels + 1] = ready_at(c, p) end
+  local names = cf[2] and ext().group_names(c) or {}
+  local grouped = #names > 0
+  -- next_list returns the next list in listing order, or nil after the
+  -- last.
+  local li, ni = 0, 0
+  local function next_group()
+    if ni == #names then return nil end
+    ni = ni + 1
+    return ext().glist(c, names[rev and #names + 1 - ni or ni])
+  end
+  local function next_list()
+    if not rev then
+      if li < #levels then
+        li = li + 1
+        return levels[li]
+      end
+      return next_group()
+    end
+    local g = next_group()
+    if g then return g end
+    if li < #levels then
+      li = li + 1
+      return levels[#levels + 1 - li]
+    end
+    return nil
   end
   total = 0
   local skip, want = off, cnt
-  for _, l in ipairs(lv) do
+  for l in next_list do
+    if grouped and want == 0 then break end
     local len = redis.call('LLEN', l)
     total = total + len
     if want > 0 and skip < len then
@@ -49,6 +76,7 @@ if ARGV[1] == 'list' then
       if skip < 0 then skip = 0 end
     end
   end
+  if grouped then total = ready_count(c, cf[1], cf[2], KEYS[2]) end
   for i = 1, #members do scores[i] = '' end
 else
   -- Real scores are finite; '(inf' leaves out the unack sentinel.

@@ -182,12 +182,7 @@ if over_count then consider(now) end
 -- Once a minute, the queue's depth and latency for its history; and
 -- whether jobs are ready, for the scheduler to come back next minute.
 local backlog = 0
-local has = sample_depth(KEYS[15], now, function()
-  return ready_depth(ready, cf[3], cf[4], jobs, att, function()
-    return redis.call('ZCARD', pending) + redis.call('ZCOUNT', unack, '-inf', '(inf') + redis.call('ZCARD', retry)
-      + redis.call('ZCARD', garbage) + redis.call('ZCARD', done)
-  end)
-end)
+local has = sample_depth(KEYS[15], now, function() return ready_depth(ready, cf[3], cf[4], jobs, att) end)
 if has == nil then
   has = ready_len(ready, cf[3]) > 0 or (cf[4] ~= false and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0)
 end
