@@ -29,11 +29,21 @@ for g in pairs(counted or {}) do
     names[#names + 1] = g
   end
 end
-table.sort(names)
+-- The first 2 * most by name without sorting them all (groups listed
+-- without jobs, running or cap are rare), all when those fall short.
+local all = names
+local complete
+names, complete = ext().first_in_order(names, most > 0 and 2 * most or nil)
+local n, i = 0, 0
 local out = {redis.call('HGET', KEYS[2], 'gmax') or '0'}
-local n = 0
-for _, g in ipairs(names) do
-  if most > 0 and n == most then break end
+while not (most > 0 and n == most) do
+  if i == #names then
+    if complete then break end
+    names, complete = ext().first_in_order(all, nil)
+    if i == #names then break end
+  end
+  i = i + 1
+  local g = names[i]
   local r = redis.call('LLEN', ext().glist(ready, g))
   local run
   if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', ext().gkey(ready, 'gr'), g)) or 0 end
