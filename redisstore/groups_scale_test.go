@@ -145,6 +145,17 @@ func TestGroupedListing(t *testing.T) {
 			}
 		}))
 		if groups > 300 {
+			// Deleting every ready job reads the first 500 groups a
+			// batch, past emptied ones too.
+			if n, err := s.Delete(ctx, q, store.StateReady, want[1:2001]); err != nil || n != 2000 {
+				t.Fatalf("Delete of the first 1,000 groups' jobs: %d, %v", n, err)
+			}
+			if n, err := s.Delete(ctx, q, store.StateReady, nil); err != nil || n != len(want)-2000 {
+				t.Fatalf("Delete of every ready job after emptying 1,000 groups: %d, %v; want %d", n, err, len(want)-2000)
+			}
+			if st, err := s.QueueStats(ctx, q); err != nil || st.Counts.Ready != 0 || st.Counts.Total() != 0 {
+				t.Fatalf("QueueStats after deleting every job: %+v, %v; want none", st.Counts, err)
+			}
 			continue
 		}
 		for _, newest := range []bool{false, true} {

@@ -16,15 +16,22 @@ local ids = {}
 if ARGV[1] == 'all' then
   local n = tonumber(ARGV[3])
   if state == 'ready' then
-    -- In listing order: the priority levels, then the groups.
-    local lists, groups = ext().ready_lists(c, redis.call('HGET', KEYS[10], 'pm'))
-    for k, l in ipairs(lists) do
-      if #ids == n then break end
-      local got = redis.call('LRANGE', l, 0, n - #ids - 1)
-      redis.call('LTRIM', l, #got, -1)
-      for i = 1, #got do ids[#ids + 1] = got[i] end
-      local g = groups[k]
-      if g and redis.call('LLEN', l) == 0 then redis.call('SREM', ext().gkey(c, 'gk'), g) end
+    -- In listing order: the priority levels, then the groups; the first
+    -- n groups hold the batch unless some were emptied (named, no job),
+    -- and then all are read.
+    local pm = redis.call('HGET', KEYS[10], 'pm')
+    local lists, groups, complete = ext().ready_lists(c, pm, n)
+    while true do
+      for k, l in ipairs(lists) do
+        if #ids == n then break end
+        local got = redis.call('LRANGE', l, 0, n - #ids - 1)
+        redis.call('LTRIM', l, #got, -1)
+        for i = 1, #got do ids[#ids + 1] = got[i] end
+        local g = groups[k]
+        if g and redis.call('LLEN', l) == 0 then redis.call('SREM', ext().gkey(c, 'gk'), g) end
+      end
+      if #ids == n or complete then break end
+      lists, groups, complete = ext().ready_lists(c, pm)
     end
   else
     ids = redis.call('ZRANGE', c, 0, n - 1)

@@ -481,18 +481,20 @@ ext_build = function()
     return first_in_order(redis.call('SMEMBERS', gkey(ready, 'gk')), k, desc)
   end
 
-  -- ready_lists returns the keys of every list that may hold ready jobs,
-  -- in listing order (the priority levels, highest first, then each
-  -- group's by group name), and the group of each group list's key
-  -- position (nil for a level).
-  local function ready_lists(ready, pm)
+  -- ready_lists returns the keys of the lists that may hold ready jobs, in
+  -- listing order (the priority levels, highest first, then each group's
+  -- by group name), the group of each group list's key position (nil for
+  -- a level), and whether those are all: with k, only the first k groups'
+  -- (group_names).
+  local function ready_lists(ready, pm, k)
     local keys, groups = {}, {}
     for _, p in ipairs(levels(pm)) do keys[#keys + 1] = ready_at(ready, p) end
-    for _, g in ipairs(group_names(ready)) do
+    local names, complete = group_names(ready, k)
+    for _, g in ipairs(names) do
       keys[#keys + 1] = glist(ready, g)
       groups[#keys] = g
     end
-    return keys, groups
+    return keys, groups, complete
   end
 
   -- push_routed is push_ready's work for a queue with priority levels
