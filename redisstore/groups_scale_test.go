@@ -212,3 +212,52 @@ func ids(recs []*store.JobRecord) []string {
 	}
 	return out
 }
+
+// TestDrainedGroupsLeaveNoNames: once a grouped queue is drained, Redis
+// holds no trace of its groups: the same keys as a drained queue without
+// groups. A group whose last jobs a claim took used to stay in the set of
+// group names for good (194 of 200 groups after one drain), so that with
+// tenants coming and going the set, its memory and the cost of listing
+// grew with every group ever seen.
+func TestDrainedGroupsLeaveNoNames(t *testing.T) {
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true, Prefix: "dr"})
+	ctx := t.Context()
+	left := map[string][]string{}
+	for _, q := range []string{"plain", "grouped"} {
+		var jobs []*store.NewJob
+		for i := range 1000 {
+			j := job(q, fmt.Sprintf("j%05d", i))
+			if q == "grouped" {
+				j.Group = "g" + strconv.Itoa(i%200)
+			}
+			jobs = append(jobs, j)
+		}
+		mustEnqueue(t, s, jobs...)
+		for done := 0; done < len(jobs); {
+			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 32, Lease: time.Minute, WorkerID: "w"})
+			if err != nil || len(res.Jobs) == 0 {
+				t.Fatalf("claim after %d of %d: %d jobs, %v", done, len(jobs), len(res.Jobs), err)
+			}
+			var reqs []store.FinishRequest
+			for _, j := range res.Jobs {
+				reqs = append(reqs, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+			}
+			if _, err := s.Finish(ctx, reqs); err != nil {
+				t.Fatal(err)
+			}
+			done += len(res.Jobs)
+		}
+		keys, err := rdb.Keys(ctx, "{dr:"+q+"}*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			left[q] = append(left[q], strings.TrimPrefix(k, "{dr:"+q+"}"))
+		}
+		slices.Sort(left[q])
+	}
+	if !slices.Equal(left["grouped"], left["plain"]) {
+		t.Fatalf("keys left after a drain: with groups %v, without %v; want the same", left["grouped"], left["plain"])
+	}
+}

@@ -307,7 +307,9 @@ ext_build = function()
           if got then
             for i = 1, #got do ids[nids + i] = got[i] end
             nids = nids + #got
-          elseif k > 0 and g ~= '' then
+          end
+          -- Fewer than asked: the group's list is empty now.
+          if k > 0 and g ~= '' and (not got or #got < k) then
             gone[#gone + 1] = g
           end
           if k == 0 then
@@ -362,6 +364,7 @@ ext_build = function()
               took[g] = took[g] + #got
               r = r + #got
               keep = #got == k and (c == 0 or r < c)
+              if #got < k then gone[#gone + 1] = g end -- its list is empty now
             else
               gone[#gone + 1] = g
             end
