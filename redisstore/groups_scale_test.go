@@ -213,22 +213,29 @@ func ids(recs []*store.JobRecord) []string {
 	return out
 }
 
-// TestDrainedGroupsLeaveNoNames: once a grouped queue is drained, Redis
-// holds no trace of its groups: the same keys as a drained queue without
-// groups. A group whose last jobs a claim took used to stay in the set of
-// group names for good (194 of 200 groups after one drain), so that with
-// tenants coming and going the set, its memory and the cost of listing
-// grew with every group ever seen.
+// TestDrainedGroupsLeaveNoNames: once a grouped queue is drained (and,
+// with a rate limit per group, its window passed and the Scheduler came
+// by), Redis holds no trace of its groups: the same keys as a drained
+// queue without groups. A group whose last jobs a claim took used to stay
+// in the set of group names for good (194 of 200 groups after one drain),
+// and a rate-limited group kept its rate log (a key each), so that with
+// tenants coming and going these grew with every group ever seen.
 func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 	rdb := redistest.Start(t, redistest.Private()).Client(t)
 	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true, Prefix: "dr"})
 	ctx := t.Context()
 	left := map[string][]string{}
-	for _, q := range []string{"plain", "grouped"} {
+	const period = 50 * time.Millisecond
+	for _, q := range []string{"plain", "grouped", "rated"} {
+		if q == "rated" {
+			if err := s.SetQueueConfig(ctx, q, store.QueueConfig{GroupRateLimit: 10000, GroupRatePeriod: period}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		var jobs []*store.NewJob
 		for i := range 1000 {
 			j := job(q, fmt.Sprintf("j%05d", i))
-			if q == "grouped" {
+			if q != "plain" {
 				j.Group = "g" + strconv.Itoa(i%200)
 			}
 			jobs = append(jobs, j)
@@ -248,6 +255,20 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 			}
 			done += len(res.Jobs)
 		}
+		// Once the last claim left the rate window, the Scheduler's next
+		// once-a-minute pass forgets the groups' rate logs.
+		drained, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for now := drained; now.Sub(drained) <= period; {
+			if now, err = rdb.Time(ctx).Result(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		keys, err := rdb.Keys(ctx, "{dr:"+q+"}*").Result()
 		if err != nil {
 			t.Fatal(err)
@@ -257,7 +278,9 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 		}
 		slices.Sort(left[q])
 	}
-	if !slices.Equal(left["grouped"], left["plain"]) {
-		t.Fatalf("keys left after a drain: with groups %v, without %v; want the same", left["grouped"], left["plain"])
+	for _, q := range []string{"grouped", "rated"} {
+		if !slices.Equal(left[q], left["plain"]) {
+			t.Errorf("keys left after a drain: %s %v, without groups %v; want the same", q, left[q], left["plain"])
+		}
 	}
 }

@@ -34,7 +34,7 @@ var (
 	scriptFinishLocal = newScript("finish+local", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events",
 		"kinds", "kidx", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
 	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain   = newScript("maintain", false, "prio", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
+	scriptMaintain   = newScript("maintain", false, "prio", "rate", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
 	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
 	scriptList       = newScript("list", true, "prio", "group", "member", "records", "att", "depth")
 	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records", "depth")

@@ -17,7 +17,10 @@
 --                   rotation until then; the first claim after puts it
 --                   back
 --   {p:q}:gw:<group>  list  the group's rate limit log (lib_rate.lua),
---                   and {p:q}:gws hash group -> the sum it counts
+--                   and {p:q}:gws hash group -> the sum it counts; a
+--                   claim of the group trims them, and Maintain forgets
+--                   those of groups gone quiet (groups_rate_sweep, config
+--                   field gwc its cursor)
 --
 -- and the config fields gm (set once the queue saw a grouped job: claims
 -- rotate from then on) and gmax (the cap per group). A member of gq may
@@ -27,6 +30,10 @@
 -- and when its cap is raised, and leaves only when a claim finds it empty
 -- or at its cap. The job's group is in its value:
 -- "<enqueuedMs>,<maxRetries>g<group>,...".
+
+-- RATE_SWEEP is how many groups' rate logs groups_rate_sweep looks at in
+-- one pass (HSCAN's COUNT: a hint).
+local RATE_SWEEP = 500
 
 -- QUANTUM is the most jobs a group gives one claim per turn when the
 -- claim has enough members to share among (memstore's groupQuantum).
@@ -224,6 +231,36 @@ ext_build = function()
     call_chunked('ZREM', gh, over, 1)
     for _, g in ipairs(over) do group_activate(ready, g) end
     return redis.call('ZCARD', gh) > 0
+  end
+
+  -- groups_rate_sweep forgets the rate logs of groups whose last counted
+  -- claim has left the window (period ms; 0 when the queue no longer has
+  -- a rate per group): only a claim of the group trims its log, so a
+  -- group no longer claimed from would keep its log and its sum for good,
+  -- one key per group ever seen. One pass looks at about RATE_SWEEP groups
+  -- from cursor (the config field gwc of hash conf, which it advances):
+  -- an HSCAN, and an LINDEX per group.
+  local function groups_rate_sweep(ready, conf, cursor, now, period)
+    local gws = gkey(ready, 'gws')
+    cursor = cursor or '0'
+    local r = redis.call('HSCAN', gws, cursor, 'COUNT', RATE_SWEEP)
+    local fields, drop, logs = r[2], {}, {}
+    for i = 1, #fields, 2 do
+      local g = fields[i]
+      local log = gkey(ready, 'gw:' .. g)
+      local last = redis.call('LINDEX', log, -1)
+      if not last or rate_entry(last) + period <= now then
+        drop[#drop + 1] = g
+        logs[#logs + 1] = log
+      end
+    end
+    if #drop > 0 then
+      call_chunked('HDEL', gws, drop, 1)
+      for _, log in ipairs(logs) do redis.call('DEL', log) end
+    end
+    if r[1] ~= cursor then
+      if r[1] == '0' then redis.call('HDEL', conf, 'gwc') else redis.call('HSET', conf, 'gwc', r[1]) end
+    end
   end
 
   -- running_of returns the running counts of groups gs (a list) as a table,
@@ -552,6 +589,7 @@ ext_build = function()
     groups_recount = groups_recount,
     group_hold = group_hold,
     groups_unhold = groups_unhold,
+    groups_rate_sweep = groups_rate_sweep,
     running_of = running_of,
     take_grouped = take_grouped,
     groups_ended = groups_ended,

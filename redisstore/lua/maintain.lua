@@ -24,7 +24,7 @@ local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
 local more = 0
-local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki', 'kib', 'sw')
+local cf = redis.call('HMGET', KEYS[16], 'ev', 'evw', 'pm', 'gm', 'gmax', 'ki', 'kib', 'sw', 'grate', 'gperiod', 'gwc')
 events_config(cf[1], cf[2])
 local ev = events_on()
 
@@ -185,6 +185,9 @@ local backlog = 0
 local has = sample_depth(KEYS[15], now, function() return ready_depth(ready, cf[3], cf[4], jobs, att) end)
 if has == nil then
   has = ready_len(ready, cf[3]) > 0 or (cf[4] ~= false and redis.call('LLEN', ext().gkey(ready, 'gq')) > 0)
+elseif cf[4] then
+  -- With the sample, once a minute: the rate logs of groups gone quiet.
+  ext().groups_rate_sweep(ready, KEYS[16], cf[11], now, cf[9] and (tonumber(cf[10]) or 1000) or 0)
 end
 if has then backlog = 1 end
 local next_in = -1
