@@ -37,15 +37,7 @@ func TestGroupedDepthCostFlat(t *testing.T) {
 			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
 		}
 		// The oldest job has waited: the server's clock moved on.
-		enqueued, err := rdb.Time(ctx).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for now := enqueued; now.Sub(enqueued) < 2*time.Millisecond; {
-			if now, err = rdb.Time(ctx).Result(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		passOnServer(t, rdb, 2*time.Millisecond)
 		var st store.QueueStats
 		n := scriptCommands(t, rdb, func() {
 			var err error
@@ -257,15 +249,7 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 		}
 		// Once the last claim left the rate window, the Scheduler's next
 		// once-a-minute pass forgets the groups' rate logs.
-		drained, err := rdb.Time(ctx).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for now := drained; now.Sub(drained) <= period; {
-			if now, err = rdb.Time(ctx).Result(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		passOnServer(t, rdb, period)
 		if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -281,6 +265,20 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 	for _, q := range []string{"grouped", "rated"} {
 		if !slices.Equal(left[q], left["plain"]) {
 			t.Errorf("keys left after a drain: %s %v, without groups %v; want the same", q, left[q], left["plain"])
+		}
+	}
+}
+
+// passOnServer returns once d has passed on the server's clock.
+func passOnServer(t *testing.T, rdb *redis.Client, d time.Duration) {
+	t.Helper()
+	start, err := rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for now := start; now.Sub(start) <= d; {
+		if now, err = rdb.Time(t.Context()).Result(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
