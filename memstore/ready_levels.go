@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"slices"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -34,6 +35,8 @@ type readyLevels struct {
 	// held names the groups with a hold (groupState.heldUntil): out of the
 	// rotation until it ends, when the first take after puts them back.
 	held map[string]struct{}
+	// sweepMs is when forgetQuiet next looks at the groups (Unix ms).
+	sweepMs int64
 }
 
 // takeLimits are what take needs of the queue: its cap per group, its
@@ -83,6 +86,28 @@ func (r *readyLevels) group(g string) *groupState {
 func (r *readyLevels) forgetIdle(g string, gs *groupState) {
 	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active && gs.heldUntil == 0 && len(gs.rate.entries) == 0 {
 		delete(r.groups, g)
+	}
+}
+
+// forgetQuiet, at most once a minute, empties the rate windows that no
+// longer count a claim at nowMs (of periodMs; 0 when the queue has no
+// rate per group) and forgets the groups left with no state: only a
+// claim of a group trims its window, so a group no longer claimed from
+// would be kept for good. O(groups) once a minute.
+func (r *readyLevels) forgetQuiet(nowMs, periodMs int64) {
+	if r.groups == nil || nowMs < r.sweepMs {
+		return
+	}
+	r.sweepMs = nowMs + time.Minute.Milliseconds()
+	for g, gs := range r.groups {
+		if len(gs.rate.entries) > 0 {
+			if periodMs == 0 {
+				gs.rate = rateLog{}
+			} else {
+				gs.rate.room(nowMs, periodMs, 0)
+			}
+		}
+		r.forgetIdle(g, gs)
 	}
 }
 
