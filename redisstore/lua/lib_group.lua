@@ -32,7 +32,10 @@
 -- "<enqueuedMs>,<maxRetries>g<group>,...".
 
 -- RATE_SWEEP is how many groups' rate logs groups_rate_sweep looks at in
--- one pass (HSCAN's COUNT: a hint).
+-- one pass (HSCAN's COUNT: a hint), once a minute: about 4 ms of Redis
+-- when all of them are dropped (measured over 20,000 stale groups), so
+-- up to 720,000 groups a day. Groups that come and go faster than that
+-- keep their logs longer, until the sweep comes round.
 local RATE_SWEEP = 500
 
 -- QUANTUM is the most jobs a group gives one claim per turn when the
