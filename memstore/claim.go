@@ -60,9 +60,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs}
 	if q.ready.grouped() {
 		q.ready.unhold(nowMs)
-		if lim.rate = q.cfg.GroupRateLimit; lim.rate > 0 {
-			lim.periodMs = max(mstime.Ceil(q.cfg.GroupRatePeriod), 1)
-		}
+		lim.rate, lim.periodMs = q.cfg.GroupRateLimit, groupRatePeriodMs(q.cfg)
 	}
 	taken = q.ready.take(lim, n, taken)
 	for _, j := range taken {

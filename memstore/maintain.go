@@ -79,11 +79,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	}
 	res.Collected += n
 
-	var groupPeriodMs int64
-	if q.cfg.GroupRateLimit > 0 {
-		groupPeriodMs = max(mstime.Ceil(q.cfg.GroupRatePeriod), 1)
-	}
-	q.ready.forgetQuiet(nowMs, groupPeriodMs)
+	q.ready.forgetQuiet(nowMs, groupRatePeriodMs(q.cfg))
 	next, ok := q.nextEvent(ageMs)
 	// Once a minute, the queue's depth and latency for its history.
 	res.Backlog = q.sampleDepth(now, nowMs)

@@ -69,6 +69,15 @@ func (q *queue) rateRetryIn(nowMs, freeMs int64) time.Duration {
 	return untilMs(nowMs, freeMs)
 }
 
+// groupRatePeriodMs is cfg's GroupRatePeriod in whole milliseconds,
+// rounded up and at least 1; 0 when the queue has no GroupRateLimit.
+func groupRatePeriodMs(cfg store.QueueConfig) int64 {
+	if cfg.GroupRateLimit <= 0 {
+		return 0
+	}
+	return max(mstime.Ceil(cfg.GroupRatePeriod), 1)
+}
+
 // ratePeriodMs is cfg's RatePeriod in whole milliseconds, rounded up; the
 // default for a config set without the Inspector.
 func ratePeriodMs(cfg store.QueueConfig) int64 {

@@ -12,12 +12,15 @@ local DEPTH_GROUPS = 100
 -- call per group, it counts by elimination, as job_state (lib_state.lua)
 -- tells a ready job: the jobs hash less pending, unack (without its
 -- sentinel), retry, garbage and done, whose keys share the ready list's
--- hash tag (keys.go). Six calls.
-local function ready_count(ready, pm, gm, jobs)
+-- hash tag (keys.go): six calls, one when the caller counted those states
+-- already (others).
+local function ready_count(ready, pm, gm, jobs, others)
   if not gm then return ready_len(ready, pm) end
-  local k = ext().gkey
-  local others = redis.call('ZCOUNT', k(ready, 'u'), '-inf', '(inf')
-  for _, s in ipairs({'p', 'y', 'g', 'd'}) do others = others + redis.call('ZCARD', k(ready, s)) end
+  if not others then
+    local k = ext().gkey
+    others = redis.call('ZCOUNT', k(ready, 'u'), '-inf', '(inf')
+    for _, s in ipairs({'p', 'y', 'g', 'd'}) do others = others + redis.call('ZCARD', k(ready, s)) end
+  end
   return math.max(redis.call('HLEN', jobs) - others, 0)
 end
 
@@ -30,10 +33,9 @@ end
 -- DEPTH_GROUPS in the rotation (those claimed from next): then the oldest
 -- is that of the jobs about to be claimed, and a group further back may
 -- hold an older one. Cost: an LLEN or LINDEX per list read, and an HGET
--- or two per head.
-local function ready_depth(ready, pm, gm, jobs, att)
-  local lists = {}
-  for _, p in ipairs(has_levels(pm) and ext().levels(pm) or {0}) do lists[#lists + 1] = ready_at(ready, p) end
+-- or two per head. others is ready_count's.
+local function ready_depth(ready, pm, gm, jobs, att, others)
+  local lists = ext().level_lists(ready, pm)
   if gm then
     local gk = ext().gkey(ready, 'gk')
     local names
@@ -61,5 +63,5 @@ local function ready_depth(ready, pm, gm, jobs, att)
       if oldest == 0 or since < oldest then oldest = since end
     end
   end
-  return ready_count(ready, pm, gm, jobs), oldest
+  return ready_count(ready, pm, gm, jobs, others), oldest
 end

@@ -66,6 +66,14 @@ ext_build = function()
     return out
   end
 
+  -- level_lists returns the keys of the priority levels' lists, highest
+  -- (the first claimed) first.
+  local function level_lists(ready, pm)
+    local keys = {}
+    for _, p in ipairs(levels(pm)) do keys[#keys + 1] = ready_at(ready, p) end
+    return keys
+  end
+
   -- ready_len returns how many jobs are ready, over every level.
   local function levels_len(ready, pm)
     local n = 0
@@ -530,8 +538,7 @@ ext_build = function()
   -- a level), and whether those are all: with k, only the first k groups'
   -- (group_names).
   local function ready_lists(ready, pm, k)
-    local keys, groups = {}, {}
-    for _, p in ipairs(levels(pm)) do keys[#keys + 1] = ready_at(ready, p) end
+    local keys, groups = level_lists(ready, pm), {}
     local names, complete = group_names(ready, k)
     for _, g in ipairs(names) do
       keys[#keys + 1] = glist(ready, g)
@@ -575,6 +582,7 @@ ext_build = function()
     prio_of = prio_of,
     prio_of_new = prio_of_new,
     levels = levels,
+    level_lists = level_lists,
     levels_len = levels_len,
     levels_pop = levels_pop,
     mark_levels = mark_levels,

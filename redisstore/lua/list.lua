@@ -29,8 +29,7 @@ if ARGV[1] == 'list' then
   -- are among the first off + cnt by name, which are picked without
   -- sorting them all; past them (emptied groups) all are sorted.
   local cf = redis.call('HMGET', KEYS[7], 'pm', 'gm')
-  local levels = {}
-  for _, p in ipairs(has_levels(cf[1]) and ext().levels(cf[1]) or {0}) do levels[#levels + 1] = ready_at(c, p) end
+  local levels = ext().level_lists(c, cf[1])
   local names, complete = {}, true
   if cf[2] then names, complete = ext().group_names(c, off + cnt, rev) end
   local grouped = #names > 0

@@ -20,7 +20,7 @@ local out = {now,
   0}
 -- The ready lists are the priority levels and the groups' lists
 -- (lib_group.lua); the oldest ready job is the head of one of them.
-out[2], out[8] = ready_depth(KEYS[1], cf[1], cf[2], KEYS[8], KEYS[9])
+out[2], out[8] = ready_depth(KEYS[1], cf[1], cf[2], KEYS[8], KEYS[9], out[3] + out[4] + out[5] + out[6] + out[7])
 local rate, period
 local conf = redis.call('HGETALL', KEYS[7])
 for i = 1, #conf, 2 do
