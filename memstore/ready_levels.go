@@ -201,11 +201,12 @@ func (r *readyLevels) unhold(nowMs int64) int64 {
 	return next
 }
 
-// groupQuantum is the most jobs a group gives one claim per turn: a claim
+// groupQuantum is the most jobs a group gives one claim per turn
+// (store.GroupQuantum, which redisstore's Lua reads too): a claim
 // takes turns over ceil(n/groupQuantum) members of the rotation at a time,
 // sharing n among them, so a claim over many groups does not pay a turn
 // per job, and every group with ready jobs still takes its turn in order.
-const groupQuantum = 4
+const groupQuantum = store.GroupQuantum
 
 // take removes and appends to out, and returns, up to n jobs a claim
 // takes next: without groups the first n in claim order; with groups,

@@ -25,10 +25,7 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 	if parts := s.partNames(queue); parts != nil {
 		return sumParts(parts, func(p string) (int, error) { return s.Requeue(ctx, p, from, ids) })
 	}
-	k := s.queueKeys(queue)
-	keys := []string{k.stateKey(string(from)), k.ready, k.att, k.cancelled, k.doneExp, k.results, k.jobs,
-		k.conf, k.events, k.wfTasks, k.wfDone, k.wfDue, k.tokens}
-	n, err := s.batchAdmin(ctx, "requeue", scriptRequeue, keys, from, ids)
+	n, err := s.batchAdmin(ctx, "requeue", fullScript("requeue"), queue, from, ids)
 	if n > 0 && from == store.StateGarbage {
 		s.deliverEnds(ctx, endsOf(queue, ids))
 	}
@@ -46,10 +43,7 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 	if parts := s.partNames(queue); parts != nil {
 		return sumParts(parts, func(p string) (int, error) { return s.Delete(ctx, p, from, ids) })
 	}
-	k := s.queueKeys(queue)
-	keys := []string{k.stateKey(string(from)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.locks, k.extras,
-		k.doneExp, k.conf, k.events, k.waited, k.progress, k.wfTasks, k.wfDone, k.wfDue, k.tokens}
-	n, err := s.batchAdmin(ctx, "delete", scriptDelete, keys, from, ids)
+	n, err := s.batchAdmin(ctx, "delete", fullScript("delete"), queue, from, ids)
 	if n > 0 && from != store.StateGarbage && from != store.StateDone {
 		s.deliverEnds(ctx, endsOf(queue, ids))
 	}
@@ -59,7 +53,8 @@ func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, i
 // batchAdmin runs the requeue or delete script on ids, in slices of
 // adminBatch, or with ids nil on everything in batches until a batch comes
 // back short.
-func (s *Store) batchAdmin(ctx context.Context, op string, sc *script, keys []string, from store.JobState, ids []string) (int, error) {
+func (s *Store) batchAdmin(ctx context.Context, op string, sc *script, queue string, from store.JobState, ids []string) (int, error) {
+	keys := s.scriptKeys(sc, s.queueKeys(queue), "")
 	total := 0
 	if ids == nil {
 		for {
@@ -106,8 +101,7 @@ func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, e
 	if parts := s.partNames(queue); parts != nil {
 		return firstFound(parts, func(p string) (store.JobState, error) { return s.Cancel(ctx, p, id) })
 	}
-	k := s.queueKeys(queue)
-	st, err := s.run(ctx, scriptCancel, k.cancelKeys, id, cancelledText).Text()
+	st, err := s.runQ(ctx, fullScript("cancel"), queue, id, cancelledText).Text()
 	if err != nil {
 		return "", wrap("cancel job "+strconv.Quote(id), err)
 	}

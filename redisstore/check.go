@@ -133,7 +133,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			return err
 		}
 	}
-	for _, sc := range allScripts {
+	for _, sc := range allScripts() {
 		// Loading ahead saves the EVAL fallback on first use. An ACL that
 		// denies SCRIPT LOAD only costs that fallback.
 		if err := sc.eval.Load(ctx, c).Err(); err != nil && !redis.IsPermissionError(err) {

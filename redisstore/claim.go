@@ -68,8 +68,8 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (
 // claimOne claims from one queue or partition.
 func (s *Store) claimOne(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
-	k := s.queueKeys(req.Queue)
-	vals, err := s.run(ctx, scriptClaim, k.claimKeys, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID).Slice()
+	c := shapedCall("claim", req.Queue, variant{}, nil, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID)
+	vals, err := s.runShaped(ctx, c).Slice()
 	if err != nil {
 		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}

@@ -37,7 +37,7 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 	}
 	calls := make([]*evalCall, len(order))
 	for i, q := range order {
-		calls[i] = &evalCall{script: scriptDurAdd, keys: []string{s.queueKeys(q).durations}, args: by[q]}
+		calls[i] = s.queueCall(fullScript("dur_add"), q, by[q]...)
 	}
 	s.runAll(ctx, calls, nil)
 	for _, c := range calls {

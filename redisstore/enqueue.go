@@ -31,8 +31,11 @@ type encJob struct {
 	kind  string
 	value []byte
 	due   string
+	// shape is what the job needs of its queue's scripts: a priority
+	// level (P) or a group (G).
+	shape shape
 	// Unique key and periodic tick; extra is false when neither is set
-	// (nor an explicit RunAt).
+	// (nor an explicit RunAt or a Replace).
 	extra     bool
 	replace   store.Replace
 	lockField string
@@ -52,13 +55,17 @@ func newEncJob(j *store.NewJob) encJob {
 	case j.Delay > 0:
 		e.due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
 	}
-	// An explicit RunAt takes the general path too, so a job that is
-	// already due when it arrives keeps RunAt as the time it fell due.
+	if j.Priority != 0 {
+		e.shape |= shapePrio
+	}
+	if j.Group != "" {
+		e.shape |= shapeGroups
+	}
+	// An explicit RunAt takes the adds/extras.lua path too, so a job that
+	// is already due when it arrives keeps RunAt as the time it fell due.
 	// A job's own retention is in its envelope: the worker sends it back
 	// with the ack, so it needs no extra step here.
-	// A priority or a group goes this way too: enqueue_plain.lua reads
-	// neither.
-	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 || j.Priority != 0 || j.Group != "" {
+	if j.UniqueKey != "" || j.Schedule != "" || !j.RunAt.IsZero() || j.Replace != 0 {
 		e.extra = true
 		e.replace = j.Replace
 		if j.UniqueKey != "" {
@@ -183,7 +190,6 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 	var calls []*evalCall
 	var callItems [][]*encJob
 	for _, q := range order {
-		k := s.queueKeys(q)
 		g := groups[q]
 		for len(g) > 0 {
 			n, size := 0, 0
@@ -191,7 +197,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 				size += len(g[n].value)
 				n++
 			}
-			calls = append(calls, enqueueCall(k, g[:n]))
+			calls = append(calls, enqueueCall(q, g[:n]))
 			callItems = append(callItems, g[:n])
 			g = g[n:]
 		}
@@ -208,11 +214,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 	if len(toRegister) > 0 {
 		pre = func(p redis.Pipeliner) { reg = s.registerCmds(ctx, p, toRegister) }
 	}
-	if s.opts.Replicas > 0 {
-		s.runDurable(ctx, calls, pre)
-	} else {
-		s.runAll(ctx, calls, pre)
-	}
+	s.sendShaped(ctx, calls, pre, true)
 	for i, c := range calls {
 		setEnqueueResults(callItems[i], c.cmd)
 	}
@@ -223,30 +225,33 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 	}
 }
 
-// enqueueCall returns the script call that enqueues items into queue k:
-// enqueue_plain.lua (fewer keys and arguments) when no item has a unique
-// key, tick or explicit RunAt, else enqueue.lua.
-func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
-	n, plain := 0, true
+// enqueueCall returns the call of enqueue.lua that enqueues items into
+// queue: in the variant of the queue's shape and the jobs' (a priority, a
+// group), with the adds slot of plain jobs (three arguments a job) unless
+// one has a unique key, tick, Replace or explicit RunAt (adds/extras.lua).
+func enqueueCall(queue string, items []*encJob) *evalCall {
+	var v variant
+	n := 2
 	for _, it := range items {
-		n += 4
+		v.shape |= it.shape
+		n += 3
 		if it.extra {
-			n += 4
-			plain = false
+			n += 5
+			v.adds = "extras"
 		}
 	}
-	if plain {
-		// The kind all the jobs share, for their events (the script reads
-		// each job's otherwise).
-		kind := items[0].kind
-		for _, it := range items[1:] {
-			if it.kind != kind {
-				kind = ""
-				break
-			}
+	// The kind all the jobs share, for their events (the script reads
+	// each job's otherwise).
+	kind := items[0].kind
+	for _, it := range items[1:] {
+		if it.kind != kind {
+			kind = ""
+			break
 		}
-		args := make([]any, 0, 2+3*len(items))
-		args = append(args, kind, "")
+	}
+	args := make([]any, 0, n)
+	args = append(args, kind, "")
+	if v.adds == "" {
 		now := kind != ""
 		for _, it := range items {
 			args = append(args, it.id, it.value, it.due)
@@ -255,9 +260,8 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 		if now && distinctIDs(items) {
 			args[1] = "n" // the script's path for jobs due now
 		}
-		return &evalCall{script: scriptPlain, keys: k.plainKeys, args: args}
+		return shapedCall("enqueue", queue, v, nil, args...)
 	}
-	args := make([]any, 0, n)
 	for _, it := range items {
 		if it.extra {
 			flag := "1"
@@ -269,7 +273,7 @@ func enqueueCall(k *queueKeys, items []*encJob) *evalCall {
 			args = append(args, it.id, it.value, it.due, "")
 		}
 	}
-	return &evalCall{script: scriptEnqueue, keys: k.enqueueKeys, args: args}
+	return shapedCall("enqueue", queue, v, nil, args...)
 }
 
 // distinctIDs reports whether no two items have the same ID.

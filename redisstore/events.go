@@ -156,7 +156,7 @@ func (s *Store) resolveNow(ctx context.Context, from map[string]string, pos map[
 			continue
 		}
 		names = append(names, q)
-		calls = append(calls, &evalCall{script: scriptEvRead, keys: []string{s.queueKeys(q).events}, args: []any{0, "s", 0}})
+		calls = append(calls, s.queueCall(fullScript("events_read"), q, 0, "s", 0))
 	}
 	s.runAll(ctx, calls, nil)
 	for i, c := range calls {
@@ -187,8 +187,7 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 		case p.whole:
 			mode = "1"
 		}
-		calls[i] = &evalCall{script: scriptEvRead, keys: []string{s.queueKeys(q).events},
-			args: []any{strconv.FormatUint(p.n, 10), mode, max}}
+		calls[i] = s.queueCall(fullScript("events_read"), q, strconv.FormatUint(p.n, 10), mode, max)
 	}
 	s.runAll(ctx, calls, nil)
 	var evs []store.Event
@@ -256,7 +255,7 @@ func (s *Store) armEvents(ctx context.Context, queues []string, d time.Duration)
 	ms := (d + time.Second).Milliseconds()
 	calls := make([]*evalCall, len(queues))
 	for i, q := range queues {
-		calls[i] = &evalCall{script: scriptEvArm, keys: []string{s.queueKeys(q).conf}, args: []any{ms}}
+		calls[i] = s.queueCall(fullScript("events_arm"), q, ms)
 	}
 	s.runAll(ctx, calls, nil)
 	for i, c := range calls {

@@ -51,7 +51,7 @@ func (s *Store) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Du
 			}
 			args = append(args, refs[i].ID, strconv.FormatUint(refs[i].Token, 10), report)
 		}
-		calls = append(calls, &evalCall{script: scriptExtend, keys: s.queueKeys(q).extendKeys, args: args})
+		calls = append(calls, s.queueCall(fullScript("extend"), q, args...))
 		sent = append(sent, idx)
 	}
 	if len(calls) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
@@ -71,27 +70,22 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 			continue
 		}
 		sent = append(sent, append(plain, other...))
-		script := scriptFinish
-		if s.wfLocal() && anyTask(reqs, groups[q]) {
-			script = scriptFinishLocal
-		}
-		calls = append(calls, &evalCall{script: script, keys: s.queueKeys(q).finishKeys, args: args})
+		calls = append(calls, s.finishCall(q, reqs, groups[q], args))
 	}
-	switch {
-	case len(calls) == 0:
-	case s.opts.Replicas > 0:
-		s.runDurable(ctx, calls, nil)
-	default:
-		s.runAll(ctx, calls, nil)
+	if len(calls) > 0 {
+		s.sendShaped(ctx, calls, nil, true)
 	}
 	// A queue whose script failed (its shard unreachable, say) fails its
 	// own requests only.
 	var ends []endRecord
+	var rels []wfRelease
 	for ci, c := range calls {
 		st, err := c.cmd.Slice()
 		idx := sent[ci]
-		if err == nil && (len(st) < len(idx)+1 || (len(st)-len(idx)-1)%2 != 0) {
-			err = fmt.Errorf("unexpected reply of %d values for %d requests", len(st), len(idx))
+		var e []endRecord
+		var r []wfRelease
+		if err == nil {
+			e, r, err = parseFinishTail(reqs[idx[0]].Queue, st, len(idx))
 		}
 		if err != nil {
 			err = wrap("finish in "+strconv.Quote(reqs[idx[0]].Queue), err)
@@ -104,29 +98,73 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 			code, _ := st[j].(int64)
 			out[i] = statusErr(code, &reqs[i])
 		}
-		if rest := st[len(idx)+1:]; len(rest) > 0 {
-			ends = append(ends, parseEnds(reqs[idx[0]].Queue, stringsOf(rest))...)
-		}
+		ends, rels = append(ends, e...), append(rels, r...)
 	}
 	// Workflow tasks ended: apply their ends to their workflows before
 	// returning, so that the dependents they release are claimable now. A
-	// failure here loses nothing (the records wait for a sweeper), so the
-	// requests keep their outcome.
+	// failure here loses nothing (the records wait for a sweeper, the
+	// releases are in their workflows' rel sets), so the requests keep
+	// their outcome.
 	if len(ends) > 0 {
 		_ = s.applyEnds(ctx, ends)
+	}
+	if len(rels) > 0 && s.release(ctx, rels) == nil {
+		_ = s.confirm(ctx, rels)
 	}
 	return out, nil
 }
 
-// anyTask reports whether one of reqs[idx] may end a workflow task's job
-// (its ID has a '~', as store.TaskJobID's have).
-func anyTask(reqs []store.FinishRequest, idx []int) bool {
+// finishCall returns the finish.lua call for the requests idx of queue q:
+// the variant of the queue's shape, with the wf slot of the batch. A batch
+// that may end a workflow task's job (its ID has a '~', as
+// store.TaskJobID's have) records the ends for delivery, or on one server
+// (wfLocal) applies them in the same step, given the keys of every
+// workflow of the batch.
+func (s *Store) finishCall(q string, reqs []store.FinishRequest, idx []int, args []any) *evalCall {
+	var wfs []string
+	seen := map[string]bool{}
 	for _, i := range idx {
-		if strings.IndexByte(reqs[i].ID, '~') >= 0 {
-			return true
+		if wf, _, ok := store.ParseTaskJobID(reqs[i].ID); ok && !seen[wf] {
+			seen[wf] = true
+			wfs = append(wfs, wf)
 		}
 	}
-	return false
+	if len(wfs) == 0 {
+		return shapedCall("finish", q, variant{}, nil, args...)
+	}
+	if !s.wfLocal() {
+		return shapedCall("finish", q, variant{wf: "record"}, nil, args...)
+	}
+	extra := make([]string, 0, 8*len(wfs))
+	for _, wf := range wfs {
+		extra = append(extra, s.wfKeys(wf)...)
+	}
+	return shapedCall("finish", q, variant{wf: "local"}, extra, args...)
+}
+
+// parseFinishTail reads what finish.lua's reply st holds after the n
+// requests' statuses: the workflow task ends it recorded (a count, then
+// job ID and record pairs), then the tasks it left being released
+// (workflow, task, queue and payload each).
+func parseFinishTail(queue string, st []any, n int) ([]endRecord, []wfRelease, error) {
+	if len(st) < n+1 {
+		return nil, nil, fmt.Errorf("unexpected reply of %d values for %d requests", len(st), n)
+	}
+	c, _ := st[n].(int64)
+	rest := st[n+1:]
+	if c < 0 || int(2*c) > len(rest) || (len(rest)-int(2*c))%4 != 0 {
+		return nil, nil, fmt.Errorf("unexpected reply of %d values for %d requests and %d task ends", len(st), n, c)
+	}
+	var ends []endRecord
+	if c > 0 {
+		ends = parseEnds(queue, stringsOf(rest[:2*c]))
+	}
+	var rels []wfRelease
+	v := stringsOf(rest[2*c:])
+	for i := 0; i+3 < len(v); i += 4 {
+		rels = append(rels, wfRelease{wf: v[i], task: v[i+1], queue: v[i+2], payload: v[i+3]})
+	}
+	return ends, rels, nil
 }
 
 // isPlainAck reports whether r is an ack without a retention or result of

@@ -6,80 +6,166 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// script is one script of lua/ in its two forms (see scripts.go):
+// script is one variant of a script of lua/ (lua.go) in its two forms:
 //
 //   - a function library, named after a hash of its source so that
 //     processes of different versions sharing a server each call their
 //     own: loaded once per server with FUNCTION LOAD, called with FCALL.
-//     Its helpers and the script's body are defined at load; a call only
+//     Its modules and the script's body are defined at load; a call only
 //     runs them. This is the default.
 //   - a plain script run with EVALSHA (EVAL when the server does not know
 //     it): Options.NoFunctions, or a server that refused FUNCTION LOAD.
 //
-// Both forms are the same Lua: the helper files' top-level code, then the
-// reset_<file> functions of the files that keep state for one call, then
-// the body. As a function the body is wrapped in a function of its own and
-// KEYS and ARGV are the library's locals, set by each call.
+// Both forms are the same Lua: the constants, the modules, then the body,
+// with K's fields set from KEYS and the modules' reset functions run at
+// the start of every call. As a function the body is wrapped in a
+// function of its own and KEYS and ARGV are the library's locals, set by
+// each call.
 type script struct {
-	name string        // the file, and the variant after '+'
+	name string        // the file, and the variant after '.'
 	eval *redis.Script // the plain script
 	lib  string        // the function library's source
 	fn   string        // the library's name and its one function's
+	keys []int         // its KEYS: indexes in keyTable
+	// idx is the script's number, for the caches of its KEYS per queue
+	// (scriptKeys).
+	idx int
 }
 
-// newScript builds the script of lua/<name>.lua with helpers; a name
-// "<script>+<variant>" is lua/<script>.lua with other helpers.
-func newScript(name string, readOnly bool, helpers ...string) *script {
-	file, _, _ := strings.Cut(name, "+")
-	body := luaFile(file)
-	flags := ""
-	switch {
-	case strings.HasPrefix(body, "#!lua flags="):
-		// The script's first line declares its own flags (allow-oom).
-		line, rest, _ := strings.Cut(body, "\n")
-		flags = strings.TrimPrefix(line, "#!lua flags=")
-		body = rest
-	case readOnly:
-		flags = "no-writes"
+// variant says which files a script's slots take.
+type variant struct {
+	shape shape  // of the queue, or the queue and the jobs: the ready, limits and kidx slots
+	wf    string // the wf slot: "" (none), "record" or "local"
+	adds  string // the adds slot of enqueue: "" (plain) or "extras"
+}
+
+// scripts holds every variant built so far, by file and variant, and
+// their list in the order they were built (loadFunctions loads them all).
+var scripts struct {
+	sync.Mutex
+	byVariant map[scriptID]*script
+	byName    map[string]*script
+	all       []*script
+}
+
+type scriptID struct {
+	file string
+	v    variant
+}
+
+// keyCheck, set by tests before any script is built, makes every script
+// fail a command on a key that is not in its KEYS (keycheck.go).
+var keyCheck bool
+
+// scriptFor returns variant v of script file, building it on first use.
+// It panics when the file's includes or keys are wrong: a bug of this
+// package, which the tests meet first.
+func scriptFor(file string, v variant) *script {
+	id := scriptID{file, v}
+	scripts.Lock()
+	defer scripts.Unlock()
+	if sc := scripts.byVariant[id]; sc != nil {
+		return sc
 	}
-	var libs, resets strings.Builder
-	for _, h := range append([]string{"base"}, helpers...) {
-		src := luaFile("lib_" + h)
-		libs.WriteString(src)
-		if strings.Contains(src, "\nlocal function reset_"+h+"()") {
-			resets.WriteString("reset_" + h + "() ")
+	impl := v.shape.slots()
+	if v.wf != "" {
+		impl["wf"] = v.wf
+	}
+	if v.adds != "" {
+		impl["adds"] = v.adds
+	}
+	b, err := assemble(file, impl)
+	if err != nil {
+		panic("redisstore: " + err.Error())
+	}
+	// The letters of the shape the script looks at: those of its slots.
+	var seen shape
+	var tag strings.Builder
+	for _, f := range b.files {
+		if slot, choice, ok := strings.Cut(f.name, "/"); ok {
+			seen |= shapeOfSlot[slot]
+			if slot == "wf" || slot == "adds" {
+				tag.WriteString("." + choice)
+			}
 		}
 	}
+	name := file + "." + (v.shape & seen).String() + tag.String()
+	if sc := scripts.byName[name]; sc != nil {
+		scripts.byVariant[id] = sc
+		return sc
+	}
+	sc := buildScript(name, b, v.shape&seen, seen)
+	if scripts.byVariant == nil {
+		scripts.byVariant, scripts.byName = map[scriptID]*script{}, map[string]*script{}
+	}
+	sc.idx = len(scripts.all)
+	scripts.byVariant[id], scripts.byName[name] = sc, sc
+	scripts.all = append(scripts.all, sc)
+	return sc
+}
+
+// allScripts returns the scripts built so far.
+func allScripts() []*script {
+	scripts.Lock()
+	defer scripts.Unlock()
+	return slices.Clone(scripts.all)
+}
+
+// buildScript writes the two forms of script name from b; served are the
+// shape letters its variant serves of those it looks at (looked).
+func buildScript(name string, b *luaBuild, served, looked shape) *script {
+	flags := b.flags
+	var head strings.Builder
+	head.WriteString("local SHAPE, SHAPE_SEEN = '" + served.String() + "', '" + looked.String() + "'\n")
+	head.WriteString(constsSrc())
+	if keyCheck {
+		head.WriteString(keyCheckSrc)
+	}
+	head.WriteString(b.readers())
+	head.WriteString(b.modules())
+	resets := "reset_base() reset_fields() " + b.resets()
 
 	shebang := "#!lua\n"
 	if flags != "" {
 		shebang = "#!lua flags=" + flags + "\n"
 	}
-	eval := shebang + libs.String() + resets.String() + "\n" + body
+	var eval strings.Builder
+	eval.WriteString(shebang + "local K, K_N = {}, 0\n")
+	eval.WriteString(head.String())
+	eval.WriteString(b.keyBinds("KEYS") + "\n")
+	if keyCheck {
+		eval.WriteString("kc_begin(KEYS)\n")
+	}
+	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
-	lib.WriteString("local KEYS, ARGV\n")
-	lib.WriteString(libs.String())
-	lib.WriteString("local function main()\n" + body + "\nend\n")
+	lib.WriteString("local KEYS, ARGV\nlocal K, K_N = {}, 0\n")
+	lib.WriteString(head.String())
+	lib.WriteString("local function main()\n" + b.body() + "\nend\n")
 	sum := sha1.Sum([]byte(lib.String() + flags))
-	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.ReplaceAll(name, "+", "_")
+	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.NewReplacer(".", "_", "/", "_").Replace(name)
 	lib.WriteString("redis.register_function{function_name = '" + fn + "', callback = function(keys, args)\n")
-	lib.WriteString("  KEYS, ARGV = keys, args\n  " + resets.String() + "\n  return main()\n")
+	lib.WriteString("  KEYS, ARGV = keys, args\n  " + b.keyBinds("keys") + "\n")
+	if keyCheck {
+		lib.WriteString("  kc_begin(keys)\n")
+	}
+	lib.WriteString("  " + resets + "\n  return main()\n")
 	lib.WriteString("end, flags = {" + luaFlags(flags) + "}}\n")
-	sc := &script{
+	return &script{
 		name: name,
-		eval: redis.NewScript(eval),
+		eval: redis.NewScript(eval.String()),
 		lib:  "#!lua name=" + fn + "\n" + lib.String(),
 		fn:   fn,
+		keys: b.keys,
 	}
-	allScripts = append(allScripts, sc)
-	return sc
 }
 
 // luaFlags turns a shebang's flags ("allow-oom,no-writes") into the
@@ -96,14 +182,6 @@ func luaFlags(flags string) string {
 		b.WriteString("'" + f + "'")
 	}
 	return b.String()
-}
-
-func luaFile(name string) string {
-	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
-	if err != nil {
-		panic("redisstore: missing script " + name)
-	}
-	return string(b)
 }
 
 // scriptRunner is what a script call goes through: a client, a node's
@@ -201,16 +279,17 @@ func refused(err error) bool {
 // loadFunctions loads every script's library on c, in one round trip. A
 // library already there (the same name is the same source) is kept.
 func loadFunctions(ctx context.Context, c redis.Cmdable) error {
-	cmds := make([]*redis.StringCmd, len(allScripts))
+	all := allScripts()
+	cmds := make([]*redis.StringCmd, len(all))
 	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, sc := range allScripts {
+		for i, sc := range all {
 			cmds[i] = p.FunctionLoad(ctx, sc.lib)
 		}
 		return nil
 	})
 	for i, cmd := range cmds {
-		if err := cmd.Err(); err != nil && !redis.HasErrorPrefix(err, "Library '"+allScripts[i].fn+"' already exists") {
-			return fmt.Errorf("FUNCTION LOAD of %s: %w", allScripts[i].name, err)
+		if err := cmd.Err(); err != nil && !redis.HasErrorPrefix(err, "Library '"+all[i].fn+"' already exists") {
+			return fmt.Errorf("FUNCTION LOAD of %s: %w", all[i].name, err)
 		}
 	}
 	return nil

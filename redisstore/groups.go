@@ -24,8 +24,7 @@ func (s *Store) SetGroupLimit(ctx context.Context, queue, group string, limit in
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set the cap of group "+strconv.Quote(group), err)
 	}
-	k := s.queueKeys(queue)
-	ok, err := s.run(ctx, scriptGroupLimit, []string{k.ready}, group, limit, store.MaxGroupLimits).Int()
+	ok, err := s.runQ(ctx, fullScript("group_limit"), queue, group, limit, store.MaxGroupLimits).Int()
 	if err != nil {
 		return wrap("set the cap of group "+strconv.Quote(group), err)
 	}
@@ -48,8 +47,7 @@ func (s *Store) Groups(ctx context.Context, queue string, limit int) ([]store.Gr
 	if parts := s.partNames(queue); parts != nil {
 		return s.partsGroups(ctx, parts, limit)
 	}
-	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptGroups, []string{k.ready, k.conf}, max(limit, 0)).Slice()
+	v, err := s.runQ(ctx, fullScript("groups"), queue, max(limit, 0)).Slice()
 	if err == nil && (len(v) < 1 || (len(v)-1)%4 != 0) {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}

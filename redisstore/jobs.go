@@ -18,8 +18,7 @@ func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord,
 	if parts := s.partNames(queue); parts != nil {
 		return firstFound(parts, func(p string) (*store.JobRecord, error) { return s.GetJob(ctx, p, id) })
 	}
-	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptGetJob, k.getKeys, id).Slice()
+	v, err := s.runQ(ctx, fullScript("getjob"), queue, id).Slice()
 	if err != nil {
 		return nil, wrap("get job "+strconv.Quote(id), err)
 	}
@@ -148,20 +147,12 @@ func (s *Store) listRange(ctx context.Context, req store.ListRequest, offset, n 
 // in the reply (1: the total; 2 with a search: the total and how many were
 // examined); the reply is checked to hold whole records after them.
 func (s *Store) runList(ctx context.Context, queue string, st store.JobState, newest bool, offset, n, head int, search ...any) ([]any, error) {
-	k := s.queueKeys(queue)
-	kind, unack, rev := "zset", "0", "0"
-	if st == store.StateReady {
-		kind = "list"
-	}
-	if st == store.StateUnack {
-		unack = "1"
-	}
+	rev := "0"
 	if newest {
 		rev = "1"
 	}
-	keys := []string{k.stateKey(string(st)), k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf}
-	args := append([]any{kind, offset, n, rev, unack}, search...)
-	v, err := s.run(ctx, scriptList, keys, args...).Slice()
+	args := append([]any{string(st), offset, n, rev}, search...)
+	v, err := s.runQ(ctx, fullScript("list"), queue, args...).Slice()
 	if err == nil && (len(v) < head || (len(v)-head)%7 != 0) {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
@@ -224,9 +215,6 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 // walk is the state's after all: no complete index, or (SearchWalkShorter)
 // one no shorter than the state.
 func (s *Store) searchKind(ctx context.Context, req store.SearchRequest) (page store.SearchPage, ok bool, err error) {
-	k := s.queueKeys(req.Queue)
-	keys := []string{k.tag + "ki:" + req.Kind, k.jobs, k.att, k.errs, k.results, k.cancelled, k.conf,
-		k.ready, k.pending, k.retry, k.garbage, k.done, k.unack}
 	rev, mode := "0", "kind"
 	if req.Newest {
 		rev = "1"
@@ -234,7 +222,7 @@ func (s *Store) searchKind(ctx context.Context, req store.SearchRequest) (page s
 	if req.Walk == store.SearchWalkShorter {
 		mode = "shorter"
 	}
-	v, err := s.run(ctx, scriptKindSearch, keys, string(req.State), max(req.From, 0), req.Examine, rev, mode,
+	v, err := s.runQ(ctx, fullScript("kind_search"), req.Queue, string(req.State), max(req.From, 0), req.Examine, rev, mode,
 		strings.ToLower(req.Text), req.IDPrefix, req.Limit, req.Kind).Slice()
 	if err == nil && (len(v) == 0 || (len(v) > 1 && (len(v)-2)%7 != 0)) {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))

@@ -1,67 +1,134 @@
 package redisstore
 
-// Key layout. Every key of queue q carries the hash tag {<prefix>:q}, so a
-// script only ever touches one slot and a Redis Cluster spreads queues over
-// its shards. Store-wide keys carry {<prefix>}. Prefixes cannot hold braces
+import "strings"
+
+// The key layout, defined once: keyTable lists every key hopper keeps, and
+// from it come the KEYS of every script (a script declares the keys its
+// Lua touches by name, lua.go), the Go code's queueKeys and LAYOUT.md
+// (TestLayoutDoc keeps it current).
+//
+// Every key of queue q carries the hash tag {<prefix>:q}, so a script only
+// ever touches one slot and a Redis Cluster spreads queues over its shards.
+// A workflow's keys carry {<prefix>:wf:<id>}, the workflow index's
+// {<prefix>:~wf}, store-wide keys {<prefix>}. Prefixes cannot hold braces
 // or colons and queue names only letters, digits, '_', '.' and '-', so no
 // two (prefix, queue) pairs share a tag and a tag never ends early.
-//
-//	{p:q}:j   hash    job ID -> "enqueuedMs," + envelope (envelope.go)
-//	{p:q}:r   list    ready job IDs of priority 0, claimed from the left (FIFO)
-//	{p:q}:r:N list    ready job IDs of priority N (-3 to 3 but 0), claimed
-//	                  before lower levels (lua/lib_prio.lua)
-//	{p:q}:p   zset    pending job ID -> due ms
-//	{p:q}:u   zset    unack "ID|token" -> lease deadline ms, and a sentinel
-//	                  (see below)
-//	{p:q}:y   zset    retry job ID -> due ms
-//	{p:q}:g   zset    garbage job ID -> finished ms
-//	{p:q}:d   zset    done job ID -> finished ms
-//	{p:q}:dx  zset    done job ID -> expiry ms
-//	{p:q}:a   hash    job ID -> "attempt,claimedMs,token,readyMs" (jobs that
-//	                  were ever claimed or promoted), and a sentinel
-//	{p:q}:e   hash    job ID -> error history (framed msgpack records)
-//	{p:q}:o   hash    job ID -> result of a done job
-//	{p:q}:k   hash    unique lock field -> "holderID,untilMs"
-//	{p:q}:ex  hash    job ID -> "ownRetentionMs,uniqueLockField" (jobs enqueued
-//	                  with a retention or a unique key of their own)
-//	{p:q}:x   set     IDs of cancelled jobs
-//	{p:q}:c   hash    queue config (paused, maxrun, rate, period, ret, ev),
-//	                  the priority levels ever used (pm),
-//	                  the claims the rate limit counts (rs), the end of a
-//	                  handler's hold (hold)
-//	{p:q}:rl  list    the rate limit's log: "ms:count" per claim call
-//	                  (lua/lib_rate.lua)
-//	{p:q}:n   string  fencing token counter
-//	{p:q}:t   hash    "d<minute>"/"f<minute>" -> acks/failures that minute
-//	{p:q}:pt  hash    periodic schedule name -> last tick ms
-//	{p:q}:ev  stream  the queue's events, one entry per script call
-//	                  (lib_events.lua), IDs "1-0", "1-1", ...
-//	{p:q}:pg  hash    job ID -> progress reported (progress.go)
-//	{p:q}:wj  set     IDs of jobs a WaitJob call waits for
-//	{p:q}:wm  set     IDs of workflow tasks' jobs released into the queue
-//	{p:q}:wd  hash    job ID -> a workflow task's end not yet delivered
-//	{p:q}:wq  zset    job ID -> when a sweeper may deliver its record
-//	{p:q}:ki:<kind>  zset  job ID -> enqueue ms, with QueueConfig.KindIndex
-//	                  (lua/lib_kidx.lua)
-//	{p:q}:kis set     the kinds indexed
-//
-//	{p:wf:<id>}:m, s, r, i, d, p, o, rel   one workflow's record
-//	                  (lua/lib_wfgraph.lua)
-//	{p:~wf}:all, running, succeeded, failed, cancelled, exp, ids, chk
-//	                  the workflow index (workflow_index.go)
-//
-//	{p}:queues     set   queue names (a partitioned queue's partitions)
-//	{p}:parts      hash  partitioned queue -> partition count (partition.go)
-//	{p}:workers    zset  worker ID -> expiry ms
-//	{p}:w:<id>     string "heartbeatMs," + msgpack WorkerInfo, with a TTL
-//	{p}:schedules  hash  "<queue>:<name>" -> msgpack ScheduleInfo
-//	{p}:sdefs      hash  "<queue>:<name>" -> msgpack StoredSchedule
-//	{p}:sver       string the stored schedules' version
-//
-// Wake-ups are not keys: scripts PUBLISH the queue's name on the channels
-// "<prefix>:ready" and "<prefix>:sched" (notify.go), and on "<prefix>:ev"
-// and "<prefix>:done" for event readers and job waiters (events.go,
-// wait_job.go).
+
+// family says which hash tag a key carries.
+type family uint8
+
+const (
+	famQueue    family = iota // {<prefix>:<queue>}:<suffix>
+	famWorkflow               // {<prefix>:wf:<id>}:<suffix>
+	famIndex                  // {<prefix>:~wf}:<suffix>
+	famGlobal                 // {<prefix>}:<suffix>
+	famWorker                 // {<prefix>}:w:<worker ID>
+	numFamilies
+)
+
+// keyDef is one key of the layout.
+type keyDef struct {
+	name   string // how Lua names it: K.<name>
+	fam    family
+	suffix string // after the tag
+	typ    string // Redis type
+	doc    string
+}
+
+// keyTable is the layout. A queue's keys come first, in the order of the
+// KEYS of every queue script.
+var keyTable = []keyDef{
+	{"jobs", famQueue, "j", "hash", "job ID -> \"enqueuedMs,\" + envelope (envelope.go)"},
+	{"ready", famQueue, "r", "list", "ready job IDs of priority 0 (and of every priority while the queue has no levels), claimed from the left"},
+	{"ready_p3", famQueue, "r:3", "list", "ready job IDs of priority 3, claimed before lower levels (lua/ready/prio.lua)"},
+	{"ready_p2", famQueue, "r:2", "list", "ready job IDs of priority 2"},
+	{"ready_p1", famQueue, "r:1", "list", "ready job IDs of priority 1"},
+	{"ready_n1", famQueue, "r:-1", "list", "ready job IDs of priority -1"},
+	{"ready_n2", famQueue, "r:-2", "list", "ready job IDs of priority -2"},
+	{"ready_n3", famQueue, "r:-3", "list", "ready job IDs of priority -3"},
+	{"pending", famQueue, "p", "zset", "pending job ID -> due ms"},
+	{"unack", famQueue, "u", "zset", "unack \"ID|token\" -> lease deadline ms, and a sentinel (sentinelMember)"},
+	{"retry", famQueue, "y", "zset", "retry job ID -> due ms"},
+	{"garbage", famQueue, "g", "zset", "garbage job ID -> finished ms"},
+	{"done", famQueue, "d", "zset", "done job ID -> finished ms"},
+	{"done_exp", famQueue, "dx", "zset", "done job ID -> expiry ms"},
+	{"att", famQueue, "a", "hash", "job ID -> \"attempt,claimedMs,token,readyMs\" (jobs ever claimed or promoted), and a sentinel"},
+	{"errs", famQueue, "e", "hash", "job ID -> error history (framed msgpack records, lua/errors.lua)"},
+	{"results", famQueue, "o", "hash", "job ID -> result of a done job"},
+	{"locks", famQueue, "k", "hash", "unique lock field -> \"holderID,untilMs\" (lua/unique.lua)"},
+	{"extras", famQueue, "ex", "hash", "job ID -> \",uniqueLockField\" of a job with a unique key"},
+	{"cancelled", famQueue, "x", "set", "IDs of cancelled jobs"},
+	{"conf", famQueue, "c", "hash", "the queue's settings, as store.QueueConfig gives them (config.lua): paused, maxrun, rate, period, ret, ev, gmax, grate, gperiod, ki"},
+	{"marks", famQueue, "m", "hash", "what the scripts keep about the queue (lua/conf.lua): sh its shape, pm priority levels used, gs group order counter, hold, lw, sw, evw, rs, kib, gwc"},
+	{"rate_log", famQueue, "rl", "list", "the rate limit's log: \"ms:count\" per claim call (lua/limits/on.lua)"},
+	{"tokens", famQueue, "n", "string", "fencing token counter"},
+	{"tput", famQueue, "t", "hash", "\"d<minute>\"/\"f<minute>\" -> acks/failures that minute, depth samples (lua/throughput.lua)"},
+	{"ticks", famQueue, "pt", "hash", "periodic schedule name -> last tick ms"},
+	{"events", famQueue, "ev", "stream", "the queue's events, one entry per script call (lua/events.lua), IDs \"1-0\", \"1-1\", ..."},
+	{"progress", famQueue, "pg", "hash", "job ID -> progress reported (progress.go)"},
+	{"waited", famQueue, "wj", "set", "IDs of jobs a WaitJob call waits for (lua/waiters.lua)"},
+	{"wf_tasks", famQueue, "wm", "set", "IDs of workflow tasks' jobs released into the queue (lua/wf/)"},
+	{"wf_done", famQueue, "wd", "hash", "job ID -> a workflow task's end not yet delivered"},
+	{"wf_due", famQueue, "wq", "zset", "job ID -> when a sweeper may deliver its record"},
+	{"durations", famQueue, "du", "hash", "\"<hour>|<bucket>|<kind>\" -> handler durations counted (durations.go)"},
+	{"kinds", famQueue, "ki", "zset", "the kind index, with QueueConfig.KindIndex: \"<kind>\\n<enqueuedMs, 13 digits><ID>\", score 0 (lua/kidx/on.lua)"},
+	{"g_rot", famQueue, "gq", "list", "groups due a turn, '' for the ungrouped jobs; each at most once (lua/ready/group.lua)"},
+	{"g_inrot", famQueue, "ga", "set", "the members of g_rot"},
+	{"g_ready", famQueue, "gz", "zset", "grouped ready jobs: \"<group>\\0<order, 13 chars><ID>\", score 0, a group's first in first out"},
+	{"g_known", famQueue, "gk", "set", "groups that may have ready jobs"},
+	{"g_running", famQueue, "gr", "hash", "group -> its jobs in unack, kept while the queue has caps"},
+	{"g_caps", famQueue, "gl", "hash", "group -> its own cap (store.Groups.SetGroupLimit)"},
+	{"g_holds", famQueue, "gh", "zset", "group -> when its hold ends"},
+	{"g_rate", famQueue, "gw", "hash", "group -> its rate limit's log, \"ms:count\" entries joined by ' '"},
+
+	{"wf_meta", famWorkflow, "m", "hash", "the workflow's meta: id, name, st, cx, cr, en, ret, nt, open, bad, ist, c_<state> (lua/wfgraph.lua)"},
+	{"wf_states", famWorkflow, "s", "hash", "task -> its state, last seq and dependents"},
+	{"wf_rem", famWorkflow, "r", "hash", "task -> dependencies not yet satisfied"},
+	{"wf_info", famWorkflow, "i", "hash", "task -> \"queue\\nkind\\nallowFailure\\nanyOutcome\\naddedBy\\norder\""},
+	{"wf_deps", famWorkflow, "d", "hash", "task -> dependencies, \"\\n\"-joined"},
+	{"wf_payloads", famWorkflow, "p", "hash", "task -> \"due|envelope\" of its job until released"},
+	{"wf_results", famWorkflow, "o", "hash", "task -> result"},
+	{"wf_rel", famWorkflow, "rel", "set", "tasks being released (enqueued into their queue, not yet confirmed)"},
+
+	{"wfi_all", famIndex, "all", "zset", "workflow ID -> created ms (workflow_keys.go)"},
+	{"wfi_running", famIndex, "running", "zset", "running workflow ID -> created ms"},
+	{"wfi_succeeded", famIndex, "succeeded", "zset", "succeeded workflow ID -> created ms"},
+	{"wfi_failed", famIndex, "failed", "zset", "failed workflow ID -> created ms"},
+	{"wfi_cancelled", famIndex, "cancelled", "zset", "cancelled workflow ID -> created ms"},
+	{"wfi_exp", famIndex, "exp", "zset", "ended workflow ID -> when its retention ends"},
+	{"wfi_ids", famIndex, "ids", "zset", "workflow ID, score 0: lexical order, for ID prefix search"},
+	{"wfi_chk", famIndex, "chk", "zset", "workflow ID -> when a sweeper looks at it"},
+
+	{"queues", famGlobal, "queues", "set", "queue names (a partitioned queue's partitions)"},
+	{"parts", famGlobal, "parts", "hash", "partitioned queue -> partition count (partition.go)"},
+	{"workers", famGlobal, "workers", "zset", "worker ID -> expiry ms"},
+	{"schedules", famGlobal, "schedules", "hash", "\"<queue>:<name>\" -> msgpack ScheduleInfo"},
+	{"sdefs", famGlobal, "sdefs", "hash", "\"<queue>:<name>\" -> msgpack StoredSchedule"},
+	{"sver", famGlobal, "sver", "string", "the stored schedules' version"},
+	{"worker", famWorker, "w:", "string", "\"heartbeatMs,\" + msgpack WorkerInfo of one worker, with a TTL"},
+}
+
+// keyIndex maps a key's name to its index in keyTable.
+var keyIndex = func() map[string]int {
+	m := make(map[string]int, len(keyTable))
+	for i, d := range keyTable {
+		if _, dup := m[d.name]; dup {
+			panic("redisstore: key " + d.name + " defined twice")
+		}
+		m[d.name] = i
+	}
+	return m
+}()
+
+// numQueueKeys is how many keys a queue has: the first entries of
+// keyTable.
+var numQueueKeys = func() int {
+	n := 0
+	for n < len(keyTable) && keyTable[n].fam == famQueue {
+		n++
+	}
+	return n
+}()
 
 // Sentinels. The unack set and the attempt info hash change with every
 // claim and ack, and hold about as many entries as jobs run at once: small
@@ -79,18 +146,17 @@ const (
 )
 
 // queueKeys holds every key of one queue, built once per queue name, and
-// the KEYS lists of the scripts in the order the scripts expect them.
+// the KEYS of each script for it (scriptKeys).
 type queueKeys struct {
 	name, tag string
+	all       []string // keyTable's queue keys, in order
 
 	jobs, ready, pending, unack, retry, garbage, done, doneExp string
-	att, errs, results, locks, extras, cancelled, conf, tokens string
-	tput, ticks, events, progress, waited, rateLog, durations  string
-	wfTasks, wfDone, wfDue                                     string
+	att, errs, results, locks, extras, cancelled, conf, marks  string
+	tokens, tput, ticks, events, progress, waited, rateLog     string
+	durations, wfTasks, wfDone, wfDue                          string
 
-	enqueueKeys, plainKeys, claimKeys, finishKeys, extendKeys []string
-	maintainKeys, waitKeys                                    []string
-	getKeys, statsKeys, configKeys, cancelKeys                []string
+	byScript scriptKeyCache
 }
 
 func newQueueKeys(prefix, queue string) *queueKeys {
@@ -101,87 +167,19 @@ func newQueueKeys(prefix, queue string) *queueKeys {
 // queue's own name, or a partition's salted name (partition.go).
 func newQueueKeysTag(queue, tag string) *queueKeys {
 	tag = "{" + tag + "}:"
-	k := &queueKeys{
-		name:      queue,
-		tag:       tag,
-		jobs:      tag + "j",
-		ready:     tag + "r",
-		pending:   tag + "p",
-		unack:     tag + "u",
-		retry:     tag + "y",
-		garbage:   tag + "g",
-		done:      tag + "d",
-		doneExp:   tag + "dx",
-		att:       tag + "a",
-		errs:      tag + "e",
-		results:   tag + "o",
-		locks:     tag + "k",
-		extras:    tag + "ex",
-		cancelled: tag + "x",
-		conf:      tag + "c",
-		tokens:    tag + "n",
-		tput:      tag + "t",
-		ticks:     tag + "pt",
-		events:    tag + "ev",
-		progress:  tag + "pg",
-		waited:    tag + "wj",
-		wfTasks:   tag + "wm",
-		wfDone:    tag + "wd",
-		wfDue:     tag + "wq",
-		rateLog:   tag + "rl",
-		durations: tag + "du",
+	k := &queueKeys{name: queue, tag: tag, all: make([]string, numQueueKeys)}
+	for i := range numQueueKeys {
+		k.all[i] = tag + keyTable[i].suffix
 	}
-	wf := []string{k.wfTasks, k.wfDone, k.wfDue, k.tokens}
-	k.enqueueKeys = []string{k.jobs, k.ready, k.pending, k.locks, k.extras, k.ticks, k.att, k.conf, k.events,
-		k.retry, k.unack, k.garbage, k.done}
-	k.plainKeys = []string{k.jobs, k.ready, k.pending, k.conf, k.events}
-	k.claimKeys = []string{k.ready, k.jobs, k.unack, k.att, k.conf, k.tokens, k.errs, k.events, k.rateLog}
-	k.finishKeys = []string{k.unack, k.jobs, k.att, k.errs, k.results, k.locks, k.extras, k.cancelled,
-		k.ready, k.pending, k.retry, k.garbage, k.done, k.doneExp, k.conf, k.tput, k.events, k.waited,
-		k.progress}
-	k.finishKeys = append(k.finishKeys, wf...)
-	k.extendKeys = []string{k.unack, k.cancelled, k.jobs, k.att, k.conf, k.events, k.progress}
-	k.maintainKeys = []string{k.pending, k.retry, k.ready, k.unack, k.jobs, k.att, k.errs, k.garbage,
-		k.done, k.doneExp, k.results, k.locks, k.extras, k.cancelled, k.tput, k.conf, k.events, k.waited,
-		k.progress}
-	k.maintainKeys = append(k.maintainKeys, wf...)
-	k.waitKeys = []string{k.jobs, k.garbage, k.done, k.waited}
-	k.getKeys = []string{k.jobs, k.pending, k.retry, k.garbage, k.done, k.unack, k.att, k.errs, k.results,
-		k.cancelled, k.progress}
-	k.statsKeys = []string{k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.conf, k.jobs, k.att,
-		k.rateLog}
-	k.configKeys = []string{k.conf, k.rateLog}
-	k.cancelKeys = []string{k.jobs, k.pending, k.retry, k.ready, k.unack, k.att, k.garbage, k.done,
-		k.cancelled, k.errs, k.locks, k.extras, k.conf, k.events, k.waited}
-	k.cancelKeys = append(k.cancelKeys, wf...)
+	get := func(name string) string { return k.all[keyIndex[name]] }
+	k.jobs, k.ready, k.pending, k.unack = get("jobs"), get("ready"), get("pending"), get("unack")
+	k.retry, k.garbage, k.done, k.doneExp = get("retry"), get("garbage"), get("done"), get("done_exp")
+	k.att, k.errs, k.results, k.locks = get("att"), get("errs"), get("results"), get("locks")
+	k.extras, k.cancelled, k.conf, k.marks = get("extras"), get("cancelled"), get("conf"), get("marks")
+	k.tokens, k.tput, k.ticks, k.events = get("tokens"), get("tput"), get("ticks"), get("events")
+	k.progress, k.waited, k.rateLog, k.durations = get("progress"), get("waited"), get("rate_log"), get("durations")
+	k.wfTasks, k.wfDone, k.wfDue = get("wf_tasks"), get("wf_done"), get("wf_due")
 	return k
-}
-
-// all returns every fixed key of the queue (for tests and tooling).
-func (k *queueKeys) all() []string {
-	return []string{k.jobs, k.ready, k.pending, k.unack, k.retry, k.garbage, k.done, k.doneExp,
-		k.att, k.errs, k.results, k.locks, k.extras, k.cancelled, k.conf, k.tokens, k.tput,
-		k.ticks, k.events, k.progress, k.waited, k.rateLog}
-}
-
-// stateKey returns the container of jobs in state st: the ready list or a
-// sorted set.
-func (k *queueKeys) stateKey(st string) string {
-	switch st {
-	case "pending":
-		return k.pending
-	case "ready":
-		return k.ready
-	case "unack":
-		return k.unack
-	case "retry":
-		return k.retry
-	case "garbage":
-		return k.garbage
-	case "done":
-		return k.done
-	}
-	return ""
 }
 
 // globalKeys are the store-wide keys.
@@ -200,3 +198,40 @@ func newGlobalKeys(prefix string) globalKeys {
 
 // worker returns the key of one worker's record.
 func (g globalKeys) worker(id string) string { return g.tag + "w:" + id }
+
+// familyTag returns the tag part "{...}:" of family f's keys for instance
+// inst (a queue's tag is in queueKeys; a workflow's ID; unused otherwise).
+func familyTag(prefix string, f family, inst string) string {
+	switch f {
+	case famWorkflow:
+		return "{" + prefix + ":wf:" + inst + "}:"
+	case famIndex:
+		return "{" + prefix + ":~wf}:"
+	}
+	return "{" + prefix + "}:"
+}
+
+// layoutDoc renders keyTable as Markdown (LAYOUT.md).
+func layoutDoc() string {
+	var b strings.Builder
+	b.WriteString("# redisstore key layout\n\n")
+	b.WriteString("Generated from `keyTable` in keys.go by `go test -run TestLayoutDoc -update`; do not edit.\n\n")
+	b.WriteString("Every script declares the keys it touches (`--- @keys` in lua/); the store passes them in KEYS, in this order.\n")
+	titles := [numFamilies]string{
+		famQueue:    "## A queue's keys: `{<prefix>:<queue>}:<suffix>`",
+		famWorkflow: "## A workflow's keys: `{<prefix>:wf:<id>}:<suffix>`",
+		famIndex:    "## The workflow index: `{<prefix>:~wf}:<suffix>`",
+		famGlobal:   "## Store-wide keys: `{<prefix>}:<suffix>`",
+		famWorker:   "## A worker's record: `{<prefix>}:w:<worker ID>`",
+	}
+	for f := range numFamilies {
+		b.WriteString("\n" + titles[f] + "\n\n| name | suffix | type | holds |\n|---|---|---|---|\n")
+		for _, d := range keyTable {
+			if d.fam == f {
+				b.WriteString("| " + d.name + " | `" + d.suffix + "` | " + d.typ + " | " + strings.ReplaceAll(d.doc, "|", "\\|") + " |\n")
+			}
+		}
+	}
+	b.WriteString("\nWake-ups are not keys: scripts PUBLISH the queue's name on the channels `<prefix>:ready` and `<prefix>:sched` (notify.go), and on `<prefix>:ev` and `<prefix>:done` for event readers and job waiters (events.go, wait_job.go).\n")
+	return b.String()
+}

@@ -53,7 +53,7 @@ func TestQueueKeysShareOneTagPerQueue(t *testing.T) {
 	for _, q := range awkwardQueues {
 		k := newQueueKeys("hopper", q)
 		want := "hopper:" + q
-		for _, key := range k.all() {
+		for _, key := range k.all {
 			if got := hashTag(key); got != want {
 				t.Fatalf("queue %q: key %q has hash tag %q, want %q", q, key, got, want)
 			}
@@ -62,23 +62,12 @@ func TestQueueKeysShareOneTagPerQueue(t *testing.T) {
 			t.Fatalf("queues %q and %q share hash tag %q", q, other, want)
 		}
 		tags[want] = q
-		scripts := map[string][]string{
-			"enqueue": k.enqueueKeys, "claim": k.claimKeys, "finish": k.finishKeys, "extend": k.extendKeys,
-			"maintain": k.maintainKeys, "getjob": k.getKeys, "stats": k.statsKeys, "config": k.configKeys,
-			"cancel": k.cancelKeys,
-		}
-		slot := keySlot(k.jobs)
-		for name, keys := range scripts {
-			seen := map[string]bool{}
-			for _, key := range keys {
-				if keySlot(key) != slot {
-					t.Fatalf("queue %q, script %s: key %q is in slot %d, the queue's other keys in %d", q, name, key, keySlot(key), slot)
-				}
-				if seen[key] {
-					t.Fatalf("queue %q, script %s: key %q passed twice", q, name, key)
-				}
-				seen[key] = true
+		seen := map[string]bool{}
+		for _, key := range k.all {
+			if seen[key] {
+				t.Fatalf("queue %q: key %q twice in the layout", q, key)
 			}
+			seen[key] = true
 		}
 	}
 }

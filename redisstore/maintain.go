@@ -57,8 +57,8 @@ func (s *Store) maintainParts(ctx context.Context, parts []string, opts store.Ma
 // maintainOne maintains one queue or partition.
 func (s *Store) maintainOne(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
 	batch := opts.Batch
-	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptMaintain, k.maintainKeys, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount, store.ErrLeaseExpired.Error()).Int64Slice()
+	c := shapedCall("maintain", queue, variant{wf: "record"}, nil, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount)
+	v, err := s.runShaped(ctx, c).Int64Slice()
 	if err == nil && len(v) != 7 {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}

@@ -402,6 +402,6 @@ func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
 		}
 	}
 	if len(claimed) != len(jobs) {
-		t.Fatalf("after the failover: %d of %d jobs claimed", len(claimed), len(jobs))
+		t.Fatalf("after the failover: %d of %d jobs claimed (last error: %v)", len(claimed), len(jobs), lastErr)
 	}
 }

@@ -2,85 +2,180 @@ package redisstore
 
 import (
 	"context"
-	"embed"
+	"errors"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// The scripts live in lua/*.lua. Each is built from lua/lib_base.lua, the
-// other lib_*.lua helper files it needs and its own file, in two forms
-// (script, functions.go): a function library, loaded once per server with
-// FUNCTION LOAD and called with FCALL, so that its helpers are defined
-// once, at load; and a plain script for EVALSHA, which defines them anew
-// on every call (Options.NoFunctions, or a server that refuses FUNCTION
-// LOAD). Helpers are split so that a script holds only the functions it
-// uses. Flags: write scripts are refused up front when the server is out
-// of memory, so none stops half way; read-only scripts say no-writes; a
-// script whose file starts with its own "#!lua flags=..." line gets those
-// instead: claim, finish, extend and maintain say allow-oom, so that at
-// maxmemory workers still drain the queues, which frees memory, while
-// enqueue is refused.
+// The scripts of lua/ (lua.go), by the variants they are called in. The
+// hot ones (enqueue, claim, finish, maintain) take the variant of their
+// queue's shape, as the Store knows it (shapeCache), plus what the call's
+// jobs need; a script that does not serve the queue's actual shape does
+// nothing and says so, and the call goes again with the variant that does
+// (sendShaped). The others take the variant that serves every shape.
 //
-//go:embed lua/*.lua
-var luaFiles embed.FS
+// Flags: write scripts are refused up front when the server is out of
+// memory, so none stops half way; read-only scripts say no-writes; claim,
+// finish, extend and maintain say allow-oom, so that at maxmemory workers
+// still drain the queues, which frees memory, while enqueue is refused.
 
-var (
-	scriptEnqueue = newScript("enqueue", false, "prio", "group", "place", "att", "events", "kinds", "kidx", "state", "replace")
-	scriptPlain   = newScript("enqueue_plain", false, "prio", "group", "place", "events", "kinds", "kidx")
-	scriptClaim   = newScript("claim", false, "prio", "rate", "group", "att", "events", "kinds")
-	scriptFinish  = newScript("finish", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events", "kinds", "kidx", "ends", "wf")
-	// scriptFinishLocal is finish.lua applying workflow task ends in the
-	// same step (lib_wflocal.lua): on one server, for batches with tasks.
-	scriptFinishLocal = newScript("finish+local", false, "prio", "group", "att", "errors", "unique", "throughput", "outcome", "events",
-		"kinds", "kidx", "ends", "wf", "place", "wfrel", "wfgraph", "wflocal")
-	scriptExtend     = newScript("extend", false, "att", "events", "kinds")
-	scriptMaintain   = newScript("maintain", false, "prio", "rate", "group", "att", "depth", "errors", "unique", "throughput", "member", "outcome", "events", "kinds", "kidx", "ends", "wf")
-	scriptGetJob     = newScript("getjob", true, "att", "records", "state")
-	scriptList       = newScript("list", true, "prio", "group", "member", "records", "att", "depth")
-	scriptKindSearch = newScript("kind_search", true, "prio", "group", "kinds", "att", "state", "records", "depth")
-	scriptStats      = newScript("stats", true, "prio", "group", "att", "depth", "rate")
-	scriptConfig     = newScript("config", false, "prio", "group", "kinds", "kidx")
-	scriptCancel     = newScript("cancel", false, "prio", "group", "att", "errors", "unique", "events", "kinds", "ends", "wf")
-	scriptRequeue    = newScript("requeue", false, "prio", "group", "att", "events", "kinds", "wf")
-	scriptDelete     = newScript("delete", false, "prio", "group", "unique", "att", "events", "kinds", "kidx", "ends", "wf")
-	scriptHeartbeat  = newScript("heartbeat", false)
-	scriptEvRead     = newScript("events_read", true)
-	scriptEvArm      = newScript("events_arm", false)
-	scriptWaitJob    = newScript("waitjob", false)
-	scriptGroupLimit = newScript("group_limit", false, "prio", "group")
-	scriptGroups     = newScript("groups", true, "prio", "group")
-	scriptDurAdd     = newScript("dur_add", false)
+// full is the variant of the scripts that serve any queue: every slot's
+// file that serves the most, and a workflow task's ends recorded.
+var full = variant{shape: shapeAll, wf: "record"}
 
-	scriptWfCreate = newScript("wf_create", false, "wfgraph")
-	// scriptWfCreateLocal is wf_create.lua enqueueing the first tasks in
-	// the same step (lib_wflocal.lua): on one server.
-	scriptWfCreateLocal = newScript("wf_create+local", false, "wfgraph", "prio", "group", "place", "events", "kinds", "kidx", "wfrel", "wf", "wflocal")
-	scriptWfApply       = newScript("wf_apply", false, "wfgraph")
-	scriptWfAdd         = newScript("wf_add", false, "wfgraph")
-	scriptWfCancel      = newScript("wf_cancel", false, "wfgraph")
-	scriptWfConfirm     = newScript("wf_confirm", false, "wfgraph")
-	scriptWfDrop        = newScript("wf_drop", false, "wfgraph")
-	scriptWfGet         = newScript("wf_get", true)
-	scriptWfDue         = newScript("wf_due", true)
-	scriptWfSynced      = newScript("wf_synced", false)
-	scriptWfRelease     = newScript("wf_release", false, "prio", "group", "place", "events", "kinds", "kidx", "wfrel")
-	scriptWfTake        = newScript("wf_take", false)
-	scriptWfDone        = newScript("wf_done", false)
-	scriptWfiSet        = newScript("wfi_set", false)
-	scriptWfiDel        = newScript("wfi_del", false)
-)
-
-// allScripts lists every script, in the order newScript made them: the
-// start-up check loads them all, and a server that lost one function gets
-// them all again.
-var allScripts []*script
+// script returns the variant of file that serves any queue (full), or the
+// one variant of a script that has no slot.
+func fullScript(file string) *script { return scriptFor(file, full) }
 
 // evalCall is one script call, possibly sent with others in a pipeline.
+// A shaped call (file set) has its script and keys chosen when it is sent
+// (sendShaped): the variant of file for the shape of its queue, with the
+// slots vary names (its shape letters added to the queue's), its queue's
+// keys and then extra.
 type evalCall struct {
 	script *script
 	keys   []string
 	args   []any
 	cmd    *redis.Cmd
+
+	file  string
+	queue string
+	vary  variant
+	extra []string
+}
+
+// queueCall returns a call of sc on queue.
+func (s *Store) queueCall(sc *script, queue string, args ...any) *evalCall {
+	return &evalCall{script: sc, keys: s.scriptKeys(sc, s.queueKeys(queue), ""), args: args}
+}
+
+// wfCall returns a call of sc on workflow wf.
+func (s *Store) wfCall(sc *script, wf string, args ...any) *evalCall {
+	return &evalCall{script: sc, keys: s.scriptKeys(sc, nil, wf), args: args}
+}
+
+// shapedCall returns a call of script file on queue, in the variant of the
+// queue's shape with vary's slots (see evalCall), extra keys after its
+// own.
+func shapedCall(file, queue string, vary variant, extra []string, args ...any) *evalCall {
+	return &evalCall{file: file, queue: queue, vary: vary, extra: extra, args: args}
+}
+
+// scriptKeys returns sc's KEYS: the keys it declares, of queue k, of
+// workflow wf, of the workflow index and store-wide. A queue script's are
+// built once per queue.
+func (s *Store) scriptKeys(sc *script, k *queueKeys, wf string) []string {
+	if k != nil && wf == "" {
+		if v, ok := k.byScript.m.Load(sc.idx); ok {
+			return v.([]string)
+		}
+	}
+	out := make([]string, len(sc.keys))
+	for i, ki := range sc.keys {
+		d := &keyTable[ki]
+		switch d.fam {
+		case famQueue:
+			out[i] = k.all[ki]
+		case famWorker:
+			// Heartbeat's own key, which the caller puts in (workers.go).
+		default:
+			out[i] = familyTag(s.opts.Prefix, d.fam, wf) + d.suffix
+		}
+	}
+	if k != nil && wf == "" {
+		k.byScript.m.Store(sc.idx, out)
+	}
+	return out
+}
+
+// scriptKeyCache holds a queue's KEYS per script (scriptKeys).
+type scriptKeyCache struct {
+	m sync.Map // script idx -> []string
+}
+
+// shaped resolves c's script and keys for its queue's shape as the Store
+// knows it now.
+func (s *Store) shaped(c *evalCall) {
+	v := c.vary
+	v.shape |= s.shapes.get(c.queue)
+	c.script = scriptFor(c.file, v)
+	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), "")
+	if len(c.extra) > 0 {
+		keys = append(append(make([]string, 0, len(keys)+len(c.extra)), keys...), c.extra...)
+	}
+	c.keys = keys
+}
+
+// refusedShape reports whether reply cmd is a script's refusal of its
+// queue (conf.lua), and the queue's shape it gave.
+func refusedShape(cmd *redis.Cmd) (shape, bool) {
+	v, ok := cmd.Val().([]any)
+	if !ok || len(v) != 2 {
+		return 0, false
+	}
+	if t, _ := v[0].(string); t != "~" {
+		return 0, false
+	}
+	sh, _ := v[1].(string)
+	return parseShape(sh), true
+}
+
+// errShapeMoving is the error of a call whose queue changed shape between
+// three tries of it.
+var errShapeMoving = errors.New("redisstore: the queue's shape changed while the call was sent, three times")
+
+// sendShaped sends calls in one round trip (runDurable for durable calls
+// with Options.Replicas, else runAll), shaped calls in the variant of
+// their queue's shape, and sends again those a script refused, in the
+// variant it says serves the queue: they did nothing.
+func (s *Store) sendShaped(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner), durable bool) {
+	for _, c := range calls {
+		if c.file != "" {
+			s.shaped(c)
+		}
+	}
+	s.send(ctx, calls, pre, durable)
+	for try := 0; ; try++ {
+		var again []*evalCall
+		for _, c := range calls {
+			if c.file == "" {
+				continue
+			}
+			if sh, ok := refusedShape(c.cmd); ok {
+				s.shapes.set(c.queue, sh)
+				s.shaped(c)
+				again = append(again, c)
+			}
+		}
+		if len(again) == 0 {
+			return
+		}
+		if try == 2 {
+			for _, c := range again {
+				c.cmd = failedCmd(ctx, errShapeMoving)
+			}
+			return
+		}
+		s.send(ctx, again, nil, durable)
+	}
+}
+
+// send sends calls in one round trip: durable ones with Options.Replicas
+// waiting for them to reach the replicas (runDurable).
+func (s *Store) send(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner), durable bool) {
+	if durable && s.opts.Replicas > 0 {
+		s.runDurable(ctx, calls, pre)
+	} else {
+		s.runAll(ctx, calls, pre)
+	}
+}
+
+// runShaped runs one shaped call (see shapedCall), with no wait for
+// replicas, and returns its reply.
+func (s *Store) runShaped(ctx context.Context, c *evalCall) *redis.Cmd {
+	s.sendShaped(ctx, []*evalCall{c}, nil, false)
+	return c.cmd
 }
 
 // runAll sends calls in one round trip (one pipeline, after the commands
@@ -122,4 +217,14 @@ func (s *Store) run(ctx context.Context, sc *script, keys []string, args ...any)
 	cmd := s.call(ctx, s.rdb, sc, keys, args...)
 	s.observe(cmd.Err())
 	return cmd
+}
+
+// runQ runs script sc on queue.
+func (s *Store) runQ(ctx context.Context, sc *script, queue string, args ...any) *redis.Cmd {
+	return s.run(ctx, sc, s.scriptKeys(sc, s.queueKeys(queue), ""), args...)
+}
+
+// runWf runs script sc on workflow wf.
+func (s *Store) runWf(ctx context.Context, sc *script, wf string, args ...any) *redis.Cmd {
+	return s.run(ctx, sc, s.scriptKeys(sc, nil, wf), args...)
 }

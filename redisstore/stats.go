@@ -36,8 +36,7 @@ func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats,
 	if parts := s.partNames(queue); parts != nil {
 		return s.partsStats(ctx, queue, parts)
 	}
-	k := s.queueKeys(queue)
-	v, err := s.run(ctx, scriptStats, k.statsKeys).Slice()
+	v, err := s.runQ(ctx, fullScript("stats"), queue).Slice()
 	if err == nil && (len(v) < 8 || len(v)%2 != 0) {
 		err = fmt.Errorf("unexpected reply of %d values", len(v))
 	}
@@ -113,10 +112,13 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	}
 	// Durations are kept in milliseconds, rounded up (the scripts compute
 	// with them).
-	k := s.queueKeys(queue)
-	err := s.run(ctx, scriptConfig, k.configKeys, paused, cfg.MaxRunning, cfg.RateLimit,
+	sh, err := s.runQ(ctx, fullScript("config"), queue, paused, cfg.MaxRunning, cfg.RateLimit,
 		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning,
-		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds).Err()
+		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds).Text()
+	if err == nil {
+		// The queue's shape now: the hot scripts' next variant.
+		s.shapes.set(queue, parseShape(sh))
+	}
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 

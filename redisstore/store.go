@@ -34,6 +34,7 @@ type Store struct {
 	registered sync.Map                   // queue name -> time.Time of its last SADD to the registry
 
 	fmode    funcMode    // scripts called as functions (functions.go)
+	shapes   shapeCache  // what the Store knows of its queues' shapes (shape.go)
 	checked  atomic.Bool // the start-up check passed
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)

@@ -82,7 +82,7 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 // registerWait puts the job in its queue's waited set unless it has
 // ended, which it reports; a job the queue does not hold is an error.
 func (s *Store) registerWait(ctx context.Context, queue, id string) (ended bool, err error) {
-	st, err := s.run(ctx, scriptWaitJob, s.queueKeys(queue).waitKeys, id).Int()
+	st, err := s.runQ(ctx, fullScript("waitjob"), queue, id).Int()
 	switch {
 	case err != nil:
 		return false, wrap("watch job "+strconv.Quote(id), err)

@@ -56,7 +56,7 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 	if err != nil {
 		return fmt.Errorf("redisstore: encode worker %q: %w", w.ID, err)
 	}
-	err = s.run(ctx, scriptHeartbeat, []string{s.g.workers, s.g.worker(w.ID)}, w.ID, b, ms).Err()
+	err = s.run(ctx, fullScript("heartbeat"), []string{s.g.workers, s.g.worker(w.ID)}, w.ID, b, ms).Err()
 	return wrap("heartbeat of worker "+strconv.Quote(w.ID), err)
 }
 

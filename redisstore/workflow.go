@@ -131,18 +131,10 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
 			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dues[i], vals[i])
 	}
-	if s.wfLocal() {
-		// One server: the script enqueues the first tasks itself.
-		res, err := s.run(ctx, scriptWfCreateLocal, s.wfKeys(w.ID), args...).Slice()
-		if err != nil {
-			return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
-		}
-		return len(res) == 1 && res[0] == "dup", nil
-	}
 	if err := s.markCheck(ctx, w.ID); err != nil {
 		return false, err
 	}
-	res, err := s.run(ctx, scriptWfCreate, s.wfKeys(w.ID), args...).Slice()
+	res, err := s.runWf(ctx, fullScript("wf_create"), w.ID, args...).Slice()
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
 	}
@@ -242,7 +234,7 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 	if err := s.markCheck(ctx, wf); err != nil {
 		return err
 	}
-	res, err := s.run(ctx, scriptWfAdd, s.wfKeys(wf), args...).Slice()
+	res, err := s.runWf(ctx, fullScript("wf_add"), wf, args...).Slice()
 	if err != nil {
 		return wrap("add tasks to workflow "+strconv.Quote(wf), err)
 	}

@@ -27,8 +27,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	k := s.wfKeys(id)
-	v, err := s.run(ctx, scriptWfGet, []string{k[0], k[1], k[3], k[4]}).Slice()
+	v, err := s.runWf(ctx, fullScript("wf_get"), id).Slice()
 	if err != nil {
 		return nil, wrap("get workflow "+strconv.Quote(id), err)
 	}
@@ -239,7 +238,7 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	v, err := s.run(ctx, scriptWfCancel, s.wfKeys(id)).StringSlice()
+	v, err := s.runWf(ctx, fullScript("wf_cancel"), id).StringSlice()
 	if err != nil {
 		return wrap("cancel workflow "+strconv.Quote(id), err)
 	}
@@ -256,7 +255,7 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 	}
 	// The index shows the new state (cancelled at once when nothing was
 	// running).
-	res, err := s.run(ctx, scriptWfApply, s.wfKeys(id)).Slice()
+	res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
 	if err != nil {
 		return wrap("cancel workflow "+strconv.Quote(id), err)
 	}

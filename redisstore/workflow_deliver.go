@@ -79,7 +79,6 @@ func parseWfReply(wf string, v []any) (wfReply, error) {
 func (s *Store) deliverEnds(ctx context.Context, ends []queueEnds) error {
 	takes := make([]*evalCall, 0, len(ends))
 	for _, e := range ends {
-		k := s.queueKeys(e.queue)
 		args := []any{"any", wfLeaseMs, 1000}
 		if e.due {
 			args[0] = "due"
@@ -91,7 +90,7 @@ func (s *Store) deliverEnds(ctx context.Context, ends []queueEnds) error {
 				args = append(args, id)
 			}
 		}
-		takes = append(takes, &evalCall{script: scriptWfTake, keys: []string{k.wfDone, k.wfDue}, args: args})
+		takes = append(takes, s.queueCall(fullScript("wf_take"), e.queue, args...))
 	}
 	s.runAll(ctx, takes, nil)
 	var recs []endRecord
@@ -154,7 +153,7 @@ func (s *Store) applyEnds(ctx context.Context, recs []endRecord) error {
 		args := byWf[wf]
 		for len(args) > 0 {
 			n := min(len(args), 4*maxScriptJobs)
-			applies = append(applies, &evalCall{script: scriptWfApply, keys: s.wfKeys(wf), args: args[:n]})
+			applies = append(applies, s.wfCall(fullScript("wf_apply"), wf, args[:n]...))
 			applyWf = append(applyWf, wf)
 			args = args[n:]
 		}
@@ -188,8 +187,7 @@ func (s *Store) applyEnds(ctx context.Context, recs []endRecord) error {
 	}
 	done := make([]*evalCall, 0, len(order))
 	for _, q := range order {
-		k := s.queueKeys(q)
-		done = append(done, &evalCall{script: scriptWfDone, keys: []string{k.wfDone, k.wfDue}, args: byQueue[q]})
+		done = append(done, s.queueCall(fullScript("wf_done"), q, byQueue[q]...))
 	}
 	s.runAll(ctx, done, nil)
 	for i, c := range done {
@@ -264,13 +262,10 @@ func (s *Store) release(ctx context.Context, rels []wfRelease) error {
 	var calls []*evalCall
 	var callQueue []string
 	for _, q := range order {
-		k := s.queueKeys(q)
-		keys := []string{k.jobs, k.ready, k.pending, k.conf, k.events, k.wfTasks, k.garbage, k.done, k.doneExp,
-			k.att, k.errs, k.results, k.cancelled, k.extras, k.progress}
 		args := byQueue[q]
 		for len(args) > 0 {
 			n := min(len(args), 3*maxScriptJobs)
-			calls = append(calls, &evalCall{script: scriptWfRelease, keys: keys, args: args[:n]})
+			calls = append(calls, s.queueCall(fullScript("wf_release"), q, args[:n]...))
 			callQueue = append(callQueue, q)
 			args = args[n:]
 		}
@@ -297,7 +292,7 @@ func (s *Store) confirm(ctx context.Context, rels []wfRelease) error {
 	}
 	calls := make([]*evalCall, len(order))
 	for i, wf := range order {
-		calls[i] = &evalCall{script: scriptWfConfirm, keys: s.wfKeys(wf), args: byWf[wf]}
+		calls[i] = s.wfCall(fullScript("wf_confirm"), wf, byWf[wf]...)
 	}
 	s.runAll(ctx, calls, nil)
 	for i, c := range calls {
@@ -326,7 +321,7 @@ func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
 		if r.state != string(store.WorkflowRunning) {
 			exp = r.ended + r.rt
 		}
-		sets[i] = &evalCall{script: scriptWfiSet, keys: s.wfi.setKeys, args: []any{r.wf, r.state, r.created, exp}}
+		sets[i] = &evalCall{script: fullScript("wfi_set"), keys: s.wfi.setKeys, args: []any{r.wf, r.state, r.created, exp}}
 	}
 	s.runAll(ctx, sets, nil)
 	for _, c := range sets {
@@ -336,7 +331,7 @@ func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
 	}
 	marks := make([]*evalCall, len(replies))
 	for i, r := range replies {
-		marks[i] = &evalCall{script: scriptWfSynced, keys: s.wfKeys(r.wf)[:1], args: []any{r.state}}
+		marks[i] = s.wfCall(fullScript("wf_synced"), r.wf, r.state)
 	}
 	s.runAll(ctx, marks, nil)
 	for _, c := range marks {

@@ -11,8 +11,14 @@ import (
 // released. They share the hash tag {<prefix>:wf:<id>}; queue names hold no ':', so no
 // queue's tag is ever a workflow's.
 func (s *Store) wfKeys(id string) []string {
-	tag := "{" + s.opts.Prefix + ":wf:" + id + "}:"
-	return []string{tag + "m", tag + "s", tag + "r", tag + "i", tag + "d", tag + "p", tag + "o", tag + "rel"}
+	tag := familyTag(s.opts.Prefix, famWorkflow, id)
+	out := make([]string, 0, 8)
+	for _, d := range keyTable {
+		if d.fam == famWorkflow {
+			out = append(out, tag+d.suffix)
+		}
+	}
+	return out
 }
 
 // The workflow index, one slot {<prefix>:~wf} ('~' is in no queue name):

@@ -30,7 +30,7 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 	if err := s.begin(ctx); err != nil {
 		return 0, err
 	}
-	due, err := s.run(ctx, scriptWfDue, []string{s.wfi.chk, s.wfi.exp}, batch).Slice()
+	due, err := s.run(ctx, fullScript("wf_due"), s.scriptKeys(fullScript("wf_due"), nil, ""), batch).Slice()
 	if err == nil && len(due) != 4 {
 		err = fmt.Errorf("wf_due.lua returned %d values", len(due))
 	}
@@ -49,7 +49,7 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 		}
 	}
 	for _, id := range chk {
-		res, err := s.run(ctx, scriptWfApply, s.wfKeys(id)).Slice()
+		res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
 		if err != nil {
 			return 0, wrap("sweep workflow "+strconv.Quote(id), err)
 		}
@@ -106,8 +106,7 @@ func (s *Store) sweepEnds(ctx context.Context, now int64) error {
 // their queues, its record, then its index entries. A workflow re-opened
 // meanwhile stays.
 func (s *Store) dropWorkflow(ctx context.Context, id string) error {
-	k := s.wfKeys(id)
-	v, err := s.run(ctx, scriptWfDrop, k, "check").StringSlice()
+	v, err := s.runWf(ctx, fullScript("wf_drop"), id, "check").StringSlice()
 	if err != nil {
 		return wrap("collect workflow "+strconv.Quote(id), err)
 	}
@@ -130,11 +129,11 @@ func (s *Store) dropWorkflow(ctx context.Context, id string) error {
 		if err != nil {
 			return wrap("collect workflow "+strconv.Quote(id), err)
 		}
-		if err := s.run(ctx, scriptWfDrop, k, "delete").Err(); err != nil {
+		if err := s.runWf(ctx, fullScript("wf_drop"), id, "delete").Err(); err != nil {
 			return wrap("collect workflow "+strconv.Quote(id), err)
 		}
 	}
-	if err := s.run(ctx, scriptWfiDel, s.wfi.setKeys, id).Err(); err != nil {
+	if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, id).Err(); err != nil {
 		return wrap("collect workflow "+strconv.Quote(id), err)
 	}
 	return nil

@@ -27,6 +27,10 @@ const (
 	// MaxGroupLimits is how many groups of one queue may have a cap of
 	// their own (Groups.SetGroupLimit).
 	MaxGroupLimits = 10000
+	// GroupQuantum is the most jobs a group gives one claim per turn of
+	// the rotation over a queue's groups, when the claim has enough groups
+	// to share among (NewJob.Group).
+	GroupQuantum = 4
 )
 
 // MaxRunAt is the latest RunAt a job may have: the last millisecond of the

@@ -1,7 +1,8 @@
--- dur_add.lua: add handler durations of one queue (see durations.go).
+-- dur_add.lua: add handler durations of one queue (see durations.go): the
+-- durations hash holds "<hour>|<bucket>|<kind>" -> count, and "~h" the
+-- last hour trimmed.
+--- @keys durations
 --
--- KEYS: 1 durations hash ("<hour>|<bucket>|<kind>" -> count; "~h" the
---       last hour trimmed)
 -- ARGV: 1 the current Unix hour, 2 hours kept, then pairs of
 --       "<bucket>|<kind>" and a count.
 -- Adds each count to its field of the hour; once an hour, drops the fields
@@ -9,15 +10,15 @@
 -- buckets × hours kept).
 local hour, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
 for i = 3, #ARGV, 2 do
-  redis.call('HINCRBY', KEYS[1], ARGV[1] .. '|' .. ARGV[i], ARGV[i + 1])
+  redis.call('HINCRBY', K.durations, ARGV[1] .. '|' .. ARGV[i], ARGV[i + 1])
 end
-if tonumber(redis.call('HGET', KEYS[1], '~h')) ~= hour then
+if tonumber(redis.call('HGET', K.durations, '~h')) ~= hour then
   local old = {}
-  for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  for _, f in ipairs(redis.call('HKEYS', K.durations)) do
     local h = tonumber(string.match(f, '^(%d+)|'))
     if h and h <= hour - keep then old[#old + 1] = f end
   end
-  if #old > 0 then call_chunked('HDEL', KEYS[1], old, 1) end
-  redis.call('HSET', KEYS[1], '~h', hour)
+  if #old > 0 then call_chunked('HDEL', K.durations, old, 1) end
+  redis.call('HSET', K.durations, '~h', hour)
 end
 return 0

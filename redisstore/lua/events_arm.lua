@@ -1,14 +1,15 @@
 -- events_arm.lua: ask the queue's scripts to publish on "<prefix>:ev"
--- while a reader waits (see events.go and lib_events.lua).
+-- while a reader waits (see events.go and events.lua).
+--- @marks evw
 --
--- KEYS: 1 config hash
 -- ARGV: 1 how long the reader may wait, in ms
--- Sets config field "evw" to now + ARGV[1] unless it is already later
--- (another reader waits longer).
+-- Sets the mark evw to now + ARGV[1] unless it is already later (another
+-- reader waits longer).
 
 local now = now_ms()
 local upto = now + tonumber(ARGV[1])
-if (tonumber(redis.call('HGET', KEYS[1], 'evw')) or 0) < upto then
-  redis.call('HSET', KEYS[1], 'evw', str(upto))
+read_marks()
+if (tonumber(M.evw) or 0) < upto then
+  redis.call('HSET', K.marks, 'evw', str(upto))
 end
 return 1

@@ -1,7 +1,8 @@
 -- events_read.lua: read a queue's event stream after a position
--- (read-only; see events.go and lib_events.lua).
+-- (read-only; see events.go and events.lua).
+--- @flags no-writes
+--- @keys events
 --
--- KEYS: 1 event stream
 -- ARGV: 1 the number n of the position's entry (entry "1-k" is number
 --       k+1, 0 is before the first), 2 "1" when entry n was read to its
 --       end, "0" when only part of it was, "s" to read from the oldest
@@ -13,7 +14,7 @@
 -- newest entry (0 for none); each entry is {id, {field, value, ...}} as
 -- XRANGE returns it.
 
-local k = KEYS[1]
+local k = K.events
 local n, mode, count = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local whole = mode ~= '0'
 

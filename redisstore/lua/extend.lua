@@ -1,9 +1,9 @@
-#!lua flags=allow-oom
 -- extend.lua: push lease deadlines of one queue to now+lease, and store
 -- the progress the running attempts reported (see extend.go).
+--- @flags allow-oom
+--- @include att events kinds
+--- @keys unack cancelled jobs progress
 --
--- KEYS: 1 unack zset, 2 cancelled set, 3 jobs hash, 4 attempt info hash,
---       5 config hash, 6 event stream, 7 progress hash
 -- ARGV: 1 lease ms, then triples id, token, progress ('' for none, else
 --       the msgpack array [percent, data, [[atMs, text], ...]] of the
 --       report)
@@ -15,8 +15,7 @@
 -- HSET of the job's progress (the log lines appended, the last
 -- MAX_LOG_LINES kept) and its event.
 
-local MAX_LOG_LINES = 100
-local unack = KEYS[1]
+local unack = K.unack
 local now, later = now_ms()
 local deadline = later + tonumber(ARGV[1])
 local members, ids, reports = {}, {}, {}
@@ -28,15 +27,15 @@ for i = 2, #ARGV, 3 do
 end
 local held = call_chunked_flat('ZMSCORE', unack, members)
 local cancelled = {}
-if redis.call('SCARD', KEYS[2]) > 0 then
-  cancelled = call_chunked_flat('SMISMEMBER', KEYS[2], ids)
+if redis.call('SCARD', K.cancelled) > 0 then
+  cancelled = call_chunked_flat('SMISMEMBER', K.cancelled, ids)
 end
 
 -- progress stores report rep of job id and emits it.
 local function progress(id, rep)
   local r = cmsgpack.unpack(rep)
   local log = {}
-  local cur = redis.call('HGET', KEYS[7], id)
+  local cur = redis.call('HGET', K.progress, id)
   if cur then log = cmsgpack.unpack(cur)[3] or {} end
   for _, l in ipairs(r[3] or {}) do log[#log + 1] = l end
   if #log > MAX_LOG_LINES then
@@ -44,10 +43,10 @@ local function progress(id, rep)
     for k = #log - MAX_LOG_LINES + 1, #log do keep[#keep + 1] = log[k] end
     log = keep
   end
-  redis.call('HSET', KEYS[7], id, cmsgpack.pack({r[1], r[2], log}))
+  redis.call('HSET', K.progress, id, cmsgpack.pack({r[1], r[2], log}))
   if events_on() then
-    local a = parse_att(redis.call('HGET', KEYS[4], id))
-    emit(4, id, kind_of(redis.call('HGET', KEYS[3], id)), a, rep)
+    local a = parse_att(redis.call('HGET', K.att, id))
+    emit(4, id, kind_of(redis.call('HGET', K.jobs, id)), a, rep)
   end
 end
 
@@ -63,7 +62,9 @@ for i = 1, #members do
     if reports[i] ~= '' then
       if not reported then
         reported = true
-        events_config(unpack(redis.call('HMGET', KEYS[5], 'ev', 'evw')))
+        read_conf()
+        read_marks()
+        events_config()
       end
       progress(ids[i], reports[i])
     end
@@ -80,5 +81,5 @@ if #z > 0 then
     i = j + 1
   end
 end
-if reported then flush_events(KEYS[6], now) end
+if reported then flush_events(now) end
 return out

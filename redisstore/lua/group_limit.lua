@@ -1,21 +1,20 @@
 -- group_limit.lua: set or remove a group's own cap (see groups.go).
+--- @include conf groups/store groups/rotation groups/caps
 --
--- KEYS: 1 ready list (the group structures' keys derive from it,
---       lib_group.lua)
 -- ARGV: 1 group, 2 cap (0 removes it), 3 most groups with caps of their
---       own in the queue
+-- own in the queue
 -- Returns 1, or 0 when the queue already has ARGV[3] caps and this group
 -- had none. A group with ready jobs rejoins the rotation: the new cap may
 -- give it room (a claim drops it again if not).
 
-local ready, g, limit = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local gl = ext().gkey(ready, 'gl')
+read_conf()
+local g, limit = ARGV[1], tonumber(ARGV[2])
 if limit == 0 then
-  redis.call('HDEL', gl, g)
+  redis.call('HDEL', K.g_caps, g)
 else
-  if redis.call('HEXISTS', gl, g) == 0 and redis.call('HLEN', gl) >= tonumber(ARGV[3]) then return 0 end
-  redis.call('HSET', gl, g, limit)
+  if redis.call('HEXISTS', K.g_caps, g) == 0 and redis.call('HLEN', K.g_caps) >= tonumber(ARGV[3]) then return 0 end
+  redis.call('HSET', K.g_caps, g, limit)
 end
-ext().groups_recount(ready, redis.call('HGET', ext().gkey(ready, 'c'), 'gmax'))
-if redis.call('LLEN', ext().glist(ready, g)) > 0 and ext().group_activate(ready, g) then wake_ready() end
+groups_recount()
+if group_len(g) > 0 and group_activate(g) then wake_ready() end
 return 1

@@ -1,12 +1,13 @@
 -- groups.lua: the groups of one queue (read-only; see groups.go).
+--- @flags no-writes
+--- @include conf groups/store groups/caps groups/names
 --
--- KEYS: 1 ready list (lib_group.lua derives the rest), 2 config hash
 -- ARGV: 1 most groups to return (0: all)
 -- Returns {cap per group of the queue, then per group, sorted by name:
 -- name, ready, running, own cap ('' for none)}, for the groups with ready
 -- or running jobs or a cap of their own.
 
-local ready = KEYS[1]
+read_conf()
 local most = tonumber(ARGV[1])
 local seen, names = {}, {}
 local function add(list)
@@ -17,37 +18,36 @@ local function add(list)
     end
   end
 end
-add(redis.call('SMEMBERS', ext().gkey(ready, 'gk')))
-add(redis.call('HKEYS', ext().gkey(ready, 'gr')))
-add(redis.call('HKEYS', ext().gkey(ready, 'gl')))
+add(redis.call('SMEMBERS', K.g_known))
+add(redis.call('HKEYS', K.g_running))
+add(redis.call('HKEYS', K.g_caps))
 -- Without caps the running counts are not kept: count them now.
 local counted
-if not ext().groups_capped(ready, redis.call('HGET', KEYS[2], 'gmax')) then counted = ext().running_now(ready) end
-for g in pairs(counted or {}) do
-  if not seen[g] then
-    seen[g] = true
-    names[#names + 1] = g
-  end
+if not groups_capped() then
+  counted = running_now()
+  local more = {}
+  for g in pairs(counted) do more[#more + 1] = g end
+  add(more)
 end
 -- The first 2 * most by name without sorting them all (groups listed
 -- without jobs, running or cap are rare), all when those fall short.
 local all = names
 local complete
-names, complete = ext().first_in_order(names, most > 0 and 2 * most or nil)
+names, complete = first_in_order(names, most > 0 and 2 * most or nil)
 local n, i = 0, 0
-local out = {redis.call('HGET', KEYS[2], 'gmax') or '0'}
+local out = {C.gmax or '0'}
 while not (most > 0 and n == most) do
   if i == #names then
     if complete then break end
-    names, complete = ext().first_in_order(all, nil)
+    names, complete = first_in_order(all, nil)
     if i == #names then break end
   end
   i = i + 1
   local g = names[i]
-  local r = redis.call('LLEN', ext().glist(ready, g))
+  local r = group_len(g)
   local run
-  if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', ext().gkey(ready, 'gr'), g)) or 0 end
-  local own = redis.call('HGET', ext().gkey(ready, 'gl'), g)
+  if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', K.g_running, g)) or 0 end
+  local own = redis.call('HGET', K.g_caps, g)
   if r > 0 or run > 0 or own then
     n = n + 1
     out[#out + 1] = g

@@ -1,16 +1,15 @@
 -- requeue.lua: move jobs from pending, retry, garbage or done to the back
 -- of ready, keeping their attempts (see admin.go).
+--- @include conf att events kinds ready wfends
+--- @keys jobs pending retry garbage done done_exp results cancelled
 --
--- KEYS: 1 the state's sorted set, 2 ready list, 3 attempt info hash,
---       4 cancelled set, 5 done expiry zset, 6 results hash, 7 jobs hash,
---       8 config hash, 9 event stream, 10-13 workflow task set, records,
---       delivery zset and token counter (lib_wf.lua)
 -- ARGV: 1 "ids" or "all", 2 from state, then for "ids" the IDs, for "all"
---       the batch size.
+-- the batch size.
 -- Returns how many moved. With "all" the caller repeats until fewer than
 -- the batch moved.
 
-local z = KEYS[1]
+local from = ARGV[2]
+local z = ({pending = K.pending, retry = K.retry, garbage = K.garbage, done = K.done})[from]
 local ids
 if ARGV[1] == 'all' then
   ids = redis.call('ZRANGE', z, 0, tonumber(ARGV[3]) - 1)
@@ -22,14 +21,14 @@ else
   end
 end
 if #ids == 0 then return 0 end
+read_conf()
+read_marks()
 local now_n = now_ms()
 local now = str(now_n)
-local cf = redis.call('HMGET', KEYS[8], 'ev', 'evw', 'pm', 'gm')
-events_config(cf[1], cf[2])
+events_config()
 local ev = events_on()
-local kinds
-if ev then kinds = kinds_of(KEYS[7], ids) end
-local atts = call_chunked_flat('HMGET', KEYS[3], ids)
+local kinds = ev and kinds_of(ids)
+local atts = call_chunked_flat('HMGET', K.att, ids)
 local h = {}
 for i = 1, #ids do
   local a, c = parse_att(atts[i])
@@ -37,20 +36,20 @@ for i = 1, #ids do
   h[#h + 1] = make_att(a, c, '', now)
   if ev then emit(11, ids[i], kinds[i], a, '') end
 end
-call_chunked('HSET', KEYS[3], h, 2)
-if ARGV[2] == 'garbage' then call_chunked('SREM', KEYS[4], ids, 1) end
-if ARGV[2] == 'done' then
-  call_chunked('ZREM', KEYS[5], ids, 1)
-  call_chunked('HDEL', KEYS[6], ids, 1)
+call_chunked('HSET', K.att, h, 2)
+if from == 'garbage' then call_chunked('SREM', K.cancelled, ids, 1) end
+if from == 'done' then
+  call_chunked('ZREM', K.done_exp, ids, 1)
+  call_chunked('HDEL', K.results, ids, 1)
 end
-push_ready(KEYS[2], KEYS[7], cf[3], cf[4], ids)
+ready_push(ids, false)
 wake_ready()
-if ARGV[2] == 'garbage' then
-  local wfm = wf_members(KEYS[10], ids)
+if from == 'garbage' then
+  local wfm = wf_members(ids)
   if wfm then
     for id in pairs(wfm) do wf_note(id, 'r', '') end
-    wf_flush(KEYS[11], KEYS[12], KEYS[13], now_n)
+    wf_flush(now_n)
   end
 end
-flush_events(KEYS[9], now_n)
+flush_events(now_n)
 return #ids

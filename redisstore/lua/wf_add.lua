@@ -1,13 +1,13 @@
 -- wf_add.lua: add tasks to a running workflow (see workflow.go AddTasks).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- ARGV: 1 the adding task, 2 the most tasks a workflow may hold, then five
---       per task: name, info, dependencies, blocks, payload.
--- Returns {'gone'}, {'ended'}, {'err', message}, or lib_wfgraph's reply
--- with every task being released (so a retried call finishes what a dead
--- one began).
+-- per task: name, info, dependencies, blocks, payload.
+-- Returns {'gone'}, {'ended'}, {'err', message}, or wfgraph/flow.lua's
+-- reply with every task being released (so a retried call finishes what a
+-- dead one began).
 
-wf_use(KEYS)
+wf_use()
 
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 local meta = redis.call('HMGET', WK.m, 'st', 'cx', 'nt')

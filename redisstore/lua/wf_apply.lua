@@ -1,14 +1,14 @@
 -- wf_apply.lua: apply task ends to their workflow (see workflow_deliver.go).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- ARGV: four per end: task, the record's seq, outcome (s, f, c, d, r),
---       result; none to only list the tasks being released.
--- Returns {'gone'} when the workflow is not stored, else lib_wfgraph's
+-- result; none to only list the tasks being released.
+-- Returns {'gone'} when the workflow is not stored, else wfgraph/flow.lua's
 -- reply with the tasks these ends released; when one end was applied
 -- before (a delivery a dead process left half done), or with no ends,
 -- every task still being released, so that the caller finishes the job.
 
-wf_use(KEYS)
+wf_use()
 
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 local n = #ARGV / 4

@@ -1,12 +1,12 @@
 -- wf_cancel.lua: cancel a workflow (see workflow_admin.go).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- Returns {'gone'}, {'ended'}, or the state, then name and queue of each
 -- enqueued task, whose job the caller cancels. Waiting tasks and tasks
 -- being released are cancelled here (a job released meanwhile is
 -- cancelled by whoever confirms its release).
 
-wf_use(KEYS)
+wf_use()
 
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 if redis.call('HGET', WK.m, 'st') ~= 'running' then return {'ended'} end

@@ -1,13 +1,13 @@
 -- wf_confirm.lua: confirm that tasks being released are in their queues
 -- (see workflow_deliver.go).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- ARGV: task names.
 -- Returns name and queue of each confirmed task that is cancelled (the
 -- workflow was cancelled while it was being released): the caller cancels
 -- its job.
 
-wf_use(KEYS)
+wf_use()
 
 call_chunked('SREM', WK.rel, ARGV, 1)
 call_chunked('HDEL', WK.p, ARGV, 1)

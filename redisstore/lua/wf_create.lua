@@ -1,23 +1,19 @@
 -- wf_create.lua: store a new workflow with every task (see workflow.go).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- ARGV: 1 id, 2 name, 3 retention ms, then six per task: name, info,
---       dependencies, dependents, due and value of its job (wf_release.lua's
---       triples without the ID).
--- Returns {'dup'} when the ID is held, else lib_wfgraph's reply with the
--- tasks released (those without dependencies), their queue and payload
--- left empty: the caller has them. The variant with lib_wflocal.lua (one
--- server) enqueues them itself and returns lib_wfgraph's reply without
--- tasks.
+-- dependencies, dependents, due and value of its job (wf_release.lua's
+-- triples without the ID).
+-- Returns {'dup'} when the ID is held, else wfgraph/flow.lua's reply with
+-- the tasks released (those without dependencies), their queue and
+-- payload left empty: the caller has them.
 
-wf_use(KEYS)
+wf_use()
 
 if redis.call('EXISTS', WK.m) == 1 then return {'dup'} end
 local now, later = now_ms()
 local s, r, i, d, p, roots = {}, {}, {}, {}, {}, {}
 local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
--- With lib_wflocal, the first tasks' jobs, for release_local.
-local acc = wf_inline and new_acc()
 local nt = 0
 for a = 4, #ARGV, 6 do
   local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
@@ -37,11 +33,7 @@ for a = 4, #ARGV, 6 do
     for _ in string.gmatch(deps, '\n') do c = c + 1 end
     r[nr + 1] = t; r[nr + 2] = c; nr = nr + 2
   end
-  if deps ~= '' or not wf_inline then
-    p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
-  else
-    acc_add(acc, string.match(ARGV[a + 1], '^[^\n]*'), ARGV[1] .. '~' .. t, ARGV[a + 4], ARGV[a + 5])
-  end
+  p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
 end
 redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
   'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt - nroots, 'c_e', nroots)
@@ -52,11 +44,6 @@ call_chunked('HSET', WK.i, i, 2)
 if nr > 0 then call_chunked('HSET', WK.r, r, 2) end
 if np > 0 then call_chunked('HSET', WK.p, p, 2) end
 if nd > 0 then call_chunked('HSET', WK.d, d, 2) end
-if wf_inline then
-  release_local(acc, now, later)
-  settle_local(ARGV[1], new_acc())
-  return reply({})
-end
 -- The tasks without dependencies are released at once: the caller has
 -- their jobs, so the reply names them without their payloads.
 if nroots > 0 then call_chunked('SADD', WK.rel, roots, 1) end

@@ -1,12 +1,12 @@
 -- wf_drop.lua: delete an ended workflow past its retention (see
 -- workflow_maintain.go).
+--- @include wfone
 --
--- KEYS: the workflow's (lib_wfgraph.lua).
 -- ARGV: 1 "check" to return the task infos without deleting, or "delete".
 -- Returns {'gone'}, {'running'} (re-opened: keep it), the HGETALL of the
 -- infos for "check", or {'ok'}.
 
-wf_use(KEYS)
+wf_use()
 
 if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
 if redis.call('HGET', WK.m, 'st') == 'running' then return {'running'} end

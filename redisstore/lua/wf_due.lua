@@ -1,7 +1,8 @@
 -- wf_due.lua: what MaintainWorkflows has to do now, read in one call
 -- (workflow_maintain.go): an idle worker runs it every couple of seconds.
+--- @flags no-writes
+--- @keys wfi_exp wfi_chk
 --
--- KEYS: 1 the index's chk zset, 2 its exp zset
 -- ARGV: 1 batch
 -- Returns {now ms, {chk IDs due}, {exp IDs due}, the score of the first
 -- exp entry after those ('' when none)}: at most batch IDs each, due
@@ -10,7 +11,7 @@
 local now = now_ms()
 local nows = ms_str(now)
 local n = tonumber(ARGV[1])
-local chk = redis.call('ZRANGE', KEYS[1], '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
-local exp = redis.call('ZRANGE', KEYS[2], '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
-local after = redis.call('ZRANGE', KEYS[2], #exp, #exp, 'WITHSCORES')
+local chk = redis.call('ZRANGE', K.wfi_chk, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
+local exp = redis.call('ZRANGE', K.wfi_exp, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
+local after = redis.call('ZRANGE', K.wfi_exp, #exp, #exp, 'WITHSCORES')
 return {now, chk, exp, after[2] or ''}

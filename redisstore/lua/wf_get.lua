@@ -1,9 +1,10 @@
 -- wf_get.lua: read a whole workflow (see workflow_admin.go).
+--- @flags no-writes
+--- @keys wf_meta wf_states wf_info wf_deps
 --
--- KEYS: 1 meta hash, 2 states, 3 infos, 4 dependencies (lib_wfgraph.lua's
--- 1, 2, 5 and 6).
--- Returns {} when it is not stored, else the four hashes' HGETALL replies.
+-- Returns {} when it is not stored, else the HGETALL replies of its meta,
+-- states, infos and dependencies.
 
-if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]),
-  redis.call('HGETALL', KEYS[4])}
+if redis.call('EXISTS', K.wf_meta) == 0 then return {} end
+return {redis.call('HGETALL', K.wf_meta), redis.call('HGETALL', K.wf_states), redis.call('HGETALL', K.wf_info),
+  redis.call('HGETALL', K.wf_deps)}

@@ -1,10 +1,10 @@
 -- wf_take.lua: take a queue's task-end records for delivery (see
 -- workflow_deliver.go).
+--- @keys wf_done wf_due
 --
--- KEYS: 1 records hash (wd), 2 delivery zset (wq)
 -- ARGV: 1 mode: "ids" (the IDs that follow), "due" (records no one has
---       delivered within their lease) or "any"; 2 lease ms; 3 limit; then
---       for "ids" the job IDs.
+-- delivered within their lease) or "any"; 2 lease ms; 3 limit; then for
+-- "ids" the job IDs.
 -- Returns job ID and record pairs; each taken record's lease starts again,
 -- so a sweeper leaves it to the taker for that long.
 
@@ -14,12 +14,12 @@ if ARGV[1] == 'ids' then
   ids = {}
   for a = 4, #ARGV do ids[#ids + 1] = ARGV[a] end
 elseif ARGV[1] == 'due' then
-  ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+  ids = redis.call('ZRANGEBYSCORE', K.wf_due, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 else
-  ids = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+  ids = redis.call('ZRANGE', K.wf_due, 0, tonumber(ARGV[3]) - 1)
 end
 if #ids == 0 then return {} end
-local vals = call_chunked_flat('HMGET', KEYS[1], ids)
+local vals = call_chunked_flat('HMGET', K.wf_done, ids)
 local out, z = {}, {}
 local until_ms = now + tonumber(ARGV[2])
 for a = 1, #ids do
@@ -30,5 +30,5 @@ for a = 1, #ids do
     z[#z + 1] = ids[a]
   end
 end
-if #z > 0 then call_chunked('ZADD', KEYS[2], z, 2) end
+if #z > 0 then call_chunked('ZADD', K.wf_due, z, 2) end
 return out

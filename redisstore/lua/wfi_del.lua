@@ -1,6 +1,6 @@
 -- wfi_del.lua: remove workflows from the index (see workflow_maintain.go).
+--- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids wfi_chk
 --
--- KEYS: wfi_set.lua's.
 -- ARGV: IDs.
 
 for a = 1, #ARGV do

@@ -1,0 +1,341 @@
+package redisstore
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// The Lua is in lua/: scripts (one per transition or read, at the top) and
+// modules (helpers, in files of their own or in a slot's folder). Each
+// file says in its header, on lines that start with "--- @":
+//
+//	--- @include events att ready   the modules it needs, each once
+//	--- @keys jobs unack att        the keys its own code touches (keys.go)
+//	--- @conf paused ev             settings fields it reads, in C (C.paused)
+//	--- @marks sh hold              marks fields it reads, in M (M.hold)
+//	--- @flags allow-oom            a script's flags (no-writes, allow-oom)
+//
+// An include names a file (lua/events.lua) or a slot, a folder
+// (lua/ready/): the variant of the script says which file of the folder
+// goes in (ready/plain.lua, ready/prio.lua, ready/group.lua), so one
+// skeleton gives a script per shape of queue or job, and the plain one
+// carries nothing of the others. The queue's settings (hash conf) and
+// its marks (hash marks: what the scripts keep about the queue) are read
+// the same way: read_conf and read_marks, which the loader writes, read
+// the fields that the script's files declare, one HMGET each. The loader
+// puts each module in once, after what it includes, then the script's
+// own code; the script's KEYS
+// are the keys declared by everything it holds, in keyTable's order, which
+// the Lua reads by name: K.jobs, K.unack. A module that keeps state for
+// one call defines "local function reset_<module>()" (the slot's name for
+// a slot's files), which every call runs first. Constants shared with Go
+// come from luaConsts, ahead of everything.
+//
+//go:embed lua
+var luaFS embed.FS
+
+// luaFile is one file of lua/, its directives read.
+type luaFile struct {
+	name     string // path in lua/ without ".lua": "claim", "ready/plain"
+	src      string
+	includes []string
+	keys     []string
+	conf     []string
+	marks    []string
+	flags    string
+}
+
+// luaFiles holds every file of lua/, by name.
+var luaFiles = func() map[string]*luaFile {
+	m := map[string]*luaFile{}
+	err := fs.WalkDir(luaFS, "lua", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
+			return err
+		}
+		b, err := luaFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parseLua(strings.TrimSuffix(strings.TrimPrefix(p, "lua/"), ".lua"), string(b))
+		if err != nil {
+			return err
+		}
+		m[f.name] = f
+		return nil
+	})
+	if err != nil {
+		panic("redisstore: " + err.Error())
+	}
+	return m
+}()
+
+// parseLua reads the directives of file name.
+func parseLua(name, src string) (*luaFile, error) {
+	f := &luaFile{name: name, src: src}
+	for line := range strings.Lines(src) {
+		rest, ok := strings.CutPrefix(line, "--- @")
+		if !ok {
+			continue
+		}
+		verb, args, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		words := strings.Fields(args)
+		switch verb {
+		case "include":
+			f.includes = append(f.includes, words...)
+		case "keys":
+			for _, k := range words {
+				if _, ok := keyIndex[k]; !ok {
+					return nil, fmt.Errorf("lua/%s.lua: @keys %s: no such key in keyTable", name, k)
+				}
+			}
+			f.keys = append(f.keys, words...)
+		case "conf":
+			f.conf = append(f.conf, words...)
+		case "marks":
+			f.marks = append(f.marks, words...)
+		case "flags":
+			f.flags = strings.Join(words, ",")
+		default:
+			return nil, fmt.Errorf("lua/%s.lua: unknown directive @%s", name, verb)
+		}
+	}
+	return f, nil
+}
+
+// isSlot reports whether name is a slot (a folder of lua/ whose files
+// are alternatives; other folders hold plain modules, named with their
+// folder: "groups/take").
+func isSlot(name string) bool {
+	_, ok := slotDefaults[name]
+	return ok
+}
+
+// slotDefaults is the file a slot takes when the variant does not say.
+var slotDefaults = map[string]string{
+	"ready":  "plain",
+	"limits": "none",
+	"kidx":   "none",
+	"wf":     "none",
+	"adds":   "plain",
+}
+
+// luaBuild is a script assembled from its files.
+type luaBuild struct {
+	files []*luaFile // modules in load order, the script last
+	keys  []int      // indexes in keyTable, sorted
+	conf  []string   // settings fields read, in the order first declared
+	marks []string   // marks fields read
+	flags string
+}
+
+// assemble builds script name with the slot choices impl.
+func assemble(name string, impl map[string]string) (*luaBuild, error) {
+	b := &luaBuild{}
+	seen := map[string]bool{}
+	var visit func(n string, from string) error
+	visit = func(n, from string) error {
+		if isSlot(n) {
+			choice := impl[n]
+			if choice == "" {
+				choice = slotDefaults[n]
+			}
+			n = path.Join(n, choice)
+		}
+		if seen[n] {
+			return nil
+		}
+		seen[n] = true
+		f := luaFiles[n]
+		if f == nil {
+			return fmt.Errorf("lua/%s.lua (included by %s) does not exist", n, from)
+		}
+		for _, inc := range f.includes {
+			if err := visit(inc, n); err != nil {
+				return err
+			}
+		}
+		b.files = append(b.files, f)
+		return nil
+	}
+	if err := visit("base", name); err != nil {
+		return nil, err
+	}
+	if err := visit(name, name); err != nil {
+		return nil, err
+	}
+	if b.files[len(b.files)-1].name != name {
+		return nil, fmt.Errorf("lua/%s.lua is a module, not a script", name)
+	}
+	idx := map[int]bool{}
+	for _, f := range b.files {
+		for _, k := range f.keys {
+			idx[keyIndex[k]] = true
+		}
+		for _, c := range f.conf {
+			if !slices.Contains(b.conf, c) {
+				b.conf = append(b.conf, c)
+			}
+		}
+		for _, m := range f.marks {
+			if !slices.Contains(b.marks, m) {
+				b.marks = append(b.marks, m)
+			}
+		}
+	}
+	if len(b.conf) > 0 {
+		idx[keyIndex["conf"]] = true
+	}
+	if len(b.marks) > 0 {
+		idx[keyIndex["marks"]] = true
+	}
+	for i := range idx {
+		b.keys = append(b.keys, i)
+	}
+	slices.Sort(b.keys)
+	b.flags = b.files[len(b.files)-1].flags
+	return b, nil
+}
+
+// moduleName is the name a file's reset function carries: a slot's name
+// for the files of a slot, else the file's.
+func moduleName(file string) string {
+	if i := strings.IndexByte(file, '/'); i >= 0 {
+		return file[:i]
+	}
+	return file
+}
+
+// resets returns the calls of the reset functions b's modules define.
+func (b *luaBuild) resets() string {
+	var out strings.Builder
+	for _, f := range b.files[:len(b.files)-1] {
+		fn := "reset_" + moduleName(f.name)
+		if strings.Contains(f.src, "\nlocal function "+fn+"()") {
+			out.WriteString(fn + "() ")
+		}
+	}
+	return out.String()
+}
+
+// keyBinds returns the Lua that sets K's fields from KEYS (from the
+// variable keys).
+func (b *luaBuild) keyBinds(keys string) string {
+	var out strings.Builder
+	for i, k := range b.keys {
+		out.WriteString("K." + keyTable[k].name + " = " + keys + "[" + strconv.Itoa(i+1) + "] ")
+	}
+	out.WriteString("K_N = " + strconv.Itoa(len(b.keys)))
+	return out.String()
+}
+
+// readers returns read_conf and read_marks, which read the fields b's
+// files declare into the tables C and M (fresh for every call:
+// reset_fields).
+func (b *luaBuild) readers() string {
+	var out strings.Builder
+	out.WriteString("local C, M = {}, {}\n")
+	out.WriteString("local function reset_fields() C, M = {}, {} end\n")
+	write := func(fn, key, table string, fields []string) {
+		out.WriteString("local function " + fn + "()\n")
+		if len(fields) > 0 {
+			out.WriteString("  local v = redis.call('HMGET', K." + key)
+			for _, f := range fields {
+				out.WriteString(", '" + f + "'")
+			}
+			out.WriteString(")\n  ")
+			for i, f := range fields {
+				if i > 0 {
+					out.WriteString(", ")
+				}
+				out.WriteString(table + "." + f)
+			}
+			out.WriteString(" = ")
+			for i := range fields {
+				if i > 0 {
+					out.WriteString(", ")
+				}
+				out.WriteString("v[" + strconv.Itoa(i+1) + "]")
+			}
+			out.WriteString("\n")
+		}
+		out.WriteString("end\n")
+	}
+	write("read_conf", "conf", "C", b.conf)
+	write("read_marks", "marks", "M", b.marks)
+	return out.String()
+}
+
+// modules returns the source of b's modules, in order.
+func (b *luaBuild) modules() string {
+	var out strings.Builder
+	for _, f := range b.files[:len(b.files)-1] {
+		out.WriteString("-- [" + f.name + ".lua]\n")
+		out.WriteString(f.src)
+		if !strings.HasSuffix(f.src, "\n") {
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
+}
+
+// body returns the script's own code.
+func (b *luaBuild) body() string { return b.files[len(b.files)-1].src }
+
+// luaConsts are the constants Lua shares with Go, written once in Go: the
+// loader declares them ahead of every script (TestLuaConsts checks that
+// no Lua file defines them again).
+var luaConsts = []struct {
+	name string
+	val  int64
+	str  bool // also as a string: <name>_S
+}{
+	{"MAX_ERRORS", store.MaxErrorHistory, false},
+	{"MAX_LOG_LINES", store.MaxLogLines, false},
+	{"MIN_PRIORITY", store.MinPriority, false},
+	{"MAX_PRIORITY", store.MaxPriority, false},
+	{"QUANTUM", store.GroupQuantum, false},
+	{"EV_DEFAULT_MAXLEN", store.DefaultEventsMaxLen, true},
+	{"KEEP_MINUTES", store.ThroughputMinutes, false},
+	{"KEEP_HOURS", store.ThroughputHours, false},
+	{"WF_LEASE", wfLeaseMs, false},
+	{"DEPTH_GROUPS", depthGroups, false},
+	{"RATE_SWEEP", rateSweep, false},
+}
+
+// depthGroups is how many groups' oldest job QueueStats reads at most
+// (store.QueueStats.Latency), and rateSweep how many groups' rate logs
+// Maintain looks at in one pass, once a minute (lua/groups/rate.lua).
+const (
+	depthGroups = 100
+	rateSweep   = 500
+)
+
+// luaTexts are the strings Lua shares with Go: errors the scripts record
+// themselves.
+var luaTexts = []struct{ name, val string }{
+	{"CANCELLED_TEXT", store.ErrCancelled.Error()},
+	{"LEASE_EXPIRED_TEXT", store.ErrLeaseExpired.Error()},
+}
+
+// constsSrc declares luaConsts and luaTexts in Lua.
+func constsSrc() string {
+	var b strings.Builder
+	for _, c := range luaTexts {
+		b.WriteString("local " + c.name + " = " + strconv.Quote(c.val) + "\n")
+	}
+	for _, c := range luaConsts {
+		v := strconv.FormatInt(c.val, 10)
+		b.WriteString("local " + c.name + " = " + v + "\n")
+		if c.str {
+			b.WriteString("local " + c.name + "_S = '" + v + "'\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,138 @@
+-- base.lua: what every script holds (lua.go puts it first). No key of
+-- its own: everything else declares the keys it touches.
+
+-- All times come from the server's TIME, read by now_str or now_ms, never
+-- from the client. Both keep now as a string for ms_str, made from TIME's
+-- reply with string operations: in this Lua, formatting a number
+-- (snprintf) or reading one (tonumber) costs about two thousand
+-- instructions each. PAD[n] pads a microsecond count of n digits to six.
+local NOW, NOW_S
+local PAD = {'00000', '0000', '000', '00', '0', ''}
+
+-- now_str returns the server's time in Unix milliseconds, rounded down, as
+-- a string (what a script that compares no time needs), and TIME's
+-- microseconds padded to six digits.
+local function now_str()
+  local t = redis.call('TIME')
+  local u = t[2]
+  local p = PAD[#u] .. u
+  NOW_S = t[1] .. string.sub(p, 1, 3)
+  return NOW_S, p
+end
+
+-- now_ms returns the server's time in Unix milliseconds twice: rounded down
+-- (now: what timestamps record and what due times are compared with) and
+-- rounded up (later: what due times and deadlines are counted from, so that
+-- nothing falls due or expires before the time asked for).
+local function now_ms()
+  local s, p = now_str()
+  NOW = tonumber(s)
+  if string.sub(p, 4) == '000' then return NOW, NOW end
+  return NOW, NOW + 1
+end
+
+-- after returns the time ms milliseconds after now: now itself for ms <= 0
+-- (due at once), later + ms otherwise.
+local function after(now, later, ms)
+  if ms <= 0 then return now end
+  return later + ms
+end
+
+-- str formats an integral number without exponent.
+local function str(n)
+  return string.format('%d', n)
+end
+
+-- ms_str is str for a time in ms, free for the now of now_ms.
+local function ms_str(ms)
+  if ms == NOW then return NOW_S end
+  return string.format('%d', ms)
+end
+
+-- SMALL holds the strings of small numbers (type codes, attempts):
+-- redis.call would format a number with snprintf, a few thousand
+-- instructions each.
+local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16'}
+
+-- CHUNK bounds the arguments passed to one redis.call through unpack (Lua's
+-- C stack holds about 8000).
+local CHUNK = 4000
+
+-- call_chunked runs cmd key args... in slices of at most CHUNK arguments;
+-- step keeps pairs together (2 for ZADD score member, HSET field value). It
+-- returns the last reply, and nothing at all for no arguments.
+local function call_chunked(cmd, key, args, step)
+  local n = #args
+  local i = 1
+  local r
+  while i <= n do
+    local j = math.min(n, i + CHUNK - 1)
+    if step > 1 then j = j - ((j - i + 1) % step) end
+    r = redis.call(cmd, key, unpack(args, i, j))
+    i = j + 1
+  end
+  return r
+end
+
+-- call_chunked_flat is call_chunked for commands that return one reply per
+-- argument (HMGET, ZMSCORE, SMISMEMBER): it returns the replies
+-- concatenated, an empty table for no arguments.
+local function call_chunked_flat(cmd, key, args)
+  local n = #args
+  if n == 0 then return {} end
+  if n <= CHUNK then return redis.call(cmd, key, unpack(args)) end
+  local out = {}
+  local i = 1
+  while i <= n do
+    local j = math.min(n, i + CHUNK - 1)
+    local part = redis.call(cmd, key, unpack(args, i, j))
+    for k = 1, #part do out[#out + 1] = part[k] end
+    i = j + 1
+  end
+  return out
+end
+
+-- The queue a script works on, read from its first key's hash tag
+-- "{prefix:queue}" (KEYS come in keys.go's order, a queue's first; prefixes
+-- and queue names hold no ':' or '}').
+local PREFIX, QUEUE
+
+-- reset_base starts a call. A module that keeps state for the length of
+-- one call defines reset_<module> to set it up: every call runs them
+-- first, because a script run as a function (functions.go) keeps its
+-- top-level variables from one call to the next.
+local function reset_base()
+  PREFIX, QUEUE = string.match(KEYS[1] or '', '^{([^:}]*):([^}]*)}')
+  NOW, NOW_S = nil, nil
+end
+
+-- wake_ready tells every idle worker subscribed to "<prefix>:ready" that
+-- jobs may be claimable in this queue (notify.go). Scripts call it when
+-- ready goes from empty to not empty, when a claim leaves jobs behind, and
+-- when a limit frees; a busy queue publishes nothing more.
+local function wake_ready()
+  redis.call('PUBLISH', PREFIX .. ':ready', QUEUE)
+end
+
+-- wake_sched tells every scheduler subscribed to "<prefix>:sched" that
+-- this queue's next due time moved earlier.
+local function wake_sched()
+  redis.call('PUBLISH', PREFIX .. ':sched', QUEUE)
+end
+
+-- earliest returns the lowest score of zset z, or nil when it is empty
+-- (the unack set's sentinel, at +inf, does not count; see keys.go).
+local function earliest(z)
+  local r = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+  if r[1] then
+    local s = tonumber(r[2])
+    if s ~= math.huge then return s end
+  end
+  return nil
+end
+
+-- id_of returns the job ID of an unack member "id|token". IDs may contain
+-- '|', tokens may not, so the last '|' separates them.
+local function id_of(member)
+  return string.match(member, '^(.*)|%d+$')
+end

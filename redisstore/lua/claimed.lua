@@ -1,0 +1,93 @@
+-- claimed.lua: the jobs a claim took, moved to unack with their lease and
+-- token, for claim.lua.
+--- @include att events kinds
+--- @keys jobs unack att errs tokens
+--- @marks lw sw
+
+-- LEFT_WAKE_MS is how often at most a claim that leaves jobs behind wakes
+-- the idle workers of its queue (see claim_wake).
+local LEFT_WAKE_MS = 5
+
+-- claim_read returns the stored values, attempt infos and error
+-- histories of ids (histories only of jobs attempted before: only they
+-- can have one).
+local function claim_read(ids)
+  local vals = call_chunked_flat('HMGET', K.jobs, ids)
+  local atts = call_chunked_flat('HMGET', K.att, ids)
+  local errs, tried = {}, {}
+  for i = 1, #ids do
+    if atts[i] then tried[#tried + 1] = i end
+  end
+  if #tried > 0 then
+    local which = {}
+    for k = 1, #tried do which[k] = ids[tried[k]] end
+    local got = call_chunked_flat('HMGET', K.errs, which)
+    for k = 1, #tried do errs[tried[k]] = got[k] end
+  end
+  return vals, atts, errs
+end
+
+-- claim_sched wakes the scheduler when the lease deadline is earlier than
+-- every other, unless a scheduler already comes back no later than it
+-- (the mark sw, written by maintain.lua) and has not let that time pass by
+-- more than 10 s (a scheduler gone).
+local function claim_sched(deadline, now)
+  local sw = tonumber(M.sw)
+  if not sw or deadline < sw or sw < now - 10000 then
+    local e = earliest(K.unack)
+    if not e or deadline < e then wake_sched() end
+  end
+end
+
+-- claim_take moves ids to unack with one token for the call (each call
+-- takes a new value of the counter, and a job is claimed at most once per
+-- call, so "id|token" is unique to this claim of this job, which is all
+-- fencing needs), a lease until deadline and their attempt counted, and
+-- returns the claim's reply (see claim.lua) and how many it moved.
+local function claim_take(ids, now, deadline, worker)
+  local vals, atts, errs = claim_read(ids)
+  local tok = str(redis.call('INCR', K.tokens))
+  local deadlines, nows = str(deadline), ms_str(now)
+  -- Attempt info of a job never claimed nor promoted before: one string
+  -- for the whole batch.
+  local fresh = '1,' .. nows .. ',' .. tok .. ','
+  local out = {now, deadline, 0, tonumber(tok)}
+  local evids, evkinds, evatts, nev = {}, {}, {}, 0
+  local zargs, hargs, z, h, o = {}, {}, 0, 0, 4
+  for i = 1, #ids do
+    local id, v = ids[i], vals[i]
+    local a, due = 0, ''
+    if v then -- an ID without a job cannot happen; skip it if it does
+      a = 1
+      if atts[i] then
+        local prev, _c, _t, d = parse_att(atts[i])
+        a, due = prev + 1, d
+      end
+      zargs[z + 1], zargs[z + 2], z = deadlines, id .. '|' .. tok, z + 2
+      hargs[h + 1], h = id, h + 2
+      hargs[h] = (a == 1 and due == '') and fresh or make_att(a, nows, tok, due)
+      nev = nev + 1
+      evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
+    end
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v or '', a, errs[i] or '', due
+    o = o + 5
+  end
+  if z > 0 then
+    claim_sched(deadline, now)
+    call_chunked('ZADD', K.unack, zargs, 2)
+    call_chunked('HSET', K.att, hargs, 2)
+  end
+  emit_many(3, evids, nev, evkinds, evatts, worker)
+  return out, z / 2
+end
+
+-- claim_wake makes sure idle workers wake for the jobs a full claim left
+-- behind, at most once per LEFT_WAKE_MS per queue (mark lw): a worker that
+-- claimed a full batch claims again by itself, the message is for the
+-- idle ones, and a busy queue's next claim wakes them soon enough.
+local function claim_wake(now)
+  if now - (tonumber(M.lw) or 0) >= LEFT_WAKE_MS then
+    redis.call('HSET', K.marks, 'lw', ms_str(now))
+    wake_ready()
+  end
+end

@@ -1,0 +1,152 @@
+-- duties.lua: the scheduler's duties on one queue, for maintain.lua:
+-- promote due jobs, reclaim expired leases, collect what outlived its
+-- retention. Each moves at most batch jobs with a constant number of
+-- calls (range, remove, add).
+--- @include att errors events kinds outcome unique waiters throughput ready kidx wfends
+--- @keys jobs pending retry unack garbage done done_exp results extras cancelled progress
+
+-- promote moves due jobs of zset z to the back of ready, oldest due first,
+-- records when each fell due (for QueueStats latency), and returns how
+-- many and whether more are due.
+local function promote(z, now, batch)
+  local got = redis.call('ZRANGEBYSCORE', z, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+  local n = #got / 2
+  if n == 0 then return 0, false end
+  local ids = {}
+  for i = 1, n do ids[i] = got[2 * i - 1] end
+  local atts = call_chunked_flat('HMGET', K.att, ids)
+  local evatts, h = {}, {}
+  for i = 1, n do
+    local a, c = parse_att(atts[i])
+    h[#h + 1] = ids[i]
+    h[#h + 1] = make_att(a, c, '', got[2 * i])
+    evatts[i] = a
+  end
+  if events_on() then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
+  call_chunked('ZREM', z, ids, 1)
+  call_chunked('HSET', K.att, h, 2)
+  if ready_push(ids, false) then wake_ready() end
+  return n, n == batch
+end
+
+-- purge deletes jobs for good (their unique keys were released when they
+-- finished).
+local function purge(ids)
+  kidx_drop(ids)
+  call_chunked('HDEL', K.jobs, ids, 1)
+  call_chunked('HDEL', K.att, ids, 1)
+  call_chunked('HDEL', K.errs, ids, 1)
+  call_chunked('HDEL', K.results, ids, 1)
+  call_chunked('SREM', K.cancelled, ids, 1)
+  call_chunked('HDEL', K.extras, ids, 1)
+  if redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, ids, 1) end
+end
+
+-- reclaim_one ends the expired lease of job id (stored value v, attempt
+-- info att): to garbage when its attempts are used up (or it was
+-- cancelled), else to retry, due now; with the error recorded. It returns
+-- whether it died.
+local function reclaim_one(id, v, att, cancelled, waited, wfm, now, text)
+  local a = parse_att(att)
+  local max_retries = tonumber(string.match(v, '^%d+,(%d+)')) or 0
+  append_error(id, now, a, error_rest(a, text))
+  local o = 2 -- retry, due now
+  if a >= max_retries + 1 then o = 3 end
+  if cancelled then o = on_cancelled(o) end
+  if events_on() then emit(OUTCOME_EVENT[o], id, kind_of(v), a, text) end
+  if o == 2 then return false end
+  if waited and waited[id] then publish_end(id, 'garbage', a, kind_of(v), '', text, o == 6, now) end
+  if wfm and wfm[id] then wf_note(id, o == 6 and 'c' or 'f', '') end
+  return true
+end
+
+-- reclaim ends the leases that expired by now, and returns how many and
+-- whether more expired.
+local function reclaim(now, batch, text)
+  local got = redis.call('ZRANGEBYSCORE', K.unack, '-inf', now, 'LIMIT', 0, batch)
+  if #got == 0 then return 0, false end
+  call_chunked('ZREM', K.unack, got, 1)
+  local ids = {}
+  for i = 1, #got do ids[i] = id_of(got[i]) end
+  local vals = call_chunked_flat('HMGET', K.jobs, ids)
+  local atts = call_chunked_flat('HMGET', K.att, ids)
+  local canc = {}
+  if redis.call('SCARD', K.cancelled) > 0 then canc = call_chunked_flat('SMISMEMBER', K.cancelled, ids) end
+  local waited, wfm = waited_among(ids), wf_members(ids)
+  local dead, dz, rz, left, n = {}, {}, {}, {}, 0
+  for i = 1, #ids do
+    if vals[i] then
+      n = n + 1
+      left[#left + 1] = ids[i]
+      if reclaim_one(ids[i], vals[i], atts[i], canc[i] == 1, waited, wfm, now, text) then
+        dead[#dead + 1] = ids[i]
+        dz[#dz + 1], dz[#dz + 2] = now, ids[i]
+      else
+        rz[#rz + 1], rz[#rz + 2] = now, ids[i]
+      end
+    end
+  end
+  if #dead > 0 then
+    release_unique(dead)
+    call_chunked('ZADD', K.garbage, dz, 2)
+  end
+  if #rz > 0 then call_chunked('ZADD', K.retry, rz, 2) end
+  if ready_ended(left) then wake_ready() end
+  count_throughput('f', now, n)
+  return n, #got == batch
+end
+
+-- collect deletes done jobs past their retention and garbage past its
+-- age (max_age ms, 0 for none) and count (max_count, 0 for none) limits.
+-- It returns how many, whether more are due, and whether garbage is over
+-- its count still.
+local function collect(now, batch, max_age, max_count)
+  local n, more, room = 0, false, batch
+  local function drop(z, old)
+    if #old == 0 then return end
+    if z == K.done_exp then call_chunked('ZREM', K.done, old, 1) end
+    call_chunked('ZREM', z, old, 1)
+    purge(old)
+    n = n + #old
+    if z ~= K.done_exp then room = room - #old end
+  end
+  -- Done jobs and garbage each get a batch.
+  local old = redis.call('ZRANGEBYSCORE', K.done_exp, '-inf', now, 'LIMIT', 0, batch)
+  if #old == batch then more = true end
+  drop(K.done_exp, old)
+  if max_age > 0 then
+    old = redis.call('ZRANGEBYSCORE', K.garbage, '-inf', now - max_age, 'LIMIT', 0, room)
+    if #old == room then more = true end
+    drop(K.garbage, old)
+  end
+  local over = false
+  if max_count > 0 then
+    local excess = redis.call('ZCARD', K.garbage) - max_count
+    if excess > 0 and room > 0 then
+      old = redis.call('ZRANGE', K.garbage, 0, math.min(excess, room) - 1)
+      excess = excess - #old
+      drop(K.garbage, old)
+    end
+    if excess > 0 then more, over = true, true end
+  end
+  return n, more, over
+end
+
+-- next_due returns when the queue has something to do next (nil: never),
+-- now when over is set.
+local function next_due(now, max_age, over)
+  local next_at
+  local function consider(t)
+    if t and (not next_at or t < next_at) then next_at = t end
+  end
+  consider(earliest(K.pending))
+  consider(earliest(K.retry))
+  consider(earliest(K.unack))
+  consider(earliest(K.done_exp))
+  if max_age > 0 then
+    local g = earliest(K.garbage)
+    if g then consider(g + max_age) end
+  end
+  if over then consider(now) end
+  return next_at
+end

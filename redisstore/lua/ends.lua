@@ -1,0 +1,269 @@
+-- ends.lua: how finish.lua ends claimed attempts: the requests read, each
+-- outcome collected, then written with one call per destination.
+--- @include att errors events kinds outcome unique waiters throughput ready limits kidx wf
+--- @keys jobs unack pending retry garbage done done_exp results cancelled progress
+--- @conf ret
+--- @marks hold
+
+-- E collects what the requests do, for ends_write.
+local E
+local function reset_ends()
+  E = {gone = {}, gids = {}, del = {}, done_ids = {}, done_fin = {}, done_exp = {}, dead_ids = {}, dead_z = {},
+    results = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
+end
+
+-- ends_parse reads the requests (see finish.lua) into parallel arrays:
+-- ids, members, kinds, attempts, and from the plain acks on, where (in
+-- ARGV) each request's outcome and its two values are.
+local function ends_parse()
+  local q = {ids = {}, members = {}, at = {}, kinds = {}, attempts = {}, plain = tonumber(ARGV[1])}
+  local n, i = 0, 2
+  for _ = 1, q.plain do
+    n = n + 1
+    q.ids[n], q.members[n], q.kinds[n], q.attempts[n] = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+    i = i + 4
+  end
+  while i <= #ARGV do
+    n = n + 1
+    q.ids[n], q.members[n], q.kinds[n], q.attempts[n] = ARGV[i + 1], ARGV[i + 2], ARGV[i + 5], ARGV[i + 6]
+    q.at[n] = i
+    i = i + 7
+  end
+  q.n = n
+  return q
+end
+
+-- ends_read reads what the requests need: which claims still hold
+-- (ZMSCORE of the unack members, the fencing check), which jobs were
+-- cancelled, their extras, their waiters and workflow tasks; the rare ones
+-- behind one EXISTS or HLEN each.
+local function ends_read(q)
+  q.held = call_chunked_flat('ZMSCORE', K.unack, q.members)
+  -- A cancelled job is not retried, snoozed or released: it dies cancelled.
+  q.any_cancelled = redis.call('SCARD', K.cancelled) > 0
+  q.cancelled = q.any_cancelled and call_chunked_flat('SMISMEMBER', K.cancelled, q.ids) or {}
+  q.exmap = unique_extras(q.ids)
+  -- Waiters and progress reports are rare: one EXISTS of both keys.
+  q.side = redis.call('EXISTS', K.waited, K.progress) > 0
+  q.waited = q.side and waited_among(q.ids) or nil
+  q.wfm = wf_members(q.ids)
+  q.queue_ret = tonumber(C.ret) or 0
+end
+
+-- kind_att returns the kind and attempt of request r for its event: the
+-- request's, else read.
+local function kind_att(q, r)
+  if q.kinds[r] ~= '' then return q.kinds[r], tonumber(q.attempts[r]) or 0 end
+  return kind_of(redis.call('HGET', K.jobs, q.ids[r])), (parse_att(redis.call('HGET', K.att, q.ids[r])))
+end
+
+-- lost returns the status of a request whose claim no longer holds: 1 the
+-- lease was lost, 2 no such job.
+local function lost(id)
+  if redis.call('HEXISTS', K.jobs, id) == 1 then return 1 end
+  return 2
+end
+
+-- ends_ack keeps an acked job in done for ret ms (the request's
+-- retention, 0 for none) or the queue's, with its result, or deletes it.
+local function ends_ack(q, id, ret, result, now, later)
+  E.acks = E.acks + 1
+  if ret == 0 then ret = q.queue_ret end
+  if ret <= 0 then
+    E.del[#E.del + 1] = id
+    return
+  end
+  local exp = later + ret
+  E.done_ids[#E.done_ids + 1] = id
+  E.done_fin[#E.done_fin + 1], E.done_fin[#E.done_fin + 2] = ms_str(now), id
+  E.done_exp[#E.done_exp + 1], E.done_exp[#E.done_exp + 2] = str(exp), id
+  if not E.min_exp or exp < E.min_exp then E.min_exp = exp end
+  if result ~= '' then
+    E.results[#E.results + 1], E.results[#E.results + 2] = id, result
+  end
+end
+
+-- ends_plain ends the plain acks, in a tight loop: the common case.
+-- (Without a retention an ack only deletes: written out, since a Lua call
+-- costs about a thousand instructions here.)
+local function ends_plain(q, out, now, later)
+  local ng, nd, bare = 0, 0, false
+  local ids, waited, wfm = q.ids, q.waited, q.wfm
+  for r = 1, q.plain do
+    local id = ids[r]
+    if not q.held[r] then
+      out[r] = lost(id)
+    else
+      out[r] = 0
+      ng = ng + 1
+      E.gone[ng], E.gids[ng] = q.members[r], id
+      if q.queue_ret <= 0 then
+        nd = nd + 1
+        E.del[nd] = id
+      else
+        ends_ack(q, id, 0, '', now, later)
+      end
+      if wfm and wfm[id] then wf_note(id, 's', '') end
+      if q.kinds[r] == '' then bare = true end
+      if waited and waited[id] then
+        local k, a = kind_att(q, r)
+        publish_end(id, 'done', a, k, '', '', false, now)
+      end
+    end
+  end
+  E.acks = E.acks + nd
+  if not events_on() or ng == 0 then return end
+  if ng == q.plain and not bare then
+    -- Every plain ack went through with its kind: the request columns are
+    -- the events' (the usual call).
+    emit_many(5, ids, q.plain, q.kinds, q.attempts, '')
+    return
+  end
+  for r = 1, q.plain do
+    if out[r] == 0 then
+      local k, a = kind_att(q, r)
+      emit(5, ids[r], k, a, '')
+    end
+  end
+end
+
+-- ends_hold applies the hold a snooze of request r asks for (y: its ms):
+-- a grouped job holds its group alone, another the queue's claims.
+local function ends_hold(q, r, y, now, later)
+  if not q.held[r] then return end
+  local h = after(now, later, tonumber(y))
+  if not ready_hold(q.ids[r], h) and (not E.hold_until or h > E.hold_until) then E.hold_until = h end
+end
+
+-- ends_fail ends the attempt of request r, outcome o (2 retry, 3
+-- garbage, 4 snooze, 5 release, 6 cancel), x the delay and y the error
+-- record.
+local function ends_fail(q, r, o, x, y, now, later)
+  local id = q.ids[r]
+  local a, c = parse_att(redis.call('HGET', K.att, id))
+  if o == 2 or o == 3 or o == 6 then
+    -- A job Cancel flagged, snoozed or released with no error.
+    if y == '' and o == 6 then y = error_rest(a, CANCELLED_TEXT) end
+    if y ~= '' then append_error(id, now, a, y) end
+    E.fails = E.fails + 1
+    if events_on() then emit(OUTCOME_EVENT[o], id, (kind_att(q, r)), a, error_text(y)) end
+  elseif events_on() then
+    emit(OUTCOME_EVENT[o], id, (kind_att(q, r)), math.max(a - 1, 0), '')
+  end
+  if o == 2 then
+    -- Retry: to the retry set, due after the delay.
+    local due = after(now, later, tonumber(x))
+    if E.first_retry == nil then E.first_retry = earliest(K.retry) or false end
+    if not E.first_retry or due < E.first_retry then E.wake_s, E.first_retry = true, due end
+    redis.call('ZADD', K.retry, str(due), id)
+  elseif o == 3 or o == 6 then
+    if q.waited and q.waited[id] then
+      publish_end(id, 'garbage', a, (kind_att(q, r)), '', error_text(y), o == 6, now)
+    end
+    if q.wfm and q.wfm[id] then wf_note(id, (o == 6 or q.cancelled[r] == 1) and 'c' or 'f', '') end
+    E.dead_ids[#E.dead_ids + 1] = id
+    E.dead_z[#E.dead_z + 1], E.dead_z[#E.dead_z + 2] = ms_str(now), id
+    if o == 6 and q.cancelled[r] ~= 1 then
+      redis.call('SADD', K.cancelled, id)
+      q.any_cancelled = true
+    end
+  elseif o == 4 then
+    -- Snooze: back to pending, the attempt not counted.
+    local due = after(now, later, tonumber(x))
+    redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ''))
+    if E.first_pend == nil then E.first_pend = earliest(K.pending) or false end
+    if not E.first_pend or due < E.first_pend then E.wake_s, E.first_pend = true, due end
+    redis.call('ZADD', K.pending, str(due), id)
+  elseif o == 5 then
+    -- Release: back to the head of ready, the attempt not counted.
+    redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ms_str(now)))
+    ready_push({id}, true)
+    E.wake_r = true
+  end
+end
+
+-- ends_one ends request r other than a plain ack.
+local function ends_one(q, r, out, now, later)
+  local o, id, x, y = 1, q.ids[r], '0', ''
+  local a = q.at[r]
+  if a then o, x, y = tonumber(ARGV[a]), ARGV[a + 3], ARGV[a + 4] end
+  if o == 4 and y ~= '' then
+    -- A snooze's hold holds even when the job was cancelled meanwhile.
+    ends_hold(q, r, y, now, later)
+    y = ''
+  end
+  if not q.held[r] then
+    out[r] = lost(id)
+    return
+  end
+  out[r] = 0
+  E.gone[#E.gone + 1], E.gids[#E.gids + 1] = q.members[r], id
+  if q.cancelled[r] == 1 then o = on_cancelled(o) end
+  if o ~= 1 then return ends_fail(q, r, o, x, y, now, later) end
+  local waited = q.waited and q.waited[id]
+  if events_on() or waited then
+    local k, att = kind_att(q, r)
+    emit(5, id, k, att, '')
+    if waited then publish_end(id, 'done', att, k, y, '', false, now) end
+  end
+  ends_ack(q, id, tonumber(x), y, now, later)
+  if q.wfm and q.wfm[id] then wf_note(id, 's', y) end
+end
+
+-- ends_delete deletes the acked jobs kept for no retention.
+local function ends_delete(q)
+  local del = E.del
+  if q.exmap then
+    release_unique(del, q.exmap)
+    unique_forget(del, q.exmap)
+  end
+  kidx_drop(del)
+  call_chunked('HDEL', K.jobs, del, 1)
+  call_chunked('HDEL', K.att, del, 1)
+  if redis.call('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end
+  if q.any_cancelled then call_chunked('SREM', K.cancelled, del, 1) end
+  if q.side and redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, del, 1) end
+end
+
+-- ends_keep moves the acked jobs kept for a retention to done.
+local function ends_keep(q)
+  if q.exmap then release_unique(E.done_ids, q.exmap) end
+  if q.any_cancelled then call_chunked('SREM', K.cancelled, E.done_ids, 1) end
+  local e = earliest(K.done_exp)
+  call_chunked('ZADD', K.done, E.done_fin, 2)
+  call_chunked('ZADD', K.done_exp, E.done_exp, 2)
+  if not e or E.min_exp < e then E.wake_s = true end
+  if #E.results > 0 then call_chunked('HSET', K.results, E.results, 2) end
+end
+
+-- ends_write writes what the requests collected, and wakes whom it
+-- concerns.
+local function ends_write(q, now)
+  -- The groups of the jobs that left unack may have room again (read
+  -- before acked jobs are deleted).
+  if #E.gids > 0 and ready_ended(E.gids) then E.wake_r = true end
+  if #E.gone > 0 then
+    call_chunked('ZREM', K.unack, E.gone, 1)
+    -- The last lease is gone: the scheduler, which may be set to look at
+    -- the queue when a lease it saw expires, learns it need not. Not while
+    -- jobs are ready: claims come next, and its visit is not wasted.
+    if not earliest(K.unack) and not ready_any() then E.wake_s = true end
+  end
+  if #E.del > 0 then ends_delete(q) end
+  if #E.done_ids > 0 then ends_keep(q) end
+  if #E.dead_ids > 0 then
+    if q.exmap then release_unique(E.dead_ids, q.exmap) end
+    if redis.call('ZCARD', K.garbage) == 0 then E.wake_s = true end
+    call_chunked('ZADD', K.garbage, E.dead_z, 2)
+  end
+  if E.hold_until and E.hold_until > (tonumber(M.hold) or 0) then
+    redis.call('HSET', K.marks, 'hold', str(E.hold_until))
+  end
+  count_throughput('d', now, E.acks)
+  count_throughput('f', now, E.fails)
+  -- A job leaving unack frees a slot of a MaxRunning cap: wake a waiter
+  -- if jobs wait for it.
+  if not E.wake_r and #E.gone > 0 and limits_freed() and ready_any() then E.wake_r = true end
+  if E.wake_r then wake_ready() end
+  if E.wake_s then wake_sched() end
+end

@@ -1,0 +1,152 @@
+-- events.lua: the queue's event stream (see events.go).
+--- @keys events
+--- @conf ev
+--- @marks evw
+--
+-- A script collects the events of its transitions with emit and writes them
+-- with flush_events as one entry of the stream {p:q}:ev, in the same atomic
+-- step: an event is never written for a transition that did not happen,
+-- nor missed for one that did. The entry's ID is "1-*": entries are
+-- numbered 1-0, 1-1, ... with no gap, so a reader tells from the numbers
+-- alone whether entries were trimmed away between two reads. MAXLEN ~ the
+-- queue's EventsMaxLen (setting ev, negative: no events) bounds it.
+--
+-- An entry is columns, so that a step of many jobs costs a few string
+-- joins rather than an encoding per event (and the usual step, one type,
+-- one kind, one attempt, stores each once): "t" the script's time in ms,
+-- "i" the job IDs joined by "\n" (IDs are printable ASCII without spaces),
+-- then for the type code, the kind, the attempt and the detail (the state
+-- for enqueued, the worker for started, the error for retried, dead and
+-- cancelled, the report for progress), either one value for every event
+-- ("y", "k", "a", "d"; no "d" when every detail is empty) or one per event:
+-- "Y" and "A" joined by " ", "K" joined by "\n" (kinds have no control
+-- characters), "D" a msgpack array. Scripts hand over whole columns at once
+-- (emit_many), so the usual step costs a few table stores per job.
+--
+-- A reader blocked on the queue sets the mark evw to the time its wait
+-- ends (arm_events in events.go); while it is in the future, a script
+-- that writes an entry PUBLISHes the queue on "<prefix>:ev".
+
+local SEGS, NSEG, EVN
+local ev_maxlen, ev_maxlen_s, ev_watch
+local function reset_events()
+  SEGS, NSEG, EVN = {}, 0, 0
+  ev_maxlen, ev_maxlen_s, ev_watch = nil, nil, nil
+end
+
+-- events_config reads the events settings from C.ev and M.evw (after
+-- read_conf and read_marks); with events off, emit does nothing.
+local function events_config()
+  local ev, evw = C.ev, M.evw
+  ev_watch = evw and tonumber(evw)
+  if not ev then
+    -- The default: no field to read.
+    ev_maxlen, ev_maxlen_s = EV_DEFAULT_MAXLEN, EV_DEFAULT_MAXLEN_S
+    return
+  end
+  ev_maxlen = tonumber(ev) or EV_DEFAULT_MAXLEN
+  -- The cap as XADD gets it, formatted once at most.
+  if string.match(ev, '^%d+$') then
+    ev_maxlen_s = ev
+  elseif ev_maxlen == EV_DEFAULT_MAXLEN then
+    ev_maxlen_s = EV_DEFAULT_MAXLEN_S
+  else
+    ev_maxlen_s = str(ev_maxlen)
+  end
+end
+
+-- events_on reports whether the queue keeps events (after events_config).
+local function events_on()
+  return ev_maxlen >= 0
+end
+
+-- emit_many records n events of one type for the step's entry: the jobs
+-- ids[1..n], and their kinds, attempts and details, each either a table
+-- of n values or one value for all. The tables are kept, not copied: the
+-- hot paths (claim, plain enqueue and ack, promote) hand over the tables
+-- they build anyway.
+local function emit_many(code, ids, n, kinds, atts, details)
+  if ev_maxlen < 0 or n == 0 then return end
+  NSEG = NSEG + 1
+  SEGS[NSEG] = {code, ids, n, kinds, atts, details}
+  EVN = EVN + n
+end
+
+-- emit records one event.
+local function emit(code, id, kind, att, detail)
+  emit_many(code, {id}, 1, kind, att, detail)
+end
+
+-- seg_uniform returns the value column k (1 type code, 4 kind, 5 attempt,
+-- 6 detail) has for every event, or nil when the events differ.
+local function seg_uniform(k)
+  local first
+  for s = 1, NSEG do
+    local seg = SEGS[s]
+    local c = seg[k]
+    if type(c) == 'table' then
+      for i = 1, seg[3] do
+        local v = c[i]
+        if first == nil then first = v elseif v ~= first then return nil end
+      end
+    elseif first == nil then
+      first = c
+    elseif c ~= first then
+      return nil
+    end
+  end
+  return first
+end
+
+-- seg_list returns column k (2 for the IDs) with one value per event.
+local function seg_list(k)
+  local c = SEGS[1][k]
+  if NSEG == 1 and type(c) == 'table' and #c == EVN then return c end
+  local out, m = {}, 0
+  for s = 1, NSEG do
+    local seg = SEGS[s]
+    local c = seg[k]
+    for i = 1, seg[3] do
+      m = m + 1
+      if type(c) == 'table' then out[m] = c[i] else out[m] = c end
+    end
+  end
+  return out
+end
+
+-- column returns the field and value of column k of the step's entry:
+-- field one with the value every event has (nil for an empty detail), or
+-- field many with one value per event, joined by sep or, without sep, as
+-- a msgpack array.
+local function column(k, one, many, sep)
+  local v = seg_uniform(k)
+  if v ~= nil then
+    if v == '' and one == 'd' then return nil end
+    if type(v) == 'number' then v = SMALL[v] or str(v) end
+    return one, v
+  end
+  if sep then return many, table.concat(seg_list(k), sep, 1, EVN) end
+  return many, cmsgpack.pack(seg_list(k))
+end
+
+-- flush_events writes the step's entry, if it has events, to the stream.
+-- (One XADD with its arguments in place: building them in a table costs
+-- several times more.)
+local function flush_events(now)
+  local key = K.events
+  if EVN == 0 then return end
+  local ids = seg_list(2)
+  ids = EVN == 1 and ids[1] or table.concat(ids, '\n', 1, EVN)
+  local y, yv = column(1, 'y', 'Y', ' ')
+  local k, kv = column(4, 'k', 'K', '\n')
+  local a, av = column(5, 'a', 'A', ' ')
+  local d, dv = column(6, 'd', 'D', nil)
+  if d then
+    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av, d, dv)
+  else
+    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av)
+  end
+  if ev_watch and ev_watch > now then
+    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+  end
+end

@@ -1,0 +1,36 @@
+-- groups/names.lua: the names of a queue's groups in order, for listings.
+--- @keys g_known
+
+-- first_in_order returns the first k of names (all with k nil) in
+-- order, by name (descending with desc), and whether those are all of
+-- them. For k well below #names it makes one pass keeping the best k,
+-- about one comparison a name, instead of sorting them all: the first
+-- page of a listing over 100,000 groups costs a quarter of a sort.
+local function first_in_order(names, k, desc)
+  local before
+  if desc then before = function(a, b) return a > b end else before = function(a, b) return a < b end end
+  if not k or k * 4 >= #names then
+    table.sort(names, before)
+    return names, true
+  end
+  local best, nb = {}, 0
+  for _, g in ipairs(names) do
+    if nb < k or before(g, best[nb]) then
+      local lo, hi = 1, nb + 1
+      while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if before(g, best[mid]) then hi = mid else lo = mid + 1 end
+      end
+      table.insert(best, lo, g)
+      if nb == k then best[k + 1] = nil else nb = nb + 1 end
+    end
+  end
+  return best, false
+end
+
+-- group_names returns the first k (all with k nil) of the groups whose
+-- lists may hold jobs, by name (descending with desc), and whether
+-- those are all of them (first_in_order).
+local function group_names(k, desc)
+  return first_in_order(redis.call('SMEMBERS', K.g_known), k, desc)
+end

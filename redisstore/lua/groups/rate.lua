@@ -1,0 +1,79 @@
+-- groups/rate.lua: the rate limit per group (QueueConfig.GroupRateLimit,
+-- the settings grate and gperiod): at most grate claims of a group in any
+-- window of gperiod ms. g_rate maps a group to its log: the claims it
+-- counts, "<sum>|<ms>:<count> <ms>:<count> ...", oldest first. A claim of
+-- the group trims its log; Maintain forgets the logs of groups gone quiet
+-- (groups_rate_sweep, the mark gwc its cursor).
+--- @keys g_rate
+--- @conf grate gperiod
+--- @marks gwc
+
+-- group_rate returns the limit and its period (0 when none).
+local function group_rate()
+  return tonumber(C.grate) or 0, tonumber(C.gperiod) or 1000
+end
+
+-- rate_log_parse splits a log into its sum and its entries' string.
+local function rate_log_parse(v)
+  if not v then return 0, '' end
+  local bar = string.find(v, '|', 1, true)
+  return tonumber(string.sub(v, 1, bar - 1)) or 0, string.sub(v, bar + 1)
+end
+
+-- group_rate_trim drops the entries of group g's log that left the window
+-- at now, and returns the claims still counted, when the oldest of them
+-- leaves the window (nil when none) and the log's entries left.
+local function group_rate_trim(g, now, period)
+  local v = redis.call('HGET', K.g_rate, g)
+  local used, rest = rate_log_parse(v)
+  local was, free = used, nil
+  while rest ~= '' do
+    local sp = string.find(rest, ' ', 1, true)
+    local e = sp and string.sub(rest, 1, sp - 1) or rest
+    local colon = string.find(e, ':', 1, true)
+    local at = tonumber(string.sub(e, 1, colon - 1))
+    if at + period > now then
+      free = at + period
+      break
+    end
+    used = used - tonumber(string.sub(e, colon + 1))
+    rest = sp and string.sub(rest, sp + 1) or ''
+  end
+  if used <= 0 or rest == '' then
+    if v then redis.call('HDEL', K.g_rate, g) end
+    return 0, nil, ''
+  end
+  if used ~= was then redis.call('HSET', K.g_rate, g, str(used) .. '|' .. rest) end
+  return used, free, rest
+end
+
+-- group_rate_note counts a claim of n jobs of group g at now, used and
+-- rest being what group_rate_trim returned.
+local function group_rate_note(g, used, rest, now, n)
+  if n <= 0 then return end
+  local e = str(now) .. ':' .. str(n)
+  if rest ~= '' then e = rest .. ' ' .. e end
+  redis.call('HSET', K.g_rate, g, str(used + n) .. '|' .. e)
+end
+
+-- groups_rate_sweep forgets the logs of groups whose last counted claim
+-- has left the window (all when the queue no longer has a rate per
+-- group): only a claim of the group trims its log, so a group no longer
+-- claimed from would keep its log for good, one field per group ever
+-- seen. One pass looks at about RATE_SWEEP groups from the cursor (HSCAN's
+-- COUNT: a hint), once a minute: about 4 ms of Redis when all of them are
+-- dropped, so up to 720,000 groups a day.
+local function groups_rate_sweep(now)
+  local rate, period = group_rate()
+  local cursor = M.gwc or '0'
+  local r = redis.call('HSCAN', K.g_rate, cursor, 'COUNT', RATE_SWEEP)
+  local kv, drop = r[2], {}
+  for i = 1, #kv, 2 do
+    local last = string.match(kv[i + 1], '(%d+):%d+$')
+    if rate == 0 or not last or tonumber(last) + period <= now then drop[#drop + 1] = kv[i] end
+  end
+  if #drop > 0 then call_chunked('HDEL', K.g_rate, drop, 1) end
+  if r[1] ~= cursor then
+    if r[1] == '0' then redis.call('HDEL', K.marks, 'gwc') else redis.call('HSET', K.marks, 'gwc', r[1]) end
+  end
+end

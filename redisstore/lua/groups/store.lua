@@ -1,0 +1,103 @@
+-- groups/store.lua: where a grouped queue keeps its groups' ready jobs
+-- (store.NewJob.Group), for ready/group.lua.
+--
+-- One sorted set, g_ready, holds every group's ready jobs, all with score
+-- 0, as "<group>\0<order><ID>": ordered by group name, then by order, a
+-- 13-character key that counts up as jobs are pushed to the back ('1' and
+-- a counter, the mark gs) and down as they are pushed to the front ('0' and
+-- the complement of the mark gf). So a group's jobs are one range of the
+-- set, first in first out; a group name is printable ASCII without
+-- commas, and '\0' sorts before any of it. g_known holds the groups that
+-- may have ready jobs. A job's group is in its value (envelope.go):
+-- "<enqueuedMs>,<maxRetries>g<group>,...".
+--- @keys g_ready g_known marks
+
+-- ORDER_PAD pads an order counter to twelve digits.
+local ORDER_PAD = {'00000000000', '0000000000', '000000000', '00000000', '0000000', '000000', '00000',
+  '0000', '000', '00', '0', ''}
+
+-- group_of returns the group of a stored value, or nil.
+local function group_of(v)
+  if not v then return nil end
+  return string.match(v, '^%d+,%d+g([^,]+),')
+end
+
+-- group_range returns the bounds of group g's members in g_ready, for
+-- ZRANGE BYLEX.
+local function group_range(g)
+  return '[' .. g .. '\0', '(' .. g .. '\1'
+end
+
+-- orders returns n order keys for jobs pushed to the back (to the front
+-- with front), in push order.
+local function orders(n, front)
+  local last = redis.call('HINCRBY', K.marks, front and 'gf' or 'gs', n)
+  local out = {}
+  for i = 1, n do
+    local c = last - n + i
+    if front then c = 999999999999 - c end
+    local s = string.format('%d', c)
+    out[i] = (front and '0' or '1') .. ORDER_PAD[#s] .. s
+  end
+  return out
+end
+
+-- group_push puts ids at the back of group g's jobs (the front with
+-- front: the last ID first).
+local function group_push(g, ids, front)
+  local keys = orders(#ids, front)
+  local z = {}
+  for i = 1, #ids do
+    z[2 * i - 1] = 0
+    z[2 * i] = g .. '\0' .. keys[i] .. ids[i]
+  end
+  call_chunked('ZADD', K.g_ready, z, 2)
+  redis.call('SADD', K.g_known, g)
+end
+
+-- group_pop takes the first k jobs of group g and returns their IDs.
+local function group_pop(g, k)
+  local lo, hi = group_range(g)
+  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, k)
+  if #m == 0 then return m end
+  call_chunked('ZREM', K.g_ready, m, 1)
+  local ids, skip = {}, #g + 15
+  for i = 1, #m do ids[i] = string.sub(m[i], skip) end
+  return ids
+end
+
+-- group_len returns how many jobs of group g are ready.
+local function group_len(g)
+  local lo, hi = group_range(g)
+  return redis.call('ZLEXCOUNT', K.g_ready, lo, hi)
+end
+
+-- group_first returns the ID of group g's first ready job, or nil.
+local function group_first(g)
+  local lo, hi = group_range(g)
+  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, 1)[1]
+  return m and string.sub(m, #g + 15)
+end
+
+-- group_remove takes job id out of group g: a walk over the group's jobs
+-- (as a ready list's LREM walks its list). It returns 1, or 0 when the
+-- group does not hold it.
+local function group_remove(g, id)
+  local lo, hi = group_range(g)
+  local skip = #g + 15
+  local off = 0
+  while true do
+    local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', off, 1000)
+    for i = 1, #m do
+      if string.sub(m[i], skip) == id then return redis.call('ZREM', K.g_ready, m[i]) end
+    end
+    if #m < 1000 then return 0 end
+    off = off + #m
+  end
+end
+
+-- member_id returns the group and ID of a member of g_ready.
+local function member_id(m)
+  local z = string.find(m, '\0', 1, true)
+  return string.sub(m, 1, z - 1), string.sub(m, z + 14)
+end

@@ -1,0 +1,153 @@
+-- groups/take.lua: a claim of a grouped queue, for ready/group.lua.
+--- @include groups/store groups/rotation groups/caps groups/holds groups/rate levels
+--- @keys g_known
+
+-- take_fast visits members with no cap, rate limit or hold in the queue:
+-- one pop per member, nothing else per job. t is the claim's state (see
+-- take_grouped).
+local function take_fast(t, members, share, n)
+  for _, g in ipairs(members) do
+    local k = math.min(share, n - #t.ids)
+    local got
+    if k > 0 then
+      if g == '' then got = levels_pop(k) else got = group_pop(g, k) end
+      for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
+      -- Fewer than asked: the group holds no more.
+      if g ~= '' and #got < k then t.gone[#t.gone + 1] = g end
+    end
+    if k == 0 then
+      t.front[#t.front + 1] = g -- no room left in the claim: its turn stays first
+    elseif #got == k then
+      t.back[#t.back + 1] = g
+    else
+      t.out[#t.out + 1] = g
+    end
+  end
+end
+
+-- take_room returns how many jobs group g may give now, within k: under
+-- its cap (c, with r running), and under its rate limit, which holds the
+-- group once used up. It returns the rate log's state for rate_note.
+local function take_room(t, g, k, c, r, now)
+  if c > 0 then k = math.min(k, c - r) end
+  if t.rate == 0 or k <= 0 then return k end
+  local used, free, rest = group_rate_trim(g, now, t.period)
+  if used >= t.rate then
+    group_hold(g, free or (now + t.period))
+    t.holding = true
+    return 0
+  end
+  return math.min(k, t.rate - used), used, rest
+end
+
+-- take_member visits member g of the rotation with share jobs to give,
+-- and returns whether it keeps its turn (true), leaves the rotation
+-- (false) or stays first (nil).
+local function take_member(t, g, share, n, now)
+  local room = n - #t.ids
+  if room == 0 then
+    t.front[#t.front + 1] = g -- no room left in the claim: its turn stays first
+    return nil
+  end
+  if g == '' then
+    local k = math.min(share, room)
+    local got = levels_pop(k)
+    for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
+    return #got == k
+  end
+  if t.held[g] then return false end
+  local c, r = t.cap(g), t.run[g] or 0
+  local k, used, rest = take_room(t, g, math.min(share, room), c, r, now)
+  local keep = false
+  if k > 0 then
+    local got = group_pop(g, k)
+    if used then group_rate_note(g, used, rest, now, #got) end
+    for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
+    if #got > 0 and not t.took[g] then
+      t.took[g] = true
+      t.order[#t.order + 1] = g
+    end
+    r = r + #got
+    keep = #got == k and (c == 0 or r < c)
+    if #got < k then t.gone[#t.gone + 1] = g end -- it holds no more
+  end
+  t.run[g] = r
+  return keep
+end
+
+-- take_pass takes one pass over the next ceil(want / QUANTUM) members of
+-- the rotation, an equal share of what the claim still wants from each,
+-- and puts them back: at the end those that keep their turn, at the front
+-- those the claim had no room for; the others leave it. It returns false
+-- when the rotation is empty.
+local function take_pass(t, n, now)
+  local want = n - #t.ids
+  local asked = math.ceil(want / QUANTUM)
+  local members = redis.call('LPOP', K.g_rot, asked)
+  if not members then
+    t.left = 0
+    return false
+  end
+  t.left = #members < asked and 0 or nil
+  local share = math.ceil(want / #members)
+  t.held = t.holding and holds_held(members, now) or {}
+  if t.capped then
+    local unknown = {}
+    for _, g in ipairs(members) do
+      if g ~= '' and t.run[g] == nil then unknown[#unknown + 1] = g end
+    end
+    for g, r in pairs(running_of(unknown)) do t.run[g] = r end
+  end
+  t.back, t.out, t.front = {}, {}, {}
+  if t.fast and not t.holding then
+    take_fast(t, members, share, n)
+  else
+    for _, g in ipairs(members) do
+      local keep = take_member(t, g, share, n, now)
+      if keep then t.back[#t.back + 1] = g elseif keep == false then t.out[#t.out + 1] = g end
+    end
+  end
+  if #t.out > 0 then call_chunked('SREM', K.g_inrot, t.out, 1) end
+  if #t.back > 0 then t.left = call_chunked('RPUSH', K.g_rot, t.back, 1) end
+  if #t.front > 0 then
+    local rev = {}
+    for i = #t.front, 1, -1 do rev[#rev + 1] = t.front[i] end
+    t.left = call_chunked('LPUSH', K.g_rot, rev, 1)
+  end
+  return true
+end
+
+-- take_grouped takes up to n ready IDs, rotating over the members of the
+-- rotation (take_pass), a group only while it has room under its cap and
+-- its rate limit; with caps it raises the groups' running counts. Cost:
+-- per pass one LPOP of the rotation (with caps one HMGET of running
+-- counts), per member one range and one removal of its jobs; per call an
+-- EXISTS of the holds and own caps, an SREM of the groups found empty, an
+-- SREM and an RPUSH of the rotation (with caps one HSET of running
+-- counts); nothing per job. It returns the IDs, the ms until the earliest
+-- hold ends while holds remain (0 otherwise: the claim's RetryIn, as no
+-- signal comes when a hold ends) and whether the rotation still holds
+-- members.
+local function take_grouped(n, now)
+  -- One call tells whether the queue has holds or own caps at all: most
+  -- have neither.
+  local rare = redis.call('EXISTS', K.g_holds, K.g_caps) > 0
+  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}}
+  t.cap, t.capped = group_caps(not rare)
+  t.rate, t.period = group_rate()
+  t.holding = groups_unhold(now, not rare)
+  t.fast = not t.capped and t.rate == 0
+  while #t.ids < n and take_pass(t, n, now) do end
+  if #t.gone > 0 then call_chunked('SREM', K.g_known, t.gone, 1) end
+  if t.capped and #t.order > 0 then
+    local h = {}
+    for _, g in ipairs(t.order) do
+      h[#h + 1] = g
+      h[#h + 1] = t.run[g]
+    end
+    call_chunked('HSET', K.g_running, h, 2)
+  end
+  local retry = t.holding and holds_retry(now) or 0
+  local left = t.left or rotation_len()
+  return t.ids, retry, left > 0
+end

@@ -1,0 +1,173 @@
+-- ready/group.lua: the ready state of a queue with groups (groups/), and
+-- priority levels (levels.lua) for its ungrouped jobs, for the contract in
+-- ready/plain.lua. Until a grouped job is stored (the letter G of the
+-- queue's shape) it serves a queue as ready/prio.lua does; from then on
+-- claims rotate over the groups, the ungrouped jobs taking their turn as
+-- the member ''.
+--- @include levels groups/store groups/rotation groups/caps groups/holds groups/rate groups/take
+--- @keys jobs
+
+local function grouped()
+  return has_shape('G')
+end
+
+local function ready_note(vals)
+  levels_note(vals)
+  if grouped() then return end
+  for i = 1, #vals do
+    if group_of(vals[i]) then
+      set_shape('G', true)
+      -- Claims rotate from now on: the ungrouped jobs take their turn.
+      if levels_any() then group_activate('') end
+      return
+    end
+  end
+end
+
+local function ready_push(ids, front, vals)
+  if #ids == 0 then return false end
+  if not grouped() and tonumber(M.pm or 0) == 0 then
+    return call_chunked(front and 'LPUSH' or 'RPUSH', K.ready, ids, 1) == #ids
+  end
+  vals = vals or call_chunked_flat('HMGET', K.jobs, ids)
+  local plain, pvals, by, order = {}, {}, {}, {}
+  for i = 1, #ids do
+    local g = group_of(vals[i])
+    if g then
+      if not by[g] then
+        by[g] = {}
+        order[#order + 1] = g
+      end
+      local l = by[g]
+      l[#l + 1] = ids[i]
+    else
+      plain[#plain + 1], pvals[#pvals + 1] = ids[i], vals[i]
+    end
+  end
+  local woke = false
+  if #plain > 0 then
+    if levels_push(plain, pvals, front) then woke = true end
+    if grouped() and group_activate('') then woke = true end
+  end
+  for _, g in ipairs(order) do
+    group_push(g, by[g], front)
+    if group_activate(g) then woke = true end
+  end
+  return woke
+end
+
+local function ready_pop(n, now)
+  if grouped() then return take_grouped(n, now) end
+  local ids = levels_pop(n)
+  return ids, 0, #ids == n and levels_any()
+end
+
+-- ready_any: in a grouped queue, whether a member waits in the rotation
+-- (a group at its cap has ready jobs no claim may take).
+local function ready_any()
+  if grouped() then return rotation_len() > 0 or levels_any() end
+  return levels_any()
+end
+
+local function ready_count()
+  local n = levels_len()
+  if grouped() then n = n + redis.call('ZCARD', K.g_ready) end
+  return n
+end
+
+local function ready_remove(id, v)
+  local g = group_of(v)
+  if g then return group_remove(g, id) end
+  return levels_remove(id, v)
+end
+
+-- ready_page lists the levels (highest first) then the groups' jobs (by
+-- group name), or the reverse.
+local function ready_page(off, cnt, rev)
+  local nl = levels_len()
+  local ng = grouped() and redis.call('ZCARD', K.g_ready) or 0
+  local ids = {}
+  local function from_groups(o, c)
+    if c <= 0 or o >= ng then return end
+    local m
+    if rev then
+      m = redis.call('ZRANGE', K.g_ready, '+', '-', 'BYLEX', 'REV', 'LIMIT', o, c)
+    else
+      m = redis.call('ZRANGE', K.g_ready, '-', '+', 'BYLEX', 'LIMIT', o, c)
+    end
+    for i = 1, #m do
+      local _, id = member_id(m[i])
+      ids[#ids + 1] = id
+    end
+  end
+  local function from_levels(o, c)
+    if c <= 0 or o >= nl then return end
+    local got = levels_page(o, c, rev)
+    for i = 1, #got do ids[#ids + 1] = got[i] end
+  end
+  if rev then
+    from_groups(off, cnt)
+    from_levels(math.max(off - ng, 0), cnt - #ids)
+  else
+    from_levels(off, cnt)
+    from_groups(math.max(off - nl, 0), cnt - #ids)
+  end
+  return ids, nl + ng
+end
+
+-- ready_heads reads the first job of each level and of each group, or,
+-- past DEPTH_GROUPS groups, of the first DEPTH_GROUPS in the rotation
+-- (those claimed from next): the cost does not grow with the number of
+-- groups.
+local function ready_heads()
+  local out = levels_heads()
+  if not grouped() then return out end
+  local names
+  if redis.call('SCARD', K.g_known) <= DEPTH_GROUPS then
+    names = redis.call('SMEMBERS', K.g_known)
+  else
+    names = redis.call('LRANGE', K.g_rot, 0, DEPTH_GROUPS - 1)
+  end
+  for _, g in ipairs(names) do
+    if g ~= '' then out[#out + 1] = group_first(g) end
+  end
+  return out
+end
+
+local function ready_take(n)
+  local ids = levels_take(n)
+  if #ids < n and grouped() then
+    local m = redis.call('ZRANGE', K.g_ready, 0, n - #ids - 1)
+    if #m > 0 then call_chunked('ZREM', K.g_ready, m, 1) end
+    for i = 1, #m do
+      local _, id = member_id(m[i])
+      ids[#ids + 1] = id
+    end
+  end
+  return ids
+end
+
+local function ready_ended(ids)
+  return grouped() and groups_capped() and groups_ended(call_chunked_flat('HMGET', K.jobs, ids))
+end
+
+local function ready_hold(id, untl)
+  local g = grouped() and group_of(redis.call('HGET', K.jobs, id))
+  if not g then return false end
+  group_hold(g, untl)
+  return true
+end
+
+local function ready_sweep(now)
+  if grouped() then groups_rate_sweep(now) end
+end
+
+-- ready_config recounts the running counts (dropped without caps) and
+-- puts every group with ready jobs back in the rotation: a raised cap may
+-- give it room, and a claim drops it again if not.
+local function ready_config()
+  if not grouped() then return end
+  groups_recount()
+  local known = redis.call('SMEMBERS', K.g_known)
+  for i = 1, #known, 1000 do groups_activate({unpack(known, i, math.min(i + 999, #known))}) end
+end

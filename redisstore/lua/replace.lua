@@ -1,0 +1,82 @@
+-- replace.lua: a duplicate enqueue that changes the waiting job holding
+-- the ID or unique key (store.Replace), for adds/extras.lua.
+--- @include state place ready kidx kinds
+--- @keys jobs pending retry att
+
+-- route_of returns what a stored value says of the list its job waits in
+-- when ready: the text after its max retries ("p2", "gtenant", "").
+local function route_of(v)
+  return string.match(v, '^%d+,%d+([^,]*),') or ''
+end
+
+-- replace_args makes job h (stored value old, in state st) the new value
+-- val, its enqueue time kept, and moves it to the list its new value
+-- says when it is ready. It returns the new stored value.
+local function replace_args(h, old, st, val)
+  local enq = string.match(old, '^(%d*,)')
+  local cur = enq .. val
+  if kind_of(old) ~= kind_of(cur) then
+    kidx_drop({h}, {old})
+    kidx_add({h}, 1, kind_of(cur), string.sub(enq, 1, -2))
+  end
+  redis.call('HSET', K.jobs, h, cur)
+  ready_note({cur})
+  if st == 'r' and route_of(cur) ~= route_of(old) then
+    -- To the back of its new level or group.
+    ready_remove(h, old)
+    ready_push({h}, false, {cur})
+  end
+  return cur
+end
+
+-- replace_due moves job h (stored value cur, in state st, zset zkey) to
+-- its new due argument, and returns its state letter now.
+local function replace_due(h, cur, st, zkey, due, now, later)
+  local d = due_ms(due, now, later)
+  if d > now then
+    if st == 'r' then
+      ready_remove(h, cur)
+      st, zkey = 'p', K.pending
+    end
+    local first = earliest(zkey)
+    redis.call('ZADD', zkey, str(d), h)
+    if not first or d < first then wake_sched() end
+  elseif st ~= 'r' then
+    redis.call('ZREM', zkey, h)
+    ready_push({h}, false, {cur})
+    local a, c, t = parse_att(redis.call('HGET', K.att, h))
+    redis.call('HSET', K.att, h, make_att(a, c, t, str(now)))
+    wake_ready()
+    st = 'r'
+  end
+  return st
+end
+
+-- replace_holder applies rep (bits: 1 args, 2 due time) to job h with the
+-- new value and due argument, and returns "u", the state it is in now
+-- ("p", "r" or "y") and h; or nil when h is not waiting (running, ended,
+-- gone) or is a workflow task's job, which stays as it is, and then true
+-- as well when h is running and rep allows adding a job (no bit 4,
+-- ReplaceOnly).
+local function replace_holder(h, val, due, rep, now, later)
+  if string.find(h, '~', 1, true) then return nil end
+  local old = redis.call('HGET', K.jobs, h)
+  if not old then return nil end
+  local state = job_state(h)
+  local st, zkey
+  if state == 'pending' then
+    st, zkey = 'p', K.pending
+  elseif state == 'retry' then
+    st, zkey = 'y', K.retry
+  elseif state == 'ready' then
+    st = 'r'
+  elseif state == 'unack' then
+    return nil, rep < 4
+  else
+    return nil -- ended: garbage or done
+  end
+  local cur = old
+  if rep % 2 == 1 then cur = replace_args(h, old, st, val) end
+  if math.floor(rep / 2) % 2 == 1 then st = replace_due(h, cur, st, zkey, due, now, later) end
+  return 'u' .. st .. h
+end

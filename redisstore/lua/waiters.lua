@@ -1,0 +1,32 @@
+-- waiters.lua: WatchJob's waiters (see wait_job.go): the set waited holds
+-- the IDs of jobs a waiter waits for; the script that ends one publishes
+-- how it ended.
+--- @keys waited
+
+-- waited_among returns the IDs among ids that a WatchJob call waits for,
+-- as a set, or nil when there are none: one EXISTS when nobody waits in
+-- the queue.
+local function waited_among(ids)
+  if #ids == 0 or redis.call('EXISTS', K.waited) == 0 then return nil end
+  local m = call_chunked_flat('SMISMEMBER', K.waited, ids)
+  local out
+  for i = 1, #ids do
+    if m[i] == 1 then
+      out = out or {}
+      out[ids[i]] = true
+    end
+  end
+  return out
+end
+
+-- publish_end tells the WatchJob callers of job id how it ended, on
+-- "<prefix>:done" (wait_job.go): the msgpack array [queue, id, state
+-- ('done', 'garbage' or 'deleted'), result, attempt, kind, error,
+-- cancelled (0/1), time ms].
+local function publish_end(id, state, attempt, kind, result, err, cancelled, now)
+  redis.call('SREM', K.waited, id)
+  local c = 0
+  if cancelled then c = 1 end
+  redis.call('PUBLISH', PREFIX .. ':done',
+    cmsgpack.pack({QUEUE, id, state, result or '', attempt or 0, kind or '', err or '', c, now}))
+end

@@ -1,0 +1,134 @@
+-- wf/local.lua: on one server, the ends of workflow tasks' jobs applied to
+-- their workflows in the step that ended them (see workflow.go, "On one
+-- server"), for the contract in wf/record.lua. finish.go passes, after the
+-- script's own keys (K_N of them), the eight keys of every workflow whose
+-- task's job the batch ends. The tasks those ends release into this queue
+-- (with a priority or group this variant serves) are enqueued here, and
+-- the index brought up to date; the others are left being released
+-- (wf_rel), returned for the caller to enqueue and confirm.
+--- @include wfends wfgraph/flow wfrel
+--- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids
+
+wf_inline = true
+
+-- local_keys returns the keys finish.go passed for each workflow, by ID.
+local function local_keys()
+  local m = {}
+  for i = K_N + 1, #KEYS - 7, 8 do
+    local id = string.match(KEYS[i], '^{[^:}]*:wf:(.*)}:m$')
+    if id then m[id] = {unpack(KEYS, i, i + 7)} end
+  end
+  return m
+end
+
+-- local_serves reports whether this variant's ready slot serves a job
+-- with envelope val (as an enqueue sends it): one with a group needs the
+-- slot of G, one with a priority that of P or G.
+local function local_serves(val)
+  local c = string.match(val, '^%d+([pg])')
+  if not c then return true end
+  if c == 'g' then return string.find(SHAPE, 'G', 1, true) ~= nil end
+  return string.find(SHAPE, '[PG]') ~= nil
+end
+
+-- local_index writes the workflow's state to the index (wfi_set.lua's
+-- work, then wf_synced.lua's) when it changed.
+local function local_index(wf)
+  local st = WM.st
+  if not st or st == WM.ist then return end
+  local m = redis.call('HMGET', WK.m, 'cr', 'en', 'ret')
+  redis.call('ZADD', K.wfi_all, m[1], wf)
+  redis.call('ZADD', K.wfi_ids, 0, wf)
+  local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
+  for name, key in pairs(z) do
+    if name == st then redis.call('ZADD', key, m[1], wf) else redis.call('ZREM', key, wf) end
+  end
+  if st ~= 'running' then
+    redis.call('ZADD', K.wfi_exp, (tonumber(m[2]) or 0) + (tonumber(m[3]) or 0), wf)
+  else
+    redis.call('ZREM', K.wfi_exp, wf)
+  end
+  redis.call('HSET', WK.m, 'ist', st)
+  WM.ist = st
+end
+
+-- local_settle takes the tasks the open workflow wf released: those this
+-- step enqueues into acc, the others into rel (returned as wf, task,
+-- queue, payload).
+local function local_settle(wf, acc, rel)
+  local list, mine, other = {}, {}, {}
+  for _, t in ipairs(released) do
+    if st_cache[t] == 'e' then list[#list + 1] = t end
+  end
+  local pl = call_chunked_flat('HMGET', WK.p, list)
+  for i = 1, #list do
+    local v, t = pl[i], list[i]
+    if v then
+      local bar = string.find(v, '|', 1, true)
+      local q, val = info(t).q, string.sub(v, bar + 1)
+      if q == QUEUE and local_serves(val) then
+        mine[#mine + 1] = t
+        acc.ids[#acc.ids + 1], acc.dues[#acc.dues + 1], acc.vals[#acc.vals + 1] = wf .. '~' .. t, string.sub(v, 1, bar - 1), val
+      else
+        other[#other + 1] = t
+        rel[#rel + 1], rel[#rel + 2], rel[#rel + 3], rel[#rel + 4] = wf, t, q, v
+      end
+    end
+  end
+  if #mine > 0 then call_chunked('HDEL', WK.p, mine, 1) end
+  if #other > 0 then call_chunked('SADD', WK.rel, other, 1) end
+  local_index(wf)
+end
+
+-- local_by groups the noted ends by workflow.
+local function local_by()
+  local by, order = {}, {}
+  for k = 1, wf_written do
+    local wf, task = string.match(wf_ids[k], '^([^~]*)~(.*)$')
+    if wf then
+      local a = by[wf]
+      if not a then
+        a = {n = 0, tasks = {}, seqs = {}, ocs = {}, res = {}, at = {}}
+        by[wf] = a
+        order[#order + 1] = wf
+      end
+      local m = a.n + 1
+      a.n = m
+      a.tasks[m], a.seqs[m], a.ocs[m], a.res[m], a.at[m] = task, false, wf_ocs[k], wf_res[k], k
+    end
+  end
+  return by, order
+end
+
+-- wf_finish applies the noted ends to their workflows, enqueues what they
+-- release into this queue, and appends to finish's reply the records it
+-- could not apply (none unless a workflow's keys were missing: 0), then
+-- the releases it leaves to the caller. The ends carry no seq: applied in
+-- the step that ended the job, no record of an earlier run can come after
+-- them (a task runs again only after a requeue, whose record has a later
+-- seq).
+local function wf_finish(out, now, later)
+  local by, order = local_by()
+  local keyed = local_keys()
+  local acc, rel, left = {ids = {}, dues = {}, vals = {}}, {}, {}
+  for _, wf in ipairs(order) do
+    local a = by[wf]
+    if keyed[wf] then
+      wf_use(keyed[wf])
+      if WM.st then
+        apply_ends(a.n, a.tasks, a.seqs, a.ocs, a.res, now)
+        local_settle(wf, acc, rel)
+      end
+    else
+      for m = 1, a.n do left[#left + 1] = a.at[m] end
+    end
+  end
+  if #acc.ids > 0 then release_into(acc.ids, acc.dues, acc.vals, now, later, true) end
+  -- Ends of workflows without keys: recorded for delivery.
+  local ids, ocs, res = wf_ids, wf_ocs, wf_res
+  reset_wfends()
+  for _, k in ipairs(left) do wf_note(ids[k], ocs[k], res[k]) end
+  out[#out + 1] = wf_written
+  for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
+  for _, x in ipairs(rel) do out[#out + 1] = x end
+end

@@ -1,0 +1,26 @@
+-- wf/record.lua: the ends of workflow tasks' jobs, recorded in the queue
+-- for delivery to their workflows (see workflow_deliver.go), for the
+-- scripts that end jobs: finish, maintain, cancel, requeue, delete. The
+-- contract of the wf slot:
+--
+--   wf_members(ids) -> set|nil   which of ids are workflow tasks' jobs
+--   wf_note(id, outcome, result) a task's job ended (outcome s succeeded,
+--                                f failed, c cancelled, d deleted, r
+--                                requeued)
+--   wf_finish(out, now, later)   appends to finish's reply the number of
+--                                records it leaves to deliver, then each
+--                                one's job ID and record
+--
+-- A queue keeps, in the same slot as its jobs: wf_tasks, the IDs of the
+-- workflow tasks' jobs released into the queue; wf_done, job ID ->
+-- "seq,outcome," .. result, a task's end not yet applied to its workflow;
+-- wf_due, job ID -> when a sweeper may deliver its record (ms). The script
+-- that ends a job writes its record in the same atomic step; the process
+-- that ran the script delivers it to the workflow at once, and a sweeper
+-- (MaintainWorkflows) delivers what a dead process left, after WF_LEASE.
+--- @include wfends
+
+local function wf_finish(out, now)
+  out[#out + 1] = wf_written
+  for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
+end

@@ -1,0 +1,54 @@
+-- wfends.lua: the ends of workflow tasks' jobs, noted by the scripts that
+-- end jobs and recorded in the queue for delivery (wf/record.lua says
+-- how), for the wf slot's files.
+--- @keys wf_tasks wf_done wf_due tokens
+
+-- wf_members returns a set of the ids that are workflow tasks of this
+-- queue, or nil when none is (one EXISTS when the queue has none).
+local function wf_members(ids)
+  if #ids == 0 or redis.call('EXISTS', K.wf_tasks) == 0 then return nil end
+  local sc = call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
+  local m
+  for i = 1, #ids do
+    if sc[i] == 1 then
+      m = m or {}
+      m[ids[i]] = true
+    end
+  end
+  return m
+end
+
+-- wf_note collects the end of task job id (outcome and result) for
+-- wf_flush.
+local wf_written, wf_ids, wf_ocs, wf_res
+local function reset_wfends()
+  wf_written = 0
+  wf_ids, wf_ocs, wf_res = {}, {}, {}
+end
+local function wf_note(id, outcome, result)
+  wf_written = wf_written + 1
+  wf_ids[wf_written], wf_ocs[wf_written], wf_res[wf_written] = id, outcome, result or ''
+end
+
+-- wf_flush writes the collected records and returns them as a flat list
+-- of job ID and record. seq orders one job's records: it comes from the
+-- queue's token counter, shared with claims, which only grows.
+local function wf_flush(now)
+  if wf_written == 0 then return {} end
+  local seq = redis.call('INCRBY', K.tokens, wf_written) - wf_written
+  local h, z, out = {}, {}, {}
+  local due = now + WF_LEASE
+  for k = 1, wf_written do
+    local id = wf_ids[k]
+    local rec = (seq + k) .. ',' .. wf_ocs[k] .. ',' .. wf_res[k]
+    h[#h + 1] = id
+    h[#h + 1] = rec
+    z[#z + 1] = due
+    z[#z + 1] = id
+    out[#out + 1] = id
+    out[#out + 1] = rec
+  end
+  call_chunked('HSET', K.wf_done, h, 2)
+  call_chunked('ZADD', K.wf_due, z, 2)
+  return out
+end

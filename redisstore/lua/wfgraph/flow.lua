@@ -1,0 +1,174 @@
+-- wfgraph/flow.lua: how task ends move a workflow (wfgraph/state.lua
+-- holds the record): dependencies satisfied or not, skips, the end of the
+-- workflow, and the reply of the wf_*.lua scripts.
+--- @include wfgraph/state
+
+-- satisfied reports whether dependency dep, ended in state st, lets t run.
+local function satisfied(dep, st, t)
+  return st == 'S' or info(dep).af or info(t).ao
+end
+
+-- dep_status returns how many of deps (task t's dependencies) have not
+-- ended, and whether one ended without satisfying t.
+local function dep_status(deps, t)
+  local open, bad = 0, false
+  for _, dep in ipairs(deps) do
+    local st = state(dep)
+    if not ENDED[st] then
+      open = open + 1
+    elseif not satisfied(dep, st, t) then
+      bad = true
+    end
+  end
+  return open, bad
+end
+
+-- propagate applies task t's end in state st to its waiting dependents,
+-- and skips onward through the dependents it skips.
+local function propagate(t, st)
+  local deps = dependents_of(t)
+  if not deps then return end
+  if st == 'S' and not string.find(deps, '\n', 1, true) then
+    -- The common case: one dependent, satisfied.
+    if state(deps) == 'w' then
+      local r = rem(deps) - 1
+      set_rem(deps, r)
+      if r <= 0 then release(deps) end
+    end
+    return
+  end
+  local todo, k = {{t, st}}, 1
+  while k <= #todo do
+    local cur, cst = todo[k][1], todo[k][2]
+    k = k + 1
+    for _, d in ipairs(names(dependents_of(cur))) do
+      if state(d) == 'w' then
+        if satisfied(cur, cst, d) then
+          local r = rem(d) - 1
+          set_rem(d, r)
+          if r <= 0 then release(d) end
+        else
+          set_state(d, 'K', 'w')
+          todo[#todo + 1] = {d, 'K'}
+        end
+      end
+    end
+  end
+end
+
+-- reopen makes the tasks skipped because of task t (requeued) wait again,
+-- onward through their dependents, unless another dependency still
+-- skips them.
+local function reopen(t)
+  local stack = {t}
+  while #stack > 0 do
+    local cur = table.remove(stack)
+    for _, d in ipairs(names(dependents_of(cur))) do
+      if state(d) == 'K' then
+        local open, bad = dep_status(names(redis.call('HGET', WK.d, d)), d)
+        if not bad then
+          set_rem(d, open)
+          set_state(d, 'w', 'K')
+          if open == 0 then release(d) end
+          stack[#stack + 1] = d
+        end
+      end
+    end
+  end
+end
+
+-- end_check ends the workflow when no task is open, and re-opens it when
+-- one is again (what WM says: call it after flush).
+local function end_check(now)
+  if WM.open == 0 and WM.st == 'running' then
+    local new = 'succeeded'
+    if wf_cancelled then new = 'cancelled' elseif WM.bad > 0 then new = 'failed' end
+    redis.call('HSET', WK.m, 'st', new, 'en', now)
+    WM.st = new
+  elseif WM.open > 0 and WM.st ~= 'running' then
+    redis.call('HSET', WK.m, 'st', 'running', 'en', 0)
+    WM.st = 'running'
+  end
+end
+
+-- reply returns the workflow's state, its indexed state, created ms, ended
+-- ms and retention ms, then for each task of list: name, queue, payload.
+local function reply(list)
+  local m = redis.call('HMGET', WK.m, 'st', 'ist', 'cr', 'en', 'ret')
+  local out = {m[1] or '', m[2] or '', m[3] or '0', m[4] or '0', m[5] or '0'}
+  if #list > 0 then
+    local pl = call_chunked_flat('HMGET', WK.p, list)
+    for i = 1, #list do
+      local st = st_cache[list[i]]
+      if pl[i] and (st == nil or st == 'e') then
+        out[#out + 1] = list[i]
+        out[#out + 1] = info(list[i]).q
+        out[#out + 1] = pl[i]
+      end
+    end
+  end
+  return out
+end
+
+-- apply_ends applies n task ends to the open workflow: the k-th is task
+-- tasks[k]'s, with the seq seqs[k] (decimal digits; false for an end
+-- applied in the step that ended the job, lib_wflocal.lua), outcome
+-- ocs[k] (s, f, c, d, r) and result res[k], at time now (ms). A task
+-- remembers the seq of the last end applied, and an older or repeated one
+-- changes nothing. It returns whether one end had been applied before (a
+-- delivery a dead process left half done).
+local function apply_ends(n, tasks, seqs, ocs, res, now)
+  local again = false
+  if n > 0 then
+    prefetch(tasks)
+    local results = {}
+    local ok = 0 -- running tasks that succeeded (the fast path below)
+    for k = 1, n do
+      local t, seq, oc = tasks[k], seqs[k], ocs[k]
+      local cur = state(t)
+      if not cur then
+        -- not a task of this workflow: nothing to apply
+      elseif seq and tonumber(seq) <= (tonumber(seq_cache[t]) or 0) then
+        again = true
+      elseif cur == 'e' and oc == 's' then
+        -- The usual end: a running task succeeded. set_state's work, with
+        -- the counters bumped once for all.
+        seq_cache[t] = seq or seq_cache[t]
+        st_cache[t] = 'S'
+        st_dirty[t] = true
+        ok = ok + 1
+        if res[k] ~= '' then
+          results[#results + 1] = t
+          results[#results + 1] = res[k]
+        end
+        propagate(t, 'S')
+      else
+        seq_cache[t] = seq or seq_cache[t]
+        st_dirty[t] = true
+        if oc == 'r' then
+          if cur == 'F' or cur == 'C' then
+            set_state(t, 'e', cur)
+            reopen(t)
+          end
+        elseif cur == 'e' then
+          -- Only a running task ends: the end of a done task's job run
+          -- again (requeued from done) leaves its workflow as it is.
+          local new = END_STATE[oc]
+          if new and new ~= cur then
+            set_state(t, new, cur)
+            propagate(t, new)
+          end
+        end
+      end
+    end
+    if ok > 0 then
+      bump('c_e', -ok)
+      bump('c_S', ok)
+      bump('open', -ok)
+    end
+    if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
+    flush()
+    end_check(now)
+  end
+  return again
+end

@@ -1,0 +1,217 @@
+-- wfgraph/state.lua: a workflow's record, read and written through
+-- caches, for the wf_*.lua scripts and wf/local.lua (see workflow.go for
+-- the design; keys.go names the keys). Every key of one workflow shares
+-- the hash tag {<prefix>:wf:<id>}.
+--
+-- A script first opens one workflow with wf_use(keys), keys being the
+-- workflow's eight keys in keys.go's order (nil: the script's own, K):
+-- meta, states (task -> its dynamic state and dependents), rem (task ->
+-- dependencies not yet satisfied; a task missing waits for nothing), info
+-- (task -> "queue\nkind\nallowFailure\nanyOutcome\naddedBy\norder"),
+-- deps (task -> dependencies, "\n"-joined), payloads (task -> its job
+-- until released), results (task -> result), rel (tasks being released:
+-- enqueued into their queue, not yet confirmed).
+--
+-- A field of s is the state letter, then the seq of the task's last end
+-- applied (none before the first), then, when the task has dependents, '|'
+-- and their names "\n"-joined: "w", "e|b\nc", "S1234|b\nc". Ending a
+-- task reads and writes this one field (task names hold no '|').
+--
+-- Task states: w waiting, e enqueued, S succeeded, F failed, K skipped,
+-- C cancelled. Meta: id, name, st (running, succeeded, failed, cancelled),
+-- cx (cancel asked, 0/1), cr created ms, en ended ms (0 while running),
+-- ret retention ms, nt tasks, open (tasks w or e), bad (tasks that fail the
+-- workflow), ist (the state last written to the index), c_<state> counts.
+
+local WK
+local ENDED = {S = true, F = true, K = true, C = true}
+-- END_STATE maps an end's outcome to the state it gives a running task.
+local END_STATE = {s = 'S', f = 'F', c = 'C', d = 'F'}
+
+local info_cache
+-- info returns task t's static info: q, k, af, ao, by, ord.
+local function info(t)
+  local c = info_cache[t]
+  if c then return c end
+  local v = redis.call('HGET', WK.i, t)
+  if not v then return nil end
+  local q, k, af, ao, by, ord = string.match(v, '^([^\n]*)\n([^\n]*)\n(%d)\n(%d)\n([^\n]*)\n(%d+)$')
+  c = {q = q, k = k, af = af == '1', ao = ao == '1', by = by, ord = tonumber(ord)}
+  info_cache[t] = c
+  return c
+end
+
+-- names splits a "\n"-joined list.
+local function names(v)
+  local out = {}
+  if not v or v == '' then return out end
+  for x in string.gmatch(v, '[^\n]+') do out[#out + 1] = x end
+  return out
+end
+
+local function is_bad(st, af)
+  return st == 'K' or ((st == 'F' or st == 'C') and not af)
+end
+
+-- A script's reads and writes of task states, remaining counts and the
+-- meta counters go through these caches: each is read at most once and
+-- written back once, by flush, so that a batch of task ends costs a few
+-- commands per task, not a dozen. st_cache holds state letters (false: no
+-- such task), seq_cache seqs, dep_cache dependents ("\n"-joined, false for
+-- none).
+local st_cache, seq_cache, dep_cache
+local st_dirty, rem_cache, rem_dirty, counters
+
+local function bump(f, d) counters[f] = (counters[f] or 0) + d end
+local COUNT = {w = 'c_w', e = 'c_e', S = 'c_S', F = 'c_F', K = 'c_K', C = 'c_C'}
+local OPEN = {w = true, e = true}
+
+-- load_state caches task t's field of s, v (false when missing).
+local function load_state(t, v)
+  if not v then
+    st_cache[t] = false
+    return
+  end
+  local st, seq, bar, deps = string.match(v, '^(.)(%d*)(|?)(.*)$')
+  st_cache[t], seq_cache[t] = st, seq
+  dep_cache[t] = bar ~= '' and deps
+end
+
+-- state returns task t's state letter, or nil when the workflow has no
+-- such task.
+local function state(t)
+  local c = st_cache[t]
+  if c == nil then
+    load_state(t, redis.call('HGET', WK.s, t) or false)
+    c = st_cache[t]
+  end
+  return c or nil
+end
+
+-- dependents_of returns task t's dependents ("\n"-joined), or nil.
+local function dependents_of(t)
+  if not state(t) then return nil end
+  return dep_cache[t] or nil
+end
+
+-- add_dependents appends names ("\n"-joined) to task t's dependents.
+local function add_dependents(t, names)
+  local cur = state(t) and dep_cache[t]
+  dep_cache[t] = cur and (cur .. '\n' .. names) or names
+  st_dirty[t] = true
+end
+
+-- prefetch reads the states of tasks not cached yet in one call.
+local function prefetch(tasks)
+  local need = {}
+  for _, t in ipairs(tasks) do
+    if st_cache[t] == nil then need[#need + 1] = t end
+  end
+  if #need == 0 then return end
+  local v = call_chunked_flat('HMGET', WK.s, need)
+  for i, t in ipairs(need) do load_state(t, v[i] or false) end
+end
+
+-- set_state moves task t from old to new and keeps the counters.
+local function set_state(t, new, old)
+  if old == new then return end
+  st_cache[t] = new
+  st_dirty[t] = true
+  if old then bump(COUNT[old], -1) end
+  bump(COUNT[new], 1)
+  local was_open, is_open = OPEN[old] or false, OPEN[new] or false
+  if was_open ~= is_open then bump('open', is_open and 1 or -1) end
+  -- Only failed, cancelled and skipped tasks may count as bad: read the
+  -- task's info only then.
+  if old == 'F' or old == 'C' or old == 'K' or new == 'F' or new == 'C' or new == 'K' then
+    local af = info(t).af
+    local wb, nb = (old and is_bad(old, af)) or false, is_bad(new, af)
+    if wb ~= nb then bump('bad', nb and 1 or -1) end
+  end
+end
+
+-- rem returns how many dependencies task t still waits for.
+local function rem(t)
+  local r = rem_cache[t]
+  if r == nil then
+    r = tonumber(redis.call('HGET', WK.r, t)) or 0
+    rem_cache[t] = r
+  end
+  return r
+end
+
+local function set_rem(t, r)
+  rem_cache[t] = r
+  rem_dirty[t] = true
+end
+
+local released, wf_cancelled
+-- WM holds what the script knows of the meta hash: st (false: no such
+-- workflow), open and bad (numbers, kept up to date by flush), ist.
+local WM
+-- wf_inline: the script enqueues the tasks it releases itself, in the same
+-- step (wf/local.lua), and decides itself which go to rel.
+local wf_inline = false
+
+-- reset_wfgraph starts a call with no workflow open.
+local function reset_wfgraph()
+  WK, WM, info_cache = nil, nil, {}
+  st_cache, seq_cache, dep_cache = nil, nil, nil
+  st_dirty, rem_cache, rem_dirty, counters = nil, nil, nil, nil
+  released, wf_cancelled = nil, nil
+end
+
+-- wf_use opens the workflow of keys (see above) with empty caches; a
+-- script that works on several workflows flushes one before it opens the
+-- next.
+local function wf_use(keys)
+  keys = keys or {K.wf_meta, K.wf_states, K.wf_rem, K.wf_info, K.wf_deps, K.wf_payloads, K.wf_results, K.wf_rel}
+  WK = {m = keys[1], s = keys[2], r = keys[3], i = keys[4], d = keys[5], p = keys[6], o = keys[7], rel = keys[8]}
+  info_cache = {}
+  st_cache, seq_cache, dep_cache = {}, {}, {}
+  st_dirty, rem_cache, rem_dirty, counters = {}, {}, {}, {}
+  released = {}
+  local m = redis.call('HMGET', WK.m, 'st', 'cx', 'open', 'bad', 'ist')
+  WM = {st = m[1], open = tonumber(m[3]) or 0, bad = tonumber(m[4]) or 0, ist = m[5]}
+  wf_cancelled = m[2] == '1'
+end
+
+-- release lets waiting task t go: into rel (at flush), for the caller to
+-- enqueue; or, in a cancelled workflow, to cancelled.
+local function release(t)
+  if wf_cancelled then
+    set_state(t, 'C', 'w')
+    return
+  end
+  set_state(t, 'e', 'w')
+  released[#released + 1] = t
+end
+
+-- flush writes the caches back.
+local function flush()
+  local h = {}
+  for t in pairs(st_dirty) do
+    local v, seq, deps = st_cache[t], seq_cache[t], dep_cache[t]
+    if seq and seq ~= '' then v = v .. seq end
+    if deps then v = v .. '|' .. deps end
+    h[#h + 1] = t
+    h[#h + 1] = v
+  end
+  if #h > 0 then call_chunked('HSET', WK.s, h, 2) end
+  h = {}
+  for t in pairs(rem_dirty) do
+    h[#h + 1] = t
+    h[#h + 1] = rem_cache[t]
+  end
+  if #h > 0 then call_chunked('HSET', WK.r, h, 2) end
+  for f, d in pairs(counters) do
+    if d ~= 0 then redis.call('HINCRBY', WK.m, f, d) end
+    if f == 'open' or f == 'bad' then WM[f] = WM[f] + d end
+  end
+  local rel = {}
+  for _, t in ipairs(released) do
+    if st_cache[t] == 'e' then rel[#rel + 1] = t end
+  end
+  if #rel > 0 and not wf_inline then call_chunked('SADD', WK.rel, rel, 1) end
+  st_dirty, rem_dirty, counters = {}, {}, {}
+end

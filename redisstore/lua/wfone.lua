@@ -1,0 +1,4 @@
+-- wfone.lua: the one workflow a wf_*.lua script works on: its keys
+-- (keys.go), opened by wf_use() with no argument.
+--- @include wfgraph/flow
+--- @keys wf_meta wf_states wf_rem wf_info wf_deps wf_payloads wf_results wf_rel

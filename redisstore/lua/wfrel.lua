@@ -1,0 +1,67 @@
+-- wfrel.lua: enqueue released workflow tasks into this queue, for
+-- wf_release.lua and wf/local.lua (see workflow_deliver.go).
+--- @include place events kinds kidx
+--- @keys jobs wf_tasks garbage done done_exp att errs results cancelled extras progress
+
+-- release_forget clears what a finished job of an earlier workflow of the
+-- same ID left, before its ID is reused.
+local function release_forget(id)
+  kidx_drop({id})
+  redis.call('ZREM', K.done_exp, id)
+  redis.call('HDEL', K.att, id)
+  redis.call('HDEL', K.errs, id)
+  redis.call('HDEL', K.results, id)
+  redis.call('SREM', K.cancelled, id)
+  redis.call('HDEL', K.extras, id)
+  redis.call('HDEL', K.progress, id)
+end
+
+-- release_into enqueues jobs ids (parallel: dues, "" now, "+ms" after now
+-- or absolute ms; vals, the envelopes, which it prefixes with the enqueue
+-- time) and returns one string per job: "r" (ready), "p" (pending), "d"
+-- (released before: the task set holds it, whether or not its job is
+-- still here, so a task's job is enqueued at most once) or "a" (adopted).
+-- A job that holds the ID without the mark is another's: one left by an
+-- earlier workflow of the same ID, removed since. When it has finished
+-- (done or garbage) it is replaced; when it still waits or runs, it
+-- becomes the task's job. With once, the caller vouches that none of the
+-- jobs was released before (it moved their tasks to enqueued in the same
+-- step), which spares the look at the marks. The caller flushes the
+-- events.
+local function release_into(ids, dues, vals, now, later, once)
+  local nows = str(now) .. ','
+  local marked = once and {} or call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
+  local held = call_chunked_flat('HMGET', K.jobs, ids)
+  local out, mark, hv = {}, {}, {}
+  local evids, evkinds, evstates, ne = {}, {}, {}, 0
+  for n = 1, #ids do
+    local id = ids[n]
+    if marked[n] == 1 then
+      out[n] = 'd'
+    else
+      mark[#mark + 1] = id
+      local fresh = not held[n]
+      if not fresh and (redis.call('ZREM', K.garbage, id) == 1 or redis.call('ZREM', K.done, id) == 1) then
+        -- A finished job of an earlier workflow: replace it.
+        release_forget(id)
+        fresh = true
+      end
+      if fresh then
+        local v = nows .. vals[n]
+        hv[#hv + 1], hv[#hv + 2] = id, v
+        local kind = kind_of_new(vals[n])
+        kidx_add({id}, 1, kind, now)
+        out[n] = place(id, dues[n], now, later, v)
+        ne = ne + 1
+        evids[ne], evkinds[ne], evstates[ne] = id, kind, out[n]
+      else
+        out[n] = 'a' -- adopted
+      end
+    end
+  end
+  if #mark > 0 then call_chunked('SADD', K.wf_tasks, mark, 1) end
+  if #hv > 0 then call_chunked('HSET', K.jobs, hv, 2) end
+  store_placed()
+  emit_many(1, evids, ne, evkinds, 0, evstates)
+  return out
+end
