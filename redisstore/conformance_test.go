@@ -10,6 +10,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Every script of every test fails on a key it was not given.
+	redisstore.CheckKeys()
 	redistest.Main(m)
 }
 

@@ -18,7 +18,10 @@
 // Every key of queue q starts with the hash tag {<prefix>:q}, so each
 // script touches one slot and a cluster spreads queues over its shards; the
 // store-wide registries (queues, workers, schedules) use {<prefix>}. Every
-// key a script touches is passed in KEYS. keys.go lists them all. A pending
+// key a script touches is passed in KEYS: each Lua file declares the keys
+// it touches, by their names in one table (keys.go), from which the KEYS
+// of every script and LAYOUT.md come; the package's tests run every script
+// with a check that fails a command on any other key. A pending
 // bench-sized job (20-byte ID, 77 bytes of args) takes about 210 to 230
 // bytes of Redis memory: one hash field holding a compact msgpack envelope,
 // and its ID in the ready list or pending set.
@@ -52,9 +55,15 @@
 // concurrent single-job Enqueue calls of one Store are merged into shared
 // round trips while one is in flight (Options.NoCoalescing).
 //
+// The scripts are built from the modules of lua/ (lua.go), and the hot
+// ones (enqueue, claim, finish, maintain) in one variant per shape of queue
+// (priority levels, groups, limits, kind index): a plain queue runs code
+// that holds nothing of the features it does not use.
+//
 // The scripts run as Redis functions: the start-up check loads one
 // library per script on every master (FUNCTION LOAD, named after a hash of
-// its source), and each call is an FCALL. A script sent with EVALSHA
+// its source; a variant first used later is loaded then), and each call is
+// an FCALL. A script sent with EVALSHA
 // defines all its helper functions anew on every call, about 40,000
 // redis-server instructions; a function library defines them once, at
 // load. See Options.NoFunctions for the plain-script fallback.

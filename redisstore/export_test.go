@@ -7,6 +7,12 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
+// CheckKeys makes every script built from now on fail a command on a key
+// that is not in its KEYS (keycheck.go). TestMain calls it before any
+// test, so that the whole package's tests, the conformance suite among
+// them, check every script call.
+func CheckKeys() { keyCheck = true }
+
 // CrashWorkflowsAt makes s stop its workflow deliveries at step ("apply",
 // "release", "confirm", "done"; "" for never) as if its process died
 // there, leaving the rest to a sweeper.

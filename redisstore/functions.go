@@ -147,12 +147,12 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
-	lib.WriteString("local KEYS, ARGV\nlocal K, K_N = {}, 0\n")
+	lib.WriteString("local KEYS, ARGV\nlocal K, K_N = {}, 0\nlocal redis_register = redis.register_function\n")
 	lib.WriteString(head.String())
 	lib.WriteString("local function main()\n" + b.body() + "\nend\n")
 	sum := sha1.Sum([]byte(lib.String() + flags))
 	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.NewReplacer(".", "_", "/", "_").Replace(name)
-	lib.WriteString("redis.register_function{function_name = '" + fn + "', callback = function(keys, args)\n")
+	lib.WriteString("redis_register{function_name = '" + fn + "', callback = function(keys, args)\n")
 	lib.WriteString("  KEYS, ARGV = keys, args\n  " + b.keyBinds("keys") + "\n")
 	if keyCheck {
 		lib.WriteString("  kc_begin(keys)\n")
@@ -266,6 +266,12 @@ func (s *Store) reloadFunctions(ctx context.Context, keys []string) bool {
 func refused(err error) bool {
 	var rerr redis.Error
 	if !errors.As(err, &rerr) {
+		return false
+	}
+	// A library that does not compile is this package's bug, not the
+	// server's refusal: the call fails, loudly, rather than turn every
+	// later one to plain scripts.
+	if strings.Contains(err.Error(), "Error compiling") || strings.Contains(err.Error(), "Error registering") {
 		return false
 	}
 	for _, passing := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "BUSY"} {

@@ -13,7 +13,10 @@ package redisstore
 // argument, 0 none. A command missing from it fails the script too, so a
 // new command cannot slip past the check.
 const keyCheckSrc = `
-local real_redis = redis
+-- The global redis, looked up at every call: a function library sees
+-- another redis table while it loads.
+local function real_call(...) return redis.call(...) end
+local function real_pcall(...) return redis.pcall(...) end
 local KC_DECL = {}
 local KC_POS = {
   GET = 1, SET = 1, DEL = -1, UNLINK = -1, EXISTS = -1, INCR = 1, INCRBY = 1, TYPE = 1,
@@ -41,10 +44,12 @@ local function kc_check(cmd, ...)
     for i = 1, select('#', ...) do kc_key(c, (select(i, ...))) end
   end
 end
-local redis = setmetatable({
-  call = function(cmd, ...) kc_check(cmd, ...) return real_redis.call(cmd, ...) end,
-  pcall = function(cmd, ...) kc_check(cmd, ...) return real_redis.pcall(cmd, ...) end,
-}, {__index = real_redis})
+-- (A function library has no setmetatable: the scripts use call and
+-- pcall only, and the library registers itself with redis_register.)
+local redis = {
+  call = function(cmd, ...) kc_check(cmd, ...) return real_call(cmd, ...) end,
+  pcall = function(cmd, ...) kc_check(cmd, ...) return real_pcall(cmd, ...) end,
+}
 local function kc_begin(keys)
   KC_DECL = {}
   for i = 1, #keys do KC_DECL[keys[i]] = true end

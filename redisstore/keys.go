@@ -232,6 +232,14 @@ func layoutDoc() string {
 			}
 		}
 	}
+	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer).\n\n| script | KEYS |\n|---|---|\n")
+	for _, name := range scriptFiles() {
+		var names []string
+		for _, k := range fullScript(name).keys {
+			names = append(names, keyTable[k].name)
+		}
+		b.WriteString("| " + name + " | " + strings.Join(names, " ") + " |\n")
+	}
 	b.WriteString("\nWake-ups are not keys: scripts PUBLISH the queue's name on the channels `<prefix>:ready` and `<prefix>:sched` (notify.go), and on `<prefix>:ev` and `<prefix>:done` for event readers and job waiters (events.go, wait_job.go).\n")
 	return b.String()
 }

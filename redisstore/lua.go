@@ -4,7 +4,9 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,6 +135,8 @@ type luaBuild struct {
 	conf  []string   // settings fields read, in the order first declared
 	marks []string   // marks fields read
 	flags string
+	// undeclared are keys a test took out of KEYS (undeclare).
+	undeclared []int
 }
 
 // assemble builds script name with the slot choices impl.
@@ -231,8 +235,22 @@ func (b *luaBuild) keyBinds(keys string) string {
 	for i, k := range b.keys {
 		out.WriteString("K." + keyTable[k].name + " = " + keys + "[" + strconv.Itoa(i+1) + "] ")
 	}
+	// A key taken out of KEYS by a test (undeclare) is still found, built
+	// from the first key's tag as scripts once built their keys: the key
+	// check must catch it.
+	for _, k := range b.undeclared {
+		out.WriteString("K." + keyTable[k].name + " = string.match(" + keys + "[1], '^({[^}]*}:)') .. '" + keyTable[k].suffix + "' ")
+	}
 	out.WriteString("K_N = " + strconv.Itoa(len(b.keys)))
 	return out.String()
+}
+
+// undeclare takes the key named name out of b's KEYS, for the test that
+// shows the key check at work (keyBinds).
+func (b *luaBuild) undeclare(name string) {
+	i := keyIndex[name]
+	b.keys = slices.DeleteFunc(b.keys, func(k int) bool { return k == i })
+	b.undeclared = append(b.undeclared, i)
 }
 
 // readers returns read_conf and read_marks, which read the fields b's
@@ -272,17 +290,116 @@ func (b *luaBuild) readers() string {
 	return out.String()
 }
 
-// modules returns the source of b's modules, in order.
+// modules returns the source of b's modules, in order, each in a block of
+// its own (scoped): the top-level locals a later file names (and the
+// reset functions) are declared before the block and assigned in it, the
+// others stay the module's own. A script's chunk may hold at most 200
+// locals at once, which the modules of the largest variants would pass
+// were they all kept; and a module's helpers stay its own.
 func (b *luaBuild) modules() string {
-	var out strings.Builder
-	for _, f := range b.files[:len(b.files)-1] {
-		out.WriteString("-- [" + f.name + ".lua]\n")
-		out.WriteString(f.src)
-		if !strings.HasSuffix(f.src, "\n") {
-			out.WriteByte('\n')
+	// used[i]: the identifiers the files after module i name.
+	n := len(b.files)
+	used := make([]map[string]bool, n)
+	seen := map[string]bool{}
+	for i := n - 1; i >= 0; i-- {
+		used[i] = maps.Clone(seen)
+		for _, id := range luaIdents(b.files[i].src) {
+			seen[id] = true
 		}
 	}
+	var out strings.Builder
+	for i, f := range b.files[:n-1] {
+		out.WriteString("-- [" + f.name + ".lua]\n")
+		decl, body := scopeModule(f.src, used[i])
+		if len(decl) > 0 {
+			out.WriteString("local " + strings.Join(decl, ", ") + "\n")
+		}
+		out.WriteString("do\n" + body)
+		if !strings.HasSuffix(body, "\n") {
+			out.WriteByte('\n')
+		}
+		out.WriteString("end\n")
+	}
 	return out.String()
+}
+
+var (
+	luaIdent     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	luaTopFunc   = regexp.MustCompile(`^local function ([A-Za-z_][A-Za-z0-9_]*)\(`)
+	luaTopLocals = regexp.MustCompile(`^local ([A-Za-z_][A-Za-z0-9_]*(?:, *[A-Za-z_][A-Za-z0-9_]*)*)( *=.*)?$`)
+)
+
+// luaIdents returns the identifiers src's code names (not in comments or
+// strings, not fields after '.' or ':').
+func luaIdents(src string) []string {
+	code := luaCode(src)
+	var out []string
+	for _, loc := range luaIdent.FindAllStringIndex(code, -1) {
+		if loc[0] > 0 && (code[loc[0]-1] == '.' || code[loc[0]-1] == ':') && !(loc[0] > 1 && code[loc[0]-2] == '.') {
+			continue
+		}
+		out = append(out, code[loc[0]:loc[1]])
+	}
+	return out
+}
+
+// scopeModule rewrites module src for a block of its own: its top-level
+// locals (lines that start with "local") that a later file names (in
+// used), or reset functions, become assignments to locals declared before
+// the block, which it returns.
+func scopeModule(src string, used map[string]bool) (decl []string, body string) {
+	var b strings.Builder
+	for line := range strings.Lines(src) {
+		text := strings.TrimRight(line, "\n")
+		if m := luaTopFunc.FindStringSubmatch(text); m != nil && (used[m[1]] || strings.HasPrefix(m[1], "reset_")) {
+			decl = append(decl, m[1])
+			line = strings.TrimPrefix(line, "local ")
+		} else if m := luaTopLocals.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "local function") {
+			names := strings.Split(m[1], ",")
+			export := false
+			for i := range names {
+				names[i] = strings.TrimSpace(names[i])
+				export = export || used[names[i]]
+			}
+			if export {
+				decl = append(decl, names...)
+				if m[2] == "" {
+					line = "\n" // declared before the block: nil already
+				} else {
+					line = strings.TrimPrefix(line, "local ")
+				}
+			}
+		}
+		b.WriteString(line)
+	}
+	return decl, b.String()
+}
+
+// luaCode returns src with its comments removed and its strings emptied.
+func luaCode(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+		case c == '\'' || c == '"':
+			i++
+			for i < len(src) && src[i] != c {
+				if src[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			b.WriteString("''")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // body returns the script's own code.
@@ -338,4 +455,23 @@ func constsSrc() string {
 		}
 	}
 	return b.String()
+}
+
+// scriptFiles returns the files of lua/ that are scripts: those no other
+// file includes.
+func scriptFiles() []string {
+	included := map[string]bool{}
+	for _, f := range luaFiles {
+		for _, inc := range f.includes {
+			included[inc] = true
+		}
+	}
+	var out []string
+	for name := range luaFiles {
+		if !strings.Contains(name, "/") && !included[name] && name != "base" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,30 +1,15 @@
 package redisstore
 
 import (
+	goflag "flag"
+	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-)
 
-// scriptFiles returns the files of lua/ that are scripts: those no other
-// file includes.
-func scriptFiles() []string {
-	included := map[string]bool{}
-	for _, f := range luaFiles {
-		for _, inc := range f.includes {
-			included[inc] = true
-		}
-	}
-	var out []string
-	for name := range luaFiles {
-		if !strings.Contains(name, "/") && !included[name] && name != "base" {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/store"
+)
 
 // testVariants are the variants every script is checked in: each file of
 // every slot at least once.
@@ -43,33 +28,6 @@ var luaBuiltins = map[string]bool{
 	"select": true, "error": true, "setmetatable": true, "pcall": true, "assert": true, "next": true,
 	"rawget": true, "rawset": true, "function": true, "and": true, "or": true, "not": true, "return": true,
 	"if": true, "elseif": true, "while": true, "until": true, "in": true,
-}
-
-// luaCode returns src with its comments removed and its strings emptied.
-func luaCode(src string) string {
-	var b strings.Builder
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			b.WriteByte('\n')
-		case c == '\'' || c == '"':
-			i++
-			for i < len(src) && src[i] != c {
-				if src[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			b.WriteString("''")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 var (
@@ -117,5 +75,272 @@ func TestLuaIncludes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKeyCheckCatchesUndeclaredKey shows the key check (keycheck.go) at
+// work: a claim whose script still finds its unack set, attempt info or
+// token counter, but was not given it in KEYS (a key built from another,
+// as scripts once did), fails with an error naming the key; the claim as
+// built succeeds.
+func TestKeyCheckCatchesUndeclaredKey(t *testing.T) {
+	if !keyCheck {
+		t.Fatal("the key check is off: TestMain turns it on for every test of the package")
+	}
+	ctx := t.Context()
+	rdb := redistest.Start(t).Client(t)
+	s := New(rdb, &Options{Prefix: redistest.Prefix(t), NoCoalescing: true})
+	k := s.queueKeys("q")
+	claim := func(sc *script) error {
+		keys := make([]string, len(sc.keys))
+		for i, ki := range sc.keys {
+			keys[i] = k.all[ki]
+		}
+		return sc.eval.Run(ctx, rdb, keys, 1, 60000, 1000, "w").Err()
+	}
+	for _, name := range []string{"unack", "att", "tokens", "jobs"} {
+		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "j-" + name, Queue: "q", Kind: "k"}}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := assemble("claim", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.undeclare(name)
+		err = claim(buildScript("claim.without-"+name, b, 0, shapeAll))
+		if err == nil || !strings.Contains(err.Error(), "keycheck: ") || !strings.Contains(err.Error(), k.all[keyIndex[name]]) {
+			t.Errorf("claim without %s in KEYS: %v; want the key check to name %s", name, err, k.all[keyIndex[name]])
+		}
+	}
+	if err := claim(scriptFor("claim", variant{})); err != nil {
+		t.Fatalf("claim with its KEYS: %v", err)
+	}
+	// The checked scripts load as functions too: the suites run them so.
+	if !s.fmode.on.Load() {
+		t.Fatal("the server refused the checked scripts as functions")
+	}
+}
+
+// allVariants returns every distinct variant of every script: each shape
+// with each choice of the wf and adds slots.
+func allVariants() []*script {
+	seen := map[*script]bool{}
+	var out []*script
+	for _, name := range scriptFiles() {
+		for sh := shape(0); sh <= shapeAll; sh++ {
+			for _, wf := range []string{"", "record", "local"} {
+				for _, adds := range []string{"", "extras"} {
+					sc := scriptFor(name, variant{shape: sh, wf: wf, adds: adds})
+					if !seen[sc] {
+						seen[sc] = true
+						out = append(out, sc)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryVariantLoads loads every variant of every script on a server,
+// as a function library and as a plain script: a variant that does not
+// compile (Lua's limit of 200 locals in a chunk, say) would otherwise
+// make the store fall back to plain scripts for good, or fail its calls.
+func TestEveryVariantLoads(t *testing.T) {
+	ctx := t.Context()
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	all := allVariants()
+	for _, sc := range all {
+		if err := rdb.FunctionLoad(ctx, sc.lib).Err(); err != nil {
+			t.Errorf("FUNCTION LOAD of %s: %v", sc.name, err)
+		}
+		if err := sc.eval.Load(ctx, rdb).Err(); err != nil {
+			t.Errorf("SCRIPT LOAD of %s: %v", sc.name, err)
+		}
+	}
+	t.Logf("%d variants loaded", len(all))
+}
+
+// luaFunc is a function of a Lua file: where it starts and how many lines
+// of code (neither blank nor comment) it spans.
+type luaFunc struct {
+	line, code int
+}
+
+// luaFuncs returns the functions of src (nested ones too), found by
+// matching function ... end over its code.
+func luaFuncs(src string) []luaFunc {
+	code := luaCode(src)
+	lines := strings.Split(code, "\n")
+	type open struct {
+		fn   bool
+		line int
+	}
+	var stack []open
+	var out []luaFunc
+	for i, l := range lines {
+		for _, w := range luaIdent.FindAllString(l, -1) {
+			switch w {
+			case "function":
+				stack = append(stack, open{true, i})
+			case "if", "do", "repeat":
+				stack = append(stack, open{false, i})
+			case "end", "until":
+				if len(stack) == 0 {
+					continue
+				}
+				o := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if o.fn {
+					n := 0
+					for _, x := range lines[o.line : i+1] {
+						if strings.TrimSpace(x) != "" {
+							n++
+						}
+					}
+					out = append(out, luaFunc{line: o.line + 1, code: n})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// codeLines counts the lines of src that hold code.
+func codeLines(src string) int {
+	n := 0
+	for l := range strings.Lines(luaCode(src)) {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLuaShort: the claim and finish skeletons are at most 80 lines of
+// code, and so is every function of lua/ and every script's body (which a
+// function library wraps in a function of its own). Features live in
+// modules behind small functions.
+func TestLuaShort(t *testing.T) {
+	for _, name := range []string{"claim", "finish"} {
+		if n := codeLines(luaFiles[name].src); n > 80 {
+			t.Errorf("lua/%s.lua is %d lines of code, over 80", name, n)
+		}
+	}
+	for name, f := range luaFiles {
+		for _, fn := range luaFuncs(f.src) {
+			if fn.code > 80 {
+				t.Errorf("lua/%s.lua:%d: a function of %d lines of code, over 80", name, fn.line, fn.code)
+			}
+		}
+	}
+	for _, name := range scriptFiles() {
+		if n := codeLines(luaFiles[name].src); n > 80 {
+			t.Errorf("lua/%s.lua: a body of %d lines of code, over 80", name, n)
+		}
+	}
+}
+
+// featureWords are what the code of a feature is named after: groups,
+// priority levels, workflows and their tasks, the kind index.
+var featureWords = regexp.MustCompile(`(?i)group|\bg_|prio|level|ready_[pn]\d|\bpm\b|wf|workflow|task|kidx|K\.kinds|kind index`)
+
+// TestPlainVariantsCarryNoFeature: the variants a plain queue runs (its
+// enqueue, claim and finish) hold no code of groups, priority levels,
+// workflows or the kind index, and none of their keys: what a queue does
+// not use costs it nothing.
+func TestPlainVariantsCarryNoFeature(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		v    variant
+	}{
+		{"enqueue", variant{}}, {"enqueue", variant{adds: "extras"}}, {"claim", variant{}}, {"finish", variant{}},
+	} {
+		impl := c.v.shape.slots()
+		if c.v.adds != "" {
+			impl["adds"] = c.v.adds
+		}
+		b, err := assemble(c.file, impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range b.files {
+			for i, line := range strings.Split(luaCode(f.src), "\n") {
+				if m := featureWords.FindString(line); m != "" {
+					t.Errorf("plain %s (%s): lua/%s.lua:%d names %q: %s", c.file, c.v.adds, f.name, i+1, m, strings.TrimSpace(line))
+				}
+			}
+		}
+		for _, k := range b.keys {
+			if m := featureWords.FindString(keyTable[k].name); m != "" {
+				t.Errorf("plain %s (%s) declares key %s", c.file, c.v.adds, keyTable[k].name)
+			}
+		}
+	}
+}
+
+// luaOnly are the numeric constants Lua defines itself, with why no Go code
+// shares them; any other is luaConsts' (TestLuaConsts).
+var luaOnly = map[string]string{
+	"CHUNK":        "the most arguments one redis.call takes through unpack: a bound of this Lua",
+	"LEFT_WAKE_MS": "how often a claim that leaves jobs behind wakes idle workers: claim.lua's own pacing",
+}
+
+var luaNumConst = regexp.MustCompile(`(?m)^local ([A-Z][A-Z0-9_]*) = -?[0-9]`)
+
+// TestLuaConsts: the constants Go and Lua share are written once, in Go
+// (luaConsts, luaTexts): every one is used by some Lua file, none is
+// defined by one, and a Lua file defines no other number constant than
+// those luaOnly names.
+func TestLuaConsts(t *testing.T) {
+	shared := map[string]bool{}
+	for _, c := range luaConsts {
+		shared[c.name] = true
+	}
+	for _, c := range luaTexts {
+		shared[c.name] = true
+	}
+	used := map[string]bool{}
+	for name, f := range luaFiles {
+		for _, id := range luaIdents(f.src) {
+			used[id] = true
+		}
+		for _, m := range luaNumConst.FindAllStringSubmatch(f.src, -1) {
+			if _, ok := luaOnly[m[1]]; !ok {
+				t.Errorf("lua/%s.lua defines %s: a constant Go shares comes from luaConsts, another one needs its reason in luaOnly", name, m[1])
+			}
+		}
+		for c := range shared {
+			if regexp.MustCompile(`(?m)^\s*local ` + c + `\b`).MatchString(f.src) {
+				t.Errorf("lua/%s.lua defines %s again", name, c)
+			}
+		}
+	}
+	for c := range shared {
+		if !used[c] {
+			t.Errorf("no Lua file uses %s", c)
+		}
+	}
+	for c := range luaOnly {
+		if !used[c] {
+			t.Errorf("no Lua file uses %s (luaOnly)", c)
+		}
+	}
+}
+
+var update = goflag.Bool("update", false, "rewrite LAYOUT.md")
+
+// TestLayoutDoc keeps LAYOUT.md what keyTable says (go test -run
+// TestLayoutDoc -update rewrites it).
+func TestLayoutDoc(t *testing.T) {
+	want := layoutDoc()
+	if *update {
+		if err := os.WriteFile("LAYOUT.md", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile("LAYOUT.md")
+	if err != nil || string(got) != want {
+		t.Fatalf("LAYOUT.md is not what keyTable says (%v): run go test -run TestLayoutDoc -update", err)
 	}
 }

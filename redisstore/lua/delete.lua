@@ -52,7 +52,7 @@ if state ~= 'done' and state ~= 'garbage' then
   end
 end
 release_unique(ids)
-kidx_drop(ids)
+index_drop(ids)
 call_chunked('HDEL', K.jobs, ids, 1)
 call_chunked('HDEL', K.att, ids, 1)
 call_chunked('HDEL', K.errs, ids, 1)

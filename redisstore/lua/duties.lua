@@ -32,7 +32,7 @@ end
 -- purge deletes jobs for good (their unique keys were released when they
 -- finished).
 local function purge(ids)
-  kidx_drop(ids)
+  index_drop(ids)
   call_chunked('HDEL', K.jobs, ids, 1)
   call_chunked('HDEL', K.att, ids, 1)
   call_chunked('HDEL', K.errs, ids, 1)

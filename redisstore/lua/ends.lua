@@ -46,7 +46,7 @@ local function ends_read(q)
   -- Waiters and progress reports are rare: one EXISTS of both keys.
   q.side = redis.call('EXISTS', K.waited, K.progress) > 0
   q.waited = q.side and waited_among(q.ids) or nil
-  q.wfm = wf_members(q.ids)
+  q.tracked = tracked_among(q.ids)
   q.queue_ret = tonumber(C.ret) or 0
 end
 
@@ -88,7 +88,7 @@ end
 -- costs about a thousand instructions here.)
 local function ends_plain(q, out, now, later)
   local ng, nd, bare = 0, 0, false
-  local ids, waited, wfm = q.ids, q.waited, q.wfm
+  local ids, waited, tracked = q.ids, q.waited, q.tracked
   for r = 1, q.plain do
     local id = ids[r]
     if not q.held[r] then
@@ -103,7 +103,7 @@ local function ends_plain(q, out, now, later)
       else
         ends_ack(q, id, 0, '', now, later)
       end
-      if wfm and wfm[id] then wf_note(id, 's', '') end
+      if tracked and tracked[id] then track_end(id, 's', '') end
       if q.kinds[r] == '' then bare = true end
       if waited and waited[id] then
         local k, a = kind_att(q, r)
@@ -160,7 +160,7 @@ local function ends_fail(q, r, o, x, y, now, later)
     if q.waited and q.waited[id] then
       publish_end(id, 'garbage', a, (kind_att(q, r)), '', error_text(y), o == 6, now)
     end
-    if q.wfm and q.wfm[id] then wf_note(id, (o == 6 or q.cancelled[r] == 1) and 'c' or 'f', '') end
+    if q.tracked and q.tracked[id] then track_end(id, (o == 6 or q.cancelled[r] == 1) and 'c' or 'f', '') end
     E.dead_ids[#E.dead_ids + 1] = id
     E.dead_z[#E.dead_z + 1], E.dead_z[#E.dead_z + 2] = ms_str(now), id
     if o == 6 and q.cancelled[r] ~= 1 then
@@ -207,7 +207,7 @@ local function ends_one(q, r, out, now, later)
     if waited then publish_end(id, 'done', att, k, y, '', false, now) end
   end
   ends_ack(q, id, tonumber(x), y, now, later)
-  if q.wfm and q.wfm[id] then wf_note(id, 's', y) end
+  if q.tracked and q.tracked[id] then track_end(id, 's', y) end
 end
 
 -- ends_delete deletes the acked jobs kept for no retention.
@@ -217,7 +217,7 @@ local function ends_delete(q)
     release_unique(del, q.exmap)
     unique_forget(del, q.exmap)
   end
-  kidx_drop(del)
+  index_drop(del)
   call_chunked('HDEL', K.jobs, del, 1)
   call_chunked('HDEL', K.att, del, 1)
   if redis.call('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end

@@ -37,7 +37,7 @@ for k = 1, #ids do
     if common == '' then kinds[n] = kind_of_new(news[k]) end
   end
 end
-kidx_add(added, n, kinds, now)
+index_add(added, n, kinds, now)
 emit_many(1, added, n, kinds, 0, states)
 flush_events(now)
 return out

@@ -37,6 +37,6 @@ local out = {}
 ends_plain(q, out, now, later)
 for r = q.plain + 1, q.n do ends_one(q, r, out, now, later) end
 ends_write(q, now)
-wf_finish(out, now, later)
+tracked_tail(out, now, later)
 flush_events(now)
 return out

@@ -26,7 +26,7 @@ local more = m1 or m2 or m3 or m4
 flush_events(now)
 -- Index the jobs that were there when the kind index was turned on, two
 -- batches a call, until done.
-if not kidx_build(2 * batch) then more = true end
+if not index_build(2 * batch) then more = true end
 
 local next_at = next_due(now, max_age, over)
 -- Once a minute, the queue's depth and latency for its history (and the

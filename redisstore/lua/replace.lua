@@ -16,8 +16,8 @@ local function replace_args(h, old, st, val)
   local enq = string.match(old, '^(%d*,)')
   local cur = enq .. val
   if kind_of(old) ~= kind_of(cur) then
-    kidx_drop({h}, {old})
-    kidx_add({h}, 1, kind_of(cur), string.sub(enq, 1, -2))
+    index_drop({h}, {old})
+    index_add({h}, 1, kind_of(cur), string.sub(enq, 1, -2))
   end
   redis.call('HSET', K.jobs, h, cur)
   ready_note({cur})

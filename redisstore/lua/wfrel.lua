@@ -6,7 +6,7 @@
 -- release_forget clears what a finished job of an earlier workflow of the
 -- same ID left, before its ID is reused.
 local function release_forget(id)
-  kidx_drop({id})
+  index_drop({id})
   redis.call('ZREM', K.done_exp, id)
   redis.call('HDEL', K.att, id)
   redis.call('HDEL', K.errs, id)
@@ -50,7 +50,7 @@ local function release_into(ids, dues, vals, now, later, once)
         local v = nows .. vals[n]
         hv[#hv + 1], hv[#hv + 2] = id, v
         local kind = kind_of_new(vals[n])
-        kidx_add({id}, 1, kind, now)
+        index_add({id}, 1, kind, now)
         out[n] = place(id, dues[n], now, later, v)
         ne = ne + 1
         evids[ne], evkinds[ne], evstates[ne] = id, kind, out[n]

@@ -1,10 +1,10 @@
 -- kidx/on.lua: the kind index (store.QueueConfig.KindIndex), kept while
 -- the queue's shape has the letter K. The contract of the kidx slot:
 --
---   kidx_add(ids, n, kinds, scores)  index jobs ids[1..n]: kinds[i] the
+--   index_add(ids, n, kinds, scores)  index jobs ids[1..n]: kinds[i] the
 --                                    kind (or one kind for all), scores[i]
 --                                    the enqueue ms (or one for all)
---   kidx_drop(ids, vals)             unindex jobs about to be deleted
+--   index_drop(ids, vals)             unindex jobs about to be deleted
 --                                    (vals their stored values, nil to
 --                                    read them)
 --
@@ -32,7 +32,7 @@ local function kidx_range(k)
   return '[' .. k .. '\n', '(' .. k .. '\11'
 end
 
-local function kidx_add(ids, n, kinds, scores)
+local function index_add(ids, n, kinds, scores)
   if not has_shape('K') or n == 0 then return end
   local z, m = {}, 0
   for i = 1, n do
@@ -48,7 +48,7 @@ local function kidx_add(ids, n, kinds, scores)
   if m > 0 then call_chunked('ZADD', K.kinds, z, 2) end
 end
 
-local function kidx_drop(ids, vals)
+local function index_drop(ids, vals)
   if not has_shape('K') or #ids == 0 then return end
   vals = vals or call_chunked_flat('HMGET', K.jobs, ids)
   local rm = {}
@@ -60,9 +60,9 @@ local function kidx_drop(ids, vals)
   if #rm > 0 then call_chunked('ZREM', K.kinds, rm, 1) end
 end
 
--- kidx_build indexes about count more of the jobs that were there when the
+-- index_build indexes about count more of the jobs that were there when the
 -- index was turned on. It returns true once none are left.
-local function kidx_build(count)
+local function index_build(count)
   local cur = M.kib
   if not cur or not has_shape('K') then return true end
   local got = redis.call('HSCAN', K.jobs, cur, 'COUNT', count)
@@ -73,7 +73,7 @@ local function kidx_build(count)
     ids[n], kinds[n] = kv[i], kind_of(kv[i + 1])
     scores[n] = string.match(kv[i + 1], '^(%d+),') or '0'
   end
-  kidx_add(ids, n, kinds, scores)
+  index_add(ids, n, kinds, scores)
   if got[1] == '0' then
     redis.call('HDEL', K.marks, 'kib')
     M.kib = nil
@@ -86,14 +86,14 @@ end
 
 -- kidx_set turns the index on or off (dropped). Turned on, it indexes up
 -- to 2,000 of the jobs there at once, and maintain.lua the rest
--- (kidx_build).
+-- (index_build).
 local function kidx_set(on)
   if on == has_shape('K') then return end
   set_shape('K', on)
   if on then
     M.kib = '0'
     redis.call('HSET', K.marks, 'kib', '0')
-    kidx_build(2000)
+    index_build(2000)
     return
   end
   redis.call('HDEL', K.marks, 'kib')

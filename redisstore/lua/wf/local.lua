@@ -100,14 +100,18 @@ local function local_by()
   return by, order
 end
 
--- wf_finish applies the noted ends to their workflows, enqueues what they
+local function tracked_among(ids) return wf_members(ids) end
+
+local function track_end(id, outcome, result) wf_note(id, outcome, result) end
+
+-- tracked_tail applies the noted ends to their workflows, enqueues what they
 -- release into this queue, and appends to finish's reply the records it
 -- could not apply (none unless a workflow's keys were missing: 0), then
 -- the releases it leaves to the caller. The ends carry no seq: applied in
 -- the step that ended the job, no record of an earlier run can come after
 -- them (a task runs again only after a requeue, whose record has a later
 -- seq).
-local function wf_finish(out, now, later)
+local function tracked_tail(out, now, later)
   local by, order = local_by()
   local keyed = local_keys()
   local acc, rel, left = {ids = {}, dues = {}, vals = {}}, {}, {}

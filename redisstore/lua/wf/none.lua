@@ -1,10 +1,10 @@
--- wf/none.lua: a finish whose batch ends no workflow task's job (the wf
--- slot's contract is in wf/record.lua).
+-- wf/none.lua: a finish whose batch ends no workflow task's job: nobody
+-- tracks its ends (the wf slot's contract is in wf/record.lua).
 
-local function wf_members() return nil end
+local function tracked_among() return nil end
 
-local function wf_note() end
+local function track_end() end
 
-local function wf_finish(out)
+local function tracked_tail(out)
   out[#out + 1] = 0
 end

@@ -1,15 +1,17 @@
 -- wf/record.lua: the ends of workflow tasks' jobs, recorded in the queue
 -- for delivery to their workflows (see workflow_deliver.go), for the
 -- scripts that end jobs: finish, maintain, cancel, requeue, delete. The
--- contract of the wf slot:
+-- contract of the wf slot, the hooks by which finish lets others track
+-- the ends of some jobs (ends.lua):
 --
---   wf_members(ids) -> set|nil   which of ids are workflow tasks' jobs
---   wf_note(id, outcome, result) a task's job ended (outcome s succeeded,
---                                f failed, c cancelled, d deleted, r
---                                requeued)
---   wf_finish(out, now, later)   appends to finish's reply the number of
---                                records it leaves to deliver, then each
---                                one's job ID and record
+--   tracked_among(ids) -> set|nil  which of ids are tracked: workflow
+--                                  tasks' jobs
+--   track_end(id, outcome, result) a tracked job ended (outcome s
+--                                  succeeded, f failed, c cancelled, d
+--                                  deleted, r requeued)
+--   tracked_tail(out, now, later)  appends to finish's reply the number
+--                                  of records it leaves to deliver, then
+--                                  each one's job ID and record
 --
 -- A queue keeps, in the same slot as its jobs: wf_tasks, the IDs of the
 -- workflow tasks' jobs released into the queue; wf_done, job ID ->
@@ -20,7 +22,11 @@
 -- (MaintainWorkflows) delivers what a dead process left, after WF_LEASE.
 --- @include wfends
 
-local function wf_finish(out, now)
+local function tracked_among(ids) return wf_members(ids) end
+
+local function track_end(id, outcome, result) wf_note(id, outcome, result) end
+
+local function tracked_tail(out, now)
   out[#out + 1] = wf_written
   for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
 end
