@@ -17,6 +17,7 @@ type kindIndexFunc = func(t *testing.T, s store.Store, se store.Searcher, a stor
 func kindIndexCases() []testCase[kindIndexFunc] {
 	return []testCase[kindIndexFunc]{
 		{name: "WalkFollowsJobs", fn: testKindIndexWalk},
+		{name: "SearchEmpty", fn: testSearchEmpty},
 	}
 }
 
