@@ -24,6 +24,11 @@ func CrashWorkflowsAt(s *Store, step string) {
 	s.wfCrash.Store(&step)
 }
 
+// DropLocalReleases makes s stop, after a finish on one server applied a
+// task's end, before it enqueues the tasks that end released into other
+// queues, as if its process died there.
+func DropLocalReleases(s *Store, drop bool) { s.wfDropRels.Store(drop) }
+
 // ApplyTaskEnd applies a record of the end of task job id of queue (seq,
 // outcome s, f, c, d or r) to its workflow, as a delivery does.
 func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outcome string) error {

@@ -108,8 +108,15 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 	if len(ends) > 0 {
 		_ = s.applyEnds(ctx, ends)
 	}
-	if len(rels) > 0 && s.release(ctx, rels) == nil {
-		_ = s.confirm(ctx, rels)
+	if len(rels) > 0 && !s.wfDropRels.Load() && s.release(ctx, rels) == nil && s.confirm(ctx, rels) == nil {
+		// finish.lua marked their workflows for a sweeper (wf/local.lua).
+		done := map[string]bool{}
+		for _, r := range rels {
+			if !done[r.wf] {
+				done[r.wf] = true
+				s.unmarkCheck(ctx, r.wf)
+			}
+		}
 	}
 	return out, nil
 }

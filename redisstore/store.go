@@ -26,6 +26,9 @@ type Store struct {
 	// wfCrash, set by tests only, names the workflow delivery step at
 	// which this Store stops as if its process died (crashAt).
 	wfCrash atomic.Pointer[string]
+	// wfDropRels, set by tests only, makes Finish stop before it enqueues
+	// the tasks finish.lua left being released, as if its process died.
+	wfDropRels atomic.Bool
 	sharded bool // keys of different hash tags may live on different nodes
 
 	keys       sync.Map                   // queue name -> *queueKeys

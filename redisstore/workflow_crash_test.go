@@ -232,3 +232,45 @@ func TestWorkflowLateRecordAfterEndOnOneServer(t *testing.T) {
 		t.Fatalf("workflow %+v, %v; want succeeded", rec, err)
 	}
 }
+
+// TestWorkflowCrashAfterLocalEnd: on one server the finish of a task's job
+// applies its end in the same step and enqueues the tasks it releases into
+// its own queue there; those of other queues it leaves for the process,
+// which enqueues them next. A process that dies between leaves them to a
+// sweeper: the dependent of another queue runs, once, and the one of the
+// same queue was enqueued by the step itself.
+func TestWorkflowCrashAfterLocalEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a sweep")
+	}
+	t.Parallel()
+	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	dying, rdb := newStore(t, o)
+	sweeper := storeOn(t, rdb, o)
+	ctx := context.Background()
+	if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "lc", Tasks: []*store.NewTask{
+		wfTask("lc", "a", "la"), wfTask("lc", "same", "la", "a"), wfTask("lc", "other", "lb", "a"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	redisstore.DropLocalReleases(dying, true)
+	if got := claimAck(t, dying, "la"); len(got) != 1 {
+		t.Fatalf("claimed %v, want the root alone", got)
+	}
+	if ids := readyIDs(t, sweeper, "la"); len(ids) != 1 || ids[0] != store.TaskJobID("lc", "same") {
+		t.Fatalf("la holds %v after the root's ack; want the dependent of the same queue, enqueued in that step", ids)
+	}
+	if ids := readyIDs(t, sweeper, "lb"); len(ids) != 0 {
+		t.Fatalf("lb holds %v before anyone enqueued its task", ids)
+	}
+	sweepUntil(t, sweeper, "the task of the other queue is released", func() bool { return len(readyIDs(t, sweeper, "lb")) == 1 })
+	claimAck(t, sweeper, "la")
+	claimAck(t, sweeper, "lb")
+	sweepUntil(t, sweeper, "the workflow ends", func() bool {
+		w, err := sweeper.GetWorkflow(ctx, "lc")
+		return err == nil && w.State == store.WorkflowSucceeded
+	})
+	if ids := readyIDs(t, sweeper, "lb"); len(ids) != 0 {
+		t.Fatalf("lb holds %v after the workflow ended: a task was enqueued twice", ids)
+	}
+}

@@ -5,9 +5,12 @@
 -- task's job the batch ends. The tasks those ends release into this queue
 -- (with a priority or group this variant serves) are enqueued here, and
 -- the index brought up to date; the others are left being released
--- (wf_rel), returned for the caller to enqueue and confirm.
+-- (wf_rel), returned for the caller to enqueue and confirm, and the
+-- workflow marked for a sweeper to look at after WF_LEASE (wfi_chk), as
+-- workflow.go's markCheck does: a process that dies before it enqueued
+-- them leaves them to the sweeper.
 --- @include wfends wfgraph/flow wfrel
---- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids
+--- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids wfi_chk
 
 wf_inline = true
 
@@ -55,7 +58,7 @@ end
 -- local_settle takes the tasks the open workflow wf released: those this
 -- step enqueues into acc, the others into rel (returned as wf, task,
 -- queue, payload).
-local function local_settle(wf, acc, rel)
+local function local_settle(wf, acc, rel, now)
   local list, mine, other = {}, {}, {}
   for _, t in ipairs(released) do
     if st_cache[t] == 'e' then list[#list + 1] = t end
@@ -76,7 +79,10 @@ local function local_settle(wf, acc, rel)
     end
   end
   if #mine > 0 then call_chunked('HDEL', WK.p, mine, 1) end
-  if #other > 0 then call_chunked('SADD', WK.rel, other, 1) end
+  if #other > 0 then
+    call_chunked('SADD', WK.rel, other, 1)
+    redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf)
+  end
   local_index(wf)
 end
 
@@ -121,7 +127,7 @@ local function tracked_tail(out, now, later)
       wf_use(keyed[wf])
       if WM.st then
         apply_ends(a.n, a.tasks, a.seqs, a.ocs, a.res, now)
-        local_settle(wf, acc, rel)
+        local_settle(wf, acc, rel, now)
       end
     else
       for m = 1, a.n do left[#left + 1] = a.at[m] end
