@@ -47,13 +47,14 @@ type variant struct {
 	adds  string // the adds slot of enqueue: "" (plain) or "extras"
 }
 
-// scripts holds every variant built so far, by file and variant, and
-// their list in the order they were built (loadFunctions loads them all).
+// scripts holds every variant built so far, by file and variant (read
+// without a lock: every call looks its script up), and by name, and their
+// list in the order they were built (loadFunctions loads them all).
 var scripts struct {
+	byVariant sync.Map // scriptID -> *script
 	sync.Mutex
-	byVariant map[scriptID]*script
-	byName    map[string]*script
-	all       []*script
+	byName map[string]*script
+	all    []*script
 }
 
 type scriptID struct {
@@ -70,10 +71,13 @@ var keyCheck bool
 // package, which the tests meet first.
 func scriptFor(file string, v variant) *script {
 	id := scriptID{file, v}
+	if sc, ok := scripts.byVariant.Load(id); ok {
+		return sc.(*script)
+	}
 	scripts.Lock()
 	defer scripts.Unlock()
-	if sc := scripts.byVariant[id]; sc != nil {
-		return sc
+	if sc, ok := scripts.byVariant.Load(id); ok {
+		return sc.(*script)
 	}
 	impl := v.shape.slots()
 	if v.wf != "" {
@@ -99,15 +103,16 @@ func scriptFor(file string, v variant) *script {
 	}
 	name := file + "." + (v.shape & seen).String() + tag.String()
 	if sc := scripts.byName[name]; sc != nil {
-		scripts.byVariant[id] = sc
+		scripts.byVariant.Store(id, sc)
 		return sc
 	}
 	sc := buildScript(name, b, v.shape&seen, seen)
-	if scripts.byVariant == nil {
-		scripts.byVariant, scripts.byName = map[scriptID]*script{}, map[string]*script{}
+	if scripts.byName == nil {
+		scripts.byName = map[string]*script{}
 	}
 	sc.idx = len(scripts.all)
-	scripts.byVariant[id], scripts.byName[name] = sc, sc
+	scripts.byName[name] = sc
+	scripts.byVariant.Store(id, sc)
 	scripts.all = append(scripts.all, sc)
 	return sc
 }
@@ -131,7 +136,7 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	}
 	head.WriteString(b.readers())
 	head.WriteString(b.modules())
-	resets := "reset_base() reset_fields() " + b.resets()
+	resets := "reset_base() " + b.resetFields() + b.resets()
 
 	shebang := "#!lua\n"
 	if flags != "" {

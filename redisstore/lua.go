@@ -28,10 +28,12 @@ import (
 // (lua/ready/): the variant of the script says which file of the folder
 // goes in (ready/plain.lua, ready/prio.lua, ready/group.lua), so one
 // skeleton gives a script per shape of queue or job, and the plain one
-// carries nothing of the others. The queue's settings (hash conf) and
-// its marks (hash marks: what the scripts keep about the queue) are read
-// the same way: read_conf and read_marks, which the loader writes, read
-// the fields that the script's files declare, one HMGET each. The loader
+// carries nothing of the others. A script reads what it needs of its
+// queue in one HMGET of the hash marks (read_fields, which the loader
+// writes): the settings fields its files declare (into C), which
+// config.lua copies there from the settings hash conf (the settings as
+// SetQueueConfig gave them, which QueueStats reads), and the marks fields
+// (into M), what the scripts keep about the queue. The loader
 // puts each module in once, after what it includes, then the script's
 // own code; the script's KEYS
 // are the keys declared by everything it holds, in keyTable's order, which
@@ -193,10 +195,7 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 			}
 		}
 	}
-	if len(b.conf) > 0 {
-		idx[keyIndex["conf"]] = true
-	}
-	if len(b.marks) > 0 {
+	if len(b.conf)+len(b.marks) > 0 {
 		idx[keyIndex["marks"]] = true
 	}
 	for i := range idx {
@@ -253,40 +252,52 @@ func (b *luaBuild) undeclare(name string) {
 	b.undeclared = append(b.undeclared, i)
 }
 
-// readers returns read_conf and read_marks, which read the fields b's
-// files declare into the tables C and M (fresh for every call:
-// reset_fields).
+// readers returns read_fields, which reads the fields b's files declare
+// into the tables C (settings) and M (marks) in one HMGET of the marks
+// hash.
 func (b *luaBuild) readers() string {
-	var out strings.Builder
+	var out, lhs, rhs strings.Builder
 	out.WriteString("local C, M = {}, {}\n")
-	out.WriteString("local function reset_fields() C, M = {}, {} end\n")
-	write := func(fn, key, table string, fields []string) {
-		out.WriteString("local function " + fn + "()\n")
-		if len(fields) > 0 {
-			out.WriteString("  local v = redis.call('HMGET', K." + key)
-			for _, f := range fields {
-				out.WriteString(", '" + f + "'")
+	out.WriteString("local function read_fields()\n")
+	n := 0
+	for _, g := range []struct {
+		table  string
+		fields []string
+	}{{"C", b.conf}, {"M", b.marks}} {
+		for _, f := range g.fields {
+			if n > 0 {
+				lhs.WriteString(", ")
+				rhs.WriteString(", ")
 			}
-			out.WriteString(")\n  ")
-			for i, f := range fields {
-				if i > 0 {
-					out.WriteString(", ")
-				}
-				out.WriteString(table + "." + f)
-			}
-			out.WriteString(" = ")
-			for i := range fields {
-				if i > 0 {
-					out.WriteString(", ")
-				}
-				out.WriteString("v[" + strconv.Itoa(i+1) + "]")
-			}
-			out.WriteString("\n")
+			n++
+			lhs.WriteString(g.table + "." + f)
+			rhs.WriteString("v[" + strconv.Itoa(n) + "]")
 		}
-		out.WriteString("end\n")
 	}
-	write("read_conf", "conf", "C", b.conf)
-	write("read_marks", "marks", "M", b.marks)
+	if n > 0 {
+		out.WriteString("  local v = redis.call('HMGET', K.marks")
+		for _, f := range slices.Concat(b.conf, b.marks) {
+			out.WriteString(", '" + f + "'")
+		}
+		out.WriteString(")\n  " + lhs.String() + " = " + rhs.String() + "\n")
+	}
+	out.WriteString("end\n")
+	return out.String()
+}
+
+// resetFields returns the Lua that clears the fields read_fields reads, at
+// the start of every call (written out: a call of a function of its own
+// costs about a thousand instructions).
+func (b *luaBuild) resetFields() string {
+	var out strings.Builder
+	for _, g := range []struct {
+		table  string
+		fields []string
+	}{{"C", b.conf}, {"M", b.marks}} {
+		for _, f := range g.fields {
+			out.WriteString(g.table + "." + f + " = nil ")
+		}
+	}
 	return out.String()
 }
 

@@ -8,8 +8,7 @@
 -- a running job is only flagged (its worker learns of it through Extend);
 -- garbage and done stay as they are.
 
-read_conf()
-read_marks()
+read_fields()
 local id = ARGV[1]
 if redis.call('HEXISTS', K.jobs, id) == 0 then return '' end
 local from

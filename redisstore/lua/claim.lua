@@ -18,9 +18,8 @@
 -- + ZADD unack, HSET attempts, XADD (+ wake); the limits slot's reads
 -- when it has limits. No call per job.
 
-read_conf()
-read_marks()
-if not shape_ok() then return refused() end
+read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 local max, lease, paused_ms = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local now, later = now_ms()
 if C.paused == '1' then return {now, 0, paused_ms, 0} end

@@ -1,14 +1,14 @@
 -- conf.lua: the queue's shape, which says which variant of a hot script
--- serves it (shape.go). The loader writes read_conf and read_marks, which
--- fill C and M with the fields a script's files declare (lua.go).
+-- serves it (shape.go). The loader writes read_fields, which fills C and M
+-- with the fields a script's files declare (lua.go).
 --- @marks sh
 
 -- shape_ok reports whether this script serves the queue's shape M.sh
--- (read_marks first): every letter of it that the script's slots look at
+-- (read_fields first): every letter of it that the script's slots look at
 -- (SHAPE_SEEN) is one its variant serves (SHAPE).
 local function shape_ok()
-  local sh = M.sh or ''
-  if sh == SHAPE or sh == '' then return true end
+  local sh = M.sh
+  if not sh or sh == SHAPE then return true end
   for i = 1, #sh do
     local c = string.sub(sh, i, i)
     if string.find(SHAPE_SEEN, c, 1, true) and not string.find(SHAPE, c, 1, true) then return false end

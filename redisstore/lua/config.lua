@@ -1,4 +1,5 @@
--- config.lua: replace a queue's settings (see stats.go).
+-- config.lua: replace a queue's settings (see stats.go): in conf as given,
+-- and in marks, where the scripts read them.
 --- @include conf ready kidx/on
 --- @keys conf rate_log
 --
@@ -12,16 +13,20 @@
 -- it again if not) and the running counts are recounted (or dropped
 -- without caps).
 
-read_marks()
+read_fields()
+-- The settings as given (conf, which QueueStats reads), and the copy the
+-- scripts read with their marks in one call (marks: lua.go).
 local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod'}
 for i = 1, 9 do
   if ARGV[i] == '0' then
     redis.call('HDEL', K.conf, fields[i])
+    redis.call('HDEL', K.marks, fields[i])
   else
     redis.call('HSET', K.conf, fields[i], ARGV[i])
+    redis.call('HSET', K.marks, fields[i], ARGV[i])
   end
 end
-read_conf()
+read_fields()
 -- Without a rate limit the claims it counted are forgotten; a new limit
 -- or period keeps counting them.
 if ARGV[3] == '0' then

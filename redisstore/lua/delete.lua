@@ -7,8 +7,7 @@
 -- Returns how many were deleted. With "all" the caller repeats until fewer
 -- than the batch were deleted.
 
-read_conf()
-read_marks()
+read_fields()
 local state = ARGV[2]
 local z = ({pending = K.pending, retry = K.retry, garbage = K.garbage, done = K.done})[state]
 local ids = {}

@@ -88,23 +88,24 @@ end
 -- costs about a thousand instructions here.)
 local function ends_plain(q, out, now, later)
   local ng, nd, bare = 0, 0, false
-  local ids, waited, tracked = q.ids, q.waited, q.tracked
+  local ids, members, kinds, held, waited, tracked = q.ids, q.members, q.kinds, q.held, q.waited, q.tracked
+  local gone, gids, del, keep = E.gone, E.gids, E.del, q.queue_ret > 0
   for r = 1, q.plain do
     local id = ids[r]
-    if not q.held[r] then
+    if not held[r] then
       out[r] = lost(id)
     else
       out[r] = 0
       ng = ng + 1
-      E.gone[ng], E.gids[ng] = q.members[r], id
-      if q.queue_ret <= 0 then
-        nd = nd + 1
-        E.del[nd] = id
-      else
+      gone[ng], gids[ng] = members[r], id
+      if keep then
         ends_ack(q, id, 0, '', now, later)
+      else
+        nd = nd + 1
+        del[nd] = id
       end
       if tracked and tracked[id] then track_end(id, 's', '') end
-      if q.kinds[r] == '' then bare = true end
+      if kinds[r] == '' then bare = true end
       if waited and waited[id] then
         local k, a = kind_att(q, r)
         publish_end(id, 'done', a, k, '', '', false, now)

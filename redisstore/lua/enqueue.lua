@@ -18,9 +18,8 @@
 -- marks (one HMGET each), one RPUSH and/or ZADD, the wake-up only when
 -- ready was empty, one XADD for the events.
 
-read_conf()
-read_marks()
-if not shape_ok() then return refused() end
+read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 events_config()
 if adds_fast and SHAPE == '' and ARGV[2] == 'n' then return adds_fast() end
 local now, later = now_ms()

@@ -30,12 +30,12 @@
 local SEGS, NSEG, EVN
 local ev_maxlen, ev_maxlen_s, ev_watch
 local function reset_events()
-  SEGS, NSEG, EVN = {}, 0, 0
+  SEGS, NSEG, EVN = nil, 0, 0
   ev_maxlen, ev_maxlen_s, ev_watch = nil, nil, nil
 end
 
 -- events_config reads the events settings from C.ev and M.evw (after
--- read_conf and read_marks); with events off, emit does nothing.
+-- read_fields); with events off, emit does nothing.
 local function events_config()
   local ev, evw = C.ev, M.evw
   ev_watch = evw and tonumber(evw)
@@ -67,6 +67,7 @@ end
 -- they build anyway.
 local function emit_many(code, ids, n, kinds, atts, details)
   if ev_maxlen < 0 or n == 0 then return end
+  if not SEGS then SEGS = {} end
   NSEG = NSEG + 1
   SEGS[NSEG] = {code, ids, n, kinds, atts, details}
   EVN = EVN + n
@@ -129,11 +130,23 @@ local function column(k, one, many, sep)
   return many, cmsgpack.pack(seg_list(k))
 end
 
+-- write_entry writes one entry: time nows (a string of ms), ids (joined),
+-- and the columns' fields and values (d absent when every detail is
+-- empty). (One XADD with its arguments in place: building them in a table
+-- costs several times more.)
+local function write_entry(nows, ids, y, yv, k, kv, a, av, d, dv)
+  if d then
+    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, y, yv, k, kv, a, av, d, dv)
+  else
+    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, y, yv, k, kv, a, av)
+  end
+  if ev_watch and ev_watch > tonumber(nows) then
+    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+  end
+end
+
 -- flush_events writes the step's entry, if it has events, to the stream.
--- (One XADD with its arguments in place: building them in a table costs
--- several times more.)
 local function flush_events(now)
-  local key = K.events
   if EVN == 0 then return end
   local ids = seg_list(2)
   ids = EVN == 1 and ids[1] or table.concat(ids, '\n', 1, EVN)
@@ -141,12 +154,17 @@ local function flush_events(now)
   local k, kv = column(4, 'k', 'K', '\n')
   local a, av = column(5, 'a', 'A', ' ')
   local d, dv = column(6, 'd', 'D', nil)
-  if d then
-    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av, d, dv)
-  else
-    redis.call('XADD', key, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', ms_str(now), 'i', ids, y, yv, k, kv, a, av)
-  end
-  if ev_watch and ev_watch > now then
+  write_entry(ms_str(now), ids, y, yv, k, kv, a, av, d, dv)
+end
+
+-- emit_ready writes, as the entry of a step that emitted nothing else,
+-- that jobs ids (joined by "\n") of kind were enqueued, ready: the entry
+-- flush_events would write, without collecting it first (the enqueue of
+-- jobs due now, adds/plain.lua).
+local function emit_ready(nows, ids, kind)
+  if ev_maxlen < 0 then return end
+  redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
+  if ev_watch and ev_watch > tonumber(nows) then
     redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
   end
 end

@@ -8,7 +8,7 @@
 
 local now = now_ms()
 local upto = now + tonumber(ARGV[1])
-read_marks()
+read_fields()
 if (tonumber(M.evw) or 0) < upto then
   redis.call('HSET', K.marks, 'evw', str(upto))
 end

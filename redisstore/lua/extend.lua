@@ -62,8 +62,7 @@ for i = 1, #members do
     if reports[i] ~= '' then
       if not reported then
         reported = true
-        read_conf()
-        read_marks()
+        read_fields()
         events_config()
       end
       progress(ids[i], reports[i])

@@ -26,9 +26,8 @@
 -- errors, the throughput HINCRBY and the events' XADD: a constant number
 -- of calls, each with the whole batch as arguments.
 
-read_conf()
-read_marks()
-if not shape_ok() then return refused() end
+read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 local now, later = now_ms()
 events_config()
 local q = ends_parse()

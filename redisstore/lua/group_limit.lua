@@ -7,7 +7,7 @@
 -- had none. A group with ready jobs rejoins the rotation: the new cap may
 -- give it room (a claim drops it again if not).
 
-read_conf()
+read_fields()
 local g, limit = ARGV[1], tonumber(ARGV[2])
 if limit == 0 then
   redis.call('HDEL', K.g_caps, g)

@@ -7,7 +7,7 @@
 -- name, ready, running, own cap ('' for none)}, for the groups with ready
 -- or running jobs or a cap of their own.
 
-read_conf()
+read_fields()
 local most = tonumber(ARGV[1])
 local seen, names = {}, {}
 local function add(list)

@@ -14,7 +14,7 @@
 -- errors1, result1, cancelled1, ...} where total counts the index and
 -- member is "id|token" in unack.
 
-read_marks()
+read_fields()
 if not has_shape('K') or M.kib then return {-1} end
 local state, off, cnt, rev = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local text, prefix, most, kind = ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]

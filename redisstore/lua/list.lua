@@ -14,7 +14,7 @@
 -- the kind and (ASCII case aside) the text, and whose ID has the prefix:
 -- a superset the caller narrows.
 
-read_marks()
+read_fields()
 local state = ARGV[1]
 local off, cnt, rev = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local members, scores, total = {}, {}, 0

@@ -10,9 +10,8 @@
 -- nothing is scheduled), workflow task ends recorded, backlog (0/1: jobs
 -- are ready)}, or {'~', shape} when the variant does not serve the queue.
 
-read_conf()
-read_marks()
-if not shape_ok() then return refused() end
+read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 local batch = tonumber(ARGV[1])
 local max_age, max_count = tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()

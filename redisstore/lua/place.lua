@@ -6,10 +6,12 @@
 
 -- placed collects the jobs of one call: IDs and stored values for ready
 -- (in order), score and ID pairs for pending, the earliest pending due
--- time, and the stored values of all (ready_note).
+-- time, and the stored values of all (ready_note). Made by the first
+-- place of a call: a call that places nothing (the fast path of
+-- adds/plain.lua) makes no table.
 local placed
 local function reset_place()
-  placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil}
+  placed = nil
 end
 
 -- due_ms turns an enqueue's due argument ("" for now, "+ms" for ms after
@@ -32,6 +34,7 @@ local function place(id, due, now, later, v)
   else
     due = tonumber(due)
   end
+  if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
   local vals = placed.vals
   vals[#vals + 1] = v
   if due > now then
@@ -52,6 +55,7 @@ end
 -- moved earlier, and idle workers when a ready list was empty (while it is
 -- not, the claim that leaves jobs behind wakes them).
 local function store_placed()
+  if not placed then return end
   ready_note(placed.vals)
   if #placed.pend > 0 then
     local first = earliest(K.pending)

@@ -21,8 +21,7 @@ else
   end
 end
 if #ids == 0 then return 0 end
-read_conf()
-read_marks()
+read_fields()
 local now_n = now_ms()
 local now = str(now_n)
 events_config()

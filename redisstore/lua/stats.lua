@@ -11,8 +11,7 @@
 -- claims it counts now.
 
 local now = now_ms()
-read_conf()
-read_marks()
+read_fields()
 local out = {now,
   0, -- ready: below, with the oldest
   redis.call('ZCARD', K.pending),

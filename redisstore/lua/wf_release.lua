@@ -6,8 +6,7 @@
 -- value (the envelope).
 -- Returns release_into's reply.
 
-read_conf()
-read_marks()
+read_fields()
 events_config()
 local now, later = now_ms()
 local ids, dues, vals = {}, {}, {}

@@ -52,12 +52,7 @@ local function adds_fast()
     if call_chunked('RPUSH', K.ready, ready, 1) == m then wake_ready() end
     ids = m == 1 and ready[1] or table.concat(ready, '\n')
   end
-  if ev_maxlen >= 0 then
-    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
-    if ev_watch and ev_watch > tonumber(nows) then
-      redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
-    end
-  end
+  emit_ready(nows, ids, kind)
   return out
 end
 
