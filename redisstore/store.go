@@ -29,7 +29,7 @@ type Store struct {
 	// wfDropRels, set by tests only, makes Finish stop before it enqueues
 	// the tasks finish.lua left being released, as if its process died.
 	wfDropRels atomic.Bool
-	sharded bool // keys of different hash tags may live on different nodes
+	sharded    bool // keys of different hash tags may live on different nodes
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
