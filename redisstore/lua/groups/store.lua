@@ -55,15 +55,28 @@ local function group_push(g, ids, front)
   redis.call('SADD', K.g_known, g)
 end
 
--- group_pop takes the first k jobs of group g and returns their IDs.
-local function group_pop(g, k)
+-- group_pop takes the first k jobs of group g and returns their IDs. With
+-- taken (a table), it leaves their members there for group_drop instead of
+-- removing them itself: a claim visits a group once a pass, and removes
+-- what every group of the pass gave in one call.
+local function group_pop(g, k, taken)
   local lo, hi = group_range(g)
   local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, k)
   if #m == 0 then return m end
-  call_chunked('ZREM', K.g_ready, m, 1)
   local ids, skip = {}, #g + 15
   for i = 1, #m do ids[i] = string.sub(m[i], skip) end
+  if taken then
+    local n = #taken
+    for i = 1, #m do taken[n + i] = m[i] end
+  else
+    call_chunked('ZREM', K.g_ready, m, 1)
+  end
   return ids
+end
+
+-- group_drop removes the members group_pop left in taken.
+local function group_drop(taken)
+  if #taken > 0 then call_chunked('ZREM', K.g_ready, taken, 1) end
 end
 
 -- group_len returns how many jobs of group g are ready.

@@ -10,7 +10,7 @@ local function take_fast(t, members, share, n)
     local k = math.min(share, n - #t.ids)
     local got
     if k > 0 then
-      if g == '' then got = levels_pop(k) else got = group_pop(g, k) end
+      if g == '' then got = levels_pop(k) else got = group_pop(g, k, t.taken) end
       for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
       -- Fewer than asked: the group holds no more.
       if g ~= '' and #got < k then t.gone[#t.gone + 1] = g end
@@ -60,7 +60,7 @@ local function take_member(t, g, share, n, now)
   local k, used, rest = take_room(t, g, math.min(share, room), c, r, now)
   local keep = false
   if k > 0 then
-    local got = group_pop(g, k)
+    local got = group_pop(g, k, t.taken)
     if used then group_rate_note(g, used, rest, now, #got) end
     for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
     if #got > 0 and not t.took[g] then
@@ -98,7 +98,7 @@ local function take_pass(t, n, now)
     end
     for g, r in pairs(running_of(unknown)) do t.run[g] = r end
   end
-  t.back, t.out, t.front = {}, {}, {}
+  t.back, t.out, t.front, t.taken = {}, {}, {}, {}
   if t.fast and not t.holding then
     take_fast(t, members, share, n)
   else
@@ -107,6 +107,7 @@ local function take_pass(t, n, now)
       if keep then t.back[#t.back + 1] = g elseif keep == false then t.out[#t.out + 1] = g end
     end
   end
+  group_drop(t.taken)
   if #t.out > 0 then call_chunked('SREM', K.g_inrot, t.out, 1) end
   if #t.back > 0 then t.left = call_chunked('RPUSH', K.g_rot, t.back, 1) end
   if #t.front > 0 then
