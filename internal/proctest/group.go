@@ -67,13 +67,13 @@ type Proc struct {
 	stderr syncBuffer
 	keep   *os.File      // the copy of its lines in Group.Dir, or nil
 	ready  chan struct{} // closed on its first EvReady
+	once   sync.Once     // closes ready
 	done   chan struct{} // closed once it exited and all its lines were read
 
-	mu      sync.Mutex
-	asked   ending // how the test asked it to end
-	frozen  bool
-	readied bool
-	status  error // what Wait returned
+	mu     sync.Mutex
+	asked  ending // how the test asked it to end
+	frozen bool
+	status error // what Wait returned
 }
 
 // ending is how a test asked a child to end.
@@ -223,12 +223,7 @@ func (p *Proc) add(line []byte) {
 	case EvError:
 		t.Errorf("proctest: child %s (%s, pid %d): job %q: %s", p.name, p.role, e.PID, e.Job, e.Err)
 	case EvReady:
-		p.mu.Lock()
-		if !p.readied {
-			p.readied = true
-			close(p.ready)
-		}
-		p.mu.Unlock()
+		p.once.Do(func() { close(p.ready) })
 	}
 	g := p.g
 	g.mu.Lock()
@@ -256,15 +251,7 @@ func (g *Group) Filter(keep func(Event) bool) []Event {
 }
 
 // Count returns how many events keep accepts.
-func (g *Group) Count(keep func(Event) bool) int {
-	n := 0
-	for _, e := range g.Events() {
-		if keep(e) {
-			n++
-		}
-	}
-	return n
-}
+func (g *Group) Count(keep func(Event) bool) int { return len(g.Filter(keep)) }
 
 // Eventually polls cond as testutil.Eventually does, and fails the test at
 // once when a child of the group exited unasked meanwhile.
