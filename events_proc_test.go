@@ -12,25 +12,27 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
-// childSubscriber reports every event of its queue from when it is ready.
-func childSubscriber(ctx context.Context, s childSpec, st hopper.Store, emit func(procEvent)) error {
+// childSubscriber reports every event of its queue from when it is ready
+// (StoreAt is the event's time).
+func childSubscriber(ctx context.Context, c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store) error {
 	// Where the stream ends now: the subscription starts there, so that
 	// every event after "ready" is seen.
 	_, next, _, err := st.(store.EventReader).ReadEvents(ctx, map[string]string{s.Queue: hopper.FromNow}, 1, 0)
 	if err != nil {
 		return err
 	}
-	emit(procEvent{Ev: "ready"})
+	c.Ready()
 	for ev, err := range hopper.NewClient(st, nil).Subscribe(ctx, []string{s.Queue}, &hopper.SubscribeOptions{From: next}) {
 		if err != nil {
-			emit(procEvent{Ev: "error", Err: err.Error()})
+			_ = c.Error("", err)
 			continue
 		}
-		emit(procEvent{Ev: "event", Type: ev.Type, Job: ev.ID, Attempt: ev.Attempt, At: ev.At})
+		c.Emit(proctest.Event{Ev: "event", Type: ev.Type, Job: ev.ID, Attempt: ev.Attempt, StoreAt: ev.At})
 	}
 	return nil
 }
@@ -38,7 +40,7 @@ func childSubscriber(ctx context.Context, s childSpec, st hopper.Store, emit fun
 // childWaiter answers "wait <id>" by watching the job ("watching" once the
 // watch is in place) in one of Goroutines goroutines, and reports
 // "waited" when it ended.
-func childWaiter(ctx context.Context, s childSpec, st hopper.Store, cmds <-chan string, emit func(procEvent)) error {
+func childWaiter(ctx context.Context, c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store) error {
 	w := st.(store.JobWaiter)
 	ids := make(chan string)
 	for range s.Goroutines {
@@ -46,23 +48,23 @@ func childWaiter(ctx context.Context, s childSpec, st hopper.Store, cmds <-chan 
 			for id := range ids {
 				ch, err := w.WatchJob(ctx, s.Queue, id)
 				if err != nil {
-					emit(procEvent{Ev: "error", Job: id, Err: err.Error()})
+					_ = c.Error(id, err)
 					continue
 				}
-				emit(procEvent{Ev: "watching", Job: id})
+				c.Emit(proctest.Event{Ev: "watching", Job: id})
 				end := <-ch
 				at := time.Now()
 				if end.Err != nil {
-					emit(procEvent{Ev: "error", Job: id, Err: end.Err.Error()})
+					_ = c.Error(id, end.Err)
 					continue
 				}
-				emit(procEvent{Ev: "waited", At: at, Job: id, State: end.Job.State, FinishedAt: end.Job.FinishedAt})
+				c.Emit(proctest.Event{Ev: "waited", At: at, Job: id, State: end.Job.State, FinishedAt: end.Job.FinishedAt})
 			}
 		}()
 	}
-	emit(procEvent{Ev: "ready"})
+	c.Ready()
 	defer close(ids)
-	for cmd := range commands(ctx, cmds) {
+	for cmd := range c.Commands(ctx) {
 		id, ok := strings.CutPrefix(cmd, "wait ")
 		if !ok {
 			return fmt.Errorf("command %q: want wait <id>", cmd)
@@ -73,9 +75,9 @@ func childWaiter(ctx context.Context, s childSpec, st hopper.Store, cmds <-chan 
 }
 
 // eventsOf returns the events a subscriber child reported, by job.
-func eventsOf(log *procLog) map[string][]procEvent {
-	out := map[string][]procEvent{}
-	for _, e := range log.filter(evIs("event")) {
+func eventsOf(g *proctest.Group) map[string][]proctest.Event {
+	out := map[string][]proctest.Event{}
+	for _, e := range g.Filter(proctest.Is("event")) {
 		out[e.Job] = append(out[e.Job], e)
 	}
 	return out
@@ -105,10 +107,10 @@ func TestProcSubscriberSeesEveryJob(t *testing.T) {
 			ids = append(ids, in.ID)
 		}
 	}
-	testutil.EventuallyTrue(t, 120*time.Second, fmt.Sprintf("the subscriber to see %d successes", n), func() bool {
-		return p.log.count(func(e procEvent) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) >= n
+	p.EventuallyTrue(120*time.Second, fmt.Sprintf("the subscriber to see %d successes", n), func() bool {
+		return p.Count(func(e proctest.Event) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) >= n
 	})
-	byJob := eventsOf(p.log)
+	byJob := eventsOf(p.Group)
 	for _, id := range ids {
 		var types []string
 		for _, e := range byJob[id] {
@@ -149,17 +151,17 @@ func TestProcWaitReturnsAtTheAck(t *testing.T) {
 		round := map[string]bool{}
 		for _, in := range infos {
 			round[in.ID] = true
-			waiter.send("wait " + in.ID)
+			waiter.Send("wait " + in.ID)
 		}
-		inRound := func(ev string) func(procEvent) bool {
-			return func(e procEvent) bool { return e.Ev == ev && round[e.Job] }
+		inRound := func(ev string) func(proctest.Event) bool {
+			return func(e proctest.Event) bool { return e.Ev == ev && round[e.Job] }
 		}
-		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d: %d watches", r, per), func() bool { return p.log.count(inRound("watching")) == per })
+		p.EventuallyTrue(30*time.Second, fmt.Sprintf("round %d: %d watches", r, per), func() bool { return p.Count(inRound("watching")) == per })
 		if err := ins.Resume(t.Context(), "waited"); err != nil {
 			t.Fatal(err)
 		}
-		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d: %d waits returned", r, per), func() bool { return p.log.count(inRound("waited")) == per })
-		for _, e := range p.log.filter(inRound("waited")) {
+		p.EventuallyTrue(30*time.Second, fmt.Sprintf("round %d: %d waits returned", r, per), func() bool { return p.Count(inRound("waited")) == per })
+		for _, e := range p.Filter(inRound("waited")) {
 			if e.State != hopper.StateDone || e.FinishedAt.IsZero() {
 				t.Fatalf("wait of %s returned %s finished at %v, want done", e.Job, e.State, e.FinishedAt)
 			}
@@ -199,14 +201,14 @@ func TestProcKilledWorkerEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.EventuallyTrue(t, 30*time.Second, "the victim to start the job", func() bool { return p.log.count(evIs("start")) == 1 })
-	victim.kill()
+	p.EventuallyTrue(30*time.Second, "the victim to start the job", func() bool { return p.Count(proctest.Is("start")) == 1 })
+	victim.Kill()
 	p.start(1, childSpec{Role: roleLimited, Queue: "killed", Concurrency: 1})
-	testutil.EventuallyTrue(t, 60*time.Second, "the job's success", func() bool {
-		return p.log.count(func(e procEvent) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) == 1
+	p.EventuallyTrue(60*time.Second, "the job's success", func() bool {
+		return p.Count(func(e proctest.Event) bool { return e.Ev == "event" && e.Type == hopper.EventSucceeded }) == 1
 	})
 	var got []string
-	for _, e := range eventsOf(p.log)[info.ID] {
+	for _, e := range eventsOf(p.Group)[info.ID] {
 		got = append(got, fmt.Sprintf("%s/%d", e.Type, e.Attempt))
 	}
 	want := "enqueued/0 started/1 retried/1 promoted/1 started/2 succeeded/2"

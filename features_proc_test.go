@@ -14,50 +14,9 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/testutil"
-	"github.com/hopperq/hopper/redisstore"
 )
-
-// procSetup is the Redis server, key prefix and event log of one test.
-type procSetup struct {
-	t      *testing.T
-	addr   string
-	prefix string
-	log    *procLog
-	store  hopper.Store // the parent's own handle on the same state
-	procs  []*child
-}
-
-// newProcSetup marks t parallel and prepares its Redis state; the children
-// it starts are stopped together when t ends.
-func newProcSetup(t *testing.T) *procSetup {
-	t.Helper()
-	t.Parallel()
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	p := &procSetup{t: t, addr: srv.Addr, prefix: prefix, log: &procLog{},
-		store: redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})}
-	t.Cleanup(func() { stopChildren(p.procs) })
-	return p
-}
-
-// start starts n children of spec (its Addr and Prefix filled in) and waits
-// until all of them are ready.
-func (p *procSetup) start(n int, spec childSpec) []*child {
-	p.t.Helper()
-	spec.Addr, spec.Prefix = p.addr, p.prefix
-	ready := p.log.count(evIs("ready"))
-	var cs []*child
-	for range n {
-		cs = append(cs, startChild(p.t, p.log, spec))
-		p.procs = append(p.procs, cs[len(cs)-1])
-	}
-	testutil.EventuallyTrue(p.t, 60*time.Second, fmt.Sprintf("%d %s children ready", n, spec.Role), func() bool {
-		return p.log.count(evIs("ready")) == ready+n
-	})
-	return cs
-}
 
 // Five processes running the same two every-second schedules enqueue and
 // run each tick of a 10-second window exactly once: 10 jobs per schedule.
@@ -69,12 +28,12 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 	// w0 .. w0+9s.
 	w0 := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second)
 	w1 := w0.Add(10 * time.Second)
-	starts := func(e procEvent) bool { return e.Ev == "start" }
+	starts := func(e proctest.Event) bool { return e.Ev == "start" }
 	inWindow := func(sched string) int {
 		ticks := map[time.Time]bool{}
-		for _, e := range p.log.filter(starts) {
-			if e.Sched == sched && !e.Tick.Before(w0) && e.Tick.Before(w1) {
-				ticks[e.Tick] = true
+		for _, e := range p.Filter(starts) {
+			if e.Sched == sched && !e.RunAt.Before(w0) && e.RunAt.Before(w1) {
+				ticks[e.RunAt] = true
 			}
 		}
 		return len(ticks)
@@ -82,10 +41,10 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 	// Once the first tick after the window ran, every tick in it was
 	// enqueued (and any duplicate with it); give their jobs a moment to be
 	// reported, then count.
-	testutil.EventuallyTrue(t, time.Until(w1)+20*time.Second, "both schedules past the window", func() bool {
+	p.EventuallyTrue(time.Until(w1)+20*time.Second, "both schedules past the window", func() bool {
 		past := map[string]bool{}
-		for _, e := range p.log.filter(starts) {
-			if !e.Tick.Before(w1) {
+		for _, e := range p.Filter(starts) {
+			if !e.RunAt.Before(w1) {
 				past[e.Sched] = true
 			}
 		}
@@ -94,14 +53,14 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 	testutil.Poll(5*time.Second, func() bool { return inWindow("a") >= 10 && inWindow("b") >= 10 })
 	runs := map[string]map[time.Time]int{"a": {}, "b": {}}
 	pids := map[int]bool{}
-	for _, e := range p.log.filter(starts) {
-		if e.Tick.Before(w0) || !e.Tick.Before(w1) {
+	for _, e := range p.Filter(starts) {
+		if e.RunAt.Before(w0) || !e.RunAt.Before(w1) {
 			continue
 		}
-		runs[e.Sched][e.Tick]++
+		runs[e.Sched][e.RunAt]++
 		pids[e.PID] = true
 		if e.Attempt != 1 {
-			t.Errorf("schedule %s tick %s: attempt %d, want 1", e.Sched, e.Tick.Format(time.StampMilli), e.Attempt)
+			t.Errorf("schedule %s tick %s: attempt %d, want 1", e.Sched, e.RunAt.Format(time.StampMilli), e.Attempt)
 		}
 	}
 	for _, sched := range []string{"a", "b"} {
@@ -141,13 +100,13 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 	round := func(r int) string {
 		t.Helper()
 		for _, c := range enqueuers {
-			c.send(fmt.Sprintf("go %d", r))
+			c.Send(fmt.Sprintf("go %d", r))
 		}
-		inRound := func(e procEvent) bool { return e.Ev == "enqueued" && e.Round == r }
-		testutil.EventuallyTrue(t, 30*time.Second, fmt.Sprintf("round %d's 100 enqueues", r), func() bool { return p.log.count(inRound) == 100 })
-		var created []procEvent
+		inRound := func(e proctest.Event) bool { return e.Ev == "enqueued" && e.Round == r }
+		p.EventuallyTrue(30*time.Second, fmt.Sprintf("round %d's 100 enqueues", r), func() bool { return p.Count(inRound) == 100 })
+		var created []proctest.Event
 		ids := map[string]int{}
-		for _, e := range p.log.filter(inRound) {
+		for _, e := range p.Filter(inRound) {
 			ids[e.Job]++
 			if !e.Dup {
 				created = append(created, e)
@@ -169,13 +128,13 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 
 	first := round(1)
 	outcome <- nil // acked
-	testutil.EventuallyTrue(t, 10*time.Second, "first job acked", func() bool { return getJob(t, p.store, "uniq", first) == nil })
+	p.EventuallyTrue(10*time.Second, "first job acked", func() bool { return getJob(t, p.store, "uniq", first) == nil })
 	second := round(2)
 	if second == first {
 		t.Fatal("after the job was acked, the unique key still named it")
 	}
 	outcome <- hopper.Permanent(errors.New("dead"))
-	testutil.EventuallyTrue(t, 10*time.Second, "second job dead", func() bool {
+	p.EventuallyTrue(10*time.Second, "second job dead", func() bool {
 		rec := getJob(t, p.store, "uniq", second)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
@@ -198,17 +157,17 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	of := func(ev string) func(procEvent) bool {
-		return func(e procEvent) bool { return e.Ev == ev && e.Job == info.ID }
+	of := func(ev string) func(proctest.Event) bool {
+		return func(e proctest.Event) bool { return e.Ev == ev && e.Job == info.ID }
 	}
-	testutil.EventuallyTrue(t, 10*time.Second, "job started", func() bool { return p.log.count(of("start")) == 1 })
-	canceller.send("cancel " + info.ID)
-	testutil.EventuallyTrue(t, 10*time.Second, "handler's context ended", func() bool { return p.log.count(of("end")) == 1 })
-	cancelled := p.log.filter(of("cancelled"))
+	p.EventuallyTrue(10*time.Second, "job started", func() bool { return p.Count(of("start")) == 1 })
+	canceller.Send("cancel " + info.ID)
+	p.EventuallyTrue(10*time.Second, "handler's context ended", func() bool { return p.Count(of("end")) == 1 })
+	cancelled := p.Filter(of("cancelled"))
 	if len(cancelled) != 1 || cancelled[0].State != hopper.StateUnack {
 		t.Fatalf("cancel events %+v; want one that found the job running", cancelled)
 	}
-	end := p.log.filter(of("end"))[0]
+	end := p.Filter(of("end"))[0]
 	took := end.At.Sub(cancelled[0].At)
 	t.Logf("handler in pid %d saw its context end (%s) %v after pid %d called Cancel", end.PID, end.Err, took, cancelled[0].PID)
 	if took > time.Second {
@@ -218,14 +177,14 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 		t.Errorf("handler's context cause %q, want %q", end.Err, hopper.ErrCancelled)
 	}
 	var rec *hopper.JobRecord
-	testutil.EventuallyTrue(t, 10*time.Second, "job in garbage", func() bool {
+	p.EventuallyTrue(10*time.Second, "job in garbage", func() bool {
 		rec = getJob(t, p.store, "cancel", info.ID)
 		return rec != nil && rec.State == hopper.StateGarbage
 	})
 	if !rec.Cancelled || rec.Attempt != 1 {
 		t.Errorf("cancelled job: Cancelled=%v, attempt %d; want cancelled after one attempt", rec.Cancelled, rec.Attempt)
 	}
-	if n := p.log.count(of("start")); n != 1 {
+	if n := p.Count(of("start")); n != 1 {
 		t.Errorf("cancelled job started %d times, want once", n)
 	}
 }
@@ -245,10 +204,10 @@ func TestProcGlobalConcurrencyLimit(t *testing.T) {
 	if _, err := hopper.EnqueueMany(ctx, hopper.NewClient(p.store, nil), make([]Echo, jobs), &hopper.EnqueueOpts{Queue: "capped"}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.EventuallyTrue(t, 60*time.Second, "all jobs handled", func() bool { return p.log.count(evIs("end")) == jobs })
+	p.EventuallyTrue(60*time.Second, "all jobs handled", func() bool { return p.Count(proctest.Is("end")) == jobs })
 	peak := int64(0)
 	pids := map[int]int{}
-	for _, e := range p.log.filter(evIs("start")) {
+	for _, e := range p.Filter(proctest.Is("start")) {
 		peak = max(peak, e.Running)
 		pids[e.PID]++
 	}
@@ -259,7 +218,7 @@ func TestProcGlobalConcurrencyLimit(t *testing.T) {
 	if peak < 3 {
 		t.Errorf("at most %d handlers ran at once with a backlog of %d, want the cap of 3 used", peak, jobs)
 	}
-	if n := p.log.count(evIs("start")); n != jobs {
+	if n := p.Count(proctest.Is("start")); n != jobs {
 		t.Errorf("%d handler starts for %d jobs, want one each", n, jobs)
 	}
 }
@@ -282,14 +241,14 @@ func TestProcRateLimit(t *testing.T) {
 	}
 	starts := func() []time.Time {
 		var at []time.Time
-		for _, e := range p.log.filter(evIs("start")) {
+		for _, e := range p.Filter(proctest.Is("start")) {
 			at = append(at, e.AttemptedAt)
 		}
 		slices.SortFunc(at, time.Time.Compare)
 		return at
 	}
 	// Until a start at least 20 s after the first: the span is over.
-	testutil.EventuallyTrue(t, 60*time.Second, "20 seconds of limited work", func() bool {
+	p.EventuallyTrue(60*time.Second, "20 seconds of limited work", func() bool {
 		at := starts()
 		return len(at) > 0 && at[len(at)-1].Sub(at[0]) >= span
 	})

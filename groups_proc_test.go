@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/internal/proctest"
 )
 
 // enqueueGrouped enqueues, round after round, one job of each of groups
@@ -71,10 +71,10 @@ func checkGroupCap(t *testing.T, limit, ngroups, rounds int) {
 	jobs := enqueueGrouped(t, p, "grouped", groups, rounds)
 	p.start(4, childSpec{Role: roleGrouped, Queue: "grouped", Concurrency: 8, Work: 10 * time.Millisecond,
 		Probe: "probe:{" + p.prefix + "}:group"})
-	testutil.EventuallyTrue(t, 120*time.Second, "all jobs handled", func() bool { return p.log.count(evIs("end")) == jobs })
+	p.EventuallyTrue(120*time.Second, "all jobs handled", func() bool { return p.Count(proctest.Is("end")) == jobs })
 
-	starts := p.log.filter(evIs("start"))
-	slices.SortFunc(starts, func(a, b procEvent) int { return int(a.Seq - b.Seq) })
+	starts := p.Filter(proctest.Is("start"))
+	slices.SortFunc(starts, func(a, b proctest.Event) int { return int(a.Seq - b.Seq) })
 	peak := map[string]int64{}
 	last := map[string]string{}
 	unordered, pids := 0, map[int]int{}
@@ -124,18 +124,18 @@ func TestProcGroupFairness(t *testing.T) {
 	p.start(4, childSpec{Role: roleGrouped, Queue: "fair", Concurrency: 8, Probe: "probe:{" + p.prefix + "}:fair"})
 	doneSmall := func() int {
 		n := 0
-		for _, e := range p.log.filter(evIs("start")) {
+		for _, e := range p.Filter(proctest.Is("start")) {
 			if e.Group != "big" {
 				n++
 			}
 		}
 		return n
 	}
-	testutil.EventuallyTrue(t, 120*time.Second, "every job of the small groups started", func() bool { return doneSmall() == 20*50 })
+	p.EventuallyTrue(120*time.Second, "every job of the small groups started", func() bool { return doneSmall() == 20*50 })
 
 	lastSmall := map[string]int64{}
 	var bigSeqs []int64
-	for _, e := range p.log.filter(evIs("start")) {
+	for _, e := range p.Filter(proctest.Is("start")) {
 		if e.Group == "big" {
 			bigSeqs = append(bigSeqs, e.Seq)
 		} else {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/internal/proctest"
 )
 
 // TestProcPriorityOrder: 10,000 jobs of mixed priorities in one queue,
@@ -43,7 +43,7 @@ func TestProcPriorityOrder(t *testing.T) {
 	// Prefetch jobs it claimed earlier, which run before a higher priority
 	// that came since (see EnqueueOpts.Priority).
 	p.start(1, childSpec{Role: roleLimited, Queue: "prio", Concurrency: 1, Prefetch: -1})
-	testutil.EventuallyTrue(t, 120*time.Second, "every job started", func() bool { return p.log.count(evIs("start")) >= n })
+	p.EventuallyTrue(120*time.Second, "every job started", func() bool { return p.Count(proctest.Is("start")) >= n })
 
 	// waiting[pr] counts the jobs of priority pr not started yet; last[pr]
 	// is the latest started job of pr.
@@ -53,7 +53,7 @@ func TestProcPriorityOrder(t *testing.T) {
 	}
 	last := map[int]string{}
 	inversions, unordered := 0, 0
-	starts := p.log.filter(evIs("start"))
+	starts := p.Filter(proctest.Is("start"))
 	for _, e := range starts {
 		pr, ok := prio[e.Job]
 		if !ok {

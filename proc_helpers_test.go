@@ -1,41 +1,27 @@
 package hopper_test
 
-// Child processes for the multi-process tests on Redis.
-//
-// A test starts children by re-executing its own test binary with
-// HOPPER_TEST_CHILD set to a JSON childSpec. TestMain sees the variable and
-// runs runChild instead of the tests. A child connects to the Redis server
-// and key prefix the spec names, plays its role, and reports what its
-// handlers saw as JSON lines (procEvent) on stdout; its logs go to stderr.
-// It reads commands, one per line, on stdin and stops gracefully when stdin
-// closes (the parent ended or went away) or on SIGTERM, so a failed or killed
-// parent leaves no process behind.
+// The roles of the children of the multi-process tests on Redis, and
+// procSetup, a test's Redis state and children. A child is this test
+// binary re-executed by internal/proctest (TestMain calls runChildIfAsked
+// first); it connects to the Redis server and key prefix its childSpec
+// names, plays its role, and reports what its handlers saw as
+// proctest.Events.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"iter"
-	"os"
-	"os/exec"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
+	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
-
-// childEnv holds the JSON childSpec of a child process.
-const childEnv = "HOPPER_TEST_CHILD"
 
 // Roles a child can play.
 const (
@@ -51,9 +37,26 @@ const (
 	roleWaiter    = "waiter"     // on "wait <id>": watches the job, in Goroutines goroutines
 )
 
+func init() {
+	for role, build := range map[string]workerBuilder{
+		rolePeriodic: periodicWorker(false), roleStored: periodicWorker(true), roleCapped: cappedWorker,
+		roleGrouped: groupedWorker, roleLimited: limitedWorker, roleTarget: targetWorker,
+	} {
+		proctest.Register(role, workerRole(build))
+	}
+	proctest.Register(roleEnqueuer, storeRole(childEnqueuer))
+	proctest.Register(roleCancel, storeRole(childCanceller))
+	proctest.Register(roleSubscribe, storeRole(childSubscriber))
+	proctest.Register(roleWaiter, storeRole(childWaiter))
+}
+
+// runChildIfAsked plays the role of a child and exits, when this binary was
+// started as one by a multi-process test; otherwise it returns.
+func runChildIfAsked() { proctest.Main() }
+
 // childSpec tells a child what to do.
 type childSpec struct {
-	Role   string
+	Role   string `json:"-"` // the role it plays
 	Addr   string // Redis host:port
 	Prefix string // redisstore key prefix
 	Queue  string
@@ -68,216 +71,158 @@ type childSpec struct {
 	Probe string
 }
 
-// procEvent is one line a child reports.
-type procEvent struct {
-	Ev  string    // ready, start, end, enqueued, cancelled, error
-	PID int       // the child's process ID
-	At  time.Time // the child's clock when it happened
-	Job string    // job ID
-	// Sched and Tick: the schedule and tick of a periodic job.
-	Sched string    `json:",omitempty"`
-	Tick  time.Time `json:",omitzero"`
-	// Attempt and AttemptedAt (the store's clock at claim) of a started job.
-	Attempt     int       `json:",omitempty"`
-	AttemptedAt time.Time `json:",omitzero"`
-	// Running is the probe counter right after a capped handler started
-	// (of its group, for a grouped one).
-	Running int64 `json:",omitempty"`
-	// Group and Seq of a grouped handler's start: its job's group and the
-	// start's place in the order of all starts (a Redis counter).
-	Group string `json:",omitempty"`
-	Seq   int64  `json:",omitempty"`
-	// Round, Dup: an enqueuer's round and whether its job was a duplicate.
-	Round int  `json:",omitempty"`
-	Dup   bool `json:",omitempty"`
-	// State Cancel found the job in, or a waited job ended in.
-	State hopper.JobState `json:",omitempty"`
-	// Type of an event a subscriber read (its At is the store's time).
-	Type hopper.EventType `json:",omitempty"`
-	// FinishedAt of a waited job (the store's clock at its end).
-	FinishedAt time.Time `json:",omitzero"`
-	Err        string    `json:",omitempty"`
+// storeRole returns a role that connects to the spec's Redis and key
+// prefix and runs f.
+func storeRole(f func(ctx context.Context, c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.Store) error) proctest.Role {
+	return func(ctx context.Context, c *proctest.Child) error {
+		var s childSpec
+		if err := c.Spec(&s); err != nil {
+			return err
+		}
+		rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+		defer rdb.Close()
+		st := redisstore.New(rdb, &redisstore.Options{Prefix: s.Prefix, Logger: testutil.Logger()})
+		return f(ctx, c, s, rdb, st)
+	}
 }
 
-// runChildIfAsked runs the child process a parent asked for and exits, or
-// returns when the binary was started as a test binary.
-func runChildIfAsked() {
-	spec := os.Getenv(childEnv)
-	if spec == "" {
-		return
-	}
-	var s childSpec
-	if err := json.Unmarshal([]byte(spec), &s); err != nil {
-		fmt.Fprintf(os.Stderr, "child: bad %s: %v\n", childEnv, err)
-		os.Exit(2)
-	}
-	if err := runChild(s); err != nil {
-		fmt.Fprintf(os.Stderr, "child %s: %v\n", s.Role, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+// workerBuilder registers the handlers of a worker role on w; cfg is w's
+// config, which it may complete before it builds w.
+type workerBuilder func(c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker
+
+// workerRole returns the role of a worker of the spec's queue, built by
+// build: it reports "ready" and runs until the child is stopped.
+func workerRole(build workerBuilder) proctest.Role {
+	return storeRole(func(ctx context.Context, c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.Store) error {
+		cfg := testConfig(s.Queue)
+		cfg.Concurrency = s.Concurrency
+		cfg.Prefetch = s.Prefetch
+		w := build(c, s, rdb, st, cfg)
+		c.Ready()
+		return w.Run(ctx)
+	})
 }
 
-func runChild(s childSpec) error {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	cmds := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			select {
-			case cmds <- sc.Text():
-			case <-ctx.Done():
-			}
-		}
-		stop() // stdin closed: the parent is done or gone
-		close(cmds)
-	}()
-
-	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
-	defer rdb.Close()
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: s.Prefix, Logger: testutil.Logger()})
-	var mu sync.Mutex
-	enc := json.NewEncoder(os.Stdout)
-	emit := func(e procEvent) {
-		e.PID = os.Getpid()
-		if e.At.IsZero() {
-			e.At = time.Now()
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		_ = enc.Encode(e)
-	}
-
-	switch s.Role {
-	case roleEnqueuer:
-		return childEnqueuer(ctx, s, store, cmds, emit)
-	case roleCancel:
-		return childCanceller(ctx, s, store, cmds, emit)
-	case roleSubscribe:
-		return childSubscriber(ctx, s, store, emit)
-	case roleWaiter:
-		return childWaiter(ctx, s, store, cmds, emit)
-	}
-	go func() {
-		for range cmds { // workers take no commands
-		}
-	}()
-	cfg := testConfig(s.Queue)
-	cfg.Concurrency = s.Concurrency
-	cfg.Prefetch = s.Prefetch
-	w, err := childWorker(s, store, rdb, cfg, emit)
-	if err != nil {
-		return err
-	}
-	emit(procEvent{Ev: "ready"})
-	return w.Run(ctx)
+// started is the "start" event of a job.
+func started(j *hopper.JobRecord) proctest.Event {
+	return proctest.Event{Ev: "start", Job: j.ID, Attempt: j.Attempt, AttemptedAt: j.AttemptedAt}
 }
 
-// childWorker builds the Worker of a worker role.
-func childWorker(s childSpec, store hopper.Store, rdb *redis.Client, cfg *hopper.WorkerConfig, emit func(procEvent)) (*hopper.Worker, error) {
-	started := func(j *hopper.JobRecord) procEvent {
-		return procEvent{Ev: "start", Job: j.ID, Attempt: j.Attempt, AttemptedAt: j.AttemptedAt}
-	}
-	switch s.Role {
-	case rolePeriodic, roleStored:
-		if s.Role == rolePeriodic {
+// periodicWorker returns the builder of a worker running the schedules "a"
+// and "b" every second, or the store's stored schedules; its handlers
+// report each start with the schedule and its tick (RunAt).
+func periodicWorker(stored bool) workerBuilder {
+	return func(c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
+		if stored {
+			cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
+		} else {
 			opts := &hopper.EnqueueOpts{Queue: s.Queue}
 			cfg.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{
 				{Name: "every-second-a", Schedule: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
 				{Name: "every-second-b", Schedule: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
 			}}
-		} else {
-			cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
 		}
-		w := hopper.NewWorker(store, cfg)
+		w := hopper.NewWorker(st, cfg)
 		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {
 			e := started(j.JobRecord)
-			e.Sched, e.Tick = j.Args.Name, j.RunAt
-			emit(e)
+			e.Sched, e.RunAt = j.Args.Name, j.RunAt
+			c.Emit(e)
 			return nil
 		})
-		return w, nil
-	case roleCapped:
-		w := hopper.NewWorker(store, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-			n, err := rdb.Incr(ctx, s.Probe).Result()
-			if err != nil {
-				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
-				return err
-			}
-			e := started(j.JobRecord)
-			e.Running = n
-			emit(e)
+		return w
+	}
+}
+
+// cappedWorker's handlers count themselves in the Redis key Probe while
+// they work (Work); each start reports the count (Running).
+func cappedWorker(c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
+	w := hopper.NewWorker(st, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		n, err := rdb.Incr(ctx, s.Probe).Result()
+		if err != nil {
+			return c.Error(j.ID, err)
+		}
+		e := started(j.JobRecord)
+		e.Running = n
+		c.Emit(e)
+		select { // the job's work
+		case <-time.After(s.Work):
+		case <-ctx.Done():
+		}
+		if err := rdb.Decr(context.WithoutCancel(ctx), s.Probe).Err(); err != nil {
+			return c.Error(j.ID, err)
+		}
+		c.Emit(proctest.Event{Ev: "end", Job: j.ID})
+		return nil
+	})
+	return w
+}
+
+// groupedWorker's handlers count themselves per group in the Redis keys
+// Probe:<group> while they work (Work, if any), and number their starts
+// with the counter Probe:seq; each start reports its group, the count
+// (Running) and its number (Seq).
+func groupedWorker(c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
+	w := hopper.NewWorker(st, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		key := s.Probe + ":" + j.Group
+		n, err := rdb.Incr(ctx, key).Result()
+		var seq int64
+		if err == nil {
+			seq, err = rdb.Incr(ctx, s.Probe+":seq").Result()
+		}
+		if err != nil {
+			return c.Error(j.ID, err)
+		}
+		e := started(j.JobRecord)
+		e.Running, e.Group, e.Seq = n, j.Group, seq
+		c.Emit(e)
+		if s.Work > 0 {
 			select { // the job's work
 			case <-time.After(s.Work):
 			case <-ctx.Done():
 			}
-			if err := rdb.Decr(context.WithoutCancel(ctx), s.Probe).Err(); err != nil {
-				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
-				return err
-			}
-			emit(procEvent{Ev: "end", Job: j.ID})
-			return nil
-		})
-		return w, nil
-	case roleGrouped:
-		w := hopper.NewWorker(store, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-			key := s.Probe + ":" + j.Group
-			n, err := rdb.Incr(ctx, key).Result()
-			var seq int64
-			if err == nil {
-				seq, err = rdb.Incr(ctx, s.Probe+":seq").Result()
-			}
-			if err != nil {
-				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
-				return err
-			}
-			e := started(j.JobRecord)
-			e.Running, e.Group, e.Seq = n, j.Group, seq
-			emit(e)
-			if s.Work > 0 {
-				select { // the job's work
-				case <-time.After(s.Work):
-				case <-ctx.Done():
-				}
-			}
-			if err := rdb.Decr(context.WithoutCancel(ctx), key).Err(); err != nil {
-				emit(procEvent{Ev: "error", Job: j.ID, Err: err.Error()})
-				return err
-			}
-			emit(procEvent{Ev: "end", Job: j.ID})
-			return nil
-		})
-		return w, nil
-	case roleLimited:
-		w := hopper.NewWorker(store, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-			emit(started(j.JobRecord))
-			return nil
-		})
-		return w, nil
-	case roleTarget:
-		w := hopper.NewWorker(store, cfg)
-		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-			emit(started(j.JobRecord))
-			<-ctx.Done()
-			emit(procEvent{Ev: "end", Job: j.ID, Err: context.Cause(ctx).Error()})
-			return ctx.Err()
-		})
-		return w, nil
-	}
-	return nil, fmt.Errorf("unknown role %q", s.Role)
+		}
+		if err := rdb.Decr(context.WithoutCancel(ctx), key).Err(); err != nil {
+			return c.Error(j.ID, err)
+		}
+		c.Emit(proctest.Event{Ev: "end", Job: j.ID})
+		return nil
+	})
+	return w
+}
+
+// limitedWorker's handlers report their start (with its claim time) and
+// return.
+func limitedWorker(c *proctest.Child, _ childSpec, _ *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
+	w := hopper.NewWorker(st, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		c.Emit(started(j.JobRecord))
+		return nil
+	})
+	return w
+}
+
+// targetWorker's handlers report their start, wait for their context to
+// end, and report the end with its cause (Err).
+func targetWorker(c *proctest.Child, _ childSpec, _ *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
+	w := hopper.NewWorker(st, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		c.Emit(started(j.JobRecord))
+		<-ctx.Done()
+		c.Emit(proctest.Event{Ev: "end", Job: j.ID, Err: context.Cause(ctx).Error()})
+		return ctx.Err()
+	})
+	return w
 }
 
 // childEnqueuer answers each "go <round>" with Goroutines concurrent
 // enqueues of one unique job, one "enqueued" event each.
-func childEnqueuer(ctx context.Context, s childSpec, store hopper.Store, cmds <-chan string, emit func(procEvent)) error {
-	client := hopper.NewClient(store, nil)
+func childEnqueuer(ctx context.Context, c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store) error {
+	client := hopper.NewClient(st, nil)
 	opts := &hopper.EnqueueOpts{Queue: s.Queue, Unique: &hopper.UniqueOpts{}}
-	emit(procEvent{Ev: "ready"})
-	for cmd := range commands(ctx, cmds) {
+	c.Ready()
+	for cmd := range c.Commands(ctx) {
 		var round int
 		if _, err := fmt.Sscanf(cmd, "go %d", &round); err != nil {
 			return fmt.Errorf("command %q: %v", cmd, err)
@@ -289,10 +234,10 @@ func childEnqueuer(ctx context.Context, s childSpec, store hopper.Store, cmds <-
 				<-start
 				info, err := hopper.Enqueue(ctx, client, Echo{Msg: "digest"}, opts)
 				if err != nil {
-					emit(procEvent{Ev: "error", Round: round, Err: err.Error()})
+					c.Emit(proctest.Event{Ev: proctest.EvError, Round: round, Err: err.Error()})
 					return
 				}
-				emit(procEvent{Ev: "enqueued", Round: round, Job: info.ID, Dup: info.Duplicate})
+				c.Emit(proctest.Event{Ev: "enqueued", Round: round, Job: info.ID, Dup: info.Duplicate})
 			})
 		}
 		close(start)
@@ -301,183 +246,58 @@ func childEnqueuer(ctx context.Context, s childSpec, store hopper.Store, cmds <-
 	return nil
 }
 
-// commands yields the commands from cmds until it closes (stdin ended) or
-// ctx is done (SIGTERM).
-func commands(ctx context.Context, cmds <-chan string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case cmd, ok := <-cmds:
-				if !ok || !yield(cmd) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // childCanceller answers each "cancel <id>" with Store.Cancel; the event's
 // At is the moment just before the call.
-func childCanceller(ctx context.Context, s childSpec, store hopper.Store, cmds <-chan string, emit func(procEvent)) error {
-	emit(procEvent{Ev: "ready"})
-	for cmd := range commands(ctx, cmds) {
+func childCanceller(ctx context.Context, c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store) error {
+	c.Ready()
+	for cmd := range c.Commands(ctx) {
 		id, ok := strings.CutPrefix(cmd, "cancel ")
 		if !ok {
 			return fmt.Errorf("command %q: want cancel <id>", cmd)
 		}
 		at := time.Now()
-		st, err := hopper.NewInspector(store).Cancel(ctx, s.Queue, id)
-		e := procEvent{Ev: "cancelled", At: at, Job: id, State: st}
+		state, err := hopper.NewInspector(st).Cancel(ctx, s.Queue, id)
+		e := proctest.Event{Ev: "cancelled", At: at, Job: id, State: state}
 		if err != nil {
-			e.Ev, e.Err = "error", err.Error()
+			e.Ev, e.Err = proctest.EvError, err.Error()
 		}
-		emit(e)
+		c.Emit(e)
 	}
 	return nil
 }
 
-// procLog collects the events of a test's children.
-type procLog struct {
-	mu     sync.Mutex
-	events []procEvent
-}
-
-func (l *procLog) add(e procEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, e)
-}
-
-// filter returns the events keep accepts, in arrival order.
-func (l *procLog) filter(keep func(procEvent) bool) []procEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []procEvent
-	for _, e := range l.events {
-		if keep(e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// count returns how many events keep accepts.
-func (l *procLog) count(keep func(procEvent) bool) int { return len(l.filter(keep)) }
-
-// evIs accepts the events named ev.
-func evIs(ev string) func(procEvent) bool { return func(e procEvent) bool { return e.Ev == ev } }
-
-// child is a running child process.
-type child struct {
+// procSetup is the Redis server, key prefix and children of one test.
+type procSetup struct {
+	*proctest.Group
 	t      *testing.T
-	spec   childSpec
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr bytes.Buffer // written by exec's copier until Wait returns
-	read   chan struct{}
-	once   sync.Once
+	addr   string
+	prefix string
+	rdb    *redis.Client
+	store  hopper.Store // the parent's own handle on the same state
 }
 
-// startChild starts a child process with spec, adding its events to log.
-// An "error" event fails the test. The caller stops it (stopChildren),
-// normally in a t.Cleanup registered before the child started.
-func startChild(t *testing.T, log *procLog, spec childSpec) *child {
+// newProcSetup marks t parallel and prepares its Redis state (on a server
+// started with opts); the children it starts are stopped together when t
+// ends.
+func newProcSetup(t *testing.T, opts ...redistest.Option) *procSetup {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &child{t: t, spec: spec, cmd: exec.Command(exe), read: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), childEnv+"="+string(js))
-	c.cmd.Stderr = &c.stderr
-	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(c.read)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var e procEvent
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				t.Errorf("child %s pid %d wrote %q: %v", spec.Role, c.cmd.Process.Pid, sc.Text(), err)
-				continue
-			}
-			if e.Ev == "error" {
-				t.Errorf("child %s pid %d: %s", spec.Role, e.PID, e.Err)
-			}
-			log.add(e)
-		}
-	}()
-	return c
+	t.Parallel()
+	srv := redistest.Start(t, opts...)
+	prefix := redistest.Prefix(t)
+	rdb := srv.Client(t)
+	return &procSetup{Group: proctest.NewGroup(t), t: t, addr: srv.Addr, prefix: prefix, rdb: rdb,
+		store: redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})}
 }
 
-// send writes one command line to the child.
-func (c *child) send(cmd string) {
-	c.t.Helper()
-	if _, err := io.WriteString(c.stdin, cmd+"\n"); err != nil {
-		c.t.Fatalf("command to child %s: %v", c.spec.Role, err)
-	}
+// spec fills in the Redis address and prefix of a child spec.
+func (p *procSetup) spec(s childSpec) childSpec {
+	s.Addr, s.Prefix = p.addr, p.prefix
+	return s
 }
 
-// stopChildren asks all of cs to shut down gracefully at once (they may
-// each take a while: a race-enabled binary lingers a second at exit), then
-// waits for each to exit; a child still running 20 s later is killed. A
-// child that exits with an error, or is killed, fails the test. Stopping a
-// child again does nothing.
-func stopChildren(cs []*child) {
-	for _, c := range cs {
-		_ = c.stdin.Close() // a second Close only returns an error
-	}
-	for _, c := range cs {
-		c.stop()
-	}
-}
-
-// kill sends SIGKILL to the child and waits for it to die.
-func (c *child) kill() {
-	c.once.Do(func() {
-		_ = c.cmd.Process.Kill()
-		<-c.read
-		_ = c.cmd.Wait()
-	})
-}
-
-func (c *child) stop() {
-	c.once.Do(func() {
-		_ = c.stdin.Close()
-		select {
-		case <-c.read:
-		case <-time.After(20 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.read
-			c.t.Errorf("child %s pid %d did not stop within 20 s of its stdin closing; killed", c.spec.Role, c.cmd.Process.Pid)
-		}
-		if err := c.cmd.Wait(); err != nil {
-			c.t.Errorf("child %s pid %d: %v", c.spec.Role, c.cmd.Process.Pid, err)
-		}
-		if c.t.Failed() {
-			c.t.Logf("child %s pid %d stderr:\n%s", c.spec.Role, c.cmd.Process.Pid, tail(c.stderr.String(), 4000))
-		}
-	})
-}
-
-// tail returns the last n bytes of s.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n:]
+// start starts n children of spec (its Addr and Prefix filled in) and waits
+// until all of them are ready.
+func (p *procSetup) start(n int, spec childSpec) []*proctest.Proc {
+	p.t.Helper()
+	return p.StartN(n, spec.Role, p.spec(spec))
 }

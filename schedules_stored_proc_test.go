@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/internal/proctest"
 )
 
 // TestProcStoredSchedules: three worker processes run the stored
@@ -27,9 +27,9 @@ func TestProcStoredSchedules(t *testing.T) {
 	}
 	ticks := func(name string) []time.Time {
 		var out []time.Time
-		for _, e := range p.log.filter(evIs("start")) {
+		for _, e := range p.Filter(proctest.Is("start")) {
 			if e.Sched == name {
-				out = append(out, e.Tick)
+				out = append(out, e.RunAt)
 			}
 		}
 		slices.SortFunc(out, time.Time.Compare)
@@ -53,7 +53,7 @@ func TestProcStoredSchedules(t *testing.T) {
 	}
 
 	set("dyn", 200*time.Millisecond)
-	testutil.EventuallyTrue(t, 30*time.Second, "ten ticks of dyn", func() bool { return len(ticks("dyn")) >= 10 })
+	p.EventuallyTrue(30*time.Second, "ten ticks of dyn", func() bool { return len(ticks("dyn")) >= 10 })
 	n := checkOnce("dyn", time.Time{}, 200*time.Millisecond)
 	t.Logf("%d ticks of dyn every 200ms, each handled once", n)
 
@@ -61,7 +61,7 @@ func TestProcStoredSchedules(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := time.Now()
-	testutil.EventuallyTrue(t, 30*time.Second, "five ticks of dyn every 400ms", func() bool {
+	p.EventuallyTrue(30*time.Second, "five ticks of dyn every 400ms", func() bool {
 		k := 0
 		for _, tk := range ticks("dyn") {
 			if tk.After(changed.Add(time.Second)) {
@@ -76,9 +76,9 @@ func TestProcStoredSchedules(t *testing.T) {
 	// of every process), and fails if dyn ticked meanwhile.
 	stillAfter := func(what, marker string) {
 		set(marker, 100*time.Millisecond)
-		testutil.EventuallyTrue(t, 30*time.Second, marker+" ticked", func() bool { return len(ticks(marker)) > 0 })
+		p.EventuallyTrue(30*time.Second, marker+" ticked", func() bool { return len(ticks(marker)) > 0 })
 		before := len(ticks("dyn"))
-		testutil.EventuallyTrue(t, 30*time.Second, marker+" ticked 10 times", func() bool { return len(ticks(marker)) >= 11 })
+		p.EventuallyTrue(30*time.Second, marker+" ticked 10 times", func() bool { return len(ticks(marker)) >= 11 })
 		// A tick enqueued before the change may be handled just after it.
 		if got := len(ticks("dyn")); got > before+1 {
 			t.Fatalf("dyn ticked %d times after it was %s and every process had a second to see it", got-before, what)
@@ -95,7 +95,7 @@ func TestProcStoredSchedules(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed := len(ticks("dyn"))
-	testutil.EventuallyTrue(t, 30*time.Second, "dyn ticks again once resumed", func() bool { return len(ticks("dyn")) > resumed+1 })
+	p.EventuallyTrue(30*time.Second, "dyn ticks again once resumed", func() bool { return len(ticks("dyn")) > resumed+1 })
 	if err := ins.DeleteSchedule(ctx, "stored", "dyn"); err != nil {
 		t.Fatal(err)
 	}

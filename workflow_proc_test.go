@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
-	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -147,20 +147,13 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills worker processes for half a minute; not in -short mode")
 	}
-	t.Parallel()
-	srv := redistest.Start(t, redistest.Private())
-	prefix := redistest.Prefix(t)
-	rdb := srv.Client(t)
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})
-	p := &procSetup{t: t, addr: srv.Addr, prefix: prefix, log: &procLog{}, store: st}
-	t.Cleanup(func() { stopChildren(p.procs) })
+	p := newProcSetup(t, redistest.Private())
+	rdb, prefix, st := p.rdb, p.prefix, p.store
 	ctx := t.Context()
 	ins := hopper.NewInspector(st)
-	ledgerKey := "ledger:{" + prefix + "}"
 	// Half the tasks work up to 400 ms: the workflows run for about half
 	// a minute, long enough for a dozen kills.
-	spec := childSpec{Role: roleWorkflow, Queue: strings.Join(wfQueues, ","), Concurrency: 8,
-		Work: 400 * time.Millisecond, Probe: ledgerKey}
+	spec := childSpec{Role: roleWorkflow, Queue: strings.Join(wfQueues, ","), Concurrency: 8, Work: 400 * time.Millisecond}
 	began := time.Now()
 	workers := p.start(3, spec)
 
@@ -204,12 +197,10 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 		orphans.sample(t, rdb, prefix)
 		k := rand.N(len(workers))
 		victim := workers[k]
-		victim.kill()
-		killed[victim.cmd.Process.Pid] = time.Now()
+		victim.Kill()
+		killed[victim.PID()] = time.Now()
 		orphans.killed(t, rdb)
-		fresh := startChild(t, p.log, p.spec(spec))
-		p.procs = append(p.procs, fresh)
-		workers[k] = fresh
+		workers[k] = p.Start("", roleWorkflow, p.spec(spec))
 	}
 	orphans.sample(t, rdb, prefix)
 	killing := time.Since(began)
@@ -223,12 +214,12 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	}
 	// The workers have nothing left to run; stop them so the ledger is
 	// final.
-	stopChildren(p.procs)
+	p.Stop()
 	if t.Failed() {
 		t.FailNow()
 	}
 
-	ledger := readLedger(t, rdb, ledgerKey)
+	ledger := ledgerOf(t, p.Events())
 	recs, jobs := readKillWorkflows(t, ins, plans)
 	var errs errCap
 	defer errs.report(t)
@@ -291,12 +282,6 @@ func (o *orphanCount) sample(t *testing.T, rdb *redis.Client, prefix string) {
 	o.prev = o.lastMs // counted: the next sample starts after it
 }
 
-// spec fills in the Redis address and prefix of a child spec.
-func (p *procSetup) spec(s childSpec) childSpec {
-	s.Addr, s.Prefix = p.addr, p.prefix
-	return s
-}
-
 // errCap reports the first errors of a check and counts the others.
 type errCap struct{ n int }
 
@@ -326,31 +311,27 @@ type killStats struct {
 	taskStates                              map[hopper.TaskState]int
 }
 
-// taskLedger is what the ledger holds for one task's job, by attempt.
+// taskLedger is what the ledger holds for one task's job, by attempt: the
+// marks its handlers reported (Ev the mark, StoreAt the server's time).
 type taskLedger struct {
-	starts map[int][]ledgerEntry // attempt -> its start entries (one, unless a claim was repeated)
-	ends   map[int]ledgerEntry   // attempt -> its end or fail entry
+	starts map[int][]proctest.Event // attempt -> its start marks (one, unless a claim was repeated)
+	ends   map[int]proctest.Event   // attempt -> its end or fail mark
 }
 
-// readLedger reads the ledger the handlers wrote, by job ID.
-func readLedger(t *testing.T, rdb *redis.Client, key string) map[string]*taskLedger {
+// ledgerOf sorts the marks the handlers reported by job ID.
+func ledgerOf(t *testing.T, evs []proctest.Event) map[string]*taskLedger {
 	t.Helper()
-	lines, err := rdb.LRange(t.Context(), key, 0, -1).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]*taskLedger{}
-	for _, l := range lines {
-		e, err := parseLedgerEntry(l)
-		if err != nil {
-			t.Fatal(err)
+	for _, e := range evs {
+		if e.Ev == proctest.EvReady || e.Ev == proctest.EvError { // an error failed the test already
+			continue
 		}
 		tl := out[e.Job]
 		if tl == nil {
-			tl = &taskLedger{starts: map[int][]ledgerEntry{}, ends: map[int]ledgerEntry{}}
+			tl = &taskLedger{starts: map[int][]proctest.Event{}, ends: map[int]proctest.Event{}}
 			out[e.Job] = tl
 		}
-		switch e.Mark {
+		switch e.Ev {
 		case markStart:
 			tl.starts[e.Attempt] = append(tl.starts[e.Attempt], e)
 		case markEnd, markFail:
@@ -359,7 +340,7 @@ func readLedger(t *testing.T, rdb *redis.Client, key string) map[string]*taskLed
 			}
 			tl.ends[e.Attempt] = e
 		default:
-			t.Fatalf("ledger entry %q: unknown mark", l)
+			t.Fatalf("ledger entry %+v: unknown mark", e)
 		}
 	}
 	return out
@@ -546,10 +527,10 @@ func checkKillWorkflow(t *testing.T, errs *errCap, stats *killStats, rec *hopper
 		wantMark := map[hopper.TaskState]string{hopper.TaskSucceeded: markEnd, hopper.TaskFailed: markFail}[tr.State]
 		if len(tl.starts[last]) == 0 {
 			errs.errorf(t, "%s %s after attempt %d, which the ledger never saw start (starts %v)", what, tr.State, last, slices.Sorted(maps.Keys(tl.starts)))
-		} else if e, ok := tl.ends[last]; !ok || e.Mark != wantMark {
+		} else if e, ok := tl.ends[last]; !ok || e.Ev != wantMark {
 			errs.errorf(t, "%s %s after attempt %d, whose handler ended %+v", what, tr.State, last, e)
-		} else if e.At.Truncate(time.Millisecond).After(j.FinishedAt) {
-			errs.errorf(t, "%s: its last attempt's handler returned at %s, after its job's end %s", what, fmtT(e.At), fmtT(j.FinishedAt))
+		} else if e.StoreAt.Truncate(time.Millisecond).After(j.FinishedAt) {
+			errs.errorf(t, "%s: its last attempt's handler returned at %s, after its job's end %s", what, fmtT(e.StoreAt), fmtT(j.FinishedAt))
 		}
 		// No task started before every dependency had ended.
 		for a, ss := range tl.starts {
@@ -566,12 +547,12 @@ func checkKillWorkflow(t *testing.T, errs *errCap, stats *killStats, rec *hopper
 						errs.errorf(t, "%s: no end time for its dependency %s (%s)", what, d, byName[d].State)
 						continue
 					}
-					if gap := s.At.Sub(de); !stats.gapSeen || gap < stats.minGap {
+					if gap := s.StoreAt.Sub(de); !stats.gapSeen || gap < stats.minGap {
 						stats.minGap, stats.gapSeen = gap, true
 					}
-					if s.At.Before(de) {
+					if s.StoreAt.Before(de) {
 						errs.errorf(t, "%s: attempt %d started at %s in pid %d, before its dependency %s ended (%s) at %s",
-							what, a, fmtT(s.At), s.PID, d, byName[d].State, fmtT(de))
+							what, a, fmtT(s.StoreAt), s.PID, d, byName[d].State, fmtT(de))
 					}
 				}
 			}

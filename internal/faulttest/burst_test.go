@@ -11,7 +11,6 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // burstResult is what one burst of TestManyQueuesBurst measured.
@@ -81,17 +80,17 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	}
 	r := newRun(t, rdb, names...)
 	ctx := t.Context()
-	w := startWorker(t, r.dir, "w0", workerOpts{
-		addr: srv.Addr, prefix: r.prefix, queueCount: n, concurrency: concurrency, lease: lease, defaults: true, cmds: true,
+	w := r.startWorker("w0", workerOpts{
+		Addr: srv.Addr, Prefix: r.prefix, QueueCount: n, Concurrency: concurrency, Lease: lease, Defaults: true, Cmds: true,
 	})
-	w.waitUp(t)
-	settled := waitSettled(t, w, maxRate, 2*time.Minute)
+	w.WaitReady()
+	settled := waitSettled(r, w, maxRate, 2*time.Minute)
 	time.Sleep(2 * time.Second)
 	t.Logf("N=%d: the worker settled %v after it was up", n, settled.Round(time.Millisecond))
 
 	// The burst: one job on every queue, from several goroutines (the
 	// store merges concurrent enqueues into pipelined round trips).
-	sent0, red0 := w.nextCmds(t), readRedisStats(t, rdb)
+	sent0, red0 := r.nextCmds(w), readRedisStats(t, rdb)
 	begin := time.Now()
 	var mu sync.Mutex
 	ackAt := map[jobKey]time.Time{}
@@ -120,7 +119,7 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	if t.Failed() {
 		t.FailNow()
 	}
-	testutil.Eventually(t, 2*time.Minute, func() error {
+	r.procs.Eventually(2*time.Minute, func() error {
 		if got := len(finals(r.ledgers())); got < n {
 			return fmt.Errorf("%d of %d jobs acked", got, n)
 		}
@@ -133,16 +132,16 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	for _, e := range r.ledgers() {
 		switch e.Ev {
 		case "start":
-			if _, ok := starts[e.key()]; !ok {
-				starts[e.key()] = e.at()
+			if _, ok := starts[keyOf(e)]; !ok {
+				starts[keyOf(e)] = at(e)
 			}
-			lastStart = later(lastStart, e.at())
+			lastStart = later(lastStart, at(e))
 		case "end":
-			lastEnd = later(lastEnd, e.at())
+			lastEnd = later(lastEnd, at(e))
 		case "claim":
-			lastClaim = later(lastClaim, e.at())
-			if firstClaim.IsZero() || e.at().Before(firstClaim) {
-				firstClaim = e.at()
+			lastClaim = later(lastClaim, at(e))
+			if firstClaim.IsZero() || at(e).Before(firstClaim) {
+				firstClaim = at(e)
 			}
 		}
 	}
@@ -170,10 +169,10 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	}
 	time.Sleep(time.Until(winStart))
 	winEnd := later(time.Now().Add(minWindow), lastClaim.Add(lease+time.Second))
-	c0, redA := w.nextCmds(t), readRedisStats(t, rdb)
+	c0, redA := r.nextCmds(w), readRedisStats(t, rdb)
 	samples := []cmdCounts{c0}
 	for time.Now().Before(winEnd) {
-		samples = append(samples, w.nextCmds(t))
+		samples = append(samples, r.nextCmds(w))
 	}
 	c1, redB := samples[len(samples)-1], readRedisStats(t, rdb)
 	idle := c1.sub(c0)
@@ -219,7 +218,7 @@ func runBurst(t *testing.T, n int, strict bool) burstResult {
 	t.Logf("N=%d: the burst sent %d commands (%.1f per queue): %s", n, burst.Total, res.sentPerQueue(), mix(burst.ByName, c1.at().Sub(sent0.at())))
 	t.Logf("N=%d: the burst cost Redis %d commands (%.1f per queue), the test's enqueues included: %s", n, redBurstTotal, res.redisPerQueue(), mix(redBurst, redB.at.Sub(red0.at)))
 
-	w.stop(t)
+	w.Stop()
 	r.check(1)
 	return res
 }

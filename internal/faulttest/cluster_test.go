@@ -50,11 +50,11 @@ func TestClusterMasterKilled(t *testing.T) {
 		t.Fatalf("queues spread over %d masters (%v), want two on each of 3", len(perMaster), perMaster)
 	}
 	r.queues = queues
-	w := startWorker(t, r.dir, "w0", workerOpts{
-		addr: strings.Join(c.Addrs, ","), cluster: true, prefix: r.prefix, queues: strings.Join(queues, ","),
-		concurrency: 10, lease: time.Second, sleep: 5 * time.Millisecond,
+	w := r.startWorker("w0", workerOpts{
+		Addr: strings.Join(c.Addrs, ","), Cluster: true, Prefix: r.prefix, Queues: strings.Join(queues, ","),
+		Concurrency: 10, Lease: time.Second, Sleep: 5 * time.Millisecond,
 	})
-	w.waitUp(t)
+	w.WaitReady()
 	for _, q := range queues {
 		if err := r.enqueue(ctx, q, perQueue, 100, nil); err != nil {
 			t.Fatal(err)
@@ -96,6 +96,6 @@ func TestClusterMasterKilled(t *testing.T) {
 	}
 	r.queues, r.nodes = live, liveNodes
 	r.waitQuiet(60 * time.Second)
-	w.stop(t)
+	w.Stop()
 	r.check(1)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
 )
 
@@ -22,7 +23,7 @@ type clusterLoad struct {
 	r       *run
 	queues  []string
 	owner   map[string]string // master address by queue
-	workers []*workerProc
+	workers []*proctest.Proc
 }
 
 // startClusterLoad starts a clusterLoad; o sets the workers' options, the
@@ -35,12 +36,12 @@ func startClusterLoad(t *testing.T, perMaster int, o workerOpts) *clusterLoad {
 	cl.r = newRun(t, cl.rdb)
 	cl.queues, cl.owner = spreadQueues(t, c, cl.r.prefix, perMaster)
 	cl.r.queues = cl.queues
-	o.addr, o.cluster, o.prefix, o.queues = strings.Join(c.AllAddrs(), ","), true, cl.r.prefix, strings.Join(cl.queues, ",")
+	o.Addr, o.Cluster, o.Prefix, o.Queues = strings.Join(c.AllAddrs(), ","), true, cl.r.prefix, strings.Join(cl.queues, ",")
 	for i := range 2 {
-		cl.workers = append(cl.workers, startWorker(t, cl.r.dir, "w"+strconv.Itoa(i), o))
+		cl.workers = append(cl.workers, cl.r.startWorker("w"+strconv.Itoa(i), o))
 	}
 	for _, w := range cl.workers {
-		w.waitUp(t)
+		w.WaitReady()
 	}
 	return cl
 }

@@ -2,10 +2,8 @@ package faulttest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,14 +12,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // What the production-shape tests count, two ways:
 //
 //   - sent: the commands a worker process sends, counted in the process by
-//     a go-redis hook (testworker -cmds), each command of a pipeline on its
+//     a go-redis hook (workerOpts.Cmds), each command of a pipeline on its
 //     own. It misses only the pub/sub connection's SUBSCRIBE and its
 //     health-check PING every 5 s, which do not pass through hooks.
 //   - Redis: INFO commandstats of the server, summed over every command
@@ -29,45 +27,49 @@ import (
 //     commands a script runs (redis.call) as well as the script call, so a
 //     claim on an empty queue is an EVALSHA and the few reads it makes.
 
-// cmdCounts is what testworker -cmds writes (testworker/cmds.go).
+// cmdCounts are the cumulative counts of the commands a worker sent, as it
+// reported them ("cmds" events, every 100 ms: worker_cmds_test.go).
 type cmdCounts struct {
-	Local  int64            `json:"local"`
-	Total  int64            `json:"total"`
-	ByName map[string]int64 `json:"by_name"`
+	local  time.Time // when the worker reported them, by its clock
+	Total  int64
+	ByName map[string]int64
 }
 
-func (c cmdCounts) at() time.Time { return time.UnixMilli(c.Local) }
+func (c cmdCounts) at() time.Time { return c.local }
 
-// readCmds reads a worker's latest command counts.
-func (w *workerProc) readCmds(t *testing.T) cmdCounts {
-	t.Helper()
-	b, err := os.ReadFile(w.cmds)
-	if err != nil {
-		t.Fatalf("worker %s command counts: %v", w.id, err)
+// lastCmds returns the latest command counts worker w reported, and
+// whether it reported any.
+func (r *run) lastCmds(w *proctest.Proc) (cmdCounts, bool) {
+	evs := r.ledgers()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if e := evs[i]; e.Ev == "cmds" && e.Child == w.Name() {
+			c := cmdCounts{local: at(e), ByName: e.Counts}
+			for _, n := range e.Counts {
+				c.Total += n
+			}
+			return c, true
+		}
 	}
-	var c cmdCounts
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("worker %s command counts: %v", w.id, err)
-	}
-	return c
+	return cmdCounts{}, false
 }
 
-// nextCmds waits for the worker's next write of its counts (every 100 ms)
+// nextCmds waits for the worker's next report of its counts (every 100 ms)
 // and returns it, so that a window starts and ends on fresh counts.
-func (w *workerProc) nextCmds(t *testing.T) cmdCounts {
-	t.Helper()
-	prev := w.readCmds(t)
+func (r *run) nextCmds(w *proctest.Proc) cmdCounts {
+	r.t.Helper()
+	prev, _ := r.lastCmds(w)
 	var c cmdCounts
-	testutil.EventuallyTrue(t, 10*time.Second, "fresh command counts of worker "+w.id, func() bool {
-		c = w.readCmds(t)
-		return c.Local > prev.Local
+	r.procs.EventuallyTrue(10*time.Second, "fresh command counts of worker "+w.Name(), func() bool {
+		var ok bool
+		c, ok = r.lastCmds(w)
+		return ok && c.local.After(prev.local)
 	})
 	return c
 }
 
 // sub returns the counts of c minus those of before, by name.
 func (c cmdCounts) sub(before cmdCounts) cmdCounts {
-	d := cmdCounts{Local: c.Local - before.Local, Total: c.Total - before.Total, ByName: map[string]int64{}}
+	d := cmdCounts{local: c.local, Total: c.Total - before.Total, ByName: map[string]int64{}}
 	for k, v := range c.ByName {
 		if n := v - before.ByName[k]; n != 0 {
 			d.ByName[k] = n
@@ -153,14 +155,15 @@ func perSecond(n int64, d time.Duration) float64 { return float64(n) / d.Seconds
 
 // waitSettled waits until the worker has sent at most maxRate commands a
 // second over the last settleWindow, and returns how long that took.
-func waitSettled(t *testing.T, w *workerProc, maxRate float64, timeout time.Duration) time.Duration {
+func waitSettled(r *run, w *proctest.Proc, maxRate float64, timeout time.Duration) time.Duration {
+	t := r.t
 	t.Helper()
 	const settleWindow = 2 * time.Second
 	begin := time.Now()
 	var hist []cmdCounts
 	var last error
 	for time.Since(begin) < timeout {
-		c := w.nextCmds(t)
+		c := r.nextCmds(w)
 		hist = append(hist, c)
 		for len(hist) > 1 && c.at().Sub(hist[1].at()) >= settleWindow {
 			hist = hist[1:]
@@ -170,7 +173,7 @@ func waitSettled(t *testing.T, w *workerProc, maxRate float64, timeout time.Dura
 			if rate <= maxRate {
 				return time.Since(begin)
 			}
-			last = fmt.Errorf("worker %s still sends %.1f commands/s: %s", w.id, rate, mix(c.sub(hist[0]).ByName, d))
+			last = fmt.Errorf("worker %s still sends %.1f commands/s: %s", w.Name(), rate, mix(c.sub(hist[0]).ByName, d))
 		}
 	}
 	t.Fatalf("worker did not settle within %v: %v", timeout, last)
@@ -212,9 +215,9 @@ func TestManyQueuesIdleCost(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
 	r := newRun(t, rdb)
-	w := startWorker(t, r.dir, "w0", workerOpts{addr: srv.Addr, prefix: r.prefix, queueCount: queues, defaults: true, cmds: true})
-	w.waitUp(t)
-	settled := waitSettled(t, w, maxRate, 60*time.Second)
+	w := r.startWorker("w0", workerOpts{Addr: srv.Addr, Prefix: r.prefix, QueueCount: queues, Defaults: true, Cmds: true})
+	w.WaitReady()
+	settled := waitSettled(r, w, maxRate, 60*time.Second)
 	// A few seconds more: the first idle waits and sweeps are part of
 	// the steady state, not of the start.
 	time.Sleep(3 * time.Second)
@@ -226,9 +229,9 @@ func TestManyQueuesIdleCost(t *testing.T) {
 		t.Fatal("no queue's throughput hash to drop: the worker maintained no queue")
 	}
 
-	sent0, red0 := w.nextCmds(t), readRedisStats(t, rdb)
+	sent0, red0 := r.nextCmds(w), readRedisStats(t, rdb)
 	time.Sleep(window)
-	sent1, red1 := w.nextCmds(t), readRedisStats(t, rdb)
+	sent1, red1 := r.nextCmds(w), readRedisStats(t, rdb)
 	sent := sent1.sub(sent0)
 	sentD := sent1.at().Sub(sent0.at())
 	redis, redisTotal := red1.sub(red0)
@@ -243,5 +246,5 @@ func TestManyQueuesIdleCost(t *testing.T) {
 	if redisRate > maxRate {
 		t.Errorf("an idle worker serving %d queues costs Redis %.2f commands/s (INFO commandstats), want at most %v", queues, redisRate, maxRate)
 	}
-	w.stop(t)
+	w.Stop()
 }

@@ -1,16 +1,16 @@
 // Package faulttest is hopper's fault-injection suite (issue 7,
-// "Reliability"). It has no API: its tests run real worker processes
-// (./testworker, built once per test binary and with -race when the tests
-// run with -race) against a redis-server each test starts, inject a fault
+// "Reliability"). It has no API: its tests run real worker processes (the
+// test binary re-executed in the role "worker" of worker_test.go, through
+// internal/proctest) against a redis-server each test starts, inject a fault
 // (SIGKILL or SIGSTOP of a worker, a killed or restarted Redis, a faulty
 // TCP link, skewed clocks, a full Redis, a lost cluster master, cluster
 // failovers) and then check a ledger kept outside Redis: the producer's
-// acknowledged enqueues and the workers' claim, start, end and finish
-// events. The production-shape scenarios (issue "Production shapes") also
-// measure: the commands an idle worker serving many queues sends (counted
-// in the worker and by Redis's INFO commandstats), start latencies of
-// bursts over many queues, wake-ups with a frozen consumer, and the
-// isolation of healthy shards while one fails over.
+// acknowledged enqueues and the claim, start, end and finish events the
+// workers reported. The production-shape scenarios (issue "Production
+// shapes") also measure: the commands an idle worker serving many queues
+// sends (counted in the worker and by Redis's INFO commandstats), start
+// latencies of bursts over many queues, wake-ups with a frozen consumer,
+// and the isolation of healthy shards while one fails over.
 //
 // After things go quiet every scenario asserts that each acknowledged
 // enqueue ended acked or in garbage, never both; that no job ran more often

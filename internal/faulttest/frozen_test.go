@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestFrozenConsumerTakesNoWakeup is scenario 10: three workers on one
@@ -43,20 +42,20 @@ func TestFrozenConsumerTakesNoWakeup(t *testing.T) {
 	ctx := t.Context()
 
 	// Idle workers, jobs that end at once.
-	var idle []*workerProc
+	var idle []*proctest.Proc
 	for i := range 3 {
-		w := startWorker(t, r.dir, "idle"+strconv.Itoa(i), workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 4, defaults: true})
+		w := r.startWorker("idle"+strconv.Itoa(i), workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 4, Defaults: true})
 		idle = append(idle, w)
 	}
 	for _, w := range idle {
-		w.waitUp(t)
+		w.WaitReady()
 	}
 	time.Sleep(time.Second) // past their first claims and into their waits
 	var lats []time.Duration
 	for i := range rounds {
 		victim := idle[i%len(idle)]
-		victim.signal(t, syscall.SIGSTOP)
-		r.addFault(victim.id)
+		victim.Freeze()
+		r.addFault(victim.Name())
 		time.Sleep(50 * time.Millisecond)
 		before := time.Now()
 		info, err := hopper.Enqueue(ctx, r.client, faultJob{N: i}, nil)
@@ -68,33 +67,33 @@ func TestFrozenConsumerTakesNoWakeup(t *testing.T) {
 		r.acked[jobKey{info.Queue, info.ID}] = true
 		r.mu.Unlock()
 		st := waitStart(t, r, info.ID, 0)
-		lat := st.at().Sub(before)
+		lat := at(st).Sub(before)
 		lats = append(lats, lat)
-		t.Logf("round %d: %s frozen; job started by %s %v after the enqueue call (which took %v)", i+1, victim.id, st.Worker, lat, returned.Sub(before).Round(time.Microsecond))
-		if st.Worker == victim.id {
-			t.Errorf("round %d: the frozen worker %s started the job", i+1, victim.id)
+		t.Logf("round %d: %s frozen; job started by %s %v after the enqueue call (which took %v)", i+1, victim.Name(), st.Child, lat, returned.Sub(before).Round(time.Microsecond))
+		if st.Child == victim.Name() {
+			t.Errorf("round %d: the frozen worker %s started the job", i+1, victim.Name())
 		}
 		if lat > bound {
-			t.Errorf("round %d: with %s frozen, the job started %v after the enqueue, want within %v", i+1, victim.id, lat, bound)
+			t.Errorf("round %d: with %s frozen, the job started %v after the enqueue, want within %v", i+1, victim.Name(), lat, bound)
 		}
-		victim.signal(t, syscall.SIGCONT)
+		victim.Thaw()
 		waitAcked(t, r, info.ID)
 		time.Sleep(200 * time.Millisecond) // every worker back in its wait
 	}
 	t.Logf("idle workers, one frozen: enqueue->start %v (max %v, bound %v)", lats, pct(lats, 100), bound)
 	for _, w := range idle {
-		w.stop(t)
+		w.Stop()
 	}
 
 	// A frozen worker holding a running job.
-	var ws []*workerProc
+	var ws []*proctest.Proc
 	for i := range 3 {
-		ws = append(ws, startWorker(t, r.dir, "run"+strconv.Itoa(i), workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 4, lease: lease, sleep: sleep, defaults: true}))
+		ws = append(ws, r.startWorker("run"+strconv.Itoa(i), workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 4, Lease: lease, Sleep: sleep, Defaults: true}))
 	}
-	byID := map[string]*workerProc{}
+	byID := map[string]*proctest.Proc{}
 	for _, w := range ws {
-		w.waitUp(t)
-		byID[w.id] = w
+		w.WaitReady()
+		byID[w.Name()] = w
 	}
 	time.Sleep(time.Second)
 	var after []time.Duration
@@ -107,11 +106,11 @@ func TestFrozenConsumerTakesNoWakeup(t *testing.T) {
 		r.acked[jobKey{info.Queue, info.ID}] = true
 		r.mu.Unlock()
 		first := waitStart(t, r, info.ID, 0)
-		x := byID[first.Worker]
+		x := byID[first.Child]
 		// Freeze it mid-job, after a few renewals.
-		time.Sleep(time.Until(first.at().Add(time.Second)))
-		x.signal(t, syscall.SIGSTOP)
-		r.addFault(x.id)
+		time.Sleep(time.Until(at(first).Add(time.Second)))
+		x.Freeze()
+		r.addFault(x.Name())
 		time.Sleep(30 * time.Millisecond) // a renewal it had sent lands first
 		deadline, err := unackDeadline(ctx, rdb, r.prefix, "default", info.ID, first.Token)
 		if err != nil {
@@ -119,34 +118,34 @@ func TestFrozenConsumerTakesNoWakeup(t *testing.T) {
 		}
 		next := waitStart(t, r, info.ID, first.Token)
 		claim := claimOf(t, r, info.ID, next.Token)
-		d := next.at().Sub(deadline)
+		d := at(next).Sub(deadline)
 		after = append(after, d)
 		t.Logf("round %d: %s frozen holding %s (token %d, lease deadline %s); %s claimed it %d ms and started it %v after the deadline",
-			i+1, x.id, info.ID, first.Token, deadline.Format("15:04:05.000"), next.Worker, claim.Claimed-deadline.UnixMilli(), d)
+			i+1, x.Name(), info.ID, first.Token, deadline.Format("15:04:05.000"), next.Child, claim.AttemptedAt.UnixMilli()-deadline.UnixMilli(), d)
 		switch {
-		case next.Worker == x.id:
-			t.Errorf("round %d: the frozen worker %s started the job again", i+1, x.id)
-		case claim.Claimed < deadline.UnixMilli():
-			t.Errorf("round %d: %s claimed the job %d ms before the frozen worker's lease deadline", i+1, next.Worker, deadline.UnixMilli()-claim.Claimed)
+		case next.Child == x.Name():
+			t.Errorf("round %d: the frozen worker %s started the job again", i+1, x.Name())
+		case claim.AttemptedAt.UnixMilli() < deadline.UnixMilli():
+			t.Errorf("round %d: %s claimed the job %d ms before the frozen worker's lease deadline", i+1, next.Child, deadline.UnixMilli()-claim.AttemptedAt.UnixMilli())
 		case d > bound:
 			t.Errorf("round %d: the job started %v after the frozen worker's lease deadline, want within %v", i+1, d, bound)
 		}
 		// Resume it once its handler's sleep has passed (so it returns at
 		// once and acks) and while the new owner still runs the job.
-		time.Sleep(time.Until(first.at().Add(sleep + 300*time.Millisecond)))
-		if running(r.ledgers(), next.Worker) == 0 {
-			t.Fatalf("round %d: the new owner %s no longer runs the job when the frozen worker wakes", i+1, next.Worker)
+		time.Sleep(time.Until(at(first).Add(sleep + 300*time.Millisecond)))
+		if running(r.ledgers(), next.Child) == 0 {
+			t.Fatalf("round %d: the new owner %s no longer runs the job when the frozen worker wakes", i+1, next.Child)
 		}
-		x.signal(t, syscall.SIGCONT)
-		late := waitLate(t, r, x.id, info.ID, first.Token)
-		t.Logf("round %d: %s resumed; its late calls: %s", i+1, x.id, late)
+		x.Thaw()
+		late := waitLate(t, r, x.Name(), info.ID, first.Token)
+		t.Logf("round %d: %s resumed; its late calls: %s", i+1, x.Name(), late)
 		waitAcked(t, r, info.ID)
 		acks := 0
 		for _, e := range r.ledgers() {
-			if e.Ev == "fin" && e.ID == info.ID && e.Err == "" && e.Outcome == hopper.OutcomeAck.String() {
+			if e.Ev == "fin" && e.Job == info.ID && e.Err == "" && e.Outcome == hopper.OutcomeAck.String() {
 				acks++
-				if e.Worker != next.Worker || e.Token != next.Token {
-					t.Errorf("round %d: job %s acked by %s (token %d), want its new owner %s (token %d)", i+1, info.ID, e.Worker, e.Token, next.Worker, next.Token)
+				if e.Child != next.Child || e.Token != next.Token {
+					t.Errorf("round %d: job %s acked by %s (token %d), want its new owner %s (token %d)", i+1, info.ID, e.Child, e.Token, next.Child, next.Token)
 				}
 			}
 		}
@@ -157,19 +156,19 @@ func TestFrozenConsumerTakesNoWakeup(t *testing.T) {
 	t.Logf("frozen worker holding a job: the reclaimed job started %v after the lease deadline (bound %v)", after, bound)
 	r.waitQuiet(30 * time.Second)
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 	r.check(1)
 }
 
 // waitStart waits for a start of job id with a token above after, and
 // returns the first.
-func waitStart(t *testing.T, r *run, id string, after uint64) event {
+func waitStart(t *testing.T, r *run, id string, after uint64) proctest.Event {
 	t.Helper()
-	var got event
-	testutil.Eventually(t, 20*time.Second, func() error {
+	var got proctest.Event
+	r.procs.Eventually(20*time.Second, func() error {
 		for _, e := range r.ledgers() {
-			if e.Ev == "start" && e.ID == id && e.Token > after {
+			if e.Ev == "start" && e.Job == id && e.Token > after {
 				got = e
 				return nil
 			}
@@ -180,23 +179,23 @@ func waitStart(t *testing.T, r *run, id string, after uint64) event {
 }
 
 // claimOf returns the claim of job id with token.
-func claimOf(t *testing.T, r *run, id string, token uint64) event {
+func claimOf(t *testing.T, r *run, id string, token uint64) proctest.Event {
 	t.Helper()
 	for _, e := range r.ledgers() {
-		if e.Ev == "claim" && e.ID == id && e.Token == token {
+		if e.Ev == "claim" && e.Job == id && e.Token == token {
 			return e
 		}
 	}
 	t.Fatalf("no claim of job %s with token %d in the ledger", id, token)
-	return event{}
+	return proctest.Event{}
 }
 
 // waitAcked waits until job id has a successful ack in the ledger.
 func waitAcked(t *testing.T, r *run, id string) {
 	t.Helper()
-	testutil.Eventually(t, 20*time.Second, func() error {
+	r.procs.Eventually(20*time.Second, func() error {
 		for _, e := range r.ledgers() {
-			if e.Ev == "fin" && e.ID == id && e.Err == "" && e.Outcome == hopper.OutcomeAck.String() {
+			if e.Ev == "fin" && e.Job == id && e.Err == "" && e.Outcome == hopper.OutcomeAck.String() {
 				return nil
 			}
 		}
@@ -210,11 +209,11 @@ func waitAcked(t *testing.T, r *run, id string) {
 func waitLate(t *testing.T, r *run, worker, id string, token uint64) string {
 	t.Helper()
 	var summary string
-	testutil.Eventually(t, 20*time.Second, func() error {
+	r.procs.Eventually(20*time.Second, func() error {
 		var acked, extended bool
 		summary = ""
 		for _, e := range r.ledgers() {
-			if e.Worker != worker || e.ID != id || e.Token != token || (e.Ev != "fin" && e.Ev != "ext") {
+			if e.Child != worker || e.Job != id || e.Token != token || (e.Ev != "fin" && e.Ev != "ext") {
 				continue
 			}
 			if e.Err == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,8 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -24,7 +25,7 @@ import (
 // without decoding it.
 type faultJob struct{ N int }
 
-func (faultJob) Kind() string { return "fault" }
+func (faultJob) Kind() string { return faultKind }
 
 // fault is one injected fault: at a time, hitting one worker (by id) or,
 // with worker empty, every worker (Redis faults).
@@ -34,8 +35,8 @@ type fault struct {
 }
 
 // run is one scenario's world: a Redis, a key prefix, the test's own store
-// (the producer's), the ledger directory and what the producer and the
-// fault injector recorded.
+// (the producer's), the worker processes with their ledger (every event
+// they reported), and what the producer and the fault injector recorded.
 type run struct {
 	t      *testing.T
 	rdb    redis.UniversalClient
@@ -43,8 +44,7 @@ type run struct {
 	client *hopper.Client
 	prefix string
 	queues []string
-	dir    string
-	ledger ledgerReader
+	procs  *proctest.Group
 	nodes  []string // cluster masters whose keys checkKeys scans; all when empty
 
 	mu     sync.Mutex
@@ -58,26 +58,44 @@ func newRun(t *testing.T, rdb redis.UniversalClient, queues ...string) *run {
 	if len(queues) == 0 {
 		queues = []string{"default"}
 	}
-	dir := t.TempDir()
+	r := &run{t: t, rdb: rdb, prefix: redistest.Prefix(t), queues: queues, procs: proctest.NewGroup(t), acked: map[jobKey]bool{}}
 	if d := os.Getenv("FAULTTEST_KEEP"); d != "" {
-		dir = d
+		// Diagnosis: each worker's ledger and log, by test.
+		r.procs.Dir = filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_"))
 	}
-	r := &run{t: t, rdb: rdb, prefix: redistest.Prefix(t), queues: queues, dir: dir, acked: map[jobKey]bool{}}
-	r.ledger.dir = dir
 	r.store = redisstore.New(rdb, &redisstore.Options{Prefix: r.prefix})
 	r.client = hopper.NewClient(r.store, &hopper.ClientConfig{Queue: queues[0]})
 	return r
 }
 
-// ledgers returns every event the workers wrote.
-func (r *run) ledgers() []event {
+// startWorker starts a worker process named id (its WorkerConfig.ID),
+// stopped when the test ends if it still runs then.
+func (r *run) startWorker(id string, o workerOpts) *proctest.Proc {
 	r.t.Helper()
-	evs, err := r.ledger.read()
-	if err != nil {
-		r.t.Fatal(err)
+	if os.Getenv("FAULTTEST_CPUPROFILE") != "" {
+		// Diagnosis: a CPU profile of each worker next to its ledger
+		// (keep the directory with FAULTTEST_KEEP).
+		dir := r.procs.Dir
+		if dir == "" {
+			dir = r.t.TempDir()
+		}
+		o.CPUProfile = filepath.Join(dir, id+".cpu.pprof")
 	}
-	return evs
+	return r.procs.Start(id, roleWorker, o)
 }
+
+// ledgers returns every event the workers reported, each worker's in
+// order. The slice must not be modified.
+func (r *run) ledgers() []proctest.Event { return r.procs.Events() }
+
+// jobKey names a job.
+type jobKey struct{ queue, id string }
+
+func keyOf(e proctest.Event) jobKey { return jobKey{e.Queue, e.Job} }
+
+// at is when a worker reported e, by its clock, in whole milliseconds (as
+// the ledger has always kept it: the bounds below were set on those).
+func at(e proctest.Event) time.Time { return e.At.Truncate(time.Millisecond) }
 
 // addFault records a fault injected now.
 func (r *run) addFault(worker string) {
@@ -157,7 +175,7 @@ func (r *run) ackedCount() int {
 // pending, ready, unack or retry.
 func (r *run) waitQuiet(timeout time.Duration) {
 	r.t.Helper()
-	testutil.Eventually(r.t, timeout, func() error {
+	r.procs.Eventually(timeout, func() error {
 		evs := r.ledgers()
 		ends := finals(evs)
 		for k := range r.unconfirmedAcks(evs) {
@@ -194,11 +212,11 @@ func (r *run) waitQuiet(timeout time.Duration) {
 
 // finals counts per job the successful finishes that end it: ack or
 // garbage.
-func finals(evs []event) map[jobKey]int {
+func finals(evs []proctest.Event) map[jobKey]int {
 	n := map[jobKey]int{}
 	for _, e := range evs {
 		if e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
-			n[e.key()]++
+			n[keyOf(e)]++
 		}
 	}
 	return n
@@ -215,7 +233,7 @@ func finals(evs []event) map[jobKey]int {
 //
 // The check counts such an ack as the job's only when no other finish
 // ended the job and the job is gone from Redis.
-func (r *run) unconfirmedAcks(evs []event) map[jobKey]bool {
+func (r *run) unconfirmedAcks(evs []proctest.Event) map[jobKey]bool {
 	r.mu.Lock()
 	faults := append([]fault(nil), r.faults...)
 	r.mu.Unlock()
@@ -224,19 +242,19 @@ func (r *run) unconfirmedAcks(evs []event) map[jobKey]bool {
 	answered := map[string]bool{} // worker/queue/id/token of every fin line
 	for _, e := range evs {
 		if e.Ev == "fin" {
-			answered[fmt.Sprintf("%s/%s/%s/%d", e.Worker, e.Queue, e.ID, e.Token)] = true
+			answered[fmt.Sprintf("%s/%s/%s/%d", e.Child, e.Queue, e.Job, e.Token)] = true
 			if e.Outcome == ack && e.Err == hopper.ErrJobNotFound.Error() {
-				out[e.key()] = true
+				out[keyOf(e)] = true
 			}
 		}
 	}
 	for _, e := range evs {
-		if e.Ev != "try" || e.Outcome != ack || answered[fmt.Sprintf("%s/%s/%s/%d", e.Worker, e.Queue, e.ID, e.Token)] {
+		if e.Ev != "try" || e.Outcome != ack || answered[fmt.Sprintf("%s/%s/%s/%d", e.Child, e.Queue, e.Job, e.Token)] {
 			continue
 		}
 		for _, f := range faults {
-			if f.worker == e.Worker && !f.at.Before(e.at()) {
-				out[e.key()] = true
+			if f.worker == e.Child && !f.at.Before(at(e)) {
+				out[keyOf(e)] = true
 			}
 		}
 	}
@@ -261,9 +279,9 @@ func (r *run) check(base int) {
 		}
 		switch e.Outcome {
 		case hopper.OutcomeAck.String():
-			acks[e.key()]++
+			acks[keyOf(e)]++
 		case hopper.OutcomeGarbage.String():
-			garbage[e.key()]++
+			garbage[keyOf(e)]++
 		}
 	}
 	r.mu.Lock()
@@ -299,17 +317,17 @@ func (r *run) check(base int) {
 	// an attempt when it came between the attempt's claim and its
 	// successful finish (or there was none), on its worker or on Redis.
 	starts := map[jobKey]int{}
-	claims := map[jobKey][]event{}
-	fins := map[string]event{} // queue/id/token -> successful finish
+	claims := map[jobKey][]proctest.Event{}
+	fins := map[string]proctest.Event{} // queue/id/token -> successful finish
 	for _, e := range evs {
 		switch e.Ev {
 		case "start":
-			starts[e.key()]++
+			starts[keyOf(e)]++
 		case "claim":
-			claims[e.key()] = append(claims[e.key()], e)
+			claims[keyOf(e)] = append(claims[keyOf(e)], e)
 		case "fin":
 			if e.Err == "" {
-				fins[fmt.Sprintf("%s/%s/%d", e.Queue, e.ID, e.Token)] = e
+				fins[fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token)] = e
 			}
 		}
 	}
@@ -317,20 +335,20 @@ func (r *run) check(base int) {
 	for k, n := range starts {
 		touched := 0
 		for _, c := range claims[k] {
-			fin, finished := fins[fmt.Sprintf("%s/%s/%d", c.Queue, c.ID, c.Token)]
+			fin, finished := fins[fmt.Sprintf("%s/%s/%d", c.Queue, c.Job, c.Token)]
 			// When the claim happened: Redis's claim time when it is earlier
 			// than the line (a worker stopped or killed between the claim
 			// and its log line logs it late; Redis runs on this machine, so
 			// the clocks agree).
-			claimedAt := c.at()
-			if c.Claimed != 0 && time.UnixMilli(c.Claimed).Before(claimedAt) {
-				claimedAt = time.UnixMilli(c.Claimed)
+			claimedAt := at(c)
+			if !c.AttemptedAt.IsZero() && c.AttemptedAt.Before(claimedAt) {
+				claimedAt = c.AttemptedAt
 			}
 			for _, f := range faults {
-				if f.worker != "" && f.worker != c.Worker {
+				if f.worker != "" && f.worker != c.Child {
 					continue
 				}
-				if !f.at.Before(claimedAt.Add(-time.Millisecond)) && (!finished || !fin.at().Before(f.at)) {
+				if !f.at.Before(claimedAt.Add(-time.Millisecond)) && (!finished || !at(fin).Before(f.at)) {
 					touched++
 				}
 			}

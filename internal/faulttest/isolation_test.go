@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -124,7 +123,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 		warmUp    = 3 * time.Second
 		after     = 6 * time.Second // producing after the promotion
 	)
-	cl := startClusterLoad(t, perMaster, workerOpts{concurrency: 16, lease: lease, sleep: 5 * time.Millisecond, defaults: true})
+	cl := startClusterLoad(t, perMaster, workerOpts{Concurrency: 16, Lease: lease, Sleep: 5 * time.Millisecond, Defaults: true})
 	c, r, queues, owner, ws := cl.c, cl.r, cl.queues, cl.owner, cl.workers
 	ctx := t.Context()
 	p := startProducer(r, r.client, queues, rate, 2*time.Second)
@@ -185,7 +184,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 	jobs := slices.Clone(p.jobs)
 	failures := slices.Clone(p.failures)
 	p.mu.Unlock()
-	testutil.Eventually(t, time.Minute, func() error {
+	r.procs.Eventually(time.Minute, func() error {
 		evs := r.ledgers()
 		fin, unconfirmed := finals(evs), r.unconfirmedAcks(evs)
 		for _, j := range jobs {
@@ -211,9 +210,9 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 		if e.Ev != "start" {
 			continue
 		}
-		starts[e.key()] = append(starts[e.key()], e.at())
-		if isDead(e.Queue) && e.at().After(killed) && (firstStart.IsZero() || e.at().Before(firstStart)) {
-			firstStart = e.at()
+		starts[keyOf(e)] = append(starts[keyOf(e)], at(e))
+		if isDead(e.Queue) && at(e).After(killed) && (firstStart.IsZero() || at(e).Before(firstStart)) {
+			firstStart = at(e)
 		}
 	}
 	var firstEnqueue time.Time // on the failed shard, after the kill
@@ -336,7 +335,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 	t.Logf("failed shard: %d acknowledged enqueues, %d lost in the failover (never ran, gone), %d ran twice (reported, not asserted: Redis replicates asynchronously)", deadJobs, deadLost, deadTwice)
 
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 	for _, q := range queues {
 		st, err := r.store.QueueStats(ctx, q)

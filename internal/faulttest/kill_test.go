@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestKillWorkers is scenario 1: workers killed with SIGKILL mid-job,
@@ -25,18 +24,18 @@ func TestKillWorkers(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
 	r := newRun(t, rdb)
-	opts := workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 20, lease: lease, sleep: 40 * time.Millisecond}
-	workers := map[string]*workerProc{}
+	opts := workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 20, Lease: lease, Sleep: 40 * time.Millisecond}
+	workers := map[string]*proctest.Proc{}
 	next := 0
-	spawn := func() *workerProc {
+	spawn := func() *proctest.Proc {
 		id := "w" + strconv.Itoa(next)
 		next++
-		w := startWorker(t, r.dir, id, opts)
+		w := r.startWorker(id, opts)
 		workers[id] = w
 		return w
 	}
 	for range 3 {
-		spawn().waitUp(t)
+		spawn().WaitReady()
 	}
 
 	ctx := t.Context()
@@ -56,7 +55,7 @@ func TestKillWorkers(t *testing.T) {
 	for k := 0; k < kills; {
 		// Kill the oldest live worker once it runs jobs and a share of the
 		// run has been acked since the last kill.
-		var victim *workerProc
+		var victim *proctest.Proc
 		for i := range next {
 			if w := workers["w"+strconv.Itoa(i)]; w != nil {
 				victim = w
@@ -64,25 +63,24 @@ func TestKillWorkers(t *testing.T) {
 			}
 		}
 		want := (k + 1) * jobs / (kills + 2)
-		testutil.Eventually(t, 60*time.Second, func() error {
+		r.procs.Eventually(60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d before kill %d", n, want, k+1)
 			}
-			if running(r.ledgers(), victim.id) == 0 {
-				return fmt.Errorf("worker %s runs no job", victim.id)
+			if running(r.ledgers(), victim.Name()) == 0 {
+				return fmt.Errorf("worker %s runs no job", victim.Name())
 			}
 			return nil
 		})
-		victim.signal(t, syscall.SIGKILL)
-		<-victim.done
-		r.addFault(victim.id)
-		delete(workers, victim.id)
+		victim.Kill()
+		r.addFault(victim.Name())
+		delete(workers, victim.Name())
 		// The victim can extend no more: the deadlines of its leases in
 		// the unack set are final.
 		mine := map[string]bool{}
 		for _, e := range r.ledgers() {
-			if e.Ev == "claim" && e.Worker == victim.id {
-				mine[fmt.Sprintf("%s|%d", e.ID, e.Token)] = true
+			if e.Ev == "claim" && e.Child == victim.Name() {
+				mine[fmt.Sprintf("%s|%d", e.Job, e.Token)] = true
 			}
 		}
 		zs, err := rdb.ZRangeWithScores(ctx, "{"+r.prefix+":default}:u", 0, -1).Result()
@@ -103,7 +101,7 @@ func TestKillWorkers(t *testing.T) {
 		spawn()
 		if n == 0 {
 			misses++
-			t.Logf("kill %d: worker %s held no lease when the signal landed; killing another", k+1, victim.id)
+			t.Logf("kill %d: worker %s held no lease when the signal landed; killing another", k+1, victim.Name())
 			if misses > 2*kills {
 				t.Fatalf("%d kills landed between jobs: the workers hardly run any", misses)
 			}
@@ -119,21 +117,21 @@ func TestKillWorkers(t *testing.T) {
 	}
 	r.waitQuiet(2 * time.Minute)
 	for _, w := range workers {
-		w.stop(t)
+		w.Stop()
 	}
 
 	// Redelivery timing, by the store's clock: the next claim of each job
 	// the killed workers held.
-	claims := map[string][]event{}
+	claims := map[string][]proctest.Event{}
 	for _, e := range r.ledgers() {
 		if e.Ev == "claim" {
-			claims[e.ID] = append(claims[e.ID], e)
+			claims[e.Job] = append(claims[e.Job], e)
 		}
 	}
 	late := lease + time.Second
 	var worst int64
 	for _, h := range killed {
-		var redo *event
+		var redo *proctest.Event
 		for i, c := range claims[h.id] {
 			if c.Token > h.token && (redo == nil || c.Token < redo.Token) {
 				redo = &claims[h.id][i]
@@ -142,12 +140,12 @@ func TestKillWorkers(t *testing.T) {
 		switch {
 		case redo == nil:
 			t.Errorf("job %s held by a killed worker was never claimed again", h.id)
-		case redo.Claimed < h.deadline:
-			t.Errorf("job %s redelivered at %d, %d ms before its lease deadline", h.id, redo.Claimed, h.deadline-redo.Claimed)
-		case redo.Claimed > h.deadline+late.Milliseconds():
-			t.Errorf("job %s redelivered %d ms after its lease deadline, want within %v", h.id, redo.Claimed-h.deadline, late)
+		case redo.AttemptedAt.UnixMilli() < h.deadline:
+			t.Errorf("job %s redelivered at %d, %d ms before its lease deadline", h.id, redo.AttemptedAt.UnixMilli(), h.deadline-redo.AttemptedAt.UnixMilli())
+		case redo.AttemptedAt.UnixMilli() > h.deadline+late.Milliseconds():
+			t.Errorf("job %s redelivered %d ms after its lease deadline, want within %v", h.id, redo.AttemptedAt.UnixMilli()-h.deadline, late)
 		default:
-			worst = max(worst, redo.Claimed-h.deadline)
+			worst = max(worst, redo.AttemptedAt.UnixMilli()-h.deadline)
 		}
 	}
 	t.Logf("%d kills; %d leases held by killed workers, redelivered at most %d ms after their deadline", kills, len(killed), worst)
@@ -155,13 +153,13 @@ func TestKillWorkers(t *testing.T) {
 }
 
 // running returns how many jobs worker has started and not ended.
-func running(evs []event, worker string) int {
+func running(evs []proctest.Event, worker string) int {
 	open := map[string]int{}
 	for _, e := range evs {
-		if e.Worker != worker {
+		if e.Child != worker {
 			continue
 		}
-		k := fmt.Sprintf("%s/%d", e.ID, e.Token)
+		k := fmt.Sprintf("%s/%d", e.Job, e.Token)
 		switch e.Ev {
 		case "start":
 			open[k]++

@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestNetworkFaults is scenario 4: latency, timeouts (a link that stops
@@ -32,10 +32,10 @@ func TestNetworkFaults(t *testing.T) {
 	})
 	t.Cleanup(func() { _ = rdb.Close() })
 	r := newRun(t, rdb)
-	var ws []*workerProc
+	var ws []*proctest.Proc
 	for i := range 2 {
-		w := startWorker(t, r.dir, "w"+strconv.Itoa(i), workerOpts{addr: px.Addr(), prefix: r.prefix, concurrency: 10, lease: time.Second, sleep: 20 * time.Millisecond})
-		w.waitUp(t)
+		w := r.startWorker("w"+strconv.Itoa(i), workerOpts{Addr: px.Addr(), Prefix: r.prefix, Concurrency: 10, Lease: time.Second, Sleep: 20 * time.Millisecond})
+		w.WaitReady()
 		ws = append(ws, w)
 	}
 
@@ -80,7 +80,7 @@ func TestNetworkFaults(t *testing.T) {
 	progress := func(more int) {
 		t.Helper()
 		want := len(finals(r.ledgers())) + more
-		testutil.Eventually(t, 60*time.Second, func() error {
+		r.procs.Eventually(60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d", n, want)
 			}
@@ -101,7 +101,7 @@ func TestNetworkFaults(t *testing.T) {
 		before := errCount()
 		r.addFault("")
 		px.pause()
-		testutil.Eventually(t, 10*time.Second, func() error {
+		r.procs.Eventually(10*time.Second, func() error {
 			if errCount() == before {
 				return errors.New("no enqueue failed yet while the link is stalled")
 			}
@@ -119,7 +119,7 @@ func TestNetworkFaults(t *testing.T) {
 	<-produced
 	r.waitQuiet(60 * time.Second)
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 
 	mu.Lock()

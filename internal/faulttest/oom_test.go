@@ -10,7 +10,6 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -24,13 +23,13 @@ func TestMaxmemory(t *testing.T) {
 	rdb := srv.Client(t)
 	r := newRun(t, rdb)
 	ctx := t.Context()
-	w := startWorker(t, r.dir, "w0", workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 10, lease: time.Second, sleep: 300 * time.Millisecond})
-	w.waitUp(t)
+	w := r.startWorker("w0", workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 10, Lease: time.Second, Sleep: 300 * time.Millisecond})
+	w.WaitReady()
 	if err := r.enqueue(ctx, "default", jobs, jobs, nil); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 30*time.Second, func() error {
-		if n := running(r.ledgers(), w.id); n < 10 {
+	r.procs.Eventually(30*time.Second, func() error {
+		if n := running(r.ledgers(), w.Name()); n < 10 {
 			return fmt.Errorf("worker runs %d jobs, want 10", n)
 		}
 		return nil
@@ -59,7 +58,7 @@ func TestMaxmemory(t *testing.T) {
 	if _, err := hopper.Enqueue(ctx, r.client, faultJob{}, nil); !errors.Is(err, redisstore.ErrOOM) {
 		t.Fatalf("Enqueue after the drain, still at maxmemory: %v, want ErrOOM", err)
 	}
-	w.stop(t)
+	w.Stop()
 	r.check(1)
 }
 
@@ -68,13 +67,13 @@ func TestMaxmemory(t *testing.T) {
 func TestEvictingPolicyWarns(t *testing.T) {
 	srv := redistest.Start(t, redistest.Args("--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"))
 	r := newRun(t, srv.Client(t))
-	w := startWorker(t, r.dir, "w0", workerOpts{addr: srv.Addr, prefix: r.prefix})
-	w.waitUp(t)
-	testutil.Eventually(t, 30*time.Second, func() error {
-		if out := w.stderr.String(); !strings.Contains(out, "maxmemory-policy") || !strings.Contains(out, "allkeys-lru") {
+	w := r.startWorker("w0", workerOpts{Addr: srv.Addr, Prefix: r.prefix})
+	w.WaitReady()
+	r.procs.Eventually(30*time.Second, func() error {
+		if out := w.Stderr(); !strings.Contains(out, "maxmemory-policy") || !strings.Contains(out, "allkeys-lru") {
 			return fmt.Errorf("worker stderr has no warning naming the policy: %q", out)
 		}
 		return nil
 	})
-	w.stop(t)
+	w.Stop()
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -67,7 +66,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 		lease     = 2 * time.Second
 	)
 	begin := time.Now()
-	cl := startClusterLoad(t, perMaster, workerOpts{concurrency: 16, lease: lease, sleep: time.Millisecond, replicas: replicas})
+	cl := startClusterLoad(t, perMaster, workerOpts{Concurrency: 16, Lease: lease, Sleep: time.Millisecond, Replicas: replicas})
 	c, r, queues, ws := cl.c, cl.r, cl.queues, cl.workers
 	ctx := t.Context()
 
@@ -108,7 +107,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 
 	// Quiet: every queue drained (jobs whose claim or ack a failover
 	// lost are reclaimed after their lease), and stays so.
-	testutil.Eventually(t, 2*time.Minute, func() error {
+	r.procs.Eventually(2*time.Minute, func() error {
 		for _, q := range queues {
 			st, err := r.store.QueueStats(ctx, q)
 			if err != nil {
@@ -122,7 +121,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	})
 	time.Sleep(lease)
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 
 	// Every acknowledged enqueue: acked, ran, in Redis, or lost.
@@ -132,7 +131,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	starts := map[jobKey]int{}
 	for _, e := range evs {
 		if e.Ev == "start" {
-			starts[e.key()]++
+			starts[keyOf(e)]++
 		}
 	}
 	res := failoverResult{failovers: failovers}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestRedisRestart is scenario 3: Redis, with an AOF fsynced on every
@@ -27,10 +27,10 @@ func TestRedisRestart(t *testing.T) {
 	)
 	srv := redistest.Start(t, redistest.Args("--appendonly", "yes", "--appendfsync", "always"))
 	r := newRun(t, srv.Client(t))
-	var ws []*workerProc
+	var ws []*proctest.Proc
 	for i := range 3 {
-		w := startWorker(t, r.dir, "w"+strconv.Itoa(i), workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 10, lease: time.Second, sleep: 20 * time.Millisecond})
-		w.waitUp(t)
+		w := r.startWorker("w"+strconv.Itoa(i), workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 10, Lease: time.Second, Sleep: 20 * time.Millisecond})
+		w.WaitReady()
 		ws = append(ws, w)
 	}
 
@@ -68,7 +68,7 @@ func TestRedisRestart(t *testing.T) {
 
 	for i := range faults {
 		want := r.ackedCount() + 1000
-		testutil.Eventually(t, 60*time.Second, func() error {
+		r.procs.Eventually(60*time.Second, func() error {
 			if n := len(finals(r.ledgers())); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d before fault %d", n, want, i+1)
 			}
@@ -85,7 +85,7 @@ func TestRedisRestart(t *testing.T) {
 	// Work goes on after the last restart: the producer gets enqueues
 	// through and the workers finish them.
 	want := r.ackedCount() + 500
-	testutil.Eventually(t, 60*time.Second, func() error {
+	r.procs.Eventually(60*time.Second, func() error {
 		if n := len(finals(r.ledgers())); n < want {
 			return fmt.Errorf("%d jobs finished after the last restart, waiting for %d", n, want)
 		}
@@ -103,7 +103,7 @@ func TestRedisRestart(t *testing.T) {
 	<-produced
 	r.waitQuiet(60 * time.Second)
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -25,13 +25,13 @@ func TestClockSkew(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	r := newRun(t, srv.Client(t), "default", "tick")
 	ctx := t.Context()
-	var ws []*workerProc
+	var ws []*proctest.Proc
 	for i, s := range []time.Duration{skew, -skew} {
-		w := startWorker(t, r.dir, fmt.Sprintf("skew%d", i), workerOpts{
-			addr: srv.Addr, prefix: r.prefix, queues: "default,tick", concurrency: 20, lease: lease,
-			sleep: 1500 * time.Millisecond, skew: s, every: time.Second, everyQueue: "tick",
+		w := r.startWorker(fmt.Sprintf("skew%d", i), workerOpts{
+			Addr: srv.Addr, Prefix: r.prefix, Queues: "default,tick", Concurrency: 20, Lease: lease,
+			Sleep: 1500 * time.Millisecond, Skew: s, Every: time.Second, EveryQueue: "tick",
 		})
-		w.waitUp(t)
+		w.WaitReady()
 		ws = append(ws, w)
 	}
 	// Due in 1 to 2 s by the store's clock, spread over the interval.
@@ -41,7 +41,7 @@ func TestClockSkew(t *testing.T) {
 		}
 	}
 	// The worker ahead enqueues its ticks 5 minutes early; wait for one.
-	testutil.Eventually(t, 30*time.Second, func() error {
+	r.procs.Eventually(30*time.Second, func() error {
 		st, err := r.store.QueueStats(ctx, "tick")
 		if err != nil {
 			return err
@@ -54,7 +54,7 @@ func TestClockSkew(t *testing.T) {
 	r.queues = []string{"default"}
 	r.waitQuiet(60 * time.Second)
 	for _, w := range ws {
-		w.stop(t)
+		w.Stop()
 	}
 
 	// No claim before the job was due, by the store's clock.
@@ -63,9 +63,9 @@ func TestClockSkew(t *testing.T) {
 		if e.Ev != "claim" {
 			continue
 		}
-		claims[e.key()]++
-		if e.Claimed < e.RunAt {
-			t.Errorf("job %s/%s claimed by %s at %d, %d ms before it was due", e.Queue, e.ID, e.Worker, e.Claimed, e.RunAt-e.Claimed)
+		claims[keyOf(e)]++
+		if e.AttemptedAt.Before(e.RunAt) {
+			t.Errorf("job %s/%s claimed by %s at %d, %d ms before it was due", e.Queue, e.Job, e.Child, e.AttemptedAt.UnixMilli(), e.RunAt.Sub(e.AttemptedAt).Milliseconds())
 		}
 	}
 	// No live lease taken: the jobs outlast the lease, yet each was

@@ -2,13 +2,11 @@ package faulttest
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // TestStalledWorker is scenario 2: a worker stopped with SIGSTOP past its
@@ -23,29 +21,29 @@ func TestStalledWorker(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	r := newRun(t, srv.Client(t))
 	ctx := t.Context()
-	a := startWorker(t, r.dir, "stalled", workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 4, lease: lease, sleep: 500 * time.Millisecond})
-	a.waitUp(t)
+	a := r.startWorker("stalled", workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 4, Lease: lease, Sleep: 500 * time.Millisecond})
+	a.WaitReady()
 	if err := r.enqueue(ctx, "default", jobs, jobs, nil); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 30*time.Second, func() error {
-		if n := running(r.ledgers(), a.id); n < 4 {
+	r.procs.Eventually(30*time.Second, func() error {
+		if n := running(r.ledgers(), a.Name()); n < 4 {
 			return fmt.Errorf("stalled worker runs %d jobs, want 4", n)
 		}
 		return nil
 	})
-	a.signal(t, syscall.SIGSTOP)
-	r.addFault(a.id)
+	a.Freeze()
+	r.addFault(a.Name())
 	// What the stalled worker holds: claims without a finish.
 	held := map[string]uint64{} // job id -> its token
 	for _, e := range r.ledgers() {
-		if e.Worker == a.id && e.Ev == "claim" {
-			held[e.ID] = e.Token
+		if e.Child == a.Name() && e.Ev == "claim" {
+			held[e.Job] = e.Token
 		}
 	}
 	for _, e := range r.ledgers() {
-		if e.Worker == a.id && e.Ev == "fin" && held[e.ID] == e.Token {
-			delete(held, e.ID)
+		if e.Child == a.Name() && e.Ev == "fin" && held[e.Job] == e.Token {
+			delete(held, e.Job)
 		}
 	}
 	if len(held) == 0 {
@@ -54,12 +52,12 @@ func TestStalledWorker(t *testing.T) {
 
 	// A second worker takes them over once the leases run out; its jobs
 	// run long enough to be still running when the stalled one wakes.
-	b := startWorker(t, r.dir, "owner", workerOpts{addr: srv.Addr, prefix: r.prefix, concurrency: 10, lease: lease, sleep: 5 * time.Second})
+	b := r.startWorker("owner", workerOpts{Addr: srv.Addr, Prefix: r.prefix, Concurrency: 10, Lease: lease, Sleep: 5 * time.Second})
 	owner := map[string]uint64{}
-	testutil.Eventually(t, 30*time.Second, func() error {
+	r.procs.Eventually(30*time.Second, func() error {
 		for _, e := range r.ledgers() {
-			if e.Worker == b.id && e.Ev == "claim" {
-				owner[e.ID] = e.Token
+			if e.Child == b.Name() && e.Ev == "claim" {
+				owner[e.Job] = e.Token
 			}
 		}
 		for id := range held {
@@ -69,22 +67,22 @@ func TestStalledWorker(t *testing.T) {
 		}
 		return nil
 	})
-	a.signal(t, syscall.SIGCONT)
+	a.Thaw()
 
 	// Every late call of the stalled worker on a job it held is refused.
-	testutil.Eventually(t, 30*time.Second, func() error {
+	r.procs.Eventually(30*time.Second, func() error {
 		refused := map[string]bool{}
 		for _, e := range r.ledgers() {
-			if e.Worker != a.id || held[e.ID] != e.Token || (e.Ev != "fin" && e.Ev != "ext") {
+			if e.Child != a.Name() || held[e.Job] != e.Token || (e.Ev != "fin" && e.Ev != "ext") {
 				continue
 			}
 			if e.Err == "" {
-				t.Fatalf("stalled worker's late %s of job %s (outcome %q) succeeded with a stale token", e.Ev, e.ID, e.Outcome)
+				t.Fatalf("stalled worker's late %s of job %s (outcome %q) succeeded with a stale token", e.Ev, e.Job, e.Outcome)
 			}
 			if e.Err != hopper.ErrLeaseLost.Error() {
-				t.Fatalf("stalled worker's late %s of job %s failed with %q, want %q", e.Ev, e.ID, e.Err, hopper.ErrLeaseLost)
+				t.Fatalf("stalled worker's late %s of job %s failed with %q, want %q", e.Ev, e.Job, e.Err, hopper.ErrLeaseLost)
 			}
-			refused[e.ID] = true
+			refused[e.Job] = true
 		}
 		if len(refused) < len(held) {
 			return fmt.Errorf("late calls refused for %d of %d jobs", len(refused), len(held))
@@ -102,8 +100,8 @@ func TestStalledWorker(t *testing.T) {
 		}
 	}
 	r.waitQuiet(30 * time.Second)
-	a.stop(t)
-	b.stop(t)
+	a.Stop()
+	b.Stop()
 	t.Logf("%d jobs held by the stalled worker, each taken over and its late calls refused", len(held))
 	r.check(1)
 }

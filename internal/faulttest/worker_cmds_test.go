@@ -1,47 +1,38 @@
-package main
+package faulttest
 
 import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper/internal/proctest"
 )
 
 // cmdCounter is a go-redis hook that counts the commands this process
 // sends to Redis, each command of a pipeline on its own, by name; a script
 // call is named after its script ("script:claim"), known from the function
 // name (FCALL) or from the source the store loads at start or sends with
-// EVAL. The pub/sub connection's
-// SUBSCRIBE and health-check PING do not pass through hooks and are not
-// counted. (-cmds)
+// EVAL. The pub/sub connection's SUBSCRIBE and health-check PING do not
+// pass through hooks and are not counted. (workerOpts.Cmds)
 type cmdCounter struct {
-	path string
+	c *proctest.Child
 
 	mu      sync.Mutex
-	total   int64
 	byName  map[string]int64
 	scripts map[string]string // sha1 -> script name
 }
 
-// cmdCounts is what the counter writes: cumulative counts at Local (Unix
-// ms, this process's wall clock).
-type cmdCounts struct {
-	Local  int64            `json:"local"`
-	Total  int64            `json:"total"`
-	ByName map[string]int64 `json:"by_name"`
-}
-
-func newCmdCounter(path string) *cmdCounter {
-	return &cmdCounter{path: path, byName: map[string]int64{}, scripts: map[string]string{}}
+func newCmdCounter(c *proctest.Child) *cmdCounter {
+	return &cmdCounter{c: c, byName: map[string]int64{}, scripts: map[string]string{}}
 }
 
 func (c *cmdCounter) DialHook(next redis.DialHook) redis.DialHook {
@@ -115,39 +106,29 @@ func (c *cmdCounter) count(cmd redis.Cmder) {
 			name = "script load"
 		}
 	}
-	c.total++
 	c.byName[name]++
 }
 
-// dump writes the counts to the file every 100 ms (write and rename, so a
-// reader sees a whole file) until ctx is done, and once more then.
-func (c *cmdCounter) dump(ctx context.Context) {
+// run reports the counts every 100 ms until ctx is done, and once more
+// then.
+func (c *cmdCounter) run(ctx context.Context) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
-		c.write()
 		select {
 		case <-ctx.Done():
-			c.write()
+			c.report()
 			return
 		case <-t.C:
+			c.report()
 		}
 	}
 }
 
-func (c *cmdCounter) write() {
+// report emits the cumulative counts by name as a "cmds" event.
+func (c *cmdCounter) report() {
 	c.mu.Lock()
-	out := cmdCounts{Local: time.Now().UnixMilli(), Total: c.total, ByName: make(map[string]int64, len(c.byName))}
-	for k, v := range c.byName {
-		out.ByName[k] = v
-	}
+	counts := maps.Clone(c.byName)
 	c.mu.Unlock()
-	b, err := json.Marshal(out)
-	if err != nil {
-		return
-	}
-	tmp := c.path + ".tmp"
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		_ = os.Rename(tmp, c.path)
-	}
+	c.c.Emit(proctest.Event{Ev: "cmds", Counts: counts})
 }

@@ -1,4 +1,4 @@
-package main
+package faulttest
 
 import (
 	"context"
@@ -6,31 +6,34 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/store"
 )
 
-// ledgerStore records, around the real store, what the worker claimed and
-// how its finish and lease-extend calls fared: the ledger's view of the
-// lifecycle, written outside Redis.
+// ledgerStore reports, around the real store, what a worker claimed and how
+// its finish and lease-extend calls fared: the ledger's view of the
+// lifecycle, kept outside Redis. Its events: claim, try (a finish sent),
+// fin (its result), ext (a renewal refused), exterr (a lease not checked);
+// the worker adds start and end around its handler.
 type ledgerStore struct {
 	hopper.Store
-	l *ledger
+	c *proctest.Child
 }
 
 func (s *ledgerStore) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
 	res, err := s.Store.Claim(ctx, req)
 	for _, j := range res.Jobs {
-		s.l.log(event{Ev: "claim", Queue: j.Queue, ID: j.ID, Attempt: j.Attempt, Token: j.Token,
-			Claimed: ms(j.AttemptedAt), Deadline: ms(j.Deadline), RunAt: ms(j.RunAt)})
+		s.c.Emit(proctest.Event{Ev: "claim", Queue: j.Queue, Job: j.ID, Attempt: j.Attempt, Token: j.Token,
+			AttemptedAt: j.AttemptedAt, Deadline: j.Deadline, RunAt: j.RunAt})
 	}
 	return res, err
 }
 
 func (s *ledgerStore) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
 	// The intent first: a worker killed after Redis applied the call but
-	// before it logged the result leaves this line behind.
+	// before it reported the result leaves this line behind.
 	for _, r := range reqs {
-		s.l.log(event{Ev: "try", Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: r.Outcome.String()})
+		s.c.Emit(proctest.Event{Ev: "try", Queue: r.Queue, Job: r.ID, Token: r.Token, Outcome: r.Outcome.String()})
 	}
 	errs, err := s.Store.Finish(ctx, reqs)
 	for i, r := range reqs {
@@ -38,7 +41,7 @@ func (s *ledgerStore) Finish(ctx context.Context, reqs []store.FinishRequest) ([
 		if e == nil && i < len(errs) {
 			e = errs[i]
 		}
-		s.l.log(event{Ev: "fin", Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: r.Outcome.String(), Err: errText(e)})
+		s.c.Emit(proctest.Event{Ev: "fin", Queue: r.Queue, Job: r.ID, Token: r.Token, Outcome: r.Outcome.String(), Err: errText(e)})
 	}
 	return errs, err
 }
@@ -52,9 +55,9 @@ func (s *ledgerStore) Extend(ctx context.Context, refs []store.LeaseRef, lease t
 			case st[i].Err != nil:
 				// Not checked (its shard failed): the worker keeps the
 				// job; not a refusal.
-				s.l.log(event{Ev: "exterr", Queue: r.Queue, ID: r.ID, Token: r.Token, Err: errText(st[i].Err)})
+				s.c.Emit(proctest.Event{Ev: "exterr", Queue: r.Queue, Job: r.ID, Token: r.Token, Err: errText(st[i].Err)})
 			case !st[i].Held:
-				s.l.log(event{Ev: "ext", Queue: r.Queue, ID: r.ID, Token: r.Token, Err: hopper.ErrLeaseLost.Error()})
+				s.c.Emit(proctest.Event{Ev: "ext", Queue: r.Queue, Job: r.ID, Token: r.Token, Err: hopper.ErrLeaseLost.Error()})
 			}
 		}
 	}
