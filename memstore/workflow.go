@@ -30,6 +30,9 @@ type wfState struct {
 	byID  map[string]*workflow
 	ended expiryHeap
 	inbox wfInbox
+	// watches are the WatchWorkflow calls waiting, by workflow
+	// (wait_workflow.go).
+	watches map[string][]*wfWatch
 }
 
 // workflow is one workflow as the store holds it. Guarded by wfState.mu.
@@ -326,6 +329,11 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 	if w == nil {
 		return nil, notFound(id)
 	}
+	return w.fullRecord(), nil
+}
+
+// fullRecord returns a copy of w with every task. s.wf.mu must be held.
+func (w *workflow) fullRecord() *store.WorkflowRecord {
 	rec := w.record()
 	rec.Tasks = make([]store.TaskRecord, len(w.tasks))
 	for i, t := range w.tasks {
@@ -345,7 +353,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 			State:        t.state,
 		}
 	}
-	return &rec, nil
+	return &rec
 }
 
 // record returns w without its tasks. Counts holds the task states that

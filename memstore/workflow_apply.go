@@ -265,4 +265,5 @@ func (s *Store) checkEnd(w *workflow, now time.Time) {
 	}
 	w.endedAt = now
 	heap.Push(&s.wf.ended, expiry{at: now.Add(w.retention), id: w.id})
+	s.workflowEnded(w)
 }

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasEvents := probe.(store.EventReader)
 	_, hasWatch := probe.(store.JobWaiter)
 	_, hasWorkflows := probe.(store.Workflows)
+	_, hasWatchWorkflow := probe.(store.WorkflowWaiter)
 	_, hasGroups := probe.(store.Groups)
 	_, hasStored := probe.(store.ScheduleStore)
 	_, hasDurations := probe.(store.Durations)
@@ -103,6 +104,15 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wrongStore(t, s, "store.Workflows")
 		}
 		fn(t, s, w, adminOf(s))
+	})
+	runOptional(t, "WatchWorkflow", hasWorkflows && hasWatchWorkflow, probe, watchWorkflowCases(), func(t *testing.T, fn watchWorkflowFunc) {
+		s := freshStore(t, newStore)
+		w, ok1 := s.(store.Workflows)
+		ww, ok2 := s.(store.WorkflowWaiter)
+		if !ok1 || !ok2 {
+			wrongStore(t, s, "store.Workflows and store.WorkflowWaiter")
+		}
+		fn(t, s, w, ww)
 	})
 	runOptional(t, "StoredSchedules", hasStored, probe, storedCases(), func(t *testing.T, fn storedFunc) {
 		s := freshStore(t, newStore)

@@ -78,13 +78,18 @@ local function reopen(t)
 end
 
 -- end_check ends the workflow when no task is open, and re-opens it when
--- one is again (what WM says: call it after flush).
+-- one is again (what WM says: call it after flush). An end is published
+-- on "<prefix>:done", where WatchWorkflow listens (wait_workflow.go): a
+-- job end message (waiters.lua) of the queue '~wf' ('~' is in no queue
+-- name) and the workflow's ID, with its state.
 local function end_check(now)
   if WM.open == 0 and WM.st == 'running' then
     local new = 'succeeded'
     if wf_cancelled then new = 'cancelled' elseif WM.bad > 0 then new = 'failed' end
     redis.call('HSET', WK.m, 'st', new, 'en', now)
     WM.st = new
+    local id = string.match(WK.m, '^{[^:}]*:wf:(.*)}:[^}]*$')
+    redis.call('PUBLISH', PREFIX .. ':done', cmsgpack.pack({'~wf', id, new, '', 0, '', '', 0, now}))
   elseif WM.open > 0 and WM.st ~= 'running' then
     redis.call('HSET', WK.m, 'st', 'running', 'en', 0)
     WM.st = 'running'
