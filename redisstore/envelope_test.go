@@ -174,3 +174,44 @@ func TestLockField(t *testing.T) {
 		t.Fatalf("a short key equal to a hashed field collides with it")
 	}
 }
+
+// envelopeBenchJobs are the shapes the envelope benchmarks encode: a plain
+// job, one with trace context, and one with a unique key and a priority.
+func envelopeBenchJobs() map[string]*store.NewJob {
+	args := bytes.Repeat([]byte{0xa5}, 120)
+	return map[string]*store.NewJob{
+		"plain": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25},
+		"meta": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25, Timeout: time.Minute,
+			Meta: map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
+		"unique": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25, Priority: 2,
+			UniqueKey: "send_email:4f1c2a", UniqueFor: time.Hour},
+	}
+}
+
+func BenchmarkEnvelopeEncode(b *testing.B) {
+	for _, name := range []string{"plain", "meta", "unique"} {
+		j := envelopeBenchJobs()[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				encodeValue(j)
+			}
+		})
+	}
+}
+
+func BenchmarkEnvelopeDecode(b *testing.B) {
+	for _, name := range []string{"plain", "meta", "unique"} {
+		j := envelopeBenchJobs()[name]
+		v := "1700000000123," + string(encodeValue(j))
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := store.JobRecord{ID: j.ID}
+				if err := decodeValue(v, &rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
