@@ -205,19 +205,14 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
 	}
 	j := &store.NewJob{
-		ID:         o.ID,
-		Queue:      o.Queue,
-		Kind:       kind,
-		Args:       b,
-		Meta:       maps.Clone(o.Meta),
-		MaxRetries: o.MaxRetries,
-		Timeout:    o.Timeout,
-		RunAt:      o.RunAt,
-		Delay:      o.Delay,
-		Retention:  o.Retention,
-		Priority:   o.Priority,
-		Group:      o.Group,
-		Replace:    o.Replace,
+		ID:      o.ID,
+		Queue:   o.Queue,
+		Kind:    kind,
+		Args:    b,
+		JobSpec: store.JobSpec{Meta: maps.Clone(o.Meta), MaxRetries: o.MaxRetries, Timeout: o.Timeout, Retention: o.Retention, Priority: o.Priority, Group: o.Group},
+		RunAt:   o.RunAt,
+		Delay:   o.Delay,
+		Replace: o.Replace,
 	}
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue

@@ -108,9 +108,7 @@ func decodeWire(b []byte, w *preparedWire) (err error) {
 
 func fromWire(w *preparedWire) (j store.NewJob) {
 	j = store.NewJob{
-		ID: w.ID, Queue: w.Queue, Kind: w.Kind, Args: w.Args, Meta: w.Meta,
-		MaxRetries: w.MaxRetries, Timeout: time.Duration(w.Timeout), Retention: time.Duration(w.Retention),
-		UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor), Priority: w.Priority, Group: w.Group,
+		ID: w.ID, Queue: w.Queue, Kind: w.Kind, Args: w.Args, JobSpec: store.JobSpec{Meta: w.Meta, MaxRetries: w.MaxRetries, Timeout: time.Duration(w.Timeout), Retention: time.Duration(w.Retention), UniqueKey: w.UniqueKey, UniqueFor: time.Duration(w.UniqueFor), Priority: w.Priority, Group: w.Group},
 	}
 	if w.RunAt != 0 {
 		j.RunAt = time.UnixMilli(w.RunAt)

@@ -15,10 +15,9 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	long := strings.Repeat("x", 70000)
 	for _, j := range []*store.NewJob{
 		{Kind: "k", Args: nil},
-		{Kind: "bench", Args: []byte("args"), MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour},
-		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, Timeout: 1500 * time.Microsecond, UniqueKey: "u",
-			Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}},
-		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), MaxRetries: store.MaxRetriesLimit, Timeout: time.Nanosecond},
+		{Kind: "bench", Args: []byte("args"), JobSpec: store.JobSpec{MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour}},
+		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, JobSpec: store.JobSpec{Timeout: 1500 * time.Microsecond, UniqueKey: "u", Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}}},
+		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), JobSpec: store.JobSpec{MaxRetries: store.MaxRetriesLimit, Timeout: time.Nanosecond}},
 	} {
 		v := "1700000000123," + string(encodeValue(j))
 		var rec store.JobRecord
@@ -47,7 +46,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 		{"plain", task, false},
 		{store.TaskJobID("wf1", "resize"), map[string]string{store.MetaWorkflow: "wf1", store.MetaTask: "resize", "traceparent": "00-1-01"}, false},
 	} {
-		j := &store.NewJob{ID: c.id, Kind: "k", Meta: c.meta}
+		j := &store.NewJob{ID: c.id, Kind: "k", JobSpec: store.JobSpec{Meta: c.meta}}
 		v := string(encodeValue(j))
 		if compact := strings.HasSuffix(v, "\xc3"); compact != c.compact {
 			t.Errorf("job %q with Meta %v: value %q, want compact %v", c.id, c.meta, v, c.compact)
@@ -61,7 +60,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 		}
 	}
 	// A compact Meta under an ID that names no task is corrupt.
-	v := string(encodeValue(&store.NewJob{ID: store.TaskJobID("wf1", "resize"), Kind: "k", Meta: task}))
+	v := string(encodeValue(&store.NewJob{ID: store.TaskJobID("wf1", "resize"), Kind: "k", JobSpec: store.JobSpec{Meta: task}}))
 	rec := store.JobRecord{ID: "plain"}
 	if err := decodeValue("1,"+v, &rec); err == nil {
 		t.Errorf("compact task Meta under ID %q decoded as %v, want an error", rec.ID, rec.Meta)
@@ -70,7 +69,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 
 // The envelope is plain msgpack: any msgpack library reads it.
 func TestEnvelopeIsMsgpack(t *testing.T) {
-	j := &store.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
+	j := &store.NewJob{Kind: "k", Args: []byte("a"), JobSpec: store.JobSpec{MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}}
 	v := string(encodeValue(j))
 	_, env, _ := strings.Cut(v, ",")
 	var fields []any
@@ -180,11 +179,9 @@ func TestLockField(t *testing.T) {
 func envelopeBenchJobs() map[string]*store.NewJob {
 	args := bytes.Repeat([]byte{0xa5}, 120)
 	return map[string]*store.NewJob{
-		"plain": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25},
-		"meta": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25, Timeout: time.Minute,
-			Meta: map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
-		"unique": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, MaxRetries: 25, Priority: 2,
-			UniqueKey: "send_email:4f1c2a", UniqueFor: time.Hour},
+		"plain":  {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25}},
+		"meta":   {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25, Timeout: time.Minute, Meta: map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}},
+		"unique": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25, Priority: 2, UniqueKey: "send_email:4f1c2a", UniqueFor: time.Hour}},
 	}
 }
 

@@ -45,9 +45,8 @@ func storedValue(enqMs int64, j *store.NewJob) string {
 func FuzzDecodeValue(f *testing.F) {
 	for _, j := range []*store.NewJob{
 		{Kind: "k"},
-		{Kind: "send_email", Args: []byte{0x81, 0xa2, 'T', 'o', 0xa3, 'a', '@', 'b'}, MaxRetries: 25,
-			Timeout: 90 * time.Second, Retention: time.Hour, UniqueKey: "u-1", Meta: map[string]string{"trace": "abc"}},
-		{Kind: "ünïcode ✓", Args: bytes.Repeat([]byte{0xc0}, 300), Timeout: 1500 * time.Microsecond},
+		{Kind: "send_email", Args: []byte{0x81, 0xa2, 'T', 'o', 0xa3, 'a', '@', 'b'}, JobSpec: store.JobSpec{MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour, UniqueKey: "u-1", Meta: map[string]string{"trace": "abc"}}},
+		{Kind: "ünïcode ✓", Args: bytes.Repeat([]byte{0xc0}, 300), JobSpec: store.JobSpec{Timeout: 1500 * time.Microsecond}},
 	} {
 		f.Add(storedValue(1700000000123, j))
 	}
@@ -66,8 +65,7 @@ func FuzzDecodeValue(f *testing.F) {
 		if rec.Timeout < 0 || rec.Retention < 0 {
 			t.Fatalf("decoded negative durations: timeout %v, retention %v", rec.Timeout, rec.Retention)
 		}
-		j := &store.NewJob{Kind: rec.Kind, Args: rec.Args, MaxRetries: rec.MaxRetries, Timeout: rec.Timeout,
-			Retention: rec.Retention, UniqueKey: rec.UniqueKey, Meta: rec.Meta}
+		j := &store.NewJob{Kind: rec.Kind, Args: rec.Args, JobSpec: store.JobSpec{MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, UniqueKey: rec.UniqueKey, Meta: rec.Meta}}
 		var again store.JobRecord
 		if err := decodeValue(storedValue(rec.EnqueuedAt.UnixMilli(), j), &again); err != nil {
 			t.Fatalf("re-encoded value does not decode: %v", err)

@@ -98,9 +98,7 @@ func (s *Store) StoredSchedules(ctx context.Context) ([]store.StoredSchedule, in
 			return nil, 0, fmt.Errorf("redisstore: stored schedule %q: %w", field, errCorrupt)
 		}
 		out = append(out, store.StoredSchedule{Name: r.Name, Queue: r.Queue, Spec: r.Spec, Paused: r.Paused, CatchUp: r.CatchUp,
-			UpdatedAt: time.UnixMilli(r.UpdatedMs), Job: store.NewJob{Queue: r.Queue, Kind: r.Kind, Args: r.Args, Meta: r.Meta,
-				MaxRetries: r.MaxRetries, Timeout: time.Duration(r.Timeout), Retention: time.Duration(r.Retention),
-				Priority: r.Priority, Group: r.Group}})
+			UpdatedAt: time.UnixMilli(r.UpdatedMs), Job: store.NewJob{Queue: r.Queue, Kind: r.Kind, Args: r.Args, JobSpec: store.JobSpec{Meta: r.Meta, MaxRetries: r.MaxRetries, Timeout: time.Duration(r.Timeout), Retention: time.Duration(r.Retention), Priority: r.Priority, Group: r.Group}}})
 	}
 	slices.SortFunc(out, func(a, b store.StoredSchedule) int {
 		return cmp.Or(cmp.Compare(a.Queue, b.Queue), cmp.Compare(a.Name, b.Name))

@@ -106,8 +106,7 @@ func requireFields(t *testing.T, where string, got, j *store.JobRecord, before, 
 
 // record returns the fields of a NewJob that a JobRecord has too.
 func record(j *store.NewJob) *store.JobRecord {
-	return &store.JobRecord{ID: j.ID, Queue: j.Queue, Kind: j.Kind, MaxRetries: j.MaxRetries,
-		Timeout: j.Timeout, Retention: j.Retention, UniqueKey: j.UniqueKey}
+	return &store.JobRecord{ID: j.ID, Queue: j.Queue, Kind: j.Kind, JobSpec: store.JobSpec{MaxRetries: j.MaxRetries, Timeout: j.Timeout, Retention: j.Retention, UniqueKey: j.UniqueKey}}
 }
 
 func testEnqueueFields(t *testing.T, s store.Store) {

@@ -39,8 +39,8 @@ func storedIn(t *testing.T, ss store.ScheduleStore, q string) ([]store.StoredSch
 // stored returns schedule name of queue q ticking every minute.
 func stored(q, name string) store.StoredSchedule {
 	return store.StoredSchedule{Name: name, Queue: q, Spec: "@every 1m", Job: store.NewJob{
-		Kind: kind, Args: []byte("args of " + name), Meta: map[string]string{"m": "1"}, MaxRetries: 3,
-		Timeout: time.Minute, Retention: time.Hour, Priority: 2}}
+		Kind: kind, Args: []byte("args of " + name), JobSpec: store.JobSpec{Meta: map[string]string{"m": "1"}, MaxRetries: 3, Timeout: time.Minute, Retention: time.Hour, Priority: 2},
+	}}
 }
 
 func testStoredPut(t *testing.T, s store.Store, ss store.ScheduleStore) {
