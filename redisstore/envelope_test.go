@@ -3,6 +3,7 @@ package redisstore
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -203,12 +204,63 @@ func BenchmarkEnvelopeDecode(b *testing.B) {
 		v := "1700000000123," + string(encodeValue(j))
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			rec := new(store.JobRecord) // on the heap, as the stores' records are
 			for b.Loop() {
-				rec := store.JobRecord{ID: j.ID}
-				if err := decodeValue(v, &rec); err != nil {
+				*rec = store.JobRecord{ID: j.ID}
+				if err := decodeValue(v, rec); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// Values written before the options element existed decode, and a job
+// that uses no option of that element is written exactly as before.
+func TestEnvelopeWrittenBefore(t *testing.T) {
+	for _, c := range []struct {
+		old string
+		job store.NewJob
+	}{
+		{"3p2,\x96\xa4send\xc4\x04\x81\xa1n\a\xcd\x05\xdc\xce\x006\ue021u\x81\xa1k\xa1v",
+			store.NewJob{ID: "id1", Kind: "send", Args: []byte{0x81, 0xa1, 'n', 7}, JobSpec: store.JobSpec{MaxRetries: 3, Priority: 2,
+				Timeout: 1500 * time.Millisecond, Retention: time.Hour, UniqueKey: "u", Meta: map[string]string{"k": "v"}}}},
+		{"0gtenant-7,\x96\xa4send\xc4\x01\x01\x00\x00\xa0\xc0",
+			store.NewJob{ID: "id1", Kind: "send", Args: []byte{1}, JobSpec: store.JobSpec{Group: "tenant-7"}}},
+	} {
+		rec := store.JobRecord{ID: c.job.ID}
+		if err := decodeValue("1700000000123,"+c.old, &rec); err != nil {
+			t.Fatalf("decodeValue(%q): %v", c.old, err)
+		}
+		if rec.Kind != c.job.Kind || !bytes.Equal(rec.Args, c.job.Args) || !reflect.DeepEqual(rec.JobSpec, c.job.JobSpec) {
+			t.Errorf("decoded %q as %+v, want %+v", c.old, rec, c.job)
+		}
+		if got := string(encodeValue(&c.job)); got != c.old {
+			t.Errorf("encodeValue(%+v) = %q, written before as %q", c.job, got, c.old)
+		}
+	}
+}
+
+// The options element carries UniqueFor (and any field added to JobSpec),
+// after the six fixed fields: the prefix and the kind, which Lua reads,
+// do not move.
+func TestEnvelopeOptions(t *testing.T) {
+	j := &store.NewJob{ID: "id1", Kind: "send", Args: []byte{1}, JobSpec: store.JobSpec{MaxRetries: 3, Priority: -1, UniqueKey: "u", UniqueFor: 90 * time.Second}}
+	v := string(encodeValue(j))
+	if !strings.HasPrefix(v, "3p-1,\x97\xa4send") {
+		t.Fatalf("value %q: want the prefix, a seven-element array and the kind first", v)
+	}
+	var fields []any
+	if err := msgpack.Unmarshal([]byte(v[strings.IndexByte(v, ',')+1:]), &fields); err != nil || len(fields) != envelopeFields+1 {
+		t.Fatalf("msgpack reads %v (%v), want %d elements", fields, err, envelopeFields+1)
+	}
+	rec := store.JobRecord{ID: j.ID}
+	if err := decodeValue("1,"+v, &rec); err != nil || !reflect.DeepEqual(rec.JobSpec, j.JobSpec) {
+		t.Fatalf("decoded %+v (%v), want %+v", rec.JobSpec, err, j.JobSpec)
+	}
+	// A corrupt options element is corrupt.
+	bad := strings.Replace(v, "\xa2uf", "\xa2uf\xa1", 1)
+	if err := decodeValue("1,"+bad, &rec); err == nil {
+		t.Errorf("decodeValue(%q) = nil, want an error", bad)
 	}
 }

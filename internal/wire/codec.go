@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Codec encodes and decodes the tagged fields of struct type T as one
@@ -34,6 +35,11 @@ type Field struct {
 type field struct {
 	Field
 	ops *ops
+	// offset is the field's offset in T and zk how to tell its zero
+	// value there: the zero test AppendMap runs on every field of every
+	// value, without building a reflect.Value (see zero.go).
+	offset uintptr
+	zk     zeroKind
 }
 
 // Option changes what New builds.
@@ -78,7 +84,7 @@ func New[T any](opts ...Option) *Codec[T] {
 	}
 	c := &Codec[T]{byKey: map[string]int{}}
 	var all []field
-	walk(t, "", nil, &all)
+	walk(t, "", nil, 0, &all)
 	seen := map[string]bool{}
 	for _, f := range all {
 		seen[f.Name] = true
@@ -106,8 +112,9 @@ func New[T any](opts ...Option) *Codec[T] {
 	return c
 }
 
-// walk appends the tagged fields of struct type t to out.
-func walk(t reflect.Type, prefix string, index []int, out *[]field) {
+// walk appends the tagged fields of struct type t, at offset base in T,
+// to out.
+func walk(t reflect.Type, prefix string, index []int, base uintptr, out *[]field) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, tagged := f.Tag.Lookup("wire")
@@ -116,16 +123,17 @@ func walk(t reflect.Type, prefix string, index []int, out *[]field) {
 		switch {
 		case tag == "-":
 		case f.Anonymous && !tagged && f.Type.Kind() == reflect.Struct:
-			walk(f.Type, prefix, idx, out)
+			walk(f.Type, prefix, idx, base+f.Offset, out)
 		case !f.IsExported():
 		case key == "" && opt == "inline" && f.Type.Kind() == reflect.Struct:
-			walk(f.Type, prefix+f.Name+".", idx, out)
+			walk(f.Type, prefix+f.Name+".", idx, base+f.Offset, out)
 		case tagged && key != "":
 			op := opsFor(f.Type)
 			if op == nil {
 				panic(fmt.Sprintf("wire: field %s%s of %s has type %s, which wire does not encode", prefix, f.Name, t, f.Type))
 			}
-			*out = append(*out, field{Field: Field{Name: prefix + f.Name, Key: key, Index: idx, Type: f.Type}, ops: op})
+			*out = append(*out, field{Field: Field{Name: prefix + f.Name, Key: key, Index: idx, Type: f.Type}, ops: op,
+				offset: base + f.Offset, zk: zeroKindOf(f.Type)})
 		}
 	}
 }
@@ -143,16 +151,16 @@ func (c *Codec[T]) Fields() []Field {
 // returns the extended buffer and how many fields it holds (an empty map
 // when none).
 func (c *Codec[T]) AppendMap(b []byte, v *T) ([]byte, int) {
-	rv := reflect.ValueOf(v).Elem()
+	p := unsafe.Pointer(v)
 	start := len(b)
 	b = append(b, 0x80)
 	n := 0
 	for i := range c.fields {
 		f := &c.fields[i]
-		fv := fieldOf(rv, f.Index)
-		if f.ops.zero(fv) {
+		if isZero(unsafe.Add(p, f.offset), f.zk) {
 			continue
 		}
+		fv := fieldOf(reflect.ValueOf(v).Elem(), f.Index)
 		b = appendStr(b, f.Key)
 		b = f.ops.enc(b, fv)
 		n++

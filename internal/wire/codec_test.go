@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -315,4 +316,21 @@ func equalish(a, b sample) bool {
 		a.Dur == b.Dur && a.Flags == b.Flags && a.At.UnixMilli() == b.At.UnixMilli() &&
 		string(a.Bytes) == string(b.Bytes) && slices.Equal(a.List, b.List) && maps.Equal(a.Meta, b.Meta) &&
 		a.Job == b.Job && fmt.Sprint(a.At.IsZero()) == fmt.Sprint(b.At.IsZero())
+}
+
+// The in-place zero test agrees with reflect's, empty slices and maps
+// counting as zero, for every field of every type.
+func TestZeroInPlace(t *testing.T) {
+	c := New[sample]()
+	s := full()
+	for _, v := range []sample{{}, s, {Bytes: []byte{}, List: []string{}, Meta: map[string]string{}, Str: s.Str[:0]}, {At: time.Unix(0, 0)}} {
+		rv := reflect.ValueOf(&v).Elem()
+		for _, f := range c.fields {
+			fv := rv.FieldByIndex(f.Index)
+			want := fv.IsZero() || (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map || fv.Kind() == reflect.String) && fv.Len() == 0
+			if got := isZero(unsafe.Add(unsafe.Pointer(&v), f.offset), f.zk); got != want {
+				t.Errorf("field %s = %v: in place zero %v, reflect %v", f.Name, fv, got, want)
+			}
+		}
+	}
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/hopperq/hopper/internal/mstime"
 )
 
-// ops are how one type of field is tested for zero, encoded and decoded.
-// dec is never called on a nil value, and reports bad input through r.
+// ops are how one type of field is encoded and decoded (zero.go tests
+// for its zero value). dec is never called on a nil value, and reports
+// bad input through r.
 type ops struct {
-	zero func(v reflect.Value) bool
-	enc  func(b []byte, v reflect.Value) []byte
-	dec  func(r *reader, v reflect.Value)
+	enc func(b []byte, v reflect.Value) []byte
+	dec func(r *reader, v reflect.Value)
 }
 
 var (
@@ -50,20 +50,17 @@ func opsFor(t reflect.Type) *ops {
 }
 
 var stringOps = ops{
-	zero: func(v reflect.Value) bool { return v.Len() == 0 },
-	enc:  func(b []byte, v reflect.Value) []byte { return appendStr(b, v.String()) },
-	dec:  func(r *reader, v reflect.Value) { v.SetString(strings.Clone(r.bytes())) },
+	enc: func(b []byte, v reflect.Value) []byte { return appendStr(b, v.String()) },
+	dec: func(r *reader, v reflect.Value) { v.SetString(strings.Clone(r.bytes())) },
 }
 
 var boolOps = ops{
-	zero: func(v reflect.Value) bool { return !v.Bool() },
-	enc:  func(b []byte, v reflect.Value) []byte { return append(b, 0xc3) },
-	dec:  func(r *reader, v reflect.Value) { v.SetBool(r.bool()) },
+	enc: func(b []byte, v reflect.Value) []byte { return append(b, 0xc3) },
+	dec: func(r *reader, v reflect.Value) { v.SetBool(r.bool()) },
 }
 
 var intOps = ops{
-	zero: func(v reflect.Value) bool { return v.Int() == 0 },
-	enc:  func(b []byte, v reflect.Value) []byte { return appendInt(b, v.Int()) },
+	enc: func(b []byte, v reflect.Value) []byte { return appendInt(b, v.Int()) },
 	dec: func(r *reader, v reflect.Value) {
 		x, big := r.integer()
 		if big || v.OverflowInt(x) {
@@ -75,8 +72,7 @@ var intOps = ops{
 }
 
 var uintOps = ops{
-	zero: func(v reflect.Value) bool { return v.Uint() == 0 },
-	enc:  func(b []byte, v reflect.Value) []byte { return appendUint(b, v.Uint()) },
+	enc: func(b []byte, v reflect.Value) []byte { return appendUint(b, v.Uint()) },
 	dec: func(r *reader, v reflect.Value) {
 		x, big := r.integer()
 		if x < 0 && !big || v.OverflowUint(uint64(x)) {
@@ -88,7 +84,6 @@ var uintOps = ops{
 }
 
 var timeOps = ops{
-	zero: func(v reflect.Value) bool { return v.Addr().Interface().(*time.Time).IsZero() },
 	enc: func(b []byte, v reflect.Value) []byte {
 		return appendInt(b, mstime.CeilUnix(*v.Addr().Interface().(*time.Time)))
 	},
@@ -103,13 +98,11 @@ var timeOps = ops{
 }
 
 var bytesOps = ops{
-	zero: func(v reflect.Value) bool { return v.Len() == 0 },
-	enc:  func(b []byte, v reflect.Value) []byte { return appendBin(b, v.Bytes()) },
-	dec:  func(r *reader, v reflect.Value) { v.SetBytes([]byte(r.bytes())) },
+	enc: func(b []byte, v reflect.Value) []byte { return appendBin(b, v.Bytes()) },
+	dec: func(r *reader, v reflect.Value) { v.SetBytes([]byte(r.bytes())) },
 }
 
 var stringsOps = ops{
-	zero: func(v reflect.Value) bool { return v.Len() == 0 },
 	enc: func(b []byte, v reflect.Value) []byte {
 		s := v.Interface().([]string)
 		b = appendArrayHeader(b, len(s))
@@ -129,7 +122,6 @@ var stringsOps = ops{
 }
 
 var metaOps = ops{
-	zero: func(v reflect.Value) bool { return v.Len() == 0 },
 	enc: func(b []byte, v reflect.Value) []byte {
 		m := v.Interface().(map[string]string)
 		b = appendMapHeader(b, len(m))
