@@ -15,8 +15,8 @@
 // signed integers and time.Duration (int, nanoseconds for a duration),
 // unsigned integers (uint), time.Time (int, Unix milliseconds rounded up:
 // the stores' resolution), []byte (bin), []string (array of str) and
-// map[string]string (map). For a slice or map, empty counts as zero. A nil
-// value decodes as the zero value. A struct field tagged `wire:",inline"`,
+// map[string]string (map). For a slice or map, empty counts as zero: it is
+// left out, and decodes as nil. A nil value decodes as the zero value. A struct field tagged `wire:",inline"`,
 // or embedded without a tag, has its fields encoded as if they were the
 // outer struct's.
 package wire

@@ -99,7 +99,13 @@ var timeOps = ops{
 
 var bytesOps = ops{
 	enc: func(b []byte, v reflect.Value) []byte { return appendBin(b, v.Bytes()) },
-	dec: func(r *reader, v reflect.Value) { v.SetBytes([]byte(r.bytes())) },
+	dec: func(r *reader, v reflect.Value) {
+		if s := r.bytes(); s != "" {
+			v.SetBytes([]byte(s))
+		} else {
+			v.SetZero() // empty is zero: nil
+		}
+	},
 }
 
 var stringsOps = ops{
@@ -113,6 +119,10 @@ var stringsOps = ops{
 	},
 	dec: func(r *reader, v reflect.Value) {
 		n := r.arrayLen()
+		if n == 0 {
+			v.SetZero()
+			return
+		}
 		s := make([]string, n)
 		for i := range s {
 			s[i] = strings.Clone(r.bytes())
@@ -133,6 +143,10 @@ var metaOps = ops{
 	},
 	dec: func(r *reader, v reflect.Value) {
 		n := r.mapLen()
+		if n == 0 {
+			v.SetZero()
+			return
+		}
 		m := make(map[string]string, n)
 		for ; n > 0 && r.err == nil; n-- {
 			k := strings.Clone(r.bytes())
