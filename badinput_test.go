@@ -65,7 +65,7 @@ func lastError(rec *hopper.JobRecord) string {
 // rawJob is a job stored with the given args bytes, as another producer or
 // a corrupted value would store it.
 func rawJob(id, kind string, args []byte, maxRetries int) *store.NewJob {
-	return &store.NewJob{ID: id, Queue: "bad", Kind: kind, Args: args, MaxRetries: maxRetries}
+	return &store.NewJob{ID: id, Queue: "bad", Kind: kind, Args: args, JobSpec: store.JobSpec{MaxRetries: maxRetries}}
 }
 
 // TestBadInputJobs stores jobs a worker cannot or should not complete, runs
@@ -98,7 +98,7 @@ func TestBadInputJobs(t *testing.T) {
 		{"repeated key into an interface", rawJob("dupkey", "bad", dupKey, 5), hopper.StateGarbage, "cannot decode args", 1},
 		{"unknown kind", rawJob("unknown", "nobody-handles-this", mustEncode(t, Bad{}), 5), hopper.StateGarbage, `no handler for kind "nobody-handles-this"`, 1},
 		{"handler always panics", rawJob("panics", "panicky", mustEncode(t, BadPanic{}), 2), hopper.StateGarbage, "panic: always", 3},
-		{"handler ignores its context", &store.NewJob{ID: "stuck", Queue: "bad", Kind: "stuck", Args: mustEncode(t, BadStuck{}), Timeout: 50 * time.Millisecond}, hopper.StateGarbage, "abandoned", 1},
+		{"handler ignores its context", &store.NewJob{ID: "stuck", Queue: "bad", Kind: "stuck", Args: mustEncode(t, BadStuck{}), JobSpec: store.JobSpec{Timeout: 50 * time.Millisecond}}, hopper.StateGarbage, "abandoned", 1},
 		{"unicode args", rawJob("unicode", "bad", mustEncode(t, unicode), 0), "", "", 1},
 	}
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -17,7 +16,9 @@ const NoRetry = -1
 
 // EnqueueOpts are per-call enqueue options. A nil *EnqueueOpts, and every
 // zero field, means the default: the args' own EnqueueOpts when the type
-// implements ArgsWithOpts, then the Client's config.
+// implements ArgsWithOpts, then the Client's config. Each option reaches
+// the job's field of the same name (store.NewJob and its JobSpec), but
+// Unique, which sets the unique key.
 type EnqueueOpts struct {
 	// Queue to put the job in. Defaults to the Client's queue ("default").
 	Queue string
@@ -204,21 +205,8 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 	if c.cfg.MaxArgsBytes > 0 && len(b) > c.cfg.MaxArgsBytes {
 		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
 	}
-	j := &store.NewJob{
-		ID:         o.ID,
-		Queue:      o.Queue,
-		Kind:       kind,
-		Args:       b,
-		Meta:       maps.Clone(o.Meta),
-		MaxRetries: o.MaxRetries,
-		Timeout:    o.Timeout,
-		RunAt:      o.RunAt,
-		Delay:      o.Delay,
-		Retention:  o.Retention,
-		Priority:   o.Priority,
-		Group:      o.Group,
-		Replace:    o.Replace,
-	}
+	j := &store.NewJob{Kind: kind, Args: b}
+	optsPlan.Copy(j, &o)
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue
 	}
@@ -247,50 +235,15 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 	return j, nil
 }
 
-// mergeOpts overlays opts on the args' own defaults, field by field.
+// mergeOpts overlays opts on the args' own defaults: every field opts sets
+// (not zero) wins.
 func mergeOpts(args Args, opts *EnqueueOpts) EnqueueOpts {
 	var o EnqueueOpts
 	if a, ok := args.(ArgsWithOpts); ok {
 		o = a.EnqueueOpts()
 	}
-	if opts == nil {
-		return o
-	}
-	if opts.Queue != "" {
-		o.Queue = opts.Queue
-	}
-	if opts.ID != "" {
-		o.ID = opts.ID
-	}
-	if opts.Delay != 0 {
-		o.Delay = opts.Delay
-	}
-	if !opts.RunAt.IsZero() {
-		o.RunAt = opts.RunAt
-	}
-	if opts.MaxRetries != 0 {
-		o.MaxRetries = opts.MaxRetries
-	}
-	if opts.Timeout != 0 {
-		o.Timeout = opts.Timeout
-	}
-	if opts.Retention != 0 {
-		o.Retention = opts.Retention
-	}
-	if opts.Priority != 0 {
-		o.Priority = opts.Priority
-	}
-	if opts.Group != "" {
-		o.Group = opts.Group
-	}
-	if opts.Meta != nil {
-		o.Meta = opts.Meta
-	}
-	if opts.Unique != nil {
-		o.Unique = opts.Unique
-	}
-	if opts.Replace != 0 {
-		o.Replace = opts.Replace
+	if opts != nil {
+		overlayPlan.Copy(&o, opts)
 	}
 	return o
 }

@@ -107,10 +107,10 @@ func TestKindIndex(t *testing.T) {
 		check(hopper.StateReady, false, true, 8, "job-09000", "job-13000", "job-15000", "job-17000", "job-19000")
 
 		// A replaced job that changes kind moves to its new kind.
-		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "u1", Queue: q, Kind: "old", UniqueKey: "k", Args: []byte{0x80}}}); err != nil {
+		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "u1", Queue: q, Kind: "old", JobSpec: store.JobSpec{UniqueKey: "k"}, Args: []byte{0x80}}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "u2", Queue: q, Kind: "new", UniqueKey: "k", Args: []byte{0x80}, Replace: store.ReplaceArgs}}); err != nil {
+		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "u2", Queue: q, Kind: "new", JobSpec: store.JobSpec{UniqueKey: "k"}, Args: []byte{0x80}, Replace: store.ReplaceArgs}}); err != nil {
 			t.Fatal(err)
 		}
 		for kind, want := range map[string][]string{"old": nil, "new": {"u1"}} {

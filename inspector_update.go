@@ -65,9 +65,11 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	if !rec.State.Replaceable() {
 		return nil, fmt.Errorf("%w: job %q of queue %q is %s: only a waiting job (pending, ready or retry) can be changed", ErrInvalidState, id, queue, rec.State)
 	}
-	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, Meta: rec.Meta,
-		MaxRetries: rec.MaxRetries, Timeout: rec.Timeout, Retention: rec.Retention, Priority: rec.Priority, Group: rec.Group,
-		Replace: store.ReplaceOnly}
+	spec := rec.JobSpec
+	// Without its unique key: were the job gone by now, the store would
+	// change the key's next holder instead. The job keeps its own.
+	spec.UniqueKey, spec.UniqueFor = "", 0
+	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, JobSpec: spec, Replace: store.ReplaceOnly}
 	if u.Args != nil {
 		b, err := encodeArgs(u.Args)
 		if err != nil {

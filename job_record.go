@@ -12,3 +12,8 @@ type JobRecord = store.JobRecord
 // number, when it failed (store clock), the error's text and, for a panic,
 // the stack.
 type AttemptError = store.AttemptError
+
+// JobSpec is a job's options as a JobRecord carries them (priority, group,
+// retries, timeout, retention, unique key, metadata): see store.JobSpec.
+// EnqueueOpts sets them.
+type JobSpec = store.JobSpec

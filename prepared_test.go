@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
 )
@@ -272,4 +274,36 @@ func ExamplePreparedJob() {
 	// Output:
 	// welcome-a ready false
 	// welcome-a  true
+}
+
+// TestPreparedReplace: Replace applies to a prepared job after marshalling
+// as it does to Enqueue: the waiting job that holds the ID takes the new
+// args, and the result says Replaced.
+func TestPreparedReplace(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New(nil)
+	c := hopper.NewClient(st, nil)
+	first, err := hopper.Enqueue(ctx, c, prepArgs{N: 1}, &hopper.EnqueueOpts{ID: "debounced", Delay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := hopper.Prepare(c, prepArgs{N: 2}, &hopper.EnqueueOpts{ID: "debounced", Replace: hopper.ReplaceArgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{roundTrip(t, p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !infos[0].Duplicate || !infos[0].Replaced || infos[0].ID != first.ID {
+		t.Fatalf("EnqueuePrepared = %+v, want the waiting job %q replaced", infos[0], first.ID)
+	}
+	rec, err := hopper.NewInspector(st).GetJob(ctx, first.Queue, first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got prepArgs
+	if err := msgpack.Unmarshal(rec.Args, &got); err != nil || got.N != 2 {
+		t.Fatalf("stored args %+v (%v), want N 2", got, err)
+	}
 }

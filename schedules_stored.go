@@ -3,7 +3,6 @@ package hopper
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/hopperq/hopper/internal/sched"
@@ -141,7 +140,7 @@ func storedPeriodic(s StoredSchedule, now func() time.Time) (sched.Periodic, err
 		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: sch.Next, CatchUp: s.CatchUp,
 		Job: func(tick time.Time) (*store.NewJob, error) {
 			j := s.Job
-			j.Meta = maps.Clone(j.Meta)
+			j.JobSpec = j.JobSpec.Clone()
 			j.ID, j.Queue, j.Schedule, j.Tick, j.RunAt = newID(now()), s.Queue, s.Name, tick, tick
 			return &j, nil
 		},

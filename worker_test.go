@@ -159,9 +159,9 @@ func TestWorkerUnknownKindAndBadArgsGoToGarbage(t *testing.T) {
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return nil })
 	startWorker(t, w)
 	res, err := s.Enqueue(ctx, []*store.NewJob{
-		{ID: "unknown", Queue: "default", Kind: "nobody_handles_this", Args: []byte{0x80}, MaxRetries: 5},
-		{ID: "garbled", Queue: "default", Kind: "echo", Args: []byte{0xc1, 0xff, 0x00}, MaxRetries: 5},
-		{ID: "wrongtype", Queue: "default", Kind: "echo", Args: []byte{0x81, 0xa1, 'n', 0xa3, 'a', 'b', 'c'}, MaxRetries: 5},
+		{ID: "unknown", Queue: "default", Kind: "nobody_handles_this", Args: []byte{0x80}, JobSpec: store.JobSpec{MaxRetries: 5}},
+		{ID: "garbled", Queue: "default", Kind: "echo", Args: []byte{0xc1, 0xff, 0x00}, JobSpec: store.JobSpec{MaxRetries: 5}},
+		{ID: "wrongtype", Queue: "default", Kind: "echo", Args: []byte{0x81, 0xa1, 'n', 0xa3, 'a', 'b', 'c'}, JobSpec: store.JobSpec{MaxRetries: 5}},
 	})
 	if err != nil || len(res) != 3 {
 		t.Fatal(res, err)

@@ -117,7 +117,7 @@ func TestJobAttemptsTimeline(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		ctx := context.Background()
 		h := newHandler(s, nil)
-		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "tl-1", Queue: "tl", Kind: "k", Args: []byte{0x80}, MaxRetries: 3}}); err != nil {
+		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "tl-1", Queue: "tl", Kind: "k", Args: []byte{0x80}, JobSpec: store.JobSpec{MaxRetries: 3}}}); err != nil {
 			t.Fatal(err)
 		}
 		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-one"})

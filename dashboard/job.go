@@ -24,6 +24,8 @@ type jobView struct {
 	Errors      []hopper.AttemptError // newest first
 	MaxAttempts int
 	Progress    *progressJSON // nil when the job reported none
+	// Spec are the job's options to show (job_spec.go).
+	Spec []specRow
 }
 
 // metaEntry is one metadata key and its (redacted) value.
@@ -53,6 +55,7 @@ func (d *dash) view(job *hopper.JobRecord) jobView {
 		Args:        d.decodeFor(job.Kind, job.Args),
 		MaxAttempts: job.MaxRetries + 1,
 		Errors:      slices.Clone(job.Errors),
+		Spec:        specRows(job),
 	}
 	v.Result = decoded{Empty: true}
 	if len(job.Result) > 0 {

@@ -449,7 +449,7 @@ func TestJobPageWorkflow(t *testing.T) {
 
 		// A workflow that is gone leaves the task's name.
 		if _, err := s.Enqueue(t.Context(), []*store.NewJob{{ID: store.TaskJobID("gone", "t"), Queue: "default", Kind: "x",
-			Meta: map[string]string{store.MetaWorkflow: "gone", store.MetaTask: "t"}}}); err != nil {
+			JobSpec: store.JobSpec{Meta: map[string]string{store.MetaWorkflow: "gone", store.MetaTask: "t"}}}}); err != nil {
 			t.Fatal(err)
 		}
 		r = get(t, h, "/jobs/default/gone~t")
@@ -592,7 +592,7 @@ func TestWorkflowsUnsupported(t *testing.T) {
 
 	// A task's job page still shows, with what its metadata says.
 	if _, err := m.Enqueue(context.Background(), []*store.NewJob{{ID: "wf~t", Queue: "default", Kind: "x",
-		Meta: map[string]string{store.MetaWorkflow: "wf", store.MetaTask: "t"}}}); err != nil {
+		JobSpec: store.JobSpec{Meta: map[string]string{store.MetaWorkflow: "wf", store.MetaTask: "t"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	r = get(t, h, "/jobs/default/wf~t")

@@ -26,7 +26,7 @@ func benchCycle(b *testing.B, size int) {
 	args := []byte(`{"id":"00000042","ts":"1700000000000000000","due":"1700000000000000000"}`)
 	jobs := make([]*store.NewJob, size)
 	for i := range jobs {
-		jobs[i] = &store.NewJob{ID: fmt.Sprintf("job-%08d", i), Queue: "default", Kind: "bench", Args: args, MaxRetries: 25}
+		jobs[i] = &store.NewJob{ID: fmt.Sprintf("job-%08d", i), Queue: "default", Kind: "bench", Args: args, JobSpec: store.JobSpec{MaxRetries: 25}}
 	}
 	reqs := make([]store.FinishRequest, size)
 	b.ReportAllocs()

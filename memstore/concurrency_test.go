@@ -80,7 +80,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 		wg.Go(func() {
 			for i := p; i < perQueue; i += producers {
 				for _, q := range queues {
-					j := &store.NewJob{ID: fmt.Sprint(i), Queue: q, Kind: "k", MaxRetries: 3}
+					j := &store.NewJob{ID: fmt.Sprint(i), Queue: q, Kind: "k", JobSpec: store.JobSpec{MaxRetries: 3}}
 					if i%7 == 0 {
 						j.Delay = time.Millisecond
 					}

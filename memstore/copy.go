@@ -1,10 +1,6 @@
 package memstore
 
-import (
-	"maps"
-
-	"github.com/hopperq/hopper/store"
-)
+import "github.com/hopperq/hopper/store"
 
 // cloneBytes returns a copy of b; nil stays nil, empty stays empty.
 func cloneBytes(b []byte) []byte {
@@ -14,12 +10,11 @@ func cloneBytes(b []byte) []byte {
 	return append(make([]byte, 0, len(b)), b...)
 }
 
-// cloneMeta returns a copy of m; nil stays nil.
-func cloneMeta(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
+// copyNewJob returns j with its own Args and JobSpec.
+func copyNewJob(j store.NewJob) store.NewJob {
+	j.Args = cloneBytes(j.Args)
+	j.JobSpec = j.JobSpec.Clone()
+	return j
 }
 
 // cloneErrors returns a copy of e; nil stays nil.
@@ -52,7 +47,7 @@ func copyInto(dst, r *store.JobRecord, buf *[]byte) {
 			dst.Args = cloneBytes(r.Args)
 		}
 	}
-	dst.Meta = cloneMeta(r.Meta)
+	dst.JobSpec = r.JobSpec.Clone()
 	dst.Errors = cloneErrors(r.Errors)
 	dst.Result = cloneBytes(r.Result)
 	if r.Progress != nil {

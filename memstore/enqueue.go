@@ -26,7 +26,7 @@ import (
 // The due time is RunAt when set, else now+Delay, rounded up to the
 // millisecond; the record's RunAt is that due time (so now when neither
 // RunAt nor a positive Delay is given) and EnqueuedAt is now, on the store's
-// clock. Args and Meta are copied.
+// clock. Args and the JobSpec are copied.
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -86,13 +86,7 @@ func (q *queue) enqueue(nj *store.NewJob, now time.Time, nowMs int64) store.Enqu
 		Queue:      q.name,
 		Kind:       nj.Kind,
 		Args:       args,
-		Meta:       cloneMeta(nj.Meta),
-		MaxRetries: nj.MaxRetries,
-		Timeout:    nj.Timeout,
-		Retention:  nj.Retention,
-		UniqueKey:  nj.UniqueKey,
-		Priority:   nj.Priority,
-		Group:      nj.Group,
+		JobSpec:    nj.JobSpec.Clone(),
 		EnqueuedAt: now,
 		RunAt:      atMs(now, nowMs, dueMs),
 	}

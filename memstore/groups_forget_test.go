@@ -27,7 +27,7 @@ func TestDrainedGroupsForgotten(t *testing.T) {
 			}
 			var jobs []*store.NewJob
 			for i := range 1000 {
-				jobs = append(jobs, &store.NewJob{ID: fmt.Sprintf("j%05d", i), Queue: "q", Kind: "k", Args: []byte("x"), Group: "g" + strconv.Itoa(i%200)})
+				jobs = append(jobs, &store.NewJob{ID: fmt.Sprintf("j%05d", i), Queue: "q", Kind: "k", Args: []byte("x"), JobSpec: store.JobSpec{Group: "g" + strconv.Itoa(i%200)}})
 			}
 			if _, err := s.Enqueue(ctx, jobs); err != nil {
 				t.Fatal(err)

@@ -31,19 +31,18 @@ func (q *queue) replace(id string, nj *store.NewJob, now time.Time, nowMs int64)
 			q.indexKind(j)
 		}
 		j.rec.Args = cloneBytes(nj.Args)
-		j.rec.Meta = cloneMeta(nj.Meta)
-		j.rec.MaxRetries = nj.MaxRetries
-		j.rec.Timeout = nj.Timeout
-		j.rec.Retention = nj.Retention
-		if p, g := nj.Priority, nj.Group; p != j.rec.Priority || g != j.rec.Group {
-			// A ready job goes to the back of its new level or group.
-			if j.rec.State == store.StateReady {
-				q.detach(j)
-				j.rec.Priority, j.rec.Group = p, g
-				q.attach(j, store.StateReady, 0)
-			} else {
-				j.rec.Priority, j.rec.Group = p, g
-			}
+		spec := nj.JobSpec.Clone()
+		// The job keeps its own unique key and hold (store.Replace).
+		spec.UniqueKey, spec.UniqueFor = j.rec.UniqueKey, j.rec.UniqueFor
+		// A ready job whose level or group changes goes to the back of
+		// its new one.
+		move := j.rec.State == store.StateReady && (spec.Priority != j.rec.Priority || spec.Group != j.rec.Group)
+		if move {
+			q.detach(j)
+		}
+		j.rec.JobSpec = spec
+		if move {
+			q.attach(j, store.StateReady, 0)
 		}
 	}
 	if nj.Replace&store.ReplaceRunAt != 0 {

@@ -76,10 +76,3 @@ func (s *Store) SchedulesVersion(ctx context.Context) (int64, error) {
 	defer s.rmu.Unlock()
 	return s.storedVer, nil
 }
-
-// copyNewJob returns j with its own Args and Meta.
-func copyNewJob(j store.NewJob) store.NewJob {
-	j.Args = cloneBytes(j.Args)
-	j.Meta = cloneMeta(j.Meta)
-	return j
-}

@@ -155,9 +155,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, nw *store.NewWorkflow) (boo
 
 // add appends a waiting task for nt, its job copied, without links.
 func (w *workflow) add(nt *store.NewTask, by string) *wfTask {
-	j := *nt.Job
-	j.Args = cloneBytes(nt.Job.Args)
-	j.Meta = cloneMeta(nt.Job.Meta)
+	j := copyNewJob(*nt.Job)
 	t := &wfTask{
 		name:         nt.Name,
 		queue:        j.Queue,

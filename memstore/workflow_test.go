@@ -17,11 +17,11 @@ import (
 // deps.
 func newTask(wf, name string, deps ...string) *store.NewTask {
 	return &store.NewTask{Name: name, Deps: deps, Job: &store.NewJob{
-		ID:    store.TaskJobID(wf, name),
-		Queue: testQueue,
-		Kind:  "k",
-		Args:  []byte("args-" + name),
-		Meta:  map[string]string{store.MetaWorkflow: wf, store.MetaTask: name},
+		ID:      store.TaskJobID(wf, name),
+		Queue:   testQueue,
+		Kind:    "k",
+		Args:    []byte("args-" + name),
+		JobSpec: store.JobSpec{Meta: map[string]string{store.MetaWorkflow: wf, store.MetaTask: name}},
 	}}
 }
 

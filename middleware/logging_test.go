@@ -70,7 +70,7 @@ func TestLoggingOneRecordPerAttempt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &capture{level: slog.LevelDebug}
 			mw := middleware.Logging(slog.New(h), nil)
-			job := &hopper.JobRecord{ID: "j1", Queue: "q", Kind: "k", Attempt: tt.attempt, MaxRetries: 2}
+			job := &hopper.JobRecord{ID: "j1", Queue: "q", Kind: "k", Attempt: tt.attempt, JobSpec: hopper.JobSpec{MaxRetries: 2}}
 			if err := mw(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return tt.err })).Handle(tt.ctx, job); err != tt.err {
 				t.Fatalf("Handle returned %v, want the handler's %v", err, tt.err)
 			}
@@ -104,7 +104,7 @@ func TestLoggingOneRecordPerAttempt(t *testing.T) {
 func TestLoggingPanicStackAndAckLevel(t *testing.T) {
 	h := &capture{level: slog.LevelInfo}
 	mw := middleware.Logging(slog.New(h), &middleware.LoggingOptions{AckLevel: slog.LevelDebug})
-	job := &hopper.JobRecord{ID: "j1", Queue: "q", Kind: "k", Attempt: 1, MaxRetries: 2}
+	job := &hopper.JobRecord{ID: "j1", Queue: "q", Kind: "k", Attempt: 1, JobSpec: hopper.JobSpec{MaxRetries: 2}}
 	ok := mw(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return nil }))
 	if err := ok.Handle(t.Context(), job); err != nil {
 		t.Fatal(err)

@@ -7,12 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopperq/hopper/internal/wire"
 	"github.com/hopperq/hopper/store"
 )
 
 // A job's value in the jobs hash is
 //
-//	"<enqueuedMs>,<maxRetries>[p<priority>|g<group>]," + msgpack [kind, args, timeout, retention, uniqueKey, meta]
+//	"<enqueuedMs>,<maxRetries>[p<priority>|g<group>]," + msgpack [kind, args, timeout, retention, uniqueKey, meta, options]
 //
 // The enqueue script writes the first part from the server's clock; the
 // client writes the rest (encodeValue). MaxRetries is plain text because
@@ -28,11 +29,21 @@ import (
 // workflow and task, as its ID names them (store.TaskJobID): the reader
 // rebuilds it from the ID, and each task's job is some 60 bytes smaller,
 // which a claim and an ack pay for.
+//
+// options, the seventh element, holds every other field of the job's
+// store.JobSpec (UniqueFor, and any field added since) as one map keyed
+// by the fields' wire keys (specTail, package internal/wire); it is left
+// out when all of them are zero, so a job that uses none is stored as
+// before, and a value without it decodes with them zero.
 const envelopeFields = 6
+
+// specTail is the codec of the options element: the JobSpec fields the
+// layout above does not place, which Lua never reads.
+var specTail = wire.New[store.JobSpec](wire.Without("MaxRetries", "Priority", "Group", "Timeout", "Retention", "UniqueKey", "Meta"))
 
 // encodeValue returns the client's part of job j's stored value.
 func encodeValue(j *store.NewJob) []byte {
-	size := 24 + len(j.Kind) + len(j.Args) + len(j.UniqueKey)
+	size := 32 + len(j.Kind) + len(j.Args) + len(j.UniqueKey)
 	for k, v := range j.Meta {
 		size += len(k) + len(v) + 10
 	}
@@ -47,6 +58,7 @@ func encodeValue(j *store.NewJob) []byte {
 		b = strconv.AppendInt(b, int64(j.Priority), 10)
 	}
 	b = append(b, ',')
+	head := len(b)
 	b = appendArrayHeader(b, envelopeFields)
 	b = appendStr(b, j.Kind)
 	b = appendBin(b, j.Args)
@@ -65,6 +77,12 @@ func encodeValue(j *store.NewJob) []byte {
 			b = appendStr(b, v)
 		}
 	}
+	mark := len(b)
+	b, n := specTail.AppendMap(b, &j.JobSpec)
+	if n == 0 {
+		return b[:mark]
+	}
+	b[head]++ // one more element: a fixarray header counts it
 	return b
 }
 
@@ -101,9 +119,9 @@ func isTaskMeta(id string, meta map[string]string) bool {
 	return ok && meta[store.MetaWorkflow] == wf && meta[store.MetaTask] == task
 }
 
-// decodeValue fills the fields of rec stored in value v: Kind, Args, Meta,
-// MaxRetries, Timeout, Retention, UniqueKey and EnqueuedAt. rec.ID must be
-// set: a task's Meta is rebuilt from it.
+// decodeValue fills the fields of rec stored in value v: Kind, Args, the
+// JobSpec and EnqueuedAt. rec.ID must be set: a task's Meta is rebuilt
+// from it. On an error rec may be partly filled.
 func decodeValue(v string, rec *store.JobRecord) error {
 	enq, rest, ok1 := strings.Cut(v, ",")
 	maxr, env, ok2 := strings.Cut(rest, ",")
@@ -156,9 +174,6 @@ func decodeValue(v string, rec *store.JobRecord) error {
 			meta[strings.Clone(k)] = strings.Clone(r.bytes())
 		}
 	}
-	for i := envelopeFields; i < n; i++ {
-		r.skip()
-	}
 	if r.err != nil {
 		return r.err
 	}
@@ -169,14 +184,22 @@ func decodeValue(v string, rec *store.JobRecord) error {
 	}
 	rec.Kind = internKind(kind)
 	rec.Args = []byte(args)
-	rec.Meta = meta
-	rec.MaxRetries = maxRetries
-	rec.Priority = priority
-	rec.Group = group
-	rec.Timeout = tdur
-	rec.Retention = rdur
+	rec.JobSpec = store.JobSpec{Meta: meta, MaxRetries: maxRetries, Priority: priority, Group: group, Timeout: tdur, Retention: rdur}
 	if unique != "" {
 		rec.UniqueKey = strings.Clone(unique)
+	}
+	if n > envelopeFields {
+		m, err := specTail.Decode(r.s[r.pos:], &rec.JobSpec)
+		if err != nil {
+			return errCorrupt
+		}
+		r.pos += m
+		for i := envelopeFields + 1; i < n; i++ {
+			r.skip()
+		}
+		if r.err != nil {
+			return r.err
+		}
 	}
 	rec.EnqueuedAt = time.UnixMilli(enqMs)
 	return nil

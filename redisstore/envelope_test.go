@@ -3,6 +3,7 @@ package redisstore
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,9 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	long := strings.Repeat("x", 70000)
 	for _, j := range []*store.NewJob{
 		{Kind: "k", Args: nil},
-		{Kind: "bench", Args: []byte("args"), MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour},
-		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, Timeout: 1500 * time.Microsecond, UniqueKey: "u",
-			Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}},
-		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), MaxRetries: store.MaxRetriesLimit, Timeout: time.Nanosecond},
+		{Kind: "bench", Args: []byte("args"), JobSpec: store.JobSpec{MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour}},
+		{Kind: "ünïcode ✓", Args: []byte{0, 0xff, 0xc0}, JobSpec: store.JobSpec{Timeout: 1500 * time.Microsecond, UniqueKey: "u", Meta: map[string]string{"traceparent": "00-abc-01", "": "", "k": long}}},
+		{Kind: strings.Repeat("k", 255), Args: bytes.Repeat([]byte{7}, 300), JobSpec: store.JobSpec{MaxRetries: store.MaxRetriesLimit, Timeout: time.Nanosecond}},
 	} {
 		v := "1700000000123," + string(encodeValue(j))
 		var rec store.JobRecord
@@ -47,7 +47,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 		{"plain", task, false},
 		{store.TaskJobID("wf1", "resize"), map[string]string{store.MetaWorkflow: "wf1", store.MetaTask: "resize", "traceparent": "00-1-01"}, false},
 	} {
-		j := &store.NewJob{ID: c.id, Kind: "k", Meta: c.meta}
+		j := &store.NewJob{ID: c.id, Kind: "k", JobSpec: store.JobSpec{Meta: c.meta}}
 		v := string(encodeValue(j))
 		if compact := strings.HasSuffix(v, "\xc3"); compact != c.compact {
 			t.Errorf("job %q with Meta %v: value %q, want compact %v", c.id, c.meta, v, c.compact)
@@ -61,7 +61,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 		}
 	}
 	// A compact Meta under an ID that names no task is corrupt.
-	v := string(encodeValue(&store.NewJob{ID: store.TaskJobID("wf1", "resize"), Kind: "k", Meta: task}))
+	v := string(encodeValue(&store.NewJob{ID: store.TaskJobID("wf1", "resize"), Kind: "k", JobSpec: store.JobSpec{Meta: task}}))
 	rec := store.JobRecord{ID: "plain"}
 	if err := decodeValue("1,"+v, &rec); err == nil {
 		t.Errorf("compact task Meta under ID %q decoded as %v, want an error", rec.ID, rec.Meta)
@@ -70,7 +70,7 @@ func TestEnvelopeTaskMeta(t *testing.T) {
 
 // The envelope is plain msgpack: any msgpack library reads it.
 func TestEnvelopeIsMsgpack(t *testing.T) {
-	j := &store.NewJob{Kind: "k", Args: []byte("a"), MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}
+	j := &store.NewJob{Kind: "k", Args: []byte("a"), JobSpec: store.JobSpec{MaxRetries: 3, Timeout: time.Second, Meta: map[string]string{"m": "v"}}}
 	v := string(encodeValue(j))
 	_, env, _ := strings.Cut(v, ",")
 	var fields []any
@@ -172,5 +172,95 @@ func TestLockField(t *testing.T) {
 	}
 	if lockField(long1) == long1 {
 		t.Fatalf("a short key equal to a hashed field collides with it")
+	}
+}
+
+// envelopeBenchJobs are the shapes the envelope benchmarks encode: a plain
+// job, one with trace context, and one with a unique key and a priority.
+func envelopeBenchJobs() map[string]*store.NewJob {
+	args := bytes.Repeat([]byte{0xa5}, 120)
+	return map[string]*store.NewJob{
+		"plain":  {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25}},
+		"meta":   {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25, Timeout: time.Minute, Meta: map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}},
+		"unique": {ID: "01HZX3Q4V8W7K2M9P5R6T", Kind: "send_email", Args: args, JobSpec: store.JobSpec{MaxRetries: 25, Priority: 2, UniqueKey: "send_email:4f1c2a", UniqueFor: time.Hour}},
+	}
+}
+
+func BenchmarkEnvelopeEncode(b *testing.B) {
+	for _, name := range []string{"plain", "meta", "unique"} {
+		j := envelopeBenchJobs()[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				encodeValue(j)
+			}
+		})
+	}
+}
+
+func BenchmarkEnvelopeDecode(b *testing.B) {
+	for _, name := range []string{"plain", "meta", "unique"} {
+		j := envelopeBenchJobs()[name]
+		v := "1700000000123," + string(encodeValue(j))
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			rec := new(store.JobRecord) // on the heap, as the stores' records are
+			for b.Loop() {
+				*rec = store.JobRecord{ID: j.ID}
+				if err := decodeValue(v, rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Values written before the options element existed decode, and a job
+// that uses no option of that element is written exactly as before.
+func TestEnvelopeWrittenBefore(t *testing.T) {
+	for _, c := range []struct {
+		old string
+		job store.NewJob
+	}{
+		{"3p2,\x96\xa4send\xc4\x04\x81\xa1n\a\xcd\x05\xdc\xce\x006\ue021u\x81\xa1k\xa1v",
+			store.NewJob{ID: "id1", Kind: "send", Args: []byte{0x81, 0xa1, 'n', 7}, JobSpec: store.JobSpec{MaxRetries: 3, Priority: 2,
+				Timeout: 1500 * time.Millisecond, Retention: time.Hour, UniqueKey: "u", Meta: map[string]string{"k": "v"}}}},
+		{"0gtenant-7,\x96\xa4send\xc4\x01\x01\x00\x00\xa0\xc0",
+			store.NewJob{ID: "id1", Kind: "send", Args: []byte{1}, JobSpec: store.JobSpec{Group: "tenant-7"}}},
+	} {
+		rec := store.JobRecord{ID: c.job.ID}
+		if err := decodeValue("1700000000123,"+c.old, &rec); err != nil {
+			t.Fatalf("decodeValue(%q): %v", c.old, err)
+		}
+		if rec.Kind != c.job.Kind || !bytes.Equal(rec.Args, c.job.Args) || !reflect.DeepEqual(rec.JobSpec, c.job.JobSpec) {
+			t.Errorf("decoded %q as %+v, want %+v", c.old, rec, c.job)
+		}
+		if got := string(encodeValue(&c.job)); got != c.old {
+			t.Errorf("encodeValue(%+v) = %q, written before as %q", c.job, got, c.old)
+		}
+	}
+}
+
+// The options element carries UniqueFor (and any field added to JobSpec),
+// after the six fixed fields: the prefix and the kind, which Lua reads,
+// do not move.
+func TestEnvelopeOptions(t *testing.T) {
+	j := &store.NewJob{ID: "id1", Kind: "send", Args: []byte{1}, JobSpec: store.JobSpec{MaxRetries: 3, Priority: -1, UniqueKey: "u", UniqueFor: 90 * time.Second}}
+	v := string(encodeValue(j))
+	if !strings.HasPrefix(v, "3p-1,\x97\xa4send") {
+		t.Fatalf("value %q: want the prefix, a seven-element array and the kind first", v)
+	}
+	var fields []any
+	if err := msgpack.Unmarshal([]byte(v[strings.IndexByte(v, ',')+1:]), &fields); err != nil || len(fields) != envelopeFields+1 {
+		t.Fatalf("msgpack reads %v (%v), want %d elements", fields, err, envelopeFields+1)
+	}
+	rec := store.JobRecord{ID: j.ID}
+	if err := decodeValue("1,"+v, &rec); err != nil || !reflect.DeepEqual(rec.JobSpec, j.JobSpec) {
+		t.Fatalf("decoded %+v (%v), want %+v", rec.JobSpec, err, j.JobSpec)
+	}
+	// A corrupt options element is corrupt.
+	bad := strings.Replace(v, "\xa2uf", "\xa2uf\xa1", 1)
+	if err := decodeValue("1,"+bad, &rec); err == nil {
+		t.Errorf("decodeValue(%q) = nil, want an error", bad)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"maps"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -45,9 +46,9 @@ func storedValue(enqMs int64, j *store.NewJob) string {
 func FuzzDecodeValue(f *testing.F) {
 	for _, j := range []*store.NewJob{
 		{Kind: "k"},
-		{Kind: "send_email", Args: []byte{0x81, 0xa2, 'T', 'o', 0xa3, 'a', '@', 'b'}, MaxRetries: 25,
-			Timeout: 90 * time.Second, Retention: time.Hour, UniqueKey: "u-1", Meta: map[string]string{"trace": "abc"}},
-		{Kind: "ünïcode ✓", Args: bytes.Repeat([]byte{0xc0}, 300), Timeout: 1500 * time.Microsecond},
+		{Kind: "send_email", Args: []byte{0x81, 0xa2, 'T', 'o', 0xa3, 'a', '@', 'b'}, JobSpec: store.JobSpec{MaxRetries: 25, Timeout: 90 * time.Second, Retention: time.Hour, UniqueKey: "u-1", Meta: map[string]string{"trace": "abc"}}},
+		{Kind: "ünïcode ✓", Args: bytes.Repeat([]byte{0xc0}, 300), JobSpec: store.JobSpec{Timeout: 1500 * time.Microsecond}},
+		{Kind: "k", JobSpec: store.JobSpec{Group: "g", UniqueKey: "u", UniqueFor: time.Minute}},
 	} {
 		f.Add(storedValue(1700000000123, j))
 	}
@@ -66,15 +67,13 @@ func FuzzDecodeValue(f *testing.F) {
 		if rec.Timeout < 0 || rec.Retention < 0 {
 			t.Fatalf("decoded negative durations: timeout %v, retention %v", rec.Timeout, rec.Retention)
 		}
-		j := &store.NewJob{Kind: rec.Kind, Args: rec.Args, MaxRetries: rec.MaxRetries, Timeout: rec.Timeout,
-			Retention: rec.Retention, UniqueKey: rec.UniqueKey, Meta: rec.Meta}
+		j := &store.NewJob{Kind: rec.Kind, Args: rec.Args, JobSpec: rec.JobSpec}
 		var again store.JobRecord
 		if err := decodeValue(storedValue(rec.EnqueuedAt.UnixMilli(), j), &again); err != nil {
 			t.Fatalf("re-encoded value does not decode: %v", err)
 		}
-		if again.Kind != rec.Kind || !bytes.Equal(again.Args, rec.Args) || again.MaxRetries != rec.MaxRetries ||
-			again.Timeout != rec.Timeout || again.Retention != rec.Retention || again.UniqueKey != rec.UniqueKey ||
-			!maps.Equal(again.Meta, rec.Meta) || !again.EnqueuedAt.Equal(rec.EnqueuedAt) {
+		if again.Kind != rec.Kind || !bytes.Equal(again.Args, rec.Args) || !reflect.DeepEqual(again.JobSpec, rec.JobSpec) ||
+			!again.EnqueuedAt.Equal(rec.EnqueuedAt) {
 			t.Fatalf("round trip changed the record:\n%+v\n%+v", rec, again)
 		}
 	})

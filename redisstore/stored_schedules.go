@@ -8,28 +8,28 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hopperq/hopper/internal/wire"
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
-// storedRecord is a StoredSchedule as the hash {p}:sdefs keeps it.
+// storedRecord is a StoredSchedule as the hash {p}:sdefs keeps it: one
+// msgpack map (storedCodec) of the schedule's fields and of its job's,
+// the job's queue being the schedule's. Every field of store.NewJob with
+// a wire key is kept, so a job option added to store.JobSpec is kept with
+// no edit here.
 type storedRecord struct {
-	Name       string            `msgpack:"n"`
-	Queue      string            `msgpack:"q"`
-	Spec       string            `msgpack:"s"`
-	Paused     bool              `msgpack:"p,omitempty"`
-	CatchUp    bool              `msgpack:"c,omitempty"`
-	UpdatedMs  int64             `msgpack:"u"`
-	Kind       string            `msgpack:"k"`
-	Args       []byte            `msgpack:"a"`
-	Meta       map[string]string `msgpack:"m,omitempty"`
-	MaxRetries int               `msgpack:"r,omitempty"`
-	Timeout    int64             `msgpack:"t,omitempty"`
-	Retention  int64             `msgpack:"rt,omitempty"`
-	Priority   int               `msgpack:"pr,omitempty"`
-	Group      string            `msgpack:"g,omitempty"`
+	Name      string       `wire:"n"`
+	Spec      string       `wire:"s"`
+	Paused    bool         `wire:"p"`
+	CatchUp   bool         `wire:"c"`
+	UpdatedAt time.Time    `wire:"u"`
+	Job       store.NewJob `wire:",inline"`
 }
+
+// storedCodec encodes storedRecord. Records written before it kept the
+// job's Retention under "rt".
+var storedCodec = wire.New[storedRecord](wire.Alias("rt", "ret"))
 
 // PutSchedule adds or replaces a stored schedule (see store.ScheduleStore)
 // and bumps the version, in one transaction.
@@ -40,14 +40,10 @@ func (s *Store) PutSchedule(ctx context.Context, sc store.StoredSchedule) error 
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	j := sc.Job
-	b, err := msgpack.Marshal(&storedRecord{Name: sc.Name, Queue: sc.Queue, Spec: sc.Spec, Paused: sc.Paused, CatchUp: sc.CatchUp,
-		UpdatedMs: time.Now().UnixMilli(), Kind: j.Kind, Args: j.Args, Meta: j.Meta, MaxRetries: j.MaxRetries,
-		Timeout: int64(j.Timeout), Retention: int64(j.Retention), Priority: j.Priority, Group: j.Group})
-	if err != nil {
-		return fmt.Errorf("redisstore: encode schedule %q: %w", sc.Name, err)
-	}
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	r := storedRecord{Name: sc.Name, Spec: sc.Spec, Paused: sc.Paused, CatchUp: sc.CatchUp, UpdatedAt: time.Now(), Job: sc.Job}
+	r.Job.Queue = sc.Queue
+	b, _ := storedCodec.AppendMap(nil, &r)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, s.g.stored, sc.Queue+":"+sc.Name, b)
 		p.Incr(ctx, s.g.storedVer)
 		return nil
@@ -94,13 +90,11 @@ func (s *Store) StoredSchedules(ctx context.Context) ([]store.StoredSchedule, in
 	out := make([]store.StoredSchedule, 0, len(all.Val()))
 	for field, val := range all.Val() {
 		var r storedRecord
-		if err := unmarshalRecord(val, &r); err != nil {
+		if n, err := storedCodec.Decode(val, &r); err != nil || n != len(val) {
 			return nil, 0, fmt.Errorf("redisstore: stored schedule %q: %w", field, errCorrupt)
 		}
-		out = append(out, store.StoredSchedule{Name: r.Name, Queue: r.Queue, Spec: r.Spec, Paused: r.Paused, CatchUp: r.CatchUp,
-			UpdatedAt: time.UnixMilli(r.UpdatedMs), Job: store.NewJob{Queue: r.Queue, Kind: r.Kind, Args: r.Args, Meta: r.Meta,
-				MaxRetries: r.MaxRetries, Timeout: time.Duration(r.Timeout), Retention: time.Duration(r.Retention),
-				Priority: r.Priority, Group: r.Group}})
+		out = append(out, store.StoredSchedule{Name: r.Name, Queue: r.Job.Queue, Spec: r.Spec, Paused: r.Paused, CatchUp: r.CatchUp,
+			UpdatedAt: r.UpdatedAt, Job: r.Job})
 	}
 	slices.SortFunc(out, func(a, b store.StoredSchedule) int {
 		return cmp.Or(cmp.Compare(a.Queue, b.Queue), cmp.Compare(a.Name, b.Name))

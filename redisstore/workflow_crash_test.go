@@ -18,7 +18,7 @@ import (
 func wfTask(wf, name, queue string, deps ...string) *store.NewTask {
 	return &store.NewTask{Name: name, Deps: deps, Job: &store.NewJob{
 		ID: store.TaskJobID(wf, name), Queue: queue, Kind: "k",
-		Meta: map[string]string{store.MetaWorkflow: wf, store.MetaTask: name},
+		JobSpec: store.JobSpec{Meta: map[string]string{store.MetaWorkflow: wf, store.MetaTask: name}},
 	}}
 }
 

@@ -6,63 +6,42 @@ import (
 )
 
 // NewJob is a job as a producer hands it to Store.Enqueue: encoded args plus
-// everything the store needs to schedule, limit and identify it.
+// everything the store needs to schedule, limit and identify it: its
+// identity, its options (the embedded JobSpec) and the directives of this
+// one enqueue (RunAt or Delay, Replace, Schedule and Tick).
+//
+// A field's `wire` tag is its key in the keyed formats (hopper.PreparedJob,
+// the stored schedules; see JobSpec). Delay, Schedule and Tick have none:
+// a prepared job's Delay is already its RunAt, and only the Scheduler
+// makes periodic jobs.
 type NewJob struct {
 	// ID identifies the job within its queue. Required; hopper's Client
 	// generates one (time-ordered, 20 characters) when the caller gives
 	// none.
-	ID string
+	ID string `wire:"id"`
 	// Queue is a valid queue name (see ValidateQueue).
-	Queue string
+	Queue string `wire:"q"`
 	// Kind names the handler (hopper.Args.Kind).
-	Kind string
+	Kind string `wire:"k"`
 	// Args are the encoded arguments (msgpack).
-	Args []byte
-	// Meta carries string metadata such as trace context. May be nil.
-	Meta map[string]string
-	// MaxRetries is how many times a failed attempt is retried: the job gets
-	// at most MaxRetries+1 attempts. Zero means no retry.
-	MaxRetries int
-	// Timeout bounds one attempt. Zero means the worker's default.
-	Timeout time.Duration
+	Args []byte `wire:"a"`
+	// JobSpec holds the job's options (priority, group, retries, timeout,
+	// retention, unique key, metadata): see JobSpec.
+	JobSpec
 	// RunAt is when the job falls due. When zero, the job falls due Delay
 	// after the store's now; a time not in the future makes it ready at once.
-	RunAt time.Time
+	RunAt time.Time `wire:"at"`
 	// Delay is used when RunAt is zero; zero or negative means now.
 	Delay time.Duration
-	// Retention keeps the job in done for this long after it succeeds. Zero
-	// means the queue's QueueConfig.Retention, which defaults to none.
-	Retention time.Duration
-	// Group puts the job in a group of its queue (a key such as a tenant
-	// ID: 1 to MaxGroupLen printable ASCII bytes, no spaces or commas;
-	// empty for none). A claim rotates over the groups that have ready
-	// jobs, a turn of up to four jobs each (one each when a claim wants no
-	// more), and takes a group's jobs first in first out;
-	// QueueConfig.GroupMaxRunning and Groups.SetGroupLimit cap how many of
-	// a group's jobs run at once. A grouped job has no Priority.
-	Group string
-	// Priority orders the job among the ready jobs of its queue: a claim
-	// takes the highest priority first, and jobs of equal priority in the
-	// order they became ready. From MinPriority to MaxPriority; zero is
-	// the default level.
-	Priority int
-	// UniqueKey, when set, makes the job unique in its queue: while another
-	// job holds the key, Enqueue reports a duplicate instead. The key is
-	// released when its job is acked, dies, is deleted or is cancelled, or
-	// after UniqueFor when that is set.
-	UniqueKey string
-	// UniqueFor bounds how long the unique key is held. Zero means until the
-	// job finishes.
-	UniqueFor time.Duration
 	// Replace says what this job changes of the job that holds its ID or
 	// unique key, when that job is still waiting (pending, ready or
-	// retry): ReplaceArgs makes the waiting job this one (kind, args,
-	// meta, retries, timeout; its ID, attempts and history stay),
+	// retry): ReplaceArgs makes the waiting job this one (kind, args
+	// and JobSpec; its ID, attempts, history and unique key's hold stay),
 	// ReplaceRunAt moves its due time to this job's. A running job, or
 	// one that ended and still holds the ID, is never changed: the
 	// enqueue is a plain duplicate. Zero changes nothing (a duplicate is
 	// dropped).
-	Replace Replace
+	Replace Replace `wire:"rp"`
 	// Schedule and Tick mark a periodic job: it is enqueued only when Tick is
 	// later than the last tick recorded for Schedule in this queue, and that
 	// tick is recorded in the same atomic step. Zero Tick means not periodic.
@@ -72,13 +51,10 @@ type NewJob struct {
 
 // Validate checks a job before it reaches a store: a valid queue, an ID of
 // 1 to MaxIDLen printable ASCII bytes (no spaces), a valid kind
-// (ValidateKind), MaxRetries between 0 and MaxRetriesLimit, a Priority
-// between MinPriority and MaxPriority, a valid Group (ValidateGroup) and
-// not both a Group and a Priority, a RunAt no
-// later than MaxRunAt, no negative Timeout, Retention or UniqueFor, a
-// UniqueKey of at most MaxUniqueKeyLen bytes, and Schedule and Tick set
-// together. It returns an error wrapping ErrInvalidJob or ErrInvalidQueue
-// that names the field. Stores call it on every job.
+// (ValidateKind), valid options (JobSpec.Validate), a RunAt no later than
+// MaxRunAt, known Replace flags and none on a periodic job, and Schedule
+// and Tick set together. It returns an error wrapping ErrInvalidJob or
+// ErrInvalidQueue that names the field. Stores call it on every job.
 func (j *NewJob) Validate() error {
 	if err := ValidateQueue(j.Queue); err != nil {
 		return err
@@ -89,35 +65,11 @@ func (j *NewJob) Validate() error {
 	if err := ValidateKind(j.Kind); err != nil {
 		return err
 	}
-	if j.MaxRetries < 0 || j.MaxRetries > MaxRetriesLimit {
-		return fmt.Errorf("%w: MaxRetries %d must be between 0 and %d", ErrInvalidJob, j.MaxRetries, MaxRetriesLimit)
+	if err := j.JobSpec.Validate(); err != nil {
+		return err
 	}
 	if j.RunAt.After(MaxRunAt) {
 		return fmt.Errorf("%w: RunAt %v is after the year 9999", ErrInvalidJob, j.RunAt)
-	}
-	if err := ValidateGroup(j.Group); err != nil {
-		return err
-	}
-	if j.Group != "" && j.Priority != 0 {
-		return fmt.Errorf("%w: Priority %d with Group %q: a group runs its jobs first in first out, so a grouped job has no priority", ErrInvalidJob, j.Priority, j.Group)
-	}
-	if j.Priority < MinPriority || j.Priority > MaxPriority {
-		return fmt.Errorf("%w: Priority %d must be between %d and %d", ErrInvalidJob, j.Priority, MinPriority, MaxPriority)
-	}
-	if j.Timeout < 0 {
-		return fmt.Errorf("%w: Timeout %v is negative", ErrInvalidJob, j.Timeout)
-	}
-	if j.Retention < 0 {
-		return fmt.Errorf("%w: Retention %v is negative", ErrInvalidJob, j.Retention)
-	}
-	if j.UniqueFor < 0 {
-		return fmt.Errorf("%w: UniqueFor %v is negative", ErrInvalidJob, j.UniqueFor)
-	}
-	if len(j.UniqueKey) > MaxUniqueKeyLen {
-		return fmt.Errorf("%w: UniqueKey is %d bytes, at most %d", ErrInvalidJob, len(j.UniqueKey), MaxUniqueKeyLen)
-	}
-	if j.UniqueFor > 0 && j.UniqueKey == "" {
-		return fmt.Errorf("%w: UniqueFor is set without a UniqueKey", ErrInvalidJob)
 	}
 	if j.Replace&^(ReplaceArgs|ReplaceRunAt|ReplaceOnly) != 0 {
 		return fmt.Errorf("%w: Replace %d has unknown bits (ReplaceArgs is 1, ReplaceRunAt 2, ReplaceOnly 4)", ErrInvalidJob, j.Replace)

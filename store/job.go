@@ -15,30 +15,15 @@ type JobRecord struct {
 	Kind string
 	// Args are the encoded arguments (msgpack).
 	Args []byte
-	// Meta is string metadata stored with the job, such as trace context.
-	// Nil when the job has none.
-	Meta map[string]string
+	// JobSpec holds the options the job was enqueued with (priority,
+	// group, retries, timeout, retention, unique key, metadata): see
+	// JobSpec. Meta is nil when the job has none.
+	JobSpec
 	// State is where the job is.
 	State JobState
 	// Attempt counts attempts made so far, the running one included; Claim
 	// increments it, snoozes and releases do not count.
 	Attempt int
-	// MaxRetries is how many times a failed attempt is retried: the job
-	// gets at most MaxRetries+1 attempts.
-	MaxRetries int
-	// Timeout bounds one attempt; zero means the worker's default.
-	Timeout time.Duration
-	// Retention keeps the job in done this long after it succeeds; zero
-	// means the queue's.
-	Retention time.Duration
-	// UniqueKey is the job's unique key, if it has one.
-	UniqueKey string
-	// Priority is the job's priority among the ready jobs of its queue
-	// (NewJob.Priority); zero is the default level.
-	Priority int
-	// Group is the job's group in its queue (NewJob.Group); empty for
-	// none.
-	Group string
 	// EnqueuedAt is when Enqueue stored the job.
 	EnqueuedAt time.Time
 	// RunAt is when the job falls due (pending, retry) or last fell due (in

@@ -19,9 +19,10 @@ type Replace uint8
 
 // The Replace flags.
 const (
-	// ReplaceArgs makes the waiting job the new one: kind, args, meta,
-	// MaxRetries, Timeout, Retention and Priority (a ready job whose
-	// priority changes goes to the back of its new level).
+	// ReplaceArgs makes the waiting job the new one: kind, args and
+	// options (JobSpec) but its unique key and hold (a ready job whose
+	// priority or group changes goes to the back of its new level or
+	// group).
 	ReplaceArgs Replace = 1 << iota
 	// ReplaceRunAt moves the waiting job's due time to the new job's
 	// (RunAt, or Delay from the store's now): with a Delay, "run once, D

@@ -3,9 +3,11 @@ package storetest
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil/spectest"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -80,7 +82,9 @@ func testEnqueueMeta(t *testing.T, s store.Store) {
 }
 
 // fieldsJob returns a job of q with every field a store keeps set to a
-// value other than its default.
+// value other than its default: every option of store.JobSpec, found by
+// reflection, so that an option added to it is checked with no edit here
+// (but Priority, which a grouped job cannot have).
 func fieldsJob(q string) *store.NewJob {
 	j := job(q, "fields")
 	j.Kind = "kind with ünïcode"
@@ -88,6 +92,22 @@ func fieldsJob(q string) *store.NewJob {
 	j.Timeout = 90 * time.Second
 	j.Retention = 3 * time.Hour
 	j.UniqueKey = "unique key ✓"
+	j.Meta = maps.Clone(testMeta)
+	v := reflect.ValueOf(&j.JobSpec).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.IsZero() {
+			continue
+		}
+		x, err := spectest.Value(v.Type().Field(i).Name, f.Type())
+		if err != nil {
+			panic("storetest: " + err.Error())
+		}
+		f.Set(x)
+		if j.Validate() != nil {
+			f.SetZero() // not with the others
+		}
+	}
 	return j
 }
 
@@ -95,19 +115,15 @@ func fieldsJob(q string) *store.NewJob {
 // was enqueued between before and after.
 func requireFields(t *testing.T, where string, got, j *store.JobRecord, before, after time.Time) {
 	t.Helper()
-	if got.Kind != j.Kind || got.MaxRetries != j.MaxRetries || got.Timeout != j.Timeout ||
-		got.Retention != j.Retention || got.UniqueKey != j.UniqueKey {
-		t.Fatalf("%s: Kind %q, MaxRetries %d, Timeout %v, Retention %v, UniqueKey %q; want %q, %d, %v, %v, %q",
-			where, got.Kind, got.MaxRetries, got.Timeout, got.Retention, got.UniqueKey,
-			j.Kind, j.MaxRetries, j.Timeout, j.Retention, j.UniqueKey)
+	if got.Kind != j.Kind || !reflect.DeepEqual(got.JobSpec, j.JobSpec) {
+		t.Fatalf("%s: Kind %q, %+v; want %q, %+v", where, got.Kind, got.JobSpec, j.Kind, j.JobSpec)
 	}
 	requireNow(t, where+" EnqueuedAt", got.EnqueuedAt, before, after)
 }
 
 // record returns the fields of a NewJob that a JobRecord has too.
 func record(j *store.NewJob) *store.JobRecord {
-	return &store.JobRecord{ID: j.ID, Queue: j.Queue, Kind: j.Kind, MaxRetries: j.MaxRetries,
-		Timeout: j.Timeout, Retention: j.Retention, UniqueKey: j.UniqueKey}
+	return &store.JobRecord{ID: j.ID, Queue: j.Queue, Kind: j.Kind, JobSpec: j.JobSpec}
 }
 
 func testEnqueueFields(t *testing.T, s store.Store) {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -39,8 +40,8 @@ func storedIn(t *testing.T, ss store.ScheduleStore, q string) ([]store.StoredSch
 // stored returns schedule name of queue q ticking every minute.
 func stored(q, name string) store.StoredSchedule {
 	return store.StoredSchedule{Name: name, Queue: q, Spec: "@every 1m", Job: store.NewJob{
-		Kind: kind, Args: []byte("args of " + name), Meta: map[string]string{"m": "1"}, MaxRetries: 3,
-		Timeout: time.Minute, Retention: time.Hour, Priority: 2}}
+		Kind: kind, Args: []byte("args of " + name), JobSpec: store.JobSpec{Meta: map[string]string{"m": "1"}, MaxRetries: 3, Timeout: time.Minute, Retention: time.Hour, Priority: 2},
+	}}
 }
 
 func testStoredPut(t *testing.T, s store.Store, ss store.ScheduleStore) {
@@ -63,7 +64,7 @@ func testStoredPut(t *testing.T, s store.Store, ss store.ScheduleStore) {
 	}
 	g := got[0]
 	if g.Spec != "@every 1m" || !g.CatchUp || g.Paused || g.Job.Kind != kind || string(g.Job.Args) != "args of a" ||
-		g.Job.Meta["m"] != "1" || g.Job.MaxRetries != 3 || g.Job.Timeout != time.Minute || g.Job.Retention != time.Hour || g.Job.Priority != 2 {
+		!reflect.DeepEqual(g.Job.JobSpec, a.Job.JobSpec) {
 		t.Fatalf("stored schedule a: %+v, want what was put", g)
 	}
 	if g.UpdatedAt.Before(before.Add(-time.Second)) || g.UpdatedAt.After(time.Now().Add(time.Second)) {

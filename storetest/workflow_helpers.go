@@ -48,11 +48,11 @@ func newQueues(t *testing.T, n int) []string {
 // result.
 func wfTask(wf, q, name string, deps ...string) *store.NewTask {
 	return &store.NewTask{Name: name, Deps: deps, Job: &store.NewJob{
-		ID:    store.TaskJobID(wf, name),
-		Queue: q,
-		Kind:  kind,
-		Args:  []byte("args of " + name),
-		Meta:  map[string]string{store.MetaWorkflow: wf, store.MetaTask: name},
+		ID:      store.TaskJobID(wf, name),
+		Queue:   q,
+		Kind:    kind,
+		Args:    []byte("args of " + name),
+		JobSpec: store.JobSpec{Meta: map[string]string{store.MetaWorkflow: wf, store.MetaTask: name}},
 	}}
 }
 

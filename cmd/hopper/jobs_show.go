@@ -13,6 +13,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/internal/specview"
 )
 
 // cliJob is a job as "hopper jobs show --json" and "list --json" print it,
@@ -73,7 +74,7 @@ func toCLIJob(j *hopper.JobRecord, redact dashboard.RedactFunc) cliJob {
 	return out
 }
 
-// runJobsShow prints one job: where it is, its times and limits, its args
+// runJobsShow prints one job: where it is, its times and options, its args
 // and result as JSON, its errors with their stacks and its metadata.
 func runJobsShow(ctx context.Context, a *app, args []string) error {
 	fs := newFlags("jobs show", "hopper jobs show [--queue Q] ID [--json]", a.stderr)
@@ -123,8 +124,12 @@ func printJob(w io.Writer, j *hopper.JobRecord, cj cliJob, now time.Time) {
 	}
 	field("State", state)
 	field("Attempts", fmt.Sprintf("%d of %d", j.Attempt, j.MaxRetries+1))
-	if j.Timeout > 0 {
-		field("Timeout", j.Timeout.String())
+	// The job's options that are set, an option added to store.JobSpec
+	// included; MaxRetries is in Attempts and Meta below.
+	for _, f := range specview.Fields(&j.JobSpec) {
+		if !f.Zero && f.Name != "MaxRetries" && f.Name != "Meta" {
+			field(f.Label, optionText(f.Value))
+		}
 	}
 	field("Enqueued", when(j.EnqueuedAt))
 	field("Due", when(j.RunAt))
@@ -163,6 +168,19 @@ func printJob(w io.Writer, j *hopper.JobRecord, cj cliJob, now time.Time) {
 			}
 		}
 	}
+}
+
+// optionText writes the value of a job's option for a person to read.
+func optionText(v any) string {
+	switch v := v.(type) {
+	case time.Duration:
+		return v.String()
+	case time.Time:
+		return v.UTC().Format("2006-01-02 15:04:05.000 UTC")
+	case map[string]string, []string, []byte:
+		return compactJSON(v)
+	}
+	return fmt.Sprint(v)
 }
 
 // indentJSON writes v as indented JSON without HTML escaping.

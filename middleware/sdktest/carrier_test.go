@@ -71,7 +71,7 @@ func TestTracingDefaultPropagator(t *testing.T) {
 		got = baggage.FromContext(ctx).Member("tenant").Value()
 		return nil
 	}))
-	if err := h.Handle(t.Context(), &hopper.JobRecord{ID: "j", Queue: "q", Meta: meta, Attempt: 1}); err != nil {
+	if err := h.Handle(t.Context(), &hopper.JobRecord{ID: "j", Queue: "q", JobSpec: hopper.JobSpec{Meta: meta}, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if got != "t1" {

@@ -159,7 +159,7 @@ func TestMetricsWaitDurationFromDueTime(t *testing.T) {
 	h := middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp})(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return nil }))
 	now := time.Now()
 	// Enqueued an hour ago, due (after a retry backoff) ten minutes ago.
-	job := &hopper.JobRecord{ID: "j", Queue: "q", Kind: "k", Attempt: 2, MaxRetries: 5, EnqueuedAt: now.Add(-time.Hour), RunAt: now.Add(-10 * time.Minute)}
+	job := &hopper.JobRecord{ID: "j", Queue: "q", Kind: "k", Attempt: 2, JobSpec: hopper.JobSpec{MaxRetries: 5}, EnqueuedAt: now.Add(-time.Hour), RunAt: now.Add(-10 * time.Minute)}
 	if err := h.Handle(t.Context(), job); err != nil {
 		t.Fatal(err)
 	}

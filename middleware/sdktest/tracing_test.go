@@ -287,7 +287,7 @@ func TestTracingEnqueueKeepsCustomCreationContext(t *testing.T) {
 		return res, nil
 	}
 	enq := middleware.TracingEnqueue(opts)(st)
-	if _, err := enq(ctx, []*store.NewJob{{ID: "j1", Queue: "q", Kind: "echo", Meta: meta}}); err != nil {
+	if _, err := enq(ctx, []*store.NewJob{{ID: "j1", Queue: "q", Kind: "echo", JobSpec: store.JobSpec{Meta: meta}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stored[0].Meta["traceparent"]; got != want {
@@ -405,7 +405,7 @@ func TestTracingOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec, _, opts := newTracerProvider(t)
 			h := middleware.Tracing(opts)(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return tt.err }))
-			job := &hopper.JobRecord{ID: "j", Queue: "q", Kind: "k", Attempt: tt.attempt, MaxRetries: 2}
+			job := &hopper.JobRecord{ID: "j", Queue: "q", Kind: "k", Attempt: tt.attempt, JobSpec: hopper.JobSpec{MaxRetries: 2}}
 			if err := h.Handle(tt.ctx, job); err != tt.err {
 				t.Fatalf("Handle returned %v, want the handler's %v", err, tt.err)
 			}
