@@ -118,6 +118,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 				"addr", addr, "maxmemory-policy", p)
 		}
 	}
+	preloadScripts()
 	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
 		err := loadFunctions(ctx, c)
 		switch {

@@ -279,7 +279,7 @@ func refused(err error) bool {
 	if strings.Contains(err.Error(), "Error compiling") || strings.Contains(err.Error(), "Error registering") {
 		return false
 	}
-	for _, passing := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "BUSY"} {
+	for _, passing := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "BUSY", "OOM"} {
 		if redis.HasErrorPrefix(err, passing) {
 			return false
 		}

@@ -28,6 +28,28 @@ var full = variant{shape: shapeAll, wf: "record"}
 // one variant of a script that has no slot.
 func fullScript(file string) *script { return scriptFor(file, full) }
 
+// preloadScripts builds the scripts every Store may call before it knows
+// its queues' shapes: each script in the variant that serves any queue,
+// and the hot ones in the plain queue's variants. The start-up check loads
+// them (another variant is loaded when first called), so that a server at
+// maxmemory, which refuses FUNCTION LOAD, still has what its workers need
+// to drain it.
+var preloadScripts = sync.OnceFunc(func() {
+	for _, name := range scriptFiles() {
+		fullScript(name)
+	}
+	for _, c := range []struct {
+		file string
+		v    variant
+	}{
+		{"enqueue", variant{}}, {"enqueue", variant{adds: "extras"}}, {"claim", variant{}},
+		{"finish", variant{}}, {"finish", variant{wf: "record"}}, {"finish", variant{wf: "local"}},
+		{"maintain", variant{wf: "record"}},
+	} {
+		scriptFor(c.file, c.v)
+	}
+})
+
 // evalCall is one script call, possibly sent with others in a pipeline.
 // A shaped call (file set) has its script and keys chosen when it is sent
 // (sendShaped): the variant of file for the shape of its queue, with the
