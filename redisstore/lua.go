@@ -4,12 +4,12 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"maps"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -54,10 +54,24 @@ type luaFile struct {
 	conf     []string
 	marks    []string
 	flags    string
+	// idents are the identifiers its code names, tops its top-level
+	// declarations (modules(): both read once, at parse).
+	idents map[string]bool
+	tops   []topDecl
 }
 
-// luaFiles holds every file of lua/, by name.
-var luaFiles = func() map[string]*luaFile {
+// topDecl is a top-level local declaration of a file: line i of the file,
+// the names it declares, whether it is a function's and whether it
+// initializes them.
+type topDecl struct {
+	line  int
+	names []string
+	fn    bool
+	init  bool
+}
+
+// luaFiles returns every file of lua/, by name, read on first use.
+var luaFiles = sync.OnceValue(func() map[string]*luaFile {
 	m := map[string]*luaFile{}
 	err := fs.WalkDir(luaFS, "lua", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
@@ -78,7 +92,7 @@ var luaFiles = func() map[string]*luaFile {
 		panic("redisstore: " + err.Error())
 	}
 	return m
-}()
+})
 
 // parseLua reads the directives of file name.
 func parseLua(name, src string) (*luaFile, error) {
@@ -109,6 +123,24 @@ func parseLua(name, src string) (*luaFile, error) {
 		default:
 			return nil, fmt.Errorf("lua/%s.lua: unknown directive @%s", name, verb)
 		}
+	}
+	f.idents = map[string]bool{}
+	for _, id := range luaIdents(src) {
+		f.idents[id] = true
+	}
+	i := 0
+	for line := range strings.Lines(src) {
+		text := strings.TrimRight(line, "\n")
+		if m := luaTopFunc.FindStringSubmatch(text); m != nil {
+			f.tops = append(f.tops, topDecl{line: i, names: []string{m[1]}, fn: true})
+		} else if m := luaTopLocals.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "local function") {
+			names := strings.Split(m[1], ",")
+			for k := range names {
+				names[k] = strings.TrimSpace(names[k])
+			}
+			f.tops = append(f.tops, topDecl{line: i, names: names, init: m[2] != ""})
+		}
+		i++
 	}
 	return f, nil
 }
@@ -158,7 +190,7 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 			return nil
 		}
 		seen[n] = true
-		f := luaFiles[n]
+		f := luaFiles()[n]
 		if f == nil {
 			return fmt.Errorf("lua/%s.lua (included by %s) does not exist", n, from)
 		}
@@ -308,20 +340,20 @@ func (b *luaBuild) resetFields() string {
 // locals at once, which the modules of the largest variants would pass
 // were they all kept; and a module's helpers stay its own.
 func (b *luaBuild) modules() string {
-	// used[i]: the identifiers the files after module i name.
 	n := len(b.files)
-	used := make([]map[string]bool, n)
-	seen := map[string]bool{}
-	for i := n - 1; i >= 0; i-- {
-		used[i] = maps.Clone(seen)
-		for _, id := range luaIdents(b.files[i].src) {
-			seen[id] = true
-		}
-	}
 	var out strings.Builder
 	for i, f := range b.files[:n-1] {
+		// used: whether a file after module i names id.
+		used := func(id string) bool {
+			for _, g := range b.files[i+1:] {
+				if g.idents[id] {
+					return true
+				}
+			}
+			return false
+		}
 		out.WriteString("-- [" + f.name + ".lua]\n")
-		decl, body := scopeModule(f.src, used[i])
+		decl, body := scopeModule(f, used)
 		if len(decl) > 0 {
 			out.WriteString("local " + strings.Join(decl, ", ") + "\n")
 		}
@@ -354,34 +386,42 @@ func luaIdents(src string) []string {
 	return out
 }
 
-// scopeModule rewrites module src for a block of its own: its top-level
-// locals (lines that start with "local") that a later file names (in
-// used), or reset functions, become assignments to locals declared before
-// the block, which it returns.
-func scopeModule(src string, used map[string]bool) (decl []string, body string) {
+// scopeModule rewrites module f for a block of its own: its top-level
+// locals (lines that start with "local") that a later file names (used),
+// or reset functions, become assignments to locals declared before the
+// block, which it returns.
+func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string) {
+	change := map[int]string{}
+	for _, d := range f.tops {
+		export := d.fn && strings.HasPrefix(d.names[0], "reset_")
+		for _, name := range d.names {
+			export = export || used(name)
+		}
+		if !export {
+			continue
+		}
+		decl = append(decl, d.names...)
+		switch {
+		case d.fn, d.init:
+			change[d.line] = "strip"
+		default:
+			change[d.line] = "drop" // declared before the block: nil already
+		}
+	}
+	if len(change) == 0 {
+		return nil, f.src
+	}
 	var b strings.Builder
-	for line := range strings.Lines(src) {
-		text := strings.TrimRight(line, "\n")
-		if m := luaTopFunc.FindStringSubmatch(text); m != nil && (used[m[1]] || strings.HasPrefix(m[1], "reset_")) {
-			decl = append(decl, m[1])
+	i := 0
+	for line := range strings.Lines(f.src) {
+		switch change[i] {
+		case "strip":
 			line = strings.TrimPrefix(line, "local ")
-		} else if m := luaTopLocals.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "local function") {
-			names := strings.Split(m[1], ",")
-			export := false
-			for i := range names {
-				names[i] = strings.TrimSpace(names[i])
-				export = export || used[names[i]]
-			}
-			if export {
-				decl = append(decl, names...)
-				if m[2] == "" {
-					line = "\n" // declared before the block: nil already
-				} else {
-					line = strings.TrimPrefix(line, "local ")
-				}
-			}
+		case "drop":
+			line = "\n"
 		}
 		b.WriteString(line)
+		i++
 	}
 	return decl, b.String()
 }
@@ -472,13 +512,13 @@ func constsSrc() string {
 // file includes.
 func scriptFiles() []string {
 	included := map[string]bool{}
-	for _, f := range luaFiles {
+	for _, f := range luaFiles() {
 		for _, inc := range f.includes {
 			included[inc] = true
 		}
 	}
 	var out []string
-	for name := range luaFiles {
+	for name := range luaFiles() {
 		if !strings.Contains(name, "/") && !included[name] && name != "base" {
 			out = append(out, name)
 		}
