@@ -235,12 +235,17 @@ func testMaintainGarbageCount(t *testing.T, s store.Store) {
 
 func testMaintainBatch(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	runAt := time.Now().Add(80 * time.Millisecond)
+	// In one call, due well after it: jobs added one by one, or due too
+	// soon, could reach a slow store (a Cluster under -race) after their
+	// due time and go straight to ready, unpromoted.
+	runAt := time.Now().Add(500 * time.Millisecond)
+	var jobs []*store.NewJob
 	for _, id := range seqIDs("j", 5) {
 		j := job(q, id)
 		j.RunAt = runAt
-		add(t, s, j)
+		jobs = append(jobs, j)
 	}
+	add(t, s, jobs...)
 	opts := store.MaintainOptions{Batch: 2}
 	var first store.MaintainResult
 	testutil.Eventually(t, waitFor, func() error {
