@@ -32,6 +32,7 @@ import (
 type script struct {
 	name string        // the file, and the variant after '.'
 	eval *redis.Script // the plain script
+	src  string        // its source
 	lib  string        // the function library's source
 	fn   string        // the library's name and its one function's
 	keys []int         // its KEYS: indexes in keyTable
@@ -90,18 +91,24 @@ func scriptFor(file string, v variant) *script {
 	if err != nil {
 		panic("redisstore: " + err.Error())
 	}
-	// The letters of the shape the script looks at: those of its slots.
+	// The letters of the shape the script looks at: those of its slots;
+	// its name: the file, the letters its variant serves, and the files
+	// of the other slots that are not their slot's default.
 	var seen shape
 	var tag strings.Builder
 	for _, f := range b.files {
-		if slot, choice, ok := strings.Cut(f.name, "/"); ok {
+		if slot, choice, ok := strings.Cut(f.name, "/"); ok && isSlot(slot) {
 			seen |= shapeOfSlot[slot]
-			if slot == "wf" || slot == "adds" {
+			if shapeOfSlot[slot] == 0 && choice != slotDefaults[slot] {
 				tag.WriteString("." + choice)
 			}
 		}
 	}
-	name := file + "." + (v.shape & seen).String() + tag.String()
+	name := file
+	if sh := (v.shape & seen).String(); sh != "" {
+		name += "." + sh
+	}
+	name += tag.String()
 	if sc := scripts.byName[name]; sc != nil {
 		scripts.byVariant.Store(id, sc)
 		return sc
@@ -130,7 +137,7 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	flags := b.flags
 	var head strings.Builder
 	head.WriteString("local SHAPE, SHAPE_SEEN = '" + served.String() + "', '" + looked.String() + "'\n")
-	head.WriteString(constsSrc())
+	head.WriteString(constsSrc(b))
 	if keyCheck {
 		head.WriteString(keyCheckSrc)
 	}
@@ -167,6 +174,7 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	return &script{
 		name: name,
 		eval: redis.NewScript(eval.String()),
+		src:  eval.String(),
 		lib:  "#!lua name=" + fn + "\n" + lib.String(),
 		fn:   fn,
 		keys: b.keys,

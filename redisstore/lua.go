@@ -492,13 +492,28 @@ var luaTexts = []struct{ name, val string }{
 	{"LEASE_EXPIRED_TEXT", store.ErrLeaseExpired.Error()},
 }
 
-// constsSrc declares luaConsts and luaTexts in Lua.
-func constsSrc() string {
+// constsSrc declares the luaConsts and luaTexts that lb's files name, in
+// Lua.
+func constsSrc(lb *luaBuild) string {
 	var b strings.Builder
+	named := func(c string) bool {
+		for _, f := range lb.files {
+			if f.idents[c] || f.idents[c+"_S"] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, c := range luaTexts {
+		if !named(c.name) {
+			continue
+		}
 		b.WriteString("local " + c.name + " = " + strconv.Quote(c.val) + "\n")
 	}
 	for _, c := range luaConsts {
+		if !named(c.name) {
+			continue
+		}
 		v := strconv.FormatInt(c.val, 10)
 		b.WriteString("local " + c.name + " = " + v + "\n")
 		if c.str {

@@ -3,6 +3,7 @@ package redisstore
 import (
 	goflag "flag"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -342,5 +343,26 @@ func TestLayoutDoc(t *testing.T) {
 	got, err := os.ReadFile("LAYOUT.md")
 	if err != nil || string(got) != want {
 		t.Fatalf("LAYOUT.md is not what keyTable says (%v): run go test -run TestLayoutDoc -update", err)
+	}
+}
+
+// TestWriteVariants writes the Lua of every variant of every script, as
+// Redis runs it, into the folder HOPPER_LUA_OUT names (skipped without
+// it): to read or grep what a queue of a given shape runs, e.g.
+//
+//	HOPPER_LUA_OUT=/tmp/lua go test -run TestWriteVariants ./redisstore
+//	grep -ciE 'group|prio|level|workflow|kidx' /tmp/lua/claim..lua
+func TestWriteVariants(t *testing.T) {
+	dir := os.Getenv("HOPPER_LUA_OUT")
+	if dir == "" {
+		t.Skip("HOPPER_LUA_OUT names no folder")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range allVariants() {
+		if err := os.WriteFile(filepath.Join(dir, sc.name+".lua"), []byte(sc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
