@@ -120,7 +120,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 	}
 	preloadScripts()
 	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
-		err := loadFunctions(ctx, c)
+		err := loadFunctions(ctx, c, allScripts())
 		switch {
 		case err == nil:
 			return nil

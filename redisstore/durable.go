@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,7 +121,13 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 	}
 	if len(again) > 0 {
 		if s.fmode.on.Load() {
-			s.reloadFunctions(ctx, again[0].keys)
+			want := make([]*script, 0, len(again))
+			for _, call := range again {
+				if !slices.Contains(want, call.script) {
+					want = append(want, call.script)
+				}
+			}
+			s.reloadFunctions(ctx, again[0].keys, want...)
 		}
 		run(again, true)
 	}

@@ -50,7 +50,7 @@ type variant struct {
 
 // scripts holds every variant built so far, by file and variant (read
 // without a lock: every call looks its script up), and by name, and their
-// list in the order they were built (loadFunctions loads them all).
+// list in the order they were built (the start-up check loads them all).
 var scripts struct {
 	byVariant sync.Map // scriptID -> *script
 	sync.Mutex
@@ -219,7 +219,7 @@ func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []str
 		if !noFunction(cmd.Err()) {
 			return cmd
 		}
-		if s.reloadFunctions(ctx, keys) {
+		if s.reloadFunctions(ctx, keys, sc) {
 			if cmd = c.FCall(ctx, sc.fn, keys, args...); !noFunction(cmd.Err()) {
 				return cmd
 			}
@@ -247,21 +247,23 @@ func noFunction(err error) bool {
 	return redis.HasErrorPrefix(err, "Function not found")
 }
 
-// reloadFunctions loads the libraries on the node of keys[0] (every shard
-// of a Ring). When that fails, the store turns to plain scripts and it
-// returns false.
-func (s *Store) reloadFunctions(ctx context.Context, keys []string) bool {
+// reloadFunctions loads the libraries of want on the node of keys[0]
+// (every shard of a Ring): a variant built after the start-up check, or a
+// node that lost its functions (each script then comes back on its first
+// call). When that fails, the store turns to plain scripts and it returns
+// false.
+func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*script) bool {
 	var err error
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:
 		var node *redis.Client
 		if node, err = c.MasterForKey(ctx, keys[0]); err == nil {
-			err = loadFunctions(ctx, node)
+			err = loadFunctions(ctx, node, want)
 		}
 	case *redis.Ring:
-		err = c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error { return loadFunctions(ctx, n) })
+		err = c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error { return loadFunctions(ctx, n, want) })
 	default:
-		err = loadFunctions(ctx, s.rdb)
+		err = loadFunctions(ctx, s.rdb, want)
 	}
 	if err == nil {
 		return true
@@ -295,10 +297,9 @@ func refused(err error) bool {
 	return true
 }
 
-// loadFunctions loads every script's library on c, in one round trip. A
+// loadFunctions loads the libraries of all on c, in one round trip. A
 // library already there (the same name is the same source) is kept.
-func loadFunctions(ctx context.Context, c redis.Cmdable) error {
-	all := allScripts()
+func loadFunctions(ctx context.Context, c redis.Cmdable, all []*script) error {
 	cmds := make([]*redis.StringCmd, len(all))
 	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, sc := range all {

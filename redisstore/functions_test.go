@@ -157,3 +157,32 @@ func TestFunctionLoadRefused(t *testing.T) {
 		t.Fatalf("%d FCALLs, %d EVALSHAs; want plain scripts only", fcalls, evals)
 	}
 }
+
+// TestNewVariantLoadsItsLibraryOnly: the first call of a variant the
+// start-up check did not load (a queue's first grouped job) loads that
+// variant's library, not every library built so far again.
+func TestNewVariantLoadsItsLibraryOnly(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t)})
+	roundTrip(t, s, "q", "a")
+	built := len(libraries(t, admin))
+	admin.ConfigResetStat(t.Context())
+
+	j := job("grouped", "g1")
+	j.Group = "tenant-1"
+	mustEnqueue(t, s, j)
+	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "grouped", Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %+v, %v", res, err)
+	}
+	r := res.Jobs[0]
+	if errs, err := s.Finish(t.Context(), []store.FinishRequest{{Queue: "grouped", ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}}); err != nil || errs[0] != nil {
+		t.Fatalf("ack: %v %v", errs, err)
+	}
+	loads := cmdCalls(t, admin, "function|load")
+	added := len(libraries(t, admin)) - built
+	if added == 0 || loads > int64(2*added) {
+		t.Fatalf("a grouped job's first round trip sent %d FUNCTION LOADs for %d new libraries (%d were loaded before); want about one per new library", loads, added, built)
+	}
+}
