@@ -9,36 +9,25 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Sentinel errors. Match them with errors.Is; the errors returned carry
-// more detail (the queue, the job, the field). Stores return the same
-// values (package store defines them).
+// Errors a store returns, defined and documented in package store. Match
+// them with errors.Is; the errors returned carry more detail (the queue,
+// the job, the field).
 var (
-	// ErrJobNotFound: no job with that ID in that queue (or not in the
-	// state the call expected).
-	ErrJobNotFound = store.ErrJobNotFound
-	// ErrLeaseLost: the fencing token is no longer current. The lease
-	// expired and the job was reclaimed, released, deleted or claimed
-	// again; the late ack, nack, snooze or extend changed nothing.
-	ErrLeaseLost = store.ErrLeaseLost
-	// ErrInvalidQueue: a queue name is empty, longer than 64 bytes, or has
-	// a character other than letters, digits, '_', '.' and '-'.
-	ErrInvalidQueue = store.ErrInvalidQueue
-	// ErrInvalidState: not one of the job states, or a state an action
-	// does not allow (requeue from unack, say).
-	ErrInvalidState = store.ErrInvalidState
-	// ErrInvalidJob: an enqueue request is malformed (bad ID, kind,
-	// retries, timeout, time); the message names the field.
-	ErrInvalidJob = store.ErrInvalidJob
-	// ErrInvalidConfig: a configuration field or request is out of range;
-	// the message names the field.
-	ErrInvalidConfig = store.ErrInvalidConfig
-	// ErrCancelled: the job was cancelled (Inspector.Cancel). It is the
-	// cause of a running job's context when that happens.
-	ErrCancelled = store.ErrCancelled
-	// ErrNoKindIndex: a search asked to go on through a queue's kind
-	// index (SearchRequest.ByKind) and the queue keeps none, or it is
-	// still being built (QueueConfig.KindIndex): search again from 0.
-	ErrNoKindIndex = store.ErrNoKindIndex
+	ErrJobNotFound      = store.ErrJobNotFound      // "hopper: job not found"
+	ErrLeaseLost        = store.ErrLeaseLost        // "hopper: lease lost (stale token)"
+	ErrInvalidQueue     = store.ErrInvalidQueue     // "hopper: invalid queue name"
+	ErrInvalidState     = store.ErrInvalidState     // "hopper: invalid job state"
+	ErrInvalidJob       = store.ErrInvalidJob       // "hopper: invalid job"
+	ErrInvalidConfig    = store.ErrInvalidConfig    // "hopper: invalid config"
+	ErrCancelled        = store.ErrCancelled        // "hopper: job cancelled"
+	ErrNoKindIndex      = store.ErrNoKindIndex      // "hopper: the queue keeps no kind index"
+	ErrWorkflowNotFound = store.ErrWorkflowNotFound // "hopper: workflow not found"
+	ErrInvalidWorkflow  = store.ErrInvalidWorkflow  // "hopper: invalid workflow"
+	ErrWorkflowEnded    = store.ErrWorkflowEnded    // "hopper: workflow ended"
+)
+
+// Errors of package hopper's own calls. Match them with errors.Is.
+var (
 	// ErrArgsTooLarge: the encoded args exceed ClientConfig.MaxArgsBytes.
 	ErrArgsTooLarge = errors.New("hopper: args too large")
 	// ErrUnknownKind: no handler is registered for the job's kind. The job
@@ -54,20 +43,22 @@ var (
 	// ErrNotSupported: the store does not implement what was asked (an
 	// Inspector on a store without store.Admin).
 	ErrNotSupported = errors.New("hopper: not supported by this store")
-	// ErrWorkflowNotFound: no workflow with that ID (never stored, or
-	// removed after its retention).
-	ErrWorkflowNotFound = store.ErrWorkflowNotFound
-	// ErrInvalidWorkflow: a workflow or task is malformed (a bad name, a
-	// duplicate task, a dependency on an unknown task, a cycle); the
-	// message says which.
-	ErrInvalidWorkflow = store.ErrInvalidWorkflow
-	// ErrWorkflowEnded: the workflow has ended or was cancelled and cannot
-	// take the change.
-	ErrWorkflowEnded = store.ErrWorkflowEnded
-
 	// ErrScheduleNotFound: no stored schedule of that name and queue
 	// (Inspector.DeleteSchedule, PauseSchedule, SetScheduleSpec).
 	ErrScheduleNotFound = errors.New("hopper: stored schedule not found")
+	// ErrJobDead is returned by Client.Wait and EnqueueAndWait for a job that
+	// went to garbage: its retries used up, a permanent failure, or (wrapped
+	// with ErrCancelled too) a cancellation. The error's text ends with the
+	// job's last error.
+	ErrJobDead = errors.New("hopper: job died")
+	// ErrNoResult is returned by TaskResult for a task that has not succeeded
+	// or recorded no result.
+	ErrNoResult = errors.New("hopper: task recorded no result")
+	// ErrEventsLost is yielded by a subscription that fell behind its queue's
+	// stream: events it had not read were trimmed away (the stream keeps the
+	// last QueueConfig.EventsMaxLen store steps). The subscription goes on
+	// from the oldest event kept.
+	ErrEventsLost = errors.New("hopper: events were lost: the subscription fell behind the stream")
 )
 
 // Permanent wraps err so that the job goes to garbage at once, without retry.

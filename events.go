@@ -49,12 +49,6 @@ const (
 	FromNow = store.FromNow
 )
 
-// ErrEventsLost is yielded by a subscription that fell behind its queue's
-// stream: events it had not read were trimmed away (the stream keeps the
-// last QueueConfig.EventsMaxLen store steps). The subscription goes on
-// from the oldest event kept.
-var ErrEventsLost = errors.New("hopper: events were lost: the subscription fell behind the stream")
-
 // SubscribeOptions configures Client.Subscribe. A nil *SubscribeOptions
 // means defaults.
 type SubscribeOptions struct {

@@ -2,18 +2,11 @@ package hopper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper/store"
 )
-
-// ErrJobDead is returned by Client.Wait and EnqueueAndWait for a job that
-// went to garbage: its retries used up, a permanent failure, or (wrapped
-// with ErrCancelled too) a cancellation. The error's text ends with the
-// job's last error.
-var ErrJobDead = errors.New("hopper: job died")
 
 // WaitRetention is the least retention EnqueueAndWait gives a job, so that
 // its result is still kept when the wait starts after a fast worker acked

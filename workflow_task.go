@@ -2,7 +2,6 @@ package hopper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,10 +34,6 @@ func runningTask(ctx context.Context, what string) (ref taskRef, ws store.Workfl
 	}
 	return taskRef{workflow: wf, task: task}, ws, nil
 }
-
-// ErrNoResult is returned by TaskResult for a task that has not succeeded
-// or recorded no result.
-var ErrNoResult = errors.New("hopper: task recorded no result")
 
 // TaskResult decodes into a T the result that task (of the workflow of the
 // task running in ctx, a dependency usually) recorded with RecordResult

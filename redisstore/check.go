@@ -10,11 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// ErrUnsupportedServer is wrapped by the error of every call of a Store
-// whose server is older than Redis 7.0 (the scripts need its script flags,
-// LPOP with a count, ZMSCORE and SMISMEMBER).
-var ErrUnsupportedServer = errors.New("redisstore: unsupported Redis server (need Redis 7.0 or newer)")
-
 // Minimum server version.
 const minMajor, minMinor = 7, 0
 

@@ -54,6 +54,10 @@ var (
 	// fewer replicas than asked within Options.ReplicaTimeout. They are on
 	// the master, and a failover now may lose them.
 	ErrNotReplicated = errors.New("redisstore: writes not confirmed by enough replicas")
+	// ErrUnsupportedServer is wrapped by the error of every call of a
+	// Store whose server is older than Redis 7.0 (the scripts need its
+	// script flags, LPOP with a count, ZMSCORE and SMISMEMBER).
+	ErrUnsupportedServer = errors.New("redisstore: unsupported Redis server (need Redis 7.0 or newer)")
 )
 
 // Temporary reports whether err is of a class that may clear by itself,

@@ -18,7 +18,7 @@ var (
 	// '-'.
 	ErrInvalidQueue = errors.New("hopper: invalid queue name")
 	// ErrInvalidState: not one of the job states, or a state (or outcome)
-	// not allowed here.
+	// not allowed here (requeue from unack, say).
 	ErrInvalidState = errors.New("hopper: invalid job state")
 	// ErrInvalidJob: an enqueue request is malformed (bad ID, kind,
 	// retries, timeout, time); the message names the field.
@@ -29,7 +29,8 @@ var (
 	// ErrCancelled: the job was cancelled (hopper.Inspector.Cancel) while
 	// it waited or ran. Its text is what a store records in the history of
 	// a job cancelled while waiting, or finished as cancelled without an
-	// error of its own.
+	// error of its own. It is the cause of a running job's context when
+	// the job is cancelled.
 	ErrCancelled = errors.New("hopper: job cancelled")
 	// ErrLeaseExpired is what a store records in the history of a job whose
 	// lease expired (its worker died, stalled or lost its connection) when
@@ -37,6 +38,17 @@ var (
 	ErrLeaseExpired = errors.New("hopper: lease expired (worker lost)")
 	// ErrNoKindIndex: a search asked to walk a queue's kind index
 	// (SearchWalkKind) and the queue keeps none, or it is still being
-	// built (QueueConfig.KindIndex).
+	// built (QueueConfig.KindIndex): search again from the start.
 	ErrNoKindIndex = errors.New("hopper: the queue keeps no kind index")
+
+	// ErrWorkflowNotFound: no workflow with that ID (never stored, or
+	// removed after its retention).
+	ErrWorkflowNotFound = errors.New("hopper: workflow not found")
+	// ErrInvalidWorkflow: a workflow or task is malformed (bad ID or name,
+	// a duplicate task, a dependency on an unknown task, a cycle); the
+	// message says which.
+	ErrInvalidWorkflow = errors.New("hopper: invalid workflow")
+	// ErrWorkflowEnded: the workflow has ended (or was cancelled) and
+	// cannot take this change.
+	ErrWorkflowEnded = errors.New("hopper: workflow ended")
 )

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -141,20 +140,6 @@ const (
 	// DefaultWorkflowRetention is how long an ended workflow is kept when
 	// NewWorkflow.Retention is zero.
 	DefaultWorkflowRetention = 24 * time.Hour
-)
-
-// Workflow errors. Package hopper re-exports each under the same name.
-var (
-	// ErrWorkflowNotFound: no workflow with that ID (never stored, or
-	// removed after its retention).
-	ErrWorkflowNotFound = errors.New("hopper: workflow not found")
-	// ErrInvalidWorkflow: a workflow or task is malformed (bad ID or name,
-	// a duplicate task, a dependency on an unknown task, a cycle); the
-	// message says which.
-	ErrInvalidWorkflow = errors.New("hopper: invalid workflow")
-	// ErrWorkflowEnded: the workflow has ended (or was cancelled) and
-	// cannot take this change.
-	ErrWorkflowEnded = errors.New("hopper: workflow ended")
 )
 
 // TaskJobID is the job ID of task in workflow wf: wf + "~" + task. Neither
