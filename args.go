@@ -8,7 +8,7 @@ type Args interface {
 }
 
 // ArgsWithOpts is implemented by argument types that carry their own default
-// enqueue options (a queue, retries, a timeout). Options given to Enqueue
+// enqueue options (a queue, retries, a timeout). Opts given to Enqueue
 // override them field by field.
 type ArgsWithOpts interface {
 	Args

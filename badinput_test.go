@@ -470,7 +470,7 @@ func TestBadInputFinish(t *testing.T) {
 		st := open()
 		ack := func(id string, token uint64) error {
 			t.Helper()
-			errs, err := st.Finish(ctx, []store.FinishRequest{{Queue: "fin", ID: id, Token: token, Outcome: hopper.OutcomeAck}})
+			errs, err := st.Finish(ctx, []store.AttemptEnd{{Queue: "fin", ID: id, Token: token, Outcome: hopper.OutcomeAck}})
 			if err != nil {
 				t.Fatalf("Finish: %v", err)
 			}
@@ -479,7 +479,7 @@ func TestBadInputFinish(t *testing.T) {
 		if _, err := st.Enqueue(ctx, []*store.NewJob{{ID: "a", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}, {ID: "b", Queue: "fin", Kind: "bad", Args: []byte{0xc0}}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := st.Claim(ctx, store.ClaimRequest{Queue: "fin", Max: 2, Lease: time.Minute, WorkerID: "t"})
+		res, err := st.Claim(ctx, store.ClaimOpts{Queue: "fin", Max: 2, Lease: time.Minute, WorkerID: "t"})
 		if err != nil || len(res.Jobs) != 2 {
 			t.Fatalf("Claim: %v, %d jobs", err, len(res.Jobs))
 		}

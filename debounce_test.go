@@ -20,7 +20,7 @@ import (
 func TestDebounceOnRedis(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	st := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
+	st := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
 	const events, span, debounce = 1000, 2 * time.Second, 200 * time.Millisecond
 	type run struct {
 		n  int

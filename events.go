@@ -14,7 +14,7 @@ import (
 // (Client.Subscribe): its Type, the job's Queue, ID and Kind, the store's
 // time, the attempt, and details by type (Worker for started, Error for
 // retried, dead and cancelled, State for enqueued, Progress for progress).
-// Pos is its position: subscribing with it in SubscribeOptions.From
+// Pos is its position: subscribing with it in SubscribeOpts.From
 // resumes after it.
 type Event = store.Event
 
@@ -49,9 +49,9 @@ const (
 	FromNow = store.FromNow
 )
 
-// SubscribeOptions configures Client.Subscribe. A nil *SubscribeOptions
+// SubscribeOpts configures Client.Subscribe. A nil *SubscribeOpts
 // means defaults.
-type SubscribeOptions struct {
+type SubscribeOpts struct {
 	// From is where to resume each queue: the Pos of the last event read
 	// from it. Queues not in From start at Start.
 	From map[string]string
@@ -72,7 +72,7 @@ const subscribeBlock = 10 * time.Second
 // polling (on Redis, a capped stream per queue and a pub/sub wake-up) and
 // ends when ctx is done or the loop breaks. To resume after a restart,
 // keep the Pos of the last event handled for each queue and pass them as
-// SubscribeOptions.From: no event still in the stream is missed or seen
+// SubscribeOpts.From: no event still in the stream is missed or seen
 // twice.
 //
 // Errors are yielded with a zero Event, and the iterator goes on unless
@@ -85,8 +85,8 @@ const subscribeBlock = 10 * time.Second
 // The events of queues nobody subscribes to cost the store one stream
 // entry per step (see QueueConfig.EventsMaxLen); a subscription costs one
 // store call per batch of events, and nothing while none come.
-func (c *Client) Subscribe(ctx context.Context, queues []string, opts *SubscribeOptions) iter.Seq2[Event, error] {
-	var o SubscribeOptions
+func (c *Client) Subscribe(ctx context.Context, queues []string, opts *SubscribeOpts) iter.Seq2[Event, error] {
+	var o SubscribeOpts
 	if opts != nil {
 		o = *opts
 	}
@@ -136,7 +136,7 @@ func (c *Client) Subscribe(ctx context.Context, queues []string, opts *Subscribe
 }
 
 // subscribeFrom returns the starting position of every queue.
-func subscribeFrom(queues []string, o SubscribeOptions) (map[string]string, error) {
+func subscribeFrom(queues []string, o SubscribeOpts) (map[string]string, error) {
 	if len(queues) == 0 {
 		return nil, fmt.Errorf("%w: Subscribe to no queue", ErrInvalidConfig)
 	}
@@ -146,7 +146,7 @@ func subscribeFrom(queues []string, o SubscribeOptions) (map[string]string, erro
 		start = FromNow
 	case FromNow, FromStart:
 	default:
-		return nil, fmt.Errorf("%w: SubscribeOptions.Start %q, want FromNow or FromStart", ErrInvalidConfig, start)
+		return nil, fmt.Errorf("%w: SubscribeOpts.Start %q, want FromNow or FromStart", ErrInvalidConfig, start)
 	}
 	from := make(map[string]string, len(queues))
 	for _, q := range queues {

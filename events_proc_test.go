@@ -27,7 +27,7 @@ func childSubscriber(ctx context.Context, c *proctest.Child, s childSpec, _ *red
 		return err
 	}
 	c.Ready()
-	for ev, err := range hopper.NewClient(st, nil).Subscribe(ctx, []string{s.Queue}, &hopper.SubscribeOptions{From: next}) {
+	for ev, err := range hopper.NewClient(st, nil).Subscribe(ctx, []string{s.Queue}, &hopper.SubscribeOpts{From: next}) {
 		if err != nil {
 			_ = c.Error("", err)
 			continue

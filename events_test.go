@@ -35,7 +35,7 @@ func TestSubscribeSeesEveryStepOfAJob(t *testing.T) {
 	if _, err := w.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	evs, errs := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOptions{Start: hopper.FromStart}), 3)
+	evs, errs := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOpts{Start: hopper.FromStart}), 3)
 	if len(errs) > 0 {
 		t.Fatalf("Subscribe yielded errors %v", errs)
 	}
@@ -58,10 +58,10 @@ func TestSubscribeResumesFromAPosition(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, _ := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOptions{Start: hopper.FromStart}), 5)
+	all, _ := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOpts{Start: hopper.FromStart}), 5)
 	// A subscriber that handled two events and stopped resumes after the
 	// second: it sees the other three, once.
-	rest, errs := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOptions{
+	rest, errs := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOpts{
 		From: map[string]string{"default": all[1].Pos},
 	}), 3)
 	if len(errs) > 0 || len(rest) != 3 {
@@ -84,7 +84,7 @@ func TestSubscribeSaysWhenEventsWereLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, _ := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOptions{Start: hopper.FromStart}), 1)
+	evs, _ := collect(t, c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOpts{Start: hopper.FromStart}), 1)
 	if evs[0].ID != first.ID {
 		t.Fatalf("first event of job %q, want %q", evs[0].ID, first.ID)
 	}
@@ -96,7 +96,7 @@ func TestSubscribeSaysWhenEventsWereLost(t *testing.T) {
 	}
 	var got []hopper.Event
 	var lost error
-	c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOptions{From: map[string]string{"default": evs[0].Pos}})(
+	c.Subscribe(t.Context(), []string{"default"}, &hopper.SubscribeOpts{From: map[string]string{"default": evs[0].Pos}})(
 		func(ev hopper.Event, err error) bool {
 			if err != nil {
 				lost = err
@@ -117,13 +117,13 @@ func TestSubscribeRejectsBadInput(t *testing.T) {
 	c := hopper.NewClient(newStore(), nil)
 	for _, tc := range []struct {
 		queues []string
-		opts   *hopper.SubscribeOptions
+		opts   *hopper.SubscribeOpts
 		want   error
 	}{
 		{nil, nil, hopper.ErrInvalidConfig},
 		{[]string{"bad queue"}, nil, hopper.ErrInvalidQueue},
-		{[]string{"default"}, &hopper.SubscribeOptions{Start: "soon"}, hopper.ErrInvalidConfig},
-		{[]string{"default"}, &hopper.SubscribeOptions{From: map[string]string{"default": "x/y"}}, hopper.ErrInvalidConfig},
+		{[]string{"default"}, &hopper.SubscribeOpts{Start: "soon"}, hopper.ErrInvalidConfig},
+		{[]string{"default"}, &hopper.SubscribeOpts{From: map[string]string{"default": "x/y"}}, hopper.ErrInvalidConfig},
 	} {
 		_, errs := collect(t, c.Subscribe(t.Context(), tc.queues, tc.opts), 1)
 		if len(errs) != 1 || !errors.Is(errs[0], tc.want) {

@@ -26,7 +26,7 @@ func ExampleClient_Subscribe() {
 	go w.Run(ctx)
 
 	hopper.Enqueue(ctx, client, Thumbnail{Width: 64}, nil)
-	for ev, err := range client.Subscribe(ctx, []string{hopper.DefaultQueue}, &hopper.SubscribeOptions{Start: hopper.FromStart}) {
+	for ev, err := range client.Subscribe(ctx, []string{hopper.DefaultQueue}, &hopper.SubscribeOpts{Start: hopper.FromStart}) {
 		if err != nil {
 			fmt.Println("error:", err) // ErrEventsLost: fell behind the stream
 			continue

@@ -30,7 +30,7 @@ func ExampleInspector_SearchJobs() {
 		}
 	}
 	ins := hopper.NewInspector(s)
-	req := hopper.SearchRequest{
+	req := hopper.SearchJobsOpts{
 		Queue: "default", State: hopper.StateReady, Kind: "invoice", Text: "acme",
 		Match: func(j *hopper.JobRecord) bool {
 			var a Invoice
@@ -88,7 +88,7 @@ func ExampleQueueConfig_kindIndex() {
 			}
 		}
 	}
-	page, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: "billing", State: hopper.StateReady, Kind: "refund"})
+	page, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: "billing", State: hopper.StateReady, Kind: "refund"})
 	if err != nil {
 		panic(err)
 	}

@@ -11,21 +11,21 @@ import (
 
 // Bounds of Inspector.ListJobs.
 const (
-	// DefaultListLimit is ListRequest.Limit when zero.
+	// DefaultListLimit is ListJobsOpts.Limit when zero.
 	DefaultListLimit = 50
 	// MaxListLimit is the largest page ListJobs returns.
 	MaxListLimit = 1000
-	// DefaultScanLimit is ListRequest.ScanLimit when zero.
+	// DefaultScanLimit is ListJobsOpts.ScanLimit when zero.
 	DefaultScanLimit = 10_000
 	// scanChunk is how many jobs a filtered listing reads per store call.
 	scanChunk = 200
 )
 
-// ListRequest asks Inspector.ListJobs for a page of one state of one queue.
+// ListJobsOpts asks Inspector.ListJobs for a page of one state of one queue.
 //
 // Order: pending and retry by due time, ready first in first out, unack by
 // lease deadline, garbage and done by finish time; Newest reverses it.
-type ListRequest struct {
+type ListJobsOpts struct {
 	// Queue and State to list. Required.
 	Queue string
 	State JobState
@@ -70,12 +70,12 @@ func validQueueState(queue string, st JobState) error {
 }
 
 // normalize checks req and applies its defaults.
-func (req ListRequest) normalize() (ListRequest, error) {
+func (req ListJobsOpts) normalize() (ListJobsOpts, error) {
 	if err := validQueueState(req.Queue, req.State); err != nil {
 		return req, err
 	}
 	if req.Offset < 0 || req.Limit < 0 || req.ScanLimit < 0 {
-		return req, fmt.Errorf("%w: ListRequest Offset %d, Limit %d and ScanLimit %d must not be negative",
+		return req, fmt.Errorf("%w: ListJobsOpts Offset %d, Limit %d and ScanLimit %d must not be negative",
 			ErrInvalidConfig, req.Offset, req.Limit, req.ScanLimit)
 	}
 	if req.Limit == 0 {
@@ -95,7 +95,7 @@ func (req ListRequest) normalize() (ListRequest, error) {
 // Offset and Limit apply to the matches, and Truncated says the state held
 // more. To look through a state of any size, use SearchJobs, which goes on
 // from a cursor a bounded stretch per call.
-func (i *Inspector) ListJobs(ctx context.Context, req ListRequest) (JobPage, error) {
+func (i *Inspector) ListJobs(ctx context.Context, req ListJobsOpts) (JobPage, error) {
 	a, err := i.adminFor("listing jobs")
 	if err != nil {
 		return JobPage{}, err
@@ -104,7 +104,7 @@ func (i *Inspector) ListJobs(ctx context.Context, req ListRequest) (JobPage, err
 	if err != nil {
 		return JobPage{}, err
 	}
-	rng := store.ListRequest{Queue: req.Queue, State: req.State, Offset: req.Offset, Limit: req.Limit, Newest: req.Newest}
+	rng := store.ListJobsOpts{Queue: req.Queue, State: req.State, Offset: req.Offset, Limit: req.Limit, Newest: req.Newest}
 	if req.Kind == "" && req.Match == nil {
 		p, err := a.ListJobs(ctx, rng)
 		return JobPage{Jobs: p.Jobs, Total: p.Total}, err

@@ -36,7 +36,7 @@ func enqueueKinds(t *testing.T, s hopper.Store, queue, prefix string, n int, rar
 
 // searchAll runs a search to its end and returns the IDs found and the
 // pages' ByKind.
-func searchAll(t *testing.T, ins *hopper.Inspector, req hopper.SearchRequest) (found []string, byKind bool, total int) {
+func searchAll(t *testing.T, ins *hopper.Inspector, req hopper.SearchJobsOpts) (found []string, byKind bool, total int) {
 	t.Helper()
 	for calls := 0; ; calls++ {
 		p, err := ins.SearchJobs(t.Context(), req)
@@ -67,7 +67,7 @@ func TestKindIndex(t *testing.T) {
 		enqueueKinds(t, s, q, "job", 20_000, func(i int) bool { return i%2000 == 1000 },
 			func(i int) bool { return i == 5000 || i == 11000 })
 		search := func(st hopper.JobState, kind string, newest bool) ([]string, bool, int) {
-			return searchAll(t, ins, hopper.SearchRequest{Queue: q, State: st, Kind: kind, Newest: newest, Limit: 100})
+			return searchAll(t, ins, hopper.SearchJobsOpts{Queue: q, State: st, Kind: kind, Newest: newest, Limit: 100})
 		}
 		check := func(st hopper.JobState, newest, wantByKind bool, wantTotal int, want ...string) {
 			t.Helper()
@@ -85,15 +85,15 @@ func TestKindIndex(t *testing.T) {
 		// Acked jobs (deleted) leave the index; a running one is found in
 		// unack.
 		claim := func(n int) []*store.JobRecord {
-			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: n, Lease: time.Hour, WorkerID: "w"})
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: n, Lease: time.Hour, WorkerID: "w"})
 			if err != nil || len(res.Jobs) != n {
 				t.Fatalf("claim %d: %d jobs, %v", n, len(res.Jobs), err)
 			}
 			return res.Jobs
 		}
-		var acks []store.FinishRequest
+		var acks []store.AttemptEnd
 		for _, j := range claim(1500) {
-			acks = append(acks, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+			acks = append(acks, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 		}
 		if _, err := s.Finish(ctx, acks); err != nil {
 			t.Fatal(err)
@@ -131,7 +131,7 @@ func TestKindIndexOnAndOff(t *testing.T) {
 		const q = "later"
 		enqueueKinds(t, s, q, "job", 12_000, func(i int) bool { return i%2500 == 7 }, func(int) bool { return false })
 		want := []string{"job-00007", "job-02507", "job-05007", "job-07507", "job-10007"}
-		req := hopper.SearchRequest{Queue: q, State: hopper.StateReady, Kind: "rare", Limit: 100}
+		req := hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, Kind: "rare", Limit: 100}
 		if err := ins.SetQueueConfig(ctx, q, hopper.QueueConfig{KindIndex: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -143,14 +143,14 @@ func TestKindIndexOnAndOff(t *testing.T) {
 			if got, byKind, _ := searchAll(t, ins, req); !slices.Equal(got, want) || byKind {
 				t.Fatalf("while the index is built: %v, ByKind %v; want %v by a scan", got, byKind, want)
 			}
-			if _, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: q, State: hopper.StateReady, Kind: "rare", ByKind: true, From: 1}); !errors.Is(err, hopper.ErrNoKindIndex) {
+			if _, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, Kind: "rare", ByKind: true, From: 1}); !errors.Is(err, hopper.ErrNoKindIndex) {
 				t.Fatalf("ByKind while the index is built: %v, want ErrNoKindIndex", err)
 			}
 			for passes := 0; st.KindIndexBuilding; passes++ {
 				if passes == 100 {
 					t.Fatal("the index is still being built after 100 maintenance passes")
 				}
-				if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
+				if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 					t.Fatal(err)
 				}
 				if st, err = ins.QueueStats(ctx, q); err != nil {
@@ -164,13 +164,13 @@ func TestKindIndexOnAndOff(t *testing.T) {
 		if err := ins.SetQueueConfig(ctx, q, hopper.QueueConfig{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: q, State: hopper.StateReady, Kind: "rare", ByKind: true, From: 1}); !errors.Is(err, hopper.ErrNoKindIndex) {
+		if _, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, Kind: "rare", ByKind: true, From: 1}); !errors.Is(err, hopper.ErrNoKindIndex) {
 			t.Fatalf("ByKind after the index was turned off: %v, want ErrNoKindIndex", err)
 		}
 		if got, byKind, _ := searchAll(t, ins, req); !slices.Equal(got, want) || byKind {
 			t.Fatalf("after the index was turned off: %v, ByKind %v; want %v by a scan", got, byKind, want)
 		}
-		if _, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: q, State: hopper.StateReady, ByKind: true}); !errors.Is(err, hopper.ErrInvalidConfig) {
+		if _, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, ByKind: true}); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Fatalf("ByKind without a kind: %v, want ErrInvalidConfig", err)
 		}
 	})
@@ -194,20 +194,20 @@ func TestKindIndexWorkflowAndRetention(t *testing.T) {
 		if _, err := hopper.NewClient(s, nil).EnqueueWorkflow(ctx, wf); err != nil {
 			t.Fatal(err)
 		}
-		p, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: q, State: hopper.StateReady, Kind: "etl.extract"})
+		p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, Kind: "etl.extract"})
 		if err != nil || len(p.Jobs) != 1 || !p.ByKind || p.Total != 1 {
 			t.Fatalf("the workflow's first task by kind: %v, ByKind %v, Total %d, %v; want one through the index", ids(p.Jobs), p.ByKind, p.Total, err)
 		}
 		// Ack the bulk jobs: they wait in done for a millisecond, then
 		// Maintain deletes them and the index forgets them.
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1000, Lease: time.Hour, WorkerID: "w"})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1000, Lease: time.Hour, WorkerID: "w"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var acks []store.FinishRequest
+		var acks []store.AttemptEnd
 		for _, j := range res.Jobs {
 			if j.Kind == "bulk" {
-				acks = append(acks, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+				acks = append(acks, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 			}
 		}
 		if _, err := s.Finish(ctx, acks); err != nil || len(acks) != 100 {
@@ -215,10 +215,10 @@ func TestKindIndexWorkflowAndRetention(t *testing.T) {
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
+			if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 				t.Fatal(err)
 			}
-			p, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: q, State: hopper.StateDone, Kind: "bulk", ByKind: true})
+			p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateDone, Kind: "bulk", ByKind: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,20 +9,20 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// DefaultSearchTime is SearchRequest.MaxTime when zero: a search call
+// DefaultSearchTime is SearchJobsOpts.MaxTime when zero: a search call
 // answers within about this, with what it found so far.
 const DefaultSearchTime = 150 * time.Millisecond
 
 // searchChunk is how many jobs one store call examines for SearchJobs.
 const searchChunk = 20_000
 
-// SearchRequest asks Inspector.SearchJobs for the jobs of one state of a
+// SearchJobsOpts asks Inspector.SearchJobs for the jobs of one state of a
 // queue that match, from a position on.
-type SearchRequest struct {
+type SearchJobsOpts struct {
 	// Queue and State to search. Required.
 	Queue string
 	State JobState
-	// Newest searches from the latest job, as ListRequest.Newest.
+	// Newest searches from the latest job, as ListJobsOpts.Newest.
 	Newest bool
 	// Kind keeps only jobs of that kind; empty for any.
 	Kind string
@@ -83,7 +83,7 @@ func (p SearchPage) Done() bool { return p.Next >= p.Total }
 // QueueConfig.KindIndex walks only the jobs of that kind (when they are
 // fewer than the state's): a kind of 1,000 jobs among a million answers
 // in one call. Jobs that move meanwhile may be missed or seen twice.
-func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPage, error) {
+func (i *Inspector) SearchJobs(ctx context.Context, req SearchJobsOpts) (SearchPage, error) {
 	a, err := i.adminFor("searching jobs")
 	if err != nil {
 		return SearchPage{}, err
@@ -92,7 +92,7 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 		return SearchPage{}, err
 	}
 	if req.From < 0 || req.Limit < 0 || req.MaxTime < 0 {
-		return SearchPage{}, fmt.Errorf("%w: SearchRequest From %d, Limit %d and MaxTime %v must not be negative",
+		return SearchPage{}, fmt.Errorf("%w: SearchJobsOpts From %d, Limit %d and MaxTime %v must not be negative",
 			ErrInvalidConfig, req.From, req.Limit, req.MaxTime)
 	}
 	if req.Limit == 0 {
@@ -106,7 +106,7 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 	walk := store.SearchWalkState
 	switch {
 	case req.ByKind && req.Kind == "":
-		return SearchPage{}, fmt.Errorf("%w: SearchRequest.ByKind needs a Kind", ErrInvalidConfig)
+		return SearchPage{}, fmt.Errorf("%w: SearchJobsOpts.ByKind needs a Kind", ErrInvalidConfig)
 	case req.ByKind && searcher == nil:
 		return SearchPage{}, fmt.Errorf("searching jobs of queue %q by kind: %w", req.Queue, ErrNoKindIndex)
 	case req.ByKind:
@@ -120,7 +120,7 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 		var cands []*JobRecord
 		var examined int
 		if searcher != nil {
-			sp, err := searcher.SearchJobs(ctx, store.SearchRequest{
+			sp, err := searcher.SearchJobs(ctx, store.SearchJobsOpts{
 				Queue: req.Queue, State: req.State, Newest: req.Newest,
 				Kind: req.Kind, Text: req.Text, IDPrefix: req.IDPrefix, Walk: walk,
 				From: page.Next, Examine: searchChunk, Limit: req.Limit - len(page.Jobs),
@@ -132,7 +132,7 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 			walk = sp.Walk // what SearchWalkShorter chose, from now on
 			page.ByKind = walk == store.SearchWalkKind
 		} else {
-			p, err := a.ListJobs(ctx, store.ListRequest{Queue: req.Queue, State: req.State, Offset: page.Next, Limit: scanChunk, Newest: req.Newest})
+			p, err := a.ListJobs(ctx, store.ListJobsOpts{Queue: req.Queue, State: req.State, Offset: page.Next, Limit: scanChunk, Newest: req.Newest})
 			if err != nil {
 				return SearchPage{}, err
 			}
@@ -166,6 +166,6 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchRequest) (SearchPa
 }
 
 // matches applies req's exact checks to a candidate.
-func (req SearchRequest) matches(r *JobRecord) bool {
+func (req SearchJobsOpts) matches(r *JobRecord) bool {
 	return (req.Kind == "" || r.Kind == req.Kind) && strings.HasPrefix(r.ID, req.IDPrefix) && (req.Match == nil || req.Match(r))
 }

@@ -55,7 +55,7 @@ func TestSearchJobs(t *testing.T) {
 				// All of a kind, across calls, in order.
 				var rare []string
 				for from := 0; ; {
-					p, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: "search", State: hopper.StateReady, Kind: "rare", From: from, Limit: 2})
+					p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: "search", State: hopper.StateReady, Kind: "rare", From: from, Limit: 2})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -76,7 +76,7 @@ func TestSearchJobs(t *testing.T) {
 				// Text near the end, with the store's hint and an exact check.
 				var found []string
 				for from := 0; ; {
-					p, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: "search", State: hopper.StateReady, Text: "USER49990",
+					p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: "search", State: hopper.StateReady, Text: "USER49990",
 						Match: func(r *hopper.JobRecord) bool { return strings.HasSuffix(string(r.Args), "user49990") }, From: from})
 					if err != nil {
 						t.Fatal(err)
@@ -96,7 +96,7 @@ func TestSearchJobs(t *testing.T) {
 				// may take more than one call (each answers within MaxTime).
 				var got []string
 				for from := 0; len(got) == 0; {
-					p, err := ins.SearchJobs(ctx, hopper.SearchRequest{Queue: "search", State: hopper.StateReady, IDPrefix: "job-0000", Newest: true, Limit: 3, From: from})
+					p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: "search", State: hopper.StateReady, IDPrefix: "job-0000", Newest: true, Limit: 3, From: from})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -113,7 +113,7 @@ func TestSearchJobs(t *testing.T) {
 		}
 		// Bad input.
 		ins := hopper.NewInspector(s)
-		for _, req := range []hopper.SearchRequest{
+		for _, req := range []hopper.SearchJobsOpts{
 			{Queue: "bad queue", State: hopper.StateReady},
 			{Queue: "search", State: "nope"},
 			{Queue: "search", State: hopper.StateReady, From: -1},

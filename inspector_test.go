@@ -73,15 +73,15 @@ func TestInspectorRefusesBadRequests(t *testing.T) {
 			}, hopper.ErrInvalidConfig},
 			{"Pause a bad queue", func() error { return ins.Pause(ctx, "") }, hopper.ErrInvalidQueue},
 			{"ListJobs of a bogus state", func() error {
-				_, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "q", State: "dead"})
+				_, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "q", State: "dead"})
 				return err
 			}, hopper.ErrInvalidState},
 			{"ListJobs with a negative offset", func() error {
-				_, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "q", State: hopper.StateReady, Offset: -1})
+				_, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "q", State: hopper.StateReady, Offset: -1})
 				return err
 			}, hopper.ErrInvalidConfig},
 			{"ListJobs with a negative scan limit", func() error {
-				_, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "q", State: hopper.StateReady, Kind: "k", ScanLimit: -5})
+				_, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "q", State: hopper.StateReady, Kind: "k", ScanLimit: -5})
 				return err
 			}, hopper.ErrInvalidConfig},
 		} {
@@ -104,7 +104,7 @@ func TestInspectorListFilters(t *testing.T) {
 		ctx := t.Context()
 		s := open()
 		ins := hopper.NewInspector(s)
-		list := func(req hopper.ListRequest) hopper.JobPage {
+		list := func(req hopper.ListJobsOpts) hopper.JobPage {
 			t.Helper()
 			p, err := ins.ListJobs(ctx, req)
 			if err != nil {
@@ -120,13 +120,13 @@ func TestInspectorListFilters(t *testing.T) {
 				odd = append(odd, id)
 			}
 		}
-		if p := list(hopper.ListRequest{Queue: "kinds", State: hopper.StateReady, Kind: "kind1"}); !slices.Equal(pageIDs(p), odd) || p.Total != 5 {
+		if p := list(hopper.ListJobsOpts{Queue: "kinds", State: hopper.StateReady, Kind: "kind1"}); !slices.Equal(pageIDs(p), odd) || p.Total != 5 {
 			t.Fatalf("Kind kind1: %v, Total %d; want %v, Total 5", pageIDs(p), p.Total, odd)
 		}
-		if p := list(hopper.ListRequest{Queue: "kinds", State: hopper.StateReady, Kind: "kind1", Offset: 2, Limit: 2}); !slices.Equal(pageIDs(p), odd[2:4]) || p.Total != 5 {
+		if p := list(hopper.ListJobsOpts{Queue: "kinds", State: hopper.StateReady, Kind: "kind1", Offset: 2, Limit: 2}); !slices.Equal(pageIDs(p), odd[2:4]) || p.Total != 5 {
 			t.Fatalf("Kind kind1, Offset 2, Limit 2: %v, Total %d; want %v (Offset counts matches)", pageIDs(p), p.Total, odd[2:4])
 		}
-		if p := list(hopper.ListRequest{Queue: "kinds", State: hopper.StateReady, Kind: "nope"}); len(p.Jobs) != 0 || p.Total != 0 {
+		if p := list(hopper.ListJobsOpts{Queue: "kinds", State: hopper.StateReady, Kind: "nope"}); len(p.Jobs) != 0 || p.Total != 0 {
 			t.Fatalf("Kind nope: %v, Total %d; want nothing", pageIDs(p), p.Total)
 		}
 
@@ -142,22 +142,22 @@ func TestInspectorListFilters(t *testing.T) {
 			}
 		}
 		match := func(j *hopper.JobRecord) bool { return strings.Contains(string(j.Args), "needle") }
-		if p := list(hopper.ListRequest{Queue: "match", State: hopper.StateReady, Match: match}); !slices.Equal(pageIDs(p), want) || p.Total != 4 {
+		if p := list(hopper.ListJobsOpts{Queue: "match", State: hopper.StateReady, Match: match}); !slices.Equal(pageIDs(p), want) || p.Total != 4 {
 			t.Fatalf("Match: %v, Total %d; want %v, Total 4", pageIDs(p), p.Total, want)
 		}
-		if p := list(hopper.ListRequest{Queue: "match", State: hopper.StateReady, Match: match, Offset: 1, Limit: 2, Newest: true}); !slices.Equal(pageIDs(p), []string{want[2], want[1]}) {
+		if p := list(hopper.ListJobsOpts{Queue: "match", State: hopper.StateReady, Match: match, Offset: 1, Limit: 2, Newest: true}); !slices.Equal(pageIDs(p), []string{want[2], want[1]}) {
 			t.Fatalf("Match, Offset 1, Limit 2, Newest: %v; want %v", pageIDs(p), []string{want[2], want[1]})
 		}
 
 		addJobs(t, s, "scan", 260, nil) // more than one chunk of the scan
 		all := func(*hopper.JobRecord) bool { return true }
-		if p := list(hopper.ListRequest{Queue: "scan", State: hopper.StateReady, Match: all, ScanLimit: 5, Limit: 50}); !p.Truncated || p.Total != 5 || len(p.Jobs) != 5 {
+		if p := list(hopper.ListJobsOpts{Queue: "scan", State: hopper.StateReady, Match: all, ScanLimit: 5, Limit: 50}); !p.Truncated || p.Total != 5 || len(p.Jobs) != 5 {
 			t.Fatalf("ScanLimit 5 over 260 jobs: %d jobs, Total %d, Truncated %v; want 5, 5, true", len(p.Jobs), p.Total, p.Truncated)
 		}
-		if p := list(hopper.ListRequest{Queue: "scan", State: hopper.StateReady, Match: all, Offset: 250, Limit: 50}); p.Truncated || p.Total != 260 || len(p.Jobs) != 10 || p.Jobs[9].ID != "j0259" {
+		if p := list(hopper.ListJobsOpts{Queue: "scan", State: hopper.StateReady, Match: all, Offset: 250, Limit: 50}); p.Truncated || p.Total != 260 || len(p.Jobs) != 10 || p.Jobs[9].ID != "j0259" {
 			t.Fatalf("Match all over 260 jobs from 250: %d jobs, Total %d, Truncated %v; want the last 10 of 260", len(p.Jobs), p.Total, p.Truncated)
 		}
-		if p := list(hopper.ListRequest{Queue: "scan", State: hopper.StateReady}); len(p.Jobs) != hopper.DefaultListLimit || p.Total != 260 {
+		if p := list(hopper.ListJobsOpts{Queue: "scan", State: hopper.StateReady}); len(p.Jobs) != hopper.DefaultListLimit || p.Total != 260 {
 			t.Fatalf("Limit 0: %d jobs, Total %d; want %d (the default), Total 260", len(p.Jobs), p.Total, hopper.DefaultListLimit)
 		}
 	})
@@ -218,7 +218,7 @@ func TestInspectorWithoutAdmin(t *testing.T) {
 	if qs, err := ins.Queues(t.Context()); err != nil || !slices.Equal(qs, []string{"q"}) {
 		t.Fatalf("Queues = %v, %v; want [q] (an engine method)", qs, err)
 	}
-	_, err := ins.ListJobs(t.Context(), hopper.ListRequest{Queue: "q", State: hopper.StateReady})
+	_, err := ins.ListJobs(t.Context(), hopper.ListJobsOpts{Queue: "q", State: hopper.StateReady})
 	if !errors.Is(err, hopper.ErrNotSupported) || !strings.Contains(err.Error(), "store.Admin") {
 		t.Fatalf("ListJobs on an engine-only store: %v, want ErrNotSupported naming store.Admin", err)
 	}

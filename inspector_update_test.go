@@ -87,7 +87,7 @@ func TestInspectorUpdatePriority(t *testing.T) {
 		if rec.Priority != 2 || rec.State != hopper.StateReady {
 			t.Fatalf("after UpdateJob to priority 2: priority %d, %s; want 2, ready", rec.Priority, rec.State)
 		}
-		page, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+		page, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "default", State: hopper.StateReady})
 		if err != nil {
 			t.Fatal(err)
 		}

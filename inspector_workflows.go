@@ -27,7 +27,7 @@ func (i *Inspector) WorkflowsSupported() bool {
 // and how many are in each state. A State that is not one of the
 // WorkflowStates, a negative Offset or a Limit over 1,000 fails with
 // ErrInvalidConfig.
-func (i *Inspector) Workflows(ctx context.Context, f WorkflowFilter) (WorkflowPage, error) {
+func (i *Inspector) Workflows(ctx context.Context, f ListWorkflowsOpts) (WorkflowPage, error) {
 	ws, err := i.workflowsFor("list workflows")
 	if err != nil {
 		return WorkflowPage{}, err

@@ -28,10 +28,10 @@ func TestPartitionedQueueOnCluster(t *testing.T) {
 	}
 	rdb := redistest.StartCluster(t).Client(t)
 	prefix := redistest.Prefix(t)
-	producer := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: testutil.Logger(),
+	producer := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: testutil.Logger(),
 		Partitions: map[string]int{"hot": 3}})
 	// The worker's store names no partitions: it reads them from Redis.
-	worker := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})
+	worker := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()})
 	ctx := context.Background()
 	client := hopper.NewClient(producer, nil)
 	const n = 90
@@ -137,7 +137,7 @@ func TestDrainMaintainsLittle(t *testing.T) {
 			rdb := redistest.Start(t).Client(t)
 			calls := &scriptCounter{n: map[string]int{}}
 			rdb.AddHook(calls)
-			st := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: testutil.Logger(),
+			st := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger(),
 				Partitions: map[string]int{"hot": parts}})
 			ctx := context.Background()
 			const n = 20000

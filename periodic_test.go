@@ -157,7 +157,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		if catchUp {
 			var page hopper.JobPage
 			testutil.EventuallyTrue(t, 5*time.Second, "the missed tick enqueued", func() bool {
-				page, _ = hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+				page, _ = hopper.NewInspector(s).ListJobs(ctx, hopper.ListJobsOpts{Queue: "default", State: hopper.StateReady})
 				return len(page.Jobs) == 1
 			})
 			if want := time.Now().Truncate(time.Hour); !page.Jobs[0].RunAt.Equal(want) {

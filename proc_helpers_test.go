@@ -81,7 +81,7 @@ func storeRole(f func(ctx context.Context, c *proctest.Child, s childSpec, rdb *
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
 		defer rdb.Close()
-		st := redisstore.New(rdb, &redisstore.Options{Prefix: s.Prefix, Logger: testutil.Logger()})
+		st := redisstore.New(rdb, &redisstore.Config{Prefix: s.Prefix, Logger: testutil.Logger()})
 		// Checked at start, as a worker binary does, so that what a role
 		// measures from its first call is the call, not the store's
 		// start-up (the server check, the scripts built and loaded).
@@ -292,7 +292,7 @@ func newProcSetup(t *testing.T, opts ...redistest.Option) *procSetup {
 	prefix := redistest.Prefix(t)
 	rdb := srv.Client(t)
 	return &procSetup{Group: proctest.NewGroup(t), t: t, addr: srv.Addr, prefix: prefix, rdb: rdb,
-		store: redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})}
+		store: redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()})}
 }
 
 // spec fills in the Redis address and prefix of a child spec.

@@ -177,7 +177,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	sched.Run(ctx, s.st, sched.Config{
 		Queues:   cfg.Queues,
-		Maintain: store.MaintainOptions{Batch: cfg.Batch, GarbageMaxAge: cfg.GarbageMaxAge, GarbageMaxCount: cfg.GarbageMaxCount},
+		Maintain: store.MaintainOpts{Batch: cfg.Batch, GarbageMaxAge: cfg.GarbageMaxAge, GarbageMaxCount: cfg.GarbageMaxCount},
 		MaxSleep: cfg.MaxSleep,
 		Logger:   cfg.Logger,
 	})

@@ -20,7 +20,7 @@ type maintainFails struct {
 	maintains, waits atomic.Int64
 }
 
-func (s *maintainFails) Maintain(context.Context, string, store.MaintainOptions) (store.MaintainResult, error) {
+func (s *maintainFails) Maintain(context.Context, string, store.MaintainOpts) (store.MaintainResult, error) {
 	s.maintains.Add(1)
 	return store.MaintainResult{}, errors.New("maintain refused")
 }
@@ -35,7 +35,7 @@ func (s *maintainFails) WaitSchedule(ctx context.Context, qs []string, d time.Du
 func TestSchedulerBacksOffWhileMaintainFails(t *testing.T) {
 	ctx := t.Context()
 	var offset atomic.Int64
-	mem := memstore.New(&memstore.Options{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	mem := memstore.New(&memstore.Config{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	s := &maintainFails{Store: mem}
 	if _, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), Echo{}, &hopper.EnqueueOpts{Delay: time.Minute}); err != nil {
 		t.Fatal(err)

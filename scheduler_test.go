@@ -23,7 +23,7 @@ func (s *busyStore) WaitSchedule(ctx context.Context, qs []string, _ time.Durati
 	return qs, ctx.Err()
 }
 
-func (s *busyStore) Maintain(ctx context.Context, q string, o store.MaintainOptions) (store.MaintainResult, error) {
+func (s *busyStore) Maintain(ctx context.Context, q string, o store.MaintainOpts) (store.MaintainResult, error) {
 	s.maintains.Add(1)
 	return store.MaintainResult{More: true}, nil
 }
@@ -76,7 +76,7 @@ type countingMaintain struct {
 	calls atomic.Int64
 }
 
-func (s *countingMaintain) Maintain(ctx context.Context, q string, o store.MaintainOptions) (store.MaintainResult, error) {
+func (s *countingMaintain) Maintain(ctx context.Context, q string, o store.MaintainOpts) (store.MaintainResult, error) {
 	s.calls.Add(1)
 	return s.Store.Maintain(ctx, q, o)
 }

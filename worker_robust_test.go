@@ -69,7 +69,7 @@ type finishDown struct {
 	down atomic.Bool
 }
 
-func (s *finishDown) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *finishDown) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	if s.down.Load() {
 		return nil, errors.New("store unreachable")
 	}

@@ -677,7 +677,7 @@ func TestWorkerShutdownHandsBackPrefetchedJobs(t *testing.T) {
 		return st.Counts.Unack == 4
 	})
 	stop()
-	page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady})
+	page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListJobsOpts{Queue: "default", State: hopper.StateReady})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	}
 
 	allEnded := func() bool {
-		page, err := ins.Workflows(ctx, hopper.WorkflowFilter{Limit: 1})
+		page, err := ins.Workflows(ctx, hopper.ListWorkflowsOpts{Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,9 @@ type WorkflowRecord = store.WorkflowRecord
 // TaskRecord is one task of a WorkflowRecord.
 type TaskRecord = store.TaskRecord
 
-// WorkflowFilter selects workflows for Inspector.Workflows; the zero value
+// ListWorkflowsOpts selects workflows for Inspector.Workflows; the zero value
 // lists the newest 50.
-type WorkflowFilter = store.WorkflowFilter
+type ListWorkflowsOpts = store.ListWorkflowsOpts
 
 // WorkflowPage is one page of Inspector.Workflows.
 type WorkflowPage = store.WorkflowPage

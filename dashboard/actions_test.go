@@ -226,7 +226,7 @@ func TestPauseResume(t *testing.T) {
 		if st.Config != want {
 			t.Errorf("after pause: config %+v, want %+v (limits kept)", st.Config, want)
 		}
-		if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: 60_000_000_000}); err != nil || len(res.Jobs) != 0 {
+		if res, err := s.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 1, Lease: 60_000_000_000}); err != nil || len(res.Jobs) != 0 {
 			t.Errorf("claim from a paused queue: %v, %v", res.Jobs, err)
 		}
 
@@ -243,7 +243,7 @@ func TestActionsAreAudited(t *testing.T) {
 	s := newMem()
 	f := dashtest.Seed(t, s)
 	var buf bytes.Buffer
-	h := dashboard.New(s, &dashboard.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "pw"}})
+	h := dashboard.New(s, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&buf, nil)), BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "pw"}})
 	req := func(path string) {
 		r := doAuth(t, h, http.MethodPost, path, url.Values{"id": {f.Garbage[0]}}, "ops", "pw")
 		wantStatus(t, r, http.StatusSeeOther, path)

@@ -20,11 +20,11 @@ type dash struct {
 }
 
 // New returns the dashboard for store as an http.Handler. opts nil means
-// defaults (see Options). The handler is safe for concurrent use and holds
+// defaults (see Config). The handler is safe for concurrent use and holds
 // no resources beyond the store: drop it to stop.
 //
 // Mount it at a path prefix with http.StripPrefix and the same
-// Options.Prefix:
+// Config.Prefix:
 //
 //	mux.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs", dashboard.New(store, &dashboard.Options{Prefix: "/admin/jobs"})))
 //
@@ -59,20 +59,20 @@ type dash struct {
 // Every response carries a strict Content-Security-Policy, nosniff and
 // frame-ancestors 'none'; actions are POST only, refused across origins and
 // refused in read-only mode. New panics if store is nil, or with the error
-// of Options.Validate if an option is invalid.
-func New(store hopper.Store, opts *Options) http.Handler {
+// of Config.Validate if an option is invalid.
+func New(store hopper.Store, cfg *Config) http.Handler {
 	if store == nil {
 		panic("dashboard: New with a nil Store")
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
+	var c Config
+	if cfg != nil {
+		c = *cfg
 	}
-	cfg, err := o.withDefaults()
+	settled, err := c.withDefaults()
 	if err != nil {
 		panic(err)
 	}
-	d := &dash{ins: hopper.NewInspector(store), cfg: cfg}
+	d := &dash{ins: hopper.NewInspector(store), cfg: settled}
 	d.events, _ = store.(hstore.EventReader)
 	d.pages = d.mustParsePages()
 

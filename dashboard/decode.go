@@ -191,7 +191,7 @@ func (d *dash) decodeFor(kind string, b []byte) decoded {
 func (d *dash) redact(kind string, v any) (out any) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.cfg.Logger.Error("dashboard: Options.Redact panicked", "kind", kind, "panic", fmt.Sprint(p))
+			d.cfg.Logger.Error("dashboard: Config.Redact panicked", "kind", kind, "panic", fmt.Sprint(p))
 			out = redactedValue
 		}
 	}()

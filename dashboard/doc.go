@@ -68,7 +68,7 @@
 // Pages are rendered on the server with html/template; the CSS, a small
 // JavaScript file and the icon are embedded. Everything works without
 // JavaScript; with it, counts and charts refresh in place every
-// Options.RefreshInterval (a fetch of GET /api/stats, never a reload), the
+// Config.RefreshInterval (a fetch of GET /api/stats, never a reload), the
 // workflow pages swap in their live part when it changed (a fetch of the
 // page with fragment=1), and the jobs lists, job pages, workers and
 // periodic pages swap in their live regions (elements marked
@@ -85,23 +85,23 @@
 //
 // Safe by default:
 //
-//   - Authentication: Options.Auth wraps the whole handler with the
-//     application's own check; Options.BasicAuth adds HTTP basic auth
-//     compared in constant time. Options.AllowedHosts defends a dashboard
+//   - Authentication: Config.Auth wraps the whole handler with the
+//     application's own check; Config.BasicAuth adds HTTP basic auth
+//     compared in constant time. Config.AllowedHosts defends a dashboard
 //     without authentication on loopback against DNS rebinding.
 //   - Actions are POST only, refused (403) from another origin
 //     (http.CrossOriginProtection: Sec-Fetch-Site, else Origin against
-//     Host), and refused (403) in every case when Options.ReadOnly is set.
+//     Host), and refused (403) in every case when Config.ReadOnly is set.
 //   - Every response carries a Content-Security-Policy that allows scripts,
 //     styles and fetches from the dashboard only (no inline script or
 //     style), frame-ancestors 'none', X-Frame-Options: DENY,
 //     X-Content-Type-Options: nosniff and Cache-Control: no-store.
 //   - Every string from the store (args, errors, stacks, kinds, IDs,
 //     metadata) is escaped by html/template for its context.
-//   - Options.Redact (by default DefaultRedact, which hides the values of
+//   - Config.Redact (by default DefaultRedact, which hides the values of
 //     keys such as password, token, secret and api_key) runs on args,
 //     results and metadata before they reach a page, the JSON endpoints or
 //     the args search, so a search cannot reveal a hidden value.
-//   - Every action is logged to Options.Logger with its user, path and
+//   - Every action is logged to Config.Logger with its user, path and
 //     count.
 package dashboard

@@ -85,7 +85,7 @@ func (d *dash) errorGroups(r *http.Request, queue string) ([]errorGroup, map[hop
 	var out []errorGroup
 	for _, st := range []hopper.JobState{hopper.StateRetry, hopper.StateGarbage} {
 		for off := 0; off < errorsScan; {
-			page, err := d.ins.ListJobs(r.Context(), hopper.ListRequest{Queue: queue, State: st, Offset: off, Limit: hopper.MaxListLimit, Newest: true})
+			page, err := d.ins.ListJobs(r.Context(), hopper.ListJobsOpts{Queue: queue, State: st, Offset: off, Limit: hopper.MaxListLimit, Newest: true})
 			if err != nil {
 				return nil, nil, nil, err
 			}

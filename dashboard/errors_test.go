@@ -23,7 +23,7 @@ func failJobs(t *testing.T, s hopper.Store, q, kind string, n int, toRetry bool,
 		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: id, Queue: q, Kind: kind, Args: []byte{0x80}}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute, WorkerID: "t"})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute, WorkerID: "t"})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
@@ -32,9 +32,9 @@ func failJobs(t *testing.T, s hopper.Store, q, kind string, n int, toRetry bool,
 		if toRetry {
 			o = store.OutcomeRetry
 		}
-		req := store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: o, Delay: time.Hour,
+		req := store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: o, Delay: time.Hour,
 			Error: &store.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: msg(i) + "\nsecond line"}}
-		if _, err := s.Finish(ctx, []store.FinishRequest{req}); err != nil {
+		if _, err := s.Finish(ctx, []store.AttemptEnd{req}); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, j.ID)
@@ -120,20 +120,20 @@ func TestJobAttemptsTimeline(t *testing.T) {
 		if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "tl-1", Queue: "tl", Kind: "k", Args: []byte{0x80}, JobSpec: store.JobSpec{MaxRetries: 3}}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-one"})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-one"})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
 		j := res.Jobs[0]
-		req := store.FinishRequest{Queue: "tl", ID: j.ID, Token: j.Token, Outcome: store.OutcomeRetry,
+		req := store.AttemptEnd{Queue: "tl", ID: j.ID, Token: j.Token, Outcome: store.OutcomeRetry,
 			Error: &store.AttemptError{Attempt: 1, StartedAt: time.Now().Add(-1500 * time.Millisecond), Worker: "w-one", Error: "first failure"}}
-		if _, err := s.Finish(ctx, []store.FinishRequest{req}); err != nil {
+		if _, err := s.Finish(ctx, []store.AttemptEnd{req}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Maintain(ctx, "tl", store.MaintainOptions{}); err != nil { // the retry falls due
+		if _, err := s.Maintain(ctx, "tl", store.MaintainOpts{}); err != nil { // the retry falls due
 			t.Fatal(err)
 		}
-		if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-two"}); err != nil || len(res.Jobs) != 1 {
+		if res, err := s.Claim(ctx, store.ClaimOpts{Queue: "tl", Max: 1, Lease: time.Minute, WorkerID: "w-two"}); err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
 		if err := s.Heartbeat(ctx, store.WorkerInfo{ID: "w-two", Host: "h", PID: 1, Queues: map[string]int{"tl": 1}, Concurrency: 1, StartedAt: time.Now(),

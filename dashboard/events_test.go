@@ -155,7 +155,7 @@ func TestEventFeed(t *testing.T) {
 		if ev := feed.next(); ev.data.ID != b.ID {
 			t.Fatalf("second event of the queue feed: %+v, want b's enqueue", ev)
 		}
-		res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute, WorkerID: "w"})
+		res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Minute, WorkerID: "w"})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatalf("claim: %v, %v", res, err)
 		}

@@ -23,7 +23,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 
-	dash := dashboard.New(rs, &dashboard.Options{
+	dash := dashboard.New(rs, &dashboard.Config{
 		Prefix:    "/admin/jobs",
 		ReadOnly:  true,
 		BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "change me"},

@@ -31,7 +31,7 @@ var storeCases = []storeCase{
 	{"memstore", func(t *testing.T) hopper.Store { return memstore.New(nil) }},
 	{"redisstore", func(t *testing.T) hopper.Store {
 		rdb := redistest.Start(t).Client(t)
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t)})
 	}},
 }
 
@@ -50,9 +50,9 @@ func eachStore(t *testing.T, fn func(t *testing.T, s hopper.Store)) {
 var discardLogger = slog.New(slog.DiscardHandler)
 
 // newHandler returns the dashboard on s with opts, served at the root.
-func newHandler(s hopper.Store, opts *dashboard.Options) http.Handler {
+func newHandler(s hopper.Store, opts *dashboard.Config) http.Handler {
 	if opts == nil {
-		opts = &dashboard.Options{}
+		opts = &dashboard.Config{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = discardLogger

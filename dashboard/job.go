@@ -19,7 +19,7 @@ type jobView struct {
 	Result      decoded
 	Meta        []metaEntry
 	TraceID     string // from the W3C traceparent in Meta; "" when absent
-	TraceLink   string // Options.TraceURL for TraceID; "" without either
+	TraceLink   string // Config.TraceURL for TraceID; "" without either
 	SpanID      string
 	Errors      []hopper.AttemptError // newest first
 	MaxAttempts int

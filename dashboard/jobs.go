@@ -119,7 +119,7 @@ func (s jobSearch) queryFrom(from int) string {
 }
 
 // textHint returns the args needle as a hint the store can narrow with
-// (hopper.SearchRequest.Text): only when every JSON text holding it must
+// (hopper.SearchJobsOpts.Text): only when every JSON text holding it must
 // come from a string or a key of the args, whose bytes msgpack keeps as
 // they are: ASCII letters, digits and _.-@:/+, with a letter.
 func textHint(needle string) string {
@@ -299,8 +299,8 @@ func (d *dash) stateParam(w http.ResponseWriter, r *http.Request) (hopper.JobSta
 }
 
 // listRequest builds the store query of an unfiltered page.
-func (d *dash) listRequest(queue string, st hopper.JobState, s jobSearch) hopper.ListRequest {
-	return hopper.ListRequest{
+func (d *dash) listRequest(queue string, st hopper.JobState, s jobSearch) hopper.ListJobsOpts {
+	return hopper.ListJobsOpts{
 		Queue:  queue,
 		State:  st,
 		Offset: (s.Page - 1) * d.cfg.PageSize,
@@ -310,8 +310,8 @@ func (d *dash) listRequest(queue string, st hopper.JobState, s jobSearch) hopper
 }
 
 // searchRequest builds the search of a filtered list, from s.From.
-func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopper.SearchRequest {
-	req := hopper.SearchRequest{
+func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopper.SearchJobsOpts {
+	req := hopper.SearchJobsOpts{
 		Queue:    queue,
 		State:    st,
 		Newest:   s.Newest,

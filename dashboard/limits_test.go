@@ -53,7 +53,7 @@ func TestQueueLimits(t *testing.T) {
 			wantStatus(t, post(t, h, "/queues/default/limits", form), http.StatusBadRequest, "limits "+form.Encode())
 		}
 		wantStatus(t, post(t, h, "/queues/bad%20name/limits", nil), http.StatusNotFound, "limits of a bad queue name")
-		wantLacks(t, get(t, newHandler(s, &dashboard.Options{ReadOnly: true}), "/queues/default/ready").Body, "read-only page", "save-limits")
+		wantLacks(t, get(t, newHandler(s, &dashboard.Config{ReadOnly: true}), "/queues/default/ready").Body, "read-only page", "save-limits")
 	})
 }
 
@@ -111,7 +111,7 @@ func TestKindIndexSearch(t *testing.T) {
 		if _, err := s.Enqueue(ctx, jobs); err != nil {
 			t.Fatal(err)
 		}
-		h := newHandler(s, &dashboard.Options{PageSize: 2})
+		h := newHandler(s, &dashboard.Config{PageSize: 2})
 		wantRedirect(t, post(t, h, "/queues/idx/limits", url.Values{"kind_index": {"1"}}), "/queues/idx/ready?flash=limits", "index kinds")
 		if st, err := hopper.NewInspector(s).QueueStats(ctx, "idx"); err != nil || !st.Config.KindIndex {
 			t.Fatalf("config after ticking Index kinds: %+v, %v", st.Config, err)

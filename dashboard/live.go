@@ -14,7 +14,7 @@ type statsJSON struct {
 	Time   time.Time   `json:"time"`
 	Queues []queueJSON `json:"queues"`
 	Totals totalsJSON  `json:"totals"`
-	Outbox *outboxView `json:"outbox,omitempty"` // with Options.Outbox
+	Outbox *outboxView `json:"outbox,omitempty"` // with Config.Outbox
 }
 
 // queueJSON is one queue's live numbers.

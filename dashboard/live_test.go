@@ -94,6 +94,6 @@ func TestLiveUpdatesOff(t *testing.T) {
 	h := newHandler(s, nil)
 	wantContains(t, get(t, h, "/").Body, "live on", `data-live="/api/stats" data-refresh="2000"`)
 	wantContains(t, get(t, h, "/queues/default/ready").Body, "live on", `data-live="/api/stats?queue=default"`)
-	h = newHandler(s, &dashboard.Options{RefreshInterval: -1})
+	h = newHandler(s, &dashboard.Config{RefreshInterval: -1})
 	wantContains(t, get(t, h, "/").Body, "live off", `data-live="" data-refresh="0"`)
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// Options configures the dashboard. A nil *Options, and every zero field,
+// Config configures the dashboard. A nil *Config, and every zero field,
 // means the documented default. New copies the options; changing them
 // afterwards has no effect.
-type Options struct {
+type Config struct {
 	// Prefix is the path the dashboard is mounted at, such as "/admin/jobs".
 	// The handler expects requests with the prefix already removed (mount it
 	// with http.StripPrefix) and starts every link it generates with it.
@@ -112,47 +112,47 @@ type BasicAuth struct {
 	Realm string
 }
 
-// Defaults and limits of Options.
+// Defaults and limits of Config.
 const (
-	// DefaultTitle is the Title when Options leaves it empty.
+	// DefaultTitle is the Title when Config leaves it empty.
 	DefaultTitle = "hopper"
 	// DefaultRefreshInterval is how often pages refresh their counts when
-	// Options.RefreshInterval is zero.
+	// Config.RefreshInterval is zero.
 	DefaultRefreshInterval = 2 * time.Second
-	// DefaultPageSize is the PageSize when Options leaves it zero.
+	// DefaultPageSize is the PageSize when Config leaves it zero.
 	DefaultPageSize = 50
-	// MaxPageSize caps Options.PageSize.
+	// MaxPageSize caps Config.PageSize.
 	MaxPageSize = 500
 )
 
-// config is Options with defaults applied and checked.
+// config is Config with defaults applied and checked.
 type config struct {
-	Options
+	Config
 	allowedHosts map[string]bool
 }
 
 // Validate reports whether o is a valid configuration: nil, or an error
 // wrapping hopper.ErrInvalidConfig that names the field. New panics with
 // the same error.
-func (o Options) Validate() error {
+func (o Config) Validate() error {
 	_, err := o.withDefaults()
 	return err
 }
 
 // withDefaults returns o with defaults applied, or the error of the first
 // invalid field.
-func (o Options) withDefaults() (config, error) {
-	c := config{Options: o}
+func (o Config) withDefaults() (config, error) {
+	c := config{Config: o}
 	c.Prefix = strings.TrimRight(c.Prefix, "/")
 	if c.Prefix != "" && (c.Prefix[0] != '/' || strings.ContainsAny(c.Prefix, "?#\"'<> \t\r\n\\")) {
-		return c, fmt.Errorf("%w: dashboard Options.Prefix %q must start with '/' and hold no '?', '#', quotes, '<', '>', '\\' or spaces", hopper.ErrInvalidConfig, o.Prefix)
+		return c, fmt.Errorf("%w: dashboard Config.Prefix %q must start with '/' and hold no '?', '#', quotes, '<', '>', '\\' or spaces", hopper.ErrInvalidConfig, o.Prefix)
 	}
 	if c.Title == "" {
 		c.Title = DefaultTitle
 	}
 	if b := c.BasicAuth; b != nil {
 		if b.User == "" || b.Password == "" {
-			return c, fmt.Errorf("%w: dashboard Options.BasicAuth needs a non-empty User and Password", hopper.ErrInvalidConfig)
+			return c, fmt.Errorf("%w: dashboard Config.BasicAuth needs a non-empty User and Password", hopper.ErrInvalidConfig)
 		}
 		cp := *b
 		if cp.Realm == "" {
@@ -165,7 +165,7 @@ func (o Options) withDefaults() (config, error) {
 	}
 	for _, origin := range c.TrustedOrigins {
 		if u, err := url.Parse(origin); err != nil || u.Scheme == "" || u.Host == "" {
-			return c, fmt.Errorf("%w: dashboard Options.TrustedOrigins: %q is not an origin like https://example.com", hopper.ErrInvalidConfig, origin)
+			return c, fmt.Errorf("%w: dashboard Config.TrustedOrigins: %q is not an origin like https://example.com", hopper.ErrInvalidConfig, origin)
 		}
 	}
 	if len(c.AllowedHosts) > 0 {
@@ -192,7 +192,7 @@ func (o Options) withDefaults() (config, error) {
 	if t := c.TraceURL; t != "" {
 		u, err := url.Parse(strings.ReplaceAll(t, "{trace_id}", "0"))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.Contains(t, "{trace_id}") {
-			return c, fmt.Errorf("%w: dashboard Options.TraceURL %q must be an http(s) URL holding {trace_id}", hopper.ErrInvalidConfig, t)
+			return c, fmt.Errorf("%w: dashboard Config.TraceURL %q must be an http(s) URL holding {trace_id}", hopper.ErrInvalidConfig, t)
 		}
 	}
 	return c, nil

@@ -31,7 +31,7 @@ type outboxView struct {
 	Error string `json:"error,omitempty"`
 }
 
-// loadOutbox reads Options.Outbox; nil when none is set. A failure is
+// loadOutbox reads Config.Outbox; nil when none is set. A failure is
 // logged and shown in the panel, never fatal to the page.
 func (d *dash) loadOutbox(ctx context.Context) *outboxView {
 	src := d.cfg.Outbox

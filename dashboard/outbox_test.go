@@ -28,7 +28,7 @@ func (f fakeOutbox) OutboxBacklog(context.Context) (int64, time.Duration, int64,
 // overview and in /api/stats; without a source there is neither.
 func TestOutboxPanel(t *testing.T) {
 	st := memstore.New(nil)
-	h := newHandler(st, &dashboard.Options{Outbox: fakeOutbox{depth: 1234, lag: 2500 * time.Millisecond, dead: 2}})
+	h := newHandler(st, &dashboard.Config{Outbox: fakeOutbox{depth: 1234, lag: 2500 * time.Millisecond, dead: 2}})
 	page := do(t, h, http.MethodGet, "/", nil)
 	if page.Code != http.StatusOK {
 		t.Fatalf("overview: %d", page.Code)
@@ -57,17 +57,17 @@ func TestOutboxPanel(t *testing.T) {
 
 	plain := newHandler(st, nil)
 	if body := do(t, plain, http.MethodGet, "/", nil).Body; strings.Contains(body, "data-outbox") {
-		t.Error("overview shows an outbox panel without Options.Outbox")
+		t.Error("overview shows an outbox panel without Config.Outbox")
 	}
 	if body := do(t, plain, http.MethodGet, "/api/stats", nil).Body; strings.Contains(body, `"outbox"`) {
-		t.Error("/api/stats has an outbox without Options.Outbox")
+		t.Error("/api/stats has an outbox without Config.Outbox")
 	}
 }
 
 // TestOutboxFailure keeps the overview up when the outbox cannot be read,
 // shows the error escaped, and reports it in the JSON.
 func TestOutboxFailure(t *testing.T) {
-	h := newHandler(memstore.New(nil), &dashboard.Options{Outbox: fakeOutbox{err: errors.New(`db down <script>alert(1)</script>`)}})
+	h := newHandler(memstore.New(nil), &dashboard.Config{Outbox: fakeOutbox{err: errors.New(`db down <script>alert(1)</script>`)}})
 	page := do(t, h, http.MethodGet, "/", nil)
 	if page.Code != http.StatusOK || !strings.Contains(page.Body, "The outbox could not be read: db down &lt;script&gt;") || strings.Contains(page.Body, "<script>alert") {
 		t.Fatalf("overview with a failing outbox: %d\n%s", page.Code, page.Body)

@@ -57,7 +57,7 @@ func TestQueuesPageShowsPausedAndLatency(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now().Add(time.Hour) // the ready jobs have waited an hour
-		r := get(t, newHandler(s, &dashboard.Options{Now: func() time.Time { return now }}), "/")
+		r := get(t, newHandler(s, &dashboard.Config{Now: func() time.Time { return now }}), "/")
 		wantStatus(t, r, http.StatusOK, "GET /")
 		// The paused badge and the resume form are shown for critical only.
 		if !regexp.MustCompile(`class="badge paused" data-when-paused="critical"[^>]*>paused<`).MatchString(r.Body) {
@@ -121,7 +121,7 @@ func TestJobsPagePaging(t *testing.T) {
 			}
 			ids = append(ids, info.ID)
 		}
-		h := newHandler(s, &dashboard.Options{PageSize: 3})
+		h := newHandler(s, &dashboard.Config{PageSize: 3})
 		seen := map[string]bool{}
 		next := "/queues/default/ready"
 		for page := 1; next != ""; page++ {
@@ -271,7 +271,7 @@ func TestJobPageUndecodableArgs(t *testing.T) {
 func TestQueueHistory(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		dashtest.Seed(t, s)
-		if _, err := s.Maintain(context.Background(), "default", store.MaintainOptions{}); err != nil {
+		if _, err := s.Maintain(context.Background(), "default", store.MaintainOpts{}); err != nil {
 			t.Fatal(err)
 		}
 		h := newHandler(s, nil)
@@ -417,7 +417,7 @@ func TestEveryLinkWorks(t *testing.T) {
 		t.Run("prefix="+prefix, func(t *testing.T) {
 			eachStore(t, func(t *testing.T, s hopper.Store) {
 				dashtest.Seed(t, s)
-				var h http.Handler = newHandler(s, &dashboard.Options{Prefix: prefix})
+				var h http.Handler = newHandler(s, &dashboard.Config{Prefix: prefix})
 				if prefix != "" {
 					mux := http.NewServeMux()
 					mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
@@ -490,8 +490,8 @@ func isAction(p string) bool {
 
 func TestMountedBareRedirects(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.Handle("/ops/", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Options{Prefix: "/ops/"})))
-	mux.Handle("/ops", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Options{Prefix: "/ops/"})))
+	mux.Handle("/ops/", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Config{Prefix: "/ops/"})))
+	mux.Handle("/ops", http.StripPrefix("/ops", newHandler(newMem(), &dashboard.Config{Prefix: "/ops/"})))
 	r := get(t, mux, "/ops")
 	wantStatus(t, r, http.StatusFound, "GET /ops")
 	if loc := r.Header.Get("Location"); loc != "/ops/" {
@@ -509,7 +509,7 @@ func TestOddJobID(t *testing.T) {
 			t.Fatal(err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/p/", http.StripPrefix("/p", newHandler(s, &dashboard.Options{Prefix: "/p"})))
+		mux.Handle("/p/", http.StripPrefix("/p", newHandler(s, &dashboard.Config{Prefix: "/p"})))
 		list := get(t, mux, "/p/queues/default/ready")
 		m := regexp.MustCompile(`href="(/p/jobs/default/[^"]+)"`).FindStringSubmatch(list.Body)
 		if m == nil {
@@ -582,20 +582,20 @@ func TestPagePastTheEnd(t *testing.T) {
 	})
 }
 
-// With Options.TraceURL a job's trace ID links to the tracing UI, on the
+// With Config.TraceURL a job's trace ID links to the tracing UI, on the
 // page and in the JSON; a template without {trace_id} or not http(s) is
 // refused.
 func TestTraceLink(t *testing.T) {
 	s := newMem()
 	f := dashtest.Seed(t, s)
-	h := newHandler(s, &dashboard.Options{TraceURL: "https://jaeger.example.com/trace/{trace_id}?from=hopper"})
+	h := newHandler(s, &dashboard.Config{TraceURL: "https://jaeger.example.com/trace/{trace_id}?from=hopper"})
 	page := get(t, h, "/jobs/default/"+f.Traced).Body
 	wantContains(t, page, "traced job", `<a href="https://jaeger.example.com/trace/`, `?from=hopper" rel="noopener noreferrer"`)
 	wantContains(t, get(t, h, "/api/jobs/default/"+f.Traced).Body, "traced job JSON", `"trace_url":"https://jaeger.example.com/trace/`)
 	wantLacks(t, get(t, h, "/jobs/default/"+f.Ready[1]).Body, "job without a trace", "jaeger.example.com")
 	wantLacks(t, get(t, newHandler(s, nil), "/jobs/default/"+f.Traced).Body, "no TraceURL", "jaeger.example.com")
 	for _, bad := range []string{"https://jaeger.example.com/trace/", "javascript:alert('{trace_id}')", "/trace/{trace_id}"} {
-		if err := (dashboard.Options{TraceURL: bad}).Validate(); !errors.Is(err, hopper.ErrInvalidConfig) {
+		if err := (dashboard.Config{TraceURL: bad}).Validate(); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Errorf("TraceURL %q: Validate() = %v, want ErrInvalidConfig", bad, err)
 		}
 	}

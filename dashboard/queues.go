@@ -31,7 +31,7 @@ type overview struct {
 	PausedCount int
 	Chart       *chart      // throughput of all queues over Range
 	Range       chartRange  // the window of Chart
-	Outbox      *outboxView // nil without Options.Outbox
+	Outbox      *outboxView // nil without Config.Outbox
 }
 
 // loadOverview reads the stats and throughput of the named queues, a few

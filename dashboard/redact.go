@@ -18,7 +18,7 @@ const redactedValue = "[redacted]"
 // without '_' or '-'.
 var sensitiveKeys = []string{"password", "passwd", "secret", "token", "apikey", "authorization"}
 
-// DefaultRedact is the default Options.Redact. It returns a copy of v in
+// DefaultRedact is the default Config.Redact. It returns a copy of v in
 // which the value of every map key that looks secret, at any depth, is
 // replaced by the string "[redacted]". A key looks secret when, lower-cased
 // and with '_' and '-' removed, it contains password, passwd, secret,
@@ -47,7 +47,7 @@ func DefaultRedact(kind string, v any) any {
 	return v
 }
 
-// NoRedact is an Options.Redact that hides nothing: it returns v as it is.
+// NoRedact is an Config.Redact that hides nothing: it returns v as it is.
 func NoRedact(kind string, v any) any { return v }
 
 // keyNormalizer drops the separators of a key before it is compared.

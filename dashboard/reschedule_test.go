@@ -80,7 +80,7 @@ func TestChangeJobPriority(t *testing.T) {
 		r := post(t, h, "/jobs/default/"+f.Ready[2]+"/priority", url.Values{"priority": {"2"}})
 		wantRedirect(t, r, "/jobs/default/"+f.Ready[2]+"?flash=reprioritised&n=1", "raise a ready job")
 		wantContains(t, get(t, h, r.Header.Get("Location")).Body, "job page after the change", "Changed the job", "priority +2")
-		p, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: "default", State: hopper.StateReady, Limit: 1})
+		p, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "default", State: hopper.StateReady, Limit: 1})
 		if err != nil || len(p.Jobs) != 1 || p.Jobs[0].ID != f.Ready[2] || p.Jobs[0].Priority != 2 {
 			t.Fatalf("first ready job after raising %q: %+v, %v; want it, at priority 2", f.Ready[2], p.Jobs, err)
 		}

@@ -74,7 +74,7 @@ func hostGuard(allowed map[string]bool, next http.Handler) http.Handler {
 			host = h
 		}
 		if !allowed[strings.ToLower(strings.Trim(host, "[]"))] {
-			http.Error(w, "421 misdirected request: host not allowed (dashboard Options.AllowedHosts)", http.StatusMisdirectedRequest)
+			http.Error(w, "421 misdirected request: host not allowed (dashboard Config.AllowedHosts)", http.StatusMisdirectedRequest)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -88,7 +88,7 @@ func (d *dash) crossOrigin(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	for _, o := range d.cfg.TrustedOrigins {
 		if err := cop.AddTrustedOrigin(o); err != nil {
-			panic("dashboard: Options.TrustedOrigins: " + err.Error())
+			panic("dashboard: Config.TrustedOrigins: " + err.Error())
 		}
 	}
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

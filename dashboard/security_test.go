@@ -19,7 +19,7 @@ import (
 func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	s := newMem()
 	f := dashtest.Seed(t, s)
-	h := newHandler(s, &dashboard.Options{BasicAuth: &dashboard.BasicAuth{User: "u", Password: "p"}})
+	h := newHandler(s, &dashboard.Config{BasicAuth: &dashboard.BasicAuth{User: "u", Password: "p"}})
 	check := func(what string, r response) {
 		t.Helper()
 		csp := r.Header.Get("Content-Security-Policy")
@@ -136,7 +136,7 @@ func TestCrossOriginActionRefused(t *testing.T) {
 func TestTrustedOrigin(t *testing.T) {
 	s := newMem()
 	f := dashtest.Seed(t, s)
-	h := newHandler(s, &dashboard.Options{TrustedOrigins: []string{"https://ops.example.com"}})
+	h := newHandler(s, &dashboard.Config{TrustedOrigins: []string{"https://ops.example.com"}})
 	r := newRequest(http.MethodPost, "/queues/default/garbage/retry", url.Values{"id": {f.Garbage[0]}})
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	r.Header.Set("Origin", "https://ops.example.com")
@@ -146,7 +146,7 @@ func TestTrustedOrigin(t *testing.T) {
 func TestReadOnlyRefusesEveryAction(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		f := dashtest.Seed(t, s)
-		h := newHandler(s, &dashboard.Options{ReadOnly: true})
+		h := newHandler(s, &dashboard.Config{ReadOnly: true})
 		for _, p := range actionPaths(f) {
 			for _, form := range []url.Values{{"id": {f.Garbage[0]}}, {"all": {"1"}, "confirm": {"1"}}} {
 				r := post(t, h, p, form)
@@ -180,7 +180,7 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 func TestBasicAuth(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		f := dashtest.Seed(t, s)
-		h := newHandler(s, &dashboard.Options{Title: "Ops", BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
+		h := newHandler(s, &dashboard.Config{Title: "Ops", BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
 		paths := []string{"/", "/queues/default/garbage", "/jobs/default/" + f.Garbage[0], "/workers", "/schedules", "/api/stats", "/api/jobs/default/" + f.Garbage[0], "/static/app.js"}
 		for i, p := range paths {
 			r := get(t, h, p)
@@ -218,7 +218,7 @@ func TestAuthHook(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	h := newHandler(s, &dashboard.Options{Auth: auth})
+	h := newHandler(s, &dashboard.Config{Auth: auth})
 	for _, p := range []string{"/", "/api/stats", "/static/app.css"} {
 		wantStatus(t, get(t, h, p), http.StatusForbidden, "hook refuses "+p)
 		r := newRequest(http.MethodGet, p, nil)
@@ -233,7 +233,7 @@ func TestAuthHook(t *testing.T) {
 }
 
 func TestAllowedHosts(t *testing.T) {
-	h := newHandler(newMem(), &dashboard.Options{AllowedHosts: []string{"localhost", "127.0.0.1", "::1"}})
+	h := newHandler(newMem(), &dashboard.Config{AllowedHosts: []string{"localhost", "127.0.0.1", "::1"}})
 	for host, want := range map[string]int{
 		"localhost:8080": http.StatusOK, "127.0.0.1:9": http.StatusOK, "[::1]:8080": http.StatusOK, "LOCALHOST": http.StatusOK,
 		"evil.example": http.StatusMisdirectedRequest, "evil.example:8080": http.StatusMisdirectedRequest, "127.0.0.2": http.StatusMisdirectedRequest,
@@ -269,12 +269,12 @@ func TestRedaction(t *testing.T) {
 		}
 
 		// NoRedact shows it, and the search finds it.
-		h = newHandler(s, &dashboard.Options{Redact: dashboard.NoRedact})
+		h = newHandler(s, &dashboard.Config{Redact: dashboard.NoRedact})
 		wantContains(t, get(t, h, "/jobs/default/"+f.Garbage[0]).Body, "NoRedact", dashtest.SecretText)
 		wantContains(t, get(t, h, "/queues/default/garbage?args=hunter2").Body, "NoRedact search", f.Garbage[0], f.Garbage[1])
 
 		// A custom hook sees the kind and the decoded args.
-		h = newHandler(s, &dashboard.Options{Redact: func(kind string, v any) any {
+		h = newHandler(s, &dashboard.Config{Redact: func(kind string, v any) any {
 			if m, ok := v.(map[string]any); ok && kind == "send_email" {
 				m["to"] = "someone"
 			}
@@ -285,7 +285,7 @@ func TestRedaction(t *testing.T) {
 		wantLacks(t, body, "custom redact", "bob@example.com")
 
 		// A hook that panics hides everything rather than nothing.
-		h = newHandler(s, &dashboard.Options{Redact: func(string, any) any { panic("boom") }})
+		h = newHandler(s, &dashboard.Config{Redact: func(string, any) any { panic("boom") }})
 		r = get(t, h, "/jobs/default/"+f.Garbage[0])
 		wantStatus(t, r, http.StatusOK, "panicking redact")
 		wantLacks(t, r.Body, "panicking redact", dashtest.SecretText, "bob@example.com")
@@ -295,10 +295,10 @@ func TestRedaction(t *testing.T) {
 func TestNewPanicsOnMisuse(t *testing.T) {
 	for name, fn := range map[string]func(){
 		"nil store":           func() { dashboard.New(nil, nil) },
-		"relative prefix":     func() { dashboard.New(newMem(), &dashboard.Options{Prefix: "admin"}) },
-		"prefix with a quote": func() { dashboard.New(newMem(), &dashboard.Options{Prefix: `/a"b`}) },
-		"empty password":      func() { dashboard.New(newMem(), &dashboard.Options{BasicAuth: &dashboard.BasicAuth{User: "u"}}) },
-		"origin without host": func() { dashboard.New(newMem(), &dashboard.Options{TrustedOrigins: []string{"ops.example.com"}}) },
+		"relative prefix":     func() { dashboard.New(newMem(), &dashboard.Config{Prefix: "admin"}) },
+		"prefix with a quote": func() { dashboard.New(newMem(), &dashboard.Config{Prefix: `/a"b`}) },
+		"empty password":      func() { dashboard.New(newMem(), &dashboard.Config{BasicAuth: &dashboard.BasicAuth{User: "u"}}) },
+		"origin without host": func() { dashboard.New(newMem(), &dashboard.Config{TrustedOrigins: []string{"ops.example.com"}}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -326,7 +326,7 @@ func authFrom(h http.Handler, target, addr, user, pass string) response {
 // affected, and asking without credentials costs nothing.
 func TestLoginRateLimit(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	h := newHandler(newMem(), &dashboard.Options{Now: func() time.Time { return now },
+	h := newHandler(newMem(), &dashboard.Config{Now: func() time.Time { return now },
 		BasicAuth: &dashboard.BasicAuth{User: "admin", Password: "s3cret"}})
 	const guesser, other = "203.0.113.7:5000", "203.0.113.8:5000"
 	for i := range 10 {

@@ -79,7 +79,7 @@ func (d *dash) serveWorkflowsJSON(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	page, err := d.ins.Workflows(r.Context(), hopper.WorkflowFilter{State: s.State, Search: s.Query, Offset: (s.Page - 1) * d.cfg.PageSize, Limit: d.cfg.PageSize})
+	page, err := d.ins.Workflows(r.Context(), hopper.ListWorkflowsOpts{State: s.State, Search: s.Query, Offset: (s.Page - 1) * d.cfg.PageSize, Limit: d.cfg.PageSize})
 	if err != nil {
 		d.workflowJSONError(w, r, "listing workflows", err)
 		return

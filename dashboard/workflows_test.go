@@ -74,7 +74,7 @@ func TestWorkflowsPage(t *testing.T) {
 		wantContains(t, r.Body, "search without match", "No workflow's ID starts with, or name holds, “nobody” among the running ones")
 
 		// Pages.
-		h = newHandler(s, &dashboard.Options{PageSize: 2})
+		h = newHandler(s, &dashboard.Config{PageSize: 2})
 		r = get(t, h, "/workflows")
 		wantContains(t, r.Body, "page 1", "Showing <strong>1–2</strong> of <strong>3</strong>", `href="/workflows?page=2" rel="next"`)
 		r = get(t, h, "/workflows?page=2")
@@ -208,7 +208,7 @@ func TestWorkflowPageFragment(t *testing.T) {
 	}
 
 	// Without live updates, no page part refreshes.
-	h = newHandler(s, &dashboard.Options{RefreshInterval: -1})
+	h = newHandler(s, &dashboard.Config{RefreshInterval: -1})
 	for _, p := range []string{"/workflows", "/workflows/" + f.Running} {
 		wantLacks(t, get(t, h, p).Body, p, "data-fragment=")
 	}
@@ -376,7 +376,7 @@ func TestWorkflowActionsGuarded(t *testing.T) {
 		actions := []string{"/workflows/" + f.Running + "/cancel", "/workflows/" + f.Failed + "/retry"}
 
 		// Read-only: no buttons, no confirmation, no action.
-		h := newHandler(s, &dashboard.Options{ReadOnly: true})
+		h := newHandler(s, &dashboard.Config{ReadOnly: true})
 		for _, p := range []string{"/workflows/" + f.Running, "/workflows/" + f.Failed} {
 			r := get(t, h, p)
 			wantStatus(t, r, http.StatusOK, "read-only "+p)
@@ -409,7 +409,7 @@ func TestWorkflowActionsAudited(t *testing.T) {
 	s := newMem()
 	f := dashtest.SeedWorkflows(t, s)
 	var buf strings.Builder
-	h := dashboard.New(s, &dashboard.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "pw"}})
+	h := dashboard.New(s, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&buf, nil)), BasicAuth: &dashboard.BasicAuth{User: "ops", Password: "pw"}})
 	r := doAuth(t, h, http.MethodPost, "/workflows/"+f.Failed+"/retry", url.Values{"confirm": {"1"}}, "ops", "pw")
 	wantStatus(t, r, http.StatusSeeOther, "retry")
 	for _, want := range []string{`msg="dashboard: action"`, "action=/workflows/" + f.Failed + "/retry", "affected=1", "user=ops", "workflow=" + f.Failed} {
@@ -626,7 +626,7 @@ func TestEveryWorkflowLinkWorks(t *testing.T) {
 		t.Run("prefix="+prefix, func(t *testing.T) {
 			eachStore(t, func(t *testing.T, s hopper.Store) {
 				dashtest.SeedWorkflows(t, s)
-				var h http.Handler = newHandler(s, &dashboard.Options{Prefix: prefix})
+				var h http.Handler = newHandler(s, &dashboard.Config{Prefix: prefix})
 				if prefix != "" {
 					mux := http.NewServeMux()
 					mux.Handle(prefix+"/", http.StripPrefix(prefix, h))

@@ -41,7 +41,7 @@ func maintainAll(ctx context.Context, t T, s hopper.Store) int {
 	moved := 0
 	for _, q := range queues {
 		for {
-			res, err := s.Maintain(ctx, q, store.MaintainOptions{})
+			res, err := s.Maintain(ctx, q, store.MaintainOpts{})
 			if err != nil {
 				t.Fatalf("hoppertest: maintaining queue %q: %v", q, err)
 			}

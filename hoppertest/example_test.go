@@ -62,7 +62,7 @@ func ExampleDrain() {
 	t := exampleT{}
 	ctx := context.Background()
 	clock := hoppertest.NewClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
-	s := memstore.New(&memstore.Options{Clock: clock.Now})
+	s := memstore.New(&memstore.Config{Clock: clock.Now})
 	c := hopper.NewClient(s, nil)
 	_ = signup(ctx, c, 1, "ada@example.com")
 	_, _ = hopper.Enqueue(ctx, c, SendWelcome{UserID: 2, Email: "bob@example.com"}, &hopper.EnqueueOpts{Queue: "emails", Delay: time.Hour})

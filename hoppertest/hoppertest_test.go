@@ -111,7 +111,7 @@ func TestWorkOutcomes(t *testing.T) {
 func TestDrainFollowsTheClock(t *testing.T) {
 	ctx := t.Context()
 	clock := hoppertest.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	s := memstore.New(&memstore.Options{Clock: clock.Now})
+	s := memstore.New(&memstore.Config{Clock: clock.Now})
 	if _, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), SendWelcome{UserID: 3}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func find[A hopper.Args](ctx context.Context, t T, s hopper.Store, want A, opts 
 	}
 	for _, q := range queues {
 		for _, st := range states {
-			page, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: q, State: st, Kind: want.Kind(), Limit: hopper.MaxListLimit})
+			page, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: q, State: st, Kind: want.Kind(), Limit: hopper.MaxListLimit})
 			if err != nil {
 				t.Fatalf("hoppertest: listing %s jobs of queue %q: %v", st, q, err)
 			}

@@ -56,7 +56,7 @@ func Work[A hopper.Args](ctx context.Context, t T, fn func(ctx context.Context, 
 	if o.Clock == nil {
 		o.Clock = NewClock(time.Now())
 	}
-	s := memstore.New(&memstore.Options{Clock: o.Clock.Now})
+	s := memstore.New(&memstore.Config{Clock: o.Clock.Now})
 	info, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), args, o.Enqueue)
 	if err != nil {
 		t.Fatalf("hoppertest.Work: enqueue %T: %v", args, err)

@@ -16,7 +16,7 @@ func TestRequeueAndDelete(t *testing.T) {
 	b := newJob("b")
 	mustEnqueue(t, s, a, b)
 	c := claim(t, s, 1, time.Minute).Jobs[0] // a
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeCancel})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeCancel})
 	clock.Advance(time.Second)
 
 	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"b", "a", "zz"}); n != 1 || err != nil {
@@ -80,7 +80,7 @@ func TestCancelledRunningJobReclaimedGoesToGarbage(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	maintain(t, s, store.MaintainOptions{})
+	maintain(t, s, store.MaintainOpts{})
 	if r := getJob(t, s, "a"); r.State != store.StateGarbage || !r.Cancelled {
 		t.Fatalf("after expiry: %+v, want cancelled garbage", r)
 	}

@@ -28,7 +28,7 @@ func benchCycle(b *testing.B, size int) {
 	for i := range jobs {
 		jobs[i] = &store.NewJob{ID: fmt.Sprintf("job-%08d", i), Queue: "default", Kind: "bench", Args: args, JobSpec: store.JobSpec{MaxRetries: 25}}
 	}
-	reqs := make([]store.FinishRequest, size)
+	reqs := make([]store.AttemptEnd, size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -36,12 +36,12 @@ func benchCycle(b *testing.B, size int) {
 		if _, err := s.Enqueue(ctx, jobs); err != nil {
 			b.Fatal(err)
 		}
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: size, Lease: time.Minute})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "default", Max: size, Lease: time.Minute})
 		if err != nil || len(res.Jobs) != size {
 			b.Fatalf("claimed %d, err %v", len(res.Jobs), err)
 		}
 		for i, j := range res.Jobs {
-			reqs[i] = store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}
+			reqs[i] = store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}
 		}
 		errs, err := s.Finish(ctx, reqs)
 		if err != nil || errs[0] != nil {
@@ -72,13 +72,13 @@ func BenchmarkCycleParallel(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute})
 			if err != nil || len(res.Jobs) != 1 {
 				b.Errorf("claimed %d, err %v", len(res.Jobs), err)
 				return
 			}
 			j := res.Jobs[0]
-			if errs, _ := s.Finish(ctx, []store.FinishRequest{{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}}); errs[0] != nil {
+			if errs, _ := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}}); errs[0] != nil {
 				b.Error(errs[0])
 				return
 			}

@@ -29,15 +29,15 @@ const (
 // (finishing jobs also wake WaitReady). QueueConfig.RateLimit caps the jobs
 // claimed in any window of RatePeriod (default one second); when it holds
 // jobs back, RetryIn is when the oldest claim it counts leaves the window
-// (rate.go). A queue held by a handler (FinishRequest.Hold) yields nothing
+// (rate.go). A queue held by a handler (AttemptEnd.Hold) yields nothing
 // with RetryIn the time left.
 //
 // req.WorkerID is not recorded: JobRecord has no field for it, and
 // Heartbeat's WorkerInfo.Running is where a worker reports its jobs.
 //
-// A request that fails ClaimRequest.Validate gives its error. A queue never
+// A request that fails ClaimOpts.Validate gives its error. A queue never
 // enqueued to yields nothing.
-func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if err := ctx.Err(); err != nil {
 		return store.ClaimResult{}, err
 	}

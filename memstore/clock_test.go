@@ -56,7 +56,7 @@ func TestDelayedJobIsNotClaimableBeforeItsMillisecond(t *testing.T) {
 	}
 	for _, st := range steps {
 		clock.Set(st.at)
-		m := maintain(t, s, store.MaintainOptions{})
+		m := maintain(t, s, store.MaintainOpts{})
 		if m.Promoted != len(st.want) {
 			t.Fatalf("at %v: promoted %d, want %d", st.at, m.Promoted, len(st.want))
 		}
@@ -68,21 +68,21 @@ func TestDelayedJobIsNotClaimableBeforeItsMillisecond(t *testing.T) {
 
 func TestMaintainNextInAndIdleFollowTheClock(t *testing.T) {
 	s, clock := newClocked()
-	if m := maintain(t, s, store.MaintainOptions{}); !m.Idle {
+	if m := maintain(t, s, store.MaintainOpts{}); !m.Idle {
 		t.Fatalf("unknown queue: %+v, want Idle", m)
 	}
 	a := newJob("a")
 	a.Delay = 5 * time.Second
 	mustEnqueue(t, s, a)
-	if m := maintain(t, s, store.MaintainOptions{}); m.Idle || m.NextIn != 5*time.Second {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Idle || m.NextIn != 5*time.Second {
 		t.Fatalf("%+v, want NextIn 5s", m)
 	}
 	clock.Set(ms(5 * time.Second))
-	if m := maintain(t, s, store.MaintainOptions{}); m.Promoted != 1 || !m.Idle {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Promoted != 1 || !m.Idle {
 		t.Fatalf("%+v, want 1 promoted and Idle", m)
 	}
 	claim(t, s, 1, 7*time.Second)
-	if m := maintain(t, s, store.MaintainOptions{}); m.Idle || m.NextIn != 7*time.Second {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Idle || m.NextIn != 7*time.Second {
 		t.Fatalf("%+v, want NextIn 7s (the lease)", m)
 	}
 }
@@ -99,11 +99,11 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 		t.Fatalf("first claim: attempt %d, deadline %v", first.Attempt, first.Deadline)
 	}
 	clock.Set(ms(30*time.Second - time.Nanosecond))
-	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 0 || m.NextIn != time.Millisecond {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Reclaimed != 0 || m.NextIn != time.Millisecond {
 		t.Fatalf("before the deadline: %+v, want nothing reclaimed, NextIn 1ms", m)
 	}
 	clock.Set(ms(30 * time.Second))
-	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 1 {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Reclaimed != 1 || m.Promoted != 1 {
 		t.Fatalf("at the deadline: %+v, want 1 reclaimed and promoted", m)
 	}
 	r := getJob(t, s, "a")
@@ -115,7 +115,7 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 	}
 
 	// The stale worker can neither finish nor extend.
-	if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: first.Token, Outcome: store.OutcomeAck}); !errors.Is(errs[0], store.ErrLeaseLost) {
+	if errs := finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: first.Token, Outcome: store.OutcomeAck}); !errors.Is(errs[0], store.ErrLeaseLost) {
 		t.Fatalf("stale ack: %v, want ErrLeaseLost", errs[0])
 	}
 	second := claim(t, s, 1, time.Second).Jobs[0]
@@ -132,7 +132,7 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 
 	// Attempts used up: the next expiry sends it to garbage.
 	clock.Set(second.Deadline)
-	if m := maintain(t, s, store.MaintainOptions{}); m.Reclaimed != 1 || m.Promoted != 0 {
+	if m := maintain(t, s, store.MaintainOpts{}); m.Reclaimed != 1 || m.Promoted != 0 {
 		t.Fatalf("second expiry: %+v", m)
 	}
 	r = getJob(t, s, "a")
@@ -150,7 +150,7 @@ func TestAckAfterDeadlineBeforeReclaimIsAccepted(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"))
 	c := claim(t, s, 1, time.Second).Jobs[0]
 	clock.Set(ms(time.Hour))
-	if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck}); errs[0] != nil {
+	if errs := finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck}); errs[0] != nil {
 		t.Fatalf("late ack: %v", errs[0])
 	}
 	if _, err := s.GetJob(context.Background(), testQueue, "a"); !errors.Is(err, store.ErrJobNotFound) {
@@ -218,7 +218,7 @@ func TestMaxRunningCapsUnackJobs(t *testing.T) {
 		t.Fatalf("at the cap: claimed %d, RetryIn %v", len(res.Jobs), res.RetryIn)
 	}
 	j := res.Jobs[0]
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 	if res := claim(t, s, 5, time.Minute); len(res.Jobs) != 1 {
 		t.Fatalf("after one ack: claimed %d, want 1", len(res.Jobs))
 	}
@@ -231,7 +231,7 @@ func TestThroughputCountsPerClockMinute(t *testing.T) {
 		t.Helper()
 		mustEnqueue(t, s, newJob(id))
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		if errs := finish(t, s, store.FinishRequest{Queue: testQueue, ID: id, Token: c.Token, Outcome: out}); errs[0] != nil {
+		if errs := finish(t, s, store.AttemptEnd{Queue: testQueue, ID: id, Token: c.Token, Outcome: out}); errs[0] != nil {
 			t.Fatal(errs[0])
 		}
 	}
@@ -293,7 +293,7 @@ func TestUniqueForExpiresOnTheClock(t *testing.T) {
 	}
 	// a finishing must not release the key b now holds.
 	c := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
 	if res := mustEnqueue(t, s, newUnique("c", "u")); !res[0].Duplicate || res[0].ID != "b" {
 		t.Fatalf("after a's ack: %+v, want duplicate of b", res[0])
 	}

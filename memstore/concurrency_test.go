@@ -31,7 +31,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	for w := range claimers {
 		wg.Go(func() {
 			for {
-				res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: testQueue, Max: 1 + w%5, Lease: time.Minute})
+				res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: testQueue, Max: 1 + w%5, Lease: time.Minute})
 				if err != nil {
 					t.Error(err)
 					return
@@ -94,7 +94,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 	wg.Go(func() { // scheduler
 		for ctx.Err() == nil {
 			for _, q := range queues {
-				if _, err := s.Maintain(ctx, q, store.MaintainOptions{Batch: 10}); err != nil && ctx.Err() == nil {
+				if _, err := s.Maintain(ctx, q, store.MaintainOpts{Batch: 10}); err != nil && ctx.Err() == nil {
 					t.Error(err)
 				}
 			}
@@ -106,18 +106,18 @@ func TestConcurrentLifecycle(t *testing.T) {
 			for ctx.Err() == nil {
 				claimed := 0
 				for _, q := range queues {
-					res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1 + w%3, Lease: time.Minute})
+					res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1 + w%3, Lease: time.Minute})
 					if err != nil {
 						return // ctx cancelled
 					}
 					claimed += len(res.Jobs)
-					var reqs []store.FinishRequest
+					var reqs []store.AttemptEnd
 					for _, j := range res.Jobs {
 						out := store.OutcomeAck
 						if j.Attempt == 1 && j.ID[len(j.ID)-1] == '3' {
 							out = store.OutcomeRetry // retried once, at once
 						}
-						reqs = append(reqs, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: out})
+						reqs = append(reqs, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: out})
 					}
 					errs, err := s.Finish(ctx, reqs)
 					if err != nil {

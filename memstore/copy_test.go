@@ -71,23 +71,23 @@ func TestRecordsCrossingTheStoreAreCopies(t *testing.T) {
 	checkIntact(t, s, "a", "after changing Claim's record", 0, "")
 
 	e := &store.AttemptError{Error: "boom"}
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: tok, Outcome: store.OutcomeRetry, Error: e})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: tok, Outcome: store.OutcomeRetry, Error: e})
 	e.Error = "X"
 	checkIntact(t, s, "a", "after changing the finish error", 1, "")
 	scribble(getJob(t, s, "a"))
 	checkIntact(t, s, "a", "after changing GetJob's errors", 1, "")
 
-	maintain(t, s, store.MaintainOptions{})
+	maintain(t, s, store.MaintainOpts{})
 	c = claim(t, s, 1, time.Minute).Jobs[0]
 	scribble(c)
 	checkIntact(t, s, "a", "after changing a retried claim", 1, "")
 
 	result := []byte("result")
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck, Result: result, Retention: time.Hour})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck, Result: result, Retention: time.Hour})
 	result[0] = 'X'
 	checkIntact(t, s, "a", "after changing the finish result", 1, "result")
 
-	page, err := s.ListJobs(ctx, store.ListRequest{Queue: testQueue, State: store.StateDone, Limit: 10})
+	page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: testQueue, State: store.StateDone, Limit: 10})
 	if err != nil || len(page.Jobs) != 1 {
 		t.Fatalf("ListJobs: %+v %v", page, err)
 	}
@@ -112,7 +112,7 @@ func TestReusedJobsStartClean(t *testing.T) {
 	a.UniqueKey = "u"
 	mustEnqueue(t, s, a)
 	c := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeAck})
 
 	b := newJob("b")
 	b.Args = []byte("x")

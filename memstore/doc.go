@@ -15,7 +15,7 @@
 //
 // Every time the store records or compares (enqueue and finish times, due
 // times, lease deadlines, throughput minutes, worker expiry) comes from one
-// clock, time.Now unless Options.Clock gives another, truncated to the
+// clock, time.Now unless Config.Clock gives another, truncated to the
 // millisecond as Redis would. Durations in requests are rounded up to the
 // next millisecond, so a job never falls due and a lease never expires before
 // the time asked for.

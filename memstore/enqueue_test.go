@@ -68,7 +68,7 @@ func TestEnqueueDuplicates(t *testing.T) {
 	clock.Advance(time.Second)
 	for range 2 {
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeGarbage})
+		finish(t, s, store.AttemptEnd{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeGarbage})
 	}
 	if r := getJob(t, s, "u1"); r.State != store.StateGarbage {
 		t.Fatalf("u1 in %s, want garbage", r.State)

@@ -13,7 +13,7 @@ import (
 // nil; an error wrapping store.ErrJobNotFound when the queue has no job with
 // that ID; one wrapping store.ErrLeaseLost when the job exists but the
 // token is not that of its current claim (the job was reclaimed, released,
-// finished or claimed again); or the error of FinishRequest.Validate. A
+// finished or claimed again); or the error of AttemptEnd.Validate. A
 // request that fails changes nothing.
 // An expired lease that was not reclaimed yet still finishes.
 //
@@ -37,7 +37,7 @@ import (
 // instead. The unique key is released when the job leaves for done,
 // garbage or deletion. A zero AttemptError.At is stamped with now and a zero
 // Attempt with the job's attempt.
-func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 }
 
 // finish ends one claim. q.mu must be held.
-func (q *queue) finish(r *store.FinishRequest, now time.Time, nowMs int64) error {
+func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64) error {
 	j := q.jobs[r.ID]
 	if j == nil {
 		return fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, q.name, r.ID)

@@ -15,7 +15,7 @@ func TestFinishOutcomes(t *testing.T) {
 	boom := &store.AttemptError{Error: "boom"}
 	tests := []struct {
 		name      string
-		req       store.FinishRequest
+		req       store.AttemptEnd
 		cancelled bool // Cancel the job while it runs
 		state     store.JobState
 		attempt   int
@@ -23,16 +23,16 @@ func TestFinishOutcomes(t *testing.T) {
 		runAt     time.Duration // from now; checked in pending and retry
 		flag      bool          // Cancelled in the record
 	}{
-		{name: "ack", req: store.FinishRequest{Outcome: store.OutcomeAck, Retention: time.Hour, Result: []byte("r")}, state: store.StateDone, attempt: 1},
-		{name: "retry", req: store.FinishRequest{Outcome: store.OutcomeRetry, Delay: 3 * time.Second, Error: boom}, state: store.StateRetry, attempt: 1, errors: []string{"boom"}, runAt: 3 * time.Second},
-		{name: "garbage", req: store.FinishRequest{Outcome: store.OutcomeGarbage, Error: boom}, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}},
-		{name: "snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: store.StatePending, attempt: 0, runAt: time.Minute},
-		{name: "release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, state: store.StateReady, attempt: 0},
-		{name: "cancel", req: store.FinishRequest{Outcome: store.OutcomeCancel}, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
-		{name: "cancelled then retry", req: store.FinishRequest{Outcome: store.OutcomeRetry, Error: boom}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
-		{name: "cancelled then snooze", req: store.FinishRequest{Outcome: store.OutcomeSnooze}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
-		{name: "cancelled then release", req: store.FinishRequest{Outcome: store.OutcomeRelease}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
-		{name: "cancelled then ack", req: store.FinishRequest{Outcome: store.OutcomeAck, Retention: time.Hour}, cancelled: true, state: store.StateDone, attempt: 1, flag: true},
+		{name: "ack", req: store.AttemptEnd{Outcome: store.OutcomeAck, Retention: time.Hour, Result: []byte("r")}, state: store.StateDone, attempt: 1},
+		{name: "retry", req: store.AttemptEnd{Outcome: store.OutcomeRetry, Delay: 3 * time.Second, Error: boom}, state: store.StateRetry, attempt: 1, errors: []string{"boom"}, runAt: 3 * time.Second},
+		{name: "garbage", req: store.AttemptEnd{Outcome: store.OutcomeGarbage, Error: boom}, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}},
+		{name: "snooze", req: store.AttemptEnd{Outcome: store.OutcomeSnooze, Delay: time.Minute, Error: boom}, state: store.StatePending, attempt: 0, runAt: time.Minute},
+		{name: "release", req: store.AttemptEnd{Outcome: store.OutcomeRelease}, state: store.StateReady, attempt: 0},
+		{name: "cancel", req: store.AttemptEnd{Outcome: store.OutcomeCancel}, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
+		{name: "cancelled then retry", req: store.AttemptEnd{Outcome: store.OutcomeRetry, Error: boom}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{"boom"}, flag: true},
+		{name: "cancelled then snooze", req: store.AttemptEnd{Outcome: store.OutcomeSnooze}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
+		{name: "cancelled then release", req: store.AttemptEnd{Outcome: store.OutcomeRelease}, cancelled: true, state: store.StateGarbage, attempt: 1, errors: []string{store.ErrCancelled.Error()}, flag: true},
+		{name: "cancelled then ack", req: store.AttemptEnd{Outcome: store.OutcomeAck, Retention: time.Hour}, cancelled: true, state: store.StateDone, attempt: 1, flag: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,13 +95,13 @@ func TestFinishPerRequestErrors(t *testing.T) {
 	mustEnqueue(t, s, newJob("a"), newJob("b"))
 	jobs := claim(t, s, 2, time.Minute).Jobs
 	errs := finish(t, s,
-		store.FinishRequest{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: store.OutcomeAck},
-		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: store.OutcomeAck},
-		store.FinishRequest{Queue: testQueue, ID: "nope", Token: 1, Outcome: store.OutcomeAck},
-		store.FinishRequest{Queue: "other", ID: "a", Token: 1, Outcome: store.OutcomeAck},
-		store.FinishRequest{Queue: "bad queue", ID: "a", Token: 1, Outcome: store.OutcomeAck},
-		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token},
-		store.FinishRequest{Queue: testQueue, ID: "b", Token: jobs[1].Token, Outcome: store.OutcomeRetry},
+		store.AttemptEnd{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: testQueue, ID: "nope", Token: 1, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: "other", ID: "a", Token: 1, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: "bad queue", ID: "a", Token: 1, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: testQueue, ID: "b", Token: jobs[1].Token},
+		store.AttemptEnd{Queue: testQueue, ID: "b", Token: jobs[1].Token, Outcome: store.OutcomeRetry},
 	)
 	checks := []func(error) bool{
 		func(e error) bool { return e == nil },
@@ -123,7 +123,7 @@ func TestReleaseGoesToTheFrontOfReady(t *testing.T) {
 	s, _ := newClocked()
 	mustEnqueue(t, s, newJob("a"), newJob("b"), newJob("c"))
 	a := claim(t, s, 1, time.Minute).Jobs[0]
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: a.Token, Outcome: store.OutcomeRelease})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: a.Token, Outcome: store.OutcomeRelease})
 	if got := ids(claim(t, s, 3, time.Minute).Jobs); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("claimed %v, want a first again", got)
 	}
@@ -135,9 +135,9 @@ func TestErrorHistoryKeepsTheLatest(t *testing.T) {
 	j.MaxRetries = store.MaxErrorHistory + 5
 	mustEnqueue(t, s, j)
 	for i := 1; i <= store.MaxErrorHistory+3; i++ {
-		maintain(t, s, store.MaintainOptions{})
+		maintain(t, s, store.MaintainOpts{})
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		finish(t, s, store.FinishRequest{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeRetry,
+		finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeRetry,
 			Error: &store.AttemptError{Error: fmt.Sprint(i)}})
 	}
 	r := getJob(t, s, "a")
@@ -163,7 +163,7 @@ func TestRetentionPrecedence(t *testing.T) {
 	for i, c := range claim(t, s, 3, time.Minute).Jobs {
 		// As a worker does: the job's own retention, unless the request
 		// says otherwise; zero leaves it to the queue's.
-		r := store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck, Retention: c.Retention}
+		r := store.AttemptEnd{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck, Retention: c.Retention}
 		if i == 0 {
 			r.Retention = time.Second
 		}
@@ -174,7 +174,7 @@ func TestRetentionPrecedence(t *testing.T) {
 		left int
 	}{{time.Second, 2}, {time.Minute, 1}, {time.Hour - time.Millisecond, 1}, {time.Hour, 0}} {
 		clock.Set(ms(step.at))
-		maintain(t, s, store.MaintainOptions{})
+		maintain(t, s, store.MaintainOpts{})
 		if st, _ := s.QueueStats(ctx, testQueue); st.Counts.Done != int64(step.left) {
 			t.Fatalf("at %v: %d done, want %d", step.at, st.Counts.Done, step.left)
 		}

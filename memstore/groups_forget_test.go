@@ -17,7 +17,7 @@ func TestDrainedGroupsForgotten(t *testing.T) {
 	for _, rated := range []bool{false, true} {
 		t.Run(fmt.Sprint("rated=", rated), func(t *testing.T) {
 			clock := newFakeClock(t0)
-			s := New(&Options{Clock: clock.Now})
+			s := New(&Config{Clock: clock.Now})
 			ctx := t.Context()
 			const period = 50 * time.Millisecond
 			if rated {
@@ -33,13 +33,13 @@ func TestDrainedGroupsForgotten(t *testing.T) {
 				t.Fatal(err)
 			}
 			for done := 0; done < len(jobs); {
-				res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 32, Lease: time.Minute, WorkerID: "w"})
+				res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 32, Lease: time.Minute, WorkerID: "w"})
 				if err != nil || len(res.Jobs) == 0 {
 					t.Fatalf("claim after %d: %d jobs, %v", done, len(res.Jobs), err)
 				}
-				var reqs []store.FinishRequest
+				var reqs []store.AttemptEnd
 				for _, j := range res.Jobs {
-					reqs = append(reqs, store.FinishRequest{Queue: "q", ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+					reqs = append(reqs, store.AttemptEnd{Queue: "q", ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 				}
 				if _, err := s.Finish(ctx, reqs); err != nil {
 					t.Fatal(err)
@@ -47,7 +47,7 @@ func TestDrainedGroupsForgotten(t *testing.T) {
 				done += len(res.Jobs)
 			}
 			clock.Advance(period)
-			if _, err := s.Maintain(ctx, "q", store.MaintainOptions{}); err != nil {
+			if _, err := s.Maintain(ctx, "q", store.MaintainOpts{}); err != nil {
 				t.Fatal(err)
 			}
 			q := s.lookup("q")

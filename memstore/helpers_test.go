@@ -41,7 +41,7 @@ var t0 = time.Date(2030, 1, 2, 3, 4, 5, 123_456_789, time.UTC)
 // newClocked returns a store on a fake clock starting at t0.
 func newClocked() (*Store, *fakeClock) {
 	c := newFakeClock(t0)
-	return New(&Options{Clock: c.Now}), c
+	return New(&Config{Clock: c.Now}), c
 }
 
 const testQueue = "q"
@@ -61,7 +61,7 @@ func mustEnqueue(t testing.TB, s *Store, jobs ...*store.NewJob) []store.EnqueueR
 
 func claim(t testing.TB, s *Store, max int, lease time.Duration) store.ClaimResult {
 	t.Helper()
-	res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: testQueue, Max: max, Lease: lease, WorkerID: "w"})
+	res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: testQueue, Max: max, Lease: lease, WorkerID: "w"})
 	if err != nil {
 		t.Fatalf("Claim: %v", err)
 	}
@@ -76,7 +76,7 @@ func ids(recs []*store.JobRecord) []string {
 	return out
 }
 
-func maintain(t testing.TB, s *Store, opts store.MaintainOptions) store.MaintainResult {
+func maintain(t testing.TB, s *Store, opts store.MaintainOpts) store.MaintainResult {
 	t.Helper()
 	res, err := s.Maintain(context.Background(), testQueue, opts)
 	if err != nil {
@@ -94,7 +94,7 @@ func getJob(t testing.TB, s *Store, id string) *store.JobRecord {
 	return r
 }
 
-func finish(t testing.TB, s *Store, reqs ...store.FinishRequest) []error {
+func finish(t testing.TB, s *Store, reqs ...store.AttemptEnd) []error {
 	t.Helper()
 	errs, err := s.Finish(context.Background(), reqs)
 	if err != nil {

@@ -49,7 +49,7 @@ func TestQueueStatsCountsAndLatency(t *testing.T) {
 func TestClaimRejectsBadRequests(t *testing.T) {
 	s := New(nil)
 	ctx := context.Background()
-	for _, req := range []store.ClaimRequest{
+	for _, req := range []store.ClaimOpts{
 		{Queue: "q", Max: 0, Lease: time.Second},
 		{Queue: "q", Max: 1, Lease: time.Microsecond},
 	} {
@@ -57,13 +57,13 @@ func TestClaimRejectsBadRequests(t *testing.T) {
 			t.Errorf("Claim(%+v) = %v, want ErrInvalidConfig", req, err)
 		}
 	}
-	if _, err := s.Claim(ctx, store.ClaimRequest{Queue: "", Max: 1, Lease: time.Second}); !errors.Is(err, store.ErrInvalidQueue) {
+	if _, err := s.Claim(ctx, store.ClaimOpts{Queue: "", Max: 1, Lease: time.Second}); !errors.Is(err, store.ErrInvalidQueue) {
 		t.Errorf("empty queue: %v", err)
 	}
 	if err := s.SetQueueConfig(ctx, "q", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Second}); err != nil || res.RetryIn != time.Second {
+	if res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Second}); err != nil || res.RetryIn != time.Second {
 		t.Errorf("paused: %+v %v, want RetryIn 1s", res, err)
 	}
 }

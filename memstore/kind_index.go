@@ -104,7 +104,7 @@ func (q *queue) setKindIndex(on bool) {
 
 // searchKind examines the kind index of req.Kind for SearchJobs. q.mu must
 // be held.
-func (q *queue) searchKind(req store.SearchRequest, keep func(*job) bool) (store.SearchPage, error) {
+func (q *queue) searchKind(req store.SearchJobsOpts, keep func(*job) bool) (store.SearchPage, error) {
 	page := store.SearchPage{Walk: store.SearchWalkKind}
 	if q.kinds == nil {
 		return page, store.ErrNoKindIndex

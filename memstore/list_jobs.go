@@ -10,13 +10,13 @@ import (
 )
 
 // ListJobs returns deep copies of req.Limit jobs of req.Queue in req.State
-// from req.Offset, in the order documented by store.ListRequest (ready
+// from req.Offset, in the order documented by store.ListJobsOpts (ready
 // first in first out; pending and retry by due time; unack by lease
 // deadline; garbage and done by finish time; ties in the order the jobs
 // entered the state), reversed when req.Newest, and the number of jobs in
 // the state. A queue never seen gives an empty page.
-func (s *Store) ListJobs(ctx context.Context, req store.ListRequest) (store.Page, error) {
-	var page store.Page
+func (s *Store) ListJobs(ctx context.Context, req store.ListJobsOpts) (store.JobPage, error) {
+	var page store.JobPage
 	if err := ctx.Err(); err != nil {
 		return page, err
 	}
@@ -132,7 +132,7 @@ func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
 // kind index shorter than the state) it walks the queue's kind index
 // instead (kind_index.go), which memstore builds at once when
 // QueueConfig.KindIndex is set.
-func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
+func (s *Store) SearchJobs(ctx context.Context, req store.SearchJobsOpts) (store.SearchPage, error) {
 	var page store.SearchPage
 	if err := ctx.Err(); err != nil {
 		return page, err

@@ -10,7 +10,7 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func listIDs(t *testing.T, s *Store, req store.ListRequest) ([]string, store.Page) {
+func listIDs(t *testing.T, s *Store, req store.ListJobsOpts) ([]string, store.JobPage) {
 	t.Helper()
 	req.Queue = testQueue
 	if req.Limit == 0 {
@@ -44,16 +44,16 @@ func TestListJobsOrderAndPaging(t *testing.T) {
 	slices.Reverse(newest)
 
 	for _, tt := range []struct {
-		req  store.ListRequest
+		req  store.ListJobsOpts
 		want []string
 	}{
-		{store.ListRequest{Limit: 5}, want[:5]},
-		{store.ListRequest{Offset: 295, Limit: 10}, want[295:]},
-		{store.ListRequest{Offset: 100, Limit: 200}, want[100:300]},
-		{store.ListRequest{Newest: true, Limit: 3}, newest[:3]},
-		{store.ListRequest{Newest: true, Offset: 10, Limit: 2}, newest[10:12]},
-		{store.ListRequest{Limit: 50}, want[:50]},
-		{store.ListRequest{Offset: 1000, Limit: 50}, nil},
+		{store.ListJobsOpts{Limit: 5}, want[:5]},
+		{store.ListJobsOpts{Offset: 295, Limit: 10}, want[295:]},
+		{store.ListJobsOpts{Offset: 100, Limit: 200}, want[100:300]},
+		{store.ListJobsOpts{Newest: true, Limit: 3}, newest[:3]},
+		{store.ListJobsOpts{Newest: true, Offset: 10, Limit: 2}, newest[10:12]},
+		{store.ListJobsOpts{Limit: 50}, want[:50]},
+		{store.ListJobsOpts{Offset: 1000, Limit: 50}, nil},
 	} {
 		tt.req.State = store.StatePending
 		got, page := listIDs(t, s, tt.req)
@@ -67,20 +67,20 @@ func TestListJobsOrderAndPaging(t *testing.T) {
 func TestListJobsReadyAndDoneOrders(t *testing.T) {
 	s, clock := newClocked()
 	mustEnqueue(t, s, newJob("a"), newJob("b"), newJob("c"), newJob("d"))
-	if got, _ := listIDs(t, s, store.ListRequest{State: store.StateReady, Newest: true, Offset: 1}); !slices.Equal(got, []string{"c", "b", "a"}) {
+	if got, _ := listIDs(t, s, store.ListJobsOpts{State: store.StateReady, Newest: true, Offset: 1}); !slices.Equal(got, []string{"c", "b", "a"}) {
 		t.Fatalf("ready newest %v", got)
 	}
 	// Done jobs list by finish time even when their retentions end in
 	// another order.
 	for i, keep := range []time.Duration{time.Hour, time.Minute, time.Second} {
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck, Retention: keep})
+		finish(t, s, store.AttemptEnd{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck, Retention: keep})
 		clock.Advance(time.Duration(i+1) * time.Millisecond)
 	}
-	if got, _ := listIDs(t, s, store.ListRequest{State: store.StateDone}); !slices.Equal(got, []string{"a", "b", "c"}) {
+	if got, _ := listIDs(t, s, store.ListJobsOpts{State: store.StateDone}); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("done %v, want by finish time", got)
 	}
-	if got, _ := listIDs(t, s, store.ListRequest{State: store.StateDone, Newest: true}); !slices.Equal(got, []string{"c", "b", "a"}) {
+	if got, _ := listIDs(t, s, store.ListJobsOpts{State: store.StateDone, Newest: true}); !slices.Equal(got, []string{"c", "b", "a"}) {
 		t.Fatalf("done newest %v", got)
 	}
 }

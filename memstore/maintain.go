@@ -9,7 +9,7 @@ import (
 )
 
 // Maintain runs the scheduler's duties on queue, in this order, each moving
-// or deleting at most opts.Batch jobs (see MaintainOptions.Normalize):
+// or deleting at most opts.Batch jobs (see MaintainOpts.Normalize):
 //
 //  1. Reclaim: unack jobs whose lease deadline is not after now go to
 //     garbage when their Attempt exceeds MaxRetries (or they were
@@ -27,7 +27,7 @@ import (
 // expiry or (with GarbageMaxAge) garbage expiry, zero when some are already
 // due; Idle is true when there is none of these. A queue never seen is Idle.
 // Negative options give an error wrapping store.ErrInvalidConfig.
-func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
+func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
 	var res store.MaintainResult
 	if err := ctx.Err(); err != nil {
 		return res, err

@@ -41,7 +41,7 @@ type queue struct {
 	// kinds is the kind index when cfg.KindIndex, else nil.
 	kinds kindIndex
 	// heldUntil is when a hold asked by a handler ends (Unix ms); no claim
-	// before then (FinishRequest.Hold).
+	// before then (AttemptEnd.Hold).
 	heldUntil int64
 	tput      *throughput // nil until an attempt ends (see throughput.add)
 

@@ -47,8 +47,8 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// Options configures a Store. The zero value and nil mean defaults.
-type Options struct {
+// Config configures a Store. The zero value and nil mean defaults.
+type Config struct {
 	// Clock is where the store reads the time. Every time the store
 	// records or compares comes from it, truncated to the millisecond;
 	// tests use it to move time forward by hand. It must be safe for
@@ -56,20 +56,20 @@ type Options struct {
 	Clock func() time.Time
 }
 
-// Validate reports whether o is a valid configuration. Every Options is:
+// Validate reports whether o is a valid configuration. Every Config is:
 // it returns nil. It exists so that every hopper configuration can be
 // checked the same way.
-func (o Options) Validate() error { return nil }
+func (o Config) Validate() error { return nil }
 
-// New returns an empty Store, ready for use. A nil opts means defaults.
-func New(opts *Options) *Store {
+// New returns an empty Store, ready for use. A nil cfg means defaults.
+func New(cfg *Config) *Store {
 	s := &Store{
 		clock:     time.Now,
 		workers:   make(map[string]workerEntry),
 		schedules: make(map[scheduleKey]store.ScheduleInfo),
 	}
-	if opts != nil && opts.Clock != nil {
-		s.clock = opts.Clock
+	if cfg != nil && cfg.Clock != nil {
+		s.clock = cfg.Clock
 	}
 	m := make(map[string]*queue)
 	s.queues.Store(&m)

@@ -16,7 +16,7 @@ func TestThroughputMinutesThenHours(t *testing.T) {
 		t.Helper()
 		mustEnqueue(t, s, newJob(id))
 		c := claim(t, s, 1, time.Minute).Jobs[0]
-		if _, err := s.Finish(t.Context(), []store.FinishRequest{{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck}}); err != nil {
+		if _, err := s.Finish(t.Context(), []store.AttemptEnd{{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -154,7 +154,7 @@ func TestWaitReadyWakesWhenMaxRunningFreesASlot(t *testing.T) {
 	settle(t, s, testQueue)
 	done := goWait(t, func() ([]string, error) { return s.WaitReady(ctx, []string{testQueue}, forever) })
 	testutil.EventuallyTrue(t, testutil.Wait, "WaitReady to block at MaxRunning", func() bool { return waiting(s, testQueue, false) })
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: c.ID, Token: c.Token, Outcome: store.OutcomeAck})
 	wantQueues(t, "WaitReady after an ack freed a slot", done, testQueue)
 }
 

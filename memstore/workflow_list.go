@@ -24,7 +24,7 @@ const (
 // Limit, or a Limit over 1,000 gives an error wrapping
 // store.ErrInvalidConfig. Search keeps the workflows whose ID starts with
 // it or whose Name contains it, case-sensitively.
-func (s *Store) ListWorkflows(ctx context.Context, f store.WorkflowFilter) (store.WorkflowPage, error) {
+func (s *Store) ListWorkflows(ctx context.Context, f store.ListWorkflowsOpts) (store.WorkflowPage, error) {
 	var page store.WorkflowPage
 	if err := ctx.Err(); err != nil {
 		return page, err

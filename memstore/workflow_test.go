@@ -81,7 +81,7 @@ func claimAll(t *testing.T, s *Store) map[string]*store.JobRecord {
 // readyIDs lists the ready jobs of testQueue, sorted.
 func readyIDs(t *testing.T, s *Store) []string {
 	t.Helper()
-	got, _ := listIDs(t, s, store.ListRequest{State: store.StateReady, Limit: 1000})
+	got, _ := listIDs(t, s, store.ListJobsOpts{State: store.StateReady, Limit: 1000})
 	slices.Sort(got)
 	return got
 }
@@ -97,7 +97,7 @@ func wantReady(t *testing.T, s *Store, ids ...string) {
 // end finishes the claimed job r with outcome o (and result for an ack).
 func end(t *testing.T, s *Store, r *store.JobRecord, o store.Outcome, result []byte) {
 	t.Helper()
-	if errs := finish(t, s, store.FinishRequest{Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: o, Result: result}); errs[0] != nil {
+	if errs := finish(t, s, store.AttemptEnd{Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: o, Result: result}); errs[0] != nil {
 		t.Fatalf("finish %s %v: %v", r.ID, o, errs[0])
 	}
 }
@@ -148,7 +148,7 @@ func TestWorkflowChain(t *testing.T) {
 	}
 	wantStates(t, s, "w", map[string]store.TaskState{"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskEnqueued})
 	clock.Advance(time.Minute)
-	maintain(t, s, store.MaintainOptions{})
+	maintain(t, s, store.MaintainOpts{})
 	runOne(t, s, "w", "c", store.OutcomeAck, nil)
 	r = wantWF(t, s, "w", store.WorkflowSucceeded)
 	if !r.EndedAt.Equal(clock.Now().Truncate(time.Millisecond)) || r.Counts[store.TaskSucceeded] != 3 || r.Counts[store.TaskWaiting] != 0 {
@@ -172,7 +172,7 @@ func TestWorkflowDiamondAcrossQueues(t *testing.T) {
 	}})
 	runOne(t, s, "d", "a", store.OutcomeAck, []byte("A"))
 	wantReady(t, s, "d~c")
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "other", Max: 10, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "other", Max: 10, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "d~b" {
 		t.Fatalf("claim other: %+v %v", res, err)
 	}
@@ -254,12 +254,12 @@ func TestWorkflowJobEndsOutsideFinish(t *testing.T) {
 		newTask("x", "after-del", "del"),
 	}})
 	// lease: claimed, its lease expires with no retry left.
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: testQueue, Max: 1, Lease: time.Second})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: testQueue, Max: 1, Lease: time.Second})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "x~lease" {
 		t.Fatalf("claim: %+v %v", res, err)
 	}
 	clock.Advance(time.Second)
-	maintain(t, s, store.MaintainOptions{})
+	maintain(t, s, store.MaintainOpts{})
 	// cancel: cancelled while waiting; del: deleted while waiting.
 	if _, err := s.Cancel(ctx, testQueue, "x~cancel"); err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestWorkflowJobEndsOutsideFinish(t *testing.T) {
 	runOne(t, s, "x", "retry", store.OutcomeRetry, nil)
 	wantStates(t, s, "x", map[string]store.TaskState{"lease": store.TaskFailed, "cancel": store.TaskCancelled, "del": store.TaskFailed,
 		"retry": store.TaskEnqueued, "after-del": store.TaskSkipped})
-	maintain(t, s, store.MaintainOptions{})
+	maintain(t, s, store.MaintainOpts{})
 	r := claimAll(t, s)["x~retry"]
 	if _, err := s.Cancel(ctx, testQueue, "x~retry"); err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ func TestCancelWorkflow(t *testing.T) {
 	enqueueWF(t, s, &store.NewWorkflow{ID: "c", Tasks: []*store.NewTask{
 		run, newTask("c", "queued"), newTask("c", "wait", "run"), newTask("c", "wait2", "queued", "wait"),
 	}})
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: testQueue, Max: 1, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: testQueue, Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "c~run" {
 		t.Fatalf("claim: %+v %v", res, err)
 	}
@@ -389,7 +389,7 @@ func TestRequeueDoneTaskLeavesWorkflow(t *testing.T) {
 	ctx := context.Background()
 	enqueueWF(t, s, &store.NewWorkflow{ID: "dn", Tasks: []*store.NewTask{newTask("dn", "a")}})
 	r := claimAll(t, s)["dn~a"]
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck, Result: []byte("1"), Retention: time.Hour})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck, Result: []byte("1"), Retention: time.Hour})
 	ended := wantWF(t, s, "dn", store.WorkflowSucceeded)
 	if n, err := s.Requeue(ctx, testQueue, store.StateDone, []string{"dn~a"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v", n, err)
@@ -587,7 +587,7 @@ func TestWorkflowReleaseReplacesEndedJob(t *testing.T) {
 	enqueueWF(t, s, &store.NewWorkflow{ID: "re", Retention: time.Hour, Tasks: []*store.NewTask{newTask("re", "a")}})
 	r := claimAll(t, s)["re~a"]
 	// The job is kept in done longer than its workflow.
-	finish(t, s, store.FinishRequest{Queue: testQueue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck, Retention: 48 * time.Hour})
+	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck, Retention: 48 * time.Hour})
 	if j := getJob(t, s, "re~a"); j.State != store.StateDone {
 		t.Fatalf("job %+v", j)
 	}
@@ -614,7 +614,7 @@ func TestListWorkflows(t *testing.T) {
 		t.Fatal(err)
 	}
 	end(t, s, jobs["wf-2~a"], store.OutcomeRetry, nil) // flagged: cancelled
-	list := func(f store.WorkflowFilter) ([]string, store.WorkflowPage) {
+	list := func(f store.ListWorkflowsOpts) ([]string, store.WorkflowPage) {
 		t.Helper()
 		page, err := s.ListWorkflows(ctx, f)
 		if err != nil {
@@ -631,30 +631,30 @@ func TestListWorkflows(t *testing.T) {
 	}
 	wantCounts := map[store.WorkflowState]int{store.WorkflowRunning: 2, store.WorkflowSucceeded: 1, store.WorkflowFailed: 1, store.WorkflowCancelled: 1}
 	for _, tt := range []struct {
-		f     store.WorkflowFilter
+		f     store.ListWorkflowsOpts
 		want  []string
 		total int
 	}{
-		{store.WorkflowFilter{}, []string{"wf-4", "wf-3", "wf-2", "wf-1", "wf-0"}, 5},
-		{store.WorkflowFilter{Offset: 1, Limit: 2}, []string{"wf-3", "wf-2"}, 5},
-		{store.WorkflowFilter{Offset: 9}, nil, 5},
-		{store.WorkflowFilter{State: store.WorkflowRunning}, []string{"wf-4", "wf-3"}, 2},
-		{store.WorkflowFilter{State: store.WorkflowFailed}, []string{"wf-1"}, 1},
-		{store.WorkflowFilter{Search: "nightly 1"}, []string{"wf-3", "wf-1"}, 2},
-		{store.WorkflowFilter{Search: "wf-2"}, []string{"wf-2"}, 1},
-		{store.WorkflowFilter{Search: "f-2"}, nil, 0}, // an ID matches by prefix only
-		{store.WorkflowFilter{Search: "nightly", State: store.WorkflowCancelled}, []string{"wf-2"}, 1},
+		{store.ListWorkflowsOpts{}, []string{"wf-4", "wf-3", "wf-2", "wf-1", "wf-0"}, 5},
+		{store.ListWorkflowsOpts{Offset: 1, Limit: 2}, []string{"wf-3", "wf-2"}, 5},
+		{store.ListWorkflowsOpts{Offset: 9}, nil, 5},
+		{store.ListWorkflowsOpts{State: store.WorkflowRunning}, []string{"wf-4", "wf-3"}, 2},
+		{store.ListWorkflowsOpts{State: store.WorkflowFailed}, []string{"wf-1"}, 1},
+		{store.ListWorkflowsOpts{Search: "nightly 1"}, []string{"wf-3", "wf-1"}, 2},
+		{store.ListWorkflowsOpts{Search: "wf-2"}, []string{"wf-2"}, 1},
+		{store.ListWorkflowsOpts{Search: "f-2"}, nil, 0}, // an ID matches by prefix only
+		{store.ListWorkflowsOpts{Search: "nightly", State: store.WorkflowCancelled}, []string{"wf-2"}, 1},
 	} {
 		ids, page := list(tt.f)
 		if !slices.Equal(ids, tt.want) || page.Total != tt.total || !maps.Equal(page.Counts, wantCounts) {
 			t.Errorf("%+v: %v total %d counts %v, want %v total %d counts %v", tt.f, ids, page.Total, page.Counts, tt.want, tt.total, wantCounts)
 		}
 	}
-	_, page := list(store.WorkflowFilter{Search: "wf-1"})
+	_, page := list(store.ListWorkflowsOpts{Search: "wf-1"})
 	if w := page.Workflows[0]; w.State != store.WorkflowFailed || w.Counts[store.TaskFailed] != 1 || w.Name != "nightly 1" || w.EndedAt.IsZero() {
 		t.Errorf("record %+v", w)
 	}
-	for _, f := range []store.WorkflowFilter{{Offset: -1}, {Limit: -1}, {Limit: 1001}, {State: "nope"}} {
+	for _, f := range []store.ListWorkflowsOpts{{Offset: -1}, {Limit: -1}, {Limit: 1001}, {State: "nope"}} {
 		if _, err := s.ListWorkflows(ctx, f); !errors.Is(err, store.ErrInvalidConfig) {
 			t.Errorf("%+v: %v", f, err)
 		}
@@ -714,7 +714,7 @@ func TestWorkflowConcurrentFanIn(t *testing.T) {
 		wg.Go(func() {
 			q := fmt.Sprintf("q%d", i)
 			for {
-				res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 3, Lease: time.Minute})
+				res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 3, Lease: time.Minute})
 				if err != nil {
 					t.Error(err)
 					return
@@ -727,7 +727,7 @@ func TestWorkflowConcurrentFanIn(t *testing.T) {
 					if j.ID[len(j.ID)-1] == '7' {
 						o = store.OutcomeGarbage
 					}
-					if errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: q, ID: j.ID, Token: j.Token, Outcome: o}}); err != nil || errs[0] != nil {
+					if errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: j.ID, Token: j.Token, Outcome: o}}); err != nil || errs[0] != nil {
 						t.Error(err, errs[0])
 					}
 				}
@@ -735,7 +735,7 @@ func TestWorkflowConcurrentFanIn(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 50 {
-				if _, err := s.ListWorkflows(ctx, store.WorkflowFilter{}); err != nil {
+				if _, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{}); err != nil {
 					t.Error(err)
 				}
 				if _, err := s.GetWorkflow(ctx, "fan"); err != nil {

@@ -17,7 +17,7 @@
 // always innermost. With
 //
 //	w := hopper.NewWorker(store, &hopper.WorkerConfig{
-//		Recover: middleware.Recover(&middleware.RecoverOptions{OnPanic: report}),
+//		Recover: middleware.Recover(&middleware.RecoverConfig{OnPanic: report}),
 //	})
 //	w.Use(
 //		middleware.Tracing(nil),

@@ -23,7 +23,7 @@ func ExampleRecover() {
 	ctx, stop := context.WithCancel(context.Background())
 	store := memstore.New(nil)
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
-		Recover: middleware.Recover(&middleware.RecoverOptions{
+		Recover: middleware.Recover(&middleware.RecoverConfig{
 			OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {
 				fmt.Printf("reported: %s job panicked: %v\n", job.Kind, p.Value)
 			},

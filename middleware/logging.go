@@ -9,9 +9,9 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// LoggingOptions configures Logging. The zero value (or nil) means defaults.
+// LoggingConfig configures Logging. The zero value (or nil) means defaults.
 // Logging reads it once; changing it afterwards has no effect.
-type LoggingOptions struct {
+type LoggingConfig struct {
 	// AckLevel is the level of the records of successful and snoozed
 	// attempts. Defaults to slog.LevelInfo, the zero value; set
 	// slog.LevelDebug to keep them out of Info logs.
@@ -44,9 +44,9 @@ type LoggingOptions struct {
 // the logger is not enabled at the record's level, the middleware costs a
 // clock read and allocates nothing. The returned middleware is safe for
 // concurrent use.
-func Logging(logger *slog.Logger, opts *LoggingOptions) hopper.Middleware {
-	var o LoggingOptions
-	if p := opts; p != nil {
+func Logging(logger *slog.Logger, cfg *LoggingConfig) hopper.Middleware {
+	var o LoggingConfig
+	if p := cfg; p != nil {
 		o = *p
 	}
 	return func(next hopper.Handler) hopper.Handler {

@@ -103,7 +103,7 @@ func TestLoggingOneRecordPerAttempt(t *testing.T) {
 
 func TestLoggingPanicStackAndAckLevel(t *testing.T) {
 	h := &capture{level: slog.LevelInfo}
-	mw := middleware.Logging(slog.New(h), &middleware.LoggingOptions{AckLevel: slog.LevelDebug})
+	mw := middleware.Logging(slog.New(h), &middleware.LoggingConfig{AckLevel: slog.LevelDebug})
 	job := &hopper.JobRecord{ID: "j1", Queue: "q", Kind: "k", Attempt: 1, JobSpec: hopper.JobSpec{MaxRetries: 2}}
 	ok := mw(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return nil }))
 	if err := ok.Handle(t.Context(), job); err != nil {

@@ -47,9 +47,9 @@ var durationBuckets = []float64{
 	30, 60, 120, 300, 600, 1800, 3600,
 }
 
-// MetricsOptions configures Metrics. The zero value (or nil) means defaults.
+// MetricsConfig configures Metrics. The zero value (or nil) means defaults.
 // Metrics reads it once; changing it afterwards has no effect.
-type MetricsOptions struct {
+type MetricsConfig struct {
 	// MeterProvider creates the meter. Defaults to the global one
 	// (otel.GetMeterProvider), read when the middleware is built.
 	MeterProvider metric.MeterProvider
@@ -83,9 +83,9 @@ type MetricsOptions struct {
 // Queue depths are not recorded here but read from the store at collection
 // time: see RegisterQueueMetrics. The returned middleware is safe for
 // concurrent use; several workers may share it.
-func Metrics(opts *MetricsOptions) hopper.Middleware {
-	var o MetricsOptions
-	if p := opts; p != nil {
+func Metrics(cfg *MetricsConfig) hopper.Middleware {
+	var o MetricsConfig
+	if p := cfg; p != nil {
 		o = *p
 	}
 	mp := o.MeterProvider

@@ -15,10 +15,10 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// QueueMetricsOptions configures RegisterQueueMetrics. The zero value (or
+// QueueMetricsConfig configures RegisterQueueMetrics. The zero value (or
 // nil) means defaults. RegisterQueueMetrics copies it; changing it
 // afterwards has no effect.
-type QueueMetricsOptions struct {
+type QueueMetricsConfig struct {
 	// MeterProvider creates the meter. Defaults to the global one
 	// (otel.GetMeterProvider), read at registration.
 	MeterProvider metric.MeterProvider
@@ -31,7 +31,7 @@ type QueueMetricsOptions struct {
 
 // RegisterQueueMetrics registers gauges that read queue depths from store
 // each time the metrics are collected (a callback on the meter; nothing
-// polls in between). A nil opts means defaults.
+// polls in between). A nil cfg means defaults.
 //
 // Instruments:
 //
@@ -58,13 +58,13 @@ type QueueMetricsOptions struct {
 // unregister removes the callback; after it, collections no longer call the
 // store. RegisterQueueMetrics returns an error when the instruments or the
 // callback cannot be registered, and panics if store is nil.
-func RegisterQueueMetrics(store hopper.Store, opts *QueueMetricsOptions) (unregister func() error, err error) {
+func RegisterQueueMetrics(store hopper.Store, cfg *QueueMetricsConfig) (unregister func() error, err error) {
 	if store == nil {
 		panic("middleware: RegisterQueueMetrics with a nil Store")
 	}
-	var o QueueMetricsOptions
-	if opts != nil {
-		o = *opts
+	var o QueueMetricsConfig
+	if cfg != nil {
+		o = *cfg
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second

@@ -7,9 +7,9 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// RecoverOptions configures Recover. The zero value (or nil) means defaults.
+// RecoverConfig configures Recover. The zero value (or nil) means defaults.
 // Recover reads it once; changing it afterwards has no effect.
-type RecoverOptions struct {
+type RecoverConfig struct {
 	// OnPanic, when set, is called after a handler panicked, with the job and
 	// the error the attempt fails with (the panic value and the goroutine
 	// stack). It runs synchronously on the job's goroutine, before the
@@ -34,7 +34,7 @@ type RecoverOptions struct {
 // registered with Worker.Use sees the panic as an error:
 //
 //	w := hopper.NewWorker(store, &hopper.WorkerConfig{
-//		Recover: middleware.Recover(&middleware.RecoverOptions{OnPanic: report}),
+//		Recover: middleware.Recover(&middleware.RecoverConfig{OnPanic: report}),
 //	})
 //
 // Registered with Worker.Use instead, it would only see panics of the
@@ -43,9 +43,9 @@ type RecoverOptions struct {
 // errors.Is and errors.As through PanicError.Unwrap.
 //
 // The returned middleware is safe for concurrent use.
-func Recover(opts *RecoverOptions) hopper.Middleware {
+func Recover(cfg *RecoverConfig) hopper.Middleware {
 	var onPanic func(context.Context, *hopper.JobRecord, *hopper.PanicError)
-	if p := opts; p != nil {
+	if p := cfg; p != nil {
 		onPanic = p.OnPanic
 	}
 	return func(next hopper.Handler) hopper.Handler {

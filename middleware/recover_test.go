@@ -18,7 +18,7 @@ import (
 func TestRecoverTurnsPanicIntoPanicError(t *testing.T) {
 	var hooked []*hopper.PanicError
 	var hookedJob *hopper.JobRecord
-	mw := middleware.Recover(&middleware.RecoverOptions{OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {
+	mw := middleware.Recover(&middleware.RecoverConfig{OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {
 		hookedJob = job
 		hooked = append(hooked, p)
 	}})
@@ -47,7 +47,7 @@ func panicInHandler(v any) { panic(v) }
 
 func TestRecoverPassesResultsThrough(t *testing.T) {
 	calls := 0
-	mw := middleware.Recover(&middleware.RecoverOptions{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) { calls++ }})
+	mw := middleware.Recover(&middleware.RecoverConfig{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) { calls++ }})
 	for _, want := range []error{nil, errors.New("plain"), hopper.Snooze(time.Second)} {
 		h := mw(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return want }))
 		if got := h.Handle(t.Context(), &hopper.JobRecord{}); got != want {
@@ -60,7 +60,7 @@ func TestRecoverPassesResultsThrough(t *testing.T) {
 }
 
 func TestRecoverSurvivesPanickingHook(t *testing.T) {
-	mw := middleware.Recover(&middleware.RecoverOptions{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) {
+	mw := middleware.Recover(&middleware.RecoverConfig{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) {
 		panic("hook bug")
 	}})
 	h := mw(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { panic("handler bug") }))
@@ -91,7 +91,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 		// The first attempt of a job with retries left waits an hour in
 		// retry; a job without retries goes to garbage.
 		cfg.Backoff = func(int, error) time.Duration { return time.Hour }
-		cfg.Recover = middleware.Recover(&middleware.RecoverOptions{OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {
+		cfg.Recover = middleware.Recover(&middleware.RecoverConfig{OnPanic: func(ctx context.Context, job *hopper.JobRecord, p *hopper.PanicError) {
 			panics.Add(1)
 		}})
 		w := hopper.NewWorker(s, cfg)
@@ -148,7 +148,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 		for _, state := range []hopper.JobState{hopper.StateGarbage, hopper.StateRetry} {
 			seen := 0
 			for off := 0; ; off += 200 {
-				page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListRequest{Queue: hopper.DefaultQueue, State: state, Offset: off, Limit: 200})
+				page, err := hopper.NewInspector(s).ListJobs(ctx, hopper.ListJobsOpts{Queue: hopper.DefaultQueue, State: state, Offset: off, Limit: 200})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -18,10 +18,10 @@ import (
 // instrumentationName names the tracer and the meter of this package.
 const instrumentationName = "github.com/hopperq/hopper/middleware"
 
-// TracingOptions configures Tracing and TracingEnqueue. The zero value (or
+// TracingConfig configures Tracing and TracingEnqueue. The zero value (or
 // nil) means defaults. They read it once; changing it afterwards has no
-// effect, and one TracingOptions may serve both.
-type TracingOptions struct {
+// effect, and one TracingConfig may serve both.
+type TracingConfig struct {
 	// TracerProvider creates the tracer. Defaults to the global one
 	// (otel.GetTracerProvider), read when the middleware is built.
 	TracerProvider trace.TracerProvider
@@ -47,10 +47,10 @@ type tracer struct {
 	newRoot bool
 }
 
-func newTracer(opts *TracingOptions) *tracer {
-	var o TracingOptions
-	if opts != nil {
-		o = *opts
+func newTracer(cfg *TracingConfig) *tracer {
+	var o TracingConfig
+	if cfg != nil {
+		o = *cfg
 	}
 	tp := o.TracerProvider
 	if tp == nil {
@@ -102,8 +102,8 @@ func newTracer(opts *TracingOptions) *tracer {
 //
 // The handler's context carries the span, so its own spans and logs nest
 // under it. The returned middleware is safe for concurrent use.
-func Tracing(opts *TracingOptions) hopper.Middleware {
-	tr := newTracer(opts)
+func Tracing(cfg *TracingConfig) hopper.Middleware {
+	tr := newTracer(cfg)
 	return func(next hopper.Handler) hopper.Handler {
 		return hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {
 			ctx, span := tr.startProcess(ctx, job)

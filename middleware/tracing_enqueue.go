@@ -53,8 +53,8 @@ import (
 // so jobs may share one Meta map. The keys the propagator writes
 // ("traceparent", "tracestate" for W3C trace context) replace any the caller
 // set. The returned middleware is safe for concurrent use.
-func TracingEnqueue(opts *TracingOptions) hopper.EnqueueMiddleware {
-	tr := newTracer(opts)
+func TracingEnqueue(cfg *TracingConfig) hopper.EnqueueMiddleware {
+	tr := newTracer(cfg)
 	return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
 		return func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 			if len(jobs) == 0 {

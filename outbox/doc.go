@@ -40,7 +40,7 @@
 // transaction that wrote rows commits); without a notification, within
 // the relay's poll interval (1 s by default).
 //
-// Options are applied as hopper.Enqueue applies them, with two things
+// Config are applied as hopper.Enqueue applies them, with two things
 // fixed when the row is written rather than when the job is stored: the ID
 // and the due time (a Delay is measured from the write, on the writer's
 // clock). A unique job (hopper.EnqueueOpts.Unique) is checked when the

@@ -44,7 +44,7 @@ const rowsPerInsert = 1000
 // measured from now. A unique job (opts.Unique) is checked when the relay
 // stores it, not here: a duplicate is then dropped by the store, as with
 // hopper.Enqueue. When ctx carries a span, the job's trace starts in a
-// PRODUCER span under it (see Options.Propagator). The returned Job tells
+// PRODUCER span under it (see Config.Propagator). The returned Job tells
 // the ID before commit.
 func Enqueue[T hopper.Args](ctx context.Context, o *Outbox, tx Execer, args T, opts *hopper.EnqueueOpts) (*Job, error) {
 	p, err := hopper.Prepare(o.client, args, opts)

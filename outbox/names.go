@@ -7,10 +7,10 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// DefaultTable is the outbox table when Options.Table is empty.
+// DefaultTable is the outbox table when Config.Table is empty.
 const DefaultTable = "hopper_outbox"
 
-// maxTableLen bounds Options.Table so that every derived name (the NOTIFY
+// maxTableLen bounds Config.Table so that every derived name (the NOTIFY
 // channel is the whole name) fits PostgreSQL's 63-byte identifiers.
 const maxTableLen = 56
 

@@ -8,9 +8,9 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// Options configures an Outbox. A nil *Options, and every zero field,
+// Config configures an Outbox. A nil *Config, and every zero field,
 // means the documented default. New copies it.
-type Options struct {
+type Config struct {
 	// Table is the outbox table, optionally with its schema
 	// ("jobs.outbox"); see NamesOf for what is allowed. Writers and relays
 	// of one outbox must name the same table. Defaults to DefaultTable,
@@ -43,14 +43,14 @@ type Outbox struct {
 // New returns an Outbox that prepares jobs with client's defaults (queue,
 // retries, args size limit) and writes them to the table opts names. It
 // panics if client is nil or opts.Table is invalid (with the error of
-// Options.Validate), since both are programming errors.
-func New(client *hopper.Client, opts *Options) *Outbox {
+// Config.Validate), since both are programming errors.
+func New(client *hopper.Client, cfg *Config) *Outbox {
 	if client == nil {
 		panic("outbox: New with a nil Client")
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
+	var o Config
+	if cfg != nil {
+		o = *cfg
 	}
 	names, err := NamesOf(o.Table)
 	if err != nil {
@@ -71,7 +71,7 @@ func New(client *hopper.Client, opts *Options) *Outbox {
 
 // Validate reports whether o is valid: nil, or an error wrapping
 // hopper.ErrInvalidConfig that names the problem.
-func (o Options) Validate() error {
+func (o Config) Validate() error {
 	_, err := NamesOf(o.Table)
 	return err
 }

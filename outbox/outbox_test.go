@@ -129,7 +129,7 @@ func roundUp(t time.Time) time.Duration {
 func TestEnqueueManyChunks(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, "jobs_outbox")
-	ob := outbox.New(hopper.NewClient(memstore.New(nil), nil), &outbox.Options{Table: "jobs_outbox"})
+	ob := outbox.New(hopper.NewClient(memstore.New(nil), nil), &outbox.Config{Table: "jobs_outbox"})
 	args := make([]Welcome, 2500)
 	for i := range args {
 		args[i].User = i

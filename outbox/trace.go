@@ -57,7 +57,7 @@ func endSpans(spans []trace.Span, err error) {
 	}
 }
 
-// propagator is Options.Propagator, or the global one, or W3C trace
+// propagator is Config.Propagator, or the global one, or W3C trace
 // context while no global one is set.
 func (o *Outbox) propagator() propagation.TextMapPropagator {
 	if o.prop != nil {

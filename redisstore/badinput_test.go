@@ -128,7 +128,7 @@ func TestBadInputCorruptValues(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	jobs := "{" + prefix + ":q}:j"
 	mustEnqueue(t, s, job("q", "ok"), job("q", "notmsgpack"), job("q", "metabomb"), job("q", "history"))
 	corrupt(t, rdb, jobs, "notmsgpack", "not a job value")

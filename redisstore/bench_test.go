@@ -37,7 +37,7 @@ func benchJob(queue string, i int64) *store.NewJob {
 func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
 	srv := redistest.Start(b)
 	rdb := srv.Client(b, func(o *redis.Options) { o.PoolSize = 64 })
-	s := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(b)})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(b)})
 	if err := s.Check(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -136,16 +136,16 @@ func benchClaimFinish(b *testing.B, events bool, groups int) {
 	done := make(chan error, 4)
 	for range 4 {
 		go func() {
-			reqs := make([]store.FinishRequest, 0, 32)
+			reqs := make([]store.AttemptEnd, 0, 32)
 			for left.Load() > 0 {
-				res, err := s.Claim(ctx, store.ClaimRequest{Queue: "bench", Max: 32, Lease: time.Minute})
+				res, err := s.Claim(ctx, store.ClaimOpts{Queue: "bench", Max: 32, Lease: time.Minute})
 				if err != nil {
 					done <- err
 					return
 				}
 				reqs = reqs[:0]
 				for _, j := range res.Jobs {
-					reqs = append(reqs, store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+					reqs = append(reqs, store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 				}
 				if len(reqs) == 0 {
 					continue

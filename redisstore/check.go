@@ -15,7 +15,7 @@ const minMajor, minMinor = 7, 0
 
 // Check checks the server now: its version (an error wrapping
 // ErrUnsupportedServer before Redis 7.0), its maxmemory-policy (a warning
-// through Options.Logger unless it is noeviction, because an evicted key
+// through Config.Logger unless it is noeviction, because an evicted key
 // loses jobs) and it loads the scripts. On a cluster it checks every
 // master. When ACL denies INFO or CONFIG GET (NOPERM), it logs that the
 // check could not run and goes on. Every Store runs Check once by itself

@@ -61,7 +61,7 @@ func TestCheckRetriesUnreachableServer(t *testing.T) {
 func TestCheckWarnsOnEvictionPolicy(t *testing.T) {
 	srv := redistest.Start(t, redistest.Args("--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"))
 	var logs logBuffer
-	s := storeOn(t, srv.Client(t), &redisstore.Options{Logger: logs.logger()})
+	s := storeOn(t, srv.Client(t), &redisstore.Config{Logger: logs.logger()})
 	if err := s.Check(t.Context()); err != nil {
 		t.Fatalf("Check: %v, want only a warning", err)
 	}
@@ -70,7 +70,7 @@ func TestCheckWarnsOnEvictionPolicy(t *testing.T) {
 	}
 	// A noeviction server gets no warning.
 	var quiet logBuffer
-	s = storeOn(t, redistest.Start(t, redistest.Private()).Client(t), &redisstore.Options{Logger: quiet.logger()})
+	s = storeOn(t, redistest.Start(t, redistest.Private()).Client(t), &redisstore.Config{Logger: quiet.logger()})
 	if err := s.Check(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestCheckWithoutPermission(t *testing.T) {
 	}
 	rdb := srv.Client(t, func(o *redis.Options) { o.Username, o.Password = "app", "secret" })
 	var logs logBuffer
-	s := storeOn(t, rdb, &redisstore.Options{Logger: logs.logger()})
+	s := storeOn(t, rdb, &redisstore.Config{Logger: logs.logger()})
 	if err := s.Check(t.Context()); err != nil {
 		t.Fatalf("Check with INFO and CONFIG denied: %v, want only warnings", err)
 	}
@@ -100,7 +100,7 @@ func TestCheckWithoutPermission(t *testing.T) {
 	}
 	// The store works all the same.
 	mustEnqueue(t, s, job("q", "a"))
-	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("Claim as a user without INFO: %d jobs, %v", len(res.Jobs), err)
 	}
@@ -109,9 +109,9 @@ func TestCheckWithoutPermission(t *testing.T) {
 func TestInvalidPrefixIsRefusedAtNew(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	for _, p := range []string{"a:b", "{x}", "a b", strings.Repeat("p", 65)} {
-		opts := &redisstore.Options{Prefix: p}
+		opts := &redisstore.Config{Prefix: p}
 		if err := opts.Validate(); !errors.Is(err, store.ErrInvalidConfig) {
-			t.Errorf("Options{Prefix: %q}.Validate() = %v, want ErrInvalidConfig", p, err)
+			t.Errorf("Config{Prefix: %q}.Validate() = %v, want ErrInvalidConfig", p, err)
 		}
 		func() {
 			defer func() {
@@ -123,8 +123,8 @@ func TestInvalidPrefixIsRefusedAtNew(t *testing.T) {
 			redisstore.New(rdb, opts)
 		}()
 	}
-	if err := (&redisstore.Options{}).Validate(); err != nil {
-		t.Errorf("zero Options: Validate() = %v, want nil (defaults)", err)
+	if err := (&redisstore.Config{}).Validate(); err != nil {
+		t.Errorf("zero Config: Validate() = %v, want nil (defaults)", err)
 	}
 }
 

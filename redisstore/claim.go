@@ -12,10 +12,10 @@ import (
 // Claim moves up to req.Max ready jobs to unack (see store.Store) with one
 // script call, whatever the batch size: the lease deadline, the tokens and
 // the claim time come from the server. A paused queue returns no job and
-// RetryIn = Options.PausedRetry; a MaxRunning cap or a rate limit that held
+// RetryIn = Config.PausedRetry; a MaxRunning cap or a rate limit that held
 // jobs back sets RetryIn to when trying again may succeed. The claimed
 // records carry the error history of earlier attempts.
-func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if err := req.Validate(); err != nil {
 		return store.ClaimResult{}, err
 	}
@@ -34,7 +34,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimR
 // partition, then the next), and a partition that came up short sends the
 // rotation on to the one that gave jobs. A partition that fails is passed
 // over; its error is returned when no partition gave a job.
-func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (store.ClaimResult, error) {
+func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (store.ClaimResult, error) {
 	start := s.claimStart(req.Queue, n)
 	var out store.ClaimResult
 	var firstErr error
@@ -66,7 +66,7 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimRequest, n int) (
 }
 
 // claimOne claims from one queue or partition.
-func (s *Store) claimOne(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *Store) claimOne(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
 	c := shapedCall("claim", req.Queue, variant{}, nil, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID)
 	vals, err := s.runShaped(ctx, c).Slice()
@@ -96,9 +96,9 @@ type undecodable struct {
 // it fails to bury stays in unack and is reclaimed at its lease deadline,
 // as if its worker had died.
 func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecodable) {
-	reqs := make([]store.FinishRequest, len(bad))
+	reqs := make([]store.AttemptEnd, len(bad))
 	for i, b := range bad {
-		reqs[i] = store.FinishRequest{
+		reqs[i] = store.AttemptEnd{
 			Queue: queue, ID: b.id, Token: b.token, Outcome: store.OutcomeGarbage,
 			Error: &store.AttemptError{Error: "redisstore: stored job cannot be decoded: " + b.err.Error()},
 		}

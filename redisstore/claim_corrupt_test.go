@@ -21,11 +21,11 @@ func TestClaimBuriesOnlyTheCorruptJob(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
 	var logs logBuffer
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
 	mustEnqueue(t, s, job("q", "ok1"), job("q", "bad"), job("q", "ok2"))
 	corrupt(t, rdb, "{"+prefix+":q}:j", "bad", "not a job value")
 
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 3, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 3, Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("Claim: %v, want the healthy jobs", err)
 	}
@@ -55,14 +55,14 @@ func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	mustEnqueue(t, s, job("q", "h"))
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("first claim: %v, %d jobs", err, len(res.Jobs))
 	}
 	j := res.Jobs[0]
-	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: "h", Token: j.Token, Outcome: store.OutcomeRetry,
+	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: "h", Token: j.Token, Outcome: store.OutcomeRetry,
 		Error: &store.AttemptError{Error: "boom"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatalf("retry: %v %v", err, errs)
@@ -71,7 +71,7 @@ func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
 	if n, err := hopper.NewInspector(s).Requeue(ctx, "q", store.StateRetry, nil); err != nil || n != 1 {
 		t.Fatalf("requeue: %d, %v", n, err)
 	}
-	res, err = s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	res, err = s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("second claim: %v, %d jobs", err, len(res.Jobs))
 	}
@@ -92,17 +92,17 @@ func TestMaintainReclaimsJobWithCorruptHistory(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	j := job("q", "h")
 	j.MaxRetries = 3
 	mustEnqueue(t, s, j)
-	if res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Millisecond}); err != nil || len(res.Jobs) != 1 {
+	if res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Millisecond}); err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("claim: %v, %d jobs", err, len(res.Jobs))
 	}
 	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\x00\x00\x00\x32")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := s.Maintain(ctx, "q", store.MaintainOptions{}); err != nil {
+		if _, err := s.Maintain(ctx, "q", store.MaintainOpts{}); err != nil {
 			t.Fatalf("Maintain with a corrupt history: %v", err)
 		}
 		st, err := hopper.NewInspector(s).QueueStats(ctx, "q")

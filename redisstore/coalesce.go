@@ -14,7 +14,7 @@ import (
 // its own goroutine and with its own context: a lone call is never
 // delayed. Calls that arrive while a round trip is in flight queue up; when
 // it ends, one goroutine sends everything queued (up to
-// Options.CoalesceMaxJobs jobs) as one pipeline, and goes on until the
+// Config.CoalesceMaxJobs jobs) as one pipeline, and goes on until the
 // queue is empty. Each job keeps its own result and error (encJob).
 //
 // A queued call whose context ends before its jobs were taken withdraws

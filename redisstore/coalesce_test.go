@@ -129,7 +129,7 @@ func argsOf(j *store.JobRecord) []byte {
 func TestEnqueueRegistersQueueOnce(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
-	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true})
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true})
 	for i := range 20 {
 		mustEnqueue(t, s, job("hot", fmt.Sprint(i)))
 	}
@@ -158,7 +158,7 @@ func TestEnqueueLargeBatch(t *testing.T) {
 	if !res[2500].Duplicate || res[2499].Duplicate {
 		t.Fatalf("results at the end: %+v, %+v", res[2499], res[2500])
 	}
-	got, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "big", Max: 5000, Lease: time.Minute})
+	got, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "big", Max: 5000, Lease: time.Minute})
 	if err != nil || len(got.Jobs) != 2500 {
 		t.Fatalf("Claim: %d jobs, %v; want 2500", len(got.Jobs), err)
 	}

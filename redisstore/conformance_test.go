@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t)})
 	})
 }
 
@@ -34,7 +34,7 @@ func TestConformanceCluster(t *testing.T) {
 	c := redistest.StartCluster(t)
 	rdb := c.Client(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t)})
 	})
 }
 
@@ -46,6 +46,6 @@ func TestConformanceOneSlotPerScript(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), OneSlotPerScript: true})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: true})
 	})
 }

@@ -29,14 +29,14 @@
 // # Partitioned queues
 //
 // One queue lives in one slot, so on a Cluster its work lands on one
-// master. Options.Partitions splits a hot queue over several slots, picked
+// master. Config.Partitions splits a hot queue over several slots, picked
 // so that the partitions fall into equal ranges of the slot space (and so
 // onto different masters of a Cluster with evenly split slots). Each
 // partition is a queue of its own named "<queue>~<i>"; a job goes to the
 // partition of its group, unique key, schedule or ID, and a Claim of the
 // queue takes from the partitions in turn, as a Kafka topic's partitions
 // (River Pro's and Oban Pro's "partitioned" limits are hopper's groups).
-// See Options.Partitions for what holds across partitions and what is
+// See Config.Partitions for what holds across partitions and what is
 // refused.
 //
 // # Time
@@ -53,7 +53,7 @@
 // Finish and Extend group their requests by queue: one script call per
 // queue, all pipelined in one round trip. Enqueue does the same, and
 // concurrent single-job Enqueue calls of one Store are merged into shared
-// round trips while one is in flight (Options.NoCoalescing).
+// round trips while one is in flight (Config.NoCoalescing).
 //
 // The scripts are built from the modules of lua/ (lua.go), and the hot
 // ones (enqueue, claim, finish, maintain) in one variant per shape of queue
@@ -66,7 +66,7 @@
 // an FCALL. A script sent with EVALSHA
 // defines all its helper functions anew on every call, about 40,000
 // redis-server instructions; a function library defines them once, at
-// load. See Options.NoFunctions for the plain-script fallback.
+// load. See Config.NoFunctions for the plain-script fallback.
 //
 // # Waiting
 //
@@ -92,7 +92,7 @@
 // cluster's layout at once instead of after go-redis's periodic reload
 // (topology.go). Wake-ups are subscribed on two masters, and a subscription
 // whose master fails moves to another, so no wake-up is lost with a shard
-// (notify_cluster.go). Options.Replicas makes Enqueue and Finish wait for
+// (notify_cluster.go). Config.Replicas makes Enqueue and Finish wait for
 // replicas (Redis WAIT) so that what they acknowledged survives a
 // failover (durable.go).
 //
@@ -123,7 +123,7 @@
 // a script runs.
 //
 //   - FUNCTION LOAD and FCALL run the scripts as functions (see
-//     Options.NoFunctions); SCRIPT LOAD, EVALSHA and EVAL run them as plain
+//     Config.NoFunctions); SCRIPT LOAD, EVALSHA and EVAL run them as plain
 //     scripts, when functions are off, refused, or not loaded yet on a
 //     node. Without FUNCTION LOAD the Store logs a warning and runs plain
 //     scripts, which costs Redis more CPU per call.

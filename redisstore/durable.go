@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// runDurable is runAll for Options.Replicas: the calls go to each master
+// runDurable is runAll for Config.Replicas: the calls go to each master
 // they belong to in one pipeline ending with a WAIT on the same connection
 // (WAIT counts the replicas that have the writes of its own connection), and
 // a call whose master's WAIT saw too few replicas gets an error wrapping

@@ -14,7 +14,7 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// TestReplicasWaitsForAReplica: with Options.Replicas, an enqueue and an
+// TestReplicasWaitsForAReplica: with Config.Replicas, an enqueue and an
 // ack return once a replica has their writes; the replica holds the job
 // the moment Enqueue returns.
 func TestReplicasWaitsForAReplica(t *testing.T) {
@@ -22,17 +22,17 @@ func TestReplicasWaitsForAReplica(t *testing.T) {
 	master := redistest.Start(t, redistest.Private())
 	replica := redistest.Start(t, redistest.Private())
 	follow(t, replica, master)
-	s := storeOn(t, master.Client(t), &redisstore.Options{Prefix: "dur", Replicas: 1})
+	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1})
 	mustEnqueue(t, s, job("q", "a"))
 	// A replica read (no WAIT of its own): the job is there already.
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
 		t.Fatalf("job on the replica right after Enqueue returned: %v, %v; want it there", ok, err)
 	}
-	c, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+	c, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
 	if err != nil || len(c.Jobs) != 1 {
 		t.Fatalf("Claim: %v %v", c, err)
 	}
-	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: "a", Token: c.Jobs[0].Token, Outcome: store.OutcomeAck}})
+	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: "a", Token: c.Jobs[0].Token, Outcome: store.OutcomeAck}})
 	if err != nil || errs[0] != nil {
 		t.Fatalf("Finish: %v %v", errs, err)
 	}
@@ -41,17 +41,17 @@ func TestReplicasWaitsForAReplica(t *testing.T) {
 	}
 }
 
-// TestReplicasFailsWithoutReplica: with Options.Replicas and no replica, an
+// TestReplicasFailsWithoutReplica: with Config.Replicas and no replica, an
 // enqueue fails with ErrNotReplicated (temporary) after ReplicaTimeout,
 // and the job is on the master (enqueueing it again is a duplicate).
 func TestReplicasFailsWithoutReplica(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
-	s := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: "dur", Replicas: 1, ReplicaTimeout: 50 * time.Millisecond})
+	s := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 50 * time.Millisecond})
 	_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 	if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
 		t.Fatalf("Enqueue with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
 	}
-	plain := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: "dur"})
+	plain := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: "dur"})
 	res, err := plain.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 	if err != nil || !res[0].Duplicate {
 		t.Fatalf("the same job enqueued again: %+v, %v; want a duplicate (it is on the master)", res, err)

@@ -95,7 +95,7 @@ func lockField(key string) string {
 // store.ValidateJobs; one invalid job fails the whole call and nothing is
 // written. Jobs go to their queue's script in order, one script call per
 // queue (batches over 1000 jobs are split), all pipelined in one round
-// trip; with coalescing (the default, see Options.NoCoalescing) concurrent
+// trip; with coalescing (the default, see Config.NoCoalescing) concurrent
 // calls share round trips. The due time is RunAt rounded up to the
 // millisecond, or the server's now plus Delay rounded up.
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {

@@ -50,8 +50,8 @@ var (
 	// ErrClusterDown: a Redis Cluster cannot serve the slot (CLUSTERDOWN,
 	// TRYAGAIN, MASTERDOWN).
 	ErrClusterDown = errors.New("redisstore: Redis Cluster cannot serve the slot")
-	// ErrNotReplicated: with Options.Replicas, the writes of a call reached
-	// fewer replicas than asked within Options.ReplicaTimeout. They are on
+	// ErrNotReplicated: with Config.Replicas, the writes of a call reached
+	// fewer replicas than asked within Config.ReplicaTimeout. They are on
 	// the master, and a failover now may lose them.
 	ErrNotReplicated = errors.New("redisstore: writes not confirmed by enough replicas")
 	// ErrUnsupportedServer is wrapped by the error of every call of a

@@ -23,7 +23,7 @@ func (Resize) Kind() string { return "resize" }
 func ExampleOptions_partitions() {
 	ctx := context.Background()
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:7000"}})
-	st := redisstore.New(rdb, &redisstore.Options{Partitions: map[string]int{"images": 6}})
+	st := redisstore.New(rdb, &redisstore.Config{Partitions: map[string]int{"images": 6}})
 
 	client := hopper.NewClient(st, nil)
 	_, err := hopper.Enqueue(ctx, client, Resize{Image: "cat.png"}, &hopper.EnqueueOpts{Queue: "images", Group: "tenant-42"})

@@ -21,7 +21,7 @@ import (
 // applied. Snooze and release
 // do not count the attempt. Errors are recorded with the server's time; an
 // OutcomeCancel without an Error records ErrCancelled's text.
-func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error
 // store.TaskJobID's have) records the ends for delivery, or on one server
 // (wfLocal) applies them in the same step, given the keys of every
 // workflow of the batch.
-func (s *Store) finishCall(q string, reqs []store.FinishRequest, idx []int, args []any) *evalCall {
+func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []any) *evalCall {
 	var wfs []string
 	seen := map[string]bool{}
 	for _, i := range idx {
@@ -176,7 +176,7 @@ func parseFinishTail(queue string, st []any, n int) ([]endRecord, []wfRelease, e
 
 // isPlainAck reports whether r is an ack without a retention or result of
 // its own: the common case, sent in two arguments.
-func isPlainAck(r *store.FinishRequest) bool {
+func isPlainAck(r *store.AttemptEnd) bool {
 	return r.Outcome == store.OutcomeAck && r.Retention <= 0 && len(r.Result) == 0
 }
 
@@ -187,7 +187,7 @@ func member(id string, token uint64) string {
 
 // appendFinishArgs appends the seven arguments of a request other than a
 // plain ack.
-func appendFinishArgs(args []any, r *store.FinishRequest) []any {
+func appendFinishArgs(args []any, r *store.AttemptEnd) []any {
 	tok := member(r.ID, r.Token)
 	if r.Outcome == store.OutcomeAck {
 		var res []byte
@@ -208,7 +208,7 @@ func appendFinishArgs(args []any, r *store.FinishRequest) []any {
 }
 
 // statusErr turns a script status into the per-request error.
-func statusErr(st int64, r *store.FinishRequest) error {
+func statusErr(st int64, r *store.AttemptEnd) error {
 	switch st {
 	case 0:
 		return nil

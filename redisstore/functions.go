@@ -22,7 +22,7 @@ import (
 //     Its modules and the script's body are defined at load; a call only
 //     runs them. This is the default.
 //   - a plain script run with EVALSHA (EVAL when the server does not know
-//     it): Options.NoFunctions, or a server that refused FUNCTION LOAD.
+//     it): Config.NoFunctions, or a server that refused FUNCTION LOAD.
 //
 // Both forms are the same Lua: the constants, the modules, then the body,
 // with K's fields set from KEYS and the modules' reset functions run at

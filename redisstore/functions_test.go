@@ -21,7 +21,7 @@ func TestConformancePlainScripts(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), NoFunctions: true})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), NoFunctions: true})
 	})
 }
 
@@ -54,12 +54,12 @@ func roundTrip(t *testing.T, s *redisstore.Store, q, id string) {
 	if _, err := s.Enqueue(ctx, []*store.NewJob{job(q, id)}); err != nil {
 		t.Fatalf("enqueue %s: %v", id, err)
 	}
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != id {
 		t.Fatalf("claim: %+v, %v; want job %s", res, err, id)
 	}
 	r := res.Jobs[0]
-	acks, err := s.Finish(ctx, []store.FinishRequest{{Queue: q, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}})
+	acks, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}})
 	if err != nil || acks[0] != nil {
 		t.Fatalf("ack: %v %v", acks, err)
 	}
@@ -73,7 +73,7 @@ func TestScriptsRunAsFunctions(t *testing.T) {
 	admin := srv.Client(t)
 	for _, noFunctions := range []bool{true, false} {
 		admin.ConfigResetStat(t.Context())
-		s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t), NoFunctions: noFunctions})
+		s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t), NoFunctions: noFunctions})
 		roundTrip(t, s, "q", "a")
 		fcalls, evals := scriptCalls(t, admin)
 		libs := libraries(t, admin)
@@ -95,7 +95,7 @@ func TestFunctionsLoadedAgain(t *testing.T) {
 	t.Run("server", func(t *testing.T) {
 		srv := redistest.Start(t, redistest.Private())
 		admin := srv.Client(t)
-		s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t)})
+		s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t)})
 		roundTrip(t, s, "q", "a")
 		if err := admin.FunctionFlush(t.Context()).Err(); err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func TestFunctionsLoadedAgain(t *testing.T) {
 		}
 		c := redistest.StartCluster(t, redistest.Private())
 		rdb := c.Client(t)
-		s := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t)})
+		s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t)})
 		queues := []string{"q1", "q2", "q3", "q4", "q5", "q6"}
 		for _, q := range queues {
 			roundTrip(t, s, q, "a")
@@ -146,7 +146,7 @@ func TestFunctionLoadRefused(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	rdb := aclUser(t, admin, prefix, prefix, []string{"+function|load"}, nil, srv.Client)
 	var logs bytes.Buffer
-	s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	admin.ConfigResetStat(t.Context())
 	roundTrip(t, s, "q", "a")
 	roundTrip(t, s, "q", "b")
@@ -164,7 +164,7 @@ func TestFunctionLoadRefused(t *testing.T) {
 func TestNewVariantLoadsItsLibraryOnly(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	admin := srv.Client(t)
-	s := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: redistest.Prefix(t)})
+	s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t)})
 	roundTrip(t, s, "q", "a")
 	built := len(libraries(t, admin))
 	admin.ConfigResetStat(t.Context())
@@ -172,12 +172,12 @@ func TestNewVariantLoadsItsLibraryOnly(t *testing.T) {
 	j := job("grouped", "g1")
 	j.Group = "tenant-1"
 	mustEnqueue(t, s, j)
-	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "grouped", Max: 1, Lease: time.Minute})
+	res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "grouped", Max: 1, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("claim: %+v, %v", res, err)
 	}
 	r := res.Jobs[0]
-	if errs, err := s.Finish(t.Context(), []store.FinishRequest{{Queue: "grouped", ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}}); err != nil || errs[0] != nil {
+	if errs, err := s.Finish(t.Context(), []store.AttemptEnd{{Queue: "grouped", ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}}); err != nil || errs[0] != nil {
 		t.Fatalf("ack: %v %v", errs, err)
 	}
 	loads := cmdCalls(t, admin, "function|load")

@@ -22,7 +22,7 @@ import (
 // and 0.8 s at 100,000, on every dashboard refresh.
 func TestGroupedDepthCostFlat(t *testing.T) {
 	rdb := redistest.Start(t, redistest.Private()).Client(t)
-	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true})
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true})
 	ctx := t.Context()
 	var statsCalls, maintainCalls []int64
 	for _, groups := range []int{300, 3000} {
@@ -50,7 +50,7 @@ func TestGroupedDepthCostFlat(t *testing.T) {
 		}
 		statsCalls = append(statsCalls, n)
 		maintainCalls = append(maintainCalls, scriptCommands(t, rdb, func() {
-			if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
+			if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 				t.Fatal(err)
 			}
 		}))
@@ -111,7 +111,7 @@ func scriptCommands(t *testing.T, rdb *redis.Client, f func()) int64 {
 // and the first page costs as many commands with 3,000 groups as with 300.
 func TestGroupedListing(t *testing.T) {
 	rdb := redistest.Start(t, redistest.Private()).Client(t)
-	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true})
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true})
 	ctx := t.Context()
 	var firstPage []int64
 	for _, groups := range []int{300, 3000} {
@@ -131,7 +131,7 @@ func TestGroupedListing(t *testing.T) {
 			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
 		}
 		firstPage = append(firstPage, scriptCommands(t, rdb, func() {
-			page, err := s.ListJobs(ctx, store.ListRequest{Queue: q, State: store.StateReady, Limit: 20})
+			page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 20})
 			if err != nil || page.Total != len(want) || len(page.Jobs) != 20 || page.Jobs[19].ID != want[19] {
 				t.Fatalf("first page of %d groups: %d jobs, total %d, %v; want 20 ending %s, total %d", groups, len(page.Jobs), page.Total, err, want[19], len(want))
 			}
@@ -153,7 +153,7 @@ func TestGroupedListing(t *testing.T) {
 		for _, newest := range []bool{false, true} {
 			var got []string
 			for off := 0; ; off += 37 {
-				page, err := s.ListJobs(ctx, store.ListRequest{Queue: q, State: store.StateReady, Offset: off, Limit: 37, Newest: newest})
+				page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: q, State: store.StateReady, Offset: off, Limit: 37, Newest: newest})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,7 +182,7 @@ func TestGroupedListing(t *testing.T) {
 		if n, err := s.Delete(ctx, q, store.StateReady, want[1:121]); err != nil || n != 120 {
 			t.Fatalf("Delete of the first 60 groups' jobs: %d, %v", n, err)
 		}
-		page, err := s.ListJobs(ctx, store.ListRequest{Queue: q, State: store.StateReady, Limit: 20})
+		page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 20})
 		if err != nil || len(page.Jobs) != 20 || page.Jobs[1].ID != want[121] || page.Jobs[19].ID != want[139] || page.Total != len(want)-120 {
 			t.Fatalf("first page after emptying 60 groups: %d jobs from %v, total %d, %v; want 20 from plain, %s, total %d", len(page.Jobs), ids(page.Jobs), page.Total, err, want[121], len(want)-120)
 		}
@@ -214,7 +214,7 @@ func ids(recs []*store.JobRecord) []string {
 // tenants coming and going these grew with every group ever seen.
 func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 	rdb := redistest.Start(t, redistest.Private()).Client(t)
-	s := storeOn(t, rdb, &redisstore.Options{NoCoalescing: true, Prefix: "dr"})
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true, Prefix: "dr"})
 	ctx := t.Context()
 	left := map[string][]string{}
 	const period = 50 * time.Millisecond
@@ -234,13 +234,13 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 		}
 		mustEnqueue(t, s, jobs...)
 		for done := 0; done < len(jobs); {
-			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 32, Lease: time.Minute, WorkerID: "w"})
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 32, Lease: time.Minute, WorkerID: "w"})
 			if err != nil || len(res.Jobs) == 0 {
 				t.Fatalf("claim after %d of %d: %d jobs, %v", done, len(jobs), len(res.Jobs), err)
 			}
-			var reqs []store.FinishRequest
+			var reqs []store.AttemptEnd
 			for _, j := range res.Jobs {
-				reqs = append(reqs, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+				reqs = append(reqs, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 			}
 			if _, err := s.Finish(ctx, reqs); err != nil {
 				t.Fatal(err)
@@ -250,7 +250,7 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 		// Once the last claim left the rate window, the Scheduler's next
 		// once-a-minute pass forgets the groups' rate logs.
 		passOnServer(t, rdb, period)
-		if _, err := s.Maintain(ctx, q, store.MaintainOptions{}); err != nil {
+		if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 			t.Fatal(err)
 		}
 		keys, err := rdb.Keys(ctx, "{dr:"+q+"}*").Result()

@@ -17,7 +17,7 @@ import (
 )
 
 // newStore returns a store on the shared server with a prefix of its own.
-func newStore(t *testing.T, opts *redisstore.Options) (*redisstore.Store, *redis.Client) {
+func newStore(t *testing.T, opts *redisstore.Config) (*redisstore.Store, *redis.Client) {
 	t.Helper()
 	rdb := redistest.Start(t).Client(t)
 	return storeOn(t, rdb, opts), rdb
@@ -25,9 +25,9 @@ func newStore(t *testing.T, opts *redisstore.Options) (*redisstore.Store, *redis
 
 // storeOn returns a store on rdb; a nil or prefix-less opts gets a fresh
 // prefix.
-func storeOn(t *testing.T, rdb redis.UniversalClient, opts *redisstore.Options) *redisstore.Store {
+func storeOn(t *testing.T, rdb redis.UniversalClient, opts *redisstore.Config) *redisstore.Store {
 	t.Helper()
-	o := redisstore.Options{}
+	o := redisstore.Config{}
 	if opts != nil {
 		o = *opts
 	}

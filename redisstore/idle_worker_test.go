@@ -63,7 +63,7 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 	client := srv.Client(t)
 	var sent sentCommands
 	client.AddHook(&sent)
-	rs := storeOn(t, client, &redisstore.Options{Prefix: prefix})
+	rs := storeOn(t, client, &redisstore.Config{Prefix: prefix})
 	w := hopper.NewWorker(rs, &hopper.WorkerConfig{Queues: map[string]int{"a": 1, "b": 1}})
 	started := make(chan time.Time, 1)
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[idleArgs]) error {
@@ -79,7 +79,7 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 		}
 	})
 	// Settled: the worker has registered itself.
-	admin := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: prefix})
+	admin := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: prefix})
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		ws, err := hopper.NewInspector(admin).Workers(ctx)
 		if err != nil {

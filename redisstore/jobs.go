@@ -117,21 +117,21 @@ func splitMember(m string) (string, uint64, bool) {
 }
 
 // ListJobs returns a range of one queue's jobs in one state (see
-// store.Admin and store.ListRequest for the order), read atomically by one
+// store.Admin and store.ListJobsOpts for the order), read atomically by one
 // script.
-func (s *Store) ListJobs(ctx context.Context, req store.ListRequest) (store.Page, error) {
+func (s *Store) ListJobs(ctx context.Context, req store.ListJobsOpts) (store.JobPage, error) {
 	if err := s.begin(ctx, req.Queue); err != nil {
-		return store.Page{}, err
+		return store.JobPage{}, err
 	}
 	if err := s.refuseWhole(req.Queue, "list its partitions"); err != nil {
-		return store.Page{}, err
+		return store.JobPage{}, err
 	}
 	total, recs, err := s.listRange(ctx, req, req.Offset, req.Limit)
-	return store.Page{Jobs: recs, Total: total}, err
+	return store.JobPage{Jobs: recs, Total: total}, err
 }
 
 // listRange reads n jobs of req's queue and state from offset.
-func (s *Store) listRange(ctx context.Context, req store.ListRequest, offset, n int) (int, []*store.JobRecord, error) {
+func (s *Store) listRange(ctx context.Context, req store.ListJobsOpts, offset, n int) (int, []*store.JobRecord, error) {
 	v, err := s.runList(ctx, req.Queue, req.State, req.Newest, offset, n, 1)
 	if err != nil {
 		return 0, nil, wrap("list "+string(req.State)+" jobs of "+strconv.Quote(req.Queue), err)
@@ -184,7 +184,7 @@ func listRecords(queue string, st store.JobState, v []any) ([]*store.JobRecord, 
 // (store.SearchWalkKind, or SearchWalkShorter when the index is the
 // shorter walk) it examines the index's entries and keeps those in the
 // state (lua/kind_search.lua).
-func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.SearchPage, error) {
+func (s *Store) SearchJobs(ctx context.Context, req store.SearchJobsOpts) (store.SearchPage, error) {
 	if err := s.begin(ctx, req.Queue); err != nil {
 		return store.SearchPage{}, err
 	}
@@ -214,7 +214,7 @@ func (s *Store) SearchJobs(ctx context.Context, req store.SearchRequest) (store.
 // searchKind runs kind_search.lua for SearchJobs. ok is false when the
 // walk is the state's after all: no complete index, or (SearchWalkShorter)
 // one no shorter than the state.
-func (s *Store) searchKind(ctx context.Context, req store.SearchRequest) (page store.SearchPage, ok bool, err error) {
+func (s *Store) searchKind(ctx context.Context, req store.SearchJobsOpts) (page store.SearchPage, ok bool, err error) {
 	rev, mode := "0", "kind"
 	if req.Newest {
 		rev = "1"

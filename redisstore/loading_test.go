@@ -52,7 +52,7 @@ func TestBadInputLoading(t *testing.T) {
 
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: time.Second})
 	t.Cleanup(func() { _ = rdb.Close() })
-	s := redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: slog.New(slog.DiscardHandler)})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: slog.New(slog.DiscardHandler)})
 	var loading error
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		_, err := s.Enqueue(ctx, []*store.NewJob{job("q", "after-restart")})

@@ -90,7 +90,7 @@ func TestKeyCheckCatchesUndeclaredKey(t *testing.T) {
 	}
 	ctx := t.Context()
 	rdb := redistest.Start(t).Client(t)
-	s := New(rdb, &Options{Prefix: redistest.Prefix(t), NoCoalescing: true})
+	s := New(rdb, &Config{Prefix: redistest.Prefix(t), NoCoalescing: true})
 	k := s.queueKeys("q")
 	claim := func(sc *script) error {
 		keys := make([]string, len(sc.keys))

@@ -17,7 +17,7 @@ import (
 // retention, then garbage past opts.GarbageMaxAge and beyond
 // opts.GarbageMaxCount (oldest first). Reclaimed jobs are promoted by the
 // next call, which NextIn (zero) asks for at once.
-func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
+func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return store.MaintainResult{}, err
 	}
@@ -34,7 +34,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 // maintainParts maintains every partition of a queue, one call each, and
 // sums what they did: More and Backlog when any partition says so, Idle
 // when all do, NextIn the soonest. It stops at the first error.
-func (s *Store) maintainParts(ctx context.Context, parts []string, opts store.MaintainOptions) (store.MaintainResult, error) {
+func (s *Store) maintainParts(ctx context.Context, parts []string, opts store.MaintainOpts) (store.MaintainResult, error) {
 	sum := store.MaintainResult{Idle: true}
 	for _, p := range parts {
 		r, err := s.maintainOne(ctx, p, opts)
@@ -55,7 +55,7 @@ func (s *Store) maintainParts(ctx context.Context, parts []string, opts store.Ma
 }
 
 // maintainOne maintains one queue or partition.
-func (s *Store) maintainOne(ctx context.Context, queue string, opts store.MaintainOptions) (store.MaintainResult, error) {
+func (s *Store) maintainOne(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
 	batch := opts.Batch
 	c := shapedCall("maintain", queue, variant{wf: "record"}, nil, batch, mstime.Ceil(opts.GarbageMaxAge), opts.GarbageMaxCount)
 	v, err := s.runShaped(ctx, c).Int64Slice()

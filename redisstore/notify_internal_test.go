@@ -96,7 +96,7 @@ func TestEveryWatchOfAKeySeesItsMessage(t *testing.T) {
 func liveNotifier(t *testing.T) (*notifier, context.Context) {
 	t.Helper()
 	rdb := redistest.Start(t).Client(t)
-	n := New(rdb, &Options{Prefix: redistest.Prefix(t)}).watch
+	n := New(rdb, &Config{Prefix: redistest.Prefix(t)}).watch
 	ctx := t.Context()
 	if err := n.waitLive(ctx); err != nil {
 		t.Fatal(err)

@@ -8,9 +8,9 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Options configures a Store. The zero value and nil mean defaults
+// Config configures a Store. The zero value and nil mean defaults
 // everywhere.
-type Options struct {
+type Config struct {
 	// Prefix starts every key the store writes, so that several
 	// applications (or test runs) can share one Redis. Queue keys look like
 	// "{<prefix>:<queue>}:r"; store-wide keys like "{<prefix>}:queues".
@@ -121,7 +121,7 @@ type Options struct {
 	Partitions map[string]int
 }
 
-// Defaults of Options.
+// Defaults of Config.
 const (
 	DefaultPrefix          = "hopper"
 	DefaultPausedRetry     = time.Second
@@ -131,8 +131,8 @@ const (
 
 // withDefaults returns a copy of o (nil allowed) with every zero field set
 // to its default.
-func (o *Options) withDefaults() Options {
-	var r Options
+func (o *Config) withDefaults() Config {
+	var r Config
 	if o != nil {
 		r = *o
 	}
@@ -157,19 +157,19 @@ func (o *Options) withDefaults() Options {
 // Validate reports whether o is a valid configuration: nil, or an error
 // wrapping hopper.ErrInvalidConfig that names the field. New panics with
 // the same error.
-func (o Options) Validate() error {
+func (o Config) Validate() error {
 	if o.Replicas < 0 {
-		return fmt.Errorf("%w: Options.Replicas %d is negative", store.ErrInvalidConfig, o.Replicas)
+		return fmt.Errorf("%w: Config.Replicas %d is negative", store.ErrInvalidConfig, o.Replicas)
 	}
 	for q, n := range o.Partitions {
 		if err := store.ValidateQueue(q); err != nil {
-			return fmt.Errorf("%w: Options.Partitions: %w", store.ErrInvalidConfig, err)
+			return fmt.Errorf("%w: Config.Partitions: %w", store.ErrInvalidConfig, err)
 		}
 		if _, _, ok := store.SplitPartition(q); ok {
-			return fmt.Errorf("%w: Options.Partitions names %q, a partition: name the queue", store.ErrInvalidConfig, q)
+			return fmt.Errorf("%w: Config.Partitions names %q, a partition: name the queue", store.ErrInvalidConfig, q)
 		}
 		if n < 1 || n > store.MaxPartitions {
-			return fmt.Errorf("%w: Options.Partitions[%q] = %d, want 1 to %d", store.ErrInvalidConfig, q, n, store.MaxPartitions)
+			return fmt.Errorf("%w: Config.Partitions[%q] = %d, want 1 to %d", store.ErrInvalidConfig, q, n, store.MaxPartitions)
 		}
 	}
 	if o.Prefix == "" {
@@ -178,15 +178,15 @@ func (o Options) Validate() error {
 	return validatePrefix(o.Prefix)
 }
 
-// validatePrefix checks Options.Prefix.
+// validatePrefix checks Config.Prefix.
 func validatePrefix(p string) error {
 	if len(p) > 64 {
-		return fmt.Errorf("%w: Options.Prefix is %d bytes, at most 64", store.ErrInvalidConfig, len(p))
+		return fmt.Errorf("%w: Config.Prefix is %d bytes, at most 64", store.ErrInvalidConfig, len(p))
 	}
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == '{' || c == '}' || c == ':' || c <= ' ' || c == 0x7f:
-			return fmt.Errorf("%w: Options.Prefix %q has %q at byte %d (no braces, colons, spaces or control characters)", store.ErrInvalidConfig, p, p[i:i+1], i)
+			return fmt.Errorf("%w: Config.Prefix %q has %q at byte %d (no braces, colons, spaces or control characters)", store.ErrInvalidConfig, p, p[i:i+1], i)
 		}
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Partitioned queues (Options.Partitions). Partition i of queue q is the
+// Partitioned queues (Config.Partitions). Partition i of queue q is the
 // queue "q~i" to every method, but its keys carry the hash tag
 // {<prefix>:q~i~<salt>}, the salt being the smallest number that puts the
 // tag's slot in the middle half of the i-th of n equal ranges of the slot
@@ -69,7 +69,7 @@ func (s *Store) validPartition(name string) error {
 	}
 	switch n := s.partCount(q); {
 	case n == 0:
-		return fmt.Errorf("%w: %q names a partition of %q, which is not partitioned (redisstore Options.Partitions)", store.ErrInvalidQueue, name, q)
+		return fmt.Errorf("%w: %q names a partition of %q, which is not partitioned (redisstore Config.Partitions)", store.ErrInvalidQueue, name, q)
 	case i >= n:
 		return fmt.Errorf("%w: %q: queue %q has %d partitions, %s~0 to %s~%d", store.ErrInvalidQueue, name, q, n, q, q, n-1)
 	}
@@ -153,7 +153,7 @@ func (g globalKeys) partsKey() string { return g.tag + "parts" }
 // check fails for good.
 var errPartitions = errors.New("redisstore: partitions")
 
-// syncPartitions records Options.Partitions in Redis and loads every
+// syncPartitions records Config.Partitions in Redis and loads every
 // queue's recorded count. It fails, wrapping store.ErrInvalidConfig, when
 // a count differs from the recorded one or the queue was used
 // unpartitioned.
@@ -174,7 +174,7 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 		}
 		if set && used {
 			s.rdb.HDel(ctx, key, q)
-			return fmt.Errorf("%w: %w: queue %q already holds jobs in one slot; Options.Partitions applies to a new queue (drain it, or partition a queue of another name)", store.ErrInvalidConfig, errPartitions, q)
+			return fmt.Errorf("%w: %w: queue %q already holds jobs in one slot; Config.Partitions applies to a new queue (drain it, or partition a queue of another name)", store.ErrInvalidConfig, errPartitions, q)
 		}
 		if set {
 			declared = append(declared, q)
@@ -203,7 +203,7 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 	}
 	for q, n := range s.opts.Partitions {
 		if got := max(m[q], 1); n > 0 && got != n {
-			return fmt.Errorf("%w: %w: queue %q has %d partitions in Redis (%s), Options.Partitions says %d; a queue keeps the count it was created with", store.ErrInvalidConfig, errPartitions, q, got, key, n)
+			return fmt.Errorf("%w: %w: queue %q has %d partitions in Redis (%s), Config.Partitions says %d; a queue keeps the count it was created with", store.ErrInvalidConfig, errPartitions, q, got, key, n)
 		}
 	}
 	if len(declared) > 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// The operations on a partitioned queue as a whole (Options.Partitions):
+// The operations on a partitioned queue as a whole (Config.Partitions):
 // each runs on every partition, or on the one that holds the job.
 
 // firstFound runs f on each partition in turn and returns the first result

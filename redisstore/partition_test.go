@@ -35,7 +35,7 @@ func claimAll(t *testing.T, s store.Store, queue string, max int) []*store.JobRe
 	t.Helper()
 	var got []*store.JobRecord
 	for {
-		res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: queue, Max: max, Lease: time.Minute, WorkerID: "w"})
+		res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: queue, Max: max, Lease: time.Minute, WorkerID: "w"})
 		if err != nil {
 			t.Fatalf("Claim(%s): %v", queue, err)
 		}
@@ -53,7 +53,7 @@ func claimAll(t *testing.T, s store.Store, queue string, max int) []*store.JobRe
 func TestPartitionedQueue(t *testing.T) {
 	onServerAndCluster(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
-		s := storeOn(t, rdb, &redisstore.Options{Partitions: map[string]int{"orders": 3}})
+		s := storeOn(t, rdb, &redisstore.Config{Partitions: map[string]int{"orders": 3}})
 		var jobs []*store.NewJob
 		for i := range 300 {
 			j := job("orders", fmt.Sprintf("j%03d", i))
@@ -114,9 +114,9 @@ func TestPartitionedQueue(t *testing.T) {
 		if !slices.IsSorted(group) || len(group) != 100 {
 			t.Fatalf("group tenant-a claimed %d jobs out of order: %v", len(group), group)
 		}
-		reqs := make([]store.FinishRequest, len(got))
+		reqs := make([]store.AttemptEnd, len(got))
 		for i, r := range got {
-			reqs[i] = store.FinishRequest{Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}
+			reqs[i] = store.AttemptEnd{Queue: r.Queue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}
 		}
 		errs, err := s.Finish(ctx, reqs)
 		if err != nil {
@@ -142,7 +142,7 @@ func TestPartitionedQueueSpreadsOverMasters(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.StartCluster(t).Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"hot": 3}})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"hot": 3}})
 	var jobs []*store.NewJob
 	for i := range 60 {
 		jobs = append(jobs, job("hot", fmt.Sprintf("j%d", i)))
@@ -177,7 +177,7 @@ func TestPartitionedQueueSpreadsOverMasters(t *testing.T) {
 // wakes for a job enqueued into any partition.
 func TestPartitionedQueueByID(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t, &redisstore.Options{Partitions: map[string]int{"orders": 4}})
+	s, _ := newStore(t, &redisstore.Config{Partitions: map[string]int{"orders": 4}})
 	var jobs []*store.NewJob
 	for i := range 12 {
 		j := job("orders", fmt.Sprintf("d%d", i))
@@ -198,7 +198,7 @@ func TestPartitionedQueueByID(t *testing.T) {
 		t.Fatalf("GetJob of no job: %v, want ErrJobNotFound", err)
 	}
 	// Jobs given a RunAt in the past wait in pending until maintained.
-	if _, err := s.Maintain(ctx, "orders", store.MaintainOptions{}); err != nil {
+	if _, err := s.Maintain(ctx, "orders", store.MaintainOpts{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.QueueStats(ctx, "orders")
@@ -241,7 +241,7 @@ func TestPartitionedQueueByID(t *testing.T) {
 				woke <- q
 				return
 			}
-			if res, _ := s.Claim(ctx, store.ClaimRequest{Queue: "orders", Max: 1, Lease: time.Minute}); len(res.Jobs) > 0 {
+			if res, _ := s.Claim(ctx, store.ClaimOpts{Queue: "orders", Max: 1, Lease: time.Minute}); len(res.Jobs) > 0 {
 				woke <- q
 				return
 			}
@@ -260,21 +260,21 @@ func TestPartitionsMustAgree(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Start(t).Client(t)
 	prefix := redistest.Prefix(t)
-	a := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"orders": 3}})
+	a := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"orders": 3}})
 	mustEnqueue(t, a, job("orders", "a1"), job("orders", "a2"), job("plain", "p1"))
 
-	b := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"orders": 4}})
+	b := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"orders": 4}})
 	_, err := b.QueueStats(ctx, "orders")
 	if !errors.Is(err, store.ErrInvalidConfig) || !strings.Contains(err.Error(), "has 3 partitions") {
 		t.Fatalf("a store with another count: %v, want ErrInvalidConfig naming the recorded 3", err)
 	}
-	c := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Partitions: map[string]int{"plain": 2}})
+	c := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"plain": 2}})
 	if _, err := c.QueueStats(ctx, "plain"); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("partitioning a queue already used: %v, want ErrInvalidConfig", err)
 	}
 
 	// A worker's store without the setting claims from the partitions.
-	w := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	w := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	if got := claimAll(t, w, "orders", 10); len(got) != 2 {
 		t.Fatalf("a store without Partitions claimed %d jobs of orders, want 2", len(got))
 	}
@@ -284,7 +284,7 @@ func TestPartitionsMustAgree(t *testing.T) {
 // error, and so is a partition that does not exist.
 func TestPartitionedQueueRefuses(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t, &redisstore.Options{Partitions: map[string]int{"orders": 2}})
+	s, _ := newStore(t, &redisstore.Config{Partitions: map[string]int{"orders": 2}})
 	err := s.SetQueueConfig(ctx, "orders", store.QueueConfig{MaxRunning: 5})
 	if !errors.Is(err, store.ErrInvalidConfig) {
 		t.Errorf("MaxRunning on a partitioned queue: %v, want ErrInvalidConfig", err)
@@ -296,10 +296,10 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 	if got := claimAll(t, s, "orders", 10); len(got) != 0 {
 		t.Fatalf("claimed %d jobs of a paused partitioned queue", len(got))
 	}
-	if _, err := s.ListJobs(ctx, store.ListRequest{Queue: "orders", State: store.StateReady, Limit: 10}); !errors.Is(err, store.ErrInvalidQueue) {
+	if _, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: "orders", State: store.StateReady, Limit: 10}); !errors.Is(err, store.ErrInvalidQueue) {
 		t.Errorf("ListJobs of the whole queue: %v, want ErrInvalidQueue", err)
 	}
-	page, err := s.ListJobs(ctx, store.ListRequest{Queue: "orders~1", State: store.StateReady, Limit: 10})
+	page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: "orders~1", State: store.StateReady, Limit: 10})
 	if err != nil {
 		t.Errorf("ListJobs of a partition: %v", err)
 	}
@@ -320,8 +320,8 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 	}
 	_ = page
 	for _, o := range []map[string]int{{"orders~1": 2}, {"orders": 0}, {"orders": store.MaxPartitions + 1}, {"bad name": 2}} {
-		if err := (redisstore.Options{Partitions: o}).Validate(); !errors.Is(err, store.ErrInvalidConfig) {
-			t.Errorf("Options.Partitions %v: %v, want ErrInvalidConfig", o, err)
+		if err := (redisstore.Config{Partitions: o}).Validate(); !errors.Is(err, store.ErrInvalidConfig) {
+			t.Errorf("Config.Partitions %v: %v, want ErrInvalidConfig", o, err)
 		}
 	}
 }
@@ -342,7 +342,7 @@ func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
 		redistest.Args("--cluster-require-full-coverage", "no"))
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix, Replicas: 1, Partitions: map[string]int{"hot": 3}})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Replicas: 1, Partitions: map[string]int{"hot": 3}})
 	var jobs []*store.NewJob
 	for i := range 300 {
 		jobs = append(jobs, job("hot", fmt.Sprintf("j%03d", i)))
@@ -369,7 +369,7 @@ func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
 	claimed := map[string]string{} // job ID -> partition
 	var lastErr error
 	claimSome := func() int {
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "hot", Max: 50, Lease: time.Minute, WorkerID: "w"})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "hot", Max: 50, Lease: time.Minute, WorkerID: "w"})
 		if err != nil {
 			lastErr = err
 			return 0

@@ -29,7 +29,7 @@ var awkwardQueues = []string{
 func TestAwkwardQueueNames(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	rdb := redistest.Start(t).Client(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	ctx := t.Context()
 	for i, q := range awkwardQueues {
 		j := job(q, "same-id")
@@ -49,7 +49,7 @@ func TestAwkwardQueueNames(t *testing.T) {
 		if err != nil || st.Counts.Ready != 2 || st.Counts.Total() != 2 {
 			t.Fatalf("QueueStats(%q) = %+v, %v; want 2 ready jobs", q, st.Counts, err)
 		}
-		c, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 5, Lease: time.Minute})
+		c, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 5, Lease: time.Minute})
 		if err != nil || len(c.Jobs) != 2 || c.Jobs[0].ID != "same-id" {
 			t.Fatalf("Claim(%q) = %d jobs, %v; want its own 2", q, len(c.Jobs), err)
 		}
@@ -98,7 +98,7 @@ func TestQueuesSpreadOverClusterNodes(t *testing.T) {
 	c := redistest.StartCluster(t)
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Options{Prefix: prefix})
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	ctx := t.Context()
 	var mu sync.Mutex
 	nodes := map[string]bool{}

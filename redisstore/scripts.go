@@ -148,7 +148,7 @@ func refusedShape(cmd *redis.Cmd) (shape, bool) {
 var errShapeMoving = errors.New("redisstore: the queue's shape changed while the call was sent, three times")
 
 // sendShaped sends calls in one round trip (runDurable for durable calls
-// with Options.Replicas, else runAll), shaped calls in the variant of
+// with Config.Replicas, else runAll), shaped calls in the variant of
 // their queue's shape, and sends again those a script refused, in the
 // variant it says serves the queue: they did nothing.
 func (s *Store) sendShaped(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner), durable bool) {
@@ -183,7 +183,7 @@ func (s *Store) sendShaped(ctx context.Context, calls []*evalCall, pre func(redi
 	}
 }
 
-// send sends calls in one round trip: durable ones with Options.Replicas
+// send sends calls in one round trip: durable ones with Config.Replicas
 // waiting for them to reach the replicas (runDurable).
 func (s *Store) send(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner), durable bool) {
 	if durable && s.opts.Replicas > 0 {

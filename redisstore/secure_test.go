@@ -105,7 +105,7 @@ func TestSecureConformance(t *testing.T) {
 		prefix := redistest.Prefix(t)
 		var logs logBuffer
 		rdb := aclUser(t, admin, prefix, prefix, nil, nil, srv.Client)
-		s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+		s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
 		// Connect (TLS handshake) and check now: some cases time their
 		// first Enqueue against a due time tens of milliseconds away.
 		if err := s.Check(t.Context()); err != nil {
@@ -134,7 +134,7 @@ func TestSecureWorker(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	rdb := aclUser(t, admin, "app", prefix, []string{"+info", "+config|get", "+script|load"}, nil, srv.Client)
 	var logs logBuffer
-	rs := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+	rs := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
 	ctx := t.Context()
 	if err := rs.Check(ctx); err != nil {
 		t.Fatalf("Check without INFO and CONFIG GET: %v, want only warnings", err)
@@ -259,7 +259,7 @@ func TestTLSRefusesUntrustedPeers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prefix := redistest.Prefix(t)
 			rdb := srv.Client(t, c.configure, func(o *redis.Options) { o.MaxRetries = -1 })
-			s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+			s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
 			_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 			if err == nil || !strings.HasPrefix(err.Error(), "redisstore: ") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Enqueue: %v, want a redisstore error saying %q", err, c.want)
@@ -299,7 +299,7 @@ func TestACLMissingRight(t *testing.T) {
 		}},
 		{"a command of the scripts", "+lpop", func(t *testing.T, s *redisstore.Store) error {
 			mustEnqueue(t, s, job("q", "a"))
-			_, err := s.Claim(t.Context(), store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute})
+			_, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
 			return err
 		}},
 		{"the wake-ups", "+subscribe", waitUntilRefused},
@@ -312,7 +312,7 @@ func TestACLMissingRight(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prefix := redistest.Prefix(t)
 			rdb := aclUser(t, admin, prefix, prefix, []string{c.without}, nil, srv.Client)
-			s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+			s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
 			err := c.op(t, s)
 			if !errors.Is(err, redisstore.ErrNoPerm) || redisstore.Temporary(err) ||
 				!strings.Contains(err.Error(), "Access control") {
@@ -344,7 +344,7 @@ func TestACLCluster(t *testing.T) {
 		}
 		rdb := c.Client(t, func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" })
 		var logs logBuffer
-		s := redisstore.New(rdb, &redisstore.Options{Prefix: prefix, Logger: logs.logger()})
+		s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
 		var jobs []*store.NewJob
 		for _, q := range queues {
 			jobs = append(jobs, job(q, user))
@@ -363,7 +363,7 @@ func TestACLCluster(t *testing.T) {
 			t.Fatalf("WaitReady: %v", err)
 		}
 		for _, q := range queues {
-			res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 1, Lease: time.Minute})
+			res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute})
 			if err != nil || len(res.Jobs) != 1 {
 				t.Fatalf("Claim from %s: %d jobs, %v; want 1", q, len(res.Jobs), err)
 			}

@@ -19,7 +19,7 @@ import (
 // enough.
 type Store struct {
 	rdb     redis.UniversalClient
-	opts    Options
+	opts    Config
 	g       globalKeys
 	wfi     wfIndex
 	wfSwept atomic.Int64 // unix ns of MaintainWorkflows' last look at every queue
@@ -51,14 +51,14 @@ var _ store.Store = (*Store)(nil)
 
 // New returns a Store on client, which may be a *redis.Client, a Sentinel
 // failover client or a *redis.ClusterClient (any redis.UniversalClient).
-// nil opts means defaults. New does no I/O: the server is checked before
+// nil cfg means defaults. New does no I/O: the server is checked before
 // the first operation (see Check). It panics if client is nil or opts is
-// invalid, with the error of Options.Validate.
-func New(client redis.UniversalClient, opts *Options) *Store {
+// invalid, with the error of Config.Validate.
+func New(client redis.UniversalClient, cfg *Config) *Store {
 	if client == nil {
 		panic("redisstore: New with a nil client")
 	}
-	o := opts.withDefaults()
+	o := cfg.withDefaults()
 	if err := o.Validate(); err != nil {
 		panic(err)
 	}

@@ -41,11 +41,11 @@ func TestThroughputRollUp(t *testing.T) {
 	if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "a", Queue: "q", Kind: "k"}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatal(res, err)
 	}
-	if _, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: "a", Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: "a", Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := rdb.HLen(ctx, key).Result()

@@ -104,8 +104,8 @@ func TestWaitReadyIdleIsQuiet(t *testing.T) {
 func TestWaitReadyWakesOnEnqueue(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	prefix := redistest.Prefix(t)
-	worker := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: prefix})
-	producer := storeOn(t, srv.Client(t), &redisstore.Options{Prefix: prefix})
+	worker := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: prefix})
 	testWakes(t, srv.Client(t), prefix, worker, producer, []string{"mail", "other"}, "mail")
 }
 
@@ -117,8 +117,8 @@ func TestWaitReadyWakesOnEnqueueCluster(t *testing.T) {
 	}
 	c := redistest.StartCluster(t)
 	prefix := redistest.Prefix(t)
-	worker := storeOn(t, c.Client(t), &redisstore.Options{Prefix: prefix})
-	producer := storeOn(t, c.Client(t), &redisstore.Options{Prefix: prefix})
+	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
 	queues := []string{"q0", "q1", "q2", "q3", "q4", "q5"}
 	testWakes(t, c.Client(t), prefix, worker, producer, queues, "q4")
 }
@@ -147,7 +147,7 @@ func testWakes(t *testing.T, admin redis.UniversalClient, prefix string, worker,
 	if r.err != nil || !slices.Equal(r.got, []string{target}) {
 		t.Fatalf("WaitReady: %v, %v; want [%s]", r.got, r.err, target)
 	}
-	res, err := worker.Claim(ctx, store.ClaimRequest{Queue: target, Max: 10, Lease: time.Minute})
+	res, err := worker.Claim(ctx, store.ClaimOpts{Queue: target, Max: 10, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "wake-me" {
 		t.Fatalf("Claim after waking: %d jobs, %v; want wake-me", len(res.Jobs), err)
 	}

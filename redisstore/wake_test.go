@@ -27,7 +27,7 @@ func TestLastAckWithJobsReadyLeavesTheSchedulerAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := t.Context()
 			prefix := redistest.Prefix(t)
-			s, rdb := newStore(t, &redisstore.Options{Prefix: prefix, NoCoalescing: true})
+			s, rdb := newStore(t, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
 			var jobs []*store.NewJob
 			for _, id := range []string{"a", "b"} {
 				j := job("q", id)
@@ -35,7 +35,7 @@ func TestLastAckWithJobsReadyLeavesTheSchedulerAlone(t *testing.T) {
 				jobs = append(jobs, j)
 			}
 			mustEnqueue(t, s, jobs...)
-			res, err := s.Claim(ctx, store.ClaimRequest{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
 			if err != nil || len(res.Jobs) != 1 {
 				t.Fatalf("claim: %v, %v", res.Jobs, err)
 			}
@@ -44,7 +44,7 @@ func TestLastAckWithJobsReadyLeavesTheSchedulerAlone(t *testing.T) {
 			if _, err := sub.Receive(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Finish(ctx, []store.FinishRequest{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
+			if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
 				t.Fatal(err)
 			}
 			// A job due in an hour in another queue wakes the schedulers:

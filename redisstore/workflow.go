@@ -71,7 +71,7 @@ func (s *Store) serverMs(ctx context.Context) (int64, error) {
 // and a late record of an earlier run finds the task ended or compares
 // with that requeue's seq. The wm marks stay. Such a
 // script touches keys it was not given, which Redis allows on one server;
-// on a Cluster, or with Options.OneSlotPerScript (a proxy that routes by
+// on a Cluster, or with Config.OneSlotPerScript (a proxy that routes by
 // key), the store keeps to the records above (wfLocal).
 
 // wfRelease is one released task's job, to enqueue.

@@ -103,7 +103,7 @@ var metaFields = []string{"name", "st", "cx", "cr", "en", "ret", "c_w", "c_e", "
 // ListWorkflows lists workflows from the index (see store.Workflows):
 // newest first from the state's set, with an ID prefix from the lexical
 // set, and a name search over the newest 10,000 examined.
-func (s *Store) ListWorkflows(ctx context.Context, f store.WorkflowFilter) (store.WorkflowPage, error) {
+func (s *Store) ListWorkflows(ctx context.Context, f store.ListWorkflowsOpts) (store.WorkflowPage, error) {
 	if f.Offset < 0 || f.Limit < 0 || f.Limit > 1000 || (f.State != "" && !f.State.Valid()) {
 		return store.WorkflowPage{}, fmt.Errorf("%w: workflow filter %+v", store.ErrInvalidConfig, f)
 	}
@@ -158,7 +158,7 @@ func (s *Store) ListWorkflows(ctx context.Context, f store.WorkflowFilter) (stor
 
 // searchWorkflows finds workflows whose ID starts with f.Search (by the
 // lexical set) or whose name holds it (among the newest 10,000 of set).
-func (s *Store) searchWorkflows(ctx context.Context, set string, f store.WorkflowFilter) ([]string, int, error) {
+func (s *Store) searchWorkflows(ctx context.Context, set string, f store.ListWorkflowsOpts) ([]string, int, error) {
 	const examine = 10000
 	byID, err := s.rdb.ZRangeByLex(ctx, s.wfi.ids, &redis.ZRangeBy{Min: "[" + f.Search, Max: "[" + f.Search + "\xff", Count: examine}).Result()
 	if err != nil {

@@ -26,15 +26,15 @@ func wfTask(wf, name, queue string, deps ...string) *store.NewTask {
 func claimAck(t *testing.T, s store.Store, queue string) []string {
 	t.Helper()
 	ctx := context.Background()
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: queue, Max: 100, Lease: time.Minute})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: queue, Max: 100, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	var reqs []store.FinishRequest
+	var reqs []store.AttemptEnd
 	for _, j := range res.Jobs {
 		ids = append(ids, j.ID)
-		reqs = append(reqs, store.FinishRequest{Queue: queue, ID: j.ID, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeAck})
+		reqs = append(reqs, store.AttemptEnd{Queue: queue, ID: j.ID, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeAck})
 	}
 	if len(reqs) > 0 {
 		errs, err := s.Finish(ctx, reqs)
@@ -68,7 +68,7 @@ func sweepUntil(t *testing.T, s *redisstore.Store, what string, cond func() bool
 
 func readyIDs(t *testing.T, s store.Admin, queue string) []string {
 	t.Helper()
-	page, err := s.ListJobs(context.Background(), store.ListRequest{Queue: queue, State: store.StateReady, Limit: 100})
+	page, err := s.ListJobs(context.Background(), store.ListJobsOpts{Queue: queue, State: store.StateReady, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestWorkflowCrashBetweenAckAndDelivery(t *testing.T) {
 	for _, step := range []string{"apply", "release", "confirm", "done"} {
 		t.Run(step, func(t *testing.T) {
 			t.Parallel()
-			o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+			o := &redisstore.Config{Prefix: redistest.Prefix(t)}
 			dying, rdb := newStore(t, o)
 			sweeper := storeOn(t, rdb, o)
 			ctx := context.Background()
@@ -134,7 +134,7 @@ func TestWorkflowCrashBetweenAckAndDelivery(t *testing.T) {
 			if ids := readyIDs(t, sweeper, qb); len(ids) != 0 {
 				t.Fatalf("%s holds %v after the workflow ended: a task was enqueued twice", qb, ids)
 			}
-			page, err := sweeper.ListWorkflows(ctx, store.WorkflowFilter{State: store.WorkflowSucceeded, Search: wf})
+			page, err := sweeper.ListWorkflows(ctx, store.ListWorkflowsOpts{State: store.WorkflowSucceeded, Search: wf})
 			if err != nil || page.Total != 1 {
 				t.Fatalf("index after the sweep: %+v, %v; want the workflow under succeeded", page, err)
 			}
@@ -147,7 +147,7 @@ func TestWorkflowCrashDuringEnqueue(t *testing.T) {
 		t.Skip("waits for a sweep")
 	}
 	t.Parallel()
-	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
 	dying, rdb := newStore(t, o)
 	sweeper := storeOn(t, rdb, o)
 	ctx := context.Background()
@@ -199,7 +199,7 @@ func TestWorkflowLostRecordIsSafe(t *testing.T) {
 // end another process recorded earlier and applies only now (it took the
 // record, then stalled) is older, and changes nothing when it arrives.
 func TestWorkflowLateRecordAfterEndOnOneServer(t *testing.T) {
-	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
 	s, _ := newStore(t, o)
 	ctx := context.Background()
 	wf := "late"
@@ -244,7 +244,7 @@ func TestWorkflowCrashAfterLocalEnd(t *testing.T) {
 		t.Skip("waits for a sweep")
 	}
 	t.Parallel()
-	o := &redisstore.Options{Prefix: redistest.Prefix(t)}
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
 	dying, rdb := newStore(t, o)
 	sweeper := storeOn(t, rdb, o)
 	ctx := context.Background()

@@ -345,7 +345,7 @@ func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
 // wfLocal reports whether the scripts that end tasks' jobs apply the ends
 // to their workflows themselves, in the same step (lib_wflocal.lua): on
 // one server, where one script reaches every key. On a Cluster, with
-// Options.OneSlotPerScript, or under a test's crash point, they leave
+// Config.OneSlotPerScript, or under a test's crash point, they leave
 // records to deliver.
 func (s *Store) wfLocal() bool {
 	return !s.sharded && !s.opts.OneSlotPerScript && s.wfCrash.Load() == nil

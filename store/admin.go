@@ -32,8 +32,8 @@ type Admin interface {
 	GetJob(ctx context.Context, queue, id string) (*JobRecord, error)
 
 	// ListJobs returns a range of one queue's jobs in one state, in the
-	// order ListRequest describes.
-	ListJobs(ctx context.Context, req ListRequest) (Page, error)
+	// order ListJobsOpts describes.
+	ListJobs(ctx context.Context, req ListJobsOpts) (JobPage, error)
 
 	// Requeue moves jobs in state from (pending, retry, garbage or done)
 	// to the back of ready, due now, keeping their attempts and history;

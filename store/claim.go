@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// ClaimRequest asks Store.Claim for ready jobs.
-type ClaimRequest struct {
+// ClaimOpts asks Store.Claim for ready jobs.
+type ClaimOpts struct {
 	// Queue to claim from.
 	Queue string
 	// Max is how many jobs to claim at most; at least 1.
@@ -20,15 +20,15 @@ type ClaimRequest struct {
 
 // Validate returns an error wrapping ErrInvalidQueue or ErrInvalidConfig
 // when the queue is invalid, Max is below 1 or Lease below a millisecond.
-func (r *ClaimRequest) Validate() error {
+func (r *ClaimOpts) Validate() error {
 	if err := ValidateQueue(r.Queue); err != nil {
 		return err
 	}
 	if r.Max < 1 {
-		return fmt.Errorf("%w: ClaimRequest.Max is %d, want at least 1", ErrInvalidConfig, r.Max)
+		return fmt.Errorf("%w: ClaimOpts.Max is %d, want at least 1", ErrInvalidConfig, r.Max)
 	}
 	if r.Lease < time.Millisecond {
-		return fmt.Errorf("%w: ClaimRequest.Lease is %v, want at least 1ms", ErrInvalidConfig, r.Lease)
+		return fmt.Errorf("%w: ClaimOpts.Lease is %v, want at least 1ms", ErrInvalidConfig, r.Lease)
 	}
 	return nil
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// FinishRequest ends one claimed attempt.
-type FinishRequest struct {
+// AttemptEnd ends one claimed attempt.
+type AttemptEnd struct {
 	// Queue and ID name the job.
 	Queue string
 	ID    string
@@ -47,7 +47,7 @@ type FinishRequest struct {
 // Validate returns an error wrapping ErrInvalidQueue, ErrInvalidJob or
 // ErrInvalidState when the queue or ID is invalid or the outcome is not one
 // a store applies. Stores report it as that request's error.
-func (r *FinishRequest) Validate() error {
+func (r *AttemptEnd) Validate() error {
 	if err := ValidateQueue(r.Queue); err != nil {
 		return err
 	}
@@ -55,10 +55,10 @@ func (r *FinishRequest) Validate() error {
 		return err
 	}
 	if !r.Outcome.Finishes() {
-		return fmt.Errorf("%w: FinishRequest for job %q of queue %q has outcome %v", ErrInvalidState, r.ID, r.Queue, r.Outcome)
+		return fmt.Errorf("%w: AttemptEnd for job %q of queue %q has outcome %v", ErrInvalidState, r.ID, r.Queue, r.Outcome)
 	}
 	return nil
 }
 
 // Ref returns the claim r finishes.
-func (r *FinishRequest) Ref() LeaseRef { return LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token} }
+func (r *AttemptEnd) Ref() LeaseRef { return LeaseRef{Queue: r.Queue, ID: r.ID, Token: r.Token} }

@@ -1,12 +1,12 @@
 package store
 
-// ListRequest asks Admin.ListJobs for a range of one state of one queue, in
+// ListJobsOpts asks Admin.ListJobs for a range of one state of one queue, in
 // the state's order: pending and retry by due time, ready first in first
 // out, unack by lease deadline, garbage and done by finish time (ties in
 // the order the jobs entered the state); Newest reverses it. The Inspector
 // has checked every field: a valid queue and state, Offset at least 0 and
 // Limit at least 1.
-type ListRequest struct {
+type ListJobsOpts struct {
 	Queue  string
 	State  JobState
 	Offset int
@@ -14,8 +14,8 @@ type ListRequest struct {
 	Newest bool
 }
 
-// Page is a range of jobs from Admin.ListJobs.
-type Page struct {
+// JobPage is a range of jobs from Admin.ListJobs.
+type JobPage struct {
 	// Jobs are the jobs from Offset on, at most Limit of them.
 	Jobs []*JobRecord
 	// Total is the number of jobs in the state.

@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// DefaultMaintainBatch is MaintainOptions.Batch when zero.
+// DefaultMaintainBatch is MaintainOpts.Batch when zero.
 const DefaultMaintainBatch = 1000
 
-// MaintainOptions bounds one Store.Maintain call.
-type MaintainOptions struct {
+// MaintainOpts bounds one Store.Maintain call.
+type MaintainOpts struct {
 	// Batch is the most jobs each duty moves or deletes in one call. Zero
 	// means DefaultMaintainBatch.
 	Batch int
@@ -24,9 +24,9 @@ type MaintainOptions struct {
 // Normalize returns o with its defaults applied, or an error wrapping
 // ErrInvalidConfig when a field is negative. Stores call it on every
 // Maintain.
-func (o MaintainOptions) Normalize() (MaintainOptions, error) {
+func (o MaintainOpts) Normalize() (MaintainOpts, error) {
 	if o.Batch < 0 || o.GarbageMaxAge < 0 || o.GarbageMaxCount < 0 {
-		return o, fmt.Errorf("%w: MaintainOptions %+v has a negative field", ErrInvalidConfig, o)
+		return o, fmt.Errorf("%w: MaintainOpts %+v has a negative field", ErrInvalidConfig, o)
 	}
 	if o.Batch == 0 {
 		o.Batch = DefaultMaintainBatch

@@ -12,13 +12,13 @@ const (
 	// done for its retention.
 	OutcomeAck Outcome = iota + 1
 	// OutcomeRetry: the handler failed with attempts left; the job waits in
-	// retry for FinishRequest.Delay.
+	// retry for AttemptEnd.Delay.
 	OutcomeRetry
 	// OutcomeGarbage: the job is dead (retries used up, permanent failure,
 	// unknown kind, undecodable); it moves to garbage with its error.
 	OutcomeGarbage
 	// OutcomeSnooze: the handler asked to run again later; the job waits in
-	// pending for FinishRequest.Delay and the attempt is not counted.
+	// pending for AttemptEnd.Delay and the attempt is not counted.
 	OutcomeSnooze
 	// OutcomeRelease: the worker shut down before the handler finished; the
 	// job goes back to the front of ready at once and the attempt is not

@@ -10,7 +10,7 @@ const MaxPartitions = 256
 
 // PartitionName returns the name of partition i of queue: "<queue>~<i>".
 // A store that partitions queues over hash slots (redisstore's
-// Options.Partitions) keeps each partition as a queue of its own under this
+// Config.Partitions) keeps each partition as a queue of its own under this
 // name: claimed jobs, the registry and the dashboard name the partition,
 // and every operation that takes a queue accepts it. A store that does not
 // partition treats it as an ordinary queue name.
@@ -40,7 +40,7 @@ func SplitPartition(name string) (queue string, i int, ok bool) {
 }
 
 // Partitioner is implemented by stores that split a queue over partitions
-// (redisstore with Options.Partitions). The Scheduler maintains each
+// (redisstore with Config.Partitions). The Scheduler maintains each
 // partition as a queue of its own, so that a signal from one partition
 // costs one Maintain, not one per partition.
 type Partitioner interface {

@@ -152,7 +152,7 @@ type QueueStats struct {
 	// RateUsed is how many claims the rate limit counts now: those of the
 	// last RatePeriod. Zero when the queue has no RateLimit.
 	RateUsed int
-	// HeldUntil is when a hold a handler asked for (FinishRequest.Hold)
+	// HeldUntil is when a hold a handler asked for (AttemptEnd.Hold)
 	// ends; zero when none is in force. Until then no worker claims from
 	// the queue.
 	HeldUntil time.Time

@@ -17,7 +17,7 @@ type Searcher interface {
 	// superset: the caller checks its own meaning (an exact kind, text in
 	// the decoded args). It stops early once it has req.Limit candidates.
 	// Jobs that move meanwhile may be missed or seen twice.
-	SearchJobs(ctx context.Context, req SearchRequest) (SearchPage, error)
+	SearchJobs(ctx context.Context, req SearchJobsOpts) (SearchPage, error)
 }
 
 // SearchWalk names what a search walks.
@@ -39,11 +39,11 @@ const (
 	SearchWalkShorter
 )
 
-// SearchRequest asks Searcher.SearchJobs for candidates.
-type SearchRequest struct {
+// SearchJobsOpts asks Searcher.SearchJobs for candidates.
+type SearchJobsOpts struct {
 	Queue  string
 	State  JobState
-	Newest bool // examine from the latest, as ListRequest.Newest
+	Newest bool // examine from the latest, as ListJobsOpts.Newest
 	// Kind, Text and IDPrefix narrow the candidates; empty ones do not.
 	Kind, Text, IDPrefix string
 	// Walk says what From, Examine and SearchPage.Total count: the jobs

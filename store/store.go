@@ -25,19 +25,19 @@ type Store interface {
 	// lease of req.Lease, a new token and its attempt counted. It claims nothing from a paused queue and respects the
 	// queue's global concurrency and rate limits; when a limit held it
 	// back, the result's RetryIn says when trying again may succeed. A
-	// request that fails ClaimRequest.Validate fails the call.
-	Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
+	// request that fails ClaimOpts.Validate fails the call.
+	Claim(ctx context.Context, req ClaimOpts) (ClaimResult, error)
 
 	// Finish ends claimed attempts: ack (delete, or keep as done for a
 	// retention), retry after a delay, move to garbage, snooze back to
 	// pending, release back to ready, or cancel. A job flagged by Cancel
 	// is finished with Outcome.OnCancelled. It returns one error per
 	// request: nil; ErrLeaseLost when the token is no longer current;
-	// ErrJobNotFound; the error of FinishRequest.Validate; or a store
+	// ErrJobNotFound; the error of AttemptEnd.Validate; or a store
 	// error when the job's queue could not be reached (the request may or
 	// may not have been applied, and sending it again is safe). The
 	// returned error is for the call as a whole.
-	Finish(ctx context.Context, reqs []FinishRequest) ([]error, error)
+	Finish(ctx context.Context, reqs []AttemptEnd) ([]error, error)
 
 	// Extend pushes the lease deadline of running jobs to now+lease. One
 	// status per ref: whether the lease is still held, whether someone
@@ -63,7 +63,7 @@ type Store interface {
 	// job was cancelled), collect done jobs past their retention and
 	// garbage past opts' age and count limits. Each is bounded by
 	// opts.Batch; the result tells how long until the next job falls due.
-	Maintain(ctx context.Context, queue string, opts MaintainOptions) (MaintainResult, error)
+	Maintain(ctx context.Context, queue string, opts MaintainOpts) (MaintainResult, error)
 
 	// WaitSchedule blocks until the next due time of some of queues may
 	// have moved earlier (a delayed job enqueued, a job sent to retry, a

@@ -84,7 +84,7 @@ type Workflows interface {
 
 	// ListWorkflows returns workflows matching f, newest first, without
 	// their tasks, and how many match in all.
-	ListWorkflows(ctx context.Context, f WorkflowFilter) (WorkflowPage, error)
+	ListWorkflows(ctx context.Context, f ListWorkflowsOpts) (WorkflowPage, error)
 
 	// CancelWorkflow cancels workflow id: tasks still waiting are
 	// cancelled and never run, the jobs of released tasks are cancelled
@@ -277,9 +277,9 @@ type TaskRecord struct {
 	State   TaskState
 }
 
-// WorkflowFilter selects workflows for ListWorkflows. The zero value
+// ListWorkflowsOpts selects workflows for ListWorkflows. The zero value
 // matches every workflow and returns the first 50.
-type WorkflowFilter struct {
+type ListWorkflowsOpts struct {
 	// State, when set, keeps workflows in that state.
 	State WorkflowState
 	// Search, when set, keeps workflows whose ID starts with it or whose

@@ -30,7 +30,7 @@ func cancelCases() []adminCase {
 		adminCase{name: "CancelWithoutError", fn: func(t *testing.T, s store.Store, a store.Admin) {
 			testCancelThenFinish(t, s, a, store.OutcomeCancel, "")
 		}},
-		// Snooze and release carry no error (FinishRequest.Error is
+		// Snooze and release carry no error (AttemptEnd.Error is
 		// recorded for retry, garbage and cancel): one sent anyway is
 		// ignored, and the job dies with ErrCancelled's text.
 		adminCase{name: "SnoozeWithStrayError", fn: func(t *testing.T, s store.Store, a store.Admin) {
@@ -65,7 +65,7 @@ func testCancelIn(t *testing.T, s store.Store, a store.Admin, st store.JobState)
 			t.Fatalf("job cancelled while waiting in %s: state %s, Cancelled %v; want garbage, Cancelled", st, after.State, after.Cancelled)
 		}
 		requireNow(t, "FinishedAt of a cancelled job", after.FinishedAt, start, time.Now())
-		maintain(t, s, q, store.MaintainOptions{})
+		maintain(t, s, q, store.MaintainOpts{})
 		claimNone(t, s, q, "the job was cancelled")
 	case store.StateUnack:
 		if after.State != store.StateUnack || !after.Cancelled || after.Token != before.Token {
@@ -149,7 +149,7 @@ func testCancelThenFinish(t *testing.T, s store.Store, a store.Admin, o store.Ou
 			o, msg, g.Cancelled, g.Errors, wantErr)
 	}
 	requireNow(t, "FinishedAt of a job flagged by Cancel, then finished", g.FinishedAt, start, end)
-	maintain(t, s, q, store.MaintainOptions{})
+	maintain(t, s, q, store.MaintainOpts{})
 	claimNone(t, s, q, "a cancelled job never runs again")
 	requireState(t, a, q, "a", store.StateGarbage)
 }

@@ -254,11 +254,11 @@ func testGroupListStats(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	add(t, s, job(q, "p1"))
 	addGroups(t, s, q, []string{"b", "a"}, []int{2, 2})
-	page := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 100})
+	page := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 100})
 	if want := []string{"p1", "a1", "a2", "b1", "b2"}; !slices.Equal(ids(page.Jobs), want) || page.Total != 5 {
 		t.Fatalf("ListJobs of ready: %v (total %d), want the ungrouped then each group by name, %v (total 5)", ids(page.Jobs), page.Total, want)
 	}
-	p := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Offset: 2, Limit: 2, Newest: true})
+	p := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Offset: 2, Limit: 2, Newest: true})
 	if want := []string{"a2", "a1"}; !slices.Equal(ids(p.Jobs), want) {
 		t.Fatalf("ListJobs of ready, newest first, offset 2: %v, want %v", ids(p.Jobs), want)
 	}

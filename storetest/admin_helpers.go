@@ -114,7 +114,7 @@ func cancel(t *testing.T, a store.Admin, q, id string, want store.JobState) {
 
 // list calls Admin.ListJobs (with Limit 50 when req has none) or fails the
 // test.
-func list(t *testing.T, a store.Admin, req store.ListRequest) store.Page {
+func list(t *testing.T, a store.Admin, req store.ListJobsOpts) store.JobPage {
 	t.Helper()
 	if req.Limit == 0 {
 		req.Limit = 50

@@ -169,7 +169,7 @@ func testLifecycleRetry(t *testing.T, s store.Store, a store.Admin) {
 		t.Fatalf("job in retry after its first attempt: Attempt %d, Deadline %v, Token %d, FinishedAt %v; want Attempt 1, the rest zero",
 			r.Attempt, r.Deadline, r.Token, r.FinishedAt)
 	}
-	maintain(t, s, q, store.MaintainOptions{})
+	maintain(t, s, q, store.MaintainOpts{})
 	requireState(t, a, q, "a", store.StateRetry)
 	requireCounts(t, a, q, store.StateCounts{Retry: 1})
 }
@@ -187,7 +187,7 @@ func testLifecycleGarbage(t *testing.T, s store.Store, a store.Admin) {
 		!g.Errors[0].StartedAt.IsZero() || g.Errors[0].Worker != "" {
 		t.Fatalf("job in garbage: Errors %+v, Cancelled %v; want one error {Attempt 1, permanent: bad input}, not cancelled", g.Errors, g.Cancelled)
 	}
-	maintain(t, s, q, store.MaintainOptions{})
+	maintain(t, s, q, store.MaintainOpts{})
 	requireCounts(t, a, q, store.StateCounts{Garbage: 1})
 }
 

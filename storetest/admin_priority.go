@@ -99,7 +99,7 @@ func testPriorityKeptThroughPromotion(t *testing.T, s store.Store, a store.Admin
 	high.Delay = 50 * time.Millisecond
 	add(t, s, high)
 	requireState(t, a, q, "high", store.StatePending)
-	maintainUntil(t, s, q, store.MaintainOptions{}, promoted(1))
+	maintainUntil(t, s, q, store.MaintainOpts{}, promoted(1))
 	claimOne(t, s, q, "high", long)
 	claimOne(t, s, q, "plain", long)
 }
@@ -141,23 +141,23 @@ func testPriorityReleaseToFront(t *testing.T, s store.Store, a store.Admin) {
 func testPriorityListAndStats(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	want := mixedPriorities(t, s, q)
-	page := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 100})
+	page := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 100})
 	if !slices.Equal(ids(page.Jobs), want) || page.Total != len(want) {
 		t.Fatalf("ListJobs of ready: %v (total %d), want claim order %v (total %d)", ids(page.Jobs), page.Total, want, len(want))
 	}
 	rev := slices.Clone(want)
 	slices.Reverse(rev)
-	newest := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 100, Newest: true})
+	newest := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 100, Newest: true})
 	if !slices.Equal(ids(newest.Jobs), rev) {
 		t.Fatalf("ListJobs of ready, newest first: %v, want claim order reversed %v", ids(newest.Jobs), rev)
 	}
 	// Pages that cross levels, both ways.
 	for off := 0; off < len(want); off += 3 {
-		p := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Offset: off, Limit: 3})
+		p := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Offset: off, Limit: 3})
 		if w := want[off:min(off+3, len(want))]; !slices.Equal(ids(p.Jobs), w) {
 			t.Fatalf("ListJobs of ready at offset %d: %v, want %v", off, ids(p.Jobs), w)
 		}
-		p = list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Offset: off, Limit: 3, Newest: true})
+		p = list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Offset: off, Limit: 3, Newest: true})
 		if w := rev[off:min(off+3, len(rev))]; !slices.Equal(ids(p.Jobs), w) {
 			t.Fatalf("ListJobs of ready, newest first, at offset %d: %v, want %v", off, ids(p.Jobs), w)
 		}
@@ -176,7 +176,7 @@ func testPriorityCancelAndDelete(t *testing.T, s store.Store, a store.Admin) {
 		t.Fatalf("Delete of two ready jobs of priorities 3 and 1: %d, %v; want 2, nil", n, err)
 	}
 	left := slices.Concat(want[2:5], want[6:len(want)-1])
-	if got := list(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 100}); !slices.Equal(ids(got.Jobs), left) {
+	if got := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 100}); !slices.Equal(ids(got.Jobs), left) {
 		t.Fatalf("ready after cancelling and deleting four: %v, want %v", ids(got.Jobs), left)
 	}
 	if n, err := a.Delete(t.Context(), q, store.StateReady, nil); err != nil || n != len(left) {

@@ -34,7 +34,7 @@ func testRetentionQueue(t *testing.T, s store.Store, a store.Admin) {
 	before := time.Now()
 	finishOK(t, s, r)
 	requireDone(t, a, q, "a", "kept by the queue's retention", before, time.Now())
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "a job kept in done for the queue's retention of 1h")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "a job kept in done for the queue's retention of 1h")
 }
 
 func testRetentionRequestWins(t *testing.T, s store.Store, a store.Admin) {
@@ -46,7 +46,7 @@ func testRetentionRequestWins(t *testing.T, s store.Store, a store.Admin) {
 	before := time.Now()
 	finishOK(t, s, r)
 	requireDone(t, a, q, "a", "", before, time.Now())
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), 10*time.Minute, "a job acked with Retention 10m in a queue that keeps them 1h")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), 10*time.Minute, "a job acked with Retention 10m in a queue that keeps them 1h")
 }
 
 // testRetentionJobNotLookedUp: a job enqueued with a retention of its own
@@ -73,5 +73,5 @@ func testRetentionQueueOverJob(t *testing.T, s store.Store, a store.Admin) {
 	before := time.Now()
 	finishOK(t, s, outcome(claimOne(t, s, q, "a", long), store.OutcomeAck))
 	requireDone(t, a, q, "a", "", before, time.Now())
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), 10*time.Minute, "a job with Retention 1h acked with 0 in a queue that keeps them 10m")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), 10*time.Minute, "a job with Retention 1h acked with 0 in a queue that keeps them 10m")
 }

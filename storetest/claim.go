@@ -104,7 +104,7 @@ func testClaimRecord(t *testing.T, s store.Store) {
 		t.Fatalf("claimed record: FinishedAt %v, want zero for a job not finished", c.FinishedAt)
 	}
 	claimNone(t, s, q, "the only job is claimed under a lease")
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), claimLease, "the only job claimed with a 90s lease")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), claimLease, "the only job claimed with a 90s lease")
 }
 
 // testClaimRetention: Claim returns the job's own Retention, which the
@@ -197,7 +197,7 @@ func testClaimConcurrent(t *testing.T, s store.Store) {
 		wg.Go(func() {
 			<-start
 			for {
-				res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 7, Lease: long, WorkerID: fmt.Sprint("w", w)})
+				res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: 7, Lease: long, WorkerID: fmt.Sprint("w", w)})
 				if err != nil {
 					t.Errorf("worker %d: Claim: unexpected error: %v", w, err)
 					return
@@ -236,22 +236,22 @@ func testClaimEmpty(t *testing.T, s store.Store) {
 func invalidClaimCases() []engineCase {
 	bad := []struct {
 		name string
-		req  func(q string) store.ClaimRequest
+		req  func(q string) store.ClaimOpts
 		err  error
 	}{
-		{"MaxZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 0, Lease: time.Minute} }, store.ErrInvalidConfig},
-		{"MaxNegative", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: -1, Lease: time.Minute} }, store.ErrInvalidConfig},
-		{"LeaseZero", func(q string) store.ClaimRequest { return store.ClaimRequest{Queue: q, Max: 1} }, store.ErrInvalidConfig},
-		{"LeaseUnderOneMillisecond", func(q string) store.ClaimRequest {
-			return store.ClaimRequest{Queue: q, Max: 1, Lease: 500 * time.Microsecond}
+		{"MaxZero", func(q string) store.ClaimOpts { return store.ClaimOpts{Queue: q, Max: 0, Lease: time.Minute} }, store.ErrInvalidConfig},
+		{"MaxNegative", func(q string) store.ClaimOpts { return store.ClaimOpts{Queue: q, Max: -1, Lease: time.Minute} }, store.ErrInvalidConfig},
+		{"LeaseZero", func(q string) store.ClaimOpts { return store.ClaimOpts{Queue: q, Max: 1} }, store.ErrInvalidConfig},
+		{"LeaseUnderOneMillisecond", func(q string) store.ClaimOpts {
+			return store.ClaimOpts{Queue: q, Max: 1, Lease: 500 * time.Microsecond}
 		}, store.ErrInvalidConfig},
-		{"BadQueue", func(string) store.ClaimRequest {
-			return store.ClaimRequest{Queue: "bad{queue}", Max: 1, Lease: time.Minute}
+		{"BadQueue", func(string) store.ClaimOpts {
+			return store.ClaimOpts{Queue: "bad{queue}", Max: 1, Lease: time.Minute}
 		}, store.ErrInvalidQueue},
-		{"QueueWithSpace", func(string) store.ClaimRequest {
-			return store.ClaimRequest{Queue: "a b", Max: 1, Lease: time.Minute}
+		{"QueueWithSpace", func(string) store.ClaimOpts {
+			return store.ClaimOpts{Queue: "a b", Max: 1, Lease: time.Minute}
 		}, store.ErrInvalidQueue},
-		{"EmptyQueueName", func(string) store.ClaimRequest { return store.ClaimRequest{Max: 1, Lease: time.Minute} }, store.ErrInvalidQueue},
+		{"EmptyQueueName", func(string) store.ClaimOpts { return store.ClaimOpts{Max: 1, Lease: time.Minute} }, store.ErrInvalidQueue},
 	}
 	var cases []engineCase
 	for _, b := range bad {

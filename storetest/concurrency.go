@@ -161,7 +161,7 @@ func testMixedStressCounts(t *testing.T, s store.Store, a store.Admin) {
 	requireCounts(t, a, q, store.StateCounts{Garbage: int64(len(led.garbage))})
 	listed := map[string]bool{}
 	for off := 0; ; off += 500 {
-		p := list(t, a, store.ListRequest{Queue: q, State: store.StateGarbage, Offset: off, Limit: 500})
+		p := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateGarbage, Offset: off, Limit: 500})
 		for _, j := range p.Jobs {
 			listed[j.ID] = true
 		}
@@ -207,7 +207,7 @@ func stressProducer(ctx context.Context, t *testing.T, s store.Store, q string, 
 
 func stressScheduler(ctx context.Context, t *testing.T, s store.Store, q string) {
 	for ctx.Err() == nil {
-		r, err := s.Maintain(ctx, q, store.MaintainOptions{Batch: 100})
+		r, err := s.Maintain(ctx, q, store.MaintainOpts{Batch: 100})
 		if err != nil {
 			if ctx.Err() == nil {
 				t.Errorf("scheduler: Maintain: unexpected error: %v", err)
@@ -230,7 +230,7 @@ func stressScheduler(ctx context.Context, t *testing.T, s store.Store, q string)
 
 func stressConsumer(ctx context.Context, t *testing.T, s store.Store, q string, c int, led *stressLedger) {
 	for ctx.Err() == nil {
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: 8, Lease: stressLease, WorkerID: fmt.Sprint("consumer", c)})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 8, Lease: stressLease, WorkerID: fmt.Sprint("consumer", c)})
 		if err != nil {
 			if ctx.Err() == nil {
 				t.Errorf("consumer %d: Claim: unexpected error: %v", c, err)
@@ -244,7 +244,7 @@ func stressConsumer(ctx context.Context, t *testing.T, s store.Store, q string, 
 			}
 			continue
 		}
-		var reqs []store.FinishRequest
+		var reqs []store.AttemptEnd
 		led.mu.Lock()
 		for _, j := range res.Jobs {
 			n, _ := strconv.Atoi(j.ID[1:])

@@ -63,7 +63,7 @@ func testEnqueuePending(t *testing.T, s store.Store) {
 		}
 	}
 	claimNone(t, s, q, "both jobs are due in an hour or more")
-	res := maintain(t, s, q, store.MaintainOptions{})
+	res := maintain(t, s, q, store.MaintainOpts{})
 	if res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: none is due", res.Promoted)
 	}
@@ -88,7 +88,7 @@ func testEnqueueRunAtWins(t *testing.T, s store.Store) {
 	}
 	finishOK(t, s, outcome(claimOne(t, s, q, past.ID, long), store.OutcomeAck))
 	claimNone(t, s, q, "the job with RunAt in 2h and Delay 1ms is due in 2h")
-	requireNextInAbout(t, maintain(t, s, q, store.MaintainOptions{}), time.Until(future.RunAt), "a job with RunAt in 2h and Delay 1ms")
+	requireNextInAbout(t, maintain(t, s, q, store.MaintainOpts{}), time.Until(future.RunAt), "a job with RunAt in 2h and Delay 1ms")
 }
 
 func testEnqueueBatchQueues(t *testing.T, s store.Store) {
@@ -227,10 +227,10 @@ func testEnqueueDuplicateID(t *testing.T, s store.Store, st store.JobState) {
 		}
 	case store.StatePending, store.StateRetry:
 		claimNone(t, s, q, "the holder is due in an hour and the duplicate, due at once, added nothing")
-		requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the holder due in an hour")
+		requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the holder due in an hour")
 		claimNone(t, s, q, "the holder is due in an hour, even after Maintain")
 	case store.StateGarbage, store.StateDone:
-		maintain(t, s, q, store.MaintainOptions{})
+		maintain(t, s, q, store.MaintainOpts{})
 		claimNone(t, s, q, "the holder is finished and the duplicate, due at once, added nothing")
 		requireHeld(t, s, q, "holder", "a duplicate enqueue")
 	}

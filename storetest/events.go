@@ -118,7 +118,7 @@ func outcomeEventCases() []eventsCase {
 	return out
 }
 
-// testEventFinishBare: a FinishRequest without the claim's Kind and
+// testEventFinishBare: a AttemptEnd without the claim's Kind and
 // Attempt still emits events that name them.
 func testEventFinishBare(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
@@ -126,7 +126,7 @@ func testEventFinishBare(t *testing.T, s store.Store, r store.EventReader, a sto
 	got := claim(t, s, q, 2, long).Jobs
 	pos := startPos(t, r, q)
 	// The ack first: a store may apply plain acks before other outcomes.
-	reqs := []store.FinishRequest{outcome(got[1], store.OutcomeAck), failed(got[0], store.OutcomeRetry, "boom", long)}
+	reqs := []store.AttemptEnd{outcome(got[1], store.OutcomeAck), failed(got[0], store.OutcomeRetry, "boom", long)}
 	for i := range reqs {
 		reqs[i].Kind, reqs[i].Attempt = "", 0
 	}
@@ -151,7 +151,7 @@ func testEventStaleFinish(t *testing.T, s store.Store, r store.EventReader, a st
 func testEventPromoted(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "a", 50*time.Millisecond))
-	maintainUntil(t, s, q, store.MaintainOptions{}, func(sum store.MaintainResult) error {
+	maintainUntil(t, s, q, store.MaintainOpts{}, func(sum store.MaintainResult) error {
 		if sum.Promoted == 0 {
 			return fmt.Errorf("Maintain of %q promoted nothing, want the delayed job promoted", q)
 		}

@@ -41,7 +41,7 @@ func testExtendPushes(t *testing.T, s store.Store) {
 	if !st.Deadline.After(c.Deadline) {
 		t.Fatalf("Extend by 1h of a 1m lease: deadline %v, want after the old %v", st.Deadline, c.Deadline)
 	}
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the only lease extended by 1h")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the only lease extended by 1h")
 	finishOK(t, s, outcome(c, store.OutcomeAck))
 }
 
@@ -74,7 +74,7 @@ func testExtendStale(t *testing.T, s store.Store) {
 		t.Fatalf("Extend with the token of an earlier claim: %+v, want Held false", st)
 	}
 	// The stale Extend did not push the current lease to two hours.
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the current lease of an hour")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the current lease of an hour")
 	requireOwner(t, s, current, "a stale Extend")
 }
 
@@ -128,7 +128,7 @@ func testExtendBatch(t *testing.T, s store.Store) {
 			t.Fatalf("Extend batch status %d: %+v, want Held %v, not Cancel (one status per ref, in order)", i, st[i], held)
 		}
 	}
-	requireNextIn(t, maintain(t, s, q2, store.MaintainOptions{}), long, "b's lease extended by 1h")
+	requireNextIn(t, maintain(t, s, q2, store.MaintainOpts{}), long, "b's lease extended by 1h")
 }
 
 // testExtendInvalidRef: a ref that fails LeaseRef.Validate gets its own
@@ -150,7 +150,7 @@ func testExtendInvalidRef(t *testing.T, s store.Store) {
 			t.Fatalf("Extend status %d, a valid ref in a call with invalid ones: %+v, want Held with a deadline an hour away", i, st[i])
 		}
 	}
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "both leases extended by 1h")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "both leases extended by 1h")
 }
 
 func testExtendEmpty(t *testing.T, s store.Store) {
@@ -170,6 +170,6 @@ func testExtendInvalidLease(t *testing.T, s store.Store, lease time.Duration) {
 	if !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("Extend with lease %v: got %+v, %v; want an error wrapping ErrInvalidConfig", lease, st, err)
 	}
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the claim's lease of 1h, unchanged")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the claim's lease of 1h, unchanged")
 	requireOwner(t, s, c, "an Extend with an invalid lease")
 }

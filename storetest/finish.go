@@ -48,7 +48,7 @@ func testFinishAckDeletes(t *testing.T, s store.Store) {
 // requireKeptFor fails unless the only job of q, id, is kept (acked into
 // done, or in garbage) and Maintain with opts reports it due for collection
 // in about keep.
-func requireKeptFor(t *testing.T, s store.Store, q, id string, opts store.MaintainOptions, keep time.Duration, what string) {
+func requireKeptFor(t *testing.T, s store.Store, q, id string, opts store.MaintainOpts, keep time.Duration, what string) {
 	t.Helper()
 	claimNone(t, s, q, "the only job is "+what)
 	requireNextIn(t, maintain(t, s, q, opts), keep, what)
@@ -62,7 +62,7 @@ func testFinishAckRetention(t *testing.T, s store.Store) {
 	r := outcome(claimOne(t, s, q, "a", long), store.OutcomeAck)
 	r.Retention, r.Result = long, []byte("result\x00bytes")
 	finishOK(t, s, r)
-	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "a job acked with Retention 1h")
+	requireKeptFor(t, s, q, "a", store.MaintainOpts{}, long, "a job acked with Retention 1h")
 }
 
 func testFinishAckJobRetention(t *testing.T, s store.Store) {
@@ -78,7 +78,7 @@ func testFinishAckJobRetention(t *testing.T, s store.Store) {
 	r.Retention = c.Retention // what hopper's worker does
 	r.Result = []byte("ok")
 	finishOK(t, s, r)
-	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "a job with Retention 1h acked with it")
+	requireKeptFor(t, s, q, "a", store.MaintainOpts{}, long, "a job with Retention 1h acked with it")
 }
 
 // testFinishAckIgnoresJobRetention: the store applies the request's
@@ -99,7 +99,7 @@ func testFinishRetry(t *testing.T, s store.Store) {
 	add(t, s, withRetries(q, "a", 2))
 	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeRetry, "boom", long))
 	claimNone(t, s, q, "the job waits an hour to retry")
-	res := maintain(t, s, q, store.MaintainOptions{})
+	res := maintain(t, s, q, store.MaintainOpts{})
 	if res.Promoted != 0 {
 		t.Fatalf("Maintain promoted %d jobs, want 0: the retry is due in an hour", res.Promoted)
 	}
@@ -134,7 +134,7 @@ func testFinishGarbage(t *testing.T, s store.Store) {
 	add(t, s, withRetries(q, "a", 5))
 	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeGarbage, "permanent: bad input", 0))
 	requireIdle(t, s, q, "the only job is in garbage, kept without a limit")
-	requireKeptFor(t, s, q, "a", store.MaintainOptions{GarbageMaxAge: long}, long, "in garbage, collected after GarbageMaxAge 1h")
+	requireKeptFor(t, s, q, "a", store.MaintainOpts{GarbageMaxAge: long}, long, "in garbage, collected after GarbageMaxAge 1h")
 }
 
 func testFinishSnooze(t *testing.T, s store.Store) {
@@ -144,7 +144,7 @@ func testFinishSnooze(t *testing.T, s store.Store) {
 	r.Delay = long
 	finishOK(t, s, r)
 	claimNone(t, s, q, "the job is snoozed for an hour")
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "a job snoozed for an hour")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "a job snoozed for an hour")
 	claimNone(t, s, q, "the job is snoozed for an hour, even after Maintain")
 	requireHeld(t, s, q, "a", "a snooze")
 }
@@ -209,7 +209,7 @@ func testFinishCancel(t *testing.T, s store.Store) {
 	add(t, s, withRetries(q, "a", 5))
 	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeCancel, store.ErrCancelled.Error(), 0))
 	requireIdle(t, s, q, "the only job is cancelled, in garbage, kept without a limit")
-	requireKeptFor(t, s, q, "a", store.MaintainOptions{GarbageMaxAge: long}, long, "cancelled, in garbage, collected after GarbageMaxAge 1h")
+	requireKeptFor(t, s, q, "a", store.MaintainOpts{GarbageMaxAge: long}, long, "cancelled, in garbage, collected after GarbageMaxAge 1h")
 }
 
 func testFinishUnknown(t *testing.T, s store.Store) {
@@ -219,7 +219,7 @@ func testFinishUnknown(t *testing.T, s store.Store) {
 	wrongQueue := outcome(c, store.OutcomeAck)
 	wrongQueue.Queue = other
 	errs := finish(t, s,
-		store.FinishRequest{Queue: q, ID: "never-enqueued", Token: c.Token, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: q, ID: "never-enqueued", Token: c.Token, Outcome: store.OutcomeAck},
 		wrongQueue)
 	requireErrIs(t, "ack of an ID never enqueued", errs[0], store.ErrJobNotFound)
 	requireErrIs(t, "ack naming another queue than the job's", errs[1], store.ErrJobNotFound)
@@ -249,7 +249,7 @@ func testFinishDoubleAckRetained(t *testing.T, s store.Store) {
 	if err := finish(t, s, r)[0]; !errors.Is(err, store.ErrLeaseLost) && !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("second ack of the same claim (job kept in done): got %v, want ErrLeaseLost or ErrJobNotFound", err)
 	}
-	requireKeptFor(t, s, q, "a", store.MaintainOptions{}, long, "acked with Retention 1h, then acked again with 10m")
+	requireKeptFor(t, s, q, "a", store.MaintainOpts{}, long, "acked with Retention 1h, then acked again with 10m")
 }
 
 func testFinishErrorHistory(t *testing.T, s store.Store) {
@@ -296,7 +296,7 @@ func testFinishBatch(t *testing.T, s store.Store) {
 		outcome(a, store.OutcomeAck),
 		failed(b, store.OutcomeRetry, "boom", long),
 		outcome(staleC, store.OutcomeAck),
-		store.FinishRequest{Queue: q2, ID: "missing", Token: d.Token, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: q2, ID: "missing", Token: d.Token, Outcome: store.OutcomeAck},
 		failed(d, store.OutcomeGarbage, "dead", 0),
 	)
 	wants := []error{nil, nil, store.ErrLeaseLost, store.ErrJobNotFound, nil}
@@ -307,13 +307,13 @@ func testFinishBatch(t *testing.T, s store.Store) {
 	}
 	requireOwner(t, s, c, "a stale ack in a batch")
 	claimNone(t, s, q2, "b waits an hour to retry and d is in garbage")
-	requireNextIn(t, maintain(t, s, q2, store.MaintainOptions{}), long, "b waiting an hour to retry")
+	requireNextIn(t, maintain(t, s, q2, store.MaintainOpts{}), long, "b waiting an hour to retry")
 	requireHeld(t, s, q2, "b", "a retry in a batch")
 	requireHeld(t, s, q2, "d", "a garbage outcome in a batch")
 	requireFree(t, s, q1, "a", "an ack in a batch")
 }
 
-// invalidFinishCases: requests that fail FinishRequest.Validate (a bad
+// invalidFinishCases: requests that fail AttemptEnd.Validate (a bad
 // queue, a bad ID, an outcome a store does not apply) get their own error
 // and change nothing, while the valid requests of the same call are
 // applied.

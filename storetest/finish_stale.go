@@ -102,6 +102,6 @@ func testFinishSameClaimTwice(t *testing.T, s store.Store) {
 	}
 	requireErrIs(t, "the second request for the same claim in one call", errs[1], store.ErrLeaseLost)
 	claimNone(t, s, q, "the job went to retry for an hour, not back to ready")
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "the job retried in an hour")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the job retried in an hour")
 	requireHeld(t, s, q, "a", "a retry")
 }

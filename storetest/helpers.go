@@ -115,7 +115,7 @@ func add(t *testing.T, s store.Store, jobs ...*store.NewJob) {
 // claim claims up to n jobs from q with the given lease.
 func claim(t *testing.T, s store.Store, q string, n int, lease time.Duration) store.ClaimResult {
 	t.Helper()
-	res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: n, Lease: lease, WorkerID: "storetest"})
+	res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: n, Lease: lease, WorkerID: "storetest"})
 	if err != nil {
 		t.Fatalf("Claim(%q, Max %d, Lease %v): unexpected error: %v", q, n, lease, err)
 	}
@@ -154,7 +154,7 @@ func claimWhenDue(t *testing.T, s store.Store, q string, lease time.Duration) *s
 	t.Helper()
 	var got *store.JobRecord
 	testutil.Eventually(t, waitFor, func() error {
-		maintain(t, s, q, store.MaintainOptions{})
+		maintain(t, s, q, store.MaintainOpts{})
 		if res := claim(t, s, q, 1, lease); len(res.Jobs) == 1 {
 			got = res.Jobs[0]
 			return nil
@@ -166,7 +166,7 @@ func claimWhenDue(t *testing.T, s store.Store, q string, lease time.Duration) *s
 
 // finish calls Store.Finish and fails the test on a call error or a wrong
 // number of results.
-func finish(t *testing.T, s store.Store, reqs ...store.FinishRequest) []error {
+func finish(t *testing.T, s store.Store, reqs ...store.AttemptEnd) []error {
 	t.Helper()
 	errs, err := s.Finish(t.Context(), reqs)
 	if err != nil {
@@ -178,14 +178,14 @@ func finish(t *testing.T, s store.Store, reqs ...store.FinishRequest) []error {
 	return errs
 }
 
-// outcome builds the FinishRequest that ends j's current claim with o.
-func outcome(j *store.JobRecord, o store.Outcome) store.FinishRequest {
-	return store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o, Kind: j.Kind, Attempt: j.Attempt}
+// outcome builds the AttemptEnd that ends j's current claim with o.
+func outcome(j *store.JobRecord, o store.Outcome) store.AttemptEnd {
+	return store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: o, Kind: j.Kind, Attempt: j.Attempt}
 }
 
-// failed builds a retry or garbage FinishRequest for j with an error
+// failed builds a retry or garbage AttemptEnd for j with an error
 // message and the given delay.
-func failed(j *store.JobRecord, o store.Outcome, msg string, delay time.Duration) store.FinishRequest {
+func failed(j *store.JobRecord, o store.Outcome, msg string, delay time.Duration) store.AttemptEnd {
 	r := outcome(j, o)
 	r.Delay = delay
 	r.Error = &store.AttemptError{Attempt: j.Attempt, Error: msg}
@@ -193,7 +193,7 @@ func failed(j *store.JobRecord, o store.Outcome, msg string, delay time.Duration
 }
 
 // finishOK finishes each request and fails unless all succeed.
-func finishOK(t *testing.T, s store.Store, reqs ...store.FinishRequest) {
+func finishOK(t *testing.T, s store.Store, reqs ...store.AttemptEnd) {
 	t.Helper()
 	for i, err := range finish(t, s, reqs...) {
 		if err != nil {

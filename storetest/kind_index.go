@@ -45,7 +45,7 @@ func testKindIndexWalk(t *testing.T, s store.Store, se store.Searcher, a store.A
 	add(t, s, jobs...)
 	search := func(st store.JobState, walk store.SearchWalk) store.SearchPage {
 		t.Helper()
-		p, err := se.SearchJobs(ctx, store.SearchRequest{Queue: q, State: st, Kind: "rare", Walk: walk, Examine: 100, Limit: 100})
+		p, err := se.SearchJobs(ctx, store.SearchJobsOpts{Queue: q, State: st, Kind: "rare", Walk: walk, Examine: 100, Limit: 100})
 		if err != nil {
 			t.Fatalf("SearchJobs(%s, kind rare, walk %d): %v", st, walk, err)
 		}
@@ -63,9 +63,9 @@ func testKindIndexWalk(t *testing.T, s store.Store, se store.Searcher, a store.A
 
 	// Claim up to j09 and ack them: j05 is deleted, so it leaves the index.
 	res := claim(t, s, q, 10, time.Hour)
-	var acks []store.FinishRequest
+	var acks []store.AttemptEnd
 	for _, j := range res.Jobs {
-		acks = append(acks, store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+		acks = append(acks, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 	}
 	finishOK(t, s, acks...)
 	if n, err := a.Delete(ctx, q, store.StateReady, []string{"j15"}); err != nil || n != 1 {
@@ -76,7 +76,7 @@ func testKindIndexWalk(t *testing.T, s store.Store, se store.Searcher, a store.A
 	if err := a.SetQueueConfig(ctx, q, store.QueueConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := se.SearchJobs(ctx, store.SearchRequest{Queue: q, State: store.StateReady, Kind: "rare", Walk: store.SearchWalkKind, Examine: 100, Limit: 100}); !errors.Is(err, store.ErrNoKindIndex) {
+	if _, err := se.SearchJobs(ctx, store.SearchJobsOpts{Queue: q, State: store.StateReady, Kind: "rare", Walk: store.SearchWalkKind, Examine: 100, Limit: 100}); !errors.Is(err, store.ErrNoKindIndex) {
 		t.Fatalf("a walk of the index once it is off: %v, want ErrNoKindIndex", err)
 	}
 	want(search(store.StateReady, store.SearchWalkShorter), "rare jobs in ready once the index is off", store.SearchWalkState, 28, "j35")

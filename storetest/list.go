@@ -48,12 +48,12 @@ func listOrderCases() []adminCase {
 			finishOK(t, s, failed(cs[0], store.OutcomeRetry, "x", 3*long), failed(cs[1], store.OutcomeRetry, "x", long), failed(cs[2], store.OutcomeRetry, "x", 2*long))
 		}, []string{"b", "c", "a"}},
 		{"Garbage", store.StateGarbage, func(t *testing.T, s store.Store, q string) {
-			finishInOrder(t, s, q, func(c *store.JobRecord) store.FinishRequest {
+			finishInOrder(t, s, q, func(c *store.JobRecord) store.AttemptEnd {
 				return failed(c, store.OutcomeGarbage, "x", 0)
 			})
 		}, []string{"a", "b", "c"}},
 		{"Done", store.StateDone, func(t *testing.T, s store.Store, q string) {
-			finishInOrder(t, s, q, func(c *store.JobRecord) store.FinishRequest {
+			finishInOrder(t, s, q, func(c *store.JobRecord) store.AttemptEnd {
 				r := outcome(c, store.OutcomeAck)
 				r.Retention = long
 				return r
@@ -65,13 +65,13 @@ func listOrderCases() []adminCase {
 		cases = append(cases, adminCase{name: o.name, fn: func(t *testing.T, s store.Store, a store.Admin) {
 			q := newQueue(t)
 			o.setup(t, s, q)
-			p := list(t, a, store.ListRequest{Queue: q, State: o.state})
+			p := list(t, a, store.ListJobsOpts{Queue: q, State: o.state})
 			if !sameIDs(p.Jobs, o.want) || p.Total != 3 {
 				t.Fatalf("ListJobs(%s): %v, Total %d; want %v, Total 3", o.state, ids(p.Jobs), p.Total, o.want)
 			}
 			newest := slices.Clone(o.want)
 			slices.Reverse(newest)
-			if p := list(t, a, store.ListRequest{Queue: q, State: o.state, Newest: true}); !sameIDs(p.Jobs, newest) {
+			if p := list(t, a, store.ListJobsOpts{Queue: q, State: o.state, Newest: true}); !sameIDs(p.Jobs, newest) {
 				t.Fatalf("ListJobs(%s, Newest): %v, want %v", o.state, ids(p.Jobs), newest)
 			}
 		}})
@@ -81,7 +81,7 @@ func listOrderCases() []adminCase {
 
 // finishInOrder enqueues c, b, a (so that they are claimed in that order)
 // and finishes them one call at a time in the order a, b, c.
-func finishInOrder(t *testing.T, s store.Store, q string, req func(*store.JobRecord) store.FinishRequest) {
+func finishInOrder(t *testing.T, s store.Store, q string, req func(*store.JobRecord) store.AttemptEnd) {
 	t.Helper()
 	for _, id := range []string{"c", "b", "a"} {
 		add(t, s, job(q, id))
@@ -111,7 +111,7 @@ func readyJobs(t *testing.T, s store.Store, q string, n int, mutate func(i int, 
 }
 
 // pages lists state of q page by page and returns the IDs in order.
-func pages(t *testing.T, a store.Admin, req store.ListRequest, total int) []string {
+func pages(t *testing.T, a store.Admin, req store.ListJobsOpts, total int) []string {
 	t.Helper()
 	var got []string
 	for off := 0; ; off += req.Limit {
@@ -133,7 +133,7 @@ func pages(t *testing.T, a store.Admin, req store.ListRequest, total int) []stri
 func testListPaging(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	want := readyJobs(t, s, q, 23, nil)
-	got := pages(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5}, 23)
+	got := pages(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 5}, 23)
 	if !slices.Equal(got, want) {
 		t.Fatalf("23 ready jobs listed 5 at a time: %v, want %v (no gaps, no repeats)", got, want)
 	}
@@ -143,7 +143,7 @@ func testListPagingNewest(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	want := readyJobs(t, s, q, 12, nil)
 	slices.Reverse(want)
-	got := pages(t, a, store.ListRequest{Queue: q, State: store.StateReady, Limit: 5, Newest: true}, 12)
+	got := pages(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 5, Newest: true}, 12)
 	if !slices.Equal(got, want) {
 		t.Fatalf("12 ready jobs listed newest first 5 at a time: %v, want %v", got, want)
 	}
@@ -155,7 +155,7 @@ func testListTotal(t *testing.T, s store.Store, a store.Admin) {
 	add(t, s, delayed(q, "pending", long))
 	claimOne(t, s, q, "j0000", long)
 	for st, want := range map[store.JobState]int{store.StateReady: 3, store.StateUnack: 1, store.StatePending: 1, store.StateGarbage: 0} {
-		if p := list(t, a, store.ListRequest{Queue: q, State: st, Limit: 1}); p.Total != want || len(p.Jobs) != min(want, 1) {
+		if p := list(t, a, store.ListJobsOpts{Queue: q, State: st, Limit: 1}); p.Total != want || len(p.Jobs) != min(want, 1) {
 			t.Fatalf("ListJobs(%s, Limit 1): %d jobs, Total %d; want %d, Total %d", st, len(p.Jobs), p.Total, min(want, 1), want)
 		}
 	}

@@ -29,7 +29,7 @@ func maintainCases() []engineCase {
 func testMaintainPromotePending(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, delayed(q, "soon", 50*time.Millisecond), delayed(q, "later", long))
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, promoted(1))
+	sum := maintainUntil(t, s, q, store.MaintainOpts{}, promoted(1))
 	if sum.Promoted != 1 {
 		t.Fatalf("Maintain reported %d promotions in all, want 1 (soon)", sum.Promoted)
 	}
@@ -68,7 +68,7 @@ func testMaintainPromoteRetry(t *testing.T, s store.Store) {
 		t.Fatalf("Claim Max 2: got %d jobs, want 2", len(cs))
 	}
 	finishOK(t, s, failed(cs[0], store.OutcomeRetry, "boom", 50*time.Millisecond), failed(cs[1], store.OutcomeRetry, "boom", long))
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, promoted(1))
+	sum := maintainUntil(t, s, q, store.MaintainOpts{}, promoted(1))
 	if sum.Promoted != 1 {
 		t.Fatalf("Maintain reported %d promotions in all, want 1 (soon)", sum.Promoted)
 	}
@@ -118,7 +118,7 @@ func requireGarbage(t *testing.T, s store.Store, q, id, what string) {
 	requireIdle(t, s, q, what+" is in garbage, kept without limits")
 	claimNone(t, s, q, what+" is in garbage, even after Maintain")
 	requireHeld(t, s, q, id, what+" is kept in garbage")
-	sum := maintainUntil(t, s, q, store.MaintainOptions{GarbageMaxAge: time.Millisecond}, collected(1))
+	sum := maintainUntil(t, s, q, store.MaintainOpts{GarbageMaxAge: time.Millisecond}, collected(1))
 	if sum.Collected != 1 {
 		t.Fatalf("Maintain with GarbageMaxAge 1ms collected %d jobs, want 1 (%s)", sum.Collected, what)
 	}
@@ -138,7 +138,7 @@ func dieEveryAttempt(t *testing.T, s store.Store, q string) []*store.JobRecord {
 	var claims []*store.JobRecord
 	reclaimed := 0
 	testutil.Eventually(t, waitFor, func() error {
-		reclaimed += maintain(t, s, q, store.MaintainOptions{}).Reclaimed
+		reclaimed += maintain(t, s, q, store.MaintainOpts{}).Reclaimed
 		if reclaimed >= dyingRetries+1 {
 			return nil
 		}
@@ -178,7 +178,7 @@ func testMaintainCollectDone(t *testing.T, s store.Store) {
 	short.Retention, kept.Retention = keep, long
 	start := time.Now()
 	finishOK(t, s, short, kept)
-	sum := maintainUntil(t, s, q, store.MaintainOptions{}, collected(1))
+	sum := maintainUntil(t, s, q, store.MaintainOpts{}, collected(1))
 	if held := time.Since(start); held < keep-2*msSlack {
 		t.Fatalf("done job with Retention %v was collected after at most %v", keep, held)
 	}
@@ -195,14 +195,14 @@ func testMaintainGarbageAge(t *testing.T, s store.Store) {
 	add(t, s, job(q, "a"))
 	start := time.Now()
 	finishOK(t, s, failed(claimOne(t, s, q, "a", long), store.OutcomeGarbage, "dead", 0))
-	if r := maintain(t, s, q, store.MaintainOptions{GarbageMaxAge: long}); r.Collected != 0 {
+	if r := maintain(t, s, q, store.MaintainOpts{GarbageMaxAge: long}); r.Collected != 0 {
 		t.Fatalf("Maintain with GarbageMaxAge 1h collected %d jobs, want 0 (the garbage is new)", r.Collected)
 	}
-	if r := maintain(t, s, q, store.MaintainOptions{}); r.Collected != 0 {
+	if r := maintain(t, s, q, store.MaintainOpts{}); r.Collected != 0 {
 		t.Fatalf("Maintain without garbage limits collected %d jobs, want 0", r.Collected)
 	}
 	requireHeld(t, s, q, "a", "garbage not collected yet")
-	sum := maintainUntil(t, s, q, store.MaintainOptions{GarbageMaxAge: maxAge}, collected(1))
+	sum := maintainUntil(t, s, q, store.MaintainOpts{GarbageMaxAge: maxAge}, collected(1))
 	if held := time.Since(start); held < maxAge-2*msSlack {
 		t.Fatalf("garbage with GarbageMaxAge %v was collected after at most %v", maxAge, held)
 	}
@@ -219,10 +219,10 @@ func testMaintainGarbageCount(t *testing.T, s store.Store) {
 		add(t, s, job(q, id))
 		finishOK(t, s, failed(claimOne(t, s, q, id, long), store.OutcomeGarbage, "dead", 0))
 	}
-	if r := maintain(t, s, q, store.MaintainOptions{GarbageMaxCount: 5}); r.Collected != 0 {
+	if r := maintain(t, s, q, store.MaintainOpts{GarbageMaxCount: 5}); r.Collected != 0 {
 		t.Fatalf("Maintain with GarbageMaxCount 5 and 5 garbage jobs collected %d, want 0", r.Collected)
 	}
-	if r := maintain(t, s, q, store.MaintainOptions{GarbageMaxCount: 2}); r.Collected != 3 {
+	if r := maintain(t, s, q, store.MaintainOpts{GarbageMaxCount: 2}); r.Collected != 3 {
 		t.Fatalf("Maintain with GarbageMaxCount 2 and 5 garbage jobs collected %d, want 3", r.Collected)
 	}
 	for _, id := range names[3:] {
@@ -246,7 +246,7 @@ func testMaintainBatch(t *testing.T, s store.Store) {
 		jobs = append(jobs, j)
 	}
 	add(t, s, jobs...)
-	opts := store.MaintainOptions{Batch: 2}
+	opts := store.MaintainOpts{Batch: 2}
 	var first store.MaintainResult
 	testutil.Eventually(t, waitFor, func() error {
 		first = maintain(t, s, q, opts)
@@ -269,31 +269,31 @@ func testMaintainBatch(t *testing.T, s store.Store) {
 func testMaintainNextIn(t *testing.T, s store.Store) {
 	q := newQueue(t)
 	add(t, s, withRetries(q, "retry", 3), job(q, "running"), job(q, "dead"), job(q, "kept"), delayed(q, "pending", long))
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long, "a job pending for 1h")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "a job pending for 1h")
 	finishOK(t, s, failed(claimOne(t, s, q, "retry", long), store.OutcomeRetry, "boom", 40*time.Minute))
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), 40*time.Minute, "a retry due in 40m")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), 40*time.Minute, "a retry due in 40m")
 	claimOne(t, s, q, "running", 20*time.Minute)
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), 20*time.Minute, "a lease expiring in 20m")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), 20*time.Minute, "a lease expiring in 20m")
 	finishOK(t, s, failed(claimOne(t, s, q, "dead", long), store.OutcomeGarbage, "dead", 0))
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{GarbageMaxAge: 15 * time.Minute}), 15*time.Minute, "garbage collected after 15m")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{GarbageMaxAge: 15 * time.Minute}), 15*time.Minute, "garbage collected after 15m")
 	kept := outcome(claimOne(t, s, q, "kept", long), store.OutcomeAck)
 	kept.Retention = 10 * time.Minute
 	finishOK(t, s, kept)
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), 10*time.Minute, "a done job kept for 10m")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), 10*time.Minute, "a done job kept for 10m")
 }
 
 func testMaintainIdle(t *testing.T, s store.Store) {
 	q := newQueue(t)
-	if r := maintain(t, s, q, store.MaintainOptions{}); !r.Idle || r.Promoted+r.Reclaimed+r.Collected != 0 || r.More {
+	if r := maintain(t, s, q, store.MaintainOpts{}); !r.Idle || r.Promoted+r.Reclaimed+r.Collected != 0 || r.More {
 		t.Fatalf("Maintain of an empty queue: %+v, want Idle and nothing done", r)
 	}
 	add(t, s, delayed(q, "later", long))
-	if r := maintain(t, s, q, store.MaintainOptions{}); r.Idle {
+	if r := maintain(t, s, q, store.MaintainOpts{}); r.Idle {
 		t.Fatalf("Maintain of a queue with a pending job: %+v, want not Idle", r)
 	}
 }
 
 func testMaintainInvalidQueue(t *testing.T, s store.Store) {
-	_, err := s.Maintain(t.Context(), "bad:queue", store.MaintainOptions{})
+	_, err := s.Maintain(t.Context(), "bad:queue", store.MaintainOpts{})
 	requireErrIs(t, `Maintain("bad:queue")`, err, store.ErrInvalidQueue)
 }

@@ -27,7 +27,7 @@ import (
 //     in Extend's Held.
 
 // maintain calls Store.Maintain or fails the test.
-func maintain(t *testing.T, s store.Store, q string, opts store.MaintainOptions) store.MaintainResult {
+func maintain(t *testing.T, s store.Store, q string, opts store.MaintainOpts) store.MaintainResult {
 	t.Helper()
 	res, err := s.Maintain(t.Context(), q, opts)
 	if err != nil {
@@ -38,7 +38,7 @@ func maintain(t *testing.T, s store.Store, q string, opts store.MaintainOptions)
 
 // maintainUntil calls Maintain on q until cond, given what the calls did
 // so far added up, holds; it returns that sum.
-func maintainUntil(t *testing.T, s store.Store, q string, opts store.MaintainOptions, cond func(sum store.MaintainResult) error) store.MaintainResult {
+func maintainUntil(t *testing.T, s store.Store, q string, opts store.MaintainOpts, cond func(sum store.MaintainResult) error) store.MaintainResult {
 	t.Helper()
 	var sum store.MaintainResult
 	testutil.Eventually(t, waitFor, func() error {
@@ -55,7 +55,7 @@ func maintainUntil(t *testing.T, s store.Store, q string, opts store.MaintainOpt
 // returns the sum of what the calls did.
 func awaitReclaim(t *testing.T, s store.Store, q string) store.MaintainResult {
 	t.Helper()
-	return maintainUntil(t, s, q, store.MaintainOptions{}, func(sum store.MaintainResult) error {
+	return maintainUntil(t, s, q, store.MaintainOpts{}, func(sum store.MaintainResult) error {
 		if sum.Reclaimed == 0 {
 			return fmt.Errorf("Maintain of %q reclaimed nothing, want a lease that expired reclaimed", q)
 		}
@@ -86,7 +86,7 @@ func requireNextInAbout(t *testing.T, r store.MaintainResult, want time.Duration
 // nothing.
 func requireIdle(t *testing.T, s store.Store, q, why string) {
 	t.Helper()
-	if r := maintain(t, s, q, store.MaintainOptions{}); !r.Idle || r.Promoted+r.Reclaimed+r.Collected != 0 {
+	if r := maintain(t, s, q, store.MaintainOpts{}); !r.Idle || r.Promoted+r.Reclaimed+r.Collected != 0 {
 		t.Fatalf("Maintain of %q (%s): %+v, want Idle and nothing done", q, why, r)
 	}
 }

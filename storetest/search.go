@@ -22,7 +22,7 @@ func testSearchEmpty(t *testing.T, s store.Store, se store.Searcher, a store.Adm
 		for _, st := range store.States {
 			for _, from := range []int{0, 999_999_999} {
 				for _, walk := range []store.SearchWalk{store.SearchWalkState, store.SearchWalkShorter} {
-					req := store.SearchRequest{Queue: q, State: st, Kind: "nothing-of-this-kind", Text: "alice", IDPrefix: "z",
+					req := store.SearchJobsOpts{Queue: q, State: st, Kind: "nothing-of-this-kind", Text: "alice", IDPrefix: "z",
 						Walk: walk, From: from, Examine: 100, Limit: 50}
 					p, err := se.SearchJobs(ctx, req)
 					if err != nil {

@@ -72,19 +72,19 @@ func testDurations(t *testing.T, s store.Store, ds store.Durations) {
 // wait of the oldest once a minute, and reports the backlog.
 func testStatsDepthSampled(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	if r := maintain(t, s, q, store.MaintainOptions{}); r.Backlog {
+	if r := maintain(t, s, q, store.MaintainOpts{}); r.Backlog {
 		t.Fatalf("Maintain of an empty queue: %+v, want no Backlog", r)
 	}
 	add(t, s, job(q, "a"), job(q, "b"), job(q, "c"))
 	before := time.Now()
-	r := maintain(t, s, q, store.MaintainOptions{})
+	r := maintain(t, s, q, store.MaintainOpts{})
 	if !r.Backlog || !r.Idle {
 		t.Fatalf("Maintain of a queue with 3 ready jobs: %+v, want Backlog (and Idle: nothing is scheduled)", r)
 	}
 	// A queue maintained first with jobs ready: the minute's sample.
 	q2 := newQueue(t)
 	add(t, s, job(q2, "a"), job(q2, "b"))
-	maintain(t, s, q2, store.MaintainOptions{})
+	maintain(t, s, q2, store.MaintainOpts{})
 	pts, err := a.Throughput(t.Context(), q2, before.Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func testStatsCounts(t *testing.T, s store.Store, a store.Admin) {
 	if len(claimed) != len(jobs) {
 		t.Fatalf("Claim Max %d: got %d jobs, want all", len(jobs), len(claimed))
 	}
-	var reqs []store.FinishRequest
+	var reqs []store.AttemptEnd
 	for _, c := range claimed[3:] {
 		switch c.ID[0] {
 		case 'r':

@@ -94,7 +94,7 @@ func wakes(t *testing.T, what string, wait func(ctx context.Context) ([]string, 
 // claimed in *n.
 func claims(t *testing.T, s store.Store, q string, n *atomic.Int64) func() bool {
 	return func() bool {
-		res, err := s.Claim(t.Context(), store.ClaimRequest{Queue: q, Max: 1, Lease: long, WorkerID: "waiter"})
+		res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: 1, Lease: long, WorkerID: "waiter"})
 		if err != nil {
 			t.Errorf("Claim(%q) after a wait: unexpected error: %v", q, err)
 			return true
@@ -109,7 +109,7 @@ func claims(t *testing.T, s store.Store, q string, n *atomic.Int64) func() bool 
 // next hour.
 func scheduled(t *testing.T, s store.Store, q string) func() bool {
 	return func() bool {
-		r, err := s.Maintain(t.Context(), q, store.MaintainOptions{})
+		r, err := s.Maintain(t.Context(), q, store.MaintainOpts{})
 		if err != nil {
 			t.Errorf("Maintain(%q) after a wait: unexpected error: %v", q, err)
 			return true
@@ -149,7 +149,7 @@ func testWaitReadyPromote(t *testing.T, s store.Store) {
 	var claimed atomic.Int64
 	wait := func(ctx context.Context) ([]string, error) { return s.WaitReady(ctx, []string{q}, time.Minute) }
 	wakes(t, "WaitReady while Maintain promotes delayed jobs", wait, claims(t, s, q, &claimed), func(int) {
-		promoted += maintain(t, s, q, store.MaintainOptions{}).Promoted
+		promoted += maintain(t, s, q, store.MaintainOpts{}).Promoted
 	})
 	if promoted == 0 || claimed.Load() != 1 {
 		t.Fatalf("WaitReady returned after %d promotions and the waiter claimed %d jobs; want a job promoted and claimed", promoted, claimed.Load())
@@ -166,7 +166,7 @@ func testWaitScheduleEnqueue(t *testing.T, s store.Store) {
 	pokes := wakes(t, "WaitSchedule on two queues while delayed jobs are enqueued into the second", wait, scheduled(t, s, q), func(i int) {
 		add(t, s, delayed(q, fmt.Sprint("j", i), long-time.Duration(i)*time.Second))
 	})
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long-time.Duration(pokes-1)*time.Second, "the latest delayed job, the earliest due")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long-time.Duration(pokes-1)*time.Second, "the latest delayed job, the earliest due")
 }
 
 func testWaitScheduleRetry(t *testing.T, s store.Store) {
@@ -191,7 +191,7 @@ func testWaitScheduleRetry(t *testing.T, s store.Store) {
 		// each retry is due earlier than the ones before it
 		finishOK(t, s, failed(claimed[i], store.OutcomeRetry, "boom", long-time.Duration(i)*time.Second))
 	})
-	requireNextIn(t, maintain(t, s, q, store.MaintainOptions{}), long-time.Duration(pokes-1)*time.Second, "the latest retry, the earliest due")
+	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long-time.Duration(pokes-1)*time.Second, "the latest retry, the earliest due")
 }
 
 func testWaitTimeout(t *testing.T, s store.Store, wait waitFunc) {

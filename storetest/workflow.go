@@ -193,7 +193,7 @@ func testWorkflowFanIn(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	enqueueWorkflow(t, w, newWorkflow(wf, tasks...))
 	requireNoJobs(t, s, "the fan-in waits for its 1,000 dependencies", jq)
 
-	var reqs []store.FinishRequest
+	var reqs []store.AttemptEnd
 	for _, qn := range q {
 		for _, c := range claimAll(t, s, qn, 500) {
 			reqs = append(reqs, outcome(c, store.OutcomeAck))
@@ -243,7 +243,7 @@ func testWorkflowFanInRacing(t *testing.T, s store.Store, w store.Workflows, _ s
 	}
 	tasks = append(tasks, wfTask(wf, jq, "join", names...))
 	enqueueWorkflow(t, w, newWorkflow(wf, tasks...))
-	var reqs []store.FinishRequest
+	var reqs []store.AttemptEnd
 	for _, qn := range q {
 		for _, c := range claimAll(t, s, qn, n) {
 			reqs = append(reqs, outcome(c, store.OutcomeAck))
@@ -277,7 +277,7 @@ func testWorkflowDelayed(t *testing.T, s store.Store, w store.Workflows, _ store
 	runTask(t, s, q[0], wf, "a")
 	requireWorkflow(t, w, wf, store.WorkflowRunning, taskStates{"a": store.TaskSucceeded, "b": store.TaskEnqueued})
 	requireNoJobs(t, s, "b's job is due an hour after its release", q[1])
-	requireNextIn(t, maintain(t, s, q[1], store.MaintainOptions{}), long, "a task released with Delay 1h")
+	requireNextIn(t, maintain(t, s, q[1], store.MaintainOpts{}), long, "a task released with Delay 1h")
 	requireHeld(t, s, q[1], store.TaskJobID(wf, "b"), "b was released, due in an hour")
 }
 
@@ -945,7 +945,7 @@ func testListWorkflows(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	nw.Name = "named " + token + " by its owner"
 	enqueueWorkflow(t, w, nw)
 
-	p := listWorkflows(t, w, store.WorkflowFilter{Search: prefix})
+	p := listWorkflows(t, w, store.ListWorkflowsOpts{Search: prefix})
 	if p.Total != 3 || !sameSet(listedIDs(p), []string{ok, bad, run}) {
 		t.Fatalf("ListWorkflows(Search %q): %v, Total %d; want %v, Total 3", prefix, listedIDs(p), p.Total, []string{run, bad, ok})
 	}
@@ -973,16 +973,16 @@ func testListWorkflows(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	}
 
 	for id, wnt := range want {
-		p := listWorkflows(t, w, store.WorkflowFilter{Search: prefix, State: wnt.state})
+		p := listWorkflows(t, w, store.ListWorkflowsOpts{Search: prefix, State: wnt.state})
 		if p.Total != 1 || !slices.Equal(listedIDs(p), []string{id}) {
 			t.Fatalf("ListWorkflows(Search %q, State %s): %v, Total %d; want [%s], Total 1", prefix, wnt.state, listedIDs(p), p.Total, id)
 		}
 	}
-	p = listWorkflows(t, w, store.WorkflowFilter{Search: token})
+	p = listWorkflows(t, w, store.ListWorkflowsOpts{Search: token})
 	if p.Total != 1 || !slices.Equal(listedIDs(p), []string{other}) {
 		t.Fatalf("ListWorkflows(Search %q, part of a workflow's name): %v, Total %d; want [%s], Total 1", token, listedIDs(p), p.Total, other)
 	}
-	p = listWorkflows(t, w, store.WorkflowFilter{State: store.WorkflowFailed, Limit: 1000})
+	p = listWorkflows(t, w, store.ListWorkflowsOpts{State: store.WorkflowFailed, Limit: 1000})
 	if !slices.Contains(listedIDs(p), bad) || slices.Contains(listedIDs(p), ok) || slices.Contains(listedIDs(p), run) || p.Total < 1 {
 		t.Fatalf("ListWorkflows(State failed): %v, Total %d; want %s among them, and neither %s nor %s", listedIDs(p), p.Total, bad, ok, run)
 	}
@@ -1012,7 +1012,7 @@ func testListWorkflowsPages(t *testing.T, s store.Store, w store.Workflows, _ st
 	}
 	var listed []store.WorkflowRecord
 	for off := 0; off < 6; off += 2 {
-		p := listWorkflows(t, w, store.WorkflowFilter{Search: prefix, Offset: off, Limit: 2})
+		p := listWorkflows(t, w, store.ListWorkflowsOpts{Search: prefix, Offset: off, Limit: 2})
 		if wantN := min(2, max(0, 5-off)); p.Total != 5 || len(p.Workflows) != wantN {
 			t.Fatalf("ListWorkflows(Search %q, Offset %d, Limit 2): %v, Total %d; want %d workflows, Total 5", prefix, off, listedIDs(p), p.Total, wantN)
 		}
@@ -1028,7 +1028,7 @@ func testListWorkflowsPages(t *testing.T, s store.Store, w store.Workflows, _ st
 				listed[i].ID, listed[i].CreatedAt, listed[i-1].ID, listed[i-1].CreatedAt)
 		}
 	}
-	if p := listWorkflows(t, w, store.WorkflowFilter{Search: prefix, Offset: 5, Limit: 2}); len(p.Workflows) != 0 || p.Total != 5 {
+	if p := listWorkflows(t, w, store.ListWorkflowsOpts{Search: prefix, Offset: 5, Limit: 2}); len(p.Workflows) != 0 || p.Total != 5 {
 		t.Fatalf("ListWorkflows(Search %q, Offset 5): %v, Total %d; want none, Total 5", prefix, listedIDs(p), p.Total)
 	}
 }
@@ -1059,7 +1059,7 @@ func testWorkflowRetention(t *testing.T, s store.Store, w store.Workflows, _ sto
 	awaitWorkflowGone(t, w, gone)
 	_, err := w.TaskResults(t.Context(), gone, []string{"a"})
 	requireErrIs(t, "TaskResults of a workflow removed after its retention", err, store.ErrWorkflowNotFound)
-	if p := listWorkflows(t, w, store.WorkflowFilter{Search: gone}); len(p.Workflows) != 0 {
+	if p := listWorkflows(t, w, store.ListWorkflowsOpts{Search: gone}); len(p.Workflows) != 0 {
 		t.Fatalf("ListWorkflows(Search %q) after it was removed: %v, want none", gone, listedIDs(p))
 	}
 	requireWorkflow(t, w, running, store.WorkflowRunning, taskStates{"a": store.TaskEnqueued})

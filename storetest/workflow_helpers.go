@@ -206,7 +206,7 @@ func failTask(t *testing.T, s store.Store, q, wf, name string) {
 func requireNoJobs(t *testing.T, s store.Store, why string, queues ...string) {
 	t.Helper()
 	for _, q := range queues {
-		maintain(t, s, q, store.MaintainOptions{})
+		maintain(t, s, q, store.MaintainOpts{})
 		claimNone(t, s, q, why)
 	}
 }
@@ -241,7 +241,7 @@ func claimAll(t *testing.T, s store.Store, q string, max int) map[string]*store.
 
 // finishConcurrently sends reqs to Finish from workers goroutines at
 // once, in batches of at most batch, and fails unless every one succeeds.
-func finishConcurrently(t *testing.T, s store.Store, reqs []store.FinishRequest, workers, batch int) {
+func finishConcurrently(t *testing.T, s store.Store, reqs []store.AttemptEnd, workers, batch int) {
 	t.Helper()
 	var (
 		mu   sync.Mutex
@@ -302,7 +302,7 @@ func awaitWorkflowGone(t *testing.T, w store.Workflows, id string) {
 }
 
 // listWorkflows calls ListWorkflows or fails the test.
-func listWorkflows(t *testing.T, w store.Workflows, f store.WorkflowFilter) store.WorkflowPage {
+func listWorkflows(t *testing.T, w store.Workflows, f store.ListWorkflowsOpts) store.WorkflowPage {
 	t.Helper()
 	p, err := w.ListWorkflows(t.Context(), f)
 	if err != nil {

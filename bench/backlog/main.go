@@ -119,7 +119,7 @@ func measure(ctx context.Context, rdb *redis.Client, n, conc, ready, later int) 
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
 		return result{}, err
 	}
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: "blbench"})
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: "blbench"})
 	client := hopper.NewClient(st, nil)
 	if err := fill(ctx, client, ready, later); err != nil {
 		return result{}, err

@@ -58,7 +58,7 @@ func run(addr string, n, reps int, kindIndex string) error {
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
 		return err
 	}
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: "dash"})
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: "dash"})
 	if kindIndex == "enqueue" {
 		if err := st.SetQueueConfig(ctx, "big", store.QueueConfig{KindIndex: true}); err != nil {
 			return err
@@ -106,7 +106,7 @@ func run(addr string, n, reps int, kindIndex string) error {
 			if !qs.KindIndexBuilding {
 				break
 			}
-			if _, err := st.Maintain(ctx, "big", store.MaintainOptions{}); err != nil {
+			if _, err := st.Maintain(ctx, "big", store.MaintainOpts{}); err != nil {
 				return err
 			}
 		}
@@ -120,7 +120,7 @@ func run(addr string, n, reps int, kindIndex string) error {
 		}
 	}
 	fmt.Println()
-	srv := httptest.NewServer(dashboard.New(st, &dashboard.Options{Logger: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(dashboard.New(st, &dashboard.Config{Logger: slog.New(slog.DiscardHandler)}))
 	defer srv.Close()
 
 	fmt.Println("| request | median | max |")

@@ -159,7 +159,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
 		return 0, 0, 0, err
 	}
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: "grbench"})
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: "grbench"})
 	cfg := hopper.QueueConfig{KindIndex: kindIndex}
 	if groups > 0 && limit > 0 {
 		cfg.GroupMaxRunning = limit

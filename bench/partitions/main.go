@@ -1,5 +1,5 @@
 // Command partitions measures a partitioned queue (redisstore's
-// Options.Partitions) on a Redis Cluster: a backlog drained from one queue
+// Config.Partitions) on a Redis Cluster: a backlog drained from one queue
 // kept in one slot, then from the same queue split over partitions, with
 // the Redis CPU each master spent per job. Start a cluster of its own
 // (every master is measured as a whole), for example three masters on
@@ -118,7 +118,7 @@ func drain(ctx context.Context, rdb *redis.ClusterClient, n, conc, p, rep int) (
 	}); err != nil {
 		return result{}, err
 	}
-	opts := &redisstore.Options{Prefix: fmt.Sprintf("ptbench%d", rep)}
+	opts := &redisstore.Config{Prefix: fmt.Sprintf("ptbench%d", rep)}
 	if p > 1 {
 		opts.Partitions = map[string]int{"q": p}
 	}

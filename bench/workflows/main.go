@@ -66,7 +66,7 @@ func run(addr string, width, runs, conc int) error {
 	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4 * conc})
 	defer rdb.Close()
 	prefix := "wfbench" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: prefix})
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
 	client := hopper.NewClient(st, nil)
 	tr := &tracker{join: make(chan int64, 1)}
 	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"leaf": 1, "join": 1, "plain": 1}, Concurrency: conc})

@@ -112,7 +112,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 // authentication unless --insecure, and basic auth over plain HTTP beyond
 // loopback (the password would cross the network in clear) unless
 // --tls-cert and --tls-key or --plain-http.
-func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
+func (f *dashboardFlags) options() (*dashboard.Config, bool, error) {
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
 		return nil, false, fmt.Errorf("--addr %q: %w", f.addr, err)
@@ -121,8 +121,8 @@ func (f *dashboardFlags) options() (*dashboard.Options, bool, error) {
 	if prefix != "" && !strings.HasPrefix(prefix, "/") {
 		return nil, false, fmt.Errorf("--prefix %q must start with /", f.prefix)
 	}
-	opts := &dashboard.Options{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh, TraceURL: f.traceURL}
-	if err := (dashboard.Options{TraceURL: f.traceURL}).Validate(); err != nil {
+	opts := &dashboard.Config{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh, TraceURL: f.traceURL}
+	if err := (dashboard.Config{TraceURL: f.traceURL}).Validate(); err != nil {
 		return nil, false, fmt.Errorf("--trace-url: %w", err)
 	}
 	if f.refresh == 0 {

@@ -37,7 +37,7 @@ func startDemoDashboard(ctx context.Context, addr string, store hopper.Store, st
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h := dashboard.New(store, &dashboard.Options{
+	h := dashboard.New(store, &dashboard.Config{
 		Title:        "hopper demo",
 		AllowedHosts: slices.Concat(loopbackHosts, []string{host}),
 		Logger:       log,

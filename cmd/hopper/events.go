@@ -61,7 +61,7 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	opts := &hopper.SubscribeOptions{}
+	opts := &hopper.SubscribeOpts{}
 	switch *from {
 	case "now":
 		opts.Start = hopper.FromNow

@@ -32,12 +32,12 @@ func TestEvents(t *testing.T) {
 		}
 		stdout, stop := c.start(t, "", "events", "--queue", "default", "--json", "--job", ids.ready, "--from", last.Pos)
 		ctx := context.Background()
-		res, err := c.store.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "cli-test"})
+		res, err := c.store.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "cli-test"})
 		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != ids.ready {
 			t.Fatal(res, err)
 		}
 		j := res.Jobs[0]
-		if _, err := c.store.Finish(ctx, []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
+		if _, err := c.store.Finish(ctx, []store.AttemptEnd{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
 		testutil.Poll(testutil.Wait, func() bool { return strings.Count(stdout(), "\n") >= 2 }) // the check below says what came

@@ -55,7 +55,7 @@ func clis(t *testing.T) []*cli {
 	prefix := redistest.Prefix(t)
 	redisCLI := &cli{
 		name:  "redisstore",
-		store: redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix}),
+		store: redisstore.New(srv.Client(t), &redisstore.Config{Prefix: prefix}),
 		open:  openRedis,
 		flags: []string{"--redis", "redis://" + srv.Addr + "/0", "--redis-prefix", prefix},
 	}
@@ -175,12 +175,12 @@ func seed(t *testing.T, s hopper.Store) seeded {
 	}
 	var ids seeded
 	ids.garbage = enqueue(emailArgs{To: "dead@example.com", Password: "hunter2"}, &hopper.EnqueueOpts{MaxRetries: hopper.NoRetry})
-	res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Hour})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatal(res, err)
 	}
 	j := res.Jobs[0]
-	errs, err := s.Finish(ctx, []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
+	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
 		Error: &hopper.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatal(err, errs)

@@ -60,7 +60,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	var jobs []*hopper.JobRecord
 	var found searchResult
 	if filtered {
-		req := hopper.SearchRequest{Queue: *queue, State: st, Newest: *newest, Kind: *kind, From: cursor.from, ByKind: cursor.byKind}
+		req := hopper.SearchJobsOpts{Queue: *queue, State: st, Newest: *newest, Kind: *kind, From: cursor.from, ByKind: cursor.byKind}
 		if *search != "" {
 			needle := strings.ToLower(*search)
 			req.Match = func(j *hopper.JobRecord) bool {
@@ -73,7 +73,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 		}
 		jobs = found.jobs[min(*offset, len(found.jobs)):]
 	} else {
-		page, err := ins.ListJobs(ctx, hopper.ListRequest{Queue: *queue, State: st, Offset: *offset, Limit: *limit, Newest: *newest})
+		page, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: *queue, State: st, Offset: *offset, Limit: *limit, Newest: *newest})
 		if err != nil {
 			return err
 		}
@@ -132,7 +132,7 @@ type searchResult struct {
 
 // searchAll runs req's search until it has want matches or reaches the end
 // of what it walks.
-func searchAll(ctx context.Context, ins *hopper.Inspector, req hopper.SearchRequest, want int) (searchResult, error) {
+func searchAll(ctx context.Context, ins *hopper.Inspector, req hopper.SearchJobsOpts, want int) (searchResult, error) {
 	var r searchResult
 	for {
 		req.Limit = min(want-len(r.jobs), hopper.MaxListLimit)

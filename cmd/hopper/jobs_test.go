@@ -224,7 +224,7 @@ func TestJobsListSearchGoesOn(t *testing.T) {
 			if passes == 100 {
 				t.Fatal("the kind index is still being built after 100 maintenance passes")
 			}
-			if _, err := c.store.Maintain(ctx, "big", store.MaintainOptions{}); err != nil {
+			if _, err := c.store.Maintain(ctx, "big", store.MaintainOpts{}); err != nil {
 				t.Fatal(err)
 			}
 		}

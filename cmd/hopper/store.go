@@ -64,7 +64,7 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 		rdb.Close()
 		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(sf.url), err)
 	}
-	s := redisstore.New(rdb, &redisstore.Options{Prefix: sf.prefix})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: sf.prefix})
 	return s, func() { rdb.Close() }, nil
 }
 

@@ -32,16 +32,16 @@ func seedWorkflows(t *testing.T, s hopper.Store) {
 	opts := func(q string) *hopper.TaskOpts { return &hopper.TaskOpts{Queue: q, MaxRetries: hopper.NoRetry} }
 	run := func(queue, want string, o hopper.Outcome) {
 		t.Helper()
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: queue, Max: 1, Lease: time.Hour})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: queue, Max: 1, Lease: time.Hour})
 		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != want {
 			t.Fatalf("claim from %s: %v, %v; want %s", queue, res.Jobs, err, want)
 		}
 		j := res.Jobs[0]
-		req := store.FinishRequest{Queue: queue, ID: j.ID, Token: j.Token, Outcome: o}
+		req := store.AttemptEnd{Queue: queue, ID: j.ID, Token: j.Token, Outcome: o}
 		if o != hopper.OutcomeAck {
 			req.Error = &hopper.AttemptError{Attempt: 1, Error: "boom"}
 		}
-		if errs, err := s.Finish(ctx, []store.FinishRequest{req}); err != nil || errs[0] != nil {
+		if errs, err := s.Finish(ctx, []store.AttemptEnd{req}); err != nil || errs[0] != nil {
 			t.Fatal(err, errs)
 		}
 	}

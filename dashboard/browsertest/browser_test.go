@@ -36,7 +36,7 @@ import (
 const browserTimeout = 60 * time.Second
 
 // mountPrefix is where the browser tests mount the dashboard, so every link
-// they follow also tests Options.Prefix under http.StripPrefix.
+// they follow also tests Config.Prefix under http.StripPrefix.
 const mountPrefix = "/admin/jobs"
 
 // findChromium returns the browser to run, or "" when there is none.
@@ -157,13 +157,13 @@ func (s *site) url(path string) string { return s.srv.URL + mountPrefix + path }
 
 // newSite serves a seeded memstore with an hour of throughput history,
 // mounted under mountPrefix with fast live updates.
-func newSite(t *testing.T, opts *dashboard.Options) *site {
+func newSite(t *testing.T, opts *dashboard.Config) *site {
 	var offset atomic.Int64
-	st := memstore.New(&memstore.Options{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	st := memstore.New(&memstore.Config{Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	seedHistory(t, st, &offset)
 	f := dashtest.Seed(t, st)
 	if opts == nil {
-		opts = &dashboard.Options{}
+		opts = &dashboard.Config{}
 	}
 	opts.Prefix = mountPrefix
 	if opts.Logger == nil {
@@ -207,13 +207,13 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 					t.Fatal(err)
 				}
 			}
-			res, err := s.Claim(ctx, store.ClaimRequest{Queue: q, Max: n, Lease: time.Hour, WorkerID: "history"})
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: n, Lease: time.Hour, WorkerID: "history"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reqs []store.FinishRequest
+			var reqs []store.AttemptEnd
 			for _, j := range res.Jobs {
-				req := store.FinishRequest{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
+				req := store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
 				if rng.IntN(12) == 0 {
 					req.Outcome, req.Delay = hopper.OutcomeRetry, time.Hour
 					req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "smtp: 421 try again later"}
@@ -521,12 +521,12 @@ func TestBrowser(t *testing.T) {
 		if err := hopper.NewInspector(s.st).SetQueueConfig(context.Background(), "critical", hopper.QueueConfig{Paused: true}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.st.Claim(context.Background(), store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute})
+		res, err := s.st.Claim(context.Background(), store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Minute})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
 		j := res.Jobs[0]
-		if _, err := s.st.Finish(context.Background(), []store.FinishRequest{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
+		if _, err := s.st.Finish(context.Background(), []store.AttemptEnd{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "!document.querySelector('[data-when-paused=\"critical\"]').hidden", "critical to show as paused")
@@ -645,7 +645,7 @@ func TestBrowser(t *testing.T) {
 		// A worker takes one listed job: the feed shows its start and
 		// its success, and its row says where it went.
 		first := textOfJS(t, tab, "document.querySelector('tr[data-job-row]').getAttribute('data-job-row')")
-		res, err := s.st.Claim(context.Background(), store.ClaimRequest{Queue: "mailers", Max: 1, Lease: time.Minute, WorkerID: "browser-test"})
+		res, err := s.st.Claim(context.Background(), store.ClaimOpts{Queue: "mailers", Max: 1, Lease: time.Minute, WorkerID: "browser-test"})
 		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != first {
 			t.Fatalf("claim: %v, %v; want the first listed job %s", res, err, first)
 		}
@@ -660,7 +660,7 @@ func TestBrowser(t *testing.T) {
 		// The counts follow the events.
 		unack := `document.querySelector('[data-count="mailers/unack"]').textContent`
 		waitFor(t, tab, unack+" === '1'", "the unack count to show the started job")
-		if _, err := s.st.Finish(context.Background(), []store.FinishRequest{{Queue: "mailers", ID: first, Token: res.Jobs[0].Token, Outcome: hopper.OutcomeAck}}); err != nil {
+		if _, err := s.st.Finish(context.Background(), []store.AttemptEnd{{Queue: "mailers", ID: first, Token: res.Jobs[0].Token, Outcome: hopper.OutcomeAck}}); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "document.querySelector('#activity-list li.ev-succeeded') !== null", "the success in the activity feed")

@@ -64,7 +64,7 @@ func TestLive(t *testing.T) {
 		waitFor(t, tab, "document.querySelector('#jobs-region .toolbar-info').textContent.includes('of 4')", "the total to say 4")
 
 		// A job that leaves ready leaves the list.
-		res, err := s.st.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Minute, WorkerID: "test"})
+		res, err := s.st.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Minute, WorkerID: "test"})
 		if err != nil || len(res.Jobs) != 1 {
 			t.Fatal(res, err)
 		}
@@ -130,7 +130,7 @@ func TestLive(t *testing.T) {
 		t.Parallel()
 		// 400 ms: ten periods (4 s) is more than three periods and two
 		// seconds, the stale bound of a page that forgot its slow updates.
-		s := newSite(t, &dashboard.Options{RefreshInterval: 400 * time.Millisecond})
+		s := newSite(t, &dashboard.Config{RefreshInterval: 400 * time.Millisecond})
 		tab := newTab(t, browser, nil)
 		// A search page has no live region: only the counts refresh, ten
 		// periods apart while its event stream is open. Two such refreshes
@@ -152,7 +152,7 @@ func TestLive(t *testing.T) {
 		}
 		nav(t, tab, s, "/jobs/solo/"+info.ID, "#job-head-region")
 		markNoReload(t, tab)
-		if _, err := s.st.Claim(ctx, store.ClaimRequest{Queue: "solo", Max: 1, Lease: time.Minute, WorkerID: "test"}); err != nil {
+		if _, err := s.st.Claim(ctx, store.ClaimOpts{Queue: "solo", Max: 1, Lease: time.Minute, WorkerID: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		// "Lease until" is only in the page the server renders for a claimed

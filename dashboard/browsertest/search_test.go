@@ -56,7 +56,7 @@ func TestSearchMillion(t *testing.T) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, dashboard.New(st, &dashboard.Options{
+	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, dashboard.New(st, &dashboard.Config{
 		Prefix: mountPrefix, Logger: slog.New(slog.DiscardHandler), RefreshInterval: time.Second})))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

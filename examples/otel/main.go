@@ -81,7 +81,7 @@ func run() error {
 	}
 	defer closeStore()
 	const queue = "emails"
-	unregister, err := middleware.RegisterQueueMetrics(store, &middleware.QueueMetricsOptions{Queues: []string{queue}})
+	unregister, err := middleware.RegisterQueueMetrics(store, &middleware.QueueMetricsConfig{Queues: []string{queue}})
 	if err != nil {
 		return err
 	}
@@ -160,5 +160,5 @@ func openStore() (hopper.Store, func(), error) {
 		return nil, nil, fmt.Errorf("HOPPER_REDIS_URL: %w", err)
 	}
 	rdb := redis.NewClient(opts)
-	return redisstore.New(rdb, &redisstore.Options{Prefix: "hopper-otel-example"}), func() { _ = rdb.Close() }, nil
+	return redisstore.New(rdb, &redisstore.Config{Prefix: "hopper-otel-example"}), func() { _ = rdb.Close() }, nil
 }

@@ -32,7 +32,7 @@ type Verdict struct {
 	// counted.
 	Snooze bool
 	Delay  time.Duration
-	// Hold also holds the job's queue for Delay (FinishRequest.Hold).
+	// Hold also holds the job's queue for Delay (AttemptEnd.Hold).
 	Hold bool
 	// Permanent sends the job to garbage without retry.
 	Permanent bool

@@ -29,7 +29,7 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 			if err := ctx.Err(); err != nil {
 				return ran, err
 			}
-			res, err := st.Claim(ctx, store.ClaimRequest{Queue: q, Max: 1, Lease: cfg.Lease, WorkerID: cfg.ID})
+			res, err := st.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: cfg.Lease, WorkerID: cfg.ID})
 			if err != nil {
 				return ran, err
 			}
@@ -67,7 +67,7 @@ func (r *worker) runNow(ctx context.Context, a *attempt) error {
 	if req == nil {
 		return nil
 	}
-	errs, err := r.st.Finish(ctx, []store.FinishRequest{*req})
+	errs, err := r.st.Finish(ctx, []store.AttemptEnd{*req})
 	if err != nil {
 		return err
 	}

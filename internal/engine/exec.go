@@ -142,9 +142,9 @@ func (r *worker) invoke(ctx context.Context, rec *store.JobRecord) (err error) {
 
 // finishRequest turns a handler's result into the store call that ends the
 // attempt; nil when the lease is lost and there is nothing to tell the store.
-func (r *worker) finishRequest(a *attempt, err error) *store.FinishRequest {
+func (r *worker) finishRequest(a *attempt, err error) *store.AttemptEnd {
 	rec := a.rec
-	req := &store.FinishRequest{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err),
+	req := &store.AttemptEnd{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err),
 		Kind: rec.Kind, Attempt: rec.Attempt}
 	switch req.Outcome {
 	case store.OutcomeAck:

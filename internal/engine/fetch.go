@@ -228,7 +228,7 @@ func (r *worker) claimTimeout() time.Duration { return min(r.cfg.Lease/2, 5*time
 func (r *worker) claim(ctx context.Context, id uint64, qi, want int, out chan<- claimDone) {
 	cctx, cancel := context.WithTimeout(ctx, r.claimTimeout())
 	sent := time.Now()
-	res, err := r.st.Claim(cctx, store.ClaimRequest{Queue: r.queues[qi], Max: want, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
+	res, err := r.st.Claim(cctx, store.ClaimOpts{Queue: r.queues[qi], Max: want, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
 	cancel()
 	out <- claimDone{id: id, qi: qi, want: want, res: res, err: err, sent: sent}
 }

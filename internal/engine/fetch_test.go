@@ -22,7 +22,7 @@ type claimHangs struct {
 	returned atomic.Int32  // claims on "hang" that returned
 }
 
-func (s *claimHangs) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *claimHangs) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if req.Queue == "hang" {
 		select {
 		case s.entered <- struct{}{}:
@@ -89,7 +89,7 @@ type claimsGated struct {
 	most    atomic.Int32
 }
 
-func (s *claimsGated) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *claimsGated) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if s.calls.Add(1) > 1 {
 		n := s.waiting.Add(1)
 		for {
@@ -157,7 +157,7 @@ type claimsHeld struct {
 	waits   atomic.Int32
 }
 
-func (s *claimsHeld) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *claimsHeld) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	res, err := s.Store.Claim(ctx, req)
 	if s.calls.Add(1) > 1 {
 		s.held.Add(1)
@@ -232,7 +232,7 @@ type claimsHangAfterFirst struct {
 	returned atomic.Int32 // blocked claims that gave up
 }
 
-func (s *claimsHangAfterFirst) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *claimsHangAfterFirst) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	s.mu.Lock()
 	first := !s.seen[req.Queue]
 	s.seen[req.Queue] = true
@@ -300,7 +300,7 @@ type claimsOneMore struct {
 	store.Store
 }
 
-func (s *claimsOneMore) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *claimsOneMore) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	req.Max++
 	return s.Store.Claim(ctx, req)
 }

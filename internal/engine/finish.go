@@ -48,7 +48,7 @@ func (f *finisher) beginClosing() {
 
 type finishItem struct {
 	a     *attempt
-	req   *store.FinishRequest
+	req   *store.AttemptEnd
 	tries int       // failed tries so far
 	due   time.Time // when a failed outcome is tried again
 }
@@ -59,7 +59,7 @@ func newFinisher(r *worker) *finisher {
 
 // add queues an outcome. The attempt stays in the worker's active set, so
 // its lease keeps being renewed, until the store has confirmed it.
-func (f *finisher) add(a *attempt, req *store.FinishRequest) {
+func (f *finisher) add(a *attempt, req *store.AttemptEnd) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
@@ -234,7 +234,7 @@ func (f *finisher) loop() {
 // closing for finalFlushTimeout, it gives them up instead. It may run on
 // several goroutines at once.
 func (f *finisher) flush(batch []finishItem) flushResult {
-	reqs := make([]store.FinishRequest, len(batch))
+	reqs := make([]store.AttemptEnd, len(batch))
 	for i, it := range batch {
 		reqs[i] = *it.req
 	}

@@ -23,7 +23,7 @@ type finishFails struct {
 	calls int
 }
 
-func (s *finishFails) Finish(context.Context, []store.FinishRequest) ([]error, error) {
+func (s *finishFails) Finish(context.Context, []store.AttemptEnd) ([]error, error) {
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
@@ -83,8 +83,8 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	cfg := testConfig(slog.New(slog.NewTextHandler(&logs, nil)))
 	r := newWorker(&finishFails{}, cfg, nil)
 	a := &attempt{rec: &store.JobRecord{Queue: "q", ID: "a"}}
-	r.fin.report(finishItem{a: a, req: &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeAck}}, store.ErrJobNotFound)
-	r.fin.report(finishItem{a: a, req: &store.FinishRequest{Queue: "q", ID: "a", Outcome: store.OutcomeRetry}}, store.ErrJobNotFound)
+	r.fin.report(finishItem{a: a, req: &store.AttemptEnd{Queue: "q", ID: "a", Outcome: store.OutcomeAck}}, store.ErrJobNotFound)
+	r.fin.report(finishItem{a: a, req: &store.AttemptEnd{Queue: "q", ID: "a", Outcome: store.OutcomeRetry}}, store.ErrJobNotFound)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
@@ -105,12 +105,12 @@ func shortFinalFlush(t *testing.T) {
 
 // running registers an attempt at job q/id (token 1) as running in r, and
 // returns it with the ack that finishes it.
-func running(r *worker, q, id string) (*attempt, *store.FinishRequest) {
+func running(r *worker, q, id string) (*attempt, *store.AttemptEnd) {
 	a := &attempt{rec: &store.JobRecord{Queue: q, ID: id, Token: 1}}
 	r.mu.Lock()
 	r.active[a] = struct{}{}
 	r.mu.Unlock()
-	return a, &store.FinishRequest{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck}
+	return a, &store.AttemptEnd{Queue: q, ID: id, Token: 1, Outcome: store.OutcomeAck}
 }
 
 func testConfig(log *slog.Logger) Config {
@@ -142,7 +142,7 @@ type finishSplit struct {
 	badSeen int
 }
 
-func (s *finishSplit) Finish(_ context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *finishSplit) Finish(_ context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	errs := make([]error, len(reqs))
@@ -192,7 +192,7 @@ func TestFinisherRetriesAFailingQueueAlone(t *testing.T) {
 // acks of job "ok": the other leases were lost.
 type finishRefuses struct{ store.Store }
 
-func (finishRefuses) Finish(_ context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (finishRefuses) Finish(_ context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	errs := make([]error, len(reqs))
 	for i, r := range reqs {
 		if r.ID != "ok" {
@@ -226,7 +226,7 @@ func TestHookOnlyForConfirmedOutcomes(t *testing.T) {
 		r.mu.Lock()
 		r.active[a] = struct{}{}
 		r.mu.Unlock()
-		r.fin.add(a, &store.FinishRequest{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck})
+		r.fin.add(a, &store.AttemptEnd{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck})
 	}
 	r.fin.close() // every outcome reported
 	close(r.hooks)
@@ -251,9 +251,9 @@ type finishHangs struct {
 	hung    int // calls of queue "hang" that returned
 }
 
-func (s *finishHangs) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *finishHangs) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	errs := make([]error, len(reqs))
-	if slices.ContainsFunc(reqs, func(r store.FinishRequest) bool { return r.Queue == "hang" }) {
+	if slices.ContainsFunc(reqs, func(r store.AttemptEnd) bool { return r.Queue == "hang" }) {
 		select {
 		case s.entered <- struct{}{}:
 		default:

@@ -161,7 +161,7 @@ func (r *worker) release(a *attempt) {
 	if !a.abandon() {
 		return
 	}
-	r.fin.add(a, &store.FinishRequest{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: store.OutcomeRelease,
+	r.fin.add(a, &store.AttemptEnd{Queue: a.rec.Queue, ID: a.rec.ID, Token: a.rec.Token, Outcome: store.OutcomeRelease,
 		Kind: a.rec.Kind, Attempt: a.rec.Attempt})
 	r.decided(a) // after the add: see exec
 }

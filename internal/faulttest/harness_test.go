@@ -63,7 +63,7 @@ func newRun(t *testing.T, rdb redis.UniversalClient, queues ...string) *run {
 		// Diagnosis: each worker's ledger and log, by test.
 		r.procs.Dir = filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_"))
 	}
-	r.store = redisstore.New(rdb, &redisstore.Options{Prefix: r.prefix})
+	r.store = redisstore.New(rdb, &redisstore.Config{Prefix: r.prefix})
 	r.client = hopper.NewClient(r.store, &hopper.ClientConfig{Queue: queues[0]})
 	return r
 }

@@ -160,7 +160,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 	// failed shard; the workers must run it. The steady producer's own
 	// enqueues, on its long-lived client, are what "takes enqueues again"
 	// is measured on.
-	probeStore := redisstore.New(c.Client(t), &redisstore.Options{Prefix: r.prefix})
+	probeStore := redisstore.New(c.Client(t), &redisstore.Config{Prefix: r.prefix})
 	probeClient := hopper.NewClient(probeStore, nil)
 	var probeKey jobKey
 	var probeAt time.Time

@@ -31,7 +31,7 @@ type failoverResult struct {
 // from several goroutines, two workers, and 10 failovers in a row (the
 // master of a shard killed, its replica promoted, the old master restarted
 // as a replica and synced, the next shard). With redisstore
-// Options.Replicas = 1 (producer and workers), every enqueue that returned
+// Config.Replicas = 1 (producer and workers), every enqueue that returned
 // nil is there at the end: acked by a worker, run, or still in Redis; none
 // is lost. The same run without Replicas reports (does not assert) how many
 // acknowledged enqueues its failovers lost.
@@ -44,7 +44,7 @@ func TestReplicaWaitSurvivesFailovers(t *testing.T) {
 	t.Run("replicas=1", func(t *testing.T) {
 		with = replicaFailovers(t, 1, failovers)
 		if with.lost > 0 {
-			t.Errorf("with Options.Replicas = 1, %d of %d acknowledged enqueues were lost over %d failovers, want none", with.lost, with.acked, with.failovers)
+			t.Errorf("with Config.Replicas = 1, %d of %d acknowledged enqueues were lost over %d failovers, want none", with.lost, with.acked, with.failovers)
 		}
 	})
 	t.Run("replicas=0", func(t *testing.T) {
@@ -73,7 +73,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	// The producer: its own store, with Replicas; a goroutine per queue,
 	// so that the queues of the shards that serve keep being written while
 	// one fails over.
-	pstore := redisstore.New(c.Client(t), &redisstore.Options{Prefix: r.prefix, Replicas: replicas})
+	pstore := redisstore.New(c.Client(t), &redisstore.Config{Prefix: r.prefix, Replicas: replicas})
 	p := startProducer(r, hopper.NewClient(pstore, nil), queues, rate, 3*time.Second)
 	defer p.stop()
 	time.Sleep(2 * time.Second)

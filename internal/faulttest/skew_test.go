@@ -77,7 +77,7 @@ func TestClockSkew(t *testing.T) {
 	}
 	// The early ticks wait for their time: pending, due about 5 minutes
 	// from now by Redis time, and none ran.
-	page, err := r.store.ListJobs(ctx, store.ListRequest{Queue: "tick", State: hopper.StatePending, Limit: 100})
+	page, err := r.store.ListJobs(ctx, store.ListJobsOpts{Queue: "tick", State: hopper.StatePending, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ type ledgerStore struct {
 	c *proctest.Child
 }
 
-func (s *ledgerStore) Claim(ctx context.Context, req store.ClaimRequest) (store.ClaimResult, error) {
+func (s *ledgerStore) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	res, err := s.Store.Claim(ctx, req)
 	for _, j := range res.Jobs {
 		s.c.Emit(proctest.Event{Ev: "claim", Queue: j.Queue, Job: j.ID, Attempt: j.Attempt, Token: j.Token,
@@ -29,7 +29,7 @@ func (s *ledgerStore) Claim(ctx context.Context, req store.ClaimRequest) (store.
 	return res, err
 }
 
-func (s *ledgerStore) Finish(ctx context.Context, reqs []store.FinishRequest) ([]error, error) {
+func (s *ledgerStore) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, error) {
 	// The intent first: a worker killed after Redis applied the call but
 	// before it reported the result leaves this line behind.
 	for _, r := range reqs {

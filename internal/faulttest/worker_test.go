@@ -49,7 +49,7 @@ type workerOpts struct {
 	// heartbeat of the tests.
 	Defaults bool
 	IdleWait time.Duration // WorkerConfig.IdleWait; the library's default when zero
-	Replicas int           // redisstore Options.Replicas
+	Replicas int           // redisstore Config.Replicas
 	// Cmds counts the commands the worker sends (not with Cluster) and
 	// reports the totals every 100 ms ("cmds" events).
 	Cmds       bool
@@ -100,7 +100,7 @@ func runWorker(ctx context.Context, c *proctest.Child) error {
 		counter.report() // before "ready": the counts are there once the worker is
 		go counter.run(ctx)
 	}
-	store := redisstore.New(rdb, &redisstore.Options{Prefix: o.Prefix, Logger: logger, Replicas: o.Replicas})
+	store := redisstore.New(rdb, &redisstore.Config{Prefix: o.Prefix, Logger: logger, Replicas: o.Replicas})
 
 	queues := map[string]int{}
 	if o.QueueCount > 0 {

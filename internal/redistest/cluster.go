@@ -297,7 +297,7 @@ func (c *Cluster) runningAddrs() []string {
 	return addrs
 }
 
-// Options returns cluster client options with short timeouts suitable for
+// Config returns cluster client options with short timeouts suitable for
 // tests, seeded with every node (AllAddrs), so that a client made after a
 // master died still finds the cluster. Callers may change the copy they
 // get.

@@ -59,7 +59,7 @@ func startPrivate(t testing.TB, cfg config) *Server {
 	return s
 }
 
-// Options returns client options for the server, with short timeouts
+// Config returns client options for the server, with short timeouts
 // suitable for tests. Callers may change the copy they get.
 func (s *Server) Options() *redis.Options {
 	return &redis.Options{

@@ -11,7 +11,7 @@ import (
 // TLSServer is a redis-server that speaks only TLS, with mutual TLS: it
 // presents Certs' server certificate and refuses clients that do not
 // present a certificate signed by Certs' authority. Its methods are those
-// of Server, with Options and Client set up for TLS.
+// of Server, with Config and Client set up for TLS.
 type TLSServer struct {
 	*Server
 	// Certs are the certificates the server and its clients use.
@@ -65,7 +65,7 @@ func StartTLS(t testing.TB, opts ...Option) *TLSServer {
 	return nil
 }
 
-// Options returns client options for the server, as Server.Options does,
+// Config returns client options for the server, as Server.Options does,
 // with a TLSConfig from Certs.ClientTLS: it trusts the authority and
 // presents the client certificate. Callers may change the copy they get,
 // its TLSConfig included.

@@ -20,7 +20,7 @@ type Config struct {
 	// again every 10 s.
 	Queues []string
 	// Maintain bounds each Store.Maintain call.
-	Maintain store.MaintainOptions
+	Maintain store.MaintainOpts
 	// MaxSleep bounds one wait. A wait that ends without a signal and with
 	// no queue due makes the loop look at a few queues it has heard
 	// nothing from, in turn.

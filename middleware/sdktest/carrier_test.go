@@ -39,7 +39,7 @@ func TestMetaCarrierRoundTrip(t *testing.T) {
 // context while no global propagator is set, the global one once it is.
 func TestTracingDefaultPropagator(t *testing.T) {
 	_, tp, _ := newTracerProvider(t)
-	opts := &middleware.TracingOptions{TracerProvider: tp} // no Propagator
+	opts := &middleware.TracingConfig{TracerProvider: tp} // no Propagator
 	enqueue := func(ctx context.Context) map[string]string {
 		var meta map[string]string
 		st := func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {

@@ -31,7 +31,7 @@ func ExampleMetrics() {
 		Backoff: func(int, error) time.Duration { return 0 },
 		Logger:  slog.New(slog.DiscardHandler),
 	})
-	w.Use(middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp}))
+	w.Use(middleware.Metrics(&middleware.MetricsConfig{MeterProvider: mp}))
 	var acked atomic.Int32
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Charge]) error {
 		if job.Args.Cents == 0 && job.Attempt == 1 {
@@ -83,7 +83,7 @@ func ExampleRegisterQueueMetrics() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	store := memstore.New(nil)
-	unregister, err := middleware.RegisterQueueMetrics(store, &middleware.QueueMetricsOptions{MeterProvider: mp})
+	unregister, err := middleware.RegisterQueueMetrics(store, &middleware.QueueMetricsConfig{MeterProvider: mp})
 	if err != nil {
 		panic(err)
 	}

@@ -25,7 +25,7 @@ func (SendEmail) Kind() string { return "send_email" }
 func ExampleTracing() {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	opts := &middleware.TracingOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}}
+	opts := &middleware.TracingConfig{TracerProvider: tp, Propagator: propagation.TraceContext{}}
 
 	store := memstore.New(nil)
 	client := hopper.NewClient(store, nil)

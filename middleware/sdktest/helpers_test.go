@@ -82,11 +82,11 @@ func (*failError) ErrorType() string { return "planned" }
 
 // newTracerProvider returns a tracer provider that records every span, and
 // tracing options using it with W3C trace context.
-func newTracerProvider(t testing.TB) (*tracetest.SpanRecorder, *sdktrace.TracerProvider, *middleware.TracingOptions) {
+func newTracerProvider(t testing.TB) (*tracetest.SpanRecorder, *sdktrace.TracerProvider, *middleware.TracingConfig) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	return rec, tp, &middleware.TracingOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}}
+	return rec, tp, &middleware.TracingConfig{TracerProvider: tp, Propagator: propagation.TraceContext{}}
 }
 
 // spansNamed returns the ended spans with that name, by start time.

@@ -64,7 +64,7 @@ func TestMetricsMatchJobsRun(t *testing.T) {
 		ctx := t.Context()
 		c := hopper.NewClient(s, nil)
 		w := hopper.NewWorker(s, testConfig())
-		w.Use(middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp}))
+		w.Use(middleware.Metrics(&middleware.MetricsConfig{MeterProvider: mp}))
 		var acked atomic.Int32
 		hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
 			if err := echoHandler(ctx, j); err != nil {
@@ -156,7 +156,7 @@ func TestMetricsMatchJobsRun(t *testing.T) {
 
 func TestMetricsWaitDurationFromDueTime(t *testing.T) {
 	reader, mp := newMeterProvider(t)
-	h := middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp})(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return nil }))
+	h := middleware.Metrics(&middleware.MetricsConfig{MeterProvider: mp})(hopper.HandlerFunc(func(context.Context, *hopper.JobRecord) error { return nil }))
 	now := time.Now()
 	// Enqueued an hour ago, due (after a retry backoff) ten minutes ago.
 	job := &hopper.JobRecord{ID: "j", Queue: "q", Kind: "k", Attempt: 2, JobSpec: hopper.JobSpec{MaxRetries: 5}, EnqueuedAt: now.Add(-time.Hour), RunAt: now.Add(-10 * time.Minute)}
@@ -183,7 +183,7 @@ func TestQueueMetricsReadStore(t *testing.T) {
 		if _, err := hopper.EnqueueMany(ctx, c, []Echo{{N: 1}, {N: 2}}, &hopper.EnqueueOpts{Queue: "q2", Delay: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
-		unregister, err := middleware.RegisterQueueMetrics(s, &middleware.QueueMetricsOptions{MeterProvider: mp})
+		unregister, err := middleware.RegisterQueueMetrics(s, &middleware.QueueMetricsConfig{MeterProvider: mp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func (f failingStore) QueueStats(ctx context.Context, q string) (hopper.QueueSta
 
 func TestQueueMetricsReportStoreErrors(t *testing.T) {
 	reader, mp := newMeterProvider(t)
-	_, err := middleware.RegisterQueueMetrics(failingStore{}, &middleware.QueueMetricsOptions{MeterProvider: mp, Timeout: 50 * time.Millisecond})
+	_, err := middleware.RegisterQueueMetrics(failingStore{}, &middleware.QueueMetricsConfig{MeterProvider: mp, Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func errorContains(err error, s string) bool {
 
 func TestQueueMetricsOnlyListedQueues(t *testing.T) {
 	reader, mp := newMeterProvider(t)
-	_, err := middleware.RegisterQueueMetrics(failingStore{}, &middleware.QueueMetricsOptions{MeterProvider: mp, Queues: []string{"good"}})
+	_, err := middleware.RegisterQueueMetrics(failingStore{}, &middleware.QueueMetricsConfig{MeterProvider: mp, Queues: []string{"good"}})
 	if err != nil {
 		t.Fatal(err)
 	}

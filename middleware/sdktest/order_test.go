@@ -38,7 +38,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		}
 		cfg := testConfig()
 		hooked := make(chan struct{}, 1)
-		cfg.Recover = middleware.Recover(&middleware.RecoverOptions{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) {
+		cfg.Recover = middleware.Recover(&middleware.RecoverConfig{OnPanic: func(context.Context, *hopper.JobRecord, *hopper.PanicError) {
 			note("recover")
 			hooked <- struct{}{}
 		}})
@@ -46,7 +46,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		w.Use(
 			middleware.Tracing(topts),
 			mark("m1"),
-			middleware.Metrics(&middleware.MetricsOptions{MeterProvider: mp}),
+			middleware.Metrics(&middleware.MetricsConfig{MeterProvider: mp}),
 			middleware.Logging(slog.New(logs), nil),
 			mark("m2"),
 		)

@@ -25,7 +25,7 @@ var stores = []storeCase{
 	{"memstore", func(testing.TB) hopper.Store { return memstore.New(nil) }},
 	{"redisstore", func(t testing.TB) hopper.Store {
 		rdb := redistest.Start(t).Client(t)
-		return redisstore.New(rdb, &redisstore.Options{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
+		return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
 	}},
 }
 

@@ -142,7 +142,7 @@ func (e *benchEnv) fresh(ctx context.Context) (*outbox.Outbox, hopper.Store, str
 	if _, err := e.pool.Exec(ctx, "CREATE TABLE "+orders+" (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, total int NOT NULL)"); err != nil {
 		return nil, nil, "", err
 	}
-	st := redisstore.New(e.rdb, &redisstore.Options{Prefix: fmt.Sprintf("bench%d-%d", os.Getpid(), e.seq)})
-	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Options{Table: table})
+	st := redisstore.New(e.rdb, &redisstore.Config{Prefix: fmt.Sprintf("bench%d-%d", os.Getpid(), e.seq)})
+	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Config{Table: table})
 	return ob, st, orders, nil
 }

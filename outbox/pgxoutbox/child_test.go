@@ -36,7 +36,7 @@ func runChildRelay() int {
 		return 1
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(envChildRedis)})
-	st := redisstore.New(rdb, &redisstore.Options{Prefix: os.Getenv(envChildPrefix), Logger: testutil.Logger()})
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: os.Getenv(envChildPrefix), Logger: testutil.Logger()})
 	batch, _ := strconv.Atoi(os.Getenv(envChildBatch))
 	relay := pgxoutbox.NewRelay(pool, outbox.New(hopper.NewClient(st, nil), nil), &pgxoutbox.RelayConfig{
 		BatchSize: batch, Logger: testutil.Logger(),

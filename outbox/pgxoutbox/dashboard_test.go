@@ -23,7 +23,7 @@ func TestDashboardShowsOutbox(t *testing.T) {
 	if _, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	h := dashboard.New(e.store, &dashboard.Options{Outbox: e.relay(t, nil), Logger: testutil.Logger()})
+	h := dashboard.New(e.store, &dashboard.Config{Outbox: e.relay(t, nil), Logger: testutil.Logger()})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/stats", nil))
 	var got struct {

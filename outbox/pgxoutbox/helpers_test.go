@@ -70,7 +70,7 @@ func newEnv(t *testing.T) *env {
 	}
 	e.redis = redistest.Start(t)
 	e.prefix = redistest.Prefix(t)
-	e.store = redisstore.New(e.redis.Client(t), &redisstore.Options{Prefix: e.prefix, Logger: testutil.Logger()})
+	e.store = redisstore.New(e.redis.Client(t), &redisstore.Config{Prefix: e.prefix, Logger: testutil.Logger()})
 	e.client = hopper.NewClient(e.store, nil)
 	e.ob = outbox.New(e.client, nil)
 	return e

@@ -73,22 +73,22 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	}
 	claim := func(id string) *hopper.JobRecord {
 		t.Helper()
-		res, err := s.Claim(ctx, store.ClaimRequest{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
 		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != id {
 			t.Fatalf("Claim: got %v, %v; want job %s", res.Jobs, err, id)
 		}
 		return res.Jobs[0]
 	}
-	finish := func(j *hopper.JobRecord, req store.FinishRequest) {
+	finish := func(j *hopper.JobRecord, req store.AttemptEnd) {
 		t.Helper()
 		req.Queue, req.ID, req.Token = j.Queue, j.ID, j.Token
-		errs, err := s.Finish(ctx, []store.FinishRequest{req})
+		errs, err := s.Finish(ctx, []store.AttemptEnd{req})
 		if err != nil || errs[0] != nil {
 			t.Fatalf("Finish(%s, %v): %v %v", j.ID, req.Outcome, err, errs)
 		}
 	}
 	fail := func(j *hopper.JobRecord, outcome hopper.Outcome, delay time.Duration) {
-		finish(j, store.FinishRequest{Outcome: outcome, Delay: delay,
+		finish(j, store.AttemptEnd{Outcome: outcome, Delay: delay,
 			Error: &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: GarbageError, Stack: StackText,
 				StartedAt: time.Now().Add(-1200 * time.Millisecond), Worker: "worker-1"}})
 	}
@@ -106,7 +106,7 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finish(claim(f.Done), store.FinishRequest{Outcome: hopper.OutcomeAck, Result: result, Retention: time.Hour})
+	finish(claim(f.Done), store.AttemptEnd{Outcome: hopper.OutcomeAck, Result: result, Retention: time.Hour})
 
 	f.Unack = enqueue(ReportArgs{Month: "2026-09"}, nil)
 	running := claim(f.Unack)

@@ -104,7 +104,7 @@ func SeedWorkflows(t *testing.T, s hopper.Store) *WorkflowFixture {
 // Claim claims the next job of queue, which must have one.
 func Claim(t *testing.T, s hopper.Store, queue string) *hopper.JobRecord {
 	t.Helper()
-	res, err := s.Claim(context.Background(), store.ClaimRequest{Queue: queue, Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
+	res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: queue, Max: 1, Lease: time.Hour, WorkerID: "test-worker"})
 	if err != nil || len(res.Jobs) != 1 {
 		t.Fatalf("Claim(%s): %v, %v; want one job", queue, res.Jobs, err)
 	}
@@ -114,11 +114,11 @@ func Claim(t *testing.T, s hopper.Store, queue string) *hopper.JobRecord {
 // Finish ends a claimed job with outcome (an error for a failure).
 func Finish(t *testing.T, s hopper.Store, j *hopper.JobRecord, outcome hopper.Outcome) {
 	t.Helper()
-	req := store.FinishRequest{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: outcome, Retention: time.Hour}
+	req := store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: outcome, Retention: time.Hour}
 	if outcome != hopper.OutcomeAck {
 		req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "step failed: " + GarbageError}
 	}
-	errs, err := s.Finish(context.Background(), []store.FinishRequest{req})
+	errs, err := s.Finish(context.Background(), []store.AttemptEnd{req})
 	if err != nil || errs[0] != nil {
 		t.Fatalf("Finish(%s, %v): %v %v", j.ID, outcome, err, errs)
 	}

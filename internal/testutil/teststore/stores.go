@@ -34,7 +34,7 @@ func StoreKinds() []StoreKind {
 			srv := redistest.Start(t)
 			prefix := redistest.Prefix(t)
 			return func() store.Store {
-				return redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})
+				return redisstore.New(srv.Client(t), &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()})
 			}
 		}},
 	}

@@ -28,7 +28,7 @@ func runRelay(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if err := (outbox.Options{Table: pf.table}).Validate(); err != nil {
+	if err := (outbox.Config{Table: pf.table}).Validate(); err != nil {
 		return err
 	}
 	pool, err := pf.open(ctx)
@@ -41,7 +41,7 @@ func runRelay(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		return err
 	}
 	defer closeRedis()
-	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Options{Table: pf.table})
+	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Config{Table: pf.table})
 	relay := pgxoutbox.NewRelay(pool, ob, &cfg)
 	fmt.Fprintf(stdout, "relaying %s to Redis %s (prefix %q); Ctrl-C stops\n", ob.Names().Table, redact(rf.url), rf.prefix)
 	return relay.Run(ctx)
@@ -87,7 +87,7 @@ func runStats(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := (outbox.Options{Table: pf.table}).Validate(); err != nil {
+	if err := (outbox.Config{Table: pf.table}).Validate(); err != nil {
 		return err
 	}
 	pool, err := pf.open(ctx)
@@ -96,7 +96,7 @@ func runStats(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	defer pool.Close()
 	// The stats need no store: a client on one that is never used.
-	ob := outbox.New(hopper.NewClient(memstore.New(nil), nil), &outbox.Options{Table: pf.table})
+	ob := outbox.New(hopper.NewClient(memstore.New(nil), nil), &outbox.Config{Table: pf.table})
 	s, err := pgxoutbox.NewRelay(pool, ob, nil).Stats(ctx)
 	if err != nil {
 		return err

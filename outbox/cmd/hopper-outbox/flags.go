@@ -114,7 +114,7 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 		rdb.Close()
 		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redact(f.url), err)
 	}
-	return redisstore.New(rdb, &redisstore.Options{Prefix: f.prefix}), func() { rdb.Close() }, nil
+	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
 }
 
 // redact hides the password of a URL for messages.

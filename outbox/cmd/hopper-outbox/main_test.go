@@ -64,8 +64,8 @@ func TestCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	st := redisstore.New(srv.Client(t), &redisstore.Options{Prefix: prefix, Logger: testutil.Logger()})
-	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Options{Table: "app.jobs"})
+	st := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()})
+	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Config{Table: "app.jobs"})
 	job, err := outbox.Enqueue(ctx, ob, pgxoutbox.Tx(pool), Ping{N: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
