@@ -287,7 +287,7 @@ func TestBadInputEnqueue(t *testing.T) {
 				}
 			})
 		}
-		qs, err := hopper.NewInspector(st).QueueStats(ctx, "enq")
+		qs, err := hopper.NewInspector(st).GetQueueStats(ctx, "enq")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func TestBadInputQueueNames(t *testing.T) {
 				}
 			})
 		}
-		qs, err := st.Queues(ctx)
+		qs, err := st.ListQueues(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ func TestEnqueueIDIsIdempotent(t *testing.T) {
 			added++
 		}
 	}
-	st, err := hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
+	st, err := hopper.NewInspector(s).GetQueueStats(ctx, hopper.DefaultQueue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +106,12 @@ func TestEnqueueRejectsBadInput(t *testing.T) {
 			}
 		})
 	}
-	qs, err := s.Queues(ctx)
+	qs, err := s.ListQueues(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range qs {
-		if st, _ := hopper.NewInspector(s).QueueStats(ctx, q); st.Counts.Total() != 0 {
+		if st, _ := hopper.NewInspector(s).GetQueueStats(ctx, q); st.Counts.Total() != 0 {
 			t.Errorf("queue %q holds %d jobs after only rejected enqueues", q, st.Counts.Total())
 		}
 	}
@@ -146,7 +146,7 @@ func TestEnqueueManyIsOneBatch(t *testing.T) {
 	if _, err := hopper.EnqueueMany(ctx, c, bad, &hopper.EnqueueOpts{Queue: "bad"}); !errors.Is(err, hopper.ErrArgsTooLarge) {
 		t.Errorf("EnqueueMany with one oversized job: error %v, want ErrArgsTooLarge", err)
 	}
-	if st, _ := hopper.NewInspector(s).QueueStats(ctx, "bad"); st.Counts.Total() != 0 {
+	if st, _ := hopper.NewInspector(s).GetQueueStats(ctx, "bad"); st.Counts.Total() != 0 {
 		t.Errorf("a rejected batch stored %d jobs, want none", st.Counts.Total())
 	}
 }

@@ -140,7 +140,7 @@ func TestProcWaitReturnsAtTheAck(t *testing.T) {
 	for r := range rounds {
 		// The queue is paused until every waiter watches: each wait is in
 		// place before its job can run.
-		if err := ins.Pause(t.Context(), "waited"); err != nil {
+		if err := ins.PauseQueue(t.Context(), "waited"); err != nil {
 			t.Fatal(err)
 		}
 		args := make([]Echo, per)
@@ -157,7 +157,7 @@ func TestProcWaitReturnsAtTheAck(t *testing.T) {
 			return func(e proctest.Event) bool { return e.Ev == ev && round[e.Job] }
 		}
 		p.EventuallyTrue(30*time.Second, fmt.Sprintf("round %d: %d watches", r, per), func() bool { return p.Count(inRound("watching")) == per })
-		if err := ins.Resume(t.Context(), "waited"); err != nil {
+		if err := ins.ResumeQueue(t.Context(), "waited"); err != nil {
 			t.Fatal(err)
 		}
 		p.EventuallyTrue(30*time.Second, fmt.Sprintf("round %d: %d waits returned", r, per), func() bool { return p.Count(inRound("waited")) == per })

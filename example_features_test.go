@@ -51,7 +51,7 @@ func Example_cancel() {
 
 	info, _ := hopper.Enqueue(ctx, client, Resize{}, nil)
 	<-started
-	was, _ := hopper.NewInspector(store).Cancel(ctx, hopper.DefaultQueue, info.ID)
+	was, _ := hopper.NewInspector(store).CancelJob(ctx, hopper.DefaultQueue, info.ID)
 	rec := waitFor(store, info.ID, hopper.StateGarbage)
 	fmt.Println("was", was, "now", rec.State, "cancelled:", rec.Cancelled)
 	// Output:
@@ -92,7 +92,7 @@ func ExampleQueueConfig() {
 	if err != nil {
 		panic(err)
 	}
-	st, _ := hopper.NewInspector(store).QueueStats(ctx, "emails")
+	st, _ := hopper.NewInspector(store).GetQueueStats(ctx, "emails")
 	fmt.Println(st.Config.MaxRunning, st.Config.RateLimit, st.Config.Paused)
 	// Output: 3 50 false
 }

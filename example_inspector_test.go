@@ -109,7 +109,7 @@ func ExampleQueueConfig_kindIndex() {
 
 // Workers record how long their handlers ran (a store call a minute, and
 // one when they stop); the Inspector gives percentiles per kind.
-func ExampleInspector_KindDurations() {
+func ExampleInspector_GetKindDurations() {
 	ctx := context.Background()
 	s := memstore.New(nil)
 	c := hopper.NewClient(s, nil)
@@ -123,7 +123,7 @@ func ExampleInspector_KindDurations() {
 	if _, err := w.Drain(ctx); err != nil {
 		panic(err)
 	}
-	kinds, err := hopper.NewInspector(s).KindDurations(ctx, "default", time.Time{})
+	kinds, err := hopper.NewInspector(s).GetKindDurations(ctx, "default", time.Time{})
 	if err != nil {
 		panic(err)
 	}

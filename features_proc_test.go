@@ -76,7 +76,7 @@ func TestProcPeriodicExactlyOnce(t *testing.T) {
 		}
 	}
 	t.Logf("window ticks handled by %d of the 5 processes", len(pids))
-	st, err := hopper.NewInspector(p.store).QueueStats(t.Context(), "ticks")
+	st, err := hopper.NewInspector(p.store).GetQueueStats(t.Context(), "ticks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestProcUniqueAcrossProcesses(t *testing.T) {
 			t.Fatalf("round %d: %d of 100 enqueues created a job (want 1); IDs reported and how often: %v", r, len(created), ids)
 		}
 		id := created[0].Job
-		st, err := hopper.NewInspector(p.store).QueueStats(t.Context(), "uniq")
+		st, err := hopper.NewInspector(p.store).GetQueueStats(t.Context(), "uniq")
 		if err != nil {
 			t.Fatal(err)
 		}

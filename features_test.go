@@ -200,10 +200,10 @@ func TestCancelRunningJobFromAnotherProcess(t *testing.T) {
 		}
 		<-started
 		at := time.Now()
-		if st, err := hopper.NewInspector(other).Cancel(ctx, "jobs", info.ID); err != nil || st != hopper.StateUnack {
+		if st, err := hopper.NewInspector(other).CancelJob(ctx, "jobs", info.ID); err != nil || st != hopper.StateUnack {
 			t.Fatalf("Cancel = %v, %v; want the job found running", st, err)
 		}
-		t.Logf("handler's context cancelled %v after Store.Cancel", (<-stopped).Sub(at))
+		t.Logf("handler's context cancelled %v after Store.CancelJob", (<-stopped).Sub(at))
 		var rec *hopper.JobRecord
 		testutil.EventuallyTrue(t, 10*time.Second, "job in garbage", func() bool {
 			rec = getJob(t, other, "jobs", info.ID)

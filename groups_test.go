@@ -65,7 +65,7 @@ func TestRateLimitedHoldsTheGroup(t *testing.T) {
 		if err != nil || rec.State != hopper.StateReady {
 			t.Fatalf("the held group's second job: %+v, %v; want it ready, waiting for the hold", rec, err)
 		}
-		if stats, err := ins.QueueStats(ctx, "default"); err != nil || !stats.HeldUntil.IsZero() {
+		if stats, err := ins.GetQueueStats(ctx, "default"); err != nil || !stats.HeldUntil.IsZero() {
 			t.Fatalf("queue held until %v (%v); want the group held, not the queue", stats.HeldUntil, err)
 		}
 	})

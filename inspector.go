@@ -60,22 +60,22 @@ func optional[T any](st Store, what, iface string) (T, error) {
 	return v, nil
 }
 
-// Queues lists every queue the store has seen, sorted by name.
-func (i *Inspector) Queues(ctx context.Context) ([]string, error) {
-	return i.st.Queues(ctx)
+// ListQueues lists every queue the store has seen, sorted by name.
+func (i *Inspector) ListQueues(ctx context.Context) ([]string, error) {
+	return i.st.ListQueues(ctx)
 }
 
-// Workers lists the live worker processes, sorted by ID.
-func (i *Inspector) Workers(ctx context.Context) ([]WorkerInfo, error) {
+// ListWorkers lists the live worker processes, sorted by ID.
+func (i *Inspector) ListWorkers(ctx context.Context) ([]WorkerInfo, error) {
 	a, err := i.adminFor("listing workers")
 	if err != nil {
 		return nil, err
 	}
-	return a.Workers(ctx)
+	return a.ListWorkers(ctx)
 }
 
 // Schedules lists the registered periodic schedules with the last tick
 // each enqueued, sorted by queue and name.
 func (i *Inspector) Schedules(ctx context.Context) ([]ScheduleInfo, error) {
-	return i.st.Schedules(ctx)
+	return i.st.ListSchedules(ctx)
 }

@@ -19,12 +19,12 @@ type KindDuration struct {
 	Max           time.Duration
 }
 
-// KindDurations returns, per kind, how long queue's handlers ran from the
+// GetKindDurations returns, per kind, how long queue's handlers ran from the
 // hour holding since until now (the store keeps store.DurationsKept: a
 // day), the most run kind first. Workers record durations about once a
 // minute, so the last minute may be missing. It returns ErrNotSupported
 // for a store without store.Durations; a zero since means the last day.
-func (i *Inspector) KindDurations(ctx context.Context, queue string, since time.Time) ([]KindDuration, error) {
+func (i *Inspector) GetKindDurations(ctx context.Context, queue string, since time.Time) ([]KindDuration, error) {
 	ds, err := optional[store.Durations](i.st, "reading handler durations", "store.Durations")
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (i *Inspector) KindDurations(ctx context.Context, queue string, since time.
 	if since.IsZero() {
 		since = time.Now().Add(-store.DurationsKept)
 	}
-	counts, err := ds.DurationCounts(ctx, queue, since)
+	counts, err := ds.GetDurationCounts(ctx, queue, since)
 	if err != nil {
 		return nil, err
 	}

@@ -25,13 +25,13 @@ func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limi
 	return g.SetGroupLimit(ctx, queue, group, limit)
 }
 
-// Groups lists the groups of queue that have ready or running jobs or a
+// ListGroups lists the groups of queue that have ready or running jobs or a
 // cap of their own, sorted by name, at most limit of them (all when limit
 // is zero or less). Its cost grows with the queue's groups.
-func (i *Inspector) Groups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
+func (i *Inspector) ListGroups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
 	g, err := optional[store.Groups](i.st, "listing groups", "store.Groups")
 	if err != nil {
 		return nil, err
 	}
-	return g.Groups(ctx, queue, limit)
+	return g.ListGroups(ctx, queue, limit)
 }

@@ -154,7 +154,7 @@ func (i *Inspector) GetJob(ctx context.Context, queue, id string) (*JobRecord, e
 // in queue order, or an error wrapping ErrJobNotFound. IDs are unique per
 // queue, not across queues; generated IDs never collide.
 func (i *Inspector) FindJob(ctx context.Context, id string) (*JobRecord, error) {
-	queues, err := i.Queues(ctx)
+	queues, err := i.ListQueues(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +167,12 @@ func (i *Inspector) FindJob(ctx context.Context, id string) (*JobRecord, error) 
 	return nil, fmt.Errorf("%w: no queue holds %q", ErrJobNotFound, id)
 }
 
-// Requeue moves jobs of queue in state from (pending, retry, garbage or
+// RequeueJobs moves jobs of queue in state from (pending, retry, garbage or
 // done) to the back of ready, due now, keeping their attempts and errors; a
 // requeued job is no longer marked cancelled and loses its result. With ids
 // nil it moves every job in from; otherwise IDs not in from are skipped. It
 // returns how many moved.
-func (i *Inspector) Requeue(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+func (i *Inspector) RequeueJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
 	a, err := i.adminFor("requeue")
 	if err != nil {
 		return 0, err
@@ -184,14 +184,14 @@ func (i *Inspector) Requeue(ctx context.Context, queue string, from JobState, id
 	if !ok {
 		return 0, err
 	}
-	return a.Requeue(ctx, queue, from, ids)
+	return a.RequeueJobs(ctx, queue, from, ids)
 }
 
-// Delete removes jobs of queue in state from, any state but unack (a
+// DeleteJobs removes jobs of queue in state from, any state but unack (a
 // running job is cancelled, not deleted), releasing their unique keys. With
 // ids nil it removes every job in from; otherwise IDs not in from are
 // skipped. It returns how many it removed.
-func (i *Inspector) Delete(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+func (i *Inspector) DeleteJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
 	a, err := i.adminFor("delete")
 	if err != nil {
 		return 0, err
@@ -203,16 +203,16 @@ func (i *Inspector) Delete(ctx context.Context, queue string, from JobState, ids
 	if !ok {
 		return 0, err
 	}
-	return a.Delete(ctx, queue, from, ids)
+	return a.DeleteJobs(ctx, queue, from, ids)
 }
 
-// Cancel stops a job and returns the state it was in. A job waiting in
+// CancelJob stops a job and returns the state it was in. A job waiting in
 // pending, ready or retry moves to garbage at once, marked cancelled, with
 // its unique key released; a running job is flagged, and its worker cancels
 // the handler's context (cause ErrCancelled) within about half a second and
 // buries it cancelled, never retried. A job in garbage or done is left as
 // it is. An unknown job gives an error wrapping ErrJobNotFound.
-func (i *Inspector) Cancel(ctx context.Context, queue, id string) (JobState, error) {
+func (i *Inspector) CancelJob(ctx context.Context, queue, id string) (JobState, error) {
 	a, err := i.adminFor("cancel")
 	if err != nil {
 		return "", err
@@ -223,7 +223,7 @@ func (i *Inspector) Cancel(ctx context.Context, queue, id string) (JobState, err
 	if store.ValidateID(id) != nil {
 		return "", fmt.Errorf("%w: %q is not a valid job ID", ErrJobNotFound, id)
 	}
-	return a.Cancel(ctx, queue, id)
+	return a.CancelJob(ctx, queue, id)
 }
 
 // checkTargets checks the queue of a bulk action and drops IDs that cannot

@@ -101,7 +101,7 @@ func TestKindIndex(t *testing.T) {
 		claim(2000)
 		check(hopper.StateUnack, false, true, 9, "job-03000")
 		check(hopper.StateReady, false, true, 9, "job-07000", "job-09000", "job-13000", "job-15000", "job-17000", "job-19000")
-		if n, err := ins.Delete(ctx, q, hopper.StateReady, []string{"job-07000"}); err != nil || n != 1 {
+		if n, err := ins.DeleteJobs(ctx, q, hopper.StateReady, []string{"job-07000"}); err != nil || n != 1 {
 			t.Fatalf("Delete: %d, %v", n, err)
 		}
 		check(hopper.StateReady, false, true, 8, "job-09000", "job-13000", "job-15000", "job-17000", "job-19000")
@@ -135,7 +135,7 @@ func TestKindIndexOnAndOff(t *testing.T) {
 		if err := ins.SetQueueConfig(ctx, q, hopper.QueueConfig{KindIndex: true}); err != nil {
 			t.Fatal(err)
 		}
-		st, err := ins.QueueStats(ctx, q)
+		st, err := ins.GetQueueStats(ctx, q)
 		if err != nil || !st.Config.KindIndex {
 			t.Fatalf("QueueStats after turning the index on: %+v, %v", st, err)
 		}
@@ -153,7 +153,7 @@ func TestKindIndexOnAndOff(t *testing.T) {
 				if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 					t.Fatal(err)
 				}
-				if st, err = ins.QueueStats(ctx, q); err != nil {
+				if st, err = ins.GetQueueStats(ctx, q); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// QueueStats reports one queue: jobs per state, its config and the age of
+// GetQueueStats reports one queue: jobs per state, its config and the age of
 // its oldest ready job. A queue the store never saw reports zeros.
-func (i *Inspector) QueueStats(ctx context.Context, queue string) (QueueStats, error) {
+func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats, error) {
 	a, err := i.adminFor("queue stats")
 	if err != nil {
 		return QueueStats{}, err
@@ -15,7 +15,7 @@ func (i *Inspector) QueueStats(ctx context.Context, queue string) (QueueStats, e
 	if err := ValidateQueue(queue); err != nil {
 		return QueueStats{}, err
 	}
-	return a.QueueStats(ctx, queue)
+	return a.GetQueueStats(ctx, queue)
 }
 
 // SetQueueConfig replaces a queue's settings; every worker applies them at
@@ -37,14 +37,14 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 	return a.SetQueueConfig(ctx, queue, cfg)
 }
 
-// Pause stops every worker from claiming from queue until Resume; enqueues
+// PauseQueue stops every worker from claiming from queue until ResumeQueue; enqueues
 // still work and running jobs finish. It keeps the queue's other settings.
-func (i *Inspector) Pause(ctx context.Context, queue string) error {
+func (i *Inspector) PauseQueue(ctx context.Context, queue string) error {
 	return i.setPaused(ctx, queue, true)
 }
 
-// Resume undoes Pause; idle workers wake at once.
-func (i *Inspector) Resume(ctx context.Context, queue string) error {
+// ResumeQueue undoes PauseQueue; idle workers wake at once.
+func (i *Inspector) ResumeQueue(ctx context.Context, queue string) error {
 	return i.setPaused(ctx, queue, false)
 }
 
@@ -52,7 +52,7 @@ func (i *Inspector) Resume(ctx context.Context, queue string) error {
 // operators changing one queue's settings at once may overwrite each
 // other's change; the last write wins.
 func (i *Inspector) setPaused(ctx context.Context, queue string, paused bool) error {
-	st, err := i.QueueStats(ctx, queue)
+	st, err := i.GetQueueStats(ctx, queue)
 	if err != nil {
 		return err
 	}
@@ -60,12 +60,12 @@ func (i *Inspector) setPaused(ctx context.Context, queue string, paused bool) er
 	return i.SetQueueConfig(ctx, queue, st.Config)
 }
 
-// Throughput reports attempts finished in queue from since until now,
+// GetThroughput reports attempts finished in queue from since until now,
 // oldest first, one point per interval that had any: a minute for the last
 // day, an hour (ThroughputPoint.Span) for the 30 days before. A zero since
 // means the last hour. Both stores keep that much, bounded (see
 // store.ThroughputMinutes).
-func (i *Inspector) Throughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error) {
+func (i *Inspector) GetThroughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error) {
 	a, err := i.adminFor("throughput")
 	if err != nil {
 		return nil, err
@@ -76,5 +76,5 @@ func (i *Inspector) Throughput(ctx context.Context, queue string, since time.Tim
 	if since.IsZero() {
 		since = time.Now().Add(-time.Hour)
 	}
-	return a.Throughput(ctx, queue, since)
+	return a.GetThroughput(ctx, queue, since)
 }

@@ -54,24 +54,24 @@ func TestInspectorRefusesBadRequests(t *testing.T) {
 			do   func() error
 			want error
 		}{
-			{"Requeue from ready", func() error { _, err := ins.Requeue(ctx, "q", hopper.StateReady, []string{"j0000"}); return err }, hopper.ErrInvalidState},
-			{"Requeue all from unack", func() error { _, err := ins.Requeue(ctx, "q", hopper.StateUnack, nil); return err }, hopper.ErrInvalidState},
-			{"Requeue from a bogus state", func() error { _, err := ins.Requeue(ctx, "q", "bogus", nil); return err }, hopper.ErrInvalidState},
-			{"Delete from unack", func() error { _, err := ins.Delete(ctx, "q", hopper.StateUnack, []string{"j0000"}); return err }, hopper.ErrInvalidState},
-			{"Delete from a bogus state", func() error { _, err := ins.Delete(ctx, "q", "READY", nil); return err }, hopper.ErrInvalidState},
-			{"Delete in a bad queue", func() error { _, err := ins.Delete(ctx, "bad queue", hopper.StateReady, nil); return err }, hopper.ErrInvalidQueue},
-			{"Cancel in a bad queue", func() error { _, err := ins.Cancel(ctx, "{q}", "j0000"); return err }, hopper.ErrInvalidQueue},
-			{"Cancel a bad ID", func() error { _, err := ins.Cancel(ctx, "q", "a b"); return err }, hopper.ErrJobNotFound},
+			{"Requeue from ready", func() error { _, err := ins.RequeueJobs(ctx, "q", hopper.StateReady, []string{"j0000"}); return err }, hopper.ErrInvalidState},
+			{"Requeue all from unack", func() error { _, err := ins.RequeueJobs(ctx, "q", hopper.StateUnack, nil); return err }, hopper.ErrInvalidState},
+			{"Requeue from a bogus state", func() error { _, err := ins.RequeueJobs(ctx, "q", "bogus", nil); return err }, hopper.ErrInvalidState},
+			{"Delete from unack", func() error { _, err := ins.DeleteJobs(ctx, "q", hopper.StateUnack, []string{"j0000"}); return err }, hopper.ErrInvalidState},
+			{"Delete from a bogus state", func() error { _, err := ins.DeleteJobs(ctx, "q", "READY", nil); return err }, hopper.ErrInvalidState},
+			{"Delete in a bad queue", func() error { _, err := ins.DeleteJobs(ctx, "bad queue", hopper.StateReady, nil); return err }, hopper.ErrInvalidQueue},
+			{"Cancel in a bad queue", func() error { _, err := ins.CancelJob(ctx, "{q}", "j0000"); return err }, hopper.ErrInvalidQueue},
+			{"Cancel a bad ID", func() error { _, err := ins.CancelJob(ctx, "q", "a b"); return err }, hopper.ErrJobNotFound},
 			{"GetJob in a bad queue", func() error { _, err := ins.GetJob(ctx, "", "j0000"); return err }, hopper.ErrInvalidQueue},
 			{"GetJob of a bad ID", func() error { _, err := ins.GetJob(ctx, "q", ""); return err }, hopper.ErrJobNotFound},
-			{"QueueStats of a bad queue", func() error { _, err := ins.QueueStats(ctx, "a:b"); return err }, hopper.ErrInvalidQueue},
-			{"Throughput of a bad queue", func() error { _, err := ins.Throughput(ctx, "a b", time.Time{}); return err }, hopper.ErrInvalidQueue},
+			{"QueueStats of a bad queue", func() error { _, err := ins.GetQueueStats(ctx, "a:b"); return err }, hopper.ErrInvalidQueue},
+			{"Throughput of a bad queue", func() error { _, err := ins.GetThroughput(ctx, "a b", time.Time{}); return err }, hopper.ErrInvalidQueue},
 			{"SetQueueConfig of a bad queue", func() error { return ins.SetQueueConfig(ctx, "a b", hopper.QueueConfig{}) }, hopper.ErrInvalidQueue},
 			{"SetQueueConfig with a negative cap", func() error { return ins.SetQueueConfig(ctx, "q", hopper.QueueConfig{MaxRunning: -1}) }, hopper.ErrInvalidConfig},
 			{"SetQueueConfig with a negative retention", func() error {
 				return ins.SetQueueConfig(ctx, "q", hopper.QueueConfig{Retention: -time.Second})
 			}, hopper.ErrInvalidConfig},
-			{"Pause a bad queue", func() error { return ins.Pause(ctx, "") }, hopper.ErrInvalidQueue},
+			{"Pause a bad queue", func() error { return ins.PauseQueue(ctx, "") }, hopper.ErrInvalidQueue},
 			{"ListJobs of a bogus state", func() error {
 				_, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: "q", State: "dead"})
 				return err
@@ -93,7 +93,7 @@ func TestInspectorRefusesBadRequests(t *testing.T) {
 		if err != nil || rec.State != hopper.StateReady || rec.Attempt != 0 {
 			t.Fatalf("after the refused requests the job is %+v (%v), want it ready and untouched", rec, err)
 		}
-		if st, _ := ins.QueueStats(ctx, "q"); st.Config != (hopper.QueueConfig{}) {
+		if st, _ := ins.GetQueueStats(ctx, "q"); st.Config != (hopper.QueueConfig{}) {
 			t.Fatalf("refused SetQueueConfig changed the config to %+v", st.Config)
 		}
 	})
@@ -170,17 +170,17 @@ func TestInspectorPauseResumeKeepsLimits(t *testing.T) {
 		if err := ins.SetQueueConfig(ctx, "q", hopper.QueueConfig{MaxRunning: 3, RateLimit: 5}); err != nil {
 			t.Fatal(err)
 		}
-		if err := ins.Pause(ctx, "q"); err != nil {
+		if err := ins.PauseQueue(ctx, "q"); err != nil {
 			t.Fatal(err)
 		}
-		st, err := ins.QueueStats(ctx, "q")
+		st, err := ins.GetQueueStats(ctx, "q")
 		if err != nil || !st.Config.Paused || st.Config.MaxRunning != 3 || st.Config.RateLimit != 5 || st.Config.RatePeriod != time.Second {
 			t.Fatalf("after Pause: %+v (%v), want paused with MaxRunning 3, RateLimit 5 per 1s", st.Config, err)
 		}
-		if err := ins.Resume(ctx, "q"); err != nil {
+		if err := ins.ResumeQueue(ctx, "q"); err != nil {
 			t.Fatal(err)
 		}
-		if st, _ := ins.QueueStats(ctx, "q"); st.Config.Paused || st.Config.MaxRunning != 3 {
+		if st, _ := ins.GetQueueStats(ctx, "q"); st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Fatalf("after Resume: %+v, want running with MaxRunning 3", st.Config)
 		}
 	})
@@ -215,14 +215,14 @@ func TestInspectorWithoutAdmin(t *testing.T) {
 		t.Fatal("Supported() = true for a store without store.Admin")
 	}
 	addJobs(t, s, "q", 1, nil)
-	if qs, err := ins.Queues(t.Context()); err != nil || !slices.Equal(qs, []string{"q"}) {
+	if qs, err := ins.ListQueues(t.Context()); err != nil || !slices.Equal(qs, []string{"q"}) {
 		t.Fatalf("Queues = %v, %v; want [q] (an engine method)", qs, err)
 	}
 	_, err := ins.ListJobs(t.Context(), hopper.ListJobsOpts{Queue: "q", State: hopper.StateReady})
 	if !errors.Is(err, hopper.ErrNotSupported) || !strings.Contains(err.Error(), "store.Admin") {
 		t.Fatalf("ListJobs on an engine-only store: %v, want ErrNotSupported naming store.Admin", err)
 	}
-	if _, err := ins.Cancel(t.Context(), "q", "j0000"); !errors.Is(err, hopper.ErrNotSupported) {
+	if _, err := ins.CancelJob(t.Context(), "q", "j0000"); !errors.Is(err, hopper.ErrNotSupported) {
 		t.Fatalf("Cancel on an engine-only store: %v, want ErrNotSupported", err)
 	}
 

@@ -23,11 +23,11 @@ func (i *Inspector) WorkflowsSupported() bool {
 	return ok
 }
 
-// Workflows lists workflows matching f, newest first, with how many match
+// ListWorkflows lists workflows matching f, newest first, with how many match
 // and how many are in each state. A State that is not one of the
 // WorkflowStates, a negative Offset or a Limit over 1,000 fails with
 // ErrInvalidConfig.
-func (i *Inspector) Workflows(ctx context.Context, f ListWorkflowsOpts) (WorkflowPage, error) {
+func (i *Inspector) ListWorkflows(ctx context.Context, f ListWorkflowsOpts) (WorkflowPage, error) {
 	ws, err := i.workflowsFor("list workflows")
 	if err != nil {
 		return WorkflowPage{}, err
@@ -44,9 +44,9 @@ func (i *Inspector) Workflows(ctx context.Context, f ListWorkflowsOpts) (Workflo
 	return ws.ListWorkflows(ctx, f)
 }
 
-// Workflow returns the workflow id with its tasks, or an error wrapping
+// GetWorkflow returns the workflow id with its tasks, or an error wrapping
 // ErrWorkflowNotFound.
-func (i *Inspector) Workflow(ctx context.Context, id string) (*WorkflowRecord, error) {
+func (i *Inspector) GetWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
 	ws, err := i.workflowsFor("get workflow")
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (i *Inspector) RetryWorkflow(ctx context.Context, id string) (int, error) {
 func (i *Inspector) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
 	wait := 10 * time.Millisecond
 	for {
-		rec, err := i.Workflow(ctx, id)
+		rec, err := i.GetWorkflow(ctx, id)
 		if err != nil {
 			return nil, err
 		}

@@ -79,12 +79,12 @@ func TestPartitionedQueueOnCluster(t *testing.T) {
 			t.Fatalf("Job.Queue %q, want a partition of hot", q)
 		}
 	}
-	st, err := hopper.NewInspector(worker).QueueStats(ctx, "hot")
+	st, err := hopper.NewInspector(worker).GetQueueStats(ctx, "hot")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Counts.Ready+st.Counts.Retry+st.Counts.Pending+st.Counts.Garbage != 0 {
-		t.Fatalf("QueueStats(hot) after every job succeeded: %+v", st.Counts)
+		t.Fatalf("GetQueueStats(hot) after every job succeeded: %+v", st.Counts)
 	}
 }
 

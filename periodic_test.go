@@ -118,7 +118,7 @@ func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
 			t.Errorf("ticks %v and %v are %v apart: a tick was skipped", ticks[i-1], ticks[i], d)
 		}
 	}
-	infos, err := s.Schedules(context.Background())
+	infos, err := s.ListSchedules(context.Background())
 	if err != nil || len(infos) != 1 || infos[0].Name != "heartbeat" || infos[0].Queue != "periodic" || infos[0].Spec != "@every 100ms" {
 		t.Fatalf("Schedules() = %+v, %v; want the heartbeat schedule registered", infos, err)
 	}
@@ -143,7 +143,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		Schedule: "report", Tick: last, RunAt: last}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hopper.NewInspector(s).Delete(ctx, "default", hopper.StateReady, nil); err != nil {
+	if _, err := hopper.NewInspector(s).DeleteJobs(ctx, "default", hopper.StateReady, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, catchUp := range []bool{false, true} {
@@ -167,7 +167,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 			// Registration happens before catch-up; once the schedule is
 			// listed, a catch-up would already have been enqueued.
 			testutil.EventuallyTrue(t, 5*time.Second, "schedule registered", func() bool {
-				infos, _ := s.Schedules(ctx)
+				infos, _ := s.ListSchedules(ctx)
 				return len(infos) == 1
 			})
 		}
@@ -176,7 +176,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !catchUp {
-			if st, _ := hopper.NewInspector(s).QueueStats(ctx, "default"); st.Counts.Total() != 0 {
+			if st, _ := hopper.NewInspector(s).GetQueueStats(ctx, "default"); st.Counts.Total() != 0 {
 				t.Errorf("without CatchUp a missed tick was enqueued: %+v", st.Counts)
 			}
 		}

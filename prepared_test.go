@@ -55,7 +55,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Free the unique key the first job holds.
-			if _, err := ins.Delete(ctx, want.Queue, want.State, []string{want.ID}); err != nil {
+			if _, err := ins.DeleteJobs(ctx, want.Queue, want.State, []string{want.ID}); err != nil {
 				t.Fatal(err)
 			}
 			p, err := hopper.Prepare(c, args, tc.opts)

@@ -32,7 +32,7 @@ const (
 	roleLimited   = "limited"    // worker whose handlers report their claim time
 	roleTarget    = "target"     // worker whose handlers wait for their context to end
 	roleEnqueuer  = "enqueuer"   // on "go <round>": Goroutines concurrent unique enqueues
-	roleCancel    = "canceller"  // on "cancel <id>": Store.Cancel of the job
+	roleCancel    = "canceller"  // on "cancel <id>": Store.CancelJob of the job
 	roleSubscribe = "subscriber" // reports every event of Queue from when it is ready
 	roleWaiter    = "waiter"     // on "wait <id>": watches the job, in Goroutines goroutines
 )
@@ -252,7 +252,7 @@ func childEnqueuer(ctx context.Context, c *proctest.Child, s childSpec, _ *redis
 	return nil
 }
 
-// childCanceller answers each "cancel <id>" with Store.Cancel; the event's
+// childCanceller answers each "cancel <id>" with Store.CancelJob; the event's
 // At is the moment just before the call.
 func childCanceller(ctx context.Context, c *proctest.Child, s childSpec, _ *redis.Client, st hopper.Store) error {
 	c.Ready()
@@ -262,7 +262,7 @@ func childCanceller(ctx context.Context, c *proctest.Child, s childSpec, _ *redi
 			return fmt.Errorf("command %q: want cancel <id>", cmd)
 		}
 		at := time.Now()
-		state, err := hopper.NewInspector(st).Cancel(ctx, s.Queue, id)
+		state, err := hopper.NewInspector(st).CancelJob(ctx, s.Queue, id)
 		e := proctest.Event{Ev: "cancelled", At: at, Job: id, State: state}
 		if err != nil {
 			e.Ev, e.Err = proctest.EvError, err.Error()

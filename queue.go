@@ -7,7 +7,7 @@ import "github.com/hopperq/hopper/store"
 // RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
 // wherever it starts), the Retention of acked jobs, and EventsMaxLen, the length of
 // its event stream (negative: no events). Change it with
-// Inspector.SetQueueConfig, Pause and Resume. See store.QueueConfig for
+// Inspector.SetQueueConfig, PauseQueue and ResumeQueue. See store.QueueConfig for
 // every field and its default.
 type QueueConfig = store.QueueConfig
 

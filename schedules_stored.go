@@ -64,7 +64,7 @@ func (i *Inspector) StoredSchedules(ctx context.Context) ([]StoredSchedule, erro
 	if err != nil {
 		return nil, err
 	}
-	list, _, err := ss.StoredSchedules(ctx)
+	list, _, err := ss.ListStoredSchedules(ctx)
 	return list, err
 }
 
@@ -114,7 +114,7 @@ func (i *Inspector) changeSchedule(ctx context.Context, queue, name string, chan
 	if err != nil {
 		return err
 	}
-	list, _, err := ss.StoredSchedules(ctx)
+	list, _, err := ss.ListStoredSchedules(ctx)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func TestEveryJobFieldSurvives(t *testing.T) {
 					if err := ss.PutSchedule(ctx, store.StoredSchedule{Name: "every-field", Queue: want.Queue, Spec: "@every 1h", Job: sj}); err != nil {
 						t.Fatal(err)
 					}
-					list, _, err := ss.StoredSchedules(ctx)
+					list, _, err := ss.ListStoredSchedules(ctx)
 					if err != nil || len(list) != 1 {
 						t.Fatalf("StoredSchedules = %+v, %v", list, err)
 					}

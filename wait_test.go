@@ -77,7 +77,7 @@ func TestWaitReportsACancelledJob(t *testing.T) {
 		_, err := c.Wait(t.Context(), info.Queue, info.ID)
 		done <- err
 	}()
-	if _, err := hopper.NewInspector(s).Cancel(t.Context(), info.Queue, info.ID); err != nil {
+	if _, err := hopper.NewInspector(s).CancelJob(t.Context(), info.Queue, info.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; !errors.Is(err, hopper.ErrJobDead) || !errors.Is(err, hopper.ErrCancelled) {

@@ -95,7 +95,7 @@ type WorkerConfig struct {
 	// host-pid-random.
 	ID string
 	// HeartbeatInterval is how often the worker records itself as alive
-	// (Inspector.Workers). Defaults to 5 s. A job that starts brings a
+	// (Inspector.ListWorkers). Defaults to 5 s. A job that starts brings a
 	// heartbeat sooner, at most one a second, so the registry shows it
 	// within about a second.
 	HeartbeatInterval time.Duration

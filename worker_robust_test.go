@@ -103,7 +103,7 @@ func TestWorkerStopsWhileStoreRefusesOutcomes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
 	testutil.EventuallyTrue(t, 10*time.Second, "one job running, twenty prefetched", func() bool {
-		st, err := hopper.NewInspector(ms).QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(ms).GetQueueStats(ctx, "default")
 		return err == nil && started.Load() == 1 && st.Counts.Unack == 21
 	})
 	s.down.Store(true)

@@ -68,7 +68,7 @@ func TestWorkerDoesNotStartJobWhoseLeaseRanOut(t *testing.T) {
 	}
 	stopA := startWorker(t, a)
 	testutil.EventuallyTrue(t, 10*time.Second, "a runs job 1 with job 2 prefetched", func() bool {
-		st, err := hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
+		st, err := hopper.NewInspector(s).GetQueueStats(ctx, hopper.DefaultQueue)
 		return err == nil && len(ranBy(1)) == 1 && st.Counts.Ready == 0 && st.Counts.Unack == 2
 	})
 

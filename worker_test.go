@@ -120,7 +120,7 @@ func TestWorkerRateLimitedHoldsTheQueue(t *testing.T) {
 		rec = getJob(t, s, "default", info.ID)
 		return rec.State == hopper.StatePending
 	})
-	st, err := hopper.NewInspector(s).QueueStats(t.Context(), "default")
+	st, err := hopper.NewInspector(s).GetQueueStats(t.Context(), "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestWorkerConcurrencyBound(t *testing.T) {
 			testutil.EventuallyTrue(t, 5*time.Second, "3 jobs running", func() bool { return running.Load() == 3 })
 			var st hopper.QueueStats
 			testutil.EventuallyTrue(t, 5*time.Second, "the worker holding its jobs", func() bool {
-				st, _ = hopper.NewInspector(s).QueueStats(ctx, "default")
+				st, _ = hopper.NewInspector(s).GetQueueStats(ctx, "default")
 				return st.Counts.Unack >= int64(tc.wantHeld)
 			})
 			if st.Counts.Unack != int64(tc.wantHeld) || st.Counts.Ready != int64(20-tc.wantHeld) {
@@ -410,7 +410,7 @@ func TestWorkerQueueConcurrency(t *testing.T) {
 	startWorker(t, w)
 	// 6 slots, 2 fast jobs, and slow capped at 2: 4 run, 2 slots stay free.
 	testutil.EventuallyTrue(t, 5*time.Second, "4 jobs running", func() bool { return slow.Load()+fast.Load() == 4 })
-	st, err := hopper.NewInspector(s).QueueStats(ctx, "slow")
+	st, err := hopper.NewInspector(s).GetQueueStats(ctx, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestWorkerCancelRunningJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if st, err := hopper.NewInspector(s).Cancel(ctx, "default", info.ID); err != nil || st != hopper.StateUnack {
+	if st, err := hopper.NewInspector(s).CancelJob(ctx, "default", info.ID); err != nil || st != hopper.StateUnack {
 		t.Fatalf("Cancel: %v, %v; want it found running", st, err)
 	}
 	var rec *hopper.JobRecord
@@ -497,14 +497,14 @@ func TestWorkerRegistersItself(t *testing.T) {
 	var ws []hopper.WorkerInfo
 	testutil.EventuallyTrue(t, 5*time.Second, "worker registered", func() bool {
 		var err error
-		ws, err = hopper.NewInspector(s).Workers(ctx)
+		ws, err = hopper.NewInspector(s).ListWorkers(ctx)
 		return err == nil && len(ws) == 1
 	})
 	if ws[0].ID != "worker-under-test" || ws[0].Concurrency != 4 || len(ws[0].Queues) != 2 || ws[0].PID == 0 {
 		t.Errorf("registered %+v", ws[0])
 	}
 	stop()
-	if ws, _ := hopper.NewInspector(s).Workers(ctx); len(ws) != 0 {
+	if ws, _ := hopper.NewInspector(s).ListWorkers(ctx); len(ws) != 0 {
 		t.Errorf("after Run returned the registry still lists %+v", ws)
 	}
 }
@@ -532,7 +532,7 @@ func TestWorkerShowsJobsAsTheyStart(t *testing.T) {
 	defer close(release)
 	ins := hopper.NewInspector(s)
 	testutil.EventuallyTrue(t, 5*time.Second, "the worker's first heartbeat", func() bool {
-		ws, err := ins.Workers(ctx)
+		ws, err := ins.ListWorkers(ctx)
 		return err == nil && len(ws) == 1
 	})
 	c := hopper.NewClient(s, nil)
@@ -552,7 +552,7 @@ func TestWorkerShowsJobsAsTheyStart(t *testing.T) {
 	}
 	var ws []hopper.WorkerInfo
 	testutil.EventuallyTrue(t, 10*time.Second, "the running job in the registry", func() bool {
-		ws, err = ins.Workers(ctx)
+		ws, err = ins.ListWorkers(ctx)
 		return err == nil && len(ws) == 1 && len(ws[0].Running) == 1
 	})
 	if ws[0].Running[0].ID != held.ID || ws[0].Processed != 2 || ws[0].Failed != 1 {
@@ -582,7 +582,7 @@ func TestWorkerRecordsDurations(t *testing.T) {
 		}
 		testutil.EventuallyTrue(t, 10*time.Second, "20 jobs ran", func() bool { return ran.Load() == 20 })
 		stop() // the last flush
-		ks, err := hopper.NewInspector(s).KindDurations(ctx, "default", time.Time{})
+		ks, err := hopper.NewInspector(s).GetKindDurations(ctx, "default", time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -673,7 +673,7 @@ func TestWorkerShutdownHandsBackPrefetchedJobs(t *testing.T) {
 	stop := startWorker(t, w)
 	<-started
 	testutil.EventuallyTrue(t, 5*time.Second, "4 jobs held (1 running, 3 prefetched)", func() bool {
-		st, _ := hopper.NewInspector(s).QueueStats(ctx, "default")
+		st, _ := hopper.NewInspector(s).GetQueueStats(ctx, "default")
 		return st.Counts.Unack == 4
 	})
 	stop()

@@ -2,7 +2,7 @@ package hopper
 
 import "github.com/hopperq/hopper/store"
 
-// WorkerInfo describes a live worker process as Inspector.Workers lists it:
+// WorkerInfo describes a live worker process as Inspector.ListWorkers lists it:
 // its ID, host, PID, queues, pool size, start and heartbeat times and the
 // jobs it runs.
 type WorkerInfo = store.WorkerInfo

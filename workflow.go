@@ -31,7 +31,7 @@ import (
 // (Inspector.CancelWorkflow was called), failed (a task failed without
 // AllowFailure, or was skipped) or succeeded. Cancelling a workflow cancels
 // its waiting tasks and flags its running ones (their handlers see
-// Cancelled). Requeueing a failed task's job (Inspector.Requeue or
+// Cancelled). Requeueing a failed task's job (Inspector.RequeueJobs or
 // Inspector.RetryWorkflow) re-opens the workflow: the task runs again and
 // the tasks skipped because of it wait again. An ended workflow is kept
 // for its retention (WorkflowOpts.Retention, default 24 h), then removed.

@@ -173,7 +173,7 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	}
 
 	allEnded := func() bool {
-		page, err := ins.Workflows(ctx, hopper.ListWorkflowsOpts{Limit: 1})
+		page, err := ins.ListWorkflows(ctx, hopper.ListWorkflowsOpts{Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +354,7 @@ func readKillWorkflows(t *testing.T, ins *hopper.Inspector, plans map[string]*wf
 	type ref struct{ queue, id string }
 	var refs []ref
 	for id := range plans {
-		rec, err := ins.Workflow(t.Context(), id)
+		rec, err := ins.GetWorkflow(t.Context(), id)
 		if err != nil {
 			t.Fatalf("Workflow(%s): %v", id, err)
 		}
@@ -602,7 +602,7 @@ func diagnoseRunning(t *testing.T, ins *hopper.Inspector, plans map[string]*wfPl
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
 	for _, id := range slices.Sorted(maps.Keys(plans)) {
-		rec, err := ins.Workflow(ctx, id)
+		rec, err := ins.GetWorkflow(ctx, id)
 		if err != nil {
 			t.Errorf("Workflow(%s): %v", id, err)
 			continue

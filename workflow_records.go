@@ -3,17 +3,17 @@ package hopper
 import "github.com/hopperq/hopper/store"
 
 // WorkflowRecord is a stored workflow with its state, task counts and (from
-// Inspector.Workflow) its tasks.
+// Inspector.GetWorkflow) its tasks.
 type WorkflowRecord = store.WorkflowRecord
 
 // TaskRecord is one task of a WorkflowRecord.
 type TaskRecord = store.TaskRecord
 
-// ListWorkflowsOpts selects workflows for Inspector.Workflows; the zero value
+// ListWorkflowsOpts selects workflows for Inspector.ListWorkflows; the zero value
 // lists the newest 50.
 type ListWorkflowsOpts = store.ListWorkflowsOpts
 
-// WorkflowPage is one page of Inspector.Workflows.
+// WorkflowPage is one page of Inspector.ListWorkflows.
 type WorkflowPage = store.WorkflowPage
 
 // WorkflowState is where a workflow is: running, succeeded, failed or

@@ -167,11 +167,11 @@ func (d *dash) bulk(r *http.Request, action, flash string, allowed func(hopper.J
 // postBulkRetry requeues the selected jobs of a state, or all of them.
 func (d *dash) postBulkRetry(r *http.Request) (outcome, error) {
 	return d.bulk(r, "retry", "requeued", canRequeue, func(q string, st hopper.JobState, ids []string) (int, error) {
-		return d.ins.Requeue(r.Context(), q, st, ids)
+		return d.ins.RequeueJobs(r.Context(), q, st, ids)
 	})
 }
 
-// postBulkCancel cancels the selected jobs of a list (Inspector.Cancel,
+// postBulkCancel cancels the selected jobs of a list (Inspector.CancelJob,
 // one call per job): waiting ones go to garbage marked cancelled, running
 // ones are flagged. It takes a selection only, at most maxSelection jobs;
 // jobs gone or ended meanwhile are skipped.
@@ -183,7 +183,7 @@ func (d *dash) postBulkCancel(r *http.Request) (outcome, error) {
 	return d.bulk(r, "cancel", "cancelled", canCancel, func(q string, _ hopper.JobState, ids []string) (int, error) {
 		n := 0
 		for _, id := range ids {
-			prev, err := d.ins.Cancel(r.Context(), q, id)
+			prev, err := d.ins.CancelJob(r.Context(), q, id)
 			switch {
 			case errors.Is(err, hopper.ErrJobNotFound):
 			case err != nil:
@@ -199,7 +199,7 @@ func (d *dash) postBulkCancel(r *http.Request) (outcome, error) {
 // postBulkDelete deletes the selected jobs of a state, or all of them.
 func (d *dash) postBulkDelete(r *http.Request) (outcome, error) {
 	return d.bulk(r, "delete", "deleted", canDelete, func(q string, st hopper.JobState, ids []string) (int, error) {
-		return d.ins.Delete(r.Context(), q, st, ids)
+		return d.ins.DeleteJobs(r.Context(), q, st, ids)
 	})
 }
 
@@ -225,7 +225,7 @@ func (d *dash) postJobRetry(r *http.Request) (outcome, error) {
 	if !canRequeue(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot requeue", "The job is " + string(job.State) + ": only pending, retry, garbage and done jobs can be requeued."}
 	}
-	n, err := d.ins.Requeue(r.Context(), job.Queue, job.State, []string{job.ID})
+	n, err := d.ins.RequeueJobs(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
 	}
@@ -242,7 +242,7 @@ func (d *dash) postJobDelete(r *http.Request) (outcome, error) {
 	if !canDelete(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot delete", "The job is running: cancel it instead."}
 	}
-	n, err := d.ins.Delete(r.Context(), job.Queue, job.State, []string{job.ID})
+	n, err := d.ins.DeleteJobs(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
 	}
@@ -260,7 +260,7 @@ func (d *dash) postJobCancel(r *http.Request) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	prev, err := d.ins.Cancel(r.Context(), job.Queue, job.ID)
+	prev, err := d.ins.CancelJob(r.Context(), job.Queue, job.ID)
 	if errors.Is(err, hopper.ErrJobNotFound) {
 		return outcome{}, &userError{http.StatusNotFound, "No such job", "The job is gone."}
 	}
@@ -277,15 +277,15 @@ func (d *dash) postPause(r *http.Request) (outcome, error) { return d.setPaused(
 // postResume resumes a queue.
 func (d *dash) postResume(r *http.Request) (outcome, error) { return d.setPaused(r, false) }
 
-// setPaused pauses or resumes a queue (Inspector.Pause, Resume).
+// setPaused pauses or resumes a queue (Inspector.PauseQueue, Resume).
 func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	queue := r.PathValue("queue")
 	if err := hopper.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	set := d.ins.Resume
+	set := d.ins.ResumeQueue
 	if paused {
-		set = d.ins.Pause
+		set = d.ins.PauseQueue
 	}
 	if err := set(r.Context(), queue); err != nil {
 		return outcome{}, err

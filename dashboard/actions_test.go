@@ -217,7 +217,7 @@ func TestPauseResume(t *testing.T) {
 
 		r := post(t, h, "/queues/default/pause", nil)
 		wantRedirect(t, r, "/?flash=paused", "pause from the overview")
-		st, err := hopper.NewInspector(s).QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(s).GetQueueStats(ctx, "default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestPauseResume(t *testing.T) {
 
 		r = post(t, h, "/queues/default/resume", url.Values{"return": {"garbage"}})
 		wantRedirect(t, r, "/queues/default/garbage?flash=resumed", "resume from a jobs page")
-		if st, _ := hopper.NewInspector(s).QueueStats(ctx, "default"); st.Config != limits {
+		if st, _ := hopper.NewInspector(s).GetQueueStats(ctx, "default"); st.Config != limits {
 			t.Errorf("after resume: config %+v, want %+v", st.Config, limits)
 		}
 		wantStatus(t, post(t, h, "/queues/bad%20name/pause", nil), http.StatusNotFound, "pause a bad queue name")

@@ -57,7 +57,7 @@ func (d *dash) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, http.StatusBadRequest, "No such action", "Jobs in "+string(st)+" cannot be acted on that way.")
 		return
 	}
-	stats, err := d.ins.QueueStats(r.Context(), queue)
+	stats, err := d.ins.GetQueueStats(r.Context(), queue)
 	if err != nil {
 		d.storeError(w, r, "reading queue stats", err)
 		return

@@ -22,7 +22,7 @@
 //     and the wait of the oldest as the Scheduler samples them once a
 //     minute (store.MaintainResult.Backlog), over the last hour, day or
 //     30 days; and how long each kind's handlers ran over the last day
-//     (hopper.Inspector.KindDurations).
+//     (hopper.Inspector.GetKindDurations).
 //   - A job's attempts: a timeline from its enqueue, each attempt a bar,
 //     and a table of when each started, how long it took, on which worker
 //     and how it ended (failed attempts from their error records, the

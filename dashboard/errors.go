@@ -175,9 +175,9 @@ func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 	}
 	var n int
 	if action == "retry" {
-		n, err = d.ins.Requeue(r.Context(), queue, st, ids)
+		n, err = d.ins.RequeueJobs(r.Context(), queue, st, ids)
 	} else {
-		n, err = d.ins.Delete(r.Context(), queue, st, ids)
+		n, err = d.ins.DeleteJobs(r.Context(), queue, st, ids)
 	}
 	if err != nil {
 		return outcome{}, err

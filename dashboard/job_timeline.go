@@ -118,7 +118,7 @@ func (d *dash) runningWorker(ctx context.Context, job *hopper.JobRecord) string 
 	if job.State != hopper.StateUnack {
 		return ""
 	}
-	ws, err := d.ins.Workers(ctx)
+	ws, err := d.ins.ListWorkers(ctx)
 	if err != nil {
 		return ""
 	}

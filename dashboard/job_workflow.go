@@ -42,7 +42,7 @@ func (d *dash) jobWorkflow(ctx context.Context, job *hopper.JobRecord) *jobWorkf
 		return nil
 	}
 	v := &jobWorkflowView{ID: wf, Task: task, URL: d.workflowPath(wf), TaskURL: d.workflowPath(wf)}
-	rec, err := d.ins.Workflow(ctx, wf)
+	rec, err := d.ins.GetWorkflow(ctx, wf)
 	switch {
 	case errors.Is(err, hopper.ErrWorkflowNotFound), errors.Is(err, hopper.ErrInvalidWorkflow):
 		v.Missing = "The workflow is gone: ended workflows are removed after their retention."

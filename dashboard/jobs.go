@@ -198,7 +198,7 @@ func regionsOnly(r *http.Request) bool { return r.Header.Get("X-Hopper-Regions")
 // was reading.
 func (d *dash) queuePanels(r *http.Request, queue string, p *jobsPage) (string, error) {
 	ctx := r.Context()
-	if groups, err := d.ins.Groups(ctx, queue, maxGroupsShown+1); err == nil {
+	if groups, err := d.ins.ListGroups(ctx, queue, maxGroupsShown+1); err == nil {
 		p.Limits.More = len(groups) > maxGroupsShown
 		p.Limits.Groups = groups[:min(len(groups), maxGroupsShown)]
 	} else if !errors.Is(err, hopper.ErrNotSupported) {
@@ -209,7 +209,7 @@ func (d *dash) queuePanels(r *http.Request, queue string, p *jobsPage) (string, 
 		return "reading the queue's history", err
 	}
 	p.History = h
-	if ws, err := d.ins.Workers(ctx); err == nil {
+	if ws, err := d.ins.ListWorkers(ctx); err == nil {
 		p.Serving = servingWorkers(ws, queue)
 	}
 	return "", nil
@@ -252,7 +252,7 @@ func (queueHistory) Ranges() []chartRange { return chartRanges }
 // loadHistory reads queue's history over rng.
 func (d *dash) loadHistory(ctx context.Context, queue string, rng chartRange) (*queueHistory, error) {
 	now := d.cfg.Now()
-	points, err := d.ins.Throughput(ctx, queue, rangeStart(rng, now))
+	points, err := d.ins.GetThroughput(ctx, queue, rangeStart(rng, now))
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func (d *dash) loadHistory(ctx context.Context, queue string, rng chartRange) (*
 	for _, pt := range points {
 		h.Sampled = h.Sampled || pt.Sampled
 	}
-	h.Kinds, err = d.ins.KindDurations(ctx, queue, now.Add(-24*time.Hour))
+	h.Kinds, err = d.ins.GetKindDurations(ctx, queue, now.Add(-24*time.Hour))
 	if err != nil && !errors.Is(err, hopper.ErrNotSupported) {
 		return nil, err
 	}
@@ -372,7 +372,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	p.ShowErrors = st == hopper.StateRetry || st == hopper.StateGarbage
 	p.TimeLabel, _ = listTime(st, &hopper.JobRecord{})
 
-	stats, err := d.ins.QueueStats(ctx, queue)
+	stats, err := d.ins.GetQueueStats(ctx, queue)
 	if err != nil {
 		d.storeError(w, r, "reading queue stats", err)
 		return
@@ -478,7 +478,7 @@ func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, d.home(), http.StatusSeeOther)
 		return
 	}
-	queues, err := d.ins.Queues(r.Context())
+	queues, err := d.ins.ListQueues(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing queues", err)
 		return

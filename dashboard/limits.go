@@ -75,7 +75,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if err := hopper.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	st, err := d.ins.QueueStats(r.Context(), queue)
+	st, err := d.ins.GetQueueStats(r.Context(), queue)
 	if err != nil {
 		return outcome{}, err
 	}

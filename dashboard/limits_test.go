@@ -24,13 +24,13 @@ func TestQueueLimits(t *testing.T) {
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits of a queue without any",
 			"no cap on running jobs", "no rate limit", "acked jobs deleted", `action="/queues/default/limits"`)
 
-		if err := ins.Pause(ctx, "default"); err != nil {
+		if err := ins.PauseQueue(ctx, "default"); err != nil {
 			t.Fatal(err)
 		}
 		r := post(t, h, "/queues/default/limits", url.Values{"max_running": {"3"}, "rate_limit": {"50"},
 			"rate_period": {"1s"}, "retention": {"24h"}, "return": {"retry"}})
 		wantRedirect(t, r, "/queues/default/retry?flash=limits&n=1", "save limits")
-		st, err := ins.QueueStats(ctx, "default")
+		st, err := ins.GetQueueStats(ctx, "default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestQueueLimits(t *testing.T) {
 		// Empty fields mean none.
 		r = post(t, h, "/queues/default/limits", url.Values{"max_running": {""}, "rate_limit": {""}, "retention": {""}})
 		wantRedirect(t, r, "/queues/default/ready?flash=limits", "clear limits")
-		if st, _ := ins.QueueStats(ctx, "default"); st.Config != (hopper.QueueConfig{Paused: true, RatePeriod: time.Second}) {
+		if st, _ := ins.GetQueueStats(ctx, "default"); st.Config != (hopper.QueueConfig{Paused: true, RatePeriod: time.Second}) {
 			t.Errorf("config after clearing the limits: %+v, want only the pause", st.Config)
 		}
 
@@ -74,7 +74,7 @@ func TestGroupsPanel(t *testing.T) {
 		// The queue's cap per group, from the limits form.
 		r := post(t, h, "/queues/default/limits", url.Values{"group_max_running": {"1"}, "group_rate_limit": {"10"}, "group_rate_period": {"1m"}})
 		wantRedirect(t, r, "/queues/default/ready?flash=limits", "save a cap per group")
-		if st, _ := ins.QueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 || st.Config.GroupRateLimit != 10 || st.Config.GroupRatePeriod != time.Minute {
+		if st, _ := ins.GetQueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 || st.Config.GroupRateLimit != 10 || st.Config.GroupRatePeriod != time.Minute {
 			t.Errorf("config after the form: %+v, want 1 running and 10 per minute per group", st.Config)
 		}
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group", "claims per 1m per group")
@@ -82,7 +82,7 @@ func TestGroupsPanel(t *testing.T) {
 		// One group's own cap.
 		r = post(t, h, "/queues/default/groups", url.Values{"group": {"tenant-a"}, "limit": {"4"}})
 		wantRedirect(t, r, "/queues/default/ready?flash=grouplimit", "set a group's cap")
-		gs, err := ins.Groups(ctx, "default", 0)
+		gs, err := ins.ListGroups(ctx, "default", 0)
 		if err != nil || len(gs) != 2 || gs[0] != (hopper.GroupStats{Group: "tenant-a", Ready: 2, Limit: 4, Own: true}) {
 			t.Fatalf("Groups after the form: %+v, %v; want tenant-a with its own cap of 4 and 2 ready", gs, err)
 		}
@@ -113,7 +113,7 @@ func TestKindIndexSearch(t *testing.T) {
 		}
 		h := newHandler(s, &dashboard.Config{PageSize: 2})
 		wantRedirect(t, post(t, h, "/queues/idx/limits", url.Values{"kind_index": {"1"}}), "/queues/idx/ready?flash=limits", "index kinds")
-		if st, err := hopper.NewInspector(s).QueueStats(ctx, "idx"); err != nil || !st.Config.KindIndex {
+		if st, err := hopper.NewInspector(s).GetQueueStats(ctx, "idx"); err != nil || !st.Config.KindIndex {
 			t.Fatalf("config after ticking Index kinds: %+v, %v", st.Config, err)
 		}
 		wantContains(t, get(t, h, "/queues/idx/ready").Body, "limits", "kinds indexed", `name="kind_index" value="1" checked`)

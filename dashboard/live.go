@@ -57,7 +57,7 @@ func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 		names = []string{q}
 	} else {
 		var err error
-		if names, err = d.ins.Queues(r.Context()); err != nil {
+		if names, err = d.ins.ListQueues(r.Context()); err != nil {
 			d.jsonStoreError(w, r, "listing queues", err)
 			return
 		}

@@ -50,11 +50,11 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 	g.SetLimit(statsConcurrency)
 	for i, name := range names {
 		g.Go(func() error {
-			st, err := d.ins.QueueStats(ctx, name)
+			st, err := d.ins.GetQueueStats(ctx, name)
 			if err != nil {
 				return err
 			}
-			points, err := d.ins.Throughput(ctx, name, since)
+			points, err := d.ins.GetThroughput(ctx, name, since)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func (queuesPage) Ranges() []chartRange { return chartRanges }
 // serveQueues renders the overview: every queue's counts per state,
 // pause state, latency and throughput, with totals.
 func (d *dash) serveQueues(w http.ResponseWriter, r *http.Request) {
-	names, err := d.ins.Queues(r.Context())
+	names, err := d.ins.ListQueues(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing queues", err)
 		return

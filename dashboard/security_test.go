@@ -124,7 +124,7 @@ func TestCrossOriginActionRefused(t *testing.T) {
 		if c := dashtest.Counts(t, s, "default"); c.Garbage != 2 || c.Ready != 3 {
 			t.Errorf("cross-origin posts changed the store: %+v", c)
 		}
-		st, _ := hopper.NewInspector(s).QueueStats(t.Context(), "default")
+		st, _ := hopper.NewInspector(s).GetQueueStats(t.Context(), "default")
 		if st.Config.Paused {
 			t.Error("a cross-origin post paused the queue")
 		}
@@ -163,7 +163,7 @@ func TestReadOnlyRefusesEveryAction(t *testing.T) {
 		if c.Garbage != 2 || c.Ready != 3 || c.Pending != 1 {
 			t.Errorf("read-only dashboard changed the store: %+v", c)
 		}
-		st, _ := hopper.NewInspector(s).QueueStats(t.Context(), "default")
+		st, _ := hopper.NewInspector(s).GetQueueStats(t.Context(), "default")
 		if st.Config.Paused {
 			t.Error("read-only dashboard paused the queue")
 		}

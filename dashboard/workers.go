@@ -33,7 +33,7 @@ type workersPage struct {
 
 // serveWorkers renders the live worker processes and the jobs each runs.
 func (d *dash) serveWorkers(w http.ResponseWriter, r *http.Request) {
-	ws, err := d.ins.Workers(r.Context())
+	ws, err := d.ins.ListWorkers(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing workers", err)
 		return

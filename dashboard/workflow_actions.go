@@ -158,7 +158,7 @@ func (d *dash) serveWorkflowConfirm(w http.ResponseWriter, r *http.Request) {
 // workflowTarget reads the workflow an action names, and whether it was
 // confirmed.
 func (d *dash) workflowTarget(r *http.Request, action string) (rec *hopper.WorkflowRecord, confirmURL string, err error) {
-	rec, err = d.ins.Workflow(r.Context(), r.PathValue("id"))
+	rec, err = d.ins.GetWorkflow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return nil, "", d.workflowUserError(err)
 	}
@@ -187,7 +187,7 @@ func (d *dash) postWorkflowCancel(r *http.Request) (outcome, error) {
 		return outcome{}, d.workflowUserError(err)
 	}
 	n := 0
-	if after, err := d.ins.Workflow(r.Context(), rec.ID); err == nil {
+	if after, err := d.ins.GetWorkflow(r.Context(), rec.ID); err == nil {
 		n = max(0, after.Counts[hopper.TaskCancelled]-before)
 	}
 	return outcome{to: back, flash: "wfcancelled", n: n,

@@ -79,7 +79,7 @@ func (d *dash) serveWorkflowsJSON(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	page, err := d.ins.Workflows(r.Context(), hopper.ListWorkflowsOpts{State: s.State, Search: s.Query, Offset: (s.Page - 1) * d.cfg.PageSize, Limit: d.cfg.PageSize})
+	page, err := d.ins.ListWorkflows(r.Context(), hopper.ListWorkflowsOpts{State: s.State, Search: s.Query, Offset: (s.Page - 1) * d.cfg.PageSize, Limit: d.cfg.PageSize})
 	if err != nil {
 		d.workflowJSONError(w, r, "listing workflows", err)
 		return
@@ -96,7 +96,7 @@ func (d *dash) serveWorkflowsJSON(w http.ResponseWriter, r *http.Request) {
 
 // serveWorkflowJSON answers one workflow with its tasks as JSON.
 func (d *dash) serveWorkflowJSON(w http.ResponseWriter, r *http.Request) {
-	rec, err := d.ins.Workflow(r.Context(), r.PathValue("id"))
+	rec, err := d.ins.GetWorkflow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		d.workflowJSONError(w, r, "reading the workflow", err)
 		return

@@ -152,7 +152,7 @@ func (d *dash) taskJobURL(t *hopper.TaskRecord) string {
 // loadWorkflow reads the workflow of the route's {id}, answering 404 for
 // a malformed or unknown ID and 501 on a store without workflows.
 func (d *dash) loadWorkflow(w http.ResponseWriter, r *http.Request) (*hopper.WorkflowRecord, bool) {
-	rec, err := d.ins.Workflow(r.Context(), r.PathValue("id"))
+	rec, err := d.ins.GetWorkflow(r.Context(), r.PathValue("id"))
 	if err != nil {
 		d.workflowError(w, r, "reading the workflow", err)
 		return nil, false

@@ -104,7 +104,7 @@ func (d *dash) serveWorkflows(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offset := (s.Page - 1) * d.cfg.PageSize
-	page, err := d.ins.Workflows(r.Context(), hopper.ListWorkflowsOpts{State: s.State, Search: s.Query, Offset: offset, Limit: d.cfg.PageSize})
+	page, err := d.ins.ListWorkflows(r.Context(), hopper.ListWorkflowsOpts{State: s.State, Search: s.Query, Offset: offset, Limit: d.cfg.PageSize})
 	if err != nil {
 		d.workflowError(w, r, "listing workflows", err)
 		return

@@ -34,7 +34,7 @@ func Drain(ctx context.Context, t T, w *hopper.Worker, s hopper.Store) int {
 // and returns how many jobs it promoted or reclaimed.
 func maintainAll(ctx context.Context, t T, s hopper.Store) int {
 	t.Helper()
-	queues, err := s.Queues(ctx)
+	queues, err := s.ListQueues(ctx)
 	if err != nil {
 		t.Fatalf("hoppertest: listing queues: %v", err)
 	}

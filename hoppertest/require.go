@@ -59,7 +59,7 @@ func find[A hopper.Args](ctx context.Context, t T, s hopper.Store, want A, opts 
 	ins := hopper.NewInspector(s)
 	queues := []string{o.Queue}
 	if o.Queue == "" {
-		if queues, err = ins.Queues(ctx); err != nil {
+		if queues, err = ins.ListQueues(ctx); err != nil {
 			t.Fatalf("hoppertest: listing queues: %v", err)
 		}
 	}

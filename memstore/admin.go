@@ -8,7 +8,7 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Requeue moves jobs in state from (pending, retry, garbage or done) to the
+// RequeueJobs moves jobs in state from (pending, retry, garbage or done) to the
 // back of ready, due now, and returns how many moved. With ids nil it moves
 // every job in from, in that state's list order; otherwise ids not in from
 // are skipped. Attempts and error history are kept; RunAt becomes now, and
@@ -16,7 +16,7 @@ import (
 // explicit request to run the job again). A job requeued from garbage or
 // done does not take its unique key again: the key was released when it
 // finished and may be held by another job by now.
-func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+func (s *Store) RequeueJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -46,10 +46,10 @@ func (q *queue) requeue(j *job, now time.Time) {
 	q.emit(store.EventRequeued, j, now)
 }
 
-// Delete removes jobs in state from, which may be any state but unack, and
+// DeleteJobs removes jobs in state from, which may be any state but unack, and
 // returns how many it removed; their unique keys are released. With ids nil
 // it removes every job in from; otherwise ids not in from are skipped.
-func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+func (s *Store) DeleteJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -103,7 +103,7 @@ func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 	return n
 }
 
-// Cancel stops the job id and returns the state it was in. A job waiting in
+// CancelJob stops the job id and returns the state it was in. A job waiting in
 // pending, ready or retry moves to garbage at once, marked Cancelled, with an
 // AttemptError of ErrCancelled's text and its unique key released. A job in unack is
 // only flagged: Extend reports it to its worker, which finishes it with
@@ -111,7 +111,7 @@ func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 // or reclaimed after its lease expired, goes to garbage cancelled too. A job
 // in garbage or done is left as it is. An unknown job gives an error wrapping
 // store.ErrJobNotFound.
-func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, error) {
+func (s *Store) CancelJob(ctx context.Context, queue, id string) (store.JobState, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}

@@ -19,7 +19,7 @@ func TestRequeueAndDelete(t *testing.T) {
 	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: "a", Token: c.Token, Outcome: store.OutcomeCancel})
 	clock.Advance(time.Second)
 
-	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"b", "a", "zz"}); n != 1 || err != nil {
+	if n, err := s.RequeueJobs(ctx, testQueue, store.StateGarbage, []string{"b", "a", "zz"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v, want 1", n, err)
 	}
 	r := getJob(t, s, "a")
@@ -32,7 +32,7 @@ func TestRequeueAndDelete(t *testing.T) {
 
 	// Delete releases the unique key of a waiting job.
 	mustEnqueue(t, s, newUnique("x", "kx"))
-	if n, err := s.Delete(ctx, testQueue, store.StateReady, nil); n != 1 || err != nil {
+	if n, err := s.DeleteJobs(ctx, testQueue, store.StateReady, nil); n != 1 || err != nil {
 		t.Fatalf("delete: %d %v", n, err)
 	}
 	if res := mustEnqueue(t, s, newUnique("y", "kx")); res[0].Duplicate {
@@ -47,7 +47,7 @@ func TestCancelWaitingAndFinishedJobs(t *testing.T) {
 	p.Delay = time.Hour
 	mustEnqueue(t, s, p, newJob("r"))
 	for _, id := range []string{"p", "r"} {
-		prev, err := s.Cancel(ctx, testQueue, id)
+		prev, err := s.CancelJob(ctx, testQueue, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestCancelWaitingAndFinishedJobs(t *testing.T) {
 			t.Fatalf("%s after cancel (was %s): %+v", id, prev, r)
 		}
 	}
-	if prev, err := s.Cancel(ctx, testQueue, "p"); prev != store.StateGarbage || err != nil {
+	if prev, err := s.CancelJob(ctx, testQueue, "p"); prev != store.StateGarbage || err != nil {
 		t.Fatalf("cancel in garbage: %s %v", prev, err)
 	}
 	if r := getJob(t, s, "p"); len(r.Errors) != 1 {
@@ -65,7 +65,7 @@ func TestCancelWaitingAndFinishedJobs(t *testing.T) {
 	if res := mustEnqueue(t, s, newUnique("q", "kp")); res[0].Duplicate {
 		t.Fatal("key kp still held after cancel")
 	}
-	if _, err := s.Cancel(ctx, testQueue, "nope"); !errors.Is(err, store.ErrJobNotFound) {
+	if _, err := s.CancelJob(ctx, testQueue, "nope"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("cancel unknown: %v", err)
 	}
 }
@@ -76,7 +76,7 @@ func TestCancelledRunningJobReclaimedGoesToGarbage(t *testing.T) {
 	j.MaxRetries = 5
 	mustEnqueue(t, s, j)
 	claim(t, s, 1, time.Second)
-	if _, err := s.Cancel(context.Background(), testQueue, "a"); err != nil {
+	if _, err := s.CancelJob(context.Background(), testQueue, "a"); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)

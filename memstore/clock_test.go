@@ -139,7 +139,7 @@ func TestLeaseExpiryIsReclaimedOnTheStoreClock(t *testing.T) {
 	if r.State != store.StateGarbage || !r.FinishedAt.Equal(second.Deadline) || len(r.Errors) != 2 {
 		t.Fatalf("after second expiry: %+v", r)
 	}
-	pts, err := s.Throughput(ctx, testQueue, ms(-time.Hour))
+	pts, err := s.GetThroughput(ctx, testQueue, ms(-time.Hour))
 	if err != nil || len(pts) != 1 || pts[0].Failed != 2 || pts[0].Done != 0 {
 		t.Fatalf("throughput %+v %v, want one minute with 2 failed", pts, err)
 	}
@@ -184,7 +184,7 @@ func TestRateLimitIsASlidingWindowOnTheClock(t *testing.T) {
 	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 0 || res.RetryIn != time.Millisecond {
 		t.Fatalf("at t0+999ms (past the whole second): %d jobs, RetryIn %v; want none and 1ms", len(res.Jobs), res.RetryIn)
 	}
-	if st, err := s.QueueStats(ctx, testQueue); err != nil || st.RateUsed != 3 {
+	if st, err := s.GetQueueStats(ctx, testQueue); err != nil || st.RateUsed != 3 {
 		t.Fatalf("QueueStats at t0+999ms: RateUsed %d (%v), want 3", st.RateUsed, err)
 	}
 	clock.Set(ms(time.Second))
@@ -243,7 +243,7 @@ func TestThroughputCountsPerClockMinute(t *testing.T) {
 	run("c", store.OutcomeAck)
 	run("d", store.OutcomeRetry)
 
-	pts, err := s.Throughput(ctx, testQueue, minute.Add(-time.Hour))
+	pts, err := s.GetThroughput(ctx, testQueue, minute.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,20 +259,20 @@ func TestThroughputCountsPerClockMinute(t *testing.T) {
 			t.Fatalf("point %d = %+v, want %+v", i, pts[i], want[i])
 		}
 	}
-	if pts, _ := s.Throughput(ctx, testQueue, minute.Add(time.Minute+30*time.Second)); len(pts) != 1 {
+	if pts, _ := s.GetThroughput(ctx, testQueue, minute.Add(time.Minute+30*time.Second)); len(pts) != 1 {
 		t.Fatalf("since a later minute: %+v, want only the last point", pts)
 	}
 	clock.Set(minute.Add(3 * time.Hour))
-	if pts, _ := s.Throughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 2 || pts[0].Span != time.Minute {
+	if pts, _ := s.GetThroughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 2 || pts[0].Span != time.Minute {
 		t.Fatalf("three hours later: %+v, want the minutes still kept (a day)", pts)
 	}
 	clock.Set(minute.Add(25 * time.Hour))
-	pts, _ = s.Throughput(ctx, testQueue, minute.Add(-time.Hour))
+	pts, _ = s.GetThroughput(ctx, testQueue, minute.Add(-time.Hour))
 	if len(pts) != 1 || pts[0].Span != time.Hour || !pts[0].Minute.Equal(minute.Truncate(time.Hour)) || pts[0].Done != 2 || pts[0].Failed != 2 {
 		t.Fatalf("a day later: %+v, want one hour with both minutes", pts)
 	}
 	clock.Set(minute.Add(31 * 24 * time.Hour))
-	if pts, _ := s.Throughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 0 {
+	if pts, _ := s.GetThroughput(ctx, testQueue, minute.Add(-time.Hour)); len(pts) != 0 {
 		t.Fatalf("a month later: %+v, want the old hours forgotten", pts)
 	}
 }
@@ -316,20 +316,20 @@ func TestWorkersExpireOnTheClock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := s.Workers(ctx)
+	ws, err := s.ListWorkers(ctx)
 	if err != nil || len(ws) != 2 || ws[0].ID != "w1" || ws[1].ID != "w2" || !ws[0].HeartbeatAt.Equal(ms(0)) {
 		t.Fatalf("workers %+v %v, want w1, w2 stamped now", ws, err)
 	}
 	ws[0].Queues["q"] = 99
 	clock.Set(ms(10 * time.Second))
-	ws, _ = s.Workers(ctx)
+	ws, _ = s.ListWorkers(ctx)
 	if len(ws) != 1 || ws[0].ID != "w1" || ws[0].Queues["q"] != 1 {
 		t.Fatalf("after 10s: %+v, want w1 alone, unchanged", ws)
 	}
 	if err := s.RemoveWorker(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
-	if ws, _ := s.Workers(ctx); len(ws) != 0 {
+	if ws, _ := s.ListWorkers(ctx); len(ws) != 0 {
 		t.Fatalf("after RemoveWorker: %+v", ws)
 	}
 }

@@ -145,7 +145,7 @@ func TestConcurrentLifecycle(t *testing.T) {
 	cancel()
 	wg.Wait()
 	for _, q := range queues {
-		st, err := s.QueueStats(context.Background(), q)
+		st, err := s.GetQueueStats(context.Background(), q)
 		if err != nil || st.Counts.Total() != 0 {
 			t.Fatalf("%s: %+v %v, want empty", q, st.Counts, err)
 		}

@@ -28,7 +28,7 @@ func TestEnqueueWithAnInvalidJobWritesNothing(t *testing.T) {
 	if _, err := s.GetJob(ctx, testQueue, "a"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("GetJob(a) = %v: a was written", err)
 	}
-	if qs, _ := s.Queues(ctx); len(qs) != 0 {
+	if qs, _ := s.ListQueues(ctx); len(qs) != 0 {
 		t.Fatalf("queues %v, want none", qs)
 	}
 }
@@ -87,7 +87,7 @@ func TestEnqueueDuplicates(t *testing.T) {
 	if err := s.RegisterSchedules(context.Background(), []store.ScheduleInfo{{Name: "every", Queue: testQueue, Spec: "@every 1m"}}); err != nil {
 		t.Fatal(err)
 	}
-	scheds, err := s.Schedules(context.Background())
+	scheds, err := s.ListSchedules(context.Background())
 	if err != nil || len(scheds) != 1 || !scheds[0].LastTick.Equal(ms(2*time.Minute)) {
 		t.Fatalf("schedules %+v %v, want LastTick %v", scheds, err, ms(2*time.Minute))
 	}

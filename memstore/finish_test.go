@@ -41,7 +41,7 @@ func TestFinishOutcomes(t *testing.T) {
 			mustEnqueue(t, s, newJob("a"))
 			c := claim(t, s, 1, time.Minute).Jobs[0]
 			if tt.cancelled {
-				if st, err := s.Cancel(ctx, testQueue, "a"); st != store.StateUnack || err != nil {
+				if st, err := s.CancelJob(ctx, testQueue, "a"); st != store.StateUnack || err != nil {
 					t.Fatalf("Cancel: %s %v", st, err)
 				}
 				ls, _ := s.Extend(ctx, []store.LeaseRef{{Queue: testQueue, ID: "a", Token: c.Token}}, time.Minute)
@@ -175,7 +175,7 @@ func TestRetentionPrecedence(t *testing.T) {
 	}{{time.Second, 2}, {time.Minute, 1}, {time.Hour - time.Millisecond, 1}, {time.Hour, 0}} {
 		clock.Set(ms(step.at))
 		maintain(t, s, store.MaintainOpts{})
-		if st, _ := s.QueueStats(ctx, testQueue); st.Counts.Done != int64(step.left) {
+		if st, _ := s.GetQueueStats(ctx, testQueue); st.Counts.Done != int64(step.left) {
 			t.Fatalf("at %v: %d done, want %d", step.at, st.Counts.Done, step.left)
 		}
 	}

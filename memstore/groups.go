@@ -43,9 +43,9 @@ func (q *queue) ownLimits() int {
 	return n
 }
 
-// Groups returns the groups of queue with ready or running jobs or a cap
+// ListGroups returns the groups of queue with ready or running jobs or a cap
 // of their own, sorted by name (see store.Groups).
-func (s *Store) Groups(ctx context.Context, queue string, limit int) ([]store.GroupStats, error) {
+func (s *Store) ListGroups(ctx context.Context, queue string, limit int) ([]store.GroupStats, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

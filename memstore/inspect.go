@@ -9,10 +9,10 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Queues lists, sorted by name, every queue a job was enqueued to or whose
+// ListQueues lists, sorted by name, every queue a job was enqueued to or whose
 // config was set since the store was created. Queues emptied since are
 // still listed.
-func (s *Store) Queues(ctx context.Context) ([]string, error) {
+func (s *Store) ListQueues(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -27,12 +27,12 @@ func (s *Store) Queues(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// QueueStats reports the jobs per state of queue, its config as last set
+// GetQueueStats reports the jobs per state of queue, its config as last set
 // (zero fields stay zero: RatePeriod zero means one second) and its
 // latency: now minus the later of EnqueuedAt and RunAt of the job at the
 // front of ready, zero when ready is empty. A queue never seen reports
 // zeros.
-func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
+func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
 	st := store.QueueStats{Queue: queue}
 	if err := ctx.Err(); err != nil {
 		return st, err

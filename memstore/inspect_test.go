@@ -19,7 +19,7 @@ func TestQueuesListsOnlyQueuesInUse(t *testing.T) {
 	if err := s.SetQueueConfig(context.Background(), "alpha", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatal(err)
 	}
-	if qs, err := s.Queues(context.Background()); err != nil || !slices.Equal(qs, []string{"alpha", "zeta"}) {
+	if qs, err := s.ListQueues(context.Background()); err != nil || !slices.Equal(qs, []string{"alpha", "zeta"}) {
 		t.Fatalf("queues %v %v", qs, err)
 	}
 }
@@ -36,7 +36,7 @@ func TestQueueStatsCountsAndLatency(t *testing.T) {
 	if err := s.SetQueueConfig(ctx, testQueue, cfg); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.QueueStats(ctx, testQueue)
+	st, err := s.GetQueueStats(ctx, testQueue)
 	if err != nil {
 		t.Fatal(err)
 	}

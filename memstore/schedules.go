@@ -32,10 +32,10 @@ func (s *Store) RegisterSchedules(ctx context.Context, scheds []store.ScheduleIn
 	return nil
 }
 
-// Schedules lists the registered schedules sorted by Name, then Queue, each
+// ListSchedules lists the registered schedules sorted by Name, then Queue, each
 // with LastTick set to the latest tick Enqueue recorded for its name in its
 // queue (zero if none).
-func (s *Store) Schedules(ctx context.Context) ([]store.ScheduleInfo, error) {
+func (s *Store) ListSchedules(ctx context.Context) ([]store.ScheduleInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

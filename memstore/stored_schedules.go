@@ -47,9 +47,9 @@ func (s *Store) DeleteSchedule(ctx context.Context, queue, name string) (bool, e
 	return true, nil
 }
 
-// StoredSchedules returns copies of the stored schedules, sorted by queue
+// ListStoredSchedules returns copies of the stored schedules, sorted by queue
 // then name, and their version.
-func (s *Store) StoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
+func (s *Store) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}

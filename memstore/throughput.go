@@ -113,14 +113,14 @@ func (s *slotCount) merge(c slotCount) {
 	}
 }
 
-// Throughput reports the attempts of queue that ended from since until
+// GetThroughput reports the attempts of queue that ended from since until
 // now, oldest first: one point per minute with any for the last
 // store.ThroughputMinutes minutes, one per hour with any for the
 // store.ThroughputHours hours before. Intervals start on whole Unix
 // minutes and hours of the store's clock. Done counts acks; Failed counts
 // attempts that ended in retry or garbage, cancellations and expired
 // leases included. A queue never seen has no points.
-func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
+func (s *Store) GetThroughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestThroughputMinutesThenHours(t *testing.T) {
 	ack("old-3") // its slot stays: it counts in its hour without a roll-up
 	clock.Set(start.Add(48*time.Hour + 5*time.Minute))
 	ack("new-1") // the slot of old-1 and old-2's minute: they roll up
-	pts, err := s.Throughput(t.Context(), testQueue, start.Add(-time.Hour))
+	pts, err := s.GetThroughput(t.Context(), testQueue, start.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestThroughputMinutesThenHours(t *testing.T) {
 	// A month later the hour is gone too.
 	clock.Set(start.Add(32 * 24 * time.Hour))
 	ack("later")
-	pts, err = s.Throughput(t.Context(), testQueue, start.Add(-time.Hour))
+	pts, err = s.GetThroughput(t.Context(), testQueue, start.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

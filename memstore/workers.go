@@ -37,10 +37,10 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 	return nil
 }
 
-// Workers lists deep copies of the live worker records, sorted by ID. A
+// ListWorkers lists deep copies of the live worker records, sorted by ID. A
 // record whose ttl has run out (its expiry is not after now) is not listed,
 // and is forgotten.
-func (s *Store) Workers(ctx context.Context) ([]store.WorkerInfo, error) {
+func (s *Store) ListWorkers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -261,10 +261,10 @@ func TestWorkflowJobEndsOutsideFinish(t *testing.T) {
 	clock.Advance(time.Second)
 	maintain(t, s, store.MaintainOpts{})
 	// cancel: cancelled while waiting; del: deleted while waiting.
-	if _, err := s.Cancel(ctx, testQueue, "x~cancel"); err != nil {
+	if _, err := s.CancelJob(ctx, testQueue, "x~cancel"); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.Delete(ctx, testQueue, store.StateReady, []string{"x~del"}); n != 1 || err != nil {
+	if n, err := s.DeleteJobs(ctx, testQueue, store.StateReady, []string{"x~del"}); n != 1 || err != nil {
 		t.Fatalf("delete: %d %v", n, err)
 	}
 	// retry: fails once with a retry left, then is flagged by Cancel while
@@ -274,7 +274,7 @@ func TestWorkflowJobEndsOutsideFinish(t *testing.T) {
 		"retry": store.TaskEnqueued, "after-del": store.TaskSkipped})
 	maintain(t, s, store.MaintainOpts{})
 	r := claimAll(t, s)["x~retry"]
-	if _, err := s.Cancel(ctx, testQueue, "x~retry"); err != nil {
+	if _, err := s.CancelJob(ctx, testQueue, "x~retry"); err != nil {
 		t.Fatal(err)
 	}
 	if st := taskStates(t, s, "x")["retry"]; st != store.TaskEnqueued {
@@ -285,7 +285,7 @@ func TestWorkflowJobEndsOutsideFinish(t *testing.T) {
 		"retry": store.TaskCancelled, "after-del": store.TaskSkipped})
 	wantWF(t, s, "x", store.WorkflowFailed)
 	// Deleting ended jobs changes nothing.
-	if n, _ := s.Delete(ctx, testQueue, store.StateGarbage, nil); n != 3 {
+	if n, _ := s.DeleteJobs(ctx, testQueue, store.StateGarbage, nil); n != 3 {
 		t.Fatalf("deleted %d garbage jobs, want 3", n)
 	}
 	wantStates(t, s, "x", map[string]store.TaskState{"lease": store.TaskFailed, "cancel": store.TaskCancelled, "del": store.TaskFailed,
@@ -369,7 +369,7 @@ func TestRequeueReopensWorkflow(t *testing.T) {
 	}
 	clock.Advance(time.Second)
 
-	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"r~a"}); n != 1 || err != nil {
+	if n, err := s.RequeueJobs(ctx, testQueue, store.StateGarbage, []string{"r~a"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v", n, err)
 	}
 	wantStates(t, s, "r", map[string]store.TaskState{"a": store.TaskEnqueued, "b": store.TaskWaiting, "c": store.TaskWaiting, "other": store.TaskSucceeded})
@@ -391,11 +391,11 @@ func TestRequeueDoneTaskLeavesWorkflow(t *testing.T) {
 	r := claimAll(t, s)["dn~a"]
 	finish(t, s, store.AttemptEnd{Queue: testQueue, ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck, Result: []byte("1"), Retention: time.Hour})
 	ended := wantWF(t, s, "dn", store.WorkflowSucceeded)
-	if n, err := s.Requeue(ctx, testQueue, store.StateDone, []string{"dn~a"}); n != 1 || err != nil {
+	if n, err := s.RequeueJobs(ctx, testQueue, store.StateDone, []string{"dn~a"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v", n, err)
 	}
 	runOne(t, s, "dn", "a", store.OutcomeGarbage, nil)
-	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"dn~a"}); n != 1 || err != nil {
+	if n, err := s.RequeueJobs(ctx, testQueue, store.StateGarbage, []string{"dn~a"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v", n, err)
 	}
 	if r := wantWF(t, s, "dn", store.WorkflowSucceeded); !r.EndedAt.Equal(ended.EndedAt) || r.Counts[store.TaskSucceeded] != 1 {
@@ -769,7 +769,7 @@ func TestRequeueInCancelledWorkflow(t *testing.T) {
 	end(t, s, jobs["rc~c"], store.OutcomeAck, nil) // running when cancelled: its ack stands
 	wantStates(t, s, "rc", map[string]store.TaskState{"a": store.TaskFailed, "b": store.TaskSkipped, "c": store.TaskSucceeded})
 	wantWF(t, s, "rc", store.WorkflowCancelled)
-	if n, err := s.Requeue(ctx, testQueue, store.StateGarbage, []string{"rc~a"}); n != 1 || err != nil {
+	if n, err := s.RequeueJobs(ctx, testQueue, store.StateGarbage, []string{"rc~a"}); n != 1 || err != nil {
 		t.Fatalf("requeue: %d %v", n, err)
 	}
 	wantStates(t, s, "rc", map[string]store.TaskState{"a": store.TaskEnqueued, "b": store.TaskWaiting, "c": store.TaskSucceeded})

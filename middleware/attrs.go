@@ -63,7 +63,7 @@ func failed(o hopper.Outcome) bool {
 //   - "panic": the handler panicked (*hopper.PanicError);
 //   - "timeout": the attempt's deadline passed (its Timeout, KindTimeouts or
 //     JobTimeout);
-//   - "cancelled": the job was cancelled with Store.Cancel;
+//   - "cancelled": the job was cancelled with Store.CancelJob;
 //   - "unknown_kind": no handler is registered for the kind;
 //   - "decode": the args did not decode;
 //

@@ -62,7 +62,7 @@
 // hopper.job.duplicate (the Attr constants).
 //
 // A failed attempt carries error.type, with one of these values: "panic",
-// "timeout" (the attempt's deadline passed), "cancelled" (Store.Cancel),
+// "timeout" (the attempt's deadline passed), "cancelled" (Store.CancelJob),
 // "unknown_kind", "decode", or else the Go type of the error after
 // unwrapping hopper.Permanent and fmt.Errorf wrappers (such as
 // "*errors.errorString"), or what the error's ErrorType() string method

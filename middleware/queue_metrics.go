@@ -23,7 +23,7 @@ type QueueMetricsConfig struct {
 	// (otel.GetMeterProvider), read at registration.
 	MeterProvider metric.MeterProvider
 	// Queues lists the queues to report. Defaults to every queue the store
-	// has seen (Store.Queues), listed again at each collection.
+	// has seen (Store.ListQueues), listed again at each collection.
 	Queues []string
 	// Timeout bounds the store calls of one collection. Defaults to 5 s.
 	Timeout time.Duration
@@ -44,7 +44,7 @@ type QueueMetricsConfig struct {
 //     messaging.destination.name; zero when nothing is ready.
 //
 // Both also carry messaging.system ("hopper"). Each collection calls
-// Inspector.Queues (unless opts.Queues is set) and Inspector.QueueStats
+// Inspector.ListQueues (unless opts.Queues is set) and Inspector.GetQueueStats
 // once per queue, within opts.Timeout; a failing or late queue is left out of that
 // collection and the errors are returned to the meter's reader, which
 // reports them (otel.Handle for periodic readers).
@@ -94,13 +94,13 @@ func RegisterQueueMetrics(store hopper.Store, cfg *QueueMetricsConfig) (unregist
 		queues := o.Queues
 		if queues == nil {
 			var err error
-			if queues, err = ins.Queues(ctx); err != nil {
+			if queues, err = ins.ListQueues(ctx); err != nil {
 				return fmt.Errorf("hopper queue metrics: listing queues: %w", err)
 			}
 		}
 		var errs []error
 		for _, q := range queues {
-			st, err := ins.QueueStats(ctx, q)
+			st, err := ins.GetQueueStats(ctx, q)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("hopper queue metrics: queue %q: %w", q, err))
 				if ctx.Err() != nil {

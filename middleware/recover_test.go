@@ -133,7 +133,7 @@ func TestRecoverThousandPanics(t *testing.T) {
 		var st hopper.QueueStats
 		testutil.EventuallyTrue(t, 60*time.Second, "500 jobs in garbage and 500 in retry", func() bool {
 			var err error
-			st, err = hopper.NewInspector(s).QueueStats(ctx, hopper.DefaultQueue)
+			st, err = hopper.NewInspector(s).GetQueueStats(ctx, hopper.DefaultQueue)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,18 +12,18 @@ import (
 // when asked for all of a state, so that no call blocks Redis for long.
 const adminBatch = 500
 
-// Requeue moves jobs in state from (pending, retry, garbage or done) to the
+// RequeueJobs moves jobs in state from (pending, retry, garbage or done) to the
 // back of ready, keeping their attempts (see store.Store). A requeued
 // garbage job is no longer marked cancelled; a requeued done job loses its
 // result. Unique keys released when the jobs finished are not taken again.
 // With ids nil the state is emptied in batches of 500 jobs, each batch one
 // atomic step.
-func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+func (s *Store) RequeueJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
 	}
 	if parts := s.partNames(queue); parts != nil {
-		return sumParts(parts, func(p string) (int, error) { return s.Requeue(ctx, p, from, ids) })
+		return sumParts(parts, func(p string) (int, error) { return s.RequeueJobs(ctx, p, from, ids) })
 	}
 	n, err := s.batchAdmin(ctx, "requeue", fullScript("requeue"), queue, from, ids)
 	if n > 0 && from == store.StateGarbage {
@@ -32,16 +32,16 @@ func (s *Store) Requeue(ctx context.Context, queue string, from store.JobState, 
 	return n, err
 }
 
-// Delete removes jobs in state from, any state but unack (see
+// DeleteJobs removes jobs in state from, any state but unack (see
 // store.Store), releasing their unique keys. Deleting given ready jobs
 // costs a scan of the ready list per job. With ids nil the state is emptied
 // in batches of 500 jobs.
-func (s *Store) Delete(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+func (s *Store) DeleteJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
 	}
 	if parts := s.partNames(queue); parts != nil {
-		return sumParts(parts, func(p string) (int, error) { return s.Delete(ctx, p, from, ids) })
+		return sumParts(parts, func(p string) (int, error) { return s.DeleteJobs(ctx, p, from, ids) })
 	}
 	n, err := s.batchAdmin(ctx, "delete", fullScript("delete"), queue, from, ids)
 	if n > 0 && from != store.StateGarbage && from != store.StateDone {
@@ -89,17 +89,17 @@ func (s *Store) batchAdmin(ctx context.Context, op string, sc *script, queue str
 // to garbage.
 var cancelledText = store.ErrCancelled.Error()
 
-// Cancel stops a job (see store.Store): a pending, ready or retry job moves
+// CancelJob stops a job (see store.Store): a pending, ready or retry job moves
 // to garbage at once, marked cancelled, with ErrCancelled's text in its
 // errors and its unique key released; a running job is flagged, which its
 // worker sees through Extend and which Finish and reclaim honour; garbage
 // and done stay as they are. Cancelling a ready job scans the ready list.
-func (s *Store) Cancel(ctx context.Context, queue, id string) (store.JobState, error) {
+func (s *Store) CancelJob(ctx context.Context, queue, id string) (store.JobState, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return "", err
 	}
 	if parts := s.partNames(queue); parts != nil {
-		return firstFound(parts, func(p string) (store.JobState, error) { return s.Cancel(ctx, p, id) })
+		return firstFound(parts, func(p string) (store.JobState, error) { return s.CancelJob(ctx, p, id) })
 	}
 	st, err := s.runQ(ctx, fullScript("cancel"), queue, id, cancelledText).Text()
 	if err != nil {

@@ -161,13 +161,13 @@ func TestBadInputCorruptValues(t *testing.T) {
 		if err := rdb.ZAdd(ctx, "{"+prefix+"}:workers", redis.Z{Score: 1e15, Member: "bomb"}).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := hopper.NewInspector(s).Workers(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
+		if _, err := hopper.NewInspector(s).ListWorkers(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
 			t.Errorf("Workers: %v, want a corrupt stored data error", err)
 		}
 	})
 	t.Run("schedule record with a length bomb", func(t *testing.T) {
 		corrupt(t, rdb, "{"+prefix+"}:schedules", "q:bomb", "\x81\xa1n\xdb\xff\xff\xff\xff")
-		if _, err := s.Schedules(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
+		if _, err := s.ListSchedules(ctx); err == nil || !strings.Contains(err.Error(), "corrupt stored data") {
 			t.Errorf("Schedules: %v, want a corrupt stored data error", err)
 		}
 	})

@@ -44,12 +44,12 @@ func TestCheckRetriesUnreachableServer(t *testing.T) {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	s := redisstore.New(fakeClient(t, addr), nil)
-	if _, err := s.Queues(t.Context()); err == nil || errors.Is(err, redisstore.ErrUnsupportedServer) {
+	if _, err := s.ListQueues(t.Context()); err == nil || errors.Is(err, redisstore.ErrUnsupportedServer) {
 		t.Fatalf("Queues with no server: %v, want a connection error", err)
 	}
 	f := startFakeRedis(t, addr, "7.2.4")
 	for i := range 2 {
-		if qs, err := s.Queues(t.Context()); err != nil || len(qs) != 0 {
+		if qs, err := s.ListQueues(t.Context()); err != nil || len(qs) != 0 {
 			t.Fatalf("Queues %d once the server is up: %v, %v; want none and no error", i, qs, err)
 		}
 	}

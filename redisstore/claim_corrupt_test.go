@@ -36,7 +36,7 @@ func TestClaimBuriesOnlyTheCorruptJob(t *testing.T) {
 	if strings.Join(got, ",") != "ok1,ok2" {
 		t.Errorf("claimed %v, want [ok1 ok2]", got)
 	}
-	st, err := hopper.NewInspector(s).QueueStats(ctx, "q")
+	st, err := hopper.NewInspector(s).GetQueueStats(ctx, "q")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestClaimDeliversJobWithCorruptHistory(t *testing.T) {
 		t.Fatalf("retry: %v %v", err, errs)
 	}
 	corrupt(t, rdb, "{"+prefix+":q}:e", "h", "\xc6\xff\xff\xff\xff\x94")
-	if n, err := hopper.NewInspector(s).Requeue(ctx, "q", store.StateRetry, nil); err != nil || n != 1 {
+	if n, err := hopper.NewInspector(s).RequeueJobs(ctx, "q", store.StateRetry, nil); err != nil || n != 1 {
 		t.Fatalf("requeue: %d, %v", n, err)
 	}
 	res, err = s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
@@ -105,7 +105,7 @@ func TestMaintainReclaimsJobWithCorruptHistory(t *testing.T) {
 		if _, err := s.Maintain(ctx, "q", store.MaintainOpts{}); err != nil {
 			t.Fatalf("Maintain with a corrupt history: %v", err)
 		}
-		st, err := hopper.NewInspector(s).QueueStats(ctx, "q")
+		st, err := hopper.NewInspector(s).GetQueueStats(ctx, "q")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func TestCoalescedEnqueue(t *testing.T) {
 	}
 	var total int64
 	for q := range 3 {
-		st, err := hopper.NewInspector(s).QueueStats(t.Context(), fmt.Sprintf("q%d", q))
+		st, err := hopper.NewInspector(s).GetQueueStats(t.Context(), fmt.Sprintf("q%d", q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestEnqueueRegistersQueueOnce(t *testing.T) {
 	if n := cmdCalls(t, rdb, "sadd"); n != 1 {
 		t.Fatalf("20 enqueues into one queue sent %v SADDs, want 1", n)
 	}
-	qs, err := s.Queues(t.Context())
+	qs, err := s.ListQueues(t.Context())
 	if err != nil || len(qs) != 1 || qs[0] != "hot" {
 		t.Fatalf("Queues = %v, %v; want [hot]", qs, err)
 	}

@@ -48,9 +48,9 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 	return nil
 }
 
-// DurationCounts returns queue's duration counts per kind and bucket since
+// GetDurationCounts returns queue's duration counts per kind and bucket since
 // the hour holding since (see store.Durations).
-func (s *Store) DurationCounts(ctx context.Context, queue string, since time.Time) ([]store.DurationCount, error) {
+func (s *Store) GetDurationCounts(ctx context.Context, queue string, since time.Time) ([]store.DurationCount, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
 	}

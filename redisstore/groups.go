@@ -34,10 +34,10 @@ func (s *Store) SetGroupLimit(ctx context.Context, queue, group string, limit in
 	return nil
 }
 
-// Groups returns the groups of queue with ready or running jobs or a cap
+// ListGroups returns the groups of queue with ready or running jobs or a cap
 // of their own, sorted by name (see store.Groups); read by one script, in
 // time linear in the queue's groups.
-func (s *Store) Groups(ctx context.Context, queue string, limit int) ([]store.GroupStats, error) {
+func (s *Store) ListGroups(ctx context.Context, queue string, limit int) ([]store.GroupStats, error) {
 	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
 	}

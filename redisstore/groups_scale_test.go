@@ -41,7 +41,7 @@ func TestGroupedDepthCostFlat(t *testing.T) {
 		var st store.QueueStats
 		n := scriptCommands(t, rdb, func() {
 			var err error
-			if st, err = s.QueueStats(ctx, q); err != nil {
+			if st, err = s.GetQueueStats(ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -54,7 +54,7 @@ func TestGroupedDepthCostFlat(t *testing.T) {
 				t.Fatal(err)
 			}
 		}))
-		points, err := s.Throughput(ctx, q, time.Now().Add(-time.Hour))
+		points, err := s.GetThroughput(ctx, q, time.Now().Add(-time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,13 +139,13 @@ func TestGroupedListing(t *testing.T) {
 		if groups > 300 {
 			// Deleting every ready job reads the first 500 groups a
 			// batch, past emptied ones too.
-			if n, err := s.Delete(ctx, q, store.StateReady, want[1:2001]); err != nil || n != 2000 {
+			if n, err := s.DeleteJobs(ctx, q, store.StateReady, want[1:2001]); err != nil || n != 2000 {
 				t.Fatalf("Delete of the first 1,000 groups' jobs: %d, %v", n, err)
 			}
-			if n, err := s.Delete(ctx, q, store.StateReady, nil); err != nil || n != len(want)-2000 {
+			if n, err := s.DeleteJobs(ctx, q, store.StateReady, nil); err != nil || n != len(want)-2000 {
 				t.Fatalf("Delete of every ready job after emptying 1,000 groups: %d, %v; want %d", n, err, len(want)-2000)
 			}
-			if st, err := s.QueueStats(ctx, q); err != nil || st.Counts.Ready != 0 || st.Counts.Total() != 0 {
+			if st, err := s.GetQueueStats(ctx, q); err != nil || st.Counts.Ready != 0 || st.Counts.Total() != 0 {
 				t.Fatalf("QueueStats after deleting every job: %+v, %v; want none", st.Counts, err)
 			}
 			continue
@@ -179,14 +179,14 @@ func TestGroupedListing(t *testing.T) {
 		// Groups emptied by deletes stay listed as names until a claim
 		// meets them: a page past them reads further than its first
 		// names, and so does a listing of groups.
-		if n, err := s.Delete(ctx, q, store.StateReady, want[1:121]); err != nil || n != 120 {
+		if n, err := s.DeleteJobs(ctx, q, store.StateReady, want[1:121]); err != nil || n != 120 {
 			t.Fatalf("Delete of the first 60 groups' jobs: %d, %v", n, err)
 		}
 		page, err := s.ListJobs(ctx, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 20})
 		if err != nil || len(page.Jobs) != 20 || page.Jobs[1].ID != want[121] || page.Jobs[19].ID != want[139] || page.Total != len(want)-120 {
 			t.Fatalf("first page after emptying 60 groups: %d jobs from %v, total %d, %v; want 20 from plain, %s, total %d", len(page.Jobs), ids(page.Jobs), page.Total, err, want[121], len(want)-120)
 		}
-		gs, err := s.Groups(ctx, q, 10)
+		gs, err := s.ListGroups(ctx, q, 10)
 		if err != nil || len(gs) != 10 || gs[0].Group != "g00060" || gs[9].Group != "g00069" {
 			t.Fatalf("Groups(10) after emptying the first 60: %+v, %v; want g00060 to g00069", gs, err)
 		}

@@ -81,7 +81,7 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 	// Settled: the worker has registered itself.
 	admin := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: prefix})
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ws, err := hopper.NewInspector(admin).Workers(ctx)
+		ws, err := hopper.NewInspector(admin).ListWorkers(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

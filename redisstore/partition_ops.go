@@ -64,7 +64,7 @@ func (s *Store) partHolding(ctx context.Context, queue string, parts []string, i
 func (s *Store) partsStats(ctx context.Context, queue string, parts []string) (store.QueueStats, error) {
 	sum := store.QueueStats{Queue: queue}
 	for i, p := range parts {
-		st, err := s.QueueStats(ctx, p)
+		st, err := s.GetQueueStats(ctx, p)
 		if err != nil {
 			return store.QueueStats{}, err
 		}
@@ -101,7 +101,7 @@ func (s *Store) setPartsConfig(ctx context.Context, queue string, parts []string
 func (s *Store) partsGroups(ctx context.Context, parts []string, limit int) ([]store.GroupStats, error) {
 	var all []store.GroupStats
 	for _, p := range parts {
-		g, err := s.Groups(ctx, p, limit)
+		g, err := s.ListGroups(ctx, p, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (s *Store) partsThroughput(ctx context.Context, parts []string, since time.
 	idx := map[at]int{}
 	var out []store.ThroughputPoint
 	for _, p := range parts {
-		pts, err := s.Throughput(ctx, p, since)
+		pts, err := s.GetThroughput(ctx, p, since)
 		if err != nil {
 			return nil, err
 		}

@@ -76,11 +76,11 @@ func TestPartitionedQueue(t *testing.T) {
 			t.Fatalf("enqueue of a held unique key: %+v, %v; want a duplicate held by u1", res, err)
 		}
 
-		st, err := s.QueueStats(ctx, "orders")
+		st, err := s.GetQueueStats(ctx, "orders")
 		if err != nil || st.Counts.Ready != 301 {
-			t.Fatalf("QueueStats(orders) = %+v, %v; want 301 ready", st.Counts, err)
+			t.Fatalf("GetQueueStats(orders) = %+v, %v; want 301 ready", st.Counts, err)
 		}
-		queues, err := s.Queues(ctx)
+		queues, err := s.ListQueues(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,8 +88,8 @@ func TestPartitionedQueue(t *testing.T) {
 			t.Fatalf("Queues() = %v, want the partitions %v", queues, want)
 		}
 		for _, p := range queues {
-			if st, err := s.QueueStats(ctx, p); err != nil || st.Counts.Ready < 50 {
-				t.Errorf("QueueStats(%s) = %+v, %v; want a share of the 301 jobs", p, st.Counts, err)
+			if st, err := s.GetQueueStats(ctx, p); err != nil || st.Counts.Ready < 50 {
+				t.Errorf("GetQueueStats(%s) = %+v, %v; want a share of the 301 jobs", p, st.Counts, err)
 			}
 		}
 
@@ -127,7 +127,7 @@ func TestPartitionedQueue(t *testing.T) {
 				t.Fatalf("ack of %s: %v", reqs[i].ID, e)
 			}
 		}
-		if st, err := s.QueueStats(ctx, "orders"); err != nil || st.Counts != (store.StateCounts{}) {
+		if st, err := s.GetQueueStats(ctx, "orders"); err != nil || st.Counts != (store.StateCounts{}) {
 			t.Fatalf("after acking every job: %+v, %v; want an empty queue", st.Counts, err)
 		}
 	})
@@ -201,7 +201,7 @@ func TestPartitionedQueueByID(t *testing.T) {
 	if _, err := s.Maintain(ctx, "orders", store.MaintainOpts{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.QueueStats(ctx, "orders")
+	st, err := s.GetQueueStats(ctx, "orders")
 	if err != nil || st.Counts.Ready+st.Counts.Pending != 12 || st.Counts.Pending != 6 {
 		t.Fatalf("after Maintain: %+v, %v; want 6 ready and 6 pending", st.Counts, err)
 	}
@@ -210,7 +210,7 @@ func TestPartitionedQueueByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := s.Cancel(ctx, "orders", "d1"); err != nil || st != store.StateReady {
+	if st, err := s.CancelJob(ctx, "orders", "d1"); err != nil || st != store.StateReady {
 		t.Fatalf("Cancel(orders, d1) = %q, %v; want it cancelled from ready", st, err)
 	}
 	select {
@@ -221,10 +221,10 @@ func TestPartitionedQueueByID(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("WatchJob(orders, d1) saw no end after Cancel")
 	}
-	if n, err := s.Delete(ctx, "orders", store.StatePending, []string{"d0", "d2", "d3"}); err != nil || n != 2 {
+	if n, err := s.DeleteJobs(ctx, "orders", store.StatePending, []string{"d0", "d2", "d3"}); err != nil || n != 2 {
 		t.Fatalf("Delete of two pending jobs and a ready one: %d, %v; want 2", n, err)
 	}
-	if n, err := s.Requeue(ctx, "orders", store.StatePending, nil); err != nil || n != 4 {
+	if n, err := s.RequeueJobs(ctx, "orders", store.StatePending, nil); err != nil || n != 4 {
 		t.Fatalf("Requeue of every pending job: %d, %v; want 4", n, err)
 	}
 
@@ -264,12 +264,12 @@ func TestPartitionsMustAgree(t *testing.T) {
 	mustEnqueue(t, a, job("orders", "a1"), job("orders", "a2"), job("plain", "p1"))
 
 	b := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"orders": 4}})
-	_, err := b.QueueStats(ctx, "orders")
+	_, err := b.GetQueueStats(ctx, "orders")
 	if !errors.Is(err, store.ErrInvalidConfig) || !strings.Contains(err.Error(), "has 3 partitions") {
 		t.Fatalf("a store with another count: %v, want ErrInvalidConfig naming the recorded 3", err)
 	}
 	c := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"plain": 2}})
-	if _, err := c.QueueStats(ctx, "plain"); !errors.Is(err, store.ErrInvalidConfig) {
+	if _, err := c.GetQueueStats(ctx, "plain"); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Fatalf("partitioning a queue already used: %v, want ErrInvalidConfig", err)
 	}
 
@@ -303,7 +303,7 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 	if err != nil {
 		t.Errorf("ListJobs of a partition: %v", err)
 	}
-	if _, err := s.QueueStats(ctx, "orders~2"); !errors.Is(err, store.ErrInvalidQueue) {
+	if _, err := s.GetQueueStats(ctx, "orders~2"); !errors.Is(err, store.ErrInvalidQueue) {
 		t.Errorf("a partition past the count: %v, want ErrInvalidQueue", err)
 	}
 	if _, err := s.Enqueue(ctx, []*store.NewJob{job("plain~0", "p")}); !errors.Is(err, store.ErrInvalidQueue) {

@@ -45,16 +45,16 @@ func TestAwkwardQueueNames(t *testing.T) {
 		if string(got.Args) != q || got.MaxRetries != i {
 			t.Fatalf("queue %q holds the job of another queue: args %q", q, got.Args)
 		}
-		st, err := hopper.NewInspector(s).QueueStats(ctx, q)
+		st, err := hopper.NewInspector(s).GetQueueStats(ctx, q)
 		if err != nil || st.Counts.Ready != 2 || st.Counts.Total() != 2 {
-			t.Fatalf("QueueStats(%q) = %+v, %v; want 2 ready jobs", q, st.Counts, err)
+			t.Fatalf("GetQueueStats(%q) = %+v, %v; want 2 ready jobs", q, st.Counts, err)
 		}
 		c, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 5, Lease: time.Minute})
 		if err != nil || len(c.Jobs) != 2 || c.Jobs[0].ID != "same-id" {
 			t.Fatalf("Claim(%q) = %d jobs, %v; want its own 2", q, len(c.Jobs), err)
 		}
 	}
-	qs, err := s.Queues(ctx)
+	qs, err := s.ListQueues(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

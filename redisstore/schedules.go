@@ -58,9 +58,9 @@ func (s *Store) RegisterSchedules(ctx context.Context, list []store.ScheduleInfo
 	return wrap("register schedules", s.rdb.HSet(ctx, s.g.schedules, args...).Err())
 }
 
-// Schedules lists the registered schedules with the last tick each one
+// ListSchedules lists the registered schedules with the last tick each one
 // enqueued, sorted by name (then queue).
-func (s *Store) Schedules(ctx context.Context) ([]store.ScheduleInfo, error) {
+func (s *Store) ListSchedules(ctx context.Context) ([]store.ScheduleInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}

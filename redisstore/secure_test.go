@@ -197,7 +197,7 @@ func TestSecureWorker(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		st, err := rs.QueueStats(ctx, "q")
+		st, err := rs.GetQueueStats(ctx, "q")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestSecureWorker(t *testing.T) {
 	// The worker's first heartbeat is written beside its first claims, not
 	// before them: the jobs may all be done first (seen under CI load).
 	testutil.EventuallyTrue(t, testutil.Wait, "the running worker's record", func() bool {
-		ws, err := rs.Workers(ctx)
+		ws, err := rs.ListWorkers(ctx)
 		return err == nil && len(ws) == 1
 	})
 	if strings.Contains(logs.String(), "level=ERROR") {
@@ -290,7 +290,7 @@ func TestACLMissingRight(t *testing.T) {
 			// Enqueue does not fail on the registry it could not write
 			// (doc.go says so); Queues does.
 			mustEnqueue(t, s, job("q", "a"))
-			_, err := s.Queues(t.Context())
+			_, err := s.ListQueues(t.Context())
 			return err
 		}},
 		{"queue keys", "~{hopper:*", func(t *testing.T, s *redisstore.Store) error {
@@ -305,7 +305,7 @@ func TestACLMissingRight(t *testing.T) {
 		{"the wake-ups", "+subscribe", waitUntilRefused},
 		{"the wake-up channels", "&hopper:*", waitUntilRefused},
 		{"the scripts", "+fcall", func(t *testing.T, s *redisstore.Store) error {
-			_, err := hopper.NewInspector(s).QueueStats(t.Context(), "q")
+			_, err := hopper.NewInspector(s).GetQueueStats(t.Context(), "q")
 			return err
 		}},
 	} {

@@ -12,9 +12,9 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Queues lists the queues jobs were enqueued into or configured, sorted.
+// ListQueues lists the queues jobs were enqueued into or configured, sorted.
 // Queues only waited on or claimed from are not listed.
-func (s *Store) Queues(ctx context.Context) ([]string, error) {
+func (s *Store) ListQueues(ctx context.Context) ([]string, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -26,10 +26,10 @@ func (s *Store) Queues(ctx context.Context) ([]string, error) {
 	return qs, nil
 }
 
-// QueueStats reports one queue (see store.Store), read atomically by one
+// GetQueueStats reports one queue (see store.Store), read atomically by one
 // script. Latency is the server's now minus when the oldest ready job fell
 // due (its enqueue time, or when it was promoted, released or requeued).
-func (s *Store) QueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
+func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return store.QueueStats{}, err
 	}
@@ -122,11 +122,11 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	return wrap("set config of "+strconv.Quote(queue), err)
 }
 
-// Throughput reports acks and failures of queue since since (see
+// GetThroughput reports acks and failures of queue since since (see
 // store.Admin): per minute for the last store.ThroughputMinutes, then per
 // hour, from the counters finish and maintain keep
 // (lua/lib_throughput.lua).
-func (s *Store) Throughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
+func (s *Store) GetThroughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return nil, err
 	}

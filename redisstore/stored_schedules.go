@@ -69,10 +69,10 @@ func (s *Store) DeleteSchedule(ctx context.Context, queue, name string) (bool, e
 	return del.Val() == 1, nil
 }
 
-// StoredSchedules returns the stored schedules, sorted by queue then name,
+// ListStoredSchedules returns the stored schedules, sorted by queue then name,
 // and their version, read in one transaction. A record that does not
 // decode fails the call with an error wrapping store.ErrCorrupt.
-func (s *Store) StoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
+func (s *Store) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, 0, err
 	}

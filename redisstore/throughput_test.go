@@ -55,7 +55,7 @@ func TestThroughputRollUp(t *testing.T) {
 	if n, _ := rdb.HExists(ctx, key, "D"+strconv.FormatInt(cur/60-40*24, 10)).Result(); n {
 		t.Error("the hour 40 days old is still kept")
 	}
-	pts, err := s.Throughput(ctx, "q", now.Add(-45*24*time.Hour))
+	pts, err := s.GetThroughput(ctx, "q", now.Add(-45*24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

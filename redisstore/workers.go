@@ -60,8 +60,8 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 	return wrap("heartbeat of worker "+strconv.Quote(w.ID), err)
 }
 
-// Workers lists the live worker processes, sorted by ID.
-func (s *Store) Workers(ctx context.Context) ([]store.WorkerInfo, error) {
+// ListWorkers lists the live worker processes, sorted by ID.
+func (s *Store) ListWorkers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}

@@ -249,7 +249,7 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 		return nil
 	}
 	for i := 1; i+1 < len(v); i += 2 {
-		if _, err := s.Cancel(ctx, v[i+1], store.TaskJobID(id, v[i])); err != nil && !isNotFound(err) {
+		if _, err := s.CancelJob(ctx, v[i+1], store.TaskJobID(id, v[i])); err != nil && !isNotFound(err) {
 			return err
 		}
 	}
@@ -285,7 +285,7 @@ func (s *Store) RetryWorkflow(ctx context.Context, id string) (int, error) {
 	}
 	total := 0
 	for _, q := range order {
-		n, err := s.Requeue(ctx, q, store.StateGarbage, byQueue[q])
+		n, err := s.RequeueJobs(ctx, q, store.StateGarbage, byQueue[q])
 		total += n
 		if err != nil {
 			return total, err

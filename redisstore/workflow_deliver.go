@@ -301,7 +301,7 @@ func (s *Store) confirm(ctx context.Context, rels []wfRelease) error {
 			return wrap("confirm tasks of workflow "+strconv.Quote(order[i]), err)
 		}
 		for j := 0; j+1 < len(v); j += 2 {
-			if _, err := s.Cancel(ctx, v[j+1], store.TaskJobID(order[i], v[j])); err != nil && !isNotFound(err) {
+			if _, err := s.CancelJob(ctx, v[j+1], store.TaskJobID(order[i], v[j])); err != nil && !isNotFound(err) {
 				return err
 			}
 		}

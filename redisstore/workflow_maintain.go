@@ -76,7 +76,7 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 
 // sweepEnds delivers the task ends whose lease passed, in every queue.
 func (s *Store) sweepEnds(ctx context.Context, now int64) error {
-	queues, err := s.Queues(ctx)
+	queues, err := s.ListQueues(ctx)
 	if err != nil {
 		return err
 	}

@@ -11,9 +11,9 @@ import (
 // first (valid queue names and states, a state the action allows, ranges
 // in bounds), so an Admin method applies what it is given.
 type Admin interface {
-	// QueueStats reports one queue: jobs per state, its config and the age
+	// GetQueueStats reports one queue: jobs per state, its config and the age
 	// of its oldest ready job. A queue never seen reports zeros.
-	QueueStats(ctx context.Context, queue string) (QueueStats, error)
+	GetQueueStats(ctx context.Context, queue string) (QueueStats, error)
 
 	// SetQueueConfig replaces a queue's settings (the Inspector has
 	// normalized cfg). It takes effect for the next Claim in every
@@ -21,11 +21,11 @@ type Admin interface {
 	// workers.
 	SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error
 
-	// Throughput reports jobs finished in queue from since until now,
+	// GetThroughput reports jobs finished in queue from since until now,
 	// oldest first, one point per interval that had any: per minute for
 	// the last ThroughputMinutes, per hour (Span) for ThroughputHours
 	// before that. Points never overlap.
-	Throughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error)
+	GetThroughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error)
 
 	// GetJob returns one job with its error history, in whatever state it
 	// is. It returns ErrJobNotFound when the queue has no such job.
@@ -35,26 +35,26 @@ type Admin interface {
 	// order ListJobsOpts describes.
 	ListJobs(ctx context.Context, req ListJobsOpts) (JobPage, error)
 
-	// Requeue moves jobs in state from (pending, retry, garbage or done)
+	// RequeueJobs moves jobs in state from (pending, retry, garbage or done)
 	// to the back of ready, due now, keeping their attempts and history;
 	// a requeued job is no longer marked cancelled, loses its result, and
 	// does not take its unique key again. With ids nil it moves all of
 	// them. It returns how many moved; ids not in that state are skipped.
-	Requeue(ctx context.Context, queue string, from JobState, ids []string) (int, error)
+	RequeueJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error)
 
-	// Delete removes jobs in state from (any state but unack), releasing
+	// DeleteJobs removes jobs in state from (any state but unack), releasing
 	// their unique keys. With ids nil it deletes all of them. It returns
 	// how many were deleted; ids not in that state are skipped.
-	Delete(ctx context.Context, queue string, from JobState, ids []string) (int, error)
+	DeleteJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error)
 
-	// Cancel stops a job: one waiting (pending, ready, retry) moves to
+	// CancelJob stops a job: one waiting (pending, ready, retry) moves to
 	// garbage marked cancelled at once, with ErrCancelled's text in its
 	// history and its unique key released; one running is flagged, its
 	// worker learns of it through Extend and finishes it as cancelled.
 	// Cancelling a job in garbage or done changes nothing. It returns the
 	// state the job was in, or ErrJobNotFound.
-	Cancel(ctx context.Context, queue, id string) (JobState, error)
+	CancelJob(ctx context.Context, queue, id string) (JobState, error)
 
-	// Workers lists the live worker processes, sorted by ID.
-	Workers(ctx context.Context) ([]WorkerInfo, error)
+	// ListWorkers lists the live worker processes, sorted by ID.
+	ListWorkers(ctx context.Context) ([]WorkerInfo, error)
 }

@@ -10,14 +10,14 @@ import (
 // queue and kind, as counts per duration bucket (DurationBucket) per hour
 // of the store's clock, for DurationsKept. Workers record what they ran
 // about once a minute, so nothing is written per job. Both of hopper's
-// stores implement it; hopper.Inspector.KindDurations reads it.
+// stores implement it; hopper.Inspector.GetKindDurations reads it.
 type Durations interface {
 	// AddDurations adds counts to the buckets of the current hour.
 	AddDurations(ctx context.Context, counts []DurationCount) error
-	// DurationCounts returns queue's counts per kind and bucket over the
+	// GetDurationCounts returns queue's counts per kind and bucket over the
 	// hours from the one holding since until now (one entry per kind and
 	// bucket, the hours summed).
-	DurationCounts(ctx context.Context, queue string, since time.Time) ([]DurationCount, error)
+	GetDurationCounts(ctx context.Context, queue string, since time.Time) ([]DurationCount, error)
 }
 
 // DurationsKept is how long stores keep duration counts: a day.

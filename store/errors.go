@@ -26,7 +26,7 @@ var (
 	// ErrInvalidConfig: a configuration or request field is out of range;
 	// the message names the field.
 	ErrInvalidConfig = errors.New("hopper: invalid config")
-	// ErrCancelled: the job was cancelled (hopper.Inspector.Cancel) while
+	// ErrCancelled: the job was cancelled (hopper.Inspector.CancelJob) while
 	// it waited or ran. Its text is what a store records in the history of
 	// a job cancelled while waiting, or finished as cancelled without an
 	// error of its own. It is the cause of a running job's context when

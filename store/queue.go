@@ -162,7 +162,7 @@ type QueueStats struct {
 	KindIndexBuilding bool
 }
 
-// How long stores keep throughput (Admin.Throughput): per minute for a
+// How long stores keep throughput (Admin.GetThroughput): per minute for a
 // day, then per hour for 30 days. Both stores bound what they keep: on
 // Redis at most 2 × (ThroughputMinutes + ThroughputHours) hash fields per
 // queue (about 300 KB for a queue busy every minute of the month, nothing
@@ -215,10 +215,10 @@ type Groups interface {
 	// more than MaxGroupLimits groups with caps in one queue, fails with
 	// ErrInvalidConfig.
 	SetGroupLimit(ctx context.Context, queue, group string, limit int) error
-	// Groups returns the groups of queue that have ready or running jobs
+	// ListGroups returns the groups of queue that have ready or running jobs
 	// or a cap of their own, sorted by name, at most limit of them (all
 	// when limit is zero or less).
-	Groups(ctx context.Context, queue string, limit int) ([]GroupStats, error)
+	ListGroups(ctx context.Context, queue string, limit int) ([]GroupStats, error)
 }
 
 // ValidateGroupLimit checks a SetGroupLimit call: a valid queue, a

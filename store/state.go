@@ -52,7 +52,7 @@ func ParseState(s string) (JobState, error) {
 	return "", fmt.Errorf("%w: %q (want one of pending, ready, unack, retry, garbage, done)", ErrInvalidState, s)
 }
 
-// Requeueable reports whether a job in s can be requeued (Admin.Requeue):
+// Requeueable reports whether a job in s can be requeued (Admin.RequeueJobs):
 // pending, retry, garbage and done. Ready is ready already; unack is
 // running (cancel it instead).
 func (s JobState) Requeueable() bool {
@@ -63,7 +63,7 @@ func (s JobState) Requeueable() bool {
 	return false
 }
 
-// Deletable reports whether a job in s can be deleted (Admin.Delete): any
+// Deletable reports whether a job in s can be deleted (Admin.DeleteJobs): any
 // state but unack, whose job is running (cancel it instead).
 func (s JobState) Deletable() bool { return s.Valid() && s != StateUnack }
 
@@ -79,7 +79,7 @@ func (s JobState) Replaceable() bool {
 }
 
 // Cancellable reports whether cancelling a job in s does anything
-// (Admin.Cancel): waiting (pending, ready, retry) or running (unack).
+// (Admin.CancelJob): waiting (pending, ready, retry) or running (unack).
 func (s JobState) Cancellable() bool {
 	switch s {
 	case StatePending, StateReady, StateRetry, StateUnack:

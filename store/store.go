@@ -71,8 +71,8 @@ type Store interface {
 	// is done, and returns those queues, with WaitReady's rules.
 	WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) ([]string, error)
 
-	// Queues lists every queue the store has seen, sorted by name.
-	Queues(ctx context.Context) ([]string, error)
+	// ListQueues lists every queue the store has seen, sorted by name.
+	ListQueues(ctx context.Context) ([]string, error)
 
 	// Heartbeat records a live worker process; the record expires after
 	// ttl unless renewed.
@@ -85,7 +85,7 @@ type Store interface {
 	// Registering again replaces the record.
 	RegisterSchedules(ctx context.Context, s []ScheduleInfo) error
 
-	// Schedules lists the registered periodic schedules with the last tick
+	// ListSchedules lists the registered periodic schedules with the last tick
 	// each one enqueued, sorted by name, then queue.
-	Schedules(ctx context.Context) ([]ScheduleInfo, error)
+	ListSchedules(ctx context.Context) ([]ScheduleInfo, error)
 }

@@ -68,9 +68,9 @@ type ScheduleStore interface {
 	PutSchedule(ctx context.Context, s StoredSchedule) error
 	// DeleteSchedule removes a schedule; it reports whether there was one.
 	DeleteSchedule(ctx context.Context, queue, name string) (bool, error)
-	// StoredSchedules returns every stored schedule, sorted by queue then
+	// ListStoredSchedules returns every stored schedule, sorted by queue then
 	// name, with the version the list is at.
-	StoredSchedules(ctx context.Context) ([]StoredSchedule, int64, error)
+	ListStoredSchedules(ctx context.Context) ([]StoredSchedule, int64, error)
 	// SchedulesVersion returns a number that changes whenever a schedule
 	// is put or deleted: a cheap check for a change.
 	SchedulesVersion(ctx context.Context) (int64, error)

@@ -31,15 +31,15 @@ import (
 // called, else failed if any task failed without AllowFailure or was
 // skipped, else succeeded. An ended workflow is kept for its Retention,
 // then removed with its bookkeeping (its tasks' jobs follow their queues'
-// own rules). Requeueing a failed task's job (Admin.Requeue, or
+// own rules). Requeueing a failed task's job (Admin.RequeueJobs, or
 // RetryWorkflow) re-opens its workflow: the task runs again and the tasks
 // skipped because of it wait again.
 //
 // A task's job ending is applied to its workflow before the call that ended
-// it returns without error (Finish, Maintain, Admin.Cancel, Admin.Delete,
-// Admin.Requeue), so dependents it released are claimable at once. How a
+// it returns without error (Finish, Maintain, Admin.CancelJob, Admin.DeleteJobs,
+// Admin.RequeueJobs), so dependents it released are claimable at once. How a
 // task's job ends: acked (Finish with OutcomeAck) is succeeded; reaching
-// garbage is failed, or cancelled when the job was cancelled (Admin.Cancel,
+// garbage is failed, or cancelled when the job was cancelled (Admin.CancelJob,
 // CancelWorkflow, OutcomeCancel); deleted while not done is failed.
 // Requeueing a done task's job runs it again without changing its
 // workflow.
@@ -88,7 +88,7 @@ type Workflows interface {
 
 	// CancelWorkflow cancels workflow id: tasks still waiting are
 	// cancelled and never run, the jobs of released tasks are cancelled
-	// as Admin.Cancel does (waiting jobs go to garbage, running ones are
+	// as Admin.CancelJob does (waiting jobs go to garbage, running ones are
 	// flagged), and the workflow ends as cancelled once every task has
 	// ended. Cancelling an ended workflow changes nothing. It fails with
 	// ErrWorkflowNotFound.

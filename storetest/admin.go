@@ -19,13 +19,13 @@ func requeueCases() []adminCase {
 	}
 }
 
-// requeue calls Store.Requeue and fails unless it moved want jobs.
+// requeue calls Store.RequeueJobs and fails unless it moved want jobs.
 func requeue(t *testing.T, a store.Admin, q string, from store.JobState, list []string, want int) {
 	t.Helper()
 	if !from.Requeueable() {
 		t.Fatalf("storetest: Requeue from %s, a request the Inspector refuses", from)
 	}
-	n, err := a.Requeue(t.Context(), q, from, list)
+	n, err := a.RequeueJobs(t.Context(), q, from, list)
 	if err != nil || n != want {
 		t.Fatalf("Requeue(%s, %q): got %d, %v; want %d, nil", from, list, n, err, want)
 	}
@@ -124,13 +124,13 @@ func deleteCases() []adminCase {
 	}
 }
 
-// del calls Store.Delete and fails unless it deleted want jobs.
+// del calls Store.DeleteJobs and fails unless it deleted want jobs.
 func del(t *testing.T, a store.Admin, q string, from store.JobState, list []string, want int) {
 	t.Helper()
 	if !from.Deletable() {
 		t.Fatalf("storetest: Delete from %s, a request the Inspector refuses", from)
 	}
-	n, err := a.Delete(t.Context(), q, from, list)
+	n, err := a.DeleteJobs(t.Context(), q, from, list)
 	if err != nil || n != want {
 		t.Fatalf("Delete(%s, %q): got %d, %v; want %d, nil", from, list, n, err, want)
 	}

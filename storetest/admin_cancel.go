@@ -54,7 +54,7 @@ func testCancelIn(t *testing.T, s store.Store, a store.Admin, st store.JobState)
 	q := newQueue(t)
 	before := put(t, s, a, withRetries(q, "a", 3), st)
 	start := time.Now()
-	got, err := a.Cancel(t.Context(), q, "a")
+	got, err := a.CancelJob(t.Context(), q, "a")
 	if err != nil || got != st {
 		t.Fatalf("Cancel of a job in %s: got %q, %v; want %q, nil", st, got, err, st)
 	}
@@ -81,7 +81,7 @@ func testCancelIn(t *testing.T, s store.Store, a store.Admin, st store.JobState)
 
 func testCancelUnknown(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
-	_, err := a.Cancel(t.Context(), q, "never-enqueued")
+	_, err := a.CancelJob(t.Context(), q, "never-enqueued")
 	requireErrIs(t, "Cancel of a job that does not exist", err, store.ErrJobNotFound)
 }
 

@@ -172,7 +172,7 @@ func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admi
 	}
 	addGroups(t, s, q, []string{"vip", "std"}, []int{3, 3})
 	requireClaims(t, s, q, 10, []string{"vip1", "std1", "vip2"}, "vip has a cap of 2 of its own, std the queue's 1")
-	got, err := g.Groups(t.Context(), q, 0)
+	got, err := g.ListGroups(t.Context(), q, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +184,10 @@ func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admi
 	q2 := newQueue(t)
 	addGroups(t, s, q2, []string{"x"}, []int{3})
 	claim(t, s, q2, 2, long)
-	if got, err := g.Groups(t.Context(), q2, 0); err != nil || !slices.Equal(got, []store.GroupStats{{Group: "x", Ready: 1, Running: 2}}) {
+	if got, err := g.ListGroups(t.Context(), q2, 0); err != nil || !slices.Equal(got, []store.GroupStats{{Group: "x", Ready: 1, Running: 2}}) {
 		t.Fatalf("Groups of a queue without caps = %+v, %v; want x with 1 ready and 2 running", got, err)
 	}
-	if got, _ := g.Groups(t.Context(), q, 1); len(got) != 1 || got[0].Group != "std" {
+	if got, _ := g.ListGroups(t.Context(), q, 1); len(got) != 1 || got[0].Group != "std" {
 		t.Fatalf("Groups with limit 1 = %+v, want std alone (sorted by name)", got)
 	}
 	if err := g.SetGroupLimit(t.Context(), q, "std", 3); err != nil {
@@ -197,7 +197,7 @@ func testGroupOwnLimit(t *testing.T, s store.Store, g store.Groups, a store.Admi
 	if err := g.SetGroupLimit(t.Context(), q, "vip", 0); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = g.Groups(t.Context(), q, 0)
+	got, _ = g.ListGroups(t.Context(), q, 0)
 	if i := slices.IndexFunc(got, func(s store.GroupStats) bool { return s.Group == "vip" }); i < 0 || got[i].Own || got[i].Limit != 1 {
 		t.Fatalf("Groups after vip's cap was removed = %+v, want vip at the queue's cap of 1", got)
 	}
@@ -266,7 +266,7 @@ func testGroupListStats(t *testing.T, s store.Store, a store.Admin) {
 		t.Fatalf("QueueStats Ready = %d, want 5 with grouped jobs", st.Counts.Ready)
 	}
 	cancel(t, a, q, "a1", store.StateReady)
-	if n, err := a.Delete(t.Context(), q, store.StateReady, []string{"b2"}); err != nil || n != 1 {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StateReady, []string{"b2"}); err != nil || n != 1 {
 		t.Fatalf("Delete(b2): %d, %v; want 1, nil", n, err)
 	}
 	if st := stats(t, a, q); st.Counts.Ready != 3 || st.Counts.Garbage != 1 {
@@ -278,7 +278,7 @@ func testGroupListStats(t *testing.T, s store.Store, a store.Admin) {
 	}
 	addGroups(t, s, q, []string{"c"}, []int{3})
 	add(t, s, job(q, "p2"))
-	if n, err := a.Delete(t.Context(), q, store.StateReady, nil); err != nil || n != 4 {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StateReady, nil); err != nil || n != 4 {
 		t.Fatalf("Delete of all ready: %d, %v; want 4 (three grouped, one not)", n, err)
 	}
 	claimNone(t, s, q, "every ready job was deleted")

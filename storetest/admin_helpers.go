@@ -55,7 +55,7 @@ func requireNotFound(t *testing.T, a store.Admin, q, id, why string) {
 // stats returns QueueStats or fails the test.
 func stats(t *testing.T, a store.Admin, q string) store.QueueStats {
 	t.Helper()
-	st, err := a.QueueStats(t.Context(), q)
+	st, err := a.GetQueueStats(t.Context(), q)
 	if err != nil {
 		t.Fatalf("QueueStats(%q): unexpected error: %v", q, err)
 	}
@@ -103,11 +103,11 @@ func requireDone(t *testing.T, a store.Admin, q, id, result string, before, afte
 	return d
 }
 
-// cancel calls Admin.Cancel and fails unless it reports the job was in
+// cancel calls Admin.CancelJob and fails unless it reports the job was in
 // state want.
 func cancel(t *testing.T, a store.Admin, q, id string, want store.JobState) {
 	t.Helper()
-	if st, err := a.Cancel(t.Context(), q, id); err != nil || st != want {
+	if st, err := a.CancelJob(t.Context(), q, id); err != nil || st != want {
 		t.Fatalf("Cancel(%q, %q): got %q, %v; want %q, nil", q, id, st, err, want)
 	}
 }

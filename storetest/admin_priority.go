@@ -118,7 +118,7 @@ func testPriorityKeptThroughRetryAndRequeue(t *testing.T, s store.Store, a store
 	}
 	finishOK(t, s, failed(got, store.OutcomeGarbage, "dead", 0))
 	add(t, s, job(q, "plain2"))
-	if n, err := a.Requeue(t.Context(), q, store.StateGarbage, []string{"urgent2"}); err != nil || n != 1 {
+	if n, err := a.RequeueJobs(t.Context(), q, store.StateGarbage, []string{"urgent2"}); err != nil || n != 1 {
 		t.Fatalf("Requeue(urgent2): %d, %v; want 1, nil", n, err)
 	}
 	claimOne(t, s, q, "urgent2", long)
@@ -172,14 +172,14 @@ func testPriorityCancelAndDelete(t *testing.T, s store.Store, a store.Admin) {
 	want := mixedPriorities(t, s, q)
 	cancel(t, a, q, want[0], store.StateReady)
 	cancel(t, a, q, want[len(want)-1], store.StateReady)
-	if n, err := a.Delete(t.Context(), q, store.StateReady, []string{want[1], want[5]}); err != nil || n != 2 {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StateReady, []string{want[1], want[5]}); err != nil || n != 2 {
 		t.Fatalf("Delete of two ready jobs of priorities 3 and 1: %d, %v; want 2, nil", n, err)
 	}
 	left := slices.Concat(want[2:5], want[6:len(want)-1])
 	if got := list(t, a, store.ListJobsOpts{Queue: q, State: store.StateReady, Limit: 100}); !slices.Equal(ids(got.Jobs), left) {
 		t.Fatalf("ready after cancelling and deleting four: %v, want %v", ids(got.Jobs), left)
 	}
-	if n, err := a.Delete(t.Context(), q, store.StateReady, nil); err != nil || n != len(left) {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StateReady, nil); err != nil || n != len(left) {
 		t.Fatalf("Delete of all ready: %d, %v; want %d, nil", n, err, len(left))
 	}
 	requireCounts(t, a, q, store.StateCounts{Garbage: 2})

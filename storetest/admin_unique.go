@@ -12,7 +12,7 @@ func adminUniqueCases() []adminCase {
 	return []adminCase{
 		{name: "ReleasedAfterDelete", fn: func(t *testing.T, s store.Store, a store.Admin) {
 			testUniqueReleased(t, s, func(t *testing.T, s store.Store, q, holder string) {
-				n, err := a.Delete(t.Context(), q, store.StateReady, []string{holder})
+				n, err := a.DeleteJobs(t.Context(), q, store.StateReady, []string{holder})
 				if err != nil || n != 1 {
 					t.Fatalf("Delete(ready, %q): got %d, %v; want 1, nil", holder, n, err)
 				}

@@ -23,7 +23,7 @@ func adminWorkerCases() []adminCase {
 
 func workers(t *testing.T, a store.Admin) []store.WorkerInfo {
 	t.Helper()
-	ws, err := a.Workers(t.Context())
+	ws, err := a.ListWorkers(t.Context())
 	if err != nil {
 		t.Fatalf("Workers: unexpected error: %v", err)
 	}

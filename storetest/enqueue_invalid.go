@@ -65,7 +65,7 @@ func badJobCases(bad []badJobCase) []engineCase {
 			if !errors.Is(err, b.err) {
 				t.Fatalf("Enqueue of a valid job and one with %s: got results %+v, error %v; want error %v", b.name, res, err, b.err)
 			}
-			queues, err := s.Queues(t.Context())
+			queues, err := s.ListQueues(t.Context())
 			if err != nil {
 				t.Fatalf("Queues: unexpected error: %v", err)
 			}

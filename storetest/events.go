@@ -293,7 +293,7 @@ func testEventDeleted(t *testing.T, s store.Store, r store.EventReader, a store.
 	q := newQueue(t)
 	add(t, s, delayed(q, "a", long), delayed(q, "b", long))
 	pos := startPos(t, r, q)
-	if n, err := a.Delete(t.Context(), q, store.StatePending, []string{"b"}); err != nil || n != 1 {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StatePending, []string{"b"}); err != nil || n != 1 {
 		t.Fatalf("Delete of pending job b: %d, %v; want 1, nil", n, err)
 	}
 	requireEvents(t, q, newEvents(t, r, q, &pos), want{store.EventDeleted, "b", 0})

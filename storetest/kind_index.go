@@ -68,7 +68,7 @@ func testKindIndexWalk(t *testing.T, s store.Store, se store.Searcher, a store.A
 		acks = append(acks, store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
 	}
 	finishOK(t, s, acks...)
-	if n, err := a.Delete(ctx, q, store.StateReady, []string{"j15"}); err != nil || n != 1 {
+	if n, err := a.DeleteJobs(ctx, q, store.StateReady, []string{"j15"}); err != nil || n != 1 {
 		t.Fatalf("Delete(j15): %d, %v", n, err)
 	}
 	want(search(store.StateReady, store.SearchWalkShorter), "rare jobs in ready after an ack and a delete", store.SearchWalkKind, 2, "j35")

@@ -16,7 +16,7 @@ func queuesCases() []engineCase {
 func testStatsQueues(t *testing.T, s store.Store) {
 	q1, q2 := newQueue(t), newQueue(t)
 	add(t, s, job(q1, "a"), delayed(q2, "b", long), job(q1, "c"))
-	qs, err := s.Queues(t.Context())
+	qs, err := s.ListQueues(t.Context())
 	if err != nil {
 		t.Fatalf("Queues: unexpected error: %v", err)
 	}

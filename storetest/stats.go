@@ -46,7 +46,7 @@ func testDurations(t *testing.T, s store.Store, ds store.Durations) {
 	add(store.DurationCount{Queue: q, Kind: "mail", Bucket: 10, Count: 3}, store.DurationCount{Queue: q, Kind: "mail", Bucket: 20, Count: 1},
 		store.DurationCount{Queue: other, Kind: "mail", Bucket: 10, Count: 7})
 	add(store.DurationCount{Queue: q, Kind: "mail", Bucket: 10, Count: 2}, store.DurationCount{Queue: q, Kind: "report|x", Bucket: 0, Count: 4})
-	got, err := ds.DurationCounts(t.Context(), q, time.Now().Add(-time.Hour))
+	got, err := ds.GetDurationCounts(t.Context(), q, time.Now().Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func testDurations(t *testing.T, s store.Store, ds store.Durations) {
 	if want := map[string]int64{"mail/10": 5, "mail/20": 1, "report|x/0": 4}; !maps.Equal(sum, want) {
 		t.Errorf("DurationCounts = %v, want %v", sum, want)
 	}
-	if got, err := ds.DurationCounts(t.Context(), q, time.Now().Add(2*time.Hour)); err != nil || len(got) != 0 {
+	if got, err := ds.GetDurationCounts(t.Context(), q, time.Now().Add(2*time.Hour)); err != nil || len(got) != 0 {
 		t.Errorf("DurationCounts from a later hour = %v, %v; want none", got, err)
 	}
 	if err := ds.AddDurations(t.Context(), []store.DurationCount{{Queue: "bad queue", Kind: "k", Count: 1}}); err == nil {
@@ -85,7 +85,7 @@ func testStatsDepthSampled(t *testing.T, s store.Store, a store.Admin) {
 	q2 := newQueue(t)
 	add(t, s, job(q2, "a"), job(q2, "b"))
 	maintain(t, s, q2, store.MaintainOpts{})
-	pts, err := a.Throughput(t.Context(), q2, before.Add(-time.Minute))
+	pts, err := a.GetThroughput(t.Context(), q2, before.Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func testStatsConfig(t *testing.T, s store.Store, a store.Admin) {
 // points' shape.
 func throughput(t *testing.T, a store.Admin, q string) (done, failed int64) {
 	t.Helper()
-	pts, err := a.Throughput(t.Context(), q, time.Now().Add(-3*time.Minute))
+	pts, err := a.GetThroughput(t.Context(), q, time.Now().Add(-3*time.Minute))
 	if err != nil {
 		t.Fatalf("Throughput(%q): unexpected error: %v", q, err)
 	}

@@ -24,7 +24,7 @@ func storedCases() []testCase[storedFunc] {
 // storedIn returns the stored schedules of queue q, and the version.
 func storedIn(t *testing.T, ss store.ScheduleStore, q string) ([]store.StoredSchedule, int64) {
 	t.Helper()
-	all, ver, err := ss.StoredSchedules(t.Context())
+	all, ver, err := ss.ListStoredSchedules(t.Context())
 	if err != nil {
 		t.Fatalf("StoredSchedules: %v", err)
 	}

@@ -163,7 +163,7 @@ func testWatchDeleted(t *testing.T, s store.Store, w store.JobWaiter, a store.Ad
 	q := newQueue(t)
 	add(t, s, delayed(q, "a", long))
 	ch := watch(t, w, q, "a")
-	if n, err := a.Delete(t.Context(), q, store.StatePending, []string{"a"}); err != nil || n != 1 {
+	if n, err := a.DeleteJobs(t.Context(), q, store.StatePending, []string{"a"}); err != nil || n != 1 {
 		t.Fatalf("Delete of the watched job: %d, %v; want 1, nil", n, err)
 	}
 	end := awaitEnd(t, ch, "watch of a deleted job")

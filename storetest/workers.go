@@ -93,7 +93,7 @@ func scheduleCases() []engineCase {
 
 func schedules(t *testing.T, s store.Store) []store.ScheduleInfo {
 	t.Helper()
-	list, err := s.Schedules(t.Context())
+	list, err := s.ListSchedules(t.Context())
 	if err != nil {
 		t.Fatalf("Schedules: unexpected error: %v", err)
 	}

@@ -405,7 +405,7 @@ func testWorkflowCancelOutcome(t *testing.T, s store.Store, w store.Workflows, _
 	requireNoJobs(t, s, "b was skipped", q[1])
 }
 
-// testWorkflowCancelledJob: Admin.Cancel of a task's ready job cancels the
+// testWorkflowCancelledJob: Admin.CancelJob of a task's ready job cancels the
 // task, which counts as failed.
 func testWorkflowCancelledJob(t *testing.T, s store.Store, w store.Workflows, a store.Admin) {
 	needAdmin(t, a)
@@ -554,7 +554,7 @@ func testCancelWorkflowEnded(t *testing.T, s store.Store, w store.Workflows, _ s
 	}
 }
 
-// testWorkflowRequeueDead: Admin.Requeue of a dead task's job re-opens its
+// testWorkflowRequeueDead: Admin.RequeueJobs of a dead task's job re-opens its
 // failed workflow: the task runs again, the tasks it skipped wait again,
 // and the workflow can then succeed.
 func testWorkflowRequeueDead(t *testing.T, s store.Store, w store.Workflows, a store.Admin) {

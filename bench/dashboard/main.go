@@ -99,7 +99,7 @@ func run(addr string, n, reps int, kindIndex string) error {
 		}
 		passes := 0
 		for ; ; passes++ {
-			qs, err := st.QueueStats(ctx, "big")
+			qs, err := st.GetQueueStats(ctx, "big")
 			if err != nil {
 				return err
 			}

@@ -246,7 +246,7 @@ func cpuOf(ctx context.Context, rdb *redis.Client, phase string, n int, f func()
 // waitEmpty waits until queue has nothing ready, running or pending.
 func waitEmpty(ctx context.Context, st *redisstore.Store, queue string) error {
 	for {
-		s, err := st.QueueStats(ctx, queue)
+		s, err := st.GetQueueStats(ctx, queue)
 		if err != nil {
 			return err
 		}

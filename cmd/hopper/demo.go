@@ -153,7 +153,7 @@ func countAcks(n *atomic.Int64) hopper.Middleware {
 func printProgress(ctx context.Context, w io.Writer, s *hopper.Inspector, enqueued, done int64, perSec float64, tty bool) {
 	var c hopper.StateCounts
 	for q := range demoQueues {
-		st, err := s.QueueStats(ctx, q)
+		st, err := s.GetQueueStats(ctx, q)
 		if err != nil {
 			continue
 		}

@@ -97,10 +97,10 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	}
 	defer closeStore()
 	ins := hopper.NewInspector(s)
-	op := ins.Requeue
+	op := ins.RequeueJobs
 	past := "requeued"
 	if verb == "delete" {
-		op, past = ins.Delete, "deleted"
+		op, past = ins.DeleteJobs, "deleted"
 	}
 	if *all {
 		if *queue == "" || *state == "" {
@@ -163,7 +163,7 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 		j, err := findJob(ctx, ins, *queue, id)
 		var was hopper.JobState
 		if err == nil {
-			was, err = ins.Cancel(ctx, j.Queue, j.ID)
+			was, err = ins.CancelJob(ctx, j.Queue, j.ID)
 		}
 		if err != nil {
 			failed++

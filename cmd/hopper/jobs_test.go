@@ -144,13 +144,13 @@ func TestQueuesPauseResume(t *testing.T) {
 		r := c.run(t, "queues", "pause", "default", "other")
 		wantCode(t, r, 0, "pause")
 		wantOut(t, r.stdout, "pause", "paused default", "paused other")
-		st, err := hopper.NewInspector(c.store).QueueStats(ctx, "default")
+		st, err := hopper.NewInspector(c.store).GetQueueStats(ctx, "default")
 		if err != nil || !st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Errorf("after pause: %+v, %v; want paused with MaxRunning kept", st.Config, err)
 		}
 		wantOut(t, c.run(t, "stats").stdout, "stats after pause", "yes")
 		wantCode(t, c.run(t, "queues", "resume", "default"), 0, "resume")
-		if st, _ := hopper.NewInspector(c.store).QueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
+		if st, _ := hopper.NewInspector(c.store).GetQueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Errorf("after resume: %+v", st.Config)
 		}
 		wantCode(t, c.run(t, "queues", "pause", "bad name"), 1, "pause a bad name")
@@ -214,7 +214,7 @@ func TestJobsListSearchGoesOn(t *testing.T) {
 		}
 		// Redis indexes 2,000 jobs at once and Maintain the rest.
 		for passes := 0; ; passes++ {
-			st, err := hopper.NewInspector(c.store).QueueStats(ctx, "big")
+			st, err := hopper.NewInspector(c.store).GetQueueStats(ctx, "big")
 			if err != nil {
 				t.Fatal(err)
 			}

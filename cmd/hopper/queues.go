@@ -37,9 +37,9 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 	defer closeStore()
 	ins := hopper.NewInspector(s)
 	paused := verb == "pause"
-	set := ins.Resume
+	set := ins.ResumeQueue
 	if paused {
-		set = ins.Pause
+		set = ins.PauseQueue
 	}
 	for _, q := range names {
 		if err := set(ctx, q); err != nil {

@@ -71,18 +71,18 @@ func runStats(ctx context.Context, a *app, args []string) error {
 
 // loadStats reads every queue's stats and last hour's throughput.
 func loadStats(ctx context.Context, s *hopper.Inspector) ([]queueStatsRow, error) {
-	names, err := s.Queues(ctx)
+	names, err := s.ListQueues(ctx)
 	if err != nil {
 		return nil, err
 	}
 	since := time.Now().Add(-time.Hour)
 	rows := make([]queueStatsRow, 0, len(names))
 	for _, q := range names {
-		st, err := s.QueueStats(ctx, q)
+		st, err := s.GetQueueStats(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		points, err := s.Throughput(ctx, q, since)
+		points, err := s.GetThroughput(ctx, q, since)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func runWorkflows(ctx context.Context, a *app, args []string) error {
 
 // getWorkflow reads workflow id, with a plain message when there is none.
 func getWorkflow(ctx context.Context, ins *hopper.Inspector, id string) (*hopper.WorkflowRecord, error) {
-	rec, err := ins.Workflow(ctx, id)
+	rec, err := ins.GetWorkflow(ctx, id)
 	if errors.Is(err, hopper.ErrWorkflowNotFound) {
 		return nil, fmt.Errorf("no workflow %q (ended workflows are removed after their retention)", id)
 	}

@@ -102,7 +102,7 @@ func runWorkflowsList(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	page, err := hopper.NewInspector(s).Workflows(ctx, hopper.ListWorkflowsOpts{State: st, Search: *search, Offset: *offset, Limit: *limit})
+	page, err := hopper.NewInspector(s).ListWorkflows(ctx, hopper.ListWorkflowsOpts{State: st, Search: *search, Offset: *offset, Limit: *limit})
 	if err != nil {
 		return err
 	}

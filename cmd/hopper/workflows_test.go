@@ -161,7 +161,7 @@ func TestWorkflowsCancelRetry(t *testing.T) {
 		r := c.run(t, "workflows", "retry", "etl-1")
 		wantCode(t, r, 0, "retry")
 		wantOut(t, r.stdout, "retry", "requeued the jobs of 1 failed task of etl-1")
-		if rec, err := ins.Workflow(t.Context(), "etl-1"); err != nil || rec.State != hopper.WorkflowRunning || rec.Counts[hopper.TaskWaiting] != 1 {
+		if rec, err := ins.GetWorkflow(t.Context(), "etl-1"); err != nil || rec.State != hopper.WorkflowRunning || rec.Counts[hopper.TaskWaiting] != 1 {
 			t.Errorf("after retry: %+v, %v", rec, err)
 		}
 		r = c.run(t, "workflows", "retry", "etl-1")
@@ -170,7 +170,7 @@ func TestWorkflowsCancelRetry(t *testing.T) {
 		r = c.run(t, "workflows", "cancel", "fan-1")
 		wantCode(t, r, 0, "cancel")
 		wantOut(t, r.stdout, "cancel", "cancelled workflow fan-1: 3 tasks will not run")
-		if rec, err := ins.Workflow(t.Context(), "fan-1"); err != nil || rec.State != hopper.WorkflowCancelled {
+		if rec, err := ins.GetWorkflow(t.Context(), "fan-1"); err != nil || rec.State != hopper.WorkflowCancelled {
 			t.Errorf("after cancel: %+v, %v", rec, err)
 		}
 		r = c.run(t, "workflows", "cancel", "fan-1", "nope")

@@ -144,7 +144,7 @@ func (r *run) enqueue(ctx context.Context, queue string, n, batch int, opts *hop
 func (r *run) enqueuePaced(ctx context.Context, queue string, n, batch int) error {
 	for done := 0; done < n; done += batch {
 		for {
-			st, err := r.store.QueueStats(ctx, queue)
+			st, err := r.store.GetQueueStats(ctx, queue)
 			if err != nil {
 				return err
 			}
@@ -198,7 +198,7 @@ func (r *run) waitQuiet(timeout time.Duration) {
 			return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s: %v", len(missing), k.id, err)
 		}
 		for _, q := range r.queues {
-			st, err := r.store.QueueStats(context.Background(), q)
+			st, err := r.store.GetQueueStats(context.Background(), q)
 			if err != nil {
 				return err
 			}
@@ -363,7 +363,7 @@ func (r *run) check(base int) {
 
 	// No state set left non-empty.
 	for _, q := range r.queues {
-		st, err := r.store.QueueStats(ctx, q)
+		st, err := r.store.GetQueueStats(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -193,7 +193,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 			}
 		}
 		for _, q := range queues {
-			st, err := r.store.QueueStats(ctx, q)
+			st, err := r.store.GetQueueStats(ctx, q)
 			if err != nil {
 				return err
 			}
@@ -338,7 +338,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 		w.Stop()
 	}
 	for _, q := range queues {
-		st, err := r.store.QueueStats(ctx, q)
+		st, err := r.store.GetQueueStats(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}

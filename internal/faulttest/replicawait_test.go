@@ -109,7 +109,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	// lost are reclaimed after their lease), and stays so.
 	r.procs.Eventually(2*time.Minute, func() error {
 		for _, q := range queues {
-			st, err := r.store.QueueStats(ctx, q)
+			st, err := r.store.GetQueueStats(ctx, q)
 			if err != nil {
 				return err
 			}

@@ -57,7 +57,7 @@ func TestRedisRestart(t *testing.T) {
 			}
 			// Stay near the workers' pace (flow control, polled).
 			for ctx.Err() == nil {
-				st, err := r.store.QueueStats(ctx, "default")
+				st, err := r.store.GetQueueStats(ctx, "default")
 				if err != nil || st.Counts.Ready < batch {
 					break
 				}

@@ -42,7 +42,7 @@ func TestClockSkew(t *testing.T) {
 	}
 	// The worker ahead enqueues its ticks 5 minutes early; wait for one.
 	r.procs.Eventually(30*time.Second, func() error {
-		st, err := r.store.QueueStats(ctx, "tick")
+		st, err := r.store.GetQueueStats(ctx, "tick")
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func TestClockSkew(t *testing.T) {
 			t.Errorf("periodic job %s due at %v ran", j.ID, j.RunAt)
 		}
 	}
-	if _, err := r.store.Delete(ctx, "tick", hopper.StatePending, nil); err != nil {
+	if _, err := r.store.DeleteJobs(ctx, "tick", hopper.StatePending, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.queues = []string{"default", "tick"}

@@ -214,7 +214,7 @@ func (r *schedRun) refreshQueues(ctx context.Context, force bool) {
 		return
 	}
 	r.listed = time.Now()
-	qs, err := r.st.Queues(ctx)
+	qs, err := r.st.ListQueues(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: listing queues failed", slog.Any("error", err))

@@ -127,7 +127,7 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 			continue
 		}
 		if last == nil {
-			infos, err := r.st.Schedules(ctx)
+			infos, err := r.st.ListSchedules(ctx)
 			if err != nil {
 				r.log.Warn("hopper: reading periodic schedules for catch-up failed", slog.Any("error", err))
 				return

@@ -58,7 +58,7 @@ func RunStored(ctx context.Context, st store.Store, ss store.ScheduleStore, cfg 
 			}
 			continue
 		}
-		list, v, err := ss.StoredSchedules(ctx)
+		list, v, err := ss.ListStoredSchedules(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				cfg.Logger.Warn("hopper: reading the stored schedules failed", slog.Any("error", err))

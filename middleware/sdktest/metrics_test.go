@@ -225,18 +225,18 @@ func TestQueueMetricsReadStore(t *testing.T) {
 	})
 }
 
-// failingStore fails QueueStats for one queue and blocks it for another
+// failingStore fails GetQueueStats for one queue and blocks it for another
 // until the caller gives up.
 type failingStore struct {
 	hopper.Store
 	store.Admin
 }
 
-func (failingStore) Queues(context.Context) ([]string, error) {
+func (failingStore) ListQueues(context.Context) ([]string, error) {
 	return []string{"bad", "good", "slow"}, nil
 }
 
-func (f failingStore) QueueStats(ctx context.Context, q string) (hopper.QueueStats, error) {
+func (f failingStore) GetQueueStats(ctx context.Context, q string) (hopper.QueueStats, error) {
 	switch q {
 	case "bad":
 		return hopper.QueueStats{}, errors.New("stats broke")

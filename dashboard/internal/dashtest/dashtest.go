@@ -149,7 +149,7 @@ func JobState(t *testing.T, s hopper.Store, queue, id string) hopper.JobState {
 // Counts returns the Counts of queue.
 func Counts(t *testing.T, s hopper.Store, queue string) hopper.StateCounts {
 	t.Helper()
-	st, err := hopper.NewInspector(s).QueueStats(context.Background(), queue)
+	st, err := hopper.NewInspector(s).GetQueueStats(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
 	}

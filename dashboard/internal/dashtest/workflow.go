@@ -138,7 +138,7 @@ func RunTask(t *testing.T, s hopper.Store, queue, wf, task string, outcome hoppe
 // TaskStates returns the state of every task of workflow id.
 func TaskStates(t *testing.T, s hopper.Store, id string) map[string]hopper.TaskState {
 	t.Helper()
-	rec, err := hopper.NewInspector(s).Workflow(context.Background(), id)
+	rec, err := hopper.NewInspector(s).GetWorkflow(context.Background(), id)
 	if err != nil {
 		t.Fatalf("Workflow(%s): %v", id, err)
 	}
@@ -152,7 +152,7 @@ func TaskStates(t *testing.T, s hopper.Store, id string) map[string]hopper.TaskS
 // WorkflowState returns the state of workflow id.
 func WorkflowState(t *testing.T, s hopper.Store, id string) hopper.WorkflowState {
 	t.Helper()
-	rec, err := hopper.NewInspector(s).Workflow(context.Background(), id)
+	rec, err := hopper.NewInspector(s).GetWorkflow(context.Background(), id)
 	if err != nil {
 		t.Fatalf("Workflow(%s): %v", id, err)
 	}
