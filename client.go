@@ -70,9 +70,11 @@ type Client struct {
 	st  Store
 	cfg ClientConfig
 
-	mu      sync.Mutex // serialises Use
-	mws     []EnqueueMiddleware
-	enqueue atomic.Pointer[EnqueueFunc]
+	mu  sync.Mutex // serialises Use
+	mws []EnqueueMiddleware
+	// chain is the middleware around storeJobs; nil until Use adds one,
+	// and then every enqueue goes through it.
+	chain atomic.Pointer[EnqueueFunc]
 }
 
 // NewClient returns a Client that enqueues into store. A nil cfg means
@@ -90,10 +92,7 @@ func NewClient(st Store, cfg *ClientConfig) *Client {
 	if err != nil {
 		panic(err)
 	}
-	c := &Client{st: st, cfg: resolved}
-	f := EnqueueFunc(st.Enqueue)
-	c.enqueue.Store(&f)
-	return c
+	return &Client{st: st, cfg: resolved}
 }
 
 // Store returns the store the client enqueues into.
@@ -106,26 +105,74 @@ func (c *Client) Use(mws ...EnqueueMiddleware) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mws = append(c.mws, mws...)
-	f := EnqueueFunc(c.st.Enqueue)
+	f := c.wrap(c.storeJobs)
+	c.chain.Store(&f)
+}
+
+// wrap returns f inside the client's middleware.
+func (c *Client) wrap(f EnqueueFunc) EnqueueFunc {
 	for i := len(c.mws) - 1; i >= 0; i-- {
 		f = c.mws[i](f)
 	}
-	c.enqueue.Store(&f)
+	return f
 }
 
-// EnqueueJobs stores already encoded jobs through the client's middleware.
-// Most callers use Enqueue or EnqueueMany; this is for tools that move jobs
-// between stores or enqueue kinds they have no Go type for.
-func (c *Client) EnqueueJobs(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+// enqueue stores jobs through the client's middleware and returns one
+// JobInfo per job, in order. Without middleware it is storeJobs.
+func (c *Client) enqueue(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	res, err := (*c.enqueue.Load())(ctx, jobs)
+	f := c.storeJobs
+	if chain := c.chain.Load(); chain != nil {
+		f = *chain
+	}
+	infos, err := f(ctx, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("hopper: enqueue: %w", err)
 	}
-	if len(res) != len(jobs) {
-		return nil, fmt.Errorf("hopper: enqueue: st returned %d results for %d jobs", len(res), len(jobs))
+	if len(infos) != len(jobs) {
+		return nil, fmt.Errorf("hopper: enqueue: %d results for %d jobs (an enqueue middleware must return one per job)", len(infos), len(jobs))
 	}
-	return res, nil
+	return infos, nil
+}
+
+// enqueueOne is enqueue for one job, without the slices of a batch when
+// the client has no middleware (Enqueue's path).
+func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob) (*JobInfo, error) {
+	if c.chain.Load() != nil {
+		infos, err := c.enqueue(ctx, []*PreparedJob{p})
+		if err != nil {
+			return nil, err
+		}
+		return infos[0], nil
+	}
+	res, err := c.st.Enqueue(ctx, []*store.NewJob{&p.job})
+	if err == nil && len(res) != 1 {
+		err = fmt.Errorf("the store returned %d results for 1 job", len(res))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hopper: enqueue: %w", err)
+	}
+	return jobInfo(&p.job, res[0]), nil
+}
+
+// storeJobs is the innermost EnqueueFunc: one Store.Enqueue of the jobs.
+func (c *Client) storeJobs(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
+	batch := make([]*store.NewJob, len(jobs))
+	for i, p := range jobs {
+		batch[i] = &p.job
+	}
+	res, err := c.st.Enqueue(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(batch) {
+		return nil, fmt.Errorf("the store returned %d results for %d jobs", len(res), len(batch))
+	}
+	infos := make([]*JobInfo, len(batch))
+	for i, j := range batch {
+		infos[i] = jobInfo(j, res[i])
+	}
+	return infos, nil
 }

@@ -36,23 +36,23 @@
 // To enqueue in the application's SQL transaction (a job if and only if
 // the transaction commits), module github.com/hopperq/hopper/outbox writes
 // Prepare'd jobs into an outbox table and a relay stores them with
-// Client.EnqueuePrepared.
+// EnqueuePrepared.
 //
 // # Workflows
 //
 // A Workflow declares tasks (jobs) and the dependencies between them: a
 // task runs once its dependencies have been acked (see Workflow for the
-// table of what a failed dependency does). Client.EnqueueWorkflow stores
+// table of what a failed dependency does). EnqueueWorkflow stores
 // every task or none; Chain, OnSuccess and OnComplete cover the common
 // shapes; TaskResult reads a dependency's result; MoreTasks and
-// SubmitTasks add tasks at run time:
+// EnqueueTasks add tasks at run time:
 //
 //	wf := hopper.NewWorkflow("thumbnails", nil)
 //	publish := hopper.AddTask(wf, "publish", Publish{}, nil)
 //	for _, w := range []int{160, 320} {
 //		publish.After(hopper.AddTask(wf, fmt.Sprint("thumb-", w), Thumb{Width: w}, nil))
 //	}
-//	info, err := client.EnqueueWorkflow(ctx, wf)
+//	info, err := hopper.EnqueueWorkflow(ctx, client, wf)
 //
 // # Workers
 //

@@ -125,18 +125,18 @@ type JobInfo struct {
 // anything reaches the store. Once Enqueue returns without error the job is
 // stored (or was already there, see JobInfo.Duplicate).
 func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
-	j, err := c.newJob(args, opts, time.Now())
+	p, err := c.newJob(args, opts, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.EnqueueJobs(ctx, []*store.NewJob{j})
+	info, err := c.enqueueOne(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	if res[0].Err != nil {
-		return nil, fmt.Errorf("hopper: enqueue: %w", res[0].Err)
+	if info.Err != nil {
+		return nil, fmt.Errorf("hopper: enqueue: %w", info.Err)
 	}
-	return jobInfo(j, res[0]), nil
+	return info, nil
 }
 
 // EnqueueMany stores many jobs of one type with the same options in one
@@ -157,26 +157,31 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 		return nil, fmt.Errorf("%w: EnqueueOpts.ID given for %d jobs; IDs must be unique", ErrInvalidJob, len(args))
 	}
 	now := time.Now()
-	jobs := make([]*store.NewJob, len(args))
+	jobs := make([]*PreparedJob, len(args))
 	for i, a := range args {
-		j, err := c.newJob(a, opts, now)
+		p, err := c.newJob(a, opts, now)
 		if err != nil {
 			return nil, fmt.Errorf("job %d: %w", i, err)
 		}
-		jobs[i] = j
+		jobs[i] = p
 	}
-	res, err := c.EnqueueJobs(ctx, jobs)
+	return c.enqueueBatch(ctx, jobs)
+}
+
+// enqueueBatch is enqueue for EnqueueMany and EnqueuePrepared: when some
+// jobs' store steps failed it returns every JobInfo and an error saying
+// how many.
+func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
+	infos, err := c.enqueue(ctx, jobs)
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]*JobInfo, len(jobs))
 	var firstErr error
 	failed := 0
-	for i, j := range jobs {
-		infos[i] = jobInfo(j, res[i])
-		if res[i].Err != nil {
+	for _, info := range infos {
+		if info.Err != nil {
 			failed++
-			firstErr = cmp.Or(firstErr, res[i].Err)
+			firstErr = cmp.Or(firstErr, info.Err)
 		}
 	}
 	if failed > 0 {
@@ -194,8 +199,9 @@ func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
 }
 
 // newJob encodes args and resolves options: explicit opts, then the args'
-// own defaults, then the client's.
-func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.NewJob, error) {
+// own defaults, then the client's. The job's Meta is its own (opts.Meta
+// copied), so that middleware may write it.
+func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*PreparedJob, error) {
 	o := mergeOpts(args, opts)
 	kind := args.Kind()
 	b, err := encodeArgs(args)
@@ -205,7 +211,8 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 	if c.cfg.MaxArgsBytes > 0 && len(b) > c.cfg.MaxArgsBytes {
 		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
 	}
-	j := &store.NewJob{Kind: kind, Args: b}
+	p := &PreparedJob{job: store.NewJob{Kind: kind, Args: b}}
+	j := &p.job
 	optsPlan.Copy(j, &o)
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue
@@ -232,7 +239,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, now time.Time) (*store.New
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
-	return j, nil
+	return p, nil
 }
 
 // mergeOpts overlays opts on the args' own defaults: every field opts sets

@@ -223,13 +223,10 @@ func TestClientMiddlewareSeesEveryBatch(t *testing.T) {
 	var order []string
 	mw := func(name string) hopper.EnqueueMiddleware {
 		return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
-			return func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+			return func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
 				order = append(order, name)
 				for _, j := range jobs {
-					if j.Meta == nil {
-						j.Meta = map[string]string{}
-					}
-					j.Meta["seen-by"] += name
+					j.Meta()["seen-by"] += name
 				}
 				return next(ctx, jobs)
 			}
@@ -245,5 +242,60 @@ func TestClientMiddlewareSeesEveryBatch(t *testing.T) {
 	}
 	if rec := getJob(t, s, hopper.DefaultQueue, infos[1].ID); rec.Meta["seen-by"] != "ab" {
 		t.Errorf("stored Meta %v, want seen-by=ab", rec.Meta)
+	}
+}
+
+// TestClientMiddlewareSeesTheJob: enqueue middleware reads a job as it
+// will be stored (its ID, queue, kind, args and a Delay not yet fixed into
+// RunAt), cannot marshal a job whose due time is not fixed, and its Meta
+// changes reach the store but not the caller's PreparedJob.
+func TestClientMiddlewareSeesTheJob(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	c := hopper.NewClient(s, nil)
+	var seen []*hopper.PreparedJob
+	var marshalErr error
+	c.Use(func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
+		return func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
+			for _, j := range jobs {
+				seen = append(seen, j)
+				if j.Delay() > 0 {
+					_, marshalErr = j.MarshalBinary()
+				}
+				j.Meta()["mw"] = "yes"
+			}
+			return next(ctx, jobs)
+		}
+	})
+
+	info, err := hopper.Enqueue(ctx, c, Echo{N: 7}, &hopper.EnqueueOpts{Queue: "mw", Delay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := seen[0]
+	if j.ID() != info.ID || j.Queue() != "mw" || j.Kind() != "echo" || j.Delay() != time.Hour || !j.RunAt().IsZero() || len(j.Args()) == 0 {
+		t.Errorf("middleware saw ID %q queue %q kind %q delay %v runAt %v args %d bytes; want %q, mw, echo, 1h, zero, the args",
+			j.ID(), j.Queue(), j.Kind(), j.Delay(), j.RunAt(), len(j.Args()), info.ID)
+	}
+	if !errors.Is(marshalErr, hopper.ErrInvalidJob) {
+		t.Errorf("MarshalBinary of a job with a Delay: %v, want ErrInvalidJob", marshalErr)
+	}
+	if rec := getJob(t, s, "mw", info.ID); rec.Meta["mw"] != "yes" || rec.State != hopper.StatePending {
+		t.Errorf("stored %s with Meta %v, want pending with the middleware's mw=yes", rec.State, rec.Meta)
+	}
+
+	p, err := hopper.Prepare(c, Echo{N: 8}, &hopper.EnqueueOpts{Queue: "mw", Meta: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Meta(); len(got) != 1 || got["k"] != "v" {
+		t.Errorf("the caller's prepared job has Meta %v after EnqueuePrepared, want it unchanged (k=v)", got)
+	}
+	if rec := getJob(t, s, "mw", infos[0].ID); rec.Meta["mw"] != "yes" || rec.Meta["k"] != "v" {
+		t.Errorf("stored Meta %v, want k=v and the middleware's mw=yes", rec.Meta)
 	}
 }

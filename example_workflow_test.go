@@ -54,7 +54,7 @@ func Example_workflowChain() {
 		hopper.AddTask(wf, "transform", Transform{}, nil),
 		hopper.AddTask(wf, "load", Load{Table: "users"}, nil),
 	)
-	info, _ := client.EnqueueWorkflow(ctx, wf)
+	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
 	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State)
 	// Output:
@@ -102,7 +102,7 @@ func Example_workflowFanOutFanIn() {
 		thumb := hopper.AddTask(wf, fmt.Sprintf("thumb-%d", size), Thumb{Image: "cat.png", Width: size}, nil)
 		publish.After(thumb)
 	}
-	info, _ := client.EnqueueWorkflow(ctx, wf)
+	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
 	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, rec.Counts[hopper.TaskSucceeded], "tasks")
 	// Output:
@@ -153,7 +153,7 @@ func ExampleWorkflow_OnComplete() {
 	}
 	wf.OnComplete(hopper.AddTask(wf, "report", BillingReport{Customers: customers}, nil), batch...)
 	wf.OnSuccess(hopper.AddTask(wf, "thank-you", BillingReport{}, nil), batch...)
-	info, _ := client.EnqueueWorkflow(ctx, wf)
+	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
 	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, "- thank-you was", rec.Counts[hopper.TaskSkipped] == 1)
 	// Output:
@@ -186,7 +186,7 @@ func ExampleMoreTasks() {
 		for i, line := range lines {
 			hopper.AddTask(more, fmt.Sprintf("map-%d", i), CountWords{Line: line}, nil).Before("reduce")
 		}
-		if err := hopper.SubmitTasks(ctx, client, more); err != nil {
+		if err := hopper.EnqueueTasks(ctx, client, more); err != nil {
 			return err
 		}
 		return hopper.RecordResult(ctx, len(lines))
@@ -215,7 +215,7 @@ func ExampleMoreTasks() {
 	wf := hopper.NewWorkflow("word count", nil)
 	split := hopper.AddTask(wf, "split", Split{Text: "the quick brown fox\njumps over\nthe lazy dog"}, nil)
 	hopper.AddTask(wf, "reduce", Reduce{}, nil).After(split)
-	info, _ := client.EnqueueWorkflow(ctx, wf)
+	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
 	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, len(rec.Tasks), "tasks")
 	// Output:

@@ -23,7 +23,7 @@ func enqueueGrouped(t *testing.T, p *procSetup, queue string, groups []string, r
 	var batch []*hopper.PreparedJob
 	n := 0
 	flush := func() {
-		if _, err := client.EnqueuePrepared(t.Context(), batch); err != nil {
+		if _, err := hopper.EnqueuePrepared(t.Context(), client, batch); err != nil {
 			t.Fatal(err)
 		}
 		batch = batch[:0]

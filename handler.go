@@ -3,8 +3,6 @@ package hopper
 import (
 	"context"
 	"runtime/debug"
-
-	"github.com/hopperq/hopper/store"
 )
 
 // Handler runs one attempt of a job. The error it returns decides the
@@ -32,13 +30,17 @@ func (f HandlerFunc) Handle(ctx context.Context, job *JobRecord) error { return 
 type Middleware func(Handler) Handler
 
 // EnqueueFunc stores jobs; it is what enqueue middleware wraps. The last one
-// in the chain is the Store's Enqueue.
-type EnqueueFunc func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error)
+// in the chain stores the jobs in the Client's Store. It returns one JobInfo
+// per job, in order, as EnqueuePrepared does; a job its store step failed
+// has JobInfo.Err set. The jobs are a middleware's to read, and to change
+// through their Meta (the map itself), until the call returns.
+type EnqueueFunc func(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error)
 
 // EnqueueMiddleware wraps the enqueue path of a Client: it may add metadata
 // (such as trace context) to the jobs, observe results, or refuse. Registered
 // with Client.Use, the first outermost. It sees every batch once, so
-// EnqueueMany calls it once for the whole batch.
+// EnqueueMany calls it once for the whole batch, and so do EnqueuePrepared,
+// EnqueueWorkflow (every task's job) and the Scheduler (a tick's job).
 type EnqueueMiddleware func(EnqueueFunc) EnqueueFunc
 
 // recoverHandler turns a panic in h into a *PanicError with the stack.

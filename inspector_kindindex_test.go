@@ -191,7 +191,7 @@ func TestKindIndexWorkflowAndRetention(t *testing.T) {
 		wf := hopper.NewWorkflow("indexed", nil)
 		wf.Chain(hopper.AddTask(wf, "extract", Extract{Source: "a.csv"}, &hopper.TaskOpts{Queue: q}),
 			hopper.AddTask(wf, "load", Load{Table: "t"}, &hopper.TaskOpts{Queue: q}))
-		if _, err := hopper.NewClient(s, nil).EnqueueWorkflow(ctx, wf); err != nil {
+		if _, err := hopper.EnqueueWorkflow(ctx, hopper.NewClient(s, nil), wf); err != nil {
 			t.Fatal(err)
 		}
 		p, err := ins.SearchJobs(ctx, hopper.SearchJobsOpts{Queue: q, State: hopper.StateReady, Kind: "etl.extract"})

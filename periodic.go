@@ -70,10 +70,11 @@ func (c *SchedulerConfig) periodic(client *Client) []sched.Periodic {
 			Name: p.Name, Spec: p.Schedule.String(), Queue: queue, Kind: p.Args.Kind(),
 			Next: p.Schedule.Next, CatchUp: p.CatchUp,
 			Job: func(tick time.Time) (*store.NewJob, error) {
-				j, err := client.newJob(p.Args, p.Opts, tick)
+				pj, err := client.newJob(p.Args, p.Opts, tick)
 				if err != nil {
 					return nil, err
 				}
+				j := &pj.job
 				j.Schedule, j.Tick, j.RunAt = p.Name, tick, tick
 				return j, nil
 			},

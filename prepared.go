@@ -3,6 +3,7 @@ package hopper
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -11,8 +12,9 @@ import (
 // PreparedJob is a job encoded and resolved exactly as Enqueue would store
 // it, with its ID fixed, that is kept somewhere first and stored later: in
 // a transactional outbox (package outbox), a file, another queue. Prepare
-// makes one; MarshalBinary and UnmarshalBinary carry it across; the
-// Client's EnqueuePrepared stores it.
+// makes one; MarshalBinary and UnmarshalBinary carry it across;
+// EnqueuePrepared stores it. It is also what enqueue middleware sees
+// (EnqueueFunc): every job on its way through a Client.
 //
 // Because the ID is fixed when the job is prepared, storing the same
 // prepared job again while the first copy is in the store adds nothing: the
@@ -59,10 +61,11 @@ func PrepareMany[T Args](c *Client, args []T, opts *EnqueueOpts) ([]*PreparedJob
 }
 
 func (c *Client) prepare(args Args, opts *EnqueueOpts, now time.Time) (*PreparedJob, error) {
-	j, err := c.newJob(args, opts, now)
+	p, err := c.newJob(args, opts, now)
 	if err != nil {
 		return nil, err
 	}
+	j := &p.job
 	if j.RunAt.IsZero() && j.Delay > 0 {
 		j.RunAt = now.Add(j.Delay)
 	}
@@ -70,7 +73,7 @@ func (c *Client) prepare(args Args, opts *EnqueueOpts, now time.Time) (*Prepared
 	if j.Meta == nil {
 		j.Meta = map[string]string{}
 	}
-	return &PreparedJob{job: *j}, nil
+	return p, nil
 }
 
 // ID is the job's ID, fixed when it was prepared.
@@ -82,8 +85,19 @@ func (p *PreparedJob) Queue() string { return p.job.Queue }
 // Kind is the job's kind (its Args' Kind).
 func (p *PreparedJob) Kind() string { return p.job.Kind }
 
-// RunAt is when the job falls due; zero means as soon as it is stored.
+// RunAt is when the job falls due; zero means as soon as it is stored
+// (or Delay after).
 func (p *PreparedJob) RunAt() time.Time { return p.job.RunAt }
+
+// Delay is how long after it is stored the job falls due, by the store's
+// clock, for a job on its way through Enqueue with EnqueueOpts.Delay (an
+// enqueue middleware sees it); RunAt, when set, wins. Always zero for a
+// job from Prepare, which fixed the delay into RunAt.
+func (p *PreparedJob) Delay() time.Duration { return p.job.Delay }
+
+// Args are the job's encoded args (msgpack), shared with the job: read
+// them, do not change them.
+func (p *PreparedJob) Args() []byte { return p.job.Args }
 
 // Meta is the job's metadata: the map itself, never nil for a prepared
 // job, so that a caller may add keys (trace context, with a propagator and
@@ -103,21 +117,22 @@ func (p *PreparedJob) Meta() map[string]string {
 func (p *PreparedJob) Validate() error { return p.job.Validate() }
 
 // EnqueuePrepared stores prepared jobs with their fixed IDs and due times
-// in one Store call, through the client's middleware, and returns one
-// JobInfo per job in order, as EnqueueMany does: a job whose ID (or unique
-// key) is held reports Duplicate, and when a store step fails after others
-// were stored the failed jobs carry Err and the call returns an error
-// saying how many: enqueue those again, which is safe. Every job is
-// validated first: one invalid job fails the call with an error wrapping
+// in one Store call, through c's middleware, and returns one JobInfo per
+// job in order, as EnqueueMany does: a job whose ID (or unique key) is
+// held reports Duplicate, and when a store step fails after others were
+// stored the failed jobs carry Err and the call returns an error saying
+// how many: enqueue those again, which is safe. Every job is validated
+// first: one invalid job fails the call with an error wrapping
 // ErrInvalidJob or ErrInvalidQueue that names its index, and none is
 // stored. The Client's MaxArgsBytes is not applied again (the client that
-// prepared the job applied its own). The jobs are not changed, so they may
-// be enqueued again.
-func (c *Client) EnqueuePrepared(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
+// prepared the job applied its own). The jobs are not changed (middleware
+// works on copies), so they may be enqueued again.
+func EnqueuePrepared(ctx context.Context, c *Client, jobs []*PreparedJob) ([]*JobInfo, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	batch := make([]*store.NewJob, len(jobs))
+	batch := make([]*PreparedJob, len(jobs))
+	copies := make([]PreparedJob, len(jobs))
 	for i, p := range jobs {
 		if p == nil {
 			return nil, fmt.Errorf("%w: job %d is nil", ErrInvalidJob, i)
@@ -125,30 +140,14 @@ func (c *Client) EnqueuePrepared(ctx context.Context, jobs []*PreparedJob) ([]*J
 		if err := p.Validate(); err != nil {
 			return nil, fmt.Errorf("job %d (ID %q): %w", i, p.job.ID, err)
 		}
-		j := p.job // a copy: middleware may replace its Meta
+		copies[i].job = p.job
+		j := &copies[i].job
 		if len(j.Meta) == 0 {
 			j.Meta = nil
+		} else {
+			j.Meta = maps.Clone(j.Meta)
 		}
-		batch[i] = &j
+		batch[i] = &copies[i]
 	}
-	res, err := c.EnqueueJobs(ctx, batch)
-	if err != nil {
-		return nil, err
-	}
-	infos := make([]*JobInfo, len(batch))
-	var firstErr error
-	failed := 0
-	for i, j := range batch {
-		infos[i] = jobInfo(j, res[i])
-		if res[i].Err != nil {
-			failed++
-			if firstErr == nil {
-				firstErr = res[i].Err
-			}
-		}
-	}
-	if failed > 0 {
-		return infos, fmt.Errorf("hopper: enqueue: %d of %d jobs not stored (their JobInfo.Err says why): %w", failed, len(batch), firstErr)
-	}
-	return infos, nil
+	return c.enqueueBatch(ctx, batch)
 }

@@ -26,8 +26,13 @@ var preparedCodec = wire.New[store.NewJob]()
 
 // MarshalBinary encodes the job in a stable, versioned form: one version
 // byte, then a msgpack map. Bytes written by one hopper release are read by
-// every later one. It never fails.
+// every later one. It fails only for a job with a Delay (one an enqueue
+// middleware holds, whose due time is not fixed yet), with an error
+// wrapping ErrInvalidJob: a job from Prepare never fails.
 func (p *PreparedJob) MarshalBinary() ([]byte, error) {
+	if p.job.Delay != 0 {
+		return nil, fmt.Errorf("%w: job %q has a Delay, not a fixed RunAt: only a job from Prepare can be marshalled", ErrInvalidJob, p.job.ID)
+	}
 	b := make([]byte, 1, 64+len(p.job.Args))
 	b[0] = preparedVersion
 	b, _ = preparedCodec.AppendMap(b, &p.job)

@@ -63,7 +63,7 @@ func TestPreparedMatchesEnqueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			p = roundTrip(t, p)
-			infos, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{p})
+			infos, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestPreparedDelayIsFixed(t *testing.T) {
 	if d := q.RunAt().Sub(p.RunAt()); d < 0 || d >= time.Millisecond {
 		t.Fatalf("RunAt after a round trip %v, before %v", q.RunAt(), p.RunAt())
 	}
-	infos, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{q})
+	infos, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestPreparedIDIsFixed(t *testing.T) {
 		t.Fatal("PrepareMany gave two jobs one ID")
 	}
 	for round := range 2 {
-		infos, err := c.EnqueuePrepared(ctx, ps)
+		infos, err := hopper.EnqueuePrepared(ctx, c, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestPreparedIDIsFixed(t *testing.T) {
 	if n, err := w.Drain(ctx); err != nil || n != 2 {
 		t.Fatalf("Drain = %d, %v; want 2 jobs", n, err)
 	}
-	infos, err := c.EnqueuePrepared(ctx, ps)
+	infos, err := hopper.EnqueuePrepared(ctx, c, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,10 +221,10 @@ func TestPreparedRefusals(t *testing.T) {
 	if err := bad.Validate(); !errors.Is(err, hopper.ErrInvalidQueue) {
 		t.Fatalf("foreign job with a bad queue: Validate = %v", err)
 	}
-	if _, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{good, bad}); !errors.Is(err, hopper.ErrInvalidQueue) {
+	if _, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{good, bad}); !errors.Is(err, hopper.ErrInvalidQueue) {
 		t.Fatalf("EnqueuePrepared with an invalid job: %v", err)
 	}
-	if _, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{good, nil}); !errors.Is(err, hopper.ErrInvalidJob) {
+	if _, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{good, nil}); !errors.Is(err, hopper.ErrInvalidJob) {
 		t.Fatalf("EnqueuePrepared with a nil job: %v", err)
 	}
 	if _, err := hopper.NewInspector(st).GetJob(ctx, good.Queue(), good.ID()); !errors.Is(err, hopper.ErrJobNotFound) {
@@ -265,7 +265,7 @@ func ExamplePreparedJob() {
 		panic(err)
 	}
 	for range 2 {
-		infos, err := client.EnqueuePrepared(ctx, []*hopper.PreparedJob{&q})
+		infos, err := hopper.EnqueuePrepared(ctx, client, []*hopper.PreparedJob{&q})
 		if err != nil {
 			panic(err)
 		}
@@ -291,7 +291,7 @@ func TestPreparedReplace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	infos, err := c.EnqueuePrepared(ctx, []*hopper.PreparedJob{roundTrip(t, p)})
+	infos, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{roundTrip(t, p)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestProcPriorityOrder(t *testing.T) {
 		}
 		batch = append(batch, j)
 		if len(batch) == 1000 || i == n-1 {
-			if _, err := client.EnqueuePrepared(ctx, batch); err != nil {
+			if _, err := hopper.EnqueuePrepared(ctx, client, batch); err != nil {
 				t.Fatal(err)
 			}
 			batch = batch[:0]

@@ -1,6 +1,7 @@
 package hopper
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -158,7 +159,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		now = time.Now
 	}
 	enqueue := func(ctx context.Context, jobs []*store.NewJob) error {
-		_, err := client.EnqueueJobs(ctx, jobs)
+		batch := make([]*PreparedJob, len(jobs))
+		for i, j := range jobs {
+			batch[i] = &PreparedJob{job: *j}
+		}
+		infos, err := client.enqueue(ctx, batch)
+		for _, info := range infos {
+			err = cmp.Or(err, info.Err) // the tick is tried again
+		}
 		return err
 	}
 	if len(cfg.Periodic) > 0 {

@@ -48,10 +48,11 @@ func (i *Inspector) SetSchedule(ctx context.Context, p PeriodicJob, paused bool)
 	if _, err := ParseSchedule(spec); err != nil {
 		return fmt.Errorf("%w: schedule %q: its String %q does not parse back (store schedules made by Every or ParseSchedule): %v", ErrInvalidConfig, p.Name, spec, err)
 	}
-	j, err := NewClient(i.st, nil).newJob(p.Args, p.Opts, time.Now())
+	pj, err := NewClient(i.st, nil).newJob(p.Args, p.Opts, time.Now())
 	if err != nil {
 		return err
 	}
+	j := &pj.job
 	job := *j
 	job.ID = ""
 	return ss.PutSchedule(ctx, StoredSchedule{Name: p.Name, Queue: j.Queue, Spec: spec, Job: job, Paused: paused, CatchUp: p.CatchUp})

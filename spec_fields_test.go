@@ -29,7 +29,7 @@ func (a specArgs) EncodeMsgpack(enc *msgpack.Encoder) error { return enc.EncodeS
 // that drops it fails.
 //
 // Paths: EnqueueOpts → NewJob; PreparedJob MarshalBinary →
-// UnmarshalBinary → Client.EnqueuePrepared → GetJob; Store.Enqueue →
+// UnmarshalBinary → EnqueuePrepared → GetJob; Store.Enqueue →
 // GetJob; stored schedule put → list; on memstore and Redis. The Redis
 // envelope's encode → decode alone is redisstore's TestEveryJobFieldInEnvelope.
 func TestEveryJobFieldSurvives(t *testing.T) {
@@ -82,7 +82,7 @@ func TestEveryJobFieldSurvives(t *testing.T) {
 					// The prepared job, in a queue of its own.
 					p := prepared
 					p.job.Queue += "-prepared"
-					if _, err := NewClient(st, nil).EnqueuePrepared(ctx, []*PreparedJob{&p}); err != nil {
+					if _, err := EnqueuePrepared(ctx, NewClient(st, nil), []*PreparedJob{&p}); err != nil {
 						t.Fatal(err)
 					}
 					rec, err = ins.GetJob(ctx, p.job.Queue, p.job.ID)

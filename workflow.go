@@ -12,7 +12,7 @@ import (
 // own args type, queue and options, and the dependencies between them (a
 // directed acyclic graph). Build one with NewWorkflow and AddTask, link
 // tasks with Task.After (or the Chain, OnSuccess and OnComplete
-// shorthands), and store it with Client.EnqueueWorkflow, which stores every
+// shorthands), and store it with EnqueueWorkflow, which stores every
 // task or none.
 //
 // A task becomes ready only when every dependency has been acked. When a
@@ -38,7 +38,7 @@ import (
 //
 // A running task reads what its dependencies recorded (RecordResult) with
 // TaskResult, and may add tasks to its own workflow with MoreTasks and
-// SubmitTasks (a fan-out whose width is known only at run time).
+// EnqueueTasks (a fan-out whose width is known only at run time).
 //
 // Tasks are ordinary jobs: the handler of their kind runs them, with
 // retries, timeouts and middleware as for any job. A task's job ID is
@@ -109,7 +109,7 @@ type TaskOpts = EnqueueOpts
 // AddTask adds a task named name to wf (1 to 60 letters, digits, '_', '.',
 // '-' or ':', unique within the workflow) that runs args' handler with
 // opts resolved as Enqueue resolves them. Errors are kept in wf and
-// returned by EnqueueWorkflow (or SubmitTasks).
+// returned by EnqueueWorkflow (or EnqueueTasks).
 func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
 	t := &Task{wf: wf, name: name}
 	if opts != nil && (opts.ID != "" || opts.Unique != nil) {

@@ -29,7 +29,7 @@ type WorkflowInfo struct {
 // ErrInvalidJob or ErrInvalidQueue, before anything is stored; a store
 // without workflows fails with ErrNotSupported. w may be enqueued again
 // (under its ID, it is a duplicate).
-func (c *Client) EnqueueWorkflow(ctx context.Context, w *Workflow) (*WorkflowInfo, error) {
+func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo, error) {
 	ws, ok := c.st.(store.Workflows)
 	if !ok {
 		return nil, fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, c.st)
@@ -38,13 +38,13 @@ func (c *Client) EnqueueWorkflow(ctx context.Context, w *Workflow) (*WorkflowInf
 		return nil, fmt.Errorf("%w: nil workflow", ErrInvalidWorkflow)
 	}
 	if w.parent != nil {
-		return nil, fmt.Errorf("%w: tasks from MoreTasks are stored with SubmitTasks", ErrInvalidWorkflow)
+		return nil, fmt.Errorf("%w: tasks from MoreTasks are stored with EnqueueTasks", ErrInvalidWorkflow)
 	}
 	now := time.Now()
 	if w.id == "" {
 		w.id = newID(now)
 	}
-	tasks, err := c.buildTasks(w, w.id, now)
+	tasks, jobs, err := c.buildTasks(w, w.id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (c *Client) EnqueueWorkflow(ctx context.Context, w *Workflow) (*WorkflowInf
 		return nil, err
 	}
 	var dup bool
-	err = c.throughMiddleware(ctx, tasks, func(ctx context.Context) error {
+	err = c.throughMiddleware(ctx, tasks, jobs, func(ctx context.Context) error {
 		var err error
 		dup, err = ws.EnqueueWorkflow(ctx, nw)
 		return err
@@ -64,20 +64,23 @@ func (c *Client) EnqueueWorkflow(ctx context.Context, w *Workflow) (*WorkflowInf
 	return &WorkflowInfo{ID: w.id, Duplicate: dup}, nil
 }
 
-// buildTasks resolves the tasks of w, which go to workflow wf.
-func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.NewTask, error) {
+// buildTasks resolves the tasks of w, which go to workflow wf, and their
+// jobs: each task's Job is its job's.
+func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.NewTask, []*PreparedJob, error) {
 	if w.err != nil {
-		return nil, w.err
+		return nil, nil, w.err
 	}
 	if len(w.tasks) == 0 {
-		return nil, fmt.Errorf("%w: workflow %q has no tasks", ErrInvalidWorkflow, w.name)
+		return nil, nil, fmt.Errorf("%w: workflow %q has no tasks", ErrInvalidWorkflow, w.name)
 	}
 	out := make([]*store.NewTask, len(w.tasks))
+	jobs := make([]*PreparedJob, len(w.tasks))
 	for i, t := range w.tasks {
-		j, err := c.newJob(t.args, t.opts, now)
+		p, err := c.newJob(t.args, t.opts, now)
 		if err != nil {
-			return nil, fmt.Errorf("task %q: %w", t.name, err)
+			return nil, nil, fmt.Errorf("task %q: %w", t.name, err)
 		}
+		j := &p.job
 		j.ID = store.TaskJobID(wf, t.name)
 		if j.Meta == nil {
 			j.Meta = make(map[string]string, 2)
@@ -91,41 +94,35 @@ func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.New
 			Name: t.name, Deps: t.deps, Blocks: t.blocks,
 			AllowFailure: t.allowFailure, AnyOutcome: t.anyOutcome, Job: j,
 		}
+		jobs[i] = p
 	}
-	return out, nil
+	return out, jobs, nil
 }
 
 // throughMiddleware runs the Client's enqueue middleware over the tasks'
 // jobs with store as the innermost step instead of Store.Enqueue: the
 // middleware may change the jobs' Meta (trace context) before they are
 // stored.
-func (c *Client) throughMiddleware(ctx context.Context, tasks []*store.NewTask, do func(context.Context) error) error {
-	c.mu.Lock()
-	mws := c.mws
-	c.mu.Unlock()
-	jobs := make([]*store.NewJob, len(tasks))
-	for i, t := range tasks {
-		jobs[i] = t.Job
-	}
-	f := EnqueueFunc(func(ctx context.Context, got []*store.NewJob) ([]store.EnqueueResult, error) {
+func (c *Client) throughMiddleware(ctx context.Context, tasks []*store.NewTask, jobs []*PreparedJob, do func(context.Context) error) error {
+	inner := func(ctx context.Context, got []*PreparedJob) ([]*JobInfo, error) {
 		if len(got) != len(tasks) {
 			return nil, errors.New("enqueue middleware changed the number of jobs of a workflow")
 		}
-		for i, j := range got {
-			tasks[i].Job = j
+		for i, p := range got {
+			tasks[i].Job = &p.job
 		}
 		if err := do(ctx); err != nil {
 			return nil, err
 		}
-		res := make([]store.EnqueueResult, len(got))
-		for i, j := range got {
-			res[i] = store.EnqueueResult{ID: j.ID, State: StatePending}
+		infos := make([]*JobInfo, len(got))
+		for i, p := range got {
+			infos[i] = &JobInfo{ID: p.job.ID, Queue: p.job.Queue, Kind: p.job.Kind, State: StatePending}
 		}
-		return res, nil
-	})
-	for i := len(mws) - 1; i >= 0; i-- {
-		f = mws[i](f)
+		return infos, nil
 	}
+	c.mu.Lock()
+	f := c.wrap(inner)
+	c.mu.Unlock()
 	_, err := f(ctx, jobs)
 	return err
 }

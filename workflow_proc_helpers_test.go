@@ -88,8 +88,8 @@ func runWorkflowChild(ctx context.Context, c *proctest.Child, s childSpec, rdb *
 				q := j.Args.Queues[k%len(j.Args.Queues)]
 				hopper.AddTask(more, spawnedName(k), WfStep{}, wfTaskOpts(q)).AfterNamed(self).Before(j.Args.Before)
 			}
-			if err := hopper.SubmitTasks(ctx, client, more); err != nil {
-				return c.Error(j.ID, fmt.Errorf("SubmitTasks: %w", err))
+			if err := hopper.EnqueueTasks(ctx, client, more); err != nil {
+				return c.Error(j.ID, fmt.Errorf("EnqueueTasks: %w", err))
 			}
 		}
 		// The task's work: half the tasks take a few milliseconds (many

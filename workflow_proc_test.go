@@ -162,7 +162,7 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	client := hopper.NewClient(st, nil)
 	for i := range nWorkflows {
 		w, plan := buildKillWorkflow(i)
-		info, err := client.EnqueueWorkflow(ctx, w)
+		info, err := hopper.EnqueueWorkflow(ctx, client, w)
 		if err != nil {
 			t.Fatal(err)
 		}

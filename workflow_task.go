@@ -64,8 +64,8 @@ func TaskResult[T any](ctx context.Context, task string) (T, error) {
 // run time. Add tasks with AddTask; they may wait for tasks of the
 // workflow that are no longer waiting (Task.AfterNamed, usually the
 // running task itself) and make waiting tasks wait for them
-// (Task.Before); store them with SubmitTasks. Outside a workflow task,
-// SubmitTasks reports the error.
+// (Task.Before); store them with EnqueueTasks. Outside a workflow task,
+// EnqueueTasks reports the error.
 func MoreTasks(ctx context.Context) *Workflow {
 	w := &Workflow{byName: map[string]*Task{}}
 	ref, _, err := runningTask(ctx, "MoreTasks")
@@ -78,14 +78,14 @@ func MoreTasks(ctx context.Context) *Workflow {
 	return w
 }
 
-// SubmitTasks adds the tasks of more (from MoreTasks) to the running
+// EnqueueTasks adds the tasks of more (from MoreTasks) to the running
 // task's workflow, in one step: every task or none. Tasks whose name the
 // workflow already has are left as they are, so a handler that is retried
 // may submit the same tasks again. It fails with ErrWorkflowEnded when
 // the workflow has ended or was cancelled.
-func SubmitTasks(ctx context.Context, c *Client, more *Workflow) error {
+func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
 	if more == nil || more.parent == nil {
-		return fmt.Errorf("%w: SubmitTasks takes the Workflow of MoreTasks", ErrInvalidWorkflow)
+		return fmt.Errorf("%w: EnqueueTasks takes the Workflow of MoreTasks", ErrInvalidWorkflow)
 	}
 	if more.err != nil {
 		return more.err
@@ -94,14 +94,14 @@ func SubmitTasks(ctx context.Context, c *Client, more *Workflow) error {
 	if !ok {
 		return fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, c.st)
 	}
-	tasks, err := c.buildTasks(more, more.parent.workflow, time.Now())
+	tasks, jobs, err := c.buildTasks(more, more.parent.workflow, time.Now())
 	if err != nil {
 		return err
 	}
 	if err := store.ValidateAddedTasks(more.parent.workflow, more.parent.task, tasks); err != nil {
 		return err
 	}
-	return c.throughMiddleware(ctx, tasks, func(ctx context.Context) error {
+	return c.throughMiddleware(ctx, tasks, jobs, func(ctx context.Context) error {
 		return ws.AddTasks(ctx, more.parent.workflow, more.parent.task, tasks)
 	})
 }

@@ -225,7 +225,7 @@ func TestWorkflowPageLarge(t *testing.T) {
 	for i := range 1000 {
 		merge.After(hopper.AddTask(wf, fmt.Sprintf("chunk-%04d", i), dashtest.ChunkArgs{Chunk: i}, nil).After(split))
 	}
-	if _, err := c.EnqueueWorkflow(t.Context(), wf); err != nil {
+	if _, err := hopper.EnqueueWorkflow(t.Context(), c, wf); err != nil {
 		t.Fatal(err)
 	}
 	dashtest.RunTask(t, s, "default", "wide", "split", hopper.OutcomeAck)
@@ -267,7 +267,7 @@ func TestWorkflowPageLarge(t *testing.T) {
 		steps = append(steps, hopper.AddTask(chain, fmt.Sprintf("step-%02d", i), dashtest.StepArgs{Step: "s"}, &hopper.TaskOpts{Queue: "deep"}))
 	}
 	chain.Chain(steps...)
-	if _, err := c.EnqueueWorkflow(t.Context(), chain); err != nil {
+	if _, err := hopper.EnqueueWorkflow(t.Context(), c, chain); err != nil {
 		t.Fatal(err)
 	}
 	r = get(t, h, "/workflows/deep")

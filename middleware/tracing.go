@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/store"
 )
 
 // instrumentationName names the tracer and the meter of this package.
@@ -189,7 +188,7 @@ func recordError(span trace.Span, err error) {
 
 // producerAttrs are the attributes of a create span, or of the send span of
 // a single job.
-func producerAttrs(op string, j *store.NewJob) []attribute.KeyValue {
+func producerAttrs(op string, j *hopper.PreparedJob) []attribute.KeyValue {
 	typ := semconv.MessagingOperationTypeSend
 	if op == opCreate {
 		typ = semconv.MessagingOperationTypeCreate
@@ -198,9 +197,9 @@ func producerAttrs(op string, j *store.NewJob) []attribute.KeyValue {
 		systemAttr,
 		typ,
 		semconv.MessagingOperationName(op),
-		semconv.MessagingDestinationName(j.Queue),
-		semconv.MessagingMessageID(j.ID),
-		semconv.MessagingMessageBodySize(len(j.Args)),
-		AttrJobKind.String(j.Kind),
+		semconv.MessagingDestinationName(j.Queue()),
+		semconv.MessagingMessageID(j.ID()),
+		semconv.MessagingMessageBodySize(len(j.Args())),
+		AttrJobKind.String(j.Kind()),
 	}
 }

@@ -9,12 +9,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/store"
 )
 
 // TracingEnqueue returns client middleware, for hopper.Client.Use, that
 // traces each enqueue with PRODUCER spans and stores each job's creation
-// context in its metadata (store.NewJob.Meta, with the Propagator of opts
+// context in its metadata (PreparedJob.Meta, with the Propagator of cfg
 // and MetaCarrier), where Tracing finds it to continue the trace in the
 // worker. opts is optional: omitted or nil means defaults, more than one
 // panics; NewRoot is ignored.
@@ -49,14 +48,13 @@ import (
 // recorded on every span of the batch as an exception event with an Error
 // status and error.type.
 //
-// The metadata of each job is copied before the creation context is added,
-// so jobs may share one Meta map. The keys the propagator writes
+// The keys the propagator writes
 // ("traceparent", "tracestate" for W3C trace context) replace any the caller
 // set. The returned middleware is safe for concurrent use.
 func TracingEnqueue(cfg *TracingConfig) hopper.EnqueueMiddleware {
 	tr := newTracer(cfg)
 	return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
-		return func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+		return func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
 			if len(jobs) == 0 {
 				return next(ctx, jobs)
 			}
@@ -65,7 +63,7 @@ func TracingEnqueue(cfg *TracingConfig) hopper.EnqueueMiddleware {
 	}
 }
 
-func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper.EnqueueFunc) ([]store.EnqueueResult, error) {
+func (tr *tracer) enqueue(ctx context.Context, jobs []*hopper.PreparedJob, next hopper.EnqueueFunc) ([]*hopper.JobInfo, error) {
 	prop := tr.propagator()
 	batch := len(jobs) > 1
 	// Creation contexts: a create span per job of a batch, or the custom
@@ -77,27 +75,27 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper
 	}
 	custom := false
 	for i, j := range jobs {
-		if _, sc := tr.extract(ctx, j.Meta); sc.IsValid() {
+		if _, sc := tr.extract(ctx, j.Meta()); sc.IsValid() {
 			custom = true
-			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{semconv.MessagingMessageID(j.ID)}})
+			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{semconv.MessagingMessageID(j.ID())}})
 			continue
 		}
 		if !batch {
 			continue
 		}
-		cctx, span := tr.t.Start(ctx, opCreate+" "+j.Queue,
+		cctx, span := tr.t.Start(ctx, opCreate+" "+j.Queue(),
 			trace.WithSpanKind(trace.SpanKindProducer),
 			trace.WithAttributes(producerAttrs(opCreate, j)...))
 		creates[i] = span
 		inject(prop, cctx, j)
-		links = append(links, trace.Link{SpanContext: span.SpanContext(), Attributes: []attribute.KeyValue{semconv.MessagingMessageID(j.ID)}})
+		links = append(links, trace.Link{SpanContext: span.SpanContext(), Attributes: []attribute.KeyValue{semconv.MessagingMessageID(j.ID())}})
 	}
 
 	// The send span. For a single job without a custom context it is the
 	// creation context itself: PRODUCER, injected into the job.
-	queue := jobs[0].Queue
+	queue := jobs[0].Queue()
 	for _, j := range jobs[1:] {
-		if j.Queue != queue {
+		if j.Queue() != queue {
 			queue = ""
 			break
 		}
@@ -164,12 +162,7 @@ func (tr *tracer) enqueue(ctx context.Context, jobs []*store.NewJob, next hopper
 	return res, err
 }
 
-// inject stores the span context of ctx in a copy of the job's metadata.
-func inject(prop propagation.TextMapPropagator, ctx context.Context, j *store.NewJob) {
-	m := make(map[string]string, len(j.Meta)+2)
-	for k, v := range j.Meta {
-		m[k] = v
-	}
-	prop.Inject(ctx, MetaCarrier(m))
-	j.Meta = m
+// inject stores the span context of ctx in the job's metadata.
+func inject(prop propagation.TextMapPropagator, ctx context.Context, j *hopper.PreparedJob) {
+	prop.Inject(ctx, MetaCarrier(j.Meta()))
 }

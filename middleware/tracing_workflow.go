@@ -3,6 +3,7 @@ package middleware
 import (
 	"strings"
 
+	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/store"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -13,18 +14,18 @@ import (
 // jobs' creation spans. A task's process span then links to its
 // dependencies' creation spans, the parents of their process spans: the
 // whole workflow is one trace, its edges visible as links.
-func linkDependencies(jobs []*store.NewJob, creates []trace.Span) {
+func linkDependencies(jobs []*hopper.PreparedJob, creates []trace.Span) {
 	byTask := make(map[string]trace.SpanContext, len(jobs))
 	for i, j := range jobs {
-		if creates[i] != nil && j.Meta[store.MetaTask] != "" {
-			byTask[j.Meta[store.MetaTask]] = creates[i].SpanContext()
+		if creates[i] != nil && j.Meta()[store.MetaTask] != "" {
+			byTask[j.Meta()[store.MetaTask]] = creates[i].SpanContext()
 		}
 	}
 	if len(byTask) == 0 {
 		return
 	}
 	for _, j := range jobs {
-		deps := j.Meta[store.MetaDeps]
+		deps := j.Meta()[store.MetaDeps]
 		if deps == "" {
 			continue
 		}
@@ -38,12 +39,7 @@ func linkDependencies(jobs []*store.NewJob, creates []trace.Span) {
 			}
 		}
 		if b.Len() > 0 {
-			m := make(map[string]string, len(j.Meta)+1)
-			for k, v := range j.Meta {
-				m[k] = v
-			}
-			m[store.MetaLinks] = b.String()
-			j.Meta = m
+			j.Meta()[store.MetaLinks] = b.String()
 		}
 	}
 }

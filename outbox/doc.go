@@ -93,7 +93,7 @@
 // PostgreSQL is what this package writes ($1 placeholders, the trigger)
 // and what pgxoutbox relays. For another database, write rows of the same
 // shape with hopper.Prepare and PreparedJob.MarshalBinary, and relay them
-// with hopper.PreparedJob.UnmarshalBinary and Client.EnqueuePrepared,
+// with hopper.PreparedJob.UnmarshalBinary and EnqueuePrepared,
 // locking rows as FOR UPDATE SKIP LOCKED does (MySQL 8 has it too) and
 // deleting them in the transaction that locked them.
 package outbox

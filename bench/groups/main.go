@@ -186,7 +186,7 @@ func drain(ctx context.Context, rdb *redis.Client, n, conc, groups, limit int) (
 		}
 		batch = append(batch, j)
 		if len(batch) == 1000 || i == n-1 {
-			if _, err := client.EnqueuePrepared(ctx, batch); err != nil {
+			if _, err := hopper.EnqueuePrepared(ctx, client, batch); err != nil {
 				return 0, 0, 0, err
 			}
 			batch = batch[:0]

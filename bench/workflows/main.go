@@ -107,7 +107,7 @@ func run(addr string, width, runs, conc int) error {
 		for i := range width {
 			join.After(hopper.AddTask(wf, "leaf-"+strconv.Itoa(i), Leaf{N: i}, &hopper.TaskOpts{Queue: "leaf"}))
 		}
-		if _, err := client.EnqueueWorkflow(ctx, wf); err != nil {
+		if _, err := hopper.EnqueueWorkflow(ctx, client, wf); err != nil {
 			return err
 		}
 		select {
@@ -144,7 +144,7 @@ func run(addr string, width, runs, conc int) error {
 		for i := range n - 1 {
 			join.After(hopper.AddTask(wf, "leaf-"+strconv.Itoa(i), Leaf{N: i}, &hopper.TaskOpts{Queue: "leaf"}))
 		}
-		info, err := client.EnqueueWorkflow(ctx, wf)
+		info, err := hopper.EnqueueWorkflow(ctx, client, wf)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func run(addr string, width, runs, conc int) error {
 				steps = append(steps, hopper.AddTask(wf, "step-"+strconv.Itoa(i), Leaf{N: c}, &hopper.TaskOpts{Queue: "leaf"}))
 			}
 			wf.Chain(steps...)
-			info, err := client.EnqueueWorkflow(ctx, wf)
+			info, err := hopper.EnqueueWorkflow(ctx, client, wf)
 			if err != nil {
 				return err
 			}

@@ -115,7 +115,7 @@ func produceWorkflows(ctx context.Context, c *hopper.Client, every time.Duration
 		if i%2 == 1 {
 			wf = demoImport(fmt.Sprintf("batch-%d", i/2+1))
 		}
-		_, err := c.EnqueueWorkflow(ctx, wf)
+		_, err := hopper.EnqueueWorkflow(ctx, c, wf)
 		switch {
 		case errors.Is(err, hopper.ErrNotSupported):
 			fmt.Fprintln(stderr, "demo: the store runs no workflows; the demo goes on without them")

@@ -58,7 +58,7 @@ func seedWorkflows(t *testing.T, s hopper.Store) {
 		hopper.AddTask(fan, "b", stepArgs{"b"}, opts("fan")).After(split),
 	).AnyOutcome()
 	for _, wf := range []*hopper.Workflow{etl, fan} {
-		if _, err := c.EnqueueWorkflow(ctx, wf); err != nil {
+		if _, err := hopper.EnqueueWorkflow(ctx, c, wf); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,7 +25,7 @@ func seedWideWorkflow(t *testing.T, s hopper.Store) {
 		merge.After(hopper.AddTask(wf, fmt.Sprintf("resize-%02d", i), dashtest.ChunkArgs{Chunk: i}, opts).After(split))
 	}
 	hopper.AddTask(wf, "notify", dashtest.StepArgs{Step: "notify"}, opts).After(merge).AnyOutcome()
-	if _, err := hopper.NewClient(s, nil).EnqueueWorkflow(context.Background(), wf); err != nil {
+	if _, err := hopper.EnqueueWorkflow(context.Background(), hopper.NewClient(s, nil), wf); err != nil {
 		t.Fatal(err)
 	}
 	dashtest.RunTask(t, s, "wide", "wide-1", "split", hopper.OutcomeAck)

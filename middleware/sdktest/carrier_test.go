@@ -12,7 +12,6 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/middleware"
-	"github.com/hopperq/hopper/store"
 )
 
 func TestMetaCarrierRoundTrip(t *testing.T) {
@@ -42,11 +41,11 @@ func TestTracingDefaultPropagator(t *testing.T) {
 	opts := &middleware.TracingConfig{TracerProvider: tp} // no Propagator
 	enqueue := func(ctx context.Context) map[string]string {
 		var meta map[string]string
-		st := func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
-			meta = jobs[0].Meta
-			return make([]store.EnqueueResult, len(jobs)), nil
+		st := func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
+			meta = jobs[0].Meta()
+			return []*hopper.JobInfo{{ID: jobs[0].ID()}}, nil
 		}
-		if _, err := middleware.TracingEnqueue(opts)(st)(ctx, []*store.NewJob{{ID: "j", Queue: "q"}}); err != nil {
+		if _, err := middleware.TracingEnqueue(opts)(st)(ctx, []*hopper.PreparedJob{prepared(t, "j", "q", nil)}); err != nil {
 			t.Fatal(err)
 		}
 		return meta

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/middleware"
 )
 
@@ -180,4 +181,15 @@ func match(set attribute.Set, want map[attribute.Key]string) bool {
 		}
 	}
 	return true
+}
+
+// prepared is an Echo job with ID id for queue q and metadata meta, as
+// enqueue middleware sees it.
+func prepared(t testing.TB, id, q string, meta map[string]string) *hopper.PreparedJob {
+	t.Helper()
+	p, err := hopper.Prepare(hopper.NewClient(memstore.New(nil), nil), Echo{}, &hopper.EnqueueOpts{ID: id, Queue: q, Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

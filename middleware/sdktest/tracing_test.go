@@ -17,7 +17,6 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
-	"github.com/hopperq/hopper/store"
 )
 
 // Attribute keys of the messaging conventions, spelled out so that the
@@ -277,20 +276,20 @@ func TestTracingEnqueueKeepsCustomCreationContext(t *testing.T) {
 	propagation.TraceContext{}.Inject(trace.ContextWithSpan(ctx, origin), middleware.MetaCarrier(meta))
 	want := meta["traceparent"]
 
-	var stored []*store.NewJob
-	st := func(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+	var stored []*hopper.PreparedJob
+	st := func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
 		stored = jobs
-		res := make([]store.EnqueueResult, len(jobs))
+		res := make([]*hopper.JobInfo, len(jobs))
 		for i, j := range jobs {
-			res[i] = store.EnqueueResult{ID: j.ID, Duplicate: true}
+			res[i] = &hopper.JobInfo{ID: j.ID(), Duplicate: true}
 		}
 		return res, nil
 	}
 	enq := middleware.TracingEnqueue(opts)(st)
-	if _, err := enq(ctx, []*store.NewJob{{ID: "j1", Queue: "q", Kind: "echo", JobSpec: store.JobSpec{Meta: meta}}}); err != nil {
+	if _, err := enq(ctx, []*hopper.PreparedJob{prepared(t, "j1", "q", meta)}); err != nil {
 		t.Fatal(err)
 	}
-	if got := stored[0].Meta["traceparent"]; got != want {
+	if got := stored[0].Meta()["traceparent"]; got != want {
 		t.Errorf("traceparent %q after enqueue, want the custom one %q kept", got, want)
 	}
 	send := waitSpans(t, rec, "send q", 1)[0]
@@ -306,8 +305,8 @@ func TestTracingEnqueueKeepsCustomCreationContext(t *testing.T) {
 func TestTracingEnqueueRecordsStoreError(t *testing.T) {
 	rec, _, opts := newTracerProvider(t)
 	boom := errors.New("store down")
-	enq := middleware.TracingEnqueue(opts)(func(context.Context, []*store.NewJob) ([]store.EnqueueResult, error) { return nil, boom })
-	_, err := enq(t.Context(), []*store.NewJob{{ID: "a", Queue: "q"}, {ID: "b", Queue: "r"}})
+	enq := middleware.TracingEnqueue(opts)(func(context.Context, []*hopper.PreparedJob) ([]*hopper.JobInfo, error) { return nil, boom })
+	_, err := enq(t.Context(), []*hopper.PreparedJob{prepared(t, "a", "q", nil), prepared(t, "b", "r", nil)})
 	if err != boom {
 		t.Fatalf("enqueue returned %v, want the st's error", err)
 	}

@@ -27,7 +27,7 @@ func TestTracingWorkflowIsOneTraceWithDependencyLinks(t *testing.T) {
 		a := hopper.AddTask(wf, "a", Echo{N: 1}, nil)
 		b := hopper.AddTask(wf, "b", Echo{N: 2}, nil)
 		hopper.AddTask(wf, "join", Echo{N: 3}, nil).After(a, b)
-		info, err := c.EnqueueWorkflow(ctx, wf)
+		info, err := hopper.EnqueueWorkflow(ctx, c, wf)
 		request.End()
 		if err != nil {
 			t.Fatal(err)

@@ -148,7 +148,7 @@ func (r *Relay) store(ctx context.Context, rows []*row) *verdict {
 	for i, x := range ok {
 		jobs[i] = x.p
 	}
-	infos, err := r.ob.Client().EnqueuePrepared(ctx, jobs)
+	infos, err := hopper.EnqueuePrepared(ctx, r.ob.Client(), jobs)
 	switch {
 	case infos == nil && invalid(err):
 		// The store refused the batch for one job: find it, one by one.
@@ -173,7 +173,7 @@ func (r *Relay) store(ctx context.Context, rows []*row) *verdict {
 // refuses as invalid.
 func (r *Relay) storeOneByOne(ctx context.Context, rows []*row, v *verdict) {
 	for _, x := range rows {
-		infos, err := r.ob.Client().EnqueuePrepared(ctx, []*hopper.PreparedJob{x.p})
+		infos, err := hopper.EnqueuePrepared(ctx, r.ob.Client(), []*hopper.PreparedJob{x.p})
 		switch {
 		case err == nil:
 			v.remove = append(v.remove, x.seq)

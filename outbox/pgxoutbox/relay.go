@@ -18,7 +18,7 @@ import (
 // BatchSize rows in order (FOR UPDATE SKIP LOCKED, so that any number of
 // relays, in any number of processes, share the work without waiting on
 // each other), stores their jobs with their fixed IDs in one Store call
-// (hopper.Client.EnqueuePrepared, through the client's middleware),
+// (hopper.EnqueuePrepared, through the client's middleware),
 // deletes their rows and commits.
 //
 // If a relay dies after the store call and before its commit, the rows

@@ -66,7 +66,7 @@ func SeedWorkflows(t *testing.T, s hopper.Store) *WorkflowFixture {
 	}
 	enqueue := func(wf *hopper.Workflow) {
 		t.Helper()
-		if _, err := c.EnqueueWorkflow(ctx, wf); err != nil {
+		if _, err := hopper.EnqueueWorkflow(ctx, c, wf); err != nil {
 			t.Fatalf("EnqueueWorkflow: %v", err)
 		}
 	}

@@ -33,7 +33,7 @@ const (
 	// Schedule is a stored schedule's job, put and listed.
 	Schedule Path = "stored schedule put → list"
 	// Record is a store's enqueue then GetJob (directly, or through
-	// Client.EnqueuePrepared).
+	// EnqueuePrepared).
 	Record Path = "enqueue → GetJob"
 )
 
