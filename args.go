@@ -9,7 +9,10 @@ type Args interface {
 
 // ArgsWithOpts is implemented by argument types that carry their own default
 // enqueue options (a queue, retries, a timeout). Opts given to Enqueue
-// override them field by field.
+// override them field by field. They apply to workflow tasks and schedule
+// ticks of the type too, without the fields TaskOpts or ScheduleOpts lack
+// (ID, Unique and Replace for a task; ID, Delay, RunAt and Replace for a
+// tick), which are ignored there.
 type ArgsWithOpts interface {
 	Args
 	EnqueueOpts() EnqueueOpts

@@ -26,8 +26,8 @@ var optsOtherWay = map[string]string{
 
 // optsNotSettable are the NewJob fields no enqueue option sets, with why.
 var optsNotSettable = map[string]string{
-	"Schedule": "only a periodic job has one: the Scheduler enqueues the ticks of a PeriodicJob or stored schedule",
-	"Tick":     "only a periodic job has one: the Scheduler enqueues the ticks of a PeriodicJob or stored schedule",
+	"Schedule": "only a periodic job has one: the Scheduler enqueues the ticks of a Schedule",
+	"Tick":     "only a periodic job has one: the Scheduler enqueues the ticks of a Schedule",
 }
 
 var (

@@ -13,21 +13,17 @@ type CleanupSessions struct{}
 
 func (CleanupSessions) Kind() string { return "cleanup_sessions" }
 
-// Every worker may carry the same periodic jobs: each tick is enqueued once
+// Every worker may carry the same schedules: each tick is enqueued once
 // across all of them.
-func ExamplePeriodicJob() {
+func ExampleSchedule() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store := memstore.New(nil)
 
-	nightly, err := hopper.ParseSchedule("CRON_TZ=Europe/Paris 0 3 * * *")
-	if err != nil {
-		panic(err)
-	}
 	w := hopper.NewWorker(store, &hopper.WorkerConfig{
-		Scheduler: &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{
-			{Name: "cleanup", Schedule: hopper.Every(20 * time.Millisecond), Args: CleanupSessions{}},
-			{Name: "nightly-cleanup", Schedule: nightly, Args: CleanupSessions{}, CatchUp: true},
+		Scheduler: &hopper.SchedulerConfig{Schedules: []hopper.Schedule{
+			{Name: "cleanup", Spec: hopper.Every(20 * time.Millisecond), Args: CleanupSessions{}},
+			{Name: "nightly-cleanup", Spec: "CRON_TZ=Europe/Paris 0 3 * * *", Args: CleanupSessions{}, CatchUp: true},
 		}},
 	})
 	ticks := make(chan time.Time)
@@ -64,15 +60,15 @@ func ExampleInspector_SetSchedule() {
 	})
 	go w.Run(ctx)
 
-	err := ins.SetSchedule(ctx, hopper.PeriodicJob{Name: "heartbeat", Schedule: hopper.Every(20 * time.Millisecond), Args: Pulse{Name: "pulse"}}, false)
+	err := ins.SetSchedule(ctx, hopper.Schedule{Name: "heartbeat", Spec: hopper.Every(20 * time.Millisecond), Args: Pulse{Name: "pulse"}})
 	fmt.Println("stored:", err == nil)
 	fmt.Println("ran:", <-ticked)
-	fmt.Println("paused:", ins.PauseSchedule(ctx, hopper.DefaultQueue, "heartbeat", true) == nil)
-	list, _ := ins.StoredSchedules(ctx)
-	fmt.Println(list[0].Name, list[0].Spec, list[0].Paused)
+	fmt.Println("paused:", ins.PauseSchedule(ctx, hopper.DefaultQueue, "heartbeat") == nil)
+	list, _ := ins.ListSchedules(ctx)
+	fmt.Println(list[0].Name, list[0].Spec, list[0].Stored, list[0].Paused)
 	// Output:
 	// stored: true
 	// ran: pulse
 	// paused: true
-	// heartbeat @every 20ms true
+	// heartbeat @every 20ms true true
 }

@@ -222,8 +222,8 @@ func TestPeriodicOnceAcrossWorkersOnEveryStore(t *testing.T) {
 		ran := map[time.Time]int{}
 		for range 5 {
 			cfg := testConfig("ticks")
-			cfg.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{{
-				Name: "every-200ms", Schedule: hopper.Every(200 * time.Millisecond), Args: Tick{}, Opts: &hopper.EnqueueOpts{Queue: "ticks"},
+			cfg.Scheduler = &hopper.SchedulerConfig{Schedules: []hopper.Schedule{{
+				Name: "every-200ms", Spec: hopper.Every(200 * time.Millisecond), Args: Tick{}, Opts: &hopper.ScheduleOpts{Queue: "ticks"},
 			}}}
 			w := hopper.NewWorker(open(), cfg)
 			hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Tick]) error {

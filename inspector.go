@@ -73,9 +73,3 @@ func (i *Inspector) ListWorkers(ctx context.Context) ([]WorkerInfo, error) {
 	}
 	return a.ListWorkers(ctx)
 }
-
-// Schedules lists the registered periodic schedules with the last tick
-// each enqueued, sorted by queue and name.
-func (i *Inspector) Schedules(ctx context.Context) ([]ScheduleInfo, error) {
-	return i.st.ListSchedules(ctx)
-}

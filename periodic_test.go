@@ -15,20 +15,20 @@ import (
 )
 
 func TestEveryIsAlignedToTheEpoch(t *testing.T) {
-	s := hopper.Every(time.Minute)
+	spec := hopper.Every(time.Minute)
+	if spec != "@every 1m0s" {
+		t.Errorf("Every(1m) = %q", spec)
+	}
 	at := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
-	if got, want := s.Next(at), time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC); !got.Equal(want) {
-		t.Errorf("Every(1m).Next(12:00:30) = %v, want %v", got, want)
+	if got, err := hopper.NextTick(spec, at); err != nil || !got.Equal(time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC)) {
+		t.Errorf("NextTick(%q, 12:00:30) = %v, %v; want 12:01:00", spec, got, err)
 	}
-	if got, want := s.Next(time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC)), time.Date(2026, 11, 22, 12, 2, 0, 0, time.UTC); !got.Equal(want) {
-		t.Errorf("Next of a tick = %v, want the following tick %v", got, want)
-	}
-	if s.String() != "@every 1m0s" {
-		t.Errorf("String() = %q", s.String())
+	if got, _ := hopper.NextTick(spec, time.Date(2026, 11, 22, 12, 1, 0, 0, time.UTC)); !got.Equal(time.Date(2026, 11, 22, 12, 2, 0, 0, time.UTC)) {
+		t.Errorf("NextTick of a tick = %v, want the following tick 12:02:00", got)
 	}
 }
 
-func TestParseSchedule(t *testing.T) {
+func TestNextTick(t *testing.T) {
 	at := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC) // a Sunday
 	paris, _ := time.LoadLocation("Europe/Paris")
 	cases := []struct {
@@ -41,24 +41,17 @@ func TestParseSchedule(t *testing.T) {
 		{"0 9 * * MON-FRI", time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)},
 		{"CRON_TZ=Europe/Paris 0 9 * * *", time.Date(2026, 11, 23, 9, 0, 0, 0, paris)},
 		{"@every 90s", time.Date(2026, 11, 22, 12, 1, 30, 0, time.UTC)},
+		{hopper.Every(90 * time.Second), time.Date(2026, 11, 22, 12, 1, 30, 0, time.UTC)},
 	}
 	for _, tc := range cases {
-		s, err := hopper.ParseSchedule(tc.spec)
-		if err != nil {
-			t.Errorf("ParseSchedule(%q): %v", tc.spec, err)
-			continue
-		}
-		if got := s.Next(at); !got.Equal(tc.want) {
-			t.Errorf("%q: Next = %v, want %v", tc.spec, got, tc.want)
-		}
-		again, err := hopper.ParseSchedule(s.String())
-		if err != nil || !again.Next(at).Equal(tc.want) {
-			t.Errorf("%q: String() %q does not parse back to the same schedule (%v)", tc.spec, s.String(), err)
+		got, err := hopper.NextTick(tc.spec, at)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("NextTick(%q) = %v, %v; want %v", tc.spec, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "* * *", "61 * * * *", "@every 0s", "@every soon", "@fortnightly", "CRON_TZ=Mars/Olympus 0 9 * * *"} {
-		if _, err := hopper.ParseSchedule(bad); err == nil {
-			t.Errorf("ParseSchedule(%q) accepted a bad schedule", bad)
+		if _, err := hopper.NextTick(bad, at); err == nil {
+			t.Errorf("NextTick(%q) accepted a bad spec", bad)
 		}
 	}
 }
@@ -77,11 +70,11 @@ func TestPeriodicTickEnqueuedOnceAcrossWorkers(t *testing.T) {
 	ran := map[time.Time]int{}
 	cfg := func() *hopper.WorkerConfig {
 		c := testConfig("periodic")
-		c.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{{
-			Name:     "heartbeat",
-			Schedule: hopper.Every(100 * time.Millisecond),
-			Args:     Tick{Name: "beat"},
-			Opts:     &hopper.EnqueueOpts{Queue: "periodic"},
+		c.Scheduler = &hopper.SchedulerConfig{Schedules: []hopper.Schedule{{
+			Name: "heartbeat",
+			Spec: hopper.Every(100 * time.Millisecond),
+			Args: Tick{Name: "beat"},
+			Opts: &hopper.ScheduleOpts{Queue: "periodic"},
 		}}}
 		return c
 	}
@@ -150,7 +143,7 @@ func TestPeriodicCatchUp(t *testing.T) {
 		runCtx, cancel := context.WithCancel(ctx)
 		sch := hopper.NewScheduler(s, &hopper.SchedulerConfig{
 			Queues: []string{"default"}, Client: client,
-			Periodic: []hopper.PeriodicJob{{Name: "report", Schedule: hourly, Args: Tick{}, CatchUp: catchUp}},
+			Schedules: []hopper.Schedule{{Name: "report", Spec: hourly, Args: Tick{}, CatchUp: catchUp}},
 		})
 		done := make(chan error, 1)
 		go func() { done <- sch.Run(runCtx) }()
@@ -185,24 +178,24 @@ func TestPeriodicCatchUp(t *testing.T) {
 
 func TestPeriodicConfigErrors(t *testing.T) {
 	s := newStore()
-	good := hopper.PeriodicJob{Name: "x", Schedule: hopper.Every(time.Second), Args: Tick{}}
-	cases := map[string][]hopper.PeriodicJob{
-		"no name":      {{Schedule: hopper.Every(time.Second), Args: Tick{}}},
-		"space":        {{Name: "a b", Schedule: hopper.Every(time.Second), Args: Tick{}}},
-		"no schedule":  {{Name: "x", Args: Tick{}}},
-		"no args":      {{Name: "x", Schedule: hopper.Every(time.Second)}},
-		"delay":        {{Name: "x", Schedule: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.EnqueueOpts{Delay: time.Second}}},
-		"same name":    {good, good},
-		"bad in opts?": {{Name: "y", Schedule: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.EnqueueOpts{ID: "fixed"}}},
+	good := hopper.Schedule{Name: "x", Spec: hopper.Every(time.Second), Args: Tick{}}
+	cases := map[string][]hopper.Schedule{
+		"no name":     {{Spec: hopper.Every(time.Second), Args: Tick{}}},
+		"space":       {{Name: "a b", Spec: hopper.Every(time.Second), Args: Tick{}}},
+		"no spec":     {{Name: "x", Args: Tick{}}},
+		"bad spec":    {{Name: "x", Spec: "every tuesday", Args: Tick{}}},
+		"no args":     {{Name: "x", Spec: hopper.Every(time.Second)}},
+		"same name":   {good, good},
+		"bad in opts": {{Name: "y", Spec: hopper.Every(time.Second), Args: Tick{}, Opts: &hopper.ScheduleOpts{MaxRetries: -5}}},
 	}
 	for name, jobs := range cases {
-		sc := &hopper.SchedulerConfig{Periodic: jobs}
+		sc := &hopper.SchedulerConfig{Schedules: jobs}
 		if err := panicOf(func() { hopper.NewScheduler(s, sc) }); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Errorf("%s: NewScheduler panicked with %v, want ErrInvalidConfig", name, err)
 		}
 		wc := &hopper.WorkerConfig{Scheduler: sc}
-		if err := wc.Validate(); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "Periodic") {
-			t.Errorf("%s: WorkerConfig.Validate = %v, want ErrInvalidConfig naming the periodic job", name, err)
+		if err := wc.Validate(); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "Schedules") {
+			t.Errorf("%s: WorkerConfig.Validate = %v, want ErrInvalidConfig naming the schedule", name, err)
 		}
 		if err := panicOf(func() { hopper.NewWorker(s, wc) }); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Errorf("%s: NewWorker panicked with %v, want ErrInvalidConfig", name, err)

@@ -61,7 +61,7 @@ func PrepareMany[T Args](c *Client, args []T, opts *EnqueueOpts) ([]*PreparedJob
 }
 
 func (c *Client) prepare(args Args, opts *EnqueueOpts, now time.Time) (*PreparedJob, error) {
-	p, err := c.newJob(args, opts, now)
+	p, err := c.newJob(args, opts, forEnqueue, now)
 	if err != nil {
 		return nil, err
 	}

@@ -122,10 +122,10 @@ func periodicWorker(stored bool) workerBuilder {
 		if stored {
 			cfg.Scheduler = &hopper.SchedulerConfig{StoredSchedulesPoll: 50 * time.Millisecond}
 		} else {
-			opts := &hopper.EnqueueOpts{Queue: s.Queue}
-			cfg.Scheduler = &hopper.SchedulerConfig{Periodic: []hopper.PeriodicJob{
-				{Name: "every-second-a", Schedule: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
-				{Name: "every-second-b", Schedule: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
+			opts := &hopper.ScheduleOpts{Queue: s.Queue}
+			cfg.Scheduler = &hopper.SchedulerConfig{Schedules: []hopper.Schedule{
+				{Name: "every-second-a", Spec: hopper.Every(time.Second), Args: Tick{Name: "a"}, Opts: opts},
+				{Name: "every-second-b", Spec: hopper.Every(time.Second), Args: Tick{Name: "b"}, Opts: opts},
 			}}
 		}
 		w := hopper.NewWorker(st, cfg)

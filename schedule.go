@@ -2,80 +2,117 @@ package hopper
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	"github.com/hopperq/hopper/internal/sched"
+	"github.com/hopperq/hopper/store"
 )
 
-// Schedule says when a periodic job is due. Every process that runs the same
-// schedule must compute the same ticks, so that each tick is enqueued once:
-// Next must depend only on its argument.
-type Schedule interface {
-	// Next returns the first tick strictly after t.
-	Next(t time.Time) time.Time
-	// String returns the schedule as ParseSchedule accepts it.
-	String() string
+// Schedule enqueues a job on a timetable: Args with Opts at every tick of
+// Spec. Declare it in code (SchedulerConfig.Schedules: every process that
+// runs the same list shares the ticks) or keep it in the store
+// (Inspector.SetSchedule: every Scheduler runs it and picks a change up
+// within a second or so). Each tick is enqueued once across all
+// processes, with no leader: the store records the last tick of each name
+// and queue and refuses an old or repeated one in the same atomic step as
+// the enqueue. A tick's job has RunAt set to the tick, so a process whose
+// clock runs ahead never makes it run early by the store's clock. Other
+// systems call this a periodic or cron job.
+type Schedule struct {
+	// Name identifies the schedule within its queue (Opts.Queue, else the
+	// args' own, else the Client's): ticks are recorded per name and
+	// queue, shared by a schedule in code and a stored one of the same
+	// name. Required: 1 to 128 bytes of printable ASCII, no spaces.
+	Name string
+	// Spec says when ticks fall: Every(15*time.Second), a cron expression
+	// or a descriptor (see NextTick). Required.
+	Spec string
+	// Args are enqueued at every tick. Required.
+	Args Args
+	// Opts are the options of every tick's job. Nil means defaults.
+	Opts *ScheduleOpts
+	// CatchUp enqueues, when a scheduler starts running the schedule, the
+	// latest tick missed while none did (one job, however many ticks were
+	// missed). By default missed ticks are skipped. A schedule that never
+	// ran has nothing to catch up.
+	CatchUp bool
 }
 
-// Every returns a schedule that ticks every d, at multiples of d since the
-// Unix epoch (so every process agrees on the ticks: Every(time.Hour) ticks on
-// the hour in UTC). It panics if d is less than a millisecond.
-func Every(d time.Duration) Schedule {
-	if d < time.Millisecond {
-		panic(fmt.Sprintf("hopper: Every(%v): interval must be at least 1ms", d))
+// check returns the schedule's next-tick function, or an error wrapping
+// ErrInvalidConfig that names it as field.
+func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
+	if err := store.ValidateID(s.Name); err != nil {
+		return nil, fmt.Errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
 	}
-	return every(d)
-}
-
-type every time.Duration
-
-func (e every) Next(t time.Time) time.Time {
-	d := time.Duration(e)
-	return t.Truncate(d).Add(d)
-}
-
-func (e every) String() string { return "@every " + time.Duration(e).String() }
-
-// cronParser accepts 5 fields, or 6 with seconds first, and descriptors.
-var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-type cronSchedule struct {
-	spec string
-	s    cron.Schedule
-}
-
-func (c cronSchedule) Next(t time.Time) time.Time { return c.s.Next(t) }
-func (c cronSchedule) String() string             { return c.spec }
-
-// ParseSchedule parses a schedule:
-//
-//   - a cron expression, with five fields (minute hour day-of-month month
-//     day-of-week) or six (seconds first): "*/5 * * * *", "0 30 9 * * MON-FRI";
-//   - a descriptor: @yearly, @monthly, @weekly, @daily (or @midnight), @hourly;
-//   - "@every <duration>", as Every: "@every 10s", "@every 1h30m".
-//
-// Cron expressions and descriptors are in UTC unless prefixed with a time
-// zone, "CRON_TZ=Europe/Paris 0 9 * * *". It returns an error that says what
-// is wrong.
-func ParseSchedule(spec string) (Schedule, error) {
-	s := strings.TrimSpace(spec)
-	if rest, ok := strings.CutPrefix(s, "@every "); ok {
-		d, err := time.ParseDuration(strings.TrimSpace(rest))
-		if err != nil {
-			return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
-		}
-		if d < time.Millisecond {
-			return nil, fmt.Errorf("hopper: schedule %q: interval must be at least 1ms", spec)
-		}
-		return every(d), nil
+	if s.Args == nil {
+		return nil, fmt.Errorf("%w: %s (%q) needs Args", ErrInvalidConfig, field, s.Name)
 	}
-	if !strings.HasPrefix(s, "CRON_TZ=") && !strings.HasPrefix(s, "TZ=") {
-		s = "CRON_TZ=UTC " + s
-	}
-	cs, err := cronParser.Parse(s)
+	next, err := parseSpec(s.Spec)
 	if err != nil {
-		return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
+		return nil, fmt.Errorf("%w: %s.Spec (%q): %v", ErrInvalidConfig, field, s.Name, err)
 	}
-	return cronSchedule{spec: strings.TrimSpace(spec), s: cs}, nil
+	return next, nil
+}
+
+// queue is the queue the schedule's ticks go to with client.
+func (s *Schedule) queue(client *Client) string {
+	if q := mergeOpts(s.Args, s.Opts.enqueueOpts(), forSchedule).Queue; q != "" {
+		return q
+	}
+	return client.cfg.Queue
+}
+
+// tickJob builds the job of the tick at tick through client (its
+// defaults; its middleware runs when the job is enqueued).
+func (s *Schedule) tickJob(client *Client, tick time.Time) (*store.NewJob, error) {
+	p, err := client.newJob(s.Args, s.Opts.enqueueOpts(), forSchedule, tick)
+	if err != nil {
+		return nil, err
+	}
+	j := &p.job
+	j.Schedule, j.Tick, j.RunAt = s.Name, tick, tick
+	return j, nil
+}
+
+// validateSchedules checks every schedule, its tick's job included (as
+// the Client, or a default one, would build it).
+func (c *SchedulerConfig) validateSchedules() error {
+	client := c.Client
+	if client == nil {
+		cfg, _ := ClientConfig{}.withDefaults()
+		client = &Client{cfg: cfg}
+	}
+	seen := map[string]bool{}
+	for i := range c.Schedules {
+		s := &c.Schedules[i]
+		field := fmt.Sprintf("SchedulerConfig.Schedules[%d]", i)
+		if _, err := s.check(field); err != nil {
+			return err
+		}
+		if _, err := s.tickJob(client, time.Now()); err != nil {
+			return fmt.Errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
+		}
+		queue := mergeOpts(s.Args, s.Opts.enqueueOpts(), forSchedule).Queue
+		if seen[queue+"\x00"+s.Name] {
+			return fmt.Errorf("%w: %s: two schedules named %q in one queue", ErrInvalidConfig, field, s.Name)
+		}
+		seen[queue+"\x00"+s.Name] = true
+	}
+	return nil
+}
+
+// periodic turns the scheduler's schedules into the loop's form, each
+// building its tick's job through client (its defaults, middleware).
+func (c *SchedulerConfig) periodic(client *Client) []sched.Periodic {
+	out := make([]sched.Periodic, len(c.Schedules))
+	for i := range c.Schedules {
+		s := &c.Schedules[i]
+		next, _ := s.check("") // checked by NewScheduler
+		out[i] = sched.Periodic{
+			Name: s.Name, Spec: s.Spec, Queue: s.queue(client), Kind: s.Args.Kind(),
+			Next: next, CatchUp: s.CatchUp,
+			Job: func(tick time.Time) (*store.NewJob, error) { return s.tickJob(client, tick) },
+		}
+	}
+	return out
 }

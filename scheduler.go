@@ -35,9 +35,9 @@ type SchedulerConfig struct {
 	// from (at most four, in turn), the last resort against a signal lost to
 	// a fault. Defaults to 5 s.
 	MaxSleep time.Duration
-	// Periodic jobs to enqueue on their schedules. Every scheduler may run
-	// the same list; each tick is enqueued once. See PeriodicJob.
-	Periodic []PeriodicJob
+	// Schedules to enqueue the ticks of. Every scheduler may run the same
+	// list; each tick is enqueued once. See Schedule.
+	Schedules []Schedule
 	// StoredSchedulesPoll is how often the scheduler reads the version of
 	// the store's stored schedules (Inspector.SetSchedule), one cheap read,
 	// to pick a change up. Defaults to 1 s; negative turns stored
@@ -68,6 +68,7 @@ func (c SchedulerConfig) Validate() error {
 
 func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	c.Queues = slices.Clone(c.Queues)
+	c.Schedules = slices.Clone(c.Schedules)
 	for _, q := range c.Queues {
 		if err := ValidateQueue(q); err != nil {
 			return c, fmt.Errorf("%w: SchedulerConfig.Queues: %w", ErrInvalidConfig, err)
@@ -103,7 +104,7 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	if err := c.validatePeriodic(); err != nil {
+	if err := c.validateSchedules(); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -169,7 +170,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	if len(cfg.Periodic) > 0 {
+	if len(cfg.Schedules) > 0 {
 		pc := sched.PeriodicConfig{Jobs: cfg.periodic(client), Enqueue: enqueue, Now: now, Logger: cfg.Logger}
 		periodic.Go(func() { sched.RunPeriodic(ctx, s.st, pc) })
 	}

@@ -1,18 +1,91 @@
 package hopper
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hopperq/hopper/internal/sched"
 	"github.com/hopperq/hopper/store"
 )
 
-// StoredSchedule is a periodic job kept in the store (Inspector.SetSchedule):
-// every Scheduler runs it, and picks up a change within
-// SchedulerConfig.StoredSchedulesPoll.
-type StoredSchedule = store.StoredSchedule
+// ScheduleRecord is a schedule as Inspector.ListSchedules reports it:
+// declared in code and registered by a running Scheduler, kept in the
+// store (Inspector.SetSchedule), or both under one name and queue.
+type ScheduleRecord struct {
+	// Name and Queue identify the schedule.
+	Name, Queue string
+	// Spec is when it ticks, as Schedule.Spec.
+	Spec string
+	// Kind is the kind of its jobs.
+	Kind string
+	// Stored reports that the store keeps it (Inspector.SetSchedule);
+	// Paused, CatchUp, Args and UpdatedAt are then set. False for a
+	// schedule only declared in code.
+	Stored bool
+	// Paused reports that a stored schedule's ticks are stopped
+	// (PauseSchedule).
+	Paused bool
+	// CatchUp is the stored schedule's CatchUp.
+	CatchUp bool
+	// Args are a stored schedule's encoded args (msgpack); nil otherwise.
+	Args []byte
+	// Next is the next tick as the scheduler that last registered the
+	// schedule computed it; zero when none did. NextTick(Spec, now) gives
+	// the next tick from now.
+	Next time.Time
+	// LastTick is the latest tick enqueued; zero if none.
+	LastTick time.Time
+	// SeenAt is when a running scheduler last registered the schedule, by
+	// its clock; zero when none runs it. Schedulers register every
+	// store.ScheduleRefresh (a minute), so an older SeenAt means no live
+	// process runs it.
+	SeenAt time.Time
+	// UpdatedAt is when a stored schedule was last set.
+	UpdatedAt time.Time
+}
+
+// ListSchedules lists every schedule: those running Schedulers registered
+// from their SchedulerConfig.Schedules, with the last tick each enqueued,
+// and those the store keeps (SetSchedule), one record for a name and
+// queue that is both; sorted by queue, then name.
+func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error) {
+	registered, err := i.st.ListSchedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[[2]string]*ScheduleRecord{}
+	var out []*ScheduleRecord
+	for _, s := range registered {
+		r := &ScheduleRecord{Name: s.Name, Queue: s.Queue, Spec: s.Spec, Kind: s.Kind, Next: s.Next, LastTick: s.LastTick, SeenAt: s.SeenAt}
+		byKey[[2]string{s.Queue, s.Name}] = r
+		out = append(out, r)
+	}
+	if ss, ok := i.st.(store.ScheduleStore); ok {
+		stored, _, err := ss.ListStoredSchedules(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range stored {
+			r := byKey[[2]string{s.Queue, s.Name}]
+			if r == nil {
+				r = &ScheduleRecord{Name: s.Name, Queue: s.Queue}
+				out = append(out, r)
+			}
+			r.Spec, r.Kind, r.Stored, r.Paused, r.CatchUp, r.Args, r.UpdatedAt = s.Spec, s.Job.Kind, true, s.Paused, s.CatchUp, s.Job.Args, s.UpdatedAt
+		}
+	}
+	slices.SortFunc(out, func(a, b *ScheduleRecord) int {
+		return cmp.Or(cmp.Compare(a.Queue, b.Queue), cmp.Compare(a.Name, b.Name))
+	})
+	list := make([]ScheduleRecord, len(out))
+	for k, r := range out {
+		list[k] = *r
+	}
+	return list, nil
+}
 
 // scheduleStore returns the store as a store.ScheduleStore, or an error
 // wrapping ErrNotSupported naming what was asked.
@@ -20,76 +93,62 @@ func (i *Inspector) scheduleStore(what string) (store.ScheduleStore, error) {
 	return optional[store.ScheduleStore](i.st, what, "store.ScheduleStore")
 }
 
-// SetSchedule adds a periodic job to the store, or replaces the stored one
-// of the same name and queue, while processes run: every Scheduler (every
-// Worker runs one) starts enqueuing its ticks within a second or so, each
-// tick once across all of them, as for a PeriodicJob in code. The job is
-// resolved now as Enqueue resolves it (the args' own options, then a
-// default Client's: 25 retries); its Schedule must be one ParseSchedule
-// reads back from its String (Every and ParseSchedule's are). paused
-// stores it without ticks until PauseSchedule(false). Opts.Delay, RunAt,
-// ID, Unique and Replace are the tick's to decide and must be zero; an
-// invalid job or schedule fails with an error wrapping ErrInvalidConfig or
-// ErrInvalidJob. A stored schedule shares its ticks with a PeriodicJob of
-// the same name and queue. Safe for concurrent use; of two changes of one
-// schedule the later wins.
-func (i *Inspector) SetSchedule(ctx context.Context, p PeriodicJob, paused bool) error {
+// SetSchedule keeps s in the store, or replaces the stored schedule of the
+// same name and queue, while processes run: every Scheduler (every Worker
+// runs one) starts enqueuing its ticks within a second or so, each tick
+// once across all of them, as for a schedule in code; a stored schedule
+// shares its ticks with one in code of the same name and queue. Its job
+// is resolved now as Enqueue resolves it (the args' own options, then a
+// default Client's: 25 retries). A new schedule runs; a replaced one keeps
+// whether it was paused. An invalid schedule or job fails with an error
+// wrapping ErrInvalidConfig or ErrInvalidJob. Safe for concurrent use; of
+// two changes of one schedule at once the later wins.
+func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
 	ss, err := i.scheduleStore("storing a schedule")
 	if err != nil {
 		return err
 	}
-	if p.Schedule == nil || p.Args == nil {
-		return fmt.Errorf("%w: schedule %q needs a Schedule and Args", ErrInvalidConfig, p.Name)
+	if _, err := s.check("Schedule"); err != nil {
+		return err
 	}
-	if o := p.Opts; o != nil && (o.Delay != 0 || !o.RunAt.IsZero() || o.ID != "" || o.Unique != nil || o.Replace != 0) {
-		return fmt.Errorf("%w: schedule %q: Opts.Delay, RunAt, ID, Unique and Replace are the tick's to decide; leave them zero", ErrInvalidConfig, p.Name)
-	}
-	spec := p.Schedule.String()
-	if _, err := ParseSchedule(spec); err != nil {
-		return fmt.Errorf("%w: schedule %q: its String %q does not parse back (store schedules made by Every or ParseSchedule): %v", ErrInvalidConfig, p.Name, spec, err)
-	}
-	pj, err := NewClient(i.st, nil).newJob(p.Args, p.Opts, time.Now())
+	p, err := NewClient(i.st, nil).newJob(s.Args, s.Opts.enqueueOpts(), forSchedule, time.Now())
 	if err != nil {
 		return err
 	}
-	j := &pj.job
-	job := *j
+	job := p.job
 	job.ID = ""
-	return ss.PutSchedule(ctx, StoredSchedule{Name: p.Name, Queue: j.Queue, Spec: spec, Job: job, Paused: paused, CatchUp: p.CatchUp})
-}
-
-// StoredSchedules lists the schedules kept in the store, sorted by queue
-// then name.
-func (i *Inspector) StoredSchedules(ctx context.Context) ([]StoredSchedule, error) {
-	ss, err := i.scheduleStore("listing stored schedules")
-	if err != nil {
-		return nil, err
+	rec := store.StoredSchedule{Name: s.Name, Queue: job.Queue, Spec: s.Spec, Job: job, CatchUp: s.CatchUp}
+	if old, err := findStored(ctx, ss, rec.Queue, rec.Name); err != nil {
+		return err
+	} else if old != nil {
+		rec.Paused = old.Paused
 	}
-	list, _, err := ss.ListStoredSchedules(ctx)
-	return list, err
+	return ss.PutSchedule(ctx, rec)
 }
 
-// PauseSchedule stops (paused true) or resumes the ticks of a stored
-// schedule. A schedule that does not exist gives ErrScheduleNotFound.
-func (i *Inspector) PauseSchedule(ctx context.Context, queue, name string, paused bool) error {
-	return i.changeSchedule(ctx, queue, name, func(s *StoredSchedule) error {
-		s.Paused = paused
-		return nil
-	})
+// PauseSchedule stops the ticks of a stored schedule until
+// ResumeSchedule. A schedule that does not exist gives
+// ErrScheduleNotFound.
+func (i *Inspector) PauseSchedule(ctx context.Context, queue, name string) error {
+	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = true })
 }
 
-// SetScheduleSpec changes when a stored schedule ticks (a spec
-// ParseSchedule reads: "@every 5m", a cron expression). A spec that does
-// not parse gives ErrInvalidConfig; a schedule that does not exist,
+// ResumeSchedule starts the ticks of a stored schedule PauseSchedule
+// stopped; ticks missed meanwhile are skipped (but the latest, with
+// CatchUp). A schedule that does not exist gives ErrScheduleNotFound.
+func (i *Inspector) ResumeSchedule(ctx context.Context, queue, name string) error {
+	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = false })
+}
+
+// SetScheduleSpec changes when a stored schedule ticks (a spec NextTick
+// reads: "@every 5m", a cron expression). A spec that does not parse
+// gives ErrInvalidConfig; a schedule that does not exist,
 // ErrScheduleNotFound.
 func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec string) error {
-	if _, err := ParseSchedule(spec); err != nil {
+	if _, err := parseSpec(spec); err != nil {
 		return fmt.Errorf("%w: schedule %q: %v", ErrInvalidConfig, name, err)
 	}
-	return i.changeSchedule(ctx, queue, name, func(s *StoredSchedule) error {
-		s.Spec = spec
-		return nil
-	})
+	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Spec = spec })
 }
 
 // DeleteSchedule removes a stored schedule: no process enqueues its ticks
@@ -110,35 +169,45 @@ func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) erro
 // changeSchedule reads stored schedule name of queue, applies change and
 // stores it again. Two changes at once may overwrite each other; the last
 // wins.
-func (i *Inspector) changeSchedule(ctx context.Context, queue, name string, change func(*StoredSchedule) error) error {
+func (i *Inspector) changeSchedule(ctx context.Context, queue, name string, change func(*store.StoredSchedule)) error {
 	ss, err := i.scheduleStore("changing a schedule")
 	if err != nil {
 		return err
 	}
-	list, _, err := ss.ListStoredSchedules(ctx)
+	s, err := findStored(ctx, ss, queue, name)
 	if err != nil {
 		return err
 	}
+	if s == nil {
+		return fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
+	}
+	change(s)
+	return ss.PutSchedule(ctx, *s)
+}
+
+// findStored returns stored schedule name of queue, or nil.
+func findStored(ctx context.Context, ss store.ScheduleStore, queue, name string) (*store.StoredSchedule, error) {
+	list, _, err := ss.ListStoredSchedules(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range list {
 		if s.Queue == queue && s.Name == name {
-			if err := change(&s); err != nil {
-				return err
-			}
-			return ss.PutSchedule(ctx, s)
+			return &s, nil
 		}
 	}
-	return fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
+	return nil, nil
 }
 
 // storedPeriodic turns a stored schedule into the periodic loop's form;
 // its ticks' jobs get new IDs from now.
-func storedPeriodic(s StoredSchedule, now func() time.Time) (sched.Periodic, error) {
-	sch, err := ParseSchedule(s.Spec)
+func storedPeriodic(s store.StoredSchedule, now func() time.Time) (sched.Periodic, error) {
+	next, err := parseSpec(s.Spec)
 	if err != nil {
 		return sched.Periodic{}, err
 	}
 	return sched.Periodic{
-		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: sch.Next, CatchUp: s.CatchUp,
+		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: next, CatchUp: s.CatchUp,
 		Job: func(tick time.Time) (*store.NewJob, error) {
 			j := s.Job
 			j.JobSpec = j.JobSpec.Clone()

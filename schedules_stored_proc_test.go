@@ -19,9 +19,9 @@ func TestProcStoredSchedules(t *testing.T) {
 	ctx := t.Context()
 	ins := hopper.NewInspector(p.store)
 	p.start(3, childSpec{Role: roleStored, Queue: "stored", Concurrency: 4})
-	opts := &hopper.EnqueueOpts{Queue: "stored"}
+	opts := &hopper.ScheduleOpts{Queue: "stored"}
 	set := func(name string, d time.Duration) {
-		if err := ins.SetSchedule(ctx, hopper.PeriodicJob{Name: name, Schedule: hopper.Every(d), Args: Tick{Name: name}, Opts: opts}, false); err != nil {
+		if err := ins.SetSchedule(ctx, hopper.Schedule{Name: name, Spec: hopper.Every(d), Args: Tick{Name: name}, Opts: opts}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,11 +87,11 @@ func TestProcStoredSchedules(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := ins.PauseSchedule(ctx, "stored", "dyn", true); err != nil {
+	if err := ins.PauseSchedule(ctx, "stored", "dyn"); err != nil {
 		t.Fatal(err)
 	}
 	stillAfter("paused", "marker1")
-	if err := ins.PauseSchedule(ctx, "stored", "dyn", false); err != nil {
+	if err := ins.ResumeSchedule(ctx, "stored", "dyn"); err != nil {
 		t.Fatal(err)
 	}
 	resumed := len(ticks("dyn"))

@@ -51,7 +51,7 @@ func TestStoredSchedules(t *testing.T) {
 		// lastTick is the latest tick of schedule name the store recorded
 		// (in the same step as its enqueue).
 		lastTick := func(name string) time.Time {
-			infos, err := ins.Schedules(ctx)
+			infos, err := ins.ListSchedules(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +62,8 @@ func TestStoredSchedules(t *testing.T) {
 			}
 			return time.Time{}
 		}
-		every := func(name string, d time.Duration) hopper.PeriodicJob {
-			return hopper.PeriodicJob{Name: name, Schedule: hopper.Every(d), Args: Tick{Name: name}}
+		every := func(name string, d time.Duration) hopper.Schedule {
+			return hopper.Schedule{Name: name, Spec: hopper.Every(d), Args: Tick{Name: name}}
 		}
 		// marker puts a new schedule and waits for its first tick: every
 		// change stored before it is in force then.
@@ -71,24 +71,24 @@ func TestStoredSchedules(t *testing.T) {
 		marker := func() string {
 			markers++
 			name := "marker" + string(rune('a'+markers))
-			if err := ins.SetSchedule(ctx, every(name, 20*time.Millisecond), false); err != nil {
+			if err := ins.SetSchedule(ctx, every(name, 20*time.Millisecond)); err != nil {
 				t.Fatal(err)
 			}
 			testutil.EventuallyTrue(t, 10*time.Second, name+" ticked", func() bool { return log.count(name) > 0 })
 			return name
 		}
 
-		if err := ins.SetSchedule(ctx, every("job", 30*time.Millisecond), false); err != nil {
+		if err := ins.SetSchedule(ctx, every("job", 30*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
 		testutil.EventuallyTrue(t, 10*time.Second, "the stored schedule ticked twice", func() bool { return log.count("job") >= 2 })
-		list, err := ins.StoredSchedules(ctx)
-		if err != nil || len(list) != 1 || list[0].Name != "job" || list[0].Spec != "@every 30ms" || list[0].Job.Kind != (Tick{}).Kind() {
-			t.Fatalf("StoredSchedules = %+v, %v; want job, every 30ms", list, err)
+		list, err := ins.ListSchedules(ctx)
+		if err != nil || len(list) != 1 || list[0].Name != "job" || list[0].Spec != "@every 30ms" || list[0].Kind != (Tick{}).Kind() || !list[0].Stored || list[0].SeenAt.IsZero() {
+			t.Fatalf("ListSchedules = %+v, %v; want job, every 30ms, stored and registered by the running scheduler", list, err)
 		}
 
 		// Paused: no tick once the worker has seen it.
-		if err := ins.PauseSchedule(ctx, "default", "job", true); err != nil {
+		if err := ins.PauseSchedule(ctx, "default", "job"); err != nil {
 			t.Fatal(err)
 		}
 		m := marker()
@@ -103,7 +103,7 @@ func TestStoredSchedules(t *testing.T) {
 		if err := ins.SetScheduleSpec(ctx, "default", "job", "@every 40ms"); err != nil {
 			t.Fatal(err)
 		}
-		if err := ins.PauseSchedule(ctx, "default", "job", false); err != nil {
+		if err := ins.ResumeSchedule(ctx, "default", "job"); err != nil {
 			t.Fatal(err)
 		}
 		testutil.EventuallyTrue(t, 10*time.Second, "the resumed schedule ticked", func() bool { return log.count("job") > paused })
@@ -121,16 +121,76 @@ func TestStoredSchedules(t *testing.T) {
 		if err := ins.DeleteSchedule(ctx, "default", "job"); !errors.Is(err, hopper.ErrScheduleNotFound) {
 			t.Fatalf("DeleteSchedule of a schedule gone: %v, want ErrScheduleNotFound", err)
 		}
-		if err := ins.PauseSchedule(ctx, "default", "nope", true); !errors.Is(err, hopper.ErrScheduleNotFound) {
+		if err := ins.PauseSchedule(ctx, "default", "nope"); !errors.Is(err, hopper.ErrScheduleNotFound) {
 			t.Fatalf("PauseSchedule of no schedule: %v, want ErrScheduleNotFound", err)
 		}
 		if err := ins.SetScheduleSpec(ctx, "default", m, "every tuesday"); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Fatalf("SetScheduleSpec with a bad spec: %v, want ErrInvalidConfig", err)
 		}
 		bad := every("bad", time.Second)
-		bad.Opts = &hopper.EnqueueOpts{Delay: time.Second}
-		if err := ins.SetSchedule(ctx, bad, false); !errors.Is(err, hopper.ErrInvalidConfig) {
-			t.Fatalf("SetSchedule with a Delay: %v, want ErrInvalidConfig", err)
+		bad.Opts = &hopper.ScheduleOpts{MaxRetries: -5}
+		if err := ins.SetSchedule(ctx, bad); !errors.Is(err, hopper.ErrInvalidJob) {
+			t.Fatalf("SetSchedule with MaxRetries -5: %v, want ErrInvalidJob", err)
+		}
+		bad = every("bad", time.Second)
+		bad.Spec = "every tuesday"
+		if err := ins.SetSchedule(ctx, bad); !errors.Is(err, hopper.ErrInvalidConfig) {
+			t.Fatalf("SetSchedule with a bad spec: %v, want ErrInvalidConfig", err)
+		}
+	})
+}
+
+// TestStoredScheduleUniqueAndReplace: a stored schedule may make its
+// ticks' jobs unique (a tick whose job still waits adds none), and
+// setting a schedule again keeps whether it was paused.
+func TestStoredScheduleUniqueAndReplace(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ctx := t.Context()
+		st := open()
+		ins := hopper.NewInspector(st)
+		every := hopper.Every(20 * time.Millisecond)
+		unique := hopper.Schedule{Name: "u", Spec: every, Args: Tick{Name: "u"}, Opts: &hopper.ScheduleOpts{Queue: "uq", Unique: &hopper.UniqueOpts{}}}
+		if err := ins.SetSchedule(ctx, unique); err != nil {
+			t.Fatal(err)
+		}
+		if err := ins.SetSchedule(ctx, hopper.Schedule{Name: "marker", Spec: every, Args: Tick{Name: "m"}, Opts: &hopper.ScheduleOpts{Queue: "mq"}}); err != nil {
+			t.Fatal(err)
+		}
+		sch := hopper.NewScheduler(st, &hopper.SchedulerConfig{Queues: []string{"uq", "mq"}, StoredSchedulesPoll: 10 * time.Millisecond})
+		runCtx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- sch.Run(runCtx) }()
+		count := func(q string) int {
+			s, err := ins.GetQueueStats(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return int(s.Counts.Pending + s.Counts.Ready)
+		}
+		testutil.EventuallyTrue(t, 10*time.Second, "the marker ticked 4 times", func() bool { return count("mq") >= 4 })
+		stop()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if n := count("uq"); n != 1 {
+			t.Fatalf("%d jobs of the unique schedule waiting after 4 ticks of its twin, want 1: a tick whose job still waits adds none", n)
+		}
+
+		if err := ins.PauseSchedule(ctx, "uq", "u"); err != nil {
+			t.Fatal(err)
+		}
+		unique.Spec = hopper.Every(time.Hour)
+		if err := ins.SetSchedule(ctx, unique); err != nil {
+			t.Fatal(err)
+		}
+		list, err := ins.ListSchedules(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list {
+			if r.Name == "u" && (!r.Paused || r.Spec != unique.Spec) {
+				t.Fatalf("after SetSchedule of a paused schedule: %+v, want it still paused with the new spec", r)
+			}
 		}
 	})
 }

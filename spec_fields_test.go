@@ -44,15 +44,17 @@ func TestEveryJobFieldSurvives(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Run("opts", func(t *testing.T) {
-				j, err := NewClient(memstore.New(nil), nil).newJob(argsOf(want), optsOf(t, want), time.Now())
+				j, err := NewClient(memstore.New(nil), nil).newJob(argsOf(want), optsOf(t, want), forEnqueue, time.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := spectest.Check(spectest.Opts, f, want, j); err != nil {
+				if err := spectest.Check(spectest.Opts, f, want, j.job); err != nil {
 					t.Error(err)
 				}
 			})
-			b, err := (&PreparedJob{job: want}).MarshalBinary()
+			in := want
+			in.Delay = 0 // fixed into RunAt by Prepare: MarshalBinary refuses a Delay
+			b, err := (&PreparedJob{job: in}).MarshalBinary()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +108,7 @@ func TestEveryJobFieldSurvives(t *testing.T) {
 					}
 					list, _, err := ss.ListStoredSchedules(ctx)
 					if err != nil || len(list) != 1 {
-						t.Fatalf("StoredSchedules = %+v, %v", list, err)
+						t.Fatalf("ListStoredSchedules = %+v, %v", list, err)
 					}
 					if err := spectest.Check(spectest.Schedule, f, want, list[0].Job); err != nil {
 						t.Error(err)

@@ -80,7 +80,7 @@ func endErr(rec *JobRecord) error {
 // ErrDecode; a job without a recorded result, the zero R.
 func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, error) {
 	var zero R
-	o := mergeOpts(args, opts)
+	o := mergeOpts(args, opts, forEnqueue)
 	if o.Retention < WaitRetention {
 		o.Retention = WaitRetention
 	}

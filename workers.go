@@ -9,7 +9,3 @@ type WorkerInfo = store.WorkerInfo
 
 // RunningJob is a job a worker process is running.
 type RunningJob = store.RunningJob
-
-// ScheduleInfo describes a periodic schedule as Inspector.Schedules lists
-// it: its name, spec, queue, kind, next tick and the last tick enqueued.
-type ScheduleInfo = store.ScheduleInfo

@@ -101,20 +101,12 @@ type Task struct {
 	anyOutcome   bool
 }
 
-// TaskOpts are the enqueue options of a task: those of EnqueueOpts, except
-// ID (a task's job ID is its workflow's ID and its name) and Unique, which
-// a task cannot have. Delay and RunAt count from when the task is released.
-type TaskOpts = EnqueueOpts
-
 // AddTask adds a task named name to wf (1 to 60 letters, digits, '_', '.',
 // '-' or ':', unique within the workflow) that runs args' handler with
 // opts resolved as Enqueue resolves them. Errors are kept in wf and
 // returned by EnqueueWorkflow (or EnqueueTasks).
 func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
 	t := &Task{wf: wf, name: name}
-	if opts != nil && (opts.ID != "" || opts.Unique != nil) {
-		wf.fail(fmt.Errorf("%w: task %q: TaskOpts cannot set ID or Unique", ErrInvalidWorkflow, name))
-	}
 	if err := store.ValidateTaskName(name); err != nil {
 		wf.fail(err)
 	} else if _, dup := wf.byName[name]; dup {
@@ -124,12 +116,7 @@ func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
 	wf.tasks = append(wf.tasks, t)
 	// The Client is not known yet: keep the args and options, resolved
 	// when the workflow is enqueued.
-	t.args = args
-	if opts != nil {
-		c := *opts
-		c.ID, c.Unique = "", nil
-		t.opts = &c
-	}
+	t.args, t.opts = args, opts.enqueueOpts()
 	return t
 }
 

@@ -76,7 +76,7 @@ func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.New
 	out := make([]*store.NewTask, len(w.tasks))
 	jobs := make([]*PreparedJob, len(w.tasks))
 	for i, t := range w.tasks {
-		p, err := c.newJob(t.args, t.opts, now)
+		p, err := c.newJob(t.args, t.opts, forTask, now)
 		if err != nil {
 			return nil, nil, fmt.Errorf("task %q: %w", t.name, err)
 		}

@@ -120,7 +120,7 @@ func TestChartRanges(t *testing.T) {
 
 func TestScheduleRow(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 30, 0, time.UTC)
-	base := hopper.ScheduleInfo{Name: "s", Spec: "@every 1m", Next: now.Add(-time.Hour)}
+	base := hopper.ScheduleRecord{Name: "s", Spec: "@every 1m", Next: now.Add(-time.Hour)}
 	cases := []struct {
 		name     string
 		last     time.Time

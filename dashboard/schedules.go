@@ -13,11 +13,11 @@ import (
 // missedGrace is how late a tick may be before the page flags it as missed.
 const missedGrace = time.Minute
 
-// scheduleRow is one periodic schedule.
+// scheduleRow is one schedule a running scheduler registered.
 type scheduleRow struct {
-	hopper.ScheduleInfo
+	hopper.ScheduleRecord
 	// Next is the next tick after now when the spec parses
-	// (hopper.ParseSchedule), else the one recorded at registration.
+	// (hopper.NextTick), else the one recorded at registration.
 	Next time.Time
 	// Missed reports that a tick after the last one enqueued fell due over a
 	// minute ago and was not enqueued: no process seems to run the
@@ -36,22 +36,22 @@ type schedulesPage struct {
 	// Stored are the schedules kept in the store (Inspector.SetSchedule),
 	// which the page can pause, resume, respec and delete; StoredOK is
 	// false when the store keeps none.
-	Stored   []hopper.StoredSchedule
+	Stored   []hopper.ScheduleRecord
 	StoredOK bool
 }
 
 // scheduleRowOf computes the next and missed ticks of s at now.
-func scheduleRowOf(s hopper.ScheduleInfo, now time.Time) scheduleRow {
-	row := scheduleRow{ScheduleInfo: s, Next: s.Next, Orphaned: !s.SeenAt.IsZero() && now.Sub(s.SeenAt) > 3*store.ScheduleRefresh}
-	sched, err := hopper.ParseSchedule(s.Spec)
+func scheduleRowOf(s hopper.ScheduleRecord, now time.Time) scheduleRow {
+	row := scheduleRow{ScheduleRecord: s, Next: s.Next, Orphaned: !s.SeenAt.IsZero() && now.Sub(s.SeenAt) > 3*store.ScheduleRefresh}
+	next, err := hopper.NextTick(s.Spec, now)
 	if err != nil {
 		row.Missed = !s.Next.IsZero() && now.Sub(s.Next) > missedGrace && s.LastTick.Before(s.Next)
 		return row
 	}
-	row.Next = sched.Next(now)
+	row.Next = next
 	due := s.Next // the first tick after registration, when none ran since
 	if !s.LastTick.IsZero() {
-		due = sched.Next(s.LastTick)
+		due, _ = hopper.NextTick(s.Spec, s.LastTick)
 	}
 	row.Missed = !due.IsZero() && now.Sub(due) > missedGrace
 	return row
@@ -60,23 +60,21 @@ func scheduleRowOf(s hopper.ScheduleInfo, now time.Time) scheduleRow {
 // serveSchedules renders the registered periodic schedules with their last
 // and next run.
 func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
-	list, err := d.ins.Schedules(r.Context())
+	list, err := d.ins.ListSchedules(r.Context())
 	if err != nil {
 		d.storeError(w, r, "listing schedules", err)
 		return
 	}
 	p := schedulesPage{base: d.base(r, "Periodic jobs", "schedules")}
+	_, p.StoredOK = d.ins.Store().(store.ScheduleStore)
 	now := d.cfg.Now()
 	for _, s := range list {
-		p.Schedules = append(p.Schedules, scheduleRowOf(s, now))
-	}
-	stored, err := d.ins.StoredSchedules(r.Context())
-	switch {
-	case err == nil:
-		p.Stored, p.StoredOK = stored, true
-	case !errors.Is(err, hopper.ErrNotSupported):
-		d.storeError(w, r, "listing stored schedules", err)
-		return
+		if !s.SeenAt.IsZero() || !s.Stored { // registered by a scheduler
+			p.Schedules = append(p.Schedules, scheduleRowOf(s, now))
+		}
+		if s.Stored {
+			p.Stored = append(p.Stored, s)
+		}
 	}
 	d.render(w, r, http.StatusOK, "schedules", p)
 }
@@ -90,8 +88,10 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	}
 	var err error
 	switch action {
-	case "pause", "resume":
-		err = d.ins.PauseSchedule(r.Context(), queue, name, action == "pause")
+	case "pause":
+		err = d.ins.PauseSchedule(r.Context(), queue, name)
+	case "resume":
+		err = d.ins.ResumeSchedule(r.Context(), queue, name)
 	case "delete":
 		err = d.ins.DeleteSchedule(r.Context(), queue, name)
 	case "spec":

@@ -16,7 +16,7 @@ func TestStoredSchedulesPage(t *testing.T) {
 		ctx := context.Background()
 		h := newHandler(s, nil)
 		ins := hopper.NewInspector(s)
-		if err := ins.SetSchedule(ctx, hopper.PeriodicJob{Name: "digest", Schedule: hopper.Every(time.Hour), Args: dashtest.EmailArgs{To: "all"}}, false); err != nil {
+		if err := ins.SetSchedule(ctx, hopper.Schedule{Name: "digest", Spec: hopper.Every(time.Hour), Args: dashtest.EmailArgs{To: "all"}}); err != nil {
 			t.Fatal(err)
 		}
 		page := get(t, h, "/schedules")
@@ -28,7 +28,7 @@ func TestStoredSchedulesPage(t *testing.T) {
 		wantContains(t, get(t, h, "/schedules").Body, "after pause", ">paused<", `action="/schedules/default/digest/resume"`)
 		r = post(t, h, "/schedules/default/digest/spec", url.Values{"spec": {"0 3 * * *"}})
 		wantRedirect(t, r, "/schedules?flash=schedule-spec", "respec")
-		list, err := ins.StoredSchedules(ctx)
+		list, err := ins.ListSchedules(ctx)
 		if err != nil || len(list) != 1 || list[0].Spec != "0 3 * * *" || !list[0].Paused {
 			t.Fatalf("stored schedules after pause and respec: %+v, %v", list, err)
 		}

@@ -16,13 +16,14 @@ type StoredSchedule struct {
 	// and queue, shared with a schedule in code of the same name.
 	Name  string
 	Queue string
-	// Spec is when it ticks, as hopper.ParseSchedule reads it ("@every
-	// 5m", a cron expression).
+	// Spec is when it ticks, as hopper.NextTick reads it ("@every 5m", a
+	// cron expression).
 	Spec string
-	// Job is the job of every tick: its Kind, Args and options (JobSpec)
-	// but a unique key. Its Queue is the schedule's; ID, RunAt, Delay,
-	// UniqueKey and UniqueFor, Replace, Schedule and Tick are the tick's
-	// to decide and must be zero.
+	// Job is the job of every tick: its Kind, Args and options (JobSpec),
+	// a unique key included (each tick's job is then unique while it
+	// waits or runs). Its Queue is the schedule's; ID, RunAt, Delay,
+	// Replace, Schedule and Tick are the tick's to decide and must be
+	// zero.
 	Job NewJob
 	// Paused stops the ticks until it is cleared.
 	Paused bool
@@ -53,8 +54,8 @@ func (s *StoredSchedule) Validate(parse func(spec string) error) error {
 		}
 	}
 	j := s.Job
-	if j.ID != "" || !j.RunAt.IsZero() || j.Delay != 0 || j.UniqueKey != "" || j.UniqueFor != 0 || j.Replace != 0 || j.Schedule != "" || !j.Tick.IsZero() {
-		return fmt.Errorf("%w: schedule %q: the job's ID, RunAt, Delay, unique key, Replace, Schedule and Tick are the tick's to decide", ErrInvalidJob, s.Name)
+	if j.ID != "" || !j.RunAt.IsZero() || j.Delay != 0 || j.Replace != 0 || j.Schedule != "" || !j.Tick.IsZero() {
+		return fmt.Errorf("%w: schedule %q: the job's ID, RunAt, Delay, Replace, Schedule and Tick are the tick's to decide", ErrInvalidJob, s.Name)
 	}
 	j.ID, j.Queue = "x", s.Queue
 	return j.Validate()

@@ -53,11 +53,11 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 		Logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Scheduler: &hopper.SchedulerConfig{
 			GarbageMaxCount: 1000,
-			Periodic: []hopper.PeriodicJob{{
-				Name:     "quarter-minute-report",
-				Schedule: hopper.Every(15 * time.Second),
-				Args:     BuildReport{Month: "2026-11"},
-				Opts:     &hopper.EnqueueOpts{Queue: "low", MaxRetries: 2},
+			Schedules: []hopper.Schedule{{
+				Name: "quarter-minute-report",
+				Spec: hopper.Every(15 * time.Second),
+				Args: BuildReport{Month: "2026-11"},
+				Opts: &hopper.ScheduleOpts{Queue: "low", MaxRetries: 2},
 			}},
 		},
 	})

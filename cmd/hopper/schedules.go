@@ -51,18 +51,21 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	defer closeStore()
 	ins := hopper.NewInspector(s)
 	if sub == "list" {
-		list, err := ins.StoredSchedules(ctx)
+		list, err := ins.ListSchedules(ctx)
 		if err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "QUEUE\tNAME\tSPEC\tKIND\tSTATE\tUPDATED")
 		for _, sc := range list {
+			if !sc.Stored {
+				continue
+			}
 			state := "running"
 			if sc.Paused {
 				state = "paused"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Queue, sc.Name, sc.Spec, sc.Job.Kind, state, sc.UpdatedAt.UTC().Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Queue, sc.Name, sc.Spec, sc.Kind, state, sc.UpdatedAt.UTC().Format("2006-01-02 15:04:05"))
 		}
 		return tw.Flush()
 	}
@@ -70,8 +73,10 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	for _, name := range names {
 		var err error
 		switch sub {
-		case "pause", "resume":
-			err = ins.PauseSchedule(ctx, *queue, name, sub == "pause")
+		case "pause":
+			err = ins.PauseSchedule(ctx, *queue, name)
+		case "resume":
+			err = ins.ResumeSchedule(ctx, *queue, name)
 		case "respec":
 			err = ins.SetScheduleSpec(ctx, *queue, name, *spec)
 		case "delete":

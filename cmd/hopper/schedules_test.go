@@ -10,8 +10,8 @@ import (
 func TestSchedulesCommands(t *testing.T) {
 	eachCLI(t, func(t *testing.T, c *cli) {
 		ins := hopper.NewInspector(c.store)
-		p := hopper.PeriodicJob{Name: "nightly", Schedule: hopper.Every(time.Hour), Args: emailArgs{}}
-		if err := ins.SetSchedule(t.Context(), p, false); err != nil {
+		p := hopper.Schedule{Name: "nightly", Spec: hopper.Every(time.Hour), Args: emailArgs{}}
+		if err := ins.SetSchedule(t.Context(), p); err != nil {
 			t.Fatal(err)
 		}
 		r := c.run(t, "schedules", "list")

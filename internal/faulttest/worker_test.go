@@ -120,9 +120,9 @@ func runWorker(ctx context.Context, c *proctest.Child) error {
 	now := func() time.Time { return time.Now().Add(o.Skew) }
 	sched := &hopper.SchedulerConfig{MaxSleep: maxSleep, Now: now, Logger: logger}
 	if o.Every > 0 {
-		sched.Periodic = []hopper.PeriodicJob{{
-			Name: "tick", Schedule: hopper.Every(o.Every), Args: periodicArgs{},
-			Opts: &hopper.EnqueueOpts{Queue: cmp.Or(o.EveryQueue, "default")},
+		sched.Schedules = []hopper.Schedule{{
+			Name: "tick", Spec: hopper.Every(o.Every), Args: periodicArgs{},
+			Opts: &hopper.ScheduleOpts{Queue: cmp.Or(o.EveryQueue, "default")},
 		}}
 	}
 	w := hopper.NewWorker(&ledgerStore{Store: store, c: c}, &hopper.WorkerConfig{

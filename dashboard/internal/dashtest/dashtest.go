@@ -127,7 +127,7 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.RegisterSchedules(ctx, []hopper.ScheduleInfo{{
+	err = s.RegisterSchedules(ctx, []store.ScheduleInfo{{
 		Name: "monthly-report", Spec: "0 3 1 * *", Queue: "default", Kind: "build_report", Next: time.Now().Add(24 * time.Hour),
 	}})
 	if err != nil {

@@ -1,0 +1,66 @@
+package hopper
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Every returns the spec "@every <d>": a schedule that ticks every d, at
+// multiples of d since the Unix epoch, so every process agrees on the
+// ticks (Every(time.Hour) ticks on the hour in UTC). It panics if d is
+// less than a millisecond.
+func Every(d time.Duration) string {
+	if d < time.Millisecond {
+		panic(fmt.Sprintf("hopper: Every(%v): interval must be at least 1ms", d))
+	}
+	return "@every " + d.String()
+}
+
+// NextTick returns the first tick of spec strictly after after, or an
+// error that says what is wrong with spec. A spec is:
+//
+//   - "@every <duration>", as Every: "@every 10s", "@every 1h30m";
+//   - a cron expression, with five fields (minute hour day-of-month month
+//     day-of-week) or six (seconds first): "*/5 * * * *", "0 30 9 * * MON-FRI";
+//   - a descriptor: @yearly, @monthly, @weekly, @daily (or @midnight), @hourly.
+//
+// Cron expressions and descriptors are in UTC unless prefixed with a time
+// zone, "CRON_TZ=Europe/Paris 0 9 * * *". Every process computes the same
+// ticks from the same spec, so that each tick is enqueued once.
+func NextTick(spec string, after time.Time) (time.Time, error) {
+	next, err := parseSpec(spec)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return next(after), nil
+}
+
+// cronParser accepts 5 fields, or 6 with seconds first, and descriptors.
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// parseSpec parses a schedule's spec (see NextTick) into its next-tick
+// function.
+func parseSpec(spec string) (func(time.Time) time.Time, error) {
+	s := strings.TrimSpace(spec)
+	if rest, ok := strings.CutPrefix(s, "@every "); ok {
+		d, err := time.ParseDuration(strings.TrimSpace(rest))
+		if err != nil {
+			return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
+		}
+		if d < time.Millisecond {
+			return nil, fmt.Errorf("hopper: schedule %q: interval must be at least 1ms", spec)
+		}
+		return func(t time.Time) time.Time { return t.Truncate(d).Add(d) }, nil
+	}
+	if !strings.HasPrefix(s, "CRON_TZ=") && !strings.HasPrefix(s, "TZ=") {
+		s = "CRON_TZ=UTC " + s
+	}
+	cs, err := cronParser.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
+	}
+	return cs.Next, nil
+}
