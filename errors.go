@@ -43,10 +43,14 @@ var (
 	// ErrNotSupported: the store does not implement what was asked (an
 	// Inspector on a store without store.Admin).
 	ErrNotSupported = errors.New("hopper: not supported by this store")
+	// ErrWorkflowFailed is returned by Client.WaitWorkflow for a workflow
+	// that failed (a task failed without AllowFailure) or, wrapped with
+	// ErrCancelled too, was cancelled.
+	ErrWorkflowFailed = errors.New("hopper: workflow failed")
 	// ErrScheduleNotFound: no stored schedule of that name and queue
 	// (Inspector.DeleteSchedule, PauseSchedule, SetScheduleSpec).
 	ErrScheduleNotFound = errors.New("hopper: stored schedule not found")
-	// ErrJobDead is returned by Client.Wait and EnqueueAndWait for a job that
+	// ErrJobDead is returned by Client.WaitJob and EnqueueAndWait for a job that
 	// went to garbage: its retries used up, a permanent failure, or (wrapped
 	// with ErrCancelled too) a cancellation. The error's text ends with the
 	// job's last error.

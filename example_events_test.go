@@ -90,7 +90,7 @@ func ExampleProgress() {
 	go w.Run(ctx)
 
 	info, _ := hopper.Enqueue(ctx, client, Import{Rows: 1000}, &hopper.EnqueueOpts{Retention: time.Hour})
-	rec, _ := client.Wait(ctx, info.Queue, info.ID)
+	rec, _ := client.WaitJob(ctx, info.Queue, info.ID)
 	fmt.Printf("%.0f%% %s\n", rec.Progress.Percent, rec.Progress.Log[0].Text)
 	// Output: 100% imported 1000 rows
 }
@@ -119,7 +119,7 @@ func ExampleHooks() {
 	}()
 
 	info, _ := hopper.Enqueue(ctx, client, Import{}, &hopper.EnqueueOpts{MaxRetries: 2})
-	client.Wait(ctx, info.Queue, info.ID)
+	client.WaitJob(ctx, info.Queue, info.ID)
 	cancel()
 	<-stopped // Run returns after the hooks ran
 	// Output: alert: import job died after 3 attempts: database unreachable

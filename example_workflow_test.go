@@ -55,7 +55,7 @@ func Example_workflowChain() {
 		hopper.AddTask(wf, "load", Load{Table: "users"}, nil),
 	)
 	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
-	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
+	rec, _ := client.WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State)
 	// Output:
 	// load into users [ADA GRACE EDSGER]
@@ -103,7 +103,7 @@ func Example_workflowFanOutFanIn() {
 		publish.After(thumb)
 	}
 	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
-	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
+	rec, _ := client.WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, rec.Counts[hopper.TaskSucceeded], "tasks")
 	// Output:
 	// publish cat.png@160w
@@ -154,7 +154,7 @@ func ExampleWorkflow_OnComplete() {
 	wf.OnComplete(hopper.AddTask(wf, "report", BillingReport{Customers: customers}, nil), batch...)
 	wf.OnSuccess(hopper.AddTask(wf, "thank-you", BillingReport{}, nil), batch...)
 	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
-	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
+	rec, _ := client.WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, "- thank-you was", rec.Counts[hopper.TaskSkipped] == 1)
 	// Output:
 	// charged alice
@@ -216,7 +216,7 @@ func ExampleMoreTasks() {
 	split := hopper.AddTask(wf, "split", Split{Text: "the quick brown fox\njumps over\nthe lazy dog"}, nil)
 	hopper.AddTask(wf, "reduce", Reduce{}, nil).After(split)
 	info, _ := hopper.EnqueueWorkflow(ctx, client, wf)
-	rec, _ := hopper.NewInspector(store).WaitWorkflow(ctx, info.ID)
+	rec, _ := client.WaitWorkflow(ctx, info.ID)
 	fmt.Println(rec.State, len(rec.Tasks), "tasks")
 	// Output:
 	// 3 lines, 9 words

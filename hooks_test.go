@@ -46,7 +46,7 @@ func TestHooksRunAfterTheStoreConfirmed(t *testing.T) {
 	unknown, _ := hopper.Enqueue(t.Context(), c, Other{}, nil)
 	stop := startWorker(t, w)
 	for _, id := range []string{ok.ID, fail.ID, perm.ID, unknown.ID} {
-		if _, err := c.Wait(t.Context(), "default", id); err != nil && !errors.Is(err, hopper.ErrJobDead) {
+		if _, err := c.WaitJob(t.Context(), "default", id); err != nil && !errors.Is(err, hopper.ErrJobDead) {
 			t.Fatalf("Wait(%q): %v", id, err)
 		}
 	}

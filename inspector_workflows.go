@@ -3,7 +3,6 @@ package hopper
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -84,29 +83,4 @@ func (i *Inspector) RetryWorkflow(ctx context.Context, id string) (int, error) {
 		return 0, err
 	}
 	return ws.RetryWorkflow(ctx, id)
-}
-
-// WaitWorkflow returns workflow id once it has ended (succeeded, failed or
-// cancelled), or ctx's error. It reads the workflow every 10 ms at first,
-// backing off to every second, so it suits tests, scripts and callers that
-// wait for seconds, not a hot path.
-func (i *Inspector) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
-	wait := 10 * time.Millisecond
-	for {
-		rec, err := i.GetWorkflow(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if rec.State != WorkflowRunning {
-			return rec, nil
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		wait = min(2*wait, time.Second)
-	}
 }

@@ -13,7 +13,7 @@ import (
 // it.
 const WaitRetention = time.Minute
 
-// Wait blocks until the job id of queue ends, or ctx is done, and returns
+// WaitJob blocks until the job id of queue ends, or ctx is done, and returns
 // the job as it ended, without polling: the store tells waiting callers of
 // each job's end (on Redis, one pub/sub message per waited job; waiting
 // costs the other jobs one check per finishing step). It returns:
@@ -21,7 +21,7 @@ const WaitRetention = time.Minute
 //   - the job and nil when it was acked: JobRecord.Result holds what the
 //     handler recorded (RecordResult). The record has at least the job's
 //     ID, Queue, Kind, State, Attempt, FinishedAt and Result (Redis sends
-//     those with the end, so that Wait needs no further read); use the
+//     those with the end, so that WaitJob needs no further read); use the
 //     Inspector for the rest.
 //   - the job and an error wrapping ErrJobDead when it went to garbage,
 //     also wrapping ErrCancelled when it was cancelled.
@@ -31,8 +31,8 @@ const WaitRetention = time.Minute
 //   - ctx's error when ctx ends first (the job goes on).
 //   - ErrNotSupported for a store that cannot tell (store.JobWaiter).
 //
-// A job that is retried or snoozed has not ended: Wait goes on waiting.
-func (c *Client) Wait(ctx context.Context, queue, id string) (*JobRecord, error) {
+// A job that is retried or snoozed has not ended: WaitJob goes on waiting.
+func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, error) {
 	w, ok := c.st.(store.JobWaiter)
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for jobs", ErrNotSupported, c.st)
@@ -69,7 +69,7 @@ func endErr(rec *JobRecord) error {
 }
 
 // EnqueueAndWait enqueues args as Enqueue does, waits for the job to end as
-// Client.Wait does, and decodes the result its handler recorded
+// Client.WaitJob does, and decodes the result its handler recorded
 // (RecordResult) into an R: request and response over the queue. The
 // job's retention is at least WaitRetention, so that a job a worker acks
 // before the wait starts is still there. Enqueueing a job whose ID or
@@ -88,7 +88,7 @@ func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts 
 	if err != nil {
 		return zero, err
 	}
-	rec, err := c.Wait(ctx, info.Queue, info.ID)
+	rec, err := c.WaitJob(ctx, info.Queue, info.ID)
 	if err != nil {
 		return zero, err
 	}

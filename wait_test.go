@@ -74,7 +74,7 @@ func TestWaitReportsACancelledJob(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Wait(t.Context(), info.Queue, info.ID)
+		_, err := c.WaitJob(t.Context(), info.Queue, info.ID)
 		done <- err
 	}()
 	if _, err := hopper.NewInspector(s).CancelJob(t.Context(), info.Queue, info.ID); err != nil {
@@ -100,13 +100,13 @@ func TestEnqueueAndWaitHonoursTheDeadline(t *testing.T) {
 func TestWaitErrors(t *testing.T) {
 	s := newStore()
 	c := hopper.NewClient(s, nil)
-	if _, err := c.Wait(t.Context(), "default", "never-enqueued"); !errors.Is(err, hopper.ErrJobNotFound) {
+	if _, err := c.WaitJob(t.Context(), "default", "never-enqueued"); !errors.Is(err, hopper.ErrJobNotFound) {
 		t.Errorf("Wait of a job never enqueued: %v, want ErrJobNotFound", err)
 	}
-	if _, err := c.Wait(t.Context(), "bad queue", "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
+	if _, err := c.WaitJob(t.Context(), "bad queue", "x"); !errors.Is(err, hopper.ErrInvalidQueue) {
 		t.Errorf("Wait on a bad queue name: %v, want ErrInvalidQueue", err)
 	}
-	if _, err := hopper.NewClient(engineOnly{s}, nil).Wait(t.Context(), "default", "x"); !errors.Is(err, hopper.ErrNotSupported) {
+	if _, err := hopper.NewClient(engineOnly{s}, nil).WaitJob(t.Context(), "default", "x"); !errors.Is(err, hopper.ErrNotSupported) {
 		t.Errorf("Wait on a store that cannot wait: %v, want ErrNotSupported", err)
 	}
 	squareWorker(t, s)

@@ -103,7 +103,7 @@ type EventReader interface {
 }
 
 // JobWaiter is implemented by stores that can tell a caller when a job
-// ends without polling. hopper.Client.Wait uses it.
+// ends without polling. hopper.Client.WaitJob uses it.
 type JobWaiter interface {
 	// WatchJob starts watching the job and returns once the watch is in
 	// place: from then on the job's end cannot be missed. The channel

@@ -32,7 +32,7 @@ func TestTracingWorkflowIsOneTraceWithDependencyLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := hopper.NewInspector(s).WaitWorkflow(t.Context(), info.ID); err != nil {
+		if _, err := c.WaitWorkflow(t.Context(), info.ID); err != nil {
 			t.Fatal(err)
 		}
 		process := waitSpans(t, rec, "process default", 3)

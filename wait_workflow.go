@@ -1,0 +1,51 @@
+package hopper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// WaitWorkflow blocks until workflow id ends, or ctx is done, and returns
+// it as it ended, with its tasks (as Inspector.GetWorkflow returns it),
+// without polling: the store tells waiting callers of each workflow's end
+// (on Redis, one pub/sub message per workflow end). It returns:
+//
+//   - the workflow and nil when it succeeded;
+//   - the workflow and an error wrapping ErrWorkflowFailed when it failed,
+//     also wrapping ErrCancelled when it was cancelled;
+//   - an error wrapping ErrWorkflowNotFound for a workflow the store does
+//     not hold (never enqueued, or removed after its retention);
+//   - ctx's error when ctx ends first (the workflow goes on);
+//   - ErrNotSupported for a store that cannot tell (store.WorkflowWaiter).
+//
+// A workflow that ended and is still kept returns at once. Safe for
+// concurrent use.
+func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
+	w, ok := c.st.(store.WorkflowWaiter)
+	if !ok {
+		return nil, fmt.Errorf("%w: the store (%T) cannot wait for workflows", ErrNotSupported, c.st)
+	}
+	ch, err := w.WatchWorkflow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var end store.WorkflowEnd
+	select {
+	case end = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if end.Err != nil {
+		return nil, end.Err
+	}
+	rec := end.Workflow
+	switch rec.State {
+	case WorkflowFailed:
+		return rec, fmt.Errorf("%w: workflow %q", ErrWorkflowFailed, rec.ID)
+	case WorkflowCancelled:
+		return rec, fmt.Errorf("%w (%w): workflow %q", ErrWorkflowFailed, ErrCancelled, rec.ID)
+	}
+	return rec, nil
+}
