@@ -259,7 +259,7 @@ func TestBadInputEnqueue(t *testing.T) {
 				return err
 			}, hopper.ErrInvalidJob, "use NoRetry (-1) for none"},
 			{"retries above the limit", func() error {
-				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{MaxRetries: hopper.MaxRetriesLimit + 1})
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{MaxRetries: store.MaxRetriesLimit + 1})
 				return err
 			}, hopper.ErrInvalidJob, "MaxRetries 10001 must be between 0 and 10000"},
 			{"RunAt after the year 9999", func() error {
@@ -291,7 +291,7 @@ func TestBadInputEnqueue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if qs.Counts != (hopper.StateCounts{}) {
+		if qs.Counts != (store.StateCounts{}) {
 			t.Errorf("rejected jobs left %+v in the queue, want nothing", qs.Counts)
 		}
 
@@ -327,7 +327,7 @@ func TestBadInputEnqueue(t *testing.T) {
 func TestBadInputQueueNames(t *testing.T) {
 	bad := map[string]string{
 		"empty":             "",
-		"65 bytes":          strings.Repeat("q", hopper.MaxQueueNameLen+1),
+		"65 bytes":          strings.Repeat("q", store.MaxQueueNameLen+1),
 		"braces":            "{jobs}",
 		"colon":             "a:b",
 		"space":             "a b",
@@ -343,7 +343,7 @@ func TestBadInputQueueNames(t *testing.T) {
 		client := hopper.NewClient(st, nil)
 		for name, q := range bad {
 			t.Run(name, func(t *testing.T) {
-				if err := hopper.ValidateQueue(q); !errors.Is(err, hopper.ErrInvalidQueue) {
+				if err := store.ValidateQueue(q); !errors.Is(err, hopper.ErrInvalidQueue) {
 					t.Errorf("ValidateQueue(%q) = %v, want ErrInvalidQueue", q, err)
 				}
 				if _, err := st.Enqueue(ctx, []*store.NewJob{{ID: "x", Queue: q, Kind: "bad", Args: []byte{0xc0}}}); !errors.Is(err, hopper.ErrInvalidQueue) {

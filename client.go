@@ -46,7 +46,7 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 	if c.Queue == "" {
 		c.Queue = DefaultQueue
 	}
-	if err := ValidateQueue(c.Queue); err != nil {
+	if err := store.ValidateQueue(c.Queue); err != nil {
 		return c, fmt.Errorf("%w: ClientConfig.Queue: %w", ErrInvalidConfig, err)
 	}
 	switch {
@@ -55,8 +55,8 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 	case c.MaxRetries < 0:
 		c.MaxRetries = 0
 	}
-	if c.MaxRetries > MaxRetriesLimit {
-		return c, fmt.Errorf("%w: ClientConfig.MaxRetries %d is above %d", ErrInvalidConfig, c.MaxRetries, MaxRetriesLimit)
+	if c.MaxRetries > store.MaxRetriesLimit {
+		return c, fmt.Errorf("%w: ClientConfig.MaxRetries %d is above %d", ErrInvalidConfig, c.MaxRetries, store.MaxRetriesLimit)
 	}
 	if c.MaxArgsBytes == 0 {
 		c.MaxArgsBytes = DefaultMaxArgsBytes

@@ -132,8 +132,3 @@ func (e *PanicError) Unwrap() error {
 	err, _ := e.Value.(error)
 	return err
 }
-
-// ValidateQueue returns nil for a valid queue name: 1 to 64 bytes of ASCII
-// letters, digits, '_', '.' and '-'. Otherwise it returns an error wrapping
-// ErrInvalidQueue that says what is wrong.
-func ValidateQueue(name string) error { return store.ValidateQueue(name) }

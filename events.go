@@ -10,22 +10,13 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Event is one change in a job's life, read from a queue's event stream
-// (Client.Subscribe): its Type, the job's Queue, ID and Kind, the store's
-// time, the attempt, and details by type (Worker for started, Error for
-// retried, dead and cancelled, State for enqueued, Progress for progress).
-// Pos is its position: subscribing with it in SubscribeOpts.From
-// resumes after it.
+// Event is store.Event.
 type Event = store.Event
 
-// EventType names what an Event reports.
+// EventType is store.EventType.
 type EventType = store.EventType
 
-// The event types. Each is emitted by the store in the same atomic step as
-// the move it reports, so an event is never emitted for a move that did
-// not happen, nor missed for one that did. Other systems call them
-// added/waiting (enqueued), delayed→waiting (promoted), active (started),
-// completed (succeeded), failed (retried, dead), discarded (dead).
+// The event types (store.EventType).
 const (
 	EventEnqueued  = store.EventEnqueued
 	EventPromoted  = store.EventPromoted

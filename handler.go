@@ -6,9 +6,21 @@ import (
 )
 
 // Handler runs one attempt of a job. The error it returns decides the
-// outcome: nil acks, Permanent sends to garbage, Snooze postpones, any other
-// error retries after backoff (or sends to garbage when retries are used up).
-// The table on Outcome has every case.
+// outcome (AttemptOutcome reports it to middleware):
+//
+//	handler returns            outcome        what happens to the job
+//	nil                        OutcomeAck     deleted, or kept in done for its retention
+//	an error, retries left     OutcomeRetry   waits in retry for its backoff, then runs again
+//	an error, no retry left    OutcomeGarbage moves to garbage with its errors
+//	Permanent(err)             OutcomeGarbage moves to garbage at once
+//	Snooze(d)                  OutcomeSnooze  waits d in pending; the attempt is not counted
+//	RateLimited(d)             OutcomeSnooze  as Snooze(d), and the queue claims nothing for d
+//	a panic                    as an error    recorded with its stack; the pool keeps its size
+//	context deadline (timeout) as an error    retried or buried like any error
+//	anything, job cancelled    OutcomeCancel  moves to garbage marked cancelled, never retried
+//	anything, worker stopping  OutcomeRelease back to ready at once; the attempt is not counted
+//	anything, lease lost       OutcomeLeaseLost nothing: another worker has the job now
+//	(process dies mid-job)     -              its lease expires and the job runs again
 type Handler interface {
 	Handle(ctx context.Context, job *JobRecord) error
 }

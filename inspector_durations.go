@@ -29,7 +29,7 @@ func (i *Inspector) GetKindDurations(ctx context.Context, queue string, since ti
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
 	if since.IsZero() {

@@ -6,8 +6,7 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// GroupStats describes one group of a queue (EnqueueOpts.Group): its ready
-// and running jobs and its cap.
+// GroupStats is store.GroupStats.
 type GroupStats = store.GroupStats
 
 // SetGroupLimit gives group of queue a cap of its own on running jobs,

@@ -60,7 +60,7 @@ type JobPage struct {
 
 // validQueueState checks the queue and state a listing or a search names.
 func validQueueState(queue string, st JobState) error {
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
 	if !st.Valid() {
@@ -141,7 +141,7 @@ func (i *Inspector) GetJob(ctx context.Context, queue, id string) (*JobRecord, e
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
 	if store.ValidateID(id) != nil {
@@ -217,7 +217,7 @@ func (i *Inspector) CancelJob(ctx context.Context, queue, id string) (JobState, 
 	if err != nil {
 		return "", err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return "", err
 	}
 	if store.ValidateID(id) != nil {
@@ -230,7 +230,7 @@ func (i *Inspector) CancelJob(ctx context.Context, queue, id string) (JobState, 
 // name a job. ok is false when there is nothing to do: an error, or a
 // non-nil list with no valid ID.
 func checkTargets(queue string, ids []string) (_ []string, ok bool, _ error) {
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return nil, false, err
 	}
 	if ids == nil {

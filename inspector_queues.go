@@ -3,6 +3,8 @@ package hopper
 import (
 	"context"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // GetQueueStats reports one queue: jobs per state, its config and the age of
@@ -12,7 +14,7 @@ func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats
 	if err != nil {
 		return QueueStats{}, err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return QueueStats{}, err
 	}
 	return a.GetQueueStats(ctx, queue)
@@ -27,7 +29,7 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 	if err != nil {
 		return err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
 	cfg, err = cfg.Normalize()
@@ -70,7 +72,7 @@ func (i *Inspector) GetThroughput(ctx context.Context, queue string, since time.
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
 	}
 	if since.IsZero() {

@@ -76,11 +76,30 @@ type EnqueueOpts struct {
 	Unique *UniqueOpts
 	// Replace, when this job's ID or unique key is held by a job still
 	// waiting (pending, ready or retry), changes that job instead of
-	// dropping this one: ReplaceArgs gives it this job's args and options,
-	// ReplaceRunAt this job's due time (RunAt, or Delay from now), both
-	// together debounce. A running or ended holder is never changed, nor
-	// a workflow task. JobInfo.Replaced reports a change. Zero means a
-	// duplicate is dropped. See Replace for the table.
+	// dropping this one: ReplaceArgs gives it this job's kind, args, meta,
+	// MaxRetries, Timeout and Retention, ReplaceRunAt this job's due time
+	// (RunAt, or Delay from the store's now). JobInfo.Replaced reports a
+	// change. Zero means a duplicate is dropped.
+	//
+	//	holder is        ReplaceArgs         ReplaceRunAt
+	//	pending, retry   takes the new args  due at the new time (ready if now)
+	//	ready            takes the new args  back to pending if the new time is later
+	//	running (unack)  unchanged; this job is added and takes the unique key
+	//	done, garbage    unchanged: a duplicate
+	//
+	// A replaced job keeps its ID, attempt count, error history, enqueue
+	// time and unique key; a workflow task's job is never replaced.
+	// Debounce ("run once, D after the last event, with the last event's
+	// args") is a unique key, Delay D and both flags:
+	//
+	//	hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{Key: "reindex:" + user},
+	//		Delay: 200 * time.Millisecond, Replace: hopper.ReplaceArgs | hopper.ReplaceRunAt}
+	//
+	// An event that arrives while the job runs cannot change what that run
+	// read: it is added as a new job, which takes the unique key, so the
+	// last event is always followed by a run (an ID held by a running job
+	// is a plain duplicate: the ID cannot name two jobs). BullMQ calls this
+	// debouncing; River and asynq have no equivalent at enqueue.
 	Replace Replace
 }
 

@@ -8,25 +8,11 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// Outcome is how an attempt ended, as AttemptOutcome reports it to
-// middleware. Its String is the lower-case name ("ack", "retry", ...).
+// Outcome is store.Outcome.
 type Outcome = store.Outcome
 
-// The outcomes of an attempt.
-//
-//	handler returns            outcome        what happens to the job
-//	nil                        OutcomeAck     deleted, or kept in done for its retention
-//	an error, retries left     OutcomeRetry   waits in retry for its backoff, then runs again
-//	an error, no retry left    OutcomeGarbage moves to garbage with its errors
-//	Permanent(err)             OutcomeGarbage moves to garbage at once
-//	Snooze(d)                  OutcomeSnooze  waits d in pending; the attempt is not counted
-//	RateLimited(d)             OutcomeSnooze  as Snooze(d), and the queue claims nothing for d
-//	a panic                    as an error    recorded with its stack; the pool keeps its size
-//	context deadline (timeout) as an error    retried or buried like any error
-//	anything, job cancelled    OutcomeCancel  moves to garbage marked cancelled, never retried
-//	anything, worker stopping  OutcomeRelease back to ready at once; the attempt is not counted
-//	anything, lease lost       OutcomeLeaseLost nothing: another worker has the job now
-//	(process dies mid-job)     -              its lease expires and the job runs again
+// The outcomes of an attempt (store.Outcome); Handler's table says
+// which one a handler's return gives.
 const (
 	OutcomeAck       = store.OutcomeAck
 	OutcomeRetry     = store.OutcomeRetry
@@ -39,7 +25,7 @@ const (
 
 // AttemptOutcome returns how the attempt of job running in ctx ends when
 // its handler returns err, exactly as the worker will report it to the
-// store: the table above. Middleware call it after the next handler
+// store: the table on Handler. Middleware call it after the next handler
 // returned, to log, trace or count the outcome; the worker decides from the
 // same state, so they agree. Outside a worker's attempt (a test calling a
 // handler directly, say) it reads the context's cause (ErrShutdown,

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hopperq/hopper/internal/engine"
+	"github.com/hopperq/hopper/store"
 )
 
 // Progress reports how far the job running in ctx has come: percent, from
@@ -35,8 +36,8 @@ func Progress(ctx context.Context, percent float64, data any) error {
 		if b, err = encodeArgs(data); err != nil {
 			return err
 		}
-		if len(b) > MaxProgressBytes {
-			return fmt.Errorf("%w: progress data of %d bytes is over MaxProgressBytes (%d)", ErrInvalidConfig, len(b), MaxProgressBytes)
+		if len(b) > store.MaxProgressBytes {
+			return fmt.Errorf("%w: progress data of %d bytes is over store.MaxProgressBytes (%d)", ErrInvalidConfig, len(b), store.MaxProgressBytes)
 		}
 	}
 	if !engine.ReportProgress(ctx, percent, b) {
@@ -54,9 +55,9 @@ func Progress(ctx context.Context, percent float64, data any) error {
 // outside a handler. Safe for concurrent use.
 func Log(ctx context.Context, msg string) error {
 	msg = strings.ToValidUTF8(msg, "\uFFFD")
-	if len(msg) > MaxLogLineBytes {
+	if len(msg) > store.MaxLogLineBytes {
 		const ellipsis = "…"
-		cut := MaxLogLineBytes - len(ellipsis)
+		cut := store.MaxLogLineBytes - len(ellipsis)
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
 			cut--
 		}

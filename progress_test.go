@@ -56,8 +56,8 @@ func TestProgressRidesTheLeaseRenewal(t *testing.T) {
 		t.Fatalf("a handler that reported 2000 times made %d Extend calls, want 1", n)
 	}
 	p := getJob(t, mem, "default", info.ID).Progress
-	if p == nil || p.Percent != 100 || len(p.Log) != hopper.MaxLogLines || p.Log[len(p.Log)-1].Text != "step 1000" || p.Log[0].Text != "step 901" {
-		t.Fatalf("progress kept with the job: %+v, want 100%% and the last %d lines", p, hopper.MaxLogLines)
+	if p == nil || p.Percent != 100 || len(p.Log) != store.MaxLogLines || p.Log[len(p.Log)-1].Text != "step 1000" || p.Log[0].Text != "step 901" {
+		t.Fatalf("progress kept with the job: %+v, want 100%% and the last %d lines", p, store.MaxLogLines)
 	}
 }
 
@@ -66,10 +66,10 @@ func TestProgressLimits(t *testing.T) {
 	c := hopper.NewClient(s, nil)
 	w := hopper.NewWorker(s, testConfig("default"))
 	errs := make(chan error, 4)
-	long := strings.Repeat("é", hopper.MaxLogLineBytes)
+	long := strings.Repeat("é", store.MaxLogLineBytes)
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
 		errs <- hopper.Progress(ctx, 101, nil)
-		errs <- hopper.Progress(ctx, 50, make([]byte, hopper.MaxProgressBytes+1))
+		errs <- hopper.Progress(ctx, 50, make([]byte, store.MaxProgressBytes+1))
 		errs <- hopper.Progress(ctx, 50, "fits")
 		errs <- hopper.Log(ctx, long)
 		return nil
@@ -87,8 +87,8 @@ func TestProgressLimits(t *testing.T) {
 		}
 	}
 	p := getJob(t, s, "default", info.ID).Progress
-	if p == nil || len(p.Log) != 1 || len(p.Log[0].Text) > hopper.MaxLogLineBytes || !strings.HasSuffix(p.Log[0].Text, "…") {
-		t.Fatalf("a log line of %d bytes was kept as %+v, want it cut to at most %d bytes, ending in …", len(long), p, hopper.MaxLogLineBytes)
+	if p == nil || len(p.Log) != 1 || len(p.Log[0].Text) > store.MaxLogLineBytes || !strings.HasSuffix(p.Log[0].Text, "…") {
+		t.Fatalf("a log line of %d bytes was kept as %+v, want it cut to at most %d bytes, ending in …", len(long), p, store.MaxLogLineBytes)
 	}
 	if err := hopper.Progress(t.Context(), 1, nil); err == nil {
 		t.Error("Progress outside a handler: nil error")

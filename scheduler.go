@@ -70,7 +70,7 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	c.Queues = slices.Clone(c.Queues)
 	c.Schedules = slices.Clone(c.Schedules)
 	for _, q := range c.Queues {
-		if err := ValidateQueue(q); err != nil {
+		if err := store.ValidateQueue(q); err != nil {
 			return c, fmt.Errorf("%w: SchedulerConfig.Queues: %w", ErrInvalidConfig, err)
 		}
 	}

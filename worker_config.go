@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/engine"
+	"github.com/hopperq/hopper/store"
 )
 
 // WorkerConfig configures a Worker. A nil config, and every zero field, means
@@ -139,7 +140,7 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 		c.Queues = map[string]int{DefaultQueue: 1}
 	}
 	for q, w := range c.Queues {
-		if err := ValidateQueue(q); err != nil {
+		if err := store.ValidateQueue(q); err != nil {
 			return c, fmt.Errorf("%w: Queues: %w", ErrInvalidConfig, err)
 		}
 		if w < 1 {

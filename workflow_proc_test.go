@@ -21,6 +21,7 @@ import (
 	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -410,7 +411,7 @@ func checkKillWorkflow(t *testing.T, errs *errCap, stats *killStats, rec *hopper
 		stats.wfStates, stats.taskStates = map[hopper.WorkflowState]int{}, map[hopper.TaskState]int{}
 	}
 	stats.wfStates[rec.State]++
-	byName := make(map[string]*hopper.TaskRecord, len(rec.Tasks))
+	byName := make(map[string]*store.TaskRecord, len(rec.Tasks))
 	for i := range rec.Tasks {
 		tr := &rec.Tasks[i]
 		if byName[tr.Name] != nil {

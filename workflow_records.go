@@ -2,22 +2,16 @@ package hopper
 
 import "github.com/hopperq/hopper/store"
 
-// WorkflowRecord is a stored workflow with its state, task counts and (from
-// Inspector.GetWorkflow) its tasks.
+// WorkflowRecord is store.WorkflowRecord.
 type WorkflowRecord = store.WorkflowRecord
 
-// TaskRecord is one task of a WorkflowRecord.
-type TaskRecord = store.TaskRecord
-
-// ListWorkflowsOpts selects workflows for Inspector.ListWorkflows; the zero value
-// lists the newest 50.
+// ListWorkflowsOpts is store.ListWorkflowsOpts.
 type ListWorkflowsOpts = store.ListWorkflowsOpts
 
-// WorkflowPage is one page of Inspector.ListWorkflows.
+// WorkflowPage is store.WorkflowPage.
 type WorkflowPage = store.WorkflowPage
 
-// WorkflowState is where a workflow is: running, succeeded, failed or
-// cancelled (see Workflow for when each applies).
+// WorkflowState is store.WorkflowState.
 type WorkflowState = store.WorkflowState
 
 // The states of a workflow.
@@ -28,9 +22,7 @@ const (
 	WorkflowCancelled = store.WorkflowCancelled
 )
 
-// TaskState is where a task is within its workflow: waiting for its
-// dependencies, enqueued (its job is in its queue, in whatever job state),
-// succeeded, failed, skipped (a dependency failed) or cancelled.
+// TaskState is store.TaskState.
 type TaskState = store.TaskState
 
 // The states of a task.

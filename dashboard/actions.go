@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // maxSelection bounds the jobs one request may select by ID.
@@ -99,10 +100,10 @@ type bulkTarget struct {
 // to. Otherwise the selection is the id fields.
 func (d *dash) readBulkTarget(r *http.Request, action string) (bt bulkTarget, confirmURL string, err error) {
 	bt.queue = r.PathValue("queue")
-	if err := hopper.ValidateQueue(bt.queue); err != nil {
+	if err := store.ValidateQueue(bt.queue); err != nil {
 		return bt, "", &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	bt.state, err = hopper.ParseState(r.PathValue("state"))
+	bt.state, err = store.ParseState(r.PathValue("state"))
 	if err != nil {
 		return bt, "", &userError{http.StatusNotFound, "No such state", err.Error()}
 	}
@@ -206,7 +207,7 @@ func (d *dash) postBulkDelete(r *http.Request) (outcome, error) {
 // actionJob reads the job an action on one job names.
 func (d *dash) actionJob(r *http.Request) (*hopper.JobRecord, error) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return nil, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	job, err := d.getJob(r.Context(), queue, r.PathValue("id"))
@@ -280,7 +281,7 @@ func (d *dash) postResume(r *http.Request) (outcome, error) { return d.setPaused
 // setPaused pauses or resumes a queue (Inspector.PauseQueue, Resume).
 func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	set := d.ins.ResumeQueue
@@ -291,7 +292,7 @@ func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 		return outcome{}, err
 	}
 	to := d.home()
-	if s, err := hopper.ParseState(r.PostForm.Get("return")); err == nil {
+	if s, err := store.ParseState(r.PostForm.Get("return")); err == nil {
 		to = d.queuePath(queue, s)
 	}
 	flash := "resumed"

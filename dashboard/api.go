@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // jobJSON is a job as the JSON endpoints give it: args, result and
@@ -99,11 +100,11 @@ func toJSON(v jobView) jobJSON {
 // same query as the jobs page (kind, args, order, page).
 func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		writeJSONError(w, http.StatusNotFound, err.Error())
 		return
 	}
-	st, err := hopper.ParseState(r.PathValue("state"))
+	st, err := store.ParseState(r.PathValue("state"))
 	if err != nil {
 		writeJSONError(w, http.StatusNotFound, err.Error())
 		return
@@ -142,7 +143,7 @@ func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 // serveJobJSON answers one job as JSON.
 func (d *dash) serveJobJSON(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		writeJSONError(w, http.StatusNotFound, err.Error())
 		return
 	}

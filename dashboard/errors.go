@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // errorsScan bounds how many jobs of each failing state the errors page
@@ -143,14 +144,14 @@ func (d *dash) serveErrors(w http.ResponseWriter, r *http.Request) {
 // is not.
 func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	action := r.PostForm.Get("action")
 	if action != "retry" && action != "delete" {
 		return outcome{}, &userError{http.StatusBadRequest, "No such action", "An error group can be requeued (action=retry) or deleted (action=delete)."}
 	}
-	st, err := hopper.ParseState(r.PostForm.Get("state"))
+	st, err := store.ParseState(r.PostForm.Get("state"))
 	if err != nil || (st != hopper.StateRetry && st != hopper.StateGarbage) {
 		return outcome{}, &userError{http.StatusBadRequest, "No such error group", "The state must be retry or garbage."}
 	}

@@ -108,7 +108,7 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	queue := q.Get("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}

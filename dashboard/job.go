@@ -21,7 +21,7 @@ type jobView struct {
 	TraceID     string // from the W3C traceparent in Meta; "" when absent
 	TraceLink   string // Config.TraceURL for TraceID; "" without either
 	SpanID      string
-	Errors      []hopper.AttemptError // newest first
+	Errors      []hstore.AttemptError // newest first
 	MaxAttempts int
 	Progress    *progressJSON // nil when the job reported none
 	// Spec are the job's options to show (job_spec.go).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // timelineWidth is the width of the attempt timeline's drawing, in its
@@ -44,7 +45,7 @@ type timelineView struct {
 // FinishedAt). runningOn names the worker running it, when known.
 func jobTimeline(job *hopper.JobRecord, now time.Time, runningOn string) timelineView {
 	var v timelineView
-	byAttempt := map[int]hopper.AttemptError{}
+	byAttempt := map[int]store.AttemptError{}
 	for _, e := range job.Errors {
 		byAttempt[e.Attempt] = e
 	}

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 func TestJobTimeline(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	job := &hopper.JobRecord{
 		State: hopper.StateUnack, Attempt: 3, EnqueuedAt: t0, RunAt: t0, AttemptedAt: t0.Add(50 * time.Second),
-		Errors: []hopper.AttemptError{
+		Errors: []store.AttemptError{
 			{Attempt: 1, StartedAt: t0.Add(time.Second), At: t0.Add(3 * time.Second), Worker: "w1", Error: "boom\nstack"},
 			{Attempt: 2, At: t0.Add(20 * time.Second), Error: "hopper: lease expired"}, // no handler saw it end
 		},

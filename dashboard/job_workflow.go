@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // maxRelatedShown bounds the dependencies and dependents the job page
@@ -58,7 +59,7 @@ func (d *dash) jobWorkflow(ctx context.Context, job *hopper.JobRecord) *jobWorkf
 	v.Found, v.Name, v.State, v.Cancelled = true, rec.Name, rec.State, rec.Cancelled
 	l := newTaskLayout(rec.Tasks)
 	index := l.index
-	link := func(t *hopper.TaskRecord) taskLink {
+	link := func(t *store.TaskRecord) taskLink {
 		u := d.taskJobURL(t)
 		if u == "" {
 			u = d.taskRowURL(wf, l, t.Name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // maxSearchLen bounds the text of a search field.
@@ -154,7 +155,7 @@ type jobsPage struct {
 	Queue      string
 	State      hopper.JobState
 	Paused     bool
-	Counts     hopper.StateCounts
+	Counts     store.StateCounts
 	Search     jobSearch
 	Jobs       []jobRow
 	TimeLabel  string
@@ -285,7 +286,7 @@ type servingWorker struct {
 // stateParam returns the {state} of the route, answering 404 when it is not
 // a state.
 func (d *dash) stateParam(w http.ResponseWriter, r *http.Request) (hopper.JobState, bool) {
-	st, err := hopper.ParseState(r.PathValue("state"))
+	st, err := store.ParseState(r.PathValue("state"))
 	if err != nil {
 		if s := r.PathValue("state"); s == "pause" || s == "resume" || s == "limits" {
 			w.Header().Set("Allow", http.MethodPost)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // limitsView is a queue's limits as its jobs page shows them.
@@ -72,7 +73,7 @@ func durField(d time.Duration) string {
 // are kept as read just before.
 func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	st, err := d.ins.GetQueueStats(r.Context(), queue)
@@ -132,7 +133,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 		return outcome{}, err
 	}
 	to := d.queuePath(queue, hopper.StateReady)
-	if st, err := hopper.ParseState(r.PostFormValue("return")); err == nil {
+	if st, err := store.ParseState(r.PostFormValue("return")); err == nil {
 		to = d.queuePath(queue, st)
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
@@ -144,7 +145,7 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 // it with an empty or zero "limit" (Inspector.SetGroupLimit).
 func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := hopper.ValidateQueue(queue); err != nil {
+	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot set the group's cap", msg} }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // statsJSON is the body of GET /api/stats: what the pages' live updates
@@ -37,9 +37,9 @@ type totalsJSON struct {
 }
 
 // countsJSON maps each state's name to its count.
-func countsJSON(c hopper.StateCounts) map[string]int64 {
-	m := make(map[string]int64, len(hopper.States))
-	for _, st := range hopper.States {
+func countsJSON(c store.StateCounts) map[string]int64 {
+	m := make(map[string]int64, len(store.States))
+	for _, st := range store.States {
 		m[string(st)] = c.Get(st)
 	}
 	return m
@@ -50,7 +50,7 @@ func countsJSON(c hopper.StateCounts) map[string]int64 {
 func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 	var names []string
 	if q := r.URL.Query().Get("queue"); q != "" {
-		if err := hopper.ValidateQueue(q); err != nil {
+		if err := store.ValidateQueue(q); err != nil {
 			writeJSONError(w, http.StatusBadRequest, err.Error())
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // statsConcurrency bounds the store calls one overview makes at once.
@@ -17,7 +18,7 @@ const statsConcurrency = 8
 type queueRow struct {
 	Name    string
 	Paused  bool
-	Counts  hopper.StateCounts
+	Counts  store.StateCounts
 	Latency time.Duration
 	Chart   *chart         // sparkline of the last hour
 	series  []minuteCounts // over the overview's range
@@ -26,7 +27,7 @@ type queueRow struct {
 // overview is every queue's counts and throughput, with totals.
 type overview struct {
 	Queues      []queueRow
-	Totals      hopper.StateCounts
+	Totals      store.StateCounts
 	MaxLatency  time.Duration
 	PausedCount int
 	Chart       *chart      // throughput of all queues over Range
@@ -135,7 +136,7 @@ func (d *dash) serveQueueRedirect(w http.ResponseWriter, r *http.Request) {
 // a valid queue name.
 func (d *dash) queueParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	q := r.PathValue("queue")
-	if err := hopper.ValidateQueue(q); err != nil {
+	if err := store.ValidateQueue(q); err != nil {
 		d.renderError(w, r, http.StatusNotFound, "No such queue", err.Error())
 		return "", false
 	}

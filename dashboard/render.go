@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 //go:embed templates/*.html
@@ -109,9 +110,9 @@ func (d *dash) mustParsePages() pages {
 		"chartView":      func(key, class string, c *chart) chartView { return chartView{Key: key, Class: class, chart: c} },
 		"pauseView":      func(queue string, paused bool, ret string) pauseView { return pauseView{queue, paused, ret} },
 		"truncate":       truncate,
-		"states":         func() []hopper.JobState { return hopper.States },
+		"states":         func() []hopper.JobState { return store.States },
 		"stateDesc":      func(st hopper.JobState) string { return stateDescriptions[st] },
-		"count":          func(c hopper.StateCounts, st hopper.JobState) int64 { return c.Get(st) },
+		"count":          func(c store.StateCounts, st hopper.JobState) int64 { return c.Get(st) },
 		"path":           d.path,
 		"queuePath":      d.queuePath,
 		"jobPath":        d.jobPath,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // workerRow is one live worker process.
@@ -45,7 +46,7 @@ func (d *dash) serveWorkers(w http.ResponseWriter, r *http.Request) {
 			row.QueueList = append(row.QueueList, queueWeight{q, weight})
 		}
 		slices.SortFunc(row.QueueList, func(a, b queueWeight) int { return strings.Compare(a.Name, b.Name) })
-		slices.SortFunc(row.Running, func(a, b hopper.RunningJob) int { return a.StartedAt.Compare(b.StartedAt) })
+		slices.SortFunc(row.Running, func(a, b store.RunningJob) int { return a.StartedAt.Compare(b.StartedAt) })
 		p.Workers = append(p.Workers, row)
 		p.Running += row.Busy
 		p.Slots += info.Concurrency

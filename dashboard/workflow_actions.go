@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // The actions on a workflow: cancel it, and retry its failed tasks. Both
@@ -27,7 +28,7 @@ type jobCensus struct {
 }
 
 // census reads the jobs of tasks (at most maxJobLookups, a few at a time).
-func (d *dash) census(ctx context.Context, tasks []*hopper.TaskRecord) (jobCensus, error) {
+func (d *dash) census(ctx context.Context, tasks []*store.TaskRecord) (jobCensus, error) {
 	c := jobCensus{States: map[hopper.JobState]int{}, Exact: len(tasks) <= maxJobLookups}
 	if !c.Exact {
 		return c, nil
@@ -55,8 +56,8 @@ func (d *dash) census(ctx context.Context, tasks []*hopper.TaskRecord) (jobCensu
 }
 
 // tasksIn returns the tasks of rec in any of states.
-func tasksIn(rec *hopper.WorkflowRecord, states ...hopper.TaskState) []*hopper.TaskRecord {
-	var out []*hopper.TaskRecord
+func tasksIn(rec *hopper.WorkflowRecord, states ...hopper.TaskState) []*store.TaskRecord {
+	var out []*store.TaskRecord
 	for i := range rec.Tasks {
 		for _, st := range states {
 			if rec.Tasks[i].State == st {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // The workflow page draws a workflow's tasks and dependencies as an SVG
@@ -69,7 +70,7 @@ type graphView struct {
 // dependencies, else one more than its deepest dependency) and how many
 // columns that makes. Dependencies on unknown tasks are ignored; tasks in
 // a cycle (which no store accepts) go in one more column after the last.
-func taskDepths(tasks []hopper.TaskRecord, index map[string]int) (depth []int, cols int) {
+func taskDepths(tasks []store.TaskRecord, index map[string]int) (depth []int, cols int) {
 	n := len(tasks)
 	depth = make([]int, n)
 	children := make([][]int, n)
@@ -123,7 +124,7 @@ var visibility = map[hopper.TaskState]int{
 
 // layoutGraph lays out the drawing of rec's tasks. taskHref gives the
 // link of a task's node.
-func layoutGraph(rec *hopper.WorkflowRecord, depth []int, cols int, taskHref func(t *hopper.TaskRecord) string, tableHref string) *graphView {
+func layoutGraph(rec *hopper.WorkflowRecord, depth []int, cols int, taskHref func(t *store.TaskRecord) string, tableHref string) *graphView {
 	tasks := rec.Tasks
 	g := &graphView{Depth: cols, NodeW: graphNodeW, NodeH: graphNodeH}
 	if len(tasks) == 0 {
@@ -272,7 +273,7 @@ func layoutGraph(rec *hopper.WorkflowRecord, depth []int, cols int, taskHref fun
 }
 
 // taskNode is the node of one task.
-func taskNode(t *hopper.TaskRecord, href string) graphNode {
+func taskNode(t *store.TaskRecord, href string) graphNode {
 	title := t.Name + " · " + string(t.State) + "\nkind " + t.Kind + " · queue " + t.Queue
 	if len(t.Deps) > 0 {
 		title += "\nafter " + truncate(strings.Join(t.Deps, ", "), 200)
@@ -291,7 +292,7 @@ func taskNode(t *hopper.TaskRecord, href string) graphNode {
 
 // moreNode is the node standing for several tasks (members), which the
 // table lists; what says what they are when it is not "+k more".
-func moreNode(tasks []hopper.TaskRecord, members []int, what, tableHref string) graphNode {
+func moreNode(tasks []store.TaskRecord, members []int, what, tableHref string) graphNode {
 	counts := map[hopper.TaskState]int{}
 	for _, i := range members {
 		counts[tasks[i].State]++

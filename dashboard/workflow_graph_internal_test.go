@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // record builds a workflow record from "name:dep,dep" specs, every task
@@ -14,7 +15,7 @@ func record(st hopper.TaskState, specs ...string) *hopper.WorkflowRecord {
 	rec := &hopper.WorkflowRecord{ID: "wf"}
 	for _, s := range specs {
 		name, deps, _ := strings.Cut(s, ":")
-		t := hopper.TaskRecord{Name: name, State: st, Queue: "q", Kind: "k", JobID: "wf~" + name}
+		t := store.TaskRecord{Name: name, State: st, Queue: "q", Kind: "k", JobID: "wf~" + name}
 		if deps != "" {
 			t.Deps = strings.Split(deps, ",")
 		}
@@ -25,7 +26,7 @@ func record(st hopper.TaskState, specs ...string) *hopper.WorkflowRecord {
 
 func layoutOf(rec *hopper.WorkflowRecord) (*graphView, []int) {
 	l := newTaskLayout(rec.Tasks)
-	href := func(t *hopper.TaskRecord) string { return "#" + t.Name }
+	href := func(t *store.TaskRecord) string { return "#" + t.Name }
 	return layoutGraph(rec, l.depth, l.cols, href, "#tasks"), l.depth
 }
 
@@ -118,7 +119,7 @@ func FuzzLayoutGraph(f *testing.F) {
 		n := min(len(b), 200)
 		rec := &hopper.WorkflowRecord{ID: "wf"}
 		for i := range n {
-			rec.Tasks = append(rec.Tasks, hopper.TaskRecord{Name: fmt.Sprint("t", i), State: taskStates[int(b[i])%len(taskStates)]})
+			rec.Tasks = append(rec.Tasks, store.TaskRecord{Name: fmt.Sprint("t", i), State: taskStates[int(b[i])%len(taskStates)]})
 		}
 		for i := 0; i+1 < len(b) && n > 0; i += 2 {
 			from, to := int(b[i])%n, int(b[i+1])%n

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // Limits of the workflow page's task table.
@@ -26,7 +27,7 @@ type taskLink struct {
 
 // taskRow is one row of the task table.
 type taskRow struct {
-	*hopper.TaskRecord
+	*store.TaskRecord
 	Anchor   string // the row's id
 	JobURL   string // the task's job page; "" for a task never enqueued
 	Deps     []taskLink
@@ -111,7 +112,7 @@ type taskLayout struct {
 	pageOf []int // the page of the unfiltered table each task is on
 }
 
-func newTaskLayout(tasks []hopper.TaskRecord) *taskLayout {
+func newTaskLayout(tasks []store.TaskRecord) *taskLayout {
 	l := &taskLayout{index: make(map[string]int, len(tasks))}
 	for i, t := range tasks {
 		l.index[t.Name] = i
@@ -141,7 +142,7 @@ func (d *dash) taskRowURL(id string, l *taskLayout, name string) string {
 // taskJobURL is the job page of t, or "" for a task that was never
 // enqueued (waiting, skipped, or cancelled before it was released; a
 // cancelled task's job, if any, is found through its row).
-func (d *dash) taskJobURL(t *hopper.TaskRecord) string {
+func (d *dash) taskJobURL(t *store.TaskRecord) string {
 	switch t.State {
 	case hopper.TaskEnqueued, hopper.TaskSucceeded, hopper.TaskFailed:
 		return d.jobPath(t.Queue, t.JobID)
@@ -205,7 +206,7 @@ func (d *dash) workflowView(r *http.Request, rec *hopper.WorkflowRecord, tq task
 	l := newTaskLayout(rec.Tasks)
 	index, depth, order := l.index, l.depth, l.order
 	rowURL := func(name string) string { return d.taskRowURL(rec.ID, l, name) }
-	taskHref := func(t *hopper.TaskRecord) string {
+	taskHref := func(t *store.TaskRecord) string {
 		if u := d.taskJobURL(t); u != "" {
 			return u
 		}

@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/hopperq/hopper"
+	hstore "github.com/hopperq/hopper/store"
 )
 
 // QueueMetricsConfig configures RegisterQueueMetrics. The zero value (or
@@ -109,7 +110,7 @@ func RegisterQueueMetrics(store hopper.Store, cfg *QueueMetricsConfig) (unregist
 				continue
 			}
 			dest := semconv.MessagingDestinationName(q)
-			for _, s := range hopper.States {
+			for _, s := range hstore.States {
 				obs.ObserveInt64(jobs, st.Counts.Get(s),
 					metric.WithAttributes(systemAttr, dest, AttrJobState.String(string(s))))
 			}

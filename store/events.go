@@ -9,7 +9,11 @@ import (
 type EventType string
 
 // The events of a job's life, each emitted by the store in the same atomic
-// step as the transition it reports.
+// step as the transition it reports, so an event is never emitted for a
+// move that did not happen, nor missed for one that did. Other systems
+// call them added/waiting (enqueued), delayed→waiting (promoted), active
+// (started), completed (succeeded), failed (retried, dead), discarded
+// (dead).
 const (
 	// EventEnqueued: the job was stored (Enqueue), in pending or ready.
 	EventEnqueued EventType = "enqueued"
@@ -42,7 +46,10 @@ const (
 	EventDeleted EventType = "deleted"
 )
 
-// Event is one change in a job's life, as a store's event stream keeps it.
+// Event is one change in a job's life, as a store's event stream keeps it
+// (hopper's Client.Subscribe reads it): its Type, the job's Queue, ID and
+// Kind, the store's time, the attempt, and details by type. Pos is its
+// position: subscribing from it resumes after it.
 type Event struct {
 	// Type says what happened.
 	Type EventType

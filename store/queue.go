@@ -9,7 +9,12 @@ import (
 // DefaultRatePeriod is QueueConfig.RatePeriod when zero.
 const DefaultRatePeriod = time.Second
 
-// QueueConfig is a queue's settings, shared by every process.
+// QueueConfig is a queue's settings, shared by every process: paused,
+// MaxRunning (a cap on running jobs across all workers), RateLimit per
+// RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
+// wherever it starts), group caps, the Retention of acked jobs, the kind
+// index, and EventsMaxLen, the length of its event stream. Change it with
+// hopper's Inspector.SetQueueConfig, PauseQueue and ResumeQueue.
 type QueueConfig struct {
 	// Paused stops every worker from claiming from the queue. Enqueue still
 	// works.
@@ -137,7 +142,9 @@ func (c StateCounts) Total() int64 {
 	return c.Pending + c.Ready + c.Unack + c.Retry + c.Garbage + c.Done
 }
 
-// QueueStats describes one queue.
+// QueueStats describes one queue: jobs per state, its config, the age of
+// its oldest ready job (Latency), the starts its rate limit counts now
+// (RateUsed) and the end of a hold a handler asked for (HeldUntil).
 type QueueStats struct {
 	Queue  string
 	Counts StateCounts

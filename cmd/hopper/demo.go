@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
+	"github.com/hopperq/hopper/store"
 )
 
 var demoQueues = map[string]int{"critical": 6, "default": 3, "low": 1}
@@ -151,7 +152,7 @@ func countAcks(n *atomic.Int64) hopper.Middleware {
 // printProgress prints the one-line summary; on a terminal it rewrites the
 // same line.
 func printProgress(ctx context.Context, w io.Writer, s *hopper.Inspector, enqueued, done int64, perSec float64, tty bool) {
-	var c hopper.StateCounts
+	var c store.StateCounts
 	for q := range demoQueues {
 		st, err := s.GetQueueStats(ctx, q)
 		if err != nil {

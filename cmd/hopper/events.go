@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // queueList is a flag that may be given several times.
@@ -18,7 +19,7 @@ func (q *queueList) String() string { return strings.Join(*q, ",") }
 
 func (q *queueList) Set(v string) error {
 	for _, name := range strings.Split(v, ",") {
-		if err := hopper.ValidateQueue(name); err != nil {
+		if err := store.ValidateQueue(name); err != nil {
 			return err
 		}
 		*q = append(*q, name)

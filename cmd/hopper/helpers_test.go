@@ -181,7 +181,7 @@ func seed(t *testing.T, s hopper.Store) seeded {
 	}
 	j := res.Jobs[0]
 	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
-		Error: &hopper.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()"}}})
+		Error: &store.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatal(err, errs)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/store"
 )
 
 // jobsUsage lists the subcommands of "hopper jobs".
@@ -106,7 +107,7 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		if *queue == "" || *state == "" {
 			return errors.New("--all needs --queue and --state")
 		}
-		st, err := hopper.ParseState(*state)
+		st, err := store.ParseState(*state)
 		if err != nil {
 			return err
 		}

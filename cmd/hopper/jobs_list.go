@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/store"
 )
 
 // runJobsList prints a page of one state of one queue, filtered by kind
@@ -35,7 +36,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	st, err := hopper.ParseState(*state)
+	st, err := store.ParseState(*state)
 	if err != nil {
 		return err
 	}

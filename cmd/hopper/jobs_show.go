@@ -14,27 +14,28 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/internal/specview"
+	"github.com/hopperq/hopper/store"
 )
 
 // cliJob is a job as "hopper jobs show --json" and "list --json" print it,
 // with the same field names as the dashboard's JSON.
 type cliJob struct {
-	ID          string                `json:"id"`
-	Queue       string                `json:"queue"`
-	Kind        string                `json:"kind"`
-	State       string                `json:"state"`
-	Args        any                   `json:"args"`
-	ArgsError   string                `json:"args_error,omitempty"`
-	Result      any                   `json:"result,omitempty"`
-	Meta        map[string]any        `json:"meta,omitempty"`
-	Attempt     int                   `json:"attempt"`
-	MaxRetries  int                   `json:"max_retries"`
-	Cancelled   bool                  `json:"cancelled,omitempty"`
-	EnqueuedAt  *time.Time            `json:"enqueued_at,omitempty"`
-	RunAt       *time.Time            `json:"run_at,omitempty"`
-	AttemptedAt *time.Time            `json:"attempted_at,omitempty"`
-	FinishedAt  *time.Time            `json:"finished_at,omitempty"`
-	Errors      []hopper.AttemptError `json:"errors,omitempty"`
+	ID          string               `json:"id"`
+	Queue       string               `json:"queue"`
+	Kind        string               `json:"kind"`
+	State       string               `json:"state"`
+	Args        any                  `json:"args"`
+	ArgsError   string               `json:"args_error,omitempty"`
+	Result      any                  `json:"result,omitempty"`
+	Meta        map[string]any       `json:"meta,omitempty"`
+	Attempt     int                  `json:"attempt"`
+	MaxRetries  int                  `json:"max_retries"`
+	Cancelled   bool                 `json:"cancelled,omitempty"`
+	EnqueuedAt  *time.Time           `json:"enqueued_at,omitempty"`
+	RunAt       *time.Time           `json:"run_at,omitempty"`
+	AttemptedAt *time.Time           `json:"attempted_at,omitempty"`
+	FinishedAt  *time.Time           `json:"finished_at,omitempty"`
+	Errors      []store.AttemptError `json:"errors,omitempty"`
 }
 
 func timeOrNil(t time.Time) *time.Time {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // runQueues pauses or resumes queues.
@@ -26,7 +27,7 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 		return errUsage
 	}
 	for _, q := range names {
-		if err := hopper.ValidateQueue(q); err != nil {
+		if err := store.ValidateQueue(q); err != nil {
 			return err
 		}
 	}

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // queueStatsRow is one queue of "hopper stats".
 type queueStatsRow struct {
-	Queue     string             `json:"queue"`
-	Paused    bool               `json:"paused"`
-	Counts    hopper.StateCounts `json:"-"`
-	States    map[string]int64   `json:"counts"` // Counts by state name
-	LatencyMS int64              `json:"latency_ms"`
+	Queue     string            `json:"queue"`
+	Paused    bool              `json:"paused"`
+	Counts    store.StateCounts `json:"-"`
+	States    map[string]int64  `json:"counts"` // Counts by state name
+	LatencyMS int64             `json:"latency_ms"`
 	// Done and Failed count the attempts that ended in the last hour.
 	Done   int64 `json:"done_last_hour"`
 	Failed int64 `json:"failed_last_hour"`
@@ -87,7 +88,7 @@ func loadStats(ctx context.Context, s *hopper.Inspector) ([]queueStatsRow, error
 			return nil, err
 		}
 		r := queueStatsRow{Queue: q, Paused: st.Config.Paused, Counts: st.Counts, States: map[string]int64{}, LatencyMS: st.Latency.Milliseconds()}
-		for _, state := range hopper.States {
+		for _, state := range store.States {
 			r.States[string(state)] = st.Counts.Get(state)
 		}
 		for _, p := range points {

@@ -39,7 +39,7 @@ func seedWorkflows(t *testing.T, s hopper.Store) {
 		j := res.Jobs[0]
 		req := store.AttemptEnd{Queue: queue, ID: j.ID, Token: j.Token, Outcome: o}
 		if o != hopper.OutcomeAck {
-			req.Error = &hopper.AttemptError{Attempt: 1, Error: "boom"}
+			req.Error = &store.AttemptError{Attempt: 1, Error: "boom"}
 		}
 		if errs, err := s.Finish(ctx, []store.AttemptEnd{req}); err != nil || errs[0] != nil {
 			t.Fatal(err, errs)

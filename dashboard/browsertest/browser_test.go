@@ -216,7 +216,7 @@ func seedHistory(t *testing.T, s hopper.Store, offset *atomic.Int64) {
 				req := store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeAck}
 				if rng.IntN(12) == 0 {
 					req.Outcome, req.Delay = hopper.OutcomeRetry, time.Hour
-					req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "smtp: 421 try again later"}
+					req.Error = &store.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "smtp: 421 try again later"}
 				}
 				reqs = append(reqs, req)
 			}

@@ -367,7 +367,7 @@ func (r *run) check(base int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := hopper.StateCounts{}
+		want := store.StateCounts{}
 		for k := range garbage {
 			if k.queue == q {
 				want.Garbage++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // produced is one enqueue of a steady producer that returned nil.
@@ -342,7 +343,7 @@ func failoverIsolation(t *testing.T, killSubscriptions bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Counts != (hopper.StateCounts{}) {
+		if st.Counts != (store.StateCounts{}) {
 			t.Errorf("queue %s: counts %+v after the run, want none", q, st.Counts)
 		}
 	}

@@ -196,7 +196,7 @@ func TestQueueMetricsReadStore(t *testing.T) {
 			t.Errorf("%s is %T, want a gauge", jobs.Name, jobs.Data)
 		}
 		for _, q := range []string{"q1", "q2"} {
-			for _, st := range hopper.States {
+			for _, st := range store.States {
 				want := int64(0)
 				switch {
 				case q == "q1" && st == hopper.StateReady:
@@ -244,7 +244,7 @@ func (f failingStore) GetQueueStats(ctx context.Context, q string) (hopper.Queue
 		<-ctx.Done()
 		return hopper.QueueStats{}, ctx.Err()
 	}
-	return hopper.QueueStats{Queue: q, Counts: hopper.StateCounts{Ready: 7}}, nil
+	return hopper.QueueStats{Queue: q, Counts: store.StateCounts{Ready: 7}}, nil
 }
 
 func TestQueueMetricsReportStoreErrors(t *testing.T) {
@@ -283,7 +283,7 @@ func TestQueueMetricsOnlyListedQueues(t *testing.T) {
 	}
 	got := collect(t, reader) // fails the test if the bad or slow queue were read
 	m := got[middleware.MetricQueueJobs]
-	if n := len(m.Data.(metricdata.Gauge[int64]).DataPoints); n != len(hopper.States) {
+	if n := len(m.Data.(metricdata.Gauge[int64]).DataPoints); n != len(store.States) {
 		t.Errorf("%d points, want one per state of the one queue listed", n)
 	}
 }

@@ -89,7 +89,7 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	}
 	fail := func(j *hopper.JobRecord, outcome hopper.Outcome, delay time.Duration) {
 		finish(j, store.AttemptEnd{Outcome: outcome, Delay: delay,
-			Error: &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: GarbageError, Stack: StackText,
+			Error: &store.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: GarbageError, Stack: StackText,
 				StartedAt: time.Now().Add(-1200 * time.Millisecond), Worker: "worker-1"}})
 	}
 
@@ -122,7 +122,7 @@ func Seed(t *testing.T, s hopper.Store) *Fixture {
 	err = s.Heartbeat(ctx, hopper.WorkerInfo{
 		ID: "worker-1", Host: "host-a", PID: 4242, Queues: map[string]int{"default": 2, "critical": 5},
 		Concurrency: 8, StartedAt: time.Now().Add(-time.Hour), Processed: 12345, Failed: 67,
-		Running: []hopper.RunningJob{{Queue: "default", ID: running.ID, Kind: running.Kind, StartedAt: time.Now()}},
+		Running: []store.RunningJob{{Queue: "default", ID: running.ID, Kind: running.Kind, StartedAt: time.Now()}},
 	}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func JobState(t *testing.T, s hopper.Store, queue, id string) hopper.JobState {
 }
 
 // Counts returns the Counts of queue.
-func Counts(t *testing.T, s hopper.Store, queue string) hopper.StateCounts {
+func Counts(t *testing.T, s hopper.Store, queue string) store.StateCounts {
 	t.Helper()
 	st, err := hopper.NewInspector(s).GetQueueStats(context.Background(), queue)
 	if err != nil {

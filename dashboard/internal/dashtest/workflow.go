@@ -116,7 +116,7 @@ func Finish(t *testing.T, s hopper.Store, j *hopper.JobRecord, outcome hopper.Ou
 	t.Helper()
 	req := store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: outcome, Retention: time.Hour}
 	if outcome != hopper.OutcomeAck {
-		req.Error = &hopper.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "step failed: " + GarbageError}
+		req.Error = &store.AttemptError{Attempt: j.Attempt, At: time.Now(), Error: "step failed: " + GarbageError}
 	}
 	errs, err := s.Finish(context.Background(), []store.AttemptEnd{req})
 	if err != nil || errs[0] != nil {
