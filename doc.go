@@ -94,8 +94,10 @@
 //
 // A Scheduler moves jobs by time: it promotes due pending and retry jobs to
 // ready, reclaims jobs whose lease expired, and collects done and garbage
-// jobs past their retention. Every Worker runs one for its queues; the ticks// jobs (SchedulerConfig.Periodic) are enqueued by it too, each tick once
-// across any number of processes.
+// jobs past their retention. Every Worker runs one for its queues; the
+// ticks of schedules (periodic jobs: SchedulerConfig.Schedules, and those
+// kept in the store with Inspector.SetSchedule) are enqueued by it too,
+// each tick once across any number of processes.
 //
 // # Stores
 //
