@@ -587,7 +587,7 @@ func TestWorkerRecordsDurations(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(ks) != 1 || ks[0].Kind != "echo" || ks[0].Count != 20 || ks[0].P50 <= 0 || ks[0].P50 > ks[0].P95 || ks[0].P95 > ks[0].P99 || ks[0].P99 > ks[0].Max {
-			t.Errorf("KindDurations = %+v, want echo run 20 times with ordered percentiles", ks)
+			t.Errorf("GetKindDurations = %+v, want echo run 20 times with ordered percentiles", ks)
 		}
 	})
 }

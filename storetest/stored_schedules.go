@@ -26,7 +26,7 @@ func storedIn(t *testing.T, ss store.ScheduleStore, q string) ([]store.StoredSch
 	t.Helper()
 	all, ver, err := ss.ListStoredSchedules(t.Context())
 	if err != nil {
-		t.Fatalf("StoredSchedules: %v", err)
+		t.Fatalf("ListStoredSchedules: %v", err)
 	}
 	var out []store.StoredSchedule
 	for _, sc := range all {
@@ -60,7 +60,7 @@ func testStoredPut(t *testing.T, s store.Store, ss store.ScheduleStore) {
 		t.Fatalf("version %d unchanged after two PutSchedule calls", v1)
 	}
 	if len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" {
-		t.Fatalf("StoredSchedules of the queue: %+v, want a then b", got)
+		t.Fatalf("ListStoredSchedules of the queue: %+v, want a then b", got)
 	}
 	g := got[0]
 	if g.Spec != "@every 1m" || !g.CatchUp || g.Paused || g.Job.Kind != kind || string(g.Job.Args) != "args of a" ||
