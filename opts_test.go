@@ -69,6 +69,9 @@ func set(t *testing.T, v reflect.Value) {
 		}
 	case reflect.Map:
 		v.Set(reflect.ValueOf(map[string]string{"k": "v"}))
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		set(t, v.Index(0))
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 	case reflect.Struct:

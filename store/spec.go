@@ -13,8 +13,10 @@ import "time"
 // To add an option, add a field here with a zero value that means "not
 // set", a `wire` key no field has used before (the field's key in every
 // keyed format; never change one), and its rules in Validate; give
-// hopper.EnqueueOpts a field of the same name and type. Nothing else
-// needs an edit: the codecs are built from these fields by reflection
+// hopper.EnqueueOpts a field of the same name and type, and TaskOpts and
+// ScheduleOpts too unless their call decides it (all in hopper's
+// opts.go), and say in redisstore's fieldScripts which enqueue script
+// reads it. Nothing else needs an edit: the codecs are built from these fields by reflection
 // (internal/wire), and a test walks every field through every format and
 // path. Supported types: string, bool, integers, time.Duration,
 // time.Time, []byte, []string and map[string]string; for a slice or a
