@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -26,7 +27,9 @@ type childEnv struct {
 
 // Role is what a child does. It runs until ctx ends (the child's stdin
 // closed, or SIGTERM) and returns nil once it shut down; an error ends the
-// child with exit status 1, which fails the test.
+// child with exit status 1, which fails the test. A role stopped before
+// it got going (a store's start-up check cut off) may return ctx's error
+// instead: once a stop was asked, context.Canceled is a clean stop.
 type Role func(ctx context.Context, c *Child) error
 
 var roles = map[string]Role{}
@@ -66,7 +69,7 @@ func runChild(v string) int {
 	defer stop()
 	c := &Child{Name: env.Name, spec: env.Spec, out: os.Stdout, more: make(chan struct{}, 1)}
 	go c.readCommands(os.Stdin, stop)
-	if err := role(ctx, c); err != nil {
+	if err := role(ctx, c); err != nil && (ctx.Err() == nil || !errors.Is(err, context.Canceled)) {
 		fmt.Fprintf(os.Stderr, "proctest: child %s (%s): %v\n", env.Name, env.Role, err)
 		return 1
 	}

@@ -19,6 +19,15 @@ import (
 func init() {
 	Register("echo", echo)
 	Register("parent", parent)
+	Register("starting", starting)
+}
+
+// starting is a role that never gets going: it waits for its stop, then
+// returns what a start-up call cut off by it returns.
+func starting(ctx context.Context, c *Child) error {
+	c.Emit(Event{Ev: "starting"})
+	<-ctx.Done()
+	return fmt.Errorf("server check: %w", ctx.Err())
 }
 
 func TestMain(m *testing.M) {
@@ -145,6 +154,19 @@ func TestFreezeThaw(t *testing.T) {
 	p.Stop() // thaws it first
 	if n := g.Count(Is("bye")); n != 1 {
 		t.Errorf("%d bye events after stopping a frozen child, want 1", n)
+	}
+}
+
+// TestStopWhileStarting: a child stopped before it is ready, whose role
+// returns the cancelled context's error, stopped cleanly.
+func TestStopWhileStarting(t *testing.T) {
+	rec := &recorder{T: t}
+	g := NewGroup(rec)
+	p := g.Start("s", "starting", nil)
+	g.EventuallyTrue(ReadyTimeout, "the child starting", func() bool { return g.Count(Is("starting")) == 1 })
+	p.Stop()
+	if got := rec.failures(); got != "" {
+		t.Errorf("stopping a starting child reported:\n%s", got)
 	}
 }
 
