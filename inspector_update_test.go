@@ -142,3 +142,37 @@ func TestInspectorUpdateEncodedArgs(t *testing.T) {
 		}
 	})
 }
+
+// TestInspectorUpdateKeepsUniqueKey: a unique job changed by UpdateJob
+// keeps its unique key, as its record shows, and still holds it: a second
+// job with the key is a duplicate naming it.
+func TestInspectorUpdateKeepsUniqueKey(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ctx := t.Context()
+		st := open()
+		c := hopper.NewClient(st, nil)
+		ins := hopper.NewInspector(st)
+		unique := &hopper.EnqueueOpts{Delay: time.Hour, Unique: &hopper.UniqueOpts{Key: "report:7", For: 2 * time.Hour}}
+		info, err := hopper.Enqueue(ctx, c, Echo{N: 1}, unique)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prio := 2
+		for _, u := range []hopper.JobUpdate{{Args: Echo{N: 2}}, {Priority: &prio}, {RunAt: time.Now().Add(3 * time.Hour)}} {
+			rec, err := ins.UpdateJob(ctx, "default", info.ID, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.UniqueKey != "report:7" || rec.UniqueFor != 2*time.Hour {
+				t.Errorf("after UpdateJob(%+v): UniqueKey %q, UniqueFor %v; want report:7 and 2h kept", u, rec.UniqueKey, rec.UniqueFor)
+			}
+		}
+		dup, err := hopper.Enqueue(ctx, c, Echo{N: 3}, unique)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !dup.Duplicate || dup.ID != info.ID {
+			t.Errorf("a second job with the key after the updates: %+v; want a duplicate of %s", dup, info.ID)
+		}
+	})
+}

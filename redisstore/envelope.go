@@ -19,9 +19,11 @@ import (
 // client writes the rest (encodeValue). MaxRetries is plain text because
 // the reclaim script reads it without decoding msgpack, and so are a
 // priority other than 0 and a group (a job has one or neither), which
-// scripts read to find a ready job's list (lua/lib_prio.lua,
-// lua/lib_group.lua); a release before them cannot read a job that has
-// one. The msgpack array
+// scripts read to find a ready job's list (lua/ready/prio.lua,
+// lua/groups/store.lua); a release before them cannot read a job that
+// has one. lua/replace.lua finds the unique key (fifth) and the options
+// (seventh) by walking the msgpack bytes (lua/mpack.lua), to keep a
+// replaced job's own: keep them in their places. The msgpack array
 // has no field names: a newer version appends fields and an older reader
 // skips them. Durations are whole milliseconds, or minus nanoseconds when
 // not whole (so every duration round-trips exactly). Meta is nil when

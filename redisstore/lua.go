@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -486,10 +487,21 @@ const (
 )
 
 // luaTexts are the strings Lua shares with Go: errors the scripts record
-// themselves.
+// themselves, and the wire keys of fields they keep.
 var luaTexts = []struct{ name, val string }{
 	{"CANCELLED_TEXT", store.ErrCancelled.Error()},
 	{"LEASE_EXPIRED_TEXT", store.ErrLeaseExpired.Error()},
+	{"UNIQUE_FOR_KEY", wireKey("UniqueFor")},
+}
+
+// wireKey returns the wire key of store.JobSpec's field name (its key in
+// the envelope's options map).
+func wireKey(name string) string {
+	f, ok := reflect.TypeFor[store.JobSpec]().FieldByName(name)
+	if !ok || f.Tag.Get("wire") == "" {
+		panic("redisstore: store.JobSpec has no field " + name + " with a wire key")
+	}
+	return f.Tag.Get("wire")
 }
 
 // constsSrc declares the luaConsts and luaTexts that lb's files name, in

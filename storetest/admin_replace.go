@@ -16,6 +16,7 @@ func replaceCases() []adminCase {
 		{name: "ReadyBackToPending", fn: testReplaceReadyBackToPending},
 		{name: "Retry", fn: testReplaceRetry},
 		{name: "ByID", fn: testReplaceByID},
+		{name: "KeepsTheHoldersKey", fn: testReplaceKeepsTheHoldersKey},
 		{name: "RunningPassesTheKey", fn: testReplaceRunningPassesTheKey},
 		{name: "EndedIsADuplicate", fn: testReplaceEndedIsADuplicate},
 		{name: "OnlyNeverAdds", fn: testReplaceOnlyNeverAdds},
@@ -57,6 +58,30 @@ func testReplaceArgsOfPending(t *testing.T, s store.Store, a store.Admin) {
 	}
 	if _, err := a.GetJob(t.Context(), q, "b"); !errors.Is(err, store.ErrJobNotFound) {
 		t.Fatalf("GetJob of the replacing job: %v, want ErrJobNotFound (nothing added)", err)
+	}
+}
+
+// testReplaceKeepsTheHoldersKey: a replaced job keeps its own unique key
+// and hold (UniqueFor), whatever the replacing job's, and still holds the
+// key.
+func testReplaceKeepsTheHoldersKey(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	first := keyed(q, "a", "k", 0, "v1")
+	first.UniqueFor, first.Delay = time.Hour, time.Hour
+	add(t, s, first)
+	byKey := keyed(q, "b", "k", store.ReplaceArgs, "v2")
+	byKey.UniqueFor = time.Minute
+	byID := keyed(q, "a", "k2", store.ReplaceArgs, "v3")
+	byID.UniqueFor, byID.Meta = 2*time.Minute, map[string]string{"m": "3"}
+	for _, j := range []*store.NewJob{byKey, byID} {
+		requireReplaced(t, enqueue(t, s, j)[0], "a", store.StatePending)
+		got := getJob(t, a, q, "a")
+		if string(got.Args) != string(j.Args) || got.UniqueKey != "k" || got.UniqueFor != time.Hour {
+			t.Fatalf("after ReplaceArgs by %s: args %q, UniqueKey %q, UniqueFor %v; want %q with the holder's k and 1h", j.ID, got.Args, got.UniqueKey, got.UniqueFor, j.Args)
+		}
+	}
+	if r := enqueue(t, s, keyed(q, "c", "k", 0, "v4"))[0]; !r.Duplicate || r.ID != "a" {
+		t.Fatalf("Enqueue with the key after the replacements: got %+v, want a duplicate of a", r)
 	}
 }
 
