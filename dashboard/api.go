@@ -3,9 +3,11 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/specview"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -36,6 +38,11 @@ type jobJSON struct {
 	FinishedAt  *time.Time        `json:"finished_at,omitempty"`
 	Deadline    *time.Time        `json:"deadline,omitempty"`
 	Errors      []errorJSON       `json:"errors,omitempty"`
+	// Options are every option of the job that is set (store.JobSpec)
+	// but Meta, which is above, redacted: by snake_case name, durations
+	// in whole milliseconds under name_ms. An option added to JobSpec
+	// appears here with no edit.
+	Options map[string]any `json:"options,omitempty"`
 }
 
 // errorJSON is one failed attempt.
@@ -92,6 +99,27 @@ func toJSON(v jobView) jobJSON {
 	}
 	for _, e := range j.Errors {
 		out.Errors = append(out.Errors, errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack})
+	}
+	out.Options = optionsJSON(&j.JobSpec)
+	return out
+}
+
+// optionsJSON returns the options of s that are set, but Meta, by their
+// JSON names (jobJSON.Options); nil when none is.
+func optionsJSON(s *store.JobSpec) map[string]any {
+	var out map[string]any
+	for _, f := range specview.Fields(s) {
+		if f.Zero || f.Name == "Meta" {
+			continue
+		}
+		name, v := strings.ReplaceAll(strings.ToLower(f.Label), " ", "_"), f.Value
+		if d, ok := v.(time.Duration); ok {
+			name, v = name+"_ms", d.Milliseconds()
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[name] = v
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package dashboard_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
@@ -59,6 +61,31 @@ func TestJobJSON(t *testing.T) {
 			t.Errorf("done job result %v", done.Result)
 		}
 		wantStatus(t, get(t, h, "/api/jobs/default/nope"), http.StatusNotFound, "unknown job JSON")
+	})
+}
+
+// TestJobJSONOptions: a job's JSON carries every option that is set,
+// those without a field of their own (Retention, UniqueFor) included.
+func TestJobJSONOptions(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		c := hopper.NewClient(s, nil)
+		info, err := hopper.Enqueue(t.Context(), c, dashtest.ReportArgs{}, &hopper.EnqueueOpts{
+			Delay: time.Hour, Retention: 2 * time.Hour, MaxRetries: 4, Priority: 2,
+			Unique: &hopper.UniqueOpts{Key: "report-1", For: 3 * time.Minute},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := get(t, newHandler(s, nil), "/api/jobs/default/"+info.ID)
+		wantStatus(t, r, http.StatusOK, "job JSON")
+		var j struct{ Options map[string]any }
+		if err := json.Unmarshal([]byte(r.Body), &j); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"retention_ms": 7.2e6, "max_retries": 4.0, "priority": 2.0, "unique_key": "report-1", "unique_for_ms": 180000.0}
+		if !maps.Equal(j.Options, want) {
+			t.Errorf("options %v, want %v", j.Options, want)
+		}
 	})
 }
 
