@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -168,6 +169,19 @@ func TestUnreachableRedis(t *testing.T) {
 	if r := c.run(t, "stats"); strings.Contains(r.stderr, "topsecret") {
 		t.Errorf("the error shows the Redis password: %s", r.stderr)
 	}
+}
+
+// TestRedisHostPort: --redis takes host:port as well as a URL.
+func TestRedisHostPort(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := &cli{open: openRedis, flags: []string{"--redis", srv.Addr, "--redis-prefix", redistest.Prefix(t)}}
+	r := c.run(t, "stats")
+	wantCode(t, r, 0, "stats with --redis host:port")
+	c.flags = []string{"--redis", "127.0.0.1:1"}
+	r = c.run(t, "stats")
+	wantCode(t, r, 1, "stats with --redis host:port of no server")
+	wantOut(t, r.stderr, "stats with --redis host:port of no server", "cannot reach Redis at redis://127.0.0.1:1")
 }
 
 func TestUsage(t *testing.T) {

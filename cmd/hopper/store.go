@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,8 +33,8 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	if def == "" {
 		def = defaultRedisURL
 	}
-	fs.StringVar(&sf.url, "redis", def, "Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default from $HOPPER_REDIS_URL)")
-	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Options.Prefix)")
+	fs.StringVar(&sf.url, "redis", def, "Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default from $HOPPER_REDIS_URL)")
+	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
 	return sf
 }
@@ -45,16 +46,17 @@ type storeOpener func(ctx context.Context, sf *storeFlags) (s hopper.Store, clos
 // wrong URL fails at once with a clear message.
 func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error) {
 	var rdb redis.UniversalClient
+	raw := redisURL(sf.url)
 	if sf.cluster {
-		o, err := redis.ParseClusterURL(sf.url)
+		o, err := redis.ParseClusterURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(sf.url), err)
+			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
 		}
 		rdb = redis.NewClusterClient(o)
 	} else {
-		o, err := redis.ParseURL(sf.url)
+		o, err := redis.ParseURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(sf.url), err)
+			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
 		}
 		rdb = redis.NewClient(o)
 	}
@@ -62,10 +64,19 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(sf.url), err)
+		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(raw), err)
 	}
 	s := redisstore.New(rdb, &redisstore.Config{Prefix: sf.prefix})
 	return s, func() { rdb.Close() }, nil
+}
+
+// redisURL returns the URL of --redis: a bare host:port (what
+// redis-cli -h and asynq's flags take) is redis://host:port.
+func redisURL(s string) string {
+	if strings.Contains(s, "://") {
+		return s
+	}
+	return "redis://" + s
 }
 
 // redactURL hides the password of a Redis URL for messages.
