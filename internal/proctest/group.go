@@ -2,7 +2,6 @@ package proctest
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/childproc"
 	"github.com/hopperq/hopper/internal/testutil"
 )
 
@@ -64,7 +64,7 @@ type Proc struct {
 	role   string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr syncBuffer
+	stderr childproc.Output
 	keep   *os.File      // the copy of its lines in Group.Dir, or nil
 	ready  chan struct{} // closed on its first EvReady
 	once   sync.Once     // closes ready
@@ -148,7 +148,7 @@ func command(name, role string, spec any) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), envChild+"="+string(env)) // the last of duplicate keys wins
-	dieWithParent(cmd)
+	childproc.DieWithParent(cmd)
 	return cmd, nil
 }
 
@@ -484,22 +484,4 @@ func (p *Proc) signal(sig syscall.Signal, frozen bool) {
 	if err != nil {
 		p.g.t.Fatalf("proctest: signal %v to child %s: %v", sig, p.name, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package redistest
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -10,10 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/hopperq/hopper/internal/childproc"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -37,9 +36,9 @@ type process struct {
 	dir  string
 	port int
 	cmd  *exec.Cmd
-	out  *syncBuffer   // stdout and stderr, for error messages
-	done chan struct{} // closed when the process has exited
-	tls  *tls.Config   // client TLS settings for PING, when the server only speaks TLS
+	out  *childproc.Output // stdout and stderr, for error messages
+	done chan struct{}     // closed when the process has exited
+	tls  *tls.Config       // client TLS settings for PING, when the server only speaks TLS
 }
 
 // startServer starts redis-server with the arguments args(port) in dir on a
@@ -64,12 +63,12 @@ func startServer(bin, dir string, args func(port int) []string) (*process, error
 
 // start runs the process and waits until it answers PING.
 func (p *process) start() error {
-	p.out = new(syncBuffer)
+	p.out = new(childproc.Output)
 	p.cmd = exec.Command(p.bin, p.args...)
 	p.cmd.Dir = p.dir
 	p.cmd.Stdout = p.out
 	p.cmd.Stderr = p.out
-	dieWithParent(p.cmd)
+	childproc.DieWithParent(p.cmd)
 	p.done = make(chan struct{})
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: start %s: %w", p.bin, err)
@@ -136,31 +135,7 @@ func (p *process) waitPing() error {
 
 // output returns what the process printed, cut to its last 2 KB.
 func (p *process) output() string {
-	return p.out.tail(2048)
-}
-
-// syncBuffer collects a process's output; the copying goroutine writes while
-// error paths read.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// tail returns the last n bytes written.
-func (b *syncBuffer) tail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.Bytes()
-	if len(s) > n {
-		s = s[len(s)-n:]
-	}
-	return string(s)
+	return p.out.Tail(2048)
 }
 
 // stop sends SIGTERM, waits for the exit, and kills the process when it
