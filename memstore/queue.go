@@ -58,7 +58,7 @@ type queue struct {
 	// WaitJob calls by job ID (wait_job.go).
 	events    eventLog
 	newEvents *broadcast
-	awaited   map[string][]*jobWatch
+	awaited   watchers[store.JobEnd]
 
 	// wfInbox is where the ends of workflow tasks' jobs are noted
 	// (workflow_apply.go).

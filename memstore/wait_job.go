@@ -3,34 +3,12 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hopperq/hopper/store"
 )
 
 var _ store.JobWaiter = (*Store)(nil)
-
-// jobWatch is one WatchJob call waiting. Its fields are guarded by the
-// queue's mutex.
-type jobWatch struct {
-	ch   chan store.JobEnd // one slot: it receives once
-	done bool
-	stop func() bool // unregisters the context's callback
-}
-
-// send delivers the watch's end once. q.mu must be held.
-func (w *jobWatch) send(end store.JobEnd) {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.ch <- end
-	close(w.ch)
-	if w.stop != nil {
-		w.stop()
-	}
-}
 
 // WatchJob watches the job until it ends or ctx is done (see
 // store.JobWaiter): acked, dead, cancelled or deleted. An acked job not
@@ -57,26 +35,10 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 	if j == nil {
 		return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
 	}
-	w := &jobWatch{ch: make(chan store.JobEnd, 1)}
 	if st := j.rec.State; st == store.StateDone || st == store.StateGarbage {
-		w.send(store.JobEnd{Job: copyRecord(&j.rec)})
-		return w.ch, nil
+		return alreadyEnded(store.JobEnd{Job: copyRecord(&j.rec)}), nil
 	}
-	if q.awaited == nil {
-		q.awaited = make(map[string][]*jobWatch)
-	}
-	q.awaited[id] = append(q.awaited[id], w)
-	w.stop = context.AfterFunc(ctx, func() {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		if ws := slices.DeleteFunc(q.awaited[id], func(x *jobWatch) bool { return x == w }); len(ws) > 0 {
-			q.awaited[id] = ws
-		} else {
-			delete(q.awaited, id)
-		}
-		w.send(store.JobEnd{Err: ctx.Err()})
-	})
-	return w.ch, nil
+	return q.awaited.add(ctx, &q.mu, id, func(err error) store.JobEnd { return store.JobEnd{Err: err} }), nil
 }
 
 // ended hands j's end to its watchers. q.mu must be held.
@@ -84,14 +46,7 @@ func (q *queue) ended(j *job) {
 	if len(q.awaited) == 0 {
 		return
 	}
-	ws, ok := q.awaited[j.rec.ID]
-	if !ok {
-		return
-	}
-	delete(q.awaited, j.rec.ID)
-	for _, w := range ws {
-		w.send(store.JobEnd{Job: copyRecord(&j.rec)})
-	}
+	q.awaited.end(j.rec.ID, func() store.JobEnd { return store.JobEnd{Job: copyRecord(&j.rec)} })
 }
 
 // endedAcked is ended for a job acked without retention, which is about

@@ -32,7 +32,7 @@ type wfState struct {
 	inbox wfInbox
 	// watches are the WatchWorkflow calls waiting, by workflow
 	// (wait_workflow.go).
-	watches map[string][]*wfWatch
+	watches watchers[store.WorkflowEnd]
 }
 
 // workflow is one workflow as the store holds it. Guarded by wfState.mu.
