@@ -41,16 +41,26 @@ func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, err
 	if err != nil {
 		return nil, err
 	}
-	var end store.JobEnd
-	select {
-	case end = <-ch:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	end, err := receive(ctx, ch)
+	if err == nil {
+		err = end.Err
 	}
-	if end.Err != nil {
-		return nil, end.Err
+	if err != nil {
+		return nil, err
 	}
 	return end.Job, endErr(end.Job)
+}
+
+// receive returns the one value a store's watch sends on ch, or ctx's
+// error when ctx ends first.
+func receive[E any](ctx context.Context, ch <-chan E) (E, error) {
+	select {
+	case end := <-ch:
+		return end, nil
+	case <-ctx.Done():
+		var zero E
+		return zero, ctx.Err()
+	}
 }
 
 // endErr is the error Wait returns with a job that ended in rec's state.

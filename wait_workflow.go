@@ -31,14 +31,12 @@ func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, 
 	if err != nil {
 		return nil, err
 	}
-	var end store.WorkflowEnd
-	select {
-	case end = <-ch:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	end, err := receive(ctx, ch)
+	if err == nil {
+		err = end.Err
 	}
-	if end.Err != nil {
-		return nil, end.Err
+	if err != nil {
+		return nil, err
 	}
 	rec := end.Workflow
 	switch rec.State {
