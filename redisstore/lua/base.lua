@@ -92,6 +92,21 @@ local function call_chunked_flat(cmd, key, args)
   return out
 end
 
+-- members_among returns the IDs among ids that are members of set key, as
+-- a set, or nil when none is: one EXISTS when the set is empty.
+local function members_among(key, ids)
+  if #ids == 0 or redis.call('EXISTS', key) == 0 then return nil end
+  local m = call_chunked_flat('SMISMEMBER', key, ids)
+  local out
+  for i = 1, #ids do
+    if m[i] == 1 then
+      out = out or {}
+      out[ids[i]] = true
+    end
+  end
+  return out
+end
+
 -- The queue a script works on, read from its first key's hash tag
 -- "{prefix:queue}" (KEYS come in keys.go's order, a queue's first; prefixes
 -- and queue names hold no ':' or '}').

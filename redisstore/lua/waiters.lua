@@ -7,16 +7,7 @@
 -- as a set, or nil when there are none: one EXISTS when nobody waits in
 -- the queue.
 local function waited_among(ids)
-  if #ids == 0 or redis.call('EXISTS', K.waited) == 0 then return nil end
-  local m = call_chunked_flat('SMISMEMBER', K.waited, ids)
-  local out
-  for i = 1, #ids do
-    if m[i] == 1 then
-      out = out or {}
-      out[ids[i]] = true
-    end
-  end
-  return out
+  return members_among(K.waited, ids)
 end
 
 -- publish_end tells the WatchJob callers of job id how it ended, on

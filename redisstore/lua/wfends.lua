@@ -6,16 +6,7 @@
 -- wf_members returns a set of the ids that are workflow tasks of this
 -- queue, or nil when none is (one EXISTS when the queue has none).
 local function wf_members(ids)
-  if #ids == 0 or redis.call('EXISTS', K.wf_tasks) == 0 then return nil end
-  local sc = call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
-  local m
-  for i = 1, #ids do
-    if sc[i] == 1 then
-      m = m or {}
-      m[ids[i]] = true
-    end
-  end
-  return m
+  return members_among(K.wf_tasks, ids)
 end
 
 -- wf_note collects the end of task job id (outcome and result) for
