@@ -1,5 +1,5 @@
 -- delete.lua: delete jobs of one state other than unack (see admin.go).
---- @include conf att events kinds waiters unique ready kidx wfends
+--- @include conf att events kinds waiters unique ready kidx wfends forget
 --- @keys jobs pending retry garbage done done_exp errs results cancelled extras progress
 --
 -- ARGV: 1 "ids" or "all", 2 state, then for "ids" the IDs, for "all" the
@@ -42,7 +42,6 @@ local waited = waited_among(ids)
 if waited then
   for id in pairs(waited) do publish_end(id, 'deleted', 0, '', '', '', false, 0) end
 end
-if redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, ids, 1) end
 if state ~= 'done' and state ~= 'garbage' then
   local wfm = wf_members(ids)
   if wfm then
@@ -51,12 +50,6 @@ if state ~= 'done' and state ~= 'garbage' then
   end
 end
 release_unique(ids)
-index_drop(ids)
-call_chunked('HDEL', K.jobs, ids, 1)
-call_chunked('HDEL', K.att, ids, 1)
-call_chunked('HDEL', K.errs, ids, 1)
-call_chunked('HDEL', K.results, ids, 1)
-call_chunked('SREM', K.cancelled, ids, 1)
-call_chunked('HDEL', K.extras, ids, 1)
+purge(ids)
 if state == 'done' then call_chunked('ZREM', K.done_exp, ids, 1) end
 return #ids

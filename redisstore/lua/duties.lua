@@ -2,7 +2,7 @@
 -- promote due jobs, reclaim expired leases, collect what outlived its
 -- retention. Each moves at most batch jobs with a constant number of
 -- calls (range, remove, add).
---- @include att errors events kinds outcome unique waiters throughput ready kidx wfends
+--- @include att errors events kinds outcome unique waiters throughput ready kidx wfends forget
 --- @keys jobs pending retry unack garbage done done_exp results extras cancelled progress
 
 -- promote moves due jobs of zset z to the back of ready, oldest due first,
@@ -27,19 +27,6 @@ local function promote(z, now, batch)
   call_chunked('HSET', K.att, h, 2)
   if ready_push(ids, false) then wake_ready() end
   return n, n == batch
-end
-
--- purge deletes jobs for good (their unique keys were released when they
--- finished).
-local function purge(ids)
-  index_drop(ids)
-  call_chunked('HDEL', K.jobs, ids, 1)
-  call_chunked('HDEL', K.att, ids, 1)
-  call_chunked('HDEL', K.errs, ids, 1)
-  call_chunked('HDEL', K.results, ids, 1)
-  call_chunked('SREM', K.cancelled, ids, 1)
-  call_chunked('HDEL', K.extras, ids, 1)
-  if redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, ids, 1) end
 end
 
 -- reclaim_one ends the expired lease of job id (stored value v, attempt
