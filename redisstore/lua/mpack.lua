@@ -10,6 +10,21 @@ local function mp_uint(s, p, n)
   return x
 end
 
+-- mp_container returns how many values the array or map at byte p of s
+-- holds (a map's keys and values each counted) and where the first
+-- starts, or nil when it is neither.
+local function mp_container(s, p)
+  local b = string.byte(s, p)
+  if not b then return nil end
+  if b >= 0x80 and b <= 0x8f then return 2 * (b - 0x80), p + 1 end
+  if b >= 0x90 and b <= 0x9f then return b - 0x90, p + 1 end
+  if b == 0xdc then return mp_uint(s, p + 1, 2), p + 3 end
+  if b == 0xde then return 2 * mp_uint(s, p + 1, 2), p + 3 end
+  if b == 0xdd then return mp_uint(s, p + 1, 4), p + 5 end
+  if b == 0xdf then return 2 * mp_uint(s, p + 1, 4), p + 5 end
+  return nil
+end
+
 -- mp_skip returns the position after the msgpack value at byte p of s, or
 -- nil when there is none.
 local function mp_skip(s, p)
@@ -28,20 +43,8 @@ local function mp_skip(s, p)
   if b == 0xc7 then return p + 3 + mp_uint(s, p + 1, 1) end
   if b == 0xc8 then return p + 4 + mp_uint(s, p + 1, 2) end
   if b == 0xc9 then return p + 6 + mp_uint(s, p + 1, 4) end
-  local n, q
-  if b >= 0x80 and b <= 0x8f then
-    n, q = 2 * (b - 0x80), p + 1
-  elseif b >= 0x90 and b <= 0x9f then
-    n, q = b - 0x90, p + 1
-  elseif b == 0xde or b == 0xdc then
-    n, q = mp_uint(s, p + 1, 2), p + 3
-    if b == 0xde then n = 2 * n end
-  elseif b == 0xdf or b == 0xdd then
-    n, q = mp_uint(s, p + 1, 4), p + 5
-    if b == 0xdf then n = 2 * n end
-  else
-    return nil
-  end
+  local n, q = mp_container(s, p)
+  if not n then return nil end
   for _ = 1, n do
     q = mp_skip(s, q)
     if not q then return nil end
@@ -53,19 +56,8 @@ end
 -- each value of the map) at byte p of s, then the position after the
 -- last; or nil when there is none.
 local function mp_items(s, p)
-  local b = string.byte(s, p)
-  if not b then return nil end
-  local n, q
-  if b >= 0x90 and b <= 0x9f then
-    n, q = b - 0x90, p + 1
-  elseif b >= 0x80 and b <= 0x8f then
-    n, q = 2 * (b - 0x80), p + 1
-  elseif b == 0xdc or b == 0xde then
-    n, q = mp_uint(s, p + 1, 2), p + 3
-    if b == 0xde then n = 2 * n end
-  else
-    return nil
-  end
+  local n, q = mp_container(s, p)
+  if not n then return nil end
   local at = {}
   for i = 1, n do
     at[i] = q
