@@ -13,10 +13,13 @@ import (
 //
 //  1. Reclaim: unack jobs whose lease deadline is not after now go to
 //     garbage when their Attempt exceeds MaxRetries (or they were
-//     cancelled), otherwise to retry due now; either way with an
-//     AttemptError of store.ErrLeaseExpired's text, counted as failed in Throughput.
+//     cancelled), otherwise back to the head of ready, each to the head of
+//     its group or priority level, in the order they were claimed (see
+//     store.Store's Maintain: the place of a redelivered job); either way
+//     with an AttemptError of store.ErrLeaseExpired's text, counted as
+//     failed in Throughput.
 //  2. Promote: due pending and retry jobs go to the back of ready, the
-//     earliest due first (so jobs reclaimed in step 1 run at once).
+//     earliest due first.
 //  3. Collect done: done jobs whose retention has run out are deleted.
 //  4. Collect garbage: garbage jobs finished at least GarbageMaxAge ago
 //     (when set), then the oldest beyond GarbageMaxCount (when set), are
@@ -51,9 +54,18 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	q.mu.Lock()
 	defer q.unlock()
 
+	var back []*job // reclaimed for another attempt, in claim order
 	for j := q.unack.peek(); j != nil && j.at <= nowMs && res.Reclaimed < batch; j = q.unack.peek() {
-		q.reclaim(j, now, nowMs)
+		if q.reclaim(j, now, nowMs) {
+			back = append(back, j)
+		}
 		res.Reclaimed++
+	}
+	// To the head of ready, the last first: they keep their claim order
+	// ahead of the jobs that were ready.
+	for i := len(back) - 1; i >= 0; i-- {
+		q.attachFront(back[i])
+		q.emit(store.EventPromoted, back[i], now)
 	}
 	for res.Promoted < batch {
 		j := q.nextDue()
@@ -111,8 +123,10 @@ func (q *queue) sampleDepth(now time.Time, nowMs int64) bool {
 	return ready > 0
 }
 
-// reclaim takes j, whose lease expired, out of unack. q.mu must be held.
-func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
+// reclaim takes j, whose lease expired, out of unack, to garbage or, when
+// it reports true, detached for another attempt, for the caller to put at
+// the head of ready. q.mu must be held.
+func (q *queue) reclaim(j *job, now time.Time, nowMs int64) bool {
 	q.detach(j)
 	q.leaveUnack(j)
 	addThroughput(&q.tput, nowMs, 0, 1)
@@ -131,11 +145,11 @@ func (q *queue) reclaim(j *job, now time.Time, nowMs int64) {
 			typ = store.EventCancelled
 		}
 		q.emitError(typ, j, now)
-		return
+		return false
 	}
 	j.rec.RunAt = now
-	q.attach(j, store.StateRetry, nowMs)
 	q.emitError(store.EventRetried, j, now)
+	return true
 }
 
 // nextDue returns the earliest of the pending and retry jobs, or nil.

@@ -11,12 +11,12 @@ import (
 
 // Maintain runs the scheduler's duties on one queue in one script call
 // (see store.Store), in this order: promote due pending and retry jobs to
-// the back of ready (oldest due first), reclaim expired leases (to retry,
-// due at once, or to garbage when the attempts are used up or the job was
-// cancelled; an error is recorded either way), collect done jobs past their
-// retention, then garbage past opts.GarbageMaxAge and beyond
-// opts.GarbageMaxCount (oldest first). Reclaimed jobs are promoted by the
-// next call, which NextIn (zero) asks for at once.
+// the back of ready (oldest due first), reclaim expired leases (back to
+// the head of ready, each to the head of its group or priority level, by
+// lease deadline then ID, or to garbage when the attempts are used up or
+// the job was cancelled; an error is recorded either way), collect done
+// jobs past their retention, then garbage past opts.GarbageMaxAge and
+// beyond opts.GarbageMaxCount (oldest first).
 func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
 	if err := s.begin(ctx, queue); err != nil {
 		return store.MaintainResult{}, err

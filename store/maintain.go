@@ -37,7 +37,7 @@ func (o MaintainOpts) Normalize() (MaintainOpts, error) {
 // MaintainResult is what Store.Maintain did.
 type MaintainResult struct {
 	Promoted  int // pending and retry jobs moved to ready
-	Reclaimed int // expired leases moved to retry or garbage
+	Reclaimed int // expired leases moved back to ready or to garbage
 	Collected int // done and garbage jobs deleted
 	// More reports that a batch limit was hit: call again at once.
 	More bool

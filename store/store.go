@@ -58,9 +58,13 @@ type Store interface {
 	WaitReady(ctx context.Context, queues []string, timeout time.Duration) ([]string, error)
 
 	// Maintain runs the scheduler's duties on one queue: promote due
-	// pending and retry jobs to ready, reclaim unack jobs whose lease
-	// expired (to retry, or to garbage when attempts are used up or the
-	// job was cancelled), collect done jobs past their retention and
+	// pending and retry jobs to the back of ready, reclaim unack jobs whose
+	// lease expired (to garbage when attempts are used up or the job was
+	// cancelled, otherwise back to ready at once: to the head of its group,
+	// or of its priority level when ungrouped, before the jobs that were
+	// ready, those of one call in their claim order or, when a store
+	// cannot tell it, by lease deadline then ID; an EventRetried then an
+	// EventPromoted), collect done jobs past their retention and
 	// garbage past opts' age and count limits. Each is bounded by
 	// opts.Batch; the result tells how long until the next job falls due.
 	Maintain(ctx context.Context, queue string, opts MaintainOpts) (MaintainResult, error)

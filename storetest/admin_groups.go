@@ -21,6 +21,7 @@ func groupCases() []adminCase {
 		{name: "CapRaisedAtRunTime", fn: testGroupCapRaised},
 		{name: "CapSetWhileRunning", fn: testGroupCapSetWhileRunning},
 		{name: "ExpiredLeaseFreesTheGroup", fn: testGroupExpiredLease},
+		{name: "ExpiredLeaseKeepsItsPlace", fn: testGroupExpiredLeasePlace},
 		{name: "ReleaseAndRetryFreeTheGroup", fn: testGroupReleaseRetry},
 		{name: "ListStatsCancelDelete", fn: testGroupListStats},
 		{name: "RateLimitPerGroup", fn: testGroupRateLimit},
@@ -234,6 +235,31 @@ func testGroupExpiredLease(t *testing.T, s store.Store, a store.Admin) {
 		t.Fatalf("claim after the lease expired: %q of group %q, want a job of group a", c.ID, c.Group)
 	}
 	claimNone(t, s, q, "group a runs one job again")
+}
+
+// testGroupExpiredLeasePlace: jobs whose leases expire come back at the
+// head of their group, in their order, before the group's later jobs.
+func testGroupExpiredLeasePlace(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	setQueueConfig(t, a, q, store.QueueConfig{GroupMaxRunning: 2})
+	first := []*store.NewJob{withRetries(q, "a1", 3), withRetries(q, "a2", 3)}
+	for _, j := range first {
+		j.Group = "a"
+	}
+	add(t, s, first...)
+	add(t, s, grouped(q, "a3", "a"), grouped(q, "a4", "a"))
+	if got := ids(claim(t, s, q, 10, 50*time.Millisecond).Jobs); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("first claim took %v, want [a1 a2] (cap 2)", got)
+	}
+	awaitReclaim(t, s, q)
+	again := claim(t, s, q, 10, long).Jobs
+	if got := ids(again); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("claim after both leases expired took %v, want [a1 a2]: redelivered before a3 and a4, in order", got)
+	}
+	finishOK(t, s, outcome(again[0], store.OutcomeAck), outcome(again[1], store.OutcomeAck))
+	if got := ids(claim(t, s, q, 10, long).Jobs); !slices.Equal(got, []string{"a3", "a4"}) {
+		t.Fatalf("claim after a1 and a2 were acked took %v, want [a3 a4]", got)
+	}
 }
 
 func testGroupReleaseRetry(t *testing.T, s store.Store, a store.Admin) {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ func maintainCases() []engineCase {
 		{name: "PromotesDueRetry", fn: testMaintainPromoteRetry},
 		{name: "ReclaimToRetry", fn: testMaintainReclaimRetry},
 		{name: "ReclaimToGarbage", fn: testMaintainReclaimGarbage},
+		{name: "ReclaimKeepsItsPlace", fn: testMaintainReclaimPlace},
 		{name: "DyingWorkerReachesGarbage", fn: testMaintainDyingWorker},
 		{name: "CollectsDone", fn: testMaintainCollectDone},
 		{name: "GarbageMaxAge", fn: testMaintainGarbageAge},
@@ -96,6 +98,18 @@ func testMaintainReclaimRetry(t *testing.T, s store.Store) {
 		t.Fatalf("job reclaimed after its lease expired, claimed again: Errors %+v, want one error for attempt 1: %q", c.Errors, store.ErrLeaseExpired)
 	}
 	requireNow(t, "At of the error recorded by a reclaim", c.Errors[0].At, before, after)
+}
+
+// testMaintainReclaimPlace: a job whose lease expired is ready again at
+// once, at the head of its list, before the jobs that were ready behind it.
+func testMaintainReclaimPlace(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	add(t, s, withRetries(q, "a", 1), job(q, "b"), job(q, "c"))
+	claimOne(t, s, q, "a", 50*time.Millisecond)
+	awaitReclaim(t, s, q)
+	if got := ids(claim(t, s, q, 3, long).Jobs); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("claim after a's lease expired took %v, want [a b c]: a redelivered first, ready with no further Maintain", got)
+	}
 }
 
 func testMaintainReclaimGarbage(t *testing.T, s store.Store) {

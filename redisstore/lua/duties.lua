@@ -5,6 +5,29 @@
 --- @include att errors events kinds outcome unique waiters throughput ready kidx wfends forget
 --- @keys jobs pending retry unack garbage done done_exp results extras cancelled progress
 
+-- to_ready moves ids, taken out of their state, to ready with their
+-- attempt info (atts) recording when each fell due (dues, for QueueStats
+-- latency) and a promoted event: to the back, or, with front, to the head
+-- of their lists in the order given.
+local function to_ready(ids, atts, dues, front)
+  local n = #ids
+  local evatts, h = {}, {}
+  for i = 1, n do
+    local a, c = parse_att(atts[i])
+    h[#h + 1] = ids[i]
+    h[#h + 1] = make_att(a, c, '', dues[i])
+    evatts[i] = a
+  end
+  if events_on() then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
+  call_chunked('HSET', K.att, h, 2)
+  if front then
+    local rev = {}
+    for i = 1, n do rev[i] = ids[n + 1 - i] end
+    ids = rev
+  end
+  if ready_push(ids, front) then wake_ready() end
+end
+
 -- promote moves due jobs of zset z to the back of ready, oldest due first,
 -- records when each fell due (for QueueStats latency), and returns how
 -- many and whether more are due.
@@ -12,32 +35,22 @@ local function promote(z, now, batch)
   local got = redis.call('ZRANGEBYSCORE', z, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
   local n = #got / 2
   if n == 0 then return 0, false end
-  local ids = {}
-  for i = 1, n do ids[i] = got[2 * i - 1] end
-  local atts = call_chunked_flat('HMGET', K.att, ids)
-  local evatts, h = {}, {}
-  for i = 1, n do
-    local a, c = parse_att(atts[i])
-    h[#h + 1] = ids[i]
-    h[#h + 1] = make_att(a, c, '', got[2 * i])
-    evatts[i] = a
-  end
-  if events_on() then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
+  local ids, dues = {}, {}
+  for i = 1, n do ids[i], dues[i] = got[2 * i - 1], got[2 * i] end
   call_chunked('ZREM', z, ids, 1)
-  call_chunked('HSET', K.att, h, 2)
-  if ready_push(ids, false) then wake_ready() end
+  to_ready(ids, call_chunked_flat('HMGET', K.att, ids), dues, false)
   return n, n == batch
 end
 
 -- reclaim_one ends the expired lease of job id (stored value v, attempt
 -- info att): to garbage when its attempts are used up (or it was
--- cancelled), else to retry, due now; with the error recorded. It returns
--- whether it died.
+-- cancelled), else for another attempt at once; with the error recorded.
+-- It returns whether it died.
 local function reclaim_one(id, v, att, cancelled, waited, wfm, now, text)
   local a = parse_att(att)
   local max_retries = tonumber(string.match(v, '^%d+,(%d+)')) or 0
   append_error(id, now, a, error_rest(a, text))
-  local o = 2 -- retry, due now
+  local o = 2 -- retry, at once
   if a >= max_retries + 1 then o = 3 end
   if cancelled then o = on_cancelled(o) end
   if events_on() then emit(OUTCOME_EVENT[o], id, kind_of(v), a, text) end
@@ -48,7 +61,10 @@ local function reclaim_one(id, v, att, cancelled, waited, wfm, now, text)
 end
 
 -- reclaim ends the leases that expired by now, and returns how many and
--- whether more expired.
+-- whether more expired. A job with attempts left goes back to the head of
+-- its list (its group's, its priority level's), where it was before its
+-- claim, the jobs of one pass in the order of their deadlines, then IDs
+-- (store.Store's Maintain: the place of a redelivered job).
 local function reclaim(now, batch, text)
   local got = redis.call('ZRANGEBYSCORE', K.unack, '-inf', now, 'LIMIT', 0, batch)
   if #got == 0 then return 0, false end
@@ -60,7 +76,7 @@ local function reclaim(now, batch, text)
   local canc = {}
   if redis.call('SCARD', K.cancelled) > 0 then canc = call_chunked_flat('SMISMEMBER', K.cancelled, ids) end
   local waited, wfm = waited_among(ids), wf_members(ids)
-  local dead, dz, rz, left, n = {}, {}, {}, {}, 0
+  local dead, dz, back, batts, dues, left, n = {}, {}, {}, {}, {}, {}, 0
   for i = 1, #ids do
     if vals[i] then
       n = n + 1
@@ -69,7 +85,8 @@ local function reclaim(now, batch, text)
         dead[#dead + 1] = ids[i]
         dz[#dz + 1], dz[#dz + 2] = now, ids[i]
       else
-        rz[#rz + 1], rz[#rz + 2] = now, ids[i]
+        local k = #back + 1
+        back[k], batts[k], dues[k] = ids[i], atts[i], str(now)
       end
     end
   end
@@ -77,8 +94,8 @@ local function reclaim(now, batch, text)
     release_unique(dead)
     call_chunked('ZADD', K.garbage, dz, 2)
   end
-  if #rz > 0 then call_chunked('ZADD', K.retry, rz, 2) end
   if ready_ended(left) then wake_ready() end
+  if #back > 0 then to_ready(back, batts, dues, true) end
   count_throughput('f', now, n)
   return n, #got == batch
 end

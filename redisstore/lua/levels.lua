@@ -75,7 +75,7 @@ local function levels_pop(n)
 end
 
 -- levels_push puts ids (stored values vals) at the back of their levels'
--- lists (the front, for one ID, with front), and returns whether a list
+-- lists (the front with front, the last ID first), and returns whether a list
 -- was empty before.
 local function levels_push(ids, vals, front)
   local by, order = {}, {}

@@ -7,7 +7,8 @@
 --                              needs for them (levels, groups)
 --   ready_push(ids, front, vals) -> woke
 --                              ids became ready, to the back of their
---                              list (front: the head, one ID); vals their
+--                              list (front: the head, the last ID
+--                              first, as LPUSH puts them); vals their
 --                              stored values, nil to read them when needed;
 --                              woke: a list went from empty to not
 --   ready_pop(n, now) -> ids, retry_ms, more
