@@ -111,7 +111,7 @@ func workerRole(build workerBuilder) proctest.Role {
 
 // started is the "start" event of a job.
 func started(j *hopper.JobRecord) proctest.Event {
-	return proctest.Event{Ev: "start", Job: j.ID, Attempt: j.Attempt, AttemptedAt: j.AttemptedAt}
+	return proctest.Event{Ev: "start", Job: j.ID, Attempt: j.Attempt, AttemptedAt: j.AttemptedAt, Deadline: j.Deadline}
 }
 
 // periodicWorker returns the builder of a worker running the schedules "a"

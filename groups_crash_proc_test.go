@@ -1,0 +1,98 @@
+package hopper_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/proctest"
+)
+
+// TestProcGroupOrderAcrossACrash: a group with a cap of 1 and 200 jobs;
+// the worker process running them is SIGKILLed mid-job and another takes
+// over. The killed job, redelivered when its lease expires, runs before
+// the group's later jobs: the successful runs happen in enqueue order, and
+// the group resumes within a second of the lease's expiry (the Scheduler
+// reclaims at the deadline; the job is then at the head of its group).
+func TestProcGroupOrderAcrossACrash(t *testing.T) {
+	p := newProcSetup(t)
+	ctx := t.Context()
+	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "order", hopper.QueueConfig{GroupMaxRunning: 1}); err != nil {
+		t.Fatal(err)
+	}
+	const jobs = 200
+	enqueueGrouped(t, p, "order", []string{"t"}, jobs)
+	spec := childSpec{Role: roleGrouped, Queue: "order", Concurrency: 4, Work: 20 * time.Millisecond,
+		Probe: "probe:{" + p.prefix + "}:order"}
+	first := p.start(1, spec)[0]
+	// Kill it while a job runs: the 80th or a little later has started and
+	// not ended.
+	p.EventuallyTrue(60*time.Second, "80 jobs started, the last one running", func() bool {
+		starts := p.Filter(proctest.Is("start"))
+		return len(starts) >= 80 && len(p.Filter(proctest.Is("end"))) < len(starts)
+	})
+	first.Kill()
+	p.start(1, spec)
+	ended := func() map[string]bool {
+		m := map[string]bool{}
+		for _, e := range p.Filter(proctest.Is("end")) {
+			m[e.Job] = true
+		}
+		return m
+	}
+	p.EventuallyTrue(60*time.Second, "every job ran to its end", func() bool { return len(ended()) == jobs })
+
+	// The runs that ended (those that returned), in the order they started
+	// (Seq, one counter across the processes); the killed one never ended.
+	endOf := map[string]int{} // "<child>/<job>" → runs that ended
+	for _, e := range p.Filter(proctest.Is("end")) {
+		endOf[e.Child+"/"+e.Job]++
+	}
+	starts := p.Filter(proctest.Is("start"))
+	slices.SortFunc(starts, func(a, b proctest.Event) int { return int(a.Seq - b.Seq) })
+	var killed *proctest.Event
+	var runs []proctest.Event
+	for i, e := range starts {
+		if endOf[e.Child+"/"+e.Job] > 0 {
+			runs = append(runs, e)
+		} else if e.Child == first.Name() {
+			killed = &starts[i]
+		}
+	}
+	if killed == nil {
+		t.Fatalf("every job the killed process started ended: the kill came between two jobs, want one running")
+	}
+	// reordered: runs that started after a later job of the group;
+	// overtaken: pairs of runs started in the reverse of enqueue order.
+	reordered, overtaken, last := 0, 0, ""
+	for i, e := range runs {
+		if e.Job < last {
+			reordered++
+		}
+		last = max(last, e.Job)
+		for _, before := range runs[:i] {
+			if before.Job > e.Job {
+				overtaken++
+			}
+		}
+	}
+	var again *proctest.Event
+	for i, e := range starts {
+		if e.Job == killed.Job && e.Attempt == killed.Attempt+1 {
+			again = &starts[i]
+		}
+	}
+	if again == nil {
+		t.Fatalf("job %s, running when its process was killed, never ran again", killed.Job)
+	}
+	resumed := again.AttemptedAt.Sub(killed.Deadline)
+	t.Logf("killed during %s (attempt %d); %d successful runs of %d jobs, %d started after a later job of the group (%d pairs in reverse order); redelivered %v after its lease expired",
+		killed.Job, killed.Attempt, len(runs), jobs, reordered, overtaken, resumed)
+	if reordered != 0 {
+		t.Errorf("%d successful runs started after a later job of their group, want 0: the killed job keeps its place", reordered)
+	}
+	if resumed < 0 || resumed > time.Second {
+		t.Errorf("job %s claimed again %v after its lease deadline, want within 1s of it (never before)", killed.Job, resumed)
+	}
+}
