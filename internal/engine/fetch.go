@@ -70,6 +70,9 @@ type fetcher struct {
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
 	nextID   uint64      // the ID of the newest claim
 	sweep    int         // the next queue of the rotating check
+
+	// gates order the results of each queue's claims (claim_gate.go).
+	gates []*claimGate
 }
 
 // claimDone is the result of one claim.
@@ -211,7 +214,7 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		room -= n
 		f.nextID++
 		f.out = append(f.out, outClaim{id: f.nextID, n: n, sent: now})
-		go r.claim(ctx, f.nextID, qi, n, out)
+		go r.claim(ctx, f.nextID, qi, n, f.gate(qi), out)
 		if room <= 0 || r.cfg.StrictPriority {
 			break
 		}
@@ -224,13 +227,14 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 func (r *worker) claimTimeout() time.Duration { return min(r.cfg.Lease/2, 5*time.Second) }
 
 // claim runs one claim on queue qi for up to want jobs and sends its
-// result to out.
-func (r *worker) claim(ctx context.Context, id uint64, qi, want int, out chan<- claimDone) {
+// result to out through the queue's gate, in the order the store took the
+// jobs of the queue's claims.
+func (r *worker) claim(ctx context.Context, id uint64, qi, want int, gate *claimGate, out chan<- claimDone) {
 	cctx, cancel := context.WithTimeout(ctx, r.claimTimeout())
 	sent := time.Now()
 	res, err := r.st.Claim(cctx, store.ClaimOpts{Queue: r.queues[qi], Max: want, Lease: r.cfg.Lease, WorkerID: r.cfg.ID})
 	cancel()
-	out <- claimDone{id: id, qi: qi, want: want, res: res, err: err, sent: sent}
+	gate.deliver(claimDone{id: id, qi: qi, want: want, res: res, err: err, sent: sent}, out)
 }
 
 // claimed acts on a claim's result: its jobs go to the executors, and the
