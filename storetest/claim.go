@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ func claimCases() []engineCase {
 		{name: "FreshTokenEachClaim", fn: testClaimTokens},
 		{name: "NotBeforeDue", fn: testClaimNotBeforeDue},
 		{name: "ConcurrentClaimers", fn: testClaimConcurrent},
+		{name: "TokensFollowClaimOrder", fn: testClaimTokenOrder},
 		{name: "EmptyQueue", fn: testClaimEmpty},
 		{name: "InvalidRequest", sub: invalidClaimCases()},
 	}
@@ -222,6 +225,57 @@ func testClaimConcurrent(t *testing.T, s store.Store) {
 		t.Fatalf("%d concurrent claimers got %d distinct jobs, want all %d", workers, len(owner), n)
 	}
 	claimNone(t, s, q, "every job was claimed")
+}
+
+// testClaimTokenOrder: claims racing on one queue took their jobs in the
+// order of their tokens (a worker dispatches concurrent claims' jobs in
+// that order): sorted by token, the claims hold the queue's jobs first in
+// first out.
+func testClaimTokenOrder(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	const n, claimers = 300, 4
+	all := seqIDs("j", n)
+	var jobs []*store.NewJob
+	for _, id := range all {
+		jobs = append(jobs, job(q, id))
+	}
+	add(t, s, jobs...)
+	var (
+		mu   sync.Mutex
+		took [][]*store.JobRecord
+		wg   sync.WaitGroup
+	)
+	for range claimers {
+		wg.Go(func() {
+			for {
+				res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: 5, Lease: long, WorkerID: "storetest"})
+				if err != nil {
+					t.Errorf("Claim: unexpected error: %v", err)
+					return
+				}
+				if len(res.Jobs) == 0 {
+					return
+				}
+				mu.Lock()
+				took = append(took, res.Jobs)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(took, func(a, b []*store.JobRecord) int { return cmp.Compare(a[0].Token, b[0].Token) })
+	var got []string
+	for _, c := range took {
+		for i, j := range c {
+			if i > 0 && j.Token < c[i-1].Token {
+				t.Fatalf("a claim's tokens go down: %d after %d", j.Token, c[i-1].Token)
+			}
+			got = append(got, j.ID)
+		}
+	}
+	if !slices.Equal(got, all) {
+		t.Fatalf("claims sorted by token hold %d jobs %v..., want the queue's %d first in first out", len(got), got[:min(len(got), 10)], n)
+	}
 }
 
 func testClaimEmpty(t *testing.T, s store.Store) {
