@@ -80,6 +80,46 @@
 // counts as an error. RecordResult keeps a small result with a job kept
 // for its retention.
 //
+// # Order
+//
+// What order jobs run in, said once for the whole package:
+//
+//   - Claims. Within one queue, claims take the ready jobs highest
+//     Priority first and, within a priority, first in first out (in the
+//     order they became ready; due jobs become ready oldest due first). In
+//     a queue with groups, claims take turns over the groups and take each
+//     group's jobs first in first out. Across queues, weights (or
+//     StrictPriority) decide, not age.
+//   - Starts. A worker hands the jobs it claimed to its slots in the order
+//     the store took them, also with two claims in flight on a backlog (at
+//     the default Prefetch): within a priority, and within a group, no job
+//     is handed to a slot while one claimed before it waits. With
+//     Concurrency 1, handlers start in that order. With more slots, each
+//     slot that frees takes the next job in that order, but jobs taken at
+//     the same moment run on different goroutines, whose handlers are
+//     entered in whatever order the Go scheduler runs them, and jobs that
+//     run side by side finish in any order. A worker runs the jobs it
+//     already holds (Prefetch) before a higher priority that came since:
+//     one slot and Prefetch -1 run strictly by priority. Several workers
+//     start jobs side by side, each in its own claims' order.
+//   - A group capped at 1 (QueueConfig.GroupMaxRunning or
+//     Groups.SetGroupLimit) runs its jobs one at a time across all
+//     workers, in enqueue order, and keeps that order across a crash.
+//   - After a lost lease (a worker died, froze or lost the store): once
+//     its lease has expired, the Scheduler puts the job back at the head of
+//     its group, or of its priority level when it has no group, before the
+//     jobs that were ready; jobs whose leases expire together keep their
+//     claim order. The attempt counts: with none left, the job goes to
+//     garbage.
+//   - After a shutdown hand-back (jobs held in Prefetch, or running jobs
+//     that did not stop within ShutdownTimeout): back to the head of its
+//     group or priority level at once, the attempt not counted.
+//   - After a retry or a snooze the handler asked for (an error, Snooze):
+//     the job waits in retry or pending for its delay, then goes to the
+//     back of its group or priority level, behind the jobs already ready,
+//     which may run meanwhile (also in a group capped at 1). A handler
+//     that needs strict order across failures retries inside itself.
+//
 // # The lifecycle
 //
 // A job is always in one state. hopper keeps the names of the classic Redis

@@ -49,7 +49,8 @@ type EnqueueOpts struct {
 	// spaces or commas). Workers take turns over the groups with ready
 	// jobs, up to four jobs of a group per turn (round robin), so a group
 	// with a million jobs waiting and one with ten progress at one rate; a group's jobs start first in first
-	// out; QueueConfig.GroupMaxRunning (with per-group GroupLimits) caps
+	// out (the package doc's Order section says what holds after a crash,
+	// a retry or a shutdown); QueueConfig.GroupMaxRunning (with per-group GroupLimits) caps
 	// how many of one group run at once across all workers, 1 meaning one
 	// at a time. A grouped job has no Priority. Empty means no group: the
 	// queue's ungrouped jobs then take their turn in the rotation as one
@@ -61,10 +62,11 @@ type EnqueueOpts struct {
 	// MaxPriority (3); zero is the default level, so a job can be made
 	// more or less urgent than the rest. A job keeps its priority through
 	// delays, retries and requeues. Priority orders one queue; across
-	// queues, WorkerConfig's weights decide. It orders claims: a worker
-	// runs the jobs it already holds (WorkerConfig.Prefetch, and two
-	// claims in flight on a backlog) before a higher priority that came
-	// since; Prefetch -1 with one slot runs strictly in order. A claim
+	// queues, WorkerConfig's weights decide. A worker starts the jobs of
+	// one priority in the order it claimed them, and runs the jobs it
+	// already holds (WorkerConfig.Prefetch) before a higher priority that
+	// came since; Prefetch -1 with one slot runs strictly in order (see
+	// Order in the package doc). A claim
 	// costs one list pop per level in use, so the feature is free in a
 	// queue that never saw a priority. Zero means the args' own
 	// (ArgsWithOpts), else the default level.

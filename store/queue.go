@@ -37,7 +37,9 @@ type QueueConfig struct {
 	Retention time.Duration
 	// GroupMaxRunning caps the running jobs of each group of the queue
 	// (NewJob.Group) across all workers: 1 runs a group's jobs one at a
-	// time, in order. Zero means no cap (groups then only share the
+	// time, in order, a crash included (hopper's package doc, Order, says
+	// what order holds after a lost lease, a shutdown, a retry or a
+	// snooze). Zero means no cap (groups then only share the
 	// claims fairly). Ungrouped jobs are not capped by it; a group's own
 	// cap (Groups.SetGroupLimit) wins over it.
 	GroupMaxRunning int
