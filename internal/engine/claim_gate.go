@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -59,16 +60,7 @@ func (g *claimGate) deliver(d claimDone, out chan<- claimDone) {
 		return
 	}
 	g.held = append(g.held, d)
-	slices.SortStableFunc(g.held, func(a, b claimDone) int {
-		ta, tb := firstToken(a), firstToken(b)
-		switch {
-		case ta < tb:
-			return -1
-		case ta > tb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(g.held, func(a, b claimDone) int { return cmp.Compare(firstToken(a), firstToken(b)) })
 	for i, h := range g.held {
 		out <- h
 		g.held[i] = claimDone{}
