@@ -48,6 +48,25 @@
 //   - All methods are safe for concurrent use by any number of goroutines
 //     and processes.
 //
+// # Wrapping a store
+//
+// A store wrapped for tracing, metrics or a test double keeps what the
+// store it wraps can do when the wrapper has an Unwrap method returning it
+// (Wrapper), as error and slog.Handler wrappers do: the wrapper embeds
+// Store, overrides the methods it wants to see, and adds
+//
+//	func (w *tracing) Unwrap() store.Store { return w.Store }
+//
+// Every optional capability (Admin, Workflows, JobWaiter, WorkflowWaiter,
+// EventReader, ScheduleStore, Groups, Durations, Searcher, Partitioner) is
+// found with As, which returns the outermost store of the chain that
+// implements it. So a capability's calls go straight to the innermost store
+// that has it, past a wrapper that does not implement it: a wrapper that
+// wants to see them (say, to trace Workflows.TaskResult) implements that
+// interface itself and delegates. A wrapper without Unwrap has only the
+// methods it declares: its workflows, Wait, events and Inspector fail
+// with hopper.ErrNotSupported.
+//
 // # Who checks what
 //
 // The engine (hopper's Client, Worker and Scheduler) only sends requests

@@ -215,6 +215,9 @@ type GroupStats struct {
 
 // Groups is implemented by stores that keep per-group caps and report a
 // queue's groups. Both stores of this module implement it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Groups interface {
 	// SetGroupLimit gives group of queue a cap of its own on running
 	// jobs, overriding QueueConfig.GroupMaxRunning; limit 0 removes it.
