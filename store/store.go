@@ -22,8 +22,11 @@ type Store interface {
 
 	// Claim moves up to req.Max due jobs from ready to unack, highest
 	// NewJob.Priority first and in FIFO order within one, each with a
-	// lease of req.Lease, a new token and its attempt counted. It claims nothing from a paused queue and respects the
-	// queue's global concurrency and rate limits; when a limit held it
+	// lease of req.Lease and its attempt counted, all under one new token
+	// that they share (ending or extending one of them never affects the
+	// others: see Tokens in the package documentation). It claims nothing
+	// from a paused queue and respects the queue's global concurrency and
+	// rate limits; when a limit held it
 	// back, the result's RetryIn says when trying again may succeed. A
 	// request that fails ClaimOpts.Validate fails the call.
 	Claim(ctx context.Context, req ClaimOpts) (ClaimResult, error)
