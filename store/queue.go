@@ -13,8 +13,9 @@ const DefaultRatePeriod = time.Second
 // MaxRunning (a cap on running jobs across all workers), RateLimit per
 // RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
 // wherever it starts), group caps, the Retention of acked jobs, the kind
-// index, and EventsMaxLen, the length of its event stream. Change it with
-// hopper's Inspector.SetQueueConfig, PauseQueue and ResumeQueue.
+// index, and EventsMaxLen, the length of its event stream. Change some of
+// it with hopper's Inspector.UpdateQueueConfig, PauseQueue and ResumeQueue
+// (atomic: see ConfigSwapper), all of it with Inspector.SetQueueConfig.
 type QueueConfig struct {
 	// Paused stops every worker from claiming from the queue. Enqueue still
 	// works.

@@ -256,5 +256,6 @@ func adminGroups() []group[adminFunc] {
 		{"Cancel", cancelCases()},
 		{"Workers", adminWorkerCases()},
 		{"Concurrency", adminConcurrencyCases()},
+		{"ConfigSwap", configSwapCases()},
 	}
 }
