@@ -82,7 +82,7 @@ func (c *Client) Subscribe(ctx context.Context, queues []string, opts *Subscribe
 		o = *opts
 	}
 	return func(yield func(Event, error) bool) {
-		r, ok := c.st.(store.EventReader)
+		r, ok := store.As[store.EventReader](c.st)
 		if !ok {
 			yield(Event{}, fmt.Errorf("%w: the store (%T) keeps no events", ErrNotSupported, c.st))
 			return

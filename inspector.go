@@ -31,7 +31,7 @@ func NewInspector(s Store) *Inspector {
 		panic("hopper: NewInspector with a nil Store")
 	}
 	i := &Inspector{st: s}
-	i.admin, _ = s.(store.Admin)
+	i.admin, _ = store.As[store.Admin](s)
 	return i
 }
 
@@ -53,7 +53,7 @@ func (i *Inspector) adminFor(what string) (store.Admin, error) {
 // optional returns st as the optional store interface T, or an error
 // wrapping ErrNotSupported that names what needed it and iface (T's name).
 func optional[T any](st Store, what, iface string) (T, error) {
-	v, ok := st.(T)
+	v, ok := store.As[T](st)
 	if !ok {
 		return v, fmt.Errorf("%w: %s needs a store that implements %s; %T does not", ErrNotSupported, what, iface, st)
 	}

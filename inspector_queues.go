@@ -20,10 +20,12 @@ func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats
 	return a.GetQueueStats(ctx, queue)
 }
 
-// SetQueueConfig replaces a queue's settings; every worker applies them at
-// its next claim. A zero RatePeriod becomes one second; a negative field
-// (but EventsMaxLen, where it turns events off) fails with an error
-// wrapping ErrInvalidConfig.
+// SetQueueConfig replaces a queue's settings, every field of them; every
+// worker applies them at its next claim. A zero RatePeriod becomes one
+// second; a negative field (but EventsMaxLen, where it turns events off)
+// fails with an error wrapping ErrInvalidConfig. To change some settings
+// and keep the others, use UpdateQueueConfig: SetQueueConfig after a
+// GetQueueStats undoes what another operator changed in between.
 func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error {
 	a, err := i.adminFor("queue settings")
 	if err != nil {
@@ -40,26 +42,15 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 }
 
 // PauseQueue stops every worker from claiming from queue until ResumeQueue; enqueues
-// still work and running jobs finish. It keeps the queue's other settings.
+// still work and running jobs finish. It changes nothing else of the
+// queue's settings (UpdateQueueConfig).
 func (i *Inspector) PauseQueue(ctx context.Context, queue string) error {
-	return i.setPaused(ctx, queue, true)
+	return i.UpdateQueueConfig(ctx, queue, func(c *QueueConfig) error { c.Paused = true; return nil })
 }
 
 // ResumeQueue undoes PauseQueue; idle workers wake at once.
 func (i *Inspector) ResumeQueue(ctx context.Context, queue string) error {
-	return i.setPaused(ctx, queue, false)
-}
-
-// setPaused changes the paused flag, keeping the rest of the config. Two
-// operators changing one queue's settings at once may overwrite each
-// other's change; the last write wins.
-func (i *Inspector) setPaused(ctx context.Context, queue string, paused bool) error {
-	st, err := i.GetQueueStats(ctx, queue)
-	if err != nil {
-		return err
-	}
-	st.Config.Paused = paused
-	return i.SetQueueConfig(ctx, queue, st.Config)
+	return i.UpdateQueueConfig(ctx, queue, func(c *QueueConfig) error { c.Paused = false; return nil })
 }
 
 // GetThroughput reports attempts finished in queue from since until now,

@@ -102,7 +102,7 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchJobsOpts) (SearchP
 	if req.MaxTime == 0 {
 		req.MaxTime = DefaultSearchTime
 	}
-	searcher, _ := i.st.(store.Searcher)
+	searcher, _ := store.As[store.Searcher](i.st)
 	walk := store.SearchWalkState
 	switch {
 	case req.ByKind && req.Kind == "":

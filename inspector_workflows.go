@@ -9,7 +9,7 @@ import (
 
 // workflowsFor returns the store's workflows, or ErrNotSupported.
 func (i *Inspector) workflowsFor(what string) (store.Workflows, error) {
-	ws, ok := i.st.(store.Workflows)
+	ws, ok := store.As[store.Workflows](i.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s: %T runs no workflows", ErrNotSupported, what, i.st)
 	}
@@ -18,7 +18,7 @@ func (i *Inspector) workflowsFor(what string) (store.Workflows, error) {
 
 // WorkflowsSupported reports whether the store runs workflows.
 func (i *Inspector) WorkflowsSupported() bool {
-	_, ok := i.st.(store.Workflows)
+	_, ok := store.As[store.Workflows](i.st)
 	return ok
 }
 

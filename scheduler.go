@@ -174,14 +174,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		pc := sched.PeriodicConfig{Jobs: cfg.periodic(client), Enqueue: enqueue, Now: now, Logger: cfg.Logger}
 		periodic.Go(func() { sched.RunPeriodic(ctx, s.st, pc) })
 	}
-	if ss, ok := s.st.(store.ScheduleStore); ok && cfg.StoredSchedulesPoll > 0 {
+	if ss, ok := store.As[store.ScheduleStore](s.st); ok && cfg.StoredSchedulesPoll > 0 {
 		sc := sched.StoredConfig{
 			Build:   func(st store.StoredSchedule) (sched.Periodic, error) { return storedPeriodic(st, now) },
 			Enqueue: enqueue, Now: now, Logger: cfg.Logger, Poll: cfg.StoredSchedulesPoll,
 		}
 		periodic.Go(func() { sched.RunStored(ctx, s.st, ss, sc) })
 	}
-	if ws, ok := s.st.(store.Workflows); ok {
+	if ws, ok := store.As[store.Workflows](s.st); ok {
 		periodic.Go(func() { sched.RunWorkflows(ctx, ws, cfg.MaxSleep, cfg.Logger) })
 	}
 	sched.Run(ctx, s.st, sched.Config{

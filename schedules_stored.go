@@ -63,7 +63,7 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 		byKey[[2]string{s.Queue, s.Name}] = r
 		out = append(out, r)
 	}
-	if ss, ok := i.st.(store.ScheduleStore); ok {
+	if ss, ok := store.As[store.ScheduleStore](i.st); ok {
 		stored, _, err := ss.ListStoredSchedules(ctx)
 		if err != nil {
 			return nil, err

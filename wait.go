@@ -33,7 +33,7 @@ const WaitRetention = time.Minute
 //
 // A job that is retried or snoozed has not ended: WaitJob goes on waiting.
 func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, error) {
-	w, ok := c.st.(store.JobWaiter)
+	w, ok := store.As[store.JobWaiter](c.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for jobs", ErrNotSupported, c.st)
 	}

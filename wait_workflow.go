@@ -23,7 +23,7 @@ import (
 // A workflow that ended and is still kept returns at once. Safe for
 // concurrent use.
 func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
-	w, ok := c.st.(store.WorkflowWaiter)
+	w, ok := store.As[store.WorkflowWaiter](c.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for workflows", ErrNotSupported, c.st)
 	}

@@ -29,7 +29,7 @@ func runningTask(ctx context.Context, what string) (ref taskRef, ws store.Workfl
 	if !ok {
 		return ref, nil, fmt.Errorf("%w: %s: job %q is not a workflow task", ErrInvalidWorkflow, what, rec.ID)
 	}
-	if ws, ok = st.(store.Workflows); !ok {
+	if ws, ok = store.As[store.Workflows](st); !ok {
 		return ref, nil, fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, st)
 	}
 	return taskRef{workflow: wf, task: task}, ws, nil
@@ -90,7 +90,7 @@ func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
 	if more.err != nil {
 		return more.err
 	}
-	ws, ok := c.st.(store.Workflows)
+	ws, ok := store.As[store.Workflows](c.st)
 	if !ok {
 		return fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, c.st)
 	}

@@ -73,7 +73,7 @@ func New(store hopper.Store, cfg *Config) http.Handler {
 		panic(err)
 	}
 	d := &dash{ins: hopper.NewInspector(store), cfg: settled}
-	d.events, _ = store.(hstore.EventReader)
+	d.events, _ = hstore.As[hstore.EventReader](store)
 	d.pages = d.mustParsePages()
 
 	mux := http.NewServeMux()

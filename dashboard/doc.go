@@ -56,6 +56,11 @@
 // page. A workflow can be cancelled, or have its failed tasks retried,
 // after a confirmation page that counts what the action does.
 //
+// A queue's limits form changes only the settings the operator changed
+// on it (it sends the values it showed beside the values typed), in one
+// atomic step (hopper.Inspector.UpdateQueueConfig): a setting another
+// operator changed after the page was rendered stays as they set it.
+//
 // A search of a jobs list (kind, args, the start of an ID) goes through
 // the state a stretch per request (hopper.Inspector.SearchJobs: each
 // answers within about 150 ms, the store narrowing the candidates itself),

@@ -66,69 +66,42 @@ func durField(d time.Duration) string {
 	return shortDuration(d)
 }
 
-// postLimits sets a queue's MaxRunning, RateLimit, RatePeriod and
+// postLimits changes a queue's MaxRunning, RateLimit, RatePeriod and
 // Retention, the group limits and the kind index from the jobs page's form
-// (Inspector.SetQueueConfig). An empty field means none; an unticked
-// kind_index turns the index off. The queue's pause and events settings
-// are kept as read just before.
+// (Inspector.UpdateQueueConfig). An empty field means none; an unticked
+// kind_index turns the index off. The form sends, beside each field, the
+// value the page showed (shown_<field>, with shown=1): only the fields the
+// operator changed are changed, so a change another operator made since
+// the page was rendered stays. A form without them (an older page, a
+// script) sets every field it names as sent. The queue's pause and events
+// settings are never changed here.
 func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
 	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	st, err := d.ins.GetQueueStats(r.Context(), queue)
+	var cfg hopper.QueueConfig
+	err := d.ins.UpdateQueueConfig(r.Context(), queue, func(c *hopper.QueueConfig) error {
+		edited, shown := *c, *c
+		if err := parseLimits(r, "", &edited); err != nil {
+			return err
+		}
+		if r.PostFormValue("shown") == "1" {
+			if err := parseLimits(r, "shown_", &shown); err != nil {
+				return err
+			}
+		}
+		c.ApplyChanges(shown, edited)
+		cfg = *c
+		return nil
+	})
 	if err != nil {
-		return outcome{}, err
-	}
-	cfg := st.Config
-	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot save the limits", msg} }
-	count := func(field, label string) (int, error) {
-		v := strings.TrimSpace(r.PostFormValue(field))
-		if v == "" {
-			return 0, nil
+		var ue *userError
+		if errors.As(err, &ue) {
+			return outcome{}, err
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return 0, bad(label + " must be a whole number of 0 or more (empty for none), not “" + v + "”.")
-		}
-		return n, nil
-	}
-	dur := func(field, label string) (time.Duration, error) {
-		v := strings.TrimSpace(r.PostFormValue(field))
-		if v == "" {
-			return 0, nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return 0, bad(label + " must be a duration such as 1s, 10m or 24h (empty for none), not “" + v + "”.")
-		}
-		return d, nil
-	}
-	if cfg.MaxRunning, err = count("max_running", "Max running"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.RateLimit, err = count("rate_limit", "Rate limit"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.RatePeriod, err = dur("rate_period", "Rate period"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.Retention, err = dur("retention", "Retention"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.GroupMaxRunning, err = count("group_max_running", "Max running per group"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.GroupRateLimit, err = count("group_rate_limit", "Rate limit per group"); err != nil {
-		return outcome{}, err
-	}
-	if cfg.GroupRatePeriod, err = dur("group_rate_period", "Rate period per group"); err != nil {
-		return outcome{}, err
-	}
-	cfg.KindIndex = r.PostFormValue("kind_index") == "1"
-	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
 		if errors.Is(err, hopper.ErrInvalidConfig) {
-			return outcome{}, bad(err.Error())
+			return outcome{}, &userError{http.StatusBadRequest, "Cannot save the limits", err.Error()}
 		}
 		return outcome{}, err
 	}
@@ -139,6 +112,73 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
 		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
 		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit, "kind_index", cfg.KindIndex}}, nil
+}
+
+// parseLimits sets the fields of cfg the limits form has from the form
+// values named prefix+field, or returns a userError naming a bad one.
+func parseLimits(r *http.Request, prefix string, cfg *hopper.QueueConfig) error {
+	p := limitsParser{r: r, prefix: prefix}
+	p.count("max_running", "Max running", &cfg.MaxRunning)
+	p.count("rate_limit", "Rate limit", &cfg.RateLimit)
+	p.dur("rate_period", "Rate period", &cfg.RatePeriod)
+	p.dur("retention", "Retention", &cfg.Retention)
+	p.count("group_max_running", "Max running per group", &cfg.GroupMaxRunning)
+	p.count("group_rate_limit", "Rate limit per group", &cfg.GroupRateLimit)
+	p.dur("group_rate_period", "Rate period per group", &cfg.GroupRatePeriod)
+	cfg.KindIndex = r.PostFormValue(prefix+"kind_index") == "1"
+	return p.err
+}
+
+// limitsParser reads the limits form's fields; after the first bad one
+// it reads nothing more and keeps that field's error.
+type limitsParser struct {
+	r      *http.Request
+	prefix string
+	err    error
+}
+
+func (p *limitsParser) value(field string) string {
+	return strings.TrimSpace(p.r.PostFormValue(p.prefix + field))
+}
+
+func (p *limitsParser) bad(msg string) {
+	p.err = &userError{http.StatusBadRequest, "Cannot save the limits", msg}
+}
+
+// count reads a whole number of 0 or more; empty means 0.
+func (p *limitsParser) count(field, label string, to *int) {
+	v := p.value(field)
+	if p.err != nil {
+		return
+	}
+	if v == "" {
+		*to = 0
+		return
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		p.bad(label + " must be a whole number of 0 or more (empty for none), not “" + v + "”.")
+		return
+	}
+	*to = n
+}
+
+// dur reads a duration of 0 or more; empty means 0.
+func (p *limitsParser) dur(field, label string, to *time.Duration) {
+	v := p.value(field)
+	if p.err != nil {
+		return
+	}
+	if v == "" {
+		*to = 0
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		p.bad(label + " must be a duration such as 1s, 10m or 24h (empty for none), not “" + v + "”.")
+		return
+	}
+	*to = d
 }
 
 // postGroupLimit gives one group of a queue a cap of its own, or removes

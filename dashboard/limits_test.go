@@ -133,3 +133,42 @@ func TestKindIndexSearch(t *testing.T) {
 		wantLacks(t, body, "restarted search", "(kind index)")
 	})
 }
+
+// An operator who changes one field of the limits form changes that field
+// alone: a setting another operator changed after the page was rendered
+// stays as they set it.
+func TestQueueLimitsChangeOnlyWhatChanged(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		ctx := context.Background()
+		if err := ins.SetQueueConfig(ctx, "lim", hopper.QueueConfig{RateLimit: 50, Retention: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		body := get(t, h, "/queues/lim/ready").Body
+		wantContains(t, body, "the values the form was rendered with", `name="shown" value="1"`,
+			`name="shown_rate_limit" value="50"`, `name="shown_retention" value="1h"`, `name="shown_group_max_running" value=""`)
+
+		// Another operator caps the groups meanwhile.
+		if err := ins.UpdateQueueConfig(ctx, "lim", func(c *hopper.QueueConfig) error { c.GroupMaxRunning = 4; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// The first operator sets Max running, sending the rest as shown.
+		form := url.Values{"shown": {"1"}}
+		for field, v := range map[string]string{"max_running": "", "rate_limit": "50", "rate_period": "1s", "retention": "1h",
+			"group_max_running": "", "group_rate_limit": "", "group_rate_period": ""} {
+			form.Set(field, v)
+			form.Set("shown_"+field, v)
+		}
+		form.Set("max_running", "3")
+		wantRedirect(t, post(t, h, "/queues/lim/limits", form), "/queues/lim/ready?flash=limits", "save one field")
+		st, err := ins.GetQueueStats(ctx, "lim")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hopper.QueueConfig{MaxRunning: 3, RateLimit: 50, RatePeriod: time.Second, Retention: time.Hour, GroupMaxRunning: 4}
+		if st.Config != want {
+			t.Errorf("config after changing Max running alone: %+v, want %+v (the other operator's GroupMaxRunning kept)", st.Config, want)
+		}
+	})
+}

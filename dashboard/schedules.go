@@ -66,7 +66,7 @@ func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := schedulesPage{base: d.base(r, "Periodic jobs", "schedules")}
-	_, p.StoredOK = d.ins.Store().(store.ScheduleStore)
+	_, p.StoredOK = store.As[store.ScheduleStore](d.ins.Store())
 	now := d.cfg.Now()
 	for _, s := range list {
 		if !s.SeenAt.IsZero() || !s.Stored { // registered by a scheduler

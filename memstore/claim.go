@@ -20,9 +20,9 @@ const (
 )
 
 // Claim moves up to req.Max jobs from the front of ready to unack, each with
-// Attempt+1, a new fencing token (unique and increasing across the whole
-// store), AttemptedAt now and a lease deadline of now+req.Lease (rounded up
-// to the millisecond). The returned records are deep copies, oldest first.
+// Attempt+1, the claim's fencing token (one per call, shared by its jobs,
+// unique and increasing across the whole store), AttemptedAt now and a
+// lease deadline of now+req.Lease (rounded up to the millisecond). The returned records are deep copies, oldest first.
 //
 // A paused queue yields nothing with RetryIn one second. QueueConfig.MaxRunning
 // caps the queue's unack jobs; when it holds jobs back, RetryIn is 100ms
@@ -79,12 +79,11 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	b := newBatch(n, size)
-	tok := s.token.Add(uint64(n)) - uint64(n)
+	tok := s.token.Add(1)
 	deadlineMs := nowMs + mstime.Ceil(req.Lease)
 	deadline := atMs(now, nowMs, deadlineMs)
 	for i, j := range taken {
 		taken[i] = nil
-		tok++
 		j.rec.Attempt++
 		j.rec.Token = tok
 		j.rec.AttemptedAt = now

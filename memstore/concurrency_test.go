@@ -25,7 +25,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	var (
 		mu     sync.Mutex
 		got    = make(map[string]int)
-		tokens = make(map[uint64]bool)
+		claims = make(map[string]bool) // "ID/token": one claim of one job
 		wg     sync.WaitGroup
 	)
 	for w := range claimers {
@@ -42,10 +42,11 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 				mu.Lock()
 				for _, j := range res.Jobs {
 					got[j.ID]++
-					if tokens[j.Token] {
-						t.Errorf("token %d issued twice", j.Token)
+					c := fmt.Sprintf("%s/%d", j.ID, j.Token)
+					if claims[c] {
+						t.Errorf("job %s claimed twice with token %d", j.ID, j.Token)
 					}
-					tokens[j.Token] = true
+					claims[c] = true
 				}
 				mu.Unlock()
 			}

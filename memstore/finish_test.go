@@ -96,7 +96,7 @@ func TestFinishPerRequestErrors(t *testing.T) {
 	jobs := claim(t, s, 2, time.Minute).Jobs
 	errs := finish(t, s,
 		store.AttemptEnd{Queue: testQueue, ID: "a", Token: jobs[0].Token, Outcome: store.OutcomeAck},
-		store.AttemptEnd{Queue: testQueue, ID: "b", Token: jobs[0].Token, Outcome: store.OutcomeAck},
+		store.AttemptEnd{Queue: testQueue, ID: "b", Token: jobs[0].Token + 1, Outcome: store.OutcomeAck},
 		store.AttemptEnd{Queue: testQueue, ID: "nope", Token: 1, Outcome: store.OutcomeAck},
 		store.AttemptEnd{Queue: "other", ID: "a", Token: 1, Outcome: store.OutcomeAck},
 		store.AttemptEnd{Queue: "bad queue", ID: "a", Token: 1, Outcome: store.OutcomeAck},

@@ -78,6 +78,13 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	q := s.queue(queue, true)
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.setConfig(cfg)
+	return nil
+}
+
+// setConfig replaces q's config and applies what follows from it; q.mu
+// is held.
+func (q *queue) setConfig(cfg store.QueueConfig) {
 	if cfg.RateLimit == 0 {
 		q.rate = rateLog{}
 	}
@@ -87,7 +94,6 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 		q.ready.limitsChanged(cfg.GroupMaxRunning)
 	}
 	q.signalReady()
-	return nil
 }
 
 // GetJob returns a deep copy of the job id of queue, in whatever state it

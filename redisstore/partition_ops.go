@@ -82,18 +82,25 @@ func (s *Store) partsStats(ctx context.Context, queue string, parts []string) (s
 	return sum, nil
 }
 
-// setPartsConfig gives every partition of queue the configuration cfg. A
+// setPartsConfig gives every partition of queue the configuration cfg,
+// when old is nil or equals the first partition's (the one GetQueueStats
+// reports): a compare-and-swap on the first partition, then a write of
+// the others, so two swaps at once on a partitioned queue may leave the
+// later partitions with the settings of the one that wrote them last. A
 // queue-wide cap or rate limit cannot hold across slots: it is refused.
-func (s *Store) setPartsConfig(ctx context.Context, queue string, parts []string, cfg store.QueueConfig) error {
+func (s *Store) setPartsConfig(ctx context.Context, queue string, parts []string, old *store.QueueConfig, cfg store.QueueConfig) (bool, error) {
 	if cfg.MaxRunning > 0 || cfg.RateLimit > 0 {
-		return fmt.Errorf("%w: queue %q has %d partitions: MaxRunning and RateLimit would count each partition apart; use GroupMaxRunning or GroupRateLimit, which hold exactly (a group lives in one partition)", store.ErrInvalidConfig, queue, len(parts))
+		return false, fmt.Errorf("%w: queue %q has %d partitions: MaxRunning and RateLimit would count each partition apart; use GroupMaxRunning or GroupRateLimit, which hold exactly (a group lives in one partition)", store.ErrInvalidConfig, queue, len(parts))
 	}
-	for _, p := range parts {
-		if err := s.SetQueueConfig(ctx, p, cfg); err != nil {
-			return err
+	for i, p := range parts {
+		if ok, err := s.swapConfig(ctx, p, old, cfg); err != nil || !ok {
+			return false, err
+		}
+		if i == 0 {
+			old = nil
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // partsGroups lists the groups of every partition (a group lives in one),

@@ -94,15 +94,41 @@ func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueSta
 // SetQueueConfig replaces a queue's settings (see store.Admin). It wakes one idle worker of the
 // queue, since resuming or raising a limit may make jobs claimable.
 func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
+	_, err := s.swapConfig(ctx, queue, nil, cfg)
+	return err
+}
+
+// swapConfig replaces a queue's settings with cfg, when old is nil or
+// equals the settings stored (lua/config.lua), and reports whether it did.
+func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueConfig, cfg store.QueueConfig) (bool, error) {
 	if err := s.begin(ctx, queue); err != nil {
-		return err
+		return false, err
 	}
 	if parts := s.partNames(queue); parts != nil {
-		return s.setPartsConfig(ctx, queue, parts, cfg)
+		return s.setPartsConfig(ctx, queue, parts, old, cfg)
 	}
 	if err := s.register(ctx, queue); err != nil {
-		return wrap("set config of "+strconv.Quote(queue), err)
+		return false, wrap("set config of "+strconv.Quote(queue), err)
 	}
+	args := configArgs(cfg)
+	if old != nil {
+		args = append(args, configArgs(*old)...)
+	}
+	sh, err := s.runQ(ctx, fullScript("config"), queue, args...).Text()
+	if err != nil {
+		return false, wrap("set config of "+strconv.Quote(queue), err)
+	}
+	if sh == "!" {
+		return false, nil
+	}
+	// The queue's shape now: the hot scripts' next variant.
+	s.shapes.set(queue, parseShape(sh))
+	return true, nil
+}
+
+// configArgs encodes cfg as lua/config.lua's arguments. Durations are kept
+// in milliseconds, rounded up (the scripts compute with them).
+func configArgs(cfg store.QueueConfig) []any {
 	paused, kinds := 0, 0
 	if cfg.Paused {
 		paused = 1
@@ -110,16 +136,8 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	if cfg.KindIndex {
 		kinds = 1
 	}
-	// Durations are kept in milliseconds, rounded up (the scripts compute
-	// with them).
-	sh, err := s.runQ(ctx, fullScript("config"), queue, paused, cfg.MaxRunning, cfg.RateLimit,
-		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning,
-		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds).Text()
-	if err == nil {
-		// The queue's shape now: the hot scripts' next variant.
-		s.shapes.set(queue, parseShape(sh))
-	}
-	return wrap("set config of "+strconv.Quote(queue), err)
+	return []any{paused, cfg.MaxRunning, cfg.RateLimit, mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention),
+		cfg.EventsMaxLen, cfg.GroupMaxRunning, cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds}
 }
 
 // GetThroughput reports acks and failures of queue since since (see

@@ -10,6 +10,9 @@ import (
 // Store; hopper.Inspector is its only caller and checks every request
 // first (valid queue names and states, a state the action allows, ranges
 // in bounds), so an Admin method applies what it is given.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Admin interface {
 	// GetQueueStats reports one queue: jobs per state, its config and the age
 	// of its oldest ready job. A queue never seen reports zeros.

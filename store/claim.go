@@ -36,7 +36,9 @@ func (r *ClaimOpts) Validate() error {
 // ClaimResult is what Store.Claim returned.
 type ClaimResult struct {
 	// Jobs claimed, oldest first, each in StateUnack with Token, Deadline
-	// and Attempt set.
+	// and Attempt set. Every job of one claim has the same Token, new to
+	// this call; a job's claim is named by its ID and that token together
+	// (see the package documentation, Tokens).
 	Jobs []*JobRecord
 	// RetryIn is set when the queue is paused or a concurrency or rate
 	// limit held jobs back: the earliest time worth claiming again.

@@ -36,9 +36,10 @@
 //     resolution. Durations in requests (Delay, Lease) are measured on that
 //     clock and rounded up, so nothing falls due or expires early.
 //   - A job is never returned by Claim before it is due.
-//   - Claim counts the attempt (Attempt+1) and issues a fresh fencing Token.
-//     Finish and Extend succeed only with the token of the current claim; a
-//     stale token changes nothing and reports ErrLeaseLost.
+//   - Claim counts the attempt (Attempt+1) and issues a fresh fencing Token
+//     (see Tokens below). Finish and Extend succeed only with the token of
+//     the job's current claim; a stale token changes nothing and reports
+//     ErrLeaseLost.
 //   - Enqueue with an ID that already exists in the queue creates nothing
 //     and reports the existing job as a duplicate, so a retried write never
 //     makes two jobs.
@@ -47,6 +48,47 @@
 //     nothing and does not fail the others.
 //   - All methods are safe for concurrent use by any number of goroutines
 //     and processes.
+//
+// # Tokens
+//
+// A token fences one claim of one job: Finish and Extend name a job by
+// queue, ID and token (AttemptEnd, LeaseRef), and succeed only while that
+// job is in unack under the claim that issued the token. It proves that
+// the caller holds the job's current claim: not that it is the only
+// process that ever ran the attempt (a worker whose lease expired may
+// still be running the handler when another one claims the job), only
+// that a stale worker can no longer end or extend the job.
+//
+// One call to Claim issues one token, shared by every job it returns;
+// each call issues a new one, never issued before by the store (both
+// stores take it from one counter for the whole store, so tokens
+// increase). A token alone therefore does not name a claimed job: the
+// pair (ID, token) does, because a job is claimed at most once per call.
+// So Finish and Extend of one job of a claim never touch the others: acking
+// one job leaves the rest of its claim in unack under their leases, a nack
+// or a release of one gives up that job alone, and Extend renews each
+// listed job's lease on its own. Once a job is claimed again its old
+// (ID, token) is stale even though the other jobs of the old claim still
+// hold that token.
+//
+// # Wrapping a store
+//
+// A store wrapped for tracing, metrics or a test double keeps what the
+// store it wraps can do when the wrapper has an Unwrap method returning it
+// (Wrapper), as error and slog.Handler wrappers do: the wrapper embeds
+// Store, overrides the methods it wants to see, and adds
+//
+//	func (w *tracing) Unwrap() store.Store { return w.Store }
+//
+// Every optional capability (Admin, Workflows, JobWaiter, WorkflowWaiter,
+// EventReader, ScheduleStore, Groups, Durations, Searcher, Partitioner) is
+// found with As, which returns the outermost store of the chain that
+// implements it. So a capability's calls go straight to the innermost store
+// that has it, past a wrapper that does not implement it: a wrapper that
+// wants to see them (say, to trace Workflows.TaskResult) implements that
+// interface itself and delegates. A wrapper without Unwrap has only the
+// methods it declares: its workflows, Wait, events and Inspector fail
+// with hopper.ErrNotSupported.
 //
 // # Who checks what
 //

@@ -11,6 +11,9 @@ import (
 // of the store's clock, for DurationsKept. Workers record what they ran
 // about once a minute, so nothing is written per job. Both of hopper's
 // stores implement it; hopper.Inspector.GetKindDurations reads it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Durations interface {
 	// AddDurations adds counts to the buckets of the current hour.
 	AddDurations(ctx context.Context, counts []DurationCount) error

@@ -93,6 +93,9 @@ const (
 
 // EventReader is implemented by stores that keep an event stream per queue.
 // hopper.Subscribe reads it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type EventReader interface {
 	// ReadEvents returns up to max events of the queues in from, each
 	// after the position from names for its queue (a Pos, FromStart or
@@ -111,6 +114,9 @@ type EventReader interface {
 
 // JobWaiter is implemented by stores that can tell a caller when a job
 // ends without polling. hopper.Client.WaitJob uses it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type JobWaiter interface {
 	// WatchJob starts watching the job and returns once the watch is in
 	// place: from then on the job's end cannot be missed. The channel

@@ -10,7 +10,8 @@ type AttemptEnd struct {
 	// Queue and ID name the job.
 	Queue string
 	ID    string
-	// Token is the fencing token from the claim.
+	// Token is the fencing token from the claim (shared by the jobs of
+	// that claim; the request ends job ID alone).
 	Token uint64
 	// Outcome says where the job goes; one of OutcomeAck to OutcomeCancel.
 	Outcome Outcome

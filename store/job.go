@@ -36,7 +36,9 @@ type JobRecord struct {
 	// FinishedAt is when the job reached done or garbage.
 	FinishedAt time.Time
 	// Deadline is the lease deadline and Token the fencing token of the
-	// current claim; both set only in unack.
+	// current claim; both set only in unack. The jobs of one claim share
+	// its token; the job's ID and Token together name its claim (see
+	// Tokens in the package documentation).
 	Deadline time.Time
 	Token    uint64
 	// Errors holds the latest failed attempts, oldest first, at most

@@ -2,7 +2,9 @@ package store
 
 import "time"
 
-// LeaseRef names one claim: the job and the token its worker holds.
+// LeaseRef names one claim of one job: the job and the token its worker
+// holds. Other jobs of the same claim have the same token; a LeaseRef
+// concerns its own job alone.
 type LeaseRef struct {
 	Queue string
 	ID    string

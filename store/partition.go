@@ -43,6 +43,9 @@ func SplitPartition(name string) (queue string, i int, ok bool) {
 // (redisstore with Config.Partitions). The Scheduler maintains each
 // partition as a queue of its own, so that a signal from one partition
 // costs one Maintain, not one per partition.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Partitioner interface {
 	// Partitions returns the names of queue's partitions, or nil when the
 	// queue is not partitioned. Safe for concurrent use.

@@ -13,8 +13,9 @@ const DefaultRatePeriod = time.Second
 // MaxRunning (a cap on running jobs across all workers), RateLimit per
 // RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
 // wherever it starts), group caps, the Retention of acked jobs, the kind
-// index, and EventsMaxLen, the length of its event stream. Change it with
-// hopper's Inspector.SetQueueConfig, PauseQueue and ResumeQueue.
+// index, and EventsMaxLen, the length of its event stream. Change some of
+// it with hopper's Inspector.UpdateQueueConfig, PauseQueue and ResumeQueue
+// (atomic: see ConfigSwapper), all of it with Inspector.SetQueueConfig.
 type QueueConfig struct {
 	// Paused stops every worker from claiming from the queue. Enqueue still
 	// works.
@@ -217,6 +218,9 @@ type GroupStats struct {
 
 // Groups is implemented by stores that keep per-group caps and report a
 // queue's groups. Both stores of this module implement it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Groups interface {
 	// SetGroupLimit gives group of queue a cap of its own on running
 	// jobs, overriding QueueConfig.GroupMaxRunning; limit 0 removes it.

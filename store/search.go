@@ -9,6 +9,9 @@ import "context"
 // every job. hopper.Inspector.SearchJobs uses it when the store has it.
 // Both of hopper's stores implement it, with the kind index
 // (QueueConfig.KindIndex).
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Searcher interface {
 	// SearchJobs examines up to req.Examine jobs from position req.From
 	// of what req.Walk names, and returns those in req.State that may

@@ -22,12 +22,14 @@ type Store interface {
 
 	// Claim moves up to req.Max due jobs from ready to unack, highest
 	// NewJob.Priority first and in FIFO order within one, each with a
-	// lease of req.Lease, a new token and its attempt counted. Tokens
-	// grow with the claims on a queue: every token of a claim is greater
-	// than those of every claim on the queue that took its jobs before it,
-	// and within a claim they do not go down (a worker with two claims in
-	// flight on a queue dispatches their jobs in token order). It claims nothing from a paused queue and respects the
-	// queue's global concurrency and rate limits; when a limit held it
+	// lease of req.Lease and its attempt counted, all under one new token
+	// that they share (ending or extending one of them never affects the
+	// others: see Tokens in the package documentation). Tokens grow with
+	// the claims on a queue: a claim's token is greater than that of every
+	// claim on the queue that took its jobs before it (a worker with two
+	// claims in flight on a queue dispatches their jobs in token order).
+	// It claims nothing from a paused queue and respects the queue's
+	// global concurrency and rate limits; when a limit held it
 	// back, the result's RetryIn says when trying again may succeed. A
 	// request that fails ClaimOpts.Validate fails the call.
 	Claim(ctx context.Context, req ClaimOpts) (ClaimResult, error)

@@ -63,6 +63,9 @@ func (s *StoredSchedule) Validate(parse func(spec string) error) error {
 
 // ScheduleStore is implemented by stores that keep periodic schedules
 // (both stores of this module). Safe for concurrent use.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type ScheduleStore interface {
 	// PutSchedule adds the schedule, or replaces the one of the same
 	// queue and name. A schedule that fails Validate fails the call.

@@ -53,6 +53,9 @@ import (
 // once per task end even when a process dies between a job's end and its
 // workflow's update (see each store's documentation for how), and a task's
 // job is enqueued at most once per workflow.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type Workflows interface {
 	// EnqueueWorkflow stores w with every task, or nothing: its tasks
 	// with no dependencies are enqueued into their queues, the others

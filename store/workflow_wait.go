@@ -5,6 +5,9 @@ import "context"
 // WorkflowWaiter is implemented by stores that can tell a caller when a
 // workflow ends without polling, as JobWaiter does for a job.
 // hopper.Client.WaitWorkflow uses it.
+//
+// An optional capability: hopper finds it with As, which looks through a
+// wrapper's Unwrap (see Wrapper).
 type WorkflowWaiter interface {
 	// WatchWorkflow starts watching workflow id and returns once the
 	// watch is in place: from then on its end cannot be missed. The

@@ -21,6 +21,7 @@ func claimCases() []engineCase {
 		{name: "RunAtKept", fn: testClaimRunAtKept},
 		{name: "AttemptCountedAtClaim", fn: testClaimAttempt},
 		{name: "FreshTokenEachClaim", fn: testClaimTokens},
+		{name: "SharedTokenOfOneClaim", fn: testClaimSharedToken},
 		{name: "NotBeforeDue", fn: testClaimNotBeforeDue},
 		{name: "ConcurrentClaimers", fn: testClaimConcurrent},
 		{name: "TokensFollowClaimOrder", fn: testClaimTokenOrder},

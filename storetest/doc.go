@@ -36,7 +36,9 @@
 // as skipped otherwise (a store without Admin still runs jobs; the
 // Inspector, the dashboard and the command line say what they cannot show).
 // It checks inspection and the operator's actions (QueueStats, Throughput,
-// GetJob, ListJobs, Requeue, Delete, Cancel, Workers, SetQueueConfig), and
+// GetJob, ListJobs, Requeue, Delete, Cancel, Workers, SetQueueConfig, and
+// CompareAndSwapQueueConfig when the store implements store.ConfigSwapper:
+// two operators changing different settings at once both win), and
 // the parts of the lifecycle only Admin can show or set: the records GetJob
 // returns (due times, error history, results, finish times), which
 // retention an ack applies, pausing a queue, MaxRunning, RateLimit (in

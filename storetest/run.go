@@ -36,15 +36,15 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	if probe == nil {
 		t.Fatal("newStore returned a nil Store")
 	}
-	_, hasAdmin := probe.(store.Admin)
-	_, hasEvents := probe.(store.EventReader)
-	_, hasWatch := probe.(store.JobWaiter)
-	_, hasWorkflows := probe.(store.Workflows)
-	_, hasWatchWorkflow := probe.(store.WorkflowWaiter)
-	_, hasGroups := probe.(store.Groups)
-	_, hasStored := probe.(store.ScheduleStore)
-	_, hasDurations := probe.(store.Durations)
-	_, hasSearcher := probe.(store.Searcher)
+	_, hasAdmin := store.As[store.Admin](probe)
+	_, hasEvents := store.As[store.EventReader](probe)
+	_, hasWatch := store.As[store.JobWaiter](probe)
+	_, hasWorkflows := store.As[store.Workflows](probe)
+	_, hasWatchWorkflow := store.As[store.WorkflowWaiter](probe)
+	_, hasGroups := store.As[store.Groups](probe)
+	_, hasStored := store.As[store.ScheduleStore](probe)
+	_, hasDurations := store.As[store.Durations](probe)
+	_, hasSearcher := store.As[store.Searcher](probe)
 	t.Run("Engine", func(t *testing.T) {
 		for _, g := range engineGroups() {
 			t.Run(g.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 				for _, c := range g.cases {
 					c.run(t, func(t *testing.T, fn adminFunc) {
 						s := freshStore(t, newStore)
-						a, ok := s.(store.Admin)
+						a, ok := store.As[store.Admin](s)
 						if !ok {
 							t.Fatalf("newStore returned a %T, which does not implement store.Admin, after a %T that does", s, probe)
 						}
@@ -77,13 +77,13 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	// The optional groups: a case that also needs store.Admin gets it, or
 	// nil when the store has none (and skips).
-	adminOf := func(s store.Store) store.Admin { a, _ := s.(store.Admin); return a }
+	adminOf := func(s store.Store) store.Admin { a, _ := store.As[store.Admin](s); return a }
 	wrongStore := func(t *testing.T, s store.Store, iface string) {
 		t.Fatalf("newStore returned a %T, which does not implement %s, after a %T that does", s, iface, probe)
 	}
 	runOptional(t, "Events", hasEvents, probe, eventsCases(), func(t *testing.T, fn eventsFunc) {
 		s := freshStore(t, newStore)
-		r, ok := s.(store.EventReader)
+		r, ok := store.As[store.EventReader](s)
 		if !ok {
 			wrongStore(t, s, "store.EventReader")
 		}
@@ -91,7 +91,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "WatchJob", hasWatch, probe, watchCases(), func(t *testing.T, fn watchFunc) {
 		s := freshStore(t, newStore)
-		w, ok := s.(store.JobWaiter)
+		w, ok := store.As[store.JobWaiter](s)
 		if !ok {
 			wrongStore(t, s, "store.JobWaiter")
 		}
@@ -99,7 +99,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "Workflows", hasWorkflows, probe, workflowCases(), func(t *testing.T, fn workflowFunc) {
 		s := freshStore(t, newStore)
-		w, ok := s.(store.Workflows)
+		w, ok := store.As[store.Workflows](s)
 		if !ok {
 			wrongStore(t, s, "store.Workflows")
 		}
@@ -107,8 +107,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "WatchWorkflow", hasWorkflows && hasWatchWorkflow, probe, watchWorkflowCases(), func(t *testing.T, fn watchWorkflowFunc) {
 		s := freshStore(t, newStore)
-		w, ok1 := s.(store.Workflows)
-		ww, ok2 := s.(store.WorkflowWaiter)
+		w, ok1 := store.As[store.Workflows](s)
+		ww, ok2 := store.As[store.WorkflowWaiter](s)
 		if !ok1 || !ok2 {
 			wrongStore(t, s, "store.Workflows and store.WorkflowWaiter")
 		}
@@ -116,7 +116,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "StoredSchedules", hasStored, probe, storedCases(), func(t *testing.T, fn storedFunc) {
 		s := freshStore(t, newStore)
-		ss, ok := s.(store.ScheduleStore)
+		ss, ok := store.As[store.ScheduleStore](s)
 		if !ok {
 			wrongStore(t, s, "store.ScheduleStore")
 		}
@@ -124,7 +124,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "GroupLimits", hasGroups, probe, groupLimitCases(), func(t *testing.T, fn groupLimitFunc) {
 		s := freshStore(t, newStore)
-		g, ok := s.(store.Groups)
+		g, ok := store.As[store.Groups](s)
 		if !ok {
 			wrongStore(t, s, "store.Groups")
 		}
@@ -136,7 +136,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "Durations", hasDurations, probe, durationsCases(), func(t *testing.T, fn durationsFunc) {
 		s := freshStore(t, newStore)
-		ds, ok := s.(store.Durations)
+		ds, ok := store.As[store.Durations](s)
 		if !ok {
 			wrongStore(t, s, "store.Durations")
 		}
@@ -144,7 +144,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	runOptional(t, "KindIndex", hasSearcher && hasAdmin, probe, kindIndexCases(), func(t *testing.T, fn kindIndexFunc) {
 		s := freshStore(t, newStore)
-		se, ok := s.(store.Searcher)
+		se, ok := store.As[store.Searcher](s)
 		if !ok {
 			wrongStore(t, s, "store.Searcher")
 		}
@@ -256,5 +256,6 @@ func adminGroups() []group[adminFunc] {
 		{"Cancel", cancelCases()},
 		{"Workers", adminWorkerCases()},
 		{"Concurrency", adminConcurrencyCases()},
+		{"ConfigSwap", configSwapCases()},
 	}
 }

@@ -6,6 +6,8 @@
 //	hopper jobs list|show|retry|delete|cancel
 //	hopper workflows list|show|cancel|retry
 //	hopper queues pause|resume NAME...
+//	hopper queues set --max-running N ... NAME...
+//	                                change the settings named by the flags, keep the others
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
 //	hopper outbox relay|migrate|stats|schema
 //	                                the transactional outbox, by running the hopper-outbox
@@ -46,7 +48,7 @@ func commands() []command {
 		{"stats", "print a table of queues: jobs per state, paused, latency, throughput", runStats},
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
 		{"workflows", "list, show, cancel or retry workflows (jobs that depend on jobs)", runWorkflows},
-		{"queues", "pause or resume queues", runQueues},
+		{"queues", "pause or resume queues, or change some of their settings (queues set)", runQueues},
 		{"schedules", "list, pause, resume, respec or delete stored schedules", runSchedules},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},

@@ -8,9 +8,12 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// runQueues pauses or resumes queues.
+// runQueues pauses or resumes queues, or changes some of their settings.
 func runQueues(ctx context.Context, a *app, args []string) error {
-	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME..."
+	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME...\n       hopper queues set [--redis URL] [--max-running N] [--rate-limit N] ... NAME..."
+	if len(args) > 0 && args[0] == "set" {
+		return runQueuesSet(ctx, a, args[1:])
+	}
 	if len(args) == 0 || (args[0] != "pause" && args[0] != "resume") {
 		fmt.Fprintln(a.stderr, usageText)
 		return errUsage

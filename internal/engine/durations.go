@@ -55,7 +55,7 @@ func (c *durationCounts) take() []store.DurationCount {
 // until ctx is done, then once more. It returns at once when the store
 // keeps no durations.
 func (r *worker) durationLoop(ctx context.Context) {
-	if _, ok := r.st.(store.Durations); !ok {
+	if _, ok := store.As[store.Durations](r.st); !ok {
 		return
 	}
 	t := time.NewTicker(durationFlushEvery)
@@ -76,7 +76,7 @@ func (r *worker) durationLoop(ctx context.Context) {
 // flushDurations hands the counted durations to the store, when it keeps
 // them.
 func (r *worker) flushDurations(ctx context.Context) {
-	ds, ok := r.st.(store.Durations)
+	ds, ok := store.As[store.Durations](r.st)
 	if !ok {
 		return
 	}

@@ -131,7 +131,7 @@ func (r *schedRun) run(ctx context.Context) {
 // is (maintaining it covers its partitions, at a call per partition), and
 // failed reports that.
 func expandPartitions(ctx context.Context, st store.Store, queues []string) (out []string, failed bool) {
-	p, ok := st.(store.Partitioner)
+	p, ok := store.As[store.Partitioner](st)
 	if !ok {
 		return slices.Clone(queues), false
 	}

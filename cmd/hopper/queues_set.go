@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
+)
+
+// runQueuesSet changes the settings of queues named by the flags given,
+// and keeps the others (Inspector.UpdateQueueConfig).
+func runQueuesSet(ctx context.Context, a *app, args []string) error {
+	usageLine := "hopper queues set [--redis URL] [--max-running N] [--rate-limit N] ... NAME..."
+	fs := newFlags("queues set", usageLine, a.stderr)
+	sf := addStoreFlags(fs)
+	settings := addConfigFlags(fs)
+	names, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	given := settings.given(fs)
+	if len(names) == 0 || len(given) == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	for _, q := range names {
+		if err := store.ValidateQueue(q); err != nil {
+			return err
+		}
+	}
+	s, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	ins := hopper.NewInspector(s)
+	for _, q := range names {
+		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "set %s of %s\n", strings.Join(given, ", "), q)
+	}
+	return nil
+}
+
+// configFlags are the flags of queues set: one per field of QueueConfig,
+// found by reflection (MaxRunning is --max-running), so that a field added
+// to QueueConfig gets its flag.
+type configFlags struct {
+	values hopper.QueueConfig // the flags' values, written by fs
+	byFlag map[string]int     // flag name -> field index
+	set    []int              // fields of the flags given, after given
+}
+
+// addConfigFlags defines a flag on fs for every field of QueueConfig.
+func addConfigFlags(fs *flag.FlagSet) *configFlags {
+	c := &configFlags{byFlag: map[string]int{}}
+	v := reflect.ValueOf(&c.values).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := kebab(f.Name)
+		usage := "set QueueConfig." + f.Name
+		switch p := v.Field(i).Addr().Interface().(type) {
+		case *bool:
+			fs.BoolVar(p, name, false, usage)
+		case *int:
+			fs.IntVar(p, name, 0, usage+" (0: none)")
+		case *time.Duration:
+			fs.DurationVar(p, name, 0, usage+" (0: none)")
+		default:
+			panic("hopper: queues set has no flag for QueueConfig." + f.Name + " of type " + f.Type.String())
+		}
+		c.byFlag[name] = i
+	}
+	return c
+}
+
+// given records which of the flags fs parsed were given and returns their
+// names.
+func (c *configFlags) given(fs *flag.FlagSet) []string {
+	var names []string
+	fs.Visit(func(f *flag.Flag) {
+		if i, ok := c.byFlag[f.Name]; ok {
+			c.set = append(c.set, i)
+			names = append(names, f.Name)
+		}
+	})
+	return names
+}
+
+// apply sets the fields of the flags given in cfg, and leaves the others.
+func (c *configFlags) apply(cfg *hopper.QueueConfig) error {
+	dst, src := reflect.ValueOf(cfg).Elem(), reflect.ValueOf(c.values)
+	for _, i := range c.set {
+		dst.Field(i).Set(src.Field(i))
+	}
+	return nil
+}
+
+// kebab turns a Go field name into a flag name: MaxRunning is max-running.
+func kebab(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
