@@ -49,8 +49,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvAt(t, pgtest.DB(t))
+}
+
+// newEnvAt is newEnv on the database at url.
+func newEnvAt(t *testing.T, url string) *env {
+	t.Helper()
 	ctx := context.Background()
-	e := &env{url: pgtest.DB(t)}
+	e := &env{url: url}
 	var err error
 	cfg, err := pgxpool.ParseConfig(e.url)
 	if err != nil {
