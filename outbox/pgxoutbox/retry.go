@@ -23,8 +23,8 @@ var errUnreachable = errors.New("PostgreSQL unreachable")
 // conn is the connection it happened on (closed if it broke), or nil for
 // a failure to open one.
 func unreachable(err error, conn *pgconn.PgConn) error {
-	if err == nil || errors.Is(err, errUnreachable) {
-		return err
+	if err == nil || errors.Is(err, errUnreachable) || errors.Is(err, context.Canceled) {
+		return err // a cancelled call closes its connection too
 	}
 	if conn != nil && conn.IsClosed() || conn == nil && connectFailed(err) {
 		return fmt.Errorf("%w: %w", errUnreachable, err)
