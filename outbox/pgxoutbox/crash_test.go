@@ -42,11 +42,7 @@ func TestRelayDiesBeforeCommit(t *testing.T) {
 
 	cs.mu.Lock()
 	cs.after = func() {
-		// The relay's transaction is the session idle in transaction.
-		if _, err := e.pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-			WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`); err != nil {
-			t.Error(err)
-		}
+		killIdleInTx(t, e)
 	}
 	cs.mu.Unlock()
 	r := e.relay(t, nil)

@@ -109,6 +109,16 @@ func run(t *testing.T, r *pgxoutbox.Relay) {
 	})
 }
 
+// killIdleInTx terminates the database sessions idle in a transaction:
+// called from a store call of a batch, the relay's.
+func killIdleInTx(t *testing.T, e *env) {
+	t.Helper()
+	if _, err := e.pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`); err != nil {
+		t.Error(err)
+	}
+}
+
 // stats reads the outbox's stats, failing t on error.
 func stats(t *testing.T, r *pgxoutbox.Relay) pgxoutbox.Stats {
 	t.Helper()

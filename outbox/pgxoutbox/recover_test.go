@@ -27,13 +27,7 @@ func TestRelayWarnsWhatWasStored(t *testing.T) {
 	e.ob = outbox.New(hopper.NewClient(cs, nil), nil)
 	var once sync.Once
 	cs.after = func() {
-		once.Do(func() {
-			// The relay's transaction is the session idle in transaction.
-			if _, err := e.pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-				WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`); err != nil {
-				t.Error(err)
-			}
-		})
+		once.Do(func() { killIdleInTx(t, e) })
 	}
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
