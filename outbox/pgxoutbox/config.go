@@ -63,9 +63,10 @@ type RelayConfig struct {
 	// committed meanwhile are relayed in the first batch. A try is one
 	// connection attempt (two, with the listener's), so an outage costs
 	// PostgreSQL's host about 80 refused connections a second per relay
-	// at the default; a healthy relay never waits on it. The log gets
-	// one warning when the outage begins (repeated every 10 s while it
-	// lasts) and one info when the relay resumes. A server that answers
+	// at the default; a healthy relay never waits on it. The log gets a
+	// warning when the outage begins, from the batches and from the
+	// LISTEN connection (each repeated every 10 s while it lasts), and an
+	// info from each when it ends. A server that answers
 	// but refuses the connection (authentication, an unknown database,
 	// too many clients) is up: that failure is backed off as MaxBackoff
 	// says. Defaults to 25 ms; at least 1 ms.

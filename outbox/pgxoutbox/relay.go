@@ -37,10 +37,10 @@ import (
 // down), the rows stay and the relay backs off. A row in a newer format
 // than this hopper reads is left for a newer relay.
 //
-// When PostgreSQL goes away (a crash, a restart, a failover, the network)
-// the relay logs one warning, and its batches and its LISTEN connection
-// try again every RelayConfig.ReconnectInterval (25 ms) rather than with
-// a growing backoff; transactions cannot commit meanwhile, and those
+// When PostgreSQL goes away (a crash, a restart, the network) the relay
+// logs a warning (and one for its LISTEN connection), and its batches and
+// its LISTEN connection try again every RelayConfig.ReconnectInterval
+// (25 ms) rather than with a growing backoff; transactions cannot commit meanwhile, and those
 // committed before stay in the outbox. Within about that interval of
 // PostgreSQL accepting connections again, the relay listens again, moves
 // the rows committed while it waited in its next batches, and logs an
