@@ -61,7 +61,15 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 	defer cancelLock()
 	finCtx, cancelFin := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.BatchTimeout)
 	defer cancelFin()
-	tx, err := r.pool.Begin(lockCtx)
+	conn, err := r.pool.Acquire(lockCtx)
+	if err != nil {
+		return 0, false, unreachable(fmt.Errorf("connect: %w", err), nil)
+	}
+	defer conn.Release()
+	// A failure that broke the connection means PostgreSQL is unreachable
+	// (see retrier); the deferred Rollback has run by then.
+	defer func() { err = unreachable(err, conn.Conn().PgConn()) }()
+	tx, err := conn.Begin(lockCtx)
 	if err != nil {
 		return 0, false, fmt.Errorf("begin: %w", err)
 	}
@@ -72,18 +80,24 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 	}
 	ctx = finCtx
 	v := r.store(ctx, rows)
+	fail := func(err error) (int, bool, error) {
+		if len(v.remove) > 0 {
+			err = &storedError{stored: len(v.remove), err: err}
+		}
+		return 0, false, err
+	}
 	if len(v.remove) > 0 {
 		if _, err := tx.Exec(ctx, r.sql.remove, v.remove); err != nil {
-			return 0, false, fmt.Errorf("delete relayed rows: %w", err)
+			return fail(fmt.Errorf("delete relayed rows: %w", err))
 		}
 	}
 	if len(v.dead) > 0 {
 		if _, err := tx.Exec(ctx, r.sql.bury, v.dead, v.deadErrs); err != nil {
-			return 0, false, fmt.Errorf("move refused rows to %s: %w", r.ob.Names().Dead, err)
+			return fail(fmt.Errorf("move refused rows to %s: %w", r.ob.Names().Dead, err))
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return 0, false, fmt.Errorf("commit: %w", err)
+		return fail(fmt.Errorf("commit: %w", err))
 	}
 	r.met.relayed(ctx, len(v.remove), len(v.dead))
 	for i, seq := range v.dead {

@@ -27,6 +27,10 @@ const (
 	// DefaultBatchTimeout bounds one batch when RelayConfig.BatchTimeout
 	// is zero.
 	DefaultBatchTimeout = 30 * time.Second
+	// DefaultReconnectInterval is how often a relay tries again while
+	// PostgreSQL is unreachable when RelayConfig.ReconnectInterval is
+	// zero.
+	DefaultReconnectInterval = 25 * time.Millisecond
 )
 
 // RelayConfig configures a Relay. A nil config, and every zero field, means
@@ -41,11 +45,32 @@ type RelayConfig struct {
 	// database where the trigger is missing. Notifications wake it within
 	// a round trip of a commit. Defaults to 1 s; at least 10 ms.
 	PollInterval time.Duration
-	// MaxBackoff bounds the wait after a failed batch (database or store
-	// unreachable): the relay waits 50 ms, then doubles the wait each
-	// failure up to MaxBackoff, with jitter, and leaves the rows in place.
-	// Defaults to 5 s; at least 10 ms.
+	// MaxBackoff bounds the wait after a batch failed while PostgreSQL
+	// was reachable (the store unreachable, a shard down, a broken
+	// table): the relay waits 50 ms, then doubles the wait each failure
+	// up to MaxBackoff, with jitter, and leaves the rows in place, so
+	// that a failure that persists does not spin. Defaults to 5 s; at
+	// least 10 ms.
 	MaxBackoff time.Duration
+	// ReconnectInterval is how often the relay tries again while
+	// PostgreSQL is unreachable: when a connection could not be opened
+	// (refused, timed out, the server starting up, in crash recovery or
+	// shutting down) or broke during a batch or while listening. Such
+	// failures do not grow the backoff: the relay and its LISTEN
+	// connection try again at this fixed interval (±25%), so that after
+	// PostgreSQL restarts the relay resumes, LISTEN included, within
+	// about one interval of the server accepting connections; the rows
+	// committed meanwhile are relayed in the first batch. A try is one
+	// connection attempt (two, with the listener's), so an outage costs
+	// PostgreSQL's host about 80 refused connections a second per relay
+	// at the default; a healthy relay never waits on it. The log gets a
+	// warning when the outage begins, from the batches and from the
+	// LISTEN connection (each repeated every 10 s while it lasts), and an
+	// info from each when it ends. A server that answers
+	// but refuses the connection (authentication, an unknown database,
+	// too many clients) is up: that failure is backed off as MaxBackoff
+	// says. Defaults to 25 ms; at least 1 ms.
+	ReconnectInterval time.Duration
 	// BatchTimeout bounds locking a batch's rows, and then storing their
 	// jobs, deleting the rows and committing. Once the store call has
 	// begun, the batch is finished even when Run's context ends, so that a
@@ -90,6 +115,7 @@ func (c RelayConfig) withDefaults() (RelayConfig, error) {
 	pos("PollInterval", &c.PollInterval, DefaultPollInterval, 10*time.Millisecond)
 	pos("MaxBackoff", &c.MaxBackoff, DefaultMaxBackoff, 10*time.Millisecond)
 	pos("BatchTimeout", &c.BatchTimeout, DefaultBatchTimeout, 100*time.Millisecond)
+	pos("ReconnectInterval", &c.ReconnectInterval, DefaultReconnectInterval, time.Millisecond)
 	if err != nil {
 		return c, err
 	}

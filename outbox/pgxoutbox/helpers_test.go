@@ -49,8 +49,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvAt(t, pgtest.DB(t))
+}
+
+// newEnvAt is newEnv on the database at url.
+func newEnvAt(t *testing.T, url string) *env {
+	t.Helper()
 	ctx := context.Background()
-	e := &env{url: pgtest.DB(t)}
+	e := &env{url: url}
 	var err error
 	cfg, err := pgxpool.ParseConfig(e.url)
 	if err != nil {
@@ -101,6 +107,16 @@ func run(t *testing.T, r *pgxoutbox.Relay) {
 			t.Errorf("Relay.Run = %v", err)
 		}
 	})
+}
+
+// killIdleInTx terminates the database sessions idle in a transaction:
+// called from a store call of a batch, the relay's.
+func killIdleInTx(t *testing.T, e *env) {
+	t.Helper()
+	if _, err := e.pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`); err != nil {
+		t.Error(err)
+	}
 }
 
 // stats reads the outbox's stats, failing t on error.

@@ -2,7 +2,6 @@ package pgxoutbox
 
 import (
 	"context"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -10,37 +9,48 @@ import (
 // listen holds a connection of its own that LISTENs on the outbox's
 // channel and signals wake for each notification, until ctx is done. After
 // (re)connecting it signals once, for whatever was committed while it did
-// not listen. A lost connection is logged and made again with backoff;
-// meanwhile Run's poll keeps the relay going.
+// not listen (and so that a Run loop waiting out an outage tries at once).
+// A lost connection is made again every ReconnectInterval while
+// PostgreSQL is unreachable, with backoff after other failures; meanwhile
+// Run's poll keeps the relay going.
 func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
-	var backoff time.Duration
+	rt := &retrier{cfg: &r.cfg}
 	for ctx.Err() == nil {
-		err := r.listenOnce(ctx, wake)
+		err := r.listenOnce(ctx, wake, rt)
 		if ctx.Err() != nil {
 			return
 		}
-		backoff = nextBackoff(backoff, r.cfg.MaxBackoff)
-		r.cfg.Logger.Warn("pgxoutbox: LISTEN connection lost; polling until it is back",
-			"channel", r.ob.Names().Channel, "retry_in", backoff, "error", err)
-		sleep(ctx, backoff)
+		wait, outage := rt.failed(err)
+		switch {
+		case !outage:
+			r.cfg.Logger.Warn("pgxoutbox: LISTEN failed; polling until it is back",
+				"channel", r.ob.Names().Channel, "retry_in", wait, "error", err)
+		case rt.logOutage():
+			r.cfg.Logger.Warn("pgxoutbox: LISTEN connection lost: PostgreSQL unreachable; reconnecting at a fixed interval",
+				"channel", r.ob.Names().Channel, "retry_every", r.cfg.ReconnectInterval, "tries", rt.tries, "error", err)
+		}
+		sleep(ctx, wait, nil)
 	}
 }
 
-func (r *Relay) listenOnce(ctx context.Context, wake chan<- struct{}) error {
+func (r *Relay) listenOnce(ctx context.Context, wake chan<- struct{}, rt *retrier) error {
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.BatchTimeout)
 	conn, err := pgx.ConnectConfig(cctx, r.pool.Config().ConnConfig.Copy())
 	cancel()
 	if err != nil {
-		return err
+		return unreachable(err, nil)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{r.ob.Names().Channel}.Sanitize()); err != nil {
-		return err
+		return unreachable(err, conn.PgConn())
+	}
+	if down, tries := rt.ok(); tries > 0 {
+		r.cfg.Logger.Info("pgxoutbox: LISTEN connection back", "channel", r.ob.Names().Channel, "down_for", down, "tries", tries)
 	}
 	signal(wake)
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
+			return unreachable(err, conn.PgConn())
 		}
 		signal(wake)
 	}

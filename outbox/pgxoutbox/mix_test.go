@@ -19,19 +19,24 @@ import (
 	"github.com/hopperq/hopper/outbox/pgxoutbox"
 )
 
-// runLog records the jobs a worker ran: per user, how many times, and
-// attempts after the first (redeliveries).
+// runLog records the jobs a worker ran: per user, how many times, when
+// the first run started, and attempts after the first (redeliveries).
 type runLog struct {
 	mu      sync.Mutex
 	runs    map[int]int
+	started map[int]time.Time
 	retried int
 }
 
-func newRunLog() *runLog { return &runLog{runs: map[int]int{}} }
+func newRunLog() *runLog { return &runLog{runs: map[int]int{}, started: map[int]time.Time{}} }
 
 func (l *runLog) handle(_ context.Context, j *hopper.Job[Welcome]) error {
+	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.runs[j.Args.User] == 0 {
+		l.started[j.Args.User] = now
+	}
 	l.runs[j.Args.User]++
 	if j.Attempt > 1 {
 		l.retried++
@@ -47,6 +52,14 @@ func (l *runLog) snapshot() (map[int]int, int) {
 		m[k] = v
 	}
 	return m, l.retried
+}
+
+// startedAt returns when the first run of user's job started.
+func (l *runLog) startedAt(user int) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.started[user]
+	return at, ok
 }
 
 // startWorker runs a worker on st with the run log's handler until the

@@ -3,7 +3,6 @@ package pgxoutbox
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +36,20 @@ import (
 // lost; Stats counts them. When the store fails (unreachable, a shard
 // down), the rows stay and the relay backs off. A row in a newer format
 // than this hopper reads is left for a newer relay.
+//
+// When PostgreSQL goes away (a crash, a restart, the network) the relay
+// logs a warning (and one for its LISTEN connection), and its batches and
+// its LISTEN connection try again every RelayConfig.ReconnectInterval
+// (25 ms) rather than with a growing backoff; transactions cannot commit meanwhile, and those
+// committed before stay in the outbox. Within about that interval of
+// PostgreSQL accepting connections again, the relay listens again, moves
+// the rows committed while it waited in its next batches, and logs an
+// info with how long it was down; from then on jobs reach the store
+// within milliseconds of their commit, as before. A batch that had stored
+// its jobs when PostgreSQL went away leaves their rows behind (see
+// above): its warning says so, with the count, and the next batch stores
+// those jobs again under the same IDs. A healthy relay pays nothing for
+// this: the short interval applies only after a connection failed.
 //
 // A relay waits on LISTEN for the notification the outbox's trigger sends
 // when a transaction that wrote rows commits, and looks every PollInterval
@@ -87,8 +100,9 @@ func NewRelay(pool *pgxpool.Pool, ob *outbox.Outbox, cfg *RelayConfig) *Relay {
 var errRunning = errors.New("pgxoutbox: Relay.Run called while already running")
 
 // Run relays until ctx is done, then finishes the batch under way and
-// returns nil. Failures do not stop it: they are logged and retried with
-// backoff, the rows left in place. It returns an error only when the
+// returns nil. Failures do not stop it: they are logged and retried, the
+// rows left in place: every ReconnectInterval while PostgreSQL is
+// unreachable, with a backoff up to MaxBackoff otherwise. It returns an error only when the
 // relay already runs. Run any number of relays at once, in one process or
 // many: they share the rows.
 func (r *Relay) Run(ctx context.Context) error {
@@ -110,16 +124,25 @@ func (r *Relay) Run(ctx context.Context) error {
 
 	poll := time.NewTimer(r.cfg.PollInterval)
 	defer poll.Stop()
-	var backoff time.Duration
+	rt := &retrier{cfg: &r.cfg}
 	for ctx.Err() == nil {
 		n, more, err := r.batch(ctx)
 		if err != nil {
-			backoff = nextBackoff(backoff, r.cfg.MaxBackoff)
-			r.cfg.Logger.Warn("pgxoutbox: relay batch failed; rows left in place", "table", r.ob.Names().Channel, "retry_in", backoff, "error", err)
-			sleep(ctx, backoff)
+			wait, outage := rt.failed(err)
+			r.logFailure(err, wait, outage, rt)
+			if outage {
+				// The listener's reconnection is the first sign that
+				// PostgreSQL is back: it cuts the wait short.
+				sleep(ctx, wait, wake)
+			} else {
+				sleep(ctx, wait, nil)
+			}
 			continue
 		}
-		backoff = 0
+		if down, tries := rt.ok(); tries > 0 {
+			r.cfg.Logger.Info("pgxoutbox: PostgreSQL reachable again; relay resumed",
+				"table", r.ob.Names().Channel, "down_for", down, "tries", tries)
+		}
 		if more && n > 0 {
 			continue
 		}
@@ -148,18 +171,22 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	}
 }
 
-// nextBackoff doubles the wait from 50 ms up to limit, with ±25% jitter.
-func nextBackoff(prev, limit time.Duration) time.Duration {
-	d := min(max(2*prev, 50*time.Millisecond), limit)
-	return d - d/4 + rand.N(d/2+1)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
+// logFailure logs a failed batch: always when its jobs were already
+// stored (the duplicates that may follow need the explanation), once per
+// outage while PostgreSQL is unreachable, and each time otherwise.
+func (r *Relay) logFailure(err error, wait time.Duration, outage bool, rt *retrier) {
+	table := r.ob.Names().Channel // the table's name, unquoted
+	var se *storedError
+	switch {
+	case errors.As(err, &se):
+		r.cfg.Logger.Warn(storedWarning, "table", table, "stored", se.stored, "retry_in", wait, "error", err)
+		if outage {
+			rt.logOutage() // this warning says it all for the outage's start
+		}
+	case outage && rt.logOutage():
+		r.cfg.Logger.Warn("pgxoutbox: PostgreSQL unreachable; committed rows wait in the outbox, and the relay tries again at a fixed interval until it is back",
+			"table", table, "retry_every", r.cfg.ReconnectInterval, "down_for", time.Since(rt.down), "tries", rt.tries, "error", err)
+	case !outage:
+		r.cfg.Logger.Warn("pgxoutbox: relay batch failed; rows left in place", "table", table, "retry_in", wait, "error", err)
 	}
 }

@@ -22,6 +22,34 @@ import (
 // synchronous_commit and full_page_writes off, as tests want.
 const Durable = true
 
+// safety is what a cluster survives without losing a commit it
+// acknowledged.
+type safety int
+
+const (
+	// fast survives nothing: fsync, synchronous_commit and
+	// full_page_writes off.
+	fast safety = iota
+	// processCrash survives the server's processes being killed (the
+	// kernel keeps what they wrote): synchronous_commit on, so that an
+	// acknowledged commit's WAL is written before the reply, but fsync
+	// and full_page_writes off, which only a machine crash needs.
+	processCrash
+	// safeDurable survives a machine crash: the server's defaults.
+	safeDurable
+)
+
+// settings returns the server options for s.
+func (s safety) settings() []string {
+	switch s {
+	case fast:
+		return []string{"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"}
+	case processCrash:
+		return []string{"-c", "fsync=off", "-c", "full_page_writes=off"}
+	}
+	return nil
+}
+
 // startTimeout bounds how long the server may take to accept connections.
 const startTimeout = 60 * time.Second
 
@@ -35,12 +63,25 @@ type Cluster struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	out  *syncBuffer
+
+	// What Restart needs to start the server again.
+	bin  string
+	cred *syscall.Credential
+	args []string
+	port int
 }
 
 // Start runs initdb in a new temporary directory and starts postgres on a
 // free loopback port, waiting until it accepts connections. The server is
 // killed if this process dies; Stop stops it and removes the directory.
 func Start(durable bool) (*Cluster, error) {
+	if durable {
+		return start(safeDurable)
+	}
+	return start(fast)
+}
+
+func start(s safety) (*Cluster, error) {
 	bin, err := findBin()
 	if err != nil {
 		return nil, err
@@ -53,15 +94,16 @@ func Start(durable bool) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Dir: dir}
-	if err := c.start(bin, cred, durable); err != nil {
+	c := &Cluster{Dir: dir, bin: bin, cred: cred}
+	if err := c.start(s); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Cluster) start(bin string, cred *syscall.Credential, durable bool) error {
+func (c *Cluster) start(s safety) error {
+	bin, cred := c.bin, c.cred
 	data := filepath.Join(c.Dir, "data")
 	if cred != nil {
 		if err := os.Chown(c.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
@@ -73,35 +115,43 @@ func (c *Cluster) start(bin string, cred *syscall.Credential, durable bool) erro
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("pgtest: initdb: %v\n%s", err, out)
 	}
-	args := []string{"-D", data, "-k", c.Dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}
-	if !durable {
-		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	}
+	c.args = append([]string{"-D", data, "-k", c.Dir, "-c", "listen_addresses=127.0.0.1",
+		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}, s.settings()...)
 	var errs []error
 	for range 3 { // a free port may be taken before postgres binds it
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		c.out = new(syncBuffer)
-		c.cmd = exec.Command(filepath.Join(bin, "postgres"), append(args, "-p", strconv.Itoa(port))...)
-		c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-		c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-		if err := c.cmd.Start(); err != nil {
-			return fmt.Errorf("pgtest: start postgres: %w", err)
-		}
-		c.done = make(chan struct{})
-		go func() { _ = c.cmd.Wait(); close(c.done) }()
+		c.port = port
 		c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-		if err := c.waitReady(); err != nil {
+		if err := c.launch(); err != nil {
 			errs = append(errs, err)
-			c.kill()
 			continue
 		}
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+// launch runs postgres on c's data directory and port and waits until it
+// accepts connections; if it does not, it is killed.
+func (c *Cluster) launch() error {
+	c.out = new(syncBuffer)
+	c.cmd = exec.Command(filepath.Join(c.bin, "postgres"), append(c.args, "-p", strconv.Itoa(c.port))...)
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGKILL}
+	if err := c.cmd.Start(); err != nil {
+		return fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	done := make(chan struct{})
+	c.done = done
+	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(done) }(c.cmd)
+	if err := c.waitReady(); err != nil {
+		c.kill()
+		return err
+	}
+	return nil
 }
 
 // waitReady polls the server until it accepts a connection, exits, or

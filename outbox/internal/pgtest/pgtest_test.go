@@ -30,3 +30,35 @@ func TestDB(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// TestKillRestart kills a cluster's postmaster with SIGKILL and restarts
+// it: the URL answers again and an acknowledged commit survived.
+func TestKillRestart(t *testing.T) {
+	ctx := context.Background()
+	c := pgtest.NewCluster(t)
+	conn, err := pgx.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Ping(ctx); err == nil {
+		t.Fatal("a connection to the killed server still answers")
+	}
+	if err := c.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err = pgx.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT n FROM kept").Scan(&n); err != nil || n != 7 {
+		t.Fatalf("after the restart: n = %d, %v; want the committed 7", n, err)
+	}
+}

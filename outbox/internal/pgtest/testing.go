@@ -51,15 +51,43 @@ func server(t testing.TB) string {
 		shared.cluster, shared.err = Start(false)
 	}
 	if err := shared.err; err != nil {
-		if errors.Is(err, ErrNotFound) && os.Getenv("CI") != "true" {
-			t.Skip(err)
-		}
-		if errors.Is(err, ErrNotFound) {
-			t.Fatal(err.Error() + "; CI=true, so this is a failure, not a skip")
-		}
-		t.Fatal(err)
+		skipOrFail(t, err)
 	}
 	return shared.cluster.URL
+}
+
+// skipOrFail ends t for a cluster that could not start: a skip when
+// PostgreSQL is not installed, except under CI=true, else a failure.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, ErrNotFound) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	if errors.Is(err, ErrNotFound) {
+		t.Fatal(err.Error() + "; CI=true, so this is a failure, not a skip")
+	}
+	t.Fatal(err)
+}
+
+// NewCluster starts a throwaway cluster of t's own, for a test that kills
+// and restarts it (Kill, Restart), and stops it when t ends. It survives
+// its processes being killed without losing an acknowledged commit
+// (synchronous_commit is on; fsync stays off, which only a machine crash
+// needs). HOPPER_TEST_POSTGRES is not used: that server is not the
+// test's to kill. When PostgreSQL is missing t is skipped, or failed
+// under CI=true.
+func NewCluster(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := start(processCrash)
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: stop cluster: %v", err)
+		}
+	})
+	return c
 }
 
 // DB creates a fresh database for t and returns its URL; the database is
