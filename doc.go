@@ -44,8 +44,10 @@
 // task runs once its dependencies have been acked (see Workflow for the
 // table of what a failed dependency does). EnqueueWorkflow stores
 // every task or none; Chain, OnSuccess and OnComplete cover the common
-// shapes; TaskResult reads a dependency's result; MoreTasks and
-// EnqueueTasks add tasks at run time:
+// shapes; TaskResult reads a dependency's result, TaskResults the results
+// of many (all its dependencies, by default) in one store call, and
+// TaskDeps lists a task's dependencies; MoreTasks and EnqueueTasks add
+// tasks at run time:
 //
 //	wf := hopper.NewWorkflow("thumbnails", nil)
 //	publish := hopper.AddTask(wf, "publish", Publish{}, nil)
