@@ -121,8 +121,8 @@
 // started, progress, retried, succeeded, dead, cancelled, snoozed, ...);
 // Client.Subscribe reads it from a position and resumes after a restart.
 // Client.WaitJob, and EnqueueAndWait for request/response use, return when a
-// job ends, with its result, and Client.WaitWorkflow when a workflow ends,
-// without polling. A handler reports
+// job ends, with its result (WaitResult and DecodeResult decode it into a
+// type), and Client.WaitWorkflow when a workflow ends, without polling. A handler reports
 // Progress and Log lines, carried on its lease renewals; WorkerConfig.Hooks
 // run code in the worker when a job succeeds, is retried or dies.
 //
