@@ -44,8 +44,10 @@
 // task runs once its dependencies have been acked (see Workflow for the
 // table of what a failed dependency does). EnqueueWorkflow stores
 // every task or none; Chain, OnSuccess and OnComplete cover the common
-// shapes; TaskResult reads a dependency's result; MoreTasks and
-// EnqueueTasks add tasks at run time:
+// shapes; TaskResult reads a dependency's result, TaskResults the results
+// of many (all its dependencies, by default) in one store call, and
+// TaskDeps lists a task's dependencies; MoreTasks and EnqueueTasks add
+// tasks at run time:
 //
 //	wf := hopper.NewWorkflow("thumbnails", nil)
 //	publish := hopper.AddTask(wf, "publish", Publish{}, nil)
@@ -159,8 +161,8 @@
 // started, progress, retried, succeeded, dead, cancelled, snoozed, ...);
 // Client.Subscribe reads it from a position and resumes after a restart.
 // Client.WaitJob, and EnqueueAndWait for request/response use, return when a
-// job ends, with its result, and Client.WaitWorkflow when a workflow ends,
-// without polling. A handler reports
+// job ends, with its result (WaitResult and DecodeResult decode it into a
+// type), and Client.WaitWorkflow when a workflow ends, without polling. A handler reports
 // Progress and Log lines, carried on its lease renewals; WorkerConfig.Hooks
 // run code in the worker when a job succeeds, is retried or dies.
 //

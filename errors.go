@@ -55,8 +55,8 @@ var (
 	// with ErrCancelled too) a cancellation. The error's text ends with the
 	// job's last error.
 	ErrJobDead = errors.New("hopper: job died")
-	// ErrNoResult is returned by TaskResult for a task that has not succeeded
-	// or recorded no result.
+	// ErrNoResult is returned by TaskResult and TaskResults for a task that
+	// has not succeeded or recorded no result.
 	ErrNoResult = errors.New("hopper: task recorded no result")
 	// ErrEventsLost is yielded by a subscription that fell behind its queue's
 	// stream: events it had not read were trimmed away (the stream keeps the

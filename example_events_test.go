@@ -47,8 +47,8 @@ type Quote struct{ Amount int }
 func (Quote) Kind() string { return "quote" }
 
 // EnqueueAndWait is request and response over a queue: it returns the
-// result the handler recorded, or why the job died. The context's deadline
-// bounds the whole call.
+// result the handler recorded, or why the job died, with the job's ID for
+// logs and the Inspector. The context's deadline bounds the whole call.
 func ExampleEnqueueAndWait() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -62,9 +62,9 @@ func ExampleEnqueueAndWait() {
 
 	reqCtx, done := context.WithTimeout(ctx, 5*time.Second)
 	defer done()
-	price, err := hopper.EnqueueAndWait[int](reqCtx, client, Quote{Amount: 50}, nil)
-	fmt.Println(price, err)
-	// Output: 60 <nil>
+	price, job, err := hopper.EnqueueAndWait[int](reqCtx, client, Quote{Amount: 50}, &hopper.EnqueueOpts{ID: "quote-1"})
+	fmt.Println(price, err, job.ID)
+	// Output: 60 <nil> quote-1
 }
 
 type Import struct{ Rows int }

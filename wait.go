@@ -80,15 +80,19 @@ func endErr(rec *JobRecord) error {
 
 // EnqueueAndWait enqueues args as Enqueue does, waits for the job to end as
 // Client.WaitJob does, and decodes the result its handler recorded
-// (RecordResult) into an R: request and response over the queue. The
-// job's retention is at least WaitRetention, so that a job a worker acks
-// before the wait starts is still there. Enqueueing a job whose ID or
-// unique key is held waits for the job that holds it. ctx's deadline bounds
-// the whole call; when it passes, the job goes on and the error is ctx's.
-// A job that died returns an error wrapping ErrJobDead (and ErrCancelled
-// when cancelled); a result that does not decode into R, one wrapping
-// ErrDecode; a job without a recorded result, the zero R.
-func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, error) {
+// (RecordResult) into an R as DecodeResult does: request and response over
+// the queue. It returns the job's JobInfo as Enqueue does whenever the job
+// was stored, with the result or with the wait's error, so that the job can
+// be found in logs and the Inspector (a deadline that passed, a job that
+// died); the JobInfo is nil only when the enqueue failed. The job's
+// retention is at least WaitRetention, so that a job a worker acks before
+// the wait starts is still there. Enqueueing a job whose ID or unique key
+// is held waits for the job that holds it (JobInfo.Duplicate). ctx's
+// deadline bounds the whole call; when it passes, the job goes on and the
+// error is ctx's. A job that died returns an error wrapping ErrJobDead
+// (and ErrCancelled when cancelled); a result that does not decode into R,
+// one wrapping ErrDecode; a job without a recorded result, the zero R.
+func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, *JobInfo, error) {
 	var zero R
 	o := mergeOpts(args, opts, forEnqueue)
 	if o.Retention < WaitRetention {
@@ -96,18 +100,8 @@ func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts 
 	}
 	info, err := Enqueue(ctx, c, args, &o)
 	if err != nil {
-		return zero, err
+		return zero, nil, err
 	}
-	rec, err := c.WaitJob(ctx, info.Queue, info.ID)
-	if err != nil {
-		return zero, err
-	}
-	var out R
-	if len(rec.Result) == 0 {
-		return out, nil
-	}
-	if err := decodeArgs(rec.Result, &out); err != nil {
-		return zero, fmt.Errorf("%w: result of job %q into %T: %v", ErrDecode, rec.ID, out, err)
-	}
-	return out, nil
+	out, err := WaitResult[R](ctx, c, info.Queue, info.ID)
+	return out, info, err
 }

@@ -44,10 +44,27 @@ func TestEnqueueAndWaitReturnsTheResult(t *testing.T) {
 	c := hopper.NewClient(s, nil)
 	squareWorker(t, s)
 	for n := 1; n <= 20; n++ {
-		got, err := hopper.EnqueueAndWait[int](t.Context(), c, Square{N: n}, nil)
+		got, job, err := hopper.EnqueueAndWait[int](t.Context(), c, Square{N: n}, nil)
 		if err != nil || got != n*n {
 			t.Fatalf("EnqueueAndWait(Square{%d}): %d, %v; want %d", n, got, err, n*n)
 		}
+		requireWaitedJob(t, s, job, hopper.StateDone, n*n)
+	}
+}
+
+// requireWaitedJob fails unless job, as EnqueueAndWait returned it, names
+// the job that ran: the Inspector finds it in state with result.
+func requireWaitedJob(t *testing.T, s hopper.Store, job *hopper.JobInfo, state hopper.JobState, result int) {
+	t.Helper()
+	if job == nil || job.ID == "" {
+		t.Fatalf("EnqueueAndWait returned job %+v, want the job's ID and queue", job)
+	}
+	rec := getJob(t, s, job.Queue, job.ID)
+	if rec == nil || rec.State != state || rec.Kind != "square" {
+		t.Fatalf("the Inspector's job %q of queue %q: %+v; want a square job in %s", job.ID, job.Queue, rec, state)
+	}
+	if got, err := hopper.DecodeResult[int](rec); err != nil || got != result {
+		t.Fatalf("DecodeResult of job %q: %d, %v; want %d", job.ID, got, err, result)
 	}
 }
 
@@ -55,14 +72,16 @@ func TestEnqueueAndWaitReportsADeadJob(t *testing.T) {
 	s := newStore()
 	c := hopper.NewClient(s, nil)
 	squareWorker(t, s)
-	_, err := hopper.EnqueueAndWait[int](t.Context(), c, Square{N: -1}, nil)
+	_, job, err := hopper.EnqueueAndWait[int](t.Context(), c, Square{N: -1}, nil)
 	if !errors.Is(err, hopper.ErrJobDead) || errors.Is(err, hopper.ErrCancelled) {
 		t.Fatalf("EnqueueAndWait of a job that fails permanently: %v, want ErrJobDead (not cancelled)", err)
 	}
-	_, err = hopper.EnqueueAndWait[int](t.Context(), c, Square{N: -2}, &hopper.EnqueueOpts{MaxRetries: 2})
+	requireWaitedJob(t, s, job, hopper.StateGarbage, 0)
+	_, job, err = hopper.EnqueueAndWait[int](t.Context(), c, Square{N: -2}, &hopper.EnqueueOpts{MaxRetries: 2})
 	if !errors.Is(err, hopper.ErrJobDead) {
 		t.Fatalf("EnqueueAndWait of a job that fails three times: %v, want ErrJobDead", err)
 	}
+	requireWaitedJob(t, s, job, hopper.StateGarbage, 0)
 }
 
 func TestWaitReportsACancelledJob(t *testing.T) {
@@ -91,9 +110,12 @@ func TestEnqueueAndWaitHonoursTheDeadline(t *testing.T) {
 	squareWorker(t, s)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err := hopper.EnqueueAndWait[int](ctx, c, Square{N: 0}, nil) // runs until its context ends
+	_, job, err := hopper.EnqueueAndWait[int](ctx, c, Square{N: 0}, nil) // runs until its context ends
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("EnqueueAndWait past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if job == nil || getJob(t, s, job.Queue, job.ID) == nil {
+		t.Fatalf("EnqueueAndWait past its deadline returned job %+v, want one the Inspector finds", job)
 	}
 }
 
@@ -112,7 +134,7 @@ func TestWaitErrors(t *testing.T) {
 	squareWorker(t, s)
 	// The result is an int: it does not decode into a struct.
 	type Res struct{ A []string }
-	if _, err := hopper.EnqueueAndWait[Res](t.Context(), c, Square{N: 4}, nil); !errors.Is(err, hopper.ErrDecode) {
+	if _, _, err := hopper.EnqueueAndWait[Res](t.Context(), c, Square{N: 4}, nil); !errors.Is(err, hopper.ErrDecode) {
 		t.Errorf("EnqueueAndWait with a result of another type: %v, want ErrDecode", err)
 	}
 }

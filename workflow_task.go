@@ -39,7 +39,8 @@ func runningTask(ctx context.Context, what string) (ref taskRef, ws store.Workfl
 // task running in ctx, a dependency usually) recorded with RecordResult
 // when it succeeded. It fails with ErrNoResult when the task recorded none
 // or did not succeed (a dependency that failed, under AnyOutcome or
-// AllowFailure), and outside a workflow task.
+// AllowFailure), and outside a workflow task. To read many tasks in one
+// store call, use TaskResults.
 func TaskResult[T any](ctx context.Context, task string) (T, error) {
 	var v T
 	ref, ws, err := runningTask(ctx, "TaskResult")
@@ -50,13 +51,10 @@ func TaskResult[T any](ctx context.Context, task string) (T, error) {
 	if err != nil {
 		return v, err
 	}
-	if len(res) != 1 || res[0] == nil {
-		return v, fmt.Errorf("%w: task %q of workflow %q", ErrNoResult, task, ref.workflow)
+	if len(res) != 1 {
+		res = [][]byte{nil}
 	}
-	if err := decodeArgs(res[0], &v); err != nil {
-		return v, fmt.Errorf("hopper: result of task %q: %w", task, err)
-	}
-	return v, nil
+	return decodeTaskResult[T](ref.workflow, TaskDep{Name: task}, res[0])
 }
 
 // MoreTasks returns an empty Workflow for adding tasks to the workflow of

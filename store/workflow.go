@@ -81,6 +81,14 @@ type Workflows interface {
 	// fails with ErrWorkflowNotFound.
 	TaskResults(ctx context.Context, wf string, tasks []string) ([][]byte, error)
 
+	// TaskDeps returns the dependencies of task of workflow wf, in one
+	// read: those it was stored with, in their order, then those added
+	// later by AddTasks with Blocks naming it, in the order added. Each
+	// comes with its state and, when results is true, with its result as
+	// TaskResults returns it. It fails with ErrWorkflowNotFound, and with
+	// ErrInvalidWorkflow when wf has no task named task.
+	TaskDeps(ctx context.Context, wf, task string, results bool) ([]TaskDep, error)
+
 	// GetWorkflow returns the workflow with every task. It fails with
 	// ErrWorkflowNotFound.
 	GetWorkflow(ctx context.Context, id string) (*WorkflowRecord, error)

@@ -54,7 +54,7 @@
 // worker through Claim and Finish and the operator through store.Admin
 // (the cases that need Admin skip without it), and checks what a user
 // sees: when each task becomes claimable, which tasks are skipped, the
-// workflow's state, AddTasks, TaskResults, ListWorkflows and retention.
+// workflow's state, AddTasks, TaskResults, TaskDeps, ListWorkflows and retention.
 //
 // # What Run needs from a store
 //

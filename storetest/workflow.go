@@ -16,7 +16,7 @@ import (
 // dependencies end as the contract's table says, released into their
 // queues the moment the call that ended the last one returns, skipped,
 // cancelled and re-opened; the workflow's state as it follows its tasks;
-// AddTasks, TaskResults, ListWorkflows and retention.
+// AddTasks, TaskResults, TaskDeps, ListWorkflows and retention.
 func workflowCases() []workflowCase {
 	return []workflowCase{
 		{name: "Record", fn: testWorkflowRecord},
@@ -63,6 +63,7 @@ func workflowCases() []workflowCase {
 		{name: "Invalid", sub: invalidWorkflowCases()},
 		{name: "DuplicateID", fn: testWorkflowDuplicate},
 		{name: "TaskResults", fn: testTaskResults},
+		{name: "TaskDeps", fn: testTaskDeps},
 		{name: "ListWorkflows", sub: []workflowCase{
 			{name: "StateAndSearch", fn: testListWorkflows},
 			{name: "Pages", fn: testListWorkflowsPages},
@@ -1147,6 +1148,8 @@ func testWorkflowUnknown(t *testing.T, _ store.Store, w store.Workflows, _ store
 	requireErrIs(t, "RetryWorkflow of an unknown workflow", err, store.ErrWorkflowNotFound)
 	_, err = w.TaskResults(ctx, wf, []string{"a"})
 	requireErrIs(t, "TaskResults of an unknown workflow", err, store.ErrWorkflowNotFound)
+	_, err = w.TaskDeps(ctx, wf, "a", true)
+	requireErrIs(t, "TaskDeps of an unknown workflow", err, store.ErrWorkflowNotFound)
 	err = w.AddTasks(ctx, wf, "a", []*store.NewTask{wfTask(wf, newQueue(t), "b")})
 	requireErrIs(t, "AddTasks to an unknown workflow", err, store.ErrWorkflowNotFound)
 	if errors.Is(err, store.ErrInvalidWorkflow) {
