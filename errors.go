@@ -34,7 +34,10 @@ var (
 	// goes to garbage with this error.
 	ErrUnknownKind = errors.New("hopper: no handler for kind")
 	// ErrDecode: the job's args could not be decoded into the handler's
-	// type. The job goes to garbage with this error.
+	// type (the job goes to garbage with this error), or a recorded
+	// result into the type asked for (TaskResult, TaskResults,
+	// WaitResult, DecodeResult, EnqueueAndWait: the wrapping error names
+	// the job or task and the type).
 	ErrDecode = errors.New("hopper: cannot decode args")
 	// ErrShutdown is the cause of an attempt's context when the worker
 	// shuts down and the attempt did not finish within ShutdownTimeout.
