@@ -48,19 +48,19 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 	if q == nil {
 		return store.ClaimResult{}, nil
 	}
-	now, nowMs := s.now()
+	now, nowMs, nowUs := s.nowUs()
 	q.mu.Lock()
 	defer q.unlock()
-	n, retryIn := q.claimable(nowMs, req.Max)
+	n, retryIn := q.claimable(nowMs, nowUs, req.Max)
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	// Taken first, as group caps may leave fewer than n claimable.
 	taken, size := q.taken[:0], 0
-	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs}
+	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs, nowUs: nowUs}
 	if q.ready.grouped() {
 		q.ready.unhold(nowMs)
-		lim.rate, lim.periodMs = q.cfg.GroupRateLimit, groupRatePeriodMs(q.cfg)
+		lim.rate = q.cfg.GroupRate()
 	}
 	taken = q.ready.take(lim, n, taken)
 	for _, j := range taken {
@@ -96,16 +96,16 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		}
 	}
 	if q.cfg.RateLimit > 0 {
-		q.rateCount(nowMs, n)
+		q.rate.count(nowUs, n, q.cfg.QueueRate())
 	}
-	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn}, nil
+	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn, StartWithin: q.cfg.ClaimGuard()}, nil
 }
 
 // claimable returns how many of at most want ready jobs the queue's pause,
 // hold, MaxRunning and rate limit let a claim take now, and, when a limit
 // held some back, how long until trying again may succeed. q.mu must be
 // held.
-func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) {
+func (q *queue) claimable(nowMs, nowUs int64, want int) (n int, retryIn time.Duration) {
 	if q.cfg.Paused {
 		return 0, pausedRetryIn
 	}
@@ -118,9 +118,10 @@ func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) 
 		retryIn = busyRetryIn
 	}
 	if q.cfg.RateLimit > 0 {
-		if room, freeMs := q.rateRoom(nowMs); room < n {
+		t := q.cfg.QueueRate()
+		if room, freeUs := q.rate.room(nowUs, t); room < n {
 			n = room
-			retryIn = max(retryIn, q.rateRetryIn(nowMs, freeMs))
+			retryIn = max(retryIn, rateRetryIn(nowUs, freeUs, t))
 		}
 	}
 	return max(n, 0), retryIn

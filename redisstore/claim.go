@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
@@ -54,6 +55,9 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 			s.claimedFrom(req.Queue, p)
 		}
 		out.Jobs = append(out.Jobs, res.Jobs...)
+		if res.StartWithin > 0 && (out.StartWithin == 0 || res.StartWithin < out.StartWithin) {
+			out.StartWithin = res.StartWithin
+		}
 		if res.RetryIn > 0 && (out.RetryIn == 0 || res.RetryIn < out.RetryIn) {
 			out.RetryIn = res.RetryIn
 		}
@@ -115,16 +119,17 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 // not decode is left out of the result and returned in bad; a job whose
 // error history does not decode is delivered with a history that says so.
 func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecodable, err error) {
-	const per = 5 // id, value, attempt, errors, due
-	if len(vals) < 4 || (len(vals)-4)%per != 0 {
+	const head, per = 5, 5 // now, deadline, retryIn, token, startWithin; id, value, attempt, errors, due
+	if len(vals) < head || (len(vals)-head)%per != 0 {
 		return store.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
 	}
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
 	retryIn, _ := vals[2].(int64)
 	token, _ := vals[3].(int64)
+	within, _ := vals[4].(int64)
 	res = store.ClaimResult{RetryIn: msDur(retryIn)}
-	n := (len(vals) - 4) / per
+	n := (len(vals) - head) / per
 	if n == 0 {
 		return res, nil, nil
 	}
@@ -132,7 +137,7 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 	recs := make([]store.JobRecord, n)
 	claimedAt, dl := msTime(now), msTime(deadline)
 	for i := range n {
-		j := 4 + per*i
+		j := head + per*i
 		id, _ := vals[j].(string)
 		v, _ := vals[j+1].(string)
 		attempt, _ := vals[j+2].(int64)
@@ -165,6 +170,9 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 			r.Errors = h
 		}
 		res.Jobs = append(res.Jobs, r)
+	}
+	if len(res.Jobs) > 0 {
+		res.StartWithin = time.Duration(within) * time.Microsecond
 	}
 	return res, bad, nil
 }

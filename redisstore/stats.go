@@ -76,6 +76,14 @@ func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueSta
 			st.Config.GroupRateLimit = int(x)
 		case "gperiod":
 			st.Config.GroupRatePeriod = msDur(x)
+		case "rsm":
+			st.Config.RateSmooth = x == 1
+		case "rb":
+			st.Config.RateBurst = int(x)
+		case "gsm":
+			st.Config.GroupRateSmooth = x == 1
+		case "gb":
+			st.Config.GroupRateBurst = int(x)
 		case "ki":
 			st.Config.KindIndex = true
 		case "kib":
@@ -103,18 +111,17 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 	if err := s.register(ctx, queue); err != nil {
 		return wrap("set config of "+strconv.Quote(queue), err)
 	}
-	paused, kinds := 0, 0
-	if cfg.Paused {
-		paused = 1
-	}
-	if cfg.KindIndex {
-		kinds = 1
-	}
+	paused, kinds := flag(cfg.Paused), flag(cfg.KindIndex)
 	// Durations are kept in milliseconds, rounded up (the scripts compute
 	// with them).
+	qr, gr := cfg.QueueRate(), cfg.GroupRate()
 	sh, err := s.runQ(ctx, fullScript("config"), queue, paused, cfg.MaxRunning, cfg.RateLimit,
 		mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention), cfg.EventsMaxLen, cfg.GroupMaxRunning,
-		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds).Text()
+		cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds,
+		flag(cfg.RateSmooth), cfg.RateBurst, flag(cfg.GroupRateSmooth), cfg.GroupRateBurst,
+		mstime.Ceil(qr.Window), qr.Interval.Microseconds(), qr.Tolerance.Microseconds(),
+		mstime.Ceil(gr.Window), gr.Interval.Microseconds(), gr.Tolerance.Microseconds(),
+		cfg.ClaimGuard().Microseconds()).Text()
 	if err == nil {
 		// The queue's shape now: the hot scripts' next variant.
 		s.shapes.set(queue, parseShape(sh))

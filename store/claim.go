@@ -41,4 +41,11 @@ type ClaimResult struct {
 	// RetryIn is set when the queue is paused or a concurrency or rate
 	// limit held jobs back: the earliest time worth claiming again.
 	RetryIn time.Duration
+	// StartWithin is set when a rate limit counted the claim
+	// (QueueConfig.ClaimGuard): the claimer starts each job's handler no
+	// later than StartWithin after the moment it sent the claim, on its
+	// own clock, or hands the job back with OutcomeRelease. A rate limit
+	// counts starts only under that rule (see RateTerms). Zero means no
+	// such bound.
+	StartWithin time.Duration
 }

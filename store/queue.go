@@ -11,10 +11,12 @@ const DefaultRatePeriod = time.Second
 
 // QueueConfig is a queue's settings, shared by every process: paused,
 // MaxRunning (a cap on running jobs across all workers), RateLimit per
-// RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
-// wherever it starts), group caps, the Retention of acked jobs, the kind
-// index, and EventsMaxLen, the length of its event stream. Change it with
-// hopper's Inspector.SetQueueConfig, PauseQueue and ResumeQueue.
+// RatePeriod (exact for handler starts: at most RateLimit starts in any
+// window of RatePeriod, wherever it starts; see RateTerms), or paced
+// evenly (RateSmooth), group caps and rates, the Retention of acked jobs,
+// the kind index, and EventsMaxLen, the length of its event stream.
+// Change it with hopper's Inspector.SetQueueConfig, PauseQueue and
+// ResumeQueue.
 type QueueConfig struct {
 	// Paused stops every worker from claiming from the queue. Enqueue still
 	// works.
@@ -22,16 +24,35 @@ type QueueConfig struct {
 	// MaxRunning caps the jobs of this queue running at once across all
 	// workers. Zero means no cap.
 	MaxRunning int
-	// RateLimit caps the jobs claimed across all workers: at most
-	// RateLimit claims in any window of length RatePeriod on the store's
-	// clock, wherever the window starts (a sliding window, kept as a log
-	// of claim times: a burst at one moment holds claims back until it is
-	// RatePeriod old). Zero means no limit. A claim held back by it has a
-	// RetryIn of when its oldest counted claim leaves the window.
+	// RateLimit caps the handler starts of the queue across all workers:
+	// at most RateLimit starts in any window of length RatePeriod,
+	// wherever the window starts, the claim-to-start lag included. The
+	// store counts each claim for RatePeriod plus a guard (a twentieth of
+	// the period, 1 ms to 1 s: 50 ms for a second) in a sliding window,
+	// and a worker starts a claimed job within the guard of sending its
+	// claim or hands it back uncounted (RateTerms says why that holds),
+	// so a backlog runs at about 95% of the limit. Zero means no limit. A
+	// claim held back by it has a RetryIn of when its oldest counted claim
+	// leaves the window.
 	RateLimit int
 	// RatePeriod is the window of RateLimit. Zero means DefaultRatePeriod
 	// (one second).
 	RatePeriod time.Duration
+	// RateSmooth paces the starts RateLimit allows evenly instead of in
+	// bursts (a GCRA, as a leaky bucket): one start every
+	// RatePeriod/RateLimit plus a twentieth, so that no window of k such
+	// intervals, for k of 10 or more, holds more than k + RateBurst
+	// starts (a shorter one at most one more). A worker then starts a
+	// claimed job within a quarter of an interval (at least 1 ms) of
+	// sending its claim or hands it back. False (the default) counts
+	// starts in a sliding window. It needs a RateLimit, and an interval
+	// of at least a millisecond (a RateLimit of at most 1,000 a second).
+	RateSmooth bool
+	// RateBurst lets RateSmooth start up to this many jobs ahead of its
+	// pace after a quiet spell (the bucket's depth), on top of the one
+	// the pace allows. Zero (the default) means none; it needs
+	// RateSmooth.
+	RateBurst int
 	// Retention keeps acked jobs in done for this long unless the job sets
 	// its own. Zero means acked jobs are deleted.
 	Retention time.Duration
@@ -50,6 +71,14 @@ type QueueConfig struct {
 	// GroupRatePeriod is the window of GroupRateLimit. Zero means
 	// DefaultRatePeriod (one second).
 	GroupRatePeriod time.Duration
+	// GroupRateSmooth paces each group's starts as RateSmooth does the
+	// queue's, with GroupRateLimit per GroupRatePeriod. False (the
+	// default) counts them in a sliding window. It needs a
+	// GroupRateLimit.
+	GroupRateSmooth bool
+	// GroupRateBurst is each group's RateBurst under GroupRateSmooth.
+	// Zero (the default) means none.
+	GroupRateBurst int
 	// EventsMaxLen bounds the queue's event stream (see EventReader): it
 	// keeps the events of about this many store steps, each step (an
 	// enqueue call, a claim, a batch of outcomes, a maintenance pass) one
@@ -100,7 +129,30 @@ func (c QueueConfig) Normalize() (QueueConfig, error) {
 	if c.GroupRateLimit > 0 && c.GroupRatePeriod == 0 {
 		c.GroupRatePeriod = DefaultRatePeriod
 	}
+	if err := checkSmooth("", c.RateLimit, c.RatePeriod, c.RateSmooth, c.RateBurst); err != nil {
+		return c, err
+	}
+	if err := checkSmooth("Group", c.GroupRateLimit, c.GroupRatePeriod, c.GroupRateSmooth, c.GroupRateBurst); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// checkSmooth checks the smooth mode of one rate limit (prefix "" for the
+// queue's, "Group" for each group's), its period defaulted.
+func checkSmooth(prefix string, limit int, period time.Duration, smooth bool, burst int) error {
+	switch {
+	case burst < 0:
+		return fmt.Errorf("%w: QueueConfig.%sRateBurst %d is negative", ErrInvalidConfig, prefix, burst)
+	case burst > 0 && !smooth:
+		return fmt.Errorf("%w: QueueConfig.%sRateBurst %d needs %sRateSmooth", ErrInvalidConfig, prefix, burst, prefix)
+	case smooth && limit == 0:
+		return fmt.Errorf("%w: QueueConfig.%sRateSmooth needs a %sRateLimit", ErrInvalidConfig, prefix, prefix)
+	case smooth && period/time.Duration(limit) < time.Millisecond:
+		return fmt.Errorf("%w: QueueConfig.%sRateSmooth paces one start every %v (%sRatePeriod/%sRateLimit), below a millisecond",
+			ErrInvalidConfig, prefix, period/time.Duration(limit), prefix, prefix)
+	}
+	return nil
 }
 
 // StateCounts holds the number of jobs in each state.

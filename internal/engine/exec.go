@@ -13,8 +13,11 @@ import (
 
 // dispatch hands a claimed job to the executors. The fetch loop has made
 // room for it in the jobs channel.
-func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil time.Time) {
+func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, startBy time.Time) {
 	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}
+	if !startBy.IsZero() {
+		a.startBy = startBy.UnixNano()
+	}
 	a.leaseUntil.Store(leaseUntil.UnixNano())
 	r.held.Add(1)
 	r.qheld[qi].Add(1)
@@ -54,6 +57,14 @@ func (r *worker) takeOwed() bool {
 // abandoned while it ran (a replacement executor took this one's place).
 func (r *worker) runAttempt(a *attempt) bool {
 	if r.stopping.Load() {
+		r.release(a)
+		return true
+	}
+	if a.startBy != 0 && time.Now().UnixNano() > a.startBy {
+		// Too late for the rate limit that counted its claim (see
+		// store.RateTerms): back to ready, no attempt spent, to run later.
+		r.log.Debug("hopper: rate-limited job claimed too long ago to start; handed back",
+			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID))
 		r.release(a)
 		return true
 	}

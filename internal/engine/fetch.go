@@ -70,6 +70,11 @@ type fetcher struct {
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
 	nextID   uint64      // the ID of the newest claim
 	sweep    int         // the next queue of the rotating check
+	// paced marks the queues whose last claim a rate limit counted
+	// (ClaimResult.StartWithin): they are claimed for idle executors
+	// only, as a job that waits in the Prefetch buffer past the bound is
+	// handed back.
+	paced []bool
 }
 
 // claimDone is the result of one claim.
@@ -108,7 +113,7 @@ type readySignal struct {
 func (r *worker) fetchLoop(ctx context.Context) {
 	n := len(r.queues)
 	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]int, n), full: make([]bool, n),
-		qres: make([]int, n), again: make([]bool, n)}
+		qres: make([]int, n), again: make([]bool, n), paced: make([]bool, n)}
 	results := make(chan claimDone, claimsPerQueue*n) // at most claimsPerQueue per queue in flight
 	signals := make(chan readySignal)
 	sigCtx, stopSignals := context.WithCancel(ctx)
@@ -194,8 +199,12 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 	// The room is shared among the queues due, so that claims held up on
 	// a failing shard leave room to the others.
 	share := max(1, (room+len(order)-1)/max(len(order), 1))
+	idle := r.cfg.Concurrency - held // executors free for a paced queue
 	for _, qi := range order {
 		n := min(room, share, r.cfg.ClaimBatch)
+		if f.paced[qi] {
+			n = min(n, idle)
+		}
 		if c := r.qcap[qi]; c > 0 {
 			n = min(n, c-int(r.qheld[qi].Load())-f.qres[qi])
 		}
@@ -209,6 +218,7 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		f.qres[qi] += n
 		f.reserved += n
 		room -= n
+		idle -= n
 		f.nextID++
 		f.out = append(f.out, outClaim{id: f.nextID, n: n, sent: now})
 		go r.claim(ctx, f.nextID, qi, n, out)
@@ -246,8 +256,15 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.reserved -= d.want
 	f.returned(d.id)
 	now := time.Now()
+	var startBy time.Time
+	if d.res.StartWithin > 0 {
+		startBy = d.sent.Add(d.res.StartWithin)
+	}
+	if d.err == nil {
+		f.paced[qi] = d.res.StartWithin > 0
+	}
 	for _, rec := range d.res.Jobs {
-		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease))
+		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease), startBy)
 	}
 	if f.busy[qi] > 0 && d.err == nil {
 		// Another claim on the queue is in flight: it decides when the

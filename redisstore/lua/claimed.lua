@@ -51,9 +51,9 @@ local function claim_take(ids, now, deadline, worker)
   -- Attempt info of a job never claimed nor promoted before: one string
   -- for the whole batch.
   local fresh = '1,' .. nows .. ',' .. tok .. ','
-  local out = {now, deadline, 0, tonumber(tok)}
+  local out = {now, deadline, 0, tonumber(tok), 0}
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
-  local zargs, hargs, z, h, o = {}, {}, 0, 0, 4
+  local zargs, hargs, z, h, o = {}, {}, 0, 0, 5
   for i = 1, #ids do
     local id, v = ids[i], vals[i]
     local a, due = 0, ''

@@ -6,7 +6,11 @@
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
 -- 5 retention ms, 6 events max length (negative: no events), 7 cap per
 -- group, 8 rate limit per group, 9 its period ms; zero means unset; 10 the
--- kind index (0/1: kidx/on.lua).
+-- kind index (0/1: kidx/on.lua); 11-14 the smooth modes and bursts of the
+-- queue's and the groups' rate (rsm, rb, gsm, gb: zero means unset); 15-21
+-- the terms the scripts enforce (store.RateTerms, derived in Go, kept in
+-- marks only): the queue's window ms, interval and tolerance µs (rwin,
+-- riv, rtol), the groups' (gwin, giv, gtol) and the claim's guard µs (rg).
 -- Returns the queue's shape. Wakes idle workers: a resumed or widened
 -- queue may have claimable jobs. With groups, every group with ready jobs
 -- rejoins the rotation (a raised cap may give it room, and a claim drops
@@ -16,21 +20,24 @@
 read_fields()
 -- The settings as given (conf, which QueueStats reads), and the copy the
 -- scripts read with their marks in one call (marks: lua.go).
-local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod'}
-for i = 1, 9 do
-  if ARGV[i] == '0' then
-    redis.call('HDEL', K.conf, fields[i])
-    redis.call('HDEL', K.marks, fields[i])
-  else
-    redis.call('HSET', K.conf, fields[i], ARGV[i])
-    redis.call('HSET', K.marks, fields[i], ARGV[i])
+local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod', 'ki',
+  'rsm', 'rb', 'gsm', 'gb', 'rwin', 'riv', 'rtol', 'gwin', 'giv', 'gtol', 'rg'}
+for i = 1, #fields do
+  if i ~= 10 then
+    if ARGV[i] == '0' then
+      if i < 15 then redis.call('HDEL', K.conf, fields[i]) end
+      redis.call('HDEL', K.marks, fields[i])
+    else
+      if i < 15 then redis.call('HSET', K.conf, fields[i], ARGV[i]) end
+      redis.call('HSET', K.marks, fields[i], ARGV[i])
+    end
   end
 end
 read_fields()
 -- Without a rate limit the claims it counted are forgotten; a new limit
 -- or period keeps counting them.
 if ARGV[3] == '0' then
-  redis.call('HDEL', K.marks, 'rs')
+  redis.call('HDEL', K.marks, 'rs', 'rtat')
   redis.call('DEL', K.rate_log)
 end
 set_shape('L', ARGV[2] ~= '0' or ARGV[3] ~= '0')
