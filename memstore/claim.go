@@ -78,6 +78,12 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
+	res := store.ClaimResult{RetryIn: retryIn, StartWithin: q.cfg.ClaimGuard()}
+	qr := q.cfg.QueueRate()
+	var firstUs int64
+	if qr.Limit > 0 {
+		firstUs = q.rate.count(nowUs, n, qr)
+	}
 	b := newBatch(n, size)
 	tok := s.token.Add(uint64(n)) - uint64(n)
 	deadlineMs := nowMs + mstime.Ceil(req.Lease)
@@ -91,14 +97,22 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		j.rec.Deadline = deadline
 		q.attach(j, store.StateUnack, deadlineMs)
 		b.set(i, &j.rec)
+		if qr.Smooth() {
+			j.after = max(j.after, startAfter(nowUs, firstUs, i, qr))
+		}
+		if j.after > 0 && res.StartAfter == nil {
+			res.StartAfter = make([]time.Duration, n)
+		}
+		if res.StartAfter != nil {
+			res.StartAfter[i] = time.Duration(j.after) * time.Microsecond
+		}
+		j.after = 0
 		if ev := q.emit(store.EventStarted, j, now); ev != nil {
 			ev.Worker = req.WorkerID
 		}
 	}
-	if q.cfg.RateLimit > 0 {
-		q.rate.count(nowUs, n, q.cfg.QueueRate())
-	}
-	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn, StartWithin: q.cfg.ClaimGuard()}, nil
+	res.Jobs = b.out
+	return res, nil
 }
 
 // claimable returns how many of at most want ready jobs the queue's pause,

@@ -12,7 +12,8 @@ import (
 // counts, one entry per claim call, oldest first, and their total; an
 // entry leaves once it is Window old, so the log never holds more entries
 // than the limit. In the smooth mode: tatUs, the pace's next slot (a
-// GCRA's theoretical arrival time, Unix µs).
+// GCRA's theoretical arrival time, Unix µs): a job may start Tolerance
+// before its slot, and be claimed Lead before that.
 type rateLog struct {
 	entries []rateEntry
 	used    int
@@ -31,13 +32,13 @@ type rateEntry struct {
 // left the window are dropped.
 func (l *rateLog) room(nowUs int64, t store.RateTerms) (int, int64) {
 	if t.Smooth() {
-		iv, tol := t.Interval.Microseconds(), t.Tolerance.Microseconds()
+		iv, early := t.Interval.Microseconds(), (t.Tolerance + t.Lead).Microseconds()
 		tat := max(l.tatUs, nowUs)
-		if ahead := tat - nowUs; ahead <= tol {
-			k := int((tol-ahead)/iv) + 1
-			return k, tat + int64(k)*iv - tol
+		if ahead := tat - nowUs; ahead <= early {
+			k := int((early-ahead)/iv) + 1
+			return k, tat + int64(k)*iv - early
 		}
-		return 0, tat - tol
+		return 0, tat - early
 	}
 	nowMs, windowMs := nowUs/1000, mstime.Ceil(t.Window)
 	drop := 0
@@ -53,11 +54,14 @@ func (l *rateLog) room(nowUs int64, t store.RateTerms) (int, int64) {
 	return t.Limit - l.used, freeUs
 }
 
-// count records a claim of n jobs at nowUs.
-func (l *rateLog) count(nowUs int64, n int, t store.RateTerms) {
+// count records a claim of n jobs at nowUs. In the smooth mode it returns
+// when the first of them may start (Unix µs; the others follow an
+// Interval apart: see startAfter); zero otherwise.
+func (l *rateLog) count(nowUs int64, n int, t store.RateTerms) int64 {
 	if t.Smooth() {
-		l.tatUs = max(l.tatUs, nowUs) + int64(n)*t.Interval.Microseconds()
-		return
+		tat := max(l.tatUs, nowUs)
+		l.tatUs = tat + int64(n)*t.Interval.Microseconds()
+		return tat - t.Tolerance.Microseconds()
 	}
 	nowMs := nowUs / 1000
 	if k := len(l.entries); k > 0 && l.entries[k-1].ms == nowMs {
@@ -66,6 +70,13 @@ func (l *rateLog) count(nowUs int64, n int, t store.RateTerms) {
 		l.entries = append(l.entries, rateEntry{ms: nowMs, n: n})
 	}
 	l.used += n
+	return 0
+}
+
+// startAfter is how long after nowUs job i of a paced claim whose first
+// job may start at firstUs waits (store.ClaimResult.StartAfter), in µs.
+func startAfter(nowUs, firstUs int64, i int, t store.RateTerms) int64 {
+	return max(firstUs+int64(i)*t.Interval.Microseconds()-nowUs, 0)
 }
 
 // inUse is what the limit counts at nowUs (QueueStats.RateUsed): the

@@ -285,7 +285,12 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 			r.n -= got
 			gs.running += got
 			if lim.rate.Limit > 0 {
-				gs.rate.count(lim.nowUs, got, lim.rate)
+				first := gs.rate.count(lim.nowUs, got, lim.rate)
+				if lim.rate.Smooth() {
+					for i, j := range out[len(out)-got:] {
+						j.after = startAfter(lim.nowUs, first, i, lim.rate)
+					}
+				}
 			}
 			if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
 				back = append(back, g)

@@ -54,6 +54,13 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 		if t > 0 && len(res.Jobs) > 0 {
 			s.claimedFrom(req.Queue, p)
 		}
+		if res.StartAfter != nil && out.StartAfter == nil {
+			out.StartAfter = make([]time.Duration, len(out.Jobs), req.Max)
+		}
+		if out.StartAfter != nil {
+			out.StartAfter = append(out.StartAfter, res.StartAfter...)
+			out.StartAfter = append(out.StartAfter, make([]time.Duration, len(res.Jobs)-len(res.StartAfter))...)
+		}
 		out.Jobs = append(out.Jobs, res.Jobs...)
 		if res.StartWithin > 0 && (out.StartWithin == 0 || res.StartWithin < out.StartWithin) {
 			out.StartWithin = res.StartWithin
@@ -119,7 +126,7 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 // not decode is left out of the result and returned in bad; a job whose
 // error history does not decode is delivered with a history that says so.
 func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecodable, err error) {
-	const head, per = 5, 5 // now, deadline, retryIn, token, startWithin; id, value, attempt, errors, due
+	const head, per = 5, 6 // now, deadline, retryIn, token, startWithin; id, value, attempt, errors, due, after
 	if len(vals) < head || (len(vals)-head)%per != 0 {
 		return store.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
 	}
@@ -143,6 +150,7 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 		attempt, _ := vals[j+2].(int64)
 		errs, _ := vals[j+3].(string)
 		due, _ := vals[j+4].(string)
+		after, _ := vals[j+5].(int64)
 		if v == "" {
 			continue // an ID without a job; the script skipped it
 		}
@@ -170,6 +178,12 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 			r.Errors = h
 		}
 		res.Jobs = append(res.Jobs, r)
+		if after > 0 && res.StartAfter == nil {
+			res.StartAfter = make([]time.Duration, len(res.Jobs)-1, n)
+		}
+		if res.StartAfter != nil {
+			res.StartAfter = append(res.StartAfter, time.Duration(after)*time.Microsecond)
+		}
 	}
 	if len(res.Jobs) > 0 {
 		res.StartWithin = time.Duration(within) * time.Microsecond

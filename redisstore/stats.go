@@ -121,7 +121,7 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 		flag(cfg.RateSmooth), cfg.RateBurst, flag(cfg.GroupRateSmooth), cfg.GroupRateBurst,
 		mstime.Ceil(qr.Window), qr.Interval.Microseconds(), qr.Tolerance.Microseconds(),
 		mstime.Ceil(gr.Window), gr.Interval.Microseconds(), gr.Tolerance.Microseconds(),
-		cfg.ClaimGuard().Microseconds()).Text()
+		cfg.ClaimGuard().Microseconds(), qr.Lead.Microseconds(), gr.Lead.Microseconds()).Text()
 	if err == nil {
 		// The queue's shape now: the hot scripts' next variant.
 		s.shapes.set(queue, parseShape(sh))

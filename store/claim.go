@@ -48,4 +48,11 @@ type ClaimResult struct {
 	// counts starts only under that rule (see RateTerms). Zero means no
 	// such bound.
 	StartWithin time.Duration
+	// StartAfter is set when a smooth rate limit paced the claim
+	// (QueueConfig.RateSmooth), one entry per job of Jobs: the job starts
+	// no earlier than StartAfter[i] after the claim's reply came, on the
+	// claimer's clock, and no later than StartAfter[i] + StartWithin
+	// after the claim was sent (or it is handed back). Nil means every
+	// job may start at once.
+	StartAfter []time.Duration
 }

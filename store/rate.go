@@ -19,10 +19,18 @@ import "time"
 // between worker and store: the worker measures G on its own clock from
 // before its request left, which is no later than the store's claim.
 //
-// The smooth mode (QueueConfig.RateSmooth) paces claims instead: one every
-// Interval, a little longer than Period/Limit, with a tolerance of
-// RateBurst intervals plus a slack that absorbs a claimer that came late.
-// The guard and the slack are paid for by the extra spacing over ten
+// The smooth mode (QueueConfig.RateSmooth) paces starts instead, as a GCRA
+// does: the jobs get slots Interval apart, a little more than
+// Period/Limit, and a slot may be used up to Tolerance (RateBurst
+// intervals) early. A claim takes the jobs whose earliest start falls
+// within Lead of now, and says for each how long after the reply it may
+// start (ClaimResult.StartAfter): the worker waits that long, measured
+// from when the reply came, which is no earlier than the store's now, so
+// no job starts before its slot; and it starts the job within the guard
+// after its slot or hands it back. A claimer that comes a little late
+// loses no slot, as it claims up to Lead ahead. Starts then lie within
+// Guard after slots Interval apart, and the guard (two fifths of
+// Period/Limit) is paid for by the extra spacing (a twentieth) over ten
 // intervals: no window of k × Period/Limit, for k ≥ 10, holds more than
 // k + RateBurst starts (a shorter window at most one more).
 
@@ -39,9 +47,13 @@ type RateTerms struct {
 	// Interval is the smooth mode's spacing of claims (a GCRA's emission
 	// interval): Period/Limit plus a twentieth. Zero without it.
 	Interval time.Duration
-	// Tolerance is how far ahead of its pace the smooth mode lets a claim
-	// be: Burst intervals plus the slack. Zero without it.
+	// Tolerance is how far ahead of its slot the smooth mode lets a job
+	// start: Burst intervals. Zero without it or a burst.
 	Tolerance time.Duration
+	// Lead is how far ahead of a job's earliest start the smooth mode
+	// lets a claim take it: two intervals, at most MaxRateLead. Zero
+	// without it.
+	Lead time.Duration
 	// Guard is how long after sending a claim the claimer may start its
 	// jobs (ClaimResult.StartWithin).
 	Guard time.Duration
@@ -52,9 +64,12 @@ type RateTerms struct {
 func (t RateTerms) Smooth() bool { return t.Interval > 0 }
 
 // Guards of a rate limit: a twentieth of a sliding window's period within
-// [MinRateGuard, MaxRateGuard], a quarter of a smooth interval within the
-// same bounds.
+// [MinRateGuard, MaxRateGuard], two fifths of a smooth Period/Limit within
+// the same bounds.
 const (
+	// MaxRateLead bounds RateTerms.Lead: a paced job waits at most this
+	// long in its worker before it starts.
+	MaxRateLead = 50 * time.Millisecond
 	// MinRateGuard is the shortest guard: a claim's round trip and the
 	// hand-over to an idle executor fit in it on a loaded machine.
 	MinRateGuard = time.Millisecond
@@ -101,8 +116,8 @@ func rateTerms(limit int, period time.Duration, smooth bool, burst int) RateTerm
 	}
 	t := period / time.Duration(limit)
 	iv := t + t/20
-	g := clampGuard(t / 4)
-	return RateTerms{Limit: limit, Interval: iv, Tolerance: time.Duration(burst)*iv + t/4, Guard: g}
+	return RateTerms{Limit: limit, Interval: iv, Tolerance: time.Duration(burst) * iv, Lead: min(2*iv, MaxRateLead),
+		Guard: clampGuard(t * 2 / 5)}
 }
 
 func clampGuard(g time.Duration) time.Duration { return min(max(g, MinRateGuard), MaxRateGuard) }

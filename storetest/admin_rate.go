@@ -41,9 +41,9 @@ func rateQueue(t *testing.T, s store.Store, a store.Admin, perGroup bool, cfg st
 }
 
 // claimAllFast claims from q as fast as claims come back until n jobs
-// were claimed, and returns each claim's jobs' claim times (the store's
-// clock), oldest first. Every claim that returns jobs must say
-// StartWithin guard.
+// were claimed, and returns each claim's jobs' earliest starts on the
+// store's clock (claim time plus StartAfter), oldest first. Every claim
+// that returns jobs must say StartWithin guard.
 func claimAllFast(t *testing.T, s store.Store, q string, n int, guard time.Duration) [][]time.Time {
 	t.Helper()
 	var got [][]time.Time
@@ -59,9 +59,15 @@ func claimAllFast(t *testing.T, s store.Store, q string, n int, guard time.Durat
 		if res.StartWithin != guard {
 			t.Fatalf("Claim under a rate limit: StartWithin %v, want the guard %v", res.StartWithin, guard)
 		}
+		if res.StartAfter != nil && len(res.StartAfter) != len(res.Jobs) {
+			t.Fatalf("Claim returned %d jobs and %d StartAfter, want one each", len(res.Jobs), len(res.StartAfter))
+		}
 		at := make([]time.Time, len(res.Jobs))
 		for i, j := range res.Jobs {
 			at[i] = j.AttemptedAt
+			if res.StartAfter != nil {
+				at[i] = at[i].Add(res.StartAfter[i])
+			}
 		}
 		got = append(got, at)
 		total += len(at)
@@ -101,24 +107,22 @@ func testRateGuard(t *testing.T, s store.Store, a store.Admin, perGroup bool) {
 	}
 }
 
-// testRateSmooth: the smooth mode hands out one job at a time, paced: any
-// two claims k jobs apart are at least k intervals apart, less the
-// tolerance (and the millisecond the claim times are rounded to).
+// testRateSmooth: the smooth mode paces the jobs' earliest starts (claim
+// time plus StartAfter): any two jobs k apart may start at least k
+// intervals apart (less the millisecond claim times are rounded to),
+// though a claim may take them up to Lead ahead.
 func testRateSmooth(t *testing.T, s store.Store, a store.Admin, perGroup bool) {
 	cfg := store.QueueConfig{RateLimit: 20, RatePeriod: time.Second, RateSmooth: true}
 	terms := cfg.QueueRate()
 	q := rateQueue(t, s, a, perGroup, cfg, 4)
 	var at []time.Time
 	for _, c := range claimAllFast(t, s, q, 4, terms.Guard) {
-		if len(c) != 1 {
-			t.Fatalf("a claim under RateSmooth with no burst took %d jobs at once, want 1", len(c))
-		}
-		at = append(at, c[0])
+		at = append(at, c...)
 	}
 	for i := range at {
 		for j := i + 1; j < len(at); j++ {
-			if min := time.Duration(j-i)*terms.Interval - terms.Tolerance - time.Millisecond; at[j].Sub(at[i]) < min {
-				t.Fatalf("claims %d and %d under RateSmooth %d per %v %v apart, want at least %v (claim times %v)",
+			if min := time.Duration(j-i)*terms.Interval - time.Millisecond; at[j].Sub(at[i]) < min {
+				t.Fatalf("jobs %d and %d under RateSmooth %d per %v may start %v apart, want at least %v (earliest starts %v)",
 					i, j, cfg.RateLimit, cfg.RatePeriod, at[j].Sub(at[i]), min, at)
 			}
 		}
@@ -135,7 +139,7 @@ func testRateSmoothBurst(t *testing.T, s store.Store, a store.Admin) {
 	}
 	res := claimNone(t, s, q, "the burst is used and the pace is one an hour")
 	if res.RetryIn < 45*time.Minute {
-		t.Fatalf("RetryIn after the burst: %v, want about 48 minutes (the pace's next slot, three intervals on, less the tolerance)", res.RetryIn)
+		t.Fatalf("RetryIn after the burst: %v, want about an hour (the pace's next slot, three intervals on, less the tolerance and lead)", res.RetryIn)
 	}
 	if st := stats(t, a, q); st.RateUsed != 3 {
 		t.Fatalf("QueueStats.RateUsed after a burst of 3: %d, want 3 (the jobs the pace is ahead by)", st.RateUsed)

@@ -55,6 +55,10 @@ type attempt struct {
 	// (ClaimResult.StartWithin) from when the claim was sent. Zero: no
 	// bound. Set before dispatch, read-only after.
 	startBy int64 // unix nanoseconds
+	// notBefore is when a smooth rate limit's slot lets the attempt start
+	// (ClaimResult.StartAfter, from when the claim's reply came). Set
+	// before dispatch, read-only after.
+	notBefore time.Time
 
 	mu     sync.Mutex // guards result and prog
 	result []byte     // set by SetResult

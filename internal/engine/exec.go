@@ -13,8 +13,8 @@ import (
 
 // dispatch hands a claimed job to the executors. The fetch loop has made
 // room for it in the jobs channel.
-func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, startBy time.Time) {
-	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}
+func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, notBefore, startBy time.Time) {
+	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}, notBefore: notBefore}
 	if !startBy.IsZero() {
 		a.startBy = startBy.UnixNano()
 	}
@@ -56,6 +56,12 @@ func (r *worker) takeOwed() bool {
 // runAttempt runs one attempt; it returns false when the attempt was
 // abandoned while it ran (a replacement executor took this one's place).
 func (r *worker) runAttempt(a *attempt) bool {
+	if d := time.Until(a.notBefore); d > 0 {
+		// A smooth rate limit's slot (ClaimResult.StartAfter): at most
+		// store.MaxRateLead away.
+		t := time.NewTimer(d)
+		<-t.C
+	}
 	if r.stopping.Load() {
 		r.release(a)
 		return true

@@ -256,15 +256,23 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.reserved -= d.want
 	f.returned(d.id)
 	now := time.Now()
-	var startBy time.Time
-	if d.res.StartWithin > 0 {
-		startBy = d.sent.Add(d.res.StartWithin)
-	}
 	if d.err == nil {
 		f.paced[qi] = d.res.StartWithin > 0
 	}
-	for _, rec := range d.res.Jobs {
-		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease), startBy)
+	for i, rec := range d.res.Jobs {
+		// A rate limit's bounds (store.RateTerms): not before its slot,
+		// counted from the reply, which came after the store's now; not
+		// after its slot and the guard, counted from the request, which
+		// left before it.
+		var after time.Duration
+		if i < len(d.res.StartAfter) {
+			after = d.res.StartAfter[i]
+		}
+		var startBy time.Time
+		if d.res.StartWithin > 0 {
+			startBy = d.sent.Add(after + d.res.StartWithin)
+		}
+		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease), now.Add(after), startBy)
 	}
 	if f.busy[qi] > 0 && d.err == nil {
 		// Another claim on the queue is in flight: it decides when the

@@ -8,9 +8,11 @@
 --
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
 -- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs, id1,
--- value1, attempt1, errors1, dueMs1, id2, ...}: every job of the call has
--- the token; startWithinUs is the rate limits' guard (the setting rg,
--- store.QueueConfig.ClaimGuard), 0 without jobs or limits; dueMs
+-- value1, attempt1, errors1, dueMs1, afterUs1, id2, ...}: every job of the
+-- call has the token; startWithinUs is the rate limits' guard (the
+-- setting rg, store.QueueConfig.ClaimGuard), 0 without jobs or limits;
+-- afterUs how long the job waits before it starts (a smooth rate: see
+-- limits_after), 0 to start at once; dueMs
 -- is when the job fell due ('' when it went straight to ready at
 -- enqueue). Or {'~', shape} when the variant does not serve the queue.
 --
@@ -35,12 +37,17 @@ if n == 0 then
   if not ready_any() then retry_in = 0 end
   return {now, 0, retry_in, 0, 0}
 end
-local ids, held_ms, more = ready_pop(n, now)
+local ids, held_ms, more, after = ready_pop(n, now)
 if #ids == 0 then return {now, 0, held_ms, 0, 0} end
 
 local out, took = claim_take(ids, now, later + lease, ARGV[4])
 limits_note(took, now)
 out[5] = tonumber(C.rg) or 0
+-- Each job's wait before it starts: its queue's pace and its group's.
+local us = now_us()
+for i = 1, #ids do
+  out[5 + 6 * i] = math.max(limits_after(i, us), after and after[i] or 0)
+end
 flush_events(now)
 if #ids == n and more then
   claim_wake(now)

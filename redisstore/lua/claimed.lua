@@ -69,8 +69,8 @@ local function claim_take(ids, now, deadline, worker)
       nev = nev + 1
       evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
     end
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v or '', a, errs[i] or '', due
-    o = o + 5
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = id, v or '', a, errs[i] or '', due, 0
+    o = o + 6
   end
   if z > 0 then
     claim_sched(deadline, now)

@@ -10,7 +10,8 @@
 -- queue's and the groups' rate (rsm, rb, gsm, gb: zero means unset); 15-21
 -- the terms the scripts enforce (store.RateTerms, derived in Go, kept in
 -- marks only): the queue's window ms, interval and tolerance µs (rwin,
--- riv, rtol), the groups' (gwin, giv, gtol) and the claim's guard µs (rg).
+-- riv, rtol), the groups' (gwin, giv, gtol), the claim's guard µs (rg),
+-- and the queue's and the groups' lead µs (rlead, glead).
 -- Returns the queue's shape. Wakes idle workers: a resumed or widened
 -- queue may have claimable jobs. With groups, every group with ready jobs
 -- rejoins the rotation (a raised cap may give it room, and a claim drops
@@ -21,7 +22,7 @@ read_fields()
 -- The settings as given (conf, which QueueStats reads), and the copy the
 -- scripts read with their marks in one call (marks: lua.go).
 local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod', 'ki',
-  'rsm', 'rb', 'gsm', 'gb', 'rwin', 'riv', 'rtol', 'gwin', 'giv', 'gtol', 'rg'}
+  'rsm', 'rb', 'gsm', 'gb', 'rwin', 'riv', 'rtol', 'gwin', 'giv', 'gtol', 'rg', 'rlead', 'glead'}
 for i = 1, #fields do
   if i ~= 10 then
     if ARGV[i] == '0' then

@@ -8,25 +8,27 @@
 -- trims its log; Maintain forgets the logs of groups gone quiet
 -- (groups_rate_sweep, the mark gwc its cursor).
 --- @keys g_rate
---- @conf grate gperiod gwin giv gtol
+--- @conf grate gperiod gwin giv gtol glead
 --- @marks gwc
 
 -- group_rate returns the limit and its window in ms (0 when none), and in
--- the smooth mode the interval and tolerance in µs.
+-- the smooth mode the interval, tolerance and lead in µs.
 local function group_rate()
-  return tonumber(C.grate) or 0, tonumber(C.gwin) or tonumber(C.gperiod) or 1000, tonumber(C.giv), tonumber(C.gtol) or 0
+  return tonumber(C.grate) or 0, tonumber(C.gwin) or tonumber(C.gperiod) or 1000, tonumber(C.giv), tonumber(C.gtol) or 0,
+    tonumber(C.glead) or 0
 end
 
 -- group_pace_room returns how many jobs the smooth mode lets group g give
--- at us (Unix µs), when it may give more (Unix µs) and its pace's slot.
-local function group_pace_room(g, us, iv, tol)
+-- at us (Unix µs), when it may give more (Unix µs) and its pace's slot,
+-- as pace_room (limits/on.lua) does for the queue.
+local function group_pace_room(g, us, iv, tol, lead)
   local v = redis.call('HGET', K.g_rate, g)
   local tat = us
   if v and string.sub(v, 1, 1) == '~' then tat = math.max(tonumber(string.sub(v, 2)) or 0, us) end
-  local ahead = tat - us
-  if ahead > tol then return 0, tat - tol, tat end
-  local k = math.floor((tol - ahead) / iv) + 1
-  return k, tat + k * iv - tol, tat
+  local ahead, early = tat - us, tol + lead
+  if ahead > early then return 0, tat - early, tat end
+  local k = math.floor((early - ahead) / iv) + 1
+  return k, tat + k * iv - early, tat
 end
 
 -- group_pace_note moves group g's pace on by n jobs from its slot tat.

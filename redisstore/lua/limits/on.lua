@@ -15,10 +15,13 @@
 -- is rwin ms old (the period plus the guard): at most rate claims fall in
 -- any window of rwin ms, wherever it starts. In the smooth mode (riv set)
 -- the mark rtat is the pace's next slot in Unix µs (a GCRA's theoretical
--- arrival time): a claim may take a job while that slot is at most rtol µs
--- ahead of now, and each job it takes moves the slot riv µs on.
+-- arrival time): a job may start rtol µs before its slot and be claimed
+-- rlead µs before that; each job taken moves the slot riv µs on.
+--
+--   limits_after(i, now_us) -> µs  how long job i of the claim waits
+--                         before it starts (0 but in the smooth mode)
 --- @keys unack rate_log
---- @conf maxrun rate period rwin riv rtol
+--- @conf maxrun rate period rwin riv rtol rlead
 --- @marks rs rtat
 
 local rate_used, pace_tat
@@ -32,13 +35,13 @@ end
 -- at us, when trying again may take more (µs from now), and the slot the
 -- claim starts from.
 local function pace_room(n, us)
-  local iv, tol = tonumber(C.riv), tonumber(C.rtol) or 0
+  local iv, early = tonumber(C.riv), (tonumber(C.rtol) or 0) + (tonumber(C.rlead) or 0)
   local tat = math.max(tonumber(M.rtat) or 0, us)
   local ahead = tat - us
-  if ahead > tol then return 0, tat - tol - us, tat end
-  local k = math.floor((tol - ahead) / iv) + 1
+  if ahead > early then return 0, tat - early - us, tat end
+  local k = math.floor((early - ahead) / iv) + 1
   if k >= n then return n, 0, tat end
-  return k, tat + k * iv - tol - us, tat
+  return k, tat + k * iv - early - us, tat
 end
 
 -- rate_entry splits a log entry into its time and count.
@@ -138,6 +141,11 @@ local function limits_note(n, now)
   if not rate_used or n <= 0 then return end
   redis.call('RPUSH', K.rate_log, str(now) .. ':' .. str(n))
   redis.call('HSET', K.marks, 'rs', str(rate_used + n))
+end
+
+local function limits_after(i, us)
+  if not pace_tat then return 0 end
+  return math.max(pace_tat - (tonumber(C.rtol) or 0) + (i - 1) * tonumber(C.riv) - us, 0)
 end
 
 local function limits_freed()
