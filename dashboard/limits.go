@@ -14,7 +14,7 @@ import (
 // limitsView is a queue's limits as its jobs page shows them.
 type limitsView struct {
 	Config    hopper.QueueConfig
-	RateUsed  int       // claims counted in the rate window now
+	RateUsed  int       // starts the rate limit counts now (hopper.QueueStats.RateUsed)
 	HeldUntil time.Time // a RateLimited hold, zero when none
 	// Building: the kind index is on and still indexing the jobs that
 	// were there before (hopper.QueueStats.KindIndexBuilding).
@@ -32,7 +32,7 @@ const maxGroupsShown = 50
 
 // limitsForm holds the edit form's values: the queue's, or what was sent.
 type limitsForm struct {
-	MaxRunning, RateLimit, RatePeriod, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod string
+	MaxRunning, RateLimit, RatePeriod, RateBurst, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod, GroupRateBurst string
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
@@ -41,8 +41,9 @@ func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
 		v.HeldUntil = st.HeldUntil
 	}
 	c := st.Config
-	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention),
-		GroupMaxRunning: intField(c.GroupMaxRunning), GroupRateLimit: intField(c.GroupRateLimit)}
+	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), RateBurst: intField(c.RateBurst),
+		Retention: durField(c.Retention), GroupMaxRunning: intField(c.GroupMaxRunning), GroupRateLimit: intField(c.GroupRateLimit),
+		GroupRateBurst: intField(c.GroupRateBurst)}
 	if c.GroupRateLimit > 0 {
 		v.Form.GroupRatePeriod = durField(c.GroupRatePeriod)
 	}
@@ -66,11 +67,12 @@ func durField(d time.Duration) string {
 	return shortDuration(d)
 }
 
-// postLimits sets a queue's MaxRunning, RateLimit, RatePeriod and
-// Retention, the group limits and the kind index from the jobs page's form
-// (Inspector.SetQueueConfig). An empty field means none; an unticked
-// kind_index turns the index off. The queue's pause and events settings
-// are kept as read just before.
+// postLimits sets a queue's MaxRunning, rate limit (RateLimit,
+// RatePeriod, RateSmooth, RateBurst) and Retention, the group limits and
+// the kind index from the jobs page's form (Inspector.SetQueueConfig). An
+// empty field means none; an unticked box turns its setting off, and the
+// smooth mode and burst of a rate left empty are dropped with it. The
+// queue's pause and events settings are kept as read just before.
 func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
 	if err := store.ValidateQueue(queue); err != nil {
@@ -113,6 +115,13 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if cfg.RatePeriod, err = dur("rate_period", "Rate period"); err != nil {
 		return outcome{}, err
 	}
+	if cfg.RateBurst, err = count("rate_burst", "Burst"); err != nil {
+		return outcome{}, err
+	}
+	cfg.RateSmooth = r.PostFormValue("rate_smooth") == "1"
+	if cfg.RateLimit == 0 {
+		cfg.RateSmooth, cfg.RateBurst = false, 0
+	}
 	if cfg.Retention, err = dur("retention", "Retention"); err != nil {
 		return outcome{}, err
 	}
@@ -124,6 +133,13 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	}
 	if cfg.GroupRatePeriod, err = dur("group_rate_period", "Rate period per group"); err != nil {
 		return outcome{}, err
+	}
+	if cfg.GroupRateBurst, err = count("group_rate_burst", "Burst per group"); err != nil {
+		return outcome{}, err
+	}
+	cfg.GroupRateSmooth = r.PostFormValue("group_rate_smooth") == "1"
+	if cfg.GroupRateLimit == 0 {
+		cfg.GroupRateSmooth, cfg.GroupRateBurst = false, 0
 	}
 	cfg.KindIndex = r.PostFormValue("kind_index") == "1"
 	if err := d.ins.SetQueueConfig(r.Context(), queue, cfg); err != nil {
@@ -137,7 +153,8 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 		to = d.queuePath(queue, st)
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
-		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
+		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "rate_smooth", cfg.RateSmooth, "rate_burst", cfg.RateBurst,
+		"retention", cfg.Retention.String(),
 		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit, "kind_index", cfg.KindIndex}}, nil
 }
 
