@@ -26,11 +26,14 @@ const (
 //
 // A paused queue yields nothing with RetryIn one second. QueueConfig.MaxRunning
 // caps the queue's unack jobs; when it holds jobs back, RetryIn is 100ms
-// (finishing jobs also wake WaitReady). QueueConfig.RateLimit caps the jobs
-// claimed in any window of RatePeriod (default one second); when it holds
-// jobs back, RetryIn is when the oldest claim it counts leaves the window
-// (rate.go). A queue held by a handler (AttemptEnd.Hold) yields nothing
-// with RetryIn the time left.
+// (finishing jobs also wake WaitReady). QueueConfig.RateLimit (and
+// GroupRateLimit) follow store.RateTerms: a sliding window counts each
+// claim for RatePeriod and the guard, and when it holds jobs back RetryIn
+// is when the oldest claim it counts leaves the window; the smooth mode
+// gives each job a slot (StartAfter) and RetryIn is when the next slot
+// may be claimed (rate.go). Every claim of a rate-limited queue says the
+// guard in StartWithin. A queue held by a handler (AttemptEnd.Hold)
+// yields nothing with RetryIn the time left.
 //
 // req.WorkerID is not recorded: JobRecord has no field for it, and
 // Heartbeat's WorkerInfo.Running is where a worker reports its jobs.

@@ -14,8 +14,10 @@ import (
 // script call, whatever the batch size: the lease deadline, the tokens and
 // the claim time come from the server. A paused queue returns no job and
 // RetryIn = Config.PausedRetry; a MaxRunning cap or a rate limit that held
-// jobs back sets RetryIn to when trying again may succeed. The claimed
-// records carry the error history of earlier attempts.
+// jobs back sets RetryIn to when trying again may succeed. A rate limit
+// (store.RateTerms, kept in the queue's marks by SetQueueConfig) sets
+// StartWithin, and in the smooth mode StartAfter. The claimed records
+// carry the error history of earlier attempts.
 func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if err := req.Validate(); err != nil {
 		return store.ClaimResult{}, err

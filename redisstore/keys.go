@@ -60,7 +60,7 @@ var keyTable = []keyDef{
 	{"cancelled", famQueue, "x", "set", "IDs of cancelled jobs"},
 	{"conf", famQueue, "c", "hash", "the queue's settings as SetQueueConfig gave them, which QueueStats reads: paused, maxrun, rate, period, ret, ev, gmax, grate, gperiod, ki, rsm, rb, gsm, gb (lua/config.lua)"},
 	{"marks", famQueue, "m", "hash", "what the scripts read of the queue, in one HMGET (lua.go): a copy of the settings with the rate terms derived from them (rwin, riv, rtol, gwin, giv, gtol, rg, rlead, glead), and what they keep: sh its shape, pm priority levels used, gs and gf group order counters, hold, lw, sw, evw, rs, rtat, kib, gwc"},
-	{"rate_log", famQueue, "rl", "list", "the rate limit's log: \"ms:count\" per claim call (lua/limits/on.lua)"},
+	{"rate_log", famQueue, "rl", "list", "the rate limit's log: \"ms:count\" per claim call, each counted for the period and its guard (lua/limits/on.lua)"},
 	{"tokens", famQueue, "n", "string", "fencing token counter"},
 	{"tput", famQueue, "t", "hash", "\"d<minute>\"/\"f<minute>\" -> acks/failures that minute, depth samples (lua/throughput.lua)"},
 	{"ticks", famQueue, "pt", "hash", "periodic schedule name -> last tick ms"},
@@ -79,7 +79,7 @@ var keyTable = []keyDef{
 	{"g_running", famQueue, "gr", "hash", "group -> its jobs in unack, kept while the queue has caps"},
 	{"g_caps", famQueue, "gl", "hash", "group -> its own cap (store.Groups.SetGroupLimit)"},
 	{"g_holds", famQueue, "gh", "zset", "group -> when its hold ends"},
-	{"g_rate", famQueue, "gw", "hash", "group -> its rate limit's log, \"ms:count\" entries joined by ' '"},
+	{"g_rate", famQueue, "gw", "hash", "group -> its rate limit's log, \"<sum>|ms:count ...\" entries joined by ' ', or in the smooth mode \"~<µs>\", its pace's next slot (lua/groups/rate.lua)"},
 
 	{"wf_meta", famWorkflow, "m", "hash", "the workflow's meta: id, name, st, cx, cr, en, ret, nt, open, bad, ist, c_<state> (lua/wfgraph.lua)"},
 	{"wf_states", famWorkflow, "s", "hash", "task -> its state, last seq and dependents"},

@@ -39,13 +39,15 @@ type QueueConfig struct {
 	// (one second).
 	RatePeriod time.Duration
 	// RateSmooth paces the starts RateLimit allows evenly instead of in
-	// bursts (a GCRA, as a leaky bucket): one start every
-	// RatePeriod/RateLimit plus a twentieth, so that no window of k such
-	// intervals, for k of 10 or more, holds more than k + RateBurst
-	// starts (a shorter one at most one more). A worker then starts a
-	// claimed job within a quarter of an interval (at least 1 ms) of
-	// sending its claim or hands it back. False (the default) counts
-	// starts in a sliding window. It needs a RateLimit, and an interval
+	// bursts (a GCRA, as a leaky bucket): each job gets a slot, one every
+	// RatePeriod/RateLimit plus a twentieth (about 95% of the limit), and
+	// starts within a guard of two fifths of RatePeriod/RateLimit after it
+	// (the worker waits for the slot and hands the job back if it cannot
+	// start in time), so that no window of k × RatePeriod/RateLimit, for k
+	// of 10 or more, holds more than k + RateBurst starts, and a shorter
+	// one at most one more. Above 400 starts a second the guard's floor
+	// of 1 ms makes that 20 ms windows. False (the default) counts starts
+	// in a sliding window. It needs a RateLimit, and RatePeriod/RateLimit
 	// of at least a millisecond (a RateLimit of at most 1,000 a second).
 	RateSmooth bool
 	// RateBurst lets RateSmooth start up to this many jobs ahead of its
@@ -62,11 +64,12 @@ type QueueConfig struct {
 	// claims fairly). Ungrouped jobs are not capped by it; a group's own
 	// cap (Groups.SetGroupLimit) wins over it.
 	GroupMaxRunning int
-	// GroupRateLimit caps the claims of each group of the queue: at most
-	// GroupRateLimit in any window of GroupRatePeriod on the store's
-	// clock (a sliding window per group, as RateLimit is for the queue).
-	// A group that used its share sits out of the rotation until its
-	// oldest counted claim leaves the window. Zero means no limit.
+	// GroupRateLimit caps the handler starts of each group of the queue:
+	// at most GroupRateLimit in any window of GroupRatePeriod, the
+	// claim-to-start lag included (a sliding window per group with the
+	// same guard as RateLimit for the queue). A group that used its share
+	// sits out of the rotation until its oldest counted claim leaves the
+	// window. Ungrouped jobs are not limited by it. Zero means no limit.
 	GroupRateLimit int
 	// GroupRatePeriod is the window of GroupRateLimit. Zero means
 	// DefaultRatePeriod (one second).
@@ -209,7 +212,9 @@ type QueueStats struct {
 	// back. memstore is exact.
 	Latency time.Duration
 	// RateUsed is how many claims the rate limit counts now: those of the
-	// last RatePeriod. Zero when the queue has no RateLimit.
+	// last RatePeriod and its guard, or under RateSmooth the starts its
+	// pace has given out ahead of now. Zero when the queue has no
+	// RateLimit.
 	RateUsed int
 	// HeldUntil is when a hold a handler asked for (AttemptEnd.Hold)
 	// ends; zero when none is in force. Until then no worker claims from

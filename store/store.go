@@ -23,9 +23,12 @@ type Store interface {
 	// Claim moves up to req.Max due jobs from ready to unack, highest
 	// NewJob.Priority first and in FIFO order within one, each with a
 	// lease of req.Lease, a new token and its attempt counted. It claims nothing from a paused queue and respects the
-	// queue's global concurrency and rate limits; when a limit held it
-	// back, the result's RetryIn says when trying again may succeed. A
-	// request that fails ClaimOpts.Validate fails the call.
+	// queue's global concurrency and rate limits (by the terms
+	// QueueConfig.QueueRate and GroupRate give: see RateTerms), telling
+	// the claimer the guard its jobs must start within (StartWithin) and,
+	// under a smooth rate, when each may start (StartAfter); when a limit
+	// held it back, the result's RetryIn says when trying again may
+	// succeed. A request that fails ClaimOpts.Validate fails the call.
 	Claim(ctx context.Context, req ClaimOpts) (ClaimResult, error)
 
 	// Finish ends claimed attempts: ack (delete, or keep as done for a
