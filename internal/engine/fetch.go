@@ -70,8 +70,8 @@ type fetcher struct {
 	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
 	nextID   uint64      // the ID of the newest claim
 	sweep    int         // the next queue of the rotating check
-	// paced marks the queues whose last claim a rate limit counted
-	// (ClaimResult.StartWithin): they are claimed for idle executors
+	// paced marks the queues whose last claim with jobs a rate limit
+	// counted (ClaimResult.StartWithin): they are claimed for idle executors
 	// only, as a job that waits in the Prefetch buffer past the bound is
 	// handed back.
 	paced []bool
@@ -256,7 +256,7 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.reserved -= d.want
 	f.returned(d.id)
 	now := time.Now()
-	if d.err == nil {
+	if len(d.res.Jobs) > 0 { // an empty claim says no StartWithin
 		f.paced[qi] = d.res.StartWithin > 0
 	}
 	for i, rec := range d.res.Jobs {

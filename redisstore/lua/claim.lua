@@ -43,10 +43,13 @@ if #ids == 0 then return {now, 0, held_ms, 0, 0} end
 local out, took = claim_take(ids, now, later + lease, ARGV[4])
 limits_note(took, now)
 out[5] = tonumber(C.rg) or 0
--- Each job's wait before it starts: its queue's pace and its group's.
-local us = now_us()
-for i = 1, #ids do
-  out[5 + 6 * i] = math.max(limits_after(i, us), after and after[i] or 0)
+-- Each job's wait before it starts: its queue's pace and its group's
+-- (only a smooth rate pays for it).
+if limits_paced() or (after and next(after)) then
+  local us = now_us()
+  for i = 1, #ids do
+    out[5 + 6 * i] = math.max(limits_after(i, us), after and after[i] or 0)
+  end
 end
 flush_events(now)
 if #ids == n and more then

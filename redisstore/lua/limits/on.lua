@@ -18,6 +18,7 @@
 -- arrival time): a job may start rtol µs before its slot and be claimed
 -- rlead µs before that; each job taken moves the slot riv µs on.
 --
+--   limits_paced() -> bool  whether the claim was paced (the smooth mode)
 --   limits_after(i, now_us) -> µs  how long job i of the claim waits
 --                         before it starts (0 but in the smooth mode)
 --- @keys unack rate_log
@@ -142,6 +143,8 @@ local function limits_note(n, now)
   redis.call('RPUSH', K.rate_log, str(now) .. ':' .. str(n))
   redis.call('HSET', K.marks, 'rs', str(rate_used + n))
 end
+
+local function limits_paced() return pace_tat ~= nil end
 
 local function limits_after(i, us)
   if not pace_tat then return 0 end
