@@ -29,8 +29,8 @@ import "time"
 // no job starts before its slot; and it starts the job within the guard
 // after its slot or hands it back. A claimer that comes a little late
 // loses no slot, as it claims up to Lead ahead. Starts then lie within
-// Guard after slots Interval apart, and the guard (two fifths of
-// Period/Limit) is paid for by the extra spacing (a twentieth) over ten
+// Guard after slots Interval apart, and the guard (nine twentieths of
+// Period/Limit) is paid for by the extra spacing (a twentieth) over nine
 // intervals: no window of k × Period/Limit, for k ≥ 10, holds more than
 // k + RateBurst starts (a shorter window at most one more).
 
@@ -51,8 +51,8 @@ type RateTerms struct {
 	// start: Burst intervals. Zero without it or a burst.
 	Tolerance time.Duration
 	// Lead is how far ahead of a job's earliest start the smooth mode
-	// lets a claim take it: two intervals, at most MaxRateLead. Zero
-	// without it.
+	// lets a claim take it: four intervals within [MinRateLead,
+	// MaxRateLead]. Zero without it.
 	Lead time.Duration
 	// Guard is how long after sending a claim the claimer may start its
 	// jobs (ClaimResult.StartWithin).
@@ -64,12 +64,14 @@ type RateTerms struct {
 func (t RateTerms) Smooth() bool { return t.Interval > 0 }
 
 // Guards of a rate limit: a twentieth of a sliding window's period within
-// [MinRateGuard, MaxRateGuard], two fifths of a smooth Period/Limit within
-// the same bounds.
+// [MinRateGuard, MaxRateGuard], nine twentieths of a smooth Period/Limit
+// within the same bounds.
 const (
-	// MaxRateLead bounds RateTerms.Lead: a paced job waits at most this
-	// long in its worker before it starts.
-	MaxRateLead = 50 * time.Millisecond
+	// MinRateLead and MaxRateLead bound RateTerms.Lead: a paced job waits
+	// at most MaxRateLead in its worker before it starts, and a worker
+	// that comes up to MinRateLead late for a slot loses none.
+	MinRateLead = 20 * time.Millisecond
+	MaxRateLead = 100 * time.Millisecond
 	// MinRateGuard is the shortest guard: a claim's round trip and the
 	// hand-over to an idle executor fit in it on a loaded machine.
 	MinRateGuard = time.Millisecond
@@ -116,8 +118,8 @@ func rateTerms(limit int, period time.Duration, smooth bool, burst int) RateTerm
 	}
 	t := period / time.Duration(limit)
 	iv := t + t/20
-	return RateTerms{Limit: limit, Interval: iv, Tolerance: time.Duration(burst) * iv, Lead: min(2*iv, MaxRateLead),
-		Guard: clampGuard(t * 2 / 5)}
+	return RateTerms{Limit: limit, Interval: iv, Tolerance: time.Duration(burst) * iv, Lead: min(max(4*iv, MinRateLead), MaxRateLead),
+		Guard: clampGuard(t * 9 / 20)}
 }
 
 func clampGuard(g time.Duration) time.Duration { return min(max(g, MinRateGuard), MaxRateGuard) }
