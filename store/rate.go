@@ -112,7 +112,7 @@ func rateTerms(limit int, period time.Duration, smooth bool, burst int) RateTerm
 	if period <= 0 {
 		period = DefaultRatePeriod
 	}
-	if !smooth {
+	if !smooth || period/time.Duration(limit) < time.Microsecond { // Normalize refuses the latter
 		g := clampGuard(period / 20)
 		return RateTerms{Limit: limit, Window: period + g, Guard: g}
 	}
