@@ -82,6 +82,9 @@ func TestProcGroupRateSmooth(t *testing.T) {
 }
 
 func runRateProc(t *testing.T, r rateProc) {
+	if testing.Short() {
+		t.Skip("runs worker processes under a rate limit for up to 9 seconds; not in -short mode")
+	}
 	p := newProcSetup(t)
 	ctx := t.Context()
 	const queue = "limited"
