@@ -72,6 +72,19 @@
 // again. Weights or StrictPriority order the queues; QueueConcurrency caps
 // a queue inside one worker.
 //
+// # Flow control
+//
+// A queue's settings (QueueConfig, shared by every process through the
+// store) cap its running jobs across all workers (MaxRunning, and per
+// group GroupMaxRunning) and limit its handler starts: RateLimit starts in
+// any window of RatePeriod, wherever it starts, counted where the handler
+// runs (the lag between a claim and the start included), or paced evenly
+// with RateSmooth, one start every RatePeriod/RateLimit with an optional
+// RateBurst; GroupRateLimit does the same for each group. A worker claims
+// a rate-limited queue's jobs only for idle slots and starts each within a
+// small guard of its claim, or hands it back at no cost to its attempts
+// (store.RateTerms has the argument).
+//
 // # Outcomes
 //
 // What the handler returns decides what happens to the job (the table on

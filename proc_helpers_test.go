@@ -29,7 +29,7 @@ const (
 	roleStored    = "stored"     // worker running the store's stored schedules (Tick jobs)
 	roleCapped    = "capped"     // worker whose handlers count themselves in Redis while they work
 	roleGrouped   = "grouped"    // worker whose handlers count themselves per group, and number their starts
-	roleLimited   = "limited"    // worker whose handlers report their claim time
+	roleLimited   = "limited"    // worker whose handlers report their start time and claim time
 	roleTarget    = "target"     // worker whose handlers wait for their context to end
 	roleEnqueuer  = "enqueuer"   // on "go <round>": Goroutines concurrent unique enqueues
 	roleCancel    = "canceller"  // on "cancel <id>": Store.CancelJob of the job
@@ -198,12 +198,15 @@ func groupedWorker(c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.
 	return w
 }
 
-// limitedWorker's handlers report their start (with its claim time) and
-// return.
+// limitedWorker's handlers report their start, At the moment the handler
+// began on the child's clock (with its claim time and group), and return.
 func limitedWorker(c *proctest.Child, _ childSpec, _ *redis.Client, st hopper.Store, cfg *hopper.WorkerConfig) *hopper.Worker {
 	w := hopper.NewWorker(st, cfg)
 	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
-		c.Emit(started(j.JobRecord))
+		at := time.Now()
+		e := started(j.JobRecord)
+		e.At, e.Group = at, j.Group
+		c.Emit(e)
 		return nil
 	})
 	return w

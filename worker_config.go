@@ -78,7 +78,9 @@ type WorkerConfig struct {
 	// whenever a slot frees. Their leases are renewed while they wait, and a
 	// shutdown hands them back at once. Defaults to ClaimBatch; negative
 	// means none (claim only for free slots, as fairness across many
-	// workers with slow jobs may want).
+	// workers with slow jobs may want). A queue with a rate limit is
+	// claimed for free slots only, whatever Prefetch says: its jobs must
+	// start within a guard of their claim (QueueConfig.RateLimit).
 	Prefetch int
 	// Backoff computes the delay before a retry. Defaults to DefaultBackoff.
 	Backoff BackoffFunc

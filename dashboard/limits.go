@@ -14,7 +14,7 @@ import (
 // limitsView is a queue's limits as its jobs page shows them.
 type limitsView struct {
 	Config    hopper.QueueConfig
-	RateUsed  int       // claims counted in the rate window now
+	RateUsed  int       // starts the rate limit counts now (hopper.QueueStats.RateUsed)
 	HeldUntil time.Time // a RateLimited hold, zero when none
 	// Building: the kind index is on and still indexing the jobs that
 	// were there before (hopper.QueueStats.KindIndexBuilding).
@@ -32,7 +32,7 @@ const maxGroupsShown = 50
 
 // limitsForm holds the edit form's values: the queue's, or what was sent.
 type limitsForm struct {
-	MaxRunning, RateLimit, RatePeriod, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod string
+	MaxRunning, RateLimit, RatePeriod, RateBurst, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod, GroupRateBurst string
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
@@ -41,8 +41,9 @@ func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
 		v.HeldUntil = st.HeldUntil
 	}
 	c := st.Config
-	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), Retention: durField(c.Retention),
-		GroupMaxRunning: intField(c.GroupMaxRunning), GroupRateLimit: intField(c.GroupRateLimit)}
+	v.Form = limitsForm{MaxRunning: intField(c.MaxRunning), RateLimit: intField(c.RateLimit), RateBurst: intField(c.RateBurst),
+		Retention: durField(c.Retention), GroupMaxRunning: intField(c.GroupMaxRunning), GroupRateLimit: intField(c.GroupRateLimit),
+		GroupRateBurst: intField(c.GroupRateBurst)}
 	if c.GroupRateLimit > 0 {
 		v.Form.GroupRatePeriod = durField(c.GroupRatePeriod)
 	}
@@ -66,11 +67,12 @@ func durField(d time.Duration) string {
 	return shortDuration(d)
 }
 
-// postLimits changes a queue's MaxRunning, RateLimit, RatePeriod and
-// Retention, the group limits and the kind index from the jobs page's form
-// (Inspector.UpdateQueueConfig). An empty field means none; an unticked
-// kind_index turns the index off. The form sends, beside each field, the
-// value the page showed (shown_<field>, with shown=1): only the fields the
+// postLimits changes a queue's MaxRunning, rate limit (RateLimit,
+// RatePeriod, RateSmooth, RateBurst) and Retention, the group limits and
+// the kind index from the jobs page's form (Inspector.UpdateQueueConfig).
+// An empty field means none; an unticked box turns its setting off, and
+// the smooth mode and burst of a rate left empty are dropped with it. The form sends, beside each field, the value
+// the page showed (shown_<field>, with shown=1): only the fields the
 // operator changed are changed, so a change another operator made since
 // the page was rendered stays. A form without them (an older page, a
 // script) sets every field it names as sent. The queue's pause and events
@@ -92,6 +94,13 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 			}
 		}
 		c.ApplyChanges(shown, edited)
+		// A rate left empty takes its smooth mode and burst with it.
+		if c.RateLimit == 0 {
+			c.RateSmooth, c.RateBurst = false, 0
+		}
+		if c.GroupRateLimit == 0 {
+			c.GroupRateSmooth, c.GroupRateBurst = false, 0
+		}
 		cfg = *c
 		return nil
 	})
@@ -110,7 +119,8 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 		to = d.queuePath(queue, st)
 	}
 	return outcome{to: to, flash: "limits", n: 1, attrs: []any{"queue", queue, "max_running", cfg.MaxRunning,
-		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "retention", cfg.Retention.String(),
+		"rate_limit", cfg.RateLimit, "rate_period", cfg.RatePeriod.String(), "rate_smooth", cfg.RateSmooth, "rate_burst", cfg.RateBurst,
+		"retention", cfg.Retention.String(),
 		"group_max_running", cfg.GroupMaxRunning, "group_rate_limit", cfg.GroupRateLimit, "kind_index", cfg.KindIndex}}, nil
 }
 
@@ -121,10 +131,14 @@ func parseLimits(r *http.Request, prefix string, cfg *hopper.QueueConfig) error 
 	p.count("max_running", "Max running", &cfg.MaxRunning)
 	p.count("rate_limit", "Rate limit", &cfg.RateLimit)
 	p.dur("rate_period", "Rate period", &cfg.RatePeriod)
+	p.count("rate_burst", "Burst", &cfg.RateBurst)
+	cfg.RateSmooth = r.PostFormValue(prefix+"rate_smooth") == "1"
 	p.dur("retention", "Retention", &cfg.Retention)
 	p.count("group_max_running", "Max running per group", &cfg.GroupMaxRunning)
 	p.count("group_rate_limit", "Rate limit per group", &cfg.GroupRateLimit)
 	p.dur("group_rate_period", "Rate period per group", &cfg.GroupRatePeriod)
+	p.count("group_rate_burst", "Burst per group", &cfg.GroupRateBurst)
+	cfg.GroupRateSmooth = r.PostFormValue(prefix+"group_rate_smooth") == "1"
 	cfg.KindIndex = r.PostFormValue(prefix+"kind_index") == "1"
 	return p.err
 }

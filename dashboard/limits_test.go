@@ -39,7 +39,7 @@ func TestQueueLimits(t *testing.T) {
 			t.Errorf("config after saving the limits: %+v, want %+v (the pause kept)", st.Config, want)
 		}
 		body := get(t, h, "/queues/default/retry").Body
-		wantContains(t, body, "limits shown", "at most <b>3</b> running", "<b>50</b> claims per 1s", "acked jobs kept 24h", `value="3"`)
+		wantContains(t, body, "limits shown", "at most <b>3</b> running", "<b>50</b> starts per 1s", "acked jobs kept 24h", `value="3"`)
 
 		// Empty fields mean none.
 		r = post(t, h, "/queues/default/limits", url.Values{"max_running": {""}, "rate_limit": {""}, "retention": {""}})
@@ -48,8 +48,21 @@ func TestQueueLimits(t *testing.T) {
 			t.Errorf("config after clearing the limits: %+v, want only the pause", st.Config)
 		}
 
+		// The smooth mode and its burst; a burst without it is refused.
+		r = post(t, h, "/queues/default/limits", url.Values{"rate_limit": {"100"}, "rate_smooth": {"1"}, "rate_burst": {"5"}})
+		wantRedirect(t, r, "/queues/default/ready?flash=limits", "save a smooth rate")
+		if st, _ := ins.GetQueueStats(ctx, "default"); !st.Config.RateSmooth || st.Config.RateBurst != 5 || st.Config.RateLimit != 100 {
+			t.Errorf("config after saving a smooth rate: %+v, want 100 per second, smooth, burst 5", st.Config)
+		}
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "smooth rate shown", "paced evenly (bursts of 5)", `name="rate_smooth" value="1" checked`)
+		r = post(t, h, "/queues/default/limits", url.Values{"rate_limit": {""}, "rate_smooth": {"1"}, "rate_burst": {"5"}})
+		wantRedirect(t, r, "/queues/default/ready?flash=limits", "clear a smooth rate")
+		if st, _ := ins.GetQueueStats(ctx, "default"); st.Config.RateSmooth || st.Config.RateBurst != 0 {
+			t.Errorf("config after clearing the rate limit: %+v, want its smooth mode and burst gone with it", st.Config)
+		}
+
 		for _, form := range []url.Values{{"max_running": {"-1"}}, {"max_running": {"lots"}}, {"rate_limit": {"5"}, "rate_period": {"fast"}},
-			{"retention": {"-1h"}}} {
+			{"retention": {"-1h"}}, {"rate_limit": {"5"}, "rate_burst": {"2"}}, {"rate_limit": {"5"}, "rate_burst": {"-2"}}} {
 			wantStatus(t, post(t, h, "/queues/default/limits", form), http.StatusBadRequest, "limits "+form.Encode())
 		}
 		wantStatus(t, post(t, h, "/queues/bad%20name/limits", nil), http.StatusNotFound, "limits of a bad queue name")
@@ -77,7 +90,7 @@ func TestGroupsPanel(t *testing.T) {
 		if st, _ := ins.GetQueueStats(ctx, "default"); st.Config.GroupMaxRunning != 1 || st.Config.GroupRateLimit != 10 || st.Config.GroupRatePeriod != time.Minute {
 			t.Errorf("config after the form: %+v, want 1 running and 10 per minute per group", st.Config)
 		}
-		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group", "claims per 1m per group")
+		wantContains(t, get(t, h, "/queues/default/ready").Body, "limits summary", "running per group", "starts per 1m per group")
 
 		// One group's own cap.
 		r = post(t, h, "/queues/default/groups", url.Values{"group": {"tenant-a"}, "limit": {"4"}})

@@ -26,11 +26,14 @@ const (
 //
 // A paused queue yields nothing with RetryIn one second. QueueConfig.MaxRunning
 // caps the queue's unack jobs; when it holds jobs back, RetryIn is 100ms
-// (finishing jobs also wake WaitReady). QueueConfig.RateLimit caps the jobs
-// claimed in any window of RatePeriod (default one second); when it holds
-// jobs back, RetryIn is when the oldest claim it counts leaves the window
-// (rate.go). A queue held by a handler (AttemptEnd.Hold) yields nothing
-// with RetryIn the time left.
+// (finishing jobs also wake WaitReady). QueueConfig.RateLimit (and
+// GroupRateLimit) follow store.RateTerms: a sliding window counts each
+// claim for RatePeriod and the guard, and when it holds jobs back RetryIn
+// is when the oldest claim it counts leaves the window; the smooth mode
+// gives each job a slot (StartAfter) and RetryIn is when the next slot
+// may be claimed (rate.go). Every claim of a rate-limited queue says the
+// guard in StartWithin. A queue held by a handler (AttemptEnd.Hold)
+// yields nothing with RetryIn the time left.
 //
 // req.WorkerID is not recorded: JobRecord has no field for it, and
 // Heartbeat's WorkerInfo.Running is where a worker reports its jobs.
@@ -48,19 +51,19 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 	if q == nil {
 		return store.ClaimResult{}, nil
 	}
-	now, nowMs := s.now()
+	now, nowMs, nowUs := s.nowUs()
 	q.mu.Lock()
 	defer q.unlock()
-	n, retryIn := q.claimable(nowMs, req.Max)
+	n, retryIn := q.claimable(nowMs, nowUs, req.Max)
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
 	// Taken first, as group caps may leave fewer than n claimable.
 	taken, size := q.taken[:0], 0
-	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs}
+	lim := takeLimits{defCap: q.cfg.GroupMaxRunning, nowMs: nowMs, nowUs: nowUs}
 	if q.ready.grouped() {
 		q.ready.unhold(nowMs)
-		lim.rate, lim.periodMs = q.cfg.GroupRateLimit, groupRatePeriodMs(q.cfg)
+		lim.rate = q.cfg.GroupRate()
 	}
 	taken = q.ready.take(lim, n, taken)
 	for _, j := range taken {
@@ -78,6 +81,12 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 	if n == 0 {
 		return store.ClaimResult{RetryIn: retryIn}, nil
 	}
+	res := store.ClaimResult{RetryIn: retryIn, StartWithin: q.cfg.ClaimGuard()}
+	qr := q.cfg.QueueRate()
+	var firstUs int64
+	if qr.Limit > 0 {
+		firstUs = q.rate.count(nowUs, n, qr)
+	}
 	b := newBatch(n, size)
 	tok := s.token.Add(1)
 	deadlineMs := nowMs + mstime.Ceil(req.Lease)
@@ -90,21 +99,29 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		j.rec.Deadline = deadline
 		q.attach(j, store.StateUnack, deadlineMs)
 		b.set(i, &j.rec)
+		if qr.Smooth() {
+			j.after = max(j.after, startAfter(nowUs, firstUs, i, qr))
+		}
+		if j.after > 0 && res.StartAfter == nil {
+			res.StartAfter = make([]time.Duration, n)
+		}
+		if res.StartAfter != nil {
+			res.StartAfter[i] = time.Duration(j.after) * time.Microsecond
+		}
+		j.after = 0
 		if ev := q.emit(store.EventStarted, j, now); ev != nil {
 			ev.Worker = req.WorkerID
 		}
 	}
-	if q.cfg.RateLimit > 0 {
-		q.rateCount(nowMs, n)
-	}
-	return store.ClaimResult{Jobs: b.out, RetryIn: retryIn}, nil
+	res.Jobs = b.out
+	return res, nil
 }
 
 // claimable returns how many of at most want ready jobs the queue's pause,
 // hold, MaxRunning and rate limit let a claim take now, and, when a limit
 // held some back, how long until trying again may succeed. q.mu must be
 // held.
-func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) {
+func (q *queue) claimable(nowMs, nowUs int64, want int) (n int, retryIn time.Duration) {
 	if q.cfg.Paused {
 		return 0, pausedRetryIn
 	}
@@ -117,9 +134,10 @@ func (q *queue) claimable(nowMs int64, want int) (n int, retryIn time.Duration) 
 		retryIn = busyRetryIn
 	}
 	if q.cfg.RateLimit > 0 {
-		if room, freeMs := q.rateRoom(nowMs); room < n {
+		t := q.cfg.QueueRate()
+		if room, freeUs := q.rate.room(nowUs, t); room < n {
 			n = room
-			retryIn = max(retryIn, q.rateRetryIn(nowMs, freeMs))
+			retryIn = max(retryIn, rateRetryIn(nowUs, freeUs, t))
 		}
 	}
 	return max(n, 0), retryIn

@@ -159,9 +159,9 @@ func TestAckAfterDeadlineBeforeReclaimIsAccepted(t *testing.T) {
 }
 
 // The rate limit counts claims in a window that slides with the clock: a
-// claim is counted for one RatePeriod after it, whatever second it fell
-// in. Fixed windows would let 3 more through at the next whole second
-// (877 ms in), 5 within one second.
+// claim is counted for one RatePeriod and its guard (50 ms) after it,
+// whatever second it fell in. Fixed windows would let 3 more through at
+// the next whole second (877 ms in), 5 within one second.
 func TestRateLimitIsASlidingWindowOnTheClock(t *testing.T) {
 	s, clock := newClocked()
 	ctx := context.Background()
@@ -177,19 +177,19 @@ func TestRateLimitIsASlidingWindowOnTheClock(t *testing.T) {
 	}
 	clock.Set(ms(500 * time.Millisecond))
 	res := claim(t, s, 10, time.Minute)
-	if len(res.Jobs) != 1 || res.RetryIn != 500*time.Millisecond {
-		t.Fatalf("at t0+500ms: %d jobs, RetryIn %v; want 1 and 500ms (until t0's claims are a second old)", len(res.Jobs), res.RetryIn)
+	if len(res.Jobs) != 1 || res.RetryIn != 550*time.Millisecond {
+		t.Fatalf("at t0+500ms: %d jobs, RetryIn %v; want 1 and 550ms (until t0's claims are a second and the guard old)", len(res.Jobs), res.RetryIn)
 	}
-	clock.Set(ms(999 * time.Millisecond))
+	clock.Set(ms(1049 * time.Millisecond))
 	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 0 || res.RetryIn != time.Millisecond {
-		t.Fatalf("at t0+999ms (past the whole second): %d jobs, RetryIn %v; want none and 1ms", len(res.Jobs), res.RetryIn)
+		t.Fatalf("at t0+1049ms (past the whole second): %d jobs, RetryIn %v; want none and 1ms", len(res.Jobs), res.RetryIn)
 	}
 	if st, err := s.GetQueueStats(ctx, testQueue); err != nil || st.RateUsed != 3 {
-		t.Fatalf("QueueStats at t0+999ms: RateUsed %d (%v), want 3", st.RateUsed, err)
+		t.Fatalf("QueueStats at t0+1049ms: RateUsed %d (%v), want 3", st.RateUsed, err)
 	}
-	clock.Set(ms(time.Second))
+	clock.Set(ms(1050 * time.Millisecond))
 	if res := claim(t, s, 10, time.Minute); len(res.Jobs) != 2 || res.RetryIn != 500*time.Millisecond {
-		t.Fatalf("at t0+1s: %d jobs, RetryIn %v; want 2 (t0's left the window) and 500ms", len(res.Jobs), res.RetryIn)
+		t.Fatalf("at t0+1050ms: %d jobs, RetryIn %v; want 2 (t0's left the window) and 500ms", len(res.Jobs), res.RetryIn)
 	}
 	if err := s.SetQueueConfig(ctx, testQueue, store.QueueConfig{}); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,8 @@ func TestDrainedGroupsForgotten(t *testing.T) {
 				}
 				done += len(res.Jobs)
 			}
-			clock.Advance(period)
+			// A claim counts for the period and its guard, in whole ms.
+			clock.Advance((store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: period}).GroupRate().Window + time.Millisecond)
 			if _, err := s.Maintain(ctx, "q", store.MaintainOpts{}); err != nil {
 				t.Fatal(err)
 			}

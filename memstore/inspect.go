@@ -41,13 +41,12 @@ func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueSta
 	if q == nil {
 		return st, nil
 	}
-	now, nowMs := s.now()
+	now, nowMs, nowUs := s.nowUs()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st.Config = q.cfg
 	if q.cfg.RateLimit > 0 {
-		q.rateRoom(nowMs)
-		st.RateUsed = q.rate.used
+		st.RateUsed = q.rate.inUse(nowUs, q.cfg.QueueRate())
 	}
 	if q.heldUntil > nowMs {
 		st.HeldUntil = atMs(now, nowMs, q.heldUntil)

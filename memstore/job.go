@@ -23,6 +23,9 @@ type job struct {
 	// born is the job's birth number in its queue, given at enqueue: it
 	// tells the job from a later one with the same ID (kind_index.go).
 	born uint64
+	// after is how long a paced claim's job waits before it starts, in µs
+	// (ClaimResult.StartAfter): set by the claim that takes it.
+	after int64
 }
 
 // Limits of the free list of jobs.

@@ -91,7 +91,7 @@ func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainO
 	}
 	res.Collected += n
 
-	q.ready.forgetQuiet(nowMs, groupRatePeriodMs(q.cfg))
+	q.ready.forgetQuiet(nowMs, q.cfg.GroupRate())
 	next, ok := q.nextEvent(ageMs)
 	// Once a minute, the queue's depth and latency for its history.
 	res.Backlog = q.sampleDepth(now, nowMs)

@@ -40,10 +40,12 @@ type readyLevels struct {
 }
 
 // takeLimits are what take needs of the queue: its cap per group, its
-// rate limit per group (rate claims per periodMs, 0 for none) and now.
+// rate limit per group (its terms; zero for none) and now, in Unix ms and
+// µs.
 type takeLimits struct {
-	defCap, rate    int
-	periodMs, nowMs int64
+	defCap       int
+	rate         store.RateTerms
+	nowMs, nowUs int64
 }
 
 // groupState is one group of a queue.
@@ -84,29 +86,23 @@ func (r *readyLevels) group(g string) *groupState {
 
 // forgetIdle drops group g's state when it holds nothing worth keeping.
 func (r *readyLevels) forgetIdle(g string, gs *groupState) {
-	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active && gs.heldUntil == 0 && len(gs.rate.entries) == 0 {
+	if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !gs.active && gs.heldUntil == 0 && len(gs.rate.entries) == 0 && gs.rate.tatUs == 0 {
 		delete(r.groups, g)
 	}
 }
 
 // forgetQuiet, at most once a minute, empties the rate windows that no
-// longer count a claim at nowMs (of periodMs; 0 when the queue has no
-// rate per group) and forgets the groups left with no state: only a
+// longer count a claim at nowMs (by t, the rate per group; zero when the
+// queue has none) and forgets the groups left with no state: only a
 // claim of a group trims its window, so a group no longer claimed from
 // would be kept for good. O(groups) once a minute.
-func (r *readyLevels) forgetQuiet(nowMs, periodMs int64) {
+func (r *readyLevels) forgetQuiet(nowMs int64, t store.RateTerms) {
 	if r.groups == nil || nowMs < r.sweepMs {
 		return
 	}
 	r.sweepMs = nowMs + time.Minute.Milliseconds()
 	for g, gs := range r.groups {
-		if len(gs.rate.entries) > 0 {
-			if periodMs == 0 {
-				gs.rate = rateLog{}
-			} else {
-				gs.rate.room(nowMs, periodMs, 0)
-			}
-		}
+		gs.rate.idle(nowMs*1000, t)
 		r.forgetIdle(g, gs)
 	}
 }
@@ -273,13 +269,10 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 			if limit > 0 {
 				take = min(take, limit-gs.running)
 			}
-			if lim.rate > 0 {
-				room, freeMs := gs.rate.room(lim.nowMs, lim.periodMs, lim.rate)
+			if lim.rate.Limit > 0 {
+				room, freeUs := gs.rate.room(lim.nowUs, lim.rate)
 				if room <= 0 {
-					if freeMs == 0 {
-						freeMs = lim.nowMs + lim.periodMs
-					}
-					r.hold(g, freeMs)
+					r.hold(g, (lim.nowUs+rateRetryIn(lim.nowUs, freeUs, lim.rate).Microseconds()+999)/1000)
 					continue
 				}
 				take = min(take, room)
@@ -291,8 +284,13 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 			}
 			r.n -= got
 			gs.running += got
-			if lim.rate > 0 {
-				gs.rate.count(lim.nowMs, got)
+			if lim.rate.Limit > 0 {
+				first := gs.rate.count(lim.nowUs, got, lim.rate)
+				if lim.rate.Smooth() {
+					for i, j := range out[len(out)-got:] {
+						j.after = startAfter(lim.nowUs, first, i, lim.rate)
+					}
+				}
 			}
 			if gs.ready.n > 0 && (limit == 0 || gs.running < limit) {
 				back = append(back, g)

@@ -83,6 +83,14 @@ func (s *Store) now() (time.Time, int64) {
 	return t, t.UnixMilli()
 }
 
+// nowUs is now with the rate limits' finer clock: the same reading in Unix
+// µs too.
+func (s *Store) nowUs() (time.Time, int64, int64) {
+	c := s.clock()
+	t := c.Truncate(time.Millisecond)
+	return t, t.UnixMilli(), c.UnixMicro()
+}
+
 // lookup returns the queue named name, or nil when the store never created
 // it. It does not lock.
 func (s *Store) lookup(name string) *queue {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
@@ -13,8 +14,10 @@ import (
 // script call, whatever the batch size: the lease deadline, the tokens and
 // the claim time come from the server. A paused queue returns no job and
 // RetryIn = Config.PausedRetry; a MaxRunning cap or a rate limit that held
-// jobs back sets RetryIn to when trying again may succeed. The claimed
-// records carry the error history of earlier attempts.
+// jobs back sets RetryIn to when trying again may succeed. A rate limit
+// (store.RateTerms, kept in the queue's marks by SetQueueConfig) sets
+// StartWithin, and in the smooth mode StartAfter. The claimed records
+// carry the error history of earlier attempts.
 func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if err := req.Validate(); err != nil {
 		return store.ClaimResult{}, err
@@ -53,7 +56,17 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 		if t > 0 && len(res.Jobs) > 0 {
 			s.claimedFrom(req.Queue, p)
 		}
+		if res.StartAfter != nil && out.StartAfter == nil {
+			out.StartAfter = make([]time.Duration, len(out.Jobs), req.Max)
+		}
+		if out.StartAfter != nil {
+			out.StartAfter = append(out.StartAfter, res.StartAfter...)
+			out.StartAfter = append(out.StartAfter, make([]time.Duration, len(res.Jobs)-len(res.StartAfter))...)
+		}
 		out.Jobs = append(out.Jobs, res.Jobs...)
+		if res.StartWithin > 0 && (out.StartWithin == 0 || res.StartWithin < out.StartWithin) {
+			out.StartWithin = res.StartWithin
+		}
 		if res.RetryIn > 0 && (out.RetryIn == 0 || res.RetryIn < out.RetryIn) {
 			out.RetryIn = res.RetryIn
 		}
@@ -115,16 +128,17 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 // not decode is left out of the result and returned in bad; a job whose
 // error history does not decode is delivered with a history that says so.
 func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecodable, err error) {
-	const per = 5 // id, value, attempt, errors, due
-	if len(vals) < 4 || (len(vals)-4)%per != 0 {
+	const head, per = 5, 6 // now, deadline, retryIn, token, startWithin; id, value, attempt, errors, due, after
+	if len(vals) < head || (len(vals)-head)%per != 0 {
 		return store.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
 	}
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
 	retryIn, _ := vals[2].(int64)
 	token, _ := vals[3].(int64)
+	within, _ := vals[4].(int64)
 	res = store.ClaimResult{RetryIn: msDur(retryIn)}
-	n := (len(vals) - 4) / per
+	n := (len(vals) - head) / per
 	if n == 0 {
 		return res, nil, nil
 	}
@@ -132,12 +146,13 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 	recs := make([]store.JobRecord, n)
 	claimedAt, dl := msTime(now), msTime(deadline)
 	for i := range n {
-		j := 4 + per*i
+		j := head + per*i
 		id, _ := vals[j].(string)
 		v, _ := vals[j+1].(string)
 		attempt, _ := vals[j+2].(int64)
 		errs, _ := vals[j+3].(string)
 		due, _ := vals[j+4].(string)
+		after, _ := vals[j+5].(int64)
 		if v == "" {
 			continue // an ID without a job; the script skipped it
 		}
@@ -165,6 +180,15 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 			r.Errors = h
 		}
 		res.Jobs = append(res.Jobs, r)
+		if after > 0 && res.StartAfter == nil {
+			res.StartAfter = make([]time.Duration, len(res.Jobs)-1, n)
+		}
+		if res.StartAfter != nil {
+			res.StartAfter = append(res.StartAfter, time.Duration(after)*time.Microsecond)
+		}
+	}
+	if len(res.Jobs) > 0 {
+		res.StartWithin = time.Duration(within) * time.Microsecond
 	}
 	return res, bad, nil
 }

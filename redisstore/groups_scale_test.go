@@ -248,9 +248,10 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 			}
 			done += len(res.Jobs)
 		}
-		// Once the last claim left the rate window, the Scheduler's next
-		// once-a-minute pass forgets the groups' rate logs.
-		passOnServer(t, rdb, period)
+		// Once the last claim left the rate window (the period and its
+		// guard, in whole ms), the Scheduler's next once-a-minute pass
+		// forgets the groups' rate logs.
+		passOnServer(t, rdb, (store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: period}).GroupRate().Window+time.Millisecond)
 		if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
 			t.Fatal(err)
 		}

@@ -76,6 +76,14 @@ func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueSta
 			st.Config.GroupRateLimit = int(x)
 		case "gperiod":
 			st.Config.GroupRatePeriod = msDur(x)
+		case "rsm":
+			st.Config.RateSmooth = x == 1
+		case "rb":
+			st.Config.RateBurst = int(x)
+		case "gsm":
+			st.Config.GroupRateSmooth = x == 1
+		case "gb":
+			st.Config.GroupRateBurst = int(x)
 		case "ki":
 			st.Config.KindIndex = true
 		case "kib":
@@ -112,7 +120,9 @@ func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueCo
 	}
 	args := configArgs(cfg)
 	if old != nil {
-		args = append(args, configArgs(*old)...)
+		// The settings read, for the compare: the stored ones only, not
+		// the terms derived from them.
+		args = append(args, configArgs(*old)[:configSettings]...)
 	}
 	sh, err := s.runQ(ctx, fullScript("config"), queue, args...).Text()
 	if err != nil {
@@ -126,18 +136,21 @@ func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueCo
 	return true, nil
 }
 
-// configArgs encodes cfg as lua/config.lua's arguments. Durations are kept
-// in milliseconds, rounded up (the scripts compute with them).
+// configSettings is how many of configArgs' values are settings kept in
+// conf (the rest are the rate terms derived from them, kept in marks).
+const configSettings = 14
+
+// configArgs encodes cfg as lua/config.lua's arguments: the settings
+// (durations in milliseconds, rounded up: the scripts compute with them),
+// then the rate terms derived from them (store.RateTerms).
 func configArgs(cfg store.QueueConfig) []any {
-	paused, kinds := 0, 0
-	if cfg.Paused {
-		paused = 1
-	}
-	if cfg.KindIndex {
-		kinds = 1
-	}
-	return []any{paused, cfg.MaxRunning, cfg.RateLimit, mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention),
-		cfg.EventsMaxLen, cfg.GroupMaxRunning, cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), kinds}
+	qr, gr := cfg.QueueRate(), cfg.GroupRate()
+	return []any{flag(cfg.Paused), cfg.MaxRunning, cfg.RateLimit, mstime.Ceil(cfg.RatePeriod), mstime.Ceil(cfg.Retention),
+		cfg.EventsMaxLen, cfg.GroupMaxRunning, cfg.GroupRateLimit, mstime.Ceil(cfg.GroupRatePeriod), flag(cfg.KindIndex),
+		flag(cfg.RateSmooth), cfg.RateBurst, flag(cfg.GroupRateSmooth), cfg.GroupRateBurst,
+		mstime.Ceil(qr.Window), qr.Interval.Microseconds(), qr.Tolerance.Microseconds(),
+		mstime.Ceil(gr.Window), gr.Interval.Microseconds(), gr.Tolerance.Microseconds(),
+		cfg.ClaimGuard().Microseconds(), qr.Lead.Microseconds(), gr.Lead.Microseconds()}
 }
 
 // GetThroughput reports acks and failures of queue since since (see

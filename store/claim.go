@@ -43,4 +43,18 @@ type ClaimResult struct {
 	// RetryIn is set when the queue is paused or a concurrency or rate
 	// limit held jobs back: the earliest time worth claiming again.
 	RetryIn time.Duration
+	// StartWithin is set when a rate limit counted the claim
+	// (QueueConfig.ClaimGuard): the claimer starts each job's handler no
+	// later than StartWithin after the moment it sent the claim, on its
+	// own clock, or hands the job back with OutcomeRelease. A rate limit
+	// counts starts only under that rule (see RateTerms). Zero means no
+	// such bound.
+	StartWithin time.Duration
+	// StartAfter is set when a smooth rate limit paced the claim
+	// (QueueConfig.RateSmooth), one entry per job of Jobs: the job starts
+	// no earlier than StartAfter[i] after the claim's reply came, on the
+	// claimer's clock, and no later than StartAfter[i] + StartWithin
+	// after the claim was sent (or it is handed back). Nil means every
+	// job may start at once.
+	StartAfter []time.Duration
 }

@@ -11,11 +11,13 @@ const DefaultRatePeriod = time.Second
 
 // QueueConfig is a queue's settings, shared by every process: paused,
 // MaxRunning (a cap on running jobs across all workers), RateLimit per
-// RatePeriod (exact: at most RateLimit starts in any window of RatePeriod,
-// wherever it starts), group caps, the Retention of acked jobs, the kind
-// index, and EventsMaxLen, the length of its event stream. Change some of
-// it with hopper's Inspector.UpdateQueueConfig, PauseQueue and ResumeQueue
-// (atomic: see ConfigSwapper), all of it with Inspector.SetQueueConfig.
+// RatePeriod (exact for handler starts: at most RateLimit starts in any
+// window of RatePeriod, wherever it starts; see RateTerms), or paced
+// evenly (RateSmooth), group caps and rates, the Retention of acked jobs,
+// the kind index, and EventsMaxLen, the length of its event stream.
+// Change some of it with hopper's Inspector.UpdateQueueConfig, PauseQueue
+// and ResumeQueue (atomic: see ConfigSwapper), all of it with
+// Inspector.SetQueueConfig.
 type QueueConfig struct {
 	// Paused stops every worker from claiming from the queue. Enqueue still
 	// works.
@@ -23,16 +25,40 @@ type QueueConfig struct {
 	// MaxRunning caps the jobs of this queue running at once across all
 	// workers. Zero means no cap.
 	MaxRunning int
-	// RateLimit caps the jobs claimed across all workers: at most
-	// RateLimit claims in any window of length RatePeriod on the store's
-	// clock, wherever the window starts (a sliding window, kept as a log
-	// of claim times: a burst at one moment holds claims back until it is
-	// RatePeriod old). Zero means no limit. A claim held back by it has a
-	// RetryIn of when its oldest counted claim leaves the window.
+	// RateLimit caps the handler starts of the queue across all workers:
+	// at most RateLimit starts in any window of length RatePeriod,
+	// wherever the window starts, the claim-to-start lag included. The
+	// store counts each claim for RatePeriod plus a guard (a twentieth of
+	// the period, 1 ms to 1 s: 50 ms for a second) in a sliding window,
+	// and a worker starts a claimed job within the guard of sending its
+	// claim or hands it back uncounted (RateTerms says why that holds),
+	// so a backlog runs at about 95% of the limit. Zero means no limit. A
+	// claim held back by it has a RetryIn of when its oldest counted claim
+	// leaves the window.
 	RateLimit int
 	// RatePeriod is the window of RateLimit. Zero means DefaultRatePeriod
 	// (one second).
 	RatePeriod time.Duration
+	// RateSmooth paces the starts RateLimit allows evenly instead of in
+	// bursts (a GCRA, as a leaky bucket): each job gets a slot, one every
+	// RatePeriod/RateLimit plus a twentieth (about 95% of the limit), and
+	// starts within a guard of nine twentieths of RatePeriod/RateLimit after it
+	// (the worker waits for the slot and hands the job back if it cannot
+	// start in time), so that no window of k × RatePeriod/RateLimit, for k
+	// of 10 or more, holds more than k + RateBurst starts, and a shorter
+	// one at most one more. Above 450 starts a second the guard's floor
+	// of 1 ms makes that 20 ms windows. The guard is tight (4.5 ms at 100
+	// a second): a worker starved of CPU misses it more often and hands
+	// back more jobs, each losing its slot, so the pace runs slower (never
+	// faster) than on an idle machine. False (the default) counts starts
+	// in a sliding window. It needs a RateLimit, and RatePeriod/RateLimit
+	// of at least a millisecond (a RateLimit of at most 1,000 a second).
+	RateSmooth bool
+	// RateBurst lets RateSmooth start up to this many jobs ahead of its
+	// pace after a quiet spell (the bucket's depth), on top of the one
+	// the pace allows. Zero (the default) means none; it needs
+	// RateSmooth.
+	RateBurst int
 	// Retention keeps acked jobs in done for this long unless the job sets
 	// its own. Zero means acked jobs are deleted.
 	Retention time.Duration
@@ -44,15 +70,24 @@ type QueueConfig struct {
 	// claims fairly). Ungrouped jobs are not capped by it; a group's own
 	// cap (Groups.SetGroupLimit) wins over it.
 	GroupMaxRunning int
-	// GroupRateLimit caps the claims of each group of the queue: at most
-	// GroupRateLimit in any window of GroupRatePeriod on the store's
-	// clock (a sliding window per group, as RateLimit is for the queue).
-	// A group that used its share sits out of the rotation until its
-	// oldest counted claim leaves the window. Zero means no limit.
+	// GroupRateLimit caps the handler starts of each group of the queue:
+	// at most GroupRateLimit in any window of GroupRatePeriod, the
+	// claim-to-start lag included (a sliding window per group with the
+	// same guard as RateLimit for the queue). A group that used its share
+	// sits out of the rotation until its oldest counted claim leaves the
+	// window. Ungrouped jobs are not limited by it. Zero means no limit.
 	GroupRateLimit int
 	// GroupRatePeriod is the window of GroupRateLimit. Zero means
 	// DefaultRatePeriod (one second).
 	GroupRatePeriod time.Duration
+	// GroupRateSmooth paces each group's starts as RateSmooth does the
+	// queue's, with GroupRateLimit per GroupRatePeriod. False (the
+	// default) counts them in a sliding window. It needs a
+	// GroupRateLimit.
+	GroupRateSmooth bool
+	// GroupRateBurst is each group's RateBurst under GroupRateSmooth.
+	// Zero (the default) means none.
+	GroupRateBurst int
 	// EventsMaxLen bounds the queue's event stream (see EventReader): it
 	// keeps the events of about this many store steps, each step (an
 	// enqueue call, a claim, a batch of outcomes, a maintenance pass) one
@@ -103,7 +138,30 @@ func (c QueueConfig) Normalize() (QueueConfig, error) {
 	if c.GroupRateLimit > 0 && c.GroupRatePeriod == 0 {
 		c.GroupRatePeriod = DefaultRatePeriod
 	}
+	if err := checkSmooth("", c.RateLimit, c.RatePeriod, c.RateSmooth, c.RateBurst); err != nil {
+		return c, err
+	}
+	if err := checkSmooth("Group", c.GroupRateLimit, c.GroupRatePeriod, c.GroupRateSmooth, c.GroupRateBurst); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// checkSmooth checks the smooth mode of one rate limit (prefix "" for the
+// queue's, "Group" for each group's), its period defaulted.
+func checkSmooth(prefix string, limit int, period time.Duration, smooth bool, burst int) error {
+	switch {
+	case burst < 0:
+		return fmt.Errorf("%w: QueueConfig.%sRateBurst %d is negative", ErrInvalidConfig, prefix, burst)
+	case burst > 0 && !smooth:
+		return fmt.Errorf("%w: QueueConfig.%sRateBurst %d needs %sRateSmooth", ErrInvalidConfig, prefix, burst, prefix)
+	case smooth && limit == 0:
+		return fmt.Errorf("%w: QueueConfig.%sRateSmooth needs a %sRateLimit", ErrInvalidConfig, prefix, prefix)
+	case smooth && period/time.Duration(limit) < time.Millisecond:
+		return fmt.Errorf("%w: QueueConfig.%sRateSmooth paces one start every %v (%sRatePeriod/%sRateLimit), below a millisecond",
+			ErrInvalidConfig, prefix, period/time.Duration(limit), prefix, prefix)
+	}
+	return nil
 }
 
 // StateCounts holds the number of jobs in each state.
@@ -160,7 +218,9 @@ type QueueStats struct {
 	// back. memstore is exact.
 	Latency time.Duration
 	// RateUsed is how many claims the rate limit counts now: those of the
-	// last RatePeriod. Zero when the queue has no RateLimit.
+	// last RatePeriod and its guard, or under RateSmooth the starts its
+	// pace has given out ahead of now. Zero when the queue has no
+	// RateLimit.
 	RateUsed int
 	// HeldUntil is when a hold a handler asked for (AttemptEnd.Hold)
 	// ends; zero when none is in force. Until then no worker claims from

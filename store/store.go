@@ -29,9 +29,12 @@ type Store interface {
 	// claim on the queue that took its jobs before it (a worker with two
 	// claims in flight on a queue dispatches their jobs in token order).
 	// It claims nothing from a paused queue and respects the queue's
-	// global concurrency and rate limits; when a limit held it
-	// back, the result's RetryIn says when trying again may succeed. A
-	// request that fails ClaimOpts.Validate fails the call.
+	// global concurrency and rate limits (by the terms
+	// QueueConfig.QueueRate and GroupRate give: see RateTerms), telling
+	// the claimer the guard its jobs must start within (StartWithin) and,
+	// under a smooth rate, when each may start (StartAfter); when a limit
+	// held it back, the result's RetryIn says when trying again may
+	// succeed. A request that fails ClaimOpts.Validate fails the call.
 	Claim(ctx context.Context, req ClaimOpts) (ClaimResult, error)
 
 	// Finish ends claimed attempts: ack (delete, or keep as done for a

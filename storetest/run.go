@@ -244,6 +244,7 @@ func adminGroups() []group[adminFunc] {
 		{"Lifecycle", lifecycleCases()},
 		{"Retention", retentionCases()},
 		{"Limits", limitCases()},
+		{"Rates", rateCases()},
 		{"Unique", adminUniqueCases()},
 		{"Replace", replaceCases()},
 		{"Priority", priorityCases()},

@@ -167,7 +167,8 @@ func testStatsLatency(t *testing.T, s store.Store, a store.Admin) {
 func testStatsConfig(t *testing.T, s store.Store, a store.Admin) {
 	q := newQueue(t)
 	cfg := store.QueueConfig{Paused: true, MaxRunning: 3, RateLimit: 10, RatePeriod: 2 * time.Second, Retention: long,
-		GroupMaxRunning: 2, GroupRateLimit: 5, GroupRatePeriod: 3 * time.Second}
+		RateSmooth: true, RateBurst: 3, GroupMaxRunning: 2, GroupRateLimit: 5, GroupRatePeriod: 3 * time.Second,
+		GroupRateSmooth: true, GroupRateBurst: 1}
 	setQueueConfig(t, a, q, cfg)
 	if got := stats(t, a, q).Config; got != cfg {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig(%+v)", got, cfg)
@@ -175,7 +176,8 @@ func testStatsConfig(t *testing.T, s store.Store, a store.Admin) {
 	setQueueConfig(t, a, q, store.QueueConfig{MaxRunning: 1})
 	got := stats(t, a, q).Config
 	if got.Paused || got.MaxRunning != 1 || got.RateLimit != 0 || got.Retention != 0 || got.RatePeriod != 0 && got.RatePeriod != time.Second ||
-		got.GroupMaxRunning != 0 || got.GroupRateLimit != 0 || got.GroupRatePeriod != 0 {
+		got.GroupMaxRunning != 0 || got.GroupRateLimit != 0 || got.GroupRatePeriod != 0 ||
+		got.RateSmooth || got.RateBurst != 0 || got.GroupRateSmooth || got.GroupRateBurst != 0 {
 		t.Fatalf("QueueStats.Config = %+v after SetQueueConfig({MaxRunning: 1}), want every other field reset (replaced, not merged)", got)
 	}
 }

@@ -50,6 +50,15 @@ type attempt struct {
 	// stalled, or renewals failed), so the attempt is checked before it
 	// starts.
 	leaseUntil atomic.Int64 // unix nanoseconds
+	// startBy is when, on this process's clock, the attempt must have
+	// started or be handed back: a rate limit counted its claim
+	// (ClaimResult.StartWithin) from when the claim was sent. Zero: no
+	// bound. Set before dispatch, read-only after.
+	startBy int64 // unix nanoseconds
+	// notBefore is when a smooth rate limit's slot lets the attempt start
+	// (ClaimResult.StartAfter, from when the claim's reply came). Set
+	// before dispatch, read-only after.
+	notBefore time.Time
 
 	mu     sync.Mutex // guards result and prog
 	result []byte     // set by SetResult

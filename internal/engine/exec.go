@@ -13,8 +13,11 @@ import (
 
 // dispatch hands a claimed job to the executors. The fetch loop has made
 // room for it in the jobs channel.
-func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil time.Time) {
-	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}
+func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, notBefore, startBy time.Time) {
+	a := &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}, notBefore: notBefore}
+	if !startBy.IsZero() {
+		a.startBy = startBy.UnixNano()
+	}
 	a.leaseUntil.Store(leaseUntil.UnixNano())
 	r.held.Add(1)
 	r.qheld[qi].Add(1)
@@ -53,7 +56,21 @@ func (r *worker) takeOwed() bool {
 // runAttempt runs one attempt; it returns false when the attempt was
 // abandoned while it ran (a replacement executor took this one's place).
 func (r *worker) runAttempt(a *attempt) bool {
+	if d := time.Until(a.notBefore); d > 0 {
+		// A smooth rate limit's slot (ClaimResult.StartAfter): at most
+		// store.MaxRateLead away.
+		t := time.NewTimer(d)
+		<-t.C
+	}
 	if r.stopping.Load() {
+		r.release(a)
+		return true
+	}
+	if a.startBy != 0 && time.Now().UnixNano() > a.startBy {
+		// Too late for the rate limit that counted its claim (see
+		// store.RateTerms): back to ready, no attempt spent, to run later.
+		r.log.Debug("hopper: rate-limited job claimed too long ago to start; handed back",
+			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID))
 		r.release(a)
 		return true
 	}

@@ -73,6 +73,11 @@ type fetcher struct {
 
 	// gates order the results of each queue's claims (claim_gate.go).
 	gates []*claimGate
+	// paced marks the queues whose last claim with jobs a rate limit
+	// counted (ClaimResult.StartWithin): they are claimed for idle executors
+	// only, as a job that waits in the Prefetch buffer past the bound is
+	// handed back.
+	paced []bool
 }
 
 // claimDone is the result of one claim.
@@ -111,7 +116,7 @@ type readySignal struct {
 func (r *worker) fetchLoop(ctx context.Context) {
 	n := len(r.queues)
 	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]int, n), full: make([]bool, n),
-		qres: make([]int, n), again: make([]bool, n)}
+		qres: make([]int, n), again: make([]bool, n), paced: make([]bool, n)}
 	results := make(chan claimDone, claimsPerQueue*n) // at most claimsPerQueue per queue in flight
 	signals := make(chan readySignal)
 	sigCtx, stopSignals := context.WithCancel(ctx)
@@ -197,8 +202,12 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 	// The room is shared among the queues due, so that claims held up on
 	// a failing shard leave room to the others.
 	share := max(1, (room+len(order)-1)/max(len(order), 1))
+	idle := r.cfg.Concurrency - held // executors free for a paced queue
 	for _, qi := range order {
 		n := min(room, share, r.cfg.ClaimBatch)
+		if f.paced[qi] {
+			n = min(n, idle)
+		}
 		if c := r.qcap[qi]; c > 0 {
 			n = min(n, c-int(r.qheld[qi].Load())-f.qres[qi])
 		}
@@ -212,6 +221,7 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		f.qres[qi] += n
 		f.reserved += n
 		room -= n
+		idle -= n
 		f.nextID++
 		f.out = append(f.out, outClaim{id: f.nextID, n: n, sent: now})
 		go r.claim(ctx, f.nextID, qi, n, f.gate(qi), out)
@@ -250,8 +260,23 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 	f.reserved -= d.want
 	f.returned(d.id)
 	now := time.Now()
-	for _, rec := range d.res.Jobs {
-		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease))
+	if len(d.res.Jobs) > 0 { // an empty claim says no StartWithin
+		f.paced[qi] = d.res.StartWithin > 0
+	}
+	for i, rec := range d.res.Jobs {
+		// A rate limit's bounds (store.RateTerms): not before its slot,
+		// counted from the reply, which came after the store's now; not
+		// after its slot and the guard, counted from the request, which
+		// left before it.
+		var after time.Duration
+		if i < len(d.res.StartAfter) {
+			after = d.res.StartAfter[i]
+		}
+		var startBy time.Time
+		if d.res.StartWithin > 0 {
+			startBy = d.sent.Add(after + d.res.StartWithin)
+		}
+		r.dispatch(rec, qi, d.sent.Add(r.cfg.Lease), now.Add(after), startBy)
 	}
 	if f.busy[qi] > 0 && d.err == nil {
 		// Another claim on the queue is in flight: it decides when the

@@ -6,7 +6,7 @@
 -- reply with string operations: in this Lua, formatting a number
 -- (snprintf) or reading one (tonumber) costs about two thousand
 -- instructions each. PAD[n] pads a microsecond count of n digits to six.
-local NOW, NOW_S
+local NOW, NOW_S, NOW_T
 local PAD = {'00000', '0000', '000', '00', '0', ''}
 
 -- now_str returns the server's time in Unix milliseconds, rounded down, as
@@ -14,6 +14,7 @@ local PAD = {'00000', '0000', '000', '00', '0', ''}
 -- microseconds padded to six digits.
 local function now_str()
   local t = redis.call('TIME')
+  NOW_T = t
   local u = t[2]
   local p = PAD[#u] .. u
   NOW_S = t[1] .. string.sub(p, 1, 3)
@@ -29,6 +30,12 @@ local function now_ms()
   NOW = tonumber(s)
   if string.sub(p, 4) == '000' then return NOW, NOW end
   return NOW, NOW + 1
+end
+
+-- now_us returns the time now_str or now_ms read last in Unix µs (exact
+-- in a double), read only by those that need it.
+local function now_us()
+  return tonumber(NOW_T[1]) * 1000000 + tonumber(NOW_T[2])
 end
 
 -- after returns the time ms milliseconds after now: now itself for ms <= 0

@@ -3,12 +3,16 @@
 -- groups) and the limits slot (MaxRunning and RateLimit, or none).
 --- @flags allow-oom
 --- @include conf ready limits claimed events
---- @conf paused
+--- @conf paused rg
 --- @marks hold
 --
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
--- Returns {nowMs, deadlineMs, retryInMs, token, id1, value1, attempt1,
--- errors1, dueMs1, id2, ...}: every job of the call has the token; dueMs
+-- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs, id1,
+-- value1, attempt1, errors1, dueMs1, afterUs1, id2, ...}: every job of the
+-- call has the token; startWithinUs is the rate limits' guard (the
+-- setting rg, store.QueueConfig.ClaimGuard), 0 without jobs or limits;
+-- afterUs how long the job waits before it starts (a smooth rate: see
+-- limits_after), 0 to start at once; dueMs
 -- is when the job fell due ('' when it went straight to ready at
 -- enqueue). Or {'~', shape} when the variant does not serve the queue.
 --
@@ -22,22 +26,31 @@ read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 local max, lease, paused_ms = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local now, later = now_ms()
-if C.paused == '1' then return {now, 0, paused_ms, 0} end
+if C.paused == '1' then return {now, 0, paused_ms, 0, 0} end
 local hold = tonumber(M.hold)
-if hold and hold > now then return {now, 0, hold - now, 0} end
+if hold and hold > now then return {now, 0, hold - now, 0, 0} end
 events_config()
 
 local n, retry_in, limited = limits_room(max, now, paused_ms)
 if n == 0 then
   -- Nothing to wait for when nothing is ready: a signal comes first.
   if not ready_any() then retry_in = 0 end
-  return {now, 0, retry_in, 0}
+  return {now, 0, retry_in, 0, 0}
 end
-local ids, held_ms, more = ready_pop(n, now)
-if #ids == 0 then return {now, 0, held_ms, 0} end
+local ids, held_ms, more, after = ready_pop(n, now)
+if #ids == 0 then return {now, 0, held_ms, 0, 0} end
 
 local out, took = claim_take(ids, now, later + lease, ARGV[4])
 limits_note(took, now)
+out[5] = tonumber(C.rg) or 0
+-- Each job's wait before it starts: its queue's pace and its group's
+-- (only a smooth rate pays for it).
+if limits_paced() or (after and next(after)) then
+  local us = now_us()
+  for i = 1, #ids do
+    out[5 + 6 * i] = math.max(limits_after(i, us), after and after[i] or 0)
+  end
+end
 flush_events(now)
 if #ids == n and more then
   claim_wake(now)

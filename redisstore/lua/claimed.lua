@@ -51,9 +51,9 @@ local function claim_take(ids, now, deadline, worker)
   -- Attempt info of a job never claimed nor promoted before: one string
   -- for the whole batch.
   local fresh = '1,' .. nows .. ',' .. tok .. ','
-  local out = {now, deadline, 0, tonumber(tok)}
+  local out = {now, deadline, 0, tonumber(tok), 0}
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
-  local zargs, hargs, z, h, o = {}, {}, 0, 0, 4
+  local zargs, hargs, z, h, o = {}, {}, 0, 0, 5
   for i = 1, #ids do
     local id, v = ids[i], vals[i]
     local a, due = 0, ''
@@ -69,8 +69,8 @@ local function claim_take(ids, now, deadline, worker)
       nev = nev + 1
       evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
     end
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = id, v or '', a, errs[i] or '', due
-    o = o + 5
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = id, v or '', a, errs[i] or '', due, 0
+    o = o + 6
   end
   if z > 0 then
     claim_sched(deadline, now)

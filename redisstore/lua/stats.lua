@@ -8,7 +8,7 @@
 -- Returns {nowMs, ready, pending, unack, retry, garbage, done, readySinceMs
 -- (0 when nothing is ready), setting1, value1, ...}: the settings, then
 -- the marks hold and kib when set, and with a rate limit "~used", the
--- claims it counts now.
+-- claims it counts now (in the smooth mode, the jobs its pace is ahead by).
 
 local now = now_ms()
 read_fields()
@@ -31,6 +31,6 @@ for _, f in ipairs({'hold', 'kib'}) do
 end
 if C.rate then
   out[#out + 1] = '~used'
-  out[#out + 1] = str(rate_live(now, tonumber(C.period) or 1000))
+  out[#out + 1] = str(rate_live(now))
 end
 return out

@@ -1,22 +1,45 @@
 -- groups/rate.lua: the rate limit per group (QueueConfig.GroupRateLimit,
--- the settings grate and gperiod): at most grate claims of a group in any
--- window of gperiod ms. g_rate maps a group to its log: the claims it
--- counts, "<sum>|<ms>:<count> <ms>:<count> ...", oldest first. A claim of
--- the group trims its log; Maintain forgets the logs of groups gone quiet
+-- the setting grate, by the terms Go derived: store.RateTerms, settings
+-- gwin, giv, gtol): in a sliding window at most grate claims of a group in
+-- any window of gwin ms (the period plus the guard). g_rate maps a group
+-- to its log: the claims it counts, "<sum>|<ms>:<count> <ms>:<count>
+-- ...", oldest first; in the smooth mode (giv set) to "~<µs>", its pace's
+-- next slot (as limits/on.lua keeps the queue's). A claim of the group
+-- trims its log; Maintain forgets the logs of groups gone quiet
 -- (groups_rate_sweep, the mark gwc its cursor).
 --- @keys g_rate
---- @conf grate gperiod
+--- @conf grate gperiod gwin giv gtol glead
 --- @marks gwc
 
--- group_rate returns the limit and its period (0 when none).
+-- group_rate returns the limit and its window in ms (0 when none), and in
+-- the smooth mode the interval, tolerance and lead in µs.
 local function group_rate()
-  return tonumber(C.grate) or 0, tonumber(C.gperiod) or 1000
+  return tonumber(C.grate) or 0, tonumber(C.gwin) or tonumber(C.gperiod) or 1000, tonumber(C.giv), tonumber(C.gtol) or 0,
+    tonumber(C.glead) or 0
+end
+
+-- group_pace_room returns how many jobs the smooth mode lets group g give
+-- at us (Unix µs), when it may give more (Unix µs) and its pace's slot,
+-- as pace_room (limits/on.lua) does for the queue.
+local function group_pace_room(g, us, iv, tol, lead)
+  local v = redis.call('HGET', K.g_rate, g)
+  local tat = us
+  if v and string.sub(v, 1, 1) == '~' then tat = math.max(tonumber(string.sub(v, 2)) or 0, us) end
+  local ahead, early = tat - us, tol + lead
+  if ahead > early then return 0, tat - early, tat end
+  local k = math.floor((early - ahead) / iv) + 1
+  return k, tat + k * iv - early, tat
+end
+
+-- group_pace_note moves group g's pace on by n jobs from its slot tat.
+local function group_pace_note(g, tat, iv, n)
+  if n > 0 then redis.call('HSET', K.g_rate, g, '~' .. str(tat + n * iv)) end
 end
 
 -- rate_log_parse splits a log into its sum and its entries' string.
 local function rate_log_parse(v)
-  if not v then return 0, '' end
-  local bar = string.find(v, '|', 1, true)
+  local bar = v and string.find(v, '|', 1, true)
+  if not bar then return 0, '' end -- none, or a pace's slot
   return tonumber(string.sub(v, 1, bar - 1)) or 0, string.sub(v, bar + 1)
 end
 
@@ -64,13 +87,18 @@ end
 -- COUNT: a hint), once a minute: about 4 ms of Redis when all of them are
 -- dropped, so up to 720,000 groups a day.
 local function groups_rate_sweep(now)
-  local rate, period = group_rate()
+  local rate, period, iv = group_rate()
   local cursor = M.gwc or '0'
   local r = redis.call('HSCAN', K.g_rate, cursor, 'COUNT', RATE_SWEEP)
   local kv, drop = r[2], {}
   for i = 1, #kv, 2 do
     local last = string.match(kv[i + 1], '(%d+):%d+$')
-    if rate == 0 or not last or tonumber(last) + period <= now then drop[#drop + 1] = kv[i] end
+    local tat = string.match(kv[i + 1], '^~(%d+)$')
+    if tat then
+      if rate == 0 or not iv or tonumber(tat) <= now * 1000 then drop[#drop + 1] = kv[i] end
+    elseif rate == 0 or iv or not last or tonumber(last) + period <= now then
+      drop[#drop + 1] = kv[i]
+    end
   end
   if #drop > 0 then call_chunked('HDEL', K.g_rate, drop, 1) end
   if r[1] ~= cursor then

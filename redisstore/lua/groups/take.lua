@@ -31,6 +31,16 @@ end
 local function take_room(t, g, k, c, r, now)
   if c > 0 then k = math.min(k, c - r) end
   if t.rate == 0 or k <= 0 then return k end
+  if t.iv then
+    if not t.us then t.us = now_us() end
+    local room, free, tat = group_pace_room(g, t.us, t.iv, t.tol, t.lead)
+    if room <= 0 then
+      group_hold(g, math.ceil(free / 1000))
+      t.holding = true
+      return 0
+    end
+    return math.min(k, room), tat
+  end
   local used, free, rest = group_rate_trim(g, now, t.period)
   if used >= t.rate then
     group_hold(g, free or (now + t.period))
@@ -61,7 +71,15 @@ local function take_member(t, g, share, n, now)
   local keep = false
   if k > 0 then
     local got = group_pop(g, k, t.taken)
-    if used then group_rate_note(g, used, rest, now, #got) end
+    if t.iv and used then
+      group_pace_note(g, used, t.iv, #got)
+      -- Each job's wait before it starts (StartAfter), by its slot.
+      for i = 1, #got do
+        t.after[#t.ids + i] = math.max(used - t.tol + (i - 1) * t.iv - t.us, 0)
+      end
+    elseif used then
+      group_rate_note(g, used, rest, now, #got)
+    end
     for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
     if #got > 0 and not t.took[g] then
       t.took[g] = true
@@ -127,15 +145,16 @@ end
 -- SREM and an RPUSH of the rotation (with caps one HSET of running
 -- counts); nothing per job. It returns the IDs, the ms until the earliest
 -- hold ends while holds remain (0 otherwise: the claim's RetryIn, as no
--- signal comes when a hold ends) and whether the rotation still holds
--- members.
+-- signal comes when a hold ends), whether the rotation still holds
+-- members, and the waits before start of the jobs a smooth rate per group
+-- paced (index in the IDs -> µs).
 local function take_grouped(n, now)
   -- One call tells whether the queue has holds or own caps at all: most
   -- have neither.
   local rare = redis.call('EXISTS', K.g_holds, K.g_caps) > 0
-  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}}
+  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}, after = {}}
   t.cap, t.capped = group_caps(not rare)
-  t.rate, t.period = group_rate()
+  t.rate, t.period, t.iv, t.tol, t.lead = group_rate()
   t.holding = groups_unhold(now, not rare)
   t.fast = not t.capped and t.rate == 0
   while #t.ids < n and take_pass(t, n, now) do end
@@ -150,5 +169,5 @@ local function take_grouped(n, now)
   end
   local retry = t.holding and holds_retry(now) or 0
   local left = t.left or rotation_len()
-  return t.ids, retry, left > 0
+  return t.ids, retry, left > 0, t.after
 end

@@ -8,15 +8,42 @@
 --   limits_note(n, now)   the claim took n jobs
 --   limits_freed() -> bool  whether a job leaving unack may let a claim in
 --
--- The rate limit's log (rate_log) is a list of "ms:count" entries, one per
--- claim call that took jobs, oldest first; the mark rs holds the sum of
--- their counts. An entry stops counting once it is period ms old: at most
--- rate claims fall in any window of period ms, wherever it starts.
+-- The rate limit follows the terms Go derived (store.RateTerms, settings
+-- rwin, riv and rtol). In a sliding window its log (rate_log) is a list of
+-- "ms:count" entries, one per claim call that took jobs, oldest first; the
+-- mark rs holds the sum of their counts. An entry stops counting once it
+-- is rwin ms old (the period plus the guard): at most rate claims fall in
+-- any window of rwin ms, wherever it starts. In the smooth mode (riv set)
+-- the mark rtat is the pace's next slot in Unix µs (a GCRA's theoretical
+-- arrival time): a job may start rtol µs before its slot and be claimed
+-- rlead µs before that; each job taken moves the slot riv µs on.
+--
+--   limits_paced() -> bool  whether the claim was paced (the smooth mode)
+--   limits_after(i, now_us) -> µs  how long job i of the claim waits
+--                         before it starts (0 but in the smooth mode)
 --- @keys unack rate_log
---- @conf maxrun rate period
---- @marks rs
+--- @conf maxrun rate period rwin riv rtol rlead
+--- @marks rs rtat
 
-local rate_used
+local rate_used, pace_tat
+
+-- rate_window is how long a claim counts, in ms.
+local function rate_window()
+  return tonumber(C.rwin) or tonumber(C.period) or 1000
+end
+
+-- pace_room returns how many of n jobs the smooth mode lets a claim take
+-- at us, when trying again may take more (µs from now), and the slot the
+-- claim starts from.
+local function pace_room(n, us)
+  local iv, early = tonumber(C.riv), (tonumber(C.rtol) or 0) + (tonumber(C.rlead) or 0)
+  local tat = math.max(tonumber(M.rtat) or 0, us)
+  local ahead = tat - us
+  if ahead > early then return 0, tat - early - us, tat end
+  local k = math.floor((early - ahead) / iv) + 1
+  if k >= n then return n, 0, tat end
+  return k, tat + k * iv - early - us, tat
+end
 
 -- rate_entry splits a log entry into its time and count.
 local function rate_entry(e)
@@ -54,8 +81,15 @@ local function rate_trim(now, period)
   return used, free
 end
 
--- rate_live returns the claims the log counts at now, without changing it.
-local function rate_live(now, period)
+-- rate_live returns the claims the log counts at now, without changing it;
+-- in the smooth mode the jobs the pace is ahead by.
+local function rate_live(now)
+  if C.riv then
+    local ahead = (tonumber(M.rtat) or 0) - now_us()
+    if ahead <= 0 then return 0 end
+    return math.ceil(ahead / tonumber(C.riv))
+  end
+  local period = rate_window()
   local used = 0
   for _, e in ipairs(redis.call('LRANGE', K.rate_log, 0, -1)) do
     local at, n = rate_entry(e)
@@ -66,7 +100,7 @@ end
 
 local function limits_room(n, now, paused_ms)
   local retry_in, limited = 0, false
-  rate_used = nil
+  rate_used, pace_tat = nil, nil
   if C.maxrun then
     -- Jobs in unack count against the cap.
     local room = tonumber(C.maxrun) - redis.call('ZCOUNT', K.unack, '-inf', '(inf')
@@ -77,8 +111,17 @@ local function limits_room(n, now, paused_ms)
       if e then retry_in = math.min(retry_in, math.max(e - now, 1)) end
     end
   end
-  if C.rate then
-    local period = tonumber(C.period) or 1000
+  if C.rate and C.riv then
+    local us = now_us()
+    local k, wait_us
+    k, wait_us, pace_tat = pace_room(n, us)
+    if k < n then
+      limited, n = true, k
+      local r = math.max(math.ceil(wait_us / 1000), 1)
+      if retry_in == 0 or r > retry_in then retry_in = r end
+    end
+  elseif C.rate then
+    local period = rate_window()
     local used, free = rate_trim(now, period)
     rate_used = used
     local left = tonumber(C.rate) - used
@@ -93,9 +136,19 @@ local function limits_room(n, now, paused_ms)
 end
 
 local function limits_note(n, now)
+  if pace_tat and n > 0 then
+    redis.call('HSET', K.marks, 'rtat', str(pace_tat + n * tonumber(C.riv)))
+  end
   if not rate_used or n <= 0 then return end
   redis.call('RPUSH', K.rate_log, str(now) .. ':' .. str(n))
   redis.call('HSET', K.marks, 'rs', str(rate_used + n))
+end
+
+local function limits_paced() return pace_tat ~= nil end
+
+local function limits_after(i, us)
+  if not pace_tat then return 0 end
+  return math.max(pace_tat - (tonumber(C.rtol) or 0) + (i - 1) * tonumber(C.riv) - us, 0)
 end
 
 local function limits_freed()

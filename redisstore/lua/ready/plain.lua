@@ -11,9 +11,11 @@
 --                              first, as LPUSH puts them); vals their
 --                              stored values, nil to read them when needed;
 --                              woke: a list went from empty to not
---   ready_pop(n, now) -> ids, retry_ms, more
+--   ready_pop(n, now) -> ids, retry_ms, more, after
 --                              take up to n in claim order; retry_ms when
---                              held groups free (0 none); more: jobs remain
+--                              held groups free (0 none); more: jobs remain;
+--                              after: i -> µs the i-th waits before it
+--                              starts (a group's smooth rate; nil: none)
 --   ready_any() -> bool        is any job ready? (the one way to ask)
 --   ready_count() -> n
 --   ready_remove(id, v) -> 1|0 take job id (stored value v) out
