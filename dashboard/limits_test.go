@@ -185,3 +185,36 @@ func TestQueueLimitsChangeOnlyWhatChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestQueueLimitsUntickSmooth: unticking "evenly" turns the smooth mode
+// off; the page sends that it showed it ticked, so the change is seen.
+func TestQueueLimitsUntickSmooth(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		h := newHandler(s, nil)
+		ins := hopper.NewInspector(s)
+		ctx := context.Background()
+		if err := ins.SetQueueConfig(ctx, "lim", hopper.QueueConfig{RateLimit: 50, RateSmooth: true, RateBurst: 2}); err != nil {
+			t.Fatal(err)
+		}
+		body := get(t, h, "/queues/lim/ready").Body
+		wantContains(t, body, "the smooth mode the form was rendered with", `name="shown_rate_smooth" value="1"`,
+			`name="shown_rate_burst" value="2"`)
+		form := url.Values{"shown": {"1"}}
+		for field, v := range map[string]string{"max_running": "", "rate_limit": "50", "rate_period": "1s", "rate_burst": "2",
+			"retention": "", "group_max_running": "", "group_rate_limit": "", "group_rate_period": "", "group_rate_burst": ""} {
+			form.Set(field, v)
+			form.Set("shown_"+field, v)
+		}
+		form.Set("shown_rate_smooth", "1") // shown ticked; rate_smooth absent: unticked
+		form.Set("rate_burst", "")
+		wantRedirect(t, post(t, h, "/queues/lim/limits", form), "/queues/lim/ready?flash=limits", "untick evenly")
+		st, err := ins.GetQueueStats(ctx, "lim")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hopper.QueueConfig{RateLimit: 50, RatePeriod: time.Second}
+		if st.Config != want {
+			t.Errorf("config after unticking evenly: %+v, want %+v", st.Config, want)
+		}
+	})
+}
