@@ -66,14 +66,16 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := kebab(f.Name)
-		usage := "set QueueConfig." + f.Name
+		// What zero means differs by field (none, or a default):
+		// QueueConfig's doc says, and the flag's help points there.
+		usage := "set QueueConfig." + f.Name + " (see go doc github.com/hopperq/hopper/store.QueueConfig)"
 		switch p := v.Field(i).Addr().Interface().(type) {
 		case *bool:
 			fs.BoolVar(p, name, false, usage)
 		case *int:
-			fs.IntVar(p, name, 0, usage+" (0: none)")
+			fs.IntVar(p, name, 0, usage)
 		case *time.Duration:
-			fs.DurationVar(p, name, 0, usage+" (0: none)")
+			fs.DurationVar(p, name, 0, usage)
 		default:
 			panic("hopper: queues set has no flag for QueueConfig." + f.Name + " of type " + f.Type.String())
 		}
