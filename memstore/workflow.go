@@ -295,16 +295,11 @@ func (w *workflow) displayState() store.WorkflowState {
 // recorded when their jobs were acked: nil for a task unknown, not
 // succeeded, or acked without a result.
 func (s *Store) TaskResults(ctx context.Context, wf string, tasks []string) ([][]byte, error) {
-	if err := ctx.Err(); err != nil {
+	w, unlock, err := s.lockedWorkflow(ctx, wf)
+	if err != nil {
 		return nil, err
 	}
-	now, _ := s.now()
-	s.wf.mu.Lock()
-	defer s.wf.mu.Unlock()
-	w := s.getWorkflow(wf, now)
-	if w == nil {
-		return nil, notFound(wf)
-	}
+	defer unlock()
 	out := make([][]byte, len(tasks))
 	for i, name := range tasks {
 		if t := w.byName[name]; t != nil && t.state == store.TaskSucceeded {
@@ -317,16 +312,11 @@ func (s *Store) TaskResults(ctx context.Context, wf string, tasks []string) ([][
 // GetWorkflow returns a copy of the workflow id with every task, in the
 // order they were added.
 func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowRecord, error) {
-	if err := ctx.Err(); err != nil {
+	w, unlock, err := s.lockedWorkflow(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	now, _ := s.now()
-	s.wf.mu.Lock()
-	defer s.wf.mu.Unlock()
-	w := s.getWorkflow(id, now)
-	if w == nil {
-		return nil, notFound(id)
-	}
+	defer unlock()
 	return w.fullRecord(), nil
 }
 
@@ -522,4 +512,20 @@ func (s *Store) nextExpiry() *expiry {
 		heap.Pop(h)
 	}
 	return nil
+}
+
+// lockedWorkflow returns workflow id with the workflows' lock held, for a
+// read; the caller calls unlock when done. It fails with ctx's error or
+// ErrWorkflowNotFound, holding nothing.
+func (s *Store) lockedWorkflow(ctx context.Context, id string) (w *workflow, unlock func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	now, _ := s.now()
+	s.wf.mu.Lock()
+	if w = s.getWorkflow(id, now); w == nil {
+		s.wf.mu.Unlock()
+		return nil, nil, notFound(id)
+	}
+	return w, s.wf.mu.Unlock, nil
 }

@@ -10,16 +10,11 @@ import (
 // TaskDeps returns task's dependencies in workflow wf (see
 // store.Workflows), with copies of their results when results is true.
 func (s *Store) TaskDeps(ctx context.Context, wf, task string, results bool) ([]store.TaskDep, error) {
-	if err := ctx.Err(); err != nil {
+	w, unlock, err := s.lockedWorkflow(ctx, wf)
+	if err != nil {
 		return nil, err
 	}
-	now, _ := s.now()
-	s.wf.mu.Lock()
-	defer s.wf.mu.Unlock()
-	w := s.getWorkflow(wf, now)
-	if w == nil {
-		return nil, notFound(wf)
-	}
+	defer unlock()
 	t := w.byName[task]
 	if t == nil {
 		return nil, fmt.Errorf("%w: workflow %q has no task %q", store.ErrInvalidWorkflow, wf, task)

@@ -29,17 +29,11 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	for _, q := range names {
-		if err := store.ValidateQueue(q); err != nil {
-			return err
-		}
-	}
-	s, closeStore, err := a.open(ctx, sf)
+	ins, closeStore, err := a.openQueues(ctx, sf, names)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	ins := hopper.NewInspector(s)
 	paused := verb == "pause"
 	set := ins.ResumeQueue
 	if paused {
@@ -56,4 +50,19 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	return nil
+}
+
+// openQueues checks the queue names a command was given and opens the
+// store it names, for an Inspector; the caller calls closeStore when done.
+func (a *app) openQueues(ctx context.Context, sf *storeFlags, names []string) (ins *hopper.Inspector, closeStore func(), err error) {
+	for _, q := range names {
+		if err := store.ValidateQueue(q); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, closeStore, err := a.open(ctx, sf)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hopper.NewInspector(s), closeStore, nil
 }

@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/store"
 )
 
 // runQueuesSet changes the settings of queues named by the flags given,
@@ -29,17 +28,11 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	for _, q := range names {
-		if err := store.ValidateQueue(q); err != nil {
-			return err
-		}
-	}
-	s, closeStore, err := a.open(ctx, sf)
+	ins, closeStore, err := a.openQueues(ctx, sf, names)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	ins := hopper.NewInspector(s)
 	for _, q := range names {
 		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
 			return err
