@@ -47,7 +47,12 @@ func (f *fetcher) gate(qi int) *claimGate {
 // other claim of g's queue is at the store, with the results held until
 // then, oldest claim first. out has room for every claim in flight, so the
 // sends do not wait for the fetch loop.
+// A nil gate (Config.OrderedStarts off) sends d at once.
 func (g *claimGate) deliver(d claimDone, out chan<- claimDone) {
+	if g == nil {
+		out <- d
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.atWork--

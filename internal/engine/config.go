@@ -60,7 +60,10 @@ type Config struct {
 	Concurrency    int
 	ClaimBatch     int
 	Prefetch       int // 0 = none
-	Lease          time.Duration
+	// OrderedStarts puts the results of a queue's claims in flight in the
+	// order the store took them (claim_gate.go).
+	OrderedStarts bool
+	Lease         time.Duration
 	// RenewEvery is how often leases are renewed and cancellations
 	// looked for while the worker holds jobs.
 	RenewEvery time.Duration

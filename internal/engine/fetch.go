@@ -224,7 +224,11 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		idle -= n
 		f.nextID++
 		f.out = append(f.out, outClaim{id: f.nextID, n: n, sent: now})
-		go r.claim(ctx, f.nextID, qi, n, f.gate(qi), out)
+		var gate *claimGate // nil: results go out as they come back
+		if r.cfg.OrderedStarts {
+			gate = f.gate(qi)
+		}
+		go r.claim(ctx, f.nextID, qi, n, gate, out)
 		if room <= 0 || r.cfg.StrictPriority {
 			break
 		}

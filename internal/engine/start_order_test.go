@@ -14,7 +14,7 @@ import (
 
 // TestStartOrderWithinAPriority: a backlog of one priority on Redis, at
 // the default ClaimBatch and Prefetch (two claims in flight on the
-// backlog), is handed to the worker's slots in enqueue order at
+// backlog) and OrderedStarts, is handed to the worker's slots in enqueue order at
 // Concurrency 1 and 16.
 //
 // Start order is the order of the hand-off: the worker dispatches its
@@ -44,6 +44,7 @@ func TestStartOrderWithinAPriority(t *testing.T) {
 			cfg.Concurrency = conc
 			cfg.ClaimBatch = min(conc, 100) // WorkerConfig's defaults
 			cfg.Prefetch = cfg.ClaimBatch
+			cfg.OrderedStarts = true
 			cfg.Lease = time.Minute
 			got := handOff(t, newWorker(st, cfg, nil), n)
 			inversions := 0
