@@ -21,6 +21,9 @@ type outcome struct {
 	flash string // the outcome shown there (see flashFrom)
 	n     int    // jobs affected
 	attrs []any  // audit log attributes
+	// ask, when set, is the question an unconfirmed destructive action
+	// answers with instead of acting (see ask.go).
+	ask *askView
 }
 
 // userError is an action refused for a reason the user can fix; it is
@@ -54,6 +57,10 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 			return
 		case err != nil:
 			d.storeError(w, r, "the action failed", err)
+			return
+		}
+		if out.ask != nil {
+			d.renderAsk(w, r, out.ask)
 			return
 		}
 		user, _, _ := r.BasicAuth()
@@ -153,6 +160,9 @@ func (d *dash) bulk(r *http.Request, action, flash string, allowed func(hopper.J
 	case !bt.all && len(bt.ids) == 0:
 		return outcome{to: d.backToList(r, bt.queue, bt.state), flash: "noselection"}, nil
 	}
+	if !bt.all && action != "retry" && !confirmed(r) {
+		return d.askSelection(r, action, bt), nil
+	}
 	var ids []string // nil: all
 	if !bt.all {
 		ids = bt.ids
@@ -243,6 +253,9 @@ func (d *dash) postJobDelete(r *http.Request) (outcome, error) {
 	if !canDelete(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot delete", "The job is running: cancel it instead."}
 	}
+	if !confirmed(r) {
+		return d.askJob(r, "delete", job), nil
+	}
 	n, err := d.ins.DeleteJobs(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
@@ -260,6 +273,9 @@ func (d *dash) postJobCancel(r *http.Request) (outcome, error) {
 	job, err := d.actionJob(r)
 	if err != nil {
 		return outcome{}, err
+	}
+	if !confirmed(r) {
+		return d.askJob(r, "cancel", job), nil
 	}
 	prev, err := d.ins.CancelJob(r.Context(), job.Queue, job.ID)
 	if errors.Is(err, hopper.ErrJobNotFound) {

@@ -46,9 +46,9 @@
 
   // Destructive actions ask first: a submit button (or its form) with
   // data-confirm shows that question, "{n}" replaced by the number of jobs
-  // selected, and the form goes only if it is accepted. (Actions on every
-  // job of a state have a confirmation page of their own, which works
-  // without this file too.)
+  // selected, and the form goes only if it is accepted, with confirm=1 so
+  // that the server acts at once. (Without this file the server answers
+  // the unconfirmed form with a confirmation page: see ask.go.)
   function setupConfirm() {
     document.addEventListener('submit', function (ev) {
       var b = ev.submitter;
@@ -56,7 +56,15 @@
       if (!q) return;
       var n = all('input[type=checkbox][name=id]').filter(function (x) { return x.checked; }).length;
       q = q.replace('{n}', fmt(n)).replace('{jobs}', n === 1 ? 'job' : 'jobs');
-      if (!window.confirm(q)) ev.preventDefault();
+      if (!window.confirm(q)) { ev.preventDefault(); return; }
+      var c = ev.target.querySelector('input[name=confirm]');
+      if (!c) {
+        c = document.createElement('input');
+        c.type = 'hidden';
+        c.name = 'confirm';
+        ev.target.appendChild(c);
+      }
+      c.value = '1';
     });
   }
 
