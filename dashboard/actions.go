@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/store"
@@ -68,7 +67,7 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 		d.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard: action", argsToAttrs(attrs)...)
 		to := out.to
 		if out.flash != "" {
-			to += sepFor(to) + "flash=" + out.flash + "&n=" + strconv.Itoa(out.n)
+			to += sepFor(to) + d.flashQuery(out.flash, out.n)
 		}
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	}

@@ -161,7 +161,7 @@ func (d *dash) base(r *http.Request, title, nav string) base {
 		},
 		Title: title,
 		Nav:   nav,
-		Flash: flashFrom(r),
+		Flash: d.flashFrom(r),
 		Now:   d.cfg.Now(),
 	}
 }
@@ -238,19 +238,9 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	d.renderError(w, r, http.StatusInternalServerError, "The store failed", what+": "+err.Error())
 }
 
-// flashFrom reads the outcome of an action from the redirect's query. Only
-// known outcomes with a count are shown, so a crafted link cannot put
-// arbitrary text on the page.
-func flashFrom(r *http.Request) *flash {
-	q := r.URL.Query()
-	what := q.Get("flash")
-	if what == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(q.Get("n"))
-	if err != nil || n < 0 {
-		return nil
-	}
+// flashText is the text of a known outcome what of n jobs; nil for an
+// unknown one, so no link can put arbitrary text on a page.
+func flashText(what string, n int) *flash {
 	jobs := "jobs"
 	if n == 1 {
 		jobs = "job"

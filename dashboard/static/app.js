@@ -68,7 +68,7 @@
     });
   }
 
-  // An action's outcome comes in the redirect's query (flash, n): shown
+  // An action's outcome comes in the redirect's query (flash, n, fs): shown
   // once, then taken out of the address, so that a reload or a bookmark
   // does not show it again. And a row of tabs too wide for the screen
   // scrolls to the current one.
@@ -77,6 +77,7 @@
     if (u.searchParams.has('flash')) {
       u.searchParams.delete('flash');
       u.searchParams.delete('n');
+      u.searchParams.delete('fs');
       window.history.replaceState(window.history.state, '', u.pathname + u.search + u.hash);
     }
     all('.tabs [aria-current=page]').forEach(function (tab) {
