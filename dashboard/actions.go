@@ -55,7 +55,7 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 			d.renderError(w, r, ue.status, ue.heading, ue.message)
 			return
 		case err != nil:
-			d.storeError(w, r, "the action failed", err)
+			d.storeError(w, r, "the action", err)
 			return
 		}
 		if out.ask != nil {

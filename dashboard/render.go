@@ -3,8 +3,6 @@ package dashboard
 import (
 	"bytes"
 	"embed"
-	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -203,6 +201,9 @@ type errorPage struct {
 	Heading string
 	Message string
 	Link    *pageLink // a page that helps, besides the overview; nil for none
+	// RequestID ties an internal error to its record in the log; "" for
+	// the user's own errors.
+	RequestID string
 }
 
 // pageLink is a link an error page offers.
@@ -222,20 +223,6 @@ func (d *dash) renderErrorLink(w http.ResponseWriter, r *http.Request, status in
 		Message: message,
 		Link:    link,
 	})
-}
-
-// storeError logs a store failure and answers 500 with a page that says
-// what failed, without internals beyond the error text.
-func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
-	if errors.Is(err, hopper.ErrNotSupported) {
-		d.renderError(w, r, http.StatusNotImplemented, "Not available on this store",
-			fmt.Sprintf("%s needs the store's operator interface (store.Admin), which the store %T does not implement. "+
-				"Jobs still run; the periodic schedules page works. Counts, job lists, workers and actions need store.Admin (memstore and redisstore have it).",
-				what, d.ins.Store()))
-		return
-	}
-	d.cfg.Logger.Error("dashboard: store call failed", "what", what, "path", r.URL.Path, "error", err)
-	d.renderError(w, r, http.StatusInternalServerError, "The store failed", what+": "+err.Error())
 }
 
 // flashText is the text of a known outcome what of n jobs; nil for an
