@@ -50,7 +50,11 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 		}
 		out, err := fn(r)
 		var ue *userError
+		var fe *formError
 		switch {
+		case errors.As(err, &fe):
+			d.reshow(w, r, fe)
+			return
 		case errors.As(err, &ue):
 			d.renderError(w, r, ue.status, ue.heading, ue.message)
 			return
