@@ -27,6 +27,7 @@ func noScriptTab(t *testing.T, browser context.Context) context.Context {
 // the jobs are still there, and only that page's button acts.
 func TestBrowserNoScript(t *testing.T) {
 	browser := startBrowser(t)
+	shots := screenshotDir(t)
 
 	// asks checks the confirmation page the tab is on: its question holds
 	// want, and nothing was done yet (still() holds).
@@ -89,6 +90,7 @@ func TestBrowserNoScript(t *testing.T) {
 		asks(t, tab, "Delete the 2 selected jobs in ready of queue default?", func() bool {
 			return dashtest.Counts(t, s.st, "default").Ready == before
 		})
+		screenshot(t, tab, shots, "50-ask-delete-selected-no-javascript")
 		clickAndLoad(t, tab, "#ask-confirm")
 		if n := dashtest.Counts(t, s.st, "default").Ready; n != before-2 {
 			t.Errorf("after the confirmed delete ready holds %d, want %d", n, before-2)
@@ -145,6 +147,28 @@ func TestBrowserNoScript(t *testing.T) {
 		clickAndLoad(t, tab, "#confirm-all")
 		if n := dashtest.Counts(t, s.st, "default").Garbage; n != 0 {
 			t.Errorf("after the confirmed delete all garbage holds %d", n)
+		}
+	})
+
+	t.Run("BadEditKeepsWhatWasTyped", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := noScriptTab(t, browser)
+		id := s.f.Pending
+		nav(t, tab, s, "/jobs/default/"+id, "#reschedule-job")
+		if err := chromedp.Do(tab, chromedp.SendKeys(`input[name="in"]`, "-5m")); err != nil {
+			t.Fatal(err)
+		}
+		clickAndLoad(t, tab, "#reschedule-job")
+		if got := textOf(t, tab, "#reschedule-error"); !strings.Contains(got, "“-5m” is not a delay") {
+			t.Errorf("the error next to the form reads %q", got)
+		}
+		screenshot(t, tab, shots, "51-bad-edit-kept")
+		if v := textOfJS(t, tab, `document.querySelector('input[name="in"]').value`); v != "-5m" {
+			t.Errorf("the delay field holds %q after the refused edit, want what was typed", v)
+		}
+		if st := dashtest.JobState(t, s.st, "default", id); st != hopper.StatePending {
+			t.Errorf("the refused reschedule left the job in %q", st)
 		}
 	})
 }
