@@ -90,7 +90,7 @@ func TestBrowserNoScript(t *testing.T) {
 		asks(t, tab, "Delete the 2 selected jobs in ready of queue default?", func() bool {
 			return dashtest.Counts(t, s.st, "default").Ready == before
 		})
-		screenshot(t, tab, shots, "50-ask-delete-selected-no-javascript")
+		screenshot(t, tab, shots, "60-ask-delete-selected-no-javascript")
 		clickAndLoad(t, tab, "#ask-confirm")
 		if n := dashtest.Counts(t, s.st, "default").Ready; n != before-2 {
 			t.Errorf("after the confirmed delete ready holds %d, want %d", n, before-2)
@@ -163,7 +163,7 @@ func TestBrowserNoScript(t *testing.T) {
 		if got := textOf(t, tab, "#reschedule-error"); !strings.Contains(got, "“-5m” is not a delay") {
 			t.Errorf("the error next to the form reads %q", got)
 		}
-		screenshot(t, tab, shots, "51-bad-edit-kept")
+		screenshot(t, tab, shots, "61-bad-edit-kept")
 		if v := textOfJS(t, tab, `document.querySelector('input[name="in"]').value`); v != "-5m" {
 			t.Errorf("the delay field holds %q after the refused edit, want what was typed", v)
 		}
