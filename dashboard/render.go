@@ -182,8 +182,10 @@ func (d *dash) liveURL(queue string) string {
 func (d *dash) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := d.pages[page].ExecuteTemplate(&buf, "layout", data); err != nil {
-		d.cfg.Logger.Error("dashboard: rendering failed", "page", page, "path", r.URL.Path, "error", err)
-		http.Error(w, "500 internal error: rendering the page failed", http.StatusInternalServerError)
+		id := newRequestID()
+		d.cfg.Logger.Error("dashboard: rendering failed", "request_id", id, "page", page, "path", r.URL.Path, "error", err)
+		w.Header().Set(requestIDHeader, id)
+		http.Error(w, "500 internal error: rendering the page failed; the dashboard's log has it under request ID "+id, http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
