@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/store"
@@ -21,6 +20,9 @@ type outcome struct {
 	flash string // the outcome shown there (see flashFrom)
 	n     int    // jobs affected
 	attrs []any  // audit log attributes
+	// ask, when set, is the question an unconfirmed destructive action
+	// answers with instead of acting (see ask.go).
+	ask *askView
 }
 
 // userError is an action refused for a reason the user can fix; it is
@@ -48,12 +50,20 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 		}
 		out, err := fn(r)
 		var ue *userError
+		var fe *formError
 		switch {
+		case errors.As(err, &fe):
+			d.reshow(w, r, fe)
+			return
 		case errors.As(err, &ue):
 			d.renderError(w, r, ue.status, ue.heading, ue.message)
 			return
 		case err != nil:
-			d.storeError(w, r, "the action failed", err)
+			d.storeError(w, r, "the action", err)
+			return
+		}
+		if out.ask != nil {
+			d.renderAsk(w, r, out.ask)
 			return
 		}
 		user, _, _ := r.BasicAuth()
@@ -61,7 +71,7 @@ func (d *dash) action(fn func(r *http.Request) (outcome, error)) http.HandlerFun
 		d.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard: action", argsToAttrs(attrs)...)
 		to := out.to
 		if out.flash != "" {
-			to += sepFor(to) + "flash=" + out.flash + "&n=" + strconv.Itoa(out.n)
+			to += sepFor(to) + d.flashQuery(out.flash, out.n)
 		}
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	}
@@ -153,6 +163,9 @@ func (d *dash) bulk(r *http.Request, action, flash string, allowed func(hopper.J
 	case !bt.all && len(bt.ids) == 0:
 		return outcome{to: d.backToList(r, bt.queue, bt.state), flash: "noselection"}, nil
 	}
+	if !bt.all && action != "retry" && !confirmed(r) {
+		return d.askSelection(r, action, bt), nil
+	}
 	var ids []string // nil: all
 	if !bt.all {
 		ids = bt.ids
@@ -243,6 +256,9 @@ func (d *dash) postJobDelete(r *http.Request) (outcome, error) {
 	if !canDelete(job.State) {
 		return outcome{}, &userError{http.StatusConflict, "Cannot delete", "The job is running: cancel it instead."}
 	}
+	if !confirmed(r) {
+		return d.askJob(r, "delete", job), nil
+	}
 	n, err := d.ins.DeleteJobs(r.Context(), job.Queue, job.State, []string{job.ID})
 	if err != nil {
 		return outcome{}, err
@@ -260,6 +276,9 @@ func (d *dash) postJobCancel(r *http.Request) (outcome, error) {
 	job, err := d.actionJob(r)
 	if err != nil {
 		return outcome{}, err
+	}
+	if !confirmed(r) {
+		return d.askJob(r, "cancel", job), nil
 	}
 	prev, err := d.ins.CancelJob(r.Context(), job.Queue, job.ID)
 	if errors.Is(err, hopper.ErrJobNotFound) {

@@ -47,7 +47,7 @@ func TestDeleteSelected(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		f := dashtest.Seed(t, s)
 		h := newHandler(s, nil)
-		r := post(t, h, "/queues/default/ready/delete", url.Values{"id": {f.Ready[0], f.Ready[1]}})
+		r := postAsked(t, h, "/queues/default/ready/delete", url.Values{"id": {f.Ready[0], f.Ready[1]}}, "Delete the 2 selected jobs in ready of queue default?")
 		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=deleted&n=2", "delete selected")
 		for _, id := range f.Ready[:2] {
 			if st := dashtest.JobState(t, s, "default", id); st != "" {
@@ -145,20 +145,20 @@ func TestJobActions(t *testing.T) {
 			t.Errorf("done job run again is in %q, want ready", st)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.Garbage[1]+"/delete", nil)
+		r = postAsked(t, h, "/jobs/default/"+f.Garbage[1]+"/delete", nil, "Delete job "+f.Garbage[1]+" (send_email, garbage) of queue default?")
 		wantRedirect(t, r, "/queues/default/garbage?flash=deleted&n=1", "delete")
 		if st := dashtest.JobState(t, s, "default", f.Garbage[1]); st != "" {
 			t.Errorf("deleted job is in %q", st)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.Pending+"/cancel", nil)
+		r = postAsked(t, h, "/jobs/default/"+f.Pending+"/cancel", nil, "Cancel job "+f.Pending+" (send_email, pending) of queue default?")
 		wantRedirect(t, r, "/jobs/default/"+f.Pending+"?flash=cancelled", "cancel waiting")
 		j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.Pending)
 		if err != nil || j.State != hopper.StateGarbage || !j.Cancelled {
 			t.Errorf("cancelled waiting job: %+v, %v; want garbage, cancelled", j, err)
 		}
 
-		r = post(t, h, "/jobs/default/"+f.Unack+"/cancel", nil)
+		r = postAsked(t, h, "/jobs/default/"+f.Unack+"/cancel", nil, "Cancel job "+f.Unack+" (build_report, unack) of queue default?")
 		wantRedirect(t, r, "/jobs/default/"+f.Unack, "cancel running")
 		if j, err := hopper.NewInspector(s).GetJob(context.Background(), "default", f.Unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
 			t.Errorf("cancelled running job: %+v, %v; want unack flagged cancelled", j, err)
@@ -180,7 +180,7 @@ func TestCancelSelected(t *testing.T) {
 		ins := hopper.NewInspector(s)
 		ctx := context.Background()
 
-		r := post(t, h, "/queues/default/ready/cancel", url.Values{"id": {f.Ready[1], f.Ready[2], "gone"}})
+		r := postAsked(t, h, "/queues/default/ready/cancel", url.Values{"id": {f.Ready[1], f.Ready[2], "gone"}}, "Cancel the 3 selected jobs in ready of queue default?")
 		wantRedirect(t, r, "/queues/default/ready?order=oldest&flash=cancelled&n=2", "cancel selected")
 		for _, id := range []string{f.Ready[1], f.Ready[2]} {
 			if j, err := ins.GetJob(ctx, "default", id); err != nil || j.State != hopper.StateGarbage || !j.Cancelled {
@@ -192,7 +192,7 @@ func TestCancelSelected(t *testing.T) {
 			t.Errorf("a job not selected was changed: %+v", j)
 		}
 
-		r = post(t, h, "/queues/default/unack/cancel", url.Values{"id": {f.Unack}})
+		r = postAsked(t, h, "/queues/default/unack/cancel", url.Values{"id": {f.Unack}}, "Cancel the 1 selected job in unack of queue default?")
 		wantRedirect(t, r, "/queues/default/unack?order=oldest&flash=cancelled&n=1", "cancel a running job")
 		if j, err := ins.GetJob(ctx, "default", f.Unack); err != nil || j.State != hopper.StateUnack || !j.Cancelled {
 			t.Errorf("running job after cancel: %+v, %v; want unack, flagged", j, err)

@@ -95,13 +95,14 @@ func (d *dash) postJobArgs(r *http.Request) (outcome, error) {
 	if _, ok := d.editableArgs(job.Kind, job.Args); !ok {
 		return outcome{}, bad("These args hold values JSON does not carry whole, or redacted ones: change them from code (Inspector.UpdateJob).")
 	}
+	badArgs := func(msg string) error { return &formError{"args", "args", msg} }
 	text := r.PostFormValue("args")
 	if len(text) > maxArgsForm {
-		return outcome{}, bad(fmt.Sprintf("The args are %d bytes of JSON, at most %d.", len(text), maxArgsForm))
+		return outcome{}, badArgs(fmt.Sprintf("The args are %d bytes of JSON, at most %d.", len(text), maxArgsForm))
 	}
 	b, err := argsFromJSON(text)
 	if err != nil {
-		return outcome{}, bad("The args are not one JSON value: " + err.Error())
+		return outcome{}, badArgs("The args are not one JSON value: " + err.Error())
 	}
 	_, err = d.ins.UpdateJob(r.Context(), job.Queue, job.ID, hopper.JobUpdate{EncodedArgs: b})
 	switch {
@@ -110,7 +111,7 @@ func (d *dash) postJobArgs(r *http.Request) (outcome, error) {
 	case errors.Is(err, hopper.ErrInvalidState):
 		return outcome{}, &userError{http.StatusConflict, "Cannot change the args", err.Error()}
 	case errors.Is(err, hopper.ErrInvalidJob), errors.Is(err, hopper.ErrArgsTooLarge):
-		return outcome{}, bad(err.Error())
+		return outcome{}, badArgs(err.Error())
 	case err != nil:
 		return outcome{}, err
 	}

@@ -35,7 +35,7 @@ type dash struct {
 //	GET  /queues/{queue}/{state}           jobs in one state: paging, order, search (id, kind, args)
 //	GET  /queues/{queue}/{state}/confirm   confirmation of an action on all jobs in the state
 //	POST /queues/{queue}/{state}/retry     requeue the selected jobs (id=...), or all (all=1&confirm=1)
-//	POST /queues/{queue}/{state}/delete    delete the selected jobs, or all
+//	POST /queues/{queue}/{state}/delete    delete the selected jobs (confirm=1, else a page asks), or all
 //	POST /queues/{queue}/pause             pause the queue; /resume resumes it
 //	GET  /queues/{queue}/errors            retry and garbage jobs grouped by kind and error, with counts
 //	POST /queues/{queue}/errors            requeue (action=retry) or delete one error group (state, kind, key)

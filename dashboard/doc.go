@@ -54,7 +54,21 @@
 // done), delete, cancel, pause and resume a queue — work on one job, on the
 // selected jobs or on every job in a state, the last after a confirmation
 // page. A workflow can be cancelled, or have its failed tasks retried,
-// after a confirmation page that counts what the action does.
+// after a confirmation page that counts what the action does. Every action
+// that loses data (delete and cancel of one job, of the selected jobs or
+// of an error group, deleting a stored schedule) asks first: the server
+// acts only on a form that carries confirm=1, and answers one without it
+// with a page that asks, counts and posts the form again confirmed (with
+// JavaScript, a dialog asks instead and adds confirm=1).
+//
+// The banner that tells an action's outcome comes in the redirect's query,
+// signed with a key random per process and valid for two minutes: a
+// crafted link shows none. A value a form cannot take (a delay of -5m, a
+// priority out of range, args that are not JSON, a bad limit) answers 422
+// with the form's page again, the message under the form and what was
+// typed still in it. A store failure answers with what failed, in words,
+// and a request ID (also the X-Request-Id header, and request_id in JSON);
+// the store's own error goes only to Config.Logger, under that request_id.
 //
 // A queue's limits form changes only the settings the operator changed
 // on it (it sends the values it showed beside the values typed), in one

@@ -161,9 +161,11 @@ func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 		return outcome{}, err
 	}
 	var ids []string
+	var group errorGroup
 	for _, g := range groups {
 		if g.State == st && g.Kind == kind && g.Key == key {
 			ids = g.ids[:min(len(g.ids), maxErrorGroupIDs)]
+			group = g
 		}
 	}
 	back := d.path("queues", queue, "errors")
@@ -173,6 +175,14 @@ func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 	}
 	if len(ids) == 0 { // the group is gone: nothing done
 		return outcome{to: back, flash: flash}, nil
+	}
+	if !confirmed(r) {
+		v := askView{Heading: errorConfirm(action, group), Back: back, Verb: "Delete " + plural(len(ids), "job", "jobs"), Danger: true,
+			Detail: "The jobs of this group as the errors page counts them now; one that joins the group before you confirm is included."}
+		if action == "retry" {
+			v.Verb, v.Danger = retryLabel(st)+" "+plural(len(ids), "job", "jobs"), false
+		}
+		return d.ask(r, v), nil
 	}
 	var n int
 	if action == "retry" {

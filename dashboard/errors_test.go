@@ -72,7 +72,7 @@ func TestErrorGroups(t *testing.T) {
 		}
 
 		// Requeue one group: its jobs, and only them, leave garbage.
-		r = post(t, h, "/queues/mail/errors", url.Values{"action": {"retry"}, "state": {"garbage"}, "kind": {"send"}, "key": {"timeout after #ms"}})
+		r = postAsked(t, h, "/queues/mail/errors", url.Values{"action": {"retry"}, "state": {"garbage"}, "kind": {"send"}, "key": {"timeout after #ms"}}, `Requeue the 5 garbage send jobs failing with "timeout after #ms"? They run again now.`)
 		wantRedirect(t, r, "/queues/mail/errors?flash=requeued&n=5", "requeue a group")
 		for _, id := range timeouts {
 			requireState(t, s, "mail", id, hopper.StateReady)
@@ -81,7 +81,7 @@ func TestErrorGroups(t *testing.T) {
 			requireState(t, s, "mail", id, hopper.StateGarbage)
 		}
 		// Delete another.
-		r = post(t, h, "/queues/mail/errors", url.Values{"action": {"delete"}, "state": {"retry"}, "kind": {"report"}, "key": {"timeout after #ms"}})
+		r = postAsked(t, h, "/queues/mail/errors", url.Values{"action": {"delete"}, "state": {"retry"}, "kind": {"report"}, "key": {"timeout after #ms"}}, `Delete the 3 retry report jobs failing with "timeout after #ms"? This cannot be undone.`)
 		wantRedirect(t, r, "/queues/mail/errors?flash=deleted&n=3", "delete a group")
 		for _, id := range other {
 			requireState(t, s, "mail", id, "")

@@ -128,7 +128,9 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// be in the feed.
 		evs, next, _, err := d.events.ReadEvents(ctx, pos, 200, 0)
 		if err != nil {
-			writeJSONError(w, http.StatusServiceUnavailable, "reading events failed: "+err.Error())
+			id, msg := d.internalError(r, "reading events", err)
+			w.Header().Set(requestIDHeader, id)
+			writeJSONError(w, http.StatusServiceUnavailable, msg+" See the dashboard's log under request_id "+id+".")
 			return
 		}
 		first, pos = evs, next
@@ -152,8 +154,8 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		first = nil
 		if err != nil {
 			if ctx.Err() == nil {
-				d.cfg.Logger.Error("dashboard: reading events failed", "queue", queue, "error", err)
-				fmt.Fprintf(w, "event: failed\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
+				id, msg := d.internalError(r, "reading events", err)
+				fmt.Fprintf(w, "event: failed\ndata: %s\n\n", mustJSON(map[string]string{"error": msg, "request_id": id}))
 				_ = rc.Flush()
 			}
 			return

@@ -45,6 +45,7 @@ type jobPage struct {
 	// does not offer to edit the args (see editableArgs).
 	EditArgs string
 	Workflow *jobWorkflowView // nil unless the job is a workflow task
+	Bad      formState        // a form sent back with a bad value (form_error.go)
 	Timeline timelineView     // its attempts
 }
 
@@ -178,6 +179,7 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 		p.EditArgs, _ = d.editableArgs(job.Kind, job.Args)
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
+	p.Bad = formStateOf(r)
 	p.Workflow = d.jobWorkflow(r.Context(), job)
 	p.Timeline = jobTimeline(job, d.cfg.Now(), d.runningWorker(r.Context(), job))
 	d.render(w, r, http.StatusOK, "job", p)

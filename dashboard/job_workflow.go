@@ -52,8 +52,9 @@ func (d *dash) jobWorkflow(ctx context.Context, job *hopper.JobRecord) *jobWorkf
 		v.Missing = "This store does not run workflows, so the workflow cannot be shown."
 		return v
 	case err != nil:
-		d.cfg.Logger.Error("dashboard: store call failed", "what", "reading the job's workflow", "workflow", wf, "error", err)
-		v.Missing = "The workflow could not be read: " + err.Error()
+		id := newRequestID()
+		d.cfg.Logger.Error("dashboard: store call failed", "request_id", id, "what", "reading the job's workflow", "workflow", wf, "error", err)
+		v.Missing = "The workflow could not be read: the store answered with an error, in the dashboard's log under request ID " + id + "."
 		return v
 	}
 	v.Found, v.Name, v.State, v.Cancelled = true, rec.Name, rec.State, rec.Cancelled

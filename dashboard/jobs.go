@@ -380,6 +380,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
 	p.Limits = newLimitsView(stats, d.cfg.Now())
+	p.Limits.setBad(formStateOf(r))
 	// A live refresh swaps the list only (regionsOnly): the panels around
 	// it are not read for it.
 	if !regionsOnly(r) {

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,11 +21,16 @@ type limitsView struct {
 	// were there before (hopper.QueueStats.KindIndexBuilding).
 	Building bool
 	Form     limitsForm
+	// Shown is what the page showed before the operator's edit, sent
+	// back beside it (shown_ fields): the queue's, or, on a form sent back
+	// with a bad value, what the first page showed.
+	Shown limitsForm
 	// Groups are the queue's first groups by name (at most maxGroupsShown),
 	// More whether there are others; both empty when the store keeps no
 	// groups or the queue has none.
 	Groups []hopper.GroupStats
 	More   bool
+	Bad    formState // a limits or group form sent back with a bad value
 }
 
 // maxGroupsShown bounds the groups a jobs page lists.
@@ -33,6 +39,7 @@ const maxGroupsShown = 50
 // limitsForm holds the edit form's values: the queue's, or what was sent.
 type limitsForm struct {
 	MaxRunning, RateLimit, RatePeriod, RateBurst, Retention, GroupMaxRunning, GroupRateLimit, GroupRatePeriod, GroupRateBurst string
+	RateSmooth, GroupRateSmooth, KindIndex                                                                                    bool
 }
 
 func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
@@ -50,7 +57,31 @@ func newLimitsView(st hopper.QueueStats, now time.Time) *limitsView {
 	if c.RateLimit > 0 {
 		v.Form.RatePeriod = durField(c.RatePeriod)
 	}
+	v.Form.RateSmooth, v.Form.GroupRateSmooth, v.Form.KindIndex = c.RateSmooth, c.GroupRateSmooth, c.KindIndex
+	v.Shown = v.Form
 	return v
+}
+
+// setBad shows a limits form sent back with a bad value: the typed values
+// in the fields instead of the queue's.
+func (v *limitsView) setBad(s formState) {
+	v.Bad = s
+	if s.Form != "limits" {
+		return
+	}
+	v.Form = sentLimits(s.Values, "")
+	if s.Values.Get("shown") == "1" {
+		v.Shown = sentLimits(s.Values, "shown_")
+	}
+}
+
+// sentLimits reads a limits form as sent, its fields named prefix+field.
+func sentLimits(vals url.Values, prefix string) limitsForm {
+	f := func(name string) string { return vals.Get(prefix + name) }
+	return limitsForm{MaxRunning: f("max_running"), RateLimit: f("rate_limit"), RatePeriod: f("rate_period"), RateBurst: f("rate_burst"),
+		Retention: f("retention"), GroupMaxRunning: f("group_max_running"), GroupRateLimit: f("group_rate_limit"),
+		GroupRatePeriod: f("group_rate_period"), GroupRateBurst: f("group_rate_burst"),
+		RateSmooth: f("rate_smooth") == "1", GroupRateSmooth: f("group_rate_smooth") == "1", KindIndex: f("kind_index") == "1"}
 }
 
 func intField(n int) string {
@@ -105,12 +136,12 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 		return nil
 	})
 	if err != nil {
-		var ue *userError
-		if errors.As(err, &ue) {
+		var fe *formError
+		if errors.As(err, &fe) {
 			return outcome{}, err
 		}
 		if errors.Is(err, hopper.ErrInvalidConfig) {
-			return outcome{}, &userError{http.StatusBadRequest, "Cannot save the limits", err.Error()}
+			return outcome{}, &formError{"limits", "", err.Error()}
 		}
 		return outcome{}, err
 	}
@@ -155,8 +186,9 @@ func (p *limitsParser) value(field string) string {
 	return strings.TrimSpace(p.r.PostFormValue(p.prefix + field))
 }
 
-func (p *limitsParser) bad(msg string) {
-	p.err = &userError{http.StatusBadRequest, "Cannot save the limits", msg}
+func (p *limitsParser) bad(field, msg string) {
+	field = strings.TrimPrefix(field, "shown_")
+	p.err = &formError{"limits", field, msg}
 }
 
 // count reads a whole number of 0 or more; empty means 0.
@@ -171,7 +203,7 @@ func (p *limitsParser) count(field, label string, to *int) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		p.bad(label + " must be a whole number of 0 or more (empty for none), not “" + v + "”.")
+		p.bad(field, label+" must be a whole number of 0 or more (empty for none), not “"+v+"”.")
 		return
 	}
 	*to = n
@@ -189,7 +221,7 @@ func (p *limitsParser) dur(field, label string, to *time.Duration) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		p.bad(label + " must be a duration such as 1s, 10m or 24h (empty for none), not “" + v + "”.")
+		p.bad(field, label+" must be a duration such as 1s, 10m or 24h (empty for none), not “"+v+"”.")
 		return
 	}
 	*to = d
@@ -202,10 +234,10 @@ func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
 	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
-	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot set the group's cap", msg} }
+	bad := func(msg string) error { return &formError{"group", "limit", msg} }
 	group := strings.TrimSpace(r.PostFormValue("group"))
 	if group == "" {
-		return outcome{}, bad("Name the group.")
+		return outcome{}, &formError{"group", "group", "Name the group."}
 	}
 	limit := 0
 	if v := strings.TrimSpace(r.PostFormValue("limit")); v != "" {

@@ -63,7 +63,7 @@ func TestQueueLimits(t *testing.T) {
 
 		for _, form := range []url.Values{{"max_running": {"-1"}}, {"max_running": {"lots"}}, {"rate_limit": {"5"}, "rate_period": {"fast"}},
 			{"retention": {"-1h"}}, {"rate_limit": {"5"}, "rate_burst": {"2"}}, {"rate_limit": {"5"}, "rate_burst": {"-2"}}} {
-			wantStatus(t, post(t, h, "/queues/default/limits", form), http.StatusBadRequest, "limits "+form.Encode())
+			wantStatus(t, post(t, h, "/queues/default/limits", form), http.StatusUnprocessableEntity, "limits "+form.Encode())
 		}
 		wantStatus(t, post(t, h, "/queues/bad%20name/limits", nil), http.StatusNotFound, "limits of a bad queue name")
 		wantLacks(t, get(t, newHandler(s, &dashboard.Config{ReadOnly: true}), "/queues/default/ready").Body, "read-only page", "save-limits")
@@ -101,7 +101,7 @@ func TestGroupsPanel(t *testing.T) {
 		}
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "groups table", ">own<")
 		for _, form := range []url.Values{{"group": {""}, "limit": {"1"}}, {"group": {"a b"}, "limit": {"1"}}, {"group": {"x"}, "limit": {"-1"}}, {"group": {"x"}, "limit": {"lots"}}} {
-			wantStatus(t, post(t, h, "/queues/default/groups", form), http.StatusBadRequest, "group cap form "+form.Encode())
+			wantStatus(t, post(t, h, "/queues/default/groups", form), http.StatusUnprocessableEntity, "group cap form "+form.Encode())
 		}
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "job rows", `title="Group:`)
 	})

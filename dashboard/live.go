@@ -112,9 +112,3 @@ func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
-
-// jsonStoreError logs a store failure and answers 500 as JSON.
-func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what string, err error) {
-	d.cfg.Logger.Error("dashboard: store call failed", "what", what, "path", r.URL.Path, "error", err)
-	writeJSONError(w, http.StatusInternalServerError, what+": "+err.Error())
-}

@@ -74,7 +74,9 @@ type Config struct {
 	PageSize int
 
 	// Logger receives store errors and an audit record of every action
-	// (who, what, where, how many). Defaults to slog.Default().
+	// (who, what, where, how many). Defaults to slog.Default(). A store
+	// error is logged with a request_id, the ID the operator's page (or
+	// JSON answer, or X-Request-Id header) shows instead of the error.
 	Logger *slog.Logger
 
 	// Now is the clock the pages measure ages and the throughput window

@@ -521,6 +521,8 @@ func TestOddJobID(t *testing.T) {
 		wantContains(t, html.UnescapeString(r.Body), "odd job page", `<span id="job-id">`+id+`</span>`)
 		wantLacks(t, r.Body, "odd job page", "<f>")
 		r = post(t, mux, link+"/delete", nil)
+		wantStatus(t, r, http.StatusOK, "ask before deleting the odd job")
+		r = submitAsk(t, mux, r)
 		wantStatus(t, r, http.StatusSeeOther, "delete the odd job")
 		if st := dashtest.JobState(t, s, "default", id); st != "" {
 			t.Errorf("odd job still in %q", st)

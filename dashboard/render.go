@@ -3,8 +3,6 @@ package dashboard
 import (
 	"bytes"
 	"embed"
-	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -19,7 +17,7 @@ var templateFS embed.FS
 
 // pageNames are the templates in templates/, one per page, each defining
 // "content" for the layout.
-var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors"}
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors", "ask"}
 
 // pages maps a page name to its template set (layout, partials, page).
 type pages map[string]*template.Template
@@ -161,7 +159,7 @@ func (d *dash) base(r *http.Request, title, nav string) base {
 		},
 		Title: title,
 		Nav:   nav,
-		Flash: flashFrom(r),
+		Flash: d.flashFrom(r),
 		Now:   d.cfg.Now(),
 	}
 }
@@ -184,8 +182,10 @@ func (d *dash) liveURL(queue string) string {
 func (d *dash) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := d.pages[page].ExecuteTemplate(&buf, "layout", data); err != nil {
-		d.cfg.Logger.Error("dashboard: rendering failed", "page", page, "path", r.URL.Path, "error", err)
-		http.Error(w, "500 internal error: rendering the page failed", http.StatusInternalServerError)
+		id := newRequestID()
+		d.cfg.Logger.Error("dashboard: rendering failed", "request_id", id, "page", page, "path", r.URL.Path, "error", err)
+		w.Header().Set(requestIDHeader, id)
+		http.Error(w, "500 internal error: rendering the page failed; the dashboard's log has it under request ID "+id, http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -203,6 +203,9 @@ type errorPage struct {
 	Heading string
 	Message string
 	Link    *pageLink // a page that helps, besides the overview; nil for none
+	// RequestID ties an internal error to its record in the log; "" for
+	// the user's own errors.
+	RequestID string
 }
 
 // pageLink is a link an error page offers.
@@ -224,33 +227,9 @@ func (d *dash) renderErrorLink(w http.ResponseWriter, r *http.Request, status in
 	})
 }
 
-// storeError logs a store failure and answers 500 with a page that says
-// what failed, without internals beyond the error text.
-func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
-	if errors.Is(err, hopper.ErrNotSupported) {
-		d.renderError(w, r, http.StatusNotImplemented, "Not available on this store",
-			fmt.Sprintf("%s needs the store's operator interface (store.Admin), which the store %T does not implement. "+
-				"Jobs still run; the periodic schedules page works. Counts, job lists, workers and actions need store.Admin (memstore and redisstore have it).",
-				what, d.ins.Store()))
-		return
-	}
-	d.cfg.Logger.Error("dashboard: store call failed", "what", what, "path", r.URL.Path, "error", err)
-	d.renderError(w, r, http.StatusInternalServerError, "The store failed", what+": "+err.Error())
-}
-
-// flashFrom reads the outcome of an action from the redirect's query. Only
-// known outcomes with a count are shown, so a crafted link cannot put
-// arbitrary text on the page.
-func flashFrom(r *http.Request) *flash {
-	q := r.URL.Query()
-	what := q.Get("flash")
-	if what == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(q.Get("n"))
-	if err != nil || n < 0 {
-		return nil
-	}
+// flashText is the text of a known outcome what of n jobs; nil for an
+// unknown one, so no link can put arbitrary text on a page.
+func flashText(what string, n int) *flash {
 	jobs := "jobs"
 	if n == 1 {
 		jobs = "job"

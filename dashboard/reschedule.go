@@ -49,7 +49,7 @@ func (d *dash) postJobReschedule(r *http.Request) (outcome, error) {
 
 // rescheduleTime reads the new due time of a reschedule form.
 func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
-	bad := func(msg string) error { return &userError{http.StatusBadRequest, "Cannot reschedule", msg} }
+	bad := func(msg string) error { return &formError{"reschedule", "at", msg} }
 	switch {
 	case strings.TrimSpace(r.PostFormValue("at")) != "":
 		v := strings.TrimSpace(r.PostFormValue("at"))
@@ -66,11 +66,11 @@ func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
 		v := strings.TrimSpace(r.PostFormValue("in"))
 		dur, err := time.ParseDuration(v)
 		if err != nil || dur < 0 || dur > 100*365*24*time.Hour {
-			return time.Time{}, bad("“" + v + "” is not a delay: give it as 90s, 15m or 2h30m (at most 100 years).")
+			return time.Time{}, &formError{"reschedule", "in", "“" + v + "” is not a delay: give it as 90s, 15m or 2h30m (at most 100 years)."}
 		}
 		return now.Add(dur), nil
 	}
-	return time.Time{}, bad("Say when: at a time, or in a delay.")
+	return time.Time{}, &formError{"reschedule", "", "Say when: at a time, or in a delay."}
 }
 
 // postJobPriority gives a waiting job a new priority (Inspector.UpdateJob):
@@ -83,7 +83,7 @@ func (d *dash) postJobPriority(r *http.Request) (outcome, error) {
 	v := strings.TrimSpace(r.PostFormValue("priority"))
 	p, err := strconv.Atoi(v)
 	if err != nil || p < hopper.MinPriority || p > hopper.MaxPriority {
-		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the priority",
+		return outcome{}, &formError{"priority", "priority",
 			fmt.Sprintf("“%s” is not a priority: give a whole number from %d to %d.", v, hopper.MinPriority, hopper.MaxPriority)}
 	}
 	rec, err := d.ins.UpdateJob(r.Context(), job.Queue, job.ID, hopper.JobUpdate{Priority: &p})
@@ -93,7 +93,7 @@ func (d *dash) postJobPriority(r *http.Request) (outcome, error) {
 	case errors.Is(err, hopper.ErrInvalidState):
 		return outcome{}, &userError{http.StatusConflict, "Cannot change the priority", err.Error()}
 	case errors.Is(err, hopper.ErrInvalidJob):
-		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the priority", err.Error()}
+		return outcome{}, &formError{"priority", "priority", err.Error()}
 	case err != nil:
 		return outcome{}, err
 	}

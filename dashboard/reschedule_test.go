@@ -57,7 +57,7 @@ func TestRescheduleJob(t *testing.T) {
 		wantStatus(t, post(t, h, "/jobs/default/nope/reschedule", url.Values{"in": {"0s"}}), http.StatusNotFound, "reschedule an unknown job")
 		for _, form := range []url.Values{{}, {"at": {"tomorrow"}}, {"in": {"-5m"}}, {"in": {"soon"}}, {"at": {"99999-01-01T00:00"}}} {
 			r := post(t, h, "/jobs/default/"+f.Ready[2]+"/reschedule", form)
-			wantStatus(t, r, http.StatusBadRequest, "reschedule with "+form.Encode())
+			wantStatus(t, r, http.StatusUnprocessableEntity, "reschedule with "+form.Encode())
 		}
 		if st := dashtest.JobState(t, s, "default", f.Ready[2]); st != hopper.StateReady {
 			t.Errorf("after refused reschedules the job is in %q, want ready", st)
@@ -89,7 +89,7 @@ func TestChangeJobPriority(t *testing.T) {
 		wantStatus(t, post(t, h, "/jobs/default/"+f.Unack+"/priority", url.Values{"priority": {"1"}}), http.StatusConflict, "reprioritise a running job")
 		wantStatus(t, post(t, h, "/jobs/default/nope/priority", url.Values{"priority": {"1"}}), http.StatusNotFound, "reprioritise an unknown job")
 		for _, v := range []string{"", "high", "4", "-4", "1.5"} {
-			wantStatus(t, post(t, h, "/jobs/default/"+f.Ready[1]+"/priority", url.Values{"priority": {v}}), http.StatusBadRequest, "priority "+v)
+			wantStatus(t, post(t, h, "/jobs/default/"+f.Ready[1]+"/priority", url.Values{"priority": {v}}), http.StatusUnprocessableEntity, "priority "+v)
 		}
 		if j, err := ins.GetJob(ctx, "default", f.Ready[1]); err != nil || j.Priority != 0 {
 			t.Errorf("after refused changes: %+v, %v; want priority 0", j, err)
@@ -128,7 +128,7 @@ func TestEditJobArgs(t *testing.T) {
 			t.Fatalf("args after the edit: %+v (%v), kind %q; want month 2026-11 under the same kind", got, err, j.Kind)
 		}
 		for _, bad := range []string{"", "{", `{"a":1} {"b":2}`, strings.Repeat("[", 200) + strings.Repeat("]", 200)} {
-			wantStatus(t, post(t, h, "/jobs/default/"+rep.ID+"/args", url.Values{"args": {bad}}), http.StatusBadRequest, "args "+bad[:min(len(bad), 20)])
+			wantStatus(t, post(t, h, "/jobs/default/"+rep.ID+"/args", url.Values{"args": {bad}}), http.StatusUnprocessableEntity, "args "+bad[:min(len(bad), 20)])
 		}
 		wantStatus(t, post(t, h, "/jobs/default/nope/args", url.Values{"args": {"{}"}}), http.StatusNotFound, "unknown job")
 	})

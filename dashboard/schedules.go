@@ -93,6 +93,11 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	case "resume":
 		err = d.ins.ResumeSchedule(r.Context(), queue, name)
 	case "delete":
+		if !confirmed(r) {
+			return d.ask(r, askView{Heading: "Delete the stored schedule " + name + " of queue " + queue + "?", Danger: true,
+				Detail: "No tick of it is enqueued any more. Jobs it already enqueued stay. This cannot be undone.",
+				Verb:   "Delete the schedule", Back: d.path("schedules")}), nil
+		}
 		err = d.ins.DeleteSchedule(r.Context(), queue, name)
 	case "spec":
 		spec := strings.TrimSpace(r.PostFormValue("spec"))

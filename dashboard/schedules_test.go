@@ -35,7 +35,7 @@ func TestStoredSchedulesPage(t *testing.T) {
 		wantStatus(t, post(t, h, "/schedules/default/digest/spec", url.Values{"spec": {"now and then"}}), http.StatusBadRequest, "bad spec")
 		wantStatus(t, post(t, h, "/schedules/default/digest/explode", nil), http.StatusNotFound, "unknown action")
 		wantStatus(t, post(t, h, "/schedules/default/nope/pause", nil), http.StatusNotFound, "unknown schedule")
-		r = post(t, h, "/schedules/default/digest/delete", nil)
+		r = postAsked(t, h, "/schedules/default/digest/delete", nil, "Delete the stored schedule digest of queue default?")
 		wantRedirect(t, r, "/schedules?flash=schedule-delete", "delete")
 		wantContains(t, get(t, h, "/schedules").Body, "after delete", "No schedule is stored")
 	})

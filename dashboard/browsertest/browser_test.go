@@ -685,6 +685,7 @@ func TestBrowser(t *testing.T) {
 		}
 		click(t, tab, `input[name=id][value="`+s.f.Garbage[0]+`"]`)
 		clickAndLoad(t, tab, `button[formaction$="/delete"]`)
+		clickAndLoad(t, tab, "#ask-confirm") // the deletion asks first (see TestBrowserNoScript)
 		if got := textOf(t, tab, ".flash-ok"); !strings.Contains(got, "Deleted 1 job") {
 			t.Errorf("flash %q", got)
 		}

@@ -46,9 +46,9 @@
 
   // Destructive actions ask first: a submit button (or its form) with
   // data-confirm shows that question, "{n}" replaced by the number of jobs
-  // selected, and the form goes only if it is accepted. (Actions on every
-  // job of a state have a confirmation page of their own, which works
-  // without this file too.)
+  // selected, and the form goes only if it is accepted, with confirm=1 so
+  // that the server acts at once. (Without this file the server answers
+  // the unconfirmed form with a confirmation page: see ask.go.)
   function setupConfirm() {
     document.addEventListener('submit', function (ev) {
       var b = ev.submitter;
@@ -56,11 +56,19 @@
       if (!q) return;
       var n = all('input[type=checkbox][name=id]').filter(function (x) { return x.checked; }).length;
       q = q.replace('{n}', fmt(n)).replace('{jobs}', n === 1 ? 'job' : 'jobs');
-      if (!window.confirm(q)) ev.preventDefault();
+      if (!window.confirm(q)) { ev.preventDefault(); return; }
+      var c = ev.target.querySelector('input[name=confirm]');
+      if (!c) {
+        c = document.createElement('input');
+        c.type = 'hidden';
+        c.name = 'confirm';
+        ev.target.appendChild(c);
+      }
+      c.value = '1';
     });
   }
 
-  // An action's outcome comes in the redirect's query (flash, n): shown
+  // An action's outcome comes in the redirect's query (flash, n, fs): shown
   // once, then taken out of the address, so that a reload or a bookmark
   // does not show it again. And a row of tabs too wide for the screen
   // scrolls to the current one.
@@ -69,6 +77,7 @@
     if (u.searchParams.has('flash')) {
       u.searchParams.delete('flash');
       u.searchParams.delete('n');
+      u.searchParams.delete('fs');
       window.history.replaceState(window.history.state, '', u.pathname + u.search + u.hash);
     }
     all('.tabs [aria-current=page]').forEach(function (tab) {
