@@ -472,7 +472,8 @@ func (d *dash) jobRow(st hopper.JobState, j *hopper.JobRecord) jobRow {
 	return row
 }
 
-// serveFind looks a job up by ID in every queue and redirects to it.
+// serveFind looks a job up by ID in every queue and redirects to it; an
+// ID no queue holds is taken as the start of one (find.go).
 func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
@@ -495,6 +496,5 @@ func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d.renderError(w, r, http.StatusNotFound, "No such job",
-		"No queue holds a job with ID "+strconv.Quote(truncate(id, maxSearchLen))+". Jobs that succeeded without a retention, or were collected, are gone.")
+	d.serveFindPrefix(w, r, queues, id)
 }

@@ -19,7 +19,7 @@ var templateFS embed.FS
 
 // pageNames are the templates in templates/, one per page, each defining
 // "content" for the layout.
-var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors"}
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors", "find"}
 
 // pages maps a page name to its template set (layout, partials, page).
 type pages map[string]*template.Template
