@@ -17,6 +17,9 @@ type dash struct {
 	events hstore.EventReader // nil when the store keeps no events
 	cfg    config
 	pages  pages
+	// attempts remembers the workers of succeeded attempts
+	// (attempt_worker.go).
+	attempts attemptWorkers
 }
 
 // New returns the dashboard for store as an http.Handler. opts nil means
