@@ -138,7 +138,9 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// be in the feed.
 		evs, next, _, err := d.events.ReadEvents(ctx, pos, 200, 0)
 		if err != nil {
-			writeJSONError(w, http.StatusServiceUnavailable, "reading events failed: "+err.Error())
+			// The detail goes to the log, not to the browser.
+			d.cfg.Logger.Error("dashboard: reading events failed", "queue", queue, "error", err)
+			writeJSONError(w, http.StatusServiceUnavailable, "reading the queue's events from the store failed")
 			return
 		}
 		first, pos = evs, next
@@ -170,7 +172,7 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Error("dashboard: reading events failed", "queue", queue, "error", err)
-				fmt.Fprintf(w, "event: failed\ndata: %s\n\n", mustJSON(map[string]string{"error": err.Error()}))
+				fmt.Fprintf(w, "event: failed\ndata: %s\n\n", mustJSON(map[string]string{"error": "reading the queue's events from the store failed"}))
 				_ = rc.Flush()
 			}
 			return

@@ -2,6 +2,8 @@ package dashboard_test
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -134,4 +136,24 @@ func TestEventFeedAliveMeansTheStoreAnswered(t *testing.T) {
 	}
 	f.unfreeze()
 	again.nextAlive()
+}
+
+// failingEvents is a store whose event reads fail with a store's words.
+type failingEvents struct{ hopper.Store }
+
+func (f failingEvents) Unwrap() store.Store { return f.Store }
+
+const storeWords = "ERR Wrong number of args calling Redis command from script secret-internals"
+
+func (f failingEvents) ReadEvents(context.Context, map[string]string, int, time.Duration) ([]store.Event, map[string]string, []string, error) {
+	return nil, nil, nil, errors.New(storeWords)
+}
+
+// TestEventFeedHidesStoreErrors: a failing event read answers in words,
+// without the store's error text (which goes to the log).
+func TestEventFeedHidesStoreErrors(t *testing.T) {
+	r := get(t, newHandler(failingEvents{newMem()}, nil), "/api/events?queue=default")
+	if r.Code != http.StatusServiceUnavailable || strings.Contains(r.Body, "secret-internals") || !strings.Contains(r.Body, "events") {
+		t.Errorf("failing feed: %d %q, want 503 in words without the store's text", r.Code, r.Body)
+	}
 }
