@@ -32,7 +32,7 @@ const (
 )
 
 // attemptWorkers remembers the workers of finished attempts looked up in
-// the event stream ("" for none found), by queue, job and attempt. The
+// the event stream ("" for none found), by queue, job, attempt and start. The
 // zero value is ready; it is safe for concurrent use.
 type attemptWorkers struct {
 	mu   sync.Mutex
@@ -75,7 +75,9 @@ func (d *dash) succeededWorker(ctx context.Context, job *hopper.JobRecord) strin
 	if d.events == nil || job.Attempt < 1 {
 		return ""
 	}
-	key := job.Queue + "\x00" + job.ID + "\x00" + strconv.Itoa(job.Attempt)
+	// The start time too: a job requeued after it succeeded may run an
+	// attempt of the same number again.
+	key := job.Queue + "\x00" + job.ID + "\x00" + strconv.Itoa(job.Attempt) + "\x00" + strconv.FormatInt(job.AttemptedAt.UnixNano(), 10)
 	if w, ok := d.attempts.get(key); ok {
 		return w
 	}
