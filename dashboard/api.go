@@ -38,6 +38,10 @@ type jobJSON struct {
 	FinishedAt  *time.Time        `json:"finished_at,omitempty"`
 	Deadline    *time.Time        `json:"deadline,omitempty"`
 	Errors      []errorJSON       `json:"errors,omitempty"`
+	// Progress is the job's last progress report (percent, negative for
+	// none; its data as JSON text, redacted; the log lines it kept); absent
+	// when it reported none.
+	Progress *progressJSON `json:"progress,omitempty"`
 	// Options are every option of the job that is set (store.JobSpec)
 	// but Meta, which is above, redacted: by snake_case name, durations
 	// in whole milliseconds under name_ms. An option added to JobSpec
@@ -101,6 +105,7 @@ func toJSON(v jobView) jobJSON {
 		out.Errors = append(out.Errors, errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack})
 	}
 	out.Options = optionsJSON(&j.JobSpec)
+	out.Progress = v.Progress
 	return out
 }
 

@@ -17,6 +17,9 @@ type dash struct {
 	events hstore.EventReader // nil when the store keeps no events
 	cfg    config
 	pages  pages
+	// attempts remembers the workers of succeeded attempts
+	// (attempt_worker.go).
+	attempts attemptWorkers
 }
 
 // New returns the dashboard for store as an http.Handler. opts nil means
@@ -41,7 +44,7 @@ type dash struct {
 //	POST /queues/{queue}/errors            requeue (action=retry) or delete one error group (state, kind, key)
 //	GET  /jobs/{queue}/{id}                one job: args, result, errors with stacks, times, metadata
 //	POST /jobs/{queue}/{id}/retry          requeue the job now (also /delete, /cancel)
-//	GET  /find?id=...                      find a job by ID in every queue
+//	GET  /find?id=...                      find a job by ID, or the start of one, in every queue
 //	GET  /workers                          live worker processes and the jobs they run
 //	GET  /schedules                        periodic jobs
 //	GET  /workflows                        workflows: per state, search by ID prefix or name, paging
@@ -50,8 +53,8 @@ type dash struct {
 //	POST /workflows/{id}/cancel            cancel the workflow (confirm=1); /retry requeues its failed tasks
 //	GET  /api/stats[?queue=q]              counts, latency and throughput as JSON (live updates)
 //	GET  /api/queues/{queue}/{state}       a page of jobs as JSON, args decoded and redacted
-//	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted
-//	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events
+//	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted, with its progress
+//	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events ("alive" after each store read)
 //	GET  /api/workflows                    a page of workflows as JSON (state, q, page)
 //	GET  /api/workflows/{id}               one workflow with its tasks as JSON
 //	GET  /static/...                       embedded CSS, JavaScript and icon

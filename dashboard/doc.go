@@ -96,7 +96,11 @@
 // typed in). The top bar says whether the page is live, paused (its Pause
 // button, kept for the tab's session) or stale: a failed refresh, or none
 // for three periods, shows a banner with the reason and the time of the
-// state shown, and dims what can no longer be vouched for. The job lists
+// state shown, and dims what can no longer be vouched for. Live means a
+// store read succeeded within those periods: an open event stream counts
+// only through the "alive" messages the server sends after each read of
+// the store, so a store that stops answering (a Redis under CLIENT PAUSE)
+// turns every page stale within a few seconds. The job lists
 // get a select-all box. Below 640 px the top bar wraps and each job of a
 // list is a card with its fields labelled.
 //

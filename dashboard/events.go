@@ -20,10 +20,20 @@ import (
 // and updates the job's state from them; both refresh their counts only
 // when events come, instead of on a timer.
 
-// eventsBlock is how long one read of the stream waits for events; a
-// comment line is sent after each empty wait, so that a dead connection
-// is noticed and proxies keep the stream open.
+// eventsBlock bounds how long one read of the stream waits for events
+// (the refresh interval, when shorter). After every read that succeeded,
+// with or without events, the stream sends an "alive" message: the page
+// calls itself live only on those (and on events), never on the stream
+// being open, so a store that stops answering (a frozen Redis) turns the
+// page stale within a few refresh periods even though the connection
+// stays open. The messages also keep proxies from closing the stream.
 const eventsBlock = 15 * time.Second
+
+// aliveJSON is the data of an "alive" message: when the store last
+// answered.
+type aliveJSON struct {
+	At time.Time `json:"at"`
+}
 
 // eventJSON is one event as the feed sends it.
 type eventJSON struct {
@@ -141,16 +151,23 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
-	// A first comment, so that the browser knows the stream is open.
+	// A first comment, so that the browser knows the stream is open (an
+	// open stream is not a live one: see eventsBlock).
 	fmt.Fprint(w, ": hopper events\nretry: 2000\n\n")
 	if rc.Flush() != nil {
 		return
 	}
+	block := eventsBlock
+	if r := d.cfg.RefreshInterval; r > 0 && r < block {
+		block = r
+	}
+	read := from == hopper.FromNow // the look above read the store
 	for {
 		evs, next, lost, err := first, pos, []string(nil), error(nil)
-		if first == nil {
-			evs, next, lost, err = d.events.ReadEvents(ctx, pos, 200, eventsBlock)
+		if !read {
+			evs, next, lost, err = d.events.ReadEvents(ctx, pos, 200, block)
 		}
+		read = false
 		first = nil
 		if err != nil {
 			if ctx.Err() == nil {
@@ -169,9 +186,8 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			fmt.Fprintf(w, "id: %s\nevent: job\ndata: %s\n\n", ev.Pos, mustJSON(d.eventView(ev)))
 		}
-		if len(evs) == 0 {
-			fmt.Fprint(w, ": idle\n\n")
-		} else if job != "" {
+		fmt.Fprintf(w, "event: alive\ndata: %s\n\n", mustJSON(aliveJSON{At: d.cfg.Now().UTC()}))
+		if len(evs) > 0 && job != "" {
 			// Where the browser resumes: past the events it skipped too.
 			fmt.Fprintf(w, "id: %s\n\n", next[queue])
 		}

@@ -181,6 +181,6 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 	p.Events = d.eventsURL(job.Queue, job.ID)
 	p.Bad = formStateOf(r)
 	p.Workflow = d.jobWorkflow(r.Context(), job)
-	p.Timeline = jobTimeline(job, d.cfg.Now(), d.runningWorker(r.Context(), job))
+	p.Timeline = jobTimeline(job, d.cfg.Now(), d.attemptWorker(r.Context(), job))
 	d.render(w, r, http.StatusOK, "job", p)
 }

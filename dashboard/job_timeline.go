@@ -42,8 +42,9 @@ type timelineView struct {
 // jobTimeline lays out job's attempts: each failed one from its error
 // record (start, end and worker when the worker sent them), then the last
 // one from the job itself (running since its claim, or succeeded at
-// FinishedAt). runningOn names the worker running it, when known.
-func jobTimeline(job *hopper.JobRecord, now time.Time, runningOn string) timelineView {
+// FinishedAt). lastWorker names the worker of the last attempt, running
+// or succeeded, when known ("" otherwise; see attemptWorker).
+func jobTimeline(job *hopper.JobRecord, now time.Time, lastWorker string) timelineView {
 	var v timelineView
 	byAttempt := map[int]store.AttemptError{}
 	for _, e := range job.Errors {
@@ -57,9 +58,9 @@ func jobTimeline(job *hopper.JobRecord, now time.Time, runningOn string) timelin
 			row.Outcome, row.StartedAt, row.EndedAt, row.Worker = "failed", e.StartedAt, e.At, e.Worker
 			row.Error, _, _ = strings.Cut(e.Error, "\n")
 		case a == job.Attempt && job.State == hopper.StateUnack:
-			row.Outcome, row.StartedAt, row.Worker = "running", job.AttemptedAt, runningOn
+			row.Outcome, row.StartedAt, row.Worker = "running", job.AttemptedAt, lastWorker
 		case a == job.Attempt && job.State == hopper.StateDone:
-			row.Outcome, row.StartedAt, row.EndedAt = "succeeded", job.AttemptedAt, job.FinishedAt
+			row.Outcome, row.StartedAt, row.EndedAt, row.Worker = "succeeded", job.AttemptedAt, job.FinishedAt, lastWorker
 		case a == job.Attempt && !job.FinishedAt.IsZero():
 			row.Outcome, row.StartedAt, row.EndedAt = "ended", job.AttemptedAt, job.FinishedAt
 		default:

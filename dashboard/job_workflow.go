@@ -31,6 +31,9 @@ type jobWorkflowView struct {
 	AllowFailure, AnyOutcome bool
 	Deps, Dependents         []taskLink
 	MoreDeps, MoreDependents int
+	// Unserved is the job's queue when the job waits there (enqueued, not
+	// running) and no live worker serves it; "" otherwise.
+	Unserved string
 }
 
 // jobWorkflow returns the workflow panel of job, or nil for a job that is
@@ -75,6 +78,11 @@ func (d *dash) jobWorkflow(ctx context.Context, job *hopper.JobRecord) *jobWorkf
 	v.TaskURL = d.taskRowURL(wf, l, task)
 	me := &rec.Tasks[i]
 	v.TaskState, v.AllowFailure, v.AnyOutcome = me.State, me.AllowFailure, me.AnyOutcome
+	if me.State == hopper.TaskEnqueued && job.State != hopper.StateUnack {
+		if q := d.unservedQueues(ctx, []string{job.Queue}); len(q) == 1 {
+			v.Unserved = q[0]
+		}
+	}
 	for _, name := range me.Deps {
 		if len(v.Deps) == maxRelatedShown {
 			v.MoreDeps++

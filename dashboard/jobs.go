@@ -38,6 +38,11 @@ type jobSearch struct {
 	// Restarted: the kind index From was in is gone; the search started
 	// again (dash.search).
 	Restarted bool
+	// Origin is where the series of search pages that led here started
+	// (the links that go on carry it): at the end, the page says whether
+	// the whole state was searched or only from there on. It is From when
+	// the query does not say.
+	Origin int
 }
 
 // defaultNewest is the order a state lists in when the query names none:
@@ -70,6 +75,10 @@ func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 	if f, err := strconv.Atoi(q.Get("from")); err == nil && f > 0 {
 		s.From = min(f, maxPage*1000)
 		s.ByKind = q.Get("walk") == "kind" && s.Kind != ""
+	}
+	s.Origin = s.From
+	if o, err := strconv.Atoi(q.Get("origin")); err == nil && o >= 0 && o < s.From {
+		s.Origin = o
 	}
 	s.Prefix = field("prefix")
 	return s
@@ -115,6 +124,7 @@ func (s jobSearch) queryFrom(from int) string {
 		if s.ByKind {
 			q += "&walk=kind"
 		}
+		q += "&origin=" + strconv.Itoa(min(s.Origin, from))
 	}
 	return q
 }
@@ -176,6 +186,12 @@ type jobsPage struct {
 	// start again; AutoContinue has the page go on by itself, as it found
 	// nothing yet (unless stopped).
 	SearchFirst, SearchTo int
+	// SearchOrigin is the first job (from 1) of the series of search pages
+	// that led here: at the end (no MoreURL), 1 says the whole state was
+	// searched.
+	SearchOrigin int
+	// SearchSkipped is how many jobs before SearchOrigin were not searched.
+	SearchSkipped int
 	// ByKind: the search walked the queue's kind index, and Total counts
 	// the jobs of the kind in every state.
 	ByKind              bool
@@ -339,7 +355,7 @@ func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopp
 func (d *dash) search(ctx context.Context, queue string, st hopper.JobState, s *jobSearch) (hopper.SearchPage, error) {
 	sp, err := d.ins.SearchJobs(ctx, d.searchRequest(queue, st, *s))
 	if errors.Is(err, hopper.ErrNoKindIndex) && s.ByKind {
-		s.From, s.ByKind, s.Restarted = 0, false, true
+		s.From, s.ByKind, s.Restarted, s.Origin = 0, false, true, 0
 		sp, err = d.ins.SearchJobs(ctx, d.searchRequest(queue, st, *s))
 	}
 	return sp, err
@@ -421,6 +437,8 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Total, p.SearchFirst, p.SearchTo = sp.Total, min(sp.From+1, sp.Total), min(sp.Next, sp.Total)
 		p.ByKind = sp.ByKind
+		p.SearchOrigin = min(s.Origin+1, p.SearchFirst)
+		p.SearchSkipped = p.SearchOrigin - 1
 		if !sp.Done() {
 			stop := base + s.queryFrom(s.From) + "&stop=1"
 			s.ByKind = sp.ByKind
@@ -473,7 +491,8 @@ func (d *dash) jobRow(st hopper.JobState, j *hopper.JobRecord) jobRow {
 	return row
 }
 
-// serveFind looks a job up by ID in every queue and redirects to it.
+// serveFind looks a job up by ID in every queue and redirects to it; an
+// ID no queue holds is taken as the start of one (find.go).
 func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
@@ -496,6 +515,5 @@ func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d.renderError(w, r, http.StatusNotFound, "No such job",
-		"No queue holds a job with ID "+strconv.Quote(truncate(id, maxSearchLen))+". Jobs that succeeded without a retention, or were collected, are gone.")
+	d.serveFindPrefix(w, r, queues, id)
 }

@@ -70,6 +70,9 @@ type workflowPage struct {
 	Duration            time.Duration // from creation to its end, or to now
 	Fragment            string
 	Version             string
+	// Unserved are the queues where tasks wait (enqueued) that no live
+	// worker serves: the workflow cannot go on until one does.
+	Unserved []string
 }
 
 // taskQuery is the task table's part of the workflow page's query.
@@ -265,6 +268,16 @@ func (d *dash) workflowView(r *http.Request, rec *hopper.WorkflowRecord, tq task
 		p.NextURL = withQuery(self, taskQuery{State: tq.State, Page: p.TaskPage + 1}.encode()) + "#tasks"
 	}
 
+	if p.Running {
+		var waiting []string
+		for i := range rec.Tasks {
+			if rec.Tasks[i].State == hopper.TaskEnqueued {
+				waiting = append(waiting, rec.Tasks[i].Queue)
+			}
+		}
+		p.Unserved = d.unservedQueues(r.Context(), waiting)
+	}
+
 	tq.Page = p.TaskPage
 	p.Fragment = d.fragmentURL(self, tq.encode())
 	v := newVersion()
@@ -272,6 +285,7 @@ func (d *dash) workflowView(r *http.Request, rec *hopper.WorkflowRecord, tq task
 	for _, t := range rec.Tasks {
 		v.add(t.Name, string(t.State))
 	}
+	v.add(p.Unserved...)
 	p.Version = v.String()
 	return p
 }

@@ -166,7 +166,9 @@
     var every = live.every;
     if (!src || !(every > 0) || !window.fetch) return function () {};
     live.show();
-    live.expect(withEvents ? 10 * every : every);
+    // With events, the stream's "alive" messages (one per store read, every
+    // data-refresh at most) keep the page live between the rare polls.
+    live.expect(every);
     var timer = null;
     var wanted = false;
     function schedule() {
@@ -325,7 +327,7 @@
     var es = new EventSource(src);
     var n = 0;
     es.addEventListener('job', function (m) {
-      live.ok(); // the stream is alive
+      live.ok(); // the server read this from the store just now
       if (live.paused) return;
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
@@ -339,9 +341,13 @@
     es.addEventListener('lost', function () {
       noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
     });
-    es.addEventListener('open', function () {
-      live.show();
+    // An open stream is not a live page: the server may be stuck reading
+    // the store (a frozen Redis). Only "alive" messages, sent after each
+    // store read that succeeded, and events say the page is live.
+    es.addEventListener('open', function () { live.show(); });
+    es.addEventListener('alive', function () {
       live.ok();
+      bump('data-events-alive');
     });
     es.addEventListener('error', function () {
       live.fail('the event stream was interrupted (reconnecting)');
@@ -576,7 +582,7 @@
   // Live fragments: the part of a page marked data-fragment="URL" (the
   // workflow pages: a graph and a table that change shape, not only
   // numbers) is fetched again every data-refresh ms while the page is
-  // visible, ten times less often while it is marked data-fragment-idle
+  // visible, half as often while it is marked data-fragment-idle
   // (nothing in it is running), and swapped in when its data-version
   // changed. Scroll positions inside it are kept; the page is never
   // reloaded.
@@ -589,12 +595,12 @@
     var timer = null;
     var busy = false; // a fetch is under way: it schedules the next
     live.show();
-    live.expect(10 * every); // the idle period
+    live.expect(2 * every); // the idle period: "live" stays a few periods' truth
     function current() { return document.getElementById(id); }
     function schedule() {
       clearTimeout(timer);
       var box = current();
-      if (box) timer = setTimeout(tick, box.hasAttribute('data-fragment-idle') ? 10 * every : every);
+      if (box) timer = setTimeout(tick, box.hasAttribute('data-fragment-idle') ? 2 * every : every);
     }
     function swap(box, fresh) {
       var scrolls = all('.wf-graph-wrap, .table-wrap', box).map(function (e) { return [e.scrollLeft, e.scrollTop]; });
