@@ -53,8 +53,8 @@ type AllQueuesPage struct {
 
 // QueueCount is how many jobs (or matches) one queue holds in a state.
 type QueueCount struct {
-	Queue string
-	Count int
+	Queue string `json:"queue"`
+	Count int    `json:"count"`
 }
 
 // ListJobsAllQueues lists the jobs in one state of every queue, merged in
