@@ -17,7 +17,7 @@ import (
 
 // failIn enqueues an email in queue and fails it: to retry (due in an
 // hour) or to garbage. It returns the job's ID.
-func failIn(t *testing.T, s hopper.Store, queue string, outcome hopper.Outcome) string {
+func failIn(t testing.TB, s hopper.Store, queue string, outcome hopper.Outcome) string {
 	t.Helper()
 	ctx := context.Background()
 	info, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), dashtest.EmailArgs{To: "zed@example.com", Subject: "From " + queue}, &hopper.EnqueueOpts{Queue: queue})
