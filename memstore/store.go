@@ -30,9 +30,12 @@ type Store struct {
 	newEvents broadcast
 
 	// rmu guards the worker registry and the registered schedules.
-	rmu       sync.Mutex
-	workers   map[string]workerEntry
-	schedules map[scheduleKey]store.ScheduleInfo
+	rmu     sync.Mutex
+	workers map[string]workerEntry
+	// workerCmds are the commands waiting for workers (worker_control.go),
+	// made on first use.
+	workerCmds map[string]workerCmd
+	schedules  map[scheduleKey]store.ScheduleInfo
 	// durations counts handler durations per queue, hour and kind|bucket
 	// (store.Durations), guarded by rmu.
 	durations map[string]map[int64]map[durationKey]int64
