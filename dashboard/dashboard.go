@@ -43,6 +43,7 @@ type dash struct {
 //	POST /jobs/{queue}/{id}/retry          requeue the job now (also /delete, /cancel)
 //	GET  /find?id=...                      find a job by ID in every queue
 //	GET  /workers                          live worker processes and the jobs they run
+//	POST /workers/{id}/{quiet|stop}         quiet or stop a worker (asks first)
 //	GET  /schedules                        periodic jobs
 //	GET  /workflows                        workflows: per state, search by ID prefix or name, paging
 //	GET  /workflows/{id}                   one workflow: its tasks drawn as a graph, and listed, live
@@ -128,6 +129,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)
 	mux.HandleFunc("GET /workers", d.serveWorkers)
+	mux.HandleFunc("POST /workers/{id}/{action}", d.action(d.postWorker))
 	mux.HandleFunc("GET /schedules", d.serveSchedules)
 	mux.HandleFunc("GET /api/stats", d.serveStatsJSON)
 	mux.HandleFunc("GET /api/queues/{queue}/{state}", d.serveJobsJSON)
