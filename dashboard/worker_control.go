@@ -66,6 +66,12 @@ func opsFlashText(what string, n int) *flash {
 	switch what {
 	case "worker-quiet":
 		return &flash{"ok", "Asked the worker to quiet: it stops claiming on its next heartbeat, and its running jobs finish."}
+	case "schedule-run":
+		return &flash{"ok", "Enqueued the schedule's job now, once; its next run stays as it was."}
+	case "schedule-run-dup":
+		return &flash{"warn", "Nothing was enqueued: the schedule's job is unique and this one still waits or runs."}
+	case "schedule-forget":
+		return &flash{"ok", "Removed the registered schedule. A process still running it registers it again within a minute."}
 	case "worker-stop":
 		return &flash{"ok", "Asked the worker to stop: it shuts down on its next heartbeat, letting its running jobs finish."}
 	}
