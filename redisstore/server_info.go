@@ -97,6 +97,13 @@ func (s *Store) queueMemory(ctx context.Context, out *store.ServerInfo) error {
 		}
 		return nil
 	})
+	for _, cs := range cmds {
+		for _, c := range cs {
+			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && (err == nil || errors.Is(err, redis.Nil)) {
+				err = e
+			}
+		}
+	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		// Not fatal: the nodes' INFO is still worth showing.
 		s.opts.Logger.Warn("redisstore: estimating queue memory failed", "error", err)

@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/redis/go-redis/v9"
+	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper/internal/redistest"
@@ -59,4 +61,31 @@ func TestServerInfoCluster(t *testing.T) {
 	c := redistest.StartCluster(t)
 	s := redisstore.New(c.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t)})
 	checkServerInfo(t, s, 3)
+}
+
+// Without MEMORY USAGE (an ACL user with the documented rights) the nodes
+// are still reported and the queues' estimate says it could not be made.
+func TestServerInfoWithoutMemoryUsage(t *testing.T) {
+	_, admin := newStore(t, nil)
+	user := "nomem" + strings.ReplaceAll(t.Name(), "/", "")
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", user, "on", ">secret", "~*", "&*", "+@all", "-memory").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Do(context.Background(), "ACL", "DELUSER", user) })
+	o := *admin.Options()
+	o.Username, o.Password = user, "secret"
+	rdb := redis.NewClient(&o)
+	t.Cleanup(func() { rdb.Close() })
+	s := storeOn(t, rdb, nil)
+	mustEnqueue(t, s, job("q", "j1"))
+	info, err := s.ServerInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Nodes) != 1 || info.Nodes[0].Version == "" {
+		t.Fatalf("nodes %+v", info.Nodes)
+	}
+	if info.QueuesErr == "" || len(info.Queues) != 0 {
+		t.Fatalf("without MEMORY USAGE: QueuesErr %q, queues %+v", info.QueuesErr, info.Queues)
+	}
 }

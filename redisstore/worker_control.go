@@ -25,12 +25,23 @@ func (s *Store) SendWorkerCommand(ctx context.Context, id string, cmd store.Work
 }
 
 // TakeWorkerCommand returns and removes the command waiting for worker id
-// with one GETDEL (see store.WorkerControl); "" when none waits.
+// with GET and DEL in one MULTI (see store.WorkerControl; GETDEL would
+// need one more ACL right); "" when none waits.
 func (s *Store) TakeWorkerCommand(ctx context.Context, id string) (store.WorkerCommand, error) {
 	if err := s.begin(ctx); err != nil {
 		return "", err
 	}
-	v, err := s.rdb.GetDel(ctx, s.g.workerCmd(id)).Result()
+	key := s.g.workerCmd(id)
+	var get *redis.StringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, key)
+		p.Del(ctx, key)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", wrap("command of worker "+strconv.Quote(id), err)
+	}
+	v, err := get.Result()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
