@@ -165,8 +165,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			batch[i] = &PreparedJob{job: *j}
 		}
 		infos, err := client.enqueue(ctx, batch)
-		for _, info := range infos {
+		for k, info := range infos {
 			err = cmp.Or(err, info.Err) // the tick is tried again
+			if j := jobs[k]; info.Err == nil && !info.Duplicate && j.Schedule != "" {
+				recordRun(ctx, s.st, cfg.Logger, j.Queue, j.Schedule, ScheduleRun{At: j.Tick, Queue: info.Queue, JobID: info.ID})
+			}
 		}
 		return err
 	}

@@ -103,11 +103,24 @@ func kindOf(a Args) (kind string) {
 
 // Run works until ctx is done, then shuts down gracefully: it stops
 // claiming, lets running jobs finish for up to ShutdownTimeout, then cancels
-// the rest and hands their leases back so they are redelivered at once. It
-// returns nil after a shutdown, or an error when no handler is registered
-// or Run is called again while it runs, or the error of a service
-// (WorkerConfig.Services) whose failure shut the worker down. Store errors
-// do not stop it: they are logged and retried with backoff.
+// the rest and hands their leases back so they are redelivered at once.
+//
+// An operator can quiet or stop a running worker from the dashboard when
+// the store carries commands (store.WorkerControl; redisstore and memstore
+// do). The worker takes a command on its next heartbeat, so within
+// WorkerConfig.HeartbeatInterval (5s by default; sooner while jobs start).
+// Quiet: it claims no more jobs, hands the ones it claimed and had not
+// started back to ready, lets the running ones finish, and stays up — Run
+// does not return, and the registry shows it as quiet — until ctx ends or
+// it is stopped. Stop: it shuts down as when ctx ends (the scheduler and
+// services included), and Run returns nil. A quieted or stopped process
+// starts afresh when run again; a command not taken within
+// store.WorkerCommandTTL is dropped.
+//
+// It returns nil after a shutdown, or an error when no handler is
+// registered or Run is called again while it runs, or the error of a
+// service (WorkerConfig.Services) whose failure shut the worker down. Store
+// errors do not stop it: they are logged and retried with backoff.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {
@@ -131,12 +144,17 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.mu.Unlock()
 	}()
 	ctx, services := runServices(ctx, cfg.Services, cfg.Logger)
+	// The engine also returns when an operator stops the worker
+	// (store.WorkerStop): the scheduler and the services stop with it.
+	ctx, endRun := context.WithCancel(ctx)
+	defer endRun()
 	var sched sync.WaitGroup
 	if !cfg.DisableScheduler {
 		sc := w.schedulerConfig(cfg)
 		sched.Go(func() { _ = NewScheduler(w.st, &sc).Run(ctx) })
 	}
 	err = engine.Run(ctx, w.st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
+	endRun()
 	sched.Wait()
 	return errors.Join(err, services())
 }

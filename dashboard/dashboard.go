@@ -46,7 +46,9 @@ type dash struct {
 //	POST /jobs/{queue}/{id}/retry          requeue the job now (also /delete, /cancel)
 //	GET  /find?id=...                      find a job by ID, or the start of one, in every queue
 //	GET  /workers                          live worker processes and the jobs they run
+//	POST /workers/{id}/{quiet|stop}         quiet or stop a worker (asks first)
 //	GET  /schedules                        periodic jobs
+//	GET  /redis                            Redis server info and memory per queue
 //	GET  /workflows                        workflows: per state, search by ID prefix or name, paging
 //	GET  /workflows/{id}                   one workflow: its tasks drawn as a graph, and listed, live
 //	GET  /workflows/{id}/confirm           confirmation of an action on a workflow, with its counts
@@ -139,7 +141,9 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/retries", d.serveFailuresJSON(retriesView))
 	mux.HandleFunc("GET /api/dead", d.serveFailuresJSON(deadView))
 	mux.HandleFunc("GET /workers", d.serveWorkers)
+	mux.HandleFunc("POST /workers/{id}/{action}", d.action(d.postWorker))
 	mux.HandleFunc("GET /schedules", d.serveSchedules)
+	mux.HandleFunc("GET /redis", d.serveRedis)
 	mux.HandleFunc("GET /api/stats", d.serveStatsJSON)
 	mux.HandleFunc("GET /api/queues/{queue}/{state}", d.serveJobsJSON)
 	mux.HandleFunc("GET /api/jobs/{queue}/{id}", d.serveJobJSON)

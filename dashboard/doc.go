@@ -56,10 +56,20 @@
 // page. A workflow can be cancelled, or have its failed tasks retried,
 // after a confirmation page that counts what the action does. Every action
 // that loses data (delete and cancel of one job, of the selected jobs or
-// of an error group, deleting a stored schedule) asks first: the server
+// of an error group, deleting a stored schedule, removing an orphaned
+// registered schedule, quieting or stopping a worker) asks first: the server
 // acts only on a form that carries confirm=1, and answers one without it
 // with a page that asks, counts and posts the form again confirmed (with
 // JavaScript, a dialog asks instead and adds confirm=1).
+//
+// Operator controls: the workers page quiets a worker (it claims no more
+// jobs and finishes its running ones) or stops it, through the store
+// (store.WorkerControl), taking effect on the worker's next heartbeat; the
+// periodic page runs a stored schedule's job now, once, and lists each
+// schedule's last runs (store.ScheduleRuns); the Redis page shows each
+// server's INFO and an estimate of each queue's memory
+// (store.ServerInformer). A store without one of these says so on its
+// page.
 //
 // The banner that tells an action's outcome comes in the redirect's query,
 // signed with a key random per process and valid for two minutes: a

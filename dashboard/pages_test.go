@@ -480,7 +480,7 @@ func crawl(t *testing.T, h http.Handler, prefix string) {
 
 // isAction reports whether a path is a POST action.
 func isAction(p string) bool {
-	for _, s := range []string{"/retry", "/delete", "/cancel", "/pause", "/resume", "/limits", "/reschedule", "/priority", "/groups", "/pause", "/resume", "/spec", "/args"} {
+	for _, s := range []string{"/retry", "/delete", "/cancel", "/pause", "/resume", "/limits", "/reschedule", "/priority", "/groups", "/pause", "/resume", "/spec", "/args", "/quiet", "/stop", "/run", "/forget"} {
 		if strings.HasSuffix(p, s) {
 			return true
 		}

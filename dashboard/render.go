@@ -294,5 +294,5 @@ func flashText(what string, n int) *flash {
 		}
 		return &flash{"ok", "Requeued the jobs of " + plural(n, "failed task", "failed tasks") + ": the workflow runs again."}
 	}
-	return nil
+	return opsFlashText(what, n)
 }

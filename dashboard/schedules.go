@@ -27,6 +27,18 @@ type scheduleRow struct {
 	// for three of their refresh periods (store.ScheduleRefresh): the
 	// processes that ran it are gone.
 	Orphaned bool
+	// Runs are its last runs, the latest first (store.ScheduleRuns).
+	Runs []hopper.ScheduleRun
+}
+
+// storedRow is one stored schedule.
+type storedRow struct {
+	hopper.ScheduleRecord
+	// Runs are its last runs, the latest first (store.ScheduleRuns).
+	Runs []hopper.ScheduleRun
+	// SpecSize is the width of its spec field: the whole spec, within
+	// bounds.
+	SpecSize int
 }
 
 // schedulesPage is the data of the periodic jobs page.
@@ -36,8 +48,11 @@ type schedulesPage struct {
 	// Stored are the schedules kept in the store (Inspector.SetSchedule),
 	// which the page can pause, resume, respec and delete; StoredOK is
 	// false when the store keeps none.
-	Stored   []hopper.ScheduleRecord
+	Stored   []storedRow
 	StoredOK bool
+	// RunsOK is true when the store keeps schedules' last runs
+	// (store.ScheduleRuns); orphaned schedules can then be forgotten.
+	RunsOK bool
 }
 
 // scheduleRowOf computes the next and missed ticks of s at now.
@@ -67,13 +82,23 @@ func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
 	}
 	p := schedulesPage{base: d.base(r, "Periodic jobs", "schedules")}
 	_, p.StoredOK = store.As[store.ScheduleStore](d.ins.Store())
+	_, p.RunsOK = store.As[store.ScheduleRuns](d.ins.Store())
 	now := d.cfg.Now()
 	for _, s := range list {
+		var runs []hopper.ScheduleRun
+		if p.RunsOK {
+			if runs, err = d.ins.ListScheduleRuns(r.Context(), s.Queue, s.Name); err != nil {
+				d.storeError(w, r, "listing a schedule's runs", err)
+				return
+			}
+		}
 		if !s.SeenAt.IsZero() || !s.Stored { // registered by a scheduler
-			p.Schedules = append(p.Schedules, scheduleRowOf(s, now))
+			row := scheduleRowOf(s, now)
+			row.Runs = runs
+			p.Schedules = append(p.Schedules, row)
 		}
 		if s.Stored {
-			p.Stored = append(p.Stored, s)
+			p.Stored = append(p.Stored, storedRow{ScheduleRecord: s, Runs: runs, SpecSize: min(max(len(s.Spec)+2, 12), 48)})
 		}
 	}
 	d.render(w, r, http.StatusOK, "schedules", p)
@@ -99,6 +124,10 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 				Verb:   "Delete the schedule", Back: d.path("schedules")}), nil
 		}
 		err = d.ins.DeleteSchedule(r.Context(), queue, name)
+	case "run":
+		return d.runSchedule(r, queue, name)
+	case "forget":
+		return d.forgetSchedule(r, queue, name)
 	case "spec":
 		spec := strings.TrimSpace(r.PostFormValue("spec"))
 		if spec == "" {
@@ -106,7 +135,7 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 		}
 		err = d.ins.SetScheduleSpec(r.Context(), queue, name, spec)
 	default:
-		return outcome{}, &userError{http.StatusNotFound, "No such action", "Schedules can be paused, resumed, deleted or given a new spec."}
+		return outcome{}, &userError{http.StatusNotFound, "No such action", "Schedules can be paused, resumed, deleted, run now, forgotten or given a new spec."}
 	}
 	switch {
 	case errors.Is(err, hopper.ErrScheduleNotFound):

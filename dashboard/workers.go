@@ -30,6 +30,9 @@ type workersPage struct {
 	Slots     int   // concurrency across all workers
 	Processed int64 // attempts ended across all workers, since each started
 	Failed    int64 // of them failed
+	// ControlOK is true when the store carries commands to workers
+	// (store.WorkerControl): the page offers Quiet and Stop.
+	ControlOK bool
 }
 
 // serveWorkers renders the live worker processes and the jobs each runs.
@@ -40,6 +43,7 @@ func (d *dash) serveWorkers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := workersPage{base: d.base(r, "Workers", "workers")}
+	_, p.ControlOK = store.As[store.WorkerControl](d.ins.Store())
 	for _, info := range ws {
 		row := workerRow{WorkerInfo: info, Busy: len(info.Running)}
 		for q, weight := range info.Queues {

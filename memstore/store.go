@@ -30,9 +30,15 @@ type Store struct {
 	newEvents broadcast
 
 	// rmu guards the worker registry and the registered schedules.
-	rmu       sync.Mutex
-	workers   map[string]workerEntry
-	schedules map[scheduleKey]store.ScheduleInfo
+	rmu     sync.Mutex
+	workers map[string]workerEntry
+	// workerCmds are the commands waiting for workers (worker_control.go),
+	// made on first use.
+	workerCmds map[string]workerCmd
+	// scheduleRuns are the last runs of each schedule, the latest first
+	// (schedule_runs.go), made on first use.
+	scheduleRuns map[scheduleKey][]store.ScheduleRun
+	schedules    map[scheduleKey]store.ScheduleInfo
 	// durations counts handler durations per queue, hour and kind|bucket
 	// (store.Durations), guarded by rmu.
 	durations map[string]map[int64]map[durationKey]int64

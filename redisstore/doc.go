@@ -130,6 +130,10 @@
 //   - HSCAN and UNLINK serve only the kind index (QueueConfig.KindIndex):
 //     indexing the jobs there when it is turned on, dropping it when it is
 //     turned off.
+//   - MEMORY USAGE (+memory|usage, not in the line above) serves only
+//     ServerInfo's estimate of each queue's memory (the dashboard's Redis
+//     page); without it the page shows the nodes' INFO and says queue
+//     memory could not be estimated.
 //   - INFO and CONFIG GET only serve the start-up check (see Check):
 //     without them the Store logs a warning that it could not check the
 //     version or maxmemory-policy, and goes on. SCRIPT LOAD only saves an

@@ -105,7 +105,9 @@ var keyTable = []keyDef{
 	{"schedules", famGlobal, "schedules", "hash", "\"<queue>:<name>\" -> msgpack ScheduleInfo"},
 	{"sdefs", famGlobal, "sdefs", "hash", "\"<queue>:<name>\" -> msgpack StoredSchedule"},
 	{"sver", famGlobal, "sver", "string", "the stored schedules' version"},
+	{"sruns", famGlobal, "sr:", "list", "sr:<len(queue)>:<queue>:<name>: the last runs of one schedule, msgpack, the latest first, at most 10 (schedule_runs.go)"},
 	{"worker", famWorker, "w:", "string", "\"heartbeatMs,\" + msgpack WorkerInfo of one worker, with a TTL"},
+	{"wcmd", famWorker, "wc:", "string", "a command waiting for one worker (quiet or stop), with a TTL (worker_control.go)"},
 }
 
 // keyIndex maps a key's name to its index in keyTable.
@@ -199,6 +201,9 @@ func newGlobalKeys(prefix string) globalKeys {
 // worker returns the key of one worker's record.
 func (g globalKeys) worker(id string) string { return g.tag + "w:" + id }
 
+// workerCmd returns the key of the command waiting for one worker.
+func (g globalKeys) workerCmd(id string) string { return g.tag + "wc:" + id }
+
 // familyTag returns the tag part "{...}:" of family f's keys for instance
 // inst (a queue's tag is in queueKeys; a workflow's ID; unused otherwise).
 func familyTag(prefix string, f family, inst string) string {
@@ -222,7 +227,7 @@ func layoutDoc() string {
 		famWorkflow: "## A workflow's keys: `{<prefix>:wf:<id>}:<suffix>`",
 		famIndex:    "## The workflow index: `{<prefix>:~wf}:<suffix>`",
 		famGlobal:   "## Store-wide keys: `{<prefix>}:<suffix>`",
-		famWorker:   "## A worker's record: `{<prefix>}:w:<worker ID>`",
+		famWorker:   "## A worker's keys: `{<prefix>}:<suffix><worker ID>`",
 	}
 	for f := range numFamilies {
 		b.WriteString("\n" + titles[f] + "\n\n| name | suffix | type | holds |\n|---|---|---|---|\n")

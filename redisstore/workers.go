@@ -28,6 +28,7 @@ type workerRecord struct {
 	Running     []runningJob   `msgpack:"r"`
 	Processed   int64          `msgpack:"n,omitempty"`
 	Failed      int64          `msgpack:"f,omitempty"`
+	State       string         `msgpack:"st,omitempty"`
 }
 
 type runningJob struct {
@@ -48,7 +49,7 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 	}
 	ms := mstime.Ceil(ttl)
 	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt,
-		Processed: w.Processed, Failed: w.Failed}
+		Processed: w.Processed, Failed: w.Failed, State: string(w.State)}
 	for _, r := range w.Running {
 		rec.Running = append(rec.Running, runningJob(r))
 	}
@@ -138,6 +139,7 @@ func decodeWorker(v string) (store.WorkerInfo, error) {
 	w := store.WorkerInfo{
 		ID: rec.ID, Host: rec.Host, PID: rec.PID, Queues: rec.Queues, Concurrency: rec.Concurrency,
 		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms), Processed: rec.Processed, Failed: rec.Failed,
+		State: store.WorkerState(rec.State),
 	}
 	for _, r := range rec.Running {
 		w.Running = append(w.Running, store.RunningJob(r))

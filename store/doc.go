@@ -81,9 +81,10 @@
 //	func (w *tracing) Unwrap() store.Store { return w.Store }
 //
 // Every optional capability (Admin, Workflows, JobWaiter, WorkflowWaiter,
-// EventReader, ScheduleStore, Groups, Durations, Searcher, Partitioner) is
-// found with As, which returns the outermost store of the chain that
-// implements it. So a capability's calls go straight to the innermost store
+// EventReader, ScheduleStore, Groups, Durations, Searcher, Partitioner,
+// WorkerControl, ScheduleRuns, ServerInformer) is found with As, which
+// returns the outermost store of the chain that implements it. So a
+// capability's calls go straight to the innermost store
 // that has it, past a wrapper that does not implement it: a wrapper that
 // wants to see them (say, to trace Workflows.TaskResult) implements that
 // interface itself and delegates. A wrapper without Unwrap has only the

@@ -35,6 +35,10 @@ type WorkerInfo struct {
 	// them that failed (the job went to retry or garbage). Zero for a
 	// process that reports none (an older version).
 	Processed, Failed int64
+	// State is what the process says it is doing: running (the zero
+	// value, also for an older version), quiet or stopping (see
+	// WorkerControl).
+	State WorkerState
 }
 
 // ScheduleInfo describes a periodic schedule.

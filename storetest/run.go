@@ -20,6 +20,7 @@ import (
 // interface and reported as skipped otherwise: "Events"
 // (store.EventReader), "WatchJob" (store.JobWaiter), "Workflows"
 // (store.Workflows), "StoredSchedules" (store.ScheduleStore),
+// "WorkerControl" (store.WorkerControl), "ScheduleRuns" (store.ScheduleRuns),
 // "GroupLimits" (store.Groups), "Durations" (store.Durations) and
 // "KindIndex" (store.Searcher with store.Admin).
 //
@@ -43,6 +44,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	_, hasWatchWorkflow := store.As[store.WorkflowWaiter](probe)
 	_, hasGroups := store.As[store.Groups](probe)
 	_, hasStored := store.As[store.ScheduleStore](probe)
+	_, hasControl := store.As[store.WorkerControl](probe)
+	_, hasRuns := store.As[store.ScheduleRuns](probe)
 	_, hasDurations := store.As[store.Durations](probe)
 	_, hasSearcher := store.As[store.Searcher](probe)
 	t.Run("Engine", func(t *testing.T) {
@@ -121,6 +124,22 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wrongStore(t, s, "store.ScheduleStore")
 		}
 		fn(t, s, ss)
+	})
+	runOptional(t, "WorkerControl", hasControl, probe, workerControlCases(), func(t *testing.T, fn controlFunc) {
+		s := freshStore(t, newStore)
+		c, ok := store.As[store.WorkerControl](s)
+		if !ok {
+			wrongStore(t, s, "store.WorkerControl")
+		}
+		fn(t, s, c)
+	})
+	runOptional(t, "ScheduleRuns", hasRuns, probe, scheduleRunsCases(), func(t *testing.T, fn runsFunc) {
+		s := freshStore(t, newStore)
+		sr, ok := store.As[store.ScheduleRuns](s)
+		if !ok {
+			wrongStore(t, s, "store.ScheduleRuns")
+		}
+		fn(t, s, sr)
 	})
 	runOptional(t, "GroupLimits", hasGroups, probe, groupLimitCases(), func(t *testing.T, fn groupLimitFunc) {
 		s := freshStore(t, newStore)

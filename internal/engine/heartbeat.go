@@ -67,7 +67,9 @@ func (r *worker) removeRecord() {
 }
 
 func (r *worker) heartbeat(ctx context.Context) {
+	r.takeCommand(ctx)
 	info := store.WorkerInfo{
+		State:       r.state(),
 		ID:          r.cfg.ID,
 		Host:        r.host,
 		PID:         os.Getpid(),

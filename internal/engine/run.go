@@ -68,6 +68,16 @@ type worker struct {
 	mu     sync.Mutex
 	active map[*attempt]struct{}
 
+	// ctl carries operator commands (worker_control.go); nil when the
+	// store has none. mode is the workerRunning/Quiet/Stopping the
+	// heartbeat reports; quieted is closed on quiet and stopRun ends Run's
+	// context on stop.
+	ctl      store.WorkerControl
+	mode     atomic.Int32
+	quietNow sync.Once
+	quieted  chan struct{}
+	stopRun  context.CancelFunc
+
 	fin     *finisher
 	hooks   chan hookCall // nil without Config.Finished
 	started time.Time
@@ -85,7 +95,9 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 		beat:    make(chan struct{}, 1),
 		active:  map[*attempt]struct{}{},
 		started: time.Now(),
+		quieted: make(chan struct{}),
 	}
+	r.ctl, _ = store.As[store.WorkerControl](st)
 	r.host, _ = os.Hostname()
 	qs := slices.SortedFunc(slices.Values(cfg.Queues), func(a, b Queue) int { return strings.Compare(a.Name, b.Name) })
 	r.queues = make([]string, len(qs))
@@ -106,6 +118,8 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 
 func (r *worker) run(ctx context.Context) error {
 	r.jobBase = context.WithoutCancel(ctx)
+	ctx, r.stopRun = context.WithCancel(ctx)
+	defer r.stopRun()
 
 	var bg sync.WaitGroup
 	bgCtx, stopBg := context.WithCancel(context.WithoutCancel(ctx))
@@ -121,7 +135,16 @@ func (r *worker) run(ctx context.Context) error {
 		r.pool.Go(r.executor)
 	}
 
-	r.fetchLoop(ctx)
+	r.fetchLoop(r.fetchContext(ctx))
+	if ctx.Err() == nil {
+		// Quiet: claim nothing more, hand back what waits for an
+		// executor, let the running jobs finish, and stay up until
+		// stopped.
+		r.releaseWaiting()
+		r.quietened()
+		<-ctx.Done()
+	}
+	r.mode.Store(modeStopping)
 	r.stopping.Store(true)
 	// From now on a failing store cannot hold the worker: outcomes it
 	// keeps refusing are given up after finalFlushTimeout (an add blocked
