@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
@@ -55,6 +56,17 @@ type flash struct {
 type chartView struct {
 	*chart
 	Key, Class string
+}
+
+// Label is the chart's accessible name, by what its class says it shows.
+func (v chartView) Label() string {
+	switch {
+	case strings.Contains(v.Class, "chart-depth"):
+		return "Jobs ready over time, the most in each interval; hover a bar for its number"
+	case strings.Contains(v.Class, "chart-latency"):
+		return "How long the oldest ready job had waited, over time; hover a bar for its value"
+	}
+	return "Jobs finished over time, done under failed; hover a bar for its numbers"
 }
 
 // pauseView is what the pause templates need: the queue, whether it is
