@@ -17,8 +17,8 @@ var longQueue = "billing-reports-for-the-north-west-europe-region-" + strings.Re
 // error are long unbroken strings: what breaks a layout that trusts its
 // content.
 type longArgs struct {
-	Token string
-	Group string
+	Payload string
+	Group   string
 }
 
 func (longArgs) Kind() string {
@@ -43,7 +43,7 @@ func seedLongContent(t *testing.T, s hopper.Store) longJob {
 		t.Fatalf("the long kind is %d characters, want 240", n)
 	}
 	lj := longJob{Queue: longQueue}
-	info, err := hopper.Enqueue(ctx, c, longArgs{Token: strings.Repeat("a1b2c3d4", 75)}, &hopper.EnqueueOpts{Queue: longQueue})
+	info, err := hopper.Enqueue(ctx, c, longArgs{Payload: strings.Repeat("a1b2c3d4", 75)}, &hopper.EnqueueOpts{Queue: longQueue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func seedLongContent(t *testing.T, s hopper.Store) longJob {
 		t.Fatal(err)
 	}
 	group := "tenant-" + strings.Repeat("g", 93)
-	info, err = hopper.Enqueue(ctx, c, longArgs{Token: strings.Repeat("z9", 300), Group: group}, &hopper.EnqueueOpts{Queue: longQueue, Group: group})
+	info, err = hopper.Enqueue(ctx, c, longArgs{Payload: strings.Repeat("z9", 300), Group: group}, &hopper.EnqueueOpts{Queue: longQueue, Group: group})
 	if err != nil {
 		t.Fatal(err)
 	}
