@@ -130,6 +130,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /queues/{queue}/errors", d.action(d.postErrorGroup))
 	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)
+	mux.HandleFunc("GET /theme", d.serveTheme)
 	mux.HandleFunc("GET /workers", d.serveWorkers)
 	mux.HandleFunc("GET /schedules", d.serveSchedules)
 	mux.HandleFunc("GET /api/stats", d.serveStatsJSON)

@@ -43,6 +43,8 @@ type site struct {
 	Prefix    string
 	ReadOnly  bool
 	RefreshMS int64
+	Theme     string // the chosen colour theme: light, dark or "" for the system's (theme.go)
+	Here      string // this page's URL, for the theme form to come back to
 }
 
 // flash is the outcome of an action, shown once after its redirect.
@@ -117,6 +119,7 @@ func (d *dash) mustParsePages() pages {
 			}
 			return t.UTC().Format(time.RFC3339Nano)
 		},
+		"darkMedia":      darkMedia,
 		"chartView":      func(key, class string, c *chart) chartView { return chartView{Key: key, Class: class, chart: c} },
 		"pauseView":      func(queue string, paused bool, ret string) pauseView { return pauseView{queue, paused, ret} },
 		"truncate":       truncate,
@@ -168,6 +171,8 @@ func (d *dash) base(r *http.Request, title, nav string) base {
 			Prefix:    d.cfg.Prefix,
 			ReadOnly:  d.cfg.ReadOnly,
 			RefreshMS: refresh,
+			Theme:     themeFrom(r),
+			Here:      d.here(r),
 		},
 		Title: title,
 		Nav:   nav,

@@ -71,6 +71,13 @@ var colourSchemes = []colourScheme{
 	{"dark", "dark", ""},
 }
 
+// chosenSchemes are the themes picked with the top bar's toggle, against
+// the system's setting.
+var chosenSchemes = []colourScheme{
+	{"chosen-dark", "light", "dark"},
+	{"chosen-light", "dark", "light"},
+}
+
 // setScheme makes tab report system as its prefers-color-scheme.
 func setScheme(t *testing.T, tab context.Context, s *site, cs colourScheme) {
 	t.Helper()
@@ -136,7 +143,7 @@ func TestAxe(t *testing.T) {
 	browser := startBrowser(t)
 	s, lj := seedEveryPage(t)
 	pages := everyPage(s, lj)
-	for _, cs := range colourSchemes {
+	for _, cs := range append(colourSchemes, chosenSchemes...) {
 		t.Run(cs.name, func(t *testing.T) {
 			t.Parallel()
 			tab := newTab(t, browser, nil)
