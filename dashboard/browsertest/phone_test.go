@@ -62,6 +62,10 @@ func TestTabletPhone(t *testing.T) {
 			})()`, "")
 
 			nav(t, tab, s, "/jobs/"+lj.Queue+"/"+lj.Retry, "#job-head-region")
+			check("the job page's panels are one column", `(function () {
+				var ps = document.querySelectorAll('.job-grid > .panel');
+				return String(ps.length >= 2 && ps[0].getBoundingClientRect().width === ps[1].getBoundingClientRect().width && ps[1].getBoundingClientRect().top > ps[0].getBoundingClientRect().top);
+			})()`, "true")
 			check("the job's last error is on the first screen, linked to the errors", `(function () {
 				var e = document.getElementById('last-error');
 				if (!e) return 'no summary';
