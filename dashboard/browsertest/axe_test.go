@@ -146,7 +146,7 @@ func TestAxe(t *testing.T) {
 	for _, cs := range append(colourSchemes, chosenSchemes...) {
 		t.Run(cs.name, func(t *testing.T) {
 			t.Parallel()
-			tab := newTab(t, browser, nil)
+			tab := isolatedTab(t, browser)
 			setScheme(t, tab, s, cs)
 			for _, p := range pages {
 				if err := chromedp.Do(tab, chromedp.Navigate(s.url(p.path)), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {

@@ -24,7 +24,7 @@ func TestThemeToggle(t *testing.T) {
 
 	t.Run("JavaScript", func(t *testing.T) {
 		t.Parallel()
-		tab := newTab(t, browser, nil)
+		tab := isolatedTab(t, browser)
 		setScheme(t, tab, s, colourScheme{"light", "light", ""})
 		nav(t, tab, s, "/queues/default/ready", "#theme-form")
 		if got := textOfJS(t, tab, bg); got != lightBg {
@@ -49,7 +49,7 @@ func TestThemeToggle(t *testing.T) {
 
 	t.Run("NoJavaScript", func(t *testing.T) {
 		t.Parallel()
-		tab := newTab(t, browser, nil)
+		tab := isolatedTab(t, browser)
 		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 			t.Fatal(err)
 		}
