@@ -148,12 +148,18 @@ func TestAxe(t *testing.T) {
 			t.Parallel()
 			tab := isolatedTab(t, browser)
 			setScheme(t, tab, s, cs)
-			for _, p := range pages {
-				if err := chromedp.Do(tab, chromedp.Navigate(s.url(p.path)), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
-					t.Fatalf("loading %s: %v", p.path, err)
+			// A desktop's width, and a phone's, where lists are cards.
+			for _, width := range []int64{1400, 360} {
+				if err := chromedp.Do(tab, chromedp.EmulateViewport(width, 900)); err != nil {
+					t.Fatal(err)
 				}
-				if vs := runAxe(t, tab); len(vs) > 0 {
-					t.Errorf("%s (%s) in %s: %d serious or critical violations:%s", p.name, p.path, cs.name, len(vs), formatViolations(vs))
+				for _, p := range pages {
+					if err := chromedp.Do(tab, chromedp.Navigate(s.url(p.path)), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+						t.Fatalf("loading %s: %v", p.path, err)
+					}
+					if vs := runAxe(t, tab); len(vs) > 0 {
+						t.Errorf("%s (%s) at %d px in %s: %d serious or critical violations:%s", p.name, p.path, width, cs.name, len(vs), formatViolations(vs))
+					}
 				}
 			}
 		})
