@@ -18,7 +18,7 @@ var templateFS embed.FS
 
 // pageNames are the templates in templates/, one per page, each defining
 // "content" for the layout.
-var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors", "ask", "find"}
+var pageNames = []string{"queues", "jobs", "job", "confirm", "workers", "schedules", "error", "workflows", "workflow", "wfconfirm", "errors", "ask", "find", "failures"}
 
 // pages maps a page name to its template set (layout, partials, page).
 type pages map[string]*template.Template

@@ -39,6 +39,8 @@ func everyPage(s *site, lj longJob) []sitePage {
 		sitePage{"job", "/jobs/default/" + s.f.Garbage[0]},
 		sitePage{"job-long", "/jobs/" + lj.Queue + "/" + lj.Retry},
 		sitePage{"errors", "/queues/default/errors"},
+		sitePage{"retries", "/retries"},
+		sitePage{"dead", "/dead"},
 		sitePage{"workers", "/workers"},
 		sitePage{"schedules", "/schedules"},
 		sitePage{"workflows", "/workflows"},
