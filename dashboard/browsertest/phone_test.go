@@ -50,6 +50,10 @@ func TestTabletPhone(t *testing.T) {
 			})()`, "|true")
 
 			nav(t, tab, s, "/", "table.queues")
+			check("every section of the top bar is on screen", `Array.from(document.querySelectorAll('.mainnav a')).filter(function (a) {
+				var r = a.getBoundingClientRect();
+				return r.left < 0 || r.right > window.innerWidth;
+			}).map(function (a) { return a.textContent; }).join(',')`, "")
 			check("every count, latency and pause button of the overview is on screen", `(function () {
 				var out = [];
 				document.querySelectorAll('table.queues tbody tr').forEach(function (tr) {
