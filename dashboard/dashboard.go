@@ -132,6 +132,7 @@ func (d *dash) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /queues/{queue}/errors", d.action(d.postErrorGroup))
 	mux.HandleFunc("POST /schedules/{queue}/{name}/{action}", d.action(d.postSchedule))
 	mux.HandleFunc("GET /find", d.serveFind)
+	mux.HandleFunc("GET /theme", d.serveTheme)
 	mux.HandleFunc("GET /retries", d.serveFailures(retriesView))
 	mux.HandleFunc("GET /dead", d.serveFailures(deadView))
 	mux.HandleFunc("POST /retries/retry", d.action(d.postFailures(retriesView, "retry")))

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
@@ -42,6 +43,8 @@ type site struct {
 	Prefix    string
 	ReadOnly  bool
 	RefreshMS int64
+	Theme     string // the chosen colour theme: light, dark or "" for the system's (theme.go)
+	Here      string // this page's URL, for the theme form to come back to
 }
 
 // flash is the outcome of an action, shown once after its redirect.
@@ -55,6 +58,17 @@ type flash struct {
 type chartView struct {
 	*chart
 	Key, Class string
+}
+
+// Label is the chart's accessible name, by what its class says it shows.
+func (v chartView) Label() string {
+	switch {
+	case strings.Contains(v.Class, "chart-depth"):
+		return "Jobs ready over time, the most in each interval; hover a bar for its number"
+	case strings.Contains(v.Class, "chart-latency"):
+		return "How long the oldest ready job had waited, over time; hover a bar for its value"
+	}
+	return "Jobs finished over time, done under failed; hover a bar for its numbers"
 }
 
 // pauseView is what the pause templates need: the queue, whether it is
@@ -105,6 +119,7 @@ func (d *dash) mustParsePages() pages {
 			}
 			return t.UTC().Format(time.RFC3339Nano)
 		},
+		"darkMedia":      darkMedia,
 		"chartView":      func(key, class string, c *chart) chartView { return chartView{Key: key, Class: class, chart: c} },
 		"pauseView":      func(queue string, paused bool, ret string) pauseView { return pauseView{queue, paused, ret} },
 		"truncate":       truncate,
@@ -156,6 +171,8 @@ func (d *dash) base(r *http.Request, title, nav string) base {
 			Prefix:    d.cfg.Prefix,
 			ReadOnly:  d.cfg.ReadOnly,
 			RefreshMS: refresh,
+			Theme:     themeFrom(r),
+			Here:      d.here(r),
 		},
 		Title: title,
 		Nav:   nav,
