@@ -42,6 +42,7 @@ func everyPage(s *site, lj longJob) []sitePage {
 		sitePage{"retries", "/retries"},
 		sitePage{"dead", "/dead"},
 		sitePage{"workers", "/workers"},
+		sitePage{"redis", "/redis"},
 		sitePage{"schedules", "/schedules"},
 		sitePage{"workflows", "/workflows"},
 		sitePage{"workflow", "/workflows/" + dashtest.RunningWF},
