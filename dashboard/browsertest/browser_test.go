@@ -620,9 +620,9 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, "#job-log li span"); !strings.HasPrefix(got, "imported ") {
 			t.Errorf("first log line %q", got)
 		}
-		if got := textOf(t, tab, "#progress-data"); !strings.Contains(got, `"rows"`) {
-			t.Errorf("progress data %q, want the handler's rows", got)
-		}
+		// The data panel is redrawn by each live update: wait for the
+		// handler's rows instead of reading it once mid-update.
+		waitFor(t, tab, `document.getElementById('progress-data') !== null && document.getElementById('progress-data').textContent.indexOf('"rows"') >= 0`, "the handler's rows in the progress data")
 		// To the end: 100% and the job done, without a reload.
 		waitFor(t, tab, value+" === 100 && document.querySelector('[data-job-state] .state').textContent === 'done'", "the bar at 100% and the job done")
 		if v := textOfJS(t, tab, "String(window.__noReload)"); v != "still here" {
