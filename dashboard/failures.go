@@ -40,10 +40,7 @@ type failureSearch struct {
 // form).
 func parseFailureSearch(q url.Values) failureSearch {
 	field := func(k string) string { return strings.TrimSpace(q.Get(k)) }
-	s := failureSearch{Kind: field("kind"), ID: field("id"), Args: field("args"), Page: 1}
-	if len(s.Kind) > 200 || len(s.ID) > 200 || len(s.Args) > 200 {
-		s.Kind, s.ID, s.Args = trimTo(s.Kind, 200), trimTo(s.ID, 200), trimTo(s.Args, 200)
-	}
+	s := failureSearch{Kind: trimTo(field("kind"), 200), ID: trimTo(field("id"), 200), Args: trimTo(field("args"), 200), Page: 1}
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		s.Page = p
 	}

@@ -55,7 +55,8 @@ func (d *dash) postFailures(fv failureView, action string) func(r *http.Request)
 	return func(r *http.Request) (outcome, error) {
 		back := d.path(fv.slug)
 		if q, err := url.ParseQuery(r.PostForm.Get("back")); err == nil {
-			back += "?" + parseFailureSearch(q).query(parseFailureSearch(q).Page)
+			fs := parseFailureSearch(q)
+			back += "?" + fs.query(fs.Page)
 		}
 		t, err := readFailureTarget(r)
 		if err != nil {
