@@ -142,6 +142,10 @@ var ErrOldWorkers = errors.New("redisstore: workers of an older hopper release a
 // an error stops the step there, as an interrupted run would.
 var migrateHook func(queue string) error
 
+// migrateReadHook, when set (tests), runs between reading a queue's
+// settings and writing them again, where a concurrent change may land.
+var migrateReadHook func(queue string)
+
 // Migrate brings the data in Redis to LayoutVersion: it runs every pending
 // step in order, then stores the layout version (last, so a run cut short
 // leaves the old version stored and the next run resumes; each step is
@@ -305,6 +309,9 @@ func (s *Store) migrateConfig(ctx context.Context, queue string, dry bool) (bool
 		}
 		if dry {
 			return true, nil
+		}
+		if migrateReadHook != nil {
+			migrateReadHook(queue)
 		}
 		args := append(want, want[:configSettings]...)
 		sh, err := s.runQ(ctx, fullScript("config"), queue, args...).Text()
