@@ -333,3 +333,43 @@ func TestLayoutCluster(t *testing.T) {
 		t.Fatalf("fresh prefix on the cluster: layout %s, want 1", got)
 	}
 }
+
+// TestMigratePartitions migrates a partitioned queue whose group rate an
+// older release set: every partition gets the terms.
+func TestMigratePartitions(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	cfg := &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"hot": 3}}
+	s, rdb := newStore(t, cfg)
+	ctx := t.Context()
+	mustEnqueue(t, s, job("hot", "h1"))
+	groupRate := store.QueueConfig{GroupRateLimit: 4, GroupRatePeriod: time.Second}
+	if err := s.SetQueueConfig(ctx, "hot", groupRate); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := s.Partitions(ctx, "hot")
+	if err != nil || len(parts) != 3 {
+		t.Fatalf("Partitions: %v, %v", parts, err)
+	}
+	for _, p := range parts {
+		if err := rdb.HDel(ctx, redisstore.MarksKey(s, p), redisstore.RateTermFields...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rdb.Del(ctx, redisstore.LayoutKey(s)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s = storeOn(t, rdb, cfg)
+	rep, err := s.Migrate(ctx, redisstore.MigrateOpts{})
+	if err != nil || len(rep.Steps) != 1 || len(rep.Steps[0].Changes) != 3 {
+		t.Fatalf("Migrate: %+v, %v; want the three partitions rewritten", rep, err)
+	}
+	for _, p := range parts {
+		if !hasGuard(t, s, rdb, p) {
+			t.Fatalf("partition %s not migrated", p)
+		}
+	}
+	st, err := s.GetQueueStats(ctx, "hot")
+	if err != nil || st.Config != groupRate {
+		t.Fatalf("the partitioned queue's settings: %+v, %v; want %+v", st.Config, err, groupRate)
+	}
+}
