@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/hibiken/asynq v0.26.0
-	github.com/hopperq/hopper v0.0.0
+	github.com/hopperq/hopper v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	golang.org/x/sync v0.24.0

@@ -45,6 +45,7 @@ type site struct {
 	RefreshMS int64
 	Theme     string // the chosen colour theme: light, dark or "" for the system's (theme.go)
 	Here      string // this page's URL, for the theme form to come back to
+	Version   string // hopper.Version, shown in the footer
 }
 
 // flash is the outcome of an action, shown once after its redirect.
@@ -173,6 +174,7 @@ func (d *dash) base(r *http.Request, title, nav string) base {
 			RefreshMS: refresh,
 			Theme:     themeFrom(r),
 			Here:      d.here(r),
+			Version:   hopper.Version,
 		},
 		Title: title,
 		Nav:   nav,

@@ -5,8 +5,8 @@ go 1.26.0
 require (
 	github.com/go-redis/redis v6.15.9+incompatible
 	github.com/hibiken/asynq v0.26.0
-	github.com/hopperq/hopper v0.0.0
-	github.com/hopperq/hopper/outbox v0.0.0
+	github.com/hopperq/hopper v0.1.0
+	github.com/hopperq/hopper/outbox v0.1.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/riverqueue/river v0.51.2

@@ -3,7 +3,7 @@ module github.com/hopperq/hopper/outbox
 go 1.26.0
 
 require (
-	github.com/hopperq/hopper v0.0.0
+	github.com/hopperq/hopper v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/vmihailenco/msgpack/v5 v5.4.1

@@ -9,11 +9,13 @@
 //	hopper queues set --max-running N ... NAME...
 //	                                change the settings named by the flags, keep the others
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
+//	hopper migrate status|up        the layout of the data in Redis, and migrating it after an upgrade
+//	hopper version                  print the release (hopper.Version) and the Redis layout it writes
 //	hopper outbox relay|migrate|stats|schema
 //	                                the transactional outbox, by running the hopper-outbox
 //	                                program (module github.com/hopperq/hopper/outbox)
 //
-// Every command but demo reads a Redis store: --redis (default
+// Every command but demo and version reads a Redis store: --redis (default
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
 // (the redisstore key prefix, default "hopper"). Run "hopper help" for every
 // command and "hopper <command> -h" for its flags.
@@ -53,6 +55,7 @@ func commands() []command {
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
 		{"migrate", "the layout of the data in Redis: status, and up to migrate it after an upgrade", runMigrate},
+		{"version", "print this hopper's release, the Redis layout it writes and the Go it was built with", runVersion},
 	}
 }
 

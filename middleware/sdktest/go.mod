@@ -3,7 +3,7 @@ module github.com/hopperq/hopper/middleware/sdktest
 go 1.26.0
 
 require (
-	github.com/hopperq/hopper v0.0.0
+	github.com/hopperq/hopper v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0

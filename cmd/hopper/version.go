@@ -1,0 +1,27 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// runVersion prints the release, the stored layout this binary writes and
+// the Go it was built with.
+func runVersion(_ context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(a.stderr, "hopper version takes no arguments\n")
+		return errUsage
+	}
+	fmt.Fprintf(a.stdout, "hopper %s (Redis layout %d, %s %s/%s)\n", hopper.Version, redisstore.LayoutVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
