@@ -52,6 +52,8 @@ var (
 const preferred = `import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 )
 
