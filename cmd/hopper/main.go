@@ -10,6 +10,7 @@
 //	                                change the settings named by the flags, keep the others
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
 //	hopper migrate status|up        the layout of the data in Redis, and migrating it after an upgrade
+//	hopper check                    is this Redis fit for hopper? a verdict per line, exit 1 on a problem
 //	hopper version                  print the release (hopper.Version) and the Redis layout it writes
 //	hopper outbox relay|migrate|stats|schema
 //	                                the transactional outbox, by running the hopper-outbox
@@ -55,6 +56,7 @@ func commands() []command {
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
 		{"migrate", "the layout of the data in Redis: status, and up to migrate it after an upgrade", runMigrate},
+		{"check", "is this Redis fit for hopper? a verdict per setting; exit 1 on a problem", runCheck},
 		{"version", "print this hopper's release, the Redis layout it writes and the Go it was built with", runVersion},
 	}
 }

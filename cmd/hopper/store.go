@@ -45,18 +45,29 @@ type storeOpener func(ctx context.Context, sf *storeFlags) (s hopper.Store, clos
 // openRedis opens a redisstore and checks that the server answers, so a
 // wrong URL fails at once with a clear message.
 func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error) {
+	rdb, err := dialRedis(ctx, sf)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: sf.prefix})
+	return s, func() { rdb.Close() }, nil
+}
+
+// dialRedis connects to the Redis the flags name and checks that it
+// answers a PING within 5 s.
+func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, error) {
 	var rdb redis.UniversalClient
 	raw := redisURL(sf.url)
 	if sf.cluster {
 		o, err := redis.ParseClusterURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
+			return nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
 		}
 		rdb = redis.NewClusterClient(o)
 	} else {
 		o, err := redis.ParseURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
+			return nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
 		}
 		rdb = redis.NewClient(o)
 	}
@@ -64,14 +75,11 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(raw), err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(raw), err)
 	}
-	s := redisstore.New(rdb, &redisstore.Config{Prefix: sf.prefix})
-	return s, func() { rdb.Close() }, nil
+	return rdb, nil
 }
 
-// redisURL returns the URL of --redis: a bare host:port (what
-// redis-cli -h and asynq's flags take) is redis://host:port.
 func redisURL(s string) string {
 	if strings.Contains(s, "://") {
 		return s
