@@ -26,12 +26,12 @@ import (
 
 // aclRecipe returns the rules of the ACL SETUSER line documented in doc.go,
 // so that these tests check the recipe users copy, and checks that the
-// README shows the same line.
+// guide (docs/redis.md) shows the same line.
 func aclRecipe(t *testing.T) []string {
 	t.Helper()
-	doc, readme := setUserLine(t, "doc.go"), setUserLine(t, "../README.md")
+	doc, readme := setUserLine(t, "doc.go"), setUserLine(t, "../docs/redis.md")
 	if !slices.Equal(doc, readme) {
-		t.Fatalf("the ACL SETUSER lines of doc.go and README.md differ:\n%v\n%v", doc, readme)
+		t.Fatalf("the ACL SETUSER lines of doc.go and docs/redis.md differ:\n%v\n%v", doc, readme)
 	}
 	return doc
 }
