@@ -1,7 +1,8 @@
 // Package middleware provides hopper middleware: panic recovery with a
 // hook (Recover), OpenTelemetry tracing across producer and worker
 // (TracingEnqueue, Tracing), OpenTelemetry metrics (Metrics,
-// RegisterQueueMetrics) and log/slog logging (Logging).
+// RegisterQueueMetrics, RegisterWorkerMetrics) and log/slog logging
+// (Logging).
 //
 // The library depends only on the OpenTelemetry API; the application picks
 // the SDK and exporters. Every constructor takes a pointer to its options
