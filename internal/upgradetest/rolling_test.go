@@ -1,0 +1,288 @@
+package upgradetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/upgradetest/evidence"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/redis/go-redis/v9"
+)
+
+// producerRate is each producer's jobs a second.
+const producerRate = "40"
+
+// run is one rolling upgrade in progress.
+type run struct {
+	t              *testing.T
+	ctx            context.Context
+	rdb            *redis.Client
+	ps             *procs
+	b              builds
+	addr, prefix   string
+	oldVer, newVer string
+}
+
+// TestRollingUpgrade runs old and new workers and producers on one Redis
+// under load, replaces the old workers one by one, stops the old
+// producers, migrates the store, and then checks every job: none lost,
+// none run to success twice, none stuck, dead jobs in garbage, workflows
+// succeeded, groups in order, every schedule tick enqueued once.
+func TestRollingUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("upgradetest: the rolling upgrade builds two trees and runs for about a minute; skipped with -short")
+	}
+	began := time.Now()
+	root := moduleRoot(t)
+	srv := redistest.Start(t, redistest.Private())
+	b := build(t, root)
+	t.Logf("built in %v; old sources: %s", b.took.Round(time.Millisecond), b.oldFrom)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	r := &run{
+		t: t, ctx: ctx, rdb: srv.Client(t), ps: &procs{t: t}, b: b,
+		addr: srv.Addr, prefix: redistest.Prefix(t),
+		oldVer: "old-" + oldCommit[:7], newVer: "new-" + headVersion(root),
+	}
+
+	// The old world: queues set up, two producers, three workers (each
+	// with its scheduler), under load for a while.
+	r.runToEnd("setup", b.oldProg, "-mode", "setup")
+	old := []*proc{}
+	for i := 1; i <= 3; i++ {
+		old = append(old, r.worker(b.oldProg, fmt.Sprintf("old-w%d", i), r.oldVer))
+	}
+	oldProducers := []*proc{
+		r.producer(b.oldProg, "old-p1", r.oldVer),
+		r.producer(b.oldProg, "old-p2", r.oldVer),
+	}
+	r.waitEvidence(60*time.Second, "the old world under load", func(s *snapshot) (bool, string) {
+		ranAll := s.worker["old-w1"] > 0 && s.worker["old-w2"] > 0 && s.worker["old-w3"] > 0
+		return s.okRuns >= 400 && len(s.ticks) >= 2 && s.ok[firstWorkflowEnd(s)] > 0 && ranAll,
+			fmt.Sprintf("%d successes, %d ticks, runs by worker %v", s.okRuns, len(s.ticks), s.worker)
+	})
+
+	// A new producer joins; the old workers are replaced one by one.
+	newProducer := r.producer(b.newProg, "new-p1", r.newVer)
+	r.waitEvidence(30*time.Second, "the new producer enqueueing", func(s *snapshot) (bool, string) {
+		return s.enqueued["new-p1"] >= 40, fmt.Sprintf("enqueued %v", s.enqueued)
+	})
+	var workers []*proc
+	for i, w := range old {
+		took := r.ps.stop(w)
+		name := fmt.Sprintf("new-w%d", i+1)
+		workers = append(workers, r.worker(b.newProg, name, r.newVer))
+		r.waitEvidence(30*time.Second, name+" running jobs", func(s *snapshot) (bool, string) {
+			return s.worker[name] >= 100, fmt.Sprintf("runs by worker %v", s.worker)
+		})
+		t.Logf("replaced %s (stopped in %v) by %s", w.name, took.Round(time.Millisecond), name)
+	}
+	for _, p := range oldProducers {
+		r.ps.stop(p)
+	}
+
+	// The migration, with the new world running.
+	before := r.snapshot()
+	migrated := r.migrate(root)
+	r.waitEvidence(60*time.Second, "the new world after the migration", func(s *snapshot) (bool, string) {
+		return s.ran[r.newVer]-before.ran[r.newVer] >= 300 && len(s.ticks)-len(before.ticks) >= 2 &&
+				s.enqueued["new-p1"]-before.enqueued["new-p1"] >= 100,
+			fmt.Sprintf("runs by version %v, %d ticks, enqueued %v", s.ran, len(s.ticks), s.enqueued)
+	})
+	r.ps.stop(newProducer)
+
+	// Drain: every job ends, nothing waits in any queue.
+	ins := hopper.NewInspector(redisstore.New(r.rdb, &redisstore.Config{Prefix: r.prefix}))
+	drain := r.waitEvidence(90*time.Second, "every job finished and every queue empty", func(s *snapshot) (bool, string) {
+		if n, example := s.pending(); n > 0 {
+			return false, fmt.Sprintf("%d jobs unfinished, e.g. %s", n, example)
+		}
+		if busy := r.busyQueues(ins, len(s.produced[evidence.Doomed])); busy != "" {
+			return false, busy
+		}
+		return true, ""
+	})
+	for _, w := range workers {
+		r.ps.stop(w)
+	}
+
+	s := r.snapshot()
+	f := s.verify(t)
+	if busy := r.busyQueues(ins, len(s.produced[evidence.Doomed])); busy != "" {
+		t.Errorf("queues not empty after the workers stopped: %s", busy)
+	}
+	r.checkGarbage(ins, s.produced[evidence.Doomed])
+	r.checkWorkflows(ins, s.produced[evidence.Workflow])
+	if s.ran[r.oldVer] == 0 || s.ran[r.newVer] == 0 {
+		t.Errorf("runs by version %v: want runs by both %s and %s", s.ran, r.oldVer, r.newVer)
+	}
+	if s.jobs() < 1000 {
+		t.Errorf("only %d jobs produced", s.jobs())
+	}
+
+	byClass := make([]string, 0, len(evidence.Classes))
+	for _, c := range evidence.Classes {
+		byClass = append(byClass, fmt.Sprintf("%s %d", c, len(s.produced[c])))
+	}
+	t.Logf("rolling upgrade: %d jobs (%s), %d schedule ticks; old %s, new %s; %d workers replaced, %d producers (2 old, 1 new); "+
+		"migration: %s; runs old %d, new %d (%d after the migration); lost %d, twice %d, stuck 0 (drained %v after the producers stopped); "+
+		"retried-wrong %d, doomed-wrong %d, early %d, tasks-early %d, group order breaks %d, group overlaps %d, tick dups %d, tick gaps %d; "+
+		"enqueue errors %v; took %v (builds %v)",
+		s.jobs(), strings.Join(byClass, ", "), f.ticks, r.oldVer, r.newVer, len(old), len(oldProducers)+1,
+		migrated, s.ran[r.oldVer], s.ran[r.newVer], s.ran[r.newVer]-before.ran[r.newVer], f.lost, f.twice,
+		drain.Round(time.Millisecond), f.retriedWrong, f.doomedWrong, f.early, f.earlyTasks, f.groupBreaks, f.overlap,
+		f.tickDups, f.tickGaps, s.enqueueErrors, time.Since(began).Round(time.Second), b.took.Round(time.Second))
+}
+
+// worker starts a worker of bin named name.
+func (r *run) worker(bin, name, version string) *proc {
+	return r.ps.start(name, bin, "-mode", "worker", "-redis", r.addr, "-prefix", r.prefix, "-name", name, "-version", version)
+}
+
+// producer starts a producer of bin named name.
+func (r *run) producer(bin, name, version string) *proc {
+	return r.ps.start(name, bin, "-mode", "producer", "-redis", r.addr, "-prefix", r.prefix,
+		"-name", name, "-version", version, "-rate", producerRate)
+}
+
+// runToEnd runs bin with args to its end, which must be a success.
+func (r *run) runToEnd(what, bin string, args ...string) string {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	args = append(args, "-redis", r.addr, "-prefix", r.prefix)
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("upgradetest: %s: %v\n%s", what, err, out)
+	}
+	return string(out)
+}
+
+// migrate runs the new hopper command's migration, or says why not.
+func (r *run) migrate(root string) string {
+	r.t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "cmd", "hopper", "migrate.go")); err != nil {
+		r.t.Log("upgradetest: this checkout has no `hopper migrate` (cmd/hopper/migrate.go): the run goes on without a migration")
+		return "none (no hopper migrate in this checkout)"
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, r.b.hopper, "migrate", "up", "--redis", "redis://"+r.addr+"/0", "--redis-prefix", r.prefix)
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		r.t.Fatalf("upgradetest: hopper migrate up: %v\n%s\n%s", err, out, r.ps.tails())
+	}
+	r.t.Logf("hopper migrate up (%v):\n%s", took.Round(time.Millisecond), strings.TrimSpace(string(out)))
+	return fmt.Sprintf("hopper migrate up in %v", took.Round(time.Millisecond))
+}
+
+// snapshot reads the evidence now.
+func (r *run) snapshot() *snapshot {
+	r.t.Helper()
+	s, err := read(r.ctx, r.rdb)
+	if err != nil {
+		r.t.Fatalf("upgradetest: read the evidence: %v", err)
+	}
+	return s
+}
+
+// waitEvidence waits until cond holds for the evidence.
+func (r *run) waitEvidence(timeout time.Duration, what string, cond func(*snapshot) (bool, string)) time.Duration {
+	r.t.Helper()
+	return r.ps.waitFor(timeout, what, func() (bool, string) { return cond(r.snapshot()) })
+}
+
+// busyQueues describes what waits in the queues: anything pending, ready,
+// running or in retry, done jobs, and garbage beyond the doomed jobs of
+// the dead queue; "" when nothing does.
+func (r *run) busyQueues(ins *hopper.Inspector, doomed int) string {
+	r.t.Helper()
+	var busy []string
+	for _, q := range evidence.Queues {
+		st, err := ins.GetQueueStats(r.ctx, q)
+		if err != nil {
+			r.t.Fatalf("upgradetest: stats of %s: %v", q, err)
+		}
+		c := st.Counts
+		garbage := int64(0)
+		if q == evidence.QueueDead {
+			garbage = int64(doomed)
+		}
+		if c.Pending+c.Ready+c.Unack+c.Retry+c.Done > 0 || c.Garbage != garbage {
+			busy = append(busy, fmt.Sprintf("%s %+v (garbage want %d)", q, c, garbage))
+		}
+	}
+	return strings.Join(busy, "; ")
+}
+
+// checkGarbage checks that the dead queue's garbage holds exactly the
+// doomed jobs.
+func (r *run) checkGarbage(ins *hopper.Inspector, doomed []string) {
+	r.t.Helper()
+	var got []string
+	for off := 0; ; {
+		page, err := ins.ListJobs(r.ctx, hopper.ListJobsOpts{Queue: evidence.QueueDead, State: hopper.StateGarbage, Offset: off, Limit: 1000})
+		if err != nil {
+			r.t.Fatalf("upgradetest: list garbage: %v", err)
+		}
+		for _, j := range page.Jobs {
+			got = append(got, j.ID)
+		}
+		off += len(page.Jobs)
+		if len(page.Jobs) == 0 || off >= page.Total {
+			break
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, doomed) {
+		r.t.Errorf("garbage of %s holds %d jobs, want the %d doomed ones", evidence.QueueDead, len(got), len(doomed))
+	}
+}
+
+// checkWorkflows checks that every workflow succeeded.
+func (r *run) checkWorkflows(ins *hopper.Inspector, ids []string) {
+	r.t.Helper()
+	var bad []string
+	for _, id := range ids {
+		wf, err := ins.GetWorkflow(r.ctx, id)
+		if err != nil {
+			r.t.Fatalf("upgradetest: workflow %s: %v", id, err)
+		}
+		if wf.State != hopper.WorkflowSucceeded {
+			bad = append(bad, fmt.Sprintf("%s is %s %v", id, wf.State, wf.Counts))
+		}
+	}
+	if len(bad) > 0 {
+		r.t.Errorf("%d of %d workflows did not succeed, e.g. %s", len(bad), len(ids), strings.Join(bad[:min(5, len(bad))], "; "))
+	}
+}
+
+// firstWorkflowEnd is the payload ID of the last task of the first
+// workflow produced, or "" before any.
+func firstWorkflowEnd(s *snapshot) string {
+	if len(s.produced[evidence.Workflow]) == 0 {
+		return ""
+	}
+	return s.produced[evidence.Workflow][0] + "~z"
+}
+
+// headVersion names this checkout's commit, or "HEAD" without git.
+func headVersion(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=7", "HEAD").Output()
+	if err != nil {
+		return "HEAD"
+	}
+	return strings.TrimSpace(string(out))
+}
