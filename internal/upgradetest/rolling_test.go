@@ -68,7 +68,7 @@ func TestRollingUpgrade(t *testing.T) {
 	}
 	r.waitEvidence(60*time.Second, "the old world under load", func(s *snapshot) (bool, string) {
 		ranAll := s.worker["old-w1"] > 0 && s.worker["old-w2"] > 0 && s.worker["old-w3"] > 0
-		return s.okRuns >= 400 && len(s.ticks) >= 2 && s.ok[firstWorkflowEnd(s)] > 0 && ranAll,
+		return s.okRuns >= 800 && len(s.ticks) >= 2 && s.ok[firstWorkflowEnd(s)] > 0 && ranAll,
 			fmt.Sprintf("%d successes, %d ticks, runs by worker %v", s.okRuns, len(s.ticks), s.worker)
 	})
 
@@ -83,7 +83,7 @@ func TestRollingUpgrade(t *testing.T) {
 		name := fmt.Sprintf("new-w%d", i+1)
 		workers = append(workers, r.worker(b.newProg, name, r.newVer))
 		r.waitEvidence(30*time.Second, name+" running jobs", func(s *snapshot) (bool, string) {
-			return s.worker[name] >= 100, fmt.Sprintf("runs by worker %v", s.worker)
+			return s.worker[name] >= 200, fmt.Sprintf("runs by worker %v", s.worker)
 		})
 		t.Logf("replaced %s (stopped in %v) by %s", w.name, took.Round(time.Millisecond), name)
 	}
@@ -95,8 +95,8 @@ func TestRollingUpgrade(t *testing.T) {
 	before := r.snapshot()
 	migrated := r.migrate(root)
 	r.waitEvidence(60*time.Second, "the new world after the migration", func(s *snapshot) (bool, string) {
-		return s.ran[r.newVer]-before.ran[r.newVer] >= 300 && len(s.ticks)-len(before.ticks) >= 2 &&
-				s.enqueued["new-p1"]-before.enqueued["new-p1"] >= 100,
+		return s.ran[r.newVer]-before.ran[r.newVer] >= 800 && len(s.ticks)-len(before.ticks) >= 2 &&
+				s.enqueued["new-p1"]-before.enqueued["new-p1"] >= 200,
 			fmt.Sprintf("runs by version %v, %d ticks, enqueued %v", s.ran, len(s.ticks), s.enqueued)
 	})
 	r.ps.stop(newProducer)
@@ -117,7 +117,10 @@ func TestRollingUpgrade(t *testing.T) {
 	}
 
 	s := r.snapshot()
-	f := s.verify(t)
+	f, problems := s.verify()
+	for _, p := range problems {
+		t.Error(p)
+	}
 	if busy := r.busyQueues(ins, len(s.produced[evidence.Doomed])); busy != "" {
 		t.Errorf("queues not empty after the workers stopped: %s", busy)
 	}

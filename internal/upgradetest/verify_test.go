@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/hopperq/hopper/internal/upgradetest/evidence"
 )
@@ -18,16 +17,14 @@ type figures struct {
 	ticks, tickDups, tickGaps  int // ticks run, ticks run more than once, ticks missing between the first and the last
 }
 
-// verify checks the final evidence, reporting every broken promise with
-// a few examples.
-func (s *snapshot) verify(t *testing.T) figures {
-	t.Helper()
-	var f figures
+// verify checks the final evidence and returns the figures and every
+// broken promise, each with a few examples.
+func (s *snapshot) verify() (f figures, problems []string) {
 	report := func(n *int, what string, examples []string) {
 		*n = len(examples)
 		if len(examples) > 0 {
 			slices.Sort(examples)
-			t.Errorf("%d %s, e.g. %s", len(examples), what, strings.Join(examples[:min(5, len(examples))], ", "))
+			problems = append(problems, fmt.Sprintf("%d %s, e.g. %s", len(examples), what, strings.Join(examples[:min(5, len(examples))], ", ")))
 		}
 	}
 	expected := map[string]bool{}
@@ -105,9 +102,9 @@ func (s *snapshot) verify(t *testing.T) figures {
 	report(&f.tickDups, "schedule ticks run more than once", dups)
 	report(&f.tickGaps, "gaps between schedule ticks (a tick never enqueued)", gaps)
 	if f.ticks < 2 {
-		t.Errorf("only %d schedule ticks ran", f.ticks)
+		problems = append(problems, fmt.Sprintf("only %d schedule ticks ran", f.ticks))
 	}
-	return f
+	return f, problems
 }
 
 func keysOf(m map[string]int64) []string {
