@@ -20,7 +20,10 @@ const minMajor, minMinor = 7, 0
 // master. When ACL denies INFO or CONFIG GET (NOPERM), it logs that the
 // check could not run and goes on. Every Store runs Check once by itself
 // before its first operation (again later if the server could not be
-// reached); call it at start-up to fail early.
+// reached); call it at start-up to fail early. It also checks the data
+// layout stored in Redis (layout.go): on a fresh Redis it stores
+// LayoutVersion; it refuses a layout this release cannot read with an
+// error wrapping ErrLayout.
 func (s *Store) Check(ctx context.Context) error {
 	s.checkMu.Lock()
 	defer s.checkMu.Unlock()
@@ -51,14 +54,31 @@ func (s *Store) record(err error) {
 	case err == nil:
 		s.checkErr = nil
 		s.checked.Store(true)
-	case errors.Is(err, ErrUnsupportedServer), errors.Is(err, errPartitions):
+	case errors.Is(err, ErrUnsupportedServer), errors.Is(err, errPartitions), errors.Is(err, ErrLayout):
 		s.checkErr = err
 		s.checked.Store(false)
 	}
 }
 
-// checkServer checks every node that holds data.
+// checkServer checks every node that holds data, then the stored layout
+// (layout.go).
 func (s *Store) checkServer(ctx context.Context) error {
+	if err := s.checkNodes(ctx); err != nil {
+		return err
+	}
+	if err := s.checkLayout(ctx); err != nil {
+		if !errors.Is(err, ErrLayout) {
+			err = wrap("layout check", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// checkNodes checks every node that holds data and loads the partitioned
+// queues: all the check but the layout. Once it passed, nodesOK is set
+// (prepareAdmin).
+func (s *Store) checkNodes(ctx context.Context) error {
 	var err error
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:
@@ -79,6 +99,9 @@ func (s *Store) checkServer(ctx context.Context) error {
 		if err != nil && !errors.Is(err, errPartitions) {
 			err = wrap("server check", err)
 		}
+	}
+	if err == nil {
+		s.nodesOK.Store(true)
 	}
 	return err
 }
@@ -158,4 +181,23 @@ func parseVersion(info string) (major, minor int, ok bool) {
 		return maj, mnr, true
 	}
 	return 0, 0, false
+}
+
+// prepareAdmin runs the check but the layout, once, for Layout and
+// Migrate: they work on a Redis whose layout the check refuses. A final
+// failure of the server check (ErrUnsupportedServer) is returned.
+func (s *Store) prepareAdmin(ctx context.Context) error {
+	s.checkMu.Lock()
+	defer s.checkMu.Unlock()
+	if s.checked.Load() || s.nodesOK.Load() {
+		return nil
+	}
+	if s.checkErr != nil && !errors.Is(s.checkErr, ErrLayout) {
+		return s.checkErr
+	}
+	err := s.checkNodes(ctx)
+	if err != nil && (errors.Is(err, ErrUnsupportedServer) || errors.Is(err, errPartitions)) {
+		s.checkErr = err
+	}
+	return err
 }

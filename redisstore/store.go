@@ -39,6 +39,7 @@ type Store struct {
 	fmode    funcMode    // scripts called as functions (functions.go)
 	shapes   shapeCache  // what the Store knows of its queues' shapes (shape.go)
 	checked  atomic.Bool // the start-up check passed
+	nodesOK  atomic.Bool // the check but the layout passed (check.go)
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 

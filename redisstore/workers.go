@@ -29,6 +29,10 @@ type workerRecord struct {
 	Processed   int64          `msgpack:"n,omitempty"`
 	Failed      int64          `msgpack:"f,omitempty"`
 	State       string         `msgpack:"st,omitempty"`
+	// Layout is the layout version the writing release writes
+	// (LayoutVersion); absent (0) in the records of releases before
+	// v0.1.0, which Migrate reports as old workers.
+	Layout int `msgpack:"lv,omitempty"`
 }
 
 type runningJob struct {
@@ -49,7 +53,7 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 	}
 	ms := mstime.Ceil(ttl)
 	rec := workerRecord{ID: w.ID, Host: w.Host, PID: w.PID, Queues: w.Queues, Concurrency: w.Concurrency, StartedAt: w.StartedAt,
-		Processed: w.Processed, Failed: w.Failed, State: string(w.State)}
+		Processed: w.Processed, Failed: w.Failed, State: string(w.State), Layout: LayoutVersion}
 	for _, r := range w.Running {
 		rec.Running = append(rec.Running, runningJob(r))
 	}
@@ -66,41 +70,13 @@ func (s *Store) ListWorkers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	var timeCmd *redis.TimeCmd
-	var rangeCmd *redis.ZSliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		timeCmd = p.Time(ctx)
-		rangeCmd = p.ZRangeWithScores(ctx, s.g.workers, 0, -1)
-		return nil
-	})
+	recs, err := s.liveWorkerRecords(ctx)
 	if err != nil {
-		return nil, wrap("workers", err)
+		return nil, err
 	}
-	now := timeCmd.Val().UnixMilli()
-	var keys []string
-	for _, z := range rangeCmd.Val() {
-		if int64(z.Score) > now {
-			keys = append(keys, s.g.worker(z.Member.(string)))
-		}
-	}
-	out := []store.WorkerInfo{}
-	if len(keys) == 0 {
-		return out, nil
-	}
-	vals, err := s.rdb.MGet(ctx, keys...).Result()
-	if err != nil {
-		return nil, wrap("workers", err)
-	}
-	for _, v := range vals {
-		str, ok := v.(string)
-		if !ok {
-			continue // expired since the range
-		}
-		w, err := decodeWorker(str)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
+	out := make([]store.WorkerInfo, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.info())
 	}
 	slices.SortFunc(out, func(a, b store.WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
@@ -124,9 +100,81 @@ func unmarshalRecord(v string, rec any) (err error) {
 	return msgpack.Unmarshal(b, rec)
 }
 
+// liveWorker is a live worker's record and its last heartbeat (ms, the
+// server's clock).
+type liveWorker struct {
+	workerRecord
+	heartbeatMs int64
+}
+
+// info returns the record as a store.WorkerInfo.
+func (r liveWorker) info() store.WorkerInfo {
+	w := store.WorkerInfo{
+		ID: r.ID, Host: r.Host, PID: r.PID, Queues: r.Queues, Concurrency: r.Concurrency,
+		StartedAt: r.StartedAt, HeartbeatAt: time.UnixMilli(r.heartbeatMs), Processed: r.Processed, Failed: r.Failed,
+		State: store.WorkerState(r.State),
+	}
+	for _, j := range r.Running {
+		w.Running = append(w.Running, store.RunningJob(j))
+	}
+	return w
+}
+
+// liveWorkerRecords reads the records of the live workers, in the order
+// of the registry.
+func (s *Store) liveWorkerRecords(ctx context.Context) ([]liveWorker, error) {
+	var timeCmd *redis.TimeCmd
+	var rangeCmd *redis.ZSliceCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		timeCmd = p.Time(ctx)
+		rangeCmd = p.ZRangeWithScores(ctx, s.g.workers, 0, -1)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("workers", err)
+	}
+	now := timeCmd.Val().UnixMilli()
+	var keys []string
+	for _, z := range rangeCmd.Val() {
+		if int64(z.Score) > now {
+			keys = append(keys, s.g.worker(z.Member.(string)))
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	vals, err := s.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, wrap("workers", err)
+	}
+	var out []liveWorker
+	for _, v := range vals {
+		str, ok := v.(string)
+		if !ok {
+			continue // expired since the range
+		}
+		w, err := decodeWorkerRecord(str)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
 // decodeWorker decodes a worker's stored value, "<heartbeatMs>," + msgpack
 // workerRecord. Any malformed value gives an error wrapping errCorrupt.
 func decodeWorker(v string) (store.WorkerInfo, error) {
+	w, err := decodeWorkerRecord(v)
+	if err != nil {
+		return store.WorkerInfo{}, err
+	}
+	return w.info(), nil
+}
+
+// decodeWorkerRecord decodes a worker's stored value as decodeWorker
+// does, keeping the record.
+func decodeWorkerRecord(v string) (liveWorker, error) {
 	at, body, ok := strings.Cut(v, ",")
 	ms, err := strconv.ParseInt(at, 10, 64)
 	var rec workerRecord
@@ -134,17 +182,9 @@ func decodeWorker(v string) (store.WorkerInfo, error) {
 		err = unmarshalRecord(body, &rec)
 	}
 	if !ok || err != nil {
-		return store.WorkerInfo{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
+		return liveWorker{}, fmt.Errorf("redisstore: decode worker record: %w", errCorrupt)
 	}
-	w := store.WorkerInfo{
-		ID: rec.ID, Host: rec.Host, PID: rec.PID, Queues: rec.Queues, Concurrency: rec.Concurrency,
-		StartedAt: rec.StartedAt, HeartbeatAt: time.UnixMilli(ms), Processed: rec.Processed, Failed: rec.Failed,
-		State: store.WorkerState(rec.State),
-	}
-	for _, r := range rec.Running {
-		w.Running = append(w.Running, store.RunningJob(r))
-	}
-	return w, nil
+	return liveWorker{workerRecord: rec, heartbeatMs: ms}, nil
 }
 
 // RemoveWorker deletes a worker's record (see store.Store). Removing an

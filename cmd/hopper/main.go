@@ -52,6 +52,7 @@ func commands() []command {
 		{"schedules", "list, pause, resume, respec or delete stored schedules", runSchedules},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
+		{"migrate", "the layout of the data in Redis: status, and up to migrate it after an upgrade", runMigrate},
 	}
 }
 
