@@ -127,7 +127,7 @@ func (ps *procs) checkAlive() {
 	}
 }
 
-// waitFor polls cond every 50 ms until it holds, for at most timeout,
+// waitFor polls cond every 100 ms until it holds, for at most timeout,
 // failing the test with cond's last description (and when a program
 // exits unasked). It returns how long it waited.
 func (ps *procs) waitFor(timeout time.Duration, what string, cond func() (bool, string)) time.Duration {
@@ -144,7 +144,7 @@ func (ps *procs) waitFor(timeout time.Duration, what string, cond func() (bool, 
 		if time.Now().After(deadline) {
 			t.Fatalf("upgradetest: %s: not within %v; last seen: %s\n%s", what, timeout, state, ps.tails())
 		}
-		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
+		time.Sleep(100 * time.Millisecond) // polling a condition with a deadline
 	}
 }
 

@@ -3,9 +3,8 @@ package upgradetest
 import (
 	"context"
 	"fmt"
-	"os"
+	"log/slog"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -93,7 +92,7 @@ func TestRollingUpgrade(t *testing.T) {
 
 	// The migration, with the new world running.
 	before := r.snapshot()
-	migrated := r.migrate(root)
+	migrated := r.migrate()
 	r.waitEvidence(60*time.Second, "the new world after the migration", func(s *snapshot) (bool, string) {
 		return s.ran[r.newVer]-before.ran[r.newVer] >= 800 && len(s.ticks)-len(before.ticks) >= 2 &&
 				s.enqueued["new-p1"]-before.enqueued["new-p1"] >= 200,
@@ -102,7 +101,7 @@ func TestRollingUpgrade(t *testing.T) {
 	r.ps.stop(newProducer)
 
 	// Drain: every job ends, nothing waits in any queue.
-	ins := hopper.NewInspector(redisstore.New(r.rdb, &redisstore.Config{Prefix: r.prefix}))
+	ins := hopper.NewInspector(redisstore.New(r.rdb, &redisstore.Config{Prefix: r.prefix, Logger: slog.New(slog.DiscardHandler)}))
 	drain := r.waitEvidence(90*time.Second, "every job finished and every queue empty", func(s *snapshot) (bool, string) {
 		if n, example := s.pending(); n > 0 {
 			return false, fmt.Sprintf("%d jobs unfinished, e.g. %s", n, example)
@@ -125,6 +124,7 @@ func TestRollingUpgrade(t *testing.T) {
 		t.Errorf("queues not empty after the workers stopped: %s", busy)
 	}
 	r.checkGarbage(ins, s.produced[evidence.Doomed])
+	r.checkConfigs(ins)
 	r.checkWorkflows(ins, s.produced[evidence.Workflow])
 	if s.ran[r.oldVer] == 0 || s.ran[r.newVer] == 0 {
 		t.Errorf("runs by version %v: want runs by both %s and %s", s.ran, r.oldVer, r.newVer)
@@ -171,24 +171,70 @@ func (r *run) runToEnd(what, bin string, args ...string) string {
 	return string(out)
 }
 
-// migrate runs the new hopper command's migration, or says why not.
-func (r *run) migrate(root string) string {
+// migrate runs the new hopper command's migration, checking the stored
+// layout before (0, written before v0.1.0) and after (this release's), and
+// returns what it did.
+func (r *run) migrate() string {
 	r.t.Helper()
-	if _, err := os.Stat(filepath.Join(root, "cmd", "hopper", "migrate.go")); err != nil {
-		r.t.Log("upgradetest: this checkout has no `hopper migrate` (cmd/hopper/migrate.go): the run goes on without a migration")
-		return "none (no hopper migrate in this checkout)"
+	rs := redisstore.New(r.rdb, &redisstore.Config{Prefix: r.prefix, Logger: slog.New(slog.DiscardHandler)})
+	before, err := rs.Layout(r.ctx)
+	if err != nil {
+		r.t.Fatalf("upgradetest: layout before the migration: %v", err)
 	}
+	if before.Fresh || before.Marked || before.Stored != 0 {
+		r.t.Fatalf("upgradetest: layout before the migration %+v, want layout 0 (hopper data, no layout key)", before)
+	}
+	r.hopper("migrate", "status")
+	start := time.Now()
+	out := r.hopper("migrate", "up")
+	took := time.Since(start)
+	r.t.Logf("hopper migrate up (%v):\n%s", took.Round(time.Millisecond), out)
+	after, err := rs.Layout(r.ctx)
+	if err != nil {
+		r.t.Fatalf("upgradetest: layout after the migration: %v", err)
+	}
+	if !after.Marked || after.Stored != redisstore.LayoutVersion || len(after.Pending) > 0 || after.Err != nil {
+		r.t.Fatalf("upgradetest: layout after the migration %+v, want layout %d marked, nothing pending", after, redisstore.LayoutVersion)
+	}
+	return fmt.Sprintf("layout %d to %d by hopper migrate up in %v", before.Stored, after.Stored, took.Round(time.Millisecond))
+}
+
+// hopper runs the new hopper command on the store, which must succeed,
+// and returns its output.
+func (r *run) hopper(args ...string) string {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, r.b.hopper, "migrate", "up", "--redis", "redis://"+r.addr+"/0", "--redis-prefix", r.prefix)
-	out, err := cmd.CombinedOutput()
-	took := time.Since(start)
+	args = append(args, "--redis", "redis://"+r.addr+"/0", "--redis-prefix", r.prefix)
+	out, err := exec.CommandContext(ctx, r.b.hopper, args...).CombinedOutput()
 	if err != nil {
-		r.t.Fatalf("upgradetest: hopper migrate up: %v\n%s\n%s", err, out, r.ps.tails())
+		r.t.Fatalf("upgradetest: hopper %s: %v\n%s\n%s", strings.Join(args, " "), err, out, r.ps.tails())
 	}
-	r.t.Logf("hopper migrate up (%v):\n%s", took.Round(time.Millisecond), strings.TrimSpace(string(out)))
-	return fmt.Sprintf("hopper migrate up in %v", took.Round(time.Millisecond))
+	return strings.TrimSpace(string(out))
+}
+
+// checkConfigs checks that the queue settings the setup wrote survived
+// the upgrade.
+func (r *run) checkConfigs(ins *hopper.Inspector) {
+	r.t.Helper()
+	want := map[string]func(c *hopper.QueueConfig){
+		evidence.QueueMain: func(c *hopper.QueueConfig) { c.RateLimit = evidence.MainRateLimit },
+		evidence.QueueFlow: func(c *hopper.QueueConfig) { c.RateLimit, c.RateSmooth = evidence.FlowRateLimit, true },
+		evidence.QueueGroups: func(c *hopper.QueueConfig) {
+			c.GroupMaxRunning, c.GroupRateLimit = evidence.GroupMaxRunning, evidence.GroupRateLimit
+		},
+	}
+	for q, set := range want {
+		st, err := ins.GetQueueStats(r.ctx, q)
+		if err != nil {
+			r.t.Fatalf("upgradetest: stats of %s: %v", q, err)
+		}
+		got := st.Config
+		set(&got) // what the setup set, over whatever else the store reports
+		if got != st.Config {
+			r.t.Errorf("queue %s settings after the upgrade: %+v, want the setup's %+v", q, st.Config, got)
+		}
+	}
 }
 
 // snapshot reads the evidence now.

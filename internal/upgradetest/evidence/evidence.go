@@ -30,6 +30,17 @@ const (
 // Queues lists every queue.
 var Queues = []string{QueueMain, QueueDead, QueueGroups, QueueFlow, QueueTick}
 
+// The queue settings the setup writes, before any job: rate limits far
+// above the load (they never hold a job back), so that the upgrade
+// carries settings the migration rewrites, and groups capped at one
+// running job. The test checks they survive the upgrade.
+const (
+	MainRateLimit   = 2000 // QueueMain: RateLimit a second
+	FlowRateLimit   = 200  // QueueFlow: RateLimit a second, RateSmooth
+	GroupMaxRunning = 1    // QueueGroups: GroupMaxRunning
+	GroupRateLimit  = 50   // QueueGroups: GroupRateLimit a second
+)
+
 // Classes of produced jobs, each a set of payload IDs (Produced).
 const (
 	Plain    = "plain"    // succeeds at once

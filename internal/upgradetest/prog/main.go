@@ -72,12 +72,24 @@ func run(c config) error {
 	return fmt.Errorf("unknown -mode %q (setup, producer or worker)", c.mode)
 }
 
-// setup caps every group of the groups queue at one running job, so that
-// a group's jobs run one at a time in enqueue order across all workers.
+// setup writes the queue settings of package evidence: rate limits on
+// the main and flow queues, a cap and a rate on each group.
 func setup(ctx context.Context, st hopper.Store) error {
 	ins := hopper.NewInspector(st)
-	return ins.UpdateQueueConfig(ctx, queueGroups, func(c *hopper.QueueConfig) error {
-		c.GroupMaxRunning = 1
-		return nil
-	})
+	for queue, change := range map[string]func(*hopper.QueueConfig){
+		queueMain: func(c *hopper.QueueConfig) { c.RateLimit = evidence.MainRateLimit },
+		queueFlow: func(c *hopper.QueueConfig) { c.RateLimit, c.RateSmooth = evidence.FlowRateLimit, true },
+		queueGroups: func(c *hopper.QueueConfig) {
+			c.GroupMaxRunning, c.GroupRateLimit = evidence.GroupMaxRunning, evidence.GroupRateLimit
+		},
+	} {
+		err := ins.UpdateQueueConfig(ctx, queue, func(c *hopper.QueueConfig) error {
+			change(c)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("configure %s: %w", queue, err)
+		}
+	}
+	return nil
 }
