@@ -28,7 +28,8 @@ type run struct {
 	ps             *procs
 	b              builds
 	addr, prefix   string
-	oldVer, newVer string
+	oldVer, newVer string // the commits, recorded with every run
+	garbage        int    // jobs found in the dead queue's garbage
 }
 
 // TestRollingUpgrade runs old and new workers and producers on one Redis
@@ -51,7 +52,11 @@ func TestRollingUpgrade(t *testing.T) {
 	r := &run{
 		t: t, ctx: ctx, rdb: srv.Client(t), ps: &procs{t: t}, b: b,
 		addr: srv.Addr, prefix: redistest.Prefix(t),
-		oldVer: "old-" + oldCommit[:7], newVer: "new-" + headVersion(root),
+		oldVer: oldCommit[:7], newVer: headVersion(root),
+	}
+
+	if r.newVer == r.oldVer {
+		t.Fatalf("upgradetest: this checkout is the old commit %s itself: nothing to upgrade", oldCommit)
 	}
 
 	// The old world: queues set up, two producers, three workers (each
@@ -135,16 +140,29 @@ func TestRollingUpgrade(t *testing.T) {
 
 	byClass := make([]string, 0, len(evidence.Classes))
 	for _, c := range evidence.Classes {
-		byClass = append(byClass, fmt.Sprintf("%s %d", c, len(s.produced[c])))
+		if c != evidence.Workflow {
+			byClass = append(byClass, fmt.Sprintf("%s %d", c, len(s.produced[c])))
+		}
 	}
-	t.Logf("rolling upgrade: %d jobs (%s), %d schedule ticks; old %s, new %s; %d workers replaced, %d producers (2 old, 1 new); "+
-		"migration: %s; runs old %d, new %d (%d after the migration); lost %d, twice %d, stuck 0 (drained %v after the producers stopped); "+
-		"retried-wrong %d, doomed-wrong %d, early %d, tasks-early %d, group order breaks %d, group overlaps %d, tick dups %d, tick gaps %d; "+
-		"enqueue errors %v; took %v (builds %v)",
-		s.jobs(), strings.Join(byClass, ", "), f.ticks, r.oldVer, r.newVer, len(old), len(oldProducers)+1,
-		migrated, s.ran[r.oldVer], s.ran[r.newVer], s.ran[r.newVer]-before.ran[r.newVer], f.lost, f.twice,
-		drain.Round(time.Millisecond), f.retriedWrong, f.doomedWrong, f.early, f.earlyTasks, f.groupBreaks, f.overlap,
-		f.tickDups, f.tickGaps, s.enqueueErrors, time.Since(began).Round(time.Second), b.took.Round(time.Second))
+	var enqueueErrors int64
+	for _, n := range s.enqueueErrors {
+		enqueueErrors += n
+	}
+	t.Logf("rolling upgrade: %d jobs (%s in %d workflows), %d schedule ticks\n"+
+		"versions: old %s (3 workers, 2 producers), new %s (3 workers, 1 producer); %d workers replaced one by one under load\n"+
+		"migration: %s, the new workers running\n"+
+		"runs: old %d, new %d (%d after the migration); enqueue errors %d (retried)\n"+
+		"lost %d, twice %d, stuck 0 (drained %v after the producers stopped); retried jobs failing other than once %d, "+
+		"dead jobs not run twice %d, dead in garbage %d of %d; delayed run early %d; tasks before a dependency %d; "+
+		"group order breaks %d, overlaps %d; ticks run twice %d, missed %d\n"+
+		"took %v (builds %v)",
+		s.jobs(), strings.Join(byClass, ", "), len(s.produced[evidence.Workflow]), f.ticks,
+		r.oldVer, r.newVer, len(old), migrated,
+		s.ran[r.oldVer], s.ran[r.newVer], s.ran[r.newVer]-before.ran[r.newVer], enqueueErrors,
+		f.lost, f.twice, drain.Round(100*time.Millisecond), f.retriedWrong,
+		f.doomedWrong, r.garbage, len(s.produced[evidence.Doomed]), f.early, f.earlyTasks,
+		f.groupBreaks, f.overlap, f.tickDups, f.tickGaps,
+		time.Since(began).Round(time.Second), b.took.Round(time.Second))
 }
 
 // worker starts a worker of bin named name.
@@ -295,6 +313,7 @@ func (r *run) checkGarbage(ins *hopper.Inspector, doomed []string) {
 		}
 	}
 	slices.Sort(got)
+	r.garbage = len(got)
 	if !slices.Equal(got, doomed) {
 		r.t.Errorf("garbage of %s holds %d jobs, want the %d doomed ones", evidence.QueueDead, len(got), len(doomed))
 	}
