@@ -151,3 +151,27 @@ func (s *snapshot) pending() (waiting int, example string) {
 // doomedAttempts is how often a doomed job runs: MaxRetries 1 is one
 // attempt and one retry.
 const doomedAttempts = 2
+
+// inFlight counts, per class, the jobs produced but not yet ended: no
+// success (a doomed job: short of its attempts); for workflows, those
+// whose last task has not succeeded.
+func (s *snapshot) inFlight() map[string]int {
+	m := map[string]int{}
+	for _, class := range evidence.Classes {
+		for _, id := range s.produced[class] {
+			var ended bool
+			switch class {
+			case evidence.Doomed:
+				ended = s.failed[id] >= doomedAttempts
+			case evidence.Workflow:
+				ended = s.ok[id+"~z"] > 0
+			default:
+				ended = s.ok[id] > 0
+			}
+			if !ended {
+				m[class]++
+			}
+		}
+	}
+	return m
+}

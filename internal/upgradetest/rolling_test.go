@@ -46,7 +46,6 @@ func TestRollingUpgrade(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	b := build(t, root)
 	t.Logf("built in %v; old sources: %s", b.took.Round(time.Millisecond), b.oldFrom)
-
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	r := &run{
@@ -54,48 +53,22 @@ func TestRollingUpgrade(t *testing.T) {
 		addr: srv.Addr, prefix: redistest.Prefix(t),
 		oldVer: oldCommit[:7], newVer: headVersion(root),
 	}
-
 	if r.newVer == r.oldVer {
 		t.Fatalf("upgradetest: this checkout is the old commit %s itself: nothing to upgrade", oldCommit)
 	}
+	quiet := &redisstore.Config{Prefix: r.prefix, Logger: slog.New(slog.DiscardHandler)}
 
-	// The old world: queues set up, two producers, three workers (each
-	// with its scheduler), under load for a while.
-	r.runToEnd("setup", b.oldProg, "-mode", "setup")
-	old := []*proc{}
-	for i := 1; i <= 3; i++ {
-		old = append(old, r.worker(b.oldProg, fmt.Sprintf("old-w%d", i), r.oldVer))
-	}
-	oldProducers := []*proc{
-		r.producer(b.oldProg, "old-p1", r.oldVer),
-		r.producer(b.oldProg, "old-p2", r.oldVer),
-	}
-	r.waitEvidence(60*time.Second, "the old world under load", func(s *snapshot) (bool, string) {
-		ranAll := s.worker["old-w1"] > 0 && s.worker["old-w2"] > 0 && s.worker["old-w3"] > 0
-		return s.okRuns >= 800 && len(s.ticks) >= 2 && s.ok[firstWorkflowEnd(s)] > 0 && ranAll,
-			fmt.Sprintf("%d successes, %d ticks, runs by worker %v", s.okRuns, len(s.ticks), s.worker)
-	})
-
-	// A new producer joins; the old workers are replaced one by one.
+	oldWorkers, oldProducers := r.oldWorld()
 	newProducer := r.producer(b.newProg, "new-p1", r.newVer)
 	r.waitEvidence(30*time.Second, "the new producer enqueueing", func(s *snapshot) (bool, string) {
 		return s.enqueued["new-p1"] >= 40, fmt.Sprintf("enqueued %v", s.enqueued)
 	})
-	var workers []*proc
-	for i, w := range old {
-		took := r.ps.stop(w)
-		name := fmt.Sprintf("new-w%d", i+1)
-		workers = append(workers, r.worker(b.newProg, name, r.newVer))
-		r.waitEvidence(30*time.Second, name+" running jobs", func(s *snapshot) (bool, string) {
-			return s.worker[name] >= 200, fmt.Sprintf("runs by worker %v", s.worker)
-		})
-		t.Logf("replaced %s (stopped in %v) by %s", w.name, took.Round(time.Millisecond), name)
-	}
+	newWorkers := r.replace(oldWorkers)
 	for _, p := range oldProducers {
 		r.ps.stop(p)
 	}
 
-	// The migration, with the new world running.
+	// The migration, with the new world running, and a while after it.
 	before := r.snapshot()
 	migrated := r.migrate()
 	r.waitEvidence(60*time.Second, "the new world after the migration", func(s *snapshot) (bool, string) {
@@ -105,9 +78,68 @@ func TestRollingUpgrade(t *testing.T) {
 	})
 	r.ps.stop(newProducer)
 
-	// Drain: every job ends, nothing waits in any queue.
-	ins := hopper.NewInspector(redisstore.New(r.rdb, &redisstore.Config{Prefix: r.prefix, Logger: slog.New(slog.DiscardHandler)}))
-	drain := r.waitEvidence(90*time.Second, "every job finished and every queue empty", func(s *snapshot) (bool, string) {
+	ins := hopper.NewInspector(redisstore.New(r.rdb, quiet))
+	drained := r.drain(ins)
+	for _, w := range newWorkers {
+		r.ps.stop(w)
+	}
+
+	s := r.snapshot()
+	f := r.check(ins, s)
+	// At a producer's steady rate, delayed jobs (0.5 to 5 s), retries
+	// (1 s in retry) and workflows (a task delayed 1 s) always have some
+	// in flight; a run where none were at the migration tests less than
+	// it claims.
+	inFlight := before.inFlight()
+	for _, class := range []string{evidence.Delayed, evidence.Retried, evidence.Workflow} {
+		if inFlight[class] == 0 {
+			t.Errorf("no %s job in flight at the migration (%v): the run no longer tests what it says", class, inFlight)
+		}
+	}
+	r.summary(s, f, summaryOf{migrated: migrated, before: before, inFlight: inFlight, drained: drained, began: began})
+}
+
+// oldWorld sets the queues up and starts the old world: three workers
+// (each with its scheduler) and two producers, under load for a while.
+func (r *run) oldWorld() (workers, producers []*proc) {
+	r.t.Helper()
+	r.runToEnd("setup", r.b.oldProg, "-mode", "setup")
+	for i := 1; i <= 3; i++ {
+		workers = append(workers, r.worker(r.b.oldProg, fmt.Sprintf("old-w%d", i), r.oldVer))
+	}
+	producers = []*proc{
+		r.producer(r.b.oldProg, "old-p1", r.oldVer),
+		r.producer(r.b.oldProg, "old-p2", r.oldVer),
+	}
+	r.waitEvidence(60*time.Second, "the old world under load", func(s *snapshot) (bool, string) {
+		ranAll := s.worker["old-w1"] > 0 && s.worker["old-w2"] > 0 && s.worker["old-w3"] > 0
+		return s.okRuns >= 800 && len(s.ticks) >= 2 && s.ok[firstWorkflowEnd(s)] > 0 && ranAll,
+			fmt.Sprintf("%d successes, %d ticks, runs by worker %v", s.okRuns, len(s.ticks), s.worker)
+	})
+	return workers, producers
+}
+
+// replace stops the old workers one by one, each replaced by a new one
+// that runs a few hundred jobs before the next old one stops.
+func (r *run) replace(old []*proc) (workers []*proc) {
+	r.t.Helper()
+	for i, w := range old {
+		took := r.ps.stop(w)
+		name := fmt.Sprintf("new-w%d", i+1)
+		workers = append(workers, r.worker(r.b.newProg, name, r.newVer))
+		r.waitEvidence(30*time.Second, name+" running jobs", func(s *snapshot) (bool, string) {
+			return s.worker[name] >= 200, fmt.Sprintf("runs by worker %v", s.worker)
+		})
+		r.t.Logf("replaced %s (stopped in %v) by %s", w.name, took.Round(time.Millisecond), name)
+	}
+	return workers
+}
+
+// drain waits until every job has ended and no queue holds anything but
+// the doomed jobs in garbage, and returns how long that took.
+func (r *run) drain(ins *hopper.Inspector) time.Duration {
+	r.t.Helper()
+	return r.waitEvidence(90*time.Second, "every job finished and every queue empty", func(s *snapshot) (bool, string) {
 		if n, example := s.pending(); n > 0 {
 			return false, fmt.Sprintf("%d jobs unfinished, e.g. %s", n, example)
 		}
@@ -116,28 +148,42 @@ func TestRollingUpgrade(t *testing.T) {
 		}
 		return true, ""
 	})
-	for _, w := range workers {
-		r.ps.stop(w)
-	}
+}
 
-	s := r.snapshot()
+// check checks the final state: the evidence, the queues, garbage,
+// settings and workflows in the store.
+func (r *run) check(ins *hopper.Inspector, s *snapshot) figures {
+	r.t.Helper()
 	f, problems := s.verify()
 	for _, p := range problems {
-		t.Error(p)
+		r.t.Error(p)
 	}
 	if busy := r.busyQueues(ins, len(s.produced[evidence.Doomed])); busy != "" {
-		t.Errorf("queues not empty after the workers stopped: %s", busy)
+		r.t.Errorf("queues not empty after the workers stopped: %s", busy)
 	}
 	r.checkGarbage(ins, s.produced[evidence.Doomed])
 	r.checkConfigs(ins)
 	r.checkWorkflows(ins, s.produced[evidence.Workflow])
 	if s.ran[r.oldVer] == 0 || s.ran[r.newVer] == 0 {
-		t.Errorf("runs by version %v: want runs by both %s and %s", s.ran, r.oldVer, r.newVer)
+		r.t.Errorf("runs by version %v: want runs by both %s and %s", s.ran, r.oldVer, r.newVer)
 	}
 	if s.jobs() < 1000 {
-		t.Errorf("only %d jobs produced", s.jobs())
+		r.t.Errorf("only %d jobs produced", s.jobs())
 	}
+	return f
+}
 
+// summaryOf is what the summary needs beyond the final evidence.
+type summaryOf struct {
+	migrated string
+	before   *snapshot // at the migration
+	inFlight map[string]int
+	drained  time.Duration
+	began    time.Time
+}
+
+// summary logs the figures of the run.
+func (r *run) summary(s *snapshot, f figures, o summaryOf) {
 	byClass := make([]string, 0, len(evidence.Classes))
 	for _, c := range evidence.Classes {
 		if c != evidence.Workflow {
@@ -148,21 +194,22 @@ func TestRollingUpgrade(t *testing.T) {
 	for _, n := range s.enqueueErrors {
 		enqueueErrors += n
 	}
-	t.Logf("rolling upgrade: %d jobs (%s in %d workflows), %d schedule ticks\n"+
-		"versions: old %s (3 workers, 2 producers), new %s (3 workers, 1 producer); %d workers replaced one by one under load\n"+
-		"migration: %s, the new workers running\n"+
+	r.t.Logf("rolling upgrade: %d jobs (%s in %d workflows), %d schedule ticks\n"+
+		"versions: old %s (3 workers, 2 producers), new %s (3 workers, 1 producer); 3 workers replaced one by one under load\n"+
+		"migration: %s, the new workers running; in flight then: %v\n"+
 		"runs: old %d, new %d (%d after the migration); enqueue errors %d (retried)\n"+
 		"lost %d, twice %d, stuck 0 (drained %v after the producers stopped); retried jobs failing other than once %d, "+
 		"dead jobs not run twice %d, dead in garbage %d of %d; delayed run early %d; tasks before a dependency %d; "+
 		"group order breaks %d, overlaps %d; ticks run twice %d, missed %d\n"+
 		"took %v (builds %v)",
 		s.jobs(), strings.Join(byClass, ", "), len(s.produced[evidence.Workflow]), f.ticks,
-		r.oldVer, r.newVer, len(old), migrated,
-		s.ran[r.oldVer], s.ran[r.newVer], s.ran[r.newVer]-before.ran[r.newVer], enqueueErrors,
-		f.lost, f.twice, drain.Round(100*time.Millisecond), f.retriedWrong,
+		r.oldVer, r.newVer,
+		o.migrated, o.inFlight,
+		s.ran[r.oldVer], s.ran[r.newVer], s.ran[r.newVer]-o.before.ran[r.newVer], enqueueErrors,
+		f.lost, f.twice, o.drained.Round(100*time.Millisecond), f.retriedWrong,
 		f.doomedWrong, r.garbage, len(s.produced[evidence.Doomed]), f.early, f.earlyTasks,
 		f.groupBreaks, f.overlap, f.tickDups, f.tickGaps,
-		time.Since(began).Round(time.Second), b.took.Round(time.Second))
+		time.Since(o.began).Round(time.Second), r.b.took.Round(time.Second))
 }
 
 // worker starts a worker of bin named name.

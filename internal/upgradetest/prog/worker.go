@@ -24,9 +24,11 @@ func work(ctx context.Context, c config, st hopper.Store, rec *evidence.Recorder
 		Concurrency: 8,
 		ID:          c.name,
 		Logger:      log,
-		// Retries come back fast, so that the test need not wait for
-		// the default backoff's seconds.
-		Backoff: func(int, error) time.Duration { return 300 * time.Millisecond },
+		// Retries come back after a second, not the default backoff's
+		// seconds: long enough that, at a producer's steady rate, some
+		// always wait in retry (the test checks some do at the
+		// migration), short enough for the run to drain soon.
+		Backoff: func(int, error) time.Duration { return time.Second },
 		Scheduler: &hopper.SchedulerConfig{
 			Logger: log,
 			Schedules: []hopper.Schedule{{
