@@ -22,13 +22,14 @@ const oldCommit = "cbcdc6d53f4236e567699415fe04412baeb0f7f8"
 
 // oldPaths are the pathspecs of the old tree: the library sources the
 // program needs (the root package, store, redisstore with its Lua, and
-// the internal packages they import), without tests and test data.
+// the internal packages they import), without tests, test data and
+// documents.
 var oldPaths = []string{
 	"go.mod", "go.sum", ":(glob)*.go",
 	"store", "redisstore",
 	"internal/engine", "internal/fieldcopy", "internal/msgpackguard",
 	"internal/mstime", "internal/sched", "internal/wire",
-	":(exclude,glob)**/*_test.go", ":(exclude,glob)**/testdata/**",
+	":(exclude,glob)**/*_test.go", ":(exclude,glob)**/testdata/**", ":(exclude,glob)**/*.md",
 }
 
 // tarballPath is the old tree for checkouts without oldCommit.
