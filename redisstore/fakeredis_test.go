@@ -98,6 +98,12 @@ func (f *fakeRedis) serve(c net.Conn) {
 			reply = bulk(hex.EncodeToString(sum[:]))
 		case "SMEMBERS", "HGETALL":
 			reply = "*0\r\n"
+		case "GET": // the layout check (layout.go): a fresh server
+			reply = "$-1\r\n"
+		case "EXISTS":
+			reply = ":0\r\n"
+		case "SET":
+			reply = "+OK\r\n"
 		default:
 			reply = "-ERR the fake does not know " + args[0] + "\r\n"
 		}

@@ -142,6 +142,10 @@ var ErrOldWorkers = errors.New("redisstore: workers of an older hopper release a
 // an error stops the step there, as an interrupted run would.
 var migrateHook func(queue string) error
 
+// migrateReadHook, when set (tests), runs between reading a queue's
+// settings and writing them again, where a concurrent change may land.
+var migrateReadHook func(queue string)
+
 // Migrate brings the data in Redis to LayoutVersion: it runs every pending
 // step in order, then stores the layout version (last, so a run cut short
 // leaves the old version stored and the next run resumes; each step is
@@ -178,7 +182,7 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		return rep, nil
 	}
 	if len(st.OldWorkers) > 0 && !opts.Force && !opts.DryRun {
-		return rep, fmt.Errorf("%w: %s; stop them (or wait for them to upgrade to %s) and run the migration again, or force it",
+		return rep, fmt.Errorf("%w: %s; stop them (or upgrade them to %s) and migrate again, or force it",
 			ErrOldWorkers, describeWorkers(st.OldWorkers), layoutWrittenBy)
 	}
 	for _, m := range st.Pending {
@@ -305,6 +309,9 @@ func (s *Store) migrateConfig(ctx context.Context, queue string, dry bool) (bool
 		}
 		if dry {
 			return true, nil
+		}
+		if migrateReadHook != nil {
+			migrateReadHook(queue)
 		}
 		args := append(want, want[:configSettings]...)
 		sh, err := s.runQ(ctx, fullScript("config"), queue, args...).Text()
