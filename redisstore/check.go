@@ -70,7 +70,7 @@ func (s *Store) checkServer(ctx context.Context) error {
 		if redis.IsPermissionError(err) {
 			// As for INFO: an ACL that denies the store-wide keys
 			// costs the check, not the store.
-			s.opts.Logger.Warn("redisstore: cannot check the data layout (the ACL denies the store-wide keys); run `hopper migrate status` as a user that may read them",
+			s.opts.Logger.Warn("redisstore: cannot check or store the data layout (denied by ACL); run `hopper migrate status` as a user that may read and write the store-wide keys",
 				"prefix", s.opts.Prefix, "error", err)
 			return nil
 		}
