@@ -67,6 +67,13 @@ func (s *Store) checkServer(ctx context.Context) error {
 		return err
 	}
 	if err := s.checkLayout(ctx); err != nil {
+		if redis.IsPermissionError(err) {
+			// As for INFO: an ACL that denies the store-wide keys
+			// costs the check, not the store.
+			s.opts.Logger.Warn("redisstore: cannot check or store the data layout (denied by ACL); run `hopper migrate status` as a user that may read and write the store-wide keys",
+				"prefix", s.opts.Prefix, "error", err)
+			return nil
+		}
 		if !errors.Is(err, ErrLayout) {
 			err = wrap("layout check", err)
 		}

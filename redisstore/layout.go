@@ -71,11 +71,13 @@ func (s *Store) readLayout(ctx context.Context) (stored int, marked, fresh bool,
 
 // isFresh reports whether the prefix holds no hopper data: none of the
 // store-wide keys exist (the queue registry, which every queue's first
-// write adds to, the workers, the schedules and the partitions), nor the
-// workflow index. Each EXISTS names keys of one slot, so it runs on the
-// master that holds them, on a Cluster too.
+// write adds to, the workers, the schedules), nor the workflow index.
+// The partition counts are left out: the check itself declares
+// Config.Partitions before it reads the layout, and they are no data.
+// Each EXISTS names keys of one slot, so it runs on the master that holds
+// them, on a Cluster too.
 func (s *Store) isFresh(ctx context.Context) (bool, error) {
-	n, err := s.rdb.Exists(ctx, s.g.queues, s.g.workers, s.g.schedules, s.g.stored, s.g.storedVer, s.g.partsKey()).Result()
+	n, err := s.rdb.Exists(ctx, s.g.queues, s.g.workers, s.g.schedules, s.g.stored, s.g.storedVer).Result()
 	if err != nil || n > 0 {
 		return false, err
 	}

@@ -182,7 +182,7 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		return rep, nil
 	}
 	if len(st.OldWorkers) > 0 && !opts.Force && !opts.DryRun {
-		return rep, fmt.Errorf("%w: %s; stop them (or wait for them to upgrade to %s) and run the migration again, or force it",
+		return rep, fmt.Errorf("%w: %s; stop them (or upgrade them to %s) and migrate again, or force it",
 			ErrOldWorkers, describeWorkers(st.OldWorkers), layoutWrittenBy)
 	}
 	for _, m := range st.Pending {

@@ -95,6 +95,21 @@ func TestLayoutFreshRedisGetsCurrent(t *testing.T) {
 	}
 }
 
+// TestLayoutFreshWithPartitions: a store that declares partitioned
+// queues on a fresh Redis (the check writes their counts first) stores
+// the current layout and logs nothing about it.
+func TestLayoutFreshWithPartitions(t *testing.T) {
+	var logs logBuffer
+	s, rdb := newStore(t, &redisstore.Config{Partitions: map[string]int{"hot": 2}, Logger: logs.logger()})
+	mustEnqueue(t, s, job("hot", "a"))
+	if got := storedLayout(t, s, rdb); got != "1" {
+		t.Fatalf("layout stored on a fresh Redis with partitions: %s, want 1", got)
+	}
+	if out := logs.String(); strings.Contains(out, "layout") {
+		t.Fatalf("log: %q, want nothing about the layout", out)
+	}
+}
+
 func TestLayoutZeroRunsAndLogs(t *testing.T) {
 	seed, rdb, prefix := prefixedStore(t)
 	seedLayoutZero(t, seed, rdb, "limited")

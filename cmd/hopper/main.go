@@ -15,6 +15,7 @@
 //	hopper outbox relay|migrate|stats|schema
 //	                                the transactional outbox, by running the hopper-outbox
 //	                                program (module github.com/hopperq/hopper/outbox)
+//	hopper migrate status|up        the layout of the data in Redis; migrate it after an upgrade
 //
 // Every command but demo and version reads a Redis store: --redis (default
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix

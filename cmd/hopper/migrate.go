@@ -131,7 +131,7 @@ func migrateUp(ctx context.Context, w io.Writer, s *redisstore.Store, opts redis
 	rep, err := s.Migrate(ctx, opts)
 	if errors.Is(err, redisstore.ErrOldWorkers) {
 		printOldWorkers(w, rep.OldWorkers)
-		return fmt.Errorf("%w (stop them, or run with --force)", err)
+		return fmt.Errorf("%w with --force", err)
 	}
 	if err != nil {
 		if len(rep.Steps) > 0 {
