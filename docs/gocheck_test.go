@@ -116,6 +116,20 @@ func safeName(page string) string {
 	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.TrimSuffix(page, ".md"))
 }
 
+// unlinked renames a whole file's package main, so that the one go build
+// of all blocks compiles it without linking a binary (a link per program
+// cost the check most of its time); func main stays an ordinary function.
+func unlinked(code string) string {
+	loc := mainClause.FindStringIndex(code)
+	if loc == nil {
+		return code
+	}
+	return code[:loc[0]] + "package main_" + code[loc[1]:]
+}
+
+// mainClause matches the package clause of a program.
+var mainClause = regexp.MustCompile(`(?m)^package main[ \t]*$`)
+
 // generate lays the Go blocks out as packages under root.
 func generate(t *testing.T, root string, blocks []block) []*genPkg {
 	t.Helper()
@@ -126,7 +140,7 @@ func generate(t *testing.T, root string, blocks []block) []*genPkg {
 	for i, b := range blocks {
 		if isWhole(b.code) {
 			p := &genPkg{dir: filepath.Join(root, fmt.Sprintf("w%03d_%s", i, safeName(b.page))), whole: true,
-				files: map[string]string{"main.go": lineDirective(b) + b.code}}
+				files: map[string]string{"main.go": lineDirective(b) + unlinked(b.code)}}
 			pkgs = append(pkgs, p)
 			continue
 		}
