@@ -57,7 +57,7 @@ func commands() []command {
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},
 		{"migrate", "the layout of the data in Redis: status, and up to migrate it after an upgrade", runMigrate},
-		{"check", "is this Redis fit for hopper? a verdict per setting; exit 1 on a problem", runCheck},
+		{"check", "judge a Redis for production: version, eviction, persistence, replicas, ACL, layout, clock, latency, memory", runCheck},
 		{"version", "print this hopper's release, the Redis layout it writes and the Go it was built with", runVersion},
 	}
 }
