@@ -210,8 +210,10 @@ func checkGo(t *testing.T, blocks []block) {
 	if len(blocks) == 0 {
 		t.Skip("no Go blocks")
 	}
-	root, err := os.MkdirTemp(".", "_gen")
-	if err != nil {
+	// A fixed directory, so that unchanged pages generate the same packages
+	// at the same paths and the build cache serves them on the next run.
+	root := "_gen"
+	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
 	if os.Getenv("DOCS_KEEP_GEN") == "" { // set it to look at the generated packages

@@ -385,17 +385,3 @@ func waitUntilRefused(t *testing.T, s *redisstore.Store) error {
 	})
 	return err
 }
-
-// TestRequiredCommandsAreTheRecipe: the commands hopper check asks about
-// are the documented recipe's.
-func TestRequiredCommandsAreTheRecipe(t *testing.T) {
-	var recipe []string
-	for _, r := range aclRecipe(t) {
-		if c, ok := strings.CutPrefix(r, "+"); ok {
-			recipe = append(recipe, c)
-		}
-	}
-	if got := redisstore.RequiredCommands(); !slices.Equal(got, recipe) {
-		t.Fatalf("RequiredCommands() = %v\nthe recipe in doc.go has %v", got, recipe)
-	}
-}
