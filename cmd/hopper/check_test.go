@@ -118,14 +118,7 @@ func TestCheckLayoutPending(t *testing.T) {
 // coverage setting.
 func TestCheckCluster(t *testing.T) {
 	c := redistest.StartCluster(t)
-	u := "redis://" + c.Addrs[0]
-	for _, a := range c.Addrs[1:] {
-		if strings.Contains(u, "?") {
-			u += "&addr=" + a
-		} else {
-			u += "?addr=" + a
-		}
-	}
+	u := clusterURL(c)
 	r := check(t, "--cluster", "--redis", u, "--redis-prefix", redistest.Prefix(t))
 	t.Log(r.stdout)
 	var masters []string

@@ -199,3 +199,9 @@ func state(t *testing.T, s hopper.Store, id string) hopper.JobState {
 	}
 	return j.State
 }
+
+// clusterURL is the --redis URL of a test Cluster for --cluster: the first
+// master, and the others as addr parameters.
+func clusterURL(c *redistest.Cluster) string {
+	return "redis://" + c.Addrs[0] + "?addr=" + strings.Join(c.Addrs[1:], "&addr=")
+}

@@ -226,14 +226,7 @@ func TestMigrateUsage(t *testing.T) {
 func TestMigrateCluster(t *testing.T) {
 	c := redistest.StartCluster(t)
 	prefix := redistest.Prefix(t)
-	url := "redis://" + c.Addrs[0]
-	for _, a := range c.Addrs[1:] {
-		if strings.Contains(url, "?") {
-			url += "&addr=" + a
-		} else {
-			url += "?addr=" + a
-		}
-	}
+	url := clusterURL(c)
 	e := &migrateEnv{rdb: c.Client(t), prefix: prefix, flags: []string{"--cluster", "--redis", url, "--redis-prefix", prefix}}
 	queues := []string{"q1", "q2", "q3", "q4", "q5"}
 	e.seedOld(t, queues...)
