@@ -29,7 +29,7 @@ type dash struct {
 // Mount it at a path prefix with http.StripPrefix and the same
 // Config.Prefix:
 //
-//	mux.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs", dashboard.New(store, &dashboard.Options{Prefix: "/admin/jobs"})))
+//	mux.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs", dashboard.New(store, &dashboard.Config{Prefix: "/admin/jobs"})))
 //
 // or at the root of a server with no prefix at all. Routes, relative to the
 // prefix:

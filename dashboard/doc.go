@@ -3,7 +3,7 @@
 //
 //	store := redisstore.New(rdb, nil)
 //	http.Handle("/admin/jobs/", http.StripPrefix("/admin/jobs",
-//		dashboard.New(store, &dashboard.Options{Prefix: "/admin/jobs", BasicAuth: &dashboard.BasicAuth{User: "ops", Password: pw}})))
+//		dashboard.New(store, &dashboard.Config{Prefix: "/admin/jobs", BasicAuth: &dashboard.BasicAuth{User: "ops", Password: pw}})))
 //
 // The hopper command serves it too: hopper dashboard --redis redis://host:6379.
 //
@@ -111,7 +111,7 @@
 // only through the "alive" messages the server sends after each read of
 // the store, so a store that stops answering (a Redis under CLIENT PAUSE)
 // turns every page stale within a few seconds. The job lists
-// get a select-all box. Below 640 px the top bar wraps and each job of a
+// get a select-all box. Below 900 px the top bar wraps and each job of a
 // list is a card with its fields labelled.
 //
 // # Security

@@ -47,7 +47,7 @@ func DefaultRedact(kind string, v any) any {
 	return v
 }
 
-// NoRedact is an Config.Redact that hides nothing: it returns v as it is.
+// NoRedact is a Config.Redact that hides nothing: it returns v as it is.
 func NoRedact(kind string, v any) any { return v }
 
 // keyNormalizer drops the separators of a key before it is compared.

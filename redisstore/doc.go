@@ -130,7 +130,10 @@
 //   - HSCAN and UNLINK serve only the kind index (QueueConfig.KindIndex):
 //     indexing the jobs there when it is turned on, dropping it when it is
 //     turned off.
-//   - MEMORY USAGE (+memory|usage, not in the line above) serves only
+//   - WAIT (+wait, not in the line above) serves only Config.Replicas:
+//     add it to the user when you set Replicas, or Enqueue and Finish
+//     fail with ErrNoPerm (hopper check --replicas N says so).
+//   - MEMORY USAGE (+memory|usage) serves only
 //     ServerInfo's estimate of each queue's memory (the dashboard's Redis
 //     page); without it the page shows the nodes' INFO and says queue
 //     memory could not be estimated.

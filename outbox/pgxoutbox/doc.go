@@ -17,6 +17,6 @@
 //
 // Relay.Stats reads the outbox's depth, relay lag and dead letters; a
 // Relay is also the outbox source of the dashboard
-// (dashboard.Options.Outbox), and reports OpenTelemetry gauges while it
+// (dashboard.Config.Outbox), and reports OpenTelemetry gauges while it
 // runs (see RelayConfig.MeterProvider).
 package pgxoutbox
