@@ -3,7 +3,7 @@ module github.com/hopperq/hopper/examples/prometheus
 go 1.26.0
 
 require (
-	github.com/hopperq/hopper v0.0.0
+	github.com/hopperq/hopper v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
