@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -149,7 +150,8 @@ func TestAxe(t *testing.T) {
 	for _, cs := range append(colourSchemes, chosenSchemes...) {
 		t.Run(cs.name, func(t *testing.T) {
 			t.Parallel()
-			tab := isolatedTab(t, browser)
+			// Every page twice, with axe on each: a minute per page at most.
+			tab := isolatedTabFor(t, browser, time.Duration(2*len(pages))*time.Minute)
 			setScheme(t, tab, s, cs)
 			// A desktop's width, and a phone's, where lists are cards.
 			for _, width := range []int64{1400, 360} {

@@ -252,7 +252,11 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 // textOf returns the text content of the first element matching css.
 func textOf(t *testing.T, ctx context.Context, css string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(css)))
+	var s string
+	err := retryStale(ctx, func() (err error) {
+		s, err = chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(css)))
+		return err
+	})
 	if err != nil {
 		t.Fatalf("text of %s: %v", css, err)
 	}
@@ -279,7 +283,7 @@ func nav(t *testing.T, tab context.Context, s *site, path, css string) {
 // click clicks the first element matching css.
 func click(t *testing.T, tab context.Context, css string) {
 	t.Helper()
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible)); err != nil {
+	if err := retryStale(tab, func() error { return chromedp.Do(tab, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible)) }); err != nil {
 		t.Fatalf("clicking %s: %v", css, err)
 	}
 }
@@ -291,6 +295,25 @@ func clickAndLoad(t *testing.T, tab context.Context, css string) {
 	if _, err := chromedp.Run(tab, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible))); err != nil {
 		t.Fatalf("clicking %s and loading the next page: %v", css, err)
 	}
+}
+
+// retryStale runs do again while it fails because a live update swapped
+// the node it had found for a fresh copy between finding and using it
+// (the DevTools protocol then no longer knows the node's ID), until it
+// succeeds, fails otherwise, or the tab's deadline passes.
+func retryStale(ctx context.Context, do func() error) error {
+	for {
+		err := do()
+		if err == nil || ctx.Err() != nil || !isStaleNode(err) {
+			return err
+		}
+	}
+}
+
+// isStaleNode reports whether err says the node found is gone.
+func isStaleNode(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "No node with given id found") || strings.Contains(msg, "Could not find node with given id")
 }
 
 // jsString quotes s for a JavaScript expression.

@@ -3,6 +3,7 @@ package browsertest_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -13,9 +14,16 @@ import (
 // when t ends.
 func isolatedTab(t *testing.T, browser context.Context) context.Context {
 	t.Helper()
+	return isolatedTabFor(t, browser, browserTimeout)
+}
+
+// isolatedTabFor is isolatedTab with a deadline of d, for a subtest that
+// walks many pages (TestAxe: every page at two widths).
+func isolatedTabFor(t *testing.T, browser context.Context, d time.Duration) context.Context {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, browserTimeout)
+	ctx, cancelTimeout := context.WithTimeout(ctx, d)
 	t.Cleanup(cancelTimeout)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatal(err)

@@ -140,7 +140,11 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goCmd(t, app, env, "get", "github.com/hopperq/hopper@"+v, "github.com/hopperq/hopper/outbox@"+v)
+	// The outbox alone first: its own requirement of the library must name
+	// a version the proxy serves (a get of both at once would pick the
+	// library's version for it and hide a wrong requirement).
+	goCmd(t, app, env, "get", "github.com/hopperq/hopper/outbox@"+v)
+	goCmd(t, app, env, "get", "github.com/hopperq/hopper@"+v)
 	goCmd(t, app, env, "build", "-trimpath", "-o", "app", ".") // -trimpath: the build cache serves the dependencies whatever the module cache's path
 	out, err := exec.Command(filepath.Join(app, "app")).CombinedOutput()
 	if err != nil {
