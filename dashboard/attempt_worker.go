@@ -15,8 +15,10 @@ import (
 // attempt that succeeded, so the job page finds it in the queue's event
 // stream: the "started" event of that attempt names the worker that
 // claimed it. The stream keeps the queue's last events only
-// (QueueConfig.EventsMaxLen, 1,000 by default), so an older success shows
-// no worker. The answer never changes once found, so it is remembered
+// (QueueConfig.EventsMaxLen, 1,000 by default), and on Redis only those
+// written while someone read the queue's events (a live feed open, a
+// subscriber), so an older success, or one nobody watched, shows no
+// worker. The answer never changes once found, so it is remembered
 // (attemptWorkers), and the page's live refreshes do not read the stream
 // again.
 

@@ -249,6 +249,11 @@ func enqueueCall(queue string, items []*encJob) *evalCall {
 			break
 		}
 	}
+	if v.adds == "" && len(items) == 1 && kind != "" && items[0].due == "" {
+		// One job due now: kind, ID and value, the fewest arguments (Redis
+		// builds a table of them for every call; adds/plain.lua).
+		return shapedCall("enqueue", queue, v, nil, kind, items[0].id, items[0].value)
+	}
 	args := make([]any, 0, n)
 	args = append(args, kind, "")
 	if v.adds == "" {
@@ -297,7 +302,13 @@ var replacedState = [256]store.JobState{'p': store.StatePending, 'r': store.Stat
 
 // setEnqueueResults reads the enqueue script's reply into items.
 func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
-	vals, err := cmd.Slice()
+	var vals []any
+	var err error
+	if one, ok := cmd.Val().(string); ok && len(items) == 1 {
+		vals = []any{one} // the reply of one job due now: a string, not a table
+	} else {
+		vals, err = cmd.Slice()
+	}
 	if err == nil && len(vals) != len(items) {
 		err = fmt.Errorf("enqueue script returned %d results for %d jobs", len(vals), len(items))
 	}

@@ -24,7 +24,9 @@ var _ store.EventReader = (*Store)(nil)
 // A reader with nothing to read asks the queue's scripts to publish on
 // "<prefix>:ev" while it waits (events_arm.lua) and waits on the Store's
 // watch subscription, so neither a reader nor a queue without readers
-// polls, and a queue that nobody reads costs one comparison per script.
+// polls. Entries are written only while someone reads them (see
+// events_interest.go): a queue that nobody reads costs one comparison per
+// script and keeps no stream.
 
 // eventTypes maps the scripts' event codes to types.
 var eventTypes = [...]store.EventType{
@@ -103,6 +105,11 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 		if err := s.refuseWhole(q, "read the events of its partitions"); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	// Before the first look: what happens from now on is written, and a
+	// position taken now stands after any hole of steps nobody read.
+	if err := s.wantEvents(ctx, queues); err != nil {
+		return nil, nil, nil, err
 	}
 	if now {
 		if err := s.resolveNow(ctx, from, pos); err != nil {
@@ -248,14 +255,18 @@ func formatPositions(pos map[string]evPos) map[string]string {
 	return out
 }
 
-// armEvents asks the scripts of queues to publish new events for d.
+// armEvents asks the scripts of queues to publish new events for d, and
+// to write them for eventsInterest at least.
 func (s *Store) armEvents(ctx context.Context, queues []string, d time.Duration) error {
 	// A little longer than the wait: a reader that reads again at once
 	// need not arm again.
 	ms := (d + time.Second).Milliseconds()
+	if d <= 0 {
+		ms = 0
+	}
 	calls := make([]*evalCall, len(queues))
 	for i, q := range queues {
-		calls[i] = s.queueCall(fullScript("events_arm"), q, ms)
+		calls[i] = s.queueCall(fullScript("events_arm"), q, ms, eventsInterest.Milliseconds())
 	}
 	s.runAll(ctx, calls, nil)
 	for i, c := range calls {

@@ -143,14 +143,14 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	}
 	head.WriteString(b.readers())
 	head.WriteString(b.modules())
-	resets := "reset_base() " + b.resetFields() + b.resets()
+	resets := b.firsts() + b.resetFields() + b.resets()
 
 	shebang := "#!lua\n"
 	if flags != "" {
 		shebang = "#!lua flags=" + flags + "\n"
 	}
 	var eval strings.Builder
-	eval.WriteString(shebang + "local K, K_N = {}, 0\n")
+	eval.WriteString(shebang + "local KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
 	eval.WriteString(head.String())
 	eval.WriteString(b.keyBinds("KEYS") + "\n")
 	if keyCheck {

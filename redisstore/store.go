@@ -35,6 +35,7 @@ type Store struct {
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
 	rot        sync.Map                   // partitioned queue -> *atomic.Uint64, Claim's rotation
 	registered sync.Map                   // queue name -> time.Time of its last SADD to the registry
+	wanted     sync.Map                   // queue name -> time.Time of its last events_arm (events_interest.go)
 
 	fmode    funcMode    // scripts called as functions (functions.go)
 	shapes   shapeCache  // what the Store knows of its queues' shapes (shape.go)

@@ -46,6 +46,7 @@ func eventsCases() []eventsCase {
 
 func testEventEnqueued(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "now"), delayed(q, "later", long))
 	evs := allEvents(t, r, q)
 	requireEvents(t, q, evs, want{store.EventEnqueued, "now", 0}, want{store.EventEnqueued, "later", 0})
@@ -56,6 +57,7 @@ func testEventEnqueued(t *testing.T, s store.Store, r store.EventReader, a store
 
 func testEventDuplicate(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	pos := startPos(t, r, q)
 	if res := enqueue(t, s, job(q, "a")); !res[0].Duplicate {
@@ -68,6 +70,7 @@ func testEventDuplicate(t *testing.T, s store.Store, r store.EventReader, a stor
 
 func testEventStarted(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	pos := startPos(t, r, q)
 	claimOne(t, s, q, "a", long)
@@ -98,6 +101,7 @@ func outcomeEventCases() []eventsCase {
 	for i, c := range cases {
 		out[i] = eventsCase{name: c.name, fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 			q := newQueue(t)
+			reading(t, r, q)
 			add(t, s, withRetries(q, "a", 3))
 			j := claimOne(t, s, q, "a", long)
 			pos := startPos(t, r, q)
@@ -122,6 +126,7 @@ func outcomeEventCases() []eventsCase {
 // Attempt still emits events that name them.
 func testEventFinishBare(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, withRetries(q, "a", 3), job(q, "b"))
 	got := claim(t, s, q, 2, long).Jobs
 	pos := startPos(t, r, q)
@@ -136,6 +141,7 @@ func testEventFinishBare(t *testing.T, s store.Store, r store.EventReader, a sto
 
 func testEventStaleFinish(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	j := claimOne(t, s, q, "a", long)
 	finishOK(t, s, outcome(j, store.OutcomeRelease))
@@ -150,6 +156,7 @@ func testEventStaleFinish(t *testing.T, s store.Store, r store.EventReader, a st
 
 func testEventPromoted(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, delayed(q, "a", 50*time.Millisecond))
 	maintainUntil(t, s, q, store.MaintainOpts{}, func(sum store.MaintainResult) error {
 		if sum.Promoted == 0 {
@@ -164,6 +171,7 @@ func testEventPromoted(t *testing.T, s store.Store, r store.EventReader, a store
 // attempts left, dead on the last attempt.
 func testEventReclaim(t *testing.T, s store.Store, r store.EventReader, _ store.Admin, retries int, typ store.EventType) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, withRetries(q, "a", retries))
 	claimOne(t, s, q, "a", store.MinLease)
 	awaitReclaim(t, s, q)
@@ -181,6 +189,7 @@ func testEventReclaim(t *testing.T, s store.Store, r store.EventReader, _ store.
 
 func testEventLifecycle(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, withRetries(q, "a", 2))
 	j := claimOne(t, s, q, "a", long)
 	finishOK(t, s, failed(j, store.OutcomeRetry, "boom", 0))
@@ -231,6 +240,7 @@ func requireProgress(t *testing.T, what string, got *store.Progress, percent flo
 
 func testEventProgress(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	j := claimOne(t, s, q, "a", long)
 	pos := startPos(t, r, q)
@@ -260,6 +270,7 @@ func testEventProgress(t *testing.T, s store.Store, r store.EventReader, a store
 
 func testEventProgressLost(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	j := claimOne(t, s, q, "a", long)
 	finishOK(t, s, outcome(j, store.OutcomeRelease))
@@ -281,6 +292,7 @@ func testEventProgressLost(t *testing.T, s store.Store, r store.EventReader, a s
 func testEventRequeued(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	put(t, s, a, job(q, "a"), store.StateGarbage)
 	pos := startPos(t, r, q)
 	requeue(t, a, q, store.StateGarbage, []string{"a"}, 1)
@@ -291,6 +303,7 @@ func testEventRequeued(t *testing.T, s store.Store, r store.EventReader, a store
 func testEventDeleted(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, delayed(q, "a", long), delayed(q, "b", long))
 	pos := startPos(t, r, q)
 	if n, err := a.DeleteJobs(t.Context(), q, store.StatePending, []string{"b"}); err != nil || n != 1 {
@@ -302,6 +315,7 @@ func testEventDeleted(t *testing.T, s store.Store, r store.EventReader, a store.
 func testEventCancelWaiting(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	pos := startPos(t, r, q)
 	cancel(t, a, q, "a", store.StateReady)
@@ -315,6 +329,7 @@ func testEventCancelWaiting(t *testing.T, s store.Store, r store.EventReader, a 
 func testEventCancelRunning(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, withRetries(q, "a", 3))
 	j := claimOne(t, s, q, "a", long)
 	pos := startPos(t, r, q)
@@ -328,6 +343,7 @@ func testEventCancelRunning(t *testing.T, s store.Store, r store.EventReader, a 
 
 func testEventFromNow(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	pos := startPos(t, r, q)
 	add(t, s, job(q, "b"))
@@ -336,6 +352,7 @@ func testEventFromNow(t *testing.T, s store.Store, r store.EventReader, a store.
 
 func testEventResume(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"), job(q, "b"), job(q, "c")) // one step, three events
 	got := claim(t, s, q, 2, long).Jobs              // one step, two events
 	finishOK(t, s, outcome(got[0], store.OutcomeAck), outcome(got[1], store.OutcomeAck))
@@ -359,6 +376,7 @@ func testEventResume(t *testing.T, s store.Store, r store.EventReader, a store.A
 
 func testEventManyQueues(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q1, q2 := newQueue(t), newQueue(t)
+	reading(t, r, q1, q2)
 	add(t, s, job(q1, "a"))
 	add(t, s, job(q2, "b"))
 	claimOne(t, s, q1, "a", long)
@@ -385,6 +403,7 @@ func testEventManyQueues(t *testing.T, s store.Store, r store.EventReader, a sto
 
 func testEventBlockWakes(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	pos := startPos(t, r, q)
 	type read struct {
 		evs []store.Event
@@ -405,6 +424,7 @@ func testEventBlockWakes(t *testing.T, s store.Store, r store.EventReader, a sto
 
 func testEventBlockEnds(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	add(t, s, job(q, "a"))
 	pos := startPos(t, r, q)
 	evs, next, lost, err := r.ReadEvents(t.Context(), map[string]string{q: pos}, 10, 20*time.Millisecond)
@@ -415,6 +435,7 @@ func testEventBlockEnds(t *testing.T, s store.Store, r store.EventReader, a stor
 
 func testEventContextEnds(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -430,6 +451,7 @@ func testEventContextEnds(t *testing.T, s store.Store, r store.EventReader, a st
 func testEventFellBehind(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	setQueueConfig(t, a, q, store.QueueConfig{EventsMaxLen: 10})
 	pos := startPos(t, r, q)
 	const steps = 300
@@ -457,6 +479,7 @@ func testEventFellBehind(t *testing.T, s store.Store, r store.EventReader, a sto
 func testEventsOff(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	needAdmin(t, a)
 	q := newQueue(t)
+	reading(t, r, q)
 	setQueueConfig(t, a, q, store.QueueConfig{EventsMaxLen: -1})
 	add(t, s, job(q, "a"))
 	j := claimOne(t, s, q, "a", long)
@@ -468,6 +491,7 @@ func testEventsOff(t *testing.T, s store.Store, r store.EventReader, a store.Adm
 
 func testEventInvalid(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 	q := newQueue(t)
+	reading(t, r, q)
 	ctx := t.Context()
 	_, _, _, err := r.ReadEvents(ctx, map[string]string{q: store.FromStart}, 0, 0)
 	requireErrIs(t, "ReadEvents with max 0", err, store.ErrInvalidConfig)

@@ -37,6 +37,18 @@ func readEvents(t *testing.T, r store.EventReader, from map[string]string, max i
 	return evs, next, lost
 }
 
+// reading starts reading the events of queues, as a subscriber does
+// before it acts: a store may skip the events of a queue nobody reads
+// (redisstore writes them while a reader has read in the last minute).
+func reading(t *testing.T, r store.EventReader, queues ...string) {
+	t.Helper()
+	from := make(map[string]string, len(queues))
+	for _, q := range queues {
+		from[q] = store.FromNow
+	}
+	readEvents(t, r, from, 1)
+}
+
 // eventsAfter reads every event of queue q after pos, in reads of at most
 // max, and returns them with the position after the last. It fails when
 // the store reports events lost.

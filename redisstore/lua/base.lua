@@ -124,7 +124,14 @@ local PREFIX, QUEUE
 -- first, because a script run as a function (functions.go) keeps its
 -- top-level variables from one call to the next.
 local function reset_base()
-  PREFIX, QUEUE = string.match(KEYS[1] or '', '^{([^:}]*):([^}]*)}')
+  -- Plain finds: a pattern with captures costs several times more.
+  local k = KEYS[1] or ''
+  local c, e = string.find(k, ':', 2, true), string.find(k, '}', 2, true)
+  if c and e and c < e and string.byte(k, 1) == 123 then -- '{'
+    PREFIX, QUEUE = string.sub(k, 2, c - 1), string.sub(k, c + 1, e - 1)
+  else
+    PREFIX, QUEUE = nil, nil
+  end
   NOW, NOW_S = nil, nil
 end
 

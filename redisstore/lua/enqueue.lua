@@ -21,7 +21,6 @@
 read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 events_config()
-if adds_fast and SHAPE == '' and ARGV[2] == 'n' then return adds_fast() end
 local now, later = now_ms()
 local out, ids, news = adds_all(now, later)
 store_placed()

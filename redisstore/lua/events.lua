@@ -1,7 +1,7 @@
 -- events.lua: the queue's event stream (see events.go).
 --- @keys events
 --- @conf ev
---- @marks evw
+--- @marks evw evr evs evh
 --
 -- A script collects the events of its transitions with emit and writes them
 -- with flush_events as one entry of the stream {p:q}:ev, in the same atomic
@@ -26,12 +26,57 @@
 -- A reader blocked on the queue sets the mark evw to the time its wait
 -- ends (arm_events in events.go); while it is in the future, a script
 -- that writes an entry PUBLISHes the queue on "<prefix>:ev".
+--
+-- Entries are written only while someone reads them: every reader keeps
+-- the mark evr, the time until which the queue's events are wanted, a
+-- minute ahead of its last read (events.go). A step after evr writes no
+-- entry, and the first such step sets the mark evs (events skipped). The
+-- reader that wants the events again marks a hole in the numbering (evh,
+-- events_arm.lua), which the next entry skips, so that a reader whose
+-- position is before it is told it lost events (events_read.lua): a queue
+-- that nobody reads costs one comparison per step, and no stream.
 
 local SEGS, NSEG, EVN
-local ev_maxlen, ev_maxlen_s, ev_watch
+local ev_maxlen, ev_maxlen_s, ev_watch, ev_rec
 local function reset_events()
   SEGS, NSEG, EVN = nil, 0, 0
-  ev_maxlen, ev_maxlen_s, ev_watch = nil, nil, nil
+  ev_maxlen, ev_maxlen_s, ev_watch, ev_rec = nil, nil, nil, nil
+end
+
+-- ev_recording reports whether this step writes its entry: whether a
+-- reader wants the queue's events at nows, the step's time in ms as a
+-- string (compared as strings: a number costs a tonumber). A step that
+-- does not, and is the first since the last entry, sets the mark evs.
+local function ev_recording(nows)
+  if ev_rec == nil then
+    local r = M.evr
+    ev_rec = r and (#r > #nows or (#r == #nows and r >= nows)) or false
+    if not ev_rec and not M.evs then
+      redis.call('HSET', K.marks, 'evs', '1')
+      M.evs = '1'
+    end
+  end
+  return ev_rec
+end
+
+-- entry_id returns the ID of the entry to write: "1-*", the next number,
+-- or, when a hole is marked (evh: the number after it), that number, and
+-- clears the mark.
+local function entry_id()
+  local h = M.evh
+  if not h then return '1-*' end
+  M.evh = nil
+  redis.call('HDEL', K.marks, 'evh')
+  local newest = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
+  if newest and (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) >= tonumber(h) then return '1-*' end
+  return '1-' .. h
+end
+
+-- ev_publish tells the readers blocked on the queue that it has news.
+local function ev_publish(nows)
+  if ev_watch and ev_watch > tonumber(nows) then
+    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+  end
 end
 
 -- events_config reads the events settings from C.ev and M.evw (after
@@ -66,7 +111,7 @@ end
 -- hot paths (claim, plain enqueue and ack, promote) hand over the tables
 -- they build anyway.
 local function emit_many(code, ids, n, kinds, atts, details)
-  if ev_maxlen < 0 or n == 0 then return end
+  if ev_maxlen < 0 or n == 0 or ev_rec == false then return end
   if not SEGS then SEGS = {} end
   NSEG = NSEG + 1
   SEGS[NSEG] = {code, ids, n, kinds, atts, details}
@@ -136,35 +181,29 @@ end
 -- costs several times more.)
 local function write_entry(nows, ids, y, yv, k, kv, a, av, d, dv)
   if d then
-    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, y, yv, k, kv, a, av, d, dv)
+    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av, d, dv)
   else
-    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, y, yv, k, kv, a, av)
+    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av)
   end
-  if ev_watch and ev_watch > tonumber(nows) then
-    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
-  end
+  ev_publish(nows)
 end
 
 -- flush_events writes the step's entry, if it has events, to the stream.
 local function flush_events(now)
   if EVN == 0 then return end
+  local nows = ms_str(now)
+  if not ev_recording(nows) then return end
   local ids = seg_list(2)
   ids = EVN == 1 and ids[1] or table.concat(ids, '\n', 1, EVN)
   local y, yv = column(1, 'y', 'Y', ' ')
   local k, kv = column(4, 'k', 'K', '\n')
   local a, av = column(5, 'a', 'A', ' ')
   local d, dv = column(6, 'd', 'D', nil)
-  write_entry(ms_str(now), ids, y, yv, k, kv, a, av, d, dv)
+  write_entry(nows, ids, y, yv, k, kv, a, av, d, dv)
 end
 
--- emit_ready writes, as the entry of a step that emitted nothing else,
--- that jobs ids (joined by "\n") of kind were enqueued, ready: the entry
--- flush_events would write, without collecting it first (the enqueue of
--- jobs due now, adds/plain.lua).
-local function emit_ready(nows, ids, kind)
-  if ev_maxlen < 0 then return end
-  redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
-  if ev_watch and ev_watch > tonumber(nows) then
-    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
-  end
+-- xadd_enqueued writes the entry of jobs ids (joined by "\n") of kind
+-- enqueued ready at nows, with cap maxlen_s and entry ID id.
+local function xadd_enqueued(maxlen_s, id, nows, ids, kind)
+  redis.call('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
 end

@@ -1,15 +1,33 @@
--- events_arm.lua: ask the queue's scripts to publish on "<prefix>:ev"
--- while a reader waits (see events.go and events.lua).
---- @marks evw
+-- events_arm.lua: say that a reader wants the queue's events (the mark
+-- evr: entries are written until then, see events.lua) and, while it
+-- waits, that scripts should publish on "<prefix>:ev" (the mark evw).
+--- @keys events
+--- @marks evw evr evs evh
 --
--- ARGV: 1 how long the reader may wait, in ms
--- Sets the mark evw to now + ARGV[1] unless it is already later (another
--- reader waits longer).
+-- ARGV: 1 how long the reader may wait, in ms (0: it does not wait),
+--       2 how long its interest lasts, in ms
+-- Moves each mark to now plus its duration unless it is already later
+-- (another reader waits or reads longer). When steps skipped their
+-- entries since the last one (mark evs), it first marks a hole in the
+-- numbering after the newest entry (evh: the number of the entry after
+-- the hole, which the next entry takes): readers before it learn they lost
+-- events, readers from now on do not.
 
 local now = now_ms()
-local upto = now + tonumber(ARGV[1])
 read_fields()
-if (tonumber(M.evw) or 0) < upto then
-  redis.call('HSET', K.marks, 'evw', str(upto))
+if M.evs then
+  local newest = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
+  local seq = 1
+  if newest then seq = (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) + 2 end
+  if (tonumber(M.evh) or 0) < seq then redis.call('HSET', K.marks, 'evh', str(seq)) end
+  redis.call('HDEL', K.marks, 'evs')
+end
+local wait, want = tonumber(ARGV[1]), tonumber(ARGV[2])
+if wait > 0 and (tonumber(M.evw) or 0) < now + wait then
+  redis.call('HSET', K.marks, 'evw', str(now + wait))
+end
+local upto = now + math.max(want, wait)
+if (tonumber(M.evr) or 0) < upto then
+  redis.call('HSET', K.marks, 'evr', str(upto))
 end
 return 1

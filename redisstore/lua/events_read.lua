@@ -2,6 +2,7 @@
 -- (read-only; see events.go and events.lua).
 --- @flags no-writes
 --- @keys events
+--- @marks evh
 --
 -- ARGV: 1 the number n of the position's entry (entry "1-k" is number
 --       k+1, 0 is before the first), 2 "1" when entry n was read to its
@@ -10,8 +11,10 @@
 --       only the last number)
 -- Returns {lost, last, entry...}: lost is 1 when entries after the
 -- position were trimmed away (or the stream is gone, or started over),
--- and then the entries are the oldest kept; last is the number of the
--- newest entry (0 for none); each entry is {id, {field, value, ...}} as
+-- and then the entries are the oldest kept, or when the entries returned
+-- skip a number (steps that nobody read wrote nothing, events.lua), and
+-- then they are those after the position; last is the number of the
+-- newest entry (0 for none), or of a hole marked after it (evh); each entry is {id, {field, value, ...}} as
 -- XRANGE returns it.
 
 local k = K.events
@@ -23,12 +26,18 @@ local function num(id)
 end
 
 local newest = redis.call('XREVRANGE', k, '+', '-', 'COUNT', 1)[1]
-if not newest then
-  if n > 0 then return {1, 0} end
-  return {0, 0}
-end
-local last = num(newest[1])
+local last = 0
+if newest then last = num(newest[1]) end
+-- A hole marked after the newest entry (events_arm.lua) is a number
+-- handed out: a reader may stand on it.
+read_fields()
+local h = tonumber(M.evh)
+if h and h > last then last = h end
 if count == 0 then return {0, last} end
+if not newest then
+  if n > last then return {1, last} end
+  return {0, last}
+end
 local first = num(redis.call('XRANGE', k, '-', '+', 'COUNT', 1)[1][1])
 local lost = 0
 if mode ~= 's' and (n > last or (whole and n + 1 < first) or (not whole and n < first)) then
@@ -39,7 +48,16 @@ if n > 0 then
   start = '1-' .. str(n - 1)
   if whole then start = '(' .. start end
 end
-local out = {lost, last}
 local entries = redis.call('XRANGE', k, start, '+', 'COUNT', count)
-for i = 1, #entries do out[#out + 1] = entries[i] end
+local m = #entries
+if lost == 0 and mode ~= 's' and m > 0 then
+  -- A hole: the first entry is not the one after the position, or the
+  -- numbers of those returned are not consecutive.
+  local a = num(entries[1][1])
+  local want = n
+  if whole then want = n + 1 end
+  if a ~= want or num(entries[m][1]) - a + 1 ~= m then lost = 1 end
+end
+local out = {lost, last}
+for i = 1, m do out[#out + 1] = entries[i] end
 return out

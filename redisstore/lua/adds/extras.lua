@@ -13,8 +13,6 @@
 --- @include place unique replace att
 --- @keys jobs ticks
 
-local adds_fast = false
-
 -- add_extra adds job id with extras, unless its ID or unique key is held
 -- (then it may replace what the holder waits with) or its tick is not
 -- new. It returns the job's result, or nil when it was stored.

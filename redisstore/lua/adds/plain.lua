@@ -5,8 +5,8 @@
 --   adds_all(now, later) -> out, ids, values
 --                 store the call's jobs: one result per job (see
 --                 enqueue.lua), their IDs and the values sent
---   adds_fast     nil, or the whole call when every job is due now in a
---                 plain queue (enqueue.lua says when)
+--   first_adds    (optional) the whole call when every job is due now in
+--                 a plain queue, before the call's set-up (see lua.go)
 --
 -- ARGV after the first two: triples per job, id, value (the envelope,
 -- which the script prefixes with the enqueue time), due ("" now, "+ms"
@@ -15,18 +15,53 @@
 --- @include place events
 --- @keys jobs ready
 
--- adds_fast is the path of every Enqueue of jobs due now into a plain
--- queue, written out: a Lua function call, table or number conversion
--- costs about a thousand instructions or more here, a good share of the
--- whole call. ARGV[1] is the jobs' kind.
-local function adds_fast()
+-- pass hands the call over to the rest of the script with the marks v:
+-- one job due now, which comes as kind, ID and value (the fewest
+-- arguments), in the usual form (its reply is then a table).
+local function pass(v)
+  if #ARGV == 3 then ARGV = {ARGV[1], 'n', ARGV[2], ARGV[3], ''} end
+  return nil, v
+end
+
+-- first_adds serves, before the call's set-up (lua.go: firsts), the call
+-- every app makes: jobs due now (enqueue.go sends "n": every job due now,
+-- no ID twice) into a plain queue, written out, since in this Lua a
+-- function call, a table or a number conversion costs about a thousand
+-- instructions, a good share of the whole call. It serves the call when
+-- its events need no more than an entry or none (events.lua: not the
+-- first step that skips its entry, nor the first entry after a hole);
+-- else it returns nil and the marks it read, for the rest of the script.
+-- ARGV[1] is the jobs' kind.
+local function first_adds()
+  local v = read_marks()
+  local one = #ARGV == 3
+  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass(v) end
+  local sh, ev, evr = v[MF_sh], v[CF_ev], v[MF_evr]
+  if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
+    return pass(v)
+  end
+  local maxlen = EV_DEFAULT_MAXLEN_S
+  if ev then
+    maxlen = ev
+    if string.byte(ev, 1) == 45 then maxlen = nil end -- '-': no events
+  end
   local nows = now_str()
-  local kind, ids, out = ARGV[1], nil, nil
-  if #ARGV == 5 then
-    local id = ARGV[3]
-    if redis.call('HSETNX', K.jobs, id, nows .. ',' .. ARGV[4]) == 0 then return {'d' .. id} end
-    if redis.call('RPUSH', K.ready, id) == 1 then wake_ready() end
-    ids, out = id, {'r'}
+  local rec = false
+  if maxlen then
+    rec = evr and (#evr > #nows or (#evr == #nows and evr >= nows)) or false
+    if (rec and v[MF_evh]) or (not rec and not v[MF_evs]) then return pass(v) end
+  end
+  local kind, ids, out, woke = ARGV[1], nil, nil, false
+  if one or #ARGV == 5 then
+    local id, val = ARGV[3], ARGV[4]
+    if one then id, val = ARGV[2], ARGV[3] end
+    if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then
+      if one then return 'd' .. id end
+      return {'d' .. id}
+    end
+    woke = redis.call('RPUSH', K.ready, id) == 1
+    ids, out = id, 'r'
+    if not one then out = {'r'} end
   else
     local all, n = {}, 0
     for i = 3, #ARGV, 3 do
@@ -49,10 +84,18 @@ local function adds_fast()
     end
     if m == 0 then return out end
     call_chunked('HSET', K.jobs, h, 2)
-    if call_chunked('RPUSH', K.ready, ready, 1) == m then wake_ready() end
+    woke = call_chunked('RPUSH', K.ready, ready, 1) == m
     ids = m == 1 and ready[1] or table.concat(ready, '\n')
   end
-  emit_ready(nows, ids, kind)
+  local w = rec and v[MF_evw]
+  if woke or w then
+    reset_base() -- the queue's name, for the wake-ups
+    if woke then wake_ready() end
+  end
+  if rec then
+    xadd_enqueued(maxlen, '1-*', nows, ids, kind)
+    if w and tonumber(w) > tonumber(nows) then redis.call('PUBLISH', PREFIX .. ':ev', QUEUE) end
+  end
   return out
 end
 

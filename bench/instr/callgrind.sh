@@ -1,0 +1,30 @@
+#!/bin/bash
+# callgrind.sh BIN SYS N [drain]: instructions redis-server spends per job,
+# counted by callgrind, for N lone enqueues (or, with "drain", for draining
+# N jobs enqueued first) by BIN (go build -o BIN ./instr) with SYS (hopper
+# or asynq). The server runs under valgrind on port 6397; only the measured
+# phase is instrumented.
+set -e
+BIN=$1; SYS=$2; N=${3:-1000}; MODE=$4; PORT=6397
+D=$(mktemp -d)
+trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true; rm -rf $D' EXIT
+cd "$D"
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$D/cg.out" \
+  redis-server --port $PORT --save '' --appendonly no >/dev/null 2>&1 &
+VP=$!
+for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
+if [ "$MODE" = drain ]; then
+  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" >/dev/null
+  RUN=(-drain -n "$N")
+else
+  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 >/dev/null # load scripts, first-time checks
+  RUN=(-n "$N")
+fi
+callgrind_control -z $VP >/dev/null 2>&1
+callgrind_control -i on $VP >/dev/null 2>&1
+"$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" "${RUN[@]}" >/dev/null
+callgrind_control -i off $VP >/dev/null 2>&1
+callgrind_control -d $VP >/dev/null 2>&1
+sleep 1
+TOT=$(grep -h "^summary:\|^totals:" "$D"/cg.out* | awk '{s+=$2} END {print s}')
+echo "$SYS ${MODE:-enqueue}: $((TOT / N)) redis-server instructions per job (n=$N)"

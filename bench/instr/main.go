@@ -1,0 +1,106 @@
+// Command instr drives one Redis server with hopper or asynq so that
+// callgrind.sh can count the instructions redis-server spends per job:
+// lone enqueues (one job per call from one goroutine), or the drain of
+// the jobs a previous run enqueued. Instruction counts do not move with
+// the machine's load, so they compare versions where wall clocks cannot.
+//
+//	go build -o /tmp/instr ./instr && ./instr/callgrind.sh /tmp/instr hopper 1000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"sync/atomic"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// instrArgs are the arguments of a job: a 72-byte payload, as the
+// benchmark's.
+type instrArgs struct {
+	P []byte `msgpack:"p"`
+}
+
+// Kind names the job's handler.
+func (instrArgs) Kind() string { return "bench" }
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:6379", "the Redis server")
+	n := flag.Int("n", 1000, "jobs")
+	sys := flag.String("sys", "hopper", "hopper or asynq")
+	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
+	flag.Parse()
+	if *sys != "hopper" && *sys != "asynq" {
+		log.Fatalf("-sys %q: want hopper or asynq", *sys)
+	}
+	start := time.Now()
+	if *drain {
+		drainQueue(*addr, *sys, *n)
+	} else if err := enqueue(*addr, *sys, *n); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
+}
+
+// enqueue enqueues n jobs into queue "q", one call each.
+func enqueue(addr, sys string, n int) error {
+	ctx := context.Background()
+	p := make([]byte, 72)
+	var one func() error
+	if sys == "hopper" {
+		c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
+		one = func() error {
+			_, err := hopper.Enqueue(ctx, c, instrArgs{P: p}, &hopper.EnqueueOpts{Queue: "q"})
+			return err
+		}
+	} else {
+		c := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
+		defer c.Close()
+		one = func() error {
+			_, err := c.EnqueueContext(ctx, asynq.NewTask("bench", p), asynq.Queue("q"))
+			return err
+		}
+	}
+	for range n {
+		if err := one(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drainQueue runs a worker on queue "q" until it handled n jobs.
+func drainQueue(addr, sys string, n int) {
+	var got atomic.Int64
+	done := make(chan struct{})
+	handled := func() {
+		if got.Add(1) == int64(n) {
+			close(done)
+		}
+	}
+	if sys == "hopper" {
+		w := hopper.NewWorker(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil),
+			&hopper.WorkerConfig{Queues: map[string]int{"q": 1}, Concurrency: 32})
+		hopper.Handle(w, func(context.Context, *hopper.Job[instrArgs]) error { handled(); return nil })
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan error, 1)
+		go func() { stopped <- w.Run(ctx) }()
+		<-done
+		cancel()
+		<-stopped
+		return
+	}
+	srv := asynq.NewServer(asynq.RedisClientOpt{Addr: addr}, asynq.Config{Concurrency: 32, Queues: map[string]int{"q": 1}, LogLevel: asynq.WarnLevel})
+	mux := asynq.NewServeMux()
+	mux.HandleFunc("bench", func(context.Context, *asynq.Task) error { handled(); return nil })
+	go srv.Run(mux)
+	<-done
+	srv.Shutdown()
+}
