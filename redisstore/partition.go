@@ -264,9 +264,9 @@ func (s *Store) claimPlan(queue string, n int) partPlan {
 		v, _ = s.rot.LoadOrStore(queue, &rotation{cur: rand.IntN(n), left: claimsPerPartition})
 	}
 	r := v.(*rotation)
-	seqs := s.notify.seqs(kindReady, s.partNames(queue))
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	seqs := s.notify.seqs(kindReady, s.partNames(queue))
 	if len(r.mark) != n {
 		r.mark = make([]uint64, n)
 	}
