@@ -236,12 +236,13 @@ const claimsPerPartition = 16
 // So an idle worker woken for one job asks the partition that was
 // signalled, one call, whatever the partition count.
 type rotation struct {
-	mu   sync.Mutex
-	cur  int      // the partition claims start at
-	left int      // claims left before moving on
-	seen []uint64 // each partition's count of signals at the last claim; nil before the first
-	mark []uint64 // per partition: 0, or the generation it was marked in
-	gen  uint64   // the last generation given
+	mu    sync.Mutex
+	names []string // the partitions' names
+	cur   int      // the partition claims start at
+	left  int      // claims left before moving on
+	seen  []uint64 // each partition's count of signals at the last claim; nil before the first
+	mark  []uint64 // per partition: 0, or the generation it was marked in
+	gen   uint64   // the last generation given
 }
 
 // partPlan is the partitions one claim of a partitioned queue asks, in
@@ -266,10 +267,10 @@ func (s *Store) claimPlan(queue string, n int) partPlan {
 	r := v.(*rotation)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	seqs := s.notify.seqs(kindReady, s.partNames(queue))
-	if len(r.mark) != n {
-		r.mark = make([]uint64, n)
+	if len(r.names) != n {
+		r.names, r.mark = s.partNames(queue), make([]uint64, n)
 	}
+	seqs := s.notify.seqs(kindReady, r.names)
 	for i, q := range seqs {
 		if r.seen == nil || len(r.seen) != n || r.seen[i] != q {
 			r.markLocked(i)
