@@ -232,7 +232,7 @@ const claimsPerPartition = 16
 // failed. A Store's first claim asks every partition (jobs may have been
 // waiting before it listened), and so does a claim when no partition is
 // marked: the fallback against a signal lost to a fault, as a worker's
-// sweep of its queues without a signal (today's one call per partition).
+// sweep of its queues without a signal, one call per partition.
 // So an idle worker woken for one job asks the partition that was
 // signalled, one call, whatever the partition count.
 type rotation struct {
