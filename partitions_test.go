@@ -181,3 +181,65 @@ func TestDrainMaintainsLittle(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleClaimOfPartitionedQueue: an idle worker on a queue of 16
+// partitions claims a job enqueued into it from the partition the wake-up
+// named, a claim call or two per job, not one per partition (before: 16
+// per job, every partition asked in turn until the batch was full).
+func TestIdleClaimOfPartitionedQueue(t *testing.T) {
+	const parts, jobs = 16, 8
+	rdb := redistest.Start(t).Client(t)
+	calls := &scriptCounter{n: map[string]int{}}
+	rdb.AddHook(calls)
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger(),
+		Partitions: map[string]int{"hot": parts}})
+	ran := make(chan struct{}, 1)
+	cfg := testConfig("hot")
+	cfg.IdleWait = time.Minute // no fallback sweep while the test runs
+	w := hopper.NewWorker(st, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		ran <- struct{}{}
+		return nil
+	})
+	ctx := context.Background()
+	// The Store's subscription is up before the worker starts (a wait of
+	// no time waits for it), so that its confirmation, after which every
+	// partition gets one look, does not come in the rounds counted.
+	if _, err := st.WaitReady(ctx, []string{"hot"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, w)
+	client := hopper.NewClient(st, nil)
+	// The first jobs wait out the worker's start, when every partition
+	// gets a look or two (the Store's first claim, the worker's first
+	// wait).
+	runOne := func(i int) {
+		t.Helper()
+		if _, err := hopper.Enqueue(ctx, client, Echo{N: i}, &hopper.EnqueueOpts{Queue: "hot"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("job %d did not run in 10 s", i)
+		}
+	}
+	for i := 0; ; i++ {
+		before := calls.get("claim")
+		runOne(-1)
+		if calls.get("claim")-before <= 2 {
+			break
+		}
+		if i == 3 {
+			t.Fatalf("%d claim calls for a job after the start, want a few", calls.get("claim")-before)
+		}
+	}
+	before := calls.get("claim")
+	for i := range jobs {
+		runOne(i)
+	}
+	if got := calls.get("claim") - before; got > 2*jobs {
+		t.Fatalf("%d claim calls to run %d jobs enqueued one at a time into an idle worker's queue of %d partitions, want at most %d",
+			got, jobs, parts, 2*jobs)
+	}
+}

@@ -32,29 +32,31 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 }
 
 // claimParts claims from the n partitions of req.Queue in turn, until it
-// has req.Max jobs or asked every partition. It starts where the Store's
-// rotation over the queue stands (claimStart: a run of claims at one
-// partition, then the next), and a partition that came up short sends the
-// rotation on to the one that gave jobs. A partition that fails is passed
-// over; its error is returned when no partition gave a job.
+// has req.Max jobs or asked every partition of its plan (claimPlan: the
+// partitions signalled or left with jobs, from where the Store's rotation
+// over the queue stands; every partition when none is). A partition that
+// came up short sends the rotation on to the one that gave jobs. A
+// partition that fails is passed over; its error is returned when no
+// partition gave a job.
 func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (store.ClaimResult, error) {
-	start := s.claimStart(req.Queue, n)
+	pl := s.claimPlan(req.Queue, n)
 	var out store.ClaimResult
 	var firstErr error
-	for t := 0; t < n && len(out.Jobs) < req.Max; t++ {
-		p := (start + t) % n
+	for t, p := range pl.order {
+		if len(out.Jobs) >= req.Max {
+			break
+		}
 		r := req
 		r.Queue = store.PartitionName(req.Queue, p)
 		r.Max = req.Max - len(out.Jobs)
 		res, err := s.claimOne(ctx, r)
+		s.partClaimed(req.Queue, p, pl.marks[t], err == nil && len(res.Jobs) < r.Max && res.RetryIn == 0,
+			err == nil && p != pl.start && len(res.Jobs) > 0)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
-		}
-		if t > 0 && len(res.Jobs) > 0 {
-			s.claimedFrom(req.Queue, p)
 		}
 		if res.StartAfter != nil && out.StartAfter == nil {
 			out.StartAfter = make([]time.Duration, len(out.Jobs), req.Max)

@@ -100,9 +100,14 @@ type Config struct {
 	// so does a job ID without a group or unique key. Claim from the queue
 	// takes from one partition for 16 claims in a row, then the next (so
 	// that acks go to one partition in whole batches), going on to the
-	// next partitions when one comes up short; a Claim that finds the
-	// queue empty has asked every partition, a script call each. Claim
-	// from a partition takes from it alone. Maintain, WaitReady and
+	// next partitions when one comes up short. It asks only the
+	// partitions that may hold jobs as far as the store knows (signalled
+	// by the wake-ups, which name the partition, since a claim last found
+	// them empty, or left with jobs): an idle worker woken for a job asks
+	// its partition alone. A store's first Claim, and one when no
+	// partition is marked (a worker's sweep without a signal), asks every
+	// partition, a script call each. Claim from a partition takes from it
+	// alone. Maintain, WaitReady and
 	// QueueStats of the queue cover every partition; GetJob, Cancel,
 	// WatchJob, Requeue and Delete find a job in whichever partition holds
 	// it. Order (FIFO, Priority) holds within a partition, not across

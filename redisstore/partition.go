@@ -222,17 +222,44 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 // load.
 const claimsPerPartition = 16
 
-// rotation is where a Store's claims of one partitioned queue start.
+// rotation is where a Store's claims of one partitioned queue start, and
+// which partitions they ask.
+//
+// A partition is asked when it may hold claimable jobs as far as the
+// Store knows: it was signalled (the wake-ups name the partition, and the
+// notifier counts the signals of each: seqs) since a claim last found it
+// empty, or its last claim came back full, held back by a limit, or
+// failed. A Store's first claim asks every partition (jobs may have been
+// waiting before it listened), and so does a claim when no partition is
+// marked: the fallback against a signal lost to a fault, as a worker's
+// sweep of its queues without a signal, one call per partition.
+// So an idle worker woken for one job asks the partition that was
+// signalled, one call, whatever the partition count.
 type rotation struct {
-	mu   sync.Mutex
-	cur  int // the partition claims start at
-	left int // claims left before moving on
+	mu    sync.Mutex
+	names []string // the partitions' names
+	cur   int      // the partition claims start at
+	left  int      // claims left before moving on
+	seen  []uint64 // each partition's count of signals at the last claim; nil before the first
+	mark  []uint64 // per partition: 0, or the generation it was marked in
+	gen   uint64   // the last generation given
 }
 
-// claimStart returns the partition the next claim of queue (n partitions)
-// starts at. Each Store starts at a random partition, so that processes
-// spread over the partitions from the first claim.
-func (s *Store) claimStart(queue string, n int) int {
+// partPlan is the partitions one claim of a partitioned queue asks, in
+// order, and the marks they had (for partClaimed).
+type partPlan struct {
+	start int      // the rotation's partition
+	order []int    // the partitions to ask, from start round the ring
+	marks []uint64 // mark of each in order when planned
+	all   bool     // no partition was marked: every one is asked
+}
+
+// claimPlan returns the partitions the next claim of queue (n partitions)
+// asks: those marked, from where the rotation stands (a run of
+// claimsPerPartition claims at one partition, then the next), or every
+// partition when none is. Each Store starts at a random partition, so
+// that processes spread over the partitions from the first claim.
+func (s *Store) claimPlan(queue string, n int) partPlan {
 	v, ok := s.rot.Load(queue)
 	if !ok {
 		v, _ = s.rot.LoadOrStore(queue, &rotation{cur: rand.IntN(n), left: claimsPerPartition})
@@ -240,20 +267,67 @@ func (s *Store) claimStart(queue string, n int) int {
 	r := v.(*rotation)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.names) != n {
+		r.names, r.mark = s.partNames(queue), make([]uint64, n)
+	}
+	seqs := s.notify.seqs(kindReady, r.names)
+	for i, q := range seqs {
+		if r.seen == nil || len(r.seen) != n || r.seen[i] != q {
+			r.markLocked(i)
+		}
+	}
+	r.seen = seqs
 	if r.left <= 0 {
 		r.cur, r.left = (r.cur+1)%n, claimsPerPartition
 	}
 	r.left--
-	return r.cur
+	pl := partPlan{start: r.cur, order: make([]int, 0, n), marks: make([]uint64, 0, n)}
+	for t := range n {
+		if p := (r.cur + t) % n; r.mark[p] != 0 {
+			pl.order = append(pl.order, p)
+			pl.marks = append(pl.marks, r.mark[p])
+		}
+	}
+	if len(pl.order) == 0 {
+		pl.all = true
+		for t := range n {
+			pl.order = append(pl.order, (r.cur+t)%n)
+			pl.marks = append(pl.marks, 0)
+		}
+	}
+	return pl
 }
 
-// claimedFrom records that a claim that started at another partition
-// found its jobs in partition p: the next claims start there.
-func (s *Store) claimedFrom(queue string, p int) {
-	if v, ok := s.rot.Load(queue); ok {
-		r := v.(*rotation)
-		r.mu.Lock()
+// markLocked marks partition p as worth a claim. r.mu must be held.
+func (r *rotation) markLocked(p int) {
+	r.gen++
+	r.mark[p] = r.gen
+}
+
+// partClaimed records what a claim planned with mark m found in partition p of
+// queue: when it found the partition empty (drained), the mark is
+// dropped, unless a signal marked it again since the plan; otherwise (a
+// full batch, a limit, an error) the partition stays marked. A claim that
+// found its jobs at another partition than the rotation's sends the
+// rotation there (moved).
+func (s *Store) partClaimed(queue string, p int, m uint64, drained, moved bool) {
+	v, ok := s.rot.Load(queue)
+	if !ok {
+		return
+	}
+	r := v.(*rotation)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p >= len(r.mark) {
+		return
+	}
+	switch {
+	case drained && r.mark[p] == m:
+		r.mark[p] = 0
+	case !drained && r.mark[p] == 0:
+		r.markLocked(p)
+	}
+	if moved {
 		r.cur, r.left = p, claimsPerPartition-1
-		r.mu.Unlock()
 	}
 }

@@ -405,3 +405,105 @@ func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
 		t.Fatalf("after the failover: %d of %d jobs claimed (last error: %v)", len(claimed), len(jobs), lastErr)
 	}
 }
+
+// claimCalls is a go-redis hook counting the claim script calls a client
+// sends (a claim is one call, never pipelined).
+type claimCalls struct {
+	mu sync.Mutex
+	n  int
+}
+
+var _ redis.Hook = (*claimCalls)(nil)
+
+func (c *claimCalls) get() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+func (c *claimCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *claimCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if a := cmd.Args(); len(a) > 1 && cmd.Name() == "fcall" && strings.HasSuffix(fmt.Sprint(a[1]), "_claim") {
+			c.mu.Lock()
+			c.n++
+			c.mu.Unlock()
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (c *claimCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestPartitionedClaimAsksSignalledPartition: a claim of a queue of 16
+// partitions asks the partition a wake-up named, one script call, and
+// not the 15 others; the first claim of a Store, and a claim after a wait
+// that brought no signal, ask every partition (jobs may be waiting that
+// no wake-up this Store heard announced).
+func TestPartitionedClaimAsksSignalledPartition(t *testing.T) {
+	const parts = 16
+	rdb := redistest.Start(t).Client(t)
+	calls := &claimCalls{}
+	rdb.AddHook(calls)
+	s := storeOn(t, rdb, &redisstore.Config{Partitions: map[string]int{"orders": parts}})
+	ctx := context.Background()
+	claim := func() []*store.JobRecord {
+		t.Helper()
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "orders", Max: 10, Lease: time.Minute, WorkerID: "w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Jobs
+	}
+	// The subscription is up (a wait of no time waits for it) and the
+	// first claim has looked everywhere.
+	if _, err := s.WaitReady(ctx, []string{"orders"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(); len(got) != 0 || calls.get() != parts {
+		t.Fatalf("first claim of an empty queue: %d jobs, %d claim calls; want 0 and one per partition (%d)", len(got), calls.get(), parts)
+	}
+	for i := range 5 {
+		mustEnqueue(t, s, job("orders", fmt.Sprintf("j%d", i)))
+		// A waiting worker wakes for the job's partition.
+		if got, err := s.WaitReady(ctx, []string{"orders"}, 10*time.Second); err != nil || !slices.Contains(got, "orders") {
+			t.Fatalf("WaitReady(orders) = %v, %v; want orders signalled", got, err)
+		}
+		before := calls.get()
+		if got := claim(); len(got) != 1 || calls.get()-before != 1 {
+			t.Fatalf("claim after job %d was signalled: %d jobs with %d claim calls; want 1 job with 1 call", i, len(got), calls.get()-before)
+		}
+	}
+	// The fallback: with no partition signalled, a claim asks them all.
+	before := calls.get()
+	if got := claim(); len(got) != 0 || calls.get()-before != parts {
+		t.Fatalf("claim with no signal: %d jobs, %d claim calls; want 0 and %d", len(got), calls.get()-before, parts)
+	}
+}
+
+// TestPartitionedClaimRotates: claims of one job at a time from a backlog
+// in every partition visit every partition in turn (16 claims at one,
+// then the next), so that none starves while the others have jobs.
+func TestPartitionedClaimRotates(t *testing.T) {
+	const parts = 8
+	s := storeOn(t, redistest.Start(t).Client(t), &redisstore.Config{Partitions: map[string]int{"orders": parts}})
+	var jobs []*store.NewJob
+	for i := range parts * 40 {
+		jobs = append(jobs, job("orders", fmt.Sprintf("j%03d", i)))
+	}
+	mustEnqueue(t, s, jobs...)
+	from := map[string]int{}
+	for range parts * 16 {
+		res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: "orders", Max: 1, Lease: time.Minute, WorkerID: "w"})
+		if err != nil || len(res.Jobs) != 1 {
+			t.Fatalf("Claim(orders, 1) = %d jobs, %v; want 1", len(res.Jobs), err)
+		}
+		from[res.Jobs[0].Queue]++
+	}
+	if len(from) != parts {
+		t.Fatalf("%d claims of one job took from %d partitions (%v), want all %d", parts*16, len(from), from, parts)
+	}
+}
