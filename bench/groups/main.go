@@ -51,8 +51,16 @@ func main() {
 	limit := flag.Int("cap", 0, "QueueConfig.GroupMaxRunning of the grouped drains (0: none)")
 	flag.BoolVar(&showStats, "stats", false, "print the commands Redis ran during each drain (INFO commandstats)")
 	flag.BoolVar(&kindIndex, "kind-index", false, "keep a kind index on the queue (QueueConfig.KindIndex)")
+	claims := flag.Int("claims", 0, "instead of drains, claim n jobs stored over each number of groups, this many a claim, and print what the claims alone cost Redis")
 	one := flag.Int("one", -1, "run one drain over this many groups and print its figures (what the command runs each drain with)")
 	flag.Parse()
+	if *claims > 0 {
+		if err := claimCost(context.Background(), newClient(*addr, *conc), *n, *claims, *groups, *limit); err != nil {
+			fmt.Fprintln(os.Stderr, "groups:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *one >= 0 {
 		rate, cpu, enq, err := drain(context.Background(), newClient(*addr, *conc), *n, *conc, *one, *limit)
 		if err != nil {
