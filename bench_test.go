@@ -2,8 +2,11 @@ package hopper_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/testutil"
@@ -29,26 +32,45 @@ func reportJobs(b *testing.B, jobs int) {
 	b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
 }
 
-// BenchmarkEnqueue enqueues one job per call from 8 goroutines per CPU.
+// reportCPU reports the CPU time this process used since start per job
+// (client-µs/job): the client's cost, with the harness's, and without the
+// Redis server's, which runs in a process of its own. Unlike jobs/s it
+// holds on a machine shared with other work.
+func reportCPU(b *testing.B, start time.Duration, jobs int) {
+	b.ReportMetric(float64((processCPU()-start).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
+}
+
+// BenchmarkEnqueue enqueues one job per call from 8 goroutines (workload
+// W1 of the bench) and from one.
 func BenchmarkEnqueue(b *testing.B) {
 	for _, k := range teststore.StoreKinds() {
-		b.Run(k.Name, func(b *testing.B) {
-			c := hopper.NewClient(k.Open(b)(), nil)
-			ctx := context.Background()
-			opts := &hopper.EnqueueOpts{Queue: "bench"}
-			b.SetParallelism(4)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, err := hopper.Enqueue(ctx, c, BenchPayload{P: payload72}, opts); err != nil {
-						b.Error(err)
-						return
-					}
+		for _, producers := range []int{8, 1} {
+			b.Run(fmt.Sprintf("%s/producers=%d", k.Name, producers), func(b *testing.B) {
+				c := hopper.NewClient(k.Open(b)(), nil)
+				ctx := context.Background()
+				opts := &hopper.EnqueueOpts{Queue: "bench"}
+				var left atomic.Int64
+				left.Store(int64(b.N))
+				var wg sync.WaitGroup
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu := processCPU()
+				for range producers {
+					wg.Go(func() {
+						for left.Add(-1) >= 0 {
+							if _, err := hopper.Enqueue(ctx, c, BenchPayload{P: payload72}, opts); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
 				}
+				wg.Wait()
+				b.StopTimer()
+				reportJobs(b, b.N)
+				reportCPU(b, cpu, b.N)
 			})
-			reportJobs(b, b.N)
-		})
+		}
 	}
 }
 
@@ -65,12 +87,14 @@ func BenchmarkEnqueueMany(b *testing.B) {
 			opts := &hopper.EnqueueOpts{Queue: "bench"}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := hopper.EnqueueMany(ctx, c, batch, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
 			reportJobs(b, 100*b.N)
+			reportCPU(b, cpu, 100*b.N)
 		})
 	}
 }
@@ -108,9 +132,11 @@ func BenchmarkWorkerCycle(b *testing.B) {
 			stopped := make(chan error, 1)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			go func() { stopped <- w.Run(runCtx) }()
 			<-all
 			b.StopTimer()
+			reportCPU(b, cpu, b.N)
 			cancel()
 			if err := <-stopped; err != nil {
 				b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,25 +46,48 @@ func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
 }
 
 // BenchmarkEnqueue enqueues one job per call from 8 goroutines, like
-// workload W1 of shared/bench.
+// workload W1 of shared/bench, and from one; client-µs/job is this
+// process's CPU time per job.
 func BenchmarkEnqueue(b *testing.B) {
-	s, rdb := benchStore(b)
-	var seq atomic.Int64
-	b.ReportAllocs()
-	b.SetParallelism(max(1, 8/runtimeProcs()))
-	cpu := redisCPU(b, rdb)
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := context.Background()
-		for pb.Next() {
-			if _, err := s.Enqueue(ctx, []*store.NewJob{benchJob("bench", seq.Add(1))}); err != nil {
-				b.Error(err)
-				return
+	for _, producers := range []int{8, 1} {
+		b.Run(fmt.Sprintf("producers=%d", producers), func(b *testing.B) {
+			s, rdb := benchStore(b)
+			jobs := make([]*store.NewJob, b.N)
+			for i := range jobs {
+				jobs[i] = benchJob("bench", int64(i))
 			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
-	b.ReportMetric((redisCPU(b, rdb)-cpu)*1e6/float64(b.N), "redis-µs/job")
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ReportAllocs()
+			cpu := redisCPU(b, rdb)
+			fcalls := cmdCalls(b, rdb, "fcall")
+			b.ResetTimer()
+			client := processCPU()
+			for range producers {
+				wg.Go(func() {
+					ctx := context.Background()
+					for i := next.Add(1) - 1; i < int64(b.N); i = next.Add(1) - 1 {
+						if _, err := s.Enqueue(ctx, []*store.NewJob{jobs[i]}); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			reportCost(b, rdb, cpu, client, b.N)
+			b.ReportMetric(float64(b.N)/float64(cmdCalls(b, rdb, "fcall")-fcalls), "jobs/fcall")
+		})
+	}
+}
+
+// reportCost reports jobs/s, and the Redis server's and this process's
+// CPU time per job since redisStart and clientStart.
+func reportCost(b *testing.B, rdb *redis.Client, redisStart float64, clientStart time.Duration, jobs int) {
+	b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric((redisCPU(b, rdb)-redisStart)*1e6/float64(jobs), "redis-µs/job")
+	b.ReportMetric(float64((processCPU()-clientStart).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
 }
 
 // BenchmarkEnqueueMany enqueues 100 jobs per call from 8 goroutines, like
@@ -132,7 +156,7 @@ func benchClaimFinish(b *testing.B, events bool, groups int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := redisCPU(b, rdb)
-	start := time.Now()
+	client := processCPU()
 	done := make(chan error, 4)
 	for range 4 {
 		go func() {
@@ -164,8 +188,8 @@ func benchClaimFinish(b *testing.B, events bool, groups int) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
-	b.ReportMetric((redisCPU(b, rdb)-cpu)*1e6/float64(b.N), "redis-µs/job")
+	b.StopTimer()
+	reportCost(b, rdb, cpu, client, b.N)
 }
 
 // TestBytesPerPendingJob measures the Redis memory one ready bench job

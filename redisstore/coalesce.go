@@ -28,14 +28,22 @@ type batcher struct {
 	mu    sync.Mutex
 	queue []*batchCall
 	busy  bool // a round trip is in flight
+	// items is the flusher's buffer, reused from one round trip to the
+	// next (one flusher runs at a time).
+	items []*encJob
 }
 
 // batchCall is one queued Enqueue call.
 type batchCall struct {
 	items []*encJob
-	done  chan struct{} // closed when items hold their results
+	done  chan struct{} // receives one signal when items hold their results
 	state atomic.Int32  // callWaiting, callTaken or callWithdrawn
 }
+
+// callPool recycles the batchCalls (and their channels) of calls that
+// were answered. A withdrawn or cancelled call is left to the collector:
+// the flusher may still hold it.
+var callPool = sync.Pool{New: func() any { return &batchCall{done: make(chan struct{}, 1)} }}
 
 const (
 	callWaiting int32 = iota
@@ -55,11 +63,15 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		b.next()
 		return nil
 	}
-	c := &batchCall{items: items, done: make(chan struct{})}
+	c := callPool.Get().(*batchCall)
+	c.items = items
+	c.state.Store(callWaiting)
 	b.queue = append(b.queue, c)
 	b.mu.Unlock()
 	select {
 	case <-c.done:
+		c.items = nil
+		callPool.Put(c)
 		return nil
 	case <-ctx.Done():
 		c.state.CompareAndSwap(callWaiting, callWithdrawn)
@@ -91,7 +103,7 @@ func (b *batcher) flush() {
 			return
 		}
 		b.mu.Unlock()
-		var items []*encJob
+		items := b.items[:0]
 		sent := calls[:0]
 		for _, c := range calls {
 			if c.state.CompareAndSwap(callWaiting, callTaken) {
@@ -102,8 +114,10 @@ func (b *batcher) flush() {
 		if len(items) > 0 {
 			b.s.enqueueNow(ctx, items)
 		}
+		clear(items)
+		b.items = items[:0]
 		for _, c := range sent {
-			close(c.done)
+			c.done <- struct{}{}
 		}
 		b.linger(len(sent))
 	}
