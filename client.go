@@ -138,8 +138,8 @@ func (c *Client) enqueue(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, 
 }
 
 // enqueueOne is enqueue for one job, without the slices of a batch when
-// the client has no middleware (Enqueue's path).
-func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob) (*JobInfo, error) {
+// the client has no middleware (Enqueue's path): batch holds &p.job.
+func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.NewJob) (*JobInfo, error) {
 	if c.chain.Load() != nil {
 		infos, err := c.enqueue(ctx, []*PreparedJob{p})
 		if err != nil {
@@ -147,7 +147,7 @@ func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob) (*JobInfo, erro
 		}
 		return infos[0], nil
 	}
-	res, err := c.st.Enqueue(ctx, []*store.NewJob{&p.job})
+	res, err := c.st.Enqueue(ctx, batch)
 	if err == nil && len(res) != 1 {
 		err = fmt.Errorf("the store returned %d results for 1 job", len(res))
 	}

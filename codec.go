@@ -1,7 +1,9 @@
 package hopper
 
 import (
+	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -13,7 +15,7 @@ import (
 // compatible with jobs already enqueued. Args nested deeper than
 // MaxArgsDepth fail here, at enqueue, rather than at every worker later.
 func encodeArgs(args any) ([]byte, error) {
-	b, err := msgpack.Marshal(args)
+	b, err := marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("hopper: encode args of kind %T: %w", args, err)
 	}
@@ -21,6 +23,35 @@ func encodeArgs(args any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: args of type %T: %v", ErrInvalidJob, args, err)
 	}
 	return b, nil
+}
+
+// encodeBuf is a msgpack encoder and its buffer, reused across encodes.
+type encodeBuf struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var encodeBufs = sync.Pool{New: func() any { return &encodeBuf{enc: msgpack.NewEncoder(nil)} }}
+
+// maxPooledBuf bounds the buffer kept for reuse: one huge args value does
+// not pin its memory.
+const maxPooledBuf = 64 << 10
+
+// marshal is msgpack.Marshal (the same encoder settings) with a reused
+// buffer: one allocation, the result, instead of a growing buffer's.
+func marshal(v any) ([]byte, error) {
+	e := encodeBufs.Get().(*encodeBuf)
+	e.buf.Reset()
+	e.enc.Reset(&e.buf) // default settings, as Marshal: a MarshalMsgpack may have changed them
+	err := e.enc.Encode(v)
+	var b []byte
+	if err == nil {
+		b = bytes.Clone(e.buf.Bytes())
+	}
+	if e.buf.Cap() <= maxPooledBuf {
+		encodeBufs.Put(e)
+	}
+	return b, err
 }
 
 // decodeArgs decodes b into v, a pointer to the handler's argument type.

@@ -42,11 +42,14 @@ type JobInfo struct {
 // anything reaches the store. Once Enqueue returns without error the job is
 // stored (or was already there, see JobInfo.Duplicate).
 func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
-	p, err := c.newJob(args, opts, forEnqueue, time.Now())
-	if err != nil {
+	// The job and the one-element batch that carries it to the store, in
+	// one allocation.
+	one := new(oneJob)
+	if err := c.fillJob(&one.p, args, opts, forEnqueue, time.Now()); err != nil {
 		return nil, err
 	}
-	info, err := c.enqueueOne(ctx, p)
+	one.batch[0] = &one.p.job
+	info, err := c.enqueueOne(ctx, &one.p, one.batch[:])
 	if err != nil {
 		return nil, err
 	}
@@ -119,16 +122,31 @@ func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
 // own defaults, then the client's. The job's Meta is its own (opts.Meta
 // copied), so that middleware may write it.
 func (c *Client) newJob(args Args, opts *EnqueueOpts, use optsFor, now time.Time) (*PreparedJob, error) {
+	p := new(PreparedJob)
+	if err := c.fillJob(p, args, opts, use, now); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// oneJob is the job of an Enqueue call and its batch of one.
+type oneJob struct {
+	p     PreparedJob
+	batch [1]*store.NewJob
+}
+
+// fillJob is newJob into p, a zero PreparedJob.
+func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsFor, now time.Time) error {
 	o := mergeOpts(args, opts, use)
 	kind := args.Kind()
 	b, err := encodeArgs(args)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if c.cfg.MaxArgsBytes > 0 && len(b) > c.cfg.MaxArgsBytes {
-		return nil, fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
+		return fmt.Errorf("%w: kind %q encodes to %d bytes, limit %d (ClientConfig.MaxArgsBytes)", ErrArgsTooLarge, kind, len(b), c.cfg.MaxArgsBytes)
 	}
-	p := &PreparedJob{job: store.NewJob{Kind: kind, Args: b}}
+	p.job = store.NewJob{Kind: kind, Args: b}
 	j := &p.job
 	optsPlan.Copy(j, &o)
 	if j.Queue == "" {
@@ -139,7 +157,7 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, use optsFor, now time.Time
 		j.MaxRetries = c.cfg.MaxRetries
 	case j.MaxRetries < 0:
 		if j.MaxRetries != NoRetry {
-			return nil, fmt.Errorf("%w: MaxRetries %d: use NoRetry (-1) for none", ErrInvalidJob, j.MaxRetries)
+			return fmt.Errorf("%w: MaxRetries %d: use NoRetry (-1) for none", ErrInvalidJob, j.MaxRetries)
 		}
 		j.MaxRetries = 0
 	}
@@ -153,8 +171,5 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, use optsFor, now time.Time
 			j.UniqueKey = kind + ":" + hex.EncodeToString(sum[:16])
 		}
 	}
-	if err := j.Validate(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return j.Validate()
 }
