@@ -67,13 +67,29 @@ func decodeArgs(b []byte, v any) (err error) {
 	if err := msgpackguard.Check(b); err != nil {
 		return fmt.Errorf("%w: %v", ErrDecode, err)
 	}
+	d := decodeBufs.Get().(*decodeBuf)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: msgpack panicked: %v", ErrDecode, p)
+			return // d's state is unknown: not reused
 		}
+		d.rd.Reset(nil)
+		decodeBufs.Put(d)
 	}()
-	if err := msgpack.Unmarshal(b, v); err != nil {
+	// As msgpack.Unmarshal, without its reader's allocation.
+	d.rd.Reset(b)
+	d.dec.Reset(&d.rd)
+	d.dec.UsePreallocateValues(true)
+	if err := d.dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: %v", ErrDecode, err)
 	}
 	return nil
 }
+
+// decodeBuf is a msgpack decoder and its reader, reused across decodes.
+type decodeBuf struct {
+	rd  bytes.Reader
+	dec *msgpack.Decoder
+}
+
+var decodeBufs = sync.Pool{New: func() any { return &decodeBuf{dec: msgpack.NewDecoder(nil)} }}
