@@ -103,7 +103,11 @@
 // lib_events.lua for its format): one XADD per script call, whatever the
 // number of jobs it moved. QueueConfig.EventsMaxLen sets the cap (default
 // 1,000 entries, trimmed approximately as MAXLEN ~ does; negative turns
-// events off). A reader
+// events off). Entries are written while someone reads the queue's events:
+// each ReadEvents keeps them written for a minute (events_interest.go); a
+// queue nobody reads costs one comparison per script and keeps no
+// stream, and a reader that comes back after such a gap is told it lost
+// events. A reader
 // blocked on the queue is told of new entries on "<prefix>:ev"; a job
 // waited for (WatchJob) is announced on "<prefix>:done" when it ends.
 //

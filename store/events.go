@@ -105,8 +105,12 @@ type EventReader interface {
 	// returns none, or returns ctx's error when ctx ends first. A
 	// position older than the oldest event kept (the stream was trimmed
 	// past it) returns the events from the oldest on, and the queue in
-	// lost: some events were missed. A queue whose events are off, or that
-	// has none, returns none. max below 1 or a position the store did not
+	// lost: some events were missed. A store may write a queue's events
+	// only while someone reads them (redisstore: while a ReadEvents of the
+	// queue came in the last minute): a position from before such a gap
+	// returns the events written after it, and the queue in lost; a read
+	// from FromNow or FromStart then reports nothing lost. A queue whose
+	// events are off, or that has none, returns none. max below 1 or a position the store did not
 	// write gives an error wrapping ErrInvalidConfig, a bad queue name one
 	// wrapping ErrInvalidQueue.
 	ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) (events []Event, next map[string]string, lost []string, err error)
