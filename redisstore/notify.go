@@ -70,6 +70,10 @@ type notifier struct {
 	// keyOf reads the key and payload of a message of kind k; nil means
 	// the message is the key, with no payload.
 	keyOf func(k notifyKind, msg string) (key, payload string)
+	// shardSuffix names, by kind, the suffix of a queue's shard channel
+	// ("{<prefix>:<queue>}:<suffix>") that the scripts SPUBLISH on, on a
+	// Cluster; "" for a kind with no shard channel (notify_sharded.go).
+	shardSuffix []string
 
 	mu       sync.Mutex
 	running  bool
@@ -79,6 +83,7 @@ type notifier struct {
 	liveSubs int           // cluster subscriptions confirmed and not broken (notify_cluster.go)
 	err      error         // the subscription's last failure, nil once subscribed
 	kinds    []kindState
+	shard    *shardSubs // the shard channel subscriptions, while they run
 }
 
 // kindState is the waiting of one kind.
@@ -135,7 +140,7 @@ func (n *notifier) seqs(k notifyKind, keys []string) []uint64 {
 	ks := &n.kinds[k]
 	out := make([]uint64, len(keys))
 	for i, q := range keys {
-		ks.known[q] = true
+		n.know(ks, q)
 		out[i] = ks.seq[q]
 	}
 	return out
@@ -177,7 +182,7 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		if !ks.known[q] {
 			// A queue waited on for the first time may have been
 			// signalled before anyone listened for it: one look.
-			ks.known[q] = true
+			n.know(ks, q)
 			got = append(got, q)
 			continue
 		}
@@ -263,7 +268,7 @@ func (n *notifier) hold(k notifyKind, key string) uint64 {
 	defer n.mu.Unlock()
 	n.ensureRunning()
 	ks := &n.kinds[k]
-	ks.known[key] = true
+	n.know(ks, key)
 	ks.refs[key]++
 	return ks.seq[key]
 }
@@ -293,6 +298,18 @@ func (n *notifier) forget(k notifyKind, keys ...string) {
 		delete(ks.raised, q)
 		delete(ks.seq, q)
 		delete(ks.last, q)
+	}
+}
+
+// know marks key q known in ks, and has the shard subscriptions look at
+// a key they may not hold yet. n.mu must be held.
+func (n *notifier) know(ks *kindState, q string) {
+	if ks.known[q] {
+		return
+	}
+	ks.known[q] = true
+	if n.shard != nil {
+		n.shard.poke()
 	}
 }
 
@@ -451,20 +468,9 @@ func (n *notifier) handle(m any) {
 	switch m := m.(type) {
 	case *redis.Message:
 		for k, c := range n.channels {
-			if m.Channel != c {
-				continue
+			if m.Channel == c {
+				n.message(notifyKind(k), m.Payload)
 			}
-			key, payload := m.Payload, ""
-			if n.keyOf != nil {
-				key, payload = n.keyOf(notifyKind(k), m.Payload)
-			}
-			if part, queue, ok := unsalt(key); ok {
-				// A partition's script names it with its salt: wake the
-				// waiters on the partition and on its queue.
-				n.deliver(notifyKind(k), part, payload)
-				key = queue
-			}
-			n.deliver(notifyKind(k), key, payload)
 		}
 	case *redis.Subscription:
 		// Subscribed, or subscribed again after a lost connection: what
@@ -481,6 +487,22 @@ func (n *notifier) handle(m any) {
 			}
 		}
 	}
+}
+
+// message hands the message msg of kind k to its waiters. n.mu must be
+// held.
+func (n *notifier) message(k notifyKind, msg string) {
+	key, payload := msg, ""
+	if n.keyOf != nil {
+		key, payload = n.keyOf(k, msg)
+	}
+	if part, queue, ok := unsalt(key); ok {
+		// A partition's script names it with its salt: wake the waiters
+		// on the partition and on its queue.
+		n.deliver(k, part, payload)
+		key = queue
+	}
+	n.deliver(k, key, payload)
 }
 
 // idleStop ends the subscription when nobody waited for idleUnsubscribe;

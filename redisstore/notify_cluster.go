@@ -11,7 +11,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// On a Redis Cluster a PUBLISH reaches every node, and a subscription
+// On a Redis Cluster the scripts of this version publish on shard channels
+// (notify_sharded.go), to which a notifier subscribes besides; what reaches
+// the classic channels (older processes, servers without SPUBLISH) comes
+// as follows. On a Redis Cluster a PUBLISH reaches every node, and a subscription
 // lives on one node: if that node dies, its subscribers hear nothing until
 // they subscribe elsewhere. So on a cluster a notifier holds
 // clusterSubscriptions subscriptions, each on a different master, and
@@ -33,9 +36,20 @@ func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient) {
 	for range clusterSubscriptions {
 		wg.Go(func() { n.clusterSubscription(subCtx, cc, nodes) })
 	}
+	if n.s.shardPub && n.shardSuffix != nil {
+		// The shard channels the scripts publish on (notify_sharded.go).
+		ss := newShardSubs(n, cc)
+		n.mu.Lock()
+		n.shard = ss
+		n.mu.Unlock()
+		wg.Go(func() { ss.run(subCtx) })
+	}
 	defer func() {
 		cancel()
 		wg.Wait()
+		n.mu.Lock()
+		n.shard = nil
+		n.mu.Unlock()
 	}()
 	idle := time.NewTicker(idleUnsubscribe / 4)
 	defer idle.Stop()

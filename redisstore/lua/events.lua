@@ -141,7 +141,7 @@ local function write_entry(nows, ids, y, yv, k, kv, a, av, d, dv)
     redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, y, yv, k, kv, a, av)
   end
   if ev_watch and ev_watch > tonumber(nows) then
-    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+    wake_events()
   end
 end
 
@@ -165,6 +165,6 @@ local function emit_ready(nows, ids, kind)
   if ev_maxlen < 0 then return end
   redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, '1-*', 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
   if ev_watch and ev_watch > tonumber(nows) then
-    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+    wake_events()
   end
 end

@@ -1,0 +1,204 @@
+package redisstore_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// queuesOnMasters returns one queue per master of c (named q0, q1, ...),
+// and the address of each one's master.
+func queuesOnMasters(t *testing.T, c *redistest.Cluster, rdb *redis.ClusterClient, prefix string) ([]string, []string) {
+	t.Helper()
+	var queues, addrs []string
+	seen := map[string]bool{}
+	for i := 0; len(queues) < 3 && i < 1000; i++ {
+		q := fmt.Sprintf("q%d", i)
+		slot, err := rdb.ClusterKeySlot(t.Context(), "{"+prefix+":"+q+"}").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := c.MasterForSlot(t, int(slot))
+		if !seen[addr] {
+			seen[addr] = true
+			queues = append(queues, q)
+			addrs = append(addrs, addr)
+		}
+	}
+	if len(queues) < 3 {
+		t.Fatalf("found queues on %d masters, want 3", len(queues))
+	}
+	return queues, addrs
+}
+
+// shardSubscribers returns how many clients of the node at addr are
+// subscribed to shard channel ch.
+func shardSubscribers(t *testing.T, addr, ch string) int64 {
+	t.Helper()
+	node := redis.NewClient(&redis.Options{Addr: addr})
+	defer node.Close()
+	m, err := node.PubSubShardNumSub(t.Context(), ch).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m[ch]
+}
+
+// wakeOnEach checks that a worker waiting for an hour on queues wakes
+// for a job enqueued in each of them, names the queue, and claims the job.
+func wakeOnEach(t *testing.T, worker, producer *redisstore.Store, queues []string, tag string) {
+	t.Helper()
+	ctx := t.Context()
+	type result struct {
+		got []string
+		err error
+	}
+	for _, q := range queues {
+		done := make(chan result, 1)
+		go func() {
+			got, err := worker.WaitReady(ctx, queues, time.Hour)
+			done <- result{got, err}
+		}()
+		id := "job-" + q + tag
+		mustEnqueue(t, producer, job(q, id))
+		r := testutil.Receive(t, done, failAfter, "WaitReady (timeout 1h) to wake after an enqueue in "+q)
+		if r.err != nil || !slices.Equal(r.got, []string{q}) {
+			t.Fatalf("WaitReady after an enqueue in %s: %v, %v", q, r.got, r.err)
+		}
+		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: q, Max: 10, Lease: time.Minute})
+		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != id {
+			t.Fatalf("Claim in %s after waking: %d jobs, %v; want %s", q, len(res.Jobs), err, id)
+		}
+	}
+}
+
+// TestWakeUpsTakeShardChannelsCluster: on a three-master Cluster the
+// worker holds a shard subscription for each queue it waits on, on the
+// queue's own master, and an enqueue in a queue of each master wakes a
+// worker that waits for an hour through it: nothing goes on the classic
+// channel, which the Cluster would broadcast over its bus to every node.
+func TestWakeUpsTakeShardChannelsCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, queues...)
+	for i, q := range queues {
+		ch := "{" + prefix + ":" + q + "}:ready"
+		testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on "+addrs[i], func() bool {
+			return shardSubscribers(t, addrs[i], ch) == 1
+		})
+	}
+	classic := rdb.Subscribe(ctx, prefix+":ready")
+	defer classic.Close()
+	if _, err := classic.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	wakeOnEach(t, worker, producer, queues, "")
+
+	// The first message on the classic channel is the marker: the
+	// enqueues published nothing there.
+	if err := rdb.Publish(ctx, prefix+":ready", "marker").Err(); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := classic.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Payload != "marker" {
+		t.Fatalf("an enqueue on a Cluster published %q on the classic channel %s", msg.Payload, prefix+":ready")
+	}
+}
+
+// TestClassicWakeUpsStillHeardCluster: a process of an older version,
+// which PUBLISHes its wake-ups on the classic channel, still wakes the
+// workers of this one on a Cluster (a rolling upgrade).
+func TestClassicWakeUpsStillHeardCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, "old")
+	done := make(chan []string, 1)
+	go func() {
+		got, _ := worker.WaitReady(ctx, []string{"old"}, time.Hour)
+		done <- got
+	}()
+	// What a script of an older version publishes.
+	testutil.Eventually(t, failAfter, func() error {
+		if err := rdb.Publish(ctx, prefix+":ready", "old").Err(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-done:
+			if !slices.Equal(got, []string{"old"}) {
+				t.Fatalf("WaitReady after a classic PUBLISH: %v", got)
+			}
+			return nil
+		case <-time.After(100 * time.Millisecond):
+			return fmt.Errorf("no wake-up yet")
+		}
+	})
+}
+
+// TestShardWakeUpsAfterFailoverCluster: when the master of a queue dies
+// and its replica takes over, the worker's shard subscription moves to the
+// new master, and an enqueue there wakes it again.
+func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t, redistest.Private(), redistest.Replicas(1), redistest.NodeTimeout(time.Second))
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-before")
+
+	c.KillAddr(t, addrs[0])
+	newMaster, _ := c.WaitFailover(t, ctx, addrs[0])
+	ch := "{" + prefix + ":" + queues[0] + "}:ready"
+	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the new master "+newMaster, func() bool {
+		return shardSubscribers(t, newMaster, ch) == 1
+	})
+	// Until the clients have the new layout, calls on queues[0] fail: a
+	// probe job gets through, and is taken away.
+	testutil.Eventually(t, failAfter, func() error {
+		_, err := producer.Enqueue(ctx, []*store.NewJob{job(queues[0], "probe")})
+		return err
+	})
+	testutil.Eventually(t, failAfter, func() error {
+		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: queues[0], Max: 10, Lease: time.Minute})
+		if err == nil && len(res.Jobs) == 0 {
+			err = errors.New("probe not claimed")
+		}
+		return err
+	})
+	// The resubscription signalled the queue once (messages may have been
+	// missed): take it.
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-after")
+}
