@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,24 +21,38 @@ import (
 func queuesOnMasters(t *testing.T, c *redistest.Cluster, rdb *redis.ClusterClient, prefix string) ([]string, []string) {
 	t.Helper()
 	var queues, addrs []string
-	seen := map[string]bool{}
-	for i := 0; len(queues) < 3 && i < 1000; i++ {
+	for _, q := range perMaster(t, c, rdb, prefix, 1) {
+		slot, err := rdb.ClusterKeySlot(t.Context(), "{"+prefix+":"+q+"}").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		queues = append(queues, q)
+		addrs = append(addrs, c.MasterForSlot(t, int(slot)))
+	}
+	return queues, addrs
+}
+
+// perMaster returns n queues (named q0, q1, ...) on each of the three
+// masters of c.
+func perMaster(t *testing.T, c *redistest.Cluster, rdb *redis.ClusterClient, prefix string, n int) []string {
+	t.Helper()
+	var queues []string
+	count := map[string]int{}
+	for i := 0; len(queues) < 3*n && i < 1000; i++ {
 		q := fmt.Sprintf("q%d", i)
 		slot, err := rdb.ClusterKeySlot(t.Context(), "{"+prefix+":"+q+"}").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr := c.MasterForSlot(t, int(slot))
-		if !seen[addr] {
-			seen[addr] = true
+		if addr := c.MasterForSlot(t, int(slot)); count[addr] < n {
+			count[addr]++
 			queues = append(queues, q)
-			addrs = append(addrs, addr)
 		}
 	}
-	if len(queues) < 3 {
-		t.Fatalf("found queues on %d masters, want 3", len(queues))
+	if len(queues) < 3*n {
+		t.Fatalf("found %d queues over the masters, want %d on each of 3", len(queues), n)
 	}
-	return queues, addrs
+	return queues
 }
 
 // shardSubscribers returns how many clients of the node at addr are
@@ -199,6 +214,78 @@ func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
 	})
 	// The resubscription signalled the queue once (messages may have been
 	// missed): take it.
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-after")
+}
+
+// moveSlot moves slot, with its keys, from the master at from to the one
+// at to, as redis-cli --cluster reshard does.
+func moveSlot(t *testing.T, c *redistest.Cluster, slot int, from, to string) {
+	t.Helper()
+	ctx := t.Context()
+	ids := map[string]string{}
+	for _, n := range c.Nodes(t) {
+		ids[n.Addr] = n.ID
+	}
+	src := redis.NewClient(&redis.Options{Addr: from})
+	defer src.Close()
+	dst := redis.NewClient(&redis.Options{Addr: to})
+	defer dst.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", ids[from]).Err())
+	must(src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", ids[to]).Err())
+	host, port, _ := strings.Cut(to, ":")
+	for {
+		keys, err := src.ClusterGetKeysInSlot(ctx, slot, 100).Result()
+		must(err)
+		if len(keys) == 0 {
+			break
+		}
+		args := []any{"MIGRATE", host, port, "", 0, 5000, "KEYS"}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		must(src.Do(ctx, args...).Err())
+	}
+	for _, addr := range []string{to, from} {
+		n := redis.NewClient(&redis.Options{Addr: addr})
+		must(n.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[to]).Err())
+		n.Close()
+	}
+}
+
+// TestShardWakeUpsAfterReshardCluster: when a queue's slot moves to
+// another master (the node it left ends the shard subscriptions of the
+// slot), the worker subscribes again on the slot's new master, and an
+// enqueue there wakes it.
+func TestShardWakeUpsAfterReshardCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t, redistest.Private())
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-before")
+
+	slot, err := rdb.ClusterKeySlot(ctx, "{"+prefix+":"+queues[0]+"}").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveSlot(t, c, int(slot), addrs[0], addrs[1])
+	ch := "{" + prefix + ":" + queues[0] + "}:ready"
+	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the slot's new master "+addrs[1], func() bool {
+		return shardSubscribers(t, addrs[1], ch) == 1
+	})
 	settle(t, worker, queues...)
 	wakeOnEach(t, worker, producer, queues, "-after")
 }
