@@ -12,14 +12,19 @@ import (
 
 // Wake-ups. A script that makes jobs claimable in a queue PUBLISHes the
 // queue's name on the channel "<prefix>:ready"; one that moves a queue's
-// next due time earlier, on "<prefix>:sched" (lib_base.lua). Each Store
+// next due time earlier, on "<prefix>:sched" (lua/base.lua). Each Store
 // holds one subscription to both, on one connection, however many queues
 // and waiters it has (a notifier); WaitReady and WaitSchedule wait on it.
+// On a Redis Cluster the scripts SPUBLISH on each queue's shard channel
+// instead, "{<prefix>:<queue>}:ready" and ":sched", and the notifier also
+// subscribes to those of its queues on their masters (notify_sharded.go):
+// a classic PUBLISH would cross the cluster bus to every node.
 //
 // Pub/sub reaches every subscriber, so a process frozen in the middle of a
 // wait (a stop signal, a long pause) takes no wake-up away from the others:
 // every live idle worker hears of every ready job. On a Redis Cluster a
-// PUBLISH reaches the whole cluster, whichever node the subscription is on.
+// PUBLISH reaches the whole cluster, whichever node the subscription is on;
+// an SPUBLISH reaches the subscribers on the master of its slot.
 //
 // A message that comes while nobody in the process waits on its queue is
 // kept (once per queue) for the next wait that names the queue, so a job

@@ -289,3 +289,59 @@ func TestShardWakeUpsAfterReshardCluster(t *testing.T) {
 	settle(t, worker, queues...)
 	wakeOnEach(t, worker, producer, queues, "-after")
 }
+
+// TestEventReadersWakeOnShardChannelCluster: a reader blocked on a queue's
+// events on a Cluster subscribes to the queue's shard channel on its
+// master, and an enqueue wakes it with the event; nothing goes on the
+// classic channel.
+func TestEventReadersWakeOnShardChannelCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	reader := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	classic := rdb.Subscribe(ctx, prefix+":ev")
+	defer classic.Close()
+	if _, err := classic.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range queues {
+		_, pos, _, err := reader.ReadEvents(ctx, map[string]string{q: store.FromNow}, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			evs []store.Event
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			evs, _, _, err := reader.ReadEvents(ctx, pos, 10, time.Hour)
+			done <- result{evs, err}
+		}()
+		ch := "{" + prefix + ":" + q + "}:ev"
+		testutil.EventuallyTrue(t, failAfter, "the reader subscribed to "+ch+" on "+addrs[i], func() bool {
+			return shardSubscribers(t, addrs[i], ch) == 1
+		})
+		mustEnqueue(t, producer, job(q, "ev-"+q))
+		r := testutil.Receive(t, done, failAfter, "ReadEvents (block 1h) to return after an enqueue in "+q)
+		if r.err != nil || len(r.evs) == 0 || r.evs[0].ID != "ev-"+q {
+			t.Fatalf("ReadEvents after an enqueue in %s: %+v, %v", q, r.evs, r.err)
+		}
+	}
+	if err := rdb.Publish(ctx, prefix+":ev", "marker").Err(); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := classic.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Payload != "marker" {
+		t.Fatalf("an event on a Cluster was published on the classic channel %s (%q)", prefix+":ev", msg.Payload)
+	}
+}
