@@ -36,9 +36,10 @@ func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient) {
 	for range clusterSubscriptions {
 		wg.Go(func() { n.clusterSubscription(subCtx, cc, nodes) })
 	}
+	var ss *shardSubs
 	if n.s.shardPub && n.shardSuffix != nil {
 		// The shard channels the scripts publish on (notify_sharded.go).
-		ss := newShardSubs(n, cc)
+		ss = newShardSubs(n, cc)
 		n.mu.Lock()
 		n.shard = ss
 		n.mu.Unlock()
@@ -48,7 +49,9 @@ func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient) {
 		cancel()
 		wg.Wait()
 		n.mu.Lock()
-		n.shard = nil
+		if n.shard == ss { // not yet the next subscription's
+			n.shard = nil
+		}
 		n.mu.Unlock()
 	}()
 	idle := time.NewTicker(idleUnsubscribe / 4)
