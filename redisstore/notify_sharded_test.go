@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
@@ -391,5 +393,61 @@ func TestPartitionedQueueWakesOnShardChannelsCluster(t *testing.T) {
 	for i := range 6 {
 		id := fmt.Sprintf("hot-%d", i)
 		wakeFor(t, worker, []string{"hot"}, "hot", func() { mustEnqueue(t, producer, job("hot", id)) }, id)
+	}
+}
+
+// TestIdleWorkerStartsJobsOnEachShardCluster: a worker that looks at its
+// idle queues once an hour (IdleWait) starts a job enqueued on each of
+// the three masters within the test's bound, which only a wake-up can
+// give, and the wake-ups went on shard channels.
+func TestIdleWorkerStartsJobsOnEachShardCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	wst := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	pst := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	w := hopper.NewWorker(wst, &hopper.WorkerConfig{Queues: weights(queues), IdleWait: time.Hour})
+	started := make(chan int, len(queues))
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[latencyArgs]) error {
+		started <- j.Args.N
+		return nil
+	})
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	defer func() {
+		stop()
+		<-done
+	}()
+	for i, q := range queues {
+		ch := "{" + prefix + ":" + q + "}:ready"
+		testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on "+addrs[i], func() bool {
+			return shardSubscribers(t, addrs[i], ch) == 1
+		})
+	}
+	classic := rdb.Subscribe(ctx, prefix+":ready")
+	defer classic.Close()
+	if _, err := classic.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	client := hopper.NewClient(pst, nil)
+	for i, q := range queues {
+		if _, err := hopper.Enqueue(ctx, client, latencyArgs{N: i}, &hopper.EnqueueOpts{Queue: q}); err != nil {
+			t.Fatal(err)
+		}
+		if got := testutil.Receive(t, started, failAfter, "the job enqueued in "+q+" (on "+addrs[i]+") to start"); got != i {
+			t.Fatalf("started job %d, want %d", got, i)
+		}
+	}
+	if err := rdb.Publish(ctx, prefix+":ready", "marker").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := classic.ReceiveMessage(ctx); err != nil || msg.Payload != "marker" {
+		t.Fatalf("first message on the classic channel: %v, %v; want the marker", msg, err)
 	}
 }
