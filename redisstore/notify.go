@@ -378,7 +378,12 @@ func (n *notifier) ensureRunning() {
 	n.live = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
-	go n.run(ctx)
+	if cc, ok := n.s.rdb.(*redis.ClusterClient); ok && n.s.shardPub && n.shardSuffix != nil {
+		// Made now, so that the keys known from now on reach it
+		// (notify_sharded.go).
+		n.shard = newShardSubs(n, cc)
+	}
+	go n.run(ctx, n.shard)
 }
 
 // waitLive starts the subscription if it is not running and waits until
@@ -404,10 +409,11 @@ func (n *notifier) waitLive(ctx context.Context) error {
 }
 
 // run holds the subscription until it has had no waiter for
-// idleUnsubscribe, or the client is closed.
-func (n *notifier) run(ctx context.Context) {
+// idleUnsubscribe, or the client is closed; on a Cluster, with the shard
+// subscriptions ss (nil: none).
+func (n *notifier) run(ctx context.Context, ss *shardSubs) {
 	if cc, ok := n.s.rdb.(*redis.ClusterClient); ok {
-		n.runCluster(ctx, cc)
+		n.runCluster(ctx, cc, ss)
 		return
 	}
 	ps := n.subscribe(ctx)

@@ -27,22 +27,18 @@ import (
 // clusterSubscriptions is how many masters a notifier subscribes on.
 const clusterSubscriptions = 2
 
-// runCluster holds the cluster subscriptions until the notifier has had no
-// waiter for idleUnsubscribe.
-func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient) {
+// runCluster holds the cluster subscriptions, and the shard subscriptions
+// ss (nil: none), until the notifier has had no waiter for
+// idleUnsubscribe.
+func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient, ss *shardSubs) {
 	subCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	nodes := &nodePicker{used: map[string]bool{}}
 	for range clusterSubscriptions {
 		wg.Go(func() { n.clusterSubscription(subCtx, cc, nodes) })
 	}
-	var ss *shardSubs
-	if n.s.shardPub && n.shardSuffix != nil {
+	if ss != nil {
 		// The shard channels the scripts publish on (notify_sharded.go).
-		ss = newShardSubs(n, cc)
-		n.mu.Lock()
-		n.shard = ss
-		n.mu.Unlock()
 		wg.Go(func() { ss.run(subCtx) })
 	}
 	defer func() {
