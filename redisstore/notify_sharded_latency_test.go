@@ -44,15 +44,17 @@ func TestWakeLatencyCluster(t *testing.T) {
 	c := redistest.StartCluster(t, redistest.Private())
 	lat := map[string][]time.Duration{}
 	bus := map[string]int64{}
+	cpu := map[string]float64{}
 	enq = map[string][]time.Duration{}
 	for r := range rounds {
 		for _, mode := range []string{"classic", "shard"} {
 			if r%2 == 1 { // alternate which goes first
 				mode = map[string]string{"classic": "shard", "shard": "classic"}[mode]
 			}
-			before := busPublishes(t, c)
+			before, cpu0 := busPublishes(t, c), clusterCPU(t, c)
 			lat[mode] = append(lat[mode], latencyRound(t, c, mode, rate, per, fmt.Sprintf("%s-%d", mode, r))...)
 			bus[mode] += busPublishes(t, c) - before
+			cpu[mode] += clusterCPU(t, c) - cpu0
 		}
 	}
 	for _, mode := range []string{"classic", "shard"} {
@@ -66,7 +68,8 @@ func TestWakeLatencyCluster(t *testing.T) {
 		d = enq[mode]
 		slices.Sort(d)
 		t.Logf("%-7s the Enqueue call alone: p50=%v p99=%v", mode, q(0.50), q(0.99))
-		t.Logf("%-7s pub/sub messages over the cluster bus: %.2f per job", mode, float64(bus[mode])/float64(len(d)))
+		t.Logf("%-7s pub/sub messages over the cluster bus: %.2f per job; redis-server CPU, all nodes: %.0f µs per job", mode,
+			float64(bus[mode])/float64(len(d)), cpu[mode]*1e6/float64(len(d)))
 	}
 }
 
@@ -86,6 +89,28 @@ func busPublishes(t *testing.T, c *redistest.Cluster) int64 {
 			if k == "cluster_stats_messages_publish_sent" || k == "cluster_stats_messages_publishshard_sent" {
 				n, _ := strconv.ParseInt(v, 10, 64)
 				total += n
+			}
+		}
+	}
+	return total
+}
+
+// clusterCPU returns the CPU time (user and system, in seconds) the nodes
+// of c used so far.
+func clusterCPU(t *testing.T, c *redistest.Cluster) float64 {
+	var total float64
+	for _, addr := range c.AllAddrs() {
+		node := redis.NewClient(&redis.Options{Addr: addr})
+		info, err := node.Info(t.Context(), "cpu").Result()
+		node.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(info) {
+			k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+			if k == "used_cpu_sys" || k == "used_cpu_user" {
+				f, _ := strconv.ParseFloat(v, 64)
+				total += f
 			}
 		}
 	}
