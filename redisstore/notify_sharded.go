@@ -335,9 +335,13 @@ func (ss *shardSubs) failed(ctx context.Context, err error) {
 	ss.cc.ReloadState(ctx)
 	ss.fails++
 	ss.next = time.Now().Add(min(time.Second, time.Duration(1<<min(ss.fails, 7))*5*time.Millisecond))
-	if err != nil && !ss.warned && (redis.IsPermissionError(err) || strings.Contains(strings.ToLower(err.Error()), "unknown command")) {
-		ss.warned = true
-		ss.n.s.opts.Logger.Warn("redisstore: SSUBSCRIBE refused on the cluster; wake-ups sent on shard channels are missed and workers find jobs at their polls", "error", err)
+	if err != nil && (redis.IsPermissionError(err) || strings.Contains(strings.ToLower(err.Error()), "unknown command")) {
+		// Refused for good, most likely: ask again once a minute.
+		ss.next = time.Now().Add(time.Minute)
+		if !ss.warned {
+			ss.warned = true
+			ss.n.s.opts.Logger.Warn("redisstore: SSUBSCRIBE refused on the cluster; wake-ups sent on shard channels are missed and workers find jobs at their polls", "error", err)
+		}
 	}
 }
 

@@ -451,3 +451,55 @@ func TestIdleWorkerStartsJobsOnEachShardCluster(t *testing.T) {
 		t.Fatalf("first message on the classic channel: %v, %v; want the marker", msg, err)
 	}
 }
+
+// TestWakeUpsWithoutShardPubSubCluster: where the server refuses SPUBLISH
+// and SSUBSCRIBE (here an ACL without them), the scripts publish on the
+// classic channel and the workers still wake through their classic
+// subscriptions; the refused SSUBSCRIBE is logged once.
+func TestWakeUpsWithoutShardPubSubCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t)
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	user := "noshard-" + strings.NewReplacer(".", "-", ":", "-").Replace(prefix)
+	for _, addr := range c.AllAddrs() {
+		node := redis.NewClient(&redis.Options{Addr: addr})
+		err := node.Do(ctx, "ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-spublish", "-ssubscribe").Err()
+		node.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, addr := range c.AllAddrs() {
+			node := redis.NewClient(&redis.Options{Addr: addr})
+			_ = node.Do(context.Background(), "ACL", "DELUSER", user).Err()
+			node.Close()
+		}
+	})
+	as := func(o *redis.ClusterOptions) { o.Username, o.Password = user, "pw" }
+	var logs logBuffer
+	queues, _ := queuesOnMasters(t, c, rdb, prefix)
+	worker := storeOn(t, c.Client(t, as), &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
+	producer := storeOn(t, c.Client(t, as), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, queues...)
+	classic := rdb.Subscribe(ctx, prefix+":ready")
+	defer classic.Close()
+	if _, err := classic.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wakeOnEach(t, worker, producer, queues, "")
+	msg, err := classic.ReceiveMessage(ctx)
+	if err != nil || msg.Payload != queues[0] {
+		t.Fatalf("first message on the classic channel: %v, %v; want %s", msg, err, queues[0])
+	}
+	testutil.EventuallyTrue(t, failAfter, "a warning that SSUBSCRIBE was refused", func() bool {
+		return strings.Contains(logs.String(), "SSUBSCRIBE refused")
+	})
+	if n := strings.Count(logs.String(), "SSUBSCRIBE refused"); n != 1 {
+		t.Errorf("the refused SSUBSCRIBE logged %d times, want once:\n%s", n, logs.String())
+	}
+}
