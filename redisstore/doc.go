@@ -81,7 +81,7 @@
 // waited for the next wait; when the subscription was lost and made again,
 // every queue is signalled once, since messages published meanwhile are
 // lost. On a Redis Cluster the scripts SPUBLISH on the queue's shard
-// channel, "{<prefix>:<queue>}:ready" (and ":sched", ":ev"), so that a
+// channel, "<prefix>:{<prefix>:<queue>}:ready" (and ":sched", ":ev"), so that a
 // wake-up stays on the queue's master instead of crossing the cluster bus,
 // and the Store subscribes to its queues' shard channels on their masters
 // as well. See notify.go and notify_sharded.go.

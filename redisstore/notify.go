@@ -16,7 +16,7 @@ import (
 // holds one subscription to both, on one connection, however many queues
 // and waiters it has (a notifier); WaitReady and WaitSchedule wait on it.
 // On a Redis Cluster the scripts SPUBLISH on each queue's shard channel
-// instead, "{<prefix>:<queue>}:ready" and ":sched", and the notifier also
+// instead, "<prefix>:{<prefix>:<queue>}:ready" and ":sched", and the notifier also
 // subscribes to those of its queues on their masters (notify_sharded.go):
 // a classic PUBLISH would cross the cluster bus to every node.
 //
@@ -181,7 +181,7 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		return nil, nil, err
 	}
 	ks := &n.kinds[k]
-	var got []string
+	var got, fresh []string
 	var payloads map[string]string
 	for _, q := range queues {
 		if !ks.known[q] {
@@ -189,6 +189,7 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 			// signalled before anyone listened for it: one look.
 			n.know(ks, q)
 			got = append(got, q)
+			fresh = append(fresh, q)
 			continue
 		}
 		if p, ok := ks.raised[q]; ok {
@@ -216,7 +217,16 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		}
 	}
 	if len(got) > 0 || timeout <= 0 || ctx.Err() != nil {
+		ss := n.shard
 		n.mu.Unlock()
+		if ss != nil && len(fresh) > 0 {
+			// The look comes once the shard subscriptions of the new
+			// keys are up (notify_sharded.go), as it comes once the
+			// classic one is (waitLive): what is published after it is
+			// heard, and the signal their confirmation gives comes now,
+			// not at some later wait.
+			ss.awaitConfirmed(ctx, k, fresh)
+		}
 		return n.keep(ctx, k, got, payloads), payloads, nil
 	}
 	w := &nwaiter{queues: make(map[string]bool, len(queues)), wake: make(chan struct{}, 1)}

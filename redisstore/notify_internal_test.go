@@ -141,11 +141,11 @@ func TestNotifyShardChannelsOfTheKeysWaitedOn(t *testing.T) {
 	s.notify.know(&s.notify.kinds[kindSched], "mail")
 	s.notify.mu.Unlock()
 	want := map[string][]string{
-		"{p:mail}": {"{p:mail}:ready", "{p:mail}:sched"},
+		"{p:mail}": {"p:{p:mail}:ready", "p:{p:mail}:sched"},
 	}
 	for i := range 2 {
 		tag := strings.TrimSuffix(s.queueKeys(store.PartitionName("hot", i)).tag, ":")
-		want[tag] = []string{tag + ":ready"}
+		want[tag] = []string{"p:" + tag + ":ready"}
 	}
 	got := ss.wanted()
 	for _, chans := range got {
@@ -160,14 +160,14 @@ func TestNotifyShardChannelsOfTheKeysWaitedOn(t *testing.T) {
 	s.watch.know(&s.watch.kinds[kindDone], "mail\x00job")
 	s.watch.know(&s.watch.kinds[kindEvents], "mail")
 	s.watch.mu.Unlock()
-	if got, want := w.wanted(), map[string][]string{"{p:mail}": {"{p:mail}:ev"}}; !maps.EqualFunc(got, want, slices.Equal) {
+	if got, want := w.wanted(), map[string][]string{"{p:mail}": {"p:{p:mail}:ev"}}; !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("watch shard channels: %v, want %v", got, want)
 	}
 
 	hot1 := strings.TrimSuffix(s.queueKeys("hot~1").tag, ":")
-	ss.deliver("{p:mail}:sched", "")     // confirmed
-	ss.deliver(hot1+":ready", "")        // confirmed
-	ss.deliver("{p:mail}:ready", "mail") // a message
+	ss.deliver("p:{p:mail}:sched", "")     // confirmed
+	ss.deliver("p:"+hot1+":ready", "")     // confirmed
+	ss.deliver("p:{p:mail}:ready", "mail") // a message
 	s.notify.mu.Lock()
 	defer s.notify.mu.Unlock()
 	raised := func(k notifyKind) []string {

@@ -16,7 +16,7 @@ import (
 // cluster bus to every node, which costs each wake-up a hop between nodes
 // and every node the work of it (an enqueue→start p99 of tens of
 // milliseconds on three busy masters). So on a Cluster the scripts SPUBLISH
-// (Redis 7.0) on the queue's shard channel "{<prefix>:<queue>}:<kind>"
+// (Redis 7.0) on the queue's shard channel "<prefix>:{<prefix>:<queue>}:<kind>"
 // instead (lua/base.lua): the channel carries the queue's hash tag, so it
 // hashes to the slot of the script's keys, and the message reaches the
 // clients subscribed on that slot's master only, from the node that ran
@@ -105,8 +105,12 @@ func (s *Store) allForServer(all []*script) []*script {
 }
 
 // shardChannel returns the shard channel of kind suffix of the queue whose
-// keys carry tag ("{<prefix>:<queue>}").
-func shardChannel(tag, suffix string) string { return tag + ":" + suffix }
+// keys carry tag ("{<prefix>:<queue>}"): "<prefix>:{<prefix>:<queue>}:<suffix>".
+// Its slot is the tag's, the keys' slot; it starts with "<prefix>:", so
+// that the documented ACL channel pattern (&<prefix>:*, doc.go) covers it.
+func (ss *shardSubs) shardChannel(tag, suffix string) string {
+	return ss.n.s.opts.Prefix + ":" + tag + ":" + suffix
+}
 
 // shardSubs holds a notifier's shard channel subscriptions. Its state is
 // its run loop's; the node readers tell it what they lose through lost.
@@ -116,11 +120,18 @@ type shardSubs struct {
 	kicked chan struct{} // cap 1: keys to look at (poke)
 	lost   chan shardLoss
 
-	nodes  map[string]*nodeSub // by address
-	at     map[string]string   // shard channel -> address subscribed on
-	fails  int                 // losses in a row, for the backoff
-	next   time.Time           // no subscribing before (backoff)
-	warned bool
+	// confirmed holds the channels the server confirmed and no loss
+	// took since; up is closed and replaced at each confirmation
+	// (awaitConfirmed). Both under mu.
+	mu        sync.Mutex
+	confirmed map[string]bool
+	up        chan struct{}
+	refused   bool // the server refused SSUBSCRIBE, and confirmed none since
+
+	nodes map[string]*nodeSub // by address
+	at    map[string]string   // shard channel -> address subscribed on
+	fails int                 // losses in a row, for the backoff
+	next  time.Time           // no subscribing before (backoff)
 }
 
 // nodeSub is the connection of the shard subscriptions on one master.
@@ -141,6 +152,7 @@ type shardLoss struct {
 
 func newShardSubs(n *notifier, cc *redis.ClusterClient) *shardSubs {
 	return &shardSubs{n: n, cc: cc, kicked: make(chan struct{}, 1), lost: make(chan shardLoss, 16),
+		confirmed: map[string]bool{}, up: make(chan struct{}),
 		nodes: map[string]*nodeSub{}, at: map[string]string{}}
 }
 
@@ -205,7 +217,7 @@ func (ss *shardSubs) wanted() map[string][]string {
 	for k, qs := range keys {
 		for _, q := range qs {
 			for _, tag := range ss.tags(q) {
-				out[tag] = append(out[tag], shardChannel(tag, n.shardSuffix[k]))
+				out[tag] = append(out[tag], ss.shardChannel(tag, n.shardSuffix[k]))
 			}
 		}
 	}
@@ -298,6 +310,7 @@ func (ss *shardSubs) closeNode(ns *nodeSub) {
 	for c, addr := range ss.at {
 		if addr == ns.addr {
 			delete(ss.at, c)
+			ss.setConfirmed(c, false)
 		}
 	}
 }
@@ -314,6 +327,7 @@ func (ss *shardSubs) drop(ctx context.Context, l shardLoss) {
 		for _, c := range l.channels {
 			if ss.at[c] == l.ns.addr {
 				delete(ss.at, c)
+				ss.setConfirmed(c, false)
 				lost = true
 			}
 		}
@@ -327,21 +341,25 @@ func (ss *shardSubs) drop(ctx context.Context, l shardLoss) {
 }
 
 // failed starts a backoff after err and has the client reload the
-// cluster's topology. A server that does not know SSUBSCRIBE or an ACL
-// that denies it is logged once: the classic subscriptions carry what
-// reaches the classic channels, and the rest waits for the workers' polls.
+// cluster's topology. A server that does not know SSUBSCRIBE, or an ACL
+// that denies it, is asked again after a minute only, and first waits
+// stop waiting for shard subscriptions (awaitConfirmed).
 func (ss *shardSubs) failed(ctx context.Context, err error) {
 	ss.n.s.observe(err)
 	ss.cc.ReloadState(ctx)
 	ss.fails++
 	ss.next = time.Now().Add(min(time.Second, time.Duration(1<<min(ss.fails, 7))*5*time.Millisecond))
 	if err != nil && (redis.IsPermissionError(err) || strings.Contains(strings.ToLower(err.Error()), "unknown command")) {
-		// Refused for good, most likely: ask again once a minute.
+		// Refused for good, most likely (an ACL without SSUBSCRIBE, as
+		// the one documented before shard channels): the scripts are
+		// refused SPUBLISH as well and PUBLISH on the classic channels,
+		// which the classic subscriptions hear. Ask again once a minute.
 		ss.next = time.Now().Add(time.Minute)
-		if !ss.warned {
-			ss.warned = true
-			ss.n.s.opts.Logger.Warn("redisstore: SSUBSCRIBE refused on the cluster; wake-ups sent on shard channels are missed and workers find jobs at their polls", "error", err)
-		}
+		ss.mu.Lock()
+		ss.refused = true
+		close(ss.up)
+		ss.up = make(chan struct{})
+		ss.mu.Unlock()
 	}
 }
 
@@ -377,6 +395,7 @@ func (ss *shardSubs) read(ctx context.Context, ns *nodeSub) {
 			case "ssubscribe":
 				// Subscribed, or again: what came before is unknown.
 				ss.deliver(m.Channel, "")
+				ss.setConfirmed(m.Channel, true)
 			case "sunsubscribe":
 				// Asked for (sync), or the slot left the node: the run
 				// loop tells which.
@@ -386,26 +405,83 @@ func (ss *shardSubs) read(ctx context.Context, ns *nodeSub) {
 	}
 }
 
+// setConfirmed records whether the server confirmed channel ch (and no
+// loss took it since), waking the awaitConfirmed calls.
+func (ss *shardSubs) setConfirmed(ch string, on bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !on {
+		delete(ss.confirmed, ch)
+		return
+	}
+	ss.confirmed[ch] = true
+	ss.refused = false
+	close(ss.up)
+	ss.up = make(chan struct{})
+}
+
+// shardConfirmWait bounds how long a first wait on a key waits for its
+// shard subscription before it looks (awaitConfirmed): past it, the
+// confirmation signals the key when it comes.
+const shardConfirmWait = 2 * time.Second
+
+// awaitConfirmed returns once the shard channels of kind k of keys are
+// confirmed, the server refused SSUBSCRIBE, ctx is done or
+// shardConfirmWait passed.
+func (ss *shardSubs) awaitConfirmed(ctx context.Context, k notifyKind, keys []string) {
+	if int(k) >= len(ss.n.shardSuffix) || ss.n.shardSuffix[k] == "" {
+		return
+	}
+	var chans []string
+	for _, q := range keys {
+		for _, tag := range ss.tags(q) {
+			chans = append(chans, ss.shardChannel(tag, ss.n.shardSuffix[k]))
+		}
+	}
+	t := time.NewTimer(shardConfirmWait)
+	defer t.Stop()
+	for {
+		ss.mu.Lock()
+		up, done := ss.up, true
+		for _, c := range chans {
+			done = done && ss.confirmed[c]
+		}
+		done = done || ss.refused
+		ss.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-up:
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
+
 // deliver hands a message on shard channel ch to the waiters; with no
 // payload, it signals the channel's queue (a subscription confirmed).
 func (ss *shardSubs) deliver(ch, payload string) {
 	n := ss.n
-	i := strings.LastIndexByte(ch, ':')
-	if i < 0 {
+	// "<prefix>:{<prefix>:<queue>}:<suffix>"
+	head := n.s.opts.Prefix + ":{" + n.s.opts.Prefix + ":"
+	rest, ok := strings.CutPrefix(ch, head)
+	if !ok {
 		return
 	}
-	tag, suffix := ch[:i], ch[i+1:]
+	i := strings.LastIndexByte(rest, ':')
+	if i < 1 || rest[i-1] != '}' {
+		return
+	}
+	queue, suffix := rest[:i-1], rest[i+1:]
 	for k, sfx := range n.shardSuffix {
 		if sfx == "" || sfx != suffix {
 			continue
 		}
 		if payload == "" {
-			// The queue as scripts see it: the tag without its prefix.
-			head := "{" + n.s.opts.Prefix + ":"
-			if !strings.HasPrefix(tag, head) || !strings.HasSuffix(tag, "}") {
-				return
-			}
-			payload = tag[len(head) : len(tag)-1]
+			payload = queue // the queue as scripts see it
 		}
 		n.mu.Lock()
 		n.message(notifyKind(k), payload)

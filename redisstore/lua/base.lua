@@ -131,8 +131,8 @@ end
 -- The wake functions publish the queue's name on its channel of a kind
 -- (ready, sched, ev) for the waiters of notify.go. On a Redis Cluster the
 -- loader sets SHARD_PUB (notify_sharded.go): the message goes with
--- SPUBLISH on the queue's shard channel "{<prefix>:<queue>}:<kind>", which
--- hashes to the slot of the script's keys and reaches the subscribers on
+-- SPUBLISH on the queue's shard channel "<prefix>:{<prefix>:<queue>}:<kind>",
+-- which hashes to the slot of the script's keys (its tag is theirs) and reaches the subscribers on
 -- that slot's master only, never the cluster bus. Elsewhere, or where the
 -- server refuses SPUBLISH, it goes on the classic channel "<prefix>:<kind>",
 -- which a Cluster broadcasts to every node. (Each is written out: a call
@@ -143,7 +143,7 @@ end
 -- empty, when a claim leaves jobs behind, and when a limit frees; a busy
 -- queue publishes nothing more.
 local function wake_ready()
-  if SHARD_PUB and type(redis.pcall('SPUBLISH', '{' .. PREFIX .. ':' .. QUEUE .. '}:ready', QUEUE)) == 'number' then
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ready', QUEUE)) == 'number' then
     return
   end
   redis.call('PUBLISH', PREFIX .. ':ready', QUEUE)
@@ -152,7 +152,7 @@ end
 -- wake_sched tells every scheduler waiting on this queue that its next due
 -- time moved earlier.
 local function wake_sched()
-  if SHARD_PUB and type(redis.pcall('SPUBLISH', '{' .. PREFIX .. ':' .. QUEUE .. '}:sched', QUEUE)) == 'number' then
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:sched', QUEUE)) == 'number' then
     return
   end
   redis.call('PUBLISH', PREFIX .. ':sched', QUEUE)
@@ -161,7 +161,7 @@ end
 -- wake_events tells the event readers blocked on this queue that its
 -- stream has a new entry (events.lua, events.go).
 local function wake_events()
-  if SHARD_PUB and type(redis.pcall('SPUBLISH', '{' .. PREFIX .. ':' .. QUEUE .. '}:ev', QUEUE)) == 'number' then
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ev', QUEUE)) == 'number' then
     return
   end
   redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
