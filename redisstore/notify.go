@@ -76,7 +76,7 @@ type notifier struct {
 	// the message is the key, with no payload.
 	keyOf func(k notifyKind, msg string) (key, payload string)
 	// shardSuffix names, by kind, the suffix of a queue's shard channel
-	// ("{<prefix>:<queue>}:<suffix>") that the scripts SPUBLISH on, on a
+	// ("<prefix>:{<prefix>:<queue>}:<suffix>") that the scripts SPUBLISH on, on a
 	// Cluster; "" for a kind with no shard channel (notify_sharded.go).
 	shardSuffix []string
 
