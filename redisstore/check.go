@@ -145,7 +145,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 	}
 	preloadScripts()
 	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
-		err := loadFunctions(ctx, c, allScripts())
+		err := loadFunctions(ctx, c, s.allForServer(allScripts()))
 		switch {
 		case err == nil:
 			return nil
@@ -159,7 +159,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			return err
 		}
 	}
-	for _, sc := range allScripts() {
+	for _, sc := range s.allForServer(allScripts()) {
 		// Loading ahead saves the EVAL fallback on first use. An ACL that
 		// denies SCRIPT LOAD only costs that fallback.
 		if err := sc.eval.Load(ctx, c).Err(); err != nil && !redis.IsPermissionError(err) {

@@ -80,7 +80,11 @@
 // queues that were signalled, and keep a signal that came while nobody
 // waited for the next wait; when the subscription was lost and made again,
 // every queue is signalled once, since messages published meanwhile are
-// lost. See notify.go.
+// lost. On a Redis Cluster the scripts SPUBLISH on the queue's shard
+// channel, "<prefix>:{<prefix>:<queue>}:ready" (and ":sched", ":ev"), so that a
+// wake-up stays on the queue's master instead of crossing the cluster bus,
+// and the Store subscribes to its queues' shard channels on their masters
+// as well. See notify.go and notify_sharded.go.
 //
 // # Clusters and failover
 //

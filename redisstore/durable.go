@@ -93,7 +93,7 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, call := range calls {
 				if source && !s.fmode.on.Load() {
-					call.cmd = call.script.eval.Eval(ctx, p, call.keys, call.args...)
+					call.cmd = s.forServer(call.script).eval.Eval(ctx, p, call.keys, call.args...)
 				} else {
 					call.cmd = s.pipe(ctx, p, call.script, call.keys, call.args...)
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,9 @@ type script struct {
 	// idx is the script's number, for the caches of its KEYS per queue
 	// (scriptKeys).
 	idx int
+	// shard is the script's form for a Redis Cluster, which publishes its
+	// wake-ups on shard channels (notify_sharded.go): built on first use.
+	shard shardTwin
 }
 
 // variant says which files a script's slots take.
@@ -134,9 +138,18 @@ func allScripts() []*script {
 // buildScript writes the two forms of script name from b; served are the
 // shape letters its variant serves of those it looks at (looked).
 func buildScript(name string, b *luaBuild, served, looked shape) *script {
+	return buildForm(name, b, served, looked, false)
+}
+
+// buildForm is buildScript; shardPub builds the form that publishes its
+// wake-ups on shard channels (notify_sharded.go).
+func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *script {
 	flags := b.flags
 	var head strings.Builder
 	head.WriteString("local SHAPE, SHAPE_SEEN = '" + served.String() + "', '" + looked.String() + "'\n")
+	if wakes(b) {
+		head.WriteString("local SHARD_PUB = " + strconv.FormatBool(shardPub) + "\n")
+	}
 	head.WriteString(constsSrc(b))
 	if keyCheck {
 		head.WriteString(keyCheckSrc)
@@ -171,7 +184,7 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	}
 	lib.WriteString("  " + resets + "\n  return main()\n")
 	lib.WriteString("end, flags = {" + luaFlags(flags) + "}}\n")
-	return &script{
+	sc := &script{
 		name: name,
 		eval: redis.NewScript(eval.String()),
 		src:  eval.String(),
@@ -179,6 +192,8 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 		fn:   fn,
 		keys: b.keys,
 	}
+	sc.shard.from = shardFrom{b: b, served: served, looked: looked}
+	return sc
 }
 
 // luaFlags turns a shebang's flags ("allow-oom,no-writes") into the
@@ -214,6 +229,7 @@ type funcMode struct {
 // know (a flushed or new server) is loaded on the key's node and called
 // again; where that fails the store turns to plain scripts for good.
 func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []string, args ...any) *redis.Cmd {
+	sc = s.forServer(sc)
 	if s.fmode.on.Load() {
 		cmd := c.FCall(ctx, sc.fn, keys, args...)
 		if !noFunction(cmd.Err()) {
@@ -231,6 +247,7 @@ func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []str
 // pipe queues sc on pipeline p. A reply for which notLoaded is true did
 // not run: send it again with call.
 func (s *Store) pipe(ctx context.Context, p redis.Pipeliner, sc *script, keys []string, args ...any) *redis.Cmd {
+	sc = s.forServer(sc)
 	if s.fmode.on.Load() {
 		return p.FCall(ctx, sc.fn, keys, args...)
 	}
@@ -253,6 +270,7 @@ func noFunction(err error) bool {
 // call). When that fails, the store turns to plain scripts and it returns
 // false.
 func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*script) bool {
+	want = s.allForServer(want)
 	var err error
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:

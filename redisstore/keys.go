@@ -246,6 +246,6 @@ func layoutDoc() string {
 		}
 		b.WriteString("| " + name + " | " + strings.Join(names, " ") + " |\n")
 	}
-	b.WriteString("\nWake-ups are not keys: scripts PUBLISH the queue's name on the channels `<prefix>:ready` and `<prefix>:sched` (notify.go), and on `<prefix>:ev` and `<prefix>:done` for event readers and job waiters (events.go, wait_job.go).\n")
+	b.WriteString("\nWake-ups are not keys: scripts PUBLISH the queue's name on the channels `<prefix>:ready` and `<prefix>:sched` (notify.go), and on `<prefix>:ev` and `<prefix>:done` for event readers and job waiters (events.go, wait_job.go). On a Redis Cluster, ready, sched and ev go with SPUBLISH on the queue's shard channels instead, `<prefix>:{<prefix>:<queue>}:ready` and so on (notify_sharded.go).\n")
 	return b.String()
 }

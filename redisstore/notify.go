@@ -12,14 +12,19 @@ import (
 
 // Wake-ups. A script that makes jobs claimable in a queue PUBLISHes the
 // queue's name on the channel "<prefix>:ready"; one that moves a queue's
-// next due time earlier, on "<prefix>:sched" (lib_base.lua). Each Store
+// next due time earlier, on "<prefix>:sched" (lua/base.lua). Each Store
 // holds one subscription to both, on one connection, however many queues
 // and waiters it has (a notifier); WaitReady and WaitSchedule wait on it.
+// On a Redis Cluster the scripts SPUBLISH on each queue's shard channel
+// instead, "<prefix>:{<prefix>:<queue>}:ready" and ":sched", and the notifier also
+// subscribes to those of its queues on their masters (notify_sharded.go):
+// a classic PUBLISH would cross the cluster bus to every node.
 //
 // Pub/sub reaches every subscriber, so a process frozen in the middle of a
 // wait (a stop signal, a long pause) takes no wake-up away from the others:
 // every live idle worker hears of every ready job. On a Redis Cluster a
-// PUBLISH reaches the whole cluster, whichever node the subscription is on.
+// PUBLISH reaches the whole cluster, whichever node the subscription is on;
+// an SPUBLISH reaches the subscribers on the master of its slot.
 //
 // A message that comes while nobody in the process waits on its queue is
 // kept (once per queue) for the next wait that names the queue, so a job
@@ -70,6 +75,10 @@ type notifier struct {
 	// keyOf reads the key and payload of a message of kind k; nil means
 	// the message is the key, with no payload.
 	keyOf func(k notifyKind, msg string) (key, payload string)
+	// shardSuffix names, by kind, the suffix of a queue's shard channel
+	// ("<prefix>:{<prefix>:<queue>}:<suffix>") that the scripts SPUBLISH on, on a
+	// Cluster; "" for a kind with no shard channel (notify_sharded.go).
+	shardSuffix []string
 
 	mu       sync.Mutex
 	running  bool
@@ -79,6 +88,7 @@ type notifier struct {
 	liveSubs int           // cluster subscriptions confirmed and not broken (notify_cluster.go)
 	err      error         // the subscription's last failure, nil once subscribed
 	kinds    []kindState
+	shard    *shardSubs // the shard channel subscriptions, while they run
 }
 
 // kindState is the waiting of one kind.
@@ -135,7 +145,7 @@ func (n *notifier) seqs(k notifyKind, keys []string) []uint64 {
 	ks := &n.kinds[k]
 	out := make([]uint64, len(keys))
 	for i, q := range keys {
-		ks.known[q] = true
+		n.know(ks, q)
 		out[i] = ks.seq[q]
 	}
 	return out
@@ -171,14 +181,15 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		return nil, nil, err
 	}
 	ks := &n.kinds[k]
-	var got []string
+	var got, fresh []string
 	var payloads map[string]string
 	for _, q := range queues {
 		if !ks.known[q] {
 			// A queue waited on for the first time may have been
 			// signalled before anyone listened for it: one look.
-			ks.known[q] = true
+			n.know(ks, q)
 			got = append(got, q)
+			fresh = append(fresh, q)
 			continue
 		}
 		if p, ok := ks.raised[q]; ok {
@@ -206,7 +217,16 @@ func (n *notifier) waitFrom(ctx context.Context, k notifyKind, queues []string, 
 		}
 	}
 	if len(got) > 0 || timeout <= 0 || ctx.Err() != nil {
+		ss := n.shard
 		n.mu.Unlock()
+		if ss != nil && len(fresh) > 0 {
+			// The look comes once the shard subscriptions of the new
+			// keys are up (notify_sharded.go), as it comes once the
+			// classic one is (waitLive): what is published after it is
+			// heard, and the signal their confirmation gives comes now,
+			// not at some later wait.
+			ss.awaitConfirmed(ctx, k, fresh)
+		}
 		return n.keep(ctx, k, got, payloads), payloads, nil
 	}
 	w := &nwaiter{queues: make(map[string]bool, len(queues)), wake: make(chan struct{}, 1)}
@@ -263,7 +283,7 @@ func (n *notifier) hold(k notifyKind, key string) uint64 {
 	defer n.mu.Unlock()
 	n.ensureRunning()
 	ks := &n.kinds[k]
-	ks.known[key] = true
+	n.know(ks, key)
 	ks.refs[key]++
 	return ks.seq[key]
 }
@@ -293,6 +313,18 @@ func (n *notifier) forget(k notifyKind, keys ...string) {
 		delete(ks.raised, q)
 		delete(ks.seq, q)
 		delete(ks.last, q)
+	}
+}
+
+// know marks key q known in ks, and has the shard subscriptions look at
+// a key they may not hold yet. n.mu must be held.
+func (n *notifier) know(ks *kindState, q string) {
+	if ks.known[q] {
+		return
+	}
+	ks.known[q] = true
+	if n.shard != nil {
+		n.shard.poke()
 	}
 }
 
@@ -356,7 +388,12 @@ func (n *notifier) ensureRunning() {
 	n.live = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
-	go n.run(ctx)
+	if cc, ok := n.s.rdb.(*redis.ClusterClient); ok && n.s.shardPub && n.shardSuffix != nil {
+		// Made now, so that the keys known from now on reach it
+		// (notify_sharded.go).
+		n.shard = newShardSubs(n, cc)
+	}
+	go n.run(ctx, n.shard)
 }
 
 // waitLive starts the subscription if it is not running and waits until
@@ -382,10 +419,11 @@ func (n *notifier) waitLive(ctx context.Context) error {
 }
 
 // run holds the subscription until it has had no waiter for
-// idleUnsubscribe, or the client is closed.
-func (n *notifier) run(ctx context.Context) {
+// idleUnsubscribe, or the client is closed; on a Cluster, with the shard
+// subscriptions ss (nil: none).
+func (n *notifier) run(ctx context.Context, ss *shardSubs) {
 	if cc, ok := n.s.rdb.(*redis.ClusterClient); ok {
-		n.runCluster(ctx, cc)
+		n.runCluster(ctx, cc, ss)
 		return
 	}
 	ps := n.subscribe(ctx)
@@ -451,20 +489,9 @@ func (n *notifier) handle(m any) {
 	switch m := m.(type) {
 	case *redis.Message:
 		for k, c := range n.channels {
-			if m.Channel != c {
-				continue
+			if m.Channel == c {
+				n.message(notifyKind(k), m.Payload)
 			}
-			key, payload := m.Payload, ""
-			if n.keyOf != nil {
-				key, payload = n.keyOf(notifyKind(k), m.Payload)
-			}
-			if part, queue, ok := unsalt(key); ok {
-				// A partition's script names it with its salt: wake the
-				// waiters on the partition and on its queue.
-				n.deliver(notifyKind(k), part, payload)
-				key = queue
-			}
-			n.deliver(notifyKind(k), key, payload)
 		}
 	case *redis.Subscription:
 		// Subscribed, or subscribed again after a lost connection: what
@@ -481,6 +508,22 @@ func (n *notifier) handle(m any) {
 			}
 		}
 	}
+}
+
+// message hands the message msg of kind k to its waiters. n.mu must be
+// held.
+func (n *notifier) message(k notifyKind, msg string) {
+	key, payload := msg, ""
+	if n.keyOf != nil {
+		key, payload = n.keyOf(k, msg)
+	}
+	if part, queue, ok := unsalt(key); ok {
+		// A partition's script names it with its salt: wake the waiters
+		// on the partition and on its queue.
+		n.deliver(k, part, payload)
+		key = queue
+	}
+	n.deliver(k, key, payload)
 }
 
 // idleStop ends the subscription when nobody waited for idleUnsubscribe;

@@ -11,7 +11,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// On a Redis Cluster a PUBLISH reaches every node, and a subscription
+// On a Redis Cluster the scripts of this version publish on shard channels
+// (notify_sharded.go), to which a notifier subscribes besides; what reaches
+// the classic channels (older processes, servers without SPUBLISH) comes
+// as follows. On a Redis Cluster a PUBLISH reaches every node, and a subscription
 // lives on one node: if that node dies, its subscribers hear nothing until
 // they subscribe elsewhere. So on a cluster a notifier holds
 // clusterSubscriptions subscriptions, each on a different master, and
@@ -24,18 +27,28 @@ import (
 // clusterSubscriptions is how many masters a notifier subscribes on.
 const clusterSubscriptions = 2
 
-// runCluster holds the cluster subscriptions until the notifier has had no
-// waiter for idleUnsubscribe.
-func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient) {
+// runCluster holds the cluster subscriptions, and the shard subscriptions
+// ss (nil: none), until the notifier has had no waiter for
+// idleUnsubscribe.
+func (n *notifier) runCluster(ctx context.Context, cc *redis.ClusterClient, ss *shardSubs) {
 	subCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	nodes := &nodePicker{used: map[string]bool{}}
 	for range clusterSubscriptions {
 		wg.Go(func() { n.clusterSubscription(subCtx, cc, nodes) })
 	}
+	if ss != nil {
+		// The shard channels the scripts publish on (notify_sharded.go).
+		wg.Go(func() { ss.run(subCtx) })
+	}
 	defer func() {
 		cancel()
 		wg.Wait()
+		n.mu.Lock()
+		if n.shard == ss { // not yet the next subscription's
+			n.shard = nil
+		}
+		n.mu.Unlock()
 	}()
 	idle := time.NewTicker(idleUnsubscribe / 4)
 	defer idle.Stop()

@@ -2,11 +2,17 @@ package redisstore
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/store"
 )
 
 // A signal that another waiter of the process took while a reader was
@@ -112,4 +118,70 @@ func awaitWaiter(t *testing.T, n *notifier, k notifyKind, who string) {
 		defer n.mu.Unlock()
 		return len(n.kinds[k].waiters) == 1
 	})
+}
+
+// The shard subscriptions cover the queues waited on, in the kinds they
+// were waited on only (a worker does not hear the schedulers' messages),
+// the partitions of a partitioned queue, and not the job ends, which stay
+// on the classic channel; a message or a subscription confirmed on a
+// queue's shard channel signals the queue (and a partition's queue).
+func TestNotifyShardChannelsOfTheKeysWaitedOn(t *testing.T) {
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer cc.Close()
+	s := New(cc, &Config{Prefix: "p"})
+	parts := partitions{"hot": 2}
+	s.parts.Store(&parts)
+	if !s.shardPub {
+		t.Fatal("a Store on a ClusterClient does not publish on shard channels")
+	}
+	ss := newShardSubs(s.notify, cc)
+	s.notify.mu.Lock()
+	s.notify.know(&s.notify.kinds[kindReady], "mail")
+	s.notify.know(&s.notify.kinds[kindReady], "hot")
+	s.notify.know(&s.notify.kinds[kindSched], "mail")
+	s.notify.mu.Unlock()
+	want := map[string][]string{
+		"{p:mail}": {"p:{p:mail}:ready", "p:{p:mail}:sched"},
+	}
+	for i := range 2 {
+		tag := strings.TrimSuffix(s.queueKeys(store.PartitionName("hot", i)).tag, ":")
+		want[tag] = []string{"p:" + tag + ":ready"}
+	}
+	got := ss.wanted()
+	for _, chans := range got {
+		slices.Sort(chans)
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("shard channels: %v, want %v", got, want)
+	}
+
+	w := newShardSubs(s.watch, cc)
+	s.watch.mu.Lock()
+	s.watch.know(&s.watch.kinds[kindDone], "mail\x00job")
+	s.watch.know(&s.watch.kinds[kindEvents], "mail")
+	s.watch.mu.Unlock()
+	if got, want := w.wanted(), map[string][]string{"{p:mail}": {"p:{p:mail}:ev"}}; !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("watch shard channels: %v, want %v", got, want)
+	}
+
+	hot1 := strings.TrimSuffix(s.queueKeys("hot~1").tag, ":")
+	ss.deliver("p:{p:mail}:sched", "")     // confirmed
+	ss.deliver("p:"+hot1+":ready", "")     // confirmed
+	ss.deliver("p:{p:mail}:ready", "mail") // a message
+	s.notify.mu.Lock()
+	defer s.notify.mu.Unlock()
+	raised := func(k notifyKind) []string {
+		var out []string
+		for q := range s.notify.kinds[k].raised {
+			out = append(out, q)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := raised(kindReady); !slices.Equal(got, []string{"hot", "mail"}) {
+		t.Errorf("ready signals: %v, want [hot mail]", got)
+	}
+	if got := raised(kindSched); !slices.Equal(got, []string{"mail"}) {
+		t.Errorf("sched signals: %v, want [mail]", got)
+	}
 }

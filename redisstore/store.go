@@ -30,6 +30,7 @@ type Store struct {
 	// the tasks finish.lua left being released, as if its process died.
 	wfDropRels atomic.Bool
 	sharded    bool // keys of different hash tags may live on different nodes
+	shardPub   bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
@@ -75,6 +76,9 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 	s.notify = newNotifier(s, o.Prefix+":ready", o.Prefix+":sched")
 	s.watch = newNotifier(s, o.Prefix+":ev", o.Prefix+":done")
 	s.watch.keyOf = doneKey
+	_, s.shardPub = client.(*redis.ClusterClient)
+	s.notify.shardSuffix = []string{"ready", "sched"}
+	s.watch.shardSuffix = []string{"ev", ""} // job ends stay on "<prefix>:done"
 	return s
 }
 

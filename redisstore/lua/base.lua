@@ -135,18 +135,43 @@ local function reset_base()
   NOW, NOW_S = nil, nil
 end
 
--- wake_ready tells every idle worker subscribed to "<prefix>:ready" that
--- jobs may be claimable in this queue (notify.go). Scripts call it when
--- ready goes from empty to not empty, when a claim leaves jobs behind, and
--- when a limit frees; a busy queue publishes nothing more.
+-- The wake functions publish the queue's name on its channel of a kind
+-- (ready, sched, ev) for the waiters of notify.go. On a Redis Cluster the
+-- loader sets SHARD_PUB (notify_sharded.go): the message goes with
+-- SPUBLISH on the queue's shard channel "<prefix>:{<prefix>:<queue>}:<kind>",
+-- which hashes to the slot of the script's keys (its tag is theirs) and reaches the subscribers on
+-- that slot's master only, never the cluster bus. Elsewhere, or where the
+-- server refuses SPUBLISH, it goes on the classic channel "<prefix>:<kind>",
+-- which a Cluster broadcasts to every node. (Each is written out: a call
+-- of a shared function costs about a thousand instructions.)
+
+-- wake_ready tells every idle worker waiting on this queue that jobs may
+-- be claimable in it. Scripts call it when ready goes from empty to not
+-- empty, when a claim leaves jobs behind, and when a limit frees; a busy
+-- queue publishes nothing more.
 local function wake_ready()
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ready', QUEUE)) == 'number' then
+    return
+  end
   redis.call('PUBLISH', PREFIX .. ':ready', QUEUE)
 end
 
--- wake_sched tells every scheduler subscribed to "<prefix>:sched" that
--- this queue's next due time moved earlier.
+-- wake_sched tells every scheduler waiting on this queue that its next due
+-- time moved earlier.
 local function wake_sched()
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:sched', QUEUE)) == 'number' then
+    return
+  end
   redis.call('PUBLISH', PREFIX .. ':sched', QUEUE)
+end
+
+-- wake_events tells the event readers blocked on this queue that its
+-- stream has a new entry (events.lua, events.go).
+local function wake_events()
+  if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ev', QUEUE)) == 'number' then
+    return
+  end
+  redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
 end
 
 -- earliest returns the lowest score of zset z, or nil when it is empty

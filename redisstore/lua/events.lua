@@ -25,7 +25,7 @@
 --
 -- A reader blocked on the queue sets the mark evw to the time its wait
 -- ends (arm_events in events.go); while it is in the future, a script
--- that writes an entry PUBLISHes the queue on "<prefix>:ev".
+-- that writes an entry wakes them (wake_events, base.lua).
 --
 -- Entries are written only while someone reads them: every reader keeps
 -- the mark evr, the time until which the queue's events are wanted, a
@@ -74,9 +74,7 @@ end
 
 -- ev_publish tells the readers blocked on the queue that it has news.
 local function ev_publish(nows)
-  if ev_watch and ev_watch > tonumber(nows) then
-    redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
-  end
+  if ev_watch and ev_watch > tonumber(nows) then wake_events() end
 end
 
 -- events_config reads the events settings from C.ev and M.evw (after

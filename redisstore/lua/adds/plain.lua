@@ -94,7 +94,7 @@ local function first_adds()
   end
   if rec then
     xadd_enqueued(maxlen, '1-*', nows, ids, kind)
-    if w and tonumber(w) > tonumber(nows) then redis.call('PUBLISH', PREFIX .. ':ev', QUEUE) end
+    if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
   return out
 end
