@@ -1,11 +1,14 @@
 #!/bin/bash
-# callgrind.sh BIN SYS N [drain]: instructions redis-server spends per job,
-# counted by callgrind, for N lone enqueues (or, with "drain", for draining
-# N jobs enqueued first) by BIN (go build -o BIN ./instr) with SYS (hopper
-# or asynq). The server runs under valgrind on port 6397; only the measured
+# callgrind.sh BIN SYS N [enqueue|drain [flags of BIN...]]: instructions
+# redis-server spends per job, counted by callgrind, for N lone enqueues
+# (or, with "drain", for draining N jobs enqueued first) by BIN (go build
+# -o BIN ./instr) with SYS (hopper or asynq); flags such as -events-off go
+# to BIN's runs. The server runs under valgrind on port 6397; only the measured
 # phase is instrumented.
 set -e
 BIN=$1; SYS=$2; N=${3:-1000}; MODE=$4; PORT=6397
+shift 4 2>/dev/null || shift $#
+EXTRA=("$@")
 D=$(mktemp -d)
 trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true; rm -rf $D' EXIT
 cd "$D"
@@ -14,10 +17,10 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$D/cg.out" \
 VP=$!
 for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
 if [ "$MODE" = drain ]; then
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" >/dev/null
+  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" "${EXTRA[@]}" >/dev/null
   RUN=(-drain -n "$N")
 else
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 >/dev/null # load scripts, first-time checks
+  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 "${EXTRA[@]}" >/dev/null # load scripts, first-time checks
   RUN=(-n "$N")
 fi
 callgrind_control -z $VP >/dev/null 2>&1
@@ -27,4 +30,4 @@ callgrind_control -i off $VP >/dev/null 2>&1
 callgrind_control -d $VP >/dev/null 2>&1
 sleep 1
 TOT=$(grep -h "^summary:\|^totals:" "$D"/cg.out* | awk '{s+=$2} END {print s}')
-echo "$SYS ${MODE:-enqueue}: $((TOT / N)) redis-server instructions per job (n=$N)"
+echo "$SYS ${MODE:-enqueue} ${EXTRA[*]}: $((TOT / N)) redis-server instructions per job (n=$N)"

@@ -36,9 +36,20 @@ func main() {
 	n := flag.Int("n", 1000, "jobs")
 	sys := flag.String("sys", "hopper", "hopper or asynq")
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
+	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	flag.Parse()
 	if *sys != "hopper" && *sys != "asynq" {
 		log.Fatalf("-sys %q: want hopper or asynq", *sys)
+	}
+	if *eventsOff && *sys == "hopper" {
+		insp := hopper.NewInspector(redisstore.New(redis.NewClient(&redis.Options{Addr: *addr}), nil))
+		err := insp.UpdateQueueConfig(context.Background(), "q", func(c *hopper.QueueConfig) error {
+			c.EventsMaxLen = -1
+			return nil
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
 	}
 	start := time.Now()
 	if *drain {
