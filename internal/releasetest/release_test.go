@@ -101,6 +101,14 @@ func TestScratchModuleGetsLibraryAndOutboxByVersion(t *testing.T) {
 	// proxy too, so the test needs no network; a module cache of its own
 	// keeps the zips made here out of the user's.
 	realCache := strings.TrimSpace(goCmd(t, ".", nil, "env", "GOMODCACHE"))
+	// That cache must hold every module of the library's and the outbox's
+	// module graphs (the zips they build with, the .info files go list -m
+	// all reads): on a fresh machine it may hold only the go.mod files of
+	// some, until a module's own tests download them (CI runs this module
+	// before the outbox's). go mod download all fetches them the way this
+	// machine's go command fetches anything.
+	goCmd(t, repoRoot, nil, "mod", "download", "all")
+	goCmd(t, filepath.Join(repoRoot, "outbox"), nil, "mod", "download", "all")
 	modcache := t.TempDir()
 	env := []string{
 		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(realCache, "cache", "download")),
