@@ -43,14 +43,19 @@ local function reset_events()
   ev_maxlen, ev_maxlen_s, ev_watch, ev_rec = nil, nil, nil, nil
 end
 
+-- ev_wanted reports whether the mark evr (a time in ms, a string, or
+-- nil) is at or after nows: whether a reader wants the queue's events.
+local function ev_wanted(evr, nows)
+  return evr and (#evr > #nows or (#evr == #nows and evr >= nows)) or false
+end
+
 -- ev_recording reports whether this step writes its entry: whether a
 -- reader wants the queue's events at nows, the step's time in ms as a
 -- string (compared as strings: a number costs a tonumber). A step that
 -- does not, and is the first since the last entry, sets the mark evs.
 local function ev_recording(nows)
   if ev_rec == nil then
-    local r = M.evr
-    ev_rec = r and (#r > #nows or (#r == #nows and r >= nows)) or false
+    ev_rec = ev_wanted(M.evr, nows)
     if not ev_rec and not M.evs then
       redis.call('HSET', K.marks, 'evs', '1')
       M.evs = '1'

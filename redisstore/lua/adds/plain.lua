@@ -48,7 +48,7 @@ local function first_adds()
   local nows = now_str()
   local rec = false
   if maxlen then
-    rec = evr and (#evr > #nows or (#evr == #nows and evr >= nows)) or false
+    rec = ev_wanted(evr, nows)
     if (rec and v[MF_evh]) or (not rec and not v[MF_evs]) then return pass(v) end
   end
   local kind, ids, out, woke = ARGV[1], nil, nil, false
