@@ -37,7 +37,7 @@ func reportJobs(b *testing.B, jobs int) {
 // Redis server's, which runs in a process of its own. Unlike jobs/s it
 // holds on a machine shared with other work.
 func reportCPU(b *testing.B, start time.Duration, jobs int) {
-	b.ReportMetric(float64((processCPU()-start).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
+	b.ReportMetric(float64((testutil.ProcessCPU()-start).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
 }
 
 // BenchmarkEnqueue enqueues one job per call from 8 goroutines (workload
@@ -54,7 +54,7 @@ func BenchmarkEnqueue(b *testing.B) {
 				var wg sync.WaitGroup
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu := processCPU()
+				cpu := testutil.ProcessCPU()
 				for range producers {
 					wg.Go(func() {
 						for left.Add(-1) >= 0 {
@@ -87,7 +87,7 @@ func BenchmarkEnqueueMany(b *testing.B) {
 			opts := &hopper.EnqueueOpts{Queue: "bench"}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			for b.Loop() {
 				if _, err := hopper.EnqueueMany(ctx, c, batch, opts); err != nil {
 					b.Fatal(err)
@@ -132,7 +132,7 @@ func BenchmarkWorkerCycle(b *testing.B) {
 			stopped := make(chan error, 1)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			go func() { stopped <- w.Run(runCtx) }()
 			<-all
 			b.StopTimer()

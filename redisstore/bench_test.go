@@ -15,6 +15,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -62,7 +63,7 @@ func BenchmarkEnqueue(b *testing.B) {
 			cpu := redisCPU(b, rdb)
 			fcalls := cmdCalls(b, rdb, "fcall")
 			b.ResetTimer()
-			client := processCPU()
+			client := testutil.ProcessCPU()
 			for range producers {
 				wg.Go(func() {
 					ctx := context.Background()
@@ -87,7 +88,7 @@ func BenchmarkEnqueue(b *testing.B) {
 func reportCost(b *testing.B, rdb *redis.Client, redisStart float64, clientStart time.Duration, jobs int) {
 	b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
 	b.ReportMetric((redisCPU(b, rdb)-redisStart)*1e6/float64(jobs), "redis-µs/job")
-	b.ReportMetric(float64((processCPU()-clientStart).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
+	b.ReportMetric(float64((testutil.ProcessCPU()-clientStart).Nanoseconds())/1e3/float64(jobs), "client-µs/job")
 }
 
 // BenchmarkEnqueueMany enqueues 100 jobs per call from 8 goroutines, like
@@ -156,7 +157,7 @@ func benchClaimFinish(b *testing.B, events bool, groups int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := redisCPU(b, rdb)
-	client := processCPU()
+	client := testutil.ProcessCPU()
 	done := make(chan error, 4)
 	for range 4 {
 		go func() {
