@@ -45,8 +45,8 @@ func ExampleQueueConfig_smooth() {
 	mu.Lock()
 	defer mu.Unlock()
 	// Four intervals of 52.5 ms lie between the first start and the fifth,
-	// less the 22.5 ms (nine twentieths of 50 ms) a worker may start a job
-	// late: at least 187.5 ms.
+	// less the 20 ms (two fifths of 50 ms) a worker may start a job late:
+	// at least 190 ms.
 	fmt.Println(len(starts), starts[4].Sub(starts[0]) >= 187*time.Millisecond)
 	// Output: 5 true
 }

@@ -51,7 +51,7 @@ const smoothBurst = 0
 
 // smoothLeast is the lowest average the smooth tests accept: 90 a second,
 // but 60 under the race detector. A smooth pace starts each job within
-// 4.5 ms of its slot (RateTerms.Guard at 100 a second) or hands it back,
+// 4 ms of its slot (RateTerms.Guard at 100 a second) or hands it back,
 // losing the slot; a race-instrumented child on this shared machine
 // misses that often (about one slot in ten, measured), the sliding
 // window's 50 ms guard almost never. The bounds on windows hold either
@@ -105,17 +105,24 @@ func runRateProc(t *testing.T, r rateProc) {
 	p.EventuallyTrue(time.Duration(r.jobs)*30*time.Millisecond, fmt.Sprintf("%d limited jobs to start", r.jobs), func() bool {
 		return p.Count(limited) >= r.jobs
 	})
+	starts := p.Filter(limited)
+	slices.SortFunc(starts, func(a, b proctest.Event) int { return a.At.Compare(b.At) })
 	var at []time.Time
-	for _, e := range p.Filter(limited) {
+	for _, e := range starts {
 		at = append(at, e.At)
 	}
-	slices.SortFunc(at, time.Time.Compare)
 	for _, c := range r.checks {
 		most, where := mostInWindow(at, c.window)
 		t.Logf("most starts in a window of %v: %d (from %v), limit %d", c.window, most, where.Format(time.StampMilli), c.most)
 		if most > c.most {
-			t.Errorf("a window of %v from %v held %d handler starts across 2 processes, want at most %d",
+			t.Errorf("a window of %v from %v held %d handler starts across 2 processes, want at most %d; the starts around it:",
 				c.window, where.Format(time.StampMilli), most, c.most)
+			for _, e := range starts {
+				if d := e.At.Sub(where); d >= -c.window/2 && d < c.window*3/2 {
+					t.Logf("  %v start %+.1f ms, in %s, claimed %v (store clock), attempt %d",
+						e.At.Format(time.StampMicro), float64(d.Microseconds())/1000, e.Child, e.AttemptedAt.Format(time.StampMicro), e.Attempt)
+				}
+			}
 		}
 	}
 	rate := meanInWindows(at, time.Second)

@@ -42,12 +42,12 @@ type QueueConfig struct {
 	// RateSmooth paces the starts RateLimit allows evenly instead of in
 	// bursts (a GCRA, as a leaky bucket): each job gets a slot, one every
 	// RatePeriod/RateLimit plus a twentieth (about 95% of the limit), and
-	// starts within a guard of nine twentieths of RatePeriod/RateLimit after it
+	// starts within a guard of two fifths of RatePeriod/RateLimit after it
 	// (the worker waits for the slot and hands the job back if it cannot
 	// start in time), so that no window of k × RatePeriod/RateLimit, for k
 	// of 10 or more, holds more than k + RateBurst starts, and a shorter
-	// one at most one more. Above 450 starts a second the guard's floor
-	// of 1 ms makes that 20 ms windows. The guard is tight (4.5 ms at 100
+	// one at most one more. Above 400 starts a second the guard's floor
+	// of 1 ms makes that about 20 ms windows. The guard is tight (4 ms at 100
 	// a second): a worker starved of CPU misses it more often and hands
 	// back more jobs, each losing its slot, so the pace runs slower (never
 	// faster) than on an idle machine. False (the default) counts starts

@@ -29,10 +29,12 @@ import "time"
 // no job starts before its slot; and it starts the job within the guard
 // after its slot or hands it back. A claimer that comes a little late
 // loses no slot, as it claims up to Lead ahead. Starts then lie within
-// Guard after slots Interval apart, and the guard (nine twentieths of
-// Period/Limit) is paid for by the extra spacing (a twentieth) over nine
-// intervals: no window of k × Period/Limit, for k ≥ 10, holds more than
-// k + RateBurst starts (a shorter window at most one more).
+// Guard after slots Interval apart, and the guard (two fifths of
+// Period/Limit) and the worker's own path from its check to the handler
+// (a tenth, left for argument decoding, middleware and scheduling) are
+// paid for by the extra spacing (a twentieth) over ten intervals: no
+// window of k × Period/Limit, for k ≥ 10, holds more than k + RateBurst
+// starts (a shorter window at most one more).
 
 // RateTerms is how a store enforces one rate limit (a queue's, or each of
 // its groups'), derived from a QueueConfig by QueueRate or GroupRate: the
@@ -64,7 +66,7 @@ type RateTerms struct {
 func (t RateTerms) Smooth() bool { return t.Interval > 0 }
 
 // Guards of a rate limit: a twentieth of a sliding window's period within
-// [MinRateGuard, MaxRateGuard], nine twentieths of a smooth Period/Limit
+// [MinRateGuard, MaxRateGuard], two fifths of a smooth Period/Limit
 // within the same bounds.
 const (
 	// MinRateLead and MaxRateLead bound RateTerms.Lead: a paced job waits
@@ -119,7 +121,7 @@ func rateTerms(limit int, period time.Duration, smooth bool, burst int) RateTerm
 	t := period / time.Duration(limit)
 	iv := t + t/20
 	return RateTerms{Limit: limit, Interval: iv, Tolerance: time.Duration(burst) * iv, Lead: min(max(4*iv, MinRateLead), MaxRateLead),
-		Guard: clampGuard(t * 9 / 20)}
+		Guard: clampGuard(t * 2 / 5)}
 }
 
 func clampGuard(g time.Duration) time.Duration { return min(max(g, MinRateGuard), MaxRateGuard) }

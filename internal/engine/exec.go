@@ -66,14 +66,6 @@ func (r *worker) runAttempt(a *attempt) bool {
 		r.release(a)
 		return true
 	}
-	if a.startBy != 0 && time.Now().UnixNano() > a.startBy {
-		// Too late for the rate limit that counted its claim (see
-		// store.RateTerms): back to ready, no attempt spent, to run later.
-		r.log.Debug("hopper: rate-limited job claimed too long ago to start; handed back",
-			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID))
-		r.release(a)
-		return true
-	}
 	if time.Now().UnixNano() >= a.leaseUntil.Load() {
 		r.confirmLease(a) // it waited past its lease: is it still ours?
 	}
@@ -81,8 +73,20 @@ func (r *worker) runAttempt(a *attempt) bool {
 		r.exec(a, a.cause())
 		return true
 	}
-	r.busy.Add(1)
+	// The rate limit's guard is checked last, at the time that counts as
+	// the start, so that only the handler's own preamble (decoding the
+	// args, middleware) lies between them; store.RateTerms leaves room
+	// for it.
 	start := time.Now()
+	if a.startBy != 0 && start.UnixNano() > a.startBy {
+		// Too late for the rate limit that counted its claim (see
+		// store.RateTerms): back to ready, no attempt spent, to run later.
+		r.log.Debug("hopper: rate-limited job claimed too long ago to start; handed back",
+			slog.String("queue", a.rec.Queue), slog.String("id", a.rec.ID))
+		r.release(a)
+		return true
+	}
+	r.busy.Add(1)
 	a.started.Store(start.UnixNano())
 	select { // show the job in the registry soon (see heartbeatLoop)
 	case r.beat <- struct{}{}:
