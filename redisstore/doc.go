@@ -154,6 +154,12 @@
 //     go-redis reads the slot map (without it every call fails with
 //     ErrNoPerm) and the commands' key positions (without it go-redis
 //     copes but logs "getting command info: NOPERM" again and again).
+//     Add +spublish +ssubscribe +sunsubscribe too: wake-ups and event
+//     notices then go on shard channels, served by the queue's own node
+//     (see notify_sharded.go). Without them the Store falls back, with
+//     nothing logged, to classic pub/sub, whose messages cross the
+//     cluster bus: enqueue-to-start p99 about 40 ms instead of about 6
+//     on a 3-master cluster.
 //   - A user that lacks a right gets errors wrapping ErrNoPerm, which
 //     Temporary reports as not temporary: an operator must fix the ACL.
 //     One exception: Enqueue does not fail when it cannot add its queue

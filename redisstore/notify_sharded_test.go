@@ -126,6 +126,8 @@ func wakeFor(t *testing.T, worker *redisstore.Store, queues []string, q string, 
 // queue's own master, and an enqueue in a queue of each master wakes a
 // worker that waits for an hour through it: nothing goes on the classic
 // channel, which the Cluster would broadcast over its bus to every node.
+// Worker and producer connect as a user with exactly the rights doc.go
+// documents for a Cluster.
 func TestWakeUpsTakeShardChannelsCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster in -short mode")
@@ -134,9 +136,19 @@ func TestWakeUpsTakeShardChannelsCluster(t *testing.T) {
 	c := redistest.StartCluster(t)
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
+	user := "documented-" + strings.NewReplacer(".", "-", ":", "-").Replace(prefix)
+	for _, addr := range c.AllAddrs() {
+		node := redis.NewClient(&redis.Options{Addr: addr})
+		err := node.Do(ctx, aclSetUser(t, user, prefix, nil, clusterRights(t))...).Err()
+		node.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	as := func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" }
 	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
-	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
-	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	worker := storeOn(t, c.Client(t, as), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t, as), &redisstore.Config{Prefix: prefix})
 	settle(t, worker, queues...)
 	for i, q := range queues {
 		ch := prefix + ":{" + prefix + ":" + q + "}:ready"

@@ -36,6 +36,29 @@ func aclRecipe(t *testing.T) []string {
 	return doc
 }
 
+// clusterRights returns the rights doc.go tells a Cluster's user to add
+// to the ACL SETUSER line: the "+..." words of its bullet "On a Redis
+// Cluster add ...", up to the end of that bullet.
+func clusterRights(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bullet, ok := strings.Cut(string(src), "//   - On a Redis Cluster add ")
+	if !ok {
+		t.Fatal(`doc.go has no bullet "On a Redis Cluster add"`)
+	}
+	bullet, _, _ = strings.Cut(bullet, "//   - ")
+	var rights []string
+	for _, w := range strings.Fields(bullet) {
+		if w = strings.TrimRight(w, ",.:;"); strings.HasPrefix(w, "+") {
+			rights = append(rights, w)
+		}
+	}
+	return rights
+}
+
 // setUserLine returns the rules of the first "ACL SETUSER hopper" line of
 // file.
 func setUserLine(t *testing.T, file string) []string {
