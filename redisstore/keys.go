@@ -59,7 +59,7 @@ var keyTable = []keyDef{
 	{"extras", famQueue, "ex", "hash", "job ID -> \",uniqueLockField\" of a job with a unique key"},
 	{"cancelled", famQueue, "x", "set", "IDs of cancelled jobs"},
 	{"conf", famQueue, "c", "hash", "the queue's settings as SetQueueConfig gave them, which QueueStats reads: paused, maxrun, rate, period, ret, ev, gmax, grate, gperiod, ki, rsm, rb, gsm, gb (lua/config.lua)"},
-	{"marks", famQueue, "m", "hash", "what the scripts read of the queue, in one HMGET (lua.go): a copy of the settings with the rate terms derived from them (rwin, riv, rtol, gwin, giv, gtol, rg, rlead, glead), and what they keep: sh its shape, pm priority levels used, gs and gf group order counters, hold, lw, sw, evw, evr, evs, evh (events.lua), rs, rtat, kib, gwc"},
+	{"marks", famQueue, "m", "hash", "what the scripts read of the queue, in one HMGET (lua.go): a copy of the settings with the rate terms derived from them (rwin, riv, rtol, gwin, giv, gtol, rg, rlead, glead), and what they keep: sh its shape, pm priority levels used, gs and gf group order counters, hold, lw, sw, sa, evw, evr, evs, evh (events.lua), rs, rtat, kib, gwc"},
 	{"rate_log", famQueue, "rl", "list", "the rate limit's log: \"ms:count\" per claim call, each counted for the period and its guard (lua/limits/on.lua)"},
 	{"tokens", famQueue, "n", "string", "fencing token counter"},
 	{"tput", famQueue, "t", "hash", "\"d<minute>\"/\"f<minute>\" -> acks/failures that minute, depth samples (lua/throughput.lua)"},

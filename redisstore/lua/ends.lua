@@ -3,7 +3,11 @@
 --- @include att errors events kinds outcome unique waiters throughput ready limits kidx wf
 --- @keys jobs unack pending retry garbage done done_exp results cancelled progress
 --- @conf ret
---- @marks hold
+--- @marks hold sa
+
+-- SCHED_QUIET is how long, in ms, a queue's last lease going leaves the
+-- scheduler unwoken after it was woken so (the mark sa).
+local SCHED_QUIET = 1000
 
 -- E collects what the requests do, for ends_write.
 local E
@@ -246,9 +250,21 @@ local function ends_write(q, now)
   if #E.gone > 0 then
     call_chunked('ZREM', K.unack, E.gone, 1)
     -- The last lease is gone: the scheduler, which may be set to look at
-    -- the queue when a lease it saw expires, learns it need not. Not while
-    -- jobs are ready: claims come next, and its visit is not wasted.
-    if not earliest(K.unack) and not ready_any() then E.wake_s = true end
+    -- the queue when a lease it saw expires, learns it need not (after a
+    -- burst over many queues, a wave of visits at the deadlines would
+    -- follow). Not while jobs are ready: claims come next, and its visit
+    -- is not wasted. And once a second at most (the mark sa): in a
+    -- trickle unack empties after nearly every job, and each such wake-up
+    -- cost a visit and made the next claim cost another; the scheduler
+    -- left with a lease to look at comes then, finds the queue's leases as
+    -- they are, and goes on.
+    if not earliest(K.unack) and not ready_any() then
+      local sa = tonumber(M.sa)
+      if not sa or now - sa >= SCHED_QUIET or sa > now then
+        E.wake_s = true
+        redis.call('HSET', K.marks, 'sa', str(now))
+      end
+    end
   end
   if #E.del > 0 then ends_delete(q) end
   if #E.done_ids > 0 then ends_keep(q) end
