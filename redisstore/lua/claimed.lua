@@ -53,6 +53,9 @@ local function claim_take(ids, now, deadline, worker)
   local fresh = '1,' .. nows .. ',' .. tok .. ','
   local out = {now, deadline, 0, tonumber(tok), 0}
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
+  -- The events' columns only when the step writes its entry: a queue
+  -- nobody reads pays for no kind read out of each value.
+  local rec = ev_writes(now)
   local zargs, hargs, z, h, o = {}, {}, 0, 0, 5
   for i = 1, #ids do
     local id, v = ids[i], vals[i]
@@ -66,8 +69,10 @@ local function claim_take(ids, now, deadline, worker)
       zargs[z + 1], zargs[z + 2], z = deadlines, id .. '|' .. tok, z + 2
       hargs[h + 1], h = id, h + 2
       hargs[h] = (a == 1 and due == '') and fresh or make_att(a, nows, tok, due)
-      nev = nev + 1
-      evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
+      if rec then
+        nev = nev + 1
+        evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
+      end
     end
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = id, v or '', a, errs[i] or '', due, 0
     o = o + 6

@@ -7,9 +7,9 @@
 
 -- to_ready moves ids, taken out of their state, to ready with their
 -- attempt info (atts) recording when each fell due (dues, for QueueStats
--- latency) and a promoted event: to the back, or, with front, to the head
--- of their lists in the order given.
-local function to_ready(ids, atts, dues, front)
+-- latency) and a promoted event (when the step at now writes events): to
+-- the back, or, with front, to the head of their lists in the order given.
+local function to_ready(ids, atts, dues, front, now)
   local n = #ids
   local evatts, h = {}, {}
   for i = 1, n do
@@ -18,7 +18,7 @@ local function to_ready(ids, atts, dues, front)
     h[#h + 1] = make_att(a, c, '', dues[i])
     evatts[i] = a
   end
-  if events_on() then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
+  if ev_writes(now) then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
   call_chunked('HSET', K.att, h, 2)
   if front then
     local rev = {}
@@ -38,7 +38,7 @@ local function promote(z, now, batch)
   local ids, dues = {}, {}
   for i = 1, n do ids[i], dues[i] = got[2 * i - 1], got[2 * i] end
   call_chunked('ZREM', z, ids, 1)
-  to_ready(ids, call_chunked_flat('HMGET', K.att, ids), dues, false)
+  to_ready(ids, call_chunked_flat('HMGET', K.att, ids), dues, false, now)
   return n, n == batch
 end
 
@@ -95,7 +95,7 @@ local function reclaim(now, batch, text)
     call_chunked('ZADD', K.garbage, dz, 2)
   end
   if ready_ended(left) then wake_ready() end
-  if #back > 0 then to_ready(back, batts, dues, true) end
+  if #back > 0 then to_ready(back, batts, dues, true, now) end
   count_throughput('f', now, n)
   return n, #got == batch
 end

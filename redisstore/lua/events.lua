@@ -108,6 +108,13 @@ local function events_on()
   return ev_maxlen >= 0
 end
 
+-- ev_writes reports whether this step writes events at now (ms): they
+-- are on, and someone reads them. A step that would read columns for
+-- its events (kinds out of values) asks first.
+local function ev_writes(now)
+  return events_on() and ev_recording(ms_str(now))
+end
+
 -- emit_many records n events of one type for the step's entry: the jobs
 -- ids[1..n], and their kinds, attempts and details, each either a table
 -- of n values or one value for all. The tables are kept, not copied: the
