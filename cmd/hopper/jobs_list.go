@@ -32,7 +32,9 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	from := fs.String("from", "", "with --kind or --search: the position to search on from, as the last search printed it")
 	asJSON := fs.Bool("json", false, "print JSON lines, one job each")
 	noRedact := fs.Bool("no-redact", false, "show secrets in args instead of [redacted]")
-	if pos, err := parse(fs, args); err != nil || len(pos) > 0 {
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
 		fs.Usage()
 		return errUsage
 	}

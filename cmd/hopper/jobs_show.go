@@ -84,7 +84,10 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	noRedact := fs.Bool("no-redact", false, "show secrets instead of [redacted]")
 	ids, err := parse(fs, args)
-	if err != nil || len(ids) != 1 {
+	if err != nil {
+		return err
+	}
+	if len(ids) != 1 {
 		fs.Usage()
 		return errUsage
 	}

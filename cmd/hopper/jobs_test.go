@@ -194,6 +194,40 @@ func TestUsage(t *testing.T) {
 	wantCode(t, c.run(t, "stats", "-h"), 2, "stats -h")
 }
 
+// TestSubcommandHelp: each subcommand's -h prints its usage once, with the
+// flags it takes and no other (jobs list, jobs show, workflows list and
+// show printed theirs twice; schedules list offered --queue and --spec).
+func TestSubcommandHelp(t *testing.T) {
+	c := &cli{}
+	for _, tc := range []struct {
+		args       []string
+		want, not []string
+	}{
+		{[]string{"jobs", "list"}, []string{"-state", "-search"}, nil},
+		{[]string{"jobs", "show"}, []string{"-queue"}, nil},
+		{[]string{"workflows", "list"}, nil, nil},
+		{[]string{"workflows", "show"}, nil, nil},
+		{[]string{"schedules", "list"}, nil, []string{"-queue", "-spec"}},
+		{[]string{"schedules", "pause"}, []string{"-queue"}, []string{"-spec"}},
+		{[]string{"schedules", "respec"}, []string{"-queue", "-spec"}, nil},
+		{[]string{"queues", "set"}, []string{"-rate-limit"}, nil},
+		{[]string{"migrate", "up"}, []string{"-dry-run"}, nil},
+	} {
+		name := strings.Join(tc.args, " ") + " -h"
+		r := c.run(t, append(tc.args, "-h")...)
+		wantCode(t, r, 2, name)
+		if n := strings.Count(r.stderr, "usage: "); n != 1 {
+			t.Errorf("%s printed its usage %d times:\n%s", name, n, r.stderr)
+		}
+		wantOut(t, r.stderr, name, append([]string{"usage: hopper " + strings.Join(tc.args, " ")}, tc.want...)...)
+		for _, f := range tc.not {
+			if strings.Contains(r.stderr, "  "+f+" ") {
+				t.Errorf("%s lists %s, which it does not take:\n%s", name, f, r.stderr)
+			}
+		}
+	}
+}
+
 // jobs list --kind searches the whole state, through the queue's kind
 // index when it keeps one, and says how to go on (--from).
 func TestJobsListSearchGoesOn(t *testing.T) {

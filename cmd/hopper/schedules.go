@@ -32,10 +32,24 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(a.stderr, "hopper schedules: unknown subcommand %q\n\n%s\n", sub, schedulesUsage)
 		return errUsage
 	}
-	fs := newFlags("schedules "+sub, "hopper schedules "+sub+" [flags] NAME...", a.stderr)
+	line := map[string]string{
+		"list":   "hopper schedules list",
+		"pause":  "hopper schedules pause [--queue Q] NAME...",
+		"resume": "hopper schedules resume [--queue Q] NAME...",
+		"respec": "hopper schedules respec [--queue Q] --spec SPEC NAME...",
+		"delete": "hopper schedules delete [--queue Q] NAME...",
+	}[sub]
+	fs := newFlags("schedules "+sub, line, a.stderr)
 	sf := addStoreFlags(fs)
-	queue := fs.String("queue", hopper.DefaultQueue, "queue of the schedules")
-	spec := fs.String("spec", "", "the new schedule (respec)")
+	// list shows the stored schedules of every queue; the others act on
+	// the named schedules of one queue, and only respec takes a spec.
+	queue, spec := new(string), new(string)
+	if sub != "list" {
+		queue = fs.String("queue", hopper.DefaultQueue, "queue of the schedules")
+	}
+	if sub == "respec" {
+		spec = fs.String("spec", "", "the new schedule")
+	}
 	names, err := parse(fs, rest)
 	if err != nil {
 		return err

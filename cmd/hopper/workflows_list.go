@@ -86,7 +86,9 @@ func runWorkflowsList(ctx context.Context, a *app, args []string) error {
 	limit := fs.Int("limit", 20, "most workflows to print (at most 1000)")
 	offset := fs.Int("offset", 0, "workflows to skip")
 	asJSON := fs.Bool("json", false, "print JSON lines, one workflow each")
-	if pos, err := parse(fs, args); err != nil || len(pos) > 0 {
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
 		fs.Usage()
 		return errUsage
 	}

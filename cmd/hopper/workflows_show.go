@@ -19,7 +19,10 @@ func runWorkflowsShow(ctx context.Context, a *app, args []string) error {
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON, with every task")
 	ids, err := parse(fs, args)
-	if err != nil || len(ids) != 1 {
+	if err != nil {
+		return err
+	}
+	if len(ids) != 1 {
 		fs.Usage()
 		return errUsage
 	}
