@@ -15,10 +15,7 @@ import (
 // delayed. Calls that arrive while a round trip is in flight queue up; when
 // it ends, one goroutine sends everything queued (up to
 // Config.CoalesceMaxJobs jobs) as one pipeline, and goes on until the
-// queue is empty. Once coalesceSecondAt calls wait behind a round trip, a
-// second one starts with them (coalesceFlights at most), so that Redis
-// runs one batch while the client answers the callers of the other and
-// gathers the next. Each job keeps its own result and error (encJob).
+// queue is empty. Each job keeps its own result and error (encJob).
 //
 // A queued call whose context ends before its jobs were taken withdraws
 // them and returns ctx.Err(); the others are unaffected. Once taken, the
@@ -30,9 +27,10 @@ type batcher struct {
 	s     *Store
 	mu    sync.Mutex
 	queue []*batchCall
-	// flights counts the round trips in flight (the leader's, and the
-	// flushing goroutines'), at most coalesceFlights.
-	flights int
+	busy  bool // a round trip is in flight
+	// items is the flusher's buffer, reused from one round trip to the
+	// next (one flusher runs at a time).
+	items []*encJob
 }
 
 // batchCall is one queued Enqueue call.
@@ -57,9 +55,9 @@ const (
 // holds its result or error, or when ctx ends first.
 func (b *batcher) do(ctx context.Context, items []*encJob) error {
 	b.mu.Lock()
-	if b.flights == 0 {
+	if !b.busy {
 		// Nothing in flight: lead, sending our own jobs at once.
-		b.flights = 1
+		b.busy = true
 		b.mu.Unlock()
 		b.s.enqueueNow(ctx, items)
 		b.next()
@@ -69,14 +67,7 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 	c.items = items
 	c.state.Store(callWaiting)
 	b.queue = append(b.queue, c)
-	second := b.flights < coalesceFlights && len(b.queue) >= coalesceSecondAt
-	if second {
-		b.flights++
-	}
 	b.mu.Unlock()
-	if second {
-		go b.flush()
-	}
 	select {
 	case <-c.done:
 		c.items = nil
@@ -88,32 +79,31 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 	}
 }
 
-// next hands the leader's flight to a flushing goroutine, or ends it when
-// nothing is queued.
+// next hands the queue to a flushing goroutine, or marks the batcher idle
+// when nothing is queued.
 func (b *batcher) next() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.queue) == 0 {
-		b.flights--
+		b.busy = false
 		return
 	}
 	go b.flush()
 }
 
-// flush sends queued calls until the queue is empty, as one flight.
+// flush sends queued calls until the queue is empty.
 func (b *batcher) flush() {
 	ctx := context.Background()
-	var items []*encJob // reused from one round trip to the next
 	for {
 		b.mu.Lock()
 		calls := b.take()
 		if len(calls) == 0 {
-			b.flights--
+			b.busy = false
 			b.mu.Unlock()
 			return
 		}
 		b.mu.Unlock()
-		items = items[:0]
+		items := b.items[:0]
 		sent := calls[:0]
 		for _, c := range calls {
 			if c.state.CompareAndSwap(callWaiting, callTaken) {
@@ -125,6 +115,7 @@ func (b *batcher) flush() {
 			b.s.enqueueNow(ctx, items)
 		}
 		clear(items)
+		b.items = items[:0]
 		for _, c := range sent {
 			c.done <- struct{}{}
 		}
@@ -135,17 +126,6 @@ func (b *batcher) flush() {
 // coalesceLinger bounds how long the flusher waits for the callers it just
 // answered to come back with their next call.
 const coalesceLinger = 50 * time.Microsecond
-
-// coalesceFlights bounds the round trips of merged calls in flight, and
-// coalesceSecondAt is how many calls must wait behind one for a second to
-// start. Measured with 8 producers of one job per call (100,000 jobs, 3
-// runs alternating): one flight 38.0k jobs/s, two starting at 2 waiting
-// 49.6k, at 4 waiting 42.8k, three starting at 2 or 3 waiting 48.7k and
-// 49.6k; every setting costs about the same CPU per job.
-const (
-	coalesceFlights  = 2
-	coalesceSecondAt = 2
-)
 
 // linger lets the callers just answered run before the next round trip is
 // taken: busy producers enqueue again at once, and their next calls then
