@@ -200,7 +200,7 @@ func TestUsage(t *testing.T) {
 func TestSubcommandHelp(t *testing.T) {
 	c := &cli{}
 	for _, tc := range []struct {
-		args       []string
+		args      []string
 		want, not []string
 	}{
 		{[]string{"jobs", "list"}, []string{"-state", "-search"}, nil},
