@@ -126,13 +126,8 @@ func TestCheckACLCluster(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	for _, without := range [][]string{nil, {"+lpop"}} {
 		user := fmt.Sprint(prefix, len(without))
-		for _, addr := range c.Addrs {
-			node := redis.NewClient(&redis.Options{Addr: addr})
-			err := node.Do(t.Context(), aclSetUser(t, user, prefix, without, []string{"+cluster|slots", "+command"})...).Err()
-			_ = node.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+		if err := doOnNodes(t.Context(), c.Addrs, aclSetUser(t, user, prefix, without, []string{"+cluster|slots", "+command"})...); err != nil {
+			t.Fatal(err)
 		}
 		rdb := c.Client(t, func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" })
 		nodes, err := redisstore.New(rdb, &redisstore.Config{Prefix: prefix}).CheckACL(t.Context())

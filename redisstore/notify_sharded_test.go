@@ -137,13 +137,8 @@ func TestWakeUpsTakeShardChannelsCluster(t *testing.T) {
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
 	user := "documented-" + strings.NewReplacer(".", "-", ":", "-").Replace(prefix)
-	for _, addr := range c.AllAddrs() {
-		node := redis.NewClient(&redis.Options{Addr: addr})
-		err := node.Do(ctx, aclSetUser(t, user, prefix, nil, clusterRights(t))...).Err()
-		node.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	if err := doOnNodes(ctx, c.AllAddrs(), aclSetUser(t, user, prefix, nil, clusterRights(t))...); err != nil {
+		t.Fatal(err)
 	}
 	as := func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" }
 	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
@@ -478,21 +473,10 @@ func TestWakeUpsWithoutShardPubSubCluster(t *testing.T) {
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
 	user := "noshard-" + strings.NewReplacer(".", "-", ":", "-").Replace(prefix)
-	for _, addr := range c.AllAddrs() {
-		node := redis.NewClient(&redis.Options{Addr: addr})
-		err := node.Do(ctx, "ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-spublish", "-ssubscribe").Err()
-		node.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	if err := doOnNodes(ctx, c.AllAddrs(), "ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-spublish", "-ssubscribe"); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, addr := range c.AllAddrs() {
-			node := redis.NewClient(&redis.Options{Addr: addr})
-			_ = node.Do(context.Background(), "ACL", "DELUSER", user).Err()
-			node.Close()
-		}
-	})
+	t.Cleanup(func() { _ = doOnNodes(context.Background(), c.AllAddrs(), "ACL", "DELUSER", user) })
 	as := func(o *redis.ClusterOptions) { o.Username, o.Password = user, "pw" }
 	var logs logBuffer
 	queues, _ := queuesOnMasters(t, c, rdb, prefix)

@@ -36,6 +36,20 @@ func aclRecipe(t *testing.T) []string {
 	return doc
 }
 
+// doOnNodes sends one command to each server of addrs (the nodes of a
+// Cluster: an ACL is per node) and returns the first error.
+func doOnNodes(ctx context.Context, addrs []string, args ...any) error {
+	var first error
+	for _, addr := range addrs {
+		node := redis.NewClient(&redis.Options{Addr: addr})
+		if err := node.Do(ctx, args...).Err(); err != nil && first == nil {
+			first = err
+		}
+		_ = node.Close()
+	}
+	return first
+}
+
 // clusterRights returns the rights doc.go tells a Cluster's user to add
 // to the ACL SETUSER line: the "+..." words of its bullet "On a Redis
 // Cluster add ...", up to the end of that bullet.
@@ -357,13 +371,8 @@ func TestACLCluster(t *testing.T) {
 	queues := []string{"q1", "q2", "q3", "q4"} // tags {p:q1}... spread over the shards
 	for _, extra := range [][]string{nil, {"+cluster|slots", "+command"}} {
 		user := fmt.Sprint("app", len(extra))
-		for _, addr := range c.Addrs {
-			node := redis.NewClient(&redis.Options{Addr: addr})
-			err := node.Do(t.Context(), aclSetUser(t, user, prefix, nil, extra)...).Err()
-			_ = node.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+		if err := doOnNodes(t.Context(), c.Addrs, aclSetUser(t, user, prefix, nil, extra)...); err != nil {
+			t.Fatal(err)
 		}
 		rdb := c.Client(t, func(o *redis.ClusterOptions) { o.Username, o.Password = user, "secret" })
 		var logs logBuffer
