@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
@@ -75,7 +76,7 @@ func (s *Store) maintainOne(ctx context.Context, queue string, opts store.Mainta
 	if v[4] < 0 {
 		res.Idle = true
 	} else {
-		res.NextIn = msDur(v[4])
+		res.NextIn = time.Duration(v[4]) * time.Microsecond
 	}
 	if v[5] > 0 {
 		// Reclaimed workflow tasks died: apply their ends now.

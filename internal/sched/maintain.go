@@ -33,6 +33,11 @@ type Config struct {
 // signal lost to a fault, at a bounded cost.
 const sweepPerSleep = 4
 
+// minRevisit is the shortest wait between two passes over a queue that is
+// not batch-limited: short next to a due time's millisecond, long enough
+// that a store rounding its due times cannot make the loop spin.
+const minRevisit = 100 * time.Microsecond
+
 // never is a due time that does not come.
 var never = time.Unix(1<<62, 0)
 
@@ -184,9 +189,10 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 	case res.Idle:
 		r.next[q] = never // until the store signals it
 	default:
-		// A due time rounded to the store's millisecond can look due a
-		// fraction early; never spin faster than once a millisecond.
-		r.next[q] = now.Add(max(res.NextIn, time.Millisecond))
+		// NextIn counts from the store's clock; a store that says 0
+		// with nothing done (a due time it rounds) is not asked again
+		// sooner than minRevisit.
+		r.next[q] = now.Add(max(res.NextIn, minRevisit))
 	}
 	// A queue with jobs ready is sampled once a minute for its history
 	// (store.MaintainResult.Backlog): come back in the next minute at the

@@ -6,8 +6,9 @@
 --
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
 -- (0 = none)
--- Returns {promoted, reclaimed, collected, more (0/1), nextInMs (-1 when
--- nothing is scheduled), workflow task ends recorded, backlog (0/1: jobs
+-- Returns {promoted, reclaimed, collected, more (0/1), nextInUs (µs until
+-- the earliest due time, from the server's clock; -1 when nothing is
+-- scheduled), workflow task ends recorded, backlog (0/1: jobs
 -- are ready)}, or {'~', shape} when the variant does not serve the queue.
 
 read_fields()
@@ -38,7 +39,9 @@ else
   ready_sweep(now)
 end
 local next_in = -1
-if next_at then next_in = math.max(next_at - now, 0) end
+-- In µs, from TIME's own reading: a scheduler that waits exactly that
+-- long wakes as the due millisecond starts, not up to one after it.
+if next_at then next_in = math.max(next_at * 1000 - now_us(), 0) end
 -- The time the schedulers come back to this queue, for claims: a lease
 -- that ends no earlier needs no wake-up (claimed.lua). None when idle.
 local sw = next_at
