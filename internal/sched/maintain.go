@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hopperq/hopper/internal/alarm"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -56,7 +57,8 @@ const relistEvery = 10 * time.Second
 // event, never all queues for one signal. A queue whose Maintain fails
 // backs off alone.
 func Run(ctx context.Context, st store.Store, cfg Config) {
-	r := &schedRun{st: st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}}
+	r := &schedRun{st: st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}, alarm: alarm.New()}
+	defer r.alarm.Close()
 	r.run(ctx)
 }
 
@@ -72,6 +74,9 @@ type schedRun struct {
 	unexpanded bool
 	sweep      int // the next queue of the rotating check
 	waits      int // consecutive failed waits, for backoff
+	// alarm ends each wait for signals at the next due time to within
+	// tens of µs: a Go timer could end it up to a millisecond late.
+	alarm *alarm.Alarm
 }
 
 func (r *schedRun) run(ctx context.Context) {
@@ -105,7 +110,7 @@ func (r *schedRun) run(ctx context.Context) {
 			sleepCtx(ctx, wait)
 			continue
 		}
-		signalled, err := r.st.WaitSchedule(ctx, watch, wait)
+		signalled, err := r.waitSchedule(ctx, watch, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -128,6 +133,22 @@ func (r *schedRun) run(ctx context.Context) {
 			r.sweepSome(now)
 		}
 	}
+}
+
+// waitSchedule is the store's WaitSchedule ended by the alarm when wait has
+// passed (a wait ended so returns what a timeout would: nothing, with the
+// signals kept for the next). The store's own timeout, a little later, is
+// the backstop.
+func (r *schedRun) waitSchedule(ctx context.Context, watch []string, wait time.Duration) ([]string, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := r.alarm.Set(wait, cancel)
+	defer stop()
+	signalled, err := r.st.WaitSchedule(wctx, watch, wait+time.Millisecond)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		err = nil // the alarm ended a wait that was failing to start
+	}
+	return signalled, err
 }
 
 // expandPartitions replaces each partitioned queue of queues by its
