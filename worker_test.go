@@ -180,15 +180,20 @@ func TestWorkerUnknownKindAndBadArgsGoToGarbage(t *testing.T) {
 
 func TestWorkerTimeoutIsAnError(t *testing.T) {
 	var deadlineSet atomic.Bool
+	var cause atomic.Value
 	rec := runUntilState(t, testConfig("default"), &hopper.EnqueueOpts{Timeout: 20 * time.Millisecond, MaxRetries: hopper.NoRetry},
 		func(ctx context.Context, j *hopper.Job[Echo]) error {
 			_, ok := ctx.Deadline()
 			deadlineSet.Store(ok)
 			<-ctx.Done()
+			cause.Store(context.Cause(ctx).Error())
 			return ctx.Err()
 		}, hopper.StateGarbage)
 	if !deadlineSet.Load() || !strings.Contains(rec.Errors[0].Error, "deadline exceeded") {
 		t.Errorf("deadline set: %v, error %q; want a context deadline that fails the attempt", deadlineSet.Load(), rec.Errors[0].Error)
+	}
+	if got, want := cause.Load(), "hopper: job timeout 20ms reached"; got != want {
+		t.Errorf("context.Cause of the attempt: %q, want %q", got, want)
 	}
 }
 

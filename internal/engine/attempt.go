@@ -23,6 +23,14 @@ const (
 
 var errLeaseLostWk = fmt.Errorf("%w: another worker may run the job now", store.ErrLeaseLost)
 
+// timeoutCause is the cause of an attempt's context when its timeout
+// passes. Its message is formatted when read, not for every attempt.
+type timeoutCause time.Duration
+
+func (d timeoutCause) Error() string {
+	return "hopper: job timeout " + time.Duration(d).String() + " reached"
+}
+
 // Attempt states: exactly one of exec (finished) and the worker's watchdog or
 // shutdown (abandoned) decides the outcome.
 const (

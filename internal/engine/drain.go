@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -54,7 +53,7 @@ func (r *worker) runNow(ctx context.Context, a *attempt) error {
 	defer cancel(nil)
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		var stop context.CancelFunc
-		actx, stop = context.WithTimeoutCause(actx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+		actx, stop = context.WithTimeoutCause(actx, d, timeoutCause(d))
 		defer stop()
 	}
 	a.setCancel(cancel)

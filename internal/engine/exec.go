@@ -96,7 +96,7 @@ func (r *worker) runAttempt(a *attempt) bool {
 	stopTimer := context.CancelFunc(func() {})
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
-		ctx, stopTimer = context.WithTimeoutCause(ctx, d, fmt.Errorf("hopper: job timeout %v reached", d))
+		ctx, stopTimer = context.WithTimeoutCause(ctx, d, timeoutCause(d))
 	}
 	a.setCancel(cancel)
 	err := r.invoke(ctx, a.rec)
