@@ -42,6 +42,7 @@ func main() {
 	runs := flag.Int("runs", 20, "fan-in runs")
 	conc := flag.Int("concurrency", 64, "worker slots")
 	flag.BoolVar(&showCommands, "commands", false, "print each CPU phase's costliest commands (INFO commandstats; resets the server's stats)")
+	flag.BoolVar(&showScripts, "scripts", false, "print each CPU phase's script calls by script, with the commands each ran (SLOWLOG at threshold 0, which inflates the CPU figures of the run)")
 	flag.Parse()
 	if err := run(*addr, *width, *runs, *conc); err != nil {
 		fmt.Fprintln(os.Stderr, "workflows:", err)
@@ -49,8 +50,9 @@ func main() {
 	}
 }
 
-// showCommands makes cpuOf print each phase's costliest commands.
-var showCommands bool
+// showCommands makes cpuOf print each phase's costliest commands;
+// showScripts its script calls by script.
+var showCommands, showScripts bool
 
 // tracker keeps, per run, when the last leaf's handler returned and when
 // the join started.
@@ -218,8 +220,20 @@ func run(addr string, width, runs, conc int) error {
 
 // cpuOf returns the Redis server's CPU time (user + system) spent while f
 // runs. With -commands it also prints the phase's costliest commands per
-// job of n.
+// job of n; with -scripts its script calls by script.
 func cpuOf(ctx context.Context, rdb *redis.Client, phase string, n int, f func() error) (time.Duration, error) {
+	if showScripts {
+		restore, err := servercpu.StartScripts(ctx, rdb)
+		if err != nil {
+			return 0, err
+		}
+		defer func() {
+			if stats, err := servercpu.Scripts(ctx, rdb); err == nil {
+				fmt.Printf("%s, script calls per job:\n%s", phase, servercpu.ScriptsPerJob(stats, n))
+			}
+			restore()
+		}()
+	}
 	if showCommands {
 		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
 			return 0, err
