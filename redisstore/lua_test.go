@@ -285,6 +285,7 @@ func TestPlainVariantsCarryNoFeature(t *testing.T) {
 var luaOnly = map[string]string{
 	"CHUNK":        "the most arguments one redis.call takes through unpack: a bound of this Lua",
 	"LEFT_WAKE_MS": "how often a claim that leaves jobs behind wakes idle workers: claim.lua's own pacing",
+	"PAD_FIELDS":   "how many fields one HSET writes before call_chunked makes the hash a hash table: base.lua's own trade of memory for lookups",
 	"SCHED_QUIET":  "how often a queue's last lease going wakes the schedulers: finish's own pacing",
 }
 
