@@ -49,9 +49,9 @@ local function ready_push(ids, front, vals)
     if levels_push(plain, pvals, front) then woke = true end
     if grouped() and group_activate('') then woke = true end
   end
-  for _, g in ipairs(order) do
-    group_push(g, by[g], front)
-    if group_activate(g) then woke = true end
+  if #order > 0 then
+    groups_push(order, by, front)
+    if groups_activate(order) then woke = true end
   end
   return woke
 end
