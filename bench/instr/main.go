@@ -37,6 +37,7 @@ func main() {
 	sys := flag.String("sys", "hopper", "hopper or asynq")
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
+	payload := flag.Int("payload", 72, "bytes of each job's payload")
 	flag.Parse()
 	if *sys != "hopper" && *sys != "asynq" {
 		log.Fatalf("-sys %q: want hopper or asynq", *sys)
@@ -54,16 +55,17 @@ func main() {
 	start := time.Now()
 	if *drain {
 		drainQueue(*addr, *sys, *n)
-	} else if err := enqueue(*addr, *sys, *n); err != nil {
+	} else if err := enqueue(*addr, *sys, *n, *payload); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
 }
 
-// enqueue enqueues n jobs into queue "q", one call each.
-func enqueue(addr, sys string, n int) error {
+// enqueue enqueues n jobs of size bytes of payload into queue "q", one
+// call each.
+func enqueue(addr, sys string, n, size int) error {
 	ctx := context.Background()
-	p := make([]byte, 72)
+	p := make([]byte, size)
 	var one func() error
 	if sys == "hopper" {
 		c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
