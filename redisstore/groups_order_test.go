@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -16,9 +15,7 @@ import (
 // formats the number once per thousand keys): pushed to the back by an
 // enqueue, and to the front by released jobs.
 func TestGroupOrderAcrossThousands(t *testing.T) {
-	rdb := redistest.Start(t).Client(t)
-	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+	s, rdb, prefix := newPrefixedStore(t)
 	ctx := t.Context()
 	marks := "{" + prefix + ":q}:m"
 	var jobs []*store.NewJob

@@ -23,6 +23,15 @@ func newStore(t *testing.T, opts *redisstore.Config) (*redisstore.Store, *redis.
 	return storeOn(t, rdb, opts), rdb
 }
 
+// newPrefixedStore is newStore that also returns the store's key prefix,
+// for tests that read its keys.
+func newPrefixedStore(t *testing.T) (*redisstore.Store, *redis.Client, string) {
+	t.Helper()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	return storeOn(t, rdb, &redisstore.Config{Prefix: prefix}), rdb, prefix
+}
+
 // storeOn returns a store on rdb; a nil or prefix-less opts gets a fresh
 // prefix.
 func storeOn(t *testing.T, rdb redis.UniversalClient, opts *redisstore.Config) *redisstore.Store {

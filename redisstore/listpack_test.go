@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hopperq/hopper/internal/redistest"
-	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -18,9 +16,7 @@ import (
 // every field read or written afterwards; with a pad left, the queue would
 // count a job it does not have.
 func TestLargeWritesGoToHashTables(t *testing.T) {
-	rdb := redistest.Start(t).Client(t)
-	prefix := redistest.Prefix(t)
-	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+	s, rdb, prefix := newPrefixedStore(t)
 	ctx := t.Context()
 	const n = 300
 	jobs := make([]*store.NewJob, n)
