@@ -75,7 +75,8 @@ type schedRun struct {
 	sweep      int // the next queue of the rotating check
 	waits      int // consecutive failed waits, for backoff
 	// alarm ends each wait for signals at the next due time to within
-	// tens of µs: a Go timer could end it up to a millisecond late.
+	// tens of µs: a Go timer ended it up to a millisecond late
+	// (internal/alarm).
 	alarm *alarm.Alarm
 }
 
