@@ -44,6 +44,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	errs := make([]error, len(reqs))
 	now, nowMs := s.now()
 	l := queueLock{s: s}
+	var rel released
 	for i := range reqs {
 		r := &reqs[i]
 		if err := r.Validate(); err != nil {
@@ -55,15 +56,35 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			errs[i] = fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, r.Queue, r.ID)
 			continue
 		}
-		errs[i] = q.finish(r, now, nowMs)
+		errs[i] = q.finish(r, now, nowMs, &rel)
 	}
+	rel.attach()
 	l.release()
 	s.settleWorkflows()
 	return errs, nil
 }
 
-// finish ends one claim. q.mu must be held.
-func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64) error {
+// released holds the jobs one Finish call released, in request order.
+type released []releasedJob
+
+type releasedJob struct {
+	q *queue
+	j *job
+}
+
+// attach puts the released jobs back at the head of their queues, the
+// last first, so that a batch released in one call (a worker handing back
+// what it had claimed) keeps its order at the head. Their queues' locks
+// must be held.
+func (rel released) attach() {
+	for i := len(rel) - 1; i >= 0; i-- {
+		rel[i].q.attachFront(rel[i].j)
+	}
+}
+
+// finish ends one claim; a released job goes to rel, for rel.attach.
+// q.mu must be held.
+func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *released) error {
 	j := q.jobs[r.ID]
 	if j == nil {
 		return fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, q.name, r.ID)
@@ -127,7 +148,8 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64) error {
 		}
 	case store.OutcomeRelease:
 		j.rec.Attempt--
-		q.attachFront(j)
+		j.rec.State = store.StateReady // not in unack: a second request for it fails
+		*rel = append(*rel, releasedJob{q, j})
 		q.emit(store.EventReleased, j, now)
 	case store.OutcomeCancel:
 		addThroughput(&q.tput, nowMs, 0, 1)

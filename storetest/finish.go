@@ -22,6 +22,7 @@ func finishCases() []engineCase {
 		{name: "SnoozeRunsAgain", fn: testFinishSnoozeRunsAgain},
 		{name: "Release", fn: testFinishRelease},
 		{name: "ReleaseKeepsOrder", fn: testFinishReleaseOrder},
+		{name: "ReleaseBatchKeepsOrder", fn: testFinishReleaseBatchOrder},
 		{name: "Cancel", fn: testFinishCancel},
 		{name: "StaleToken", sub: staleTokenCases()},
 		{name: "StaleAfterRelease", fn: testFinishStaleAfterRelease},
@@ -200,6 +201,35 @@ func testFinishReleaseOrder(t *testing.T, s store.Store) {
 	for _, c := range got {
 		if c.Attempt != 1 {
 			t.Fatalf("job %q claimed with Attempt %d, want 1 (a release is not counted)", c.ID, c.Attempt)
+		}
+	}
+}
+
+// testFinishReleaseBatchOrder: jobs released in one call (a worker
+// handing back what it had claimed) go back to the head of ready in the
+// order they were claimed, in a plain queue and within a group; a second
+// release of one of them in the same call is refused.
+func testFinishReleaseBatchOrder(t *testing.T, s store.Store) {
+	for _, g := range []string{"", "g"} {
+		q := newQueue(t)
+		names := seqIDs("j", 5)
+		for _, id := range names {
+			add(t, s, grouped(q, id, g))
+		}
+		cs := claim(t, s, q, 3, long).Jobs
+		if !sameIDs(cs, names[:3]) {
+			t.Fatalf("group %q: Claim Max 3: %v, want %v", g, ids(cs), names[:3])
+		}
+		errs := finish(t, s, outcome(cs[0], store.OutcomeRelease), outcome(cs[1], store.OutcomeRelease),
+			outcome(cs[2], store.OutcomeRelease), outcome(cs[1], store.OutcomeRelease))
+		for i, err := range errs[:3] {
+			if err != nil {
+				t.Fatalf("group %q: release of %s: %v", g, cs[i].ID, err)
+			}
+		}
+		requireErrIs(t, "a second release of the same claim in one call", errs[3], store.ErrLeaseLost)
+		if got := claim(t, s, q, 10, long).Jobs; !sameIDs(got, names) {
+			t.Fatalf("group %q: Claim after releasing the first three jobs in one call: %v, want %v", g, ids(got), names)
 		}
 	}
 }

@@ -13,7 +13,7 @@ local SCHED_QUIET = 1000
 local E
 local function reset_ends()
   E = {gone = {}, gids = {}, del = {}, done_ids = {}, done_fin = {}, done_exp = {}, dead_ids = {}, dead_z = {},
-    results = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
+    results = {}, rel = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
 end
 
 -- ends_parse reads the requests (see finish.lua) into parallel arrays:
@@ -180,9 +180,10 @@ local function ends_fail(q, r, o, x, y, now, later)
     if not E.first_pend or due < E.first_pend then E.wake_s, E.first_pend = true, due end
     redis.call('ZADD', K.pending, str(due), id)
   elseif o == 5 then
-    -- Release: back to the head of ready, the attempt not counted.
+    -- Release: back to the head of ready (ends_write), the attempt not
+    -- counted.
     redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ms_str(now)))
-    ready_push({id}, true)
+    E.rel[#E.rel + 1] = id
     E.wake_r = true
   end
 end
@@ -244,6 +245,14 @@ end
 -- ends_write writes what the requests collected, and wakes whom it
 -- concerns.
 local function ends_write(q, now)
+  -- The jobs released go back to the head in one push, the last first, so
+  -- that a batch released in one call (a worker handing back what it had
+  -- claimed) keeps its order at the head.
+  if #E.rel > 0 then
+    local rev = {}
+    for i = #E.rel, 1, -1 do rev[#rev + 1] = E.rel[i] end
+    ready_push(rev, true)
+  end
   -- The groups of the jobs that left unack may have room again (read
   -- before acked jobs are deleted).
   if #E.gids > 0 and ready_ended(E.gids) then E.wake_r = true end
