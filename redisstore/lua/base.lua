@@ -104,6 +104,15 @@ local function call_chunked(cmd, key, args, step)
   return r
 end
 
+-- reversed returns a copy of list, last first: a front push (LPUSH, the
+-- ready slots' front) puts its last item first, so a caller that wants a
+-- list at the head in its order pushes it reversed.
+local function reversed(list)
+  local out, n = {}, #list
+  for i = 1, n do out[i] = list[n + 1 - i] end
+  return out
+end
+
 -- call_chunked_flat is call_chunked for commands that return one reply per
 -- argument (HMGET, ZMSCORE, SMISMEMBER): it returns the replies
 -- concatenated, an empty table for no arguments.

@@ -20,11 +20,7 @@ local function to_ready(ids, atts, dues, front, now)
   end
   if ev_writes(now) then emit_many(2, ids, n, kinds_of(ids), evatts, '') end
   call_chunked('HSET', K.att, h, 2)
-  if front then
-    local rev = {}
-    for i = 1, n do rev[i] = ids[n + 1 - i] end
-    ids = rev
-  end
+  if front then ids = reversed(ids) end
   if ready_push(ids, front) then wake_ready() end
 end
 

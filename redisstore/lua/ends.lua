@@ -13,7 +13,7 @@ local SCHED_QUIET = 1000
 local E
 local function reset_ends()
   E = {gone = {}, gids = {}, del = {}, done_ids = {}, done_fin = {}, done_exp = {}, dead_ids = {}, dead_z = {},
-    results = {}, rel = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
+    results = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
 end
 
 -- ends_parse reads the requests (see finish.lua) into parallel arrays:
@@ -183,6 +183,7 @@ local function ends_fail(q, r, o, x, y, now, later)
     -- Release: back to the head of ready (ends_write), the attempt not
     -- counted.
     redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ms_str(now)))
+    E.rel = E.rel or {} -- made only by a call that releases
     E.rel[#E.rel + 1] = id
     E.wake_r = true
   end
@@ -248,11 +249,7 @@ local function ends_write(q, now)
   -- The jobs released go back to the head in one push, the last first, so
   -- that a batch released in one call (a worker handing back what it had
   -- claimed) keeps its order at the head.
-  if #E.rel > 0 then
-    local rev = {}
-    for i = #E.rel, 1, -1 do rev[#rev + 1] = E.rel[i] end
-    ready_push(rev, true)
-  end
+  if E.rel then ready_push(reversed(E.rel), true) end
   -- The groups of the jobs that left unack may have room again (read
   -- before acked jobs are deleted).
   if #E.gids > 0 and ready_ended(E.gids) then E.wake_r = true end

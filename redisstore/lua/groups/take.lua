@@ -128,11 +128,7 @@ local function take_pass(t, n, now)
   group_drop(t.taken)
   if #t.out > 0 then call_chunked('SREM', K.g_inrot, t.out, 1) end
   if #t.back > 0 then t.left = call_chunked('RPUSH', K.g_rot, t.back, 1) end
-  if #t.front > 0 then
-    local rev = {}
-    for i = #t.front, 1, -1 do rev[#rev + 1] = t.front[i] end
-    t.left = call_chunked('LPUSH', K.g_rot, rev, 1)
-  end
+  if #t.front > 0 then t.left = call_chunked('LPUSH', K.g_rot, reversed(t.front), 1) end
   return true
 end
 
