@@ -21,7 +21,7 @@ if [ "$MODE" = drain ]; then
   RUN=(-drain -n "$N")
 else
   "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 "${EXTRA[@]}" >/dev/null # load scripts, first-time checks
-  RUN=(-n "$N")
+  RUN=(-n "$N" "${EXTRA[@]}")
 fi
 callgrind_control -z $VP >/dev/null 2>&1
 callgrind_control -i on $VP >/dev/null 2>&1

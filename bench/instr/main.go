@@ -38,9 +38,13 @@ func main() {
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
+	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
 	flag.Parse()
 	if *sys != "hopper" && *sys != "asynq" {
 		log.Fatalf("-sys %q: want hopper or asynq", *sys)
+	}
+	if *batch < 1 || (*batch > 1 && *sys != "hopper") {
+		log.Fatalf("-batch %d: want 1, or more with hopper (asynq enqueues one job a call)", *batch)
 	}
 	if *eventsOff && *sys == "hopper" {
 		insp := hopper.NewInspector(redisstore.New(redis.NewClient(&redis.Options{Addr: *addr}), nil))
@@ -55,15 +59,15 @@ func main() {
 	start := time.Now()
 	if *drain {
 		drainQueue(*addr, *sys, *n)
-	} else if err := enqueue(*addr, *sys, *n, *payload); err != nil {
+	} else if err := enqueue(*addr, *sys, *n, *payload, *batch); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
 }
 
 // enqueue enqueues n jobs of size bytes of payload into queue "q", one
-// call each.
-func enqueue(addr, sys string, n, size int) error {
+// call each, or batch jobs a call (hopper's EnqueueMany).
+func enqueue(addr, sys string, n, size, batch int) error {
 	ctx := context.Background()
 	p := make([]byte, size)
 	var one func() error
@@ -72,6 +76,20 @@ func enqueue(addr, sys string, n, size int) error {
 		one = func() error {
 			_, err := hopper.Enqueue(ctx, c, instrArgs{P: p}, &hopper.EnqueueOpts{Queue: "q"})
 			return err
+		}
+		if batch > 1 {
+			args := make([]instrArgs, batch)
+			for i := range args {
+				args[i] = instrArgs{P: p}
+			}
+			left := n
+			one = func() error {
+				k := min(batch, left)
+				left -= k
+				_, err := hopper.EnqueueMany(ctx, c, args[:k], &hopper.EnqueueOpts{Queue: "q"})
+				return err
+			}
+			n = (n + batch - 1) / batch
 		}
 	} else {
 		c := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
