@@ -38,3 +38,14 @@ func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outc
 
 // ThroughputKey returns the key of queue's throughput counters.
 func ThroughputKey(s *Store, queue string) string { return s.queueKeys(queue).tput }
+
+// BeforeWorkflowIndex makes s call f once, the next time it is about to
+// write workflow states to the index after a workflow step (EnqueueWorkflow,
+// a delivery): what another process may do in that moment.
+func BeforeWorkflowIndex(s *Store, f func()) { s.wfBeforeIndex.Store(&f) }
+
+// WorkflowsExpiring returns how many workflows the index holds for the
+// sweeper to delete when their retention ends.
+func WorkflowsExpiring(ctx context.Context, s *Store) int64 {
+	return s.rdb.ZCard(ctx, s.wfi.exp).Val()
+}

@@ -29,8 +29,11 @@ type Store struct {
 	// wfDropRels, set by tests only, makes Finish stop before it enqueues
 	// the tasks finish.lua left being released, as if its process died.
 	wfDropRels atomic.Bool
-	sharded    bool // keys of different hash tags may live on different nodes
-	shardPub   bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
+	// wfBeforeIndex, set by tests only, runs once before settleAll's
+	// next index write.
+	wfBeforeIndex atomic.Pointer[func()]
+	sharded       bool // keys of different hash tags may live on different nodes
+	shardPub      bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)

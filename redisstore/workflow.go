@@ -60,19 +60,21 @@ func (s *Store) serverMs(ctx context.Context) (int64, error) {
 // after its retention.
 //
 // On one server (a *redis.Client, with or without Sentinel), where one
-// script reaches every key, the two hot steps skip the records
-// (lua/lib_wflocal.lua): finish.lua applies the ends of the tasks it acks
-// or fails to their workflows, enqueues the tasks they release and
-// updates the index, and wf_create.lua enqueues the first tasks, each in
-// the same atomic step. Nothing is left between steps for a crash to cut,
-// and a chain step or a fan-in costs one script call instead of five
-// round trips. Those ends carry no seq: a task's job runs again only after
-// a requeue, whose record has a later seq than any end of the run before,
-// and a late record of an earlier run finds the task ended or compares
-// with that requeue's seq. The wm marks stay. Such a
-// script touches keys it was not given, which Redis allows on one server;
-// on a Cluster, or with Config.OneSlotPerScript (a proxy that routes by
-// key), the store keeps to the records above (wfLocal).
+// script may name keys of several hash tags, finish skips the records
+// (lua/wf/local.lua): finish.go passes the keys of every workflow of the
+// batch after the queue's own, and finish.lua applies the ends of the
+// tasks it acks or fails to their workflows, enqueues the tasks they
+// release into its own queue and updates the index, in the same atomic
+// step; the tasks released into other queues are enqueued and confirmed
+// by the caller as above, under a chk mark. A chain step within one queue
+// or a fan-in costs one script call instead of five round trips. Those
+// ends carry no seq: a task's job runs again only after a requeue, whose
+// record has a later seq than any end of the run before, and a late record
+// of an earlier run finds the task ended or compares with that requeue's
+// seq. The wm marks stay. Creating a workflow takes the records path
+// everywhere (wf_create.lua, then the release). On a Cluster, or with
+// Config.OneSlotPerScript (a proxy that routes by key), the store keeps to
+// the records above (wfLocal).
 
 // wfRelease is one released task's job, to enqueue.
 type wfRelease struct {

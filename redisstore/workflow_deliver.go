@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // queueEnds names jobs of one queue whose ends may have left workflow
@@ -244,6 +245,9 @@ func (s *Store) settleAll(ctx context.Context, replies []wfReply) error {
 			sync = append(sync, r)
 		}
 	}
+	if f := s.wfBeforeIndex.Swap(nil); f != nil {
+		(*f)()
+	}
 	return s.syncIndex(ctx, sync)
 }
 
@@ -311,35 +315,88 @@ func (s *Store) confirm(ctx context.Context, rels []wfRelease) error {
 
 // syncIndex writes the states of replies into the index, then records in
 // each workflow that the index shows it.
+//
+// A write can come late: between the step that replied and this write,
+// another process may have moved the workflow on (its last task ended)
+// and indexed its new state, which this write would undo. So the record
+// step reads the workflow's state again; where it is no longer the one
+// written, the next round writes the current one, until the two agree
+// (at most maxIndexRounds rounds: each round needs the workflow to have
+// moved again meanwhile). A workflow gone meanwhile leaves the index.
 func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
-	if len(replies) == 0 {
-		return nil
-	}
-	sets := make([]*evalCall, len(replies))
-	for i, r := range replies {
-		var exp int64
-		if r.state != string(store.WorkflowRunning) {
-			exp = r.ended + r.rt
+	for round := 0; len(replies) > 0 && round < maxIndexRounds; round++ {
+		sets := make([]*evalCall, len(replies))
+		for i, r := range replies {
+			var exp int64
+			if r.state != string(store.WorkflowRunning) {
+				exp = r.ended + r.rt
+			}
+			sets[i] = &evalCall{script: fullScript("wfi_set"), keys: s.wfi.setKeys, args: []any{r.wf, r.state, r.created, exp}}
 		}
-		sets[i] = &evalCall{script: fullScript("wfi_set"), keys: s.wfi.setKeys, args: []any{r.wf, r.state, r.created, exp}}
-	}
-	s.runAll(ctx, sets, nil)
-	for _, c := range sets {
-		if err := c.cmd.Err(); err != nil {
-			return wrap("index workflows", err)
+		s.runAll(ctx, sets, nil)
+		for _, c := range sets {
+			if err := c.cmd.Err(); err != nil {
+				return wrap("index workflows", err)
+			}
 		}
-	}
-	marks := make([]*evalCall, len(replies))
-	for i, r := range replies {
-		marks[i] = s.wfCall(fullScript("wf_synced"), r.wf, r.state)
-	}
-	s.runAll(ctx, marks, nil)
-	for _, c := range marks {
-		if err := c.cmd.Err(); err != nil {
-			return wrap("index workflows", err)
+		marks := make([]*evalCall, len(replies))
+		for i, r := range replies {
+			marks[i] = s.wfCall(fullScript("wf_synced"), r.wf, r.state)
 		}
+		s.runAll(ctx, marks, nil)
+		var moved []wfReply
+		var gone []any
+		for i, c := range marks {
+			r, err := syncedReply(replies[i].wf, c.cmd)
+			if err != nil {
+				return wrap("index workflows", err)
+			}
+			switch {
+			case r.gone:
+				gone = append(gone, r.wf)
+			case r.state != "":
+				moved = append(moved, r)
+			}
+		}
+		if len(gone) > 0 {
+			if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, gone...).Err(); err != nil {
+				return wrap("index workflows", err)
+			}
+		}
+		replies = moved
 	}
 	return nil
+}
+
+// maxIndexRounds bounds syncIndex's rounds for one call. A workflow that
+// is still moving after them is indexed by the process that moves it.
+const maxIndexRounds = 4
+
+// syncedReply reads wf_synced.lua's reply for workflow wf: the zero
+// wfReply when the index now shows the workflow's state, gone when the
+// workflow no longer exists, else its current state to index.
+func syncedReply(wf string, cmd *redis.Cmd) (wfReply, error) {
+	v, err := cmd.Result()
+	if err != nil {
+		return wfReply{}, err
+	}
+	switch v := v.(type) {
+	case int64:
+		return wfReply{}, nil
+	case string:
+		if v == "gone" {
+			return wfReply{wf: wf, gone: true}, nil
+		}
+	case []any:
+		if len(v) == 4 {
+			r, err := parseWfReply(wf, []any{v[0], "", v[1], v[2], v[3]})
+			if err == nil && r.state == "" {
+				err = fmt.Errorf("workflow %q has no state", wf)
+			}
+			return r, err
+		}
+	}
+	return wfReply{}, fmt.Errorf("unexpected reply %v marking workflow %q indexed", v, wf)
 }
 
 // wfLocal reports whether the scripts that end tasks' jobs apply the ends

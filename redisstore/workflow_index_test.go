@@ -1,0 +1,105 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// A workflow that ends while the process that enqueued it has yet to write
+// its first state ("running") to the index must end up indexed in the state
+// it ended in, with its expiry: the late write of "running" used to win, so
+// that the workflow was listed as running for ever and never expired.
+func TestWorkflowIndexLateWriteLoses(t *testing.T) {
+	for _, records := range []bool{false, true} {
+		name := "one server"
+		if records {
+			name = "records (OneSlotPerScript)"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			o := &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: records}
+			s, rdb := newStore(t, o)
+			other := storeOn(t, rdb, o)
+			// Another process runs the task, and so ends the workflow,
+			// between the release and the index write of EnqueueWorkflow.
+			redisstore.BeforeWorkflowIndex(s, func() {
+				if ids := claimAck(t, other, "qi"); len(ids) != 1 {
+					t.Errorf("claimed %v, want the workflow's one task", ids)
+				}
+			})
+			if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "fast", Tasks: []*store.NewTask{wfTask("fast", "a", "qi")}}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := s.GetWorkflow(ctx, "fast")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.State != store.WorkflowSucceeded {
+				t.Fatalf("workflow state %q, want succeeded", rec.State)
+			}
+			for _, st := range []store.WorkflowState{store.WorkflowRunning, store.WorkflowSucceeded} {
+				page, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{State: st})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := 0
+				if st == store.WorkflowSucceeded {
+					want = 1
+				}
+				if page.Total != want {
+					t.Errorf("ListWorkflows(%s): %d workflows, want %d", st, page.Total, want)
+				}
+			}
+			if n := redisstore.WorkflowsExpiring(ctx, s); n != 1 {
+				t.Errorf("%d workflows wait for their retention to end, want 1 (the ended one)", n)
+			}
+		})
+	}
+}
+
+// A workflow that ends and is deleted (its retention over) before the
+// process that enqueued it wrote its first state to the index must not be
+// listed afterwards: the late write used to put it back in the index, where
+// nothing would ever take it out.
+func TestWorkflowIndexLateWriteOfGoneWorkflow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	s, rdb := newStore(t, o)
+	other := storeOn(t, rdb, o)
+	redisstore.BeforeWorkflowIndex(s, func() {
+		claimAck(t, other, "qg")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if _, err := other.MaintainWorkflows(ctx, 100); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := other.GetWorkflow(ctx, "brief"); errors.Is(err, store.ErrWorkflowNotFound) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Error("the sweeper did not delete the ended workflow within 10 s")
+				return
+			}
+		}
+	})
+	w := &store.NewWorkflow{ID: "brief", Retention: time.Millisecond, Tasks: []*store.NewTask{wfTask("brief", "a", "qg")}}
+	if _, err := s.EnqueueWorkflow(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 0 || len(page.Workflows) != 0 {
+		t.Errorf("ListWorkflows after the workflow was deleted: %d listed, %d in all; want none", len(page.Workflows), page.Total)
+	}
+}
