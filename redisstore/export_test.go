@@ -25,8 +25,9 @@ func CrashWorkflowsAt(s *Store, step string) {
 }
 
 // DropLocalReleases makes s stop, after a finish on one server applied a
-// task's end, before it enqueues the tasks that end released into other
-// queues, as if its process died there.
+// task's end or EnqueueWorkflow stored a workflow, before it enqueues the
+// tasks that step released into other queues, as if its process died
+// there.
 func DropLocalReleases(s *Store, drop bool) { s.wfDropRels.Store(drop) }
 
 // ApplyTaskEnd applies a record of the end of task job id of queue (seq,

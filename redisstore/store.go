@@ -26,8 +26,9 @@ type Store struct {
 	// wfCrash, set by tests only, names the workflow delivery step at
 	// which this Store stops as if its process died (crashAt).
 	wfCrash atomic.Pointer[string]
-	// wfDropRels, set by tests only, makes Finish stop before it enqueues
-	// the tasks finish.lua left being released, as if its process died.
+	// wfDropRels, set by tests only, makes Finish and EnqueueWorkflow stop
+	// before they enqueue the tasks their script left being released, as
+	// if the process died.
 	wfDropRels atomic.Bool
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.

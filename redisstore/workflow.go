@@ -71,10 +71,13 @@ func (s *Store) serverMs(ctx context.Context) (int64, error) {
 // ends carry no seq: a task's job runs again only after a requeue, whose
 // record has a later seq than any end of the run before, and a late record
 // of an earlier run finds the task ended or compares with that requeue's
-// seq. The wm marks stay. Creating a workflow takes the records path
-// everywhere (wf_create.lua, then the release). On a Cluster, or with
-// Config.OneSlotPerScript (a proxy that routes by key), the store keeps to
-// the records above (wfLocal).
+// seq. The wm marks stay. Creating a workflow is one step too
+// (wf_create_local.lua, in the slot of the first task's queue): it stores
+// the workflow, enqueues the first tasks of that queue and indexes the
+// workflow; the first tasks of other queues go as above, under a chk mark
+// the script writes. On a Cluster, or with Config.OneSlotPerScript (a
+// proxy that routes by key), the store keeps to the records above
+// (wfLocal).
 
 // wfRelease is one released task's job, to enqueue.
 type wfRelease struct {
@@ -103,8 +106,9 @@ func dueArg(j *store.NewJob) string {
 
 // EnqueueWorkflow stores w (see store.Workflows) in one script in its
 // slot, then enqueues its tasks without dependencies, one script call per
-// queue. It registers every queue of w first, so that workers and
-// schedulers find them.
+// queue; on one server (wfLocal) the store step enqueues those of the
+// first one's queue itself, and indexes the workflow. It registers every
+// queue of w first, so that workers and schedulers find them.
 func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool, error) {
 	if err := w.Validate(); err != nil {
 		return false, err
@@ -133,15 +137,28 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
 			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dues[i], vals[i])
 	}
-	if err := s.markCheck(ctx, w.ID); err != nil {
-		return false, err
+	local := s.wfLocal()
+	var res []any
+	var err error
+	if local {
+		// One step: the first tasks of the first one's queue are enqueued
+		// with the workflow, which marks itself for the sweeper when it
+		// leaves others being released.
+		sc := fullScript("wf_create_local")
+		res, err = s.run(ctx, sc, s.scriptKeys(sc, s.queueKeys(rootQueue(w)), w.ID), args...).Slice()
+	} else {
+		if err := s.markCheck(ctx, w.ID); err != nil {
+			return false, err
+		}
+		res, err = s.runWf(ctx, fullScript("wf_create"), w.ID, args...).Slice()
 	}
-	res, err := s.runWf(ctx, fullScript("wf_create"), w.ID, args...).Slice()
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
 	}
 	if len(res) == 1 && res[0] == "dup" {
-		s.unmarkCheck(ctx, w.ID)
+		if !local {
+			s.unmarkCheck(ctx, w.ID)
+		}
 		return true, nil
 	}
 	r, err := parseWfReply(w.ID, res)
@@ -158,11 +175,25 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 			r.releases[i].queue, r.releases[i].payload = w.Tasks[k].Job.Queue, dues[k]+"|"+string(vals[k])
 		}
 	}
+	if local && (len(r.releases) == 0 || s.wfDropRels.Load()) {
+		return false, nil
+	}
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
 		return false, err
 	}
 	s.unmarkCheck(ctx, w.ID)
 	return false, nil
+}
+
+// rootQueue returns the queue of w's first task without dependencies: on
+// one server, wf_create_local.lua enqueues the first tasks of that queue.
+func rootQueue(w *store.NewWorkflow) string {
+	for _, t := range w.Tasks {
+		if len(t.Deps) == 0 {
+			return t.Job.Queue
+		}
+	}
+	return w.Tasks[0].Job.Queue
 }
 
 // registerTaskQueues adds the queues of tasks to the queue registry.

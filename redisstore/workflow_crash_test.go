@@ -274,3 +274,47 @@ func TestWorkflowCrashAfterLocalEnd(t *testing.T) {
 		t.Fatalf("lb holds %v after the workflow ended: a task was enqueued twice", ids)
 	}
 }
+
+// On one server the create step enqueues the first tasks of one queue and
+// indexes the workflow; a process that dies before it enqueued the first
+// tasks of the other queues leaves them to a sweeper, which enqueues them
+// once.
+func TestWorkflowCrashAfterLocalCreate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a sweep")
+	}
+	t.Parallel()
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	dying, rdb := newStore(t, o)
+	sweeper := storeOn(t, rdb, o)
+	ctx := context.Background()
+	redisstore.DropLocalReleases(dying, true)
+	if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "cc", Tasks: []*store.NewTask{
+		wfTask("cc", "a", "ca"), wfTask("cc", "b", "ca"), wfTask("cc", "other", "cb"), wfTask("cc", "join", "ca", "a", "b", "other"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := readyIDs(t, sweeper, "ca"); len(ids) != 2 {
+		t.Fatalf("ca holds %v after the create step; want its two first tasks, enqueued in that step", ids)
+	}
+	if ids := readyIDs(t, sweeper, "cb"); len(ids) != 0 {
+		t.Fatalf("cb holds %v before anyone enqueued its task", ids)
+	}
+	page, err := sweeper.ListWorkflows(ctx, store.ListWorkflowsOpts{State: store.WorkflowRunning})
+	if err != nil || page.Total != 1 {
+		t.Fatalf("running workflows listed: %d, %v; want the one created", page.Total, err)
+	}
+	sweepUntil(t, sweeper, "the task of the other queue is released", func() bool { return len(readyIDs(t, sweeper, "cb")) == 1 })
+	claimAck(t, sweeper, "ca")
+	claimAck(t, sweeper, "cb")
+	if got := claimAck(t, sweeper, "ca"); len(got) != 1 || got[0] != store.TaskJobID("cc", "join") {
+		t.Fatalf("claimed %v after the first tasks; want the join", got)
+	}
+	w, err := sweeper.GetWorkflow(ctx, "cc")
+	if err != nil || w.State != store.WorkflowSucceeded {
+		t.Fatalf("workflow %v, %v; want succeeded", w, err)
+	}
+	if ids := readyIDs(t, sweeper, "cb"); len(ids) != 0 {
+		t.Fatalf("cb holds %v after the workflow ended: a task was enqueued twice", ids)
+	}
+}

@@ -14,7 +14,10 @@ import (
 // A workflow that ends while the process that enqueued it has yet to write
 // its first state ("running") to the index must end up indexed in the state
 // it ended in, with its expiry: the late write of "running" used to win, so
-// that the workflow was listed as running for ever and never expired.
+// that the workflow was listed as running for ever and never expired. On
+// one server the create step indexes the workflow itself (and enqueues its
+// first task), so there is no late write to lose; on the records path
+// (Cluster, OneSlotPerScript) another process ends it in that moment.
 func TestWorkflowIndexLateWriteLoses(t *testing.T) {
 	for _, records := range []bool{false, true} {
 		name := "one server"
@@ -29,13 +32,23 @@ func TestWorkflowIndexLateWriteLoses(t *testing.T) {
 			other := storeOn(t, rdb, o)
 			// Another process runs the task, and so ends the workflow,
 			// between the release and the index write of EnqueueWorkflow.
+			ran := false
 			redisstore.BeforeWorkflowIndex(s, func() {
+				ran = true
 				if ids := claimAck(t, other, "qi"); len(ids) != 1 {
 					t.Errorf("claimed %v, want the workflow's one task", ids)
 				}
 			})
 			if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "fast", Tasks: []*store.NewTask{wfTask("fast", "a", "qi")}}); err != nil {
 				t.Fatal(err)
+			}
+			if ran == !records {
+				t.Fatalf("an index write after the create step: %v, want %v", ran, records)
+			}
+			if !records {
+				if ids := claimAck(t, other, "qi"); len(ids) != 1 {
+					t.Fatalf("claimed %v, want the workflow's one task", ids)
+				}
 			}
 			rec, err := s.GetWorkflow(ctx, "fast")
 			if err != nil {
@@ -67,11 +80,12 @@ func TestWorkflowIndexLateWriteLoses(t *testing.T) {
 // A workflow that ends and is deleted (its retention over) before the
 // process that enqueued it wrote its first state to the index must not be
 // listed afterwards: the late write used to put it back in the index, where
-// nothing would ever take it out.
+// nothing would ever take it out. (On the records path: on one server the
+// create step writes the index itself.)
 func TestWorkflowIndexLateWriteOfGoneWorkflow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	o := &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: true}
 	s, rdb := newStore(t, o)
 	other := storeOn(t, rdb, o)
 	redisstore.BeforeWorkflowIndex(s, func() {

@@ -215,6 +215,40 @@ func run(addr string, width, runs, conc int) error {
 		n, per(plain), per(fan), per(fan)/per(plain))
 	fmt.Printf("in chains of 10: plain jobs, each handler enqueueing the next, %.1f µs; workflow tasks %.1f µs (%.2f×)\n",
 		per(plainChains), per(chains), per(chains)/per(plainChains))
+	return enqueueLatency(ctx, rdb, client)
+}
+
+// enqueueLatency measures EnqueueWorkflow alone, one call after the
+// other, into a queue no worker serves: workflows of one task, and chains
+// of 10 (one root). It prints each call's latency (p50, p99) and the
+// Redis CPU per call.
+func enqueueLatency(ctx context.Context, rdb *redis.Client, client *hopper.Client) error {
+	const calls = 2000
+	for _, width := range []int{1, 10} {
+		lat := make([]time.Duration, 0, calls)
+		cpu, err := cpuOf(ctx, rdb, fmt.Sprintf("EnqueueWorkflow of %d", width), calls, func() error {
+			for c := range calls {
+				wf := hopper.NewWorkflow("latency", nil)
+				var steps []*hopper.Task
+				for i := range width {
+					steps = append(steps, hopper.AddTask(wf, "step-"+strconv.Itoa(i), Leaf{N: c}, &hopper.TaskOpts{Queue: "idle"}))
+				}
+				wf.Chain(steps...)
+				start := time.Now()
+				if _, err := hopper.EnqueueWorkflow(ctx, client, wf); err != nil {
+					return err
+				}
+				lat = append(lat, time.Since(start))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.Sort(lat)
+		fmt.Printf("EnqueueWorkflow, %d task(s) in a chain, %d calls one after the other: p50 %v, p99 %v; Redis CPU %.1f µs a call\n",
+			width, calls, lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond), float64(cpu.Microseconds())/calls)
+	}
 	return nil
 }
 

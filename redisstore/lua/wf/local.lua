@@ -9,8 +9,8 @@
 -- workflow marked for a sweeper to look at after WF_LEASE (wfi_chk), as
 -- workflow.go's markCheck does: a process that dies before it enqueued
 -- them leaves them to the sweeper.
---- @include wfends wfgraph/flow wfrel
---- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids wfi_chk
+--- @include wfends wfgraph/flow wfrel wfindex
+--- @keys wfi_chk
 
 wf_inline = true
 
@@ -32,27 +32,6 @@ local function local_serves(val)
   if not c then return true end
   if c == 'g' then return string.find(SHAPE, 'G', 1, true) ~= nil end
   return string.find(SHAPE, '[PG]') ~= nil
-end
-
--- local_index writes the workflow's state to the index (wfi_set.lua's
--- work, then wf_synced.lua's) when it changed.
-local function local_index(wf)
-  local st = WM.st
-  if not st or st == WM.ist then return end
-  local m = redis.call('HMGET', WK.m, 'cr', 'en', 'ret')
-  redis.call('ZADD', K.wfi_all, m[1], wf)
-  redis.call('ZADD', K.wfi_ids, 0, wf)
-  local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
-  for name, key in pairs(z) do
-    if name == st then redis.call('ZADD', key, m[1], wf) else redis.call('ZREM', key, wf) end
-  end
-  if st ~= 'running' then
-    redis.call('ZADD', K.wfi_exp, (tonumber(m[2]) or 0) + (tonumber(m[3]) or 0), wf)
-  else
-    redis.call('ZREM', K.wfi_exp, wf)
-  end
-  redis.call('HSET', WK.m, 'ist', st)
-  WM.ist = st
 end
 
 -- local_settle takes the tasks the open workflow wf released: those this
@@ -83,7 +62,7 @@ local function local_settle(wf, acc, rel, now)
     call_chunked('SADD', WK.rel, other, 1)
     redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf)
   end
-  local_index(wf)
+  wf_index(wf)
 end
 
 -- local_by groups the noted ends by workflow.

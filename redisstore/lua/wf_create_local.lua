@@ -1,0 +1,41 @@
+-- wf_create_local.lua: wf_create.lua on one server (see workflow.go), in
+-- the slot of one queue's keys, with the workflow's and the index's: the
+-- tasks without dependencies whose jobs go to this queue are enqueued in
+-- the same step, and the workflow indexed. The others are left being
+-- released, as wf_create.lua leaves them, and the workflow marked for a
+-- sweeper to look at after WF_LEASE (wfi_chk), as workflow.go's markCheck
+-- does.
+--- @include conf wfone wfcreate wfrel wfindex events
+--- @keys wfi_chk
+--
+-- ARGV: as wfcreate.lua takes them.
+-- Returns as wf_create.lua.
+
+read_fields()
+events_config()
+wf_use()
+local now, later = now_ms()
+local wf = ARGV[1]
+-- A task's info starts with its queue's name.
+local head = QUEUE .. '\n'
+local kept, roots = create_workflow(now, function(a)
+  return string.sub(ARGV[a + 1], 1, #head) == head
+end)
+if not kept then return {'dup'} end
+if #kept > 0 then
+  local ids, dues, vals = {}, {}, {}
+  for k, a in ipairs(kept) do
+    ids[k], dues[k], vals[k] = wf .. '~' .. ARGV[a], ARGV[a + 4], ARGV[a + 5]
+  end
+  release_into(ids, dues, vals, now, later, true)
+end
+if #roots > 0 then redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
+wf_index(wf)
+flush_events(now)
+local out = reply({})
+for _, t in ipairs(roots) do
+  out[#out + 1] = t
+  out[#out + 1] = ''
+  out[#out + 1] = ''
+end
+return out

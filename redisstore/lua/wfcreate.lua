@@ -1,0 +1,62 @@
+-- wfcreate.lua: store a new workflow with every task, for wf_create.lua
+-- and wf_create_local.lua (see workflow.go).
+--- @include wfgraph/flow
+--
+-- ARGV: 1 id, 2 name, 3 retention ms, then six per task: name, info,
+-- dependencies, dependents, due and value of its job (wf_release.lua's
+-- triples without the ID).
+
+-- create_workflow stores the workflow of ARGV in the one wf_use opened, at
+-- now (ms), unless its ID is held: then it returns false. The tasks
+-- without dependencies are released at once. keep(a), when given, says
+-- whether the caller enqueues the released task whose name is ARGV[a]
+-- itself, in this step: such a task is stored enqueued, without its
+-- payload and outside rel. It returns the ARGV indexes of the tasks kept,
+-- and the names of the other released tasks, which it leaves being
+-- released (rel) for the caller to enqueue.
+local function create_workflow(now, keep)
+  if redis.call('EXISTS', WK.m) == 1 then return false end
+  local s, r, i, d, p, roots, kept = {}, {}, {}, {}, {}, {}, {}
+  local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
+  local nt = 0
+  for a = 4, #ARGV, 6 do
+    local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
+    nt = nt + 1
+    i[ni + 1] = t; i[ni + 2] = ARGV[a + 1]; ni = ni + 2
+    -- Released at once when it waits for nothing.
+    local st = deps == '' and 'e' or 'w'
+    s[ns + 1] = t
+    s[ns + 2] = dependents == '' and st or (st .. '|' .. dependents)
+    ns = ns + 2
+    local mine = false
+    if deps == '' then
+      mine = keep ~= nil and keep(a)
+      if mine then
+        kept[#kept + 1] = a
+      else
+        nroots = nroots + 1
+        roots[nroots] = t
+      end
+    else
+      d[nd + 1] = t; d[nd + 2] = deps; nd = nd + 2
+      local c = 1
+      for _ in string.gmatch(deps, '\n') do c = c + 1 end
+      r[nr + 1] = t; r[nr + 2] = c; nr = nr + 2
+    end
+    if not mine then
+      p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
+    end
+  end
+  local released = nroots + #kept
+  redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
+    'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt - released, 'c_e', released)
+  WM = {st = 'running', open = nt, bad = 0, ist = ''}
+  call_chunked('HSET', WK.s, s, 2)
+  call_chunked('HSET', WK.i, i, 2)
+  -- A task missing from r waits for nothing (wfgraph/state.lua's rem).
+  if nr > 0 then call_chunked('HSET', WK.r, r, 2) end
+  if np > 0 then call_chunked('HSET', WK.p, p, 2) end
+  if nd > 0 then call_chunked('HSET', WK.d, d, 2) end
+  if nroots > 0 then call_chunked('SADD', WK.rel, roots, 1) end
+  return kept, roots
+end
