@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,7 @@ func main() {
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
+	workflow := flag.Bool("workflow", false, "hopper: enqueue the n jobs as the tasks of one workflow, without dependencies (a fan-out; with callgrind.sh's drain, what finishing workflow tasks costs)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
 	flag.Parse()
 	if *sys != "hopper" && *sys != "asynq" {
@@ -57,8 +59,15 @@ func main() {
 		}
 	}
 	start := time.Now()
+	if *workflow && *sys != "hopper" {
+		log.Fatalf("-workflow: hopper only")
+	}
 	if *drain {
 		drainQueue(*addr, *sys, *n)
+	} else if *workflow {
+		if err := enqueueWorkflow(*addr, *n, *payload); err != nil {
+			log.Fatal(err)
+		}
 	} else if err := enqueue(*addr, *sys, *n, *payload, *batch); err != nil {
 		log.Fatal(err)
 	}
@@ -105,6 +114,19 @@ func enqueue(addr, sys string, n, size, batch int) error {
 		}
 	}
 	return nil
+}
+
+// enqueueWorkflow enqueues one workflow of n tasks without dependencies
+// into queue "q", each with size bytes of payload.
+func enqueueWorkflow(addr string, n, size int) error {
+	c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
+	wf := hopper.NewWorkflow("instr", nil)
+	p := make([]byte, size)
+	for i := range n {
+		hopper.AddTask(wf, "t"+strconv.Itoa(i), instrArgs{P: p}, &hopper.TaskOpts{Queue: "q"})
+	}
+	_, err := hopper.EnqueueWorkflow(context.Background(), c, wf)
+	return err
 }
 
 // drainQueue runs a worker on queue "q" until it handled n jobs.
