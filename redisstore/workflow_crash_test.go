@@ -318,3 +318,41 @@ func TestWorkflowCrashAfterLocalCreate(t *testing.T) {
 		t.Fatalf("cb holds %v after the workflow ended: a task was enqueued twice", ids)
 	}
 }
+
+// On one server the step that adds tasks enqueues those of the first
+// added task's queue that wait for nothing; a process that dies before it
+// enqueued the others leaves them to a sweeper, which enqueues them once.
+func TestWorkflowCrashAfterLocalAdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a sweep")
+	}
+	t.Parallel()
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	dying, rdb := newStore(t, o)
+	sweeper := storeOn(t, rdb, o)
+	ctx := context.Background()
+	if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "ad", Tasks: []*store.NewTask{wfTask("ad", "root", "da")}}); err != nil {
+		t.Fatal(err)
+	}
+	redisstore.DropLocalReleases(dying, true)
+	err := dying.AddTasks(ctx, "ad", "root", []*store.NewTask{wfTask("ad", "same", "da"), wfTask("ad", "other", "db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := readyIDs(t, sweeper, "da"); len(ids) != 2 {
+		t.Fatalf("da holds %v after the adding step; want the root and the added task, enqueued in that step", ids)
+	}
+	if ids := readyIDs(t, sweeper, "db"); len(ids) != 0 {
+		t.Fatalf("db holds %v before anyone enqueued its task", ids)
+	}
+	sweepUntil(t, sweeper, "the added task of the other queue is released", func() bool { return len(readyIDs(t, sweeper, "db")) == 1 })
+	claimAck(t, sweeper, "da")
+	claimAck(t, sweeper, "db")
+	w, err := sweeper.GetWorkflow(ctx, "ad")
+	if err != nil || w.State != store.WorkflowSucceeded {
+		t.Fatalf("workflow %v, %v; want succeeded", w, err)
+	}
+	if ids := readyIDs(t, sweeper, "db"); len(ids) != 0 {
+		t.Fatalf("db holds %v after the workflow ended: a task was enqueued twice", ids)
+	}
+}

@@ -36,6 +36,13 @@ func (Leaf) Kind() string { return "bench.leaf" }
 func (Join) Kind() string { return "bench.join" }
 func (Step) Kind() string { return "bench.step" }
 
+// Spawn is a workflow task whose handler adds one task (a Leaf into queue
+// "idle", which no worker serves) to its workflow, and reports how long
+// the addition took.
+type Spawn struct{}
+
+func (Spawn) Kind() string { return "bench.spawn" }
+
 func main() {
 	addr := flag.String("redis", "127.0.0.1:6379", "Redis server (measured as a whole: use one of its own)")
 	width := flag.Int("width", 10000, "tasks of the fan-out")
@@ -60,6 +67,7 @@ type tracker struct {
 	lastLeaf atomic.Int64 // unix ns
 	leaves   atomic.Int64 // leaf handler runs
 	join     chan int64
+	added    chan time.Duration // a Spawn handler's EnqueueTasks call
 }
 
 func run(addr string, width, runs, conc int) error {
@@ -70,7 +78,7 @@ func run(addr string, width, runs, conc int) error {
 	prefix := "wfbench" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	st := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
 	client := hopper.NewClient(st, nil)
-	tr := &tracker{join: make(chan int64, 1)}
+	tr := &tracker{join: make(chan int64, 1), added: make(chan time.Duration, 1)}
 	w := hopper.NewWorker(st, &hopper.WorkerConfig{Queues: map[string]int{"leaf": 1, "join": 1, "plain": 1}, Concurrency: conc})
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Leaf]) error {
 		now := time.Now().UnixNano()
@@ -89,6 +97,14 @@ func run(addr string, width, runs, conc int) error {
 			return nil
 		}
 		_, err := hopper.Enqueue(ctx, client, Step{Left: job.Args.Left - 1}, &hopper.EnqueueOpts{Queue: "plain"})
+		return err
+	})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Spawn]) error {
+		more := hopper.MoreTasks(ctx)
+		hopper.AddTask(more, "added", Leaf{}, &hopper.TaskOpts{Queue: "idle"})
+		start := time.Now()
+		err := hopper.EnqueueTasks(ctx, client, more)
+		tr.added <- time.Since(start)
 		return err
 	})
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Join]) error {
@@ -215,7 +231,35 @@ func run(addr string, width, runs, conc int) error {
 		n, per(plain), per(fan), per(fan)/per(plain))
 	fmt.Printf("in chains of 10: plain jobs, each handler enqueueing the next, %.1f µs; workflow tasks %.1f µs (%.2f×)\n",
 		per(plainChains), per(chains), per(chains)/per(plainChains))
-	return enqueueLatency(ctx, rdb, client)
+	if err := enqueueLatency(ctx, rdb, client); err != nil {
+		return err
+	}
+	return addLatency(ctx, client, tr)
+}
+
+// addLatency measures EnqueueTasks from a running task, one workflow
+// after the other: each has one Spawn task, whose handler adds a task into
+// a queue no worker serves.
+func addLatency(ctx context.Context, client *hopper.Client, tr *tracker) error {
+	const calls = 1000
+	lat := make([]time.Duration, 0, calls)
+	for range calls {
+		wf := hopper.NewWorkflow("add latency", nil)
+		hopper.AddTask(wf, "spawn", Spawn{}, &hopper.TaskOpts{Queue: "leaf"})
+		if _, err := hopper.EnqueueWorkflow(ctx, client, wf); err != nil {
+			return err
+		}
+		select {
+		case d := <-tr.added:
+			lat = append(lat, d)
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("a Spawn task did not run within 10 s")
+		}
+	}
+	slices.Sort(lat)
+	fmt.Printf("EnqueueTasks of one task from a running task, %d calls one after the other: p50 %v, p99 %v\n",
+		calls, lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
+	return nil
 }
 
 // enqueueLatency measures EnqueueWorkflow alone, one call after the

@@ -1,0 +1,30 @@
+-- wf_add_local.lua: wf_add.lua on one server (see workflow.go), in the
+-- slot of one queue's keys, with the workflow's and the index's: the
+-- tasks it releases whose jobs go to this queue are enqueued in the same
+-- step (wfsettle.lua), the others left being released under a mark for
+-- the sweeper.
+--- @include conf wfone wfadd wfsettle events
+--
+-- ARGV: as wfadd.lua takes them.
+-- Returns {'gone'}, {'ended'}, {'err', message}, or wfgraph/flow.lua's
+-- reply with the tasks it left being released.
+
+wf_inline = true
+read_fields()
+events_config()
+wf_use()
+local r = add_tasks()
+if r then return r end
+local now, later = now_ms()
+local wf = string.match(WK.m, '^{[^:}]*:wf:(.*)}:m$')
+local acc, rel = {ids = {}, dues = {}, vals = {}}, {}
+local_settle(wf, acc, rel, now)
+if #acc.ids > 0 then release_into(acc.ids, acc.dues, acc.vals, now, later, true) end
+flush_events(now)
+local out = reply({})
+for i = 1, #rel, 4 do
+  out[#out + 1] = rel[i + 1]
+  out[#out + 1] = rel[i + 2]
+  out[#out + 1] = rel[i + 3]
+end
+return out
