@@ -96,9 +96,9 @@
 // cluster's layout at once instead of after go-redis's periodic reload
 // (topology.go). Wake-ups are subscribed on two masters, and a subscription
 // whose master fails moves to another, so no wake-up is lost with a shard
-// (notify_cluster.go). Config.Replicas makes Enqueue and Finish wait for
-// replicas (Redis WAIT) so that what they acknowledged survives a
-// failover (durable.go).
+// (notify_cluster.go). Config.Replicas makes Enqueue, EnqueueWorkflow,
+// AddTasks and Finish wait for replicas (Redis WAIT) so that what they
+// acknowledged survives a failover (durable.go).
 //
 // # Events
 //
@@ -139,8 +139,9 @@
 //     indexing the jobs there when it is turned on, dropping it when it is
 //     turned off.
 //   - WAIT (+wait, not in the line above) serves only Config.Replicas:
-//     add it to the user when you set Replicas, or Enqueue and Finish
-//     fail with ErrNoPerm (hopper check --replicas N says so).
+//     add it to the user when you set Replicas, or Enqueue, the workflow
+//     calls and Finish fail with ErrNoPerm (hopper check --replicas N says
+//     so).
 //   - MEMORY USAGE (+memory|usage) serves only
 //     ServerInfo's estimate of each queue's memory (the dashboard's Redis
 //     page); without it the page shows the nodes' INFO and says queue

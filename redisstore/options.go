@@ -42,15 +42,16 @@ type Config struct {
 	// to 1000.
 	CoalesceMaxJobs int
 
-	// Replicas, when positive, makes Enqueue and Finish wait until that
-	// many replicas of each master they wrote to have their writes (Redis
-	// WAIT, on the connection that wrote), so that an acknowledged enqueue
-	// or ack survives a failover to one of those replicas. A call whose
-	// writes reach fewer replicas within ReplicaTimeout fails (Enqueue) or
-	// fails those requests (Finish) with an error wrapping ErrNotReplicated
+	// Replicas, when positive, makes Enqueue, EnqueueWorkflow, AddTasks
+	// and Finish wait until that many replicas of each master they wrote to
+	// have their writes (Redis WAIT, on the connection that wrote), so that
+	// an acknowledged enqueue or ack survives a failover to one of those
+	// replicas. A call whose writes reach fewer replicas within
+	// ReplicaTimeout fails (Enqueue, EnqueueWorkflow, AddTasks) or fails
+	// those requests (Finish) with an error wrapping ErrNotReplicated
 	// (temporary): the writes are on the master and may be lost with it,
-	// and sending them again is safe (enqueue by job ID, finish by token;
-	// the worker does). Defaults to 0: no wait. Redis replicates
+	// and sending them again is safe (enqueue by job or workflow ID, tasks
+	// by name, finish by token; the worker does). Defaults to 0: no wait. Redis replicates
 	// asynchronously, so without it a failover loses the writes its
 	// replica had not received yet: enqueues vanish, acked jobs run again.
 	// It costs one WAIT per round trip, answered once the replicas have the

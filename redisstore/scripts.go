@@ -193,6 +193,15 @@ func (s *Store) send(ctx context.Context, calls []*evalCall, pre func(redis.Pipe
 	}
 }
 
+// runDurableOne runs script sc with keys and args, waiting with
+// Config.Replicas for its writes to reach the replicas (send), and returns
+// its reply.
+func (s *Store) runDurableOne(ctx context.Context, sc *script, keys []string, args []any) *redis.Cmd {
+	c := &evalCall{script: sc, keys: keys, args: args}
+	s.send(ctx, []*evalCall{c}, nil, true)
+	return c.cmd
+}
+
 // runShaped runs one shaped call (see shapedCall), with no wait for
 // replicas, and returns its reply.
 func (s *Store) runShaped(ctx context.Context, c *evalCall) *redis.Cmd {

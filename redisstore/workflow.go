@@ -147,12 +147,13 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		// with the workflow, which marks itself for the sweeper when it
 		// leaves others being released.
 		sc := fullScript("wf_create_local")
-		res, err = s.run(ctx, sc, s.scriptKeys(sc, s.queueKeys(rootQueue(w)), w.ID), args...).Slice()
+		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, s.queueKeys(rootQueue(w)), w.ID), args).Slice()
 	} else {
 		if err := s.markCheck(ctx, w.ID); err != nil {
 			return false, err
 		}
-		res, err = s.runWf(ctx, fullScript("wf_create"), w.ID, args...).Slice()
+		sc := fullScript("wf_create")
+		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, nil, w.ID), args).Slice()
 	}
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
@@ -275,12 +276,13 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		// enqueued with the addition, which marks the workflow for the
 		// sweeper when it leaves others being released.
 		sc := fullScript("wf_add_local")
-		res, err = s.run(ctx, sc, s.scriptKeys(sc, s.queueKeys(tasks[0].Job.Queue), wf), args...).Slice()
+		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, s.queueKeys(tasks[0].Job.Queue), wf), args).Slice()
 	} else {
 		if err := s.markCheck(ctx, wf); err != nil {
 			return err
 		}
-		res, err = s.runWf(ctx, fullScript("wf_add"), wf, args...).Slice()
+		sc := fullScript("wf_add")
+		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, nil, wf), args).Slice()
 	}
 	if err != nil {
 		return wrap("add tasks to workflow "+strconv.Quote(wf), err)

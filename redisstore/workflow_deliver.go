@@ -252,7 +252,8 @@ func (s *Store) settleAll(ctx context.Context, replies []wfReply) error {
 }
 
 // release enqueues released tasks' jobs, one wf_release.lua call per queue
-// and chunk, all in one round trip.
+// and chunk, all in one round trip; with Config.Replicas it waits for them
+// to reach the replicas, as Enqueue does, before the caller confirms them.
 func (s *Store) release(ctx context.Context, rels []wfRelease) error {
 	byQueue := map[string][]any{}
 	var order []string
@@ -274,7 +275,7 @@ func (s *Store) release(ctx context.Context, rels []wfRelease) error {
 			args = args[n:]
 		}
 	}
-	s.runAll(ctx, calls, nil)
+	s.send(ctx, calls, nil, true)
 	for i, c := range calls {
 		if err := c.cmd.Err(); err != nil {
 			return wrap("enqueue workflow tasks into "+strconv.Quote(callQueue[i]), err)
