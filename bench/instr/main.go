@@ -40,6 +40,7 @@ func main() {
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
 	workflow := flag.Bool("workflow", false, "hopper: enqueue the n jobs as the tasks of one workflow, without dependencies (a fan-out; with callgrind.sh's drain, what finishing workflow tasks costs)")
+	chains := flag.Bool("chains", false, "hopper: enqueue the n jobs as workflows of 10 tasks in a chain (with callgrind.sh's drain, what a chain step costs)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
 	flag.Parse()
 	if *sys != "hopper" && *sys != "asynq" {
@@ -59,13 +60,13 @@ func main() {
 		}
 	}
 	start := time.Now()
-	if *workflow && *sys != "hopper" {
-		log.Fatalf("-workflow: hopper only")
+	if (*workflow || *chains) && *sys != "hopper" {
+		log.Fatalf("-workflow, -chains: hopper only")
 	}
 	if *drain {
 		drainQueue(*addr, *sys, *n)
-	} else if *workflow {
-		if err := enqueueWorkflow(*addr, *n, *payload); err != nil {
+	} else if *workflow || *chains {
+		if err := enqueueWorkflows(*addr, *n, *payload, *chains); err != nil {
 			log.Fatal(err)
 		}
 	} else if err := enqueue(*addr, *sys, *n, *payload, *batch); err != nil {
@@ -116,17 +117,30 @@ func enqueue(addr, sys string, n, size, batch int) error {
 	return nil
 }
 
-// enqueueWorkflow enqueues one workflow of n tasks without dependencies
-// into queue "q", each with size bytes of payload.
-func enqueueWorkflow(addr string, n, size int) error {
+// enqueueWorkflows enqueues into queue "q" n tasks with size bytes of
+// payload each: one workflow of n tasks without dependencies, or with
+// chains, n/10 workflows of 10 tasks in a chain.
+func enqueueWorkflows(addr string, n, size int, chains bool) error {
 	c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
-	wf := hopper.NewWorkflow("instr", nil)
 	p := make([]byte, size)
-	for i := range n {
-		hopper.AddTask(wf, "t"+strconv.Itoa(i), instrArgs{P: p}, &hopper.TaskOpts{Queue: "q"})
+	width, count := n, 1
+	if chains {
+		width, count = 10, n/10
 	}
-	_, err := hopper.EnqueueWorkflow(context.Background(), c, wf)
-	return err
+	for range count {
+		wf := hopper.NewWorkflow("instr", nil)
+		var tasks []*hopper.Task
+		for i := range width {
+			tasks = append(tasks, hopper.AddTask(wf, "t"+strconv.Itoa(i), instrArgs{P: p}, &hopper.TaskOpts{Queue: "q"}))
+		}
+		if chains {
+			wf.Chain(tasks...)
+		}
+		if _, err := hopper.EnqueueWorkflow(context.Background(), c, wf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // drainQueue runs a worker on queue "q" until it handled n jobs.
