@@ -50,3 +50,10 @@ func BeforeWorkflowIndex(s *Store, f func()) { s.wfBeforeIndex.Store(&f) }
 func WorkflowsExpiring(ctx context.Context, s *Store) int64 {
 	return s.rdb.ZCard(ctx, s.wfi.exp).Val()
 }
+
+// IndexWorkflowAs writes workflow id into the index under state (running,
+// succeeded, failed, cancelled), with no expiry: what a late index write
+// left before v0.2 (TestWorkflowIndexRepair).
+func IndexWorkflowAs(ctx context.Context, s *Store, id, state string) error {
+	return s.run(ctx, fullScript("wfi_set"), s.wfi.setKeys, id, state, 1, 0).Err()
+}

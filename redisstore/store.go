@@ -23,6 +23,10 @@ type Store struct {
 	g       globalKeys
 	wfi     wfIndex
 	wfSwept atomic.Int64 // unix ns of MaintainWorkflows' last look at every queue
+	// wfChecked is the unix ns of MaintainWorkflows' last check of the
+	// running list (repairIndex), wfCheckFrom the created ms it goes on
+	// from.
+	wfChecked, wfCheckFrom atomic.Int64
 	// wfCrash, set by tests only, names the workflow delivery step at
 	// which this Store stops as if its process died (crashAt).
 	wfCrash atomic.Pointer[string]

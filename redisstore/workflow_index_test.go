@@ -117,3 +117,57 @@ func TestWorkflowIndexLateWriteOfGoneWorkflow(t *testing.T) {
 		t.Errorf("ListWorkflows after the workflow was deleted: %d listed, %d in all; want none", len(page.Workflows), page.Total)
 	}
 }
+
+// Workflows a late index write left listed as running after they ended
+// (before the fix above) are put right by MaintainWorkflows, which checks
+// the running list against each workflow's own state: the ended one is
+// listed under its state and expires, one deleted meanwhile leaves the
+// index, one still running stays.
+func TestWorkflowIndexRepair(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	s, _ := newStore(t, o)
+	for _, id := range []string{"ended", "open"} {
+		if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: id, Tasks: []*store.NewTask{wfTask(id, "a", "qr")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Run the first task of "ended" only (claim one job at a time).
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "qr", Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != store.TaskJobID("ended", "a") {
+		t.Fatalf("claim: %+v, %v; want the task of workflow ended", res, err)
+	}
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "qr", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Attempt: res.Jobs[0].Attempt, Outcome: store.OutcomeAck}}); err != nil {
+		t.Fatal(err)
+	}
+	// What a late write left: ended listed as running, without expiry; a
+	// workflow that no longer exists listed as running.
+	for _, id := range []string{"ended", "gone"} {
+		if err := redisstore.IndexWorkflowAs(ctx, s, id, "running"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.MaintainWorkflows(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	count := func(st store.WorkflowState) int {
+		page, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{State: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Total
+	}
+	if n := count(store.WorkflowRunning); n != 1 {
+		t.Errorf("%d workflows listed as running after the sweep, want 1 (open)", n)
+	}
+	if n := count(store.WorkflowSucceeded); n != 1 {
+		t.Errorf("%d workflows listed as succeeded after the sweep, want 1 (ended)", n)
+	}
+	if n := count(""); n != 2 {
+		t.Errorf("%d workflows listed after the sweep, want 2 (gone is not)", n)
+	}
+	if n := redisstore.WorkflowsExpiring(ctx, s); n != 1 {
+		t.Errorf("%d workflows wait for their retention to end, want 1 (ended)", n)
+	}
+}

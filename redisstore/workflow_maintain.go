@@ -18,9 +18,10 @@ const wfSweepEvery = 2 * time.Second
 // MaintainWorkflows finishes what dead processes left half done and
 // removes workflows past their retention (see store.Workflows): task ends
 // whose delivery lease passed (a look at every queue's wq set, at most
-// every 2 s), releases begun by EnqueueWorkflow or AddTasks (the index's
-// chk set), then ended workflows whose retention passed, at most batch of
-// each. A workflow is removed with its marks in its tasks' queues; its
+// every 2 s), index entries that no longer match their workflow
+// (repairIndex, batch of them at most once a minute), releases begun by
+// EnqueueWorkflow or AddTasks (the index's chk set), then ended workflows
+// whose retention passed, at most batch of each. A workflow is removed with its marks in its tasks' queues; its
 // tasks' jobs stay under their queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.
 func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
@@ -48,6 +49,12 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 			return 0, err
 		}
 	}
+	if last := s.wfChecked.Load(); time.Since(time.Unix(0, last)) >= wfCheckEvery {
+		s.wfChecked.Store(time.Now().UnixNano())
+		if err := s.repairIndex(ctx, batch); err != nil {
+			return 0, err
+		}
+	}
 	for _, id := range chk {
 		res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
 		if err != nil {
@@ -72,6 +79,74 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 		next = min(next, time.Duration(int64(first)-now)*time.Millisecond)
 	}
 	return max(next, 0), nil
+}
+
+// wfCheckEvery is how often MaintainWorkflows checks a page of the
+// workflows the index lists as running against their own state.
+const wfCheckEvery = time.Minute
+
+// repairIndex checks up to batch workflows of the index's running list,
+// from the created time where the last check stopped (from the start
+// again after the end), against their own state: one that ended is
+// indexed under its state, with its expiry; one that no longer exists
+// leaves the index. A late index write did leave such entries before
+// syncIndex read the state again (v0.1.0): a workflow listed as running
+// for ever, never removed. The check costs one read of the list and one of
+// each workflow's state, in one round trip each.
+func (s *Store) repairIndex(ctx context.Context, batch int) error {
+	from := s.wfCheckFrom.Load()
+	zs, err := s.rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+		Key: s.wfi.running, ByScore: true, Start: strconv.FormatInt(from, 10), Stop: "+inf", Count: int64(batch),
+	}).Result()
+	if err != nil {
+		return wrap("check the workflow index", err)
+	}
+	switch {
+	case len(zs) < batch:
+		s.wfCheckFrom.Store(0) // the end of the list: from the start next time
+	case int64(zs[len(zs)-1].Score) == from:
+		s.wfCheckFrom.Store(from + 1) // a whole page created in one ms: on
+	default:
+		s.wfCheckFrom.Store(int64(zs[len(zs)-1].Score))
+	}
+	if len(zs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(zs))
+	metas := make([]*redis.SliceCmd, len(zs))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, z := range zs {
+			ids[i], _ = z.Member.(string)
+			metas[i] = p.HMGet(ctx, s.wfKeys(ids[i])[0], "st", "cr", "en", "ret")
+		}
+		return nil
+	})
+	if err != nil {
+		return wrap("check the workflow index", err)
+	}
+	var moved []wfReply
+	var gone []any
+	for i, m := range metas {
+		v := m.Val()
+		st, _ := v[0].(string)
+		switch st {
+		case "":
+			gone = append(gone, ids[i])
+		case string(store.WorkflowRunning):
+		default:
+			r, err := parseWfReply(ids[i], []any{v[0], "", v[1], v[2], v[3]})
+			if err != nil {
+				return wrap("check the workflow index", err)
+			}
+			moved = append(moved, r)
+		}
+	}
+	if len(gone) > 0 {
+		if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, gone...).Err(); err != nil {
+			return wrap("check the workflow index", err)
+		}
+	}
+	return s.syncIndex(ctx, moved)
 }
 
 // sweepEnds delivers the task ends whose lease passed, in every queue.
