@@ -275,31 +275,53 @@ func TestWorkflowCrashAfterLocalEnd(t *testing.T) {
 	}
 }
 
-// On one server the create step enqueues the first tasks of one queue and
-// indexes the workflow; a process that dies before it enqueued the first
-// tasks of the other queues leaves them to a sweeper, which enqueues them
-// once.
-func TestWorkflowCrashAfterLocalCreate(t *testing.T) {
+// crashPair returns a Store whose process "dies" (DropLocalReleases) and
+// a sweeper on the same Redis. The test waits for a sweep: -short skips it.
+func crashPair(t *testing.T) (dying, sweeper *redisstore.Store) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("waits for a sweep")
 	}
 	t.Parallel()
 	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
 	dying, rdb := newStore(t, o)
-	sweeper := storeOn(t, rdb, o)
-	ctx := context.Background()
 	redisstore.DropLocalReleases(dying, true)
+	return dying, storeOn(t, rdb, o)
+}
+
+// wantReady fails t unless queue holds n ready jobs.
+func wantReady(t *testing.T, s store.Admin, queue string, n int, when string) {
+	t.Helper()
+	if ids := readyIDs(t, s, queue); len(ids) != n {
+		t.Fatalf("%s holds %v %s; want %d", queue, ids, when, n)
+	}
+}
+
+// wantEnded fails t unless workflow id succeeded and queue holds no
+// second copy of the task the sweeper enqueued there.
+func wantEnded(t *testing.T, s *redisstore.Store, id, queue string) {
+	t.Helper()
+	w, err := s.GetWorkflow(context.Background(), id)
+	if err != nil || w.State != store.WorkflowSucceeded {
+		t.Fatalf("workflow %v, %v; want succeeded", w, err)
+	}
+	wantReady(t, s, queue, 0, "after the workflow ended (a task enqueued twice)")
+}
+
+// On one server the create step enqueues the first tasks of one queue and
+// indexes the workflow; a process that dies before it enqueued the first
+// tasks of the other queues leaves them to a sweeper, which enqueues them
+// once.
+func TestWorkflowCrashAfterLocalCreate(t *testing.T) {
+	dying, sweeper := crashPair(t)
+	ctx := context.Background()
 	if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "cc", Tasks: []*store.NewTask{
 		wfTask("cc", "a", "ca"), wfTask("cc", "b", "ca"), wfTask("cc", "other", "cb"), wfTask("cc", "join", "ca", "a", "b", "other"),
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	if ids := readyIDs(t, sweeper, "ca"); len(ids) != 2 {
-		t.Fatalf("ca holds %v after the create step; want its two first tasks, enqueued in that step", ids)
-	}
-	if ids := readyIDs(t, sweeper, "cb"); len(ids) != 0 {
-		t.Fatalf("cb holds %v before anyone enqueued its task", ids)
-	}
+	wantReady(t, sweeper, "ca", 2, "after the create step (its first tasks, enqueued in that step)")
+	wantReady(t, sweeper, "cb", 0, "before anyone enqueued its task")
 	page, err := sweeper.ListWorkflows(ctx, store.ListWorkflowsOpts{State: store.WorkflowRunning})
 	if err != nil || page.Total != 1 {
 		t.Fatalf("running workflows listed: %d, %v; want the one created", page.Total, err)
@@ -310,49 +332,26 @@ func TestWorkflowCrashAfterLocalCreate(t *testing.T) {
 	if got := claimAck(t, sweeper, "ca"); len(got) != 1 || got[0] != store.TaskJobID("cc", "join") {
 		t.Fatalf("claimed %v after the first tasks; want the join", got)
 	}
-	w, err := sweeper.GetWorkflow(ctx, "cc")
-	if err != nil || w.State != store.WorkflowSucceeded {
-		t.Fatalf("workflow %v, %v; want succeeded", w, err)
-	}
-	if ids := readyIDs(t, sweeper, "cb"); len(ids) != 0 {
-		t.Fatalf("cb holds %v after the workflow ended: a task was enqueued twice", ids)
-	}
+	wantEnded(t, sweeper, "cc", "cb")
 }
 
 // On one server the step that adds tasks enqueues those of the first
 // added task's queue that wait for nothing; a process that dies before it
 // enqueued the others leaves them to a sweeper, which enqueues them once.
 func TestWorkflowCrashAfterLocalAdd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a sweep")
-	}
-	t.Parallel()
-	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
-	dying, rdb := newStore(t, o)
-	sweeper := storeOn(t, rdb, o)
+	dying, sweeper := crashPair(t)
 	ctx := context.Background()
-	if _, err := dying.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "ad", Tasks: []*store.NewTask{wfTask("ad", "root", "da")}}); err != nil {
+	if _, err := sweeper.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "ad", Tasks: []*store.NewTask{wfTask("ad", "root", "da")}}); err != nil {
 		t.Fatal(err)
 	}
-	redisstore.DropLocalReleases(dying, true)
 	err := dying.AddTasks(ctx, "ad", "root", []*store.NewTask{wfTask("ad", "same", "da"), wfTask("ad", "other", "db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ids := readyIDs(t, sweeper, "da"); len(ids) != 2 {
-		t.Fatalf("da holds %v after the adding step; want the root and the added task, enqueued in that step", ids)
-	}
-	if ids := readyIDs(t, sweeper, "db"); len(ids) != 0 {
-		t.Fatalf("db holds %v before anyone enqueued its task", ids)
-	}
+	wantReady(t, sweeper, "da", 2, "after the adding step (the root and the added task, enqueued in that step)")
+	wantReady(t, sweeper, "db", 0, "before anyone enqueued its task")
 	sweepUntil(t, sweeper, "the added task of the other queue is released", func() bool { return len(readyIDs(t, sweeper, "db")) == 1 })
 	claimAck(t, sweeper, "da")
 	claimAck(t, sweeper, "db")
-	w, err := sweeper.GetWorkflow(ctx, "ad")
-	if err != nil || w.State != store.WorkflowSucceeded {
-		t.Fatalf("workflow %v, %v; want succeeded", w, err)
-	}
-	if ids := readyIDs(t, sweeper, "db"); len(ids) != 0 {
-		t.Fatalf("db holds %v after the workflow ended: a task was enqueued twice", ids)
-	}
+	wantEnded(t, sweeper, "ad", "db")
 }

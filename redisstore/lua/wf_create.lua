@@ -10,10 +10,4 @@ wf_use()
 local now = now_ms()
 local _, roots = create_workflow(now)
 if not roots then return {'dup'} end
-local out = reply({})
-for _, t in ipairs(roots) do
-  out[#out + 1] = t
-  out[#out + 1] = ''
-  out[#out + 1] = ''
-end
-return out
+return create_reply(roots)

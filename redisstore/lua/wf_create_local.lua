@@ -32,10 +32,4 @@ end
 if #roots > 0 then redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
 wf_index(wf)
 flush_events(now)
-local out = reply({})
-for _, t in ipairs(roots) do
-  out[#out + 1] = t
-  out[#out + 1] = ''
-  out[#out + 1] = ''
-end
-return out
+return create_reply(roots)

@@ -60,3 +60,16 @@ local function create_workflow(now, keep)
   if nroots > 0 then call_chunked('SADD', WK.rel, roots, 1) end
   return kept, roots
 end
+
+-- create_reply returns wfgraph/flow.lua's reply for the workflow created,
+-- with the released tasks roots (create_workflow's second result), their
+-- queue and payload left empty: the caller has them.
+local function create_reply(roots)
+  local out = reply({})
+  for _, t in ipairs(roots) do
+    out[#out + 1] = t
+    out[#out + 1] = ''
+    out[#out + 1] = ''
+  end
+  return out
+end

@@ -1,8 +1,7 @@
 -- wfindex.lua: a workflow's state written to the index in the step that
 -- changed it, for the scripts that reach every key (on one server: see
 -- workflow.go).
---- @include wfgraph/state
---- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids
+--- @include wfgraph/state wfiwrite
 
 -- wf_index writes the state of workflow wf (the one open: WM) to the
 -- index, wfi_set.lua's work and then wf_synced.lua's, when it is not the
@@ -11,17 +10,9 @@ local function wf_index(wf)
   local st = WM.st
   if not st or st == WM.ist then return end
   local m = redis.call('HMGET', WK.m, 'cr', 'en', 'ret')
-  redis.call('ZADD', K.wfi_all, m[1], wf)
-  redis.call('ZADD', K.wfi_ids, 0, wf)
-  local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
-  for name, key in pairs(z) do
-    if name == st then redis.call('ZADD', key, m[1], wf) else redis.call('ZREM', key, wf) end
-  end
-  if st ~= 'running' then
-    redis.call('ZADD', K.wfi_exp, (tonumber(m[2]) or 0) + (tonumber(m[3]) or 0), wf)
-  else
-    redis.call('ZREM', K.wfi_exp, wf)
-  end
+  local exp = 0
+  if st ~= 'running' then exp = (tonumber(m[2]) or 0) + (tonumber(m[3]) or 0) end
+  index_write(wf, st, m[1], exp)
   redis.call('HSET', WK.m, 'ist', st)
   WM.ist = st
 end

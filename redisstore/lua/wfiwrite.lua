@@ -1,0 +1,20 @@
+-- wfiwrite.lua: a workflow's entries in the index (see workflow_keys.go),
+-- for wfi_set.lua and wfindex.lua.
+--- @keys wfi_all wfi_running wfi_succeeded wfi_failed wfi_cancelled wfi_exp wfi_ids
+
+-- index_write lists workflow id under state st (running, succeeded,
+-- failed, cancelled) and no other, created at created ms, and in the
+-- expiry set at exp ms when exp > 0 (else out of it).
+local function index_write(id, st, created, exp)
+  redis.call('ZADD', K.wfi_all, created, id)
+  redis.call('ZADD', K.wfi_ids, 0, id)
+  local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
+  for name, key in pairs(z) do
+    if name == st then redis.call('ZADD', key, created, id) else redis.call('ZREM', key, id) end
+  end
+  if exp > 0 then
+    redis.call('ZADD', K.wfi_exp, exp, id)
+  else
+    redis.call('ZREM', K.wfi_exp, id)
+  end
+end
