@@ -53,7 +53,7 @@ func WorkflowsExpiring(ctx context.Context, s *Store) int64 {
 
 // IndexWorkflowAs writes workflow id into the index under state (running,
 // succeeded, failed, cancelled), with no expiry: what a late index write
-// left before v0.2 (TestWorkflowIndexRepair).
+// left in v0.1.0 (TestWorkflowIndexRepair).
 func IndexWorkflowAs(ctx context.Context, s *Store, id, state string) error {
 	return s.run(ctx, fullScript("wfi_set"), s.wfi.setKeys, id, state, 1, 0).Err()
 }
