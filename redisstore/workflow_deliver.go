@@ -359,10 +359,8 @@ func (s *Store) syncIndex(ctx context.Context, replies []wfReply) error {
 				moved = append(moved, r)
 			}
 		}
-		if len(gone) > 0 {
-			if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, gone...).Err(); err != nil {
-				return wrap("index workflows", err)
-			}
+		if err := s.unindex(ctx, gone); err != nil {
+			return err
 		}
 		replies = moved
 	}
@@ -390,14 +388,27 @@ func syncedReply(wf string, cmd *redis.Cmd) (wfReply, error) {
 		}
 	case []any:
 		if len(v) == 4 {
-			r, err := parseWfReply(wf, []any{v[0], "", v[1], v[2], v[3]})
-			if err == nil && r.state == "" {
-				err = fmt.Errorf("workflow %q has no state", wf)
-			}
-			return r, err
+			return metaReply(wf, v)
 		}
 	}
 	return wfReply{}, fmt.Errorf("unexpected reply %v marking workflow %q indexed", v, wf)
+}
+
+// metaReply reads workflow wf's meta fields st, cr, en and ret (v, in that
+// order) as a reply to index: gone when st is missing.
+func metaReply(wf string, v []any) (wfReply, error) {
+	if st, _ := v[0].(string); st == "" {
+		return wfReply{wf: wf, gone: true}, nil
+	}
+	return parseWfReply(wf, []any{v[0], "", v[1], v[2], v[3]})
+}
+
+// unindex takes workflows ids out of the index (wfi_del.lua).
+func (s *Store) unindex(ctx context.Context, ids []any) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return wrap("unindex workflows", s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, ids...).Err())
 }
 
 // wfLocal reports whether the scripts that end tasks' jobs apply the ends

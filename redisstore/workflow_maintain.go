@@ -21,8 +21,9 @@ const wfSweepEvery = 2 * time.Second
 // every 2 s), index entries that no longer match their workflow
 // (repairIndex, batch of them at most once a minute), releases begun by
 // EnqueueWorkflow or AddTasks (the index's chk set), then ended workflows
-// whose retention passed, at most batch of each. A workflow is removed with its marks in its tasks' queues; its
-// tasks' jobs stay under their queues' own rules. A pass with nothing to
+// whose retention passed, at most batch of each. A workflow is removed
+// with its marks in its tasks' queues; its tasks' jobs stay under their
+// queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.
 func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
 	if batch <= 0 {
@@ -127,24 +128,18 @@ func (s *Store) repairIndex(ctx context.Context, batch int) error {
 	var moved []wfReply
 	var gone []any
 	for i, m := range metas {
-		v := m.Val()
-		st, _ := v[0].(string)
-		switch st {
-		case "":
+		r, err := metaReply(ids[i], m.Val())
+		switch {
+		case err != nil:
+			return wrap("check the workflow index", err)
+		case r.gone:
 			gone = append(gone, ids[i])
-		case string(store.WorkflowRunning):
-		default:
-			r, err := parseWfReply(ids[i], []any{v[0], "", v[1], v[2], v[3]})
-			if err != nil {
-				return wrap("check the workflow index", err)
-			}
+		case r.state != string(store.WorkflowRunning):
 			moved = append(moved, r)
 		}
 	}
-	if len(gone) > 0 {
-		if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, gone...).Err(); err != nil {
-			return wrap("check the workflow index", err)
-		}
+	if err := s.unindex(ctx, gone); err != nil {
+		return err
 	}
 	return s.syncIndex(ctx, moved)
 }
@@ -208,8 +203,5 @@ func (s *Store) dropWorkflow(ctx context.Context, id string) error {
 			return wrap("collect workflow "+strconv.Quote(id), err)
 		}
 	}
-	if err := s.run(ctx, fullScript("wfi_del"), s.wfi.setKeys, id).Err(); err != nil {
-		return wrap("collect workflow "+strconv.Quote(id), err)
-	}
-	return nil
+	return s.unindex(ctx, []any{id})
 }
