@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // instrArgs are the arguments of a job: a 72-byte payload, as the
@@ -42,7 +45,19 @@ func main() {
 	workflow := flag.Bool("workflow", false, "hopper: enqueue the n jobs as the tasks of one workflow, without dependencies (a fan-out; with callgrind.sh's drain, what finishing workflow tasks costs)")
 	chains := flag.Bool("chains", false, "hopper: enqueue the n jobs as workflows of 10 tasks in a chain (with callgrind.sh's drain, what a chain step costs)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
+	steps := flag.Int("steps", 0, "hopper, with -drain: claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
+	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *sys != "hopper" && *sys != "asynq" {
 		log.Fatalf("-sys %q: want hopper or asynq", *sys)
 	}
@@ -63,7 +78,14 @@ func main() {
 	if (*workflow || *chains) && *sys != "hopper" {
 		log.Fatalf("-workflow, -chains: hopper only")
 	}
-	if *drain {
+	if *steps > 0 && (!*drain || *sys != "hopper") {
+		log.Fatalf("-steps: hopper with -drain only")
+	}
+	if *drain && *steps > 0 {
+		if err := drainSteps(*addr, *n, *steps); err != nil {
+			log.Fatal(err)
+		}
+	} else if *drain {
 		drainQueue(*addr, *sys, *n)
 	} else if *workflow || *chains {
 		if err := enqueueWorkflows(*addr, *n, *payload, *chains); err != nil {
@@ -170,4 +192,36 @@ func drainQueue(addr, sys string, n int) {
 	go srv.Run(mux)
 	<-done
 	srv.Shutdown()
+}
+
+// drainSteps acknowledges n jobs of queue "q" through the store alone:
+// claims of k jobs, each followed by one Finish of all of them, as a
+// Worker's finisher sends it (with the kind and attempt of the claim).
+func drainSteps(addr string, n, k int) error {
+	ctx := context.Background()
+	st := redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil)
+	for done := 0; done < n; {
+		res, err := st.Claim(ctx, store.ClaimOpts{Queue: "q", Max: min(k, n-done), Lease: time.Minute, WorkerID: "instr"})
+		if err != nil {
+			return err
+		}
+		if len(res.Jobs) == 0 {
+			return fmt.Errorf("queue q is empty after %d of %d jobs", done, n)
+		}
+		ends := make([]store.AttemptEnd, len(res.Jobs))
+		for i, j := range res.Jobs {
+			ends[i] = store.AttemptEnd{Queue: "q", ID: j.ID, Token: j.Token, Retention: j.Retention, Outcome: store.OutcomeAck, Kind: j.Kind, Attempt: j.Attempt}
+		}
+		errs, err := st.Finish(ctx, ends)
+		if err != nil {
+			return err
+		}
+		for _, e := range errs {
+			if e != nil {
+				return e
+			}
+		}
+		done += len(res.Jobs)
+	}
+	return nil
 }
