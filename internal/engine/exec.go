@@ -30,8 +30,9 @@ func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, notBefore, s
 // executor runs attempts from the jobs channel until it is closed. It exits
 // early, leaving its place to a replacement, when its attempt is abandoned.
 func (r *worker) executor() error {
+	slot := newSlotCtx(r.jobBase)
 	for a := range r.jobs {
-		if !r.runAttempt(a) && !r.takeOwed() {
+		if !r.runAttempt(slot, a) && !r.takeOwed() {
 			return nil
 		}
 	}
@@ -55,7 +56,8 @@ func (r *worker) takeOwed() bool {
 
 // runAttempt runs one attempt; it returns false when the attempt was
 // abandoned while it ran (a replacement executor took this one's place).
-func (r *worker) runAttempt(a *attempt) bool {
+// slot is the executor's.
+func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	if d := time.Until(a.notBefore); d > 0 {
 		// A smooth rate limit's slot (ClaimResult.StartAfter): at most
 		// store.MaxRateLead away.
@@ -92,17 +94,20 @@ func (r *worker) runAttempt(a *attempt) bool {
 	case r.beat <- struct{}{}:
 	default:
 	}
-	ctx, cancel := context.WithCancelCause(context.WithValue(r.jobBase, attemptKey{}, a))
-	stopTimer := context.CancelFunc(func() {})
+	parent, interrupt := slot.begin(a)
+	ctx := context.WithValue(parent, attemptKey{}, a)
+	var stop context.CancelFunc
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
-		ctx, stopTimer = context.WithTimeoutCause(ctx, d, timeoutCause(d))
+		ctx, stop = context.WithDeadlineCause(ctx, start.Add(d), timeoutCause(d))
+	} else {
+		ctx, stop = context.WithCancel(ctx)
 	}
-	a.setCancel(cancel)
+	a.setCancel(interrupt)
 	err := r.invoke(ctx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
-	stopTimer()
-	cancel(nil)
+	stop()
+	slot.end()
 	if !a.finish() {
 		return false // the watchdog or shutdown decided; a replacement runs
 	}
