@@ -130,7 +130,8 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     local ok = 0 -- running tasks that succeeded (the fast path below)
     for k = 1, n do
       local t, seq, oc = tasks[k], seqs[k], ocs[k]
-      local cur = state(t)
+      local cur = st_cache[t]
+      if cur == nil then cur = state(t) end
       if not cur then
         -- not a task of this workflow: nothing to apply
       elseif seq and tonumber(seq) <= (tonumber(seq_cache[t]) or 0) then
@@ -146,7 +147,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
           results[#results + 1] = t
           results[#results + 1] = res[k]
         end
-        propagate(t, 'S')
+        if dep_cache[t] then propagate(t, 'S') end
       else
         seq_cache[t] = seq or seq_cache[t]
         st_dirty[t] = true

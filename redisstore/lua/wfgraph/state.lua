@@ -72,6 +72,12 @@ local function load_state(t, v)
     st_cache[t] = false
     return
   end
+  if #v == 1 then
+    -- A state alone (no end applied yet, no dependents): most tasks of a
+    -- fan-out, read without a pattern.
+    st_cache[t], seq_cache[t], dep_cache[t] = v, '', false
+    return
+  end
   local st, seq, bar, deps = string.match(v, '^(.)(%d*)(|?)(.*)$')
   st_cache[t], seq_cache[t] = st, seq
   dep_cache[t] = bar ~= '' and deps
