@@ -171,7 +171,9 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 		r.Deadline = dl
 		r.Token = uint64(token)
 		r.RunAt = r.EnqueuedAt
-		if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
+		if due == "" {
+			// due now: RunAt is when it was enqueued
+		} else if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
 			r.RunAt = msTime(ms)
 		}
 		if errs != "" {
