@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
@@ -46,6 +47,7 @@ func main() {
 	chains := flag.Bool("chains", false, "hopper: enqueue the n jobs as workflows of 10 tasks in a chain (with callgrind.sh's drain, what a chain step costs)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
 	steps := flag.Int("steps", 0, "hopper, with -drain: claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
+	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -57,6 +59,19 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				log.Fatal(err)
+			}
+			f.Close()
+		}()
 	}
 	if *sys != "hopper" && *sys != "asynq" {
 		log.Fatalf("-sys %q: want hopper or asynq", *sys)
