@@ -39,7 +39,7 @@ func (instrArgs) Kind() string { return "bench" }
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "the Redis server")
 	n := flag.Int("n", 1000, "jobs")
-	sys := flag.String("sys", "hopper", "hopper or asynq")
+	sys := flag.String("sys", "hopper", "hopper or asynq; or ping, one PING a call instead of an enqueue: the floor of one round trip from one goroutine (go-redis), which a lone enqueue cannot go under")
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
@@ -73,8 +73,8 @@ func main() {
 			f.Close()
 		}()
 	}
-	if *sys != "hopper" && *sys != "asynq" {
-		log.Fatalf("-sys %q: want hopper or asynq", *sys)
+	if *sys != "hopper" && *sys != "asynq" && (*sys != "ping" || *drain) {
+		log.Fatalf("-sys %q: want hopper or asynq, or ping without -drain", *sys)
 	}
 	if *batch < 1 || (*batch > 1 && *sys != "hopper") {
 		log.Fatalf("-batch %d: want 1, or more with hopper (asynq enqueues one job a call)", *batch)
@@ -138,6 +138,10 @@ func enqueue(addr, sys string, n, size, batch int) error {
 			}
 			n = (n + batch - 1) / batch
 		}
+	} else if sys == "ping" {
+		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		defer rdb.Close()
+		one = func() error { return rdb.Ping(ctx).Err() }
 	} else {
 		c := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
 		defer c.Close()
