@@ -18,7 +18,7 @@ VP=$!
 for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
 if [ "$MODE" = drain ]; then
   "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" "${EXTRA[@]}" >/dev/null
-  RUN=(-drain -n "$N")
+  RUN=(-drain -n "$N" "${EXTRA[@]}")
 else
   "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 "${EXTRA[@]}" >/dev/null # load scripts, first-time checks
   RUN=(-n "$N" "${EXTRA[@]}")

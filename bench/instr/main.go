@@ -39,14 +39,14 @@ func (instrArgs) Kind() string { return "bench" }
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "the Redis server")
 	n := flag.Int("n", 1000, "jobs")
-	sys := flag.String("sys", "hopper", "hopper or asynq; or ping, one PING a call instead of an enqueue: the floor of one round trip from one goroutine (go-redis), which a lone enqueue cannot go under")
+	sys := flag.String("sys", "hopper", "hopper or asynq; or ping, one PING a call instead of an enqueue: the round trip every call pays, from one goroutine (go-redis)")
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
 	workflow := flag.Bool("workflow", false, "hopper: enqueue the n jobs as the tasks of one workflow, without dependencies (a fan-out; with callgrind.sh's drain, what finishing workflow tasks costs)")
 	chains := flag.Bool("chains", false, "hopper: enqueue the n jobs as workflows of 10 tasks in a chain (with callgrind.sh's drain, what a chain step costs)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
-	steps := flag.Int("steps", 0, "hopper, with -drain: claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
+	steps := flag.Int("steps", 0, "hopper, with -drain (ignored without): claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
 	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
 	flag.Parse()
@@ -93,8 +93,8 @@ func main() {
 	if (*workflow || *chains) && *sys != "hopper" {
 		log.Fatalf("-workflow, -chains: hopper only")
 	}
-	if *steps > 0 && (!*drain || *sys != "hopper") {
-		log.Fatalf("-steps: hopper with -drain only")
+	if *steps > 0 && *sys != "hopper" {
+		log.Fatalf("-steps: hopper only")
 	}
 	if *drain && *steps > 0 {
 		if err := drainSteps(*addr, *n, *steps); err != nil {
