@@ -31,6 +31,7 @@ func (r *worker) dispatch(rec *store.JobRecord, qi int, leaseUntil, notBefore, s
 // early, leaving its place to a replacement, when its attempt is abandoned.
 func (r *worker) executor() error {
 	slot := newSlotCtx(r.jobBase)
+	defer slot.close()
 	for a := range r.jobs {
 		if !r.runAttempt(slot, a) && !r.takeOwed() {
 			return nil

@@ -67,3 +67,10 @@ func (s *slotCtx) end() {
 	s.cur = nil
 	s.mu.Unlock()
 }
+
+// close releases the kept context when the executor stops.
+func (s *slotCtx) close() {
+	s.mu.Lock()
+	s.cancel(nil)
+	s.mu.Unlock()
+}

@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // An interrupt reaches the attempt it was meant for, with its cause, and
@@ -57,3 +60,68 @@ func TestSlotCtxInterruptStaysWithItsAttempt(t *testing.T) {
 }
 
 type ctxTestKey struct{}
+
+// The wiring runAttempt uses: an interrupt that came before the attempt's
+// cancel was set still cancels it, with the attempt's cause; a slot whose
+// attempt was not interrupted hands the next attempt the same parent (the
+// saving), one whose attempt was interrupted a new one.
+func TestSlotCtxWithAttempts(t *testing.T) {
+	slot := newSlotCtx(context.WithoutCancel(context.Background()))
+
+	a1 := &attempt{}
+	p1, int1 := slot.begin(a1)
+	ctx1, stop1 := context.WithCancel(context.WithValue(p1, attemptKey{}, a1))
+	a1.interrupt(stopCancelled) // before setCancel, as a cancellation racing the start
+	a1.setCancel(int1)
+	<-ctx1.Done()
+	if !errors.Is(context.Cause(ctx1), store.ErrCancelled) {
+		t.Fatalf("cause %v, want %v", context.Cause(ctx1), store.ErrCancelled)
+	}
+	stop1()
+	slot.end()
+
+	a2 := &attempt{}
+	p2, int2 := slot.begin(a2)
+	if p2 == p1 {
+		t.Fatal("an interrupted slot handed its cancelled parent to the next attempt")
+	}
+	a2.setCancel(int2)
+	slot.end()
+	a2.interrupt(stopShutdown) // after it returned: nothing to cancel
+	p3, _ := slot.begin(&attempt{})
+	if p3 != p2 || p3.Err() != nil {
+		t.Fatalf("a slot whose attempt was not interrupted while it ran: parent reused %v, Err %v; want reused, nil", p3 == p2, p3.Err())
+	}
+	slot.end()
+}
+
+// Interrupts of attempts that already returned, racing the executor's next
+// attempts, never cancel a running one (run with -race).
+func TestSlotCtxLateInterruptsRace(t *testing.T) {
+	slot := newSlotCtx(context.WithoutCancel(context.Background()))
+	ended := make(chan func(error), 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for f := range ended {
+			f(errors.New("late"))
+		}
+	}()
+	for range 2000 {
+		a := &attempt{}
+		p, interrupt := slot.begin(a)
+		ctx, stop := context.WithCancel(context.WithValue(p, attemptKey{}, a))
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("an attempt started cancelled: %v", context.Cause(ctx))
+		}
+		runtime.Gosched() // let late interrupts land while it runs
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("a late interrupt cancelled a running attempt: %v", context.Cause(ctx))
+		}
+		stop()
+		slot.end()
+		ended <- interrupt
+	}
+	close(ended)
+	<-done
+}
