@@ -171,10 +171,10 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 		r.Deadline = dl
 		r.Token = uint64(token)
 		r.RunAt = r.EnqueuedAt
-		if due == "" {
-			// due now: RunAt is when it was enqueued
-		} else if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
-			r.RunAt = msTime(ms)
+		if due != "" { // "": it went straight to ready
+			if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
+				r.RunAt = msTime(ms)
+			}
 		}
 		if errs != "" {
 			h, err := decodeHistory(errs)

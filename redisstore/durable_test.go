@@ -80,29 +80,23 @@ func follow(t *testing.T, replica, master *redistest.Server) {
 // (temporary), as an Enqueue does, on one server and on the records path;
 // the workflow is on the master (enqueueing it again is a duplicate).
 func TestReplicasCoverWorkflows(t *testing.T) {
-	for _, records := range []bool{false, true} {
-		name := "one server"
-		if records {
-			name = "records (OneSlotPerScript)"
+	forWorkflowPaths(t, func(t *testing.T, records bool) {
+		srv := redistest.Start(t, redistest.Private())
+		o := &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 50 * time.Millisecond, OneSlotPerScript: records}
+		s := storeOn(t, srv.Client(t), o)
+		w := &store.NewWorkflow{ID: "w", Tasks: []*store.NewTask{wfTask("w", "a", "q")}}
+		_, err := s.EnqueueWorkflow(t.Context(), w)
+		if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
+			t.Fatalf("EnqueueWorkflow with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
 		}
-		t.Run(name, func(t *testing.T) {
-			srv := redistest.Start(t, redistest.Private())
-			o := &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 50 * time.Millisecond, OneSlotPerScript: records}
-			s := storeOn(t, srv.Client(t), o)
-			w := &store.NewWorkflow{ID: "w", Tasks: []*store.NewTask{wfTask("w", "a", "q")}}
-			_, err := s.EnqueueWorkflow(t.Context(), w)
-			if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
-				t.Fatalf("EnqueueWorkflow with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
-			}
-			err = s.AddTasks(t.Context(), "w", "a", []*store.NewTask{wfTask("w", "b", "q")})
-			if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
-				t.Fatalf("AddTasks with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
-			}
-			plain := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: "dur", OneSlotPerScript: records})
-			dup, err := plain.EnqueueWorkflow(t.Context(), w)
-			if err != nil || !dup {
-				t.Fatalf("the same workflow enqueued again: duplicate %v, %v; want a duplicate (it is on the master)", dup, err)
-			}
-		})
-	}
+		err = s.AddTasks(t.Context(), "w", "a", []*store.NewTask{wfTask("w", "b", "q")})
+		if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
+			t.Fatalf("AddTasks with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
+		}
+		plain := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: "dur", OneSlotPerScript: records})
+		dup, err := plain.EnqueueWorkflow(t.Context(), w)
+		if err != nil || !dup {
+			t.Fatalf("the same workflow enqueued again: duplicate %v, %v; want a duplicate (it is on the master)", dup, err)
+		}
+	})
 }

@@ -113,3 +113,16 @@ func cmdCalls(t testing.TB, rdb *redis.Client, command string) int64 {
 	}
 	return 0
 }
+
+// forWorkflowPaths runs f once on each way a store applies workflow steps:
+// on one server (records false) and through records, as on a Cluster
+// (Config.OneSlotPerScript, records true), each as a subtest.
+func forWorkflowPaths(t *testing.T, f func(t *testing.T, records bool)) {
+	for _, records := range []bool{false, true} {
+		name := "one server"
+		if records {
+			name = "records (OneSlotPerScript)"
+		}
+		t.Run(name, func(t *testing.T) { f(t, records) })
+	}
+}

@@ -19,62 +19,56 @@ import (
 // first task), so there is no late write to lose; on the records path
 // (Cluster, OneSlotPerScript) another process ends it in that moment.
 func TestWorkflowIndexLateWriteLoses(t *testing.T) {
-	for _, records := range []bool{false, true} {
-		name := "one server"
-		if records {
-			name = "records (OneSlotPerScript)"
+	forWorkflowPaths(t, func(t *testing.T, records bool) {
+		t.Parallel()
+		ctx := context.Background()
+		o := &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: records}
+		s, rdb := newStore(t, o)
+		other := storeOn(t, rdb, o)
+		// Another process runs the task, and so ends the workflow,
+		// between the release and the index write of EnqueueWorkflow.
+		ran := false
+		redisstore.BeforeWorkflowIndex(s, func() {
+			ran = true
+			if ids := claimAck(t, other, "qi"); len(ids) != 1 {
+				t.Errorf("claimed %v, want the workflow's one task", ids)
+			}
+		})
+		if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "fast", Tasks: []*store.NewTask{wfTask("fast", "a", "qi")}}); err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			o := &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: records}
-			s, rdb := newStore(t, o)
-			other := storeOn(t, rdb, o)
-			// Another process runs the task, and so ends the workflow,
-			// between the release and the index write of EnqueueWorkflow.
-			ran := false
-			redisstore.BeforeWorkflowIndex(s, func() {
-				ran = true
-				if ids := claimAck(t, other, "qi"); len(ids) != 1 {
-					t.Errorf("claimed %v, want the workflow's one task", ids)
-				}
-			})
-			if _, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "fast", Tasks: []*store.NewTask{wfTask("fast", "a", "qi")}}); err != nil {
-				t.Fatal(err)
+		if ran == !records {
+			t.Fatalf("an index write after the create step: %v, want %v", ran, records)
+		}
+		if !records {
+			if ids := claimAck(t, other, "qi"); len(ids) != 1 {
+				t.Fatalf("claimed %v, want the workflow's one task", ids)
 			}
-			if ran == !records {
-				t.Fatalf("an index write after the create step: %v, want %v", ran, records)
-			}
-			if !records {
-				if ids := claimAck(t, other, "qi"); len(ids) != 1 {
-					t.Fatalf("claimed %v, want the workflow's one task", ids)
-				}
-			}
-			rec, err := s.GetWorkflow(ctx, "fast")
+		}
+		rec, err := s.GetWorkflow(ctx, "fast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.State != store.WorkflowSucceeded {
+			t.Fatalf("workflow state %q, want succeeded", rec.State)
+		}
+		for _, st := range []store.WorkflowState{store.WorkflowRunning, store.WorkflowSucceeded} {
+			page, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{State: st})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rec.State != store.WorkflowSucceeded {
-				t.Fatalf("workflow state %q, want succeeded", rec.State)
+			want := 0
+			if st == store.WorkflowSucceeded {
+				want = 1
 			}
-			for _, st := range []store.WorkflowState{store.WorkflowRunning, store.WorkflowSucceeded} {
-				page, err := s.ListWorkflows(ctx, store.ListWorkflowsOpts{State: st})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := 0
-				if st == store.WorkflowSucceeded {
-					want = 1
-				}
-				if page.Total != want {
-					t.Errorf("ListWorkflows(%s): %d workflows, want %d", st, page.Total, want)
-				}
+			if page.Total != want {
+				t.Errorf("ListWorkflows(%s): %d workflows, want %d", st, page.Total, want)
 			}
-			if n := redisstore.WorkflowsExpiring(ctx, s); n != 1 {
-				t.Errorf("%d workflows wait for their retention to end, want 1 (the ended one)", n)
-			}
-		})
-	}
+		}
+		if n := redisstore.WorkflowsExpiring(ctx, s); n != 1 {
+			t.Errorf("%d workflows wait for their retention to end, want 1 (the ended one)", n)
+		}
+	})
 }
 
 // A workflow that ends and is deleted (its retention over) before the
