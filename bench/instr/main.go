@@ -21,6 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/redisstore"
@@ -39,7 +40,7 @@ func (instrArgs) Kind() string { return "bench" }
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "the Redis server")
 	n := flag.Int("n", 1000, "jobs")
-	sys := flag.String("sys", "hopper", "hopper or asynq; or ping, one PING a call instead of an enqueue: the round trip every call pays, from one goroutine (go-redis)")
+	sys := flag.String("sys", "hopper", "hopper or asynq; or ping, one PING a call instead of an enqueue: the round trip every call pays, from one goroutine (go-redis); or floor-store, floor-clock, floor-mark, floor-marks, the least a script that enqueues one job can do (floor.go)")
 	drain := flag.Bool("drain", false, "drain the queue with a worker (concurrency 32) instead of enqueueing")
 	eventsOff := flag.Bool("events-off", false, "hopper: turn queue q's events off first (QueueConfig.EventsMaxLen -1)")
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
@@ -49,6 +50,7 @@ func main() {
 	steps := flag.Int("steps", 0, "hopper, with -drain (ignored without): claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
 	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
+	producers := flag.Int("producers", 1, "goroutines sharing the n enqueue calls (8: the shared harness's W1, whose concurrent Enqueues hopper's batcher merges)")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -73,8 +75,12 @@ func main() {
 			f.Close()
 		}()
 	}
-	if *sys != "hopper" && *sys != "asynq" && (*sys != "ping" || *drain) {
-		log.Fatalf("-sys %q: want hopper or asynq, or ping without -drain", *sys)
+	_, floor := floorSystems[*sys]
+	if *sys != "hopper" && *sys != "asynq" && ((*sys != "ping" && !floor) || *drain) {
+		log.Fatalf("-sys %q: want hopper or asynq, or ping or a floor-* without -drain", *sys)
+	}
+	if *producers < 1 || (*producers > 1 && (*drain || *workflow || *chains)) {
+		log.Fatalf("-producers %d: want 1, or more for enqueues of single jobs or batches", *producers)
 	}
 	if *batch < 1 || (*batch > 1 && *sys != "hopper") {
 		log.Fatalf("-batch %d: want 1, or more with hopper (asynq enqueues one job a call)", *batch)
@@ -106,56 +112,72 @@ func main() {
 		if err := enqueueWorkflows(*addr, *n, *payload, *chains); err != nil {
 			log.Fatal(err)
 		}
-	} else if err := enqueue(*addr, *sys, *n, *payload, *batch); err != nil {
+	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
 }
 
 // enqueue enqueues n jobs of size bytes of payload into queue "q", one
-// call each, or batch jobs a call (hopper's EnqueueMany).
-func enqueue(addr, sys string, n, size, batch int) error {
+// call each, or batch jobs a call (hopper's EnqueueMany), from producers
+// goroutines taking the calls in turn.
+func enqueue(addr, sys string, n, size, batch, producers int) error {
 	ctx := context.Background()
 	p := make([]byte, size)
-	var one func() error
+	// one sends k jobs (k ≤ batch) in one call.
+	var one func(k int) error
 	if sys == "hopper" {
 		c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
-		one = func() error {
-			_, err := hopper.Enqueue(ctx, c, instrArgs{P: p}, &hopper.EnqueueOpts{Queue: "q"})
-			return err
+		args := make([]instrArgs, batch)
+		for i := range args {
+			args[i] = instrArgs{P: p}
 		}
-		if batch > 1 {
-			args := make([]instrArgs, batch)
-			for i := range args {
-				args[i] = instrArgs{P: p}
-			}
-			left := n
-			one = func() error {
-				k := min(batch, left)
-				left -= k
-				_, err := hopper.EnqueueMany(ctx, c, args[:k], &hopper.EnqueueOpts{Queue: "q"})
+		one = func(k int) error {
+			if batch == 1 {
+				_, err := hopper.Enqueue(ctx, c, args[0], &hopper.EnqueueOpts{Queue: "q"})
 				return err
 			}
-			n = (n + batch - 1) / batch
+			_, err := hopper.EnqueueMany(ctx, c, args[:k], &hopper.EnqueueOpts{Queue: "q"})
+			return err
 		}
 	} else if sys == "ping" {
 		rdb := redis.NewClient(&redis.Options{Addr: addr})
 		defer rdb.Close()
-		one = func() error { return rdb.Ping(ctx).Err() }
+		one = func(int) error { return rdb.Ping(ctx).Err() }
+	} else if fn, ok := floorSystems[sys]; ok {
+		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		defer rdb.Close()
+		call, err := floorEnqueuer(ctx, rdb, fn, size)
+		if err != nil {
+			return err
+		}
+		one = func(int) error { return call() }
 	} else {
 		c := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
 		defer c.Close()
-		one = func() error {
+		one = func(int) error {
 			_, err := c.EnqueueContext(ctx, asynq.NewTask("bench", p), asynq.Queue("q"))
 			return err
 		}
 	}
-	for range n {
-		if err := one(); err != nil {
-			return err
-		}
+	var left atomic.Int64 // jobs not yet taken by a call
+	left.Store(int64(n))
+	var g errgroup.Group
+	for range producers {
+		g.Go(func() error {
+			for {
+				after := left.Add(-int64(batch))
+				k := batch + int(min(after, 0))
+				if k <= 0 {
+					return nil
+				}
+				if err := one(k); err != nil {
+					return err
+				}
+			}
+		})
 	}
-	return nil
+	return g.Wait()
 }
 
 // enqueueWorkflows enqueues into queue "q" n tasks with size bytes of
