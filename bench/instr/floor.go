@@ -70,6 +70,11 @@ func floorEnqueuer(ctx context.Context, rdb *redis.Client, fn string, size int) 
 		return nil, fmt.Errorf("load the floor functions: %w", err)
 	}
 	keys := []string{"{floor:q}:j", "{floor:q}:r", "{floor:q}:m"}
+	// The marks a plain queue of hopper's holds once its enqueues know
+	// that nobody reads its events: a read finds a field, as hopper's does.
+	if err := rdb.HSet(ctx, keys[2], "evs", "1").Err(); err != nil {
+		return nil, err
+	}
 	val := make([]byte, size+21)
 	// IDs: this process's start in base 36 (8 characters), then a count.
 	prefix := strconv.FormatInt(time.Now().UnixNano()/1e6, 36)
