@@ -77,7 +77,7 @@ func floorEnqueuer(ctx context.Context, rdb *redis.Client, fn string, size int) 
 	}
 	val := make([]byte, size+21)
 	// IDs: this process's start in base 36 (8 characters), then a count.
-	prefix := strconv.FormatInt(time.Now().UnixNano()/1e6, 36)
+	prefix := strconv.FormatInt(time.Now().UnixMilli(), 36)
 	var n atomic.Int64
 	return func() error {
 		id := fmt.Sprintf("%s%012d", prefix, n.Add(1))

@@ -76,7 +76,8 @@ func main() {
 		}()
 	}
 	_, floor := floorSystems[*sys]
-	if *sys != "hopper" && *sys != "asynq" && ((*sys != "ping" && !floor) || *drain) {
+	enqueueOnly := *sys == "ping" || floor // no queue to drain
+	if !(*sys == "hopper" || *sys == "asynq" || enqueueOnly) || (enqueueOnly && *drain) {
 		log.Fatalf("-sys %q: want hopper or asynq, or ping or a floor-* without -drain", *sys)
 	}
 	if *producers < 1 || (*producers > 1 && (*drain || *workflow || *chains)) {
@@ -140,24 +141,23 @@ func enqueue(addr, sys string, n, size, batch, producers int) error {
 			_, err := hopper.EnqueueMany(ctx, c, args[:k], &hopper.EnqueueOpts{Queue: "q"})
 			return err
 		}
-	} else if sys == "ping" {
-		rdb := redis.NewClient(&redis.Options{Addr: addr})
-		defer rdb.Close()
-		one = func(int) error { return rdb.Ping(ctx).Err() }
-	} else if fn, ok := floorSystems[sys]; ok {
-		rdb := redis.NewClient(&redis.Options{Addr: addr})
-		defer rdb.Close()
-		call, err := floorEnqueuer(ctx, rdb, fn, size)
-		if err != nil {
-			return err
-		}
-		one = func(int) error { return call() }
-	} else {
+	} else if sys == "asynq" {
 		c := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
 		defer c.Close()
 		one = func(int) error {
 			_, err := c.EnqueueContext(ctx, asynq.NewTask("bench", p), asynq.Queue("q"))
 			return err
+		}
+	} else { // ping or a floor function, on a client of their own
+		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		defer rdb.Close()
+		one = func(int) error { return rdb.Ping(ctx).Err() }
+		if fn, ok := floorSystems[sys]; ok {
+			call, err := floorEnqueuer(ctx, rdb, fn, size)
+			if err != nil {
+				return err
+			}
+			one = func(int) error { return call() }
 		}
 	}
 	var left atomic.Int64 // jobs not yet taken by a call
@@ -166,8 +166,8 @@ func enqueue(addr, sys string, n, size, batch, producers int) error {
 	for range producers {
 		g.Go(func() error {
 			for {
-				after := left.Add(-int64(batch))
-				k := batch + int(min(after, 0))
+				// Take a batch; the call that goes past zero takes the rest.
+				k := int(min(left.Add(-int64(batch))+int64(batch), int64(batch)))
 				if k <= 0 {
 					return nil
 				}
