@@ -27,11 +27,36 @@ type eventEntry struct {
 	events []store.Event
 }
 
-// eventLog is a queue's event stream.
+// eventLog is a queue's event stream. Entries are numbered one after
+// the other: the k-th kept entry is numbered kept()[0].seq + k.
 type eventLog struct {
-	entries []eventEntry // oldest first
-	seq     uint64       // the last entry's number; 0 before any
+	entries []eventEntry // oldest first; those before head were trimmed
+	head    int
+	seq     uint64 // the last entry's number; 0 before any
 	open    []store.Event
+}
+
+// kept returns the entries the stream keeps, oldest first.
+func (l *eventLog) kept() []eventEntry { return l.entries[l.head:] }
+
+// trim drops the oldest entries beyond max. A dropped entry's events are
+// released at once; the slice moves its kept entries to the front only
+// once the dropped ones fill half of it, so that an entry costs O(1)
+// however long the stream is (copying the kept entries on every drop
+// cost a copy of the whole stream per step once it was full).
+func (l *eventLog) trim(max int) {
+	drop := len(l.entries) - l.head - max
+	if drop <= 0 {
+		return
+	}
+	clear(l.entries[l.head : l.head+drop])
+	l.head += drop
+	if 2*l.head >= len(l.entries) {
+		n := copy(l.entries, l.entries[l.head:])
+		clear(l.entries[n:])
+		l.entries = l.entries[:n]
+		l.head = 0
+	}
 }
 
 // emit adds an event of job j to the queue's open step and returns it for
@@ -78,9 +103,7 @@ func (q *queue) closeStep() {
 	if max == 0 {
 		max = store.DefaultEventsMaxLen
 	}
-	if drop := len(l.entries) - max; drop > 0 {
-		l.entries = append(l.entries[:0:0], l.entries[drop:]...)
-	}
+	l.trim(max)
 	q.newEvents.notify()
 }
 
@@ -198,8 +221,9 @@ func (s *Store) readAfter(queues []string, next map[string]string, max int) (evs
 		seq, idx, whole, start, _ := parsePos(next[name])
 		q.mu.Lock()
 		l := &q.events
-		if len(l.entries) > 0 {
-			oldest := l.entries[0].seq
+		kept := l.kept()
+		if len(kept) > 0 {
+			oldest := kept[0].seq
 			// Entries numbered after seq and before the oldest kept were
 			// trimmed; so was the rest of a partly read entry seq. A
 			// position past the end means the stream started over.
@@ -212,10 +236,16 @@ func (s *Store) readAfter(queues []string, next map[string]string, max int) (evs
 			lost = append(lost, name)
 			seq, whole = 0, true
 		}
-		for _, e := range l.entries {
-			if e.seq < seq || e.seq == seq && whole {
-				continue
+		// The first entry to read: the one after seq, or seq itself when
+		// partly read (entries are numbered one after the other).
+		first := 0
+		if len(kept) > 0 && seq >= kept[0].seq {
+			first = int(seq - kept[0].seq)
+			if whole {
+				first++
 			}
+		}
+		for _, e := range kept[min(first, len(kept)):] {
 			for i, ev := range e.events {
 				if e.seq == seq && i <= idx {
 					continue

@@ -39,6 +39,7 @@ func eventsCases() []eventsCase {
 		{name: "BlockEndsEmpty", fn: testEventBlockEnds},
 		{name: "ContextEndsRead", fn: testEventContextEnds},
 		{name: "FellBehindIsReported", fn: testEventFellBehind},
+		{name: "KeptPositionsOfATrimmedStream", fn: testEventKeptPositions},
 		{name: "Off", fn: testEventsOff},
 		{name: "InvalidRequests", fn: testEventInvalid},
 	}
@@ -474,6 +475,67 @@ func testEventFellBehind(t *testing.T, s store.Store, r store.EventReader, a sto
 	if _, _, lost := readEvents(t, r, map[string]string{q: store.FromStart}, readMax); len(lost) != 0 {
 		t.Fatalf("reading a trimmed stream FromStart: lost %v, want none", lost)
 	}
+}
+
+// testEventKeptPositions reads from positions still kept in a stream that
+// has been trimmed many times over: each read returns exactly what came
+// after its position, a partly read step's rest first.
+func testEventKeptPositions(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
+	needAdmin(t, a)
+	q := newQueue(t)
+	reading(t, r, q)
+	const maxLen = 10
+	setQueueConfig(t, a, q, store.QueueConfig{EventsMaxLen: maxLen})
+	pos := startPos(t, r, q)
+	const steps = 200
+	var at []string // at[i]: the position after step i's events
+	for i := range steps {
+		// Every fourth step enqueues three jobs in one call: one entry of
+		// three events.
+		if i%4 == 3 {
+			add(t, s, job(q, fmt.Sprintf("j%03da", i)), job(q, fmt.Sprintf("j%03db", i)), job(q, fmt.Sprintf("j%03dc", i)))
+		} else {
+			add(t, s, job(q, fmt.Sprintf("j%03d", i)))
+		}
+		var evs []store.Event
+		evs, pos = eventsAfter(t, r, q, pos, readMax)
+		if len(evs) == 0 {
+			t.Fatalf("step %d: no events read", i)
+		}
+		at = append(at, pos)
+	}
+	// The last maxLen/2 steps are kept whatever the store trims (Redis
+	// trims approximately, keeping at least maxLen).
+	for i := steps - maxLen/2; i < steps-1; i++ {
+		evs, _, lost := readEvents(t, r, map[string]string{q: at[i]}, readMax)
+		if len(lost) != 0 {
+			t.Fatalf("reading after step %d of %d (EventsMaxLen %d): lost %v, want none", i, steps, maxLen, lost)
+		}
+		var wants []want
+		for k := i + 1; k < steps; k++ {
+			if k%4 == 3 {
+				for _, suffix := range []string{"a", "b", "c"} {
+					wants = append(wants, want{store.EventEnqueued, fmt.Sprintf("j%03d%s", k, suffix), 0})
+				}
+			} else {
+				wants = append(wants, want{store.EventEnqueued, fmt.Sprintf("j%03d", k), 0})
+			}
+		}
+		requireEvents(t, q, evs, wants...)
+	}
+	// A read of one event inside the last three-event step, then the
+	// rest of it.
+	last := steps - 1
+	for last%4 != 3 {
+		last--
+	}
+	one, next, _ := readEvents(t, r, map[string]string{q: at[last-1]}, 1)
+	requireEvents(t, q, one, want{store.EventEnqueued, fmt.Sprintf("j%03da", last), 0})
+	rest, _, lost := readEvents(t, r, next, 2)
+	if len(lost) != 0 {
+		t.Fatalf("reading the rest of a partly read step: lost %v, want none", lost)
+	}
+	requireEvents(t, q, rest, want{store.EventEnqueued, fmt.Sprintf("j%03db", last), 0}, want{store.EventEnqueued, fmt.Sprintf("j%03dc", last), 0})
 }
 
 func testEventsOff(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
