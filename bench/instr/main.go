@@ -50,6 +50,7 @@ func main() {
 	steps := flag.Int("steps", 0, "hopper, with -drain (ignored without): claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
 	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
+	groups := flag.Int("groups", 0, "hopper: spread the enqueue calls over this many groups (EnqueueOpts.Group), call i to group i mod groups; 0: no groups. With callgrind.sh's drain and -steps, what a grouped claim and finish cost")
 	producers := flag.Int("producers", 1, "goroutines sharing the n enqueue calls (8: the shared harness's W1, whose concurrent Enqueues hopper's batcher merges)")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -103,6 +104,9 @@ func main() {
 	if *steps > 0 && *sys != "hopper" {
 		log.Fatalf("-steps: hopper only")
 	}
+	if *groups < 0 || (*groups > 0 && (*sys != "hopper" || *workflow || *chains)) {
+		log.Fatalf("-groups %d: want 0, or more with hopper's plain jobs", *groups)
+	}
 	if *drain && *steps > 0 {
 		if err := drainSteps(*addr, *n, *steps); err != nil {
 			log.Fatal(err)
@@ -113,7 +117,7 @@ func main() {
 		if err := enqueueWorkflows(*addr, *n, *payload, *chains); err != nil {
 			log.Fatal(err)
 		}
-	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers); err != nil {
+	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers, *groups); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
@@ -121,8 +125,9 @@ func main() {
 
 // enqueue enqueues n jobs of size bytes of payload into queue "q", one
 // call each, or batch jobs a call (hopper's EnqueueMany), from producers
-// goroutines taking the calls in turn.
-func enqueue(addr, sys string, n, size, batch, producers int) error {
+// goroutines taking the calls in turn; with groups > 0 the i-th call's
+// jobs go to group "g<i mod groups>".
+func enqueue(addr, sys string, n, size, batch, producers, groups int) error {
 	ctx := context.Background()
 	p := make([]byte, size)
 	// one sends k jobs (k ≤ batch) in one call.
@@ -133,12 +138,17 @@ func enqueue(addr, sys string, n, size, batch, producers int) error {
 		for i := range args {
 			args[i] = instrArgs{P: p}
 		}
+		var calls atomic.Int64
 		one = func(k int) error {
+			opts := &hopper.EnqueueOpts{Queue: "q"}
+			if groups > 0 {
+				opts.Group = "g" + strconv.Itoa(int((calls.Add(1)-1)%int64(groups)))
+			}
 			if batch == 1 {
-				_, err := hopper.Enqueue(ctx, c, args[0], &hopper.EnqueueOpts{Queue: "q"})
+				_, err := hopper.Enqueue(ctx, c, args[0], opts)
 				return err
 			}
-			_, err := hopper.EnqueueMany(ctx, c, args[:k], &hopper.EnqueueOpts{Queue: "q"})
+			_, err := hopper.EnqueueMany(ctx, c, args[:k], opts)
 			return err
 		}
 	} else if sys == "asynq" {
