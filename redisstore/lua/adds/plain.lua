@@ -15,8 +15,8 @@
 --- @include place events
 --- @keys jobs ready
 
--- pass hands the call over to the rest of the script with the marks v:
--- one job due now, which comes as kind, ID and value (the fewest
+-- pass hands the call over to the rest of the script with the marks v
+-- (read_marks' reply; nil: the rest reads them itself): one job due now, which comes as kind, ID and value (the fewest
 -- arguments), in the usual form (its reply is then a table).
 local function pass(v)
   if #ARGV == 3 then ARGV = {ARGV[1], 'n', ARGV[2], ARGV[3], ''} end
@@ -31,14 +31,18 @@ end
 -- its events need no more than an entry or none (events.lua: not the
 -- first step that skips its entry, nor the first entry after a hole);
 -- else it returns nil and the marks it read, for the rest of the script.
--- ARGV[1] is the jobs' kind.
+-- It reads the four marks that decide that (the shape, the events'
+-- length, when a reader last read, whether a step skipped its entry) and
+-- the two an entry needs only when a reader reads: each field of the
+-- marks' HMGET costs about two thousand instructions. ARGV[1] is the
+-- jobs' kind.
 local function first_adds()
-  local v = read_marks()
   local one = #ARGV == 3
-  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass(v) end
-  local sh, ev, evr = v[MF_sh], v[CF_ev], v[MF_evr]
+  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass(read_marks()) end
+  local m = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
+  local sh, ev, evr = m[1], m[2], m[3]
   if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
-    return pass(v)
+    return pass(nil)
   end
   local maxlen = EV_DEFAULT_MAXLEN_S
   if ev then
@@ -46,10 +50,15 @@ local function first_adds()
     if string.byte(ev, 1) == 45 then maxlen = nil end -- '-': no events
   end
   local nows = now_str()
-  local rec = false
+  local rec, w = false, false
   if maxlen then
     rec = ev_wanted(evr, nows)
-    if (rec and v[MF_evh]) or (not rec and not v[MF_evs]) then return pass(v) end
+    if not rec and not m[4] then return pass(nil) end
+    if rec then
+      local e = redis.call('HMGET', K.marks, 'evh', 'evw')
+      if e[1] then return pass(nil) end
+      w = e[2]
+    end
   end
   local kind, ids, out, woke = ARGV[1], nil, nil, false
   if one or #ARGV == 5 then
@@ -87,7 +96,6 @@ local function first_adds()
     woke = call_chunked('RPUSH', K.ready, ready, 1) == m
     ids = m == 1 and ready[1] or table.concat(ready, '\n')
   end
-  local w = rec and v[MF_evw]
   if woke or w then
     reset_base() -- the queue's name, for the wake-ups
     if woke then wake_ready() end
