@@ -263,14 +263,14 @@ func (b *luaBuild) resets() string {
 // firsts returns the calls of the first functions b's modules define: a
 // module's first_<module>() runs after the keys are bound and before the
 // reset functions, so it can serve a whole call without the set-up of
-// the others. It returns the call's reply, or nil and the reply of
-// read_marks when it read it (read_fields then reads no more).
+// the others. It returns the call's reply, or nil to leave the call to
+// the rest of the script.
 func (b *luaBuild) firsts() string {
 	var out strings.Builder
 	for _, f := range b.files[:len(b.files)-1] {
 		fn := "first_" + moduleName(f.name)
 		if strings.Contains(f.src, "\nlocal function "+fn+"()") {
-			out.WriteString("local r, v = " + fn + "() if r then return r end PREREAD = v ")
+			out.WriteString("local r = " + fn + "() if r then return r end ")
 		}
 	}
 	return out.String()
@@ -307,26 +307,6 @@ func (b *luaBuild) undeclare(name string) {
 func (b *luaBuild) readers() string {
 	var out, lhs, rhs strings.Builder
 	out.WriteString("local C, M = {}, {}\n")
-	fields := slices.Concat(b.conf, b.marks)
-	if len(fields) > 0 {
-		// read_marks is the HMGET; PREREAD its reply when a first
-		// function read it (firsts), and CF_<field> and MF_<field> the
-		// places of the fields in it, for first functions.
-		out.WriteString("local PREREAD\nlocal function read_marks() return redis.call('HMGET', K.marks")
-		for _, f := range fields {
-			out.WriteString(", '" + f + "'")
-		}
-		out.WriteString(") end\n")
-		if b.firsts() != "" {
-			for i, f := range fields {
-				t := "MF_"
-				if i < len(b.conf) {
-					t = "CF_"
-				}
-				out.WriteString("local " + t + f + " = " + strconv.Itoa(i+1) + "\n")
-			}
-		}
-	}
 	out.WriteString("local function read_fields()\n")
 	n := 0
 	for _, g := range []struct {
@@ -344,8 +324,11 @@ func (b *luaBuild) readers() string {
 		}
 	}
 	if n > 0 {
-		out.WriteString("  local v = PREREAD or read_marks()\n  PREREAD = nil\n")
-		out.WriteString("  " + lhs.String() + " = " + rhs.String() + "\n")
+		out.WriteString("  local v = redis.call('HMGET', K.marks")
+		for _, f := range slices.Concat(b.conf, b.marks) {
+			out.WriteString(", '" + f + "'")
+		}
+		out.WriteString(")\n  " + lhs.String() + " = " + rhs.String() + "\n")
 	}
 	out.WriteString("end\n")
 	return out.String()

@@ -15,12 +15,12 @@
 --- @include place events
 --- @keys jobs ready
 
--- pass hands the call over to the rest of the script with the marks v
--- (read_marks' reply; nil: the rest reads them itself): one job due now, which comes as kind, ID and value (the fewest
--- arguments), in the usual form (its reply is then a table).
-local function pass(v)
+-- pass hands the call over to the rest of the script, which reads the
+-- marks itself: one job due now, which comes as kind, ID and value (the
+-- fewest arguments), in the usual form (its reply is then a table).
+local function pass()
   if #ARGV == 3 then ARGV = {ARGV[1], 'n', ARGV[2], ARGV[3], ''} end
-  return nil, v
+  return nil
 end
 
 -- first_adds serves, before the call's set-up (lua.go: firsts), the call
@@ -30,7 +30,7 @@ end
 -- instructions, a good share of the whole call. It serves the call when
 -- its events need no more than an entry or none (events.lua: not the
 -- first step that skips its entry, nor the first entry after a hole);
--- else it returns nil and the marks it read, for the rest of the script.
+-- else it returns nil (pass), for the rest of the script.
 -- It reads the four marks that decide that (the shape, the events'
 -- length, when a reader last read, whether a step skipped its entry) and
 -- the two an entry needs only when a reader reads: each field of the
@@ -38,11 +38,11 @@ end
 -- jobs' kind.
 local function first_adds()
   local one = #ARGV == 3
-  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass(read_marks()) end
-  local m = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
-  local sh, ev, evr = m[1], m[2], m[3]
+  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass() end
+  local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
+  local sh, ev, evr = mk[1], mk[2], mk[3]
   if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
-    return pass(nil)
+    return pass()
   end
   local maxlen = EV_DEFAULT_MAXLEN_S
   if ev then
@@ -53,10 +53,10 @@ local function first_adds()
   local rec, w = false, false
   if maxlen then
     rec = ev_wanted(evr, nows)
-    if not rec and not m[4] then return pass(nil) end
+    if not rec and not mk[4] then return pass() end
     if rec then
       local e = redis.call('HMGET', K.marks, 'evh', 'evw')
-      if e[1] then return pass(nil) end
+      if e[1] then return pass() end
       w = e[2]
     end
   end
