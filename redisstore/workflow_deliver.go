@@ -412,7 +412,7 @@ func (s *Store) unindex(ctx context.Context, ids []any) error {
 }
 
 // wfLocal reports whether the scripts that end tasks' jobs apply the ends
-// to their workflows themselves, in the same step (lib_wflocal.lua): on
+// to their workflows themselves, in the same step (lua/wf/local.lua): on
 // one server, where one script reaches every key. On a Cluster, with
 // Config.OneSlotPerScript, or under a test's crash point, they leave
 // records to deliver.

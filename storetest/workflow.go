@@ -24,6 +24,7 @@ func workflowCases() []workflowCase {
 		{name: "Diamond", fn: testWorkflowDiamond},
 		{name: "FanIn1000", fn: testWorkflowFanIn},
 		{name: "FanInRacingAcks", fn: testWorkflowFanInRacing},
+		{name: "OneFinishManyEnds", fn: testWorkflowOneFinishManyEnds},
 		{name: "DelayFromRelease", fn: testWorkflowDelayed},
 		{name: "Priority", fn: testWorkflowPriority},
 		{name: "RetryIsNotAnEnd", fn: testWorkflowRetryNotEnd},

@@ -86,6 +86,11 @@ local LP_PAD_VALUE = 'a value longer than a listpack holds (hash-max-listpack-va
 -- more than PAD_FIELDS fields goes into a hash table (LP_PAD).
 local function call_chunked(cmd, key, args, step)
   local n = #args
+  -- The common call: one slice, no pad (CHUNK is far above 2 * PAD_FIELDS).
+  if n <= 2 * PAD_FIELDS then
+    if n > 0 then return redis.call(cmd, key, unpack(args)) end
+    return
+  end
   local i = 1
   local r
   local pad = cmd == 'HSET' and n > 2 * PAD_FIELDS

@@ -13,68 +13,133 @@
 
 wf_inline = true
 
--- local_keys returns the keys finish.go passed for each workflow, by ID.
+-- local_keys returns the keys finish.go passed for each workflow, by ID:
+-- the index of its first key in KEYS. A workflow's meta key is
+-- "{<prefix>:wf:<id>}:m", and a prefix holds no ':'.
 local function local_keys()
   local m = {}
   for i = K_N + 1, #KEYS - 7, 8 do
-    local id = string.match(KEYS[i], '^{[^:}]*:wf:(.*)}:m$')
-    if id then m[id] = {unpack(KEYS, i, i + 7)} end
+    local k = KEYS[i]
+    local z = string.find(k, ':wf:', 1, true)
+    if z then m[string.sub(k, z + 4, -4)] = i end
   end
   return m
 end
 
--- local_by groups the noted ends by workflow.
-local function local_by()
-  local by, order = {}, {}
-  for k = 1, wf_written do
-    local wf, task = string.match(wf_ids[k], '^([^~]*)~(.*)$')
-    if wf then
-      local a = by[wf]
-      if not a then
-        a = {n = 0, tasks = {}, seqs = {}, ocs = {}, res = {}, at = {}}
-        by[wf] = a
-        order[#order + 1] = wf
-      end
-      local m = a.n + 1
-      a.n = m
-      a.tasks[m], a.seqs[m], a.ocs[m], a.res[m], a.at[m] = task, false, wf_ocs[k], wf_res[k], k
-    end
-  end
-  return by, order
+-- The ends noted in this step, by workflow: local_order lists the
+-- workflows whose keys finish.go passed (local_keyed, by ID: the index of
+-- the first in KEYS), in the order of their first end, and local_by holds
+-- for each its ends (n; the tasks, outcomes and results, an outcome nil
+-- for 's' and a result nil for none). The ends of a workflow without keys
+-- are recorded for delivery (wf_note). A task job's ID is
+-- "<workflow>~<task>" (store.TaskJobID), cut at its first '~' by a plain
+-- find as the end is noted: a pattern with captures, or a second pass
+-- over the notes, costs several times as much per end.
+local local_by, local_order, local_keyed, local_wf, local_a
+local function reset_wf()
+  local_by, local_order, local_keyed, local_wf, local_a = {}, {}, nil, nil, nil
 end
 
 local function tracked_among(ids) return wf_members(ids) end
 
-local function track_end(id, outcome, result) wf_note(id, outcome, result) end
+local function track_end(id, outcome, result)
+  local z = string.find(id, '~', 1, true)
+  if not z then return end
+  local wf = string.sub(id, 1, z - 1)
+  local a = local_a
+  if wf ~= local_wf then
+    a = local_by[wf]
+    if a == nil then
+      if not local_keyed then local_keyed = local_keys() end
+      a = local_keyed[wf] and {n = 0, tasks = {}, ocs = {}, res = {}} or false
+      local_by[wf] = a
+      if a then local_order[#local_order + 1] = wf end
+    end
+    local_wf, local_a = wf, a
+  end
+  if not a then
+    wf_note(id, outcome, result)
+    return
+  end
+  local m = a.n + 1
+  a.n = m
+  a.tasks[m] = string.sub(id, z + 1)
+  -- Most ends are successes without a result: kept as nil (see local_apply).
+  if outcome ~= 's' then a.ocs[m] = outcome end
+  if result and result ~= '' then a.res[m] = result end
+end
+
+-- NO_SEQS stands for the seqs of ends applied in the step that ended
+-- their jobs: none (see tracked_tail).
+local NO_SEQS = {}
+
+-- local_apply applies the ends of one workflow, opened (wf_use): a, as
+-- track_end collects them. One HMGET reads every task's state. The usual
+-- end, a running task without dependents that succeeded (its state is
+-- the letter 'e' alone: no end applied before, nobody waits for it),
+-- costs a field of one HSET and nothing else; apply_ends takes the others,
+-- their states cached.
+local function local_apply(a, now)
+  local tasks, ocs, res = a.tasks, a.ocs, a.res
+  local v = call_chunked_flat('HMGET', WK.s, tasks)
+  local h, out, ok, slow = nil, nil, 0, nil
+  for m = 1, a.n do
+    local t = tasks[m]
+    if v[m] == 'e' and not ocs[m] and st_cache[t] == nil then
+      st_cache[t] = 'S'
+      ok = ok + 1
+      h = h or {}
+      h[2 * ok - 1], h[2 * ok] = t, 'S'
+      if res[m] then
+        out = out or {}
+        out[#out + 1] = t
+        out[#out + 1] = res[m]
+      end
+    else
+      if st_cache[t] == nil then load_state(t, v[m] or false) end
+      slow = slow or {}
+      slow[#slow + 1] = m
+    end
+  end
+  if ok > 0 then
+    call_chunked('HSET', WK.s, h, 2)
+    if out then call_chunked('HSET', WK.o, out, 2) end
+    bump('c_e', -ok)
+    bump('c_S', ok)
+    bump('open', -ok)
+  end
+  if not slow then
+    flush()
+    end_check(now)
+    return
+  end
+  if ok == 0 then
+    apply_ends(a.n, tasks, NO_SEQS, ocs, res, now)
+    return
+  end
+  local st, so, sr = {}, {}, {}
+  for k, m in ipairs(slow) do st[k], so[k], sr[k] = tasks[m], ocs[m], res[m] end
+  apply_ends(#slow, st, NO_SEQS, so, sr, now)
+end
 
 -- tracked_tail applies the noted ends to their workflows, enqueues what they
 -- release into this queue, and appends to finish's reply the records it
--- could not apply (none unless a workflow's keys were missing: 0), then
--- the releases it leaves to the caller. The ends carry no seq: applied in
--- the step that ended the job, no record of an earlier run can come after
--- them (a task runs again only after a requeue, whose record has a later
--- seq).
+-- left to deliver (the ends of workflows without keys: none unless one
+-- was missing), then the releases it leaves to the caller. The ends carry
+-- no seq: applied in the step that ended the job, no record of an earlier
+-- run can come after them (a task runs again only after a requeue, whose
+-- record has a later seq).
 local function tracked_tail(out, now, later)
-  local by, order = local_by()
-  local keyed = local_keys()
-  local acc, rel, left = {ids = {}, dues = {}, vals = {}}, {}, {}
-  for _, wf in ipairs(order) do
-    local a = by[wf]
-    if keyed[wf] then
-      wf_use(keyed[wf])
-      if WM.st then
-        apply_ends(a.n, a.tasks, a.seqs, a.ocs, a.res, now)
-        local_settle(wf, acc, rel, now)
-      end
-    else
-      for m = 1, a.n do left[#left + 1] = a.at[m] end
+  local acc, rel = {ids = {}, dues = {}, vals = {}}, {}
+  for _, wf in ipairs(local_order) do
+    local i = local_keyed[wf]
+    wf_use({KEYS[i], KEYS[i + 1], KEYS[i + 2], KEYS[i + 3], KEYS[i + 4], KEYS[i + 5], KEYS[i + 6], KEYS[i + 7]})
+    if WM.st then
+      local_apply(local_by[wf], now)
+      local_settle(wf, acc, rel, now)
     end
   end
   if #acc.ids > 0 then release_into(acc.ids, acc.dues, acc.vals, now, later, true) end
-  -- Ends of workflows without keys: recorded for delivery.
-  local ids, ocs, res = wf_ids, wf_ocs, wf_res
-  reset_wfends()
-  for _, k in ipairs(left) do wf_note(ids[k], ocs[k], res[k]) end
   out[#out + 1] = wf_written
   for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
   for _, x in ipairs(rel) do out[#out + 1] = x end

@@ -116,12 +116,13 @@ local function reply(list)
 end
 
 -- apply_ends applies n task ends to the open workflow: the k-th is task
--- tasks[k]'s, with the seq seqs[k] (decimal digits; false for an end
--- applied in the step that ended the job, lib_wflocal.lua), outcome
--- ocs[k] (s, f, c, d, r) and result res[k], at time now (ms). A task
--- remembers the seq of the last end applied, and an older or repeated one
--- changes nothing. It returns whether one end had been applied before (a
--- delivery a dead process left half done).
+-- tasks[k]'s, with the seq seqs[k] (decimal digits; nil or false for an
+-- end applied in the step that ended the job, wf/local.lua), outcome
+-- ocs[k] (s, f, c, d, r; nil for s) and result res[k] (nil or '' for
+-- none), at time now (ms). A task remembers the seq of the last end
+-- applied, and an older or repeated one changes nothing. It returns
+-- whether one end had been applied before (a delivery a dead process left
+-- half done).
 local function apply_ends(n, tasks, seqs, ocs, res, now)
   local again = false
   if n > 0 then
@@ -129,7 +130,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     local results = {}
     local ok = 0 -- running tasks that succeeded (the fast path below)
     for k = 1, n do
-      local t, seq, oc = tasks[k], seqs[k], ocs[k]
+      local t, seq, oc = tasks[k], seqs[k], ocs[k] or 's'
       local cur = st_cache[t]
       if cur == nil then cur = state(t) end
       if not cur then
@@ -139,17 +140,18 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
       elseif cur == 'e' and oc == 's' then
         -- The usual end: a running task succeeded. set_state's work, with
         -- the counters bumped once for all.
-        seq_cache[t] = seq or seq_cache[t]
+        if seq then seq_cache[t] = seq end
         st_cache[t] = 'S'
         st_dirty[t] = true
         ok = ok + 1
-        if res[k] ~= '' then
+        local r = res[k]
+        if r and r ~= '' then
           results[#results + 1] = t
-          results[#results + 1] = res[k]
+          results[#results + 1] = r
         end
         if dep_cache[t] then propagate(t, 'S') end
       else
-        seq_cache[t] = seq or seq_cache[t]
+        if seq then seq_cache[t] = seq end
         st_dirty[t] = true
         if oc == 'r' then
           if cur == 'F' or cur == 'C' then

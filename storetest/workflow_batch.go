@@ -1,0 +1,50 @@
+package storetest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/hopperq/hopper/store"
+)
+
+// testWorkflowOneFinishManyEnds: one Finish call that ends several tasks
+// of one workflow in different ways (plain acks of tasks nobody waits for,
+// an ack with a result, the ack of a task with a dependent, a failure)
+// applies every end: the states, the counts, the result, the dependent
+// released, and the workflow's end once the last task ends. A store may
+// take the usual end (a success nobody waits for) by a shorter path than
+// the others; this mixes both in one step.
+func testWorkflowOneFinishManyEnds(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueue(t)
+	wf := newWorkflowID(t)
+	enqueueWorkflow(t, w, newWorkflow(wf,
+		wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c"),
+		wfTask(wf, q, "d"), wfTask(wf, q, "e"), wfTask(wf, q, "f", "d")))
+	got := claimAll(t, s, q, 10)
+	if len(got) != 5 {
+		t.Fatalf("claimed %d jobs, want the five tasks without dependencies", len(got))
+	}
+	job := func(name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	res := []byte("result of b")
+	withResult := outcome(job("b"), store.OutcomeAck)
+	withResult.Result = res
+	finishOK(t, s,
+		outcome(job("a"), store.OutcomeAck),
+		withResult,
+		failed(job("c"), store.OutcomeGarbage, "boom", 0),
+		outcome(job("d"), store.OutcomeAck),
+		outcome(job("e"), store.OutcomeAck))
+	want := taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskFailed,
+		"d": store.TaskSucceeded, "e": store.TaskSucceeded, "f": store.TaskEnqueued,
+	}
+	requireWorkflow(t, w, wf, store.WorkflowRunning, want)
+	if r := taskResults(t, w, wf, []string{"b", "a"}); !bytes.Equal(r[0], res) || r[1] != nil {
+		t.Fatalf("TaskResults([b a]) after one Finish of five ends: %q, want [%q nil]", r, res)
+	}
+
+	runTask(t, s, q, wf, "f")
+	want["f"] = store.TaskSucceeded
+	requireWorkflow(t, w, wf, store.WorkflowFailed, want)
+	requireNoJobs(t, s, "every task ran once", q)
+}
