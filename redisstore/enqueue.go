@@ -108,8 +108,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	items := make([]encJob, len(jobs))
-	ptrs := make([]*encJob, len(jobs))
+	items, ptrs, res := enqueueSlices(len(jobs))
 	for i, j := range jobs {
 		if err := s.validPartition(j.Queue); err != nil { // ValidateJobs checked the rest
 			return nil, err
@@ -133,7 +132,6 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	// Per job: stored, a duplicate, or an error of its queue's script.
 	// When no job was stored the call fails; otherwise the failed ones
 	// carry their error (store.EnqueueResult.Err).
-	res := make([]store.EnqueueResult, len(items))
 	var firstErr error
 	failed := 0
 	for i := range items {
@@ -334,4 +332,22 @@ func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
 			it.err = wrap("enqueue", fmt.Errorf("unexpected script result %q", v))
 		}
 	}
+}
+
+// oneJob is what Enqueue needs for a call of one job, the common call, in
+// one allocation instead of three.
+type oneJob struct {
+	items [1]encJob
+	ptrs  [1]*encJob
+	res   [1]store.EnqueueResult
+}
+
+// enqueueSlices returns Enqueue's slices for n jobs: the encoded jobs,
+// pointers to them, and the results.
+func enqueueSlices(n int) ([]encJob, []*encJob, []store.EnqueueResult) {
+	if n == 1 {
+		o := new(oneJob)
+		return o.items[:], o.ptrs[:], o.res[:]
+	}
+	return make([]encJob, n), make([]*encJob, n), make([]store.EnqueueResult, n)
 }
