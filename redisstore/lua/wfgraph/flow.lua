@@ -23,6 +23,15 @@ local function dep_status(deps, t)
   return open, bad
 end
 
+-- satisfy counts one more dependency of waiting task d as satisfied and
+-- releases d when none is left. A task's remaining count is read only
+-- while it waits, and set again when it waits again (reopen), so a
+-- released task's is not written back.
+local function satisfy(d)
+  local r = rem(d) - 1
+  if r <= 0 then release(d) else set_rem(d, r) end
+end
+
 -- propagate applies task t's end in state st to its waiting dependents,
 -- and skips onward through the dependents it skips.
 local function propagate(t, st)
@@ -30,11 +39,7 @@ local function propagate(t, st)
   if not deps then return end
   if st == 'S' and not string.find(deps, '\n', 1, true) then
     -- The common case: one dependent, satisfied.
-    if state(deps) == 'w' then
-      local r = rem(deps) - 1
-      set_rem(deps, r)
-      if r <= 0 then release(deps) end
-    end
+    if state(deps) == 'w' then satisfy(deps) end
     return
   end
   local todo, k = {{t, st}}, 1
@@ -44,9 +49,7 @@ local function propagate(t, st)
     for _, d in ipairs(names(dependents_of(cur))) do
       if state(d) == 'w' then
         if satisfied(cur, cst, d) then
-          local r = rem(d) - 1
-          set_rem(d, r)
-          if r <= 0 then release(d) end
+          satisfy(d)
         else
           set_state(d, 'K', 'w')
           todo[#todo + 1] = {d, 'K'}
