@@ -9,6 +9,8 @@ set -e
 BIN=$1; SYS=$2; N=${3:-1000}; MODE=$4; PORT=6397
 shift 4 2>/dev/null || shift $#
 EXTRA=("$@")
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/phase.sh"
 D=$(mktemp -d)
 trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true; rm -rf $D' EXIT
 cd "$D"
@@ -16,13 +18,7 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$D/cg.out" \
   redis-server --port $PORT --save '' --appendonly no >/dev/null 2>&1 &
 VP=$!
 for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
-if [ "$MODE" = drain ]; then
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" "${EXTRA[@]}" >/dev/null
-  RUN=(-drain -n "$N" "${EXTRA[@]}")
-else
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 "${EXTRA[@]}" >/dev/null # load scripts, first-time checks
-  RUN=(-n "$N" "${EXTRA[@]}")
-fi
+prepare_phase
 callgrind_control -z $VP >/dev/null 2>&1
 callgrind_control -i on $VP >/dev/null 2>&1
 "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" "${RUN[@]}" >/dev/null

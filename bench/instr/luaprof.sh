@@ -23,6 +23,7 @@ fi
 case "$MODE" in ""|enqueue|drain) ;; *) echo "$0: mode must be enqueue or drain, not $MODE" >&2; exit 2 ;; esac
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/phase.sh"
 PATCH=$HERE/luaprof/redis-7.0-luaprof.patch
 CACHE=${LUAPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hopper-luaprof}
 mkdir -p "$CACHE"
@@ -100,13 +101,7 @@ for PORT in $(seq 6391 6420); do
   kill $SP 2>/dev/null || true; wait $SP 2>/dev/null || true; SP=
 done
 [ -n "$SP" ] || { echo "$0: no free port for the server in 6391-6420" >&2; cat "$D/server.log" >&2; exit 1; }
-if [ "$MODE" = drain ]; then
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n "$N" "${EXTRA[@]}" >/dev/null
-  RUN=(-drain -n "$N" "${EXTRA[@]}")
-else
-  "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" -n 10 "${EXTRA[@]}" >/dev/null # load scripts, first-time checks
-  RUN=(-n "$N" "${EXTRA[@]}")
-fi
+prepare_phase
 redis-cli -p $PORT config resetstat >/dev/null
 "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" "${RUN[@]}" >/dev/null
 echo "$SYS ${MODE:-enqueue}${EXTRA:+ ${EXTRA[*]}} (n=$N)"
