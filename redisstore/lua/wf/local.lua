@@ -64,7 +64,8 @@ local function track_end(id, outcome, result)
   local m = a.n + 1
   a.n = m
   a.tasks[m] = string.sub(id, z + 1)
-  -- Most ends are successes without a result: kept as nil (see local_apply).
+  -- Most ends are successes without a result: kept as nil (apply_ends
+  -- reads nil as 's' and as no result).
   if outcome ~= 's' then a.ocs[m] = outcome end
   if result and result ~= '' then a.res[m] = result end
 end
@@ -72,55 +73,6 @@ end
 -- NO_SEQS stands for the seqs of ends applied in the step that ended
 -- their jobs: none (see tracked_tail).
 local NO_SEQS = {}
-
--- local_apply applies the ends of one workflow, opened (wf_use): a, as
--- track_end collects them. One HMGET reads every task's state. The usual
--- end, a running task without dependents that succeeded (its state is
--- the letter 'e' alone: no end applied before, nobody waits for it),
--- costs a field of one HSET and nothing else; apply_ends takes the others,
--- their states cached.
-local function local_apply(a, now)
-  local tasks, ocs, res = a.tasks, a.ocs, a.res
-  local v = call_chunked_flat('HMGET', WK.s, tasks)
-  local h, out, ok, slow = nil, nil, 0, nil
-  for m = 1, a.n do
-    local t = tasks[m]
-    if v[m] == 'e' and not ocs[m] and st_cache[t] == nil then
-      st_cache[t] = 'S'
-      ok = ok + 1
-      h = h or {}
-      h[2 * ok - 1], h[2 * ok] = t, 'S'
-      if res[m] then
-        out = out or {}
-        out[#out + 1] = t
-        out[#out + 1] = res[m]
-      end
-    else
-      if st_cache[t] == nil then load_state(t, v[m] or false) end
-      slow = slow or {}
-      slow[#slow + 1] = m
-    end
-  end
-  if ok > 0 then
-    call_chunked('HSET', WK.s, h, 2)
-    if out then call_chunked('HSET', WK.o, out, 2) end
-    bump('c_e', -ok)
-    bump('c_S', ok)
-    bump('open', -ok)
-  end
-  if not slow then
-    flush()
-    end_check(now)
-    return
-  end
-  if ok == 0 then
-    apply_ends(a.n, tasks, NO_SEQS, ocs, res, now)
-    return
-  end
-  local st, so, sr = {}, {}, {}
-  for k, m in ipairs(slow) do st[k], so[k], sr[k] = tasks[m], ocs[m], res[m] end
-  apply_ends(#slow, st, NO_SEQS, so, sr, now)
-end
 
 -- tracked_tail applies the noted ends to their workflows, enqueues what they
 -- release into this queue, and appends to finish's reply the records it
@@ -135,7 +87,8 @@ local function tracked_tail(out, now, later)
     local i = local_keyed[wf]
     wf_use({KEYS[i], KEYS[i + 1], KEYS[i + 2], KEYS[i + 3], KEYS[i + 4], KEYS[i + 5], KEYS[i + 6], KEYS[i + 7]})
     if WM.st then
-      local_apply(local_by[wf], now)
+      local a = local_by[wf]
+      apply_ends(a.n, a.tasks, NO_SEQS, a.ocs, a.res, now)
       local_settle(wf, acc, rel, now)
     end
   end

@@ -126,60 +126,92 @@ end
 -- applied, and an older or repeated one changes nothing. It returns
 -- whether one end had been applied before (a delivery a dead process left
 -- half done).
+--
+-- The usual end, a running task without dependents that succeeded (its
+-- field is the letter 'e' alone: no end applied before, nobody waits for
+-- it), is written straight into one HSET, past the caches, when the
+-- workflow was just opened: one HMGET reads every task's field, and only
+-- the others go through the caches and flush.
 local function apply_ends(n, tasks, seqs, ocs, res, now)
   local again = false
-  if n > 0 then
+  if n == 0 then return again end
+  local fresh
+  if next(st_cache) == nil then
+    fresh = call_chunked_flat('HMGET', WK.s, tasks)
+  else
     prefetch(tasks)
-    local results = {}
-    local ok = 0 -- running tasks that succeeded (the fast path below)
-    for k = 1, n do
-      local t, seq, oc = tasks[k], seqs[k], ocs[k] or 's'
-      local cur = st_cache[t]
-      if cur == nil then cur = state(t) end
-      if not cur then
-        -- not a task of this workflow: nothing to apply
-      elseif seq and tonumber(seq) <= (tonumber(seq_cache[t]) or 0) then
-        again = true
-      elseif cur == 'e' and oc == 's' then
-        -- The usual end: a running task succeeded. set_state's work, with
-        -- the counters bumped once for all.
-        if seq then seq_cache[t] = seq end
-        st_cache[t] = 'S'
-        st_dirty[t] = true
-        ok = ok + 1
-        local r = res[k]
-        if r and r ~= '' then
-          results[#results + 1] = t
-          results[#results + 1] = r
-        end
-        if dep_cache[t] then propagate(t, 'S') end
+  end
+  local results, direct, nd = {}, {}, 0
+  local ok = 0 -- running tasks that succeeded (the fast paths below)
+  for k = 1, n do
+    local t, seq, oc = tasks[k], seqs[k], ocs[k] or 's'
+    local cur = st_cache[t]
+    if fresh and cur == nil then
+      if fresh[k] == 'e' and oc == 's' then
+        cur = true -- the usual end, direct
       else
-        if seq then seq_cache[t] = seq end
-        st_dirty[t] = true
-        if oc == 'r' then
-          if cur == 'F' or cur == 'C' then
-            set_state(t, 'e', cur)
-            reopen(t)
-          end
-        elseif cur == 'e' then
-          -- Only a running task ends: the end of a done task's job run
-          -- again (requeued from done) leaves its workflow as it is.
-          local new = END_STATE[oc]
-          if new and new ~= cur then
-            set_state(t, new, cur)
-            propagate(t, new)
-          end
+        load_state(t, fresh[k] or false)
+        cur = st_cache[t]
+      end
+    elseif cur == nil then
+      cur = state(t)
+    end
+    if cur == true then
+      -- st_cache marks it, so that the same task ending twice in one step
+      -- counts once.
+      st_cache[t] = 'S'
+      if seq then seq_cache[t] = seq end
+      ok = ok + 1
+      direct[nd + 1], direct[nd + 2], nd = t, seq and ('S' .. seq) or 'S', nd + 2
+      local r = res[k]
+      if r and r ~= '' then
+        results[#results + 1] = t
+        results[#results + 1] = r
+      end
+    elseif not cur then
+      -- not a task of this workflow: nothing to apply
+    elseif seq and tonumber(seq) <= (tonumber(seq_cache[t]) or 0) then
+      again = true
+    elseif cur == 'e' and oc == 's' then
+      -- The usual end of a task with dependents: set_state's work, with
+      -- the counters bumped once for all.
+      if seq then seq_cache[t] = seq end
+      st_cache[t] = 'S'
+      st_dirty[t] = true
+      ok = ok + 1
+      local r = res[k]
+      if r and r ~= '' then
+        results[#results + 1] = t
+        results[#results + 1] = r
+      end
+      if dep_cache[t] then propagate(t, 'S') end
+    else
+      if seq then seq_cache[t] = seq end
+      st_dirty[t] = true
+      if oc == 'r' then
+        if cur == 'F' or cur == 'C' then
+          set_state(t, 'e', cur)
+          reopen(t)
+        end
+      elseif cur == 'e' then
+        -- Only a running task ends: the end of a done task's job run
+        -- again (requeued from done) leaves its workflow as it is.
+        local new = END_STATE[oc]
+        if new and new ~= cur then
+          set_state(t, new, cur)
+          propagate(t, new)
         end
       end
     end
-    if ok > 0 then
-      bump('c_e', -ok)
-      bump('c_S', ok)
-      bump('open', -ok)
-    end
-    if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
-    flush()
-    end_check(now)
   end
+  if ok > 0 then
+    bump('c_e', -ok)
+    bump('c_S', ok)
+    bump('open', -ok)
+  end
+  if nd > 0 then call_chunked('HSET', WK.s, direct, 2) end
+  if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
+  flush()
+  end_check(now)
   return again
 end

@@ -109,13 +109,9 @@ end
 
 -- prefetch reads the states of tasks not cached yet in one call.
 local function prefetch(tasks)
-  local need = tasks
-  if next(st_cache) ~= nil then
-    -- Some are cached (right after wf_use none is: read them all).
-    need = {}
-    for _, t in ipairs(tasks) do
-      if st_cache[t] == nil then need[#need + 1] = t end
-    end
+  local need = {}
+  for _, t in ipairs(tasks) do
+    if st_cache[t] == nil then need[#need + 1] = t end
   end
   if #need == 0 then return end
   local v = call_chunked_flat('HMGET', WK.s, need)
