@@ -25,6 +25,7 @@ func workflowCases() []workflowCase {
 		{name: "FanIn1000", fn: testWorkflowFanIn},
 		{name: "FanInRacingAcks", fn: testWorkflowFanInRacing},
 		{name: "OneFinishManyEnds", fn: testWorkflowOneFinishManyEnds},
+		{name: "OneFinishTwoWorkflows", fn: testWorkflowOneFinishTwoWorkflows},
 		{name: "DelayFromRelease", fn: testWorkflowDelayed},
 		{name: "Priority", fn: testWorkflowPriority},
 		{name: "RetryIsNotAnEnd", fn: testWorkflowRetryNotEnd},

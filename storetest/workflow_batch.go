@@ -48,3 +48,49 @@ func testWorkflowOneFinishManyEnds(t *testing.T, s store.Store, w store.Workflow
 	requireWorkflow(t, w, wf, store.WorkflowFailed, want)
 	requireNoJobs(t, s, "every task ran once", q)
 }
+
+// testWorkflowOneFinishTwoWorkflows: one Finish call whose ends alternate
+// between the tasks of two workflows (a success of one, of the other, a
+// failure of the first, a success with a result of the second) applies
+// each end to its own workflow: a store that files a step's ends by
+// workflow must not mix up where one workflow's ends stop and the
+// other's begin.
+func testWorkflowOneFinishTwoWorkflows(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueue(t)
+	one, two := newWorkflowID(t), newWorkflowID(t)
+	for _, wf := range []string{one, two} {
+		enqueueWorkflow(t, w, newWorkflow(wf,
+			wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c", "a")))
+	}
+	got := claimAll(t, s, q, 10)
+	if len(got) != 4 {
+		t.Fatalf("claimed %d jobs, want the four tasks without dependencies", len(got))
+	}
+	job := func(wf, name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	res := []byte("result of two's b")
+	withResult := outcome(job(two, "b"), store.OutcomeAck)
+	withResult.Result = res
+	finishOK(t, s,
+		outcome(job(one, "a"), store.OutcomeAck),
+		outcome(job(two, "a"), store.OutcomeAck),
+		failed(job(one, "b"), store.OutcomeGarbage, "boom", 0),
+		withResult)
+	requireWorkflow(t, w, one, store.WorkflowRunning, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskFailed, "c": store.TaskEnqueued})
+	requireWorkflow(t, w, two, store.WorkflowRunning, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskEnqueued})
+	if r := taskResults(t, w, two, []string{"b", "a"}); !bytes.Equal(r[0], res) || r[1] != nil {
+		t.Fatalf("TaskResults([b a]) of the second workflow: %q, want [%q nil]", r, res)
+	}
+	if r := taskResults(t, w, one, []string{"b"}); r[0] != nil {
+		t.Fatalf("TaskResults([b]) of the first workflow: %q, want [nil] (the result was the other's)", r)
+	}
+
+	runTask(t, s, q, one, "c")
+	runTask(t, s, q, two, "c")
+	requireWorkflow(t, w, one, store.WorkflowFailed, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskFailed, "c": store.TaskSucceeded})
+	requireWorkflow(t, w, two, store.WorkflowSucceeded, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded})
+	requireNoJobs(t, s, "every task ran once", q)
+}

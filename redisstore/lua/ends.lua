@@ -91,8 +91,9 @@ end
 -- (Without a retention an ack only deletes: written out, since a Lua call
 -- costs about a thousand instructions here.)
 local function ends_plain(q, out, now, later)
-  local ng, nd, bare = 0, 0, false
+  local ng, nd, nt, bare = 0, 0, 0, false
   local ids, members, kinds, held, waited, tracked = q.ids, q.members, q.kinds, q.held, q.waited, q.tracked
+  local tk = tracked and {} -- the tracked jobs' IDs, for one track_oks
   local gone, gids, del, keep = E.gone, E.gids, E.del, q.queue_ret > 0
   for r = 1, q.plain do
     local id = ids[r]
@@ -108,7 +109,10 @@ local function ends_plain(q, out, now, later)
         nd = nd + 1
         del[nd] = id
       end
-      if tracked and tracked[id] then track_end(id, 's', '') end
+      if tracked and tracked[r] == 1 then
+        nt = nt + 1
+        tk[nt] = id
+      end
       if kinds[r] == '' then bare = true end
       if waited and waited[id] then
         local k, a = kind_att(q, r)
@@ -117,6 +121,7 @@ local function ends_plain(q, out, now, later)
     end
   end
   E.acks = E.acks + nd
+  if nt > 0 then track_oks(tk, nt) end
   if not events_on() or ng == 0 then return end
   if ng == q.plain and not bare then
     -- Every plain ack went through with its kind: the request columns are
@@ -165,7 +170,7 @@ local function ends_fail(q, r, o, x, y, now, later)
     if q.waited and q.waited[id] then
       publish_end(id, 'garbage', a, (kind_att(q, r)), '', error_text(y), o == 6, now)
     end
-    if q.tracked and q.tracked[id] then track_end(id, (o == 6 or q.cancelled[r] == 1) and 'c' or 'f', '') end
+    if q.tracked and q.tracked[r] == 1 then track_end(id, (o == 6 or q.cancelled[r] == 1) and 'c' or 'f', '') end
     E.dead_ids[#E.dead_ids + 1] = id
     E.dead_z[#E.dead_z + 1], E.dead_z[#E.dead_z + 2] = ms_str(now), id
     if o == 6 and q.cancelled[r] ~= 1 then
@@ -214,7 +219,7 @@ local function ends_one(q, r, out, now, later)
     if waited then publish_end(id, 'done', att, k, y, '', false, now) end
   end
   ends_ack(q, id, tonumber(x), y, now, later)
-  if q.tracked and q.tracked[id] then track_end(id, 's', y) end
+  if q.tracked and q.tracked[r] == 1 then track_end(id, 's', y) end
 end
 
 -- ends_delete deletes the acked jobs kept for no retention.

@@ -22,6 +22,7 @@ end
 -- step enqueues into acc, the others into rel (returned as wf, task,
 -- queue, payload).
 local function local_settle(wf, acc, rel, now)
+  if #released == 0 then return wf_index(wf) end
   local list, mine, other = {}, {}, {}
   for _, t in ipairs(released) do
     if st_cache[t] == 'e' then list[#list + 1] = t end

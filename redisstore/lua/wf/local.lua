@@ -30,70 +30,105 @@ end
 -- workflows whose keys finish.go passed (local_keyed, by ID: the index of
 -- the first in KEYS), in the order of their first end, and local_by holds
 -- for each its ends (n; the tasks, outcomes and results, an outcome nil
--- for 's' and a result nil for none). The ends of a workflow without keys
+-- for 's' and a result nil for none, the tables made for the first that
+-- is not). The ends of a workflow without keys
 -- are recorded for delivery (wf_note). A task job's ID is
 -- "<workflow>~<task>" (store.TaskJobID), cut at its first '~' by a plain
 -- find as the end is noted: a pattern with captures, or a second pass
 -- over the notes, costs several times as much per end.
-local local_by, local_order, local_keyed, local_wf, local_a
+local local_by, local_order, local_keyed, local_wf, local_a, find, sub
 local function reset_wf()
   local_by, local_order, local_keyed, local_wf, local_a = {}, {}, nil, nil, nil
+  find, sub = string.find, string.sub
 end
 
-local function tracked_among(ids) return wf_members(ids) end
+local function tracked_among(ids) return wf_flags(ids) end
 
-local function track_end(id, outcome, result)
-  local z = string.find(id, '~', 1, true)
-  if not z then return end
-  local wf = string.sub(id, 1, z - 1)
-  local a = local_a
-  if wf ~= local_wf then
-    a = local_by[wf]
-    if a == nil then
-      if not local_keyed then local_keyed = local_keys() end
-      a = local_keyed[wf] and {n = 0, tasks = {}, ocs = {}, res = {}} or false
-      local_by[wf] = a
-      if a then local_order[#local_order + 1] = wf end
+-- file_ends files the ends of the n jobs ids (all with outcome, and
+-- result) under their workflows: one loop for a batch, since a Lua call
+-- a job costs about a thousand instructions (track_oks, the usual case).
+-- An ID that starts as the previous one's workflow and '~' (pre) is cut
+-- with one string.sub: a batch's ends mostly come from one workflow.
+-- (find and sub are string.find and string.sub, looked up once a call:
+-- a library's load sees no string table.)
+local function file_ends(ids, n, outcome, result)
+  local usual = outcome == 's' and (not result or result == '')
+  local a, cur = local_a, local_wf
+  local pre = cur and cur .. '~'
+  local from = pre and #pre + 1 -- where pre's task names start
+  local tasks, m = a and a.tasks, a and a.n
+  for i = 1, n do
+    local id = ids[i]
+    local task
+    if pre and find(id, pre, 1, true) == 1 then
+      task = sub(id, from)
+    else
+      local z = find(id, '~', 1, true)
+      if z then
+        local wf = sub(id, 1, z - 1)
+        task = sub(id, z + 1)
+        if a then a.n = m end
+        a = local_by[wf]
+        if a == nil then
+          if not local_keyed then local_keyed = local_keys() end
+          a = local_keyed[wf] and {n = 0, tasks = {}} or false
+          local_by[wf] = a
+          if a then local_order[#local_order + 1] = wf end
+        end
+        tasks, m = a and a.tasks, a and a.n
+        cur, pre, from = wf, wf .. '~', z + 1
+      end
     end
-    local_wf, local_a = wf, a
+    if a and task then
+      m = m + 1
+      tasks[m] = task
+      -- Most ends are successes without a result: kept as nil
+      -- (apply_ends reads nil as 's' and as no result).
+      if not usual then
+        if outcome ~= 's' then
+          a.ocs = a.ocs or {}
+          a.ocs[m] = outcome
+        end
+        if result and result ~= '' then
+          a.res = a.res or {}
+          a.res[m] = result
+        end
+      end
+    elseif task then
+      wf_note(id, outcome, result)
+    end
   end
-  if not a then
-    wf_note(id, outcome, result)
-    return
-  end
-  local m = a.n + 1
-  a.n = m
-  a.tasks[m] = string.sub(id, z + 1)
-  -- Most ends are successes without a result: kept as nil (apply_ends
-  -- reads nil as 's' and as no result).
-  if outcome ~= 's' then a.ocs[m] = outcome end
-  if result and result ~= '' then a.res[m] = result end
+  if a then a.n = m end
+  local_wf, local_a = cur, a
 end
 
--- NO_SEQS stands for the seqs of ends applied in the step that ended
--- their jobs: none (see tracked_tail).
-local NO_SEQS = {}
+local function track_end(id, outcome, result) file_ends({id}, 1, outcome, result) end
+
+local function track_oks(ids, n) file_ends(ids, n, 's', '') end
 
 -- tracked_tail applies the noted ends to their workflows, enqueues what they
 -- release into this queue, and appends to finish's reply the records it
 -- left to deliver (the ends of workflows without keys: none unless one
 -- was missing), then the releases it leaves to the caller. The ends carry
--- no seq: applied in the step that ended the job, no record of an earlier
--- run can come after them (a task runs again only after a requeue, whose
--- record has a later seq).
+-- no seq (NONE): applied in the step that ended the job, no record of an
+-- earlier run can come after them (a task runs again only after a
+-- requeue, whose record has a later seq).
 local function tracked_tail(out, now, later)
-  local acc, rel = {ids = {}, dues = {}, vals = {}}, {}
+  -- acc and rel are made for the first workflow that released a task
+  -- (local_settle touches them only then).
+  local acc, rel
   for _, wf in ipairs(local_order) do
     local i = local_keyed[wf]
-    wf_use({KEYS[i], KEYS[i + 1], KEYS[i + 2], KEYS[i + 3], KEYS[i + 4], KEYS[i + 5], KEYS[i + 6], KEYS[i + 7]})
+    wf_use(nil, i)
     if WM.st then
       local a = local_by[wf]
-      apply_ends(a.n, a.tasks, NO_SEQS, a.ocs, a.res, now)
+      apply_ends(a.n, a.tasks, NONE, a.ocs or NONE, a.res or NONE, now)
+      if #released > 0 and not acc then acc, rel = {ids = {}, dues = {}, vals = {}}, {} end
       local_settle(wf, acc, rel, now)
     end
   end
-  if #acc.ids > 0 then release_into(acc.ids, acc.dues, acc.vals, now, later, true) end
+  if acc and #acc.ids > 0 then release_into(acc.ids, acc.dues, acc.vals, now, later, true) end
   out[#out + 1] = wf_written
   for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
-  for _, x in ipairs(rel) do out[#out + 1] = x end
+  for _, x in ipairs(rel or NONE) do out[#out + 1] = x end
 end

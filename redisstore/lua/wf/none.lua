@@ -5,6 +5,8 @@ local function tracked_among() return nil end
 
 local function track_end() end
 
+local function track_oks() end
+
 local function tracked_tail(out)
   out[#out + 1] = 0
 end

@@ -4,11 +4,16 @@
 -- contract of the wf slot, the hooks by which finish lets others track
 -- the ends of some jobs (ends.lua):
 --
---   tracked_among(ids) -> set|nil  which of ids are tracked: workflow
---                                  tasks' jobs
+--   tracked_among(ids) -> flags|nil
+--                                  which of ids are tracked (workflow
+--                                  tasks' jobs): flags[i] is 1 when ids[i]
+--                                  is, else 0; nil when none can be
 --   track_end(id, outcome, result) a tracked job ended (outcome s
 --                                  succeeded, f failed, c cancelled, d
 --                                  deleted, r requeued)
+--   track_oks(ids, n)              the n tracked jobs ids succeeded,
+--                                  without a result: track_end of each,
+--                                  in one call
 --   tracked_tail(out, now, later)  appends to finish's reply the number
 --                                  of records it leaves to deliver, then
 --                                  each one's job ID and record
@@ -22,9 +27,13 @@
 -- (MaintainWorkflows) delivers what a dead process left, after WF_LEASE.
 --- @include wfends
 
-local function tracked_among(ids) return wf_members(ids) end
+local function tracked_among(ids) return wf_flags(ids) end
 
 local function track_end(id, outcome, result) wf_note(id, outcome, result) end
+
+local function track_oks(ids, n)
+  for i = 1, n do wf_note(ids[i], 's', '') end
+end
 
 local function tracked_tail(out, now)
   out[#out + 1] = wf_written

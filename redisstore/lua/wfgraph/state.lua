@@ -159,24 +159,40 @@ local WM
 -- step (wf/local.lua), and decides itself which go to rel.
 local wf_inline = false
 
--- reset_wfgraph starts a call with no workflow open.
+-- reset_wfgraph starts a call with no workflow open, and the dirty sets
+-- and counters empty (kept from the last call when it left them so).
 local function reset_wfgraph()
-  WK, WM, info_cache = nil, nil, {}
-  st_cache, seq_cache, dep_cache = nil, nil, nil
-  st_dirty, rem_cache, rem_dirty, counters = nil, nil, nil, nil
-  released, wf_cancelled = nil, nil
+  WK, WM, wf_cancelled = nil, nil, nil
+  if not st_dirty or next(st_dirty) ~= nil then st_dirty = {} end
+  if not rem_dirty or next(rem_dirty) ~= nil then rem_dirty = {} end
+  if not counters or next(counters) ~= nil then counters = {} end
+  if not info_cache then info_cache, seq_cache, dep_cache, rem_cache, released = {}, {}, {}, {}, {} end
 end
 
 -- wf_use opens the workflow of keys (see above) with empty caches; a
 -- script that works on several workflows flushes one before it opens the
--- next.
-local function wf_use(keys)
-  keys = keys or {K.wf_meta, K.wf_states, K.wf_rem, K.wf_info, K.wf_deps, K.wf_payloads, K.wf_results, K.wf_rel}
-  WK = {m = keys[1], s = keys[2], r = keys[3], i = keys[4], d = keys[5], p = keys[6], o = keys[7], rel = keys[8]}
-  info_cache = {}
-  st_cache, seq_cache, dep_cache = {}, {}, {}
-  st_dirty, rem_cache, rem_dirty, counters = {}, {}, {}, {}
-  released = {}
+-- next (flush leaves the dirty sets and counters empty). With at, its
+-- keys are KEYS[at] to KEYS[at + 7] instead.
+local function wf_use(keys, at)
+  if at then
+    WK = {m = KEYS[at], s = KEYS[at + 1], r = KEYS[at + 2], i = KEYS[at + 3], d = KEYS[at + 4],
+      p = KEYS[at + 5], o = KEYS[at + 6], rel = KEYS[at + 7]}
+  else
+    keys = keys or {K.wf_meta, K.wf_states, K.wf_rem, K.wf_info, K.wf_deps, K.wf_payloads, K.wf_results, K.wf_rel}
+    WK = {m = keys[1], s = keys[2], r = keys[3], i = keys[4], d = keys[5], p = keys[6], o = keys[7], rel = keys[8]}
+  end
+  if next(st_dirty) ~= nil or next(rem_dirty) ~= nil or next(counters) ~= nil then
+    error('hopper: a workflow opened before the one open was flushed')
+  end
+  -- A workflow's end mostly leaves these caches empty: kept then, since
+  -- a table made and collected costs more than a look.
+  st_cache = {}
+  local nx = next
+  if nx(info_cache) ~= nil then info_cache = {} end
+  if nx(seq_cache) ~= nil then seq_cache = {} end
+  if nx(dep_cache) ~= nil then dep_cache = {} end
+  if nx(rem_cache) ~= nil then rem_cache = {} end
+  if #released > 0 then released = {} end
   local m = redis.call('HMGET', WK.m, 'st', 'cx', 'open', 'bad', 'ist')
   WM = {st = m[1], open = tonumber(m[3]) or 0, bad = tonumber(m[4]) or 0, ist = m[5]}
   wf_cancelled = m[2] == '1'
@@ -193,31 +209,42 @@ local function release(t)
   released[#released + 1] = t
 end
 
--- flush writes the caches back.
+-- flush writes the caches back (what is empty costs a next() each: the
+-- usual end of a task leaves all but the counters so).
 local function flush()
-  local h = {}
-  for t in pairs(st_dirty) do
-    local v, seq, deps = st_cache[t], seq_cache[t], dep_cache[t]
-    if seq and seq ~= '' then v = v .. seq end
-    if deps then v = v .. '|' .. deps end
-    h[#h + 1] = t
-    h[#h + 1] = v
+  if next(st_dirty) ~= nil then
+    local h = {}
+    for t in pairs(st_dirty) do
+      local v, seq, deps = st_cache[t], seq_cache[t], dep_cache[t]
+      if seq and seq ~= '' then v = v .. seq end
+      if deps then v = v .. '|' .. deps end
+      h[#h + 1] = t
+      h[#h + 1] = v
+    end
+    call_chunked('HSET', WK.s, h, 2)
+    st_dirty = {}
   end
-  if #h > 0 then call_chunked('HSET', WK.s, h, 2) end
-  h = {}
-  for t in pairs(rem_dirty) do
-    h[#h + 1] = t
-    h[#h + 1] = rem_cache[t]
+  if next(rem_dirty) ~= nil then
+    local h = {}
+    for t in pairs(rem_dirty) do
+      h[#h + 1] = t
+      h[#h + 1] = rem_cache[t]
+    end
+    call_chunked('HSET', WK.r, h, 2)
+    rem_dirty = {}
   end
-  if #h > 0 then call_chunked('HSET', WK.r, h, 2) end
-  for f, d in pairs(counters) do
-    if d ~= 0 then redis.call('HINCRBY', WK.m, f, d) end
-    if f == 'open' or f == 'bad' then WM[f] = WM[f] + d end
+  if next(counters) ~= nil then
+    for f, d in pairs(counters) do
+      if d ~= 0 then redis.call('HINCRBY', WK.m, f, d) end
+      if f == 'open' or f == 'bad' then WM[f] = WM[f] + d end
+    end
+    counters = {}
   end
-  local rel = {}
-  for _, t in ipairs(released) do
-    if st_cache[t] == 'e' then rel[#rel + 1] = t end
+  if #released > 0 and not wf_inline then
+    local rel = {}
+    for _, t in ipairs(released) do
+      if st_cache[t] == 'e' then rel[#rel + 1] = t end
+    end
+    if #rel > 0 then call_chunked('SADD', WK.rel, rel, 1) end
   end
-  if #rel > 0 and not wf_inline then call_chunked('SADD', WK.rel, rel, 1) end
-  st_dirty, rem_dirty, counters = {}, {}, {}
 end
