@@ -26,6 +26,7 @@ func workflowCases() []workflowCase {
 		{name: "FanInRacingAcks", fn: testWorkflowFanInRacing},
 		{name: "OneFinishManyEnds", fn: testWorkflowOneFinishManyEnds},
 		{name: "OneFinishTwoWorkflows", fn: testWorkflowOneFinishTwoWorkflows},
+		{name: "OneFinishFanIn", fn: testWorkflowOneFinishFanIn},
 		{name: "DelayFromRelease", fn: testWorkflowDelayed},
 		{name: "Priority", fn: testWorkflowPriority},
 		{name: "RetryIsNotAnEnd", fn: testWorkflowRetryNotEnd},

@@ -94,3 +94,38 @@ func testWorkflowOneFinishTwoWorkflows(t *testing.T, s store.Store, w store.Work
 		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded})
 	requireNoJobs(t, s, "every task ran once", q)
 }
+
+// testWorkflowOneFinishFanIn: one Finish call that ends every task a
+// fan-in waits for releases the fan-in once; in a second workflow, one
+// of them failing in the same step (between two successes) skips the
+// fan-in instead, whatever order the store applies the step's ends in.
+func testWorkflowOneFinishFanIn(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueue(t)
+	ok, bad := newWorkflowID(t), newWorkflowID(t)
+	for _, wf := range []string{ok, bad} {
+		enqueueWorkflow(t, w, newWorkflow(wf,
+			wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c"), wfTask(wf, q, "join", "a", "b", "c")))
+	}
+	got := claimAll(t, s, q, 10)
+	if len(got) != 6 {
+		t.Fatalf("claimed %d jobs, want the six tasks without dependencies", len(got))
+	}
+	job := func(wf, name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	finishOK(t, s,
+		outcome(job(ok, "a"), store.OutcomeAck),
+		outcome(job(ok, "b"), store.OutcomeAck),
+		outcome(job(ok, "c"), store.OutcomeAck))
+	finishOK(t, s,
+		outcome(job(bad, "a"), store.OutcomeAck),
+		failed(job(bad, "b"), store.OutcomeGarbage, "boom", 0),
+		outcome(job(bad, "c"), store.OutcomeAck))
+	requireWorkflow(t, w, ok, store.WorkflowRunning, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded, "join": store.TaskEnqueued})
+	requireWorkflow(t, w, bad, store.WorkflowFailed, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskFailed, "c": store.TaskSucceeded, "join": store.TaskSkipped})
+
+	runTask(t, s, q, ok, "join")
+	requireWorkflow(t, w, ok, store.WorkflowSucceeded, taskStates{
+		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded, "join": store.TaskSucceeded})
+	requireNoJobs(t, s, "the fan-in ran once, the skipped one never", q)
+}

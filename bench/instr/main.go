@@ -46,6 +46,7 @@ func main() {
 	payload := flag.Int("payload", 72, "bytes of each job's payload")
 	workflow := flag.Bool("workflow", false, "hopper: enqueue the n jobs as the tasks of one workflow, without dependencies (a fan-out; with callgrind.sh's drain, what finishing workflow tasks costs)")
 	chains := flag.Bool("chains", false, "hopper: enqueue the n jobs as workflows of 10 tasks in a chain (with callgrind.sh's drain, what a chain step costs)")
+	fanin := flag.Bool("fanin", false, "hopper, with -workflow: add a task in queue \"join\" that waits for the n tasks (a fan-out and fan-in: each task's end then counts down its dependent's)")
 	batch := flag.Int("batch", 1, "hopper: jobs per EnqueueMany call (1: one Enqueue a job), the shape of the calls the enqueue batcher merges concurrent Enqueues into")
 	steps := flag.Int("steps", 0, "hopper, with -drain (ignored without): claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
 	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
@@ -101,6 +102,9 @@ func main() {
 	if (*workflow || *chains) && *sys != "hopper" {
 		log.Fatalf("-workflow, -chains: hopper only")
 	}
+	if *fanin && !*workflow {
+		log.Fatalf("-fanin: with -workflow only")
+	}
 	if *steps > 0 && *sys != "hopper" {
 		log.Fatalf("-steps: hopper only")
 	}
@@ -114,7 +118,7 @@ func main() {
 	} else if *drain {
 		drainQueue(*addr, *sys, *n)
 	} else if *workflow || *chains {
-		if err := enqueueWorkflows(*addr, *n, *payload, *chains); err != nil {
+		if err := enqueueWorkflows(*addr, *n, *payload, *chains, *fanin); err != nil {
 			log.Fatal(err)
 		}
 	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers, *groups); err != nil {
@@ -191,9 +195,10 @@ func enqueue(addr, sys string, n, size, batch, producers, groups int) error {
 }
 
 // enqueueWorkflows enqueues into queue "q" n tasks with size bytes of
-// payload each: one workflow of n tasks without dependencies, or with
+// payload each: one workflow of n tasks without dependencies (with
+// fanin, and a task in queue "join" that waits for them all), or with
 // chains, n/10 workflows of 10 tasks in a chain.
-func enqueueWorkflows(addr string, n, size int, chains bool) error {
+func enqueueWorkflows(addr string, n, size int, chains, fanin bool) error {
 	c := hopper.NewClient(redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), nil), nil)
 	p := make([]byte, size)
 	width, count := n, 1
@@ -208,6 +213,9 @@ func enqueueWorkflows(addr string, n, size int, chains bool) error {
 		}
 		if chains {
 			wf.Chain(tasks...)
+		}
+		if fanin {
+			hopper.AddTask(wf, "join", instrArgs{P: p}, &hopper.TaskOpts{Queue: "join"}).After(tasks...)
 		}
 		if _, err := hopper.EnqueueWorkflow(context.Background(), c, wf); err != nil {
 			return err

@@ -23,12 +23,12 @@ local function dep_status(deps, t)
   return open, bad
 end
 
--- satisfy counts one more dependency of waiting task d as satisfied and
--- releases d when none is left. A task's remaining count is read only
--- while it waits, and set again when it waits again (reopen), so a
--- released task's is not written back.
-local function satisfy(d)
-  local r = rem(d) - 1
+-- satisfy counts c (nil: one) more dependencies of waiting task d as
+-- satisfied and releases d when none is left. A task's remaining count is
+-- read only while it waits, and set again when it waits again (reopen),
+-- so a released task's is not written back.
+local function satisfy(d, c)
+  local r = rem(d) - (c or 1)
   if r <= 0 then release(d) else set_rem(d, r) end
 end
 
@@ -131,24 +131,45 @@ end
 -- field is the letter 'e' alone: no end applied before, nobody waits for
 -- it), is written straight into one HSET, past the caches, when the
 -- workflow was just opened: one HMGET reads every task's field, and only
--- the others go through the caches and flush. When every end is a
--- success without a seq (those of the step that ended the jobs),
--- usual_ends takes the usual ones first with the least work a task, and
--- leaves the others (rest) to the general loop.
+-- the others go through the caches and flush. So is the success of a
+-- running task with one dependent (its field "e|<dependent>", the shape
+-- of a fan-in's and a chain's tasks), whose dependent is then satisfied
+-- once for all of them. When every end is a success without a seq
+-- (those of the step that ended the jobs), usual_ends takes these first
+-- with the least work a task, and leaves the others (rest) to the
+-- general loop.
 --
 -- usual_ends takes the usual ends among the n successes of tasks (fresh:
 -- their fields as read, res: their results) into direct (field, value)
--- and results, and returns how many values it added to direct and the
--- indexes of the ends it left.
+-- and results, satisfies the dependents of those it took, and returns
+-- how many values it added to direct and the indexes of the ends it left.
 local function usual_ends(n, tasks, res, fresh, direct, results)
-  local rest, nd = {}, 0
+  -- wd: the first dependent waited on, wc: by how many; waits: the others
+  local rest, nd, wd, wc, waits = {}, 0, nil, 0, nil
   for k = 1, n do
-    local t = tasks[k]
-    -- st_cache marks it, so that the same task ending twice in one step
-    -- counts once.
-    if fresh[k] == 'e' and st_cache[t] == nil then
+    local t, f = tasks[k], fresh[k]
+    -- st_cache marks a task taken, so that the same task ending twice in
+    -- one step counts once.
+    local v
+    if st_cache[t] ~= nil or not f then
+      -- taken already, or no such task: the general loop's
+    elseif f == 'e' then
+      v = 'S'
+    elseif string.byte(f, 2) == 124 and string.byte(f, 1) == 101 and not string.find(f, '\n', 3, true) then
+      -- "e|<d>": one dependent ('|' 124, 'e' 101)
+      local d = string.sub(f, 3)
+      dep_cache[t] = d
+      v = 'S|' .. d
+      if wd == nil or wd == d then
+        wd, wc = d, wc + 1
+      else
+        waits = waits or {}
+        waits[d] = (waits[d] or 0) + 1
+      end
+    end
+    if v then
       st_cache[t] = 'S'
-      direct[nd + 1], direct[nd + 2], nd = t, 'S', nd + 2
+      direct[nd + 1], direct[nd + 2], nd = t, v, nd + 2
       local r = res[k]
       if r and r ~= '' then
         results[#results + 1] = t
@@ -156,6 +177,13 @@ local function usual_ends(n, tasks, res, fresh, direct, results)
       end
     else
       rest[#rest + 1] = k
+    end
+  end
+  -- Each dependent, satisfied once for all the ends that wait on it.
+  if wd and state(wd) == 'w' then satisfy(wd, wc) end
+  if waits then
+    for d, c in pairs(waits) do
+      if state(d) == 'w' then satisfy(d, c) end
     end
   end
   return nd, rest
