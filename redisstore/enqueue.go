@@ -47,6 +47,19 @@ type encJob struct {
 	err error
 }
 
+// jobShape returns the letters of the shape a script's variant needs to
+// store job j: P for a priority, G for a group.
+func jobShape(j *store.NewJob) shape {
+	var sh shape
+	if j.Priority != 0 {
+		sh |= shapePrio
+	}
+	if j.Group != "" {
+		sh |= shapeGroups
+	}
+	return sh
+}
+
 func newEncJob(j *store.NewJob) encJob {
 	e := encJob{queue: j.Queue, id: j.ID, kind: j.Kind, value: encodeValue(j)}
 	switch {
@@ -55,12 +68,7 @@ func newEncJob(j *store.NewJob) encJob {
 	case j.Delay > 0:
 		e.due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
 	}
-	if j.Priority != 0 {
-		e.shape |= shapePrio
-	}
-	if j.Group != "" {
-		e.shape |= shapeGroups
-	}
+	e.shape = jobShape(j)
 	// An explicit RunAt takes the adds/extras.lua path too, so a job that
 	// is already due when it arrives keeps RunAt as the time it fell due.
 	// A job's own retention is in its envelope: the worker sends it back

@@ -54,7 +54,7 @@ var preloadScripts = sync.OnceFunc(func() {
 // A shaped call (file set) has its script and keys chosen when it is sent
 // (sendShaped): the variant of file for the shape of its queue, with the
 // slots vary names (its shape letters added to the queue's), its queue's
-// keys and then extra.
+// keys (and workflow wf's, when set) and then extra.
 type evalCall struct {
 	script *script
 	keys   []string
@@ -63,6 +63,7 @@ type evalCall struct {
 
 	file  string
 	queue string
+	wf    string
 	vary  variant
 	extra []string
 }
@@ -122,7 +123,7 @@ func (s *Store) shaped(c *evalCall) {
 	v := c.vary
 	v.shape |= s.shapes.get(c.queue)
 	c.script = scriptFor(c.file, v)
-	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), "")
+	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), c.wf)
 	if len(c.extra) > 0 {
 		keys = append(append(make([]string, 0, len(keys)+len(c.extra)), keys...), c.extra...)
 	}
@@ -199,6 +200,13 @@ func (s *Store) send(ctx context.Context, calls []*evalCall, pre func(redis.Pipe
 func (s *Store) runDurableOne(ctx context.Context, sc *script, keys []string, args []any) *redis.Cmd {
 	c := &evalCall{script: sc, keys: keys, args: args}
 	s.send(ctx, []*evalCall{c}, nil, true)
+	return c.cmd
+}
+
+// runDurableShaped runs one shaped call (see shapedCall) as
+// runDurableOne runs a script, and returns its reply.
+func (s *Store) runDurableShaped(ctx context.Context, c *evalCall) *redis.Cmd {
+	s.sendShaped(ctx, []*evalCall{c}, nil, true)
 	return c.cmd
 }
 

@@ -146,8 +146,9 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		// One step: the first tasks of the first one's queue are enqueued
 		// with the workflow, which marks itself for the sweeper when it
 		// leaves others being released.
-		sc := fullScript("wf_create_local")
-		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, s.queueKeys(rootQueue(w)), w.ID), args).Slice()
+		q := rootQueue(w)
+		c := &evalCall{file: "wf_create_local", queue: q, wf: w.ID, vary: variant{shape: tasksShape(q, w.Tasks)}, args: args}
+		res, err = s.runDurableShaped(ctx, c).Slice()
 	} else {
 		if err := s.markCheck(ctx, w.ID); err != nil {
 			return false, err
@@ -186,6 +187,18 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	}
 	s.unmarkCheck(ctx, w.ID)
 	return false, nil
+}
+
+// tasksShape returns the shape letters the jobs of tasks bound for queue
+// need of the variant that may enqueue them there (jobShape).
+func tasksShape(queue string, tasks []*store.NewTask) shape {
+	var sh shape
+	for _, t := range tasks {
+		if t.Job.Queue == queue {
+			sh |= jobShape(t.Job)
+		}
+	}
+	return sh
 }
 
 // rootQueue returns the queue of w's first task without dependencies: on
@@ -275,8 +288,9 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		// One step: the tasks released into the first one's queue are
 		// enqueued with the addition, which marks the workflow for the
 		// sweeper when it leaves others being released.
-		sc := fullScript("wf_add_local")
-		res, err = s.runDurableOne(ctx, sc, s.scriptKeys(sc, s.queueKeys(tasks[0].Job.Queue), wf), args).Slice()
+		q := tasks[0].Job.Queue
+		c := &evalCall{file: "wf_add_local", queue: q, wf: wf, vary: variant{shape: tasksShape(q, tasks)}, args: args}
+		res, err = s.runDurableShaped(ctx, c).Slice()
 	} else {
 		if err := s.markCheck(ctx, wf); err != nil {
 			return err

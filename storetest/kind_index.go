@@ -21,6 +21,44 @@ func kindIndexCases() []testCase[kindIndexFunc] {
 	}
 }
 
+// kindIndexWorkflowFunc is a KindIndexWorkflows case: a KindIndex case
+// whose store keeps workflows too.
+type kindIndexWorkflowFunc = func(t *testing.T, s store.Store, se store.Searcher, w store.Workflows, a store.Admin)
+
+func kindIndexWorkflowCases() []testCase[kindIndexWorkflowFunc] {
+	return []testCase[kindIndexWorkflowFunc]{
+		{name: "WorkflowTasks", fn: testKindIndexWorkflowTasks},
+	}
+}
+
+// testKindIndexWorkflowTasks: the jobs of workflow tasks are indexed by
+// kind like any other, whether a task is enqueued with its workflow or
+// released later by its dependency's end.
+func testKindIndexWorkflowTasks(t *testing.T, s store.Store, se store.Searcher, w store.Workflows, a store.Admin) {
+	ctx := t.Context()
+	q := newQueue(t)
+	if err := a.SetQueueConfig(ctx, q, store.QueueConfig{KindIndex: true}); err != nil {
+		t.Fatal(err)
+	}
+	wf := newWorkflowID(t)
+	first, other, then := wfTask(wf, q, "first"), wfTask(wf, q, "other"), wfTask(wf, q, "then", "first")
+	first.Job.Kind, then.Job.Kind = "rare", "rare"
+	enqueueWorkflow(t, w, newWorkflow(wf, first, other, then))
+	rare := func(why string, wantIDs ...string) {
+		t.Helper()
+		p, err := se.SearchJobs(ctx, store.SearchJobsOpts{Queue: q, State: store.StateReady, Kind: "rare", Walk: store.SearchWalkKind, Examine: 100, Limit: 100})
+		if err != nil {
+			t.Fatalf("SearchJobs(ready, kind rare, the index): %v", err)
+		}
+		if got := ids(p.Jobs); !slices.Equal(got, wantIDs) {
+			t.Fatalf("%s: the index walk found %v, want %v", why, got, wantIDs)
+		}
+	}
+	rare("enqueued with the workflow", store.TaskJobID(wf, "first"))
+	runTask(t, s, q, wf, "first")
+	rare("released by its dependency's end", store.TaskJobID(wf, "then"))
+}
+
 // testKindIndexWalk: with QueueConfig.KindIndex a search walks the kind's
 // jobs (every state, oldest enqueue first) keeping those in the state
 // asked, when that is shorter than the state; acked and deleted jobs

@@ -21,8 +21,9 @@ import (
 // (store.EventReader), "WatchJob" (store.JobWaiter), "Workflows"
 // (store.Workflows), "StoredSchedules" (store.ScheduleStore),
 // "WorkerControl" (store.WorkerControl), "ScheduleRuns" (store.ScheduleRuns),
-// "GroupLimits" (store.Groups), "Durations" (store.Durations) and
-// "KindIndex" (store.Searcher with store.Admin).
+// "GroupLimits" (store.Groups), "Durations" (store.Durations),
+// "KindIndex" (store.Searcher with store.Admin) and "KindIndexWorkflows"
+// (those with store.Workflows).
 //
 // Run asks newStore for one store first, to decide whether the store
 // implements store.Admin and the optional interfaces. After that, newStore
@@ -161,8 +162,9 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		}
 		fn(t, s, ds)
 	})
-	runOptional(t, "KindIndex", hasSearcher && hasAdmin, probe, kindIndexCases(), func(t *testing.T, fn kindIndexFunc) {
-		s := freshStore(t, newStore)
+	// searcherAdmin returns s as a store.Searcher and its store.Admin, for
+	// the kind index's groups.
+	searcherAdmin := func(t *testing.T, s store.Store) (store.Searcher, store.Admin) {
 		se, ok := store.As[store.Searcher](s)
 		if !ok {
 			wrongStore(t, s, "store.Searcher")
@@ -171,7 +173,21 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		if a == nil {
 			t.Skipf("the store (%T) implements store.Searcher without store.Admin", s)
 		}
+		return se, a
+	}
+	runOptional(t, "KindIndex", hasSearcher && hasAdmin, probe, kindIndexCases(), func(t *testing.T, fn kindIndexFunc) {
+		s := freshStore(t, newStore)
+		se, a := searcherAdmin(t, s)
 		fn(t, s, se, a)
+	})
+	runOptional(t, "KindIndexWorkflows", hasSearcher && hasAdmin && hasWorkflows, probe, kindIndexWorkflowCases(), func(t *testing.T, fn kindIndexWorkflowFunc) {
+		s := freshStore(t, newStore)
+		se, a := searcherAdmin(t, s)
+		w, ok := store.As[store.Workflows](s)
+		if !ok {
+			wrongStore(t, s, "store.Workflows")
+		}
+		fn(t, s, se, w, a)
 	})
 }
 

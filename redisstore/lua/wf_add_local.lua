@@ -7,10 +7,12 @@
 --
 -- ARGV: as wfadd.lua takes them.
 -- Returns {'gone'}, {'ended'}, {'err', message}, or wfgraph/flow.lua's
--- reply with the tasks it left being released.
+-- reply with the tasks it left being released; or {'~', shape} when the
+-- variant does not serve the queue (conf.lua), having done nothing.
 
 wf_inline = true
 read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 events_config()
 wf_use()
 local r = add_tasks()

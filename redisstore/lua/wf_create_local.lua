@@ -9,9 +9,11 @@
 --- @keys wfi_chk
 --
 -- ARGV: as wfcreate.lua takes them.
--- Returns as wf_create.lua.
+-- Returns as wf_create.lua; or {'~', shape} when the variant does not
+-- serve the queue (conf.lua), having done nothing.
 
 read_fields()
+if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 events_config()
 wf_use()
 local now, later = now_ms()

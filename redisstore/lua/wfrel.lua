@@ -34,6 +34,9 @@ local function release_into(ids, dues, vals, now, later, once)
   local held = call_chunked_flat('HMGET', K.jobs, ids)
   local out, mark, hv = {}, {}, {}
   local evids, evkinds, evstates, ne = {}, {}, {}, 0
+  -- A job's kind is read out of its value for the events and the kind
+  -- index only: not while neither wants it.
+  local kinds = ev_writes(now) or index_on()
   for n = 1, #ids do
     local id = ids[n]
     if marked[n] == 1 then
@@ -49,11 +52,9 @@ local function release_into(ids, dues, vals, now, later, once)
       if fresh then
         local v = nows .. vals[n]
         hv[#hv + 1], hv[#hv + 2] = id, v
-        local kind = kind_of_new(vals[n])
-        index_add({id}, 1, kind, now)
         out[n] = place(id, dues[n], now, later, v)
         ne = ne + 1
-        evids[ne], evkinds[ne], evstates[ne] = id, kind, out[n]
+        evids[ne], evkinds[ne], evstates[ne] = id, kinds and kind_of_new(vals[n]) or '', out[n]
       else
         out[n] = 'a' -- adopted
       end
@@ -61,6 +62,7 @@ local function release_into(ids, dues, vals, now, later, once)
   end
   if #mark > 0 then call_chunked('SADD', K.wf_tasks, mark, 1) end
   if #hv > 0 then call_chunked('HSET', K.jobs, hv, 2) end
+  index_add(evids, ne, evkinds, now)
   store_placed()
   emit_many(1, evids, ne, evkinds, 0, evstates)
   return out

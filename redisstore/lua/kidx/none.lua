@@ -5,4 +5,6 @@ local function index_add() end
 
 local function index_drop() end
 
+local function index_on() return false end
+
 local function index_build() return true end

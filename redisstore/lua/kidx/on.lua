@@ -7,6 +7,9 @@
 --   index_drop(ids, vals)             unindex jobs about to be deleted
 --                                    (vals their stored values, nil to
 --                                    read them)
+--   index_on()                       whether index_add keeps the jobs it
+--                                    gets: whether a caller needs their
+--                                    kinds for it
 --
 -- One sorted set, kinds, all scores 0, holds "<kind>\n<enqueuedMs, 13
 -- digits><ID>": a kind's jobs are one range, oldest first (kinds have no
@@ -31,6 +34,8 @@ end
 local function kidx_range(k)
   return '[' .. k .. '\n', '(' .. k .. '\11'
 end
+
+local function index_on() return has_shape('K') end
 
 local function index_add(ids, n, kinds, scores)
   if not has_shape('K') or n == 0 then return end
