@@ -20,14 +20,10 @@ func testWorkflowOneFinishManyEnds(t *testing.T, s store.Store, w store.Workflow
 	enqueueWorkflow(t, w, newWorkflow(wf,
 		wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c"),
 		wfTask(wf, q, "d"), wfTask(wf, q, "e"), wfTask(wf, q, "f", "d")))
-	got := claimAll(t, s, q, 10)
-	if len(got) != 5 {
-		t.Fatalf("claimed %d jobs, want the five tasks without dependencies", len(got))
-	}
-	job := func(name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	tasks := claimTaskJobs(t, s, q, 5)
+	job := func(name string) *store.JobRecord { return tasks(wf, name) }
 	res := []byte("result of b")
-	withResult := outcome(job("b"), store.OutcomeAck)
-	withResult.Result = res
+	withResult := ackWithResult(job("b"), res)
 	finishOK(t, s,
 		outcome(job("a"), store.OutcomeAck),
 		withResult,
@@ -62,14 +58,9 @@ func testWorkflowOneFinishTwoWorkflows(t *testing.T, s store.Store, w store.Work
 		enqueueWorkflow(t, w, newWorkflow(wf,
 			wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c", "a")))
 	}
-	got := claimAll(t, s, q, 10)
-	if len(got) != 4 {
-		t.Fatalf("claimed %d jobs, want the four tasks without dependencies", len(got))
-	}
-	job := func(wf, name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	job := claimTaskJobs(t, s, q, 4)
 	res := []byte("result of two's b")
-	withResult := outcome(job(two, "b"), store.OutcomeAck)
-	withResult.Result = res
+	withResult := ackWithResult(job(two, "b"), res)
 	finishOK(t, s,
 		outcome(job(one, "a"), store.OutcomeAck),
 		outcome(job(two, "a"), store.OutcomeAck),
@@ -106,11 +97,7 @@ func testWorkflowOneFinishFanIn(t *testing.T, s store.Store, w store.Workflows, 
 		enqueueWorkflow(t, w, newWorkflow(wf,
 			wfTask(wf, q, "a"), wfTask(wf, q, "b"), wfTask(wf, q, "c"), wfTask(wf, q, "join", "a", "b", "c")))
 	}
-	got := claimAll(t, s, q, 10)
-	if len(got) != 6 {
-		t.Fatalf("claimed %d jobs, want the six tasks without dependencies", len(got))
-	}
-	job := func(wf, name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+	job := claimTaskJobs(t, s, q, 6)
 	finishOK(t, s,
 		outcome(job(ok, "a"), store.OutcomeAck),
 		outcome(job(ok, "b"), store.OutcomeAck),
@@ -128,4 +115,23 @@ func testWorkflowOneFinishFanIn(t *testing.T, s store.Store, w store.Workflows, 
 	requireWorkflow(t, w, ok, store.WorkflowSucceeded, taskStates{
 		"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded, "join": store.TaskSucceeded})
 	requireNoJobs(t, s, "the fan-in ran once, the skipped one never", q)
+}
+
+// claimTaskJobs claims every ready job of queue q, which must be the n
+// tasks without dependencies of the test's workflows, and returns their
+// claimed jobs by workflow and task name.
+func claimTaskJobs(t *testing.T, s store.Store, q string, n int) func(wf, name string) *store.JobRecord {
+	t.Helper()
+	got := claimAll(t, s, q, 10)
+	if len(got) != n {
+		t.Fatalf("claimed %d jobs, want the %d tasks without dependencies", len(got), n)
+	}
+	return func(wf, name string) *store.JobRecord { return got[store.TaskJobID(wf, name)] }
+}
+
+// ackWithResult is the ack of claimed job j with result res.
+func ackWithResult(j *store.JobRecord, res []byte) store.AttemptEnd {
+	end := outcome(j, store.OutcomeAck)
+	end.Result = res
+	return end
 }
