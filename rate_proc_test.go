@@ -54,7 +54,7 @@ const smoothBurst = 0
 // 4 ms of its slot (RateTerms.Guard at 100 a second) or hands it back,
 // losing the slot; a race-instrumented child on this shared machine
 // misses that often (about one slot in ten, measured), the sliding
-// window's 50 ms guard almost never. The bounds on windows hold either
+// window's 40 ms guard almost never. The bounds on windows hold either
 // way.
 var smoothLeast = map[bool]float64{false: 90, true: 60}[raceDetector]
 

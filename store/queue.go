@@ -28,10 +28,10 @@ type QueueConfig struct {
 	// RateLimit caps the handler starts of the queue across all workers:
 	// at most RateLimit starts in any window of length RatePeriod,
 	// wherever the window starts, the claim-to-start lag included. The
-	// store counts each claim for RatePeriod plus a guard (a twentieth of
-	// the period, 1 ms to 1 s: 50 ms for a second) in a sliding window,
-	// and a worker starts a claimed job within the guard of sending its
-	// claim or hands it back uncounted (RateTerms says why that holds),
+	// store counts each claim for RatePeriod plus a twentieth (1 ms to
+	// 1 s: 50 ms for a second) in a sliding window, and a worker starts a
+	// claimed job within a guard of four fifths of that (40 ms) of sending
+	// its claim or hands it back uncounted (RateTerms says why that holds),
 	// so a backlog runs at about 95% of the limit. Zero means no limit. A
 	// claim held back by it has a RetryIn of when its oldest counted claim
 	// leaves the window.

@@ -10,14 +10,17 @@ import "time"
 // waits for an executor). A store that let RateLimit claims through in any
 // window of RatePeriod would let two bursts of claims, one at each edge of
 // a window, land in one window of starts. So a store counts each claim for
-// a little longer than the period (a guard G: Window = Period + G), and
-// tells the claimer, in ClaimResult.StartWithin, to start each job no
-// later than G after the moment it sent the claim or hand it back
-// (OutcomeRelease, which costs no attempt). Every start then lies within
-// G after its claim, and any window of Period of starts holds only claims
-// from a window of Period + G: at most RateLimit. No clock is shared
-// between worker and store: the worker measures G on its own clock from
-// before its request left, which is no later than the store's claim.
+// a little longer than the period (Window = Period + E, E a twentieth of
+// the period), and tells the claimer, in ClaimResult.StartWithin, to
+// start each job no later than a guard G after the moment it sent the
+// claim or hand it back (OutcomeRelease, which costs no attempt). G is
+// four fifths of E: the last fifth is left for the worker's own path from
+// its check to the handler (decoding the arguments, middleware, being
+// scheduled). Every handler then starts within E after its claim, and any
+// window of Period of starts holds only claims from a window of
+// Period + E: at most RateLimit. No clock is shared between worker and
+// store: the worker measures G on its own clock from before its request
+// left, which is no later than the store's claim.
 //
 // The smooth mode (QueueConfig.RateSmooth) paces starts instead, as a GCRA
 // does: the jobs get slots Interval apart, a little more than
@@ -57,7 +60,8 @@ type RateTerms struct {
 	// MaxRateLead]. Zero without it.
 	Lead time.Duration
 	// Guard is how long after sending a claim the claimer may start its
-	// jobs (ClaimResult.StartWithin).
+	// jobs (ClaimResult.StartWithin): in a sliding window four fifths of
+	// Window - Period, the rest left for the worker's path to the handler.
 	Guard time.Duration
 }
 
@@ -65,9 +69,9 @@ type RateTerms struct {
 // than counting them in a sliding window.
 func (t RateTerms) Smooth() bool { return t.Interval > 0 }
 
-// Guards of a rate limit: a twentieth of a sliding window's period within
-// [MinRateGuard, MaxRateGuard], two fifths of a smooth Period/Limit
-// within the same bounds.
+// Guards of a rate limit: four fifths of a sliding window's extra (a
+// twentieth of its period within [MinRateGuard, MaxRateGuard]), two
+// fifths of a smooth Period/Limit within the same bounds.
 const (
 	// MinRateLead and MaxRateLead bound RateTerms.Lead: a paced job waits
 	// at most MaxRateLead in its worker before it starts, and a worker
@@ -115,8 +119,8 @@ func rateTerms(limit int, period time.Duration, smooth bool, burst int) RateTerm
 		period = DefaultRatePeriod
 	}
 	if !smooth || period/time.Duration(limit) < time.Microsecond { // Normalize refuses the latter
-		g := clampGuard(period / 20)
-		return RateTerms{Limit: limit, Window: period + g, Guard: g}
+		e := clampGuard(period / 20)
+		return RateTerms{Limit: limit, Window: period + e, Guard: e - e/5}
 	}
 	t := period / time.Duration(limit)
 	iv := t + t/20

@@ -39,7 +39,8 @@ type write struct {
 // per transaction every few milliseconds and a relay (default
 // configuration) and a worker run. The relay resumes as soon as
 // PostgreSQL accepts connections again: the jobs of transactions begun
-// after the restart started start within 100 ms of their commit (p99). No committed job is lost,
+// after the restart started start within 100 ms of their commit (p99;
+// 250 ms under the race detector). No committed job is lost,
 // none runs twice, none of a transaction that failed before its commit
 // runs.
 func TestRelayPostgresRestart(t *testing.T) {
@@ -49,7 +50,6 @@ func TestRelayPostgresRestart(t *testing.T) {
 		before    = time.Second           // load before the kill
 		down      = 1500 * time.Millisecond
 		after     = 2 * time.Second // load after the restart
-		bound     = 100 * time.Millisecond
 	)
 	ctx := context.Background()
 	cl := pgtest.NewCluster(t)
@@ -163,6 +163,15 @@ func TestRelayPostgresRestart(t *testing.T) {
 	t.Logf("commit → handler start, committed after the restart: %s", percentiles(resumed))
 	if len(resumed) < 100 {
 		t.Fatalf("only %d transactions committed after the restart; the test needs load there", len(resumed))
+	}
+	// 100 ms at the p99 is the bound asked for. Under the race detector,
+	// with the other packages' tests running beside this one on two CPUs,
+	// a p99 of 181 ms was seen in CI; there the bound is 250 ms, which a
+	// relay that backed off after the outage (up to MaxBackoff, 5 s)
+	// rather than retrying every 25 ms would still miss.
+	bound := 100 * time.Millisecond
+	if testutil.Race {
+		bound = 250 * time.Millisecond
 	}
 	if p99 := quantile(resumed, 0.99); p99 > bound {
 		t.Errorf("commit → handler start p99 %v after the restart, want at most %v", p99, bound)
