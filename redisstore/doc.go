@@ -53,7 +53,7 @@
 // Finish and Extend group their requests by queue: one script call per
 // queue, all pipelined in one round trip. Enqueue does the same, and
 // concurrent single-job Enqueue calls of one Store are merged into shared
-// round trips while one is in flight (Config.NoCoalescing).
+// round trips while two are in flight (Config.NoCoalescing).
 //
 // The scripts are built from the modules of lua/ (lua.go), and the hot
 // ones (enqueue, claim, finish, maintain) in one variant per shape of queue

@@ -31,11 +31,11 @@ type Config struct {
 	PausedRetry time.Duration
 
 	// NoCoalescing turns off the merging of concurrent Enqueue calls. By
-	// default, while one Enqueue round trip is in flight, the calls that
-	// arrive meanwhile wait and then go together in one pipelined round
-	// trip (one script call per queue), each still getting its own results
-	// and error. A lone call is never delayed. Calls of more than
-	// CoalesceMaxJobs jobs always go on their own.
+	// default, while two Enqueue round trips are in flight (per hash slot
+	// on a Cluster), the calls that arrive meanwhile wait and then go
+	// together in one pipelined round trip (one script call per queue),
+	// each still getting its own results and error. A lone call is never
+	// delayed. Calls of 64 jobs or more always go on their own.
 	NoCoalescing bool
 
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults
