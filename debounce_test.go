@@ -77,7 +77,7 @@ func TestDebounceOnRedis(t *testing.T) {
 		t.Fatalf("%d runs (first with event %d), want exactly one, with the last event (%d)", len(runs), runs[0].n, events)
 	}
 	slack := 20 * time.Millisecond
-	if raceDetector {
+	if testutil.Race {
 		slack = 100 * time.Millisecond
 	}
 	// The store's now at the last enqueue lies between sent and last; due

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/proctest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
 )
@@ -180,7 +181,7 @@ func TestProcWaitReturnsAtTheAck(t *testing.T) {
 	// median is held to 25 ms and the p99 to 100 ms, which a wait that
 	// polled or batched its notices every 50 ms or more would still miss.
 	p50 := lat[len(lat)/2]
-	if raceDetector {
+	if testutil.Race {
 		if p50 > 25*time.Millisecond || p99 > 100*time.Millisecond {
 			t.Errorf("from the ack to Wait's return: p50 %v, p99 %v; want at most 25 ms and 100 ms under the race detector", p50, p99)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/proctest"
+	"github.com/hopperq/hopper/internal/testutil"
 )
 
 // rateProc is one process test of a rate limit of 100 starts a second:
@@ -56,7 +57,7 @@ const smoothBurst = 0
 // misses that often (about one slot in ten, measured), the sliding
 // window's 40 ms guard almost never. The bounds on windows hold either
 // way.
-var smoothLeast = map[bool]float64{false: 90, true: 60}[raceDetector]
+var smoothLeast = map[bool]float64{false: 90, true: 60}[testutil.Race]
 
 // TestProcRateSmooth: RateSmooth paces the starts: no 100 ms window holds
 // more than 10 + RateBurst, no second more than 100, and a backlog starts

@@ -184,7 +184,7 @@ func TestProcWorkflowsSurviveKilledWorkers(t *testing.T) {
 	// Kill a worker every 1.5 to 2.5 s, for as long as workflows run (at
 	// most killFor), starting another in its place at once.
 	killFor, overall := 60*time.Second, 90*time.Second
-	if raceDetector {
+	if testutil.Race {
 		overall = 150 * time.Second
 	}
 	killed := map[int]time.Time{} // pid -> when
