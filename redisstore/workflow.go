@@ -146,9 +146,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		// One step: the first tasks of the first one's queue are enqueued
 		// with the workflow, which marks itself for the sweeper when it
 		// leaves others being released.
-		q := rootQueue(w)
-		c := &evalCall{file: "wf_create_local", queue: q, wf: w.ID, vary: variant{shape: tasksShape(q, w.Tasks)}, args: args}
-		res, err = s.runDurableShaped(ctx, c).Slice()
+		res, err = s.runDurableShaped(ctx, localStep("wf_create_local", rootQueue(w), w.ID, w.Tasks, args)).Slice()
 	} else {
 		if err := s.markCheck(ctx, w.ID); err != nil {
 			return false, err
@@ -189,16 +187,18 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	return false, nil
 }
 
-// tasksShape returns the shape letters the jobs of tasks bound for queue
-// need of the variant that may enqueue them there (jobShape).
-func tasksShape(queue string, tasks []*store.NewTask) shape {
+// localStep is the shaped call of file (wf_create_local or wf_add_local)
+// on workflow wf that enqueues the tasks bound for queue in the same
+// step: the variant of queue's shape with the letters those tasks' jobs
+// need (jobShape).
+func localStep(file, queue, wf string, tasks []*store.NewTask, args []any) *evalCall {
 	var sh shape
 	for _, t := range tasks {
 		if t.Job.Queue == queue {
 			sh |= jobShape(t.Job)
 		}
 	}
-	return sh
+	return &evalCall{file: file, queue: queue, wf: wf, vary: variant{shape: sh}, args: args}
 }
 
 // rootQueue returns the queue of w's first task without dependencies: on
@@ -288,9 +288,7 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		// One step: the tasks released into the first one's queue are
 		// enqueued with the addition, which marks the workflow for the
 		// sweeper when it leaves others being released.
-		q := tasks[0].Job.Queue
-		c := &evalCall{file: "wf_add_local", queue: q, wf: wf, vary: variant{shape: tasksShape(q, tasks)}, args: args}
-		res, err = s.runDurableShaped(ctx, c).Slice()
+		res, err = s.runDurableShaped(ctx, localStep("wf_add_local", tasks[0].Job.Queue, wf, tasks, args)).Slice()
 	} else {
 		if err := s.markCheck(ctx, wf); err != nil {
 			return err
