@@ -156,6 +156,15 @@ func testEnqueueBatchWithDuplicate(t *testing.T, s store.Store) {
 	if string(got[0].Args) != "args of b" {
 		t.Fatalf("duplicate enqueue changed b's args to %q, want %q", got[0].Args, "args of b")
 	}
+	// A batch of jobs all there already adds nothing.
+	res = enqueue(t, s, job(q, "a"), job(q, "c"))
+	want = []store.EnqueueResult{{ID: "a", Duplicate: true}, {ID: "c", Duplicate: true}}
+	if !slices.Equal(res, want) {
+		t.Fatalf("Enqueue(a, c) again: got %+v, want %+v", res, want)
+	}
+	if got := claim(t, s, q, 10, long).Jobs; len(got) != 0 {
+		t.Fatalf("Claim after Enqueue(a, c) again: %v, want none", ids(got))
+	}
 }
 
 func testEnqueueDuplicateInBatch(t *testing.T, s store.Store) {

@@ -23,6 +23,58 @@ local function pass()
   return nil
 end
 
+-- SMALL_ADDS is the most jobs store_many stores with one HSETNX each;
+-- more go in one HMGET and one HSET.
+local SMALL_ADDS = 8
+
+-- store_many stores the jobs of first_adds's call of more than one, their
+-- values prefixed with pre, and pushes those stored to ready. It returns
+-- the reply (a result per job), the IDs stored and whether ready was
+-- empty before.
+local function store_many(pre)
+  local out, ready, m = {}, {}, 0
+  if #ARGV <= 2 + 3 * SMALL_ADDS then
+    -- A few jobs, what the enqueue batcher merges: one HSETNX each costs
+    -- less than the tables of one HMGET and one HSET (callgrind: 2 jobs
+    -- 47.4k instructions a job against 56.1k, 4 jobs 32.6k against 36.4k).
+    local k = 0
+    for i = 3, #ARGV, 3 do
+      k = k + 1
+      local id = ARGV[i]
+      if redis.call('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
+        m = m + 1
+        ready[m] = id
+        out[k] = 'r'
+      else
+        out[k] = 'd' .. id
+      end
+    end
+    if m == 0 then return out, ready, false end
+    return out, ready, redis.call('RPUSH', K.ready, unpack(ready)) == m
+  end
+  local all, n = {}, 0
+  for i = 3, #ARGV, 3 do
+    n = n + 1
+    all[n] = ARGV[i]
+  end
+  local exist = call_chunked_flat('HMGET', K.jobs, all)
+  local h = {}
+  for k = 1, n do
+    local id = all[k]
+    if exist[k] then
+      out[k] = 'd' .. id
+    else
+      m = m + 1
+      ready[m] = id
+      h[2 * m - 1], h[2 * m] = id, pre .. ARGV[3 * k + 1]
+      out[k] = 'r'
+    end
+  end
+  if m == 0 then return out, ready, false end
+  call_chunked('HSET', K.jobs, h, 2)
+  return out, ready, call_chunked('RPUSH', K.ready, ready, 1) == m
+end
+
 -- first_adds serves, before the call's set-up (lua.go: firsts), the call
 -- every app makes: jobs due now (enqueue.go sends "n": every job due now,
 -- no ID twice) into a plain queue, written out, since in this Lua a
@@ -72,35 +124,15 @@ local function first_adds()
     ids, out = id, 'r'
     if not one then out = {'r'} end
   else
-    local all, n = {}, 0
-    for i = 3, #ARGV, 3 do
-      n = n + 1
-      all[n] = ARGV[i]
-    end
-    local exist = call_chunked_flat('HMGET', K.jobs, all)
-    local h, ready, pre, m = {}, {}, nows .. ',', 0
-    out = {}
-    for k = 1, n do
-      local id = all[k]
-      if exist[k] then
-        out[k] = 'd' .. id
-      else
-        m = m + 1
-        ready[m] = id
-        h[2 * m - 1], h[2 * m] = id, pre .. ARGV[3 * k + 1]
-        out[k] = 'r'
-      end
-    end
-    if m == 0 then return out end
-    call_chunked('HSET', K.jobs, h, 2)
-    woke = call_chunked('RPUSH', K.ready, ready, 1) == m
-    ids = m == 1 and ready[1] or table.concat(ready, '\n')
+    out, ids, woke = store_many(nows .. ',')
+    if #ids == 0 then return out end
   end
   if woke or w then
     reset_base() -- the queue's name, for the wake-ups
     if woke then wake_ready() end
   end
   if rec then
+    if type(ids) == 'table' then ids = #ids == 1 and ids[1] or table.concat(ids, '\n') end
     xadd_enqueued(maxlen, '1-*', nows, ids, kind)
     if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
