@@ -35,8 +35,8 @@ local function store_many(pre)
   local out, ready, m = {}, {}, 0
   if #ARGV <= 2 + 3 * SMALL_ADDS then
     -- A few jobs, what the enqueue batcher merges: one HSETNX each costs
-    -- less than the tables of one HMGET and one HSET (callgrind: 2 jobs
-    -- 47.4k instructions a job against 56.1k, 4 jobs 32.6k against 36.4k).
+    -- less than the tables of one HMGET and one HSET (bench/instr
+    -- -batch 2, 4, 8 with callgrind.sh counts both).
     local k = 0
     for i = 3, #ARGV, 3 do
       k = k + 1
