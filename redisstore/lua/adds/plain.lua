@@ -126,13 +126,13 @@ local function first_adds()
   else
     out, ids, woke = store_many(nows .. ',')
     if #ids == 0 then return out end
+    if rec then ids = table.concat(ids, '\n') end
   end
   if woke or w then
     reset_base() -- the queue's name, for the wake-ups
     if woke then wake_ready() end
   end
   if rec then
-    if type(ids) == 'table' then ids = #ids == 1 and ids[1] or table.concat(ids, '\n') end
     xadd_enqueued(maxlen, '1-*', nows, ids, kind)
     if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
