@@ -255,10 +255,13 @@ func enqueueCall(queue string, items []*encJob) *evalCall {
 			break
 		}
 	}
-	if v.adds == "" && len(items) == 1 && kind != "" && items[0].due == "" {
-		// One job due now: kind, ID and value, the fewest arguments (Redis
-		// builds a table of them for every call; adds/plain.lua).
-		return shapedCall("enqueue", queue, v, nil, kind, items[0].id, items[0].value)
+	if v.adds == "" && len(items) == 1 && items[0].due == "" {
+		// One job due now: its ID and value, the fewest arguments, and
+		// no pending key (Redis builds a table of the KEYS and one of the
+		// arguments for every call; adds/plain.lua).
+		c := shapedCall("enqueue", queue, v, nil, items[0].id, items[0].value)
+		c.lean = true
+		return c
 	}
 	args := make([]any, 0, n)
 	args = append(args, kind, "")

@@ -37,6 +37,7 @@ type script struct {
 	lib  string        // the function library's source
 	fn   string        // the library's name and its one function's
 	keys []int         // its KEYS: indexes in keyTable
+	tail int           // how many of keys, at the end, are tail keys (lua.go)
 	// idx is the script's number, for the caches of its KEYS per queue
 	// (scriptKeys).
 	idx int
@@ -191,6 +192,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		lib:  "#!lua name=" + fn + "\n" + lib.String(),
 		fn:   fn,
 		keys: b.keys,
+		tail: b.tail,
 	}
 	sc.shard.from = shardFrom{b: b, served: served, looked: looked}
 	return sc

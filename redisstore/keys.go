@@ -238,7 +238,7 @@ func layoutDoc() string {
 			}
 		}
 	}
-	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer).\n\n| script | KEYS |\n|---|---|\n")
+	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer), in the order of KEYS: keyTable's, then the tail keys, which a call may leave out (lua.go).\n\n| script | KEYS |\n|---|---|\n")
 	for _, name := range scriptFiles() {
 		var names []string
 		for _, k := range fullScript(name).keys {

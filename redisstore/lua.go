@@ -21,6 +21,7 @@ import (
 //
 //	--- @include events att ready   the modules it needs, each once
 //	--- @keys jobs unack att        the keys its own code touches (keys.go)
+//	--- @tailkeys pending           keys it touches that go last in KEYS
 //	--- @conf paused ev             settings fields it reads, in C (C.paused)
 //	--- @marks sh hold              marks fields it reads, in M (M.hold)
 //	--- @flags allow-oom            a script's flags (no-writes, allow-oom)
@@ -38,7 +39,9 @@ import (
 // puts each module in once, after what it includes, then the script's
 // own code; the script's KEYS
 // are the keys declared by everything it holds, in keyTable's order, which
-// the Lua reads by name: K.jobs, K.unack. A module that keeps state for
+// the Lua reads by name: K.jobs, K.unack; the tail keys come after the
+// others, so that a call whose path touches none of them may leave them
+// out (a lone enqueue leaves out pending: Store.shaped, evalCall.lean). A module that keeps state for
 // one call defines "local function reset_<module>()" (the slot's name for
 // a slot's files), which every call runs first. Constants shared with Go
 // come from luaConsts, ahead of everything.
@@ -52,6 +55,7 @@ type luaFile struct {
 	src      string
 	includes []string
 	keys     []string
+	tail     []string // keys declared with @tailkeys
 	conf     []string
 	marks    []string
 	flags    string
@@ -108,13 +112,17 @@ func parseLua(name, src string) (*luaFile, error) {
 		switch verb {
 		case "include":
 			f.includes = append(f.includes, words...)
-		case "keys":
+		case "keys", "tailkeys":
 			for _, k := range words {
 				if _, ok := keyIndex[k]; !ok {
-					return nil, fmt.Errorf("lua/%s.lua: @keys %s: no such key in keyTable", name, k)
+					return nil, fmt.Errorf("lua/%s.lua: @%s %s: no such key in keyTable", name, verb, k)
 				}
 			}
-			f.keys = append(f.keys, words...)
+			if verb == "tailkeys" {
+				f.tail = append(f.tail, words...)
+			} else {
+				f.keys = append(f.keys, words...)
+			}
 		case "conf":
 			f.conf = append(f.conf, words...)
 		case "marks":
@@ -166,7 +174,8 @@ var slotDefaults = map[string]string{
 // luaBuild is a script assembled from its files.
 type luaBuild struct {
 	files []*luaFile // modules in load order, the script last
-	keys  []int      // indexes in keyTable, sorted
+	keys  []int      // indexes in keyTable: sorted, then the tail keys sorted
+	tail  int        // how many keys at the end of keys are tail keys
 	conf  []string   // settings fields read, in the order first declared
 	marks []string   // marks fields read
 	flags string
@@ -212,10 +221,13 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	if b.files[len(b.files)-1].name != name {
 		return nil, fmt.Errorf("lua/%s.lua is a module, not a script", name)
 	}
-	idx := map[int]bool{}
+	idx, tail := map[int]bool{}, map[int]bool{}
 	for _, f := range b.files {
 		for _, k := range f.keys {
 			idx[keyIndex[k]] = true
+		}
+		for _, k := range f.tail {
+			tail[keyIndex[k]] = true
 		}
 		for _, c := range f.conf {
 			if !slices.Contains(b.conf, c) {
@@ -231,10 +243,20 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	if len(b.conf)+len(b.marks) > 0 {
 		idx[keyIndex["marks"]] = true
 	}
+	// A key some file touches on every path is no tail key.
+	for i := range idx {
+		delete(tail, i)
+	}
 	for i := range idx {
 		b.keys = append(b.keys, i)
 	}
 	slices.Sort(b.keys)
+	n := len(b.keys)
+	for i := range tail {
+		b.keys = append(b.keys, i)
+	}
+	slices.Sort(b.keys[n:])
+	b.tail = len(b.keys) - n
 	b.flags = b.files[len(b.files)-1].flags
 	return b, nil
 }
@@ -297,6 +319,9 @@ func (b *luaBuild) keyBinds(keys string) string {
 // shows the key check at work (keyBinds).
 func (b *luaBuild) undeclare(name string) {
 	i := keyIndex[name]
+	if slices.Contains(b.keys[len(b.keys)-b.tail:], i) {
+		b.tail--
+	}
 	b.keys = slices.DeleteFunc(b.keys, func(k int) bool { return k == i })
 	b.undeclared = append(b.undeclared, i)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -366,6 +367,40 @@ func TestWriteVariants(t *testing.T) {
 	for _, sc := range allVariants() {
 		if err := os.WriteFile(filepath.Join(dir, sc.name+".lua"), []byte(sc.src), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestTailKeysGoLast checks the order of every script's KEYS (lua.go):
+// keyTable's order, then the tail keys in keyTable's order, none of them
+// a key some file of the script declares as an ordinary one; and that the
+// call of one job due now, the only call sent without its tail keys,
+// leaves out pending alone.
+func TestTailKeysGoLast(t *testing.T) {
+	for _, name := range scriptFiles() {
+		sc := fullScript(name)
+		head, tail := sc.keys[:len(sc.keys)-sc.tail], sc.keys[len(sc.keys)-sc.tail:]
+		if !slices.IsSorted(head) || !slices.IsSorted(tail) {
+			t.Errorf("%s: KEYS %v out of order (tail %d)", name, sc.keys, sc.tail)
+		}
+		for _, k := range tail {
+			if slices.Contains(head, k) {
+				t.Errorf("%s: key %s both ordinary and tail", name, keyTable[k].name)
+			}
+		}
+	}
+	plain := scriptFor("enqueue", variant{})
+	if plain.tail != 1 || keyTable[plain.keys[len(plain.keys)-1]].name != "pending" {
+		t.Fatalf("plain enqueue: KEYS %v, tail %d; want pending alone at the end", plain.keys, plain.tail)
+	}
+	now := &encJob{queue: "q", id: "a", kind: "k", value: []byte("0,x")}
+	later := &encJob{queue: "q", id: "b", kind: "k", value: []byte("0,x"), due: "+5"}
+	if c := enqueueCall("q", []*encJob{now}); !c.lean || len(c.args) != 2 {
+		t.Errorf("one job due now: lean %v, %d arguments; want lean, ID and value", c.lean, len(c.args))
+	}
+	for _, items := range [][]*encJob{{later}, {now, later}} {
+		if c := enqueueCall("q", items); c.lean {
+			t.Errorf("%d jobs, one delayed: sent lean, without the pending key", len(items))
 		}
 	}
 }

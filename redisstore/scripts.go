@@ -54,7 +54,8 @@ var preloadScripts = sync.OnceFunc(func() {
 // A shaped call (file set) has its script and keys chosen when it is sent
 // (sendShaped): the variant of file for the shape of its queue, with the
 // slots vary names (its shape letters added to the queue's), its queue's
-// keys (and workflow wf's, when set) and then extra.
+// keys (and workflow wf's, when set) and then extra; a lean one without
+// its script's tail keys (lua.go), and then with no extra.
 type evalCall struct {
 	script *script
 	keys   []string
@@ -66,6 +67,10 @@ type evalCall struct {
 	wf    string
 	vary  variant
 	extra []string
+	// lean says the script's path for this call touches none of its tail
+	// keys, which are left out: Redis makes a Lua table of the KEYS on
+	// every call, at about a thousand instructions a key.
+	lean bool
 }
 
 // queueCall returns a call of sc on queue.
@@ -124,6 +129,9 @@ func (s *Store) shaped(c *evalCall) {
 	v.shape |= s.shapes.get(c.queue)
 	c.script = scriptFor(c.file, v)
 	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), c.wf)
+	if c.lean {
+		keys = keys[:len(keys)-c.script.tail]
+	}
 	if len(c.extra) > 0 {
 		keys = append(append(make([]string, 0, len(keys)+len(c.extra)), keys...), c.extra...)
 	}

@@ -7,7 +7,9 @@
 -- ARGV: 1 the kind of every job ("" when they differ: the script reads
 -- each job's from its value), 2 "n" when every job is due now and has an
 -- ID no other job of the call has (for the plain variant's fast path),
--- then each job's arguments, as the adds slot takes them.
+-- then each job's arguments, as the adds slot takes them; or, for one job
+-- due now, its ID and value alone (adds/plain.lua reads its kind from the
+-- value), without the tail key pending in KEYS.
 -- Returns one string per job: "r" (ready), "p" (pending), "d" followed by
 -- the holder's ID for a duplicate ("d" alone for a skipped tick), or "u",
 -- the holder's state now and its ID for a duplicate that replaced what the

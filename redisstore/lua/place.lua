@@ -1,8 +1,10 @@
 -- place.lua: where new jobs go, for enqueue.lua and wfrel.lua: a call
 -- places its jobs one by one, then store_placed writes them with one call
 -- per destination.
+-- pending is a tail key (lua.go): a call that places only jobs due now
+-- may leave it out of KEYS.
 --- @include ready
---- @keys pending
+--- @tailkeys pending
 
 -- placed collects the jobs of one call: IDs and stored values for ready
 -- (in order), score and ID pairs for pending, the earliest pending due

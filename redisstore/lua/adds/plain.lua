@@ -10,16 +10,19 @@
 --
 -- ARGV after the first two: triples per job, id, value (the envelope,
 -- which the script prefixes with the enqueue time), due ("" now, "+ms"
--- after now or absolute "ms"). One job costs one HSETNX (the duplicate
--- check and the insert); a batch one HMGET and one HSET.
---- @include place events
+-- after now or absolute "ms"); or, for one job due now, its id and value
+-- alone, and KEYS without the tail key pending (enqueue.go: lean). One
+-- job costs one HSETNX (the duplicate check and the insert); a batch one
+-- HMGET and one HSET.
+--- @include place events kinds
 --- @keys jobs ready
 
 -- pass hands the call over to the rest of the script, which reads the
--- marks itself: one job due now, which comes as kind, ID and value (the
--- fewest arguments), in the usual form (its reply is then a table).
+-- marks itself: one job due now, which comes as ID and value (the fewest
+-- arguments), in the usual form (its reply is then a table), with the
+-- kind its value holds.
 local function pass()
-  if #ARGV == 3 then ARGV = {ARGV[1], 'n', ARGV[2], ARGV[3], ''} end
+  if #ARGV == 2 then ARGV = {kind_of_new(ARGV[2]), 'n', ARGV[1], ARGV[2], ''} end
   return nil
 end
 
@@ -87,9 +90,10 @@ end
 -- length, when a reader last read, whether a step skipped its entry) and
 -- the two an entry needs only when a reader reads: each field of the
 -- marks' HMGET costs about two thousand instructions. ARGV[1] is the
--- jobs' kind.
+-- jobs' kind, except in the call of one job, whose kind is read from its
+-- value only for an entry.
 local function first_adds()
-  local one = #ARGV == 3
+  local one = #ARGV == 2
   if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass() end
   local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
   local sh, ev, evr = mk[1], mk[2], mk[3]
@@ -113,9 +117,10 @@ local function first_adds()
     end
   end
   local kind, ids, out, woke = ARGV[1], nil, nil, false
+  if one and rec then kind = kind_of_new(ARGV[2]) end -- else unused
   if one or #ARGV == 5 then
     local id, val = ARGV[3], ARGV[4]
-    if one then id, val = ARGV[2], ARGV[3] end
+    if one then id, val = ARGV[1], ARGV[2] end
     if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then
       if one then return 'd' .. id end
       return {'d' .. id}
