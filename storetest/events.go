@@ -13,6 +13,7 @@ import (
 func eventsCases() []eventsCase {
 	return []eventsCase{
 		{name: "Enqueued", fn: testEventEnqueued},
+		{name: "WorkflowTasksEnqueued", fn: testEventWorkflowTasks},
 		{name: "DuplicateEmitsNothing", fn: testEventDuplicate},
 		{name: "Started", fn: testEventStarted},
 		{name: "Outcomes", sub: outcomeEventCases()},
@@ -53,6 +54,37 @@ func testEventEnqueued(t *testing.T, s store.Store, r store.EventReader, a store
 	requireEvents(t, q, evs, want{store.EventEnqueued, "now", 0}, want{store.EventEnqueued, "later", 0})
 	if evs[0].State != store.StateReady || evs[1].State != store.StatePending {
 		t.Fatalf("enqueued events: State %q and %q, want ready and pending", evs[0].State, evs[1].State)
+	}
+}
+
+// testEventWorkflowTasks: a reader sees a workflow task's job enqueued as
+// any job, with its kind: when the workflow is created, for a task that
+// waits for nothing, and when the task it waits for succeeds.
+func testEventWorkflowTasks(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
+	w, ok := store.As[store.Workflows](s)
+	if !ok {
+		t.Skip("the store keeps no workflows")
+	}
+	q := newQueue(t)
+	reading(t, r, q)
+	wf := newWorkflowID(t)
+	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q, "first"), wfTask(wf, q, "second", "first")))
+	first, second := store.TaskJobID(wf, "first"), store.TaskJobID(wf, "second")
+	evs := allEvents(t, r, q)
+	requireEvents(t, q, evs, want{store.EventEnqueued, first, 0})
+	if evs[0].State != store.StateReady {
+		t.Fatalf("enqueued event of the first task: State %q, want ready", evs[0].State)
+	}
+	ack(t, s, claimOne(t, s, q, first, long), nil)
+	var got []store.Event
+	for _, ev := range allEvents(t, r, q) {
+		if ev.ID == second {
+			got = append(got, ev)
+		}
+	}
+	requireEvents(t, q, got, want{store.EventEnqueued, second, 0})
+	if got[0].State != store.StateReady {
+		t.Fatalf("enqueued event of the task released: State %q, want ready", got[0].State)
 	}
 }
 

@@ -19,10 +19,7 @@ wf_use()
 local now, later = now_ms()
 local wf = ARGV[1]
 -- A task's info starts with its queue's name.
-local head = QUEUE .. '\n'
-local kept, roots = create_workflow(now, function(a)
-  return string.sub(ARGV[a + 1], 1, #head) == head
-end)
+local kept, roots = create_workflow(now, QUEUE .. '\n')
 if not kept then return {'dup'} end
 if #kept > 0 then
   local ids, dues, vals = {}, {}, {}

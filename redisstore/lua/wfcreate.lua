@@ -8,13 +8,15 @@
 
 -- create_workflow stores the workflow of ARGV in the one wf_use opened, at
 -- now (ms), unless its ID is held: then it returns false. The tasks
--- without dependencies are released at once. keep(a), when given, says
--- whether the caller enqueues the released task whose name is ARGV[a]
--- itself, in this step: such a task is stored enqueued, without its
--- payload and outside rel. It returns the ARGV indexes of the tasks kept,
--- and the names of the other released tasks, which it leaves being
--- released (rel) for the caller to enqueue.
-local function create_workflow(now, keep)
+-- without dependencies are released at once. head, when given, is the
+-- start of the info of the tasks the caller enqueues itself, in this
+-- step, when they are released ("<queue>\n": its queue's): such a task is
+-- stored enqueued, without its payload and outside rel. (A prefix, not a
+-- function: a Lua call a task costs about a thousand instructions.) It
+-- returns the ARGV indexes of the tasks kept, and the names of the other
+-- released tasks, which it leaves being released (rel) for the caller to
+-- enqueue.
+local function create_workflow(now, head)
   if redis.call('EXISTS', WK.m) == 1 then return false end
   local s, r, i, d, p, roots, kept = {}, {}, {}, {}, {}, {}, {}
   local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
@@ -30,7 +32,7 @@ local function create_workflow(now, keep)
     ns = ns + 2
     local mine = false
     if deps == '' then
-      mine = keep ~= nil and keep(a)
+      mine = head ~= nil and string.find(ARGV[a + 1], head, 1, true) == 1
       if mine then
         kept[#kept + 1] = a
       else

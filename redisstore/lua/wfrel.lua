@@ -35,7 +35,8 @@ local function release_into(ids, dues, vals, now, later, once)
   local out, mark, hv = {}, {}, {}
   local evids, evkinds, evstates, ne = {}, {}, {}, 0
   -- A job's kind is read out of its value for the events and the kind
-  -- index only: not while neither wants it.
+  -- index only, and their columns made only for them: not while neither
+  -- wants them (emit_many writes nothing then, index_add is kidx/none's).
   local kinds = ev_writes(now) or index_on()
   for n = 1, #ids do
     local id = ids[n]
@@ -53,8 +54,10 @@ local function release_into(ids, dues, vals, now, later, once)
         local v = nows .. vals[n]
         hv[#hv + 1], hv[#hv + 2] = id, v
         out[n] = place(id, dues[n], now, later, v)
-        ne = ne + 1
-        evids[ne], evkinds[ne], evstates[ne] = id, kinds and kind_of_new(vals[n]) or '', out[n]
+        if kinds then
+          ne = ne + 1
+          evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), out[n]
+        end
       else
         out[n] = 'a' -- adopted
       end
