@@ -35,15 +35,15 @@ import (
 // writes): the settings fields its files declare (into C), which
 // config.lua copies there from the settings hash conf (the settings as
 // SetQueueConfig gave them, which QueueStats reads), and the marks fields
-// (into M), what the scripts keep about the queue. The loader
-// puts each module in once, after what it includes, then the script's
-// own code; the script's KEYS
-// are the keys declared by everything it holds, in keyTable's order, which
-// the Lua reads by name: K.jobs, K.unack; the tail keys come after the
-// others, so that a call whose path touches none of them may leave them
-// out (a lone enqueue leaves out pending: Store.shaped, evalCall.lean). A module that keeps state for
-// one call defines "local function reset_<module>()" (the slot's name for
-// a slot's files), which every call runs first. Constants shared with Go
+// (into M), what the scripts keep about the queue. The loader puts each
+// module in once, after what it includes, then the script's own code;
+// the script's KEYS are the keys declared by everything it holds, in
+// keyTable's order, which the Lua reads by name: K.jobs, K.unack; the
+// tail keys come after the others, so that a call whose path touches
+// none of them may leave them out (a lone enqueue leaves out pending:
+// Store.shaped, evalCall.lean). A module that keeps state for one call
+// defines "local function reset_<module>()" (the slot's name for a
+// slot's files), which every call runs first. Constants shared with Go
 // come from luaConsts, ahead of everything.
 //
 //go:embed lua
@@ -118,11 +118,11 @@ func parseLua(name, src string) (*luaFile, error) {
 					return nil, fmt.Errorf("lua/%s.lua: @%s %s: no such key in keyTable", name, verb, k)
 				}
 			}
+			dst := &f.keys
 			if verb == "tailkeys" {
-				f.tail = append(f.tail, words...)
-			} else {
-				f.keys = append(f.keys, words...)
+				dst = &f.tail
 			}
+			*dst = append(*dst, words...)
 		case "conf":
 			f.conf = append(f.conf, words...)
 		case "marks":
@@ -243,17 +243,15 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	if len(b.conf)+len(b.marks) > 0 {
 		idx[keyIndex["marks"]] = true
 	}
-	// A key some file touches on every path is no tail key.
-	for i := range idx {
-		delete(tail, i)
-	}
 	for i := range idx {
 		b.keys = append(b.keys, i)
 	}
 	slices.Sort(b.keys)
 	n := len(b.keys)
 	for i := range tail {
-		b.keys = append(b.keys, i)
+		if !idx[i] { // a key some file declares as an ordinary one stays one
+			b.keys = append(b.keys, i)
+		}
 	}
 	slices.Sort(b.keys[n:])
 	b.tail = len(b.keys) - n

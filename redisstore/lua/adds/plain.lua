@@ -116,8 +116,7 @@ local function first_adds()
       w = e[2]
     end
   end
-  local kind, ids, out, woke = ARGV[1], nil, nil, false
-  if one and rec then kind = kind_of_new(ARGV[2]) end -- else unused
+  local ids, out, woke = nil, nil, false
   if one or #ARGV == 5 then
     local id, val = ARGV[3], ARGV[4]
     if one then id, val = ARGV[1], ARGV[2] end
@@ -138,7 +137,8 @@ local function first_adds()
     if woke then wake_ready() end
   end
   if rec then
-    xadd_enqueued(maxlen, '1-*', nows, ids, kind)
+    -- The jobs' kind: ARGV[1], or in the call of one job, its value's.
+    xadd_enqueued(maxlen, '1-*', nows, ids, one and kind_of_new(ARGV[2]) or ARGV[1])
     if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
   return out
