@@ -162,7 +162,12 @@ func TestProcCancelFromAnotherProcess(t *testing.T) {
 	}
 	p.EventuallyTrue(10*time.Second, "job started", func() bool { return p.Count(of("start")) == 1 })
 	canceller.Send("cancel " + info.ID)
-	p.EventuallyTrue(10*time.Second, "handler's context ended", func() bool { return p.Count(of("end")) == 1 })
+	// The canceller reports "cancelled" once CancelJob returned and the
+	// target "end" once its lease renewal heard of it: two processes, two
+	// pipes, no order between the reports. Both are awaited.
+	p.EventuallyTrue(10*time.Second, "handler's context ended and the canceller reported", func() bool {
+		return p.Count(of("end")) == 1 && p.Count(of("cancelled")) >= 1
+	})
 	cancelled := p.Filter(of("cancelled"))
 	if len(cancelled) != 1 || cancelled[0].State != hopper.StateUnack {
 		t.Fatalf("cancel events %+v; want one that found the job running", cancelled)

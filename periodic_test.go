@@ -132,18 +132,29 @@ func TestPeriodicCatchUp(t *testing.T) {
 	hourly := hopper.Every(time.Hour)
 	// A tick recorded three hours ago: the ticks since were missed.
 	last := time.Now().Truncate(time.Hour).Add(-3 * time.Hour)
-	if _, err := s.Enqueue(ctx, []*store.NewJob{{ID: "old", Queue: "default", Kind: "tick", Args: []byte{0x80},
-		Schedule: "report", Tick: last, RunAt: last}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hopper.NewInspector(s).DeleteJobs(ctx, "default", hopper.StateReady, nil); err != nil {
-		t.Fatal(err)
+	// The same for "marker", in a queue of its own, which always catches
+	// up: a scheduler catches its schedules up in order, so once marker's
+	// tick is enqueued, report's would have been.
+	for _, j := range []*store.NewJob{
+		{ID: "old", Queue: "default", Kind: "tick", Args: []byte{0x80}, Schedule: "report", Tick: last, RunAt: last},
+		{ID: "old", Queue: "marker", Kind: "tick", Args: []byte{0x80}, Schedule: "marker", Tick: last, RunAt: last},
+	} {
+		if _, err := s.Enqueue(ctx, []*store.NewJob{j}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hopper.NewInspector(s).DeleteJobs(ctx, j.Queue, hopper.StateReady, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, catchUp := range []bool{false, true} {
 		runCtx, cancel := context.WithCancel(ctx)
+		schedules := []hopper.Schedule{{Name: "report", Spec: hourly, Args: Tick{}, CatchUp: catchUp}}
+		if !catchUp {
+			schedules = append(schedules, hopper.Schedule{Name: "marker", Spec: hourly, Args: Tick{},
+				Opts: &hopper.ScheduleOpts{Queue: "marker"}, CatchUp: true})
+		}
 		sch := hopper.NewScheduler(s, &hopper.SchedulerConfig{
-			Queues: []string{"default"}, Client: client,
-			Schedules: []hopper.Schedule{{Name: "report", Spec: hourly, Args: Tick{}, CatchUp: catchUp}},
+			Queues: []string{"default"}, Client: client, Schedules: schedules,
 		})
 		done := make(chan error, 1)
 		go func() { done <- sch.Run(runCtx) }()
@@ -157,11 +168,9 @@ func TestPeriodicCatchUp(t *testing.T) {
 				t.Errorf("caught-up job runs at %v, want the latest missed tick %v", page.Jobs[0].RunAt, want)
 			}
 		} else {
-			// Registration happens before catch-up; once the schedule is
-			// listed, a catch-up would already have been enqueued.
-			testutil.EventuallyTrue(t, 5*time.Second, "schedule registered", func() bool {
-				infos, _ := s.ListSchedules(ctx)
-				return len(infos) == 1
+			testutil.EventuallyTrue(t, 5*time.Second, "the marker schedule's missed tick enqueued", func() bool {
+				st, _ := hopper.NewInspector(s).GetQueueStats(ctx, "marker")
+				return st.Counts.Ready == 1
 			})
 		}
 		cancel()
