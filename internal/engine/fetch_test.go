@@ -154,7 +154,8 @@ type claimsHeld struct {
 	release chan struct{}
 	calls   atomic.Int32
 	held    atomic.Int32
-	waits   atomic.Int32
+	waits   atomic.Int32 // WaitReady calls made
+	inWait  atomic.Int32 // WaitReady calls not returned yet
 }
 
 func (s *claimsHeld) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
@@ -171,6 +172,8 @@ func (s *claimsHeld) Claim(ctx context.Context, req store.ClaimOpts) (store.Clai
 
 func (s *claimsHeld) WaitReady(ctx context.Context, queues []string, timeout time.Duration) ([]string, error) {
 	s.waits.Add(1)
+	s.inWait.Add(1)
+	defer s.inWait.Add(-1)
 	return s.Store.WaitReady(ctx, queues, timeout)
 }
 
@@ -206,9 +209,13 @@ func TestSignalDuringTwoClaimsIsNotLost(t *testing.T) {
 		<-done
 	})
 	// The first claim took the four jobs, whole: two more are out, both
-	// having found the queue empty.
-	testutil.EventuallyTrue(t, testutil.Wait, "two claims held", func() bool { return st.held.Load() == 2 })
-	waits := st.waits.Load()
+	// having found the queue empty. The signal loop's first wait returned
+	// at once with the queue's first signal; its second waits for the next.
+	var waits int32
+	testutil.EventuallyTrue(t, testutil.Wait, "two claims held and the signal loop waiting", func() bool {
+		waits = st.waits.Load()
+		return st.held.Load() == 2 && waits >= 2 && st.inWait.Load() == 1
+	})
 	if _, err := mem.Enqueue(t.Context(), []*store.NewJob{{ID: "late", Queue: "q", Kind: "k"}}); err != nil {
 		t.Fatal(err)
 	}
