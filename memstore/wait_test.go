@@ -17,18 +17,7 @@ const forever = time.Hour
 // waiting reports whether some goroutine is blocked in WaitReady (or, with
 // sched, WaitSchedule) on queue name.
 func waiting(s *Store, name string, sched bool) bool {
-	h := &s.readyHub
-	if sched {
-		h = &s.schedHub
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for w := range h.waiters {
-		if w.queues[name] != nil {
-			return true
-		}
-	}
-	return false
+	return anyWaiter(s, sched, func(w *waiter) bool { return w.queues[name] != nil })
 }
 
 // signalled reports whether a blocked WaitReady (or, with sched,
@@ -36,6 +25,12 @@ func waiting(s *Store, name string, sched bool) bool {
 // records it in the waiter while the call that raised it still holds the
 // hub's lock, before the waiter wakes.
 func signalled(s *Store, name string, sched bool) bool {
+	return anyWaiter(s, sched, func(w *waiter) bool { return slices.Contains(w.got, name) })
+}
+
+// anyWaiter reports whether one of the waiters of s's ready hub (or, with
+// sched, its schedule hub) satisfies match, under the hub's lock.
+func anyWaiter(s *Store, sched bool, match func(*waiter) bool) bool {
 	h := &s.readyHub
 	if sched {
 		h = &s.schedHub
@@ -43,7 +38,7 @@ func signalled(s *Store, name string, sched bool) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.waiters {
-		if slices.Contains(w.got, name) {
+		if match(w) {
 			return true
 		}
 	}
