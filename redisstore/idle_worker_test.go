@@ -93,7 +93,13 @@ func TestIdleWorkerIsQuiet(t *testing.T) {
 		}
 	}
 
-	const window = 6 * time.Second // more than one heartbeat and one idle wait
+	// An idle worker's commands come in cycles: a heartbeat and, per
+	// queue, a claim and a Maintain every 5 s; the stored schedules'
+	// version every second; the workflow sweep every 2 s. A window of
+	// whole cycles holds the same count wherever it starts (about 38
+	// commands in 10 s); a 6 s window held one or two of the 5 s cycles,
+	// 19 to 32 commands, and failed on the second at 5.3 a second.
+	const window = 10 * time.Second
 	before := sent.n.Load()
 	time.Sleep(window) // the measurement window, not a synchronisation
 	cmds := sent.n.Load() - before
