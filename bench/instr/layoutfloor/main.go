@@ -170,6 +170,9 @@ func main() {
 		return
 	}
 	calls := *n / perCall
+	if calls == 0 {
+		log.Fatalf("-n %d: want at least %d (one call)", *n, perCall)
+	}
 	lib := libName()
 	switch *fn {
 	case "claim-list", "claim-rotation", "claim-fair":
@@ -210,10 +213,12 @@ func main() {
 	fmt.Printf("%s: %d calls of %d\n", *fn, calls, perCall)
 }
 
-// libName is the prefix of the functions' names: the library is named
-// after its code, so that a server holding another version loads this one.
+// libName is the prefix of the functions' names, "lf_" and 12 hex digits
+// of a hash of their code, then '_': the library is named after its code
+// (without the '_'), so that a server holding another version loads this
+// one too.
 func libName() string {
-	return fmt.Sprintf("lf_%x_", sha1.Sum([]byte(floorLua)))[:15]
+	return fmt.Sprintf("lf_%x", sha1.Sum([]byte(floorLua)))[:15] + "_"
 }
 
 // flowKey is the key of workflow w with suffix.
@@ -224,7 +229,8 @@ func flowKey(w int, suffix string) string {
 // doSetup loads the functions and sets up the jobs and the chains.
 func doSetup(ctx context.Context, rdb *redis.Client, queue []string, groups int) error {
 	lib := libName()
-	// A library's load sees no table library but redis.
+	// A library's top level runs without Lua's standard functions (pairs
+	// among them): each function is registered by name.
 	src := "local function register(name, fn) redis.register_function('" + lib + "' .. name, fn) end\n" + floorLua
 	err := rdb.FunctionLoad(ctx, "#!lua name="+strings.TrimSuffix(lib, "_")+"\n"+src).Err()
 	if err != nil && !strings.Contains(err.Error(), "already exists") {
