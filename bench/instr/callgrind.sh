@@ -11,21 +11,13 @@ shift 4 2>/dev/null || shift $#
 EXTRA=("$@")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/phase.sh"
+. "$HERE/cgserver.sh"
 D=$(mktemp -d)
 trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true; rm -rf $D' EXIT
 cd "$D"
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$D/cg.out" \
-  redis-server --port $PORT --save '' --appendonly no >/dev/null 2>&1 &
-VP=$!
-for _ in $(seq 100); do redis-cli -p $PORT ping >/dev/null 2>&1 && break; sleep 0.2; done
+cg_server_start "$D" $PORT
 prepare_phase
-callgrind_control -z $VP >/dev/null 2>&1
-callgrind_control -i on $VP >/dev/null 2>&1
-"$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" "${RUN[@]}" >/dev/null
-callgrind_control -i off $VP >/dev/null 2>&1
-callgrind_control -d $VP >/dev/null 2>&1
-sleep 1
-TOT=$(grep -h "^summary:\|^totals:" "$D"/cg.out* | awk '{s+=$2} END {print s}')
+TOT=$(cg_measure "$D" "$BIN" -addr 127.0.0.1:$PORT -sys "$SYS" "${RUN[@]}")
 # A script variant first used in the measured phase (a grouped claim's, a
 # workflow finish's) is loaded then with FUNCTION LOAD, once per server:
 # left out of the count, and shown.
