@@ -42,9 +42,14 @@
 // # Time
 //
 // Due times, lease deadlines and every recorded time come from Redis TIME
-// inside the scripts, in milliseconds: a job never runs before it is due and
-// a lease never expires early, whatever the clients' clocks say. Durations
-// are rounded up to the millisecond and counted from the next millisecond.
+// inside the scripts: a job never runs before it is due and a lease never
+// expires early, whatever the clients' clocks say. A delayed job's due time
+// (Delay, RunAt, a Replace's) is kept to the microsecond, Delay counted
+// from the server's TIME when it takes the call, so the job falls due as
+// asked, not up to two milliseconds later; promotions record it, and
+// GetJob shows it, rounded up to the millisecond. Other durations (leases,
+// retry back-offs, holds, retention) are rounded up to the millisecond and
+// counted from the next millisecond.
 //
 // # Costs
 //

@@ -61,13 +61,7 @@ func jobShape(j *store.NewJob) shape {
 }
 
 func newEncJob(j *store.NewJob) encJob {
-	e := encJob{queue: j.Queue, id: j.ID, kind: j.Kind, value: encodeValue(j)}
-	switch {
-	case !j.RunAt.IsZero():
-		e.due = strconv.FormatInt(mstime.CeilUnix(j.RunAt), 10)
-	case j.Delay > 0:
-		e.due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
-	}
+	e := encJob{queue: j.Queue, id: j.ID, kind: j.Kind, value: encodeValue(j), due: dueArg(j)}
 	e.shape = jobShape(j)
 	// An explicit RunAt takes the adds/extras.lua path too, so a job that
 	// is already due when it arrives keeps RunAt as the time it fell due.
@@ -104,8 +98,8 @@ func lockField(key string) string {
 // written. Jobs go to their queue's script in order, one script call per
 // queue (batches over 1000 jobs are split), all pipelined in one round
 // trip; with coalescing (the default, see Config.NoCoalescing) concurrent
-// calls share round trips. The due time is RunAt rounded up to the
-// millisecond, or the server's now plus Delay rounded up.
+// calls share round trips. The due time is RunAt, or the server's now
+// plus Delay, both to the microsecond (rounded up).
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := store.ValidateJobs(jobs); err != nil {
 		return nil, err

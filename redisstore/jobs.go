@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -93,7 +94,9 @@ func buildRecord(queue string, state store.JobState, score string, p []any, memb
 	return rec, nil
 }
 
-// scoreMs parses a sorted-set score (milliseconds); 0 for none.
+// scoreMs parses a sorted-set score (milliseconds); 0 for none. A due
+// time kept to the microsecond (place.lua) is rounded up to the
+// millisecond, as a promotion records it (score_ms in base.lua).
 func scoreMs(s string) int64 {
 	if s == "" {
 		return 0
@@ -102,7 +105,7 @@ func scoreMs(s string) int64 {
 		return n
 	}
 	f, _ := strconv.ParseFloat(s, 64)
-	return int64(f)
+	return int64(math.Ceil(f))
 }
 
 // splitMember splits an unack member "id|token".

@@ -46,7 +46,7 @@ var keyTable = []keyDef{
 	{"ready_n1", famQueue, "r:-1", "list", "ready job IDs of priority -1"},
 	{"ready_n2", famQueue, "r:-2", "list", "ready job IDs of priority -2"},
 	{"ready_n3", famQueue, "r:-3", "list", "ready job IDs of priority -3"},
-	{"pending", famQueue, "p", "zset", "pending job ID -> due ms"},
+	{"pending", famQueue, "p", "zset", "pending job ID -> due ms (µs as decimals)"},
 	{"unack", famQueue, "u", "zset", "unack \"ID|token\" -> lease deadline ms, and a sentinel (sentinelMember)"},
 	{"retry", famQueue, "y", "zset", "retry job ID -> due ms"},
 	{"garbage", famQueue, "g", "zset", "garbage job ID -> finished ms"},

@@ -93,19 +93,6 @@ func payload(j *store.NewJob) string {
 	return dueArg(j) + "|" + string(encodeValue(j))
 }
 
-// dueArg is the due argument of job j for the scripts that enqueue it: ""
-// now, "+ms" after the enqueue, or absolute ms.
-func dueArg(j *store.NewJob) string {
-	due := ""
-	switch {
-	case !j.RunAt.IsZero():
-		due = strconv.FormatInt(mstime.CeilUnix(j.RunAt), 10)
-	case j.Delay > 0:
-		due = "+" + strconv.FormatInt(mstime.Ceil(j.Delay), 10)
-	}
-	return due
-}
-
 // EnqueueWorkflow stores w (see store.Workflows) in one script in its
 // slot, then enqueues its tasks without dependencies, one script call per
 // queue; on one server (wfLocal) the store step enqueues those of the

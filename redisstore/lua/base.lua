@@ -6,7 +6,7 @@
 -- reply with string operations: in this Lua, formatting a number
 -- (snprintf) or reading one (tonumber) costs about two thousand
 -- instructions each. PAD[n] pads a microsecond count of n digits to six.
-local NOW, NOW_S, NOW_T
+local NOW, NOW_S, NOW_T, NOW_US
 local PAD = {'00000', '0000', '000', '00', '0', ''}
 
 -- now_str returns the server's time in Unix milliseconds, rounded down, as
@@ -14,7 +14,7 @@ local PAD = {'00000', '0000', '000', '00', '0', ''}
 -- microseconds padded to six digits.
 local function now_str()
   local t = redis.call('TIME')
-  NOW_T = t
+  NOW_T, NOW_US = t, nil
   local u = t[2]
   local p = PAD[#u] .. u
   NOW_S = t[1] .. string.sub(p, 1, 3)
@@ -35,7 +35,34 @@ end
 -- now_us returns the time now_str or now_ms read last in Unix µs (exact
 -- in a double), read only by those that need it.
 local function now_us()
-  return tonumber(NOW_T[1]) * 1000000 + tonumber(NOW_T[2])
+  if not NOW_US then NOW_US = tonumber(NOW_T[1]) * 1000000 + tonumber(NOW_T[2]) end
+  return NOW_US
+end
+
+-- now_score returns the time now_str or now_ms read last as the score of
+-- a due time (us_score): what pending and retry jobs' due times are
+-- compared with, to the microsecond.
+local function now_score()
+  local u = NOW_T[2]
+  return NOW_S .. '.' .. string.sub(PAD[#u] .. u, 4)
+end
+
+-- us_score returns Unix µs us as the score of a due time in pending (and
+-- retry): ms, with the µs past them as three decimals when there are
+-- any. A double holds such a score to well under a microsecond.
+local function us_score(us)
+  local ms = math.floor(us / 1000)
+  local r = us - ms * 1000
+  if r == 0 then return string.format('%d', ms) end
+  return string.format('%d.%03d', ms, r)
+end
+
+-- score_ms returns a due time's score (us_score) in whole ms, rounded up:
+-- the time a promotion records as when the job fell due, never before.
+local function score_ms(s)
+  local ms, frac = string.match(s, '^(%d+)(%.?)')
+  if frac == '' then return ms end
+  return string.format('%d', tonumber(ms) + 1)
 end
 
 -- after returns the time ms milliseconds after now: now itself for ms <= 0

@@ -25,14 +25,15 @@ local function to_ready(ids, atts, dues, front, now)
 end
 
 -- promote moves due jobs of zset z to the back of ready, oldest due first,
--- records when each fell due (for QueueStats latency), and returns how
--- many and whether more are due.
+-- records when each fell due (for QueueStats latency; in whole ms, see
+-- score_ms), and returns how many and whether more are due. Due times
+-- count to the µs (place.lua), so does the comparison.
 local function promote(z, now, batch)
-  local got = redis.call('ZRANGEBYSCORE', z, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+  local got = redis.call('ZRANGEBYSCORE', z, '-inf', now_score(), 'WITHSCORES', 'LIMIT', 0, batch)
   local n = #got / 2
   if n == 0 then return 0, false end
   local ids, dues = {}, {}
-  for i = 1, n do ids[i], dues[i] = got[2 * i - 1], got[2 * i] end
+  for i = 1, n do ids[i], dues[i] = got[2 * i - 1], score_ms(got[2 * i]) end
   call_chunked('ZREM', z, ids, 1)
   to_ready(ids, call_chunked_flat('HMGET', K.att, ids), dues, false, now)
   return n, n == batch

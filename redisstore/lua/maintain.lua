@@ -40,8 +40,8 @@ else
 end
 local next_in = -1
 -- In µs, from TIME's own reading: a scheduler that waits exactly that
--- long wakes as the due millisecond starts, not up to one after it.
-if next_at then next_in = math.max(next_at * 1000 - now_us(), 0) end
+-- long wakes at the due time, which pending's scores keep to the µs.
+if next_at then next_in = math.max(math.ceil(next_at * 1000 - now_us()), 0) end
 -- The time the schedulers come back to this queue, for claims: a lease
 -- that ends no earlier needs no wake-up (claimed.lua). None when idle.
 local sw = next_at

@@ -16,34 +16,35 @@ local function reset_place()
   placed = nil
 end
 
--- due_ms turns an enqueue's due argument ("" for now, "+ms" for ms after
--- now, or an absolute "ms") into ms on the store's clock.
-local function due_ms(due, now, later)
-  if due == '' then return now end
-  if string.byte(due, 1) == 43 then return after(now, later, tonumber(string.sub(due, 2))) end -- '+'
-  return tonumber(due)
+-- due_us turns an enqueue's due argument into Unix µs on the store's
+-- clock, or nil for "due now": "" is now, "+ms" ms after now (none or
+-- fewer than one µs: now), an absolute "ms" that time; ms may carry up to
+-- three decimals (enqueue.go sends the µs of a Delay or a RunAt), and
+-- what is after now counts from TIME's own µs, so a job falls due exactly
+-- the time asked for after the server took the call, never before.
+local function due_us(due)
+  if due == '' then return nil end
+  if string.byte(due, 1) == 43 then -- '+'
+    local us = math.floor(tonumber(string.sub(due, 2)) * 1000 + 0.5)
+    if us <= 0 then return nil end
+    return now_us() + us
+  end
+  return math.floor(tonumber(due) * 1000 + 0.5)
 end
 
 -- place puts job id, stored value v, where its due argument says (see
--- due_ms, which it inlines: place runs once per enqueued job, and a Lua
--- call per job is a measurable share of an enqueue's few microseconds).
--- It returns 'p' (pending: due later) or 'r' (ready).
-local function place(id, due, now, later, v)
-  if due == '' then
-    due = now
-  elseif string.byte(due, 1) == 43 then -- '+'
-    due = after(now, later, tonumber(string.sub(due, 2)))
-  else
-    due = tonumber(due)
-  end
+-- due_us): pending when due after now, to the µs (its score us_score),
+-- else ready. It returns 'p' (pending: due later) or 'r' (ready).
+local function place(id, due, v)
+  local us = due ~= '' and due_us(due)
   if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
   local vals = placed.vals
   vals[#vals + 1] = v
-  if due > now then
+  if us and us > now_us() then
     local p = placed.pend
-    p[#p + 1] = str(due)
+    p[#p + 1] = us_score(us)
     p[#p + 1] = id
-    if not placed.min_due or due < placed.min_due then placed.min_due = due end
+    if not placed.min_due or us < placed.min_due then placed.min_due = us end
     return 'p'
   end
   local r = placed.ready
@@ -62,7 +63,7 @@ local function store_placed()
   if #placed.pend > 0 then
     local first = earliest(K.pending)
     call_chunked('ZADD', K.pending, placed.pend, 2)
-    if not first or placed.min_due < first then wake_sched() end
+    if not first or placed.min_due < first * 1000 then wake_sched() end
   end
   if ready_push(placed.ready, false, placed.rvals) then wake_ready() end
 end

@@ -71,16 +71,16 @@ end
 
 -- replace_due moves job h (stored value cur, in state st, zset zkey) to
 -- its new due argument, and returns its state letter now.
-local function replace_due(h, cur, st, zkey, due, now, later)
-  local d = due_ms(due, now, later)
-  if d > now then
+local function replace_due(h, cur, st, zkey, due, now)
+  local us = due_us(due)
+  if us and us > now_us() then
     if st == 'r' then
       ready_remove(h, cur)
       st, zkey = 'p', K.pending
     end
     local first = earliest(zkey)
-    redis.call('ZADD', zkey, str(d), h)
-    if not first or d < first then wake_sched() end
+    redis.call('ZADD', zkey, us_score(us), h)
+    if not first or us < first * 1000 then wake_sched() end
   elseif st ~= 'r' then
     redis.call('ZREM', zkey, h)
     ready_push({h}, false, {cur})
@@ -98,7 +98,7 @@ end
 -- gone) or is a workflow task's job, which stays as it is, and then true
 -- as well when h is running and rep allows adding a job (no bit 4,
 -- ReplaceOnly).
-local function replace_holder(h, val, due, rep, now, later)
+local function replace_holder(h, val, due, rep, now)
   if string.find(h, '~', 1, true) then return nil end
   local old = redis.call('HGET', K.jobs, h)
   if not old then return nil end
@@ -117,6 +117,6 @@ local function replace_holder(h, val, due, rep, now, later)
   end
   local cur = old
   if rep % 2 == 1 then cur = replace_args(h, old, st, val) end
-  if math.floor(rep / 2) % 2 == 1 then st = replace_due(h, cur, st, zkey, due, now, later) end
+  if math.floor(rep / 2) % 2 == 1 then st = replace_due(h, cur, st, zkey, due, now) end
   return 'u' .. st .. h
 end

@@ -53,7 +53,7 @@ local function release_into(ids, dues, vals, now, later, once)
       if fresh then
         local v = nows .. vals[n]
         hv[#hv + 1], hv[#hv + 2] = id, v
-        out[n] = place(id, dues[n], now, later, v)
+        out[n] = place(id, dues[n], v)
         if kinds then
           ne = ne + 1
           evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), out[n]

@@ -25,7 +25,7 @@ local function add_extra(id, val, due, extra, a, now, later, nows)
   if string.byte(extra, 1) == 114 then rep = tonumber(string.sub(extra, 2)) end
   if holder then
     local running = false
-    if rep > 0 then res, running = replace_holder(holder, val, due, rep, now, later) end
+    if rep > 0 then res, running = replace_holder(holder, val, due, rep, now) end
     -- A unique key held by a running job passes to the new job, which is
     -- added: the running one cannot take what it asked for.
     if not (running and holder ~= id) then res = res or ('d' .. holder) end
@@ -63,11 +63,11 @@ local function adds_all(now, later)
       i = i + 4
     end
     if not res then
-      res = place(id, due, now, later, nows .. val)
+      res = place(id, due, nows .. val)
       if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
         -- Already due at an explicit time (a periodic tick): remember when
         -- it fell due, as a promotion would.
-        redis.call('HSET', K.att, id, make_att(0, '', '', due))
+        redis.call('HSET', K.att, id, make_att(0, '', '', score_ms(due)))
       end
     end
     out[#out + 1] = res

@@ -154,7 +154,7 @@ local function adds_all(now, later)
     if redis.call('HSETNX', K.jobs, id, v) == 0 then
       out[1] = 'd' .. id
     else
-      out[1] = place(id, ARGV[5], now, later, v)
+      out[1] = place(id, ARGV[5], v)
     end
     return out, ids, vals
   end
@@ -170,7 +170,7 @@ local function adds_all(now, later)
       local v = nows .. vals[k]
       h[#h + 1] = id
       h[#h + 1] = v
-      out[k] = place(id, ARGV[3 * k + 2], now, later, v)
+      out[k] = place(id, ARGV[3 * k + 2], v)
     end
   end
   if #h > 0 then call_chunked('HSET', K.jobs, h, 2) end
