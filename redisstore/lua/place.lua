@@ -16,35 +16,39 @@ local function reset_place()
   placed = nil
 end
 
--- due_us turns an enqueue's due argument into Unix µs on the store's
--- clock, or nil for "due now": "" is now, "+ms" ms after now (none or
--- fewer than one µs: now), an absolute "ms" that time; ms may carry up to
--- three decimals (enqueue.go sends the µs of a Delay or a RunAt), and
--- what is after now counts from TIME's own µs, so a job falls due exactly
--- the time asked for after the server took the call, never before.
-local function due_us(due)
+-- due_at turns an enqueue's due argument into its score in pending and
+-- that time in ms (a number, for comparisons), or nil for "due now": ""
+-- is now, "+ms" ms after now (under a µs: now), an absolute "ms" that
+-- time. ms may carry up to three decimals (enqueue.go sends the µs of a
+-- Delay or a RunAt). An absolute time is its own score, as sent (a year
+-- 9999 RunAt has no exact µs in a double, its ms stay exact); a Delay
+-- counts from TIME's own µs (us_score), so a job falls due the time
+-- asked for after the server took the call, never before.
+local function due_at(due)
   if due == '' then return nil end
   if string.byte(due, 1) == 43 then -- '+'
-    local us = math.floor(tonumber(string.sub(due, 2)) * 1000 + 0.5)
-    if us <= 0 then return nil end
-    return now_us() + us
+    local d = math.floor(tonumber(string.sub(due, 2)) * 1000 + 0.5)
+    if d <= 0 then return nil end
+    local us = now_us() + d
+    return us_score(us), us / 1000
   end
-  return math.floor(tonumber(due) * 1000 + 0.5)
+  return due, tonumber(due)
 end
 
 -- place puts job id, stored value v, where its due argument says (see
--- due_us): pending when due after now, to the µs (its score us_score),
--- else ready. It returns 'p' (pending: due later) or 'r' (ready).
+-- due_at): pending when due after now, to the µs, else ready. It returns
+-- 'p' (pending: due later) or 'r' (ready).
 local function place(id, due, v)
-  local us = due ~= '' and due_us(due)
+  local score, at
+  if due ~= '' then score, at = due_at(due) end
   if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
   local vals = placed.vals
   vals[#vals + 1] = v
-  if us and us > now_us() then
+  if at and at * 1000 > now_us() then
     local p = placed.pend
-    p[#p + 1] = us_score(us)
+    p[#p + 1] = score
     p[#p + 1] = id
-    if not placed.min_due or us < placed.min_due then placed.min_due = us end
+    if not placed.min_due or at < placed.min_due then placed.min_due = at end
     return 'p'
   end
   local r = placed.ready
@@ -63,7 +67,7 @@ local function store_placed()
   if #placed.pend > 0 then
     local first = earliest(K.pending)
     call_chunked('ZADD', K.pending, placed.pend, 2)
-    if not first or placed.min_due < first * 1000 then wake_sched() end
+    if not first or placed.min_due < first then wake_sched() end
   end
   if ready_push(placed.ready, false, placed.rvals) then wake_ready() end
 end

@@ -72,15 +72,15 @@ end
 -- replace_due moves job h (stored value cur, in state st, zset zkey) to
 -- its new due argument, and returns its state letter now.
 local function replace_due(h, cur, st, zkey, due, now)
-  local us = due_us(due)
-  if us and us > now_us() then
+  local score, at = due_at(due)
+  if at and at * 1000 > now_us() then
     if st == 'r' then
       ready_remove(h, cur)
       st, zkey = 'p', K.pending
     end
     local first = earliest(zkey)
-    redis.call('ZADD', zkey, us_score(us), h)
-    if not first or us < first * 1000 then wake_sched() end
+    redis.call('ZADD', zkey, score, h)
+    if not first or at < first then wake_sched() end
   elseif st ~= 'r' then
     redis.call('ZREM', zkey, h)
     ready_push({h}, false, {cur})
