@@ -172,7 +172,8 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 		r.Token = uint64(token)
 		r.RunAt = r.EnqueuedAt
 		if due != "" { // "": it went straight to ready
-			if ms, err := strconv.ParseInt(due, 10, 64); err == nil && ms > 0 {
+			// With decimals when an older release promoted the job.
+			if ms := scoreMs(due); ms > 0 {
 				r.RunAt = msTime(ms)
 			}
 		}

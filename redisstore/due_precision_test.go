@@ -74,6 +74,29 @@ func TestDelayedJobsFallDueToTheMicrosecond(t *testing.T) {
 	}
 }
 
+// TestAttemptInfoWithAMicrosecondReadyTime: an older release's promotion
+// copies a due time's score into the job's attempt info as it is, now
+// with decimals. The attempt count in it still counts: a job promoted so
+// after two attempts is claimed for its third, not its first.
+func TestAttemptInfoWithAMicrosecondReadyTime(t *testing.T) {
+	ctx := t.Context()
+	s, rdb := newStore(t, &redisstore.Config{NoCoalescing: true})
+	mustEnqueue(t, s, job("q", "j"))
+	if err := rdb.HSet(ctx, redisstore.AttKey(s, "q"), "j", "2,,,1780000001234.5681").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %v, %v", res.Jobs, err)
+	}
+	if got := res.Jobs[0].Attempt; got != 3 {
+		t.Errorf("claimed for attempt %d, want 3 (two made before the promotion)", got)
+	}
+	if got, want := res.Jobs[0].RunAt, time.UnixMilli(1780000001235); !got.Equal(want) {
+		t.Errorf("RunAt %v, want the ready time rounded up to the ms, %v", got, want)
+	}
+}
+
 // requirePromotedOnTime calls Maintain on queue "q" until it promotes the
 // one pending job, due between earliest and latest (at most d from now),
 // and fails if a call that started at or after latest did not promote it,

@@ -40,6 +40,9 @@ func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outc
 // ThroughputKey returns the key of queue's throughput counters.
 func ThroughputKey(s *Store, queue string) string { return s.queueKeys(queue).tput }
 
+// AttKey returns the key of queue's attempt info (att).
+func AttKey(s *Store, queue string) string { return s.queueKeys(queue).att }
+
 // BeforeWorkflowIndex makes s call f once, the next time it is about to
 // write workflow states to the index after a workflow step (EnqueueWorkflow,
 // a delivery): what another process may do in that moment.

@@ -105,6 +105,6 @@ func parseAttInfo(v string) attInfo {
 	a.attempt, _ = strconv.Atoi(parts[0])
 	a.claimedMs, _ = strconv.ParseInt(parts[1], 10, 64)
 	a.token, _ = strconv.ParseUint(parts[2], 10, 64)
-	a.readyMs, _ = strconv.ParseInt(parts[3], 10, 64)
+	a.readyMs = scoreMs(parts[3]) // with decimals when an older release promoted the job
 	return a
 }
