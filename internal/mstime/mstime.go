@@ -6,43 +6,34 @@ package mstime
 import "time"
 
 // Ceil returns d in whole milliseconds, rounded up; zero for d <= 0.
-func Ceil(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	ms := int64(d / time.Millisecond) // no d+999999: it overflows near the largest durations
-	if d%time.Millisecond != 0 {
-		ms++
-	}
-	return ms
-}
-
-// CeilUnix returns t in Unix milliseconds, rounded up.
-func CeilUnix(t time.Time) int64 {
-	ms := t.UnixMilli()
-	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		ms++
-	}
-	return ms
-}
+func Ceil(d time.Duration) int64 { return ceilIn(d, time.Millisecond) }
 
 // CeilMicro returns d in whole microseconds, rounded up; zero for d <= 0.
-func CeilMicro(d time.Duration) int64 {
+func CeilMicro(d time.Duration) int64 { return ceilIn(d, time.Microsecond) }
+
+// CeilUnix returns t in Unix milliseconds, rounded up.
+func CeilUnix(t time.Time) int64 { return t.UnixMilli() + partial(t, time.Millisecond) }
+
+// CeilUnixMicro returns t in Unix microseconds, rounded up.
+func CeilUnixMicro(t time.Time) int64 { return t.UnixMicro() + partial(t, time.Microsecond) }
+
+// ceilIn returns d in whole units, rounded up; zero for d <= 0.
+func ceilIn(d, unit time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	us := int64(d / time.Microsecond)
-	if d%time.Microsecond != 0 {
-		us++
+	n := int64(d / unit) // no d+unit-1: it overflows near the largest durations
+	if d%unit != 0 {
+		n++
 	}
-	return us
+	return n
 }
 
-// CeilUnixMicro returns t in Unix microseconds, rounded up.
-func CeilUnixMicro(t time.Time) int64 {
-	us := t.UnixMicro()
-	if t.Nanosecond()%int(time.Microsecond) != 0 {
-		us++
+// partial returns 1 when t is not a whole number of units (a unit under a
+// second), else 0.
+func partial(t time.Time, unit time.Duration) int64 {
+	if t.Nanosecond()%int(unit) != 0 {
+		return 1
 	}
-	return us
+	return 0
 }
