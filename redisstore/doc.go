@@ -46,10 +46,11 @@
 // expires early, whatever the clients' clocks say. A delayed job's due time
 // (Delay, RunAt, a Replace's) is kept to the microsecond, Delay counted
 // from the server's TIME when it takes the call, so the job falls due as
-// asked, not up to two milliseconds later; promotions record it, and
-// GetJob shows it, rounded up to the millisecond. Other durations (leases,
-// retry back-offs, holds, retention) are rounded up to the millisecond and
-// counted from the next millisecond.
+// asked, not up to two milliseconds later. Promotions record it, and
+// GetJob shows it, in whole milliseconds, rounded down as every recorded
+// time (so a job's AttemptedAt is never before its RunAt). Other
+// durations (leases, retry back-offs, holds, retention) are rounded up to
+// the millisecond and counted from the next millisecond.
 //
 // # Costs
 //

@@ -95,8 +95,10 @@ func buildRecord(queue string, state store.JobState, score string, p []any, memb
 }
 
 // scoreMs parses a sorted-set score (milliseconds); 0 for none. A due
-// time kept to the microsecond (place.lua) is rounded up to the
-// millisecond, as a promotion records it (score_ms in base.lua).
+// time kept to the microsecond (place.lua) is rounded down to the
+// millisecond, as a promotion records it (score_ms in base.lua) and as
+// every recorded time is, so a job's AttemptedAt is never before its
+// RunAt.
 func scoreMs(s string) int64 {
 	if s == "" {
 		return 0
@@ -105,7 +107,7 @@ func scoreMs(s string) int64 {
 		return n
 	}
 	f, _ := strconv.ParseFloat(s, 64)
-	return int64(math.Ceil(f))
+	return int64(math.Floor(f))
 }
 
 // splitMember splits an unack member "id|token".

@@ -57,12 +57,12 @@ local function us_score(us)
   return string.format('%d.%03d', ms, r)
 end
 
--- score_ms returns a due time's score (us_score) in whole ms, rounded up:
--- the time a promotion records as when the job fell due, never before.
+-- score_ms returns a due time's score (us_score) in whole ms, rounded
+-- down as every recorded time is: the time a promotion records as when
+-- the job fell due, which a claim after it, recorded the same way, never
+-- precedes.
 local function score_ms(s)
-  local ms, frac = string.match(s, '^(%d+)(%.?)')
-  if frac == '' then return ms end
-  return string.format('%d', tonumber(ms) + 1)
+  return string.match(s, '^%d+')
 end
 
 -- after returns the time ms milliseconds after now: now itself for ms <= 0
