@@ -23,17 +23,30 @@ func TestProcGroupOrderAcrossACrash(t *testing.T) {
 	}
 	const jobs = 200
 	enqueueGrouped(t, p, "order", []string{"t"}, jobs)
+	// The 80th start works until its process dies: a kill after it lands
+	// mid-job. (Killing when a start had no end yet raced the job's 20 ms
+	// of work on a slow machine, and the kill came between two jobs.)
 	spec := childSpec{Role: roleGrouped, Queue: "order", Concurrency: 4, Work: 20 * time.Millisecond,
-		Probe: "probe:{" + p.prefix + "}:order"}
+		Probe: "probe:{" + p.prefix + "}:order", HangSeq: 80}
 	first := p.start(1, spec)[0]
-	// Kill it while a job runs: the 80th or a little later has started and
-	// not ended.
 	p.EventuallyTrue(60*time.Second, "80 jobs started, the last one running", func() bool {
-		starts := p.Filter(proctest.Is("start"))
-		return len(starts) >= 80 && len(p.Filter(proctest.Is("end"))) < len(starts)
+		return len(p.Filter(proctest.Is("start"))) >= 80
 	})
-	first.Kill()
+	// The worker that takes over runs before the kill (the hung job holds
+	// the group, so it waits): starting a process under the race detector
+	// on a slow machine took longer than the lease.
 	p.start(1, spec)
+	first.Kill()
+	// Its lease as the kill left it: the worker extended it while the job
+	// hung, past the deadline its start reported.
+	hung := p.Filter(func(e proctest.Event) bool { return e.Ev == "start" && e.Seq == spec.HangSeq })
+	if len(hung) != 1 {
+		t.Fatalf("%d starts numbered %d, want 1", len(hung), spec.HangSeq)
+	}
+	rec, err := hopper.NewInspector(p.store).GetJob(ctx, "order", hung[0].Job)
+	if err != nil || rec.State != hopper.StateUnack {
+		t.Fatalf("the hung job after the kill: %+v, %v; want it running (unack)", rec, err)
+	}
 	ended := func() map[string]bool {
 		m := map[string]bool{}
 		for _, e := range p.Filter(proctest.Is("end")) {
@@ -86,7 +99,10 @@ func TestProcGroupOrderAcrossACrash(t *testing.T) {
 	if again == nil {
 		t.Fatalf("job %s, running when its process was killed, never ran again", killed.Job)
 	}
-	resumed := again.AttemptedAt.Sub(killed.Deadline)
+	if killed.Job != rec.ID {
+		t.Fatalf("the killed process's unended start was %s, want the hung job %s", killed.Job, rec.ID)
+	}
+	resumed := again.AttemptedAt.Sub(rec.Deadline)
 	t.Logf("killed during %s (attempt %d); %d successful runs of %d jobs, %d started after a later job of the group (%d pairs in reverse order); redelivered %v after its lease expired",
 		killed.Job, killed.Attempt, len(runs), jobs, reordered, overtaken, resumed)
 	if reordered != 0 {

@@ -69,6 +69,9 @@ type childSpec struct {
 	Work time.Duration
 	// Probe is the Redis key capped handlers INCR while they run.
 	Probe string
+	// HangSeq is the start (numbered by Probe:seq) whose grouped handler
+	// works until its process dies: a kill that must land mid-job.
+	HangSeq int64
 }
 
 // storeRole returns a role that connects to the spec's Redis and key
@@ -183,6 +186,9 @@ func groupedWorker(c *proctest.Child, s childSpec, rdb *redis.Client, st hopper.
 		e := started(j.JobRecord)
 		e.Running, e.Group, e.Seq = n, j.Group, seq
 		c.Emit(e)
+		if seq == s.HangSeq {
+			<-ctx.Done() // until the process is killed
+		}
 		if s.Work > 0 {
 			select { // the job's work
 			case <-time.After(s.Work):
