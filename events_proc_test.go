@@ -131,7 +131,7 @@ func TestProcSubscriberSeesEveryJob(t *testing.T) {
 // at the ack (FinishedAt) and the waiter's clock at the return, the same
 // machine's.
 func TestProcWaitReturnsAtTheAck(t *testing.T) {
-	p := newProcSetup(t)
+	p := newTimedProcSetup(t)
 	const rounds, per = 10, 100
 	waiter := p.start(1, childSpec{Role: roleWaiter, Queue: "waited", Goroutines: per})[0]
 	p.start(1, childSpec{Role: roleLimited, Queue: "waited", Concurrency: 32})

@@ -16,7 +16,7 @@ import (
 // the group resumes within a second of the lease's expiry (the Scheduler
 // reclaims at the deadline; the job is then at the head of its group).
 func TestProcGroupOrderAcrossACrash(t *testing.T) {
-	p := newProcSetup(t)
+	p := newTimedProcSetup(t)
 	ctx := t.Context()
 	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, "order", hopper.QueueConfig{GroupMaxRunning: 1}); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // of a higher priority is ready (an inversion), and jobs of one priority
 // start in the order they were enqueued.
 func TestProcPriorityOrder(t *testing.T) {
-	p := newProcSetup(t)
+	p := newTimedProcSetup(t)
 	ctx := t.Context()
 	const n = 10000
 	client := hopper.NewClient(p.store, nil)

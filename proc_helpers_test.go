@@ -297,6 +297,17 @@ type procSetup struct {
 func newProcSetup(t *testing.T, opts ...redistest.Option) *procSetup {
 	t.Helper()
 	t.Parallel()
+	return newTimedProcSetup(t, opts...)
+}
+
+// newTimedProcSetup is newProcSetup for a test that bounds a rate or a
+// time: it does not mark t parallel, so no other test's processes share
+// the machine's cores with its own (go test runs the parallel tests after
+// the others). On a slow 2-core machine with other tests' processes
+// running, the rate tests started 34-45 limited jobs a second where alone
+// they made 90 or more.
+func newTimedProcSetup(t *testing.T, opts ...redistest.Option) *procSetup {
+	t.Helper()
 	srv := redistest.Start(t, opts...)
 	prefix := redistest.Prefix(t)
 	rdb := srv.Client(t)

@@ -86,7 +86,7 @@ func runRateProc(t *testing.T, r rateProc) {
 	if testing.Short() {
 		t.Skip("runs worker processes under a rate limit for up to 9 seconds; not in -short mode")
 	}
-	p := newProcSetup(t)
+	p := newTimedProcSetup(t)
 	ctx := t.Context()
 	const queue = "limited"
 	if err := hopper.NewInspector(p.store).SetQueueConfig(ctx, queue, r.cfg); err != nil {
