@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -107,7 +106,7 @@ func scoreMs(s string) int64 {
 		return n
 	}
 	f, _ := strconv.ParseFloat(s, 64)
-	return int64(math.Floor(f))
+	return int64(f) // rounded down: scores are not negative
 }
 
 // splitMember splits an unack member "id|token".

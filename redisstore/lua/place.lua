@@ -16,35 +16,37 @@ local function reset_place()
   placed = nil
 end
 
--- due_at turns an enqueue's due argument into its score in pending and
--- that time in ms (a number, for comparisons), or nil for "due now": ""
--- is now, "+ms" ms after now (under a µs: now), an absolute "ms" that
--- time. ms may carry up to three decimals (enqueue.go sends the µs of a
--- Delay or a RunAt). An absolute time is its own score, as sent (a year
--- 9999 RunAt has no exact µs in a double, its ms stay exact); a Delay
--- counts from TIME's own µs (us_score), so a job falls due the time
--- asked for after the server took the call, never before.
-local function due_at(due)
+-- due_later turns an enqueue's due argument into its score in pending and
+-- that time in ms (a number, for comparisons) when it is after now, to
+-- the µs; nil when the job is due now: "" is now, "+ms" ms after now, an
+-- absolute "ms" that time. ms may carry up to three decimals (enqueue.go
+-- sends the µs of a Delay or a RunAt). An absolute time is its own score,
+-- as sent (a year 9999 RunAt has no exact µs in a double, its ms stay
+-- exact); a Delay counts from TIME's own µs (us_score), so a job falls
+-- due the time asked for after the server took the call, never before.
+local function due_later(due)
   if due == '' then return nil end
+  local score, at
   if string.byte(due, 1) == 43 then -- '+'
-    local d = math.floor(tonumber(string.sub(due, 2)) * 1000 + 0.5)
-    if d <= 0 then return nil end
-    local us = now_us() + d
-    return us_score(us), us / 1000
+    local us = now_us() + math.floor(tonumber(string.sub(due, 2)) * 1000 + 0.5)
+    score, at = us_score(us), us / 1000
+  else
+    score, at = due, tonumber(due)
   end
-  return due, tonumber(due)
+  if at * 1000 > now_us() then return score, at end
+  return nil
 end
 
 -- place puts job id, stored value v, where its due argument says (see
--- due_at): pending when due after now, to the µs, else ready. It returns
--- 'p' (pending: due later) or 'r' (ready).
+-- due_later): pending when due after now, else ready. It returns 'p'
+-- (pending: due later) or 'r' (ready).
 local function place(id, due, v)
   local score, at
-  if due ~= '' then score, at = due_at(due) end
+  if due ~= '' then score, at = due_later(due) end
   if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
   local vals = placed.vals
   vals[#vals + 1] = v
-  if at and at * 1000 > now_us() then
+  if score then
     local p = placed.pend
     p[#p + 1] = score
     p[#p + 1] = id

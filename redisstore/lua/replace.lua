@@ -72,8 +72,8 @@ end
 -- replace_due moves job h (stored value cur, in state st, zset zkey) to
 -- its new due argument, and returns its state letter now.
 local function replace_due(h, cur, st, zkey, due, now)
-  local score, at = due_at(due)
-  if at and at * 1000 > now_us() then
+  local score, at = due_later(due)
+  if score then
     if st == 'r' then
       ready_remove(h, cur)
       st, zkey = 'p', K.pending
