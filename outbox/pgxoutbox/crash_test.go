@@ -17,7 +17,7 @@ import (
 // window where a job is in the store and its row still in the outbox. The
 // jobs run; then another batch stores the rows again. The job kept for its
 // Retention is a duplicate; the job without one had left the store and is
-// added again: it runs a second time, as the package documents.
+// added again: it runs again, as the package documents.
 func TestRelayDiesBeforeCommit(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)

@@ -47,7 +47,7 @@ func TestRelayWarnsWhatWasStored(t *testing.T) {
 	if w.Level != slog.LevelWarn || attr(w, "stored").Int64() != 2 {
 		t.Fatalf("warning %q, stored=%v; want a warning with stored=2", w.Message, attr(w, "stored"))
 	}
-	for _, want := range []string{"after storing its jobs", "stores the jobs again under the same IDs", "is a duplicate", "Retention", "runs a second time"} {
+	for _, want := range []string{"after storing its jobs", "stores the jobs again under the same IDs", "is a duplicate", "Retention", "runs again"} {
 		if !strings.Contains(w.Message, want) {
 			t.Errorf("warning %q does not say %q", w.Message, want)
 		}

@@ -24,7 +24,8 @@ import (
 // stay and another batch stores them again: the store reports each job
 // still there as a duplicate of itself and adds nothing. A job that
 // already finished and left the store in that window is added again and
-// runs a second time, as a job does when its worker dies; give jobs a
+// runs again, as a job does when its worker dies (and once more for each
+// further relay that dies in the same window of the same rows); give jobs a
 // Retention (hopper.EnqueueOpts.Retention) longer than a relay takes to
 // come back, and the finished job keeps its ID held, so even that is a
 // duplicate.

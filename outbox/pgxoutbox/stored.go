@@ -23,4 +23,4 @@ func (e *storedError) Unwrap() error { return e.err }
 // before the duplicates it explains.
 const storedWarning = "pgxoutbox: relay batch failed after storing its jobs; their rows stay in the outbox and a later batch stores the jobs again under the same IDs: " +
 	"a job the store still holds (waiting, running, retrying, dead, or done within its Retention) is a duplicate and is not added again; " +
-	"one that already finished and left the store (no Retention, or a shorter one) runs a second time"
+	"one that already finished and left the store (no Retention, or a shorter one) runs again"
