@@ -164,7 +164,9 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		shebang = "#!lua flags=" + flags + "\n"
 	}
 	var eval strings.Builder
-	eval.WriteString(shebang + "local KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
+	// The one comment left (luaStrip): the script's name, which an EVAL
+	// does not otherwise carry.
+	eval.WriteString(shebang + "-- script " + name + "\nlocal KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
 	eval.WriteString(head.String())
 	eval.WriteString(b.keyBinds("KEYS") + "\n")
 	if keyCheck {

@@ -55,9 +55,10 @@ func (c *cmdCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	}
 }
 
-// scriptName finds the script's own file name in its source: the last
-// "-- name.lua:" header that is not a helper's.
-var scriptName = regexp.MustCompile(`(?m)^-- ([a-z_]+)\.lua:`)
+// scriptName finds the script's file name in its source: the line
+// "-- script <name>" the store writes ahead of an EVAL's code
+// (redisstore/functions.go), name being the file and its variant's letters.
+var scriptName = regexp.MustCompile(`(?m)^-- script ([a-z_]+)`)
 
 func (c *cmdCounter) count(cmd redis.Cmder) {
 	args := cmd.Args()
@@ -69,10 +70,8 @@ func (c *cmdCounter) count(cmd redis.Cmder) {
 		sha := hex.EncodeToString(sum[:])
 		if _, ok := c.scripts[sha]; !ok {
 			n := "?"
-			for _, m := range scriptName.FindAllStringSubmatch(src, -1) {
-				if !strings.HasPrefix(m[1], "lib_") {
-					n = m[1]
-				}
+			if m := scriptName.FindStringSubmatch(src); m != nil {
+				n = m[1]
 			}
 			c.scripts[sha] = n
 		}
