@@ -145,7 +145,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 	}
 	preloadScripts()
 	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
-		err := loadFunctions(ctx, c, s.allForServer(allScripts()))
+		err := loadLibraries(ctx, c, s.allForServer(allScripts()))
 		switch {
 		case err == nil:
 			return nil

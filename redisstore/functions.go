@@ -319,9 +319,51 @@ func refused(err error) bool {
 	return true
 }
 
+// loadLibraries loads the libraries of all on c unless c holds them
+// from an earlier process: a library of its own, their manifest, named
+// after a hash of their names, is loaded once they all were, and a server
+// whose manifest answers FCALL is sent none of their source again (about
+// a megabyte). A library deleted by hand since comes back on its first
+// call that misses it, as after FUNCTION FLUSH.
+func loadLibraries(ctx context.Context, c redis.Cmdable, all []*script) error {
+	fn, lib := manifest(all)
+	if c.FCall(ctx, fn, nil).Err() == nil {
+		return nil
+	}
+	if err := loadFunctions(ctx, c, all); err != nil {
+		return err
+	}
+	if err := c.FunctionLoad(ctx, lib).Err(); err != nil && !loaded(err, fn) {
+		return fmt.Errorf("FUNCTION LOAD of the libraries' manifest: %w", err)
+	}
+	return nil
+}
+
+// manifest returns the name and the library of the manifest of all
+// (loadLibraries): one function that does nothing and may run anywhere.
+func manifest(all []*script) (fn, lib string) {
+	h := sha1.New()
+	for _, sc := range all {
+		h.Write([]byte(sc.fn + "\n"))
+	}
+	fn = "hopper_" + hex.EncodeToString(h.Sum(nil)[:6]) + "_loaded"
+	lib = "#!lua name=" + fn + "\nredis.register_function{function_name = '" + fn +
+		"', callback = function() return 1 end, flags = {'no-writes', 'allow-oom', 'allow-stale'}}\n"
+	return fn, lib
+}
+
+// loaded reports whether err is FUNCTION LOAD's refusal of library fn
+// because the server has it (the same name is the same source).
+func loaded(err error, fn string) bool {
+	return redis.HasErrorPrefix(err, "Library '"+fn+"' already exists")
+}
+
 // loadFunctions loads the libraries of all on c, in one round trip. A
 // library already there (the same name is the same source) is kept.
 func loadFunctions(ctx context.Context, c redis.Cmdable, all []*script) error {
+	if len(all) == 0 {
+		return nil
+	}
 	cmds := make([]*redis.StringCmd, len(all))
 	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, sc := range all {
@@ -330,7 +372,7 @@ func loadFunctions(ctx context.Context, c redis.Cmdable, all []*script) error {
 		return nil
 	})
 	for i, cmd := range cmds {
-		if err := cmd.Err(); err != nil && !redis.HasErrorPrefix(err, "Library '"+all[i].fn+"' already exists") {
+		if err := cmd.Err(); err != nil && !loaded(err, all[i].fn) {
 			return fmt.Errorf("FUNCTION LOAD of %s: %w", all[i].name, err)
 		}
 	}

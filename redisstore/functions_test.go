@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,13 @@ func TestConformancePlainScripts(t *testing.T) {
 	})
 }
 
-// scriptCalls returns how many FCALL and EVALSHA/EVAL calls the server
-// has run since its stats were last reset.
+// scriptCalls returns how many FCALLs ran a function and how many
+// EVALSHA/EVAL calls the server has run since its stats were last reset
+// (an FCALL of a function the server lacks, such as the start-up check's
+// look for the libraries' manifest, ran none).
 func scriptCalls(t *testing.T, c *redis.Client) (fcalls, evals int64) {
 	t.Helper()
-	return cmdCalls(t, c, "fcall"), cmdCalls(t, c, "evalsha") + cmdCalls(t, c, "eval")
+	return cmdCalls(t, c, "fcall") - cmdStat(t, c, "fcall", "failed_calls"), cmdCalls(t, c, "evalsha") + cmdCalls(t, c, "eval")
 }
 
 // libraries returns the names of the hopper function libraries on c.
@@ -191,5 +194,52 @@ func TestNewVariantLoadsItsLibraryOnly(t *testing.T) {
 	// call on the way (the queue's config, the wake): a handful.
 	if loaded == 0 || loaded > 8 || loads > int64(2*loaded) {
 		t.Fatalf("a grouped job's round trip on a flushed server sent %d FUNCTION LOADs and left %d libraries (the start-up check had loaded %d); want one load per library the round trip calls", loads, loaded, built)
+	}
+}
+
+// TestStartupCheckSendsLibrariesOnce: the start-up check of a process on
+// a server that holds hopper's libraries from an earlier one sends none
+// of them again; one on a server that lost them loads them all, and a
+// library deleted by hand comes back on the first call that needs it.
+func TestStartupCheckSendsLibrariesOnce(t *testing.T) {
+	ctx := t.Context()
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	check := func() *redisstore.Store {
+		t.Helper()
+		s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t)})
+		if err := s.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	check()
+	libs := libraries(t, admin)
+	admin.ConfigResetStat(ctx)
+	check()
+	if n := cmdCalls(t, admin, "function|load"); n != 0 {
+		t.Errorf("a check on a server holding the %d libraries sent %d FUNCTION LOADs, want none", len(libs), n)
+	}
+
+	if err := admin.FunctionFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if got := libraries(t, admin); len(got) != len(libs) {
+		t.Errorf("a check after FUNCTION FLUSH left %d libraries, want the %d again", len(got), len(libs))
+	}
+
+	var enqueue string
+	for _, l := range libs {
+		if strings.HasSuffix(l, "_enqueue") {
+			enqueue = l
+		}
+	}
+	if err := admin.FunctionDelete(ctx, enqueue).Err(); err != nil {
+		t.Fatalf("FUNCTION DELETE %q: %v", enqueue, err)
+	}
+	roundTrip(t, check(), "q", "a")
+	if got := libraries(t, admin); !slices.Contains(got, enqueue) {
+		t.Errorf("library %s deleted by hand is not back after an enqueue: %v", enqueue, got)
 	}
 }

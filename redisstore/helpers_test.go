@@ -96,20 +96,31 @@ func commandCount(t testing.TB, rdb *redis.Client) float64 {
 // INFO commandstats), counting calls from scripts; 0 when never.
 func cmdCalls(t testing.TB, rdb *redis.Client, command string) int64 {
 	t.Helper()
+	return cmdStat(t, rdb, command, "calls")
+}
+
+// cmdStat returns field (calls, failed_calls) of command's line of INFO
+// commandstats; 0 when the command never ran.
+func cmdStat(t testing.TB, rdb *redis.Client, command, field string) int64 {
+	t.Helper()
 	info, err := rdb.Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for line := range strings.Lines(info) {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+command+":calls=")
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+command+":")
 		if !ok {
 			continue
 		}
-		n, err := strconv.ParseInt(rest[:strings.IndexByte(rest+",", ',')], 10, 64)
-		if err != nil {
-			t.Fatal(err)
+		for kv := range strings.SplitSeq(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, field+"="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
 		}
-		return n
 	}
 	return 0
 }

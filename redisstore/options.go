@@ -80,7 +80,7 @@ type Config struct {
 	// script through EVALSHA, which defines every helper function anew on
 	// each call. Libraries stay in the server (they are saved and
 	// replicated like data) after the process ends: FUNCTION LIST
-	// LIBRARYNAME hopper_ shows them, FUNCTION DELETE removes one no
+	// LIBRARYNAME hopper_* shows them, FUNCTION DELETE removes one no
 	// process runs any more. A server that refuses FUNCTION LOAD (ACL, a
 	// proxy) gets plain scripts without this option, with a warning.
 	NoFunctions bool
