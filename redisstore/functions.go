@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,7 +164,11 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	if flags != "" {
 		shebang = "#!lua flags=" + flags + "\n"
 	}
+	// Each form is the head and the body once more, and a little: sized
+	// ahead, as every process builds these at its start.
+	size := head.Len() + len(b.body()) + 2*len(resets) + 1024
 	var eval strings.Builder
+	eval.Grow(size)
 	// The one comment left (luaStrip): the script's name, which an EVAL
 	// does not otherwise carry.
 	eval.WriteString(shebang + "-- script " + name + "\nlocal KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
@@ -175,10 +180,14 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
+	lib.Grow(size)
 	lib.WriteString("local KEYS, ARGV\nlocal K, K_N = {}, 0\nlocal redis_register = redis.register_function\n")
 	lib.WriteString(head.String())
 	lib.WriteString("local function main()\n" + b.body() + "\nend\n")
-	sum := sha1.Sum([]byte(lib.String() + flags))
+	h := sha1.New()
+	io.WriteString(h, lib.String())
+	io.WriteString(h, flags)
+	sum := h.Sum(nil)
 	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.NewReplacer(".", "_", "/", "_").Replace(name)
 	lib.WriteString("redis_register{function_name = '" + fn + "', callback = function(keys, args)\n")
 	lib.WriteString("  KEYS, ARGV = keys, args\n  " + b.keyBinds("keys") + "\n")

@@ -141,7 +141,9 @@ func parseLua(name, src string) (*luaFile, error) {
 	i := 0
 	for line := range strings.Lines(src) {
 		text := strings.TrimRight(line, "\n")
-		if m := luaTopFunc.FindStringSubmatch(text); m != nil {
+		if !strings.HasPrefix(text, "local ") {
+			// Neither pattern below matches: spare the regexps.
+		} else if m := luaTopFunc.FindStringSubmatch(text); m != nil {
 			f.tops = append(f.tops, topDecl{line: i, names: []string{m[1]}, fn: true})
 		} else if m := luaTopLocals.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "local function") {
 			names := strings.Split(m[1], ",")
@@ -383,6 +385,11 @@ func (b *luaBuild) resetFields() string {
 func (b *luaBuild) modules() string {
 	n := len(b.files)
 	var out strings.Builder
+	size := 0
+	for _, f := range b.files[:n-1] {
+		size += len(f.code) + len(f.name) + 64
+	}
+	out.Grow(size)
 	for i, f := range b.files[:n-1] {
 		// used: whether a file after module i names id.
 		used := func(id string) bool {
@@ -408,24 +415,39 @@ func (b *luaBuild) modules() string {
 }
 
 var (
-	luaIdent     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 	luaTopFunc   = regexp.MustCompile(`^local function ([A-Za-z_][A-Za-z0-9_]*)\(`)
 	luaTopLocals = regexp.MustCompile(`^local ([A-Za-z_][A-Za-z0-9_]*(?:, *[A-Za-z_][A-Za-z0-9_]*)*)( *=.*)?$`)
 )
 
 // luaIdents returns the identifiers src's code names (not in comments or
-// strings, not fields after '.' or ':').
+// strings, not fields after '.' or ':'): each longest run of letters,
+// digits and '_' that starts with a letter or '_', as the regexp
+// [A-Za-z_][A-Za-z0-9_]* finds them (TestLuaIdents), scanned by hand: it
+// runs at every process's start, over every file of lua/.
 func luaIdents(src string) []string {
 	code := luaCode(src)
 	var out []string
-	for _, loc := range luaIdent.FindAllStringIndex(code, -1) {
-		if loc[0] > 0 && (code[loc[0]-1] == '.' || code[loc[0]-1] == ':') && !(loc[0] > 1 && code[loc[0]-2] == '.') {
+	for i := 0; i < len(code); {
+		if !identStart(code[i]) {
+			i++
 			continue
 		}
-		out = append(out, code[loc[0]:loc[1]])
+		j := i + 1
+		for j < len(code) && (identStart(code[j]) || '0' <= code[j] && code[j] <= '9') {
+			j++
+		}
+		if !(i > 0 && (code[i-1] == '.' || code[i-1] == ':') && !(i > 1 && code[i-2] == '.')) {
+			out = append(out, code[i:j])
+		}
+		i = j
 	}
 	return out
 }
+
+func identStart(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
+
+// scopedBodies are scopeModule's blocks, by module and exports.
+var scopedBodies sync.Map // string -> string
 
 // scopeModule rewrites module f for a block of its own: its top-level
 // locals (lines that start with "local") that a later file names (used),
@@ -452,7 +474,15 @@ func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string
 	if len(change) == 0 {
 		return nil, f.code
 	}
+	// The same module with the same exports is the same block in every
+	// script that holds it: made once.
+	key := f.name + "\x00" + strings.Join(decl, ",")
+	if body, ok := scopedBodies.Load(key); ok {
+		return decl, body.(string)
+	}
+	defer func() { scopedBodies.Store(key, body) }()
 	var b strings.Builder
+	b.Grow(len(f.code))
 	i := 0
 	for line := range strings.Lines(f.code) {
 		switch change[i] {

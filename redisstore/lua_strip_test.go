@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,34 @@ func TestLuaHasNoLongBrackets(t *testing.T) {
 		}
 		if got, want := strings.Count(f.code, "\n"), strings.Count(f.src, "\n"); got != want {
 			t.Errorf("lua/%s.lua: %d lines sent, %d in the file", name, got, want)
+		}
+	}
+}
+
+// luaIdent is what luaIdents scans for by hand.
+var luaIdent = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// TestLuaIdents: the hand-written scan finds the identifiers the regexp
+// does, in every file of lua/ and in the corners (digits, fields, "..").
+func TestLuaIdents(t *testing.T) {
+	want := func(src string) []string {
+		code := luaCode(src)
+		var out []string
+		for _, loc := range luaIdent.FindAllStringIndex(code, -1) {
+			if loc[0] > 0 && (code[loc[0]-1] == '.' || code[loc[0]-1] == ':') && !(loc[0] > 1 && code[loc[0]-2] == '.') {
+				continue
+			}
+			out = append(out, code[loc[0]:loc[1]])
+		}
+		return out
+	}
+	srcs := []string{"local x1 = 0x1F + 2e5 .. a.b:c(d..e) -- f\nreturn _g9, 'h'", "", "a", "9", "..x", ".y", ":z"}
+	for _, f := range luaFiles() {
+		srcs = append(srcs, f.src)
+	}
+	for _, src := range srcs {
+		if got, want := luaIdents(src), want(src); !slices.Equal(got, want) {
+			t.Errorf("luaIdents(%.60q...) = %d identifiers, the regexp finds %d", src, len(got), len(want))
 		}
 	}
 }
