@@ -142,8 +142,10 @@ func parseLua(name, src string) (*luaFile, error) {
 	for line := range strings.Lines(src) {
 		text := strings.TrimRight(line, "\n")
 		if !strings.HasPrefix(text, "local ") {
-			// Neither pattern below matches: spare the regexps.
-		} else if m := luaTopFunc.FindStringSubmatch(text); m != nil {
+			i++ // neither pattern below matches: spare the regexps
+			continue
+		}
+		if m := luaTopFunc.FindStringSubmatch(text); m != nil {
 			f.tops = append(f.tops, topDecl{line: i, names: []string{m[1]}, fn: true})
 		} else if m := luaTopLocals.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "local function") {
 			names := strings.Split(m[1], ",")
@@ -497,43 +499,25 @@ func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string
 	return decl, b.String()
 }
 
-// luaCode returns src with its comments removed and its strings emptied.
-func luaCode(src string) string {
-	var b strings.Builder
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			b.WriteByte('\n')
-		case c == '\'' || c == '"':
-			i++
-			for i < len(src) && src[i] != c {
-				if src[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			b.WriteString("''")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
+// luaCode returns src with its comments removed and each string an empty
+// one, its lines kept (luaLex): the code whose words and lines the
+// loader and the tests read.
+func luaCode(src string) string { return luaLex(src, true) }
 
-// luaStrip returns src without its comments and the blanks they leave at
-// the end of a line, its strings as they are, and every line where it
-// was (a comment's line is left empty), so that a script keeps the line
-// numbers it would have with them. Comments were 44 % of the libraries'
-// source, which every server stores (FUNCTION LOAD keeps it, and a
-// server holds every variant a version calls) and a start-up check sends
-// to a server without them. Like luaCode, it reads "--" to the end of
-// the line: lua/ has no long brackets (--[[ ]] or [[ ]]), which
-// TestLuaHasNoLongBrackets keeps so.
-func luaStrip(src string) string {
+// luaStrip returns src without its comments, its strings as they are and
+// every line where it was (a comment's line is left empty), so that a
+// script keeps the line numbers it would have with them (luaLex): what
+// is sent to Redis. Comments were 44 % of the libraries' source, which
+// every server stores (FUNCTION LOAD keeps it, and a server holds every
+// variant a version calls) and a start-up check sends to a server
+// without them.
+func luaStrip(src string) string { return luaLex(src, false) }
+
+// luaLex returns src without its comments and the blanks they leave at
+// the end of a line, with every line kept, and each string made empty
+// or left as it is. It reads "--" to the end of the line: lua/ has no long
+// brackets (--[[ ]] or [[ ]]), which TestLuaHasNoLongBrackets keeps so.
+func luaLex(src string, emptyStrings bool) string {
 	out := make([]byte, 0, len(src))
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -554,7 +538,11 @@ func luaStrip(src string) string {
 				j++
 			}
 			j = min(j, len(src)-1)
-			out = append(out, src[i:j+1]...)
+			if emptyStrings {
+				out = append(out, "''"...)
+			} else {
+				out = append(out, src[i:j+1]...)
+			}
 			i = j
 		default:
 			out = append(out, c)
