@@ -59,6 +59,20 @@ local function place(id, due, v)
   return 'r'
 end
 
+-- place_ready is place for n jobs due now, ids with stored values vals,
+-- in one call: what a workflow's release costs per job is then a few
+-- table writes, not a Lua call (about a thousand instructions each).
+local function place_ready(ids, vals, n)
+  if n == 0 then return end
+  if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
+  local r, rv, all = placed.ready, placed.rvals, placed.vals
+  local nr, na = #r, #all
+  for k = 1, n do
+    local v = vals[k]
+    r[nr + k], rv[nr + k], all[na + k] = ids[k], v, v
+  end
+end
+
 -- store_placed writes what place collected: one ZADD to pending and the
 -- ready slot's push. It wakes the schedulers when the earliest due time
 -- moved earlier, and idle workers when a ready list was empty (while it is

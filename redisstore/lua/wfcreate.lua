@@ -19,7 +19,7 @@
 local function create_workflow(now, head)
   if redis.call('EXISTS', WK.m) == 1 then return false end
   local s, r, i, d, p, roots, kept = {}, {}, {}, {}, {}, {}, {}
-  local ns, nr, ni, nd, np, nroots = 0, 0, 0, 0, 0, 0
+  local ns, nr, ni, nd, np, nroots, nkept = 0, 0, 0, 0, 0, 0, 0
   local nt = 0
   for a = 4, #ARGV, 6 do
     local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
@@ -34,7 +34,8 @@ local function create_workflow(now, head)
     if deps == '' then
       mine = head ~= nil and string.find(ARGV[a + 1], head, 1, true) == 1
       if mine then
-        kept[#kept + 1] = a
+        nkept = nkept + 1
+        kept[nkept] = a
       else
         nroots = nroots + 1
         roots[nroots] = t
@@ -49,7 +50,7 @@ local function create_workflow(now, head)
       p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
     end
   end
-  local released = nroots + #kept
+  local released = nroots + nkept
   redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
     'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt - released, 'c_e', released)
   WM = {st = 'running', open = nt, bad = 0, ist = ''}

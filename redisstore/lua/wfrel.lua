@@ -32,7 +32,8 @@ local function release_into(ids, dues, vals, now, later, once)
   local nows = str(now) .. ','
   local marked = once and {} or call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
   local held = call_chunked_flat('HMGET', K.jobs, ids)
-  local out, mark, hv = {}, {}, {}
+  local out, mark, hv, nm, nh = {}, {}, {}, 0, 0
+  local now_ids, now_vals, nn = {}, {}, 0 -- the jobs due now, for one place_ready
   local evids, evkinds, evstates, ne = {}, {}, {}, 0
   -- A job's kind is read out of its value for the events and the kind
   -- index only, and their columns made only for them: not while neither
@@ -43,7 +44,8 @@ local function release_into(ids, dues, vals, now, later, once)
     if marked[n] == 1 then
       out[n] = 'd'
     else
-      mark[#mark + 1] = id
+      nm = nm + 1
+      mark[nm] = id
       local fresh = not held[n]
       if not fresh and (redis.call('ZREM', K.garbage, id) == 1 or redis.call('ZREM', K.done, id) == 1) then
         -- A finished job of an earlier workflow: replace it.
@@ -52,8 +54,16 @@ local function release_into(ids, dues, vals, now, later, once)
       end
       if fresh then
         local v = nows .. vals[n]
-        hv[#hv + 1], hv[#hv + 2] = id, v
-        out[n] = place(id, dues[n], v)
+        hv[nh + 1], hv[nh + 2], nh = id, v, nh + 2
+        if dues[n] == '' then
+          nn = nn + 1
+          now_ids[nn], now_vals[nn], out[n] = id, v, 'r'
+        else
+          -- Those before it first, so ready keeps the jobs' order.
+          place_ready(now_ids, now_vals, nn)
+          nn = 0
+          out[n] = place(id, dues[n], v)
+        end
         if kinds then
           ne = ne + 1
           evids[ne], evkinds[ne], evstates[ne] = id, kind_of_new(vals[n]), out[n]
@@ -63,8 +73,9 @@ local function release_into(ids, dues, vals, now, later, once)
       end
     end
   end
-  if #mark > 0 then call_chunked('SADD', K.wf_tasks, mark, 1) end
-  if #hv > 0 then call_chunked('HSET', K.jobs, hv, 2) end
+  place_ready(now_ids, now_vals, nn)
+  if nm > 0 then call_chunked('SADD', K.wf_tasks, mark, 1) end
+  if nh > 0 then call_chunked('HSET', K.jobs, hv, 2) end
   index_add(evids, ne, evkinds, now)
   store_placed()
   emit_many(1, evids, ne, evkinds, 0, evstates)
