@@ -12,7 +12,7 @@ local SCHED_QUIET = 1000
 -- E collects what the requests do, for ends_write.
 local E
 local function reset_ends()
-  E = {gone = {}, gids = {}, del = {}, done_ids = {}, done_fin = {}, done_exp = {}, dead_ids = {}, dead_z = {},
+  E = {gids = {}, del = {}, done_ids = {}, done_fin = {}, done_exp = {}, dead_ids = {}, dead_z = {},
     results = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
 end
 
@@ -37,12 +37,17 @@ local function ends_parse()
   return q
 end
 
--- ends_read reads what the requests need: which claims still hold
--- (ZMSCORE of the unack members, the fencing check), which jobs were
+-- ends_read reads what the requests need: which claims still hold (the
+-- fencing check: a ZREM of each unack member, which also ends the
+-- claims that hold; a ZMSCORE of the batch costs more, as Redis 7.0
+-- formats each score it returns with snprintf, some 3,800 instructions a
+-- job, and the ZREM had to follow), which jobs were
 -- cancelled, their extras, their waiters and workflow tasks; the rare ones
 -- behind one EXISTS or HLEN each.
 local function ends_read(q)
-  q.held = call_chunked_flat('ZMSCORE', K.unack, q.members)
+  local held, unack, members = {}, K.unack, q.members
+  for r = 1, q.n do held[r] = redis.call('ZREM', unack, members[r]) == 1 end
+  q.held = held
   -- A cancelled job is not retried, snoozed or released: it dies cancelled.
   q.any_cancelled = redis.call('SCARD', K.cancelled) > 0
   q.cancelled = q.any_cancelled and call_chunked_flat('SMISMEMBER', K.cancelled, q.ids) or {}
@@ -92,9 +97,9 @@ end
 -- costs about a thousand instructions here.)
 local function ends_plain(q, out, now, later)
   local ng, nd, nt, bare = 0, 0, 0, false
-  local ids, members, kinds, held, waited, tracked = q.ids, q.members, q.kinds, q.held, q.waited, q.tracked
+  local ids, kinds, held, waited, tracked = q.ids, q.kinds, q.held, q.waited, q.tracked
   local tk = tracked and {} -- the tracked jobs' IDs, for one track_oks
-  local gone, gids, del, keep = E.gone, E.gids, E.del, q.queue_ret > 0
+  local gids, del, keep = E.gids, E.del, q.queue_ret > 0
   for r = 1, q.plain do
     local id = ids[r]
     if not held[r] then
@@ -102,7 +107,7 @@ local function ends_plain(q, out, now, later)
     else
       out[r] = 0
       ng = ng + 1
-      gone[ng], gids[ng] = members[r], id
+      gids[ng] = id
       if keep then
         ends_ack(q, id, 0, '', now, later)
       else
@@ -209,7 +214,7 @@ local function ends_one(q, r, out, now, later)
     return
   end
   out[r] = 0
-  E.gone[#E.gone + 1], E.gids[#E.gids + 1] = q.members[r], id
+  E.gids[#E.gids + 1] = id
   if q.cancelled[r] == 1 then o = on_cancelled(o) end
   if o ~= 1 then return ends_fail(q, r, o, x, y, now, later) end
   local waited = q.waited and q.waited[id]
@@ -258,8 +263,7 @@ local function ends_write(q, now)
   -- The groups of the jobs that left unack may have room again (read
   -- before acked jobs are deleted).
   if #E.gids > 0 and ready_ended(E.gids) then E.wake_r = true end
-  if #E.gone > 0 then
-    call_chunked('ZREM', K.unack, E.gone, 1)
+  if #E.gids > 0 then -- ends_read took their claims out of unack
     -- The last lease is gone: the scheduler, which may be set to look at
     -- the queue when a lease it saw expires, learns it need not (after a
     -- burst over many queues, a wave of visits at the deadlines would
@@ -291,7 +295,7 @@ local function ends_write(q, now)
   count_throughput('f', now, E.fails)
   -- A job leaving unack frees a slot of a MaxRunning cap: wake a waiter
   -- if jobs wait for it.
-  if not E.wake_r and #E.gone > 0 and limits_freed() and ready_any() then E.wake_r = true end
+  if not E.wake_r and #E.gids > 0 and limits_freed() and ready_any() then E.wake_r = true end
   if E.wake_r then wake_ready() end
   if E.wake_s then wake_sched() end
 end

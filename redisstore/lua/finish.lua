@@ -19,12 +19,12 @@
 -- workflow task ends to deliver). Or {'~', shape} when the variant does
 -- not serve the queue.
 --
--- The fencing check is the unack member "id|token" itself: ZMSCORE finds
--- the current claims of the whole batch in one call. A batch of plain acks
--- costs TIME, the settings and marks, ZMSCORE, SCARD, HLEN extras, EXISTS
--- of the waiters and progress, ZREM, HDEL values, HDEL attempts, HLEN
--- errors, the throughput HINCRBY and the events' XADD: a constant number
--- of calls, each with the whole batch as arguments.
+-- The fencing check is the unack member "id|token" itself: a ZREM of it
+-- tells whether the claim still held, and ends it. A batch of plain acks
+-- costs TIME, the settings and marks, a ZREM a job, SCARD, HLEN extras,
+-- EXISTS of the waiters and progress, HDEL values, HDEL attempts, HLEN
+-- errors, the throughput HINCRBY and the events' XADD: besides the ZREMs,
+-- a constant number of calls, each with the whole batch as arguments.
 
 read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
