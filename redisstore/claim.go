@@ -126,13 +126,17 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 	}
 }
 
-// decodeClaim reads the claim script's reply. A job whose stored value does
-// not decode is left out of the result and returned in bad; a job whose
-// error history does not decode is delivered with a history that says so.
+// decodeClaim reads the claim script's reply (lua/claim.lua says its
+// form). A job whose stored value does not decode is left out of the
+// result and returned in bad; a job whose error history does not decode
+// is delivered with a history that says so.
 func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecodable, err error) {
-	const head, per = 5, 6 // now, deadline, retryIn, token, startWithin; id, value, attempt, errors, due, after
-	if len(vals) < head || (len(vals)-head)%per != 0 {
-		return store.ClaimResult{}, nil, wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
+	const head = 5 // now, deadline, retryIn, token, startWithin; then the jobs' count
+	malformed := func() error {
+		return wrap("claim", fmt.Errorf("unexpected reply of %d values", len(vals)))
+	}
+	if len(vals) < head {
+		return store.ClaimResult{}, nil, malformed()
 	}
 	now, _ := vals[0].(int64)
 	deadline, _ := vals[1].(int64)
@@ -140,21 +144,43 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 	token, _ := vals[3].(int64)
 	within, _ := vals[4].(int64)
 	res = store.ClaimResult{RetryIn: msDur(retryIn)}
-	n := (len(vals) - head) / per
+	if len(vals) == head {
+		return res, nil, nil
+	}
+	// The jobs (ID and value each), the jobs attempted before (index,
+	// attempt, errors, due each) and the waits before they start (none,
+	// or one a job).
+	n, _ := vals[head].(int64)
+	jobs := head + 1
+	tried := jobs + 2*int(n)
+	if n < 0 || tried >= len(vals) {
+		return store.ClaimResult{}, nil, malformed()
+	}
+	m, _ := vals[tried].(int64)
+	afters := tried + 1 + 4*int(m)
+	if m < 0 || afters > len(vals) || (len(vals) != afters && len(vals) != afters+int(n)) {
+		return store.ClaimResult{}, nil, malformed()
+	}
 	if n == 0 {
 		return res, nil, nil
 	}
+	paced := len(vals) > afters
 	res.Jobs = make([]*store.JobRecord, 0, n)
 	recs := make([]store.JobRecord, n)
 	claimedAt, dl := msTime(now), msTime(deadline)
-	for i := range n {
-		j := head + per*i
-		id, _ := vals[j].(string)
-		v, _ := vals[j+1].(string)
-		attempt, _ := vals[j+2].(int64)
-		errs, _ := vals[j+3].(string)
-		due, _ := vals[j+4].(string)
-		after, _ := vals[j+5].(int64)
+	next := tried + 1 // the next job attempted before, in index order
+	for i := range int(n) {
+		id, _ := vals[jobs+2*i].(string)
+		v, _ := vals[jobs+2*i+1].(string)
+		attempt, errs, due := int64(1), "", ""
+		if next < afters {
+			if at, _ := vals[next].(int64); at == int64(i+1) {
+				attempt, _ = vals[next+1].(int64)
+				errs, _ = vals[next+2].(string)
+				due, _ = vals[next+3].(string)
+				next += 4
+			}
+		}
 		if v == "" {
 			continue // an ID without a job; the script skipped it
 		}
@@ -185,6 +211,10 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 			r.Errors = h
 		}
 		res.Jobs = append(res.Jobs, r)
+		var after int64
+		if paced {
+			after, _ = vals[afters+i].(int64)
+		}
 		if after > 0 && res.StartAfter == nil {
 			res.StartAfter = make([]time.Duration, len(res.Jobs)-1, n)
 		}

@@ -7,14 +7,19 @@
 --- @marks hold
 --
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
--- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs, id1,
--- value1, attempt1, errors1, dueMs1, afterUs1, id2, ...}: every job of the
--- call has the token; startWithinUs is the rate limits' guard (the
--- setting rg, store.QueueConfig.ClaimGuard), 0 without jobs or limits;
--- afterUs how long the job waits before it starts (a smooth rate: see
--- limits_after), 0 to start at once; dueMs
--- is when the job fell due ('' when it went straight to ready at
--- enqueue). Or {'~', shape} when the variant does not serve the queue.
+-- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs} when it
+-- claims nothing; else that, then n, the jobs claimed, id1, value1, ...
+-- idn, valuen (a value '' for an ID without a job, which the caller
+-- skips), then m and m quadruples (index, attempt, errors, dueMs) for the
+-- jobs claimed before or promoted (the others are at attempt 1, with no
+-- errors, and went straight to ready at enqueue: most jobs cost two
+-- values of the reply, not six), then, when some job waits before it
+-- starts, afterUs1 ... afterUsn (how long: a smooth rate, see
+-- limits_after; 0 to start at once). Every job of the call has the
+-- token; startWithinUs is the rate limits' guard (the setting rg,
+-- store.QueueConfig.ClaimGuard), 0 without limits; dueMs is when the
+-- job fell due. Or {'~', shape} when the variant does not serve the
+-- queue.
 --
 -- Cost per call, whatever the batch: TIME, the settings and marks (one
 -- HMGET each), the ready slot's pop (one LPOP on a plain queue), HMGET
@@ -46,9 +51,9 @@ out[5] = tonumber(C.rg) or 0
 -- Each job's wait before it starts: its queue's pace and its group's
 -- (only a smooth rate pays for it).
 if limits_paced() or (after and next(after)) then
-  local us = now_us()
+  local us, base = now_us(), #out
   for i = 1, #ids do
-    out[5 + 6 * i] = math.max(limits_after(i, us), after and after[i] or 0)
+    out[base + i] = math.max(limits_after(i, us), after and after[i] or 0)
   end
 end
 flush_events(now)

@@ -51,20 +51,23 @@ local function claim_take(ids, now, deadline, worker)
   -- Attempt info of a job never claimed nor promoted before: one string
   -- for the whole batch.
   local fresh = '1,' .. nows .. ',' .. tok .. ','
-  local out = {now, deadline, 0, tonumber(tok), 0}
+  local n = #ids
+  local out = {now, deadline, 0, tonumber(tok), 0, n}
+  -- The jobs claimed before (or promoted): index, attempt, errors, due.
+  local ext, ne = {}, 0
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
   -- The events' columns only when the step writes its entry: a queue
   -- nobody reads pays for no kind read out of each value.
   local rec = ev_writes(now)
-  local zargs, hargs, z, h, o = {}, {}, 0, 0, 5
-  for i = 1, #ids do
+  local zargs, hargs, z, h = {}, {}, 0, 0
+  for i = 1, n do
     local id, v = ids[i], vals[i]
-    local a, due = 0, ''
     if v then -- an ID without a job cannot happen; skip it if it does
-      a = 1
+      local a, due = 1, ''
       if atts[i] then
         local prev, _c, _t, d = parse_att(atts[i])
         a, due = prev + 1, d
+        ext[ne + 1], ext[ne + 2], ext[ne + 3], ext[ne + 4], ne = i, a, errs[i] or '', due, ne + 4
       end
       zargs[z + 1], zargs[z + 2], z = deadlines, id .. '|' .. tok, z + 2
       hargs[h + 1], h = id, h + 2
@@ -74,9 +77,11 @@ local function claim_take(ids, now, deadline, worker)
         evids[nev], evkinds[nev], evatts[nev] = id, kind_of(v), a
       end
     end
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = id, v or '', a, errs[i] or '', due, 0
-    o = o + 6
+    out[5 + 2 * i], out[6 + 2 * i] = id, v or ''
   end
+  local m = 7 + 2 * n
+  out[m] = ne / 4
+  for k = 1, ne do out[m + k] = ext[k] end
   if z > 0 then
     claim_sched(deadline, now)
     call_chunked('ZADD', K.unack, zargs, 2)
