@@ -92,6 +92,20 @@ local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11
 -- C stack holds about 8000).
 local CHUNK = 4000
 
+-- A list a script fills anew at every call, with about as many elements
+-- each time, is kept from one call to the next instead of made by {}: a
+-- new table is rehashed each time its length passes a power of two (Lua
+-- 5.1 counts and moves what it holds each time, some 900 instructions),
+-- a kept one has room already. kept_trim(t, n) clears what list t holds
+-- past n and returns t: called before or after the caller writes t[1] to
+-- t[n], it leaves #t == n. It needs no count of what the last call wrote
+-- (a call that failed half-way wrote a prefix, which # finds). A list
+-- read only by index up to a count the caller knows needs no trim.
+local function kept_trim(t, n)
+  for k = #t, n + 1, -1 do t[k] = nil end
+  return t
+end
+
 -- Redis keeps a hash of up to 512 fields (the default) with values of up
 -- to 64 bytes as a listpack, which it scans for each field read or
 -- written. Fine for a few fields; the hashes a script writes in bulk (the

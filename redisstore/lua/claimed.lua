@@ -43,7 +43,10 @@ end
 -- takes a new value of the counter, and a job is claimed at most once per
 -- call, so "id|token" is unique to this claim of this job, which is all
 -- fencing needs), a lease until deadline and their attempt counted, and
--- returns the claim's reply (see claim.lua) and how many it moved.
+-- returns the claim's reply (see claim.lua) and how many it moved. The
+-- lease's and the attempts' arguments are lists kept from call to call
+-- (base.lua's kept_trim).
+local Z_ARGS, H_ARGS = {}, {}
 local function claim_take(ids, now, deadline, worker)
   local vals, atts, errs = claim_read(ids)
   local tok = str(redis.call('INCR', K.tokens))
@@ -59,7 +62,7 @@ local function claim_take(ids, now, deadline, worker)
   -- The events' columns only when the step writes its entry: a queue
   -- nobody reads pays for no kind read out of each value.
   local rec = ev_writes(now)
-  local zargs, hargs, z, h = {}, {}, 0, 0
+  local zargs, hargs, z, h = Z_ARGS, H_ARGS, 0, 0
   for i = 1, n do
     local id, v = ids[i], vals[i]
     if v then -- an ID without a job cannot happen; skip it if it does
@@ -82,6 +85,8 @@ local function claim_take(ids, now, deadline, worker)
   local m = 7 + 2 * n
   out[m] = ne / 4
   for k = 1, ne do out[m + k] = ext[k] end
+  kept_trim(zargs, z)
+  kept_trim(hargs, h)
   if z > 0 then
     claim_sched(deadline, now)
     call_chunked('ZADD', K.unack, zargs, 2)

@@ -19,8 +19,14 @@ end
 -- ends_parse reads the requests (see finish.lua) into parallel arrays:
 -- ids, members, kinds, attempts, and from the plain acks on, where (in
 -- ARGV) each request's outcome and its two values are.
+-- The parallel arrays are lists kept from call to call (base.lua's
+-- kept_trim), as is the list of claims that held (read up to q.n only).
+local Q_IDS, Q_MEMBERS, Q_KINDS, Q_ATTEMPTS, Q_HELD = {}, {}, {}, {}, {}
 local function ends_parse()
-  local q = {ids = {}, members = {}, at = {}, kinds = {}, attempts = {}, plain = tonumber(ARGV[1])}
+  local plain = tonumber(ARGV[1])
+  local all = plain + (#ARGV - 1 - 4 * plain) / 7
+  local q = {ids = kept_trim(Q_IDS, all), members = kept_trim(Q_MEMBERS, all), at = {},
+    kinds = kept_trim(Q_KINDS, all), attempts = kept_trim(Q_ATTEMPTS, all), plain = plain}
   local n, i = 0, 2
   for _ = 1, q.plain do
     n = n + 1
@@ -45,7 +51,7 @@ end
 -- cancelled, their extras, their waiters and workflow tasks; the rare ones
 -- behind one EXISTS or HLEN each.
 local function ends_read(q)
-  local held, unack, members = {}, K.unack, q.members
+  local held, unack, members = Q_HELD, K.unack, q.members
   for r = 1, q.n do held[r] = redis.call('ZREM', unack, members[r]) == 1 end
   q.held = held
   -- A cancelled job is not retried, snoozed or released: it dies cancelled.
