@@ -151,14 +151,20 @@ func decodeClaim(queue string, vals []any) (res store.ClaimResult, bad []undecod
 	// attempt, errors, due each) and the waits before they start (none,
 	// or one a job).
 	n, _ := vals[head].(int64)
+	if n < 0 || n > int64(len(vals)) {
+		return store.ClaimResult{}, nil, malformed()
+	}
 	jobs := head + 1
 	tried := jobs + 2*int(n)
-	if n < 0 || tried >= len(vals) {
+	if tried >= len(vals) {
 		return store.ClaimResult{}, nil, malformed()
 	}
 	m, _ := vals[tried].(int64)
+	if m < 0 || m > int64(len(vals)) {
+		return store.ClaimResult{}, nil, malformed()
+	}
 	afters := tried + 1 + 4*int(m)
-	if m < 0 || afters > len(vals) || (len(vals) != afters && len(vals) != afters+int(n)) {
+	if afters > len(vals) || (len(vals) != afters && len(vals) != afters+int(n)) {
 		return store.ClaimResult{}, nil, malformed()
 	}
 	if n == 0 {

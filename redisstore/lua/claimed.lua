@@ -39,14 +39,15 @@ local function claim_sched(deadline, now)
   end
 end
 
+-- The lease's and the attempts' arguments of claim_take: lists kept from
+-- call to call (base.lua's kept_trim).
+local Z_ARGS, H_ARGS = {}, {}
+
 -- claim_take moves ids to unack with one token for the call (each call
 -- takes a new value of the counter, and a job is claimed at most once per
 -- call, so "id|token" is unique to this claim of this job, which is all
 -- fencing needs), a lease until deadline and their attempt counted, and
--- returns the claim's reply (see claim.lua) and how many it moved. The
--- lease's and the attempts' arguments are lists kept from call to call
--- (base.lua's kept_trim).
-local Z_ARGS, H_ARGS = {}, {}
+-- returns the claim's reply (see claim.lua) and how many it moved.
 local function claim_take(ids, now, deadline, worker)
   local vals, atts, errs = claim_read(ids)
   local tok = str(redis.call('INCR', K.tokens))

@@ -16,12 +16,14 @@ local function reset_ends()
     results = {}, acks = 0, fails = 0, wake_r = false, wake_s = false}
 end
 
+-- The parallel arrays of ends_parse are lists kept from call to call
+-- (base.lua's kept_trim), as is ends_read's list of the claims that held
+-- (read up to q.n only).
+local Q_IDS, Q_MEMBERS, Q_KINDS, Q_ATTEMPTS, Q_HELD = {}, {}, {}, {}, {}
+
 -- ends_parse reads the requests (see finish.lua) into parallel arrays:
 -- ids, members, kinds, attempts, and from the plain acks on, where (in
 -- ARGV) each request's outcome and its two values are.
--- The parallel arrays are lists kept from call to call (base.lua's
--- kept_trim), as is the list of claims that held (read up to q.n only).
-local Q_IDS, Q_MEMBERS, Q_KINDS, Q_ATTEMPTS, Q_HELD = {}, {}, {}, {}, {}
 local function ends_parse()
   local plain = tonumber(ARGV[1])
   local all = plain + (#ARGV - 1 - 4 * plain) / 7

@@ -37,13 +37,18 @@ local function due_later(due)
   return nil
 end
 
+-- new_placed is placed's empty table, made by a call's first place.
+local function new_placed()
+  return {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil}
+end
+
 -- place puts job id, stored value v, where its due argument says (see
 -- due_later): pending when due after now, else ready. It returns 'p'
 -- (pending: due later) or 'r' (ready).
 local function place(id, due, v)
   local score, at
   if due ~= '' then score, at = due_later(due) end
-  if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
+  if not placed then placed = new_placed() end
   local vals = placed.vals
   vals[#vals + 1] = v
   if score then
@@ -64,7 +69,7 @@ end
 -- table writes, not a Lua call (about a thousand instructions each).
 local function place_ready(ids, vals, n)
   if n == 0 then return end
-  if not placed then placed = {ready = {}, rvals = {}, pend = {}, vals = {}, min_due = nil} end
+  if not placed then placed = new_placed() end
   local r, rv, all = placed.ready, placed.rvals, placed.vals
   local nr, na = #r, #all
   for k = 1, n do
