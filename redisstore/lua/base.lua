@@ -83,10 +83,12 @@ local function ms_str(ms)
   return string.format('%d', ms)
 end
 
--- SMALL holds the strings of small numbers (type codes, attempts):
+-- SMALL holds the strings of small numbers (type codes, attempts, the
+-- steps of a workflow's counters):
 -- redis.call would format a number with snprintf, a few thousand
 -- instructions each.
-local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16'}
+local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16',
+  [-1] = '-1', [-2] = '-2', [-3] = '-3', [-4] = '-4'}
 
 -- CHUNK bounds the arguments passed to one redis.call through unpack (Lua's
 -- C stack holds about 8000).

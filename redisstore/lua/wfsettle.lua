@@ -21,9 +21,12 @@ end
 -- local_settle takes the tasks the open workflow wf released: those this
 -- step enqueues into acc, the others into rel (returned as wf, task,
 -- queue, payload).
+local ls_list, ls_mine, ls_other = {}, {}, {}
 local function local_settle(wf, acc, rel, now)
   if #released == 0 then return wf_index(wf) end
-  local list, mine, other = {}, {}, {}
+  -- Kept lists (base.lua's kept_trim): a finish settles one workflow
+  -- after the other, a chain's task each.
+  local list, mine, other = kept_trim(ls_list, 0), kept_trim(ls_mine, 0), kept_trim(ls_other, 0)
   for _, t in ipairs(released) do
     if st_cache[t] == 'e' then list[#list + 1] = t end
   end
@@ -32,7 +35,7 @@ local function local_settle(wf, acc, rel, now)
     local v, t = pl[i], list[i]
     if v then
       local bar = string.find(v, '|', 1, true)
-      local q, val = info(t).q, string.sub(v, bar + 1)
+      local q, val = info_queue(t), string.sub(v, bar + 1)
       if q == QUEUE and local_serves(val) then
         mine[#mine + 1] = t
         acc.ids[#acc.ids + 1], acc.dues[#acc.dues + 1], acc.vals[#acc.vals + 1] = wf .. '~' .. t, string.sub(v, 1, bar - 1), val

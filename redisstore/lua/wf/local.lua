@@ -37,9 +37,29 @@ end
 -- find as the end is noted: a pattern with captures, or a second pass
 -- over the notes, costs several times as much per end.
 local local_by, local_order, local_keyed, local_wf, local_a, find, sub
+-- local_pool keeps the tables of local_by's entries from one call to the
+-- next (local_pooled of them handed out in this call): a chain's ends
+-- each open a workflow of their own.
+local local_pool, local_pooled = {}, 0
 local function reset_wf()
   local_by, local_order, local_keyed, local_wf, local_a = {}, {}, nil, nil, nil
+  local_pooled = 0
   find, sub = string.find, string.sub
+end
+
+-- local_entry returns an empty entry of local_by: n = 0, tasks empty, no
+-- outcomes or results.
+local function local_entry()
+  local_pooled = local_pooled + 1
+  local e = local_pool[local_pooled]
+  if not e then
+    e = {n = 0, tasks = {}}
+    local_pool[local_pooled] = e
+    return e
+  end
+  e.n, e.ocs, e.res = 0, nil, nil
+  kept_trim(e.tasks, 0)
+  return e
 end
 
 local function tracked_among(ids) return wf_flags(ids) end
@@ -71,7 +91,7 @@ local function file_ends(ids, n, outcome, result)
         a = local_by[wf]
         if a == nil then
           if not local_keyed then local_keyed = local_keys() end
-          a = local_keyed[wf] and {n = 0, tasks = {}} or false
+          a = local_keyed[wf] and local_entry() or false
           local_by[wf] = a
           if a then local_order[#local_order + 1] = wf end
         end

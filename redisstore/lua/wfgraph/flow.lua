@@ -139,13 +139,18 @@ end
 -- with the least work a task, and leaves the others (rest) to the
 -- general loop.
 --
+-- apply_ends and usual_ends fill kept lists (base.lua's kept_trim): a
+-- finish applies ends to one workflow after the other, a chain's task
+-- each.
+--
 -- usual_ends takes the usual ends among the n successes of tasks (fresh:
 -- their fields as read, res: their results) into direct (field, value)
 -- and results, satisfies the dependents of those it took, and returns
 -- how many values it added to direct and the indexes of the ends it left.
+local ue_rest, ae_direct, ae_results = {}, {}, {}
 local function usual_ends(n, tasks, res, fresh, direct, results)
   -- wd: the first dependent waited on, wc: by how many; waits: the others
-  local rest, nd, wd, wc, waits = {}, 0, nil, 0, nil
+  local rest, nd, wd, wc, waits = kept_trim(ue_rest, 0), 0, nil, 0, nil
   for k = 1, n do
     local t, f = tasks[k], fresh[k]
     -- st_cache marks a task taken, so that the same task ending twice in
@@ -198,7 +203,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
   else
     prefetch(tasks)
   end
-  local results, direct, nd, rest = {}, {}, 0, nil
+  local results, direct, nd, rest = kept_trim(ae_results, 0), kept_trim(ae_direct, 0), 0, nil
   if fresh and next(seqs) == nil and next(ocs) == nil then
     nd, rest = usual_ends(n, tasks, res, fresh, direct, results)
   end
@@ -270,9 +275,8 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     bump('c_S', ok)
     bump('open', -ok)
   end
-  if nd > 0 then call_chunked('HSET', WK.s, direct, 2) end
   if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
-  flush()
+  flush(direct, nd)
   end_check(now)
   return again
 end

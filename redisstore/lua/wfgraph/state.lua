@@ -41,6 +41,18 @@ local function info(t)
   return c
 end
 
+-- info_queue returns task t's queue (info(t).q) without parsing the rest
+-- of its info: a release needs only the queue, and a pattern of six
+-- captures costs about ten thousand instructions.
+local function info_queue(t)
+  local c = info_cache[t]
+  if c then return c.q end
+  local v = redis.call('HGET', WK.i, t)
+  if not v then return nil end
+  local z = string.find(v, '\n', 1, true)
+  return z and string.sub(v, 1, z - 1) or v
+end
+
 -- names splits a "\n"-joined list.
 local function names(v)
   local out = {}
@@ -76,6 +88,12 @@ local function load_state(t, v)
     -- A state alone (no end applied yet, no dependents): most tasks of a
     -- fan-out, read without a pattern.
     st_cache[t], seq_cache[t], dep_cache[t] = v, '', false
+    return
+  end
+  if string.byte(v, 2) == 124 then
+    -- A state and its dependents, no end applied yet ('|' is 124): a
+    -- chain's next task, read without a pattern.
+    st_cache[t], seq_cache[t], dep_cache[t] = string.sub(v, 1, 1), '', string.sub(v, 3)
     return
   end
   local st, seq, bar, deps = string.match(v, '^(.)(%d*)(|?)(.*)$')
@@ -173,14 +191,25 @@ end
 -- script that works on several workflows flushes one before it opens the
 -- next (flush leaves the dirty sets and counters empty). With at, its
 -- keys are KEYS[at] to KEYS[at + 7] instead.
+local wk_kept, wm_kept
 local function wf_use(keys, at)
+  -- WK and WM are the same two tables from one workflow to the next (a
+  -- finish opens one workflow a chain's task): nothing keeps either past
+  -- the next wf_use.
+  local w = wk_kept or {}
+  wk_kept = w
   if at then
-    WK = {m = KEYS[at], s = KEYS[at + 1], r = KEYS[at + 2], i = KEYS[at + 3], d = KEYS[at + 4],
-      p = KEYS[at + 5], o = KEYS[at + 6], rel = KEYS[at + 7]}
+    w.m, w.s, w.r, w.i = KEYS[at], KEYS[at + 1], KEYS[at + 2], KEYS[at + 3]
+    w.d, w.p, w.o, w.rel = KEYS[at + 4], KEYS[at + 5], KEYS[at + 6], KEYS[at + 7]
   else
-    keys = keys or {K.wf_meta, K.wf_states, K.wf_rem, K.wf_info, K.wf_deps, K.wf_payloads, K.wf_results, K.wf_rel}
-    WK = {m = keys[1], s = keys[2], r = keys[3], i = keys[4], d = keys[5], p = keys[6], o = keys[7], rel = keys[8]}
+    if keys then
+      w.m, w.s, w.r, w.i, w.d, w.p, w.o, w.rel = keys[1], keys[2], keys[3], keys[4], keys[5], keys[6], keys[7], keys[8]
+    else
+      w.m, w.s, w.r, w.i = K.wf_meta, K.wf_states, K.wf_rem, K.wf_info
+      w.d, w.p, w.o, w.rel = K.wf_deps, K.wf_payloads, K.wf_results, K.wf_rel
+    end
   end
+  WK = w
   if next(st_dirty) ~= nil or next(rem_dirty) ~= nil or next(counters) ~= nil then
     error('hopper: a workflow opened before the one open was flushed')
   end
@@ -192,9 +221,12 @@ local function wf_use(keys, at)
   if nx(seq_cache) ~= nil then seq_cache = {} end
   if nx(dep_cache) ~= nil then dep_cache = {} end
   if nx(rem_cache) ~= nil then rem_cache = {} end
-  if #released > 0 then released = {} end
+  if #released > 0 then kept_trim(released, 0) end
   local m = redis.call('HMGET', WK.m, 'st', 'cx', 'open', 'bad', 'ist')
-  WM = {st = m[1], open = tonumber(m[3]) or 0, bad = tonumber(m[4]) or 0, ist = m[5]}
+  local x = wm_kept or {}
+  wm_kept = x
+  x.st, x.open, x.bad, x.ist = m[1], tonumber(m[3]) or 0, tonumber(m[4]) or 0, m[5]
+  WM = x
   wf_cancelled = m[2] == '1'
 end
 
@@ -210,20 +242,23 @@ local function release(t)
 end
 
 -- flush writes the caches back (what is empty costs a next() each: the
--- usual end of a task leaves all but the counters so).
-local function flush()
+-- usual end of a task leaves all but the counters so). direct, when
+-- given, holds nd values (field, value) of s that the caller wrote past
+-- the caches: they go in the same HSET, before the cached states, so a
+-- task in both gets the cached state, as it would with two HSETs.
+local function flush(direct, nd)
+  local h, nh = direct, nd or 0
   if next(st_dirty) ~= nil then
-    local h = {}
+    h = h or {}
     for t in pairs(st_dirty) do
       local v, seq, deps = st_cache[t], seq_cache[t], dep_cache[t]
       if seq and seq ~= '' then v = v .. seq end
       if deps then v = v .. '|' .. deps end
-      h[#h + 1] = t
-      h[#h + 1] = v
+      h[nh + 1], h[nh + 2], nh = t, v, nh + 2
+      st_dirty[t] = nil
     end
-    call_chunked('HSET', WK.s, h, 2)
-    st_dirty = {}
   end
+  if nh > 0 then call_chunked('HSET', WK.s, h, 2) end
   if next(rem_dirty) ~= nil then
     local h = {}
     for t in pairs(rem_dirty) do
@@ -234,11 +269,13 @@ local function flush()
     rem_dirty = {}
   end
   if next(counters) ~= nil then
+    -- Cleared field by field, not made again: the same few counters
+    -- change at every workflow a finish opens.
     for f, d in pairs(counters) do
-      if d ~= 0 then redis.call('HINCRBY', WK.m, f, d) end
+      if d ~= 0 then redis.call('HINCRBY', WK.m, f, SMALL[d] or str(d)) end
       if f == 'open' or f == 'bad' then WM[f] = WM[f] + d end
+      counters[f] = nil
     end
-    counters = {}
   end
   if #released > 0 and not wf_inline then
     local rel = {}
