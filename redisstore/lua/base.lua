@@ -84,10 +84,15 @@ local function ms_str(ms)
 end
 
 -- SMALL holds the strings of small numbers (type codes, attempts, the
--- steps of a workflow's counters):
+-- steps of a workflow's counters, the counts of a claim's pops):
 -- redis.call would format a number with snprintf, a few thousand
 -- instructions each.
-local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16',
+local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10',
+  '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '23',
+  '24', '25', '26', '27', '28', '29', '30', '31', '32', '33', '34', '35', '36',
+  '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47', '48', '49',
+  '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62',
+  '63', '64',
   [-1] = '-1', [-2] = '-2', [-3] = '-3', [-4] = '-4'}
 
 -- CHUNK bounds the arguments passed to one redis.call through unpack (Lua's
@@ -257,7 +262,7 @@ end
 -- earliest returns the lowest score of zset z, or nil when it is empty
 -- (the unack set's sentinel, at +inf, does not count; see keys.go).
 local function earliest(z)
-  local r = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+  local r = redis.call('ZRANGE', z, '0', '0', 'WITHSCORES')
   if r[1] then
     local s = tonumber(r[2])
     if s ~= math.huge then return s end

@@ -64,7 +64,7 @@ end
 local function levels_pop(n)
   local ids, k = {}, 0
   for _, p in ipairs(levels()) do
-    local got = redis.call('LPOP', level_list(p), n - k)
+    local got = redis.call('LPOP', level_list(p), SMALL[n - k] or str(n - k))
     if got then
       for i = 1, #got do ids[k + i] = got[i] end
       k = k + #got

@@ -74,23 +74,28 @@ local function groups_push(order, by, front)
   call_chunked('SADD', K.g_known, order, 1)
 end
 
--- group_pop takes the first k jobs of group g and returns their IDs. With
--- taken (a table), it leaves their members there for group_drop instead of
--- removing them itself: a claim visits a group once a pass, and removes
--- what every group of the pass gave in one call.
-local function group_pop(g, k, taken)
+-- group_pop takes the first k jobs of group g, appends their IDs to the
+-- list into (which holds at entries) and returns how many it took. With
+-- taken (a table), it leaves their members there for group_drop instead
+-- of removing them itself: a claim visits a group once a pass, and
+-- removes what every group of the pass gave in one call. (The IDs go
+-- straight into the claim's list, and the limit as a string: a number
+-- passed to redis.call is formatted with %.17g, a list of a group's IDs
+-- made and copied, a few thousand instructions a group.)
+local function group_pop(g, k, taken, into, at)
   local lo, hi = group_range(g)
-  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, k)
-  if #m == 0 then return m end
-  local ids, skip = {}, #g + 15
-  for i = 1, #m do ids[i] = string.sub(m[i], skip) end
+  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', '0', SMALL[k] or str(k))
+  local got = #m
+  if got == 0 then return 0 end
+  local skip, sub = #g + 15, string.sub
+  for i = 1, got do into[at + i] = sub(m[i], skip) end
   if taken then
     local n = #taken
-    for i = 1, #m do taken[n + i] = m[i] end
+    for i = 1, got do taken[n + i] = m[i] end
   else
     call_chunked('ZREM', K.g_ready, m, 1)
   end
-  return ids
+  return got
 end
 
 -- group_drop removes the members group_pop left in taken.

@@ -6,18 +6,26 @@
 -- one pop per member, nothing else per job. t is the claim's state (see
 -- take_grouped).
 local function take_fast(t, members, share, n)
+  local ids = t.ids
+  local have = #ids
   for _, g in ipairs(members) do
-    local k = math.min(share, n - #t.ids)
-    local got
+    local k = math.min(share, n - have)
+    local got = 0
     if k > 0 then
-      if g == '' then got = levels_pop(k) else got = group_pop(g, k, t.taken) end
-      for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
-      -- Fewer than asked: the group holds no more.
-      if g ~= '' and #got < k then t.gone[#t.gone + 1] = g end
+      if g == '' then
+        local l = levels_pop(k)
+        got = #l
+        for i = 1, got do ids[have + i] = l[i] end
+      else
+        got = group_pop(g, k, t.taken, ids, have)
+        -- Fewer than asked: the group holds no more.
+        if got < k then t.gone[#t.gone + 1] = g end
+      end
+      have = have + got
     end
     if k == 0 then
       t.front[#t.front + 1] = g -- no room left in the claim: its turn stays first
-    elseif #got == k then
+    elseif got == k then
       t.back[#t.back + 1] = g
     else
       t.out[#t.out + 1] = g
@@ -70,28 +78,32 @@ local function take_member(t, g, share, n, now)
   local k, used, rest = take_room(t, g, math.min(share, room), c, r, now)
   local keep = false
   if k > 0 then
-    local got = group_pop(g, k, t.taken)
+    local have = #t.ids
+    local got = group_pop(g, k, t.taken, t.ids, have)
     if t.iv and used then
-      group_pace_note(g, used, t.iv, #got)
+      group_pace_note(g, used, t.iv, got)
       -- Each job's wait before it starts (StartAfter), by its slot.
-      for i = 1, #got do
-        t.after[#t.ids + i] = math.max(used - t.tol + (i - 1) * t.iv - t.us, 0)
+      for i = 1, got do
+        t.after[have + i] = math.max(used - t.tol + (i - 1) * t.iv - t.us, 0)
       end
     elseif used then
-      group_rate_note(g, used, rest, now, #got)
+      group_rate_note(g, used, rest, now, got)
     end
-    for i = 1, #got do t.ids[#t.ids + 1] = got[i] end
-    if #got > 0 and not t.took[g] then
+    if got > 0 and not t.took[g] then
       t.took[g] = true
       t.order[#t.order + 1] = g
     end
-    r = r + #got
-    keep = #got == k and (c == 0 or r < c)
-    if #got < k then t.gone[#t.gone + 1] = g end -- it holds no more
+    r = r + got
+    keep = got == k and (c == 0 or r < c)
+    if got < k then t.gone[#t.gone + 1] = g end -- it holds no more
   end
   t.run[g] = r
   return keep
 end
+
+-- The lists of a pass: kept from one pass and one claim to the next
+-- (base.lua's kept_trim), as a grouped claim makes a pass or more each.
+local TP_BACK, TP_OUT, TP_FRONT, TP_TAKEN = {}, {}, {}, {}
 
 -- take_pass takes one pass over the next ceil(want / QUANTUM) members of
 -- the rotation, an equal share of what the claim still wants from each,
@@ -101,7 +113,7 @@ end
 local function take_pass(t, n, now)
   local want = n - #t.ids
   local asked = math.ceil(want / QUANTUM)
-  local members = redis.call('LPOP', K.g_rot, asked)
+  local members = redis.call('LPOP', K.g_rot, SMALL[asked] or str(asked))
   if not members then
     t.left = 0
     return false
@@ -116,7 +128,8 @@ local function take_pass(t, n, now)
     end
     for g, r in pairs(running_of(unknown)) do t.run[g] = r end
   end
-  t.back, t.out, t.front, t.taken = {}, {}, {}, {}
+  t.back, t.out = kept_trim(TP_BACK, 0), kept_trim(TP_OUT, 0)
+  t.front, t.taken = kept_trim(TP_FRONT, 0), kept_trim(TP_TAKEN, 0)
   if t.fast and not t.holding then
     take_fast(t, members, share, n)
   else

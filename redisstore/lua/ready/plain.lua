@@ -41,7 +41,7 @@ local function ready_push(ids, front)
 end
 
 local function ready_pop(n)
-  local got = redis.call('LPOP', K.ready, n)
+  local got = redis.call('LPOP', K.ready, SMALL[n] or str(n))
   if not got then return {}, 0, false end
   return got, 0, #got == n and redis.call('LLEN', K.ready) > 0
 end
