@@ -31,11 +31,11 @@ end
 -- every other, unless a scheduler already comes back no later than it
 -- (the mark sw, written by maintain.lua) and has not let that time pass by
 -- more than 10 s (a scheduler gone).
-local function claim_sched(deadline, now)
+local function claim_sched(deadline, now, deadlines)
   local sw = tonumber(M.sw)
   if not sw or deadline < sw or sw < now - 10000 then
-    local e = earliest(K.unack)
-    if not e or deadline < e then wake_sched() end
+    -- Earlier than every other lease: none ends at or before it.
+    if not leases_until(K.unack, deadlines) then wake_sched() end
   end
 end
 
@@ -89,7 +89,7 @@ local function claim_take(ids, now, deadline, worker)
   kept_trim(zargs, z)
   kept_trim(hargs, h)
   if z > 0 then
-    claim_sched(deadline, now)
+    claim_sched(deadline, now, deadlines)
     call_chunked('ZADD', K.unack, zargs, 2)
     call_chunked('HSET', K.att, hargs, 2)
   end

@@ -281,7 +281,7 @@ local function ends_write(q, now)
     -- cost a visit and made the next claim cost another; the scheduler
     -- left with a lease to look at comes then, finds the queue's leases as
     -- they are, and goes on.
-    if not earliest(K.unack) and not ready_any() then
+    if not leases_until(K.unack, '(+inf') and not ready_any() then
       local sa = tonumber(M.sa)
       if not sa or now - sa >= SCHED_QUIET or sa > now then
         E.wake_s = true
