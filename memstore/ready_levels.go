@@ -204,6 +204,22 @@ func (r *readyLevels) unhold(nowMs int64) int64 {
 // per job, and every group with ready jobs still takes its turn in order.
 const groupQuantum = store.GroupQuantum
 
+// passSize returns how many members of the rotation a claim's next turn
+// visits, to take want jobs, after a turn over pm members that gave pg
+// jobs (pm 0 for the first turn): want / groupQuantum, rounded up, at
+// first; then want divided by what a member gave in the last turn, at
+// least one and at most groupQuantum. So a claim over groups of one or
+// two ready jobs each (many tenants with a job or two) takes them in two
+// turns, not in a turn per few jobs. redisstore's groups/take.lua sizes
+// its passes the same way.
+func passSize(want, pm, pg int) int {
+	if pm == 0 || pg >= pm*groupQuantum {
+		return (want + groupQuantum - 1) / groupQuantum
+	}
+	pg = max(pg, pm)
+	return (want*pm + pg - 1) / pg
+}
+
 // take removes and appends to out, and returns, up to n jobs a claim
 // takes next: without groups the first n in claim order; with groups,
 // turns over the rotation, each member giving an equal share (at most
@@ -223,9 +239,11 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 		return out
 	}
 	var back []string
+	pm, pg := 0, 0 // the last turn's members and the jobs they gave (see passSize)
 	for len(out) < n && r.head < len(r.rot) {
 		want := n - len(out)
-		k := min((want+groupQuantum-1)/groupQuantum, len(r.rot)-r.head)
+		k := min(passSize(want, pm, pg), len(r.rot)-r.head)
+		pm, pg = k, len(out)
 		members := r.rot[r.head : r.head+k]
 		r.head += k
 		share := (want + k - 1) / k
@@ -301,6 +319,7 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 		for _, g := range back {
 			r.activate(g)
 		}
+		pg = len(out) - pg
 	}
 	if r.head == len(r.rot) {
 		r.rot, r.head = r.rot[:0], 0

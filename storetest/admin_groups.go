@@ -14,6 +14,7 @@ func groupCases() []adminCase {
 	return []adminCase{
 		{name: "RoundRobin", fn: testGroupRoundRobin},
 		{name: "RoundRobinInOneClaim", fn: testGroupRoundRobinBatch},
+		{name: "ThinGroupsWidenTheTurn", fn: testGroupThinWiden},
 		{name: "UngroupedTakeATurn", fn: testGroupUngrouped},
 		{name: "ClaimsFillTheirMax", fn: testGroupClaimsFillMax},
 		{name: "CapOfOne", fn: testGroupCapOne},
@@ -106,6 +107,20 @@ func testGroupRoundRobinBatch(t *testing.T, s store.Store, a store.Admin) {
 	if j := getJob(t, a, q, "b1"); j.Group != "b" {
 		t.Fatalf("GetJob(b1).Group = %q, want b", j.Group)
 	}
+}
+
+func testGroupThinWiden(t *testing.T, s store.Store, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"s", "t", "a", "b", "c", "d"}, []int{1, 1, 5, 5, 5, 5})
+	// The first turn visits ceil(8/4) groups, s and t, which give one job
+	// each; the next turn then visits as many groups as it wants jobs, at
+	// what a group gave in the last (6 / 1: all four left), sharing the 6
+	// among them, 2 each until the claim is full: d, not reached, keeps
+	// its turn first.
+	requireClaims(t, s, q, 8, []string{"s1", "t1", "a1", "a2", "b1", "b2", "c1", "c2"}, "over two thin groups and four others")
+	// d first, then a (which has 3 left); a gave fewer than its share, so
+	// the claim's second turn visits the next group, b, for the last job.
+	requireClaims(t, s, q, 8, []string{"d1", "d2", "d3", "d4", "a3", "a4", "a5", "b3"}, "from the group the last claim had no room for")
 }
 
 func testGroupUngrouped(t *testing.T, s store.Store, a store.Admin) {

@@ -105,14 +105,27 @@ end
 -- (base.lua's kept_trim), as a grouped claim makes a pass or more each.
 local TP_BACK, TP_OUT, TP_FRONT, TP_TAKEN = {}, {}, {}, {}
 
--- take_pass takes one pass over the next ceil(want / QUANTUM) members of
--- the rotation, an equal share of what the claim still wants from each,
--- and puts them back: at the end those that keep their turn, at the front
+-- pass_size returns how many members of the rotation the next pass
+-- visits, to take want jobs, after a pass over pm members that gave pg
+-- jobs (pm nil for the first pass): want / QUANTUM, rounded up, at first;
+-- then want divided by what a member gave in the last pass, at least one
+-- and at most QUANTUM. So a claim over groups of one or two ready jobs
+-- each (many tenants with a job or two) takes them in two passes, not in
+-- a pass per few jobs (memstore's passSize sizes its turns the same way).
+local function pass_size(want, pm, pg)
+  if not pm or pg >= pm * QUANTUM then return math.ceil(want / QUANTUM) end
+  if pg < pm then pg = pm end
+  return math.ceil(want * pm / pg)
+end
+
+-- take_pass takes one pass over the next pass_size members of the
+-- rotation, an equal share of what the claim still wants from each, and
+-- puts them back: at the end those that keep their turn, at the front
 -- those the claim had no room for; the others leave it. It returns false
 -- when the rotation is empty.
 local function take_pass(t, n, now)
   local want = n - #t.ids
-  local asked = math.ceil(want / QUANTUM)
+  local asked = pass_size(want, t.pm, t.pg)
   local members = redis.call('LPOP', K.g_rot, SMALL[asked] or str(asked))
   if not members then
     t.left = 0
@@ -130,6 +143,7 @@ local function take_pass(t, n, now)
   end
   t.back, t.out = kept_trim(TP_BACK, 0), kept_trim(TP_OUT, 0)
   t.front, t.taken = kept_trim(TP_FRONT, 0), kept_trim(TP_TAKEN, 0)
+  local before = #t.ids
   if t.fast and not t.holding then
     take_fast(t, members, share, n)
   else
@@ -138,6 +152,7 @@ local function take_pass(t, n, now)
       if keep then t.back[#t.back + 1] = g elseif keep == false then t.out[#t.out + 1] = g end
     end
   end
+  t.pm, t.pg = #members, #t.ids - before
   group_drop(t.taken)
   if #t.out > 0 then call_chunked('SREM', K.g_inrot, t.out, 1) end
   if #t.back > 0 then t.left = call_chunked('RPUSH', K.g_rot, t.back, 1) end
