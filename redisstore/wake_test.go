@@ -149,3 +149,42 @@ func TestLastAckWakesTheSchedulerOnceASecond(t *testing.T) {
 	}
 	t.Fatal("no second last ack fell within a second of the one that woke the schedulers in 5 tries")
 }
+
+// TestAckUnderARateLimitAloneWakesNoClaimer: a job leaving unack frees a
+// place under a MaxRunning cap, and the finish wakes idle claimers when
+// jobs are ready; a rate limit alone frees nothing when a job ends, so
+// the finish must not wake them (each woken worker would make a claim the
+// limit turns away). limits_freed read a MaxRunning absent from the
+// settings as set, and every ack with jobs ready woke the queue's
+// workers.
+func TestAckUnderARateLimitAloneWakesNoClaimer(t *testing.T) {
+	ctx := t.Context()
+	prefix := redistest.Prefix(t)
+	s, rdb := newStore(t, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	if err := s.SetQueueConfig(ctx, "q", store.QueueConfig{RateLimit: 1000, RatePeriod: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("q", "a"), job("q", "b"))
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %v, %v", res.Jobs, err)
+	}
+	sub := rdb.Subscribe(ctx, prefix+":ready")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
+		t.Fatal(err)
+	}
+	// A job enqueued into an empty queue wakes its claimers: the first
+	// message must be its.
+	mustEnqueue(t, s, job("marker", "m"))
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Payload != "marker" {
+		t.Fatalf("an ack under a rate limit alone, with a job ready, woke the claimers of %q", msg.Payload)
+	}
+}

@@ -152,5 +152,7 @@ local function limits_after(i, us)
 end
 
 local function limits_freed()
-  return C.maxrun ~= nil
+  -- read_fields leaves a setting the queue lacks false, not nil: only a
+  -- MaxRunning cap has a place a job leaving unack frees.
+  return C.maxrun and true or false
 end
