@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
@@ -36,18 +38,7 @@ func TestLastAckWithJobsReadyLeavesTheSchedulerAlone(t *testing.T) {
 				jobs = append(jobs, j)
 			}
 			mustEnqueue(t, s, jobs...)
-			res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
-			if err != nil || len(res.Jobs) != 1 {
-				t.Fatalf("claim: %v, %v", res.Jobs, err)
-			}
-			sub := rdb.Subscribe(ctx, prefix+":sched")
-			defer sub.Close()
-			if _, err := sub.Receive(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
-				t.Fatal(err)
-			}
+			sub := ackOneWatching(t, s, rdb, "q", prefix+":sched")
 			// A job due in an hour in another queue wakes the schedulers:
 			// the first message must be its.
 			mustEnqueue(t, s, &store.NewJob{ID: "marker", Queue: "marker", Kind: "k", Delay: time.Hour})
@@ -150,6 +141,27 @@ func TestLastAckWakesTheSchedulerOnceASecond(t *testing.T) {
 	t.Fatal("no second last ack fell within a second of the one that woke the schedulers in 5 tries")
 }
 
+// ackOneWatching claims one job of queue q, subscribes to channel, then
+// acks the job, and returns the subscription (closed when t ends): what
+// the ack published comes first on it.
+func ackOneWatching(t *testing.T, s *redisstore.Store, rdb *redis.Client, q, channel string) *redis.PubSub {
+	t.Helper()
+	ctx := t.Context()
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %v, %v", res.Jobs, err)
+	}
+	sub := rdb.Subscribe(ctx, channel)
+	t.Cleanup(func() { sub.Close() })
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
 // TestAckUnderARateLimitAloneWakesNoClaimer: a job leaving unack frees a
 // place under a MaxRunning cap, and the finish wakes idle claimers when
 // jobs are ready; a rate limit alone frees nothing when a job ends, so
@@ -165,18 +177,7 @@ func TestAckUnderARateLimitAloneWakesNoClaimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustEnqueue(t, s, job("q", "a"), job("q", "b"))
-	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
-	if err != nil || len(res.Jobs) != 1 {
-		t.Fatalf("claim: %v, %v", res.Jobs, err)
-	}
-	sub := rdb.Subscribe(ctx, prefix+":ready")
-	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token, Outcome: store.OutcomeAck}}); err != nil {
-		t.Fatal(err)
-	}
+	sub := ackOneWatching(t, s, rdb, "q", prefix+":ready")
 	// A job enqueued into an empty queue wakes its claimers: the first
 	// message must be its.
 	mustEnqueue(t, s, job("marker", "m"))
