@@ -199,9 +199,10 @@ func (r *readyLevels) unhold(nowMs int64) int64 {
 
 // groupQuantum is the most jobs a group gives one claim per turn
 // (store.GroupQuantum, which redisstore's Lua reads too): a claim
-// takes turns over ceil(n/groupQuantum) members of the rotation at a time,
-// sharing n among them, so a claim over many groups does not pay a turn
-// per job, and every group with ready jobs still takes its turn in order.
+// takes turns over ceil(n/groupQuantum) members of the rotation at a time
+// (more after a turn of thin groups, see passSize), sharing n among them,
+// so a claim over many groups does not pay a turn per job, and every
+// group with ready jobs still takes its turn in order.
 const groupQuantum = store.GroupQuantum
 
 // passSize returns how many members of the rotation a claim's next turn
@@ -243,7 +244,7 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 	for len(out) < n && r.head < len(r.rot) {
 		want := n - len(out)
 		k := min(passSize(want, pm, pg), len(r.rot)-r.head)
-		pm, pg = k, len(out)
+		start := len(out)
 		members := r.rot[r.head : r.head+k]
 		r.head += k
 		share := (want + k - 1) / k
@@ -319,7 +320,7 @@ func (r *readyLevels) take(lim takeLimits, n int, out []*job) []*job {
 		for _, g := range back {
 			r.activate(g)
 		}
-		pg = len(out) - pg
+		pm, pg = k, len(out)-start
 	}
 	if r.head == len(r.rot) {
 		r.rot, r.head = r.rot[:0], 0

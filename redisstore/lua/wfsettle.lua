@@ -18,14 +18,15 @@ local function local_serves(val)
   return string.find(SHAPE, '[PG]') ~= nil
 end
 
+-- local_settle's lists, kept (base.lua's kept_trim): a finish settles one
+-- workflow after the other, a chain's task each.
+local ls_list, ls_mine, ls_other = {}, {}, {}
+
 -- local_settle takes the tasks the open workflow wf released: those this
 -- step enqueues into acc, the others into rel (returned as wf, task,
 -- queue, payload).
-local ls_list, ls_mine, ls_other = {}, {}, {}
 local function local_settle(wf, acc, rel, now)
   if #released == 0 then return wf_index(wf) end
-  -- Kept lists (base.lua's kept_trim): a finish settles one workflow
-  -- after the other, a chain's task each.
   local list, mine, other = kept_trim(ls_list, 0), kept_trim(ls_mine, 0), kept_trim(ls_other, 0)
   for _, t in ipairs(released) do
     if st_cache[t] == 'e' then list[#list + 1] = t end

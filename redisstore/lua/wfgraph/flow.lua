@@ -118,6 +118,11 @@ local function reply(list)
   return out
 end
 
+-- The lists apply_ends and usual_ends fill, kept (base.lua's kept_trim):
+-- a finish applies ends to one workflow after the other, a chain's task
+-- each.
+local ue_rest, ae_direct, ae_results = {}, {}, {}
+
 -- apply_ends applies n task ends to the open workflow: the k-th is task
 -- tasks[k]'s, with the seq seqs[k] (decimal digits; nil or false for an
 -- end applied in the step that ended the job, wf/local.lua), outcome
@@ -139,15 +144,10 @@ end
 -- with the least work a task, and leaves the others (rest) to the
 -- general loop.
 --
--- apply_ends and usual_ends fill kept lists (base.lua's kept_trim): a
--- finish applies ends to one workflow after the other, a chain's task
--- each.
---
 -- usual_ends takes the usual ends among the n successes of tasks (fresh:
 -- their fields as read, res: their results) into direct (field, value)
 -- and results, satisfies the dependents of those it took, and returns
 -- how many values it added to direct and the indexes of the ends it left.
-local ue_rest, ae_direct, ae_results = {}, {}, {}
 local function usual_ends(n, tasks, res, fresh, direct, results)
   -- wd: the first dependent waited on, wc: by how many; waits: the others
   local rest, nd, wd, wc, waits = kept_trim(ue_rest, 0), 0, nil, 0, nil

@@ -187,15 +187,16 @@ local function reset_wfgraph()
   if not info_cache then info_cache, seq_cache, dep_cache, rem_cache, released = {}, {}, {}, {}, {} end
 end
 
+-- The tables WK and WM, the same from one workflow to the next (a finish
+-- opens one workflow a chain's task): nothing keeps either past the next
+-- wf_use.
+local wk_kept, wm_kept
+
 -- wf_use opens the workflow of keys (see above) with empty caches; a
 -- script that works on several workflows flushes one before it opens the
 -- next (flush leaves the dirty sets and counters empty). With at, its
 -- keys are KEYS[at] to KEYS[at + 7] instead.
-local wk_kept, wm_kept
 local function wf_use(keys, at)
-  -- WK and WM are the same two tables from one workflow to the next (a
-  -- finish opens one workflow a chain's task): nothing keeps either past
-  -- the next wf_use.
   local w = wk_kept or {}
   wk_kept = w
   if at then
