@@ -28,6 +28,7 @@ var aclProbes = []struct {
 	{"+evalsha", []string{"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "1", "$k"}},
 	{"+eval", []string{"EVAL", "return 1", "1", "$k"}},
 	{"+time", []string{"TIME"}},
+	{"+pttl", []string{"PTTL", "$k"}},
 	{"+multi", nil}, // the probe's own MULTI
 	{"+exec", nil},  // the probe's own EXEC
 	{"+subscribe", []string{"SUBSCRIBE", "$c"}},

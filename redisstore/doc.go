@@ -127,7 +127,7 @@
 // Prefix and to the commands below is enough. For the default Prefix
 // "hopper" (for another prefix, change both key patterns):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zlexcount +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink +memory|usage
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +pttl +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zlexcount +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink +memory|usage
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait

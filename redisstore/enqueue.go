@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
@@ -197,7 +198,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 				size += len(g[n].value)
 				n++
 			}
-			calls = append(calls, enqueueCall(q, g[:n]))
+			calls = append(calls, enqueueCall(q, g[:n], !s.leanDenied.Load()))
 			callItems = append(callItems, g[:n])
 			g = g[n:]
 		}
@@ -215,6 +216,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 		pre = func(p redis.Pipeliner) { reg = s.registerCmds(ctx, p, toRegister) }
 	}
 	s.sendShaped(ctx, calls, pre, true)
+	s.leanRefused(ctx, calls, callItems)
 	for i, c := range calls {
 		setEnqueueResults(callItems[i], c.cmd)
 	}
@@ -225,11 +227,48 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 	}
 }
 
+// leanRefused sends again, the longer way, the calls of calls that could
+// take the lean way (lua/lean.lua) and that the server refused because the
+// ACL user may not run PTTL: they did nothing. From then on the store
+// sends no call that could (leanDenied), and it says so once.
+func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems [][]*encJob) {
+	if s.leanDenied.Load() {
+		return
+	}
+	var again []*evalCall
+	var at []int
+	for i, c := range calls {
+		if c.leanWay && aclRefused(c.cmd.Err()) {
+			again = append(again, enqueueCall(c.queue, callItems[i], false))
+			at = append(at, i)
+		}
+	}
+	if len(again) == 0 {
+		return
+	}
+	if s.leanDenied.CompareAndSwap(false, true) {
+		s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more",
+			"error", calls[at[0]].cmd.Err())
+	}
+	s.sendShaped(ctx, again, nil, true)
+	for k, i := range at {
+		calls[i] = again[k]
+	}
+}
+
+// aclRefused reports whether err is a server's refusal of a command to the
+// ACL user, inside a script or not.
+func aclRefused(err error) bool {
+	return isNoPerm(err) || err != nil && strings.Contains(err.Error(), "can't run this command")
+}
+
 // enqueueCall returns the call of enqueue.lua that enqueues items into
 // queue: in the variant of the queue's shape and the jobs' (a priority, a
 // group), with the adds slot of plain jobs (three arguments a job) unless
 // one has a unique key, tick, Replace or explicit RunAt (adds/extras.lua).
-func enqueueCall(queue string, items []*encJob) *evalCall {
+// With lean, jobs all due now may take the lean way (lua/lean.lua): the
+// store sends lean false once the server refused it PTTL.
+func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
 	var v variant
 	n := 2
 	for _, it := range items {
@@ -249,12 +288,12 @@ func enqueueCall(queue string, items []*encJob) *evalCall {
 			break
 		}
 	}
-	if v.adds == "" && len(items) == 1 && items[0].due == "" {
+	if lean && v.adds == "" && len(items) == 1 && items[0].due == "" {
 		// One job due now: its ID and value, the fewest arguments, and
 		// no pending key (Redis builds a table of the KEYS and one of the
 		// arguments for every call; adds/plain.lua).
 		c := shapedCall("enqueue", queue, v, nil, items[0].id, items[0].value)
-		c.lean = true
+		c.lean, c.leanWay = true, true
 		return c
 	}
 	args := make([]any, 0, n)
@@ -265,10 +304,18 @@ func enqueueCall(queue string, items []*encJob) *evalCall {
 			args = append(args, it.id, it.value, it.due)
 			now = now && it.due == ""
 		}
-		if now && distinctIDs(items) {
-			args[1] = "n" // the script's path for jobs due now
+		now = now && distinctIDs(items)
+		if now {
+			// The script's path for jobs due now: "n" may take the lean
+			// way, "N" may not.
+			args[1] = "N"
+			if lean {
+				args[1] = "n"
+			}
 		}
-		return shapedCall("enqueue", queue, v, nil, args...)
+		c := shapedCall("enqueue", queue, v, nil, args...)
+		c.leanWay = now && lean
+		return c
 	}
 	for _, it := range items {
 		if it.extra {

@@ -7,6 +7,9 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
+// LeanUntilMs is when a queue's lean mark expires, in Unix ms.
+const LeanUntilMs = leanUntilMs
+
 // CheckKeys makes every script built from now on fail a command on a key
 // that is not in its KEYS (keycheck.go). TestMain calls it before any
 // test, so that the whole package's tests, the conformance suite among

@@ -19,7 +19,7 @@ local function real_call(...) return redis.call(...) end
 local function real_pcall(...) return redis.pcall(...) end
 local KC_DECL = {}
 local KC_POS = {
-  GET = 1, SET = 1, DEL = -1, UNLINK = -1, EXISTS = -1, INCR = 1, INCRBY = 1, TYPE = 1,
+  GET = 1, SET = 1, DEL = -1, UNLINK = -1, EXISTS = -1, INCR = 1, INCRBY = 1, TYPE = 1, PTTL = 1,
   HGET = 1, HSET = 1, HSETNX = 1, HMGET = 1, HDEL = 1, HLEN = 1, HEXISTS = 1, HINCRBY = 1,
   HGETALL = 1, HKEYS = 1, HVALS = 1, HSCAN = 1, HSTRLEN = 1,
   LPUSH = 1, RPUSH = 1, LPOP = 1, RPOP = 1, LLEN = 1, LRANGE = 1, LINDEX = 1, LTRIM = 1, LREM = 1, LPOS = 1,

@@ -80,6 +80,7 @@ var keyTable = []keyDef{
 	{"g_caps", famQueue, "gl", "hash", "group -> its own cap (store.Groups.SetGroupLimit)"},
 	{"g_holds", famQueue, "gh", "zset", "group -> when its hold ends"},
 	{"g_rate", famQueue, "gw", "hash", "group -> its rate limit's log, \"<sum>|ms:count ...\" entries joined by ' ', or in the smooth mode \"~<µs>\", its pace's next slot (lua/groups/rate.lua)"},
+	{"lean", famQueue, "ln", "string", "present while the queue's enqueues of plain jobs due now may skip its marks and TIME: it has no shape and its steps write no events (lua/lean.lua); it expires at leanUntilMs, so that its PTTL gives the store's clock"},
 
 	{"wf_meta", famWorkflow, "m", "hash", "the workflow's meta: id, name, st, cx, cr, en, ret, nt, open, bad, ist, c_<state> (lua/wfgraph.lua)"},
 	{"wf_states", famWorkflow, "s", "hash", "task -> its state, last seq and dependents"},

@@ -573,6 +573,7 @@ var luaConsts = []struct {
 	{"WF_LEASE", wfLeaseMs, false},
 	{"DEPTH_GROUPS", depthGroups, false},
 	{"RATE_SWEEP", rateSweep, false},
+	{"LEAN_UNTIL", leanUntilMs, true},
 }
 
 // depthGroups is how many groups' oldest job QueueStats reads at most
@@ -582,6 +583,10 @@ const (
 	depthGroups = 100
 	rateSweep   = 500
 )
+
+// leanUntilMs is when a queue's lean mark expires, in Unix ms (in 2286):
+// its PTTL is that minus the store's clock (lua/lean.lua).
+const leanUntilMs = 9999999999999
 
 // luaTexts are the strings Lua shares with Go: errors the scripts record
 // themselves, and the wire keys of fields they keep.

@@ -71,6 +71,9 @@ type evalCall struct {
 	// keys, which are left out: Redis makes a Lua table of the KEYS on
 	// every call, at about a thousand instructions a key.
 	lean bool
+	// leanWay says the call may take the lean way (lua/lean.lua), which
+	// runs PTTL: enqueue.go's leanRefused.
+	leanWay bool
 }
 
 // queueCall returns a call of sc on queue.

@@ -34,6 +34,9 @@ type Store struct {
 	// before they enqueue the tasks their script left being released, as
 	// if the process died.
 	wfDropRels atomic.Bool
+	// leanDenied: the server refused PTTL to the ACL user; enqueues take
+	// the longer way (enqueue.go: leanRefused).
+	leanDenied atomic.Bool
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.
 	wfBeforeIndex atomic.Pointer[func()]

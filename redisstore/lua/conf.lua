@@ -28,7 +28,8 @@ local function has_shape(c)
 end
 
 -- set_shape adds letter c to the queue's shape (on) or takes it away,
--- keeping the letters in shape.go's order.
+-- keeping the letters in shape.go's order, and takes the lean mark away
+-- (lean.lua): its callers declare the key lean.
 local function set_shape(c, on)
   if has_shape(c) == on then return end
   local sh, out = M.sh or '', ''
@@ -37,4 +38,5 @@ local function set_shape(c, on)
   end
   M.sh = out
   redis.call('HSET', K.marks, 'sh', out)
+  redis.call('DEL', K.lean)
 end

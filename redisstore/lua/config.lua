@@ -1,6 +1,6 @@
 -- config.lua: replace a queue's settings (see stats.go): in conf as given,
 -- and in marks, where the scripts read them.
---- @include conf ready kidx/on
+--- @include conf ready kidx/on lean
 --- @keys conf rate_log
 --
 -- ARGV: 1 paused (0/1), 2 max running, 3 rate limit, 4 rate period ms,
@@ -23,6 +23,9 @@
 -- without caps).
 
 read_fields()
+-- New settings may turn events on or off: the next enqueue looks again
+-- (lean.lua).
+lean_off()
 -- The settings as given (conf, which QueueStats reads), and the copy the
 -- scripts read with their marks in one call (marks: lua.go).
 local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grate', 'gperiod', 'ki',

@@ -6,7 +6,8 @@
 --
 -- ARGV: 1 the kind of every job ("" when they differ: the script reads
 -- each job's from its value), 2 "n" when every job is due now and has an
--- ID no other job of the call has (for the plain variant's fast path),
+-- ID no other job of the call has (for the plain variant's fast path;
+-- "N" for that path without the lean way, lean.lua),
 -- then each job's arguments, as the adds slot takes them; or, for one job
 -- due now, its ID and value alone (adds/plain.lua reads its kind from the
 -- value), without the tail key pending in KEYS.

@@ -1,6 +1,7 @@
 -- events_arm.lua: say that a reader wants the queue's events (the mark
 -- evr: entries are written until then, see events.lua) and, while it
 -- waits, that scripts should publish on "<prefix>:ev" (the mark evw).
+--- @include lean
 --- @keys events
 --- @marks evw evr evs evh
 --
@@ -11,10 +12,12 @@
 -- entries since the last one (mark evs), it first marks a hole in the
 -- numbering after the newest entry (evh: the number of the entry after
 -- the hole, which the next entry takes): readers before it learn they lost
--- events, readers from now on do not.
+-- events, readers from now on do not. Takes the lean mark away: the
+-- queue's enqueues write entries again.
 
 local now = now_ms()
 read_fields()
+lean_off()
 if M.evs then
   local newest = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   local seq = 1

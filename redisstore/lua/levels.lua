@@ -8,7 +8,7 @@
 -- pops only the lists that may hold jobs. A job's priority is in its
 -- value (envelope.go): "<enqueuedMs>,<maxRetries>p<priority>,...".
 --- @include conf
---- @keys ready ready_p3 ready_p2 ready_p1 ready_n1 ready_n2 ready_n3
+--- @keys ready ready_p3 ready_p2 ready_p1 ready_n1 ready_n2 ready_n3 lean
 --- @marks pm
 
 local LEVEL_KEY = {[3] = 'ready_p3', [2] = 'ready_p2', [1] = 'ready_p1', [0] = 'ready',

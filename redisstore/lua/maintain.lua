@@ -1,7 +1,7 @@
 -- maintain.lua: the scheduler's duties on one queue (see maintain.go), one
 -- variant per shape of queue (the ready and kidx slots).
 --- @flags allow-oom
---- @include conf duties depth throughput kidx ready wfends events
+--- @include conf duties depth throughput kidx ready wfends events lean
 --- @marks sw
 --
 -- ARGV: 1 batch, 2 garbage max age ms (0 = none), 3 garbage max count
@@ -31,12 +31,15 @@ if not index_build(2 * batch) then more = true end
 local next_at = next_due(now, max_age, over)
 -- Once a minute, the queue's depth and latency for its history (and the
 -- sweep of what quiet parts of the ready state keep); and whether jobs
--- are ready, for the scheduler to come back next minute.
+-- are ready, for the scheduler to come back next minute. Then too, a
+-- queue with a shape loses a lean mark that a release before the mark
+-- left when it gave the queue its shape (lean.lua).
 local has = sample_depth(now, ready_depth)
 if has == nil then
   has = ready_any()
 else
   ready_sweep(now)
+  if M.sh and M.sh ~= '' then lean_off() end
 end
 local next_in = -1
 -- In µs, from TIME's own reading: a scheduler that waits exactly that

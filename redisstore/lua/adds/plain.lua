@@ -14,7 +14,7 @@
 -- alone, and KEYS without the tail key pending (enqueue.go: lean). One
 -- job costs one HSETNX (the duplicate check and the insert); a batch one
 -- HMGET and one HSET.
---- @include place events kinds
+--- @include place events kinds lean
 --- @keys jobs ready
 
 -- pass hands the call over to the rest of the script, which reads the
@@ -86,35 +86,41 @@ end
 -- its events need no more than an entry or none (events.lua: not the
 -- first step that skips its entry, nor the first entry after a hole);
 -- else it returns nil (pass), for the rest of the script.
--- It reads the four marks that decide that (the shape, the events'
--- length, when a reader last read, whether a step skipped its entry) and
--- the two an entry needs only when a reader reads: each field of the
--- marks' HMGET costs about two thousand instructions. ARGV[1] is the
--- jobs' kind, except in the call of one job, whose kind is read from its
--- value only for an entry.
+-- While the lean mark is set (lean.lua), the call needs no entry and its
+-- clock comes from the mark: one PTTL (not for "N", sent when the ACL
+-- user may not run PTTL). Else it reads the four marks that
+-- decide that (the shape, the events' length, when a reader last read,
+-- whether a step skipped its entry), the two an entry needs only when a
+-- reader reads, and TIME; and sets the lean mark when the call writes no
+-- entry. ARGV[1] is the jobs' kind, except in the call of one job, whose
+-- kind is read from its value only for an entry.
 local function first_adds()
-  local one = #ARGV == 2
-  if SHAPE ~= '' or not (one or ARGV[2] == 'n') then return pass() end
-  local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
-  local sh, ev, evr = mk[1], mk[2], mk[3]
-  if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
-    return pass()
-  end
-  local maxlen = EV_DEFAULT_MAXLEN_S
-  if ev then
-    maxlen = ev
-    if string.byte(ev, 1) == 45 then maxlen = nil end -- '-': no events
-  end
-  local nows = now_str()
-  local rec, w = false, false
-  if maxlen then
-    rec = ev_wanted(evr, nows)
-    if not rec and not mk[4] then return pass() end
-    if rec then
-      local e = redis.call('HMGET', K.marks, 'evh', 'evw')
-      if e[1] then return pass() end
-      w = e[2]
+  local one, now = #ARGV == 2, ARGV[2]
+  if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
+  local nows = (one or now == 'n') and lean_now()
+  local rec, w, maxlen = false, false, nil
+  if not nows then
+    local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
+    local sh, ev, evr = mk[1], mk[2], mk[3]
+    if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
+      return pass()
     end
+    maxlen = EV_DEFAULT_MAXLEN_S
+    if ev then
+      maxlen = ev
+      if string.byte(ev, 1) == 45 then maxlen = nil end -- '-': no events
+    end
+    nows = now_str()
+    if maxlen then
+      rec = ev_wanted(evr, nows)
+      if not rec and not mk[4] then return pass() end
+      if rec then
+        local e = redis.call('HMGET', K.marks, 'evh', 'evw')
+        if e[1] then return pass() end
+        w = e[2]
+      end
+    end
+    if not rec then lean_on() end
   end
   local ids, out, woke = nil, nil, false
   if one or #ARGV == 5 then

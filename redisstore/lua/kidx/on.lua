@@ -17,7 +17,7 @@
 -- while set, is the HSCAN cursor of the jobs hash from which maintain.lua
 -- goes on indexing the jobs that were there when the index was turned on.
 --- @include conf kinds
---- @keys kinds jobs
+--- @keys kinds jobs lean
 --- @marks kib
 
 local MS_PAD = {'000000000000', '00000000000', '0000000000', '000000000', '00000000', '0000000', '000000',

@@ -5,7 +5,7 @@
 -- claims rotate over the groups, the ungrouped jobs taking their turn as
 -- the member ''.
 --- @include levels groups/store groups/rotation groups/caps groups/holds groups/rate groups/take
---- @keys jobs
+--- @keys jobs lean
 
 local function grouped()
   return has_shape('G')
@@ -159,7 +159,11 @@ local function ready_hold(id, untl)
 end
 
 local function ready_sweep(now)
-  if grouped() then groups_rate_sweep(now) end
+  if not grouped() then return end
+  groups_rate_sweep(now)
+  -- Ungrouped ready jobs whose turn is missing get it back: jobs a
+  -- release before the lean mark let in the plain way (lean.lua).
+  if levels_any() then group_activate('') end
 end
 
 -- ready_config recounts the running counts (dropped without caps) and

@@ -1,0 +1,220 @@
+package redisstore_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// leanQueue returns a store without coalescing (every Enqueue of one job
+// is one call) and the key of queue q's lean mark, once lone enqueues
+// have set it: the state every later enqueue of q starts from.
+func leanQueue(t *testing.T, q string) (*redisstore.Store, *redis.Client, string) {
+	t.Helper()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	mark := "{" + prefix + ":" + q + "}:ln"
+	for _, id := range []string{"lean-1", "lean-2"} {
+		mustEnqueue(t, s, job(q, id))
+	}
+	if !hasLeanMark(t, rdb, mark) {
+		t.Fatalf("after two lone enqueues into a plain queue nobody reads, %s is not set", mark)
+	}
+	return s, rdb, mark
+}
+
+// hasLeanMark reports whether the lean mark exists.
+func hasLeanMark(t *testing.T, rdb *redis.Client, mark string) bool {
+	t.Helper()
+	n, err := rdb.Exists(context.Background(), mark).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// claimedSorted claims up to max jobs of q and returns their IDs, sorted.
+func claimedSorted(t *testing.T, s *redisstore.Store, q string, max int) []string {
+	t.Helper()
+	res, err := s.Claim(context.Background(), store.ClaimOpts{Queue: q, Max: max, Lease: time.Minute, WorkerID: "w"})
+	if err != nil {
+		t.Fatalf("Claim(%s): %v", q, err)
+	}
+	var ids []string
+	for _, j := range res.Jobs {
+		ids = append(ids, j.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A job enqueued the lean way records the store's time as its enqueue
+// time, read from the mark's expiry; a mark whose expiry something else
+// set is not trusted: the enqueue reads TIME and sets the mark again.
+func TestLeanEnqueueKeepsTheStoreClock(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	for _, foreign := range []bool{false, true} {
+		if foreign {
+			if err := rdb.Set(ctx, mark, "", time.Hour).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := "clock"
+		if foreign {
+			id = "clock-foreign"
+		}
+		mustEnqueue(t, s, job("q", id))
+		after, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := s.GetJob(ctx, "q", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := before.Truncate(time.Millisecond), after
+		if rec.EnqueuedAt.Before(lo) || rec.EnqueuedAt.After(hi) {
+			t.Errorf("job %s (foreign expiry %v): enqueued at %v, want within the store's %v .. %v", id, foreign, rec.EnqueuedAt, lo, hi)
+		}
+		// PEXPIRETIME in ms (go-redis's Duration of it overflows).
+		exp, err := rdb.Do(ctx, "PEXPIRETIME", mark).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exp != redisstore.LeanUntilMs {
+			t.Errorf("after enqueueing %s the mark expires at %d ms, want %d", id, exp, int64(redisstore.LeanUntilMs))
+		}
+	}
+}
+
+// A change of the queue's shape takes the lean mark away, so the next
+// lone enqueue goes where the new shape says: an ungrouped job of a
+// queue that now has groups takes its turn in the rotation, and a job of
+// a queue that now keeps a kind index is indexed.
+func TestLeanMarkGoesWithTheShape(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	grouped := job("q", "grouped")
+	grouped.Group = "tenant-1"
+	mustEnqueue(t, s, grouped)
+	if hasLeanMark(t, rdb, mark) {
+		t.Fatal("the lean mark outlived the queue's first grouped job")
+	}
+	mustEnqueue(t, s, job("q", "after-groups"))
+	mustEnqueue(t, s, job("q", "after-groups-2"))
+	want := []string{"after-groups", "after-groups-2", "grouped", "lean-1", "lean-2"}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, want) {
+		t.Fatalf("claim after the queue got groups: %v, want %v", got, want)
+	}
+
+	s2, rdb2, mark2 := leanQueue(t, "k")
+	if err := s2.SetQueueConfig(ctx, "k", store.QueueConfig{KindIndex: true}); err != nil {
+		t.Fatal(err)
+	}
+	if hasLeanMark(t, rdb2, mark2) {
+		t.Fatal("the lean mark outlived SetQueueConfig")
+	}
+	indexed := &store.NewJob{ID: "indexed", Queue: "k", Kind: "rare"}
+	mustEnqueue(t, s2, indexed)
+	mustEnqueue(t, s2, &store.NewJob{ID: "indexed-2", Queue: "k", Kind: "rare"})
+	page, err := s2.SearchJobs(ctx, store.SearchJobsOpts{Queue: "k", State: store.StateReady, Kind: "rare", Walk: store.SearchWalkKind, Examine: 100, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range page.Jobs {
+		got = append(got, j.ID)
+	}
+	slices.Sort(got)
+	if want := []string{"indexed", "indexed-2"}; !slices.Equal(got, want) {
+		t.Fatalf("kind index search for rare: %v, want %v", got, want)
+	}
+}
+
+// A reader takes the lean mark away: what is enqueued next is written to
+// the queue's events.
+func TestLeanMarkGoesWhenAReaderReads(t *testing.T) {
+	s, _, _ := leanQueue(t, "q")
+	_, pos, _ := readAll(t, s, "q", store.FromNow)
+	mustEnqueue(t, s, job("q", "seen"))
+	if ids, _, lost := readAll(t, s, "q", pos); !slices.Equal(ids, []string{"seen"}) || len(lost) != 0 {
+		t.Fatalf("events after the reader started: %v, lost %v; want seen, none lost", ids, lost)
+	}
+}
+
+// A release before the mark gives a queue groups without taking the mark
+// away, so jobs enqueued the lean way wait in the ready list without a
+// turn: the scheduler's pass of that minute takes the mark away and gives
+// them their turn.
+func TestMaintainDropsTheMarkOfAShapedQueue(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	marks := strings.TrimSuffix(mark, "ln") + "m"
+	if err := rdb.HSet(ctx, marks, "sh", "G").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("q", "lean-3"))
+	if _, err := s.Maintain(ctx, "q", store.MaintainOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	if hasLeanMark(t, rdb, mark) {
+		t.Fatal("the lean mark of a queue with a shape outlived the scheduler's pass")
+	}
+	if got, want := claimedSorted(t, s, "q", 10), []string{"lean-1", "lean-2", "lean-3"}; !slices.Equal(got, want) {
+		t.Fatalf("claimed %v after the scheduler's pass, want %v", got, want)
+	}
+}
+
+// New settings take the lean mark away, whatever they change: the next
+// enqueue reads them (a queue whose events come back on must mark the
+// steps that skip their entries again, lean.lua).
+func TestLeanMarkGoesWithNewSettings(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	if err := s.SetQueueConfig(ctx, "q", store.QueueConfig{EventsMaxLen: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if hasLeanMark(t, rdb, mark) {
+		t.Fatal("the lean mark outlived SetQueueConfig")
+	}
+	mustEnqueue(t, s, job("q", "after"))
+	mustEnqueue(t, s, job("q", "after-2"))
+	if !hasLeanMark(t, rdb, mark) {
+		t.Fatal("lone enqueues after SetQueueConfig set no lean mark again")
+	}
+}
+
+// Without the right to PTTL (an ACL written before the lean way) every
+// enqueue still stores its jobs: the store warns once and takes the
+// longer way from then on.
+func TestLeanWayRefusedByTheACL(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+pttl"}, nil, srv.Client)
+	var logs logBuffer
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true, Logger: logs.logger()})
+	for _, id := range []string{"a", "b", "c"} {
+		mustEnqueue(t, s, job("q", id))
+	}
+	mustEnqueue(t, s, job("q", "d"), job("q", "e"))
+	if got, want := claimedSorted(t, s, "q", 10), []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
+		t.Fatalf("claimed %v, want %v", got, want)
+	}
+	if n := strings.Count(logs.String(), "+pttl"); n != 1 {
+		t.Errorf("logged %d warnings naming +pttl, want 1:\n%s", n, logs.String())
+	}
+}
