@@ -140,7 +140,15 @@ type ACLDenial struct {
 	Command string
 	// Reply is the server's reply to it (NOPERM ...).
 	Reply string
+	// Slower is true for a rule the Store works without, at more Redis
+	// CPU per call: +function|load (the scripts run as plain scripts)
+	// and +pttl (an enqueue reads TIME and the queue's marks). Without
+	// any other rule some calls fail with NOPERM.
+	Slower bool
 }
+
+// slowerWithout are the rules of ACLDenial.Slower.
+var slowerWithout = map[string]bool{"+function|load": true, "+pttl": true}
 
 // CheckACL asks every master of a Redis Cluster (every shard of a Ring,
 // the one server of a Client) whether the connected user holds each rule
@@ -215,7 +223,7 @@ func (s *Store) checkNodeACL(ctx context.Context, node *redis.Client, cluster bo
 	deny := func(rule, command string, err error) {
 		if !denied[rule] {
 			denied[rule] = true
-			res.Denied = append(res.Denied, ACLDenial{Rule: rule, Command: command, Reply: err.Error()})
+			res.Denied = append(res.Denied, ACLDenial{Rule: rule, Command: command, Reply: err.Error(), Slower: slowerWithout[rule]})
 		}
 	}
 	// MULTI twice: the second is refused as nested only inside a

@@ -141,6 +141,10 @@
 //     scripts, when functions are off, refused, or not loaded yet on a
 //     node. Without FUNCTION LOAD the Store logs a warning and runs plain
 //     scripts, which costs Redis more CPU per call.
+//   - PTTL reads the store's clock from a queue's lean mark when jobs due
+//     now are enqueued (the key {hopper:<queue>}:ln). Without it the Store
+//     logs a warning once and reads TIME and the queue's marks instead,
+//     which costs Redis more CPU per enqueue.
 //   - HSCAN and UNLINK serve only the kind index (QueueConfig.KindIndex):
 //     indexing the jobs there when it is turned on, dropping it when it is
 //     turned off.

@@ -96,6 +96,23 @@ func TestCheckACLMissing(t *testing.T) {
 	}
 }
 
+// TestCheckACLSlower: a rule hopper works without (+pttl: an enqueue then
+// reads TIME and the queue's marks) is a warning, not a failure.
+func TestCheckACLSlower(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	prefix := redistest.Prefix(t)
+	admin := srv.Client(t)
+	rules := []any{"ACL", "SETUSER", "app", "on", ">secret", "~{" + prefix + ":*", "~{" + prefix + "}:*", "&" + prefix + ":*", "+@all", "-pttl"}
+	if err := admin.Do(t.Context(), rules...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := check(t, "--redis", "redis://app:secret@"+srv.Addr+"/0", "--redis-prefix", prefix)
+	l := checkLineOf(t, r.stdout, "ACL")
+	if !strings.HasPrefix(l, "warn") || !strings.Contains(l, "+pttl") || !strings.Contains(l, "more Redis CPU") {
+		t.Fatalf("exit %d, ACL line %q: want warn naming +pttl and the cost\n%s", r.code, l, r.stdout)
+	}
+}
+
 // TestCheckLayoutPending: data of a release before layouts (no layout
 // key) is a warning naming hopper migrate up.
 func TestCheckLayoutPending(t *testing.T) {
