@@ -5,8 +5,8 @@
 -- that skipped the first entry has marked it, evs). Its expiry, set to
 -- LEAN_UNTIL, gives the store's clock: PTTL is LEAN_UNTIL minus now, one
 -- command with an integer reply where TIME's reply is a table of two
--- strings (bench/instr/callgrind.sh: TIME and the marks' HMGET cost about
--- 16k instructions of a lone enqueue's 60k).
+-- strings (what that saves: bench/instr/callgrind.sh, and
+-- docs/performance.md, "The lean mark").
 --
 -- Whatever can end what the mark says takes it away: a shape change
 -- (conf.lua: set_shape), a queue's new settings (config.lua), a reader
@@ -27,7 +27,7 @@ local LEAN_TTL_MAX = LEAN_UNTIL - 1577836800000
 -- made in two parts, each made once: the seconds (made again once a
 -- second) and the three digits of the ms (a thousand strings at most,
 -- kept while the library stays loaded), as a number formatted costs a
--- sprintf (about 3.5k instructions).
+-- sprintf.
 local LEAN_AT, LEAN_AT_S, LEAN_SEC, LEAN_SEC_S
 local LEAN_MS = {}
 
