@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
@@ -238,7 +237,7 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	var again []*evalCall
 	var at []int
 	for i, c := range calls {
-		if c.leanWay && aclRefused(c.cmd.Err()) {
+		if c.leanWay && classify(c.cmd.Err()) == ErrNoPerm {
 			again = append(again, enqueueCall(c.queue, callItems[i], false))
 			at = append(at, i)
 		}
@@ -254,12 +253,6 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	for k, i := range at {
 		calls[i] = again[k]
 	}
-}
-
-// aclRefused reports whether err is a server's refusal of a command to the
-// ACL user, inside a script or not.
-func aclRefused(err error) bool {
-	return isNoPerm(err) || err != nil && strings.Contains(err.Error(), "can't run this command")
 }
 
 // enqueueCall returns the call of enqueue.lua that enqueues items into
