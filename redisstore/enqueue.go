@@ -286,7 +286,7 @@ func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
 		// no pending key (Redis builds a table of the KEYS and one of the
 		// arguments for every call; adds/plain.lua).
 		c := shapedCall("enqueue", queue, v, nil, items[0].id, items[0].value)
-		c.lean, c.leanWay = true, true
+		c.tailless, c.leanWay = true, true
 		return c
 	}
 	args := make([]any, 0, n)

@@ -41,7 +41,7 @@ import (
 // keyTable's order, which the Lua reads by name: K.jobs, K.unack; the
 // tail keys come after the others, so that a call whose path touches
 // none of them may leave them out (a lone enqueue leaves out pending:
-// Store.shaped, evalCall.lean). A module that keeps state for one call
+// Store.shaped, evalCall.tailless). A module that keeps state for one call
 // defines "local function reset_<module>()" (the slot's name for a
 // slot's files), which every call runs first. Constants shared with Go
 // come from luaConsts, ahead of everything.

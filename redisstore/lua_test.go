@@ -395,12 +395,12 @@ func TestTailKeysGoLast(t *testing.T) {
 	}
 	now := &encJob{queue: "q", id: "a", kind: "k", value: []byte("0,x")}
 	later := &encJob{queue: "q", id: "b", kind: "k", value: []byte("0,x"), due: "+5"}
-	if c := enqueueCall("q", []*encJob{now}, true); !c.lean || len(c.args) != 2 {
-		t.Errorf("one job due now: lean %v, %d arguments; want lean, ID and value", c.lean, len(c.args))
+	if c := enqueueCall("q", []*encJob{now}, true); !c.tailless || len(c.args) != 2 {
+		t.Errorf("one job due now: tailless %v, %d arguments; want tailless, ID and value", c.tailless, len(c.args))
 	}
 	for _, items := range [][]*encJob{{later}, {now, later}} {
-		if c := enqueueCall("q", items, true); c.lean {
-			t.Errorf("%d jobs, one delayed: sent lean, without the pending key", len(items))
+		if c := enqueueCall("q", items, true); c.tailless {
+			t.Errorf("%d jobs, one delayed: sent tailless, without the pending key", len(items))
 		}
 	}
 }

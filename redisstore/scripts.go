@@ -67,10 +67,10 @@ type evalCall struct {
 	wf    string
 	vary  variant
 	extra []string
-	// lean says the script's path for this call touches none of its tail
-	// keys, which are left out: Redis makes a Lua table of the KEYS on
-	// every call, at about a thousand instructions a key.
-	lean bool
+	// tailless says the script's path for this call touches none of its
+	// tail keys, which are left out: Redis makes a Lua table of the KEYS
+	// on every call, at about a thousand instructions a key.
+	tailless bool
 	// leanWay says the call may take the lean way (lua/lean.lua), which
 	// runs PTTL: enqueue.go's leanRefused.
 	leanWay bool
@@ -132,7 +132,7 @@ func (s *Store) shaped(c *evalCall) {
 	v.shape |= s.shapes.get(c.queue)
 	c.script = scriptFor(c.file, v)
 	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), c.wf)
-	if c.lean {
+	if c.tailless {
 		keys = keys[:len(keys)-c.script.tail]
 	}
 	if len(c.extra) > 0 {

@@ -79,15 +79,7 @@ func TestCheckGoodServer(t *testing.T) {
 // TestCheckACLMissing: a user that lacks a command FAILs the ACL line,
 // naming the rule.
 func TestCheckACLMissing(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	prefix := redistest.Prefix(t)
-	admin := srv.Client(t)
-	rules := []any{"ACL", "SETUSER", "app", "on", ">secret", "~{" + prefix + ":*", "~{" + prefix + "}:*", "&" + prefix + ":*", "+@all", "-lpop"}
-	if err := admin.Do(t.Context(), rules...).Err(); err != nil {
-		t.Fatal(err)
-	}
-	r := check(t, "--redis", "redis://app:secret@"+srv.Addr+"/0", "--redis-prefix", prefix)
-	l := checkLineOf(t, r.stdout, "ACL")
+	r, l := checkWithout(t, "lpop")
 	if r.code != 1 || !strings.HasPrefix(l, "FAIL") || !strings.Contains(l, "+lpop") {
 		t.Fatalf("exit %d, ACL line %q: want FAIL naming +lpop\n%s", r.code, l, r.stdout)
 	}
@@ -99,18 +91,25 @@ func TestCheckACLMissing(t *testing.T) {
 // TestCheckACLSlower: a rule hopper works without (+pttl: an enqueue then
 // reads TIME and the queue's marks) is a warning, not a failure.
 func TestCheckACLSlower(t *testing.T) {
+	r, l := checkWithout(t, "pttl")
+	if !strings.HasPrefix(l, "warn") || !strings.Contains(l, "+pttl") || !strings.Contains(l, "more Redis CPU") {
+		t.Fatalf("exit %d, ACL line %q: want warn naming +pttl and the cost\n%s", r.code, l, r.stdout)
+	}
+}
+
+// checkWithout runs hopper check as an ACL user that holds every command
+// on the prefix but command, and returns the result and its ACL line.
+func checkWithout(t *testing.T, command string) (result, string) {
+	t.Helper()
 	srv := redistest.Start(t, redistest.Private())
 	prefix := redistest.Prefix(t)
 	admin := srv.Client(t)
-	rules := []any{"ACL", "SETUSER", "app", "on", ">secret", "~{" + prefix + ":*", "~{" + prefix + "}:*", "&" + prefix + ":*", "+@all", "-pttl"}
+	rules := []any{"ACL", "SETUSER", "app", "on", ">secret", "~{" + prefix + ":*", "~{" + prefix + "}:*", "&" + prefix + ":*", "+@all", "-" + command}
 	if err := admin.Do(t.Context(), rules...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	r := check(t, "--redis", "redis://app:secret@"+srv.Addr+"/0", "--redis-prefix", prefix)
-	l := checkLineOf(t, r.stdout, "ACL")
-	if !strings.HasPrefix(l, "warn") || !strings.Contains(l, "+pttl") || !strings.Contains(l, "more Redis CPU") {
-		t.Fatalf("exit %d, ACL line %q: want warn naming +pttl and the cost\n%s", r.code, l, r.stdout)
-	}
+	return r, checkLineOf(t, r.stdout, "ACL")
 }
 
 // TestCheckLayoutPending: data of a release before layouts (no layout

@@ -11,7 +11,7 @@
 -- ARGV after the first two: triples per job, id, value (the envelope,
 -- which the script prefixes with the enqueue time), due ("" now, "+ms"
 -- after now or absolute "ms"); or, for one job due now, its id and value
--- alone, and KEYS without the tail key pending (enqueue.go: lean). One
+-- alone, and KEYS without the tail key pending (enqueue.go: tailless). One
 -- job costs one HSETNX (the duplicate check and the insert); a batch one
 -- HMGET and one HSET.
 --- @include place events kinds lean
