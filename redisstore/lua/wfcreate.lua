@@ -44,15 +44,18 @@ local function create_workflow(now, head)
       d[nd + 1] = t; d[nd + 2] = deps; nd = nd + 2
       local c = 1
       for _ in string.gmatch(deps, '\n') do c = c + 1 end
-      r[nr + 1] = t; r[nr + 2] = c; nr = nr + 2
+      r[nr + 1] = t; r[nr + 2] = SMALL[c] or str(c); nr = nr + 2
     end
     if not mine then
       p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
     end
   end
   local released = nroots + nkept
-  redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', 0, 'cr', now, 'en', 0,
-    'ret', ARGV[3], 'nt', nt, 'open', nt, 'bad', 0, 'ist', '', 'c_w', nt - released, 'c_e', released)
+  -- Numbers go as strings: redis.call would format each with snprintf.
+  local nts = SMALL[nt] or str(nt)
+  redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', '0', 'cr', ms_str(now), 'en', '0',
+    'ret', ARGV[3], 'nt', nts, 'open', nts, 'bad', '0', 'ist', '', 'c_w', SMALL[nt - released] or str(nt - released),
+    'c_e', SMALL[released] or str(released))
   WM = {st = 'running', open = nt, bad = 0, ist = ''}
   call_chunked('HSET', WK.s, s, 2)
   call_chunked('HSET', WK.i, i, 2)
