@@ -255,10 +255,26 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	}
 }
 
+// dueNow reports whether a call of items with plain adds, for variant v,
+// takes the plain variant's path for jobs due now: v has no shape, the
+// jobs share kind (not ""), each is due now and no two share an ID.
+func dueNow(kind string, v variant, items []*encJob) bool {
+	if kind == "" || v.shape != 0 {
+		return false
+	}
+	for _, it := range items {
+		if it.due != "" {
+			return false
+		}
+	}
+	return distinctIDs(items)
+}
+
 // enqueueCall returns the call of enqueue.lua that enqueues items into
 // queue: in the variant of the queue's shape and the jobs' (a priority, a
-// group), with the adds slot of plain jobs (three arguments a job) unless
-// one has a unique key, tick, Replace or explicit RunAt (adds/extras.lua).
+// group), with the adds slot of plain jobs (three arguments a job, two
+// on the path of jobs due now: dueNow) unless one has a unique key, tick,
+// Replace or explicit RunAt (adds/extras.lua).
 // With lean, jobs all due now may take the lean way (lua/lean.lua): the
 // store sends lean false once the server refused it PTTL.
 func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
@@ -290,26 +306,31 @@ func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
 		return c
 	}
 	args := make([]any, 0, n)
-	args = append(args, kind, "")
 	if v.adds == "" {
-		now := kind != ""
+		if dueNow(kind, v, items) {
+			// The plain variant's path for jobs due now (adds/plain.lua's
+			// first_adds): pairs, ID and value, without the due time
+			// every job would send empty. "n" may take the lean way, "N"
+			// may not.
+			flag := "N"
+			if lean {
+				flag = "n"
+			}
+			args = append(args, kind, flag)
+			for _, it := range items {
+				args = append(args, it.id, it.value)
+			}
+			c := shapedCall("enqueue", queue, v, nil, args...)
+			c.leanWay = lean
+			return c
+		}
+		args = append(args, kind, "")
 		for _, it := range items {
 			args = append(args, it.id, it.value, it.due)
-			now = now && it.due == ""
 		}
-		now = now && distinctIDs(items)
-		if now {
-			// The script's path for jobs due now: "n" may take the lean
-			// way, "N" may not.
-			args[1] = "N"
-			if lean {
-				args[1] = "n"
-			}
-		}
-		c := shapedCall("enqueue", queue, v, nil, args...)
-		c.leanWay = now && lean
-		return c
+		return shapedCall("enqueue", queue, v, nil, args...)
 	}
+	args = append(args, kind, "")
 	for _, it := range items {
 		if it.extra {
 			flag := "1"

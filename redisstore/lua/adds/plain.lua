@@ -10,19 +10,31 @@
 --
 -- ARGV after the first two: triples per job, id, value (the envelope,
 -- which the script prefixes with the enqueue time), due ("" now, "+ms"
--- after now or absolute "ms"); or, for one job due now, its id and value
--- alone, and KEYS without the tail key pending (enqueue.go: tailless). One
--- job costs one HSETNX (the duplicate check and the insert); a batch one
--- HMGET and one HSET.
+-- after now or absolute "ms"); pairs, id and value, when ARGV[2] is "n"
+-- or "N" (every job due now, enqueue.go's dueNow: only to this variant of
+-- no shape); or, for one job due now, its id and value alone, and KEYS
+-- without the tail key pending (enqueue.go: tailless). One job costs one
+-- HSETNX (the duplicate check and the insert); a batch one HMGET and one
+-- HSET.
 --- @include place events kinds lean
 --- @keys jobs ready
 
 -- pass hands the call over to the rest of the script, which reads the
--- marks itself: one job due now, which comes as ID and value (the fewest
--- arguments), in the usual form (its reply is then a table), with the
--- kind its value holds.
+-- marks itself and takes triples: one job due now, which comes as ID and
+-- value (the fewest arguments), in the usual form (its reply is then a
+-- table), with the kind its value holds; the pairs of jobs due now as
+-- triples, each due now.
 local function pass()
-  if #ARGV == 2 then ARGV = {kind_of_new(ARGV[2]), 'n', ARGV[1], ARGV[2], ''} end
+  local n = #ARGV
+  if n == 2 then
+    ARGV = {kind_of_new(ARGV[2]), 'n', ARGV[1], ARGV[2], ''}
+  elseif ARGV[2] == 'n' or ARGV[2] == 'N' then
+    local a, m = {ARGV[1], ARGV[2]}, 2
+    for i = 3, n, 2 do
+      a[m + 1], a[m + 2], a[m + 3], m = ARGV[i], ARGV[i + 1], '', m + 3
+    end
+    ARGV = a
+  end
   return nil
 end
 
@@ -36,12 +48,12 @@ local SMALL_ADDS = 8
 -- empty before.
 local function store_many(pre)
   local out, ready, m = {}, {}, 0
-  if #ARGV <= 2 + 3 * SMALL_ADDS then
+  if #ARGV <= 2 + 2 * SMALL_ADDS then
     -- A few jobs, what the enqueue batcher merges: one HSETNX each costs
     -- less than the tables of one HMGET and one HSET (bench/instr
     -- -batch 2, 4, 8 with callgrind.sh counts both).
     local k = 0
-    for i = 3, #ARGV, 3 do
+    for i = 3, #ARGV, 2 do
       k = k + 1
       local id = ARGV[i]
       if redis.call('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
@@ -56,7 +68,7 @@ local function store_many(pre)
     return out, ready, redis.call('RPUSH', K.ready, unpack(ready)) == m
   end
   local all, n = {}, 0
-  for i = 3, #ARGV, 3 do
+  for i = 3, #ARGV, 2 do
     n = n + 1
     all[n] = ARGV[i]
   end
@@ -69,7 +81,7 @@ local function store_many(pre)
     else
       m = m + 1
       ready[m] = id
-      h[2 * m - 1], h[2 * m] = id, pre .. ARGV[3 * k + 1]
+      h[2 * m - 1], h[2 * m] = id, pre .. ARGV[2 * k + 2]
       out[k] = 'r'
     end
   end
@@ -123,7 +135,7 @@ local function first_adds()
     if not rec then lean_on() end
   end
   local ids, out, woke = nil, nil, false
-  if one or #ARGV == 5 then
+  if one or #ARGV == 4 then
     local id, val = ARGV[3], ARGV[4]
     if one then id, val = ARGV[1], ARGV[2] end
     if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then
