@@ -37,10 +37,12 @@ func TestJobsDueNowKeepTheirArgumentsOnEveryPath(t *testing.T) {
 		// The first call reads the marks and sets the lean mark; the
 		// next ones take the lean way.
 		{"plain", nil},
-		// The store knows the queue has priorities: the shaped variant.
+		// The store gave the queue priorities: its first plain call is
+		// refused and sent again to the shaped variant, as pairs; the
+		// store then knows the shape and sends the next ones triples.
 		{"known-shape", func(q string) string { shapeBy(s, q); return "" }},
-		// Another store gave the queue priorities: the plain variant
-		// refuses the call, which goes again to the shaped one.
+		// Another store gave the queue priorities: the same, from a
+		// shape this store never wrote.
 		{"unknown-shape", func(q string) string { shapeBy(other, q); return "" }},
 		// A reader reads the queue's events: the fast path writes them.
 		{"read", func(q string) string {

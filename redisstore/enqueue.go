@@ -197,7 +197,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 				size += len(g[n].value)
 				n++
 			}
-			calls = append(calls, enqueueCall(q, g[:n], !s.leanDenied.Load()))
+			calls = append(calls, enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q)))
 			callItems = append(callItems, g[:n])
 			g = g[n:]
 		}
@@ -238,7 +238,7 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	var at []int
 	for i, c := range calls {
 		if c.leanWay && classify(c.cmd.Err()) == ErrNoPerm {
-			again = append(again, enqueueCall(c.queue, callItems[i], false))
+			again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
 			at = append(at, i)
 		}
 	}
@@ -255,11 +255,12 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	}
 }
 
-// dueNow reports whether a call of items with plain adds, for variant v,
-// takes the plain variant's path for jobs due now: v has no shape, the
-// jobs share kind (not ""), each is due now and no two share an ID.
-func dueNow(kind string, v variant, items []*encJob) bool {
-	if kind == "" || v.shape != 0 {
+// dueNow reports whether a call of items with plain adds goes to the
+// plain variant's path for jobs due now: neither the jobs (sh) nor the
+// queue, as far as the store knows (known), has a shape, the jobs share
+// kind (not ""), each is due now and no two share an ID.
+func dueNow(kind string, sh, known shape, items []*encJob) bool {
+	if kind == "" || sh|known != 0 {
 		return false
 	}
 	for _, it := range items {
@@ -276,8 +277,9 @@ func dueNow(kind string, v variant, items []*encJob) bool {
 // on the path of jobs due now: dueNow) unless one has a unique key, tick,
 // Replace or explicit RunAt (adds/extras.lua).
 // With lean, jobs all due now may take the lean way (lua/lean.lua): the
-// store sends lean false once the server refused it PTTL.
-func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
+// store sends lean false once the server refused it PTTL. known is the
+// queue's shape as the store knows it (shapeCache).
+func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCall {
 	var v variant
 	n := 2
 	for _, it := range items {
@@ -307,7 +309,7 @@ func enqueueCall(queue string, items []*encJob, lean bool) *evalCall {
 	}
 	args := make([]any, 0, n)
 	if v.adds == "" {
-		if dueNow(kind, v, items) {
+		if dueNow(kind, v.shape, known, items) {
 			// The plain variant's path for jobs due now (adds/plain.lua's
 			// first_adds): pairs, ID and value, without the due time
 			// every job would send empty. "n" may take the lean way, "N"

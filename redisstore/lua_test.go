@@ -395,11 +395,11 @@ func TestTailKeysGoLast(t *testing.T) {
 	}
 	now := &encJob{queue: "q", id: "a", kind: "k", value: []byte("0,x")}
 	later := &encJob{queue: "q", id: "b", kind: "k", value: []byte("0,x"), due: "+5"}
-	if c := enqueueCall("q", []*encJob{now}, true); !c.tailless || len(c.args) != 2 {
+	if c := enqueueCall("q", []*encJob{now}, true, 0); !c.tailless || len(c.args) != 2 {
 		t.Errorf("one job due now: tailless %v, %d arguments; want tailless, ID and value", c.tailless, len(c.args))
 	}
 	for _, items := range [][]*encJob{{later}, {now, later}} {
-		if c := enqueueCall("q", items, true); c.tailless {
+		if c := enqueueCall("q", items, true, 0); c.tailless {
 			t.Errorf("%d jobs, one delayed: sent tailless, without the pending key", len(items))
 		}
 	}

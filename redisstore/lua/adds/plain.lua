@@ -11,8 +11,9 @@
 -- ARGV after the first two: triples per job, id, value (the envelope,
 -- which the script prefixes with the enqueue time), due ("" now, "+ms"
 -- after now or absolute "ms"); pairs, id and value, when ARGV[2] is "n"
--- or "N" (every job due now, enqueue.go's dueNow: only to this variant of
--- no shape); or, for one job due now, its id and value alone, and KEYS
+-- or "N" (every job due now, enqueue.go's dueNow: sent to this variant of
+-- no shape; a variant with one gets them only when the queue's shape was
+-- new to the store, and pass turns them into triples); or, for one job due now, its id and value alone, and KEYS
 -- without the tail key pending (enqueue.go: tailless). One job costs one
 -- HSETNX (the duplicate check and the insert); a batch one HMGET and one
 -- HSET.
