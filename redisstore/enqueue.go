@@ -276,9 +276,10 @@ func dueNow(kind string, sh, known shape, items []*encJob) bool {
 // group), with the adds slot of plain jobs (three arguments a job, two
 // on the path of jobs due now: dueNow) unless one has a unique key, tick,
 // Replace or explicit RunAt (adds/extras.lua).
-// With lean, jobs all due now may take the lean way (lua/lean.lua): the
-// store sends lean false once the server refused it PTTL. known is the
-// queue's shape as the store knows it (shapeCache).
+// With lean, jobs all due now may take the lean way (lua/lean.lua), with
+// the lead keys alone (evalCall.short): the store sends lean false once
+// the server refused it PTTL. known is the queue's shape as the store
+// knows it (shapeCache).
 func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCall {
 	var v variant
 	n := 2
@@ -304,7 +305,7 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 		// no pending key (Redis builds a table of the KEYS and one of the
 		// arguments for every call; adds/plain.lua).
 		c := shapedCall("enqueue", queue, v, nil, items[0].id, items[0].value)
-		c.tailless, c.leanWay = true, true
+		c.tailless, c.leanWay, c.short = true, true, true
 		return c
 	}
 	args := make([]any, 0, n)
@@ -323,7 +324,7 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 				args = append(args, it.id, it.value)
 			}
 			c := shapedCall("enqueue", queue, v, nil, args...)
-			c.leanWay = lean
+			c.leanWay, c.short = lean, lean
 			return c
 		}
 		args = append(args, kind, "")

@@ -39,6 +39,7 @@ type script struct {
 	fn   string        // the library's name and its one function's
 	keys []int         // its KEYS: indexes in keyTable
 	tail int           // how many of keys, at the end, are tail keys (lua.go)
+	lead int           // how many of keys, at the start, are lead keys (lua.go)
 	// idx is the script's number, for the caches of its KEYS per queue
 	// (scriptKeys).
 	idx int
@@ -204,6 +205,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		fn:   fn,
 		keys: b.keys,
 		tail: b.tail,
+		lead: b.lead,
 	}
 	sc.shard.from = shardFrom{b: b, served: served, looked: looked}
 	return sc

@@ -1,6 +1,9 @@
 package redisstore
 
-import "strings"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // The key layout, defined once: keyTable lists every key hopper keeps, and
 // from it come the KEYS of every script (a script declares the keys its
@@ -161,6 +164,12 @@ type queueKeys struct {
 	durations, wfTasks, wfDone, wfDue                          string
 
 	byScript scriptKeyCache
+	// lean turns true when a call of the queue that could take the lean
+	// way (evalCall.leanWay) took it, and false when a script refused a
+	// short call of the queue (evalCall.short), not finding its lean
+	// mark. While it is true, the queue's short calls go with their lead
+	// keys alone. False until the store's first such call returns.
+	lean atomic.Bool
 }
 
 func newQueueKeys(prefix, queue string) *queueKeys {
@@ -239,7 +248,7 @@ func layoutDoc() string {
 			}
 		}
 	}
-	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer), in the order of KEYS: keyTable's, then the tail keys, which a call may leave out (lua.go).\n\n| script | KEYS |\n|---|---|\n")
+	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer), in the order of KEYS: the lead keys, which a call may be sent alone, then keyTable's, then the tail keys, which a call may leave out (lua.go).\n\n| script | KEYS |\n|---|---|\n")
 	for _, name := range scriptFiles() {
 		var names []string
 		for _, k := range fullScript(name).keys {

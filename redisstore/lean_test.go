@@ -2,8 +2,11 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,5 +219,96 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "+pttl"); n != 1 {
 		t.Errorf("logged %d warnings naming +pttl, want 1:\n%s", n, logs.String())
+	}
+}
+
+// enqueueCalls is a go-redis hook that records, for each call of an
+// enqueue function a client sends (pipelined ones included), how many
+// keys it was given.
+type enqueueCalls struct {
+	mu   sync.Mutex
+	keys []int64
+}
+
+var _ redis.Hook = (*enqueueCalls)(nil)
+
+func (c *enqueueCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *enqueueCalls) note(cmd redis.Cmder) {
+	a := cmd.Args()
+	if len(a) < 3 || cmd.Name() != "fcall" {
+		return
+	}
+	if fn, _ := a[1].(string); !strings.HasSuffix(fn, "_enqueue") {
+		return
+	}
+	n, _ := strconv.ParseInt(fmt.Sprint(a[2]), 10, 64)
+	c.mu.Lock()
+	c.keys = append(c.keys, n)
+	c.mu.Unlock()
+}
+
+func (c *enqueueCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.note(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *enqueueCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			c.note(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// take returns the key counts recorded since the last take.
+func (c *enqueueCalls) take() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.keys
+	c.keys = nil
+	return out
+}
+
+// While the lean mark is set, an enqueue of jobs due now goes with the
+// three keys its path touches (jobs, ready, lean: adds/plain.lua), one
+// job or several; without the mark (a reader reads the queue's events),
+// the script refuses that call having done nothing, and the store sends
+// it again with every key: the job is stored once, and its event written.
+// The queue's next calls go with every key until one takes the lean way
+// again.
+func TestLeanEnqueueSendsTheLeadKeysAlone(t *testing.T) {
+	s, rdb, mark := leanQueue(t, "q")
+	var calls enqueueCalls
+	rdb.AddHook(&calls)
+
+	mustEnqueue(t, s, job("q", "one"))
+	mustEnqueue(t, s, job("q", "two"), job("q", "three"))
+	if got := calls.take(); !slices.Equal(got, []int64{3, 3}) {
+		t.Fatalf("keys of the enqueue calls into a lean queue: %v, want [3 3]", got)
+	}
+
+	_, pos, _ := readAll(t, s, "q", store.FromNow)
+	if hasLeanMark(t, rdb, mark) {
+		t.Fatal("the lean mark outlived a reader")
+	}
+	mustEnqueue(t, s, job("q", "read"))
+	got := calls.take()
+	if len(got) != 2 || got[0] != 3 || got[1] <= 3 {
+		t.Fatalf("keys of the calls of an enqueue into a queue being read: %v, want 3, then every key", got)
+	}
+	mustEnqueue(t, s, job("q", "read-2"))
+	if got := calls.take(); len(got) != 1 || got[0] <= 3 {
+		t.Fatalf("keys of the calls of the next enqueue: %v, want one call with every key", got)
+	}
+	if ids, _, lost := readAll(t, s, "q", pos); !slices.Equal(ids, []string{"read", "read-2"}) || len(lost) != 0 {
+		t.Fatalf("events after the reader started: %v, lost %v; want read, read-2, none lost", ids, lost)
+	}
+	want := []string{"lean-1", "lean-2", "one", "read", "read-2", "three", "two"}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, want) {
+		t.Fatalf("claimed %v, want %v", got, want)
 	}
 }

@@ -22,6 +22,8 @@ import (
 //	--- @include events att ready   the modules it needs, each once
 //	--- @keys jobs unack att        the keys its own code touches (keys.go)
 //	--- @tailkeys pending           keys it touches that go last in KEYS
+//	--- @leadkeys jobs ready lean   keys that go first in KEYS: a path that
+//	                                touches only these may be sent them alone
 //	--- @conf paused ev             settings fields it reads, in C (C.paused)
 //	--- @marks sh hold              marks fields it reads, in M (M.hold)
 //	--- @flags allow-oom            a script's flags (no-writes, allow-oom)
@@ -41,7 +43,9 @@ import (
 // keyTable's order, which the Lua reads by name: K.jobs, K.unack; the
 // tail keys come after the others, so that a call whose path touches
 // none of them may leave them out (a lone enqueue leaves out pending:
-// Store.shaped, evalCall.tailless). A module that keeps state for one call
+// Store.shaped, evalCall.tailless); the lead keys come before the others,
+// so that a call whose path touches only them may be sent them alone (an
+// enqueue of jobs due now into a lean queue: evalCall.short). A module that keeps state for one call
 // defines "local function reset_<module>()" (the slot's name for a
 // slot's files), which every call runs first. Constants shared with Go
 // come from luaConsts, ahead of everything.
@@ -57,6 +61,7 @@ type luaFile struct {
 	includes []string
 	keys     []string
 	tail     []string // keys declared with @tailkeys
+	lead     []string // keys declared with @leadkeys
 	conf     []string
 	marks    []string
 	flags    string
@@ -113,15 +118,18 @@ func parseLua(name, src string) (*luaFile, error) {
 		switch verb {
 		case "include":
 			f.includes = append(f.includes, words...)
-		case "keys", "tailkeys":
+		case "keys", "tailkeys", "leadkeys":
 			for _, k := range words {
 				if _, ok := keyIndex[k]; !ok {
 					return nil, fmt.Errorf("lua/%s.lua: @%s %s: no such key in keyTable", name, verb, k)
 				}
 			}
 			dst := &f.keys
-			if verb == "tailkeys" {
+			switch verb {
+			case "tailkeys":
 				dst = &f.tail
+			case "leadkeys":
+				dst = &f.lead
 			}
 			*dst = append(*dst, words...)
 		case "conf":
@@ -179,7 +187,8 @@ var slotDefaults = map[string]string{
 // luaBuild is a script assembled from its files.
 type luaBuild struct {
 	files []*luaFile // modules in load order, the script last
-	keys  []int      // indexes in keyTable: sorted, then the tail keys sorted
+	keys  []int      // indexes in keyTable: the lead keys sorted, the others sorted, then the tail keys sorted
+	lead  int        // how many keys at the start of keys are lead keys
 	tail  int        // how many keys at the end of keys are tail keys
 	conf  []string   // settings fields read, in the order first declared
 	marks []string   // marks fields read
@@ -226,10 +235,13 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	if b.files[len(b.files)-1].name != name {
 		return nil, fmt.Errorf("lua/%s.lua is a module, not a script", name)
 	}
-	idx, tail := map[int]bool{}, map[int]bool{}
+	idx, tail, lead := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, f := range b.files {
 		for _, k := range f.keys {
 			idx[keyIndex[k]] = true
+		}
+		for _, k := range f.lead {
+			lead[keyIndex[k]] = true
 		}
 		for _, k := range f.tail {
 			tail[keyIndex[k]] = true
@@ -248,13 +260,22 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	if len(b.conf)+len(b.marks) > 0 {
 		idx[keyIndex["marks"]] = true
 	}
-	for i := range idx {
+	// A lead key is one whoever else declares it; a tail key stays one
+	// unless some file declares it as an ordinary key (or a lead one).
+	for i := range lead {
 		b.keys = append(b.keys, i)
 	}
 	slices.Sort(b.keys)
+	b.lead = len(b.keys)
+	for i := range idx {
+		if !lead[i] {
+			b.keys = append(b.keys, i)
+		}
+	}
+	slices.Sort(b.keys[b.lead:])
 	n := len(b.keys)
 	for i := range tail {
-		if !idx[i] { // a key some file declares as an ordinary one stays one
+		if !idx[i] && !lead[i] {
 			b.keys = append(b.keys, i)
 		}
 	}
@@ -324,6 +345,9 @@ func (b *luaBuild) undeclare(name string) {
 	i := keyIndex[name]
 	if slices.Contains(b.keys[len(b.keys)-b.tail:], i) {
 		b.tail--
+	}
+	if slices.Contains(b.keys[:b.lead], i) {
+		b.lead--
 	}
 	b.keys = slices.DeleteFunc(b.keys, func(k int) bool { return k == i })
 	b.undeclared = append(b.undeclared, i)

@@ -372,20 +372,27 @@ func TestWriteVariants(t *testing.T) {
 }
 
 // TestTailKeysGoLast checks the order of every script's KEYS (lua.go):
-// keyTable's order, then the tail keys in keyTable's order, none of them
-// a key some file of the script declares as an ordinary one; and that the
-// call of one job due now, the only call sent without its tail keys,
-// leaves out pending alone.
+// the lead keys in keyTable's order, then keyTable's order, then the tail
+// keys in keyTable's order, none of them a key some file of the script
+// declares as an ordinary one; that the call of one job due now, the only
+// call sent without its tail keys, leaves out pending alone; and that the
+// calls that may go with the lead keys alone are those of jobs due now,
+// whose path (adds/plain.lua's first_adds) touches jobs, ready and lean.
 func TestTailKeysGoLast(t *testing.T) {
 	for _, name := range scriptFiles() {
 		sc := fullScript(name)
-		head, tail := sc.keys[:len(sc.keys)-sc.tail], sc.keys[len(sc.keys)-sc.tail:]
-		if !slices.IsSorted(head) || !slices.IsSorted(tail) {
-			t.Errorf("%s: KEYS %v out of order (tail %d)", name, sc.keys, sc.tail)
+		lead, head, tail := sc.keys[:sc.lead], sc.keys[sc.lead:len(sc.keys)-sc.tail], sc.keys[len(sc.keys)-sc.tail:]
+		if !slices.IsSorted(lead) || !slices.IsSorted(head) || !slices.IsSorted(tail) {
+			t.Errorf("%s: KEYS %v out of order (lead %d, tail %d)", name, sc.keys, sc.lead, sc.tail)
 		}
 		for _, k := range tail {
-			if slices.Contains(head, k) {
+			if slices.Contains(head, k) || slices.Contains(lead, k) {
 				t.Errorf("%s: key %s both ordinary and tail", name, keyTable[k].name)
+			}
+		}
+		for _, k := range lead {
+			if slices.Contains(head, k) {
+				t.Errorf("%s: key %s both lead and ordinary", name, keyTable[k].name)
 			}
 		}
 	}
@@ -395,12 +402,28 @@ func TestTailKeysGoLast(t *testing.T) {
 	}
 	now := &encJob{queue: "q", id: "a", kind: "k", value: []byte("0,x")}
 	later := &encJob{queue: "q", id: "b", kind: "k", value: []byte("0,x"), due: "+5"}
-	if c := enqueueCall("q", []*encJob{now}, true, 0); !c.tailless || len(c.args) != 2 {
-		t.Errorf("one job due now: tailless %v, %d arguments; want tailless, ID and value", c.tailless, len(c.args))
+	var leads []string
+	for _, k := range plain.keys[:plain.lead] {
+		leads = append(leads, keyTable[k].name)
 	}
-	for _, items := range [][]*encJob{{later}, {now, later}} {
-		if c := enqueueCall("q", items, true, 0); c.tailless {
-			t.Errorf("%d jobs, one delayed: sent tailless, without the pending key", len(items))
+	if !slices.Equal(leads, []string{"jobs", "ready", "lean"}) {
+		t.Fatalf("plain enqueue: lead keys %v; want jobs, ready, lean", leads)
+	}
+	if c := enqueueCall("q", []*encJob{now}, true, 0); !c.tailless || !c.short || len(c.args) != 2 {
+		t.Errorf("one job due now: tailless %v, short %v, %d arguments; want tailless, short, ID and value", c.tailless, c.short, len(c.args))
+	}
+	now2 := &encJob{queue: "q", id: "c", kind: "k", value: []byte("0,x")}
+	if c := enqueueCall("q", []*encJob{now, now2}, true, 0); !c.short {
+		t.Errorf("two jobs due now: not short")
+	}
+	for _, lean := range []bool{true, false} {
+		for _, items := range [][]*encJob{{later}, {now, later}} {
+			if c := enqueueCall("q", items, lean, 0); c.tailless || c.short {
+				t.Errorf("%d jobs, one delayed: sent tailless (%v) or short (%v), without the pending key", len(items), c.tailless, c.short)
+			}
 		}
+	}
+	if c := enqueueCall("q", []*encJob{now}, false, 0); c.short {
+		t.Errorf("one job due now, the lean way denied: sent short")
 	}
 }

@@ -74,6 +74,11 @@ type evalCall struct {
 	// leanWay says the call may take the lean way (lua/lean.lua), which
 	// runs PTTL: enqueue.go's leanRefused.
 	leanWay bool
+	// short says the call's path may touch only its script's lead keys
+	// (lua.go) while its queue's lean mark is set: it is sent them alone
+	// to the variant of no shape while the store has seen the queue's
+	// last such call take the lean way (queueKeys.lean). cut says it was.
+	short, cut bool
 }
 
 // queueCall returns a call of sc on queue.
@@ -131,14 +136,48 @@ func (s *Store) shaped(c *evalCall) {
 	v := c.vary
 	v.shape |= s.shapes.get(c.queue)
 	c.script = scriptFor(c.file, v)
-	keys := s.scriptKeys(c.script, s.queueKeys(c.queue), c.wf)
-	if c.tailless {
+	qk := s.queueKeys(c.queue)
+	keys := s.scriptKeys(c.script, qk, c.wf)
+	c.cut = c.short && v.shape == 0 && c.script.lead > 0 && qk.lean.Load()
+	switch {
+	case c.cut:
+		keys = keys[:c.script.lead]
+	case c.tailless:
 		keys = keys[:len(keys)-c.script.tail]
 	}
 	if len(c.extra) > 0 {
 		keys = append(append(make([]string, 0, len(keys)+len(c.extra)), keys...), c.extra...)
 	}
 	c.keys = keys
+}
+
+// refusedShort reports whether reply cmd is the refusal of a call sent its
+// script's lead keys alone (evalCall.short): "~", having done nothing.
+func refusedShort(cmd *redis.Cmd) bool {
+	v, ok := cmd.Val().(string)
+	return ok && v == "~"
+}
+
+// leanReply reports whether reply cmd, of a call that could take the lean
+// way (evalCall.leanWay), says the call took it (adds/plain.lua: "R"
+// instead of "r" for a job stored), and leaves "r" in its place.
+func leanReply(cmd *redis.Cmd) bool {
+	switch v := cmd.Val().(type) {
+	case string:
+		if v == "R" {
+			cmd.SetVal("r")
+			return true
+		}
+	case []any:
+		lean := false
+		for i, x := range v {
+			if x == "R" {
+				v[i], lean = "r", true
+			}
+		}
+		return lean
+	}
+	return false
 }
 
 // refusedShape reports whether reply cmd is a script's refusal of its
@@ -170,22 +209,45 @@ func (s *Store) sendShaped(ctx context.Context, calls []*evalCall, pre func(redi
 		}
 	}
 	s.send(ctx, calls, pre, durable)
-	for try := 0; ; try++ {
+	s.sendRefused(ctx, calls, durable)
+	for _, c := range calls {
+		if c.leanWay && leanReply(c.cmd) {
+			s.queueKeys(c.queue).lean.Store(true)
+		}
+	}
+}
+
+// sendRefused sends again the calls of calls that a script refused, as
+// sendShaped says.
+func (s *Store) sendRefused(ctx context.Context, calls []*evalCall, durable bool) {
+	for try := 0; ; {
 		var again []*evalCall
+		moved := false
 		for _, c := range calls {
 			if c.file == "" {
 				continue
 			}
-			if sh, ok := refusedShape(c.cmd); ok {
+			if c.cut && refusedShort(c.cmd) {
+				// The lean mark was not set: this call with every key,
+				// and the queue's next ones until one takes the lean way.
+				s.queueKeys(c.queue).lean.Store(false)
+				c.short = false
+				s.shaped(c)
+				again = append(again, c)
+			} else if sh, ok := refusedShape(c.cmd); ok {
 				s.shapes.set(c.queue, sh)
 				s.shaped(c)
 				again = append(again, c)
+				moved = true
 			}
 		}
 		if len(again) == 0 {
 			return
 		}
-		if try == 2 {
+		if moved {
+			try++
+		}
+		if try == 3 {
 			for _, c := range again {
 				c.cmd = failedCmd(ctx, errShapeMoving)
 			}

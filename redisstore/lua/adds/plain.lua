@@ -13,12 +13,21 @@
 -- after now or absolute "ms"); pairs, id and value, when ARGV[2] is "n"
 -- or "N" (every job due now, enqueue.go's dueNow: sent to this variant of
 -- no shape; a variant with one gets them only when the queue's shape was
--- new to the store, and pass turns them into triples); or, for one job due now, its id and value alone, and KEYS
--- without the tail key pending (enqueue.go: tailless). One job costs one
--- HSETNX (the duplicate check and the insert); a batch one HMGET and one
--- HSET.
+-- new to the store, and pass turns them into triples); or, for one job
+-- due now, its id and value alone, and KEYS without the tail key pending
+-- (enqueue.go: tailless). One job costs one HSETNX (the duplicate check
+-- and the insert); a batch one HMGET and one HSET.
+--
+-- A call of "n" pairs or of one job due now may come with the lead keys
+-- alone, jobs, ready and lean (evalCall.short), which is all first_adds
+-- touches while the lean mark is set: Redis makes a Lua string of every
+-- key on every call. When the mark is not set, first_adds answers "~"
+-- having done nothing, and the store sends the call again with every key.
+-- A call that takes the lean way says so, for the store to send the
+-- queue's next calls short: "R" instead of "r" (scripts.go: leanReply).
 --- @include place events kinds lean
 --- @keys jobs ready
+--- @leadkeys jobs ready lean
 
 -- pass hands the call over to the rest of the script, which reads the
 -- marks itself and takes triples: one job due now, which comes as ID and
@@ -45,9 +54,9 @@ local SMALL_ADDS = 8
 
 -- store_many stores the jobs of first_adds's call of more than one, their
 -- values prefixed with pre, and pushes those stored to ready. It returns
--- the reply (a result per job), the IDs stored and whether ready was
--- empty before.
-local function store_many(pre)
+-- the reply (a result per job, r for one stored), the IDs stored and
+-- whether ready was empty before.
+local function store_many(pre, r)
   local out, ready, m = {}, {}, 0
   if #ARGV <= 2 + 2 * SMALL_ADDS then
     -- A few jobs, what the enqueue batcher merges: one HSETNX each costs
@@ -60,7 +69,7 @@ local function store_many(pre)
       if redis.call('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
         m = m + 1
         ready[m] = id
-        out[k] = 'r'
+        out[k] = r
       else
         out[k] = 'd' .. id
       end
@@ -83,7 +92,7 @@ local function store_many(pre)
       m = m + 1
       ready[m] = id
       h[2 * m - 1], h[2 * m] = id, pre .. ARGV[2 * k + 2]
-      out[k] = 'r'
+      out[k] = r
     end
   end
   if m == 0 then return out, ready, false end
@@ -111,8 +120,10 @@ local function first_adds()
   local one, now = #ARGV == 2, ARGV[2]
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
   local nows = (one or now == 'n') and lean_now()
+  local lean = nows and true
   local rec, w, maxlen = false, false, nil
   if not nows then
+    if not K.marks then return '~' end
     local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
     local sh, ev, evr = mk[1], mk[2], mk[3]
     if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
@@ -133,7 +144,10 @@ local function first_adds()
         w = e[2]
       end
     end
-    if not rec then lean_on() end
+    if not rec then
+      lean_on()
+      lean = now ~= 'N' -- "N": the store may not take the lean way
+    end
   end
   local ids, out, woke = nil, nil, false
   if one or #ARGV == 4 then
@@ -144,10 +158,10 @@ local function first_adds()
       return {'d' .. id}
     end
     woke = redis.call('RPUSH', K.ready, id) == 1
-    ids, out = id, 'r'
-    if not one then out = {'r'} end
+    ids, out = id, lean and 'R' or 'r'
+    if not one then out = {out} end
   else
-    out, ids, woke = store_many(nows .. ',')
+    out, ids, woke = store_many(nows .. ',', lean and 'R' or 'r')
     if #ids == 0 then return out end
     if rec then ids = table.concat(ids, '\n') end
   end
