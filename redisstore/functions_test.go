@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -241,5 +242,55 @@ func TestStartupCheckSendsLibrariesOnce(t *testing.T) {
 	roundTrip(t, check(), "q", "a")
 	if got := libraries(t, admin); !slices.Contains(got, enqueue) {
 		t.Errorf("library %s deleted by hand is not back after an enqueue: %v", enqueue, got)
+	}
+}
+
+// TestVariantFirstCalledAtMaxmemoryDrains: the start-up check loads only
+// a plain queue's libraries, so a worker of a grouped queue may first
+// claim on a server at maxmemory, which refuses FUNCTION LOAD. Its claim
+// and ack then run as plain scripts, which their allow-oom flag lets run:
+// the queue drains, freeing memory, while enqueues are refused.
+func TestVariantFirstCalledAtMaxmemoryDrains(t *testing.T) {
+	ctx := t.Context()
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t)})
+	for _, id := range []string{"g1", "g2"} {
+		j := job("grouped", id)
+		j.Group = "tenant-1"
+		mustEnqueue(t, s, j)
+	}
+	// Whatever variants earlier tests of this process built, the server
+	// holds none of them now.
+	if err := admin.FunctionFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.ConfigSet(context.Background(), "maxmemory", "0") })
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("grouped", "refused")}); !errors.Is(err, redisstore.ErrOOM) {
+		t.Fatalf("Enqueue at maxmemory: %v, want ErrOOM", err)
+	}
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "grouped", Max: 10, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 2 {
+		t.Fatalf("Claim at maxmemory: %+v, %v; want both grouped jobs", res, err)
+	}
+	var ends []store.AttemptEnd
+	for _, r := range res.Jobs {
+		ends = append(ends, store.AttemptEnd{Queue: "grouped", ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck})
+	}
+	if errs, err := s.Finish(ctx, ends); err != nil || errs[0] != nil || errs[1] != nil {
+		t.Fatalf("ack at maxmemory: %v, %v", errs, err)
+	}
+	st, err := s.GetQueueStats(ctx, "grouped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts.Ready != 0 || st.Counts.Unack != 0 {
+		t.Fatalf("after the acks at maxmemory: %d ready, %d unack; want none", st.Counts.Ready, st.Counts.Unack)
+	}
+	if libs := libraries(t, admin); len(libs) != 0 {
+		t.Errorf("libraries loaded at maxmemory: %v, want none (FUNCTION LOAD is refused)", libs)
 	}
 }
