@@ -66,10 +66,12 @@
 // (priority levels, groups, limits, kind index): a plain queue runs code
 // that holds nothing of the features it does not use.
 //
-// The scripts run as Redis functions: the start-up check loads one
-// library per script on every master (FUNCTION LOAD, named after a hash of
-// its source; a variant first used later is loaded then), and each call is
-// an FCALL. A script sent with EVALSHA
+// The scripts run as Redis functions: the start-up check loads on every
+// master the libraries a plain queue's producers and workers call, one
+// per script (FUNCTION LOAD, named after a hash of its source; any other
+// script or variant is loaded on its first call), and each call is an
+// FCALL. Every library a server holds costs each FCALL a little: Redis
+// steps its Lua collector through them all. A script sent with EVALSHA
 // defines all its helper functions anew on every call, about 40,000
 // redis-server instructions; a function library defines them once, at
 // load. See Config.NoFunctions for the plain-script fallback.

@@ -57,7 +57,8 @@ type variant struct {
 
 // scripts holds every variant built so far, by file and variant (read
 // without a lock: every call looks its script up), and by name, and their
-// list in the order they were built (the start-up check loads them all).
+// list in the order they were built (the start-up check loads those built
+// so far: preloadScripts).
 var scripts struct {
 	byVariant sync.Map // scriptID -> *script
 	sync.Mutex

@@ -72,10 +72,12 @@ type Config struct {
 	OneSlotPerScript bool
 
 	// NoFunctions calls the scripts with EVALSHA instead of loading them
-	// as Redis functions (FUNCTION LOAD, FCALL). By default (false) the
-	// start-up check loads one function library per script, named after a
-	// hash of its source ("hopper_<hash>_<script>"), on every master, so
-	// that processes of different versions each call their own; a call
+	// as Redis functions (FUNCTION LOAD, FCALL). By default (false) each
+	// script is a function library of its own, named after a hash of its
+	// source ("hopper_<hash>_<script>"), so that processes of different
+	// versions each call their own: the start-up check loads those a
+	// plain queue's producers and workers call on every master, and any
+	// other is loaded on its first call; a call
 	// then costs Redis about 40,000 fewer instructions than the same
 	// script through EVALSHA, which defines every helper function anew on
 	// each call. Libraries stay in the server (they are saved and
