@@ -43,11 +43,12 @@ import (
 // keyTable's order, which the Lua reads by name: K.jobs, K.unack; the
 // tail keys come after the others, so that a call whose path touches
 // none of them may leave them out (a lone enqueue leaves out pending:
-// Store.shaped, evalCall.tailless); the lead keys come before the others,
-// so that a call whose path touches only them may be sent them alone (an
-// enqueue of jobs due now into a lean queue: evalCall.short). A module that keeps state for one call
-// defines "local function reset_<module>()" (the slot's name for a
-// slot's files), which every call runs first. Constants shared with Go
+// Store.shaped, evalCall.tailless); the lead keys come before the
+// others, so that a call whose path touches only them may be sent them
+// alone (an enqueue of jobs due now into a lean queue: evalCall.short).
+// A module that keeps state for one call defines "local function
+// reset_<module>()" (the slot's name for a slot's files), which every
+// call runs first. Constants shared with Go
 // come from luaConsts, ahead of everything.
 //
 //go:embed lua

@@ -33,13 +33,12 @@ func fullScript(file string) *script { return scriptFor(file, full) }
 // in the plain queue's variants. Every other script and variant is loaded
 // on its first call (Store.call). A server keeps every library any
 // process loaded in one Lua heap, and Redis 7.0 steps its collector
-// through that heap every 50 calls of any function: beside all the
-// libraries hopper once loaded at start (1.6 MB of heap), a lone
-// enqueue's call took Redis 5.2–5.8 µs, beside these (0.36 MB) 3.9–4.3
-// (docs/performance.md, "Redis functions"). A server at maxmemory refuses
-// FUNCTION LOAD: these are there for workers to drain a plain queue; a
-// variant first called then runs as a plain script (EVALSHA), which its
-// allow-oom flag lets run.
+// through that heap every 50 calls of any function, so every library
+// held makes every call dearer (docs/performance.md, "The functions' Lua
+// heap", has the counts). A server at maxmemory refuses FUNCTION LOAD:
+// these are there for workers to drain a plain queue; a variant first
+// called then runs as a plain script (EVALSHA), which its allow-oom flag
+// lets run.
 var preloadScripts = sync.OnceFunc(func() {
 	for _, c := range []struct {
 		file string
