@@ -137,3 +137,29 @@ func forWorkflowPaths(t *testing.T, f func(t *testing.T, records bool)) {
 		t.Run(name, func(t *testing.T) { f(t, records) })
 	}
 }
+
+// eachCommand is a go-redis hook that calls itself with every command a
+// client sends, each command of a pipeline on its own, before it is sent.
+// (Commands that do not pass through hooks, such as a pub/sub
+// connection's, are not seen.)
+type eachCommand func(cmd redis.Cmder)
+
+var _ redis.Hook = eachCommand(nil)
+
+func (f eachCommand) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (f eachCommand) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		f(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (f eachCommand) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			f(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}

@@ -222,17 +222,13 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 	}
 }
 
-// enqueueCalls is a go-redis hook that records, for each call of an
-// enqueue function a client sends (pipelined ones included), how many
-// keys it was given.
+// enqueueCalls records, for each call of an enqueue function a client
+// sends (its hook is note; pipelined ones included), how many keys it was
+// given.
 type enqueueCalls struct {
 	mu   sync.Mutex
 	keys []int64
 }
-
-var _ redis.Hook = (*enqueueCalls)(nil)
-
-func (c *enqueueCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (c *enqueueCalls) note(cmd redis.Cmder) {
 	a := cmd.Args()
@@ -246,22 +242,6 @@ func (c *enqueueCalls) note(cmd redis.Cmder) {
 	c.mu.Lock()
 	c.keys = append(c.keys, n)
 	c.mu.Unlock()
-}
-
-func (c *enqueueCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.note(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (c *enqueueCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		for _, cmd := range cmds {
-			c.note(cmd)
-		}
-		return next(ctx, cmds)
-	}
 }
 
 // take returns the key counts recorded since the last take.
@@ -283,7 +263,7 @@ func (c *enqueueCalls) take() []int64 {
 func TestLeanEnqueueSendsTheLeadKeysAlone(t *testing.T) {
 	s, rdb, mark := leanQueue(t, "q")
 	var calls enqueueCalls
-	rdb.AddHook(&calls)
+	rdb.AddHook(eachCommand(calls.note))
 
 	mustEnqueue(t, s, job("q", "one"))
 	mustEnqueue(t, s, job("q", "two"), job("q", "three"))

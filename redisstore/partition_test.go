@@ -406,14 +406,12 @@ func TestPartitionedQueueSurvivesMasterDeath(t *testing.T) {
 	}
 }
 
-// claimCalls is a go-redis hook counting the claim script calls a client
-// sends (a claim is one call, never pipelined).
+// claimCalls counts the claim script calls a client sends (its hook is
+// note; a claim is one call, never pipelined).
 type claimCalls struct {
 	mu sync.Mutex
 	n  int
 }
-
-var _ redis.Hook = (*claimCalls)(nil)
 
 func (c *claimCalls) get() int {
 	c.mu.Lock()
@@ -421,21 +419,12 @@ func (c *claimCalls) get() int {
 	return c.n
 }
 
-func (c *claimCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (c *claimCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if a := cmd.Args(); len(a) > 1 && cmd.Name() == "fcall" && strings.HasSuffix(fmt.Sprint(a[1]), "_claim") {
-			c.mu.Lock()
-			c.n++
-			c.mu.Unlock()
-		}
-		return next(ctx, cmd)
+func (c *claimCalls) note(cmd redis.Cmder) {
+	if a := cmd.Args(); len(a) > 1 && cmd.Name() == "fcall" && strings.HasSuffix(fmt.Sprint(a[1]), "_claim") {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
 	}
-}
-
-func (c *claimCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
 }
 
 // TestPartitionedClaimAsksSignalledPartition: a claim of a queue of 16
@@ -447,7 +436,7 @@ func TestPartitionedClaimAsksSignalledPartition(t *testing.T) {
 	const parts = 16
 	rdb := redistest.Start(t).Client(t)
 	calls := &claimCalls{}
-	rdb.AddHook(calls)
+	rdb.AddHook(eachCommand(calls.note))
 	s := storeOn(t, rdb, &redisstore.Config{Partitions: map[string]int{"orders": parts}})
 	ctx := context.Background()
 	claim := func() []*store.JobRecord {
