@@ -73,7 +73,7 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		// Room in flight: lead, sending our own jobs at once.
 		b.inFlight++
 		b.mu.Unlock()
-		b.s.enqueueNow(ctx, items)
+		b.s.enqueueNow(ctx, items, nil)
 		b.next()
 		return nil
 	}
@@ -110,6 +110,8 @@ func (b *batcher) next() {
 func (b *batcher) flush() {
 	ctx := context.Background()
 	var buf []*encJob // reused from one round trip to the next
+	l := b.s.newLease()
+	defer l.release()
 	for {
 		b.mu.Lock()
 		calls := b.take()
@@ -128,7 +130,7 @@ func (b *batcher) flush() {
 			}
 		}
 		if len(items) > 0 {
-			b.s.enqueueNow(ctx, items)
+			b.s.enqueueNow(ctx, items, l)
 		}
 		clear(items)
 		buf = items[:0]

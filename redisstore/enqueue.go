@@ -129,7 +129,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 			return nil, err
 		}
 	} else {
-		s.enqueueNow(ctx, ptrs)
+		s.enqueueNow(ctx, ptrs, nil)
 	}
 	// Per job: stored, a duplicate, or an error of its queue's script.
 	// When no job was stored the call fails; otherwise the failed ones
@@ -176,9 +176,9 @@ func (s *Store) batcherFor(jobs []*encJob) *batcher {
 	return b.(*batcher)
 }
 
-// enqueueNow sends items in one round trip and records each one's result
-// or error.
-func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
+// enqueueNow sends items in one round trip, on via's connection when via
+// is not nil (a flusher's lease), and records each one's result or error.
+func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 	var order []string
 	groups := make(map[string][]*encJob, 1)
 	for _, it := range items {
@@ -197,7 +197,9 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob) {
 				size += len(g[n].value)
 				n++
 			}
-			calls = append(calls, enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q)))
+			c := enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q))
+			c.via = via
+			calls = append(calls, c)
 			callItems = append(callItems, g[:n])
 			g = g[n:]
 		}

@@ -63,3 +63,17 @@ func WorkflowsExpiring(ctx context.Context, s *Store) int64 {
 func IndexWorkflowAs(ctx context.Context, s *Store, id, state string) error {
 	return s.run(ctx, fullScript("wfi_set"), s.wfi.setKeys, id, state, 1, 0).Err()
 }
+
+// QueuedEnqueues returns how many Enqueue calls wait in s's batchers for
+// a round trip.
+func QueuedEnqueues(s *Store) int {
+	n := 0
+	s.batchers.Range(func(_, v any) bool {
+		b := v.(*batcher)
+		b.mu.Lock()
+		n += len(b.queue)
+		b.mu.Unlock()
+		return true
+	})
+	return n
+}

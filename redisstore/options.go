@@ -35,7 +35,11 @@ type Config struct {
 	// on a Cluster), the calls that arrive meanwhile wait and then go
 	// together in one pipelined round trip (one script call per queue),
 	// each still getting its own results and error. A lone call is never
-	// delayed. Calls of 64 jobs or more always go on their own.
+	// delayed. Calls of 64 jobs or more always go on their own. While
+	// calls keep queuing up, the goroutine that sends them holds one
+	// connection of the client's pool from one round trip to the next
+	// (with a plain *redis.Client whose PoolSize is 4 or more); it gives it
+	// back when the queue is empty.
 	NoCoalescing bool
 
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults

@@ -82,6 +82,9 @@ type evalCall struct {
 	// to the variant of no shape while the store has seen the queue's
 	// last such call take the lean way (queueKeys.lean). cut says it was.
 	short, cut bool
+	// via, when set, is the lease whose connection the call goes on (an
+	// enqueue batcher's flusher): else the store's client.
+	via *lease
 }
 
 // queueCall returns a call of sc on queue.
@@ -300,17 +303,34 @@ func (s *Store) runShaped(ctx context.Context, c *evalCall) *redis.Cmd {
 // sent again once the script is loaded (see call). Per-call errors stay in
 // the cmds; the caller reads them.
 func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner)) {
-	if len(calls) == 1 && pre == nil {
-		c := calls[0]
-		c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
-		s.observe(c.cmd.Err())
+	single := len(calls) == 1 && pre == nil
+	if len(calls) > 0 && calls[0].via != nil {
+		s.runLeased(ctx, calls[0].via, calls, pre)
 		return
 	}
-	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok && !single {
 		s.runPerNode(ctx, cc, calls, pre)
 		return
 	}
-	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	s.runOn(ctx, s.rdb, calls, pre)
+}
+
+// pipeRunner is what runOn sends calls through: the store's client, or a
+// lease's connection.
+type pipeRunner interface {
+	scriptRunner
+	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+}
+
+// runOn is runAll on one client or connection, r.
+func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre func(redis.Pipeliner)) {
+	if len(calls) == 1 && pre == nil {
+		c := calls[0]
+		c.cmd = s.call(ctx, r, c.script, c.keys, c.args...)
+		s.observe(c.cmd.Err())
+		return
+	}
+	_, _ = r.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if pre != nil {
 			pre(p)
 		}
@@ -321,7 +341,7 @@ func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pi
 	})
 	for _, c := range calls {
 		if notLoaded(c.cmd.Err()) {
-			c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
+			c.cmd = s.call(ctx, r, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
 	}

@@ -1,0 +1,144 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// queuedBehindLeaders enqueues two jobs whose calls lead (their round
+// trips held in the hook until release), then queued jobs behind them, one
+// call each, and returns the IDs and a function that releases the leaders
+// and waits for every call. onFlush is called with the number of each
+// later FCALL, before it is sent, on the goroutine that sends it.
+func queuedBehindLeaders(t *testing.T, s *redisstore.Store, rdb *redis.Client, queued int, onFlush func(n int32)) (ids []string, release func() []error) {
+	t.Helper()
+	var fcalls atomic.Int32
+	entered := make(chan struct{}, 2)
+	hold := make(chan struct{})
+	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
+		if cmd.Name() != "fcall" {
+			return
+		}
+		if n := fcalls.Add(1); n <= 2 {
+			entered <- struct{}{}
+			<-hold
+		} else if onFlush != nil {
+			onFlush(n - 2)
+		}
+	}))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	enqueue := func(id string) {
+		ids = append(ids, id)
+		wg.Go(func() {
+			if _, err := s.Enqueue(context.Background(), []*store.NewJob{job("q", id)}); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("Enqueue %s: %w", id, err))
+				mu.Unlock()
+			}
+		})
+	}
+	enqueue("lead-0")
+	enqueue("lead-1")
+	<-entered
+	<-entered
+	for i := range queued {
+		enqueue(fmt.Sprintf("queued-%02d", i))
+	}
+	for redisstore.QueuedEnqueues(s) < queued {
+		runtime.Gosched() // the calls are on their way into the queue
+	}
+	return ids, func() []error {
+		close(hold)
+		wg.Wait()
+		return errs
+	}
+}
+
+// storedOnce fails t unless each of ids is a stored job of queue q, and q
+// holds no other ready job than them and the warm-up job.
+func storedOnce(t *testing.T, s *redisstore.Store, ids []string) {
+	t.Helper()
+	in := hopper.NewInspector(s)
+	for _, id := range ids {
+		if _, err := in.GetJob(t.Context(), "q", id); err != nil {
+			t.Errorf("job %s: %v", id, err)
+		}
+	}
+	st, err := in.GetQueueStats(t.Context(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len(ids) + 1); st.Counts.Ready != want {
+		t.Errorf("queue holds %d ready jobs, want %d", st.Counts.Ready, want)
+	}
+}
+
+// TestFlusherHoldsOneConnection: calls queued behind the round trips in
+// flight go out one round trip after another on a connection the flusher
+// takes from the pool once, not once a round trip (go-redis checks a
+// connection's health with a system call each time one is taken).
+func TestFlusherHoldsOneConnection(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1}) // a round trip a queued call
+	mustEnqueue(t, s, job("q", "warm-up"))                       // the start-up check, the queue's registration
+
+	const queued = 20
+	ids, release := queuedBehindLeaders(t, s, rdb, queued, nil)
+	before := rdb.PoolStats()
+	if errs := release(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	after := rdb.PoolStats()
+	// The two leaders take one each, and each of the (at most two)
+	// flushers one for its run.
+	if takes := after.Hits + after.Misses - before.Hits - before.Misses; takes > 4 {
+		t.Errorf("the pool was asked for a connection %d times for 2 leading and %d queued round trips, want at most 4", takes, queued)
+	}
+	storedOnce(t, s, ids)
+}
+
+// TestFlusherConnectionKilled: when the connection a flusher holds is
+// killed between two of its round trips, the round trip that found it
+// dead goes again on a connection from the pool, and the flusher takes
+// another for the rest: every call returns without an error and every job
+// is stored once.
+func TestFlusherConnectionKilled(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	admin := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
+	mustEnqueue(t, s, job("q", "warm-up"))
+
+	var killed atomic.Bool
+	ids, release := queuedBehindLeaders(t, s, rdb, 20, func(n int32) {
+		if n == 8 && killed.CompareAndSwap(false, true) {
+			// Every client connection but admin's, the flusher's among them.
+			if err := admin.ClientKillByFilter(context.Background(), "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if errs := release(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if !killed.Load() {
+		t.Fatal("no connection was killed: the flushers sent fewer than 8 round trips")
+	}
+	storedOnce(t, s, ids)
+}
