@@ -62,23 +62,35 @@ func (l *lease) release() {
 	}
 }
 
-// unanswered returns the calls of calls that got no reply from Redis:
-// an error that is not one Redis replied with.
+// unanswered returns the calls of calls that did not run on the lease's
+// connection and that the pool's path would have sent again (go-redis
+// retries them on another connection): those that got no reply, and
+// those the server refused for its state (a demoted master's READONLY,
+// LOADING, MASTERDOWN, TRYAGAIN).
 func unanswered(calls []*evalCall) []*evalCall {
 	var out []*evalCall
 	for _, c := range calls {
-		if err := c.cmd.Err(); err != nil && !isReply(err) {
+		if err := c.cmd.Err(); err != nil && !ranOrFailed(err) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// isReply reports whether err is an error Redis replied with (or
-// redis.Nil), not one of the connection.
-func isReply(err error) bool {
+// ranOrFailed reports whether err is a reply of Redis that sending the
+// call again elsewhere would not change: redis.Nil, a script's error, a
+// refusal of its arguments.
+func ranOrFailed(err error) bool {
 	var re redis.Error
-	return errors.As(err, &re)
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, notRun := range []string{"READONLY", "LOADING", "MASTERDOWN", "TRYAGAIN"} {
+		if redis.HasErrorPrefix(err, notRun) {
+			return false
+		}
+	}
+	return true
 }
 
 // runLeased is runAll for calls that go on lease l: those that got no
