@@ -19,11 +19,19 @@ import (
 // first use and given back by release. A call that got no reply from
 // Redis on it (a broken or killed connection) is sent again through the
 // pool, with go-redis's retries, as it would have been without the lease;
-// the connection is dropped and the lease's next use takes another.
+// the connection is dropped and the lease's next use takes another. It
+// also takes another every leaseUses round trips.
 type lease struct {
 	client *redis.Client
 	conn   *redis.Conn
+	uses   int // round trips sent on conn
 }
+
+// leaseUses is how many round trips a lease sends on one connection
+// before it gives it back and takes another, so that the pool's checks
+// (the connection's health, ConnMaxLifetime) still run while calls keep
+// coming for a long time: one take in leaseUses round trips.
+const leaseUses = 256
 
 // leaseMinPool is the least pool size with which a flusher holds a
 // connection: with fewer, the connection it holds between round trips
@@ -45,11 +53,16 @@ func (s *Store) newLease() *lease {
 	return &lease{client: c}
 }
 
-// runner returns the lease's connection, taking one if it holds none.
+// runner returns the lease's connection for one round trip, taking one
+// if it holds none or has sent leaseUses round trips on it.
 func (l *lease) runner() *redis.Conn {
-	if l.conn == nil {
-		l.conn = l.client.Conn()
+	if l.uses >= leaseUses {
+		l.release()
 	}
+	if l.conn == nil {
+		l.conn, l.uses = l.client.Conn(), 0
+	}
+	l.uses++
 	return l.conn
 }
 

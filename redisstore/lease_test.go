@@ -142,3 +142,31 @@ func TestFlusherConnectionKilled(t *testing.T) {
 	}
 	storedOnce(t, s, ids)
 }
+
+// TestFlusherGivesItsConnectionBack: a flusher that keeps sending gives
+// its connection back and takes another every 256 round trips, so the
+// pool's checks (a connection's health, ConnMaxLifetime) still run while
+// calls keep coming.
+func TestFlusherGivesItsConnectionBack(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
+	mustEnqueue(t, s, job("q", "warm-up"))
+
+	const queued = 600
+	ids, release := queuedBehindLeaders(t, s, rdb, queued, nil)
+	before := rdb.PoolStats()
+	if errs := release(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	after := rdb.PoolStats()
+	// The two leaders take one each. A flusher takes one for its first
+	// round trip and one more after each 256: alone, it takes 3 for the
+	// 600; two take 4 between them (one of them sends at least 300).
+	// Without the retakes they would take 1 or 2.
+	takes := after.Hits + after.Misses - before.Hits - before.Misses
+	if takes < 5 || takes > 6 {
+		t.Errorf("the pool was asked for a connection %d times for 2 leading and %d queued round trips, want 5 or 6", takes, queued)
+	}
+	storedOnce(t, s, ids)
+}

@@ -39,7 +39,8 @@ type Config struct {
 	// calls keep queuing up, the goroutine that sends them holds one
 	// connection of the client's pool from one round trip to the next
 	// (with a plain *redis.Client whose PoolSize is 4 or more); it gives it
-	// back when the queue is empty.
+	// back when the queue is empty, and takes another every 256 round
+	// trips, so the pool's checks (ConnMaxLifetime among them) still run.
 	NoCoalescing bool
 
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults
