@@ -176,8 +176,10 @@ func (s *Store) batcherFor(jobs []*encJob) *batcher {
 	return b.(*batcher)
 }
 
-// enqueueNow sends items in one round trip, on via's connection when via
-// is not nil (a flusher's lease), and records each one's result or error.
+// enqueueNow sends items in one round trip and records each one's result
+// or error. via, when not nil, is the flusher's lease the round trip goes
+// on (runAll); the durable path (Config.Replicas) does not use it, since
+// its WAIT must follow the calls on a connection of their own.
 func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 	var order []string
 	groups := make(map[string][]*encJob, 1)

@@ -16,11 +16,19 @@ import (
 // round trips a run.
 //
 // A lease belongs to one goroutine at a time. Its connection is taken on
-// first use and given back by release. A call that got no reply from
-// Redis on it (a broken or killed connection) is sent again through the
-// pool, with go-redis's retries, as it would have been without the lease;
-// the connection is dropped and the lease's next use takes another. It
-// also takes another every leaseUses round trips.
+// first use, given back by release, and taken again every leaseUses
+// round trips. A round trip in which any call failed gives it back: the
+// next takes another through the pool's checks. The calls of that round
+// trip whose connection failed under them (connFailed) go again through
+// the pool, where go-redis's retries would have sent them on another
+// connection: one killed between two round trips, which the pool's check
+// used to catch before use, costs the callers no error. A call whose
+// reply was lost with the connection may have run: sent again, it finds
+// its job stored and reports it as a duplicate, as after go-redis's own
+// retry of a lost reply. Before that, the connection's own retries found
+// it marked bad and slept their backoffs (MinRetryBackoff, up to
+// MaxRetries times), so a broken connection holds the flusher's callers
+// for those.
 type lease struct {
 	client *redis.Client
 	conn   *redis.Conn
@@ -34,20 +42,24 @@ type lease struct {
 const leaseUses = 256
 
 // leaseMinPool is the least pool size with which a flusher holds a
-// connection: with fewer, the connection it holds between round trips
-// would keep the store's other calls waiting for one.
+// connection. A store keeps up to coalesceInFlight round trips in flight,
+// one flusher's each at most: with fewer connections, those it holds
+// between round trips would keep the store's other calls waiting for one.
 const leaseMinPool = 4
 
-// newLease returns a lease on the store's client, or nil when the client
-// is not a plain *redis.Client (a Cluster or a Ring picks a node per
-// call) or its pool is smaller than leaseMinPool.
+// newLease returns a lease on the store's client, or nil (every round
+// trip takes a connection from the pool) when the client is not a plain
+// *redis.Client (a Cluster or a Ring picks a node per call), its pool is
+// smaller than leaseMinPool (PoolSize, or MaxActiveConns when set), or
+// its retries are off (MaxRetries -1): a lease sends a failed call again
+// only where go-redis would have retried it.
 func (s *Store) newLease() *lease {
 	c, ok := s.rdb.(*redis.Client)
 	if !ok {
 		return nil
 	}
 	o := c.Options()
-	if o.PoolSize < leaseMinPool || (o.MaxActiveConns > 0 && o.MaxActiveConns < leaseMinPool) {
+	if o.PoolSize < leaseMinPool || (o.MaxActiveConns > 0 && o.MaxActiveConns < leaseMinPool) || o.MaxRetries <= 0 {
 		return nil
 	}
 	return &lease{client: c}
@@ -66,7 +78,7 @@ func (l *lease) runner() *redis.Conn {
 	return l.conn
 }
 
-// release gives the lease's connection back to the pool, or closes it
+// release gives the lease's connection back to the pool, which closes it
 // when it broke. A nil lease holds none.
 func (l *lease) release() {
 	if l != nil && l.conn != nil {
@@ -75,44 +87,45 @@ func (l *lease) release() {
 	}
 }
 
-// unanswered returns the calls of calls that did not run on the lease's
-// connection and that the pool's path would have sent again (go-redis
-// retries them on another connection): those that got no reply, and
-// those the server refused for its state (a demoted master's READONLY,
-// LOADING, MASTERDOWN, TRYAGAIN).
-func unanswered(calls []*evalCall) []*evalCall {
-	var out []*evalCall
-	for _, c := range calls {
-		if err := c.cmd.Err(); err != nil && !ranOrFailed(err) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// ranOrFailed reports whether err is a reply of Redis that sending the
-// call again elsewhere would not change: redis.Nil, a script's error, a
-// refusal of its arguments.
-func ranOrFailed(err error) bool {
-	var re redis.Error
-	if !errors.As(err, &re) {
-		return false
-	}
-	for _, notRun := range []string{"READONLY", "LOADING", "MASTERDOWN", "TRYAGAIN"} {
-		if redis.HasErrorPrefix(err, notRun) {
-			return false
-		}
-	}
-	return true
-}
-
-// runLeased is runAll for calls that go on lease l: those that got no
-// reply on its connection go again through the pool, after pre's
-// commands (idempotent), and the connection is dropped.
+// runLeased is runAll for calls that go on lease l (see lease).
 func (s *Store) runLeased(ctx context.Context, l *lease, calls []*evalCall, pre func(redis.Pipeliner)) {
 	s.runOn(ctx, l.runner(), calls, pre)
-	if lost := unanswered(calls); len(lost) > 0 {
-		l.release()
-		s.runOn(ctx, s.rdb, lost, pre)
+	var failed []*evalCall
+	failedAny := false
+	for _, c := range calls {
+		err := c.cmd.Err()
+		if err == nil || errors.Is(err, redis.Nil) {
+			continue
+		}
+		failedAny = true
+		if connFailed(err) {
+			failed = append(failed, c)
+		}
 	}
+	if !failedAny {
+		return
+	}
+	l.release()
+	if len(failed) > 0 {
+		// pre's commands (the queues' registration) are idempotent.
+		s.runOn(ctx, s.rdb, failed, pre)
+	}
+}
+
+// connFailed reports whether err says the lease's connection failed
+// under the call: no reply came (a network error, a closed connection),
+// or the server it points to is no longer a master (READONLY). go-redis
+// retries such a call on another connection of the pool; not one the
+// connection's own retries already spent the budget on (LOADING,
+// TRYAGAIN), nor a pool that has no connection to give (ErrPoolTimeout),
+// nor any other reply of the server.
+func connFailed(err error) bool {
+	if errors.Is(err, redis.ErrPoolTimeout) {
+		return false
+	}
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return true
+	}
+	return redis.HasErrorPrefix(err, "READONLY")
 }

@@ -38,9 +38,12 @@ type Config struct {
 	// delayed. Calls of 64 jobs or more always go on their own. While
 	// calls keep queuing up, the goroutine that sends them holds one
 	// connection of the client's pool from one round trip to the next
-	// (with a plain *redis.Client whose PoolSize is 4 or more); it gives it
-	// back when the queue is empty, and takes another every 256 round
-	// trips, so the pool's checks (ConnMaxLifetime among them) still run.
+	// (with a plain *redis.Client whose PoolSize, and MaxActiveConns when
+	// set, are 4 or more and whose retries are on; not with Replicas); it
+	// gives it back when the queue is empty or a call failed, and takes
+	// another every 256 round trips, so the pool's checks
+	// (ConnMaxLifetime among them) still run. Up to two such connections
+	// a Store (one a round trip in flight).
 	NoCoalescing bool
 
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults

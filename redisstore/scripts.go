@@ -298,10 +298,12 @@ func (s *Store) runShaped(ctx context.Context, c *evalCall) *redis.Cmd {
 
 // runAll sends calls in one round trip (one pipeline, after the commands
 // pre adds; a single call without pre is sent on its own) and leaves each
-// reply in its cmd. A call the server did not
-// know the script of (a restarted or flushed server) did not run; it is
-// sent again once the script is loaded (see call). Per-call errors stay in
-// the cmds; the caller reads them.
+// reply in its cmd: on the connection of the calls' lease when they have
+// one (runLeased, which sends again through the pool the calls whose
+// connection failed). A call the server did not know the script of (a
+// restarted or flushed server) did not run; it is sent again once the
+// script is loaded (see call). Per-call errors stay in the cmds; the
+// caller reads them.
 func (s *Store) runAll(ctx context.Context, calls []*evalCall, pre func(redis.Pipeliner)) {
 	single := len(calls) == 1 && pre == nil
 	if len(calls) > 0 && calls[0].via != nil {
