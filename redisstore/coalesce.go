@@ -111,7 +111,7 @@ func (b *batcher) flush() {
 	ctx := context.Background()
 	var buf []*encJob // reused from one round trip to the next
 	l := b.s.newLease()
-	defer l.release()
+	defer b.done(l)
 	for {
 		b.mu.Lock()
 		calls := b.take()

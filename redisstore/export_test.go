@@ -64,6 +64,11 @@ func IndexWorkflowAs(ctx context.Context, s *Store, id, state string) error {
 	return s.run(ctx, fullScript("wfi_set"), s.wfi.setKeys, id, state, 1, 0).Err()
 }
 
+// OnFlusherGiveBack makes s's enqueue flushers call f with the release
+// of the connection they hold when their run ends, instead of releasing
+// it.
+func OnFlusherGiveBack(s *Store, f func(release func())) { s.leaseGiveBack.Store(&f) }
+
 // QueuedEnqueues returns how many Enqueue calls wait in s's batchers for
 // a round trip.
 func QueuedEnqueues(s *Store) int {

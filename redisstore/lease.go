@@ -80,11 +80,34 @@ func (l *lease) runner() *redis.Conn {
 
 // release gives the lease's connection back to the pool, which closes it
 // when it broke. A nil lease holds none.
+//
+// A flusher lingers for more calls after answering its last ones, so a
+// program may close its client before the flusher gives its connection
+// back: the client's Close closed that connection with the pool, and
+// giving it back would make go-redis log an "Unexpected conn ... CLOSED"
+// line. A closed pool counts no connection, though the lease holds one,
+// which tells release to leave it.
 func (l *lease) release() {
-	if l != nil && l.conn != nil {
-		_ = l.conn.Close()
-		l.conn = nil
+	if l == nil || l.conn == nil {
+		return
 	}
+	if l.client.PoolStats().TotalConns > 0 {
+		_ = l.conn.Close()
+	}
+	l.conn = nil
+}
+
+// done gives back the connection a flusher holds when its run ends, as
+// release (through the test hook when one is set).
+func (b *batcher) done(l *lease) {
+	if l == nil || l.conn == nil {
+		return
+	}
+	if h := b.s.leaseGiveBack.Load(); h != nil {
+		(*h)(l.release)
+		return
+	}
+	l.release()
 }
 
 // runLeased is runAll for calls that go on lease l (see lease).

@@ -3,7 +3,10 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"log"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -169,4 +172,65 @@ func TestFlusherGivesItsConnectionBack(t *testing.T) {
 		t.Errorf("the pool was asked for a connection %d times for 2 leading and %d queued round trips, want 5 or 6", takes, queued)
 	}
 	storedOnce(t, s, ids)
+}
+
+// TestClientClosedAfterLastEnqueue: a program may close its client as
+// soon as its last Enqueue returned, while the flusher that answered it
+// still holds its connection (it lingers for more calls). The flusher's
+// giving back of that connection, after the close, must not make
+// go-redis log a connection given back to a closed pool.
+func TestClientClosedAfterLastEnqueue(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
+	mustEnqueue(t, s, job("q", "warm-up"))
+
+	var logs redisLog
+	redis.SetLogger(&logs)
+	t.Cleanup(func() { redis.SetLogger(&redisLog{to: log.New(os.Stderr, "redis: ", log.LstdFlags)}) })
+	closed := make(chan struct{})
+	gaveBack := make(chan struct{})
+	redisstore.OnFlusherGiveBack(s, func(release func()) {
+		<-closed
+		release()
+		close(gaveBack)
+	})
+	// One call queued behind the two leading ones: one flusher sends it
+	// on a connection it holds.
+	_, release := queuedBehindLeaders(t, s, rdb, 1, nil)
+	if errs := release(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if err := rdb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	close(closed)
+	<-gaveBack
+	if got := logs.String(); strings.Contains(got, "Unexpected conn") {
+		t.Errorf("go-redis logged, after the client was closed:\n%s", got)
+	}
+}
+
+// redisLog is a go-redis logger that keeps what it is given, or writes it
+// to a log.Logger.
+type redisLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+	to *log.Logger
+}
+
+func (l *redisLog) Printf(_ context.Context, format string, v ...any) {
+	if l.to != nil {
+		l.to.Printf(format, v...)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(&l.b, format+"\n", v...)
+}
+
+func (l *redisLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -40,6 +40,9 @@ type Store struct {
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.
 	wfBeforeIndex atomic.Pointer[func()]
+	// leaseGiveBack, set by tests only, runs instead of a flusher's last
+	// release of a connection it holds, with that release.
+	leaseGiveBack atomic.Pointer[func(release func())]
 	sharded       bool // keys of different hash tags may live on different nodes
 	shardPub      bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
