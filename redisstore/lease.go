@@ -10,9 +10,9 @@ import (
 // lease is the connection an enqueue batcher's flusher sends its run of
 // round trips on (batcher.flush), taken from the client's pool once for
 // the run instead of once a round trip. go-redis checks a pooled
-// connection's health on every take with a recvfrom system call, which
-// cost a flusher a fifth of its system time: 8 producers of lone
-// Enqueues (the shared harness's W1) keep a flusher going for about 30
+// connection's health on every take with a recvfrom system call: with
+// 8 producers of lone Enqueues (the shared harness's W1), a sixth of the
+// process's time in system calls, and a flusher goes on for about 30
 // round trips a run.
 //
 // A lease belongs to one goroutine at a time. Its connection is taken on
