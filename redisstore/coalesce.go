@@ -141,6 +141,19 @@ func (b *batcher) flush() {
 	}
 }
 
+// done gives back the connection a flusher holds when its run ends, as
+// release (through the test hook when one is set).
+func (b *batcher) done(l *lease) {
+	if l == nil || l.conn == nil {
+		return
+	}
+	if h := b.s.leaseGiveBack.Load(); h != nil {
+		(*h)(l.release)
+		return
+	}
+	l.release()
+}
+
 // coalesceLinger bounds how long the flusher waits for the callers it just
 // answered to come back with their next call.
 const coalesceLinger = 50 * time.Microsecond

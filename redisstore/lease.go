@@ -97,19 +97,6 @@ func (l *lease) release() {
 	l.conn = nil
 }
 
-// done gives back the connection a flusher holds when its run ends, as
-// release (through the test hook when one is set).
-func (b *batcher) done(l *lease) {
-	if l == nil || l.conn == nil {
-		return
-	}
-	if h := b.s.leaseGiveBack.Load(); h != nil {
-		(*h)(l.release)
-		return
-	}
-	l.release()
-}
-
 // runLeased is runAll for calls that go on lease l (see lease).
 func (s *Store) runLeased(ctx context.Context, l *lease, calls []*evalCall, pre func(redis.Pipeliner)) {
 	s.runOn(ctx, l.runner(), calls, pre)

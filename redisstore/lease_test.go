@@ -19,6 +19,19 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
+// leaseStore starts a private server and returns it, a client of it and
+// a store on that client that sends one queued call a round trip, with
+// one job ("warm-up") already enqueued on queue q, so the start-up check
+// and the queue's registration are behind it.
+func leaseStore(t *testing.T) (*redistest.Server, *redis.Client, *redisstore.Store) {
+	t.Helper()
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
+	mustEnqueue(t, s, job("q", "warm-up"))
+	return srv, rdb, s
+}
+
 // queuedBehindLeaders enqueues two jobs whose calls lead (their round
 // trips held in the hook until release), then queued jobs behind them, one
 // call each, and returns the IDs and a function that releases the leaders
@@ -96,10 +109,7 @@ func storedOnce(t *testing.T, s *redisstore.Store, ids []string) {
 // takes from the pool once, not once a round trip (go-redis checks a
 // connection's health with a system call each time one is taken).
 func TestFlusherHoldsOneConnection(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	rdb := srv.Client(t)
-	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1}) // a round trip a queued call
-	mustEnqueue(t, s, job("q", "warm-up"))                       // the start-up check, the queue's registration
+	_, rdb, s := leaseStore(t)
 
 	const queued = 20
 	ids, release := queuedBehindLeaders(t, s, rdb, queued, nil)
@@ -122,11 +132,8 @@ func TestFlusherHoldsOneConnection(t *testing.T) {
 // another for the rest: every call returns without an error and every job
 // is stored once.
 func TestFlusherConnectionKilled(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	rdb := srv.Client(t)
+	srv, rdb, s := leaseStore(t)
 	admin := srv.Client(t)
-	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
-	mustEnqueue(t, s, job("q", "warm-up"))
 
 	var killed atomic.Bool
 	ids, release := queuedBehindLeaders(t, s, rdb, 20, func(n int32) {
@@ -151,10 +158,7 @@ func TestFlusherConnectionKilled(t *testing.T) {
 // pool's checks (a connection's health, ConnMaxLifetime) still run while
 // calls keep coming.
 func TestFlusherGivesItsConnectionBack(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	rdb := srv.Client(t)
-	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
-	mustEnqueue(t, s, job("q", "warm-up"))
+	_, rdb, s := leaseStore(t)
 
 	const queued = 600
 	ids, release := queuedBehindLeaders(t, s, rdb, queued, nil)
@@ -180,10 +184,7 @@ func TestFlusherGivesItsConnectionBack(t *testing.T) {
 // giving back of that connection, after the close, must not make
 // go-redis log a connection given back to a closed pool.
 func TestClientClosedAfterLastEnqueue(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	rdb := srv.Client(t)
-	s := storeOn(t, rdb, &redisstore.Config{CoalesceMaxJobs: 1})
-	mustEnqueue(t, s, job("q", "warm-up"))
+	_, rdb, s := leaseStore(t)
 
 	var logs redisLog
 	redis.SetLogger(&logs)
