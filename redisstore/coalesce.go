@@ -73,8 +73,9 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		// Room in flight: lead, sending our own jobs at once.
 		b.inFlight++
 		b.mu.Unlock()
-		b.s.enqueueNow(ctx, items, nil)
-		b.next()
+		l := b.lead()
+		b.s.enqueueNow(ctx, items, l)
+		b.next(l)
 		return nil
 	}
 	c := callPool.Get().(*batchCall)
@@ -94,30 +95,33 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 }
 
 // next hands the queue to a flushing goroutine, with the leading call's
-// round trip in flight, or gives that round trip up when nothing is
-// queued.
-func (b *batcher) next() {
+// round trip in flight and its lease l, or gives that round trip up when
+// nothing is queued, parking l (or giving it back).
+func (b *batcher) next(l *lease) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if len(b.queue) == 0 {
 		b.inFlight--
+		b.mu.Unlock()
+		b.done(b.s.spare.park(l))
 		return
 	}
-	go b.flush()
+	b.mu.Unlock()
+	go b.flush(l)
 }
 
-// flush sends queued calls until the queue is empty.
-func (b *batcher) flush() {
+// flush sends queued calls until the queue is empty, on lease l (the
+// leading call's whose round trip it carries on), then parks l or gives
+// it back.
+func (b *batcher) flush(l *lease) {
 	ctx := context.Background()
 	var buf []*encJob // reused from one round trip to the next
-	l := b.s.newLease()
-	defer b.done(l)
 	for {
 		b.mu.Lock()
 		calls := b.take()
 		if len(calls) == 0 {
 			b.inFlight--
 			b.mu.Unlock()
+			b.done(b.s.spare.park(l))
 			return
 		}
 		b.mu.Unlock()
@@ -141,8 +145,8 @@ func (b *batcher) flush() {
 	}
 }
 
-// done gives back the connection a flusher holds when its run ends, as
-// release (through the test hook when one is set).
+// done gives back the connection lease l holds, as release (through the
+// test hook when one is set). A nil lease holds none.
 func (b *batcher) done(l *lease) {
 	if l == nil || l.conn == nil {
 		return
@@ -152,6 +156,18 @@ func (b *batcher) done(l *lease) {
 		return
 	}
 	l.release()
+}
+
+// lead returns the lease of a leading call's round trip: the parked one
+// while it is fresh (parked less than the store's spareIdle ago), else a
+// new one, after giving the parked one back.
+func (b *batcher) lead() *lease {
+	l := b.s.spare.take()
+	if l != nil && time.Since(l.parked) <= b.s.spareIdle {
+		return l
+	}
+	b.done(l)
+	return b.s.newLease()
 }
 
 // coalesceLinger bounds how long the flusher waits for the callers it just

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -64,10 +65,20 @@ func IndexWorkflowAs(ctx context.Context, s *Store, id, state string) error {
 	return s.run(ctx, fullScript("wfi_set"), s.wfi.setKeys, id, state, 1, 0).Err()
 }
 
-// OnFlusherGiveBack makes s's enqueue flushers call f with the release
-// of the connection they hold when their run ends, instead of releasing
-// it.
-func OnFlusherGiveBack(s *Store, f func(release func())) { s.leaseGiveBack.Store(&f) }
+// OnLeaseGiveBack makes s's enqueue batchers call f with the release of
+// a lease's connection whenever they give one back (a round trip's lease
+// that finds another parked), instead of releasing it.
+func OnLeaseGiveBack(s *Store, f func(release func())) { s.leaseGiveBack.Store(&f) }
+
+// SetSpareIdle sets how long a parked lease may wait and still carry a
+// leading call's round trip (spareIdle), before s's first call.
+func SetSpareIdle(s *Store, d time.Duration) { s.spareIdle = d }
+
+// DropSpareLeases gives back the connection of the lease parked on s's
+// client for the next leading call, so that the next calls take their
+// connections from the pool (and with them the client's hooks added
+// since).
+func DropSpareLeases(s *Store) { s.spare.take().release() }
 
 // QueuedEnqueues returns how many Enqueue calls wait in s's batchers for
 // a round trip.

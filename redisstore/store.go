@@ -40,11 +40,18 @@ type Store struct {
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.
 	wfBeforeIndex atomic.Pointer[func()]
-	// leaseGiveBack, set by tests only, runs instead of a flusher's last
-	// release of a connection it holds, with that release.
+	// leaseGiveBack, set by tests only, runs instead of a batcher's
+	// giving back of a lease's connection (batcher.done), with that
+	// release.
 	leaseGiveBack atomic.Pointer[func(release func())]
-	sharded       bool // keys of different hash tags may live on different nodes
-	shardPub      bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
+	// spare is the client's slot for a lease parked between enqueue
+	// round trips (nil on a Cluster or a Ring), and spareIdle how long a
+	// parked lease may wait and still be taken: the constant spareIdle,
+	// which tests may shorten before the store's first call.
+	spare     *spareSlot
+	spareIdle time.Duration
+	sharded   bool // keys of different hash tags may live on different nodes
+	shardPub  bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
@@ -84,9 +91,14 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		opts: o,
 		g:    newGlobalKeys(o.Prefix),
 		wfi:  newWfIndex(o.Prefix),
+
+		spareIdle: spareIdle,
 	}
-	_, plain := client.(*redis.Client)
+	c, plain := client.(*redis.Client)
 	s.sharded = !plain
+	if plain {
+		s.spare = sparesOf(c)
+	}
 	s.notify = newNotifier(s, o.Prefix+":ready", o.Prefix+":sched")
 	s.watch = newNotifier(s, o.Prefix+":ev", o.Prefix+":done")
 	s.watch.keyOf = doneKey
