@@ -35,15 +35,22 @@ type Config struct {
 	// on a Cluster), the calls that arrive meanwhile wait and then go
 	// together in one pipelined round trip (one script call per queue),
 	// each still getting its own results and error. A lone call is never
-	// delayed. Calls of 64 jobs or more always go on their own. While
-	// calls keep queuing up, the goroutine that sends them holds one
-	// connection of the client's pool from one round trip to the next
-	// (with a plain *redis.Client whose PoolSize, and MaxActiveConns when
-	// set, are 4 or more and whose retries are on; not with Replicas); it
-	// gives it back when the queue is empty or a call failed, and takes
-	// another every 256 round trips, so the pool's checks
-	// (ConnMaxLifetime among them) still run. Up to two such connections
-	// a Store (one a round trip in flight).
+	// delayed. Calls of 64 jobs or more always go on their own.
+	//
+	// With a plain *redis.Client whose PoolSize, and MaxActiveConns when
+	// set, are 4 or more and whose retries are on (not with Replicas),
+	// the merged calls' round trips hold a connection of the client's
+	// pool from one to the next instead of taking one a round trip (each
+	// take costs a health-check system call): while calls keep queuing
+	// up, the goroutine that sends them keeps the connection of the call
+	// it follows, and when none is queued the connection is parked for
+	// the next call, one parked a client whatever the number of stores
+	// on it. A parked connection goes back to the pool after a second
+	// unused; any connection goes back after a failed call, and another
+	// is taken every 256 round trips, so the pool's checks
+	// (ConnMaxLifetime among them) still run. Up to two connections a
+	// Store are held while round trips are in flight (one each), and one
+	// a client is parked between them. NoCoalescing turns this off too.
 	NoCoalescing bool
 
 	// CoalesceMaxJobs bounds the jobs merged into one round trip. Defaults
