@@ -100,9 +100,10 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 func (b *batcher) next(l *lease) {
 	b.mu.Lock()
 	if len(b.queue) == 0 {
+		l = b.s.spare.park(l) // before the next leading call can start
 		b.inFlight--
 		b.mu.Unlock()
-		b.done(b.s.spare.park(l))
+		b.done(l)
 		return
 	}
 	b.mu.Unlock()
@@ -119,9 +120,10 @@ func (b *batcher) flush(l *lease) {
 		b.mu.Lock()
 		calls := b.take()
 		if len(calls) == 0 {
+			l = b.s.spare.park(l)
 			b.inFlight--
 			b.mu.Unlock()
-			b.done(b.s.spare.park(l))
+			b.done(l)
 			return
 		}
 		b.mu.Unlock()
@@ -159,8 +161,8 @@ func (b *batcher) done(l *lease) {
 }
 
 // lead returns the lease of a leading call's round trip: the parked one
-// while it is fresh (parked less than the store's spareIdle ago), else a
-// new one, after giving the parked one back.
+// while it is fresh (parked no longer than the store's spareIdle ago),
+// else a new one, after giving the parked one back.
 func (b *batcher) lead() *lease {
 	l := b.s.spare.take()
 	if l != nil && time.Since(l.parked) <= b.s.spareIdle {

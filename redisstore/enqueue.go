@@ -177,7 +177,7 @@ func (s *Store) batcherFor(jobs []*encJob) *batcher {
 }
 
 // enqueueNow sends items in one round trip and records each one's result
-// or error. via, when not nil, is the flusher's lease the round trip goes
+// or error. via, when not nil, is the batcher's lease the round trip goes
 // on (runAll); the durable path (Config.Replicas) does not use it, since
 // its WAIT must follow the calls on a connection of their own.
 func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {

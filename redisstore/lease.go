@@ -15,19 +15,19 @@ import (
 // shared harness's W1), a sixth of the process's time in system calls,
 // and a flusher goes on for about 30 round trips a run.
 //
-// A leading call takes the batcher's spare lease, or a new one; a
-// flusher carries on with the lease of the leading call whose round trip
-// it follows (batcher.flush); when the batcher has nothing queued, the
-// lease is parked as the spare for the next leading call, or given back
-// when one is parked already. So a program that calls Enqueue from one
-// goroutine, one call after another, sends them all on one connection
-// without the pool's check: 30,000 lone Enqueues took 2.09-2.29 s
-// against 2.37-2.51 s, asynq's 2.26-2.57 s in the same runs (bench/instr,
-// five runs each, interleaved). A parked lease is taken only within
-// spareIdle of its last round trip; an older one is given back, and the
-// call goes through the pool's checks. The batcher keeps at most
-// coalesceInFlight connections out of the pool while calls are in flight,
-// and one (the spare) while none is.
+// A leading call takes the lease parked in its client's spareSlot, or a
+// new one; a flusher carries on with the lease of the leading call whose
+// round trip it follows (batcher.flush); when the batcher has nothing
+// queued, the lease is parked in the slot for the next leading call, or
+// given back when one is parked already (spare.go). So a program that
+// calls Enqueue from one goroutine, one call after another, sends them
+// all on one connection without the pool's check: 30,000 lone Enqueues
+// took a median 1.93 s against 2.23 s, asynq's 2.07 s in the same runs
+// (bench/instr, ten runs each, interleaved). A parked lease is taken
+// only within spareIdle of its parking, after its last round trip; an
+// older one is given back, and the call goes through the pool's checks.
+// A batcher keeps at most coalesceInFlight connections out of the pool
+// while calls are in flight, and its client's slot one while none is.
 //
 // A lease belongs to one goroutine at a time. Its connection is taken on
 // first use, given back by release, and taken again every leaseUses
@@ -68,14 +68,15 @@ const leaseMinPool = 4
 // *redis.Client (a Cluster or a Ring picks a node per call), its pool is
 // smaller than leaseMinPool (PoolSize, or MaxActiveConns when set), or
 // its retries are off (MaxRetries -1): a lease sends a failed call again
-// only where go-redis would have retried it.
+// only where go-redis would have retried it; nor with Config.Replicas,
+// whose round trips go on connections of their own (runDurable).
 func (s *Store) newLease() *lease {
 	c, ok := s.rdb.(*redis.Client)
 	if !ok {
 		return nil
 	}
 	o := c.Options()
-	if o.PoolSize < leaseMinPool || (o.MaxActiveConns > 0 && o.MaxActiveConns < leaseMinPool) || o.MaxRetries <= 0 {
+	if s.opts.Replicas > 0 || o.PoolSize < leaseMinPool || (o.MaxActiveConns > 0 && o.MaxActiveConns < leaseMinPool) || o.MaxRetries <= 0 {
 		return nil
 	}
 	return &lease{client: c}
@@ -101,8 +102,9 @@ func (l *lease) runner() *redis.Conn {
 // parked lease waits for the next call, so a program may close its
 // client before a lease gives its connection back: the client's Close
 // closed that connection with the pool, and giving it back would make
-// go-redis log an "Unexpected conn ... CLOSED" line. A closed pool counts no connection, though the lease holds one,
-// which tells release to leave it.
+// go-redis log an "Unexpected conn ... CLOSED" line. A closed pool
+// counts no connection, though the lease holds one, which tells release
+// to leave it.
 func (l *lease) release() {
 	if l == nil || l.conn == nil {
 		return

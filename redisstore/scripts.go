@@ -83,7 +83,7 @@ type evalCall struct {
 	// last such call take the lean way (queueKeys.lean). cut says it was.
 	short, cut bool
 	// via, when set, is the lease whose connection the call goes on (an
-	// enqueue batcher's flusher): else the store's client.
+	// enqueue batcher's round trip): else the store's client.
 	via *lease
 }
 

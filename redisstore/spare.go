@@ -60,10 +60,13 @@ func (s *spareSlot) take() *lease {
 	return l
 }
 
-// park keeps l in the slot when it holds a connection and the slot is
-// empty, and returns nil; else it returns l, for the caller to give back.
+// park keeps l in the slot when it holds a connection, the slot is empty
+// and no call waits for a connection of the pool (one parked would keep
+// it waiting), and returns nil; else it returns l, for the caller to
+// give back. A batcher parks with its own lock held, so that its next
+// leading call finds the lease parked.
 func (s *spareSlot) park(l *lease) *lease {
-	if s == nil || l == nil || l.conn == nil {
+	if s == nil || l == nil || l.conn == nil || l.client.PoolStats().PendingRequests > 0 {
 		return l
 	}
 	s.mu.Lock()

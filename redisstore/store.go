@@ -96,7 +96,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 	}
 	c, plain := client.(*redis.Client)
 	s.sharded = !plain
-	if plain {
+	if plain && o.Replicas == 0 {
 		s.spare = sparesOf(c)
 	}
 	s.notify = newNotifier(s, o.Prefix+":ready", o.Prefix+":sched")
