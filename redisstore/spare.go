@@ -22,7 +22,8 @@ const spareIdle = time.Second
 // connection from the pool (see lease). There is one slot per
 // *redis.Client (sparesOf), whatever the number of stores on it, so a
 // client has at most one connection parked; a timer gives it back after
-// spareIdle unused. A nil slot (a Cluster or a Ring) parks nothing.
+// spareIdle unused. A nil slot (a Cluster, a Ring, or a store with
+// Config.Replicas) parks nothing.
 // Its methods are safe for concurrent use.
 type spareSlot struct {
 	mu    sync.Mutex

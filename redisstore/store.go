@@ -45,9 +45,10 @@ type Store struct {
 	// release.
 	leaseGiveBack atomic.Pointer[func(release func())]
 	// spare is the client's slot for a lease parked between enqueue
-	// round trips (nil on a Cluster or a Ring), and spareIdle how long a
-	// parked lease may wait and still be taken: the constant spareIdle,
-	// which tests may shorten before the store's first call.
+	// round trips (nil on a Cluster or a Ring, and with Replicas), and
+	// spareIdle how long a parked lease may wait and still be taken: the
+	// constant spareIdle, which tests may shorten before the store's
+	// first call.
 	spare     *spareSlot
 	spareIdle time.Duration
 	sharded   bool // keys of different hash tags may live on different nodes
