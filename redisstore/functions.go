@@ -247,12 +247,12 @@ type funcMode struct {
 func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
 	if s.fmode.on.Load() {
-		cmd := c.FCall(ctx, sc.fn, keys, args...)
+		cmd := fcall(ctx, c, sc.fn, keys, args)
 		if !noFunction(cmd.Err()) {
 			return cmd
 		}
 		if s.reloadFunctions(ctx, keys, sc) {
-			if cmd = c.FCall(ctx, sc.fn, keys, args...); !noFunction(cmd.Err()) {
+			if cmd = fcall(ctx, c, sc.fn, keys, args); !noFunction(cmd.Err()) {
 				return cmd
 			}
 		}
@@ -260,12 +260,61 @@ func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []str
 	return sc.eval.Run(ctx, c, keys, args...)
 }
 
+// fcall calls function fn with keys and args on c. On a lease's
+// connection (a *redis.Conn, lease.go) the command is sent once:
+// go-redis's own retries on that connection would find it broken and
+// sleep their backoffs first, and the lease sends a failed call again
+// through the pool at once (runLeased), where go-redis retries.
+func fcall(ctx context.Context, c scriptRunner, fn string, keys []string, args []any) *redis.Cmd {
+	cn, ok := c.(*redis.Conn)
+	if !ok {
+		return c.FCall(ctx, fn, keys, args...)
+	}
+	cmd := fcallCmd(ctx, fn, keys, args)
+	_ = cn.Process(ctx, onceCmd{cmd})
+	return cmd
+}
+
+// fcallCmd returns the command FCALL fn with keys and args, as go-redis's
+// FCall builds it.
+func fcallCmd(ctx context.Context, fn string, keys []string, args []any) *redis.Cmd {
+	a := make([]any, 0, 3+len(keys)+len(args))
+	a = append(a, "fcall", fn, len(keys))
+	for _, k := range keys {
+		a = append(a, k)
+	}
+	a = append(a, args...)
+	cmd := redis.NewCmd(ctx, a...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	return cmd
+}
+
+// onceCmd is a command go-redis sends once, without its retries.
+type onceCmd struct{ *redis.Cmd }
+
+// NoRetry tells go-redis not to send the command again after a failure.
+func (onceCmd) NoRetry() bool { return true }
+
 // pipe queues sc on pipeline p. A reply for which notLoaded is true did
 // not run: send it again with call.
 func (s *Store) pipe(ctx context.Context, p redis.Pipeliner, sc *script, keys []string, args ...any) *redis.Cmd {
+	return s.pipeOn(ctx, p, false, sc, keys, args...)
+}
+
+// pipeOn is pipe, with once saying the pipeline goes on a lease's
+// connection: its calls are sent once (see fcall), and so the whole
+// pipeline is.
+func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
 	if s.fmode.on.Load() {
-		return p.FCall(ctx, sc.fn, keys, args...)
+		if !once {
+			return p.FCall(ctx, sc.fn, keys, args...)
+		}
+		cmd := fcallCmd(ctx, sc.fn, keys, args)
+		_ = p.Process(ctx, onceCmd{cmd})
+		return cmd
 	}
 	return sc.eval.EvalSha(ctx, p, keys, args...)
 }

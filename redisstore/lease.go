@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,17 +34,16 @@ import (
 // first use, given back by release, and taken again every leaseUses
 // round trips: hooks added to the client (AddHook) after a connection was
 // taken apply from the next take. A round trip in which any call failed
-// gives it back: the next takes another through the pool's checks. The
-// calls of that round trip whose connection failed under them
-// (connFailed) go again through the pool, where go-redis's retries would
-// have sent them on another connection: one killed between two round
-// trips, which the pool's check used to catch before use, costs the
-// callers no error. A call whose reply was lost with the connection may
-// have run: sent again, it finds its job stored and reports it as a
-// duplicate, as after go-redis's own retry of a lost reply. Before that,
-// the connection's own retries found it marked bad and slept their
-// backoffs (MinRetryBackoff, up to MaxRetries times), so a broken
-// connection holds the callers of that round trip for those.
+// gives it back: the next takes another through the pool's checks. A
+// lease's calls go once, without go-redis's retries on the connection
+// (fcall), which would only find it broken after their backoffs; those
+// of a failed round trip that go-redis would have retried (connFailed)
+// go again at once through the pool, where go-redis's retries apply: a
+// connection killed between two round trips, which the pool's check used
+// to catch before use, costs the callers no error. A call whose reply
+// was lost with the connection may have run: sent again, it finds its
+// job stored and reports it as a duplicate, as after go-redis's own
+// retry of a lost reply. A call that timed out is not sent again.
 type lease struct {
 	client *redis.Client
 	conn   *redis.Conn
@@ -140,20 +140,37 @@ func (s *Store) runLeased(ctx context.Context, l *lease, calls []*evalCall, pre 
 	}
 }
 
-// connFailed reports whether err says the lease's connection failed
-// under the call: no reply came (a network error, a closed connection),
-// or the server it points to is no longer a master (READONLY). go-redis
-// retries such a call on another connection of the pool; not one the
-// connection's own retries already spent the budget on (LOADING,
-// TRYAGAIN), nor a pool that has no connection to give (ErrPoolTimeout),
-// nor any other reply of the server.
+// connFailed reports whether a call on a lease that failed with err goes
+// again through the pool: where go-redis would have sent it again had it
+// gone through the pool (its shouldRetry), since a lease's calls go once
+// (fcall). That is when the connection failed under the call (closed,
+// reset), or when the server replied that it could not run it then
+// (retriedReplies, READONLY among them after a failover); the pool's
+// path then retries, with go-redis's backoffs where the reply asks for
+// them. Not after a timeout, nor at the end of the call's context: the
+// call may have run, and sent again later it could store anew a job that
+// ran and was deleted meanwhile (the fault suite's stalled link showed
+// jobs run twice); go-redis does not retry a lone command's read timeout
+// either. Nor when the pool had no connection to give (ErrPoolTimeout),
+// nor after any other reply of the server.
 func connFailed(err error) bool {
-	if errors.Is(err, redis.ErrPoolTimeout) {
+	if errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	var re redis.Error
-	if !errors.As(err, &re) {
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return false
+	}
+	if _, ok := errors.AsType[redis.Error](err); !ok {
 		return true
 	}
-	return redis.HasErrorPrefix(err, "READONLY")
+	for _, p := range retriedReplies {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
 }
+
+// retriedReplies are the starts of the server's replies after which
+// go-redis sends a command again: the server did not run it.
+var retriedReplies = []string{"READONLY", "LOADING", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN", "NOREPLICAS", "max number of clients reached"}

@@ -332,12 +332,13 @@ func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre 
 		s.observe(c.cmd.Err())
 		return
 	}
+	_, once := r.(*redis.Conn) // a lease's (see fcall)
 	_, _ = r.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if pre != nil {
 			pre(p)
 		}
 		for _, c := range calls {
-			c.cmd = s.pipe(ctx, p, c.script, c.keys, c.args...)
+			c.cmd = s.pipeOn(ctx, p, once, c.script, c.keys, c.args...)
 		}
 		return nil
 	})

@@ -1,7 +1,10 @@
 package redisstore_test
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestLoneEnqueuesShareOneConnection: Enqueues called one after another
@@ -116,5 +120,38 @@ func TestParkedConnectionGoesBack(t *testing.T) {
 			t.Fatalf("10 s after the last Enqueue, %d of the client's %d connections are still out of the pool", st.TotalConns-st.IdleConns, st.TotalConns)
 		}
 		time.Sleep(10 * time.Millisecond) // polling for the give-back, bounded above
+	}
+}
+
+// TestTimedOutCallIsNotSentAgain: a lone Enqueue whose reply does not
+// come within the client's ReadTimeout returns the timeout, and its call
+// is not sent again: it may have run, and sent again later it could
+// store anew a job that ran and was deleted meanwhile. Here the server is
+// paused for longer than the read timeout, and a call sent again at once
+// would run when the pause ends, within its own timeout.
+func TestTimedOutCallIsNotSentAgain(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	rdb := srv.Client(t, func(o *redis.Options) { o.ReadTimeout = 200 * time.Millisecond })
+	admin := srv.Client(t)
+	var fcalls atomic.Int32
+	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
+		if cmd.Name() == "fcall" {
+			fcalls.Add(1)
+		}
+	}))
+	s := storeOn(t, rdb, nil)
+	mustEnqueue(t, s, job("q", "warm-up")) // parks its connection
+	before := fcalls.Load()
+	if err := admin.Do(t.Context(), "CLIENT", "PAUSE", 350, "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "stalled")})
+	if err == nil {
+		t.Log("the stalled Enqueue returned no error: the pause ended before its call reached the server, or it was sent again")
+	} else if ne, ok := errors.AsType[net.Error](err); !ok || !ne.Timeout() {
+		t.Errorf("the stalled Enqueue returned %v, want a timeout", err)
+	}
+	if n := fcalls.Load() - before; n != 1 {
+		t.Errorf("the stalled Enqueue sent %d FCALLs, want 1", n)
 	}
 }
