@@ -74,6 +74,10 @@ func OnLeaseGiveBack(s *Store, f func(release func())) { s.leaseGiveBack.Store(&
 // leading call's round trip (spareIdle), before s's first call.
 func SetSpareIdle(s *Store, d time.Duration) { s.spareIdle = d }
 
+// OnSpareGivenBack makes the timer of s's client's parked lease call f
+// each time it has given the lease back to the pool.
+func OnSpareGivenBack(s *Store, f func()) { s.spare.swept.Store(&f) }
+
 // DropSpareLeases gives back the connection of the lease parked on s's
 // client for the next leading call, so that the next calls take their
 // connections from the pool (and with them the client's hooks added

@@ -270,14 +270,14 @@ func fcall(ctx context.Context, c scriptRunner, fn string, keys []string, args [
 	if !ok {
 		return c.FCall(ctx, fn, keys, args...)
 	}
-	cmd := fcallCmd(ctx, fn, keys, args)
-	_ = cn.Process(ctx, onceCmd{cmd})
-	return cmd
+	return fcallOnce(ctx, cn, fn, keys, args)
 }
 
-// fcallCmd returns the command FCALL fn with keys and args, as go-redis's
-// FCall builds it.
-func fcallCmd(ctx context.Context, fn string, keys []string, args []any) *redis.Cmd {
+// fcallOnce sends (or queues, on a pipeline) FCALL fn with keys and args
+// on r as go-redis's FCall builds it, marked to go once (onceCmd).
+func fcallOnce(ctx context.Context, r interface {
+	Process(context.Context, redis.Cmder) error
+}, fn string, keys []string, args []any) *redis.Cmd {
 	a := make([]any, 0, 3+len(keys)+len(args))
 	a = append(a, "fcall", fn, len(keys))
 	for _, k := range keys {
@@ -288,6 +288,7 @@ func fcallCmd(ctx context.Context, fn string, keys []string, args []any) *redis.
 	if len(keys) > 0 {
 		cmd.SetFirstKeyPos(3)
 	}
+	_ = r.Process(ctx, onceCmd{cmd})
 	return cmd
 }
 
@@ -312,9 +313,7 @@ func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *sc
 		if !once {
 			return p.FCall(ctx, sc.fn, keys, args...)
 		}
-		cmd := fcallCmd(ctx, sc.fn, keys, args)
-		_ = p.Process(ctx, onceCmd{cmd})
-		return cmd
+		return fcallOnce(ctx, p, sc.fn, keys, args)
 	}
 	return sc.eval.EvalSha(ctx, p, keys, args...)
 }

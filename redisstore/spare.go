@@ -3,6 +3,7 @@ package redisstore
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -30,6 +31,8 @@ type spareSlot struct {
 	l     *lease      // the parked lease, or nil
 	timer *time.Timer // gives l back after spareIdle; nil until first armed
 	armed bool        // timer will fire
+	// swept, set by tests only, runs after the timer gave a lease back.
+	swept atomic.Pointer[func()]
 }
 
 // spares maps each client (weakly: the entry goes when the client is
@@ -107,4 +110,7 @@ func (s *spareSlot) sweep() {
 	s.armed = false
 	s.mu.Unlock()
 	l.release()
+	if f := s.swept.Load(); f != nil {
+		(*f)()
+	}
 }

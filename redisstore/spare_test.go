@@ -105,21 +105,25 @@ func TestParkedConnectionGoesBack(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
 	s := storeOn(t, rdb, nil)
+	gaveBack := make(chan struct{}, 1)
+	redisstore.OnSpareGivenBack(s, func() {
+		select {
+		case gaveBack <- struct{}{}:
+		default:
+		}
+	})
 	mustEnqueue(t, s, job("q", "a"))
 	mustEnqueue(t, s, job("q", "b"))
 	if st := rdb.PoolStats(); st.TotalConns == st.IdleConns {
 		t.Fatalf("no connection is parked after two Enqueues (pool: %+v)", st)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := rdb.PoolStats()
-		if st.TotalConns == st.IdleConns {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the last Enqueue, %d of the client's %d connections are still out of the pool", st.TotalConns-st.IdleConns, st.TotalConns)
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the give-back, bounded above
+	select {
+	case <-gaveBack:
+	case <-time.After(10 * time.Second):
+		t.Fatal("10 s after the last Enqueue, the parked connection was not given back")
+	}
+	if st := rdb.PoolStats(); st.TotalConns != st.IdleConns {
+		t.Errorf("after the parked connection was given back, %d of the client's %d connections are still out of the pool", st.TotalConns-st.IdleConns, st.TotalConns)
 	}
 }
 
