@@ -96,18 +96,17 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	default:
 	}
 	parent, interrupt := slot.begin(a)
-	ctx := context.WithValue(parent, attemptKey{}, a)
-	var stop context.CancelFunc
+	var ctx *attemptCtx
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
-		ctx, stop = context.WithDeadlineCause(ctx, start.Add(d), timeoutCause(d))
+		ctx = newAttemptCtx(parent, a, start.Add(d), timeoutCause(d))
 	} else {
-		ctx, stop = context.WithCancel(ctx)
+		ctx = newAttemptCtx(parent, a, time.Time{}, nil)
 	}
 	a.setCancel(interrupt)
 	err := r.invoke(ctx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
-	stop()
+	ctx.stop()
 	slot.end()
 	if !a.finish() {
 		return false // the watchdog or shutdown decided; a replacement runs
