@@ -78,10 +78,11 @@ func TestAttemptCtxInterrupt(t *testing.T) {
 		parent, cancel := context.WithCancelCause(context.Background())
 		ctx := newAttemptCtx(parent, &attempt{}, time.Now().Add(time.Hour), timeoutCause(time.Hour))
 		var child context.Context
-		var stopChild context.CancelFunc
 		if doneFirst {
 			_ = ctx.Done()
+			var stopChild context.CancelFunc
 			child, stopChild = context.WithCancel(ctx)
+			defer stopChild()
 		}
 		lost := errors.New("lease lost")
 		cancel(lost)
@@ -94,7 +95,6 @@ func TestAttemptCtxInterrupt(t *testing.T) {
 			if context.Cause(child) != lost {
 				t.Fatalf("child's cause %v, want %v", context.Cause(child), lost)
 			}
-			stopChild()
 		}
 		ctx.stop()
 	}

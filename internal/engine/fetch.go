@@ -228,7 +228,8 @@ func (r *worker) launchClaims(ctx context.Context, f *fetcher, now time.Time, or
 		if r.cfg.OrderedStarts {
 			gate = f.gate(qi)
 		}
-		go r.claim(ctx, f.nextID, qi, n, gate, out)
+		id := f.nextID
+		r.kept.Go(func() { r.claim(ctx, id, qi, n, gate, out) })
 		if room <= 0 || r.cfg.StrictPriority {
 			break
 		}

@@ -118,7 +118,7 @@ func (f *finisher) loop() {
 	send := func(batch []finishItem) {
 		lanes++
 		lastSent = time.Now()
-		go func() { results <- f.flush(batch) }()
+		f.r.kept.Go(func() { results <- f.flush(batch) })
 	}
 	// free reports whether a new call may start now: no call is in flight,
 	// or the newest has taken slowFlush.

@@ -43,12 +43,13 @@ type worker struct {
 	qheld   []atomic.Int32
 
 	pool     errgroup.Group
-	jobs     chan *attempt // claimed, waiting for an executor
-	held     atomic.Int32  // attempts whose outcome is not decided yet (waiting or running)
-	busy     atomic.Int32  // executors running an attempt that is not abandoned
-	owed     atomic.Int32  // replacements the pool's limit did not let start
-	freed    chan struct{} // signalled when held or busy drops
-	stopping atomic.Bool   // set when Run's context is done: start nothing new
+	kept     *keptGoroutines // the claims' and the finish flushes' goroutines
+	jobs     chan *attempt   // claimed, waiting for an executor
+	held     atomic.Int32    // attempts whose outcome is not decided yet (waiting or running)
+	busy     atomic.Int32    // executors running an attempt that is not abandoned
+	owed     atomic.Int32    // replacements the pool's limit did not let start
+	freed    chan struct{}   // signalled when held or busy drops
+	stopping atomic.Bool     // set when Run's context is done: start nothing new
 
 	// beat asks the heartbeat loop for an early heartbeat: a job started,
 	// and the registry should show it before the next period.
@@ -110,6 +111,7 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 	// Room for one replacement per executor whose handler was abandoned.
 	r.pool.SetLimit(2 * cfg.Concurrency)
 	r.fin = newFinisher(r)
+	r.kept = newKeptGoroutines()
 	if cfg.Finished != nil {
 		r.hooks = make(chan hookCall, 4*cfg.Concurrency)
 	}
@@ -157,6 +159,7 @@ func (r *worker) run(ctx context.Context) error {
 	r.fin.close()
 	stopBg()
 	bg.Wait()
+	r.kept.stop() // the claims and flushes have returned: fetchLoop and the finisher waited for them
 	if r.hooks != nil {
 		// The finisher has stopped: no hook call comes after this. The
 		// calls queued run before Run returns.
