@@ -132,10 +132,13 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	armed := time.Now().Add(time.Hour) // what timer is set for
+	defer r.wakeAt.Store(math.MaxInt32)
 	for ctx.Err() == nil {
 		now := time.Now()
 		slowAt := f.markSlow(now)
+		r.publishWake(f, now, refill)
 		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
+		r.publishWake(f, now, refill)
 		// Sleep until something happens: a claim returns, a signal, a
 		// freed slot, or the next due time of a queue that could be
 		// claimed from.
@@ -183,6 +186,32 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	for len(f.out) > 0 {
 		r.claimed(ctx, f, <-results)
 	}
+}
+
+// publishWake tells the executors at how many held attempts a freed slot
+// may let launchClaims claim again, so that the attempts decided above
+// that level do not wake the loop: in a drain, where the room stays
+// full, that was a wake of this goroutine per job, for a claim every
+// refill jobs. The level is launchClaims's room test solved for r.held:
+// room for one job when a queue due now has no claim in flight (its cap
+// in this worker may free with the same decision), else room for a whole
+// batch (a queue's second claim); and room for refill jobs once every
+// executor is busy. It may be higher than needed (a wake that claims
+// nothing), never lower. The loop publishes before launchClaims reads
+// r.held and again once its claims took their room (the level only falls
+// then), so that an attempt decided in between finds a level at least as
+// high as the one the loop sleeps on.
+func (r *worker) publishWake(f *fetcher, now time.Time, refill int) {
+	c, room := r.cfg.Concurrency, r.cfg.Concurrency+r.cfg.Prefetch
+	need := r.cfg.ClaimBatch
+	for qi := range r.queues {
+		if f.busy[qi] == 0 && !f.due[qi].After(now) {
+			need = 1
+			break
+		}
+	}
+	level := min(room-need, max(c-1, room-refill)) - f.reserved + min(f.slowRes, room)
+	r.wakeAt.Store(int32(level))
 }
 
 // launchClaims starts a claim on each queue due at now, in claimOrder's

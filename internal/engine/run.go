@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -42,14 +43,18 @@ type worker struct {
 	qcap    []int    // per-queue cap in this worker, 0 = none
 	qheld   []atomic.Int32
 
-	pool     errgroup.Group
-	kept     *keptGoroutines // the claims' and the finish flushes' goroutines
-	jobs     chan *attempt   // claimed, waiting for an executor
-	held     atomic.Int32    // attempts whose outcome is not decided yet (waiting or running)
-	busy     atomic.Int32    // executors running an attempt that is not abandoned
-	owed     atomic.Int32    // replacements the pool's limit did not let start
-	freed    chan struct{}   // signalled when held or busy drops
-	stopping atomic.Bool     // set when Run's context is done: start nothing new
+	pool  errgroup.Group
+	kept  *keptGoroutines // the claims' and the finish flushes' goroutines
+	jobs  chan *attempt   // claimed, waiting for an executor
+	held  atomic.Int32    // attempts whose outcome is not decided yet (waiting or running)
+	busy  atomic.Int32    // executors running an attempt that is not abandoned
+	owed  atomic.Int32    // replacements the pool's limit did not let start
+	freed chan struct{}   // signalled when held drops to wakeAt or below
+	// wakeAt is the number of held attempts at or below which the fetch
+	// loop can claim again (fetcher.publishWake), math.MaxInt32 while it
+	// does not run: a decided attempt wakes it only then.
+	wakeAt   atomic.Int32
+	stopping atomic.Bool // set when Run's context is done: start nothing new
 
 	// beat asks the heartbeat loop for an early heartbeat: a job started,
 	// and the registry should show it before the next period.
@@ -112,6 +117,7 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 	r.pool.SetLimit(2 * cfg.Concurrency)
 	r.fin = newFinisher(r)
 	r.kept = newKeptGoroutines()
+	r.wakeAt.Store(math.MaxInt32)
 	if cfg.Finished != nil {
 		r.hooks = make(chan hookCall, 4*cfg.Concurrency)
 	}
@@ -194,9 +200,11 @@ func (r *worker) release(a *attempt) {
 
 // decided accounts for an attempt whose outcome was just decided.
 func (r *worker) decided(a *attempt) {
-	r.held.Add(-1)
+	h := r.held.Add(-1)
 	r.qheld[a.qi].Add(-1)
-	r.signalFreed()
+	if h <= r.wakeAt.Load() {
+		r.signalFreed()
+	}
 }
 
 // shutdown waits for running attempts up to ShutdownTimeout, then cancels
@@ -253,7 +261,7 @@ func (r *worker) forget(a *attempt) {
 }
 
 // signalFreed wakes the fetch loop (or shutdown) after an attempt was
-// decided or an executor freed.
+// decided.
 func (r *worker) signalFreed() {
 	select {
 	case r.freed <- struct{}{}:
