@@ -101,7 +101,7 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	case r.beat <- struct{}{}:
 	default:
 	}
-	parent, interrupt := slot.begin(a)
+	parent := slot.begin(a)
 	var ctx *attemptCtx
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
@@ -109,7 +109,7 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	} else {
 		ctx = newAttemptCtx(parent, a, time.Time{}, nil)
 	}
-	a.setCancel(interrupt)
+	a.setSlot(slot)
 	err := r.invoke(ctx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
 	ctx.stop()

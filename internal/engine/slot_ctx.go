@@ -37,9 +37,9 @@ func newSlotCtx(base context.Context) *slotCtx {
 	return s
 }
 
-// begin makes a the running attempt and returns the parent of its context
-// and the function that interrupts it (for attempt.setCancel).
-func (s *slotCtx) begin(a *attempt) (context.Context, context.CancelCauseFunc) {
+// begin makes a the running attempt and returns the parent of its
+// context; s.interrupt(a, cause) interrupts it (attempt.setSlot).
+func (s *slotCtx) begin(a *attempt) context.Context {
 	s.mu.Lock()
 	if s.spent {
 		s.ctx, s.cancel = context.WithCancelCause(s.base)
@@ -48,7 +48,7 @@ func (s *slotCtx) begin(a *attempt) (context.Context, context.CancelCauseFunc) {
 	s.cur = a
 	ctx := s.ctx
 	s.mu.Unlock()
-	return ctx, func(cause error) { s.interrupt(a, cause) }
+	return ctx
 }
 
 // interrupt cancels the kept context with cause if a still runs.

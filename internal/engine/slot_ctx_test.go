@@ -18,7 +18,8 @@ func TestSlotCtxInterruptStaysWithItsAttempt(t *testing.T) {
 	cause := errors.New("lease lost")
 
 	a1 := &attempt{}
-	p1, int1 := slot.begin(a1)
+	p1 := slot.begin(a1)
+	int1 := func(c error) { slot.interrupt(a1, c) }
 	ctx1, stop1 := context.WithDeadlineCause(context.WithValue(p1, attemptKey{}, a1), time.Now().Add(time.Hour), timeoutCause(time.Hour))
 	int1(cause)
 	<-ctx1.Done()
@@ -32,7 +33,7 @@ func TestSlotCtxInterruptStaysWithItsAttempt(t *testing.T) {
 	slot.end()
 
 	a2 := &attempt{}
-	p2, _ := slot.begin(a2)
+	p2 := slot.begin(a2)
 	ctx2, stop2 := context.WithCancel(context.WithValue(p2, attemptKey{}, a2))
 	defer stop2()
 	if ctx2.Err() != nil {
@@ -50,10 +51,11 @@ func TestSlotCtxInterruptStaysWithItsAttempt(t *testing.T) {
 	// An interrupt that comes after the handler returned, before the next
 	// attempt, leaves the next one a fresh context too.
 	a3 := &attempt{}
-	_, int3 := slot.begin(a3)
+	slot.begin(a3)
+	int3 := func(c error) { slot.interrupt(a3, c) }
 	slot.end()
 	int3(cause)
-	p4, _ := slot.begin(&attempt{})
+	p4 := slot.begin(&attempt{})
 	if p4.Err() != nil {
 		t.Fatalf("the next attempt starts cancelled: %v", context.Cause(p4))
 	}
@@ -69,10 +71,10 @@ func TestSlotCtxWithAttempts(t *testing.T) {
 	slot := newSlotCtx(context.WithoutCancel(context.Background()))
 
 	a1 := &attempt{}
-	p1, int1 := slot.begin(a1)
+	p1 := slot.begin(a1)
 	ctx1, stop1 := context.WithCancel(context.WithValue(p1, attemptKey{}, a1))
-	a1.interrupt(stopCancelled) // before setCancel, as a cancellation racing the start
-	a1.setCancel(int1)
+	a1.interrupt(stopCancelled) // before setSlot, as a cancellation racing the start
+	a1.setSlot(slot)
 	<-ctx1.Done()
 	if !errors.Is(context.Cause(ctx1), store.ErrCancelled) {
 		t.Fatalf("cause %v, want %v", context.Cause(ctx1), store.ErrCancelled)
@@ -81,14 +83,14 @@ func TestSlotCtxWithAttempts(t *testing.T) {
 	slot.end()
 
 	a2 := &attempt{}
-	p2, int2 := slot.begin(a2)
+	p2 := slot.begin(a2)
 	if p2 == p1 {
 		t.Fatal("an interrupted slot handed its cancelled parent to the next attempt")
 	}
-	a2.setCancel(int2)
+	a2.setSlot(slot)
 	slot.end()
 	a2.interrupt(stopShutdown) // after it returned: nothing to cancel
-	p3, _ := slot.begin(&attempt{})
+	p3 := slot.begin(&attempt{})
 	if p3 != p2 || p3.Err() != nil {
 		t.Fatalf("a slot whose attempt was not interrupted while it ran: parent reused %v, Err %v; want reused, nil", p3 == p2, p3.Err())
 	}
@@ -109,7 +111,8 @@ func TestSlotCtxLateInterruptsRace(t *testing.T) {
 	}()
 	for range 2000 {
 		a := &attempt{}
-		p, interrupt := slot.begin(a)
+		p := slot.begin(a)
+		interrupt := func(c error) { slot.interrupt(a, c) }
 		ctx, stop := context.WithCancel(context.WithValue(p, attemptKey{}, a))
 		if err := ctx.Err(); err != nil {
 			t.Fatalf("an attempt started cancelled: %v", context.Cause(ctx))
