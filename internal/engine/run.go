@@ -51,7 +51,7 @@ type worker struct {
 	owed  atomic.Int32    // replacements the pool's limit did not let start
 	freed chan struct{}   // signalled when held drops to wakeAt or below
 	// wakeAt is the number of held attempts at or below which the fetch
-	// loop can claim again (fetcher.publishWake), math.MaxInt32 while it
+	// loop can claim again (worker.publishWake), math.MaxInt32 while it
 	// does not run: a decided attempt wakes it only then.
 	wakeAt   atomic.Int32
 	stopping atomic.Bool // set when Run's context is done: start nothing new
