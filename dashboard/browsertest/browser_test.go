@@ -289,10 +289,16 @@ func click(t *testing.T, tab context.Context, css string) {
 }
 
 // clickAndLoad clicks the first element matching css, a link or a submit
-// button, and waits for the page it leads to to load.
+// button, and waits for the page it leads to to load. A click that found
+// a node a live update then replaced is tried again, as click does: the
+// protocol refuses such a node before the click is sent.
 func clickAndLoad(t *testing.T, tab context.Context, css string) {
 	t.Helper()
-	if _, err := chromedp.Run(tab, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible))); err != nil {
+	err := retryStale(tab, func() error {
+		_, err := chromedp.Run(tab, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible)))
+		return err
+	})
+	if err != nil {
 		t.Fatalf("clicking %s and loading the next page: %v", css, err)
 	}
 }
