@@ -43,11 +43,10 @@ const (
 // store confirmed its outcome.
 type attempt struct {
 	rec     *store.JobRecord
-	w       *worker                                 // the worker that holds it
-	qi      int                                     // index in run.queues
-	started atomic.Int64                            // unix ns when an executor started it; 0 while it waits
-	cancel  atomic.Pointer[context.CancelCauseFunc] // the drain's; runAttempt's goes through slot
-	slot    atomic.Pointer[slotCtx]                 // the executor's slot while it runs the attempt
+	w       *worker                 // the worker that holds it
+	qi      int                     // index in run.queues
+	started atomic.Int64            // unix ns when an executor started it; 0 while it waits
+	slot    atomic.Pointer[slotCtx] // the executor's slot while it runs the attempt
 	state   atomic.Int32
 	stop    atomic.Int32 // stop* reason
 	// giveUpAt is when the watchdog abandons the attempt if its handler has
@@ -97,28 +96,16 @@ func (a *attempt) interrupt(reason int32) {
 	if s := a.slot.Load(); s != nil {
 		s.interrupt(a, a.cause())
 	}
-	if c := a.cancel.Load(); c != nil {
-		(*c)(a.cause())
-	}
 }
 
 // setSlot makes the running attempt's context, made on s.begin's parent,
 // cancellable by interrupt, cancelling it at once if an interrupt came
-// first. It allocates nothing, where setCancel's function costs two
-// allocations an attempt.
+// first. It allocates nothing (a closure stored for the interrupt cost
+// two allocations an attempt).
 func (a *attempt) setSlot(s *slotCtx) {
 	a.slot.Store(s)
 	if a.stop.Load() > stopReturned {
 		s.interrupt(a, a.cause())
-	}
-}
-
-// setCancel makes the running attempt's context cancellable by interrupt,
-// cancelling it at once if an interrupt came first.
-func (a *attempt) setCancel(c context.CancelCauseFunc) {
-	a.cancel.Store(&c)
-	if a.stop.Load() > stopReturned {
-		c(a.cause())
 	}
 }
 

@@ -48,17 +48,21 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 // runNow runs one attempt in the calling goroutine and reports its outcome
 // to the store.
 func (r *worker) runNow(ctx context.Context, a *attempt) error {
-	a.started.Store(time.Now().UnixNano())
-	actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptKey{}, a))
-	defer cancel(nil)
+	start := time.Now()
+	a.started.Store(start.UnixNano())
+	var deadline time.Time
+	var cause error
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
-		var stop context.CancelFunc
-		actx, stop = context.WithTimeoutCause(actx, d, timeoutCause(d))
-		defer stop()
+		deadline, cause = start.Add(d), timeoutCause(d)
 	}
-	a.setCancel(cancel)
+	slot := newSlotCtx(ctx)
+	defer slot.close()
+	actx := newAttemptCtx(slot.begin(a), a, deadline, cause)
+	a.setSlot(slot)
 	err := r.invoke(actx, a.rec)
-	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(a.startedAt()))
+	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
+	actx.stop()
+	slot.end()
 	a.finish()
 	r.flushProgress(a)
 	a.err = err

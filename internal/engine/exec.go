@@ -101,14 +101,13 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	case r.beat <- struct{}{}:
 	default:
 	}
-	parent := slot.begin(a)
-	var ctx *attemptCtx
+	var deadline time.Time
+	var cause error
 	if d := r.cfg.timeoutFor(a.rec); d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
-		ctx = newAttemptCtx(parent, a, start.Add(d), timeoutCause(d))
-	} else {
-		ctx = newAttemptCtx(parent, a, time.Time{}, nil)
+		deadline, cause = start.Add(d), timeoutCause(d)
 	}
+	ctx := newAttemptCtx(slot.begin(a), a, deadline, cause)
 	a.setSlot(slot)
 	err := r.invoke(ctx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
