@@ -94,6 +94,7 @@ local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10',
   '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62',
   '63', '64',
   [-1] = '-1', [-2] = '-2', [-3] = '-3', [-4] = '-4'}
+for k = 5, 64 do SMALL[-k] = '-' .. SMALL[k] end
 
 -- CHUNK bounds the arguments passed to one redis.call through unpack (Lua's
 -- C stack holds about 8000).
@@ -173,12 +174,12 @@ local function call_chunked_flat(cmd, key, args)
   local n = #args
   if n == 0 then return {} end
   if n <= CHUNK then return redis.call(cmd, key, unpack(args)) end
-  local out = {}
+  local out, m = {}, 0
   local i = 1
   while i <= n do
     local j = math.min(n, i + CHUNK - 1)
     local part = redis.call(cmd, key, unpack(args, i, j))
-    for k = 1, #part do out[#out + 1] = part[k] end
+    for k = 1, #part do m = m + 1; out[m] = part[k] end
     i = j + 1
   end
   return out

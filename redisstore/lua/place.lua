@@ -64,18 +64,16 @@ local function place(id, due, v)
   return 'r'
 end
 
--- place_ready is place for n jobs due now, ids with stored values vals,
--- in one call: what a workflow's release costs per job is then a few
--- table writes, not a Lua call (about a thousand instructions each).
-local function place_ready(ids, vals, n)
-  if n == 0 then return end
+-- ready_lists returns placed's lists of the jobs due now (IDs, their
+-- stored values) and of every job's stored value, making placed if no
+-- place came first: a caller that places many jobs due now appends to
+-- them itself, in order (r[k] and rv[k] together, each value also at the
+-- end of all), and costs a few table writes a job instead of a Lua call
+-- (about a thousand instructions each). A place after the caller's
+-- appends moves the lists' ends: the caller reads their lengths again.
+local function ready_lists()
   if not placed then placed = new_placed() end
-  local r, rv, all = placed.ready, placed.rvals, placed.vals
-  local nr, na = #r, #all
-  for k = 1, n do
-    local v = vals[k]
-    r[nr + k], rv[nr + k], all[na + k] = ids[k], v, v
-  end
+  return placed.ready, placed.rvals, placed.vals
 end
 
 -- store_placed writes what place collected: one ZADD to pending and the

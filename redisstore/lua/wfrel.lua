@@ -33,7 +33,7 @@ local function release_into(ids, dues, vals, now, later, once)
   local marked = once and {} or call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
   local held = call_chunked_flat('HMGET', K.jobs, ids)
   local out, mark, hv, nm, nh = {}, {}, {}, 0, 0
-  local now_ids, now_vals, nn = {}, {}, 0 -- the jobs due now, for one place_ready
+  local pr, prv, pall, nr, na -- place.lua's ready_lists, for the jobs due now (nil after a place)
   local evids, evkinds, evstates, ne = {}, {}, {}, 0
   -- A job's kind is read out of its value for the events and the kind
   -- index only, and their columns made only for them: not while neither
@@ -45,7 +45,7 @@ local function release_into(ids, dues, vals, now, later, once)
       out[n] = 'd'
     else
       nm = nm + 1
-      mark[nm] = id
+      if not once then mark[nm] = id end
       local fresh = not held[n]
       if not fresh and (redis.call('ZREM', K.garbage, id) == 1 or redis.call('ZREM', K.done, id) == 1) then
         -- A finished job of an earlier workflow: replace it.
@@ -56,13 +56,15 @@ local function release_into(ids, dues, vals, now, later, once)
         local v = nows .. vals[n]
         hv[nh + 1], hv[nh + 2], nh = id, v, nh + 2
         if dues[n] == '' then
-          nn = nn + 1
-          now_ids[nn], now_vals[nn], out[n] = id, v, 'r'
+          if not pr then
+            pr, prv, pall = ready_lists()
+            nr, na = #pr, #pall
+          end
+          nr, na = nr + 1, na + 1
+          pr[nr], prv[nr], pall[na], out[n] = id, v, v, 'r'
         else
-          -- Those before it first, so ready keeps the jobs' order.
-          place_ready(now_ids, now_vals, nn)
-          nn = 0
           out[n] = place(id, dues[n], v)
+          pr = nil
         end
         if kinds then
           ne = ne + 1
@@ -73,8 +75,7 @@ local function release_into(ids, dues, vals, now, later, once)
       end
     end
   end
-  place_ready(now_ids, now_vals, nn)
-  if nm > 0 then call_chunked('SADD', K.wf_tasks, mark, 1) end
+  if nm > 0 then call_chunked('SADD', K.wf_tasks, once and ids or mark, 1) end
   if nh > 0 then call_chunked('HSET', K.jobs, hv, 2) end
   index_add(evids, ne, evkinds, now)
   store_placed()

@@ -58,7 +58,6 @@ local function local_entry()
     return e
   end
   e.n, e.ocs, e.res = 0, nil, nil
-  kept_trim(e.tasks, 0)
   return e
 end
 
@@ -142,6 +141,7 @@ local function tracked_tail(out, now, later)
     wf_use(nil, i)
     if WM.st then
       local a = local_by[wf]
+      kept_trim(a.tasks, a.n)
       apply_ends(a.n, a.tasks, NONE, a.ocs or NONE, a.res or NONE, now)
       if #released > 0 and not acc then acc, rel = {ids = {}, dues = {}, vals = {}}, {} end
       local_settle(wf, acc, rel, now)

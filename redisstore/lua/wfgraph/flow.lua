@@ -203,7 +203,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
   else
     prefetch(tasks)
   end
-  local results, direct, nd, rest = kept_trim(ae_results, 0), kept_trim(ae_direct, 0), 0, nil
+  local results, direct, nd, rest = kept_trim(ae_results, 0), ae_direct, 0, nil
   if fresh and next(seqs) == nil and next(ocs) == nil then
     nd, rest = usual_ends(n, tasks, res, fresh, direct, results)
   end
@@ -276,6 +276,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     bump('open', -ok)
   end
   if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
+  kept_trim(direct, nd)
   flush(direct, nd)
   end_check(now)
   return again
