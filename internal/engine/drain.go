@@ -21,6 +21,8 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 	r := newWorker(st, cfg, h)
 	r.jobBase = ctx
 	defer r.flushDurations(ctx)
+	slot := newSlotCtx(ctx) // the parent of every attempt's context, as an executor's
+	defer slot.close()
 	ran := 0
 	for {
 		before := ran
@@ -34,7 +36,7 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 			}
 			for _, rec := range res.Jobs {
 				ran++
-				if err := r.runNow(ctx, &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}); err != nil {
+				if err := r.runNow(ctx, slot, &attempt{rec: rec, w: r, qi: qi, prog: progress{percent: -1}}); err != nil {
 					return ran, err
 				}
 			}
@@ -45,20 +47,12 @@ func Drain(ctx context.Context, st store.Store, cfg Config, h Handler) (int, err
 	}
 }
 
-// runNow runs one attempt in the calling goroutine and reports its outcome
-// to the store.
-func (r *worker) runNow(ctx context.Context, a *attempt) error {
+// runNow runs one attempt in the calling goroutine, on slot, and reports
+// its outcome to the store.
+func (r *worker) runNow(ctx context.Context, slot *slotCtx, a *attempt) error {
 	start := time.Now()
 	a.started.Store(start.UnixNano())
-	var deadline time.Time
-	var cause error
-	if d := r.cfg.timeoutFor(a.rec); d > 0 {
-		deadline, cause = start.Add(d), timeoutCause(d)
-	}
-	slot := newSlotCtx(ctx)
-	defer slot.close()
-	actx := newAttemptCtx(slot.begin(a), a, deadline, cause)
-	a.setSlot(slot)
+	actx, _ := r.beginAttempt(slot, a, start)
 	err := r.invoke(actx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
 	actx.stop()

@@ -101,14 +101,10 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	case r.beat <- struct{}{}:
 	default:
 	}
-	var deadline time.Time
-	var cause error
-	if d := r.cfg.timeoutFor(a.rec); d > 0 {
+	ctx, d := r.beginAttempt(slot, a, start)
+	if d > 0 {
 		a.giveUpAt.Store(start.Add(d + r.cfg.AbandonAfter).UnixNano())
-		deadline, cause = start.Add(d), timeoutCause(d)
 	}
-	ctx := newAttemptCtx(slot.begin(a), a, deadline, cause)
-	a.setSlot(slot)
 	err := r.invoke(ctx, a.rec)
 	r.durs.add(a.rec.Queue, a.rec.Kind, time.Since(start))
 	ctx.stop()
@@ -120,6 +116,21 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 	r.flushProgress(a)
 	r.decide(a, err)
 	return true
+}
+
+// beginAttempt makes a, started at start, the running attempt of slot and
+// returns its context, with a's timeout d (0: none) counted from start.
+// Run's executors and Drain share it; the caller ends the attempt with
+// ctx.stop and slot.end once the handler returned.
+func (r *worker) beginAttempt(slot *slotCtx, a *attempt, start time.Time) (ctx *attemptCtx, d time.Duration) {
+	var deadline time.Time
+	var cause error
+	if d = r.cfg.timeoutFor(a.rec); d > 0 {
+		deadline, cause = start.Add(d), timeoutCause(d)
+	}
+	ctx = newAttemptCtx(slot.begin(a), a, deadline, cause)
+	a.setSlot(slot)
+	return ctx, d
 }
 
 // exec hands the outcome of an attempt to the finisher, unless the watchdog
