@@ -5,7 +5,7 @@
 -- released, as wf_create.lua leaves them, and the workflow marked for a
 -- sweeper to look at after WF_LEASE (wfi_chk), as workflow.go's markCheck
 -- does.
---- @include conf wfone wfcreate wfrel wfindex events
+--- @include conf wfone wfcreate wfrel wfiwrite events
 --- @keys wfi_chk
 --
 -- ARGV: as wfcreate.lua takes them.
@@ -19,7 +19,7 @@ wf_use()
 local now, later = now_ms()
 local wf = ARGV[1]
 -- A task's info starts with its queue's name.
-local kept, roots = create_workflow(now, QUEUE .. '\n')
+local kept, roots = create_workflow(now, QUEUE .. '\n', 'running')
 if not kept then return {'dup'} end
 if #kept > 0 then
   local ids, dues, vals = {}, {}, {}
@@ -29,6 +29,8 @@ if #kept > 0 then
   release_into(ids, dues, vals, now, later, true)
 end
 if #roots > 0 then redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
-wf_index(wf)
+-- Into the index as running: the state create_workflow recorded as
+-- indexed (ist).
+index_write(wf, 'running', ms_str(now), 0)
 flush_events(now)
-return create_reply(roots)
+return create_reply(roots, now, 'running')

@@ -8,7 +8,10 @@
 
 -- create_workflow stores the workflow of ARGV in the one wf_use opened, at
 -- now (ms), unless its ID is held: then it returns false. The tasks
--- without dependencies are released at once. head, when given, is the
+-- without dependencies are released at once. ist is the state the meta
+-- records as indexed: '' for a caller that leaves the index to another
+-- step, 'running' for one that indexes the workflow itself in this step
+-- (written here, not after: a second HSET of the meta costs a call). head, when given, is the
 -- start of the info of the tasks the caller enqueues itself, in this
 -- step, when they are released ("<queue>\n": its queue's): such a task is
 -- stored enqueued, without its payload and outside rel. (A prefix, not a
@@ -16,8 +19,9 @@
 -- returns the ARGV indexes of the tasks kept, and the names of the other
 -- released tasks, which it leaves being released (rel) for the caller to
 -- enqueue.
-local function create_workflow(now, head)
-  if redis.call('EXISTS', WK.m) == 1 then return false end
+local function create_workflow(now, head, ist)
+  -- wf_use read the meta: every workflow's has a state.
+  if WM.st then return false end
   local s, r, i, d, p, roots, kept = {}, {}, {}, {}, {}, {}, {}
   local ns, nr, ni, nd, np, nroots, nkept = 0, 0, 0, 0, 0, 0, 0
   local nt = 0
@@ -54,9 +58,9 @@ local function create_workflow(now, head)
   -- Numbers go as strings: redis.call would format each with snprintf.
   local nts = SMALL[nt] or str(nt)
   redis.call('HSET', WK.m, 'id', ARGV[1], 'name', ARGV[2], 'st', 'running', 'cx', '0', 'cr', ms_str(now), 'en', '0',
-    'ret', ARGV[3], 'nt', nts, 'open', nts, 'bad', '0', 'ist', '', 'c_w', SMALL[nt - released] or str(nt - released),
+    'ret', ARGV[3], 'nt', nts, 'open', nts, 'bad', '0', 'ist', ist, 'c_w', SMALL[nt - released] or str(nt - released),
     'c_e', SMALL[released] or str(released))
-  WM = {st = 'running', open = nt, bad = 0, ist = ''}
+  WM.st, WM.open, WM.bad, WM.ist = 'running', nt, 0, ist
   call_chunked('HSET', WK.s, s, 2)
   call_chunked('HSET', WK.i, i, 2)
   -- A task missing from r waits for nothing (wfgraph/state.lua's rem).
@@ -67,11 +71,13 @@ local function create_workflow(now, head)
   return kept, roots
 end
 
--- create_reply returns wfgraph/flow.lua's reply for the workflow created,
--- with the released tasks roots (create_workflow's second result), their
--- queue and payload left empty: the caller has them.
-local function create_reply(roots)
-  local out = reply({})
+-- create_reply returns wfgraph/flow.lua's reply for the workflow created
+-- at now (ms) with ist (create_workflow's), with the released tasks roots
+-- (create_workflow's second result), their queue and payload left empty:
+-- the caller has them. The head is what reply would read back from the
+-- meta create_workflow wrote, made here without the HMGET.
+local function create_reply(roots, now, ist)
+  local out = {'running', ist, ms_str(now), '0', ARGV[3]}
   for _, t in ipairs(roots) do
     out[#out + 1] = t
     out[#out + 1] = ''

@@ -7,7 +7,23 @@
 -- expiry set at exp ms when exp > 0 (else out of it).
 local function index_write(id, st, created, exp)
   redis.call('ZADD', K.wfi_all, created, id)
-  redis.call('ZADD', K.wfi_ids, 0, id)
+  if redis.call('ZADD', K.wfi_ids, 0, id) == 1 then
+    -- An ID new to ids is in no other set of the index: every write puts
+    -- it in ids with the others, and wfi_del.lua takes it out of them all
+    -- at once. A workflow's creation, the usual first write, so adds it to
+    -- its state's set alone, without a ZREM from each other set.
+    local key = K.wfi_running
+    if st == 'succeeded' then
+      key = K.wfi_succeeded
+    elseif st == 'failed' then
+      key = K.wfi_failed
+    elseif st == 'cancelled' then
+      key = K.wfi_cancelled
+    end
+    redis.call('ZADD', key, created, id)
+    if exp > 0 then redis.call('ZADD', K.wfi_exp, exp, id) end
+    return
+  end
   local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
   for name, key in pairs(z) do
     if name == st then redis.call('ZADD', key, created, id) else redis.call('ZREM', key, id) end
