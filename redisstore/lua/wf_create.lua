@@ -8,6 +8,6 @@
 
 wf_use()
 local now = now_ms()
-local _, roots = create_workflow(now, nil, '')
+local roots = create_workflow(now, nil, '')
 if not roots then return {'dup'} end
 return create_reply(roots, now, '')

@@ -19,15 +19,9 @@ wf_use()
 local now, later = now_ms()
 local wf = ARGV[1]
 -- A task's info starts with its queue's name.
-local kept, roots = create_workflow(now, QUEUE .. '\n', 'running')
-if not kept then return {'dup'} end
-if #kept > 0 then
-  local ids, dues, vals = {}, {}, {}
-  for k, a in ipairs(kept) do
-    ids[k], dues[k], vals[k] = wf .. '~' .. ARGV[a], ARGV[a + 4], ARGV[a + 5]
-  end
-  release_into(ids, dues, vals, now, later, true)
-end
+local roots, ids, dues, vals = create_workflow(now, QUEUE .. '\n', 'running')
+if not roots then return {'dup'} end
+if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
 if #roots > 0 then redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
 -- Into the index as running: the state create_workflow recorded as
 -- indexed (ist).
