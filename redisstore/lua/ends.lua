@@ -18,8 +18,9 @@ end
 
 -- The parallel arrays of ends_parse are lists kept from call to call
 -- (base.lua's kept_trim), as is ends_read's list of the claims that held
--- (read up to q.n only).
-local Q_IDS, Q_MEMBERS, Q_KINDS, Q_ATTEMPTS, Q_HELD = {}, {}, {}, {}, {}
+-- (read up to q.n only): the fields of QK, one local for the five (a
+-- script's chunk holds at most 200 locals, and finish's come close).
+local QK = {ids = {}, members = {}, kinds = {}, attempts = {}, held = {}}
 
 -- ends_parse reads the requests (see finish.lua) into parallel arrays:
 -- ids, members, kinds, attempts, and from the plain acks on, where (in
@@ -27,8 +28,9 @@ local Q_IDS, Q_MEMBERS, Q_KINDS, Q_ATTEMPTS, Q_HELD = {}, {}, {}, {}, {}
 local function ends_parse()
   local plain = tonumber(ARGV[1])
   local all = plain + (#ARGV - 1 - 4 * plain) / 7
-  local q = {ids = kept_trim(Q_IDS, all), members = kept_trim(Q_MEMBERS, all), at = {},
-    kinds = kept_trim(Q_KINDS, all), attempts = kept_trim(Q_ATTEMPTS, all), plain = plain}
+  local kept = QK
+  local q = {ids = kept_trim(kept.ids, all), members = kept_trim(kept.members, all), at = {},
+    kinds = kept_trim(kept.kinds, all), attempts = kept_trim(kept.attempts, all), plain = plain}
   local n, i = 0, 2
   for _ = 1, q.plain do
     n = n + 1
@@ -53,8 +55,8 @@ end
 -- cancelled, their extras, their waiters and workflow tasks; the rare ones
 -- behind one EXISTS or HLEN each.
 local function ends_read(q)
-  local held, unack, members = Q_HELD, K.unack, q.members
-  for r = 1, q.n do held[r] = redis.call('ZREM', unack, members[r]) == 1 end
+  local held, unack, members, call = QK.held, K.unack, q.members, rcall
+  for r = 1, q.n do held[r] = call('ZREM', unack, members[r]) == 1 end
   q.held = held
   -- A cancelled job is not retried, snoozed or released: it dies cancelled.
   q.any_cancelled = redis.call('SCARD', K.cancelled) > 0

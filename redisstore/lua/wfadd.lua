@@ -56,7 +56,7 @@ local function add_tasks()
     local v = string.gsub(x.info, '\n%d+$', '\n' .. (nt + k - 1))
     redis.call('HSET', WK.i, t, v)
     redis.call('HSET', WK.p, t, x.pl)
-    st_cache[t], dep_cache[t] = 'w', false
+    st_cache[t] = 'w' -- no dependents yet: none in dep_cache
     st_dirty[t] = true
     local deps = x.deps
     for _, dep in ipairs(deps) do add_dependent(dep, t) end

@@ -18,38 +18,59 @@ local function local_serves(val)
   return string.find(SHAPE, '[PG]') ~= nil
 end
 
--- local_settle's lists, kept (base.lua's kept_trim): a finish settles one
--- workflow after the other, a chain's task each.
-local ls_list, ls_mine, ls_other = {}, {}, {}
+-- local_settle's lists, kept (base.lua's kept_trim, written out: a Lua
+-- call costs about a thousand instructions): a finish settles one
+-- workflow after the other, a chain's task each. ls_one holds the
+-- payload of the one task such a step releases, read with HGET.
+local ls_list, ls_mine, ls_other, ls_one = {}, {}, {}, {}
 
 -- local_settle takes the tasks the open workflow wf released: those this
 -- step enqueues into acc, the others into rel (returned as wf, task,
 -- queue, payload).
 local function local_settle(wf, acc, rel, now)
-  if #released == 0 then return wf_index(wf) end
-  local list, mine, other = kept_trim(ls_list, 0), kept_trim(ls_mine, 0), kept_trim(ls_other, 0)
-  for _, t in ipairs(released) do
-    if st_cache[t] == 'e' then list[#list + 1] = t end
+  local nr = #released
+  if nr == 0 then return wf_index(wf) end
+  local list, mine, other = ls_list, ls_mine, ls_other
+  for i = #list, 1, -1 do list[i] = nil end
+  for i = #mine, 1, -1 do mine[i] = nil end
+  for i = #other, 1, -1 do other[i] = nil end
+  local n = 0
+  for i = 1, nr do
+    local t = released[i]
+    if st_cache[t] == 'e' then
+      n = n + 1
+      list[n] = t
+    end
   end
-  local pl = call_chunked_flat('HMGET', WK.p, list)
-  for i = 1, #list do
+  local pl
+  if n == 1 then
+    pl = ls_one
+    pl[1] = rcall('HGET', WK.p, list[1])
+  else
+    pl = call_chunked_flat('HMGET', WK.p, list)
+  end
+  for i = 1, n do
     local v, t = pl[i], list[i]
     if v then
-      local bar = string.find(v, '|', 1, true)
-      local q, val = info_queue(t), string.sub(v, bar + 1)
+      local bar = find(v, '|', 1, true)
+      local q, val = info_queue(t), sub(v, bar + 1)
       if q == QUEUE and local_serves(val) then
         mine[#mine + 1] = t
-        acc.ids[#acc.ids + 1], acc.dues[#acc.dues + 1], acc.vals[#acc.vals + 1] = wf .. '~' .. t, string.sub(v, 1, bar - 1), val
+        acc.ids[#acc.ids + 1], acc.dues[#acc.dues + 1], acc.vals[#acc.vals + 1] = wf .. '~' .. t, sub(v, 1, bar - 1), val
       else
         other[#other + 1] = t
         rel[#rel + 1], rel[#rel + 2], rel[#rel + 3], rel[#rel + 4] = wf, t, q, v
       end
     end
   end
-  if #mine > 0 then call_chunked('HDEL', WK.p, mine, 1) end
+  if #mine == 1 then
+    rcall('HDEL', WK.p, mine[1])
+  elseif #mine > 0 then
+    call_chunked('HDEL', WK.p, mine, 1)
+  end
   if #other > 0 then
     call_chunked('SADD', WK.rel, other, 1)
-    redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf)
+    rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf)
   end
   wf_index(wf)
 end

@@ -36,7 +36,7 @@ end
 -- "<workflow>~<task>" (store.TaskJobID), cut at its first '~' by a plain
 -- find as the end is noted: a pattern with captures, or a second pass
 -- over the notes, costs several times as much per end.
-local local_by, local_order, local_keyed, local_wf, local_a, find, sub
+local local_by, local_order, local_keyed, local_wf, local_a
 -- local_pool keeps the tables of local_by's entries from one call to the
 -- next (local_pooled of them handed out in this call): a chain's ends
 -- each open a workflow of their own.
@@ -44,7 +44,6 @@ local local_pool, local_pooled = {}, 0
 local function reset_wf()
   local_by, local_order, local_keyed, local_wf, local_a = {}, {}, nil, nil, nil
   local_pooled = 0
-  find, sub = string.find, string.sub
 end
 
 -- local_entry returns an empty entry of local_by: n = 0, tasks empty, no
@@ -68,8 +67,8 @@ local function tracked_among(ids) return wf_flags(ids) end
 -- a job costs about a thousand instructions (track_oks, the usual case).
 -- An ID that starts as the previous one's workflow and '~' (pre) is cut
 -- with one string.sub: a batch's ends mostly come from one workflow.
--- (find and sub are string.find and string.sub, looked up once a call:
--- a library's load sees no string table.)
+-- (find and sub are string.find and string.sub, looked up once a call by
+-- reset_wfgraph: a library's load sees no string table.)
 local function file_ends(ids, n, outcome, result)
   local usual = outcome == 's' and (not result or result == '')
   local a, cur = local_a, local_wf
@@ -136,13 +135,14 @@ local function tracked_tail(out, now, later)
   -- acc and rel are made for the first workflow that released a task
   -- (local_settle touches them only then).
   local acc, rel
-  for _, wf in ipairs(local_order) do
-    local i = local_keyed[wf]
-    wf_use(nil, i)
+  for k = 1, #local_order do
+    local wf = local_order[k]
+    wf_use(nil, local_keyed[wf])
     if WM.st then
       local a = local_by[wf]
-      kept_trim(a.tasks, a.n)
-      apply_ends(a.n, a.tasks, NONE, a.ocs or NONE, a.res or NONE, now)
+      local tasks, n = a.tasks, a.n
+      for j = #tasks, n + 1, -1 do tasks[j] = nil end -- kept_trim(tasks, n)
+      apply_ends(n, tasks, NONE, a.ocs or NONE, a.res or NONE, now)
       if #released > 0 and not acc then acc, rel = {ids = {}, dues = {}, vals = {}}, {} end
       local_settle(wf, acc, rel, now)
     end

@@ -37,7 +37,7 @@ end
 local function propagate(t, st)
   local deps = dependents_of(t)
   if not deps then return end
-  if st == 'S' and not string.find(deps, '\n', 1, true) then
+  if st == 'S' and not find(deps, '\n', 1, true) then
     -- The common case: one dependent, satisfied.
     if state(deps) == 'w' then satisfy(deps) end
     return
@@ -118,10 +118,12 @@ local function reply(list)
   return out
 end
 
--- The lists apply_ends and usual_ends fill, kept (base.lua's kept_trim):
--- a finish applies ends to one workflow after the other, a chain's task
--- each.
-local ue_rest, ae_direct, ae_results = {}, {}, {}
+-- The lists apply_ends and usual_ends fill, kept (base.lua's kept_trim,
+-- written out where they are cleared: a Lua call costs about a thousand
+-- instructions): a finish applies ends to one workflow after the other, a
+-- chain's task each. ae_one holds the field of the one task of such a
+-- step, read with HGET.
+local ue_rest, ae_direct, ae_results, ae_one = {}, {}, {}, {}
 
 -- apply_ends applies n task ends to the open workflow: the k-th is task
 -- tasks[k]'s, with the seq seqs[k] (decimal digits; nil or false for an
@@ -135,14 +137,14 @@ local ue_rest, ae_direct, ae_results = {}, {}, {}
 -- The usual end, a running task without dependents that succeeded (its
 -- field is the letter 'e' alone: no end applied before, nobody waits for
 -- it), is written straight into one HSET, past the caches, when the
--- workflow was just opened: one HMGET reads every task's field, and only
--- the others go through the caches and flush. So is the success of a
--- running task with one dependent (its field "e|<dependent>", the shape
--- of a fan-in's and a chain's tasks), whose dependent is then satisfied
--- once for all of them. When every end is a success without a seq
--- (those of the step that ended the jobs), usual_ends takes these first
--- with the least work a task, and leaves the others (rest) to the
--- general loop.
+-- workflow was just opened: one HMGET (an HGET for one task) reads every
+-- task's field, and only the others go through the caches and flush. So
+-- is the success of a running task with one dependent (its field
+-- "e|<dependent>", the shape of a fan-in's and a chain's tasks), whose
+-- dependent is then satisfied once for all of them. When every end is a
+-- success without a seq (those of the step that ended the jobs),
+-- usual_ends takes these first with the least work a task, and leaves the
+-- others (rest) to the general loop.
 --
 -- usual_ends takes the usual ends among the n successes of tasks (fresh:
 -- their fields as read, res: their results) into direct (field, value)
@@ -150,7 +152,8 @@ local ue_rest, ae_direct, ae_results = {}, {}, {}
 -- how many values it added to direct and the indexes of the ends it left.
 local function usual_ends(n, tasks, res, fresh, direct, results)
   -- wd: the first dependent waited on, wc: by how many; waits: the others
-  local rest, nd, wd, wc, waits = kept_trim(ue_rest, 0), 0, nil, 0, nil
+  local rest, nd, wd, wc, waits = ue_rest, 0, nil, 0, nil
+  for i = #rest, 1, -1 do rest[i] = nil end
   for k = 1, n do
     local t, f = tasks[k], fresh[k]
     -- st_cache marks a task taken, so that the same task ending twice in
@@ -160,9 +163,9 @@ local function usual_ends(n, tasks, res, fresh, direct, results)
       -- taken already, or no such task: the general loop's
     elseif f == 'e' then
       v = 'S'
-    elseif string.byte(f, 2) == 124 and string.byte(f, 1) == 101 and not string.find(f, '\n', 3, true) then
+    elseif string.byte(f, 2) == 124 and string.byte(f, 1) == 101 and not find(f, '\n', 3, true) then
       -- "e|<d>": one dependent ('|' 124, 'e' 101)
-      local d = string.sub(f, 3)
+      local d = sub(f, 3)
       dep_cache[t] = d
       v = 'S|' .. d
       if wd == nil or wd == d then
@@ -194,17 +197,40 @@ local function usual_ends(n, tasks, res, fresh, direct, results)
   return nd, rest
 end
 
+-- end_other applies to task t, in state cur, an end apply_ends leaves to
+-- it: a failure, a cancel or a delete (oc f, c, d), a requeue (oc r), or
+-- an end of a task that no longer runs.
+local function end_other(t, cur, oc)
+  if oc == 'r' then
+    if cur == 'F' or cur == 'C' then
+      set_state(t, 'e', cur)
+      reopen(t)
+    end
+  elseif cur == 'e' then
+    -- Only a running task ends: the end of a done task's job run
+    -- again (requeued from done) leaves its workflow as it is.
+    local new = END_STATE[oc]
+    if new and new ~= cur then
+      set_state(t, new, cur)
+      propagate(t, new)
+    end
+  end
+end
+
 local function apply_ends(n, tasks, seqs, ocs, res, now)
   local again = false
   if n == 0 then return again end
-  local fresh
-  if next(st_cache) == nil then
-    fresh = call_chunked_flat('HMGET', WK.s, tasks)
-  else
+  local fresh, nx = nil, next
+  if nx(st_cache) ~= nil then
     prefetch(tasks)
+  elseif n == 1 then
+    fresh, ae_one[1] = ae_one, rcall('HGET', WK.s, tasks[1])
+  else
+    fresh = call_chunked_flat('HMGET', WK.s, tasks)
   end
-  local results, direct, nd, rest = kept_trim(ae_results, 0), ae_direct, 0, nil
-  if fresh and next(seqs) == nil and next(ocs) == nil then
+  local results, direct, nd, rest = ae_results, ae_direct, 0, nil
+  for i = #results, 1, -1 do results[i] = nil end
+  if fresh and nx(seqs) == nil and nx(ocs) == nil then
     nd, rest = usual_ends(n, tasks, res, fresh, direct, results)
   end
   local ok = nd / 2 -- running tasks that succeeded (the fast paths)
@@ -254,29 +280,15 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     else
       if seq then seq_cache[t] = seq end
       st_dirty[t] = true
-      if oc == 'r' then
-        if cur == 'F' or cur == 'C' then
-          set_state(t, 'e', cur)
-          reopen(t)
-        end
-      elseif cur == 'e' then
-        -- Only a running task ends: the end of a done task's job run
-        -- again (requeued from done) leaves its workflow as it is.
-        local new = END_STATE[oc]
-        if new and new ~= cur then
-          set_state(t, new, cur)
-          propagate(t, new)
-        end
-      end
+      end_other(t, cur, oc)
     end
   end
-  if ok > 0 then
-    bump('c_e', -ok)
-    bump('c_S', ok)
-    bump('open', -ok)
+  if ok > 0 then -- bump's work, written out
+    local c = counters
+    c.c_e, c.c_S, c.open = (c.c_e or 0) - ok, (c.c_S or 0) + ok, (c.open or 0) - ok
   end
   if #results > 0 then call_chunked('HSET', WK.o, results, 2) end
-  kept_trim(direct, nd)
+  for i = #direct, nd + 1, -1 do direct[i] = nil end -- kept_trim(direct, nd)
   flush(direct, nd)
   end_check(now)
   return again

@@ -24,6 +24,26 @@
 -- workflow), ist (the state last written to the index), c_<state> counts.
 
 local WK
+-- The library functions the hot paths call, looked up once a call by
+-- reset_wfgraph (a function library sees no string table while it
+-- loads): nxt is next; find and sub, string.find and string.sub, serve
+-- the later files too (wfgraph/flow.lua, wfsettle.lua, wf/local.lua).
+local nxt
+local find, sub
+-- NUM memoizes tonumber (or 0) for the strings of up to two characters,
+-- by num: the meta counters and remaining counts a step reads are mostly
+-- such strings, and tonumber costs about two thousand instructions. A
+-- read is NUM[v] or num(v); false, what a missing field reads as, is 0
+-- from the start (a new workflow's). A longer string is converted each
+-- time, so that NUM, which a library keeps from call to call, stays
+-- small: the fields read hold numbers, at most the 110 strings of -9 to
+-- 99.
+local NUM = {[false] = 0}
+local function num(v)
+  local n = tonumber(v) or 0
+  if v and #v <= 2 then NUM[v] = n end
+  return n
+end
 local ENDED = {S = true, F = true, K = true, C = true}
 -- END_STATE maps an end's outcome to the state it gives a running task.
 local END_STATE = {s = 'S', f = 'F', c = 'C', d = 'F'}
@@ -47,10 +67,10 @@ end
 local function info_queue(t)
   local c = info_cache[t]
   if c then return c.q end
-  local v = redis.call('HGET', WK.i, t)
+  local v = rcall('HGET', WK.i, t)
   if not v then return nil end
-  local z = string.find(v, '\n', 1, true)
-  return z and string.sub(v, 1, z - 1) or v
+  local z = find(v, '\n', 1, true)
+  return z and sub(v, 1, z - 1) or v
 end
 
 -- names splits a "\n"-joined list.
@@ -69,10 +89,19 @@ end
 -- meta counters go through these caches: each is read at most once and
 -- written back once, by flush, so that a batch of task ends costs a few
 -- commands per task, not a dozen. st_cache holds state letters (false: no
--- such task), seq_cache seqs, dep_cache dependents ("\n"-joined, false for
--- none).
+-- such task), seq_cache seqs (none for a task with no end applied yet),
+-- dep_cache dependents ("\n"-joined, none for a task without): a task
+-- whose field has no seq or no dependents leaves nothing in seq_cache or
+-- dep_cache, so that the usual step leaves them empty, and kept (wf_use).
+-- rem_cache holds the remaining counts set (set_rem), rem_dirty marks
+-- them; counters the changes to the meta counters. (The loader declares
+-- ahead of this module's block all the names of a line a later file
+-- names, lua.go's scopeModule: rem_cache and rem_dirty, this file's own,
+-- have a line of their own, as a script's chunk holds at most 200 locals.)
 local st_cache, seq_cache, dep_cache
-local st_dirty, rem_cache, rem_dirty, counters
+local st_dirty
+local counters
+local rem_cache, rem_dirty
 
 local function bump(f, d) counters[f] = (counters[f] or 0) + d end
 local COUNT = {w = 'c_w', e = 'c_e', S = 'c_S', F = 'c_F', K = 'c_K', C = 'c_C'}
@@ -87,18 +116,19 @@ local function load_state(t, v)
   if #v == 1 then
     -- A state alone (no end applied yet, no dependents): most tasks of a
     -- fan-out, read without a pattern.
-    st_cache[t], seq_cache[t], dep_cache[t] = v, '', false
+    st_cache[t] = v
     return
   end
   if string.byte(v, 2) == 124 then
     -- A state and its dependents, no end applied yet ('|' is 124): a
     -- chain's next task, read without a pattern.
-    st_cache[t], seq_cache[t], dep_cache[t] = string.sub(v, 1, 1), '', string.sub(v, 3)
+    st_cache[t], dep_cache[t] = sub(v, 1, 1), sub(v, 3)
     return
   end
   local st, seq, bar, deps = string.match(v, '^(.)(%d*)(|?)(.*)$')
-  st_cache[t], seq_cache[t] = st, seq
-  dep_cache[t] = bar ~= '' and deps
+  st_cache[t] = st
+  if seq ~= '' then seq_cache[t] = seq end
+  if bar ~= '' then dep_cache[t] = deps end
 end
 
 -- state returns task t's state letter, or nil when the workflow has no
@@ -106,7 +136,7 @@ end
 local function state(t)
   local c = st_cache[t]
   if c == nil then
-    load_state(t, redis.call('HGET', WK.s, t) or false)
+    load_state(t, rcall('HGET', WK.s, t) or false)
     c = st_cache[t]
   end
   return c or nil
@@ -136,13 +166,20 @@ local function prefetch(tasks)
   for i, t in ipairs(need) do load_state(t, v[i] or false) end
 end
 
--- set_state moves task t from old to new and keeps the counters.
+-- set_state moves task t from old to new and keeps the counters (the
+-- bumps of old's and new's counts written out: a Lua call costs about a
+-- thousand instructions, and a chain's step releases a task each).
 local function set_state(t, new, old)
   if old == new then return end
   st_cache[t] = new
   st_dirty[t] = true
-  if old then bump(COUNT[old], -1) end
-  bump(COUNT[new], 1)
+  local c = counters
+  if old then
+    local f = COUNT[old]
+    c[f] = (c[f] or 0) - 1
+  end
+  local f = COUNT[new]
+  c[f] = (c[f] or 0) + 1
   local was_open, is_open = OPEN[old] or false, OPEN[new] or false
   if was_open ~= is_open then bump('open', is_open and 1 or -1) end
   -- Only failed, cancelled and skipped tasks may count as bad: read the
@@ -154,12 +191,15 @@ local function set_state(t, new, old)
   end
 end
 
--- rem returns how many dependencies task t still waits for.
+-- rem returns how many dependencies task t still waits for: the count
+-- set in this step (set_rem), else the stored one, read again at each
+-- call (a step reads a task's count once or twice; kept, it would make
+-- rem_cache a new table at every workflow opened: wf_use).
 local function rem(t)
   local r = rem_cache[t]
   if r == nil then
-    r = tonumber(redis.call('HGET', WK.r, t)) or 0
-    rem_cache[t] = r
+    r = rcall('HGET', WK.r, t)
+    r = NUM[r] or num(r)
   end
   return r
 end
@@ -180,10 +220,11 @@ local wf_inline = false
 -- reset_wfgraph starts a call with no workflow open, and the dirty sets
 -- and counters empty (kept from the last call when it left them so).
 local function reset_wfgraph()
+  nxt, find, sub = next, string.find, string.sub
   WK, WM, wf_cancelled = nil, nil, nil
-  if not st_dirty or next(st_dirty) ~= nil then st_dirty = {} end
-  if not rem_dirty or next(rem_dirty) ~= nil then rem_dirty = {} end
-  if not counters or next(counters) ~= nil then counters = {} end
+  if not st_dirty or nxt(st_dirty) ~= nil then st_dirty = {} end
+  if not rem_dirty or nxt(rem_dirty) ~= nil then rem_dirty = {} end
+  if not counters or nxt(counters) ~= nil then counters = {} end
   if not info_cache then info_cache, seq_cache, dep_cache, rem_cache, released = {}, {}, {}, {}, {} end
 end
 
@@ -211,22 +252,23 @@ local function wf_use(keys, at)
     end
   end
   WK = w
-  if next(st_dirty) ~= nil or next(rem_dirty) ~= nil or next(counters) ~= nil then
+  local nx = nxt
+  if nx(st_dirty) ~= nil or nx(rem_dirty) ~= nil or nx(counters) ~= nil then
     error('hopper: a workflow opened before the one open was flushed')
   end
   -- A workflow's end mostly leaves these caches empty: kept then, since
   -- a table made and collected costs more than a look.
   st_cache = {}
-  local nx = next
   if nx(info_cache) ~= nil then info_cache = {} end
   if nx(seq_cache) ~= nil then seq_cache = {} end
   if nx(dep_cache) ~= nil then dep_cache = {} end
   if nx(rem_cache) ~= nil then rem_cache = {} end
-  if #released > 0 then kept_trim(released, 0) end
-  local m = redis.call('HMGET', WK.m, 'st', 'cx', 'open', 'bad', 'ist')
+  for k = #released, 1, -1 do released[k] = nil end -- kept_trim(released, 0)
+  local m = rcall('HMGET', WK.m, 'st', 'cx', 'open', 'bad', 'ist')
   local x = wm_kept or {}
   wm_kept = x
-  x.st, x.open, x.bad, x.ist = m[1], tonumber(m[3]) or 0, tonumber(m[4]) or 0, m[5]
+  local o, b = m[3], m[4]
+  x.st, x.open, x.bad, x.ist = m[1], NUM[o] or num(o), NUM[b] or num(b), m[5]
   WM = x
   wf_cancelled = m[2] == '1'
 end
@@ -243,15 +285,16 @@ local function release(t)
 end
 
 -- flush writes the caches back (what is empty costs a next() each: the
--- usual end of a task leaves all but the counters so). direct, when
--- given, holds nd values (field, value) of s that the caller wrote past
--- the caches: they go in the same HSET, before the cached states, so a
--- task in both gets the cached state, as it would with two HSETs.
+-- usual end of a task leaves all but the counters so; its loops call
+-- next itself, which pairs would return). direct, when given, holds nd
+-- values (field, value) of s that the caller wrote past the caches: they
+-- go in the same HSET, before the cached states, so a task in both gets
+-- the cached state, as it would with two HSETs.
 local function flush(direct, nd)
-  local h, nh = direct, nd or 0
-  if next(st_dirty) ~= nil then
+  local h, nh, nx = direct, nd or 0, nxt
+  if nx(st_dirty) ~= nil then
     h = h or {}
-    for t in pairs(st_dirty) do
+    for t in nx, st_dirty do
       local v, seq, deps = st_cache[t], seq_cache[t], dep_cache[t]
       if seq and seq ~= '' then v = v .. seq end
       if deps then v = v .. '|' .. deps end
@@ -260,7 +303,7 @@ local function flush(direct, nd)
     end
   end
   if nh > 0 then call_chunked('HSET', WK.s, h, 2) end
-  if next(rem_dirty) ~= nil then
+  if nx(rem_dirty) ~= nil then
     local h = {}
     for t in pairs(rem_dirty) do
       h[#h + 1] = t
@@ -269,11 +312,11 @@ local function flush(direct, nd)
     call_chunked('HSET', WK.r, h, 2)
     rem_dirty = {}
   end
-  if next(counters) ~= nil then
+  if nx(counters) ~= nil then
     -- Cleared field by field, not made again: the same few counters
     -- change at every workflow a finish opens.
-    for f, d in pairs(counters) do
-      if d ~= 0 then redis.call('HINCRBY', WK.m, f, SMALL[d] or str(d)) end
+    for f, d in nx, counters do
+      if d ~= 0 then rcall('HINCRBY', WK.m, f, SMALL[d] or str(d)) end
       if f == 'open' or f == 'bad' then WM[f] = WM[f] + d end
       counters[f] = nil
     end
