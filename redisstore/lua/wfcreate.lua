@@ -20,27 +20,16 @@
 -- tasks, which it leaves being released (rel) for the caller to enqueue,
 -- and the jobs of those it keeps as release_into (wfrel.lua) takes them:
 -- their IDs, dues and values (empty without head).
---
--- The lists of HSET arguments are made at their size where it is known: a
--- list that grows pair by pair is resized at each power of two, a rehash
--- that counts the whole table and a realloc each step (for a chain of ten
--- tasks, about 8k instructions a workflow). {unpack(ARGV, 4, 3 + n)} is a
--- table of n values, ARGV's, each written over or trimmed (kept_trim)
--- after the loop: s and i take a pair a task; r and d a pair for each
--- task, from the first that waits on, at most; p and the jobs kept
--- likewise from the first task of theirs. A list longer than CHUNK values
--- grows (unpack takes at most that many here, as in call_chunked).
 local function create_workflow(now, head, ist)
   -- wf_use read the meta: every workflow's has a state.
   if WM.st then return false end
-  local nt = (#ARGV - 3) / 6
-  local s = 2 * nt <= CHUNK and {unpack(ARGV, 4, 3 + 2 * nt)} or {}
-  local i = 2 * nt <= CHUNK and {unpack(ARGV, 4, 3 + 2 * nt)} or {}
-  local r, d, p, roots, ids, dues, vals
+  local s, r, i, d, p, roots, ids, dues, vals = {}, {}, {}, {}, {}, {}, {}, {}, {}
   local ns, nr, nd, np, nroots, nkept = 0, 0, 0, 0, 0, 0
+  local nt = 0
   local wf = ARGV[1]
   for a = 4, #ARGV, 6 do
     local t, deps, dependents = ARGV[a], ARGV[a + 2], ARGV[a + 3]
+    nt = nt + 1
     i[ns + 1] = t; i[ns + 2] = ARGV[a + 1]
     -- Released at once when it waits for nothing.
     local st = deps == '' and 'e' or 'w'
@@ -51,36 +40,19 @@ local function create_workflow(now, head, ist)
     if deps == '' then
       mine = head ~= nil and string.find(ARGV[a + 1], head, 1, true) == 1
       if mine then
-        if not ids then
-          -- The tasks from this one on.
-          local left = nt - ns / 2 + 1
-          ids = left <= CHUNK and {unpack(ARGV, 4, 3 + left)} or {}
-          dues = left <= CHUNK and {unpack(ARGV, 4, 3 + left)} or {}
-          vals = left <= CHUNK and {unpack(ARGV, 4, 3 + left)} or {}
-        end
         nkept = nkept + 1
         ids[nkept], dues[nkept], vals[nkept] = wf .. '~' .. t, ARGV[a + 4], ARGV[a + 5]
       else
         nroots = nroots + 1
-        if not roots then roots = {} end
         roots[nroots] = t
       end
     else
-      if not r then
-        local left = nt - ns / 2 + 1
-        r = 2 * left <= CHUNK and {unpack(ARGV, 4, 3 + 2 * left)} or {}
-        d = 2 * left <= CHUNK and {unpack(ARGV, 4, 3 + 2 * left)} or {}
-      end
       d[nd + 1] = t; d[nd + 2] = deps; nd = nd + 2
       local c = 1
       for _ in string.gmatch(deps, '\n') do c = c + 1 end
       r[nr + 1] = t; r[nr + 2] = SMALL[c] or str(c); nr = nr + 2
     end
     if not mine then
-      if not p then
-        local left = nt - ns / 2 + 1
-        p = 2 * left <= CHUNK and {unpack(ARGV, 4, 3 + 2 * left)} or {}
-      end
       p[np + 1] = t; p[np + 2] = ARGV[a + 4] .. '|' .. ARGV[a + 5]; np = np + 2
     end
   end
@@ -94,28 +66,11 @@ local function create_workflow(now, head, ist)
   call_chunked('HSET', WK.s, s, 2)
   call_chunked('HSET', WK.i, i, 2)
   -- A task missing from r waits for nothing (wfgraph/state.lua's rem).
-  -- (A list of its exact size, the usual one, is not trimmed: a Lua call
-  -- costs about a thousand instructions.)
-  if nr > 0 then
-    if nr < #r then kept_trim(r, nr) end
-    call_chunked('HSET', WK.r, r, 2)
-  end
-  if np > 0 then
-    if np < #p then kept_trim(p, np) end
-    call_chunked('HSET', WK.p, p, 2)
-  end
-  if nd > 0 then
-    if nd < #d then kept_trim(d, nd) end
-    call_chunked('HSET', WK.d, d, 2)
-  end
+  if nr > 0 then call_chunked('HSET', WK.r, r, 2) end
+  if np > 0 then call_chunked('HSET', WK.p, p, 2) end
+  if nd > 0 then call_chunked('HSET', WK.d, d, 2) end
   if nroots > 0 then call_chunked('SADD', WK.rel, roots, 1) end
-  if nkept == 0 then return roots or {}, {}, {}, {} end
-  if nkept < #ids then
-    kept_trim(ids, nkept)
-    kept_trim(dues, nkept)
-    kept_trim(vals, nkept)
-  end
-  return roots or {}, ids, dues, vals
+  return roots, ids, dues, vals
 end
 
 -- create_reply returns wfgraph/flow.lua's reply for the workflow created
