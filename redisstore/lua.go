@@ -479,22 +479,37 @@ var scopedBodies sync.Map // string -> string
 // scopeModule rewrites module f for a block of its own: its top-level
 // locals (lines that start with "local") that a later file names (used),
 // or reset functions, become assignments to locals declared before the
-// block, which it returns.
+// block, which it returns. A line that declares names without values
+// ("local a, b, c") gives up only those a later file names and keeps the
+// others in the block, since each name declared before the block takes
+// one of the 200 locals a script's chunk may hold; a line that gives
+// values goes whole.
 func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string) {
 	change := map[int]string{}
 	for _, d := range f.tops {
 		export := d.fn && (strings.HasPrefix(d.names[0], "reset_") || strings.HasPrefix(d.names[0], "first_"))
+		var own []string // the names no later file names
 		for _, name := range d.names {
-			export = export || used(name)
+			if used(name) {
+				export = true
+			} else {
+				own = append(own, name)
+			}
 		}
-		if !export {
-			continue
-		}
-		decl = append(decl, d.names...)
 		switch {
+		case !export:
 		case d.fn, d.init:
+			decl = append(decl, d.names...)
 			change[d.line] = "strip"
+		case len(own) > 0:
+			for _, name := range d.names {
+				if !slices.Contains(own, name) {
+					decl = append(decl, name)
+				}
+			}
+			change[d.line] = "local " + strings.Join(own, ", ") + "\n"
 		default:
+			decl = append(decl, d.names...)
 			change[d.line] = "drop" // declared before the block: nil already
 		}
 	}
@@ -512,11 +527,14 @@ func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string
 	b.Grow(len(f.code))
 	i := 0
 	for line := range strings.Lines(f.code) {
-		switch change[i] {
+		switch c := change[i]; c {
+		case "":
 		case "strip":
 			line = strings.TrimPrefix(line, "local ")
 		case "drop":
 			line = "\n"
+		default:
+			line = c // the names the block keeps
 		}
 		b.WriteString(line)
 		i++

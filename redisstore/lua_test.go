@@ -446,3 +446,23 @@ func TestTailKeysGoLast(t *testing.T) {
 		t.Errorf("one job due now, the lean way denied: sent short")
 	}
 }
+
+// TestScopeModuleKeepsOwnNames: of a line that declares names without
+// values, only the names a later file uses are declared ahead of the
+// module's block (each takes one of a chunk's 200 locals); a line with
+// values goes whole.
+func TestScopeModuleKeepsOwnNames(t *testing.T) {
+	src := "local a, b, c\nlocal x, y = 1, 2\nlocal function f() return a, c, x, y end\n"
+	f, err := parseLua("probe", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := map[string]bool{"b": true, "y": true}
+	decl, body := scopeModule(f, func(id string) bool { return later[id] })
+	if want := []string{"b", "x", "y"}; !slices.Equal(decl, want) {
+		t.Errorf("declared ahead of the block: %v, want %v", decl, want)
+	}
+	if want := "local a, c\nx, y = 1, 2\nlocal function f() return a, c, x, y end\n"; body != want {
+		t.Errorf("block:\n%s\nwant:\n%s", body, want)
+	}
+}

@@ -18,12 +18,8 @@ local function wf_flags(ids)
 end
 
 -- wf_note collects the end of task job id (outcome and result) for
--- wf_flush. (wf_written, which wf/local.lua and wf/record.lua read, has
--- a line of its own: the loader declares ahead of this module's block
--- all the names of a line a later file names, lua.go's scopeModule, and
--- a script's chunk holds at most 200 locals.)
-local wf_written
-local wf_ids, wf_ocs, wf_res
+-- wf_flush.
+local wf_written, wf_ids, wf_ocs, wf_res
 local function reset_wfends()
   -- The tables are kept while the last call wrote nothing to them.
   if wf_written ~= 0 or not wf_ids then wf_ids, wf_ocs, wf_res = {}, {}, {} end

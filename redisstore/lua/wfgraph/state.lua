@@ -94,14 +94,9 @@ end
 -- whose field has no seq or no dependents leaves nothing in seq_cache or
 -- dep_cache, so that the usual step leaves them empty, and kept (wf_use).
 -- rem_cache holds the remaining counts set (set_rem), rem_dirty marks
--- them; counters the changes to the meta counters. (The loader declares
--- ahead of this module's block all the names of a line a later file
--- names, lua.go's scopeModule: rem_cache and rem_dirty, this file's own,
--- have a line of their own, as a script's chunk holds at most 200 locals.)
+-- them; counters the changes to the meta counters.
 local st_cache, seq_cache, dep_cache
-local st_dirty
-local counters
-local rem_cache, rem_dirty
+local st_dirty, rem_cache, rem_dirty, counters
 
 local function bump(f, d) counters[f] = (counters[f] or 0) + d end
 local COUNT = {w = 'c_w', e = 'c_e', S = 'c_S', F = 'c_F', K = 'c_K', C = 'c_C'}
