@@ -37,15 +37,21 @@ type batcher struct {
 }
 
 // coalesceInFlight is how many round trips a batcher keeps in flight.
-// With one, Redis idles while the answered callers prepare their next
-// calls and the flusher encodes them, and the callers idle while Redis
-// runs the script: 8 producers of lone Enqueues (the shared harness's
-// W1) left a third of the machine's two CPUs unused. With two, one round
-// trip is prepared while the other runs: 100,000 jobs from 8 producers
-// took 1.37 s instead of 1.91 s (medians of 6 runs, asynq 1.93 s in the
-// same runs; bench/instr -producers 8). Three measured the same as two,
-// four slower (smaller batches, more script calls).
-const coalesceInFlight = 2
+// Calls that come while one is in flight wait for it and go together in
+// the next: what a round trip costs the client (a write, a read, the
+// wake-ups of the callers it answers) and Redis (an FCALL's dispatch) is
+// most of a merged job's price, and on a machine whose CPUs the client
+// and Redis share, that price bounds the throughput. On this repository's
+// 2-core machine (2026-12-02, bench/instr -producers 8 -n 200000, five
+// alternated runs, medians) one in flight took 5.13 s at 18.4 µs of
+// client CPU and 12.5 µs of Redis CPU a job, two 5.50 s at 23.6 and
+// 15.9 µs; in the shared harness's W1 (-workloads w1 -reps 5, three runs
+// each, alternated) one made 1.27–1.36× asynq, two 1.23–1.26×. Two had
+// won on 2026-11-30 (1.37 s against 1.91 s for 100,000 jobs), on a
+// machine where Redis idled between one-at-a-time round trips; it has not
+// since (docs/performance.md, "A merged enqueue's flight"). A lone caller
+// is unaffected: it finds nothing in flight and leads.
+const coalesceInFlight = 1
 
 // batchCall is one queued Enqueue call.
 type batchCall struct {

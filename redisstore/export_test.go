@@ -84,6 +84,10 @@ func OnSpareGivenBack(s *Store, f func()) { s.spare.swept.Store(&f) }
 // since).
 func DropSpareLeases(s *Store) { s.spare.take().release() }
 
+// CoalesceInFlight is how many round trips an enqueue batcher keeps in
+// flight (coalesceInFlight).
+const CoalesceInFlight = coalesceInFlight
+
 // QueuedEnqueues returns how many Enqueue calls wait in s's batchers for
 // a round trip.
 func QueuedEnqueues(s *Store) int {
