@@ -70,7 +70,7 @@ var keyTable = []keyDef{
 	{"events", famQueue, "ev", "stream", "the queue's events, one entry per script call (lua/events.lua), IDs \"1-0\", \"1-1\", ..."},
 	{"progress", famQueue, "pg", "hash", "job ID -> progress reported (progress.go)"},
 	{"waited", famQueue, "wj", "set", "IDs of jobs a WaitJob call waits for (lua/waiters.lua)"},
-	{"wf_tasks", famQueue, "wm", "set", "IDs of workflow tasks' jobs released into the queue (lua/wf/)"},
+	{"wf_tasks", famQueue, "wm", "set", "IDs of workflow tasks' jobs released into the queue, kept until their workflow is dropped at the end of its retention (lua/wf/, workflow_maintain.go)"},
 	{"wf_done", famQueue, "wd", "hash", "job ID -> a workflow task's end not yet delivered"},
 	{"wf_due", famQueue, "wq", "zset", "job ID -> when a sweeper may deliver its record"},
 	{"durations", famQueue, "du", "hash", "\"<hour>|<bucket>|<kind>\" -> handler durations counted (durations.go)"},
