@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +59,65 @@ func TestReplicasFailsWithoutReplica(t *testing.T) {
 	if err != nil || !res[0].Duplicate {
 		t.Fatalf("the same job enqueued again: %+v, %v; want a duplicate (it is on the master)", res, err)
 	}
+}
+
+// TestReplicasDuplicateWaitsForTheStoredCopy: with Config.Replicas, an
+// enqueue that finds its job stored already (a retry after a lost reply,
+// say) reports the duplicate only once a replica has that stored copy,
+// though its own call writes nothing: Redis 7.0's WAIT waits for the
+// master's whole replication offset when the call was made, whichever
+// connection wrote. The replica is frozen while the first copy reaches the
+// master alone, so the retry fails with ErrNotReplicated; once the replica
+// runs again it reports the duplicate.
+func TestReplicasDuplicateWaitsForTheStoredCopy(t *testing.T) {
+	ctx := context.Background()
+	master := redistest.Start(t, redistest.Private())
+	replica := redistest.Start(t, redistest.Private())
+	follow(t, replica, master)
+	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 100 * time.Millisecond})
+	mustEnqueue(t, s, job("q", "before")) // the durable store's connection has written and been waited for
+
+	thaw := freeze(t, replica)
+	plain := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur"})
+	mustEnqueue(t, plain, job("q", "a")) // on the master only
+	res, err := s.Enqueue(ctx, []*store.NewJob{job("q", "a")})
+	if !errors.Is(err, redisstore.ErrNotReplicated) {
+		t.Fatalf("enqueue of a job stored on the master alone, replica frozen: %+v, %v; want ErrNotReplicated", res, err)
+	}
+	thaw()
+	res, err = s.Enqueue(ctx, []*store.NewJob{job("q", "a")})
+	if err != nil || !res[0].Duplicate {
+		t.Fatalf("the same enqueue once the replica runs: %+v, %v; want a duplicate", res, err)
+	}
+	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
+		t.Fatalf("job on the replica once its duplicate enqueue returned: %v, %v; want it there", ok, err)
+	}
+}
+
+// freeze stops srv's process (SIGSTOP) until the returned function, or
+// the test's end, continues it.
+func freeze(t *testing.T, srv *redistest.Server) (thaw func()) {
+	t.Helper()
+	info, err := srv.Client(t).Info(t.Context(), "server").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for line := range strings.SplitSeq(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "process_id:"); ok {
+			pid, _ = strconv.Atoi(v)
+		}
+	}
+	if pid <= 0 {
+		t.Fatalf("no process_id in INFO server: %q", info)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	thaw = func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) }
+	t.Cleanup(thaw)
+	return thaw
 }
 
 // follow makes replica a replica of master and waits until its link is up.
