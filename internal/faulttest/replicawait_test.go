@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -174,6 +175,9 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 			}
 		}
 	}
+	if res.lost > 0 {
+		logReplication(t, c)
+	}
 	res.took = time.Since(begin)
 	t.Logf("Replicas=%d: %d acknowledged enqueues, %d failed; %d acked by a worker, %d ran (ack unconfirmed), %d still in Redis, %d lost; %d ran twice; %v",
 		replicas, res.acked, res.failed, res.acks, res.ran, res.inRedis, res.lost, res.twice, res.took.Round(time.Second))
@@ -197,4 +201,30 @@ func errClass(err error) string {
 		msg = f[0] // MOVED, ASK, ...
 	}
 	return "unclassified " + msg
+}
+
+// replicationWords mark the lines of a Redis node's log that tell its
+// roles, syncs and failovers.
+var replicationWords = []string{"MASTER", "master", "REPLICA", "replica", "sync", "Sync", "failover", "Failover", "epoch", "Cluster state", "restarted", "Flushing", "Discarding", "Loading"}
+
+// logReplication logs, for each node of c, the lines of its log (over
+// all its lives) about its roles, syncs and failovers: what explains an
+// acknowledged enqueue that a failover lost.
+func logReplication(t *testing.T, c *redistest.Cluster) {
+	t.Helper()
+	for _, addr := range c.AllAddrs() {
+		var lines []string
+		for line := range strings.SplitSeq(c.NodeLog(addr), "\n") {
+			if strings.Contains(line, "overcommit") {
+				continue // the start's warning about vm.overcommit_memory
+			}
+			for _, w := range replicationWords {
+				if strings.Contains(line, w) {
+					lines = append(lines, line)
+					break
+				}
+			}
+		}
+		t.Logf("node %s, its roles, syncs and failovers:\n%s", addr, strings.Join(lines, "\n"))
+	}
 }

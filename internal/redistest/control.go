@@ -112,6 +112,18 @@ func (c *Cluster) kill(t testing.TB, what, addr string) {
 	c.killed[addr] = rec
 }
 
+// NodeLog returns what the node at addr printed (its log) over all its
+// lives, each restart marked with a line of its own; for a node of an
+// external cluster, "".
+func (c *Cluster) NodeLog(addr string) string {
+	for _, p := range c.procs {
+		if p.addr() == addr && p.out != nil {
+			return p.out.String()
+		}
+	}
+	return ""
+}
+
 // proc returns the process of the node at addr, or fails t.
 func (c *Cluster) proc(t testing.TB, what, addr string) *process {
 	t.Helper()

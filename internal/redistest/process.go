@@ -63,7 +63,13 @@ func startServer(bin, dir string, args func(port int) []string) (*process, error
 
 // start runs the process and waits until it answers PING.
 func (p *process) start() error {
-	p.out = new(childproc.Output)
+	if p.out == nil {
+		p.out = new(childproc.Output)
+	} else {
+		// A restart keeps the earlier lives' output (Cluster.NodeLog),
+		// marked off.
+		fmt.Fprintf(p.out, "--- redistest: restarted at %s ---\n", time.Now().UTC().Format(time.RFC3339Nano))
+	}
 	p.cmd = exec.Command(p.bin, p.args...)
 	p.cmd.Dir = p.dir
 	p.cmd.Stdout = p.out
