@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -77,7 +74,7 @@ func TestReplicasDuplicateWaitsForTheStoredCopy(t *testing.T) {
 	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 100 * time.Millisecond})
 	mustEnqueue(t, s, job("q", "before")) // the durable store's connection has written and been waited for
 
-	thaw := freeze(t, replica)
+	thaw := replica.Freeze(t)
 	plain := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur"})
 	mustEnqueue(t, plain, job("q", "a")) // on the master only
 	res, err := s.Enqueue(ctx, []*store.NewJob{job("q", "a")})
@@ -92,32 +89,6 @@ func TestReplicasDuplicateWaitsForTheStoredCopy(t *testing.T) {
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
 		t.Fatalf("job on the replica once its duplicate enqueue returned: %v, %v; want it there", ok, err)
 	}
-}
-
-// freeze stops srv's process (SIGSTOP) until the returned function, or
-// the test's end, continues it.
-func freeze(t *testing.T, srv *redistest.Server) (thaw func()) {
-	t.Helper()
-	info, err := srv.Client(t).Info(t.Context(), "server").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	for line := range strings.SplitSeq(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "process_id:"); ok {
-			pid, _ = strconv.Atoi(v)
-		}
-	}
-	if pid <= 0 {
-		t.Fatalf("no process_id in INFO server: %q", info)
-	}
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	thaw = func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) }
-	t.Cleanup(thaw)
-	return thaw
 }
 
 // follow makes replica a replica of master and waits until its link is up.

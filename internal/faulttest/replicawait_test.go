@@ -203,9 +203,9 @@ func errClass(err error) string {
 	return "unclassified " + msg
 }
 
-// replicationWords mark the lines of a Redis node's log that tell its
-// roles, syncs and failovers.
-var replicationWords = []string{"MASTER", "master", "REPLICA", "replica", "sync", "Sync", "failover", "Failover", "epoch", "Cluster state", "restarted", "Flushing", "Discarding", "Loading"}
+// replicationWords mark, in lower case, the lines of a Redis node's log
+// that tell its roles, syncs and failovers.
+var replicationWords = []string{"master", "replica", "sync", "failover", "epoch", "cluster state", "restarted", "flushing", "discarding", "loading"}
 
 // logReplication logs, for each node of c, the lines of its log (over
 // all its lives) about its roles, syncs and failovers: what explains an
@@ -215,14 +215,12 @@ func logReplication(t *testing.T, c *redistest.Cluster) {
 	for _, addr := range c.AllAddrs() {
 		var lines []string
 		for line := range strings.SplitSeq(c.NodeLog(addr), "\n") {
-			if strings.Contains(line, "overcommit") {
+			low := strings.ToLower(line)
+			if strings.Contains(low, "overcommit") {
 				continue // the start's warning about vm.overcommit_memory
 			}
-			for _, w := range replicationWords {
-				if strings.Contains(line, w) {
-					lines = append(lines, line)
-					break
-				}
+			if slices.ContainsFunc(replicationWords, func(w string) bool { return strings.Contains(low, w) }) {
+				lines = append(lines, line)
 			}
 		}
 		t.Logf("node %s, its roles, syncs and failovers:\n%s", addr, strings.Join(lines, "\n"))

@@ -3,6 +3,7 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +23,30 @@ func (s *Server) Kill(t testing.TB) {
 	if err := s.proc.kill(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Freeze stops a private server's process with SIGSTOP, as a stalled host
+// would: it keeps its connections (a replica stays a master's replica) but
+// answers nothing and acknowledges nothing until thaw continues it
+// (SIGCONT), which the test's end does too; thaw may be called more than
+// once. Only a private, running server can be frozen: Freeze fails the
+// test otherwise.
+func (s *Server) Freeze(t testing.TB) (thaw func()) {
+	t.Helper()
+	s.requirePrivate(t, "Freeze")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.proc.running() {
+		t.Fatalf("redistest: Freeze of %s: the server is not running", s.proc.addr())
+	}
+	proc := s.proc.cmd.Process
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	thaw = func() { once.Do(func() { _ = proc.Signal(syscall.SIGCONT) }) }
+	t.Cleanup(thaw)
+	return thaw
 }
 
 // KillNode ends the node created as the cluster's i-th master (Addrs[i])
