@@ -82,7 +82,8 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	// The producer: its own store, with Replicas; a goroutine per queue,
 	// so that the queues of the shards that serve keep being written while
 	// one fails over.
-	pstore := redisstore.New(c.Client(t), &redisstore.Config{Prefix: r.prefix, Replicas: replicas})
+	var trips roundTrips
+	pstore := redisstore.New(c.Client(t, trips.hookNodes), &redisstore.Config{Prefix: r.prefix, Replicas: replicas})
 	p := startProducer(r, hopper.NewClient(pstore, nil), queues, rate, 3*time.Second)
 	defer p.stop()
 	time.Sleep(2 * time.Second)
@@ -169,6 +170,7 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 				res.lost++
 				if replicas > 0 && res.lost <= 5 {
 					t.Errorf("job %s/%s: enqueue acknowledged (Replicas = %d), never ran, gone from Redis", k.queue, k.id, replicas)
+					logCall(t, p, k, &trips)
 				}
 			} else {
 				t.Errorf("job %s/%s: %v", k.queue, k.id, err)
@@ -182,6 +184,22 @@ func replicaFailovers(t *testing.T, replicas, failovers int) failoverResult {
 	t.Logf("Replicas=%d: %d acknowledged enqueues, %d failed; %d acked by a worker, %d ran (ack unconfirmed), %d still in Redis, %d lost; %d ran twice; %v",
 		replicas, res.acked, res.failed, res.acks, res.ran, res.inRedis, res.lost, res.twice, res.took.Round(time.Second))
 	return res
+}
+
+// logCall logs when the producer's call that enqueued k began and
+// returned, and the round trips of the producer's client that carried k.
+func logCall(t *testing.T, p *steadyProducer, k jobKey, trips *roundTrips) {
+	t.Helper()
+	p.mu.Lock()
+	for _, j := range p.jobs {
+		if j.key == k {
+			t.Logf("job %s/%s: Enqueue called at %s, returned at %s", k.queue, k.id, j.sent.Format("15:04:05.000"), j.acked.Format("15:04:05.000"))
+		}
+	}
+	p.mu.Unlock()
+	for _, trip := range trips.about(k.id) {
+		t.Logf("job %s/%s went in: %s", k.queue, k.id, trip)
+	}
 }
 
 // errClass names the class of an enqueue error, for the report; an error
