@@ -375,7 +375,7 @@ var replacedState = [256]store.JobState{'p': store.StatePending, 'r': store.Stat
 func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
 	var vals []any
 	var err error
-	if one, ok := cmd.Val().(string); ok && len(items) == 1 {
+	if one, ok := replyOf(cmd).(string); ok && len(items) == 1 {
 		vals = []any{one} // the reply of one job due now: a string, not a table
 	} else {
 		vals, err = cmd.Slice()

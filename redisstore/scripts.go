@@ -157,10 +157,21 @@ func (s *Store) shaped(c *evalCall) {
 	c.keys = keys
 }
 
+// replyOf is the reply of call cmd, nil when the call failed. A failed
+// call's Val is not its reply: go-redis keeps there what it read before
+// the connection broke (a script's reply, WAIT's lost) and stamps the
+// error on it once its retries are spent.
+func replyOf(cmd *redis.Cmd) any {
+	if cmd.Err() != nil {
+		return nil
+	}
+	return cmd.Val()
+}
+
 // refusedShort reports whether reply cmd is the refusal of a call sent its
 // script's lead keys alone (evalCall.short): "~", having done nothing.
 func refusedShort(cmd *redis.Cmd) bool {
-	v, ok := cmd.Val().(string)
+	v, ok := replyOf(cmd).(string)
 	return ok && v == "~"
 }
 
@@ -168,7 +179,7 @@ func refusedShort(cmd *redis.Cmd) bool {
 // way (evalCall.leanWay), says the call took it (adds/plain.lua: "R"
 // instead of "r" for a job stored), and leaves "r" in its place.
 func leanReply(cmd *redis.Cmd) bool {
-	switch v := cmd.Val().(type) {
+	switch v := replyOf(cmd).(type) {
 	case string:
 		if v == "R" {
 			cmd.SetVal("r")
@@ -189,7 +200,7 @@ func leanReply(cmd *redis.Cmd) bool {
 // refusedShape reports whether reply cmd is a script's refusal of its
 // queue (conf.lua), and the queue's shape it gave.
 func refusedShape(cmd *redis.Cmd) (shape, bool) {
-	v, ok := cmd.Val().([]any)
+	v, ok := replyOf(cmd).([]any)
 	if !ok || len(v) != 2 {
 		return 0, false
 	}
