@@ -129,6 +129,19 @@ func unlinked(code string) string {
 	return code[:loc[0]] + "package main_" + code[loc[1]:]
 }
 
+// downloadModules puts every module this module requires in the module
+// cache, where imports.Process looks for the packages a fragment names
+// without importing them (asynq, River): on a machine whose cache lacks
+// one, its fragments would not compile, and only until a build fetched it.
+func downloadModules(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download (the modules the pages' Go blocks use): %v\n%s", err, out)
+	}
+}
+
 // mainClause matches the package clause of a program.
 var mainClause = regexp.MustCompile(`(?m)^package main[ \t]*$`)
 
@@ -222,6 +235,7 @@ func checkGo(t *testing.T, blocks []block) {
 		t.Logf("the generated packages stay in %s", root)
 	}
 	start := time.Now()
+	downloadModules(t)
 	pkgs := generate(t, root, blocks)
 	generated := time.Since(start)
 	args := []string{"build", "-gcflags=-e"}
