@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -100,12 +99,11 @@ func (w *waitCutter) accept() {
 }
 
 func (w *waitCutter) serve(c net.Conn) {
-	defer c.Close()
 	s, err := net.Dial("tcp", w.to)
 	if err != nil {
+		_ = c.Close()
 		return
 	}
-	defer s.Close()
 	var sawWait atomic.Bool
 	done := make(chan struct{})
 	go func() {
@@ -143,8 +141,8 @@ func (w *waitCutter) serve(c net.Conn) {
 			break
 		}
 	}
+	// The cut, or the server gone: closing the client's side ends the
+	// copy towards the server, which closes the server's.
 	_ = c.Close()
-	_ = s.Close()
 	<-done
-	_, _ = io.Copy(io.Discard, c)
 }

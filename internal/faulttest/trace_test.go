@@ -2,6 +2,7 @@ package faulttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -100,7 +101,7 @@ func (h tripHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 // describe is a command's arguments and its reply or error.
 func describe(c redis.Cmder) string {
 	s := fmt.Sprint(c) // the arguments, then the reply or error
-	if _, ok := c.Err().(net.Error); ok {
+	if _, ok := errors.AsType[net.Error](c.Err()); ok {
 		s += " (a network error)"
 	}
 	return s
