@@ -161,6 +161,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	head.WriteString(b.readers())
 	head.WriteString(b.modules())
 	resets := b.firsts() + b.resetFields() + b.resets()
+	earlies := b.earlies()
 
 	shebang := "#!lua\n"
 	if flags != "" {
@@ -168,17 +169,17 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	}
 	// Each form is the head and the body once more, and a little: sized
 	// ahead, as every process builds these at its start.
-	size := head.Len() + len(b.body()) + 2*len(resets) + 1024
+	size := head.Len() + len(b.body()) + 2*len(resets+earlies) + 1024
 	var eval strings.Builder
 	eval.Grow(size)
 	// The one comment left (luaStrip): the script's name, which an EVAL
 	// does not otherwise carry.
 	eval.WriteString(shebang + "-- script " + name + "\nlocal KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
 	eval.WriteString(head.String())
-	eval.WriteString(b.keyBinds("KEYS") + "\n")
 	if keyCheck {
 		eval.WriteString("kc_begin(KEYS)\n")
 	}
+	eval.WriteString(earlies + b.keyBinds("KEYS") + "\n")
 	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
@@ -192,10 +193,11 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	sum := h.Sum(nil)
 	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.NewReplacer(".", "_", "/", "_").Replace(name)
 	lib.WriteString("redis_register{function_name = '" + fn + "', callback = function(keys, args)\n")
-	lib.WriteString("  KEYS, ARGV = keys, args\n  " + b.keyBinds("keys") + "\n")
+	lib.WriteString("  KEYS, ARGV = keys, args\n")
 	if keyCheck {
 		lib.WriteString("  kc_begin(keys)\n")
 	}
+	lib.WriteString("  " + earlies + b.keyBinds("keys") + "\n")
 	lib.WriteString("  " + resets + "\n  return main()\n")
 	lib.WriteString("end, flags = {" + luaFlags(flags) + "}}\n")
 	sc := &script{

@@ -292,3 +292,29 @@ func TestLeanEnqueueSendsTheLeadKeysAlone(t *testing.T) {
 		t.Fatalf("claimed %v, want %v", got, want)
 	}
 }
+
+// A lone enqueue into a lean queue of an ID the queue holds is a
+// duplicate: the stored job keeps its arguments and is claimed once.
+func TestLeanEnqueueRefusesAnIDHeld(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := leanQueue(t, "q")
+	again := job("q", "lean-1")
+	again.Args = []byte("other args")
+	res, err := s.Enqueue(ctx, []*store.NewJob{again})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (store.EnqueueResult{ID: "lean-1", Duplicate: true}); len(res) != 1 || res[0] != want {
+		t.Fatalf("Enqueue of an ID the lean queue holds: %+v, want %+v", res, want)
+	}
+	rec, err := s.GetJob(ctx, "q", "lean-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(rec.Args) == "other args" {
+		t.Fatalf("the duplicate's arguments replaced the stored job's")
+	}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, []string{"lean-1", "lean-2"}) {
+		t.Fatalf("claimed %v, want lean-1 and lean-2 once each", got)
+	}
+}

@@ -48,7 +48,9 @@ import (
 // alone (an enqueue of jobs due now into a lean queue: evalCall.short).
 // A module that keeps state for one call defines "local function
 // reset_<module>()" (the slot's name for a slot's files), which every
-// call runs first. Constants shared with Go
+// call runs first; one may define "local function first_<module>()" and
+// "local function early_<module>()", which may serve a whole call before
+// the others' set-up (firsts, earlies). Constants shared with Go
 // come from luaConsts, ahead of everything.
 //
 //go:embed lua
@@ -313,14 +315,30 @@ func (b *luaBuild) resets() string {
 // the others. It returns the call's reply, or nil to leave the call to
 // the rest of the script.
 func (b *luaBuild) firsts() string {
+	return b.hooks("first_")
+}
+
+// hooks returns the calls of the functions named prefix+<module> that b's
+// modules define, each returning the call's reply or nil.
+func (b *luaBuild) hooks(prefix string) string {
 	var out strings.Builder
 	for _, f := range b.files[:len(b.files)-1] {
-		fn := "first_" + moduleName(f.name)
+		fn := prefix + moduleName(f.name)
 		if strings.Contains(f.src, "\nlocal function "+fn+"()") {
 			out.WriteString("local r = " + fn + "() if r then return r end ")
 		}
 	}
 	return out.String()
+}
+
+// earlies returns the calls of the early functions b's modules define: a
+// module's early_<module>() runs before even the keys are bound (KEYS and
+// ARGV are), so it can serve a call that needs only a few of them, read
+// from KEYS, without the cost of binding them all. It returns the call's
+// reply, or nil to leave the call to the rest of the script, having
+// written nothing.
+func (b *luaBuild) earlies() string {
+	return b.hooks("early_")
 }
 
 // keyBinds returns the Lua that sets K's fields from KEYS (from the
@@ -487,7 +505,7 @@ var scopedBodies sync.Map // string -> string
 func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string) {
 	change := map[int]string{}
 	for _, d := range f.tops {
-		export := d.fn && (strings.HasPrefix(d.names[0], "reset_") || strings.HasPrefix(d.names[0], "first_"))
+		export := d.fn && (strings.HasPrefix(d.names[0], "reset_") || strings.HasPrefix(d.names[0], "first_") || strings.HasPrefix(d.names[0], "early_"))
 		var own []string // the names no later file names
 		for _, name := range d.names {
 			if used(name) {

@@ -396,7 +396,8 @@ func TestWriteVariants(t *testing.T) {
 // declares as an ordinary one; that the call of one job due now, the only
 // call sent without its tail keys, leaves out pending alone; and that the
 // calls that may go with the lead keys alone are those of jobs due now,
-// whose path (adds/plain.lua's first_adds) touches jobs, ready and lean.
+// whose path (adds/plain.lua's early_adds and first_adds) touches jobs,
+// ready and lean, early_adds reading them as KEYS[1] to KEYS[3].
 func TestTailKeysGoLast(t *testing.T) {
 	for _, name := range scriptFiles() {
 		sc := fullScript(name)

@@ -32,9 +32,9 @@ local LEAN_AT, LEAN_AT_S, LEAN_SEC, LEAN_SEC_S
 local LEAN_MS = {}
 
 -- lean_now returns the store's clock in Unix ms, rounded down, as a
--- string, when the lean mark is set; else nil.
-local function lean_now()
-  local t = redis.call('PTTL', K.lean)
+-- string, when the lean mark (key, K.lean) is set; else nil.
+local function lean_now(key)
+  local t = redis.call('PTTL', key)
   if t < LEAN_TTL_MIN or t > LEAN_TTL_MAX then return nil end
   local ms = LEAN_UNTIL - t
   if ms == LEAN_AT then return LEAN_AT_S end
