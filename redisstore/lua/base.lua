@@ -218,14 +218,23 @@ local rcall
 -- one call defines reset_<module> to set it up: every call runs them
 -- first, because a script run as a function (functions.go) keeps its
 -- top-level variables from one call to the next.
+-- The first key PREFIX and QUEUE were last read from: a call on the
+-- same queue as the last (Lua's strings are interned, so the test is one
+-- comparison) keeps them, which saves two finds, two subs and their
+-- strings a call.
+local BASE_KEY
+
 local function reset_base()
-  -- Plain finds: a pattern with captures costs several times more.
   local k = KEYS[1] or ''
-  local c, e = string.find(k, ':', 2, true), string.find(k, '}', 2, true)
-  if c and e and c < e and string.byte(k, 1) == 123 then -- '{'
-    PREFIX, QUEUE = string.sub(k, 2, c - 1), string.sub(k, c + 1, e - 1)
-  else
-    PREFIX, QUEUE = nil, nil
+  if k ~= BASE_KEY then
+    BASE_KEY = k
+    -- Plain finds: a pattern with captures costs several times more.
+    local c, e = string.find(k, ':', 2, true), string.find(k, '}', 2, true)
+    if c and e and c < e and string.byte(k, 1) == 123 then -- '{'
+      PREFIX, QUEUE = string.sub(k, 2, c - 1), string.sub(k, c + 1, e - 1)
+    else
+      PREFIX, QUEUE = nil, nil
+    end
   end
   NOW, NOW_S = nil, nil
   rcall = redis.call
