@@ -161,6 +161,11 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	head.WriteString(b.readers())
 	head.WriteString(b.modules())
 	resets := b.firsts() + b.resetFields() + b.resets()
+	if b.readsFieldsFirst() {
+		// The body's first step sets every field resetFields would
+		// clear, and no reset or first function reads them.
+		resets = b.firsts() + b.resets()
+	}
 	earlies := b.earlies()
 
 	shebang := "#!lua\n"

@@ -405,6 +405,20 @@ func (b *luaBuild) readers() string {
 	return out.String()
 }
 
+// readsFieldsFirst reports whether the script's body starts with
+// read_fields(), which sets every field of C and M (to nil when the marks
+// hold none): clearing them first would be work for nothing.
+func (b *luaBuild) readsFieldsFirst() bool {
+	for line := range strings.Lines(b.body()) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "--") {
+			continue
+		}
+		return line == "read_fields()"
+	}
+	return false
+}
+
 // resetFields returns the Lua that clears the fields read_fields reads, at
 // the start of every call (written out: a call of a function of its own
 // costs about a thousand instructions).

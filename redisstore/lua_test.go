@@ -3,6 +3,7 @@ package redisstore
 import (
 	goflag "flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -465,5 +466,47 @@ func TestScopeModuleKeepsOwnNames(t *testing.T) {
 	}
 	if want := "local a, c\nx, y = 1, 2\nlocal function f() return a, c, x, y end\n"; body != want {
 		t.Errorf("block:\n%s\nwant:\n%s", body, want)
+	}
+}
+
+// TestResetsReadNoFields guards what functions.go leaves out of a script
+// whose body starts with read_fields(): the clearing of C's and M's
+// fields before the reset functions run. No reset function may read them
+// then (they hold the last call's values until read_fields).
+func TestResetsReadNoFields(t *testing.T) {
+	field := regexp.MustCompile(`\b[CM]\.[a-z]`)
+	files, err := fs.Glob(luaFS, "lua/*.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := fs.Glob(luaFS, "lua/*/*.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resets := 0
+	for _, name := range append(files, more...) {
+		src, err := fs.ReadFile(luaFS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := false
+		for i, line := range strings.Split(luaCode(string(src)), "\n") {
+			if strings.HasPrefix(line, "local function reset_") {
+				in = true
+				resets++
+			}
+			if in && field.MatchString(line) {
+				t.Errorf("%s:%d: a reset function reads a field of C or M: %s", name, i+1, line)
+			}
+			if line == "end" {
+				in = false
+			}
+		}
+	}
+	if resets == 0 {
+		t.Fatal("found no reset function in lua/")
+	}
+	if !scriptFor("claim", variant{}).shard.from.b.readsFieldsFirst() {
+		t.Error("claim's body does not start with read_fields(); its C and M fields are cleared again")
 	}
 }
