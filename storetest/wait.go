@@ -131,20 +131,37 @@ func testWaitReadyEnqueue(t *testing.T, s store.Store) {
 }
 
 func testWaitReadyPromote(t *testing.T, s store.Store) {
-	q := newQueue(t)
 	// Jobs fall due one after the other, every 20ms for a few seconds from
-	// 200ms on (time for the enqueue to land first, even on a slow or new
-	// connection); they are all enqueued before the wait starts, so only a
-	// promotion wakes it.
+	// a lead on (time for the enqueue to land first); they are all
+	// enqueued before the wait starts, so only a promotion wakes it. An
+	// enqueue that landed after the first was due (a slow machine, a new
+	// connection, scripts loaded on first use) put it in ready, and the
+	// wait would return without a promotion: then the set-up is made
+	// again in a new queue with twice the lead.
 	const n = 200
-	var jobs []*store.NewJob
-	now := time.Now()
-	for i := range n {
-		j := job(q, fmt.Sprint("j", i))
-		j.RunAt = now.Add(200*time.Millisecond + time.Duration(i)*20*time.Millisecond)
-		jobs = append(jobs, j)
+	var q string
+	for lead := 200 * time.Millisecond; ; lead *= 2 {
+		q = newQueue(t)
+		var jobs []*store.NewJob
+		now := time.Now()
+		for i := range n {
+			j := job(q, fmt.Sprint("j", i))
+			j.RunAt = now.Add(lead + time.Duration(i)*20*time.Millisecond)
+			jobs = append(jobs, j)
+		}
+		res := enqueue(t, s, jobs...)
+		for i, r := range res {
+			if r.Err != nil || r.Duplicate || r.ID != jobs[i].ID {
+				t.Fatalf("Enqueue of job %s: %+v, want it added", jobs[i].ID, r)
+			}
+		}
+		if res[0].State == store.StatePending {
+			break
+		}
+		if lead > 10*time.Second {
+			t.Fatalf("enqueueing %d delayed jobs took longer than %v, the first one's delay", n, lead)
+		}
 	}
-	add(t, s, jobs...)
 	promoted := 0
 	var claimed atomic.Int64
 	wait := func(ctx context.Context) ([]string, error) { return s.WaitReady(ctx, []string{q}, time.Minute) }
