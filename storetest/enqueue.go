@@ -21,6 +21,7 @@ func enqueueCases() []engineCase {
 		{name: "BatchWithDuplicate", fn: testEnqueueBatchWithDuplicate},
 		{name: "DuplicateInOneBatch", fn: testEnqueueDuplicateInBatch},
 		{name: "DuplicateID", sub: duplicateIDCases()},
+		{name: "DuplicateIDOfALoneCall", fn: testEnqueueDuplicateIDOfALoneCall},
 		{name: "SameIDOtherQueue", fn: testEnqueueSameIDOtherQueue},
 		{name: "ConcurrentSameID", fn: testEnqueueConcurrentSameID},
 		{name: "EmptyBatch", fn: testEnqueueEmptyBatch},
@@ -243,6 +244,34 @@ func testEnqueueDuplicateID(t *testing.T, s store.Store, st store.JobState) {
 		claimNone(t, s, q, "the holder is finished and the duplicate, due at once, added nothing")
 		requireHeld(t, s, q, "holder", "a duplicate enqueue")
 	}
+}
+
+// testEnqueueDuplicateIDOfALoneCall enqueues one job a call, due now,
+// into a queue that has seen nothing else: the call apps make most, which
+// a store may serve by a shorter way than the others (redisstore's lean
+// mark). An ID the queue holds is a duplicate there too.
+func testEnqueueDuplicateIDOfALoneCall(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	for _, id := range []string{"a", "b", "c"} {
+		add(t, s, job(q, id))
+	}
+	again := job(q, "b")
+	again.Args = []byte("other args")
+	if res := enqueue(t, s, again); res[0] != (store.EnqueueResult{ID: "b", Duplicate: true}) {
+		t.Fatalf("lone Enqueue of an ID the queue holds: got %+v, want a duplicate", res[0])
+	}
+	got := claimAll(t, s, q, 10)
+	if len(got) != 3 || got["b"] == nil || string(got["b"].Args) != "args of b" {
+		t.Fatalf("claimed %d jobs, b with args %q; want a, b, c once each, b with %q", len(got), argsOf(got["b"]), "args of b")
+	}
+}
+
+// argsOf returns r's arguments, or nil for no record.
+func argsOf(r *store.JobRecord) []byte {
+	if r == nil {
+		return nil
+	}
+	return r.Args
 }
 
 func testEnqueueSameIDOtherQueue(t *testing.T, s store.Store) {
