@@ -3,7 +3,6 @@ package redisstore
 import (
 	goflag "flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -475,22 +474,10 @@ func TestScopeModuleKeepsOwnNames(t *testing.T) {
 // then (they hold the last call's values until read_fields).
 func TestResetsReadNoFields(t *testing.T) {
 	field := regexp.MustCompile(`\b[CM]\.[a-z]`)
-	files, err := fs.Glob(luaFS, "lua/*.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := fs.Glob(luaFS, "lua/*/*.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	resets := 0
-	for _, name := range append(files, more...) {
-		src, err := fs.ReadFile(luaFS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, f := range luaFiles() {
 		in := false
-		for i, line := range strings.Split(luaCode(string(src)), "\n") {
+		for i, line := range strings.Split(luaCode(f.src), "\n") {
 			if strings.HasPrefix(line, "local function reset_") {
 				in = true
 				resets++
