@@ -237,6 +237,14 @@ local function ends_one(q, r, out, now, later)
   if q.tracked and q.tracked[r] == 1 then track_end(id, 's', y) end
 end
 
+-- ends_drop deletes the jobs del (IDs, a list of at least one) that
+-- ended without retention: their values, attempts and errors.
+local function ends_drop(del)
+  call_chunked('HDEL', K.jobs, del, 1)
+  call_chunked('HDEL', K.att, del, 1)
+  if redis.call('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end
+end
+
 -- ends_delete deletes the acked jobs kept for no retention.
 local function ends_delete(q)
   local del = E.del
@@ -245,9 +253,7 @@ local function ends_delete(q)
     unique_forget(del, q.exmap)
   end
   index_drop(del)
-  call_chunked('HDEL', K.jobs, del, 1)
-  call_chunked('HDEL', K.att, del, 1)
-  if redis.call('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end
+  ends_drop(del)
   if q.any_cancelled then call_chunked('SREM', K.cancelled, del, 1) end
   if q.side and redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, del, 1) end
 end
@@ -263,6 +269,25 @@ local function ends_keep(q)
   if #E.results > 0 then call_chunked('HSET', K.results, E.results, 2) end
 end
 
+-- ends_idle returns whether the scheduler is to be woken after claims
+-- ended at now, sa being the mark sa (when it was last woken so). The
+-- last lease is gone: the scheduler, which may be set to look at the
+-- queue when a lease it saw expires, learns it need not (after a burst
+-- over many queues, a wave of visits at the deadlines would follow). Not
+-- while jobs are ready: claims come next, and its visit is not wasted.
+-- And once a second at most (the mark sa, which it sets when it says
+-- yes): in a trickle unack empties after nearly every job, and each such
+-- wake-up cost a visit and made the next claim cost another; the
+-- scheduler left with a lease to look at comes then, finds the queue's
+-- leases as they are, and goes on.
+local function ends_idle(now, sa)
+  if leases_until(K.unack, '(+inf') or ready_any() then return false end
+  sa = tonumber(sa)
+  if sa and now - sa < SCHED_QUIET and sa <= now then return false end
+  redis.call('HSET', K.marks, 'sa', str(now))
+  return true
+end
+
 -- ends_write writes what the requests collected, and wakes whom it
 -- concerns.
 local function ends_write(q, now)
@@ -273,24 +298,8 @@ local function ends_write(q, now)
   -- The groups of the jobs that left unack may have room again (read
   -- before acked jobs are deleted).
   if #E.gids > 0 and ready_ended(E.gids) then E.wake_r = true end
-  if #E.gids > 0 then -- ends_read took their claims out of unack
-    -- The last lease is gone: the scheduler, which may be set to look at
-    -- the queue when a lease it saw expires, learns it need not (after a
-    -- burst over many queues, a wave of visits at the deadlines would
-    -- follow). Not while jobs are ready: claims come next, and its visit
-    -- is not wasted. And once a second at most (the mark sa): in a
-    -- trickle unack empties after nearly every job, and each such wake-up
-    -- cost a visit and made the next claim cost another; the scheduler
-    -- left with a lease to look at comes then, finds the queue's leases as
-    -- they are, and goes on.
-    if not leases_until(K.unack, '(+inf') and not ready_any() then
-      local sa = tonumber(M.sa)
-      if not sa or now - sa >= SCHED_QUIET or sa > now then
-        E.wake_s = true
-        redis.call('HSET', K.marks, 'sa', str(now))
-      end
-    end
-  end
+  -- ends_read took their claims out of unack.
+  if #E.gids > 0 and ends_idle(now, M.sa) then E.wake_s = true end
   if #E.del > 0 then ends_delete(q) end
   if #E.done_ids > 0 then ends_keep(q) end
   if #E.dead_ids > 0 then

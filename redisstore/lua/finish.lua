@@ -3,7 +3,7 @@
 -- batch (the wf slot: no workflow task, tasks' ends recorded, or applied
 -- here on one server).
 --- @flags allow-oom
---- @include conf ends events wf
+--- @include conf ends ends_lean events wf
 --
 -- ARGV: 1 the number A of plain acks (no retention or result in the
 -- request), then A quads id, member ("id|token"), kind, attempt, then

@@ -1,12 +1,13 @@
 -- lean.lua: the lean mark (the key lean). While it exists, the enqueue of
 -- plain jobs due now into a plain queue skips reading the queue's marks
--- and TIME (adds/plain.lua: first_adds): the mark says the queue has no
--- shape and its steps write no events (nobody reads them, and the step
--- that skipped the first entry has marked it, evs). Its expiry, set to
--- LEAN_UNTIL, gives the store's clock: PTTL is LEAN_UNTIL minus now, one
--- command with an integer reply where TIME's reply is a table of two
--- strings (what that saves: bench/instr/callgrind.sh, and
--- docs/performance.md, "The lean mark").
+-- and TIME (adds/plain.lua: first_adds), and plain acks take finish's
+-- lean way (ends_lean.lua), which reads three marks of the nine: the
+-- mark says the queue has no shape and its steps write no events (nobody
+-- reads them, and the step that skipped the first entry has marked it,
+-- evs). Its expiry, set to LEAN_UNTIL, gives the store's clock: PTTL is
+-- LEAN_UNTIL minus now, one command with an integer reply where TIME's
+-- reply is a table of two strings (what that saves:
+-- bench/instr/callgrind.sh, and docs/performance.md, "The lean mark").
 --
 -- Whatever can end what the mark says takes it away: a shape change
 -- (conf.lua: set_shape), a queue's new settings (config.lua), a reader
@@ -31,10 +32,10 @@ local LEAN_TTL_MAX = LEAN_UNTIL - 1577836800000
 local LEAN_AT, LEAN_AT_S, LEAN_SEC, LEAN_SEC_S
 local LEAN_MS = {}
 
--- lean_now returns the store's clock in Unix ms, rounded down, as a
--- string, when the lean mark (key, K.lean) is set; else nil.
-local function lean_now(key)
-  local t = redis.call('PTTL', key)
+-- lean_at returns the store's clock in Unix ms, rounded down, as a
+-- string, from t, the lean mark's PTTL (K.lean's), when the mark is set;
+-- else nil.
+local function lean_at(t)
   if t < LEAN_TTL_MIN or t > LEAN_TTL_MAX then return nil end
   local ms = LEAN_UNTIL - t
   if ms == LEAN_AT then return LEAN_AT_S end

@@ -109,7 +109,7 @@ end
 -- nothing.
 local function early_adds()
   if #ARGV ~= 2 or #KEYS ~= 3 or SHAPE ~= '' then return nil end
-  local nows = lean_now(KEYS[3])
+  local nows = lean_at(redis.call('PTTL', KEYS[3]))
   if not nows then return nil end
   local id = ARGV[1]
   if redis.call('HSETNX', KEYS[1], id, nows .. ',' .. ARGV[2]) == 0 then return 'd' .. id end
@@ -139,7 +139,7 @@ end
 local function first_adds()
   local one, now = #ARGV == 2, ARGV[2]
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
-  local nows = (one or now == 'n') and lean_now(K.lean)
+  local nows = (one or now == 'n') and lean_at(redis.call('PTTL', K.lean))
   local lean = nows and true
   local rec, w, maxlen = false, false, nil
   if not nows then

@@ -11,6 +11,10 @@
 -- them leaves them to the sweeper.
 --- @include wfends wfgraph/flow wfrel wfsettle
 
+-- ENDS_TRACKED tells whether this file tracks the ends of some jobs: a
+-- finish that ends nobody's tasks may take the lean way (ends_lean.lua).
+local ENDS_TRACKED = true
+
 wf_inline = true
 
 -- local_keys returns the keys finish.go passed for each workflow, by ID:

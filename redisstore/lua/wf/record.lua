@@ -39,3 +39,7 @@ local function tracked_tail(out, now)
   out[#out + 1] = wf_written
   for _, x in ipairs(wf_flush(now)) do out[#out + 1] = x end
 end
+
+-- ENDS_TRACKED tells whether this file tracks the ends of some jobs: a
+-- finish that ends nobody's tasks may take the lean way (ends_lean.lua).
+local ENDS_TRACKED = true

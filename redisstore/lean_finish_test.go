@@ -1,0 +1,246 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// claimedByID claims every ready job of q and returns them by ID.
+func claimedByID(t *testing.T, s *redisstore.Store, q string) map[string]*store.JobRecord {
+	t.Helper()
+	got := map[string]*store.JobRecord{}
+	for _, j := range claimAll(t, s, q, 10) {
+		got[j.ID] = j
+	}
+	return got
+}
+
+// ack returns the plain ack of claimed job j: no retention or result of
+// its own, as a worker sends most.
+func ack(j *store.JobRecord) store.AttemptEnd {
+	return store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}
+}
+
+// commandCalls returns how many times the server ran each command since
+// its statistics were last reset, by name in lower case.
+func commandCalls(t *testing.T, rdb *redis.Client) map[string]int {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for line := range strings.Lines(info) {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		c, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatalf("INFO commandstats: %q: %v", line, err)
+		}
+		calls[name] = c
+	}
+	return calls
+}
+
+// Plain acks on a lean queue take the lean way (the mark's clock, not
+// TIME) and end what they end as the long way does: each job deleted, a
+// stale token told ErrLeaseLost, an unknown job ErrJobNotFound, the acks
+// counted in the queue's throughput.
+func TestLeanFinishEndsPlainAcks(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	jobs := claimedByID(t, s, "q")
+	one, two := jobs["lean-1"], jobs["lean-2"]
+	if one == nil || two == nil {
+		t.Fatalf("claimed %v, want lean-1 and lean-2", jobs)
+	}
+	if !hasLeanMark(t, rdb, mark) {
+		t.Fatal("the claim took the lean mark away")
+	}
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	stale := ack(two)
+	stale.Token++
+	unknown := ack(one)
+	unknown.ID = "never-enqueued"
+	errs, err := s.Finish(ctx, []store.AttemptEnd{ack(one), stale, unknown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != nil || !errors.Is(errs[1], store.ErrLeaseLost) || !errors.Is(errs[2], store.ErrJobNotFound) {
+		t.Fatalf("Finish: %v, want nil, ErrLeaseLost, ErrJobNotFound", errs)
+	}
+	errs, err = s.Finish(ctx, []store.AttemptEnd{ack(two)})
+	if err != nil || errs[0] != nil {
+		t.Fatalf("Finish of lean-2 with its token: %v, %v", errs, err)
+	}
+	calls := commandCalls(t, rdb)
+	if calls["time"] != 0 || calls["pttl"] == 0 {
+		t.Fatalf("the acks ran TIME %d times and PTTL %d: not the lean way", calls["time"], calls["pttl"])
+	}
+	for _, id := range []string{"lean-1", "lean-2"} {
+		if _, err := s.GetJob(ctx, "q", id); !errors.Is(err, store.ErrJobNotFound) {
+			t.Fatalf("GetJob(%s) after its ack: %v, want ErrJobNotFound", id, err)
+		}
+	}
+	points, err := s.GetThroughput(ctx, "q", time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, p := range points {
+		done += int(p.Done)
+	}
+	if done != 2 {
+		t.Fatalf("throughput counts %d acks, want 2", done)
+	}
+}
+
+// The ends the lean way leaves to the rest of the finish, each on a queue
+// whose lean mark is set when the ack comes: what the user would miss if
+// the lean way took them.
+func TestLeanFinishLeavesTheRareEnds(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		// prepare runs on the lean queue q, whose jobs lean-1 and lean-2
+		// are ready, and enqueues the job "x" that is then claimed.
+		prepare func(t *testing.T, s *redisstore.Store)
+		// during runs while x is claimed.
+		during func(t *testing.T, s *redisstore.Store, x *store.JobRecord)
+		// check runs after x's plain ack.
+		check func(t *testing.T, s *redisstore.Store)
+	}{{
+		name: "retention",
+		prepare: func(t *testing.T, s *redisstore.Store) {
+			if err := s.SetQueueConfig(ctx, "q", store.QueueConfig{Retention: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+			mustEnqueue(t, s, job("q", "x"))
+		},
+		check: func(t *testing.T, s *redisstore.Store) {
+			rec, err := s.GetJob(ctx, "q", "x")
+			if err != nil || rec.State != store.StateDone {
+				t.Fatalf("GetJob(x) after its ack with an hour's retention: %+v, %v; want it done", rec, err)
+			}
+		},
+	}, {
+		name: "unique",
+		prepare: func(t *testing.T, s *redisstore.Store) {
+			x := job("q", "x")
+			x.UniqueKey = "u"
+			mustEnqueue(t, s, x)
+		},
+		check: func(t *testing.T, s *redisstore.Store) {
+			y := job("q", "y")
+			y.UniqueKey = "u"
+			res, err := s.Enqueue(ctx, []*store.NewJob{y})
+			if err != nil || res[0].Duplicate {
+				t.Fatalf("Enqueue of unique key u after x, which held it, was acked: %+v, %v", res, err)
+			}
+		},
+	}, {
+		name: "cancelled while running",
+		prepare: func(t *testing.T, s *redisstore.Store) {
+			mustEnqueue(t, s, job("q", "x"))
+		},
+		during: func(t *testing.T, s *redisstore.Store, _ *store.JobRecord) {
+			if _, err := s.CancelJob(ctx, "q", "x"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		check: func(t *testing.T, s *redisstore.Store) {
+			// A new job under the same ID is not the cancelled one: its
+			// failure is retried.
+			mustEnqueue(t, s, job("q", "x"))
+			j := claimedByID(t, s, "q")["x"]
+			if j == nil {
+				t.Fatal("x, enqueued again, was not claimed")
+			}
+			retry := ack(j)
+			retry.Outcome, retry.Delay = store.OutcomeRetry, time.Hour
+			if errs, err := s.Finish(ctx, []store.AttemptEnd{retry}); err != nil || errs[0] != nil {
+				t.Fatalf("Finish(retry x): %v, %v", errs, err)
+			}
+			rec, err := s.GetJob(ctx, "q", "x")
+			if err != nil || rec.State != store.StateRetry {
+				t.Fatalf("the new x after its retry: %+v, %v; want it waiting to retry", rec, err)
+			}
+		},
+	}, {
+		name: "progress reported",
+		prepare: func(t *testing.T, s *redisstore.Store) {
+			mustEnqueue(t, s, job("q", "x"))
+		},
+		during: func(t *testing.T, s *redisstore.Store, x *store.JobRecord) {
+			ref := store.LeaseRef{Queue: "q", ID: "x", Token: x.Token, Progress: &store.Progress{Percent: 50}}
+			if _, err := s.Extend(ctx, []store.LeaseRef{ref}, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		},
+		check: func(t *testing.T, s *redisstore.Store) {
+			// A new job under the same ID has made no progress.
+			mustEnqueue(t, s, job("q", "x"))
+			rec, err := s.GetJob(ctx, "q", "x")
+			if err != nil || rec.Progress != nil {
+				t.Fatalf("the new x: %+v, %v; want it without the acked one's progress", rec, err)
+			}
+		},
+	}, {
+		name: "waited for",
+		prepare: func(t *testing.T, s *redisstore.Store) {
+			mustEnqueue(t, s, job("q", "x"))
+		},
+		check: func(t *testing.T, s *redisstore.Store) {},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, rdb, mark := leanQueue(t, "q")
+			claimedByID(t, s, "q") // lean-1 and lean-2, out of the way
+			c.prepare(t, s)
+			var ends <-chan store.JobEnd
+			if c.name == "waited for" {
+				var err error
+				if ends, err = s.WatchJob(ctx, "q", "x"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := claimedByID(t, s, "q")["x"]
+			if x == nil {
+				t.Fatal("x was not claimed")
+			}
+			if c.during != nil {
+				c.during(t, s, x)
+			}
+			if !hasLeanMark(t, rdb, mark) {
+				t.Fatal("the lean mark is not set when x's ack comes: the case does not reach the lean way")
+			}
+			if errs, err := s.Finish(ctx, []store.AttemptEnd{ack(x)}); err != nil || errs[0] != nil {
+				t.Fatalf("Finish(ack x): %v, %v", errs, err)
+			}
+			if ends != nil {
+				select {
+				case end := <-ends:
+					if end.Err != nil || end.Job == nil || end.Job.State != store.StateDone {
+						t.Fatalf("the watch of x ended with %+v, want x done", end)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("the watch of x was not told of its ack within 10 s")
+				}
+			}
+			c.check(t, s)
+		})
+	}
+}

@@ -1,0 +1,51 @@
+-- ends_lean.lua: the lean way of finish.lua, for the call every worker
+-- makes most: plain acks (no retention or result asked) of jobs of a lean
+-- queue (lean.lua: no shape, no events to write) that nobody waits for,
+-- tracks, cancelled or made unique. It does what ends.lua does for such
+-- acks, in its order, with the same helpers, and without the set-up the
+-- other outcomes need (the requests' tables, the events, the settings
+-- and marks it does not read), which was most of a lone ack's Lua
+-- (bench/instr/luaprof.sh, docs/performance.md, "A queue that sees one
+-- job at a time").
+--- @include ends lean
+
+-- LEAN_DEL is the list of the IDs a call deletes, kept (base.lua: kept_trim).
+local LEAN_DEL = {}
+
+-- first_ends_lean serves the call when it can (lua.go: firsts), or returns
+-- nil, having written nothing, for the rest of finish.lua. What it checks
+-- first: the variant is the plain one and tracks nobody's tasks; the call
+-- holds plain acks alone; the lean mark is set (its PTTL also gives the
+-- clock; pcall, as an ACL user may not run PTTL); none of the keys of
+-- the rarer ends exists (cancelled jobs, unique jobs' extras, waiters,
+-- progress reports); the marks say no shape and no retention.
+local function first_ends_lean()
+  local a = tonumber(ARGV[1])
+  if SHAPE ~= '' or ENDS_TRACKED or not a or a < 1 or #ARGV ~= 1 + 4 * a then return nil end
+  local t = redis.pcall('PTTL', K.lean)
+  if type(t) ~= 'number' then return nil end
+  local nows = lean_at(t)
+  if not nows then return nil end
+  if redis.call('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
+  local mk = redis.call('HMGET', K.marks, 'sh', 'ret', 'sa')
+  if (mk[1] and mk[1] ~= '') or (tonumber(mk[2]) or 0) > 0 then return nil end
+  reset_base()
+  local now, unack, out, del, nd = tonumber(nows), K.unack, {}, LEAN_DEL, 0
+  for r = 1, a do
+    local i = 4 * r - 2
+    if redis.call('ZREM', unack, ARGV[i + 1]) == 1 then
+      out[r], nd = 0, nd + 1
+      del[nd] = ARGV[i]
+    else
+      out[r] = lost(ARGV[i])
+    end
+  end
+  out[a + 1] = 0 -- tracked_tail's count: no records
+  if nd == 0 then return out end
+  kept_trim(del, nd)
+  local idle = ends_idle(now, mk[3])
+  ends_drop(del)
+  count_throughput('d', now, nd)
+  if idle then wake_sched() end
+  return out
+end
