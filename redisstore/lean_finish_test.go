@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +243,70 @@ func TestLeanFinishLeavesTheRareEnds(t *testing.T) {
 			}
 			c.check(t, s)
 		})
+	}
+}
+
+// markPrefix returns the store prefix of the lean mark of queue q.
+func markPrefix(mark, q string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(mark, "{"), ":"+q+"}:ln")
+}
+
+// wakeUps subscribes to the wake-up channels of the store with prefix
+// (those of the schedulers and of idle workers, on a server without
+// shard channels) and returns a function that, once called after some
+// steps, counts the wake-ups those steps sent for queue q on each: it
+// enqueues a job into a queue of its own and reads up to the wake-up that
+// job sends, which comes after theirs.
+func wakeUps(t *testing.T, s *redisstore.Store, rdb *redis.Client, prefix, q string) func() (sched, ready int) {
+	t.Helper()
+	ctx := t.Context()
+	sub := rdb.Subscribe(ctx, prefix+":sched", prefix+":ready")
+	t.Cleanup(func() { sub.Close() })
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	marks := 0
+	return func() (sched, ready int) {
+		t.Helper()
+		marks++
+		marker := fmt.Sprint("marker-", marks)
+		mustEnqueue(t, s, job(marker, marker))
+		for {
+			msg, err := sub.ReceiveMessage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case msg.Payload == marker:
+				return sched, ready
+			case msg.Payload == q && msg.Channel == prefix+":sched":
+				sched++
+			case msg.Payload == q:
+				ready++
+			}
+		}
+	}
+}
+
+// The lean way's last ack of a queue with nothing ready tells the
+// schedulers the leases are gone, as the long way does
+// (TestLastAckWakesTheSchedulerOnceASecond); an ack that leaves a lease
+// does not.
+func TestLeanFinishWakesTheSchedulerWhenIdle(t *testing.T) {
+	ctx := t.Context()
+	s, rdb, mark := leanQueue(t, "q")
+	jobs := claimedByID(t, s, "q")
+	count := wakeUps(t, s, rdb, markPrefix(mark, "q"), "q")
+	for i, id := range []string{"lean-1", "lean-2"} {
+		if errs, err := s.Finish(ctx, []store.AttemptEnd{ack(jobs[id])}); err != nil || errs[0] != nil {
+			t.Fatalf("Finish(ack %s): %v, %v", id, errs, err)
+		}
+		sched, _ := count()
+		if want := i; sched != want {
+			t.Fatalf("the ack of %s sent %d wake-ups to the schedulers, want %d", id, sched, want)
+		}
 	}
 }
