@@ -202,7 +202,8 @@ func TestLeanMarkGoesWithNewSettings(t *testing.T) {
 
 // Without the right to PTTL (an ACL written before the lean way) every
 // enqueue still stores its jobs: the store warns once and takes the
-// longer way from then on.
+// longer way from then on; claims and acks, whose lean ways read the
+// mark's PTTL too, take the long ways.
 func TestLeanWayRefusedByTheACL(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	admin := srv.Client(t)
@@ -216,6 +217,17 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 	mustEnqueue(t, s, job("q", "d"), job("q", "e"))
 	if got, want := claimedSorted(t, s, "q", 10), []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
 		t.Fatalf("claimed %v, want %v", got, want)
+	}
+	if !hasLeanMark(t, admin, "{"+prefix+":q}:ln") {
+		t.Fatal("the lean mark is not set: the claim and the ack below would not try the lean ways")
+	}
+	mustEnqueue(t, s, job("q", "f"))
+	f := claimedByID(t, s, "q")["f"]
+	if f == nil {
+		t.Fatal("f was not claimed")
+	}
+	if errs, err := s.Finish(t.Context(), []store.AttemptEnd{ack(f)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack f) without the right to PTTL: %v, %v", errs, err)
 	}
 	if n := strings.Count(logs.String(), "+pttl"); n != 1 {
 		t.Errorf("logged %d warnings naming +pttl, want 1:\n%s", n, logs.String())
