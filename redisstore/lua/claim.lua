@@ -2,7 +2,7 @@
 -- variant per shape of queue: the ready slot (plain, priority levels,
 -- groups) and the limits slot (MaxRunning and RateLimit, or none).
 --- @flags allow-oom
---- @include conf ready limits claimed claim_lean events
+--- @include conf ready limits claimed events
 --- @conf paused rg
 --- @marks hold
 --
@@ -45,7 +45,7 @@ end
 local ids, held_ms, more, after = ready_pop(n, now)
 if #ids == 0 then return {now, 0, held_ms, 0, 0} end
 
-local out, took = claim_take(ids, now, later + lease, ARGV[4], ev_writes(now))
+local out, took = claim_take(ids, now, later + lease, ARGV[4])
 limits_note(took, now)
 out[5] = tonumber(C.rg) or 0
 -- Each job's wait before it starts: its queue's pace and its group's

@@ -47,10 +47,8 @@ local Z_ARGS, H_ARGS = {}, {}
 -- takes a new value of the counter, and a job is claimed at most once per
 -- call, so "id|token" is unique to this claim of this job, which is all
 -- fencing needs), a lease until deadline and their attempt counted, and
--- returns the claim's reply (see claim.lua) and how many it moved. rec
--- says whether the claim's events are written (events.lua: ev_writes);
--- false for the lean claim (claim_lean.lua), which sets up no events.
-local function claim_take(ids, now, deadline, worker, rec)
+-- returns the claim's reply (see claim.lua) and how many it moved.
+local function claim_take(ids, now, deadline, worker)
   local vals, atts, errs = claim_read(ids)
   local tok = str(redis.call('INCR', K.tokens))
   local deadlines, nows = str(deadline), ms_str(now)
@@ -64,6 +62,7 @@ local function claim_take(ids, now, deadline, worker, rec)
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
   -- The events' columns only when the step writes its entry: a queue
   -- nobody reads pays for no kind read out of each value.
+  local rec = ev_writes(now)
   local zargs, hargs, z, h = Z_ARGS, H_ARGS, 0, 0
   for i = 1, n do
     local id, v = ids[i], vals[i]
@@ -94,7 +93,7 @@ local function claim_take(ids, now, deadline, worker, rec)
     call_chunked('ZADD', K.unack, zargs, 2)
     call_chunked('HSET', K.att, hargs, 2)
   end
-  if nev > 0 then emit_many(3, evids, nev, evkinds, evatts, worker) end
+  emit_many(3, evids, nev, evkinds, evatts, worker)
   return out, z / 2
 end
 
