@@ -202,8 +202,8 @@ func TestLeanMarkGoesWithNewSettings(t *testing.T) {
 
 // Without the right to PTTL (an ACL written before the lean way) every
 // enqueue still stores its jobs: the store warns once and takes the
-// longer way from then on; claims and acks, whose lean ways read the
-// mark's PTTL too, take the long ways.
+// longer way from then on; an ack, whose lean way reads the mark's PTTL
+// too, takes the long way.
 func TestLeanWayRefusedByTheACL(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
 	admin := srv.Client(t)
@@ -219,7 +219,7 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 		t.Fatalf("claimed %v, want %v", got, want)
 	}
 	if !hasLeanMark(t, admin, "{"+prefix+":q}:ln") {
-		t.Fatal("the lean mark is not set: the claim and the ack below would not try the lean ways")
+		t.Fatal("the lean mark is not set: the ack below would not try the lean way")
 	}
 	mustEnqueue(t, s, job("q", "f"))
 	f := claimedByID(t, s, "q")["f"]
