@@ -314,3 +314,50 @@ func TestLeanFinishWakesTheSchedulerWhenIdle(t *testing.T) {
 		}
 	}
 }
+
+// In a trickle nearly every ack empties unack. An ack that comes within
+// the second after one that woke the schedulers (the mark sa) does not
+// count the queue's leases and ready jobs: whatever it found, it would
+// not wake them again, and the two counts were a fifth of what a lone
+// ack cost Redis in commands.
+func TestTrickleAckLeavesLeasesUncountedWithinTheSecond(t *testing.T) {
+	ctx := t.Context()
+	s, rdb, mark := leanQueue(t, "q")
+	jobs := claimedByID(t, s, "q")
+	count := wakeUps(t, s, rdb, markPrefix(mark, "q"), "q")
+	finish := func(j *store.JobRecord) {
+		t.Helper()
+		if errs, err := s.Finish(ctx, []store.AttemptEnd{ack(j)}); err != nil || errs[0] != nil {
+			t.Fatalf("Finish(ack %s): %v, %v", j.ID, errs, err)
+		}
+	}
+	for _, j := range jobs {
+		finish(j)
+	}
+	if sched, _ := count(); sched != 1 {
+		t.Fatalf("the acks that emptied unack sent %d wake-ups to the schedulers, want 1", sched)
+	}
+	// A machine that stalls past the second makes the next ack count and
+	// wake again, rightly: then it tries again, a few times.
+	for try := 0; ; try++ {
+		id := fmt.Sprint("x-", try)
+		mustEnqueue(t, s, job("q", id))
+		x := claimedByID(t, s, "q")[id]
+		count() // the claim's own
+		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		finish(x)
+		calls := commandCalls(t, rdb)
+		if sched, _ := count(); sched > 0 {
+			if try == 4 {
+				t.Fatal("each of five acks came more than a second after the last wake-up")
+			}
+			continue
+		}
+		if calls["zcount"] != 0 || calls["llen"] != 0 {
+			t.Fatalf("the ack within the second ran ZCOUNT %d times and LLEN %d times, want neither", calls["zcount"], calls["llen"])
+		}
+		return
+	}
+}
