@@ -83,10 +83,23 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 // claimOne claims from one queue or partition.
 func (s *Store) claimOne(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
-	c := shapedCall("claim", req.Queue, variant{}, nil, req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID)
+	// The lean way (lua/claim_lean.lua) is asked for only while the
+	// queue's lean mark was set at the last call that could tell: it
+	// costs a claim of any other queue nothing.
+	qk := s.queueKeys(req.Queue)
+	ask := qk.lean.Load()
+	args := []any{req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID}
+	if ask {
+		args = append(args, "l")
+	}
+	c := shapedCall("claim", req.Queue, variant{}, nil, args...)
 	vals, err := s.runShaped(ctx, c).Slice()
 	if err != nil {
 		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
+	}
+	vals, lean := leanTail(vals)
+	if ask && !lean {
+		qk.lean.Store(false) // the mark was gone: the long way served it
 	}
 	res, bad, err := decodeClaim(req.Queue, vals)
 	if err != nil {
@@ -124,6 +137,19 @@ func (s *Store) buryUndecodable(ctx context.Context, queue string, bad []undecod
 		s.opts.Logger.Warn("redisstore: could not move undecodable jobs to garbage; they return at their lease deadline",
 			"queue", queue, "error", err)
 	}
+}
+
+// leanTail returns claim reply vals without the "L" the script's lean way
+// ends it with (lua/claim_lean.lua), and whether it was there. The long
+// way's reply ends with a number, or with a job's due time (digits, or
+// empty).
+func leanTail(vals []any) ([]any, bool) {
+	if k := len(vals); k > 0 {
+		if l, _ := vals[k-1].(string); l == "L" {
+			return vals[:k-1], true
+		}
+	}
+	return vals, false
 }
 
 // decodeClaim reads the claim script's reply (lua/claim.lua says its

@@ -84,8 +84,12 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		idx := sent[ci]
 		var e []endRecord
 		var r []wfRelease
+		lean := false
 		if err == nil {
-			e, r, err = parseFinishTail(reqs[idx[0]].Queue, st, len(idx))
+			e, r, lean, err = parseFinishTail(reqs[idx[0]].Queue, st, len(idx))
+		}
+		if lean {
+			s.queueKeys(c.queue).lean.Store(true)
 		}
 		if err != nil {
 			err = wrap("finish in "+strconv.Quote(reqs[idx[0]].Queue), err)
@@ -152,26 +156,29 @@ func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []
 // parseFinishTail reads what finish.lua's reply st holds after the n
 // requests' statuses: the workflow task ends it recorded (a count, then
 // job ID and record pairs), then the tasks it left being released
-// (workflow, task, queue and payload each).
-func parseFinishTail(queue string, st []any, n int) ([]endRecord, []wfRelease, error) {
+// (workflow, task, queue and payload each). lean says the call took the
+// lean way (lua/ends_lean.lua), which records nothing and puts "L" in the
+// count's place.
+func parseFinishTail(queue string, st []any, n int) (ends []endRecord, rels []wfRelease, lean bool, err error) {
 	if len(st) < n+1 {
-		return nil, nil, fmt.Errorf("unexpected reply of %d values for %d requests", len(st), n)
+		return nil, nil, false, fmt.Errorf("unexpected reply of %d values for %d requests", len(st), n)
+	}
+	if l, _ := st[n].(string); l == "L" && len(st) == n+1 {
+		return nil, nil, true, nil
 	}
 	c, _ := st[n].(int64)
 	rest := st[n+1:]
 	if c < 0 || int(2*c) > len(rest) || (len(rest)-int(2*c))%4 != 0 {
-		return nil, nil, fmt.Errorf("unexpected reply of %d values for %d requests and %d task ends", len(st), n, c)
+		return nil, nil, false, fmt.Errorf("unexpected reply of %d values for %d requests and %d task ends", len(st), n, c)
 	}
-	var ends []endRecord
 	if c > 0 {
 		ends = parseEnds(queue, stringsOf(rest[:2*c]))
 	}
-	var rels []wfRelease
 	v := stringsOf(rest[2*c:])
 	for i := 0; i+3 < len(v); i += 4 {
 		rels = append(rels, wfRelease{wf: v[i], task: v[i+1], queue: v[i+2], payload: v[i+3]})
 	}
-	return ends, rels, nil
+	return ends, rels, false, nil
 }
 
 // isPlainAck reports whether r is an ack without a retention or result of

@@ -164,11 +164,14 @@ type queueKeys struct {
 	durations, wfTasks, wfDone, wfDue                          string
 
 	byScript scriptKeyCache
-	// lean turns true when a call of the queue that could take the lean
-	// way (evalCall.leanWay) took it, and false when a script refused a
-	// short call of the queue (evalCall.short), not finding its lean
-	// mark. While it is true, the queue's short calls go with their lead
-	// keys alone. False until the store's first such call returns.
+	// lean says whether the queue's lean mark (lua/lean.lua) was set at
+	// the last call that could tell: true when an enqueue that could take
+	// the lean way (evalCall.leanWay), a finish or a claim took it; false
+	// when a script refused a short call of the queue (evalCall.short),
+	// or a claim that asked for the lean way went the long way, not
+	// finding the mark. While it is true, the queue's short calls go with
+	// their lead keys alone and its claims ask for the lean way
+	// (claim.go). False until the store's first such call returns.
 	lean atomic.Bool
 }
 

@@ -2,11 +2,12 @@
 -- variant per shape of queue: the ready slot (plain, priority levels,
 -- groups) and the limits slot (MaxRunning and RateLimit, or none).
 --- @flags allow-oom
---- @include conf ready limits claimed events
+--- @include conf ready limits claimed claim_lean events
 --- @conf paused rg
 --- @marks hold
 --
--- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID
+-- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID,
+-- 5 "l" when the store asks for the lean way (claim_lean.lua), else none
 -- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs} when it
 -- claims nothing; else that, then n, the jobs claimed, id1, value1, ...
 -- idn, valuen (a value '' for an ID without a job, which the caller
@@ -19,7 +20,7 @@
 -- token; startWithinUs is the rate limits' guard (the setting rg,
 -- store.QueueConfig.ClaimGuard), 0 without limits; dueMs is when the
 -- job fell due. Or {'~', shape} when the variant does not serve the
--- queue.
+-- queue. The lean way (claim_lean.lua) ends each of its replies with "L".
 --
 -- Cost per call, whatever the batch: TIME, the settings and marks (one
 -- HMGET each), the ready slot's pop (one LPOP on a plain queue), HMGET
@@ -45,7 +46,7 @@ end
 local ids, held_ms, more, after = ready_pop(n, now)
 if #ids == 0 then return {now, 0, held_ms, 0, 0} end
 
-local out, took = claim_take(ids, now, later + lease, ARGV[4])
+local out, took = claim_take(ids, now, later + lease, ARGV[4], ev_writes(now))
 limits_note(took, now)
 out[5] = tonumber(C.rg) or 0
 -- Each job's wait before it starts: its queue's pace and its group's

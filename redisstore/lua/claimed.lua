@@ -47,8 +47,10 @@ local Z_ARGS, H_ARGS = {}, {}
 -- takes a new value of the counter, and a job is claimed at most once per
 -- call, so "id|token" is unique to this claim of this job, which is all
 -- fencing needs), a lease until deadline and their attempt counted, and
--- returns the claim's reply (see claim.lua) and how many it moved.
-local function claim_take(ids, now, deadline, worker)
+-- returns the claim's reply (see claim.lua) and how many it moved. rec
+-- says whether the claim's events are written (events.lua: ev_writes);
+-- false for the lean claim (claim_lean.lua), which sets up no events.
+local function claim_take(ids, now, deadline, worker, rec)
   local vals, atts, errs = claim_read(ids)
   local tok = str(redis.call('INCR', K.tokens))
   local deadlines, nows = str(deadline), ms_str(now)
@@ -62,7 +64,6 @@ local function claim_take(ids, now, deadline, worker)
   local evids, evkinds, evatts, nev = {}, {}, {}, 0
   -- The events' columns only when the step writes its entry: a queue
   -- nobody reads pays for no kind read out of each value.
-  local rec = ev_writes(now)
   local zargs, hargs, z, h = Z_ARGS, H_ARGS, 0, 0
   for i = 1, n do
     local id, v = ids[i], vals[i]
@@ -93,7 +94,7 @@ local function claim_take(ids, now, deadline, worker)
     call_chunked('ZADD', K.unack, zargs, 2)
     call_chunked('HSET', K.att, hargs, 2)
   end
-  emit_many(3, evids, nev, evkinds, evatts, worker)
+  if nev > 0 then emit_many(3, evids, nev, evkinds, evatts, worker) end
   return out, z / 2
 end
 

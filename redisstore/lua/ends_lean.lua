@@ -40,7 +40,10 @@ local function first_ends_lean()
       out[r] = lost(ARGV[i])
     end
   end
-  out[a + 1] = 0 -- tracked_tail's count: no records
+  -- In the place of tracked_tail's count (no records here): "L", which
+  -- tells the store the lean mark is set (claim.go asks the claims of
+  -- such a queue to take their lean way).
+  out[a + 1] = 'L'
   if nd == 0 then return out end
   kept_trim(del, nd)
   local idle = ends_idle(now, mk[3])
