@@ -1,7 +1,8 @@
 -- lean.lua: the lean mark (the key lean). While it exists, the enqueue of
 -- plain jobs due now into a plain queue skips reading the queue's marks
--- and TIME (adds/plain.lua: first_adds), and plain acks take finish's
--- lean way (ends_lean.lua), which reads three marks of the nine: the
+-- and TIME (adds/plain.lua: first_adds), plain acks take finish's
+-- lean way (ends_lean.lua), which reads three marks of the nine, and
+-- claims take claim's when the store asks (claim_lean.lua): the
 -- mark says the queue has no shape and its steps write no events (nobody
 -- reads them, and the step that skipped the first entry has marked it,
 -- evs). Its expiry, set to LEAN_UNTIL, gives the store's clock: PTTL is
