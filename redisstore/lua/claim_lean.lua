@@ -30,10 +30,9 @@ local function first_claim_lean()
   if not nows then return nil end
   local mk = redis.call('HMGET', K.marks, 'sh', 'paused', 'hold', 'rg', 'sw', 'lw')
   if mk[1] and mk[1] ~= '' then return nil end
-  local now = tonumber(nows)
-  if mk[2] == '1' then return {now, 0, tonumber(ARGV[3]), 0, 0, 'L'} end
-  local hold = tonumber(mk[3])
-  if hold and hold > now then return {now, 0, hold - now, 0, 0, 'L'} end
+  local now, hold = tonumber(nows), tonumber(mk[3])
+  local back = (mk[2] == '1' and tonumber(ARGV[3])) or (hold and hold > now and hold - now)
+  if back then return {now, 0, back, 0, 0, 'L'} end
   reset_base()
   M.sw, M.lw = mk[5], mk[6] -- for claim_sched and claim_wake
   local max = tonumber(ARGV[1])
