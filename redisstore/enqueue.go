@@ -371,12 +371,25 @@ func distinctIDs(items []*encJob) bool {
 // enqueue script returns.
 var replacedState = [256]store.JobState{'p': store.StatePending, 'r': store.StateReady, 'y': store.StateRetry}
 
-// setEnqueueResults reads the enqueue script's reply into items.
+// setEnqueueResults reads the enqueue script's reply into items: a table
+// of one result per job, or one string, the result of a call of one job
+// due now or, "r", of every job of a call of jobs due now that stored
+// them all (lua/adds/plain.lua: store_many).
 func setEnqueueResults(items []*encJob, cmd *redis.Cmd) {
 	var vals []any
 	var err error
-	if one, ok := replyOf(cmd).(string); ok && len(items) == 1 {
-		vals = []any{one} // the reply of one job due now: a string, not a table
+	if one, ok := replyOf(cmd).(string); ok {
+		switch {
+		case len(items) == 1:
+			vals = []any{one}
+		case one == "r":
+			for _, it := range items {
+				it.res = store.EnqueueResult{ID: it.id, State: store.StateReady}
+			}
+			return
+		default:
+			err = fmt.Errorf("enqueue script returned %q for %d jobs", one, len(items))
+		}
 	} else {
 		vals, err = cmd.Slice()
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopperq/hopper/internal/mstime"
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // Finish ends claimed attempts (see store.Store): one script call per
@@ -80,6 +81,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	var ends []endRecord
 	var rels []wfRelease
 	for ci, c := range calls {
+		if allAcked(c.cmd) {
+			// Every request acked, on the lean way: their out stay nil.
+			s.queueKeys(c.queue).lean.Store(true)
+			continue
+		}
 		st, err := c.cmd.Slice()
 		idx := sent[ci]
 		var e []endRecord
@@ -151,6 +157,13 @@ func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []
 		extra = append(extra, s.wfKeys(wf)...)
 	}
 	return shapedCall("finish", q, variant{wf: "local"}, extra, args...)
+}
+
+// allAcked reports whether finish call cmd's reply is "L" alone: the
+// lean way's (lua/ends_lean.lua) when it acked every request.
+func allAcked(cmd *redis.Cmd) bool {
+	v, ok := replyOf(cmd).(string)
+	return ok && v == "L"
 }
 
 // parseFinishTail reads what finish.lua's reply st holds after the n

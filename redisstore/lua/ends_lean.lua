@@ -12,6 +12,14 @@
 -- LEAN_DEL is the list of the IDs a call deletes, kept (base.lua: kept_trim).
 local LEAN_DEL = {}
 
+-- acked_until returns the statuses of the first n requests of a call
+-- whose requests were all acked: 0 each.
+local function acked_until(n)
+  local out = {}
+  for r = 1, n do out[r] = 0 end
+  return out
+end
+
 -- first_ends_lean serves the call when it can (lua.go: firsts), or returns
 -- nil, having written nothing, for the rest of finish.lua. What it checks
 -- first: the variant is the plain one and tracks nobody's tasks; the call
@@ -30,20 +38,24 @@ local function first_ends_lean()
   local mk = redis.call('HMGET', K.marks, 'sh', 'ret', 'sa')
   if (mk[1] and mk[1] ~= '') or (tonumber(mk[2]) or 0) > 0 then return nil end
   reset_base()
-  local now, unack, out, del, nd = tonumber(nows), K.unack, {}, LEAN_DEL, 0
+  local now, unack, out, del, nd = tonumber(nows), K.unack, nil, LEAN_DEL, 0
   for r = 1, a do
     local i = 4 * r - 2
     if redis.call('ZREM', unack, ARGV[i + 1]) == 1 then
-      out[r], nd = 0, nd + 1
+      nd = nd + 1
       del[nd] = ARGV[i]
+      if out then out[r] = 0 end
     else
+      out = out or acked_until(r - 1)
       out[r] = lost(ARGV[i])
     end
   end
   -- In the place of tracked_tail's count (no records here): "L", which
   -- tells the store the lean mark is set (claim.go asks the claims of
-  -- such a queue to take their lean way).
-  out[a + 1] = 'L'
+  -- such a queue to take their lean way). A call whose requests were all
+  -- acked, the usual one, answers "L" alone (Redis turns a table into its
+  -- reply element by element, some thousand instructions each).
+  if out then out[a + 1] = 'L' else out = 'L' end
   if nd == 0 then return out end
   kept_trim(del, nd)
   local idle = ends_idle(now, mk[3])

@@ -52,12 +52,23 @@ end
 -- more go in one HMGET and one HSET.
 local SMALL_ADDS = 8
 
+-- stored_until returns the results of the first n jobs of a call that
+-- stored them all: r each.
+local function stored_until(n, r)
+  local out = {}
+  for k = 1, n do out[k] = r end
+  return out
+end
+
 -- store_many stores the jobs of first_adds's call of more than one, their
 -- values prefixed with pre, and pushes those stored to ready. It returns
--- the reply (a result per job, r for one stored), the IDs stored and
--- whether ready was empty before.
+-- the reply, the IDs stored and whether ready was empty before. The
+-- reply is r alone when every job was stored, the usual call (Redis
+-- turns a table into its reply element by element, some thousand
+-- instructions each: enqueue.go's setEnqueueResults reads r as every
+-- job's), else a result per job, r for one stored.
 local function store_many(pre, r)
-  local out, ready, m = {}, {}, 0
+  local out, ready, m = nil, {}, 0
   if #ARGV <= 2 + 2 * SMALL_ADDS then
     -- A few jobs, what the enqueue batcher merges: one HSETNX each costs
     -- less than the tables of one HMGET and one HSET (bench/instr
@@ -69,13 +80,14 @@ local function store_many(pre, r)
       if redis.call('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
         m = m + 1
         ready[m] = id
-        out[k] = r
+        if out then out[k] = r end
       else
+        out = out or stored_until(k - 1, r)
         out[k] = 'd' .. id
       end
     end
     if m == 0 then return out, ready, false end
-    return out, ready, redis.call('RPUSH', K.ready, unpack(ready)) == m
+    return out or r, ready, redis.call('RPUSH', K.ready, unpack(ready)) == m
   end
   local all, n = {}, 0
   for i = 3, #ARGV, 2 do
@@ -87,17 +99,18 @@ local function store_many(pre, r)
   for k = 1, n do
     local id = all[k]
     if exist[k] then
+      out = out or stored_until(k - 1, r)
       out[k] = 'd' .. id
     else
       m = m + 1
       ready[m] = id
       h[2 * m - 1], h[2 * m] = id, pre .. ARGV[2 * k + 2]
-      out[k] = r
+      if out then out[k] = r end
     end
   end
   if m == 0 then return out, ready, false end
   call_chunked('HSET', K.jobs, h, 2)
-  return out, ready, call_chunked('RPUSH', K.ready, ready, 1) == m
+  return out or r, ready, call_chunked('RPUSH', K.ready, ready, 1) == m
 end
 
 -- early_adds serves, before the keys are bound (lua.go: earlies), the
@@ -173,13 +186,9 @@ local function first_adds()
   if one or #ARGV == 4 then
     local id, val = ARGV[3], ARGV[4]
     if one then id, val = ARGV[1], ARGV[2] end
-    if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then
-      if one then return 'd' .. id end
-      return {'d' .. id}
-    end
+    if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then return 'd' .. id end
     woke = redis.call('RPUSH', K.ready, id) == 1
     ids, out = id, lean and 'R' or 'r'
-    if not one then out = {out} end
   else
     out, ids, woke = store_many(nows .. ',', lean and 'R' or 'r')
     if #ids == 0 then return out end

@@ -1,0 +1,189 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// scriptReplies is a go-redis hook that keeps the replies of the FCALLs
+// of functions whose names end with suffix, as Redis sent them.
+type scriptReplies struct {
+	suffix string
+	mu     sync.Mutex
+	got    []any
+}
+
+func (h *scriptReplies) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *scriptReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		h.note(cmd)
+		return err
+	}
+}
+
+func (h *scriptReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			h.note(cmd)
+		}
+		return err
+	}
+}
+
+func (h *scriptReplies) note(cmd redis.Cmder) {
+	a := cmd.Args()
+	if len(a) < 2 || cmd.Name() != "fcall" {
+		return
+	}
+	if fn, _ := a[1].(string); !strings.HasSuffix(fn, h.suffix) {
+		return
+	}
+	c, ok := cmd.(*redis.Cmd)
+	if !ok || c.Err() != nil {
+		return
+	}
+	h.mu.Lock()
+	h.got = append(h.got, c.Val())
+	h.mu.Unlock()
+}
+
+// take returns the replies kept since the last take.
+func (h *scriptReplies) take() []any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.got
+	h.got = nil
+	return out
+}
+
+// An enqueue of jobs due now that stores every one is answered with one
+// string, not a result a job (Redis turns each element of a table into
+// its reply at some thousand instructions); an enqueue with duplicates
+// among its jobs, wherever they stand, still gets each job's result.
+func TestEnqueueOfJobsAllStoredRepliesOnce(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, _ := leanQueue(t, "q")
+	replies := &scriptReplies{suffix: "_enqueue"}
+	rdb.AddHook(replies)
+
+	// 5 jobs take one HSETNX each, 12 one HMGET and one HSET
+	// (adds/plain.lua: SMALL_ADDS).
+	for _, n := range []int{5, 12} {
+		var jobs []*store.NewJob
+		for i := range n {
+			jobs = append(jobs, job("q", fmt.Sprintf("new-%d-%d", n, i)))
+		}
+		res, err := s.Enqueue(ctx, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if want := (store.EnqueueResult{ID: jobs[i].ID, State: store.StateReady}); r != want {
+				t.Fatalf("job %d of %d new ones: %+v, want %+v", i, n, r, want)
+			}
+		}
+		if got := replies.take(); len(got) != 1 || got[0] != "R" {
+			t.Fatalf("replies of an enqueue of %d new jobs into a lean queue: %v, want one \"R\"", n, got)
+		}
+
+		// Duplicates second (the results before the first must be
+		// kept), in the middle and last.
+		var mixed []*store.NewJob
+		var dup []bool
+		for i := range n {
+			if i == 1 || i == n/2+1 || i == n-1 {
+				mixed = append(mixed, job("q", fmt.Sprintf("new-%d-%d", n, i)))
+				dup = append(dup, true)
+			} else {
+				mixed = append(mixed, job("q", fmt.Sprintf("more-%d-%d", n, i)))
+				dup = append(dup, false)
+			}
+		}
+		res, err = s.Enqueue(ctx, mixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			want := store.EnqueueResult{ID: mixed[i].ID, State: store.StateReady}
+			if dup[i] {
+				want = store.EnqueueResult{ID: mixed[i].ID, Duplicate: true}
+			}
+			if r != want {
+				t.Fatalf("job %d of %d, three of them held: %+v, want %+v", i, n, r, want)
+			}
+		}
+		if got := replies.take(); len(got) != 1 {
+			t.Fatalf("replies of the enqueue with duplicates: %v, want one", got)
+		} else if l, ok := got[0].([]any); !ok || len(l) != n {
+			t.Fatalf("reply of the enqueue with duplicates: %v, want a result for each of %d jobs", got[0], n)
+		}
+	}
+	if got := len(claimAll(t, s, "q", 100)); got != 2+5+12+(5-3)+(12-3) {
+		t.Fatalf("claimed %d jobs, want each job stored once: %d", got, 2+5+12+(5-3)+(12-3))
+	}
+}
+
+// A lean finish that acks every request is answered with "L" alone; one
+// whose requests are not all acked, wherever the others stand, with each
+// request's status.
+func TestLeanFinishOfAllAckedRepliesOnce(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, _ := leanQueue(t, "q")
+	for i := range 7 {
+		mustEnqueue(t, s, job("q", fmt.Sprintf("j%d", i)))
+	}
+	jobs := claimAll(t, s, "q", 10)
+	if len(jobs) != 9 {
+		t.Fatalf("claimed %d jobs, want 9", len(jobs))
+	}
+	replies := &scriptReplies{suffix: "_finish"}
+	rdb.AddHook(replies)
+
+	errs, err := s.Finish(ctx, []store.AttemptEnd{ack(jobs[0]), ack(jobs[1]), ack(jobs[2])})
+	if err != nil || errs[0] != nil || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("Finish of three claimed jobs: %v, %v", errs, err)
+	}
+	if got := replies.take(); len(got) != 1 || got[0] != "L" {
+		t.Fatalf("replies of the lean finish of three acks: %v, want one \"L\"", got)
+	}
+
+	// The stale token first, then last.
+	for _, reqs := range [][]store.AttemptEnd{
+		{ack(jobs[3]), ack(jobs[4]), ack(jobs[5])},
+		{ack(jobs[6]), ack(jobs[7]), ack(jobs[8])},
+	} {
+		stale := 0
+		if reqs[0].ID == jobs[6].ID {
+			stale = 2
+		}
+		reqs[stale].Token++
+		errs, err := s.Finish(ctx, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range errs {
+			if (i == stale) != (e != nil) || (i == stale && !errors.Is(e, store.ErrLeaseLost)) {
+				t.Fatalf("Finish with request %d stale: %v, want ErrLeaseLost for it alone", stale, errs)
+			}
+		}
+		if got := replies.take(); len(got) != 1 {
+			t.Fatalf("replies of a finish with a stale request: %v, want one", got)
+		} else if l, ok := got[0].([]any); !ok || len(l) != 4 || l[3] != "L" {
+			t.Fatalf("reply of a lean finish with a stale request: %v, want three statuses and \"L\"", got[0])
+		}
+	}
+	left := claimAll(t, s, "q", 10)
+	if len(left) != 0 {
+		t.Fatalf("claimed %d jobs after the acks, want none (the stale ones are still leased)", len(left))
+	}
+}
