@@ -81,9 +81,12 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	var ends []endRecord
 	var rels []wfRelease
 	for ci, c := range calls {
-		if allAcked(c.cmd) {
-			// Every request acked, on the lean way: their out stay nil.
-			s.queueKeys(c.queue).lean.Store(true)
+		if done, lean := endsAllDone(c.cmd); done {
+			// Every request ended as asked, nothing recorded: their out
+			// stay nil.
+			if lean {
+				s.queueKeys(c.queue).lean.Store(true)
+			}
 			continue
 		}
 		st, err := c.cmd.Slice()
@@ -159,11 +162,18 @@ func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []
 	return shapedCall("finish", q, variant{wf: "local"}, extra, args...)
 }
 
-// allAcked reports whether finish call cmd's reply is "L" alone: the
-// lean way's (lua/ends_lean.lua) when it acked every request.
-func allAcked(cmd *redis.Cmd) bool {
-	v, ok := replyOf(cmd).(string)
-	return ok && v == "L"
+// endsAllDone reports whether finish call cmd's reply says, in one
+// value, that every request ended as asked and that the call recorded no
+// task end and left no task being released: "L", the lean way's
+// (lua/ends_lean.lua), with lean true, or 0 (lua/ends.lua: ends_reply).
+func endsAllDone(cmd *redis.Cmd) (done, lean bool) {
+	switch v := replyOf(cmd).(type) {
+	case string:
+		return v == "L", v == "L"
+	case int64:
+		return v == 0, false
+	}
+	return false, false
 }
 
 // parseFinishTail reads what finish.lua's reply st holds after the n

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
@@ -185,5 +186,61 @@ func TestLeanFinishOfAllAckedRepliesOnce(t *testing.T) {
 	left := claimAll(t, s, "q", 10)
 	if len(left) != 0 {
 		t.Fatalf("claimed %d jobs after the acks, want none (the stale ones are still leased)", len(left))
+	}
+}
+
+// A finish the lean way does not serve (here: acks that keep their job,
+// a retry) that ends every request as asked is answered with 0 alone;
+// one with a lost lease, with each request's status.
+func TestFinishOfAllEndedRepliesOnce(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, _ := leanQueue(t, "q")
+	for i := range 4 {
+		mustEnqueue(t, s, job("q", fmt.Sprintf("j%d", i)))
+	}
+	jobs := claimAll(t, s, "q", 10)
+	if len(jobs) != 6 {
+		t.Fatalf("claimed %d jobs, want 6", len(jobs))
+	}
+	replies := &scriptReplies{suffix: "_finish"}
+	rdb.AddHook(replies)
+	kept := func(j *store.JobRecord) store.AttemptEnd {
+		e := ack(j)
+		e.Retention = time.Hour
+		return e
+	}
+	retried := func(j *store.JobRecord) store.AttemptEnd {
+		return store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeRetry, Delay: time.Hour, Error: &store.AttemptError{Attempt: j.Attempt, Error: "failed"}}
+	}
+
+	errs, err := s.Finish(ctx, []store.AttemptEnd{kept(jobs[0]), retried(jobs[1]), ack(jobs[2])})
+	if err != nil || errs[0] != nil || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("Finish of three claimed jobs: %v, %v", errs, err)
+	}
+	if got := replies.take(); len(got) != 1 || got[0] != int64(0) {
+		t.Fatalf("replies of a finish that ended its three requests: %v, want one 0", got)
+	}
+	// The stale request a plain ack: the script takes those first.
+	stale := ack(jobs[5])
+	stale.Token++
+	errs, err = s.Finish(ctx, []store.AttemptEnd{stale, kept(jobs[3]), retried(jobs[4])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(errs[0], store.ErrLeaseLost) || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("Finish with the first request stale: %v, want ErrLeaseLost, nil, nil", errs)
+	}
+	if got := replies.take(); len(got) != 1 {
+		t.Fatalf("replies of a finish with a stale request: %v, want one", got)
+	} else if l, ok := got[0].([]any); !ok || len(l) != 4 {
+		t.Fatalf("reply of a finish with a stale request: %v, want three statuses and the count", got[0])
+	}
+	for _, j := range []*store.JobRecord{jobs[0], jobs[3]} {
+		if rec, err := s.GetJob(ctx, "q", j.ID); err != nil || rec.State != store.StateDone {
+			t.Fatalf("GetJob(%s) after an ack that keeps it: %+v, %v; want it done", j.ID, rec, err)
+		}
+	}
+	if rec, err := s.GetJob(ctx, "q", jobs[1].ID); err != nil || rec.State != store.StateRetry {
+		t.Fatalf("GetJob(%s) after its retry: %+v, %v; want it waiting to retry", jobs[1].ID, rec, err)
 	}
 }

@@ -102,6 +102,19 @@ local function ends_ack(q, id, ret, result, now, later)
   end
 end
 
+-- ends_reply returns finish's reply: out (a status a request, then what
+-- tracked_tail added), or 0 alone when every status is 0 and the tail is
+-- the count 0 with nothing after it, the usual call (Redis turns a table
+-- into its reply element by element, some thousand instructions each;
+-- finish.go: endsAllDone).
+local function ends_reply(out, n)
+  if #out ~= n + 1 then return out end
+  for r = 1, n + 1 do
+    if out[r] ~= 0 then return out end
+  end
+  return 0
+end
+
 -- ends_plain ends the plain acks, in a tight loop: the common case.
 -- (Without a retention an ack only deletes: written out, since a Lua call
 -- costs about a thousand instructions here.)

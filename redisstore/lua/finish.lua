@@ -16,8 +16,10 @@
 -- read both.
 -- Returns one integer per request, plain acks first, in ARGV order: 0
 -- done, 1 lease lost, 2 no such job; then what the wf slot adds (the
--- workflow task ends to deliver). Or {'~', shape} when the variant does
--- not serve the queue.
+-- workflow task ends to deliver). Or 0 alone when every request is done
+-- and the wf slot adds only its count, 0 (ends.lua: ends_reply); "L"
+-- alone, or the integers and "L", on the lean way (ends_lean.lua). Or
+-- {'~', shape} when the variant does not serve the queue.
 --
 -- The fencing check is the unack member "id|token" itself: a ZREM of it
 -- tells whether the claim still held, and ends it. A batch of plain acks
@@ -38,4 +40,4 @@ for r = q.plain + 1, q.n do ends_one(q, r, out, now, later) end
 ends_write(q, now)
 tracked_tail(out, now, later)
 flush_events(now)
-return out
+return ends_reply(out, q.n)
