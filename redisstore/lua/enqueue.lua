@@ -15,7 +15,11 @@
 -- the holder's ID for a duplicate ("d" alone for a skipped tick), or "u",
 -- the holder's state now and its ID for a duplicate that replaced what the
 -- holder waits with; or {'~', shape} when the variant does not serve the
--- queue (conf.lua), having done nothing.
+-- queue (conf.lua), having done nothing. On adds/plain.lua's path for
+-- jobs due now the strings come alone, not in a table, for a call of one
+-- job, and "r" alone ("R" on the lean way) for a call that stored every
+-- job (enqueue.go: setEnqueueResults); "~" when a call sent the lead
+-- keys alone finds the lean mark gone, having done nothing.
 --
 -- Cost: per job what the adds slot says; per call TIME, the settings and
 -- marks (one HMGET each), one RPUSH and/or ZADD, the wake-up only when
