@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
 )
@@ -134,21 +135,30 @@ func TestEnqueueOfJobsAllStoredRepliesOnce(t *testing.T) {
 	}
 }
 
+// claimedLean returns a store whose queue "q" is lean (leanQueue's two
+// jobs and n more, one Enqueue each), its jobs claimed, and a hook that
+// keeps the replies of the finish calls from then on.
+func claimedLean(t *testing.T, n int) (*redisstore.Store, []*store.JobRecord, *scriptReplies) {
+	t.Helper()
+	s, rdb, _ := leanQueue(t, "q")
+	for i := range n {
+		mustEnqueue(t, s, job("q", fmt.Sprintf("j%d", i)))
+	}
+	jobs := claimAll(t, s, "q", 10)
+	if len(jobs) != n+2 {
+		t.Fatalf("claimed %d jobs, want %d", len(jobs), n+2)
+	}
+	replies := &scriptReplies{suffix: "_finish"}
+	rdb.AddHook(replies)
+	return s, jobs, replies
+}
+
 // A lean finish that acks every request is answered with "L" alone; one
 // whose requests are not all acked, wherever the others stand, with each
 // request's status.
 func TestLeanFinishOfAllAckedRepliesOnce(t *testing.T) {
 	ctx := context.Background()
-	s, rdb, _ := leanQueue(t, "q")
-	for i := range 7 {
-		mustEnqueue(t, s, job("q", fmt.Sprintf("j%d", i)))
-	}
-	jobs := claimAll(t, s, "q", 10)
-	if len(jobs) != 9 {
-		t.Fatalf("claimed %d jobs, want 9", len(jobs))
-	}
-	replies := &scriptReplies{suffix: "_finish"}
-	rdb.AddHook(replies)
+	s, jobs, replies := claimedLean(t, 7)
 
 	errs, err := s.Finish(ctx, []store.AttemptEnd{ack(jobs[0]), ack(jobs[1]), ack(jobs[2])})
 	if err != nil || errs[0] != nil || errs[1] != nil || errs[2] != nil {
@@ -194,16 +204,7 @@ func TestLeanFinishOfAllAckedRepliesOnce(t *testing.T) {
 // one with a lost lease, with each request's status.
 func TestFinishOfAllEndedRepliesOnce(t *testing.T) {
 	ctx := context.Background()
-	s, rdb, _ := leanQueue(t, "q")
-	for i := range 4 {
-		mustEnqueue(t, s, job("q", fmt.Sprintf("j%d", i)))
-	}
-	jobs := claimAll(t, s, "q", 10)
-	if len(jobs) != 6 {
-		t.Fatalf("claimed %d jobs, want 6", len(jobs))
-	}
-	replies := &scriptReplies{suffix: "_finish"}
-	rdb.AddHook(replies)
+	s, jobs, replies := claimedLean(t, 4)
 	kept := func(j *store.JobRecord) store.AttemptEnd {
 		e := ack(j)
 		e.Retention = time.Hour

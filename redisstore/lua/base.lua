@@ -167,6 +167,15 @@ local function reversed(list)
   return out
 end
 
+-- repeated returns a list of n times v: the results, before the first
+-- that differs, of a call whose reply says them all with one value
+-- (adds/plain.lua: store_many; ends_lean.lua).
+local function repeated(n, v)
+  local out = {}
+  for i = 1, n do out[i] = v end
+  return out
+end
+
 -- call_chunked_flat is call_chunked for commands that return one reply per
 -- argument (HMGET, ZMSCORE, SMISMEMBER): it returns the replies
 -- concatenated, an empty table for no arguments.

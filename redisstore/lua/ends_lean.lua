@@ -12,14 +12,6 @@
 -- LEAN_DEL is the list of the IDs a call deletes, kept (base.lua: kept_trim).
 local LEAN_DEL = {}
 
--- acked_until returns the statuses of the first n requests of a call
--- whose requests were all acked: 0 each.
-local function acked_until(n)
-  local out = {}
-  for r = 1, n do out[r] = 0 end
-  return out
-end
-
 -- first_ends_lean serves the call when it can (lua.go: firsts), or returns
 -- nil, having written nothing, for the rest of finish.lua. What it checks
 -- first: the variant is the plain one and tracks nobody's tasks; the call
@@ -46,7 +38,7 @@ local function first_ends_lean()
       del[nd] = ARGV[i]
       if out then out[r] = 0 end
     else
-      out = out or acked_until(r - 1)
+      out = out or repeated(r - 1, 0)
       out[r] = lost(ARGV[i])
     end
   end

@@ -52,14 +52,6 @@ end
 -- more go in one HMGET and one HSET.
 local SMALL_ADDS = 8
 
--- stored_until returns the results of the first n jobs of a call that
--- stored them all: r each.
-local function stored_until(n, r)
-  local out = {}
-  for k = 1, n do out[k] = r end
-  return out
-end
-
 -- store_many stores the jobs of first_adds's call of more than one, their
 -- values prefixed with pre, and pushes those stored to ready. It returns
 -- the reply, the IDs stored and whether ready was empty before. The
@@ -82,7 +74,7 @@ local function store_many(pre, r)
         ready[m] = id
         if out then out[k] = r end
       else
-        out = out or stored_until(k - 1, r)
+        out = out or repeated(k - 1, r)
         out[k] = 'd' .. id
       end
     end
@@ -99,7 +91,7 @@ local function store_many(pre, r)
   for k = 1, n do
     local id = all[k]
     if exist[k] then
-      out = out or stored_until(k - 1, r)
+      out = out or repeated(k - 1, r)
       out[k] = 'd' .. id
     else
       m = m + 1
