@@ -22,7 +22,7 @@ func TestReplicasWaitsForAReplica(t *testing.T) {
 	master := redistest.Start(t, redistest.Private())
 	replica := redistest.Start(t, redistest.Private())
 	follow(t, replica, master)
-	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1})
+	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute})
 	mustEnqueue(t, s, job("q", "a"))
 	// A replica read (no WAIT of its own): the job is there already.
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
@@ -65,19 +65,24 @@ func TestReplicasFailsWithoutReplica(t *testing.T) {
 // master's whole replication offset when the call was made, whichever
 // connection wrote. The replica is frozen while the first copy reaches the
 // master alone, so the retry fails with ErrNotReplicated; once the replica
-// runs again it reports the duplicate.
+// runs again it reports the duplicate. Only the call made while the
+// replica is frozen has a short ReplicaTimeout: the others wait as long as
+// a loaded machine needs (a CI run once took over 100 ms to replicate the
+// first write).
 func TestReplicasDuplicateWaitsForTheStoredCopy(t *testing.T) {
 	ctx := context.Background()
 	master := redistest.Start(t, redistest.Private())
 	replica := redistest.Start(t, redistest.Private())
 	follow(t, replica, master)
-	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 100 * time.Millisecond})
-	mustEnqueue(t, s, job("q", "before")) // the durable store's connection has written and been waited for
+	rdb := master.Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute})
+	mustEnqueue(t, s, job("q", "before")) // the durable stores' connection has written and been waited for
 
 	thaw := replica.Freeze(t)
 	plain := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur"})
-	mustEnqueue(t, plain, job("q", "a")) // on the master only
-	res, err := s.Enqueue(ctx, []*store.NewJob{job("q", "a")})
+	mustEnqueue(t, plain, job("q", "a")) // on the master only, from another connection
+	impatient := storeOn(t, rdb, &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: 100 * time.Millisecond})
+	res, err := impatient.Enqueue(ctx, []*store.NewJob{job("q", "a")})
 	if !errors.Is(err, redisstore.ErrNotReplicated) {
 		t.Fatalf("enqueue of a job stored on the master alone, replica frozen: %+v, %v; want ErrNotReplicated", res, err)
 	}
