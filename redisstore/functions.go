@@ -147,6 +147,18 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 
 // buildForm is buildScript; shardPub builds the form that publishes its
 // wake-ups on shard channels (notify_sharded.go).
+// rcallSet sets rcall, the local every script's commands are called
+// through (the modules write rcall(...), not redis.call(...)): a local
+// costs less than the global redis and its field at every command (the
+// globals of a function library are an empty table whose metatable finds
+// redis: bench/instr/callgrind.sh counts 1.3 % fewer instructions a job
+// in a merged enqueue of 7 and in a drain of 32 a claim, 1 % in a lone
+// enqueue, docs/performance.md "One local for redis.call"). A plain script sets it at every run, ahead
+// of its first hook; a function library at its first call, not at load,
+// as a library sees another redis table while it loads. Under keyCheck
+// the redis it reads is keycheck.go's, which checks each command's keys.
+const rcallSet = "rcall = redis.call"
+
 func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *script {
 	flags := b.flags
 	var head strings.Builder
@@ -179,17 +191,18 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	eval.Grow(size)
 	// The one comment left (luaStrip): the script's name, which an EVAL
 	// does not otherwise carry.
-	eval.WriteString(shebang + "-- script " + name + "\nlocal KEYS, ARGV = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
+	eval.WriteString(shebang + "-- script " + name + "\nlocal KEYS, ARGV, rcall = KEYS, ARGV\nlocal K, K_N = {}, 0\n")
 	eval.WriteString(head.String())
 	if keyCheck {
 		eval.WriteString("kc_begin(KEYS)\n")
 	}
+	eval.WriteString(rcallSet + "\n")
 	eval.WriteString(earlies + b.keyBinds("KEYS") + "\n")
 	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
 	lib.Grow(size)
-	lib.WriteString("local KEYS, ARGV\nlocal K, K_N = {}, 0\nlocal redis_register = redis.register_function\n")
+	lib.WriteString("local KEYS, ARGV, rcall\nlocal K, K_N = {}, 0\nlocal redis_register = redis.register_function\n")
 	lib.WriteString(head.String())
 	lib.WriteString("local function main()\n" + b.body() + "\nend\n")
 	h := sha1.New()
@@ -199,6 +212,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	fn := "hopper_" + hex.EncodeToString(sum[:6]) + "_" + strings.NewReplacer(".", "_", "/", "_").Replace(name)
 	lib.WriteString("redis_register{function_name = '" + fn + "', callback = function(keys, args)\n")
 	lib.WriteString("  KEYS, ARGV = keys, args\n")
+	lib.WriteString("  if not rcall then " + rcallSet + " end\n")
 	if keyCheck {
 		lib.WriteString("  kc_begin(keys)\n")
 	}

@@ -31,6 +31,7 @@ var luaBuiltins = map[string]bool{
 	"select": true, "error": true, "setmetatable": true, "pcall": true, "assert": true, "next": true,
 	"rawget": true, "rawset": true, "function": true, "and": true, "or": true, "not": true, "return": true,
 	"if": true, "elseif": true, "while": true, "until": true, "in": true,
+	"rcall": true, // redis.call, declared by every script's frame (functions.go: rcallSet)
 }
 
 var (

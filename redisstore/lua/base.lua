@@ -13,7 +13,7 @@ local PAD = {'00000', '0000', '000', '00', '0', ''}
 -- a string (what a script that compares no time needs), and TIME's
 -- microseconds padded to six digits.
 local function now_str()
-  local t = redis.call('TIME')
+  local t = rcall('TIME')
   NOW_T, NOW_US = t, nil
   local u = t[2]
   local p = PAD[#u] .. u
@@ -137,7 +137,7 @@ local function call_chunked(cmd, key, args, step)
   local n = #args
   -- The common call: one slice, no pad (CHUNK is far above 2 * PAD_FIELDS).
   if n <= 2 * PAD_FIELDS then
-    if n > 0 then return redis.call(cmd, key, unpack(args)) end
+    if n > 0 then return rcall(cmd, key, unpack(args)) end
     return
   end
   local i = 1
@@ -147,11 +147,11 @@ local function call_chunked(cmd, key, args, step)
     local j = math.min(n, i + CHUNK - 1)
     if step > 1 then j = j - ((j - i + 1) % step) end
     if pad then
-      r = redis.call(cmd, key, LP_PAD, LP_PAD_VALUE, unpack(args, i, j))
-      redis.call('HDEL', key, LP_PAD)
+      r = rcall(cmd, key, LP_PAD, LP_PAD_VALUE, unpack(args, i, j))
+      rcall('HDEL', key, LP_PAD)
       pad = false
     else
-      r = redis.call(cmd, key, unpack(args, i, j))
+      r = rcall(cmd, key, unpack(args, i, j))
     end
     i = j + 1
   end
@@ -182,12 +182,12 @@ end
 local function call_chunked_flat(cmd, key, args)
   local n = #args
   if n == 0 then return {} end
-  if n <= CHUNK then return redis.call(cmd, key, unpack(args)) end
+  if n <= CHUNK then return rcall(cmd, key, unpack(args)) end
   local out, m = {}, 0
   local i = 1
   while i <= n do
     local j = math.min(n, i + CHUNK - 1)
-    local part = redis.call(cmd, key, unpack(args, i, j))
+    local part = rcall(cmd, key, unpack(args, i, j))
     for k = 1, #part do m = m + 1; out[m] = part[k] end
     i = j + 1
   end
@@ -197,7 +197,7 @@ end
 -- members_among returns the IDs among ids that are members of set key, as
 -- a set, or nil when none is: one EXISTS when the set is empty.
 local function members_among(key, ids)
-  if #ids == 0 or redis.call('EXISTS', key) == 0 then return nil end
+  if #ids == 0 or rcall('EXISTS', key) == 0 then return nil end
   local m = call_chunked_flat('SMISMEMBER', key, ids)
   local out
   for i = 1, #ids do
@@ -213,15 +213,6 @@ end
 -- "{prefix:queue}" (KEYS come in keys.go's order, a queue's first; prefixes
 -- and queue names hold no ':' or '}').
 local PREFIX, QUEUE
-
--- rcall is redis.call, for the commands of the hot paths (one a job, or a
--- few a workflow task: ends.lua, the workflow modules): a local costs
--- less than the global redis and its field at every command. reset_base
--- sets it at every call, not at load: a function library sees another
--- redis table while it loads. A module's first_<module> function runs
--- before reset_base (lua.go: firsts), so what it reaches keeps
--- redis.call.
-local rcall
 
 -- reset_base starts a call. A module that keeps state for the length of
 -- one call defines reset_<module> to set it up: every call runs them
@@ -246,7 +237,6 @@ local function reset_base()
     end
   end
   NOW, NOW_S = nil, nil
-  rcall = redis.call
 end
 
 -- The wake functions publish the queue's name on its channel of a kind
@@ -267,7 +257,7 @@ local function wake_ready()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ready', QUEUE)) == 'number' then
     return
   end
-  redis.call('PUBLISH', PREFIX .. ':ready', QUEUE)
+  rcall('PUBLISH', PREFIX .. ':ready', QUEUE)
 end
 
 -- wake_sched tells every scheduler waiting on this queue that its next due
@@ -276,7 +266,7 @@ local function wake_sched()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:sched', QUEUE)) == 'number' then
     return
   end
-  redis.call('PUBLISH', PREFIX .. ':sched', QUEUE)
+  rcall('PUBLISH', PREFIX .. ':sched', QUEUE)
 end
 
 -- wake_events tells the event readers blocked on this queue that its
@@ -285,13 +275,13 @@ local function wake_events()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ev', QUEUE)) == 'number' then
     return
   end
-  redis.call('PUBLISH', PREFIX .. ':ev', QUEUE)
+  rcall('PUBLISH', PREFIX .. ':ev', QUEUE)
 end
 
 -- earliest returns the lowest score of zset z, or nil when it is empty
 -- (the unack set's sentinel, at +inf, does not count; see keys.go).
 local function earliest(z)
-  local r = redis.call('ZRANGE', z, '0', '0', 'WITHSCORES')
+  local r = rcall('ZRANGE', z, '0', '0', 'WITHSCORES')
   if r[1] then
     local s = tonumber(r[2])
     if s ~= math.huge then return s end
@@ -305,7 +295,7 @@ end
 -- back (earliest) makes Redis 7.0 format a double, about 3,800
 -- instructions.
 local function leases_until(z, bound)
-  return redis.call('ZCOUNT', z, '-inf', bound) > 0
+  return rcall('ZCOUNT', z, '-inf', bound) > 0
 end
 
 -- id_of returns the job ID of an unack member "id|token". IDs may contain

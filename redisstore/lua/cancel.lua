@@ -10,34 +10,34 @@
 
 read_fields()
 local id = ARGV[1]
-if redis.call('HEXISTS', K.jobs, id) == 0 then return '' end
+if rcall('HEXISTS', K.jobs, id) == 0 then return '' end
 local from
-if redis.call('ZREM', K.pending, id) == 1 then
+if rcall('ZREM', K.pending, id) == 1 then
   from = 'pending'
-elseif redis.call('ZREM', K.retry, id) == 1 then
+elseif rcall('ZREM', K.retry, id) == 1 then
   from = 'retry'
-elseif redis.call('ZSCORE', K.garbage, id) then
+elseif rcall('ZSCORE', K.garbage, id) then
   return 'garbage'
-elseif redis.call('ZSCORE', K.done, id) then
+elseif rcall('ZSCORE', K.done, id) then
   return 'done'
 end
-local a, _, tok = parse_att(redis.call('HGET', K.att, id))
+local a, _, tok = parse_att(rcall('HGET', K.att, id))
 if not from then
-  if tok ~= '' and redis.call('ZSCORE', K.unack, id .. '|' .. tok) then
-    redis.call('SADD', K.cancelled, id)
+  if tok ~= '' and rcall('ZSCORE', K.unack, id .. '|' .. tok) then
+    rcall('SADD', K.cancelled, id)
     return 'unack'
   end
-  if ready_remove(id, redis.call('HGET', K.jobs, id)) == 0 then return '' end
+  if ready_remove(id, rcall('HGET', K.jobs, id)) == 0 then return '' end
   from = 'ready'
 end
 local now = now_ms()
 append_error(id, now, a, error_rest(a, ARGV[2]))
 release_unique({id})
-if redis.call('ZCARD', K.garbage) == 0 then wake_sched() end
-redis.call('ZADD', K.garbage, now, id)
-redis.call('SADD', K.cancelled, id)
+if rcall('ZCARD', K.garbage) == 0 then wake_sched() end
+rcall('ZADD', K.garbage, now, id)
+rcall('SADD', K.cancelled, id)
 events_config()
-local kind = kind_of(redis.call('HGET', K.jobs, id))
+local kind = kind_of(rcall('HGET', K.jobs, id))
 emit(8, id, kind, a, ARGV[2])
 flush_events(now)
 if waited_among({id}) then publish_end(id, 'garbage', a, kind, '', ARGV[2], true, now) end

@@ -28,7 +28,7 @@ local function first_claim_lean()
   if type(t) ~= 'number' then return nil end
   local nows = lean_at(t)
   if not nows then return nil end
-  local mk = redis.call('HMGET', K.marks, 'sh', 'paused', 'hold', 'rg', 'sw', 'lw')
+  local mk = rcall('HMGET', K.marks, 'sh', 'paused', 'hold', 'rg', 'sw', 'lw')
   if mk[1] and mk[1] ~= '' then return nil end
   local now, hold = tonumber(nows), tonumber(mk[3])
   local back = (mk[2] == '1' and tonumber(ARGV[3])) or (hold and hold > now and hold - now)

@@ -52,7 +52,7 @@ local Z_ARGS, H_ARGS = {}, {}
 -- false for the lean claim (claim_lean.lua), which sets up no events.
 local function claim_take(ids, now, deadline, worker, rec)
   local vals, atts, errs = claim_read(ids)
-  local tok = str(redis.call('INCR', K.tokens))
+  local tok = str(rcall('INCR', K.tokens))
   local deadlines, nows = str(deadline), ms_str(now)
   -- Attempt info of a job never claimed nor promoted before: one string
   -- for the whole batch.
@@ -104,7 +104,7 @@ end
 -- idle ones, and a busy queue's next claim wakes them soon enough.
 local function claim_wake(now)
   if now - (tonumber(M.lw) or 0) >= LEFT_WAKE_MS then
-    redis.call('HSET', K.marks, 'lw', ms_str(now))
+    rcall('HSET', K.marks, 'lw', ms_str(now))
     wake_ready()
   end
 end

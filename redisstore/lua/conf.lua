@@ -37,6 +37,6 @@ local function set_shape(c, on)
     if (l == c and on) or (l ~= c and string.find(sh, l, 1, true)) then out = out .. l end
   end
   M.sh = out
-  redis.call('HSET', K.marks, 'sh', out)
-  redis.call('DEL', K.lean)
+  rcall('HSET', K.marks, 'sh', out)
+  rcall('DEL', K.lean)
 end

@@ -33,17 +33,17 @@ local fields = {'paused', 'maxrun', 'rate', 'period', 'ret', 'ev', 'gmax', 'grat
 local settings = 14 -- fields kept in conf; the rest are terms, in marks only
 if #ARGV == #fields + settings then
   for i = 1, settings do
-    if (redis.call('HGET', K.conf, fields[i]) or '0') ~= ARGV[#fields + i] then return '!' end
+    if (rcall('HGET', K.conf, fields[i]) or '0') ~= ARGV[#fields + i] then return '!' end
   end
 end
 for i = 1, #fields do
   if i ~= 10 then
     if ARGV[i] == '0' then
-      if i <= settings then redis.call('HDEL', K.conf, fields[i]) end
-      redis.call('HDEL', K.marks, fields[i])
+      if i <= settings then rcall('HDEL', K.conf, fields[i]) end
+      rcall('HDEL', K.marks, fields[i])
     else
-      if i <= settings then redis.call('HSET', K.conf, fields[i], ARGV[i]) end
-      redis.call('HSET', K.marks, fields[i], ARGV[i])
+      if i <= settings then rcall('HSET', K.conf, fields[i], ARGV[i]) end
+      rcall('HSET', K.marks, fields[i], ARGV[i])
     end
   end
 end
@@ -51,11 +51,11 @@ read_fields()
 -- Without a rate limit the claims it counted are forgotten; a new limit
 -- or period keeps counting them.
 if ARGV[3] == '0' then
-  redis.call('HDEL', K.marks, 'rs', 'rtat')
-  redis.call('DEL', K.rate_log)
+  rcall('HDEL', K.marks, 'rs', 'rtat')
+  rcall('DEL', K.rate_log)
 end
 set_shape('L', ARGV[2] ~= '0' or ARGV[3] ~= '0')
-if ARGV[10] == '1' then redis.call('HSET', K.conf, 'ki', '1') else redis.call('HDEL', K.conf, 'ki') end
+if ARGV[10] == '1' then rcall('HSET', K.conf, 'ki', '1') else rcall('HDEL', K.conf, 'ki') end
 kidx_set(ARGV[10] == '1')
 ready_config()
 wake_ready()

@@ -16,16 +16,16 @@ if ARGV[1] == 'all' then
   if state == 'ready' then
     ids = ready_take(n)
   else
-    ids = redis.call('ZRANGE', z, 0, n - 1)
+    ids = rcall('ZRANGE', z, 0, n - 1)
     if #ids > 0 then call_chunked('ZREM', z, ids, 1) end
   end
 else
   for i = 3, #ARGV do
     local removed
     if state == 'ready' then
-      removed = ready_remove(ARGV[i], redis.call('HGET', K.jobs, ARGV[i]))
+      removed = ready_remove(ARGV[i], rcall('HGET', K.jobs, ARGV[i]))
     else
-      removed = redis.call('ZREM', z, ARGV[i])
+      removed = rcall('ZREM', z, ARGV[i])
     end
     if removed == 1 then ids[#ids + 1] = ARGV[i] end
   end

@@ -12,11 +12,11 @@ local function ready_depth()
   local oldest = 0
   for _, head in ipairs(ready_heads()) do
     local since = 0
-    local _, _, _, r = parse_att(redis.call('HGET', K.att, head))
+    local _, _, _, r = parse_att(rcall('HGET', K.att, head))
     if r ~= '' then
       since = tonumber(r)
     else
-      local v = redis.call('HGET', K.jobs, head)
+      local v = rcall('HGET', K.jobs, head)
       if v then since = tonumber(string.match(v, '^(%d+),')) or 0 end
     end
     if oldest == 0 or since < oldest then oldest = since end

@@ -10,15 +10,15 @@
 -- buckets × hours kept).
 local hour, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
 for i = 3, #ARGV, 2 do
-  redis.call('HINCRBY', K.durations, ARGV[1] .. '|' .. ARGV[i], ARGV[i + 1])
+  rcall('HINCRBY', K.durations, ARGV[1] .. '|' .. ARGV[i], ARGV[i + 1])
 end
-if tonumber(redis.call('HGET', K.durations, '~h')) ~= hour then
+if tonumber(rcall('HGET', K.durations, '~h')) ~= hour then
   local old = {}
-  for _, f in ipairs(redis.call('HKEYS', K.durations)) do
+  for _, f in ipairs(rcall('HKEYS', K.durations)) do
     local h = tonumber(string.match(f, '^(%d+)|'))
     if h and h <= hour - keep then old[#old + 1] = f end
   end
   if #old > 0 then call_chunked('HDEL', K.durations, old, 1) end
-  redis.call('HSET', K.durations, '~h', hour)
+  rcall('HSET', K.durations, '~h', hour)
 end
 return 0

@@ -29,7 +29,7 @@ end
 -- score_ms), and returns how many and whether more are due. Due times
 -- count to the µs (place.lua), so does the comparison.
 local function promote(z, now, batch)
-  local got = redis.call('ZRANGEBYSCORE', z, '-inf', now_score(), 'WITHSCORES', 'LIMIT', 0, batch)
+  local got = rcall('ZRANGEBYSCORE', z, '-inf', now_score(), 'WITHSCORES', 'LIMIT', 0, batch)
   local n = #got / 2
   if n == 0 then return 0, false end
   local ids, dues = {}, {}
@@ -63,7 +63,7 @@ end
 -- claim, the jobs of one pass in the order of their deadlines, then IDs
 -- (store.Store's Maintain: the place of a redelivered job).
 local function reclaim(now, batch, text)
-  local got = redis.call('ZRANGEBYSCORE', K.unack, '-inf', now, 'LIMIT', 0, batch)
+  local got = rcall('ZRANGEBYSCORE', K.unack, '-inf', now, 'LIMIT', 0, batch)
   if #got == 0 then return 0, false end
   call_chunked('ZREM', K.unack, got, 1)
   local ids = {}
@@ -71,7 +71,7 @@ local function reclaim(now, batch, text)
   local vals = call_chunked_flat('HMGET', K.jobs, ids)
   local atts = call_chunked_flat('HMGET', K.att, ids)
   local canc = {}
-  if redis.call('SCARD', K.cancelled) > 0 then canc = call_chunked_flat('SMISMEMBER', K.cancelled, ids) end
+  if rcall('SCARD', K.cancelled) > 0 then canc = call_chunked_flat('SMISMEMBER', K.cancelled, ids) end
   local waited, wfm = waited_among(ids), wf_members(ids)
   local dead, dz, back, batts, dues, left, n = {}, {}, {}, {}, {}, {}, 0
   for i = 1, #ids do
@@ -112,19 +112,19 @@ local function collect(now, batch, max_age, max_count)
     if z ~= K.done_exp then room = room - #old end
   end
   -- Done jobs and garbage each get a batch.
-  local old = redis.call('ZRANGEBYSCORE', K.done_exp, '-inf', now, 'LIMIT', 0, batch)
+  local old = rcall('ZRANGEBYSCORE', K.done_exp, '-inf', now, 'LIMIT', 0, batch)
   if #old == batch then more = true end
   drop(K.done_exp, old)
   if max_age > 0 then
-    old = redis.call('ZRANGEBYSCORE', K.garbage, '-inf', now - max_age, 'LIMIT', 0, room)
+    old = rcall('ZRANGEBYSCORE', K.garbage, '-inf', now - max_age, 'LIMIT', 0, room)
     if #old == room then more = true end
     drop(K.garbage, old)
   end
   local over = false
   if max_count > 0 then
-    local excess = redis.call('ZCARD', K.garbage) - max_count
+    local excess = rcall('ZCARD', K.garbage) - max_count
     if excess > 0 and room > 0 then
-      old = redis.call('ZRANGE', K.garbage, 0, math.min(excess, room) - 1)
+      old = rcall('ZRANGE', K.garbage, 0, math.min(excess, room) - 1)
       excess = excess - #old
       drop(K.garbage, old)
     end

@@ -59,11 +59,11 @@ local function ends_read(q)
   for r = 1, q.n do held[r] = call('ZREM', unack, members[r]) == 1 end
   q.held = held
   -- A cancelled job is not retried, snoozed or released: it dies cancelled.
-  q.any_cancelled = redis.call('SCARD', K.cancelled) > 0
+  q.any_cancelled = rcall('SCARD', K.cancelled) > 0
   q.cancelled = q.any_cancelled and call_chunked_flat('SMISMEMBER', K.cancelled, q.ids) or {}
   q.exmap = unique_extras(q.ids)
   -- Waiters and progress reports are rare: one EXISTS of both keys.
-  q.side = redis.call('EXISTS', K.waited, K.progress) > 0
+  q.side = rcall('EXISTS', K.waited, K.progress) > 0
   q.waited = q.side and waited_among(q.ids) or nil
   q.tracked = tracked_among(q.ids)
   q.queue_ret = tonumber(C.ret) or 0
@@ -73,13 +73,13 @@ end
 -- request's, else read.
 local function kind_att(q, r)
   if q.kinds[r] ~= '' then return q.kinds[r], tonumber(q.attempts[r]) or 0 end
-  return kind_of(redis.call('HGET', K.jobs, q.ids[r])), (parse_att(redis.call('HGET', K.att, q.ids[r])))
+  return kind_of(rcall('HGET', K.jobs, q.ids[r])), (parse_att(rcall('HGET', K.att, q.ids[r])))
 end
 
 -- lost returns the status of a request whose claim no longer holds: 1 the
 -- lease was lost, 2 no such job.
 local function lost(id)
-  if redis.call('HEXISTS', K.jobs, id) == 1 then return 1 end
+  if rcall('HEXISTS', K.jobs, id) == 1 then return 1 end
   return 2
 end
 
@@ -178,7 +178,7 @@ end
 -- record.
 local function ends_fail(q, r, o, x, y, now, later)
   local id = q.ids[r]
-  local a, c = parse_att(redis.call('HGET', K.att, id))
+  local a, c = parse_att(rcall('HGET', K.att, id))
   if o == 2 or o == 3 or o == 6 then
     -- A job Cancel flagged, snoozed or released with no error.
     if y == '' and o == 6 then y = error_rest(a, CANCELLED_TEXT) end
@@ -193,7 +193,7 @@ local function ends_fail(q, r, o, x, y, now, later)
     local due = after(now, later, tonumber(x))
     if E.first_retry == nil then E.first_retry = earliest(K.retry) or false end
     if not E.first_retry or due < E.first_retry then E.wake_s, E.first_retry = true, due end
-    redis.call('ZADD', K.retry, str(due), id)
+    rcall('ZADD', K.retry, str(due), id)
   elseif o == 3 or o == 6 then
     if q.waited and q.waited[id] then
       publish_end(id, 'garbage', a, (kind_att(q, r)), '', error_text(y), o == 6, now)
@@ -202,20 +202,20 @@ local function ends_fail(q, r, o, x, y, now, later)
     E.dead_ids[#E.dead_ids + 1] = id
     E.dead_z[#E.dead_z + 1], E.dead_z[#E.dead_z + 2] = ms_str(now), id
     if o == 6 and q.cancelled[r] ~= 1 then
-      redis.call('SADD', K.cancelled, id)
+      rcall('SADD', K.cancelled, id)
       q.any_cancelled = true
     end
   elseif o == 4 then
     -- Snooze: back to pending, the attempt not counted.
     local due = after(now, later, tonumber(x))
-    redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ''))
+    rcall('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ''))
     if E.first_pend == nil then E.first_pend = earliest(K.pending) or false end
     if not E.first_pend or due < E.first_pend then E.wake_s, E.first_pend = true, due end
-    redis.call('ZADD', K.pending, str(due), id)
+    rcall('ZADD', K.pending, str(due), id)
   elseif o == 5 then
     -- Release: back to the head of ready (ends_write), the attempt not
     -- counted.
-    redis.call('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ms_str(now)))
+    rcall('HSET', K.att, id, make_att(math.max(a - 1, 0), c, '', ms_str(now)))
     E.rel = E.rel or {} -- made only by a call that releases
     E.rel[#E.rel + 1] = id
     E.wake_r = true
@@ -255,7 +255,7 @@ end
 local function ends_drop(del)
   call_chunked('HDEL', K.jobs, del, 1)
   call_chunked('HDEL', K.att, del, 1)
-  if redis.call('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end
+  if rcall('HLEN', K.errs) > 0 then call_chunked('HDEL', K.errs, del, 1) end
 end
 
 -- ends_delete deletes the acked jobs kept for no retention.
@@ -268,7 +268,7 @@ local function ends_delete(q)
   index_drop(del)
   ends_drop(del)
   if q.any_cancelled then call_chunked('SREM', K.cancelled, del, 1) end
-  if q.side and redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, del, 1) end
+  if q.side and rcall('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, del, 1) end
 end
 
 -- ends_keep moves the acked jobs kept for a retention to done.
@@ -299,7 +299,7 @@ local function ends_idle(now, sa)
   sa = tonumber(sa)
   if sa and now - sa < SCHED_QUIET and sa <= now then return false end
   if leases_until(K.unack, '(+inf') or ready_any() then return false end
-  redis.call('HSET', K.marks, 'sa', str(now))
+  rcall('HSET', K.marks, 'sa', str(now))
   return true
 end
 
@@ -319,11 +319,11 @@ local function ends_write(q, now)
   if #E.done_ids > 0 then ends_keep(q) end
   if #E.dead_ids > 0 then
     if q.exmap then release_unique(E.dead_ids, q.exmap) end
-    if redis.call('ZCARD', K.garbage) == 0 then E.wake_s = true end
+    if rcall('ZCARD', K.garbage) == 0 then E.wake_s = true end
     call_chunked('ZADD', K.garbage, E.dead_z, 2)
   end
   if E.hold_until and E.hold_until > (tonumber(M.hold) or 0) then
-    redis.call('HSET', K.marks, 'hold', str(E.hold_until))
+    rcall('HSET', K.marks, 'hold', str(E.hold_until))
   end
   count_throughput('d', now, E.acks)
   count_throughput('f', now, E.fails)

@@ -26,14 +26,14 @@ local function first_ends_lean()
   if type(t) ~= 'number' then return nil end
   local nows = lean_at(t)
   if not nows then return nil end
-  if redis.call('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
-  local mk = redis.call('HMGET', K.marks, 'sh', 'ret', 'sa')
+  if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
+  local mk = rcall('HMGET', K.marks, 'sh', 'ret', 'sa')
   if (mk[1] and mk[1] ~= '') or (tonumber(mk[2]) or 0) > 0 then return nil end
   reset_base()
   local now, unack, out, del, nd = tonumber(nows), K.unack, nil, LEAN_DEL, 0
   for r = 1, a do
     local i = 4 * r - 2
-    if redis.call('ZREM', unack, ARGV[i + 1]) == 1 then
+    if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
       nd = nd + 1
       del[nd] = ARGV[i]
       if out then out[r] = 0 end

@@ -20,9 +20,9 @@ local function append_error(id, now, att, rest)
   end
   local body = head .. cmsgpack.pack(now) .. rest
   local frame = '\198' .. struct.pack('>I4', #body) .. body
-  local blob = redis.call('HGET', K.errs, id)
+  local blob = rcall('HGET', K.errs, id)
   if not blob then
-    redis.call('HSET', K.errs, id, frame)
+    rcall('HSET', K.errs, id, frame)
     return
   end
   blob = blob .. frame
@@ -43,7 +43,7 @@ local function append_error(id, now, att, rest)
   if #starts > MAX_ERRORS then
     blob = string.sub(blob, starts[#starts - MAX_ERRORS + 1])
   end
-  redis.call('HSET', K.errs, id, blob)
+  rcall('HSET', K.errs, id, blob)
 end
 
 -- error_rest encodes [attempt, error, stack] the way the client does, for

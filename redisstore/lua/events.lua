@@ -57,7 +57,7 @@ local function ev_recording(nows)
   if ev_rec == nil then
     ev_rec = ev_wanted(M.evr, nows)
     if not ev_rec and not M.evs then
-      redis.call('HSET', K.marks, 'evs', '1')
+      rcall('HSET', K.marks, 'evs', '1')
       M.evs = '1'
     end
   end
@@ -71,8 +71,8 @@ local function entry_id()
   local h = M.evh
   if not h then return '1-*' end
   M.evh = nil
-  redis.call('HDEL', K.marks, 'evh')
-  local newest = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
+  rcall('HDEL', K.marks, 'evh')
+  local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   if newest and (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) >= tonumber(h) then return '1-*' end
   return '1-' .. h
 end
@@ -191,9 +191,9 @@ end
 -- costs several times more.)
 local function write_entry(nows, ids, y, yv, k, kv, a, av, d, dv)
   if d then
-    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av, d, dv)
+    rcall('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av, d, dv)
   else
-    redis.call('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av)
+    rcall('XADD', K.events, 'MAXLEN', '~', ev_maxlen_s, entry_id(), 't', nows, 'i', ids, y, yv, k, kv, a, av)
   end
   ev_publish(nows)
 end
@@ -215,5 +215,5 @@ end
 -- xadd_enqueued writes the entry of jobs ids (joined by "\n") of kind
 -- enqueued ready at nows, with cap maxlen_s and entry ID id.
 local function xadd_enqueued(maxlen_s, id, nows, ids, kind)
-  redis.call('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
+  rcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, 't', nows, 'i', ids, 'y', '1', 'k', kind, 'a', '0', 'd', 'r')
 end

@@ -19,18 +19,18 @@ local now = now_ms()
 read_fields()
 lean_off()
 if M.evs then
-  local newest = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
+  local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   local seq = 1
   if newest then seq = (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) + 2 end
-  if (tonumber(M.evh) or 0) < seq then redis.call('HSET', K.marks, 'evh', str(seq)) end
-  redis.call('HDEL', K.marks, 'evs')
+  if (tonumber(M.evh) or 0) < seq then rcall('HSET', K.marks, 'evh', str(seq)) end
+  rcall('HDEL', K.marks, 'evs')
 end
 local wait, want = tonumber(ARGV[1]), tonumber(ARGV[2])
 if wait > 0 and (tonumber(M.evw) or 0) < now + wait then
-  redis.call('HSET', K.marks, 'evw', str(now + wait))
+  rcall('HSET', K.marks, 'evw', str(now + wait))
 end
 local upto = now + math.max(want, wait)
 if (tonumber(M.evr) or 0) < upto then
-  redis.call('HSET', K.marks, 'evr', str(upto))
+  rcall('HSET', K.marks, 'evr', str(upto))
 end
 return 1

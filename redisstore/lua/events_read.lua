@@ -25,7 +25,7 @@ local function num(id)
   return (tonumber(string.match(id, '^1%-(%d+)$')) or -1) + 1
 end
 
-local newest = redis.call('XREVRANGE', k, '+', '-', 'COUNT', 1)[1]
+local newest = rcall('XREVRANGE', k, '+', '-', 'COUNT', 1)[1]
 local last = 0
 if newest then last = num(newest[1]) end
 -- A hole marked after the newest entry (events_arm.lua) is a number
@@ -38,7 +38,7 @@ if not newest then
   if n > last then return {1, last} end
   return {0, last}
 end
-local first = num(redis.call('XRANGE', k, '-', '+', 'COUNT', 1)[1][1])
+local first = num(rcall('XRANGE', k, '-', '+', 'COUNT', 1)[1][1])
 local lost = 0
 if mode ~= 's' and (n > last or (whole and n + 1 < first) or (not whole and n < first)) then
   lost, n, whole = 1, 0, true
@@ -48,7 +48,7 @@ if n > 0 then
   start = '1-' .. str(n - 1)
   if whole then start = '(' .. start end
 end
-local entries = redis.call('XRANGE', k, start, '+', 'COUNT', count)
+local entries = rcall('XRANGE', k, start, '+', 'COUNT', count)
 local m = #entries
 if lost == 0 and mode ~= 's' and m > 0 then
   -- A hole: the first entry is not the one after the position, or the

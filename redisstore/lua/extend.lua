@@ -27,7 +27,7 @@ for i = 2, #ARGV, 3 do
 end
 local held = call_chunked_flat('ZMSCORE', unack, members)
 local cancelled = {}
-if redis.call('SCARD', K.cancelled) > 0 then
+if rcall('SCARD', K.cancelled) > 0 then
   cancelled = call_chunked_flat('SMISMEMBER', K.cancelled, ids)
 end
 
@@ -35,7 +35,7 @@ end
 local function progress(id, rep)
   local r = cmsgpack.unpack(rep)
   local log = {}
-  local cur = redis.call('HGET', K.progress, id)
+  local cur = rcall('HGET', K.progress, id)
   if cur then log = cmsgpack.unpack(cur)[3] or {} end
   for _, l in ipairs(r[3] or {}) do log[#log + 1] = l end
   if #log > MAX_LOG_LINES then
@@ -43,10 +43,10 @@ local function progress(id, rep)
     for k = #log - MAX_LOG_LINES + 1, #log do keep[#keep + 1] = log[k] end
     log = keep
   end
-  redis.call('HSET', K.progress, id, cmsgpack.pack({r[1], r[2], log}))
+  rcall('HSET', K.progress, id, cmsgpack.pack({r[1], r[2], log}))
   if events_on() then
-    local a = parse_att(redis.call('HGET', K.att, id))
-    emit(4, id, kind_of(redis.call('HGET', K.jobs, id)), a, rep)
+    local a = parse_att(rcall('HGET', K.att, id))
+    emit(4, id, kind_of(rcall('HGET', K.jobs, id)), a, rep)
   end
 end
 
@@ -76,7 +76,7 @@ if #z > 0 then
   local i = 1
   while i <= #z do
     local j = math.min(#z, i + CHUNK - 1)
-    redis.call('ZADD', unack, 'XX', unpack(z, i, j))
+    rcall('ZADD', unack, 'XX', unpack(z, i, j))
     i = j + 1
   end
 end

@@ -14,5 +14,5 @@ local function purge(ids)
   call_chunked('HDEL', K.results, ids, 1)
   call_chunked('SREM', K.cancelled, ids, 1)
   call_chunked('HDEL', K.extras, ids, 1)
-  if redis.call('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, ids, 1) end
+  if rcall('HLEN', K.progress) > 0 then call_chunked('HDEL', K.progress, ids, 1) end
 end

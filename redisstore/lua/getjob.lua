@@ -9,11 +9,11 @@
 -- state is found by elimination (state.lua).
 
 local id = ARGV[1]
-if redis.call('HEXISTS', K.jobs, id) == 0 then return {} end
+if rcall('HEXISTS', K.jobs, id) == 0 then return {} end
 local state, score = job_state(id)
 local out = {state, score}
 for _, v in ipairs(load({id})) do
   out[#out + 1] = v
 end
-out[#out + 1] = redis.call('HGET', K.progress, id) or ''
+out[#out + 1] = rcall('HGET', K.progress, id) or ''
 return out

@@ -10,10 +10,10 @@
 read_fields()
 local g, limit = ARGV[1], tonumber(ARGV[2])
 if limit == 0 then
-  redis.call('HDEL', K.g_caps, g)
+  rcall('HDEL', K.g_caps, g)
 else
-  if redis.call('HEXISTS', K.g_caps, g) == 0 and redis.call('HLEN', K.g_caps) >= tonumber(ARGV[3]) then return 0 end
-  redis.call('HSET', K.g_caps, g, limit)
+  if rcall('HEXISTS', K.g_caps, g) == 0 and rcall('HLEN', K.g_caps) >= tonumber(ARGV[3]) then return 0 end
+  rcall('HSET', K.g_caps, g, limit)
 end
 groups_recount()
 if group_len(g) > 0 and group_activate(g) then wake_ready() end

@@ -18,9 +18,9 @@ local function add(list)
     end
   end
 end
-add(redis.call('SMEMBERS', K.g_known))
-add(redis.call('HKEYS', K.g_running))
-add(redis.call('HKEYS', K.g_caps))
+add(rcall('SMEMBERS', K.g_known))
+add(rcall('HKEYS', K.g_running))
+add(rcall('HKEYS', K.g_caps))
 -- Without caps the running counts are not kept: count them now.
 local counted
 if not groups_capped() then
@@ -46,8 +46,8 @@ while not (most > 0 and n == most) do
   local g = names[i]
   local r = group_len(g)
   local run
-  if counted then run = counted[g] or 0 else run = tonumber(redis.call('HGET', K.g_running, g)) or 0 end
-  local own = redis.call('HGET', K.g_caps, g)
+  if counted then run = counted[g] or 0 else run = tonumber(rcall('HGET', K.g_running, g)) or 0 end
+  local own = rcall('HGET', K.g_caps, g)
   if r > 0 or run > 0 or own then
     n = n + 1
     out[#out + 1] = g

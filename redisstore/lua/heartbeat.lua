@@ -7,7 +7,7 @@
 
 local now, later = now_ms()
 local ttl = tonumber(ARGV[3])
-redis.call('SET', K.worker, str(now) .. ',' .. ARGV[2], 'PX', ttl)
-redis.call('ZADD', K.workers, later + ttl, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', K.workers, '-inf', now)
+rcall('SET', K.worker, str(now) .. ',' .. ARGV[2], 'PX', ttl)
+rcall('ZADD', K.workers, later + ttl, ARGV[1])
+rcall('ZREMRANGEBYSCORE', K.workers, '-inf', now)
 return now

@@ -20,17 +20,17 @@ local state, off, cnt, rev = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV
 local text, prefix, most, kind = ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
 local zsets = {pending = K.pending, retry = K.retry, garbage = K.garbage, done = K.done, unack = K.unack}
 local lo, hi = kidx_range(kind)
-local total = redis.call('ZLEXCOUNT', K.kinds, lo, hi)
+local total = rcall('ZLEXCOUNT', K.kinds, lo, hi)
 if ARGV[5] == 'shorter' then
   local n
-  if state == 'ready' then n = ready_count() else n = redis.call('ZCOUNT', zsets[state], '-inf', '(inf') end
+  if state == 'ready' then n = ready_count() else n = rcall('ZCOUNT', zsets[state], '-inf', '(inf') end
   if total >= n then return {-2} end
 end
 local got
 if rev then
-  got = redis.call('ZRANGE', K.kinds, hi, lo, 'BYLEX', 'REV', 'LIMIT', off, cnt)
+  got = rcall('ZRANGE', K.kinds, hi, lo, 'BYLEX', 'REV', 'LIMIT', off, cnt)
 else
-  got = redis.call('ZRANGE', K.kinds, lo, hi, 'BYLEX', 'LIMIT', off, cnt)
+  got = rcall('ZRANGE', K.kinds, lo, hi, 'BYLEX', 'LIMIT', off, cnt)
 end
 if #got == 0 then return {total, 0} end
 local ids, skip = {}, #kind + 15
@@ -46,13 +46,13 @@ for i = 1, #ids do
   local member, score = id, ''
   if ok then
     if state == 'unack' then
-      local _, _, tok = parse_att(redis.call('HGET', K.att, id))
+      local _, _, tok = parse_att(rcall('HGET', K.att, id))
       member = id .. '|' .. tok
-      score = tok ~= '' and redis.call('ZSCORE', K.unack, member)
+      score = tok ~= '' and rcall('ZSCORE', K.unack, member)
     elseif state == 'ready' then
       ok = job_state(id) == 'ready'
     else
-      score = redis.call('ZSCORE', zsets[state], id)
+      score = rcall('ZSCORE', zsets[state], id)
     end
     ok = ok and score
   end

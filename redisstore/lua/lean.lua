@@ -55,10 +55,10 @@ end
 -- lean_on sets the lean mark: the caller has seen that the queue has no
 -- shape and that its steps write no events.
 local function lean_on()
-  redis.call('SET', K.lean, '', 'PXAT', LEAN_UNTIL_S)
+  rcall('SET', K.lean, '', 'PXAT', LEAN_UNTIL_S)
 end
 
 -- lean_off takes the lean mark away.
 local function lean_off()
-  redis.call('DEL', K.lean)
+  rcall('DEL', K.lean)
 end

@@ -47,14 +47,14 @@ end
 -- levels_len returns how many jobs wait in the levels' lists.
 local function levels_len()
   local n = 0
-  for _, p in ipairs(levels()) do n = n + redis.call('LLEN', level_list(p)) end
+  for _, p in ipairs(levels()) do n = n + rcall('LLEN', level_list(p)) end
   return n
 end
 
 -- levels_any reports whether a level's list holds a job.
 local function levels_any()
   for _, p in ipairs(levels()) do
-    if redis.call('LLEN', level_list(p)) > 0 then return true end
+    if rcall('LLEN', level_list(p)) > 0 then return true end
   end
   return false
 end
@@ -64,7 +64,7 @@ end
 local function levels_pop(n)
   local ids, k = {}, 0
   for _, p in ipairs(levels()) do
-    local got = redis.call('LPOP', level_list(p), SMALL[n - k] or str(n - k))
+    local got = rcall('LPOP', level_list(p), SMALL[n - k] or str(n - k))
     if got then
       for i = 1, #got do ids[k + i] = got[i] end
       k = k + #got
@@ -106,7 +106,7 @@ local function levels_note(vals)
   end
   if m2 ~= m then
     M.pm = str(m2)
-    redis.call('HSET', K.marks, 'pm', M.pm)
+    rcall('HSET', K.marks, 'pm', M.pm)
     set_shape('P', true)
   end
 end
@@ -123,16 +123,16 @@ local function levels_page(off, cnt, rev)
   end
   local ids, total, skip = {}, 0, off
   for _, l in ipairs(lists) do
-    local len = redis.call('LLEN', l)
+    local len = rcall('LLEN', l)
     total = total + len
     local want = cnt - #ids
     if want > 0 and skip < len then
       local k = math.min(want, len - skip)
       if rev then
-        local got = redis.call('LRANGE', l, -(skip + k), -(skip + 1))
+        local got = rcall('LRANGE', l, -(skip + k), -(skip + 1))
         for i = #got, 1, -1 do ids[#ids + 1] = got[i] end
       else
-        for _, id in ipairs(redis.call('LRANGE', l, skip, skip + k - 1)) do ids[#ids + 1] = id end
+        for _, id in ipairs(rcall('LRANGE', l, skip, skip + k - 1)) do ids[#ids + 1] = id end
       end
       skip = 0
     else
@@ -146,7 +146,7 @@ end
 local function levels_heads()
   local out = {}
   for _, l in ipairs(level_lists()) do
-    local h = redis.call('LINDEX', l, 0)
+    local h = rcall('LINDEX', l, 0)
     if h then out[#out + 1] = h end
   end
   return out
@@ -161,5 +161,5 @@ end
 -- O(length), from the tail (the job most likely to be removed is a
 -- recent one).
 local function levels_remove(id, v)
-  return redis.call('LREM', level_list(prio_of(v)), -1, id)
+  return rcall('LREM', level_list(prio_of(v)), -1, id)
 end

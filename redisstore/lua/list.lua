@@ -25,12 +25,12 @@ if state == 'ready' then
 else
   local z = ({pending = K.pending, unack = K.unack, retry = K.retry, garbage = K.garbage, done = K.done})[state]
   -- Real scores are finite; '(inf' leaves out the unack sentinel.
-  total = redis.call('ZCOUNT', z, '-inf', '(inf')
+  total = rcall('ZCOUNT', z, '-inf', '(inf')
   local got
   if rev then
-    got = redis.call('ZRANGE', z, '(inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', off, cnt, 'WITHSCORES')
+    got = rcall('ZRANGE', z, '(inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', off, cnt, 'WITHSCORES')
   else
-    got = redis.call('ZRANGE', z, '-inf', '(inf', 'BYSCORE', 'LIMIT', off, cnt, 'WITHSCORES')
+    got = rcall('ZRANGE', z, '-inf', '(inf', 'BYSCORE', 'LIMIT', off, cnt, 'WITHSCORES')
   end
   for i = 1, #got, 2 do
     members[#members + 1] = got[i]

@@ -50,9 +50,9 @@ if next_at then next_in = math.max(math.ceil(next_at * 1000 - now_us()), 0) end
 local sw = next_at
 if more then sw = now end
 if sw then
-  if tonumber(M.sw) ~= sw then redis.call('HSET', K.marks, 'sw', sw) end
+  if tonumber(M.sw) ~= sw then rcall('HSET', K.marks, 'sw', sw) end
 elseif M.sw then
-  redis.call('HDEL', K.marks, 'sw')
+  rcall('HDEL', K.marks, 'sw')
 end
 wf_flush(now)
 return {p1 + p2, reclaimed, collected, more and 1 or 0, next_in, wf_written, has and 1 or 0}

@@ -59,7 +59,7 @@ local function replace_args(h, old, st, val)
     index_drop({h}, {old})
     index_add({h}, 1, kind_of(cur), string.sub(enq, 1, -2))
   end
-  redis.call('HSET', K.jobs, h, cur)
+  rcall('HSET', K.jobs, h, cur)
   ready_note({cur})
   if st == 'r' and route_of(cur) ~= route_of(old) then
     -- To the back of its new level or group.
@@ -79,13 +79,13 @@ local function replace_due(h, cur, st, zkey, due, now)
       st, zkey = 'p', K.pending
     end
     local first = earliest(zkey)
-    redis.call('ZADD', zkey, score, h)
+    rcall('ZADD', zkey, score, h)
     if not first or at < first then wake_sched() end
   elseif st ~= 'r' then
-    redis.call('ZREM', zkey, h)
+    rcall('ZREM', zkey, h)
     ready_push({h}, false, {cur})
-    local a, c, t = parse_att(redis.call('HGET', K.att, h))
-    redis.call('HSET', K.att, h, make_att(a, c, t, str(now)))
+    local a, c, t = parse_att(rcall('HGET', K.att, h))
+    rcall('HSET', K.att, h, make_att(a, c, t, str(now)))
     wake_ready()
     st = 'r'
   end
@@ -100,7 +100,7 @@ end
 -- ReplaceOnly).
 local function replace_holder(h, val, due, rep, now)
   if string.find(h, '~', 1, true) then return nil end
-  local old = redis.call('HGET', K.jobs, h)
+  local old = rcall('HGET', K.jobs, h)
   if not old then return nil end
   local state = job_state(h)
   local st, zkey

@@ -12,12 +12,12 @@ local from = ARGV[2]
 local z = ({pending = K.pending, retry = K.retry, garbage = K.garbage, done = K.done})[from]
 local ids
 if ARGV[1] == 'all' then
-  ids = redis.call('ZRANGE', z, 0, tonumber(ARGV[3]) - 1)
+  ids = rcall('ZRANGE', z, 0, tonumber(ARGV[3]) - 1)
   if #ids > 0 then call_chunked('ZREM', z, ids, 1) end
 else
   ids = {}
   for i = 3, #ARGV do
-    if redis.call('ZREM', z, ARGV[i]) == 1 then ids[#ids + 1] = ARGV[i] end
+    if rcall('ZREM', z, ARGV[i]) == 1 then ids[#ids + 1] = ARGV[i] end
   end
 end
 if #ids == 0 then return 0 end

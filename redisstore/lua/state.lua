@@ -9,12 +9,12 @@
 -- otherwise (finding it in a ready list would be O(n)).
 local function job_state(id)
   for _, s in ipairs({{'pending', K.pending}, {'retry', K.retry}, {'garbage', K.garbage}, {'done', K.done}}) do
-    local score = redis.call('ZSCORE', s[2], id)
+    local score = rcall('ZSCORE', s[2], id)
     if score then return s[1], score end
   end
-  local _, _, tok = parse_att(redis.call('HGET', K.att, id))
+  local _, _, tok = parse_att(rcall('HGET', K.att, id))
   if tok ~= '' then
-    local score = redis.call('ZSCORE', K.unack, id .. '|' .. tok)
+    local score = rcall('ZSCORE', K.unack, id .. '|' .. tok)
     if score then return 'unack', score end
   end
   return 'ready', ''

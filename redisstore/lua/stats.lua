@@ -14,14 +14,14 @@ local now = now_ms()
 read_fields()
 local out = {now,
   0, -- ready: below, with the oldest
-  redis.call('ZCARD', K.pending),
-  redis.call('ZCOUNT', K.unack, '-inf', '(inf'), -- without the sentinel
-  redis.call('ZCARD', K.retry),
-  redis.call('ZCARD', K.garbage),
-  redis.call('ZCARD', K.done),
+  rcall('ZCARD', K.pending),
+  rcall('ZCOUNT', K.unack, '-inf', '(inf'), -- without the sentinel
+  rcall('ZCARD', K.retry),
+  rcall('ZCARD', K.garbage),
+  rcall('ZCARD', K.done),
   0}
 out[2], out[8] = ready_depth()
-local conf = redis.call('HGETALL', K.conf)
+local conf = rcall('HGETALL', K.conf)
 for i = 1, #conf do out[#out + 1] = conf[i] end
 for _, f in ipairs({'hold', 'kib'}) do
   if M[f] then

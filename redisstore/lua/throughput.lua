@@ -15,12 +15,12 @@
 -- bound: a pass over at most 4 × (KEEP_MINUTES + KEEP_HOURS) fields.
 local function tput_trim(minute)
   local t = K.tput
-  if minute % 15 ~= 0 and redis.call('HLEN', t) <= 4 * (KEEP_MINUTES + KEEP_HOURS) + 8 then return end
+  if minute % 15 ~= 0 and rcall('HLEN', t) <= 4 * (KEEP_MINUTES + KEEP_HOURS) + 8 then return end
   -- Minute fields: d, f (counts, summed into their hour: D, F), r, l
   -- (ready jobs and latency ms sampled, the hour keeping the largest).
   local HOUR_OF = {d = 'D', f = 'F', r = 'R', l = 'L'}
   local SUMMED = {d = true, f = true}
-  local all = redis.call('HGETALL', t)
+  local all = rcall('HGETALL', t)
   local old_min, old_hour = minute - KEEP_MINUTES, math.floor(minute / 60) - KEEP_HOURS
   local del, up = {}, {}
   for i = 1, #all, 2 do
@@ -42,9 +42,9 @@ local function tput_trim(minute)
     local p = string.sub(h, 1, 1)
     if tonumber(string.sub(h, 2)) >= old_hour then
       if p == 'D' or p == 'F' then
-        redis.call('HINCRBY', t, h, c)
-      elseif c > (tonumber(redis.call('HGET', t, h)) or -1) then
-        redis.call('HSET', t, h, c)
+        rcall('HINCRBY', t, h, c)
+      elseif c > (tonumber(rcall('HGET', t, h)) or -1) then
+        rcall('HSET', t, h, c)
       end
     end
   end
@@ -54,7 +54,7 @@ local function count_throughput(kind, now, n)
   local t = K.tput
   if n == 0 then return end
   local minute = math.floor(now / 60000)
-  if redis.call('HINCRBY', t, kind .. str(minute), n) ~= n then return end
+  if rcall('HINCRBY', t, kind .. str(minute), n) ~= n then return end
   tput_trim(minute)
 end
 
@@ -66,11 +66,11 @@ local function sample_depth(now, depth)
   local t = K.tput
   local minute = math.floor(now / 60000)
   local rf = 'r' .. str(minute)
-  if redis.call('HEXISTS', t, rf) == 1 then return nil end
+  if rcall('HEXISTS', t, rf) == 1 then return nil end
   local n, since = depth()
   local lat = 0
   if since > 0 and now > since then lat = now - since end
-  redis.call('HSET', t, rf, n, 'l' .. str(minute), lat)
+  rcall('HSET', t, rf, n, 'l' .. str(minute), lat)
   tput_trim(minute)
   return n > 0
 end

@@ -14,7 +14,7 @@ end
 -- unique_holder returns the ID of the job that holds lock field f at now,
 -- or nil.
 local function unique_holder(f, now)
-  local h = redis.call('HGET', K.locks, f)
+  local h = rcall('HGET', K.locks, f)
   if not h then return nil end
   local hid, untl = string.match(h, '^(.*),(%d*)$')
   if untl == '' or tonumber(untl) > now then return hid end
@@ -24,14 +24,14 @@ end
 -- unique_take gives lock field f to job id, until ms untl ('' for until
 -- the job ends).
 local function unique_take(id, f, untl)
-  redis.call('HSET', K.extras, id, ',' .. f)
-  redis.call('HSET', K.locks, f, id .. ',' .. untl)
+  rcall('HSET', K.extras, id, ',' .. f)
+  rcall('HSET', K.locks, f, id .. ',' .. untl)
 end
 
 -- unique_extras returns the extras of ids by ID (exmap for
 -- release_unique), or nil when no job of the queue has any: one HLEN.
 local function unique_extras(ids)
-  if redis.call('HLEN', K.extras) == 0 then return nil end
+  if rcall('HLEN', K.extras) == 0 then return nil end
   local exmap = {}
   local vals = call_chunked_flat('HMGET', K.extras, ids)
   for i = 1, #ids do exmap[ids[i]] = vals[i] end
@@ -69,5 +69,5 @@ end
 
 -- unique_forget drops the extras of ids, deleted for good.
 local function unique_forget(ids, exmap)
-  if exmap ~= nil or redis.call('HLEN', K.extras) > 0 then call_chunked('HDEL', K.extras, ids, 1) end
+  if exmap ~= nil or rcall('HLEN', K.extras) > 0 then call_chunked('HDEL', K.extras, ids, 1) end
 end

@@ -15,9 +15,9 @@ end
 -- ('done', 'garbage' or 'deleted'), result, attempt, kind, error,
 -- cancelled (0/1), time ms].
 local function publish_end(id, state, attempt, kind, result, err, cancelled, now)
-  redis.call('SREM', K.waited, id)
+  rcall('SREM', K.waited, id)
   local c = 0
   if cancelled then c = 1 end
-  redis.call('PUBLISH', PREFIX .. ':done',
+  rcall('PUBLISH', PREFIX .. ':done',
     cmsgpack.pack({QUEUE, id, state, result or '', attempt or 0, kind or '', err or '', c, now}))
 end

@@ -7,7 +7,7 @@
 -- the script that ends it publishes on "<prefix>:done" (waiters.lua).
 
 local id = ARGV[1]
-if redis.call('HEXISTS', K.jobs, id) == 0 then return 0 end
-if redis.call('ZSCORE', K.done, id) or redis.call('ZSCORE', K.garbage, id) then return 1 end
-redis.call('SADD', K.waited, id)
+if rcall('HEXISTS', K.jobs, id) == 0 then return 0 end
+if rcall('ZSCORE', K.done, id) or rcall('ZSCORE', K.garbage, id) then return 1 end
+rcall('SADD', K.waited, id)
 return 2

@@ -9,4 +9,4 @@
 wf_use()
 local r = add_tasks()
 if r then return r end
-return reply(redis.call('SMEMBERS', WK.rel))
+return reply(rcall('SMEMBERS', WK.rel))

@@ -10,12 +10,12 @@
 
 wf_use()
 
-if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
+if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
 local n = #ARGV / 4
 local tasks, seqs, ocs, res = {}, {}, {}, {}
 for k = 1, n do
   tasks[k], seqs[k], ocs[k], res[k] = ARGV[4 * k - 3], ARGV[4 * k - 2], ARGV[4 * k - 1], ARGV[4 * k]
 end
 local again = n == 0 or apply_ends(n, tasks, seqs, ocs, res, now_ms())
-if again then return reply(redis.call('SMEMBERS', WK.rel)) end
+if again then return reply(rcall('SMEMBERS', WK.rel)) end
 return reply(released)

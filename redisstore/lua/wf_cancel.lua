@@ -8,17 +8,17 @@
 
 wf_use()
 
-if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
-if redis.call('HGET', WK.m, 'st') ~= 'running' then return {'ended'} end
-redis.call('HSET', WK.m, 'cx', 1)
+if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
+if rcall('HGET', WK.m, 'st') ~= 'running' then return {'ended'} end
+rcall('HSET', WK.m, 'cx', 1)
 wf_cancelled = true
-local all = redis.call('HGETALL', WK.s)
+local all = rcall('HGETALL', WK.s)
 local out = {''}
 for a = 1, #all, 2 do
   local t = all[a]
   load_state(t, all[a + 1])
   local st = st_cache[t]
-  if st == 'w' or (st == 'e' and redis.call('SISMEMBER', WK.rel, t) == 1) then
+  if st == 'w' or (st == 'e' and rcall('SISMEMBER', WK.rel, t) == 1) then
     set_state(t, 'C', st)
   end
   if st == 'e' then
@@ -28,5 +28,5 @@ for a = 1, #all, 2 do
 end
 flush()
 end_check(now_ms())
-out[1] = redis.call('HGET', WK.m, 'st')
+out[1] = rcall('HGET', WK.m, 'st')
 return out

@@ -22,7 +22,7 @@ local wf = ARGV[1]
 local roots, ids, dues, vals = create_workflow(now, QUEUE .. '\n', 'running')
 if not roots then return {'dup'} end
 if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
-if #roots > 0 then redis.call('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
+if #roots > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
 -- Into the index as running: the state create_workflow recorded as
 -- indexed (ist).
 index_write(wf, 'running', ms_str(now), 0)

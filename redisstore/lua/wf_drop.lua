@@ -8,8 +8,8 @@
 
 wf_use()
 
-if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
-if redis.call('HGET', WK.m, 'st') == 'running' then return {'running'} end
-if ARGV[1] == 'check' then return redis.call('HGETALL', WK.i) end
-redis.call('DEL', WK.m, WK.s, WK.r, WK.i, WK.d, WK.p, WK.o, WK.rel)
+if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
+if rcall('HGET', WK.m, 'st') == 'running' then return {'running'} end
+if ARGV[1] == 'check' then return rcall('HGETALL', WK.i) end
+rcall('DEL', WK.m, WK.s, WK.r, WK.i, WK.d, WK.p, WK.o, WK.rel)
 return {'ok'}

@@ -11,7 +11,7 @@
 local now = now_ms()
 local nows = ms_str(now)
 local n = tonumber(ARGV[1])
-local chk = redis.call('ZRANGE', K.wfi_chk, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
-local exp = redis.call('ZRANGE', K.wfi_exp, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
-local after = redis.call('ZRANGE', K.wfi_exp, #exp, #exp, 'WITHSCORES')
+local chk = rcall('ZRANGE', K.wfi_chk, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
+local exp = rcall('ZRANGE', K.wfi_exp, '-inf', nows, 'BYSCORE', 'LIMIT', 0, n)
+local after = rcall('ZRANGE', K.wfi_exp, #exp, #exp, 'WITHSCORES')
 return {now, chk, exp, after[2] or ''}

@@ -5,6 +5,6 @@
 -- Returns {} when it is not stored, else the HGETALL replies of its meta,
 -- states, infos and dependencies.
 
-if redis.call('EXISTS', K.wf_meta) == 0 then return {} end
-return {redis.call('HGETALL', K.wf_meta), redis.call('HGETALL', K.wf_states), redis.call('HGETALL', K.wf_info),
-  redis.call('HGETALL', K.wf_deps)}
+if rcall('EXISTS', K.wf_meta) == 0 then return {} end
+return {rcall('HGETALL', K.wf_meta), rcall('HGETALL', K.wf_states), rcall('HGETALL', K.wf_info),
+  rcall('HGETALL', K.wf_deps)}

@@ -8,10 +8,10 @@
 -- workflow on and indexed it before this index write, which came late;
 -- or 'gone' when the workflow no longer exists.
 
-local m = redis.call('HMGET', K.wf_meta, 'st', 'cr', 'en', 'ret')
+local m = rcall('HMGET', K.wf_meta, 'st', 'cr', 'en', 'ret')
 if not m[1] then return 'gone' end
 if m[1] == ARGV[1] then
-  redis.call('HSET', K.wf_meta, 'ist', ARGV[1])
+  rcall('HSET', K.wf_meta, 'ist', ARGV[1])
   return 0
 end
 return {m[1], m[2] or '0', m[3] or '0', m[4] or '0'}

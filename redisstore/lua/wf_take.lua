@@ -14,9 +14,9 @@ if ARGV[1] == 'ids' then
   ids = {}
   for a = 4, #ARGV do ids[#ids + 1] = ARGV[a] end
 elseif ARGV[1] == 'due' then
-  ids = redis.call('ZRANGEBYSCORE', K.wf_due, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+  ids = rcall('ZRANGEBYSCORE', K.wf_due, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 else
-  ids = redis.call('ZRANGE', K.wf_due, 0, tonumber(ARGV[3]) - 1)
+  ids = rcall('ZRANGE', K.wf_due, 0, tonumber(ARGV[3]) - 1)
 end
 if #ids == 0 then return {} end
 local vals = call_chunked_flat('HMGET', K.wf_done, ids)

@@ -8,10 +8,10 @@
 -- ("\n"-joined, as wf_deps holds them), their fields of wf_states, their
 -- results (empty when not asked)}.
 
-if redis.call('EXISTS', K.wf_meta) == 0 then return {} end
+if rcall('EXISTS', K.wf_meta) == 0 then return {} end
 local t = ARGV[1]
-if redis.call('HEXISTS', K.wf_states, t) == 0 then return {0} end
-local v = redis.call('HGET', K.wf_deps, t) or ''
+if rcall('HEXISTS', K.wf_states, t) == 0 then return {0} end
+local v = rcall('HGET', K.wf_deps, t) or ''
 local deps = {}
 for x in string.gmatch(v, '[^\n]+') do deps[#deps + 1] = x end
 local res = {}

@@ -10,8 +10,8 @@
 -- returns the reply of a call that adds nothing: {'gone'}, {'ended'} or
 -- {'err', message}; else nil, also when every task was there already.
 local function add_tasks()
-  if redis.call('EXISTS', WK.m) == 0 then return {'gone'} end
-  local meta = redis.call('HMGET', WK.m, 'st', 'cx', 'nt')
+  if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
+  local meta = rcall('HMGET', WK.m, 'st', 'cx', 'nt')
   if meta[1] ~= 'running' or meta[2] == '1' then return {'ended'} end
   local new, order = {}, {}
   for a = 3, #ARGV, 5 do
@@ -54,18 +54,18 @@ local function add_tasks()
   for k, t in ipairs(order) do
     local x = new[t]
     local v = string.gsub(x.info, '\n%d+$', '\n' .. (nt + k - 1))
-    redis.call('HSET', WK.i, t, v)
-    redis.call('HSET', WK.p, t, x.pl)
+    rcall('HSET', WK.i, t, v)
+    rcall('HSET', WK.p, t, x.pl)
     st_cache[t] = 'w' -- no dependents yet: none in dep_cache
     st_dirty[t] = true
     local deps = x.deps
     for _, dep in ipairs(deps) do add_dependent(dep, t) end
-    if #deps > 0 then redis.call('HSET', WK.d, t, table.concat(deps, '\n')) end
+    if #deps > 0 then rcall('HSET', WK.d, t, table.concat(deps, '\n')) end
     for _, b in ipairs(x.blocks) do
       add_dependent(t, b)
-      local bd = redis.call('HGET', WK.d, b)
+      local bd = rcall('HGET', WK.d, b)
       if bd and bd ~= '' then bd = bd .. '\n' .. t else bd = t end
-      redis.call('HSET', WK.d, b, bd)
+      rcall('HSET', WK.d, b, bd)
       set_rem(b, rem(b) + 1)
     end
   end

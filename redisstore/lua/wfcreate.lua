@@ -59,7 +59,7 @@ local function create_workflow(now, head, ist)
   local released = nroots + nkept
   -- Numbers go as strings: redis.call would format each with snprintf.
   local nts = SMALL[nt] or str(nt)
-  redis.call('HSET', WK.m, 'id', wf, 'name', ARGV[2], 'st', 'running', 'cx', '0', 'cr', ms_str(now), 'en', '0',
+  rcall('HSET', WK.m, 'id', wf, 'name', ARGV[2], 'st', 'running', 'cx', '0', 'cr', ms_str(now), 'en', '0',
     'ret', ARGV[3], 'nt', nts, 'open', nts, 'bad', '0', 'ist', ist, 'c_w', SMALL[nt - released] or str(nt - released),
     'c_e', SMALL[released] or str(released))
   WM.st, WM.open, WM.bad, WM.ist = 'running', nt, 0, ist

@@ -13,7 +13,7 @@ end
 -- queue and 0 when not (SMISMEMBER's reply, by position: cheaper than
 -- wf_members' set for a batch), or nil when the queue has none.
 local function wf_flags(ids)
-  if #ids == 0 or redis.call('EXISTS', K.wf_tasks) == 0 then return nil end
+  if #ids == 0 or rcall('EXISTS', K.wf_tasks) == 0 then return nil end
   return call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
 end
 
@@ -38,7 +38,7 @@ local NONE = {}
 -- queue's token counter, shared with claims, which only grows.
 local function wf_flush(now)
   if wf_written == 0 then return NONE end
-  local seq = redis.call('INCRBY', K.tokens, wf_written) - wf_written
+  local seq = rcall('INCRBY', K.tokens, wf_written) - wf_written
   local h, z, out = {}, {}, {}
   local due = now + WF_LEASE
   for k = 1, wf_written do

@@ -4,6 +4,6 @@
 -- ARGV: IDs.
 
 for a = 1, #ARGV do
-  for k = 1, #KEYS do redis.call('ZREM', KEYS[k], ARGV[a]) end
+  for k = 1, #KEYS do rcall('ZREM', KEYS[k], ARGV[a]) end
 end
 return 0

@@ -9,10 +9,10 @@
 local function wf_index(wf)
   local st = WM.st
   if not st or st == WM.ist then return end
-  local m = redis.call('HMGET', WK.m, 'cr', 'en', 'ret')
+  local m = rcall('HMGET', WK.m, 'cr', 'en', 'ret')
   local exp = 0
   if st ~= 'running' then exp = (tonumber(m[2]) or 0) + (tonumber(m[3]) or 0) end
   index_write(wf, st, m[1], exp)
-  redis.call('HSET', WK.m, 'ist', st)
+  rcall('HSET', WK.m, 'ist', st)
   WM.ist = st
 end

@@ -6,8 +6,8 @@
 -- failed, cancelled) and no other, created at created ms, and in the
 -- expiry set at exp ms when exp > 0 (else out of it).
 local function index_write(id, st, created, exp)
-  redis.call('ZADD', K.wfi_all, created, id)
-  if redis.call('ZADD', K.wfi_ids, 0, id) == 1 then
+  rcall('ZADD', K.wfi_all, created, id)
+  if rcall('ZADD', K.wfi_ids, 0, id) == 1 then
     -- An ID new to ids is in no other set of the index: every write puts
     -- it in ids with the others, and wfi_del.lua takes it out of them all
     -- at once. A workflow's creation, the usual first write, so adds it to
@@ -20,17 +20,17 @@ local function index_write(id, st, created, exp)
     elseif st == 'cancelled' then
       key = K.wfi_cancelled
     end
-    redis.call('ZADD', key, created, id)
-    if exp > 0 then redis.call('ZADD', K.wfi_exp, exp, id) end
+    rcall('ZADD', key, created, id)
+    if exp > 0 then rcall('ZADD', K.wfi_exp, exp, id) end
     return
   end
   local z = {running = K.wfi_running, succeeded = K.wfi_succeeded, failed = K.wfi_failed, cancelled = K.wfi_cancelled}
   for name, key in pairs(z) do
-    if name == st then redis.call('ZADD', key, created, id) else redis.call('ZREM', key, id) end
+    if name == st then rcall('ZADD', key, created, id) else rcall('ZREM', key, id) end
   end
   if exp > 0 then
-    redis.call('ZADD', K.wfi_exp, exp, id)
+    rcall('ZADD', K.wfi_exp, exp, id)
   else
-    redis.call('ZREM', K.wfi_exp, id)
+    rcall('ZREM', K.wfi_exp, id)
   end
 end

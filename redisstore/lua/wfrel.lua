@@ -7,13 +7,13 @@
 -- same ID left, before its ID is reused.
 local function release_forget(id)
   index_drop({id})
-  redis.call('ZREM', K.done_exp, id)
-  redis.call('HDEL', K.att, id)
-  redis.call('HDEL', K.errs, id)
-  redis.call('HDEL', K.results, id)
-  redis.call('SREM', K.cancelled, id)
-  redis.call('HDEL', K.extras, id)
-  redis.call('HDEL', K.progress, id)
+  rcall('ZREM', K.done_exp, id)
+  rcall('HDEL', K.att, id)
+  rcall('HDEL', K.errs, id)
+  rcall('HDEL', K.results, id)
+  rcall('SREM', K.cancelled, id)
+  rcall('HDEL', K.extras, id)
+  rcall('HDEL', K.progress, id)
 end
 
 -- release_into enqueues jobs ids (parallel: dues, "" now, "+ms" after now
@@ -47,7 +47,7 @@ local function release_into(ids, dues, vals, now, later, once)
       nm = nm + 1
       if not once then mark[nm] = id end
       local fresh = not held[n]
-      if not fresh and (redis.call('ZREM', K.garbage, id) == 1 or redis.call('ZREM', K.done, id) == 1) then
+      if not fresh and (rcall('ZREM', K.garbage, id) == 1 or rcall('ZREM', K.done, id) == 1) then
         -- A finished job of an earlier workflow: replace it.
         release_forget(id)
         fresh = true

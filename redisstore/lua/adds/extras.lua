@@ -19,7 +19,7 @@
 local function add_extra(id, val, due, extra, a, now, later, nows)
   local ufield, ufor, sched, tick = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   local holder
-  if redis.call('HEXISTS', K.jobs, id) == 1 then holder = id end
+  if rcall('HEXISTS', K.jobs, id) == 1 then holder = id end
   if not holder and ufield ~= '' then holder = unique_holder(ufield, now) end
   local rep, res = 0, nil
   if string.byte(extra, 1) == 114 then rep = tonumber(string.sub(extra, 2)) end
@@ -33,12 +33,12 @@ local function add_extra(id, val, due, extra, a, now, later, nows)
   -- ReplaceOnly (bit 4) never adds a job.
   if not res and rep >= 4 then res = 'd' .. id end
   if not res and sched ~= '' then
-    local last = redis.call('HGET', K.ticks, sched)
+    local last = rcall('HGET', K.ticks, sched)
     if last and tonumber(tick) <= tonumber(last) then res = 'd' end
   end
   if res then return res end
-  redis.call('HSET', K.jobs, id, nows .. val)
-  if sched ~= '' then redis.call('HSET', K.ticks, sched, tick) end
+  rcall('HSET', K.jobs, id, nows .. val)
+  if sched ~= '' then rcall('HSET', K.ticks, sched, tick) end
   if ufield ~= '' then
     local untl = ''
     if tonumber(ufor) > 0 then untl = str(later + tonumber(ufor)) end
@@ -57,7 +57,7 @@ local function adds_all(now, later)
     ids[#ids + 1], vals[#vals + 1] = id, val
     local res
     if extra == '' then
-      if redis.call('HSETNX', K.jobs, id, nows .. val) == 0 then res = 'd' .. id end
+      if rcall('HSETNX', K.jobs, id, nows .. val) == 0 then res = 'd' .. id end
     else
       res = add_extra(id, val, due, extra, i, now, later, nows)
       i = i + 4
@@ -67,7 +67,7 @@ local function adds_all(now, later)
       if res == 'r' and extra ~= '' and due ~= '' and string.byte(due, 1) ~= 43 then
         -- Already due at an explicit time (a periodic tick): remember when
         -- it fell due, as a promotion would.
-        redis.call('HSET', K.att, id, make_att(0, '', '', score_ms(due)))
+        rcall('HSET', K.att, id, make_att(0, '', '', score_ms(due)))
       end
     end
     out[#out + 1] = res

@@ -69,7 +69,7 @@ local function store_many(pre, r)
     for i = 3, #ARGV, 2 do
       k = k + 1
       local id = ARGV[i]
-      if redis.call('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
+      if rcall('HSETNX', K.jobs, id, pre .. ARGV[i + 1]) == 1 then
         m = m + 1
         ready[m] = id
         if out then out[k] = r end
@@ -79,7 +79,7 @@ local function store_many(pre, r)
       end
     end
     if m == 0 then return out, ready, false end
-    return out or r, ready, redis.call('RPUSH', K.ready, unpack(ready)) == m
+    return out or r, ready, rcall('RPUSH', K.ready, unpack(ready)) == m
   end
   local all, n = {}, 0
   for i = 3, #ARGV, 2 do
@@ -114,11 +114,11 @@ end
 -- nothing.
 local function early_adds()
   if #ARGV ~= 2 or #KEYS ~= 3 or SHAPE ~= '' then return nil end
-  local nows = lean_at(redis.call('PTTL', KEYS[3]))
+  local nows = lean_at(rcall('PTTL', KEYS[3]))
   if not nows then return nil end
   local id = ARGV[1]
-  if redis.call('HSETNX', KEYS[1], id, nows .. ',' .. ARGV[2]) == 0 then return 'd' .. id end
-  if redis.call('RPUSH', KEYS[2], id) == 1 then
+  if rcall('HSETNX', KEYS[1], id, nows .. ',' .. ARGV[2]) == 0 then return 'd' .. id end
+  if rcall('RPUSH', KEYS[2], id) == 1 then
     reset_base() -- the queue's name, for the wake-up
     wake_ready()
   end
@@ -144,12 +144,12 @@ end
 local function first_adds()
   local one, now = #ARGV == 2, ARGV[2]
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
-  local nows = (one or now == 'n') and lean_at(redis.call('PTTL', K.lean))
+  local nows = (one or now == 'n') and lean_at(rcall('PTTL', K.lean))
   local lean = nows and true
   local rec, w, maxlen = false, false, nil
   if not nows then
     if not K.marks then return '~' end
-    local mk = redis.call('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
+    local mk = rcall('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
     local sh, ev, evr = mk[1], mk[2], mk[3]
     if (sh and sh ~= '') or (ev and string.byte(ev, 1) ~= 45 and not string.match(ev, '^%d+$')) then
       return pass()
@@ -164,7 +164,7 @@ local function first_adds()
       rec = ev_wanted(evr, nows)
       if not rec and not mk[4] then return pass() end
       if rec then
-        local e = redis.call('HMGET', K.marks, 'evh', 'evw')
+        local e = rcall('HMGET', K.marks, 'evh', 'evw')
         if e[1] then return pass() end
         w = e[2]
       end
@@ -178,8 +178,8 @@ local function first_adds()
   if one or #ARGV == 4 then
     local id, val = ARGV[3], ARGV[4]
     if one then id, val = ARGV[1], ARGV[2] end
-    if redis.call('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then return 'd' .. id end
-    woke = redis.call('RPUSH', K.ready, id) == 1
+    if rcall('HSETNX', K.jobs, id, nows .. ',' .. val) == 0 then return 'd' .. id end
+    woke = rcall('RPUSH', K.ready, id) == 1
     ids, out = id, lean and 'R' or 'r'
   else
     out, ids, woke = store_many(nows .. ',', lean and 'R' or 'r')
@@ -205,7 +205,7 @@ local function adds_all(now, later)
     local id = ARGV[3]
     ids[1], vals[1] = id, ARGV[4]
     local v = nows .. ARGV[4]
-    if redis.call('HSETNX', K.jobs, id, v) == 0 then
+    if rcall('HSETNX', K.jobs, id, v) == 0 then
       out[1] = 'd' .. id
     else
       out[1] = place(id, ARGV[5], v)

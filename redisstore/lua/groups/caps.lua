@@ -13,14 +13,14 @@
 -- there are none.
 local function group_caps(none)
   local def = tonumber(C.gmax) or 0
-  if none or redis.call('HLEN', K.g_caps) == 0 then
+  if none or rcall('HLEN', K.g_caps) == 0 then
     return function() return def end, def > 0
   end
   local seen = {}
   return function(g)
     local c = seen[g]
     if c == nil then
-      c = tonumber(redis.call('HGET', K.g_caps, g)) or def
+      c = tonumber(rcall('HGET', K.g_caps, g)) or def
       seen[g] = c
     end
     return c
@@ -30,13 +30,13 @@ end
 -- groups_capped reports whether the queue has a cap per group or a group
 -- with a cap of its own: only then are running counts kept.
 local function groups_capped()
-  return (tonumber(C.gmax) or 0) > 0 or redis.call('HLEN', K.g_caps) > 0
+  return (tonumber(C.gmax) or 0) > 0 or rcall('HLEN', K.g_caps) > 0
 end
 
 -- running_now counts the jobs in unack of each group, from the unack set
 -- and the jobs' values: O(jobs running).
 local function running_now()
-  local members = redis.call('ZRANGE', K.unack, '-inf', '(inf', 'BYSCORE')
+  local members = rcall('ZRANGE', K.unack, '-inf', '(inf', 'BYSCORE')
   local counts = {}
   if #members == 0 then return counts end
   local ids = {}
@@ -52,7 +52,7 @@ end
 -- groups_recount makes the running counts right after the queue's caps
 -- changed: counted afresh from unack when it has caps, dropped when not.
 local function groups_recount()
-  redis.call('DEL', K.g_running)
+  rcall('DEL', K.g_running)
   if not groups_capped() then return end
   local h = {}
   for g, n in pairs(running_now()) do

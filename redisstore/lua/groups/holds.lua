@@ -7,19 +7,19 @@
 -- group_hold keeps group g out of the rotation until ms untl (a hold in
 -- force is never shortened).
 local function group_hold(g, untl)
-  redis.call('ZADD', K.g_holds, 'GT', untl, g)
+  rcall('ZADD', K.g_holds, 'GT', untl, g)
 end
 
 -- groups_unhold puts the groups whose hold ended by now back in the
 -- rotation, and returns whether holds remain; with none the caller knows
 -- there are none.
 local function groups_unhold(now, none)
-  if none or redis.call('ZCARD', K.g_holds) == 0 then return false end
-  local over = redis.call('ZRANGEBYSCORE', K.g_holds, '-inf', now)
+  if none or rcall('ZCARD', K.g_holds) == 0 then return false end
+  local over = rcall('ZRANGEBYSCORE', K.g_holds, '-inf', now)
   if #over == 0 then return true end
   call_chunked('ZREM', K.g_holds, over, 1)
   for _, g in ipairs(over) do group_activate(g) end
-  return redis.call('ZCARD', K.g_holds) > 0
+  return rcall('ZCARD', K.g_holds) > 0
 end
 
 -- holds_held returns the set of members that are held at now.

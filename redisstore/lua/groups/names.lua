@@ -32,5 +32,5 @@ end
 -- lists may hold jobs, by name (descending with desc), and whether
 -- those are all of them (first_in_order).
 local function group_names(k, desc)
-  return first_in_order(redis.call('SMEMBERS', K.g_known), k, desc)
+  return first_in_order(rcall('SMEMBERS', K.g_known), k, desc)
 end

@@ -22,7 +22,7 @@ end
 -- at us (Unix µs), when it may give more (Unix µs) and its pace's slot,
 -- as pace_room (limits/on.lua) does for the queue.
 local function group_pace_room(g, us, iv, tol, lead)
-  local v = redis.call('HGET', K.g_rate, g)
+  local v = rcall('HGET', K.g_rate, g)
   local tat = us
   if v and string.sub(v, 1, 1) == '~' then tat = math.max(tonumber(string.sub(v, 2)) or 0, us) end
   local ahead, early = tat - us, tol + lead
@@ -33,7 +33,7 @@ end
 
 -- group_pace_note moves group g's pace on by n jobs from its slot tat.
 local function group_pace_note(g, tat, iv, n)
-  if n > 0 then redis.call('HSET', K.g_rate, g, '~' .. str(tat + n * iv)) end
+  if n > 0 then rcall('HSET', K.g_rate, g, '~' .. str(tat + n * iv)) end
 end
 
 -- rate_log_parse splits a log into its sum and its entries' string.
@@ -47,7 +47,7 @@ end
 -- at now, and returns the claims still counted, when the oldest of them
 -- leaves the window (nil when none) and the log's entries left.
 local function group_rate_trim(g, now, period)
-  local v = redis.call('HGET', K.g_rate, g)
+  local v = rcall('HGET', K.g_rate, g)
   local used, rest = rate_log_parse(v)
   local was, free = used, nil
   while rest ~= '' do
@@ -63,10 +63,10 @@ local function group_rate_trim(g, now, period)
     rest = sp and string.sub(rest, sp + 1) or ''
   end
   if used <= 0 or rest == '' then
-    if v then redis.call('HDEL', K.g_rate, g) end
+    if v then rcall('HDEL', K.g_rate, g) end
     return 0, nil, ''
   end
-  if used ~= was then redis.call('HSET', K.g_rate, g, str(used) .. '|' .. rest) end
+  if used ~= was then rcall('HSET', K.g_rate, g, str(used) .. '|' .. rest) end
   return used, free, rest
 end
 
@@ -76,7 +76,7 @@ local function group_rate_note(g, used, rest, now, n)
   if n <= 0 then return end
   local e = str(now) .. ':' .. str(n)
   if rest ~= '' then e = rest .. ' ' .. e end
-  redis.call('HSET', K.g_rate, g, str(used + n) .. '|' .. e)
+  rcall('HSET', K.g_rate, g, str(used + n) .. '|' .. e)
 end
 
 -- groups_rate_sweep forgets the logs of groups whose last counted claim
@@ -89,7 +89,7 @@ end
 local function groups_rate_sweep(now)
   local rate, period, iv = group_rate()
   local cursor = M.gwc or '0'
-  local r = redis.call('HSCAN', K.g_rate, cursor, 'COUNT', RATE_SWEEP)
+  local r = rcall('HSCAN', K.g_rate, cursor, 'COUNT', RATE_SWEEP)
   local kv, drop = r[2], {}
   for i = 1, #kv, 2 do
     local last = string.match(kv[i + 1], '(%d+):%d+$')
@@ -102,6 +102,6 @@ local function groups_rate_sweep(now)
   end
   if #drop > 0 then call_chunked('HDEL', K.g_rate, drop, 1) end
   if r[1] ~= cursor then
-    if r[1] == '0' then redis.call('HDEL', K.marks, 'gwc') else redis.call('HSET', K.marks, 'gwc', r[1]) end
+    if r[1] == '0' then rcall('HDEL', K.marks, 'gwc') else rcall('HSET', K.marks, 'gwc', r[1]) end
   end
 end

@@ -11,8 +11,8 @@
 -- group_activate puts g ('' for the ungrouped jobs) in the rotation
 -- unless it is there; it returns true when it added it.
 local function group_activate(g)
-  if redis.call('SADD', K.g_inrot, g) == 1 then
-    redis.call('RPUSH', K.g_rot, g)
+  if rcall('SADD', K.g_inrot, g) == 1 then
+    rcall('RPUSH', K.g_rot, g)
     return true
   end
   return false
@@ -35,5 +35,5 @@ end
 
 -- rotation_len returns how many members the rotation has.
 local function rotation_len()
-  return redis.call('LLEN', K.g_rot)
+  return rcall('LLEN', K.g_rot)
 end

@@ -36,7 +36,7 @@ local DIGIT = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
 -- and writes the last three digits from DIGIT: formatting costs about two
 -- thousand instructions (see base.lua), a grouped batch paid it per job.
 local function orders(n, front)
-  local last = redis.call('HINCRBY', K.marks, front and 'gf' or 'gs', n)
+  local last = rcall('HINCRBY', K.marks, front and 'gf' or 'gs', n)
   local out = {}
   local head, hs = -1, nil
   for i = 1, n do
@@ -84,7 +84,7 @@ end
 -- made and copied, a few thousand instructions a group.)
 local function group_pop(g, k, taken, into, at)
   local lo, hi = group_range(g)
-  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', '0', SMALL[k] or str(k))
+  local m = rcall('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', '0', SMALL[k] or str(k))
   local got = #m
   if got == 0 then return 0 end
   local skip, sub = #g + 15, string.sub
@@ -106,13 +106,13 @@ end
 -- group_len returns how many jobs of group g are ready.
 local function group_len(g)
   local lo, hi = group_range(g)
-  return redis.call('ZLEXCOUNT', K.g_ready, lo, hi)
+  return rcall('ZLEXCOUNT', K.g_ready, lo, hi)
 end
 
 -- group_first returns the ID of group g's first ready job, or nil.
 local function group_first(g)
   local lo, hi = group_range(g)
-  local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, 1)[1]
+  local m = rcall('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, 1)[1]
   return m and string.sub(m, #g + 15)
 end
 
@@ -124,9 +124,9 @@ local function group_remove(g, id)
   local skip = #g + 15
   local off = 0
   while true do
-    local m = redis.call('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', off, 1000)
+    local m = rcall('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', off, 1000)
     for i = 1, #m do
-      if string.sub(m[i], skip) == id then return redis.call('ZREM', K.g_ready, m[i]) end
+      if string.sub(m[i], skip) == id then return rcall('ZREM', K.g_ready, m[i]) end
     end
     if #m < 1000 then return 0 end
     off = off + #m

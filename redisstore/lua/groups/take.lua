@@ -126,7 +126,7 @@ end
 local function take_pass(t, n, now)
   local want = n - #t.ids
   local asked = pass_size(want, t.pm, t.pg)
-  local members = redis.call('LPOP', K.g_rot, SMALL[asked] or str(asked))
+  local members = rcall('LPOP', K.g_rot, SMALL[asked] or str(asked))
   if not members then
     t.left = 0
     return false
@@ -175,7 +175,7 @@ end
 local function take_grouped(n, now)
   -- One call tells whether the queue has holds or own caps at all: most
   -- have neither.
-  local rare = redis.call('EXISTS', K.g_holds, K.g_caps) > 0
+  local rare = rcall('EXISTS', K.g_holds, K.g_caps) > 0
   local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}, after = {}}
   t.cap, t.capped = group_caps(not rare)
   t.rate, t.period, t.iv, t.tol, t.lead = group_rate()

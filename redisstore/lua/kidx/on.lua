@@ -70,7 +70,7 @@ end
 local function index_build(count)
   local cur = M.kib
   if not cur or not has_shape('K') then return true end
-  local got = redis.call('HSCAN', K.jobs, cur, 'COUNT', count)
+  local got = rcall('HSCAN', K.jobs, cur, 'COUNT', count)
   local ids, kinds, scores, n = {}, {}, {}, 0
   local kv = got[2]
   for i = 1, #kv, 2 do
@@ -80,11 +80,11 @@ local function index_build(count)
   end
   index_add(ids, n, kinds, scores)
   if got[1] == '0' then
-    redis.call('HDEL', K.marks, 'kib')
+    rcall('HDEL', K.marks, 'kib')
     M.kib = nil
     return true
   end
-  redis.call('HSET', K.marks, 'kib', got[1])
+  rcall('HSET', K.marks, 'kib', got[1])
   M.kib = got[1]
   return false
 end
@@ -97,10 +97,10 @@ local function kidx_set(on)
   set_shape('K', on)
   if on then
     M.kib = '0'
-    redis.call('HSET', K.marks, 'kib', '0')
+    rcall('HSET', K.marks, 'kib', '0')
     index_build(2000)
     return
   end
-  redis.call('HDEL', K.marks, 'kib')
-  redis.call('UNLINK', K.kinds)
+  rcall('HDEL', K.marks, 'kib')
+  rcall('UNLINK', K.kinds)
 end

@@ -59,7 +59,7 @@ local function rate_trim(now, period)
   local was = used
   local free
   while used > 0 do
-    local head = redis.call('LINDEX', K.rate_log, 0)
+    local head = rcall('LINDEX', K.rate_log, 0)
     if not head then
       used = 0
       break
@@ -69,15 +69,15 @@ local function rate_trim(now, period)
       free = at + period
       break
     end
-    redis.call('LPOP', K.rate_log)
+    rcall('LPOP', K.rate_log)
     used = used - n
   end
   if used <= 0 then
     -- Nothing counted: whatever the log holds (it cannot) goes too.
     used = 0
-    if was > 0 then redis.call('DEL', K.rate_log) end
+    if was > 0 then rcall('DEL', K.rate_log) end
   end
-  if used ~= was then redis.call('HSET', K.marks, 'rs', str(used)) end
+  if used ~= was then rcall('HSET', K.marks, 'rs', str(used)) end
   return used, free
 end
 
@@ -91,7 +91,7 @@ local function rate_live(now)
   end
   local period = rate_window()
   local used = 0
-  for _, e in ipairs(redis.call('LRANGE', K.rate_log, 0, -1)) do
+  for _, e in ipairs(rcall('LRANGE', K.rate_log, 0, -1)) do
     local at, n = rate_entry(e)
     if at + period > now then used = used + n end
   end
@@ -103,7 +103,7 @@ local function limits_room(n, now, paused_ms)
   rate_used, pace_tat = nil, nil
   if C.maxrun then
     -- Jobs in unack count against the cap.
-    local room = tonumber(C.maxrun) - redis.call('ZCOUNT', K.unack, '-inf', '(inf')
+    local room = tonumber(C.maxrun) - rcall('ZCOUNT', K.unack, '-inf', '(inf')
     if room < n then
       limited, n = true, math.max(room, 0)
       local e = earliest(K.unack)
@@ -137,11 +137,11 @@ end
 
 local function limits_note(n, now)
   if pace_tat and n > 0 then
-    redis.call('HSET', K.marks, 'rtat', str(pace_tat + n * tonumber(C.riv)))
+    rcall('HSET', K.marks, 'rtat', str(pace_tat + n * tonumber(C.riv)))
   end
   if not rate_used or n <= 0 then return end
-  redis.call('RPUSH', K.rate_log, str(now) .. ':' .. str(n))
-  redis.call('HSET', K.marks, 'rs', str(rate_used + n))
+  rcall('RPUSH', K.rate_log, str(now) .. ':' .. str(n))
+  rcall('HSET', K.marks, 'rs', str(rate_used + n))
 end
 
 local function limits_paced() return pace_tat ~= nil end

@@ -71,7 +71,7 @@ end
 
 local function ready_count()
   local n = levels_len()
-  if grouped() then n = n + redis.call('ZCARD', K.g_ready) end
+  if grouped() then n = n + rcall('ZCARD', K.g_ready) end
   return n
 end
 
@@ -85,15 +85,15 @@ end
 -- group name), or the reverse.
 local function ready_page(off, cnt, rev)
   local nl = levels_len()
-  local ng = grouped() and redis.call('ZCARD', K.g_ready) or 0
+  local ng = grouped() and rcall('ZCARD', K.g_ready) or 0
   local ids = {}
   local function from_groups(o, c)
     if c <= 0 or o >= ng then return end
     local m
     if rev then
-      m = redis.call('ZRANGE', K.g_ready, '+', '-', 'BYLEX', 'REV', 'LIMIT', o, c)
+      m = rcall('ZRANGE', K.g_ready, '+', '-', 'BYLEX', 'REV', 'LIMIT', o, c)
     else
-      m = redis.call('ZRANGE', K.g_ready, '-', '+', 'BYLEX', 'LIMIT', o, c)
+      m = rcall('ZRANGE', K.g_ready, '-', '+', 'BYLEX', 'LIMIT', o, c)
     end
     for i = 1, #m do
       local _, id = member_id(m[i])
@@ -123,10 +123,10 @@ local function ready_heads()
   local out = levels_heads()
   if not grouped() then return out end
   local names
-  if redis.call('SCARD', K.g_known) <= DEPTH_GROUPS then
-    names = redis.call('SMEMBERS', K.g_known)
+  if rcall('SCARD', K.g_known) <= DEPTH_GROUPS then
+    names = rcall('SMEMBERS', K.g_known)
   else
-    names = redis.call('LRANGE', K.g_rot, 0, DEPTH_GROUPS - 1)
+    names = rcall('LRANGE', K.g_rot, 0, DEPTH_GROUPS - 1)
   end
   for _, g in ipairs(names) do
     if g ~= '' then out[#out + 1] = group_first(g) end
@@ -137,7 +137,7 @@ end
 local function ready_take(n)
   local ids = levels_take(n)
   if #ids < n and grouped() then
-    local m = redis.call('ZRANGE', K.g_ready, 0, n - #ids - 1)
+    local m = rcall('ZRANGE', K.g_ready, 0, n - #ids - 1)
     if #m > 0 then call_chunked('ZREM', K.g_ready, m, 1) end
     for i = 1, #m do
       local _, id = member_id(m[i])
@@ -152,7 +152,7 @@ local function ready_ended(ids)
 end
 
 local function ready_hold(id, untl)
-  local g = grouped() and group_of(redis.call('HGET', K.jobs, id))
+  local g = grouped() and group_of(rcall('HGET', K.jobs, id))
   if not g then return false end
   group_hold(g, untl)
   return true
@@ -172,6 +172,6 @@ end
 local function ready_config()
   if not grouped() then return end
   groups_recount()
-  local known = redis.call('SMEMBERS', K.g_known)
+  local known = rcall('SMEMBERS', K.g_known)
   for i = 1, #known, 1000 do groups_activate({unpack(known, i, math.min(i + 999, #known))}) end
 end

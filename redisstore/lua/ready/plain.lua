@@ -41,44 +41,44 @@ local function ready_push(ids, front)
 end
 
 local function ready_pop(n)
-  local got = redis.call('LPOP', K.ready, SMALL[n] or str(n))
+  local got = rcall('LPOP', K.ready, SMALL[n] or str(n))
   if not got then return {}, 0, false end
-  return got, 0, #got == n and redis.call('LLEN', K.ready) > 0
+  return got, 0, #got == n and rcall('LLEN', K.ready) > 0
 end
 
 local function ready_any()
-  return redis.call('LLEN', K.ready) > 0
+  return rcall('LLEN', K.ready) > 0
 end
 
 local function ready_count()
-  return redis.call('LLEN', K.ready)
+  return rcall('LLEN', K.ready)
 end
 
 local function ready_remove(id)
-  return redis.call('LREM', K.ready, -1, id)
+  return rcall('LREM', K.ready, -1, id)
 end
 
 local function ready_page(off, cnt, rev)
-  local total = redis.call('LLEN', K.ready)
+  local total = rcall('LLEN', K.ready)
   local ids = {}
   if cnt <= 0 or off >= total then return ids, total end
   if rev then
-    local got = redis.call('LRANGE', K.ready, -(off + cnt), -(off + 1))
+    local got = rcall('LRANGE', K.ready, -(off + cnt), -(off + 1))
     for i = #got, 1, -1 do ids[#ids + 1] = got[i] end
   else
-    ids = redis.call('LRANGE', K.ready, off, off + cnt - 1)
+    ids = rcall('LRANGE', K.ready, off, off + cnt - 1)
   end
   return ids, total
 end
 
 local function ready_heads()
-  local h = redis.call('LINDEX', K.ready, 0)
+  local h = rcall('LINDEX', K.ready, 0)
   if h then return {h} end
   return {}
 end
 
 local function ready_take(n)
-  return redis.call('LPOP', K.ready, n) or {}
+  return rcall('LPOP', K.ready, n) or {}
 end
 
 local function ready_ended() return false end

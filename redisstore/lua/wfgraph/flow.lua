@@ -68,7 +68,7 @@ local function reopen(t)
     local cur = table.remove(stack)
     for _, d in ipairs(names(dependents_of(cur))) do
       if state(d) == 'K' then
-        local open, bad = dep_status(names(redis.call('HGET', WK.d, d)), d)
+        local open, bad = dep_status(names(rcall('HGET', WK.d, d)), d)
         if not bad then
           set_rem(d, open)
           set_state(d, 'w', 'K')
@@ -89,12 +89,12 @@ local function end_check(now)
   if WM.open == 0 and WM.st == 'running' then
     local new = 'succeeded'
     if wf_cancelled then new = 'cancelled' elseif WM.bad > 0 then new = 'failed' end
-    redis.call('HSET', WK.m, 'st', new, 'en', now)
+    rcall('HSET', WK.m, 'st', new, 'en', now)
     WM.st = new
     local id = string.match(WK.m, '^{[^:}]*:wf:(.*)}:[^}]*$')
-    redis.call('PUBLISH', PREFIX .. ':done', cmsgpack.pack({'~wf', id, new, '', 0, '', '', 0, now}))
+    rcall('PUBLISH', PREFIX .. ':done', cmsgpack.pack({'~wf', id, new, '', 0, '', '', 0, now}))
   elseif WM.open > 0 and WM.st ~= 'running' then
-    redis.call('HSET', WK.m, 'st', 'running', 'en', 0)
+    rcall('HSET', WK.m, 'st', 'running', 'en', 0)
     WM.st = 'running'
   end
 end
@@ -102,7 +102,7 @@ end
 -- reply returns the workflow's state, its indexed state, created ms, ended
 -- ms and retention ms, then for each task of list: name, queue, payload.
 local function reply(list)
-  local m = redis.call('HMGET', WK.m, 'st', 'ist', 'cr', 'en', 'ret')
+  local m = rcall('HMGET', WK.m, 'st', 'ist', 'cr', 'en', 'ret')
   local out = {m[1] or '', m[2] or '', m[3] or '0', m[4] or '0', m[5] or '0'}
   if #list > 0 then
     local pl = call_chunked_flat('HMGET', WK.p, list)

@@ -53,7 +53,7 @@ local info_cache
 local function info(t)
   local c = info_cache[t]
   if c then return c end
-  local v = redis.call('HGET', WK.i, t)
+  local v = rcall('HGET', WK.i, t)
   if not v then return nil end
   local q, k, af, ao, by, ord = string.match(v, '^([^\n]*)\n([^\n]*)\n(%d)\n(%d)\n([^\n]*)\n(%d+)$')
   c = {q = q, k = k, af = af == '1', ao = ao == '1', by = by, ord = tonumber(ord)}
