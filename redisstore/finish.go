@@ -45,7 +45,8 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	}
 	order, groups := groupByQueue(len(reqs), func(i int) string { return reqs[i].Queue })
 	calls := make([]*evalCall, 0, len(order))
-	sent := make([][]int, 0, len(order)) // request indexes in the order each script sees them
+	sent := make([][]int, 0, len(order))  // request indexes in the order each script sees them
+	paired := make([]bool, 0, len(order)) // whether each call's plain acks went as pairs
 	for _, q := range order {
 		var plain, other []int
 		for _, i := range groups[q] {
@@ -59,10 +60,24 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			}
 		}
 		args := make([]any, 0, 1+4*len(plain)+7*len(other))
-		args = append(args, len(plain))
-		for _, i := range plain {
-			r := &reqs[i]
-			args = append(args, r.ID, member(r.ID, r.Token), r.Kind, r.Attempt)
+		pairs := s.queueKeys(q).lean.Load()
+		if pairs {
+			// The queue's last call that could tell took a lean way,
+			// which writes no events: the plain acks go as pairs, without
+			// the kind and attempt only events use (two arguments a job
+			// fewer for Redis to parse and make Lua strings of). Should
+			// the mark be gone, finish.lua reads them for its events.
+			args = append(args, -len(plain))
+			for _, i := range plain {
+				r := &reqs[i]
+				args = append(args, r.ID, member(r.ID, r.Token))
+			}
+		} else {
+			args = append(args, len(plain))
+			for _, i := range plain {
+				r := &reqs[i]
+				args = append(args, r.ID, member(r.ID, r.Token), r.Kind, r.Attempt)
+			}
 		}
 		for _, i := range other {
 			args = appendFinishArgs(args, &reqs[i])
@@ -71,6 +86,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			continue
 		}
 		sent = append(sent, append(plain, other...))
+		paired = append(paired, pairs)
 		calls = append(calls, s.finishCall(q, reqs, groups[q], args))
 	}
 	if len(calls) > 0 {
@@ -84,9 +100,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		if done, lean := endsAllDone(c.cmd); done {
 			// Every request ended as asked, nothing recorded: their out
 			// stay nil.
-			if lean {
-				s.queueKeys(c.queue).lean.Store(true)
-			}
+			s.finishedLean(c.queue, lean, paired[ci])
 			continue
 		}
 		st, err := c.cmd.Slice()
@@ -97,8 +111,8 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		if err == nil {
 			e, r, lean, err = parseFinishTail(reqs[idx[0]].Queue, st, len(idx))
 		}
-		if lean {
-			s.queueKeys(c.queue).lean.Store(true)
+		if err == nil {
+			s.finishedLean(c.queue, lean, paired[ci])
 		}
 		if err != nil {
 			err = wrap("finish in "+strconv.Quote(reqs[idx[0]].Queue), err)
@@ -132,6 +146,20 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		}
 	}
 	return out, nil
+}
+
+// finishedLean notes what a finish call of queue q that ran told of its
+// lean mark: set when the call took the lean way; gone when it did not
+// though its plain acks went as pairs (sent while the mark was believed
+// set), so that the next calls send the kinds and attempts their events
+// need. A call without plain acks as pairs that went the long way tells
+// nothing: it may not have asked for the lean way.
+func (s *Store) finishedLean(q string, lean, paired bool) {
+	if lean {
+		s.queueKeys(q).lean.Store(true)
+	} else if paired {
+		s.queueKeys(q).lean.Store(false)
+	}
 }
 
 // finishCall returns the finish.lua call for the requests idx of queue q:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,5 +360,125 @@ func TestTrickleAckLeavesLeasesUncountedWithinTheSecond(t *testing.T) {
 			t.Fatalf("the ack within the second ran ZCOUNT %d times and LLEN %d times, want neither", calls["zcount"], calls["llen"])
 		}
 		return
+	}
+}
+
+// finishCounts is a go-redis hook that keeps the first argument (ARGV[1])
+// of each finish FCALL: the count of its plain acks, negative when they
+// went as pairs, without their kinds and attempts (finish.go).
+type finishCounts struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (h *finishCounts) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *finishCounts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.note(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *finishCounts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			h.note(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func (h *finishCounts) note(cmd redis.Cmder) {
+	a := cmd.Args()
+	if len(a) < 3 || cmd.Name() != "fcall" {
+		return
+	}
+	if fn, _ := a[1].(string); !strings.HasSuffix(fn, "_finish") {
+		return
+	}
+	nk, _ := strconv.Atoi(fmt.Sprint(a[2]))
+	if len(a) <= 3+nk {
+		return
+	}
+	h.mu.Lock()
+	h.got = append(h.got, fmt.Sprint(a[3+nk]))
+	h.mu.Unlock()
+}
+
+// take returns the counts kept since the last take.
+func (h *finishCounts) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.got
+	h.got = nil
+	return out
+}
+
+// A store that saw a queue's lean mark sends its plain acks without the
+// kinds and attempts only events use. When a reader of the queue's events
+// took the mark away meanwhile, the acks still end their jobs, and their
+// events still name each job's kind and attempt, which the script reads;
+// the store's next acks carry them again.
+func TestLeanAcksAsPairsStillNameKindsForAReader(t *testing.T) {
+	ctx := context.Background()
+	s, rdb, mark := leanQueue(t, "q")
+	counts := &finishCounts{}
+	rdb.AddHook(counts)
+	mustEnqueue(t, s, job("q", "x"))
+	jobs := claimedByID(t, s, "q")
+	one, two, x := jobs["lean-1"], jobs["lean-2"], jobs["x"]
+	if one == nil || two == nil || x == nil {
+		t.Fatalf("claimed %v, want lean-1, lean-2 and x", jobs)
+	}
+	workerAck := func(j *store.JobRecord) store.AttemptEnd {
+		a := ack(j)
+		a.Kind, a.Attempt = j.Kind, j.Attempt
+		return a
+	}
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{workerAck(one)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack lean-1): %v, %v", errs, err)
+	}
+	if got := counts.take(); len(got) != 1 || got[0] != "-1" {
+		t.Fatalf("the ack of lean-1 on a lean queue went with first argument %v; want [-1], as a pair", got)
+	}
+
+	reader := redisstore.New(rdb, &redisstore.Config{Prefix: markPrefix(mark, "q"), NoCoalescing: true})
+	_, pos, _, err := reader.ReadEvents(ctx, map[string]string{"q": store.FromNow}, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasLeanMark(t, rdb, mark) {
+		t.Fatal("a reader of q's events left its lean mark: the case does not reach the long way")
+	}
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{workerAck(two)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack lean-2): %v, %v", errs, err)
+	}
+	if got := counts.take(); len(got) != 1 || got[0] != "-1" {
+		t.Fatalf("the ack of lean-2, the store not knowing of the reader, went with first argument %v; want [-1]", got)
+	}
+	if _, err := s.GetJob(ctx, "q", "lean-2"); !errors.Is(err, store.ErrJobNotFound) {
+		t.Fatalf("GetJob(lean-2) after its ack: %v, want ErrJobNotFound", err)
+	}
+	evs, _, _, err := reader.ReadEvents(ctx, pos, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Type != store.EventSucceeded || evs[0].ID != "lean-2" || evs[0].Kind != "test" || evs[0].Attempt != 1 {
+		t.Fatalf("events after lean-2's ack: %+v; want lean-2 succeeded, kind test, attempt 1", evs)
+	}
+
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{workerAck(x)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack x): %v, %v", errs, err)
+	}
+	if got := counts.take(); len(got) != 1 || got[0] != "1" {
+		t.Fatalf("the ack of x, after the ack of lean-2 went the long way, went with first argument %v; want [1], with its kind and attempt", got)
+	}
+	evs, _, _, err = reader.ReadEvents(ctx, pos, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[1].ID != "x" || evs[1].Kind != "test" || evs[1].Attempt != 1 {
+		t.Fatalf("events after x's ack: %+v; want lean-2's, then x succeeded, kind test, attempt 1", evs)
 	}
 }

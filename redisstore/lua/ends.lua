@@ -26,16 +26,22 @@ local QK = {ids = {}, members = {}, kinds = {}, attempts = {}, held = {}}
 -- ids, members, kinds, attempts, and from the plain acks on, where (in
 -- ARGV) each request's outcome and its two values are.
 local function ends_parse()
-  local plain = tonumber(ARGV[1])
-  local all = plain + (#ARGV - 1 - 4 * plain) / 7
+  local plain, w = tonumber(ARGV[1]), 4
+  if plain < 0 then plain, w = -plain, 2 end -- pairs: kind and attempt read for events
+  local all = plain + (#ARGV - 1 - w * plain) / 7
   local kept = QK
   local q = {ids = kept_trim(kept.ids, all), members = kept_trim(kept.members, all), at = {},
     kinds = kept_trim(kept.kinds, all), attempts = kept_trim(kept.attempts, all), plain = plain}
   local n, i = 0, 2
   for _ = 1, q.plain do
     n = n + 1
-    q.ids[n], q.members[n], q.kinds[n], q.attempts[n] = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-    i = i + 4
+    q.ids[n], q.members[n] = ARGV[i], ARGV[i + 1]
+    if w == 4 then
+      q.kinds[n], q.attempts[n] = ARGV[i + 2], ARGV[i + 3]
+    else
+      q.kinds[n], q.attempts[n] = '', ''
+    end
+    i = i + w
   end
   while i <= #ARGV do
     n = n + 1

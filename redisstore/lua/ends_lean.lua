@@ -18,10 +18,12 @@ local LEAN_DEL = {}
 -- holds plain acks alone; the lean mark is set (its PTTL also gives the
 -- clock; pcall, as an ACL user may not run PTTL); none of the keys of
 -- the rarer ends exists (cancelled jobs, unique jobs' extras, waiters,
--- progress reports); the marks say no shape and no retention.
+-- progress reports); the marks say no shape and no retention. The acks
+-- come as quads or, from a store that saw the mark, as pairs (finish.lua).
 local function first_ends_lean()
-  local a = tonumber(ARGV[1])
-  if SHAPE ~= '' or ENDS_TRACKED or not a or a < 1 or #ARGV ~= 1 + 4 * a then return nil end
+  local a, w = tonumber(ARGV[1]), 4
+  if a and a < 0 then a, w = -a, 2 end -- pairs: id and member alone
+  if SHAPE ~= '' or ENDS_TRACKED or not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
   local t = redis.pcall('PTTL', K.lean)
   if type(t) ~= 'number' then return nil end
   local nows = lean_at(t)
@@ -32,7 +34,7 @@ local function first_ends_lean()
   reset_base()
   local now, unack, out, del, nd = tonumber(nows), K.unack, nil, LEAN_DEL, 0
   for r = 1, a do
-    local i = 4 * r - 2
+    local i = w * r - w + 2
     if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
       nd = nd + 1
       del[nd] = ARGV[i]

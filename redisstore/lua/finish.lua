@@ -6,7 +6,10 @@
 --- @include conf ends ends_lean events wf
 --
 -- ARGV: 1 the number A of plain acks (no retention or result in the
--- request), then A quads id, member ("id|token"), kind, attempt, then
+-- request), then A quads id, member ("id|token"), kind, attempt (or, when
+-- ARGV[1] is -A, A pairs id, member, the kind and attempt left for the
+-- script to read if an event needs them: finish.go sends pairs to a queue
+-- whose last call took a lean way, which writes no events), then
 -- groups of seven per other request: outcome (1 ack, 2 retry, 3 garbage,
 -- 4 snooze, 5 release, 6 cancel), id, member, then for ack the retention
 -- ms (0 = none asked) and the result, for the others the delay ms and the
