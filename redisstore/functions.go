@@ -145,20 +145,21 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 	return buildForm(name, b, served, looked, false)
 }
 
-// buildForm is buildScript; shardPub builds the form that publishes its
-// wake-ups on shard channels (notify_sharded.go).
 // rcallSet sets rcall, the local every script's commands are called
 // through (the modules write rcall(...), not redis.call(...)): a local
 // costs less than the global redis and its field at every command (the
 // globals of a function library are an empty table whose metatable finds
 // redis: bench/instr/callgrind.sh counts 1.3 % fewer instructions a job
 // in a merged enqueue of 7 and in a drain of 32 a claim, 1 % in a lone
-// enqueue, docs/performance.md "One local for redis.call"). A plain script sets it at every run, ahead
-// of its first hook; a function library at its first call, not at load,
-// as a library sees another redis table while it loads. Under keyCheck
-// the redis it reads is keycheck.go's, which checks each command's keys.
+// enqueue; docs/performance.md, "One local for redis.call"). A plain
+// script sets it at every run, ahead of its first hook; a function
+// library at its first call, not at load, as a library sees another
+// redis table while it loads. Under keyCheck the redis it reads is
+// keycheck.go's, which checks each command's keys.
 const rcallSet = "rcall = redis.call"
 
+// buildForm is buildScript; shardPub builds the form that publishes its
+// wake-ups on shard channels (notify_sharded.go).
 func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *script {
 	flags := b.flags
 	var head strings.Builder
