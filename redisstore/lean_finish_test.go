@@ -363,30 +363,13 @@ func TestTrickleAckLeavesLeasesUncountedWithinTheSecond(t *testing.T) {
 	}
 }
 
-// finishCounts is a go-redis hook that keeps the first argument (ARGV[1])
-// of each finish FCALL: the count of its plain acks, negative when they
-// went as pairs, without their kinds and attempts (finish.go).
+// finishCounts keeps the first argument (ARGV[1]) of each finish FCALL
+// its note sees (added with eachCommand): the count of its plain acks,
+// negative when they went as pairs, without their kinds and attempts
+// (finish.go).
 type finishCounts struct {
 	mu  sync.Mutex
 	got []string
-}
-
-func (h *finishCounts) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *finishCounts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.note(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (h *finishCounts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		for _, cmd := range cmds {
-			h.note(cmd)
-		}
-		return next(ctx, cmds)
-	}
 }
 
 func (h *finishCounts) note(cmd redis.Cmder) {
@@ -424,7 +407,7 @@ func TestLeanAcksAsPairsStillNameKindsForAReader(t *testing.T) {
 	ctx := context.Background()
 	s, rdb, mark := leanQueue(t, "q")
 	counts := &finishCounts{}
-	rdb.AddHook(counts)
+	rdb.AddHook(eachCommand(counts.note))
 	mustEnqueue(t, s, job("q", "x"))
 	jobs := claimedByID(t, s, "q")
 	one, two, x := jobs["lean-1"], jobs["lean-2"], jobs["x"]
