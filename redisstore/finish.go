@@ -60,23 +60,22 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			}
 		}
 		args := make([]any, 0, 1+4*len(plain)+7*len(other))
+		// A queue whose last call that could tell took a lean way, which
+		// writes no events, gets its plain acks as pairs: without the kind
+		// and attempt only events use (two arguments a job fewer for Redis
+		// to parse and make Lua strings of), the count negated. Should the
+		// mark be gone, finish.lua reads them for its events.
 		pairs := s.queueKeys(q).lean.Load()
+		count := len(plain)
 		if pairs {
-			// The queue's last call that could tell took a lean way,
-			// which writes no events: the plain acks go as pairs, without
-			// the kind and attempt only events use (two arguments a job
-			// fewer for Redis to parse and make Lua strings of). Should
-			// the mark be gone, finish.lua reads them for its events.
-			args = append(args, -len(plain))
-			for _, i := range plain {
-				r := &reqs[i]
-				args = append(args, r.ID, member(r.ID, r.Token))
-			}
-		} else {
-			args = append(args, len(plain))
-			for _, i := range plain {
-				r := &reqs[i]
-				args = append(args, r.ID, member(r.ID, r.Token), r.Kind, r.Attempt)
+			count = -count
+		}
+		args = append(args, count)
+		for _, i := range plain {
+			r := &reqs[i]
+			args = append(args, r.ID, member(r.ID, r.Token))
+			if !pairs {
+				args = append(args, r.Kind, r.Attempt)
 			}
 		}
 		for _, i := range other {
