@@ -308,7 +308,7 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 		// One job due now: its ID and value, the fewest arguments, and
 		// no pending key (Redis builds a table of the KEYS and one of the
 		// arguments for every call; adds/plain.lua).
-		c := shapedCall("enqueue", queue, v, nil, items[0].id, items[0].value)
+		c := shapedCall("enqueue", queue, v, nil, (*strArg)(&items[0].id), (*valueArg)(items[0]))
 		c.tailless, c.leanWay, c.short = true, true, true
 		return c
 	}
@@ -325,7 +325,7 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 			}
 			args = append(args, kind, flag)
 			for _, it := range items {
-				args = append(args, it.id, it.value)
+				args = append(args, (*strArg)(&it.id), (*valueArg)(it))
 			}
 			c := shapedCall("enqueue", queue, v, nil, args...)
 			c.leanWay, c.short = lean, lean
@@ -333,7 +333,7 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 		}
 		args = append(args, kind, "")
 		for _, it := range items {
-			args = append(args, it.id, it.value, it.due)
+			args = append(args, (*strArg)(&it.id), (*valueArg)(it), (*strArg)(&it.due))
 		}
 		return shapedCall("enqueue", queue, v, nil, args...)
 	}
@@ -351,6 +351,17 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 	}
 	return shapedCall("enqueue", queue, v, nil, args...)
 }
+
+// valueArg is a job given to go-redis as its value argument, without the
+// allocation a []byte takes to go into an interface (args.go).
+type valueArg encJob
+
+// MarshalBinary returns the job's stored value, as the client writes it.
+func (v *valueArg) MarshalBinary() ([]byte, error) { return v.value, nil }
+
+// String returns the value as text, as go-redis prints a []byte argument
+// (Cmd.String, the statements of tracing hooks).
+func (v *valueArg) String() string { return string(v.value) }
 
 // distinctIDs reports whether no two items have the same ID.
 func distinctIDs(items []*encJob) bool {

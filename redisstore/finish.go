@@ -71,11 +71,13 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			count = -count
 		}
 		args = append(args, count)
-		for _, i := range plain {
+		mems := members(reqs, plain)
+		for k, i := range plain {
+			// Pointers (args.go): reqs and mems outlive the call.
 			r := &reqs[i]
-			args = append(args, r.ID, member(r.ID, r.Token))
+			args = append(args, (*strArg)(&r.ID), (*strArg)(&mems[k]))
 			if !pairs {
-				args = append(args, r.Kind, r.Attempt)
+				args = append(args, (*strArg)(&r.Kind), r.Attempt)
 			}
 		}
 		for _, i := range other {
@@ -239,7 +241,42 @@ func isPlainAck(r *store.AttemptEnd) bool {
 
 // member is the unack set member of a claim: "id|token".
 func member(id string, token uint64) string {
-	return id + "|" + strconv.FormatUint(token, 10)
+	return string(appendMember(make([]byte, 0, len(id)+21), id, token))
+}
+
+// appendMember appends member(id, token) to b. 21 bytes hold the '|' and
+// the longest token.
+func appendMember(b []byte, id string, token uint64) []byte {
+	b = append(b, id...)
+	b = append(b, '|')
+	return strconv.AppendUint(b, token, 10)
+}
+
+// members returns the unack members of the requests reqs[i], i in idx:
+// substrings of one string, one allocation for all of them where a
+// member each took one.
+func members(reqs []store.AttemptEnd, idx []int) []string {
+	if len(idx) == 0 {
+		return nil
+	}
+	size := 0
+	for _, i := range idx {
+		size += len(reqs[i].ID) + 21
+	}
+	b := make([]byte, 0, size)
+	ends := make([]int, len(idx))
+	for k, i := range idx {
+		b = appendMember(b, reqs[i].ID, reqs[i].Token)
+		ends[k] = len(b)
+	}
+	all := string(b)
+	out := make([]string, len(idx))
+	from := 0
+	for k, end := range ends {
+		out[k] = all[from:end]
+		from = end
+	}
+	return out
 }
 
 // appendFinishArgs appends the seven arguments of a request other than a

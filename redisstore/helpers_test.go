@@ -138,6 +138,42 @@ func forWorkflowPaths(t *testing.T, f func(t *testing.T, records bool)) {
 	}
 }
 
+// kept collects what a hook's notes keep, from whichever goroutines send
+// commands; take returns it and starts afresh.
+type kept[T any] struct {
+	mu  sync.Mutex
+	got []T
+}
+
+func (k *kept[T]) keep(v T) {
+	k.mu.Lock()
+	k.got = append(k.got, v)
+	k.mu.Unlock()
+}
+
+// take returns what was kept since the last take.
+func (k *kept[T]) take() []T {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := k.got
+	k.got = nil
+	return out
+}
+
+// mustFinish finishes reqs and fails the test unless each ended as asked.
+func mustFinish(t *testing.T, s store.Store, reqs ...store.AttemptEnd) {
+	t.Helper()
+	errs, err := s.Finish(context.Background(), reqs)
+	if err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	for i, e := range errs {
+		if e != nil {
+			t.Fatalf("Finish(%s): %v", reqs[i].ID, e)
+		}
+	}
+}
+
 // eachCommand is a go-redis hook that calls itself with every command a
 // client sends, each command of a pipeline on its own, before it is sent.
 // (Commands that do not pass through hooks, such as a pub/sub

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -367,10 +366,7 @@ func TestTrickleAckLeavesLeasesUncountedWithinTheSecond(t *testing.T) {
 // its note sees (added with eachCommand): the count of its plain acks,
 // negative when they went as pairs, without their kinds and attempts
 // (finish.go).
-type finishCounts struct {
-	mu  sync.Mutex
-	got []string
-}
+type finishCounts struct{ kept[string] }
 
 func (h *finishCounts) note(cmd redis.Cmder) {
 	a := cmd.Args()
@@ -384,18 +380,7 @@ func (h *finishCounts) note(cmd redis.Cmder) {
 	if len(a) <= 3+nk {
 		return
 	}
-	h.mu.Lock()
-	h.got = append(h.got, fmt.Sprint(a[3+nk]))
-	h.mu.Unlock()
-}
-
-// take returns the counts kept since the last take.
-func (h *finishCounts) take() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.got
-	h.got = nil
-	return out
+	h.keep(fmt.Sprint(a[3+nk]))
 }
 
 // A store that saw a queue's lean mark sends its plain acks without the
