@@ -4,10 +4,11 @@ import "unsafe"
 
 // A string or []byte goes into an interface (a script call's arguments
 // are []any) with an allocation of its header; a pointer goes in without
-// one. The arguments sent a job at a time (an enqueue's IDs and values, a
-// finish's IDs and members) go as pointers to the strings and jobs that
-// hold them, which must not change until the call returned: BenchmarkEnqueue
-// and BenchmarkClaimFinish count the allocations.
+// one. The arguments sent a job at a time (an enqueue's IDs, values and
+// due times; a finish's IDs, members and kinds) go as pointers to the
+// strings and jobs that hold them, which must not change until the call
+// returned. BenchmarkEnqueue and BenchmarkClaimFinish count the
+// allocations.
 
 // strArg is a string given to go-redis by its address. go-redis writes
 // the bytes an encoding.BinaryMarshaler returns, and prints (Cmd.String,
