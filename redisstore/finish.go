@@ -241,7 +241,8 @@ func isPlainAck(r *store.AttemptEnd) bool {
 
 // member is the unack set member of a claim: "id|token".
 func member(id string, token uint64) string {
-	return string(appendMember(make([]byte, 0, len(id)+21), id, token))
+	var buf [64]byte // on the stack: one allocation, the string
+	return string(appendMember(buf[:0], id, token))
 }
 
 // appendMember appends member(id, token) to b. 21 bytes hold the '|' and

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -136,6 +137,21 @@ func forWorkflowPaths(t *testing.T, f func(t *testing.T, records bool)) {
 		}
 		t.Run(name, func(t *testing.T) { f(t, records) })
 	}
+}
+
+// fcallOf returns, when cmd is an FCALL of a function whose name ends in
+// suffix ("_finish"), how many keys it was given and its arguments
+// (ARGV); ok is false for any other command.
+func fcallOf(cmd redis.Cmder, suffix string) (keys int, argv []any, ok bool) {
+	a := cmd.Args()
+	if len(a) < 3 || cmd.Name() != "fcall" || !strings.HasSuffix(fmt.Sprint(a[1]), suffix) {
+		return 0, nil, false
+	}
+	keys, err := strconv.Atoi(fmt.Sprint(a[2]))
+	if err != nil || len(a) < 3+keys {
+		return 0, nil, false
+	}
+	return keys, a[3+keys:], true
 }
 
 // kept collects what a hook's notes keep, from whichever goroutines send

@@ -369,18 +369,9 @@ func TestTrickleAckLeavesLeasesUncountedWithinTheSecond(t *testing.T) {
 type finishCounts struct{ kept[string] }
 
 func (h *finishCounts) note(cmd redis.Cmder) {
-	a := cmd.Args()
-	if len(a) < 3 || cmd.Name() != "fcall" {
-		return
+	if _, argv, ok := fcallOf(cmd, "_finish"); ok && len(argv) > 0 {
+		h.keep(fmt.Sprint(argv[0]))
 	}
-	if fn, _ := a[1].(string); !strings.HasSuffix(fn, "_finish") {
-		return
-	}
-	nk, _ := strconv.Atoi(fmt.Sprint(a[2]))
-	if len(a) <= 3+nk {
-		return
-	}
-	h.keep(fmt.Sprint(a[3+nk]))
 }
 
 // A store that saw a queue's lean mark sends its plain acks without the

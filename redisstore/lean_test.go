@@ -2,11 +2,8 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -236,33 +233,13 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 
 // enqueueCalls records, for each call of an enqueue function a client
 // sends (its hook is note; pipelined ones included), how many keys it was
-// given.
-type enqueueCalls struct {
-	mu   sync.Mutex
-	keys []int64
-}
+// given (take returns those recorded since the last take).
+type enqueueCalls struct{ kept[int64] }
 
 func (c *enqueueCalls) note(cmd redis.Cmder) {
-	a := cmd.Args()
-	if len(a) < 3 || cmd.Name() != "fcall" {
-		return
+	if keys, _, ok := fcallOf(cmd, "_enqueue"); ok {
+		c.keep(int64(keys))
 	}
-	if fn, _ := a[1].(string); !strings.HasSuffix(fn, "_enqueue") {
-		return
-	}
-	n, _ := strconv.ParseInt(fmt.Sprint(a[2]), 10, 64)
-	c.mu.Lock()
-	c.keys = append(c.keys, n)
-	c.mu.Unlock()
-}
-
-// take returns the key counts recorded since the last take.
-func (c *enqueueCalls) take() []int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.keys
-	c.keys = nil
-	return out
 }
 
 // While the lean mark is set, an enqueue of jobs due now goes with the

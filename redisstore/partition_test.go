@@ -420,7 +420,7 @@ func (c *claimCalls) get() int {
 }
 
 func (c *claimCalls) note(cmd redis.Cmder) {
-	if a := cmd.Args(); len(a) > 1 && cmd.Name() == "fcall" && strings.HasSuffix(fmt.Sprint(a[1]), "_claim") {
+	if _, _, ok := fcallOf(cmd, "_claim"); ok {
 		c.mu.Lock()
 		c.n++
 		c.mu.Unlock()

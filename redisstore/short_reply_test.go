@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,11 +42,7 @@ func (h *scriptReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 }
 
 func (h *scriptReplies) note(cmd redis.Cmder) {
-	a := cmd.Args()
-	if len(a) < 2 || cmd.Name() != "fcall" {
-		return
-	}
-	if fn, _ := a[1].(string); !strings.HasSuffix(fn, h.suffix) {
+	if _, _, ok := fcallOf(cmd, h.suffix); !ok {
 		return
 	}
 	c, ok := cmd.(*redis.Cmd)
