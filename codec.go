@@ -15,7 +15,14 @@ import (
 // compatible with jobs already enqueued. Args nested deeper than
 // MaxArgsDepth fail here, at enqueue, rather than at every worker later.
 func encodeArgs(args any) ([]byte, error) {
-	b, err := marshal(args)
+	return encodeArgsIn(args, nil)
+}
+
+// encodeArgsIn is encodeArgs writing into dst's memory when the args fit
+// in its capacity (dst must then not be written again), else into memory
+// of their own.
+func encodeArgsIn(args any, dst []byte) ([]byte, error) {
+	b, err := marshalIn(args, dst)
 	if err != nil {
 		return nil, fmt.Errorf("hopper: encode args of kind %T: %w", args, err)
 	}
@@ -40,13 +47,24 @@ const maxPooledBuf = 64 << 10
 // marshal is msgpack.Marshal (the same encoder settings) with a reused
 // buffer: one allocation, the result, instead of a growing buffer's.
 func marshal(v any) ([]byte, error) {
+	return marshalIn(v, nil)
+}
+
+// marshalIn is marshal into dst's memory when the encoding fits in its
+// capacity (the result's capacity is then its length, so that an append
+// to it copies), else into memory of its own.
+func marshalIn(v any, dst []byte) ([]byte, error) {
 	e := encodeBufs.Get().(*encodeBuf)
 	e.buf.Reset()
 	e.enc.Reset(&e.buf) // default settings, as Marshal: a MarshalMsgpack may have changed them
 	err := e.enc.Encode(v)
 	var b []byte
 	if err == nil {
-		b = bytes.Clone(e.buf.Bytes())
+		if n := e.buf.Len(); n <= cap(dst) {
+			b = append(dst[:0], e.buf.Bytes()...)[:n:n]
+		} else {
+			b = bytes.Clone(e.buf.Bytes())
+		}
 	}
 	if e.buf.Cap() <= maxPooledBuf {
 		encodeBufs.Put(e)

@@ -49,7 +49,7 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 		return nil, err
 	}
 	one.batch[0] = &one.p.job
-	info, err := c.enqueueOne(ctx, &one.p, one.batch[:])
+	info, err := c.enqueueOne(ctx, &one.p, one.batch[:], &one.info)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +111,17 @@ func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobI
 }
 
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
-	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
+	info := new(JobInfo)
+	fillInfo(info, j, r)
+	return info
+}
+
+// fillInfo is jobInfo into info.
+func fillInfo(info *JobInfo, j *store.NewJob, r store.EnqueueResult) {
+	*info = JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
 	if r.Err != nil {
 		info.ID = j.ID
 	}
-	return info
 }
 
 // newJob encodes args and resolves options: explicit opts, then the args'
@@ -133,13 +139,14 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, use optsFor, now time.Time
 type oneJob struct {
 	p     PreparedJob
 	batch [1]*store.NewJob
+	info  JobInfo
 }
 
 // fillJob is newJob into p, a zero PreparedJob.
 func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsFor, now time.Time) error {
 	o := mergeOpts(args, opts, use)
 	kind := args.Kind()
-	b, err := encodeArgs(args)
+	b, err := encodeArgsIn(args, p.args[:0])
 	if err != nil {
 		return err
 	}
@@ -162,7 +169,7 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 		j.MaxRetries = 0
 	}
 	if j.ID == "" {
-		j.ID = newID(now)
+		j.ID = newIDIn(&p.id, now)
 	}
 	if u := o.Unique; u != nil {
 		j.UniqueKey, j.UniqueFor = u.Key, u.For

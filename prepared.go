@@ -27,7 +27,16 @@ import (
 // several goroutines at once; changing its Meta needs exclusive access.
 type PreparedJob struct {
 	job store.NewJob
+	// id and args hold the bytes of a new ID and of args of up to
+	// inlineArgs bytes, which job's ID and Args then share, written once
+	// (fillJob): one allocation for the job where three were.
+	id   [idLen]byte
+	args [inlineArgs]byte
 }
+
+// inlineArgs is the size of the args a PreparedJob holds in itself; longer
+// args get an allocation of their own.
+const inlineArgs = 128
 
 // Prepare encodes args and resolves opts as Enqueue does (the args' own
 // options, then opts, then the Client's defaults, with the same checks and

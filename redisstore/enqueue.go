@@ -181,18 +181,23 @@ func (s *Store) batcherFor(jobs []*encJob) *batcher {
 // on (runAll); the durable path (Config.Replicas) does not use it, since
 // its WAIT must follow the calls on a connection of their own.
 func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
-	var order []string
-	groups := make(map[string][]*encJob, 1)
-	for _, it := range items {
-		if _, ok := groups[it.queue]; !ok {
-			order = append(order, it.queue)
-		}
-		groups[it.queue] = append(groups[it.queue], it)
+	if len(items) == 0 {
+		return
+	}
+	// Most calls carry one queue's jobs, and most one script call's worth:
+	// those make no map and no lists beyond these.
+	var oneQueue [1][]*encJob
+	var oneItems [1][]*encJob
+	byQueue := oneQueue[:0]
+	if sameQueue(items) {
+		byQueue = append(byQueue, items)
+	} else {
+		byQueue = groupItems(items)
 	}
 	var calls []*evalCall
-	var callItems [][]*encJob
-	for _, q := range order {
-		g := groups[q]
+	callItems := oneItems[:0]
+	for _, g := range byQueue {
+		q := g[0].queue
 		for len(g) > 0 {
 			n, size := 0, 0
 			for n < len(g) && n < maxScriptJobs && (n == 0 || size+len(g[n].value) <= maxScriptBytes) {
@@ -208,26 +213,56 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 	}
 	now := time.Now()
 	var toRegister []string
-	for _, q := range order {
-		if s.needsRegister(q, now) {
+	for _, g := range byQueue {
+		if q := g[0].queue; s.needsRegister(q, now) {
 			toRegister = append(toRegister, q)
 		}
 	}
-	var reg *redis.IntCmd
+	// The registration's command, made by pre in the pipeline: only a call
+	// that registers a queue pays for the closure and its result.
+	var reg **redis.IntCmd
 	var pre func(redis.Pipeliner)
 	if len(toRegister) > 0 {
-		pre = func(p redis.Pipeliner) { reg = s.registerCmds(ctx, p, toRegister) }
+		reg = new(*redis.IntCmd)
+		pre = func(p redis.Pipeliner) { *reg = s.registerCmds(ctx, p, toRegister) }
 	}
 	s.sendShaped(ctx, calls, pre, true)
 	s.leanRefused(ctx, calls, callItems)
 	for i, c := range calls {
 		setEnqueueResults(callItems[i], c.cmd)
 	}
-	if reg != nil && reg.Err() == nil {
+	if reg != nil && *reg != nil && (*reg).Err() == nil {
 		for _, q := range toRegister {
 			s.markRegistered(q, now)
 		}
 	}
+}
+
+// sameQueue reports whether items are all of one queue.
+func sameQueue(items []*encJob) bool {
+	for _, it := range items[1:] {
+		if it.queue != items[0].queue {
+			return false
+		}
+	}
+	return true
+}
+
+// groupItems groups items by queue, the queues in order of first
+// appearance.
+func groupItems(items []*encJob) [][]*encJob {
+	var out [][]*encJob
+	at := make(map[string]int, 2)
+	for _, it := range items {
+		i, ok := at[it.queue]
+		if !ok {
+			i = len(out)
+			at[it.queue] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], it)
+	}
+	return out
 }
 
 // leanRefused sends again, the longer way, the calls of calls that could

@@ -302,8 +302,8 @@ func fcallOnce(ctx context.Context, r interface {
 }, fn string, keys []string, args []any) *redis.Cmd {
 	a := make([]any, 0, 3+len(keys)+len(args))
 	a = append(a, "fcall", fn, len(keys))
-	for _, k := range keys {
-		a = append(a, k)
+	for i := range keys {
+		a = append(a, (*strArg)(&keys[i])) // by address: no allocation (args.go)
 	}
 	a = append(a, args...)
 	cmd := redis.NewCmd(ctx, a...)
