@@ -139,7 +139,7 @@ func (c *Client) enqueue(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, 
 
 // enqueueOne is enqueue for one job, without the slices of a batch when
 // the client has no middleware (Enqueue's path): batch holds &p.job.
-func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.NewJob, info *JobInfo) (*JobInfo, error) {
+func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.NewJob) (*JobInfo, error) {
 	if c.chain.Load() != nil {
 		infos, err := c.enqueue(ctx, []*PreparedJob{p})
 		if err != nil {
@@ -154,8 +154,7 @@ func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.
 	if err != nil {
 		return nil, fmt.Errorf("hopper: enqueue: %w", err)
 	}
-	fillInfo(info, &p.job, res[0])
-	return info, nil
+	return jobInfo(&p.job, res[0]), nil
 }
 
 // storeJobs is the innermost EnqueueFunc: one Store.Enqueue of the jobs.

@@ -49,7 +49,7 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 		return nil, err
 	}
 	one.batch[0] = &one.p.job
-	info, err := c.enqueueOne(ctx, &one.p, one.batch[:], &one.info)
+	info, err := c.enqueueOne(ctx, &one.p, one.batch[:])
 	if err != nil {
 		return nil, err
 	}
@@ -111,17 +111,11 @@ func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobI
 }
 
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
-	info := new(JobInfo)
-	fillInfo(info, j, r)
-	return info
-}
-
-// fillInfo is jobInfo into info.
-func fillInfo(info *JobInfo, j *store.NewJob, r store.EnqueueResult) {
-	*info = JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
+	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
 	if r.Err != nil {
 		info.ID = j.ID
 	}
+	return info
 }
 
 // newJob encodes args and resolves options: explicit opts, then the args'
@@ -139,7 +133,6 @@ func (c *Client) newJob(args Args, opts *EnqueueOpts, use optsFor, now time.Time
 type oneJob struct {
 	p     PreparedJob
 	batch [1]*store.NewJob
-	info  JobInfo
 }
 
 // fillJob is newJob into p, a zero PreparedJob.
@@ -169,7 +162,7 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 		j.MaxRetries = 0
 	}
 	if j.ID == "" {
-		j.ID = newIDIn(&p.id, now)
+		j.ID = newID(now)
 	}
 	if u := o.Unique; u != nil {
 		j.UniqueKey, j.UniqueFor = u.Key, u.For

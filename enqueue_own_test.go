@@ -22,8 +22,8 @@ func (ownArgs) Kind() string { return "own" }
 // TestEnqueuedJobsKeepTheirIDsAndArgs enqueues jobs from many goroutines,
 // short args and long, and checks that each job ran with the args of the
 // call that returned its ID, and that the IDs returned stay as they were:
-// a job's ID and args share memory with the job Enqueue made, which
-// nothing may reuse.
+// a job's args share memory with the job Enqueue made (PreparedJob.args),
+// which nothing may reuse.
 func TestEnqueuedJobsKeepTheirIDsAndArgs(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New(nil)

@@ -3,7 +3,6 @@ package hopper
 import (
 	"math/rand/v2"
 	"time"
-	"unsafe"
 )
 
 // idAlphabet is Crockford's base32 in lower case; its ASCII order matches
@@ -19,20 +18,6 @@ const idLen = 20
 // the same millisecond collide with probability 2^-50.
 func newID(now time.Time) string {
 	var b [idLen]byte
-	fillID(&b, now)
-	return string(b[:])
-}
-
-// newIDIn is newID made in b, whose bytes the returned string shares: b
-// must not be written again. It saves the string's allocation where b
-// lives in a struct allocated anyway (PreparedJob).
-func newIDIn(b *[idLen]byte, now time.Time) string {
-	fillID(b, now)
-	return unsafe.String(&b[0], idLen)
-}
-
-// fillID writes a new ID made at now into b.
-func fillID(b *[idLen]byte, now time.Time) {
 	ms := uint64(now.UnixMilli())
 	for i := 9; i >= 0; i-- {
 		b[i] = idAlphabet[ms&31]
@@ -43,4 +28,5 @@ func fillID(b *[idLen]byte, now time.Time) {
 		b[i] = idAlphabet[r&31]
 		r >>= 5
 	}
+	return string(b[:])
 }

@@ -27,10 +27,10 @@ import (
 // several goroutines at once; changing its Meta needs exclusive access.
 type PreparedJob struct {
 	job store.NewJob
-	// id and args hold the bytes of a new ID and of args of up to
-	// inlineArgs bytes, which job's ID and Args then share, written once
-	// (fillJob): one allocation for the job where three were.
-	id   [idLen]byte
+	// args holds the bytes of args of up to inlineArgs bytes, which
+	// job.Args then shares, written once (fillJob): one allocation for the
+	// job where two were. (Not the ID: a kept ID, JobInfo.ID, would keep
+	// the whole job.)
 	args [inlineArgs]byte
 }
 
