@@ -255,6 +255,7 @@ func luaFlags(flags string) string {
 type scriptRunner interface {
 	redis.Scripter
 	FCall(ctx context.Context, function string, keys []string, args ...any) *redis.Cmd
+	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
 // funcMode says whether the store calls its scripts as functions.
@@ -288,29 +289,34 @@ func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []str
 // sleep their backoffs first, and the lease sends a failed call again
 // through the pool at once (runLeased), where go-redis retries.
 func fcall(ctx context.Context, c scriptRunner, fn string, keys []string, args []any) *redis.Cmd {
-	cn, ok := c.(*redis.Conn)
-	if !ok {
-		return c.FCall(ctx, fn, keys, args...)
-	}
-	return fcallOnce(ctx, cn, fn, keys, args)
+	_, once := c.(*redis.Conn)
+	return fcallOn(ctx, c, once, fn, keys, args)
 }
 
-// fcallOnce sends (or queues, on a pipeline) FCALL fn with keys and args
-// on r as go-redis's FCall builds it, marked to go once (onceCmd).
-func fcallOnce(ctx context.Context, r interface {
+// fcallOn sends (or queues, on a pipeline) FCALL fn with keys and args on
+// r as go-redis's FCall builds it, but with the keys by address (args.go:
+// go-redis's FCall boxes each key, an allocation a key, and a claim or a
+// finish names dozens); with once, marked to go once (onceCmd). On a
+// Cluster the slot is the first key's, which go-redis reads through its
+// String method.
+func fcallOn(ctx context.Context, r interface {
 	Process(context.Context, redis.Cmder) error
-}, fn string, keys []string, args []any) *redis.Cmd {
+}, once bool, fn string, keys []string, args []any) *redis.Cmd {
 	a := make([]any, 0, 3+len(keys)+len(args))
 	a = append(a, "fcall", fn, len(keys))
 	for i := range keys {
-		a = append(a, (*strArg)(&keys[i])) // by address: no allocation (args.go)
+		a = append(a, (*strArg)(&keys[i]))
 	}
 	a = append(a, args...)
 	cmd := redis.NewCmd(ctx, a...)
 	if len(keys) > 0 {
 		cmd.SetFirstKeyPos(3)
 	}
-	_ = r.Process(ctx, onceCmd{cmd})
+	if once {
+		_ = r.Process(ctx, onceCmd{cmd})
+	} else {
+		_ = r.Process(ctx, cmd)
+	}
 	return cmd
 }
 
@@ -332,10 +338,7 @@ func (s *Store) pipe(ctx context.Context, p redis.Pipeliner, sc *script, keys []
 func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
 	if s.fmode.on.Load() {
-		if !once {
-			return p.FCall(ctx, sc.fn, keys, args...)
-		}
-		return fcallOnce(ctx, p, sc.fn, keys, args)
+		return fcallOn(ctx, p, once, sc.fn, keys, args)
 	}
 	return sc.eval.EvalSha(ctx, p, keys, args...)
 }
@@ -343,11 +346,14 @@ func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *sc
 // notLoaded reports whether err says the server did not know the script
 // or function called: nothing ran.
 func notLoaded(err error) bool {
-	return redis.HasErrorPrefix(err, "NOSCRIPT") || noFunction(err)
+	return err != nil && (redis.HasErrorPrefix(err, "NOSCRIPT") || noFunction(err))
 }
 
+// noFunction reports whether err says the server did not know the
+// function called. (Without an error it asks go-redis nothing: its
+// errors.As allocates, and every script call asks.)
 func noFunction(err error) bool {
-	return redis.HasErrorPrefix(err, "Function not found")
+	return err != nil && redis.HasErrorPrefix(err, "Function not found")
 }
 
 // reloadFunctions loads the libraries of want on the node of keys[0]
