@@ -38,7 +38,7 @@ func TestEveryJobFieldPicksItsScript(t *testing.T) {
 		if err != nil {
 			t.Fatalf("a job with %s set: %v", f.Name, err)
 		}
-		e := newEncJob(&j)
+		e := newEncJob(&j, nil)
 		got := ""
 		switch {
 		case e.extra:

@@ -45,11 +45,20 @@ var specTail = wire.New[store.JobSpec](wire.Without("MaxRetries", "Priority", "G
 
 // encodeValue returns the client's part of job j's stored value.
 func encodeValue(j *store.NewJob) []byte {
+	return encodeValueIn(j, nil)
+}
+
+// encodeValueIn is encodeValue written in dst's memory when it fits in
+// its capacity by the estimate of its size, else in memory of its own.
+func encodeValueIn(j *store.NewJob, dst []byte) []byte {
 	size := 32 + len(j.Kind) + len(j.Args) + len(j.UniqueKey)
 	for k, v := range j.Meta {
 		size += len(k) + len(v) + 10
 	}
-	b := make([]byte, 0, size)
+	b := dst[:0]
+	if size > cap(dst) {
+		b = make([]byte, 0, size)
+	}
 	b = strconv.AppendInt(b, int64(j.MaxRetries), 10)
 	switch {
 	case j.Group != "":
