@@ -72,6 +72,12 @@ type attempt struct {
 	result []byte     // set by SetResult
 	prog   progress   // reported by the handler
 	err    error      // the handler's error, for the hooks (set before the outcome is added)
+
+	// ctx and end are the handler's context and the store call that ends
+	// the attempt, each made once (beginAttempt, finishRequest): kept
+	// here, they cost no allocation of their own.
+	ctx attemptCtx
+	end store.AttemptEnd
 }
 
 // cause is the error an interrupt cancels the attempt's context with.

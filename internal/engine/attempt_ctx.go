@@ -42,7 +42,14 @@ type madeCtx struct {
 // newAttemptCtx returns a's context on parent, with the deadline and its
 // cause when deadline is not zero.
 func newAttemptCtx(parent context.Context, a *attempt, deadline time.Time, cause error) *attemptCtx {
-	return &attemptCtx{parent: parent, a: a, deadline: deadline, cause: cause}
+	c := new(attemptCtx)
+	c.init(parent, a, deadline, cause)
+	return c
+}
+
+// init makes c, a zero attemptCtx, newAttemptCtx's context.
+func (c *attemptCtx) init(parent context.Context, a *attempt, deadline time.Time, cause error) {
+	c.parent, c.a, c.deadline, c.cause = parent, a, deadline, cause
 }
 
 // real returns the context made for c, making it on the first call.

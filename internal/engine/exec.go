@@ -120,15 +120,17 @@ func (r *worker) runAttempt(slot *slotCtx, a *attempt) bool {
 
 // beginAttempt makes a, started at start, the running attempt of slot and
 // returns its context, with a's timeout d (0: none) counted from start.
-// Run's executors and Drain share it; the caller ends the attempt with
-// ctx.stop and slot.end once the handler returned.
+// Run's executors and Drain share it, once an attempt: the context is a's
+// own (a.ctx). The caller ends the attempt with ctx.stop and slot.end
+// once the handler returned.
 func (r *worker) beginAttempt(slot *slotCtx, a *attempt, start time.Time) (ctx *attemptCtx, d time.Duration) {
 	var deadline time.Time
 	var cause error
 	if d = r.cfg.timeoutFor(a.rec); d > 0 {
 		deadline, cause = start.Add(d), timeoutCause(d)
 	}
-	ctx = newAttemptCtx(slot.begin(a), a, deadline, cause)
+	ctx = &a.ctx
+	ctx.init(slot.begin(a), a, deadline, cause)
 	a.setSlot(slot)
 	return ctx, d
 }
@@ -183,10 +185,13 @@ func (r *worker) invoke(ctx context.Context, rec *store.JobRecord) (err error) {
 }
 
 // finishRequest turns a handler's result into the store call that ends the
-// attempt; nil when the lease is lost and there is nothing to tell the store.
+// attempt (a's own, a.end: called once an attempt, by whichever of the
+// executor, the watchdog and Drain decided it); nil when the lease is
+// lost and there is nothing to tell the store.
 func (r *worker) finishRequest(a *attempt, err error) *store.AttemptEnd {
 	rec := a.rec
-	req := &store.AttemptEnd{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err),
+	req := &a.end
+	*req = store.AttemptEnd{Queue: rec.Queue, ID: rec.ID, Token: rec.Token, Retention: rec.Retention, Outcome: a.outcome(err),
 		Kind: rec.Kind, Attempt: rec.Attempt}
 	switch req.Outcome {
 	case store.OutcomeAck:
