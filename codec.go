@@ -44,15 +44,10 @@ var encodeBufs = sync.Pool{New: func() any { return &encodeBuf{enc: msgpack.NewE
 // not pin its memory.
 const maxPooledBuf = 64 << 10
 
-// marshal is msgpack.Marshal (the same encoder settings) with a reused
-// buffer: one allocation, the result, instead of a growing buffer's.
-func marshal(v any) ([]byte, error) {
-	return marshalIn(v, nil)
-}
-
-// marshalIn is marshal into dst's memory when the encoding fits in its
+// marshalIn is msgpack.Marshal (the same encoder settings) with a reused
+// buffer, written into dst's memory when the encoding fits in its
 // capacity (the result's capacity is then its length, so that an append
-// to it copies), else into memory of its own.
+// to it copies), else into one allocation of its own.
 func marshalIn(v any, dst []byte) ([]byte, error) {
 	e := encodeBufs.Get().(*encodeBuf)
 	e.buf.Reset()

@@ -249,18 +249,14 @@ func sameQueue(items []*encJob) bool {
 }
 
 // groupItems groups items by queue, the queues in order of first
-// appearance.
+// appearance (finish.go's groupByQueue).
 func groupItems(items []*encJob) [][]*encJob {
-	var out [][]*encJob
-	at := make(map[string]int, 2)
-	for _, it := range items {
-		i, ok := at[it.queue]
-		if !ok {
-			i = len(out)
-			at[it.queue] = i
-			out = append(out, nil)
+	order, at := groupByQueue(len(items), func(i int) string { return items[i].queue })
+	out := make([][]*encJob, len(order))
+	for k, q := range order {
+		for _, i := range at[q] {
+			out[k] = append(out[k], items[i])
 		}
-		out[i] = append(out[i], it)
 	}
 	return out
 }

@@ -254,7 +254,6 @@ func luaFlags(flags string) string {
 // client or a pipeline.
 type scriptRunner interface {
 	redis.Scripter
-	FCall(ctx context.Context, function string, keys []string, args ...any) *redis.Cmd
 	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
