@@ -45,7 +45,8 @@ type Store interface {
 	// ErrJobNotFound; the error of AttemptEnd.Validate; or a store
 	// error when the job's queue could not be reached (the request may or
 	// may not have been applied, and sending it again is safe). The
-	// returned error is for the call as a whole.
+	// returned error is for the call as a whole. Finish does not keep reqs
+	// once it returns: the caller may reuse the slice.
 	Finish(ctx context.Context, reqs []AttemptEnd) ([]error, error)
 
 	// Extend pushes the lease deadline of running jobs to now+lease. One
