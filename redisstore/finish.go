@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hopperq/hopper/internal/mstime"
@@ -273,8 +274,8 @@ func appendMember(b []byte, id string, token uint64) []byte {
 }
 
 // members returns the unack members of the requests reqs[i], i in idx:
-// substrings of one string, one allocation for all of them where a
-// member each took one.
+// substrings of one string, written in place by a strings.Builder, one
+// allocation for all of them where a member each took one.
 func members(reqs []store.AttemptEnd, idx []int) []string {
 	if len(idx) == 0 {
 		return nil
@@ -283,14 +284,18 @@ func members(reqs []store.AttemptEnd, idx []int) []string {
 	for _, i := range idx {
 		size += len(reqs[i].ID) + 21
 	}
-	b := make([]byte, 0, size)
-	ends := make([]int, len(idx))
-	for k, i := range idx {
-		b = appendMember(b, reqs[i].ID, reqs[i].Token)
-		ends[k] = len(b)
-	}
-	all := string(b)
+	var b strings.Builder
+	b.Grow(size)
 	out := make([]string, len(idx))
+	ends := make([]int, len(idx))
+	var tok [20]byte
+	for k, i := range idx {
+		b.WriteString(reqs[i].ID)
+		b.WriteByte('|')
+		b.Write(strconv.AppendUint(tok[:0], reqs[i].Token, 10))
+		ends[k] = b.Len()
+	}
+	all := b.String()
 	from := 0
 	for k, end := range ends {
 		out[k] = all[from:end]
