@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -43,22 +42,8 @@ func (s *finishGated) Finish(_ context.Context, reqs []store.AttemptEnd) ([]erro
 func TestFinisherConfirmsEachBatchForItsOwnJobs(t *testing.T) {
 	cfg := testConfig(slog.New(slog.DiscardHandler))
 	cfg.Concurrency = 8 // room in the finisher's channel for the later outcomes
-	var mu sync.Mutex
-	got := map[string]int{}
-	cfg.Finished = func(_ context.Context, rec *store.JobRecord, o store.Outcome, _ error) {
-		mu.Lock()
-		got[rec.ID+" "+o.String()]++
-		mu.Unlock()
-	}
 	fs := &finishGated{entered: make(chan struct{}), release: make(chan struct{}), later: make(chan struct{}, 1)}
-	r := newWorker(fs, cfg, nil)
-	r.jobBase = context.Background()
-	go r.fin.loop()
-	hooked := make(chan struct{})
-	go func() {
-		r.hookLoop(r.hooks)
-		close(hooked)
-	}()
+	r, done := finishWatched(fs, cfg)
 	want := map[string]int{"first ack": 1}
 	r.fin.add(running(r, "q", "first"))
 	<-fs.entered
@@ -69,11 +54,10 @@ func TestFinisherConfirmsEachBatchForItsOwnJobs(t *testing.T) {
 	}
 	<-fs.later // the later outcomes went while the first call was held
 	close(fs.release)
-	r.fin.close()
-	close(r.hooks)
-	<-hooked
-	mu.Lock()
-	defer mu.Unlock()
+	got := map[string]int{}
+	for _, o := range done() {
+		got[o]++
+	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("confirmed outcomes (times each) %v, want each job's once: %v", got, want)
 	}

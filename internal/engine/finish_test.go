@@ -206,22 +206,7 @@ func (finishRefuses) Finish(_ context.Context, reqs []store.AttemptEnd) ([]error
 // The hook runs for an outcome the store confirmed, never for one it
 // refused.
 func TestHookOnlyForConfirmedOutcomes(t *testing.T) {
-	cfg := testConfig(slog.New(slog.DiscardHandler))
-	var mu sync.Mutex
-	var got []string
-	cfg.Finished = func(_ context.Context, rec *store.JobRecord, o store.Outcome, err error) {
-		mu.Lock()
-		got = append(got, rec.ID+" "+o.String())
-		mu.Unlock()
-	}
-	r := newWorker(finishRefuses{}, cfg, nil)
-	r.jobBase = context.Background()
-	go r.fin.loop()
-	hooked := make(chan struct{})
-	go func() {
-		r.hookLoop(r.hooks)
-		close(hooked)
-	}()
+	r, done := finishWatched(finishRefuses{}, testConfig(slog.New(slog.DiscardHandler)))
 	for _, id := range []string{"lost", "ok"} {
 		a := &attempt{rec: &store.JobRecord{Queue: "q", ID: id, Token: 1}}
 		r.mu.Lock()
@@ -229,13 +214,38 @@ func TestHookOnlyForConfirmedOutcomes(t *testing.T) {
 		r.mu.Unlock()
 		r.fin.add(a, &store.AttemptEnd{Queue: "q", ID: id, Token: 1, Outcome: store.OutcomeAck})
 	}
-	r.fin.close() // every outcome reported
-	close(r.hooks)
-	<-hooked
-	mu.Lock()
-	defer mu.Unlock()
+	got := done() // every outcome reported
 	if strings.Join(got, ",") != "ok ack" {
 		t.Fatalf("hooks ran for %q, want only the confirmed ack of job ok", got)
+	}
+}
+
+// finishWatched returns a worker on st whose finisher and hooks run, and
+// done, which closes both and returns the outcomes its Finished hook
+// reported, each as "id outcome", in order.
+func finishWatched(st store.Store, cfg Config) (r *worker, done func() []string) {
+	var mu sync.Mutex
+	var got []string
+	cfg.Finished = func(_ context.Context, rec *store.JobRecord, o store.Outcome, _ error) {
+		mu.Lock()
+		got = append(got, rec.ID+" "+o.String())
+		mu.Unlock()
+	}
+	r = newWorker(st, cfg, nil)
+	r.jobBase = context.Background()
+	go r.fin.loop()
+	hooked := make(chan struct{})
+	go func() {
+		r.hookLoop(r.hooks)
+		close(hooked)
+	}()
+	return r, func() []string {
+		r.fin.close()
+		close(r.hooks)
+		<-hooked
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
 	}
 }
 
