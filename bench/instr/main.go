@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,7 @@ func main() {
 	steps := flag.Int("steps", 0, "hopper, with -drain (ignored without): claim and finish through the store directly, this many jobs a claim, one step after the other, instead of a Worker: the same scripts with batches of a fixed size, so counts repeat exactly")
 	memprofile := flag.String("memprofile", "", "write this process's allocation profile to `FILE` at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
+	traceFile := flag.String("trace", "", "write this process's execution trace to `FILE` (go tool trace: when each goroutine ran, blocked and woke)")
 	groups := flag.Int("groups", 0, "hopper: spread the enqueue calls over this many groups (EnqueueOpts.Group), call i to group i mod groups; 0: no groups. With callgrind.sh's drain and -steps, what a grouped claim and finish cost")
 	producers := flag.Int("producers", 1, "goroutines sharing the n enqueue calls (8: the shared harness's W1, whose concurrent Enqueues hopper's batcher merges)")
 	flag.Parse()
@@ -63,6 +65,16 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := trace.Start(f); err != nil {
+			log.Fatal(err)
+		}
+		defer trace.Stop()
 	}
 	if *memprofile != "" {
 		runtime.MemProfileRate = 4096
