@@ -10,10 +10,10 @@ import (
 
 // batcher merges concurrent Enqueue calls into shared round trips.
 //
-// A call that finds fewer than coalesceInFlight round trips in flight
-// sends its own jobs at once, in its own goroutine and with its own
-// context: a lone call is never delayed. Calls that arrive while
-// coalesceInFlight round trips are in flight queue up; when one ends, its
+// A call that finds fewer round trips in flight than the batcher's limit
+// (one or two, flightControl) sends its own jobs at once, in its own
+// goroutine and with its own context: a lone call is never delayed. Calls
+// that arrive while the limit is in flight queue up; when one ends, its
 // goroutine sends everything queued (up to Config.CoalesceMaxJobs jobs)
 // as one pipeline, and goes on until the queue is empty. Each job keeps
 // its own result and error (encJob). Calls that overlap in time have no
@@ -34,24 +34,10 @@ type batcher struct {
 	// a flusher's (which keeps its count from one round trip to the next
 	// while calls are queued).
 	inFlight int
+	// flights sets how many round trips may be in flight, from what they
+	// carry (flight.go).
+	flights flightControl
 }
-
-// coalesceInFlight is how many round trips a batcher keeps in flight.
-// Calls that come while one is in flight wait for it and go together in
-// the next: what a round trip costs the client (a write, a read, the
-// wake-ups of the callers it answers) and Redis (an FCALL's dispatch) is
-// most of a merged job's price, and on a machine whose CPUs the client
-// and Redis share, that price bounds the throughput. On this repository's
-// 2-core machine (2026-12-02, bench/instr -producers 8 -n 200000, five
-// alternated runs, medians) one in flight took 5.13 s at 18.4 µs of
-// client CPU and 12.5 µs of Redis CPU a job, two 5.50 s at 23.6 and
-// 15.9 µs; in the shared harness's W1 (-workloads w1 -reps 5, three runs
-// each, alternated) one made 1.27–1.36× asynq, two 1.23–1.26×. Two had
-// won on 2026-11-30 (1.37 s against 1.91 s for 100,000 jobs), on a
-// machine where Redis idled between one-at-a-time round trips; it has not
-// since (docs/performance.md, "A merged enqueue's flight"). A lone caller
-// is unaffected: it finds nothing in flight and leads.
-const coalesceInFlight = 1
 
 // batchCall is one queued Enqueue call.
 type batchCall struct {
@@ -75,13 +61,13 @@ const (
 // holds its result or error, or when ctx ends first.
 func (b *batcher) do(ctx context.Context, items []*encJob) error {
 	b.mu.Lock()
-	if b.inFlight < coalesceInFlight {
+	if b.inFlight < b.flights.limit {
 		// Room in flight: lead, sending our own jobs at once.
 		b.inFlight++
 		b.mu.Unlock()
 		l := b.lead()
 		b.s.enqueueNow(ctx, items, l)
-		b.next(l)
+		b.next(l, len(items))
 		return nil
 	}
 	c := callPool.Get().(*batchCall)
@@ -100,20 +86,39 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 	}
 }
 
-// next hands the queue to a flushing goroutine, with the leading call's
-// round trip in flight and its lease l, or gives that round trip up when
-// nothing is queued, parking l (or giving it back).
-func (b *batcher) next(l *lease) {
+// next, after a leading call's round trip of n jobs, hands the queue to a
+// flushing goroutine with that round trip's place in flight and its lease
+// l, or gives the place up (stop) when nothing is queued or the limit has
+// fallen below what is in flight.
+func (b *batcher) next(l *lease, n int) {
 	b.mu.Lock()
-	if len(b.queue) == 0 {
-		l = b.s.spare.park(l) // before the next leading call can start
-		b.inFlight--
-		b.mu.Unlock()
-		b.done(l)
+	b.flights.sent(n, time.Now())
+	if b.stop(l) {
 		return
 	}
 	b.mu.Unlock()
 	go b.flush(l)
+}
+
+// stop ends the place in flight of the round trip that just ended, on
+// lease l, when nothing is queued or more round trips are in flight than
+// the limit allows: it parks l (or gives it back) and reports true, with
+// b.mu released. Otherwise it reports false with b.mu still held. b.mu
+// must be held. A place given up with calls queued leaves them to the
+// other round trips in flight (there is one: the count exceeded a limit
+// of at least one), whose ends take the queue.
+func (b *batcher) stop(l *lease) bool {
+	if len(b.queue) > 0 && b.inFlight <= b.flights.limit {
+		return false
+	}
+	l = b.s.spare.park(l) // before the next leading call can start
+	b.inFlight--
+	if b.inFlight == 0 {
+		b.flights.idle(time.Now())
+	}
+	b.mu.Unlock()
+	b.done(l)
+	return true
 }
 
 // flush sends queued calls until the queue is empty, on lease l (the
@@ -122,16 +127,16 @@ func (b *batcher) next(l *lease) {
 func (b *batcher) flush(l *lease) {
 	ctx := context.Background()
 	var buf []*encJob // reused from one round trip to the next
+	last := 0         // jobs of the round trip that just ended; 0 before the first
 	for {
 		b.mu.Lock()
-		calls := b.take()
-		if len(calls) == 0 {
-			l = b.s.spare.park(l)
-			b.inFlight--
-			b.mu.Unlock()
-			b.done(l)
+		if last > 0 {
+			b.flights.sent(last, time.Now())
+		}
+		if b.stop(l) {
 			return
 		}
+		calls := b.take()
 		b.mu.Unlock()
 		items := buf[:0]
 		sent := calls[:0]
@@ -144,6 +149,7 @@ func (b *batcher) flush(l *lease) {
 		if len(items) > 0 {
 			b.s.enqueueNow(ctx, items, l)
 		}
+		last = len(items)
 		clear(items)
 		buf = items[:0]
 		for _, c := range sent {

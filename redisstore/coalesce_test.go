@@ -20,9 +20,28 @@ import (
 // context's error, and every job whose call succeeded is stored exactly
 // once with its own args.
 func TestCoalescedEnqueue(t *testing.T) {
+	coalescedEnqueue(t, nil)
+}
+
+// TestCoalescedEnqueueWhileFlightsChange: the same while the batcher's
+// limit of round trips in flight changes every few round trips (periods
+// of a nanosecond), so that round trips end while more are in flight
+// than the limit allows: no call is left waiting, none is answered with
+// another's result, and no job is lost or stored twice.
+func TestCoalescedEnqueueWhileFlightsChange(t *testing.T) {
+	coalescedEnqueue(t, func(s *redisstore.Store) { redisstore.SetFlightPeriod(s, time.Nanosecond) })
+}
+
+// coalescedEnqueue runs TestCoalescedEnqueue on a store that set, when
+// not nil, prepares before its first call; with set, it also fails t
+// when the store's batchers never changed their limit.
+func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
 	s := storeOn(t, rdb, nil)
+	if set != nil {
+		set(s)
+	}
 	if err := s.Check(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +127,10 @@ func TestCoalescedEnqueue(t *testing.T) {
 	if total < int64(len(added)) {
 		t.Fatalf("%d jobs stored, but %d calls reported an add", total, len(added))
 	}
-	t.Logf("%d single-job calls went in %.0f script calls", len(out), rounds)
+	t.Logf("%d single-job calls went in %.0f script calls; the limit of round trips in flight changed %d times", len(out), rounds, redisstore.FlightSwitches(s))
+	if set != nil && redisstore.FlightSwitches(s) == 0 {
+		t.Errorf("the batchers never changed their limit of round trips in flight")
+	}
 }
 
 func queueOf(id string) string {

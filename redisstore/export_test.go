@@ -84,9 +84,29 @@ func OnSpareGivenBack(s *Store, f func()) { s.spare.swept.Store(&f) }
 // since).
 func DropSpareLeases(s *Store) { s.spare.take().release() }
 
-// CoalesceInFlight is how many round trips an enqueue batcher keeps in
-// flight (coalesceInFlight).
-const CoalesceInFlight = coalesceInFlight
+// FixFlights keeps s's enqueue batchers at one round trip in flight, the
+// limit they start at, so that a test can count the calls that lead. Call
+// it before s's first call.
+func FixFlights(s *Store) { s.flightPeriod = 0 }
+
+// SetFlightPeriod sets the least length of the periods over which s's
+// enqueue batchers compare their limits of round trips in flight. Call it
+// before s's first call.
+func SetFlightPeriod(s *Store, d time.Duration) { s.flightPeriod = d }
+
+// FlightSwitches returns how many times s's enqueue batchers changed
+// their limit of round trips in flight.
+func FlightSwitches(s *Store) int {
+	n := 0
+	s.batchers.Range(func(_, v any) bool {
+		b := v.(*batcher)
+		b.mu.Lock()
+		n += b.flights.switches
+		b.mu.Unlock()
+		return true
+	})
+	return n
+}
 
 // QueuedEnqueues returns how many Enqueue calls wait in s's batchers for
 // a round trip.

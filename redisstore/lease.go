@@ -27,7 +27,7 @@ import (
 // (bench/instr, ten runs each, interleaved). A parked lease is taken
 // only within spareIdle of its parking, after its last round trip; an
 // older one is given back, and the call goes through the pool's checks.
-// A batcher keeps at most coalesceInFlight connections out of the pool
+// A batcher keeps at most flightMax connections out of the pool
 // while calls are in flight, and its client's slot one while none is.
 //
 // A lease belongs to one goroutine at a time. Its connection is taken on
@@ -58,7 +58,7 @@ type lease struct {
 const leaseUses = 256
 
 // leaseMinPool is the least pool size with which a flusher holds a
-// connection. A store keeps up to coalesceInFlight round trips in flight,
+// connection. A store keeps up to flightMax round trips in flight,
 // one flusher's each at most: with fewer connections, those it holds
 // between round trips would keep the store's other calls waiting for one.
 const leaseMinPool = 4

@@ -51,8 +51,13 @@ type Store struct {
 	// first call.
 	spare     *spareSlot
 	spareIdle time.Duration
-	sharded   bool // keys of different hash tags may live on different nodes
-	shardPub  bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
+	// flightPeriod is the least length of the periods over which an
+	// enqueue batcher compares its limits of round trips in flight: the
+	// constant flightPeriod, or 0 (a limit of one, never changed), which
+	// tests may set before the store's first call.
+	flightPeriod time.Duration
+	sharded      bool // keys of different hash tags may live on different nodes
+	shardPub     bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
@@ -93,7 +98,8 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		g:    newGlobalKeys(o.Prefix),
 		wfi:  newWfIndex(o.Prefix),
 
-		spareIdle: spareIdle,
+		spareIdle:    spareIdle,
+		flightPeriod: flightPeriod,
 	}
 	c, plain := client.(*redis.Client)
 	s.sharded = !plain
