@@ -15,7 +15,9 @@ import (
 // goroutine and with its own context: a lone call is never delayed. Calls
 // that arrive while the limit is in flight queue up; when one ends, its
 // goroutine sends everything queued (up to Config.CoalesceMaxJobs jobs)
-// as one pipeline, and goes on until the queue is empty. Each job keeps
+// as one pipeline, and goes on until the queue is empty, or until the
+// limit falls below the round trips in flight (another then takes the
+// queue when it ends). Each job keeps
 // its own result and error (encJob). Calls that overlap in time have no
 // order between them; a call that returned before another began was
 // stored first.
@@ -121,9 +123,9 @@ func (b *batcher) stop(l *lease) bool {
 	return true
 }
 
-// flush sends queued calls until the queue is empty, on lease l (the
-// leading call's whose round trip it carries on), then parks l or gives
-// it back.
+// flush sends queued calls until the queue is empty or the limit falls
+// below the round trips in flight (stop), on lease l (the leading call's
+// whose round trip it carries on), then parks l or gives it back.
 func (b *batcher) flush(l *lease) {
 	ctx := context.Background()
 	var buf []*encJob // reused from one round trip to the next

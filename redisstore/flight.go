@@ -11,24 +11,28 @@ import "time"
 // each other: where a round trip's wake-ups are slow, the client and
 // Redis idle in turn. Two in flight overlap one round trip's wait with
 // the next one's callers, at the price of smaller merges. Measured with
-// bench/instr -producers 8 -n 100000 (medians of alternated runs): on the
-// machine of 2026-12-02 one in flight was the faster (5.13 s against
-// 5.50 s for 200,000 jobs); on the one of 2026-12-04, a KVM guest where
-// a loopback round trip took 70-90 µs, two were (2.01 s against 2.16 s,
-// and 2.38 against 2.63).
+// bench/instr -producers 8 (medians of alternated runs): on the machine
+// of 2026-12-02 one in flight was the faster (200,000 jobs in 5.13 s
+// against 5.50 s); on the one of 2026-12-04, a KVM guest where a
+// loopback round trip took 70-90 µs, two were (100,000 jobs in 1.94 s
+// against 2.30 s, ten runs each).
 //
 // So the batcher measures. While calls keep coming, it counts the jobs
 // its round trips carry over periods of at least period. After
-// flightProbeEvery counted periods at one limit (flightProbeLen at the
-// first limit, one) it runs flightProbeLen at the other, a probe, and then keeps the limit that
-// carried more jobs a second over its periods: a period's count varies
-// by a fifth from one to the next here, so single periods are not
-// compared. A batcher that goes idle (nothing queued, nothing in flight)
-// for less than a quarter of a period goes on counting; after a longer
-// gap the running period ends uncounted, and a probe running is undone:
-// below what the batcher can carry, both limits carry what the callers
-// send. A lone caller's batcher, idle between its round trips, counts
-// periods too; either limit carries its one call the same.
+// flightProbeEvery counted periods at one limit (flightProbeLen the
+// first time, at one in flight) it runs flightProbeLen at the other, a
+// probe, and then keeps the limit that carried more jobs a second over
+// its periods (the probed one on a tie): a period's count varies by a
+// fifth from one to the next here, so single periods are not compared.
+// A batcher that goes idle (nothing queued, nothing in flight) goes on
+// counting when its next round trip ends less than a quarter of a
+// period after it went idle; when it ends a quarter period or more
+// after, the running period ends uncounted, and a probe running is
+// undone: below what the batcher can carry, both limits carry what the
+// callers send. Callers that pause that long more often than a probe
+// lasts keep the batcher at one in flight. A lone caller's batcher,
+// idle between its round trips, counts periods too; either limit
+// carries its one call the same.
 //
 // A flightControl is guarded by its batcher's mutex. Its zero value is
 // not ready: use newFlightControl.
@@ -57,8 +61,8 @@ const (
 	// shared harness's W1 rate it spans a hundred or more round trips.
 	flightPeriod = 20 * time.Millisecond
 	// flightProbeEvery is how many counted periods run at a limit before
-	// the other is probed, and flightProbeLen how many a probe runs: the
-	// slower limit runs at most one period in five.
+	// the other is probed, and flightProbeLen how many a probe runs: in
+	// steady state the slower limit runs one period in five.
 	flightProbeEvery = 16
 	flightProbeLen   = 4
 )
