@@ -87,7 +87,7 @@ func (f *flightControl) sent(n int, now time.Time) {
 			if f.probing {
 				f.probing = false
 				f.setLimit(f.other())
-				f.winJobs, f.winTime, f.periods = 0, 0, 0
+				f.newWindow()
 			}
 		}
 	}
@@ -125,8 +125,11 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 	default:
 		return
 	}
-	f.winJobs, f.winTime, f.periods = 0, 0, 0
+	f.newWindow()
 }
+
+// newWindow starts counting a window of periods afresh.
+func (f *flightControl) newWindow() { f.winJobs, f.winTime, f.periods = 0, 0, 0 }
 
 // idle records that the batcher has nothing queued and nothing in flight
 // from now on.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"runtime"
@@ -57,23 +58,11 @@ func main() {
 	producers := flag.Int("producers", 1, "goroutines sharing the n enqueue calls (8: the shared harness's W1, whose concurrent Enqueues hopper's batcher merges)")
 	flag.Parse()
 	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
+		record(*cpuprofile, pprof.StartCPUProfile)
 		defer pprof.StopCPUProfile()
 	}
 	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := trace.Start(f); err != nil {
-			log.Fatal(err)
-		}
+		record(*traceFile, trace.Start)
 		defer trace.Stop()
 	}
 	if *memprofile != "" {
@@ -295,4 +284,17 @@ func drainSteps(addr string, n, k int) error {
 		done += len(res.Jobs)
 	}
 	return nil
+}
+
+// record creates the file at path and starts writing to it with start
+// (a CPU profile or an execution trace); the caller stops it. It exits
+// the program on an error.
+func record(path string, start func(io.Writer) error) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := start(f); err != nil {
+		log.Fatal(err)
+	}
 }
