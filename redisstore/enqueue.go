@@ -172,7 +172,7 @@ func (s *Store) batcherFor(jobs []*encJob) *batcher {
 	if b, ok := s.batchers.Load(slot); ok {
 		return b.(*batcher)
 	}
-	b, _ := s.batchers.LoadOrStore(slot, &batcher{s: s, flights: newFlightControl(s.flightPeriod)})
+	b, _ := s.batchers.LoadOrStore(slot, &batcher{s: s, flights: newFlightControl(s.flightPeriod, s.flightMost)})
 	return b.(*batcher)
 }
 

@@ -1,76 +1,115 @@
 package redisstore
 
-import "time"
+import (
+	"time"
 
-// flightControl chooses how many merged round trips an enqueue batcher
-// keeps in flight: one or two (flightMax).
+	"github.com/redis/go-redis/v9"
+)
+
+// flightControl chooses how many round trips an enqueue batcher keeps
+// in flight: one, two, or the store's most (flightMax, fewer with a small
+// pool: flightMost).
 //
-// Which carries more jobs a second depends on the machine, not on the
-// program. One in flight merges every caller's job into each round trip,
-// which costs the client and Redis least a job, but the callers wait for
-// each other: where a round trip's wake-ups are slow, the client and
-// Redis idle in turn. Two in flight overlap one round trip's wait with
-// the next one's callers, at the price of smaller merges. Measured with
-// bench/instr -producers 8 (medians of alternated runs): on the machine
-// of 2026-12-02 one in flight was the faster (200,000 jobs in 5.13 s
-// against 5.50 s); on the one of 2026-12-04, a KVM guest where a
-// loopback round trip took 70-90 µs, two were (100,000 jobs in 1.94 s
-// against 2.30 s, ten runs each).
+// Which carries more jobs a second depends on the machine and on the
+// callers, not on the program. One in flight merges every caller's job
+// into each round trip, which costs the client and Redis least a job,
+// but the callers wait for each other: where a round trip's wake-ups are
+// slow, the client and Redis idle in turn. Two in flight overlap one
+// round trip's wait with the next one's callers, at the price of smaller
+// merges. The most lets each of a few busy callers send its own jobs at
+// once, as a client without a batcher does, at the price of Redis's CPU
+// (a script call a job) and of a connection a caller. Measured with
+// bench/instr (medians of alternated runs): on the machine of 2026-12-02
+// one in flight was the faster (200,000 jobs from 8 producers in 5.13 s
+// against 5.50 s); on the one of the morning of 2026-12-04, a KVM guest
+// where a loopback round trip took 70-90 µs, two were (100,000 jobs in
+// 1.94 s against 2.30 s); on the one of that afternoon, 8 in flight
+// (8 producers: 1.33-1.40 s against 1.53-1.60 s at one or two, with
+// Redis spending 9.5-9.8 µs a job against 6.3-7.3), but two with 32
+// producers (0.61 s against 0.71 s at one and 0.76 s at 8).
 //
 // So the batcher measures. While calls keep coming, it counts the jobs
 // its round trips carry over periods of at least period. After
-// flightProbeEvery counted periods at one limit (flightProbeLen the
-// first time, at one in flight) it runs flightProbeLen at the other, a
-// probe, and then keeps the limit that carried more jobs a second over
-// its periods (the probed one on a tie): a period's count varies by a
-// fifth from one to the next here, so single periods are not compared.
-// A batcher that goes idle (nothing queued, nothing in flight) goes on
-// counting when its next round trip ends less than a quarter of a
-// period after it went idle; when it ends a quarter period or more
-// after, the running period ends uncounted, and a probe running is
-// undone: below what the batcher can carry, both limits carry what the
-// callers send. Callers that pause that long more often than a probe
-// lasts keep the batcher at one in flight. A lone caller's batcher,
-// idle between its round trips, counts periods too; either limit
-// carries its one call the same.
+// flightProbeEvery counted periods at one limit it runs a probe: the
+// limit in force and another (the others in turn) alternate period by
+// period, flightProbeLen periods each, and then it keeps the one that
+// carried more jobs a second over its periods (the other one on a tie).
+// Alternating compares the two under the same conditions: here a
+// period's count varied from 25,000 to 105,000 jobs a second from one to
+// the next at the same limit, a wider spread than between the limits,
+// so a probe compares sums, never single periods. It starts at one in
+// flight and probes each other limit once, one period apart, so that a
+// burst of half a second has tried them all. A batcher that goes idle
+// (nothing queued, nothing in flight) goes on counting when its next
+// round trip ends less than a quarter of a period after it went idle;
+// when it ends a quarter period or more after, the running period ends
+// uncounted, and a probe running is undone: below what the batcher can
+// carry, every limit carries what the callers send. Callers that pause
+// that long more often than a probe lasts keep the batcher where it is.
+// A lone caller's batcher, idle between its round trips, counts periods
+// too; every limit carries its one call the same.
 //
 // A flightControl is guarded by its batcher's mutex. Its zero value is
 // not ready: use newFlightControl.
 type flightControl struct {
-	limit  int           // round trips allowed in flight: 1 to flightMax
-	period time.Duration // the least length of a counted period; 0: the limit never changes
-	start  time.Time     // when the running period began; zero: none is running
-	jobs   int           // jobs carried by the round trips that ended in the running period
-	idleAt time.Time     // when the batcher last went idle; zero: busy since
-	// winJobs and winTime add up the counted periods at the limit in
-	// force since it last changed or was last probed against.
-	winJobs int
-	winTime time.Duration
-	periods int     // counted periods in the window
-	probing bool    // the window is a probe of limit against base
-	probed  bool    // a probe has run: the first comes after flightProbeLen periods
-	base    float64 // jobs a second of the window before the probe
+	limit   int           // round trips allowed in flight: one of limits
+	period  time.Duration // the least length of a counted period; 0: the limit never changes
+	limits  [3]int        // the limits it chooses among, ascending, nlimits of them
+	nlimits int
+	start   time.Time // when the running period began; zero: none is running
+	jobs    int       // jobs carried by the round trips that ended in the running period
+	idleAt  time.Time // when the batcher last went idle; zero: busy since
+	// periods counts the counted periods since the last probe ended, or
+	// of the probe running.
+	periods int
+	probing bool
+	// prev and chal are the limits a probe compares: the one in force
+	// before it and the one it tries; probeJobs and probeTime add up the
+	// jobs carried and the time of each's periods in the probe.
+	prev, chal int
+	probeJobs  [2]int
+	probeTime  [2]time.Duration
+	probes     int // probes begun: the first nlimits-1 follow one period each
 	// switches counts the changes of limit (tests read it).
 	switches int
 }
 
 const (
-	// flightMax is the most round trips a batcher keeps in flight.
-	flightMax = 2
+	// flightMax is the most round trips a batcher keeps in flight: with
+	// as many busy callers or fewer, each sends its own jobs at once.
+	flightMax = 8
 	// flightPeriod is the least length of a counted period: at the
 	// shared harness's W1 rate it spans a hundred or more round trips.
 	flightPeriod = 20 * time.Millisecond
-	// flightProbeEvery is how many counted periods run at a limit before
-	// the other is probed, and flightProbeLen how many a probe runs: in
-	// steady state the slower limit runs one period in five.
+	// flightProbeEvery is how many counted periods run at a limit
+	// between probes, and flightProbeLen how many a probe runs at each of
+	// its two limits: in steady state the slower limits run one period in
+	// six.
 	flightProbeEvery = 16
 	flightProbeLen   = 4
 )
 
 // newFlightControl returns a control at one round trip in flight that
-// counts periods of at least period (0: that never changes its limit).
-func newFlightControl(period time.Duration) flightControl {
-	return flightControl{limit: 1, period: period}
+// chooses among one, two and most (those of them above most left out;
+// most is at least one) over periods of at least period (0: the limit
+// stays at one).
+func newFlightControl(period time.Duration, most int) flightControl {
+	f := flightControl{limit: 1, period: period, limits: [3]int{1}, nlimits: 1}
+	for _, l := range [...]int{min(2, most), most} {
+		if l > f.limits[f.nlimits-1] {
+			f.limits[f.nlimits] = l
+			f.nlimits++
+		}
+	}
+	return f
+}
+
+// flightMost returns the most round trips in flight for the batchers of
+// a store whose client (or each of whose nodes) has a pool of pool
+// connections: flightMax, or half the pool when that is fewer (at least
+// one), so that the store's other calls still find connections.
+func flightMost(pool int) int {
+	return max(1, min(flightMax, pool/2))
 }
 
 // sent records a round trip that carried n jobs and ended at now. It may
@@ -85,9 +124,8 @@ func (f *flightControl) sent(n int, now time.Time) {
 		if gap >= f.period/4 {
 			f.start = time.Time{}
 			if f.probing {
-				f.probing = false
-				f.setLimit(f.other())
-				f.newWindow()
+				f.probing, f.periods = false, 0
+				f.setLimit(f.prev)
 			}
 		}
 	}
@@ -106,30 +144,41 @@ func (f *flightControl) sent(n int, now time.Time) {
 	f.start, f.jobs = now, 0
 }
 
-// counted adds a counted period that carried jobs in elapsed to the
-// window, and ends the window when it is long enough.
+// counted records a counted period that carried jobs in elapsed: a
+// probe's, or one of those between probes.
 func (f *flightControl) counted(jobs int, elapsed time.Duration) {
-	f.winJobs += jobs
-	f.winTime += elapsed
 	f.periods++
-	rate := float64(f.winJobs) / f.winTime.Seconds()
-	switch {
-	case f.probing && f.periods >= flightProbeLen:
-		f.probing = false
-		if rate < f.base {
-			f.setLimit(f.other()) // the probe lost: back to the limit before it
+	if f.probing {
+		i := 0
+		if f.limit == f.chal {
+			i = 1
 		}
-	case !f.probing && (f.periods >= flightProbeEvery || !f.probed && f.periods >= flightProbeLen):
-		f.probing, f.probed, f.base = true, true, rate
-		f.setLimit(f.other())
-	default:
+		f.probeJobs[i] += jobs
+		f.probeTime[i] += elapsed
+		if f.periods < 2*flightProbeLen {
+			f.setLimit(f.prev + f.chal - f.limit) // the other one, for the next period
+			return
+		}
+		f.probing, f.periods = false, 0
+		rate := func(i int) float64 { return float64(f.probeJobs[i]) / f.probeTime[i].Seconds() }
+		if rate(1) >= rate(0) {
+			f.setLimit(f.chal)
+		} else {
+			f.setLimit(f.prev)
+		}
 		return
 	}
-	f.newWindow()
+	wait := flightProbeEvery
+	if f.probes < f.nlimits-1 {
+		wait = 1
+	}
+	if f.nlimits > 1 && f.periods >= wait {
+		f.prev, f.chal = f.limit, f.challenger()
+		f.probing, f.periods, f.probes = true, 0, f.probes+1
+		f.probeJobs, f.probeTime = [2]int{}, [2]time.Duration{}
+		f.setLimit(f.chal)
+	}
 }
-
-// newWindow starts counting a window of periods afresh.
-func (f *flightControl) newWindow() { f.winJobs, f.winTime, f.periods = 0, 0, 0 }
 
 // idle records that the batcher has nothing queued and nothing in flight
 // from now on.
@@ -139,12 +188,44 @@ func (f *flightControl) idle(now time.Time) {
 	}
 }
 
-// other returns the limit a probe tries: the one not in force.
-func (f *flightControl) other() int { return flightMax + 1 - f.limit }
+// challenger returns the limit the next probe tries: the limits not in
+// force, in turn.
+func (f *flightControl) challenger() int {
+	var others [2]int // all limits but one
+	n := 0
+	for _, l := range f.limits[:f.nlimits] {
+		if l != f.limit {
+			others[n] = l
+			n++
+		}
+	}
+	return others[f.probes%n]
+}
 
 func (f *flightControl) setLimit(l int) {
 	if l != f.limit {
 		f.limit = l
 		f.switches++
 	}
+}
+
+// poolSize returns the connections client's pool holds at most (a
+// Cluster's or a Ring's, per node), or flightMax*2 when it cannot tell.
+func poolSize(client redis.UniversalClient) int {
+	pool, active := 0, 0
+	switch c := client.(type) {
+	case *redis.Client:
+		pool, active = c.Options().PoolSize, c.Options().MaxActiveConns
+	case *redis.ClusterClient:
+		pool, active = c.Options().PoolSize, c.Options().MaxActiveConns
+	case *redis.Ring:
+		pool, active = c.Options().PoolSize, c.Options().MaxActiveConns
+	}
+	if active > 0 && (pool == 0 || active < pool) {
+		pool = active
+	}
+	if pool <= 0 {
+		return flightMax * 2
+	}
+	return pool
 }

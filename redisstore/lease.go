@@ -27,8 +27,9 @@ import (
 // (bench/instr, ten runs each, interleaved). A parked lease is taken
 // only within spareIdle of its parking, after its last round trip; an
 // older one is given back, and the call goes through the pool's checks.
-// A batcher keeps at most flightMax connections out of the pool
-// while calls are in flight, and its client's slot one while none is.
+// A batcher keeps at most flightMost connections out of the pool while
+// calls are in flight (flight.go: flightMax, or half the pool when that
+// is fewer), and its client's slot one while none is.
 //
 // A lease belongs to one goroutine at a time. Its connection is taken on
 // first use, given back by release, and taken again every leaseUses
@@ -58,9 +59,10 @@ type lease struct {
 const leaseUses = 256
 
 // leaseMinPool is the least pool size with which a flusher holds a
-// connection. A store keeps up to flightMax round trips in flight,
-// one flusher's each at most: with fewer connections, those it holds
-// between round trips would keep the store's other calls waiting for one.
+// connection. A batcher keeps up to flightMost round trips in flight,
+// one flusher's each at most, half the pool at most: with fewer
+// connections, those it holds between round trips would keep the
+// store's other calls waiting for one.
 const leaseMinPool = 4
 
 // newLease returns a lease on the store's client, or nil (every round

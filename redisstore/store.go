@@ -56,8 +56,11 @@ type Store struct {
 	// constant flightPeriod, or 0 (a limit of one, never changed), which
 	// tests may set before the store's first call.
 	flightPeriod time.Duration
-	sharded      bool // keys of different hash tags may live on different nodes
-	shardPub     bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
+	// flightMost is the most round trips in flight an enqueue batcher
+	// may choose (flightMost, from the client's pool).
+	flightMost int
+	sharded    bool // keys of different hash tags may live on different nodes
+	shardPub   bool // a Redis Cluster: wake-ups go on shard channels (notify_sharded.go)
 
 	keys       sync.Map                   // queue name -> *queueKeys
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
@@ -100,6 +103,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 
 		spareIdle:    spareIdle,
 		flightPeriod: flightPeriod,
+		flightMost:   flightMost(poolSize(client)),
 	}
 	c, plain := client.(*redis.Client)
 	s.sharded = !plain
