@@ -11,7 +11,7 @@ import (
 // batcher merges concurrent Enqueue calls into shared round trips.
 //
 // A call that finds fewer round trips in flight than the batcher's limit
-// (one or two, flightControl) sends its own jobs at once, in its own
+// (one, two or more: flightControl) sends its own jobs at once, in its own
 // goroutine and with its own context: a lone call is never delayed. Calls
 // that arrive while the limit is in flight queue up; when one ends, its
 // goroutine sends everything queued (up to Config.CoalesceMaxJobs jobs)

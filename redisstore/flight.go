@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,13 +34,16 @@ import (
 // flightProbeEvery counted periods at one limit it runs a probe: the
 // limit in force and another (the others in turn) alternate period by
 // period, flightProbeLen periods each, and then it keeps the one that
-// carried more jobs a second over its periods (the other one on a tie).
+// carried more jobs a second over its periods, the higher of the two
+// only when it carried flightMargin more (where the callers set the
+// pace, every limit carries the same, and the lower costs less).
 // Alternating compares the two under the same conditions: here a
 // period's count varied from 25,000 to 105,000 jobs a second from one to
 // the next at the same limit, a wider spread than between the limits,
 // so a probe compares sums, never single periods. It starts at one in
 // flight and probes each other limit once, one period apart, so that a
-// burst of half a second has tried them all. A batcher that goes idle
+// burst of half a second has tried them all (a probe undone by an idle
+// gap is tried again). A batcher that goes idle
 // (nothing queued, nothing in flight) goes on counting when its next
 // round trip ends less than a quarter of a period after it went idle;
 // when it ends a quarter period or more after, the running period ends
@@ -69,7 +73,8 @@ type flightControl struct {
 	prev, chal int
 	probeJobs  [2]int
 	probeTime  [2]time.Duration
-	probes     int // probes begun: the first nlimits-1 follow one period each
+	probes     int // probes finished: the first nlimits-1 follow one period each
+	turn       int // the index in limits of the last challenger
 	// switches counts the changes of limit (tests read it).
 	switches int
 }
@@ -87,6 +92,11 @@ const (
 	// six.
 	flightProbeEvery = 16
 	flightProbeLen   = 4
+	// flightMargin is how much more a higher limit must carry than a
+	// lower one, over a probe, to be kept: a probe's verdict between
+	// limits that carry the same is noise, and the lower costs Redis and
+	// the client less a job.
+	flightMargin = 0.03
 )
 
 // newFlightControl returns a control at one round trip in flight that
@@ -107,7 +117,11 @@ func newFlightControl(period time.Duration, most int) flightControl {
 // flightMost returns the most round trips in flight for the batchers of
 // a store whose client (or each of whose nodes) has a pool of pool
 // connections: flightMax, or half the pool when that is fewer (at least
-// one), so that the store's other calls still find connections.
+// one), so that the store's other calls still find connections. Each
+// batcher (one a store on a plain client, one a hash slot on a Cluster)
+// counts its own: a round trip in flight is a caller's, or a flusher's
+// carrying queued callers, so the connections they hold are at most
+// what those callers would hold without a batcher.
 func flightMost(pool int) int {
 	return max(1, min(flightMax, pool/2))
 }
@@ -124,7 +138,10 @@ func (f *flightControl) sent(n int, now time.Time) {
 		if gap >= f.period/4 {
 			f.start = time.Time{}
 			if f.probing {
+				// Undone, not counted: the next probe tries the
+				// same challenger.
 				f.probing, f.periods = false, 0
+				f.turn = (f.turn + f.nlimits - 1) % f.nlimits
 				f.setLimit(f.prev)
 			}
 		}
@@ -159,9 +176,13 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 			f.setLimit(f.prev + f.chal - f.limit) // the other one, for the next period
 			return
 		}
-		f.probing, f.periods = false, 0
+		f.probing, f.periods, f.probes = false, 0, f.probes+1
 		rate := func(i int) float64 { return float64(f.probeJobs[i]) / f.probeTime[i].Seconds() }
-		if rate(1) >= rate(0) {
+		// The higher limit must carry flightMargin more to be kept:
+		// where the callers, not the limit, set the pace, every limit
+		// carries the same and the lower costs less.
+		prev, chal := rate(0), rate(1)
+		if f.chal > f.prev && chal > prev*(1+flightMargin) || f.chal < f.prev && chal*(1+flightMargin) >= prev {
 			f.setLimit(f.chal)
 		} else {
 			f.setLimit(f.prev)
@@ -174,7 +195,7 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 	}
 	if f.nlimits > 1 && f.periods >= wait {
 		f.prev, f.chal = f.limit, f.challenger()
-		f.probing, f.periods, f.probes = true, 0, f.probes+1
+		f.probing, f.periods = true, 0
 		f.probeJobs, f.probeTime = [2]int{}, [2]time.Duration{}
 		f.setLimit(f.chal)
 	}
@@ -189,17 +210,14 @@ func (f *flightControl) idle(now time.Time) {
 }
 
 // challenger returns the limit the next probe tries: the limits not in
-// force, in turn.
+// force, in turn (the one after the last challenger in limits).
 func (f *flightControl) challenger() int {
-	var others [2]int // all limits but one
-	n := 0
-	for _, l := range f.limits[:f.nlimits] {
-		if l != f.limit {
-			others[n] = l
-			n++
+	for {
+		f.turn = (f.turn + 1) % f.nlimits
+		if l := f.limits[f.turn]; l != f.limit {
+			return l
 		}
 	}
-	return others[f.probes%n]
 }
 
 func (f *flightControl) setLimit(l int) {
@@ -210,7 +228,9 @@ func (f *flightControl) setLimit(l int) {
 }
 
 // poolSize returns the connections client's pool holds at most (a
-// Cluster's or a Ring's, per node), or flightMax*2 when it cannot tell.
+// Cluster's or a Ring's, per node): its PoolSize, or MaxActiveConns when
+// that is set and smaller; 10 a CPU, go-redis's default, when it cannot
+// tell (a client of another type).
 func poolSize(client redis.UniversalClient) int {
 	pool, active := 0, 0
 	switch c := client.(type) {
@@ -221,11 +241,11 @@ func poolSize(client redis.UniversalClient) int {
 	case *redis.Ring:
 		pool, active = c.Options().PoolSize, c.Options().MaxActiveConns
 	}
-	if active > 0 && (pool == 0 || active < pool) {
-		pool = active
-	}
 	if pool <= 0 {
-		return flightMax * 2
+		pool = 10 * runtime.GOMAXPROCS(0)
+	}
+	if active > 0 && active < pool {
+		pool = active
 	}
 	return pool
 }

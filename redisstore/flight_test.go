@@ -1,18 +1,23 @@
 package redisstore
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // machine stands for a client and a server on which a batcher with l
 // round trips in flight carries rate[l] jobs a second, in round trips of
-// perTrip jobs: run feeds f the round trips of d (it changes f's limit
-// as it goes) and returns how long f spent at each limit.
+// perTrip jobs (tripAt[l] when set): run feeds f the round trips of d
+// (it changes f's limit as it goes) and returns how long f spent at each
+// limit.
 type machine struct {
 	rate    [flightMax + 1]float64
 	perTrip int
+	tripAt  [flightMax + 1]int
 	now     time.Time
 }
 
@@ -20,10 +25,14 @@ func (m *machine) run(f *flightControl, d time.Duration) (at [flightMax + 1]time
 	end := m.now.Add(d)
 	for m.now.Before(end) {
 		l := f.limit
-		trip := time.Duration(float64(m.perTrip) / m.rate[l] * float64(time.Second))
+		jobs := m.perTrip
+		if m.tripAt[l] > 0 {
+			jobs = m.tripAt[l]
+		}
+		trip := time.Duration(float64(jobs) / m.rate[l] * float64(time.Second))
 		m.now = m.now.Add(trip)
 		at[l] += trip
-		f.sent(m.perTrip, m.now)
+		f.sent(jobs, m.now)
 	}
 	return at
 }
@@ -85,6 +94,110 @@ func TestFlightControlTriesEveryLimitFirst(t *testing.T) {
 	}
 }
 
+// TestFlightControlPrefersFewer: where every limit carries the same (the
+// callers set the pace), or a higher one carries less than flightMargin
+// more, the batcher stays at one in flight, which costs least a job, and
+// goes on probing the others.
+func TestFlightControlPrefersFewer(t *testing.T) {
+	for _, r := range [][flightMax + 1]float64{rates(50000, 50000, 50000), rates(50000, 50500, 51000)} {
+		f := newFlightControl(flightPeriod, flightMax)
+		m := &machine{rate: r, perTrip: 7, now: time.Unix(1e9, 0)}
+		at := m.run(&f, 10*time.Second)
+		if at[1] < 3*(at[2]+at[flightMax]) {
+			t.Errorf("rates %v: %v at one in flight, %v at two, %v at %d: want at least three quarters of the time at one", r, at[1], at[2], at[flightMax], flightMax)
+		}
+		if at[2] == 0 || at[flightMax] == 0 {
+			t.Errorf("rates %v: a limit was never probed (%v at two, %v at %d)", r, at[2], at[flightMax], flightMax)
+		}
+	}
+}
+
+// TestFlightControlRates: a probe compares jobs a second, not jobs a
+// period: a limit whose round trips are long makes long periods that
+// carry more jobs each, and is still the slower.
+func TestFlightControlRates(t *testing.T) {
+	f := newFlightControl(flightPeriod, flightMax)
+	m := &machine{rate: rates(50000, 40000, 40000), perTrip: 7, now: time.Unix(1e9, 0)}
+	// Trips of 15 ms at two and at the most: periods of 30 ms.
+	m.tripAt[2], m.tripAt[flightMax] = 600, 600
+	at := m.run(&f, 10*time.Second)
+	if at[1] < 3*(at[2]+at[flightMax]) {
+		t.Errorf("%v at one in flight (the faster), %v at two, %v at %d: want at least three quarters of the time at one", at[1], at[2], at[flightMax], flightMax)
+	}
+}
+
+// TestFlightControlChallengersInTurn: the probes try the limits not in
+// force in turn, whether each probe wins or loses, so that none goes
+// untried for long.
+func TestFlightControlChallengersInTurn(t *testing.T) {
+	for _, wins := range []bool{false, true} {
+		f := newFlightControl(flightPeriod, flightMax)
+		tried := map[int]int{}
+		for range 6 {
+			l := f.challenger()
+			if l == f.limit {
+				t.Fatalf("challenger %d is the limit in force", l)
+			}
+			tried[l]++
+			if wins {
+				f.limit = l
+			}
+		}
+		for _, l := range f.limits[:f.nlimits] {
+			if !wins && l == 1 {
+				continue // in force throughout
+			}
+			if tried[l] < 2 {
+				t.Errorf("probes that win %v: limit %d tried %d times in 6 probes, want at least 2", wins, l, tried[l])
+			}
+		}
+	}
+}
+
+// TestFlightControlUndoneProbeTriedAgain: a first probe undone by an
+// idle gap does not use up the first round of probes: half a second of
+// calls after it still ends at the fastest limit.
+func TestFlightControlUndoneProbeTriedAgain(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	f := newFlightControl(flightPeriod, flightMax)
+	for !f.probing {
+		now = now.Add(flightPeriod / 10)
+		f.sent(7, now)
+	}
+	f.idle(now)
+	now = now.Add(time.Second)
+	f.sent(7, now)
+	if f.probing || f.limit != 1 {
+		t.Fatalf("after a gap of a second: probing %v at limit %d, want no probe, limit 1", f.probing, f.limit)
+	}
+	// Two is the fastest: the undone probe's challenger, tried again.
+	m := &machine{rate: rates(40000, 50000, 42000), perTrip: 7, now: now}
+	m.run(&f, 500*time.Millisecond)
+	if f.limit != 2 {
+		t.Errorf("limit %d half a second after the undone probe where two in flight are faster, want 2", f.limit)
+	}
+}
+
+// TestFlightControlProbeLength: a probe runs flightProbeLen periods at
+// each of its two limits.
+func TestFlightControlProbeLength(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	f := newFlightControl(flightPeriod, flightMax)
+	for !f.probing {
+		now = now.Add(flightPeriod) // a round trip a period
+		f.sent(7, now)
+	}
+	periods := map[int]int{}
+	for f.probing {
+		periods[f.limit]++
+		now = now.Add(flightPeriod)
+		f.sent(7, now)
+	}
+	if periods[1] != flightProbeLen || periods[2] != flightProbeLen || len(periods) != 2 {
+		t.Errorf("the first probe ran periods %v at each limit, want %d at one and at two", periods, flightProbeLen)
+	}
+}
+
 // TestFlightControlFollowsAChange: when another limit becomes the
 // faster one, the batcher moves to it at its next probe of it.
 func TestFlightControlFollowsAChange(t *testing.T) {
@@ -122,6 +235,26 @@ func TestFlightControlLimits(t *testing.T) {
 		if got := flightMost(tc.pool); got != tc.most {
 			t.Errorf("flightMost(%d) = %d, want %d", tc.pool, got, tc.most)
 		}
+	}
+	// The pool a client's options give, with go-redis's defaults (no
+	// connection is made).
+	cpus := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		name   string
+		client redis.UniversalClient
+		want   int
+	}{
+		{"client", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", PoolSize: 6}), 6},
+		{"client, default pool", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), 10 * cpus},
+		{"client, MaxActiveConns", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", PoolSize: 30, MaxActiveConns: 4}), 4},
+		{"cluster, default pool", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}), 5 * cpus},
+		{"cluster", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, PoolSize: 12}), 12},
+		{"ring, default pool", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}}), 10 * cpus},
+	} {
+		if got := poolSize(tc.client); got != tc.want {
+			t.Errorf("%s: poolSize %d, want %d", tc.name, got, tc.want)
+		}
+		_ = tc.client.Close()
 	}
 	// With one limit there is nothing to probe.
 	f := newFlightControl(flightPeriod, 1)
