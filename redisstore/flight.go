@@ -32,17 +32,22 @@ import (
 // So the batcher measures. While calls keep coming, it counts the jobs
 // its round trips carry over periods of at least period. After
 // flightProbeEvery counted periods at one limit it runs a probe: the
-// limit in force and another (the others in turn) alternate period by
-// period, flightProbeLen periods each, and then it keeps the one that
-// carried more jobs a second over its periods, the higher of the two
-// only when it carried flightMargin more (where the callers set the
-// pace, every limit carries the same, and the lower costs less).
-// Alternating compares the two under the same conditions: here a
-// period's count varied from 25,000 to 105,000 jobs a second from one to
-// the next at the same limit, a wider spread than between the limits,
-// so a probe compares sums, never single periods. It starts at one in
+// limit in force and another (the others in turn) alternate in blocks
+// of flightProbeBlock periods, flightProbeBlocks blocks in all. Each
+// limit's rate in the probe goes into its estimate (the newest probe
+// weighing flightWeight), and the batcher keeps the limit of the highest
+// estimate, a higher limit only when it beats a lower one by
+// flightMargin (where the callers set the pace, every limit carries the
+// same, and the lower costs less). Alternating compares the two under the same conditions:
+// here a period's count varied from 25,000 to 105,000 jobs a second from
+// one to the next at the same limit, and drifted over hundreds of
+// milliseconds, a wider spread than between the limits, so a probe
+// compares sums, never single periods. The first period of each block
+// is not counted: it inherits what the other limit left (the round trips
+// in flight, the queue, the machine's state), and measured, it carried
+// the other limit's rate more than its own. It starts at one in
 // flight and probes each other limit once, one period apart, so that a
-// burst of half a second has tried them all (a probe undone by an idle
+// burst of 0.6 s has tried them all (a probe undone by an idle
 // gap is tried again). A batcher that goes idle
 // (nothing queued, nothing in flight) goes on counting when its next
 // round trip ends less than a quarter of a period after it went idle;
@@ -75,6 +80,10 @@ type flightControl struct {
 	probeTime  [2]time.Duration
 	probes     int // probes finished: the first nlimits-1 follow one period each
 	turn       int // the index in limits of the last challenger
+	// est holds, for each of limits, its rate over the probes that
+	// measured it (samples of them), each probe weighing flightWeight.
+	est     [3]float64
+	samples [3]int
 	// switches counts the changes of limit (tests read it).
 	switches int
 }
@@ -87,16 +96,23 @@ const (
 	// shared harness's W1 rate it spans a hundred or more round trips.
 	flightPeriod = 20 * time.Millisecond
 	// flightProbeEvery is how many counted periods run at a limit
-	// between probes, and flightProbeLen how many a probe runs at each of
-	// its two limits: in steady state the slower limits run one period in
-	// six.
-	flightProbeEvery = 16
-	flightProbeLen   = 4
-	// flightMargin is how much more a higher limit must carry than a
-	// lower one, over a probe, to be kept: a probe's verdict between
-	// limits that carry the same is noise, and the lower costs Redis and
-	// the client less a job.
+	// between probes. A probe runs flightProbeBlocks blocks of
+	// flightProbeBlock periods, alternating its two limits (the
+	// challenger first), and counts all but the first period of each
+	// block: four periods a limit. In steady state the slower limits run
+	// one period in six.
+	flightProbeEvery  = 24
+	flightProbeBlock  = 3
+	flightProbeBlocks = 4
+	// flightMargin is how much higher a higher limit's estimate must be
+	// than a lower one's for the higher to be kept: between limits that
+	// carry the same, the difference is noise, and the lower costs Redis
+	// and the client less a job.
 	flightMargin = 0.03
+	// flightWeight is the weight of a probe's rate in its limit's
+	// estimate: a probe's four periods a limit still spread by a tenth
+	// here, so the choice rests on the last few probes, not on one.
+	flightWeight = 0.5
 )
 
 // newFlightControl returns a control at one round trip in flight that
@@ -170,23 +186,22 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 		if f.limit == f.chal {
 			i = 1
 		}
-		f.probeJobs[i] += jobs
-		f.probeTime[i] += elapsed
-		if f.periods < 2*flightProbeLen {
-			f.setLimit(f.prev + f.chal - f.limit) // the other one, for the next period
+		pos := (f.periods - 1) % flightProbeBlock // 0: the block's first period, not counted
+		if pos > 0 {
+			f.probeJobs[i] += jobs
+			f.probeTime[i] += elapsed
+		}
+		if f.periods < flightProbeBlock*flightProbeBlocks {
+			if pos == flightProbeBlock-1 {
+				f.setLimit(f.prev + f.chal - f.limit) // the other one, for the next block
+			}
 			return
 		}
 		f.probing, f.periods, f.probes = false, 0, f.probes+1
 		rate := func(i int) float64 { return float64(f.probeJobs[i]) / f.probeTime[i].Seconds() }
-		// The higher limit must carry flightMargin more to be kept:
-		// where the callers, not the limit, set the pace, every limit
-		// carries the same and the lower costs less.
-		prev, chal := rate(0), rate(1)
-		if f.chal > f.prev && chal > prev*(1+flightMargin) || f.chal < f.prev && chal*(1+flightMargin) >= prev {
-			f.setLimit(f.chal)
-		} else {
-			f.setLimit(f.prev)
-		}
+		f.note(f.prev, rate(0))
+		f.note(f.chal, rate(1))
+		f.setLimit(f.best())
 		return
 	}
 	wait := flightProbeEvery
@@ -199,6 +214,35 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 		f.probeJobs, f.probeTime = [2]int{}, [2]time.Duration{}
 		f.setLimit(f.chal)
 	}
+}
+
+// note adds rate, measured in a probe at limit l, to l's estimate.
+func (f *flightControl) note(l int, rate float64) {
+	for i, x := range f.limits[:f.nlimits] {
+		if x != l {
+			continue
+		}
+		if f.samples[i] == 0 {
+			f.est[i] = rate
+		} else {
+			f.est[i] += (rate - f.est[i]) * flightWeight
+		}
+		f.samples[i]++
+	}
+}
+
+// best returns the limit of the highest estimate, of those measured, a
+// higher limit only when its estimate beats a lower one's by
+// flightMargin: where the callers, not the limit, set the pace, every
+// limit carries the same, and the lower costs less.
+func (f *flightControl) best() int {
+	b := -1
+	for i := range f.limits[:f.nlimits] {
+		if f.samples[i] > 0 && (b < 0 || f.est[i] > f.est[b]*(1+flightMargin)) {
+			b = i
+		}
+	}
+	return f.limits[b]
 }
 
 // idle records that the batcher has nothing queued and nothing in flight
