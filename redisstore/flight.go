@@ -33,30 +33,30 @@ import (
 // its round trips carry over periods of at least period. After
 // flightProbeEvery counted periods at one limit it runs a probe: the
 // limit in force and another (the others in turn) alternate in blocks
-// of flightProbeBlock periods, flightProbeBlocks blocks in all. Each
-// limit's rate in the probe goes into its estimate (the newest probe
-// weighing flightWeight), and the batcher keeps the limit of the highest
-// estimate, a higher limit only when it beats a lower one by
+// of flightProbeBlock periods, flightProbeBlocks blocks in all.
+// Alternating compares the two under the same conditions: here a
+// period's count varied from 25,000 to 105,000 jobs a second from one to
+// the next at the same limit, and drifted over hundreds of
+// milliseconds, a wider spread than between the limits. The first
+// period of each block is not counted: it inherits what the other limit
+// left (the round trips in flight, the queue, the machine's state), and
+// measured, it ran at about the other limit's rate. Each limit's rate
+// over the probe's counted periods goes into its estimate (the newest
+// probe weighing flightWeight), and the batcher keeps the limit of the
+// highest estimate, a higher limit only when it beats a lower one by
 // flightMargin (where the callers set the pace, every limit carries the
-// same, and the lower costs less). Alternating compares the two under the same conditions:
-// here a period's count varied from 25,000 to 105,000 jobs a second from
-// one to the next at the same limit, and drifted over hundreds of
-// milliseconds, a wider spread than between the limits, so a probe
-// compares sums, never single periods. The first period of each block
-// is not counted: it inherits what the other limit left (the round trips
-// in flight, the queue, the machine's state), and measured, it carried
-// the other limit's rate more than its own. It starts at one in
-// flight and probes each other limit once, one period apart, so that a
-// burst of 0.6 s has tried them all (a probe undone by an idle
-// gap is tried again). A batcher that goes idle
-// (nothing queued, nothing in flight) goes on counting when its next
-// round trip ends less than a quarter of a period after it went idle;
-// when it ends a quarter period or more after, the running period ends
-// uncounted, and a probe running is undone: below what the batcher can
-// carry, every limit carries what the callers send. Callers that pause
-// that long more often than a probe lasts keep the batcher where it is.
-// A lone caller's batcher, idle between its round trips, counts periods
-// too; every limit carries its one call the same.
+// same, and the lower costs less). It starts at one in flight and
+// probes each other limit once, one period apart, so that a burst of
+// 0.6 s has tried them all (a probe undone by an idle gap is tried
+// again). A batcher that goes idle (nothing queued, nothing in flight)
+// goes on counting when its next round trip ends less than a quarter of
+// a period after it went idle; when it ends a quarter period or more
+// after, the running period ends uncounted, and a probe running is
+// undone: below what the batcher can carry, every limit carries what
+// the callers send. Callers that pause that long more often than a
+// probe lasts keep the batcher where it is. A lone caller's batcher,
+// idle between its round trips, counts periods too; every limit carries
+// its one call the same.
 //
 // A flightControl is guarded by its batcher's mutex. Its zero value is
 // not ready: use newFlightControl.
