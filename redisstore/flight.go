@@ -81,9 +81,9 @@ type flightControl struct {
 	probes     int // probes finished: the first nlimits-1 follow one period each
 	turn       int // the index in limits of the last challenger
 	// est holds, for each of limits, its rate over the probes that
-	// measured it (samples of them), each probe weighing flightWeight.
-	est     [3]float64
-	samples [3]int
+	// measured it (measured), each probe weighing flightWeight.
+	est      [3]float64
+	measured [3]bool
 	// switches counts the changes of limit (tests read it).
 	switches int
 }
@@ -219,15 +219,11 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 // note adds rate, measured in a probe at limit l, to l's estimate.
 func (f *flightControl) note(l int, rate float64) {
 	for i, x := range f.limits[:f.nlimits] {
-		if x != l {
-			continue
-		}
-		if f.samples[i] == 0 {
-			f.est[i] = rate
-		} else {
+		if x == l && f.measured[i] {
 			f.est[i] += (rate - f.est[i]) * flightWeight
+		} else if x == l {
+			f.est[i], f.measured[i] = rate, true
 		}
-		f.samples[i]++
 	}
 }
 
@@ -238,7 +234,7 @@ func (f *flightControl) note(l int, rate float64) {
 func (f *flightControl) best() int {
 	b := -1
 	for i := range f.limits[:f.nlimits] {
-		if f.samples[i] > 0 && (b < 0 || f.est[i] > f.est[b]*(1+flightMargin)) {
+		if f.measured[i] && (b < 0 || f.est[i] > f.est[b]*(1+flightMargin)) {
 			b = i
 		}
 	}
