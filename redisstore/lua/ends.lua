@@ -53,14 +53,16 @@ local function ends_parse()
   return q
 end
 
--- ends_read reads what the requests need: which claims still hold (the
+-- ends_read parses the requests (ends_parse) and returns them with what
+-- they need read: which claims still hold (the
 -- fencing check: a ZREM of each unack member, which also ends the
 -- claims that hold; a ZMSCORE of the batch costs more, as Redis 7.0
 -- formats each score it returns with snprintf, some 3,800 instructions a
 -- job, and the ZREM had to follow), which jobs were
 -- cancelled, their extras, their waiters and workflow tasks; the rare ones
 -- behind one EXISTS or HLEN each.
-local function ends_read(q)
+local function ends_read()
+  local q = ends_parse()
   local held, unack, members, call = QK.held, K.unack, q.members, rcall
   for r = 1, q.n do held[r] = call('ZREM', unack, members[r]) == 1 end
   q.held = held
@@ -73,6 +75,7 @@ local function ends_read(q)
   q.waited = q.side and waited_among(q.ids) or nil
   q.tracked = tracked_among(q.ids)
   q.queue_ret = tonumber(C.ret) or 0
+  return q
 end
 
 -- kind_att returns the kind and attempt of request r for its event: the

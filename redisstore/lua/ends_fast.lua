@@ -1,0 +1,85 @@
+-- ends_fast.lua: finish.lua's way, after the call's set-up, for a batch of
+-- plain acks alone that the lean way (ends_lean.lua) left to it: the
+-- acks of workflow tasks' jobs, whose ends are tracked (wf/local.lua,
+-- wf/record.lua), and those of a queue without the lean mark. It does
+-- what ends_parse, ends_read, ends_plain and ends_write do for such a
+-- batch in one loop over the requests, without their tables (bench/instr
+-- luaprof.sh: a finish of 32 fan-out tasks took 142 Lua VM steps a job
+-- the long way; docs/performance.md, "A tracked ack's fast way"). It
+-- serves the call only while it writes no event, keeps no retention,
+-- and none of the rarer ends' keys exists (cancelled jobs, unique jobs'
+-- extras, waiters, progress reports), in a variant of no shape.
+--- @include ends lean
+
+-- ends_fast serves the call, whose clock is now (later: now_ms's second
+-- value), or returns nil, having written nothing but what the long way
+-- writes first too (ev_writes' mark that a step skipped its entry), for
+-- the rest of finish.lua. Its reply is the long way's (ends_reply: 0
+-- alone when every request was done and nothing is left to deliver or
+-- release), or, for such a call, the lean way's "L" when the lean mark
+-- is set (with the statuses before it when a request was not done).
+local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
+
+local function ends_fast(now, later)
+  local a, w = tonumber(ARGV[1]), 4
+  if a and a < 0 then a, w = -a, 2 end -- pairs: the kinds and attempts are for events
+  if SHAPE ~= '' or not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
+  if (tonumber(C.ret) or 0) > 0 then return nil end
+  if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
+  if ev_writes(now) then return nil end
+  -- out holds a status a request only once one was not done (0): until
+  -- then, the tail alone (tracked_tail's), which the reply of a call
+  -- whose requests were all done is made of.
+  local unack, out, del, nd = K.unack, {}, FAST_DEL, 0
+  local lost_any = false
+  for r = 1, a do
+    local i = w * r - w + 2
+    if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
+      nd = nd + 1
+      del[nd] = ARGV[i]
+      if lost_any then out[r] = 0 end
+    else
+      if not lost_any then out, lost_any = repeated(r - 1, 0), true end
+      out[r] = lost(ARGV[i])
+    end
+  end
+  if nd > 0 then
+    kept_trim(del, nd)
+    local flags = tracked_among(del)
+    if flags then
+      local tracked, nt = {}, 0
+      for k = 1, nd do
+        if flags[k] == 1 then
+          nt = nt + 1
+          tracked[nt] = del[k]
+        end
+      end
+      if nt > 0 then track_oks(tracked, nt) end
+    end
+    -- ends_write's order: the scheduler's check before the deletes.
+    local idle = ends_idle(now, M.sa)
+    ends_drop(del)
+    count_throughput('d', now, nd)
+    if idle then wake_sched() end
+  end
+  tracked_tail(out, now, later)
+  flush_events(now)
+  local bare = #out == (lost_any and a + 1 or 1) and out[#out] == 0 -- nothing to deliver or release
+  if bare then
+    local t = redis.pcall('PTTL', K.lean)
+    if type(t) == 'number' and lean_at(t) then
+      -- The lean way's reply, which tells the store to send pairs and
+      -- claim the lean way.
+      if not lost_any then return 'L' end
+      out[a + 1] = 'L'
+      return out
+    end
+    if not lost_any then return 0 end
+    return out
+  end
+  if lost_any then return out end
+  -- Every request done, and a tail: the statuses go first.
+  local full = repeated(a, 0)
+  for k = 1, #out do full[a + k] = out[k] end
+  return full
+end
