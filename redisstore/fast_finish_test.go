@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -17,11 +18,12 @@ import (
 // fastWorkflow stores, in a store of its own on a private server (whose
 // command counts are the test's alone), workflow "wf": tasks a, b and c
 // in queue fq, d in fq after a, e in queue other after b; and claims a, b
-// and c.
-func fastWorkflow(t *testing.T) (*redisstore.Store, *redis.Client, map[string]*store.JobRecord) {
+// and c. It returns the store's client too, and its key prefix.
+func fastWorkflow(t *testing.T) (*redisstore.Store, *redis.Client, map[string]*store.JobRecord, string) {
 	t.Helper()
 	rdb := redistest.Start(t, redistest.Private()).Client(t)
-	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), NoCoalescing: true})
+	prefix := redistest.Prefix(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
 	_, err := s.EnqueueWorkflow(t.Context(), &store.NewWorkflow{ID: "wf", Tasks: []*store.NewTask{
 		wfTask("wf", "a", "fq"), wfTask("wf", "b", "fq"), wfTask("wf", "c", "fq"),
 		wfTask("wf", "d", "fq", "a"), wfTask("wf", "e", "other", "b"),
@@ -35,7 +37,7 @@ func fastWorkflow(t *testing.T) (*redisstore.Store, *redis.Client, map[string]*s
 			t.Fatalf("claimed %v from fq, want the jobs of tasks a, b and c", jobs)
 		}
 	}
-	return s, rdb, jobs
+	return s, rdb, jobs, prefix
 }
 
 // taskStates returns the states of workflow wf's tasks, by name.
@@ -61,7 +63,7 @@ func taskStates(t *testing.T, s *redisstore.Store, wf string) map[string]store.T
 // ErrJobNotFound.
 func TestFastFinishEndsTrackedAcks(t *testing.T) {
 	ctx := t.Context()
-	s, rdb, jobs := fastWorkflow(t)
+	s, rdb, jobs, _ := fastWorkflow(t)
 	a, b, c := jobs[store.TaskJobID("wf", "a")], jobs[store.TaskJobID("wf", "b")], jobs[store.TaskJobID("wf", "c")]
 	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -111,7 +113,7 @@ func TestFastFinishEndsTrackedAcks(t *testing.T) {
 func TestFastFinishLeavesEventsAndRetention(t *testing.T) {
 	ctx := t.Context()
 	t.Run("events", func(t *testing.T) {
-		s, _, jobs := fastWorkflow(t)
+		s, _, jobs, _ := fastWorkflow(t)
 		_, pos, _, err := s.ReadEvents(ctx, map[string]string{"fq": store.FromNow}, 10, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +140,7 @@ func TestFastFinishLeavesEventsAndRetention(t *testing.T) {
 		}
 	})
 	t.Run("retention", func(t *testing.T) {
-		s, _, jobs := fastWorkflow(t)
+		s, _, jobs, _ := fastWorkflow(t)
 		if err := s.SetQueueConfig(ctx, "fq", store.QueueConfig{Retention: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
@@ -154,4 +156,118 @@ func TestFastFinishLeavesEventsAndRetention(t *testing.T) {
 			t.Errorf("task a is %q after its ack, want succeeded", st)
 		}
 	})
+}
+
+// An ack whose claim was lost ends nothing and writes nothing, on the
+// fast way as on the long one: a reader whose interest lapsed while only
+// such acks came is not told, when it reads again, that it lost events.
+func TestFastFinishOfLostClaimsLosesNoEvents(t *testing.T) {
+	ctx := t.Context()
+	s, rdb, jobs, prefix := fastWorkflow(t)
+	workerAck := func(j *store.JobRecord) store.AttemptEnd {
+		e := ack(j)
+		e.Kind, e.Attempt = j.Kind, j.Attempt
+		return e
+	}
+	_, pos, _, err := s.ReadEvents(ctx, map[string]string{"fq": store.FromNow}, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := jobs[store.TaskJobID("wf", "b")]
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{workerAck(b)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack b): %v, %v", errs, err)
+	}
+	evs, pos, lost, err := s.ReadEvents(ctx, pos, 10, 0)
+	if err != nil || len(lost) != 0 || !slices.ContainsFunc(evs, func(e store.Event) bool { return e.ID == b.ID && e.Type == store.EventSucceeded }) {
+		t.Fatalf("ReadEvents after b's ack: %+v, lost %v, %v; want b's success", evs, lost, err)
+	}
+	// A minute without a read: the time until which readers want fq's
+	// events (the mark evr, events.lua) passes. The reader that comes
+	// back is a process of its own, which knows nothing of the mark.
+	if err := rdb.HSet(ctx, "{"+prefix+":fq}:m", "evr", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	reader := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	stale := ack(jobs[store.TaskJobID("wf", "c")])
+	stale.Token++
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{stale}); err != nil || !errors.Is(errs[0], store.ErrLeaseLost) {
+		t.Fatalf("Finish(stale ack of c): %v, %v; want ErrLeaseLost", errs, err)
+	}
+	evs, pos, lost, err = reader.ReadEvents(ctx, pos, 10, 0)
+	if err != nil || len(evs) != 0 || len(lost) != 0 {
+		t.Fatalf("ReadEvents after the lost ack: %+v, lost %v, %v; want nothing", evs, lost, err)
+	}
+	a := jobs[store.TaskJobID("wf", "a")]
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{workerAck(a)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack a): %v, %v", errs, err)
+	}
+	evs, _, lost, err = reader.ReadEvents(ctx, pos, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lost) != 0 {
+		t.Errorf("the reader was told it lost fq's events %v, though no event was skipped", lost)
+	}
+	var ok bool
+	for _, e := range evs {
+		ok = ok || (e.Type == store.EventSucceeded && e.ID == a.ID)
+	}
+	if !ok {
+		t.Errorf("events after a's ack: %+v; want a's success", evs)
+	}
+}
+
+// On a queue with the lean mark, tracked acks that leave nothing to
+// deliver or release answer as the lean way does: a store that had not
+// seen the mark sends its next acks as pairs, without the kinds and
+// attempts only events use, and those end their tasks as well, the
+// release into another queue they leave to the store included.
+func TestFastFinishTellsTheLeanMark(t *testing.T) {
+	ctx := t.Context()
+	s, rdb, jobs, prefix := fastWorkflow(t)
+	for _, id := range []string{"plain-1", "plain-2"} {
+		mustEnqueue(t, s, job("fq", id))
+	}
+	if !hasLeanMark(t, rdb, "{"+prefix+":fq}:ln") {
+		t.Fatal("after two lone enqueues into fq, a queue nobody reads, its lean mark is not set")
+	}
+	// Another process's store: it has seen no reply of fq's.
+	acker := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	counts := &kept[string]{}
+	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
+		if _, argv, ok := fcallOf(cmd, "_finish_local"); ok && len(argv) > 0 {
+			counts.keep(fmt.Sprint(argv[0]))
+		}
+	}))
+	a, b := jobs[store.TaskJobID("wf", "a")], jobs[store.TaskJobID("wf", "b")]
+	// a's end releases d into fq, in the same step: nothing is left.
+	if errs, err := acker.Finish(ctx, []store.AttemptEnd{ack(a)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack a): %v, %v", errs, err)
+	}
+	if got := counts.take(); len(got) != 1 || got[0] != "1" {
+		t.Fatalf("the first ack went with first argument %v; want [1], with its kind and attempt", got)
+	}
+	// b's end releases e into other, which the store enqueues.
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if errs, err := acker.Finish(ctx, []store.AttemptEnd{ack(b)}); err != nil || errs[0] != nil {
+		t.Fatalf("Finish(ack b): %v, %v", errs, err)
+	}
+	if got := counts.take(); len(got) != 1 || got[0] != "-1" {
+		t.Fatalf("the ack after one that found the lean mark went with first argument %v; want [-1], as a pair", got)
+	}
+	if n := commandCalls(t, rdb)["scard"]; n != 0 {
+		t.Fatalf("the ack sent as a pair ran SCARD %d times: it took the long way", n)
+	}
+	states := taskStates(t, s, "wf")
+	if states["a"] != store.TaskSucceeded || states["b"] != store.TaskSucceeded {
+		t.Errorf("tasks after the acks: %v; want a and b succeeded", states)
+	}
+	if got := claimedByID(t, s, "other"); got[store.TaskJobID("wf", "e")] == nil || len(got) != 1 {
+		t.Errorf("claimable in other after b's ack: %v, want e's job", slices.Sorted(maps.Keys(got)))
+	}
+	if got := claimedByID(t, s, "fq"); got[store.TaskJobID("wf", "d")] == nil {
+		t.Errorf("claimable in fq after a's ack: %v, want d's job among them", slices.Sorted(maps.Keys(got)))
+	}
 }

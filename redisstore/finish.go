@@ -214,7 +214,8 @@ func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []
 // endsAllDone reports whether finish call cmd's reply says, in one
 // value, that every request ended as asked and that the call recorded no
 // task end and left no task being released: "L", the lean way's
-// (lua/ends_lean.lua), with lean true, or 0 (lua/ends.lua: ends_reply).
+// (lua/ends_lean.lua) or the fast way's on a queue with the lean mark
+// (lua/ends_fast.lua), with lean true, or 0 (lua/ends.lua: ends_reply).
 func endsAllDone(cmd *redis.Cmd) (done, lean bool) {
 	switch v := replyOf(cmd).(type) {
 	case string:
@@ -228,9 +229,9 @@ func endsAllDone(cmd *redis.Cmd) (done, lean bool) {
 // parseFinishTail reads what finish.lua's reply st holds after the n
 // requests' statuses: the workflow task ends it recorded (a count, then
 // job ID and record pairs), then the tasks it left being released
-// (workflow, task, queue and payload each). lean says the call took the
-// lean way (lua/ends_lean.lua), which records nothing and puts "L" in the
-// count's place.
+// (workflow, task, queue and payload each). lean says the call found the
+// lean mark and recorded and left nothing (lua/ends_lean.lua,
+// lua/ends_fast.lua): "L" in the count's place.
 func parseFinishTail(queue string, st []any, n int) (ends []endRecord, rels []wfRelease, lean bool, err error) {
 	if len(st) < n+1 {
 		return nil, nil, false, fmt.Errorf("unexpected reply of %d values for %d requests", len(st), n)

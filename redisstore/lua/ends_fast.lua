@@ -12,9 +12,8 @@
 --- @include ends lean
 
 -- ends_fast serves the call, whose clock is now (later: now_ms's second
--- value), or returns nil, having written nothing but what the long way
--- writes first too (ev_writes' mark that a step skipped its entry), for
--- the rest of finish.lua. Its reply is the long way's (ends_reply: 0
+-- value), or returns nil, having written nothing, for the rest of
+-- finish.lua. Its reply is the long way's (ends_reply: 0
 -- alone when every request was done and nothing is left to deliver or
 -- release), or, for such a call, the lean way's "L" when the lean mark
 -- is set (with the statuses before it when a request was not done).
@@ -26,7 +25,8 @@ local function ends_fast(now, later)
   if SHAPE ~= '' or not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
   if (tonumber(C.ret) or 0) > 0 then return nil end
   if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
-  if ev_writes(now) then return nil end
+  -- A reader wants the step's events: the long way writes them.
+  if ev_writes(now, true) then return nil end
   -- out holds a status a request only once one was not done (0): until
   -- then, the tail alone (tracked_tail's), which the reply of a call
   -- whose requests were all done is made of.
@@ -44,6 +44,10 @@ local function ends_fast(now, later)
     end
   end
   if nd > 0 then
+    -- What the long way's events of these acks would do, nobody reading
+    -- them: mark that a step skipped its entry (events.lua: evs), which
+    -- a batch of lost claims alone, with no event, leaves unmarked.
+    ev_writes(now)
     kept_trim(del, nd)
     local flags = tracked_among(del)
     if flags then

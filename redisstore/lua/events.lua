@@ -110,8 +110,11 @@ end
 
 -- ev_writes reports whether this step writes events at now (ms): they
 -- are on, and someone reads them. A step that would read columns for
--- its events (kinds out of values) asks first.
-local function ev_writes(now)
+-- its events (kinds out of values) asks first. With peek, it asks
+-- without marking that the step skips its entry (ev_recording): for a
+-- step that may have no event to write.
+local function ev_writes(now, peek)
+  if peek then return events_on() and ev_wanted(M.evr, ms_str(now)) end
   return events_on() and ev_recording(ms_str(now))
 end
 

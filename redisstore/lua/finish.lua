@@ -21,15 +21,19 @@
 -- done, 1 lease lost, 2 no such job; then what the wf slot adds (the
 -- workflow task ends to deliver). Or 0 alone when every request is done
 -- and the wf slot adds only its count, 0 (ends.lua: ends_reply); "L"
--- alone, or the integers and "L", on the lean way (ends_lean.lua). Or
--- {'~', shape} when the variant does not serve the queue.
+-- alone, or the integers and "L", on the lean way (ends_lean.lua), and on
+-- the fast way (ends_fast.lua) when the lean mark is set and nothing is
+-- left to deliver or release. Or {'~', shape} when the variant does not
+-- serve the queue.
 --
 -- The fencing check is the unack member "id|token" itself: a ZREM of it
 -- tells whether the claim still held, and ends it. A batch of plain acks
--- costs TIME, the settings and marks, a ZREM a job, SCARD, HLEN extras,
--- EXISTS of the waiters and progress, HDEL values, HDEL attempts, HLEN
--- errors, the throughput HINCRBY and the events' XADD: besides the ZREMs,
--- a constant number of calls, each with the whole batch as arguments.
+-- costs, the long way, TIME, the settings and marks, a ZREM a job, SCARD,
+-- HLEN extras, EXISTS of the waiters and progress, HDEL values, HDEL
+-- attempts, HLEN errors, the throughput HINCRBY and the events' XADD:
+-- besides the ZREMs, a constant number of calls, each with the whole
+-- batch as arguments. The lean and fast ways ask one EXISTS of the four
+-- rarer ends' keys instead, and write no event.
 
 read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
