@@ -11,22 +11,22 @@
 -- extras, waiters, progress reports), in a variant of no shape.
 --- @include ends lean
 
+local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
+
 -- ends_fast serves the call, whose clock is now (later: now_ms's second
 -- value), or returns nil, having written nothing, for the rest of
 -- finish.lua. Its reply is the long way's (ends_reply: 0
 -- alone when every request was done and nothing is left to deliver or
 -- release), or, for such a call, the lean way's "L" when the lean mark
 -- is set (with the statuses before it when a request was not done).
-local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
-
 local function ends_fast(now, later)
   local a, w = tonumber(ARGV[1]), 4
   if a and a < 0 then a, w = -a, 2 end -- pairs: the kinds and attempts are for events
   if SHAPE ~= '' or not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
   if (tonumber(C.ret) or 0) > 0 then return nil end
-  if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
   -- A reader wants the step's events: the long way writes them.
   if ev_writes(now, true) then return nil end
+  if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
   -- out holds a status a request only once one was not done (0): until
   -- then, the tail alone (tracked_tail's), which the reply of a call
   -- whose requests were all done is made of.
