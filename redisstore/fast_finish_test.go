@@ -271,3 +271,102 @@ func TestFastFinishTellsTheLeanMark(t *testing.T) {
 		t.Errorf("claimable in fq after a's ack: %v, want d's job among them", slices.Sorted(maps.Keys(got)))
 	}
 }
+
+// A queue's shape does not keep its plain acks from the fast way, and the
+// fast way does for them what the long way does: an ack frees its group's
+// place under GroupMaxRunning and the queue's under MaxRunning, so that
+// the next job is claimable, and wakes the idle workers waiting for it;
+// and it takes the job out of the kind index.
+func TestFastFinishInShapedQueues(t *testing.T) {
+	cases := []struct {
+		name string
+		conf store.QueueConfig
+		// wakes says the ack makes a job claimable: WaitReady returns.
+		wakes bool
+		// check runs after the ack of one of jobs one and two, claimed is
+		// what the first claim took, by ID.
+		check func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord)
+	}{{
+		name:  "group cap",
+		conf:  store.QueueConfig{GroupMaxRunning: 1},
+		wakes: true,
+		check: func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord) {
+			if got := claimedByID(t, s, "sq"); len(got) != 1 {
+				t.Errorf("claimable after the ack freed group g's place: %v, want the other job", slices.Sorted(maps.Keys(got)))
+			}
+		},
+	}, {
+		name:  "max running",
+		conf:  store.QueueConfig{MaxRunning: 1},
+		wakes: true,
+		check: func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord) {
+			if got := claimedByID(t, s, "sq"); len(got) != 1 {
+				t.Errorf("claimable after the ack freed the queue's place: %v, want the other job", slices.Sorted(maps.Keys(got)))
+			}
+		},
+	}, {
+		name: "kind index",
+		conf: store.QueueConfig{KindIndex: true},
+		check: func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord) {
+			page, err := s.SearchJobs(t.Context(), store.SearchJobsOpts{Queue: "sq", State: store.StateUnack, Kind: "test", Walk: store.SearchWalkKind, Examine: 10, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Total != 1 {
+				t.Errorf("the kind index holds %d jobs of kind test after one of two was acked, want 1", page.Total)
+			}
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			rdb := redistest.Start(t, redistest.Private()).Client(t)
+			s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), NoCoalescing: true})
+			if err := s.SetQueueConfig(ctx, "sq", tc.conf); err != nil {
+				t.Fatal(err)
+			}
+			// A queue waited on for the first time is returned at once:
+			// the store now listens for sq's wake-ups.
+			if _, err := s.WaitReady(ctx, []string{"sq"}, time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			one, two := job("sq", "one"), job("sq", "two")
+			one.Group, two.Group = "g", "g"
+			mustEnqueue(t, s, one, two)
+			claimed := claimedByID(t, s, "sq")
+			if len(claimed) == 0 {
+				t.Fatal("nothing claimed")
+			}
+			// The wake-ups of the enqueue and the claim, kept once for the
+			// next wait.
+			if _, err := s.WaitReady(ctx, []string{"sq"}, time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			var first *store.JobRecord
+			for _, id := range []string{"one", "two"} {
+				if first == nil {
+					first = claimed[id]
+				}
+			}
+			if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if errs, err := s.Finish(ctx, []store.AttemptEnd{ack(first)}); err != nil || errs[0] != nil {
+				t.Fatalf("Finish(ack %s): %v, %v", first.ID, errs, err)
+			}
+			if n := commandCalls(t, rdb)["scard"]; n != 0 {
+				t.Fatalf("the ack ran SCARD %d times: it took the long way", n)
+			}
+			if _, err := s.GetJob(ctx, "sq", first.ID); !errors.Is(err, store.ErrJobNotFound) {
+				t.Errorf("GetJob(%s) after its ack: %v, want ErrJobNotFound", first.ID, err)
+			}
+			if tc.wakes {
+				got, err := s.WaitReady(ctx, []string{"sq"}, 10*time.Second)
+				if err != nil || !slices.Equal(got, []string{"sq"}) {
+					t.Errorf("WaitReady after the ack that freed a place: %v, %v; want [sq]", got, err)
+				}
+			}
+			tc.check(t, s, claimed)
+		})
+	}
+}

@@ -1,14 +1,18 @@
 -- ends_fast.lua: finish.lua's way, after the call's set-up, for a batch of
 -- plain acks alone that the lean way (ends_lean.lua) left to it: the
 -- acks of workflow tasks' jobs, whose ends are tracked (wf/local.lua,
--- wf/record.lua), and those of a queue without the lean mark. It does
+-- wf/record.lua), those of a queue with a shape, and those of a queue
+-- without the lean mark. It does
 -- what ends_parse, ends_read, ends_plain and ends_write do for such a
 -- batch in one loop over the requests, without their tables (bench/instr
 -- luaprof.sh: a finish of 32 fan-out tasks took 142 Lua VM steps a job
 -- the long way; docs/performance.md, "A tracked ack's fast way"). It
 -- serves the call only while it writes no event, keeps no retention,
 -- and none of the rarer ends' keys exists (cancelled jobs, unique jobs'
--- extras, waiters, progress reports), in a variant of no shape.
+-- extras, waiters, progress reports), in every variant: a queue's shape
+-- (groups, priorities, limits, the kind index) asks at the end of a
+-- batch what ends_write asks of it (ready_ended, index_drop,
+-- limits_freed).
 --- @include ends lean
 
 local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
@@ -22,7 +26,7 @@ local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
 local function ends_fast(now, later)
   local a, w = tonumber(ARGV[1]), 4
   if a and a < 0 then a, w = -a, 2 end -- pairs: the kinds and attempts are for events
-  if SHAPE ~= '' or not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
+  if not a or a < 1 or #ARGV ~= 1 + w * a then return nil end
   if (tonumber(C.ret) or 0) > 0 then return nil end
   -- A reader wants the step's events: the long way writes them.
   if ev_writes(now, true) then return nil end
@@ -60,10 +64,15 @@ local function ends_fast(now, later)
       end
       if nt > 0 then track_oks(tracked, nt) end
     end
-    -- ends_write's order: the scheduler's check before the deletes.
+    -- ends_write's order: the groups that may have room again and the
+    -- scheduler's check before the deletes, the kind index's with them
+    -- (ends_delete), a freed MaxRunning cap after.
+    local woke = ready_ended(del)
     local idle = ends_idle(now, M.sa)
+    index_drop(del)
     ends_drop(del)
     count_throughput('d', now, nd)
+    if woke or (limits_freed() and ready_any()) then wake_ready() end
     if idle then wake_sched() end
   end
   tracked_tail(out, now, later)
