@@ -283,6 +283,8 @@ func TestFastFinishInShapedQueues(t *testing.T) {
 		conf store.QueueConfig
 		// wakes says the ack makes a job claimable: WaitReady returns.
 		wakes bool
+		// group is the jobs' group, "" for none.
+		group string
 		// check runs after the ack of one of jobs one and two, claimed is
 		// what the first claim took, by ID.
 		check func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord)
@@ -290,6 +292,7 @@ func TestFastFinishInShapedQueues(t *testing.T) {
 		name:  "group cap",
 		conf:  store.QueueConfig{GroupMaxRunning: 1},
 		wakes: true,
+		group: "g",
 		check: func(t *testing.T, s *redisstore.Store, claimed map[string]*store.JobRecord) {
 			if got := claimedByID(t, s, "sq"); len(got) != 1 {
 				t.Errorf("claimable after the ack freed group g's place: %v, want the other job", slices.Sorted(maps.Keys(got)))
@@ -331,7 +334,7 @@ func TestFastFinishInShapedQueues(t *testing.T) {
 				t.Fatal(err)
 			}
 			one, two := job("sq", "one"), job("sq", "two")
-			one.Group, two.Group = "g", "g"
+			one.Group, two.Group = tc.group, tc.group
 			mustEnqueue(t, s, one, two)
 			claimed := claimedByID(t, s, "sq")
 			if len(claimed) == 0 {

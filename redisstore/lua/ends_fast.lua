@@ -12,7 +12,9 @@
 -- extras, waiters, progress reports), in every variant: a queue's shape
 -- (groups, priorities, limits, the kind index) asks at the end of a
 -- batch what ends_write asks of it (ready_ended, index_drop,
--- limits_freed).
+-- limits_freed). A plain ack writes nothing else of a shape (rate logs
+-- and holds are the claims' and snoozes'): a shape whose acks must
+-- write more must be asked here too.
 --- @include ends lean
 
 local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
