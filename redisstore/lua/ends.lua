@@ -92,6 +92,27 @@ local function lost(id)
   return 2
 end
 
+-- ends_unack ends the claims of the a plain acks of ARGV, w values each
+-- from ARGV[2] (id and member first), for the lean and fast ways: a ZREM
+-- of each member. It puts the IDs whose claims held in del (the first
+-- nd, returned) and returns with nd the statuses: nil while every claim
+-- held, else one a request, 0 done or lost's.
+local function ends_unack(a, w, del)
+  local unack, out, nd = K.unack, nil, 0
+  for r = 1, a do
+    local i = w * r - w + 2
+    if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
+      nd = nd + 1
+      del[nd] = ARGV[i]
+      if out then out[r] = 0 end
+    else
+      out = out or repeated(r - 1, 0)
+      out[r] = lost(ARGV[i])
+    end
+  end
+  return out, nd
+end
+
 -- ends_ack keeps an acked job in done for ret ms (the request's
 -- retention, 0 for none) or the queue's, with its result, or deletes it.
 local function ends_ack(q, id, ret, result, now, later)

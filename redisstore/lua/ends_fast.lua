@@ -33,22 +33,13 @@ local function ends_fast(now, later)
   -- A reader wants the step's events: the long way writes them.
   if ev_writes(now, true) then return nil end
   if rcall('EXISTS', K.cancelled, K.extras, K.waited, K.progress) > 0 then return nil end
-  -- out holds a status a request only once one was not done (0): until
-  -- then, the tail alone (tracked_tail's), which the reply of a call
-  -- whose requests were all done is made of.
-  local unack, out, del, nd = K.unack, {}, FAST_DEL, 0
-  local lost_any = false
-  for r = 1, a do
-    local i = w * r - w + 2
-    if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
-      nd = nd + 1
-      del[nd] = ARGV[i]
-      if lost_any then out[r] = 0 end
-    else
-      if not lost_any then out, lost_any = repeated(r - 1, 0), true end
-      out[r] = lost(ARGV[i])
-    end
-  end
+  -- out holds a status a request only when one was not done (0): else
+  -- the tail alone (tracked_tail's), which the reply of a call whose
+  -- requests were all done is made of.
+  local del = FAST_DEL
+  local out, nd = ends_unack(a, w, del)
+  local lost_any = out ~= nil
+  out = out or {}
   if nd > 0 then
     -- What the long way's events of these acks would do, nobody reading
     -- them: mark that a step skipped its entry (events.lua: evs), which

@@ -32,18 +32,8 @@ local function first_ends_lean()
   local mk = rcall('HMGET', K.marks, 'sh', 'ret', 'sa')
   if (mk[1] and mk[1] ~= '') or (tonumber(mk[2]) or 0) > 0 then return nil end
   reset_base()
-  local now, unack, out, del, nd = tonumber(nows), K.unack, nil, LEAN_DEL, 0
-  for r = 1, a do
-    local i = w * r - w + 2
-    if rcall('ZREM', unack, ARGV[i + 1]) == 1 then
-      nd = nd + 1
-      del[nd] = ARGV[i]
-      if out then out[r] = 0 end
-    else
-      out = out or repeated(r - 1, 0)
-      out[r] = lost(ARGV[i])
-    end
-  end
+  local now, del = tonumber(nows), LEAN_DEL
+  local out, nd = ends_unack(a, w, del)
   -- In the place of tracked_tail's count (no records here): "L", which
   -- tells the store the lean mark is set (claim.go asks the claims of
   -- such a queue to take their lean way). A call whose requests were all
