@@ -14,10 +14,14 @@ import (
 // first in first out; pending and retry by due time; unack by lease
 // deadline; garbage and done by finish time; ties in the order the jobs
 // entered the state), reversed when req.Newest, and the number of jobs in
-// the state. A queue never seen gives an empty page.
+// the state. A queue never seen gives an empty page. An invalid queue or
+// state or a negative Offset or Limit is refused (store.ListJobsOpts.Validate).
 func (s *Store) ListJobs(ctx context.Context, req store.ListJobsOpts) (store.JobPage, error) {
 	var page store.JobPage
 	if err := ctx.Err(); err != nil {
+		return page, err
+	}
+	if err := req.Validate(); err != nil {
 		return page, err
 	}
 	q := s.lookup(req.Queue)
@@ -131,10 +135,14 @@ func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
 // queue's lock. With req.Walk SearchWalkKind (or SearchWalkShorter and a
 // kind index shorter than the state) it walks the queue's kind index
 // instead (kind_index.go), which memstore builds at once when
-// QueueConfig.KindIndex is set.
+// QueueConfig.KindIndex is set. An invalid queue or state or a negative From,
+// Examine or Limit is refused (store.SearchJobsOpts.Validate).
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchJobsOpts) (store.SearchPage, error) {
 	var page store.SearchPage
 	if err := ctx.Err(); err != nil {
+		return page, err
+	}
+	if err := req.Validate(); err != nil {
 		return page, err
 	}
 	q := s.lookup(req.Queue)

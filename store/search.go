@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Searcher is implemented by stores that can look for jobs of one state
 // in the store itself, examining a bounded stretch of the state per call
@@ -56,6 +59,24 @@ type SearchJobsOpts struct {
 	From int
 	// Examine bounds the jobs examined; Limit the candidates returned.
 	Examine, Limit int
+}
+
+// Validate returns an error wrapping ErrInvalidQueue, ErrInvalidState or
+// ErrInvalidConfig when the queue is invalid, the state is not one of
+// States, or From, Examine or Limit is negative. A store refuses what
+// Validate refuses, before it reads anything.
+func (r *SearchJobsOpts) Validate() error {
+	if err := ValidateQueue(r.Queue); err != nil {
+		return err
+	}
+	if _, err := ParseState(string(r.State)); err != nil {
+		return err
+	}
+	if r.From < 0 || r.Examine < 0 || r.Limit < 0 {
+		return fmt.Errorf("%w: SearchJobsOpts From %d, Examine %d and Limit %d must not be negative",
+			ErrInvalidConfig, r.From, r.Examine, r.Limit)
+	}
+	return nil
 }
 
 // SearchPage is what one SearchJobs call found.

@@ -45,7 +45,9 @@
 // every sliding window) and a handler's hold, what an enqueue with
 // Replace changes of a waiting job, and cancellation of waiting and
 // running jobs. Like hopper.Inspector, the only
-// production caller of Admin, the suite sends Admin only valid requests.
+// production caller of Admin, the suite sends Admin only valid requests,
+// but for the cases that check that ListJobs and SearchJobs refuse what
+// store.ListJobsOpts.Validate and store.SearchJobsOpts.Validate refuse.
 //
 // Optional groups run when the store implements their interface, and are
 // reported as skipped otherwise: "Events" (store.EventReader), "WatchJob"

@@ -18,6 +18,7 @@ func kindIndexCases() []testCase[kindIndexFunc] {
 	return []testCase[kindIndexFunc]{
 		{name: "WalkFollowsJobs", fn: testKindIndexWalk},
 		{name: "SearchEmpty", fn: testSearchEmpty},
+		{name: "SearchRefusesInvalid", fn: testSearchInvalid},
 	}
 }
 

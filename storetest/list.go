@@ -13,6 +13,7 @@ func listCases() []adminCase {
 		{name: "Paging", fn: testListPaging},
 		{name: "PagingNewest", fn: testListPagingNewest},
 		{name: "TotalCountsState", fn: testListTotal},
+		{name: "RefusesInvalid", fn: testListInvalid},
 	}
 }
 
