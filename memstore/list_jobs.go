@@ -73,8 +73,11 @@ func finishedBefore(a, b *job) bool {
 
 // smallest returns the k first of items by less, sorted, without changing
 // items. It sorts a copy when k is a large part of items, else keeps the k
-// best in a bounded max-heap: O(n log k).
+// best in a bounded max-heap: O(n log k). A k of 0 or less gives none.
 func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
+	if k <= 0 {
+		return nil
+	}
 	cmp := func(a, b *job) int {
 		if less(a, b) {
 			return -1
@@ -135,8 +138,8 @@ func smallest(items []*job, k int, less func(a, b *job) bool) []*job {
 // queue's lock. With req.Walk SearchWalkKind (or SearchWalkShorter and a
 // kind index shorter than the state) it walks the queue's kind index
 // instead (kind_index.go), which memstore builds at once when
-// QueueConfig.KindIndex is set. An invalid queue or state or a negative From,
-// Examine or Limit is refused (store.SearchJobsOpts.Validate).
+// QueueConfig.KindIndex is set. What store.SearchJobsOpts.Validate
+// refuses (an invalid queue, state or walk, negative counts) is refused.
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchJobsOpts) (store.SearchPage, error) {
 	var page store.SearchPage
 	if err := ctx.Err(); err != nil {

@@ -122,8 +122,8 @@ func splitMember(m string) (string, uint64, bool) {
 
 // ListJobs returns a range of one queue's jobs in one state (see
 // store.Admin and store.ListJobsOpts for the order), read atomically by one
-// script. An invalid state or a negative Offset or Limit is refused before
-// any call to Redis (store.ListJobsOpts.Validate).
+// script. An invalid queue or state or a negative Offset or Limit is
+// refused before any call to Redis (store.ListJobsOpts.Validate).
 func (s *Store) ListJobs(ctx context.Context, req store.ListJobsOpts) (store.JobPage, error) {
 	if err := req.Validate(); err != nil {
 		return store.JobPage{}, err
@@ -191,8 +191,9 @@ func listRecords(queue string, st store.JobState, v []any) ([]*store.JobRecord, 
 // and the text and whose ID has the prefix. Through the kind index
 // (store.SearchWalkKind, or SearchWalkShorter when the index is the
 // shorter walk) it examines the index's entries and keeps those in the
-// state (lua/kind_search.lua). An invalid state or a negative From,
-// Examine or Limit is refused before any call to Redis (store.SearchJobsOpts.Validate).
+// state (lua/kind_search.lua). What store.SearchJobsOpts.Validate
+// refuses (an invalid queue, state or walk, negative counts) is refused
+// before any call to Redis.
 func (s *Store) SearchJobs(ctx context.Context, req store.SearchJobsOpts) (store.SearchPage, error) {
 	if err := req.Validate(); err != nil {
 		return store.SearchPage{}, err

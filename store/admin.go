@@ -9,7 +9,8 @@ import (
 // dashboard and the command line offer. A store implements it next to
 // Store; hopper.Inspector is its only caller and checks every request
 // first (valid queue names and states, a state the action allows, ranges
-// in bounds), so an Admin method applies what it is given.
+// in bounds), so an Admin method applies what it is given; ListJobs and
+// SearchJobs also refuse what their options' Validate refuses.
 //
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).

@@ -98,5 +98,7 @@
 // defaults every operator request before it reaches Admin. A store calls
 // the Validate methods of this package on engine requests, so that a
 // program calling a store directly gets the same errors from every store,
-// and trusts Admin requests as they come.
+// and trusts Admin requests as they come, but for ListJobs and
+// SearchJobs, which call ListJobsOpts.Validate and SearchJobsOpts.Validate
+// (a listing's state picks the keys a store reads).
 package store

@@ -53,24 +53,34 @@ type SearchJobsOpts struct {
 	// Kind, Text and IDPrefix narrow the candidates; empty ones do not.
 	Kind, Text, IDPrefix string
 	// Walk says what From, Examine and SearchPage.Total count: the jobs
-	// of the state (the zero value) or of the kind index.
+	// of the state (the zero value) or of the kind index. SearchWalkKind
+	// needs a Kind.
 	Walk SearchWalk
 	// From is the position to examine from (0 for the first job).
 	From int
 	// Examine bounds the jobs examined; Limit the candidates returned.
+	// With Examine 0 a call examines nothing and reports the walk's
+	// Total; with Limit 0 it returns no candidate.
 	Examine, Limit int
 }
 
 // Validate returns an error wrapping ErrInvalidQueue, ErrInvalidState or
 // ErrInvalidConfig when the queue is invalid, the state is not one of
-// States, or From, Examine or Limit is negative. A store refuses what
-// Validate refuses, before it reads anything.
+// States, the walk is not one of the SearchWalk values or is
+// SearchWalkKind without a Kind, or From, Examine or Limit is negative. A
+// store refuses what Validate refuses, before it reads anything.
 func (r *SearchJobsOpts) Validate() error {
 	if err := ValidateQueue(r.Queue); err != nil {
 		return err
 	}
 	if _, err := ParseState(string(r.State)); err != nil {
 		return err
+	}
+	switch {
+	case r.Walk < SearchWalkState || r.Walk > SearchWalkShorter:
+		return fmt.Errorf("%w: SearchJobsOpts.Walk %d is not a SearchWalk", ErrInvalidConfig, r.Walk)
+	case r.Walk == SearchWalkKind && r.Kind == "":
+		return fmt.Errorf("%w: SearchJobsOpts.Walk SearchWalkKind needs a Kind", ErrInvalidConfig)
 	}
 	if r.From < 0 || r.Examine < 0 || r.Limit < 0 {
 		return fmt.Errorf("%w: SearchJobsOpts From %d, Examine %d and Limit %d must not be negative",

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -18,7 +19,18 @@ var invalidStates = []store.JobState{"", "bogus"}
 func testListInvalid(t *testing.T, s store.Store, a store.Admin) {
 	ctx := t.Context()
 	q := newQueue(t)
-	add(t, s, job(q, "a"), job(q, "b"))
+	add(t, s, job(q, "a"), job(q, "b"), delayed(q, "c", time.Hour), delayed(q, "d", time.Hour))
+	if _, err := a.ListJobs(ctx, store.ListJobsOpts{Queue: "bad queue", State: store.StateReady, Limit: 10}); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Fatalf("ListJobs(%q): error %v, want one wrapping store.ErrInvalidQueue", "bad queue", err)
+	}
+	// A Limit of 0 asks for the total alone, in a state kept by due time
+	// as in one kept in order.
+	for _, st := range []store.JobState{store.StatePending, store.StateReady} {
+		p, err := a.ListJobs(ctx, store.ListJobsOpts{Queue: q, State: st})
+		if err != nil || len(p.Jobs) != 0 || p.Total != 2 {
+			t.Fatalf("ListJobs(%s, Limit 0): %v, Total %d, %v; want no job, Total 2, no error", st, ids(p.Jobs), p.Total, err)
+		}
+	}
 	for _, queue := range []string{q, newQueue(t)} {
 		for _, st := range invalidStates {
 			_, err := a.ListJobs(ctx, store.ListJobsOpts{Queue: queue, State: st, Limit: 10})
@@ -49,8 +61,31 @@ func testSearchInvalid(t *testing.T, s store.Store, se store.Searcher, a store.A
 	if err := a.SetQueueConfig(ctx, q, store.QueueConfig{KindIndex: true}); err != nil {
 		t.Fatal(err)
 	}
-	add(t, s, job(q, "a"), job(q, "b"))
+	add(t, s, job(q, "a"), job(q, "b"), delayed(q, "c", time.Hour), delayed(q, "d", time.Hour))
 	walks := []store.SearchWalk{store.SearchWalkState, store.SearchWalkKind, store.SearchWalkShorter}
+	if _, err := se.SearchJobs(ctx, store.SearchJobsOpts{Queue: "bad queue", State: store.StateReady, Examine: 100, Limit: 10}); !errors.Is(err, store.ErrInvalidQueue) {
+		t.Fatalf("SearchJobs(%q): error %v, want one wrapping store.ErrInvalidQueue", "bad queue", err)
+	}
+	for _, req := range []store.SearchJobsOpts{{Walk: store.SearchWalkShorter + 1, Kind: kind}, {Walk: -1}, {Walk: store.SearchWalkKind}} {
+		req.Queue, req.State, req.Examine, req.Limit = q, store.StateReady, 100, 10
+		if _, err := se.SearchJobs(ctx, req); !errors.Is(err, store.ErrInvalidConfig) {
+			t.Fatalf("SearchJobs(walk %d, Kind %q): error %v, want one wrapping store.ErrInvalidConfig", req.Walk, req.Kind, err)
+		}
+	}
+	// Examine 0 reports the walk's total alone, Limit 0 no candidate, in
+	// a state kept by due time as in one kept in order, by every walk.
+	for _, st := range []store.JobState{store.StatePending, store.StateReady} {
+		for _, walk := range walks {
+			for _, req := range []store.SearchJobsOpts{{Examine: 0, Limit: 10}, {Examine: 100, Limit: 0}} {
+				req.Queue, req.State, req.Kind, req.Walk = q, st, kind, walk
+				p, err := se.SearchJobs(ctx, req)
+				if err != nil || len(p.Jobs) != 0 || p.Total == 0 {
+					t.Fatalf("SearchJobs(%s, walk %d, Examine %d, Limit %d): %v, Total %d, %v; want no job, a Total, no error",
+						st, walk, req.Examine, req.Limit, ids(p.Jobs), p.Total, err)
+				}
+			}
+		}
+	}
 	for _, queue := range []string{q, newQueue(t)} {
 		for _, st := range invalidStates {
 			for _, k := range []string{"", kind} {
