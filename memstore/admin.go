@@ -17,6 +17,9 @@ import (
 // done does not take its unique key again: the key was released when it
 // finished and may be held by another job by now.
 func (s *Store) RequeueJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := store.ValidateRequeue(queue, from); err != nil {
+		return 0, err
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -50,6 +53,9 @@ func (q *queue) requeue(j *job, now time.Time) {
 // returns how many it removed; their unique keys are released. With ids nil
 // it removes every job in from; otherwise ids not in from are skipped.
 func (s *Store) DeleteJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := store.ValidateDelete(queue, from); err != nil {
+		return 0, err
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -112,6 +118,9 @@ func (q *queue) each(from store.JobState, ids []string, fn func(*job)) int {
 // in garbage or done is left as it is. An unknown job gives an error wrapping
 // store.ErrJobNotFound.
 func (s *Store) CancelJob(ctx context.Context, queue, id string) (store.JobState, error) {
+	if err := store.ValidateQueue(queue); err != nil {
+		return "", err
+	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}

@@ -12,6 +12,9 @@ var _ store.ConfigSwapper = (*Store)(nil)
 // SetQueueConfig does, only when the config held now equals old, under
 // the queue's lock (see store.ConfigSwapper).
 func (s *Store) CompareAndSwapQueueConfig(ctx context.Context, queue string, old, cfg store.QueueConfig) (bool, error) {
+	if err := store.ValidateQueueConfig(queue, cfg); err != nil {
+		return false, err
+	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}

@@ -57,6 +57,9 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 // GetDurationCounts returns queue's duration counts per kind and bucket since
 // the hour holding since (see store.Durations).
 func (s *Store) GetDurationCounts(ctx context.Context, queue string, since time.Time) ([]store.DurationCount, error) {
+	if err := store.ValidateQueue(queue); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

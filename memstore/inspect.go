@@ -34,6 +34,9 @@ func (s *Store) ListQueues(ctx context.Context) ([]string, error) {
 // zeros.
 func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueStats, error) {
 	st := store.QueueStats{Queue: queue}
+	if err := store.ValidateQueue(queue); err != nil {
+		return st, err
+	}
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
@@ -71,6 +74,9 @@ func (s *Store) GetQueueStats(ctx context.Context, queue string) (store.QueueSta
 // removing the limit forgets them. Resuming or loosening a limit wakes
 // WaitReady.
 func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.QueueConfig) error {
+	if err := store.ValidateQueueConfig(queue, cfg); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -99,6 +105,9 @@ func (q *queue) setConfig(cfg store.QueueConfig) {
 // is: changing the copy changes nothing in the store. An unknown job gives
 // an error wrapping store.ErrJobNotFound.
 func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord, error) {
+	if err := store.ValidateQueue(queue); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

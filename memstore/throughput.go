@@ -121,6 +121,9 @@ func (s *slotCount) merge(c slotCount) {
 // attempts that ended in retry or garbage, cancellations and expired
 // leases included. A queue never seen has no points.
 func (s *Store) GetThroughput(ctx context.Context, queue string, since time.Time) ([]store.ThroughputPoint, error) {
+	if err := store.ValidateQueue(queue); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -372,6 +372,9 @@ func (w *workflow) record() store.WorkflowRecord {
 // has ended, at once when none was running. An ended workflow is left as
 // it is.
 func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
+	if err := store.ValidateWorkflowID(id); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -413,6 +416,9 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 // workflow re-opens and the tasks skipped because of them wait again. A
 // workflow that CancelWorkflow cancelled gives ErrWorkflowEnded.
 func (s *Store) RetryWorkflow(ctx context.Context, id string) (int, error) {
+	if err := store.ValidateWorkflowID(id); err != nil {
+		return 0, err
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -454,8 +460,8 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if batch < 0 {
-		return 0, fmt.Errorf("%w: MaintainWorkflows batch %d is negative", store.ErrInvalidConfig, batch)
+	if err := store.ValidateWorkflowBatch(batch); err != nil {
+		return 0, err
 	}
 	if batch == 0 {
 		batch = store.DefaultMaintainBatch
@@ -515,9 +521,13 @@ func (s *Store) nextExpiry() *expiry {
 }
 
 // lockedWorkflow returns workflow id with the workflows' lock held, for a
-// read; the caller calls unlock when done. It fails with ctx's error or
-// ErrWorkflowNotFound, holding nothing.
+// read; the caller calls unlock when done. It fails with the error of
+// store.ValidateWorkflowID, ctx's error or ErrWorkflowNotFound, holding
+// nothing.
 func (s *Store) lockedWorkflow(ctx context.Context, id string) (w *workflow, unlock func(), err error) {
+	if err := store.ValidateWorkflowID(id); err != nil {
+		return nil, nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,12 @@ import (
 // TaskDeps returns task's dependencies in workflow wf (see
 // store.Workflows), with copies of their results when results is true.
 func (s *Store) TaskDeps(ctx context.Context, wf, task string, results bool) ([]store.TaskDep, error) {
+	if err := store.ValidateWorkflowID(wf); err != nil {
+		return nil, err
+	}
+	if err := store.ValidateTaskName(task); err != nil {
+		return nil, err
+	}
 	w, unlock, err := s.lockedWorkflow(ctx, wf)
 	if err != nil {
 		return nil, err

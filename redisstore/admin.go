@@ -19,6 +19,9 @@ const adminBatch = 500
 // With ids nil the state is emptied in batches of 500 jobs, each batch one
 // atomic step.
 func (s *Store) RequeueJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := store.ValidateRequeue(queue, from); err != nil {
+		return 0, err
+	}
 	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
 	}
@@ -37,6 +40,9 @@ func (s *Store) RequeueJobs(ctx context.Context, queue string, from store.JobSta
 // costs a scan of the ready list per job. With ids nil the state is emptied
 // in batches of 500 jobs.
 func (s *Store) DeleteJobs(ctx context.Context, queue string, from store.JobState, ids []string) (int, error) {
+	if err := store.ValidateDelete(queue, from); err != nil {
+		return 0, err
+	}
 	if err := s.begin(ctx, queue); err != nil {
 		return 0, err
 	}

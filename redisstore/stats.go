@@ -109,6 +109,9 @@ func (s *Store) SetQueueConfig(ctx context.Context, queue string, cfg store.Queu
 // swapConfig replaces a queue's settings with cfg, when old is nil or
 // equals the settings stored (lua/config.lua), and reports whether it did.
 func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueConfig, cfg store.QueueConfig) (bool, error) {
+	if err := store.ValidateQueueConfig(queue, cfg); err != nil {
+		return false, err
+	}
 	if err := s.begin(ctx, queue); err != nil {
 		return false, err
 	}

@@ -26,7 +26,10 @@ const wfSweepEvery = 2 * time.Second
 // queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.
 func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
-	if batch <= 0 {
+	if err := store.ValidateWorkflowBatch(batch); err != nil {
+		return 0, err
+	}
+	if batch == 0 {
 		batch = 500
 	}
 	if err := s.begin(ctx); err != nil {

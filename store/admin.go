@@ -9,8 +9,13 @@ import (
 // dashboard and the command line offer. A store implements it next to
 // Store; hopper.Inspector is its only caller and checks every request
 // first (valid queue names and states, a state the action allows, ranges
-// in bounds), so an Admin method applies what it is given; ListJobs and
-// SearchJobs also refuse what their options' Validate refuses.
+// in bounds), so an Admin method applies what it is given. A store still
+// refuses, before it reads or writes anything, what a direct caller may
+// get wrong: every method an invalid queue name (ErrInvalidQueue);
+// ListJobs and SearchJobs what their options' Validate refuses;
+// RequeueJobs and DeleteJobs a state the action does not allow
+// (ValidateRequeue, ValidateDelete: ErrInvalidState); SetQueueConfig a
+// config Normalize refuses (ValidateQueueConfig: ErrInvalidConfig).
 //
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
@@ -22,7 +27,8 @@ type Admin interface {
 	// SetQueueConfig replaces a queue's settings (the Inspector has
 	// normalized cfg). It takes effect for the next Claim in every
 	// process; a resumed queue, or one whose caps were raised, wakes idle
-	// workers.
+	// workers. A cfg Normalize refuses fails with ErrInvalidConfig
+	// (ValidateQueueConfig); the others are kept as given.
 	SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error
 
 	// GetThroughput reports jobs finished in queue from since until now,
@@ -44,11 +50,14 @@ type Admin interface {
 	// a requeued job is no longer marked cancelled, loses its result, and
 	// does not take its unique key again. With ids nil it moves all of
 	// them. It returns how many moved; ids not in that state are skipped.
+	// Another from (ready, unack, or not a state) fails with
+	// ErrInvalidState (ValidateRequeue).
 	RequeueJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error)
 
 	// DeleteJobs removes jobs in state from (any state but unack), releasing
 	// their unique keys. With ids nil it deletes all of them. It returns
-	// how many were deleted; ids not in that state are skipped.
+	// how many were deleted; ids not in that state are skipped. From
+	// unack, or not a state, fails with ErrInvalidState (ValidateDelete).
 	DeleteJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error)
 
 	// CancelJob stops a job: one waiting (pending, ready, retry) moves to

@@ -110,7 +110,7 @@ type QueueConfig struct {
 // Normalize returns c with its defaults applied (RatePeriod), or an error
 // wrapping ErrInvalidConfig that names a negative field. The Inspector
 // calls it before a config reaches a store, so stores keep what they are
-// given.
+// given; they refuse a config Normalize refuses (ValidateQueueConfig).
 func (c QueueConfig) Normalize() (QueueConfig, error) {
 	switch {
 	case c.MaxRunning < 0:
@@ -310,4 +310,16 @@ func ValidateGroupLimit(queue, group string, limit int) error {
 		return fmt.Errorf("%w: group limit %d is negative", ErrInvalidConfig, limit)
 	}
 	return nil
+}
+
+// ValidateQueueConfig checks an Admin.SetQueueConfig or
+// ConfigSwapper.CompareAndSwapQueueConfig call: a valid queue and a cfg
+// that Normalize accepts. It returns an error wrapping ErrInvalidQueue or
+// ErrInvalidConfig. It does not normalize: a store keeps cfg as given.
+func ValidateQueueConfig(queue string, cfg QueueConfig) error {
+	if err := ValidateQueue(queue); err != nil {
+		return err
+	}
+	_, err := cfg.Normalize()
+	return err
 }

@@ -20,7 +20,8 @@ type ConfigSwapper interface {
 	// old (QueueStats.Config as GetQueueStats reported it), in one atomic
 	// step; it reports whether it replaced them. A false result changed
 	// nothing: read the settings again and retry. cfg is normalized
-	// (QueueConfig.Normalize) by the caller.
+	// (QueueConfig.Normalize) by the caller; an invalid queue, or a cfg
+	// Normalize refuses, fails the call (ValidateQueueConfig).
 	CompareAndSwapQueueConfig(ctx context.Context, queue string, old, cfg QueueConfig) (bool, error)
 }
 

@@ -52,7 +52,10 @@ import (
 // Every method is safe for concurrent use. Completions are applied exactly
 // once per task end even when a process dies between a job's end and its
 // workflow's update (see each store's documentation for how), and a task's
-// job is enqueued at most once per workflow.
+// job is enqueued at most once per workflow. A method given an invalid
+// workflow ID or task name (ValidateWorkflowID, ValidateTaskName) fails
+// with ErrInvalidWorkflow before it looks anything up, whether or not
+// such a workflow could exist.
 //
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
@@ -115,8 +118,10 @@ type Workflows interface {
 	// finishing deliveries that a process left half done (a crash between
 	// a job's end and its workflow's update, or between a workflow's
 	// creation and its first tasks' enqueue) and removing workflows past
-	// their retention, at most batch of each. It returns how long until it
-	// has more to do (at most a few seconds: it cannot see crashes coming).
+	// their retention, at most batch of each (zero: the store's default;
+	// negative fails with ErrInvalidConfig, ValidateWorkflowBatch). It
+	// returns how long until it has more to do (at most a few seconds: it
+	// cannot see crashes coming).
 	MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error)
 }
 

@@ -14,6 +14,16 @@ func ValidateWorkflowID(id string) error {
 	return nil
 }
 
+// ValidateWorkflowBatch checks the batch of Workflows.MaintainWorkflows:
+// zero (the store's default) or more. A negative batch gives an error
+// wrapping ErrInvalidConfig.
+func ValidateWorkflowBatch(batch int) error {
+	if batch < 0 {
+		return fmt.Errorf("%w: MaintainWorkflows batch %d is negative", ErrInvalidConfig, batch)
+	}
+	return nil
+}
+
 // ValidateTaskName returns nil for a valid task name (see NewTask.Name), or
 // an error wrapping ErrInvalidWorkflow.
 func ValidateTaskName(name string) error {

@@ -293,5 +293,6 @@ func adminGroups() []group[adminFunc] {
 		{"Workers", adminWorkerCases()},
 		{"Concurrency", adminConcurrencyCases()},
 		{"ConfigSwap", configSwapCases()},
+		{"Invalid", adminInvalidCases()},
 	}
 }

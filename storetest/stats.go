@@ -30,6 +30,7 @@ type durationsFunc = func(t *testing.T, s store.Store, ds store.Durations)
 func durationsCases() []testCase[durationsFunc] {
 	return []testCase[durationsFunc]{
 		{name: "AddAndRead", fn: testDurations},
+		{name: "RefusesInvalidQueue", fn: testDurationsInvalidQueue},
 	}
 }
 
@@ -246,5 +247,16 @@ func testStatsThroughputEmpty(t *testing.T, s store.Store, a store.Admin) {
 	add(t, s, job(q, "a"))
 	if d, f := throughput(t, a, q); d != 0 || f != 0 {
 		t.Fatalf("Throughput of a queue where nothing finished: %d done, %d failed; want none", d, f)
+	}
+}
+
+// testDurationsInvalidQueue: GetDurationCounts refuses an invalid queue
+// name with an error wrapping store.ErrInvalidQueue, as AddDurations does.
+func testDurationsInvalidQueue(t *testing.T, _ store.Store, ds store.Durations) {
+	for _, q := range invalidQueues {
+		_, err := ds.GetDurationCounts(t.Context(), q, time.Now().Add(-time.Hour))
+		requireErrIs(t, fmt.Sprintf("GetDurationCounts(%q)", q), err, store.ErrInvalidQueue)
+		err = ds.AddDurations(t.Context(), []store.DurationCount{{Queue: q, Kind: "mail", Bucket: 1, Count: 1}})
+		requireErrIs(t, fmt.Sprintf("AddDurations(%q)", q), err, store.ErrInvalidQueue)
 	}
 }

@@ -80,6 +80,7 @@ func workflowCases() []workflowCase {
 			{name: "Live", fn: testWorkflowHeldLive},
 		}},
 		{name: "UnknownWorkflow", fn: testWorkflowUnknown},
+		{name: "InvalidIDs", fn: testWorkflowInvalidIDs},
 	}
 }
 
@@ -1178,4 +1179,33 @@ func testWorkflowPriority(t *testing.T, s store.Store, w store.Workflows, _ stor
 	// ready before it.
 	claimTask(t, s, q[1], wf, "next")
 	claimTask(t, s, q[0], wf, "low")
+}
+
+// testWorkflowInvalidIDs: a workflow ID or task name that could never be
+// stored (empty, or with a space) gives an error wrapping
+// store.ErrInvalidWorkflow, not ErrWorkflowNotFound, from every method
+// that takes one; MaintainWorkflows refuses a negative batch with one
+// wrapping store.ErrInvalidConfig.
+func testWorkflowInvalidIDs(t *testing.T, _ store.Store, w store.Workflows, _ store.Admin) {
+	ctx := t.Context()
+	wf := newWorkflowID(t)
+	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, newQueue(t), "a")))
+	for _, id := range []string{"", "bad id"} {
+		_, err := w.GetWorkflow(ctx, id)
+		requireErrIs(t, "GetWorkflow("+id+")", err, store.ErrInvalidWorkflow)
+		requireErrIs(t, "CancelWorkflow("+id+")", w.CancelWorkflow(ctx, id), store.ErrInvalidWorkflow)
+		_, err = w.RetryWorkflow(ctx, id)
+		requireErrIs(t, "RetryWorkflow("+id+")", err, store.ErrInvalidWorkflow)
+		_, err = w.TaskResults(ctx, id, []string{"a"})
+		requireErrIs(t, "TaskResults("+id+")", err, store.ErrInvalidWorkflow)
+		_, err = w.TaskDeps(ctx, id, "a", true)
+		requireErrIs(t, "TaskDeps("+id+")", err, store.ErrInvalidWorkflow)
+		_, err = w.TaskDeps(ctx, wf, id, true)
+		requireErrIs(t, "TaskDeps(task "+id+")", err, store.ErrInvalidWorkflow)
+	}
+	_, err := w.MaintainWorkflows(ctx, -1)
+	requireErrIs(t, "MaintainWorkflows(-1)", err, store.ErrInvalidConfig)
+	if rec, err := w.GetWorkflow(ctx, wf); err != nil || rec.State != store.WorkflowRunning {
+		t.Fatalf("GetWorkflow after the refused requests: %v; want it running", err)
+	}
 }
