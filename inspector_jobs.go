@@ -177,8 +177,8 @@ func (i *Inspector) RequeueJobs(ctx context.Context, queue string, from JobState
 	if err != nil {
 		return 0, err
 	}
-	if !from.Requeueable() {
-		return 0, fmt.Errorf("%w: cannot requeue from %q (want pending, retry, garbage or done)", ErrInvalidState, from)
+	if err := store.ValidateRequeue(queue, from); err != nil {
+		return 0, err
 	}
 	ids, ok, err := checkTargets(queue, ids)
 	if !ok {
@@ -196,8 +196,8 @@ func (i *Inspector) DeleteJobs(ctx context.Context, queue string, from JobState,
 	if err != nil {
 		return 0, err
 	}
-	if !from.Deletable() {
-		return 0, fmt.Errorf("%w: cannot delete from %q (want pending, ready, retry, garbage or done)", ErrInvalidState, from)
+	if err := store.ValidateDelete(queue, from); err != nil {
+		return 0, err
 	}
 	ids, ok, err := checkTargets(queue, ids)
 	if !ok {

@@ -7,15 +7,11 @@ import (
 
 // Admin is the operator's interface: inspection and the actions the
 // dashboard and the command line offer. A store implements it next to
-// Store; hopper.Inspector is its only caller and checks every request
-// first (valid queue names and states, a state the action allows, ranges
-// in bounds), so an Admin method applies what it is given. A store still
-// refuses, before it reads or writes anything, what a direct caller may
-// get wrong: every method an invalid queue name (ErrInvalidQueue);
-// ListJobs and SearchJobs what their options' Validate refuses;
-// RequeueJobs and DeleteJobs a state the action does not allow
-// (ValidateRequeue, ValidateDelete: ErrInvalidState); SetQueueConfig a
-// config Normalize refuses (ValidateQueueConfig: ErrInvalidConfig).
+// Store. hopper.Inspector checks every request first (valid queue names
+// and states, a state the action allows, ranges in bounds); a store also
+// refuses, before it reads or writes anything, an invalid queue name
+// (ErrInvalidQueue) in every method that takes one, and what each
+// method's doc names.
 //
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
@@ -28,7 +24,8 @@ type Admin interface {
 	// normalized cfg). It takes effect for the next Claim in every
 	// process; a resumed queue, or one whose caps were raised, wakes idle
 	// workers. A cfg Normalize refuses fails with ErrInvalidConfig
-	// (ValidateQueueConfig); the others are kept as given.
+	// (ValidateQueueConfig); a cfg it accepts is stored as given, not
+	// normalized.
 	SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error
 
 	// GetThroughput reports jobs finished in queue from since until now,

@@ -15,7 +15,8 @@ import (
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
 type Durations interface {
-	// AddDurations adds counts to the buckets of the current hour.
+	// AddDurations adds counts to the buckets of the current hour. Both
+	// methods refuse an invalid queue name with ErrInvalidQueue.
 	AddDurations(ctx context.Context, counts []DurationCount) error
 	// GetDurationCounts returns queue's counts per kind and bucket over the
 	// hours from the one holding since until now (one entry per kind and

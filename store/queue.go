@@ -110,7 +110,7 @@ type QueueConfig struct {
 // Normalize returns c with its defaults applied (RatePeriod), or an error
 // wrapping ErrInvalidConfig that names a negative field. The Inspector
 // calls it before a config reaches a store, so stores keep what they are
-// given; they refuse a config Normalize refuses (ValidateQueueConfig).
+// given.
 func (c QueueConfig) Normalize() (QueueConfig, error) {
 	switch {
 	case c.MaxRunning < 0:

@@ -20,8 +20,9 @@ type ConfigSwapper interface {
 	// old (QueueStats.Config as GetQueueStats reported it), in one atomic
 	// step; it reports whether it replaced them. A false result changed
 	// nothing: read the settings again and retry. cfg is normalized
-	// (QueueConfig.Normalize) by the caller; an invalid queue, or a cfg
-	// Normalize refuses, fails the call (ValidateQueueConfig).
+	// (QueueConfig.Normalize) by the caller; an invalid queue or a cfg
+	// Normalize refuses fails with an error wrapping ErrInvalidQueue or
+	// ErrInvalidConfig (ValidateQueueConfig).
 	CompareAndSwapQueueConfig(ctx context.Context, queue string, old, cfg QueueConfig) (bool, error)
 }
 

@@ -52,10 +52,10 @@ import (
 // Every method is safe for concurrent use. Completions are applied exactly
 // once per task end even when a process dies between a job's end and its
 // workflow's update (see each store's documentation for how), and a task's
-// job is enqueued at most once per workflow. A method given an invalid
-// workflow ID or task name (ValidateWorkflowID, ValidateTaskName) fails
-// with ErrInvalidWorkflow before it looks anything up, whether or not
-// such a workflow could exist.
+// job is enqueued at most once per workflow. An invalid workflow ID
+// (ValidateWorkflowID), or an invalid task for TaskDeps
+// (ValidateTaskName), fails with ErrInvalidWorkflow before anything is
+// read; TaskResults answers nil for a name no task has.
 //
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
