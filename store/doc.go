@@ -96,9 +96,9 @@
 // The engine (hopper's Client, Worker and Scheduler) only sends requests
 // that pass their Validate methods, and hopper.Inspector checks and
 // defaults every operator request before it reaches Admin. A store calls
-// the Validate methods of this package on engine requests, so that a
-// program calling a store directly gets the same errors from every store,
-// and trusts Admin requests as they come, but for ListJobs and
-// SearchJobs, which call ListJobsOpts.Validate and SearchJobsOpts.Validate
-// (a listing's state picks the keys a store reads).
+// the Validate functions and methods of this package first, on engine and
+// Admin requests alike, so that a program calling a store directly gets
+// the same errors from every store and a request that names no valid
+// queue, state or workflow changes nothing: each method's doc says what
+// it refuses (Admin's preamble the queue names of all its methods).
 package store
