@@ -199,6 +199,9 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 	if err := store.ValidateAddedTasks(wf, by, tasks); err != nil {
 		return err
 	}
+	if len(tasks) == 0 {
+		return nil
+	}
 	now, nowMs := s.now()
 	s.wf.mu.Lock()
 	defer s.wf.mu.Unlock()

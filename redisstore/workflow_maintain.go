@@ -21,7 +21,8 @@ const wfSweepEvery = 2 * time.Second
 // every 2 s), index entries that no longer match their workflow
 // (repairIndex, batch of them at most once a minute), releases begun by
 // EnqueueWorkflow or AddTasks (the index's chk set), then ended workflows
-// whose retention passed, at most batch of each. A workflow is removed
+// whose retention passed, at most batch of each (zero:
+// store.DefaultMaintainBatch, as memstore). A workflow is removed
 // with its marks in its tasks' queues; its tasks' jobs stay under their
 // queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.
@@ -30,7 +31,7 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration
 		return 0, err
 	}
 	if batch == 0 {
-		batch = 500
+		batch = store.DefaultMaintainBatch
 	}
 	if err := s.begin(ctx); err != nil {
 		return 0, err

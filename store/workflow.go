@@ -76,6 +76,7 @@ type Workflows interface {
 	// retried handler may add the same tasks again. It fails with
 	// ErrWorkflowNotFound, with ErrInvalidWorkflow for a bad task or
 	// reference, and with ErrWorkflowEnded once the workflow has ended.
+	// No tasks is no change: it returns nil without looking wf up.
 	AddTasks(ctx context.Context, wf, by string, tasks []*NewTask) error
 
 	// TaskResults returns the results the named tasks of workflow wf
@@ -118,7 +119,7 @@ type Workflows interface {
 	// finishing deliveries that a process left half done (a crash between
 	// a job's end and its workflow's update, or between a workflow's
 	// creation and its first tasks' enqueue) and removing workflows past
-	// their retention, at most batch of each (zero: the store's default;
+	// their retention, at most batch of each (zero: DefaultMaintainBatch;
 	// negative fails with ErrInvalidConfig, ValidateWorkflowBatch). It
 	// returns how long until it has more to do (at most a few seconds: it
 	// cannot see crashes coming).

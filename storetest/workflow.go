@@ -62,6 +62,7 @@ func workflowCases() []workflowCase {
 			{name: "SameNamesAgain", fn: testAddTasksAgain},
 			{name: "InvalidReferences", fn: testAddTasksInvalid},
 			{name: "AfterEnd", fn: testAddTasksEnded},
+			{name: "None", fn: testAddTasksNone},
 		}},
 		{name: "Invalid", sub: invalidWorkflowCases()},
 		{name: "DuplicateID", fn: testWorkflowDuplicate},
@@ -815,6 +816,28 @@ func testAddTasksEnded(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	requireErrIs(t, "AddTasks to a succeeded workflow", err, store.ErrWorkflowEnded)
 	requireWorkflow(t, w, wf, store.WorkflowSucceeded, taskStates{"a": store.TaskSucceeded})
 	requireNoJobs(t, s, "no task was added", q[1])
+}
+
+// testAddTasksNone: AddTasks of no tasks adds nothing and returns nil,
+// whatever the workflow: running, ended or unknown (as an Enqueue of no
+// jobs does, the store need not look it up).
+func testAddTasksNone(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueues(t, 2)
+	running, ended := newWorkflowID(t), newWorkflowID(t)
+	enqueueWorkflow(t, w, newWorkflow(running, wfTask(running, q[0], "a")))
+	enqueueWorkflow(t, w, newWorkflow(ended, wfTask(ended, q[1], "a")))
+	runTask(t, s, q[1], ended, "a")
+	for _, c := range []struct{ what, wf string }{
+		{"a running workflow", running},
+		{"an ended workflow", ended},
+		{"an unknown workflow", newWorkflowID(t)},
+	} {
+		if err := w.AddTasks(t.Context(), c.wf, "a", nil); err != nil {
+			t.Fatalf("AddTasks of no tasks to %s: %v, want nil", c.what, err)
+		}
+	}
+	requireWorkflow(t, w, running, store.WorkflowRunning, taskStates{"a": store.TaskEnqueued})
+	requireWorkflow(t, w, ended, store.WorkflowSucceeded, taskStates{"a": store.TaskSucceeded})
 }
 
 // invalidWorkflowCases: EnqueueWorkflow of a malformed workflow fails with
