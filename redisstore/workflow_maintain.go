@@ -22,7 +22,7 @@ const wfSweepEvery = 2 * time.Second
 // (repairIndex, batch of them at most once a minute), releases begun by
 // EnqueueWorkflow or AddTasks (the index's chk set), then ended workflows
 // whose retention passed, at most batch of each (zero:
-// store.DefaultMaintainBatch, as memstore). A workflow is removed
+// store.DefaultMaintainBatch). A workflow is removed
 // with its marks in its tasks' queues; its tasks' jobs stay under their
 // queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// DefaultMaintainBatch is MaintainOpts.Batch when zero.
+// DefaultMaintainBatch is MaintainOpts.Batch when zero, and
+// Workflows.MaintainWorkflows' batch when zero.
 const DefaultMaintainBatch = 1000
 
 // MaintainOpts bounds one Store.Maintain call.

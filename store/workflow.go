@@ -76,7 +76,8 @@ type Workflows interface {
 	// retried handler may add the same tasks again. It fails with
 	// ErrWorkflowNotFound, with ErrInvalidWorkflow for a bad task or
 	// reference, and with ErrWorkflowEnded once the workflow has ended.
-	// No tasks is no change: it returns nil without looking wf up.
+	// With no tasks it returns nil once wf and by pass
+	// ValidateAddedTasks, without looking wf up.
 	AddTasks(ctx context.Context, wf, by string, tasks []*NewTask) error
 
 	// TaskResults returns the results the named tasks of workflow wf

@@ -818,9 +818,10 @@ func testAddTasksEnded(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	requireNoJobs(t, s, "no task was added", q[1])
 }
 
-// testAddTasksNone: AddTasks of no tasks adds nothing and returns nil,
-// whatever the workflow: running, ended or unknown (as an Enqueue of no
-// jobs does, the store need not look it up).
+// testAddTasksNone: AddTasks of no tasks changes nothing and returns
+// nil, whatever the workflow: running, ended or unknown (as an Enqueue of
+// no jobs does, the store need not look it up). An invalid workflow ID or
+// adding task is still refused (testWorkflowInvalidIDs).
 func testAddTasksNone(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
 	q := newQueues(t, 2)
 	running, ended := newWorkflowID(t), newWorkflowID(t)
@@ -1225,6 +1226,8 @@ func testWorkflowInvalidIDs(t *testing.T, _ store.Store, w store.Workflows, _ st
 		requireErrIs(t, "TaskDeps("+id+")", err, store.ErrInvalidWorkflow)
 		_, err = w.TaskDeps(ctx, wf, id, true)
 		requireErrIs(t, "TaskDeps(task "+id+")", err, store.ErrInvalidWorkflow)
+		requireErrIs(t, "AddTasks("+id+") of no tasks", w.AddTasks(ctx, id, "a", nil), store.ErrInvalidWorkflow)
+		requireErrIs(t, "AddTasks of no tasks by task "+id, w.AddTasks(ctx, wf, id, nil), store.ErrInvalidWorkflow)
 	}
 	_, err := w.MaintainWorkflows(ctx, -1)
 	requireErrIs(t, "MaintainWorkflows(-1)", err, store.ErrInvalidConfig)
