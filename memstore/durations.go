@@ -20,10 +20,8 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, c := range counts {
-		if err := store.ValidateQueue(c.Queue); err != nil {
-			return err
-		}
+	if err := store.ValidateDurationCounts(counts); err != nil {
+		return err
 	}
 	_, nowMs := s.now()
 	hour := nowMs / 3_600_000
@@ -33,7 +31,7 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 		s.durations = map[string]map[int64]map[durationKey]int64{}
 	}
 	for _, c := range counts {
-		if c.Count <= 0 || c.Bucket < 0 || c.Bucket > store.MaxDurationBucket {
+		if c.Count == 0 {
 			continue
 		}
 		hours := s.durations[c.Queue]

@@ -16,14 +16,14 @@ func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) 
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
+	if err := store.ValidateDurationCounts(counts); err != nil {
+		return err
+	}
 	by := map[string][]any{}
 	var order []string
 	hour := time.Now().Unix() / 3600
 	for _, c := range counts {
-		if err := store.ValidateQueue(c.Queue); err != nil {
-			return err
-		}
-		if c.Count <= 0 || c.Bucket < 0 || c.Bucket > store.MaxDurationBucket {
+		if c.Count == 0 {
 			continue
 		}
 		if _, ok := by[c.Queue]; !ok {

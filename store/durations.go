@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 )
@@ -15,7 +16,9 @@ import (
 // An optional capability: hopper finds it with As, which looks through a
 // wrapper's Unwrap (see Wrapper).
 type Durations interface {
-	// AddDurations adds counts to the buckets of the current hour. Both
+	// AddDurations adds counts to the buckets of the current hour; a
+	// count of 0 adds nothing. It checks every count first
+	// (ValidateDurationCounts) and adds none when one is invalid. Both
 	// methods refuse an invalid queue name with ErrInvalidQueue.
 	AddDurations(ctx context.Context, counts []DurationCount) error
 	// GetDurationCounts returns queue's counts per kind and bucket over the
@@ -39,6 +42,26 @@ type DurationCount struct {
 // upper bound is about 19% above its lower one), up to MaxDurationBucket
 // (about 4.6 hours and more).
 const MaxDurationBucket = 96
+
+// ValidateDurationCounts checks counts for Durations.AddDurations: each
+// queue name must be valid (an error wrapping ErrInvalidQueue), each
+// Bucket within 0 to MaxDurationBucket and each Count at least 0 (errors
+// wrapping ErrInvalidConfig). It returns the first error, naming the
+// count's index.
+func ValidateDurationCounts(counts []DurationCount) error {
+	for i, c := range counts {
+		if err := ValidateQueue(c.Queue); err != nil {
+			return err
+		}
+		if c.Bucket < 0 || c.Bucket > MaxDurationBucket {
+			return fmt.Errorf("%w: duration count %d: bucket %d is outside 0 to %d (DurationBucket)", ErrInvalidConfig, i, c.Bucket, MaxDurationBucket)
+		}
+		if c.Count < 0 {
+			return fmt.Errorf("%w: duration count %d: count %d is negative", ErrInvalidConfig, i, c.Count)
+		}
+	}
+	return nil
+}
 
 // DurationBucket returns the bucket of d: 0 for a millisecond or less,
 // then ceil(4·log2(ms)), at most MaxDurationBucket.

@@ -31,6 +31,7 @@ func durationsCases() []testCase[durationsFunc] {
 	return []testCase[durationsFunc]{
 		{name: "AddAndRead", fn: testDurations},
 		{name: "RefusesInvalidQueue", fn: testDurationsInvalidQueue},
+		{name: "RefusesInvalidCounts", fn: testDurationsInvalidCounts},
 	}
 }
 
@@ -247,6 +248,45 @@ func testStatsThroughputEmpty(t *testing.T, s store.Store, a store.Admin) {
 	add(t, s, job(q, "a"))
 	if d, f := throughput(t, a, q); d != 0 || f != 0 {
 		t.Fatalf("Throughput of a queue where nothing finished: %d done, %d failed; want none", d, f)
+	}
+}
+
+// testDurationsInvalidCounts: AddDurations refuses a bucket outside 0 to
+// store.MaxDurationBucket or a negative count with an error wrapping
+// store.ErrInvalidConfig, and adds none of the call's counts, not even its
+// valid ones; a count of 0 is valid and adds nothing.
+func testDurationsInvalidCounts(t *testing.T, _ store.Store, ds store.Durations) {
+	q := newQueue(t)
+	since := time.Now().Add(-time.Hour)
+	valid := store.DurationCount{Queue: q, Kind: "mail", Bucket: 3, Count: 2}
+	for _, bad := range []store.DurationCount{
+		{Queue: q, Kind: "mail", Bucket: -1, Count: 1},
+		{Queue: q, Kind: "mail", Bucket: store.MaxDurationBucket + 1, Count: 1},
+		{Queue: q, Kind: "mail", Bucket: 1, Count: -1},
+	} {
+		err := ds.AddDurations(t.Context(), []store.DurationCount{valid, bad})
+		requireErrIs(t, fmt.Sprintf("AddDurations of %+v", bad), err, store.ErrInvalidConfig)
+	}
+	got, err := ds.GetDurationCounts(t.Context(), q, since)
+	if err != nil {
+		t.Fatalf("GetDurationCounts: %v", err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("after refused AddDurations calls, GetDurationCounts = %+v, want none (nothing added)", got)
+	}
+	edge := store.DurationCount{Queue: q, Kind: "mail", Bucket: store.MaxDurationBucket, Count: 1}
+	zero := store.DurationCount{Queue: q, Kind: "mail", Bucket: 0, Count: 0}
+	if err := ds.AddDurations(t.Context(), []store.DurationCount{valid, edge, zero}); err != nil {
+		t.Fatalf("AddDurations of valid counts: %v", err)
+	}
+	got, err = ds.GetDurationCounts(t.Context(), q, since)
+	if err != nil {
+		t.Fatalf("GetDurationCounts: %v", err)
+	}
+	slices.SortFunc(got, func(a, b store.DurationCount) int { return a.Bucket - b.Bucket })
+	want := []store.DurationCount{valid, edge}
+	if !slices.Equal(got, want) {
+		t.Fatalf("GetDurationCounts = %+v, want %+v (a count of 0 adds nothing)", got, want)
 	}
 }
 
