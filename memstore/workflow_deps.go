@@ -10,9 +10,6 @@ import (
 // TaskDeps returns task's dependencies in workflow wf (see
 // store.Workflows), with copies of their results when results is true.
 func (s *Store) TaskDeps(ctx context.Context, wf, task string, results bool) ([]store.TaskDep, error) {
-	if err := store.ValidateWorkflowID(wf); err != nil {
-		return nil, err
-	}
 	if err := store.ValidateTaskName(task); err != nil {
 		return nil, err
 	}

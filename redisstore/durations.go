@@ -13,10 +13,10 @@ import (
 // (see store.Durations): one script call per queue, pipelined. The hour is
 // this process's clock's.
 func (s *Store) AddDurations(ctx context.Context, counts []store.DurationCount) error {
-	if err := s.begin(ctx); err != nil {
+	if err := store.ValidateDurationCounts(counts); err != nil {
 		return err
 	}
-	if err := store.ValidateDurationCounts(counts); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return err
 	}
 	by := map[string][]any{}

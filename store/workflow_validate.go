@@ -15,7 +15,7 @@ func ValidateWorkflowID(id string) error {
 }
 
 // ValidateWorkflowBatch checks the batch of Workflows.MaintainWorkflows:
-// zero (the store's default) or more. A negative batch gives an error
+// zero (DefaultMaintainBatch) or more. A negative batch gives an error
 // wrapping ErrInvalidConfig.
 func ValidateWorkflowBatch(batch int) error {
 	if batch < 0 {
