@@ -107,6 +107,35 @@ func TestFlightControlTriesEveryLimitFirst(t *testing.T) {
 	}
 }
 
+// TestFlightControlAbandonsASlowChallenger: a limit that carries far
+// less than the one in force is left after its probe's first counted
+// period, in the first probes of a burst and in the later ones, while a
+// challenger a little slower runs its whole probe.
+func TestFlightControlAbandonsASlowChallenger(t *testing.T) {
+	f := newFlightControl(flightPeriod, flightMax)
+	m := &machine{rate: rates(50000, 50000, 20000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
+	at := m.run(&f, 600*time.Millisecond)
+	// Its probe's first period, uncounted, and its first counted one
+	// (a round trip past each).
+	if most := 2*flightPeriod + 2*time.Millisecond; at[flightMax] > most {
+		t.Errorf("%v at %d in flight, which carry 0.4× one, in a burst of 0.6 s: want at most %v", at[flightMax], flightMax, most)
+	}
+	if f.limit != 1 {
+		t.Errorf("limit %d after 0.6 s, want 1", f.limit)
+	}
+	at = m.run(&f, 10*time.Second)
+	if at[flightMax] == 0 || at[flightMax] > (at[1]+at[2])/30 {
+		t.Errorf("%v at %d in flight, %v at one and two, in 10 s: want it probed, and at most a thirtieth of the time", at[flightMax], flightMax, at[1]+at[2])
+	}
+
+	f = newFlightControl(flightPeriod, flightMax)
+	m = &machine{rate: rates(50000, 45000, 45000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
+	m.run(&f, 10*time.Second)
+	if f.abandoned != 0 {
+		t.Errorf("%d probes abandoned where the others carry 0.9× one, want none", f.abandoned)
+	}
+}
+
 // TestFlightControlPrefersFewer: where every limit carries the same (the
 // callers set the pace), or a higher one carries less than flightMargin
 // more, the batcher stays at one in flight, which costs least a job, and
