@@ -86,9 +86,12 @@ type flightControl struct {
 	// measured it (measured), each probe weighing flightWeight.
 	est      [3]float64
 	measured [3]bool
-	// lastRate is the rate of the last counted period between probes:
-	// the reference of a probe of a limit not measured yet (reference).
-	lastRate float64
+	// runJobs and runTime add up the periods counted at the limit in
+	// force since the last probe; ref is their rate when the running
+	// probe began, what its challenger is held against (flightAbandon).
+	runJobs int
+	runTime time.Duration
+	ref     float64
 	// switches counts the changes of limit, and abandoned the probes
 	// abandoned after their first counted period (tests read both).
 	switches, abandoned int
@@ -116,9 +119,10 @@ const (
 	// and the client less a job.
 	flightMargin = 0.03
 	// flightAbandon: a probe whose challenger carries less than this
-	// share of the reference rate (the limit in force's) in its first
-	// counted period is abandoned there, two periods after it began,
-	// not twelve. A limit that carries half what the one in force does
+	// share of what the limit in force carried since the last probe (its
+	// rate now: an estimate from before the machine slowed down would
+	// abandon every challenger) in its first counted period is abandoned
+	// there, two periods after it began, not twelve. A limit that carries half what the one in force does
 	// (8 in flight on the machine of 2026-12-05, where one or two carried
 	// about 73,000 jobs a second and 8 about 36,000) cost a burst of 0.7 s
 	// a tenth of its jobs in the first probes, and every later probe half
@@ -208,7 +212,7 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 			f.probeJobs[i] += jobs
 			f.probeTime[i] += elapsed
 		}
-		if f.periods == 2 && rate(jobs, elapsed) < f.reference()*flightAbandon {
+		if f.periods == 2 && rate(jobs, elapsed) < f.ref*flightAbandon {
 			// The challenger's first counted period: far below what the
 			// limit in force carries, it is not worth the probe's other
 			// periods. Its estimate stays as it was.
@@ -229,7 +233,8 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 		f.setLimit(f.best())
 		return
 	}
-	f.lastRate = rate(jobs, elapsed)
+	f.runJobs += jobs
+	f.runTime += elapsed
 	wait := flightProbeEvery
 	if f.probes < f.nlimits-1 {
 		wait = 1
@@ -237,6 +242,8 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 	if f.nlimits > 1 && f.periods >= wait {
 		f.prev, f.chal = f.limit, f.challenger()
 		f.probing, f.periods = true, 0
+		f.ref = rate(f.runJobs, f.runTime)
+		f.runJobs, f.runTime = 0, 0
 		f.probeJobs, f.probeTime = [2]int{}, [2]time.Duration{}
 		f.setLimit(f.chal)
 	}
@@ -245,19 +252,6 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 // rate returns jobs carried in elapsed as jobs a second.
 func rate(jobs int, elapsed time.Duration) float64 {
 	return float64(jobs) / elapsed.Seconds()
-}
-
-// reference returns the rate a probe's challenger is held against when
-// its first counted period ends: the estimate of the limit in force
-// before the probe, or, before any probe measured that limit, the rate
-// of the last period counted at it.
-func (f *flightControl) reference() float64 {
-	for i, x := range f.limits[:f.nlimits] {
-		if x == f.prev && f.measured[i] {
-			return f.est[i]
-		}
-	}
-	return f.lastRate
 }
 
 // note adds rate, measured in a probe at limit l, to l's estimate.

@@ -136,6 +136,25 @@ func TestFlightControlAbandonsASlowChallenger(t *testing.T) {
 	}
 }
 
+// TestFlightControlAbandonsAgainstTheCurrentRate: a challenger is held
+// against what the limit in force carries now, not against its estimate
+// from before the machine slowed down: where every limit got slower and
+// another became the faster, the batcher still moves to it.
+func TestFlightControlAbandonsAgainstTheCurrentRate(t *testing.T) {
+	f := newFlightControl(flightPeriod, flightMax)
+	m := &machine{rate: rates(50000, 40000, 40000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
+	m.run(&f, 2*time.Second)
+	if f.limit != 1 {
+		t.Fatalf("limit %d after 2 s where one in flight is faster, want 1", f.limit)
+	}
+	// Below three quarters of one's estimate (50,000), above one's rate.
+	m.rate = rates(30000, 31000, 36000)
+	m.run(&f, 4*time.Second)
+	if f.limit != flightMax {
+		t.Errorf("limit %d after 4 s more where %d in flight carry 36,000 jobs a second and one 30,000, want %d", f.limit, flightMax, flightMax)
+	}
+}
+
 // TestFlightControlPrefersFewer: where every limit carries the same (the
 // callers set the pace), or a higher one carries less than flightMargin
 // more, the batcher stays at one in flight, which costs least a job, and
