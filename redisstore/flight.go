@@ -42,15 +42,22 @@ import (
 // left (the round trips in flight, the queue, the machine's state), and
 // measured, it ran at about the other limit's rate. Each limit's rate
 // over the probe's counted periods goes into its estimate (the newest
-// probe weighing flightWeight), and the batcher keeps the limit of the
-// highest estimate, a higher limit only when it beats a lower one by
-// flightMargin (where the callers set the pace, every limit carries the
-// same, and the lower costs less). A challenger that carries far less
-// than the limit in force in its first counted period (flightAbandon)
-// ends its probe there. It starts at one in flight and
-// probes each other limit once, one period apart, so that a burst of
-// 0.6 s has tried them all (a probe undone by an idle gap is tried
-// again). A batcher that goes idle (nothing queued, nothing in flight)
+// probe weighing flightWeight), and the batcher keeps, of the probe's
+// two limits, the one of the higher estimate, the higher limit only when
+// it beats the lower by flightMargin (where the callers set the pace,
+// every limit carries the same, and the lower costs less); the other
+// limits' estimates may be from before the machine changed. A
+// challenger whose first counted period carries far less than the limit
+// in force did between the probes (flightAbandon) ends its probe there,
+// and its estimate is dropped until a whole probe measures it again; a
+// limit so abandoned flightAbandonRun times in a row runs its next probe
+// whole, so that one slowed at every switch is still measured. The
+// first counted period after a change of limit is left out of the rate
+// between probes, for the reason a block's first one is. The batcher
+// starts at one in flight and probes each other limit once, one counted
+// period apart (an abandoned probe counts), so that a burst of 0.6 s has
+// tried them all (a probe undone by an idle gap is tried again). A
+// batcher that goes idle (nothing queued, nothing in flight)
 // goes on counting when its next round trip ends less than a quarter of
 // a period after it went idle; when it ends a quarter period or more
 // after, the running period ends uncounted, and a probe running is
@@ -83,15 +90,21 @@ type flightControl struct {
 	probes     int // probes finished: the first nlimits-1 follow one period each
 	turn       int // the index in limits of the last challenger
 	// est holds, for each of limits, its rate over the probes that
-	// measured it (measured), each probe weighing flightWeight.
+	// measured it (measured), each probe weighing flightWeight; an
+	// abandoned probe of a limit unsets measured (flightAbandon).
 	est      [3]float64
 	measured [3]bool
 	// runJobs and runTime add up the periods counted at the limit in
-	// force since the last probe; ref is their rate when the running
+	// force since the last probe, but the first after a change of limit
+	// (settling: that one is next); ref is their rate when the running
 	// probe began, what its challenger is held against (flightAbandon).
-	runJobs int
-	runTime time.Duration
-	ref     float64
+	runJobs  int
+	runTime  time.Duration
+	ref      float64
+	settling bool
+	// abandonedRun counts, for each of limits, the probes of it
+	// abandoned in a row.
+	abandonedRun [3]int
 	// switches counts the changes of limit, and abandoned the probes
 	// abandoned after their first counted period (tests read both).
 	switches, abandoned int
@@ -109,7 +122,8 @@ const (
 	// flightProbeBlock periods, alternating its two limits (the
 	// challenger first), and counts all but the first period of each
 	// block: four periods a limit. In steady state the slower limits run
-	// one period in six.
+	// one period in six, or fewer where their probes are abandoned
+	// (flightAbandon).
 	flightProbeEvery  = 24
 	flightProbeBlock  = 3
 	flightProbeBlocks = 4
@@ -119,17 +133,25 @@ const (
 	// and the client less a job.
 	flightMargin = 0.03
 	// flightAbandon: a probe whose challenger carries less than this
-	// share of what the limit in force carried since the last probe (its
-	// rate now: an estimate from before the machine slowed down would
-	// abandon every challenger) in its first counted period is abandoned
-	// there, two periods after it began, not twelve. A limit that carries half what the one in force does
-	// (8 in flight on the machine of 2026-12-05, where one or two carried
-	// about 73,000 jobs a second and 8 about 36,000) cost a burst of 0.7 s
-	// a tenth of its jobs in the first probes, and every later probe half
-	// its length. Periods at one limit spread by up to a third from one to
-	// the next on some machines: a faster challenger abandoned by chance
-	// is tried again at a later probe.
+	// share of what the limit in force carried since the last probe in
+	// its first counted period is abandoned there, two periods after it
+	// began, not twelve. (Held against the limit in force's estimate
+	// instead, a machine that slowed down would abandon every challenger
+	// below three quarters of a rate from before.) A limit that carries
+	// half what the one in force does (8 in flight on the machine of
+	// 2026-12-05, where one or two carried about 73,000 jobs a second and
+	// 8 about 36,000) cost a burst of 0.7 s a tenth of its jobs in the
+	// first probes, and the six periods of each later probe that ran at
+	// it. A period's rate is noisy (see above): a faster challenger
+	// abandoned by chance is tried again at a later probe, and run whole
+	// after flightAbandonRun abandonments in a row.
 	flightAbandon = 0.75
+	// flightAbandonRun is how many probes of one limit in a row may be
+	// abandoned; the next runs whole. A limit whose first counted period
+	// is slowed at every switch to it (not only by chance) is then still
+	// measured, at the cost of one whole probe in three of a limit that
+	// is slower.
+	flightAbandonRun = 2
 	// flightWeight is the weight of a probe's rate in its limit's
 	// estimate: a probe's four periods a limit still spread by a tenth
 	// here, so the choice rests on the last few probes, not on one.
@@ -179,7 +201,7 @@ func (f *flightControl) sent(n int, now time.Time) {
 				// same challenger.
 				f.probing, f.periods = false, 0
 				f.turn = (f.turn + f.nlimits - 1) % f.nlimits
-				f.setLimit(f.prev)
+				f.switchTo(f.prev)
 			}
 		}
 	}
@@ -212,14 +234,24 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 			f.probeJobs[i] += jobs
 			f.probeTime[i] += elapsed
 		}
-		if f.periods == 2 && rate(jobs, elapsed) < f.ref*flightAbandon {
+		if pos == 1 && f.limit == f.chal && f.periods == 2 {
 			// The challenger's first counted period: far below what the
 			// limit in force carries, it is not worth the probe's other
-			// periods. Its estimate stays as it was.
-			f.probing, f.periods, f.probes = false, 0, f.probes+1
-			f.abandoned++
-			f.setLimit(f.prev)
-			return
+			// periods, unless the challenger was abandoned too often in a
+			// row. Its estimate is dropped: from before the machine
+			// changed, it could win the end of another probe. (Not
+			// replaced by this period's rate: a period after a switch,
+			// held against periods that followed none, may read low
+			// for the switch alone.)
+			ci := f.index(f.chal)
+			if rate(jobs, elapsed) < f.ref*flightAbandon && f.abandonedRun[ci] < flightAbandonRun {
+				f.probing, f.periods, f.probes = false, 0, f.probes+1
+				f.abandoned++
+				f.abandonedRun[ci]++
+				f.measured[ci] = false
+				f.switchTo(f.prev)
+				return
+			}
 		}
 		if f.periods < flightProbeBlock*flightProbeBlocks {
 			if pos == flightProbeBlock-1 {
@@ -230,16 +262,24 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 		f.probing, f.periods, f.probes = false, 0, f.probes+1
 		f.note(f.prev, rate(f.probeJobs[0], f.probeTime[0]))
 		f.note(f.chal, rate(f.probeJobs[1], f.probeTime[1]))
-		f.setLimit(f.best())
+		f.abandonedRun[f.index(f.chal)] = 0
+		f.switchTo(f.better(f.prev, f.chal))
 		return
 	}
-	f.runJobs += jobs
-	f.runTime += elapsed
+	if f.settling {
+		// The first period after a change of limit: it ran partly at
+		// the limit before. Counted towards the next probe, not into its
+		// reference.
+		f.settling = false
+	} else {
+		f.runJobs += jobs
+		f.runTime += elapsed
+	}
 	wait := flightProbeEvery
 	if f.probes < f.nlimits-1 {
 		wait = 1
 	}
-	if f.nlimits > 1 && f.periods >= wait {
+	if f.nlimits > 1 && f.periods >= wait && f.runTime > 0 {
 		f.prev, f.chal = f.limit, f.challenger()
 		f.probing, f.periods = true, 0
 		f.ref = rate(f.runJobs, f.runTime)
@@ -265,18 +305,18 @@ func (f *flightControl) note(l int, rate float64) {
 	}
 }
 
-// best returns the limit of the highest estimate, of those measured, a
-// higher limit only when its estimate beats a lower one's by
-// flightMargin: where the callers, not the limit, set the pace, every
-// limit carries the same, and the lower costs less.
-func (f *flightControl) best() int {
-	b := -1
-	for i := range f.limits[:f.nlimits] {
-		if f.measured[i] && (b < 0 || f.est[i] > f.est[b]*(1+flightMargin)) {
-			b = i
-		}
+// better returns, of limits a and b (both measured), the one of the
+// higher estimate, the higher limit only when its estimate beats the
+// lower one's by flightMargin: where the callers, not the limit, set the
+// pace, every limit carries the same, and the lower costs less. A probe
+// chooses between its own two limits only: another's estimate may be
+// from before the machine changed.
+func (f *flightControl) better(a, b int) int {
+	lo, hi := min(a, b), max(a, b)
+	if f.est[f.index(hi)] > f.est[f.index(lo)]*(1+flightMargin) {
+		return hi
 	}
-	return f.limits[b]
+	return lo
 }
 
 // idle records that the batcher has nothing queued and nothing in flight
@@ -296,6 +336,23 @@ func (f *flightControl) challenger() int {
 			return l
 		}
 	}
+}
+
+// switchTo ends a probe at limit l, the next period settling when that
+// changes the limit (see runJobs).
+func (f *flightControl) switchTo(l int) {
+	f.settling = l != f.limit
+	f.setLimit(l)
+}
+
+// index returns the index of limit l in limits.
+func (f *flightControl) index(l int) int {
+	for i, x := range f.limits[:f.nlimits] {
+		if x == l {
+			return i
+		}
+	}
+	return 0
 }
 
 func (f *flightControl) setLimit(l int) {
