@@ -55,7 +55,8 @@ import (
 // first counted period after a change of limit is left out of the rate
 // between probes, for the reason a block's first one is. The batcher
 // starts at one in flight and probes each other limit once, one counted
-// period apart (an abandoned probe counts), so that a burst of 0.6 s has
+// period after a probe that kept the limit, two after one that changed
+// it or was abandoned (the first settles), so that a burst of 0.6 s has
 // tried them all (a probe undone by an idle gap is tried again). A
 // batcher that goes idle (nothing queued, nothing in flight)
 // goes on counting when its next round trip ends less than a quarter of
@@ -87,11 +88,15 @@ type flightControl struct {
 	prev, chal int
 	probeJobs  [2]int
 	probeTime  [2]time.Duration
-	probes     int // probes finished: the first nlimits-1 follow one period each
-	turn       int // the index in limits of the last challenger
+	// probes counts the probes finished: the first nlimits-1 follow one
+	// counted period each (two after a switch).
+	probes int
+	turn   int // the index in limits of the last challenger
 	// est holds, for each of limits, its rate over the probes that
-	// measured it (measured), each probe weighing flightWeight; an
-	// abandoned probe of a limit unsets measured (flightAbandon).
+	// measured it (measured), each probe weighing flightWeight. An
+	// abandoned probe of a limit unsets its measured (flightAbandon); a
+	// whole probe of such a limit unsets the limit in force's too, so
+	// that both then hold that probe's rates alone.
 	est      [3]float64
 	measured [3]bool
 	// runJobs and runTime add up the periods counted at the limit in
@@ -132,10 +137,10 @@ const (
 	// carry the same, the difference is noise, and the lower costs Redis
 	// and the client less a job.
 	flightMargin = 0.03
-	// flightAbandon: a probe whose challenger carries less than this
-	// share of what the limit in force carried since the last probe in
-	// its first counted period is abandoned there, two periods after it
-	// began, not twelve. (Held against the limit in force's estimate
+	// flightAbandon: a probe whose challenger, in its first counted
+	// period, carries less than this share of what the limit in force
+	// carried since the last probe is abandoned there, two periods after
+	// it began, not twelve. (Held against the limit in force's estimate
 	// instead, a machine that slowed down would abandon every challenger
 	// below three quarters of a rate from before.) A limit that carries
 	// half what the one in force does (8 in flight on the machine of
@@ -150,7 +155,11 @@ const (
 	// abandoned; the next runs whole. A limit whose first counted period
 	// is slowed at every switch to it (not only by chance) is then still
 	// measured, at the cost of one whole probe in three of a limit that
-	// is slower.
+	// is slower. Not in a burst: the third probe of a limit comes a
+	// second or two after the first, so a burst shorter than that stays
+	// off a faster limit slowed at every switch (a few per cent in a
+	// model of it, where a limit slowed by chance or not at all is found
+	// as before).
 	flightAbandonRun = 2
 	// flightWeight is the weight of a probe's rate in its limit's
 	// estimate: a probe's four periods a limit still spread by a tenth
@@ -201,7 +210,9 @@ func (f *flightControl) sent(n int, now time.Time) {
 				// same challenger.
 				f.probing, f.periods = false, 0
 				f.turn = (f.turn + f.nlimits - 1) % f.nlimits
-				f.switchTo(f.prev)
+				// Nothing is in flight after the gap: nothing to settle.
+				f.setLimit(f.prev)
+				f.settling = false
 			}
 		}
 	}
@@ -260,6 +271,12 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 			return
 		}
 		f.probing, f.periods, f.probes = false, 0, f.probes+1
+		if !f.measured[f.index(f.chal)] {
+			// The challenger's estimate is this probe's rate alone: so
+			// is the limit in force's, else a blend with rates from
+			// before the machine changed would be held against it.
+			f.measured[f.index(f.prev)] = false
+		}
 		f.note(f.prev, rate(f.probeJobs[0], f.probeTime[0]))
 		f.note(f.chal, rate(f.probeJobs[1], f.probeTime[1]))
 		f.abandonedRun[f.index(f.chal)] = 0

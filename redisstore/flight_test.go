@@ -179,11 +179,11 @@ func TestFlightControlReferenceSettles(t *testing.T) {
 	}
 }
 
-// TestFlightControlAbandonedEstimatesFollow: an abandoned probe's rates
-// go into the estimates, so that a limit abandoned after the machine
-// slowed down is not chosen later on an estimate from before (at the end
-// of another limit's probe).
-func TestFlightControlAbandonedEstimatesFollow(t *testing.T) {
+// TestFlightControlAbandonedEstimatesDropped: an abandoned challenger's
+// estimate is dropped, and a probe keeps the better of its own two
+// limits, so that a limit that got slower is not chosen later on an
+// estimate from before (at the end of another limit's probe).
+func TestFlightControlAbandonedEstimatesDropped(t *testing.T) {
 	f := newFlightControl(flightPeriod, flightMax)
 	m := &machine{rate: rates(50000, 49000, 45000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
 	m.run(&f, 2*time.Second)
@@ -198,6 +198,28 @@ func TestFlightControlAbandonedEstimatesFollow(t *testing.T) {
 	}
 	if chosen > 0 {
 		t.Errorf("%v at %d in flight outside its probes in 10 s, where it carries two thirds of the others: want none", chosen, flightMax)
+	}
+}
+
+// TestFlightControlEstimatesOfOneProbe: a whole probe of a limit whose
+// estimate was dropped compares it with this probe's rate of the limit
+// in force, not with an estimate that still holds rates from before the
+// machine sped up: eight, abandoned while slow, is not chosen when it
+// runs whole on a machine twice as fast where it is the slowest.
+func TestFlightControlEstimatesOfOneProbe(t *testing.T) {
+	f := newFlightControl(flightPeriod, flightMax)
+	m := &machine{rate: rates(50000, 49000, 30000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
+	m.run(&f, 5*time.Second)
+	m.rate = rates(100000, 85000, 80000)
+	var chosen time.Duration
+	for range 10000 {
+		at := m.run(&f, time.Millisecond)
+		if !f.probing && f.limit == flightMax {
+			chosen += at[flightMax]
+		}
+	}
+	if chosen > 0 {
+		t.Errorf("%v at %d in flight outside its probes in 10 s, where it is the slowest: want none", chosen, flightMax)
 	}
 }
 
