@@ -271,7 +271,8 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 			return
 		}
 		f.probing, f.periods, f.probes = false, 0, f.probes+1
-		if !f.measured[f.index(f.chal)] {
+		ci := f.index(f.chal)
+		if !f.measured[ci] {
 			// The challenger's estimate is this probe's rate alone: so
 			// is the limit in force's, else a blend with rates from
 			// before the machine changed would be held against it.
@@ -279,7 +280,7 @@ func (f *flightControl) counted(jobs int, elapsed time.Duration) {
 		}
 		f.note(f.prev, rate(f.probeJobs[0], f.probeTime[0]))
 		f.note(f.chal, rate(f.probeJobs[1], f.probeTime[1]))
-		f.abandonedRun[f.index(f.chal)] = 0
+		f.abandonedRun[ci] = 0
 		f.switchTo(f.better(f.prev, f.chal))
 		return
 	}
@@ -313,12 +314,11 @@ func rate(jobs int, elapsed time.Duration) float64 {
 
 // note adds rate, measured in a probe at limit l, to l's estimate.
 func (f *flightControl) note(l int, rate float64) {
-	for i, x := range f.limits[:f.nlimits] {
-		if x == l && f.measured[i] {
-			f.est[i] += (rate - f.est[i]) * flightWeight
-		} else if x == l {
-			f.est[i], f.measured[i] = rate, true
-		}
+	i := f.index(l)
+	if f.measured[i] {
+		f.est[i] += (rate - f.est[i]) * flightWeight
+	} else {
+		f.est[i], f.measured[i] = rate, true
 	}
 }
 

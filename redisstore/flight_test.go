@@ -55,6 +55,19 @@ func (m *machine) run(f *flightControl, d time.Duration) (at [flightMax + 1]time
 	return at
 }
 
+// outsideProbes runs f on m for d, a millisecond at a time, and returns
+// how long f spent at limit l while no probe ran: where f chose l.
+func (m *machine) outsideProbes(f *flightControl, l int, d time.Duration) time.Duration {
+	var chosen time.Duration
+	for range int(d / time.Millisecond) {
+		at := m.run(f, time.Millisecond)
+		if !f.probing && f.limit == l {
+			chosen += at[l]
+		}
+	}
+	return chosen
+}
+
 // rates returns a machine's rates: jobs a second at one, two and
 // flightMax round trips in flight.
 func rates(one, two, most float64) (r [flightMax + 1]float64) {
@@ -189,13 +202,7 @@ func TestFlightControlAbandonedEstimatesDropped(t *testing.T) {
 	m.run(&f, 2*time.Second)
 	m.rate = rates(30000, 30000, 20000)
 	// Time at eight outside its probes: chosen at the end of one.
-	var chosen time.Duration
-	for range 10000 {
-		at := m.run(&f, time.Millisecond)
-		if !f.probing && f.limit == flightMax {
-			chosen += at[flightMax]
-		}
-	}
+	chosen := m.outsideProbes(&f, flightMax, 10*time.Second)
 	if chosen > 0 {
 		t.Errorf("%v at %d in flight outside its probes in 10 s, where it carries two thirds of the others: want none", chosen, flightMax)
 	}
@@ -211,13 +218,7 @@ func TestFlightControlEstimatesOfOneProbe(t *testing.T) {
 	m := &machine{rate: rates(50000, 49000, 30000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
 	m.run(&f, 5*time.Second)
 	m.rate = rates(100000, 85000, 80000)
-	var chosen time.Duration
-	for range 10000 {
-		at := m.run(&f, time.Millisecond)
-		if !f.probing && f.limit == flightMax {
-			chosen += at[flightMax]
-		}
-	}
+	chosen := m.outsideProbes(&f, flightMax, 10*time.Second)
 	if chosen > 0 {
 		t.Errorf("%v at %d in flight outside its probes in 10 s, where it is the slowest: want none", chosen, flightMax)
 	}
