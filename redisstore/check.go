@@ -143,9 +143,8 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 				"addr", addr, "maxmemory-policy", p)
 		}
 	}
-	preloadScripts()
 	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
-		err := loadLibraries(ctx, c, s.allForServer(allScripts()))
+		err := s.loadLibraries(ctx, c)
 		switch {
 		case err == nil:
 			return nil
@@ -159,6 +158,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			return err
 		}
 	}
+	preloadScripts()
 	for _, sc := range s.allForServer(allScripts()) {
 		// Loading ahead saves the EVAL fallback on first use. An ACL that
 		// denies SCRIPT LOAD only costs that fallback.

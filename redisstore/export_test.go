@@ -121,3 +121,16 @@ func QueuedEnqueues(s *Store) int {
 	})
 	return n
 }
+
+// BuiltScripts returns how many scripts (variants) this process has built.
+func BuiltScripts() int { return len(allScripts()) }
+
+// ParsedLuaFiles returns how many files of lua/ this process has parsed.
+func ParsedLuaFiles() int {
+	n := 0
+	parsedLua.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// LuaFiles returns how many files lua/ holds.
+func LuaFiles() int { return len(luaSources()) }

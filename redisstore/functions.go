@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -406,18 +407,22 @@ func refused(err error) bool {
 	return true
 }
 
-// loadLibraries loads the libraries of all on c unless c holds them
-// from an earlier process: a library of its own, their manifest, named
-// after a hash of their names, is loaded once they all were, and a server
+// loadLibraries loads the preloaded libraries (preloadScripts) on c, in
+// their form for the store's server (allForServer), with every other
+// built so far, unless c holds them from an earlier process: a library of
+// its own, their manifest, is loaded once they all were, and a server
 // whose manifest answers FCALL is sent none of their source again (about
-// a megabyte). A library deleted by hand since comes back on its first
-// call that misses it, as after FUNCTION FLUSH.
-func loadLibraries(ctx context.Context, c redis.Cmdable, all []*script) error {
-	fn, lib := manifest(all)
+// a megabyte). The libraries are built only then: a process whose server
+// holds them builds each script on its first call, from its own files.
+// A library deleted by hand since comes back on its first call that
+// misses it, as after FUNCTION FLUSH.
+func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable) error {
+	fn, lib := manifest(s.shardPub)
 	if c.FCall(ctx, fn, nil).Err() == nil {
 		return nil
 	}
-	if err := loadFunctions(ctx, c, all); err != nil {
+	preloadScripts()
+	if err := loadFunctions(ctx, c, s.allForServer(allScripts())); err != nil {
 		return err
 	}
 	if err := c.FunctionLoad(ctx, lib).Err(); err != nil && !loaded(err, fn) {
@@ -426,17 +431,57 @@ func loadLibraries(ctx context.Context, c redis.Cmdable, all []*script) error {
 	return nil
 }
 
-// manifest returns the name and the library of the manifest of all
-// (loadLibraries): one function that does nothing and may run anywhere.
-func manifest(all []*script) (fn, lib string) {
-	h := sha1.New()
-	for _, sc := range all {
-		h.Write([]byte(sc.fn + "\n"))
+// libFormat names the way buildForm and assemble make a library from its
+// files. Change it with any change to them that changes a library's
+// source without changing lua/, the keys or the constants Go gives it:
+// the manifest (manifest) is named after it with those. A manifest that
+// stayed the same over such a change costs each process of the new
+// version one round trip for each of its preloaded libraries, on its
+// first call (reloadFunctions), as after FUNCTION FLUSH.
+const libFormat = "hopper-lib-1"
+
+// manifests holds the manifest's name and library in the two forms
+// (manifest): without shard channels, then with them.
+var manifests [2]func() [2]string
+
+func init() {
+	for i := range manifests {
+		manifests[i] = sync.OnceValue(func() [2]string { return makeManifest(i == 1) })
 	}
-	fn = "hopper_" + hex.EncodeToString(h.Sum(nil)[:6]) + "_loaded"
-	lib = "#!lua name=" + fn + "\nredis.register_function{function_name = '" + fn +
+}
+
+// manifest returns the name and the library of the manifest of the
+// preloaded libraries in their form for a server with shard channels
+// (shard) or without (loadLibraries): one function that does nothing and
+// may run anywhere. Its name is a digest of what they are built from, so
+// that a process learns whether a server holds them without building
+// them: lua/'s files, which scripts and variants are preloaded, the keys
+// and constants Go gives them, the key check of the tests (keycheck.go)
+// and libFormat.
+func manifest(shard bool) (fn, lib string) {
+	i := 0
+	if shard {
+		i = 1
+	}
+	m := manifests[i]()
+	return m[0], m[1]
+}
+
+// makeManifest is manifest, made.
+func makeManifest(shard bool) [2]string {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s\n%t %t\n%v\n%v\n%v\n", libFormat, shard, keyCheck, preloaded, luaConsts, luaTexts)
+	for _, k := range keyTable {
+		fmt.Fprintf(h, "%s %s %d\n", k.name, k.suffix, k.fam)
+	}
+	srcs := luaSources()
+	for _, name := range slices.Sorted(maps.Keys(srcs)) {
+		fmt.Fprintf(h, "%s %d\n%s", name, len(srcs[name]), srcs[name])
+	}
+	fn := "hopper_" + hex.EncodeToString(h.Sum(nil)[:6]) + "_loaded"
+	lib := "#!lua name=" + fn + "\nredis.register_function{function_name = '" + fn +
 		"', callback = function() return 1 end, flags = {'no-writes', 'allow-oom', 'allow-stale'}}\n"
-	return fn, lib
+	return [2]string{fn, lib}
 }
 
 // loaded reports whether err is FUNCTION LOAD's refusal of library fn

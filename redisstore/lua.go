@@ -84,9 +84,10 @@ type topDecl struct {
 	init  bool
 }
 
-// luaFiles returns every file of lua/, by name, read on first use.
-var luaFiles = sync.OnceValue(func() map[string]*luaFile {
-	m := map[string]*luaFile{}
+// luaSources returns the source of every file of lua/, by name (its path
+// in lua/ without ".lua": "claim", "ready/plain"), read on first use.
+var luaSources = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
 	err := fs.WalkDir(luaFS, "lua", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
 			return err
@@ -95,11 +96,7 @@ var luaFiles = sync.OnceValue(func() map[string]*luaFile {
 		if err != nil {
 			return err
 		}
-		f, err := parseLua(strings.TrimSuffix(strings.TrimPrefix(p, "lua/"), ".lua"), string(b))
-		if err != nil {
-			return err
-		}
-		m[f.name] = f
+		m[strings.TrimSuffix(strings.TrimPrefix(p, "lua/"), ".lua")] = string(b)
 		return nil
 	})
 	if err != nil {
@@ -107,6 +104,40 @@ var luaFiles = sync.OnceValue(func() map[string]*luaFile {
 	}
 	return m
 })
+
+// parsedLua holds the files of lua/ parsed so far, by name.
+var parsedLua sync.Map // string -> *luaFile
+
+// luaFileNamed returns file name of lua/, parsed on its first use, or nil
+// when lua/ has no such file. A script is built from its own files only,
+// so that a process's first call parses a tenth of lua/, not all of it
+// (docs/performance.md, "A process's first call"). It panics when the
+// file's directives are wrong: a bug of this package, which the tests
+// meet first (they parse every file: luaFiles).
+func luaFileNamed(name string) *luaFile {
+	if f, ok := parsedLua.Load(name); ok {
+		return f.(*luaFile)
+	}
+	src, ok := luaSources()[name]
+	if !ok {
+		return nil
+	}
+	f, err := parseLua(name, src)
+	if err != nil {
+		panic("redisstore: " + err.Error())
+	}
+	got, _ := parsedLua.LoadOrStore(name, f)
+	return got.(*luaFile)
+}
+
+// luaFiles returns every file of lua/, parsed, by name.
+func luaFiles() map[string]*luaFile {
+	m := make(map[string]*luaFile, len(luaSources()))
+	for name := range luaSources() {
+		m[name] = luaFileNamed(name)
+	}
+	return m
+}
 
 // parseLua reads the directives of file name.
 func parseLua(name, src string) (*luaFile, error) {
@@ -217,7 +248,7 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 			return nil
 		}
 		seen[n] = true
-		f := luaFiles()[n]
+		f := luaFileNamed(n)
 		if f == nil {
 			return fmt.Errorf("lua/%s.lua (included by %s) does not exist", n, from)
 		}

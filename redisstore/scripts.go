@@ -28,11 +28,14 @@ var full = variant{shape: shapeAll, wf: "record"}
 // one variant of a script that has no slot.
 func fullScript(file string) *script { return scriptFor(file, full) }
 
-// preloadScripts builds the scripts the start-up check loads: those a
-// worker of a plain queue calls to drain it and a producer to fill it,
-// in the plain queue's variants. Every other script and variant is loaded
-// on its first call (Store.call). A server keeps every library any
-// process loaded in one Lua heap, and Redis 7.0 steps its collector
+// preloadScripts builds the scripts the start-up check loads on a server
+// that lacks them (loadLibraries), and a store that calls plain scripts
+// loads at its check (checkNode): those a worker of a plain queue calls
+// to drain it and a producer to fill it, in the plain queue's variants.
+// On a server that holds them (an earlier process loaded them) each is
+// built on its first call. Every other script and variant is built and
+// loaded on its first call (Store.call). A server keeps every library
+// any process loaded in one Lua heap, and Redis 7.0 steps its collector
 // through that heap every 50 calls of any function, so every library
 // held makes every call dearer (docs/performance.md, "The functions' Lua
 // heap", has the counts). A server at maxmemory refuses FUNCTION LOAD:
@@ -40,18 +43,16 @@ func fullScript(file string) *script { return scriptFor(file, full) }
 // called then runs as a plain script (EVALSHA), which its allow-oom flag
 // lets run.
 var preloadScripts = sync.OnceFunc(func() {
-	for _, c := range []struct {
-		file string
-		v    variant
-	}{
-		{"enqueue", variant{}}, {"claim", variant{}}, {"finish", variant{}}, {"maintain", variant{}},
-	} {
+	for _, c := range preloaded {
 		scriptFor(c.file, c.v)
 	}
-	for _, name := range []string{"extend", "heartbeat", "dur_add", "wf_due"} {
-		fullScript(name)
-	}
 })
+
+// preloaded are the scripts preloadScripts builds, and their variants.
+var preloaded = [...]scriptID{
+	{"enqueue", variant{}}, {"claim", variant{}}, {"finish", variant{}}, {"maintain", variant{}},
+	{"extend", full}, {"heartbeat", full}, {"dur_add", full}, {"wf_due", full},
+}
 
 // evalCall is one script call, possibly sent with others in a pipeline.
 // A shaped call (file set) has its script and keys chosen when it is sent
