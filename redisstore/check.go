@@ -154,6 +154,15 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			s.fmode.refused.Store(true)
 			s.opts.Logger.Warn("redisstore: the server refused FUNCTION LOAD; calling plain scripts (EVALSHA), which costs Redis more CPU per call",
 				"addr", addr, "error", err)
+		case classify(err) == ErrOOM:
+			// A server at maxmemory refuses FUNCTION LOAD until it has
+			// room. The check passes: each script is loaded on its first
+			// call, and runs as a plain script while the server refuses
+			// it, which the claims' and acks' allow-oom flag lets run,
+			// so that workers drain the queues that filled it.
+			s.opts.Logger.Warn("redisstore: the server is at maxmemory and refused FUNCTION LOAD; scripts run as plain scripts (EVALSHA) until it has room",
+				"addr", addr, "error", err)
+			return nil
 		default:
 			return err
 		}

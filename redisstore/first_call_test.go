@@ -30,7 +30,7 @@ func TestFirstCallBuildsItsOwnScript(t *testing.T) {
 	admin := srv.Client(t)
 	run := func() (built, parsed, files int) {
 		t.Helper()
-		cmd := exec.Command(os.Args[0])
+		cmd := exec.CommandContext(t.Context(), os.Args[0])
 		cmd.Env = append(os.Environ(), firstCallAddr+"="+admin.Options().Addr)
 		childproc.DieWithParent(cmd)
 		out, err := cmd.CombinedOutput()

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"crypto/sha1"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -58,8 +59,9 @@ type variant struct {
 
 // scripts holds every variant built so far, by file and variant (read
 // without a lock: every call looks its script up), and by name, and their
-// list in the order they were built (the start-up check loads those built
-// so far: preloadScripts).
+// list in the order they were built (a start-up check that finds the
+// server without the preloaded ones loads all those built so far:
+// loadLibraries).
 var scripts struct {
 	byVariant sync.Map // scriptID -> *script
 	sync.Mutex
@@ -431,14 +433,13 @@ func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable) error {
 	return nil
 }
 
-// libFormat names the way buildForm and assemble make a library from its
-// files. Change it with any change to them that changes a library's
-// source without changing lua/, the keys or the constants Go gives it:
-// the manifest (manifest) is named after it with those. A manifest that
-// stayed the same over such a change costs each process of the new
-// version one round trip for each of its preloaded libraries, on its
-// first call (reloadFunctions), as after FUNCTION FLUSH.
-const libFormat = "hopper-lib-1"
+// libGo holds the Go files that make libraries of lua/'s files, for the
+// manifest's digest (makeManifest): any change to them, even one that
+// leaves every library as it was, names a new manifest, so that a new
+// build's first process loads the libraries its server lacks.
+//
+//go:embed functions.go lua.go keys.go keycheck.go notify_sharded.go scripts.go shape.go
+var libGo embed.FS
 
 // manifests holds the manifest's name and library in the two forms
 // (manifest): without shard channels, then with them.
@@ -455,9 +456,11 @@ func init() {
 // (shard) or without (loadLibraries): one function that does nothing and
 // may run anywhere. Its name is a digest of what they are built from, so
 // that a process learns whether a server holds them without building
-// them: lua/'s files, which scripts and variants are preloaded, the keys
-// and constants Go gives them, the key check of the tests (keycheck.go)
-// and libFormat.
+// them: lua/'s files, the Go files that build them (libGo) with the
+// values they read from elsewhere (the constants and texts Lua shares
+// with Go), and whether the tests' key check is on (keycheck.go). A
+// manifest found while a library it stands for is missing (deleted by
+// hand) costs the first call of that library a reload (Store.call).
 func manifest(shard bool) (fn, lib string) {
 	i := 0
 	if shard {
@@ -470,13 +473,23 @@ func manifest(shard bool) (fn, lib string) {
 // makeManifest is manifest, made.
 func makeManifest(shard bool) [2]string {
 	h := sha1.New()
-	fmt.Fprintf(h, "%s\n%t %t\n%v\n%v\n%v\n", libFormat, shard, keyCheck, preloaded, luaConsts, luaTexts)
-	for _, k := range keyTable {
-		fmt.Fprintf(h, "%s %s %d\n", k.name, k.suffix, k.fam)
-	}
+	fmt.Fprintf(h, "%t %t\n%v\n%v\n", shard, keyCheck, luaConsts, luaTexts)
 	srcs := luaSources()
 	for _, name := range slices.Sorted(maps.Keys(srcs)) {
-		fmt.Fprintf(h, "%s %d\n%s", name, len(srcs[name]), srcs[name])
+		fmt.Fprintf(h, "lua/%s %d\n", name, len(srcs[name]))
+		io.WriteString(h, srcs[name])
+	}
+	goFiles, err := libGo.ReadDir(".")
+	if err != nil {
+		panic("redisstore: " + err.Error())
+	}
+	for _, f := range goFiles {
+		b, err := libGo.ReadFile(f.Name())
+		if err != nil {
+			panic("redisstore: " + err.Error())
+		}
+		fmt.Fprintf(h, "%s %d\n", f.Name(), len(b))
+		h.Write(b)
 	}
 	fn := "hopper_" + hex.EncodeToString(h.Sum(nil)[:6]) + "_loaded"
 	lib := "#!lua name=" + fn + "\nredis.register_function{function_name = '" + fn +

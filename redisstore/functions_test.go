@@ -294,3 +294,33 @@ func TestVariantFirstCalledAtMaxmemoryDrains(t *testing.T) {
 		t.Errorf("libraries loaded at maxmemory: %v, want none (FUNCTION LOAD is refused)", libs)
 	}
 }
+
+// TestCheckAtMaxmemoryWithoutLibraries: a process that starts while its
+// server is at maxmemory and lacks hopper's libraries (a new version
+// deployed while Redis is full, or a server whose functions were
+// flushed) still drains its queues: FUNCTION LOAD is refused, so its
+// claims and acks run as plain scripts, which may run at maxmemory, and
+// memory is freed as jobs end.
+func TestCheckAtMaxmemoryWithoutLibraries(t *testing.T) {
+	ctx := t.Context()
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	mustEnqueue(t, redisstore.New(srv.Client(t), &redisstore.Config{Prefix: prefix}), job("q", "full-1"))
+	if err := admin.FunctionFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.ConfigSet(context.Background(), "maxmemory", "0") })
+	s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: prefix})
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 10, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("Claim of a new process at maxmemory, its server without the libraries: %+v, %v; want the job", res, err)
+	}
+	r := res.Jobs[0]
+	if errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: r.ID, Token: r.Token, Outcome: store.OutcomeAck}}); err != nil || errs[0] != nil {
+		t.Fatalf("ack at maxmemory: %v, %v", errs, err)
+	}
+}
