@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -264,7 +265,18 @@ type scriptRunner interface {
 type funcMode struct {
 	on      atomic.Bool // FCALL; else EVALSHA
 	refused atomic.Bool // a server refused FUNCTION LOAD during a check
+	// fullUntil is when a load refused for want of memory may be tried
+	// again (Unix ns; 0: none was): until then a function a server lacks
+	// runs as a plain script at once (reloadFunctions).
+	fullUntil atomic.Int64
 }
+
+// fullPause is how long a store sends no FUNCTION LOAD after a server
+// refused one at maxmemory. A library is a large command (tens of KB)
+// that the server reads whole before refusing it, at every call of a
+// script it lacks while it is full; the calls run as plain scripts
+// meanwhile, which claims and acks may do at maxmemory.
+const fullPause = time.Second
 
 // call runs sc on c and returns its reply. A function the server does not
 // know (a flushed or new server) is loaded on the key's node and called
@@ -364,6 +376,9 @@ func noFunction(err error) bool {
 // call). When that fails, the store turns to plain scripts and it returns
 // false.
 func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*script) bool {
+	if until := s.fmode.fullUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+		return false
+	}
 	want = s.allForServer(want)
 	var err error
 	switch c := s.rdb.(type) {
@@ -379,6 +394,9 @@ func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*scr
 	}
 	if err == nil {
 		return true
+	}
+	if classify(err) == ErrOOM {
+		s.fmode.fullUntil.Store(time.Now().Add(fullPause).UnixNano())
 	}
 	if refused(err) && s.fmode.on.CompareAndSwap(true, false) {
 		s.opts.Logger.Warn("redisstore: the server refused FUNCTION LOAD; calling plain scripts (EVALSHA) from now on, which costs Redis more CPU per call",
