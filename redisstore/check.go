@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -161,7 +160,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			// call, and runs as a plain script while the server refuses
 			// it, which the claims' and acks' allow-oom flag lets run,
 			// so that workers drain the queues that filled it.
-			s.fmode.fullUntil.Store(time.Now().Add(fullPause).UnixNano())
+			s.pauseLoads()
 			s.opts.Logger.Warn("redisstore: the server is at maxmemory and refused FUNCTION LOAD; scripts run as plain scripts (EVALSHA) until it has room",
 				"addr", addr, "error", err)
 			return nil

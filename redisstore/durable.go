@@ -92,7 +92,7 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 		var wait *redis.IntCmd
 		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, call := range calls {
-				if source && !s.fmode.on.Load() {
+				if source {
 					call.cmd = s.forServer(call.script).eval.Eval(ctx, p, call.keys, call.args...)
 				} else {
 					call.cmd = s.pipe(ctx, p, call.script, call.keys, call.args...)
@@ -120,6 +120,10 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 		}
 	}
 	if len(again) > 0 {
+		// Sent again as functions once loaded; as plain scripts, with
+		// their source, when the store calls plain scripts or the load
+		// failed (a server at maxmemory refuses it).
+		source := true
 		if s.fmode.on.Load() {
 			want := make([]*script, 0, len(again))
 			for _, call := range again {
@@ -127,9 +131,9 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 					want = append(want, call.script)
 				}
 			}
-			s.reloadFunctions(ctx, again[0].keys, want...)
+			source = !s.reloadFunctions(ctx, again[0].keys, want...)
 		}
-		run(again, true)
+		run(again, source)
 	}
 }
 

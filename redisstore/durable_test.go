@@ -19,23 +19,14 @@ import (
 // the moment Enqueue returns.
 func TestReplicasWaitsForAReplica(t *testing.T) {
 	ctx := context.Background()
-	master := redistest.Start(t, redistest.Private())
-	replica := redistest.Start(t, redistest.Private())
-	follow(t, replica, master)
+	master, replica := replicated(t)
 	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute})
 	mustEnqueue(t, s, job("q", "a"))
 	// A replica read (no WAIT of its own): the job is there already.
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || !ok {
 		t.Fatalf("job on the replica right after Enqueue returned: %v, %v; want it there", ok, err)
 	}
-	c, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute})
-	if err != nil || len(c.Jobs) != 1 {
-		t.Fatalf("Claim: %v %v", c, err)
-	}
-	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: "a", Token: c.Jobs[0].Token, Outcome: store.OutcomeAck}})
-	if err != nil || errs[0] != nil {
-		t.Fatalf("Finish: %v %v", errs, err)
-	}
+	ackNext(t, s, "q", "a")
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || ok {
 		t.Fatalf("job on the replica right after its ack returned: %v, %v; want it gone", ok, err)
 	}
@@ -71,9 +62,7 @@ func TestReplicasFailsWithoutReplica(t *testing.T) {
 // first write).
 func TestReplicasDuplicateWaitsForTheStoredCopy(t *testing.T) {
 	ctx := context.Background()
-	master := redistest.Start(t, redistest.Private())
-	replica := redistest.Start(t, redistest.Private())
-	follow(t, replica, master)
+	master, replica := replicated(t)
 	rdb := master.Client(t)
 	s := storeOn(t, rdb, &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute})
 	mustEnqueue(t, s, job("q", "before")) // the durable stores' connection has written and been waited for
@@ -137,4 +126,36 @@ func TestReplicasCoverWorkflows(t *testing.T) {
 			t.Fatalf("the same workflow enqueued again: duplicate %v, %v; want a duplicate (it is on the master)", dup, err)
 		}
 	})
+}
+
+// TestReplicasAckAtMaxmemoryWithoutLibraries: with Config.Replicas, a
+// process that starts while its server is at maxmemory and lacks
+// hopper's libraries still claims and acks (as plain scripts, which the
+// server runs at maxmemory), each ack waiting for the replica.
+func TestReplicasAckAtMaxmemoryWithoutLibraries(t *testing.T) {
+	ctx := t.Context()
+	master, replica := replicated(t)
+	admin := master.Client(t)
+	cfg := &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute}
+	mustEnqueue(t, storeOn(t, master.Client(t), cfg), job("q", "a"))
+	if err := admin.FunctionFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.ConfigSet(context.Background(), "maxmemory", "0") })
+	ackNext(t, storeOn(t, master.Client(t), cfg), "q", "a")
+	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || ok {
+		t.Fatalf("job on the replica after its ack at maxmemory: %v, %v; want it gone", ok, err)
+	}
+}
+
+// replicated starts a private master and a replica that follows it.
+func replicated(t *testing.T) (master, replica *redistest.Server) {
+	t.Helper()
+	master = redistest.Start(t, redistest.Private())
+	replica = redistest.Start(t, redistest.Private())
+	follow(t, replica, master)
+	return master, replica
 }

@@ -134,3 +134,8 @@ func ParsedLuaFiles() int {
 
 // LuaFiles returns how many files lua/ holds.
 func LuaFiles() int { return len(luaSources()) }
+
+// SetFullPause sets how long s sends no FUNCTION LOAD after a server
+// refused one at maxmemory (a second by default). Call it before s is
+// used.
+func SetFullPause(s *Store, d time.Duration) { s.fmode.fullPause = d }

@@ -266,17 +266,47 @@ type funcMode struct {
 	on      atomic.Bool // FCALL; else EVALSHA
 	refused atomic.Bool // a server refused FUNCTION LOAD during a check
 	// fullUntil is when a load refused for want of memory may be tried
-	// again (Unix ns; 0: none was): until then a function a server lacks
-	// runs as a plain script at once (reloadFunctions).
+	// again (monotonic ns: monoNow; 0: none was): until then a function
+	// a server lacks runs as a plain script at once (reloadFunctions).
 	fullUntil atomic.Int64
+	// fullPause is how long that is: defaultFullPause (tests change it).
+	fullPause time.Duration
 }
 
-// fullPause is how long a store sends no FUNCTION LOAD after a server
-// refused one at maxmemory. A library is a large command (tens of KB)
-// that the server reads whole before refusing it, at every call of a
-// script it lacks while it is full; the calls run as plain scripts
+// defaultFullPause is how long a store sends no FUNCTION LOAD after a
+// server refused one at maxmemory. A library is a large command (tens
+// of KB) that the server reads whole before refusing it, at every call
+// of a script it lacks while it is full; the calls run as plain scripts
 // meanwhile, which claims and acks may do at maxmemory.
-const fullPause = time.Second
+const defaultFullPause = time.Second
+
+// monoEpoch anchors monoNow.
+var monoEpoch = time.Now()
+
+// monoNow returns the time since the process started, from the monotonic
+// clock: a step of the wall clock does not move it.
+func monoNow() int64 { return int64(time.Since(monoEpoch)) }
+
+// pauseLoads records that a server refused FUNCTION LOAD for want of
+// memory: no store call loads a library for fmode.fullPause.
+func (s *Store) pauseLoads() {
+	s.fmode.fullUntil.Store(monoNow() + int64(s.fmode.fullPause))
+}
+
+// loadsPaused reports whether a load must wait (pauseLoads). When the
+// pause has ended, one caller is let through, which starts the next
+// pause: the others wait for what its load finds.
+func (s *Store) loadsPaused() bool {
+	until := s.fmode.fullUntil.Load()
+	if until == 0 {
+		return false
+	}
+	now := monoNow()
+	if now < until {
+		return true
+	}
+	return !s.fmode.fullUntil.CompareAndSwap(until, now+int64(s.fmode.fullPause))
+}
 
 // call runs sc on c and returns its reply. A function the server does not
 // know (a flushed or new server) is loaded on the key's node and called
@@ -376,7 +406,7 @@ func noFunction(err error) bool {
 // call). When that fails, the store turns to plain scripts and it returns
 // false.
 func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*script) bool {
-	if until := s.fmode.fullUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+	if s.loadsPaused() {
 		return false
 	}
 	want = s.allForServer(want)
@@ -393,10 +423,11 @@ func (s *Store) reloadFunctions(ctx context.Context, keys []string, want ...*scr
 		err = loadFunctions(ctx, s.rdb, want)
 	}
 	if err == nil {
+		s.fmode.fullUntil.Store(0)
 		return true
 	}
 	if classify(err) == ErrOOM {
-		s.fmode.fullUntil.Store(time.Now().Add(fullPause).UnixNano())
+		s.pauseLoads()
 	}
 	if refused(err) && s.fmode.on.CompareAndSwap(true, false) {
 		s.opts.Logger.Warn("redisstore: the server refused FUNCTION LOAD; calling plain scripts (EVALSHA) from now on, which costs Redis more CPU per call",

@@ -105,6 +105,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		flightPeriod: flightPeriod,
 		flightMost:   flightMost(poolSize(client)),
 	}
+	s.fmode.fullPause = defaultFullPause
 	c, plain := client.(*redis.Client)
 	s.sharded = !plain
 	if plain && o.Replicas == 0 {
