@@ -197,15 +197,7 @@ func TestFlightControlReferenceSettles(t *testing.T) {
 // limits, so that a limit that got slower is not chosen later on an
 // estimate from before (at the end of another limit's probe).
 func TestFlightControlAbandonedEstimatesDropped(t *testing.T) {
-	f := newFlightControl(flightPeriod, flightMax)
-	m := &machine{rate: rates(50000, 49000, 45000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
-	m.run(&f, 2*time.Second)
-	m.rate = rates(30000, 30000, 20000)
-	// Time at eight outside its probes: chosen at the end of one.
-	chosen := m.outsideProbes(&f, flightMax, 10*time.Second)
-	if chosen > 0 {
-		t.Errorf("%v at %d in flight outside its probes in 10 s, where it carries two thirds of the others: want none", chosen, flightMax)
-	}
+	mostNotChosen(t, rates(50000, 49000, 45000), 2*time.Second, rates(30000, 30000, 20000), "where it carries two thirds of the others")
 }
 
 // TestFlightControlEstimatesOfOneProbe: a whole probe of a limit whose
@@ -214,13 +206,21 @@ func TestFlightControlAbandonedEstimatesDropped(t *testing.T) {
 // machine sped up: eight, abandoned while slow, is not chosen when it
 // runs whole on a machine twice as fast where it is the slowest.
 func TestFlightControlEstimatesOfOneProbe(t *testing.T) {
+	mostNotChosen(t, rates(50000, 49000, 30000), 5*time.Second, rates(100000, 85000, 80000), "where it is the slowest")
+}
+
+// mostNotChosen runs a batcher for d on a machine of rates before, then
+// on one of rates after, and fails t when it spends any of the next 10 s
+// at the most in flight outside its probes (chosen at the end of one):
+// why says why it should not be.
+func mostNotChosen(t *testing.T, before [flightMax + 1]float64, d time.Duration, after [flightMax + 1]float64, why string) {
+	t.Helper()
 	f := newFlightControl(flightPeriod, flightMax)
-	m := &machine{rate: rates(50000, 49000, 30000), perTrip: 7, now: time.Unix(1e9, 0), carry: true}
-	m.run(&f, 5*time.Second)
-	m.rate = rates(100000, 85000, 80000)
-	chosen := m.outsideProbes(&f, flightMax, 10*time.Second)
-	if chosen > 0 {
-		t.Errorf("%v at %d in flight outside its probes in 10 s, where it is the slowest: want none", chosen, flightMax)
+	m := &machine{rate: before, perTrip: 7, now: time.Unix(1e9, 0), carry: true}
+	m.run(&f, d)
+	m.rate = after
+	if chosen := m.outsideProbes(&f, flightMax, 10*time.Second); chosen > 0 {
+		t.Errorf("%v at %d in flight outside its probes in 10 s, %s: want none", chosen, flightMax, why)
 	}
 }
 

@@ -490,15 +490,12 @@ func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable) error {
 //go:embed functions.go lua.go keys.go keycheck.go notify_sharded.go scripts.go shape.go
 var libGo embed.FS
 
-// manifests holds the manifest's name and library in the two forms
-// (manifest): without shard channels, then with them.
-var manifests [2]func() [2]string
-
-func init() {
-	for i := range manifests {
-		manifests[i] = sync.OnceValue(func() [2]string { return makeManifest(i == 1) })
-	}
-}
+// manifestPlain and manifestShard are the manifest's name and library
+// in its two forms (manifest), made on first use.
+var (
+	manifestPlain = sync.OnceValue(func() [2]string { return makeManifest(false) })
+	manifestShard = sync.OnceValue(func() [2]string { return makeManifest(true) })
+)
 
 // manifest returns the name and the library of the manifest of the
 // preloaded libraries in their form for a server with shard channels
@@ -511,12 +508,12 @@ func init() {
 // manifest found while a library it stands for is missing (deleted by
 // hand) costs the first call of that library a reload (Store.call).
 func manifest(shard bool) (fn, lib string) {
-	i := 0
+	m := manifestPlain
 	if shard {
-		i = 1
+		m = manifestShard
 	}
-	m := manifests[i]()
-	return m[0], m[1]
+	v := m()
+	return v[0], v[1]
 }
 
 // makeManifest is manifest, made.
