@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hopperq/hopper/internal/childproc"
@@ -76,4 +78,84 @@ func firstCallChild(addr string) int {
 	}
 	fmt.Printf("built %d parsed %d of %d\n", redisstore.BuiltScripts(), redisstore.ParsedLuaFiles(), redisstore.LuaFiles())
 	return 0
+}
+
+// TestFirstCallRoundTrips: a new Store's first Enqueue, on a server that
+// holds hopper's libraries and layout, waits for two round trips of
+// hopper's: the start-up check's reads, all in one, and the queue's
+// registration with the enqueue. Over a network each is a millisecond or
+// more of a CLI command's, a cron job's or a serverless producer's first
+// call. (The new connection's own, HELLO and CLIENT, are go-redis's,
+// which its options set: listed, not counted.)
+func TestFirstCallRoundTrips(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	ctx := t.Context()
+	earlier := redisstore.New(admin, &redisstore.Config{Prefix: t.Name()})
+	if _, err := earlier.Enqueue(ctx, []*store.NewJob{job("q", "earlier")}); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: admin.Options().Addr})
+	t.Cleanup(func() { rdb.Close() })
+	trips := &tripCounter{}
+	rdb.AddHook(trips)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: t.Name()})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("q2", "first")}); err != nil {
+		t.Fatal(err)
+	}
+	all := trips.list()
+	var own []string
+	for _, trip := range all {
+		if !strings.HasPrefix(trip, "hello") && !strings.HasPrefix(trip, "client") {
+			own = append(own, trip)
+		}
+	}
+	t.Logf("round trips, the connection's included:\n%s", strings.Join(all, "\n"))
+	if len(own) != 2 {
+		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 2 (the check's reads; the registration and the enqueue):\n%s",
+			len(own), strings.Join(own, "\n"))
+	}
+	if n, err := admin.LLen(ctx, "{"+t.Name()+":q2}:r").Result(); err != nil || n != 1 {
+		t.Errorf("ready jobs of the new queue: %d, %v; want 1", n, err)
+	}
+}
+
+// tripCounter is a go-redis hook that lists the round trips of a client:
+// one a command, one a pipeline (its commands' names).
+type tripCounter struct {
+	mu    sync.Mutex
+	trips []string
+}
+
+func (c *tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.add(cmd.Name())
+		return next(ctx, cmd)
+	}
+}
+
+func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		names := make([]string, len(cmds))
+		for i, cmd := range cmds {
+			names[i] = cmd.Name()
+		}
+		c.add(strings.Join(names, " "))
+		return next(ctx, cmds)
+	}
+}
+
+func (c *tripCounter) add(trip string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trips = append(c.trips, trip)
+}
+
+// list returns the round trips so far, one line each.
+func (c *tripCounter) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.trips)
 }

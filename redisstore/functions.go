@@ -467,9 +467,9 @@ func refused(err error) bool {
 // holds them builds each script on its first call, from its own files.
 // A library deleted by hand since comes back on its first call that
 // misses it, as after FUNCTION FLUSH.
-func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable) error {
+func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable, called *redis.Cmd) error {
 	fn, lib := manifest(s.shardPub)
-	if c.FCall(ctx, fn, nil).Err() == nil {
+	if called.Err() == nil {
 		return nil
 	}
 	preloadScripts()
