@@ -462,8 +462,9 @@ func refused(err error) bool {
 // their form for the store's server (allForServer), with every other
 // built so far, unless c holds them from an earlier process: a library of
 // its own, their manifest, is loaded once they all were, and a server
-// whose manifest answers FCALL is sent none of their source again (about
-// a megabyte). The libraries are built only then: a process whose server
+// whose manifest answered FCALL (called: the reply, which the check's
+// reads carried, readNode) is sent none of their source again (about a
+// megabyte). The libraries are built only then: a process whose server
 // holds them builds each script on its first call, from its own files.
 // A library deleted by hand since comes back on its first call that
 // misses it, as after FUNCTION FLUSH.
