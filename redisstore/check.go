@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -85,19 +87,44 @@ func (s *Store) checkServer(ctx context.Context) error {
 
 // checkNodes checks every node that holds data and loads the partitioned
 // queues: all the check but the layout. Once it passed, nodesOK is set
-// (prepareAdmin). With a plain client it returns the reads of the
-// store-wide keys it sent with the node's (nodeReads), else none.
+// (prepareAdmin). It returns the reads of the store-wide keys it sent
+// with their node's (nodeReads): with a plain client or a Cluster, not a
+// Ring.
 func (s *Store) checkNodes(ctx context.Context) (*nodeReads, error) {
 	var err error
 	pre := &nodeReads{}
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:
-		err = c.ForEachMaster(ctx, s.checkNode)
+		// The master of the store-wide keys' slot sends their reads with
+		// its own (when the slots cannot be read, they go after).
+		home, herr := c.MasterForKey(ctx, s.g.layoutKey())
+		var mu sync.Mutex
+		var stale atomic.Bool
+		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			global := herr == nil && n.Options().Addr == home.Options().Addr
+			r := s.readNode(ctx, n, global)
+			if global {
+				mu.Lock()
+				pre = r
+				mu.Unlock()
+			}
+			err := s.checkNodeReads(ctx, n, r)
+			if r.stale {
+				stale.Store(true)
+			}
+			return err
+		})
+		if stale.Load() {
+			pre = &nodeReads{}
+		}
 	case *redis.Ring:
 		err = c.ForEachShard(ctx, s.checkNode)
 	case *redis.Client:
 		pre = s.readNode(ctx, c, true)
 		err = s.checkNodeReads(ctx, c, pre)
+		if pre.stale {
+			pre = &nodeReads{}
+		}
 	default:
 		return pre, fmt.Errorf("redisstore: unsupported client type %T", s.rdb)
 	}
@@ -125,12 +152,19 @@ type nodeReads struct {
 	info     *redis.StringCmd
 	policy   *redis.MapStringStringCmd
 	manifest *redis.Cmd // the libraries' manifest called; nil: the store calls no functions
-	// The reads of the store-wide keys, sent with a plain client's (its
-	// one node holds them), else nil: the partitioned queues, unless
+	// The reads of the store-wide keys, sent with the reads of the node
+	// that holds them, else nil: the partitioned queues, unless
 	// Config.Partitions declares some (syncPartitions writes them first),
-	// and the layout (checkLayout).
+	// and the layout (checkLayout). Their readers read again through the
+	// store's client a reply that holds an error (a Cluster's slot moved
+	// since, say).
 	parts  *redis.MapStringStringCmd
 	layout *redis.StringCmd
+	// stale is set when the check loaded libraries or scripts on the node
+	// after its reads (its manifest missing, or plain scripts): the
+	// store-wide keys' replies are then too old to use (another process
+	// may have written them meanwhile), and checkNodes drops them.
+	stale bool
 }
 
 // readNode sends the check's reads of node c in one pipeline; with
@@ -138,12 +172,11 @@ type nodeReads struct {
 // error.
 func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nodeReads {
 	r := &nodeReads{}
-	// On a connection of the client's pool, not of go-redis's pool for
-	// pipelines: the first call that follows (an enqueue's lease) takes
-	// it, and does not pay a new connection's round trips.
-	cn := c.Conn()
-	defer cn.Close()
-	_, _ = cn.Pipelined(ctx, func(p redis.Pipeliner) error {
+	// (Not on a Client.Conn, whose connection the enqueue that follows
+	// would take instead of opening one of its own: in go-redis 9.23 a
+	// Conn's first connection races with the client's on their shared
+	// Options, the maintenance notifications' fallback.)
+	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		r.info = p.Info(ctx, "server")
 		r.policy = p.ConfigGet(ctx, "maxmemory-policy")
 		if s.functionsWanted() {
@@ -167,7 +200,7 @@ func (s *Store) functionsWanted() bool {
 	return !s.opts.NoFunctions && !s.fmode.refused.Load()
 }
 
-// checkNode checks node c of a Cluster or a Ring.
+// checkNode checks node c of a Ring.
 func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 	return s.checkNodeReads(ctx, c, s.readNode(ctx, c, false))
 }
@@ -205,6 +238,9 @@ func (s *Store) checkNodeReads(ctx context.Context, c *redis.Client, r *nodeRead
 				"addr", addr, "maxmemory-policy", p)
 		}
 	}
+	// From here on the check loads on the node unless it found the
+	// manifest: the store-wide keys' replies are then read again.
+	r.stale = r.manifest == nil || r.manifest.Err() != nil
 	if r.manifest != nil && s.functionsWanted() {
 		err := s.loadLibraries(ctx, c, r.manifest)
 		switch {

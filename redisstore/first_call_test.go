@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hopperq/hopper/internal/childproc"
@@ -111,12 +112,73 @@ func TestFirstCallRoundTrips(t *testing.T) {
 		}
 	}
 	t.Logf("round trips, the connection's included:\n%s", strings.Join(all, "\n"))
-	if len(own) != 2 {
-		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 2 (the check's reads; the registration and the enqueue):\n%s",
+	if len(own) != 2 || own[0] != "info config fcall hgetall get" {
+		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 2: the check's reads (info config fcall hgetall get), then the registration and the enqueue:\n%s",
 			len(own), strings.Join(own, "\n"))
 	}
 	if n, err := admin.LLen(ctx, "{"+t.Name()+":q2}:r").Result(); err != nil || n != 1 {
 		t.Errorf("ready jobs of the new queue: %d, %v; want 1", n, err)
+	}
+}
+
+// TestFirstCallRoundTripsCluster: on a Cluster the check sends each
+// master its reads in one round trip, the store-wide keys' reads with
+// those of the master that holds them, so that a new Store's first
+// Enqueue waits for one round trip a master in parallel and its own.
+func TestFirstCallRoundTripsCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	c := redistest.StartCluster(t)
+	admin := c.Client(t)
+	ctx := t.Context()
+	prefix := redistest.Prefix(t)
+	earlier := redisstore.New(admin, &redisstore.Config{Prefix: prefix})
+	if _, err := earlier.Enqueue(ctx, []*store.NewJob{job("q", "earlier")}); err != nil {
+		t.Fatal(err)
+	}
+	var masters atomic.Int64
+	if err := admin.ForEachMaster(ctx, func(context.Context, *redis.Client) error { masters.Add(1); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClusterClient(c.Options())
+	t.Cleanup(func() { rdb.Close() })
+	trips := &tripCounter{}
+	rdb.OnNewNode(func(n *redis.Client) { n.AddHook(trips) })
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("q2", "first")}); err != nil {
+		t.Fatal(err)
+	}
+	all := trips.list()
+	var own, checks []string
+	for _, trip := range all {
+		switch {
+		case strings.HasPrefix(trip, "hello"), strings.HasPrefix(trip, "client"), strings.HasPrefix(trip, "cluster"):
+			// go-redis's own: a new connection's, the slots' map
+		case strings.HasPrefix(trip, "info config"):
+			checks = append(checks, trip)
+			own = append(own, trip)
+		default:
+			own = append(own, trip)
+		}
+	}
+	t.Logf("round trips on the nodes, go-redis's included:\n%s", strings.Join(all, "\n"))
+	// Besides the checks, the enqueue's three: the registry's SADD on the
+	// store-wide keys' node and the queue's sentinels on its own (in
+	// parallel), then the enqueue. (Before the check's reads went in one,
+	// 14 here: three a master, the store-wide keys' two.)
+	withGlobal := 0
+	for _, c := range checks {
+		if strings.HasSuffix(c, " hgetall get") {
+			withGlobal++
+		}
+	}
+	if withGlobal != 1 {
+		t.Errorf("%d masters' checks carried the store-wide keys' reads (hgetall get), want 1: %q", withGlobal, checks)
+	}
+	if n := int(masters.Load()); len(checks) != n || len(own) > n+3 {
+		t.Errorf("a new Store's first Enqueue on %d masters made %d round trips of its own, %d of them a master's check; want one check a master and at most three more:\n%s",
+			n, len(own), len(checks), strings.Join(own, "\n"))
 	}
 }
 

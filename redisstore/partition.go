@@ -160,7 +160,8 @@ var errPartitions = errors.New("redisstore: partitions")
 //
 // read, when not nil, is the reply of the partition counts' HGETALL that
 // the check sent with its other reads (readNode): then Config.Partitions
-// declares none.
+// declares no queue of more than one partition (it would write its count
+// first). A reply that holds an error is read again.
 func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringCmd) error {
 	key := s.g.partsKey()
 	var declared []string
@@ -184,7 +185,7 @@ func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringC
 			declared = append(declared, q)
 		}
 	}
-	if read == nil {
+	if read == nil || read.Err() != nil {
 		read = s.rdb.HGetAll(ctx, key)
 	}
 	all, err := read.Result()
