@@ -182,6 +182,62 @@ func TestFirstCallRoundTripsCluster(t *testing.T) {
 	}
 }
 
+// TestCheckReadsAgainAfterLoading: the check reads the store-wide keys
+// in its first round trip, and a check that then loads the libraries (a
+// server without them: a megabyte sent) reads them again, for another
+// process may have written them meanwhile: here one that declares a
+// partitioned queue, into whose partitions this store then enqueues.
+func TestCheckReadsAgainAfterLoading(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	ctx := t.Context()
+	other := redisstore.New(admin, &redisstore.Config{Prefix: t.Name(), Partitions: map[string]int{"hot": 3}})
+	rdb := redis.NewClient(&redis.Options{Addr: admin.Options().Addr})
+	t.Cleanup(func() { rdb.Close() })
+	var once sync.Once
+	rdb.AddHook(afterPipeline(func(cmds []redis.Cmder) {
+		if cmds[0].Name() != "info" {
+			return // a new connection's, go-redis's own
+		}
+		// Between the check's reads and its load of the libraries.
+		once.Do(func() {
+			if err := other.Check(ctx); err != nil {
+				t.Errorf("the other process's check: %v", err)
+			}
+		})
+	}))
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: t.Name()})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("hot", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := admin.Keys(ctx, "{"+t.Name()+":hot~*}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := admin.Exists(ctx, "{"+t.Name()+":hot}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1 || whole != 0 {
+		t.Errorf("a job enqueued into a queue another process declared with 3 partitions while this one's check loaded the libraries went to %d partitions' keys and %d unpartitioned, want 1 and 0", len(parts), whole)
+	}
+}
+
+// afterPipeline is a go-redis hook that calls fn with each pipeline's
+// commands after it ran.
+type afterPipeline func(cmds []redis.Cmder)
+
+func (afterPipeline) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (afterPipeline) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (fn afterPipeline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		fn(cmds)
+		return err
+	}
+}
+
 // tripCounter is a go-redis hook that lists the round trips of a client:
 // one a command, one a pipeline (its commands' names).
 type tripCounter struct {
