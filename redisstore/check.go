@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -95,28 +94,7 @@ func (s *Store) checkNodes(ctx context.Context) (*nodeReads, error) {
 	pre := &nodeReads{}
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:
-		// The master of the store-wide keys' slot sends their reads with
-		// its own (when the slots cannot be read, they go after).
-		home, herr := c.MasterForKey(ctx, s.g.layoutKey())
-		var mu sync.Mutex
-		var stale atomic.Bool
-		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-			global := herr == nil && n.Options().Addr == home.Options().Addr
-			r := s.readNode(ctx, n, global)
-			if global {
-				mu.Lock()
-				pre = r
-				mu.Unlock()
-			}
-			err := s.checkNodeReads(ctx, n, r)
-			if r.stale {
-				stale.Store(true)
-			}
-			return err
-		})
-		if stale.Load() {
-			pre = &nodeReads{}
-		}
+		pre, err = s.checkMasters(ctx, c)
 	case *redis.Ring:
 		err = c.ForEachShard(ctx, s.checkNode)
 	case *redis.Client:
@@ -142,6 +120,32 @@ func (s *Store) checkNodes(ctx context.Context) (*nodeReads, error) {
 		s.nodesOK.Store(true)
 	}
 	return pre, err
+}
+
+// checkMasters checks every master of Cluster c, in parallel, and
+// returns the reads of the store-wide keys that the master of their slot
+// sent with its own (none when the slots cannot be read, or when a check
+// loaded anything after them: nodeReads.stale).
+func (s *Store) checkMasters(ctx context.Context, c *redis.ClusterClient) (*nodeReads, error) {
+	home, herr := c.MasterForKey(ctx, s.g.layoutKey())
+	var global *nodeReads // written by the home master's check alone
+	var stale atomic.Bool
+	err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		isHome := herr == nil && n.Options().Addr == home.Options().Addr
+		r := s.readNode(ctx, n, isHome)
+		if isHome {
+			global = r
+		}
+		err := s.checkNodeReads(ctx, n, r)
+		if r.stale {
+			stale.Store(true)
+		}
+		return err
+	})
+	if global == nil || stale.Load() {
+		global = &nodeReads{}
+	}
+	return global, err
 }
 
 // nodeReads are the replies to the reads a check makes of a node, sent in
@@ -183,7 +187,9 @@ func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nod
 			fn, _ := manifest(s.shardPub)
 			r.manifest = p.FCall(ctx, fn, nil)
 		}
-		if global {
+		// The store-wide keys' reads only where they may be used: a
+		// check that loads plain scripts drops them (stale).
+		if global && r.manifest != nil {
 			if !s.declaresPartitions() {
 				r.parts = p.HGetAll(ctx, s.g.partsKey())
 			}

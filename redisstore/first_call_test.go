@@ -82,11 +82,11 @@ func firstCallChild(addr string) int {
 }
 
 // TestFirstCallRoundTrips: a new Store's first Enqueue, on a server that
-// holds hopper's libraries and layout, waits for two round trips of
+// holds hopper's libraries and the prefix's layout, waits for two round trips of
 // hopper's: the start-up check's reads, all in one, and the queue's
 // registration with the enqueue. Over a network each is a millisecond or
 // more of a CLI command's, a cron job's or a serverless producer's first
-// call. (The new connection's own, HELLO and CLIENT, are go-redis's,
+// call. (The new connections' own, HELLO and CLIENT, are go-redis's,
 // which its options set: listed, not counted.)
 func TestFirstCallRoundTrips(t *testing.T) {
 	srv := redistest.Start(t, redistest.Private())
@@ -163,10 +163,11 @@ func TestFirstCallRoundTripsCluster(t *testing.T) {
 		}
 	}
 	t.Logf("round trips on the nodes, go-redis's included:\n%s", strings.Join(all, "\n"))
-	// Besides the checks, the enqueue's three: the registry's SADD on the
-	// store-wide keys' node and the queue's sentinels on its own (in
-	// parallel), then the enqueue. (Before the check's reads went in one,
-	// 14 here: three a master, the store-wide keys' two.)
+	// Besides the checks, the enqueue's: the registry's SADD on the
+	// store-wide keys' node, the queue's sentinels and the enqueue on the
+	// queue's (three round trips as go-redis sends them here). Before the
+	// check's reads went in one, 14: three a master, the store-wide
+	// keys' two.
 	withGlobal := 0
 	for _, c := range checks {
 		if strings.HasSuffix(c, " hgetall get") {
@@ -220,6 +221,55 @@ func TestCheckReadsAgainAfterLoading(t *testing.T) {
 	}
 	if len(parts) != 1 || whole != 0 {
 		t.Errorf("a job enqueued into a queue another process declared with 3 partitions while this one's check loaded the libraries went to %d partitions' keys and %d unpartitioned, want 1 and 0", len(parts), whole)
+	}
+}
+
+// TestCheckReadsAgainAfterLoadingCluster is TestCheckReadsAgainAfterLoading
+// on a Cluster without the libraries, the other process's check run after
+// the reads of the master that holds the store-wide keys.
+func TestCheckReadsAgainAfterLoadingCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	c := redistest.StartCluster(t, redistest.Private())
+	admin := c.Client(t)
+	ctx := t.Context()
+	prefix := redistest.Prefix(t)
+	other := redisstore.New(admin, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"hot": 3}})
+	rdb := redis.NewClusterClient(c.Options())
+	t.Cleanup(func() { rdb.Close() })
+	var once sync.Once
+	rdb.OnNewNode(func(n *redis.Client) {
+		n.AddHook(afterPipeline(func(cmds []redis.Cmder) {
+			if cmds[0].Name() != "info" || cmds[len(cmds)-1].Name() != "get" {
+				return // not the check's reads of the store-wide keys' master
+			}
+			once.Do(func() {
+				if err := other.Check(ctx); err != nil {
+					t.Errorf("the other process's check: %v", err)
+				}
+			})
+		}))
+	})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("hot", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	var parts atomic.Int64
+	err := admin.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		keys, err := n.Keys(ctx, "{"+prefix+":hot~*}:j").Result()
+		parts.Add(int64(len(keys)))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := admin.Exists(ctx, "{"+prefix+":hot}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts.Load() != 1 || whole != 0 {
+		t.Errorf("a job enqueued into a queue another process declared with 3 partitions while this one's check loaded the libraries went to %d partitions' keys and %d unpartitioned, want 1 and 0", parts.Load(), whole)
 	}
 }
 

@@ -48,12 +48,10 @@ func (g globalKeys) layoutKey() string { return g.tag + "layout" }
 // readLayout reads the stored layout: the version, whether the key exists
 // and, when it does not, whether the prefix holds any hopper data. read,
 // when not nil, is the reply of the layout's GET that the check sent with
-// its other reads (readNode); one that holds an error, or found no key,
-// is read again.
+// its other reads (readNode), which it drops when it loaded anything
+// after them (nodeReads.stale); one that holds an error is read again.
 func (s *Store) readLayout(ctx context.Context, read *redis.StringCmd) (stored int, marked, fresh bool, err error) {
-	if read == nil || read.Err() != nil {
-		// A prefetched "no such key" too: a process may have stored the
-		// layout since, and a fresh prefix pays this with its EXISTS.
+	if read == nil || (read.Err() != nil && !errors.Is(read.Err(), redis.Nil)) {
 		read = s.rdb.Get(ctx, s.g.layoutKey())
 	}
 	v, err := read.Result()
