@@ -74,7 +74,7 @@ func (s *Store) Layout(ctx context.Context) (LayoutStatus, error) {
 	if err := s.prepareAdmin(ctx); err != nil {
 		return LayoutStatus{}, err
 	}
-	stored, marked, fresh, err := s.readLayout(ctx, nil)
+	stored, marked, fresh, err := s.readLayout(ctx)
 	if err != nil {
 		if errors.Is(err, ErrLayout) {
 			return LayoutStatus{}, err
