@@ -153,28 +153,37 @@ func (r *run) enqueue(ctx context.Context, queue string, n, batch int, opts *hop
 
 // enqueuePaced enqueues like enqueue but holds each batch back until the
 // queue has fewer than batch jobs ready, so that the workers are never far
-// behind and a redelivered job does not queue behind a backlog.
-func (r *run) enqueuePaced(ctx context.Context, queue string, n, batch int) error {
-	for done := 0; done < n; done += batch {
+// behind and a redelivered job does not queue behind a backlog. It
+// enqueues n jobs, then more batches for as long as more reports true: a
+// scenario whose faults need jobs running keeps the workers busy until
+// they have landed. It returns how many jobs it enqueued.
+func (r *run) enqueuePaced(ctx context.Context, queue string, n, batch int, more func() bool) (int, error) {
+	done := 0
+	for done < n || more() {
 		for {
 			st, err := r.store.GetQueueStats(ctx, queue)
 			if err != nil {
-				return err
+				return done, err
 			}
 			if st.Counts.Ready < int64(batch) {
 				break
 			}
 			select { // flow control, polled
 			case <-ctx.Done():
-				return ctx.Err()
+				return done, ctx.Err()
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
-		if err := r.enqueue(ctx, queue, min(batch, n-done), batch, nil); err != nil {
-			return err
+		count := batch
+		if done < n {
+			count = min(batch, n-done)
 		}
+		if err := r.enqueue(ctx, queue, count, batch, nil); err != nil {
+			return done, err
+		}
+		done += count
 	}
-	return nil
+	return done, nil
 }
 
 func (r *run) ackedCount() int {
@@ -342,27 +351,58 @@ func (r *run) check(base int) {
 	// Executions per job ≤ base + faults that touched it: a fault touches
 	// an attempt when it came between the attempt's claim and its
 	// successful finish (or there was none), on its worker or on Redis,
-	// and touches the job when it came on Redis during its enqueue.
+	// and touches the job when it came on Redis during its enqueue. A
+	// lease that ran out touches its attempt too, when no injected fault
+	// did: the attempt started, never finished, and the job was claimed
+	// again at or after the last deadline that the attempt's claim or
+	// renewals were granted (its worker, or Redis, stalled past the lease,
+	// as on a loaded machine). A job claimed again before that deadline
+	// gets no such credit.
 	starts := map[jobKey]int{}
 	claims := map[jobKey][]proctest.Event{}
 	fins := map[string]proctest.Event{} // queue/id/token -> successful finish
+	deadlines := map[string]time.Time{} // queue/id/token -> the last deadline granted
+	ran := map[string]bool{}            // queue/id/token -> its handler started
+	tokenKey := func(e proctest.Event) string { return fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token) }
 	for _, e := range evs {
 		switch e.Ev {
 		case "start":
 			starts[keyOf(e)]++
-		case "claim":
-			claims[keyOf(e)] = append(claims[keyOf(e)], e)
+			ran[tokenKey(e)] = true
+		case "claim", "renew":
+			if e.Ev == "claim" {
+				claims[keyOf(e)] = append(claims[keyOf(e)], e)
+			}
+			if k := tokenKey(e); e.Deadline.After(deadlines[k]) {
+				deadlines[k] = e.Deadline
+			}
 		case "fin":
 			if e.Err == "" {
-				fins[fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token)] = e
+				fins[tokenKey(e)] = e
 			}
 		}
 	}
-	over := 0
+	// lapsed reports whether c's attempt started and its lease ran out
+	// before the job's next claim.
+	lapsed := func(c proctest.Event, all []proctest.Event) bool {
+		if _, finished := fins[tokenKey(c)]; finished || !ran[tokenKey(c)] {
+			return false
+		}
+		var next *proctest.Event
+		for i, o := range all {
+			if o.Token > c.Token && (next == nil || o.Token < next.Token) {
+				next = &all[i]
+			}
+		}
+		dl := deadlines[tokenKey(c)]
+		return next != nil && !dl.IsZero() && !next.AttemptedAt.Before(dl)
+	}
+	over, lapses := 0, 0
 	for k, n := range starts {
 		touched := resent(k)
 		for _, c := range claims[k] {
-			fin, finished := fins[fmt.Sprintf("%s/%s/%d", c.Queue, c.Job, c.Token)]
+			fin, finished := fins[tokenKey(c)]
+			before := touched
 			// When the claim happened: Redis's claim time when it is earlier
 			// than the line (a worker stopped or killed between the claim
 			// and its log line logs it late; Redis runs on this machine, so
@@ -378,6 +418,10 @@ func (r *run) check(base int) {
 				if !f.at.Before(claimedAt.Add(-time.Millisecond)) && (!finished || !at(fin).Before(f.at)) {
 					touched++
 				}
+			}
+			if touched == before && lapsed(c, claims[k]) {
+				touched++
+				lapses++
 			}
 		}
 		if n > base+touched {
@@ -409,7 +453,7 @@ func (r *run) check(base int) {
 	for _, n := range starts {
 		total += n
 	}
-	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed)", len(acked), r.failed, total, len(faults), lostAcks)
+	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed), %d leases of started jobs ran out with no fault injected (a stall past the lease)", len(acked), r.failed, total, len(faults), lostAcks, lapses)
 }
 
 // longLived are the key suffixes that may stay after every job is gone:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +40,19 @@ func TestKillWorkers(t *testing.T) {
 	}
 
 	ctx := t.Context()
-	produced := make(chan error, 1)
-	go func() { produced <- r.enqueuePaced(ctx, "default", jobs, 200) }()
+	// The producer goes on past jobs until the kills have landed: a kill
+	// that misses (the victim held no lease) is tried again on the next
+	// worker, and that one must have jobs to run.
+	var killsDone atomic.Bool
+	type production struct {
+		n   int
+		err error
+	}
+	produced := make(chan production, 1)
+	go func() {
+		n, err := r.enqueuePaced(ctx, "default", jobs, 200, func() bool { return !killsDone.Load() })
+		produced <- production{n, err}
+	}()
 
 	type held struct {
 		id       string
@@ -109,11 +121,13 @@ func TestKillWorkers(t *testing.T) {
 		}
 		k++
 	}
-	if err := <-produced; err != nil {
-		t.Fatalf("enqueue: %v", err)
+	killsDone.Store(true)
+	p := <-produced
+	if p.err != nil {
+		t.Fatalf("enqueue: %v", p.err)
 	}
-	if n := r.ackedCount(); n != jobs {
-		t.Fatalf("%d enqueues acknowledged, want %d", n, jobs)
+	if n := r.ackedCount(); n != p.n {
+		t.Fatalf("%d enqueues acknowledged, want %d", n, p.n)
 	}
 	r.waitQuiet(2 * time.Minute)
 	for _, w := range workers {

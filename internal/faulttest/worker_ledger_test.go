@@ -13,8 +13,9 @@ import (
 // ledgerStore reports, around the real store, what a worker claimed and how
 // its finish and lease-extend calls fared: the ledger's view of the
 // lifecycle, kept outside Redis. Its events: claim, try (a finish sent),
-// fin (its result), ext (a renewal refused), exterr (a lease not checked);
-// the worker adds start and end around its handler.
+// fin (its result), renew (a lease renewed, with its new deadline), ext (a
+// renewal refused), exterr (a lease not checked); the worker adds start and
+// end around its handler.
 type ledgerStore struct {
 	hopper.Store
 	c *proctest.Child
@@ -58,6 +59,8 @@ func (s *ledgerStore) Extend(ctx context.Context, refs []store.LeaseRef, lease t
 				s.c.Emit(proctest.Event{Ev: "exterr", Queue: r.Queue, Job: r.ID, Token: r.Token, Err: errText(st[i].Err)})
 			case !st[i].Held:
 				s.c.Emit(proctest.Event{Ev: "ext", Queue: r.Queue, Job: r.ID, Token: r.Token, Err: hopper.ErrLeaseLost.Error()})
+			default:
+				s.c.Emit(proctest.Event{Ev: "renew", Queue: r.Queue, Job: r.ID, Token: r.Token, Deadline: st[i].Deadline})
 			}
 		}
 	}
