@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -63,10 +64,11 @@ func (s *Store) record(err error) {
 // checkServer checks every node that holds data, then the stored layout
 // (layout.go).
 func (s *Store) checkServer(ctx context.Context) error {
-	if err := s.checkNodes(ctx); err != nil {
+	pre, err := s.checkNodes(ctx)
+	if err != nil {
 		return err
 	}
-	if err := s.checkLayout(ctx); err != nil {
+	if err := s.checkLayout(ctx, pre.layout); err != nil {
 		if redis.IsPermissionError(err) {
 			// As for INFO: an ACL that denies the store-wide keys
 			// costs the check, not the store.
@@ -84,25 +86,32 @@ func (s *Store) checkServer(ctx context.Context) error {
 
 // checkNodes checks every node that holds data and loads the partitioned
 // queues: all the check but the layout. Once it passed, nodesOK is set
-// (prepareAdmin).
-func (s *Store) checkNodes(ctx context.Context) error {
+// (prepareAdmin). It returns the reads of the store-wide keys it sent
+// with their node's (nodeReads): with a plain client or a Cluster, not a
+// Ring.
+func (s *Store) checkNodes(ctx context.Context) (*nodeReads, error) {
 	var err error
+	pre := &nodeReads{}
 	switch c := s.rdb.(type) {
 	case *redis.ClusterClient:
-		err = c.ForEachMaster(ctx, s.checkNode)
+		pre, err = s.checkMasters(ctx, c)
 	case *redis.Ring:
 		err = c.ForEachShard(ctx, s.checkNode)
 	case *redis.Client:
-		err = s.checkNode(ctx, c)
+		pre = s.readNode(ctx, c, true)
+		err = s.checkNodeReads(ctx, c, pre)
+		if pre.stale {
+			pre = &nodeReads{}
+		}
 	default:
-		return fmt.Errorf("redisstore: unsupported client type %T", s.rdb)
+		return pre, fmt.Errorf("redisstore: unsupported client type %T", s.rdb)
 	}
 	if err != nil && !errors.Is(err, ErrUnsupportedServer) {
-		return wrap("server check", err)
+		return pre, wrap("server check", err)
 	}
 	if err == nil {
-		s.fmode.on.Store(!s.opts.NoFunctions && !s.fmode.refused.Load())
-		err = s.syncPartitions(ctx)
+		s.fmode.on.Store(s.functionsWanted())
+		err = s.syncPartitions(ctx, pre.parts)
 		if err != nil && !errors.Is(err, errPartitions) {
 			err = wrap("server check", err)
 		}
@@ -110,12 +119,104 @@ func (s *Store) checkNodes(ctx context.Context) error {
 	if err == nil {
 		s.nodesOK.Store(true)
 	}
-	return err
+	return pre, err
 }
 
+// checkMasters checks every master of Cluster c, in parallel, and
+// returns the reads of the store-wide keys that the master of their slot
+// sent with its own (none when the slots cannot be read, or when a check
+// loaded anything after them: nodeReads.stale).
+func (s *Store) checkMasters(ctx context.Context, c *redis.ClusterClient) (*nodeReads, error) {
+	home, herr := c.MasterForKey(ctx, s.g.layoutKey())
+	var global *nodeReads // written by the home master's check alone
+	var stale atomic.Bool
+	err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		isHome := herr == nil && n.Options().Addr == home.Options().Addr
+		r := s.readNode(ctx, n, isHome)
+		if isHome {
+			global = r
+		}
+		err := s.checkNodeReads(ctx, n, r)
+		if r.stale {
+			stale.Store(true)
+		}
+		return err
+	})
+	if global == nil || stale.Load() {
+		global = &nodeReads{}
+	}
+	return global, err
+}
+
+// nodeReads are the replies to the reads a check makes of a node, sent in
+// one round trip (readNode), not one each: a process's first call waits
+// for them, a millisecond or more each over a network (docs/performance.md,
+// "A process's first call").
+type nodeReads struct {
+	info     *redis.StringCmd
+	policy   *redis.MapStringStringCmd
+	manifest *redis.Cmd // the libraries' manifest called; nil: the store calls no functions
+	// The reads of the store-wide keys, sent with the reads of the node
+	// that holds them, else nil: the partitioned queues, unless
+	// Config.Partitions declares some (syncPartitions writes them first),
+	// and the layout (checkLayout). Their readers read again through the
+	// store's client a reply that holds an error (a Cluster's slot moved
+	// since, say).
+	parts  *redis.MapStringStringCmd
+	layout *redis.StringCmd
+	// stale is set when the check loaded libraries or scripts on the node
+	// after its reads (its manifest missing, or plain scripts): the
+	// store-wide keys' replies are then too old to use (another process
+	// may have written them meanwhile), and checkNodes drops them.
+	stale bool
+}
+
+// readNode sends the check's reads of node c in one pipeline; with
+// global, those of the store-wide keys too. Each reply holds its own
+// error.
+func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nodeReads {
+	r := &nodeReads{}
+	// (Not on a Client.Conn, whose connection the enqueue that follows
+	// would take instead of opening one of its own: in go-redis 9.23 a
+	// Conn's first connection races with the client's on their shared
+	// Options, the maintenance notifications' fallback.)
+	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		r.info = p.Info(ctx, "server")
+		r.policy = p.ConfigGet(ctx, "maxmemory-policy")
+		if s.functionsWanted() {
+			fn, _ := manifest(s.shardPub)
+			r.manifest = p.FCall(ctx, fn, nil)
+		}
+		// The store-wide keys' reads only where they may be used: a
+		// check that loads plain scripts drops them (stale).
+		if global && r.manifest != nil {
+			if !s.declaresPartitions() {
+				r.parts = p.HGetAll(ctx, s.g.partsKey())
+			}
+			r.layout = p.Get(ctx, s.g.layoutKey())
+		}
+		return nil
+	})
+	return r
+}
+
+// functionsWanted reports whether the store calls Redis functions: not
+// with Config.NoFunctions, nor once a server refused FUNCTION LOAD.
+func (s *Store) functionsWanted() bool {
+	return !s.opts.NoFunctions && !s.fmode.refused.Load()
+}
+
+// checkNode checks node c of a Ring.
 func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
+	return s.checkNodeReads(ctx, c, s.readNode(ctx, c, false))
+}
+
+// checkNodeReads checks node c from its replies r: the server's version
+// and maxmemory-policy, and the libraries, which it loads when the
+// manifest was not found (loadLibraries).
+func (s *Store) checkNodeReads(ctx context.Context, c *redis.Client, r *nodeReads) error {
 	addr := c.Options().Addr
-	info, err := c.Info(ctx, "server").Result()
+	info, err := r.info.Result()
 	switch {
 	case redis.IsPermissionError(err):
 		s.opts.Logger.Warn("redisstore: cannot check the Redis version (INFO denied by ACL); Redis 7.0 or newer is required",
@@ -130,7 +231,7 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 			return fmt.Errorf("%w: %s runs %d.%d", ErrUnsupportedServer, addr, major, minor)
 		}
 	}
-	policy, err := c.ConfigGet(ctx, "maxmemory-policy").Result()
+	policy, err := r.policy.Result()
 	switch {
 	case redis.IsPermissionError(err):
 		s.opts.Logger.Warn("redisstore: cannot check maxmemory-policy (CONFIG GET denied by ACL); it must be noeviction or Redis may evict jobs",
@@ -143,8 +244,11 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 				"addr", addr, "maxmemory-policy", p)
 		}
 	}
-	if !s.opts.NoFunctions && !s.fmode.refused.Load() {
-		err := s.loadLibraries(ctx, c)
+	// From here on the check loads on the node unless it found the
+	// manifest: the store-wide keys' replies are then read again.
+	r.stale = r.manifest == nil || r.manifest.Err() != nil
+	if r.manifest != nil && s.functionsWanted() {
+		err := s.loadLibraries(ctx, c, r.manifest)
 		switch {
 		case err == nil:
 			return nil
@@ -212,7 +316,7 @@ func (s *Store) prepareAdmin(ctx context.Context) error {
 	if s.checkErr != nil && !errors.Is(s.checkErr, ErrLayout) {
 		return s.checkErr
 	}
-	err := s.checkNodes(ctx)
+	_, err := s.checkNodes(ctx)
 	if err != nil && (errors.Is(err, ErrUnsupportedServer) || errors.Is(err, errPartitions)) {
 		s.checkErr = err
 	}

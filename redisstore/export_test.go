@@ -133,7 +133,7 @@ func ParsedLuaFiles() int {
 }
 
 // LuaFiles returns how many files lua/ holds.
-func LuaFiles() int { return len(luaSources()) }
+func LuaFiles() int { return len(luaNames()) }
 
 // SetFullPause sets how long s sends no FUNCTION LOAD after a server
 // refused one at maxmemory (a second by default). Call it before s is

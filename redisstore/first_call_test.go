@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hopperq/hopper/internal/childproc"
@@ -76,4 +79,250 @@ func firstCallChild(addr string) int {
 	}
 	fmt.Printf("built %d parsed %d of %d\n", redisstore.BuiltScripts(), redisstore.ParsedLuaFiles(), redisstore.LuaFiles())
 	return 0
+}
+
+// TestFirstCallRoundTrips: a new Store's first Enqueue, on a server that
+// holds hopper's libraries and the prefix's layout, waits for two round trips of
+// hopper's: the start-up check's reads, all in one, and the queue's
+// registration with the enqueue. Over a network each is a millisecond or
+// more of a CLI command's, a cron job's or a serverless producer's first
+// call. (The new connections' own, HELLO and CLIENT, are go-redis's,
+// which its options set: listed, not counted.)
+func TestFirstCallRoundTrips(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	ctx := t.Context()
+	earlier := redisstore.New(admin, &redisstore.Config{Prefix: t.Name()})
+	if _, err := earlier.Enqueue(ctx, []*store.NewJob{job("q", "earlier")}); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: admin.Options().Addr})
+	t.Cleanup(func() { rdb.Close() })
+	trips := &tripCounter{}
+	rdb.AddHook(trips)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: t.Name()})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("q2", "first")}); err != nil {
+		t.Fatal(err)
+	}
+	all := trips.list()
+	var own []string
+	for _, trip := range all {
+		if !strings.HasPrefix(trip, "hello") && !strings.HasPrefix(trip, "client") {
+			own = append(own, trip)
+		}
+	}
+	t.Logf("round trips, the connection's included:\n%s", strings.Join(all, "\n"))
+	if len(own) != 2 || own[0] != "info config fcall hgetall get" {
+		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 2: the check's reads (info config fcall hgetall get), then the registration and the enqueue:\n%s",
+			len(own), strings.Join(own, "\n"))
+	}
+	if n, err := admin.LLen(ctx, "{"+t.Name()+":q2}:r").Result(); err != nil || n != 1 {
+		t.Errorf("ready jobs of the new queue: %d, %v; want 1", n, err)
+	}
+}
+
+// TestFirstCallRoundTripsCluster: on a Cluster the check sends each
+// master its reads in one round trip, the store-wide keys' reads with
+// those of the master that holds them, so that a new Store's first
+// Enqueue waits for one round trip a master in parallel and its own.
+func TestFirstCallRoundTripsCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	c := redistest.StartCluster(t)
+	admin := c.Client(t)
+	ctx := t.Context()
+	prefix := redistest.Prefix(t)
+	earlier := redisstore.New(admin, &redisstore.Config{Prefix: prefix})
+	if _, err := earlier.Enqueue(ctx, []*store.NewJob{job("q", "earlier")}); err != nil {
+		t.Fatal(err)
+	}
+	var masters atomic.Int64
+	if err := admin.ForEachMaster(ctx, func(context.Context, *redis.Client) error { masters.Add(1); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClusterClient(c.Options())
+	t.Cleanup(func() { rdb.Close() })
+	trips := &tripCounter{}
+	rdb.OnNewNode(func(n *redis.Client) { n.AddHook(trips) })
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("q2", "first")}); err != nil {
+		t.Fatal(err)
+	}
+	all := trips.list()
+	var own, checks []string
+	for _, trip := range all {
+		switch {
+		case strings.HasPrefix(trip, "hello"), strings.HasPrefix(trip, "client"), strings.HasPrefix(trip, "cluster"):
+			// go-redis's own: a new connection's, the slots' map
+		case strings.HasPrefix(trip, "info config"):
+			checks = append(checks, trip)
+			own = append(own, trip)
+		default:
+			own = append(own, trip)
+		}
+	}
+	t.Logf("round trips on the nodes, go-redis's included:\n%s", strings.Join(all, "\n"))
+	// Besides the checks, the enqueue's: the registry's SADD on the
+	// store-wide keys' node, the queue's sentinels and the enqueue on the
+	// queue's (three round trips as go-redis sends them here). Before the
+	// check's reads went in one (4659d41), 15.
+	withGlobal := 0
+	for _, c := range checks {
+		if strings.HasSuffix(c, " hgetall get") {
+			withGlobal++
+		}
+	}
+	if withGlobal != 1 {
+		t.Errorf("%d masters' checks carried the store-wide keys' reads (hgetall get), want 1: %q", withGlobal, checks)
+	}
+	if n := int(masters.Load()); len(checks) != n || len(own) > n+3 {
+		t.Errorf("a new Store's first Enqueue on %d masters made %d round trips of its own, %d of them a master's check; want one check a master and at most three more:\n%s",
+			n, len(own), len(checks), strings.Join(own, "\n"))
+	}
+}
+
+// TestCheckReadsAgainAfterLoading: the check reads the store-wide keys
+// in its first round trip, and a check that then loads the libraries (a
+// server without them: a megabyte sent) reads them again, for another
+// process may have written them meanwhile: here one that declares a
+// partitioned queue, into whose partitions this store then enqueues.
+func TestCheckReadsAgainAfterLoading(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	ctx := t.Context()
+	other := redisstore.New(admin, &redisstore.Config{Prefix: t.Name(), Partitions: map[string]int{"hot": 3}})
+	rdb := redis.NewClient(&redis.Options{Addr: admin.Options().Addr})
+	t.Cleanup(func() { rdb.Close() })
+	var once sync.Once
+	rdb.AddHook(afterPipeline(func(cmds []redis.Cmder) {
+		if cmds[0].Name() != "info" {
+			return // a new connection's, go-redis's own
+		}
+		// Between the check's reads and its load of the libraries.
+		once.Do(func() {
+			if err := other.Check(ctx); err != nil {
+				t.Errorf("the other process's check: %v", err)
+			}
+		})
+	}))
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: t.Name()})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("hot", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := admin.Keys(ctx, "{"+t.Name()+":hot~*}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := admin.Exists(ctx, "{"+t.Name()+":hot}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1 || whole != 0 {
+		t.Errorf("a job enqueued into a queue another process declared with 3 partitions while this one's check loaded the libraries went to %d partitions' keys and %d unpartitioned, want 1 and 0", len(parts), whole)
+	}
+}
+
+// TestCheckReadsAgainAfterLoadingCluster is TestCheckReadsAgainAfterLoading
+// on a Cluster without the libraries, the other process's check run after
+// the reads of the master that holds the store-wide keys.
+func TestCheckReadsAgainAfterLoadingCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	c := redistest.StartCluster(t, redistest.Private())
+	admin := c.Client(t)
+	ctx := t.Context()
+	prefix := redistest.Prefix(t)
+	other := redisstore.New(admin, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"hot": 3}})
+	rdb := redis.NewClusterClient(c.Options())
+	t.Cleanup(func() { rdb.Close() })
+	var once sync.Once
+	rdb.OnNewNode(func(n *redis.Client) {
+		n.AddHook(afterPipeline(func(cmds []redis.Cmder) {
+			if cmds[0].Name() != "info" || cmds[len(cmds)-1].Name() != "get" {
+				return // not the check's reads of the store-wide keys' master
+			}
+			once.Do(func() {
+				if err := other.Check(ctx); err != nil {
+					t.Errorf("the other process's check: %v", err)
+				}
+			})
+		}))
+	})
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job("hot", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	var parts atomic.Int64
+	err := admin.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		keys, err := n.Keys(ctx, "{"+prefix+":hot~*}:j").Result()
+		parts.Add(int64(len(keys)))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := admin.Exists(ctx, "{"+prefix+":hot}:j").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts.Load() != 1 || whole != 0 {
+		t.Errorf("a job enqueued into a queue another process declared with 3 partitions while this one's check loaded the libraries went to %d partitions' keys and %d unpartitioned, want 1 and 0", parts.Load(), whole)
+	}
+}
+
+// afterPipeline is a go-redis hook that calls fn with each pipeline's
+// commands after it ran.
+type afterPipeline func(cmds []redis.Cmder)
+
+func (afterPipeline) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (afterPipeline) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (fn afterPipeline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		fn(cmds)
+		return err
+	}
+}
+
+// tripCounter is a go-redis hook that lists the round trips of a client:
+// one a command, one a pipeline (its commands' names).
+type tripCounter struct {
+	mu    sync.Mutex
+	trips []string
+}
+
+func (c *tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.add(cmd.Name())
+		return next(ctx, cmd)
+	}
+}
+
+func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		names := make([]string, len(cmds))
+		for i, cmd := range cmds {
+			names[i] = cmd.Name()
+		}
+		c.add(strings.Join(names, " "))
+		return next(ctx, cmds)
+	}
+}
+
+func (c *tripCounter) add(trip string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trips = append(c.trips, trip)
+}
+
+// list returns the round trips so far, one line each.
+func (c *tripCounter) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.trips)
 }

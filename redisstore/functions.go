@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -462,14 +462,15 @@ func refused(err error) bool {
 // their form for the store's server (allForServer), with every other
 // built so far, unless c holds them from an earlier process: a library of
 // its own, their manifest, is loaded once they all were, and a server
-// whose manifest answers FCALL is sent none of their source again (about
-// a megabyte). The libraries are built only then: a process whose server
+// whose manifest answered FCALL (called: the reply, which the check's
+// reads carried, readNode) is sent none of their source again (about a
+// megabyte). The libraries are built only then: a process whose server
 // holds them builds each script on its first call, from its own files.
 // A library deleted by hand since comes back on its first call that
 // misses it, as after FUNCTION FLUSH.
-func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable) error {
+func (s *Store) loadLibraries(ctx context.Context, c redis.Cmdable, called *redis.Cmd) error {
 	fn, lib := manifest(s.shardPub)
-	if c.FCall(ctx, fn, nil).Err() == nil {
+	if called.Err() == nil {
 		return nil
 	}
 	preloadScripts()
@@ -516,31 +517,45 @@ func manifest(shard bool) (fn, lib string) {
 	return v[0], v[1]
 }
 
-// makeManifest is manifest, made.
+// makeManifest is manifest, made. It streams each file into the digest
+// through one buffer: copies of the files (about 600 kB, lua/'s twice)
+// cost a first call more than the hashing (docs/performance.md, "A process's first
+// call").
 func makeManifest(shard bool) [2]string {
 	h := sha1.New()
 	fmt.Fprintf(h, "%t %t\n%v\n%v\n", shard, keyCheck, luaConsts, luaTexts)
-	srcs := luaSources()
-	for _, name := range slices.Sorted(maps.Keys(srcs)) {
-		fmt.Fprintf(h, "lua/%s %d\n", name, len(srcs[name]))
-		io.WriteString(h, srcs[name])
+	buf := make([]byte, 32<<10)
+	for _, name := range luaNames() {
+		digestFile(h, luaFS, luaPath(name), buf)
 	}
 	goFiles, err := libGo.ReadDir(".")
 	if err != nil {
 		panic("redisstore: " + err.Error())
 	}
 	for _, f := range goFiles {
-		b, err := libGo.ReadFile(f.Name())
-		if err != nil {
-			panic("redisstore: " + err.Error())
-		}
-		fmt.Fprintf(h, "%s %d\n", f.Name(), len(b))
-		h.Write(b)
+		digestFile(h, libGo, f.Name(), buf)
 	}
 	fn := "hopper_" + hex.EncodeToString(h.Sum(nil)[:6]) + "_loaded"
 	lib := "#!lua name=" + fn + "\nredis.register_function{function_name = '" + fn +
 		"', callback = function() return 1 end, flags = {'no-writes', 'allow-oom', 'allow-stale'}}\n"
 	return [2]string{fn, lib}
+}
+
+// digestFile writes file p of fsys to h, after its path and size, through
+// buf. It panics when the file cannot be read: the files are embedded.
+func digestFile(h io.Writer, fsys embed.FS, p string, buf []byte) {
+	f, err := fsys.Open(p)
+	if err == nil {
+		var fi fs.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			fmt.Fprintf(h, "%s %d\n", p, fi.Size())
+			_, err = io.CopyBuffer(h, f, buf)
+		}
+		f.Close()
+	}
+	if err != nil {
+		panic("redisstore: " + err.Error())
+	}
 }
 
 // loaded reports whether err is FUNCTION LOAD's refusal of library fn

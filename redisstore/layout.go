@@ -46,9 +46,15 @@ var ErrLayout = errors.New("redisstore: unsupported data layout")
 func (g globalKeys) layoutKey() string { return g.tag + "layout" }
 
 // readLayout reads the stored layout: the version, whether the key exists
-// and, when it does not, whether the prefix holds any hopper data.
-func (s *Store) readLayout(ctx context.Context) (stored int, marked, fresh bool, err error) {
-	v, err := s.rdb.Get(ctx, s.g.layoutKey()).Result()
+// and, when it does not, whether the prefix holds any hopper data. read,
+// when not nil, is the reply of the layout's GET that the check sent with
+// its other reads (readNode), which it drops when it loaded anything
+// after them (nodeReads.stale); one that holds an error is read again.
+func (s *Store) readLayout(ctx context.Context, read *redis.StringCmd) (stored int, marked, fresh bool, err error) {
+	if read == nil || (read.Err() != nil && !errors.Is(read.Err(), redis.Nil)) {
+		read = s.rdb.Get(ctx, s.g.layoutKey())
+	}
+	v, err := read.Result()
 	switch {
 	case err == nil:
 		n, perr := strconv.Atoi(v)
@@ -88,9 +94,10 @@ func (s *Store) isFresh(ctx context.Context) (bool, error) {
 // checkLayout runs in the start-up check, after the server passed: on a
 // fresh Redis it stores LayoutVersion; a readable older layout is logged;
 // any other is refused with an error wrapping ErrLayout.
-func (s *Store) checkLayout(ctx context.Context) error {
+func (s *Store) checkLayout(ctx context.Context, read *redis.StringCmd) error {
 	for range 3 {
-		stored, marked, fresh, err := s.readLayout(ctx)
+		stored, marked, fresh, err := s.readLayout(ctx, read)
+		read = nil // a second pass reads afresh
 		if err != nil {
 			return err
 		}

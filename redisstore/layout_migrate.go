@@ -74,7 +74,7 @@ func (s *Store) Layout(ctx context.Context) (LayoutStatus, error) {
 	if err := s.prepareAdmin(ctx); err != nil {
 		return LayoutStatus{}, err
 	}
-	stored, marked, fresh, err := s.readLayout(ctx)
+	stored, marked, fresh, err := s.readLayout(ctx, nil)
 	if err != nil {
 		if errors.Is(err, ErrLayout) {
 			return LayoutStatus{}, err

@@ -84,26 +84,26 @@ type topDecl struct {
 	init  bool
 }
 
-// luaSources returns the source of every file of lua/, by name (its path
-// in lua/ without ".lua": "claim", "ready/plain"), read on first use.
-var luaSources = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
+// luaNames returns the name of every file of lua/ (its path in lua/
+// without ".lua": "claim", "ready/plain"), sorted, listed on first use.
+var luaNames = sync.OnceValue(func() []string {
+	var names []string
 	err := fs.WalkDir(luaFS, "lua", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
 			return err
 		}
-		b, err := luaFS.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		m[strings.TrimSuffix(strings.TrimPrefix(p, "lua/"), ".lua")] = string(b)
+		names = append(names, strings.TrimSuffix(strings.TrimPrefix(p, "lua/"), ".lua"))
 		return nil
 	})
 	if err != nil {
 		panic("redisstore: " + err.Error())
 	}
-	return m
+	slices.Sort(names)
+	return names
 })
+
+// luaPath returns the path in luaFS of file name of lua/.
+func luaPath(name string) string { return "lua/" + name + ".lua" }
 
 // parsedLua holds the files of lua/ parsed so far, by name.
 var parsedLua sync.Map // string -> *luaFile
@@ -118,11 +118,11 @@ func luaFileNamed(name string) *luaFile {
 	if f, ok := parsedLua.Load(name); ok {
 		return f.(*luaFile)
 	}
-	src, ok := luaSources()[name]
-	if !ok {
-		return nil
+	b, err := luaFS.ReadFile(luaPath(name))
+	if err != nil {
+		return nil // no such file: the embedded lua/ holds nothing else
 	}
-	f, err := parseLua(name, src)
+	f, err := parseLua(name, string(b))
 	if err != nil {
 		panic("redisstore: " + err.Error())
 	}
@@ -132,8 +132,8 @@ func luaFileNamed(name string) *luaFile {
 
 // luaFiles returns every file of lua/, parsed, by name.
 func luaFiles() map[string]*luaFile {
-	m := make(map[string]*luaFile, len(luaSources()))
-	for name := range luaSources() {
+	m := make(map[string]*luaFile, len(luaNames()))
+	for _, name := range luaNames() {
 		m[name] = luaFileNamed(name)
 	}
 	return m

@@ -157,7 +157,12 @@ var errPartitions = errors.New("redisstore: partitions")
 // queue's recorded count. It fails, wrapping store.ErrInvalidConfig, when
 // a count differs from the recorded one or the queue was used
 // unpartitioned.
-func (s *Store) syncPartitions(ctx context.Context) error {
+//
+// read, when not nil, is the reply of the partition counts' HGETALL that
+// the check sent with its other reads (readNode): then Config.Partitions
+// declares no queue of more than one partition (it would write its count
+// first). A reply that holds an error is read again.
+func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringCmd) error {
 	key := s.g.partsKey()
 	var declared []string
 	for q, n := range s.opts.Partitions {
@@ -180,7 +185,10 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 			declared = append(declared, q)
 		}
 	}
-	all, err := s.rdb.HGetAll(ctx, key).Result()
+	if read == nil || read.Err() != nil {
+		read = s.rdb.HGetAll(ctx, key)
+	}
+	all, err := read.Result()
 	if redis.IsPermissionError(err) && len(declared) == 0 && len(s.opts.Partitions) == 0 {
 		// An ACL user without the store-wide keys can use every queue
 		// but a partitioned one.
@@ -211,6 +219,17 @@ func (s *Store) syncPartitions(ctx context.Context) error {
 	}
 	s.parts.Store(&m)
 	return nil
+}
+
+// declaresPartitions reports whether Config.Partitions declares a queue
+// of more than one partition.
+func (s *Store) declaresPartitions() bool {
+	for _, n := range s.opts.Partitions {
+		if n > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // claimsPerPartition is how many claims of a partitioned queue in a row

@@ -30,7 +30,7 @@ func fullScript(file string) *script { return scriptFor(file, full) }
 
 // preloadScripts builds the scripts the start-up check loads on a server
 // that lacks them (loadLibraries), and a store that calls plain scripts
-// loads at its check (checkNode): those a worker of a plain queue calls
+// loads at its check (checkNodeReads): those a worker of a plain queue calls
 // to drain it and a producer to fill it, in the plain queue's variants.
 // On a server that holds them (an earlier process loaded them) each is
 // built on its first call. Every other script and variant is built and
