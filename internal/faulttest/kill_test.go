@@ -13,7 +13,7 @@ import (
 )
 
 // TestKillWorkers is scenario 1: workers killed with SIGKILL mid-job,
-// several times in a 20k-job run. No job is lost, and each job the killed
+// several times in a run of at least 20k jobs. No job is lost, and each job the killed
 // worker held is redelivered no earlier than its lease deadline and within
 // the visibility timeout + 1 s after it.
 func TestKillWorkers(t *testing.T) {
@@ -44,6 +44,7 @@ func TestKillWorkers(t *testing.T) {
 	// that misses (the victim held no lease) is tried again on the next
 	// worker, and that one must have jobs to run.
 	var killsDone atomic.Bool
+	defer killsDone.Store(true) // a failed kill loop stops the producer too
 	type production struct {
 		n   int
 		err error
