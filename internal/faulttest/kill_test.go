@@ -13,9 +13,9 @@ import (
 )
 
 // TestKillWorkers is scenario 1: workers killed with SIGKILL mid-job,
-// several times in a run of at least 20k jobs. No job is lost, and each job the killed
-// worker held is redelivered no earlier than its lease deadline and within
-// the visibility timeout + 1 s after it.
+// several times in a run of at least 20k jobs. No job is lost, and each
+// job the killed worker held is redelivered no earlier than its lease
+// deadline and within the visibility timeout + 1 s after it.
 func TestKillWorkers(t *testing.T) {
 	const (
 		jobs  = 20000
