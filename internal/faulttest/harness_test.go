@@ -369,20 +369,22 @@ func (r *run) check(base int) {
 	ran := map[string]bool{}            // queue/id/token -> its handler started
 	renewed := map[string][]time.Time{} // child -> the deadlines its renewals were granted
 	tokenKey := func(e proctest.Event) string { return fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token) }
+	granted := func(e proctest.Event) { // a claim's or renewal's deadline
+		if k := tokenKey(e); e.Deadline.After(deadlines[k]) {
+			deadlines[k] = e.Deadline
+		}
+	}
 	for _, e := range evs {
 		switch e.Ev {
 		case "start":
 			starts[keyOf(e)]++
 			ran[tokenKey(e)] = true
-		case "claim", "renew":
-			if e.Ev == "claim" {
-				claims[keyOf(e)] = append(claims[keyOf(e)], e)
-			} else {
-				renewed[e.Child] = append(renewed[e.Child], e.Deadline)
-			}
-			if k := tokenKey(e); e.Deadline.After(deadlines[k]) {
-				deadlines[k] = e.Deadline
-			}
+		case "claim":
+			claims[keyOf(e)] = append(claims[keyOf(e)], e)
+			granted(e)
+		case "renew":
+			renewed[e.Child] = append(renewed[e.Child], e.Deadline)
+			granted(e)
 		case "fin":
 			if e.Err == "" {
 				fins[tokenKey(e)] = e
@@ -399,12 +401,7 @@ func (r *run) check(base int) {
 		if _, finished := fins[tokenKey(c)]; finished || !ran[tokenKey(c)] {
 			return false
 		}
-		var next *proctest.Event
-		for i, o := range all {
-			if o.Token > c.Token && (next == nil || o.Token < next.Token) {
-				next = &all[i]
-			}
-		}
+		next := nextClaim(all, c.Token)
 		dl := deadlines[tokenKey(c)]
 		if next == nil || dl.IsZero() || next.AttemptedAt.Before(dl) {
 			return false
@@ -474,6 +471,18 @@ func (r *run) check(base int) {
 		total += n
 	}
 	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed), %d leases of started jobs ran out with no fault injected (a stall past the lease)", len(acked), r.failed, total, len(faults), lostAcks, lapses)
+}
+
+// nextClaim returns the claim among claims (one job's) with the lowest
+// token above token: the job's claim after that attempt; nil when none.
+func nextClaim(claims []proctest.Event, token uint64) *proctest.Event {
+	var next *proctest.Event
+	for i, c := range claims {
+		if c.Token > token && (next == nil || c.Token < next.Token) {
+			next = &claims[i]
+		}
+	}
+	return next
 }
 
 // longLived are the key suffixes that may stay after every job is gone:

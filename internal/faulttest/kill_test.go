@@ -146,12 +146,7 @@ func TestKillWorkers(t *testing.T) {
 	late := lease + time.Second
 	var worst int64
 	for _, h := range killed {
-		var redo *proctest.Event
-		for i, c := range claims[h.id] {
-			if c.Token > h.token && (redo == nil || c.Token < redo.Token) {
-				redo = &claims[h.id][i]
-			}
-		}
+		redo := nextClaim(claims[h.id], h.token)
 		switch {
 		case redo == nil:
 			t.Errorf("job %s held by a killed worker was never claimed again", h.id)
