@@ -183,6 +183,7 @@
     function tick() {
       if (document.hidden || live.paused) return schedule();
       wanted = false;
+      var sent = Date.now();
       fetch(src, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } })
         .then(function (r) {
           if (!r.ok) throw new Error('HTTP ' + r.status);
@@ -190,7 +191,7 @@
         })
         .then(function (s) {
           apply(s);
-          live.ok();
+          live.ok(sent);
           bump('data-live-updates');
         })
         .catch(function (err) { live.fail('the numbers could not be fetched (' + err.message + ')'); })
@@ -367,7 +368,8 @@
   // that says when the page stopped following the store: after a failed
   // refresh, or when none succeeded for three of the longest periods the
   // page's updates declared (expect; a request that hangs). While the page
-  // is stale its live parts are dimmed.
+  // is stale its live parts are dimmed. Only an answer to a request sent
+  // after the page turned stale makes it live again (see ok).
   function setupLiveStatus() {
     var status = document.getElementById('live-status');
     var text = status && status.querySelector('.live-text');
@@ -375,9 +377,10 @@
     var banner = document.getElementById('live-stale');
     var every = Number(document.body.getAttribute('data-refresh'));
     var resumes = [];
-    var last = Date.now();
+    var last = Date.now(); // when the last update that counted came
     var longest = every; // the longest period between two updates
     var failure = '';
+    var failedAt = 0; // when the last update failed
     var wasStale = false;
     var stored = false;
     try { stored = window.sessionStorage.getItem('hopper-live-paused') === '1'; } catch (e) { /* no storage */ }
@@ -392,21 +395,39 @@
         if (button) button.hidden = false;
         render();
       },
-      ok: function () {
-        last = Date.now();
+      // ok notes an answer to a request the page sent at sent (a
+      // Date.now(); now when omitted, for what the server sends as soon as
+      // the store answered: the event stream's messages). An answer says
+      // that the store answered after the request was sent, not that it
+      // answers when the answer comes: one to a request sent before the
+      // last failure, or before the page turned stale, changes nothing.
+      // (A refresh sent just before Redis froze, whose first read was
+      // answered and whose later reads failed after their timeouts, is
+      // answered seconds later, without what it could not read: the
+      // workflow page leaves out its unserved-queues hint. It must not
+      // call the frozen store live.)
+      ok: function (sent) {
+        var now = Date.now();
+        if (sent === undefined) sent = now;
+        if (sent < failedAt || (overdue(now) && sent < dueBy())) return;
+        last = now;
         failure = '';
         render();
       },
       fail: function (why) {
         failure = why;
+        failedAt = Date.now();
         render();
       },
       onResume: function (f) { resumes.push(f); },
       // expect declares that an update comes at least every ms.
       expect: function (ms) { longest = Math.max(longest, ms); }
     };
+    // dueBy is when the page turns stale unless an update comes first.
+    function dueBy() { return last + 3 * longest + 2000; }
+    function overdue(now) { return live.shown && now > dueBy(); }
     function stale() {
-      return !live.paused && (failure !== '' || (live.shown && Date.now() - last > 3 * longest + 2000));
+      return !live.paused && (failure !== '' || overdue(Date.now()));
     }
     function render() {
       if (!status) return;
@@ -529,6 +550,7 @@
       busy = true;
       sinceSwap++;
       last = Date.now();
+      var started = last;
       // X-Hopper-Regions: the server may leave out what lies outside them.
       fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/html', 'X-Hopper-Regions': '1' } })
         .then(function (r) {
@@ -562,7 +584,7 @@
             bump('data-region-swaps');
           }
           document.body.classList.toggle('is-held', held);
-          live.ok();
+          live.ok(started);
           bump('data-region-updates');
         })
         .catch(function (err) { live.fail('the page could not be fetched (' + err.message + ')'); })
@@ -612,17 +634,19 @@
         }
       });
     }
-    // done notes a successful refresh, whether or not the part changed.
-    function done() {
+    // done notes a successful refresh sent at sent, whether or not the
+    // part changed.
+    function done(sent) {
       n++;
       document.body.setAttribute('data-fragment-updates', String(n));
-      live.ok();
+      live.ok(sent);
     }
     function tick() {
       var box = current();
       if (!box || busy) return;
       if (document.hidden || live.paused) return schedule();
       busy = true;
+      var sent = Date.now();
       var headers = { Accept: 'text/html', 'If-None-Match': '"' + box.getAttribute('data-version') + '"' };
       fetch(box.getAttribute('data-fragment'), { credentials: 'same-origin', cache: 'no-store', headers: headers })
         .then(function (r) {
@@ -631,7 +655,7 @@
           return r.text();
         })
         .then(function (html) {
-          if (html === null) return done();
+          if (html === null) return done(sent);
           var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(id);
           if (!fresh) throw new Error('the answer has no #' + id);
           box = current();
@@ -639,7 +663,7 @@
             swap(box, document.adoptNode(fresh));
             bump('data-fragment-swaps');
           }
-          done();
+          done(sent);
         })
         .catch(function (err) { live.fail('the page could not be fetched (' + err.message + ')'); })
         .then(function () {
