@@ -14,19 +14,25 @@ import (
 // The live event feed: GET /api/events?queue=q[&job=id] streams a queue's
 // events (hopper.Client.Subscribe's) as server-sent events, one message
 // per event with its position as the message ID, so that a browser's
-// EventSource that reconnects resumes where it stopped (Last-Event-ID).
+// EventSource that reconnects resumes where it stopped (Last-Event-ID, or
+// &from=pos for a new EventSource). The "alive" messages carry the
+// position too (past the other jobs' events on a job's feed), so a stream
+// that saw no event yet resumes as well: a reconnect never starts over
+// from now, and gets the events it missed (those the store kept: see
+// store.EventReader; a "lost" message says when some are gone).
 // The queue page shows them as an activity feed and marks the rows of
 // jobs that moved; the job page moves its progress bar, appends log lines
 // and updates the job's state from them; both refresh their counts only
 // when events come, instead of on a timer.
 
 // eventsBlock bounds how long one read of the stream waits for events
-// (the refresh interval, when shorter). After every read that succeeded,
-// with or without events, the stream sends an "alive" message: the page
-// calls itself live only on those (and on events), never on the stream
-// being open, so a store that stops answering (a frozen Redis) turns the
-// page stale within a few refresh periods even though the connection
-// stays open. The messages also keep proxies from closing the stream.
+// (the refresh interval, when shorter); the first read of a resumed
+// stream does not wait. After every read that succeeded, with or without
+// events, the stream sends an "alive" message: the page calls itself
+// live only on those (and on events), never on the stream being open, so
+// a store that stops answering (a frozen Redis) turns the page stale
+// within a few refresh periods even though the connection stays open.
+// The messages also keep proxies from closing the stream.
 const eventsBlock = 15 * time.Second
 
 // aliveJSON is the data of an "alive" message: when the store last
@@ -135,7 +141,11 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if from == hopper.FromNow {
 		// Where "now" is, before the stream is said to be open: the page
 		// acts on that (a test too), and an event that came after must
-		// be in the feed.
+		// be in the feed. When the store does not answer, neither does
+		// the feed (503): an EventSource takes that as final, and the
+		// page opens a new one later (app.js, setupEvents). Only a
+		// stream's first request gets here: its alive messages give
+		// every reconnect a position.
 		evs, next, _, err := d.events.ReadEvents(ctx, pos, 200, 0)
 		if err != nil {
 			id, msg := d.internalError(r, "reading events", err)
@@ -162,13 +172,15 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		block = r
 	}
 	read := from == hopper.FromNow // the look above read the store
+	wait := time.Duration(0)       // a resumed stream: what it missed, or alive, as soon as the store answers
 	for {
 		evs, next, lost, err := first, pos, []string(nil), error(nil)
 		if !read {
-			evs, next, lost, err = d.events.ReadEvents(ctx, pos, 200, block)
+			evs, next, lost, err = d.events.ReadEvents(ctx, pos, 200, wait)
 		}
 		read = false
 		first = nil
+		wait = block
 		if err != nil {
 			if ctx.Err() == nil {
 				id, msg := d.internalError(r, "reading events", err)
@@ -186,11 +198,9 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			fmt.Fprintf(w, "id: %s\nevent: job\ndata: %s\n\n", ev.Pos, mustJSON(d.eventView(ev)))
 		}
-		fmt.Fprintf(w, "event: alive\ndata: %s\n\n", mustJSON(aliveJSON{At: d.cfg.Now().UTC()}))
-		if len(evs) > 0 && job != "" {
-			// Where the browser resumes: past the events it skipped too.
-			fmt.Fprintf(w, "id: %s\n\n", next[queue])
-		}
+		// Where the browser resumes: past everything read, the events a
+		// job's feed skipped too.
+		fmt.Fprintf(w, "id: %s\nevent: alive\ndata: %s\n\n", next[queue], mustJSON(aliveJSON{At: d.cfg.Now().UTC()}))
 		if rc.Flush() != nil {
 			return
 		}

@@ -65,16 +65,23 @@ func (f *frozenEvents) unfreeze() {
 	f.thaw = nil
 }
 
-// nextAlive reads the stream up to its next "alive" message.
-func (s *sse) nextAlive() {
+// nextAlive reads the stream up to its next "alive" message and returns
+// the message's ID ("" without one).
+func (s *sse) nextAlive() string {
 	s.t.Helper()
+	id := ""
 	for {
 		line, ok := s.line()
 		if !ok {
 			s.t.Fatalf("the event stream ended before an alive message: %v", s.err)
 		}
-		if line == "event: alive" {
-			return
+		switch {
+		case line == "":
+			id = ""
+		case strings.HasPrefix(line, "id: "):
+			id = strings.TrimPrefix(line, "id: ")
+		case line == "event: alive":
+			return id
 		}
 	}
 }

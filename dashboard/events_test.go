@@ -68,6 +68,9 @@ func openEvents(t *testing.T, srv *httptest.Server, target, lastID string) *sse 
 	return s
 }
 
+// close ends the stream, as a browser that lost its connection.
+func (s *sse) close() { _ = s.resp.Body.Close() }
+
 // line returns the next line of the stream, or false when it ended; it
 // fails the test when none comes within feedWait.
 func (s *sse) line() (string, bool) {
