@@ -320,39 +320,75 @@
     noteActivity(ev);
   }
 
-  // Events: follow the page's event stream (server-sent events; the browser
-  // reconnects and resumes by itself). It returns whether the page has one.
+  // Events: follow the page's event stream (server-sent events). The
+  // browser reconnects by itself when a stream ends, resuming after the
+  // last message's ID (Last-Event-ID: the "alive" messages carry one too,
+  // so a stream that saw no event resumes as well). An answer other than
+  // 200 closes an EventSource for good (the server's 503 when the store
+  // did not answer a stream's first request, a proxy's 502): the page then
+  // opens a new one after a back-off (2 s, doubling up to 16 s, back to 2
+  // s once a message came), from the last ID seen (&from=), so that the
+  // events that came meanwhile still reach it. While the stream is down
+  // the page is stale whatever its other updates say: it follows the job
+  // or queue through these events. It returns whether the page has one.
   function setupEvents(live, refresh) {
     var src = document.body.getAttribute('data-events');
     if (!src || !window.EventSource) return false;
-    var es = new EventSource(src);
     var n = 0;
-    es.addEventListener('job', function (m) {
-      live.ok(); // the server read this from the store just now
-      if (live.paused) return;
-      var ev;
-      try { ev = JSON.parse(m.data); } catch (e) { return; }
-      onJobEvent(ev);
-      n++;
-      document.body.setAttribute('data-events-received', String(n));
-      var count = document.getElementById('activity-count');
-      if (count) setText(count, fmt(n) + ' events');
-      refresh();
-    });
-    es.addEventListener('lost', function () {
-      noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
-    });
-    // An open stream is not a live page: the server may be stuck reading
-    // the store (a frozen Redis). Only "alive" messages, sent after each
-    // store read that succeeded, and events say the page is live.
-    es.addEventListener('open', function () { live.show(); });
-    es.addEventListener('alive', function () {
+    var pos = ''; // the last message's ID: where a new stream resumes
+    var delay = 0; // the back-off before the next new stream
+    var gap = false; // a new stream opened without a position: events may be missing
+    // heard notes a message of the stream: the server read the store just
+    // now.
+    function heard(m) {
+      if (m.lastEventId) pos = m.lastEventId;
+      delay = 0;
+      live.up();
       live.ok();
-      bump('data-events-alive');
-    });
-    es.addEventListener('error', function () {
-      live.fail('the event stream was interrupted (reconnecting)');
-    });
+    }
+    function open() {
+      var es = new EventSource(pos ? src + (src.indexOf('?') < 0 ? '?' : '&') + 'from=' + encodeURIComponent(pos) : src);
+      es.addEventListener('job', function (m) {
+        heard(m);
+        if (live.paused) return;
+        var ev;
+        try { ev = JSON.parse(m.data); } catch (e) { return; }
+        onJobEvent(ev);
+        n++;
+        document.body.setAttribute('data-events-received', String(n));
+        var count = document.getElementById('activity-count');
+        if (count) setText(count, fmt(n) + ' events');
+        refresh();
+      });
+      es.addEventListener('lost', function () {
+        noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
+      });
+      // An open stream is not a live page: the server may be stuck reading
+      // the store (a frozen Redis). Only "alive" messages, sent after each
+      // store read that succeeded, and events say the page is live.
+      es.addEventListener('open', function () { live.show(); });
+      es.addEventListener('alive', function (m) {
+        heard(m);
+        bump('data-events-alive');
+        if (gap) {
+          // The stream never had a position: it follows from now on,
+          // and the page catches up on what it shows by fetching it.
+          gap = false;
+          noteActivity({ type: 'lost', id: 'events before the feed reopened may be missing', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
+          refresh();
+        }
+      });
+      es.addEventListener('error', function () {
+        live.down('the event stream was interrupted (reconnecting)');
+        if (es.readyState !== EventSource.CLOSED) return; // the browser reconnects
+        delay = Math.min(delay ? 2 * delay : 2000, 16000);
+        setTimeout(function () {
+          gap = !pos;
+          open();
+        }, delay);
+      });
+    }
+    open();
     return true;
   }
 
@@ -366,10 +402,12 @@
   // it keeps the status in the top bar ("live", "paused", "stale"), the
   // pause button (the choice lasts for the tab's session), and a banner
   // that says when the page stopped following the store: after a failed
-  // refresh, or when none succeeded for three of the longest periods the
-  // page's updates declared (expect; a request that hangs). While the page
-  // is stale its live parts are dimmed. Only an answer to a request sent
-  // after the page turned stale makes it live again (see ok).
+  // refresh, when none succeeded for three of the longest periods the
+  // page's updates declared (expect; a request that hangs), or while the
+  // page's event stream is down (see down). While the page is stale its
+  // live parts are dimmed. Only an answer to a request sent after the page
+  // turned stale makes it live again (see ok), and the event stream's
+  // next message once it was down.
   function setupLiveStatus() {
     var status = document.getElementById('live-status');
     var text = status && status.querySelector('.live-text');
@@ -381,6 +419,7 @@
     var longest = every; // the longest period between two updates
     var failure = '';
     var failedAt = 0; // when the last update failed
+    var streamDown = ''; // why the event stream is down (see down)
     var wasStale = false;
     var stored = false;
     try { stored = window.sessionStorage.getItem('hopper-live-paused') === '1'; } catch (e) { /* no storage */ }
@@ -419,6 +458,20 @@
         failedAt = Date.now();
         render();
       },
+      // down notes that the event stream, which the page follows the
+      // store through, stopped, for why: the page is stale until up,
+      // whatever the answers to its other requests (they do not bring
+      // its events).
+      down: function (why) {
+        streamDown = why;
+        failedAt = Date.now();
+        render();
+      },
+      up: function () {
+        if (!streamDown) return;
+        streamDown = '';
+        render();
+      },
       onResume: function (f) { resumes.push(f); },
       // expect declares that an update comes at least every ms.
       expect: function (ms) { longest = Math.max(longest, ms); }
@@ -427,7 +480,7 @@
     function dueBy() { return last + 3 * longest + 2000; }
     function overdue(now) { return live.shown && now > dueBy(); }
     function stale() {
-      return !live.paused && (failure !== '' || overdue(Date.now()));
+      return !live.paused && (failure !== '' || streamDown !== '' || overdue(Date.now()));
     }
     function render() {
       if (!status) return;
@@ -440,7 +493,7 @@
       var at = new Date(last).toLocaleTimeString();
       if (text) setText(text, live.paused ? 'paused' : s ? 'stale' : 'live');
       status.title = live.paused ? 'Live updates paused: the page stays as it is until you resume'
-        : s ? 'Live updates stopped: ' + (failure || 'no answer from the server') + '; showing the state at ' + at
+        : s ? 'Live updates stopped: ' + (failure || streamDown || 'no answer from the server') + '; showing the state at ' + at
           : 'Live: updated ' + at;
       if (button) {
         setText(button, live.paused ? 'Resume' : 'Pause');
@@ -451,7 +504,7 @@
         if (s) {
           var why = banner.querySelector('.stale-why');
           var when = banner.querySelector('.stale-at');
-          if (why) setText(why, failure || 'the server has not answered');
+          if (why) setText(why, failure || streamDown || 'the server has not answered');
           if (when) setText(when, at);
         }
       }
