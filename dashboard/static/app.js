@@ -360,8 +360,11 @@
         if (count) setText(count, fmt(n) + ' events');
         refresh();
       });
+      // Events the store no longer had (trimmed, or not written while
+      // nobody read them): the page catches up by fetching what it shows.
       es.addEventListener('lost', function () {
         noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
+        refresh();
       });
       // An open stream is not a live page: the server may be stuck reading
       // the store (a frozen Redis). Only "alive" messages, sent after each
