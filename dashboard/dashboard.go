@@ -56,7 +56,7 @@ type dash struct {
 //	GET  /api/stats[?queue=q]              counts, latency and throughput as JSON (live updates)
 //	GET  /api/queues/{queue}/{state}       a page of jobs as JSON, args decoded and redacted
 //	GET  /api/jobs/{queue}/{id}            one job as JSON, args decoded and redacted, with its progress
-//	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events ("alive" after each store read)
+//	GET  /api/events?queue=q[&job=id]      a queue's events, live, as server-sent events ("alive" after each store read); resumes after Last-Event-ID or &from=
 //	GET  /api/workflows                    a page of workflows as JSON (state, q, page)
 //	GET  /api/workflows/{id}               one workflow with its tasks as JSON
 //	GET  /static/...                       embedded CSS, JavaScript and icon
