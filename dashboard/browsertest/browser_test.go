@@ -155,6 +155,17 @@ type site struct {
 // url returns the absolute URL of a dashboard path.
 func (s *site) url(path string) string { return s.srv.URL + mountPrefix + path }
 
+// liveDashboard returns the dashboard of st mounted under mountPrefix,
+// with the fast live updates (every 250 ms) that the live-status tests
+// watch.
+func liveDashboard(st hopper.Store) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, dashboard.New(st, &dashboard.Config{
+		Prefix: mountPrefix, RefreshInterval: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	})))
+	return mux
+}
+
 // newSite serves a seeded memstore with an hour of throughput history,
 // mounted under mountPrefix with fast live updates.
 func newSite(t *testing.T, opts *dashboard.Config) *site {

@@ -2,7 +2,6 @@ package browsertest_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/memstore"
@@ -103,12 +101,7 @@ func (g *feedGate) reopen() {
 // gatedSite serves the dashboard of st behind a feedGate, with fast live
 // updates.
 func gatedSite(t *testing.T, st hopper.Store) (*site, *feedGate) {
-	h := dashboard.New(st, &dashboard.Config{
-		Prefix: mountPrefix, RefreshInterval: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-	})
-	mux := http.NewServeMux()
-	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, h))
-	gate := &feedGate{next: mux, ended: make(chan struct{}, 256), refused: make(chan struct{}, 256)}
+	gate := &feedGate{next: liveDashboard(st), ended: make(chan struct{}, 256), refused: make(chan struct{}, 256)}
 	web := httptest.NewServer(gate)
 	t.Cleanup(web.Close)
 	t.Cleanup(gate.reopen) // before web.Close, which waits for held requests

@@ -2,8 +2,6 @@ package browsertest_test
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -13,7 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
@@ -49,12 +46,7 @@ func TestLiveFrozenRedis(t *testing.T) {
 	st := redisstore.New(rdb, nil)
 	f := dashtest.Seed(t, st)
 	wf := dashtest.SeedWorkflows(t, st)
-	h := dashboard.New(st, &dashboard.Config{
-		Prefix: mountPrefix, RefreshInterval: 250 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-	})
-	mux := http.NewServeMux()
-	mux.Handle(mountPrefix+"/", http.StripPrefix(mountPrefix, h))
-	web := httptest.NewServer(mux)
+	web := httptest.NewServer(liveDashboard(st))
 	t.Cleanup(web.Close)
 	s := &site{srv: web, st: st, f: f}
 
