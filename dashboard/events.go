@@ -19,7 +19,9 @@ import (
 // position too (past the other jobs' events on a job's feed), so a stream
 // that saw no event yet resumes as well: a reconnect never starts over
 // from now, and gets the events it missed (those the store kept: see
-// store.EventReader; a "lost" message says when some are gone).
+// store.EventReader; a "lost" message says when some are gone). A
+// position in a form no store gives out (store.ParseEventPos) is answered
+// 400 before the stream opens.
 // The queue page shows them as an activity feed and marks the rows of
 // jobs that moved; the job page moves its progress bar, appends log lines
 // and updates the job's state from them; both refresh their counts only
@@ -134,6 +136,16 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		from = id
 	} else if f := q.Get("from"); f != "" {
 		from = f
+	}
+	// A position this dashboard never gave out (hand-made) is refused
+	// before the stream opens: a stream that failed on it would be opened
+	// again and again. Checked by its form, with no read: a resumed stream
+	// opens at once, even while the store does not answer.
+	if from != hopper.FromNow {
+		if _, err := store.ParseEventPos(from); err != nil {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf("The event position %q is not one this dashboard gives out: resume from the ID of a message of the stream, or leave it out.", from))
+			return
+		}
 	}
 	ctx := r.Context()
 	pos := map[string]string{queue: from}

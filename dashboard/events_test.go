@@ -204,3 +204,34 @@ func mustMsgpack(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// A position the dashboard never gave out (a hand-made &from= or
+// Last-Event-ID) is refused with 400 before the stream opens, naming the
+// position: a stream that opened and then failed would be reopened by a
+// browser every few seconds, each time logging an internal error.
+func TestEventFeedBadPosition(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		h := newHandler(s, nil)
+		for _, tc := range []struct{ name, query, header string }{
+			{"from", "&from=nowhere", ""},
+			{"from with a bad index", "&from=12/x", ""},
+			{"Last-Event-ID", "", "-3"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				req := httptest.NewRequest(http.MethodGet, "/api/events?queue=default"+tc.query, nil)
+				if tc.header != "" {
+					req.Header.Set("Last-Event-ID", tc.header)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusBadRequest {
+					t.Fatalf("status %d, want 400; body %q", rec.Code, rec.Body.String())
+				}
+				body := rec.Body.String()
+				if !strings.Contains(body, "event position") || strings.Contains(body, "request_id") {
+					t.Errorf("body %q, want the bad position named, no internal error", body)
+				}
+			})
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +95,7 @@ func (q *queue) closeStep() {
 	evs := l.open
 	l.open = nil
 	for i := range evs {
-		evs[i].Pos = formatPos(l.seq, i, len(evs))
+		evs[i].Pos = store.EventPosOf(l.seq, i, len(evs))
 	}
 	l.entries = append(l.entries, eventEntry{seq: l.seq, events: evs})
 	max := q.cfg.EventsMaxLen
@@ -133,38 +132,8 @@ func (b *broadcast) notify() {
 	b.mu.Unlock()
 }
 
-// formatPos is the position of the i-th of n events of entry seq.
-func formatPos(seq uint64, i, n int) string {
-	s := strconv.FormatUint(seq, 10)
-	if i == n-1 {
-		return s
-	}
-	return s + "/" + strconv.Itoa(i)
-}
-
-// parsePos reads a position: the entry and the index of the last event
-// read in it; whole is true when the entry was read to its end. FromStart
-// is entry 0, read whole, with start true.
-func parsePos(pos string) (seq uint64, idx int, whole, start bool, err error) {
-	if pos == store.FromStart {
-		return 0, 0, true, true, nil
-	}
-	s, i, partial := strings.Cut(pos, "/")
-	seq, err = strconv.ParseUint(s, 10, 64)
-	if err == nil && partial {
-		idx, err = strconv.Atoi(i)
-		if err == nil && idx < 0 {
-			err = strconv.ErrRange
-		}
-	}
-	if err != nil {
-		return 0, 0, false, false, fmt.Errorf("%w: event position %q", store.ErrInvalidConfig, pos)
-	}
-	return seq, idx, !partial, false, nil
-}
-
 // ReadEvents returns the events of the queues in from after the positions
-// it names (see store.EventReader). Positions are "<entry>-<index>";
+// it names (see store.EventReader). Positions are store.EventPos's;
 // FromNow reads from the end of the stream as it is now.
 func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) ([]store.Event, map[string]string, []string, error) {
 	if max < 1 {
@@ -184,7 +153,7 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 			q.mu.Lock()
 			pos = strconv.FormatUint(q.events.seq, 10)
 			q.mu.Unlock()
-		} else if _, _, _, _, err := parsePos(pos); err != nil {
+		} else if _, err := store.ParseEventPos(pos); err != nil {
 			return nil, nil, nil, err
 		}
 		next[name] = pos
@@ -218,7 +187,8 @@ func (s *Store) readAfter(queues []string, next map[string]string, max int) (evs
 		if q == nil || len(evs) >= max {
 			continue
 		}
-		seq, idx, whole, start, _ := parsePos(next[name])
+		p, _ := store.ParseEventPos(next[name])
+		seq, idx, whole, start := p.Entry, p.Index, p.Whole, p.Start
 		q.mu.Lock()
 		l := &q.events
 		kept := l.kept()

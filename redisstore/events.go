@@ -35,42 +35,10 @@ var eventTypes = [...]store.EventType{
 	9: store.EventSnoozed, 10: store.EventReleased, 11: store.EventRequeued, 12: store.EventDeleted,
 }
 
-// evPos is a parsed position: the entry's number, and the index of the
-// last event read in it when it was read only in part; start is FromStart.
-type evPos struct {
-	n     uint64
-	idx   int
-	whole bool
-	start bool
-}
-
-func parseEvPos(pos string) (evPos, error) {
-	if pos == store.FromStart {
-		return evPos{whole: true, start: true}, nil
-	}
-	s, i, partial := strings.Cut(pos, "/")
-	n, err := strconv.ParseUint(s, 10, 64)
-	p := evPos{n: n, whole: !partial}
-	if err == nil && partial {
-		p.idx, err = strconv.Atoi(i)
-		if err == nil && p.idx < 0 {
-			err = strconv.ErrRange
-		}
-	}
-	if err != nil {
-		return evPos{}, fmt.Errorf("%w: event position %q", store.ErrInvalidConfig, pos)
-	}
-	return p, nil
-}
-
-// eventPos formats the position of the i-th of count events of entry n.
-func eventPos(n uint64, i, count int) string {
-	s := strconv.FormatUint(n, 10)
-	if i == count-1 {
-		return s
-	}
-	return s + "/" + strconv.Itoa(i)
-}
+// evPos is a parsed position (store.EventPos): the entry's number, and
+// the index of the last event read in it when it was read only in part;
+// start is FromStart.
+type evPos = store.EventPos
 
 // ReadEvents returns events of the queues in from after the positions it
 // names (see store.EventReader). One read script per queue, pipelined in
@@ -92,7 +60,7 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 			now = true
 			continue
 		}
-		ep, err := parseEvPos(p)
+		ep, err := store.ParseEventPos(p)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -176,7 +144,7 @@ func (s *Store) resolveNow(ctx context.Context, from map[string]string, pos map[
 			return wrap("read events of "+strconv.Quote(names[i]), err)
 		}
 		last, _ := v[1].(int64)
-		pos[names[i]] = evPos{n: uint64(max(last, 0)), whole: true}
+		pos[names[i]] = evPos{Entry: uint64(max(last, 0)), Whole: true}
 	}
 	return nil
 }
@@ -189,12 +157,12 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 		p := pos[q]
 		mode := "0"
 		switch {
-		case p.start:
+		case p.Start:
 			mode = "s"
-		case p.whole:
+		case p.Whole:
 			mode = "1"
 		}
-		calls[i] = s.queueCall(fullScript("events_read"), q, strconv.FormatUint(p.n, 10), mode, max)
+		calls[i] = s.queueCall(fullScript("events_read"), q, strconv.FormatUint(p.Entry, 10), mode, max)
 	}
 	s.runAll(ctx, calls, nil)
 	var evs []store.Event
@@ -211,7 +179,7 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 		p := pos[q]
 		if l, _ := v[0].(int64); l == 1 {
 			lost = append(lost, q)
-			p = evPos{whole: true}
+			p = evPos{Whole: true}
 		}
 		for _, e := range v[2:] {
 			if len(evs) >= max {
@@ -222,17 +190,17 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 				return nil, nil, wrap("read events of "+strconv.Quote(q), err)
 			}
 			for j, ev := range entry.events {
-				if entry.n == p.n && !p.whole && j <= p.idx {
+				if entry.n == p.Entry && !p.Whole && j <= p.Index {
 					continue // read before
 				}
 				if len(evs) >= max {
 					break
 				}
 				evs = append(evs, ev)
-				p = evPos{n: entry.n, idx: j, whole: j == len(entry.events)-1}
+				p = evPos{Entry: entry.n, Index: j, Whole: j == len(entry.events)-1}
 			}
 			if len(evs) < max {
-				p = evPos{n: entry.n, whole: true} // read to its end
+				p = evPos{Entry: entry.n, Whole: true} // read to its end
 			}
 		}
 		pos[q] = p
@@ -244,13 +212,7 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 func formatPositions(pos map[string]evPos) map[string]string {
 	out := make(map[string]string, len(pos))
 	for q, p := range pos {
-		if p.start {
-			out[q] = store.FromStart
-		} else if p.whole {
-			out[q] = strconv.FormatUint(p.n, 10)
-		} else {
-			out[q] = strconv.FormatUint(p.n, 10) + "/" + strconv.Itoa(p.idx)
-		}
+		out[q] = p.String()
 	}
 	return out
 }
@@ -347,7 +309,7 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 			return bad()
 		}
 		ev := store.Event{Type: eventTypes[code], Queue: queue, ID: ids[i], Kind: kinds[i], At: at,
-			Attempt: att, Pos: eventPos(n, i, count)}
+			Attempt: att, Pos: store.EventPosOf(n, i, count)}
 		detail := details[i]
 		switch ev.Type {
 		case store.EventEnqueued:
