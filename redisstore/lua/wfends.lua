@@ -9,11 +9,22 @@ local function wf_members(ids)
   return members_among(K.wf_tasks, ids)
 end
 
+-- ONE_TASK is wf_flags' reply for one ID that is a task's: never
+-- written to.
+local ONE_TASK = {1}
+
 -- wf_flags returns, for each of ids, 1 when it is a workflow task of this
 -- queue and 0 when not (SMISMEMBER's reply, by position: cheaper than
--- wf_members' set for a batch), or nil when the queue has none.
+-- wf_members' set for a batch), or nil when the queue has none. One ID
+-- (a chain's step, a lone ack) takes one SISMEMBER, which says 0 for a
+-- queue without tasks too, where a batch takes an EXISTS first.
 local function wf_flags(ids)
-  if #ids == 0 or rcall('EXISTS', K.wf_tasks) == 0 then return nil end
+  local n = #ids
+  if n == 1 then
+    if rcall('SISMEMBER', K.wf_tasks, ids[1]) == 1 then return ONE_TASK end
+    return nil
+  end
+  if n == 0 or rcall('EXISTS', K.wf_tasks) == 0 then return nil end
   return call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
 end
 

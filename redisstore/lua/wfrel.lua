@@ -31,7 +31,10 @@ end
 local function release_into(ids, dues, vals, now, later, once)
   local nows = str(now) .. ','
   local marked = once and {} or call_chunked_flat('SMISMEMBER', K.wf_tasks, ids)
-  local held = call_chunked_flat('HMGET', K.jobs, ids)
+  -- One job (a chain's step): stored by HSETNX, which looks and writes
+  -- in one command, where a batch takes one HMGET and one HSET.
+  local one = #ids == 1 and marked[1] ~= 1 and nows .. vals[1]
+  local held = one and {rcall('HSETNX', K.jobs, ids[1], one) == 0} or call_chunked_flat('HMGET', K.jobs, ids)
   local out, mark, hv, nm, nh = {}, {}, {}, 0, 0
   local pr, prv, pall, nr, na -- place.lua's ready_lists, for the jobs due now (nil after a place)
   local evids, evkinds, evstates, ne = {}, {}, {}, 0
@@ -53,8 +56,8 @@ local function release_into(ids, dues, vals, now, later, once)
         fresh = true
       end
       if fresh then
-        local v = nows .. vals[n]
-        hv[nh + 1], hv[nh + 2], nh = id, v, nh + 2
+        local v = one or nows .. vals[n]
+        if not one or held[n] then hv[nh + 1], hv[nh + 2], nh = id, v, nh + 2 end
         if dues[n] == '' then
           if not pr then
             pr, prv, pall = ready_lists()
