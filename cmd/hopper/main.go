@@ -77,6 +77,9 @@ func run(ctx context.Context, a *app, args []string) int {
 		}
 		return 0
 	}
+	checked := *a
+	checked.open = a.open.checked()
+	a = &checked
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, a, args[1:]); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/url"
@@ -42,6 +43,31 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 // storeOpener opens the store the flags name; close releases it.
 type storeOpener func(ctx context.Context, sf *storeFlags) (s hopper.Store, close func(), err error)
 
+// checked returns open preceded by sf.check, so that no command opens a
+// store with flags that cannot work (run wraps every app's opener).
+func (open storeOpener) checked() storeOpener {
+	return func(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error) {
+		if err := sf.check(); err != nil {
+			return nil, nil, err
+		}
+		return open(ctx, sf)
+	}
+}
+
+// check reports a store flag that cannot work, before anything connects:
+// an empty --redis (go-redis would take it for localhost:6379, whatever
+// $HOPPER_REDIS_URL says), and a --redis-prefix that redisstore refuses
+// (redisstore.Config.Validate, whose rule the message gives).
+func (sf *storeFlags) check() error {
+	if strings.TrimSpace(sf.url) == "" {
+		return errors.New("--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
+	}
+	if err := (redisstore.Config{Prefix: sf.prefix}).Validate(); err != nil {
+		return fmt.Errorf("--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))
+	}
+	return nil
+}
+
 // openRedis opens a redisstore and checks that the server answers, so a
 // wrong URL fails at once with a clear message.
 func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error) {
@@ -56,6 +82,9 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 // dialRedis connects to the Redis the flags name and checks that it
 // answers a PING within 5 s.
 func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, error) {
+	if err := sf.check(); err != nil {
+		return nil, err
+	}
 	var rdb redis.UniversalClient
 	raw := redisURL(sf.url)
 	if sf.cluster {
