@@ -103,7 +103,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 		auth = "NO AUTHENTICATION (--insecure)"
 	}
 	fmt.Fprintf(a.stdout, "hopper dashboard: %s%s/ (%s, %s; store %s, prefix %q)\n",
-		base, opts.Prefix, mode, auth, redactURL(sf.url), sf.prefix)
+		base, opts.Prefix, mode, auth, redactURL(redisURL(sf.url)), sf.prefix)
 	return serve(ctx, l, h, log)
 }
 

@@ -31,10 +31,17 @@ type storeFlags struct {
 func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	sf := &storeFlags{}
 	def := os.Getenv("HOPPER_REDIS_URL")
+	from := "; $HOPPER_REDIS_URL, when set, replaces it"
 	if def == "" {
 		def = defaultRedisURL
+	} else {
+		from = " from $HOPPER_REDIS_URL"
 	}
-	fs.StringVar(&sf.url, "redis", def, "Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default from $HOPPER_REDIS_URL)")
+	// The help gives the default once, its password hidden: the flag's
+	// DefValue, which the flag package would print in clear after the
+	// text, is left empty.
+	fs.StringVar(&sf.url, "redis", def, fmt.Sprintf("Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", redactURL(redisURL(def)), from))
+	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
 	return sf
@@ -85,21 +92,25 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	if err := sf.check(); err != nil {
 		return nil, err
 	}
-	var rdb redis.UniversalClient
 	raw := redisURL(sf.url)
-	if sf.cluster {
-		o, err := redis.ParseClusterURL(raw)
-		if err != nil {
-			return nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
+	newClient, err := parseRedisURL(raw, sf.cluster)
+	if err != nil {
+		// The parse error may quote the URL, password and all: when the
+		// URL holds a password, the error is the one of the URL with the
+		// password hidden.
+		shown := redactURL(raw)
+		if shown != raw {
+			if _, err = parseRedisURL(shown, sf.cluster); err == nil {
+				return nil, fmt.Errorf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
+			}
 		}
-		rdb = redis.NewClusterClient(o)
-	} else {
-		o, err := redis.ParseURL(raw)
-		if err != nil {
-			return nil, fmt.Errorf("--redis %q: %w", redactURL(raw), err)
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // its text quotes the URL again
 		}
-		rdb = redis.NewClient(o)
+		return nil, fmt.Errorf("--redis %q: %w", shown, err)
 	}
+	rdb := newClient()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
@@ -109,6 +120,23 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	return rdb, nil
 }
 
+// parseRedisURL parses a --redis URL, of a Cluster node with cluster, and
+// returns what makes its client.
+func parseRedisURL(raw string, cluster bool) (func() redis.UniversalClient, error) {
+	if cluster {
+		o, err := redis.ParseClusterURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
+	}
+	o, err := redis.ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
+}
+
 func redisURL(s string) string {
 	if strings.Contains(s, "://") {
 		return s
@@ -116,11 +144,24 @@ func redisURL(s string) string {
 	return "redis://" + s
 }
 
-// redactURL hides the password of a Redis URL for messages.
+// redactURL hides the password of a Redis URL for messages, as
+// url.URL.Redacted does (user:xxxxx@), in a URL that does not parse too:
+// there the user info is what lies before the last "@" (after "://").
 func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
 	}
-	return u.Redacted()
+	head, rest := "", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		head, rest = raw[:i+3], raw[i+3:]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return raw
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return raw
+	}
+	return head + user + ":xxxxx" + rest[at:]
 }

@@ -71,3 +71,85 @@ func TestEmptyRedisURL(t *testing.T) {
 		wantOneLine(t, r, "stats --redis "+url, "hopper stats: --redis is empty")
 	}
 }
+
+// TestRedisPasswordNeverShown: a --redis URL (or $HOPPER_REDIS_URL) that
+// does not parse is quoted with its password hidden; the parse error
+// quoted it in clear ("parse \"redis://user:S3CRETPW@...\": invalid
+// port"). The help hides the password of the default too, and says
+// "default" once.
+func TestRedisPasswordNeverShown(t *testing.T) {
+	c := &cli{open: openRedis}
+	for _, tc := range []struct{ url, want string }{
+		{"redis://user:S3CRETPW@localhost:notaport/0", `--redis "redis://user:xxxxx@localhost:notaport/0": invalid port ":notaport" after host`},
+		{"redis://user:S3CRETPW@local host:1/0", `--redis "redis://user:xxxxx@local host:1/0": invalid character " " in host name`},
+		{"user:S3CRETPW@localhost:notaport", `--redis "redis://user:xxxxx@localhost:notaport": invalid port`},
+		{"redis://:S3CRETPW@localhost:1/zero", `--redis "redis://:xxxxx@localhost:1/zero": redis: invalid database number: "zero"`},
+		// A "/" or a bad escape in the password: the URL parses without
+		// it, and the message says where the fault is.
+		{"redis://user:S3CRETPW/x@localhost:1/0", `--redis "redis://user:xxxxx@localhost:1/0": its user name or password does not parse`},
+		{"redis://user:S3CRETPW%zz@localhost:1/0", `--redis "redis://user:xxxxx@localhost:1/0": its user name or password does not parse`},
+	} {
+		for _, cluster := range []bool{false, true} {
+			if cluster && strings.Contains(tc.url, "zero") {
+				continue // a Cluster URL has no database: it would connect
+			}
+			args := []string{"stats", "--redis", tc.url}
+			if cluster {
+				args = append(args, "--cluster")
+			}
+			r := c.run(t, args...)
+			wantCode(t, r, 1, tc.url)
+			wantOneLine(t, r, strings.Join(args, " "), "hopper stats: "+tc.want)
+			if strings.Contains(r.stderr, "S3CRETPW") {
+				t.Errorf("%v shows the password: %s", args, r.stderr)
+			}
+		}
+	}
+
+	t.Setenv("HOPPER_REDIS_URL", "redis://user:S3CRETPW@localhost:notaport/0")
+	r := c.run(t, "stats")
+	wantCode(t, r, 1, "stats with $HOPPER_REDIS_URL")
+	wantOneLine(t, r, "stats with $HOPPER_REDIS_URL", `hopper stats: --redis "redis://user:xxxxx@localhost:notaport/0": invalid port`)
+	r = c.run(t, "stats", "-h")
+	wantOut(t, r.stderr, "stats -h", `(default "redis://user:xxxxx@localhost:notaport/0" from $HOPPER_REDIS_URL)`)
+	if strings.Contains(r.stderr, "S3CRETPW") || strings.Count(redisHelp(t, r.stderr), "default") != 1 {
+		t.Errorf("stats -h: the password, or \"default\" more than once:\n%s", r.stderr)
+	}
+	t.Setenv("HOPPER_REDIS_URL", "")
+	r = c.run(t, "stats", "-h")
+	wantOut(t, r.stderr, "stats -h", `(default "redis://localhost:6379/0"; $HOPPER_REDIS_URL, when set, replaces it)`)
+	if strings.Count(redisHelp(t, r.stderr), "default") != 1 {
+		t.Errorf("stats -h says \"default\" more than once:\n%s", r.stderr)
+	}
+}
+
+// redisHelp returns the help of --redis in a command's usage.
+func redisHelp(t *testing.T, usage string) string {
+	t.Helper()
+	_, help, ok := strings.Cut(usage, "  -redis string\n")
+	if !ok {
+		t.Fatalf("no -redis in the usage:\n%s", usage)
+	}
+	line, _, _ := strings.Cut(help, "\n")
+	return line
+}
+
+// TestRedactURL: the password is hidden whatever the form of the URL,
+// one without a scheme too (hopper dashboard's start-up line quoted
+// --redis user:pw@host:port as given, which url.Parse reads as the
+// scheme "user").
+func TestRedactURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"redis://user:S3CRETPW@localhost:6379/0":  "redis://user:xxxxx@localhost:6379/0",
+		"rediss://:S3CRETPW@localhost:6379/0":     "rediss://:xxxxx@localhost:6379/0",
+		"user:S3CRETPW@localhost:6379":            "user:xxxxx@localhost:6379",
+		"redis://user:S3/CRETPW@localhost:6379/0": "redis://user:xxxxx@localhost:6379/0",
+		"redis://user@localhost:6379/0":           "redis://user@localhost:6379/0",
+		"localhost:6379":                          "localhost:6379",
+		"redis://localhost:notaport/0":            "redis://localhost:notaport/0",
+	} {
+		if got := redactURL(raw); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
