@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -163,6 +164,10 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 	}
 	if j.ID == "" {
 		j.ID = newID(now)
+	} else if strings.IndexByte(j.ID, '~') >= 0 {
+		// Reserved for workflow tasks' job IDs: a task's ID is set after
+		// this, by buildTasks, so only a caller's ID is ever checked.
+		return store.ValidateEnqueueID(j.ID)
 	}
 	if u := o.Unique; u != nil {
 		j.UniqueKey, j.UniqueFor = u.Key, u.For

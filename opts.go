@@ -27,7 +27,10 @@ type EnqueueOpts struct {
 	Queue string
 	// ID makes the enqueue idempotent: a job with this ID already in the
 	// queue is reported as a duplicate instead of added. Defaults to a new
-	// time-ordered ID. Not allowed with EnqueueMany of more than one job.
+	// time-ordered ID. 1 to 128 bytes of printable ASCII, no spaces and no
+	// '~', which is reserved for workflow tasks' job IDs (<workflow
+	// ID>~<task>): an ID with it is refused with ErrInvalidJob. Not
+	// allowed with EnqueueMany of more than one job.
 	ID string
 	// Delay runs the job this long after the store's now. Zero or negative
 	// means now.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -119,11 +120,21 @@ func (p *PreparedJob) Meta() map[string]string {
 	return p.job.Meta
 }
 
-// Validate checks the job as a store will: nil, or an error wrapping
-// ErrInvalidJob or ErrInvalidQueue that names the field. A job from Prepare
-// is valid; one from UnmarshalBinary may not be (bytes written by other
-// software, or limits changed since).
-func (p *PreparedJob) Validate() error { return p.job.Validate() }
+// Validate checks the job as EnqueuePrepared will: as a store does, and
+// that its ID has no '~' (reserved for workflow tasks' job IDs, see
+// EnqueueOpts.ID). It returns nil, or an error wrapping ErrInvalidJob or
+// ErrInvalidQueue that names the field. A job from Prepare is valid; one
+// from UnmarshalBinary may not be (bytes written by other software, or
+// limits changed since).
+func (p *PreparedJob) Validate() error {
+	if err := p.job.Validate(); err != nil {
+		return err
+	}
+	if strings.IndexByte(p.job.ID, '~') >= 0 {
+		return store.ValidateEnqueueID(p.job.ID)
+	}
+	return nil
+}
 
 // EnqueuePrepared stores prepared jobs with their fixed IDs and due times
 // in one Store call, through c's middleware, and returns one JobInfo per

@@ -46,6 +46,22 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// ValidateEnqueueID returns nil for a job ID a caller gives a new job
+// (hopper's EnqueueOpts.ID, a prepared job's ID): a valid ID (ValidateID)
+// without '~', which is reserved for workflow tasks' job IDs (TaskJobID).
+// Otherwise it returns an error wrapping ErrInvalidJob. A store accepts
+// '~' (it stores tasks' jobs): the client checks a caller's ID with this
+// where it enters, so that a plain job cannot take a task's ID.
+func ValidateEnqueueID(id string) error {
+	if err := ValidateID(id); err != nil {
+		return err
+	}
+	if i := strings.IndexByte(id, '~'); i >= 0 {
+		return fmt.Errorf("%w: ID %q has '~' at byte %d, which is reserved for workflow tasks' job IDs (<workflow ID>~<task>)", ErrInvalidJob, id, i)
+	}
+	return nil
+}
+
 // ValidateGroup returns nil for an empty group or a valid one (1 to
 // MaxGroupLen printable ASCII bytes without spaces or commas), or an error
 // wrapping ErrInvalidJob.
