@@ -66,14 +66,19 @@ func baseURL(l net.Listener) string {
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
 }
 
-// serve serves h on l until ctx is done, then shuts down, letting requests
-// under way finish for up to five seconds.
+// serve serves h on l until ctx is done, then shuts down: the contexts of
+// the requests under way are cancelled, which ends the dashboard's event
+// streams (they last as long as their page is open, and Shutdown alone
+// waits for them), and the requests get up to five seconds to return.
 func serve(ctx context.Context, l net.Listener, h http.Handler, log *slog.Logger) error {
+	reqCtx, stopRequests := context.WithCancel(context.Background())
+	defer stopRequests()
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
@@ -82,6 +87,7 @@ func serve(ctx context.Context, l net.Listener, h http.Handler, log *slog.Logger
 		return err
 	case <-ctx.Done():
 	}
+	stopRequests()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := srv.Shutdown(sctx)
