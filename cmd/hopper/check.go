@@ -53,9 +53,11 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 || *replicas < 0 {
-		fs.Usage()
-		return errUsage
+	switch {
+	case len(pos) > 0:
+		return badUsage(fs, "unexpected argument %q", pos[0])
+	case *replicas < 0:
+		return badUsage(fs, "--replicas %d is negative", *replicas)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

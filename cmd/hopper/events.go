@@ -58,9 +58,7 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(queues) == 0 {
-		fmt.Fprintln(a.stderr, "hopper events: --queue is required")
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "--queue is required")
 	}
 	opts := &hopper.SubscribeOpts{}
 	switch *from {

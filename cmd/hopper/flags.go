@@ -8,9 +8,25 @@ import (
 )
 
 // errUsage reports that a command printed its usage because its arguments
-// were wrong (or -h was asked for); the exit code is 2 and nothing more is
-// printed.
+// were wrong; the exit code is 2 and nothing more is printed.
 var errUsage = errors.New("usage")
+
+// errHelp reports that a command printed the help that was asked for (-h,
+// --help, help); the exit code is 0.
+var errHelp = errors.New("help")
+
+// badUsage prints what was wrong with a command's arguments, one line
+// naming the command, then the command's usage, and returns errUsage.
+func badUsage(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), "hopper %s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return errUsage
+}
+
+// isHelp reports whether arg asks a command with subcommands for its help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
 
 // newFlags returns a flag set that prints its errors and usage to w, with
 // usageLine first.
@@ -30,8 +46,10 @@ func newFlags(name, usageLine string, w io.Writer) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, errUsage // fs printed the error (or the help asked for) and the usage
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp // fs printed the usage
+		} else if err != nil {
+			return nil, errUsage // fs printed the error and the usage
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

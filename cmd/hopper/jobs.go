@@ -31,9 +31,13 @@ metadata are shown with secrets redacted (dashboard.DefaultRedact) unless
 
 // runJobs dispatches the subcommands of "hopper jobs".
 func runJobs(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprintln(a.stderr, jobsUsage)
 		return errUsage
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(a.stderr, jobsUsage)
+		return errHelp
 	}
 	sub, rest := args[0], args[1:]
 	switch sub {
@@ -88,9 +92,11 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *all == (len(ids) > 0) {
-		fs.Usage()
-		return errUsage
+	switch {
+	case *all && len(ids) > 0:
+		return badUsage(fs, "give job IDs or --all, not both")
+	case !*all && len(ids) == 0:
+		return badUsage(fs, "give the IDs of the jobs, or --all with --queue and --state")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
@@ -150,8 +156,7 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(ids) == 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give the IDs of the jobs to cancel")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

@@ -35,8 +35,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if pos, err := parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	st, err := store.ParseState(*state)
 	if err != nil {

@@ -31,9 +31,7 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	}
 	fs.Visit(func(f *flag.Flag) { prioSet = prioSet || f.Name == "priority" })
 	if len(ids) == 0 || set > 1 || (set == 0 && !prioSet) {
-		fmt.Fprintln(a.stderr, "hopper jobs reschedule: give job IDs, at most one of --at, --in and --now, and/or --priority")
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give job IDs, at most one of --at, --in and --now, and/or --priority")
 	}
 	var u hopper.JobUpdate
 	if prioSet {

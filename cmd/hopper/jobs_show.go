@@ -88,8 +88,7 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(ids) != 1 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give one job ID (got %d)", len(ids))
 	}
 	store, closeStore, err := a.open(ctx, sf)
 	if err != nil {

@@ -70,6 +70,10 @@ func main() {
 
 // run dispatches to a subcommand and returns the exit code.
 func run(ctx context.Context, a *app, args []string) int {
+	if len(args) >= 2 && args[0] == "help" {
+		// "hopper help jobs list" is "hopper jobs list -h".
+		return run(ctx, a, append(append([]string{}, args[1:]...), "-h"))
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(a.stdout)
 		if len(args) == 0 {
@@ -83,8 +87,11 @@ func run(ctx context.Context, a *app, args []string) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, a, args[1:]); err != nil {
-				if err == errUsage {
+				switch err {
+				case errUsage:
 					return 2
+				case errHelp:
+					return 0
 				}
 				fmt.Fprintf(a.stderr, "hopper %s: %v\n", c.name, err)
 				return 1
@@ -105,5 +112,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, `Run "hopper <command> -h" for the flags of a command.`)
+	fmt.Fprintln(w, `Run "hopper <command> -h" (or "hopper help <command>") for the flags of a command.`)
 }

@@ -24,9 +24,13 @@ is harmless: a step left half done resumes, a current Redis is left alone.`
 
 // runMigrate dispatches the subcommands of "hopper migrate".
 func runMigrate(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprintln(a.stderr, migrateUsage)
 		return errUsage
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(a.stderr, migrateUsage)
+		return errHelp
 	}
 	sub, rest := args[0], args[1:]
 	if sub != "status" && sub != "up" {
@@ -45,8 +49,7 @@ func runMigrate(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

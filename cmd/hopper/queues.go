@@ -14,8 +14,15 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 && args[0] == "set" {
 		return runQueuesSet(ctx, a, args[1:])
 	}
-	if len(args) == 0 || (args[0] != "pause" && args[0] != "resume") {
+	switch {
+	case len(args) == 0:
 		fmt.Fprintln(a.stderr, usageText)
+		return errUsage
+	case isHelp(args[0]):
+		fmt.Fprintln(a.stderr, usageText)
+		return errHelp
+	case args[0] != "pause" && args[0] != "resume":
+		fmt.Fprintf(a.stderr, "hopper queues: unknown subcommand %q\n\n%s\n", args[0], usageText)
 		return errUsage
 	}
 	verb := args[0]
@@ -26,8 +33,7 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(names) == 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give the names of the queues to %s", verb)
 	}
 	ins, closeStore, err := a.openQueues(ctx, sf, names)
 	if err != nil {

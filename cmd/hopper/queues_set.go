@@ -24,9 +24,11 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	given := settings.given(fs)
-	if len(names) == 0 || len(given) == 0 {
-		fs.Usage()
-		return errUsage
+	switch {
+	case len(given) == 0:
+		return badUsage(fs, "give a setting to change, such as --max-running N (the flags below)")
+	case len(names) == 0:
+		return badUsage(fs, "give the names of the queues to change")
 	}
 	ins, closeStore, err := a.openQueues(ctx, sf, names)
 	if err != nil {

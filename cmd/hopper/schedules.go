@@ -21,9 +21,13 @@ Every running scheduler picks a change up within a second or so.`
 
 // runSchedules dispatches the subcommands of "hopper schedules".
 func runSchedules(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprintln(a.stderr, schedulesUsage)
 		return errUsage
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(a.stderr, schedulesUsage)
+		return errHelp
 	}
 	sub, rest := args[0], args[1:]
 	switch sub {
@@ -54,9 +58,13 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (sub == "list") != (len(names) == 0) || (sub == "respec") != (*spec != "") {
-		fs.Usage()
-		return errUsage
+	switch {
+	case sub == "list" && len(names) > 0:
+		return badUsage(fs, "unexpected argument %q", names[0])
+	case sub != "list" && len(names) == 0:
+		return badUsage(fs, "give the names of the schedules to %s", sub)
+	case sub == "respec" && *spec == "":
+		return badUsage(fs, "--spec is required")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

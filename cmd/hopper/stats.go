@@ -29,8 +29,10 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	fs := newFlags("stats", "hopper stats [--redis URL] [--json]", a.stderr)
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if _, err := parse(fs, args); err != nil {
+	if pos, err := parse(fs, args); err != nil {
 		return err
+	} else if len(pos) > 0 {
+		return badUsage(fs, "unexpected argument %q (stats shows every queue)", pos[0])
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

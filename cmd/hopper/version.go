@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"runtime"
@@ -13,9 +14,10 @@ import (
 // runVersion prints the release, the stored layout this binary writes and
 // the Go it was built with.
 func runVersion(_ context.Context, a *app, args []string) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags("version", "hopper version", a.stderr)
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	} else if err != nil {
 		return errUsage
 	}
 	if fs.NArg() > 0 {

@@ -22,9 +22,13 @@ workflows whose ID starts with TEXT or whose name holds it.`
 
 // runWorkflows dispatches the subcommands of "hopper workflows".
 func runWorkflows(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprintln(a.stderr, workflowsUsage)
 		return errUsage
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(a.stderr, workflowsUsage)
+		return errHelp
 	}
 	sub, rest := args[0], args[1:]
 	switch sub {
@@ -57,8 +61,7 @@ func runWorkflowsAct(ctx context.Context, a *app, verb string, args []string) er
 		return err
 	}
 	if len(ids) == 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give the IDs of the workflows to %s", verb)
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

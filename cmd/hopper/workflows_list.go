@@ -89,8 +89,7 @@ func runWorkflowsList(ctx context.Context, a *app, args []string) error {
 	if pos, err := parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	st := hopper.WorkflowState(*state)
 	if st != "" && !st.Valid() {

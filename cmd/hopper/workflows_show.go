@@ -23,8 +23,7 @@ func runWorkflowsShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(ids) != 1 {
-		fs.Usage()
-		return errUsage
+		return badUsage(fs, "give one workflow ID (got %d)", len(ids))
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
