@@ -60,6 +60,9 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 	if len(queues) == 0 {
 		return badUsage(fs, "--queue is required")
 	}
+	if *count < 0 {
+		return badUsage(fs, "--count %d is negative: give the number of events to print, or 0 to follow until interrupted", *count)
+	}
 	opts := &hopper.SubscribeOpts{}
 	switch *from {
 	case "now":
@@ -67,6 +70,9 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 	case "start":
 		opts.Start = hopper.FromStart
 	default:
+		if _, err := store.ParseEventPos(*from); err != nil {
+			return badUsage(fs, "--from %q is not an event position: use now, start, or the position of an event (hopper events --json prints them)", *from)
+		}
 		if len(queues) != 1 {
 			return errors.New("--from with a position needs exactly one --queue")
 		}

@@ -66,8 +66,35 @@ func TestEventsBadInput(t *testing.T) {
 		wantCode(t, c.run(t, "events", "--queue", "bad queue"), 2, "events of a bad queue name")
 		r := c.run(t, "events", "--queue", "a", "--queue", "b", "--from", "12")
 		wantCode(t, r, 1, "events --from POS of two queues")
-		r = c.run(t, "events", "--queue", "default", "--from", "not-a-position", "--count", "1")
-		wantCode(t, r, 1, "events --from a bad position")
-		wantOut(t, r.stderr, "events --from a bad position", "invalid")
 	})
+}
+
+// TestEventsBadFromOrCount: a --from that is not an event position, and a
+// negative --count, are refused with a line naming the flag, exit 2,
+// before the store is opened. --from garbage connected, printed
+// "following ..." and failed with "hopper: invalid config: event
+// position"; --count -1 followed forever.
+func TestEventsBadFromOrCount(t *testing.T) {
+	c := &cli{open: refusingOpener(t)}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "garbage"}, `hopper events: --from "garbage" is not an event position: use now, start, or the position of an event (hopper events --json prints them)`},
+		{[]string{"--from", "12/x"}, `hopper events: --from "12/x" is not an event position`},
+		{[]string{"--from", "-3"}, `hopper events: --from "-3" is not an event position`},
+		{[]string{"--count", "-1"}, "hopper events: --count -1 is negative"},
+	} {
+		what := "events " + strings.Join(tc.args, " ")
+		r := c.run(t, append([]string{"events", "--queue", "billing"}, tc.args...)...)
+		if r.code != 2 {
+			t.Errorf("%s: exit code %d, want 2\n%s", what, r.code, r.stderr)
+		}
+		if first, _, _ := strings.Cut(r.stderr, "\n"); first != tc.want && !strings.HasPrefix(first, tc.want+":") {
+			t.Errorf("%s: first line %q, want %q", what, first, tc.want)
+		}
+		if strings.Contains(r.stderr, "following") {
+			t.Errorf("%s: followed the stream before refusing:\n%s", what, r.stderr)
+		}
+	}
 }
