@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +18,32 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+// mainEnv, set in a test binary's environment, makes it run the CLI's
+// main with its arguments instead of the tests (runMain).
+const mainEnv = "HOPPER_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		main() // exits
+	}
+	redistest.Main(m)
+}
+
+// runMain runs "hopper args..." as a process, this test binary running
+// main, for what only main sets up, and returns its exit code and output.
+func runMain(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("hopper %v: %v", args, err)
+	}
+	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+}
 
 // syncBuffer is a bytes.Buffer safe for a command writing while a test
 // reads.

@@ -30,6 +30,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // app is what a command runs with: its output streams and how to open the
@@ -63,10 +65,19 @@ func commands() []command {
 }
 
 func main() {
+	redis.SetLogger(discardRedisLog{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, &app{stdout: os.Stdout, stderr: os.Stderr, open: openRedis}, os.Args[1:]))
 }
+
+// discardRedisLog drops go-redis's own log lines: a failed dial logged
+// one per attempt ("redis: ... pool.go:770: ... failed to dial after 5
+// attempts") before the command's error said the same once. The CLI has
+// no debug output to send them to.
+type discardRedisLog struct{}
+
+func (discardRedisLog) Printf(context.Context, string, ...any) {}
 
 // run dispatches to a subcommand and returns the exit code.
 func run(ctx context.Context, a *app, args []string) int {

@@ -153,3 +153,12 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRedisLogLines: when Redis cannot be reached, hopper prints its own
+// one line; go-redis's logger printed one more a dial ("redis: ...
+// pool.go:770: ... failed to dial after 5 attempts") before it.
+func TestNoRedisLogLines(t *testing.T) {
+	r := runMain(t, "stats", "--redis", "127.0.0.1:1")
+	wantCode(t, r, 1, "stats of no server")
+	wantOneLine(t, r, "stats of no server", "hopper stats: cannot reach Redis at redis://127.0.0.1:1: ")
+}
