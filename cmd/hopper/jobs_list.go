@@ -88,6 +88,10 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 				return err
 			}
 		}
+		if filtered {
+			// Where the search goes on, on stderr: stdout stays JSON lines.
+			fmt.Fprintln(a.stderr, searchSummary(jobs, found, cursor, st, *queue, *kind))
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
@@ -109,20 +113,26 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(a.stdout, "%d of %d jobs in %s of %s\n", len(jobs), found.total, st, *queue)
 		return nil
 	}
+	fmt.Fprintln(a.stdout, searchSummary(jobs, found, cursor, st, *queue, *kind))
+	return nil
+}
+
+// searchSummary says what a filtered list found, among which jobs, and
+// where it goes on ("more with --from N") when it did not reach the end.
+func searchSummary(jobs []*hopper.JobRecord, found searchResult, cursor searchCursor, st hopper.JobState, queue, kind string) string {
 	among := fmt.Sprintf("jobs %d–%d of %d", min(cursor.from+1, found.total), found.next, found.total)
 	if found.byKind {
-		among = fmt.Sprintf("jobs %d–%d of the %d of kind %s in %s (kind index)", min(cursor.from+1, found.total), found.next, found.total, *kind, *queue)
+		among = fmt.Sprintf("jobs %d–%d of the %d of kind %s in %s (kind index)", min(cursor.from+1, found.total), found.next, found.total, kind, queue)
 	}
 	what := "matches"
 	if len(jobs) == 1 {
 		what = "match"
 	}
-	fmt.Fprintf(a.stdout, "%d %s in %s of %s, among %s", len(jobs), what, st, *queue, among)
+	line := fmt.Sprintf("%d %s in %s of %s, among %s", len(jobs), what, st, queue, among)
 	if found.next < found.total {
-		fmt.Fprintf(a.stdout, "; more with --from %s", searchCursor{from: found.next, byKind: found.byKind})
+		line += fmt.Sprintf("; more with --from %s", searchCursor{from: found.next, byKind: found.byKind})
 	}
-	fmt.Fprintln(a.stdout)
-	return nil
+	return line
 }
 
 // searchResult is what searchAll found.
