@@ -1,10 +1,28 @@
 package hopper
 
+import (
+	"fmt"
+	"reflect"
+)
+
 // Args is implemented by every job argument type. Kind names the handler and
 // is stored with the job, so it must stay stable across deploys. Implement it
 // on the value type (not the pointer) so Handle can read it from a zero value.
 type Args interface {
 	Kind() string
+}
+
+// checkArgs returns an error wrapping ErrInvalidJob when args is nil or a
+// nil pointer: its Kind may panic (declared on the value type) and its
+// handler would get nil Args. It does not allocate.
+func checkArgs(args Args) error {
+	if args == nil {
+		return fmt.Errorf("%w: args are nil", ErrInvalidJob)
+	}
+	if v := reflect.ValueOf(args); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("%w: args are a nil %T", ErrInvalidJob, args)
+	}
+	return nil
 }
 
 // ArgsWithOpts is implemented by argument types that carry their own default

@@ -138,6 +138,9 @@ type oneJob struct {
 
 // fillJob is newJob into p, a zero PreparedJob.
 func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsFor, now time.Time) error {
+	if err := checkArgs(args); err != nil {
+		return err
+	}
 	o := mergeOpts(args, opts, use)
 	kind := args.Kind()
 	b, err := encodeArgsIn(args, p.args[:0])

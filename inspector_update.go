@@ -47,6 +47,11 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	if u.RunAt.IsZero() && u.Args == nil && u.EncodedArgs == nil && u.Priority == nil {
 		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args, EncodedArgs or Priority)", ErrInvalidJob, id)
 	}
+	if u.Args != nil {
+		if err := checkArgs(u.Args); err != nil {
+			return nil, fmt.Errorf("UpdateJob of %q: %w", id, err)
+		}
+	}
 	if u.Args == nil && u.EncodedArgs != nil {
 		if len(u.EncodedArgs) > DefaultMaxArgsBytes {
 			return nil, fmt.Errorf("%w: UpdateJob of %q: args of %d bytes, at most %d", ErrArgsTooLarge, id, len(u.EncodedArgs), DefaultMaxArgsBytes)

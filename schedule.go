@@ -47,6 +47,9 @@ func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
 	if s.Args == nil {
 		return nil, fmt.Errorf("%w: %s (%q) needs Args", ErrInvalidConfig, field, s.Name)
 	}
+	if err := checkArgs(s.Args); err != nil {
+		return nil, fmt.Errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
+	}
 	next, err := parseSpec(s.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s.Spec (%q): %v", ErrInvalidConfig, field, s.Name, err)
