@@ -18,8 +18,9 @@ func (w *notFoundWriter) WriteHeader(code int) {
 		return
 	}
 	w.swallowed = true
-	w.d.renderErrorLink(w.ResponseWriter, w.r, http.StatusNotFound, "Page not found",
-		"The dashboard has no page at "+w.r.URL.Path+".", &pageLink{URL: w.d.home(), Text: "Back to the queues"})
+	// The error page links back to the queues itself (templates/error.html).
+	w.d.renderError(w.ResponseWriter, w.r, http.StatusNotFound, "Page not found",
+		"The dashboard has no page at "+w.r.URL.Path+".")
 }
 
 func (w *notFoundWriter) Write(b []byte) (int, error) {
