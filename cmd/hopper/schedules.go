@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hopperq/hopper"
 )
@@ -65,6 +67,13 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 		return badUsage(fs, "give the names of the schedules to %s", sub)
 	case sub == "respec" && *spec == "":
 		return badUsage(fs, "--spec is required")
+	case sub == "respec":
+		// Checked once, before connecting: SetScheduleSpec's error for
+		// each name said "hopper:" twice (invalid config: schedule
+		// "nightly": hopper: schedule "sometimes": ...).
+		if _, err := hopper.NextTick(*spec, time.Now()); err != nil {
+			return fmt.Errorf("--spec %q: %s", *spec, strings.TrimPrefix(err.Error(), fmt.Sprintf("hopper: schedule %q: ", *spec)))
+		}
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

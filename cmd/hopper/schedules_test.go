@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -28,5 +29,28 @@ func TestSchedulesCommands(t *testing.T) {
 		wantOut(t, r.stderr, "delete again", "not found")
 		wantCode(t, c.run(t, "schedules", "pause"), 2, "no name")
 		wantCode(t, c.run(t, "schedules", "frob"), 2, "unknown subcommand")
+	})
+}
+
+// TestSchedulesRespecBadSpec: a spec that does not parse is one line
+// naming --spec, with "hopper" once; it said "nightly: hopper: invalid
+// config: schedule "nightly": hopper: schedule "sometimes": ...".
+func TestSchedulesRespecBadSpec(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		p := hopper.Schedule{Name: "nightly", Spec: hopper.Every(time.Hour), Args: emailArgs{}}
+		if err := hopper.NewInspector(c.store).SetSchedule(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		for spec, want := range map[string]string{
+			"sometimes":   `hopper schedules: --spec "sometimes": expected 5 to 6 fields`,
+			"@every 0s":   `hopper schedules: --spec "@every 0s": interval must be at least 1ms`,
+			"@every soon": `hopper schedules: --spec "@every soon": time: invalid duration "soon"`,
+		} {
+			r := c.run(t, "schedules", "respec", "--spec", spec, "nightly")
+			wantCode(t, r, 1, "respec --spec "+spec)
+			if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "hopper") != 1 || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("respec --spec %q: stderr\n%s\nwant one line starting %q, with \"hopper\" once", spec, r.stderr, want)
+			}
+		}
 	})
 }
