@@ -100,8 +100,13 @@ func (c *Client) Store() Store { return c.st }
 
 // Use adds enqueue middleware, the first outermost, after any added before.
 // It is safe to call at any time; calls already under way keep the chain
-// they started with.
+// they started with. It panics if one is nil, adding none.
 func (c *Client) Use(mws ...EnqueueMiddleware) {
+	for i, m := range mws {
+		if m == nil {
+			panic(fmt.Sprintf("hopper: Client.Use with a nil EnqueueMiddleware (argument %d)", i))
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mws = append(c.mws, mws...)

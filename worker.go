@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -48,8 +49,14 @@ func NewWorker(st Store, cfg *WorkerConfig) *Worker {
 }
 
 // Use adds middleware around every handler, the first outermost, after any
-// added before. It panics if called while the worker runs.
+// added before. It panics if one is nil (adding none), or if called while
+// the worker runs.
 func (w *Worker) Use(mws ...Middleware) {
+	for i, m := range mws {
+		if m == nil {
+			panic(fmt.Sprintf("hopper: Worker.Use with a nil Middleware (argument %d)", i))
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.running {
@@ -60,7 +67,7 @@ func (w *Worker) Use(mws ...Middleware) {
 
 // HandleKind registers h for jobs of kind, for handlers that work on encoded
 // args (Handle is the typed form). It panics if kind is empty, already
-// registered, or the worker runs.
+// registered, h is nil (or a nil HandlerFunc), or the worker runs.
 func (w *Worker) HandleKind(kind string, h Handler) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -69,19 +76,35 @@ func (w *Worker) HandleKind(kind string, h Handler) {
 		panic("hopper: handler registered while the worker runs")
 	case kind == "":
 		panic("hopper: handler registered for an empty kind")
+	case nilHandler(h):
+		panic(fmt.Sprintf("hopper: HandleKind(%q) with a nil Handler", kind))
 	case w.handlers[kind] != nil:
 		panic(fmt.Sprintf("hopper: a handler for kind %q is already registered", kind))
 	}
 	w.handlers[kind] = h
 }
 
+// nilHandler reports whether h is nil or a nil function (HandlerFunc(nil)),
+// which would panic on every job of its kind.
+func nilHandler(h Handler) bool {
+	if h == nil {
+		return true
+	}
+	v := reflect.ValueOf(h)
+	return v.Kind() == reflect.Func && v.IsNil()
+}
+
 // Handle registers fn as the handler of jobs of T's kind: the worker decodes
 // each job's args into a T and calls fn. A job whose args do not decode goes
-// to garbage with an error wrapping ErrDecode. It panics if the kind is
-// already registered or the worker runs.
+// to garbage with an error wrapping ErrDecode. It panics if fn is nil, the
+// kind is already registered or the worker runs.
 func Handle[T Args](w *Worker, fn func(ctx context.Context, job *Job[T]) error) {
 	var zero T
-	w.HandleKind(kindOf(zero), HandlerFunc(func(ctx context.Context, rec *JobRecord) error {
+	kind := kindOf(zero)
+	if fn == nil {
+		panic(fmt.Sprintf("hopper: Handle with a nil handler func for kind %q", kind))
+	}
+	w.HandleKind(kind, HandlerFunc(func(ctx context.Context, rec *JobRecord) error {
 		job := &Job[T]{JobRecord: rec}
 		if err := decodeArgs(rec.Args, &job.Args); err != nil {
 			return Permanent(fmt.Errorf("kind %q: %w", rec.Kind, err))
