@@ -65,7 +65,10 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 }
 
 // Client enqueues jobs into a Store. It is safe for concurrent use; create
-// one per Store and share it.
+// one per Store and share it. The functions that take a *Client (Enqueue,
+// EnqueueMany, EnqueueAndWait, WaitResult, Prepare, PrepareMany,
+// EnqueuePrepared, EnqueueWorkflow, EnqueueTasks) fail with an error
+// wrapping ErrInvalidConfig for a nil one.
 type Client struct {
 	st  Store
 	cfg ClientConfig
@@ -94,6 +97,9 @@ func NewClient(st Store, cfg *ClientConfig) *Client {
 	}
 	return &Client{st: st, cfg: resolved}
 }
+
+// errNilClient is the error of a function given a nil *Client.
+var errNilClient = fmt.Errorf("%w: nil *Client (make one with NewClient)", ErrInvalidConfig)
 
 // Store returns the store the client enqueues into.
 func (c *Client) Store() Store { return c.st }

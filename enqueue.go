@@ -43,6 +43,9 @@ type JobInfo struct {
 // anything reaches the store. Once Enqueue returns without error the job is
 // stored (or was already there, see JobInfo.Duplicate).
 func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	// The job and the one-element batch that carries it to the store, in
 	// one allocation.
 	one := new(oneJob)
@@ -71,6 +74,9 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 // (EnqueueOpts.ID) to be safe, since a step whose reply was lost may have
 // been applied. When nothing was stored it returns only the error.
 func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *EnqueueOpts) ([]*JobInfo, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if len(args) == 0 {
 		return nil, nil
 	}

@@ -94,6 +94,9 @@ func endErr(rec *JobRecord) error {
 // one wrapping ErrDecode; a job without a recorded result, the zero R.
 func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, *JobInfo, error) {
 	var zero R
+	if c == nil {
+		return zero, nil, errNilClient
+	}
 	if err := checkArgs(args); err != nil {
 		return zero, nil, err
 	}

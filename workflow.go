@@ -104,8 +104,14 @@ type Task struct {
 // AddTask adds a task named name to wf (1 to 60 letters, digits, '_', '.',
 // '-' or ':', unique within the workflow) that runs args' handler with
 // opts resolved as Enqueue resolves them. Errors are kept in wf and
-// returned by EnqueueWorkflow (or EnqueueTasks).
+// returned by EnqueueWorkflow (or EnqueueTasks). On a nil wf it returns a
+// task of no workflow: EnqueueWorkflow of the nil wf fails, and so does
+// that of a workflow with a task that depends on it.
 func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
+	if wf == nil {
+		wf = &Workflow{byName: map[string]*Task{}}
+		wf.fail(fmt.Errorf("%w: AddTask(%q) on a nil *Workflow", ErrInvalidWorkflow, name))
+	}
 	t := &Task{wf: wf, name: name}
 	if err := store.ValidateTaskName(name); err != nil {
 		wf.fail(err)

@@ -30,6 +30,9 @@ type WorkflowInfo struct {
 // without workflows fails with ErrNotSupported. w may be enqueued again
 // (under its ID, it is a duplicate).
 func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	ws, ok := store.As[store.Workflows](c.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, c.st)

@@ -1,0 +1,77 @@
+package hopper_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hopperq/hopper"
+)
+
+// TestNilClient: every function that takes a *Client returns an error
+// wrapping ErrInvalidConfig for a nil one, where it panicked with a nil
+// dereference.
+func TestNilClient(t *testing.T) {
+	ctx := t.Context()
+	var nc *hopper.Client
+	p, err := hopper.Prepare(hopper.NewClient(newStore(), nil), Echo{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := hopper.NewWorkflow("nil client", nil)
+	hopper.AddTask(wf, "a", Echo{}, nil)
+	cases := []struct {
+		name string
+		do   func() error
+	}{
+		{"Enqueue", func() error { _, err := hopper.Enqueue(ctx, nc, Echo{}, nil); return err }},
+		{"EnqueueMany", func() error { _, err := hopper.EnqueueMany(ctx, nc, []Echo{{}}, nil); return err }},
+		{"EnqueueAndWait", func() error { _, _, err := hopper.EnqueueAndWait[int](ctx, nc, Echo{}, nil); return err }},
+		{"WaitResult", func() error { _, err := hopper.WaitResult[int](ctx, nc, "default", "id"); return err }},
+		{"Prepare", func() error { _, err := hopper.Prepare(nc, Echo{}, nil); return err }},
+		{"PrepareMany", func() error { _, err := hopper.PrepareMany(nc, []Echo{{}}, nil); return err }},
+		{"EnqueuePrepared", func() error { _, err := hopper.EnqueuePrepared(ctx, nc, []*hopper.PreparedJob{p}); return err }},
+		{"EnqueueWorkflow", func() error { _, err := hopper.EnqueueWorkflow(ctx, nc, wf); return err }},
+		{"EnqueueTasks", func() error { return hopper.EnqueueTasks(ctx, nc, hopper.MoreTasks(context.Background())) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			if p := panicText(func() { err = tc.do() }); p != "" {
+				t.Fatalf("panicked: %s", p)
+			}
+			if !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "nil *Client") {
+				t.Fatalf("got %v, want ErrInvalidConfig naming the nil *Client", err)
+			}
+		})
+	}
+}
+
+// TestAddTaskToNilWorkflow: AddTask on a nil *Workflow does not panic (it
+// did, as did its task's methods): as for AddTask's other bad input, the
+// error comes from EnqueueWorkflow, here for the nil workflow, and from
+// a workflow whose task depends on the stray task.
+func TestAddTaskToNilWorkflow(t *testing.T) {
+	ctx := t.Context()
+	c := hopper.NewClient(newStore(), nil)
+	var nilWf *hopper.Workflow
+	var stray *hopper.Task
+	if p := panicText(func() {
+		stray = hopper.AddTask(nilWf, "stray", Echo{}, nil)
+		stray.After(stray).AllowFailure().AnyOutcome()
+	}); p != "" {
+		t.Fatalf("AddTask on a nil workflow panicked: %s", p)
+	}
+	if stray.Name() != "stray" {
+		t.Errorf("the task is named %q, want stray", stray.Name())
+	}
+	if _, err := hopper.EnqueueWorkflow(ctx, c, nilWf); !errors.Is(err, hopper.ErrInvalidWorkflow) {
+		t.Errorf("EnqueueWorkflow of the nil workflow: %v, want ErrInvalidWorkflow", err)
+	}
+	wf := hopper.NewWorkflow("real", nil)
+	hopper.AddTask(wf, "b", Echo{}, nil).After(stray)
+	if _, err := hopper.EnqueueWorkflow(ctx, c, wf); !errors.Is(err, hopper.ErrInvalidWorkflow) || !strings.Contains(err.Error(), `depends on task "stray" of another workflow`) {
+		t.Errorf("EnqueueWorkflow of a workflow whose task depends on the stray task: %v, want ErrInvalidWorkflow naming it", err)
+	}
+}
