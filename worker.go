@@ -143,7 +143,12 @@ func kindOf(a Args) (kind string) {
 // It returns nil after a shutdown, or an error when no handler is
 // registered or Run is called again while it runs, or the error of a
 // service (WorkerConfig.Services) whose failure shut the worker down. Store
-// errors do not stop it: they are logged and retried with backoff.
+// errors do not stop it: they are logged and retried with backoff. But a
+// store closed for good, which no call can reach again (its go-redis
+// client was closed: redisstore.ErrClientClosed, wrapping redis.ErrClosed;
+// a store's error says so with a method StoreClosed() bool returning
+// true), shuts the worker down as when ctx ends, and Run returns that
+// error.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {
@@ -176,9 +181,13 @@ func (w *Worker) Run(ctx context.Context) error {
 		sc := w.schedulerConfig(cfg)
 		sched.Go(func() { _ = NewScheduler(w.st, &sc).Run(ctx) })
 	}
-	err = engine.Run(ctx, w.st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
+	st := &closeWatch{Store: w.st, stop: endRun}
+	err = engine.Run(ctx, st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
 	endRun()
 	sched.Wait()
+	if cerr := st.closed(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("hopper: worker stopped: its store is closed: %w", cerr))
+	}
 	return errors.Join(err, services())
 }
 

@@ -26,7 +26,8 @@ import (
 // may go away by themselves.
 var (
 	// ErrUnavailable: Redis could not be reached or the connection broke
-	// (refused, reset, closed, timed out, no free connection in the pool).
+	// (refused, reset, closed, timed out, no free connection in the pool);
+	// not the client closed by the program (ErrClientClosed).
 	// The operation may or may not have been applied when the connection
 	// broke after the command was sent: enqueueing again with the same job
 	// ID is safe.
@@ -58,12 +59,29 @@ var (
 	// Store whose server is older than Redis 7.0 (the scripts need its
 	// script flags, LPOP with a count, ZMSCORE and SMISMEMBER).
 	ErrUnsupportedServer = errors.New("redisstore: unsupported Redis server (need Redis 7.0 or newer)")
+	// ErrClientClosed: the go-redis client the Store was given has been
+	// closed (its Close was called; go-redis says redis.ErrClosed, "redis:
+	// client is closed"). It is final: no call of the Store can succeed
+	// again, and Temporary reports false. A hopper.Worker on the Store
+	// stops at the first and its Run returns the error.
+	ErrClientClosed error = &closedError{"redisstore: the Redis client is closed"}
 )
+
+// closedError is the type of ErrClientClosed. Its StoreClosed method is
+// how package hopper, which does not import this one, tells an error that
+// says its store is closed for good (see hopper.Worker.Run).
+type closedError struct{ msg string }
+
+func (e *closedError) Error() string { return e.msg }
+
+// StoreClosed reports true: the store cannot serve any call again.
+func (e *closedError) StoreClosed() bool { return true }
 
 // Temporary reports whether err is of a class that may clear by itself,
 // so that trying again later may succeed: ErrUnavailable, ErrLoading,
 // ErrReadOnly, ErrClusterDown, ErrNotReplicated and ErrOOM (once jobs
-// finish and free memory). ErrNoPerm and ErrAuth need an operator.
+// finish and free memory). ErrNoPerm and ErrAuth need an operator, and
+// ErrClientClosed a new client.
 func Temporary(err error) bool {
 	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM, ErrNotReplicated} {
 		if errors.Is(err, c) {
@@ -123,6 +141,8 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, ErrNotReplicated):
 		return ErrNotReplicated
+	case errors.Is(err, redis.ErrClosed):
+		return ErrClientClosed
 	case redis.IsOOMError(err) || hasCode(err, "OOM"):
 		return ErrOOM
 	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||
@@ -171,7 +191,7 @@ func unavailable(err error) bool {
 	var ne net.Error
 	var oe *net.OpError
 	switch {
-	case errors.Is(err, redis.ErrClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EHOSTUNREACH),
 		errors.Is(err, syscall.ENETUNREACH), errors.As(err, &oe), errors.As(err, &ne):

@@ -36,7 +36,7 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 		{replyError("NOREPLICAS Not enough good replicas to write."), ErrUnavailable, true},
 		{io.EOF, ErrUnavailable, true},
 		{syscall.ECONNREFUSED, ErrUnavailable, true},
-		{redis.ErrClosed, ErrUnavailable, true},
+		{redis.ErrClosed, ErrClientClosed, false},
 		{context.Canceled, nil, false},
 		{replyError("ERR unknown command"), nil, false},
 	}
@@ -49,7 +49,7 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 			if c.want != nil && !errors.Is(err, c.want) {
 				t.Errorf("errors.Is(%v, %v) = false", err, c.want)
 			}
-			for _, other := range []error{ErrOOM, ErrNoPerm, ErrAuth, ErrReadOnly, ErrLoading, ErrClusterDown, ErrUnavailable} {
+			for _, other := range []error{ErrOOM, ErrNoPerm, ErrAuth, ErrReadOnly, ErrLoading, ErrClusterDown, ErrUnavailable, ErrClientClosed} {
 				if other != c.want && errors.Is(err, other) {
 					t.Errorf("%v also matches %v", err, other)
 				}
