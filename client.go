@@ -46,7 +46,7 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 	if c.Queue == "" {
 		c.Queue = DefaultQueue
 	}
-	if err := store.ValidateQueue(c.Queue); err != nil {
+	if err := store.ValidateEnqueueQueue(c.Queue); err != nil {
 		return c, fmt.Errorf("%w: ClientConfig.Queue: %w", ErrInvalidConfig, err)
 	}
 	switch {

@@ -161,6 +161,12 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 	optsPlan.Copy(j, &o)
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue
+	} else if strings.IndexByte(j.Queue, '~') >= 0 {
+		// A partition's name, or not a queue name at all: either way
+		// refused before the store, with one message.
+		if err := store.ValidateEnqueueQueue(j.Queue); err != nil {
+			return err
+		}
 	}
 	switch {
 	case j.MaxRetries == 0:

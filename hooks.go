@@ -3,6 +3,7 @@ package hopper
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -54,8 +55,12 @@ func (h Hooks) finished() func(ctx context.Context, rec *store.JobRecord, o stor
 			fn = h.OnDead
 		case store.OutcomeCancel:
 			fn = h.OnDead
-			if !errors.Is(err, ErrCancelled) {
-				err = errors.Join(ErrCancelled, err)
+			switch {
+			case err == nil:
+				err = ErrCancelled
+			case !errors.Is(err, ErrCancelled):
+				// One line, wrapping both (errors.Join's text has two).
+				err = fmt.Errorf("%w: %w", ErrCancelled, err)
 			}
 		}
 		if fn != nil {

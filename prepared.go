@@ -128,7 +128,8 @@ func (p *PreparedJob) Meta() map[string]string {
 
 // Validate checks the job as EnqueuePrepared will: as a store does, and
 // that its ID has no '~' (reserved for workflow tasks' job IDs, see
-// EnqueueOpts.ID). It returns nil, or an error wrapping ErrInvalidJob or
+// EnqueueOpts.ID) and its queue is not a partition's
+// (store.ValidateEnqueueQueue). It returns nil, or an error wrapping ErrInvalidJob or
 // ErrInvalidQueue that names the field. A job from Prepare is valid; one
 // from UnmarshalBinary may not be (bytes written by other software, or
 // limits changed since).
@@ -138,6 +139,9 @@ func (p *PreparedJob) Validate() error {
 	}
 	if strings.IndexByte(p.job.ID, '~') >= 0 {
 		return store.ValidateEnqueueID(p.job.ID)
+	}
+	if strings.IndexByte(p.job.Queue, '~') >= 0 {
+		return store.ValidateEnqueueQueue(p.job.Queue)
 	}
 	return nil
 }

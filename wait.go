@@ -75,7 +75,11 @@ func endErr(rec *JobRecord) error {
 	if rec.Cancelled {
 		return fmt.Errorf("%w (%w): job %q of queue %q: %s", ErrJobDead, ErrCancelled, rec.ID, rec.Queue, last)
 	}
-	return fmt.Errorf("%w: job %q of queue %q after %d attempts: %s", ErrJobDead, rec.ID, rec.Queue, rec.Attempt, last)
+	attempts := "attempts"
+	if rec.Attempt == 1 {
+		attempts = "attempt"
+	}
+	return fmt.Errorf("%w: job %q of queue %q after %d %s: %s", ErrJobDead, rec.ID, rec.Queue, rec.Attempt, attempts, last)
 }
 
 // EnqueueAndWait enqueues args as Enqueue does, waits for the job to end as

@@ -32,6 +32,24 @@ func ValidateQueue(name string) error {
 	return nil
 }
 
+// ValidateEnqueueQueue returns nil for a queue a caller names for a new
+// job (hopper's EnqueueOpts.Queue, TaskOpts.Queue, ClientConfig.Queue): a
+// valid queue name (ValidateQueue) that is not a partition's
+// ("<queue>~N", see PartitionName). A store that partitions a queue picks
+// each job's partition itself, by its group, unique key, schedule or ID,
+// which keeps their guarantees; a queue that is not partitioned has none.
+// Stores accept partition names in the calls that take one. It returns an
+// error wrapping ErrInvalidQueue.
+func ValidateEnqueueQueue(name string) error {
+	if err := ValidateQueue(name); err != nil {
+		return err
+	}
+	if q, _, ok := SplitPartition(name); ok {
+		return fmt.Errorf("%w: %q names a partition of queue %q: enqueue into %q (a partitioned queue's store picks the partition)", ErrInvalidQueue, name, q, q)
+	}
+	return nil
+}
+
 // ValidateID returns nil for a valid job ID (1 to MaxIDLen bytes of
 // printable ASCII, no spaces), or an error wrapping ErrInvalidJob.
 func ValidateID(id string) error {

@@ -36,3 +36,32 @@ func TestValidateEnqueueID(t *testing.T) {
 		t.Errorf("ValidateID of a task's job ID: %v, want nil (stores keep accepting them)", err)
 	}
 }
+
+// TestValidateEnqueueQueue: a caller's queue is a valid queue name that is
+// not a partition's, which ValidateQueue (what stores check) accepts.
+func TestValidateEnqueueQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want string // in the error; "" for none
+	}{
+		{"images", ""},
+		{"q~1", `"q~1" names a partition of queue "q": enqueue into "q"`},
+		{store.PartitionName("images", 255), `names a partition of queue "images"`},
+		{"q~01", "a partition is named <queue>~N"},
+		{"a b", `has " " at byte 1`},
+	} {
+		err := store.ValidateEnqueueQueue(tc.name)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("ValidateEnqueueQueue(%q) = %v, want nil", tc.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, store.ErrInvalidQueue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ValidateEnqueueQueue(%q) = %v, want ErrInvalidQueue containing %q", tc.name, err, tc.want)
+		}
+	}
+	if err := store.ValidateQueue("q~1"); err != nil {
+		t.Errorf("ValidateQueue of a partition's name: %v, want nil (stores keep accepting them)", err)
+	}
+}

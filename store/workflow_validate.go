@@ -140,7 +140,7 @@ func ValidateAddedTasks(wf, by string, tasks []*NewTask) error {
 }
 
 // validateTask checks one task of workflow wf: its name, its dependencies'
-// names (none twice, not itself), and its job (valid, with the task's job
+// names (none twice), and its job (valid, with the task's job
 // ID and Meta, no unique key or schedule).
 func validateTask(wf string, t *NewTask) error {
 	if t == nil {
@@ -154,9 +154,8 @@ func validateTask(wf string, t *NewTask) error {
 		if err := ValidateTaskName(d); err != nil {
 			return fmt.Errorf("task %q dependency: %w", t.Name, err)
 		}
-		if d == t.Name {
-			return fmt.Errorf("%w: dependency cycle %s -> %s", ErrInvalidWorkflow, d, d)
-		}
+		// A dependency on itself is a cycle: findCycle names it, as
+		// it names the others.
 		if seen[d] {
 			return fmt.Errorf("%w: task %q names dependency %q twice", ErrInvalidWorkflow, t.Name, d)
 		}
