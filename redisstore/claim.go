@@ -23,12 +23,16 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		return store.ClaimResult{}, err
 	}
 	if err := s.begin(ctx, req.Queue); err != nil {
-		return store.ClaimResult{}, err
+		return store.ClaimResult{}, s.closedCheck(ctx, err)
 	}
+	var res store.ClaimResult
+	var err error
 	if n := s.partCount(req.Queue); n > 0 {
-		return s.claimParts(ctx, req, n)
+		res, err = s.claimParts(ctx, req, n)
+	} else {
+		res, err = s.claimOne(ctx, req)
 	}
-	return s.claimOne(ctx, req)
+	return res, s.closedCheck(ctx, err)
 }
 
 // claimParts claims from the n partitions of req.Queue in turn, until it

@@ -63,7 +63,10 @@ var (
 	// closed (its Close was called; go-redis says redis.ErrClosed, "redis:
 	// client is closed"). It is final: no call of the Store can succeed
 	// again, and Temporary reports false. A hopper.Worker on the Store
-	// stops at the first and its Run returns the error.
+	// stops at the first and its Run returns the error. Claim, WaitReady
+	// and Heartbeat say it once the client itself answers so; the other
+	// calls, and an ErrClosed of one node's connection that go-redis
+	// retired on a Redis Cluster (after a failover), say ErrUnavailable.
 	ErrClientClosed error = &closedError{"redisstore: the Redis client is closed"}
 )
 
@@ -83,6 +86,9 @@ func (e *closedError) StoreClosed() bool { return true }
 // finish and free memory). ErrNoPerm and ErrAuth need an operator, and
 // ErrClientClosed a new client.
 func Temporary(err error) bool {
+	if errors.Is(err, ErrClientClosed) {
+		return false
+	}
 	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM, ErrNotReplicated} {
 		if errors.Is(err, c) {
 			return true
@@ -141,8 +147,6 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, ErrNotReplicated):
 		return ErrNotReplicated
-	case errors.Is(err, redis.ErrClosed):
-		return ErrClientClosed
 	case redis.IsOOMError(err) || hasCode(err, "OOM"):
 		return ErrOOM
 	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||
@@ -194,7 +198,7 @@ func unavailable(err error) bool {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EHOSTUNREACH),
-		errors.Is(err, syscall.ENETUNREACH), errors.As(err, &oe), errors.As(err, &ne):
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, redis.ErrClosed), errors.As(err, &oe), errors.As(err, &ne):
 		return true
 	}
 	s := err.Error()
@@ -202,3 +206,26 @@ func unavailable(err error) bool {
 		strings.HasPrefix(s, "ERR max number of clients reached") || hasCode(err, "BUSY") ||
 		hasCode(err, "NOREPLICAS") // min-replicas-to-write not met: nothing was written
 }
+
+// closedCheck returns err, unless it says redis.ErrClosed and the Store's
+// own client says so too, which makes it an error of class
+// ErrClientClosed: on a Redis Cluster, go-redis closes the connections of
+// a node that left the cluster (a failed-over master), and a call in
+// flight there says ErrClosed while the client serves on (ErrUnavailable:
+// temporary). The check is one PING, which a closed client answers
+// without the network, and is made only on such errors.
+func (s *Store) closedCheck(ctx context.Context, err error) error {
+	if err == nil || !errors.Is(err, redis.ErrClosed) || errors.Is(err, ErrClientClosed) {
+		return err
+	}
+	if perr := s.rdb.Ping(ctx).Err(); !errors.Is(perr, redis.ErrClosed) {
+		return err
+	}
+	return &clientClosed{err: err}
+}
+
+// clientClosed is an error of class ErrClientClosed, with the call's.
+type clientClosed struct{ err error }
+
+func (e *clientClosed) Error() string   { return e.err.Error() }
+func (e *clientClosed) Unwrap() []error { return []error{ErrClientClosed, e.err} }

@@ -36,7 +36,7 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 		{replyError("NOREPLICAS Not enough good replicas to write."), ErrUnavailable, true},
 		{io.EOF, ErrUnavailable, true},
 		{syscall.ECONNREFUSED, ErrUnavailable, true},
-		{redis.ErrClosed, ErrClientClosed, false},
+		{redis.ErrClosed, ErrUnavailable, true}, // a retired node's; Store.closedCheck tells the client's
 		{context.Canceled, nil, false},
 		{replyError("ERR unknown command"), nil, false},
 	}

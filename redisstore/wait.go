@@ -17,7 +17,8 @@ import (
 // every queue after the subscription was lost and made again, is returned
 // once at once. A timeout of zero or less returns at once.
 func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Duration) ([]string, error) {
-	return s.wait(ctx, kindReady, queues, timeout)
+	got, err := s.wait(ctx, kindReady, queues, timeout)
+	return got, s.closedCheck(ctx, err)
 }
 
 // WaitSchedule blocks until the next due time of some of queues may have

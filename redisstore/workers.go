@@ -46,7 +46,7 @@ type runningJob struct {
 // expires after ttl on the server's clock unless renewed.
 func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Duration) error {
 	if err := s.begin(ctx); err != nil {
-		return err
+		return s.closedCheck(ctx, err)
 	}
 	if err := store.ValidateHeartbeat(w, ttl); err != nil {
 		return err
@@ -62,7 +62,7 @@ func (s *Store) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time.Dura
 		return fmt.Errorf("redisstore: encode worker %q: %w", w.ID, err)
 	}
 	err = s.run(ctx, fullScript("heartbeat"), []string{s.g.workers, s.g.worker(w.ID)}, w.ID, b, ms).Err()
-	return wrap("heartbeat of worker "+strconv.Quote(w.ID), err)
+	return s.closedCheck(ctx, wrap("heartbeat of worker "+strconv.Quote(w.ID), err))
 }
 
 // ListWorkers lists the live worker processes, sorted by ID.
