@@ -52,7 +52,7 @@ func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
 	}
 	next, err := parseSpec(s.Spec)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s.Spec (%q): %v", ErrInvalidConfig, field, s.Name, err)
+		return nil, fmt.Errorf("%w: %s (%q): %v", ErrInvalidConfig, field, s.Name, err)
 	}
 	return next, nil
 }

@@ -33,7 +33,7 @@ func Every(d time.Duration) string {
 func NextTick(spec string, after time.Time) (time.Time, error) {
 	next, err := parseSpec(spec)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, fmt.Errorf("hopper: schedule %w", err)
 	}
 	return next(after), nil
 }
@@ -42,16 +42,17 @@ func NextTick(spec string, after time.Time) (time.Time, error) {
 var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // parseSpec parses a schedule's spec (see NextTick) into its next-tick
-// function.
+// function. Its error says `spec "<spec>": <why>`, without a prefix: the
+// callers say whose spec it is.
 func parseSpec(spec string) (func(time.Time) time.Time, error) {
 	s := strings.TrimSpace(spec)
 	if rest, ok := strings.CutPrefix(s, "@every "); ok {
 		d, err := time.ParseDuration(strings.TrimSpace(rest))
 		if err != nil {
-			return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
+			return nil, fmt.Errorf("spec %q: %w", spec, err)
 		}
 		if d < time.Millisecond {
-			return nil, fmt.Errorf("hopper: schedule %q: interval must be at least 1ms", spec)
+			return nil, fmt.Errorf("spec %q: interval must be at least 1ms", spec)
 		}
 		return func(t time.Time) time.Time { return t.Truncate(d).Add(d) }, nil
 	}
@@ -60,7 +61,7 @@ func parseSpec(spec string) (func(time.Time) time.Time, error) {
 	}
 	cs, err := cronParser.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("hopper: schedule %q: %w", spec, err)
+		return nil, fmt.Errorf("spec %q: %w", spec, err)
 	}
 	return cs.Next, nil
 }

@@ -204,7 +204,7 @@ func findStored(ctx context.Context, ss store.ScheduleStore, queue, name string)
 func storedPeriodic(s store.StoredSchedule, now func() time.Time) (sched.Periodic, error) {
 	next, err := parseSpec(s.Spec)
 	if err != nil {
-		return sched.Periodic{}, err
+		return sched.Periodic{}, fmt.Errorf("hopper: stored schedule %q: %w", s.Name, err)
 	}
 	return sched.Periodic{
 		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: next, CatchUp: s.CatchUp,

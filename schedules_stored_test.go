@@ -3,6 +3,7 @@ package hopper_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,6 +127,8 @@ func TestStoredSchedules(t *testing.T) {
 		}
 		if err := ins.SetScheduleSpec(ctx, "default", m, "every tuesday"); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Fatalf("SetScheduleSpec with a bad spec: %v, want ErrInvalidConfig", err)
+		} else if msg := err.Error(); strings.Count(msg, "hopper:") != 1 || !strings.Contains(msg, `"every tuesday"`) || !strings.Contains(msg, m) {
+			t.Fatalf("SetScheduleSpec with a bad spec: %q, want \"hopper:\" once, the schedule and the spec named", msg)
 		}
 		bad := every("bad", time.Second)
 		bad.Opts = &hopper.ScheduleOpts{MaxRetries: -5}

@@ -72,7 +72,7 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 		// each name said "hopper:" twice (invalid config: schedule
 		// "nightly": hopper: schedule "sometimes": ...).
 		if _, err := hopper.NextTick(*spec, time.Now()); err != nil {
-			return fmt.Errorf("--spec %q: %s", *spec, strings.TrimPrefix(err.Error(), fmt.Sprintf("hopper: schedule %q: ", *spec)))
+			return fmt.Errorf("--spec %q: %s", *spec, strings.TrimPrefix(err.Error(), fmt.Sprintf("hopper: schedule spec %q: ", *spec)))
 		}
 	}
 	s, closeStore, err := a.open(ctx, sf)
