@@ -236,6 +236,10 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Timeout: -time.Second})
 				return err
 			}, hopper.ErrInvalidJob, "Timeout -1s is negative"},
+			{"negative unique duration", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Unique: &hopper.UniqueOpts{For: -time.Second}})
+				return err
+			}, hopper.ErrInvalidJob, "Unique.For -1s is negative"},
 			{"group with a space", func() error {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Group: "tenant 1"})
 				return err

@@ -185,6 +185,10 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 		return store.ValidateEnqueueID(j.ID)
 	}
 	if u := o.Unique; u != nil {
+		if u.For < 0 {
+			// Named as the caller wrote it; the store's check says UniqueFor.
+			return fmt.Errorf("%w: Unique.For %v is negative", ErrInvalidJob, u.For)
+		}
 		j.UniqueKey, j.UniqueFor = u.Key, u.For
 		if j.UniqueKey == "" {
 			sum := sha256.Sum256(b)
