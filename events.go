@@ -70,8 +70,9 @@ const subscribeBlock = 10 * time.Second
 // the loop breaks: ErrEventsLost (Event.Queue names the queue) when the
 // subscription fell behind its stream; a store error, after which it tries
 // again with a backoff (up to 5 s). Bad input (an invalid queue name or
-// position) and a store that keeps no events (ErrNotSupported) are
-// yielded once and end it.
+// position), a store that keeps no events (ErrNotSupported) and a store
+// closed for good (redisstore.ErrClientClosed: its go-redis client was
+// closed) are yielded once and end it.
 //
 // The events of queues nobody subscribes to cost the store one stream
 // entry per step (see QueueConfig.EventsMaxLen); a subscription costs one
@@ -155,7 +156,7 @@ func subscribeFrom(queues []string, o SubscribeOpts) (map[string]string, error) 
 // permanent reports whether a store error is about the request, so that
 // asking again cannot help.
 func permanent(err error) bool {
-	return errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidQueue)
+	return errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrInvalidQueue) || storeClosed(err)
 }
 
 // sleep waits for d or until ctx is done.

@@ -56,3 +56,34 @@ func TestWorkerStopsWhenItsRedisClientIsClosed(t *testing.T) {
 		t.Fatal("Run did not return within 10s of its client's Close")
 	}
 }
+
+// TestSubscribeEndsWhenItsRedisClientIsClosed: a subscription whose
+// go-redis client was closed yields the error once and ends, as for bad
+// input; it yielded "client is closed" every few seconds for as long as
+// the caller kept reading.
+func TestSubscribeEndsWhenItsRedisClientIsClosed(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger()})
+	c := hopper.NewClient(st, &hopper.ClientConfig{Queue: "closed"})
+	if _, err := hopper.Enqueue(t.Context(), c, Echo{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var errs []error
+	for _, err := range c.Subscribe(ctx, []string{"closed"}, &hopper.SubscribeOpts{Start: hopper.FromStart}) {
+		if err == nil {
+			continue
+		}
+		errs = append(errs, err)
+		if len(errs) > 1 {
+			break
+		}
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], redisstore.ErrClientClosed) || ctx.Err() != nil {
+		t.Fatalf("Subscribe on a closed client yielded %v (context %v), want one ErrClientClosed and the end", errs, ctx.Err())
+	}
+}

@@ -44,7 +44,8 @@ type evPos = store.EventPos
 // names (see store.EventReader). One read script per queue, pipelined in
 // one round trip; when none has events and block is positive, it waits for
 // a script to publish that one of the queues has new events.
-func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) ([]store.Event, map[string]string, []string, error) {
+func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) (_ []store.Event, _ map[string]string, _ []string, err error) {
+	defer func() { err = s.closedCheck(ctx, err) }() // a closed client is final for a subscriber too
 	if max < 1 {
 		return nil, nil, nil, fmt.Errorf("%w: ReadEvents max %d must be at least 1", store.ErrInvalidConfig, max)
 	}
