@@ -237,11 +237,17 @@ func (r *run) waitQuiet(timeout time.Duration) {
 func finals(evs []proctest.Event) map[jobKey]int {
 	n := map[jobKey]int{}
 	for _, e := range evs {
-		if e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String()) {
+		if isFinal(e) {
 			n[keyOf(e)]++
 		}
 	}
 	return n
+}
+
+// isFinal reports whether e is a job's end that took it out of the queue
+// for good: an ack or a move to garbage that the store confirmed.
+func isFinal(e proctest.Event) bool {
+	return e.Ev == "fin" && e.Err == "" && (e.Outcome == hopper.OutcomeAck.String() || e.Outcome == hopper.OutcomeGarbage.String())
 }
 
 // unconfirmedAcks returns the jobs with an ack whose success the ledger

@@ -65,6 +65,7 @@ func TestKillWorkers(t *testing.T) {
 	// job; a 40 ms job may have ended by then on a loaded machine. Such a
 	// kill still kills a worker, but only kills that caught a lease count.
 	misses := 0
+	prog := newProgress()
 	for k := 0; k < kills; {
 		// Kill the oldest live worker once it runs jobs and a share of the
 		// run has been acked since the last kill.
@@ -77,10 +78,11 @@ func TestKillWorkers(t *testing.T) {
 		}
 		want := (k + 1) * jobs / (kills + 2)
 		r.procs.Eventually(60*time.Second, func() error {
-			if n := len(finals(r.ledgers())); n < want {
+			prog.update(r.ledgers())
+			if n := len(prog.finished); n < want {
 				return fmt.Errorf("%d jobs finished, waiting for %d before kill %d", n, want, k+1)
 			}
-			if running(r.ledgers(), victim.Name()) == 0 {
+			if prog.running(victim.Name()) == 0 {
 				return fmt.Errorf("worker %s runs no job", victim.Name())
 			}
 			return nil
@@ -162,24 +164,60 @@ func TestKillWorkers(t *testing.T) {
 	r.check(1)
 }
 
-// running returns how many jobs worker has started and not ended.
-func running(evs []proctest.Event, worker string) int {
-	open := map[string]int{}
-	for _, e := range evs {
-		if e.Child != worker {
+// progress follows the ledger as it grows, from the events that came
+// since its last look: the jobs finished (isFinal) and, by worker, the
+// jobs started and not ended. The kill loop polls it. A scan of the whole
+// ledger at every poll slowed the run as the ledger grew (the producer
+// goes on until the kills have landed, so a run of missed kills grows
+// it), and the slower run grew it more: in CI, with seven kills that
+// found no lease, the test ran past the package's 10 minutes.
+type progress struct {
+	seen     int
+	finished map[jobKey]int
+	open     map[string]map[string]int // worker -> "<job>/<token>" -> starts less ends
+}
+
+func newProgress() *progress {
+	return &progress{finished: map[jobKey]int{}, open: map[string]map[string]int{}}
+}
+
+// update reads the events of evs (the ledger, which only grows) that
+// came since the last update.
+func (p *progress) update(evs []proctest.Event) {
+	for _, e := range evs[p.seen:] {
+		if isFinal(e) {
+			p.finished[keyOf(e)]++
+		}
+		if e.Ev != "start" && e.Ev != "end" {
 			continue
 		}
+		w := p.open[e.Child]
+		if w == nil {
+			w = map[string]int{}
+			p.open[e.Child] = w
+		}
 		k := fmt.Sprintf("%s/%d", e.Job, e.Token)
-		switch e.Ev {
-		case "start":
-			open[k]++
-		case "end":
-			open[k]--
+		if e.Ev == "start" {
+			w[k]++
+		} else if w[k]--; w[k] == 0 {
+			delete(w, k)
 		}
 	}
+	p.seen = len(evs)
+}
+
+// running returns how many jobs worker has started and not ended.
+func (p *progress) running(worker string) int {
 	n := 0
-	for _, v := range open {
+	for _, v := range p.open[worker] {
 		n += v
 	}
 	return n
+}
+
+// running returns how many jobs worker has started and not ended in evs.
+func running(evs []proctest.Event, worker string) int {
+	p := newProgress()
+	p.update(evs)
+	return p.running(worker)
 }
