@@ -3,7 +3,6 @@ package dashboard
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
@@ -104,28 +103,8 @@ func toJSON(v jobView) jobJSON {
 	for _, e := range j.Errors {
 		out.Errors = append(out.Errors, errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack})
 	}
-	out.Options = optionsJSON(&j.JobSpec)
+	out.Options = specview.JSONOptions(&j.JobSpec)
 	out.Progress = v.Progress
-	return out
-}
-
-// optionsJSON returns the options of s that are set, but Meta, by their
-// JSON names (jobJSON.Options); nil when none is.
-func optionsJSON(s *store.JobSpec) map[string]any {
-	var out map[string]any
-	for _, f := range specview.Fields(s) {
-		if f.Zero || f.Name == "Meta" {
-			continue
-		}
-		name, v := strings.ReplaceAll(strings.ToLower(f.Label), " ", "_"), f.Value
-		if d, ok := v.(time.Duration); ok {
-			name, v = name+"_ms", d.Milliseconds()
-		}
-		if out == nil {
-			out = map[string]any{}
-		}
-		out[name] = v
-	}
 	return out
 }
 

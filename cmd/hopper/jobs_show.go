@@ -9,13 +9,11 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/internal/specview"
-	"github.com/hopperq/hopper/store"
 )
 
 // cliJob is a job as "hopper jobs show --json" and "list --json" print it,
@@ -57,26 +55,6 @@ type cliAttemptError struct {
 	Worker    string     `json:"worker,omitempty"`
 }
 
-// jobOptions returns the options of s that are set, but Meta, by the
-// names of the dashboard's JSON; nil when none is.
-func jobOptions(s *store.JobSpec) map[string]any {
-	var out map[string]any
-	for _, f := range specview.Fields(s) {
-		if f.Zero || f.Name == "Meta" {
-			continue
-		}
-		name, v := strings.ReplaceAll(strings.ToLower(f.Label), " ", "_"), f.Value
-		if d, ok := v.(time.Duration); ok {
-			name, v = name+"_ms", d.Milliseconds()
-		}
-		if out == nil {
-			out = map[string]any{}
-		}
-		out[name] = v
-	}
-	return out
-}
-
 func timeOrNil(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
@@ -91,7 +69,7 @@ func toCLIJob(j *hopper.JobRecord, redact dashboard.RedactFunc) cliJob {
 		ID: j.ID, Queue: j.Queue, Kind: j.Kind, State: string(j.State), Attempt: j.Attempt, MaxRetries: j.MaxRetries,
 		Cancelled: j.Cancelled, EnqueuedAt: timeOrNil(j.EnqueuedAt), RunAt: timeOrNil(j.RunAt),
 		AttemptedAt: timeOrNil(j.AttemptedAt), FinishedAt: timeOrNil(j.FinishedAt), Priority: j.Priority,
-		Options: jobOptions(&j.JobSpec),
+		Options: specview.JSONOptions(&j.JobSpec),
 	}
 	for _, e := range j.Errors {
 		out.Errors = append(out.Errors, cliAttemptError{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack,

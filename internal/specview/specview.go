@@ -8,6 +8,7 @@ package specview
 import (
 	"reflect"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/hopperq/hopper/store"
@@ -66,4 +67,26 @@ func Label(name string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// JSONOptions returns the options of s that are set, but Meta, by the
+// names the dashboard's JSON and "hopper jobs --json" give them: the
+// label in snake_case, a duration in whole milliseconds under
+// <name>_ms. It returns nil when none is set.
+func JSONOptions(s *store.JobSpec) map[string]any {
+	var out map[string]any
+	for _, f := range Fields(s) {
+		if f.Zero || f.Name == "Meta" {
+			continue
+		}
+		name, v := strings.ReplaceAll(strings.ToLower(f.Label), " ", "_"), f.Value
+		if d, ok := v.(time.Duration); ok {
+			name, v = name+"_ms", d.Milliseconds()
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[name] = v
+	}
+	return out
 }
