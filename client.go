@@ -67,8 +67,10 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 // Client enqueues jobs into a Store. It is safe for concurrent use; create
 // one per Store and share it. The functions that take a *Client (Enqueue,
 // EnqueueMany, EnqueueAndWait, WaitResult, Prepare, PrepareMany,
-// EnqueuePrepared, EnqueueWorkflow, EnqueueTasks) fail with an error
-// wrapping ErrInvalidConfig for a nil one.
+// EnqueuePrepared, EnqueueWorkflow, EnqueueTasks) and its methods that
+// return an error (WaitJob, WaitWorkflow; Subscribe yields it) fail with an
+// error wrapping ErrInvalidConfig for a nil one. Use on a nil one panics,
+// and Store returns nil.
 type Client struct {
 	st  Store
 	cfg ClientConfig
@@ -101,13 +103,23 @@ func NewClient(st Store, cfg *ClientConfig) *Client {
 // errNilClient is the error of a function given a nil *Client.
 var errNilClient = fmt.Errorf("%w: nil *Client (make one with NewClient)", ErrInvalidConfig)
 
-// Store returns the store the client enqueues into.
-func (c *Client) Store() Store { return c.st }
+// Store returns the store the client enqueues into, nil for a nil Client.
+func (c *Client) Store() Store {
+	if c == nil {
+		return nil
+	}
+	return c.st
+}
 
 // Use adds enqueue middleware, the first outermost, after any added before.
 // It is safe to call at any time; calls already under way keep the chain
-// they started with. It panics if one is nil, adding none.
+// they started with. It panics if one is nil, adding none, and on a nil
+// Client (a programming error, reported where it is made rather than at
+// the first enqueue, as for a nil handler).
 func (c *Client) Use(mws ...EnqueueMiddleware) {
+	if c == nil {
+		panic("hopper: Client.Use on a nil *Client (make one with NewClient)")
+	}
 	for i, m := range mws {
 		if m == nil {
 			panic(fmt.Sprintf("hopper: Client.Use with a nil EnqueueMiddleware (argument %d)", i))

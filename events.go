@@ -70,9 +70,10 @@ const subscribeBlock = 10 * time.Second
 // the loop breaks: ErrEventsLost (Event.Queue names the queue) when the
 // subscription fell behind its stream; a store error, after which it tries
 // again with a backoff (up to 5 s). Bad input (an invalid queue name or
-// position), a store that keeps no events (ErrNotSupported) and a store
-// closed for good (redisstore.ErrClientClosed: its go-redis client was
-// closed) are yielded once and end it.
+// position, a nil Client: ErrInvalidConfig), a store that keeps no events
+// (ErrNotSupported) and a store closed for good
+// (redisstore.ErrClientClosed: its go-redis client was closed) are
+// yielded once and end it.
 //
 // The events of queues nobody subscribes to cost the store one stream
 // entry per step (see QueueConfig.EventsMaxLen); a subscription costs one
@@ -83,6 +84,10 @@ func (c *Client) Subscribe(ctx context.Context, queues []string, opts *Subscribe
 		o = *opts
 	}
 	return func(yield func(Event, error) bool) {
+		if c == nil {
+			yield(Event{}, errNilClient)
+			return
+		}
 		r, ok := store.As[store.EventReader](c.st)
 		if !ok {
 			yield(Event{}, fmt.Errorf("%w: the store (%T) keeps no events", ErrNotSupported, c.st))

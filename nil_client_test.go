@@ -3,15 +3,18 @@ package hopper_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper"
 )
 
-// TestNilClient: every function that takes a *Client returns an error
-// wrapping ErrInvalidConfig for a nil one, where it panicked with a nil
-// dereference.
+// TestNilClient: every function that takes a *Client, and every method of
+// Client that returns an error, returns an error wrapping ErrInvalidConfig
+// for a nil one (Subscribe yields it once and ends), where it panicked
+// with a nil dereference; Store returns nil, and Use panics at once with
+// a message naming the nil *Client.
 func TestNilClient(t *testing.T) {
 	ctx := t.Context()
 	var nc *hopper.Client
@@ -34,6 +37,21 @@ func TestNilClient(t *testing.T) {
 		{"EnqueuePrepared", func() error { _, err := hopper.EnqueuePrepared(ctx, nc, []*hopper.PreparedJob{p}); return err }},
 		{"EnqueueWorkflow", func() error { _, err := hopper.EnqueueWorkflow(ctx, nc, wf); return err }},
 		{"EnqueueTasks", func() error { return hopper.EnqueueTasks(ctx, nc, hopper.MoreTasks(context.Background())) }},
+		{"WaitJob", func() error { _, err := nc.WaitJob(ctx, "default", "id"); return err }},
+		{"WaitWorkflow", func() error { _, err := nc.WaitWorkflow(ctx, "id"); return err }},
+		{"Subscribe", func() error {
+			var errs []error
+			for _, err := range nc.Subscribe(ctx, []string{"default"}, nil) {
+				errs = append(errs, err)
+				if len(errs) > 1 {
+					break
+				}
+			}
+			if len(errs) != 1 {
+				return fmt.Errorf("yielded %d errors (%v), want one and the end", len(errs), errs)
+			}
+			return errs[0]
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,6 +64,18 @@ func TestNilClient(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Store", func(t *testing.T) {
+		var st hopper.Store
+		if p := panicText(func() { st = nc.Store() }); p != "" || st != nil {
+			t.Fatalf("Store on a nil *Client: %v (panic %q), want nil", st, p)
+		}
+	})
+	t.Run("Use", func(t *testing.T) {
+		mw := func(next hopper.EnqueueFunc) hopper.EnqueueFunc { return next }
+		if p := panicText(func() { nc.Use(mw) }); !strings.Contains(p, "hopper: Client.Use on a nil *Client") {
+			t.Fatalf("Use on a nil *Client panicked with %q, want a message naming the nil *Client", p)
+		}
+	})
 }
 
 // TestAddTaskToNilWorkflow: AddTask on a nil *Workflow does not panic (it

@@ -30,9 +30,13 @@ const WaitRetention = time.Minute
 //     wait started (give it a Retention, or use EnqueueAndWait).
 //   - ctx's error when ctx ends first (the job goes on).
 //   - ErrNotSupported for a store that cannot tell (store.JobWaiter).
+//   - an error wrapping ErrInvalidConfig for a nil Client.
 //
 // A job that is retried or snoozed has not ended: WaitJob goes on waiting.
 func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	w, ok := store.As[store.JobWaiter](c.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for jobs", ErrNotSupported, c.st)

@@ -18,11 +18,15 @@ import (
 //   - an error wrapping ErrWorkflowNotFound for a workflow the store does
 //     not hold (never enqueued, or removed after its retention);
 //   - ctx's error when ctx ends first (the workflow goes on);
-//   - ErrNotSupported for a store that cannot tell (store.WorkflowWaiter).
+//   - ErrNotSupported for a store that cannot tell (store.WorkflowWaiter);
+//   - an error wrapping ErrInvalidConfig for a nil Client.
 //
 // A workflow that ended and is still kept returns at once. Safe for
 // concurrent use.
 func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	w, ok := store.As[store.WorkflowWaiter](c.st)
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for workflows", ErrNotSupported, c.st)
