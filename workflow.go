@@ -45,9 +45,12 @@ import (
 // "<workflow ID>~<task name>". Other systems call workflows flows (BullMQ),
 // batches (Sidekiq Pro) or chains and chords (Celery).
 //
-// A Workflow is built by one goroutine; it is not safe for concurrent use.
-// Errors (a bad name, args that do not encode, a dependency on a task of
-// another workflow) are kept and returned by EnqueueWorkflow.
+// The zero value is an empty, unnamed workflow with a generated ID and the
+// default retention, ready for AddTask: NewWorkflow("", nil) without the
+// call. A Workflow is built by one goroutine; it is not safe for
+// concurrent use. Errors (a bad name, args that do not encode, a
+// dependency on a task of another workflow) are kept and returned by
+// EnqueueWorkflow.
 type Workflow struct {
 	id, name  string
 	retention time.Duration
@@ -109,8 +112,11 @@ type Task struct {
 // that of a workflow with a task that depends on it.
 func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
 	if wf == nil {
-		wf = &Workflow{byName: map[string]*Task{}}
+		wf = &Workflow{}
 		wf.fail(fmt.Errorf("%w: AddTask(%q) on a nil *Workflow", ErrInvalidWorkflow, name))
+	}
+	if wf.byName == nil { // the zero Workflow
+		wf.byName = map[string]*Task{}
 	}
 	t := &Task{wf: wf, name: name}
 	if err := store.ValidateTaskName(name); err != nil {
