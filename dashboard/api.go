@@ -48,12 +48,25 @@ type jobJSON struct {
 	Options map[string]any `json:"options,omitempty"`
 }
 
-// errorJSON is one failed attempt.
+// errorJSON is one failed attempt (store.AttemptError): when it failed,
+// and when its handler started and on which worker, absent for a failure
+// no handler saw (an expired lease, a cancel). "hopper jobs --json" gives
+// the same fields under the same names.
 type errorJSON struct {
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"at"`
-	Error   string    `json:"error"`
-	Stack   string    `json:"stack,omitempty"`
+	Attempt   int        `json:"attempt"`
+	At        time.Time  `json:"at"`
+	Error     string     `json:"error"`
+	Stack     string     `json:"stack,omitempty"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	Worker    string     `json:"worker,omitempty"`
+}
+
+// toErrorJSON converts one failed attempt. (Its place would be beside
+// specview.JSONOptions, shared with the hopper command's cliAttemptError,
+// which is this type again.)
+func toErrorJSON(e store.AttemptError) errorJSON {
+	return errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack,
+		StartedAt: timePtr(e.StartedAt), Worker: e.Worker}
 }
 
 // jobsJSON is a page of jobs: Total counts the state. A search (kind,
@@ -101,7 +114,7 @@ func toJSON(v jobView) jobJSON {
 		}
 	}
 	for _, e := range j.Errors {
-		out.Errors = append(out.Errors, errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack})
+		out.Errors = append(out.Errors, toErrorJSON(e))
 	}
 	out.Options = specview.JSONOptions(&j.JobSpec)
 	out.Progress = v.Progress

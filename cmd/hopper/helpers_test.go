@@ -209,7 +209,8 @@ func seed(t *testing.T, s hopper.Store) seeded {
 	}
 	j := res.Jobs[0]
 	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "default", ID: j.ID, Token: j.Token, Outcome: hopper.OutcomeGarbage,
-		Error: &store.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()"}}})
+		Error: &store.AttemptError{Attempt: 1, Error: "smtp: 550 no such user", Stack: "goroutine 1 [running]:\nmain.send()",
+			StartedAt: time.Now().Add(-time.Second), Worker: "worker-7"}}})
 	if err != nil || errs[0] != nil {
 		t.Fatal(err, errs)
 	}

@@ -17,7 +17,8 @@ import (
 // job's errors, priority and options under the names the dashboard's
 // /api/jobs/{queue}/{id} gives them, with the same values. The errors
 // were "Attempt", "At", "Error", "Stack" (store.AttemptError has no JSON
-// names), and priority and options were missing.
+// names), and priority and options were missing; the dashboard's errors
+// lacked started_at and worker.
 func TestJobsJSONAsDashboard(t *testing.T) {
 	eachCLI(t, func(t *testing.T, c *cli) {
 		ids := seed(t, c.store)
@@ -60,6 +61,9 @@ func TestJobsJSONAsDashboard(t *testing.T) {
 				}
 			}
 			for k := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("%s: errors[0] has %q, the dashboard's does not\nCLI: %v\ndashboard: %v", what, k, got, want)
+				}
 				if k != strings.ToLower(k) {
 					t.Errorf("%s: errors[0] has the field %q, not a dashboard name: %v", what, k, got)
 				}
