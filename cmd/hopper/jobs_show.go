@@ -186,7 +186,14 @@ func printJob(w io.Writer, j *hopper.JobRecord, cj cliJob, now time.Time) {
 		fmt.Fprintln(w, "\nErrors, newest first:")
 		for i := len(j.Errors) - 1; i >= 0; i-- {
 			e := j.Errors[i]
-			fmt.Fprintf(w, "  attempt %d, %s:\n", e.Attempt, when(e.At))
+			head := fmt.Sprintf("  attempt %d, %s", e.Attempt, when(e.At))
+			if !e.StartedAt.IsZero() {
+				head += ", started " + when(e.StartedAt)
+			}
+			if e.Worker != "" {
+				head += " on " + e.Worker
+			}
+			fmt.Fprintln(w, head+":")
 			indent(w, e.Error, "    ")
 			if e.Stack != "" {
 				indent(w, e.Stack, "    | ")

@@ -50,7 +50,8 @@ func TestJobsShow(t *testing.T) {
 		r := c.run(t, "jobs", "show", ids.garbage)
 		wantCode(t, r, 0, "jobs show")
 		wantOut(t, r.stdout, "jobs show", "ID:", ids.garbage, "State:        garbage", "Attempts:     1 of 1",
-			`"to": "dead@example.com"`, `"password": "[redacted]"`, "attempt 1", "smtp: 550 no such user", "| goroutine 1 [running]:")
+			`"to": "dead@example.com"`, `"password": "[redacted]"`, "attempt 1", "smtp: 550 no such user", "| goroutine 1 [running]:",
+			"started ", " on worker-7:") // the start and worker of the failed attempt, as --json and the dashboard give them
 		if strings.Contains(r.stdout, "hunter2") {
 			t.Errorf("jobs show shows a secret:\n%s", r.stdout)
 		}
