@@ -83,6 +83,19 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
+	if opts.From != nil {
+		end, ok, err := streamEnd(ctx, s, queues[0])
+		if err != nil {
+			return err
+		}
+		if pos, _ := store.ParseEventPos(*from); ok && pos.Entry > end.Entry {
+			last := fmt.Sprintf("its last event is at %s", end)
+			if end.Entry == 0 {
+				last = "it has no event"
+			}
+			return badUsage(fs, "--from %s is past the end of the stream of queue %q (%s): a mistyped position, or the stream started over since (Redis flushed, the queue's data deleted); --from start reads it from its oldest event", *from, queues[0], last)
+		}
+	}
 	fmt.Fprintf(a.stderr, "following %s (interrupt to stop)\n", queues.String())
 	printed := 0
 	for ev, err := range hopper.NewClient(s, nil).Subscribe(ctx, queues, opts) {
@@ -107,6 +120,22 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	return nil
+}
+
+// streamEnd returns the position of the end of queue's event stream: that
+// of its last event, entry 0 when it has none; false for a store that
+// keeps no events (Subscribe says so).
+func streamEnd(ctx context.Context, s hopper.Store, queue string) (store.EventPos, bool, error) {
+	r, ok := store.As[store.EventReader](s)
+	if !ok {
+		return store.EventPos{}, false, nil
+	}
+	_, next, _, err := r.ReadEvents(ctx, map[string]string{queue: store.FromNow}, 1, 0)
+	if err != nil {
+		return store.EventPos{}, false, err
+	}
+	end, err := store.ParseEventPos(next[queue])
+	return end, err == nil, err
 }
 
 // lineOf returns ev as "hopper events --json" prints it.

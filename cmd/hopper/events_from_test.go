@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
+)
+
+// TestEventsFromPastTheEnd: a --from past the end of the queue's stream
+// (mistyped, or from before the stream started over) is refused, exit 2,
+// with a line that names the stream's last position and the two causes.
+// It said "events were lost: the subscription fell behind the stream"
+// and printed the stream from its oldest event.
+func TestEventsFromPastTheEnd(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		if _, _, _, err := c.store.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromNow}, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		seed(t, c.store)
+		evs, next, _, err := c.store.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromStart}, 1000, 0)
+		if err != nil || len(evs) < 2 {
+			t.Fatalf("ReadEvents: %d events, %v", len(evs), err)
+		}
+		end, err := store.ParseEventPos(next["default"])
+		if err != nil || end.Entry < 2 {
+			t.Fatalf("the stream's end %q: %v", next["default"], err)
+		}
+		past := strconv.FormatUint(end.Entry+1000, 10)
+		r := c.run(t, "events", "--queue", "default", "--from", past, "--count", "1")
+		if r.code != 2 {
+			t.Errorf("events --from %s: exit code %d, want 2\n%s%s", past, r.code, r.stdout, r.stderr)
+		}
+		want := `hopper events: --from ` + past + ` is past the end of the stream of queue "default" (its last event is at ` + strconv.FormatUint(end.Entry, 10) + `): `
+		if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, want) {
+			t.Errorf("events --from %s: first line %q, want it to start %q", past, first, want)
+		}
+		wantOut(t, r.stderr, "events --from past the end", "mistyped", "started over", "--from start")
+		if strings.Contains(r.stderr, "fell behind") || r.stdout != "" {
+			t.Errorf("events --from %s: followed the stream:\n%s%s", past, r.stdout, r.stderr)
+		}
+
+		// The last position itself is no mistake: the stream is followed.
+		r = c.run(t, "events", "--queue", "default", "--from", strconv.FormatUint(end.Entry-1, 10), "--count", "1")
+		wantCode(t, r, 0, "events --from the position before the last")
+
+		// A queue whose stream has no event.
+		r = c.run(t, "events", "--queue", "empty", "--from", "7", "--count", "1")
+		if r.code != 2 || !strings.Contains(r.stderr, `--from 7 is past the end of the stream of queue "empty" (it has no event)`) {
+			t.Errorf("events --from 7 of an empty queue: exit code %d\n%s", r.code, r.stderr)
+		}
+	})
+}
