@@ -47,7 +47,7 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 		c.Queue = DefaultQueue
 	}
 	if err := store.ValidateEnqueueQueue(c.Queue); err != nil {
-		return c, fmt.Errorf("%w: ClientConfig.Queue: %w", ErrInvalidConfig, err)
+		return c, errorf("%w: ClientConfig.Queue: %w", ErrInvalidConfig, err)
 	}
 	switch {
 	case c.MaxRetries == 0:
@@ -152,7 +152,7 @@ func (c *Client) enqueue(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, 
 	}
 	infos, err := f(ctx, jobs)
 	if err != nil {
-		return nil, fmt.Errorf("hopper: enqueue: %w", err)
+		return nil, errorf("hopper: enqueue: %w", err)
 	}
 	if len(infos) != len(jobs) {
 		return nil, fmt.Errorf("hopper: enqueue: %d results for %d jobs (an enqueue middleware must return one per job)", len(infos), len(jobs))
@@ -175,7 +175,7 @@ func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.
 		err = fmt.Errorf("the store returned %d results for 1 job", len(res))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("hopper: enqueue: %w", err)
+		return nil, errorf("hopper: enqueue: %w", err)
 	}
 	return jobInfo(&p.job, res[0]), nil
 }

@@ -58,7 +58,7 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 		return nil, err
 	}
 	if info.Err != nil {
-		return nil, fmt.Errorf("hopper: enqueue: %w", info.Err)
+		return nil, errorf("hopper: enqueue: %w", info.Err)
 	}
 	return info, nil
 }
@@ -112,7 +112,7 @@ func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobI
 		}
 	}
 	if failed > 0 {
-		return infos, fmt.Errorf("hopper: enqueue: %d of %d jobs not stored (their JobInfo.Err says why): %w", failed, len(jobs), firstErr)
+		return infos, errorf("hopper: enqueue: %d of %d jobs not stored (their JobInfo.Err says why): %w", failed, len(jobs), firstErr)
 	}
 	return infos, nil
 }

@@ -3,7 +3,6 @@ package hopper
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -60,7 +59,7 @@ func (h Hooks) finished() func(ctx context.Context, rec *store.JobRecord, o stor
 				err = ErrCancelled
 			case !errors.Is(err, ErrCancelled):
 				// One line, wrapping both (errors.Join's text has two).
-				err = fmt.Errorf("%w: %w", ErrCancelled, err)
+				err = errorf("%w: %w", ErrCancelled, err)
 			}
 		}
 		if fn != nil {

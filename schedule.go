@@ -42,13 +42,13 @@ type Schedule struct {
 // ErrInvalidConfig that names it as field.
 func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
 	if err := store.ValidateID(s.Name); err != nil {
-		return nil, fmt.Errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
+		return nil, errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
 	}
 	if s.Args == nil {
 		return nil, fmt.Errorf("%w: %s (%q) needs Args", ErrInvalidConfig, field, s.Name)
 	}
 	if err := checkArgs(s.Args); err != nil {
-		return nil, fmt.Errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
+		return nil, errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
 	}
 	next, err := parseSpec(s.Spec)
 	if err != nil {
@@ -93,7 +93,7 @@ func (c *SchedulerConfig) validateSchedules() error {
 			return err
 		}
 		if _, err := s.tickJob(client, time.Now()); err != nil {
-			return fmt.Errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
+			return errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
 		}
 		queue := mergeOpts(s.Args, s.Opts.enqueueOpts(), forSchedule).Queue
 		if seen[queue+"\x00"+s.Name] {

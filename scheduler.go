@@ -71,7 +71,7 @@ func (c SchedulerConfig) withDefaults() (SchedulerConfig, error) {
 	c.Schedules = slices.Clone(c.Schedules)
 	for _, q := range c.Queues {
 		if err := store.ValidateQueue(q); err != nil {
-			return c, fmt.Errorf("%w: SchedulerConfig.Queues: %w", ErrInvalidConfig, err)
+			return c, errorf("%w: SchedulerConfig.Queues: %w", ErrInvalidConfig, err)
 		}
 	}
 	if c.Batch < 0 {

@@ -3,7 +3,6 @@ package hopper
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // DecodeResult decodes into an R the result that rec's handler recorded
@@ -21,7 +20,7 @@ func DecodeResult[R any](rec *JobRecord) (R, error) {
 	}
 	if err := decodeArgs(rec.Result, &out); err != nil {
 		var zero R
-		return zero, fmt.Errorf("hopper: result of job %q of queue %q into %T: %w", rec.ID, rec.Queue, out, err)
+		return zero, errorf("hopper: result of job %q of queue %q into %T: %w", rec.ID, rec.Queue, out, err)
 	}
 	return out, nil
 }

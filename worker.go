@@ -186,7 +186,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	endRun()
 	sched.Wait()
 	if cerr := st.closed(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("hopper: worker stopped: its store is closed: %w", cerr))
+		err = errors.Join(err, errorf("hopper: worker stopped: its store is closed: %w", cerr))
 	}
 	return errors.Join(err, services())
 }

@@ -153,7 +153,7 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 	}
 	for q, w := range c.Queues {
 		if err := store.ValidateQueue(q); err != nil {
-			return c, fmt.Errorf("%w: Queues: %w", ErrInvalidConfig, err)
+			return c, errorf("%w: Queues: %w", ErrInvalidConfig, err)
 		}
 		if w < 1 {
 			return c, fmt.Errorf("%w: Queues[%q] weight %d must be at least 1", ErrInvalidConfig, q, w)

@@ -55,6 +55,9 @@ func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo
 	if err := nw.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkTaskQueues(ctx, c.st, tasks); err != nil {
+		return nil, err
+	}
 	var dup bool
 	err = c.throughMiddleware(ctx, tasks, jobs, func(ctx context.Context) error {
 		var err error
@@ -62,7 +65,7 @@ func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("hopper: enqueue workflow %q: %w", w.id, err)
+		return nil, errorf("hopper: enqueue workflow %q: %w", w.id, err)
 	}
 	return &WorkflowInfo{ID: w.id, Duplicate: dup}, nil
 }
@@ -100,6 +103,35 @@ func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.New
 		jobs[i] = p
 	}
 	return out, jobs, nil
+}
+
+// checkTaskQueues refuses a task whose queue the store partitions
+// (store.Partitioner: redisstore with Config.Partitions), which takes no
+// workflow tasks, with an error wrapping ErrInvalidJob and
+// ErrInvalidQueue that names the task, as the store's refusal does; the
+// store's, wrapped in the call's, said "hopper:" three times.
+func checkTaskQueues(ctx context.Context, st Store, tasks []*store.NewTask) error {
+	p, ok := store.As[store.Partitioner](st)
+	if !ok {
+		return nil
+	}
+	seen := make(map[string]bool, 1)
+	for _, t := range tasks {
+		q := t.Job.Queue
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
+		parts, err := p.Partitions(ctx, q)
+		if err != nil {
+			return errorf("hopper: partitions of queue %q: %w", q, err)
+		}
+		if len(parts) > 0 {
+			return errorf("%w: task %q: %w", ErrInvalidJob, t.Name,
+				fmt.Errorf("%w: %q has %d partitions, and a partitioned queue takes no workflow tasks", ErrInvalidQueue, q, len(parts)))
+		}
+	}
+	return nil
 }
 
 // throughMiddleware runs the Client's enqueue middleware over the tasks'

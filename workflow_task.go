@@ -102,6 +102,9 @@ func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
 	if err := store.ValidateAddedTasks(more.parent.workflow, more.parent.task, tasks); err != nil {
 		return err
 	}
+	if err := checkTaskQueues(ctx, c.st, tasks); err != nil {
+		return err
+	}
 	return c.throughMiddleware(ctx, tasks, jobs, func(ctx context.Context) error {
 		return ws.AddTasks(ctx, more.parent.workflow, more.parent.task, tasks)
 	})

@@ -1,0 +1,67 @@
+package hopper
+
+import (
+	"fmt"
+	"strings"
+)
+
+// prefix is what every hopper error's text starts with, once.
+const prefix = "hopper: "
+
+// errorf is fmt.Errorf for an error that says "hopper:" once: an error
+// operand that comes after the prefix (the format starts with it, or an
+// operand before said it) is written without its own leading "hopper: ".
+// So a sentinel under another reads "hopper: invalid config: Queues:
+// invalid queue name: ...", where fmt.Errorf wrote "hopper:" twice. The
+// error wraps the %w operands as fmt.Errorf's does: errors.Is and As see
+// each of them.
+func errorf(format string, a ...any) error {
+	err := fmt.Errorf(format, a...)
+	said := strings.HasPrefix(format, prefix)
+	var texts []any
+	for i, v := range a {
+		e, ok := v.(error)
+		if !ok || e == nil {
+			continue
+		}
+		s := e.Error()
+		if said {
+			if t, ok := strings.CutPrefix(s, prefix); ok {
+				if texts == nil {
+					texts = append([]any(nil), a...)
+				}
+				texts[i] = t
+			}
+		}
+		said = said || strings.HasPrefix(s, prefix)
+	}
+	if texts == nil {
+		return err
+	}
+	for i, v := range texts {
+		if e, ok := v.(error); ok && e != nil {
+			texts[i] = e.Error()
+		}
+	}
+	return &onceError{msg: fmt.Sprintf(strings.ReplaceAll(format, "%w", "%v"), texts...), err: err}
+}
+
+// onceError is an error of errorf that left a "hopper: " out: its text,
+// and fmt.Errorf's error for what it wraps.
+type onceError struct {
+	msg string
+	err error
+}
+
+func (e *onceError) Error() string { return e.msg }
+
+// Unwrap returns the %w operands.
+func (e *onceError) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
+	}
+	return nil
+}
