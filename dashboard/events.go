@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,7 +20,11 @@ import (
 // position too (past the other jobs' events on a job's feed), so a stream
 // that saw no event yet resumes as well: a reconnect never starts over
 // from now, and gets the events it missed (those the store kept: see
-// store.EventReader; a "lost" message says when some are gone). A
+// store.EventReader; a "lost" message says when some are gone, and why:
+// lostJSON). A position past the end of the stream (it started over after
+// a Redis flush) is answered with such a message too, and the feed goes on
+// from the stream's oldest event: a 400 would close a resuming browser's
+// EventSource, which the page reopens from the same position. A
 // position in a form no store gives out (store.ParseEventPos) is answered
 // 400 before the stream opens.
 // The queue page shows them as an activity feed and marks the rows of
@@ -202,7 +207,7 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if len(lost) > 0 {
-			fmt.Fprint(w, "event: lost\ndata: {}\n\n")
+			fmt.Fprintf(w, "event: lost\ndata: %s\n\n", mustJSON(d.lostView(ctx, queue, pos[queue])))
 		}
 		for _, ev := range evs {
 			if job != "" && ev.ID != job {
@@ -218,6 +223,34 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		pos = next
 	}
+}
+
+// lostJSON is the data of a "lost" message: why events were missed, for
+// a program (Reason) and for people (Message).
+type lostJSON struct {
+	// Reason is "past_end" when the position read from was past the end
+	// of the stream (it started over: a Redis flush, the queue's data
+	// deleted; or the position was made by hand), "behind" otherwise
+	// (the stream no longer had the events after it).
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// lostView says why a read from pos of queue's stream missed events. It
+// reads where the stream ends: events are lost seldom.
+func (d *dash) lostView(ctx context.Context, queue, pos string) lostJSON {
+	from, err := store.ParseEventPos(pos)
+	if err == nil && !from.Start {
+		_, next, _, err := d.events.ReadEvents(ctx, map[string]string{queue: hopper.FromNow}, 1, 0)
+		if end, perr := store.ParseEventPos(next[queue]); err == nil && perr == nil && from.Entry > end.Entry {
+			last := "its last event is at " + end.String()
+			if end.Entry == 0 {
+				last = "it has no event"
+			}
+			return lostJSON{Reason: "past_end", Message: fmt.Sprintf("The position %s is past the end of the queue's stream (%s): the stream started over (Redis flushed, the queue's data deleted), or the position was made by hand. The feed goes on from the stream's oldest event.", pos, last)}
+		}
+	}
+	return lostJSON{Reason: "behind", Message: "Some events were missed: the stream no longer had them (trimmed to the queue's EventsMaxLen, or not written while nobody read the queue's events). The feed goes on with the events it has."}
 }
 
 // mustJSON encodes v, which always encodes. encoding/json escapes <, >

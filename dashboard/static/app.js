@@ -361,9 +361,15 @@
         refresh();
       });
       // Events the store no longer had (trimmed, or not written while
-      // nobody read them): the page catches up by fetching what it shows.
-      es.addEventListener('lost', function () {
-        noteActivity({ type: 'lost', id: 'some events were missed (the feed fell behind the stream)', kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
+      // nobody read them), or a position past the end of the stream (it
+      // started over: a Redis flush): the page catches up by fetching
+      // what it shows.
+      es.addEventListener('lost', function (m) {
+        var why = 'some events were missed (the feed fell behind the stream)';
+        try {
+          if (JSON.parse(m.data).reason === 'past_end') why = 'the event stream started over (Redis flushed?): the feed goes on from its oldest event';
+        } catch (e) { /* an older server's {} */ }
+        noteActivity({ type: 'lost', id: why, kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
         refresh();
       });
       // An open stream is not a live page: the server may be stuck reading
