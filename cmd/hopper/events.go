@@ -74,7 +74,7 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			return badUsage(fs, "--from %q is not an event position: use now, start, or the position of an event (hopper events --json prints them)", *from)
 		}
 		if len(queues) != 1 {
-			return errors.New("--from with a position needs exactly one --queue")
+			return badUsage(fs, "--from with a position needs exactly one --queue (got %d)", len(queues))
 		}
 		opts.From = map[string]string{queues[0]: *from}
 	}
@@ -100,7 +100,9 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 	printed := 0
 	for ev, err := range hopper.NewClient(s, nil).Subscribe(ctx, queues, opts) {
 		if errors.Is(err, hopper.ErrEventsLost) {
-			fmt.Fprintf(a.stderr, "hopper events: %v\n", err)
+			// Not "fell behind" (ErrEventsLost's words): after a Redis
+			// flush the stream started over.
+			fmt.Fprintf(a.stderr, "hopper events: some events of queue %q were lost: the stream no longer had them (trimmed to its EventsMaxLen, or not written while nobody read it) or started over (Redis flushed); going on with those it has\n", ev.Queue)
 			continue
 		}
 		if err != nil {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -52,4 +54,33 @@ func TestEventsFromPastTheEnd(t *testing.T) {
 			t.Errorf("events --from 7 of an empty queue: exit code %d\n%s", r.code, r.stderr)
 		}
 	})
+}
+
+// TestEventsLostSaysWhy: events lost while following (here, --from a
+// position the stream was trimmed past) are reported with both causes,
+// a trimmed stream or one that started over; the line said only that
+// "the subscription fell behind the stream", wrong after a Redis flush.
+func TestEventsLostSaysWhy(t *testing.T) {
+	s := memstore.New(nil)
+	if err := s.SetQueueConfig(t.Context(), "default", store.QueueConfig{EventsMaxLen: 1}); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s)
+	c := &cli{store: s, open: func(context.Context, *storeFlags) (hopper.Store, func(), error) { return s, func() {}, nil }}
+	r := c.run(t, "events", "--queue", "default", "--from", "0", "--count", "1")
+	wantCode(t, r, 0, "events --from a trimmed position")
+	wantOut(t, r.stderr, "events --from a trimmed position",
+		`hopper events: some events of queue "default" were lost: the stream no longer had them`, "or started over (Redis flushed)")
+	if strings.Contains(r.stderr, "fell behind") {
+		t.Errorf("events --from a trimmed position says fell behind:\n%s", r.stderr)
+	}
+}
+
+// TestEventsFromTwoQueues: --from a position with two queues is bad
+// usage (exit 2, with the usage), as the other flag mistakes; it exited 1.
+func TestEventsFromTwoQueues(t *testing.T) {
+	c := &cli{open: refusingOpener(t)}
+	r := c.run(t, "events", "--queue", "a", "--queue", "b", "--from", "12")
+	wantCode(t, r, 2, "events --from POS of two queues")
+	wantOut(t, r.stderr, "events --from POS of two queues", "hopper events: --from with a position needs exactly one --queue (got 2)", "usage: hopper events")
 }
