@@ -46,6 +46,10 @@ type jobPage struct {
 	EditArgs string
 	Workflow *jobWorkflowView // nil unless the job is a workflow task
 	Bad      formState        // a form sent back with a bad value (form_error.go)
+	// BadElsewhere is Bad's message when the page does not show its form
+	// (the job left the waiting states since its page was loaded; a
+	// grouped job has no priority form): shown at the top instead.
+	BadElsewhere string
 	Timeline timelineView     // its attempts
 }
 
@@ -180,6 +184,9 @@ func (d *dash) serveJob(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Events = d.eventsURL(job.Queue, job.ID)
 	p.Bad = formStateOf(r)
+	if shown := map[string]bool{"reschedule": p.CanReschedule, "priority": p.CanReschedule && job.Group == "", "args": p.EditArgs != ""}; p.Bad.Form != "" && !shown[p.Bad.Form] {
+		p.BadElsewhere = p.Bad.Msg
+	}
 	p.Workflow = d.jobWorkflow(r.Context(), job)
 	p.Timeline = jobTimeline(job, d.cfg.Now(), d.attemptWorker(r.Context(), job))
 	d.render(w, r, http.StatusOK, "job", p)
