@@ -50,7 +50,7 @@ type jobPage struct {
 	// (the job left the waiting states since its page was loaded; a
 	// grouped job has no priority form): shown at the top instead.
 	BadElsewhere string
-	Timeline timelineView     // its attempts
+	Timeline     timelineView // its attempts
 }
 
 // view prepares job for display.
