@@ -56,7 +56,9 @@ func (d *dash) postFailures(fv failureView, action string) func(r *http.Request)
 		back := d.path(fv.slug)
 		if q, err := url.ParseQuery(r.PostForm.Get("back")); err == nil {
 			fs := parseFailureSearch(q)
-			back += "?" + fs.query(fs.Page)
+			if q := fs.query(fs.Page); q != "" {
+				back += "?" + q
+			}
 		}
 		t, err := readFailureTarget(r)
 		if err != nil {
