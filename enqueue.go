@@ -177,6 +177,10 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 		}
 		j.MaxRetries = 0
 	}
+	if j.Replace != 0 && j.ID == "" && o.Unique == nil {
+		// A new ID matches no job: the flags would do nothing.
+		return fmt.Errorf("%w: EnqueueOpts.Replace needs an ID or a Unique key to match the job it replaces", ErrInvalidJob)
+	}
 	if j.ID == "" {
 		j.ID = newID(now)
 	} else if strings.IndexByte(j.ID, '~') >= 0 {

@@ -84,7 +84,10 @@ type EnqueueOpts struct {
 	// dropping this one: ReplaceArgs gives it this job's kind, args, meta,
 	// MaxRetries, Timeout and Retention, ReplaceRunAt this job's due time
 	// (RunAt, or Delay from the store's now). JobInfo.Replaced reports a
-	// change. Zero means a duplicate is dropped.
+	// change. Zero means a duplicate is dropped. Replace needs an ID or
+	// Unique to match the job it replaces: without either (a new ID
+	// matches no job) the enqueue fails with an error wrapping
+	// ErrInvalidJob and nothing is stored.
 	//
 	//	holder is        ReplaceArgs         ReplaceRunAt
 	//	pending, retry   takes the new args  due at the new time (ready if now)
