@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -37,7 +39,7 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 	defer closeStore()
 	for _, q := range names {
 		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
-			return err
+			return flagWords(err)
 		}
 		fmt.Fprintf(a.stdout, "set %s of %s\n", strings.Join(given, ", "), q)
 	}
@@ -99,6 +101,31 @@ func (c *configFlags) apply(cfg *hopper.QueueConfig) error {
 		dst.Field(i).Set(src.Field(i))
 	}
 	return nil
+}
+
+// configField matches a field of QueueConfig in an error's text, with its
+// type's name or without ("QueueConfig.RateBurst 5 needs RateSmooth").
+var configField = func() *regexp.Regexp {
+	t := reflect.TypeFor[hopper.QueueConfig]()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Name
+	}
+	return regexp.MustCompile(`\b(?:QueueConfig\.)?(` + strings.Join(names, "|") + `)\b`)
+}()
+
+// flagWords words a QueueConfig the store refused by the flags of queues
+// set: "--max-running -1 is negative", not "hopper: invalid config:
+// QueueConfig.MaxRunning -1 is negative". Other errors are returned as
+// they are.
+func flagWords(err error) error {
+	if !errors.Is(err, hopper.ErrInvalidConfig) {
+		return err
+	}
+	msg := strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": ")
+	return errors.New(configField.ReplaceAllStringFunc(msg, func(m string) string {
+		return "--" + kebab(strings.TrimPrefix(m, "QueueConfig."))
+	}))
 }
 
 // kebab turns a Go field name into a flag name: MaxRunning is max-running.
