@@ -50,8 +50,12 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	fs.BoolVar(&f.plainHTTP, "plain-http", false, "allow basic auth over plain HTTP beyond loopback, when a TLS proxy in front protects the connection")
 	fs.StringVar(&f.traceURL, "trace-url", "", "link trace IDs to your tracing UI: a URL holding {trace_id}, such as https://jaeger.example.com/trace/{trace_id}")
 	fs.DurationVar(&f.refresh, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts; 0 turns live updates off")
-	if _, err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	opts, loopback, err := f.options()
 	if err != nil {

@@ -27,14 +27,21 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 	concurrency := fs.Int("concurrency", 20, "jobs run at once")
 	workflowEvery := fs.Duration("workflow-every", 5*time.Second, "enqueue a demo workflow (an ETL chain or a fan-out and fan-in, in turn) this often; 0 turns them off")
 	addr := fs.String("addr", "127.0.0.1:8080", "loopback address of the demo's dashboard; a port in use falls back to a free one; empty turns the dashboard off")
-	if _, err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	if *rate < 1 || *concurrency < 1 {
 		return fmt.Errorf("--rate and --concurrency must be at least 1")
 	}
 	if *workflowEvery < 0 {
 		return fmt.Errorf("--workflow-every must not be negative")
+	}
+	if *duration < 0 {
+		return fmt.Errorf("--duration must not be negative (leave it out to run until interrupted)")
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc

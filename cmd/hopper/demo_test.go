@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"regexp"
@@ -62,4 +63,18 @@ func TestDemoDuration(t *testing.T) {
 		t.Errorf("demo output:\n%s", r.stdout)
 	}
 	wantCode(t, c.run(t, "demo", "--addr", "0.0.0.0:0", "--duration", "1s"), 1, "demo on a public address")
+}
+
+// TestDemoNegativeDuration: a negative --duration is refused, as a
+// negative --workflow-every is; the demo ran until interrupted. (The
+// context is done already: run before the fix, the demo stops at once
+// instead of running for ever.)
+func TestDemoNegativeDuration(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, &app{stdout: &stdout, stderr: &stderr}, []string{"demo", "--duration", "-1s", "--addr", ""})
+	if code != 1 || !strings.Contains(stderr.String(), "hopper demo: --duration must not be negative") {
+		t.Errorf("demo --duration -1s: exit code %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 }

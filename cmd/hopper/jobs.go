@@ -97,6 +97,8 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		return badUsage(fs, "give job IDs or --all, not both")
 	case !*all && len(ids) == 0:
 		return badUsage(fs, "give the IDs of the jobs, or --all with --queue and --state")
+	case *all && (*queue == "" || *state == ""):
+		return badUsage(fs, "--all needs --queue and --state")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
@@ -110,9 +112,6 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		op, past = ins.DeleteJobs, "deleted"
 	}
 	if *all {
-		if *queue == "" || *state == "" {
-			return errors.New("--all needs --queue and --state")
-		}
 		st, err := store.ParseState(*state)
 		if err != nil {
 			return err

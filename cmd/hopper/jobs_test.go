@@ -96,7 +96,7 @@ func TestJobsRetryDeleteCancel(t *testing.T) {
 		}
 
 		// All in a state needs --queue and --state, and no IDs.
-		wantCode(t, c.run(t, "jobs", "delete", "--all", "--queue", "default"), 1, "delete --all without --state")
+		wantCode(t, c.run(t, "jobs", "delete", "--all", "--queue", "default"), 2, "delete --all without --state") // bad usage, as with IDs below
 		wantCode(t, c.run(t, "jobs", "delete", "--all", "--queue", "default", "--state", "ready", ids.ready), 2, "delete --all with IDs")
 		wantCode(t, c.run(t, "jobs", "delete"), 2, "delete nothing")
 		r = c.run(t, "jobs", "delete", "--all", "--queue", "default", "--state", "ready")

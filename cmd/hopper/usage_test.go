@@ -35,6 +35,11 @@ func TestBadUsageSaysWhat(t *testing.T) {
 		{[]string{"schedules", "pause"}, "hopper schedules pause: give the names of the schedules to pause"},
 		{[]string{"schedules", "respec", "nightly"}, "hopper schedules respec: --spec is required"},
 		{[]string{"events"}, "hopper events: --queue is required"},
+		// These three were accepted: the argument ignored, --all refused
+		// after connecting, exit 1.
+		{[]string{"dashboard", "extra"}, `hopper dashboard: unexpected argument "extra"`},
+		{[]string{"demo", "--duration", "1ms", "--addr", "", "extra"}, `hopper demo: unexpected argument "extra"`},
+		{[]string{"jobs", "retry", "--all", "--queue", "mail"}, "hopper jobs retry: --all needs --queue and --state"},
 	} {
 		what := strings.Join(tc.args, " ")
 		r := c.run(t, tc.args...)
