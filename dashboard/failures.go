@@ -47,8 +47,6 @@ func parseFailureSearch(q url.Values) failureSearch {
 	return s
 }
 
-func trimTo(s string, n int) string { return s[:min(len(s), n)] }
-
 // Filtered reports whether the search narrows the list.
 func (s failureSearch) Filtered() bool { return s.Kind != "" || s.ID != "" || s.Args != "" }
 

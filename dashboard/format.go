@@ -96,6 +96,20 @@ func absTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000 UTC")
 }
 
+// trimTo cuts s to at most n bytes, at a character's boundary, and
+// replaces bytes that are not UTF-8 with U+FFFD: a search would look for,
+// and its page show, a broken character.
+func trimTo(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // truncate shortens s to at most n runes, ending it with "…" when cut.
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

@@ -56,11 +56,7 @@ func defaultNewest(st hopper.JobState) bool {
 // dropped.
 func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 	field := func(k string) string {
-		v := strings.TrimSpace(q.Get(k))
-		if len(v) > maxSearchLen {
-			v = v[:maxSearchLen]
-		}
-		return v
+		return trimTo(strings.TrimSpace(q.Get(k)), maxSearchLen)
 	}
 	s := jobSearch{ID: field("id"), Kind: field("kind"), Args: field("args"), Newest: defaultNewest(st), Page: 1}
 	switch q.Get("order") {

@@ -22,10 +22,7 @@ type workflowSearch struct {
 // parseWorkflowSearch reads the workflows list's query. An unknown state
 // is an error; an oversized search is cut.
 func parseWorkflowSearch(q url.Values) (workflowSearch, error) {
-	s := workflowSearch{Query: strings.TrimSpace(q.Get("q")), Page: 1}
-	if len(s.Query) > maxSearchLen {
-		s.Query = s.Query[:maxSearchLen]
-	}
+	s := workflowSearch{Query: trimTo(strings.TrimSpace(q.Get("q")), maxSearchLen), Page: 1}
 	if st := q.Get("state"); st != "" {
 		s.State = hopper.WorkflowState(st)
 		if !s.State.Valid() {
