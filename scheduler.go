@@ -144,8 +144,23 @@ func NewScheduler(st Store, cfg *SchedulerConfig) *Scheduler {
 }
 
 // Run maintains the queues until ctx is done, then returns nil. Store
-// errors are logged and retried with backoff.
+// errors are logged and retried with backoff. But a store closed for
+// good (its go-redis client was closed: redisstore.ErrClientClosed; a
+// store's error says so with a method StoreClosed() bool returning true)
+// stops the scheduler as when ctx ends, and Run returns that error.
 func (s *Scheduler) Run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	st := &closeWatch{Store: s.st, stop: stop}
+	if err := s.run(ctx, st); err != nil {
+		return err
+	}
+	return st.ended("scheduler")
+}
+
+// run is Run on st, which ends it (through ctx) when the store cannot
+// serve a call again.
+func (s *Scheduler) run(ctx context.Context, st *closeWatch) error {
 	cfg, err := s.cfg.withDefaults()
 	if err != nil {
 		return err // cannot happen: NewScheduler checked it
@@ -171,23 +186,24 @@ func (s *Scheduler) Run(ctx context.Context) error {
 				recordRun(ctx, s.st, cfg.Logger, j.Queue, j.Schedule, ScheduleRun{At: j.Tick, Queue: info.Queue, JobID: info.ID})
 			}
 		}
+		st.seen(err)
 		return err
 	}
 	if len(cfg.Schedules) > 0 {
 		pc := sched.PeriodicConfig{Jobs: cfg.periodic(client), Enqueue: enqueue, Now: now, Logger: cfg.Logger}
-		periodic.Go(func() { sched.RunPeriodic(ctx, s.st, pc) })
+		periodic.Go(func() { sched.RunPeriodic(ctx, st, pc) })
 	}
 	if ss, ok := store.As[store.ScheduleStore](s.st); ok && cfg.StoredSchedulesPoll > 0 {
 		sc := sched.StoredConfig{
 			Build:   func(st store.StoredSchedule) (sched.Periodic, error) { return storedPeriodic(st, now) },
 			Enqueue: enqueue, Now: now, Logger: cfg.Logger, Poll: cfg.StoredSchedulesPoll,
 		}
-		periodic.Go(func() { sched.RunStored(ctx, s.st, ss, sc) })
+		periodic.Go(func() { sched.RunStored(ctx, st, watchedSchedules{ss, st}, sc) })
 	}
 	if ws, ok := store.As[store.Workflows](s.st); ok {
-		periodic.Go(func() { sched.RunWorkflows(ctx, ws, cfg.MaxSleep, cfg.Logger) })
+		periodic.Go(func() { sched.RunWorkflows(ctx, watchedWorkflows{ws, st}, cfg.MaxSleep, cfg.Logger) })
 	}
-	sched.Run(ctx, s.st, sched.Config{
+	sched.Run(ctx, st, sched.Config{
 		Queues:   cfg.Queues,
 		Maintain: store.MaintainOpts{Batch: cfg.Batch, GarbageMaxAge: cfg.GarbageMaxAge, GarbageMaxCount: cfg.GarbageMaxCount},
 		MaxSleep: cfg.MaxSleep,

@@ -147,8 +147,8 @@ func kindOf(a Args) (kind string) {
 // store closed for good, which no call can reach again (its go-redis
 // client was closed: redisstore.ErrClientClosed, wrapping redis.ErrClosed;
 // a store's error says so with a method StoreClosed() bool returning
-// true), shuts the worker down as when ctx ends, and Run returns that
-// error.
+// true), shuts the worker down as when ctx ends (its scheduler too), and
+// Run returns that error.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {
@@ -176,19 +176,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	// (store.WorkerStop): the scheduler and the services stop with it.
 	ctx, endRun := context.WithCancel(ctx)
 	defer endRun()
+	// The engine and the scheduler work on st, which ends them both when
+	// one sees that the store cannot serve a call again.
+	st := &closeWatch{Store: w.st, stop: endRun}
 	var sched sync.WaitGroup
 	if !cfg.DisableScheduler {
 		sc := w.schedulerConfig(cfg)
-		sched.Go(func() { _ = NewScheduler(w.st, &sc).Run(ctx) })
+		sched.Go(func() { _ = NewScheduler(w.st, &sc).run(ctx, st) })
 	}
-	st := &closeWatch{Store: w.st, stop: endRun}
 	err = engine.Run(ctx, st, cfg.engine(), func(ctx context.Context, rec *JobRecord) error { return h.Handle(ctx, rec) })
 	endRun()
 	sched.Wait()
-	if cerr := st.closed(); cerr != nil {
-		err = errors.Join(err, errorf("hopper: worker stopped: its store is closed: %w", cerr))
-	}
-	return errors.Join(err, services())
+	return errors.Join(err, st.ended("worker"), services())
 }
 
 // Drain runs the jobs that are ready in the worker's queues one at a time,

@@ -18,10 +18,12 @@ func storeClosed(err error) bool {
 	return errors.As(err, &c) && c.StoreClosed()
 }
 
-// closeWatch is the store one Run's engine works on: st itself, but the
-// errors of the calls the engine makes over and over while it runs (Claim
-// and WaitReady, and Heartbeat while quiet) are looked at, and the first
-// that says the store is closed for good (storeClosed) is kept and ends
+// closeWatch is the store one Run of a Worker or Scheduler works on: st
+// itself, but the errors of the calls the run makes over and over (a
+// Worker's Claim, WaitReady and Heartbeat; a Scheduler's Maintain,
+// WaitSchedule, ListQueues and RegisterSchedules, and through watched the
+// workflow and stored-schedule duties) are looked at, and the first that
+// says the store is closed for good (storeClosed) is kept and ends
 // the run, which would otherwise log it until its context ended. The
 // store's capabilities are found through Unwrap (store.As).
 type closeWatch struct {
@@ -54,6 +56,16 @@ func (s *closeWatch) closed() error {
 	return s.err
 }
 
+// ended returns the error a run ended by s returns: nil, or the error that
+// ended it under what (the worker, the scheduler).
+func (s *closeWatch) ended(what string) error {
+	err := s.closed()
+	if err == nil {
+		return nil
+	}
+	return errorf("hopper: %s stopped: its store is closed: %w", what, err)
+}
+
 func (s *closeWatch) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	res, err := s.Store.Claim(ctx, req)
 	if err != nil {
@@ -76,4 +88,73 @@ func (s *closeWatch) Heartbeat(ctx context.Context, w store.WorkerInfo, ttl time
 		s.seen(err)
 	}
 	return err
+}
+
+func (s *closeWatch) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
+	res, err := s.Store.Maintain(ctx, queue, opts)
+	if err != nil {
+		s.seen(err)
+	}
+	return res, err
+}
+
+func (s *closeWatch) WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) ([]string, error) {
+	got, err := s.Store.WaitSchedule(ctx, queues, timeout)
+	if err != nil {
+		s.seen(err)
+	}
+	return got, err
+}
+
+func (s *closeWatch) ListQueues(ctx context.Context) ([]string, error) {
+	qs, err := s.Store.ListQueues(ctx)
+	if err != nil {
+		s.seen(err)
+	}
+	return qs, err
+}
+
+func (s *closeWatch) RegisterSchedules(ctx context.Context, infos []store.ScheduleInfo) error {
+	err := s.Store.RegisterSchedules(ctx, infos)
+	if err != nil {
+		s.seen(err)
+	}
+	return err
+}
+
+// watchedWorkflows is a store's workflows whose duties' errors s looks at.
+type watchedWorkflows struct {
+	store.Workflows
+	s *closeWatch
+}
+
+func (w watchedWorkflows) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
+	next, err := w.Workflows.MaintainWorkflows(ctx, batch)
+	if err != nil {
+		w.s.seen(err)
+	}
+	return next, err
+}
+
+// watchedSchedules is a store's stored schedules whose reads' errors s
+// looks at.
+type watchedSchedules struct {
+	store.ScheduleStore
+	s *closeWatch
+}
+
+func (w watchedSchedules) SchedulesVersion(ctx context.Context) (int64, error) {
+	v, err := w.ScheduleStore.SchedulesVersion(ctx)
+	if err != nil {
+		w.s.seen(err)
+	}
+	return v, err
+}
+
+func (w watchedSchedules) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
+	list, v, err := w.ScheduleStore.ListStoredSchedules(ctx)
+	if err != nil {
+		w.s.seen(err)
+	}
+	return list, v, err
 }
