@@ -71,9 +71,10 @@ const subscribeBlock = 10 * time.Second
 // subscription fell behind its stream; a store error, after which it tries
 // again with a backoff (up to 5 s). Bad input (an invalid queue name or
 // position, a nil Client: ErrInvalidConfig), a store that keeps no events
-// (ErrNotSupported) and a store closed for good
-// (redisstore.ErrClientClosed: its go-redis client was closed) are
-// yielded once and end it.
+// (ErrNotSupported) and a store that cannot serve a call again (closed
+// for good, as redisstore.ErrClientClosed says when its go-redis client
+// was closed, or refusing every call until an operator acts: see
+// Worker.Run) are yielded once and end it.
 //
 // The events of queues nobody subscribes to cost the store one stream
 // entry per step (see QueueConfig.EventsMaxLen); a subscription costs one

@@ -144,10 +144,14 @@ func NewScheduler(st Store, cfg *SchedulerConfig) *Scheduler {
 }
 
 // Run maintains the queues until ctx is done, then returns nil. Store
-// errors are logged and retried with backoff. But a store closed for
-// good (its go-redis client was closed: redisstore.ErrClientClosed; a
-// store's error says so with a method StoreClosed() bool returning true)
-// stops the scheduler as when ctx ends, and Run returns that error.
+// errors are logged and retried with backoff. But a store that cannot
+// serve a call again stops the scheduler as when ctx ends, and Run
+// returns its error, which says so: closed for good (its go-redis client
+// was closed: redisstore.ErrClientClosed), or refusing every call until
+// an operator acts (a data layout this release cannot read, whose error
+// says to upgrade hopper or to migrate the data). A store's error says
+// so with a method StoreClosed() bool or StoreFinal() bool returning
+// true (see Worker.Run).
 func (s *Scheduler) Run(ctx context.Context) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()

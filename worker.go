@@ -144,11 +144,20 @@ func kindOf(a Args) (kind string) {
 // registered or Run is called again while it runs, or the error of a
 // service (WorkerConfig.Services) whose failure shut the worker down. Store
 // errors do not stop it: they are logged and retried with backoff. But a
-// store closed for good, which no call can reach again (its go-redis
-// client was closed: redisstore.ErrClientClosed, wrapping redis.ErrClosed;
-// a store's error says so with a method StoreClosed() bool returning
-// true), shuts the worker down as when ctx ends (its scheduler too), and
-// Run returns that error.
+// store that cannot serve a call again shuts the worker down as when ctx
+// ends (its scheduler too), and Run returns that error, which says so:
+//
+//   - a store closed for good, which no call can reach again (its
+//     go-redis client was closed: redisstore.ErrClientClosed, wrapping
+//     redis.ErrClosed): a store's error says so with a method
+//     StoreClosed() bool returning true;
+//   - a store that refuses every call until an operator acts, whose
+//     error's text says what to do (a data layout this release cannot
+//     read: upgrade hopper, or migrate the data): a store's error says so
+//     with a method StoreFinal() bool returning true.
+//
+// Errors an operator may fix while the worker runs (an ACL that denies a
+// command, a failed authentication) are not final: they are retried.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.cfg.withDefaults()
 	if err != nil {

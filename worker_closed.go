@@ -9,13 +9,38 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// storeClosed reports whether err says that its store is closed for good,
-// so that no call can succeed again: an error in its chain has a method
-// StoreClosed() bool that returns true, as redisstore.ErrClientClosed (the
-// go-redis client was closed) has.
-func storeClosed(err error) bool {
-	var c interface{ StoreClosed() bool }
-	return errors.As(err, &c) && c.StoreClosed()
+// A store's error says, with a method, that no call of a Worker or a
+// Scheduler can succeed again, so that they stop and return it rather
+// than retry it until their context ends (package hopper imports no
+// store):
+//
+//   - StoreClosed() bool returning true: the store is closed for good, as
+//     redisstore.ErrClientClosed says (its go-redis client was closed);
+//   - StoreFinal() bool returning true: the store refuses every call until
+//     an operator acts, and the error's text says what to do, as an
+//     unsupported data layout does (upgrade hopper, or migrate the data).
+type (
+	closedError interface{ StoreClosed() bool }
+	finalError  interface{ StoreFinal() bool }
+)
+
+// storeClosed reports whether err says that its store cannot serve a
+// call again: closed for good, or refusing for good (see closedError and
+// finalError).
+func storeClosed(err error) bool { return storeEnd(err) != "" }
+
+// storeEnd says why err ends a run ("its store is closed", or that its
+// error is final), or "" when err does not.
+func storeEnd(err error) string {
+	var c closedError
+	var f finalError
+	switch {
+	case errors.As(err, &c) && c.StoreClosed():
+		return "its store is closed"
+	case errors.As(err, &f) && f.StoreFinal():
+		return "its store's error is final (do what it says, then run again)"
+	}
+	return ""
 }
 
 // closeWatch is the store one Run of a Worker or Scheduler works on: st
@@ -23,7 +48,7 @@ func storeClosed(err error) bool {
 // Worker's Claim, WaitReady and Heartbeat; a Scheduler's Maintain,
 // WaitSchedule, ListQueues and RegisterSchedules, and through watched the
 // workflow and stored-schedule duties) are looked at, and the first that
-// says the store is closed for good (storeClosed) is kept and ends
+// says the store cannot serve a call again (storeClosed) is kept and ends
 // the run, which would otherwise log it until its context ended. The
 // store's capabilities are found through Unwrap (store.As).
 type closeWatch struct {
@@ -57,13 +82,13 @@ func (s *closeWatch) closed() error {
 }
 
 // ended returns the error a run ended by s returns: nil, or the error that
-// ended it under what (the worker, the scheduler).
+// ended it under what (the worker, the scheduler), saying why.
 func (s *closeWatch) ended(what string) error {
 	err := s.closed()
 	if err == nil {
 		return nil
 	}
-	return errorf("hopper: %s stopped: its store is closed: %w", what, err)
+	return errorf("hopper: %s stopped: %s: %w", what, storeEnd(err), err)
 }
 
 func (s *closeWatch) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
