@@ -243,9 +243,9 @@ func (d *dash) lostView(ctx context.Context, queue, pos string) lostJSON {
 	if err == nil && !from.Start {
 		_, next, _, err := d.events.ReadEvents(ctx, map[string]string{queue: hopper.FromNow}, 1, 0)
 		if end, perr := store.ParseEventPos(next[queue]); err == nil && perr == nil && from.Entry > end.Entry {
-			last := "its last event is at " + end.String()
+			last := "it ends at " + end.String()
 			if end.Entry == 0 {
-				last = "it has no event"
+				last = "it is empty"
 			}
 			return lostJSON{Reason: "past_end", Message: fmt.Sprintf("The position %s is past the end of the queue's stream (%s): the stream started over (Redis flushed, the queue's data deleted), or the position was made by hand. The feed goes on from the stream's oldest event.", pos, last)}
 		}

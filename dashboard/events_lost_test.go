@@ -79,7 +79,7 @@ func TestEventFeedFromPastTheEnd(t *testing.T) {
 			if err := json.Unmarshal([]byte(data), &lost); err != nil {
 				t.Fatalf("%s: lost message %q: %v", resume.what, data, err)
 			}
-			want := "The position " + past + " is past the end of the queue's stream (its last event is at " + strconv.FormatUint(end.Entry, 10) + ")"
+			want := "The position " + past + " is past the end of the queue's stream (it ends at " + strconv.FormatUint(end.Entry, 10) + ")"
 			if lost.Reason != "past_end" || !strings.HasPrefix(lost.Message, want) || !strings.Contains(lost.Message, "started over") {
 				t.Errorf("%s: lost message %+v, want reason past_end and a message starting %q", resume.what, lost, want)
 			}

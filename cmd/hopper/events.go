@@ -89,9 +89,9 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		if pos, _ := store.ParseEventPos(*from); ok && pos.Entry > end.Entry {
-			last := fmt.Sprintf("its last event is at %s", end)
+			last := fmt.Sprintf("it ends at %s", end)
 			if end.Entry == 0 {
-				last = "it has no event"
+				last = "it is empty"
 			}
 			return badUsage(fs, "--from %s is past the end of the stream of queue %q (%s): a mistyped position, or the stream started over since (Redis flushed, the queue's data deleted); --from start reads it from its oldest event", *from, queues[0], last)
 		}

@@ -35,7 +35,7 @@ func TestEventsFromPastTheEnd(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("events --from %s: exit code %d, want 2\n%s%s", past, r.code, r.stdout, r.stderr)
 		}
-		want := `hopper events: --from ` + past + ` is past the end of the stream of queue "default" (its last event is at ` + strconv.FormatUint(end.Entry, 10) + `): `
+		want := `hopper events: --from ` + past + ` is past the end of the stream of queue "default" (it ends at ` + strconv.FormatUint(end.Entry, 10) + `): `
 		if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, want) {
 			t.Errorf("events --from %s: first line %q, want it to start %q", past, first, want)
 		}
@@ -50,7 +50,7 @@ func TestEventsFromPastTheEnd(t *testing.T) {
 
 		// A queue whose stream has no event.
 		r = c.run(t, "events", "--queue", "empty", "--from", "7", "--count", "1")
-		if r.code != 2 || !strings.Contains(r.stderr, `--from 7 is past the end of the stream of queue "empty" (it has no event)`) {
+		if r.code != 2 || !strings.Contains(r.stderr, `--from 7 is past the end of the stream of queue "empty" (it is empty)`) {
 			t.Errorf("events --from 7 of an empty queue: exit code %d\n%s", r.code, r.stderr)
 		}
 	})
