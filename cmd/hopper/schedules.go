@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // schedulesUsage lists the subcommands of "hopper schedules".
@@ -67,6 +68,13 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 		return badUsage(fs, "give the names of the schedules to %s", sub)
 	case sub == "respec" && *spec == "":
 		return badUsage(fs, "--spec is required")
+	}
+	if err := store.ValidateQueue(*queue); sub != "list" && err != nil {
+		// Checked here: the Inspector looks the schedule up in the
+		// queue of that name and says it is not found.
+		return fmt.Errorf("--queue: %s", strings.TrimPrefix(err.Error(), "hopper: "))
+	}
+	switch {
 	case sub == "respec":
 		// Checked once, before connecting: SetScheduleSpec's error for
 		// each name said "hopper:" twice (invalid config: schedule

@@ -54,3 +54,15 @@ func TestSchedulesRespecBadSpec(t *testing.T) {
 		}
 	})
 }
+
+// TestSchedulesBadQueue: an invalid --queue is refused before connecting,
+// naming the flag; it was looked up and reported as a schedule "not
+// found" in queue "bad q".
+func TestSchedulesBadQueue(t *testing.T) {
+	c := &cli{open: refusingOpener(t)}
+	for _, sub := range []string{"pause", "resume", "delete"} {
+		r := c.run(t, "schedules", sub, "--queue", "bad q", "nightly")
+		wantCode(t, r, 1, "schedules "+sub+" --queue 'bad q'")
+		wantOneLine(t, r, "schedules "+sub+" --queue 'bad q'", `hopper schedules: --queue: invalid queue name: "bad q"`)
+	}
+}
