@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -18,7 +19,7 @@ func jobOfKind(kind string) *store.NewJob {
 
 // historyOf is an error history of one record, as append_error writes it.
 func historyOf(atMs int64, e *store.AttemptError) string {
-	body := append([]byte{0x94}, appendInt(nil, atMs)...)
+	body := append([]byte{0x94}, mpack.AppendInt(nil, atMs)...)
 	body = append(body, encodeErrorRest(e)...)
 	frame := []byte{0xc6, 0, 0, 0, 0}
 	binary.BigEndian.PutUint32(frame[1:], uint32(len(body)))

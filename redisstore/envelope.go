@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/internal/wire"
 	"github.com/hopperq/hopper/store"
 )
@@ -70,22 +71,22 @@ func encodeValueIn(j *store.NewJob, dst []byte) []byte {
 	}
 	b = append(b, ',')
 	head := len(b)
-	b = appendArrayHeader(b, envelopeFields)
-	b = appendStr(b, j.Kind)
-	b = appendBin(b, j.Args)
-	b = appendInt(b, encodeDur(j.Timeout))
-	b = appendInt(b, encodeDur(j.Retention))
-	b = appendStr(b, j.UniqueKey)
+	b = mpack.AppendArrayHeader(b, envelopeFields)
+	b = mpack.AppendStr(b, j.Kind)
+	b = mpack.AppendBin(b, j.Args)
+	b = mpack.AppendInt(b, encodeDur(j.Timeout))
+	b = mpack.AppendInt(b, encodeDur(j.Retention))
+	b = mpack.AppendStr(b, j.UniqueKey)
 	switch {
 	case len(j.Meta) == 0:
-		b = appendNil(b)
+		b = mpack.AppendNil(b)
 	case isTaskMeta(j.ID, j.Meta):
 		b = append(b, msgTrue)
 	default:
-		b = appendMapHeader(b, len(j.Meta))
+		b = mpack.AppendMapHeader(b, len(j.Meta))
 		for k, v := range j.Meta {
-			b = appendStr(b, k)
-			b = appendStr(b, v)
+			b = mpack.AppendStr(b, k)
+			b = mpack.AppendStr(b, v)
 		}
 	}
 	mark := len(b)
@@ -160,8 +161,8 @@ func decodeValue(v string, rec *store.JobRecord) error {
 	default:
 		return errCorrupt
 	}
-	r := reader{s: env}
-	n := r.arrayLen()
+	r := newReader(env)
+	n := r.ArrayLen()
 	if n < envelopeFields {
 		return errCorrupt
 	}
@@ -171,8 +172,7 @@ func decodeValue(v string, rec *store.JobRecord) error {
 	retention := r.int()
 	unique := r.bytes()
 	var meta map[string]string
-	if r.pos < len(r.s) && r.s[r.pos] == msgTrue {
-		r.pos++
+	if r.NextIs(msgTrue) {
 		wf, task, ok := store.ParseTaskJobID(rec.ID)
 		if !ok {
 			return errCorrupt
@@ -185,8 +185,8 @@ func decodeValue(v string, rec *store.JobRecord) error {
 			meta[strings.Clone(k)] = strings.Clone(r.bytes())
 		}
 	}
-	if r.err != nil {
-		return r.err
+	if r.err() != nil {
+		return r.err()
 	}
 	tdur, ok3 := decodeDur(timeout)
 	rdur, ok4 := decodeDur(retention)
@@ -200,16 +200,16 @@ func decodeValue(v string, rec *store.JobRecord) error {
 		rec.UniqueKey = strings.Clone(unique)
 	}
 	if n > envelopeFields {
-		m, err := specTail.Decode(r.s[r.pos:], &rec.JobSpec)
+		m, err := specTail.Decode(r.Rest(), &rec.JobSpec)
 		if err != nil {
 			return errCorrupt
 		}
-		r.pos += m
+		r.Advance(m)
 		for i := envelopeFields + 1; i < n; i++ {
-			r.skip()
+			r.Skip()
 		}
-		if r.err != nil {
-			return r.err
+		if r.err() != nil {
+			return r.err()
 		}
 	}
 	rec.EnqueuedAt = time.UnixMilli(enqMs)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/store"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -89,19 +90,19 @@ func TestEnvelopeIsMsgpack(t *testing.T) {
 // A newer envelope with more fields still decodes.
 func TestEnvelopeExtraFields(t *testing.T) {
 	b := []byte("12,3,")
-	b = appendArrayHeader(b, envelopeFields+2)
-	b = appendStr(b, "kind")
-	b = appendBin(b, []byte("args"))
-	b = appendInt(b, 5)
-	b = appendInt(b, 0)
-	b = appendStr(b, "")
-	b = appendNil(b)
-	b = appendMapHeader(b, 1)
-	b = appendStr(b, "x")
-	b = appendArrayHeader(b, 2)
-	b = appendInt(b, -70000)
-	b = appendInt(b, 1<<40)
-	b = appendStr(b, "new field")
+	b = mpack.AppendArrayHeader(b, envelopeFields+2)
+	b = mpack.AppendStr(b, "kind")
+	b = mpack.AppendBin(b, []byte("args"))
+	b = mpack.AppendInt(b, 5)
+	b = mpack.AppendInt(b, 0)
+	b = mpack.AppendStr(b, "")
+	b = mpack.AppendNil(b)
+	b = mpack.AppendMapHeader(b, 1)
+	b = mpack.AppendStr(b, "x")
+	b = mpack.AppendArrayHeader(b, 2)
+	b = mpack.AppendInt(b, -70000)
+	b = mpack.AppendInt(b, 1<<40)
+	b = mpack.AppendStr(b, "new field")
 	var rec store.JobRecord
 	if err := decodeValue(string(b), &rec); err != nil {
 		t.Fatal(err)
@@ -113,9 +114,9 @@ func TestEnvelopeExtraFields(t *testing.T) {
 
 func TestAppendIntDecodes(t *testing.T) {
 	for _, n := range []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, -1, -32, -33, -128, -129, -1 << 31, -1<<31 - 1, 1<<63 - 1, -1 << 63} {
-		r := reader{s: string(appendInt(nil, n))}
-		if got := r.int(); got != n || r.err != nil || r.pos != len(r.s) {
-			t.Errorf("appendInt(%d) read back as %d (err %v, %d of %d bytes)", n, got, r.err, r.pos, len(r.s))
+		r := newReader(string(mpack.AppendInt(nil, n)))
+		if got := r.int(); got != n || r.Err() != nil || r.Len() != 0 {
+			t.Errorf("mpack.AppendInt(%d) read back as %d (err %v, %d bytes left)", n, got, r.Err(), r.Len())
 		}
 	}
 }
@@ -124,8 +125,8 @@ func TestHistoryDecode(t *testing.T) {
 	// Build what append_error writes: bin32 frames of [at, attempt, error, stack].
 	var blob []byte
 	for i := 1; i <= 3; i++ {
-		body := appendArrayHeader(nil, 4)
-		body = appendInt(body, 1700000000000+int64(i))
+		body := mpack.AppendArrayHeader(nil, 4)
+		body = mpack.AppendInt(body, 1700000000000+int64(i))
 		body = append(body, encodeErrorRest(&store.AttemptError{Attempt: i, Error: "boom", Stack: "stack"})...)
 		blob = append(blob, 0xc6, 0, 0, 0, byte(len(body)))
 		blob = append(blob, body...)

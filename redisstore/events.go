@@ -284,14 +284,14 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 	details := make([]string, count)
 	switch d, many := f["d"], f["D"]; {
 	case many != "":
-		r := reader{s: many}
-		if r.arrayLen() != count {
+		r := newReader(many)
+		if r.ArrayLen() != count {
 			return bad()
 		}
 		for i := range details {
 			details[i] = r.bytes()
 		}
-		if r.err != nil {
+		if r.err() != nil {
 			return bad()
 		}
 	case d != "":

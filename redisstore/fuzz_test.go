@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/store"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -81,8 +82,8 @@ func FuzzDecodeValue(f *testing.F) {
 
 // historyFrame is one error record as lua/lib_errors.lua appends it.
 func historyFrame(at int64, e *store.AttemptError) string {
-	body := appendArrayHeader(nil, 4)
-	body = appendInt(body, at)
+	body := mpack.AppendArrayHeader(nil, 4)
+	body = mpack.AppendInt(body, at)
 	body = append(body, encodeErrorRest(e)...)
 	frame := binary.BigEndian.AppendUint32([]byte{0xc6}, uint32(len(body))) // always bin32
 	return string(append(frame, body...))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -29,16 +30,16 @@ func encodeErrorRest(e *store.AttemptError) []byte {
 	if extended {
 		b = append(b, extendedRecord)
 	}
-	b = appendInt(b, int64(max(e.Attempt, 0)))
-	b = appendStr(b, e.Error)
-	b = appendStr(b, e.Stack)
+	b = mpack.AppendInt(b, int64(max(e.Attempt, 0)))
+	b = mpack.AppendStr(b, e.Error)
+	b = mpack.AppendStr(b, e.Stack)
 	if extended {
 		var ms int64
 		if !e.StartedAt.IsZero() {
 			ms = e.StartedAt.UnixMilli()
 		}
-		b = appendInt(b, ms)
-		b = appendStr(b, e.Worker)
+		b = mpack.AppendInt(b, ms)
+		b = mpack.AppendStr(b, e.Worker)
 	}
 	return b
 }
@@ -49,13 +50,13 @@ func decodeHistory(blob string) ([]store.AttemptError, error) {
 		return nil, nil
 	}
 	var out []store.AttemptError
-	r := reader{s: blob}
-	for r.pos < len(r.s) && r.err == nil {
-		if r.byte() != 0xc6 {
+	r := newReader(blob)
+	for r.Len() > 0 && r.err() == nil {
+		if r.Byte() != 0xc6 {
 			return out, errCorrupt
 		}
-		body := reader{s: r.take(r.uint(4))}
-		n := body.arrayLen()
+		body := newReader(r.Take(r.Uint(4)))
+		n := body.ArrayLen()
 		if n < 4 {
 			return out, errCorrupt
 		}
@@ -72,15 +73,15 @@ func decodeHistory(blob string) ([]store.AttemptError, error) {
 			e.Worker = strings.Clone(body.bytes())
 		}
 		for i := min(n, 6); i < n; i++ {
-			body.skip()
+			body.Skip()
 		}
-		if body.err != nil {
-			return out, body.err
+		if body.err() != nil {
+			return out, body.err()
 		}
 		out = append(out, e)
 	}
-	if r.err != nil {
-		return out, r.err
+	if r.err() != nil {
+		return out, r.err()
 	}
 	if len(out) > store.MaxErrorHistory {
 		out = out[len(out)-store.MaxErrorHistory:]

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -19,14 +20,14 @@ func encodeProgress(p *store.Progress) []byte {
 		size += 16 + len(l.Text)
 	}
 	b := make([]byte, 0, size)
-	b = appendArrayHeader(b, 3)
-	b = appendFloat(b, p.Percent)
-	b = appendStr(b, string(p.Data)) // Lua's cmsgpack reads no bin
-	b = appendArrayHeader(b, len(p.Log))
+	b = mpack.AppendArrayHeader(b, 3)
+	b = mpack.AppendFloat(b, p.Percent)
+	b = mpack.AppendStr(b, string(p.Data)) // Lua's cmsgpack reads no bin
+	b = mpack.AppendArrayHeader(b, len(p.Log))
 	for _, l := range p.Log {
-		b = appendArrayHeader(b, 2)
-		b = appendInt(b, l.At.UnixMilli())
-		b = appendStr(b, l.Text)
+		b = mpack.AppendArrayHeader(b, 2)
+		b = mpack.AppendInt(b, l.At.UnixMilli())
+		b = mpack.AppendStr(b, l.Text)
 	}
 	return b
 }
@@ -35,8 +36,8 @@ func encodeProgress(p *store.Progress) []byte {
 // writes the data back as a str and a whole percentage as an integer;
 // both read the same.
 func decodeProgress(s string) (*store.Progress, error) {
-	r := reader{s: s}
-	n := r.arrayLen()
+	r := newReader(s)
+	n := r.ArrayLen()
 	if n < 3 {
 		return nil, errCorrupt
 	}
@@ -49,18 +50,18 @@ func decodeProgress(s string) (*store.Progress, error) {
 		p.Log = make([]store.LogLine, 0, lines)
 	}
 	for range lines {
-		m := r.arrayLen()
+		m := r.ArrayLen()
 		l := store.LogLine{At: time.UnixMilli(r.int()), Text: strings.Clone(r.bytes())}
 		for i := 2; i < m; i++ {
-			r.skip()
+			r.Skip()
 		}
 		p.Log = append(p.Log, l)
 	}
 	for i := 3; i < n; i++ {
-		r.skip()
+		r.Skip()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.err() != nil {
+		return nil, r.err()
 	}
 	return p, nil
 }

@@ -194,18 +194,18 @@ type doneMsg struct {
 // decodeDone decodes a done message: cmsgpack's [queue, id, state, result,
 // attempt, kind, error, cancelled, time ms].
 func decodeDone(msg string) (doneMsg, error) {
-	r := reader{s: msg}
-	n := r.arrayLen()
+	r := newReader(msg)
+	n := r.ArrayLen()
 	if n < 9 {
 		return doneMsg{}, errCorrupt
 	}
 	d := doneMsg{queue: r.bytes(), id: r.bytes(), state: r.bytes(), result: r.bytes(), attempt: int(r.int()),
 		kind: r.bytes(), err: r.bytes(), cancelled: r.int() == 1, atMs: r.int()}
 	for i := 9; i < n; i++ {
-		r.skip()
+		r.Skip()
 	}
 	if part, _, ok := unsalt(d.queue); ok {
 		d.queue = part
 	}
-	return d, r.err
+	return d, r.err()
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/hopperq/hopper/internal/mpack"
 )
 
 // Codec encodes and decodes the tagged fields of struct type T as one
@@ -161,7 +163,7 @@ func (c *Codec[T]) AppendMap(b []byte, v *T) ([]byte, int) {
 			continue
 		}
 		fv := fieldOf(reflect.ValueOf(v).Elem(), f.Index)
-		b = appendStr(b, f.Key)
+		b = mpack.AppendStr(b, f.Key)
 		b = f.ops.enc(b, fv)
 		n++
 	}
@@ -184,31 +186,34 @@ func (c *Codec[T]) AppendMap(b []byte, v *T) ([]byte, int) {
 // wrapping ErrCorrupt that names the field when one is at fault. Strings
 // and slices decoded do not share memory with s.
 func (c *Codec[T]) Decode(s string, v *T) (int, error) {
-	r := reader{s: s}
-	if r.nilNext() {
-		return r.pos, nil
+	r := mpack.NewReader(s)
+	if r.NilNext() {
+		return r.Pos(), nil
 	}
-	n := r.mapLen()
+	n := r.MapLen()
 	rv := reflect.ValueOf(v).Elem()
-	for ; n > 0 && r.err == nil; n-- {
-		k := r.bytes()
+	for ; n > 0 && r.Err() == nil; n-- {
+		k := r.Str()
 		i, ok := c.byKey[k]
 		if !ok {
-			r.skip(0)
+			r.Skip()
 			continue
 		}
 		f := &c.fields[i]
 		fv := fieldOf(rv, f.Index)
-		if r.nilNext() {
+		if r.NilNext() {
 			fv.SetZero()
 			continue
 		}
 		f.ops.dec(&r, fv)
-		if r.err != nil {
-			return r.pos, fmt.Errorf("%w: field %s (key %q) holds no %s", r.err, f.Name, f.Key, f.Type)
+		if r.Err() != nil {
+			return r.Pos(), fmt.Errorf("%w: field %s (key %q) holds no %s", ErrCorrupt, f.Name, f.Key, f.Type)
 		}
 	}
-	return r.pos, r.err
+	if r.Err() != nil {
+		return r.Pos(), ErrCorrupt
+	}
+	return r.Pos(), nil
 }
 
 // fieldOf is rv.FieldByIndex, quicker for a field of rv itself.

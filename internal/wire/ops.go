@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/mpack"
 	"github.com/hopperq/hopper/internal/mstime"
 )
 
@@ -13,7 +14,7 @@ import (
 // bad input through r.
 type ops struct {
 	enc func(b []byte, v reflect.Value) []byte
-	dec func(r *reader, v reflect.Value)
+	dec func(r *mpack.Reader, v reflect.Value)
 }
 
 var (
@@ -50,21 +51,21 @@ func opsFor(t reflect.Type) *ops {
 }
 
 var stringOps = ops{
-	enc: func(b []byte, v reflect.Value) []byte { return appendStr(b, v.String()) },
-	dec: func(r *reader, v reflect.Value) { v.SetString(strings.Clone(r.bytes())) },
+	enc: func(b []byte, v reflect.Value) []byte { return mpack.AppendStr(b, v.String()) },
+	dec: func(r *mpack.Reader, v reflect.Value) { v.SetString(strings.Clone(r.Str())) },
 }
 
 var boolOps = ops{
-	enc: func(b []byte, v reflect.Value) []byte { return append(b, 0xc3) },
-	dec: func(r *reader, v reflect.Value) { v.SetBool(r.bool()) },
+	enc: func(b []byte, v reflect.Value) []byte { return mpack.AppendBool(b, true) },
+	dec: func(r *mpack.Reader, v reflect.Value) { v.SetBool(r.Bool()) },
 }
 
 var intOps = ops{
-	enc: func(b []byte, v reflect.Value) []byte { return appendInt(b, v.Int()) },
-	dec: func(r *reader, v reflect.Value) {
-		x, big := r.integer()
+	enc: func(b []byte, v reflect.Value) []byte { return mpack.AppendInt(b, v.Int()) },
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		x, big := r.Integer()
 		if big || v.OverflowInt(x) {
-			r.fail()
+			r.Fail()
 			return
 		}
 		v.SetInt(x)
@@ -72,11 +73,11 @@ var intOps = ops{
 }
 
 var uintOps = ops{
-	enc: func(b []byte, v reflect.Value) []byte { return appendUint(b, v.Uint()) },
-	dec: func(r *reader, v reflect.Value) {
-		x, big := r.integer()
+	enc: func(b []byte, v reflect.Value) []byte { return mpack.AppendUint(b, v.Uint()) },
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		x, big := r.Integer()
 		if x < 0 && !big || v.OverflowUint(uint64(x)) {
-			r.fail()
+			r.Fail()
 			return
 		}
 		v.SetUint(uint64(x))
@@ -85,12 +86,12 @@ var uintOps = ops{
 
 var timeOps = ops{
 	enc: func(b []byte, v reflect.Value) []byte {
-		return appendInt(b, mstime.CeilUnix(*v.Addr().Interface().(*time.Time)))
+		return mpack.AppendInt(b, mstime.CeilUnix(*v.Addr().Interface().(*time.Time)))
 	},
-	dec: func(r *reader, v reflect.Value) {
-		x, big := r.integer()
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		x, big := r.Integer()
 		if big {
-			r.fail()
+			r.Fail()
 			return
 		}
 		*v.Addr().Interface().(*time.Time) = time.UnixMilli(x)
@@ -98,9 +99,9 @@ var timeOps = ops{
 }
 
 var bytesOps = ops{
-	enc: func(b []byte, v reflect.Value) []byte { return appendBin(b, v.Bytes()) },
-	dec: func(r *reader, v reflect.Value) {
-		if s := r.bytes(); s != "" {
+	enc: func(b []byte, v reflect.Value) []byte { return mpack.AppendBin(b, v.Bytes()) },
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		if s := r.Str(); s != "" {
 			v.SetBytes([]byte(s))
 		} else {
 			v.SetZero() // empty is zero: nil
@@ -111,21 +112,21 @@ var bytesOps = ops{
 var stringsOps = ops{
 	enc: func(b []byte, v reflect.Value) []byte {
 		s := v.Interface().([]string)
-		b = appendArrayHeader(b, len(s))
+		b = mpack.AppendArrayHeader(b, len(s))
 		for _, x := range s {
-			b = appendStr(b, x)
+			b = mpack.AppendStr(b, x)
 		}
 		return b
 	},
-	dec: func(r *reader, v reflect.Value) {
-		n := r.arrayLen()
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		n := r.ArrayLen()
 		if n == 0 {
 			v.SetZero()
 			return
 		}
 		s := make([]string, n)
 		for i := range s {
-			s[i] = strings.Clone(r.bytes())
+			s[i] = strings.Clone(r.Str())
 		}
 		v.Set(reflect.ValueOf(s))
 	},
@@ -134,23 +135,23 @@ var stringsOps = ops{
 var metaOps = ops{
 	enc: func(b []byte, v reflect.Value) []byte {
 		m := v.Interface().(map[string]string)
-		b = appendMapHeader(b, len(m))
+		b = mpack.AppendMapHeader(b, len(m))
 		for k, x := range m {
-			b = appendStr(b, k)
-			b = appendStr(b, x)
+			b = mpack.AppendStr(b, k)
+			b = mpack.AppendStr(b, x)
 		}
 		return b
 	},
-	dec: func(r *reader, v reflect.Value) {
-		n := r.mapLen()
+	dec: func(r *mpack.Reader, v reflect.Value) {
+		n := r.MapLen()
 		if n == 0 {
 			v.SetZero()
 			return
 		}
 		m := make(map[string]string, n)
-		for ; n > 0 && r.err == nil; n-- {
-			k := strings.Clone(r.bytes())
-			m[k] = strings.Clone(r.bytes())
+		for ; n > 0 && r.Err() == nil; n-- {
+			k := strings.Clone(r.Str())
+			m[k] = strings.Clone(r.Str())
 		}
 		v.Set(reflect.ValueOf(m))
 	},
