@@ -164,6 +164,9 @@ type nodeReads struct {
 	// since, say).
 	parts  *redis.MapStringStringCmd
 	layout *redis.StringCmd
+	// failed is the error of the round trip when it failed as a whole
+	// (noReply): the replies are then not the node's.
+	failed error
 	// stale is set when the check loaded libraries or scripts on the node
 	// after its reads (its manifest missing, or plain scripts): the
 	// store-wide keys' replies are then too old to use (another process
@@ -180,7 +183,7 @@ func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nod
 	// would take instead of opening one of its own: in go-redis 9.23 a
 	// Conn's first connection races with the client's on their shared
 	// Options, the maintenance notifications' fallback.)
-	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		r.info = p.Info(ctx, "server")
 		r.policy = p.ConfigGet(ctx, "maxmemory-policy")
 		if s.functionsWanted() {
@@ -197,7 +200,24 @@ func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nod
 		}
 		return nil
 	})
+	if err != nil && r.noReply() {
+		// The round trip failed as a whole: the connection's AUTH or
+		// HELLO refused, or the connection lost. go-redis then leaves
+		// the commands without an error and with empty values, which
+		// would read as a server without a version and as an empty
+		// layout key (ErrLayout, final).
+		r.failed = err
+	}
 	return r
+}
+
+// noReply reports whether none of r's commands holds an error of its own
+// (a pipeline's error then came from the round trip, not from a reply).
+func (r *nodeReads) noReply() bool {
+	return r.info.Err() == nil && r.policy.Err() == nil &&
+		(r.manifest == nil || r.manifest.Err() == nil) &&
+		(r.parts == nil || r.parts.Err() == nil) &&
+		(r.layout == nil || r.layout.Err() == nil)
 }
 
 // functionsWanted reports whether the store calls Redis functions: not
@@ -215,6 +235,9 @@ func (s *Store) checkNode(ctx context.Context, c *redis.Client) error {
 // and maxmemory-policy, and the libraries, which it loads when the
 // manifest was not found (loadLibraries).
 func (s *Store) checkNodeReads(ctx context.Context, c *redis.Client, r *nodeReads) error {
+	if r.failed != nil {
+		return r.failed
+	}
 	addr := c.Options().Addr
 	info, err := r.info.Result()
 	switch {
