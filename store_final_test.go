@@ -14,25 +14,9 @@ import (
 	"github.com/hopperq/hopper/redisstore"
 )
 
-// finalErr is a store error that says it is final (StoreFinal).
-type finalErr struct{ error }
-
-func (e finalErr) Unwrap() error    { return e.error }
-func (e finalErr) StoreFinal() bool { return true }
-
-// layoutMark says final for an error wrapping redisstore.ErrLayout,
-// which redisstore documents as final ("the Store does not check again")
-// but marks with no method package hopper can read.
-func layoutMark(_ context.Context, err error) error {
-	if errors.Is(err, redisstore.ErrLayout) {
-		return finalErr{err}
-	}
-	return err
-}
-
 // TestFinalStoreErrorStopsWorkerAndScheduler: a store whose error says it
 // is final (StoreFinal: here redisstore's refusal of a data layout newer
-// than this release reads, ErrLayout) stops a Worker and a standalone
+// than this release reads, ErrLayout, which says so) stops a Worker and a standalone
 // Scheduler, and their Run returns the error, which names what to do
 // (upgrade hopper); they logged it and tried again until their context
 // ended, then returned nil.
@@ -42,7 +26,7 @@ func TestFinalStoreErrorStopsWorkerAndScheduler(t *testing.T) {
 	if err := rdb.Set(t.Context(), "{"+prefix+"}:layout", strconv.Itoa(redisstore.LayoutVersion+1), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	st := &markStore{Store: redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()}), mark: layoutMark}
+	st := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: testutil.Logger()})
 	w := hopper.NewWorker(st, testConfig("layout"))
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Echo]) error { return nil })
 	for what, run := range map[string]func(context.Context) error{

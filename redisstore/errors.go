@@ -58,13 +58,17 @@ var (
 	// ErrUnsupportedServer is wrapped by the error of every call of a
 	// Store whose server is older than Redis 7.0 (the scripts need its
 	// script flags, LPOP with a count, ZMSCORE and SMISMEMBER).
-	ErrUnsupportedServer = errors.New("redisstore: unsupported Redis server (need Redis 7.0 or newer)")
+	// It is final, as ErrLayout is: a hopper.Worker or Scheduler on the
+	// Store stops.
+	ErrUnsupportedServer error = &finalError{"redisstore: unsupported Redis server (need Redis 7.0 or newer)"}
 	// ErrClientClosed: the go-redis client the Store was given has been
 	// closed (its Close was called; go-redis says redis.ErrClosed, "redis:
 	// client is closed"). It is final: no call of the Store can succeed
-	// again, and Temporary reports false. A hopper.Worker on the Store
-	// stops at the first and its Run returns the error. Claim, WaitReady
-	// and Heartbeat say it once the client itself answers so; the other
+	// again, and Temporary reports false. A hopper.Worker or Scheduler on
+	// the Store stops at the first and its Run returns the error. The
+	// calls they repeat (Claim, WaitReady, Heartbeat, Maintain,
+	// WaitSchedule, MaintainWorkflows, SchedulesVersion, ListQueues) and
+	// ReadEvents say it once the client itself answers so; the other
 	// calls, and an ErrClosed of one node's connection that go-redis
 	// retired on a Redis Cluster (after a failover), say ErrUnavailable.
 	ErrClientClosed error = &closedError{"redisstore: the Redis client is closed"}
@@ -79,6 +83,19 @@ func (e *closedError) Error() string { return e.msg }
 
 // StoreClosed reports true: the store cannot serve any call again.
 func (e *closedError) StoreClosed() bool { return true }
+
+// finalError is the type of ErrLayout, ErrUnsupportedServer and the
+// partitions' conflict: a check that failed for good, which the Store does
+// not make again. Its StoreFinal method is how package hopper tells an
+// error that no call can pass until an operator acts (see
+// hopper.Worker.Run): the worker stops rather than retrying.
+type finalError struct{ msg string }
+
+func (e *finalError) Error() string { return e.msg }
+
+// StoreFinal reports true: every call fails the same way until an
+// operator acts (the error says how) and the process starts again.
+func (e *finalError) StoreFinal() bool { return true }
 
 // Temporary reports whether err is of a class that may clear by itself,
 // so that trying again later may succeed: ErrUnavailable, ErrLoading,

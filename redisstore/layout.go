@@ -38,9 +38,10 @@ const layoutWrittenBy = "v0.1.0"
 // holds a layout this release cannot read: one written by a newer release
 // (upgrade hopper), or one older than OldestReadableLayout (run
 // `hopper migrate up` with a release that reads it). It is final: the
-// Store does not check again, and Temporary reports false. Migrate and
-// Layout still work on such a Store.
-var ErrLayout = errors.New("redisstore: unsupported data layout")
+// Store does not check again, and Temporary reports false; a
+// hopper.Worker or Scheduler on the Store stops and its Run returns the
+// error (StoreFinal). Migrate and Layout still work on such a Store.
+var ErrLayout error = &finalError{"redisstore: unsupported data layout"}
 
 // layoutKey is the key of the stored layout version.
 func (g globalKeys) layoutKey() string { return g.tag + "layout" }

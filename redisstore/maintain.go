@@ -18,11 +18,12 @@ import (
 // the job was cancelled; an error is recorded either way), collect done
 // jobs past their retention, then garbage past opts.GarbageMaxAge and
 // beyond opts.GarbageMaxCount (oldest first).
-func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (store.MaintainResult, error) {
+func (s *Store) Maintain(ctx context.Context, queue string, opts store.MaintainOpts) (_ store.MaintainResult, err error) {
+	defer func() { err = s.closedCheck(ctx, err) }() // a closed client is final for a Scheduler too
 	if err := s.begin(ctx, queue); err != nil {
 		return store.MaintainResult{}, err
 	}
-	opts, err := opts.Normalize()
+	opts, err = opts.Normalize()
 	if err != nil {
 		return store.MaintainResult{}, err
 	}

@@ -151,7 +151,7 @@ func (g globalKeys) partsKey() string { return g.tag + "parts" }
 
 // errPartitions marks a partition setting that conflicts with Redis: the
 // check fails for good.
-var errPartitions = errors.New("redisstore: partitions")
+var errPartitions error = &finalError{"redisstore: partitions"}
 
 // syncPartitions records Config.Partitions in Redis and loads every
 // queue's recorded count. It fails, wrapping store.ErrInvalidConfig, when

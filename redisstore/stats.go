@@ -14,7 +14,8 @@ import (
 
 // ListQueues lists the queues jobs were enqueued into or configured, sorted.
 // Queues only waited on or claimed from are not listed.
-func (s *Store) ListQueues(ctx context.Context) ([]string, error) {
+func (s *Store) ListQueues(ctx context.Context) (_ []string, err error) {
+	defer func() { err = s.closedCheck(ctx, err) }()
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}

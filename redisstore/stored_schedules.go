@@ -103,7 +103,8 @@ func (s *Store) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule
 }
 
 // SchedulesVersion returns the stored schedules' version: one GET.
-func (s *Store) SchedulesVersion(ctx context.Context) (int64, error) {
+func (s *Store) SchedulesVersion(ctx context.Context) (_ int64, err error) {
+	defer func() { err = s.closedCheck(ctx, err) }()
 	if err := s.begin(ctx); err != nil {
 		return 0, err
 	}

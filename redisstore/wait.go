@@ -27,7 +27,8 @@ func (s *Store) WaitReady(ctx context.Context, queues []string, timeout time.Dur
 // a lease earlier than every other (a claim onto an empty unack set), a
 // done retention that expires first, and the first garbage job.
 func (s *Store) WaitSchedule(ctx context.Context, queues []string, timeout time.Duration) ([]string, error) {
-	return s.wait(ctx, kindSched, queues, timeout)
+	got, err := s.wait(ctx, kindSched, queues, timeout)
+	return got, s.closedCheck(ctx, err)
 }
 
 func (s *Store) wait(ctx context.Context, k notifyKind, queues []string, timeout time.Duration) ([]string, error) {

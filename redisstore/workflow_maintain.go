@@ -26,7 +26,8 @@ const wfSweepEvery = 2 * time.Second
 // with its marks in its tasks' queues; its tasks' jobs stay under their
 // queues' own rules. A pass with nothing to
 // do sends one script call (wf_due.lua), and the look at every queue.
-func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (time.Duration, error) {
+func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Duration, err error) {
+	defer func() { err = s.closedCheck(ctx, err) }()
 	if err := store.ValidateWorkflowBatch(batch); err != nil {
 		return 0, err
 	}
