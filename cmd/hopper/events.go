@@ -20,7 +20,7 @@ func (q *queueList) String() string { return strings.Join(*q, ",") }
 func (q *queueList) Set(v string) error {
 	for _, name := range strings.Split(v, ",") {
 		if err := store.ValidateQueue(name); err != nil {
-			return err
+			return errors.New(errText(err)) // the flag package prints it after "invalid value ... for flag -queue: "
 		}
 		*q = append(*q, name)
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // errUsage reports that a command printed its usage because its arguments
@@ -21,6 +22,16 @@ func badUsage(fs *flag.FlagSet, format string, args ...any) error {
 	fmt.Fprintf(fs.Output(), "hopper %s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
 	fs.Usage()
 	return errUsage
+}
+
+// errText is err's text for a line the CLI starts with "hopper <command>:
+// " itself. The library's errors start with "hopper: ", and some wrap
+// another that does: printed as they are, the line said "hopper" twice or
+// more ("hopper jobs: hopper: invalid job state"). Every "hopper: " that
+// starts the text or follows ": " is left out.
+func errText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "hopper: ")
+	return strings.ReplaceAll(s, ": hopper: ", ": ")
 }
 
 // isHelp reports whether arg asks a command with subcommands for its help.

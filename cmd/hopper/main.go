@@ -104,7 +104,7 @@ func run(ctx context.Context, a *app, args []string) int {
 				case errHelp:
 					return 0
 				}
-				fmt.Fprintf(a.stderr, "hopper %s: %v\n", c.name, err)
+				fmt.Fprintf(a.stderr, "hopper %s: %s\n", c.name, errText(err))
 				return 1
 			}
 			return 0

@@ -72,7 +72,7 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	if err := store.ValidateQueue(*queue); sub != "list" && err != nil {
 		// Checked here: the Inspector looks the schedule up in the
 		// queue of that name and says it is not found.
-		return fmt.Errorf("--queue: %s", strings.TrimPrefix(err.Error(), "hopper: "))
+		return fmt.Errorf("--queue: %s", errText(err))
 	}
 	switch {
 	case sub == "respec":
