@@ -61,11 +61,13 @@ var (
 	// ErrNoResult is returned by TaskResult and TaskResults for a task that
 	// has not succeeded or recorded no result.
 	ErrNoResult = errors.New("hopper: task recorded no result")
-	// ErrEventsLost is yielded by a subscription that fell behind its queue's
-	// stream: events it had not read were trimmed away (the stream keeps the
-	// last QueueConfig.EventsMaxLen store steps). The subscription goes on
-	// from the oldest event kept.
-	ErrEventsLost = errors.New("hopper: events were lost: the subscription fell behind the stream")
+	// ErrEventsLost is yielded by a subscription when events it had not
+	// read are gone: trimmed away while it fell behind (the stream keeps
+	// the last QueueConfig.EventsMaxLen store steps), not written while
+	// nobody read the queue (Redis: a reader that comes back after a
+	// minute), or a stream that started over (Redis flushed). The
+	// subscription goes on from the oldest event kept.
+	ErrEventsLost = errors.New("hopper: events were lost: some the subscription had not read are gone")
 )
 
 // Permanent wraps err so that the job goes to garbage at once, without retry.

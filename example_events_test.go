@@ -28,7 +28,7 @@ func ExampleClient_Subscribe() {
 	hopper.Enqueue(ctx, client, Thumbnail{Width: 64}, nil)
 	for ev, err := range client.Subscribe(ctx, []string{hopper.DefaultQueue}, &hopper.SubscribeOpts{Start: hopper.FromStart}) {
 		if err != nil {
-			fmt.Println("error:", err) // ErrEventsLost: fell behind the stream
+			fmt.Println("error:", err) // ErrEventsLost: events it had not read are gone
 			continue
 		}
 		fmt.Println(ev.Type, ev.Kind, "attempt", ev.Attempt)
