@@ -58,6 +58,8 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		return badUsage(fs, "unexpected argument %q", pos[0])
 	case *replicas < 0:
 		return badUsage(fs, "--replicas %d is negative", *replicas)
+	case *timeout <= 0:
+		return badUsage(fs, "--timeout %v: give how long to try, such as 30s", *timeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

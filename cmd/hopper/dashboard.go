@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -57,7 +57,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	opts, loopback, err := f.options()
+	opts, loopback, err := f.options(fs)
 	if err != nil {
 		return err
 	}
@@ -112,41 +112,45 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 }
 
 // options turns the flags into dashboard options and says whether the
-// address is loopback. It refuses a non-loopback address without
-// authentication unless --insecure, and basic auth over plain HTTP beyond
-// loopback (the password would cross the network in clear) unless
-// --tls-cert and --tls-key or --plain-http.
-func (f *dashboardFlags) options() (*dashboard.Config, bool, error) {
+// address is loopback. Flags it cannot take are bad usage: it refuses a
+// non-loopback address without authentication unless --insecure, and
+// basic auth over plain HTTP beyond loopback (the password would cross
+// the network in clear) unless --tls-cert and --tls-key or --plain-http.
+// A password file that cannot be read is an error of its own.
+func (f *dashboardFlags) options(fs *flag.FlagSet) (*dashboard.Config, bool, error) {
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
-		return nil, false, fmt.Errorf("--addr %q: %w", f.addr, err)
+		return nil, false, badUsage(fs, "--addr %q: %s", f.addr, errText(err))
 	}
 	prefix := strings.TrimRight(f.prefix, "/")
 	if prefix != "" && !strings.HasPrefix(prefix, "/") {
-		return nil, false, fmt.Errorf("--prefix %q must start with /", f.prefix)
+		return nil, false, badUsage(fs, "--prefix %q must start with /", f.prefix)
+	}
+	if err := (dashboard.Config{Prefix: prefix}).Validate(); err != nil {
+		return nil, false, badUsage(fs, "--prefix %q must hold no ?, #, quotes, <, >, \\ or spaces", f.prefix)
 	}
 	opts := &dashboard.Config{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh, TraceURL: f.traceURL}
 	if err := (dashboard.Config{TraceURL: f.traceURL}).Validate(); err != nil {
-		return nil, false, fmt.Errorf("--trace-url: %w", err)
+		return nil, false, badUsage(fs, "--trace-url: %s", errText(err))
 	}
 	if f.refresh == 0 {
 		opts.RefreshInterval = -1
 	}
 	if f.user != "" {
-		pw, err := f.password()
+		pw, err := f.password(fs)
 		if err != nil {
 			return nil, false, err
 		}
 		opts.BasicAuth = &dashboard.BasicAuth{User: f.user, Password: pw}
 	} else if f.passwordFile != "" {
-		return nil, false, errors.New("--password-file needs --user")
+		return nil, false, badUsage(fs, "--password-file needs --user")
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return nil, false, errors.New("--tls-cert and --tls-key go together")
+		return nil, false, badUsage(fs, "--tls-cert and --tls-key go together")
 	}
 	loopback := isLoopback(host)
 	if opts.BasicAuth != nil && !loopback && f.tlsCert == "" && !f.plainHTTP {
-		return nil, false, fmt.Errorf("refusing to take basic auth passwords over plain HTTP on %s: anyone on the path could read them. "+
+		return nil, false, badUsage(fs, "refusing to take basic auth passwords over plain HTTP on %s: anyone on the path could read them. "+
 			"Give --tls-cert and --tls-key, listen on 127.0.0.1, or pass --plain-http when a TLS proxy in front protects the connection", f.addr)
 	}
 	switch {
@@ -156,7 +160,7 @@ func (f *dashboardFlags) options() (*dashboard.Config, bool, error) {
 		// page cannot reach the dashboard through DNS rebinding.
 		opts.AllowedHosts = slices.Concat(loopbackHosts, []string{host})
 	case !f.insecure:
-		return nil, false, fmt.Errorf("refusing to listen on %s without authentication: anyone who reaches it could delete jobs. "+
+		return nil, false, badUsage(fs, "refusing to listen on %s without authentication: anyone who reaches it could delete jobs. "+
 			"Use --user and --password-file (or $%s), listen on 127.0.0.1, or pass --insecure", f.addr, passwordEnv)
 	}
 	return opts, loopback, nil
@@ -164,7 +168,7 @@ func (f *dashboardFlags) options() (*dashboard.Config, bool, error) {
 
 // password reads the basic auth password from --password-file or the
 // environment.
-func (f *dashboardFlags) password() (string, error) {
+func (f *dashboardFlags) password(fs *flag.FlagSet) (string, error) {
 	if f.passwordFile != "" {
 		b, err := os.ReadFile(f.passwordFile)
 		if err != nil {
@@ -180,5 +184,5 @@ func (f *dashboardFlags) password() (string, error) {
 	if pw := os.Getenv(passwordEnv); pw != "" {
 		return pw, nil
 	}
-	return "", fmt.Errorf("--user needs a password: --password-file FILE or $%s", passwordEnv)
+	return "", badUsage(fs, "--user needs a password: --password-file FILE or $%s", passwordEnv)
 }

@@ -128,17 +128,17 @@ func TestDashboardCommandReadOnlyWithAuth(t *testing.T) {
 
 func TestDashboardCommandRefusesOpenAddressWithoutAuth(t *testing.T) {
 	c := clis(t)[0]
+	// Refusals of the command line are bad usage, exit 2.
 	r := c.run(t, "dashboard", "--addr", "0.0.0.0:0")
-	wantCode(t, r, 1, "non-loopback without auth")
-	wantOut(t, r.stderr, "non-loopback without auth", "refusing to listen on 0.0.0.0:0 without authentication", "--insecure")
+	wantBadUsage(t, r, "non-loopback without auth", "hopper dashboard: refusing to listen on 0.0.0.0:0 without authentication")
+	wantOut(t, r.stderr, "non-loopback without auth", "--insecure")
 	r = c.run(t, "dashboard", "--addr", ":0")
-	wantCode(t, r, 1, "all interfaces without auth")
+	wantBadUsage(t, r, "all interfaces without auth", "hopper dashboard: refusing to listen on :0 without authentication")
 
 	// --user without a password is refused too.
 	t.Setenv(passwordEnv, "")
 	r = c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops")
-	wantCode(t, r, 1, "user without password")
-	wantOut(t, r.stderr, "user without password", "--user needs a password")
+	wantBadUsage(t, r, "user without password", "hopper dashboard: --user needs a password")
 
 	// With --insecure it listens, and says so.
 	out, stop := c.start(t, "hopper dashboard: http://", "dashboard", "--addr", "0.0.0.0:0", "--insecure")
@@ -162,8 +162,8 @@ func TestDashboardCommandRefusesOpenAddressWithoutAuth(t *testing.T) {
 func TestDashboardCommandTraceURL(t *testing.T) {
 	c := clis(t)[0]
 	r := c.run(t, "dashboard", "--trace-url", "https://jaeger.example.com/trace/")
-	wantCode(t, r, 1, "trace URL without {trace_id}")
-	wantOut(t, r.stderr, "trace URL without {trace_id}", "--trace-url", "{trace_id}")
+	wantBadUsage(t, r, "trace URL without {trace_id}", "hopper dashboard: --trace-url: ")
+	wantOut(t, r.stderr, "trace URL without {trace_id}", "{trace_id}")
 }
 
 func TestIsLoopback(t *testing.T) {
@@ -184,11 +184,10 @@ func TestDashboardCommandTLS(t *testing.T) {
 	c := clis(t)[0]
 	t.Setenv(passwordEnv, "s3cret")
 	r := c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops")
-	wantCode(t, r, 1, "basic auth over plain HTTP")
-	wantOut(t, r.stderr, "basic auth over plain HTTP", "refusing to take basic auth passwords over plain HTTP", "--tls-cert", "--plain-http")
+	wantBadUsage(t, r, "basic auth over plain HTTP", "hopper dashboard: refusing to take basic auth passwords over plain HTTP")
+	wantOut(t, r.stderr, "basic auth over plain HTTP", "--tls-cert", "--plain-http")
 	r = c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops", "--tls-cert", "cert.pem")
-	wantCode(t, r, 1, "certificate without key")
-	wantOut(t, r.stderr, "certificate without key", "--tls-cert and --tls-key go together")
+	wantBadUsage(t, r, "certificate without key", "hopper dashboard: --tls-cert and --tls-key go together")
 	dir := t.TempDir()
 	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	r = c.run(t, "dashboard", "--addr", "0.0.0.0:0", "--user", "ops", "--tls-cert", cert, "--tls-key", key)

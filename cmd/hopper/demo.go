@@ -35,13 +35,16 @@ func runDemo(ctx context.Context, a *app, args []string) error {
 		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	if *rate < 1 || *concurrency < 1 {
-		return fmt.Errorf("--rate and --concurrency must be at least 1")
+		return badUsage(fs, "--rate and --concurrency must be at least 1")
 	}
 	if *workflowEvery < 0 {
-		return fmt.Errorf("--workflow-every must not be negative")
+		return badUsage(fs, "--workflow-every must not be negative")
 	}
 	if *duration < 0 {
-		return fmt.Errorf("--duration must not be negative (leave it out to run until interrupted)")
+		return badUsage(fs, "--duration must not be negative (leave it out to run until interrupted)")
+	}
+	if err := checkDemoAddr(*addr); err != nil {
+		return badUsage(fs, "%v", err)
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc

@@ -18,6 +18,23 @@ type demoDashboard struct {
 	done chan error // receives serve's result once ctx is done
 }
 
+// checkDemoAddr refuses a --addr the demo cannot serve its dashboard on:
+// one that does not parse, and one beyond loopback. Empty is no
+// dashboard.
+func checkDemoAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %s", addr, errText(err))
+	}
+	if !isLoopback(host) {
+		return fmt.Errorf("--addr %q: the demo serves its dashboard on loopback only (use hopper dashboard, with authentication, for anything else)", addr)
+	}
+	return nil
+}
+
 // startDemoDashboard serves the dashboard for store on addr, a loopback
 // address (a port in use falls back to a free one), until ctx is done. It
 // returns nil when addr is empty.
@@ -25,13 +42,10 @@ func startDemoDashboard(ctx context.Context, addr string, store hopper.Store, st
 	if addr == "" {
 		return nil, nil
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+	if err := checkDemoAddr(addr); err != nil {
+		return nil, err
 	}
-	if !isLoopback(host) {
-		return nil, fmt.Errorf("--addr %q: the demo serves its dashboard on loopback only (use hopper dashboard, with authentication, for anything else)", addr)
-	}
+	host, _, _ := net.SplitHostPort(addr)
 	l, err := listen(addr, true)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -62,11 +62,12 @@ func TestDemoDuration(t *testing.T) {
 	if !regexp.MustCompile(`enqueued +\d+ .* done +\d+`).MatchString(r.stdout) || !strings.Contains(r.stdout, "stopped") {
 		t.Errorf("demo output:\n%s", r.stdout)
 	}
-	wantCode(t, c.run(t, "demo", "--addr", "0.0.0.0:0", "--duration", "1s"), 1, "demo on a public address")
+	wantBadUsage(t, c.run(t, "demo", "--addr", "0.0.0.0:0", "--duration", "1s"), "demo on a public address", `hopper demo: --addr "0.0.0.0:0": the demo serves its dashboard on loopback only`)
 }
 
-// TestDemoNegativeDuration: a negative --duration is refused, as a
-// negative --workflow-every is; the demo ran until interrupted. (The
+// TestDemoNegativeDuration: a negative --duration is refused as bad usage
+// (exit 2), as a negative --workflow-every is; the demo ran until
+// interrupted. (The
 // context is done already: run before the fix, the demo stops at once
 // instead of running for ever.)
 func TestDemoNegativeDuration(t *testing.T) {
@@ -74,7 +75,7 @@ func TestDemoNegativeDuration(t *testing.T) {
 	cancel()
 	var stdout, stderr syncBuffer
 	code := run(ctx, &app{stdout: &stdout, stderr: &stderr}, []string{"demo", "--duration", "-1s", "--addr", ""})
-	if code != 1 || !strings.Contains(stderr.String(), "hopper demo: --duration must not be negative") {
+	if code != 2 || !strings.Contains(stderr.String(), "hopper demo: --duration must not be negative") {
 		t.Errorf("demo --duration -1s: exit code %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

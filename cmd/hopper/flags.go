@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // errUsage reports that a command printed its usage because its arguments
@@ -16,12 +18,28 @@ var errUsage = errors.New("usage")
 // --help, help); the exit code is 0.
 var errHelp = errors.New("help")
 
-// badUsage prints what was wrong with a command's arguments, one line
-// naming the command, then the command's usage, and returns errUsage.
+// usageError is bad usage found after the flags parsed: a flag's value, a
+// combination of flags, an argument missing, extra or malformed. run
+// prints it, one line naming the command and what was wrong, then the
+// command's usage, and exits 2. A failure while running (Redis
+// unreachable, a job not found) is any other error: one line, exit 1.
+type usageError struct {
+	fs  *flag.FlagSet // the command's flags: its name and usage
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// badUsage returns the usage error of the command of fs: what was wrong
+// with its arguments.
 func badUsage(fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(fs.Output(), "hopper %s: %s\n\n", fs.Name(), fmt.Sprintf(format, args...))
-	fs.Usage()
-	return errUsage
+	return &usageError{fs: fs, msg: fmt.Sprintf(format, args...)}
+}
+
+// print writes e to w as run does: the line, then the command's usage.
+func (e *usageError) print(w io.Writer) {
+	fmt.Fprintf(w, "hopper %s: %s\n\n", e.fs.Name(), errText(e))
+	e.fs.Usage()
 }
 
 // errText is err's text for a line the CLI starts with "hopper <command>:
@@ -32,6 +50,27 @@ func badUsage(fs *flag.FlagSet, format string, args ...any) error {
 func errText(err error) string {
 	s := strings.TrimPrefix(err.Error(), "hopper: ")
 	return strings.ReplaceAll(s, ": hopper: ", ": ")
+}
+
+// checkQueueFlag refuses a --queue that is not a queue name, before the
+// command connects (the store would refuse it, or find nothing in it).
+func checkQueueFlag(fs *flag.FlagSet, queue string) error {
+	if err := store.ValidateQueue(queue); err != nil {
+		return badUsage(fs, "--queue: %s", errText(err))
+	}
+	return nil
+}
+
+// checkArgs refuses an argument that validate refuses, the store's rule
+// for what the command takes (queue names, job or workflow IDs): no
+// queue, job or workflow can be named so.
+func checkArgs(fs *flag.FlagSet, args []string, validate func(string) error) error {
+	for _, arg := range args {
+		if err := validate(arg); err != nil {
+			return badUsage(fs, "%s", errText(err))
+		}
+	}
+	return nil
 }
 
 // isHelp reports whether arg asks a command with subcommands for its help.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -64,6 +65,17 @@ func redactor(off bool) dashboard.RedactFunc {
 	return dashboard.DefaultRedact
 }
 
+// checkJobFlags checks the --queue (empty for every queue) and the job
+// IDs a jobs subcommand was given, before it connects.
+func checkJobFlags(fs *flag.FlagSet, queue string, ids []string) error {
+	if queue != "" {
+		if err := checkQueueFlag(fs, queue); err != nil {
+			return err
+		}
+	}
+	return checkArgs(fs, ids, store.ValidateID)
+}
+
 // findJob returns the job id of queue, or with queue empty of whichever
 // queue holds it.
 func findJob(ctx context.Context, ins *hopper.Inspector, queue, id string) (*hopper.JobRecord, error) {
@@ -100,6 +112,15 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	case *all && (*queue == "" || *state == ""):
 		return badUsage(fs, "--all needs --queue and --state")
 	}
+	if err := checkJobFlags(fs, *queue, ids); err != nil {
+		return err
+	}
+	var st hopper.JobState
+	if *all {
+		if st, err = store.ParseState(*state); err != nil {
+			return badUsage(fs, "--state: %s", errText(err))
+		}
+	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err
@@ -112,10 +133,6 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		op, past = ins.DeleteJobs, "deleted"
 	}
 	if *all {
-		st, err := store.ParseState(*state)
-		if err != nil {
-			return err
-		}
 		n, err := op(ctx, *queue, st, nil)
 		if err != nil {
 			return err
@@ -156,6 +173,9 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 	}
 	if len(ids) == 0 {
 		return badUsage(fs, "give the IDs of the jobs to cancel")
+	}
+	if err := checkJobFlags(fs, *queue, ids); err != nil {
+		return err
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

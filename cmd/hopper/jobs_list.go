@@ -37,20 +37,23 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	} else if len(pos) > 0 {
 		return badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	st, err := store.ParseState(*state)
-	if err != nil {
+	if err := checkQueueFlag(fs, *queue); err != nil {
 		return err
 	}
+	st, err := store.ParseState(*state)
+	if err != nil {
+		return badUsage(fs, "--state: %s", errText(err))
+	}
 	if *limit < 1 || *offset < 0 {
-		return fmt.Errorf("--limit must be at least 1 and --offset at least 0")
+		return badUsage(fs, "--limit must be at least 1 and --offset at least 0")
 	}
 	filtered := *kind != "" || *search != ""
 	cursor, err := parseCursor(*from)
 	if err != nil {
-		return err
+		return badUsage(fs, "%v", err)
 	}
 	if *from != "" && !filtered {
-		return fmt.Errorf("--from goes with --kind or --search; a plain list pages with --offset")
+		return badUsage(fs, "--from goes with --kind or --search; a plain list pages with --offset")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

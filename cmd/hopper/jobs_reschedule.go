@@ -33,26 +33,32 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	if len(ids) == 0 || set > 1 || (set == 0 && !prioSet) {
 		return badUsage(fs, "give job IDs, at most one of --at, --in and --now, and/or --priority")
 	}
+	if err := checkJobFlags(fs, *queue, ids); err != nil {
+		return err
+	}
 	var u hopper.JobUpdate
 	if prioSet {
 		if *prio < hopper.MinPriority || *prio > hopper.MaxPriority {
-			return fmt.Errorf("--priority %d is not between %d and %d", *prio, hopper.MinPriority, hopper.MaxPriority)
+			return badUsage(fs, "--priority %d is not between %d and %d", *prio, hopper.MinPriority, hopper.MaxPriority)
 		}
 		u.Priority = prio
 	}
-	due := time.Now()
+	var atTime time.Time
+	if *at != "" {
+		if atTime, err = time.Parse(time.RFC3339, *at); err != nil {
+			return badUsage(fs, "--at %q is not an RFC 3339 time, such as 2026-11-24T09:00:00Z", *at)
+		}
+	}
+	if *in < 0 {
+		return badUsage(fs, "--in %v is negative: give a delay from now, such as 90s, or --now", *in)
+	}
 	switch {
 	case *at != "":
-		if due, err = time.Parse(time.RFC3339, *at); err != nil {
-			return fmt.Errorf("--at %q is not an RFC 3339 time (2026-11-24T09:00:00Z): %w", *at, err)
-		}
-	case *in < 0:
-		return fmt.Errorf("--in %v is negative", *in)
+		u.RunAt = atTime
 	case *in > 0:
-		due = due.Add(*in)
-	}
-	if set > 0 {
-		u.RunAt = due
+		u.RunAt = time.Now().Add(*in)
+	case *now:
+		u.RunAt = time.Now()
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

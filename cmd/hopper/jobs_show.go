@@ -112,6 +112,9 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 	if len(ids) != 1 {
 		return badUsage(fs, "give one job ID (got %d)", len(ids))
 	}
+	if err := checkJobFlags(fs, *queue, ids); err != nil {
+		return err
+	}
 	store, closeStore, err := a.open(ctx, sf)
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func TestJobsList(t *testing.T) {
 			t.Errorf("jobs list --json: %+v, %v\n%s", j, err, r.stdout)
 		}
 
-		wantCode(t, c.run(t, "jobs", "list", "--state", "nope"), 1, "bad state")
+		wantBadUsage(t, c.run(t, "jobs", "list", "--state", "nope"), "bad state", `hopper jobs list: --state: invalid job state: "nope"`)
 	})
 }
 
@@ -123,7 +123,7 @@ func TestJobsReschedule(t *testing.T) {
 		wantOut(t, r.stderr, "reschedule a dead job", "only a waiting job")
 		wantCode(t, c.run(t, "jobs", "reschedule", "--now", "--in", "1h", ids.ready), 2, "two due times")
 		wantCode(t, c.run(t, "jobs", "reschedule", ids.ready), 2, "no due time")
-		wantCode(t, c.run(t, "jobs", "reschedule", "--at", "tomorrow", ids.ready), 1, "bad --at")
+		wantBadUsage(t, c.run(t, "jobs", "reschedule", "--at", "tomorrow", ids.ready), "bad --at", `hopper jobs reschedule: --at "tomorrow" is not an RFC 3339 time`)
 
 		r = c.run(t, "jobs", "reschedule", "--priority", "-2", ids.ready)
 		wantCode(t, r, 0, "reschedule --priority")
@@ -132,7 +132,7 @@ func TestJobsReschedule(t *testing.T) {
 		if err != nil || j.Priority != -2 {
 			t.Errorf("after --priority -2: %+v, %v; want priority -2", j, err)
 		}
-		wantCode(t, c.run(t, "jobs", "reschedule", "--priority", "9", ids.ready), 1, "priority out of range")
+		wantBadUsage(t, c.run(t, "jobs", "reschedule", "--priority", "9", ids.ready), "priority out of range", "hopper jobs reschedule: --priority 9 is not between -3 and 3")
 	})
 }
 
@@ -155,7 +155,7 @@ func TestQueuesPauseResume(t *testing.T) {
 		if st, _ := hopper.NewInspector(c.store).GetQueueStats(ctx, "default"); st.Config.Paused || st.Config.MaxRunning != 3 {
 			t.Errorf("after resume: %+v", st.Config)
 		}
-		wantCode(t, c.run(t, "queues", "pause", "bad name"), 1, "pause a bad name")
+		wantBadUsage(t, c.run(t, "queues", "pause", "bad name"), "pause a bad name", `hopper queues pause: invalid queue name: "bad name"`)
 		wantCode(t, c.run(t, "queues", "explode"), 2, "unknown subcommand")
 	})
 }
@@ -285,7 +285,7 @@ func TestJobsListSearchGoesOn(t *testing.T) {
 
 		for _, bad := range [][]string{{"--kind", "rare", "--from", "x"}, {"--kind", "rare", "--from", "-1"}, {"--from", "5"}} {
 			r := c.run(t, append([]string{"jobs", "list", "--queue", "big"}, bad...)...)
-			wantCode(t, r, 1, fmt.Sprint(bad))
+			wantBadUsage(t, r, fmt.Sprint(bad), "hopper jobs list: --from")
 		}
 	})
 }

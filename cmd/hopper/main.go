@@ -21,10 +21,16 @@
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
 // (the redisstore key prefix, default "hopper"). Run "hopper help" for every
 // command and "hopper <command> -h" for its flags.
+//
+// Exit status: 2 for bad usage (an unknown flag, a bad flag value, a
+// missing or extra argument: one line, then the command's usage), 1 for a
+// failure while running (Redis unreachable, a job not found, check's
+// FAIL), 0 otherwise.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,22 +103,29 @@ func run(ctx context.Context, a *app, args []string) int {
 	a = &checked
 	for _, c := range commands() {
 		if c.name == args[0] {
-			if err := c.run(ctx, a, args[1:]); err != nil {
-				switch err {
-				case errUsage:
-					return 2
-				case errHelp:
-					return 0
-				}
-				fmt.Fprintf(a.stderr, "hopper %s: %s\n", c.name, errText(err))
-				return 1
-			}
-			return 0
+			return exitCode(a, c.name, c.run(ctx, a, args[1:]))
 		}
 	}
 	fmt.Fprintf(a.stderr, "hopper: unknown command %q\n\n", args[0])
 	usage(a.stderr)
 	return 2
+}
+
+// exitCode prints what command's err says, if anything, and returns the
+// exit code: 2 for bad usage, 1 for any other error, 0 for none or help.
+func exitCode(a *app, command string, err error) int {
+	var bad *usageError
+	switch {
+	case err == nil, err == errHelp:
+		return 0
+	case err == errUsage:
+		return 2 // printed
+	case errors.As(err, &bad):
+		bad.print(a.stderr)
+		return 2
+	}
+	fmt.Fprintf(a.stderr, "hopper %s: %s\n", command, errText(err))
+	return 1
 }
 
 func usage(w io.Writer) {
@@ -124,4 +137,5 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `Run "hopper <command> -h" (or "hopper help <command>") for the flags of a command.`)
+	fmt.Fprintln(w, "Exit status: 2 for bad usage (a flag, a value or an argument wrong or missing), 1 for a failure while running, 0 otherwise.")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/hopperq/hopper"
@@ -35,7 +36,7 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 	if len(names) == 0 {
 		return badUsage(fs, "give the names of the queues to %s", verb)
 	}
-	ins, closeStore, err := a.openQueues(ctx, sf, names)
+	ins, closeStore, err := a.openQueues(ctx, fs, sf, names)
 	if err != nil {
 		return err
 	}
@@ -58,13 +59,12 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-// openQueues checks the queue names a command was given and opens the
-// store it names, for an Inspector; the caller calls closeStore when done.
-func (a *app) openQueues(ctx context.Context, sf *storeFlags, names []string) (ins *hopper.Inspector, closeStore func(), err error) {
-	for _, q := range names {
-		if err := store.ValidateQueue(q); err != nil {
-			return nil, nil, err
-		}
+// openQueues checks the queue names a command was given, a name that is
+// not one being bad usage, and opens the store it names, for an
+// Inspector; the caller calls closeStore when done.
+func (a *app) openQueues(ctx context.Context, fs *flag.FlagSet, sf *storeFlags, names []string) (ins *hopper.Inspector, closeStore func(), err error) {
+	if err := checkArgs(fs, names, store.ValidateQueue); err != nil {
+		return nil, nil, err
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

@@ -32,14 +32,14 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 	case len(names) == 0:
 		return badUsage(fs, "give the names of the queues to change")
 	}
-	ins, closeStore, err := a.openQueues(ctx, sf, names)
+	ins, closeStore, err := a.openQueues(ctx, fs, sf, names)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	for _, q := range names {
 		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
-			return flagWords(err)
+			return flagWords(fs, err)
 		}
 		fmt.Fprintf(a.stdout, "set %s of %s\n", strings.Join(given, ", "), q)
 	}
@@ -115,15 +115,15 @@ var configField = func() *regexp.Regexp {
 }()
 
 // flagWords words a QueueConfig the store refused by the flags of queues
-// set: "--max-running -1 is negative", not "hopper: invalid config:
-// QueueConfig.MaxRunning -1 is negative". Other errors are returned as
-// they are.
-func flagWords(err error) error {
+// set, as bad usage: "--max-running -1 is negative", not "hopper: invalid
+// config: QueueConfig.MaxRunning -1 is negative". Other errors are
+// returned as they are.
+func flagWords(fs *flag.FlagSet, err error) error {
 	if !errors.Is(err, hopper.ErrInvalidConfig) {
 		return err
 	}
 	msg := strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": ")
-	return errors.New(configField.ReplaceAllStringFunc(msg, func(m string) string {
+	return badUsage(fs, "%s", configField.ReplaceAllStringFunc(msg, func(m string) string {
 		return "--" + kebab(strings.TrimPrefix(m, "QueueConfig."))
 	}))
 }

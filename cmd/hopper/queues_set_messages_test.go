@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper"
@@ -9,9 +10,10 @@ import (
 )
 
 // TestQueuesSetBadValueNamesTheFlag: a value queues set cannot take is
-// reported on one line naming the flags, not QueueConfig's fields, with
-// "hopper" once. It said "hopper queues: hopper: invalid config:
-// QueueConfig.MaxRunning -1 is negative".
+// bad usage, reported on one line naming the flags, not QueueConfig's
+// fields, with "hopper" once, then the usage. It said "hopper queues:
+// hopper: invalid config: QueueConfig.MaxRunning -1 is negative", and
+// exited 1 as for a failure.
 func TestQueuesSetBadValueNamesTheFlag(t *testing.T) {
 	s := memstore.New(nil)
 	c := &cli{store: s, open: func(context.Context, *storeFlags) (hopper.Store, func(), error) { return s, func() {}, nil }}
@@ -19,14 +21,14 @@ func TestQueuesSetBadValueNamesTheFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-running", "-1"}, "hopper queues: --max-running -1 is negative\n"},
-		{[]string{"--group-rate-period", "-1s"}, "hopper queues: --group-rate-period -1s is negative\n"},
-		{[]string{"--rate-burst", "5"}, "hopper queues: --rate-burst 5 needs --rate-smooth\n"},
+		{[]string{"--max-running", "-1"}, "hopper queues set: --max-running -1 is negative"},
+		{[]string{"--group-rate-period", "-1s"}, "hopper queues set: --group-rate-period -1s is negative"},
+		{[]string{"--rate-burst", "5"}, "hopper queues set: --rate-burst 5 needs --rate-smooth"},
 	} {
 		r := c.run(t, append(append([]string{"queues", "set"}, tc.args...), "default")...)
-		wantCode(t, r, 1, "queues set "+tc.args[0])
-		if r.stderr != tc.want {
-			t.Errorf("queues set %v: stderr %q, want %q", tc.args, r.stderr, tc.want)
+		wantBadUsage(t, r, "queues set "+tc.args[0], tc.want)
+		if line, _, _ := strings.Cut(r.stderr, "\n"); line != tc.want {
+			t.Errorf("queues set %v: first line %q, want %q", tc.args, line, tc.want)
 		}
 	}
 }

@@ -41,8 +41,8 @@ func TestQueuesSetChangesOnlyTheFlagsGiven(t *testing.T) {
 		}
 
 		wantCode(t, c.run(t, "queues", "set", "default"), 2, "set without a setting")
-		wantCode(t, c.run(t, "queues", "set", "--max-running", "-1", "default"), 1, "a negative cap")
-		wantCode(t, c.run(t, "queues", "set", "--max-running", "1", "bad name"), 1, "a bad queue name")
+		wantBadUsage(t, c.run(t, "queues", "set", "--max-running", "-1", "default"), "a negative cap", "hopper queues set: --max-running -1 is negative")
+		wantBadUsage(t, c.run(t, "queues", "set", "--max-running", "1", "bad name"), "a bad queue name", `hopper queues set: invalid queue name: "bad name"`)
 		if got := config(); got != want {
 			t.Errorf("after refused sets: %+v, want it unchanged, %+v", got, want)
 		}

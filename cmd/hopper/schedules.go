@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
-	"github.com/hopperq/hopper/store"
 )
 
 // schedulesUsage lists the subcommands of "hopper schedules".
@@ -69,18 +68,19 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	case sub == "respec" && *spec == "":
 		return badUsage(fs, "--spec is required")
 	}
-	if err := store.ValidateQueue(*queue); sub != "list" && err != nil {
+	if sub != "list" {
 		// Checked here: the Inspector looks the schedule up in the
 		// queue of that name and says it is not found.
-		return fmt.Errorf("--queue: %s", errText(err))
+		if err := checkQueueFlag(fs, *queue); err != nil {
+			return err
+		}
 	}
-	switch {
-	case sub == "respec":
+	if sub == "respec" {
 		// Checked once, before connecting: SetScheduleSpec's error for
 		// each name said "hopper:" twice (invalid config: schedule
 		// "nightly": hopper: schedule "sometimes": ...).
 		if _, err := hopper.NextTick(*spec, time.Now()); err != nil {
-			return fmt.Errorf("--spec %q: %s", *spec, strings.TrimPrefix(err.Error(), fmt.Sprintf("hopper: schedule spec %q: ", *spec)))
+			return badUsage(fs, "--spec %q: %s", *spec, strings.TrimPrefix(err.Error(), fmt.Sprintf("hopper: schedule spec %q: ", *spec)))
 		}
 	}
 	s, closeStore, err := a.open(ctx, sf)

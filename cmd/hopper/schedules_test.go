@@ -22,7 +22,7 @@ func TestSchedulesCommands(t *testing.T) {
 		wantOut(t, c.run(t, "schedules", "list").stdout, "list after pause", "paused")
 		wantCode(t, c.run(t, "schedules", "respec", "--spec", "@every 2h", "nightly"), 0, "respec")
 		wantOut(t, c.run(t, "schedules", "list").stdout, "list after respec", "@every 2h")
-		wantCode(t, c.run(t, "schedules", "respec", "--spec", "sometimes", "nightly"), 1, "bad spec")
+		wantCode(t, c.run(t, "schedules", "respec", "--spec", "sometimes", "nightly"), 2, "bad spec")
 		wantCode(t, c.run(t, "schedules", "delete", "nightly"), 0, "delete")
 		r = c.run(t, "schedules", "delete", "nightly")
 		wantCode(t, r, 1, "delete again")
@@ -32,9 +32,10 @@ func TestSchedulesCommands(t *testing.T) {
 	})
 }
 
-// TestSchedulesRespecBadSpec: a spec that does not parse is one line
-// naming --spec, with "hopper" once; it said "nightly: hopper: invalid
-// config: schedule "nightly": hopper: schedule "sometimes": ...".
+// TestSchedulesRespecBadSpec: a spec that does not parse is bad usage,
+// one line naming --spec, with "hopper" once, then the usage; it said
+// "nightly: hopper: invalid config: schedule "nightly": hopper: schedule
+// "sometimes": ...".
 func TestSchedulesRespecBadSpec(t *testing.T) {
 	eachCLI(t, func(t *testing.T, c *cli) {
 		p := hopper.Schedule{Name: "nightly", Spec: hopper.Every(time.Hour), Args: emailArgs{}}
@@ -42,27 +43,26 @@ func TestSchedulesRespecBadSpec(t *testing.T) {
 			t.Fatal(err)
 		}
 		for spec, want := range map[string]string{
-			"sometimes":   `hopper schedules: --spec "sometimes": expected 5 to 6 fields`,
-			"@every 0s":   `hopper schedules: --spec "@every 0s": interval must be at least 1ms`,
-			"@every soon": `hopper schedules: --spec "@every soon": time: invalid duration "soon"`,
+			"sometimes":   `hopper schedules respec: --spec "sometimes": expected 5 to 6 fields`,
+			"@every 0s":   `hopper schedules respec: --spec "@every 0s": interval must be at least 1ms`,
+			"@every soon": `hopper schedules respec: --spec "@every soon": time: invalid duration "soon"`,
 		} {
 			r := c.run(t, "schedules", "respec", "--spec", spec, "nightly")
-			wantCode(t, r, 1, "respec --spec "+spec)
-			if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "hopper") != 1 || strings.Count(r.stderr, "\n") != 1 {
-				t.Errorf("respec --spec %q: stderr\n%s\nwant one line starting %q, with \"hopper\" once", spec, r.stderr, want)
+			wantBadUsage(t, r, "respec --spec "+spec, want)
+			if line, _, _ := strings.Cut(r.stderr, "\n"); strings.Count(line, "hopper") != 1 {
+				t.Errorf("respec --spec %q: %q says \"hopper\" more than once", spec, line)
 			}
 		}
 	})
 }
 
-// TestSchedulesBadQueue: an invalid --queue is refused before connecting,
-// naming the flag; it was looked up and reported as a schedule "not
-// found" in queue "bad q".
+// TestSchedulesBadQueue: an invalid --queue is bad usage, refused before
+// connecting, naming the flag; it was looked up and reported as a
+// schedule "not found" in queue "bad q".
 func TestSchedulesBadQueue(t *testing.T) {
 	c := &cli{open: refusingOpener(t)}
 	for _, sub := range []string{"pause", "resume", "delete"} {
 		r := c.run(t, "schedules", sub, "--queue", "bad q", "nightly")
-		wantCode(t, r, 1, "schedules "+sub+" --queue 'bad q'")
-		wantOneLine(t, r, "schedules "+sub+" --queue 'bad q'", `hopper schedules: --queue: invalid queue name: "bad q"`)
+		wantBadUsage(t, r, "schedules "+sub+" --queue 'bad q'", `hopper schedules `+sub+`: --queue: invalid queue name: "bad q"`)
 	}
 }

@@ -25,11 +25,13 @@ type storeFlags struct {
 	url     string // redis:// or rediss:// URL
 	prefix  string // redisstore key prefix
 	cluster bool   // the URL names a Redis Cluster
+
+	fs *flag.FlagSet // the command's flags, for a usage error
 }
 
 // addStoreFlags registers the store flags on fs.
 func addStoreFlags(fs *flag.FlagSet) *storeFlags {
-	sf := &storeFlags{}
+	sf := &storeFlags{fs: fs}
 	def := os.Getenv("HOPPER_REDIS_URL")
 	from := "; $HOPPER_REDIS_URL, when set, replaces it"
 	if def == "" {
@@ -61,18 +63,48 @@ func (open storeOpener) checked() storeOpener {
 	}
 }
 
-// check reports a store flag that cannot work, before anything connects:
-// an empty --redis (go-redis would take it for localhost:6379, whatever
-// $HOPPER_REDIS_URL says), and a --redis-prefix that redisstore refuses
-// (redisstore.Config.Validate, whose rule the message gives).
+// check reports a store flag that cannot work, before anything connects,
+// as bad usage: an empty --redis (go-redis would take it for
+// localhost:6379, whatever $HOPPER_REDIS_URL says), a --redis that does
+// not parse (its password hidden), and a --redis-prefix that redisstore
+// refuses (redisstore.Config.Validate, whose rule the message gives).
 func (sf *storeFlags) check() error {
+	_, err := sf.client()
+	return err
+}
+
+// client checks the flags as check does and returns what makes the
+// client of the Redis they name.
+func (sf *storeFlags) client() (func() redis.UniversalClient, error) {
 	if strings.TrimSpace(sf.url) == "" {
-		return errors.New("--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
+		return nil, badUsage(sf.fs, "--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else "+defaultRedisURL+")")
 	}
 	if err := (redisstore.Config{Prefix: sf.prefix}).Validate(); err != nil {
-		return fmt.Errorf("--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))
+		return nil, badUsage(sf.fs, "--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))
 	}
-	return nil
+	raw := redisURL(sf.url)
+	newClient, err := parseRedisURL(raw, sf.cluster)
+	if err != nil {
+		return nil, badUsage(sf.fs, "%s", urlError(raw, sf.cluster, err))
+	}
+	return newClient, nil
+}
+
+// urlError words the error of parsing the --redis URL raw. The parse
+// error may quote the URL, password and all: when the URL holds a
+// password, the error is the one of the URL with the password hidden.
+func urlError(raw string, cluster bool, err error) string {
+	shown := redactURL(raw)
+	if shown != raw {
+		if _, err = parseRedisURL(shown, cluster); err == nil {
+			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
+		}
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // its text quotes the URL again
+	}
+	return fmt.Sprintf("--redis %q: %v", shown, err)
 }
 
 // openRedis opens a redisstore and checks that the server answers, so a
@@ -87,29 +119,14 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 }
 
 // dialRedis connects to the Redis the flags name and checks that it
-// answers a PING within 5 s.
+// answers a PING within 5 s. Flags that cannot work are a usage error
+// (check).
 func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, error) {
-	if err := sf.check(); err != nil {
+	newClient, err := sf.client()
+	if err != nil {
 		return nil, err
 	}
 	raw := redisURL(sf.url)
-	newClient, err := parseRedisURL(raw, sf.cluster)
-	if err != nil {
-		// The parse error may quote the URL, password and all: when the
-		// URL holds a password, the error is the one of the URL with the
-		// password hidden.
-		shown := redactURL(raw)
-		if shown != raw {
-			if _, err = parseRedisURL(shown, sf.cluster); err == nil {
-				return nil, fmt.Errorf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
-			}
-		}
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err // its text quotes the URL again
-		}
-		return nil, fmt.Errorf("--redis %q: %w", shown, err)
-	}
 	rdb := newClient()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -29,10 +29,11 @@ func wantOneLine(t *testing.T, r result, what string, subs ...string) {
 	wantOut(t, r.stderr, what, subs...)
 }
 
-// TestBadRedisPrefix: a --redis-prefix redisstore refuses is one line
-// naming the flag and the rule, exit 1, before anything connects (it was
-// a panic with a stack trace from redisstore.New, after connecting, and
-// hopper check printed half its report first).
+// TestBadRedisPrefix: a --redis-prefix redisstore refuses is bad usage,
+// one line naming the flag and the rule, then the usage, exit 2, before
+// anything connects (it was a panic with a stack trace from
+// redisstore.New, after connecting, and hopper check printed half its
+// report first; then exit 1).
 func TestBadRedisPrefix(t *testing.T) {
 	rule := `--redis-prefix: Config.Prefix "a:b" has ":" at byte 1 (no braces, colons, spaces or control characters)`
 	c := &cli{open: refusingOpener(t)}
@@ -41,12 +42,14 @@ func TestBadRedisPrefix(t *testing.T) {
 		{"queues", "pause", "q"}, {"workflows", "list"}, {"schedules", "list"}, {"dashboard", "--addr", "127.0.0.1:0"},
 	} {
 		r := c.run(t, append(args, "--redis-prefix", "a:b")...)
-		wantCode(t, r, 1, strings.Join(args, " "))
-		wantOneLine(t, r, strings.Join(args, " "), "hopper "+args[0]+": "+rule)
+		command := args[0]
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+			command += " " + args[1]
+		}
+		wantBadUsage(t, r, strings.Join(args, " "), "hopper "+command+": "+rule)
 	}
 	r := c.run(t, "stats", "--redis-prefix", strings.Repeat("p", 65))
-	wantCode(t, r, 1, "stats with a 65-byte prefix")
-	wantOneLine(t, r, "stats with a 65-byte prefix", "--redis-prefix: Config.Prefix is 65 bytes, at most 64")
+	wantBadUsage(t, r, "stats with a 65-byte prefix", "hopper stats: --redis-prefix: Config.Prefix is 65 bytes, at most 64")
 
 	// On a real Redis, through the opener the binary uses, and hopper
 	// check, which dials on its own.
@@ -54,26 +57,24 @@ func TestBadRedisPrefix(t *testing.T) {
 	rc := &cli{open: openRedis, flags: []string{"--redis", "redis://" + srv.Addr + "/0"}}
 	for _, args := range [][]string{{"stats", "--redis-prefix", "bad prefix"}, {"check", "--redis-prefix", "bad prefix"}} {
 		r := rc.run(t, args...)
-		wantCode(t, r, 1, strings.Join(args, " "))
-		wantOneLine(t, r, strings.Join(args, " "), `--redis-prefix: Config.Prefix "bad prefix" has " " at byte 3`)
+		wantBadUsage(t, r, strings.Join(args, " "), "hopper "+args[0]+`: --redis-prefix: Config.Prefix "bad prefix" has " " at byte 3`)
 	}
 }
 
-// TestEmptyRedisURL: --redis "" is refused before anything connects; it
-// connected to localhost:6379 (go-redis's default for "redis://"),
-// whatever $HOPPER_REDIS_URL said.
+// TestEmptyRedisURL: --redis "" is bad usage, refused before anything
+// connects; it connected to localhost:6379 (go-redis's default for
+// "redis://"), whatever $HOPPER_REDIS_URL said.
 func TestEmptyRedisURL(t *testing.T) {
 	t.Setenv("HOPPER_REDIS_URL", "redis://127.0.0.1:1/0")
 	c := &cli{open: refusingOpener(t)}
 	for _, url := range []string{"", " "} {
 		r := c.run(t, "stats", "--redis", url)
-		wantCode(t, r, 1, "stats --redis "+url)
-		wantOneLine(t, r, "stats --redis "+url, "hopper stats: --redis is empty")
+		wantBadUsage(t, r, "stats --redis "+url, "hopper stats: --redis is empty")
 	}
 }
 
 // TestRedisPasswordNeverShown: a --redis URL (or $HOPPER_REDIS_URL) that
-// does not parse is quoted with its password hidden; the parse error
+// does not parse is bad usage, quoted with its password hidden; the parse error
 // quoted it in clear ("parse \"redis://user:S3CRETPW@...\": invalid
 // port"). The help hides the password of the default too, and says
 // "default" once.
@@ -98,8 +99,7 @@ func TestRedisPasswordNeverShown(t *testing.T) {
 				args = append(args, "--cluster")
 			}
 			r := c.run(t, args...)
-			wantCode(t, r, 1, tc.url)
-			wantOneLine(t, r, strings.Join(args, " "), "hopper stats: "+tc.want)
+			wantBadUsage(t, r, strings.Join(args, " "), "hopper stats: "+tc.want)
 			if strings.Contains(r.stderr, "S3CRETPW") {
 				t.Errorf("%v shows the password: %s", args, r.stderr)
 			}
@@ -108,8 +108,10 @@ func TestRedisPasswordNeverShown(t *testing.T) {
 
 	t.Setenv("HOPPER_REDIS_URL", "redis://user:S3CRETPW@localhost:notaport/0")
 	r := c.run(t, "stats")
-	wantCode(t, r, 1, "stats with $HOPPER_REDIS_URL")
-	wantOneLine(t, r, "stats with $HOPPER_REDIS_URL", `hopper stats: --redis "redis://user:xxxxx@localhost:notaport/0": invalid port`)
+	wantBadUsage(t, r, "stats with $HOPPER_REDIS_URL", `hopper stats: --redis "redis://user:xxxxx@localhost:notaport/0": invalid port`)
+	if strings.Contains(r.stderr, "S3CRETPW") {
+		t.Errorf("stats with $HOPPER_REDIS_URL shows the password: %s", r.stderr)
+	}
 	r = c.run(t, "stats", "-h")
 	wantOut(t, r.stderr, "stats -h", `(default "redis://user:xxxxx@localhost:notaport/0" from $HOPPER_REDIS_URL)`)
 	if strings.Contains(r.stderr, "S3CRETPW") || strings.Count(redisHelp(t, r.stderr), "default") != 1 {

@@ -41,16 +41,17 @@ func TestBadUsageSaysWhat(t *testing.T) {
 		{[]string{"demo", "--duration", "1ms", "--addr", "", "extra"}, `hopper demo: unexpected argument "extra"`},
 		{[]string{"jobs", "retry", "--all", "--queue", "mail"}, "hopper jobs retry: --all needs --queue and --state"},
 	} {
-		what := strings.Join(tc.args, " ")
-		r := c.run(t, tc.args...)
-		if r.code != 2 {
-			t.Errorf("%s: exit code %d, want 2\n%s%s", what, r.code, r.stdout, r.stderr)
-			continue
-		}
-		first, rest, _ := strings.Cut(r.stderr, "\n")
-		if !strings.HasPrefix(first, tc.want) || !strings.Contains(rest, "usage: ") {
-			t.Errorf("%s: want the line %q, then the usage; got\n%s", what, tc.want, r.stderr)
-		}
+		wantBadUsage(t, c.run(t, tc.args...), strings.Join(tc.args, " "), tc.want)
+	}
+}
+
+// wantBadUsage fails t unless r is bad usage: exit 2, nothing on stdout,
+// a first line on stderr that starts with first, then the usage.
+func wantBadUsage(t *testing.T, r result, what, first string) {
+	t.Helper()
+	line, rest, _ := strings.Cut(r.stderr, "\n")
+	if r.code != 2 || r.stdout != "" || !strings.HasPrefix(line, first) || !strings.Contains(rest, "usage: ") {
+		t.Errorf("%s: exit code %d, want 2 with the line %q, then the usage; got\nstdout:\n%s\nstderr:\n%s", what, r.code, first, r.stdout, r.stderr)
 	}
 }
 

@@ -21,8 +21,7 @@ func runVersion(_ context.Context, a *app, args []string) error {
 		return errUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(a.stderr, "hopper version takes no arguments\n")
-		return errUsage
+		return badUsage(fs, "unexpected argument %q (version takes none)", fs.Arg(0))
 	}
 	fmt.Fprintf(a.stdout, "hopper %s (Redis layout %d, %s %s/%s)\n", hopper.Version, redisstore.LayoutVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // workflowsUsage lists the subcommands of "hopper workflows".
@@ -62,6 +63,9 @@ func runWorkflowsAct(ctx context.Context, a *app, verb string, args []string) er
 	}
 	if len(ids) == 0 {
 		return badUsage(fs, "give the IDs of the workflows to %s", verb)
+	}
+	if err := checkArgs(fs, ids, store.ValidateWorkflowID); err != nil {
+		return err
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

@@ -93,10 +93,10 @@ func runWorkflowsList(ctx context.Context, a *app, args []string) error {
 	}
 	st := hopper.WorkflowState(*state)
 	if st != "" && !st.Valid() {
-		return fmt.Errorf("--state %q: want running, succeeded, failed or cancelled", *state)
+		return badUsage(fs, "--state %q: want running, succeeded, failed or cancelled", *state)
 	}
 	if *limit < 1 || *limit > 1000 || *offset < 0 {
-		return fmt.Errorf("--limit must be 1 to 1000 and --offset at least 0")
+		return badUsage(fs, "--limit must be 1 to 1000 and --offset at least 0")
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // runWorkflowsShow prints one workflow: its state, task counts and a table
@@ -24,6 +25,9 @@ func runWorkflowsShow(ctx context.Context, a *app, args []string) error {
 	}
 	if len(ids) != 1 {
 		return badUsage(fs, "give one workflow ID (got %d)", len(ids))
+	}
+	if err := checkArgs(fs, ids, store.ValidateWorkflowID); err != nil {
+		return err
 	}
 	s, closeStore, err := a.open(ctx, sf)
 	if err != nil {

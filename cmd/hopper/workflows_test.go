@@ -102,7 +102,7 @@ func TestWorkflowsList(t *testing.T) {
 			t.Errorf("list --json: %+v, %v", w, err)
 		}
 
-		wantCode(t, c.run(t, "workflows", "list", "--state", "bogus"), 1, "bad state")
+		wantBadUsage(t, c.run(t, "workflows", "list", "--state", "bogus"), "bad state", `hopper workflows list: --state "bogus": want running`)
 		wantCode(t, c.run(t, "workflows", "list", "extra"), 2, "extra argument")
 		wantCode(t, c.run(t, "workflows"), 2, "no subcommand")
 		wantCode(t, c.run(t, "workflows", "explode"), 2, "unknown subcommand")
@@ -149,7 +149,7 @@ func TestWorkflowsShow(t *testing.T) {
 		r = c.run(t, "workflows", "show", "nope")
 		wantCode(t, r, 1, "show unknown")
 		wantOut(t, r.stderr, "show unknown", `no workflow "nope"`)
-		wantCode(t, c.run(t, "workflows", "show", "bad id"), 1, "show a malformed ID")
+		wantBadUsage(t, c.run(t, "workflows", "show", "bad id"), "show a malformed ID", `hopper workflows show: invalid workflow: workflow ID "bad id" has " "`)
 		wantCode(t, c.run(t, "workflows", "show"), 2, "show without ID")
 	})
 }
