@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hopperq/hopper/dashboard"
 )
@@ -28,7 +27,7 @@ type dashboardFlags struct {
 	user, passwordFile  string
 	tlsCert, tlsKey     string
 	plainHTTP           bool
-	refresh             time.Duration
+	refresh             *durationValue
 }
 
 // runDashboard serves the web dashboard for a Redis store until ctx is
@@ -49,7 +48,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key (PEM) of --tls-cert")
 	fs.BoolVar(&f.plainHTTP, "plain-http", false, "allow basic auth over plain HTTP beyond loopback, when a TLS proxy in front protects the connection")
 	fs.StringVar(&f.traceURL, "trace-url", "", "link trace IDs to your tracing UI: a URL holding {trace_id}, such as https://jaeger.example.com/trace/{trace_id}")
-	fs.DurationVar(&f.refresh, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts; 0 turns live updates off")
+	f.refresh = durationFlag(fs, "refresh", dashboard.DefaultRefreshInterval, "how often open pages refresh their counts (a `duration`, such as 5s); 0 turns live updates off")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -129,11 +128,14 @@ func (f *dashboardFlags) options(fs *flag.FlagSet) (*dashboard.Config, bool, err
 	if err := (dashboard.Config{Prefix: prefix}).Validate(); err != nil {
 		return nil, false, badUsage(fs, "--prefix %q must hold no ?, #, quotes, <, >, \\ or spaces", f.prefix)
 	}
-	opts := &dashboard.Config{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh, TraceURL: f.traceURL}
+	if f.refresh.d < 0 {
+		return nil, false, badUsage(fs, "--refresh %s is negative: give how often pages refresh, such as 5s, or 0 to turn live updates off", f.refresh)
+	}
+	opts := &dashboard.Config{Prefix: prefix, Title: f.title, ReadOnly: f.readOnly, RefreshInterval: f.refresh.d, TraceURL: f.traceURL}
 	if err := (dashboard.Config{TraceURL: f.traceURL}).Validate(); err != nil {
 		return nil, false, badUsage(fs, "--trace-url: %s", errText(err))
 	}
-	if f.refresh == 0 {
+	if f.refresh.d == 0 {
 		opts.RefreshInterval = -1
 	}
 	if f.user != "" {

@@ -9,7 +9,8 @@ import (
 // cannot take is bad usage in every command: exit 2, one line naming the
 // command and what was wrong, then the usage, and no store opened. jobs,
 // workflows, queues, schedules, dashboard and demo exited 1 for these
-// (events and check 2), after connecting for some.
+// (events and check 2), after connecting for some; reschedule --in -5m
+// said "-5m0s".
 func TestBadValueIsBadUsage(t *testing.T) {
 	c := &cli{open: refusingOpener(t)}
 	for _, tc := range []struct {
@@ -26,7 +27,7 @@ func TestBadValueIsBadUsage(t *testing.T) {
 		{[]string{"jobs", "retry", "--all", "--queue", "default", "--state", "zzz"}, `hopper jobs retry: --state: invalid job state: "zzz"`},
 		{[]string{"jobs", "delete", "--queue", "bad q", "x"}, `hopper jobs delete: --queue: invalid queue name: "bad q"`},
 		{[]string{"jobs", "cancel", "x", "a b"}, `hopper jobs cancel: invalid job: ID "a b"`},
-		{[]string{"jobs", "reschedule", "--in", "-5m", "x"}, "hopper jobs reschedule: --in -5m0s is negative"},
+		{[]string{"jobs", "reschedule", "--in", "-5m", "x"}, "hopper jobs reschedule: --in -5m is negative"},
 		{[]string{"jobs", "reschedule", "--priority", "999", "x"}, "hopper jobs reschedule: --priority 999 is not between"},
 		{[]string{"jobs", "reschedule", "--at", "tomorrow", "x"}, `hopper jobs reschedule: --at "tomorrow" is not an RFC 3339 time`},
 		{[]string{"workflows", "list", "--state", "zzz"}, `hopper workflows list: --state "zzz": want running`},
@@ -36,6 +37,7 @@ func TestBadValueIsBadUsage(t *testing.T) {
 		{[]string{"queues", "pause", "bad q"}, `hopper queues pause: invalid queue name: "bad q"`},
 		{[]string{"queues", "set", "--max-running", "1", "bad q"}, `hopper queues set: invalid queue name: "bad q"`},
 		{[]string{"schedules", "respec", "--spec", "sometimes", "nightly"}, `hopper schedules respec: --spec "sometimes"`},
+		{[]string{"dashboard", "--refresh", "-1s"}, "hopper dashboard: --refresh -1s is negative"},
 		{[]string{"dashboard", "--prefix", "/a b"}, `hopper dashboard: --prefix "/a b" must hold no`},
 		{[]string{"dashboard", "--addr", "nowhere"}, `hopper dashboard: --addr "nowhere": address nowhere: missing port in address`},
 		{[]string{"dashboard", "--password-file", "pw"}, "hopper dashboard: --password-file needs --user"},

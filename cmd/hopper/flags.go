@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -111,4 +112,34 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// durationValue is a time.Duration flag that keeps the text it was given,
+// so that a message quotes the value as typed: "--in -5m", not "-5m0s".
+type durationValue struct {
+	d    time.Duration
+	text string
+}
+
+// durationFlag defines a durationValue flag on fs.
+func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *durationValue {
+	v := &durationValue{d: value}
+	fs.Var(v, name, usage)
+	return v
+}
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration, such as 90s, 5m or 2h")
+	}
+	v.d, v.text = d, s
+	return nil
+}
+
+func (v *durationValue) String() string {
+	if v.text != "" {
+		return v.text
+	}
+	return v.d.String()
 }

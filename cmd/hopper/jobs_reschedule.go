@@ -16,7 +16,7 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", "", "queue of the jobs (default: look in every queue)")
 	at := fs.String("at", "", "new due time, RFC 3339 (2026-11-24T09:00:00Z)")
-	in := fs.Duration("in", 0, "new due time as a delay from now (90s, 2h)")
+	in := durationFlag(fs, "in", 0, "new due time as a `delay` from now (90s, 2h)")
 	now := fs.Bool("now", false, "make the jobs due now")
 	prio := fs.Int("priority", 0, fmt.Sprintf("new priority, %d to %d (higher runs first)", hopper.MinPriority, hopper.MaxPriority))
 	ids, err := parse(fs, args)
@@ -24,7 +24,7 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	set, prioSet := 0, false
-	for _, on := range []bool{*at != "", *in != 0, *now} {
+	for _, on := range []bool{*at != "", in.d != 0, *now} {
 		if on {
 			set++
 		}
@@ -49,14 +49,14 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 			return badUsage(fs, "--at %q is not an RFC 3339 time, such as 2026-11-24T09:00:00Z", *at)
 		}
 	}
-	if *in < 0 {
-		return badUsage(fs, "--in %v is negative: give a delay from now, such as 90s, or --now", *in)
+	if in.d < 0 {
+		return badUsage(fs, "--in %s is negative: give a delay from now, such as 90s, or --now", in)
 	}
 	switch {
 	case *at != "":
 		u.RunAt = atTime
-	case *in > 0:
-		u.RunAt = time.Now().Add(*in)
+	case in.d > 0:
+		u.RunAt = time.Now().Add(in.d)
 	case *now:
 		u.RunAt = time.Now()
 	}
