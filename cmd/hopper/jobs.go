@@ -32,15 +32,10 @@ metadata are shown with secrets redacted (dashboard.DefaultRedact) unless
 
 // runJobs dispatches the subcommands of "hopper jobs".
 func runJobs(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(a.stderr, jobsUsage)
-		return errUsage
+	sub, rest, err := subcommand(a, "jobs", jobsUsage, args, "list", "show", "retry", "delete", "cancel", "reschedule")
+	if err != nil {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(a.stderr, jobsUsage)
-		return errHelp
-	}
-	sub, rest := args[0], args[1:]
 	switch sub {
 	case "list":
 		return runJobsList(ctx, a, rest)
@@ -53,8 +48,7 @@ func runJobs(ctx context.Context, a *app, args []string) error {
 	case "reschedule":
 		return runJobsReschedule(ctx, a, rest)
 	}
-	fmt.Fprintf(a.stderr, "hopper jobs: unknown subcommand %q\n\n%s\n", sub, jobsUsage)
-	return errUsage
+	panic("hopper jobs: no case for subcommand " + sub)
 }
 
 // redactor returns the redaction the output applies.

@@ -35,6 +35,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
@@ -97,6 +98,23 @@ func run(ctx context.Context, a *app, args []string) int {
 			return 2
 		}
 		return 0
+	}
+	if flags, rest, bad := leadingStoreFlags(args); len(flags) > 0 || bad != "" {
+		// "hopper --redis URL stats" is "hopper stats --redis URL".
+		switch {
+		case isHelp(bad):
+			usage(a.stdout)
+			return 0
+		case bad != "" || len(rest) == 0:
+			flag := bad
+			if flag == "" {
+				flag = flags[0]
+			}
+			fmt.Fprintf(a.stderr, "hopper: %s goes after the command: hopper <command> %s ...\n\n", flag, flag)
+			usage(a.stderr)
+			return 2
+		}
+		args = slices.Concat(rest[:1], flags, rest[1:])
 	}
 	checked := *a
 	checked.open = a.open.checked()

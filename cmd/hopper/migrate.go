@@ -24,18 +24,9 @@ is harmless: a step left half done resumes, a current Redis is left alone.`
 
 // runMigrate dispatches the subcommands of "hopper migrate".
 func runMigrate(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(a.stderr, migrateUsage)
-		return errUsage
-	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(a.stderr, migrateUsage)
-		return errHelp
-	}
-	sub, rest := args[0], args[1:]
-	if sub != "status" && sub != "up" {
-		fmt.Fprintf(a.stderr, "hopper migrate: unknown subcommand %q\n\n%s\n", sub, migrateUsage)
-		return errUsage
+	sub, rest, err := subcommand(a, "migrate", migrateUsage, args, "status", "up")
+	if err != nil {
+		return err
 	}
 	fs := newFlags("migrate "+sub, "hopper migrate "+sub+" [flags]", a.stderr)
 	sf := addStoreFlags(fs)

@@ -12,24 +12,16 @@ import (
 // runQueues pauses or resumes queues, or changes some of their settings.
 func runQueues(ctx context.Context, a *app, args []string) error {
 	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME...\n       hopper queues set [--redis URL] [--max-running N] [--rate-limit N] ... NAME..."
-	if len(args) > 0 && args[0] == "set" {
-		return runQueuesSet(ctx, a, args[1:])
+	verb, rest, err := subcommand(a, "queues", usageText, args, "pause", "resume", "set")
+	if err != nil {
+		return err
 	}
-	switch {
-	case len(args) == 0:
-		fmt.Fprintln(a.stderr, usageText)
-		return errUsage
-	case isHelp(args[0]):
-		fmt.Fprintln(a.stderr, usageText)
-		return errHelp
-	case args[0] != "pause" && args[0] != "resume":
-		fmt.Fprintf(a.stderr, "hopper queues: unknown subcommand %q\n\n%s\n", args[0], usageText)
-		return errUsage
+	if verb == "set" {
+		return runQueuesSet(ctx, a, rest)
 	}
-	verb := args[0]
 	fs := newFlags("queues "+verb, "hopper queues "+verb+" [--redis URL] NAME...", a.stderr)
 	sf := addStoreFlags(fs)
-	names, err := parse(fs, args[1:])
+	names, err := parse(fs, rest)
 	if err != nil {
 		return err
 	}

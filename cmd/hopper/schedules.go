@@ -23,20 +23,9 @@ Every running scheduler picks a change up within a second or so.`
 
 // runSchedules dispatches the subcommands of "hopper schedules".
 func runSchedules(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(a.stderr, schedulesUsage)
-		return errUsage
-	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(a.stderr, schedulesUsage)
-		return errHelp
-	}
-	sub, rest := args[0], args[1:]
-	switch sub {
-	case "list", "pause", "resume", "respec", "delete":
-	default:
-		fmt.Fprintf(a.stderr, "hopper schedules: unknown subcommand %q\n\n%s\n", sub, schedulesUsage)
-		return errUsage
+	sub, rest, err := subcommand(a, "schedules", schedulesUsage, args, "list", "pause", "resume", "respec", "delete")
+	if err != nil {
+		return err
 	}
 	line := map[string]string{
 		"list":   "hopper schedules list",

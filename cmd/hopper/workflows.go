@@ -23,15 +23,10 @@ workflows whose ID starts with TEXT or whose name holds it.`
 
 // runWorkflows dispatches the subcommands of "hopper workflows".
 func runWorkflows(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(a.stderr, workflowsUsage)
-		return errUsage
+	sub, rest, err := subcommand(a, "workflows", workflowsUsage, args, "list", "show", "cancel", "retry")
+	if err != nil {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(a.stderr, workflowsUsage)
-		return errHelp
-	}
-	sub, rest := args[0], args[1:]
 	switch sub {
 	case "list":
 		return runWorkflowsList(ctx, a, rest)
@@ -40,8 +35,7 @@ func runWorkflows(ctx context.Context, a *app, args []string) error {
 	case "cancel", "retry":
 		return runWorkflowsAct(ctx, a, sub, rest)
 	}
-	fmt.Fprintf(a.stderr, "hopper workflows: unknown subcommand %q\n\n%s\n", sub, workflowsUsage)
-	return errUsage
+	panic("hopper workflows: no case for subcommand " + sub)
 }
 
 // getWorkflow reads workflow id, with a plain message when there is none.
