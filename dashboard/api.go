@@ -13,30 +13,30 @@ import (
 // jobJSON is a job as the JSON endpoints give it: args, result and
 // metadata decoded and redacted as on the pages.
 type jobJSON struct {
-	ID          string            `json:"id"`
-	Queue       string            `json:"queue"`
-	Kind        string            `json:"kind"`
-	State       string            `json:"state"`
-	Args        any               `json:"args"`
-	ArgsError   string            `json:"args_error,omitempty"`
-	Result      any               `json:"result,omitempty"`
-	ResultError string            `json:"result_error,omitempty"`
-	Meta        map[string]string `json:"meta,omitempty"`
-	TraceID     string            `json:"trace_id,omitempty"`
-	TraceURL    string            `json:"trace_url,omitempty"`
-	Attempt     int               `json:"attempt"`
-	MaxRetries  int               `json:"max_retries"`
-	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
-	UniqueKey   string            `json:"unique_key,omitempty"`
-	Priority    int               `json:"priority"`
-	Group       string            `json:"group,omitempty"`
-	Cancelled   bool              `json:"cancelled,omitempty"`
-	EnqueuedAt  *time.Time        `json:"enqueued_at,omitempty"`
-	RunAt       *time.Time        `json:"run_at,omitempty"`
-	AttemptedAt *time.Time        `json:"attempted_at,omitempty"`
-	FinishedAt  *time.Time        `json:"finished_at,omitempty"`
-	Deadline    *time.Time        `json:"deadline,omitempty"`
-	Errors      []errorJSON       `json:"errors,omitempty"`
+	ID          string               `json:"id"`
+	Queue       string               `json:"queue"`
+	Kind        string               `json:"kind"`
+	State       string               `json:"state"`
+	Args        any                  `json:"args"`
+	ArgsError   string               `json:"args_error,omitempty"`
+	Result      any                  `json:"result,omitempty"`
+	ResultError string               `json:"result_error,omitempty"`
+	Meta        map[string]string    `json:"meta,omitempty"`
+	TraceID     string               `json:"trace_id,omitempty"`
+	TraceURL    string               `json:"trace_url,omitempty"`
+	Attempt     int                  `json:"attempt"`
+	MaxRetries  int                  `json:"max_retries"`
+	TimeoutMS   int64                `json:"timeout_ms,omitempty"`
+	UniqueKey   string               `json:"unique_key,omitempty"`
+	Priority    int                  `json:"priority"`
+	Group       string               `json:"group,omitempty"`
+	Cancelled   bool                 `json:"cancelled,omitempty"`
+	EnqueuedAt  *time.Time           `json:"enqueued_at,omitempty"`
+	RunAt       *time.Time           `json:"run_at,omitempty"`
+	AttemptedAt *time.Time           `json:"attempted_at,omitempty"`
+	FinishedAt  *time.Time           `json:"finished_at,omitempty"`
+	Deadline    *time.Time           `json:"deadline,omitempty"`
+	Errors      []specview.JSONError `json:"errors,omitempty"`
 	// Progress is the job's last progress report (percent, negative for
 	// none; its data as JSON text, redacted; the log lines it kept); absent
 	// when it reported none.
@@ -46,27 +46,6 @@ type jobJSON struct {
 	// in whole milliseconds under name_ms. An option added to JobSpec
 	// appears here with no edit.
 	Options map[string]any `json:"options,omitempty"`
-}
-
-// errorJSON is one failed attempt (store.AttemptError): when it failed,
-// and when its handler started and on which worker, absent for a failure
-// no handler saw (an expired lease, a cancel). "hopper jobs --json" gives
-// the same fields under the same names.
-type errorJSON struct {
-	Attempt   int        `json:"attempt"`
-	At        time.Time  `json:"at"`
-	Error     string     `json:"error"`
-	Stack     string     `json:"stack,omitempty"`
-	StartedAt *time.Time `json:"started_at,omitempty"`
-	Worker    string     `json:"worker,omitempty"`
-}
-
-// toErrorJSON converts one failed attempt. (Its place would be beside
-// specview.JSONOptions, shared with the hopper command's cliAttemptError,
-// which is this type again.)
-func toErrorJSON(e store.AttemptError) errorJSON {
-	return errorJSON{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack,
-		StartedAt: timePtr(e.StartedAt), Worker: e.Worker}
 }
 
 // jobsJSON is a page of jobs: Total counts the state. A search (kind,
@@ -113,9 +92,7 @@ func toJSON(v jobView) jobJSON {
 			out.Meta[m.Key] = m.Value
 		}
 	}
-	for _, e := range j.Errors {
-		out.Errors = append(out.Errors, toErrorJSON(e))
-	}
+	out.Errors = specview.JSONErrors(j.Errors)
 	out.Options = specview.JSONOptions(&j.JobSpec)
 	out.Progress = v.Progress
 	return out

@@ -20,39 +20,27 @@ import (
 // with the same field names as the dashboard's JSON (dashboard/api.go,
 // jobJSON) for the same data.
 type cliJob struct {
-	ID          string            `json:"id"`
-	Queue       string            `json:"queue"`
-	Kind        string            `json:"kind"`
-	State       string            `json:"state"`
-	Args        any               `json:"args"`
-	ArgsError   string            `json:"args_error,omitempty"`
-	Result      any               `json:"result,omitempty"`
-	Meta        map[string]any    `json:"meta,omitempty"`
-	Attempt     int               `json:"attempt"`
-	MaxRetries  int               `json:"max_retries"`
-	Priority    int               `json:"priority"`
-	Cancelled   bool              `json:"cancelled,omitempty"`
-	EnqueuedAt  *time.Time        `json:"enqueued_at,omitempty"`
-	RunAt       *time.Time        `json:"run_at,omitempty"`
-	AttemptedAt *time.Time        `json:"attempted_at,omitempty"`
-	FinishedAt  *time.Time        `json:"finished_at,omitempty"`
-	Errors      []cliAttemptError `json:"errors,omitempty"`
+	ID          string               `json:"id"`
+	Queue       string               `json:"queue"`
+	Kind        string               `json:"kind"`
+	State       string               `json:"state"`
+	Args        any                  `json:"args"`
+	ArgsError   string               `json:"args_error,omitempty"`
+	Result      any                  `json:"result,omitempty"`
+	Meta        map[string]any       `json:"meta,omitempty"`
+	Attempt     int                  `json:"attempt"`
+	MaxRetries  int                  `json:"max_retries"`
+	Priority    int                  `json:"priority"`
+	Cancelled   bool                 `json:"cancelled,omitempty"`
+	EnqueuedAt  *time.Time           `json:"enqueued_at,omitempty"`
+	RunAt       *time.Time           `json:"run_at,omitempty"`
+	AttemptedAt *time.Time           `json:"attempted_at,omitempty"`
+	FinishedAt  *time.Time           `json:"finished_at,omitempty"`
+	Errors      []specview.JSONError `json:"errors,omitempty"`
 	// Options are the job's options that are set (store.JobSpec) but
 	// Meta, by snake_case name, durations in whole milliseconds under
 	// name_ms, as the dashboard's "options".
 	Options map[string]any `json:"options,omitempty"`
-}
-
-// cliAttemptError is one failed attempt (store.AttemptError, which has
-// no JSON names), as the dashboard's errorJSON gives it, with the worker
-// and the start of the attempt when they are known.
-type cliAttemptError struct {
-	Attempt   int        `json:"attempt"`
-	At        time.Time  `json:"at"`
-	Error     string     `json:"error"`
-	Stack     string     `json:"stack,omitempty"`
-	StartedAt *time.Time `json:"started_at,omitempty"`
-	Worker    string     `json:"worker,omitempty"`
 }
 
 func timeOrNil(t time.Time) *time.Time {
@@ -69,11 +57,7 @@ func toCLIJob(j *hopper.JobRecord, redact dashboard.RedactFunc) cliJob {
 		ID: j.ID, Queue: j.Queue, Kind: j.Kind, State: string(j.State), Attempt: j.Attempt, MaxRetries: j.MaxRetries,
 		Cancelled: j.Cancelled, EnqueuedAt: timeOrNil(j.EnqueuedAt), RunAt: timeOrNil(j.RunAt),
 		AttemptedAt: timeOrNil(j.AttemptedAt), FinishedAt: timeOrNil(j.FinishedAt), Priority: j.Priority,
-		Options: specview.JSONOptions(&j.JobSpec),
-	}
-	for _, e := range j.Errors {
-		out.Errors = append(out.Errors, cliAttemptError{Attempt: e.Attempt, At: e.At.UTC(), Error: e.Error, Stack: e.Stack,
-			StartedAt: timeOrNil(e.StartedAt), Worker: e.Worker})
+		Options: specview.JSONOptions(&j.JobSpec), Errors: specview.JSONErrors(j.Errors),
 	}
 	if v, err := dashboard.DecodeArgs(j.Args); err != nil {
 		out.ArgsError = err.Error()

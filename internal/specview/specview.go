@@ -3,6 +3,9 @@
 // so that an option added to JobSpec is shown with no edit to them: they
 // give some fields a look of their own and show every other one by its
 // label and value.
+//
+// It also gives a job's failed attempts (store.AttemptError) under the
+// JSON names the dashboard's JSON and "hopper jobs --json" share.
 package specview
 
 import (
