@@ -14,7 +14,9 @@
 //
 // After things go quiet every scenario asserts that each acknowledged
 // enqueue ended acked or in garbage, never both; that no job ran more often
-// than once plus the faults that touched it; that no state set is left
-// non-empty; and that no per-job key is left in Redis. docs/faults.md lists
-// the scenarios.
+// than once plus the faults that touched it (a lease that ran out with no
+// fault injected counts as one only when its worker stalled or its
+// renewals failed, as its ticks and renewal calls in the ledger show);
+// that no state set is left non-empty; and that no per-job key is left in
+// Redis. docs/faults.md lists the scenarios.
 package faulttest

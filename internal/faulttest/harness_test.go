@@ -359,21 +359,22 @@ func (r *run) check(base int) {
 	// successful finish (or there was none), on its worker or on Redis,
 	// and touches the job when it came on Redis during its enqueue. A
 	// lease that ran out touches its attempt too, when no injected fault
-	// did: the attempt started, never finished successfully, and the job
-	// was claimed again at or after the last deadline that the attempt's
-	// claim or renewals were granted (its worker, or Redis, stalled past
-	// the lease, as on a loaded machine). A job claimed again before that
-	// deadline gets no such credit, nor does a lease that ran out while its
-	// worker renewed others: then the worker was alive and skipped it.
-	// Accepted blind spots: a worker that renews nothing at all looks
-	// stalled (the engine's own tests hold its renewals), and a renewal
-	// whose reply was lost leaves the deadline logged too early.
+	// did, if its worker stalled or could not renew it (lapse): the
+	// attempt started, never finished successfully, and the job was
+	// claimed again at or after the last deadline that the attempt's claim
+	// or renewals were granted. A lease that ran out otherwise, its worker
+	// running and its renewals answered, is an error: the worker skipped
+	// it. Accepted blind spot: a renewal whose reply was lost leaves the
+	// deadline logged too early.
 	starts := map[jobKey]int{}
 	claims := map[jobKey][]proctest.Event{}
-	fins := map[string]proctest.Event{} // queue/id/token -> successful finish
-	deadlines := map[string]time.Time{} // queue/id/token -> the last deadline granted
-	ran := map[string]bool{}            // queue/id/token -> its handler started
-	renewed := map[string][]time.Time{} // child -> the deadlines its renewals were granted
+	fins := map[string]proctest.Event{}   // queue/id/token -> successful finish
+	deadlines := map[string]time.Time{}   // queue/id/token -> the last deadline granted
+	ran := map[string]bool{}              // queue/id/token -> its handler started
+	ticks := map[string][]time.Time{}     // child -> its ticks (worker_test.go)
+	extFails := map[string][]time.Time{}  // child -> its renewal calls that failed
+	leaseErrs := map[string][]time.Time{} // queue/id/token -> renewals that could not check it
+	blocked := map[string]bool{}          // child/tick time -> that tick waited for the ledger pipe
 	tokenKey := func(e proctest.Event) string { return fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token) }
 	granted := func(e proctest.Event) { // a claim's or renewal's deadline
 		if k := tokenKey(e); e.Deadline.After(deadlines[k]) {
@@ -389,38 +390,23 @@ func (r *run) check(base int) {
 			claims[keyOf(e)] = append(claims[keyOf(e)], e)
 			granted(e)
 		case "renew":
-			renewed[e.Child] = append(renewed[e.Child], e.Deadline)
 			granted(e)
 		case "fin":
 			if e.Err == "" {
 				fins[tokenKey(e)] = e
 			}
+		case "tick":
+			ticks[e.Child] = append(ticks[e.Child], at(e))
+		case "blocked":
+			blocked[e.Child+"/"+at(e).String()] = true
+		case "extfail":
+			extFails[e.Child] = append(extFails[e.Child], at(e))
+		case "exterr":
+			leaseErrs[tokenKey(e)] = append(leaseErrs[tokenKey(e)], at(e))
 		}
 	}
-	// lapsed reports whether c's attempt started and its lease ran out
-	// before the job's next claim, with its worker renewing no other lease
-	// in the lease's second half. (A renewal granted then, at deadline -
-	// lease, lies in (dl + lease/2, dl + lease): the attempt was held a
-	// whole renewal interval, below lease/2, before it and should have
-	// been in it.)
-	lapsed := func(c proctest.Event, all []proctest.Event) bool {
-		if _, finished := fins[tokenKey(c)]; finished || !ran[tokenKey(c)] {
-			return false
-		}
-		next := nextClaim(all, c.Token)
-		dl := deadlines[tokenKey(c)]
-		if next == nil || dl.IsZero() || next.AttemptedAt.Before(dl) {
-			return false
-		}
-		lease := c.Deadline.Sub(c.AttemptedAt)
-		for _, d := range renewed[c.Child] {
-			if d.After(dl.Add(lease/2)) && d.Before(dl.Add(lease)) {
-				return false
-			}
-		}
-		return true
-	}
-	over, lapses := 0, 0
+	var lapses lapseCount
+	over, unexplained := 0, 0
 	for k, n := range starts {
 		touched := resent(k)
 		for _, c := range claims[k] {
@@ -442,10 +428,38 @@ func (r *run) check(base int) {
 					touched++
 				}
 			}
-			if touched == before && lapsed(c, claims[k]) {
-				touched++
-				lapses++
+			if touched != before || finished || !ran[tokenKey(c)] {
+				continue
 			}
+			next, dl := nextClaim(claims[k], c.Token), deadlines[tokenKey(c)]
+			if next == nil || dl.IsZero() || next.AttemptedAt.Before(dl) {
+				continue // its lease did not run out
+			}
+			// The renewal that granted dl reached Redis at dl - lease;
+			// the worker's next renewal was due a renewal interval (the
+			// default, which the workers use) later at most, and its
+			// later ones each interval after. A worker running through
+			// one of those intervals before dl renews the lease in time.
+			lease := c.Deadline.Sub(c.AttemptedAt)
+			every := min(lease/3, 500*time.Millisecond)
+			from := dl.Add(-lease)
+			switch stall, ok := stalled(ticks[c.Child], from.Add(every), dl.Add(-every)); {
+			case ok:
+				lapses.stalled++
+				if blocked[c.Child+"/"+stall.String()] {
+					lapses.piped++
+				}
+			case anyWithin(extFails[c.Child], from, dl.Add(every)) || anyWithin(leaseErrs[tokenKey(c)], from, dl.Add(every)):
+				lapses.unrenewed++
+			default:
+				unexplained++
+				if unexplained <= 5 {
+					t.Errorf("job %s/%s: the lease of its attempt %d (token %d) on %s ran out at %s and the job was claimed again at %s, with no fault injected, no stall of %s and no failed renewal: the worker did not renew it",
+						k.queue, k.id, c.Attempt, c.Token, c.Child, dl.Format("15:04:05.000"), next.AttemptedAt.Format("15:04:05.000"), c.Child)
+				}
+				continue
+			}
+			touched++
 		}
 		if n > base+touched {
 			over++
@@ -476,7 +490,51 @@ func (r *run) check(base int) {
 	for _, n := range starts {
 		total += n
 	}
-	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed), %d leases of started jobs ran out with no fault injected (a stall past the lease)", len(acked), r.failed, total, len(faults), lostAcks, lapses)
+	t.Logf("ledger: %d acknowledged enqueues, %d failed, %d executions, %d faults, %d unconfirmed acks (reply lost or worker killed); leases of started jobs that ran out with no fault injected: %d while their worker stalled (%d of them on its full ledger pipe), %d while its renewals failed",
+		len(acked), r.failed, total, len(faults), lostAcks, lapses.stalled, lapses.piped, lapses.unrenewed)
+}
+
+// lapseCount counts the leases of started jobs that ran out with no fault
+// injected, by what let them run out.
+type lapseCount struct {
+	stalled   int // the worker reported no tick while the lease was to be renewed
+	piped     int // of stalled, those that began with a tick blocked on the ledger pipe
+	unrenewed int // the worker's renewal calls failed, or could not check the lease
+}
+
+// stalled reports whether ticks (a worker's, in order) leave a gap that
+// spans [from, to], and the tick it began with: the worker ran nothing, or
+// could report nothing, from before from until after to. After its last
+// tick a worker reports none (it ended). A worker with no ticks at all is
+// taken to have stalled.
+func stalled(ticks []time.Time, from, to time.Time) (time.Time, bool) {
+	if len(ticks) == 0 {
+		return time.Time{}, true
+	}
+	// The last tick at or before from, and the one after it.
+	i, _ := slices.BinarySearchFunc(ticks, from, func(t, from time.Time) int {
+		if t.After(from) {
+			return 1
+		}
+		return -1
+	})
+	if i == 0 {
+		return time.Time{}, false // it ticked first after from
+	}
+	if i < len(ticks) && ticks[i].Before(to) {
+		return time.Time{}, false
+	}
+	return ticks[i-1], true
+}
+
+// anyWithin reports whether one of ts lies in [from, to].
+func anyWithin(ts []time.Time, from, to time.Time) bool {
+	for _, t := range ts {
+		if !t.Before(from) && !t.After(to) {
+			return true
+		}
+	}
+	return false
 }
 
 // nextClaim returns the claim among claims (one job's) with the lowest

@@ -3,6 +3,7 @@ package faulttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hopperq/hopper"
@@ -14,8 +15,10 @@ import (
 // its finish and lease-extend calls fared: the ledger's view of the
 // lifecycle, kept outside Redis. Its events: claim, try (a finish sent),
 // fin (its result), renew (a lease renewed, with its new deadline), ext (a
-// renewal refused), exterr (a lease not checked); the worker adds start and
-// end around its handler.
+// renewal refused), exterr (a lease not checked), extfail (a renewal call
+// that failed as a whole, or answered for fewer leases than asked: the
+// worker renewed none of them); the worker adds start and end around its
+// handler, and tick.
 type ledgerStore struct {
 	hopper.Store
 	c *proctest.Child
@@ -49,10 +52,14 @@ func (s *ledgerStore) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]er
 
 func (s *ledgerStore) Extend(ctx context.Context, refs []store.LeaseRef, lease time.Duration) ([]store.LeaseStatus, error) {
 	st, err := s.Store.Extend(ctx, refs, lease)
-	if err == nil {
+	switch {
+	case err != nil:
+		s.c.Emit(proctest.Event{Ev: "extfail", Err: errText(err)})
+	case len(st) != len(refs):
+		s.c.Emit(proctest.Event{Ev: "extfail", Err: fmt.Sprintf("%d lease statuses for %d leases", len(st), len(refs))})
+	default:
 		for i, r := range refs {
 			switch {
-			case i >= len(st):
 			case st[i].Err != nil:
 				// Not checked (its shard failed): the worker keeps the
 				// job; not a refusal.
