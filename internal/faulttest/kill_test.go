@@ -41,8 +41,9 @@ func TestKillWorkers(t *testing.T) {
 
 	ctx := t.Context()
 	// The producer goes on past jobs until the kills have landed: a kill
-	// that misses (the victim held no lease) is tried again on the next
-	// worker, and that one must have jobs to run.
+	// that finds no lease (the victim stalled past its leases before it
+	// died) is tried again on the next worker, and that one must have jobs
+	// to run.
 	var killsDone atomic.Bool
 	defer killsDone.Store(true) // a failed kill loop stops the producer too
 	type production struct {
@@ -55,15 +56,7 @@ func TestKillWorkers(t *testing.T) {
 		produced <- production{n, err}
 	}()
 
-	type held struct {
-		id       string
-		token    uint64
-		deadline int64 // ms, store clock
-	}
-	var killed []held
-	// A kill lands a moment after the ledger shows the victim running a
-	// job; a 40 ms job may have ended by then on a loaded machine. Such a
-	// kill still kills a worker, but only kills that caught a lease count.
+	var killed []heldLease
 	misses := 0
 	prog := newProgress()
 	for k := 0; k < kills; {
@@ -87,41 +80,24 @@ func TestKillWorkers(t *testing.T) {
 			}
 			return nil
 		})
-		victim.Kill()
-		r.addFault(victim.Name())
+		held, diedBy := r.killHolding(victim, "default")
 		delete(workers, victim.Name())
-		// The victim can extend no more: the deadlines of its leases in
-		// the unack set are final.
-		mine := map[string]bool{}
-		for _, e := range r.ledgers() {
-			if e.Ev == "claim" && e.Child == victim.Name() {
-				mine[fmt.Sprintf("%s|%d", e.Job, e.Token)] = true
-			}
-		}
-		zs, err := rdb.ZRangeWithScores(ctx, "{"+r.prefix+":default}:u", 0, -1).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, z := range zs {
-			m := z.Member.(string)
-			if !mine[m] {
-				continue
-			}
-			id, tok, _ := strings.Cut(m, "|")
-			token, _ := strconv.ParseUint(tok, 10, 64)
-			killed = append(killed, held{id, token, int64(z.Score)})
-			n++
-		}
 		spawn()
-		if n == 0 {
+		if len(held) == 0 {
+			// Its leases had all run out before it died: it had stalled
+			// (its last tick tells), or the ledger, which lags the worker
+			// by what its pipe holds, showed it running a job it had
+			// finished since and it held no other.
 			misses++
-			t.Logf("kill %d: worker %s held no lease when the signal landed; killing another", k+1, victim.Name())
+			granted, ticked := r.lastSeen(victim.Name())
+			t.Logf("kill %d: worker %s held no lease when it died, by %s; the last deadline it was granted was %s, its last tick %s; killing another",
+				k+1, victim.Name(), diedBy.Format("15:04:05.000"), granted.Format("15:04:05.000"), ticked.Format("15:04:05.000"))
 			if misses > 2*kills {
-				t.Fatalf("%d kills landed between jobs: the workers hardly run any", misses)
+				t.Fatalf("%d kills found no lease: the workers held none when they died", misses)
 			}
 			continue
 		}
+		killed = append(killed, held...)
 		k++
 	}
 	killsDone.Store(true)
@@ -220,4 +196,128 @@ func running(evs []proctest.Event, worker string) int {
 	p := newProgress()
 	p.update(evs)
 	return p.running(worker)
+}
+
+// heldLease is a lease a killed worker held when it died: its job, its token
+// and its deadline, final (ms, store clock).
+type heldLease struct {
+	id       string
+	token    uint64
+	deadline int64
+}
+
+// killHolding kills w with SIGKILL and returns the leases it held on queue
+// when it died, with their final deadlines, and a time by which it had
+// died.
+//
+// The unack set is read as soon as w is dead, not once the test has read
+// all w reported: that can take seconds (w's ledger pipe holds seconds of
+// its events, and the test binary copies its whole ledger as it grows),
+// and meanwhile the deadlines of w's leases pass and the other workers
+// reclaim them, so that a kill that caught leases looked as if it had
+// caught none. Every lease the ledger shows w was granted, did not send a
+// finish for and still held past that read must be in the unack set then,
+// with at least the deadline granted; a second read, once the ledger is
+// complete, gives the final deadlines (a renewal sent just before the
+// kill may land after the first read).
+func (r *run) killHolding(w *proctest.Proc, queue string) ([]heldLease, time.Time) {
+	t := r.t
+	t.Helper()
+	ctx := t.Context()
+	key := "{" + r.prefix + ":" + queue + "}:u"
+	read := func() map[string]int64 {
+		zs, err := r.rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := make(map[string]int64, len(zs))
+		for _, z := range zs {
+			m[z.Member.(string)] = int64(z.Score)
+		}
+		return m
+	}
+	gone := make(chan struct{})
+	go func() { // Kill returns once the test has read all w reported
+		defer close(gone)
+		w.Kill()
+	}()
+	pid := w.PID()
+	r.procs.EventuallyTrue(time.Minute, "the death of worker "+w.Name(), func() bool {
+		dead, known := isDead(pid)
+		if !known {
+			select {
+			case <-gone:
+				return true
+			default:
+			}
+		}
+		return dead
+	})
+	// Recorded once w is dead: every line w wrote was stamped before
+	// (unconfirmedAcks matches w's last acks to the fault by time).
+	r.addFault(w.Name())
+	first := read()
+	diedBy := time.Now() // the read's reply: Redis ran it before this
+	<-gone
+
+	// w's leases by the ledger: granted (claim or renewal), not refused,
+	// and no finish sent.
+	granted := map[string]time.Time{} // "<job>|<token>" -> the last deadline granted
+	finishing := map[string]bool{}
+	for _, e := range r.ledgers() {
+		if e.Child != w.Name() || e.Queue != queue {
+			continue
+		}
+		m := e.Job + "|" + strconv.FormatUint(e.Token, 10)
+		switch e.Ev {
+		case "claim", "renew":
+			if e.Deadline.After(granted[m]) {
+				granted[m] = e.Deadline
+			}
+		case "try", "ext":
+			finishing[m] = true
+		}
+	}
+	for m, dl := range granted {
+		if finishing[m] || !dl.After(diedBy) {
+			continue
+		}
+		switch score, ok := first[m]; {
+		case !ok:
+			t.Errorf("lease %s of killed worker %s: granted until %s and not finished, yet not in the unack set at %s", m, w.Name(), dl.Format("15:04:05.000"), diedBy.Format("15:04:05.000"))
+		case score < dl.UnixMilli():
+			t.Errorf("lease %s of killed worker %s: granted until %s, yet its deadline in the unack set is %s", m, w.Name(), dl.Format("15:04:05.000"), time.UnixMilli(score).Format("15:04:05.000"))
+		}
+	}
+	final := read()
+	var held []heldLease
+	for m, score := range first {
+		if _, mine := granted[m]; !mine {
+			continue
+		}
+		if s, ok := final[m]; ok {
+			score = s
+		} else if finishing[m] {
+			continue // acked by a finish sent just before the kill, or reclaimed
+		}
+		id, tok, _ := strings.Cut(m, "|")
+		token, _ := strconv.ParseUint(tok, 10, 64)
+		held = append(held, heldLease{id, token, score})
+	}
+	return held, diedBy
+}
+
+// lastSeen returns, by the ledger, the latest lease deadline worker was
+// granted and its last tick.
+func (r *run) lastSeen(worker string) (granted, ticked time.Time) {
+	for _, e := range r.ledgers() {
+		switch {
+		case e.Child != worker:
+		case (e.Ev == "claim" || e.Ev == "renew") && e.Deadline.After(granted):
+			granted = e.Deadline
+		case e.Ev == "tick":
+			ticked = at(e)
+		}
+	}
+	return granted, ticked
 }
