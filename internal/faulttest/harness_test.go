@@ -374,7 +374,7 @@ func (r *run) check(base int) {
 	ticks := map[string][]time.Time{}     // child -> its ticks (worker_test.go)
 	extFails := map[string][]time.Time{}  // child -> its renewal calls that failed
 	leaseErrs := map[string][]time.Time{} // queue/id/token -> renewals that could not check it
-	blocked := map[string]bool{}          // child/tick time -> that tick waited for the ledger pipe
+	blocked := map[string][]time.Time{}   // child -> when its ledger writes that waited for the pipe began
 	tokenKey := func(e proctest.Event) string { return fmt.Sprintf("%s/%s/%d", e.Queue, e.Job, e.Token) }
 	granted := func(e proctest.Event) { // a claim's or renewal's deadline
 		if k := tokenKey(e); e.Deadline.After(deadlines[k]) {
@@ -398,7 +398,7 @@ func (r *run) check(base int) {
 		case "tick":
 			ticks[e.Child] = append(ticks[e.Child], at(e))
 		case "blocked":
-			blocked[e.Child+"/"+at(e).String()] = true
+			blocked[e.Child] = append(blocked[e.Child], at(e))
 		case "extfail":
 			extFails[e.Child] = append(extFails[e.Child], at(e))
 		case "exterr":
@@ -446,9 +446,15 @@ func (r *run) check(base int) {
 			switch stall, ok := stalled(ticks[c.Child], from.Add(every), dl.Add(-every)); {
 			case ok:
 				lapses.stalled++
-				if blocked[c.Child+"/"+stall.String()] {
+				if anyWithin(blocked[c.Child], stall.Add(-tickEvery), dl) {
 					lapses.piped++
 				}
+			case anyWithin(blocked[c.Child], from, dl):
+				// Ticks got through, but the pipe drained so slowly
+				// that the worker's goroutines, its lease renewals
+				// among them, waited their turn to report.
+				lapses.stalled++
+				lapses.piped++
 			case anyWithin(extFails[c.Child], from, dl.Add(every)) || anyWithin(leaseErrs[tokenKey(c)], from, dl.Add(every)):
 				lapses.unrenewed++
 			default:
@@ -497,8 +503,8 @@ func (r *run) check(base int) {
 // lapseCount counts the leases of started jobs that ran out with no fault
 // injected, by what let them run out.
 type lapseCount struct {
-	stalled   int // the worker reported no tick while the lease was to be renewed
-	piped     int // of stalled, those that began with a tick blocked on the ledger pipe
+	stalled   int // the worker reported no tick while the lease was to be renewed, or waited for the ledger pipe
+	piped     int // of stalled, those where the worker's ledger writes waited for the pipe
 	unrenewed int // the worker's renewal calls failed, or could not check the lease
 }
 

@@ -84,7 +84,8 @@ func runWorker(ctx context.Context, c *proctest.Child) error {
 	if _, err := widenLedgerPipe(); err != nil {
 		logger.Warn("faulttest: the ledger's pipe keeps its size; a test binary slow to read it stalls this worker sooner", "error", err)
 	}
-	go tick(ctx, c)
+	l := &ledger{c: c}
+	go l.tick(ctx)
 
 	var rdb redis.UniversalClient
 	addrs := strings.Split(o.Addr, ",")
@@ -129,7 +130,7 @@ func runWorker(ctx context.Context, c *proctest.Child) error {
 			Opts: &hopper.ScheduleOpts{Queue: cmp.Or(o.EveryQueue, "default")},
 		}}
 	}
-	w := hopper.NewWorker(&ledgerStore{Store: store, c: c}, &hopper.WorkerConfig{
+	w := hopper.NewWorker(&ledgerStore{Store: store, l: l}, &hopper.WorkerConfig{
 		Queues:            queues,
 		Concurrency:       cmp.Or(o.Concurrency, 10),
 		Lease:             cmp.Or(o.Lease, time.Second),
@@ -143,42 +144,13 @@ func runWorker(ctx context.Context, c *proctest.Child) error {
 		Scheduler:         sched,
 	})
 	w.HandleKind(faultKind, hopper.HandlerFunc(func(ctx context.Context, job *hopper.JobRecord) error {
-		c.Emit(proctest.Event{Ev: "start", Queue: job.Queue, Job: job.ID, Attempt: job.Attempt, Token: job.Token})
+		l.emit(proctest.Event{Ev: "start", Queue: job.Queue, Job: job.ID, Attempt: job.Attempt, Token: job.Token})
 		err := handle(ctx, o, job)
-		c.Emit(proctest.Event{Ev: "end", Queue: job.Queue, Job: job.ID, Attempt: job.Attempt, Token: job.Token, Err: errText(err)})
+		l.emit(proctest.Event{Ev: "end", Queue: job.Queue, Job: job.ID, Attempt: job.Attempt, Token: job.Token, Err: errText(err)})
 		return err
 	}))
 	c.Ready()
 	return w.Run(ctx)
-}
-
-// tickEvery is how often a worker reports a "tick": the gaps between its
-// ticks are the times it stalled.
-const tickEvery = 50 * time.Millisecond
-
-// tick reports a "tick" every tickEvery until ctx is done. A worker process
-// that stops running (SIGSTOP, starved of CPU, a long GC pause), or whose
-// ledger pipe is full (every goroutine that reports waits, lease renewals
-// included), reports none meanwhile: the check credits a lease that ran
-// out with no fault injected only to a worker that stalled so, or whose
-// renewals failed (run.check). A tick that waited over tickEvery to be
-// written is followed by a "blocked" event with the same time: the stall
-// that followed it was the pipe's, the test binary reading too slowly.
-func tick(ctx context.Context, c *proctest.Child) {
-	t := time.NewTicker(tickEvery)
-	defer t.Stop()
-	for {
-		now := time.Now()
-		c.Emit(proctest.Event{Ev: "tick", At: now})
-		if time.Since(now) > tickEvery {
-			c.Emit(proctest.Event{Ev: "blocked", At: now})
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // handle is the job: it runs for Sleep (or until its context ends) and
