@@ -160,7 +160,7 @@ func storeLines(ctx context.Context, s *redisstore.Store, free int64) []checkLin
 func aclLine(ctx context.Context, s *redisstore.Store) checkLine {
 	nodes, err := s.CheckACL(ctx)
 	if err != nil {
-		return checkLine{vWarn, "ACL", "not checked: " + err.Error(), "the rights could not be probed"}
+		return checkLine{vWarn, "ACL", "not checked: " + errText(err), "the rights could not be probed"}
 	}
 	var missing, slower []string
 	rules := 0
@@ -190,7 +190,7 @@ func aclLine(ctx context.Context, s *redisstore.Store) checkLine {
 func layoutLine(st redisstore.LayoutStatus, err error) checkLine {
 	switch {
 	case err != nil:
-		return checkLine{vFail, "layout", "unreadable: " + err.Error(), "workers refuse to run on it; see hopper migrate status"}
+		return checkLine{vFail, "layout", "unreadable: " + errText(err), "workers refuse to run on it; see hopper migrate status"}
 	case st.Err != nil:
 		return checkLine{vFail, "layout", fmt.Sprintf("%d, this release reads %d to %d", st.Stored, st.OldestReadable, st.Current), st.Err.Error()}
 	case st.Fresh:
@@ -205,14 +205,14 @@ func layoutLine(st redisstore.LayoutStatus, err error) checkLine {
 func backlog(ctx context.Context, s *redisstore.Store, free int64) checkLine {
 	queues, err := s.ListQueues(ctx)
 	if err != nil {
-		return checkLine{vWarn, "backlog", "unknown: " + err.Error(), "the queues could not be read"}
+		return checkLine{vWarn, "backlog", "unknown: " + errText(err), "the queues could not be read"}
 	}
 	var jobs int64
 	perQueue := map[string]int64{}
 	for _, q := range queues {
 		st, err := s.GetQueueStats(ctx, q)
 		if err != nil {
-			return checkLine{vWarn, "backlog", "unknown: " + err.Error(), "the queues could not be read"}
+			return checkLine{vWarn, "backlog", "unknown: " + errText(err), "the queues could not be read"}
 		}
 		perQueue[q] = st.Counts.Total()
 		jobs += perQueue[q]

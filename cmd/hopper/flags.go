@@ -53,6 +53,13 @@ func errText(err error) string {
 	return strings.ReplaceAll(s, ": hopper: ", ": ")
 }
 
+// itemFailed prints the line of one job, workflow or schedule (named by
+// who) that a command could not act on: "ID: why", the library's "hopper:
+// " left out as errText does.
+func itemFailed(a *app, who string, err error) {
+	fmt.Fprintf(a.stderr, "%s: %s\n", who, errText(err))
+}
+
 // checkQueueFlag refuses a --queue that is not a queue name, before the
 // command connects (the store would refuse it, or find nothing in it).
 func checkQueueFlag(fs *flag.FlagSet, queue string) error {

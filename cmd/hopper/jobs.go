@@ -145,7 +145,7 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			itemFailed(a, id, err)
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s %s (was %s in %s)\n", past, j.ID, j.State, j.Queue)
@@ -186,7 +186,7 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			itemFailed(a, id, err)
 			continue
 		}
 		switch was {

@@ -74,7 +74,7 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			itemFailed(a, id, err)
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s is %s, due %s, priority %d\n", j.ID, j.State, j.RunAt.Format(time.RFC3339), j.Priority)

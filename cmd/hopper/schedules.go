@@ -112,7 +112,7 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "%s: %v\n", name, err)
+			itemFailed(a, name, err)
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s %s of %s\n", pastTense[sub], name, *queue)

@@ -76,7 +76,7 @@ func runWorkflowsAct(ctx context.Context, a *app, verb string, args []string) er
 		msg, err := act(ctx, ins, id)
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "%s: %v\n", id, err)
+			itemFailed(a, id, err)
 			continue
 		}
 		fmt.Fprintln(a.stdout, msg)
