@@ -37,13 +37,68 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	for _, q := range names {
+	if err := settings.check(ctx, fs, ins, names); err != nil {
+		return err
+	}
+	for i, q := range names {
 		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
-			return flagWords(fs, err)
+			if i == 0 {
+				return flagWords(fs, err)
+			}
+			// Another operator changed q's settings since check read
+			// them, or the store failed: say which queues changed.
+			return fmt.Errorf("queue %s: %s; changed already: %s; not changed: %s",
+				q, flagText(err), strings.Join(names[:i], ", "), strings.Join(names[i:], ", "))
 		}
 		fmt.Fprintf(a.stdout, "set %s of %s\n", strings.Join(given, ", "), q)
 	}
 	return nil
+}
+
+// check reads the settings of every queue of names and checks what the
+// flags would make of them (QueueConfig.Normalize), before any is
+// written: a value that one queue's settings refuse ("--rate-burst 5
+// needs --rate-smooth", where that queue's is off) changes no queue. A
+// refused value is bad usage, its line naming the queues that refuse it,
+// unless every queue does (the value is wrong by itself).
+func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspector, names []string) error {
+	var reasons []string               // in the order first met
+	refusedBy := map[string][]string{} // reason -> queues
+	for _, q := range names {
+		st, err := ins.GetQueueStats(ctx, q)
+		if err != nil {
+			return err
+		}
+		cfg := st.Config
+		if err := c.apply(&cfg); err != nil {
+			return err
+		}
+		if _, err := cfg.Normalize(); err != nil {
+			why := flagText(err)
+			if refusedBy[why] == nil {
+				reasons = append(reasons, why)
+			}
+			refusedBy[why] = append(refusedBy[why], q)
+		}
+	}
+	switch {
+	case len(reasons) == 0:
+		return nil
+	case len(names) == 1:
+		return badUsage(fs, "%s", reasons[0])
+	case len(reasons) == 1 && len(refusedBy[reasons[0]]) == len(names):
+		return badUsage(fs, "%s; no queue was changed", reasons[0])
+	}
+	parts := make([]string, len(reasons))
+	for i, why := range reasons {
+		qs := refusedBy[why]
+		if len(qs) == 1 {
+			parts[i] = "queue " + qs[0] + ": " + why
+		} else {
+			parts[i] = "queues " + strings.Join(qs, ", ") + ": " + why
+		}
+	}
+	return badUsage(fs, "%s; no queue was changed", strings.Join(parts, "; "))
 }
 
 // configFlags are the flags of queues set: one per field of QueueConfig,
@@ -122,10 +177,16 @@ func flagWords(fs *flag.FlagSet, err error) error {
 	if !errors.Is(err, hopper.ErrInvalidConfig) {
 		return err
 	}
-	msg := strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": ")
-	return badUsage(fs, "%s", configField.ReplaceAllStringFunc(msg, func(m string) string {
+	return badUsage(fs, "%s", flagText(err))
+}
+
+// flagText is the text of an error wrapping ErrInvalidConfig in the words
+// of queues set's flags: "--max-running -1 is negative".
+func flagText(err error) string {
+	msg := strings.TrimPrefix(errText(err), errText(hopper.ErrInvalidConfig)+": ")
+	return configField.ReplaceAllStringFunc(msg, func(m string) string {
 		return "--" + kebab(strings.TrimPrefix(m, "QueueConfig."))
-	}))
+	})
 }
 
 // kebab turns a Go field name into a flag name: MaxRunning is max-running.
