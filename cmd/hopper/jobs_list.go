@@ -78,11 +78,10 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 		}
 		jobs = found.jobs[min(*offset, len(found.jobs)):]
 	} else {
-		page, err := ins.ListJobs(ctx, hopper.ListJobsOpts{Queue: *queue, State: st, Offset: *offset, Limit: *limit, Newest: *newest})
-		if err != nil {
+		req := hopper.ListJobsOpts{Queue: *queue, State: st, Offset: *offset, Newest: *newest}
+		if jobs, found.total, err = listPages(ctx, ins, req, *limit); err != nil {
 			return err
 		}
-		jobs, found.total = page.Jobs, page.Total
 	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
@@ -118,6 +117,32 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintln(a.stdout, searchSummary(jobs, found, cursor, st, *queue, *kind))
 	return nil
+}
+
+// listPages reads up to limit jobs of req's state from req.Offset on, a
+// page of ListJobs at a time (it returns at most hopper.MaxListLimit), and
+// the number of jobs in the state. Jobs that move between two pages may be
+// missed or met twice: one met twice is kept once.
+func listPages(ctx context.Context, ins *hopper.Inspector, req hopper.ListJobsOpts, limit int) ([]*hopper.JobRecord, int, error) {
+	var jobs []*hopper.JobRecord
+	seen := map[string]bool{}
+	for {
+		req.Limit = min(limit-len(jobs), hopper.MaxListLimit)
+		p, err := ins.ListJobs(ctx, req)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, j := range p.Jobs {
+			if !seen[j.ID] {
+				seen[j.ID] = true
+				jobs = append(jobs, j)
+			}
+		}
+		req.Offset += len(p.Jobs)
+		if len(jobs) >= limit || len(p.Jobs) < req.Limit {
+			return jobs, p.Total, nil
+		}
+	}
 }
 
 // searchSummary says what a filtered list found, among which jobs, and
