@@ -82,9 +82,10 @@ func toCLIJob(j *hopper.JobRecord, redact dashboard.RedactFunc) cliJob {
 }
 
 // runJobsShow prints one job: where it is, its times and options, its args
-// and result as JSON, its errors with their stacks and its metadata.
+// and result as JSON, its errors with their stacks and its metadata. The
+// job is named by its ID or the start of it (resolveJob).
 func runJobsShow(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("jobs show", "hopper jobs show [--queue Q] ID [--json]", a.stderr)
+	fs := newFlags("jobs show", "hopper jobs show [--queue Q] ID [--json]   (ID, or the start of one)", a.stderr)
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", "", "queue of the job (default: look in every queue)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -104,7 +105,7 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	j, err := findJob(ctx, hopper.NewInspector(store), *queue, ids[0])
+	j, err := resolveJob(ctx, hopper.NewInspector(store), *queue, ids[0])
 	if err != nil {
 		return err
 	}
