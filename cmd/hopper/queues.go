@@ -33,22 +33,55 @@ func runQueues(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	paused := verb == "pause"
-	set := ins.ResumeQueue
-	if paused {
-		set = ins.PauseQueue
+	known, err := knownQueues(ctx, ins)
+	if err != nil {
+		return err
 	}
+	paused := verb == "pause"
 	for _, q := range names {
-		if err := set(ctx, q); err != nil {
-			return err
-		}
-		if paused {
+		switch {
+		case paused:
+			if err := ins.PauseQueue(ctx, q); err != nil {
+				return err
+			}
 			fmt.Fprintf(a.stdout, "paused %s: workers claim nothing from it until it is resumed\n", q)
-		} else {
+			if !known[q] {
+				newQueue(a, "pause", q, "paused, with no jobs yet")
+				known[q] = true
+			}
+		case !known[q]:
+			// Its settings are the defaults: not paused. Resuming
+			// would write them, and list the queue.
+			fmt.Fprintf(a.stderr, "hopper queues resume: no queue is named %s: nothing to resume\n", q)
+		default:
+			if err := ins.ResumeQueue(ctx, q); err != nil {
+				return err
+			}
 			fmt.Fprintf(a.stdout, "resumed %s\n", q)
 		}
 	}
 	return nil
+}
+
+// knownQueues returns the queues the store lists: those with jobs or
+// settings (Inspector.ListQueues).
+func knownQueues(ctx context.Context, ins *hopper.Inspector) (map[string]bool, error) {
+	qs, err := ins.ListQueues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(qs))
+	for _, q := range qs {
+		known[q] = true
+	}
+	return known, nil
+}
+
+// newQueue says on stderr that the queue a command (pause, set) just
+// wrote the settings of was unknown before, and what it is now: setting a
+// queue up before its first job is fine, a mistyped name is not.
+func newQueue(a *app, verb, q, now string) {
+	fmt.Fprintf(a.stderr, "hopper queues %s: no queue was named %s: it is now known, %s (check the name if you meant another queue)\n", verb, q, now)
 }
 
 // openQueues checks the queue names a command was given, a name that is

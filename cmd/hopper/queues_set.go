@@ -37,10 +37,20 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	if err := settings.check(ctx, fs, ins, names); err != nil {
+	known, err := knownQueues(ctx, ins)
+	if err != nil {
+		return err
+	}
+	same, err := settings.check(ctx, fs, ins, names)
+	if err != nil {
 		return err
 	}
 	for i, q := range names {
+		if !known[q] && same[q] {
+			// Writing the defaults would list the queue for nothing.
+			fmt.Fprintf(a.stderr, "hopper queues set: no queue is named %s: these are its settings already (the defaults); nothing written\n", q)
+			continue
+		}
 		if err := ins.UpdateQueueConfig(ctx, q, settings.apply); err != nil {
 			if i == 0 {
 				return flagWords(fs, err)
@@ -51,6 +61,10 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 				q, flagText(err), strings.Join(names[:i], ", "), strings.Join(names[i:], ", "))
 		}
 		fmt.Fprintf(a.stdout, "set %s of %s\n", strings.Join(given, ", "), q)
+		if !known[q] {
+			newQueue(a, "set", q, "with these settings and no jobs yet")
+			known[q] = true
+		}
 	}
 	return nil
 }
@@ -60,34 +74,43 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 // written: a value that one queue's settings refuse ("--rate-burst 5
 // needs --rate-smooth", where that queue's is off) changes no queue. A
 // refused value is bad usage, its line naming the queues that refuse it,
-// unless every queue does (the value is wrong by itself).
-func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspector, names []string) error {
+// unless every queue does (the value is wrong by itself). same holds the
+// queues whose settings the flags leave as they are.
+func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspector, names []string) (same map[string]bool, err error) {
+	same = map[string]bool{}
 	var reasons []string               // in the order first met
 	refusedBy := map[string][]string{} // reason -> queues
 	for _, q := range names {
 		st, err := ins.GetQueueStats(ctx, q)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfg := st.Config
 		if err := c.apply(&cfg); err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := cfg.Normalize(); err != nil {
+		cfg, err = cfg.Normalize()
+		if err != nil {
 			why := flagText(err)
 			if refusedBy[why] == nil {
 				reasons = append(reasons, why)
 			}
 			refusedBy[why] = append(refusedBy[why], q)
+			continue
+		}
+		// A queue never set up has a zero RatePeriod, which normalizes
+		// to a second.
+		if old, err := st.Config.Normalize(); err == nil && old == cfg {
+			same[q] = true
 		}
 	}
 	switch {
 	case len(reasons) == 0:
-		return nil
+		return same, nil
 	case len(names) == 1:
-		return badUsage(fs, "%s", reasons[0])
+		return nil, badUsage(fs, "%s", reasons[0])
 	case len(reasons) == 1 && len(refusedBy[reasons[0]]) == len(names):
-		return badUsage(fs, "%s; no queue was changed", reasons[0])
+		return nil, badUsage(fs, "%s; no queue was changed", reasons[0])
 	}
 	parts := make([]string, len(reasons))
 	for i, why := range reasons {
@@ -98,7 +121,7 @@ func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.I
 			parts[i] = "queues " + strings.Join(qs, ", ") + ": " + why
 		}
 	}
-	return badUsage(fs, "%s; no queue was changed", strings.Join(parts, "; "))
+	return nil, badUsage(fs, "%s; no queue was changed", strings.Join(parts, "; "))
 }
 
 // configFlags are the flags of queues set: one per field of QueueConfig,
