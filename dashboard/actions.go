@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -306,6 +307,16 @@ func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	set := d.ins.ResumeQueue
 	if paused {
 		set = d.ins.PauseQueue
+		ask, err := d.askUnknownQueue(r, queue, "Pause "+queue+", a queue no store lists yet?", "Pause "+queue)
+		if err != nil || ask != nil {
+			return deref(ask), err
+		}
+	} else if known, err := d.queueKnown(r.Context(), queue); err != nil {
+		return outcome{}, err
+	} else if !known {
+		// Not paused: resuming would only write its settings, setting
+		// the queue up.
+		set = func(context.Context, string) error { return nil }
 	}
 	if err := set(r.Context(), queue); err != nil {
 		return outcome{}, err

@@ -200,6 +200,9 @@ type jobsPage struct {
 	Limits              *limitsView
 	Serving             []servingWorker // live workers whose queues include this one
 	History             *queueHistory   // the queue's throughput, depth and latency over a range
+	// Unknown: no store lists the queue and no live worker serves it
+	// (unknown_queue.go). Not read for a live refresh.
+	Unknown bool
 }
 
 // regionsOnly reports that r is a live refresh (app.js): only the page's
@@ -400,6 +403,12 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 			d.storeError(w, r, what, err)
 			return
 		}
+		listed, err := d.queueListed(ctx, queue)
+		if err != nil {
+			d.storeError(w, r, "listing queues", err)
+			return
+		}
+		p.Unknown = !listed && len(p.Serving) == 0
 	}
 
 	if s.ID != "" {

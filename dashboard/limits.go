@@ -113,6 +113,9 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if err := store.ValidateQueue(queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
+	if ask, err := d.askUnknownQueue(r, queue, "Save the limits of "+queue+", a queue no store lists yet?", "Save the limits"); err != nil || ask != nil {
+		return deref(ask), err
+	}
 	var cfg hopper.QueueConfig
 	err := d.ins.UpdateQueueConfig(r.Context(), queue, func(c *hopper.QueueConfig) error {
 		edited, shown := *c, *c
@@ -238,6 +241,9 @@ func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
 	group := strings.TrimSpace(r.PostFormValue("group"))
 	if group == "" {
 		return outcome{}, &formError{"group", "group", "Name the group."}
+	}
+	if ask, err := d.askUnknownQueue(r, queue, "Cap group "+group+" of "+queue+", a queue no store lists yet?", "Save the group's cap"); err != nil || ask != nil {
+		return deref(ask), err
 	}
 	limit := 0
 	if v := strings.TrimSpace(r.PostFormValue("limit")); v != "" {

@@ -79,11 +79,17 @@ type pauseView struct {
 	Queue  string
 	Paused bool
 	Return string
+	// Unknown: no store lists the queue; pausing asks first.
+	Unknown bool
 }
 
 // mustParsePages parses the templates; they are embedded, so an error is
 // a bug in this package.
 func (d *dash) mustParsePages() pages {
+	// pauseView's last argument, when given, says the queue is unknown.
+	pauseViewOf := func(queue string, paused bool, ret string, unknown ...bool) pauseView {
+		return pauseView{queue, paused, ret, len(unknown) > 0 && unknown[0]}
+	}
 	funcs := template.FuncMap{
 		"num": func(n any) string {
 			switch n := n.(type) {
@@ -122,7 +128,7 @@ func (d *dash) mustParsePages() pages {
 		},
 		"darkMedia":      darkMedia,
 		"chartView":      func(key, class string, c *chart) chartView { return chartView{Key: key, Class: class, chart: c} },
-		"pauseView":      func(queue string, paused bool, ret string) pauseView { return pauseView{queue, paused, ret} },
+		"pauseView":      pauseViewOf,
 		"truncate":       truncate,
 		"states":         func() []hopper.JobState { return store.States },
 		"stateDesc":      func(st hopper.JobState) string { return stateDescriptions[st] },
