@@ -228,10 +228,13 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 // lostJSON is the data of a "lost" message: why events were missed, for
 // a program (Reason) and for people (Message).
 type lostJSON struct {
-	// Reason is "past_end" when the position read from was past the end
-	// of the stream (it started over: a Redis flush, the queue's data
-	// deleted; or the position was made by hand), "behind" otherwise
-	// (the stream no longer had the events after it).
+	// Reason is "started_over" when the position read from is of an
+	// earlier stream of the queue (store.EventPos's generation: a Redis
+	// flush, the stream's key deleted or evicted, a memstore process
+	// restarted), "past_end" when it was past the end of the stream (it
+	// started over before generations, or the position was made by
+	// hand), "behind" otherwise (the stream no longer had the events
+	// after it).
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }
@@ -242,7 +245,11 @@ func (d *dash) lostView(ctx context.Context, queue, pos string) lostJSON {
 	from, err := store.ParseEventPos(pos)
 	if err == nil && !from.Start {
 		_, next, _, err := d.events.ReadEvents(ctx, map[string]string{queue: hopper.FromNow}, 1, 0)
-		if end, perr := store.ParseEventPos(next[queue]); err == nil && perr == nil && from.Entry > end.Entry {
+		end, perr := store.ParseEventPos(next[queue])
+		if err == nil && perr == nil && from.OtherGen(end) {
+			return lostJSON{Reason: "started_over", Message: fmt.Sprintf("The position %s is of an earlier stream of the queue: the stream started over since (Redis flushed, the stream's key deleted or evicted, or the process of an in-memory store restarted). The feed goes on from the stream's oldest event.", pos)}
+		}
+		if err == nil && perr == nil && from.Entry > end.Entry {
 			last := "it ends at " + end.String()
 			if end.Entry == 0 {
 				last = "it is empty"

@@ -79,7 +79,7 @@ func TestEventFeedFromPastTheEnd(t *testing.T) {
 			if err := json.Unmarshal([]byte(data), &lost); err != nil {
 				t.Fatalf("%s: lost message %q: %v", resume.what, data, err)
 			}
-			want := "The position " + past + " is past the end of the queue's stream (it ends at " + strconv.FormatUint(end.Entry, 10) + ")"
+			want := "The position " + past + " is past the end of the queue's stream (it ends at " + end.String() + ")"
 			if lost.Reason != "past_end" || !strings.HasPrefix(lost.Message, want) || !strings.Contains(lost.Message, "started over") {
 				t.Errorf("%s: lost message %+v, want reason past_end and a message starting %q", resume.what, lost, want)
 			}
@@ -88,6 +88,51 @@ func TestEventFeedFromPastTheEnd(t *testing.T) {
 			}
 			feed.close()
 		}
+	})
+}
+
+// TestEventFeedFromAnEarlierStream: a feed resumed from a position of an
+// earlier stream of the queue (another generation: Redis flushed, or the
+// process of an in-memory store restarted), even one inside the present
+// stream's numbers, says the stream started over (reason started_over)
+// and goes on from the stream's oldest event.
+func TestEventFeedFromAnEarlierStream(t *testing.T) {
+	eachStore(t, func(t *testing.T, s hopper.Store) {
+		srv := httptest.NewServer(newHandler(s, nil))
+		t.Cleanup(srv.Close)
+		if _, _, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromNow}, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		c := hopper.NewClient(s, nil)
+		first, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "a"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "b"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, next, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromStart}, 100, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := store.ParseEventPos(next["default"])
+		if err != nil || end.Gen == 0 {
+			t.Fatalf("the stream's end %q has no generation: %v", next["default"], err)
+		}
+		earlier := store.EventPos{Gen: end.Gen - 1, Entry: 1, Whole: true}.String()
+		feed := openEvents(t, srv, "/api/events?queue=default", earlier)
+		var lost struct{ Reason, Message string }
+		data := feed.nextMessage("lost")
+		if err := json.Unmarshal([]byte(data), &lost); err != nil {
+			t.Fatalf("lost message %q: %v", data, err)
+		}
+		if lost.Reason != "started_over" || !strings.Contains(lost.Message, "earlier stream") {
+			t.Errorf("lost message %+v, want reason started_over naming an earlier stream", lost)
+		}
+		if ev := feed.next(); ev.data.ID != first.ID || ev.data.Type != "enqueued" {
+			t.Errorf("first event %+v, want the stream's oldest (%s enqueued)", ev, first.ID)
+		}
+		feed.close()
 	})
 }
 

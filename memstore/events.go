@@ -3,8 +3,8 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -16,7 +16,11 @@ import (
 // from 1. The position of an entry's last event is the entry's number
 // ("12"), of the others the number and the event's index ("12/0"): reading
 // after a whole entry skips it, reading after "12/0" returns the rest of
-// entry 12 first. The stream keeps the last EventsMaxLen entries.
+// entry 12 first. Each position starts with the stream's generation
+// ("<gen>:", store.EventPos), set when its first entry is written, so that
+// a position kept across a process restart or a queue's deletion is told
+// from one of the stream that took its place. The stream keeps the last
+// EventsMaxLen entries.
 // ReadEvents waits for the store's broadcast of a new entry in any queue,
 // then reads again.
 
@@ -32,8 +36,19 @@ type eventLog struct {
 	entries []eventEntry // oldest first; those before head were trimmed
 	head    int
 	seq     uint64 // the last entry's number; 0 before any
+	gen     uint64 // the stream's generation (newGen); 0 before its first entry
 	open    []store.Event
 }
+
+// gens hands out generations: the first is the process's start in ms,
+// each next one more, so that the streams of a process and those of the
+// processes before it (which started earlier) almost surely differ.
+var gens atomic.Uint64
+
+func init() { gens.Store(uint64(time.Now().UnixMilli())) }
+
+// newGen returns a generation no other stream of this process has.
+func newGen() uint64 { return gens.Add(1) }
 
 // kept returns the entries the stream keeps, oldest first.
 func (l *eventLog) kept() []eventEntry { return l.entries[l.head:] }
@@ -91,11 +106,14 @@ func (q *queue) closeStep() {
 	if len(l.open) == 0 {
 		return
 	}
+	if l.gen == 0 {
+		l.gen = newGen()
+	}
 	l.seq++
 	evs := l.open
 	l.open = nil
 	for i := range evs {
-		evs[i].Pos = store.EventPosOf(l.seq, i, len(evs))
+		evs[i].Pos = store.EventPosOf(l.gen, l.seq, i, len(evs))
 	}
 	l.entries = append(l.entries, eventEntry{seq: l.seq, events: evs})
 	max := q.cfg.EventsMaxLen
@@ -151,7 +169,7 @@ func (s *Store) ReadEvents(ctx context.Context, from map[string]string, max int,
 		if pos == store.FromNow {
 			q := s.queue(name, false)
 			q.mu.Lock()
-			pos = strconv.FormatUint(q.events.seq, 10)
+			pos = store.EventPos{Gen: q.events.gen, Entry: q.events.seq, Whole: true}.String()
 			q.mu.Unlock()
 		} else if _, err := store.ParseEventPos(pos); err != nil {
 			return nil, nil, nil, err
@@ -192,19 +210,18 @@ func (s *Store) readAfter(queues []string, next map[string]string, max int) (evs
 		q.mu.Lock()
 		l := &q.events
 		kept := l.kept()
-		if len(kept) > 0 {
+		// A position of a stream that started over, or past its end; or
+		// entries after it, or the rest of a partly read entry, trimmed.
+		gone := !start && p.OtherGen(store.EventPos{Gen: l.gen}) || seq > l.seq
+		if len(kept) > 0 && !start {
 			oldest := kept[0].seq
-			// Entries numbered after seq and before the oldest kept were
-			// trimmed; so was the rest of a partly read entry seq. A
-			// position past the end means the stream started over.
-			trimmed := !start && (whole && seq+1 < oldest || !whole && seq < oldest)
-			if trimmed || seq > l.seq {
-				lost = append(lost, name)
-				seq, whole = 0, true
-			}
-		} else if seq > l.seq {
+			gone = gone || whole && seq+1 < oldest || !whole && seq < oldest
+		}
+		if gone {
 			lost = append(lost, name)
 			seq, whole = 0, true
+			// Told once: the next read goes on from the stream's start.
+			next[name] = store.EventPos{Gen: l.gen, Whole: true}.String()
 		}
 		// The first entry to read: the one after seq, or seq itself when
 		// partly read (entries are numbered one after the other).

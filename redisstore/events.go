@@ -15,11 +15,13 @@ var _ store.EventReader = (*Store)(nil)
 // Events. Every script that moves jobs writes the events of its moves as
 // one entry of the queue's stream {p:q}:ev, in the same script
 // (lib_events.lua): an event is emitted exactly when its transition
-// happens. Entries are numbered without gaps ("1-0", "1-1", ...), so a
-// reader knows whether the stream was trimmed past its position. A
-// position is the entry's number (the entry with ID "1-k" is k+1) for the
-// last event of an entry, "<number>/<index>" for the others; "0" is before
-// the first entry.
+// happens. Entries are numbered without gaps ("<gen>-0", "<gen>-1", ...),
+// so a reader knows whether the stream was trimmed past its position;
+// <gen> is the stream's generation (events.lua), which tells a stream that
+// started over from the one a position was taken in. A position is
+// "<gen>:" and the entry's number (the entry with ID "<gen>-k" is k+1) for
+// the last event of an entry, "<gen>:<number>/<index>" for the others;
+// number 0 is before the first entry (store.EventPos).
 //
 // A reader with nothing to read asks the queue's scripts to publish on
 // "<prefix>:ev" while it waits (events_arm.lua) and waits on the Store's
@@ -35,9 +37,9 @@ var eventTypes = [...]store.EventType{
 	9: store.EventSnoozed, 10: store.EventReleased, 11: store.EventRequeued, 12: store.EventDeleted,
 }
 
-// evPos is a parsed position (store.EventPos): the entry's number, and
-// the index of the last event read in it when it was read only in part;
-// start is FromStart.
+// evPos is a parsed position (store.EventPos): the stream's generation,
+// the entry's number, and the index of the last event read in it when it
+// was read only in part; start is FromStart.
 type evPos = store.EventPos
 
 // ReadEvents returns events of the queues in from after the positions it
@@ -145,7 +147,7 @@ func (s *Store) resolveNow(ctx context.Context, from map[string]string, pos map[
 			return wrap("read events of "+strconv.Quote(names[i]), err)
 		}
 		last, _ := v[1].(int64)
-		pos[names[i]] = evPos{Entry: uint64(max(last, 0)), Whole: true}
+		pos[names[i]] = evPos{Gen: replyGen(v), Entry: uint64(max(last, 0)), Whole: true}
 	}
 	return nil
 }
@@ -163,14 +165,18 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 		case p.Whole:
 			mode = "1"
 		}
-		calls[i] = s.queueCall(fullScript("events_read"), q, strconv.FormatUint(p.Entry, 10), mode, max)
+		gen := ""
+		if p.Gen != 0 {
+			gen = strconv.FormatUint(p.Gen, 10)
+		}
+		calls[i] = s.queueCall(fullScript("events_read"), q, strconv.FormatUint(p.Entry, 10), mode, max, gen)
 	}
 	s.runAll(ctx, calls, nil)
 	var evs []store.Event
 	var lost []string
 	for i, q := range queues {
 		v, err := calls[i].cmd.Slice()
-		if err == nil && len(v) < 2 {
+		if err == nil && len(v) < 3 {
 			err = fmt.Errorf("unexpected reply of %d values", len(v))
 		}
 		if err != nil {
@@ -180,9 +186,10 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 		p := pos[q]
 		if l, _ := v[0].(int64); l == 1 {
 			lost = append(lost, q)
-			p = evPos{Whole: true}
+			// Told once: the next read goes on from the stream's start.
+			p = evPos{Gen: replyGen(v), Whole: true}
 		}
-		for _, e := range v[2:] {
+		for _, e := range v[3:] {
 			if len(evs) >= max {
 				break
 			}
@@ -198,10 +205,10 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 					break
 				}
 				evs = append(evs, ev)
-				p = evPos{Entry: entry.n, Index: j, Whole: j == len(entry.events)-1}
+				p = evPos{Gen: entry.gen, Entry: entry.n, Index: j, Whole: j == len(entry.events)-1}
 			}
 			if len(evs) < max {
-				p = evPos{Entry: entry.n, Whole: true} // read to its end
+				p = evPos{Gen: entry.gen, Entry: entry.n, Whole: true} // read to its end
 			}
 		}
 		pos[q] = p
@@ -241,8 +248,17 @@ func (s *Store) armEvents(ctx context.Context, queues []string, d time.Duration)
 	return nil
 }
 
+// replyGen returns the stream's generation in an events_read reply
+// ({lost, last, gen, ...}): 0 before the stream's first entry.
+func replyGen(v []any) uint64 {
+	g, _ := v[2].(string)
+	n, _ := strconv.ParseUint(g, 10, 64)
+	return n
+}
+
 // streamEntry is one decoded entry of a queue's stream.
 type streamEntry struct {
+	gen    uint64
 	n      uint64
 	events []store.Event
 }
@@ -255,9 +271,10 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 		return streamEntry{}, errCorrupt
 	}
 	id, _ := parts[0].(string)
-	seq, ok := strings.CutPrefix(id, "1-")
+	g, seq, ok := strings.Cut(id, "-")
+	gen, err1 := strconv.ParseUint(g, 10, 64)
 	n, err := strconv.ParseUint(seq, 10, 64)
-	if !ok || err != nil {
+	if !ok || err1 != nil || err != nil || gen == 0 {
 		return streamEntry{}, fmt.Errorf("%w: event entry ID %q", errCorrupt, id)
 	}
 	n++
@@ -310,7 +327,7 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 			return bad()
 		}
 		ev := store.Event{Type: eventTypes[code], Queue: queue, ID: ids[i], Kind: kinds[i], At: at,
-			Attempt: att, Pos: store.EventPosOf(n, i, count)}
+			Attempt: att, Pos: store.EventPosOf(gen, n, i, count)}
 		detail := details[i]
 		switch ev.Type {
 		case store.EventEnqueued:
@@ -331,7 +348,7 @@ func decodeEntry(queue string, e any) (streamEntry, error) {
 		}
 		evs[i] = ev
 	}
-	return streamEntry{n: n, events: evs}, nil
+	return streamEntry{gen: gen, n: n, events: evs}, nil
 }
 
 // column returns the count values of an entry's column: the field one,

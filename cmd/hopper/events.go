@@ -88,7 +88,11 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		if pos, _ := store.ParseEventPos(*from); ok && pos.Entry > end.Entry {
+		pos, _ := store.ParseEventPos(*from)
+		if ok && pos.OtherGen(end) {
+			return badUsage(fs, "--from %s is of an earlier stream of queue %q, which started over since (it ends at %s; Redis flushed, the stream's key deleted or evicted); --from start reads the new one from its oldest event", *from, queues[0], end)
+		}
+		if ok && pos.Entry > end.Entry {
 			last := fmt.Sprintf("it ends at %s", end)
 			if end.Entry == 0 {
 				last = "it is empty"

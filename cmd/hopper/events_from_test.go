@@ -35,7 +35,7 @@ func TestEventsFromPastTheEnd(t *testing.T) {
 		if r.code != 2 {
 			t.Errorf("events --from %s: exit code %d, want 2\n%s%s", past, r.code, r.stdout, r.stderr)
 		}
-		want := `hopper events: --from ` + past + ` is past the end of the stream of queue "default" (it ends at ` + strconv.FormatUint(end.Entry, 10) + `): `
+		want := `hopper events: --from ` + past + ` is past the end of the stream of queue "default" (it ends at ` + end.String() + `): `
 		if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, want) {
 			t.Errorf("events --from %s: first line %q, want it to start %q", past, first, want)
 		}
@@ -47,6 +47,14 @@ func TestEventsFromPastTheEnd(t *testing.T) {
 		// The last position itself is no mistake: the stream is followed.
 		r = c.run(t, "events", "--queue", "default", "--from", strconv.FormatUint(end.Entry-1, 10), "--count", "1")
 		wantCode(t, r, 0, "events --from the position before the last")
+
+		// A position of an earlier stream (another generation), even one
+		// inside the present stream's numbers: the stream started over.
+		earlier := store.EventPos{Gen: end.Gen + 1, Entry: 1, Whole: true}.String()
+		r = c.run(t, "events", "--queue", "default", "--from", earlier, "--count", "1")
+		if r.code != 2 || !strings.Contains(r.stderr, "--from "+earlier+` is of an earlier stream of queue "default", which started over since`) {
+			t.Errorf("events --from %s (another generation): exit code %d\n%s%s", earlier, r.code, r.stdout, r.stderr)
+		}
 
 		// A queue whose stream has no event.
 		r = c.run(t, "events", "--queue", "empty", "--from", "7", "--count", "1")

@@ -367,7 +367,8 @@
       es.addEventListener('lost', function (m) {
         var why = 'some events were missed (the feed fell behind the stream)';
         try {
-          if (JSON.parse(m.data).reason === 'past_end') why = 'the event stream started over (Redis flushed?): the feed goes on from its oldest event';
+          var reason = JSON.parse(m.data).reason;
+          if (reason === 'past_end' || reason === 'started_over') why = 'the event stream started over (Redis flushed?): the feed goes on from its oldest event';
         } catch (e) { /* an older server's {} */ }
         noteActivity({ type: 'lost', id: why, kind: '', at: new Date().toISOString(), url: '#', attempt: 0 });
         refresh();

@@ -137,8 +137,8 @@ end
 -- clock comes from the mark: one PTTL (not for "N", sent when the ACL
 -- user may not run PTTL). Else it reads the four marks that
 -- decide that (the shape, the events' length, when a reader last read,
--- whether a step skipped its entry), the two an entry needs only when a
--- reader reads, and TIME; and sets the lean mark when the call writes no
+-- whether a step skipped its entry), the three an entry needs only when
+-- a reader reads (a hole, a waiting reader, the generation), and TIME; and sets the lean mark when the call writes no
 -- entry. ARGV[1] is the jobs' kind, except in the call of one job, whose
 -- kind is read from its value only for an entry.
 local function first_adds()
@@ -146,7 +146,7 @@ local function first_adds()
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
   local nows = (one or now == 'n') and lean_at(rcall('PTTL', K.lean))
   local lean = nows and true
-  local rec, w, maxlen = false, false, nil
+  local rec, w, maxlen, gen = false, false, nil, nil
   if not nows then
     if not K.marks then return '~' end
     local mk = rcall('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
@@ -164,9 +164,11 @@ local function first_adds()
       rec = ev_wanted(evr, nows)
       if not rec and not mk[4] then return pass() end
       if rec then
-        local e = rcall('HMGET', K.marks, 'evh', 'evw')
-        if e[1] then return pass() end
-        w = e[2]
+        local e = rcall('HMGET', K.marks, 'evh', 'evw', 'evg')
+        -- A hole to skip, or a stream without its generation's mark:
+        -- the long way writes the entry (events.lua's entry_id).
+        if e[1] or not e[3] then return pass() end
+        w, gen = e[2], e[3]
       end
     end
     if not rec then
@@ -192,7 +194,7 @@ local function first_adds()
   end
   if rec then
     -- The jobs' kind: ARGV[1], or in the call of one job, its value's.
-    xadd_enqueued(maxlen, '1-*', nows, ids, one and kind_of_new(ARGV[2]) or ARGV[1])
+    ev_xadd(maxlen, gen .. '-*', 't', nows, 'i', ids, 'y', '1', 'k', one and kind_of_new(ARGV[2]) or ARGV[1], 'a', '0', 'd', 'r')
     if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
   return out
