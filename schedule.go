@@ -39,15 +39,13 @@ type Schedule struct {
 }
 
 // check returns the schedule's next-tick function, or an error wrapping
-// ErrInvalidConfig that names it as field.
+// ErrInvalidConfig that names it as field, and ErrInvalidJob too for a
+// bad name or nil args.
 func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
 	if err := store.ValidateID(s.Name); err != nil {
 		return nil, errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
 	}
-	if s.Args == nil {
-		return nil, fmt.Errorf("%w: %s (%q) needs Args", ErrInvalidConfig, field, s.Name)
-	}
-	if err := checkArgs(s.Args); err != nil {
+	if err := checkArgs(s.Args); err != nil { // nil args too
 		return nil, errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
 	}
 	next, err := parseSpec(s.Spec)

@@ -100,9 +100,11 @@ func (i *Inspector) scheduleStore(what string) (store.ScheduleStore, error) {
 // shares its ticks with one in code of the same name and queue. Its job
 // is resolved now as Enqueue resolves it (the args' own options, then a
 // default Client's: 25 retries). A new schedule runs; a replaced one keeps
-// whether it was paused. An invalid schedule or job fails with an error
-// wrapping ErrInvalidConfig or ErrInvalidJob. Safe for concurrent use; of
-// two changes of one schedule at once the later wins.
+// whether it was paused. An invalid schedule fails with an error wrapping
+// ErrInvalidConfig and, as NewScheduler's check of a schedule in code,
+// what the invalid part gives: ErrInvalidJob for a bad name, nil args or
+// bad Opts, ErrInvalidQueue for a bad Opts.Queue. Safe for concurrent
+// use; of two changes of one schedule at once the later wins.
 func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
 	ss, err := i.scheduleStore("storing a schedule")
 	if err != nil {
@@ -113,7 +115,7 @@ func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
 	}
 	p, err := NewClient(i.st, nil).newJob(s.Args, s.Opts.enqueueOpts(), forSchedule, time.Now())
 	if err != nil {
-		return err
+		return errorf("%w: Schedule (%q): %w", ErrInvalidConfig, s.Name, err)
 	}
 	job := p.job
 	job.ID = ""
@@ -128,14 +130,15 @@ func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
 
 // PauseSchedule stops the ticks of a stored schedule until
 // ResumeSchedule. A schedule that does not exist gives
-// ErrScheduleNotFound.
+// ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) PauseSchedule(ctx context.Context, queue, name string) error {
 	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = true })
 }
 
 // ResumeSchedule starts the ticks of a stored schedule PauseSchedule
 // stopped; ticks missed meanwhile are skipped (but the latest, with
-// CatchUp). A schedule that does not exist gives ErrScheduleNotFound.
+// CatchUp). A schedule that does not exist gives ErrScheduleNotFound; an
+// invalid queue name, ErrInvalidQueue.
 func (i *Inspector) ResumeSchedule(ctx context.Context, queue, name string) error {
 	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = false })
 }
@@ -143,7 +146,7 @@ func (i *Inspector) ResumeSchedule(ctx context.Context, queue, name string) erro
 // SetScheduleSpec changes when a stored schedule ticks (a spec NextTick
 // reads: "@every 5m", a cron expression). A spec that does not parse
 // gives ErrInvalidConfig; a schedule that does not exist,
-// ErrScheduleNotFound.
+// ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec string) error {
 	if _, err := parseSpec(spec); err != nil {
 		return fmt.Errorf("%w: schedule %q: %v", ErrInvalidConfig, name, err)
@@ -153,10 +156,13 @@ func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec strin
 
 // DeleteSchedule removes a stored schedule: no process enqueues its ticks
 // from its next look at the store. A schedule that does not exist gives
-// ErrScheduleNotFound.
+// ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) error {
 	ss, err := i.scheduleStore("deleting a schedule")
 	if err != nil {
+		return err
+	}
+	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
 	ok, err := ss.DeleteSchedule(ctx, queue, name)
@@ -172,6 +178,9 @@ func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) erro
 func (i *Inspector) changeSchedule(ctx context.Context, queue, name string, change func(*store.StoredSchedule)) error {
 	ss, err := i.scheduleStore("changing a schedule")
 	if err != nil {
+		return err
+	}
+	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
 	s, err := findStored(ctx, ss, queue, name)
