@@ -231,7 +231,7 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, BadUnencodable{C: make(chan int)}, nil)
 				return err
 			},
-				nil, "encode args of kind hopper_test.BadUnencodable"},
+				hopper.ErrInvalidJob, "cannot encode args of type hopper_test.BadUnencodable: msgpack: Encode(unsupported chan int)"},
 			{"negative timeout", func() error {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Timeout: -time.Second})
 				return err

@@ -14,20 +14,30 @@ import (
 // keyed by field name (or msgpack tag), so adding or removing a field stays
 // compatible with jobs already enqueued. Args nested deeper than
 // MaxArgsDepth fail here, at enqueue, rather than at every worker later.
+// Errors wrap ErrInvalidJob (see encodeValue).
 func encodeArgs(args any) ([]byte, error) {
-	return encodeArgsIn(args, nil)
+	return encodeValue("args", args, nil)
 }
 
 // encodeArgsIn is encodeArgs writing into dst's memory when the args fit
 // in its capacity (dst must then not be written again), else into memory
 // of their own.
 func encodeArgsIn(args any, dst []byte) ([]byte, error) {
-	b, err := marshalIn(args, dst)
+	return encodeValue("args", args, dst)
+}
+
+// encodeValue encodes v, a job's args, result or progress data as what
+// names it, as encodeArgsIn does. A value msgpack cannot encode (a channel
+// or a func in it) and one nested deeper than MaxArgsDepth fail with an
+// error wrapping ErrInvalidJob that names what and v's type; for the
+// first, msgpack's error is wrapped too.
+func encodeValue(what string, v any, dst []byte) ([]byte, error) {
+	b, err := marshalIn(v, dst)
 	if err != nil {
-		return nil, fmt.Errorf("hopper: encode args of kind %T: %w", args, err)
+		return nil, errorf("%w: cannot encode %s of type %T: %w", ErrInvalidJob, what, v, err)
 	}
 	if err := msgpackguard.Check(b); err != nil {
-		return nil, fmt.Errorf("%w: args of type %T: %v", ErrInvalidJob, args, err)
+		return nil, fmt.Errorf("%w: %s of type %T: %v", ErrInvalidJob, what, v, err)
 	}
 	return b, nil
 }

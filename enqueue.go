@@ -40,8 +40,10 @@ type JobInfo struct {
 
 // Enqueue encodes args and stores one job. Bad options and args fail with an
 // error wrapping ErrInvalidJob, ErrInvalidQueue or ErrArgsTooLarge before
-// anything reaches the store. Once Enqueue returns without error the job is
-// stored (or was already there, see JobInfo.Duplicate).
+// anything reaches the store; args msgpack cannot encode (a channel or a
+// func in them) wrap ErrInvalidJob and msgpack's error. Once Enqueue
+// returns without error the job is stored (or was already there, see
+// JobInfo.Duplicate).
 func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
 	if c == nil {
 		return nil, errNilClient

@@ -78,7 +78,7 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	if u.Args != nil {
 		b, err := encodeArgs(u.Args)
 		if err != nil {
-			return nil, errorf("%w: %w", ErrInvalidJob, err)
+			return nil, err // wraps ErrInvalidJob
 		}
 		nj.Kind, nj.Args = u.Args.Kind(), b
 		nj.Replace |= store.ReplaceArgs

@@ -33,7 +33,7 @@ func Progress(ctx context.Context, percent float64, data any) error {
 	var b []byte
 	if data != nil {
 		var err error
-		if b, err = encodeArgs(data); err != nil {
+		if b, err = encodeValue("progress data", data, nil); err != nil {
 			return err
 		}
 		if len(b) > store.MaxProgressBytes {

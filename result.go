@@ -12,9 +12,11 @@ import (
 // running in ctx. It is kept with the job when the handler succeeds and the
 // job has a retention (EnqueueOpts.Retention or the queue's); later calls
 // replace earlier ones. It returns an error outside a handler, or when the
-// encoded result is larger than MaxResultBytes.
+// encoded result is larger than MaxResultBytes; a v msgpack cannot encode
+// (a channel or a func in it) or nested deeper than MaxArgsDepth gives an
+// error wrapping ErrInvalidJob.
 func RecordResult(ctx context.Context, v any) error {
-	b, err := encodeArgs(v)
+	b, err := encodeValue("result", v, nil)
 	if err != nil {
 		return err
 	}
