@@ -312,8 +312,18 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 	task := job("orders", "wf~a")
 	task.Meta = map[string]string{store.MetaWorkflow: "wf", store.MetaTask: "a"}
 	_, err = s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "wf", Tasks: []*store.NewTask{{Name: "a", Job: task}}})
-	if !errors.Is(err, store.ErrInvalidJob) {
-		t.Errorf("a workflow task in a partitioned queue: %v, want ErrInvalidJob", err)
+	if !errors.Is(err, store.ErrInvalidJob) || !errors.Is(err, store.ErrInvalidQueue) {
+		t.Errorf("a workflow task in a partitioned queue: %v, want ErrInvalidJob and ErrInvalidQueue", err)
+	}
+	// One "hopper:", and no hint at partitions, which are refused too.
+	if msg := fmt.Sprint(err); strings.Count(msg, "hopper:") != 1 || strings.Contains(msg, "orders~") {
+		t.Errorf("a workflow task in a partitioned queue: %q, want \"hopper:\" once and no partition named", msg)
+	}
+	task = job("orders~0", "wf2~a")
+	task.Meta = map[string]string{store.MetaWorkflow: "wf2", store.MetaTask: "a"}
+	_, err = s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "wf2", Tasks: []*store.NewTask{{Name: "a", Job: task}}})
+	if !errors.Is(err, store.ErrInvalidJob) || strings.Count(fmt.Sprint(err), "hopper:") != 1 {
+		t.Errorf("a workflow task in a partition: %v, want ErrInvalidJob, \"hopper:\" once", err)
 	}
 	if _, _, _, err := s.ReadEvents(ctx, map[string]string{"orders": store.FromStart}, 10, 0); !errors.Is(err, store.ErrInvalidQueue) {
 		t.Errorf("ReadEvents of the whole queue: %v, want ErrInvalidQueue", err)

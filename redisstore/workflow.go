@@ -199,17 +199,30 @@ func rootQueue(w *store.NewWorkflow) string {
 	return w.Tasks[0].Job.Queue
 }
 
+// taskQueueError refuses a workflow task's queue: it is both
+// store.ErrInvalidJob and store.ErrInvalidQueue, and says "hopper:" once.
+type taskQueueError struct{ msg string }
+
+func (e *taskQueueError) Error() string { return e.msg }
+
+// Unwrap returns store.ErrInvalidJob and store.ErrInvalidQueue.
+func (e *taskQueueError) Unwrap() []error {
+	return []error{store.ErrInvalidJob, store.ErrInvalidQueue}
+}
+
 // registerTaskQueues adds the queues of tasks to the queue registry.
 func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) error {
 	seen := map[string]bool{}
 	now := time.Now()
 	for _, t := range tasks {
 		q := t.Job.Queue
-		if err := s.refuseWhole(q, "a workflow task needs a queue in one slot"); err != nil {
-			return fmt.Errorf("%w: task %q: %w", store.ErrInvalidJob, t.Name, err)
+		// A workflow's steps read and write its tasks' queues in one slot:
+		// neither a partitioned queue nor one of its partitions serves.
+		if n := s.partCount(q); n > 0 {
+			return &taskQueueError{fmt.Sprintf("%v: task %q: queue %q has %d partitions; a workflow task needs a queue that is not partitioned", store.ErrInvalidJob, t.Name, q, n)}
 		}
 		if _, _, ok := store.SplitPartition(q); ok {
-			return fmt.Errorf("%w: task %q: queue %q is a partition; a workflow task needs a queue in one slot", store.ErrInvalidJob, t.Name, q)
+			return &taskQueueError{fmt.Sprintf("%v: task %q: queue %q is a partition; a workflow task needs a queue that is not partitioned", store.ErrInvalidJob, t.Name, q)}
 		}
 		if seen[q] || !s.needsRegister(q, now) {
 			continue
