@@ -3,6 +3,7 @@ package hopper
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -82,18 +83,40 @@ func marshalIn(v any, dst []byte) ([]byte, error) {
 // rejects headers that claim more than b holds and nesting deeper than
 // MaxArgsDepth before msgpack v5, which allocates what headers claim when
 // it decodes into slices, maps and interfaces, sees them. Allocation stays
-// proportional to len(b). Errors wrap ErrDecode, and so does a panic in
-// msgpack v5: it panics on some well-formed input (a map repeating a key
-// whose field is an interface holding a value), and a value that cannot be
-// decoded must not be retried like a handler's panic.
-func decodeArgs(b []byte, v any) (err error) {
+// proportional to len(b). Errors wrap ErrDecode ("hopper: cannot decode
+// args: ..."), and so does a panic in msgpack v5: it panics on some
+// well-formed input (a map repeating a key whose field is an interface
+// holding a value), and a value that cannot be decoded must not be
+// retried like a handler's panic.
+func decodeArgs(b []byte, v any) error {
+	if err := decodeMsgpack(b, v); err != nil {
+		return fmt.Errorf("%w args: %v", ErrDecode, err)
+	}
+	return nil
+}
+
+// decodeResult decodes b, the result of what (`job "x" of queue "q"`),
+// into an R, as decodeArgs decodes args. Errors wrap ErrDecode: "hopper:
+// cannot decode result of <what> into <R>: <why>"; the R is then zero.
+func decodeResult[R any](b []byte, what string) (R, error) {
+	var v R
+	if err := decodeMsgpack(b, &v); err != nil {
+		var zero R
+		return zero, fmt.Errorf("%w result of %s into %v: %v", ErrDecode, what, reflect.TypeFor[R](), err)
+	}
+	return v, nil
+}
+
+// decodeMsgpack is decodeArgs and decodeResult without ErrDecode: the
+// error says why b did not decode into v.
+func decodeMsgpack(b []byte, v any) (err error) {
 	if err := msgpackguard.Check(b); err != nil {
-		return fmt.Errorf("%w: %v", ErrDecode, err)
+		return err
 	}
 	d := decodeBufs.Get().(*decodeBuf)
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: msgpack panicked: %v", ErrDecode, p)
+			err = fmt.Errorf("msgpack panicked: %v", p)
 			return // d's state is unknown: not reused
 		}
 		d.rd.Reset(nil)
@@ -103,10 +126,7 @@ func decodeArgs(b []byte, v any) (err error) {
 	d.rd.Reset(b)
 	d.dec.Reset(&d.rd)
 	d.dec.UsePreallocateValues(true)
-	if err := d.dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrDecode, err)
-	}
-	return nil
+	return d.dec.Decode(v)
 }
 
 // decodeBuf is a msgpack decoder and its reader, reused across decodes.

@@ -34,11 +34,12 @@ var (
 	// goes to garbage with this error.
 	ErrUnknownKind = errors.New("hopper: no handler for kind")
 	// ErrDecode: the job's args could not be decoded into the handler's
-	// type (the job goes to garbage with this error), or a recorded
-	// result into the type asked for (TaskResult, TaskResults,
-	// WaitResult, DecodeResult, EnqueueAndWait: the wrapping error names
-	// the job or task and the type).
-	ErrDecode = errors.New("hopper: cannot decode args")
+	// type (the job goes to garbage with this error, which reads "hopper:
+	// cannot decode args: ..."), or a recorded result into the type asked
+	// for (TaskResult, TaskResults, WaitResult, DecodeResult,
+	// EnqueueAndWait: the error reads "hopper: cannot decode result of"
+	// and names the job or task and the type).
+	ErrDecode = errors.New("hopper: cannot decode")
 	// ErrShutdown is the cause of an attempt's context when the worker
 	// shuts down and the attempt did not finish within ShutdownTimeout.
 	// The job is handed back (OutcomeRelease), not counted as a failure.

@@ -3,26 +3,25 @@ package hopper
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // DecodeResult decodes into an R the result that rec's handler recorded
 // with RecordResult: rec as Client.WaitJob or Inspector.GetJob return it.
 // A job without a recorded result (none recorded, not acked yet, or
 // dead) gives the zero R and nil; a result that does not decode into R,
-// an error wrapping ErrDecode that names the job. A nil rec is an error.
+// an error wrapping ErrDecode that names the job and R ("hopper: cannot
+// decode result of job ... into R: ..."). A nil rec is an error.
 func DecodeResult[R any](rec *JobRecord) (R, error) {
-	var out R
 	if rec == nil {
-		return out, errors.New("hopper: DecodeResult of a nil JobRecord")
+		var zero R
+		return zero, errors.New("hopper: DecodeResult of a nil JobRecord")
 	}
 	if len(rec.Result) == 0 {
-		return out, nil
-	}
-	if err := decodeArgs(rec.Result, &out); err != nil {
 		var zero R
-		return zero, errorf("hopper: result of job %q of queue %q into %T: %w", rec.ID, rec.Queue, out, err)
+		return zero, nil
 	}
-	return out, nil
+	return decodeResult[R](rec.Result, fmt.Sprintf("job %q of queue %q", rec.ID, rec.Queue))
 }
 
 // WaitResult waits for the job id of queue to end as Client.WaitJob does,

@@ -108,8 +108,5 @@ func decodeTaskResult[T any](wf string, d TaskDep, res []byte) (T, error) {
 		}
 		return v, fmt.Errorf("%w: task %q of workflow %q", ErrNoResult, d.Name, wf)
 	}
-	if err := decodeArgs(res, &v); err != nil {
-		return v, errorf("hopper: result of task %q into %T: %w", d.Name, v, err)
-	}
-	return v, nil
+	return decodeResult[T](res, fmt.Sprintf("task %q", d.Name))
 }

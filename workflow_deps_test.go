@@ -202,10 +202,13 @@ func TestTaskResultsNamesTasksWithoutResults(t *testing.T) {
 	if !errors.Is(r.err, hopper.ErrNoResult) || !errors.Is(r.err, hopper.ErrDecode) {
 		t.Fatalf("TaskResults error %v, want one wrapping ErrNoResult and ErrDecode", r.err)
 	}
-	for _, want := range []string{`task "leaf-1" of workflow`, `task "leaf-2" into int`, `task "leaf-3" of workflow`, "failed"} {
+	for _, want := range []string{`task "leaf-1" of workflow`, `cannot decode result of task "leaf-2" into int`, `task "leaf-3" of workflow`, "failed"} {
 		if !strings.Contains(r.err.Error(), want) {
 			t.Errorf("TaskResults error %q does not say %q", r.err, want)
 		}
+	}
+	if strings.Contains(r.err.Error(), "decode args") {
+		t.Errorf("TaskResults error %q says args did not decode: a result did not", r.err)
 	}
 	if strings.Contains(r.err.Error(), "leaf-0") {
 		t.Errorf("TaskResults error %q names leaf-0, which has its result", r.err)
