@@ -119,6 +119,15 @@ func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobI
 	return infos, nil
 }
 
+// checkMeta refuses Meta with an empty key (EnqueueOpts.Meta), which
+// names nothing, with an error wrapping ErrInvalidJob.
+func checkMeta(meta map[string]string) error {
+	if _, ok := meta[""]; ok {
+		return fmt.Errorf("%w: Meta has an empty key: every key must be at least one byte", ErrInvalidJob)
+	}
+	return nil
+}
+
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
 	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
 	if r.Err != nil {
@@ -178,6 +187,9 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 			return fmt.Errorf("%w: MaxRetries %d: use NoRetry (-1) for none", ErrInvalidJob, j.MaxRetries)
 		}
 		j.MaxRetries = 0
+	}
+	if err := checkMeta(j.Meta); err != nil {
+		return err
 	}
 	if j.Replace != 0 && j.ID == "" && o.Unique == nil {
 		// A new ID matches no job: the flags would do nothing.

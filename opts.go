@@ -75,6 +75,8 @@ type EnqueueOpts struct {
 	// (ArgsWithOpts), else the default level.
 	Priority int
 	// Meta is string metadata stored with the job (trace context goes here).
+	// A key must not be empty: every call that takes Meta (Enqueue, and
+	// TaskOpts, ScheduleOpts, Prepare) refuses one with ErrInvalidJob.
 	Meta map[string]string
 	// Unique, when set, makes the job unique in its queue while it waits or
 	// runs: see UniqueOpts.
