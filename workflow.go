@@ -92,7 +92,9 @@ func NewWorkflow(name string, opts *WorkflowOpts) *Workflow {
 func (w *Workflow) ID() string { return w.id }
 
 // Task is one task of a Workflow, returned by AddTask. Its methods declare
-// its dependencies and return the task, so they chain.
+// its dependencies and return the task, so they chain. Name of a nil *Task
+// is empty; its other methods panic with a message naming the method and
+// the nil *Task, as they do on a Task not made by AddTask.
 type Task struct {
 	wf           *Workflow
 	name         string
@@ -132,12 +134,30 @@ func AddTask[T Args](wf *Workflow, name string, args T, opts *TaskOpts) *Task {
 	return t
 }
 
-// Name returns the task's name.
-func (t *Task) Name() string { return t.name }
+// Name returns the task's name, empty for a nil *Task.
+func (t *Task) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
+
+// mustBeMade panics, naming method, when t is nil or was not made by
+// AddTask: a clear message at the call rather than a nil dereference.
+func (t *Task) mustBeMade(method string) {
+	switch {
+	case t == nil:
+		panic("hopper: Task." + method + " on a nil *Task (make tasks with AddTask)")
+	case t.wf == nil:
+		panic("hopper: Task." + method + " on a Task not made by AddTask")
+	}
+}
 
 // After makes t wait for deps, tasks of the same workflow (a fan-in when
-// there are several), and returns t.
+// there are several), and returns t. A nil dep is an error EnqueueWorkflow
+// returns.
 func (t *Task) After(deps ...*Task) *Task {
+	t.mustBeMade("After")
 	for _, d := range deps {
 		switch {
 		case d == nil:
@@ -155,6 +175,7 @@ func (t *Task) After(deps ...*Task) *Task {
 // running task adds (MoreTasks), which may wait for tasks of the workflow
 // that are no longer waiting (the adding task itself, usually).
 func (t *Task) AfterNamed(names ...string) *Task {
+	t.mustBeMade("AfterNamed")
 	t.deps = append(t.deps, names...)
 	return t
 }
@@ -163,6 +184,7 @@ func (t *Task) AfterNamed(names ...string) *Task {
 // the tasks a running task adds (MoreTasks): the step after a dynamic
 // fan-out waits for every task added this way.
 func (t *Task) Before(names ...string) *Task {
+	t.mustBeMade("Before")
 	if t.wf.parent == nil {
 		t.wf.fail(fmt.Errorf("%w: task %q: Before is for tasks added with MoreTasks; use After", ErrInvalidWorkflow, t.name))
 	}
@@ -174,6 +196,7 @@ func (t *Task) Before(names ...string) *Task {
 // is skipped, and keeps such an end from failing the workflow. It returns
 // t.
 func (t *Task) AllowFailure() *Task {
+	t.mustBeMade("AllowFailure")
 	t.allowFailure = true
 	return t
 }
@@ -181,22 +204,32 @@ func (t *Task) AllowFailure() *Task {
 // AnyOutcome makes t run once its dependencies have ended, whatever their
 // outcome (a batch's on-complete callback). It returns t.
 func (t *Task) AnyOutcome() *Task {
+	t.mustBeMade("AnyOutcome")
 	t.anyOutcome = true
 	return t
 }
 
 // Chain makes each of tasks wait for the one before it (A, then B, then
-// C) and returns w.
+// C) and returns w. A nil task is an error EnqueueWorkflow returns.
 func (w *Workflow) Chain(tasks ...*Task) *Workflow {
 	for i := 1; i < len(tasks); i++ {
+		if tasks[i] == nil {
+			w.nilTask("Chain", fmt.Sprintf("task %d", i))
+			continue
+		}
 		tasks[i].After(tasks[i-1])
 	}
 	return w
 }
 
 // OnSuccess makes callback run once every task of batch has succeeded (it
-// is skipped otherwise), and returns w: Sidekiq Pro's on_success.
+// is skipped otherwise), and returns w: Sidekiq Pro's on_success. A nil
+// task is an error EnqueueWorkflow returns.
 func (w *Workflow) OnSuccess(callback *Task, batch ...*Task) *Workflow {
+	if callback == nil {
+		w.nilTask("OnSuccess", "the callback")
+		return w
+	}
 	callback.After(batch...)
 	return w
 }
@@ -204,10 +237,23 @@ func (w *Workflow) OnSuccess(callback *Task, batch ...*Task) *Workflow {
 // OnComplete makes callback run once every task of batch has ended,
 // whatever the outcome, and returns w: Sidekiq Pro's on_complete. The
 // callback reads each task's result with TaskResult (nil for a task that
-// failed).
+// failed). A nil task is an error EnqueueWorkflow returns.
 func (w *Workflow) OnComplete(callback *Task, batch ...*Task) *Workflow {
+	if callback == nil {
+		w.nilTask("OnComplete", "the callback")
+		return w
+	}
 	callback.After(batch...).AnyOutcome()
 	return w
+}
+
+// nilTask keeps in w the error of method given a nil *Task as what. On a
+// nil w, which keeps nothing, it panics naming both.
+func (w *Workflow) nilTask(method, what string) {
+	if w == nil {
+		panic(fmt.Sprintf("hopper: Workflow.%s on a nil *Workflow, with a nil *Task as %s", method, what))
+	}
+	w.fail(fmt.Errorf("%w: %s: %s is a nil *Task", ErrInvalidWorkflow, method, what))
 }
 
 func (w *Workflow) fail(err error) {
