@@ -31,7 +31,12 @@ type SearchJobsOpts struct {
 	// Text, when set, is a hint that lets the store skip jobs cheaply: only
 	// jobs whose stored form holds Text (ASCII case aside) are checked
 	// with Match. Set it only when every job Match accepts holds it (text
-	// of a string in the args does; a number in them may not).
+	// of a string in the args does; a number in them may not). The stored
+	// form is msgpack, not JSON: a string's bytes are there as they are,
+	// with no quotes around them and none escaped. So text with JSON's
+	// quotes or escapes is no hint for a Match on the args as JSON: Text
+	// `"bob"` keeps the args {"to": "say \"bob\""} and drops {"to": "bob"};
+	// leave Text empty for such a search.
 	Text string
 	// Match is the exact check, run on candidates in the calling goroutine;
 	// nil accepts every candidate.
