@@ -15,13 +15,13 @@ var _ store.EventReader = (*Store)(nil)
 // Events. Every script that moves jobs writes the events of its moves as
 // one entry of the queue's stream {p:q}:ev, in the same script
 // (lib_events.lua): an event is emitted exactly when its transition
-// happens. Entries are numbered without gaps ("<gen>-0", "<gen>-1", ...),
-// so a reader knows whether the stream was trimmed past its position;
-// <gen> is the stream's generation (events.lua), which tells a stream that
+// happens. Entries are numbered without gaps ("1-0", "1-1", ...), so a
+// reader knows whether the stream was trimmed past its position; the mark
+// evg is the stream's generation (events.lua), which tells a stream that
 // started over from the one a position was taken in. A position is
-// "<gen>:" and the entry's number (the entry with ID "<gen>-k" is k+1) for
-// the last event of an entry, "<gen>:<number>/<index>" for the others;
-// number 0 is before the first entry (store.EventPos).
+// "<gen>:" and the entry's number (the entry with ID "1-k" is k+1) for the
+// last event of an entry, "<gen>:<number>/<index>" for the others; number
+// 0 is before the first entry (store.EventPos).
 //
 // A reader with nothing to read asks the queue's scripts to publish on
 // "<prefix>:ev" while it waits (events_arm.lua) and waits on the Store's
@@ -184,16 +184,17 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 			return nil, nil, wrap("read events of "+strconv.Quote(q), err)
 		}
 		p := pos[q]
+		gen := replyGen(v)
 		if l, _ := v[0].(int64); l == 1 {
 			lost = append(lost, q)
 			// Told once: the next read goes on from the stream's start.
-			p = evPos{Gen: replyGen(v), Whole: true}
+			p = evPos{Gen: gen, Whole: true}
 		}
 		for _, e := range v[3:] {
 			if len(evs) >= max {
 				break
 			}
-			entry, err := decodeEntry(q, e)
+			entry, err := decodeEntry(q, gen, e)
 			if err != nil {
 				return nil, nil, wrap("read events of "+strconv.Quote(q), err)
 			}
@@ -264,17 +265,17 @@ type streamEntry struct {
 }
 
 // decodeEntry decodes one entry as XRANGE returns it: {id, {field, value,
-// ...}} (the columns lib_events.lua writes).
-func decodeEntry(queue string, e any) (streamEntry, error) {
+// ...}} (the columns lib_events.lua writes), of the stream of generation
+// gen (0: none known).
+func decodeEntry(queue string, gen uint64, e any) (streamEntry, error) {
 	parts, _ := e.([]any)
 	if len(parts) != 2 {
 		return streamEntry{}, errCorrupt
 	}
 	id, _ := parts[0].(string)
-	g, seq, ok := strings.Cut(id, "-")
-	gen, err1 := strconv.ParseUint(g, 10, 64)
+	seq, ok := strings.CutPrefix(id, "1-")
 	n, err := strconv.ParseUint(seq, 10, 64)
-	if !ok || err1 != nil || err != nil || gen == 0 {
+	if !ok || err != nil {
 		return streamEntry{}, fmt.Errorf("%w: event entry ID %q", errCorrupt, id)
 	}
 	n++

@@ -67,7 +67,7 @@ var keyTable = []keyDef{
 	{"tokens", famQueue, "n", "string", "fencing token counter"},
 	{"tput", famQueue, "t", "hash", "\"d<minute>\"/\"f<minute>\" -> acks/failures that minute, depth samples (lua/throughput.lua)"},
 	{"ticks", famQueue, "pt", "hash", "periodic schedule name -> last tick ms"},
-	{"events", famQueue, "ev", "stream", "the queue's events, one entry per script call (lua/events.lua), IDs \"<gen>-0\", \"<gen>-1\", ... (gen: the stream's generation)"},
+	{"events", famQueue, "ev", "stream", "the queue's events, one entry per script call (lua/events.lua), IDs \"1-0\", \"1-1\", ..."},
 	{"progress", famQueue, "pg", "hash", "job ID -> progress reported (progress.go)"},
 	{"waited", famQueue, "wj", "set", "IDs of jobs a WaitJob call waits for (lua/waiters.lua)"},
 	{"wf_tasks", famQueue, "wm", "set", "IDs of workflow tasks' jobs released into the queue, kept until their workflow is dropped at the end of its retention (lua/wf/, workflow_maintain.go)"},

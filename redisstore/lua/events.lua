@@ -6,16 +6,16 @@
 -- A script collects the events of its transitions with emit and writes them
 -- with flush_events as one entry of the stream {p:q}:ev, in the same atomic
 -- step: an event is never written for a transition that did not happen,
--- nor missed for one that did. The entry's ID is "<gen>-*": entries are
--- numbered <gen>-0, <gen>-1, ... with no gap, so a reader tells from the
--- numbers alone whether entries were trimmed away between two reads.
--- <gen> is the stream's generation (the mark evg, entry_id): the server's
--- time in µs when the stream's first entry was written, 1 for a stream
--- written by v0.1.0, before generations, so that a reader whose position
--- names another generation learns that the stream started over (its key
--- deleted, lost with the server's data) even once the new stream
--- has grown past its number. MAXLEN ~ the queue's EventsMaxLen (setting
--- ev, negative: no events) bounds it.
+-- nor missed for one that did. The entry's ID is "1-*": entries are
+-- numbered 1-0, 1-1, ... with no gap, so a reader tells from the numbers
+-- alone whether entries were trimmed away between two reads. The mark evg
+-- is the stream's generation (entry_id): the server's time in µs when the
+-- stream got its first entry (or, for a stream older than generations,
+-- its first entry since), which every position read carries, so that a
+-- reader whose position names another generation learns that the stream
+-- started over (its key deleted or evicted, lost with the server's data)
+-- even once the new stream has grown past its number. MAXLEN ~ the
+-- queue's EventsMaxLen (setting ev, negative: no events) bounds it.
 --
 -- An entry is columns, so that a step of many jobs costs a few string
 -- joins rather than an encoding per event (and the usual step, one type,
@@ -70,52 +70,41 @@ local function ev_recording(nows)
   return ev_rec
 end
 
--- entry_id returns the ID of the entry to write: "<gen>-*", the next
--- number, or, when a hole is marked (evh: the number after it), that
--- number, and clears the mark. <gen> is the mark evg, or when the marks
--- lack it (the stream's first entry, a stream older than generations, or
--- marks written anew) the newest entry's, else a new one, the server's
--- time in µs (TIME read here: the step's clock may have come from the
--- lean mark), whose first entry is "<gen>-0" unless a hole is marked
--- (ev_xadd tells it from a stream deleted under a generation); it keeps
--- it in the mark.
+-- entry_id returns the ID of the entry to write: "1-*", the next number,
+-- or, when a hole is marked (evh: the number after it), that number, and
+-- clears the mark. A stream without a generation gets one (evg, from TIME:
+-- the step's clock may have come from the lean mark), and a new stream's
+-- first entry is "1-0" by name, which ev_xadd tells from a stream
+-- deleted under a generation.
 local function entry_id()
-  local g = M.evg
-  if not g then
-    local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
-    g = newest and string.match(newest[1], '^(%d+)%-')
-    if not g then
-      local t = rcall('TIME')
-      g = t[1] .. string.sub('00000' .. t[2], -6)
-    end
-    rcall('HSET', K.marks, 'evg', g)
-    M.evg = g
-    if not newest and not M.evh then return g .. '-0' end
-  end
   local h = M.evh
-  if not h then return g .. '-*' end
+  if not M.evg then
+    local t = rcall('TIME')
+    M.evg = t[1] .. string.sub('00000' .. t[2], -6)
+    rcall('HSET', K.marks, 'evg', M.evg)
+    if not h and rcall('EXISTS', K.events) == 0 then return '1-0' end
+  end
+  if not h then return '1-*' end
   M.evh = nil
   rcall('HDEL', K.marks, 'evh')
   local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
-  if newest and (tonumber(string.match(newest[1], '^%d+%-(%d+)$')) or 0) >= tonumber(h) then return g .. '-*' end
-  return g .. '-' .. h
+  if newest and (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) >= tonumber(h) then return '1-*' end
+  return '1-' .. h
 end
 
--- ev_xadd writes an entry with ID id (entry_id's, or "<gen>-*" with the
--- generation the marks gave, as adds/plain.lua's first_adds writes the
+-- ev_xadd writes an entry with ID id (entry_id's, or "1-*" under the
+-- generation the marks hold, as adds/plain.lua's first_adds writes the
 -- entry of jobs enqueued ready) and the fields that follow, capped at
--- maxlen_s, and returns its ID. "<gen>-0" for "<gen>-*" means that the
--- stream's key was deleted without the marks (evicted, deleted by hand):
--- the new stream, this entry alone, is deleted and written again under a
--- new generation, so that readers of the old stream learn that it
--- started over. (A string's end compared per entry, while someone reads;
--- DEL, not XDEL, which the ACL rules of doc.go do not grant.)
+-- maxlen_s. "1-0" for "1-*" is the first entry of a stream whose key was
+-- deleted without the marks (evicted, deleted by hand): the stream gets a
+-- new generation, so that readers of the old one learn that it started
+-- over. (One string compare per entry, while someone reads.)
 local function ev_xadd(maxlen_s, id, ...)
-  local got = rcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, ...)
-  if string.byte(id, -1) ~= 42 or string.sub(got, -2) ~= '-0' then return got end
-  rcall('DEL', K.events)
-  M.evg = nil
-  return rcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, entry_id(), ...)
+  if rcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, ...) == '1-0' and id == '1-*' then
+    local t = rcall('TIME')
+    M.evg = t[1] .. string.sub('00000' .. t[2], -6)
+    rcall('HSET', K.marks, 'evg', M.evg)
+  end
 end
 
 -- ev_publish tells the readers blocked on the queue that it has news.

@@ -21,7 +21,7 @@ lean_off()
 if M.evs then
   local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   local seq = 1
-  if newest then seq = (tonumber(string.match(newest[1], '^%d+%-(%d+)$')) or 0) + 2 end
+  if newest then seq = (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) + 2 end
   if (tonumber(M.evh) or 0) < seq then rcall('HSET', K.marks, 'evh', str(seq)) end
   rcall('HDEL', K.marks, 'evs')
 end

@@ -4,8 +4,8 @@
 --- @keys events
 --- @marks evh evg
 --
--- ARGV: 1 the number n of the position's entry (entry "<gen>-k" is
---       number k+1, 0 is before the first), 2 "1" when entry n was read
+-- ARGV: 1 the number n of the position's entry (entry "1-k" is number
+--       k+1, 0 is before the first), 2 "1" when entry n was read
 --       to its end, "0" when only part of it was, "s" to read from the
 --       oldest entry kept (n is then 0), 3 the most entries to return (0:
 --       none, only the last number), 4 the position's generation ('' for
@@ -17,15 +17,16 @@
 -- number (steps that nobody read wrote nothing, events.lua), and then
 -- they are those after the position; last is the number of the newest
 -- entry (0 for none), or of a hole marked after it (evh); gen is the
--- stream's generation ('' before its first entry); each entry is {id,
--- {field, value, ...}} as XRANGE returns it.
+-- stream's generation (the mark evg, events.lua; '' before a step of this
+-- release wrote an entry); each entry is {id, {field, value, ...}} as
+-- XRANGE returns it.
 
 local k = K.events
 local n, mode, count, pgen = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local whole = mode ~= '0'
 
 local function num(id)
-  return (tonumber(string.match(id, '^%d+%-(%d+)$')) or -1) + 1
+  return (tonumber(string.match(id, '^1%-(%d+)$')) or -1) + 1
 end
 
 local newest = rcall('XREVRANGE', k, '+', '-', 'COUNT', 1)[1]
@@ -36,9 +37,7 @@ if newest then last = num(newest[1]) end
 read_fields()
 local h = tonumber(M.evh)
 if h and h > last then last = h end
--- The stream's generation: its entries', else the mark's (an empty
--- stream whose first entry is to come).
-local gen = newest and string.match(newest[1], '^(%d+)%-') or M.evg or ''
+local gen = M.evg or ''
 if count == 0 then return {0, last, gen} end
 -- A position of another generation stands in a stream that started over.
 local other = mode ~= 's' and pgen ~= '' and gen ~= '' and pgen ~= gen
@@ -53,7 +52,7 @@ if other or (mode ~= 's' and (n > last or (whole and n + 1 < first) or (not whol
 end
 local start = '-'
 if n > 0 then
-  start = gen .. '-' .. str(n - 1)
+  start = '1-' .. str(n - 1)
   if whole then start = '(' .. start end
 end
 local entries = rcall('XRANGE', k, start, '+', 'COUNT', count)

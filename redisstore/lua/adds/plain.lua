@@ -146,7 +146,7 @@ local function first_adds()
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
   local nows = (one or now == 'n') and lean_at(rcall('PTTL', K.lean))
   local lean = nows and true
-  local rec, w, maxlen, gen = false, false, nil, nil
+  local rec, w, maxlen = false, false, nil
   if not nows then
     if not K.marks then return '~' end
     local mk = rcall('HMGET', K.marks, 'sh', 'ev', 'evr', 'evs')
@@ -168,7 +168,7 @@ local function first_adds()
         -- A hole to skip, or a stream without its generation's mark:
         -- the long way writes the entry (events.lua's entry_id).
         if e[1] or not e[3] then return pass() end
-        w, gen = e[2], e[3]
+        w = e[2]
       end
     end
     if not rec then
@@ -194,7 +194,7 @@ local function first_adds()
   end
   if rec then
     -- The jobs' kind: ARGV[1], or in the call of one job, its value's.
-    ev_xadd(maxlen, gen .. '-*', 't', nows, 'i', ids, 'y', '1', 'k', one and kind_of_new(ARGV[2]) or ARGV[1], 'a', '0', 'd', 'r')
+    ev_xadd(maxlen, '1-*', 't', nows, 'i', ids, 'y', '1', 'k', one and kind_of_new(ARGV[2]) or ARGV[1], 'a', '0', 'd', 'r')
     if w and tonumber(w) > tonumber(nows) then wake_events() end
   end
   return out
