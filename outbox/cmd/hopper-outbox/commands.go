@@ -16,19 +16,27 @@ import (
 
 // runRelay relays until interrupted.
 func runRelay(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := newFlags("relay", "hopper outbox relay [--postgres URL] [--redis URL] [--table NAME] [--batch N] [--poll DURATION]", stderr)
+	fs := newFlags("relay", "hopper outbox relay [--postgres URL] [--redis URL] [--table NAME] [--batch N] [--poll DURATION]")
 	pf := addPGFlags(fs)
 	rf := addRedisFlags(fs)
 	batch := fs.Int("batch", pgxoutbox.DefaultBatchSize, "the most rows one relay transaction moves")
 	poll := fs.Duration("poll", pgxoutbox.DefaultPollInterval, "how often to look for rows without a notification")
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	cfg := pgxoutbox.RelayConfig{BatchSize: *batch, PollInterval: *poll, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
-	if err := cfg.Validate(); err != nil {
+	// Every flag is checked before anything connects.
+	for _, c := range []struct {
+		flag string
+		cfg  pgxoutbox.RelayConfig
+	}{{"--batch", pgxoutbox.RelayConfig{BatchSize: *batch}}, {"--poll", pgxoutbox.RelayConfig{PollInterval: *poll}}} {
+		if err := c.cfg.Validate(); err != nil {
+			return fs.bad("%s: %s", c.flag, configText(err))
+		}
+	}
+	if err := pf.check(); err != nil {
 		return err
 	}
-	if err := (outbox.Config{Table: pf.table}).Validate(); err != nil {
+	if err := rf.check(); err != nil {
 		return err
 	}
 	pool, err := pf.open(ctx)
@@ -42,16 +50,20 @@ func runRelay(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	defer closeRedis()
 	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Config{Table: pf.table})
+	cfg := pgxoutbox.RelayConfig{BatchSize: *batch, PollInterval: *poll, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	relay := pgxoutbox.NewRelay(pool, ob, &cfg)
 	fmt.Fprintf(stdout, "relaying %s to Redis %s (prefix %q); Ctrl-C stops\n", ob.Names().Table, redact(rf.url), rf.prefix)
 	return relay.Run(ctx)
 }
 
 // runMigrate creates the outbox tables.
-func runMigrate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := newFlags("migrate", "hopper outbox migrate [--postgres URL] [--table NAME]", stderr)
+func runMigrate(ctx context.Context, stdout, _ io.Writer, args []string) error {
+	fs := newFlags("migrate", "hopper outbox migrate [--postgres URL] [--table NAME]")
 	pf := addPGFlags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
 		return err
 	}
 	names, err := outbox.NamesOf(pf.table)
@@ -80,14 +92,14 @@ type statsLine struct {
 }
 
 // runStats prints the outbox's depth, lag and dead rows.
-func runStats(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := newFlags("stats", "hopper outbox stats [--postgres URL] [--table NAME] [--json]", stderr)
+func runStats(ctx context.Context, stdout, _ io.Writer, args []string) error {
+	fs := newFlags("stats", "hopper outbox stats [--postgres URL] [--table NAME] [--json]")
 	pf := addPGFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if err := (outbox.Config{Table: pf.table}).Validate(); err != nil {
+	if err := pf.check(); err != nil {
 		return err
 	}
 	pool, err := pf.open(ctx)
@@ -114,10 +126,13 @@ func runStats(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 }
 
 // runSchema prints the migration.
-func runSchema(_ context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := newFlags("schema", "hopper outbox schema [--table NAME]", stderr)
+func runSchema(_ context.Context, stdout, _ io.Writer, args []string) error {
+	fs := newFlags("schema", "hopper outbox schema [--table NAME]")
 	table := fs.String("table", "", `the outbox table, optionally schema-qualified (default "hopper_outbox")`)
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := checkTable(fs, *table); err != nil {
 		return err
 	}
 	sql, err := outbox.Schema(*table)

@@ -2,40 +2,79 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/outbox"
 	"github.com/hopperq/hopper/redisstore"
 )
 
-// newFlags returns a flag set that prints errors and usage to w.
-func newFlags(name, usageLine string, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprintf(w, "usage: %s\n\nflags:\n", usageLine)
-		fs.PrintDefaults()
-	}
-	return fs
+// flagSet is the flags of one command. It parses without printing: run
+// prints the usage, to stdout for help and to stderr after the line of a
+// usage error.
+type flagSet struct {
+	*flag.FlagSet
+	usageLine string
 }
 
-// parse parses args, returning errUsage when fs printed an error or help,
-// or when positional arguments are left.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+func newFlags(name, usageLine string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, usageLine: usageLine}
+}
+
+// usage writes the command's usage and flags to w.
+func (fs *flagSet) usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: %s\n\nflags:\n", fs.usageLine)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// parse parses args. It returns a *helpError when they ask for help (-h,
+// --help), and a *usageError for a flag that is not defined, a value
+// that does not parse, or an argument left after the flags.
+func (fs *flagSet) parse(args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return &helpError{fs: fs}
+	case err != nil:
+		return fs.bad("%v", err)
+	case fs.NArg() > 0:
+		return fs.bad("unexpected argument %q", fs.Arg(0))
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return errUsage
+	return nil
+}
+
+// bad returns the usage error of fs's command: what was wrong with its
+// flags or arguments.
+func (fs *flagSet) bad(format string, args ...any) error {
+	return &usageError{fs: fs, msg: fmt.Sprintf(format, args...)}
+}
+
+// configText is the text of an error wrapping hopper.ErrInvalidConfig
+// without its "hopper: invalid config: ", for a usage error that names
+// the flag instead.
+func configText(err error) string {
+	return strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": ")
+}
+
+// checkTable refuses a --table that is not an outbox table's name.
+func checkTable(fs *flagSet, table string) error {
+	if err := (outbox.Config{Table: table}).Validate(); err != nil {
+		return fs.bad("--table: %s", configText(err))
 	}
 	return nil
 }
@@ -43,10 +82,12 @@ func parse(fs *flag.FlagSet, args []string) error {
 // pgFlags choose the PostgreSQL database and the outbox table.
 type pgFlags struct {
 	url, table string
+	fs         *flagSet
+	cfg        *pgxpool.Config // set by check
 }
 
-func addPGFlags(fs *flag.FlagSet) *pgFlags {
-	f := &pgFlags{}
+func addPGFlags(fs *flagSet) *pgFlags {
+	f := &pgFlags{fs: fs}
 	def := os.Getenv("HOPPER_POSTGRES_URL")
 	if def == "" {
 		def = os.Getenv("DATABASE_URL")
@@ -56,14 +97,30 @@ func addPGFlags(fs *flag.FlagSet) *pgFlags {
 	return f
 }
 
-// open connects to PostgreSQL and checks that it answers.
-func (f *pgFlags) open(ctx context.Context) (*pgxpool.Pool, error) {
-	if f.url == "" {
-		return nil, fmt.Errorf("no PostgreSQL URL: set --postgres, $HOPPER_POSTGRES_URL or $DATABASE_URL")
+// check reports, before anything connects, a PostgreSQL flag that cannot
+// work as a usage error: a --table that is not a table's name, no URL, a
+// URL that does not parse (pgx hides its password).
+func (f *pgFlags) check() error {
+	if err := checkTable(f.fs, f.table); err != nil {
+		return err
 	}
-	pool, err := pgxpool.New(ctx, f.url)
+	if f.url == "" {
+		return f.fs.bad("no PostgreSQL URL: set --postgres, $HOPPER_POSTGRES_URL or $DATABASE_URL")
+	}
+	cfg, err := pgxpool.ParseConfig(f.url)
 	if err != nil {
-		return nil, fmt.Errorf("--postgres %s: %w", redact(f.url), err)
+		return f.fs.bad("--postgres: %v", err)
+	}
+	f.cfg = cfg
+	return nil
+}
+
+// open connects to PostgreSQL and checks that it answers. Call check
+// first.
+func (f *pgFlags) open(ctx context.Context) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, f.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--postgres: %w", err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -74,17 +131,23 @@ func (f *pgFlags) open(ctx context.Context) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// defaultRedisURL is the store when neither --redis nor $HOPPER_REDIS_URL
+// names one.
+const defaultRedisURL = "redis://localhost:6379/0"
+
 // redisFlags choose the Redis store, as the hopper command's do.
 type redisFlags struct {
 	url, prefix string
 	cluster     bool
+	fs          *flagSet
+	newClient   func() redis.UniversalClient // set by check
 }
 
-func addRedisFlags(fs *flag.FlagSet) *redisFlags {
-	f := &redisFlags{}
+func addRedisFlags(fs *flagSet) *redisFlags {
+	f := &redisFlags{fs: fs}
 	def := os.Getenv("HOPPER_REDIS_URL")
 	if def == "" {
-		def = "redis://localhost:6379/0"
+		def = defaultRedisURL
 	}
 	fs.StringVar(&f.url, "redis", def, "Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default from $HOPPER_REDIS_URL)")
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
@@ -92,22 +155,30 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	return f
 }
 
-// open connects to Redis, checks that it answers and returns the store.
-func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error) {
-	var rdb redis.UniversalClient
-	if f.cluster {
-		o, err := redis.ParseClusterURL(f.url)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %s: %w", redact(f.url), err)
-		}
-		rdb = redis.NewClusterClient(o)
-	} else {
-		o, err := redis.ParseURL(f.url)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--redis %s: %w", redact(f.url), err)
-		}
-		rdb = redis.NewClient(o)
+// check reports, before anything connects, a Redis flag that cannot work
+// as a usage error, as the hopper command does: an empty --redis, a
+// --redis that does not parse (its password hidden), a --redis-prefix
+// that redisstore refuses (redisstore.Config.Validate, whose rule the
+// message gives).
+func (f *redisFlags) check() error {
+	if strings.TrimSpace(f.url) == "" {
+		return f.fs.bad("--redis is empty: give a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
 	}
+	if err := (redisstore.Config{Prefix: f.prefix}).Validate(); err != nil {
+		return f.fs.bad("--redis-prefix: %s", configText(err))
+	}
+	newClient, err := parseRedisURL(f.url, f.cluster)
+	if err != nil {
+		return f.fs.bad("%s", redisURLError(f.url, f.cluster, err))
+	}
+	f.newClient = newClient
+	return nil
+}
+
+// open connects to Redis, checks that it answers and returns the store.
+// Call check first.
+func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error) {
+	rdb := f.newClient()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
@@ -117,11 +188,59 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
 }
 
-// redact hides the password of a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
+// parseRedisURL parses a --redis URL, of a Cluster node with cluster, and
+// returns what makes its client.
+func parseRedisURL(raw string, cluster bool) (func() redis.UniversalClient, error) {
+	if cluster {
+		o, err := redis.ParseClusterURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
 	}
-	return u.Redacted()
+	o, err := redis.ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
+}
+
+// redisURLError words the error of parsing the --redis URL raw, as the
+// hopper command does. The parse error may quote the URL, password and
+// all: when the URL holds a password, the error is the one of the URL
+// with the password hidden.
+func redisURLError(raw string, cluster bool, err error) string {
+	shown := redact(raw)
+	if shown != raw {
+		if _, err = parseRedisURL(shown, cluster); err == nil {
+			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
+		}
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // its text quotes the URL again
+	}
+	return fmt.Sprintf("--redis %q: %v", shown, err)
+}
+
+// redact hides the password of a URL for messages, as url.URL.Redacted
+// does (user:xxxxx@), in a URL that does not parse too: there the user
+// info is what lies before the last "@" (after "://").
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	head, rest := "", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		head, rest = raw[:i+3], raw[i+3:]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return raw
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return raw
+	}
+	return head + user + ":xxxxx" + rest[at:]
 }

@@ -12,6 +12,13 @@
 // command. Install it with
 //
 //	go install github.com/hopperq/hopper/outbox/cmd/hopper-outbox@latest
+//
+// Exit status, as for the hopper command: 2 for bad usage (an unknown
+// flag, a flag value it refuses, a missing or malformed --postgres or
+// --redis, an extra argument: one line on stderr, then the command's
+// usage), found before connecting to anything; 1 for a failure while
+// running (PostgreSQL or Redis unreachable, a missing table: one line on
+// stderr); 0 otherwise, help included (printed to stdout).
 package main
 
 import (
@@ -21,11 +28,25 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
-// errUsage reports that a command printed its usage: exit code 2.
-var errUsage = errors.New("usage")
+// usageError is bad usage of a command, found before it connected to
+// anything: run prints one line naming the command and what was wrong,
+// then the command's usage, to stderr, and exits 2.
+type usageError struct {
+	fs  *flagSet
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// helpError reports that a command's help was asked for (-h, --help):
+// run prints the command's usage to stdout and exits 0.
+type helpError struct{ fs *flagSet }
+
+func (e *helpError) Error() string { return "help requested" }
 
 type command struct {
 	name, summary string
@@ -49,6 +70,10 @@ func main() {
 
 // run dispatches to a command and returns the exit code.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	if len(args) >= 2 && args[0] == "help" {
+		// "help relay" is "relay -h".
+		return run(ctx, stdout, stderr, []string{args[1], "-h"})
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -57,21 +82,43 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 		return 0
 	}
 	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
+		if c.name == args[0] {
+			return exitCode(stdout, stderr, c.name, c.run(ctx, stdout, stderr, args[1:]))
 		}
-		if err := c.run(ctx, stdout, stderr, args[1:]); err != nil {
-			if errors.Is(err, errUsage) {
-				return 2
-			}
-			fmt.Fprintf(stderr, "hopper outbox %s: %v\n", c.name, err)
-			return 1
-		}
-		return 0
 	}
 	fmt.Fprintf(stderr, "hopper outbox: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// exitCode prints what command's err says, if anything, and returns the
+// exit code: 0 for none or help, 2 for bad usage, 1 for any other error.
+func exitCode(stdout, stderr io.Writer, command string, err error) int {
+	var help *helpError
+	var bad *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		help.fs.usage(stdout)
+		return 0
+	case errors.As(err, &bad):
+		fmt.Fprintf(stderr, "hopper outbox %s: %s\n\n", command, bad.msg)
+		bad.fs.usage(stderr)
+		return 2
+	}
+	fmt.Fprintf(stderr, "hopper outbox %s: %s\n", command, errText(err))
+	return 1
+}
+
+// errText is err's text for a line that starts "hopper outbox <command>:
+// " itself. The library's errors start with "hopper: ", and some wrap
+// another that does: printed as they are, the line said "hopper" twice or
+// more. Every "hopper: " that starts the text or follows ": " is left
+// out, as the hopper command does.
+func errText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "hopper: ")
+	return strings.ReplaceAll(s, ": hopper: ", ": ")
 }
 
 func usage(w io.Writer) {
