@@ -50,7 +50,10 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		if cfg, err = cfg.Normalize(); err != nil {
 			return err
 		}
-		if cfg == st.Config {
+		// Against the stored settings as Normalize reads them: a queue
+		// never configured holds zeros Normalize fills (RatePeriod), and
+		// a change to nothing must write nothing (nor create the queue).
+		if old, err := st.Config.Normalize(); err == nil && cfg == old {
 			return nil
 		}
 		if !atomic {

@@ -119,3 +119,29 @@ func TestUpdateQueueConfigInterleaved(t *testing.T) {
 		}
 	})
 }
+
+// A change that leaves a queue's settings as they are writes nothing: a
+// resume, or an update that changes nothing, of a queue no store lists
+// does not create it. It did: the stored zero settings were compared with
+// the normalized new ones, whose RatePeriod Normalize fills.
+func TestUpdateQueueConfigToNothingWritesNothing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		ins := hopper.NewInspector(open())
+		ctx := t.Context()
+		if err := ins.ResumeQueue(ctx, "never"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ins.UpdateQueueConfig(ctx, "never", func(*hopper.QueueConfig) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		qs, err := ins.ListQueues(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			if q == "never" {
+				t.Fatalf("a resume and an update to nothing of an unknown queue created it: ListQueues %v", qs)
+			}
+		}
+	})
+}
