@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/hopperq/hopper/outbox/internal/pgtest"
 )
 
 // envProgramArgs, set to a JSON list of arguments, makes the test binary
@@ -144,5 +146,36 @@ func TestHelpExitsZero(t *testing.T) {
 		if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: hopper outbox "+tc.usage+" ") {
 			t.Errorf("%s: exit %d, want 0 with the usage of %s on stdout; got\nstdout:\n%s\nstderr:\n%s", what, r.code, tc.usage, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestFailureSaidOnce: a failure while running exits 1 with one line
+// on stderr, "hopper outbox <command>: why", which says it once.
+// PostgreSQL refusing the connection printed pgx's error over three
+// lines, the same dial error on two of them.
+func TestFailureSaidOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"relay", "--postgres", "postgres://127.0.0.1:1/x"},
+		{"migrate", "--postgres", "postgres://127.0.0.1:1/x"},
+		{"stats", "--postgres", "postgres://127.0.0.1:1/x"},
+	} {
+		what := strings.Join(args, " ")
+		r := runProgram(t, nil, args...)
+		want := "hopper outbox " + args[0] + ": cannot reach PostgreSQL at postgres://127.0.0.1:1/x: failed to connect to "
+		if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || strings.Count(r.stderr, "connection refused") != 1 {
+			t.Errorf("%s: exit %d, want 1 with one line %q... naming the refusal once; got\nstdout:\n%s\nstderr:\n%s", what, r.code, want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestRedisUnreachableSaidOnce: a relay whose Redis refuses connections
+// exits 1 with one line saying so. go-redis logged the failed dials first,
+// one line per attempt, each saying the same thing.
+func TestRedisUnreachableSaidOnce(t *testing.T) {
+	pgURL := pgtest.DB(t)
+	r := runProgram(t, nil, "relay", "--postgres", pgURL, "--redis", "redis://127.0.0.1:1/0")
+	want := "hopper outbox relay: cannot reach Redis at redis://127.0.0.1:1/0: dial tcp 127.0.0.1:1: connect: connection refused\n"
+	if r.code != 1 || r.stdout != "" || r.stderr != want {
+		t.Errorf("exit %d, want 1 with stderr %q; got\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
 	}
 }

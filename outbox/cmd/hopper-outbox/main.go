@@ -30,6 +30,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // usageError is bad usage of a command, found before it connected to
@@ -63,10 +65,20 @@ func commands() []command {
 }
 
 func main() {
+	redis.SetLogger(discardRedisLog{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Stdout, os.Stderr, os.Args[1:]))
 }
+
+// discardRedisLog drops go-redis's own log lines, as the hopper command
+// does: a Redis that refused connections logged one per attempt
+// ("redis: ... pool.go:770: ... failed to dial after 5 attempts") before
+// the command's error said the same once; a relay's warnings say it while
+// it runs.
+type discardRedisLog struct{}
+
+func (discardRedisLog) Printf(context.Context, string, ...any) {}
 
 // run dispatches to a command and returns the exit code.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
@@ -107,8 +119,32 @@ func exitCode(stdout, stderr io.Writer, command string, err error) int {
 		bad.fs.usage(stderr)
 		return 2
 	}
-	fmt.Fprintf(stderr, "hopper outbox %s: %s\n", command, errText(err))
+	fmt.Fprintf(stderr, "hopper outbox %s: %s\n", command, oneLine(errText(err)))
 	return 1
+}
+
+// oneLine puts an error's text that spans lines on one line, each line
+// said once: pgx lists each address it tried on a line of its own,
+// "failed to connect to `user=u database=d`:\n\t127.0.0.1:5432 (h): dial
+// error: ...", and the same line twice when it tried with TLS and
+// without.
+func oneLine(s string) string {
+	lines := strings.Split(s, "\n")
+	out, sep := lines[0], "; "
+	if strings.HasSuffix(out, ":") {
+		sep = " "
+	}
+	seen := map[string]bool{}
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		out += sep + l
+		sep = "; "
+	}
+	return out
 }
 
 // errText is err's text for a line that starts "hopper outbox <command>:

@@ -119,3 +119,18 @@ func TestUsage(t *testing.T) {
 		t.Errorf("schema: exit %d, %q", code, out.String())
 	}
 }
+
+// TestOneLine: an error's text over several lines is printed on one, each
+// line once.
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"cannot reach Redis: refused", "cannot reach Redis: refused"},
+		{"failed to connect to `user=u database=d`:\n\t127.0.0.1:1 (h): refused\n\t127.0.0.1:1 (h): refused", "failed to connect to `user=u database=d`: 127.0.0.1:1 (h): refused"},
+		{"failed to connect to `user=u database=d`:\n\t[::1]:1 (h): refused\n\t127.0.0.1:1 (h): refused", "failed to connect to `user=u database=d`: [::1]:1 (h): refused; 127.0.0.1:1 (h): refused"},
+		{"migrate: ERROR: x\nDETAIL: y\n", "migrate: ERROR: x; DETAIL: y"},
+	} {
+		if got := oneLine(tc.in); got != tc.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
