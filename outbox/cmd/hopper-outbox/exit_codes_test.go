@@ -161,7 +161,7 @@ func TestFailureSaidOnce(t *testing.T) {
 	} {
 		what := strings.Join(args, " ")
 		r := runProgram(t, nil, args...)
-		want := "hopper outbox " + args[0] + ": cannot reach PostgreSQL at postgres://127.0.0.1:1/x: failed to connect to "
+		want := "hopper outbox " + args[0] + ": cannot reach PostgreSQL: failed to connect to `user="
 		if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 || strings.Count(r.stderr, "connection refused") != 1 {
 			t.Errorf("%s: exit %d, want 1 with one line %q... naming the refusal once; got\nstdout:\n%s\nstderr:\n%s", what, r.code, want, r.stdout, r.stderr)
 		}
@@ -177,5 +177,22 @@ func TestRedisUnreachableSaidOnce(t *testing.T) {
 	want := "hopper outbox relay: cannot reach Redis at redis://127.0.0.1:1/0: dial tcp 127.0.0.1:1: connect: connection refused\n"
 	if r.code != 1 || r.stdout != "" || r.stderr != want {
 		t.Errorf("exit %d, want 1 with stderr %q; got\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+}
+
+// TestPasswordsHidden: no message or help shows a password. A --postgres
+// in keyword/value form was quoted whole when PostgreSQL could not be
+// reached ("cannot reach PostgreSQL at host=h ... password=secret: ..."),
+// and the help printed the defaults from $DATABASE_URL and
+// $HOPPER_REDIS_URL as they were.
+func TestPasswordsHidden(t *testing.T) {
+	r := runProgram(t, nil, "stats", "--postgres", "host=127.0.0.1 port=1 dbname=x user=u password=secret sslmode=disable")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "hopper outbox stats: cannot reach PostgreSQL: failed to connect to `user=u database=x`: 127.0.0.1:1") || strings.Contains(r.stderr, "secret") {
+		t.Errorf("PostgreSQL unreachable: exit %d, want 1 and no password; stderr:\n%s", r.code, r.stderr)
+	}
+	env := []string{"DATABASE_URL=postgres://u:secret@db.example:5432/app", "HOPPER_REDIS_URL=redis://u:secret@redis.example:6379/0"}
+	r = runProgram(t, env, "relay", "-h")
+	if r.code != 0 || strings.Contains(r.stdout, "secret") || !strings.Contains(r.stdout, `"redis://u:xxxxx@redis.example:6379/0"`) {
+		t.Errorf("relay -h: exit %d, want 0, the Redis default with its password hidden and no password; stdout:\n%s", r.code, r.stdout)
 	}
 }

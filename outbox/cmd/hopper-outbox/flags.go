@@ -93,6 +93,7 @@ func addPGFlags(fs *flagSet) *pgFlags {
 		def = os.Getenv("DATABASE_URL")
 	}
 	fs.StringVar(&f.url, "postgres", def, "PostgreSQL URL, postgres://user:password@host:port/db (default from $HOPPER_POSTGRES_URL, else $DATABASE_URL)")
+	fs.Lookup("postgres").DefValue = "" // the help shows no password
 	fs.StringVar(&f.table, "table", "", `the outbox table, optionally schema-qualified (default "hopper_outbox")`)
 	return f
 }
@@ -126,7 +127,10 @@ func (f *pgFlags) open(ctx context.Context) (*pgxpool.Pool, error) {
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("cannot reach PostgreSQL at %s: %w", redact(f.url), err)
+		// pgx's error names the user, the database and each address
+		// tried, and hides the password, which the URL may not quote
+		// as a URL ("host=h password=p").
+		return nil, fmt.Errorf("cannot reach PostgreSQL: %w", err)
 	}
 	return pool, nil
 }
@@ -146,10 +150,16 @@ type redisFlags struct {
 func addRedisFlags(fs *flagSet) *redisFlags {
 	f := &redisFlags{fs: fs}
 	def := os.Getenv("HOPPER_REDIS_URL")
+	from := "; $HOPPER_REDIS_URL, when set, replaces it"
 	if def == "" {
 		def = defaultRedisURL
+	} else {
+		from = " from $HOPPER_REDIS_URL"
 	}
-	fs.StringVar(&f.url, "redis", def, "Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default from $HOPPER_REDIS_URL)")
+	// The help gives the default once, its password hidden: the flag's
+	// DefValue, which the flag package would print in clear, is empty.
+	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default %q%s)", redact(def), from))
+	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&f.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
 	return f
