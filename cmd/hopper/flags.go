@@ -15,6 +15,11 @@ import (
 // were wrong; the exit code is 2 and nothing more is printed.
 var errUsage = errors.New("usage")
 
+// errFailed reports a failure while running that the command printed
+// itself (hopper outbox: hopper-outbox's line); the exit code is 1 and
+// nothing more is printed.
+var errFailed = errors.New("failed")
+
 // errHelp reports that a command printed the help that was asked for (-h,
 // --help, help); the exit code is 0.
 var errHelp = errors.New("help")

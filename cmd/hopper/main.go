@@ -138,6 +138,8 @@ func exitCode(a *app, command string, err error) int {
 		return 0
 	case err == errUsage:
 		return 2 // printed
+	case err == errFailed:
+		return 1 // printed
 	case errors.As(err, &bad):
 		bad.print(a.stderr)
 		return 2

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/hopperq/hopper"
 )
 
 // outboxProgram is the program that runs "hopper outbox ...". The outbox
@@ -46,55 +44,35 @@ func runOutbox(ctx context.Context, a *app, args []string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &exit):
-		return outboxExit(args, exit, watch)
+		return outboxExit(exit, watch)
 	default:
 		return fmt.Errorf("run %s: %w", bin, err)
 	}
 }
 
 // outboxExit maps the exit status of hopper-outbox, which printed why it
-// failed, to the hopper command's rule (main.go): 0 for help asked for,
-// 2 for bad usage, 1 for a failure while running. hopper-outbox's own
-// statuses differ: help ("relay -h") exits 2, a bad flag value ("--batch
-// -1", "--table Bad", an empty or malformed --postgres or --redis) exits
-// 1 with one line, and a crash of the Go runtime exits 2.
-func outboxExit(args []string, exit *exec.ExitError, stderr *outboxStderr) error {
+// failed, to the hopper command's rule (main.go), which hopper-outbox
+// follows too: 2 for bad usage, 1 for a failure while running (both
+// printed already: hopper adds nothing). A crash of the Go runtime exits 2
+// as well, and is a failure (1); so is an end by a signal.
+func outboxExit(exit *exec.ExitError, stderr *outboxStderr) error {
 	switch code := exit.ExitCode(); {
 	case code == 2 && stderr.crashed:
 		return fmt.Errorf("%s crashed (%v)", outboxProgram, exit)
-	case code == 2 && asksHelp(args):
-		return errHelp // it printed the help
 	case code == 2:
 		return errUsage // it printed what was wrong and its usage
-	case code == 1 && stderr.badValue():
-		return errUsage // it printed what was wrong
+	case code == 1:
+		return errFailed // it printed why
 	default:
 		return fmt.Errorf("%s failed (%v)", outboxProgram, exit)
 	}
 }
 
-// asksHelp reports whether args ask hopper-outbox for help: "-h" or
-// "--help" before any "--", or "help" first.
-func asksHelp(args []string) bool {
-	for i, arg := range args {
-		switch {
-		case arg == "--":
-			return false
-		case arg == "-h" || arg == "--help" || arg == "-help" || i == 0 && arg == "help":
-			return true
-		}
-	}
-	return false
-}
-
-// outboxStderr passes hopper-outbox's stderr through and remembers what
-// outboxExit needs of it: the last line of the program's own error
-// ("hopper outbox <command>: why"), and whether the Go runtime reported a
-// panic or a fatal error.
+// outboxStderr passes hopper-outbox's stderr through and remembers
+// whether the Go runtime reported a panic or a fatal error.
 type outboxStderr struct {
 	w       io.Writer
 	partial []byte // the start of a line not ended yet
-	last    string // the last line that starts "hopper outbox "
 	crashed bool
 }
 
@@ -107,9 +85,6 @@ func (s *outboxStderr) Write(p []byte) (int, error) {
 		}
 		line := string(s.partial[:i])
 		s.partial = s.partial[i+1:]
-		if strings.HasPrefix(line, "hopper outbox ") {
-			s.last = line
-		}
 		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
 			s.crashed = true
 		}
@@ -118,23 +93,6 @@ func (s *outboxStderr) Write(p []byte) (int, error) {
 		s.partial = s.partial[:0] // no line of interest is that long
 	}
 	return s.w.Write(p)
-}
-
-// badValue reports whether the program's error was a flag value it
-// refused before connecting: a value its configuration refuses
-// (ErrInvalidConfig), no PostgreSQL URL, or a --postgres or --redis that
-// does not parse.
-func (s *outboxStderr) badValue() bool {
-	_, why, ok := strings.Cut(s.last, ": ")
-	if !ok {
-		return false
-	}
-	for _, bad := range []string{hopper.ErrInvalidConfig.Error() + ": ", "no PostgreSQL URL", "--postgres ", "--redis "} {
-		if strings.HasPrefix(why, bad) {
-			return true
-		}
-	}
-	return false
 }
 
 // findOutboxProgram looks for hopper-outbox on PATH, then in the directory
