@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/urlredact"
 	"github.com/hopperq/hopper/redisstore"
 )
 
@@ -69,7 +70,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	fmt.Fprintf(a.stdout, "hopper check: %s, prefix %q\n", redactURL(raw), sf.prefix)
+	fmt.Fprintf(a.stdout, "hopper check: %s, prefix %q\n", urlredact.Redact(raw), sf.prefix)
 	var all []checkLine
 	nodes, err := masters(ctx, rdb)
 	if err != nil {

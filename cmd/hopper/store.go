@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hopperq/hopper/internal/urlredact"
 	"net/url"
 	"os"
 	"strings"
@@ -42,7 +43,7 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	// The help gives the default once, its password hidden: the flag's
 	// DefValue, which the flag package would print in clear after the
 	// text, is left empty.
-	fs.StringVar(&sf.url, "redis", def, fmt.Sprintf("Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", redactURL(redisURL(def)), from))
+	fs.StringVar(&sf.url, "redis", def, fmt.Sprintf("Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", urlredact.Redact(redisURL(def)), from))
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
@@ -94,7 +95,7 @@ func (sf *storeFlags) client() (func() redis.UniversalClient, error) {
 // error may quote the URL, password and all: when the URL holds a
 // password, the error is the one of the URL with the password hidden.
 func urlError(raw string, cluster bool, err error) string {
-	shown := redactURL(raw)
+	shown := urlredact.Redact(raw)
 	if shown != raw {
 		if _, err = parseRedisURL(shown, cluster); err == nil {
 			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
@@ -132,7 +133,7 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s: %w", redactURL(raw), err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(raw), err)
 	}
 	return rdb, nil
 }
@@ -159,26 +160,4 @@ func redisURL(s string) string {
 		return s
 	}
 	return "redis://" + s
-}
-
-// redactURL hides the password of a Redis URL for messages, as
-// url.URL.Redacted does (user:xxxxx@), in a URL that does not parse too:
-// there the user info is what lies before the last "@" (after "://").
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	head, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		head, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPassword := strings.Cut(rest[:at], ":")
-	if !hasPassword {
-		return raw
-	}
-	return head + user + ":xxxxx" + rest[at:]
 }

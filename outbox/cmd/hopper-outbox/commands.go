@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/urlredact"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/outbox"
 	"github.com/hopperq/hopper/outbox/pgxoutbox"
@@ -52,7 +53,7 @@ func runRelay(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	ob := outbox.New(hopper.NewClient(st, nil), &outbox.Config{Table: pf.table})
 	cfg := pgxoutbox.RelayConfig{BatchSize: *batch, PollInterval: *poll, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	relay := pgxoutbox.NewRelay(pool, ob, &cfg)
-	fmt.Fprintf(stdout, "relaying %s to Redis %s (prefix %q); Ctrl-C stops\n", ob.Names().Table, redact(rf.url), rf.prefix)
+	fmt.Fprintf(stdout, "relaying %s to Redis %s (prefix %q); Ctrl-C stops\n", ob.Names().Table, urlredact.Redact(rf.url), rf.prefix)
 	return relay.Run(ctx)
 }
 

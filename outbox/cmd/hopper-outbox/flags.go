@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hopperq/hopper/internal/urlredact"
 	"io"
 	"net/url"
 	"os"
@@ -158,7 +159,7 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 	}
 	// The help gives the default once, its password hidden: the flag's
 	// DefValue, which the flag package would print in clear, is empty.
-	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default %q%s)", redact(def), from))
+	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default %q%s)", urlredact.Redact(def), from))
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&f.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
@@ -193,7 +194,7 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", redact(f.url), err)
+		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(f.url), err)
 	}
 	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
 }
@@ -220,7 +221,7 @@ func parseRedisURL(raw string, cluster bool) (func() redis.UniversalClient, erro
 // all: when the URL holds a password, the error is the one of the URL
 // with the password hidden.
 func redisURLError(raw string, cluster bool, err error) string {
-	shown := redact(raw)
+	shown := urlredact.Redact(raw)
 	if shown != raw {
 		if _, err = parseRedisURL(shown, cluster); err == nil {
 			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
@@ -231,26 +232,4 @@ func redisURLError(raw string, cluster bool, err error) string {
 		err = uerr.Err // its text quotes the URL again
 	}
 	return fmt.Sprintf("--redis %q: %v", shown, err)
-}
-
-// redact hides the password of a URL for messages, as url.URL.Redacted
-// does (user:xxxxx@), in a URL that does not parse too: there the user
-// info is what lies before the last "@" (after "://").
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	head, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		head, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPassword := strings.Cut(rest[:at], ":")
-	if !hasPassword {
-		return raw
-	}
-	return head + user + ":xxxxx" + rest[at:]
 }
