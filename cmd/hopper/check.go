@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopperq/hopper/internal/redisurl"
 	"github.com/hopperq/hopper/internal/urlredact"
 	"github.com/hopperq/hopper/redisstore"
 )
@@ -64,7 +65,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	raw := redisURL(sf.url)
+	raw := redisurl.Normalize(sf.url)
 	rdb, err := dialRedis(ctx, sf)
 	if err != nil {
 		return err

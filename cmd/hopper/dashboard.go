@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/internal/redisurl"
 	"github.com/hopperq/hopper/internal/urlredact"
 )
 
@@ -107,7 +108,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 		auth = "NO AUTHENTICATION (--insecure)"
 	}
 	fmt.Fprintf(a.stdout, "hopper dashboard: %s%s/ (%s, %s; store %s, prefix %q)\n",
-		base, opts.Prefix, mode, auth, urlredact.Redact(redisURL(sf.url)), sf.prefix)
+		base, opts.Prefix, mode, auth, urlredact.Redact(redisurl.Normalize(sf.url)), sf.prefix)
 	return serve(ctx, l, h, log)
 }
 

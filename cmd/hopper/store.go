@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/hopperq/hopper/internal/redisurl"
 	"github.com/hopperq/hopper/internal/urlredact"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	// The help gives the default once, its password hidden: the flag's
 	// DefValue, which the flag package would print in clear after the
 	// text, is left empty.
-	fs.StringVar(&sf.url, "redis", def, fmt.Sprintf("Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", urlredact.Redact(redisURL(def)), from))
+	fs.StringVar(&sf.url, "redis", def, fmt.Sprintf("Redis to use: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", urlredact.Redact(redisurl.Normalize(def)), from))
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
@@ -83,29 +82,12 @@ func (sf *storeFlags) client() (func() redis.UniversalClient, error) {
 	if err := (redisstore.Config{Prefix: sf.prefix}).Validate(); err != nil {
 		return nil, badUsage(sf.fs, "--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))
 	}
-	raw := redisURL(sf.url)
-	newClient, err := parseRedisURL(raw, sf.cluster)
+	raw := redisurl.Normalize(sf.url)
+	newClient, err := redisurl.Parse(raw, sf.cluster)
 	if err != nil {
-		return nil, badUsage(sf.fs, "%s", urlError(raw, sf.cluster, err))
+		return nil, badUsage(sf.fs, "%s", redisurl.Error(raw, sf.cluster, err))
 	}
 	return newClient, nil
-}
-
-// urlError words the error of parsing the --redis URL raw. The parse
-// error may quote the URL, password and all: when the URL holds a
-// password, the error is the one of the URL with the password hidden.
-func urlError(raw string, cluster bool, err error) string {
-	shown := urlredact.Redact(raw)
-	if shown != raw {
-		if _, err = parseRedisURL(shown, cluster); err == nil {
-			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
-		}
-	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err // its text quotes the URL again
-	}
-	return fmt.Sprintf("--redis %q: %v", shown, err)
 }
 
 // openRedis opens a redisstore and checks that the server answers, so a
@@ -127,7 +109,7 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	if err != nil {
 		return nil, err
 	}
-	raw := redisURL(sf.url)
+	raw := redisurl.Normalize(sf.url)
 	rdb := newClient()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -136,28 +118,4 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 		return nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(raw), err)
 	}
 	return rdb, nil
-}
-
-// parseRedisURL parses a --redis URL, of a Cluster node with cluster, and
-// returns what makes its client.
-func parseRedisURL(raw string, cluster bool) (func() redis.UniversalClient, error) {
-	if cluster {
-		o, err := redis.ParseClusterURL(raw)
-		if err != nil {
-			return nil, err
-		}
-		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
-	}
-	o, err := redis.ParseURL(raw)
-	if err != nil {
-		return nil, err
-	}
-	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
-}
-
-func redisURL(s string) string {
-	if strings.Contains(s, "://") {
-		return s
-	}
-	return "redis://" + s
 }

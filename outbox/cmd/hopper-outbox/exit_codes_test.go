@@ -92,7 +92,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{[]string{"relay", "--table", "Bad"}, `hopper outbox relay: --table: outbox table "Bad": each part must be lower-case letters`, "relay"},
 		{[]string{"relay", "--postgres="}, "hopper outbox relay: no PostgreSQL URL: set --postgres, $HOPPER_POSTGRES_URL or $DATABASE_URL", "relay"},
 		{[]string{"relay", "--postgres", "%zz"}, "hopper outbox relay: --postgres: cannot parse `%zz`", "relay"},
-		{append([]string{"relay", "--redis="}, pg...), "hopper outbox relay: --redis is empty: give a redis:// URL", "relay"},
+		{append([]string{"relay", "--redis="}, pg...), "hopper outbox relay: --redis is empty: give host:port or a redis:// URL", "relay"},
 		{append([]string{"relay", "--redis", "redis://localhost:notaport"}, pg...), `hopper outbox relay: --redis "redis://localhost:notaport": invalid port ":notaport" after host`, "relay"},
 		{append([]string{"relay", "--redis", "redis://u:secret@localhost:notaport"}, pg...), `hopper outbox relay: --redis "redis://u:xxxxx@localhost:notaport": invalid port`, "relay"},
 		{append([]string{"relay", "--cluster", "--redis", "redis://localhost:notaport"}, pg...), `hopper outbox relay: --redis "redis://localhost:notaport": invalid port`, "relay"},
@@ -177,6 +177,13 @@ func TestRedisUnreachableSaidOnce(t *testing.T) {
 	want := "hopper outbox relay: cannot reach Redis at redis://127.0.0.1:1/0: dial tcp 127.0.0.1:1: connect: connection refused\n"
 	if r.code != 1 || r.stdout != "" || r.stderr != want {
 		t.Errorf("exit %d, want 1 with stderr %q; got\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	// host:port names a server, as in the hopper command: it was refused
+	// as bad usage ("invalid URL scheme"), exit 2.
+	r = runProgram(t, nil, "relay", "--postgres", pgURL, "--redis", "127.0.0.1:1")
+	want = "hopper outbox relay: cannot reach Redis at redis://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("--redis host:port: exit %d, want 1 with stderr %q; got\n%s", r.code, want, r.stderr)
 	}
 }
 

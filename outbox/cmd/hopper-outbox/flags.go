@@ -5,9 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hopperq/hopper/internal/redisurl"
 	"github.com/hopperq/hopper/internal/urlredact"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -159,7 +159,7 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 	}
 	// The help gives the default once, its password hidden: the flag's
 	// DefValue, which the flag package would print in clear, is empty.
-	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis URL: redis://[user:password@]host:port/db, rediss:// for TLS (default %q%s)", urlredact.Redact(def), from))
+	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", urlredact.Redact(redisurl.Normalize(def)), from))
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&f.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
@@ -173,14 +173,15 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 // message gives).
 func (f *redisFlags) check() error {
 	if strings.TrimSpace(f.url) == "" {
-		return f.fs.bad("--redis is empty: give a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
+		return f.fs.bad("--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
 	}
 	if err := (redisstore.Config{Prefix: f.prefix}).Validate(); err != nil {
 		return f.fs.bad("--redis-prefix: %s", configText(err))
 	}
-	newClient, err := parseRedisURL(f.url, f.cluster)
+	f.url = redisurl.Normalize(f.url) // host:port names a server, as in hopper
+	newClient, err := redisurl.Parse(f.url, f.cluster)
 	if err != nil {
-		return f.fs.bad("%s", redisURLError(f.url, f.cluster, err))
+		return f.fs.bad("%s", redisurl.Error(f.url, f.cluster, err))
 	}
 	f.newClient = newClient
 	return nil
@@ -197,39 +198,4 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(f.url), err)
 	}
 	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
-}
-
-// parseRedisURL parses a --redis URL, of a Cluster node with cluster, and
-// returns what makes its client.
-func parseRedisURL(raw string, cluster bool) (func() redis.UniversalClient, error) {
-	if cluster {
-		o, err := redis.ParseClusterURL(raw)
-		if err != nil {
-			return nil, err
-		}
-		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
-	}
-	o, err := redis.ParseURL(raw)
-	if err != nil {
-		return nil, err
-	}
-	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
-}
-
-// redisURLError words the error of parsing the --redis URL raw, as the
-// hopper command does. The parse error may quote the URL, password and
-// all: when the URL holds a password, the error is the one of the URL
-// with the password hidden.
-func redisURLError(raw string, cluster bool, err error) string {
-	shown := urlredact.Redact(raw)
-	if shown != raw {
-		if _, err = parseRedisURL(shown, cluster); err == nil {
-			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
-		}
-	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err // its text quotes the URL again
-	}
-	return fmt.Sprintf("--redis %q: %v", shown, err)
 }

@@ -1,0 +1,60 @@
+// Package redisurl reads the --redis flag of the hopper command and of
+// hopper-outbox the same way: host:port or a redis:// (rediss://) URL, one
+// client or a Cluster's, with errors that never show the password.
+package redisurl
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hopperq/hopper/internal/urlredact"
+)
+
+// Normalize returns s as a URL: s itself when it has a scheme ("://"),
+// else "redis://" + s, so that host:port names a server.
+func Normalize(s string) string {
+	if strings.Contains(s, "://") {
+		return s
+	}
+	return "redis://" + s
+}
+
+// Parse reads raw (a URL, see Normalize) as go-redis does and returns what
+// makes its client: a Cluster client when cluster is true. It connects to
+// nothing. The error is go-redis's; Error words it for a user.
+func Parse(raw string, cluster bool) (func() redis.UniversalClient, error) {
+	if cluster {
+		o, err := redis.ParseClusterURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
+	}
+	o, err := redis.ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
+}
+
+// Error words err, Parse's error for raw, as `--redis "<raw>": why`. The
+// parse error may quote the URL, password and all: when the URL holds a
+// password, it is the error of the URL with the password hidden, and when
+// only the user information fails to parse, it says what to escape.
+func Error(raw string, cluster bool, err error) string {
+	shown := urlredact.Redact(raw)
+	if shown != raw {
+		if _, err = Parse(shown, cluster); err == nil {
+			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
+		}
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // its text quotes the URL again
+	}
+	return fmt.Sprintf("--redis %q: %v", shown, err)
+}
