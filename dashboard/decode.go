@@ -13,6 +13,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
+	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/msgpackguard"
 )
 
@@ -198,13 +199,12 @@ func (d *dash) redact(kind string, v any) (out any) {
 	return d.cfg.Redact(kind, v)
 }
 
-// searchText is the text an args search matches against: the compact JSON
-// of the redacted args. ok is false for args that do not decode, which
-// match no search.
-func (d *dash) searchText(kind string, b []byte) (text string, ok bool) {
-	v, err := DecodeArgs(b)
-	if err != nil {
-		return "", false
+// argsMatch is the exact check of an args search for needle: the job's
+// args decode and, redacted, contain needle (ArgsContain). Args that do
+// not decode match no search.
+func (d *dash) argsMatch(needle string) func(*hopper.JobRecord) bool {
+	return func(j *hopper.JobRecord) bool {
+		v, err := DecodeArgs(j.Args)
+		return err == nil && ArgsContain(d.redact(j.Kind, v), needle)
 	}
-	return jsonText(d.redact(kind, v), false), true
 }

@@ -68,16 +68,12 @@ func (s failureSearch) query(p int) string {
 func (d *dash) failureOpts(fv failureView, s failureSearch, offset, limit int) hopper.AllQueuesOpts {
 	o := hopper.AllQueuesOpts{State: fv.state, Offset: offset, Limit: limit, Newest: fv.newest, Kind: s.Kind}
 	if s.ID != "" || s.Args != "" {
-		prefix, needle := s.ID, strings.ToLower(s.Args)
+		prefix, args := s.ID, d.argsMatch(s.Args)
 		o.Match = func(j *hopper.JobRecord) bool {
 			if prefix != "" && !strings.HasPrefix(j.ID, prefix) {
 				return false
 			}
-			if needle == "" {
-				return true
-			}
-			text, ok := d.searchText(j.Kind, j.Args)
-			return ok && strings.Contains(strings.ToLower(text), needle)
+			return s.Args == "" || args(j)
 		}
 	}
 	return o

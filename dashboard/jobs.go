@@ -24,7 +24,7 @@ const maxPage = 1_000_000
 type jobSearch struct {
 	ID     string // exact job ID, else a prefix of IDs
 	Kind   string // exact kind
-	Args   string // substring of the redacted args as JSON, any case
+	Args   string // text in the redacted args, any case (ArgsContain)
 	Newest bool
 	Page   int // from 1
 	// From is where a search goes on in the state (hopper.SearchPage.Next);
@@ -123,27 +123,6 @@ func (s jobSearch) queryFrom(from int) string {
 		q += "&origin=" + strconv.Itoa(min(s.Origin, from))
 	}
 	return q
-}
-
-// textHint returns the args needle as a hint the store can narrow with
-// (hopper.SearchJobsOpts.Text): only when every JSON text holding it must
-// come from a string or a key of the args, whose bytes msgpack keeps as
-// they are: ASCII letters, digits and _.-@:/+, with a letter.
-func textHint(needle string) string {
-	letter := false
-	for _, c := range []byte(needle) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			letter = true
-		case c >= '0' && c <= '9', strings.IndexByte("_.-@:/+", c) >= 0:
-		default:
-			return ""
-		}
-	}
-	if !letter {
-		return ""
-	}
-	return needle
 }
 
 // jobRow is one job of a list.
@@ -338,12 +317,10 @@ func (d *dash) searchRequest(queue string, st hopper.JobState, s jobSearch) hopp
 		Limit:    d.cfg.PageSize,
 	}
 	if s.Args != "" {
-		needle := strings.ToLower(s.Args)
-		req.Text = textHint(s.Args)
-		req.Match = func(j *hopper.JobRecord) bool {
-			text, ok := d.searchText(j.Kind, j.Args)
-			return ok && strings.Contains(strings.ToLower(text), needle)
+		if builtinRedact(d.cfg.Redact) {
+			req.Text = ArgsSearchHint(s.Args)
 		}
+		req.Match = d.argsMatch(s.Args)
 	}
 	return req
 }
