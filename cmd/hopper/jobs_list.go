@@ -25,7 +25,7 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	queue := fs.String("queue", hopper.DefaultQueue, "queue to list")
 	state := fs.String("state", string(hopper.StateReady), "state to list: pending, ready, unack, retry, garbage or done")
 	kind := fs.String("kind", "", "only jobs of this kind")
-	search := fs.String("search", "", "only jobs whose args, as JSON, contain this text (any case; redacted values never match)")
+	search := fs.String("search", "", "only jobs whose args contain this text, in their JSON or in a string in them (any case; redacted values never match)")
 	limit := fs.Int("limit", 20, "most jobs to print")
 	offset := fs.Int("offset", 0, "jobs to skip")
 	newest := fs.Bool("newest", false, "latest first")
@@ -67,10 +67,10 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if filtered {
 		req := hopper.SearchJobsOpts{Queue: *queue, State: st, Newest: *newest, Kind: *kind, From: cursor.from, ByKind: cursor.byKind}
 		if *search != "" {
-			needle := strings.ToLower(*search)
+			req.Text = dashboard.ArgsSearchHint(*search) // safe: redact is DefaultRedact or NoRedact
 			req.Match = func(j *hopper.JobRecord) bool {
 				v, err := dashboard.DecodeArgs(j.Args)
-				return err == nil && strings.Contains(strings.ToLower(compactJSON(redact(j.Kind, v))), needle)
+				return err == nil && dashboard.ArgsContain(redact(j.Kind, v), *search)
 			}
 		}
 		if found, err = searchAll(ctx, ins, req, *offset+*limit); err != nil {
