@@ -41,6 +41,13 @@ func ApplyTaskEnd(ctx context.Context, s *Store, queue, id string, seq int, outc
 	return s.applyEnds(ctx, []endRecord{{queue: queue, id: id, wf: wf, task: task, seq: strconv.Itoa(seq), outcome: outcome}})
 }
 
+// DeliverTaskEnds delivers the records of the ends of task jobs ids of
+// queue that are still waiting in the queue, as RequeueJobs does after its
+// step.
+func DeliverTaskEnds(ctx context.Context, s *Store, queue string, ids []string) error {
+	return s.deliverEnds(ctx, endsOf(queue, ids))
+}
+
 // ThroughputKey returns the key of queue's throughput counters.
 func ThroughputKey(s *Store, queue string) string { return s.queueKeys(queue).tput }
 

@@ -198,14 +198,38 @@ local function usual_ends(n, tasks, res, fresh, direct, results)
 end
 
 -- end_other applies to task t, in state cur, an end apply_ends leaves to
--- it: a failure, a cancel or a delete (oc f, c, d), a requeue (oc r), or
+-- it (seq its record's, nil for an end applied in the step that ended the
+-- job): a failure, a cancel or a delete (oc f, c, d), a requeue (oc r), or
 -- an end of a task that no longer runs.
-local function end_other(t, cur, oc)
+local function end_other(t, cur, oc, seq)
   if oc == 'r' then
     if cur == 'F' or cur == 'C' then
       set_state(t, 'e', cur)
       reopen(t)
     end
+  elseif cur == 'F' or cur == 'C' then
+    -- A newer end of a task that failed or was cancelled: its job ran
+    -- again, so it was requeued, and the requeue's record was not applied
+    -- yet (RequeueJobs delivers it after its own step, and a worker's end
+    -- may come first; on a Cluster this end's record may have taken its
+    -- place). The requeue is applied first. An end applied in its own
+    -- step (wf/local.lua, on one server: no seq) takes the requeue's
+    -- record, which would otherwise come after it and undo it, and
+    -- stands after its seq.
+    local wd = not seq and K.wf_done
+    if wd then
+      local id = string.match(WK.m, '^{[^:}]*:wf:(.*)}:[^}]*$') .. '~' .. t
+      local rec = rcall('HGET', wd, id)
+      local rseq = rec and string.match(rec, '^(%d+),r,')
+      if rseq then
+        rcall('HDEL', wd, id)
+        rcall('ZREM', K.wf_due, id)
+        seq_cache[t] = rseq
+      end
+    end
+    set_state(t, 'e', cur)
+    reopen(t)
+    end_other(t, 'e', oc, seq)
   elseif cur == 'e' then
     -- Only a running task ends: the end of a done task's job run
     -- again (requeued from done) leaves its workflow as it is.
@@ -280,7 +304,7 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     else
       if seq then seq_cache[t] = seq end
       st_dirty[t] = true
-      end_other(t, cur, oc)
+      end_other(t, cur, oc, seq)
     end
   end
   if ok > 0 then -- bump's work, written out

@@ -1,0 +1,77 @@
+package redisstore_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// A failed task's job is requeued (Inspector.RetryWorkflow, RequeueJobs)
+// and a worker runs and acks it before RequeueJobs delivered the
+// requeue's record to the workflow: the workflow goes on, the dependent
+// runs. The ack, applied in its own step on one server, was dropped (the
+// task was still failed), and the requeue's record, delivered after it,
+// put the task back to enqueued with no job left to run it: the workflow
+// stayed running for good (found by trying the guide's workflows page).
+// With one slot a script (as on a Cluster), the ack's record took the
+// place of the requeue's, and the workflow stayed failed.
+func TestWorkflowTaskRequeuedThenAckedBeforeItsRecord(t *testing.T) {
+	for _, oneSlot := range []bool{false, true} {
+		name := "one server"
+		if oneSlot {
+			name = "one slot a script"
+		}
+		t.Run(name, func(t *testing.T) { testRequeuedThenAcked(t, oneSlot) })
+	}
+}
+
+func testRequeuedThenAcked(t *testing.T, oneSlot bool) {
+	ctx := context.Background()
+	_, rdb, prefix := newPrefixedStore(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, OneSlotPerScript: oneSlot})
+	// The process that requeues: its delivery stops before it applies
+	// the requeue's record, the moment a fast worker's ack comes in.
+	requeuer := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, OneSlotPerScript: oneSlot})
+	redisstore.CrashWorkflowsAt(requeuer, "apply")
+
+	const q = "rq"
+	wf := &store.NewWorkflow{ID: "wfr", Tasks: []*store.NewTask{wfTask("wfr", "a", q), wfTask("wfr", "b", q, "a")}}
+	if _, err := s.EnqueueWorkflow(ctx, wf); err != nil {
+		t.Fatal(err)
+	}
+	a := store.TaskJobID("wfr", "a")
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 10, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != a {
+		t.Fatalf("claim: %v, %v; want task a's job", res.Jobs, err)
+	}
+	j := res.Jobs[0]
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: a, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeGarbage, Error: &store.AttemptError{Attempt: j.Attempt, Error: "permanent"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := s.GetWorkflow(ctx, "wfr"); err != nil || rec.State != store.WorkflowFailed {
+		t.Fatalf("after a's failure: %+v, %v; want failed", rec, err)
+	}
+
+	if n, err := requeuer.RequeueJobs(ctx, q, store.StateGarbage, []string{a}); n != 1 {
+		t.Fatalf("RequeueJobs: %d, %v; want 1", n, err)
+	}
+	if got := claimAck(t, s, q); !slices.Equal(got, []string{a}) {
+		t.Fatalf("acked %v, want a's job", got)
+	}
+	// The requeue's delivery goes on after the ack.
+	if err := redisstore.DeliverTaskEnds(ctx, s, q, []string{a}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readyIDs(t, s, q); !slices.Equal(got, []string{store.TaskJobID("wfr", "b")}) {
+		rec, _ := s.GetWorkflow(ctx, "wfr")
+		t.Fatalf("ready after the requeued a succeeded: %v, want b's job; workflow %s %v", got, rec.State, rec.Counts)
+	}
+	claimAck(t, s, q)
+	if rec, err := s.GetWorkflow(ctx, "wfr"); err != nil || rec.State != store.WorkflowSucceeded {
+		t.Fatalf("after b: %+v, %v; want succeeded", rec, err)
+	}
+}
