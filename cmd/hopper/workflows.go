@@ -15,7 +15,7 @@ const workflowsUsage = `usage: hopper workflows <list|show|cancel|retry> [flags]
 
   list    [--state S] [--search TEXT] [--limit N] [--offset N] [--json]
   show    ID [--json]         the workflow's state, task counts and every task
-  cancel  ID...               cancel workflows: waiting tasks never run, running ones stop
+  cancel  ID...               cancel workflows: waiting tasks never run, running ones have their context cancelled
   retry   ID...               requeue the jobs of the workflows' failed tasks
 
 --state is running, succeeded, failed or cancelled; --search keeps the
