@@ -57,7 +57,8 @@ var (
 	// ErrJobDead is returned by Client.WaitJob and EnqueueAndWait for a job that
 	// went to garbage: its retries used up, a permanent failure, or (wrapped
 	// with ErrCancelled too) a cancellation. The error's text ends with the
-	// job's last error.
+	// job's last error, or for a cancellation with its cause: `hopper: job
+	// died (cancelled): job "…" of queue "…": context canceled`.
 	ErrJobDead = errors.New("hopper: job died")
 	// ErrNoResult is returned by TaskResult and TaskResults for a task that
 	// has not succeeded or recorded no result.

@@ -1,6 +1,7 @@
 package hopper
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -64,4 +65,10 @@ func (e *onceError) Unwrap() []error {
 		return []error{u.Unwrap()}
 	}
 	return nil
+}
+
+// wordedError returns an error whose text is msg, which words errs itself
+// ("hopper:" once), and which wraps each of errs for errors.Is and As.
+func wordedError(msg string, errs ...error) error {
+	return &onceError{msg: msg, err: errors.Join(errs...)}
 }

@@ -122,3 +122,64 @@ func TestEnqueueIntoAPartitionName(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelledJobDeadMessage: Wait on a cancelled job says "hopper:" and
+// "cancelled" once, with the cancellation's cause when it had one; it said
+// `hopper: job died (hopper: job cancelled): job "…" of queue "default":
+// hopper: job cancelled: context canceled`. It still wraps ErrJobDead and
+// ErrCancelled.
+func TestCancelledJobDeadMessage(t *testing.T) {
+	s := newStore()
+	c := hopper.NewClient(s, nil)
+	in := hopper.NewInspector(s)
+	w := hopper.NewWorker(s, testConfig("default"))
+	started := make(chan struct{}, 1)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	startWorker(t, w)
+	check := func(what string, err error, want string) {
+		t.Helper()
+		if !errors.Is(err, hopper.ErrJobDead) || !errors.Is(err, hopper.ErrCancelled) || err.Error() != want {
+			t.Errorf("%s: %v, want %q wrapping ErrJobDead and ErrCancelled", what, err, want)
+		}
+	}
+
+	waiting, err := hopper.Enqueue(t.Context(), c, Echo{}, &hopper.EnqueueOpts{Delay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.CancelJob(t.Context(), "default", waiting.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WaitJob(t.Context(), "default", waiting.ID)
+	check("a waiting job cancelled", err, `hopper: job died (cancelled): job "`+waiting.ID+`" of queue "default"`)
+
+	running, err := hopper.Enqueue(t.Context(), c, Echo{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if _, err := in.CancelJob(t.Context(), "default", running.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WaitJob(t.Context(), "default", running.ID)
+	check("a running job cancelled", err, `hopper: job died (cancelled): job "`+running.ID+`" of queue "default": context canceled`)
+}
+
+// TestSetGroupLimitBadGroupMessage: SetGroupLimit with an invalid group
+// says "hopper:" once (it said `hopper: invalid config: hopper: invalid
+// job: Group "a b" ...`), on both stores, still wrapping ErrInvalidConfig
+// and ErrInvalidJob.
+func TestSetGroupLimitBadGroupMessage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		err := hopper.NewInspector(open()).SetGroupLimit(t.Context(), "default", "a b", 1)
+		want := `hopper: invalid config: Group "a b" has " " at byte 1 (allowed: printable ASCII, no spaces or commas)`
+		if err == nil || err.Error() != want {
+			t.Errorf("SetGroupLimit: %v, want %q", err, want)
+		}
+		checkSaidOnce(t, "SetGroupLimit", err, hopper.ErrInvalidConfig, hopper.ErrInvalidJob)
+	})
+}

@@ -3,6 +3,7 @@ package hopper
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -74,10 +75,20 @@ func endErr(rec *JobRecord) error {
 	}
 	last := "no error recorded"
 	if n := len(rec.Errors); n > 0 {
-		last = rec.Errors[n-1].Error
+		last = strings.TrimPrefix(rec.Errors[n-1].Error, prefix)
 	}
 	if rec.Cancelled {
-		return fmt.Errorf("%w (%w): job %q of queue %q: %s", ErrJobDead, ErrCancelled, rec.ID, rec.Queue, last)
+		// The recorded error is ErrCancelled's text, alone or before its
+		// cause: the message says "cancelled" once and keeps the cause.
+		msg := fmt.Sprintf("%s (cancelled): job %q of queue %q", ErrJobDead, rec.ID, rec.Queue)
+		cause := last
+		if rest, ok := strings.CutPrefix(last, strings.TrimPrefix(ErrCancelled.Error(), prefix)); ok {
+			cause = strings.TrimPrefix(strings.TrimPrefix(rest, ": "), prefix)
+		}
+		if cause != "" {
+			msg += ": " + cause
+		}
+		return wordedError(msg, ErrJobDead, ErrCancelled)
 	}
 	attempts := "attempts"
 	if rec.Attempt == 1 {

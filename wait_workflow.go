@@ -47,7 +47,7 @@ func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, 
 	case WorkflowFailed:
 		return rec, fmt.Errorf("%w: workflow %q", ErrWorkflowFailed, rec.ID)
 	case WorkflowCancelled:
-		return rec, fmt.Errorf("%w (%w): workflow %q", ErrWorkflowFailed, ErrCancelled, rec.ID)
+		return rec, wordedError(fmt.Sprintf("%s (cancelled): workflow %q", ErrWorkflowFailed, rec.ID), ErrWorkflowFailed, ErrCancelled)
 	}
 	return rec, nil
 }

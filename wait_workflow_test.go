@@ -59,8 +59,10 @@ func TestWaitWorkflow(t *testing.T) {
 		if err := hopper.NewInspector(s).CancelWorkflow(ctx, held); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-waited; !errors.Is(err, hopper.ErrWorkflowFailed) || !errors.Is(err, hopper.ErrCancelled) {
-			t.Fatalf("a cancelled workflow: %v, want ErrWorkflowFailed and ErrCancelled", err)
+		// It said "hopper: workflow failed (hopper: job cancelled)".
+		if err := <-waited; !errors.Is(err, hopper.ErrWorkflowFailed) || !errors.Is(err, hopper.ErrCancelled) ||
+			err.Error() != `hopper: workflow failed (cancelled): workflow "`+held+`"` {
+			t.Fatalf("a cancelled workflow: %v, want ErrWorkflowFailed and ErrCancelled, \"hopper:\" once", err)
 		}
 
 		if _, err := c.WaitWorkflow(ctx, "no-such-workflow"); !errors.Is(err, hopper.ErrWorkflowNotFound) {

@@ -52,3 +52,13 @@ var (
 	// cannot take this change.
 	ErrWorkflowEnded = errors.New("hopper: workflow ended")
 )
+
+// worded is an error whose text words the errors it wraps itself, so that
+// it says "hopper:" once where "%w: %w" said it twice.
+type worded struct {
+	msg  string
+	errs []error
+}
+
+func (e *worded) Error() string   { return e.msg }
+func (e *worded) Unwrap() []error { return e.errs }

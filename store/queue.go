@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -304,7 +305,9 @@ func ValidateGroupLimit(queue, group string, limit int) error {
 		return fmt.Errorf("%w: SetGroupLimit with no group", ErrInvalidConfig)
 	}
 	if err := ValidateGroup(group); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		// "hopper: invalid config: Group ...", wrapping both.
+		why := strings.TrimPrefix(err.Error(), ErrInvalidJob.Error()+": ")
+		return &worded{msg: ErrInvalidConfig.Error() + ": " + why, errs: []error{ErrInvalidConfig, err}}
 	}
 	if limit < 0 {
 		return fmt.Errorf("%w: group limit %d is negative", ErrInvalidConfig, limit)
