@@ -42,8 +42,8 @@ type Schedule struct {
 // ErrInvalidConfig that names it as field, and ErrInvalidJob too for a
 // bad name or nil args.
 func (s *Schedule) check(field string) (func(time.Time) time.Time, error) {
-	if err := store.ValidateID(s.Name); err != nil {
-		return nil, errorf("%w: %s.Name: %w", ErrInvalidConfig, field, err)
+	if err := checkScheduleName(field, s.Name); err != nil {
+		return nil, err
 	}
 	if err := checkArgs(s.Args); err != nil { // nil args too
 		return nil, errorf("%w: %s (%q): %w", ErrInvalidConfig, field, s.Name, err)
@@ -116,4 +116,21 @@ func (c *SchedulerConfig) periodic(client *Client) []sched.Periodic {
 		}
 	}
 	return out
+}
+
+// checkScheduleName returns nil for a valid schedule name (a valid job
+// ID: store.ValidateID), or an error wrapping ErrInvalidConfig and
+// ErrInvalidJob that names it as field's Name.
+func checkScheduleName(field, name string) error {
+	if store.ValidateID(name) == nil {
+		return nil
+	}
+	why := fmt.Sprintf("must be 1 to %d bytes, got %d", store.MaxIDLen, len(name))
+	for i := 0; name != "" && len(name) <= store.MaxIDLen && i < len(name); i++ {
+		if c := name[i]; c <= ' ' || c > '~' {
+			why = fmt.Sprintf("%q has %q at byte %d (allowed: printable ASCII, no spaces)", name, name[i:i+1], i)
+			break
+		}
+	}
+	return wordedError(fmt.Sprintf("%s: %s.Name %s", ErrInvalidConfig, field, why), ErrInvalidConfig, ErrInvalidJob)
 }

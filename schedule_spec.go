@@ -1,6 +1,7 @@
 package hopper
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,10 +43,13 @@ func NextTick(spec string, after time.Time) (time.Time, error) {
 var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // parseSpec parses a schedule's spec (see NextTick) into its next-tick
-// function. Its error says `spec "<spec>": <why>`, without a prefix: the
-// callers say whose spec it is.
+// function. Its error says `spec "<spec>": <why>`, or that a spec is
+// required, without a prefix: the callers say whose spec it is.
 func parseSpec(spec string) (func(time.Time) time.Time, error) {
 	s := strings.TrimSpace(spec)
+	if s == "" {
+		return nil, errors.New(`spec is required: "@every 1m" (Every(time.Minute)), a cron expression such as "*/5 * * * *", or a descriptor such as "@daily"`)
+	}
 	if rest, ok := strings.CutPrefix(s, "@every "); ok {
 		d, err := time.ParseDuration(strings.TrimSpace(rest))
 		if err != nil {
