@@ -20,8 +20,8 @@ type ScheduleRun = store.ScheduleRun
 // added. The run is recorded among the schedule's last runs (Manual) when
 // the store keeps them (store.ScheduleRuns). Only stored schedules
 // (SetSchedule) can be run this way: a schedule declared in code keeps its
-// args in its program. A schedule that does not exist gives
-// ErrScheduleNotFound; a store without stored schedules, ErrNotSupported.
+// args in its program. A schedule that is not stored gives
+// ErrScheduleNotFound (whose text says so for one in code); a store without stored schedules, ErrNotSupported.
 // Safe for concurrent use.
 func (i *Inspector) RunScheduleNow(ctx context.Context, queue, name string) (*JobInfo, error) {
 	ss, err := i.scheduleStore("running a schedule now")
@@ -33,7 +33,7 @@ func (i *Inspector) RunScheduleNow(ctx context.Context, queue, name string) (*Jo
 		return nil, err
 	}
 	if s == nil {
-		return nil, fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
+		return nil, i.errNotStored(ctx, queue, name, "run now")
 	}
 	now := time.Now()
 	j := s.Job

@@ -167,9 +167,25 @@ func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) erro
 	}
 	ok, err := ss.DeleteSchedule(ctx, queue, name)
 	if err == nil && !ok {
-		err = fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
+		err = i.errNotStored(ctx, queue, name, "deleted (ForgetSchedule removes one in code from the registered ones)")
 	}
 	return err
+}
+
+// errNotStored is the error for a stored schedule name of queue that is
+// not there, wrapping ErrScheduleNotFound. When a running Scheduler
+// registered a schedule of that name and queue (declared in code: see
+// ListSchedules), it says that only stored schedules can be what done
+// says ("run now").
+func (i *Inspector) errNotStored(ctx context.Context, queue, name, done string) error {
+	registered, _ := i.st.ListSchedules(ctx) // on an error, plain not found
+	for _, s := range registered {
+		if s.Queue == queue && s.Name == name {
+			return fmt.Errorf("%w: %q in queue %q is declared in code (a running Scheduler registered it): only stored schedules (Inspector.SetSchedule) can be %s",
+				ErrScheduleNotFound, name, queue, done)
+		}
+	}
+	return fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
 }
 
 // changeSchedule reads stored schedule name of queue, applies change and
@@ -188,7 +204,7 @@ func (i *Inspector) changeSchedule(ctx context.Context, queue, name string, chan
 		return err
 	}
 	if s == nil {
-		return fmt.Errorf("%w: %q in queue %q", ErrScheduleNotFound, name, queue)
+		return i.errNotStored(ctx, queue, name, "paused, resumed or changed (change one in code in its program)")
 	}
 	change(s)
 	return ss.PutSchedule(ctx, *s)
