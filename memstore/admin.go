@@ -126,7 +126,7 @@ func (s *Store) CancelJob(ctx context.Context, queue, id string) (store.JobState
 	}
 	q := s.lookup(queue)
 	if q == nil {
-		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+		return "", fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
 	now, nowMs := s.now()
 	defer s.settleWorkflows() // after q.unlock
@@ -134,7 +134,7 @@ func (s *Store) CancelJob(ctx context.Context, queue, id string) (store.JobState
 	defer q.unlock()
 	j := q.jobs[id]
 	if j == nil {
-		return "", fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+		return "", fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
 	return q.cancel(j, now, nowMs), nil
 }

@@ -53,7 +53,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		}
 		q := l.get(r.Queue, false)
 		if q == nil {
-			errs[i] = fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, r.Queue, r.ID)
+			errs[i] = fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, r.Queue)
 			continue
 		}
 		errs[i] = q.finish(r, now, nowMs, &rel)
@@ -87,10 +87,10 @@ func (rel released) attach() {
 func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *released) error {
 	j := q.jobs[r.ID]
 	if j == nil {
-		return fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, q.name, r.ID)
+		return fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, q.name)
 	}
 	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
-		return fmt.Errorf("%w: %s/%s token %d", store.ErrLeaseLost, q.name, r.ID, r.Token)
+		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, q.name, r.Token)
 	}
 	q.detach(j)
 	q.leaveUnack(j)

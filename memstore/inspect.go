@@ -118,7 +118,7 @@ func (s *Store) GetJob(ctx context.Context, queue, id string) (*store.JobRecord,
 			return copyRecord(&j.rec), nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+	return nil, fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 }
 
 // readySince returns when ready job j became ready: when it fell due, or

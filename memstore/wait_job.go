@@ -27,13 +27,13 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 	}
 	q := s.lookup(queue)
 	if q == nil {
-		return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+		return nil, fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	j := q.jobs[id]
 	if j == nil {
-		return nil, fmt.Errorf("%w: %s/%s", store.ErrJobNotFound, queue, id)
+		return nil, fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, id, queue)
 	}
 	if st := j.rec.State; st == store.StateDone || st == store.StateGarbage {
 		return alreadyEnded(store.JobEnd{Job: copyRecord(&j.rec)}), nil
@@ -74,6 +74,6 @@ func (q *queue) deleted(j *job) {
 	}
 	delete(q.awaited, j.rec.ID)
 	for _, w := range ws {
-		w.send(store.JobEnd{Err: fmt.Errorf("%w: %s/%s was deleted", store.ErrJobNotFound, q.name, j.rec.ID)})
+		w.send(store.JobEnd{Err: fmt.Errorf("%w: job %q of queue %q was deleted", store.ErrJobNotFound, j.rec.ID, q.name)})
 	}
 }
