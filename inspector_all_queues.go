@@ -72,8 +72,8 @@ func (i *Inspector) ListJobsAllQueues(ctx context.Context, opts AllQueuesOpts) (
 	if _, err := i.adminFor("listing jobs"); err != nil {
 		return AllQueuesPage{}, err
 	}
-	if !opts.State.Valid() {
-		return AllQueuesPage{}, fmt.Errorf("%w: %q", ErrInvalidState, opts.State)
+	if err := checkState("AllQueuesOpts", opts.State); err != nil {
+		return AllQueuesPage{}, err
 	}
 	if opts.Limit == 0 {
 		opts.Limit = DefaultListLimit

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -13,7 +14,8 @@ import (
 const (
 	// DefaultListLimit is ListJobsOpts.Limit when zero.
 	DefaultListLimit = 50
-	// MaxListLimit is the largest page ListJobs returns.
+	// MaxListLimit is the largest Limit ListJobs and SearchJobs take; a
+	// larger one fails with ErrInvalidConfig.
 	MaxListLimit = 1000
 	// DefaultScanLimit is ListJobsOpts.ScanLimit when zero.
 	DefaultScanLimit = 10_000
@@ -32,7 +34,8 @@ type ListJobsOpts struct {
 	// Offset skips that many jobs (or matches, when filtering). At least 0.
 	Offset int
 	// Limit caps the page. Zero means DefaultListLimit (50); at most
-	// MaxListLimit (1000).
+	// MaxListLimit (1000): a larger Limit fails with ErrInvalidConfig (page
+	// on with Offset).
 	Limit int
 	// Newest lists the latest first.
 	Newest bool
@@ -58,30 +61,57 @@ type JobPage struct {
 	Truncated bool
 }
 
-// validQueueState checks the queue and state a listing or a search names.
-func validQueueState(queue string, st JobState) error {
+// validQueueState checks the queue and state a listing or a search names;
+// opts names its options ("ListJobsOpts").
+func validQueueState(opts, queue string, st JobState) error {
 	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
-	if !st.Valid() {
-		return fmt.Errorf("%w: %q", ErrInvalidState, st)
+	return checkState(opts, st)
+}
+
+// checkState returns nil for a valid state, or an error wrapping
+// ErrInvalidState that lists the valid ones and names opts.State when it
+// is empty.
+func checkState(opts string, st JobState) error {
+	if st.Valid() {
+		return nil
+	}
+	names := make([]string, len(store.States))
+	for k, s := range store.States {
+		names[k] = string(s)
+	}
+	valid := strings.Join(names, ", ")
+	if st == "" {
+		return fmt.Errorf("%w: %s.State is required: one of %s", ErrInvalidState, opts, valid)
+	}
+	return fmt.Errorf("%w: %q (want one of %s)", ErrInvalidState, st, valid)
+}
+
+// checkPageLimit refuses a Limit above MaxListLimit, naming opts and
+// saying how to read on (onward).
+func checkPageLimit(opts string, limit int, onward string) error {
+	if limit > MaxListLimit {
+		return fmt.Errorf("%w: %s.Limit %d is above MaxListLimit (%d): %s", ErrInvalidConfig, opts, limit, MaxListLimit, onward)
 	}
 	return nil
 }
 
 // normalize checks req and applies its defaults.
 func (req ListJobsOpts) normalize() (ListJobsOpts, error) {
-	if err := validQueueState(req.Queue, req.State); err != nil {
+	if err := validQueueState("ListJobsOpts", req.Queue, req.State); err != nil {
 		return req, err
 	}
 	if req.Offset < 0 || req.Limit < 0 || req.ScanLimit < 0 {
 		return req, fmt.Errorf("%w: ListJobsOpts Offset %d, Limit %d and ScanLimit %d must not be negative",
 			ErrInvalidConfig, req.Offset, req.Limit, req.ScanLimit)
 	}
+	if err := checkPageLimit("ListJobsOpts", req.Limit, "read further pages with Offset"); err != nil {
+		return req, err
+	}
 	if req.Limit == 0 {
 		req.Limit = DefaultListLimit
 	}
-	req.Limit = min(req.Limit, MaxListLimit)
 	if req.ScanLimit == 0 {
 		req.ScanLimit = DefaultScanLimit
 	}

@@ -50,7 +50,7 @@ type SearchJobsOpts struct {
 	// kind index by itself when the queue keeps one shorter than the state.
 	ByKind bool
 	// Limit caps the matches returned. Zero means DefaultListLimit (50); at
-	// most MaxListLimit (1000).
+	// most MaxListLimit (1000): a larger Limit fails with ErrInvalidConfig.
 	Limit int
 	// MaxTime bounds how long the call examines jobs before returning what
 	// it found. Zero means DefaultSearchTime (150 ms).
@@ -93,17 +93,19 @@ func (i *Inspector) SearchJobs(ctx context.Context, req SearchJobsOpts) (SearchP
 	if err != nil {
 		return SearchPage{}, err
 	}
-	if err := validQueueState(req.Queue, req.State); err != nil {
+	if err := validQueueState("SearchJobsOpts", req.Queue, req.State); err != nil {
 		return SearchPage{}, err
 	}
 	if req.From < 0 || req.Limit < 0 || req.MaxTime < 0 {
 		return SearchPage{}, fmt.Errorf("%w: SearchJobsOpts From %d, Limit %d and MaxTime %v must not be negative",
 			ErrInvalidConfig, req.From, req.Limit, req.MaxTime)
 	}
+	if err := checkPageLimit("SearchJobsOpts", req.Limit, "go on from the page's Next"); err != nil {
+		return SearchPage{}, err
+	}
 	if req.Limit == 0 {
 		req.Limit = DefaultListLimit
 	}
-	req.Limit = min(req.Limit, MaxListLimit)
 	if req.MaxTime == 0 {
 		req.MaxTime = DefaultSearchTime
 	}
