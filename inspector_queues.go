@@ -22,8 +22,10 @@ func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats
 
 // SetQueueConfig replaces a queue's settings, every field of them; every
 // worker applies them at its next claim. A zero RatePeriod becomes one
-// second; a negative field (but EventsMaxLen, where it turns events off)
-// fails with an error wrapping ErrInvalidConfig. To change some settings
+// second; a negative field (but EventsMaxLen, where it turns events off),
+// or a RatePeriod or GroupRatePeriod other than zero or one second without
+// its RateLimit or GroupRateLimit, fails with an error wrapping
+// ErrInvalidConfig. To change some settings
 // and keep the others, use UpdateQueueConfig: SetQueueConfig after a
 // GetQueueStats undoes what another operator changed in between.
 func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error {
@@ -32,6 +34,9 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 		return err
 	}
 	if err := store.ValidateQueue(queue); err != nil {
+		return err
+	}
+	if err := checkRatePeriods(&cfg, QueueConfig{}); err != nil {
 		return err
 	}
 	cfg, err = cfg.Normalize()

@@ -3,6 +3,7 @@ package hopper
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -21,7 +22,9 @@ const maxConfigSwaps = 100
 // called more than once, and should not block; when it returns an error,
 // nothing is written and UpdateQueueConfig returns that error. The result
 // is normalized as SetQueueConfig's argument is (a zero RatePeriod becomes
-// one second; a negative field fails with ErrInvalidConfig); a change that
+// one second; a negative field fails with ErrInvalidConfig, and so does a
+// RatePeriod the change sets without a RateLimit, while one a removed
+// RateLimit leaves behind is dropped; the same for GroupRatePeriod); a change that
 // leaves the settings as they are writes nothing. Every worker applies the
 // new settings at its next claim.
 //
@@ -47,6 +50,9 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		if err := change(&cfg); err != nil {
 			return err
 		}
+		if err := checkRatePeriods(&cfg, st.Config); err != nil {
+			return err
+		}
 		if cfg, err = cfg.Normalize(); err != nil {
 			return err
 		}
@@ -68,4 +74,30 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		}
 	}
 	return fmt.Errorf("hopper: the settings of queue %q changed under %d updates in a row; nothing written", queue, maxConfigSwaps)
+}
+
+// checkRatePeriods refuses, wrapping ErrInvalidConfig, a RatePeriod
+// (GroupRatePeriod) without a RateLimit (GroupRateLimit) that cfg sets:
+// one that differs from old's and from DefaultRatePeriod, which Normalize
+// writes. One kept from old (left by a limit the change removed) or the
+// default is dropped, so that Normalize makes it the default.
+func checkRatePeriods(cfg *QueueConfig, old QueueConfig) error {
+	for _, r := range []struct {
+		name          string
+		limit         int
+		period, prior *time.Duration
+	}{
+		{"", cfg.RateLimit, &cfg.RatePeriod, &old.RatePeriod},
+		{"Group", cfg.GroupRateLimit, &cfg.GroupRatePeriod, &old.GroupRatePeriod},
+	} {
+		if r.limit != 0 || *r.period == 0 {
+			continue
+		}
+		if *r.period != *r.prior && *r.period != store.DefaultRatePeriod {
+			return fmt.Errorf("%w: QueueConfig.%sRatePeriod %v needs a %sRateLimit (the starts allowed per %sRatePeriod): set %sRateLimit too, or leave %sRatePeriod zero",
+				ErrInvalidConfig, r.name, *r.period, r.name, r.name, r.name, r.name)
+		}
+		*r.period = 0
+	}
+	return nil
 }

@@ -38,7 +38,8 @@ type QueueConfig struct {
 	// leaves the window.
 	RateLimit int
 	// RatePeriod is the window of RateLimit. Zero means DefaultRatePeriod
-	// (one second).
+	// (one second). Without a RateLimit, hopper's Inspector refuses any
+	// other than zero or DefaultRatePeriod.
 	RatePeriod time.Duration
 	// RateSmooth paces the starts RateLimit allows evenly instead of in
 	// bursts (a GCRA, as a leaky bucket): each job gets a slot, one every
@@ -79,7 +80,8 @@ type QueueConfig struct {
 	// window. Ungrouped jobs are not limited by it. Zero means no limit.
 	GroupRateLimit int
 	// GroupRatePeriod is the window of GroupRateLimit. Zero means
-	// DefaultRatePeriod (one second).
+	// DefaultRatePeriod (one second). Without a GroupRateLimit, hopper's
+	// Inspector refuses any other than zero or DefaultRatePeriod.
 	GroupRatePeriod time.Duration
 	// GroupRateSmooth paces each group's starts as RateSmooth does the
 	// queue's, with GroupRateLimit per GroupRatePeriod. False (the
