@@ -63,6 +63,11 @@ var (
 	// ErrNoResult is returned by TaskResult and TaskResults for a task that
 	// has not succeeded or recorded no result.
 	ErrNoResult = errors.New("hopper: task recorded no result")
+	// ErrTaskNotFound is returned by TaskResult and TaskResults for a task
+	// name the running task's workflow does not have (a misspelt name):
+	// `hopper: task not found: workflow "…" has no task "…"`. It does not
+	// wrap ErrNoResult.
+	ErrTaskNotFound = errors.New("hopper: task not found")
 	// ErrEventsLost is yielded by a subscription when events it had not
 	// read are gone: trimmed away while it fell behind (the stream keeps
 	// the last QueueConfig.EventsMaxLen store steps), not written while

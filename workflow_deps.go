@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // TaskDep is one dependency of the running task, as TaskDeps returns it.
@@ -46,8 +48,9 @@ func TaskDeps(ctx context.Context) ([]TaskDep, error) {
 // The map holds every result that decoded. For each task without one, the
 // error (an errors.Join) holds an error naming the task: wrapping
 // ErrNoResult when it recorded none or did not succeed (a failed
-// dependency under AnyOutcome or AllowFailure), ErrDecode when its result
-// does not decode into a T. So a fan-in under AnyOutcome may use what it
+// dependency under AnyOutcome or AllowFailure), ErrTaskNotFound when the
+// workflow has no task of that name, ErrDecode when its result does not
+// decode into a T. So a fan-in under AnyOutcome may use what it
 // got and report the rest. Outside a workflow task it fails with
 // ErrInvalidWorkflow and an empty map. Safe for concurrent use.
 func TaskResults[T any](ctx context.Context, tasks ...string) (map[string]T, error) {
@@ -87,6 +90,12 @@ func TaskResults[T any](ctx context.Context, tasks ...string) (map[string]T, err
 		if i < len(raw) {
 			res = raw[i]
 		}
+		if res == nil && len(tasks) > 0 {
+			if err := missingTask(ctx, ws, ref.workflow, d.Name); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		v, err := decodeTaskResult[T](ref.workflow, d, res)
 		if err != nil {
 			errs = append(errs, err)
@@ -109,4 +118,16 @@ func decodeTaskResult[T any](wf string, d TaskDep, res []byte) (T, error) {
 		return v, fmt.Errorf("%w: task %q of workflow %q", ErrNoResult, d.Name, wf)
 	}
 	return decodeResult[T](res, fmt.Sprintf("task %q", d.Name))
+}
+
+// missingTask returns an error wrapping ErrTaskNotFound when workflow wf
+// has no task named task, else nil: a task without a result is told from
+// a name the workflow lacks by one more read, on that path alone (the
+// store's TaskDeps fails with ErrInvalidWorkflow for such a name; another
+// error of it leaves the caller's ErrNoResult).
+func missingTask(ctx context.Context, ws store.Workflows, wf, task string) error {
+	if _, err := ws.TaskDeps(ctx, wf, task, false); errors.Is(err, ErrInvalidWorkflow) {
+		return fmt.Errorf("%w: workflow %q has no task %q", ErrTaskNotFound, wf, task)
+	}
+	return nil
 }

@@ -287,3 +287,32 @@ func TestTaskDepsOutsideAWorkflowTask(t *testing.T) {
 		t.Errorf("TaskDeps outside a handler: %v, want an error saying so", err)
 	}
 }
+
+// TestTaskResultOfATaskTheWorkflowLacks: TaskResult of a name the
+// workflow has no task of fails with ErrTaskNotFound saying so (it said
+// `task recorded no result: task "nonexistent"`), not ErrNoResult; a
+// task that exists and recorded nothing still gives ErrNoResult. The
+// same in TaskResults of named tasks.
+func TestTaskResultOfATaskTheWorkflowLacks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		s := newWfReadCounter(t, open())
+		type reads struct{ missing, empty, many error }
+		r := runJoin(t, s, 1, func(int) (any, error) { return nil, nil }, false,
+			func(ctx context.Context) joinRead[reads] {
+				_, missing := hopper.TaskResult[int](ctx, "nonexistent")
+				_, empty := hopper.TaskResult[int](ctx, "leaf-0")
+				_, many := hopper.TaskResults[int](ctx, "leaf-0", "nonexistent")
+				return joinRead[reads]{v: reads{missing, empty, many}}
+			})
+		if err := r.v.missing; !errors.Is(err, hopper.ErrTaskNotFound) || errors.Is(err, hopper.ErrNoResult) ||
+			!strings.HasPrefix(err.Error(), `hopper: task not found: workflow "`) || !strings.HasSuffix(err.Error(), `" has no task "nonexistent"`) {
+			t.Errorf("TaskResult of a task the workflow lacks: %v, want ErrTaskNotFound (not ErrNoResult) saying the workflow has no such task", err)
+		}
+		if err := r.v.empty; !errors.Is(err, hopper.ErrNoResult) || errors.Is(err, hopper.ErrTaskNotFound) {
+			t.Errorf("TaskResult of a task that recorded nothing: %v, want ErrNoResult", err)
+		}
+		if err := r.v.many; !errors.Is(err, hopper.ErrNoResult) || !errors.Is(err, hopper.ErrTaskNotFound) || !strings.Contains(err.Error(), `has no task "nonexistent"`) {
+			t.Errorf("TaskResults of leaf-0 and a task the workflow lacks: %v, want ErrNoResult and ErrTaskNotFound", err)
+		}
+	})
+}

@@ -39,7 +39,8 @@ func runningTask(ctx context.Context, what string) (ref taskRef, ws store.Workfl
 // task running in ctx, a dependency usually) recorded with RecordResult
 // when it succeeded. It fails with ErrNoResult when the task recorded none
 // or did not succeed (a dependency that failed, under AnyOutcome or
-// AllowFailure), and outside a workflow task. To read many tasks in one
+// AllowFailure), ErrTaskNotFound when the workflow has no task of that
+// name, and ErrInvalidWorkflow outside a workflow task. To read many tasks in one
 // store call, use TaskResults.
 func TaskResult[T any](ctx context.Context, task string) (T, error) {
 	var v T
@@ -53,6 +54,11 @@ func TaskResult[T any](ctx context.Context, task string) (T, error) {
 	}
 	if len(res) != 1 {
 		res = [][]byte{nil}
+	}
+	if res[0] == nil {
+		if err := missingTask(ctx, ws, ref.workflow, task); err != nil {
+			return v, err
+		}
 	}
 	return decodeTaskResult[T](ref.workflow, TaskDep{Name: task}, res[0])
 }
