@@ -111,8 +111,8 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	}
 	var st hopper.JobState
 	if *all {
-		if st, err = store.ParseState(*state); err != nil {
-			return badUsage(fs, "--state: %s", errText(err))
+		if st, err = parseStateFlag(fs, *state); err != nil {
+			return err
 		}
 	}
 	s, closeStore, err := a.open(ctx, sf)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard"
-	"github.com/hopperq/hopper/store"
 )
 
 // runJobsList prints a page of one state of one queue, filtered by kind
@@ -40,9 +39,9 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 	if err := checkQueueFlag(fs, *queue); err != nil {
 		return err
 	}
-	st, err := store.ParseState(*state)
+	st, err := parseStateFlag(fs, *state)
 	if err != nil {
-		return badUsage(fs, "--state: %s", errText(err))
+		return err
 	}
 	if *limit < 1 || *offset < 0 {
 		return badUsage(fs, "--limit must be at least 1 and --offset at least 0")

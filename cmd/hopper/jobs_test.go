@@ -41,6 +41,11 @@ func TestJobsList(t *testing.T) {
 		}
 
 		wantBadUsage(t, c.run(t, "jobs", "list", "--state", "nope"), "bad state", `hopper jobs list: --state: invalid job state: "nope"`)
+		// "dead" said only that the state is invalid; it says where dead jobs are.
+		wantBadUsage(t, c.run(t, "jobs", "list", "--state", "dead"), "state dead",
+			`hopper jobs list: --state: invalid job state: "dead" (want one of pending, ready, unack, retry, garbage, done); dead jobs are in garbage`)
+		wantBadUsage(t, c.run(t, "jobs", "retry", "--all", "--queue", "default", "--state", "dead"), "retry --state dead",
+			`hopper jobs retry: --state: invalid job state: "dead" (want one of pending, ready, unack, retry, garbage, done); dead jobs are in garbage`)
 	})
 }
 
