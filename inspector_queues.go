@@ -36,10 +36,7 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 	if err := store.ValidateQueue(queue); err != nil {
 		return err
 	}
-	if err := checkRatePeriods(&cfg, QueueConfig{}); err != nil {
-		return err
-	}
-	cfg, err = cfg.Normalize()
+	cfg, err = cfg.NormalizeChange(QueueConfig{})
 	if err != nil {
 		return err
 	}

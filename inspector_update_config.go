@@ -3,7 +3,6 @@ package hopper
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -50,10 +49,7 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		if err := change(&cfg); err != nil {
 			return err
 		}
-		if err := checkRatePeriods(&cfg, st.Config); err != nil {
-			return err
-		}
-		if cfg, err = cfg.Normalize(); err != nil {
+		if cfg, err = cfg.NormalizeChange(st.Config); err != nil {
 			return err
 		}
 		// Against the stored settings as Normalize reads them: a queue
@@ -74,30 +70,4 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		}
 	}
 	return fmt.Errorf("hopper: the settings of queue %q changed under %d updates in a row; nothing written", queue, maxConfigSwaps)
-}
-
-// checkRatePeriods refuses, wrapping ErrInvalidConfig, a RatePeriod
-// (GroupRatePeriod) without a RateLimit (GroupRateLimit) that cfg sets:
-// one that differs from old's and from DefaultRatePeriod, which Normalize
-// writes. One kept from old (left by a limit the change removed) or the
-// default is dropped, so that Normalize makes it the default.
-func checkRatePeriods(cfg *QueueConfig, old QueueConfig) error {
-	for _, r := range []struct {
-		name          string
-		limit         int
-		period, prior *time.Duration
-	}{
-		{"", cfg.RateLimit, &cfg.RatePeriod, &old.RatePeriod},
-		{"Group", cfg.GroupRateLimit, &cfg.GroupRatePeriod, &old.GroupRatePeriod},
-	} {
-		if r.limit != 0 || *r.period == 0 {
-			continue
-		}
-		if *r.period != *r.prior && *r.period != store.DefaultRatePeriod {
-			return fmt.Errorf("%w: QueueConfig.%sRatePeriod %v needs a %sRateLimit (the starts allowed per %sRatePeriod): set %sRateLimit too, or leave %sRatePeriod zero",
-				ErrInvalidConfig, r.name, *r.period, r.name, r.name, r.name, r.name)
-		}
-		*r.period = 0
-	}
-	return nil
 }

@@ -110,6 +110,36 @@ type QueueConfig struct {
 	KindIndex bool
 }
 
+// NormalizeChange is Normalize for settings changed from old (the stored
+// ones; zero for a queue never set up): it also refuses, wrapping
+// ErrInvalidConfig, a RatePeriod (GroupRatePeriod) without a RateLimit
+// (GroupRateLimit) that the change sets, which would do nothing. A period
+// kept from old without a limit (one a change that removes the limit
+// leaves behind) and DefaultRatePeriod, which Normalize writes, are
+// dropped instead. The Inspector's SetQueueConfig and UpdateQueueConfig
+// call it; a caller that checks a change before making it (the hopper
+// command's queues set) calls it too, to refuse what they would.
+func (c QueueConfig) NormalizeChange(old QueueConfig) (QueueConfig, error) {
+	for _, r := range []struct {
+		name          string
+		limit         int
+		period, prior *time.Duration
+	}{
+		{"", c.RateLimit, &c.RatePeriod, &old.RatePeriod},
+		{"Group", c.GroupRateLimit, &c.GroupRatePeriod, &old.GroupRatePeriod},
+	} {
+		if r.limit != 0 || *r.period == 0 {
+			continue
+		}
+		if *r.period != *r.prior && *r.period != DefaultRatePeriod {
+			return c, fmt.Errorf("%w: QueueConfig.%sRatePeriod %v needs a %sRateLimit (the starts allowed per %sRatePeriod): set %sRateLimit too, or leave %sRatePeriod zero",
+				ErrInvalidConfig, r.name, *r.period, r.name, r.name, r.name, r.name)
+		}
+		*r.period = 0
+	}
+	return c.Normalize()
+}
+
 // Normalize returns c with its defaults applied (RatePeriod), or an error
 // wrapping ErrInvalidConfig that names a negative field. The Inspector
 // calls it before a config reaches a store, so stores keep what they are

@@ -70,7 +70,8 @@ func runQueuesSet(ctx context.Context, a *app, args []string) error {
 }
 
 // check reads the settings of every queue of names and checks what the
-// flags would make of them (QueueConfig.Normalize), before any is
+// flags would make of them (QueueConfig.NormalizeChange, as
+// Inspector.UpdateQueueConfig checks them), before any is
 // written: a value that one queue's settings refuse ("--rate-burst 5
 // needs --rate-smooth", where that queue's is off) changes no queue. A
 // refused value is bad usage, its line naming the queues that refuse it,
@@ -89,7 +90,7 @@ func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.I
 		if err := c.apply(&cfg); err != nil {
 			return nil, err
 		}
-		cfg, err = cfg.Normalize()
+		cfg, err = cfg.NormalizeChange(st.Config)
 		if err != nil {
 			why := flagText(err)
 			if refusedBy[why] == nil {

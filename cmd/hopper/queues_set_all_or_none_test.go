@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper"
 )
@@ -43,6 +44,18 @@ func TestQueuesSetAllOrNone(t *testing.T) {
 		wantBadUsage(t, r, "a negative cap", "hopper queues set: --max-running -1 is negative; no queue was changed")
 		if line, _, _ := strings.Cut(r.stderr, "\n"); strings.Contains(line, "queue a") {
 			t.Errorf("a value every queue refuses names a queue: %q", line)
+		}
+
+		// A rate period without a rate limit is refused as the Inspector
+		// refuses it (QueueConfig.NormalizeChange), before anything is
+		// written: d has no limit, so a's period does not change either.
+		if err := ins.SetQueueConfig(ctx, "d", hopper.QueueConfig{MaxRunning: 3}); err != nil {
+			t.Fatal(err)
+		}
+		r = c.run(t, "queues", "set", "--rate-period", "1m", "a", "d")
+		wantBadUsage(t, r, "a period d has no limit for", "hopper queues set: queue d: ")
+		if st, err := ins.GetQueueStats(ctx, "a"); err != nil || st.Config.RatePeriod == time.Minute {
+			t.Errorf("after a refused queues set --rate-period: queue a's period %v (%v), want unchanged", st.Config.RatePeriod, err)
 		}
 
 		r = c.run(t, "queues", "set", "--rate-burst", "5", "a", "c")
