@@ -59,8 +59,14 @@ func testRequeuedThenAcked(t *testing.T, oneSlot bool) {
 	if n, err := requeuer.RequeueJobs(ctx, q, store.StateGarbage, []string{a}); n != 1 {
 		t.Fatalf("RequeueJobs: %d, %v; want 1", n, err)
 	}
-	if got := claimAck(t, s, q); !slices.Equal(got, []string{a}) {
-		t.Fatalf("acked %v, want a's job", got)
+	// The worker runs the requeued job and acks it with a result.
+	res, err = s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 10, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != a {
+		t.Fatalf("claim of the requeued job: %v, %v; want task a's job", res.Jobs, err)
+	}
+	j = res.Jobs[0]
+	if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: a, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeAck, Result: []byte("a's result")}}); err != nil {
+		t.Fatal(err)
 	}
 	// The requeue's delivery goes on after the ack.
 	if err := redisstore.DeliverTaskEnds(ctx, s, q, []string{a}); err != nil {
@@ -69,6 +75,10 @@ func testRequeuedThenAcked(t *testing.T, oneSlot bool) {
 	if got := readyIDs(t, s, q); !slices.Equal(got, []string{store.TaskJobID("wfr", "b")}) {
 		rec, _ := s.GetWorkflow(ctx, "wfr")
 		t.Fatalf("ready after the requeued a succeeded: %v, want b's job; workflow %s %v", got, rec.State, rec.Counts)
+	}
+	// The dependent reads what the requeued task recorded.
+	if got, err := s.TaskResults(ctx, "wfr", []string{"a"}); err != nil || len(got) != 1 || string(got[0]) != "a's result" {
+		t.Fatalf("task a's result after its requeued run: %q, %v; want \"a's result\"", got, err)
 	}
 	claimAck(t, s, q)
 	if rec, err := s.GetWorkflow(ctx, "wfr"); err != nil || rec.State != store.WorkflowSucceeded {

@@ -72,9 +72,10 @@ type Event struct {
 	Progress *Progress
 	// Pos is the event's position in its queue's stream: reading after it
 	// returns the events that came later. Its format is the store's
-	// (memstore and redisstore: the number of the store step that emitted
-	// the event, and "/<index>" unless it was the step's last event); do
-	// not compare positions, read after them.
+	// (memstore and redisstore: EventPos, "<generation>:" of the stream,
+	// the number of the store step that emitted the event, and "/<index>"
+	// unless it was the step's last event); do not compare positions,
+	// read after them.
 	Pos string
 }
 

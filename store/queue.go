@@ -128,8 +128,8 @@ func (c QueueConfig) NormalizeChange(old QueueConfig) (QueueConfig, error) {
 		{"", c.RateLimit, &c.RatePeriod, &old.RatePeriod},
 		{"Group", c.GroupRateLimit, &c.GroupRatePeriod, &old.GroupRatePeriod},
 	} {
-		if r.limit != 0 || *r.period == 0 {
-			continue
+		if r.limit != 0 || *r.period <= 0 {
+			continue // a negative period is Normalize's to refuse
 		}
 		if *r.period != *r.prior && *r.period != DefaultRatePeriod {
 			return c, fmt.Errorf("%w: QueueConfig.%sRatePeriod %v needs a %sRateLimit (the starts allowed per %sRatePeriod): set %sRateLimit too, or leave %sRatePeriod zero",

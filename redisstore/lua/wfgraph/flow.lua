@@ -304,6 +304,15 @@ local function apply_ends(n, tasks, seqs, ocs, res, now)
     else
       if seq then seq_cache[t] = seq end
       st_dirty[t] = true
+      if oc == 's' and (cur == 'F' or cur == 'C') then
+        -- A requeued task's success (end_other applies the requeue
+        -- first): its result is kept as a running task's is.
+        local r = res[k]
+        if r and r ~= '' then
+          results[#results + 1] = t
+          results[#results + 1] = r
+        end
+      end
       end_other(t, cur, oc, seq)
     end
   end
