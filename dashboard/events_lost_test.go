@@ -37,6 +37,36 @@ func (s *sse) nextMessage(name string) string {
 	}
 }
 
+// feedOfTwo serves s's dashboard and enqueues two jobs into "default"
+// while a reader reads it (redisstore writes events while someone reads
+// them); it returns the server, the first job and where the stream ends.
+func feedOfTwo(t *testing.T, s hopper.Store) (*httptest.Server, *hopper.JobInfo, store.EventPos) {
+	t.Helper()
+	srv := httptest.NewServer(newHandler(s, nil))
+	t.Cleanup(srv.Close)
+	r := s.(store.EventReader)
+	if _, _, _, err := r.ReadEvents(t.Context(), map[string]string{"default": hopper.FromNow}, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	c := hopper.NewClient(s, nil)
+	first, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, next, _, err := r.ReadEvents(t.Context(), map[string]string{"default": hopper.FromStart}, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := store.ParseEventPos(next["default"])
+	if err != nil || end.Entry == 0 {
+		t.Fatalf("the stream's end %q: %v", next["default"], err)
+	}
+	return srv, first, end
+}
+
 // TestEventFeedFromPastTheEnd: a feed resumed from a position past the
 // end of the queue's stream (the stream started over, after a Redis
 // flush, or a hand-made position) says so in its "lost" message, naming
@@ -46,27 +76,7 @@ func (s *sse) nextMessage(name string) string {
 // ever. The message said "fell behind" for this as for a trimmed stream.
 func TestEventFeedFromPastTheEnd(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		srv := httptest.NewServer(newHandler(s, nil))
-		t.Cleanup(srv.Close)
-		if _, _, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromNow}, 1, 0); err != nil {
-			t.Fatal(err) // redisstore writes events while someone reads them
-		}
-		c := hopper.NewClient(s, nil)
-		first, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "a"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "b"}, nil); err != nil {
-			t.Fatal(err)
-		}
-		_, next, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromStart}, 100, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		end, err := store.ParseEventPos(next["default"])
-		if err != nil || end.Entry == 0 {
-			t.Fatalf("the stream's end %q: %v", next["default"], err)
-		}
+		srv, first, end := feedOfTwo(t, s)
 		past := strconv.FormatUint(end.Entry+1000, 10)
 
 		for _, resume := range []struct{ what, query, lastID string }{
@@ -98,26 +108,9 @@ func TestEventFeedFromPastTheEnd(t *testing.T) {
 // and goes on from the stream's oldest event.
 func TestEventFeedFromAnEarlierStream(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
-		srv := httptest.NewServer(newHandler(s, nil))
-		t.Cleanup(srv.Close)
-		if _, _, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromNow}, 1, 0); err != nil {
-			t.Fatal(err)
-		}
-		c := hopper.NewClient(s, nil)
-		first, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "a"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := hopper.Enqueue(t.Context(), c, dashtest.EmailArgs{To: "b"}, nil); err != nil {
-			t.Fatal(err)
-		}
-		_, next, _, err := s.(store.EventReader).ReadEvents(t.Context(), map[string]string{"default": hopper.FromStart}, 100, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		end, err := store.ParseEventPos(next["default"])
-		if err != nil || end.Gen == 0 {
-			t.Fatalf("the stream's end %q has no generation: %v", next["default"], err)
+		srv, first, end := feedOfTwo(t, s)
+		if end.Gen == 0 {
+			t.Fatalf("the stream's end %s has no generation", end)
 		}
 		earlier := store.EventPos{Gen: end.Gen - 1, Entry: 1, Whole: true}.String()
 		feed := openEvents(t, srv, "/api/events?queue=default", earlier)
