@@ -94,6 +94,13 @@ func TestArgsThatDoNotEncode(t *testing.T) {
 			}
 		})
 	}
+	// Before the store is called, as UpdateJob's doc says: args that do
+	// not encode say so for a job that does not exist too (it said
+	// ErrJobNotFound, having read the job first).
+	_, err = ins.UpdateJob(ctx, "default", "no-such-job", hopper.JobUpdate{Args: RefusedArgs{}})
+	if !errors.Is(err, hopper.ErrInvalidJob) || errors.Is(err, hopper.ErrJobNotFound) {
+		t.Errorf("UpdateJob of an unknown job with args that do not encode: %v, want ErrInvalidJob before any read", err)
+	}
 	qs, err := ins.GetQueueStats(ctx, "default")
 	if err != nil {
 		t.Fatal(err)

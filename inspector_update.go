@@ -47,10 +47,16 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	if u.RunAt.IsZero() && u.Args == nil && u.EncodedArgs == nil && u.Priority == nil {
 		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args, EncodedArgs or Priority)", ErrInvalidJob, id)
 	}
+	var encoded []byte
 	if u.Args != nil {
 		if err := checkArgs(u.Args); err != nil {
 			return nil, fmt.Errorf("UpdateJob of %q: %w", id, err)
 		}
+		b, err := encodeArgs(u.Args)
+		if err != nil {
+			return nil, err // wraps ErrInvalidJob
+		}
+		encoded = b
 	}
 	if u.Args == nil && u.EncodedArgs != nil {
 		if len(u.EncodedArgs) > DefaultMaxArgsBytes {
@@ -76,11 +82,7 @@ func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate
 	spec.UniqueKey, spec.UniqueFor = "", 0
 	nj := &store.NewJob{ID: id, Queue: queue, Kind: rec.Kind, Args: rec.Args, JobSpec: spec, Replace: store.ReplaceOnly}
 	if u.Args != nil {
-		b, err := encodeArgs(u.Args)
-		if err != nil {
-			return nil, err // wraps ErrInvalidJob
-		}
-		nj.Kind, nj.Args = u.Args.Kind(), b
+		nj.Kind, nj.Args = u.Args.Kind(), encoded
 		nj.Replace |= store.ReplaceArgs
 	} else if u.EncodedArgs != nil {
 		nj.Args = u.EncodedArgs

@@ -8,12 +8,16 @@ import (
 	"github.com/hopperq/hopper"
 )
 
-// TestNilTask: Name of a nil *Task is empty; its other methods panic at
+// TestNilTask: ID of a nil *Workflow and Name of a nil *Task are empty; its other methods panic at
 // the call with a message naming the method and the nil *Task (they
 // panicked with a nil dereference), as do those of a Task not made by
 // AddTask. A nil task given to Chain, OnSuccess or OnComplete is an error
 // EnqueueWorkflow returns, as a nil dependency given to After is.
 func TestNilTask(t *testing.T) {
+	var nw *hopper.Workflow
+	if p := panicText(func() { _ = nw.ID() }); p != "" {
+		t.Errorf("ID on a nil *Workflow panicked: %s", p)
+	}
 	var nt *hopper.Task
 	if p := panicText(func() { _ = nt.Name() }); p != "" {
 		t.Errorf("Name on a nil *Task panicked: %s", p)

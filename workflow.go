@@ -88,8 +88,13 @@ func NewWorkflow(name string, opts *WorkflowOpts) *Workflow {
 }
 
 // ID returns the workflow's ID: the one given in WorkflowOpts, or the one
-// EnqueueWorkflow generated; empty before that.
-func (w *Workflow) ID() string { return w.id }
+// EnqueueWorkflow generated; empty before that, and for a nil *Workflow.
+func (w *Workflow) ID() string {
+	if w == nil {
+		return ""
+	}
+	return w.id
+}
 
 // Task is one task of a Workflow, returned by AddTask. Its methods declare
 // its dependencies and return the task, so they chain. Name of a nil *Task
