@@ -180,8 +180,12 @@ func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.
 	return jobInfo(&p.job, res[0]), nil
 }
 
-// storeJobs is the innermost EnqueueFunc: one Store.Enqueue of the jobs.
+// storeJobs is the innermost EnqueueFunc: one Store.Enqueue of the jobs,
+// once their Meta, which middleware may have changed, is checked again.
 func (c *Client) storeJobs(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
+	if err := checkMetaAfterMiddleware(jobs); err != nil {
+		return nil, err
+	}
 	batch := make([]*store.NewJob, len(jobs))
 	for i, p := range jobs {
 		batch[i] = &p.job

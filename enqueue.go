@@ -128,6 +128,18 @@ func checkMeta(meta map[string]string) error {
 	return nil
 }
 
+// checkMetaAfterMiddleware is checkMeta for the jobs that reach the store
+// through enqueue middleware, which may have added keys after the options
+// were checked: a job with an empty key fails the whole call, naming it.
+func checkMetaAfterMiddleware(jobs []*PreparedJob) error {
+	for i, p := range jobs {
+		if err := checkMeta(p.job.Meta); err != nil {
+			return fmt.Errorf("job %d (ID %q), after enqueue middleware: %w", i, p.job.ID, err)
+		}
+	}
+	return nil
+}
+
 func jobInfo(j *store.NewJob, r store.EnqueueResult) *JobInfo {
 	info := &JobInfo{ID: r.ID, Queue: j.Queue, Kind: j.Kind, State: r.State, Duplicate: r.Duplicate, Replaced: r.Replaced, Err: r.Err}
 	if r.Err != nil {

@@ -45,7 +45,10 @@ type Middleware func(Handler) Handler
 // in the chain stores the jobs in the Client's Store. It returns one JobInfo
 // per job, in order, as EnqueuePrepared does; a job its store step failed
 // has JobInfo.Err set. The jobs are a middleware's to read, and to change
-// through their Meta (the map itself), until the call returns.
+// through their Meta (the map itself), until the call returns. The Meta
+// is checked again after the last middleware: a key a middleware left
+// empty fails the call with ErrInvalidJob, as in EnqueueOpts.Meta, and
+// nothing is stored.
 type EnqueueFunc func(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error)
 
 // EnqueueMiddleware wraps the enqueue path of a Client: it may add metadata

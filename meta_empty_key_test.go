@@ -86,3 +86,61 @@ func TestMetaEmptyKeyRefused(t *testing.T) {
 		t.Errorf("ListSchedules: %v, %v; want no schedule stored", list, err)
 	}
 }
+
+// TestMetaEmptyKeyFromMiddlewareRefused: an enqueue middleware that adds
+// a Meta entry with an empty key gets the job refused with ErrInvalidJob
+// on every path through it, as Meta from the options is, and nothing is
+// stored; the check ran before the middleware, so the job was stored.
+func TestMetaEmptyKeyFromMiddlewareRefused(t *testing.T) {
+	ctx := t.Context()
+	st := newStore()
+	const q = "meta-mw"
+	c := hopper.NewClient(st, &hopper.ClientConfig{Queue: q})
+	c.Use(func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
+		return func(ctx context.Context, jobs []*hopper.PreparedJob) ([]*hopper.JobInfo, error) {
+			for _, p := range jobs {
+				p.Meta()[""] = "from middleware"
+			}
+			return next(ctx, jobs)
+		}
+	})
+	prepared, err := hopper.Prepare(c, Echo{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		do   func() error
+	}{
+		{"Enqueue", func() error { _, err := hopper.Enqueue(ctx, c, Echo{}, nil); return err }},
+		{"EnqueueMany", func() error { _, err := hopper.EnqueueMany(ctx, c, []Echo{{N: 1}, {N: 2}}, nil); return err }},
+		{"EnqueuePrepared", func() error {
+			_, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{prepared})
+			return err
+		}},
+		{"EnqueueWorkflow", func() error {
+			wf := hopper.NewWorkflow("meta-mw", nil)
+			hopper.AddTask(wf, "a", Echo{}, nil)
+			_, err := hopper.EnqueueWorkflow(ctx, c, wf)
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.do()
+			if !errors.Is(err, hopper.ErrInvalidJob) || !strings.Contains(err.Error(), "Meta has an empty key") {
+				t.Fatalf("got %v, want ErrInvalidJob saying \"Meta has an empty key\"", err)
+			}
+		})
+	}
+	qs, err := hopper.NewInspector(st).GetQueueStats(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := qs.Counts; c.Pending != 0 || c.Ready != 0 {
+		t.Errorf("refused jobs left %+v in the queue, want none", c)
+	}
+	if _, ok := prepared.Meta()[""]; ok {
+		t.Errorf("EnqueuePrepared's middleware changed the caller's job, want a copy changed")
+	}
+}

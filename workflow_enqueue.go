@@ -143,6 +143,9 @@ func (c *Client) throughMiddleware(ctx context.Context, tasks []*store.NewTask, 
 		if len(got) != len(tasks) {
 			return nil, errors.New("enqueue middleware changed the number of jobs of a workflow")
 		}
+		if err := checkMetaAfterMiddleware(got); err != nil {
+			return nil, err
+		}
 		for i, p := range got {
 			tasks[i].Job = &p.job
 		}
