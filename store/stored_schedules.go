@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -39,8 +40,8 @@ type StoredSchedule struct {
 // tick's fields set. It returns an error wrapping ErrInvalidConfig or
 // ErrInvalidJob. parse, when not nil, checks the spec.
 func (s *StoredSchedule) Validate(parse func(spec string) error) error {
-	if err := ValidateID(s.Name); err != nil {
-		return fmt.Errorf("%w: schedule name: %w", ErrInvalidConfig, err)
+	if err := checkScheduleName(s.Name); err != nil {
+		return err
 	}
 	if err := ValidateQueue(s.Queue); err != nil {
 		return err
@@ -59,6 +60,22 @@ func (s *StoredSchedule) Validate(parse func(spec string) error) error {
 	}
 	j.ID, j.Queue = "x", s.Queue
 	return j.Validate()
+}
+
+// checkScheduleName returns nil for a valid schedule name (a valid job ID,
+// ValidateID), or an error wrapping ErrInvalidConfig and ValidateID's
+// error that words it as the name it is: "hopper: invalid config:
+// StoredSchedule.Name ...", as hopper words Schedule.Name.
+func checkScheduleName(name string) error {
+	err := ValidateID(name)
+	if err == nil {
+		return nil
+	}
+	why, ok := strings.CutPrefix(err.Error(), ErrInvalidJob.Error()+": ID")
+	if !ok {
+		return fmt.Errorf("%w: StoredSchedule.Name: %w", ErrInvalidConfig, err)
+	}
+	return &worded{msg: ErrInvalidConfig.Error() + ": StoredSchedule.Name" + why, errs: []error{ErrInvalidConfig, err}}
 }
 
 // ScheduleStore is implemented by stores that keep periodic schedules
