@@ -24,8 +24,11 @@ const maxConfigSwaps = 100
 // one second; a negative field fails with ErrInvalidConfig, and so does a
 // RatePeriod the change sets without a RateLimit, while one a removed
 // RateLimit leaves behind is dropped; the same for GroupRatePeriod); a change that
-// leaves the settings as they are writes nothing. Every worker applies the
-// new settings at its next claim.
+// leaves the settings as they are writes nothing. A RatePeriod without a
+// RateLimit that older versions stored, which does nothing, change sees
+// as zero (QueueConfig.WithoutIdlePeriods): a change of another setting
+// drops it, and a RateLimit set alone gets the default period. Every
+// worker applies the new settings at its next claim.
 //
 // On a store without store.ConfigSwapper it reads and replaces the
 // settings (SetQueueConfig), so a change made by another operator in
@@ -45,17 +48,20 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		if err != nil {
 			return err
 		}
-		cfg := st.Config
+		// An idle period older versions stored is none: the change
+		// neither trips over it nor revives it with a limit.
+		from := st.Config.WithoutIdlePeriods()
+		cfg := from
 		if err := change(&cfg); err != nil {
 			return err
 		}
-		if cfg, err = cfg.NormalizeChange(st.Config); err != nil {
+		if cfg, err = cfg.NormalizeChange(from); err != nil {
 			return err
 		}
 		// Against the stored settings as Normalize reads them: a queue
 		// never configured holds zeros Normalize fills (RatePeriod), and
 		// a change to nothing must write nothing (nor create the queue).
-		if old, err := st.Config.Normalize(); err == nil && cfg == old {
+		if old, err := from.Normalize(); err == nil && cfg == old {
 			return nil
 		}
 		if !atomic {

@@ -86,11 +86,14 @@ func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.I
 		if err != nil {
 			return nil, err
 		}
-		cfg := st.Config
+		// From what UpdateQueueConfig changes: an idle rate period
+		// older versions stored counts as none.
+		from := st.Config.WithoutIdlePeriods()
+		cfg := from
 		if err := c.apply(&cfg); err != nil {
 			return nil, err
 		}
-		cfg, err = cfg.NormalizeChange(st.Config)
+		cfg, err = cfg.NormalizeChange(from)
 		if err != nil {
 			why := flagText(err)
 			if refusedBy[why] == nil {
@@ -101,7 +104,7 @@ func (c *configFlags) check(ctx context.Context, fs *flag.FlagSet, ins *hopper.I
 		}
 		// A queue never set up has a zero RatePeriod, which normalizes
 		// to a second.
-		if old, err := st.Config.Normalize(); err == nil && old == cfg {
+		if old, err := from.Normalize(); err == nil && old == cfg {
 			same[q] = true
 		}
 	}
