@@ -32,10 +32,17 @@ type ScheduleRecord struct {
 	CatchUp bool
 	// Args are a stored schedule's encoded args (msgpack); nil otherwise.
 	Args []byte
-	// Next is the next tick as the scheduler that last registered the
-	// schedule computed it; zero when none did. NextTick(Spec, now) gives
-	// the next tick from now.
+	// Next is the schedule's next tick after now, when ListSchedules
+	// read it (NextTick(Spec, now)): never in the past, whether or not a
+	// process runs the schedule (see SeenAt). Zero for a paused stored
+	// schedule, and for a Spec this version cannot read, unless the
+	// scheduler that registered it computed a tick still ahead.
 	Next time.Time
+	// RegisteredNext is the next tick as the scheduler that last
+	// registered the schedule computed it (the tick it waited for); zero
+	// when none did. It lies in the past when that scheduler stopped or
+	// its tick was not enqueued (LastTick is older).
+	RegisteredNext time.Time
 	// LastTick is the latest tick enqueued; zero if none.
 	LastTick time.Time
 	// SeenAt is when a running scheduler last registered the schedule, by
@@ -59,7 +66,7 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 	byKey := map[[2]string]*ScheduleRecord{}
 	var out []*ScheduleRecord
 	for _, s := range registered {
-		r := &ScheduleRecord{Name: s.Name, Queue: s.Queue, Spec: s.Spec, Kind: s.Kind, Next: s.Next, LastTick: s.LastTick, SeenAt: s.SeenAt}
+		r := &ScheduleRecord{Name: s.Name, Queue: s.Queue, Spec: s.Spec, Kind: s.Kind, RegisteredNext: s.Next, LastTick: s.LastTick, SeenAt: s.SeenAt}
 		byKey[[2]string{s.Queue, s.Name}] = r
 		out = append(out, r)
 	}
@@ -77,6 +84,10 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 			r.Spec, r.Kind, r.Stored, r.Paused, r.CatchUp, r.Args, r.UpdatedAt = s.Spec, s.Job.Kind, true, s.Paused, s.CatchUp, s.Job.Args, s.UpdatedAt
 		}
 	}
+	now := time.Now()
+	for _, r := range out {
+		r.Next = nextAfter(r, now)
+	}
 	slices.SortFunc(out, func(a, b *ScheduleRecord) int {
 		return cmp.Or(cmp.Compare(a.Queue, b.Queue), cmp.Compare(a.Name, b.Name))
 	})
@@ -85,6 +96,22 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 		list[k] = *r
 	}
 	return list, nil
+}
+
+// nextAfter is ScheduleRecord.Next of r at now: its Spec's next tick
+// after now, none for a paused stored schedule, and for a Spec that does
+// not parse here the registered tick if still ahead.
+func nextAfter(r *ScheduleRecord, now time.Time) time.Time {
+	if r.Stored && r.Paused {
+		return time.Time{}
+	}
+	if next, err := parseSpec(r.Spec); err == nil {
+		return next(now)
+	}
+	if r.RegisteredNext.After(now) {
+		return r.RegisteredNext
+	}
+	return time.Time{}
 }
 
 // scheduleStore returns the store as a store.ScheduleStore, or an error
