@@ -35,7 +35,9 @@ type ScheduleRecord struct {
 	// Next is the schedule's next tick after now, when ListSchedules
 	// read it (NextTick(Spec, now)): never in the past, whether or not a
 	// process runs the schedule (see SeenAt). Zero for a paused stored
-	// schedule, and for a Spec this version cannot read, unless the
+	// schedule, unless a Scheduler registered one in code of the same
+	// name and queue, which still ticks: then the next tick of the Spec
+	// in code. Zero too for a Spec this version cannot read, unless the
 	// scheduler that registered it computed a tick still ahead.
 	Next time.Time
 	// RegisteredNext is the next tick as the scheduler that last
@@ -64,6 +66,9 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 		return nil, err
 	}
 	byKey := map[[2]string]*ScheduleRecord{}
+	// inCode holds the Spec in code of the records whose stored copy is
+	// paused while a Scheduler registered one in code.
+	inCode := map[*ScheduleRecord]string{}
 	var out []*ScheduleRecord
 	for _, s := range registered {
 		r := &ScheduleRecord{Name: s.Name, Queue: s.Queue, Spec: s.Spec, Kind: s.Kind, RegisteredNext: s.Next, LastTick: s.LastTick, SeenAt: s.SeenAt}
@@ -81,11 +86,21 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 				r = &ScheduleRecord{Name: s.Name, Queue: s.Queue}
 				out = append(out, r)
 			}
+			if s.Paused && r.Spec != "" {
+				// Its copy in code still ticks, on the Spec in code.
+				inCode[r] = r.Spec
+			}
 			r.Spec, r.Kind, r.Stored, r.Paused, r.CatchUp, r.Args, r.UpdatedAt = s.Spec, s.Job.Kind, true, s.Paused, s.CatchUp, s.Job.Args, s.UpdatedAt
 		}
 	}
 	now := time.Now()
 	for _, r := range out {
+		if spec, ok := inCode[r]; ok {
+			code := *r
+			code.Spec, code.Stored, code.Paused = spec, false, false
+			r.Next = nextAfter(&code, now)
+			continue
+		}
 		r.Next = nextAfter(r, now)
 	}
 	slices.SortFunc(out, func(a, b *ScheduleRecord) int {

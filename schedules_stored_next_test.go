@@ -12,7 +12,8 @@ import (
 // tick after now, for a schedule in code whose registration is an hour old
 // (it reported the registered tick, an hour in the past) and for a stored
 // one no scheduler registered (it reported none); a paused stored
-// schedule has none. RegisteredNext keeps the registered tick.
+// schedule has none, unless a schedule in code of the same name and queue
+// still ticks. RegisteredNext keeps the registered tick.
 func TestListSchedulesNextIsAhead(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
 		ctx := t.Context()
@@ -20,16 +21,19 @@ func TestListSchedulesNextIsAhead(t *testing.T) {
 		ins := hopper.NewInspector(st)
 		registered := time.Now().Add(-time.Hour).Truncate(time.Minute)
 		if err := st.RegisterSchedules(ctx, []store.ScheduleInfo{{Name: "in-code", Queue: "default", Spec: "@every 1m", Kind: Echo{}.Kind(),
+			Next: registered, SeenAt: registered.Add(-time.Second)}, {Name: "paused-in-code", Queue: "default", Spec: "@every 1m", Kind: Echo{}.Kind(),
 			Next: registered, SeenAt: registered.Add(-time.Second)}}); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"stored", "paused"} {
+		for _, name := range []string{"stored", "paused", "paused-in-code"} {
 			if err := ins.SetSchedule(ctx, hopper.Schedule{Name: name, Spec: "@every 1h", Args: Echo{}}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := ins.PauseSchedule(ctx, hopper.DefaultQueue, "paused"); err != nil {
-			t.Fatal(err)
+		for _, name := range []string{"paused", "paused-in-code"} {
+			if err := ins.PauseSchedule(ctx, hopper.DefaultQueue, name); err != nil {
+				t.Fatal(err)
+			}
 		}
 
 		before := time.Now()
@@ -42,7 +46,9 @@ func TestListSchedulesNextIsAhead(t *testing.T) {
 		for _, s := range list {
 			got[s.Name] = s
 		}
-		for name, spec := range map[string]string{"in-code": "@every 1m", "stored": "@every 1h"} {
+		// The stored copy of paused-in-code is paused, its copy in code
+		// ticks: its Next is that of the Spec in code.
+		for name, spec := range map[string]string{"in-code": "@every 1m", "stored": "@every 1h", "paused-in-code": "@every 1m"} {
 			lo, _ := hopper.NextTick(spec, before)
 			hi, _ := hopper.NextTick(spec, after)
 			if next := got[name].Next; next.Before(lo) || next.After(hi) || !next.After(before) {

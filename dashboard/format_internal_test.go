@@ -120,22 +120,29 @@ func TestChartRanges(t *testing.T) {
 
 func TestScheduleRow(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 30, 0, time.UTC)
-	base := hopper.ScheduleRecord{Name: "s", Spec: "@every 1m", Next: now.Add(-time.Hour)}
+	next := now.Add(30 * time.Second) // ListSchedules's Next
+	base := hopper.ScheduleRecord{Name: "s", Spec: "@every 1m", Next: next, RegisteredNext: now.Add(-time.Hour)}
 	cases := []struct {
 		name     string
 		last     time.Time
 		spec     string
+		paused   bool
 		wantNext time.Time
 		missed   bool
 	}{
-		{"ran on time", now.Add(-30 * time.Second), "@every 1m", now.Add(30 * time.Second), false},
-		{"stopped an hour ago", now.Add(-time.Hour), "@every 1m", now.Add(30 * time.Second), true},
-		{"never ran since registration", time.Time{}, "@every 1m", now.Add(30 * time.Second), true},
-		{"unknown spec: the recorded next", time.Time{}, "every full moon", now.Add(-time.Hour), true},
+		{"ran on time", now.Add(-30 * time.Second), "@every 1m", false, next, false},
+		{"stopped an hour ago", now.Add(-time.Hour), "@every 1m", false, next, true},
+		{"never ran since registration", time.Time{}, "@every 1m", false, next, true},
+		{"unknown spec, never ran: missed by the registered tick", time.Time{}, "every full moon", false, next, true},
+		{"unknown spec, ran since the registered tick", now.Add(-time.Minute), "every full moon", false, next, false},
+		{"paused stored schedule", now.Add(-time.Hour), "@every 1m", true, time.Time{}, false},
 	}
 	for _, c := range cases {
 		s := base
 		s.LastTick, s.Spec = c.last, c.spec
+		if c.paused {
+			s.Stored, s.Paused, s.Next = true, true, time.Time{}
+		}
 		row := scheduleRowOf(s, now)
 		if !row.Next.Equal(c.wantNext) || row.Missed != c.missed {
 			t.Errorf("%s: next %v missed %v; want %v, %v", c.name, row.Next, row.Missed, c.wantNext, c.missed)

@@ -55,18 +55,24 @@ type schedulesPage struct {
 	RunsOK bool
 }
 
-// scheduleRowOf computes the next and missed ticks of s at now.
+// scheduleRowOf computes the missed ticks of s at now; its next tick is
+// the one ListSchedules computed (ScheduleRecord.Next: none while a stored
+// schedule is paused).
 func scheduleRowOf(s hopper.ScheduleRecord, now time.Time) scheduleRow {
 	row := scheduleRow{ScheduleRecord: s, Next: s.Next, Orphaned: !s.SeenAt.IsZero() && now.Sub(s.SeenAt) > 3*store.ScheduleRefresh}
-	next, err := hopper.NextTick(s.Spec, now)
-	if err != nil {
-		row.Missed = !s.Next.IsZero() && now.Sub(s.Next) > missedGrace && s.LastTick.Before(s.Next)
-		return row
+	if s.Paused && s.Next.IsZero() {
+		return row // paused: no tick is due, so none is missed
 	}
-	row.Next = next
-	due := s.Next // the first tick after registration, when none ran since
+	due := s.RegisteredNext // the first tick after registration, when none ran since
 	if !s.LastTick.IsZero() {
-		due, _ = hopper.NextTick(s.Spec, s.LastTick)
+		next, err := hopper.NextTick(s.Spec, s.LastTick)
+		if err != nil {
+			// A Spec this version cannot read: only the registered tick
+			// can be found missed.
+			row.Missed = !due.IsZero() && now.Sub(due) > missedGrace && s.LastTick.Before(due)
+			return row
+		}
+		due = next
 	}
 	row.Missed = !due.IsZero() && now.Sub(due) > missedGrace
 	return row
