@@ -111,7 +111,7 @@ type bulkTarget struct {
 // to. Otherwise the selection is the id fields.
 func (d *dash) readBulkTarget(r *http.Request, action string) (bt bulkTarget, confirmURL string, err error) {
 	bt.queue = r.PathValue("queue")
-	if err := store.ValidateQueue(bt.queue); err != nil {
+	if err := d.checkQueue(r.Context(), bt.queue); err != nil {
 		return bt, "", &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	bt.state, err = store.ParseState(r.PathValue("state"))
@@ -221,7 +221,7 @@ func (d *dash) postBulkDelete(r *http.Request) (outcome, error) {
 // actionJob reads the job an action on one job names.
 func (d *dash) actionJob(r *http.Request) (*hopper.JobRecord, error) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return nil, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	job, err := d.getJob(r.Context(), queue, r.PathValue("id"))
@@ -301,7 +301,7 @@ func (d *dash) postResume(r *http.Request) (outcome, error) { return d.setPaused
 // setPaused pauses or resumes a queue (Inspector.PauseQueue, Resume).
 func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	set := d.ins.ResumeQueue

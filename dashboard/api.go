@@ -102,7 +102,7 @@ func toJSON(v jobView) jobJSON {
 // same query as the jobs page (kind, args, order, page).
 func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		writeJSONError(w, http.StatusNotFound, err.Error())
 		return
 	}
@@ -145,7 +145,7 @@ func (d *dash) serveJobsJSON(w http.ResponseWriter, r *http.Request) {
 // serveJobJSON answers one job as JSON.
 func (d *dash) serveJobJSON(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		writeJSONError(w, http.StatusNotFound, err.Error())
 		return
 	}

@@ -144,7 +144,7 @@ func (d *dash) serveErrors(w http.ResponseWriter, r *http.Request) {
 // is not.
 func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	action := r.PostForm.Get("action")

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -131,7 +132,7 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	queue := q.Get("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -164,6 +165,10 @@ func (d *dash) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// stream's first request gets here: its alive messages give
 		// every reconnect a position.
 		evs, next, _, err := d.events.ReadEvents(ctx, pos, 200, 0)
+		if errors.Is(err, hopper.ErrInvalidQueue) {
+			writeJSONError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 		if err != nil {
 			id, msg := d.internalError(r, "reading events", err)
 			w.Header().Set(requestIDHeader, id)

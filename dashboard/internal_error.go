@@ -56,7 +56,9 @@ func (d *dash) internalError(r *http.Request, what string, err error) (id, msg s
 }
 
 // storeError answers a failed store call: 501 with an explanation when the
-// store lacks the operator interface, else 500 with a page that says what
+// store lacks the operator interface, 404 "No such queue" when it refuses
+// the queue's name (hopper.ErrInvalidQueue: "mail~1" of a queue that is
+// not partitioned), else 500 with a page that says what
 // failed and a request ID. The store's error text goes to the log only
 // (Config.Logger, with the same request_id), never to the page: it may
 // name scripts, keys or hosts.
@@ -66,6 +68,10 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 			fmt.Sprintf("%s needs the store's operator interface (store.Admin), which the store %T does not implement. "+
 				"Jobs still run; the periodic schedules page works. Counts, job lists, workers and actions need store.Admin (memstore and redisstore have it).",
 				what, d.ins.Store()))
+		return
+	}
+	if errors.Is(err, hopper.ErrInvalidQueue) {
+		d.renderError(w, r, http.StatusNotFound, "No such queue", err.Error())
 		return
 	}
 	id, msg := d.internalError(r, what, err)
@@ -80,8 +86,19 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 }
 
 // jsonStoreError is storeError for the JSON API: 500 with
-// {"error": what failed, "request_id": id}.
+// {"error": what failed, "request_id": id}. A queue name the store
+// refuses (hopper.ErrInvalidQueue) is the client's mistake, answered as
+// the route answers other bad names: 404 for the route's {queue}, 400 for
+// a query's.
 func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, hopper.ErrInvalidQueue) {
+		status := http.StatusBadRequest
+		if r.PathValue("queue") != "" {
+			status = http.StatusNotFound
+		}
+		writeJSONError(w, status, err.Error())
+		return
+	}
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
 	b, _ := json.Marshal(map[string]string{"error": msg + " See the dashboard's log under request_id " + id + ".", "request_id": id})

@@ -110,7 +110,7 @@ func durField(d time.Duration) string {
 // settings are never changed here.
 func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	if ask, err := d.askUnknownQueue(r, queue, "Save the limits of "+queue+", a queue no store lists yet?", "Save the limits"); err != nil || ask != nil {
@@ -234,7 +234,7 @@ func (p *limitsParser) dur(field, label string, to *time.Duration) {
 // it with an empty or zero "limit" (Inspector.SetGroupLimit).
 func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
 	queue := r.PathValue("queue")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	bad := func(msg string) error { return &formError{"group", "limit", msg} }

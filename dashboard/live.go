@@ -50,7 +50,7 @@ func countsJSON(c store.StateCounts) map[string]int64 {
 func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 	var names []string
 	if q := r.URL.Query().Get("queue"); q != "" {
-		if err := store.ValidateQueue(q); err != nil {
+		if err := d.checkQueue(r.Context(), q); err != nil {
 			writeJSONError(w, http.StatusBadRequest, err.Error())
 			return
 		}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -136,9 +137,39 @@ func (d *dash) serveQueueRedirect(w http.ResponseWriter, r *http.Request) {
 // a valid queue name.
 func (d *dash) queueParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	q := r.PathValue("queue")
-	if err := store.ValidateQueue(q); err != nil {
+	if err := d.checkQueue(r.Context(), q); err != nil {
 		d.renderError(w, r, http.StatusNotFound, "No such queue", err.Error())
 		return "", false
 	}
 	return q, true
+}
+
+// checkQueue returns an error wrapping hopper.ErrInvalidQueue for a name
+// the store refuses: one store.ValidateQueue refuses, or on a store that
+// partitions queues (store.Partitioner) the name of a partition that does
+// not exist ("mail~1" of a queue mail that is not partitioned). When the
+// store cannot say, it returns nil: the store call that follows reports
+// that failure, and storeError answers a refusal as this does.
+func (d *dash) checkQueue(ctx context.Context, name string) error {
+	if err := store.ValidateQueue(name); err != nil {
+		return err
+	}
+	base, i, ok := store.SplitPartition(name)
+	if !ok {
+		return nil
+	}
+	p, ok := store.As[store.Partitioner](d.ins.Store())
+	if !ok {
+		return nil
+	}
+	parts, err := p.Partitions(ctx, base)
+	switch {
+	case err != nil:
+		return nil
+	case len(parts) == 0:
+		return fmt.Errorf("%w: %q names a partition of %q, which is not partitioned", hopper.ErrInvalidQueue, name, base)
+	case i >= len(parts):
+		return fmt.Errorf("%w: %q: queue %q has %d partitions, %s to %s", hopper.ErrInvalidQueue, name, base, len(parts), parts[0], parts[len(parts)-1])
+	}
+	return nil
 }

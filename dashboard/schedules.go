@@ -114,7 +114,7 @@ func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
 // "delete" or "spec" (with the form's "spec").
 func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	queue, name, action := r.PathValue("queue"), r.PathValue("name"), r.PathValue("action")
-	if err := store.ValidateQueue(queue); err != nil {
+	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
 	var err error

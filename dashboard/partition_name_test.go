@@ -1,0 +1,70 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/hopperq/hopper/dashboard"
+	"github.com/hopperq/hopper/dashboard/internal/dashtest"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+)
+
+// TestPartitionNameOfUnpartitionedQueue: on Redis, a URL that names a
+// partition the store does not have ("default~1" of a queue that is not
+// partitioned, "wide~5" of one with two partitions) is a bad name, answered
+// as other bad names are (404 on a page or a route's queue, 400 on a
+// query's), never a store failure. Every one of these answered 500 (503 for
+// events) and logged an ERROR.
+func TestPartitionNameOfUnpartitionedQueue(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Partitions: map[string]int{"wide": 2}})
+	dashtest.Seed(t, s)
+	var log bytes.Buffer
+	h := newHandler(s, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+
+	for _, c := range []struct {
+		method, target string
+		code           int
+		says           string
+	}{
+		{"GET", "/queues/default~1/ready", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/queues/ghost~3/ready", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/queues/wide~5/ready", http.StatusNotFound, "has 2 partitions, wide~0 to wide~1"},
+		{"GET", "/queues/default~1", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/queues/default~1/errors", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/queues/default~1/garbage/confirm?action=delete", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/jobs/default~1/x", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/api/queues/default~1/ready", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/api/jobs/default~1/x", http.StatusNotFound, "which is not partitioned"},
+		{"GET", "/api/stats?queue=default~1", http.StatusBadRequest, "which is not partitioned"},
+		{"GET", "/api/events?queue=default~1", http.StatusBadRequest, "which is not partitioned"},
+		{"POST", "/queues/default~1/pause", http.StatusNotFound, "which is not partitioned"},
+		{"POST", "/queues/default~1/pause?confirm=1", http.StatusNotFound, "which is not partitioned"},
+		{"POST", "/queues/default~1/resume", http.StatusNotFound, "which is not partitioned"},
+		{"POST", "/queues/default~1/limits?confirm=1", http.StatusNotFound, "which is not partitioned"},
+		{"POST", "/queues/default~1/ready/delete", http.StatusNotFound, "which is not partitioned"},
+		{"POST", "/jobs/default~1/x/retry", http.StatusNotFound, "which is not partitioned"},
+	} {
+		var r response
+		if c.method == "POST" {
+			target, query, _ := strings.Cut(c.target, "?")
+			form, _ := url.ParseQuery(query)
+			r = post(t, h, target, form)
+		} else {
+			r = get(t, h, c.target)
+		}
+		if r.Code != c.code || !strings.Contains(r.Body, c.says) {
+			t.Errorf("%s %s: status %d, want %d saying %q; body:\n%.600s", c.method, c.target, r.Code, c.code, c.says, r.Body)
+		}
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("bad queue names were logged as failures:\n%s", log.String())
+	}
+	// A partition that exists is a queue like any other.
+	wantStatus(t, get(t, h, "/queues/wide~1/ready"), http.StatusOK, "a partition that exists")
+}
