@@ -83,10 +83,13 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
+	if err := checkStoreQueues(ctx, fs, hopper.NewInspector(s), "--queue", queues...); err != nil {
+		return err
+	}
 	if opts.From != nil {
 		end, ok, err := streamEnd(ctx, s, queues[0])
 		if err != nil {
-			return err
+			return queueRefused(fs, "--queue", err)
 		}
 		pos, _ := store.ParseEventPos(*from)
 		if ok && pos.OtherGen(end) {
@@ -110,7 +113,8 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			continue
 		}
 		if err != nil {
-			return err
+			// A partitioned queue as a whole, which the stats above take.
+			return queueRefused(fs, "--queue", err)
 		}
 		if *job != "" && ev.ID != *job {
 			continue

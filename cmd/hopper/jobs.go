@@ -70,6 +70,16 @@ func checkJobFlags(fs *flag.FlagSet, queue string, ids []string) error {
 	return checkArgs(fs, ids, store.ValidateID)
 }
 
+// checkJobQueue asks the store whether it takes the --queue (empty for
+// every queue) of a jobs subcommand, once connected and before it acts
+// (checkStoreQueues).
+func checkJobQueue(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspector, queue string) error {
+	if queue == "" {
+		return nil
+	}
+	return checkStoreQueues(ctx, fs, ins, "--queue", queue)
+}
+
 // findJob returns the job id of queue, or with queue empty of whichever
 // queue holds it.
 func findJob(ctx context.Context, ins *hopper.Inspector, queue, id string) (*hopper.JobRecord, error) {
@@ -121,6 +131,9 @@ func runJobsAct(ctx context.Context, a *app, verb string, args []string) error {
 	}
 	defer closeStore()
 	ins := hopper.NewInspector(s)
+	if err := checkJobQueue(ctx, fs, ins, *queue); err != nil {
+		return err
+	}
 	op := ins.RequeueJobs
 	past := "requeued"
 	if verb == "delete" {
@@ -177,6 +190,9 @@ func runJobsCancel(ctx context.Context, a *app, args []string) error {
 	}
 	defer closeStore()
 	ins := hopper.NewInspector(s)
+	if err := checkJobQueue(ctx, fs, ins, *queue); err != nil {
+		return err
+	}
 	var failed int
 	for _, id := range ids {
 		j, err := findJob(ctx, ins, *queue, id)

@@ -73,13 +73,13 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 			}
 		}
 		if found, err = searchAll(ctx, ins, req, *offset+*limit); err != nil {
-			return err
+			return queueRefused(fs, "--queue", err)
 		}
 		jobs = found.jobs[min(*offset, len(found.jobs)):]
 	} else {
 		req := hopper.ListJobsOpts{Queue: *queue, State: st, Offset: *offset, Newest: *newest}
 		if jobs, found.total, err = listPages(ctx, ins, req, *limit); err != nil {
-			return err
+			return queueRefused(fs, "--queue", err)
 		}
 	}
 	if *asJSON {

@@ -66,6 +66,9 @@ func runJobsReschedule(ctx context.Context, a *app, args []string) error {
 	}
 	defer closeStore()
 	ins := hopper.NewInspector(s)
+	if err := checkJobQueue(ctx, fs, ins, *queue); err != nil {
+		return err
+	}
 	failed := 0
 	for _, id := range ids {
 		j, err := findJob(ctx, ins, *queue, id)

@@ -105,7 +105,11 @@ func runJobsShow(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore()
-	j, err := resolveJob(ctx, hopper.NewInspector(store), *queue, ids[0])
+	ins := hopper.NewInspector(store)
+	if err := checkJobQueue(ctx, fs, ins, *queue); err != nil {
+		return err
+	}
+	j, err := resolveJob(ctx, ins, *queue, ids[0])
 	if err != nil {
 		return err
 	}

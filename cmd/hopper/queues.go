@@ -85,8 +85,9 @@ func newQueue(a *app, verb, q, now string) {
 }
 
 // openQueues checks the queue names a command was given, a name that is
-// not one being bad usage, and opens the store it names, for an
-// Inspector; the caller calls closeStore when done.
+// not one or that the store refuses (checkStoreQueues) being bad usage,
+// and opens the store it names, for an Inspector; the caller calls
+// closeStore when done.
 func (a *app) openQueues(ctx context.Context, fs *flag.FlagSet, sf *storeFlags, names []string) (ins *hopper.Inspector, closeStore func(), err error) {
 	if err := checkArgs(fs, names, store.ValidateQueue); err != nil {
 		return nil, nil, err
@@ -95,5 +96,10 @@ func (a *app) openQueues(ctx context.Context, fs *flag.FlagSet, sf *storeFlags, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return hopper.NewInspector(s), closeStore, nil
+	ins = hopper.NewInspector(s)
+	if err := checkStoreQueues(ctx, fs, ins, "", names...); err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return ins, closeStore, nil
 }

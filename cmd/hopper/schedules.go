@@ -78,6 +78,11 @@ func runSchedules(ctx context.Context, a *app, args []string) error {
 	}
 	defer closeStore()
 	ins := hopper.NewInspector(s)
+	if sub != "list" {
+		if err := checkStoreQueues(ctx, fs, ins, "--queue", *queue); err != nil {
+			return err
+		}
+	}
 	if sub == "list" {
 		list, err := ins.ListSchedules(ctx)
 		if err != nil {
