@@ -82,18 +82,23 @@ func (d *dash) failureOpts(fv failureView, s failureSearch, offset, limit int) h
 // failuresPage is the data of the Retries and Dead pages.
 type failuresPage struct {
 	base
-	State      hopper.JobState
-	Slug       string
-	Order      string
-	Search     failureSearch
-	Jobs       []jobRow
-	Total      int
-	Queues     []hopper.QueueCount
-	Truncated  bool
-	From, To   int
-	PrevURL    string
-	NextURL    string
-	Capped     bool // the next page lies past hopper.MaxAllQueuesDepth
+	State     hopper.JobState
+	Slug      string
+	Order     string
+	Search    failureSearch
+	Jobs      []jobRow
+	Total     int
+	Queues    []hopper.QueueCount
+	Truncated bool
+	From, To  int
+	PrevURL   string
+	NextURL   string
+	Capped    bool // the next page lies past hopper.MaxAllQueuesDepth
+	// LastPage and LastURL are set when the page asked for lies past the
+	// end of the list, or past the pages it reaches (PastDepth).
+	LastPage   int
+	LastURL    string
+	PastDepth  bool
 	Depth      int
 	Back       string // this page's query, for the forms
 	CanRequeue bool
@@ -112,31 +117,49 @@ func (d *dash) serveFailures(fv failureView) http.HandlerFunc {
 		}
 		p.TimeLabel, _ = listTime(fv.state, &hopper.JobRecord{})
 		size := d.cfg.PageSize
-		offset := (s.Page - 1) * size
-		if offset+size > hopper.MaxAllQueuesDepth {
-			offset = max(0, hopper.MaxAllQueuesDepth-size)
-			s.Page, p.Search.Page = offset/size+1, offset/size+1
-			p.Capped = true
+		// The last page this list reaches; a page past it reads page 1,
+		// for the totals, and shows none of its jobs.
+		maxPage := max(1, hopper.MaxAllQueuesDepth/size)
+		offset := 0
+		if s.Page <= maxPage {
+			offset = (s.Page - 1) * size
 		}
 		page, err := d.ins.ListJobsAllQueues(r.Context(), d.failureOpts(fv, s, offset, size))
 		if err != nil {
 			d.storeError(w, r, "listing the "+string(fv.state)+" jobs of every queue", err)
 			return
 		}
+		p.Total, p.Queues, p.Truncated = page.Total, page.Queues, page.Truncated
+		here := func(n int) string {
+			if q := s.query(n); q != "" {
+				return d.path(fv.slug) + "?" + q
+			}
+			return d.path(fv.slug)
+		}
+		if s.Page > maxPage || (len(page.Jobs) == 0 && s.Page > 1) {
+			// Past the end, or past what the list reaches: say so and
+			// link the last page, as a queue's own pages do.
+			if p.Total > 0 {
+				pages := (p.Total + size - 1) / size
+				p.LastPage = min(pages, maxPage)
+				p.PastDepth = pages > maxPage
+				p.LastURL = here(p.LastPage)
+			}
+			d.render(w, r, http.StatusOK, "failures", p)
+			return
+		}
 		for _, j := range page.Jobs {
 			p.Jobs = append(p.Jobs, d.jobRow(fv.state, j))
 		}
-		p.Total, p.Queues, p.Truncated = page.Total, page.Queues, page.Truncated
 		if len(p.Jobs) > 0 {
 			p.From, p.To = offset+1, offset+len(p.Jobs)
 		}
-		here := d.path(fv.slug) + "?"
 		if s.Page > 1 {
-			p.PrevURL = here + s.query(s.Page-1)
+			p.PrevURL = here(s.Page - 1)
 		}
 		if p.To < p.Total {
-			if p.To+size <= hopper.MaxAllQueuesDepth {
-				p.NextURL = here + s.query(s.Page+1)
+			if s.Page < maxPage {
+				p.NextURL = here(s.Page + 1)
 			} else {
 				p.Capped = true
 			}
