@@ -81,9 +81,13 @@ type workflowsPage struct {
 	Total       int
 	PrevURL     string
 	NextURL     string
-	Fragment    string // the live part's URL; "" when live updates are off
-	Version     string
-	Running     bool // a listed workflow is running: refresh at the full rate
+	// LastPage and LastURL are set when the page asked for lies past the
+	// end of the list.
+	LastPage int
+	LastURL  string
+	Fragment string // the live part's URL; "" when live updates are off
+	Version  string
+	Running  bool // a listed workflow is running: refresh at the full rate
 }
 
 // serveWorkflows lists workflows: tabs per state with counts, a search by
@@ -143,6 +147,11 @@ func (d *dash) serveWorkflows(w http.ResponseWriter, r *http.Request) {
 	}
 	if offset+len(p.Rows) < page.Total {
 		p.NextURL = withQuery(d.workflowsPath(), s.query(s.Page+1))
+	}
+	if len(p.Rows) == 0 && page.Total > 0 && s.Page > 1 {
+		p.LastPage = (page.Total + d.cfg.PageSize - 1) / d.cfg.PageSize
+		p.LastURL = withQuery(d.workflowsPath(), s.query(p.LastPage))
+		p.PrevURL, p.NextURL = "", ""
 	}
 	p.Fragment = d.fragmentURL(d.workflowsPath(), s.query(s.Page))
 	if isFragment(r) {
