@@ -26,7 +26,8 @@ const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel|reschedule>
   reschedule [--queue Q] [--at TIME | --in DURATION | --now] [--priority P] ID...
                                     move waiting jobs' due time, change their priority
 
-Without --queue, a job is looked for in every queue. Args, results and
+Without --queue, a job is looked for in every queue; an ID jobs of several
+queues have (IDs are unique per queue only) needs --queue. Args, results and
 metadata are shown with secrets redacted (dashboard.DefaultRedact) unless
 --no-redact is given.`
 
@@ -80,15 +81,20 @@ func checkJobQueue(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspector,
 	return checkStoreQueues(ctx, fs, ins, "--queue", queue)
 }
 
-// findJob returns the job id of queue, or with queue empty of whichever
-// queue holds it.
+// findJob returns the job id of queue, or with queue empty of the one
+// queue that holds it; jobs of several queues with that ID are an error
+// listing them (oneJob).
 func findJob(ctx context.Context, ins *hopper.Inspector, queue, id string) (*hopper.JobRecord, error) {
 	if queue == "" {
-		j, err := ins.FindJob(ctx, id)
-		if errors.Is(err, hopper.ErrJobNotFound) {
+		queues, err := ins.ListQueues(ctx)
+		if err != nil {
+			return nil, err
+		}
+		found, err := jobsWithID(ctx, ins, queues, id)
+		if err == nil && len(found) == 0 {
 			return nil, fmt.Errorf("no job %q in any queue", id)
 		}
-		return j, err
+		return oneJob(id, found, err)
 	}
 	j, err := ins.GetJob(ctx, queue, id)
 	if errors.Is(err, hopper.ErrJobNotFound) {
