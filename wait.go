@@ -31,9 +31,15 @@ const WaitRetention = time.Minute
 //     wait started (give it a Retention, or use EnqueueAndWait).
 //   - ctx's error when ctx ends first (the job goes on).
 //   - ErrNotSupported for a store that cannot tell (store.JobWaiter).
-//   - an error wrapping ErrInvalidConfig for a nil Client.
+//   - an error wrapping ErrInvalidConfig for a nil Client;
+//   - a store error that will not clear by itself (a Redis ACL that
+//     refuses a command, a store closed for good).
 //
-// A job that is retried or snoozed has not ended: WaitJob goes on waiting.
+// A store error that may clear by itself (Redis loading its data after a
+// restart, a connection refused or broken: redisstore.Temporary) does not
+// end the wait: WaitJob watches again after a backoff (10 ms, doubling up
+// to 1 s) until ctx ends. A job that is retried or snoozed has not ended:
+// WaitJob goes on waiting.
 func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, error) {
 	if c == nil {
 		return nil, errNilClient
@@ -42,14 +48,8 @@ func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, err
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for jobs", ErrNotSupported, c.st)
 	}
-	ch, err := w.WatchJob(ctx, queue, id)
-	if err != nil {
-		return nil, err
-	}
-	end, err := receive(ctx, ch)
-	if err == nil {
-		err = end.Err
-	}
+	end, err := watchEnd(ctx, func() (<-chan store.JobEnd, error) { return w.WatchJob(ctx, queue, id) },
+		func(e store.JobEnd) error { return e.Err })
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,14 @@ import (
 //     not hold (never enqueued, or removed after its retention);
 //   - ctx's error when ctx ends first (the workflow goes on);
 //   - ErrNotSupported for a store that cannot tell (store.WorkflowWaiter);
-//   - an error wrapping ErrInvalidConfig for a nil Client.
+//   - an error wrapping ErrInvalidConfig for a nil Client;
+//   - a store error that will not clear by itself.
 //
-// A workflow that ended and is still kept returns at once. Safe for
-// concurrent use.
+// A store error that may clear by itself (Redis loading its data after a
+// restart, a connection refused or broken: redisstore.Temporary) does not
+// end the wait: WaitWorkflow watches again after a backoff (10 ms,
+// doubling up to 1 s) until ctx ends. A workflow that ended and is still
+// kept returns at once. Safe for concurrent use.
 func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
 	if c == nil {
 		return nil, errNilClient
@@ -31,14 +35,8 @@ func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, 
 	if !ok {
 		return nil, fmt.Errorf("%w: the store (%T) cannot wait for workflows", ErrNotSupported, c.st)
 	}
-	ch, err := w.WatchWorkflow(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	end, err := receive(ctx, ch)
-	if err == nil {
-		err = end.Err
-	}
+	end, err := watchEnd(ctx, func() (<-chan store.WorkflowEnd, error) { return w.WatchWorkflow(ctx, id) },
+		func(e store.WorkflowEnd) error { return e.Err })
 	if err != nil {
 		return nil, err
 	}

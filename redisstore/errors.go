@@ -135,6 +135,12 @@ func (e *redisError) Error() string {
 }
 
 // Unwrap returns the class (when one applies) and the go-redis error.
+// StoreTemporary reports Temporary(e): whether the failed call may
+// succeed when made again later. It is how package hopper, which does not
+// import this one, tells such an error (hopper.Client.WaitJob and
+// WaitWorkflow watch again rather than return it).
+func (e *redisError) StoreTemporary() bool { return Temporary(e) }
+
 func (e *redisError) Unwrap() []error {
 	if e.class == nil {
 		return []error{e.err}
@@ -155,6 +161,22 @@ func wrap(op string, err error) error {
 		class = nil // the inner error has it already
 	}
 	return &redisError{op: op, class: class, err: err}
+}
+
+// txErr is the error of a MULTI/EXEC of cmds (TxPipelined's): when Redis
+// aborted it (EXECABORT) over a command it refused while queueing it
+// (LOADING after a restart, OOM, NOPERM), that command's error, whose
+// class says what happened and what to do; else err.
+func txErr(cmds []redis.Cmder, err error) error {
+	if err == nil || !hasCode(err, "EXECABORT") {
+		return err
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !hasCode(e, "EXECABORT") {
+			return e
+		}
+	}
+	return err
 }
 
 // classify returns the class of err, or nil.

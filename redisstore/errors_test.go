@@ -57,6 +57,11 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 			if got := Temporary(err); got != c.temp {
 				t.Errorf("Temporary(%v) = %v, want %v", err, got, c.temp)
 			}
+			// What package hopper's waits ask of it, not importing this one.
+			var temp interface{ StoreTemporary() bool }
+			if got := errors.As(err, &temp) && temp.StoreTemporary(); got != c.temp {
+				t.Errorf("StoreTemporary of %v = %v, want %v", err, got, c.temp)
+			}
 			// Wrapping again (an operation inside another) keeps one class.
 			outer := wrap("outer", fmt.Errorf("inner: %w", err))
 			if c.want != nil && !errors.Is(outer, c.want) {

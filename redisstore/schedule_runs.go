@@ -43,11 +43,12 @@ func (s *Store) RecordScheduleRun(ctx context.Context, queue, name string, run s
 		return fmt.Errorf("redisstore: encode schedule run: %w", err)
 	}
 	key := s.scheduleRunsKey(queue, name)
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.LPush(ctx, key, b)
 		p.LTrim(ctx, key, 0, store.MaxScheduleRuns-1)
 		return nil
 	})
+	err = txErr(cmds, err)
 	return wrap("record a run of schedule "+strconv.Quote(name), err)
 }
 

@@ -43,11 +43,12 @@ func (s *Store) PutSchedule(ctx context.Context, sc store.StoredSchedule) error 
 	r := storedRecord{Name: sc.Name, Spec: sc.Spec, Paused: sc.Paused, CatchUp: sc.CatchUp, UpdatedAt: time.Now(), Job: sc.Job}
 	r.Job.Queue = sc.Queue
 	b, _ := storedCodec.AppendMap(nil, &r)
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, s.g.stored, sc.Queue+":"+sc.Name, b)
 		p.Incr(ctx, s.g.storedVer)
 		return nil
 	})
+	err = txErr(cmds, err)
 	return wrap("put schedule "+sc.Name, err)
 }
 
@@ -58,11 +59,12 @@ func (s *Store) DeleteSchedule(ctx context.Context, queue, name string) (bool, e
 		return false, err
 	}
 	var del *redis.IntCmd
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		del = p.HDel(ctx, s.g.stored, queue+":"+name)
 		p.Incr(ctx, s.g.storedVer)
 		return nil
 	})
+	err = txErr(cmds, err)
 	if err != nil {
 		return false, wrap("delete schedule "+name, err)
 	}
@@ -78,11 +80,12 @@ func (s *Store) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule
 	}
 	var all *redis.MapStringStringCmd
 	var ver *redis.StringCmd
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		all = p.HGetAll(ctx, s.g.stored)
 		ver = p.Get(ctx, s.g.storedVer)
 		return nil
 	})
+	err = txErr(cmds, err)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, 0, wrap("read stored schedules", err)
 	}

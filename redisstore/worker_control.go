@@ -33,11 +33,12 @@ func (s *Store) TakeWorkerCommand(ctx context.Context, id string) (store.WorkerC
 	}
 	key := s.g.workerCmd(id)
 	var get *redis.StringCmd
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.Get(ctx, key)
 		p.Del(ctx, key)
 		return nil
 	})
+	err = txErr(cmds, err)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", wrap("command of worker "+strconv.Quote(id), err)
 	}

@@ -193,10 +193,11 @@ func (s *Store) RemoveWorker(ctx context.Context, id string) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.ZRem(ctx, s.g.workers, id)
 		p.Del(ctx, s.g.worker(id))
 		return nil
 	})
+	err = txErr(cmds, err)
 	return wrap("remove worker "+strconv.Quote(id), err)
 }
