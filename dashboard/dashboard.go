@@ -156,12 +156,24 @@ func (d *dash) routes(mux *http.ServeMux) {
 // path returns the URL path of a dashboard page: the prefix, then each
 // segment path-escaped. With no segments it is the prefix itself ("" at
 // the root), so callers add the trailing "/" of the overview.
+//
+// A segment "." or ".." (a valid queue name and job ID) is written %2E or
+// %2E%2E: as it is, a browser would resolve it away ("/queues/../ready"
+// is "/ready"). The router matches the escaped path and unescapes each
+// {wildcard}, so the handlers see "." and "..".
 func (d *dash) path(segs ...string) string {
 	var b strings.Builder
 	b.WriteString(d.cfg.Prefix)
 	for _, s := range segs {
 		b.WriteByte('/')
-		b.WriteString(url.PathEscape(s))
+		switch s {
+		case ".":
+			b.WriteString("%2E")
+		case "..":
+			b.WriteString("%2E%2E")
+		default:
+			b.WriteString(url.PathEscape(s))
+		}
 	}
 	return b.String()
 }
