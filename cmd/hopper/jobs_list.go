@@ -82,6 +82,17 @@ func runJobsList(ctx context.Context, a *app, args []string) error {
 			return queueRefused(fs, "--queue", err)
 		}
 	}
+	// A queue the store does not know has no jobs: the list says "0 of
+	// 0" as for an empty one, and stderr says why (exit 0 all the same).
+	known := true
+	if found.total == 0 {
+		if known, err = queueKnown(ctx, s, *queue); err != nil {
+			return err
+		}
+	}
+	if !known {
+		defer unknownQueue(a, "jobs list", *queue, sf)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		for _, j := range jobs {

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"slices"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redisurl"
+	"github.com/hopperq/hopper/internal/urlredact"
+	"github.com/hopperq/hopper/store"
 )
 
 // queueRefused returns err as bad usage of the command of fs when it wraps
@@ -37,4 +42,31 @@ func checkStoreQueues(ctx context.Context, fs *flag.FlagSet, ins *hopper.Inspect
 		}
 	}
 	return nil
+}
+
+// queueKnown reports whether the store knows queue: it lists it (it has
+// had jobs or settings: Inspector.ListQueues), or it is a partition of a
+// queue the store partitions (store.Partitioner), which it may list only
+// once the partition had a job.
+func queueKnown(ctx context.Context, s hopper.Store, queue string) (bool, error) {
+	queues, err := hopper.NewInspector(s).ListQueues(ctx)
+	if err != nil || slices.Contains(queues, queue) {
+		return err == nil, err
+	}
+	base, _, ok := store.SplitPartition(queue)
+	p, partitions := store.As[store.Partitioner](s)
+	if !ok || !partitions {
+		return false, nil
+	}
+	parts, err := p.Partitions(ctx, base)
+	return slices.Contains(parts, queue), err
+}
+
+// unknownQueue says on stderr that the store a command read has no queue
+// of that name, and which store that was: a mistyped name, or a
+// forgotten --redis (the default is localhost), would otherwise look like
+// an empty queue.
+func unknownQueue(a *app, command, queue string, sf *storeFlags) {
+	fmt.Fprintf(a.stderr, "hopper %s: no queue named %s in the Redis at %s (--redis), key prefix %q (--redis-prefix): no jobs or settings yet; check the name, or --redis if you meant another Redis\n",
+		command, queue, urlredact.Redact(redisurl.Normalize(sf.url)), sf.prefix)
 }
