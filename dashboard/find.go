@@ -28,6 +28,7 @@ type findPage struct {
 	base
 	Prefix string
 	Jobs   []findMatch
+	Exact  bool   // Prefix is a whole ID that several queues hold
 	More   bool   // findMax matches found: there may be more
 	Cut    string // where the search stopped for time ("" when it went through everything)
 }

@@ -473,8 +473,9 @@ func (d *dash) jobRow(st hopper.JobState, j *hopper.JobRecord) jobRow {
 	return row
 }
 
-// serveFind looks a job up by ID in every queue and redirects to it; an
-// ID no queue holds is taken as the start of one (find.go).
+// serveFind looks a job up by ID in every queue and redirects to it, or
+// lists the queues when several hold a job with that ID; an ID no queue
+// holds is taken as the start of one (find.go).
 func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
@@ -486,16 +487,27 @@ func (d *dash) serveFind(w http.ResponseWriter, r *http.Request) {
 		d.storeError(w, r, "listing queues", err)
 		return
 	}
+	// Job IDs are per queue: several queues may hold one.
+	var found []findMatch
 	for _, q := range queues {
 		job, err := d.ins.GetJob(r.Context(), q, id)
 		switch {
 		case err == nil:
-			http.Redirect(w, r, d.jobPath(q, job.ID), http.StatusSeeOther)
-			return
+			found = append(found, findMatch{Queue: q, State: job.State, Job: job, URL: d.jobPath(q, job.ID)})
 		case !errors.Is(err, hopper.ErrJobNotFound):
 			d.storeError(w, r, "looking up the job", err)
 			return
 		}
 	}
-	d.serveFindPrefix(w, r, queues, id)
+	switch len(found) {
+	case 0:
+		d.serveFindPrefix(w, r, queues, id)
+	case 1:
+		http.Redirect(w, r, found[0].URL, http.StatusSeeOther)
+	default:
+		d.render(w, r, http.StatusOK, "find", findPage{
+			base:   d.base(r, "Jobs with ID "+truncate(id, maxSearchLen), ""),
+			Prefix: id, Jobs: found, Exact: true,
+		})
+	}
 }
