@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -59,17 +60,18 @@ var never = time.Unix(1<<62, 0)
 // due "never", until the next signal. A queue whose claim failed is due
 // again after a backoff of its own, and is then asked for one job only.
 type fetcher struct {
-	due      []time.Time // per queue index
-	fails    []int       // consecutive claim errors per queue
-	busy     []int       // claims in flight on the queue
-	full     []bool      // the queue's last claim came back with all it asked for
-	qres     []int       // jobs asked for by the queue's claims in flight
-	again    []bool      // signalled while its claim was in flight: claim again after it
-	reserved int         // room taken by the claims in flight: the jobs they asked for
-	out      []outClaim  // the claims in flight, oldest first
-	slowRes  int         // of reserved, what slow claims asked for (see slowClaim)
-	nextID   uint64      // the ID of the newest claim
-	sweep    int         // the next queue of the rotating check
+	due      []time.Time       // per queue index
+	fails    []int             // consecutive claim errors per queue
+	outage   []retrylog.Outage // what of those errors was logged, per queue
+	busy     []int             // claims in flight on the queue
+	full     []bool            // the queue's last claim came back with all it asked for
+	qres     []int             // jobs asked for by the queue's claims in flight
+	again    []bool            // signalled while its claim was in flight: claim again after it
+	reserved int               // room taken by the claims in flight: the jobs they asked for
+	out      []outClaim        // the claims in flight, oldest first
+	slowRes  int               // of reserved, what slow claims asked for (see slowClaim)
+	nextID   uint64            // the ID of the newest claim
+	sweep    int               // the next queue of the rotating check
 
 	// gates order the results of each queue's claims (claim_gate.go).
 	gates []*claimGate
@@ -115,7 +117,7 @@ type readySignal struct {
 // queues it serves, and claims only where it was told there may be work.
 func (r *worker) fetchLoop(ctx context.Context) {
 	n := len(r.queues)
-	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), busy: make([]int, n), full: make([]bool, n),
+	f := &fetcher{due: make([]time.Time, n), fails: make([]int, n), outage: make([]retrylog.Outage, n), busy: make([]int, n), full: make([]bool, n),
 		qres: make([]int, n), again: make([]bool, n), paced: make([]bool, n)}
 	results := make(chan claimDone, claimsPerQueue*n) // at most claimsPerQueue per queue in flight
 	signals := make(chan readySignal)
@@ -331,11 +333,17 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 		f.fails[qi]++
 		wait := min(5*time.Second, time.Duration(1<<min(f.fails[qi], 9))*10*time.Millisecond)
 		f.due[qi] = now.Add(wait)
-		r.log.Error("hopper: claiming jobs failed; retrying", slog.String("queue", r.queues[qi]),
-			slog.Any("error", d.err), slog.Duration("retry_in", wait))
+		if log, omitted := f.outage[qi].Failed(now); log {
+			r.log.Error("hopper: claiming jobs failed; retrying", slog.String("queue", r.queues[qi]),
+				slog.Any("error", d.err), slog.Duration("retry_in", wait), slog.Int("failures_not_logged", omitted))
+		}
 		return
 	}
 	f.fails[qi] = 0
+	if log, n, lasted := f.outage[qi].Recovered(now); log {
+		r.log.Info("hopper: claiming jobs works again", slog.String("queue", r.queues[qi]),
+			slog.Int("failures", n), slog.Duration("after", lasted))
+	}
 	switch {
 	case f.again[qi] || len(d.res.Jobs) >= d.want:
 		f.due[qi] = now // a full batch: more may be waiting
@@ -352,6 +360,7 @@ func (r *worker) claimed(ctx context.Context, f *fetcher, d claimDone) {
 // wait is retried with a backoff.
 func (r *worker) signalLoop(ctx context.Context, out chan<- readySignal) {
 	fails := 0
+	var outage retrylog.Outage
 	for ctx.Err() == nil {
 		got, err := r.st.WaitReady(ctx, r.queues, r.cfg.IdleWait)
 		if err != nil {
@@ -360,11 +369,17 @@ func (r *worker) signalLoop(ctx context.Context, out chan<- readySignal) {
 			}
 			fails++
 			d := min(5*time.Second, time.Duration(1<<min(fails, 9))*10*time.Millisecond)
-			r.log.Error("hopper: waiting for jobs failed; retrying", slog.Any("error", err), slog.Duration("retry_in", d))
+			if log, omitted := outage.Failed(time.Now()); log {
+				r.log.Error("hopper: waiting for jobs failed; retrying", slog.Any("error", err), slog.Duration("retry_in", d),
+					slog.Int("failures_not_logged", omitted))
+			}
 			sleepCtx(ctx, d)
 			continue
 		}
 		fails = 0
+		if log, n, lasted := outage.Recovered(time.Now()); log {
+			r.log.Info("hopper: waiting for jobs works again", slog.Int("failures", n), slog.Duration("after", lasted))
+		}
 		if ctx.Err() != nil {
 			return
 		}

@@ -87,7 +87,16 @@ func (r *worker) heartbeat(ctx context.Context) {
 			info.Running = append(info.Running, store.RunningJob{Queue: a.rec.Queue, ID: a.rec.ID, Kind: a.rec.Kind, StartedAt: started})
 		}
 	}
-	if err := r.st.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval); err != nil && ctx.Err() == nil {
-		r.log.Warn("hopper: worker heartbeat failed", slog.Any("error", err))
+	err := r.st.Heartbeat(ctx, info, 3*r.cfg.HeartbeatInterval)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		if log, omitted := r.beatOutage.Failed(time.Now()); log {
+			r.log.Warn("hopper: worker heartbeat failed", slog.Any("error", err), slog.Int("failures_not_logged", omitted))
+		}
+	default:
+		if log, n, lasted := r.beatOutage.Recovered(time.Now()); log {
+			r.log.Info("hopper: worker heartbeat works again", slog.Int("failures", n), slog.Duration("after", lasted))
+		}
 	}
 }

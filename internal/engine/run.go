@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 	"golang.org/x/sync/errgroup"
 )
@@ -55,6 +56,10 @@ type worker struct {
 	// does not run: a decided attempt wakes it only then.
 	wakeAt   atomic.Int32
 	stopping atomic.Bool // set when Run's context is done: start nothing new
+
+	// beatOutage and cmdOutage are what was logged of the heartbeat's and
+	// the command read's failures (the heartbeat loop's alone).
+	beatOutage, cmdOutage retrylog.Outage
 
 	// beat asks the heartbeat loop for an early heartbeat: a job started,
 	// and the registry should show it before the next period.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -56,10 +57,13 @@ func (r *worker) takeCommand(ctx context.Context) {
 	cmd, err := r.ctl.TakeWorkerCommand(ctx, r.cfg.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			r.log.Warn("hopper: reading the worker's commands failed", slog.Any("error", err))
+			if log, omitted := r.cmdOutage.Failed(time.Now()); log {
+				r.log.Warn("hopper: reading the worker's commands failed", slog.Any("error", err), slog.Int("failures_not_logged", omitted))
+			}
 		}
 		return
 	}
+	r.cmdOutage.Recovered(time.Now()) // the heartbeat's line says it works again
 	switch cmd {
 	case store.WorkerQuiet:
 		r.log.Info("hopper: worker quieted by an operator: claiming no more jobs", slog.String("worker", r.cfg.ID))

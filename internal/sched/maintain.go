@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper/internal/alarm"
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -57,7 +58,7 @@ const relistEvery = 10 * time.Second
 // event, never all queues for one signal. A queue whose Maintain fails
 // backs off alone.
 func Run(ctx context.Context, st store.Store, cfg Config) {
-	r := &schedRun{st: st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}, alarm: alarm.New()}
+	r := &schedRun{st: st, cfg: cfg, next: map[string]time.Time{}, fails: map[string]int{}, outages: map[string]*retrylog.Outage{}, alarm: alarm.New()}
 	defer r.alarm.Close()
 	r.run(ctx)
 }
@@ -68,7 +69,9 @@ type schedRun struct {
 	queues []string             // sorted
 	next   map[string]time.Time // when each queue is due for a pass, local monotonic time
 	fails  map[string]int       // consecutive errors per queue, for backoff
-	listed time.Time            // when the queue list was last refreshed
+	// outages holds what was logged of a failing queue's errors.
+	outages map[string]*retrylog.Outage
+	listed  time.Time // when the queue list was last refreshed
 	// unexpanded is set while some configured queue may be partitioned
 	// but the store could not say (expandPartitions failed).
 	unexpanded bool
@@ -199,12 +202,26 @@ func (r *schedRun) maintain(ctx context.Context, q string) {
 		}
 		r.fails[q]++
 		d := min(r.cfg.MaxSleep, time.Duration(1<<min(r.fails[q], 10))*10*time.Millisecond)
-		r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: maintain failed",
-			slog.String("queue", q), slog.Any("error", err), slog.Duration("retry_in", d))
+		o := r.outages[q]
+		if o == nil {
+			o = new(retrylog.Outage)
+			r.outages[q] = o
+		}
+		if log, omitted := o.Failed(now); log {
+			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: maintain failed",
+				slog.String("queue", q), slog.Any("error", err), slog.Duration("retry_in", d), slog.Int("failures_not_logged", omitted))
+		}
 		r.next[q] = now.Add(d)
 		return
 	}
 	r.fails[q] = 0
+	if o := r.outages[q]; o != nil {
+		if log, n, lasted := o.Recovered(now); log {
+			r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "hopper: scheduler: maintain works again",
+				slog.String("queue", q), slog.Int("failures", n), slog.Duration("after", lasted))
+		}
+		delete(r.outages, q)
+	}
 	switch {
 	case res.More:
 		r.next[q] = now

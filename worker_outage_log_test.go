@@ -1,0 +1,81 @@
+package hopper_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/testutil"
+	"github.com/hopperq/hopper/store"
+)
+
+// claimDown is a Store whose Claim fails the first fails times.
+type claimDown struct {
+	hopper.Store
+	fails atomic.Int32
+}
+
+func (s *claimDown) Claim(ctx context.Context, o store.ClaimOpts) (store.ClaimResult, error) {
+	if s.fails.Add(-1) >= 0 {
+		return store.ClaimResult{}, errors.New("LOADING Redis is loading the dataset in memory")
+	}
+	return s.Store.Claim(ctx, o)
+}
+
+// syncBuffer is a bytes.Buffer safe for the worker's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestWorkerLogsAnOutageOnce: a worker whose claims fail six times in a
+// row (Redis restarting) logs the first failure and, once claims work
+// again, one line saying so with the count; it logged every retry.
+func TestWorkerLogsAnOutageOnce(t *testing.T) {
+	ctx := t.Context()
+	s := &claimDown{Store: newStore()}
+	s.fails.Store(6)
+	var logs syncBuffer
+	cfg := testConfig("default")
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	w := hopper.NewWorker(s, cfg)
+	var ran atomic.Int32
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error {
+		ran.Add(1)
+		return nil
+	})
+	if _, err := hopper.Enqueue(ctx, hopper.NewClient(s, nil), Echo{Msg: "after the outage"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, w)
+	testutil.EventuallyTrue(t, 30*time.Second, "the job to run once claims work", func() bool { return ran.Load() == 1 })
+	testutil.EventuallyTrue(t, 10*time.Second, "the line saying claims work again", func() bool {
+		return strings.Contains(logs.String(), "claiming jobs works again")
+	})
+	out := logs.String()
+	if n := strings.Count(out, "claiming jobs failed"); n != 1 {
+		t.Fatalf("%d lines of failed claims for one outage of 6 failures, want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "failures=6") {
+		t.Fatalf("the recovery line does not count the 6 failures:\n%s", out)
+	}
+}
