@@ -20,11 +20,16 @@ const maxArgsForm = 256 << 10
 // of kind in, and whether they may: only args that JSON carries whole
 // (numbers, strings, booleans, lists, maps with string keys: they encode
 // back to the same value) and that the redaction hook leaves alone, so an
-// edit never writes back a "[redacted]" nor loses a type.
+// edit never writes back a "[redacted]" nor loses a type. Args that are
+// null or empty are offered as "null", so that a job given none can be
+// given some.
 func (d *dash) editableArgs(kind string, b []byte) (string, bool) {
 	v, err := DecodeArgs(b)
-	if err != nil || v == nil {
+	if err != nil {
 		return "", false
+	}
+	if v == nil {
+		return "null", true
 	}
 	text := jsonText(v, true)
 	if jsonText(d.redact(kind, v), true) != text {
@@ -85,7 +90,10 @@ func numbers(v any) any {
 
 // postJobArgs replaces a waiting job's args with the form's "args", JSON
 // (Inspector.UpdateJob with EncodedArgs): refused for args the page does
-// not offer to edit (see editableArgs).
+// not offer to edit (see editableArgs), and refused when empty or null.
+// The dashboard does not know the handler's args type: JSON of another
+// shape is stored, and the job fails to decode it when it runs (the
+// form's help says so).
 func (d *dash) postJobArgs(r *http.Request) (outcome, error) {
 	job, err := d.actionJob(r)
 	if err != nil {
@@ -99,6 +107,9 @@ func (d *dash) postJobArgs(r *http.Request) (outcome, error) {
 	text := r.PostFormValue("args")
 	if len(text) > maxArgsForm {
 		return outcome{}, badArgs(fmt.Sprintf("The args are %d bytes of JSON, at most %d.", len(text), maxArgsForm))
+	}
+	if t := strings.TrimSpace(text); t == "" || t == "null" {
+		return outcome{}, badArgs("The args cannot be empty or null: the job's handler decodes them into its args type, and null leaves it a zero value. Give the args as JSON, such as the object they were.")
 	}
 	b, err := argsFromJSON(text)
 	if err != nil {

@@ -45,7 +45,7 @@ func TestBadEditKeepsWhatWasTyped(t *testing.T) {
 				`id="priority-select" aria-invalid="true"`}},
 			{"args not JSON", "/jobs/default/" + rep.ID + "/args", url.Values{"args": {`{"month": "2026-1`}}, `id="args-job"`, []string{
 				`id="args-error" role="alert">The args are not one JSON value`,
-				`aria-invalid="true" aria-describedby="args-error">` + esc(`{"month": "2026-1`) + `</textarea>`}},
+				`aria-invalid="true" aria-describedby="args-error args-help">` + esc(`{"month": "2026-1`) + `</textarea>`}},
 			{"limits retention -1h", "/queues/default/limits", url.Values{"return": {"retry"}, "max_running": {"7"}, "retention": {"-1h"}}, `id="save-limits"`, []string{
 				`<details class="limits" id="limits" open>`,
 				`id="limits-error" role="alert">Retention must be a duration`,
