@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -315,8 +314,8 @@ func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 		return outcome{}, err
 	} else if !known {
 		// Not paused: resuming would only write its settings, setting
-		// the queue up.
-		set = func(context.Context, string) error { return nil }
+		// the queue up. Said as the CLI says it.
+		return outcome{}, &userError{http.StatusNotFound, "Nothing to resume", "No queue is named " + queue + ": it has no jobs, settings or workers, so nothing to resume. Check the name."}
 	}
 	if err := set(r.Context(), queue); err != nil {
 		return outcome{}, err
