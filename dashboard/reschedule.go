@@ -50,9 +50,12 @@ func (d *dash) postJobReschedule(r *http.Request) (outcome, error) {
 // rescheduleTime reads the new due time of a reschedule form.
 func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
 	bad := func(msg string) error { return &formError{"reschedule", "at", msg} }
+	at, in := strings.TrimSpace(r.PostFormValue("at")), strings.TrimSpace(r.PostFormValue("in"))
 	switch {
-	case strings.TrimSpace(r.PostFormValue("at")) != "":
-		v := strings.TrimSpace(r.PostFormValue("at"))
+	case at != "" && in != "":
+		return time.Time{}, &formError{"reschedule", "", "Give a time (Run at) or a delay (or in), not both: clear one of them."}
+	case at != "":
+		v := at
 		for _, layout := range []string{rescheduleFormat + ":05", rescheduleFormat, time.RFC3339} {
 			if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
 				if t.Year() > 9999 || t.Year() < 1970 {
@@ -62,8 +65,8 @@ func rescheduleTime(r *http.Request, now time.Time) (time.Time, error) {
 			}
 		}
 		return time.Time{}, bad("“" + v + "” is not a time: give it as 2026-11-27T15:04 (UTC).")
-	case strings.TrimSpace(r.PostFormValue("in")) != "":
-		v := strings.TrimSpace(r.PostFormValue("in"))
+	case in != "":
+		v := in
 		dur, err := time.ParseDuration(v)
 		if err != nil || dur < 0 || dur > 100*365*24*time.Hour {
 			return time.Time{}, &formError{"reschedule", "in", "“" + v + "” is not a delay: give it as 90s, 15m or 2h30m (at most 100 years)."}
