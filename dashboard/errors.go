@@ -197,14 +197,16 @@ func (d *dash) postErrorGroup(r *http.Request) (outcome, error) {
 		attrs: []any{"queue", queue, "state", string(st), "kind", kind, "error", key, "group", strconv.Itoa(len(ids))}}, nil
 }
 
-// errorConfirm is the question an action on g asks first.
+// errorConfirm is the question an action on g asks first, with the
+// error's text as it is (the template escapes it; Go quoting showed
+// back\\slash and \"xss\" in the dialog).
 func errorConfirm(action string, g errorGroup) string {
 	jobs := "jobs"
 	if g.Count == 1 {
 		jobs = "job"
 	}
 	if action == "retry" {
-		return fmt.Sprintf("Requeue the %s %s %s %s failing with %q? They run again now.", formatCount(int64(g.Count)), g.State, g.Kind, jobs, truncate(g.Key, 80))
+		return fmt.Sprintf("Requeue the %s %s %s %s failing with \"%s\"? They run again now.", formatCount(int64(g.Count)), g.State, g.Kind, jobs, truncate(g.Key, 80))
 	}
-	return fmt.Sprintf("Delete the %s %s %s %s failing with %q? This cannot be undone.", formatCount(int64(g.Count)), g.State, g.Kind, jobs, truncate(g.Key, 80))
+	return fmt.Sprintf("Delete the %s %s %s %s failing with \"%s\"? This cannot be undone.", formatCount(int64(g.Count)), g.State, g.Kind, jobs, truncate(g.Key, 80))
 }
