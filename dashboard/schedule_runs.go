@@ -27,14 +27,26 @@ func (d *dash) runSchedule(r *http.Request, queue, name string) (outcome, error)
 }
 
 // forgetSchedule removes a registered schedule (an orphaned one, whose
-// processes are gone) after asking (Inspector.ForgetSchedule).
+// processes are gone) after asking (Inspector.ForgetSchedule). It refuses
+// a stored schedule: forgetting its registration would leave it listed and
+// running, so it says to delete it instead.
 func (d *dash) forgetSchedule(r *http.Request, queue, name string) (outcome, error) {
+	scheds, err := d.ins.ListSchedules(r.Context())
+	if err != nil {
+		return outcome{}, err
+	}
+	for _, sc := range scheds {
+		if sc.Queue == queue && sc.Name == name && sc.Stored {
+			return outcome{}, &userError{http.StatusConflict, "Cannot remove the schedule",
+				"Schedule " + name + " of queue " + queue + " is stored: Remove only forgets the registration of a schedule in code whose processes are gone. Delete it instead (its Delete button, Inspector.DeleteSchedule)."}
+		}
+	}
 	if !confirmed(r) {
 		return d.ask(r, askView{Heading: "Remove the registered schedule " + name + " of queue " + queue + "?", Danger: true,
 			Detail: "It leaves this list with its last runs. A process still running it registers it again within a minute; a stored schedule of that name stays. Jobs it enqueued stay.",
 			Verb:   "Remove the schedule", Back: d.path("schedules")}), nil
 	}
-	err := d.ins.ForgetSchedule(r.Context(), queue, name)
+	err = d.ins.ForgetSchedule(r.Context(), queue, name)
 	switch {
 	case errors.Is(err, hopper.ErrScheduleNotFound):
 		return outcome{}, &userError{http.StatusNotFound, "No such schedule", "No process has registered schedule " + name + " of queue " + queue + "."}
