@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/hopperq/hopper/dashboard"
 )
 
 // TestLayout loads the pages at a phone's, a tablet's and a desktop's width
@@ -75,5 +77,54 @@ func TestLayout(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLayoutLongTitle: with a title longer than "hopper" (the demo's
+// "hopper demo", a team's long name) the top bar keeps the whole theme
+// switch (Light | Dark | Auto), the search and the sections at every
+// width; the title wraps to two lines, then is cut with "…", instead. The theme switch
+// shrank below its buttons, cutting "Auto" to "Au" at 1280, 1440 and 1920
+// px with "hopper demo".
+func TestLayoutLongTitle(t *testing.T) {
+	browser := startBrowser(t)
+	for _, title := range []string{"hopper demo", "Acme Corporation production job queues, EU west cluster"} {
+		s := newSite(t, &dashboard.Config{Title: title})
+		for _, width := range []int64{360, 768, 1280, 1440, 1920} {
+			t.Run(fmt.Sprintf("%d/%s", width, title[:4]), func(t *testing.T) {
+				tab := newTab(t, browser, nil)
+				if err := chromedp.Do(tab, chromedp.EmulateViewport(width, 800)); err != nil {
+					t.Fatal(err)
+				}
+				nav(t, tab, s, "/", "table.queues")
+				got := textOfJS(t, tab, `(function () {
+					var bad = [], vw = document.documentElement.clientWidth;
+					var theme = document.querySelector('.theme'), tr = theme.getBoundingClientRect();
+					if (theme.scrollWidth > theme.clientWidth) bad.push('theme scrolls ' + theme.scrollWidth + '>' + theme.clientWidth);
+					theme.querySelectorAll('button').forEach(function (b) {
+						var r = b.getBoundingClientRect();
+						if (r.left < tr.left - 0.5 || r.right > tr.right + 0.5 || r.right > vw) bad.push(b.textContent + ' cut');
+					});
+					document.querySelectorAll('.topbar-inner > *, .mainnav a').forEach(function (e) {
+						var r = e.getBoundingClientRect();
+						if (r.width > 0 && (r.right > vw + 0.5 || r.left < -0.5)) bad.push(e.className || e.textContent + ' off screen');
+						if (e.scrollWidth > e.clientWidth + 1 && !e.matches('.brand, .mainnav')) bad.push((e.className || e.textContent) + ' clipped');
+					});
+					var brand = document.querySelector('.brand span'), br = brand.getBoundingClientRect();
+					if (br.width < 40) bad.push('title ' + Math.round(br.width) + ' px wide');
+					var others = ['.mainnav', '.find', '.theme'].map(function (c) { return document.querySelector(c).getBoundingClientRect(); });
+					others.forEach(function (o, i) {
+						if (o.top < br.bottom && o.bottom > br.top && o.left < br.right && o.right > br.left) bad.push('title overlaps ' + i);
+					});
+					var cut = brand.scrollWidth > brand.clientWidth + 1 || brand.scrollHeight > brand.clientHeight + 1, cs = getComputedStyle(brand);
+					if (cut && cs.textOverflow !== 'ellipsis' && cs.webkitLineClamp === 'none') bad.push('title cut without …');
+					if (br.height > 2.5 * parseFloat(cs.lineHeight)) bad.push('title ' + Math.round(br.height) + ' px high');
+					return bad.join(', ');
+				})()`)
+				if got != "" {
+					t.Errorf("top bar at %d px with title %q: %s", width, title, got)
+				}
+			})
+		}
 	}
 }
