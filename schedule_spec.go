@@ -67,5 +67,11 @@ func parseSpec(spec string) (func(time.Time) time.Time, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec %q: %w", spec, err)
 	}
+	// A valid expression whose days and months never meet ("0 0 30 2 *",
+	// 30 February) has no tick: the parser's Next finds none within five
+	// years and says so with the zero time.
+	if cs.Next(time.Now()).IsZero() {
+		return nil, fmt.Errorf("spec %q never fires: no date has that day of the month in those months", spec)
+	}
 	return cs.Next, nil
 }

@@ -63,7 +63,7 @@ func (r *periodicRun) run(ctx context.Context) {
 	next := make([]time.Time, len(r.jobs))
 	infos := make([]store.ScheduleInfo, len(r.jobs))
 	for i, p := range r.jobs {
-		next[i] = p.Next(from)
+		next[i] = nextOf(p, from)
 		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i]}
 	}
 	r.register(ctx, infos, next)
@@ -97,13 +97,29 @@ func (r *periodicRun) run(ctx context.Context) {
 			tick := next[i]
 			// After a stall (a suspended process), fire only the latest
 			// tick that fell due and skip the rest.
-			for n := p.Next(tick); !n.After(now); n = p.Next(n) {
+			for n := nextOf(p, tick); !n.After(now); n = nextOf(p, n) {
 				tick = n
 			}
 			r.fire(ctx, p, tick)
-			next[i] = p.Next(tick)
+			next[i] = nextOf(p, tick)
 		}
 	}
+}
+
+// noTick is the next tick of a schedule that has none: far enough for the
+// timer never to fire for it.
+var noTick = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// nextOf is p's next tick after t, or noTick when its spec gives none
+// (the zero time: a cron expression whose dates never occur, which
+// parseSpec refuses; a Next of a caller's own may still say so): a
+// schedule without ticks waits for ever rather than firing in a loop.
+func nextOf(p Periodic, t time.Time) time.Time {
+	n := p.Next(t)
+	if n.IsZero() || n.After(noTick) {
+		return noTick
+	}
+	return n
 }
 
 // register records the schedules (infos, with their next ticks) in the
@@ -142,7 +158,7 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 			continue // never ran: nothing was missed
 		}
 		var missed time.Time
-		for n, i := p.Next(from), 0; !n.After(now) && i < 1_000_000; n, i = p.Next(n), i+1 {
+		for n, i := nextOf(p, from), 0; !n.After(now) && i < 1_000_000; n, i = nextOf(p, n), i+1 {
 			missed = n
 		}
 		if !missed.IsZero() {
