@@ -35,10 +35,11 @@ type ScheduleRecord struct {
 	// Next is the schedule's next tick after now, when ListSchedules
 	// read it (NextTick(Spec, now)): never in the past, whether or not a
 	// process runs the schedule (see SeenAt). Zero for a paused stored
-	// schedule, unless a Scheduler registered one in code of the same
-	// name and queue, which still ticks: then the next tick of the Spec
-	// in code. Zero too for a Spec this version cannot read, unless the
-	// scheduler that registered it computed a tick still ahead.
+	// schedule (a schedule in code of the same name and queue still
+	// ticks: schedulers register stored schedules as they do those in
+	// code, so the store cannot tell them apart), and for a Spec this
+	// version cannot read, unless the scheduler that registered it
+	// computed a tick still ahead.
 	Next time.Time
 	// RegisteredNext is the next tick as the scheduler that last
 	// registered the schedule computed it (the tick it waited for); zero
@@ -66,9 +67,6 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 		return nil, err
 	}
 	byKey := map[[2]string]*ScheduleRecord{}
-	// inCode holds the Spec in code of the records whose stored copy is
-	// paused while a Scheduler registered one in code.
-	inCode := map[*ScheduleRecord]string{}
 	var out []*ScheduleRecord
 	for _, s := range registered {
 		r := &ScheduleRecord{Name: s.Name, Queue: s.Queue, Spec: s.Spec, Kind: s.Kind, RegisteredNext: s.Next, LastTick: s.LastTick, SeenAt: s.SeenAt}
@@ -86,21 +84,11 @@ func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error)
 				r = &ScheduleRecord{Name: s.Name, Queue: s.Queue}
 				out = append(out, r)
 			}
-			if s.Paused && r.Spec != "" {
-				// Its copy in code still ticks, on the Spec in code.
-				inCode[r] = r.Spec
-			}
 			r.Spec, r.Kind, r.Stored, r.Paused, r.CatchUp, r.Args, r.UpdatedAt = s.Spec, s.Job.Kind, true, s.Paused, s.CatchUp, s.Job.Args, s.UpdatedAt
 		}
 	}
 	now := time.Now()
 	for _, r := range out {
-		if spec, ok := inCode[r]; ok {
-			code := *r
-			code.Spec, code.Stored, code.Paused = spec, false, false
-			r.Next = nextAfter(&code, now)
-			continue
-		}
 		r.Next = nextAfter(r, now)
 	}
 	slices.SortFunc(out, func(a, b *ScheduleRecord) int {
@@ -197,7 +185,10 @@ func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec strin
 }
 
 // DeleteSchedule removes a stored schedule: no process enqueues its ticks
-// from its next look at the store. A schedule that does not exist gives
+// from its next look at the store. It also removes the schedulers'
+// registration of it (ListSchedules lists it no more; one in code of the
+// same name and queue is registered again within a minute) and its
+// recorded runs. A schedule that does not exist gives
 // ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) error {
 	ss, err := i.scheduleStore("deleting a schedule")
@@ -210,6 +201,14 @@ func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) erro
 	ok, err := ss.DeleteSchedule(ctx, queue, name)
 	if err == nil && !ok {
 		err = i.errNotStored(ctx, queue, name, "deleted (ForgetSchedule removes one in code from the registered ones)")
+	}
+	if err == nil {
+		// The schedulers that ran it registered it: without this, it
+		// stayed listed as if declared in code. One in code of the same
+		// name registers again within store.ScheduleRefresh.
+		if sr, ok := store.As[store.ScheduleRuns](i.st); ok {
+			_, err = sr.UnregisterSchedule(ctx, queue, name)
+		}
 	}
 	return err
 }
