@@ -10,8 +10,10 @@ import (
 )
 
 // Every returns the spec "@every <d>": a schedule that ticks every d, at
-// multiples of d since the Unix epoch, so every process agrees on the
-// ticks (Every(time.Hour) ticks on the hour in UTC). It panics if d is
+// multiples of d counted from 1 January of year 1, UTC (as
+// time.Time.Truncate counts), so every process agrees on the ticks; an
+// interval that divides a day falls on its boundaries (Every(time.Hour)
+// ticks on the hour in UTC), and a week's on Mondays. It panics if d is
 // less than a millisecond.
 func Every(d time.Duration) string {
 	if d < time.Millisecond {
