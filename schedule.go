@@ -34,7 +34,9 @@ type Schedule struct {
 	// CatchUp enqueues, when a scheduler starts running the schedule, the
 	// latest tick missed while none did (one job, however many ticks were
 	// missed). By default missed ticks are skipped. A schedule that never
-	// ran has nothing to catch up.
+	// ran has nothing to catch up, and a stored one nothing from before its
+	// last change: the ticks of a pause are not missed when it is resumed,
+	// nor those before a respec or before it was set again.
 	CatchUp bool
 }
 

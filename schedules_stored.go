@@ -274,6 +274,10 @@ func storedPeriodic(s store.StoredSchedule, now func() time.Time) (sched.Periodi
 	}
 	return sched.Periodic{
 		Name: s.Name, Spec: s.Spec, Queue: s.Queue, Kind: s.Job.Kind, Next: next, CatchUp: s.CatchUp,
+		// Ticks before its last change were not missed: a resumed
+		// schedule does not run the ticks of its pause, nor a respecced
+		// or recreated one those of its former self.
+		CatchUpFrom: s.UpdatedAt,
 		Job: func(tick time.Time) (*store.NewJob, error) {
 			j := s.Job
 			j.JobSpec = j.JobSpec.Clone()

@@ -17,6 +17,10 @@ type Periodic struct {
 	Next func(t time.Time) time.Time
 	// CatchUp enqueues the latest tick missed while nothing ran.
 	CatchUp bool
+	// CatchUpFrom, when not zero, is when the schedule took its present
+	// form (a stored schedule's last change: set, respecced, resumed):
+	// catching up takes no tick before it, as none was missed then.
+	CatchUpFrom time.Time
 	// Job builds the job of one tick (Schedule, Tick and RunAt set).
 	Job func(tick time.Time) (*store.NewJob, error)
 }
@@ -156,6 +160,9 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 		from := last[p.Queue+"\x00"+p.Name]
 		if from.IsZero() {
 			continue // never ran: nothing was missed
+		}
+		if from.Before(p.CatchUpFrom) {
+			from = p.CatchUpFrom // paused, respecced or made again since
 		}
 		var missed time.Time
 		for n, i := nextOf(p, from), 0; !n.After(now) && i < 1_000_000; n, i = nextOf(p, n), i+1 {

@@ -59,3 +59,75 @@ func TestPeriodicWithoutTicksStops(t *testing.T) {
 		t.Fatal("RunPeriodic did not return after its context ended, with a schedule without ticks")
 	}
 }
+
+// lastTicks is a memstore whose ListSchedules reports the last tick of
+// every schedule as last.
+type lastTicks struct {
+	*memstore.Store
+	last time.Time
+}
+
+func (s *lastTicks) ListSchedules(ctx context.Context) ([]store.ScheduleInfo, error) {
+	return []store.ScheduleInfo{{Name: "tenmin", Queue: "default", LastTick: s.last}}, nil
+}
+
+// TestCatchUpTakesNoTickBeforeTheChange: a CatchUp schedule that last
+// ticked an hour ago catches up its latest missed tick, unless it took its
+// present form since (CatchUpFrom: a stored schedule resumed, respecced or
+// set again a second ago), when the ticks before were not missed: a
+// schedule resumed after a pause ran the tick that fell during it.
+func TestCatchUpTakesNoTickBeforeTheChange(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		since time.Duration // CatchUpFrom before now; 0: none
+		want  bool
+	}{
+		{"no change since the last tick", 0, true},
+		{"changed a second ago", time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now()
+			st := &lastTicks{Store: memstore.New(nil), last: now.Add(-time.Hour)}
+			caught := make(chan string, 64)
+			job := func(name string) func(time.Time) (*store.NewJob, error) {
+				return func(tick time.Time) (*store.NewJob, error) {
+					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}}, nil
+				}
+			}
+			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", CatchUp: true, Job: job("tenmin"),
+				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Minute).Add(10 * time.Minute) }}
+			if tc.since > 0 {
+				tenmin.CatchUpFrom = now.Add(-tc.since)
+			}
+			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: job("often"),
+				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				RunPeriodic(ctx, st, PeriodicConfig{Jobs: []Periodic{tenmin, often}, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+					Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+						for _, j := range jobs {
+							select {
+							case caught <- j.Kind:
+							case <-ctx.Done():
+							}
+						}
+						return nil
+					}})
+			}()
+			defer func() { cancel(); <-done }()
+			// The catch-up runs before the loop fires its first tick.
+			got := false
+			for kind := range caught {
+				if kind == "often" {
+					break
+				}
+				got = true
+			}
+			if got != tc.want {
+				t.Fatalf("the ten-minute schedule's missed tick caught up: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
