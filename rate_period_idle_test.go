@@ -28,7 +28,7 @@ func TestUpdateQueueConfigIdleRatePeriod(t *testing.T) {
 		ins := hopper.NewInspector(st)
 		a, ok := store.As[store.Admin](st)
 		if !ok {
-			t.Skipf("%T has no Admin", st)
+			t.Fatalf("%T has no Admin: both stores have one", st)
 		}
 		config := func(q string) hopper.QueueConfig {
 			t.Helper()
