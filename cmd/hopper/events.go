@@ -86,11 +86,21 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 	if err := checkStoreQueues(ctx, fs, hopper.NewInspector(s), "--queue", queues...); err != nil {
 		return err
 	}
-	if opts.From != nil {
-		end, ok, err := streamEnd(ctx, s, queues[0])
+	// Each stream looked at before "following" is printed: a queue the
+	// stats take but that has no one stream (a partitioned queue as a
+	// whole) is refused here, as bad usage, with nothing printed first.
+	var end store.EventPos // queues[0]'s, for --from
+	var ok bool            // whether the store keeps events
+	for i, q := range queues {
+		e, kept, err := streamEnd(ctx, s, q)
 		if err != nil {
 			return queueRefused(fs, "--queue", err)
 		}
+		if i == 0 {
+			end, ok = e, kept
+		}
+	}
+	if opts.From != nil {
 		pos, _ := store.ParseEventPos(*from)
 		if ok && pos.OtherGen(end) {
 			return badUsage(fs, "--from %s is of an earlier stream of queue %q, which started over since (it ends at %s; Redis flushed, the stream's key deleted or evicted); --from start reads the new one from its oldest event", *from, queues[0], end)
