@@ -113,6 +113,18 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			return badUsage(fs, "--from %s is past the end of the stream of queue %q (%s): a mistyped position, or the stream started over since (Redis flushed, the queue's data deleted); --from start reads it from its oldest event", *from, queues[0], last)
 		}
 	}
+	// A queue the store does not know is followed all the same (its first
+	// job may come), but said so: a mistyped name, or a forgotten --redis,
+	// would otherwise look like a quiet queue.
+	for _, q := range queues {
+		known, err := queueKnown(ctx, s, q)
+		if err != nil {
+			return err
+		}
+		if !known {
+			unknownQueue(a, "events", q, sf)
+		}
+	}
 	fmt.Fprintf(a.stderr, "following %s (interrupt to stop)\n", queues.String())
 	printed := 0
 	for ev, err := range hopper.NewClient(s, nil).Subscribe(ctx, queues, opts) {
