@@ -278,6 +278,9 @@ func storedPeriodic(s store.StoredSchedule, now func() time.Time) (sched.Periodi
 		// schedule does not run the ticks of its pause, nor a respecced
 		// or recreated one those of its former self.
 		CatchUpFrom: s.UpdatedAt,
+		// Registered only while it is stored: a scheduler that has not
+		// seen its deletion yet does not list it again.
+		Stored: true,
 		Job: func(tick time.Time) (*store.NewJob, error) {
 			j := s.Job
 			j.JobSpec = j.JobSpec.Clone()

@@ -27,7 +27,16 @@ func (s *Store) RegisterSchedules(ctx context.Context, scheds []store.ScheduleIn
 	s.rmu.Lock()
 	defer s.rmu.Unlock()
 	for _, sc := range scheds {
-		s.schedules[scheduleKey{sc.Name, sc.Queue}] = sc
+		k := scheduleKey{sc.Name, sc.Queue}
+		if sc.Stored {
+			// A stored schedule deleted since its scheduler read it: not
+			// registered again (ScheduleInfo.Stored). rmu guards both.
+			if _, ok := s.stored[k]; !ok {
+				continue
+			}
+			sc.Stored = false
+		}
+		s.schedules[k] = sc
 	}
 	return nil
 }

@@ -36,7 +36,10 @@ func decodeSchedule(v string) (store.ScheduleInfo, error) {
 
 // RegisterSchedules records periodic schedules for inspection (see
 // store.Store), in one command; a schedule is identified by its queue and
-// name.
+// name. When the list holds stored schedules (ScheduleInfo.Stored) it is
+// one script (lua/sched_reg.lua), which records a stored one only while
+// it is stored: a scheduler that registers one after it was deleted,
+// before it saw the deletion, leaves no registration behind.
 func (s *Store) RegisterSchedules(ctx context.Context, list []store.ScheduleInfo) error {
 	if err := s.begin(ctx); err != nil {
 		return err
@@ -47,15 +50,34 @@ func (s *Store) RegisterSchedules(ctx context.Context, list []store.ScheduleInfo
 	if len(list) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 2*len(list))
+	stored := false
+	for _, si := range list {
+		stored = stored || si.Stored
+	}
+	step := 2
+	if stored {
+		step = 3
+	}
+	args := make([]any, 0, step*len(list))
 	for _, si := range list {
 		b, err := msgpack.Marshal(&scheduleRecord{Name: si.Name, Spec: si.Spec, Queue: si.Queue, Kind: si.Kind, Next: si.Next, Seen: si.SeenAt})
 		if err != nil {
 			return fmt.Errorf("redisstore: encode schedule %q: %w", si.Name, err)
 		}
 		args = append(args, si.Queue+":"+si.Name, b)
+		if stored {
+			flag := "0"
+			if si.Stored {
+				flag = "1"
+			}
+			args = append(args, flag)
+		}
 	}
-	return wrap("register schedules", s.rdb.HSet(ctx, s.g.schedules, args...).Err())
+	if !stored {
+		return wrap("register schedules", s.rdb.HSet(ctx, s.g.schedules, args...).Err())
+	}
+	// Both keys share the store's hash tag: one slot on a Cluster.
+	return wrap("register schedules", s.run(ctx, fullScript("sched_reg"), []string{s.g.schedules, s.g.stored}, args...).Err())
 }
 
 // ListSchedules lists the registered schedules with the last tick each one

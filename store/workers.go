@@ -61,6 +61,14 @@ type ScheduleInfo struct {
 	// process runs the schedule (the dashboard marks it orphaned). Zero
 	// when the registering process did not say (an older version).
 	SeenAt time.Time
+	// Stored marks the registration of a stored schedule (one of
+	// ScheduleStore's, which a scheduler runs from the store): a store
+	// records it only while that stored schedule exists, atomically with
+	// the check, so a scheduler that registers it again after it was
+	// deleted, before it saw the deletion, leaves no registration behind.
+	// False (the zero value) for a schedule declared in code, which is
+	// always recorded. Not kept: ListSchedules returns it false.
+	Stored bool
 }
 
 // ScheduleRefresh is how often a running scheduler registers its periodic

@@ -17,6 +17,7 @@ func storedCases() []testCase[storedFunc] {
 	return []testCase[storedFunc]{
 		{name: "PutReplaceList", fn: testStoredPut},
 		{name: "Delete", fn: testStoredDelete},
+		{name: "RegisterOnlyWhileStored", fn: testStoredRegister},
 		{name: "Invalid", fn: testStoredInvalid},
 	}
 }
@@ -98,6 +99,58 @@ func testStoredDelete(t *testing.T, s store.Store, ss store.ScheduleStore) {
 	}
 	if ok, err := ss.DeleteSchedule(t.Context(), q, "a"); err != nil || ok {
 		t.Fatalf("DeleteSchedule of a schedule gone: %v, %v; want false, nil", ok, err)
+	}
+}
+
+// testStoredRegister: a stored schedule's registration (ScheduleInfo.Stored)
+// is recorded while the schedule is stored and refused once it was
+// deleted, with the others of the same call recorded: a scheduler that
+// registers a schedule it has not seen deleted yet leaves no ghost. A
+// schedule declared in code of the same name is recorded all the same.
+func testStoredRegister(t *testing.T, s store.Store, ss store.ScheduleStore) {
+	q := newQueue(t)
+	for _, name := range []string{"kept", "gone"} {
+		if err := ss.PutSchedule(t.Context(), stored(q, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ss.DeleteSchedule(t.Context(), q, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Add(time.Minute).Truncate(time.Millisecond)
+	info := func(name string, st bool) store.ScheduleInfo {
+		return store.ScheduleInfo{Name: name, Queue: q, Spec: "@every 1m", Kind: kind, Next: next, SeenAt: time.Now(), Stored: st}
+	}
+	if err := s.RegisterSchedules(t.Context(), []store.ScheduleInfo{info("kept", true), info("gone", true), info("code", false)}); err != nil {
+		t.Fatalf("RegisterSchedules: %v", err)
+	}
+	registered := func() map[string]store.ScheduleInfo {
+		t.Helper()
+		all, err := s.ListSchedules(t.Context())
+		if err != nil {
+			t.Fatalf("ListSchedules: %v", err)
+		}
+		out := map[string]store.ScheduleInfo{}
+		for _, si := range all {
+			if si.Queue == q {
+				out[si.Name] = si
+			}
+		}
+		return out
+	}
+	got := registered()
+	if _, ok := got["gone"]; ok || len(got) != 2 || got["kept"].Name == "" || got["code"].Name == "" {
+		t.Fatalf("registered after one call with kept, gone (deleted) and code: %v; want kept and code", got)
+	}
+	if got["kept"].Stored {
+		t.Fatalf("ListSchedules returned Stored true: %+v", got["kept"])
+	}
+	// Declared in code under the deleted one's name: recorded.
+	if err := s.RegisterSchedules(t.Context(), []store.ScheduleInfo{info("gone", false)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := registered()["gone"]; !ok {
+		t.Fatalf("a schedule declared in code named as a deleted stored one was not registered")
 	}
 }
 

@@ -23,6 +23,9 @@ type Periodic struct {
 	CatchUpFrom time.Time
 	// Job builds the job of one tick (Schedule, Tick and RunAt set).
 	Job func(tick time.Time) (*store.NewJob, error)
+	// Stored says the schedule is a stored one (store.ScheduleInfo.Stored):
+	// its registration is recorded only while it exists.
+	Stored bool
 }
 
 // PeriodicConfig is the periodic loop's resolved configuration.
@@ -68,7 +71,7 @@ func (r *periodicRun) run(ctx context.Context) {
 	infos := make([]store.ScheduleInfo, len(r.jobs))
 	for i, p := range r.jobs {
 		next[i] = nextOf(p, from)
-		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i]}
+		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i], Stored: p.Stored}
 	}
 	r.register(ctx, infos, next)
 	r.catchUp(ctx, now)
