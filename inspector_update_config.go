@@ -23,8 +23,11 @@ const maxConfigSwaps = 100
 // is normalized as SetQueueConfig's argument is (a zero RatePeriod becomes
 // one second; a negative field fails with ErrInvalidConfig, and so does a
 // RatePeriod the change sets without a RateLimit, while one a removed
-// RateLimit leaves behind is dropped; the same for GroupRatePeriod); a change that
-// leaves the settings as they are writes nothing. A RatePeriod without a
+// RateLimit leaves behind is dropped; the same for GroupRatePeriod). A
+// change that leaves the settings as they are writes nothing on a queue
+// without settings, and writes them again, unchanged, on one with some,
+// so that the store derives again what its claims read from them (a rate
+// limit's guard, which releases before v0.1.0 did not store). A RatePeriod without a
 // RateLimit that older versions stored, which does nothing, change sees
 // as zero (QueueConfig.WithoutIdlePeriods): a change of another setting
 // drops it, and a RateLimit set alone gets the default period. Every
@@ -61,7 +64,11 @@ func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change 
 		// Against the stored settings as Normalize reads them: a queue
 		// never configured holds zeros Normalize fills (RatePeriod), and
 		// a change to nothing must write nothing (nor create the queue).
-		if old, err := from.Normalize(); err == nil && cfg == old {
+		// A queue with settings gets them written again, unchanged: the
+		// store derives from them what its claims read (a rate limit's
+		// guard), which a release before v0.1.0 set without, and the
+		// upgrade guide has "hopper queues set" write them again.
+		if old, err := from.Normalize(); err == nil && cfg == old && from == (store.QueueConfig{}) {
 			return nil
 		}
 		if !atomic {

@@ -46,6 +46,11 @@ var ErrLayout error = &finalError{"redisstore: unsupported data layout"}
 // layoutKey is the key of the stored layout version.
 func (g globalKeys) layoutKey() string { return g.tag + "layout" }
 
+// layoutRedoKey is the key of the migration steps to run again: the From
+// of the first, after a migration forced past workers of an older
+// release (layout_migrate.go).
+func (g globalKeys) layoutRedoKey() string { return g.tag + "layoutredo" }
+
 // readLayout reads the stored layout: the version, whether the key exists
 // and, when it does not, whether the prefix holds any hopper data. read,
 // when not nil, is the reply of the layout's GET that the check sent with

@@ -32,6 +32,9 @@ func SetMigrateHooks(after func(queue string) error, read func(queue string)) (r
 // LayoutKey returns the key of the stored layout version.
 func LayoutKey(s *Store) string { return s.g.layoutKey() }
 
+// WorkersKey returns the key of the worker registry of s.
+func WorkersKey(s *Store) string { return s.g.workers }
+
 // MarksKey returns the key of queue's marks (what the scripts read).
 func MarksKey(s *Store, queue string) string { return s.queueKeys(queue).marks }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // MigrationStep is one step of Migrate: it brings the data from layout
@@ -46,8 +47,15 @@ type LayoutStatus struct {
 	// (OldestReadableLayout).
 	OldestReadable int
 	// Pending lists the steps Migrate would run, in order; empty when the
-	// data is current (or newer).
+	// data is current (or newer) and no forced migration left steps to
+	// run again (Forced).
 	Pending []MigrationStep
+	// Forced reports that a migration ran while workers of an older
+	// release were alive (MigrateOpts.Force): what they wrote since may be
+	// in the older layout, so its steps stay in Pending, and the next
+	// Migrate runs them again (each step is idempotent). The next Migrate
+	// that finds no such worker alive clears it.
+	Forced bool
 	// OldWorkers lists the live workers of releases that write an older
 	// layout than Current (their record has no or an older layout
 	// version), sorted by ID. Migrate refuses to run while there are any,
@@ -83,8 +91,14 @@ func (s *Store) Layout(ctx context.Context) (LayoutStatus, error) {
 	}
 	st := LayoutStatus{Stored: stored, Marked: marked, Fresh: fresh, Current: LayoutVersion,
 		OldestReadable: oldestReadable, Err: layoutErr(stored)}
+	from := stored
+	if redo, ok, err := s.layoutRedo(ctx); err != nil {
+		return LayoutStatus{}, err
+	} else if ok {
+		st.Forced, from = true, min(from, redo)
+	}
 	for _, m := range migrations {
-		if m.From >= stored && m.To <= LayoutVersion {
+		if m.From >= from && m.To <= LayoutVersion {
 			st.Pending = append(st.Pending, m)
 		}
 	}
@@ -198,13 +212,29 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		if opts.DryRun {
 			continue
 		}
-		// Last: the step's work is all done.
-		if err := s.rdb.Set(ctx, s.g.layoutKey(), strconv.Itoa(m.To), 0).Err(); err != nil {
-			return rep, wrap("store the layout", err)
+		// Last: the step's work is all done. A step run again (Forced)
+		// leaves a newer stored layout as it is.
+		if m.To > rep.To {
+			if err := s.rdb.Set(ctx, s.g.layoutKey(), strconv.Itoa(m.To), 0).Err(); err != nil {
+				return rep, wrap("store the layout", err)
+			}
+			rep.To = m.To
 		}
-		rep.To = m.To
 	}
 	if !opts.DryRun {
+		// Forced past live workers of an older release: what they write
+		// from now on may be in the older layout, so the steps stay
+		// pending (Layout) until a Migrate runs them with none alive.
+		if len(st.OldWorkers) > 0 {
+			first := st.Pending[0].From
+			if err := s.rdb.Set(ctx, s.g.layoutRedoKey(), strconv.Itoa(first), 0).Err(); err != nil {
+				return rep, wrap("store the steps to run again", err)
+			}
+		} else if st.Forced {
+			if err := s.rdb.Del(ctx, s.g.layoutRedoKey()).Err(); err != nil {
+				return rep, wrap("clear the steps to run again", err)
+			}
+		}
 		s.checkMu.Lock()
 		if errors.Is(s.checkErr, ErrLayout) {
 			s.checkErr = nil
@@ -212,6 +242,24 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		s.checkMu.Unlock()
 	}
 	return rep, nil
+}
+
+// layoutRedo returns the From of the first migration step a forced
+// migration left to run again, and whether there is one.
+func (s *Store) layoutRedo(ctx context.Context) (int, bool, error) {
+	v, err := s.rdb.Get(ctx, s.g.layoutRedoKey()).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, wrap("layout", err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		// Unreadable: every step runs again, which each allows.
+		return 0, true, nil
+	}
+	return n, true, nil
 }
 
 // describeWorkers names workers for a message.

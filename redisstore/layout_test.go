@@ -319,6 +319,32 @@ func TestMigrateRefusesOldWorkers(t *testing.T) {
 	if err != nil || rep.To != 1 || !hasGuard(t, s, rdb, "a") {
 		t.Fatalf("forced Migrate: %+v, %v; want layout 1 and queue a migrated", rep, err)
 	}
+
+	// The old worker writes queue a's settings in its layout after the
+	// forced migration, then stops: its steps are still pending, and the
+	// next Migrate runs them again. (Migrate said "run it again once they
+	// are gone", then found nothing to do: a stayed without its guard.)
+	if err := rdb.HDel(ctx, redisstore.MarksKey(s, "a"), redisstore.RateTermFields...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZRem(ctx, redisstore.WorkersKey(s), "old-1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = s.Layout(ctx)
+	if err != nil || !st.Forced || len(st.Pending) != 1 || st.Pending[0].From != 0 || len(st.OldWorkers) != 0 {
+		t.Fatalf("Layout after a forced migration: %+v, %v; want Forced, step 0 -> 1 pending, no old worker", st, err)
+	}
+	rep, err = s.Migrate(ctx, redisstore.MigrateOpts{})
+	if err != nil || rep.AlreadyCurrent || len(rep.Steps) != 1 || !hasGuard(t, s, rdb, "a") || storedLayout(t, s, rdb) != "1" {
+		t.Fatalf("Migrate once the old worker is gone: %+v, %v; want step 0 -> 1 run again, queue a migrated, layout 1", rep, err)
+	}
+	st, err = s.Layout(ctx)
+	if err != nil || st.Forced || len(st.Pending) != 0 {
+		t.Fatalf("Layout after the migration ran with no old worker: %+v, %v; want nothing pending", st, err)
+	}
+	if rep, err := s.Migrate(ctx, redisstore.MigrateOpts{}); err != nil || !rep.AlreadyCurrent {
+		t.Fatalf("Migrate again: %+v, %v; want nothing to do", rep, err)
+	}
 }
 
 // TestLayoutCluster runs the check and the migration on a Redis Cluster,

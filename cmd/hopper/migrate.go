@@ -75,6 +75,9 @@ func migrateStatus(ctx context.Context, w io.Writer, s *redisstore.Store) error 
 		for _, m := range st.Pending {
 			fmt.Fprintf(w, "  %d -> %d  %s\n", m.From, m.To, m.Summary)
 		}
+		if st.Forced {
+			fmt.Fprintln(w, "  (again: a migration was forced while workers of an older release were alive)")
+		}
 	}
 	printOldWorkers(w, st.OldWorkers)
 	switch {
@@ -118,6 +121,8 @@ func migrateUp(ctx context.Context, w io.Writer, s *redisstore.Store, opts redis
 	blocked := len(st.OldWorkers) > 0 && !opts.Force
 	if opts.DryRun && len(st.Pending) > 0 {
 		fmt.Fprintf(w, "dry run, nothing is changed: layout %d to %d\n", st.Stored, st.Current)
+	} else if len(st.Pending) > 0 && !blocked && st.Forced && st.Stored == st.Current {
+		fmt.Fprintf(w, "migrating again: layout %d (a migration was forced while workers of an older release were alive)\n", st.Current)
 	} else if len(st.Pending) > 0 && !blocked {
 		fmt.Fprintf(w, "migrating: layout %d to %d\n", st.Stored, st.Current)
 	}

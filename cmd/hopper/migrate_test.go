@@ -192,6 +192,27 @@ func TestMigrateUpRefusesOldWorkers(t *testing.T) {
 	r = e.migrate(t, "up", "--force")
 	wantCode(t, r, 0, "migrate up --force")
 	wantOut(t, r.stdout, "forced migrate up", "done: the data is at layout 1", "warning")
+
+	// The old worker writes queue a's settings in its layout, then stops:
+	// "hopper migrate up" again, as the warning says, migrates a again. It
+	// said "nothing to do", and a stayed without its rate limit's guard.
+	if err := e.rdb.HDel(ctx, e.marks("a"), rateTerms...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.ZRem(ctx, tag+"workers", "old-worker").Err(); err != nil {
+		t.Fatal(err)
+	}
+	r = e.migrate(t, "status")
+	wantCode(t, r, 0, "migrate status after a forced migration")
+	wantOut(t, r.stdout, "status after a forced migration", "0 -> 1", "again", "none alive")
+	r = e.migrate(t, "up")
+	wantCode(t, r, 0, "migrate up once the old worker is gone")
+	wantOut(t, r.stdout, "migrate up once the old worker is gone", "migrating again", "done: the data is at layout 1")
+	if !e.migrated(t, "a") {
+		t.Fatalf("migrate up once the old worker was gone left queue a unmigrated:\n%s", r.stdout)
+	}
+	r = e.migrate(t, "up")
+	wantOut(t, r.stdout, "migrate up a third time", "nothing to do")
 }
 
 func TestMigrateNewerLayoutRefused(t *testing.T) {
@@ -246,4 +267,23 @@ func TestMigrateCluster(t *testing.T) {
 	r = e.migrate(t, "up")
 	wantCode(t, r, 0, "migrate up again on a cluster")
 	wantOut(t, r.stdout, "second run on a cluster", "nothing to do")
+}
+
+// TestQueuesSetSameRateLimitWritesGuard: "hopper queues set --rate-limit
+// N" with the rate limit the queue has already writes the settings again,
+// so a queue whose settings an older release wrote (without the guard
+// this release derives) gets it, as docs/upgrading.md says. It printed
+// "set rate-limit" and wrote nothing, as the value had not changed.
+func TestQueuesSetSameRateLimitWritesGuard(t *testing.T) {
+	e := newMigrateEnv(t)
+	e.seedOld(t, "a")
+	if e.migrated(t, "a") {
+		t.Fatal("seedOld left the guard")
+	}
+	c := &cli{open: openRedis, flags: e.flags}
+	r := c.run(t, "queues", "set", "--rate-limit", "5", "a")
+	wantCode(t, r, 0, "queues set --rate-limit 5 a (unchanged)")
+	if !e.migrated(t, "a") {
+		t.Fatalf("queues set --rate-limit 5 (the queue's own) left queue a without the guard:\n%s%s", r.stdout, r.stderr)
+	}
 }
