@@ -100,8 +100,13 @@ func NewClient(st Store, cfg *ClientConfig) *Client {
 	return &Client{st: st, cfg: resolved}
 }
 
-// errNilClient is the error of a function given a nil *Client.
-var errNilClient = fmt.Errorf("%w: nil *Client (make one with NewClient)", ErrInvalidConfig)
+// errNilClient is the error of a function given a nil *Client, or a zero
+// Client (unmade).
+var errNilClient = fmt.Errorf("%w: a nil or zero *Client (make one with NewClient)", ErrInvalidConfig)
+
+// unmade reports whether c is nil or a zero Client, which NewClient did
+// not make: it has no store.
+func (c *Client) unmade() bool { return c == nil || c.st == nil }
 
 // Store returns the store the client enqueues into, nil for a nil Client.
 func (c *Client) Store() Store {

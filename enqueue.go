@@ -45,7 +45,7 @@ type JobInfo struct {
 // returns without error the job is stored (or was already there, see
 // JobInfo.Duplicate).
 func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (*JobInfo, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	// The job and the one-element batch that carries it to the store, in
@@ -76,7 +76,7 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 // (EnqueueOpts.ID) to be safe, since a step whose reply was lost may have
 // been applied. When nothing was stored it returns only the error.
 func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *EnqueueOpts) ([]*JobInfo, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	if len(args) == 0 {

@@ -85,7 +85,7 @@ func (c *Client) Subscribe(ctx context.Context, queues []string, opts *Subscribe
 		o = *opts
 	}
 	return func(yield func(Event, error) bool) {
-		if c == nil {
+		if c.unmade() {
 			yield(Event{}, errNilClient)
 			return
 		}

@@ -69,6 +69,9 @@ type QueueCount struct {
 // state costs one short read. Safe for concurrent use; the page is a
 // snapshot that jobs may leave while it is read.
 func (i *Inspector) ListJobsAllQueues(ctx context.Context, opts AllQueuesOpts) (AllQueuesPage, error) {
+	if err := i.made(); err != nil {
+		return AllQueuesPage{}, err
+	}
 	if _, err := i.adminFor("listing jobs"); err != nil {
 		return AllQueuesPage{}, err
 	}

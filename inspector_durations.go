@@ -25,6 +25,9 @@ type KindDuration struct {
 // minute, so the last minute may be missing. It returns ErrNotSupported
 // for a store without store.Durations; a zero since means the last day.
 func (i *Inspector) GetKindDurations(ctx context.Context, queue string, since time.Time) ([]KindDuration, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	ds, err := optional[store.Durations](i.st, "reading handler durations", "store.Durations")
 	if err != nil {
 		return nil, err

@@ -17,6 +17,9 @@ type GroupStats = store.GroupStats
 // ErrInvalidConfig; a store without groups, ErrNotSupported. Safe for
 // concurrent use.
 func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limit int) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	g, err := optional[store.Groups](i.st, "a group's cap", "store.Groups")
 	if err != nil {
 		return err
@@ -28,6 +31,9 @@ func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limi
 // cap of their own, sorted by name, at most limit of them (all when limit
 // is zero or less). Its cost grows with the queue's groups.
 func (i *Inspector) ListGroups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	g, err := optional[store.Groups](i.st, "listing groups", "store.Groups")
 	if err != nil {
 		return nil, err

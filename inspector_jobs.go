@@ -126,6 +126,9 @@ func (req ListJobsOpts) normalize() (ListJobsOpts, error) {
 // more. To look through a state of any size, use SearchJobs, which goes on
 // from a cursor a bounded stretch per call.
 func (i *Inspector) ListJobs(ctx context.Context, req ListJobsOpts) (JobPage, error) {
+	if err := i.made(); err != nil {
+		return JobPage{}, err
+	}
 	a, err := i.adminFor("listing jobs")
 	if err != nil {
 		return JobPage{}, err
@@ -167,6 +170,9 @@ func (i *Inspector) ListJobs(ctx context.Context, req ListJobsOpts) (JobPage, er
 // GetJob returns one job with its error history, in whatever state it is,
 // or an error wrapping ErrJobNotFound.
 func (i *Inspector) GetJob(ctx context.Context, queue, id string) (*JobRecord, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	a, err := i.adminFor("reading jobs")
 	if err != nil {
 		return nil, err
@@ -184,6 +190,9 @@ func (i *Inspector) GetJob(ctx context.Context, queue, id string) (*JobRecord, e
 // in queue order, or an error wrapping ErrJobNotFound. IDs are unique per
 // queue, not across queues; generated IDs never collide.
 func (i *Inspector) FindJob(ctx context.Context, id string) (*JobRecord, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	queues, err := i.ListQueues(ctx)
 	if err != nil {
 		return nil, err
@@ -203,6 +212,9 @@ func (i *Inspector) FindJob(ctx context.Context, id string) (*JobRecord, error) 
 // nil it moves every job in from; otherwise IDs not in from are skipped. It
 // returns how many moved.
 func (i *Inspector) RequeueJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+	if err := i.made(); err != nil {
+		return 0, err
+	}
 	a, err := i.adminFor("requeue")
 	if err != nil {
 		return 0, err
@@ -222,6 +234,9 @@ func (i *Inspector) RequeueJobs(ctx context.Context, queue string, from JobState
 // ids nil it removes every job in from; otherwise IDs not in from are
 // skipped. It returns how many it removed.
 func (i *Inspector) DeleteJobs(ctx context.Context, queue string, from JobState, ids []string) (int, error) {
+	if err := i.made(); err != nil {
+		return 0, err
+	}
 	a, err := i.adminFor("delete")
 	if err != nil {
 		return 0, err
@@ -243,6 +258,9 @@ func (i *Inspector) DeleteJobs(ctx context.Context, queue string, from JobState,
 // buries it cancelled, never retried. A job in garbage or done is left as
 // it is. An unknown job gives an error wrapping ErrJobNotFound.
 func (i *Inspector) CancelJob(ctx context.Context, queue, id string) (JobState, error) {
+	if err := i.made(); err != nil {
+		return "", err
+	}
 	a, err := i.adminFor("cancel")
 	if err != nil {
 		return "", err

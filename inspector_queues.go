@@ -10,6 +10,9 @@ import (
 // GetQueueStats reports one queue: jobs per state, its config and the age of
 // its oldest ready job. A queue the store never saw reports zeros.
 func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats, error) {
+	if err := i.made(); err != nil {
+		return QueueStats{}, err
+	}
 	a, err := i.adminFor("queue stats")
 	if err != nil {
 		return QueueStats{}, err
@@ -29,6 +32,9 @@ func (i *Inspector) GetQueueStats(ctx context.Context, queue string) (QueueStats
 // and keep the others, use UpdateQueueConfig: SetQueueConfig after a
 // GetQueueStats undoes what another operator changed in between.
 func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueConfig) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	a, err := i.adminFor("queue settings")
 	if err != nil {
 		return err
@@ -47,11 +53,17 @@ func (i *Inspector) SetQueueConfig(ctx context.Context, queue string, cfg QueueC
 // still work and running jobs finish. It changes nothing else of the
 // queue's settings (UpdateQueueConfig).
 func (i *Inspector) PauseQueue(ctx context.Context, queue string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	return i.UpdateQueueConfig(ctx, queue, func(c *QueueConfig) error { c.Paused = true; return nil })
 }
 
 // ResumeQueue undoes PauseQueue; idle workers wake at once.
 func (i *Inspector) ResumeQueue(ctx context.Context, queue string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	return i.UpdateQueueConfig(ctx, queue, func(c *QueueConfig) error { c.Paused = false; return nil })
 }
 
@@ -61,6 +73,9 @@ func (i *Inspector) ResumeQueue(ctx context.Context, queue string) error {
 // means the last hour. Both stores keep that much, bounded (see
 // store.ThroughputMinutes).
 func (i *Inspector) GetThroughput(ctx context.Context, queue string, since time.Time) ([]ThroughputPoint, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	a, err := i.adminFor("throughput")
 	if err != nil {
 		return nil, err

@@ -89,6 +89,9 @@ func (p SearchPage) Done() bool { return p.Next >= p.Total }
 // fewer than the state's): a kind of 1,000 jobs among a million answers
 // in one call. Jobs that move meanwhile may be missed or seen twice.
 func (i *Inspector) SearchJobs(ctx context.Context, req SearchJobsOpts) (SearchPage, error) {
+	if err := i.made(); err != nil {
+		return SearchPage{}, err
+	}
 	a, err := i.adminFor("searching jobs")
 	if err != nil {
 		return SearchPage{}, err

@@ -44,6 +44,9 @@ type JobUpdate struct {
 // args that do not encode, ErrInvalidJob, before the store is called.
 // Safe for concurrent use; of two updates of one job, the later wins.
 func (i *Inspector) UpdateJob(ctx context.Context, queue, id string, u JobUpdate) (*JobRecord, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	if u.RunAt.IsZero() && u.Args == nil && u.EncodedArgs == nil && u.Priority == nil {
 		return nil, fmt.Errorf("%w: UpdateJob of %q with nothing to change (set RunAt, Args, EncodedArgs or Priority)", ErrInvalidJob, id)
 	}

@@ -38,6 +38,9 @@ const maxConfigSwaps = 100
 // between is lost. After 100 refused swaps in a row it gives up with an
 // error, having written nothing. Safe for concurrent use.
 func (i *Inspector) UpdateQueueConfig(ctx context.Context, queue string, change func(*QueueConfig) error) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	a, err := i.adminFor("queue settings")
 	if err != nil {
 		return err

@@ -18,6 +18,9 @@ func (i *Inspector) workflowsFor(what string) (store.Workflows, error) {
 
 // WorkflowsSupported reports whether the store runs workflows.
 func (i *Inspector) WorkflowsSupported() bool {
+	if i.made() != nil {
+		return false
+	}
 	_, ok := store.As[store.Workflows](i.st)
 	return ok
 }
@@ -27,6 +30,9 @@ func (i *Inspector) WorkflowsSupported() bool {
 // WorkflowStates, a negative Offset or a Limit over 1,000 fails with
 // ErrInvalidConfig.
 func (i *Inspector) ListWorkflows(ctx context.Context, f ListWorkflowsOpts) (WorkflowPage, error) {
+	if err := i.made(); err != nil {
+		return WorkflowPage{}, err
+	}
 	ws, err := i.workflowsFor("list workflows")
 	if err != nil {
 		return WorkflowPage{}, err
@@ -46,6 +52,9 @@ func (i *Inspector) ListWorkflows(ctx context.Context, f ListWorkflowsOpts) (Wor
 // GetWorkflow returns the workflow id with its tasks, or an error wrapping
 // ErrWorkflowNotFound.
 func (i *Inspector) GetWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	ws, err := i.workflowsFor("get workflow")
 	if err != nil {
 		return nil, err
@@ -61,6 +70,9 @@ func (i *Inspector) GetWorkflow(ctx context.Context, id string) (*WorkflowRecord
 // handlers see Cancelled); it ends as cancelled once every task has ended.
 // Cancelling an ended workflow changes nothing.
 func (i *Inspector) CancelWorkflow(ctx context.Context, id string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	ws, err := i.workflowsFor("cancel workflow")
 	if err != nil {
 		return err
@@ -75,6 +87,9 @@ func (i *Inspector) CancelWorkflow(ctx context.Context, id string) error {
 // returns how many; the workflow re-opens and the tasks skipped because of
 // them wait again. A cancelled workflow fails with ErrWorkflowEnded.
 func (i *Inspector) RetryWorkflow(ctx context.Context, id string) (int, error) {
+	if err := i.made(); err != nil {
+		return 0, err
+	}
 	ws, err := i.workflowsFor("retry workflow")
 	if err != nil {
 		return 0, err

@@ -14,10 +14,23 @@ import (
 // Client that returns an error, returns an error wrapping ErrInvalidConfig
 // for a nil one (Subscribe yields it once and ends), where it panicked
 // with a nil dereference; Store returns nil, and Use panics at once with
-// a message naming the nil *Client.
+// a message naming the nil *Client. A zero Client (a field nobody set,
+// not made by NewClient) gets the same error: Enqueue said "invalid queue
+// name: empty" or panicked, and WaitJob "not supported by this store".
 func TestNilClient(t *testing.T) {
+	var zero hopper.Client
+	for _, tc := range []struct {
+		name string
+		c    *hopper.Client
+	}{{"nil", nil}, {"zero", &zero}} {
+		t.Run(tc.name, func(t *testing.T) { testUnmadeClient(t, tc.c, tc.name == "nil") })
+	}
+}
+
+// testUnmadeClient is TestNilClient for nc, a nil Client when isNil, else
+// a zero one.
+func testUnmadeClient(t *testing.T, nc *hopper.Client, isNil bool) {
 	ctx := t.Context()
-	var nc *hopper.Client
 	p, err := hopper.Prepare(hopper.NewClient(newStore(), nil), Echo{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +42,10 @@ func TestNilClient(t *testing.T) {
 		do   func() error
 	}{
 		{"Enqueue", func() error { _, err := hopper.Enqueue(ctx, nc, Echo{}, nil); return err }},
+		{"Enqueue to a queue", func() error {
+			_, err := hopper.Enqueue(ctx, nc, Echo{}, &hopper.EnqueueOpts{Queue: "q"})
+			return err
+		}},
 		{"EnqueueMany", func() error { _, err := hopper.EnqueueMany(ctx, nc, []Echo{{}}, nil); return err }},
 		{"EnqueueAndWait", func() error { _, _, err := hopper.EnqueueAndWait[int](ctx, nc, Echo{}, nil); return err }},
 		{"WaitResult", func() error { _, err := hopper.WaitResult[int](ctx, nc, "default", "id"); return err }},
@@ -59,10 +76,13 @@ func TestNilClient(t *testing.T) {
 			if p := panicText(func() { err = tc.do() }); p != "" {
 				t.Fatalf("panicked: %s", p)
 			}
-			if !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "nil *Client") {
-				t.Fatalf("got %v, want ErrInvalidConfig naming the nil *Client", err)
+			if !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "nil or zero *Client (make one with NewClient)") {
+				t.Fatalf("got %v, want ErrInvalidConfig naming the nil or zero *Client", err)
 			}
 		})
+	}
+	if !isNil {
+		return
 	}
 	t.Run("Store", func(t *testing.T) {
 		var st hopper.Store

@@ -48,7 +48,7 @@ const inlineArgs = 128
 // as soon as it is stored. Meta is copied, so later changes to opts.Meta do
 // not reach the job.
 func Prepare[T Args](c *Client, args T, opts *EnqueueOpts) (*PreparedJob, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	return c.prepare(args, opts, time.Now())
@@ -58,7 +58,7 @@ func Prepare[T Args](c *Client, args T, opts *EnqueueOpts) (*PreparedJob, error)
 // each with an ID of its own. Like EnqueueMany it refuses opts.ID for more
 // than one job; one invalid job fails the call, naming its index.
 func PrepareMany[T Args](c *Client, args []T, opts *EnqueueOpts) ([]*PreparedJob, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	if opts != nil && opts.ID != "" && len(args) > 1 {
@@ -163,7 +163,7 @@ func (p *PreparedJob) Validate() error {
 // prepared the job applied its own). The jobs are not changed (middleware
 // works on copies), so they may be enqueued again.
 func EnqueuePrepared(ctx context.Context, c *Client, jobs []*PreparedJob) ([]*JobInfo, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	if len(jobs) == 0 {

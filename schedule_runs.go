@@ -24,6 +24,9 @@ type ScheduleRun = store.ScheduleRun
 // ErrScheduleNotFound (whose text says so for one in code); a store without stored schedules, ErrNotSupported.
 // Safe for concurrent use.
 func (i *Inspector) RunScheduleNow(ctx context.Context, queue, name string) (*JobInfo, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	ss, err := i.scheduleStore("running a schedule now")
 	if err != nil {
 		return nil, err
@@ -58,6 +61,9 @@ func (i *Inspector) RunScheduleNow(ctx context.Context, queue, name string) (*Jo
 // schedulers enqueued and the runs started with RunScheduleNow. A store
 // that keeps none gives ErrNotSupported.
 func (i *Inspector) ListScheduleRuns(ctx context.Context, queue, name string) ([]ScheduleRun, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	sr, err := optional[store.ScheduleRuns](i.st, "listing a schedule's runs", "store.ScheduleRuns")
 	if err != nil {
 		return nil, err
@@ -73,6 +79,9 @@ func (i *Inspector) ListScheduleRuns(ctx context.Context, queue, name string) ([
 // gives ErrScheduleNotFound; a store without store.ScheduleRuns,
 // ErrNotSupported.
 func (i *Inspector) ForgetSchedule(ctx context.Context, queue, name string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	sr, err := optional[store.ScheduleRuns](i.st, "forgetting a schedule", "store.ScheduleRuns")
 	if err != nil {
 		return err

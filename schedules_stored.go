@@ -62,6 +62,9 @@ type ScheduleRecord struct {
 // and those the store keeps (SetSchedule), one record for a name and
 // queue that is both; sorted by queue, then name.
 func (i *Inspector) ListSchedules(ctx context.Context) ([]ScheduleRecord, error) {
+	if err := i.made(); err != nil {
+		return nil, err
+	}
 	registered, err := i.st.ListSchedules(ctx)
 	if err != nil {
 		return nil, err
@@ -136,6 +139,9 @@ func (i *Inspector) scheduleStore(what string) (store.ScheduleStore, error) {
 // bad Opts, ErrInvalidQueue for a bad Opts.Queue. Safe for concurrent
 // use; of two changes of one schedule at once the later wins.
 func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	ss, err := i.scheduleStore("storing a schedule")
 	if err != nil {
 		return err
@@ -162,6 +168,9 @@ func (i *Inspector) SetSchedule(ctx context.Context, s Schedule) error {
 // ResumeSchedule. A schedule that does not exist gives
 // ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) PauseSchedule(ctx context.Context, queue, name string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = true })
 }
 
@@ -170,6 +179,9 @@ func (i *Inspector) PauseSchedule(ctx context.Context, queue, name string) error
 // CatchUp). A schedule that does not exist gives ErrScheduleNotFound; an
 // invalid queue name, ErrInvalidQueue.
 func (i *Inspector) ResumeSchedule(ctx context.Context, queue, name string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	return i.changeSchedule(ctx, queue, name, func(s *store.StoredSchedule) { s.Paused = false })
 }
 
@@ -178,6 +190,9 @@ func (i *Inspector) ResumeSchedule(ctx context.Context, queue, name string) erro
 // gives ErrInvalidConfig; a schedule that does not exist,
 // ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	if _, err := parseSpec(spec); err != nil {
 		return fmt.Errorf("%w: schedule %q: %v", ErrInvalidConfig, name, err)
 	}
@@ -191,6 +206,9 @@ func (i *Inspector) SetScheduleSpec(ctx context.Context, queue, name, spec strin
 // recorded runs. A schedule that does not exist gives
 // ErrScheduleNotFound; an invalid queue name, ErrInvalidQueue.
 func (i *Inspector) DeleteSchedule(ctx context.Context, queue, name string) error {
+	if err := i.made(); err != nil {
+		return err
+	}
 	ss, err := i.scheduleStore("deleting a schedule")
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ const WaitRetention = time.Minute
 // to 1 s) until ctx ends. A job that is retried or snoozed has not ended:
 // WaitJob goes on waiting.
 func (c *Client) WaitJob(ctx context.Context, queue, id string) (*JobRecord, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	w, ok := store.As[store.JobWaiter](c.st)
@@ -113,7 +113,7 @@ func endErr(rec *JobRecord) error {
 // one wrapping ErrDecode; a job without a recorded result, the zero R.
 func EnqueueAndWait[R any, T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) (R, *JobInfo, error) {
 	var zero R
-	if c == nil {
+	if c.unmade() {
 		return zero, nil, errNilClient
 	}
 	if err := checkArgs(args); err != nil {

@@ -32,7 +32,7 @@ func DecodeResult[R any](rec *JobRecord) (R, error) {
 // Safe for concurrent use.
 func WaitResult[R any](ctx context.Context, c *Client, queue, id string) (R, error) {
 	var zero R
-	if c == nil {
+	if c.unmade() {
 		return zero, errNilClient
 	}
 	rec, err := c.WaitJob(ctx, queue, id)

@@ -28,7 +28,7 @@ import (
 // doubling up to 1 s) until ctx ends. A workflow that ended and is still
 // kept returns at once. Safe for concurrent use.
 func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	w, ok := store.As[store.WorkflowWaiter](c.st)

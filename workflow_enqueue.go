@@ -30,7 +30,7 @@ type WorkflowInfo struct {
 // without workflows fails with ErrNotSupported. w may be enqueued again
 // (under its ID, it is a duplicate).
 func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo, error) {
-	if c == nil {
+	if c.unmade() {
 		return nil, errNilClient
 	}
 	ws, ok := store.As[store.Workflows](c.st)

@@ -88,7 +88,7 @@ func MoreTasks(ctx context.Context) *Workflow {
 // may submit the same tasks again. It fails with ErrWorkflowEnded when
 // the workflow has ended or was cancelled.
 func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
-	if c == nil {
+	if c.unmade() {
 		return errNilClient
 	}
 	if more == nil || more.parent == nil {
