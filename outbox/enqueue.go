@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/outbox/internal/execer"
 )
 
 // Execer runs a statement in the application's transaction. *sql.Tx
@@ -46,7 +47,15 @@ const rowsPerInsert = 1000
 // hopper.Enqueue. When ctx carries a span, the job's trace starts in a
 // PRODUCER span under it (see Config.Propagator). The returned Job tells
 // the ID before commit.
+//
+// A nil or zero o, or a tx with nothing to run statements on (nil, a nil
+// *sql.Tx, *sql.DB or *sql.Conn, pgxoutbox.Tx of a nil transaction), is
+// refused before anything else with an error wrapping
+// hopper.ErrInvalidConfig that says what was nil.
 func Enqueue[T hopper.Args](ctx context.Context, o *Outbox, tx Execer, args T, opts *hopper.EnqueueOpts) (*Job, error) {
+	if err := o.check(tx); err != nil {
+		return nil, err
+	}
 	p, err := hopper.Prepare(o.client, args, opts)
 	if err != nil {
 		return nil, err
@@ -62,8 +71,12 @@ func Enqueue[T hopper.Args](ctx context.Context, o *Outbox, tx Execer, args T, o
 // outbox in tx, in one statement per 1,000 jobs, and returns them in the
 // order of args. Each job gets an ID of its own (opts.ID is refused for
 // more than one job). One invalid job fails the call before anything is
-// written; a failed statement leaves tx to be rolled back.
+// written; a failed statement leaves tx to be rolled back. A nil or zero o
+// or a nil tx is refused as by Enqueue, even with no args.
 func EnqueueMany[T hopper.Args](ctx context.Context, o *Outbox, tx Execer, args []T, opts *hopper.EnqueueOpts) ([]*Job, error) {
+	if err := o.check(tx); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		return nil, nil
 	}
@@ -72,6 +85,52 @@ func EnqueueMany[T hopper.Args](ctx context.Context, o *Outbox, tx Execer, args 
 		return nil, err
 	}
 	return o.write(ctx, tx, ps)
+}
+
+// errNilOutbox is the error of a function given a nil *Outbox, or a zero
+// Outbox that New did not make.
+var errNilOutbox = fmt.Errorf("%w: outbox: a nil or zero *Outbox (make one with outbox.New)", hopper.ErrInvalidConfig)
+
+// passTx is what Enqueue and EnqueueMany want for tx.
+const passTx = "pass the transaction to write the jobs in: a *sql.Tx from db.BeginTx, or pgxoutbox.Tx(tx) for a pgx.Tx"
+
+// check refuses a nil or zero o and a tx with nothing to run statements on.
+func (o *Outbox) check(tx Execer) error {
+	if o == nil || o.client == nil {
+		return errNilOutbox
+	}
+	return checkExecer("tx", tx, passTx)
+}
+
+// checkExecer returns an error wrapping hopper.ErrInvalidConfig when x,
+// the parameter name, has nothing to run statements on: nil, a nil
+// *sql.Tx, *sql.DB or *sql.Conn (a type switch, not reflect), or an
+// adapter that says so (execer.Checker: pgxoutbox.Tx of a nil
+// transaction). pass says what to pass instead.
+func checkExecer(name string, x Execer, pass string) error {
+	what := ""
+	switch x := x.(type) {
+	case nil:
+		what = "nil"
+	case *sql.Tx:
+		if x == nil {
+			what = "a nil *sql.Tx"
+		}
+	case *sql.DB:
+		if x == nil {
+			what = "a nil *sql.DB"
+		}
+	case *sql.Conn:
+		if x == nil {
+			what = "a nil *sql.Conn"
+		}
+	case execer.Checker:
+		return x.CheckExecer()
+	}
+	if what == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: outbox: %s is %s (%s)", hopper.ErrInvalidConfig, name, what, pass)
 }
 
 // write adds trace context to the jobs, marshals them and inserts them.

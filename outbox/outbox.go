@@ -41,12 +41,13 @@ type Outbox struct {
 }
 
 // New returns an Outbox that prepares jobs with client's defaults (queue,
-// retries, args size limit) and writes them to the table opts names. It
-// panics if client is nil or opts.Table is invalid (with the error of
-// Config.Validate), since both are programming errors.
+// retries, args size limit) and writes them to the table cfg names. A nil
+// cfg means the defaults (see Config). It panics if client is nil or a
+// zero Client (one hopper.NewClient did not make) or cfg.Table is invalid
+// (with the error of Config.Validate), since these are programming errors.
 func New(client *hopper.Client, cfg *Config) *Outbox {
-	if client == nil {
-		panic("outbox: New with a nil Client")
+	if client.Store() == nil {
+		panic("outbox: New with a nil or zero *hopper.Client (make one with hopper.NewClient)")
 	}
 	var o Config
 	if cfg != nil {

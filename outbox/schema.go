@@ -82,8 +82,14 @@ func Schema(table string) (string, error) {
 // Migrate runs Schema(table) on db in one statement, which PostgreSQL runs
 // as one transaction (or inside db's, when db is a transaction). db is a
 // *sql.DB, *sql.Conn or *sql.Tx on PostgreSQL with any driver, or a pgx
-// pool, connection or transaction adapted by pgxoutbox.Tx.
+// pool, connection or transaction adapted by pgxoutbox.Tx. A db with
+// nothing to run statements on (nil, a nil *sql.DB, pgxoutbox.Tx of a nil
+// pool...) is refused with an error wrapping hopper.ErrInvalidConfig that
+// says what was nil.
 func Migrate(ctx context.Context, db Execer, table string) error {
+	if err := checkExecer("db", db, "pass the database to create the outbox in: a *sql.DB, or pgxoutbox.Tx(pool) for a *pgxpool.Pool"); err != nil {
+		return err
+	}
 	sql, err := Schema(table)
 	if err != nil {
 		return err

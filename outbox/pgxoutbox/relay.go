@@ -72,8 +72,9 @@ type Relay struct {
 
 // NewRelay returns a relay that moves the jobs of ob's table in pool's
 // database into ob's Client's store. A nil cfg means defaults. It panics if
-// pool or ob is nil or cfg is invalid (with the error of
-// RelayConfig.Validate). It starts nothing: call Run, or pass Run to
+// pool is nil, ob is nil or a zero Outbox (one outbox.New did not make) or
+// cfg is invalid (with the error of RelayConfig.Validate), since these are
+// programming errors. It starts nothing: call Run, or pass Run to
 // hopper.WorkerConfig.Services to run the relay inside a Worker:
 //
 //	relay := pgxoutbox.NewRelay(pool, ob, nil)
@@ -81,8 +82,11 @@ type Relay struct {
 //		Services: []func(context.Context) error{relay.Run},
 //	})
 func NewRelay(pool *pgxpool.Pool, ob *outbox.Outbox, cfg *RelayConfig) *Relay {
-	if pool == nil || ob == nil {
-		panic("pgxoutbox: NewRelay with a nil pool or Outbox")
+	if pool == nil {
+		panic("pgxoutbox: NewRelay with a nil *pgxpool.Pool (make one with pgxpool.New)")
+	}
+	if ob == nil || ob.Client() == nil {
+		panic("pgxoutbox: NewRelay with a nil or zero *outbox.Outbox (make one with outbox.New)")
 	}
 	var c RelayConfig
 	if cfg != nil {
