@@ -19,16 +19,19 @@ type LoggingConfig struct {
 }
 
 // Logging returns worker middleware that writes one log/slog record when
-// each attempt of a job ends. A nil logger means slog.Default() (read when
-// each record is written, so slog.SetDefault takes effect); opts is
-// optional: omitted or nil means defaults, more than one panics.
+// each attempt of a job ends.
+//
+// A nil logger means slog.Default(), read when each record is written, so
+// that slog.SetDefault takes effect. cfg may be nil, which means the zero
+// LoggingConfig: AckLevel slog.LevelInfo (the zero slog.Level). Logging
+// copies cfg before it returns; changing cfg afterwards has no effect.
 //
 // Message and level by outcome:
 //
-//	ack       "job done"       opts.AckLevel (Info)
-//	snooze    "job snoozed"    opts.AckLevel (Info)
+//	ack       "job done"       cfg.AckLevel (Info)
+//	snooze    "job snoozed"    cfg.AckLevel (Info)
 //	retry     "job failed"     Warn
-//	release   "job released at shutdown"  opts.AckLevel (Info)
+//	release   "job released at shutdown"  cfg.AckLevel (Info)
 //	lease_lost "job lease lost"  Warn
 //	cancel    "job cancelled"  Warn
 //	garbage   "job failed"     Error (retries used up, or Permanent)
@@ -43,7 +46,7 @@ type LoggingConfig struct {
 // bridge) sees the attempt's span when Tracing runs before Logging. When
 // the logger is not enabled at the record's level, the middleware costs a
 // clock read and allocates nothing. The returned middleware is safe for
-// concurrent use.
+// concurrent use; several workers may share it.
 func Logging(logger *slog.Logger, cfg *LoggingConfig) hopper.Middleware {
 	var o LoggingConfig
 	if p := cfg; p != nil {

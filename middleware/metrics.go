@@ -56,8 +56,13 @@ type MetricsConfig struct {
 }
 
 // Metrics returns worker middleware that records OpenTelemetry metrics for
-// every attempt of a job. opts is optional: omitted or nil means defaults;
-// more than one panics.
+// every attempt of a job.
+//
+// cfg may be nil, which means the zero MetricsConfig: the instruments come
+// from the global MeterProvider (otel.GetMeterProvider), read by this call;
+// a nil MeterProvider in a non-nil cfg means the same. Metrics creates its
+// instruments before it returns and keeps nothing of cfg; changing cfg
+// afterwards has no effect.
 //
 // Instruments:
 //

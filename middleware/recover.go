@@ -25,8 +25,12 @@ type RecoverConfig struct {
 // the panic value and the stack of the panicking goroutine, so the job is
 // retried after backoff (or moved to garbage when its retries are used up)
 // with both kept in its error history. The worker's goroutine survives, so
-// the pool keeps its size. opts is optional: omitted or nil means defaults;
-// more than one panics.
+// the pool keeps its size.
+//
+// cfg may be nil, which means the zero RecoverConfig: no OnPanic hook, so
+// a panic becomes the failed attempt and nothing else is called; a nil
+// OnPanic in a non-nil cfg means the same. Recover reads cfg.OnPanic
+// before it returns; changing cfg afterwards has no effect.
 //
 // Every worker already recovers panics this way by default; use Recover to
 // add an OnPanic hook. It is meant for hopper.WorkerConfig.Recover, which
@@ -42,7 +46,9 @@ type RecoverConfig struct {
 // handler's first. A panic value that is an error stays reachable with
 // errors.Is and errors.As through PanicError.Unwrap.
 //
-// The returned middleware is safe for concurrent use.
+// The returned middleware is safe for concurrent use, and so must OnPanic
+// be: it is called on the goroutine of each attempt that panicked, several
+// at once when several panic at once.
 func Recover(cfg *RecoverConfig) hopper.Middleware {
 	var onPanic func(context.Context, *hopper.JobRecord, *hopper.PanicError)
 	if p := cfg; p != nil {

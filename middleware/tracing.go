@@ -65,8 +65,15 @@ func newTracer(cfg *TracingConfig) *tracer {
 // Tracing returns worker middleware that runs each attempt of a job in a
 // CONSUMER span that continues the trace of the job's producer, following
 // the OpenTelemetry messaging conventions for a push-based "process"
-// operation. opts is optional: omitted or nil means defaults; more than one
-// panics.
+// operation.
+//
+// cfg may be nil, which means the zero TracingConfig: spans from the global
+// TracerProvider (otel.GetTracerProvider, read by this call), creation
+// contexts read with the global propagator (otel.GetTextMapPropagator, read
+// on every job; W3C trace context while none is set), and NewRoot false, so
+// that each attempt continues the producer's trace. A zero field of a
+// non-nil cfg means the same default. Tracing copies what it needs from cfg
+// before it returns; changing cfg afterwards has no effect.
 //
 // The producer's creation context is read from the job's metadata, where
 // TracingEnqueue (or any code using the same propagator with MetaCarrier)
@@ -100,7 +107,8 @@ func newTracer(cfg *TracingConfig) *tracer {
 // "lease_lost" for one whose lease was lost.
 //
 // The handler's context carries the span, so its own spans and logs nest
-// under it. The returned middleware is safe for concurrent use.
+// under it. The returned middleware is safe for concurrent use: one value
+// may serve every attempt of every worker it is given to.
 func Tracing(cfg *TracingConfig) hopper.Middleware {
 	tr := newTracer(cfg)
 	return func(next hopper.Handler) hopper.Handler {

@@ -15,8 +15,15 @@ import (
 // traces each enqueue with PRODUCER spans and stores each job's creation
 // context in its metadata (PreparedJob.Meta, with the Propagator of cfg
 // and MetaCarrier), where Tracing finds it to continue the trace in the
-// worker. opts is optional: omitted or nil means defaults, more than one
-// panics; NewRoot is ignored.
+// worker.
+//
+// cfg may be nil, which means the zero TracingConfig: spans from the global
+// TracerProvider (otel.GetTracerProvider, read by this call) and creation
+// contexts written with the global propagator (otel.GetTextMapPropagator,
+// read on every enqueue; W3C trace context while none is set). A zero
+// field of a non-nil cfg means the same default; NewRoot is ignored (it is
+// Tracing's). TracingEnqueue copies what it needs from cfg before it
+// returns; changing cfg afterwards has no effect.
 //
 // The spans follow the OpenTelemetry messaging conventions, which give every
 // message its own creation context:
@@ -50,7 +57,8 @@ import (
 //
 // The keys the propagator writes
 // ("traceparent", "tracestate" for W3C trace context) replace any the caller
-// set. The returned middleware is safe for concurrent use.
+// set. The returned middleware is safe for concurrent use: one value may
+// serve every enqueue of every client it is given to.
 func TracingEnqueue(cfg *TracingConfig) hopper.EnqueueMiddleware {
 	tr := newTracer(cfg)
 	return func(next hopper.EnqueueFunc) hopper.EnqueueFunc {
