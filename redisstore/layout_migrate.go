@@ -71,7 +71,9 @@ type OldWorker struct {
 	ID, Host string
 	PID      int
 	// Layout is the layout its release writes: 0 for a release before
-	// v0.1.0, whose record carries none.
+	// v0.1.0, whose record carries none; -1 for a record that does not
+	// decode (Host empty and PID 0 then), which Migrate counts as an old
+	// worker's.
 	Layout int
 }
 
@@ -270,6 +272,10 @@ func describeWorkers(ws []OldWorker) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(ws)-i))
 			break
 		}
+		if w.Layout < 0 {
+			parts = append(parts, fmt.Sprintf("%s (a record that does not decode)", w.ID))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s (host %s, pid %d, layout %d)", w.ID, w.Host, w.PID, w.Layout))
 	}
 	return fmt.Sprintf("%d live: %s", len(ws), strings.Join(parts, ", "))
@@ -277,7 +283,8 @@ func describeWorkers(ws []OldWorker) string {
 
 // oldWorkers lists the live workers whose records carry an older layout.
 func (s *Store) oldWorkers(ctx context.Context) ([]OldWorker, error) {
-	recs, err := s.liveWorkerRecords(ctx)
+	var unreadable []string
+	recs, err := s.liveWorkerRecords(ctx, &unreadable)
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +293,11 @@ func (s *Store) oldWorkers(ctx context.Context) ([]OldWorker, error) {
 		if r.Layout < LayoutVersion {
 			out = append(out, OldWorker{ID: r.ID, Host: r.Host, PID: r.PID, Layout: r.Layout})
 		}
+	}
+	// A record that does not decode is of no release this one knows:
+	// an old worker (Layout -1), which Force lets Migrate run past.
+	for _, id := range unreadable {
+		out = append(out, OldWorker{ID: id, Layout: -1})
 	}
 	slices.SortFunc(out, func(a, b OldWorker) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil

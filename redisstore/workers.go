@@ -70,7 +70,7 @@ func (s *Store) ListWorkers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	recs, err := s.liveWorkerRecords(ctx)
+	recs, err := s.liveWorkerRecords(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (r liveWorker) info() store.WorkerInfo {
 
 // liveWorkerRecords reads the records of the live workers, in the order
 // of the registry.
-func (s *Store) liveWorkerRecords(ctx context.Context) ([]liveWorker, error) {
+func (s *Store) liveWorkerRecords(ctx context.Context, unreadable *[]string) ([]liveWorker, error) {
 	var timeCmd *redis.TimeCmd
 	var rangeCmd *redis.ZSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -134,10 +134,11 @@ func (s *Store) liveWorkerRecords(ctx context.Context) ([]liveWorker, error) {
 		return nil, wrap("workers", err)
 	}
 	now := timeCmd.Val().UnixMilli()
-	var keys []string
+	var keys, ids []string
 	for _, z := range rangeCmd.Val() {
 		if int64(z.Score) > now {
-			keys = append(keys, s.g.worker(z.Member.(string)))
+			id := z.Member.(string)
+			ids, keys = append(ids, id), append(keys, s.g.worker(id))
 		}
 	}
 	if len(keys) == 0 {
@@ -148,16 +149,24 @@ func (s *Store) liveWorkerRecords(ctx context.Context) ([]liveWorker, error) {
 		return nil, wrap("workers", err)
 	}
 	var out []liveWorker
-	for _, v := range vals {
+	var bad []string
+	for i, v := range vals {
 		str, ok := v.(string)
 		if !ok {
 			continue // expired since the range
 		}
 		w, err := decodeWorkerRecord(str)
 		if err != nil {
-			return nil, err
+			if unreadable == nil {
+				return nil, fmt.Errorf("%w (worker %q, key %s)", err, ids[i], keys[i])
+			}
+			bad = append(bad, ids[i])
+			continue
 		}
 		out = append(out, w)
+	}
+	if unreadable != nil {
+		*unreadable = bad
 	}
 	return out, nil
 }

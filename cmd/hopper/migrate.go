@@ -108,6 +108,10 @@ func printOldWorkers(w io.Writer, ws []redisstore.OldWorker) {
 	}
 	fmt.Fprintf(w, "old workers:      %d alive, of a release that writes an older layout:\n", len(ws))
 	for _, o := range ws {
+		if o.Layout < 0 {
+			fmt.Fprintf(w, "  %s  a record that does not decode (a release this one does not know, or damaged)\n", o.ID)
+			continue
+		}
 		fmt.Fprintf(w, "  %s  host %s  pid %d  layout %d\n", o.ID, o.Host, o.PID, o.Layout)
 	}
 }

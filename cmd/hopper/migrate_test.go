@@ -287,3 +287,36 @@ func TestQueuesSetSameRateLimitWritesGuard(t *testing.T) {
 		t.Fatalf("queues set --rate-limit 5 (the queue's own) left queue a without the guard:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestMigrateUnreadableWorkerRecord: a live worker record that does not
+// decode counts as an old worker's: "migrate status" lists it, "migrate
+// up" refuses naming it, and "--force" migrates. Each failed with
+// "decode worker record: corrupt stored data", naming nothing, and
+// --force too.
+func TestMigrateUnreadableWorkerRecord(t *testing.T) {
+	e := newMigrateEnv(t)
+	e.seedOld(t, "a")
+	ctx := t.Context()
+	now, err := e.rdb.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := "{" + e.prefix + "}:"
+	if err := e.rdb.Set(ctx, tag+"w:bad", "garbage", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.ZAdd(ctx, tag+"workers", redis.Z{Score: float64(now.UnixMilli() + 60000), Member: "bad"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.migrate(t, "status")
+	wantCode(t, r, 0, "migrate status with an unreadable worker record")
+	wantOut(t, r.stdout, "status with an unreadable worker record", "1 alive", "bad  a record that does not decode")
+	r = e.migrate(t, "up")
+	wantCode(t, r, 1, "migrate up with an unreadable worker record")
+	wantOut(t, r.stderr, "refusal", "bad (a record that does not decode)", "--force")
+	r = e.migrate(t, "up", "--force")
+	wantCode(t, r, 0, "migrate up --force with an unreadable worker record")
+	if !e.migrated(t, "a") {
+		t.Fatalf("migrate up --force left queue a unmigrated:\n%s%s", r.stdout, r.stderr)
+	}
+}
