@@ -45,8 +45,8 @@ type QueueMetricsConfig struct {
 //     messaging.destination.name; zero when nothing is ready.
 //
 // Both also carry messaging.system ("hopper"). Each collection calls
-// Inspector.ListQueues (unless opts.Queues is set) and Inspector.GetQueueStats
-// once per queue, within opts.Timeout; a failing or late queue is left out of that
+// Inspector.ListQueues (unless cfg.Queues is set) and Inspector.GetQueueStats
+// once per queue, within cfg.Timeout; a failing or late queue is left out of that
 // collection and the errors are returned to the meter's reader, which
 // reports them (otel.Handle for periodic readers).
 //
