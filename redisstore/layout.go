@@ -65,7 +65,8 @@ func (s *Store) readLayout(ctx context.Context, read *redis.StringCmd) (stored i
 	case err == nil:
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 0 {
-			return 0, true, false, fmt.Errorf("%w: the key %s holds %q, not a layout version", ErrLayout, s.g.layoutKey(), v)
+			return 0, true, false, fmt.Errorf("%w: the key %s holds %q, not a layout version; set it to the layout of the data, %d if hopper %s or newer wrote it (redis-cli SET %s %d), or delete it if an older release did (then run hopper migrate up)",
+				ErrLayout, s.g.layoutKey(), v, LayoutVersion, layoutWrittenBy, s.g.layoutKey(), LayoutVersion)
 		}
 		return n, true, false, nil
 	case !errors.Is(err, redis.Nil):

@@ -196,7 +196,7 @@ func layoutLine(st redisstore.LayoutStatus, err error) checkLine {
 	case st.Err != nil:
 		return checkLine{vFail, "layout", fmt.Sprintf("%d, this release reads %d to %d", st.Stored, st.OldestReadable, st.Current), st.Err.Error()}
 	case st.Fresh:
-		return ok("layout", fmt.Sprintf("no hopper data yet (a store writes layout %d)", st.Current))
+		return ok("layout", fmt.Sprintf("no hopper data under the prefix yet (a store writes layout %d; check --redis-prefix if you expected some)", st.Current))
 	case st.Stored < st.Current:
 		return checkLine{vWarn, "layout", fmt.Sprintf("%d, this release writes %d", st.Stored, st.Current), "migration pending: run hopper migrate up once every worker runs this release"}
 	}

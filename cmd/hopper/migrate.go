@@ -93,7 +93,7 @@ func migrateStatus(ctx context.Context, w io.Writer, s *redisstore.Store) error 
 func storedLayout(st redisstore.LayoutStatus) string {
 	switch {
 	case st.Fresh:
-		return fmt.Sprintf("none, no hopper data under the prefix (a store writes layout %d at start)", st.Current)
+		return fmt.Sprintf("none, no hopper data under the prefix (a store writes layout %d at start; check --redis-prefix and --redis if you expected some)", st.Current)
 	case !st.Marked:
 		return "0 (hopper data without a layout version: written before v0.1.0)"
 	}

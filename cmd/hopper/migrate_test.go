@@ -320,3 +320,18 @@ func TestMigrateUnreadableWorkerRecord(t *testing.T) {
 		t.Fatalf("migrate up --force left queue a unmigrated:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestMigrateUnreadableLayoutKey: a layout key that holds no layout
+// version makes "migrate status" fail saying how to mend it (set it, or
+// delete it and migrate); it named the key and its value only, and the
+// check's "see hopper migrate status" led nowhere.
+func TestMigrateUnreadableLayoutKey(t *testing.T) {
+	e := newMigrateEnv(t)
+	e.seedOld(t, "a")
+	if err := e.rdb.Set(t.Context(), "{"+e.prefix+"}:layout", "abc", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.migrate(t, "status")
+	wantCode(t, r, 1, "migrate status with an unreadable layout key")
+	wantOut(t, r.stderr, "migrate status with an unreadable layout key", `holds "abc"`, "redis-cli SET {"+e.prefix+"}:layout 1", "delete it")
+}

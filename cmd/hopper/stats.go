@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redisurl"
+	"github.com/hopperq/hopper/internal/urlredact"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -50,6 +52,9 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(a.stdout, "no queues")
+		// A mistyped prefix, or a forgotten --redis, looks like this too.
+		fmt.Fprintf(a.stderr, "hopper stats: no queues under the key prefix %q (--redis-prefix) in the Redis at %s (--redis); check both if you expected some\n",
+			sf.prefix, urlredact.Redact(redisurl.Normalize(sf.url)))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -39,5 +39,8 @@ func TestStatsEmpty(t *testing.T) {
 		r := c.run(t, "stats")
 		wantCode(t, r, 0, "stats")
 		wantOut(t, r.stdout, "stats", "no queues")
+		// Which Redis and prefix were read: a wrong --redis-prefix looked
+		// like an empty store.
+		wantOut(t, r.stderr, "stats of an empty store", "no queues under the key prefix", "(--redis-prefix) in the Redis at", "(--redis)")
 	})
 }
