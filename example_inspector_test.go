@@ -8,7 +8,6 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/memstore"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Invoice is the args of an example job.
@@ -33,8 +32,8 @@ func ExampleInspector_SearchJobs() {
 	req := hopper.SearchJobsOpts{
 		Queue: "default", State: hopper.StateReady, Kind: "invoice", Text: "acme",
 		Match: func(j *hopper.JobRecord) bool {
-			var a Invoice
-			return msgpack.Unmarshal(j.Args, &a) == nil && strings.HasPrefix(a.Customer, "acme")
+			a, err := hopper.DecodeArgs[Invoice](j)
+			return err == nil && strings.HasPrefix(a.Customer, "acme")
 		},
 	}
 	for {
@@ -43,8 +42,8 @@ func ExampleInspector_SearchJobs() {
 			panic(err)
 		}
 		for _, j := range page.Jobs {
-			var a Invoice
-			if err := msgpack.Unmarshal(j.Args, &a); err != nil {
+			a, err := hopper.DecodeArgs[Invoice](j)
+			if err != nil {
 				panic(err)
 			}
 			fmt.Println(a.Customer)
@@ -93,8 +92,8 @@ func ExampleQueueConfig_kindIndex() {
 		panic(err)
 	}
 	for _, j := range page.Jobs {
-		var r Refund
-		if err := msgpack.Unmarshal(j.Args, &r); err != nil {
+		r, err := hopper.DecodeArgs[Refund](j)
+		if err != nil {
 			panic(err)
 		}
 		fmt.Println("refund of invoice", r.Invoice)
