@@ -14,7 +14,8 @@ import (
 const migrateUsage = `usage: hopper migrate <status|up> [flags]
 
   status                    the layout of the data in Redis, what this release
-                            writes, the steps pending and old workers alive
+                            writes, the steps pending and old workers alive;
+                            exits 1 when workers of this release refuse the data
   up [--dry-run] [--force]  run the pending steps, then store the new layout;
                             --dry-run prints what each step would do, --force
                             runs while workers of an older release are alive
@@ -82,7 +83,9 @@ func migrateStatus(ctx context.Context, w io.Writer, s *redisstore.Store) error 
 	printOldWorkers(w, st.OldWorkers)
 	switch {
 	case st.Err != nil:
+		// Exit 1: a deploy script may gate on the status.
 		fmt.Fprintf(w, "\nworkers of this release refuse this data: %v\n", st.Err)
+		return errFailed
 	case len(st.Pending) > 0:
 		fmt.Fprintln(w, "\nOnce every worker runs this release, run: hopper migrate up")
 	}

@@ -221,8 +221,10 @@ func TestMigrateNewerLayoutRefused(t *testing.T) {
 	if err := e.rdb.Set(t.Context(), "{"+e.prefix+"}:layout", "7", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Exit 1 while workers of this release refuse the data, so that a
+	// deploy script can gate on it (it exited 0).
 	r := e.migrate(t, "status")
-	wantCode(t, r, 0, "migrate status")
+	wantCode(t, r, 1, "migrate status of data this release refuses")
 	wantOut(t, r.stdout, "status of a newer layout", "stored layout:    7", "layout 1", "upgrade hopper")
 	r = e.migrate(t, "up")
 	wantCode(t, r, 1, "migrate up on a newer layout")
