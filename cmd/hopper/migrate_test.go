@@ -72,6 +72,24 @@ func (e *migrateEnv) seedOld(t *testing.T, queues ...string) {
 
 func (e *migrateEnv) marks(q string) string { return "{" + e.prefix + ":" + q + "}:m" }
 
+// liveWorker registers worker id as alive for a minute, with the record
+// value(now), now the server's clock in ms (LAYOUT.md: worker, workers).
+func (e *migrateEnv) liveWorker(t *testing.T, id string, value func(nowMs int64) string) {
+	t.Helper()
+	ctx := t.Context()
+	now, err := e.rdb.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := "{" + e.prefix + "}:"
+	if err := e.rdb.Set(ctx, tag+"w:"+id, value(now.UnixMilli()), time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.ZAdd(ctx, tag+"workers", redis.Z{Score: float64(now.UnixMilli() + 60000), Member: id}).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // migrated reports whether queue q carries the claim guard.
 func (e *migrateEnv) migrated(t *testing.T, q string) bool {
 	t.Helper()
@@ -165,21 +183,12 @@ func TestMigrateUpRefusesOldWorkers(t *testing.T) {
 	// A worker of a release before v0.1.0: its record has no layout
 	// version (LAYOUT.md: worker).
 	ctx := t.Context()
-	now, err := e.rdb.Time(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec, err := msgpack.Marshal(map[string]any{"i": "old-worker", "h": "host-7", "p": 42})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tag := "{" + e.prefix + "}:"
-	if err := e.rdb.Set(ctx, tag+"w:old-worker", strconv.FormatInt(now.UnixMilli(), 10)+","+string(rec), time.Minute).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.rdb.ZAdd(ctx, tag+"workers", redis.Z{Score: float64(now.UnixMilli() + 60000), Member: "old-worker"}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	e.liveWorker(t, "old-worker", func(nowMs int64) string { return strconv.FormatInt(nowMs, 10) + "," + string(rec) })
 	r := e.migrate(t, "status")
 	wantCode(t, r, 0, "migrate status")
 	wantOut(t, r.stdout, "status with an old worker", "1 alive", "old-worker", "host-7")
@@ -298,18 +307,7 @@ func TestQueuesSetSameRateLimitWritesGuard(t *testing.T) {
 func TestMigrateUnreadableWorkerRecord(t *testing.T) {
 	e := newMigrateEnv(t)
 	e.seedOld(t, "a")
-	ctx := t.Context()
-	now, err := e.rdb.Time(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag := "{" + e.prefix + "}:"
-	if err := e.rdb.Set(ctx, tag+"w:bad", "garbage", time.Minute).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.rdb.ZAdd(ctx, tag+"workers", redis.Z{Score: float64(now.UnixMilli() + 60000), Member: "bad"}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	e.liveWorker(t, "bad", func(int64) string { return "garbage" })
 	r := e.migrate(t, "status")
 	wantCode(t, r, 0, "migrate status with an unreadable worker record")
 	wantOut(t, r.stdout, "status with an unreadable worker record", "1 alive", "bad  a record that does not decode")
