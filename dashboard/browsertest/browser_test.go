@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ import (
 )
 
 // The browser tests drive a real headless Chromium (Debian's chromium
-// package) through the DevTools protocol: one browser for the test binary's
-// TestBrowser, one tab per subtest. Without chromium they skip, except
+// package) through the DevTools protocol: one browser for the test binary,
+// a BrowserContext of its own for each test, one tab per subtest. Without chromium they skip, except
 // under CI=true, where that is a failure.
 
 // browserTimeout bounds one subtest's browser work. Waits inside it poll
@@ -69,15 +70,32 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// startBrowser starts headless Chromium for t and its subtests; it is
-// stopped when t ends.
-func startBrowser(t *testing.T) context.Context {
-	path := findChromium()
-	if path == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium not found and CI=true: install it (apt-get install chromium) or set HOPPER_CHROMIUM")
-		}
-		t.Skip("chromium not found: apt-get install chromium (or set HOPPER_CHROMIUM) to run the browser tests")
+// The test binary's one Chromium, started by the first test that asks for
+// it (sharedBrowserOnce) and stopped by TestMain. Starting a browser costs
+// seconds; each test still gets a browser of its own in effect: a fresh
+// BrowserContext (no cookies, storage or cache of another test), disposed
+// of when the test ends.
+var (
+	sharedBrowserOnce   sync.Once
+	sharedBrowser       context.Context
+	sharedBrowserErr    error
+	sharedBrowserCancel = func() {}
+)
+
+// TestMain stops the shared browser after the tests (the kernel kills it
+// too if the test binary dies first: chromedp's Pdeathsig).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	sharedBrowserCancel()
+	os.Exit(code)
+}
+
+// startSharedBrowser starts the binary's Chromium at path, giving up if it
+// does not answer within browserTimeout.
+func startSharedBrowser(path string) (context.Context, error) {
+	dir, err := os.MkdirTemp("", "browsertest-profile-")
+	if err != nil {
+		return nil, err
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -90,15 +108,16 @@ func startBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.WindowSize(1440, 1000),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
+	sharedBrowserCancel = func() {
 		cancel()
 		cancelAlloc()
-	})
+		_ = os.RemoveAll(dir)
+	}
 	// Start the browser on ctx itself (chromedp ties the browser's life to
 	// the context of the first run), giving up if it does not answer.
 	started := make(chan error, 1)
@@ -108,11 +127,46 @@ func startBrowser(t *testing.T) context.Context {
 	select {
 	case err := <-started:
 		if err != nil {
-			t.Fatalf("starting %s: %v", path, err)
+			return nil, fmt.Errorf("starting %s: %w", path, err)
 		}
 	case <-timer.C:
 		cancel()
-		t.Fatalf("%s did not start within %v", path, browserTimeout)
+		return nil, fmt.Errorf("%s did not start within %v", path, browserTimeout)
+	}
+	return ctx, nil
+}
+
+// startBrowser returns a browser for t and its subtests: a BrowserContext
+// of its own (as an incognito window: cookies, storage and cache apart
+// from every other test's) in the test binary's headless Chromium. It is
+// disposed of, with its tabs, when t ends.
+func startBrowser(t *testing.T) context.Context {
+	path := findChromium()
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium not found and CI=true: install it (apt-get install chromium) or set HOPPER_CHROMIUM")
+		}
+		t.Skip("chromium not found: apt-get install chromium (or set HOPPER_CHROMIUM) to run the browser tests")
+	}
+	sharedBrowserOnce.Do(func() { sharedBrowser, sharedBrowserErr = startSharedBrowser(path) })
+	if sharedBrowserErr != nil {
+		t.Fatal(sharedBrowserErr)
+	}
+	ctx, cancel := chromedp.NewContext(sharedBrowser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	// Create the BrowserContext (and its first, blank tab) on ctx itself,
+	// giving up if the browser does not answer.
+	created := make(chan error, 1)
+	go func() { created <- chromedp.Do(ctx) }()
+	timer := time.NewTimer(browserTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-created:
+		if err != nil {
+			t.Fatalf("a new browser context in %s: %v", path, err)
+		}
+	case <-timer.C:
+		t.Fatalf("%s made no new browser context within %v", path, browserTimeout)
 	}
 	return ctx
 }
