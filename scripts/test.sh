@@ -1,35 +1,102 @@
 #!/usr/bin/env bash
-# The test command: go test -race ./... in every module of the repository
-# (the library, then the modules kept apart so that programs importing
-# hopper carry none of their dependencies), then the module-graph check.
+# The test command: go test -race in every module of the repository (the
+# library, then the modules kept apart so that programs importing hopper
+# carry none of their dependencies), then the module-graph check.
 # Arguments are passed to go test, e.g. scripts/test.sh -count=1 -run Conformance.
 #
-# Packages run one at a time (-p 1): the fault suite and the process tests
-# bound behaviours in time (a takeover within a lease, a burst drained
-# within a second), and on a 2-core machine a race-instrumented package
-# running beside them stretches those bounds into flakes. -p 1 also
-# builds one package at a time, so each module's test binaries are first
-# compiled on every core (a run of no test, its output dropped: a build
-# error shows in the run that follows), which the one-at-a-time run then
-# finds in the build cache.
+# Some packages bound behaviours in time: the fault suite (a package path
+# holding "faulttest"), the process tests (a package with a
+# *_proc_test.go: a takeover within a lease, a burst drained within a
+# second) and redisstore (a worker woken within a second of an enqueue).
+# On a 2-core machine a race-instrumented package running beside them
+# stretches those bounds into flakes, so they run alone, one at a time
+# (-p 1), with nothing else running. Every other package runs two at a
+# time: the rest of the library's packages in one lane, the other
+# modules' packages in a second lane beside it (each lane one package at a
+# time), which halves the part of the run where most tests wait on real
+# time and leave the cores idle.
+#
+# Each module is first vetted and its test binaries compiled on every core
+# (a run of no test, its output dropped: a build error shows in the run
+# that follows), which the runs then find in the build cache.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# alone lists the package directories (relative to the repository, as
+# ./dir) that run alone, beyond those the rules above find by name.
+alone=(./redisstore)
+
 modules=$(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
-failed=()
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
+fail() { echo "$1" >>"$failures"; }
+
 for m in $modules; do
-  echo "== go test -race ./... in $m" >&2
-  if ! (cd "$m" && go vet ./... &&
-    { go test -race -count=1 -run '^$' ./... >/dev/null 2>&1 || true; } &&
-    go test -race -p 1 "$@" ./...); then
-    failed+=("$m")
-  fi
+  echo "== go vet and build of the tests in $m" >&2
+  (cd "$m" && go vet ./... &&
+    { go test -race -count=1 -run '^$' ./... >/dev/null 2>&1 || true; }) || fail "$m (vet)"
 done
+
+# split m: prints m's packages as "alone <import path>" or "shared <import
+# path>", one a line.
+split() {
+  local m=$1
+  (cd "$m" && go list -f '{{.Dir}} {{.ImportPath}}' ./...) | while read -r dir path; do
+    rel=./$(realpath --relative-to="$PWD" "$dir")
+    [ "$rel" = ./. ] && rel=.
+    lane=shared
+    case "$rel" in *faulttest*) lane=alone ;; esac
+    if compgen -G "$dir/*_proc_test.go" >/dev/null; then
+      lane=alone
+    fi
+    for a in "${alone[@]}"; do
+      [ "$rel" = "$a" ] && lane=alone
+    done
+    echo "$lane $path"
+  done
+}
+
+declare -A alonePkgs sharedPkgs
+for m in $modules; do
+  lanes=$(split "$m") || { fail "$m (go list)"; continue; }
+  alonePkgs[$m]=$(echo "$lanes" | awk '$1 == "alone" {print $2}')
+  sharedPkgs[$m]=$(echo "$lanes" | awk '$1 == "shared" {print $2}')
+done
+
+# The packages that bound time, alone.
+for m in $modules; do
+  [ -n "${alonePkgs[$m]}" ] || continue
+  echo "== go test -race -p 1 in $m, alone:" ${alonePkgs[$m]} >&2
+  # shellcheck disable=SC2086
+  (cd "$m" && go test -race -p 1 "$@" ${alonePkgs[$m]}) || fail "$m (alone)"
+done
+
+# Every other package, two lanes side by side: the library's module in
+# one, the other modules (the browser tests, the longest, first) in the
+# other.
+lane() {
+  for m in "$@"; do
+    [ -n "${sharedPkgs[$m]}" ] || continue
+    echo "== go test -race -p 1 ./... in $m, beside the other lane" >&2
+    # shellcheck disable=SC2086
+    (cd "$m" && go test -race -p 1 "${args[@]}" ${sharedPkgs[$m]}) || fail "$m"
+  done
+}
+args=("$@")
+others=$(echo "$modules" | grep -vx '\.' | grep -x './dashboard/browsertest'; echo "$modules" | grep -vx '\.' | grep -vx './dashboard/browsertest')
+lane . &
+lib=$!
+# shellcheck disable=SC2086
+lane $others &
+rest=$!
+wait $lib
+wait $rest
+
 echo "== module graph of a program that imports hopper" >&2
 if ! scripts/modgraph.sh; then
-  failed+=("module graph")
+  fail "module graph"
 fi
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "FAILED: ${failed[*]}" >&2
+if [ -s "$failures" ]; then
+  echo "FAILED: $(paste -sd, "$failures" | sed 's/,/, /g')" >&2
   exit 1
 fi
