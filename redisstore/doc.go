@@ -127,7 +127,8 @@
 //
 // A Store needs no administrative rights: an ACL user limited to its
 // Prefix and to the commands below is enough. For the default Prefix
-// "hopper" (for another prefix, change both key patterns):
+// "hopper" (for another prefix, change both key patterns and the channel
+// pattern: ~{myapp:* ~{myapp}:* &myapp:*):
 //
 //	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +pttl +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zlexcount +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink +memory|usage
 //
@@ -136,7 +137,10 @@
 // keys), the channel pattern the wake-up, event and job-end messages
 // (hopper:ready, hopper:sched, hopper:ev, hopper:done); the scripts' own
 // commands need a right too, since Redis checks the ACL for every command
-// a script runs.
+// a script runs. A user without the channel pattern loses nothing (the
+// scripts publish through pcall, and waiters poll too), but workers and
+// waiters learn of new jobs and ends only at their next poll; hopper
+// check reports the missing pattern.
 //
 //   - FUNCTION LOAD and FCALL run the scripts as functions (see
 //     Config.NoFunctions); SCRIPT LOAD, EVALSHA and EVAL run them as plain

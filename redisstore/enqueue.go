@@ -262,9 +262,12 @@ func groupItems(items []*encJob) [][]*encJob {
 }
 
 // leanRefused sends again, the longer way, the calls of calls that could
-// take the lean way (lua/lean.lua) and that the server refused because the
-// ACL user may not run PTTL: they did nothing. From then on the store
-// sends no call that could (leanDenied), and it says so once.
+// take the lean way (lua/lean.lua) and that the script refused, "~p",
+// because the server refused PTTL to the ACL user: they did nothing. From
+// then on the store sends no call that could (leanDenied), and it says so
+// once. (It went by the error's class, and took a NOPERM of a command
+// after the script's writes for PTTL's: such a call was sent again, and
+// its job reported as a duplicate of itself.)
 func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems [][]*encJob) {
 	if s.leanDenied.Load() {
 		return
@@ -272,7 +275,7 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	var again []*evalCall
 	var at []int
 	for i, c := range calls {
-		if c.leanWay && classify(c.cmd.Err()) == ErrNoPerm {
+		if v, _ := replyOf(c.cmd).(string); c.leanWay && v == "~p" {
 			again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
 			at = append(at, i)
 		}
@@ -281,8 +284,7 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 		return
 	}
 	if s.leanDenied.CompareAndSwap(false, true) {
-		s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more",
-			"error", calls[at[0]].cmd.Err())
+		s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more")
 	}
 	s.sendShaped(ctx, again, nil, true)
 	for k, i := range at {

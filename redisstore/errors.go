@@ -189,7 +189,8 @@ func classify(err error) error {
 	case redis.IsOOMError(err) || hasCode(err, "OOM"):
 		return ErrOOM
 	case redis.IsPermissionError(err) || hasCode(err, "NOPERM") ||
-		strings.Contains(err.Error(), "can't run this command") || strings.Contains(err.Error(), "No permissions to access"):
+		strings.Contains(err.Error(), "can't run this command") || strings.Contains(err.Error(), "No permissions to access") ||
+		strings.Contains(err.Error(), "can't publish to the channel") || strings.Contains(err.Error(), "can't access at least one of the keys"):
 		return ErrNoPerm
 	case redis.IsAuthError(err) || hasCode(err, "WRONGPASS") || hasCode(err, "NOAUTH") || tlsRefused(err):
 		return ErrAuth

@@ -247,7 +247,11 @@ end
 -- that slot's master only, never the cluster bus. Elsewhere, or where the
 -- server refuses SPUBLISH, it goes on the classic channel "<prefix>:<kind>",
 -- which a Cluster broadcasts to every node. (Each is written out: a call
--- of a shared function costs about a thousand instructions.)
+-- of a shared function costs about a thousand instructions.) A message
+-- is a wake-up, not data: it goes through pcall, so that a server that
+-- refuses it (an ACL user without the channel) never stops a script
+-- after its writes, which would leave jobs in no state (waiters poll as
+-- well; hopper check reports the missing channel).
 
 -- wake_ready tells every idle worker waiting on this queue that jobs may
 -- be claimable in it. Scripts call it when ready goes from empty to not
@@ -257,7 +261,7 @@ local function wake_ready()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ready', QUEUE)) == 'number' then
     return
   end
-  rcall('PUBLISH', PREFIX .. ':ready', QUEUE)
+  redis.pcall('PUBLISH', PREFIX .. ':ready', QUEUE)
 end
 
 -- wake_sched tells every scheduler waiting on this queue that its next due
@@ -266,7 +270,7 @@ local function wake_sched()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:sched', QUEUE)) == 'number' then
     return
   end
-  rcall('PUBLISH', PREFIX .. ':sched', QUEUE)
+  redis.pcall('PUBLISH', PREFIX .. ':sched', QUEUE)
 end
 
 -- wake_events tells the event readers blocked on this queue that its
@@ -275,7 +279,7 @@ local function wake_events()
   if SHARD_PUB and type(redis.pcall('SPUBLISH', PREFIX .. ':{' .. PREFIX .. ':' .. QUEUE .. '}:ev', QUEUE)) == 'number' then
     return
   end
-  rcall('PUBLISH', PREFIX .. ':ev', QUEUE)
+  redis.pcall('PUBLISH', PREFIX .. ':ev', QUEUE)
 end
 
 -- earliest returns the lowest score of zset z, or nil when it is empty

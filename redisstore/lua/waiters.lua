@@ -18,6 +18,8 @@ local function publish_end(id, state, attempt, kind, result, err, cancelled, now
   rcall('SREM', K.waited, id)
   local c = 0
   if cancelled then c = 1 end
-  rcall('PUBLISH', PREFIX .. ':done',
+  -- pcall: a refused message must not stop the step after its writes
+  -- (base.lua's wake functions).
+  redis.pcall('PUBLISH', PREFIX .. ':done',
     cmsgpack.pack({QUEUE, id, state, result or '', attempt or 0, kind or '', err or '', c, now}))
 end

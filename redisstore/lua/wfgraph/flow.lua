@@ -92,7 +92,8 @@ local function end_check(now)
     rcall('HSET', WK.m, 'st', new, 'en', now)
     WM.st = new
     local id = string.match(WK.m, '^{[^:}]*:wf:(.*)}:[^}]*$')
-    rcall('PUBLISH', PREFIX .. ':done', cmsgpack.pack({'~wf', id, new, '', 0, '', '', 0, now}))
+    -- pcall: a refused message must not stop the step after its writes.
+    redis.pcall('PUBLISH', PREFIX .. ':done', cmsgpack.pack({'~wf', id, new, '', 0, '', '', 0, now}))
   elseif WM.open > 0 and WM.st ~= 'running' then
     rcall('HSET', WK.m, 'st', 'running', 'en', 0)
     WM.st = 'running'
