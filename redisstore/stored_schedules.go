@@ -72,21 +72,36 @@ func (s *Store) DeleteSchedule(ctx context.Context, queue, name string) (bool, e
 }
 
 // ListStoredSchedules returns the stored schedules, sorted by queue then name,
-// and their version, read in one transaction. A record that does not
-// decode fails the call with an error wrapping store.ErrCorrupt.
+// and their version. A record that does not decode fails the call with an
+// error wrapping store.ErrCorrupt.
+//
+// The version is read first, then the schedules, in one pipeline but not
+// in a transaction: Redis at maxmemory refuses every command queued in a
+// MULTI, reads included, and a worker, the dashboard and `hopper
+// schedules list` must read the schedules while Redis is full. Each change
+// writes the schedules and bumps the version in one transaction, so a
+// change that lands between the two reads is in the schedules returned
+// but not in the version: the caller's next poll sees a newer version and
+// reads them again, so nothing is missed (read the other way round, such
+// a change would be in the version and not in the schedules, and missed).
 func (s *Store) ListStoredSchedules(ctx context.Context) ([]store.StoredSchedule, int64, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, 0, err
 	}
 	var all *redis.MapStringStringCmd
 	var ver *redis.StringCmd
-	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		all = p.HGetAll(ctx, s.g.stored)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		ver = p.Get(ctx, s.g.storedVer)
+		all = p.HGetAll(ctx, s.g.stored)
 		return nil
 	})
-	err = txErr(cmds, err)
 	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, 0, wrap("read stored schedules", err)
+	}
+	if err := ver.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, 0, wrap("read stored schedules", err)
+	}
+	if err := all.Err(); err != nil {
 		return nil, 0, wrap("read stored schedules", err)
 	}
 	v, _ := ver.Int64()

@@ -198,15 +198,22 @@ func decodeWorkerRecord(v string) (liveWorker, error) {
 
 // RemoveWorker deletes a worker's record (see store.Store). Removing an
 // unknown worker is not an error.
+//
+// Its ZREM and DEL go in one pipeline, not a transaction: Redis at
+// maxmemory refuses every command queued in a MULTI, while these two,
+// which free memory, run at maxmemory, and a worker that stops while
+// Redis is full must still say so. Half done (one of them failed) is what
+// readers already see of a worker whose record expired: an entry of the
+// registry without its record, or a record without its entry, neither
+// listed (liveWorkerRecords), and each gone at its expiry.
 func (s *Store) RemoveWorker(ctx context.Context, id string) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.ZRem(ctx, s.g.workers, id)
 		p.Del(ctx, s.g.worker(id))
 		return nil
 	})
-	err = txErr(cmds, err)
 	return wrap("remove worker "+strconv.Quote(id), err)
 }
