@@ -19,6 +19,16 @@ import (
 // memory, so none stops half way; read-only scripts say no-writes; claim,
 // finish, extend and maintain say allow-oom, so that at maxmemory workers
 // still drain the queues, which frees memory, while enqueue is refused.
+// A script with allow-oom runs at maxmemory and its writes may take
+// memory, so it carries it only when what it writes is small and bounded
+// and what it does is needed to get out of maxmemory. The operators' too:
+// delete frees memory (its writes are the deleted jobs' events and
+// notices, fewer bytes than the jobs); cancel writes a few small entries
+// (the error, the garbage and cancelled entries, an event) and sends the
+// job to garbage, which maintain purges; config (pause, resume, settings)
+// writes the queue's few settings, lets an operator stop a queue or
+// shorten the retention, which frees memory, and at most indexes 2,000
+// jobs' kinds when it turns the kind index on.
 
 // full is the variant of the scripts that serve any queue: every slot's
 // file that serves the most, and a workflow task's ends recorded.

@@ -1,4 +1,5 @@
 -- cancel.lua: cancel one job (see admin.go).
+--- @flags allow-oom
 --- @include conf att errors unique events kinds waiters ready wfends
 --- @keys jobs pending retry unack garbage done cancelled
 --

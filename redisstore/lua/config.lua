@@ -1,5 +1,6 @@
 -- config.lua: replace a queue's settings (see stats.go): in conf as given,
 -- and in marks, where the scripts read them.
+--- @flags allow-oom
 --- @include conf ready kidx/on lean
 --- @keys conf rate_log
 --

@@ -1,4 +1,5 @@
 -- delete.lua: delete jobs of one state other than unack (see admin.go).
+--- @flags allow-oom
 --- @include conf att events kinds waiters unique ready kidx wfends forget
 --- @keys jobs pending retry garbage done done_exp errs results cancelled extras progress
 --
