@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -42,6 +43,25 @@ func RunStored(ctx context.Context, st store.Store, ss store.ScheduleStore, cfg 
 		}
 	}
 	defer halt()
+	// outage is what was logged of the reads' failures: the first, then
+	// one every retrylog.Every, and one line once they work again, not
+	// one a poll (a Redis at maxmemory refused the read every second).
+	// A poll works again once it read the version and, when it changed,
+	// the schedules.
+	var outage retrylog.Outage
+	failed := func(msg string, err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		if log, omitted := outage.Failed(time.Now()); log {
+			cfg.Logger.Warn(msg, slog.Any("error", err), slog.Int("failures_not_logged", omitted))
+		}
+	}
+	recovered := func() {
+		if log, n, lasted := outage.Recovered(time.Now()); log {
+			cfg.Logger.Info("hopper: reading the stored schedules works again", slog.Int("failures", n), slog.Duration("after", lasted))
+		}
+	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -52,19 +72,21 @@ func RunStored(ctx context.Context, st store.Store, ss store.ScheduleStore, cfg 
 		}
 		timer.Reset(cfg.Poll)
 		v, err := ss.SchedulesVersion(ctx)
-		if err != nil || v == ver {
-			if err != nil && ctx.Err() == nil {
-				cfg.Logger.Warn("hopper: reading the stored schedules' version failed", slog.Any("error", err))
-			}
+		if err != nil {
+			failed("hopper: reading the stored schedules' version failed", err)
+			continue
+		}
+		if v == ver {
+			// The schedules of this version were read: the reads work.
+			recovered()
 			continue
 		}
 		list, v, err := ss.ListStoredSchedules(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
-				cfg.Logger.Warn("hopper: reading the stored schedules failed", slog.Any("error", err))
-			}
+			failed("hopper: reading the stored schedules failed", err)
 			continue
 		}
+		recovered()
 		var jobs []Periodic
 		for _, s := range list {
 			if s.Paused {
