@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -38,6 +39,14 @@ type finisher struct {
 	closing  atomic.Bool
 	giveUpAt atomic.Int64 // unix ns: closing + finalFlushTimeout, one deadline for all batches
 	done     chan struct{}
+
+	// outages are what was logged of the failures to report each queue's
+	// outcomes (logOutages), under outageMu: flushes run on several
+	// lanes at once. inOutage counts them, for flushes to skip the lock
+	// while none is.
+	outageMu sync.Mutex
+	outages  map[string]*retrylog.Outage
+	inOutage atomic.Int32
 }
 
 // beginClosing starts the shutdown's single deadline for reporting
@@ -274,6 +283,7 @@ func (f *finisher) flush(batch []finishItem) flushResult {
 	endsPool.Put(buf)
 	var out flushResult
 	var lastErr error
+	var failed []queueFails
 	now := time.Now()
 	for i, it := range batch {
 		e := err
@@ -295,22 +305,73 @@ func (f *finisher) flush(batch []finishItem) flushResult {
 		it.due = now.Add(min(5*time.Second, time.Duration(1<<min(it.tries, 9))*10*time.Millisecond))
 		out.again = append(out.again, it)
 		lastErr = e
+		if k := slices.IndexFunc(failed, func(q queueFails) bool { return q.queue == it.req.Queue }); k >= 0 {
+			failed[k].jobs++
+		} else {
+			failed = append(failed, queueFails{queue: it.req.Queue, jobs: 1, err: e, retryIn: it.due.Sub(now)})
+		}
 	}
 	sent := len(batch)
 	clear(batch) // the attempts are not kept alive by the loop's spare batches
 	out.batch = batch[:0]
-	if len(out.again) == 0 {
-		return out
-	}
-	if f.pastGiveUp() {
+	if len(out.again) > 0 && f.pastGiveUp() {
 		f.giveUp(out.again, lastErr)
 		out.again = nil
 		return out
 	}
-	f.r.log.Error("hopper: reporting job outcomes failed; retrying them",
-		slog.Int("jobs", len(out.again)), slog.Int("of", sent), slog.Any("error", lastErr),
-		slog.Duration("retry_in", out.again[0].due.Sub(now)))
+	f.logOutages(failed, out.ok, sent, now)
 	return out
+}
+
+// queueFails is what one flush failed to report of one queue.
+type queueFails struct {
+	queue   string
+	jobs    int
+	err     error
+	retryIn time.Duration
+}
+
+// logOutages logs the queues whose outcomes a flush of sent failed to
+// report (failed) and those whose outcomes it reported (ok), each queue's
+// failures as one outage (retrylog.Outage): its first failure, then at
+// most one line every retrylog.Every saying how many were left out, and
+// one line once its outcomes go through again. During a failover every
+// try of the backoff fails for a few seconds, and each was logged. A
+// queue's outcomes fail together: a queue lives on one shard.
+func (f *finisher) logOutages(failed []queueFails, ok []string, sent int, now time.Time) {
+	if len(failed) == 0 && f.inOutage.Load() == 0 {
+		return // the common case: no lock
+	}
+	f.outageMu.Lock()
+	defer f.outageMu.Unlock()
+	for _, q := range failed {
+		o := f.outages[q.queue]
+		if o == nil {
+			if f.outages == nil {
+				f.outages = map[string]*retrylog.Outage{}
+			}
+			o = new(retrylog.Outage)
+			f.outages[q.queue] = o
+			f.inOutage.Add(1)
+		}
+		if log, omitted := o.Failed(now); log {
+			f.r.log.Error("hopper: reporting job outcomes failed; retrying them", slog.String("queue", q.queue),
+				slog.Int("jobs", q.jobs), slog.Int("of", sent), slog.Any("error", q.err),
+				slog.Duration("retry_in", q.retryIn), slog.Int("failures_not_logged", omitted))
+		}
+	}
+	for _, q := range ok {
+		o := f.outages[q]
+		if o == nil || slices.ContainsFunc(failed, func(fq queueFails) bool { return fq.queue == q }) {
+			continue
+		}
+		if log, n, lasted := o.Recovered(now); log {
+			f.r.log.Info("hopper: reporting job outcomes works again", slog.String("queue", q),
+				slog.Int("failures", n), slog.Duration("after", lasted))
+		}
+		delete(f.outages, q)
+		f.inOutage.Add(-1)
+	}
 }
 
 // refusal reports whether err is the store's answer about a request (the
@@ -355,9 +416,12 @@ func (f *finisher) report(it finishItem, err error) {
 		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
 	case it.req.Outcome == store.OutcomeAck && errors.Is(err, store.ErrJobNotFound):
 		// Most often a retried ack whose first try was applied (its reply
-		// was lost with the connection), else a job deleted while it ran:
-		// either way it is gone, as an ack wants.
-		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, or the job was deleted)"
+		// was lost with the connection), else a job deleted while it ran,
+		// or one Redis lost (restarted without persistence, or failed over
+		// to a replica that had not received it): either way it is gone,
+		// as an ack wants.
+		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, the job was deleted, "+
+			"or Redis lost its data (a restart without persistence, a failover to a replica behind))"
 	}
 	f.r.log.LogAttrs(context.Background(), level, msg,
 		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),

@@ -89,6 +89,9 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
 	}
+	if !strings.Contains(lines[0], "or Redis lost its data (a restart without persistence, a failover to a replica behind)") {
+		t.Errorf("the ack of a gone job logged %q, want Redis losing its data among the causes", lines[0])
+	}
 	if len(lines) != 2 || !strings.Contains(lines[1], "level=WARN") {
 		t.Errorf("a retry of a gone job logged %q, want a WARN", lines[len(lines)-1])
 	}
