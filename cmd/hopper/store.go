@@ -22,9 +22,10 @@ const defaultRedisURL = "redis://localhost:6379/0"
 
 // storeFlags are the flags that choose the store.
 type storeFlags struct {
-	url     string // redis:// or rediss:// URL
-	prefix  string // redisstore key prefix
-	cluster bool   // the URL names a Redis Cluster
+	url     string             // redis:// or rediss:// URL
+	prefix  string             // redisstore key prefix
+	cluster bool               // the URL names a Redis Cluster
+	tls     *redisurl.TLSFlags // --redis-tls-*: CA, client certificate, server name
 
 	fs *flag.FlagSet // the command's flags, for a usage error
 }
@@ -46,6 +47,7 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&sf.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&sf.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
+	sf.tls = redisurl.AddTLSFlags(fs)
 	return sf
 }
 
@@ -66,8 +68,11 @@ func (open storeOpener) checked() storeOpener {
 // check reports a store flag that cannot work, before anything connects,
 // as bad usage: an empty --redis (go-redis would take it for
 // localhost:6379, whatever $HOPPER_REDIS_URL says), a --redis that does
-// not parse (its password hidden), and a --redis-prefix that redisstore
-// refuses (redisstore.Config.Validate, whose rule the message gives).
+// not parse (its password hidden), a --redis-prefix that redisstore
+// refuses (redisstore.Config.Validate, whose rule the message gives), and
+// --redis-tls-* flags that cannot work: given with a redis:// URL, a
+// client certificate without its key or the other way round, a file that
+// cannot be read or holds no certificate or key (redisurl.TLSFlags).
 func (sf *storeFlags) check() error {
 	_, err := sf.client()
 	return err
@@ -83,7 +88,7 @@ func (sf *storeFlags) client() (func() redis.UniversalClient, error) {
 		return nil, badUsage(sf.fs, "--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))
 	}
 	raw := redisurl.Normalize(sf.url)
-	newClient, err := redisurl.Parse(raw, sf.cluster)
+	newClient, err := redisurl.Parse(raw, sf.cluster, sf.tls)
 	if err != nil {
 		return nil, badUsage(sf.fs, "%s", redisurl.Error(raw, sf.cluster, err))
 	}
@@ -103,7 +108,8 @@ func openRedis(ctx context.Context, sf *storeFlags) (hopper.Store, func(), error
 
 // dialRedis connects to the Redis the flags name and checks that it
 // answers a PING within 5 s. Flags that cannot work are a usage error
-// (check).
+// (check). When the PING fails over TLS, the message says which
+// --redis-tls-* flag would help, if one would.
 func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, error) {
 	newClient, err := sf.client()
 	if err != nil {
@@ -115,7 +121,7 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(raw), err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w%s", urlredact.Redact(raw), err, sf.tls.Hint(err))
 	}
 	return rdb, nil
 }

@@ -1,6 +1,8 @@
 // Package redisurl reads the --redis flag of the hopper command and of
 // hopper-outbox the same way: host:port or a redis:// (rediss://) URL, one
-// client or a Cluster's, with errors that never show the password.
+// client or a Cluster's, with errors that never show the password; and
+// their --redis-tls-* flags (TLSFlags), which a rediss:// URL cannot say:
+// a private CA, a client certificate for mutual TLS, a server name.
 package redisurl
 
 import (
@@ -24,12 +26,18 @@ func Normalize(s string) string {
 }
 
 // Parse reads raw (a URL, see Normalize) as go-redis does and returns what
-// makes its client: a Cluster client when cluster is true. It connects to
-// nothing. The error is go-redis's; Error words it for a user.
-func Parse(raw string, cluster bool) (func() redis.UniversalClient, error) {
+// makes its client: a Cluster client when cluster is true. The TLS flags
+// t (nil for none) apply to a rediss:// URL; given with a redis:// URL
+// they are an error. Parse reads t's files and connects to nothing. The
+// error is go-redis's for the URL, or a *FlagError for t; Error words
+// both for a user.
+func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient, error) {
 	if cluster {
 		o, err := redis.ParseClusterURL(raw)
 		if err != nil {
+			return nil, err
+		}
+		if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
 			return nil, err
 		}
 		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
@@ -38,17 +46,24 @@ func Parse(raw string, cluster bool) (func() redis.UniversalClient, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
+		return nil, err
+	}
 	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
 }
 
 // Error words err, Parse's error for raw, as `--redis "<raw>": why`. The
 // parse error may quote the URL, password and all: when the URL holds a
 // password, it is the error of the URL with the password hidden, and when
-// only the user information fails to parse, it says what to escape.
+// only the user information fails to parse, it says what to escape. A
+// *FlagError (a TLS flag) is its own text: it names the flag.
 func Error(raw string, cluster bool, err error) string {
+	if ferr, ok := errors.AsType[*FlagError](err); ok {
+		return ferr.Error()
+	}
 	shown := urlredact.Redact(raw)
 	if shown != raw {
-		if _, err = Parse(shown, cluster); err == nil {
+		if _, err = Parse(shown, cluster, nil); err == nil {
 			return fmt.Sprintf("--redis %q: its user name or password does not parse: escape the characters %% / @ : ? # in them (%%25 %%2F %%40 %%3A %%3F %%23)", shown)
 		}
 	}

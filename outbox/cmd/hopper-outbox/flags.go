@@ -144,6 +144,7 @@ const defaultRedisURL = "redis://localhost:6379/0"
 type redisFlags struct {
 	url, prefix string
 	cluster     bool
+	tls         *redisurl.TLSFlags // --redis-tls-*, as in hopper
 	fs          *flagSet
 	newClient   func() redis.UniversalClient // set by check
 }
@@ -163,6 +164,7 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&f.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
+	f.tls = redisurl.AddTLSFlags(fs.FlagSet)
 	return f
 }
 
@@ -170,7 +172,9 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 // as a usage error, as the hopper command does: an empty --redis, a
 // --redis that does not parse (its password hidden), a --redis-prefix
 // that redisstore refuses (redisstore.Config.Validate, whose rule the
-// message gives).
+// message gives), --redis-tls-* flags that cannot work (with a redis://
+// URL, a certificate without its key, a file that cannot be read or holds
+// no certificate or key).
 func (f *redisFlags) check() error {
 	if strings.TrimSpace(f.url) == "" {
 		return f.fs.bad("--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
@@ -179,7 +183,7 @@ func (f *redisFlags) check() error {
 		return f.fs.bad("--redis-prefix: %s", configText(err))
 	}
 	f.url = redisurl.Normalize(f.url) // host:port names a server, as in hopper
-	newClient, err := redisurl.Parse(f.url, f.cluster)
+	newClient, err := redisurl.Parse(f.url, f.cluster, f.tls)
 	if err != nil {
 		return f.fs.bad("%s", redisurl.Error(f.url, f.cluster, err))
 	}
@@ -195,7 +199,7 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w", urlredact.Redact(f.url), err)
+		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w%s", urlredact.Redact(f.url), err, f.tls.Hint(err))
 	}
 	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
 }
