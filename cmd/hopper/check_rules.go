@@ -180,7 +180,7 @@ func memoryLine(r nodeReading) checkLine {
 	}
 	free := 1 - float64(r.used)/float64(r.max)
 	val := fmt.Sprintf("%.0f%% free: used %s of maxmemory %s", 100*free, bytesStr(r.used), bytesStr(r.max))
-	why := "at maxmemory enqueues fail (OOM) and workers cannot record outcomes; raise maxmemory or drain the backlog"
+	why := "at maxmemory enqueues (and schedules' ticks) fail up front with OOM, while workers keep claiming and acking, so the queues drain; raise maxmemory or drain the backlog"
 	switch {
 	case free < headroomFail:
 		return checkLine{vFail, "memory", val, why}

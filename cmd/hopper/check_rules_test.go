@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,7 +56,25 @@ func TestCheckRules(t *testing.T) {
 			t.Fatalf("no %s line", c.line)
 		})
 	}
+	// The memory line says what fails at maxmemory (enqueues) and what
+	// still works (the workers' claims and acks: docs/operations.md); it
+	// said workers could not record outcomes.
 	r := good()
+	r.used = 96
+	for _, l := range nodeLines(r, 0) {
+		if l.name != "memory" {
+			continue
+		}
+		for _, want := range []string{"enqueues", "fail", "workers keep claiming and acking"} {
+			if !strings.Contains(l.why, want) {
+				t.Errorf("memory line at 96%% used says %q, want it to say %q", l.why, want)
+			}
+		}
+		if strings.Contains(l.why, "cannot record outcomes") {
+			t.Errorf("memory line says %q: workers do record outcomes at maxmemory", l.why)
+		}
+	}
+	r = good()
 	r.replicas = nil
 	for _, l := range nodeLines(r, 1) {
 		if l.name == "replicas" && l.v != vFail {
