@@ -262,12 +262,15 @@ func groupItems(items []*encJob) [][]*encJob {
 }
 
 // leanRefused sends again, the longer way, the calls of calls that could
-// take the lean way (lua/lean.lua) and that the script refused, "~p",
-// because the server refused PTTL to the ACL user: they did nothing. From
-// then on the store sends no call that could (leanDenied), and it says so
-// once. (It went by the error's class, and took a NOPERM of a command
-// after the script's writes for PTTL's: such a call was sent again, and
-// its job reported as a duplicate of itself.)
+// take the lean way (lua/lean.lua) and that the server refused because the
+// ACL user may not run PTTL, which the lean way runs before it writes
+// anything: a call that failed with ErrNoPerm and none of whose jobs is
+// stored. (A refusal after the script's writes, of a right the ACL user
+// lacks too, is left as it is: it went again, and its job was reported a
+// duplicate of itself.) When a call sent again is answered, PTTL was the
+// right missing: from then on the store sends no call that could take the
+// lean way (leanDenied), and it says so once. The look at the jobs costs a
+// round trip on this error's path only, none on the lean way.
 func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems [][]*encJob) {
 	if s.leanDenied.Load() {
 		return
@@ -275,21 +278,41 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	var again []*evalCall
 	var at []int
 	for i, c := range calls {
-		if v, _ := replyOf(c.cmd).(string); c.leanWay && v == "~p" {
-			again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
-			at = append(at, i)
+		if !c.leanWay || classify(c.cmd.Err()) != ErrNoPerm || s.anyStored(ctx, callItems[i]) {
+			continue
 		}
+		again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
+		at = append(at, i)
 	}
 	if len(again) == 0 {
 		return
 	}
-	if s.leanDenied.CompareAndSwap(false, true) {
-		s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more")
-	}
 	s.sendShaped(ctx, again, nil, true)
 	for k, i := range at {
 		calls[i] = again[k]
+		if again[k].cmd.Err() == nil && s.leanDenied.CompareAndSwap(false, true) {
+			s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more")
+		}
 	}
+}
+
+// anyStored reports whether one of items (of one queue) is in its queue's
+// jobs hash; true when it cannot tell.
+func (s *Store) anyStored(ctx context.Context, items []*encJob) bool {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
+	got, err := s.rdb.HMGet(ctx, s.queueKeys(items[0].queue).jobs, ids...).Result()
+	if err != nil {
+		return true
+	}
+	for _, v := range got {
+		if v != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // dueNow reports whether a call of items with plain adds goes to the

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -305,5 +306,35 @@ func TestLeanEnqueueRefusesAnIDHeld(t *testing.T) {
 	}
 	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, []string{"lean-1", "lean-2"}) {
 		t.Fatalf("claimed %v, want lean-1 and lean-2 once each", got)
+	}
+}
+
+// A right refused after the lean way's first write (here RPUSH, which an
+// ACL user should hold) fails the enqueue with ErrNoPerm: the call is not
+// taken for one refused PTTL and sent again the longer way, which found
+// its job stored and reported it a duplicate of itself, with no error.
+func TestLeanWayRefusalAfterAWriteIsNotSentAgain(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+rpush"}, nil, srv.Client)
+	var logs logBuffer
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true, Logger: logs.logger()})
+	// The lean mark, set by a store that may push (the admin's).
+	full := redisstore.New(admin, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	mustEnqueue(t, full, job("q", "first"))
+	mustEnqueue(t, full, job("q", "second"))
+	if !hasLeanMark(t, admin, "{"+prefix+":q}:ln") {
+		t.Fatal("no lean mark: the enqueue below would not take the lean way")
+	}
+	res, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "x")})
+	if err == nil && len(res) == 1 && res[0].Duplicate {
+		t.Fatalf("Enqueue without the right to RPUSH: reported a duplicate of itself (%+v)", res[0])
+	}
+	if !errors.Is(err, redisstore.ErrNoPerm) {
+		t.Fatalf("Enqueue without the right to RPUSH: %+v, %v; want an error wrapping ErrNoPerm", res, err)
+	}
+	if strings.Contains(logs.String(), "+pttl") {
+		t.Errorf("warned about PTTL, which the user may run:\n%s", logs.String())
 	}
 }

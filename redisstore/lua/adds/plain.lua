@@ -114,11 +114,7 @@ end
 -- nothing.
 local function early_adds()
   if #ARGV ~= 2 or #KEYS ~= 3 or SHAPE ~= '' then return nil end
-  local t = redis.pcall('PTTL', KEYS[3])
-  -- An ACL user may not run PTTL: "~p", having done nothing, and the
-  -- store sends its calls the longer way from then on (enqueue.go).
-  if type(t) ~= 'number' then return '~p' end
-  local nows = lean_at(t)
+  local nows = lean_at(rcall('PTTL', KEYS[3]))
   if not nows then return nil end
   local id = ARGV[1]
   if rcall('HSETNX', KEYS[1], id, nows .. ',' .. ARGV[2]) == 0 then return 'd' .. id end
@@ -148,12 +144,7 @@ end
 local function first_adds()
   local one, now = #ARGV == 2, ARGV[2]
   if SHAPE ~= '' or not (one or now == 'n' or now == 'N') then return pass() end
-  local nows = false
-  if one or now == 'n' then
-    local t = redis.pcall('PTTL', K.lean)
-    if type(t) ~= 'number' then return '~p' end -- as early_adds
-    nows = lean_at(t)
-  end
+  local nows = (one or now == 'n') and lean_at(rcall('PTTL', K.lean))
   local lean = nows and true
   local rec, w, maxlen = false, false, nil
   if not nows then
