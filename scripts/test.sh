@@ -11,10 +11,9 @@
 # On a 2-core machine a race-instrumented package running beside them
 # stretches those bounds into flakes, so they run alone, one at a time
 # (-p 1), with nothing else running. Every other package runs two at a
-# time: the rest of the library's packages in one lane, the other
-# modules' packages in a second lane beside it (each lane one package at a
-# time), which halves the part of the run where most tests wait on real
-# time and leave the cores idle.
+# time, in two lanes that each take the next module to run (each lane one
+# package at a time), which halves the part of the run where most tests
+# wait on real time and leave the cores idle.
 #
 # Each module is first vetted and its test binaries compiled on every core
 # (a run of no test, its output dropped: a build error shows in the run
@@ -28,7 +27,6 @@ alone=(./redisstore)
 
 modules=$(find . -name go.mod -not -path './.git/*' -printf '%h\n' | sort)
 failures=$(mktemp)
-trap 'rm -f "$failures"' EXIT
 fail() { echo "$1" >>"$failures"; }
 
 for m in $modules; do
@@ -65,32 +63,35 @@ done
 
 # The packages that bound time, alone.
 for m in $modules; do
-  [ -n "${alonePkgs[$m]}" ] || continue
+  [ -n "${alonePkgs[$m]:-}" ] || continue
   echo "== go test -race -p 1 in $m, alone:" ${alonePkgs[$m]} >&2
   # shellcheck disable=SC2086
   (cd "$m" && go test -race -p 1 "$@" ${alonePkgs[$m]}) || fail "$m (alone)"
 done
 
-# Every other package, two lanes side by side: the library's module in
-# one, the other modules (the browser tests, the longest, first) in the
-# other.
+# Every other package, two at a time: two lanes side by side, each taking
+# the next module whose packages are still to run (the library's first,
+# then the browser tests, the longest) and running its packages one at a
+# time.
+pkgdir=$(mktemp -d)
+trap 'rm -f "$failures"; rm -rf "$pkgdir"' EXIT
+order=()
+for m in . ./dashboard/browsertest $modules; do
+  [ -n "${sharedPkgs[$m]:-}" ] || continue
+  [ -e "$pkgdir/$(echo "$m" | tr / _).pkgs" ] && continue
+  echo "${sharedPkgs[$m]}" >"$pkgdir/$(echo "$m" | tr / _).pkgs"
+  order+=("$m")
+done
 lane() {
-  for m in "$@"; do
-    [ -n "${sharedPkgs[$m]}" ] || continue
-    echo "== go test -race -p 1 ./... in $m, beside the other lane" >&2
-    # shellcheck disable=SC2086
-    (cd "$m" && go test -race -p 1 "${args[@]}" ${sharedPkgs[$m]}) || fail "$m"
-  done
+  local m=$1
+  shift
+  echo "== go test -race -p 1 in $m, beside the other lane" >&2
+  # shellcheck disable=SC2046
+  (cd "$m" && go test -race -p 1 "$@" $(cat "$pkgdir/$(echo "$m" | tr / _).pkgs")) || echo "$m" >>"$failures"
 }
-args=("$@")
-others=$(echo "$modules" | grep -vx '\.' | grep -x './dashboard/browsertest'; echo "$modules" | grep -vx '\.' | grep -vx './dashboard/browsertest')
-lane . &
-lib=$!
-# shellcheck disable=SC2086
-lane $others &
-rest=$!
-wait $lib
-wait $rest
+export -f lane
+export pkgdir failures
+printf '%s\n' "${order[@]}" | xargs -P 2 -I{} bash -c 'lane "$@"' _ {} "$@"
 
 echo "== module graph of a program that imports hopper" >&2
 if ! scripts/modgraph.sh; then
