@@ -104,6 +104,12 @@ func TestOperatorsAtMaxmemory(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name != "nightly" || ver < 1 {
 		t.Errorf("ListStoredSchedules at maxmemory: %+v, version %d, %v; want the schedule", list, ver, err)
 	}
+	// A worker's heartbeat goes on (its record would expire, and the
+	// dashboard show no worker).
+	if err := s.Heartbeat(ctx, store.WorkerInfo{ID: "w-1", Host: "box", PID: 7, Queues: map[string]int{"q": 1}, Concurrency: 1,
+		StartedAt: time.Now()}, time.Minute); err != nil {
+		t.Errorf("Heartbeat at maxmemory: %v", err)
+	}
 	if err := op.RemoveWorker(ctx, "w-1"); err != nil {
 		t.Errorf("RemoveWorker at maxmemory: %v", err)
 	} else if ws, err := op.ListWorkers(ctx); err != nil || len(ws) != 0 {
@@ -115,10 +121,10 @@ func TestOperatorsAtMaxmemory(t *testing.T) {
 	if n, err := op.DeleteJobs(ctx, "q", store.StateReady, []string{"to-delete"}); err != nil || n != 1 {
 		t.Errorf("DeleteJobs of one job at maxmemory: %d, %v; want 1", n, err)
 	}
-	// The pause through the store that registered the queue: a new
-	// process's first call on a queue registers it (SADD), which is
-	// refused at maxmemory.
-	if err := hopper.NewInspector(s).PauseQueue(ctx, "q"); err != nil {
+	// The pause through the new process's store, as "hopper queues
+	// pause": its first call on the queue registers it, whose SADD
+	// Redis refuses at maxmemory; the queue is registered already.
+	if err := hopper.NewInspector(op).PauseQueue(ctx, "q"); err != nil {
 		t.Errorf("PauseQueue at maxmemory: %v", err)
 	} else if st, err := op.GetQueueStats(ctx, "q"); err != nil || !st.Config.Paused {
 		t.Errorf("queue after PauseQueue at maxmemory: %+v, %v; want paused", st.Config, err)

@@ -28,7 +28,10 @@ import (
 // job to garbage, which maintain purges; config (pause, resume, settings)
 // writes the queue's few settings, lets an operator stop a queue or
 // shorten the retention, which frees memory, and at most indexes 2,000
-// jobs' kinds when it turns the kind index on.
+// jobs' kinds when it turns the kind index on. heartbeat replaces a
+// worker's one record and its score in the registry, no bigger each
+// time: without it, workers' records expired at maxmemory, and the
+// dashboard and Migrate saw no worker alive.
 
 // full is the variant of the scripts that serve any queue: every slot's
 // file that serves the most, and a workflow task's ends recorded.

@@ -188,13 +188,23 @@ func (s *Store) register(ctx context.Context, queue string) error {
 		s.registerCmds(ctx, p, []string{queue})
 		return nil
 	})
+	if err == nil {
+		for _, c := range cmds {
+			if err = c.Err(); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil && classify(err) == ErrOOM {
+		// At maxmemory the registry refuses writes; a queue registered
+		// before needs none (with its sentinels), and the operator's
+		// pause, delete or settings change that called this goes on.
+		if ok, rerr := s.rdb.SIsMember(ctx, s.g.queues, queue).Result(); rerr == nil && ok {
+			err = nil
+		}
+	}
 	if err != nil {
 		return err
-	}
-	for _, c := range cmds {
-		if err := c.Err(); err != nil {
-			return err
-		}
 	}
 	s.markRegistered(queue, now)
 	return nil

@@ -1,4 +1,5 @@
 -- heartbeat.lua: record a live worker process (see workers.go).
+--- @flags allow-oom
 --- @keys workers worker
 --
 -- ARGV: 1 worker ID, 2 encoded WorkerInfo, 3 ttl ms
