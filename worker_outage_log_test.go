@@ -1,12 +1,10 @@
 package hopper_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,23 +27,8 @@ func (s *claimDown) Claim(ctx context.Context, o store.ClaimOpts) (store.ClaimRe
 	return s.Store.Claim(ctx, o)
 }
 
-// syncBuffer is a bytes.Buffer safe for the worker's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// syncBuffer is a buffer safe for the worker's goroutines.
+type syncBuffer = testutil.SyncBuffer
 
 // TestWorkerLogsAnOutageOnce: a worker whose claims fail six times in a
 // row (Redis restarting) logs the first failure and, once claims work

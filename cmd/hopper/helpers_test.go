@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
@@ -45,24 +45,8 @@ func runMain(t *testing.T, args ...string) result {
 	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
 }
 
-// syncBuffer is a bytes.Buffer safe for a command writing while a test
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer safe for a command writing while a test reads.
+type syncBuffer = testutil.SyncBuffer
 
 // cli runs commands against one store: a memstore through the app's store
 // seam, or a real Redis through --redis and --redis-prefix.

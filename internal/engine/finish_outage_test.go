@@ -77,20 +77,5 @@ func TestFinisherLogsAnOutageOnce(t *testing.T) {
 	}
 }
 
-// syncBuffer is a strings.Builder safe for the finisher's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// syncBuffer is a buffer safe for the finisher's goroutines.
+type syncBuffer = testutil.SyncBuffer

@@ -37,15 +37,7 @@ func TestParseNoTLSFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%q, %v): %v", tc.url, tc.cluster, err)
 			}
-			rdb := newClient()
-			var conf *tls.Config
-			switch c := rdb.(type) {
-			case *redis.Client:
-				conf = c.Options().TLSConfig
-			case *redis.ClusterClient:
-				conf = c.Options().TLSConfig
-			}
-			rdb.Close()
+			conf := tlsConfigOf(newClient)
 			if (conf != nil) != tc.tls || (conf != nil && (conf.ServerName != "127.0.0.1" || conf.RootCAs != nil || conf.Certificates != nil)) {
 				t.Errorf("Parse(%q, %v) with no TLS flags: TLSConfig %+v, want TLS %v as go-redis sets it", tc.url, tc.cluster, conf, tc.tls)
 			}
@@ -61,15 +53,7 @@ func TestParseServerName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rdb := newClient()
-		var conf *tls.Config
-		switch c := rdb.(type) {
-		case *redis.Client:
-			conf = c.Options().TLSConfig
-		case *redis.ClusterClient:
-			conf = c.Options().TLSConfig
-		}
-		rdb.Close()
+		conf := tlsConfigOf(newClient)
 		if conf == nil || conf.ServerName != "redis.internal" || conf.MinVersion != tls.VersionTLS12 {
 			t.Errorf("cluster %v: TLSConfig %+v, want ServerName redis.internal, TLS 1.2 at least", cluster, conf)
 		}
@@ -103,4 +87,18 @@ func TestHintNone(t *testing.T) {
 	if h := (&TLSFlags{}).Hint(errors.New("remote error: tls: certificate required")); !strings.Contains(h, "--redis-tls-cert FILE and --redis-tls-key FILE") {
 		t.Errorf("Hint(certificate required) = %q", h)
 	}
+}
+
+// tlsConfigOf returns the TLS settings of the client newClient makes (a
+// single server's or a Cluster's), nil for none, and closes the client.
+func tlsConfigOf(newClient func() redis.UniversalClient) *tls.Config {
+	rdb := newClient()
+	defer rdb.Close()
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().TLSConfig
+	case *redis.ClusterClient:
+		return c.Options().TLSConfig
+	}
+	return nil
 }
