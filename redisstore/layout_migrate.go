@@ -283,8 +283,7 @@ func describeWorkers(ws []OldWorker) string {
 
 // oldWorkers lists the live workers whose records carry an older layout.
 func (s *Store) oldWorkers(ctx context.Context) ([]OldWorker, error) {
-	var unreadable []string
-	recs, err := s.liveWorkerRecords(ctx, &unreadable)
+	recs, unreadable, err := s.liveWorkerRecords(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -296,8 +295,8 @@ func (s *Store) oldWorkers(ctx context.Context) ([]OldWorker, error) {
 	}
 	// A record that does not decode is of no release this one knows:
 	// an old worker (Layout -1), which Force lets Migrate run past.
-	for _, id := range unreadable {
-		out = append(out, OldWorker{ID: id, Layout: -1})
+	for _, u := range unreadable {
+		out = append(out, OldWorker{ID: u.id, Layout: -1})
 	}
 	slices.SortFunc(out, func(a, b OldWorker) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil

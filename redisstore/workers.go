@@ -70,9 +70,12 @@ func (s *Store) ListWorkers(ctx context.Context) ([]store.WorkerInfo, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	recs, err := s.liveWorkerRecords(ctx, nil)
+	recs, unreadable, err := s.liveWorkerRecords(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(unreadable) > 0 {
+		return nil, unreadable[0].error()
 	}
 	out := make([]store.WorkerInfo, 0, len(recs))
 	for _, r := range recs {
@@ -122,7 +125,7 @@ func (r liveWorker) info() store.WorkerInfo {
 
 // liveWorkerRecords reads the records of the live workers, in the order
 // of the registry.
-func (s *Store) liveWorkerRecords(ctx context.Context, unreadable *[]string) ([]liveWorker, error) {
+func (s *Store) liveWorkerRecords(ctx context.Context) ([]liveWorker, []unreadableWorker, error) {
 	var timeCmd *redis.TimeCmd
 	var rangeCmd *redis.ZSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -131,7 +134,7 @@ func (s *Store) liveWorkerRecords(ctx context.Context, unreadable *[]string) ([]
 		return nil
 	})
 	if err != nil {
-		return nil, wrap("workers", err)
+		return nil, nil, wrap("workers", err)
 	}
 	now := timeCmd.Val().UnixMilli()
 	var keys, ids []string
@@ -142,14 +145,14 @@ func (s *Store) liveWorkerRecords(ctx context.Context, unreadable *[]string) ([]
 		}
 	}
 	if len(keys) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	vals, err := s.rdb.MGet(ctx, keys...).Result()
 	if err != nil {
-		return nil, wrap("workers", err)
+		return nil, nil, wrap("workers", err)
 	}
 	var out []liveWorker
-	var bad []string
+	var bad []unreadableWorker
 	for i, v := range vals {
 		str, ok := v.(string)
 		if !ok {
@@ -157,18 +160,24 @@ func (s *Store) liveWorkerRecords(ctx context.Context, unreadable *[]string) ([]
 		}
 		w, err := decodeWorkerRecord(str)
 		if err != nil {
-			if unreadable == nil {
-				return nil, fmt.Errorf("%w (worker %q, key %s)", err, ids[i], keys[i])
-			}
-			bad = append(bad, ids[i])
+			bad = append(bad, unreadableWorker{id: ids[i], key: keys[i], err: err})
 			continue
 		}
 		out = append(out, w)
 	}
-	if unreadable != nil {
-		*unreadable = bad
-	}
-	return out, nil
+	return out, bad, nil
+}
+
+// unreadableWorker is a live worker whose record does not decode: err
+// says why.
+type unreadableWorker struct {
+	id, key string
+	err     error
+}
+
+// error returns err naming the worker and its key.
+func (u unreadableWorker) error() error {
+	return fmt.Errorf("%w (worker %q, key %s)", u.err, u.id, u.key)
 }
 
 // decodeWorker decodes a worker's stored value, "<heartbeatMs>," + msgpack
