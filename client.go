@@ -188,7 +188,7 @@ func (c *Client) enqueueOne(ctx context.Context, p *PreparedJob, batch []*store.
 // storeJobs is the innermost EnqueueFunc: one Store.Enqueue of the jobs,
 // once their Meta, which middleware may have changed, is checked again.
 func (c *Client) storeJobs(ctx context.Context, jobs []*PreparedJob) ([]*JobInfo, error) {
-	if err := checkMetaAfterMiddleware(jobs); err != nil {
+	if err := checkMetaAfterMiddleware(jobs, checkMeta); err != nil {
 		return nil, err
 	}
 	batch := make([]*store.NewJob, len(jobs))

@@ -119,21 +119,42 @@ func (c *Client) enqueueBatch(ctx context.Context, jobs []*PreparedJob) ([]*JobI
 	return infos, nil
 }
 
-// checkMeta refuses Meta with an empty key (EnqueueOpts.Meta), which
-// names nothing, with an error wrapping ErrInvalidJob.
+// checkMeta refuses, with an error wrapping ErrInvalidJob, Meta with an
+// empty key (EnqueueOpts.Meta), which names nothing, and a plain job's
+// Meta with store.MetaWorkflow or store.MetaTask, which mark a workflow
+// task's job: only a workflow sets them (a task's Meta copied to a
+// follow-up job would carry them).
 func checkMeta(meta map[string]string) error {
+	if len(meta) == 0 {
+		return nil
+	}
+	if err := checkMetaKeys(meta); err != nil {
+		return err
+	}
+	for _, k := range [...]string{store.MetaWorkflow, store.MetaTask} {
+		if _, ok := meta[k]; ok {
+			return fmt.Errorf("%w: Meta holds %q, which marks a workflow task's job and only a workflow sets: leave it out (Meta copied from a task's job carries it)", ErrInvalidJob, k)
+		}
+	}
+	return nil
+}
+
+// checkMetaKeys refuses Meta with an empty key, as checkMeta does; it
+// checks a task's job, whose reserved keys its workflow set.
+func checkMetaKeys(meta map[string]string) error {
 	if _, ok := meta[""]; ok {
 		return fmt.Errorf("%w: Meta has an empty key: every key must be at least one byte", ErrInvalidJob)
 	}
 	return nil
 }
 
-// checkMetaAfterMiddleware is checkMeta for the jobs that reach the store
-// through enqueue middleware, which may have added keys after the options
-// were checked: a job with an empty key fails the whole call, naming it.
-func checkMetaAfterMiddleware(jobs []*PreparedJob) error {
+// checkMetaAfterMiddleware checks again, with check (checkMeta, or
+// checkMetaKeys for tasks' jobs), the Meta of the jobs that reach the
+// store through enqueue middleware, which may have added keys after the
+// options were checked: a job refused fails the whole call, naming it.
+func checkMetaAfterMiddleware(jobs []*PreparedJob, check func(map[string]string) error) error {
 	for i, p := range jobs {
-		if err := checkMeta(p.job.Meta); err != nil {
+		if err := check(p.job.Meta); err != nil {
 			return fmt.Errorf("job %d (ID %q), after enqueue middleware: %w", i, p.job.ID, err)
 		}
 	}

@@ -75,8 +75,12 @@ type EnqueueOpts struct {
 	// (ArgsWithOpts), else the default level.
 	Priority int
 	// Meta is string metadata stored with the job (trace context goes here).
-	// A key must not be empty: every call that takes Meta (Enqueue, and
-	// TaskOpts, ScheduleOpts, Prepare) refuses one with ErrInvalidJob.
+	// A key must not be empty, and "hopper-workflow" and "hopper-task"
+	// (store.MetaWorkflow, store.MetaTask) mark a workflow task's job,
+	// which only its workflow sets: every call that takes Meta (Enqueue,
+	// and TaskOpts, ScheduleOpts, Prepare) refuses them with
+	// ErrInvalidJob. Copying a task's Meta to a follow-up job, leave those
+	// two out.
 	Meta map[string]string
 	// Unique, when set, makes the job unique in its queue while it waits or
 	// runs: see UniqueOpts.

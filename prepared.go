@@ -118,8 +118,9 @@ func (p *PreparedJob) Args() []byte { return p.job.Args }
 // Meta is the job's metadata: the map itself, never nil for a prepared
 // job, so that a caller may add keys (trace context, with a propagator and
 // middleware.MetaCarrier) before the job is marshalled or enqueued. Keys
-// set this way replace any the options gave; an empty key makes Validate
-// and EnqueuePrepared refuse the job.
+// set this way replace any the options gave; an empty key, or a workflow
+// task's keys (see EnqueueOpts.Meta), makes Validate and EnqueuePrepared
+// refuse the job.
 func (p *PreparedJob) Meta() map[string]string {
 	if p.job.Meta == nil {
 		p.job.Meta = map[string]string{}
@@ -130,8 +131,8 @@ func (p *PreparedJob) Meta() map[string]string {
 // Validate checks the job as EnqueuePrepared will: as a store does, and
 // that its ID has no '~' (reserved for workflow tasks' job IDs, see
 // EnqueueOpts.ID), its queue is not a partition's
-// (store.ValidateEnqueueQueue) and its Meta has no empty key (see
-// EnqueueOpts.Meta). It returns nil, or an error wrapping ErrInvalidJob or
+// (store.ValidateEnqueueQueue) and its Meta has no empty key and no
+// workflow task's key (see EnqueueOpts.Meta). It returns nil, or an error wrapping ErrInvalidJob or
 // ErrInvalidQueue that names the field. A job from Prepare is valid; one
 // from UnmarshalBinary may not be (bytes written by other software, or
 // limits changed since).

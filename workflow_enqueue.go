@@ -143,7 +143,7 @@ func (c *Client) throughMiddleware(ctx context.Context, tasks []*store.NewTask, 
 		if len(got) != len(tasks) {
 			return nil, errors.New("enqueue middleware changed the number of jobs of a workflow")
 		}
-		if err := checkMetaAfterMiddleware(got); err != nil {
+		if err := checkMetaAfterMiddleware(got, checkMetaKeys); err != nil {
 			return nil, err
 		}
 		for i, p := range got {

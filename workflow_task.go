@@ -10,13 +10,17 @@ import (
 )
 
 // TaskOf returns the workflow and task names of the job rec when it is a
-// workflow task; ok is false for any other job.
+// workflow task (its ID is the task's, <workflow>~<task>, and its Meta
+// names the same workflow and task); ok is false for any other job.
 func TaskOf(rec *JobRecord) (workflow, task string, ok bool) {
 	if rec == nil {
 		return "", "", false
 	}
-	workflow, task = rec.Meta[store.MetaWorkflow], rec.Meta[store.MetaTask]
-	return workflow, task, workflow != "" && task != ""
+	workflow, task, ok = store.ParseTaskJobID(rec.ID)
+	if !ok || rec.Meta[store.MetaWorkflow] != workflow || rec.Meta[store.MetaTask] != task {
+		return "", "", false
+	}
+	return workflow, task, true
 }
 
 // runningTask returns the running task of ctx and its store's workflows.

@@ -8,22 +8,41 @@ import (
 	"time"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestMetaEmptyKeyRefused: Meta with an empty key is refused with
 // ErrInvalidJob and a message naming it, on every path that takes Meta,
 // and nothing is stored; it was stored.
 func TestMetaEmptyKeyRefused(t *testing.T) {
+	testMetaRefused(t, "", "Meta has an empty key")
+}
+
+// TestMetaOfATaskRefused: Meta holding a workflow task's keys (a task's
+// Meta copied to a follow-up job) is refused the same way; the job was
+// stored, and TaskOf, TaskResult and EnqueueTasks in its handler took it
+// for the task whose Meta it copied, reading and adding to that task's
+// workflow.
+func TestMetaOfATaskRefused(t *testing.T) {
+	for _, k := range []string{store.MetaWorkflow, store.MetaTask} {
+		t.Run(k, func(t *testing.T) { testMetaRefused(t, k, "marks a workflow task's job") })
+	}
+}
+
+// testMetaRefused checks that Meta with the key bad is refused with
+// ErrInvalidJob and a message holding want, on every path that takes
+// Meta, and that nothing is stored.
+func testMetaRefused(t *testing.T, bad, want string) {
 	ctx := t.Context()
 	st := newStore()
 	const q = "meta"
 	c := hopper.NewClient(st, &hopper.ClientConfig{Queue: q})
-	meta := map[string]string{"ok": "1", "": "v"}
+	meta := map[string]string{"ok": "1", bad: "v"}
 	prepared, err := hopper.Prepare(c, Echo{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prepared.Meta()[""] = "added after Prepare"
+	prepared.Meta()[bad] = "added after Prepare"
 	cases := []struct {
 		name string
 		do   func() error
@@ -44,8 +63,8 @@ func TestMetaEmptyKeyRefused(t *testing.T) {
 		}},
 		{"Prepare", func() error { _, err := hopper.Prepare(c, Echo{}, &hopper.EnqueueOpts{Meta: meta}); return err }},
 		{"PrepareMany", func() error { _, err := hopper.PrepareMany(c, []Echo{{}}, &hopper.EnqueueOpts{Meta: meta}); return err }},
-		{"PreparedJob.Validate after Meta()[\"\"] = ...", prepared.Validate},
-		{"EnqueuePrepared after Meta()[\"\"] = ...", func() error {
+		{"PreparedJob.Validate after Meta()[key] = ...", prepared.Validate},
+		{"EnqueuePrepared after Meta()[key] = ...", func() error {
 			_, err := hopper.EnqueuePrepared(ctx, c, []*hopper.PreparedJob{prepared})
 			return err
 		}},
@@ -67,8 +86,8 @@ func TestMetaEmptyKeyRefused(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.do()
-			if !errors.Is(err, hopper.ErrInvalidJob) || !strings.Contains(err.Error(), "Meta has an empty key") {
-				t.Fatalf("got %v, want ErrInvalidJob saying \"Meta has an empty key\"", err)
+			if !errors.Is(err, hopper.ErrInvalidJob) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want ErrInvalidJob saying %q", err, want)
 			}
 		})
 	}
@@ -142,5 +161,30 @@ func TestMetaEmptyKeyFromMiddlewareRefused(t *testing.T) {
 	}
 	if _, ok := prepared.Meta()[""]; ok {
 		t.Errorf("EnqueuePrepared's middleware changed the caller's job, want a copy changed")
+	}
+}
+
+// TestTaskOfNeedsTheTaskJobID: TaskOf takes a job for a workflow task only
+// when its ID is the task's job ID and its Meta names the same workflow
+// and task; a plain job carrying a task's Meta (stored before Enqueue
+// refused it, or written by other software) was taken for that task.
+func TestTaskOfNeedsTheTaskJobID(t *testing.T) {
+	meta := map[string]string{store.MetaWorkflow: "wf1", store.MetaTask: "a"}
+	cases := []struct {
+		id   string
+		meta map[string]string
+		ok   bool
+	}{
+		{store.TaskJobID("wf1", "a"), meta, true},
+		{"01m955g8rtxhnbqf2gzd", meta, false},
+		{store.TaskJobID("wf1", "b"), meta, false},
+		{store.TaskJobID("wf2", "a"), meta, false},
+		{store.TaskJobID("wf1", "a"), nil, false},
+	}
+	for _, tc := range cases {
+		wf, task, ok := hopper.TaskOf(&hopper.JobRecord{ID: tc.id, JobSpec: store.JobSpec{Meta: tc.meta}})
+		if ok != tc.ok || (ok && (wf != "wf1" || task != "a")) {
+			t.Errorf("TaskOf(ID %q, Meta %v) = %q, %q, %v; want ok %v", tc.id, tc.meta, wf, task, ok, tc.ok)
+		}
 	}
 }
