@@ -108,8 +108,12 @@ func Snooze(d time.Duration) error { return &SnoozeError{Delay: d} }
 // store's (QueueStats.HeldUntil); a later RateLimited extends it, never
 // shortens it. A grouped job (EnqueueOpts.Group: a key per tenant or
 // endpoint, whose limits are its own) holds its group alone: the queue's
-// other groups go on. A zero or negative d holds nothing and runs the job again
-// as soon as a worker is free.
+// other groups go on. Until the store has the hold (the job's outcome
+// reported, a round trip), the worker that ran the job claims nothing
+// from its queue; jobs of the queue it claimed before (its Prefetch
+// buffer) and jobs other processes claimed meanwhile still start. A zero
+// or negative d holds nothing and runs the job again as soon as a worker
+// is free.
 func RateLimited(d time.Duration) error { return &SnoozeError{Delay: d, Hold: true} }
 
 // SnoozeError is the error Snooze and RateLimited return.

@@ -67,6 +67,10 @@ type attempt struct {
 	// (ClaimResult.StartAfter, from when the claim's reply came). Set
 	// before dispatch, read-only after.
 	notBefore time.Time
+	// holding says the attempt's outcome holds its queue or group
+	// (AttemptEnd.Hold) and is not reported yet: the worker claims nothing
+	// from its queue meanwhile (worker.qholds). Cleared by forget.
+	holding atomic.Bool
 
 	mu     sync.Mutex // guards result and prog
 	result []byte     // set by SetResult

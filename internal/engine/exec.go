@@ -153,6 +153,10 @@ func (r *worker) decide(a *attempt, err error) {
 	a.err = err
 	if req := r.finishRequest(a, err); req != nil {
 		r.count(a, req.Outcome)
+		if req.Hold > 0 {
+			a.holding.Store(true)
+			r.qholds[a.qi].Add(1)
+		}
 		r.fin.add(a, req)
 	} else {
 		r.forget(a)

@@ -443,14 +443,14 @@ func (r *worker) capFull(f *fetcher, qi int) bool {
 }
 
 // claimOrder appends to order the indexes of the queues due for a claim at
-// now, with room for a claim in flight (see claimsPerQueue) and not at their
-// cap in this worker, in the
-// order to try them:
+// now, with room for a claim in flight (see claimsPerQueue), not at their
+// cap in this worker and with no hold of theirs on its way to the store
+// (worker.qholds), in the order to try them:
 // highest weight first with StrictPriority, otherwise a random order in
 // which each queue comes first in proportion to its weight.
 func (r *worker) claimOrder(f *fetcher, now time.Time, order []int) []int {
 	for qi := range r.queues {
-		if !f.due[qi].After(now) && !r.capFull(f, qi) &&
+		if !f.due[qi].After(now) && !r.capFull(f, qi) && r.qholds[qi].Load() == 0 &&
 			(f.busy[qi] == 0 || len(r.queues) == 1 && f.busy[qi] < claimsPerQueue && f.full[qi] && f.fails[qi] == 0) {
 			order = append(order, qi)
 		}

@@ -43,6 +43,12 @@ type worker struct {
 	weights []int    // weight of queues[i]
 	qcap    []int    // per-queue cap in this worker, 0 = none
 	qheld   []atomic.Int32
+	// qholds counts, per queue, the outcomes with a hold (RateLimited) not
+	// yet reported to the store: until the store holds the queue (or the
+	// job's group), this worker claims nothing from it (claimOrder), or a
+	// slot freed by the rate-limited job would claim the next job, which
+	// hits the same limit.
+	qholds []atomic.Int32
 
 	pool  errgroup.Group
 	kept  *keptGoroutines // the claims' and the finish flushes' goroutines
@@ -115,6 +121,7 @@ func newWorker(st store.Store, cfg Config, h Handler) *worker {
 	r.weights = make([]int, len(qs))
 	r.qcap = make([]int, len(qs))
 	r.qheld = make([]atomic.Int32, len(qs))
+	r.qholds = make([]atomic.Int32, len(qs))
 	for i, q := range qs {
 		r.queues[i], r.weights[i], r.qcap[i] = q.Name, q.Weight, q.Cap
 	}
@@ -263,6 +270,10 @@ func (r *worker) forget(a *attempt) {
 	r.mu.Lock()
 	delete(r.active, a)
 	r.mu.Unlock()
+	if a.holding.CompareAndSwap(true, false) {
+		r.qholds[a.qi].Add(-1)
+		r.signalFreed() // the queue may be claimed from again
+	}
 }
 
 // signalFreed wakes the fetch loop (or shutdown) after an attempt was
