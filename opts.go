@@ -88,7 +88,8 @@ type EnqueueOpts struct {
 	// Replace, when this job's ID or unique key is held by a job still
 	// waiting (pending, ready or retry), changes that job instead of
 	// dropping this one: ReplaceArgs gives it this job's kind, args, meta,
-	// MaxRetries, Timeout and Retention, ReplaceRunAt this job's due time
+	// MaxRetries, Timeout, Retention, Group and Priority (a ready job moves
+	// to the back of its new group or level), ReplaceRunAt this job's due time
 	// (RunAt, or Delay from the store's now). JobInfo.Replaced reports a
 	// change. Zero means a duplicate is dropped. Replace needs an ID or
 	// Unique to match the job it replaces: without either (a new ID
