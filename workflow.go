@@ -3,6 +3,7 @@ package hopper
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -101,14 +102,17 @@ func (w *Workflow) ID() string {
 // is empty; its other methods panic with a message naming the method and
 // the nil *Task, as they do on a Task not made by AddTask.
 type Task struct {
-	wf           *Workflow
-	name         string
-	args         Args
-	opts         *EnqueueOpts
-	deps         []string
-	blocks       []string
-	allowFailure bool
-	anyOutcome   bool
+	wf     *Workflow
+	name   string
+	args   Args
+	opts   *EnqueueOpts
+	deps   []string
+	blocks []string
+	// depSet and blockSet hold deps and blocks once they are long
+	// (appendNew).
+	depSet, blockSet map[string]struct{}
+	allowFailure     bool
+	anyOutcome       bool
 }
 
 // AddTask adds a task named name to wf (1 to 60 letters, digits, '_', '.',
@@ -159,8 +163,9 @@ func (t *Task) mustBeMade(method string) {
 }
 
 // After makes t wait for deps, tasks of the same workflow (a fan-in when
-// there are several), and returns t. A nil dep is an error EnqueueWorkflow
-// returns.
+// there are several), and returns t. A task t already waits for (named
+// again, by After, Chain or OnSuccess) changes nothing. A nil dep is an
+// error EnqueueWorkflow returns.
 func (t *Task) After(deps ...*Task) *Task {
 	t.mustBeMade("After")
 	for _, d := range deps {
@@ -170,30 +175,57 @@ func (t *Task) After(deps ...*Task) *Task {
 		case d.wf != t.wf:
 			t.wf.fail(fmt.Errorf("%w: task %q depends on task %q of another workflow", ErrInvalidWorkflow, t.name, d.name))
 		default:
-			t.deps = append(t.deps, d.name)
+			t.deps = appendNew(t.deps, &t.depSet, d.name)
 		}
 	}
 	return t
 }
 
+// appendNew appends to list the names it does not hold yet, and returns
+// it: a walk of the list while it is short, then a lookup in set, which
+// it makes from the list (a fan-in of many tasks stays linear).
+func appendNew(list []string, set *map[string]struct{}, names ...string) []string {
+	for _, n := range names {
+		if *set == nil && len(list) >= 16 {
+			*set = make(map[string]struct{}, 2*len(list))
+			for _, l := range list {
+				(*set)[l] = struct{}{}
+			}
+		}
+		if *set == nil {
+			if slices.Contains(list, n) {
+				continue
+			}
+		} else if _, ok := (*set)[n]; ok {
+			continue
+		} else {
+			(*set)[n] = struct{}{}
+		}
+		list = append(list, n)
+	}
+	return list
+}
+
 // AfterNamed makes t wait for the tasks named names. It is for the tasks a
 // running task adds (MoreTasks), which may wait for tasks of the workflow
-// that are no longer waiting (the adding task itself, usually).
+// that are no longer waiting (the adding task itself, usually). A name t
+// already waits for changes nothing.
 func (t *Task) AfterNamed(names ...string) *Task {
 	t.mustBeMade("AfterNamed")
-	t.deps = append(t.deps, names...)
+	t.deps = appendNew(t.deps, &t.depSet, names...)
 	return t
 }
 
 // Before makes the waiting tasks named names also wait for t. It is for
 // the tasks a running task adds (MoreTasks): the step after a dynamic
-// fan-out waits for every task added this way.
+// fan-out waits for every task added this way. A name given again
+// changes nothing.
 func (t *Task) Before(names ...string) *Task {
 	t.mustBeMade("Before")
 	if t.wf.parent == nil {
 		t.wf.fail(fmt.Errorf("%w: task %q: Before is for tasks added with MoreTasks; use After", ErrInvalidWorkflow, t.name))
 	}
-	t.blocks = append(t.blocks, names...)
+	t.blocks = appendNew(t.blocks, &t.blockSet, names...)
 	return t
 }
 

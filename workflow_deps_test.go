@@ -316,3 +316,73 @@ func TestTaskResultOfATaskTheWorkflowLacks(t *testing.T) {
 		}
 	})
 }
+
+// TestEnqueueTasksOfNoTasks: a fan-out whose input gives no tasks
+// (EnqueueTasks of an empty MoreTasks) adds nothing and succeeds, and the
+// tasks after it run; it failed with "workflow \"\" has no tasks", and the
+// task was retried with backoff, holding the workflow up.
+func TestEnqueueTasksOfNoTasks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		s := open()
+		client := hopper.NewClient(s, nil)
+		w := hopper.NewWorker(s, testConfig("deps"))
+		added := make(chan error, 1)
+		hopper.Handle(w, func(ctx context.Context, job *hopper.Job[DepSplit]) error {
+			err := hopper.EnqueueTasks(ctx, client, hopper.MoreTasks(ctx))
+			added <- err
+			return err
+		})
+		hopper.Handle(w, func(ctx context.Context, job *hopper.Job[DepJoin]) error { return nil })
+		startWorker(t, w)
+		wf := hopper.NewWorkflow(t.Name(), nil)
+		hopper.AddTask(wf, "join", DepJoin{}, &hopper.TaskOpts{Queue: "deps"}).After(
+			hopper.AddTask(wf, "split", DepSplit{}, &hopper.TaskOpts{Queue: "deps"}))
+		info, err := hopper.EnqueueWorkflow(t.Context(), client, wf)
+		if err != nil {
+			t.Fatalf("EnqueueWorkflow: %v", err)
+		}
+		if err := <-added; err != nil {
+			t.Fatalf("EnqueueTasks of no tasks: %v, want nil", err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := client.WaitWorkflow(ctx, info.ID); err != nil {
+			t.Fatalf("WaitWorkflow: %v, want the workflow to succeed", err)
+		}
+	})
+}
+
+// TestDependencyNamedTwice: a task made to wait for the same task twice
+// (Chain and then OnSuccess over the same tasks, After twice, a long
+// fan-in with a repeat) waits for it once; EnqueueWorkflow failed with
+// "names dependency twice".
+func TestDependencyNamedTwice(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() hopper.Store) {
+		s := open()
+		client := hopper.NewClient(s, nil)
+		wf := hopper.NewWorkflow(t.Name(), nil)
+		a := hopper.AddTask(wf, "a", DepLeaf{}, &hopper.TaskOpts{Queue: "deps"})
+		b := hopper.AddTask(wf, "b", DepLeaf{}, &hopper.TaskOpts{Queue: "deps"})
+		wf.Chain(a, b).OnSuccess(b, a)
+		b.After(a, a)
+		var leaves []*hopper.Task
+		for i := range 40 {
+			leaves = append(leaves, hopper.AddTask(wf, fmt.Sprintf("leaf-%d", i), DepLeaf{N: i}, &hopper.TaskOpts{Queue: "deps"}))
+		}
+		join := hopper.AddTask(wf, "join", DepJoin{}, &hopper.TaskOpts{Queue: "deps"})
+		join.After(leaves...).After(leaves[3], leaves[30]).After(leaves...)
+		if _, err := hopper.EnqueueWorkflow(t.Context(), client, wf); err != nil {
+			t.Fatalf("EnqueueWorkflow: %v, want the repeats taken once", err)
+		}
+		rec, err := hopper.NewInspector(s).GetWorkflow(t.Context(), wf.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range rec.Tasks {
+			want := map[string]int{"b": 1, "join": 40}[task.Name]
+			if len(task.Deps) != want {
+				t.Errorf("task %s waits for %v, want %d dependencies, each once", task.Name, task.Deps, want)
+			}
+		}
+	})
+}

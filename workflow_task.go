@@ -89,8 +89,9 @@ func MoreTasks(ctx context.Context) *Workflow {
 // EnqueueTasks adds the tasks of more (from MoreTasks) to the running
 // task's workflow, in one step: every task or none. Tasks whose name the
 // workflow already has are left as they are, so a handler that is retried
-// may submit the same tasks again. It fails with ErrWorkflowEnded when
-// the workflow has ended or was cancelled.
+// may submit the same tasks again. A more with no tasks (a fan-out of
+// width zero) adds nothing and returns nil. It fails with
+// ErrWorkflowEnded when the workflow has ended or was cancelled.
 func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
 	if c.unmade() {
 		return errNilClient
@@ -104,6 +105,11 @@ func EnqueueTasks(ctx context.Context, c *Client, more *Workflow) error {
 	ws, ok := store.As[store.Workflows](c.st)
 	if !ok {
 		return fmt.Errorf("%w: %T runs no workflows", ErrNotSupported, c.st)
+	}
+	if len(more.tasks) == 0 {
+		// A fan-out of width zero: the tasks that wait for the running one
+		// run once it ends, as they would after the added ones.
+		return nil
 	}
 	tasks, jobs, err := c.buildTasks(more, more.parent.workflow, time.Now())
 	if err != nil {
