@@ -3,6 +3,8 @@ package hopper
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -14,7 +16,9 @@ import (
 //
 //   - the workflow and nil when it succeeded;
 //   - the workflow and an error wrapping ErrWorkflowFailed when it failed,
-//     also wrapping ErrCancelled when it was cancelled;
+//     naming the tasks whose failure failed it (Inspector.GetJob of a
+//     task's JobID has its errors), or also wrapping ErrCancelled when it
+//     was cancelled;
 //   - an error wrapping ErrWorkflowNotFound for a workflow the store does
 //     not hold (never enqueued, or removed after its retention);
 //   - ctx's error when ctx ends first (the workflow goes on);
@@ -43,9 +47,34 @@ func (c *Client) WaitWorkflow(ctx context.Context, id string) (*WorkflowRecord, 
 	rec := end.Workflow
 	switch rec.State {
 	case WorkflowFailed:
-		return rec, fmt.Errorf("%w: workflow %q", ErrWorkflowFailed, rec.ID)
+		return rec, fmt.Errorf("%w: workflow %q%s", ErrWorkflowFailed, rec.ID, failedTasks(rec))
 	case WorkflowCancelled:
 		return rec, wordedError(fmt.Sprintf("%s (cancelled): workflow %q", ErrWorkflowFailed, rec.ID), ErrWorkflowFailed, ErrCancelled)
 	}
 	return rec, nil
+}
+
+// failedTasks names, for a failed workflow's error, the tasks whose
+// failure failed it (failed, not AllowFailure), at most three and how
+// many more; empty when the record names none.
+func failedTasks(rec *WorkflowRecord) string {
+	var names []string
+	n := 0
+	for _, t := range rec.Tasks {
+		if t.State != TaskFailed || t.AllowFailure {
+			continue
+		}
+		if n++; n <= 3 {
+			names = append(names, strconv.Quote(t.Name))
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n == 1:
+		return ": task " + names[0] + " failed"
+	case n <= 3:
+		return ": tasks " + strings.Join(names, ", ") + " failed"
+	}
+	return fmt.Sprintf(": tasks %s and %d more failed", strings.Join(names, ", "), n-3)
 }

@@ -3,6 +3,7 @@ package hopper_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +44,9 @@ func TestWaitWorkflow(t *testing.T) {
 		rec, err = c.WaitWorkflow(ctx, failed)
 		if !errors.Is(err, hopper.ErrWorkflowFailed) || errors.Is(err, hopper.ErrCancelled) || rec == nil || rec.State != hopper.WorkflowFailed {
 			t.Fatalf("a workflow whose task fails: %+v, %v; want it failed with ErrWorkflowFailed", rec, err)
+		}
+		if !strings.HasSuffix(err.Error(), `: task "second" failed`) {
+			t.Errorf("a workflow whose task fails: %q, want the error to name the task (it named the workflow alone)", err)
 		}
 
 		held := enqueue(4, time.Hour) // its second task waits an hour
