@@ -3,7 +3,7 @@ package memstore
 import (
 	"container/heap"
 	"context"
-	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -85,7 +85,7 @@ func (w *workflow) expired(now time.Time) bool {
 
 // notFound is ErrWorkflowNotFound for id.
 func notFound(id string) error {
-	return fmt.Errorf("%w: %s", store.ErrWorkflowNotFound, id)
+	return store.WorkflowNotFound(id)
 }
 
 // getWorkflow returns the workflow id, or nil when there is none or its
@@ -211,7 +211,7 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		return notFound(wf)
 	}
 	if w.state != store.WorkflowRunning || w.cancelled {
-		return fmt.Errorf("%w: %s is %s", store.ErrWorkflowEnded, wf, w.displayState())
+		return store.WorkflowClosedError(wf)
 	}
 	var fresh []*store.NewTask
 	isNew := make(map[string]bool)
@@ -225,7 +225,7 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		return nil
 	}
 	if n := len(w.tasks) + len(fresh); n > store.MaxWorkflowTasks {
-		return fmt.Errorf("%w: workflow %s would have %d tasks, at most %d", store.ErrInvalidWorkflow, wf, n, store.MaxWorkflowTasks)
+		return store.AddTasksRefused(wf, store.RefuseTooMany, "", strconv.Itoa(store.MaxWorkflowTasks))
 	}
 	for _, nt := range fresh {
 		for _, d := range nt.Deps {
@@ -234,17 +234,19 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 			}
 			switch t := w.byName[d]; {
 			case t == nil:
-				return fmt.Errorf("%w: task %q depends on %q, which workflow %s does not have", store.ErrInvalidWorkflow, nt.Name, d, wf)
+				return store.AddTasksRefused(wf, store.RefuseDepMissing, nt.Name, d)
 			case t.state == store.TaskWaiting:
-				return fmt.Errorf("%w: task %q depends on %q, which is still waiting", store.ErrInvalidWorkflow, nt.Name, d)
+				return store.AddTasksRefused(wf, store.RefuseDepWaiting, nt.Name, d)
 			}
 		}
 		for _, b := range nt.Blocks {
 			switch t := w.byName[b]; {
+			case isNew[b]:
+				return store.AddTasksRefused(wf, store.RefuseBlocksAdded, nt.Name, b)
 			case t == nil:
-				return fmt.Errorf("%w: task %q blocks %q, which workflow %s does not have", store.ErrInvalidWorkflow, nt.Name, b, wf)
+				return store.AddTasksRefused(wf, store.RefuseBlocksMissing, nt.Name, b)
 			case t.state != store.TaskWaiting:
-				return fmt.Errorf("%w: task %q blocks %q, which is %s, not waiting", store.ErrInvalidWorkflow, nt.Name, b, t.state)
+				return store.AddTasksRefused(wf, store.RefuseBlocksStarted, nt.Name, b)
 			}
 		}
 	}
@@ -434,7 +436,7 @@ func (s *Store) RetryWorkflow(ctx context.Context, id string) (int, error) {
 		return 0, notFound(id)
 	}
 	if w.cancelled {
-		return 0, fmt.Errorf("%w: %s was cancelled", store.ErrWorkflowEnded, id)
+		return 0, store.WorkflowCancelledError(id)
 	}
 	n := 0
 	l := queueLock{s: s}

@@ -308,14 +308,19 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		switch res[0] {
 		case "gone":
 			unmark()
-			return fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, wf)
+			return store.WorkflowNotFound(wf)
 		case "ended":
 			unmark()
-			return fmt.Errorf("%w: workflow %q cannot take more tasks", store.ErrWorkflowEnded, wf)
+			return store.WorkflowClosedError(wf)
 		case "err":
 			unmark()
-			msg, _ := res[1].(string)
-			return fmt.Errorf("%w: workflow %q: %s", store.ErrInvalidWorkflow, wf, msg)
+			var why [3]string
+			for i := range why {
+				if i+1 < len(res) {
+					why[i], _ = res[i+1].(string)
+				}
+			}
+			return store.AddTasksRefused(wf, why[0], why[1], why[2])
 		}
 	}
 	if local && (len(res) <= 5 || s.wfDropRels.Load()) {
@@ -351,7 +356,7 @@ func (s *Store) TaskResults(ctx context.Context, wf string, tasks []string) ([][
 		return nil, wrap("read results of workflow "+strconv.Quote(wf), err)
 	}
 	if exists.Val() == 0 {
-		return nil, fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, wf)
+		return nil, store.WorkflowNotFound(wf)
 	}
 	out := make([][]byte, len(tasks))
 	if vals == nil {

@@ -32,7 +32,7 @@ func (s *Store) GetWorkflow(ctx context.Context, id string) (*store.WorkflowReco
 		return nil, wrap("get workflow "+strconv.Quote(id), err)
 	}
 	if len(v) != 4 {
-		return nil, fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, id)
+		return nil, store.WorkflowNotFound(id)
 	}
 	meta, states, infos, deps := pairs(v[0]), pairs(v[1]), pairs(v[2]), pairs(v[3])
 	// A state is its letter, then the seq of the task's last end applied.
@@ -244,7 +244,7 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 	}
 	switch {
 	case len(v) == 1 && v[0] == "gone":
-		return fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, id)
+		return store.WorkflowNotFound(id)
 	case len(v) == 1 && v[0] == "ended":
 		return nil
 	}
@@ -270,7 +270,7 @@ func (s *Store) RetryWorkflow(ctx context.Context, id string) (int, error) {
 		return 0, err
 	}
 	if rec.Cancelled {
-		return 0, fmt.Errorf("%w: workflow %q was cancelled", store.ErrWorkflowEnded, id)
+		return 0, store.WorkflowCancelledError(id)
 	}
 	byQueue := map[string][]string{}
 	var order []string

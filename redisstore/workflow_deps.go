@@ -29,7 +29,7 @@ func (s *Store) TaskDeps(ctx context.Context, wf, task string, results bool) ([]
 	}
 	switch len(v) {
 	case 0:
-		return nil, fmt.Errorf("%w: %q", store.ErrWorkflowNotFound, wf)
+		return nil, store.WorkflowNotFound(wf)
 	case 1:
 		return nil, fmt.Errorf("%w: workflow %q has no task %q", store.ErrInvalidWorkflow, wf, task)
 	}

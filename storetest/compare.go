@@ -39,3 +39,12 @@ func requireErrIs(t *testing.T, what string, err, target error) {
 		t.Fatalf("%s: got error %v, want %v", what, err, target)
 	}
 }
+
+// requireErrText fails unless err reads as want: the errors worded once
+// in package store, which every store returns alike.
+func requireErrText(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if err == nil || err.Error() != want.Error() {
+		t.Errorf("%s: error %q, want %q (as every store words it)", what, err, want)
+	}
+}

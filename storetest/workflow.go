@@ -661,6 +661,7 @@ func testRetryWorkflowCancelled(t *testing.T, s store.Store, w store.Workflows, 
 	requireWorkflow(t, w, wf, store.WorkflowCancelled, want)
 	n, err := w.RetryWorkflow(t.Context(), wf)
 	requireErrIs(t, "RetryWorkflow of a cancelled workflow", err, store.ErrWorkflowEnded)
+	requireErrText(t, "RetryWorkflow of a cancelled workflow", err, store.WorkflowCancelledError(wf))
 	if n != 0 {
 		t.Fatalf("RetryWorkflow of a cancelled workflow reported %d jobs requeued, want 0", n)
 	}
@@ -784,19 +785,30 @@ func testAddTasksInvalid(t *testing.T, s store.Store, w store.Workflows, _ store
 		nt.Blocks = blocks
 		return nt
 	}
+	// Each store words the refusal as store.AddTasksRefused does: the
+	// same text from either (they differed).
 	bad := []struct {
 		what  string
 		tasks []*store.NewTask
+		want  error
 	}{
-		{"a task depending on a waiting task", []*store.NewTask{wfTask(wf, q[2], "x", "join")}},
-		{"a task depending on an unknown task", []*store.NewTask{wfTask(wf, q[2], "x", "ghost")}},
-		{"a task blocking an unknown task", []*store.NewTask{blocking("x", "ghost")}},
-		{"a task blocking a task that is not waiting", []*store.NewTask{blocking("x", "split")}},
-		{"a valid task next to one depending on a waiting task", []*store.NewTask{blocking("ok", "join"), wfTask(wf, q[2], "x", "join")}},
+		{"a task depending on a waiting task", []*store.NewTask{wfTask(wf, q[2], "x", "join")},
+			store.AddTasksRefused(wf, store.RefuseDepWaiting, "x", "join")},
+		{"a task depending on an unknown task", []*store.NewTask{wfTask(wf, q[2], "x", "ghost")},
+			store.AddTasksRefused(wf, store.RefuseDepMissing, "x", "ghost")},
+		{"a task blocking an unknown task", []*store.NewTask{blocking("x", "ghost")},
+			store.AddTasksRefused(wf, store.RefuseBlocksMissing, "x", "ghost")},
+		{"a task blocking a task that is not waiting", []*store.NewTask{blocking("x", "split")},
+			store.AddTasksRefused(wf, store.RefuseBlocksStarted, "x", "split")},
+		{"a task blocking a task added with it", []*store.NewTask{wfTask(wf, q[2], "y"), blocking("x", "y")},
+			store.AddTasksRefused(wf, store.RefuseBlocksAdded, "x", "y")},
+		{"a valid task next to one depending on a waiting task", []*store.NewTask{blocking("ok", "join"), wfTask(wf, q[2], "x", "join")},
+			store.AddTasksRefused(wf, store.RefuseDepWaiting, "x", "join")},
 	}
 	for _, b := range bad {
 		err := w.AddTasks(t.Context(), wf, "split", b.tasks)
 		requireErrIs(t, "AddTasks of "+b.what, err, store.ErrInvalidWorkflow)
+		requireErrText(t, "AddTasks of "+b.what, err, b.want)
 		r := requireWorkflow(t, w, wf, store.WorkflowRunning, taskStates{"split": store.TaskEnqueued, "join": store.TaskWaiting})
 		if deps := taskRecord(t, r, "join").Deps; !slices.Equal(deps, []string{"split"}) {
 			t.Fatalf("after AddTasks of %s failed, join depends on %v, want [split] (nothing added)", b.what, deps)
@@ -814,6 +826,7 @@ func testAddTasksEnded(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	runTask(t, s, q[0], wf, "a")
 	err := w.AddTasks(t.Context(), wf, "a", []*store.NewTask{wfTask(wf, q[1], "late", "a")})
 	requireErrIs(t, "AddTasks to a succeeded workflow", err, store.ErrWorkflowEnded)
+	requireErrText(t, "AddTasks to a succeeded workflow", err, store.WorkflowClosedError(wf))
 	requireWorkflow(t, w, wf, store.WorkflowSucceeded, taskStates{"a": store.TaskSucceeded})
 	requireNoJobs(t, s, "no task was added", q[1])
 }
@@ -1171,6 +1184,7 @@ func testWorkflowUnknown(t *testing.T, _ store.Store, w store.Workflows, _ store
 	ctx := t.Context()
 	_, err := w.GetWorkflow(ctx, wf)
 	requireErrIs(t, "GetWorkflow of an unknown workflow", err, store.ErrWorkflowNotFound)
+	requireErrText(t, "GetWorkflow of an unknown workflow", err, store.WorkflowNotFound(wf))
 	requireErrIs(t, "CancelWorkflow of an unknown workflow", w.CancelWorkflow(ctx, wf), store.ErrWorkflowNotFound)
 	_, err = w.RetryWorkflow(ctx, wf)
 	requireErrIs(t, "RetryWorkflow of an unknown workflow", err, store.ErrWorkflowNotFound)

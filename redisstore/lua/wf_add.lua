@@ -2,7 +2,7 @@
 --- @include wfone wfadd
 --
 -- ARGV: as wfadd.lua takes them.
--- Returns {'gone'}, {'ended'}, {'err', message}, or wfgraph/flow.lua's
+-- Returns {'gone'}, {'ended'}, {'err', code, task, other}, or wfgraph/flow.lua's
 -- reply with every task being released (so a retried call finishes what a
 -- dead one began).
 

@@ -6,7 +6,7 @@
 --- @include conf wfone wfadd wfsettle events
 --
 -- ARGV: as wfadd.lua takes them.
--- Returns {'gone'}, {'ended'}, {'err', message}, or wfgraph/flow.lua's
+-- Returns {'gone'}, {'ended'}, {'err', code, task, other}, or wfgraph/flow.lua's
 -- reply with the tasks it left being released; or {'~', shape} when the
 -- variant does not serve the queue (conf.lua), having done nothing.
 

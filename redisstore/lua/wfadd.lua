@@ -8,7 +8,7 @@
 -- add_tasks adds the tasks of ARGV to the workflow wf_use opened, and
 -- releases those that wait for nothing (wfgraph/state.lua's release). It
 -- returns the reply of a call that adds nothing: {'gone'}, {'ended'} or
--- {'err', message}; else nil, also when every task was there already.
+-- {'err', code, task, other} (store.AddTasksRefused); else nil, also when every task was there already.
 local function add_tasks()
   if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
   local meta = rcall('HMGET', WK.m, 'st', 'cx', 'nt')
@@ -23,24 +23,22 @@ local function add_tasks()
   end
   if #order == 0 then return nil end
   if (tonumber(meta[3]) or 0) + #order > tonumber(ARGV[2]) then
-    return {'err', 'the workflow would hold more than ' .. ARGV[2] .. ' tasks'}
+    return {'err', 'too_many', '', ARGV[2]}
   end
   -- Check every reference before writing anything.
   for _, t in ipairs(order) do
     for _, dep in ipairs(new[t].deps) do
       if not new[dep] then
         local st = state(dep)
-        if not st then return {'err', 'task "' .. t .. '" depends on "' .. dep .. '", which the workflow does not have'} end
-        if st == 'w' then
-          return {'err', 'task "' .. t .. '" depends on "' .. dep .. '", which is waiting: an added task may wait only for tasks added with it or no longer waiting'}
-        end
+        if not st then return {'err', 'dep_missing', t, dep} end
+        if st == 'w' then return {'err', 'dep_waiting', t, dep} end
       end
     end
     for _, b in ipairs(new[t].blocks) do
       local st = state(b)
-      if new[b] then return {'err', 'task "' .. t .. '" blocks "' .. b .. '", a task added with it: use its dependencies'} end
-      if not st then return {'err', 'task "' .. t .. '" blocks "' .. b .. '", which the workflow does not have'} end
-      if st ~= 'w' then return {'err', 'task "' .. t .. '" blocks "' .. b .. '", which is no longer waiting'} end
+      if new[b] then return {'err', 'blocks_added', t, b} end
+      if not st then return {'err', 'blocks_missing', t, b} end
+      if st ~= 'w' then return {'err', 'blocks_started', t, b} end
     end
   end
   -- Write the tasks, waiting, and the edges.
