@@ -85,3 +85,65 @@ func testRequeuedThenAcked(t *testing.T, oneSlot bool) {
 		t.Fatalf("after b: %+v, %v; want succeeded", rec, err)
 	}
 }
+
+// A failed task's job is requeued and fails again before RequeueJobs
+// delivered the requeue's record: the workflow ends failed again, with
+// the new end's time. The requeue and the new failure were applied in
+// one step that never saw the workflow running, so it kept the first
+// failure's end time: its retention counted from it, the dashboard's
+// "Ended" was stale (found by trying the dashboard from outside).
+func TestWorkflowTaskRequeuedThenFailedBeforeItsRecord(t *testing.T) {
+	for _, oneSlot := range []bool{false, true} {
+		name := "one server"
+		if oneSlot {
+			name = "one slot a script"
+		}
+		t.Run(name, func(t *testing.T) { testRequeuedThenFailed(t, oneSlot) })
+	}
+}
+
+func testRequeuedThenFailed(t *testing.T, oneSlot bool) {
+	ctx := context.Background()
+	_, rdb, prefix := newPrefixedStore(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, OneSlotPerScript: oneSlot})
+	requeuer := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, OneSlotPerScript: oneSlot})
+	redisstore.CrashWorkflowsAt(requeuer, "apply")
+
+	const q = "rqf"
+	wf := &store.NewWorkflow{ID: "wff", Tasks: []*store.NewTask{wfTask("wff", "a", q), wfTask("wff", "b", q, "a")}}
+	if _, err := s.EnqueueWorkflow(ctx, wf); err != nil {
+		t.Fatal(err)
+	}
+	a := store.TaskJobID("wff", "a")
+	fail := func(what string) {
+		t.Helper()
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 10, Lease: time.Minute})
+		if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != a {
+			t.Fatalf("claim %s: %v, %v; want task a's job", what, res.Jobs, err)
+		}
+		j := res.Jobs[0]
+		if _, err := s.Finish(ctx, []store.AttemptEnd{{Queue: q, ID: a, Token: j.Token, Attempt: j.Attempt, Outcome: store.OutcomeGarbage,
+			Error: &store.AttemptError{Attempt: j.Attempt, Error: "permanent"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail("of a")
+	first, err := s.GetWorkflow(ctx, "wff")
+	if err != nil || first.State != store.WorkflowFailed {
+		t.Fatalf("after a's failure: %+v, %v; want failed", first, err)
+	}
+	// The end time is in ms: the second failure must come in a later one.
+	for now := time.Now(); !time.Now().After(now.Add(2 * time.Millisecond)); {
+	}
+	if n, err := requeuer.RequeueJobs(ctx, q, store.StateGarbage, []string{a}); n != 1 {
+		t.Fatalf("RequeueJobs: %d, %v; want 1", n, err)
+	}
+	fail("of the requeued a")
+	if err := redisstore.DeliverTaskEnds(ctx, s, q, []string{a}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.GetWorkflow(ctx, "wff")
+	if err != nil || again.State != store.WorkflowFailed || !again.EndedAt.After(first.EndedAt) {
+		t.Fatalf("after the requeued a failed again: %+v, %v; want failed, ended after %v", again, err, first.EndedAt)
+	}
+}

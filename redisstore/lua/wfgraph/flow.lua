@@ -80,13 +80,15 @@ local function reopen(t)
   end
 end
 
--- end_check ends the workflow when no task is open, and re-opens it when
--- one is again (what WM says: call it after flush). An end is published
+-- end_check ends the workflow when no task is open, also when a task
+-- opened again in this step (a requeue's record applied with the task's
+-- new end: the workflow ran again and ends again, at now), and re-opens
+-- it when a task is open again (what WM says: call it after flush). An end is published
 -- on "<prefix>:done", where WatchWorkflow listens (wait_workflow.go): a
 -- job end message (waiters.lua) of the queue '~wf' ('~' is in no queue
 -- name) and the workflow's ID, with its state.
 local function end_check(now)
-  if WM.open == 0 and WM.st == 'running' then
+  if WM.open == 0 and (WM.st == 'running' or WM.reopened) then
     local new = 'succeeded'
     if wf_cancelled then new = 'cancelled' elseif WM.bad > 0 then new = 'failed' end
     rcall('HSET', WK.m, 'st', new, 'en', now)

@@ -176,7 +176,12 @@ local function set_state(t, new, old)
   local f = COUNT[new]
   c[f] = (c[f] or 0) + 1
   local was_open, is_open = OPEN[old] or false, OPEN[new] or false
-  if was_open ~= is_open then bump('open', is_open and 1 or -1) end
+  if was_open ~= is_open then
+    bump('open', is_open and 1 or -1)
+    -- A task open again (requeued): the workflow re-opens, even when it
+    -- ends again in the same step (end_check).
+    if is_open then WM.reopened = true end
+  end
   -- Only failed, cancelled and skipped tasks may count as bad: read the
   -- task's info only then.
   if old == 'F' or old == 'C' or old == 'K' or new == 'F' or new == 'C' or new == 'K' then
@@ -263,7 +268,7 @@ local function wf_use(keys, at)
   local x = wm_kept or {}
   wm_kept = x
   local o, b = m[3], m[4]
-  x.st, x.open, x.bad, x.ist = m[1], NUM[o] or num(o), NUM[b] or num(b), m[5]
+  x.st, x.open, x.bad, x.ist, x.reopened = m[1], NUM[o] or num(o), NUM[b] or num(b), m[5], nil
   WM = x
   wf_cancelled = m[2] == '1'
 end
