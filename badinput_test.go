@@ -278,6 +278,14 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{ID: "jöb"})
 				return err
 			}, hopper.ErrInvalidJob, "allowed: printable ASCII, no spaces"},
+			{"ID a dot", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{ID: "."})
+				return err
+			}, hopper.ErrInvalidJob, "a path's dot segment"},
+			{"ID two dots", func() error {
+				_, err := hopper.Prepare(client, Bad{}, &hopper.EnqueueOpts{ID: ".."})
+				return err
+			}, hopper.ErrInvalidJob, "a path's dot segment"},
 			{"kind with a control character", func() error {
 				_, err := st.Enqueue(ctx, []*store.NewJob{{ID: "k", Queue: "enq", Kind: "a\tb", Args: []byte{0xc0}}})
 				return err

@@ -230,7 +230,7 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 	}
 	if j.ID == "" {
 		j.ID = newID(now)
-	} else if strings.IndexByte(j.ID, '~') >= 0 {
+	} else if store.EnqueueIDNeedsCheck(j.ID) {
 		// Reserved for workflow tasks' job IDs: a task's ID is set after
 		// this, by buildTasks, so only a caller's ID is ever checked.
 		return store.ValidateEnqueueID(j.ID)

@@ -143,7 +143,7 @@ func (p *PreparedJob) Validate() error {
 	if err := checkMeta(p.job.Meta); err != nil {
 		return err
 	}
-	if strings.IndexByte(p.job.ID, '~') >= 0 {
+	if store.EnqueueIDNeedsCheck(p.job.ID) {
 		return store.ValidateEnqueueID(p.job.ID)
 	}
 	if strings.IndexByte(p.job.Queue, '~') >= 0 {

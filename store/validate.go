@@ -66,7 +66,8 @@ func ValidateID(id string) error {
 
 // ValidateEnqueueID returns nil for a job ID a caller gives a new job
 // (hopper's EnqueueOpts.ID, a prepared job's ID): a valid ID (ValidateID)
-// without '~', which is reserved for workflow tasks' job IDs (TaskJobID).
+// without '~', which is reserved for workflow tasks' job IDs (TaskJobID),
+// and other than "." and "..".
 // Otherwise it returns an error wrapping ErrInvalidJob. A store accepts
 // '~' (it stores tasks' jobs): the client checks a caller's ID with this
 // where it enters, so that a plain job cannot take a task's ID.
@@ -77,7 +78,17 @@ func ValidateEnqueueID(id string) error {
 	if i := strings.IndexByte(id, '~'); i >= 0 {
 		return fmt.Errorf("%w: ID %q has '~' at byte %d, which is reserved for workflow tasks' job IDs (<workflow ID>~<task>)", ErrInvalidJob, id, i)
 	}
+	if id == "." || id == ".." {
+		return fmt.Errorf("%w: ID %q is a path's dot segment, which a browser drops from the job's address (the dashboard's page of the job): use another", ErrInvalidJob, id)
+	}
 	return nil
+}
+
+// EnqueueIDNeedsCheck reports whether a caller's job ID, valid for a
+// store (ValidateID), needs ValidateEnqueueID's check: it holds '~' or
+// is "." or "..". A cheap test for the enqueue path.
+func EnqueueIDNeedsCheck(id string) bool {
+	return strings.IndexByte(id, '~') >= 0 || id == "." || id == ".."
 }
 
 // ValidateGroup returns nil for an empty group or a valid one (1 to
