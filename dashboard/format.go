@@ -72,20 +72,42 @@ func formatLatency(d time.Duration) string {
 	return formatDuration(d)
 }
 
-// ago writes t relative to now: "5m 3s ago", "in 12s", "now"; "—" for the
-// zero time.
+// ago writes t relative to now: "5m 3s ago", "in 12s", "now", in years
+// and days from a year on ("in 7973y 364d"); "—" for the zero time.
 func ago(now, t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	d := now.Sub(t)
 	switch {
-	case d > -time.Second && d < time.Second:
+	case t.Sub(now) < time.Second && now.Sub(t) < time.Second:
 		return "now"
-	case d > 0:
-		return formatDuration(d) + " ago"
+	case t.After(now):
+		return "in " + spanText(now, t)
 	}
-	return "in " + formatDuration(d)
+	return spanText(t, now) + " ago"
+}
+
+// spanText writes the time from a to b (a not after b) as formatDuration
+// does, in years and days from a year on: a Duration holds 292 years at
+// most, and due times run to the year 9999 (now.Sub(t) saturated, and
+// its negation overflowed into "in -9223372036854ms").
+func spanText(a, b time.Time) string {
+	years, rest := yearsBetween(a, b)
+	if years == 0 {
+		return formatDuration(rest)
+	}
+	return fmt.Sprintf("%dy %dd", years, int(rest/(24*time.Hour)))
+}
+
+// yearsBetween returns the whole calendar years from a to b (a not after
+// b) and the time left over, less than a year.
+func yearsBetween(a, b time.Time) (int, time.Duration) {
+	a, b = a.UTC(), b.UTC()
+	years := b.Year() - a.Year()
+	if years > 0 && a.AddDate(years, 0, 0).After(b) {
+		years--
+	}
+	return years, b.Sub(a.AddDate(years, 0, 0))
 }
 
 // absTime writes t in UTC to the millisecond; "" for the zero time.

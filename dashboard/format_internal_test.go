@@ -31,6 +31,11 @@ func TestFormatDuration(t *testing.T) {
 		want string
 	}{
 		{time.Time{}, "—"}, {now, "now"}, {now.Add(-90 * time.Second), "1m 30s ago"}, {now.Add(12 * time.Second), "in 12s"},
+		{now.Add(500 * time.Millisecond), "now"}, {now.Add(364 * 24 * time.Hour), "in 364d 0h"},
+		// From a year on, in years and days: past 292 years a Duration
+		// saturates (the year 9999 was "in -9223372036854ms").
+		{now.AddDate(1, 0, 3), "in 1y 3d"}, {now.AddDate(400, 0, 0), "in 400y 0d"},
+		{time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), "in 7973y 364d"}, {now.AddDate(-300, 0, -5), "300y 5d ago"},
 	} {
 		if got := ago(now, c.t); got != c.want {
 			t.Errorf("ago(%v) = %q, want %q", c.t, got, c.want)

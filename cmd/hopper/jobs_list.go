@@ -241,16 +241,33 @@ func listTime(j *hopper.JobRecord) time.Time {
 	return j.EnqueuedAt
 }
 
-// relative writes t relative to now: "3m12s ago", "in 5s".
+// relative writes t relative to now: "3m12s ago", "in 5s", in years and
+// days from a year on ("in 373y364d").
 func relative(now, t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	d := now.Sub(t)
-	if d >= 0 {
-		return shortDuration(d) + " ago"
+	if t.After(now) {
+		return "in " + span(now, t)
 	}
-	return "in " + shortDuration(-d)
+	return span(t, now) + " ago"
+}
+
+// span writes the time from a to b (a not after b) as shortDuration does,
+// in years and days from a year on: a Duration holds 292 years at most,
+// and due times run to the year 9999 (now.Sub(t) saturated, and its
+// negation overflowed into "in -2562047h47m16.854775808s").
+func span(a, b time.Time) string {
+	a, b = a.UTC(), b.UTC()
+	years := b.Year() - a.Year()
+	if years > 0 && a.AddDate(years, 0, 0).After(b) {
+		years--
+	}
+	rest := b.Sub(a.AddDate(years, 0, 0))
+	if years == 0 {
+		return shortDuration(rest)
+	}
+	return fmt.Sprintf("%dy%dd", years, int(rest/(24*time.Hour)))
 }
 
 // argsText is the one-line JSON of a job's redacted args, or a note that
