@@ -20,12 +20,19 @@ import (
 // With one slot a script (as on a Cluster), the ack's record took the
 // place of the requeue's, and the workflow stayed failed.
 func TestWorkflowTaskRequeuedThenAckedBeforeItsRecord(t *testing.T) {
+	bothWorkflowSteps(t, testRequeuedThenAcked)
+}
+
+// bothWorkflowSteps runs test with a task's end applied in the step that
+// ends its job, on one server, and with one slot a script (as on a
+// Cluster), where a record delivered after it applies it.
+func bothWorkflowSteps(t *testing.T, test func(t *testing.T, oneSlot bool)) {
 	for _, oneSlot := range []bool{false, true} {
 		name := "one server"
 		if oneSlot {
 			name = "one slot a script"
 		}
-		t.Run(name, func(t *testing.T) { testRequeuedThenAcked(t, oneSlot) })
+		t.Run(name, func(t *testing.T) { test(t, oneSlot) })
 	}
 }
 
@@ -93,13 +100,7 @@ func testRequeuedThenAcked(t *testing.T, oneSlot bool) {
 // failure's end time: its retention counted from it, the dashboard's
 // "Ended" was stale (found by trying the dashboard from outside).
 func TestWorkflowTaskRequeuedThenFailedBeforeItsRecord(t *testing.T) {
-	for _, oneSlot := range []bool{false, true} {
-		name := "one server"
-		if oneSlot {
-			name = "one slot a script"
-		}
-		t.Run(name, func(t *testing.T) { testRequeuedThenFailed(t, oneSlot) })
-	}
+	bothWorkflowSteps(t, testRequeuedThenFailed)
 }
 
 func testRequeuedThenFailed(t *testing.T, oneSlot bool) {
