@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/hopperq/hopper"
@@ -67,11 +70,14 @@ func argsFromJSON(text string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// numbers turns the json.Numbers in v into int64 or float64.
+// numbers turns the json.Numbers in v into int64 or float64: a whole
+// number int64 holds is an int64 however it is written (100, 100.0, 1e2),
+// since msgpack decodes an integer into a float field but not a float
+// into an integer one.
 func numbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
+		if i, ok := wholeInt64(x); ok {
 			return i
 		}
 		f, _ := x.Float64()
@@ -86,6 +92,36 @@ func numbers(v any) any {
 		}
 	}
 	return v
+}
+
+// maxWholeExp bounds the exponent of a number wholeInt64 reads exactly:
+// 10 to a larger power takes milliseconds to compute, and no one writes
+// a whole number of int64 so.
+const maxWholeExp = 400
+
+// wholeInt64 returns n as an int64 when it is a whole number in int64's
+// range, read exactly: 9007199254740993.0 is not rounded to a float64's
+// ...992, and 100.0000000000000000001 is not whole.
+func wholeInt64(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
+		return 0, false
+	}
+	s := n.String()
+	if e := strings.IndexAny(s, "eE"); e >= 0 {
+		exp, err := strconv.Atoi(s[e+1:])
+		if err != nil || exp < -maxWholeExp || exp > maxWholeExp {
+			return 0, false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	return r.Num().Int64(), true
 }
 
 // postJobArgs replaces a waiting job's args with the form's "args", JSON
