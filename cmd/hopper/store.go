@@ -68,7 +68,8 @@ func (open storeOpener) checked() storeOpener {
 // check reports a store flag that cannot work, before anything connects,
 // as bad usage: an empty --redis (go-redis would take it for
 // localhost:6379, whatever $HOPPER_REDIS_URL says), a --redis that does
-// not parse (its password hidden), a --redis-prefix that redisstore
+// not parse (its password hidden), an empty --redis-prefix (redisstore
+// would take it for its default), a --redis-prefix that redisstore
 // refuses (redisstore.Config.Validate, whose rule the message gives), and
 // --redis-tls-* flags that cannot work: given with a redis:// URL, a
 // client certificate without its key or the other way round, a file that
@@ -83,6 +84,11 @@ func (sf *storeFlags) check() error {
 func (sf *storeFlags) client() (func() redis.UniversalClient, error) {
 	if strings.TrimSpace(sf.url) == "" {
 		return nil, badUsage(sf.fs, "--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else "+defaultRedisURL+")")
+	}
+	if sf.prefix == "" {
+		// redisstore would take it for DefaultPrefix: another store
+		// than the one named.
+		return nil, badUsage(sf.fs, "--redis-prefix is empty: give the key prefix of the store, or leave the flag out for %q", redisstore.DefaultPrefix)
 	}
 	if err := (redisstore.Config{Prefix: sf.prefix}).Validate(); err != nil {
 		return nil, badUsage(sf.fs, "--redis-prefix: %s", strings.TrimPrefix(err.Error(), hopper.ErrInvalidConfig.Error()+": "))

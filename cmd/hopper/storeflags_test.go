@@ -73,6 +73,23 @@ func TestEmptyRedisURL(t *testing.T) {
 	}
 }
 
+// TestEmptyRedisPrefix: --redis-prefix "" is bad usage, refused before
+// anything connects, as an empty --redis is; it meant the default prefix
+// "hopper" without a word, another store than the one named.
+func TestEmptyRedisPrefix(t *testing.T) {
+	c := &cli{open: refusingOpener(t)}
+	for _, tc := range []struct {
+		command string
+		args    []string
+	}{
+		{"stats", []string{"stats"}}, {"jobs list", []string{"jobs", "list"}}, {"events", []string{"events", "--queue", "q"}},
+		{"dashboard", []string{"dashboard", "--addr", "127.0.0.1:0"}}, {"check", []string{"check", "--redis", "127.0.0.1:1"}},
+	} {
+		r := c.run(t, append(tc.args, "--redis-prefix", "")...)
+		wantBadUsage(t, r, tc.command+` --redis-prefix ""`, "hopper "+tc.command+`: --redis-prefix is empty: give the key prefix of the store, or leave the flag out for "hopper"`)
+	}
+}
+
 // TestRedisPasswordNeverShown: a --redis URL (or $HOPPER_REDIS_URL) that
 // does not parse is bad usage, quoted with its password hidden; the parse error
 // quoted it in clear ("parse \"redis://user:S3CRETPW@...\": invalid
