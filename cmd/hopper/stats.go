@@ -48,13 +48,17 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			noQueues(a, sf)
+		}
+		return nil
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(a.stdout, "no queues")
-		// A mistyped prefix, or a forgotten --redis, looks like this too.
-		fmt.Fprintf(a.stderr, "hopper stats: no queues under the key prefix %q (--redis-prefix) in the Redis at %s (--redis); check both if you expected some\n",
-			sf.prefix, urlredact.Redact(redisurl.Normalize(sf.url)))
+		noQueues(a, sf)
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -75,6 +79,14 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	c := total.Counts
 	fmt.Fprintf(tw, "%s\t\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t\n", "TOTAL", c.Pending, c.Ready, c.Unack, c.Retry, c.Garbage, c.Done, total.Done, total.Failed)
 	return tw.Flush()
+}
+
+// noQueues says on stderr (stdout may be JSON) that the store sf names
+// lists no queues: a mistyped prefix, or a forgotten --redis, looks like
+// this too.
+func noQueues(a *app, sf *storeFlags) {
+	fmt.Fprintf(a.stderr, "hopper stats: no queues under the key prefix %q (--redis-prefix) in the Redis at %s (--redis); check both if you expected some\n",
+		sf.prefix, urlredact.Redact(redisurl.Normalize(sf.url)))
 }
 
 // loadStats reads every queue's stats and last hour's throughput.

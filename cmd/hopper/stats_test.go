@@ -44,3 +44,18 @@ func TestStatsEmpty(t *testing.T) {
 		wantOut(t, r.stderr, "stats of an empty store", "no queues under the key prefix", "(--redis-prefix) in the Redis at", "(--redis)")
 	})
 }
+
+// TestStatsEmptyJSON: stats --json of a prefix with no queues prints [] on
+// stdout, still JSON, and the same hint as the table on stderr. It
+// printed [] alone: a mistyped --redis-prefix looked like an empty store.
+func TestStatsEmptyJSON(t *testing.T) {
+	eachCLI(t, func(t *testing.T, c *cli) {
+		r := c.run(t, "stats", "--json")
+		wantCode(t, r, 0, "stats --json")
+		var rows []any
+		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || rows == nil || len(rows) != 0 {
+			t.Errorf("stats --json of an empty store: stdout %q (%v), want []", r.stdout, err)
+		}
+		wantOut(t, r.stderr, "stats --json of an empty store", "hopper stats: no queues under the key prefix", "(--redis-prefix) in the Redis at", "(--redis)")
+	})
+}
