@@ -41,9 +41,7 @@ type failureSearch struct {
 func parseFailureSearch(q url.Values) failureSearch {
 	field := func(k string) string { return strings.TrimSpace(q.Get(k)) }
 	s := failureSearch{Kind: trimTo(field("kind"), 200), ID: trimTo(field("id"), 200), Args: trimTo(field("args"), 200), Page: 1}
-	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
-		s.Page = p
-	}
+	s.Page = pageParam(q, "page", maxPage)
 	return s
 }
 

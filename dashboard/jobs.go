@@ -65,11 +65,9 @@ func parseSearch(q url.Values, st hopper.JobState) jobSearch {
 	case "oldest":
 		s.Newest = false
 	}
-	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
-		s.Page = min(p, maxPage)
-	}
-	if f, err := strconv.Atoi(q.Get("from")); err == nil && f > 0 {
-		s.From = min(f, maxPage*1000)
+	s.Page = pageParam(q, "page", maxPage)
+	if f, ok := boundedParam(q, "from", maxPage*1000); ok && f > 0 {
+		s.From = f
 		s.ByKind = q.Get("walk") == "kind" && s.Kind != ""
 	}
 	s.Origin = s.From

@@ -88,9 +88,7 @@ func parseTaskQuery(q url.Values) taskQuery {
 	if st := hopper.TaskState(q.Get("task_state")); slices.Contains(taskStates, st) {
 		tq.State = st
 	}
-	if p, err := strconv.Atoi(q.Get("task_page")); err == nil && p > 1 {
-		tq.Page = p
-	}
+	tq.Page = pageParam(q, "task_page", maxPage)
 	return tq
 }
 

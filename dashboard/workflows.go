@@ -29,9 +29,7 @@ func parseWorkflowSearch(q url.Values) (workflowSearch, error) {
 			return s, errors.New("workflow state " + strconv.Quote(truncate(st, 40)) + " is not one of running, succeeded, failed, cancelled")
 		}
 	}
-	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
-		s.Page = min(p, maxPage)
-	}
+	s.Page = pageParam(q, "page", maxPage)
 	return s, nil
 }
 

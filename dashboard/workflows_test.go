@@ -256,6 +256,13 @@ func TestWorkflowPageLarge(t *testing.T) {
 	if n := strings.Count(r.Body, `data-task-row=`); n != 2 {
 		t.Errorf("the table's second page has %d rows, want 2", n)
 	}
+	// A page past the end is the last one, however large its number (one
+	// too large for an int showed the first).
+	for _, page := range []string{"999999", overflow} {
+		if n := strings.Count(get(t, h, "/workflows/wide?task_page="+page).Body, `data-task-row=`); n != 2 {
+			t.Errorf("task_page=%s has %d rows, want the last page's 2", page, n)
+		}
+	}
 	// The merge task, on the second page, is linked there.
 	wantContains(t, r.Body, "merge row", `<tr id="task-merge"`)
 	wantContains(t, get(t, h, "/workflows/wide").Body, "merge link", `href="/workflows/wide?task_page=2#task-merge" data-task="merge"`)
