@@ -44,7 +44,8 @@ type eventLine struct {
 }
 
 // runEvents tails the event streams of queues until interrupted (or
-// --count events were printed).
+// --count events were printed). While the store fails, it retries (as
+// Subscribe does) and says so once, then that it resumed (outage).
 func runEvents(ctx context.Context, a *app, args []string) error {
 	fs := newFlags("events", "hopper events --queue NAME [--queue NAME...] [--from now|start|POS] [--job ID] [--count N] [--json] [--redis URL]", a.stderr)
 	sf := addStoreFlags(fs)
@@ -125,19 +126,40 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			unknownQueue(a, "events", q, sf)
 		}
 	}
-	fmt.Fprintf(a.stderr, "following %s (interrupt to stop)\n", queues.String())
+	fmt.Fprintf(a.stderr, "following %s %s\n", queues.String(), untilWhat(*count, *job))
+	// A store error stops the subscription a while (Subscribe tries again
+	// with a backoff): said once, and when the store answers again.
+	out := &outage{w: a.stderr, queues: queues.String(), probe: func(ctx context.Context) error {
+		for _, q := range queues {
+			if _, _, err := streamEnd(ctx, s, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	defer out.close()
+	var lastErr error
 	printed := 0
 	for ev, err := range hopper.NewClient(s, nil).Subscribe(ctx, queues, opts) {
 		if errors.Is(err, hopper.ErrEventsLost) {
+			out.resumed(0)
 			// Not "fell behind" (ErrEventsLost's words): after a Redis
 			// flush the stream started over.
 			fmt.Fprintf(a.stderr, "hopper events: some events of queue %q were lost: the stream no longer had them (trimmed to its EventsMaxLen, or not written while nobody read it) or started over (Redis flushed); going on with those it has\n", ev.Queue)
 			continue
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, hopper.ErrInvalidQueue):
 			// A partitioned queue as a whole, which the stats above take.
 			return queueRefused(fs, "--queue", err)
+		case errors.Is(err, hopper.ErrInvalidConfig), errors.Is(err, hopper.ErrNotSupported):
+			return err
+		case err != nil:
+			lastErr = err
+			out.failed(ctx, err)
+			continue
 		}
+		out.resumed(0)
 		if *job != "" && ev.ID != *job {
 			continue
 		}
@@ -151,7 +173,28 @@ func runEvents(ctx context.Context, a *app, args []string) error {
 			return nil
 		}
 	}
+	if ctx.Err() == nil && lastErr != nil {
+		// Subscribe ended on its own: the store cannot serve it again
+		// (its client closed for good).
+		return lastErr
+	}
 	return nil
+}
+
+// untilWhat says what ends "hopper events": an interrupt, or with --count
+// the count printed (of job's events, with --job).
+func untilWhat(count int, job string) string {
+	of := ""
+	if job != "" {
+		of = " of job " + job
+	}
+	switch count {
+	case 0:
+		return "(interrupt to stop)"
+	case 1:
+		return "until 1 event" + of + " is printed"
+	}
+	return fmt.Sprintf("until %d events%s are printed", count, of)
 }
 
 // streamEnd returns the position of the end of queue's event stream: that
