@@ -16,7 +16,7 @@ import (
 
 // checkUsage is the help of "hopper check": what each line checks and
 // its thresholds (docs/production-checklist.md says why).
-const checkUsage = `hopper check [--redis URL] [--redis-prefix P] [--cluster] [--replicas N] [--strict]
+const checkUsage = `hopper check [--redis URL] [--redis-prefix P] [--cluster] [--replicas N] [--strict] [--timeout D]
 
 Connects as the workers do and judges the Redis for production, one line
 each (ok, warn or FAIL, the value measured, and for warn and FAIL why and
@@ -39,6 +39,7 @@ then for the prefix:
                       unreadable FAIL
   backlog             free memory below the backlog's size warn
 
+--timeout (30s) bounds the whole check: a line not measured in time says so.
 Exit 1 when a line FAILs (with --strict, when one warns too), else 0.`
 
 // errCheckFailed is returned when a line FAILed; the lines say why.

@@ -16,8 +16,10 @@ import (
 // jobsUsage lists the subcommands of "hopper jobs".
 const jobsUsage = `usage: hopper jobs <list|show|retry|delete|cancel|reschedule> [flags]
 
-  list    [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--newest] [--json]
-  show    [--queue Q] ID [--json]   one job, by its ID or the start of it
+  list    [--queue Q] [--state S] [--kind K] [--search TEXT] [--from POS]
+          [--limit N] [--offset N] [--newest] [--json] [--no-redact]
+  show    [--queue Q] ID [--json] [--no-redact]
+                                    one job, by its ID or the start of it
   retry   [--queue Q] ID...         requeue jobs now (from pending, retry, garbage or done)
   retry   --queue Q --state S --all requeue every job in a state
   delete  [--queue Q] ID...         delete jobs (not running ones: cancel those)

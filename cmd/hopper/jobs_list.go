@@ -19,7 +19,7 @@ import (
 // queue's kind index when it keeps one), which prints where it can go on
 // (--from).
 func runJobsList(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("jobs list", "hopper jobs list [--queue Q] [--state S] [--kind K] [--search TEXT] [--limit N] [--offset N] [--from POS] [--newest] [--json]", a.stderr)
+	fs := newFlags("jobs list", "hopper jobs list [--queue Q] [--state S] [--kind K] [--search TEXT] [--from POS] [--limit N] [--offset N] [--newest] [--json] [--no-redact]", a.stderr)
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", hopper.DefaultQueue, "queue to list")
 	state := fs.String("state", string(hopper.StateReady), "state to list: pending, ready, unack, retry, garbage or done")

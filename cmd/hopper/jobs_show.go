@@ -85,7 +85,7 @@ func toCLIJob(j *hopper.JobRecord, redact dashboard.RedactFunc) cliJob {
 // and result as JSON, its errors with their stacks and its metadata. The
 // job is named by its ID or the start of it (resolveJob).
 func runJobsShow(ctx context.Context, a *app, args []string) error {
-	fs := newFlags("jobs show", "hopper jobs show [--queue Q] ID [--json]   (ID, or the start of one)", a.stderr)
+	fs := newFlags("jobs show", "hopper jobs show [--queue Q] ID [--json] [--no-redact]   (ID, or the start of one)", a.stderr)
 	sf := addStoreFlags(fs)
 	queue := fs.String("queue", "", "queue of the job (default: look in every queue)")
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -13,11 +13,11 @@ import (
 // schedulesUsage lists the subcommands of "hopper schedules".
 const schedulesUsage = `usage: hopper schedules <list|pause|resume|respec|delete> [flags]
 
-  list                              the stored schedules (Inspector.SetSchedule)
-  pause   --queue Q NAME...         stop their ticks
-  resume  --queue Q NAME...         start them again
-  respec  --queue Q --spec SPEC NAME  tick on a new schedule ("@every 5m", cron)
-  delete  --queue Q NAME...         remove them
+  list                                    the stored schedules (Inspector.SetSchedule)
+  pause   [--queue Q] NAME...             stop their ticks
+  resume  [--queue Q] NAME...             start them again
+  respec  [--queue Q] --spec SPEC NAME... tick on a new schedule ("@every 5m", cron)
+  delete  [--queue Q] NAME...             remove them
 
 Every running scheduler picks a change up within a second or so.`
 
