@@ -8,19 +8,29 @@ import (
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
+	"github.com/hopperq/hopper/store"
 )
 
-// TestDotNames: the queue names and job IDs "." and ".." (both valid) are
-// written %2E and %2E%2E in the dashboard's links and forms, which the
-// router reads back as the names; a browser resolved "/queues/../ready"
-// to "/ready", so such a queue's pages, jobs and actions could not be
-// reached, and /find?id=.. redirected to "/jobs/mail/..".
+// TestDotNames: the queue names and job IDs "." and ".." are written %2E
+// and %2E%2E in the dashboard's links and forms, which the router reads
+// back as the names; a browser resolved "/queues/../ready" to "/ready",
+// so such a queue's pages, jobs and actions could not be reached, and
+// /find?id=.. redirected to "/jobs/mail/..". Enqueue refuses the job IDs
+// now (ErrInvalidJob), but a store takes them (a job of an earlier
+// release, or written through the store): the dashboard still reaches
+// such a job.
 func TestDotNames(t *testing.T) {
 	eachStore(t, func(t *testing.T, s hopper.Store) {
 		ctx := context.Background()
 		c := hopper.NewClient(s, nil)
-		for _, e := range []struct{ queue, id string }{{"..", "a"}, {".", "b"}, {"mail", ".."}, {"mail", "."}} {
+		for _, e := range []struct{ queue, id string }{{"..", "a"}, {".", "b"}} {
 			if _, err := hopper.Enqueue(ctx, c, dashtest.EmailArgs{To: "x@example.com"}, &hopper.EnqueueOpts{Queue: e.queue, ID: e.id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, id := range []string{"..", "."} {
+			job := &store.NewJob{ID: id, Queue: "mail", Kind: "send_email", Args: mustMsgpack(t, dashtest.EmailArgs{To: "x@example.com"})}
+			if _, err := s.Enqueue(ctx, []*store.NewJob{job}); err != nil {
 				t.Fatal(err)
 			}
 		}
