@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -110,6 +111,10 @@ func (c *Client) Subscribe(ctx context.Context, queues []string, opts *Subscribe
 				if ctx.Err() != nil {
 					return
 				}
+				// The positions the store took before it failed (FromNow
+				// made a position): read again from them, not from a new
+				// now, which would skip what came in between.
+				maps.Copy(from, next)
 				if !yield(Event{}, err) || permanent(err) {
 					return
 				}

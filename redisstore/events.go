@@ -153,7 +153,9 @@ func (s *Store) resolveNow(ctx context.Context, from map[string]string, pos map[
 }
 
 // readEvents reads up to max events after pos of every queue, in one
-// round trip, moving pos past what it returns.
+// round trip, moving pos past what it returns. On an error it returns
+// none and leaves pos as it was: a caller that keeps pos reads them
+// again.
 func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]evPos, max int) ([]store.Event, []string, error) {
 	calls := make([]*evalCall, len(queues))
 	for i, q := range queues {
@@ -174,6 +176,7 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 	s.runAll(ctx, calls, nil)
 	var evs []store.Event
 	var lost []string
+	moved := make([]evPos, len(queues)) // pos of each queue once read, set at the end
 	for i, q := range queues {
 		v, err := calls[i].cmd.Slice()
 		if err == nil && len(v) < 3 {
@@ -212,7 +215,10 @@ func (s *Store) readEvents(ctx context.Context, queues []string, pos map[string]
 				p = evPos{Gen: entry.gen, Entry: entry.n, Whole: true} // read to its end
 			}
 		}
-		pos[q] = p
+		moved[i] = p
+	}
+	for i, q := range queues {
+		pos[q] = moved[i]
 	}
 	return evs, lost, nil
 }

@@ -104,3 +104,40 @@ func TestEventPositionWithoutGenerationStillReads(t *testing.T) {
 		t.Fatalf("reading after %s: %d events, lost %v, %v; want j1 and j2", p, len(evs), lost, err)
 	}
 }
+
+// A read of several queues that fails on one of them returns positions no
+// further than the events it returned (none): the positions of the
+// queues read before the failure were moved past events it dropped, and
+// hopper.Subscribe, which reads again from the positions of a failed
+// read, would have skipped them.
+func TestEventsReadFailingOnOneQueueMovesNoPosition(t *testing.T) {
+	s, rdb, prefix := newPrefixedStore(t)
+	ctx := t.Context()
+	from := map[string]string{"okq": store.FromNow, "badq": store.FromNow}
+	_, next, _, err := s.ReadEvents(ctx, from, 100, 0) // readers: the queues' events are written
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("okq", "a"))
+	// badq's stream is not a stream: its read fails, okq's goes through.
+	if err := rdb.Set(ctx, "{"+prefix+":badq}:ev", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The queues are read in map order: okq comes first in half the reads.
+	for range 20 {
+		_, failed, _, err := s.ReadEvents(ctx, next, 100, 0)
+		if err == nil {
+			t.Fatal("ReadEvents with one queue's stream broken: no error")
+		}
+		if p, ok := failed["okq"]; ok && p != next["okq"] {
+			t.Fatalf("a failed read's position of okq: %q, want %q (not past the event it did not return)", p, next["okq"])
+		}
+	}
+	if err := rdb.Del(ctx, "{"+prefix+":badq}:ev").Err(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, _, err := s.ReadEvents(ctx, map[string]string{"okq": next["okq"]}, 100, 0)
+	if err != nil || len(evs) == 0 || evs[0].ID != "a" {
+		t.Fatalf("reading okq again: %v, %v; want a's events", evs, err)
+	}
+}

@@ -113,7 +113,9 @@ type EventReader interface {
 	// from FromNow or FromStart then reports nothing lost. A queue whose
 	// events are off, or that has none, returns none. max below 1 or a position the store did not
 	// write gives an error wrapping ErrInvalidConfig, a bad queue name one
-	// wrapping ErrInvalidQueue.
+	// wrapping ErrInvalidQueue. With any error, next holds none or some
+	// of the positions, as from had them or resolved from FromNow, never
+	// past an event not returned: a caller reads again from them.
 	ReadEvents(ctx context.Context, from map[string]string, max int, block time.Duration) (events []Event, next map[string]string, lost []string, err error)
 }
 
