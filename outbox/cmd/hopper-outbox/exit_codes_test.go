@@ -97,6 +97,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{append([]string{"relay", "--redis", "redis://u:secret@localhost:notaport"}, pg...), `hopper outbox relay: --redis "redis://u:xxxxx@localhost:notaport": invalid port`, "relay"},
 		{append([]string{"relay", "--cluster", "--redis", "redis://localhost:notaport"}, pg...), `hopper outbox relay: --redis "redis://localhost:notaport": invalid port`, "relay"},
 		{append([]string{"relay", "--redis-prefix", "a{b"}, pg...), `hopper outbox relay: --redis-prefix: Config.Prefix "a{b" has "{"`, "relay"},
+		{append([]string{"relay", "--redis-prefix="}, pg...), `hopper outbox relay: --redis-prefix is empty: give the key prefix of the store, or leave the flag out for the default`, "relay"},
 		{append([]string{"relay", "extra"}, pg...), `hopper outbox relay: unexpected argument "extra"`, "relay"},
 		{[]string{"migrate", "--table", "Bad"}, `hopper outbox migrate: --table: outbox table "Bad"`, "migrate"},
 		{[]string{"migrate", "--postgres", "%zz"}, "hopper outbox migrate: --postgres: cannot parse `%zz`", "migrate"},

@@ -170,7 +170,8 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 
 // check reports, before anything connects, a Redis flag that cannot work
 // as a usage error, as the hopper command does: an empty --redis, a
-// --redis that does not parse (its password hidden), a --redis-prefix
+// --redis that does not parse (its password hidden), an empty
+// --redis-prefix (redisstore would take it for its default), one
 // that redisstore refuses (redisstore.Config.Validate, whose rule the
 // message gives), --redis-tls-* flags that cannot work (with a redis://
 // URL, a certificate without its key, a file that cannot be read or holds
@@ -178,6 +179,11 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 func (f *redisFlags) check() error {
 	if strings.TrimSpace(f.url) == "" {
 		return f.fs.bad("--redis is empty: give host:port or a redis:// URL, or leave the flag out for $HOPPER_REDIS_URL (else " + defaultRedisURL + ")")
+	}
+	if f.prefix == "" {
+		// redisstore would take it for DefaultPrefix: another store than
+		// the one named.
+		return f.fs.bad("--redis-prefix is empty: give the key prefix of the store, or leave the flag out for the default")
 	}
 	if err := (redisstore.Config{Prefix: f.prefix}).Validate(); err != nil {
 		return f.fs.bad("--redis-prefix: %s", configText(err))
