@@ -282,6 +282,14 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{ID: "."})
 				return err
 			}, hopper.ErrInvalidJob, "a path's dot segment"},
+			{"queue a dot", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Queue: "."})
+				return err
+			}, hopper.ErrInvalidQueue, "a path's dot segment"},
+			{"queue two dots", func() error {
+				_, err := hopper.Prepare(client, Bad{}, &hopper.EnqueueOpts{Queue: ".."})
+				return err
+			}, hopper.ErrInvalidQueue, "a path's dot segment"},
 			{"ID two dots", func() error {
 				_, err := hopper.Prepare(client, Bad{}, &hopper.EnqueueOpts{ID: ".."})
 				return err

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -205,7 +204,7 @@ func (c *Client) fillJob(p *PreparedJob, args Args, opts *EnqueueOpts, use optsF
 	optsPlan.Copy(j, &o)
 	if j.Queue == "" {
 		j.Queue = c.cfg.Queue
-	} else if strings.IndexByte(j.Queue, '~') >= 0 {
+	} else if store.EnqueueQueueNeedsCheck(j.Queue) {
 		// A partition's name, or not a queue name at all: either way
 		// refused before the store, with one message.
 		if err := store.ValidateEnqueueQueue(j.Queue); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -146,7 +145,7 @@ func (p *PreparedJob) Validate() error {
 	if store.EnqueueIDNeedsCheck(p.job.ID) {
 		return store.ValidateEnqueueID(p.job.ID)
 	}
-	if strings.IndexByte(p.job.Queue, '~') >= 0 {
+	if store.EnqueueQueueNeedsCheck(p.job.Queue) {
 		return store.ValidateEnqueueQueue(p.job.Queue)
 	}
 	return nil

@@ -35,7 +35,7 @@ func ValidateQueue(name string) error {
 // ValidateEnqueueQueue returns nil for a queue a caller names for a new
 // job (hopper's EnqueueOpts.Queue, TaskOpts.Queue, ClientConfig.Queue): a
 // valid queue name (ValidateQueue) that is not a partition's
-// ("<queue>~N", see PartitionName). A store that partitions a queue picks
+// ("<queue>~N", see PartitionName), nor "." or "..". A store that partitions a queue picks
 // each job's partition itself, by its group, unique key, schedule or ID,
 // which keeps their guarantees; a queue that is not partitioned has none.
 // Stores accept partition names in the calls that take one. It returns an
@@ -47,7 +47,18 @@ func ValidateEnqueueQueue(name string) error {
 	if q, _, ok := SplitPartition(name); ok {
 		return fmt.Errorf("%w: %q names a partition of queue %q: enqueue into %q (a partitioned queue's store picks the partition)", ErrInvalidQueue, name, q, q)
 	}
+	if name == "." || name == ".." {
+		return fmt.Errorf("%w: %q is a path's dot segment, which a browser drops from the queue's address (the dashboard's pages of the queue): use another name", ErrInvalidQueue, name)
+	}
 	return nil
+}
+
+// EnqueueQueueNeedsCheck reports whether a queue a caller names for a new
+// job, valid for a store (ValidateQueue), needs ValidateEnqueueQueue's
+// check: it holds '~' or is "." or "..". A cheap test for the enqueue
+// path.
+func EnqueueQueueNeedsCheck(name string) bool {
+	return strings.IndexByte(name, '~') >= 0 || name == "." || name == ".."
 }
 
 // ValidateID returns nil for a valid job ID (1 to MaxIDLen bytes of
