@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,13 +62,17 @@ func (Charge) Kind() string { return "charge" }
 var queues = map[string]int{"images": 1, "payments": 2}
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+// run serves the pipeline's metrics, with a worker and a producer, until
+// ctx is done.
+func run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	store, closeStore, err := openStore()
 	if err != nil {
@@ -91,13 +96,22 @@ func run() error {
 		<-ctx.Done()
 		_ = srv.Shutdown(context.Background())
 	}()
-	go func() { _ = p.Worker.Run(ctx) }()
-	go produce(ctx, p.Client)
+	// The worker and the producer stop with ctx; run returns once both
+	// did, before the deferred Shutdown and closeStore: a worker that
+	// stops removes its record from the store (else hopper_workers counts
+	// it until the record lapses), which needs the store open.
+	var wg sync.WaitGroup
+	var runErr error
+	wg.Go(func() { runErr = p.Worker.Run(ctx) })
+	wg.Go(func() { produce(ctx, p.Client) })
 	slog.Info("serving metrics", "url", "http://"+addr+"/metrics")
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	err = srv.ListenAndServe()
+	stop() // the server failed to start: stop the worker too
+	wg.Wait()
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	return runErr
 }
 
 // produce enqueues a resize and a charge every 200 ms until ctx is done;
