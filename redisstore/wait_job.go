@@ -165,7 +165,12 @@ func (s *Store) endedJob(ctx context.Context, queue, id, msg string) (*store.Job
 	if d.result != "" {
 		rec.Result = []byte(d.result)
 	}
-	if d.err != "" {
+	if d.hist != "" {
+		if h, err := decodeHistory(d.hist); err == nil && len(h) > 0 {
+			rec.Errors = h
+		}
+	}
+	if rec.Errors == nil && d.err != "" {
 		rec.Errors = []store.AttemptError{{At: rec.FinishedAt, Attempt: d.attempt, Error: d.err}}
 	}
 	return rec, nil
@@ -189,10 +194,11 @@ type doneMsg struct {
 	kind, err                string
 	cancelled                bool
 	atMs                     int64
+	hist                     string // the error history's blob (errors.lua), or ""
 }
 
 // decodeDone decodes a done message: cmsgpack's [queue, id, state, result,
-// attempt, kind, error, cancelled, time ms].
+// attempt, kind, error, cancelled, time ms, error history].
 func decodeDone(msg string) (doneMsg, error) {
 	r := newReader(msg)
 	n := r.ArrayLen()
@@ -201,7 +207,10 @@ func decodeDone(msg string) (doneMsg, error) {
 	}
 	d := doneMsg{queue: r.bytes(), id: r.bytes(), state: r.bytes(), result: r.bytes(), attempt: int(r.int()),
 		kind: r.bytes(), err: r.bytes(), cancelled: r.int() == 1, atMs: r.int()}
-	for i := 9; i < n; i++ {
+	if n > 9 {
+		d.hist = r.bytes() // absent in a message of a release before it
+	}
+	for i := 10; i < n; i++ {
 		r.Skip()
 	}
 	if part, _, ok := unsalt(d.queue); ok {

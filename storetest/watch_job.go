@@ -126,6 +126,11 @@ func testWatchRetry(t *testing.T, s store.Store, w store.JobWaiter, a store.Admi
 	if rec.Attempt != 2 {
 		t.Fatalf("watch of a job retried, then acked: Attempt %d, want 2", rec.Attempt)
 	}
+	// The failed attempt's error, as GetJob gives it: redisstore gave
+	// none, memstore the history.
+	if len(rec.Errors) != 1 || rec.Errors[0].Error != "boom" || rec.Errors[0].Attempt != 1 {
+		t.Fatalf("watch of a job retried, then acked: Errors %+v, want the first attempt's \"boom\"", rec.Errors)
+	}
 }
 
 func testWatchEnded(t *testing.T, s store.Store, w store.JobWaiter, a store.Admin) {
