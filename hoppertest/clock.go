@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Clock is a clock a test moves by hand, for memstore.Options.Clock: the
+// Clock is a clock a test moves by hand, for memstore.Config.Clock: the
 // store takes every due time, lease deadline and timestamp from it. Its
 // methods are safe for concurrent use. The zero value is not usable; use
 // NewClock.
