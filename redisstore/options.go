@@ -114,8 +114,12 @@ type Config struct {
 	// dashboard row. Enqueue into the queue puts a job in the partition of
 	// its Group, else of its UniqueKey, else of its periodic Schedule,
 	// else of its ID (a hash of that key), so that a group's order and
-	// limits, a unique key and a schedule's ticks hold as in one queue, and
-	// so does a job ID without a group or unique key. Claim from the queue
+	// limits and a schedule's ticks hold as in one queue. A unique key and
+	// a job ID are checked within the job's partition: they hold as in one
+	// queue among jobs routed alike (a unique key among the jobs of one
+	// group, or among those of no group; an ID among jobs without a group
+	// or unique key), while the same key or ID given to jobs of different
+	// groups may be held by one job in each of their partitions. Claim from the queue
 	// takes from one partition for 16 claims in a row, then the next (so
 	// that acks go to one partition in whole batches), going on to the
 	// next partitions when one comes up short. It asks only the
@@ -139,7 +143,13 @@ type Config struct {
 	// partitions a queue already used unpartitioned, fails every call with
 	// an error wrapping store.ErrInvalidConfig; a store that does not name
 	// the queue takes the recorded count, so a worker process needs no
-	// setting of its own when it starts after the queue was declared.
+	// setting of its own when it starts after the queue was declared. A
+	// store reads the counts when it first checks the server only: a
+	// process started before a queue was declared partitioned goes on
+	// writing the queue unpartitioned, and its jobs wait in the queue's
+	// own keys, which the partitioned queue's workers do not read. Declare
+	// a queue before any process uses it, and restart the processes that
+	// ran before the declaration.
 	// Defaults to none: every queue in one slot.
 	Partitions map[string]int
 }

@@ -210,7 +210,8 @@ func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringC
 		}
 	}
 	for q, n := range s.opts.Partitions {
-		if got := max(m[q], 1); n > 0 && got != n {
+		// 1 is as leaving the queue out: it takes the recorded count.
+		if got := max(m[q], 1); n > 1 && got != n {
 			return fmt.Errorf("%w: %w: queue %q has %d partitions in Redis (%s), Config.Partitions says %d; a queue keeps the count it was created with", store.ErrInvalidConfig, errPartitions, q, got, key, n)
 		}
 	}

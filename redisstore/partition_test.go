@@ -273,10 +273,14 @@ func TestPartitionsMustAgree(t *testing.T) {
 		t.Fatalf("partitioning a queue already used: %v, want ErrInvalidConfig", err)
 	}
 
-	// A worker's store without the setting claims from the partitions.
+	// A worker's store without the setting claims from the partitions,
+	// and so does one that says 1, which is as leaving the queue out (it
+	// was refused: "Config.Partitions says 1").
+	one := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"orders": 1}})
+	mustEnqueue(t, one, job("orders", "a3"))
 	w := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
-	if got := claimAll(t, w, "orders", 10); len(got) != 2 {
-		t.Fatalf("a store without Partitions claimed %d jobs of orders, want 2", len(got))
+	if got := claimAll(t, w, "orders", 10); len(got) != 3 {
+		t.Fatalf("a store without Partitions claimed %d jobs of orders, want 3 (one enqueued by a store saying 1)", len(got))
 	}
 }
 
