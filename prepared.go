@@ -131,8 +131,8 @@ func (p *PreparedJob) Meta() map[string]string {
 // that its ID has no '~' (reserved for workflow tasks' job IDs, see
 // EnqueueOpts.ID), its queue is not a partition's
 // (store.ValidateEnqueueQueue) and its Meta has no empty key and no
-// workflow task's key (see EnqueueOpts.Meta). It returns nil, or an error wrapping ErrInvalidJob or
-// ErrInvalidQueue that names the field. A job from Prepare is valid; one
+// workflow task's key (see EnqueueOpts.Meta). It returns nil, or an error
+// wrapping ErrInvalidJob or ErrInvalidQueue that names the field. A job from Prepare is valid; one
 // from UnmarshalBinary may not be (bytes written by other software, or
 // limits changed since).
 func (p *PreparedJob) Validate() error {

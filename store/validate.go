@@ -35,9 +35,10 @@ func ValidateQueue(name string) error {
 // ValidateEnqueueQueue returns nil for a queue a caller names for a new
 // job (hopper's EnqueueOpts.Queue, TaskOpts.Queue, ClientConfig.Queue): a
 // valid queue name (ValidateQueue) that is not a partition's
-// ("<queue>~N", see PartitionName), nor "." or "..". A store that partitions a queue picks
-// each job's partition itself, by its group, unique key, schedule or ID,
-// which keeps their guarantees; a queue that is not partitioned has none.
+// ("<queue>~N", see PartitionName), nor "." or "..". A store that
+// partitions a queue picks each job's partition itself, by its group,
+// unique key, schedule or ID, which keeps their guarantees; a queue that
+// is not partitioned has none.
 // Stores accept partition names in the calls that take one. It returns an
 // error wrapping ErrInvalidQueue.
 func ValidateEnqueueQueue(name string) error {
@@ -47,7 +48,7 @@ func ValidateEnqueueQueue(name string) error {
 	if q, _, ok := SplitPartition(name); ok {
 		return fmt.Errorf("%w: %q names a partition of queue %q: enqueue into %q (a partitioned queue's store picks the partition)", ErrInvalidQueue, name, q, q)
 	}
-	if name == "." || name == ".." {
+	if dotSegment(name) {
 		return fmt.Errorf("%w: %q is a path's dot segment, which a browser drops from the queue's address (the dashboard's pages of the queue): use another name", ErrInvalidQueue, name)
 	}
 	return nil
@@ -58,7 +59,7 @@ func ValidateEnqueueQueue(name string) error {
 // check: it holds '~' or is "." or "..". A cheap test for the enqueue
 // path.
 func EnqueueQueueNeedsCheck(name string) bool {
-	return strings.IndexByte(name, '~') >= 0 || name == "." || name == ".."
+	return strings.IndexByte(name, '~') >= 0 || dotSegment(name)
 }
 
 // ValidateID returns nil for a valid job ID (1 to MaxIDLen bytes of
@@ -89,7 +90,7 @@ func ValidateEnqueueID(id string) error {
 	if i := strings.IndexByte(id, '~'); i >= 0 {
 		return fmt.Errorf("%w: ID %q has '~' at byte %d, which is reserved for workflow tasks' job IDs (<workflow ID>~<task>)", ErrInvalidJob, id, i)
 	}
-	if id == "." || id == ".." {
+	if dotSegment(id) {
 		return fmt.Errorf("%w: ID %q is a path's dot segment, which a browser drops from the job's address (the dashboard's page of the job): use another", ErrInvalidJob, id)
 	}
 	return nil
@@ -99,8 +100,13 @@ func ValidateEnqueueID(id string) error {
 // store (ValidateID), needs ValidateEnqueueID's check: it holds '~' or
 // is "." or "..". A cheap test for the enqueue path.
 func EnqueueIDNeedsCheck(id string) bool {
-	return strings.IndexByte(id, '~') >= 0 || id == "." || id == ".."
+	return strings.IndexByte(id, '~') >= 0 || dotSegment(id)
 }
+
+// dotSegment reports whether s is "." or "..", which a browser drops from
+// a URL's path (written %2E too): a job or queue so named has no address
+// in the dashboard.
+func dotSegment(s string) bool { return s == "." || s == ".." }
 
 // ValidateGroup returns nil for an empty group or a valid one (1 to
 // MaxGroupLen printable ASCII bytes without spaces or commas), or an error
