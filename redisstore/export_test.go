@@ -146,3 +146,11 @@ func LuaFiles() int { return len(luaNames()) }
 // refused one at maxmemory (a second by default). Call it before s is
 // used.
 func SetFullPause(s *Store, d time.Duration) { s.fmode.fullPause = d }
+
+// SetGroupsMoveBatch sets how many jobs one call of the migration to
+// per-group lists moves, and returns a function that restores it.
+func SetGroupsMoveBatch(n int) func() {
+	old := groupsMoveBatch
+	groupsMoveBatch = n
+	return func() { groupsMoveBatch = old }
+}

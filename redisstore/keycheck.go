@@ -1,5 +1,7 @@
 package redisstore
 
+import "strings"
+
 // keyCheckSrc is the prelude that tests put ahead of every script
 // (keyCheck): it wraps redis.call and redis.pcall so that a command on a
 // key the script was not given in KEYS fails the script with an error
@@ -13,10 +15,15 @@ package redisstore
 // argument, 0 none. A command missing from it fails the script too, so a
 // new command cannot slip past the check.
 //
+// A key of a family (keys.go's keyFamilies), "<root>:<member>", passes
+// when the script declared its root: KC_ROOTS holds the roots' suffixes.
+//
 // It declares three locals in the script's chunk, which holds at most 200
 // (TestEveryVariantLoads): kc_real, and the redis and kc_begin that the
 // scripts call; the rest stays in a block of its own.
-const keyCheckSrc = `
+var keyCheckSrc = keyCheckHead + keyCheckRoots() + keyCheckBody
+
+const keyCheckHead = `
 -- The global redis, looked up at every call: a function library sees
 -- another redis table while it loads.
 local function kc_real(pc, ...)
@@ -25,7 +32,21 @@ local function kc_real(pc, ...)
 end
 local redis, kc_begin
 do
-  local KC_DECL = {}
+  local KC_DECL, KC_FAM = {}, {}
+`
+
+// keyCheckRoots writes KC_ROOTS, the suffixes of the families' roots.
+func keyCheckRoots() string {
+	var b strings.Builder
+	b.WriteString("  local KC_ROOTS = {")
+	for _, f := range keyFamilies {
+		b.WriteString("['" + keyTable[keyIndex[f.root]].suffix + "'] = true, ")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+const keyCheckBody = `
   local KC_POS = {
     GET = 1, SET = 1, DEL = -1, UNLINK = -1, EXISTS = -1, INCR = 1, INCRBY = 1, TYPE = 1, PTTL = 1,
     HGET = 1, HSET = 1, HSETNX = 1, HMGET = 1, HDEL = 1, HLEN = 1, HEXISTS = 1, HINCRBY = 1,
@@ -38,9 +59,12 @@ do
     TIME = 0, PUBLISH = 0, SPUBLISH = 0,
   }
   local function kc_key(c, k)
-    if not KC_DECL[k] then
-      error('keycheck: ' .. c .. ' on key ' .. tostring(k) .. ', which is not in KEYS')
+    if KC_DECL[k] then return end
+    for i = 1, #KC_FAM do
+      local r = KC_FAM[i]
+      if string.sub(k, 1, #r) == r then return end
     end
+    error('keycheck: ' .. c .. ' on key ' .. tostring(k) .. ', which is not in KEYS')
   end
   local function kc_check(cmd, ...)
     local c = string.upper(cmd)
@@ -59,8 +83,14 @@ do
     pcall = function(cmd, ...) kc_check(cmd, ...) return kc_real(true, cmd, ...) end,
   }
   kc_begin = function(keys)
-    KC_DECL = {}
-    for i = 1, #keys do KC_DECL[keys[i]] = true end
+    KC_DECL, KC_FAM = {}, {}
+    for i = 1, #keys do
+      local k = keys[i]
+      KC_DECL[k] = true
+      -- A queue's key ends with "}:<suffix>".
+      local e = string.find(k, '}:', 1, true)
+      if e and KC_ROOTS[string.sub(k, e + 2)] then KC_FAM[#KC_FAM + 1] = k .. ':' end
+    end
   end
 end
 `

@@ -62,7 +62,7 @@ var keyTable = []keyDef{
 	{"extras", famQueue, "ex", "hash", "job ID -> \",uniqueLockField\" of a job with a unique key"},
 	{"cancelled", famQueue, "x", "set", "IDs of cancelled jobs"},
 	{"conf", famQueue, "c", "hash", "the queue's settings as SetQueueConfig gave them, which QueueStats reads: paused, maxrun, rate, period, ret, ev, gmax, grate, gperiod, ki, rsm, rb, gsm, gb (lua/config.lua)"},
-	{"marks", famQueue, "m", "hash", "what the scripts read of the queue, in one HMGET (lua.go): a copy of the settings with the rate terms derived from them (rwin, riv, rtol, gwin, giv, gtol, rg, rlead, glead), and what they keep: sh its shape, pm priority levels used, gs and gf group order counters, hold, lw, sw, sa, evw, evr, evs, evh, evg (events.lua), rs, rtat, kib, gwc"},
+	{"marks", famQueue, "m", "hash", "what the scripts read of the queue, in one HMGET (lua.go): a copy of the settings with the rate terms derived from them (rwin, riv, rtol, gwin, giv, gtol, rg, rlead, glead), and what they keep: sh its shape, pm priority levels used, gv 'l' once the groups' ready jobs go to their lists and gn how many they hold (lua/groups/store.lua), gs and gf layout 1's group order counters, hold, lw, sw, sa, evw, evr, evs, evh, evg (events.lua), rs, rtat, kib, gwc"},
 	{"rate_log", famQueue, "rl", "list", "the rate limit's log: \"ms:count\" per claim call, each counted for the period and its guard (lua/limits/on.lua)"},
 	{"tokens", famQueue, "n", "string", "fencing token counter"},
 	{"tput", famQueue, "t", "hash", "\"d<minute>\"/\"f<minute>\" -> acks/failures that minute, depth samples (lua/throughput.lua)"},
@@ -77,7 +77,7 @@ var keyTable = []keyDef{
 	{"kinds", famQueue, "ki", "zset", "the kind index, with QueueConfig.KindIndex: \"<kind>\\n<enqueuedMs, 13 digits><ID>\", score 0 (lua/kidx/on.lua)"},
 	{"g_rot", famQueue, "gq", "list", "groups due a turn, '' for the ungrouped jobs; each at most once (lua/ready/group.lua)"},
 	{"g_inrot", famQueue, "ga", "set", "the members of g_rot"},
-	{"g_ready", famQueue, "gz", "zset", "grouped ready jobs: \"<group>\\0<order, 13 chars><ID>\", score 0, a group's first in first out"},
+	{"g_ready", famQueue, "gz", "zset", "layout 1's grouped ready jobs, read until empty: \"<group>\\0<order, 13 chars><ID>\", score 0, a group's first in first out; the root of the groups' lists (keyFamilies)"},
 	{"g_known", famQueue, "gk", "set", "groups that may have ready jobs"},
 	{"g_running", famQueue, "gr", "hash", "group -> its jobs in unack, kept while the queue has caps"},
 	{"g_caps", famQueue, "gl", "hash", "group -> its own cap (store.Groups.SetGroupLimit)"},
@@ -114,6 +114,24 @@ var keyTable = []keyDef{
 	{"sruns", famGlobal, "sr:", "list", "sr:<len(queue)>:<queue>:<name>: the last runs of one schedule, msgpack, the latest first, at most 10 (schedule_runs.go)"},
 	{"worker", famWorker, "w:", "string", "\"heartbeatMs,\" + msgpack WorkerInfo of one worker, with a TTL"},
 	{"wcmd", famWorker, "wc:", "string", "a command waiting for one worker (quiet or stop), with a TTL (worker_control.go)"},
+}
+
+// keyFamily is a family of keys that a script names from a key of
+// keyTable, its root, as "<root>:<member>": their names are known only as
+// the script runs (a group's list is named after the group), so they
+// cannot be in KEYS; they carry the root's hash tag, so its slot. A
+// script may touch the keys of a family whose root it declares (the key
+// check allows them, keycheck.go).
+type keyFamily struct {
+	root   string // the name of its root in keyTable
+	member string // what follows "<root>:"
+	typ    string
+	doc    string
+}
+
+// keyFamilies are the families of keys.
+var keyFamilies = []keyFamily{
+	{"g_ready", "<group>", "list", "a group's ready job IDs, first in first out, claimed from the left (layout 2; the marks' gn counts them, lua/groups/store.lua)"},
 }
 
 // keyIndex maps a key's name to its index in keyTable.
@@ -251,6 +269,10 @@ func layoutDoc() string {
 				b.WriteString("| " + d.name + " | `" + d.suffix + "` | " + d.typ + " | " + strings.ReplaceAll(d.doc, "|", "\\|") + " |\n")
 			}
 		}
+	}
+	b.WriteString("\n## Key families\n\nKeys a script names as it runs, `<root>:<member>`: it declares the root, and the key check lets it touch the family (keycheck.go).\n\n| root | key | type | holds |\n|---|---|---|---|\n")
+	for _, f := range keyFamilies {
+		b.WriteString("| " + f.root + " | `" + keyTable[keyIndex[f.root]].suffix + ":" + f.member + "` | " + f.typ + " | " + strings.ReplaceAll(f.doc, "|", "\\|") + " |\n")
 	}
 	b.WriteString("\n## The keys of each script\n\nIn the variant that serves every queue (a plain queue's take fewer), in the order of KEYS: the lead keys, which a call may be sent alone, then keyTable's, then the tail keys, which a call may leave out (lua.go).\n\n| script | KEYS |\n|---|---|\n")
 	for _, name := range scriptFiles() {

@@ -14,10 +14,13 @@ import (
 // decimal integer. A Redis without that key but with hopper keys under
 // the prefix holds layout 0, written by hopper before v0.1.0.
 
-// LayoutVersion is the layout this release writes: 1, the layout of
-// hopper v0.1.0. A Store on a fresh Redis stores it; on a Redis at an older
-// readable layout it runs and logs that `hopper migrate up` should run.
-const LayoutVersion = 1
+// LayoutVersion is the layout this release writes: 2, where a grouped
+// queue keeps each group's ready jobs in a list of its own (layout 1,
+// hopper v0.1.0, kept them all in one sorted set). A Store on a fresh
+// Redis stores it; on a Redis at an older readable layout it runs, writes
+// what that layout's releases read, and logs that `hopper migrate up`
+// should run.
+const LayoutVersion = 2
 
 // oldestReadable is the oldest layout this release reads: 0, so that a
 // rolling deploy can run workers of the release before and of this one on
@@ -32,7 +35,7 @@ func OldestReadableLayout() int { return oldestReadable }
 
 // layoutWrittenBy names the release that writes LayoutVersion, for
 // messages.
-const layoutWrittenBy = "v0.1.0"
+const layoutWrittenBy = "v0.2.0"
 
 // ErrLayout is wrapped by the error of every call of a Store whose Redis
 // holds a layout this release cannot read: one written by a newer release
@@ -114,6 +117,7 @@ func (s *Store) checkLayout(ctx context.Context, read *redis.StringCmd) error {
 				return err
 			}
 			if ok {
+				s.layoutAt.Store(LayoutVersion)
 				return nil
 			}
 			continue // another process stored one first: read it
@@ -121,6 +125,7 @@ func (s *Store) checkLayout(ctx context.Context, read *redis.StringCmd) error {
 		if err := layoutErr(stored); err != nil {
 			return err
 		}
+		s.layoutAt.Store(int32(stored))
 		if stored < LayoutVersion {
 			s.opts.Logger.Warn(fmt.Sprintf("redisstore: the data in Redis has layout %d, written by hopper before %s; this release (layout %d) reads it. Once every worker runs %s or newer, run `hopper migrate up` once", stored, layoutWrittenBy, LayoutVersion, layoutWrittenBy),
 				"prefix", s.opts.Prefix, "stored", stored, "current", LayoutVersion)

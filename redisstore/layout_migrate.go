@@ -18,6 +18,10 @@ type MigrationStep struct {
 	From, To int
 	// Summary says what the step does, in one sentence.
 	Summary string
+	// notForced, when set, says why MigrateOpts.Force does not run
+	// this step past live workers of an older release: Migrate runs the
+	// steps before it and stops there.
+	notForced string
 	// run does it (or, with dry, counts what it would do) and reports
 	// what it did; it is idempotent, and a run cut short resumes where it
 	// stopped when run again.
@@ -29,6 +33,10 @@ var migrations = []MigrationStep{
 	{From: 0, To: 1,
 		Summary: "rewrite the settings of every queue an older release configured, so that its rate limits (queue and per group) count claims with this release's guard",
 		run:     migrateConfigs},
+	{From: 1, To: 2,
+		Summary:   "keep the ready jobs of every grouped queue in a list per group, which a claim takes with one pop, moving them from the sorted set of layout 1",
+		notForced: "their claims read grouped jobs only from the sorted set this step empties, and would drop the groups it moved from the rotation",
+		run:       migrateGroupLists},
 }
 
 // LayoutStatus is what Layout reports of the data in Redis.
@@ -116,7 +124,10 @@ type MigrateOpts struct {
 	DryRun bool
 	// Force migrates while workers of an older release are alive. They
 	// keep running, but what they write afterwards is in the older layout:
-	// run Migrate again once they are gone.
+	// run Migrate again once they are gone. A step that cannot run past
+	// them (step 1 -> 2: workers of layout 1 would drop the groups it
+	// moves) is not forced: Migrate runs the steps before it, then
+	// returns an error wrapping ErrOldWorkers.
 	Force bool
 	// Progress, when set, receives a line as each step starts ("step 0 ->
 	// 1: <summary>"), then one per queue or thing it changes (or would
@@ -166,10 +177,11 @@ var migrateReadHook func(queue string)
 // step in order, then stores the layout version (last, so a run cut short
 // leaves the old version stored and the next run resumes; each step is
 // idempotent). Producers and workers of this release may keep running
-// meanwhile: a step changes each queue in one atomic script call, with a
-// compare-and-swap, so a concurrent settings change is never lost. It
-// refuses, with an error wrapping ErrOldWorkers, while live workers of an
-// older release are registered, unless opts.Force. It refuses a layout
+// meanwhile: a step changes each queue in atomic script calls (step
+// 0 -> 1 with a compare-and-swap, so a concurrent settings change is
+// never lost). It refuses, with an error wrapping ErrOldWorkers, while
+// live workers of an older release are registered, unless opts.Force
+// (which stops before step 1 -> 2). It refuses a layout
 // newer than this release's (ErrLayout). On a current Redis it changes
 // nothing and reports AlreadyCurrent; on a fresh one it stores the
 // current layout. After it succeeds, a Store whose check refused the
@@ -201,7 +213,14 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		return rep, fmt.Errorf("%w: %s; stop them (or upgrade them to %s) and migrate again, or force it",
 			ErrOldWorkers, describeWorkers(st.OldWorkers), layoutWrittenBy)
 	}
+	var refused error
 	for _, m := range st.Pending {
+		if m.notForced != "" && len(st.OldWorkers) > 0 && !opts.DryRun {
+			// The steps before it ran and stay pending (below).
+			refused = fmt.Errorf("%w: %s; step %d -> %d cannot be forced past them: %s. Stop them (a worker's record expires within its heartbeat TTL), then run the migration again",
+				ErrOldWorkers, describeWorkers(st.OldWorkers), m.From, m.To, m.notForced)
+			break
+		}
 		progress(fmt.Sprintf("step %d -> %d: %s", m.From, m.To, m.Summary))
 		changes, err := m.run(ctx, s, opts.DryRun, func(line string) { progress("    " + line) })
 		rep.Steps = append(rep.Steps, StepReport{Step: m, Changes: changes})
@@ -221,6 +240,7 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 				return rep, wrap("store the layout", err)
 			}
 			rep.To = m.To
+			s.layoutAt.Store(int32(m.To))
 		}
 	}
 	if !opts.DryRun {
@@ -243,7 +263,7 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		}
 		s.checkMu.Unlock()
 	}
-	return rep, nil
+	return rep, refused
 }
 
 // layoutRedo returns the From of the first migration step a forced
@@ -302,6 +322,9 @@ func (s *Store) oldWorkers(ctx context.Context) ([]OldWorker, error) {
 	return out, nil
 }
 
+// rateTermsSince names the release whose rate terms step 0 -> 1 writes.
+const rateTermsSince = "v0.1.0"
+
 // migrateConfigs is step 0 -> 1: a queue whose settings a release before
 // v0.1.0 wrote lacks, in its marks, the rate terms this release derives
 // from them (store.RateTerms: the sliding window's guard, the smooth
@@ -327,9 +350,9 @@ func migrateConfigs(ctx context.Context, s *Store, dry bool, progress func(strin
 		if !changed {
 			continue
 		}
-		line := fmt.Sprintf("queue %s: settings written again with the rate terms of %s", q, layoutWrittenBy)
+		line := fmt.Sprintf("queue %s: settings written again with the rate terms of %s", q, rateTermsSince)
 		if dry {
-			line = fmt.Sprintf("queue %s: would write its settings again with the rate terms of %s", q, layoutWrittenBy)
+			line = fmt.Sprintf("queue %s: would write its settings again with the rate terms of %s", q, rateTermsSince)
 		}
 		changes = append(changes, line)
 		progress(line)

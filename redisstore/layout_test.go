@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,10 +37,19 @@ func seedLayoutZero(t *testing.T, s *redisstore.Store, rdb redis.UniversalClient
 			t.Fatal(err)
 		}
 	}
+	// Nor did it mark queues to keep their groups' jobs in lists.
+	for _, q := range append(oldQueues, "plain") {
+		if err := rdb.HDel(ctx, redisstore.MarksKey(s, q), "gv").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := rdb.Del(ctx, redisstore.LayoutKey(s)).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
+
+// current is the layout this release writes, as stored.
+var current = strconv.Itoa(redisstore.LayoutVersion)
 
 // hasGuard reports whether queue q's marks carry the claim guard this
 // release derives from a rate limit.
@@ -86,12 +96,12 @@ func TestLayoutFreshRedisGetsCurrent(t *testing.T) {
 		t.Fatalf("Layout stored %s; it only reads", got)
 	}
 	mustEnqueue(t, s, job("q", "a"))
-	if got := storedLayout(t, s, rdb); got != "1" {
-		t.Fatalf("layout stored by the first call on a fresh Redis: %s, want 1", got)
+	if got := storedLayout(t, s, rdb); got != current {
+		t.Fatalf("layout stored by the first call on a fresh Redis: %s, want %s", got, current)
 	}
 	st, err = s.Layout(t.Context())
-	if err != nil || st.Fresh || !st.Marked || st.Stored != 1 || len(st.Pending) != 0 {
-		t.Fatalf("Layout after start: %+v, %v; want stored 1, nothing pending", st, err)
+	if err != nil || st.Fresh || !st.Marked || st.Stored != redisstore.LayoutVersion || len(st.Pending) != 0 {
+		t.Fatalf("Layout after start: %+v, %v; want stored %s, nothing pending", st, err, current)
 	}
 }
 
@@ -102,8 +112,8 @@ func TestLayoutFreshWithPartitions(t *testing.T) {
 	var logs logBuffer
 	s, rdb := newStore(t, &redisstore.Config{Partitions: map[string]int{"hot": 2}, Logger: logs.logger()})
 	mustEnqueue(t, s, job("hot", "a"))
-	if got := storedLayout(t, s, rdb); got != "1" {
-		t.Fatalf("layout stored on a fresh Redis with partitions: %s, want 1", got)
+	if got := storedLayout(t, s, rdb); got != current {
+		t.Fatalf("layout stored on a fresh Redis with partitions: %s, want %s", got, current)
 	}
 	if out := logs.String(); strings.Contains(out, "layout") {
 		t.Fatalf("log: %q, want nothing about the layout", out)
@@ -126,31 +136,31 @@ func TestLayoutZeroRunsAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Fresh || st.Marked || st.Stored != 0 || st.Err != nil || len(st.Pending) != 1 || st.Pending[0].From != 0 || st.Pending[0].To != 1 {
-		t.Fatalf("Layout of layout-0 data: %+v, want stored 0, readable, step 0->1 pending", st)
+	if st.Fresh || st.Marked || st.Stored != 0 || st.Err != nil || len(st.Pending) != 2 || st.Pending[0].From != 0 || st.Pending[0].To != 1 || st.Pending[1].To != 2 {
+		t.Fatalf("Layout of layout-0 data: %+v, want stored 0, readable, steps 0->1 and 1->2 pending", st)
 	}
 }
 
 func TestLayoutNewerRefused(t *testing.T) {
 	s, rdb, prefix := prefixedStore(t)
 	mustEnqueue(t, s, job("q", "a"))
-	if err := rdb.Set(t.Context(), redisstore.LayoutKey(s), "2", 0).Err(); err != nil {
+	if err := rdb.Set(t.Context(), redisstore.LayoutKey(s), "3", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	s = storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	for range 2 {
 		_, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "b")})
 		if !errors.Is(err, redisstore.ErrLayout) || redisstore.Temporary(err) {
-			t.Fatalf("Enqueue on layout 2: %v, want a final ErrLayout", err)
+			t.Fatalf("Enqueue on layout 3: %v, want a final ErrLayout", err)
 		}
-		for _, want := range []string{"layout 2", "layout 1", "upgrade hopper"} {
+		for _, want := range []string{"layout 3", "layout 2", "upgrade hopper"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Fatalf("refusal %q does not say %q", err, want)
 			}
 		}
 	}
 	if _, err := s.Migrate(t.Context(), redisstore.MigrateOpts{}); !errors.Is(err, redisstore.ErrLayout) {
-		t.Fatalf("Migrate of layout 2: %v, want ErrLayout", err)
+		t.Fatalf("Migrate of layout 3: %v, want ErrLayout", err)
 	}
 }
 
@@ -166,21 +176,21 @@ func TestLayoutOlderRefusedUntilMigrated(t *testing.T) {
 	if !errors.Is(err, redisstore.ErrLayout) || redisstore.Temporary(err) {
 		t.Fatalf("Enqueue on layout 0 when 1 is the oldest read: %v, want a final ErrLayout", err)
 	}
-	for _, want := range []string{"layout 0", "layouts 1 to 1", "hopper migrate up", "hopper migrate status"} {
+	for _, want := range []string{"layout 0", "layouts 1 to 2", "hopper migrate up", "hopper migrate status"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("refusal %q does not say %q", err, want)
 		}
 	}
 	st, err := s.Layout(t.Context())
-	if err != nil || !errors.Is(st.Err, redisstore.ErrLayout) || len(st.Pending) != 1 {
-		t.Fatalf("Layout of refused data: %+v, %v; want the refusal and one step pending", st, err)
+	if err != nil || !errors.Is(st.Err, redisstore.ErrLayout) || len(st.Pending) != 2 {
+		t.Fatalf("Layout of refused data: %+v, %v; want the refusal and two steps pending", st, err)
 	}
 	rep, err := s.Migrate(t.Context(), redisstore.MigrateOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.From != 0 || rep.To != 1 || len(rep.Steps) != 1 || len(rep.Steps[0].Changes) != 1 || !strings.Contains(rep.Steps[0].Changes[0], "limited") {
-		t.Fatalf("Migrate: %+v, want 0->1 rewriting queue limited", rep)
+	if rep.From != 0 || rep.To != 2 || len(rep.Steps) != 2 || len(rep.Steps[0].Changes) != 1 || !strings.Contains(rep.Steps[0].Changes[0], "limited") {
+		t.Fatalf("Migrate: %+v, want 0->2 rewriting queue limited", rep)
 	}
 	mustEnqueue(t, s, job("limited", "b"))
 	if !hasGuard(t, s, rdb, "limited") {
@@ -205,7 +215,7 @@ func TestMigrateDryRunChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.DryRun || rep.To != 0 || len(rep.Steps) != 1 || len(rep.Steps[0].Changes) != 2 {
+	if !rep.DryRun || rep.To != 0 || len(rep.Steps) != 2 || len(rep.Steps[0].Changes) != 2 {
 		t.Fatalf("dry run: %+v, want step 0->1 with two queues to rewrite, layout still 0", rep)
 	}
 	if got := strings.Join(lines, "\n"); !strings.Contains(got, "step 0 -> 1") || !strings.Contains(got, "queue a: would") {
@@ -258,8 +268,8 @@ func TestMigrateResumesAfterInterruption(t *testing.T) {
 	if got := rep.Steps[0].Changes; len(got) != 1 || !strings.Contains(got[0], "queue b") {
 		t.Fatalf("the resumed run changed %q, want queue b only", got)
 	}
-	if !hasGuard(t, s, rdb, "b") || storedLayout(t, s, rdb) != "1" {
-		t.Fatal("after the resumed run: want b migrated and layout 1 stored")
+	if !hasGuard(t, s, rdb, "b") || storedLayout(t, s, rdb) != current {
+		t.Fatal("after the resumed run: want b migrated and the current layout stored")
 	}
 	rep, err = s.Migrate(t.Context(), redisstore.MigrateOpts{})
 	if err != nil || !rep.AlreadyCurrent || len(rep.Steps) != 0 {
@@ -315,9 +325,14 @@ func TestMigrateRefusesOldWorkers(t *testing.T) {
 	if hasGuard(t, s, rdb, "a") || storedLayout(t, s, rdb) != "(none)" {
 		t.Fatal("the refused migration changed data")
 	}
+	// Forced, the steps run up to 1 -> 2, which workers of layout 1 would
+	// undo: it waits for them.
 	rep, err := s.Migrate(ctx, redisstore.MigrateOpts{Force: true})
-	if err != nil || rep.To != 1 || !hasGuard(t, s, rdb, "a") {
-		t.Fatalf("forced Migrate: %+v, %v; want layout 1 and queue a migrated", rep, err)
+	if !errors.Is(err, redisstore.ErrOldWorkers) || !strings.Contains(err.Error(), "step 1 -> 2 cannot be forced") || !strings.Contains(err.Error(), "old-1") {
+		t.Fatalf("forced Migrate: %v, want ErrOldWorkers saying step 1 -> 2 cannot be forced past old-1", err)
+	}
+	if rep.To != 1 || len(rep.Steps) != 1 || !hasGuard(t, s, rdb, "a") || storedLayout(t, s, rdb) != "1" {
+		t.Fatalf("forced Migrate: %+v; want step 0 -> 1 run, queue a migrated, layout 1 stored", rep)
 	}
 
 	// The old worker writes queue a's settings in its layout after the
@@ -331,12 +346,12 @@ func TestMigrateRefusesOldWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err = s.Layout(ctx)
-	if err != nil || !st.Forced || len(st.Pending) != 1 || st.Pending[0].From != 0 || len(st.OldWorkers) != 0 {
+	if err != nil || !st.Forced || len(st.Pending) != 2 || st.Pending[0].From != 0 || len(st.OldWorkers) != 0 {
 		t.Fatalf("Layout after a forced migration: %+v, %v; want Forced, step 0 -> 1 pending, no old worker", st, err)
 	}
 	rep, err = s.Migrate(ctx, redisstore.MigrateOpts{})
-	if err != nil || rep.AlreadyCurrent || len(rep.Steps) != 1 || !hasGuard(t, s, rdb, "a") || storedLayout(t, s, rdb) != "1" {
-		t.Fatalf("Migrate once the old worker is gone: %+v, %v; want step 0 -> 1 run again, queue a migrated, layout 1", rep, err)
+	if err != nil || rep.AlreadyCurrent || len(rep.Steps) != 2 || !hasGuard(t, s, rdb, "a") || storedLayout(t, s, rdb) != current {
+		t.Fatalf("Migrate once the old worker is gone: %+v, %v; want steps 0 -> 2 run again, queue a migrated, layout %s", rep, err, current)
 	}
 	st, err = s.Layout(ctx)
 	if err != nil || st.Forced || len(st.Pending) != 0 {
@@ -355,11 +370,11 @@ func TestLayoutCluster(t *testing.T) {
 	queues := []string{"c1", "c2", "c3", "c4", "c5", "c6"}
 	seedLayoutZero(t, s, rdb, queues...)
 	st, err := s.Layout(t.Context())
-	if err != nil || st.Fresh || st.Stored != 0 || len(st.Pending) != 1 {
-		t.Fatalf("Layout on the cluster: %+v, %v; want layout 0 with a step pending", st, err)
+	if err != nil || st.Fresh || st.Stored != 0 || len(st.Pending) != 2 {
+		t.Fatalf("Layout on the cluster: %+v, %v; want layout 0 with two steps pending", st, err)
 	}
 	rep, err := s.Migrate(t.Context(), redisstore.MigrateOpts{})
-	if err != nil || rep.To != 1 || len(rep.Steps[0].Changes) != len(queues) {
+	if err != nil || rep.To != 2 || len(rep.Steps[0].Changes) != len(queues) {
 		t.Fatalf("Migrate on the cluster: %+v, %v; want every queue rewritten", rep, err)
 	}
 	for _, q := range queues {
@@ -370,8 +385,8 @@ func TestLayoutCluster(t *testing.T) {
 	// A fresh prefix on the cluster gets the current layout.
 	fresh := storeOn(t, rdb, nil)
 	mustEnqueue(t, fresh, job("q", "a"))
-	if got := storedLayout(t, fresh, rdb); got != "1" {
-		t.Fatalf("fresh prefix on the cluster: layout %s, want 1", got)
+	if got := storedLayout(t, fresh, rdb); got != current {
+		t.Fatalf("fresh prefix on the cluster: layout %s, want %s", got, current)
 	}
 }
 
@@ -401,7 +416,7 @@ func TestMigratePartitions(t *testing.T) {
 	}
 	s = storeOn(t, rdb, cfg)
 	rep, err := s.Migrate(ctx, redisstore.MigrateOpts{})
-	if err != nil || len(rep.Steps) != 1 || len(rep.Steps[0].Changes) != 3 {
+	if err != nil || len(rep.Steps) != 2 || len(rep.Steps[0].Changes) != 3 {
 		t.Fatalf("Migrate: %+v, %v; want the three partitions rewritten", rep, err)
 	}
 	for _, p := range parts {

@@ -74,6 +74,11 @@ type Store struct {
 	nodesOK  atomic.Bool // the check but the layout passed (check.go)
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
+	// layoutAt is the stored layout the check found, or that Migrate
+	// stored since (0 before the check, and when the ACL denied it):
+	// from layout 2 on, registering a queue marks it to keep its groups'
+	// ready jobs in lists (registerCmds).
+	layoutAt atomic.Int32
 
 	batchers sync.Map  // hash slot (0 on a plain client) -> *batcher
 	notify   *notifier // wake-ups: ready, sched
@@ -211,18 +216,25 @@ func (s *Store) register(ctx context.Context, queue string) error {
 }
 
 // registerCmds queues the commands that register queues: the registry's
-// SADD (first: its reply tells whether registration worked) and each
-// queue's sentinels (see keys.go).
+// SADD (first: its reply tells whether registration worked), each
+// queue's sentinels (see keys.go) and, from layout 2 on, its mark gv.
 func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []string) *redis.IntCmd {
 	members := make([]any, len(queues))
 	for i, q := range queues {
 		members[i] = q
 	}
 	reg := p.SAdd(ctx, s.g.queues, members...)
+	// From layout 2 on, no release that reads only layout 1's sorted set
+	// of grouped jobs runs on this Redis (Migrate or a fresh Redis saw
+	// to that): the queue may push them to lists (lua/groups/store.lua).
+	lists := s.layoutAt.Load() >= 2
 	for _, q := range queues {
 		k := s.queueKeys(q)
 		p.ZAddNX(ctx, k.unack, redis.Z{Score: math.Inf(1), Member: sentinelMember})
 		p.HSetNX(ctx, k.att, sentinelField, sentinelValue)
+		if lists {
+			p.HSetNX(ctx, k.marks, "gv", "l")
+		}
 	}
 	return reg
 }

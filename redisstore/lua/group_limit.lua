@@ -16,5 +16,5 @@ else
   rcall('HSET', K.g_caps, g, limit)
 end
 groups_recount()
-if group_len(g) > 0 and group_activate(g) then wake_ready() end
+if GS.len(g) > 0 and group_activate(g) then wake_ready() end
 return 1

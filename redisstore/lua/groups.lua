@@ -44,7 +44,7 @@ while not (most > 0 and n == most) do
   end
   i = i + 1
   local g = names[i]
-  local r = group_len(g)
+  local r = GS.len(g)
   local run
   if counted then run = counted[g] or 0 else run = tonumber(rcall('HGET', K.g_running, g)) or 0 end
   local own = rcall('HGET', K.g_caps, g)

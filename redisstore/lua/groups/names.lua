@@ -1,4 +1,5 @@
 -- groups/names.lua: the names of a queue's groups in order, for listings.
+--- @include groups/store
 --- @keys g_known
 
 -- first_in_order returns the first k of names (all with k nil) in
@@ -33,4 +34,25 @@ end
 -- those are all of them (first_in_order).
 local function group_names(k, desc)
   return first_in_order(rcall('SMEMBERS', K.g_known), k, desc)
+end
+
+-- GS.page appends to ids up to c IDs of the groups' ready jobs from
+-- position o, by group name (descending with rev), each group's in order
+-- (reversed with rev). It reads the names a few at a time, and the length
+-- of each group it passes: a page deep into a queue of many groups costs
+-- a command or two per group before it.
+function GS.page(ids, o, c, rev)
+  local k, i = 64, 0
+  local names, all = group_names(k, rev)
+  local stop = #ids + c
+  while #ids < stop do
+    if i == #names then
+      if all then return end
+      k = k * 4
+      names, all = group_names(k, rev)
+      if i == #names then return end
+    end
+    i = i + 1
+    o = math.max(o - GS.slice(ids, names[i], o, stop - #ids, rev), 0)
+  end
 end

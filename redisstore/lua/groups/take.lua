@@ -17,7 +17,9 @@ local function take_fast(t, members, share, n)
         got = #l
         for i = 1, got do ids[have + i] = l[i] end
       else
-        got = group_pop(g, k, t.taken, ids, have)
+        local fl
+        got, fl = group_pop(g, k, t.taken, ids, have)
+        if fl then t.lp = t.lp + fl end
         -- Fewer than asked: the group holds no more.
         if got < k then t.gone[#t.gone + 1] = g end
       end
@@ -79,7 +81,8 @@ local function take_member(t, g, share, n, now)
   local keep = false
   if k > 0 then
     local have = #t.ids
-    local got = group_pop(g, k, t.taken, t.ids, have)
+    local got, fl = group_pop(g, k, t.taken, t.ids, have)
+    if fl then t.lp = t.lp + fl end
     if t.iv and used then
       group_pace_note(g, used, t.iv, got)
       -- Each job's wait before it starts (StartAfter), by its slot.
@@ -164,24 +167,27 @@ end
 -- rotation (take_pass), a group only while it has room under its cap and
 -- its rate limit; with caps it raises the groups' running counts. Cost:
 -- per pass one LPOP of the rotation (with caps one HMGET of running
--- counts), per member one range and one removal of its jobs; per call an
--- EXISTS of the holds and own caps, an SREM of the groups found empty, an
--- SREM and an RPUSH of the rotation (with caps one HSET of running
--- counts); nothing per job. It returns the IDs, the ms until the earliest
--- hold ends while holds remain (0 otherwise: the claim's RetryIn, as no
--- signal comes when a hold ends), whether the rotation still holds
--- members, and the waits before start of the jobs a smooth rate per group
+-- counts), per member one LPOP of its list (and a range and a removal
+-- while the sorted set of layout 1 holds jobs); per call an EXISTS of the
+-- holds and own caps, one of that sorted set, an HINCRBY of the lists'
+-- count, an SREM of the groups found empty, an SREM and an RPUSH of the
+-- rotation (with caps one HSET of running counts); nothing per job. It
+-- returns the IDs, the ms until the earliest hold ends while holds remain
+-- (0 otherwise: the claim's RetryIn, as no signal comes when a hold
+-- ends), whether the rotation still holds members, and the waits before
+-- start of the jobs a smooth rate per group
 -- paced (index in the IDs -> µs).
 local function take_grouped(n, now)
   -- One call tells whether the queue has holds or own caps at all: most
   -- have neither.
   local rare = rcall('EXISTS', K.g_holds, K.g_caps) > 0
-  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}, after = {}}
+  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}, after = {}, lp = 0}
   t.cap, t.capped = group_caps(not rare)
   t.rate, t.period, t.iv, t.tol, t.lead = group_rate()
   t.holding = groups_unhold(now, not rare)
   t.fast = not t.capped and t.rate == 0
   while #t.ids < n and take_pass(t, n, now) do end
+  GS.counted(t.lp)
   if #t.gone > 0 then call_chunked('SREM', K.g_known, t.gone, 1) end
   if t.capped and #t.order > 0 then
     local h = {}

@@ -4,7 +4,7 @@
 -- queue's shape) it serves a queue as ready/prio.lua does; from then on
 -- claims rotate over the groups, the ungrouped jobs taking their turn as
 -- the member ''.
---- @include levels groups/store groups/rotation groups/caps groups/holds groups/rate groups/take
+--- @include levels groups/store groups/names groups/rotation groups/caps groups/holds groups/rate groups/take
 --- @keys jobs lean
 
 local function grouped()
@@ -71,34 +71,24 @@ end
 
 local function ready_count()
   local n = levels_len()
-  if grouped() then n = n + rcall('ZCARD', K.g_ready) end
+  if grouped() then n = n + GS.count() end
   return n
 end
 
 local function ready_remove(id, v)
   local g = group_of(v)
-  if g then return group_remove(g, id) end
+  if g then return GS.remove(g, id) end
   return levels_remove(id, v)
 end
 
 -- ready_page lists the levels (highest first) then the groups' jobs (by
--- group name), or the reverse.
+-- group name, each group's first in first out: GS.page), or the reverse.
 local function ready_page(off, cnt, rev)
   local nl = levels_len()
-  local ng = grouped() and rcall('ZCARD', K.g_ready) or 0
+  local ng = ready_count() - nl
   local ids = {}
   local function from_groups(o, c)
-    if c <= 0 or o >= ng then return end
-    local m
-    if rev then
-      m = rcall('ZRANGE', K.g_ready, '+', '-', 'BYLEX', 'REV', 'LIMIT', o, c)
-    else
-      m = rcall('ZRANGE', K.g_ready, '-', '+', 'BYLEX', 'LIMIT', o, c)
-    end
-    for i = 1, #m do
-      local _, id = member_id(m[i])
-      ids[#ids + 1] = id
-    end
+    if c > 0 and o < ng then GS.page(ids, o, c, rev) end
   end
   local function from_levels(o, c)
     if c <= 0 or o >= nl then return end
@@ -129,21 +119,14 @@ local function ready_heads()
     names = rcall('LRANGE', K.g_rot, 0, DEPTH_GROUPS - 1)
   end
   for _, g in ipairs(names) do
-    if g ~= '' then out[#out + 1] = group_first(g) end
+    if g ~= '' then out[#out + 1] = GS.first(g) end
   end
   return out
 end
 
 local function ready_take(n)
   local ids = levels_take(n)
-  if #ids < n and grouped() then
-    local m = rcall('ZRANGE', K.g_ready, 0, n - #ids - 1)
-    if #m > 0 then call_chunked('ZREM', K.g_ready, m, 1) end
-    for i = 1, #m do
-      local _, id = member_id(m[i])
-      ids[#ids + 1] = id
-    end
-  end
+  if #ids < n and grouped() then GS.take(ids, n) end
   return ids
 end
 
@@ -173,5 +156,6 @@ local function ready_config()
   if not grouped() then return end
   groups_recount()
   local known = rcall('SMEMBERS', K.g_known)
+  GS.recount(known)
   for i = 1, #known, 1000 do groups_activate({unpack(known, i, math.min(i + 999, #known))}) end
 end
