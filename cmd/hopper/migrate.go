@@ -130,6 +130,8 @@ func migrateUp(ctx context.Context, w io.Writer, s *redisstore.Store, opts redis
 		fmt.Fprintf(w, "dry run, nothing is changed: layout %d to %d\n", st.Stored, st.Current)
 	} else if len(st.Pending) > 0 && !blocked && st.Forced && st.Stored == st.Current {
 		fmt.Fprintf(w, "migrating again: layout %d (a migration was forced while workers of an older release were alive)\n", st.Current)
+	} else if len(st.Pending) > 0 && !blocked && st.Forced {
+		fmt.Fprintf(w, "migrating again from layout %d, to %d (a migration was forced while workers of an older release were alive)\n", st.Pending[0].From, st.Current)
 	} else if len(st.Pending) > 0 && !blocked {
 		fmt.Fprintf(w, "migrating: layout %d to %d\n", st.Stored, st.Current)
 	}
@@ -137,6 +139,11 @@ func migrateUp(ctx context.Context, w io.Writer, s *redisstore.Store, opts redis
 	rep, err := s.Migrate(ctx, opts)
 	if errors.Is(err, redisstore.ErrOldWorkers) {
 		printOldWorkers(w, rep.OldWorkers)
+		if opts.Force {
+			// A step that cannot be forced: those before it ran.
+			fmt.Fprintf(w, "stopped: the data is at layout %d\n", rep.To)
+			return err
+		}
 		return fmt.Errorf("%w with --force", err)
 	}
 	if err != nil {
