@@ -108,6 +108,18 @@ end
 -- (base.lua's kept_trim), as a grouped claim makes a pass or more each.
 local TP_BACK, TP_OUT, TP_FRONT, TP_TAKEN = {}, {}, {}, {}
 
+-- The claim's state (take_grouped's t) and its lists and maps, kept from
+-- one claim to the next as well: made anew, the state's two dozen fields
+-- and the IDs' list grew by rehashes at every claim. TG_NONE stays empty.
+local TG, TG_NONE = {}, {}
+local TG_IDS, TG_GONE, TG_ORDER, TG_RUN, TG_TOOK, TG_AFTER = {}, {}, {}, {}, {}, {}
+
+-- cleared empties map m and returns it.
+local function cleared(m)
+  for k in pairs(m) do m[k] = nil end
+  return m
+end
+
 -- pass_size returns how many members of the rotation the next pass
 -- visits, to take want jobs, after a pass over pm members that gave pg
 -- jobs (pm nil for the first pass): want / QUANTUM, rounded up, at first;
@@ -136,7 +148,7 @@ local function take_pass(t, n, now)
   end
   t.left = #members < asked and 0 or nil
   local share = math.ceil(want / #members)
-  t.held = t.holding and holds_held(members, now) or {}
+  t.held = t.holding and holds_held(members, now) or TG_NONE
   if t.capped then
     local unknown = {}
     for _, g in ipairs(members) do
@@ -181,7 +193,10 @@ local function take_grouped(n, now)
   -- One call tells whether the queue has holds or own caps at all: most
   -- have neither.
   local rare = rcall('EXISTS', K.g_holds, K.g_caps) > 0
-  local t = {ids = {}, run = {}, took = {}, order = {}, gone = {}, after = {}, lp = 0}
+  local t = TG
+  t.ids, t.gone, t.order = kept_trim(TG_IDS, 0), kept_trim(TG_GONE, 0), kept_trim(TG_ORDER, 0)
+  t.run, t.took, t.after = cleared(TG_RUN), cleared(TG_TOOK), cleared(TG_AFTER)
+  t.lp, t.pm, t.pg, t.left, t.us, t.held = 0, nil, nil, nil, nil, nil
   t.cap, t.capped = group_caps(not rare)
   t.rate, t.period, t.iv, t.tol, t.lead = group_rate()
   t.holding = groups_unhold(now, not rare)
