@@ -1,9 +1,11 @@
 package redisstore_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -217,5 +219,56 @@ func TestGroupListsReadLayoutOneLeftovers(t *testing.T) {
 	st, err = s.GetQueueStats(ctx, "q")
 	if err != nil || st.Counts.Ready != 0 {
 		t.Fatalf("QueueStats after claiming all: %+v, %v; want none ready", st.Counts, err)
+	}
+}
+
+// TestHandedBackJobStaysFirstDuringMigration: a grouped job handed back
+// (a worker's release, a lease run out) goes back to the head of its
+// group while the group's older jobs are still in the sorted set of layout
+// 1: it ran after every one of them, as it went to the front of the
+// group's list, which reads take after the set.
+func TestHandedBackJobStaysFirstDuringMigration(t *testing.T) {
+	s, rdb, prefix := newPrefixedStore(t)
+	ctx := t.Context()
+	marks := "{" + prefix + ":q}:m"
+	// a0 to the group's list; then, as layout 1 wrote them, o0..o3 to
+	// the sorted set (older, in a migration's terms: read first).
+	j := job("q", "a0")
+	j.Group = "o"
+	mustEnqueue(t, s, j)
+	if err := rdb.HDel(ctx, marks, "gv").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, groupedJobs("q", 4, "o")...)
+	if err := rdb.HSet(ctx, marks, "gv", "l").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if z, l := groupKeys(t, rdb, prefix, "q", "o"); z != 4 || l != 1 {
+		t.Fatalf("%d jobs in the sorted set, %d in the group's list; want 4 and 1", z, l)
+	}
+	res := claimIDs(t, s, 1, "o0")
+	mustFinish(t, s, store.AttemptEnd{Queue: "q", ID: "o0", Token: res.Jobs[0].Token, Outcome: store.OutcomeRelease})
+	claimIDs(t, s, 5, "o0", "o1", "o2", "o3", "a0")
+}
+
+// TestForcedMigrationThatRanNothingIsNotForced: forced past an old
+// worker on data of layout 1, Migrate stops before step 1 -> 2 having run
+// nothing, and leaves no mark of a forced migration (the next status said
+// "again: a migration was forced", and the next run "migrating again").
+func TestForcedMigrationThatRanNothingIsNotForced(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := layoutOneStore(t, rdb, redistest.Prefix(t))
+	ctx := t.Context()
+	mustEnqueue(t, s, groupedJobs("q", 2, "a")...)
+	if err := redisstore.HeartbeatAsOlder(ctx, s, store.WorkerInfo{ID: "old-1", Host: "box-a", PID: 7, Queues: map[string]int{"q": 1}, Concurrency: 1, StartedAt: time.Now()}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Migrate(ctx, redisstore.MigrateOpts{Force: true})
+	if !errors.Is(err, redisstore.ErrOldWorkers) || len(rep.Steps) != 0 || rep.To != 1 {
+		t.Fatalf("forced Migrate of layout 1: %+v, %v; want ErrOldWorkers, no step run, layout 1", rep, err)
+	}
+	st, err := s.Layout(ctx)
+	if err != nil || st.Forced || len(st.Pending) != 1 || st.Pending[0].From != 1 {
+		t.Fatalf("Layout after a forced run that ran nothing: %+v, %v; want not Forced, step 1 -> 2 pending", st, err)
 	}
 }

@@ -18,10 +18,10 @@ type MigrationStep struct {
 	From, To int
 	// Summary says what the step does, in one sentence.
 	Summary string
-	// notForced, when set, says why MigrateOpts.Force does not run
-	// this step past live workers of an older release: Migrate runs the
-	// steps before it and stops there.
-	notForced string
+	// NotForced, when not empty, says why MigrateOpts.Force does not
+	// run this step past live workers of an older release: Migrate runs
+	// the steps before it and stops there.
+	NotForced string
 	// run does it (or, with dry, counts what it would do) and reports
 	// what it did; it is idempotent, and a run cut short resumes where it
 	// stopped when run again.
@@ -35,7 +35,7 @@ var migrations = []MigrationStep{
 		run:     migrateConfigs},
 	{From: 1, To: 2,
 		Summary:   "keep the ready jobs of every grouped queue in a list per group, which a claim takes with one pop, moving them from the sorted set of layout 1",
-		notForced: "their claims read grouped jobs only from the sorted set this step empties, and would drop the groups it moved from the rotation",
+		NotForced: "their claims read grouped jobs only from the sorted set this step empties, and would drop the groups it moved from the rotation",
 		run:       migrateGroupLists},
 }
 
@@ -215,10 +215,10 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 	}
 	var refused error
 	for _, m := range st.Pending {
-		if m.notForced != "" && len(st.OldWorkers) > 0 && !opts.DryRun {
+		if m.NotForced != "" && len(st.OldWorkers) > 0 && !opts.DryRun {
 			// The steps before it ran and stay pending (below).
 			refused = fmt.Errorf("%w: %s; step %d -> %d cannot be forced past them: %s. Stop them (a worker's record expires within its heartbeat TTL), then run the migration again",
-				ErrOldWorkers, describeWorkers(st.OldWorkers), m.From, m.To, m.notForced)
+				ErrOldWorkers, describeWorkers(st.OldWorkers), m.From, m.To, m.NotForced)
 			break
 		}
 		progress(fmt.Sprintf("step %d -> %d: %s", m.From, m.To, m.Summary))
@@ -247,7 +247,7 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 		// Forced past live workers of an older release: what they write
 		// from now on may be in the older layout, so the steps stay
 		// pending (Layout) until a Migrate runs them with none alive.
-		if len(st.OldWorkers) > 0 {
+		if len(st.OldWorkers) > 0 && len(rep.Steps) > 0 {
 			first := st.Pending[0].From
 			if err := s.rdb.Set(ctx, s.g.layoutRedoKey(), strconv.Itoa(first), 0).Err(); err != nil {
 				return rep, wrap("store the steps to run again", err)

@@ -125,7 +125,9 @@ func migrateUp(ctx context.Context, w io.Writer, s *redisstore.Store, opts redis
 	if err != nil {
 		return err
 	}
-	blocked := len(st.OldWorkers) > 0 && !opts.Force
+	// Blocked: refused before any step, as old workers are alive and it is
+	// not forced, or forced but its first step is never forced.
+	blocked := len(st.OldWorkers) > 0 && (!opts.Force || len(st.Pending) > 0 && st.Pending[0].NotForced != "")
 	if opts.DryRun && len(st.Pending) > 0 {
 		fmt.Fprintf(w, "dry run, nothing is changed: layout %d to %d\n", st.Stored, st.Current)
 	} else if len(st.Pending) > 0 && !blocked && st.Forced && st.Stored == st.Current {

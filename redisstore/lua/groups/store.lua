@@ -108,24 +108,37 @@ end
 -- (at the front with front: the last ID first). To the lists: one push a
 -- group, one HINCRBY and one SADD. To the sorted set (a queue without the
 -- mark): one HINCRBY, one ZADD and one SADD whatever the number of
--- groups, one range of order keys serving them all.
+-- groups, one range of order keys serving them all. A push to the front
+-- of a group whose jobs are in the sorted set as well (layout 1's, which
+-- reads take first) goes to the set's front, so that those jobs come
+-- first (a job a worker hands back, or whose lease ran out, while a
+-- migration is under way).
 local function groups_push(order, by, front)
-  local n = 0
+  local n, zorder = 0, order
   if M.gv == 'l' then
+    zorder = nil
     local cmd = front and 'LPUSH' or 'RPUSH'
     for _, g in ipairs(order) do
-      local ids = by[g]
-      n = n + #ids
-      call_chunked(cmd, group_key(g), ids, 1)
+      local lo, hi
+      if front and zset_any() then lo, hi = group_range(g) end
+      if lo and rcall('ZRANGE', K.g_ready, lo, hi, 'BYLEX', 'LIMIT', 0, 1)[1] then
+        zorder = zorder or {}
+        zorder[#zorder + 1] = g
+      else
+        local ids = by[g]
+        n = n + #ids
+        call_chunked(cmd, group_key(g), ids, 1)
+      end
     end
     lists_count(n)
     call_chunked('SADD', K.g_known, order, 1)
-    return
+    if not zorder then return end
+    n = 0
   end
-  for _, g in ipairs(order) do n = n + #by[g] end
+  for _, g in ipairs(zorder) do n = n + #by[g] end
   local keys = orders(n, front)
   local z, k = {}, 0
-  for _, g in ipairs(order) do
+  for _, g in ipairs(zorder) do
     local ids = by[g]
     for i = 1, #ids do
       k = k + 1
@@ -134,7 +147,7 @@ local function groups_push(order, by, front)
     end
   end
   call_chunked('ZADD', K.g_ready, z, 2)
-  call_chunked('SADD', K.g_known, order, 1)
+  call_chunked('SADD', K.g_known, zorder, 1)
   Z_ANY = true
 end
 
