@@ -25,6 +25,7 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 	if err := s.begin(ctx, req.Queue); err != nil {
 		return store.ClaimResult{}, s.closedCheck(ctx, err)
 	}
+	s.refreshShared(ctx)
 	var res store.ClaimResult
 	var err error
 	if n := s.partCount(req.Queue); n > 0 {

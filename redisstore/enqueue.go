@@ -110,6 +110,8 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	s.refreshShared(ctx)
+	s.learnQueues(ctx, jobs)
 	items, ptrs, res, buf := enqueueSlices(len(jobs))
 	for i, j := range jobs {
 		if err := s.validPartition(j.Queue); err != nil { // ValidateJobs checked the rest

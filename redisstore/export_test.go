@@ -154,3 +154,12 @@ func SetGroupsMoveBatch(n int) func() {
 	groupsMoveBatch = n
 	return func() { groupsMoveBatch = old }
 }
+
+// ExpirePartsRead makes s's partition counts old: its next claim reads
+// them again, as it does every partsRefresh, and its first enqueue to a
+// queue asks, as after partsFresh.
+func ExpirePartsRead(s *Store) { s.partsRead.Store(0) }
+
+// ForgetRegistrations makes s register each queue again at its next
+// enqueue, as it does every registerEvery.
+func ForgetRegistrations(s *Store) { s.registered.Clear() }

@@ -272,3 +272,40 @@ func TestForcedMigrationThatRanNothingIsNotForced(t *testing.T) {
 		t.Fatalf("Layout after a forced run that ran nothing: %+v, %v; want not Forced, step 1 -> 2 pending", st, err)
 	}
 }
+
+// TestStoreLearnsLayoutTwoAfterStart: a store that started on data of
+// layout 1 writes a new grouped queue to the sorted set; once another
+// process migrated, it reads the layout again and marks the queues it
+// registers from then on, so their jobs go to the lists (such a queue
+// stayed on the sorted set, and no Migrate saw anything to do).
+func TestStoreLearnsLayoutTwoAfterStart(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	early := layoutOneStore(t, rdb, prefix)
+	ctx := t.Context()
+	if err := early.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	admin := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+	if _, err := admin.Migrate(ctx, redisstore.MigrateOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, early, groupedJobs("late", 1, "a")...) // a0
+	if z, l := groupKeys(t, rdb, prefix, "late", "a"); z != 1 || l != 0 {
+		t.Fatalf("before the store reads the layout again: %d in the sorted set, %d in the list; want 1 and 0", z, l)
+	}
+	// A while later: the store reads the layout again, and registers its
+	// queues again.
+	redisstore.ExpirePartsRead(early)
+	redisstore.ForgetRegistrations(early)
+	j := job("late", "a1")
+	j.Group = "a"
+	mustEnqueue(t, early, j)
+	if z, l := groupKeys(t, rdb, prefix, "late", "a"); z != 1 || l != 1 {
+		t.Fatalf("after: %d in the sorted set, %d in the list; want 1 and 1", z, l)
+	}
+	res, err := early.Claim(ctx, store.ClaimOpts{Queue: "late", Max: 5, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 2 || res.Jobs[0].ID != "a0" || res.Jobs[1].ID != "a1" {
+		t.Fatalf("claim: %+v, %v; want a0 then a1", res.Jobs, err)
+	}
+}

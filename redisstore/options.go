@@ -144,12 +144,18 @@ type Config struct {
 	// an error wrapping store.ErrInvalidConfig; a store that does not name
 	// the queue takes the recorded count, so a worker process needs no
 	// setting of its own when it starts after the queue was declared. A
-	// store reads the counts when it first checks the server only: a
-	// process started before a queue was declared partitioned goes on
-	// writing the queue unpartitioned, and its jobs wait in the queue's
-	// own keys, which the partitioned queue's workers do not read. Declare
-	// a queue before any process uses it, and restart the processes that
-	// ran before the declaration.
+	// process that started before the declaration learns of it too: its
+	// first enqueue to the queue asks first (one round trip, once per
+	// queue a process uses: a script that registers the queue unless it
+	// is partitioned, which the declaration, also a script, cannot come
+	// between), and its claims read the counts again every 10 seconds.
+	// So a queue is either declared before a process uses it, or used
+	// unpartitioned and the declaration refused; but for the queues of a
+	// first enqueue within 100 ms of the store's start-up check (a
+	// process's first call), which the counts the check read serve: a
+	// declaration in the milliseconds between that read and the
+	// enqueue's registration is missed, and that enqueue's jobs wait
+	// where the partitioned queue's workers do not look.
 	// Defaults to none: every queue in one slot.
 	Partitions map[string]int
 }

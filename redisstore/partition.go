@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
@@ -169,19 +170,14 @@ func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringC
 		if n <= 1 {
 			continue
 		}
-		used, err := s.rdb.SIsMember(ctx, s.g.queues, q).Result()
+		r, err := s.run(ctx, fullScript("parts_declare"), []string{s.g.queues, key}, q, n).Int64Slice()
 		if err != nil {
 			return err
 		}
-		set, err := s.rdb.HSetNX(ctx, key, q, n).Result()
-		if err != nil {
-			return err
-		}
-		if set && used {
-			s.rdb.HDel(ctx, key, q)
+		if r[0] < 0 {
 			return fmt.Errorf("%w: %w: queue %q already holds jobs in one slot; Config.Partitions applies to a new queue (drain it, or partition a queue of another name)", store.ErrInvalidConfig, errPartitions, q)
 		}
-		if set {
+		if r[1] == 1 {
 			declared = append(declared, q)
 		}
 	}
@@ -219,6 +215,7 @@ func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringC
 		s.opts.Logger.Info("redisstore: partitioned queues declared", "queues", declared)
 	}
 	s.parts.Store(&m)
+	s.partsRead.Store(time.Now().UnixNano())
 	return nil
 }
 

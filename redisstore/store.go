@@ -66,6 +66,8 @@ type Store struct {
 	parts      atomic.Pointer[partitions] // partitioned queues, set by the check (partition.go)
 	rot        sync.Map                   // partitioned queue -> *atomic.Uint64, Claim's rotation
 	registered sync.Map                   // queue name -> time.Time of its last SADD to the registry
+	learned    sync.Map                   // queue name -> true: asked before its first enqueue (partition_learn.go)
+	partsRead  atomic.Int64               // unix ns of the last read of the partition counts (refreshShared)
 	wanted     sync.Map                   // queue name -> time.Time of its last events_arm (events_interest.go)
 
 	fmode    funcMode    // scripts called as functions (functions.go)
@@ -75,7 +77,8 @@ type Store struct {
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 	// layoutAt is the stored layout the check found, or that Migrate
-	// stored since (0 before the check, and when the ACL denied it):
+	// stored since, or that refreshShared read since (0 before the
+	// check, and when the ACL denied it):
 	// from layout 2 on, registering a queue marks it to keep its groups'
 	// ready jobs in lists (registerCmds).
 	layoutAt atomic.Int32

@@ -1,0 +1,158 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// A store reads the partition counts at its start-up check
+// (syncPartitions). Another process may declare a queue partitioned
+// later (Config.Partitions): a store that went on taking the queue as
+// unpartitioned would write its jobs where the partitioned queue's
+// workers never look. So a store asks before it first enqueues to a
+// queue (learnQueues: registering the queue and reading its count in one
+// script, which a declaration cannot come between, as it refuses a queue
+// registered unpartitioned), and its claims read the counts again every
+// partsRefresh (refreshShared), so that a worker started before the
+// declaration claims from the partitions too.
+
+// partsRefresh is how often a store's claims read the partition counts
+// again.
+const partsRefresh = 10 * time.Second
+
+// partsFresh is how recent a read of the counts serves a first enqueue
+// instead of asking again: a process's first call reads them in the
+// start-up check and enqueues in its next round trip, which a third
+// would slow by half (TestFirstCallRoundTrips). A declaration between
+// that read and the registration, a few milliseconds, is missed.
+const partsFresh = 100 * time.Millisecond
+
+// learnQueues runs before the first enqueue of this store to each queue
+// of jobs that it does not know partitioned: one script call for them
+// all (lua/queues_register.lua), which registers each queue, or answers
+// the count of one declared partitioned since the check, which the store
+// then routes to its partitions. A failed call is logged and the enqueue
+// goes on as before (its pipeline registers the queue). Cost: one round
+// trip, once per queue a process uses, but for the queues of a first
+// enqueue within partsFresh of the counts' last read.
+func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
+	var names []string
+	for _, j := range jobs {
+		q := j.Queue
+		if _, seen := s.learned.Load(q); seen || s.partCount(q) > 0 {
+			continue
+		}
+		if _, _, part := store.SplitPartition(q); part {
+			continue
+		}
+		if !slices.Contains(names, q) {
+			names = append(names, q)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if time.Now().UnixNano()-s.partsRead.Load() < int64(partsFresh) {
+		for _, q := range names {
+			s.learned.Store(q, true)
+		}
+		return
+	}
+	args := make([]any, len(names))
+	for i, q := range names {
+		args[i] = q
+	}
+	counts, err := s.run(ctx, fullScript("queues_register"), []string{s.g.queues, s.g.partsKey()}, args...).Int64Slice()
+	if err != nil {
+		s.opts.Logger.Warn("redisstore: registering queues before their first enqueue failed; they are taken as the start-up check found them",
+			"queues", names, "error", err)
+		return
+	}
+	learnt := map[string]int{}
+	for i, q := range names {
+		if counts[i] > 1 {
+			learnt[q] = int(counts[i])
+		}
+		s.learned.Store(q, true)
+	}
+	s.addParts(learnt)
+}
+
+// refreshShared reads again, when the last read is partsRefresh old,
+// what other processes may have changed since the check (Claim and
+// Enqueue call it): the partition counts, so that a queue declared
+// partitioned is claimed from and enqueued to its partitions, and the
+// stored layout, so that after a Migrate to layout 2 the queues this
+// store registers (again every registerEvery) are marked to keep their
+// groups' jobs in lists (registerCmds). A failed read is tried again at
+// the next call past the period. Cost: a clock read and an atomic load a
+// call, and one round trip every partsRefresh.
+func (s *Store) refreshShared(ctx context.Context) {
+	now := time.Now().UnixNano()
+	last := s.partsRead.Load()
+	if now-last < int64(partsRefresh) || !s.partsRead.CompareAndSwap(last, now) {
+		return
+	}
+	var parts *redis.MapStringStringCmd
+	var layout *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		parts = p.HGetAll(ctx, s.g.partsKey())
+		layout = p.Get(ctx, s.g.layoutKey())
+		return nil
+	})
+	if err != nil && parts.Err() != nil && !redis.IsPermissionError(parts.Err()) {
+		s.partsRead.Store(last)
+		return
+	}
+	if v, err := layout.Int(); err == nil && v > int(s.layoutAt.Load()) && v <= LayoutVersion {
+		s.layoutAt.Store(int32(v))
+	}
+	all, err := parts.Result()
+	if err != nil {
+		return
+	}
+	learnt := map[string]int{}
+	for q, v := range all {
+		n, err := strconv.Atoi(v)
+		if err == nil && n > 1 && n <= store.MaxPartitions && store.ValidateQueue(q) == nil && s.partCount(q) == 0 {
+			learnt[q] = n
+		}
+	}
+	s.addParts(learnt)
+}
+
+// addParts adds queues declared partitioned since the check to the
+// store's counts (a count, once recorded, never changes).
+func (s *Store) addParts(learnt map[string]int) {
+	if len(learnt) == 0 {
+		return
+	}
+	for {
+		old := s.parts.Load()
+		m := make(partitions, len(learnt))
+		if old != nil {
+			m = maps.Clone(*old)
+		}
+		var added []string
+		for q, n := range learnt {
+			if m[q] == 0 {
+				m[q] = n
+				added = append(added, q)
+			}
+		}
+		if len(added) == 0 {
+			return
+		}
+		if s.parts.CompareAndSwap(old, &m) {
+			s.opts.Logger.Info(fmt.Sprintf("redisstore: queues declared partitioned by another process since this store started; using their partitions from now on: %v", added))
+			return
+		}
+	}
+}
