@@ -18,7 +18,8 @@ import (
 // and free memory, from a new process's store (as the hopper command's,
 // the dashboard's or a starting worker's): reading the stored schedules
 // (a MULTI, which Redis 7.0 refuses at maxmemory even for reads, failed
-// it), removing a worker's record (its shutdown; a MULTI too), cancelling
+// it), sending a worker a command and the worker's taking it (a SET and
+// a MULTI), removing a worker's record (its shutdown; a MULTI too), cancelling
 // and deleting jobs (scripts without allow-oom, refused up front); and
 // pausing a queue (the same), from the store that registered it.
 func TestOperatorsAtMaxmemory(t *testing.T) {
@@ -109,6 +110,17 @@ func TestOperatorsAtMaxmemory(t *testing.T) {
 	if err := s.Heartbeat(ctx, store.WorkerInfo{ID: "w-1", Host: "box", PID: 7, Queues: map[string]int{"q": 1}, Concurrency: 1,
 		StartedAt: time.Now()}, time.Minute); err != nil {
 		t.Errorf("Heartbeat at maxmemory: %v", err)
+	}
+	// The operator stops the worker, which takes the command (a SET and
+	// a MULTI, both refused at maxmemory).
+	if err := op.SendWorkerCommand(ctx, "w-1", store.WorkerStop); err != nil {
+		t.Errorf("SendWorkerCommand at maxmemory: %v", err)
+	}
+	if cmd, err := s.TakeWorkerCommand(ctx, "w-1"); err != nil || cmd != store.WorkerStop {
+		t.Errorf("TakeWorkerCommand at maxmemory: %q, %v; want stop", cmd, err)
+	}
+	if cmd, err := s.TakeWorkerCommand(ctx, "w-1"); err != nil || cmd != "" {
+		t.Errorf("TakeWorkerCommand again: %q, %v; want none (taken)", cmd, err)
 	}
 	if err := op.RemoveWorker(ctx, "w-1"); err != nil {
 		t.Errorf("RemoveWorker at maxmemory: %v", err)

@@ -12,7 +12,8 @@ import (
 var _ store.WorkerControl = (*Store)(nil)
 
 // SendWorkerCommand leaves cmd for worker id (see store.WorkerControl) in
-// the worker's command key, which expires after store.WorkerCommandTTL.
+// the worker's command key, which expires after store.WorkerCommandTTL,
+// with a script that works at maxmemory (lua/wcmd_send.lua).
 func (s *Store) SendWorkerCommand(ctx context.Context, id string, cmd store.WorkerCommand) error {
 	if err := s.begin(ctx); err != nil {
 		return err
@@ -20,29 +21,18 @@ func (s *Store) SendWorkerCommand(ctx context.Context, id string, cmd store.Work
 	if err := store.ValidateWorkerCommand(id, cmd); err != nil {
 		return err
 	}
-	err := s.rdb.Set(ctx, s.g.workerCmd(id), string(cmd), store.WorkerCommandTTL).Err()
+	err := s.run(ctx, fullScript("wcmd_send"), []string{s.g.workerCmd(id)}, string(cmd), store.WorkerCommandTTL.Milliseconds()).Err()
 	return wrap("command to worker "+strconv.Quote(id), err)
 }
 
 // TakeWorkerCommand returns and removes the command waiting for worker id
-// with GET and DEL in one MULTI (see store.WorkerControl; GETDEL would
-// need one more ACL right); "" when none waits.
+// (see store.WorkerControl), in one script (lua/wcmd_take.lua), which
+// works at maxmemory; "" when none waits.
 func (s *Store) TakeWorkerCommand(ctx context.Context, id string) (store.WorkerCommand, error) {
 	if err := s.begin(ctx); err != nil {
 		return "", err
 	}
-	key := s.g.workerCmd(id)
-	var get *redis.StringCmd
-	cmds, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		get = p.Get(ctx, key)
-		p.Del(ctx, key)
-		return nil
-	})
-	err = txErr(cmds, err)
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return "", wrap("command of worker "+strconv.Quote(id), err)
-	}
-	v, err := get.Result()
+	v, err := s.run(ctx, fullScript("wcmd_take"), []string{s.g.workerCmd(id)}).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
