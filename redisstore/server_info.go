@@ -121,6 +121,7 @@ func (s *Store) queueMemory(ctx context.Context, out *store.ServerInfo) error {
 		}
 		out.Queues = append(out.Queues, m)
 	}
+	s.groupListsMemory(ctx, out.Queues)
 	slices.SortStableFunc(out.Queues, func(a, b store.QueueMemory) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	return nil
 }
@@ -167,4 +168,76 @@ func parseInfoFields(raw string) map[string]string {
 		}
 	}
 	return f
+}
+
+// groupSample is how many of a grouped queue's lists groupListsMemory
+// measures.
+const groupSample = 16
+
+// groupListsMemory adds to each queue's estimate its groups' lists of
+// ready jobs (layout 2), keys named after the groups, which keyTable does
+// not list: it measures the lists of the first groupSample groups in the
+// rotation (the groups with ready jobs) and scales their bytes per job to
+// the jobs in the lists (the marks' gn). Two round trips, for the queues
+// that have such lists; a failure leaves the estimates without them.
+func (s *Store) groupListsMemory(ctx context.Context, qs []store.QueueMemory) {
+	counts := make([]*redis.StringCmd, len(qs))
+	rots := make([]*redis.StringSliceCmd, len(qs))
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, m := range qs {
+			k := s.queueKeys(m.Queue)
+			counts[i] = p.HGet(ctx, k.marks, "gn")
+			rots[i] = p.LRange(ctx, k.all[keyIndex["g_rot"]], 0, groupSample-1)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return
+	}
+	type sample struct {
+		at         int
+		jobs       int64
+		usage, len []*redis.IntCmd
+	}
+	var samples []*sample
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, m := range qs {
+			n, _ := counts[i].Int64()
+			names, _ := rots[i].Result()
+			if n <= 0 || len(names) == 0 {
+				continue
+			}
+			sm := &sample{at: i, jobs: n}
+			root := s.queueKeys(m.Queue).all[keyIndex["g_ready"]]
+			for _, g := range names {
+				if g == "" {
+					continue // the ungrouped jobs' turn
+				}
+				sm.usage = append(sm.usage, p.MemoryUsage(ctx, root+":"+g, memorySamples))
+				sm.len = append(sm.len, p.LLen(ctx, root+":"+g))
+			}
+			samples = append(samples, sm)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return
+	}
+	for _, sm := range samples {
+		var bytes, jobs, lists int64
+		for j := range sm.usage {
+			u, uerr := sm.usage[j].Result()
+			l, lerr := sm.len[j].Result()
+			if uerr == nil && lerr == nil && l > 0 {
+				bytes, jobs, lists = bytes+u, jobs+l, lists+1
+			}
+		}
+		if jobs == 0 {
+			continue
+		}
+		m := &qs[sm.at]
+		m.Bytes += bytes * sm.jobs / jobs
+		// The lists: as many as the jobs at the sample's jobs per list.
+		m.Keys += int(max(sm.jobs*lists/jobs, 1))
+	}
 }

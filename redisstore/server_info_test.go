@@ -2,9 +2,11 @@ package redisstore_test
 
 import (
 	"context"
-	"github.com/redis/go-redis/v9"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
@@ -87,5 +89,34 @@ func TestServerInfoWithoutMemoryUsage(t *testing.T) {
 	}
 	if info.QueuesErr == "" || len(info.Queues) != 0 {
 		t.Fatalf("without MEMORY USAGE: QueuesErr %q, queues %+v", info.QueuesErr, info.Queues)
+	}
+}
+
+// TestServerInfoCountsGroupLists: a grouped queue's estimate counts its
+// groups' lists of ready jobs (layout 2), keys named after the groups: it
+// counted only the keys of the layout table, so a queue of 5,000 grouped
+// jobs came out below the same jobs ungrouped.
+func TestServerInfoCountsGroupLists(t *testing.T) {
+	s, _ := newStore(t, nil)
+	var plain, grouped []*store.NewJob
+	for i := range 5000 {
+		plain = append(plain, job("plain", "job-id-of-some-length-"+strconv.Itoa(i)))
+		j := job("grouped", "job-id-of-some-length-"+strconv.Itoa(i))
+		j.Group = "tenant-" + strconv.Itoa(i%50)
+		grouped = append(grouped, j)
+	}
+	mustEnqueue(t, s, plain...)
+	mustEnqueue(t, s, grouped...)
+	info, err := s.ServerInfo(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]store.QueueMemory{}
+	for _, q := range info.Queues {
+		got[q.Queue] = q
+	}
+	p, g := got["plain"], got["grouped"]
+	if g.Bytes < p.Bytes || g.Keys < p.Keys+40 {
+		t.Fatalf("grouped queue %d bytes in %d keys, plain %d bytes in %d keys; want the grouped one at least as large, with its 50 lists", g.Bytes, g.Keys, p.Bytes, p.Keys)
 	}
 }
