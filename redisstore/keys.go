@@ -164,7 +164,12 @@ var numQueueKeys = func() int {
 // long for a listpack, so Redis keeps them as a skiplist and a hash table
 // for good: claim plus ack cost about a quarter fewer instructions in a
 // steady 32-job drain. The unack sentinel has the score +inf; counts and
-// listings leave it out with '(inf' ranges, and earliest ignores it.
+// listings leave it out with '(inf' ranges, and earliest ignores it. The
+// marks hash gets the hash's sentinel too: every script reads a dozen or
+// more of its thirty-odd fields in one HMGET, each field a scan of the
+// listpack (a grouped queue's drain, 32 jobs a claim, 1.4 % fewer
+// instructions a job; a plain one's 0.2 %), for about 1.8 KB more a
+// queue (2,244 bytes against 432 for 30 fields).
 const (
 	sentinelMember = " sentinel: keeps this sorted set out of listpack encoding (redisstore keys.go) "
 	sentinelField  = " sentinel"

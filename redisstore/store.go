@@ -220,7 +220,8 @@ func (s *Store) register(ctx context.Context, queue string) error {
 
 // registerCmds queues the commands that register queues: the registry's
 // SADD (first: its reply tells whether registration worked), each
-// queue's sentinels (see keys.go) and, from layout 2 on, its mark gv.
+// queue's sentinels (in unack, att and marks; see keys.go) and, from
+// layout 2 on, its mark gv.
 func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []string) *redis.IntCmd {
 	members := make([]any, len(queues))
 	for i, q := range queues {
@@ -235,6 +236,7 @@ func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []st
 		k := s.queueKeys(q)
 		p.ZAddNX(ctx, k.unack, redis.Z{Score: math.Inf(1), Member: sentinelMember})
 		p.HSetNX(ctx, k.att, sentinelField, sentinelValue)
+		p.HSetNX(ctx, k.marks, sentinelField, sentinelValue)
 		if lists {
 			p.HSetNX(ctx, k.marks, "gv", "l")
 		}

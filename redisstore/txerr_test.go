@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestAbortedTransactionSaysWhy: a MULTI that Redis aborts over a command
@@ -23,12 +24,17 @@ func TestAbortedTransactionSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	rdb := srv.Client(t, func(o *redis.Options) { o.Username, o.Password = "nodel", "pw" })
-	s := storeOn(t, rdb, nil)
-	_, err := s.TakeWorkerCommand(t.Context(), "w1")
-	if !errors.Is(err, redisstore.ErrNoPerm) || strings.Contains(err.Error(), "EXECABORT") {
-		t.Fatalf("TakeWorkerCommand without DEL: %v; want ErrNoPerm naming the refused command, not EXECABORT", err)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+	if err := s.RemoveWorker(t.Context(), "w1"); !errors.Is(err, redisstore.ErrNoPerm) || strings.Contains(err.Error(), "EXECABORT") {
+		t.Fatalf("RemoveWorker without DEL: %v; want ErrNoPerm naming the refused command, not EXECABORT", err)
 	}
-	if err := s.RemoveWorker(t.Context(), "w1"); !errors.Is(err, redisstore.ErrNoPerm) {
-		t.Fatalf("RemoveWorker without DEL: %v; want ErrNoPerm", err)
+	// TakeWorkerCommand is a script (it runs at maxmemory, where a MULTI
+	// does not): the DEL refused inside it is a refusal of the ACL too.
+	if err := storeOn(t, admin, &redisstore.Config{Prefix: prefix}).SendWorkerCommand(t.Context(), "w1", store.WorkerStop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TakeWorkerCommand(t.Context(), "w1"); !errors.Is(err, redisstore.ErrNoPerm) {
+		t.Fatalf("TakeWorkerCommand without DEL: %v; want ErrNoPerm", err)
 	}
 }
