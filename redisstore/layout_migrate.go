@@ -333,16 +333,12 @@ const rateTermsSince = "v0.1.0"
 // SetQueueConfig runs, as a compare-and-swap on the settings read: a
 // concurrent change wins, and the queue is read again.
 func migrateConfigs(ctx context.Context, s *Store, dry bool, progress func(string)) ([]string, error) {
-	queues, err := s.rdb.SMembers(ctx, s.g.queues).Result()
+	queues, err := s.migrationQueues(ctx)
 	if err != nil {
-		return nil, wrap("queues", err)
+		return nil, err
 	}
-	slices.Sort(queues)
 	var changes []string
 	for _, q := range queues {
-		if store.ValidateQueue(q) != nil {
-			continue // not a name this release writes: nothing to read
-		}
 		changed, err := s.migrateConfig(ctx, q, dry)
 		if err != nil {
 			return changes, fmt.Errorf("queue %q: %w", q, err)
@@ -363,6 +359,19 @@ func migrateConfigs(ctx context.Context, s *Store, dry bool, progress func(strin
 		}
 	}
 	return changes, nil
+}
+
+// migrationQueues returns the registered queues (and partitions) a step
+// goes over, sorted: those whose names this release writes (another name
+// has nothing this release reads).
+func (s *Store) migrationQueues(ctx context.Context) ([]string, error) {
+	all, err := s.rdb.SMembers(ctx, s.g.queues).Result()
+	if err != nil {
+		return nil, wrap("queues", err)
+	}
+	queues := slices.DeleteFunc(all, func(q string) bool { return store.ValidateQueue(q) != nil })
+	slices.Sort(queues)
+	return queues, nil
 }
 
 // migrateConfig brings one queue's marks up to date, and reports whether

@@ -3,9 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"slices"
-
-	"github.com/hopperq/hopper/store"
 )
 
 // groupsMoveBatch is how many jobs one call of groups_move.lua moves: a
@@ -22,16 +19,12 @@ var groupsMoveBatch = 2000
 // what they push after the last call stays in the set, where reads take
 // it first until claims have drained it (lua/groups/store.lua).
 func migrateGroupLists(ctx context.Context, s *Store, dry bool, progress func(string)) ([]string, error) {
-	queues, err := s.rdb.SMembers(ctx, s.g.queues).Result()
+	queues, err := s.migrationQueues(ctx)
 	if err != nil {
-		return nil, wrap("queues", err)
+		return nil, err
 	}
-	slices.Sort(queues)
 	var changes []string
 	for _, q := range queues {
-		if store.ValidateQueue(q) != nil {
-			continue // not a name this release writes: nothing to read
-		}
 		k := s.queueKeys(q)
 		if dry {
 			n, err := s.rdb.ZCard(ctx, k.all[keyIndex["g_ready"]]).Result()
