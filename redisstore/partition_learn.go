@@ -19,12 +19,12 @@ import (
 // workers never look. So a store asks before it first enqueues to a
 // queue (learnQueues: registering the queue and reading its count in one
 // script, which a declaration cannot come between, as it refuses a queue
-// registered unpartitioned), and its claims read the counts again every
-// partsRefresh (refreshShared), so that a worker started before the
-// declaration claims from the partitions too.
+// registered unpartitioned), and its claims and enqueues read the counts
+// again every partsRefresh (refreshShared), so that a worker started
+// before the declaration claims from the partitions too.
 
-// partsRefresh is how often a store's claims read the partition counts
-// again.
+// partsRefresh is how often a store reads the partition counts and the
+// stored layout again.
 const partsRefresh = 10 * time.Second
 
 // partsFresh is how recent a read of the counts serves a first enqueue
@@ -71,8 +71,14 @@ func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
 	}
 	counts, err := s.run(ctx, fullScript("queues_register"), []string{s.g.queues, s.g.partsKey()}, args...).Int64Slice()
 	if err != nil {
+		// Once: a store whose ACL user may not run it (the store-wide
+		// keys denied) would otherwise pay a failing round trip at every
+		// enqueue.
 		s.opts.Logger.Warn("redisstore: registering queues before their first enqueue failed; they are taken as the start-up check found them",
 			"queues", names, "error", err)
+		for _, q := range names {
+			s.learned.Store(q, true)
+		}
 		return
 	}
 	learnt := map[string]int{}
