@@ -24,7 +24,8 @@ const firstCallAddr = "HOPPER_TEST_FIRST_CALL_ADDR"
 
 // TestFirstCallBuildsItsOwnScript: a new process whose server already
 // holds hopper's libraries (an earlier process loaded them) builds, for
-// its first Enqueue, the enqueue script alone, from its own files, not
+// its first Enqueue, the enqueue script and the queue's registration
+// (partition_learn.go) alone, from their own files, not
 // every library the start-up check would load on a server without them:
 // its first call costs it a few milliseconds, not twenty. On a server
 // without them the check builds and loads them all, as before.
@@ -54,8 +55,8 @@ func TestFirstCallBuildsItsOwnScript(t *testing.T) {
 	}
 	built, parsed, files := run()
 	t.Logf("first process: %d scripts built; second: %d built, %d of %d files parsed", onEmpty, built, parsed, files)
-	if built != 1 {
-		t.Errorf("on a server holding the libraries a new process built %d scripts for one Enqueue, want 1 (enqueue's)", built)
+	if built != 2 {
+		t.Errorf("on a server holding the libraries a new process built %d scripts for one Enqueue, want 2 (enqueue's and the registration's)", built)
 	}
 	if parsed*3 > files {
 		t.Errorf("on a server holding the libraries a new process parsed %d of lua/'s %d files for one Enqueue, want a third or fewer", parsed, files)
@@ -82,9 +83,12 @@ func firstCallChild(addr string) int {
 }
 
 // TestFirstCallRoundTrips: a new Store's first Enqueue, on a server that
-// holds hopper's libraries and the prefix's layout, waits for two round trips of
-// hopper's: the start-up check's reads, all in one, and the queue's
-// registration with the enqueue. Over a network each is a millisecond or
+// holds hopper's libraries and the prefix's layout, waits for three round
+// trips of hopper's: the start-up check's reads, all in one, the queue's
+// registration, which says whether another process declared it
+// partitioned since the check (partition_learn.go: processes started
+// together missed such a declaration), and the enqueue with the queue's
+// sentinels. Over a network each is a millisecond or
 // more of a CLI command's, a cron job's or a serverless producer's first
 // call. (The new connections' own, HELLO and CLIENT, are go-redis's,
 // which its options set: listed, not counted.)
@@ -112,8 +116,8 @@ func TestFirstCallRoundTrips(t *testing.T) {
 		}
 	}
 	t.Logf("round trips, the connection's included:\n%s", strings.Join(all, "\n"))
-	if len(own) != 2 || own[0] != "info config fcall hgetall get" {
-		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 2: the check's reads (info config fcall hgetall get), then the registration and the enqueue:\n%s",
+	if len(own) != 3 || own[0] != "info config fcall hgetall get" || own[1] != "fcall" {
+		t.Errorf("a new Store's first Enqueue made %d round trips of its own, want 3: the check's reads (info config fcall hgetall get), the registration (fcall), then the enqueue:\n%s",
 			len(own), strings.Join(own, "\n"))
 	}
 	if n, err := admin.LLen(ctx, "{"+t.Name()+":q2}:r").Result(); err != nil || n != 1 {
@@ -153,8 +157,9 @@ func TestFirstCallRoundTripsCluster(t *testing.T) {
 	var own, checks []string
 	for _, trip := range all {
 		switch {
-		case strings.HasPrefix(trip, "hello"), strings.HasPrefix(trip, "client"), strings.HasPrefix(trip, "cluster"):
-			// go-redis's own: a new connection's, the slots' map
+		case strings.HasPrefix(trip, "hello"), strings.HasPrefix(trip, "client"), strings.HasPrefix(trip, "cluster"), trip == "command":
+			// go-redis's own: a new connection's, the slots' map, the
+			// commands' key positions (for routing FCALL)
 		case strings.HasPrefix(trip, "info config"):
 			checks = append(checks, trip)
 			own = append(own, trip)
@@ -163,10 +168,11 @@ func TestFirstCallRoundTripsCluster(t *testing.T) {
 		}
 	}
 	t.Logf("round trips on the nodes, go-redis's included:\n%s", strings.Join(all, "\n"))
-	// Besides the checks, the enqueue's: the registry's SADD on the
-	// store-wide keys' node, the queue's sentinels and the enqueue on the
-	// queue's (three round trips as go-redis sends them here). Before the
-	// check's reads went in one (4659d41), 15.
+	// Besides the checks, the registration's script on the store-wide
+	// keys' node, then the enqueue's: the registry's SADD there, the
+	// queue's sentinels and the enqueue on the queue's (three round trips
+	// as go-redis sends them here). Before the check's reads went in one
+	// (4659d41), 15.
 	withGlobal := 0
 	for _, c := range checks {
 		if strings.HasSuffix(c, " hgetall get") {
@@ -176,8 +182,8 @@ func TestFirstCallRoundTripsCluster(t *testing.T) {
 	if withGlobal != 1 {
 		t.Errorf("%d masters' checks carried the store-wide keys' reads (hgetall get), want 1: %q", withGlobal, checks)
 	}
-	if n := int(masters.Load()); len(checks) != n || len(own) > n+3 {
-		t.Errorf("a new Store's first Enqueue on %d masters made %d round trips of its own, %d of them a master's check; want one check a master and at most three more:\n%s",
+	if n := int(masters.Load()); len(checks) != n || len(own) > n+4 {
+		t.Errorf("a new Store's first Enqueue on %d masters made %d round trips of its own, %d of them a master's check; want one check a master and at most four more:\n%s",
 			n, len(own), len(checks), strings.Join(own, "\n"))
 	}
 }

@@ -149,13 +149,10 @@ type Config struct {
 	// queue a process uses: a script that registers the queue unless it
 	// is partitioned, which the declaration, also a script, cannot come
 	// between), and its claims read the counts again every 10 seconds.
-	// So a queue is either declared before a process uses it, or used
-	// unpartitioned and the declaration refused; but for the queues of a
-	// first enqueue within 100 ms of the store's start-up check (a
-	// process's first call), which the counts the check read serve: a
-	// declaration in the milliseconds between that read and the
-	// enqueue's registration is missed, and that enqueue's jobs wait
-	// where the partitioned queue's workers do not look.
+	// A store's scheduler, and an Inspector's listing of the queues, learn
+	// it from the partitions' names in the queue registry. So a queue is
+	// either declared before a process uses it, or used unpartitioned and
+	// the declaration refused.
 	// Defaults to none: every queue in one slot.
 	Partitions map[string]int
 }

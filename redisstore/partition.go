@@ -175,7 +175,7 @@ func (s *Store) syncPartitions(ctx context.Context, read *redis.MapStringStringC
 			return err
 		}
 		if r[0] < 0 {
-			return fmt.Errorf("%w: %w: queue %q already holds jobs in one slot; Config.Partitions applies to a new queue (drain it, or partition a queue of another name)", store.ErrInvalidConfig, errPartitions, q)
+			return fmt.Errorf("%w: %w: queue %q was used unpartitioned (it is in the queue registry, %s, drained or not); Config.Partitions applies to a queue no process has used: partition a queue of another name", store.ErrInvalidConfig, errPartitions, q, s.g.queues)
 		}
 		if r[1] == 1 {
 			declared = append(declared, q)

@@ -27,21 +27,17 @@ import (
 // stored layout again.
 const partsRefresh = 10 * time.Second
 
-// partsFresh is how recent a read of the counts serves a first enqueue
-// instead of asking again: a process's first call reads them in the
-// start-up check and enqueues in its next round trip, which a third
-// would slow by half (TestFirstCallRoundTrips). A declaration between
-// that read and the registration, a few milliseconds, is missed.
-const partsFresh = 100 * time.Millisecond
-
 // learnQueues runs before the first enqueue of this store to each queue
 // of jobs that it does not know partitioned: one script call for them
 // all (lua/queues_register.lua), which registers each queue, or answers
 // the count of one declared partitioned since the check, which the store
 // then routes to its partitions. A failed call is logged and the enqueue
 // goes on as before (its pipeline registers the queue). Cost: one round
-// trip, once per queue a process uses, but for the queues of a first
-// enqueue within partsFresh of the counts' last read.
+// trip, once per queue a process enqueues to (a process's first call
+// makes three: the check's reads, this, the enqueue). The counts the
+// check read do not serve: processes that start together (a deploy)
+// would miss a declaration made by one of them between another's check
+// and its first enqueue, which a test of 200 such starts did 139 times.
 func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
 	var names []string
 	for _, j := range jobs {
@@ -57,12 +53,6 @@ func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
 		}
 	}
 	if len(names) == 0 {
-		return
-	}
-	if time.Now().UnixNano()-s.partsRead.Load() < int64(partsFresh) {
-		for _, q := range names {
-			s.learned.Store(q, true)
-		}
 		return
 	}
 	args := make([]any, len(names))
@@ -134,6 +124,26 @@ func (s *Store) refreshShared(ctx context.Context) {
 	s.addParts(learnt)
 }
 
+// learnFromNames reads the partition counts again, at most once a
+// second, when queue names listed from the registry hold a partition of a
+// queue the store does not know partitioned: another process declared it
+// since the store's last read, and its partitions' keys carry tags this
+// store would not make until it learns the count (a scheduler's sweep
+// over the registry, an Inspector's listing).
+func (s *Store) learnFromNames(ctx context.Context, names []string) {
+	for _, name := range names {
+		q, _, ok := store.SplitPartition(name)
+		if !ok || s.partCount(q) > 0 {
+			continue
+		}
+		if last := s.partsRead.Load(); time.Now().UnixNano()-last >= int64(time.Second) {
+			s.partsRead.CompareAndSwap(last, 0)
+			s.refreshShared(ctx)
+		}
+		return
+	}
+}
+
 // addParts adds queues declared partitioned since the check to the
 // store's counts (a count, once recorded, never changes).
 func (s *Store) addParts(learnt map[string]int) {
@@ -157,8 +167,24 @@ func (s *Store) addParts(learnt map[string]int) {
 			return
 		}
 		if s.parts.CompareAndSwap(old, &m) {
+			s.forgetPartitionNames(added)
 			s.opts.Logger.Info(fmt.Sprintf("redisstore: queues declared partitioned by another process since this store started; using their partitions from now on: %v", added))
 			return
+		}
+	}
+}
+
+// forgetPartitionNames drops what the store cached under the partition
+// names of queues just learnt partitioned: keys made before, with the tag
+// of a queue of that name (queueKeys caches none such since, but a call
+// in flight may have), and the shape and registration learnt on them.
+func (s *Store) forgetPartitionNames(queues []string) {
+	for _, q := range queues {
+		for i := range s.partCount(q) {
+			name := store.PartitionName(q, i)
+			s.keys.Delete(name)
+			s.shapes.m.Delete(name)
+			s.registered.Delete(name)
 		}
 	}
 }

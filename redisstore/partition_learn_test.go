@@ -15,7 +15,9 @@ import (
 // was declared partitioned learn of it. A producer's first enqueue to the
 // queue goes to its partitions (it went to the queue's own keys, where the
 // partitioned queue's workers never look, and waited there for good), and
-// a worker's claims read the counts again and take from the partitions.
+// a worker learns the count, from its scheduler's sweep over the
+// registry or its claims' reading the counts again every 10 seconds, and
+// takes from the partitions.
 // A queue a producer used first stays unpartitioned: the declaration is
 // refused.
 func TestPartitionDeclaredAfterStart(t *testing.T) {
@@ -49,16 +51,38 @@ func TestPartitionDeclaredAfterStart(t *testing.T) {
 		if n, err := producer.Partitions(ctx, "orders"); err != nil || len(n) != 3 {
 			t.Fatalf("the producer's partitions of orders: %v, %v; want 3", n, err)
 		}
-		// The worker learns at its next read of the counts.
-		redisstore.ExpirePartsRead(worker)
+		// The worker's scheduler sweeps every queue of the registry,
+		// the partitions among them: it learns the count there (it took
+		// them for queues of their own, and kept their keys, under tags
+		// the partitions do not have, for good: it claimed nothing).
+		redisstore.ExpirePartsRead(worker) // it has run a while
+		if _, err := worker.MaintainWorkflows(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
 		if got := claimAll(t, worker, "orders", 7); len(got) != 30 {
 			t.Fatalf("the older worker claimed %d jobs of the partitioned queue, want 30", len(got))
+		}
+
+		// Processes started together (a deploy): a producer checks the
+		// server, another process declares a queue, and the producer's
+		// first enqueue to it comes at once after its check.
+		fresh := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+		if err := fresh.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		decl2 := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"together": 2}})
+		if err := decl2.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustEnqueue(t, fresh, job("together", "t1"), job("together", "t2"), job("together", "t3"))
+		if st, err := decl2.GetQueueStats(ctx, "together"); err != nil || st.Counts.Ready != 3 {
+			t.Fatalf("a queue declared between a producer's check and its first enqueue: %+v, %v; want its 3 jobs in the partitions", st.Counts, err)
 		}
 
 		// A queue used first: its declaration is refused.
 		mustEnqueue(t, producer, job("used", "u1"))
 		late := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, Partitions: map[string]int{"used": 2}})
-		if err := late.Check(ctx); err == nil || !strings.Contains(err.Error(), "already holds jobs") {
+		if err := late.Check(ctx); err == nil || !strings.Contains(err.Error(), "was used unpartitioned") {
 			t.Fatalf("declaring a queue used unpartitioned: %v, want the refusal", err)
 		}
 	})

@@ -24,6 +24,7 @@ func (s *Store) ListQueues(ctx context.Context) (_ []string, err error) {
 		return nil, wrap("queues", err)
 	}
 	slices.Sort(qs)
+	s.learnFromNames(ctx, qs)
 	return qs, nil
 }
 

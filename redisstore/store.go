@@ -135,14 +135,14 @@ func (s *Store) queueKeys(queue string) *queueKeys {
 	}
 	tag := s.opts.Prefix + ":" + queue
 	if q, i, ok := store.SplitPartition(queue); ok {
-		if s.parts.Load() == nil {
-			// Before the check the partitions are unknown: nothing to
-			// cache (every method runs the check first).
+		n := s.partCount(q)
+		if s.parts.Load() == nil || i >= n {
+			// The partitions unknown (before the check, or a queue not
+			// known partitioned, which another process may have declared
+			// since: partition_learn.go): nothing to cache.
 			return newQueueKeysTag(queue, tag)
 		}
-		if n := s.partCount(q); i < n {
-			tag = partTag(s.opts.Prefix, q, i, n)
-		}
+		tag = partTag(s.opts.Prefix, q, i, n)
 	}
 	k, _ := s.keys.LoadOrStore(queue, newQueueKeysTag(queue, tag))
 	return k.(*queueKeys)
