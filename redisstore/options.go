@@ -148,7 +148,8 @@ type Config struct {
 	// first enqueue to the queue asks first (one round trip, once per
 	// queue a process uses: a script that registers the queue unless it
 	// is partitioned, which the declaration, also a script, cannot come
-	// between), and its claims read the counts again every 10 seconds.
+	// between), and its claims and enqueues read the counts again every
+	// 10 seconds.
 	// A store's scheduler, and an Inspector's listing of the queues, learn
 	// it from the partitions' names in the queue registry. So a queue is
 	// either declared before a process uses it, or used unpartitioned and

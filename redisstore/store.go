@@ -77,10 +77,9 @@ type Store struct {
 	checkMu  sync.Mutex
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 	// layoutAt is the stored layout the check found, or that Migrate
-	// stored since, or that refreshShared read since (0 before the
-	// check, and when the ACL denied it):
-	// from layout 2 on, registering a queue marks it to keep its groups'
-	// ready jobs in lists (registerCmds).
+	// stored or refreshShared read since (0 before the check, and when
+	// the ACL denied it): from layout 2 on, registering a queue marks it
+	// to keep its groups' ready jobs in lists (registerCmds).
 	layoutAt atomic.Int32
 
 	batchers sync.Map  // hash slot (0 on a plain client) -> *batcher
