@@ -85,7 +85,7 @@ end
 -- group name, each group's first in first out: GS.page), or the reverse.
 local function ready_page(off, cnt, rev)
   local nl = levels_len()
-  local ng = ready_count() - nl
+  local ng = grouped() and GS.count() or 0
   local ids = {}
   local function from_groups(o, c)
     if c > 0 and o < ng then GS.page(ids, o, c, rev) end
