@@ -93,7 +93,7 @@ func (s *Store) setPartsConfig(ctx context.Context, queue string, parts []string
 		return false, fmt.Errorf("%w: queue %q has %d partitions: MaxRunning and RateLimit would count each partition apart; use GroupMaxRunning or GroupRateLimit, which hold exactly (a group lives in one partition)", store.ErrInvalidConfig, queue, len(parts))
 	}
 	for i, p := range parts {
-		if ok, err := s.swapConfig(ctx, p, old, cfg); err != nil || !ok {
+		if ok, err := s.swapOneConfig(ctx, p, old, cfg); err != nil || !ok {
 			return false, err
 		}
 		if i == 0 {

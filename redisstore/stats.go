@@ -117,9 +117,19 @@ func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueCo
 	if err := s.begin(ctx, queue); err != nil {
 		return false, err
 	}
+	if q, _, ok := store.SplitPartition(queue); ok {
+		// begin let through only a partition that exists.
+		return false, fmt.Errorf("%w: %q is a partition of %q, and a partitioned queue's partitions share one config: set it on %q", store.ErrInvalidQueue, queue, q, q)
+	}
 	if parts := s.partNames(queue); parts != nil {
 		return s.setPartsConfig(ctx, queue, parts, old, cfg)
 	}
+	return s.swapOneConfig(ctx, queue, old, cfg)
+}
+
+// swapOneConfig is swapConfig for a queue of one slot: an unpartitioned
+// queue or one partition.
+func (s *Store) swapOneConfig(ctx context.Context, queue string, old *store.QueueConfig, cfg store.QueueConfig) (bool, error) {
 	if err := s.register(ctx, queue); err != nil {
 		return false, wrap("set config of "+strconv.Quote(queue), err)
 	}
