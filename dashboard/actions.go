@@ -303,6 +303,9 @@ func (d *dash) setPaused(r *http.Request, paused bool) (outcome, error) {
 	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
+	if err := d.settingsOnQueue(r.Context(), queue, "pause or resume it"); err != nil {
+		return outcome{}, err
+	}
 	set := d.ins.ResumeQueue
 	if paused {
 		set = d.ins.PauseQueue

@@ -180,6 +180,9 @@ type jobsPage struct {
 	// Unknown: no store lists the queue and no live worker serves it
 	// (unknown_queue.go). Not read for a live refresh.
 	Unknown bool
+	// PartitionOf is the partitioned queue this page's queue is a
+	// partition of, whose settings it shares (empty for any other queue).
+	PartitionOf string
 }
 
 // regionsOnly reports that r is a live refresh (app.js): only the page's
@@ -369,6 +372,7 @@ func (d *dash) serveJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Paused, p.Counts = stats.Config.Paused, stats.Counts
+	p.PartitionOf = d.partitionOf(ctx, queue)
 	p.Limits = newLimitsView(stats, d.cfg.Now())
 	p.Limits.setBad(formStateOf(r))
 	// A live refresh swaps the list only (regionsOnly): the panels around

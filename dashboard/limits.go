@@ -113,6 +113,9 @@ func (d *dash) postLimits(r *http.Request) (outcome, error) {
 	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
+	if err := d.settingsOnQueue(r.Context(), queue, "set its limits"); err != nil {
+		return outcome{}, err
+	}
 	if ask, err := d.askUnknownQueue(r, queue, "Save the limits of "+queue+", a queue no store lists yet?", "Save the limits"); err != nil || ask != nil {
 		return deref(ask), err
 	}

@@ -68,3 +68,42 @@ func TestPartitionNameOfUnpartitionedQueue(t *testing.T) {
 	// A partition that exists is a queue like any other.
 	wantStatus(t, get(t, h, "/queues/wide~1/ready"), http.StatusOK, "a partition that exists")
 }
+
+// TestPartitionSettingsOnTheQueue: a partition's page offers no pause or
+// limits of its own but links to its queue, whose settings every
+// partition shares; a POST that would set them on the partition is
+// refused saying where to set them (it paused that partition alone, which
+// the queue's page then did not show), and pausing the queue pauses them
+// all.
+func TestPartitionSettingsOnTheQueue(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Partitions: map[string]int{"wide": 2}})
+	dashtest.Seed(t, s)
+	h := newHandler(s, nil)
+
+	page := get(t, h, "/queues/wide~1/ready")
+	wantStatus(t, page, http.StatusOK, "a partition's page")
+	for _, form := range []string{`action="/queues/wide~1/pause"`, `action="/queues/wide~1/resume"`, `action="/queues/wide~1/limits"`} {
+		if strings.Contains(page.Body, form) {
+			t.Errorf("a partition's page has the form %s", form)
+		}
+	}
+	if !strings.Contains(page.Body, `A partition of <a href="/queues/wide/ready">wide</a>`) {
+		t.Errorf("a partition's page does not link to its queue:\n%s", page.Body)
+	}
+	for _, target := range []string{"/queues/wide~1/pause", "/queues/wide~1/resume", "/queues/wide~1/limits"} {
+		r := post(t, h, target, url.Values{"confirm": {"1"}, "max_running": {"3"}})
+		if r.Code != http.StatusBadRequest || !strings.Contains(r.Body, "partition of wide") {
+			t.Errorf("POST %s: status %d, want 400 saying to set it on wide; body:\n%.600s", target, r.Code, r.Body)
+		}
+	}
+	if r := post(t, h, "/queues/wide/pause", url.Values{"confirm": {"1"}}); r.Code != http.StatusSeeOther {
+		t.Fatalf("pausing wide: status %d", r.Code)
+	}
+	for _, p := range []string{"wide~0", "wide~1"} {
+		st, err := s.GetQueueStats(t.Context(), p)
+		if err != nil || !st.Config.Paused {
+			t.Errorf("%s after pausing wide: paused %v, %v", p, st.Config.Paused, err)
+		}
+	}
+}

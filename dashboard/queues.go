@@ -144,6 +144,35 @@ func (d *dash) queueParam(w http.ResponseWriter, r *http.Request) (string, bool)
 	return q, true
 }
 
+// partitionOf returns the queue that name is a partition of ("mail" of
+// "mail~1") when the store partitions that queue, else "". A partition
+// shares its queue's settings: they are set on the queue.
+func (d *dash) partitionOf(ctx context.Context, name string) string {
+	base, i, ok := store.SplitPartition(name)
+	if !ok {
+		return ""
+	}
+	p, ok := store.As[store.Partitioner](d.ins.Store())
+	if !ok {
+		return ""
+	}
+	if parts, err := p.Partitions(ctx, base); err != nil || i >= len(parts) {
+		return ""
+	}
+	return base
+}
+
+// settingsOnQueue refuses to change the settings of a partition, which
+// are its queue's (see partitionOf), saying where to change them.
+func (d *dash) settingsOnQueue(ctx context.Context, queue, what string) error {
+	base := d.partitionOf(ctx, queue)
+	if base == "" {
+		return nil
+	}
+	return &userError{http.StatusBadRequest, "Set on the queue " + base,
+		fmt.Sprintf("%s is a partition of %s, and a partitioned queue's partitions share its settings: %s on %s.", queue, base, what, base)}
+}
+
 // checkQueue returns an error wrapping hopper.ErrInvalidQueue for a name
 // the store refuses: one store.ValidateQueue refuses, or on a store that
 // partitions queues (store.Partitioner) the name of a partition that does

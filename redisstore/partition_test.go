@@ -296,12 +296,12 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 	// A partition's own settings would part from its siblings' (and from
 	// what GetQueueStats reports of the queue, the first partition's).
 	for _, cfg := range []store.QueueConfig{{MaxRunning: 5}, {Paused: true}} {
-		if err := s.SetQueueConfig(ctx, "orders~1", cfg); !errors.Is(err, store.ErrInvalidQueue) || !strings.Contains(fmt.Sprint(err), `set it on "orders"`) {
-			t.Errorf("SetQueueConfig(orders~1, %+v): %v, want ErrInvalidQueue saying to set it on orders", cfg, err)
+		if err := s.SetQueueConfig(ctx, "orders~1", cfg); !errors.Is(err, store.ErrInvalidConfig) || !strings.Contains(fmt.Sprint(err), `set it on "orders"`) {
+			t.Errorf("SetQueueConfig(orders~1, %+v): %v, want ErrInvalidConfig saying to set it on orders", cfg, err)
 		}
 	}
-	if _, err := s.CompareAndSwapQueueConfig(ctx, "orders~0", store.QueueConfig{}, store.QueueConfig{Paused: true}); !errors.Is(err, store.ErrInvalidQueue) {
-		t.Errorf("CompareAndSwapQueueConfig(orders~0): %v, want ErrInvalidQueue", err)
+	if _, err := s.CompareAndSwapQueueConfig(ctx, "orders~0", store.QueueConfig{}, store.QueueConfig{Paused: true}); !errors.Is(err, store.ErrInvalidConfig) {
+		t.Errorf("CompareAndSwapQueueConfig(orders~0): %v, want ErrInvalidConfig", err)
 	}
 	if err := s.SetQueueConfig(ctx, "orders", store.QueueConfig{Paused: true}); err != nil {
 		t.Fatalf("pausing a partitioned queue: %v", err)

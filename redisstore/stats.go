@@ -119,7 +119,7 @@ func (s *Store) swapConfig(ctx context.Context, queue string, old *store.QueueCo
 	}
 	if q, _, ok := store.SplitPartition(queue); ok {
 		// begin let through only a partition that exists.
-		return false, fmt.Errorf("%w: %q is a partition of %q, and a partitioned queue's partitions share one config: set it on %q", store.ErrInvalidQueue, queue, q, q)
+		return false, fmt.Errorf("%w: %q is a partition of %q, and a partitioned queue's partitions share one config: set it on %q", store.ErrInvalidConfig, queue, q, q)
 	}
 	if parts := s.partNames(queue); parts != nil {
 		return s.setPartsConfig(ctx, queue, parts, old, cfg)
