@@ -27,8 +27,8 @@ func (i *Inspector) SetGroupLimit(ctx context.Context, queue, group string, limi
 	return g.SetGroupLimit(ctx, queue, group, limit)
 }
 
-// ListGroups lists the groups of queue that have ready or running jobs or a
-// cap of their own, sorted by name, at most limit of them (all when limit
+// ListGroups lists the groups of queue that have ready or running jobs, a
+// cap of their own or a hold in force (GroupStats.HeldUntil), sorted by name, at most limit of them (all when limit
 // is zero or less). Its cost grows with the queue's groups.
 func (i *Inspector) ListGroups(ctx context.Context, queue string, limit int) ([]GroupStats, error) {
 	if err := i.made(); err != nil {

@@ -240,6 +240,9 @@ func (d *dash) postGroupLimit(r *http.Request) (outcome, error) {
 	if err := d.checkQueue(r.Context(), queue); err != nil {
 		return outcome{}, &userError{http.StatusNotFound, "No such queue", err.Error()}
 	}
+	if err := d.settingsOnQueue(r.Context(), queue, "set a group's cap"); err != nil {
+		return outcome{}, err
+	}
 	bad := func(msg string) error { return &formError{"group", "limit", msg} }
 	group := strings.TrimSpace(r.PostFormValue("group"))
 	if group == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +105,28 @@ func TestGroupsPanel(t *testing.T) {
 			wantStatus(t, post(t, h, "/queues/default/groups", form), http.StatusUnprocessableEntity, "group cap form "+form.Encode())
 		}
 		wantContains(t, get(t, h, "/queues/default/ready").Body, "job rows", `title="Group:`)
+
+		// A handler's RateLimited holds its group: the table says until when.
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "default", Max: 3, Lease: time.Minute})
+		if err != nil || len(res.Jobs) == 0 {
+			t.Fatalf("Claim: %d jobs, %v", len(res.Jobs), err)
+		}
+		var end store.AttemptEnd
+		for _, j := range res.Jobs {
+			if j.Group == "tenant-b" {
+				end = store.AttemptEnd{Queue: "default", ID: j.ID, Token: j.Token, Outcome: store.OutcomeSnooze, Delay: time.Hour, Hold: time.Hour, Kind: j.Kind, Attempt: j.Attempt}
+			}
+		}
+		if end.ID == "" {
+			t.Fatalf("Claim of 3 took no job of tenant-b: %+v", res.Jobs)
+		}
+		if errs, err := s.Finish(ctx, []store.AttemptEnd{end}); err != nil || errs[0] != nil {
+			t.Fatalf("Finish: %v, %v", errs, err)
+		}
+		body := get(t, h, "/queues/default/ready").Body
+		row := body[strings.Index(body, `data-group-row="tenant-b"`):]
+		row = row[:strings.Index(row, "</tr>")]
+		wantContains(t, row, "tenant-b's row", ">held<", "until")
 	})
 }
 

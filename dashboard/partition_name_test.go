@@ -83,7 +83,7 @@ func TestPartitionSettingsOnTheQueue(t *testing.T) {
 
 	page := get(t, h, "/queues/wide~1/ready")
 	wantStatus(t, page, http.StatusOK, "a partition's page")
-	for _, form := range []string{`action="/queues/wide~1/pause"`, `action="/queues/wide~1/resume"`, `action="/queues/wide~1/limits"`} {
+	for _, form := range []string{`action="/queues/wide~1/pause"`, `action="/queues/wide~1/resume"`, `action="/queues/wide~1/limits"`, `action="/queues/wide~1/groups"`} {
 		if strings.Contains(page.Body, form) {
 			t.Errorf("a partition's page has the form %s", form)
 		}
@@ -91,8 +91,8 @@ func TestPartitionSettingsOnTheQueue(t *testing.T) {
 	if !strings.Contains(page.Body, `A partition of <a href="/queues/wide/ready">wide</a>`) {
 		t.Errorf("a partition's page does not link to its queue:\n%s", page.Body)
 	}
-	for _, target := range []string{"/queues/wide~1/pause", "/queues/wide~1/resume", "/queues/wide~1/limits"} {
-		r := post(t, h, target, url.Values{"confirm": {"1"}, "max_running": {"3"}})
+	for _, target := range []string{"/queues/wide~1/pause", "/queues/wide~1/resume", "/queues/wide~1/limits", "/queues/wide~1/groups"} {
+		r := post(t, h, target, url.Values{"confirm": {"1"}, "max_running": {"3"}, "group": {"acme"}, "limit": {"2"}})
 		if r.Code != http.StatusBadRequest || !strings.Contains(r.Body, "partition of wide") {
 			t.Errorf("POST %s: status %d, want 400 saying to set it on wide; body:\n%.600s", target, r.Code, r.Body)
 		}

@@ -56,12 +56,14 @@ func (s *Store) ListGroups(ctx context.Context, queue string, limit int) ([]stor
 	if q == nil {
 		return nil, nil
 	}
+	now, nowMs, _ := s.nowUs()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var out []store.GroupStats
 	for _, g := range q.ready.groupNames() {
 		gs := q.ready.groups[g]
-		if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 {
+		held := gs.heldUntil > nowMs
+		if gs.ready.n == 0 && gs.running == 0 && gs.limit == 0 && !held {
 			continue
 		}
 		if limit > 0 && len(out) == limit {
@@ -70,6 +72,9 @@ func (s *Store) ListGroups(ctx context.Context, queue string, limit int) ([]stor
 		st := store.GroupStats{Group: g, Ready: int64(gs.ready.n), Running: int64(gs.running), Limit: gs.limit, Own: gs.limit > 0}
 		if !st.Own {
 			st.Limit = q.cfg.GroupMaxRunning
+		}
+		if held {
+			st.HeldUntil = atMs(now, nowMs, gs.heldUntil)
 		}
 		out = append(out, st)
 	}

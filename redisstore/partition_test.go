@@ -300,6 +300,9 @@ func TestPartitionedQueueRefuses(t *testing.T) {
 			t.Errorf("SetQueueConfig(orders~1, %+v): %v, want ErrInvalidConfig saying to set it on orders", cfg, err)
 		}
 	}
+	if err := s.SetGroupLimit(ctx, "orders~1", "acme", 2); !errors.Is(err, store.ErrInvalidConfig) {
+		t.Errorf("SetGroupLimit(orders~1): %v, want ErrInvalidConfig", err)
+	}
 	if _, err := s.CompareAndSwapQueueConfig(ctx, "orders~0", store.QueueConfig{}, store.QueueConfig{Paused: true}); !errors.Is(err, store.ErrInvalidConfig) {
 		t.Errorf("CompareAndSwapQueueConfig(orders~0): %v, want ErrInvalidConfig", err)
 	}

@@ -307,6 +307,10 @@ type GroupStats struct {
 	// group has a cap of its own.
 	Limit int
 	Own   bool
+	// HeldUntil is when the group's hold ends: its GroupRateLimit used up,
+	// or a handler's RateLimited on one of its jobs. Its ready jobs wait
+	// until then while other groups run. Zero when the group is not held.
+	HeldUntil time.Time
 }
 
 // Groups is implemented by stores that keep per-group caps and report a
@@ -321,9 +325,9 @@ type Groups interface {
 	// more than MaxGroupLimits groups with caps in one queue, fails with
 	// ErrInvalidConfig.
 	SetGroupLimit(ctx context.Context, queue, group string, limit int) error
-	// ListGroups returns the groups of queue that have ready or running jobs
-	// or a cap of their own, sorted by name, at most limit of them (all
-	// when limit is zero or less).
+	// ListGroups returns the groups of queue that have ready or running jobs,
+	// a cap of their own or a hold in force, sorted by name, at most limit
+	// of them (all when limit is zero or less).
 	ListGroups(ctx context.Context, queue string, limit int) ([]GroupStats, error)
 }
 

@@ -39,6 +39,7 @@ type groupLimitFunc = func(t *testing.T, s store.Store, g store.Groups, a store.
 func groupLimitCases() []testCase[groupLimitFunc] {
 	return []testCase[groupLimitFunc]{
 		{name: "OwnLimit", fn: testGroupOwnLimit},
+		{name: "HoldListed", fn: testGroupHoldListed},
 	}
 }
 
@@ -390,6 +391,39 @@ func testGroupHold(t *testing.T, s store.Store, a store.Admin) {
 	}
 	if st := stats(t, a, q); !st.HeldUntil.IsZero() {
 		t.Fatalf("QueueStats.HeldUntil = %v after a grouped job's hold, want zero (its group alone is held)", st.HeldUntil)
+	}
+}
+
+// testGroupHoldListed: a group a handler held (RateLimited) is listed
+// with the hold's end, even with no job ready or running (its one job
+// snoozed); a group not held has none.
+func testGroupHoldListed(t *testing.T, s store.Store, g store.Groups, a store.Admin) {
+	q := newQueue(t)
+	addGroups(t, s, q, []string{"a", "b", "c"}, []int{1, 1, 1})
+	before := time.Now()
+	c := requireClaims(t, s, q, 3, []string{"a1", "b1", "c1"}, "a job of each group")
+	add(t, s, grouped(q, "a2", "a"))
+	ra, rc := outcome(c[0], store.OutcomeSnooze), outcome(c[2], store.OutcomeSnooze)
+	ra.Delay, ra.Hold = long, time.Hour
+	rc.Delay, rc.Hold = long, 30*time.Minute
+	finishOK(t, s, ra, outcome(c[1], store.OutcomeAck), rc)
+	after := time.Now()
+	got, err := g.ListGroups(t.Context(), q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Group != "a" || got[1].Group != "c" || got[0].Ready != 1 || got[1].Ready != 0 || got[1].Running != 0 {
+		t.Fatalf("Groups = %+v, want a (1 ready) and c (none ready or running, held)", got)
+	}
+	for i, hold := range []time.Duration{time.Hour, 30 * time.Minute} {
+		// The stores count in ms, rounded up.
+		if h := got[i].HeldUntil; h.Before(before.Add(hold).Truncate(time.Millisecond)) || h.After(after.Add(hold+time.Second)) {
+			t.Errorf("group %s HeldUntil = %v, want %v after the snooze (between %v and %v)", got[i].Group, h, hold, before, after)
+		}
+	}
+	add(t, s, grouped(q, "b2", "b"))
+	if got, _ := g.ListGroups(t.Context(), q, 0); len(got) != 3 || got[1].Group != "b" || !got[1].HeldUntil.IsZero() {
+		t.Fatalf("Groups = %+v, want b listed without a hold", got)
 	}
 }
 

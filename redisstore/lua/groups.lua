@@ -1,11 +1,13 @@
 -- groups.lua: the groups of one queue (read-only; see groups.go).
 --- @flags no-writes
 --- @include conf groups/store groups/caps groups/names
+--- @keys g_holds
 --
 -- ARGV: 1 most groups to return (0: all)
 -- Returns {cap per group of the queue, then per group, sorted by name:
--- name, ready, running, own cap ('' for none)}, for the groups with ready
--- or running jobs or a cap of their own.
+-- name, ready, running, own cap ('' for none), when its hold ends (ms;
+-- '' for none)}, for the groups with ready or running jobs, a cap of
+-- their own or a hold in force (groups/holds.lua).
 
 read_fields()
 local most = tonumber(ARGV[1])
@@ -21,6 +23,8 @@ end
 add(rcall('SMEMBERS', K.g_known))
 add(rcall('HKEYS', K.g_running))
 add(rcall('HKEYS', K.g_caps))
+local now = now_ms()
+add(rcall('ZRANGE', K.g_holds, '(' .. now, '+inf', 'BYSCORE'))
 -- Without caps the running counts are not kept: count them now.
 local counted
 if not groups_capped() then
@@ -48,12 +52,15 @@ while not (most > 0 and n == most) do
   local run
   if counted then run = counted[g] or 0 else run = tonumber(rcall('HGET', K.g_running, g)) or 0 end
   local own = rcall('HGET', K.g_caps, g)
-  if r > 0 or run > 0 or own then
+  local held = rcall('ZSCORE', K.g_holds, g)
+  if held and tonumber(held) <= now then held = nil end
+  if r > 0 or run > 0 or own or held then
     n = n + 1
     out[#out + 1] = g
     out[#out + 1] = r
     out[#out + 1] = run
     out[#out + 1] = own or ''
+    out[#out + 1] = held or ''
   end
 end
 return out
