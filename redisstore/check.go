@@ -26,8 +26,10 @@ const minMajor, minMinor = 7, 0
 // LayoutVersion; it refuses a layout this release cannot read with an
 // error wrapping ErrLayout.
 func (s *Store) Check(ctx context.Context) error {
-	s.checkMu.Lock()
-	defer s.checkMu.Unlock()
+	if err := s.checkMu.lock(ctx); err != nil {
+		return err
+	}
+	defer s.checkMu.unlock()
 	err := s.checkServer(ctx)
 	s.record(err)
 	return err
@@ -35,8 +37,10 @@ func (s *Store) Check(ctx context.Context) error {
 
 // ensureChecked runs the check unless it passed or failed for good.
 func (s *Store) ensureChecked(ctx context.Context) error {
-	s.checkMu.Lock()
-	defer s.checkMu.Unlock()
+	if err := s.checkMu.lock(ctx); err != nil {
+		return err
+	}
+	defer s.checkMu.unlock()
 	if s.checked.Load() {
 		return nil
 	}
@@ -331,8 +335,10 @@ func parseVersion(info string) (major, minor int, ok bool) {
 // Migrate: they work on a Redis whose layout the check refuses. A final
 // failure of the server check (ErrUnsupportedServer) is returned.
 func (s *Store) prepareAdmin(ctx context.Context) error {
-	s.checkMu.Lock()
-	defer s.checkMu.Unlock()
+	if err := s.checkMu.lock(ctx); err != nil {
+		return err
+	}
+	defer s.checkMu.unlock()
 	if s.checked.Load() || s.nodesOK.Load() {
 		return nil
 	}

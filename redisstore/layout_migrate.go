@@ -257,11 +257,11 @@ func (s *Store) Migrate(ctx context.Context, opts MigrateOpts) (MigrateReport, e
 				return rep, wrap("clear the steps to run again", err)
 			}
 		}
-		s.checkMu.Lock()
+		s.checkMu.lockAlways()
 		if errors.Is(s.checkErr, ErrLayout) {
 			s.checkErr = nil
 		}
-		s.checkMu.Unlock()
+		s.checkMu.unlock()
 	}
 	return rep, refused
 }

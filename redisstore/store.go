@@ -74,7 +74,7 @@ type Store struct {
 	shapes   shapeCache  // what the Store knows of its queues' shapes (shape.go)
 	checked  atomic.Bool // the start-up check passed
 	nodesOK  atomic.Bool // the check but the layout passed (check.go)
-	checkMu  sync.Mutex
+	checkMu  checkLock
 	checkErr error // a permanent check failure (ErrUnsupportedServer)
 	// layoutAt is the stored layout the check found, or that Migrate
 	// stored or refreshShared read since (0 before the check, and when
@@ -108,6 +108,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		g:    newGlobalKeys(o.Prefix),
 		wfi:  newWfIndex(o.Prefix),
 
+		checkMu:      make(checkLock, 1),
 		spareIdle:    spareIdle,
 		flightPeriod: flightPeriod,
 		flightMost:   flightMost(poolSize(client)),

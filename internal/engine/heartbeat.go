@@ -57,8 +57,14 @@ func (r *worker) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-// removeRecord takes the worker out of the store's registry.
+// removeRecord takes the worker out of the store's registry, when a
+// heartbeat put it there: a worker whose store was never reached stops
+// without waiting on it (a heartbeat that failed ambiguously, a timeout,
+// may have written a record, which expires after three intervals).
 func (r *worker) removeRecord() {
+	if !r.beaten.Load() {
+		return
+	}
 	rm, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := r.st.RemoveWorker(rm, r.cfg.ID); err != nil {
@@ -95,6 +101,7 @@ func (r *worker) heartbeat(ctx context.Context) {
 			r.log.Warn("hopper: worker heartbeat failed", slog.Any("error", err), slog.Int("failures_not_logged", omitted))
 		}
 	default:
+		r.beaten.Store(true)
 		if log, n, lasted := r.beatOutage.Recovered(time.Now()); log {
 			r.log.Info("hopper: worker heartbeat works again", slog.Int("failures", n), slog.Duration("after", lasted))
 		}

@@ -66,6 +66,9 @@ type worker struct {
 	// beatOutage and cmdOutage are what was logged of the heartbeat's and
 	// the command read's failures (the heartbeat loop's alone).
 	beatOutage, cmdOutage retrylog.Outage
+	// beaten is set once a heartbeat succeeded: before that the store
+	// holds no record of the worker to remove at shutdown.
+	beaten atomic.Bool
 
 	// beat asks the heartbeat loop for an early heartbeat: a job started,
 	// and the registry should show it before the next period.
