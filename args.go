@@ -27,7 +27,9 @@ func checkArgs(args Args) error {
 
 // ArgsWithOpts is implemented by argument types that carry their own default
 // enqueue options (a queue, retries, a timeout). Opts given to Enqueue
-// override them field by field. They apply to workflow tasks and schedule
+// override them field by field; a Group given overrides the type's
+// Priority too, and a Priority given its Group (a grouped job has no
+// priority). They apply to workflow tasks and schedule
 // ticks of the type too, without the fields TaskOpts or ScheduleOpts lack
 // (ID, Unique and Replace for a task; ID, Delay, RunAt and Replace for a
 // tick), which are ignored there.

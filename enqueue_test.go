@@ -194,6 +194,55 @@ func TestArgsWithOptsAreDefaults(t *testing.T) {
 	}
 }
 
+// Urgent's jobs run ahead by default; Tenanted's go to a group.
+type (
+	Urgent   struct{ N int }
+	Tenanted struct{ N int }
+)
+
+func (Urgent) Kind() string                    { return "urgent" }
+func (Urgent) EnqueueOpts() hopper.EnqueueOpts { return hopper.EnqueueOpts{Priority: 2} }
+func (Tenanted) Kind() string                  { return "tenanted" }
+func (Tenanted) EnqueueOpts() hopper.EnqueueOpts {
+	return hopper.EnqueueOpts{Group: "shared"}
+}
+
+// TestCallsGroupOverridesTypesPriority: a Group given to Enqueue wins over
+// the args' default Priority (a grouped job has no priority), a Priority
+// over their default Group, for jobs and workflow tasks; both given in
+// one call are still refused. A type's default Priority made every
+// grouped enqueue of it fail, naming a priority the caller never set.
+func TestCallsGroupOverridesTypesPriority(t *testing.T) {
+	ctx := t.Context()
+	s := newStore()
+	c := hopper.NewClient(s, nil)
+	info, err := hopper.Enqueue(ctx, c, Urgent{1}, &hopper.EnqueueOpts{Group: "tenant-7"})
+	if err != nil {
+		t.Fatalf("Enqueue of a type with a default Priority into a group: %v", err)
+	}
+	if rec := getJob(t, s, hopper.DefaultQueue, info.ID); rec.Group != "tenant-7" || rec.Priority != 0 {
+		t.Errorf("job: Group %q Priority %d, want tenant-7 and 0", rec.Group, rec.Priority)
+	}
+	info, err = hopper.Enqueue(ctx, c, Tenanted{1}, &hopper.EnqueueOpts{Priority: 3})
+	if err != nil {
+		t.Fatalf("Enqueue of a type with a default Group at a priority: %v", err)
+	}
+	if rec := getJob(t, s, hopper.DefaultQueue, info.ID); rec.Group != "" || rec.Priority != 3 {
+		t.Errorf("job: Group %q Priority %d, want none and 3", rec.Group, rec.Priority)
+	}
+	if info, err = hopper.Enqueue(ctx, c, Urgent{2}, nil); err != nil || getJob(t, s, hopper.DefaultQueue, info.ID).Priority != 2 {
+		t.Errorf("Enqueue with the type's defaults: %v, want Priority 2", err)
+	}
+	if _, err := hopper.Enqueue(ctx, c, Urgent{3}, &hopper.EnqueueOpts{Group: "g", Priority: 1}); !errors.Is(err, hopper.ErrInvalidJob) {
+		t.Errorf("Enqueue with both a Group and a Priority: %v, want ErrInvalidJob", err)
+	}
+	wf := hopper.NewWorkflow("urgent", nil)
+	hopper.AddTask(wf, "t1", Urgent{4}, &hopper.TaskOpts{Group: "g"})
+	if _, err := hopper.EnqueueWorkflow(ctx, c, wf); err != nil {
+		t.Fatalf("a task of a type with a default Priority into a group: %v", err)
+	}
+}
+
 func TestUniqueByArgs(t *testing.T) {
 	ctx := t.Context()
 	s := newStore()

@@ -169,7 +169,9 @@ type ScheduleOpts struct {
 }
 
 // mergeOpts overlays opts on the args' own defaults: every field opts sets
-// (not zero) wins.
+// (not zero) wins. A Group opts sets wins over the args' Priority, and a
+// Priority over their Group: a grouped job has no priority, and a call
+// could not clear a default by leaving the field zero.
 // The fields use does not take are left zero, whatever the args' say.
 func mergeOpts(args Args, opts *EnqueueOpts, use optsFor) EnqueueOpts {
 	var o EnqueueOpts
@@ -178,6 +180,12 @@ func mergeOpts(args Args, opts *EnqueueOpts, use optsFor) EnqueueOpts {
 	}
 	if opts != nil {
 		overlayPlan.Copy(&o, opts)
+		switch {
+		case opts.Group != "" && opts.Priority == 0:
+			o.Priority = 0
+		case opts.Priority != 0 && opts.Group == "":
+			o.Group = ""
+		}
 	}
 	use.clear(&o)
 	return o
