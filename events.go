@@ -77,9 +77,14 @@ const subscribeBlock = 10 * time.Second
 // was closed, or refusing every call until an operator acts: see
 // Worker.Run) are yielded once and end it.
 //
-// The events of queues nobody subscribes to cost the store one stream
-// entry per step (see QueueConfig.EventsMaxLen); a subscription costs one
-// store call per batch of events, and nothing while none come.
+// The events of queues nobody reads cost the Redis store nothing
+// measurable: it writes a queue's events only while someone read them in
+// the last minute, so a subscription starting FromStart on a queue nobody
+// read sees none of what came before it, and one that resumes after more
+// than a minute away gets ErrEventsLost (see events-and-wait.md); the
+// in-memory store keeps them all, up to QueueConfig.EventsMaxLen. A
+// subscription costs one store call per batch of events, and nothing
+// while none come.
 func (c *Client) Subscribe(ctx context.Context, queues []string, opts *SubscribeOpts) iter.Seq2[Event, error] {
 	var o SubscribeOpts
 	if opts != nil {

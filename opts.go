@@ -39,7 +39,9 @@ type EnqueueOpts struct {
 	// past means now.
 	RunAt time.Time
 	// MaxRetries is how often a failed job is retried. Zero means the
-	// Client's default (25); NoRetry (-1) means never.
+	// Client's default (25); NoRetry (-1) means never. At most
+	// store.MaxRetriesLimit (10,000); more, or below -1, is refused with
+	// ErrInvalidJob.
 	MaxRetries int
 	// Timeout bounds each attempt (the handler's context deadline). Zero
 	// means the worker's default.
