@@ -40,8 +40,47 @@ func encodeValue(what string, v any, dst []byte) ([]byte, error) {
 	if err := msgpackguard.Check(b); err != nil {
 		return nil, fmt.Errorf("%w: %s of type %T: %v", ErrInvalidJob, what, v, err)
 	}
+	if len(b) == 1 && b[0] == emptyMap && hidesAllFields(v) {
+		return nil, fmt.Errorf("%w: %s of type %T: it has fields but none exported, and msgpack encodes only exported ones, so the handler would get a zero value; export them (or implement msgpack.CustomEncoder)", ErrInvalidJob, what, v)
+	}
 	return b, nil
 }
+
+// emptyMap is msgpack's empty map: what a struct with no field to encode
+// comes out as.
+const emptyMap = 0x80
+
+// hidesAllFields reports whether v is a struct (or a pointer to one) with
+// fields, none of them exported, that encodes itself no other way: msgpack
+// drops every field of it, so the value would be lost.
+func hidesAllFields(v any) bool {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return false
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t.NumField() == 0 {
+		return false
+	}
+	for _, i := range []reflect.Type{customEncoder, msgpackMarshaler} {
+		if t.Implements(i) || reflect.PointerTo(t).Implements(i) {
+			return false
+		}
+	}
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	customEncoder    = reflect.TypeFor[msgpack.CustomEncoder]()
+	msgpackMarshaler = reflect.TypeFor[msgpack.Marshaler]()
+)
 
 // encodeBuf is a msgpack encoder and its buffer, reused across encodes.
 type encodeBuf struct {
