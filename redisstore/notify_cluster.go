@@ -152,16 +152,28 @@ func (n *notifier) receive(ctx context.Context, ps *redis.PubSub) bool {
 			n.mu.Unlock()
 		}
 	}()
+	pinged := false // a PING is out: the server must answer within pongWait
 	for ctx.Err() == nil {
-		m, err := ps.ReceiveTimeout(ctx, notifyHealthCheck)
+		wait := notifyHealthCheck
+		if pinged {
+			wait = pongWait
+		}
+		m, err := ps.ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return got
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				// Silent for a while: is the connection still there?
+				if pinged {
+					// No answer: the server froze or the link is cut
+					// without a reset. Subscribe again, where the
+					// cluster's layout says now.
+					return got
+				}
+				// Silent for a while: is the server still there?
 				if err = ps.Ping(ctx); err == nil {
+					pinged = true
 					continue
 				}
 			}
@@ -176,7 +188,7 @@ func (n *notifier) receive(ctx context.Context, ps *redis.PubSub) bool {
 			}
 			continue
 		}
-		got, fails = true, 0
+		got, fails, pinged = true, 0, false
 		if sub, ok := m.(*redis.Subscription); ok {
 			if sub.Kind == "subscribe" && sub.Count == len(n.channels) && !live {
 				live = true

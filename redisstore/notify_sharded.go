@@ -372,21 +372,30 @@ func (ss *shardSubs) read(ctx context.Context, ns *nodeSub) {
 		case <-ctx.Done():
 		}
 	}
+	pinged := false // a PING is out: the server must answer within pongWait
 	for ctx.Err() == nil {
-		m, err := ns.ps.ReceiveTimeout(ctx, notifyHealthCheck)
+		wait := notifyHealthCheck
+		if pinged {
+			wait = pongWait
+		}
+		m, err := ns.ps.ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				if err = ns.ps.Ping(ctx); err == nil {
-					continue // silent, but there
+				if pinged {
+					err = errNoPong
+				} else if err = ns.ps.Ping(ctx); err == nil {
+					pinged = true
+					continue // silent: is it there?
 				}
 			}
 			report(shardLoss{ns: ns, err: err})
 			return
 		}
+		pinged = false
 		switch m := m.(type) {
 		case *redis.Message:
 			ss.deliver(m.Channel, m.Payload)

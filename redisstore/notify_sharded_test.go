@@ -250,6 +250,50 @@ func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
 	wakeOnEach(t, worker, producer, queues, "-after")
 }
 
+// TestShardWakeUpsAfterFrozenMasterCluster: when the master of a queue
+// freezes (a stopped process, a link cut without a reset) and its replica
+// takes over, the worker's shard subscription leaves the frozen master,
+// whose PING was written but never answered, for the new one, and an
+// enqueue there wakes it. The subscription stayed on the frozen master
+// until it came back, and the queue's wake-ups were lost meanwhile.
+func TestShardWakeUpsAfterFrozenMasterCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t, redistest.Private(), redistest.Replicas(1), redistest.NodeTimeout(time.Second))
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	// A call to the frozen master waits out its read timeout (and the
+	// client's retries): 1 s, not the tests' 5 s.
+	short := func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = time.Second, time.Second }
+	worker := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-before")
+
+	c.FreezeAddr(t, addrs[0])
+	newMaster, _ := c.WaitFailover(t, ctx, addrs[0])
+	ch := prefix + ":{" + prefix + ":" + queues[0] + "}:ready"
+	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the new master "+newMaster, func() bool {
+		return shardSubscribers(t, newMaster, ch) == 1
+	})
+	testutil.Eventually(t, failAfter, func() error {
+		_, err := producer.Enqueue(ctx, []*store.NewJob{job(queues[0], "probe")})
+		return err
+	})
+	testutil.Eventually(t, failAfter, func() error {
+		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: queues[0], Max: 10, Lease: time.Minute})
+		if err == nil && len(res.Jobs) == 0 {
+			err = errors.New("probe not claimed")
+		}
+		return err
+	})
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-after")
+}
+
 // moveSlot moves slot, with its keys, from the master at from to the one
 // at to, as redis-cli --cluster reshard does.
 func moveSlot(t *testing.T, c *redistest.Cluster, slot int, from, to string) {

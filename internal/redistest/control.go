@@ -110,6 +110,62 @@ type killRecord struct {
 func (c *Cluster) kill(t testing.TB, what, addr string) {
 	t.Helper()
 	p := c.proc(t, what, addr)
+	rec := c.recordNode(p, addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !p.running() {
+		return // killed or stopped already; keep the first record
+	}
+	if err := p.kill(); err != nil {
+		t.Fatal(err)
+	}
+	if c.killed == nil {
+		c.killed = map[string]killRecord{}
+	}
+	c.killed[addr] = rec
+}
+
+// FreezeAddr stops the cluster node at addr with SIGSTOP, as a stalled
+// host or a link cut without a reset would: it keeps its connections but
+// answers nothing. The other nodes flag it as failing after the node
+// timeout, and a master's replica takes over: WaitFailover waits for
+// that, as after KillAddr. thaw continues it (SIGCONT), which the test's
+// end does too; a thawed master learns it was replaced and turns replica.
+// Only a private cluster's running node can be frozen.
+func (c *Cluster) FreezeAddr(t testing.TB, addr string) (thaw func()) {
+	t.Helper()
+	c.requirePrivate(t, "FreezeAddr")
+	p := c.proc(t, "FreezeAddr", addr)
+	rec := c.recordNode(p, addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !p.running() {
+		t.Fatalf("redistest: FreezeAddr(%s): the node is not running", addr)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	p.frozen = true
+	if c.killed == nil {
+		c.killed = map[string]killRecord{}
+	}
+	c.killed[addr] = rec
+	var once sync.Once
+	thaw = func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+			p.frozen = false
+			delete(c.killed, addr)
+		})
+	}
+	t.Cleanup(thaw)
+	return thaw
+}
+
+// recordNode reads what the node at addr serves, for WaitFailover.
+func (c *Cluster) recordNode(p *process, addr string) killRecord {
 	var rec killRecord
 	if c.isRunning(p) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -123,18 +179,7 @@ func (c *Cluster) kill(t testing.TB, what, addr string) {
 			rec.node = v.self.Node
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !p.running() {
-		return // killed or stopped already; keep the first record
-	}
-	if err := p.kill(); err != nil {
-		t.Fatal(err)
-	}
-	if c.killed == nil {
-		c.killed = map[string]killRecord{}
-	}
-	c.killed[addr] = rec
+	return rec
 }
 
 // NodeLog returns what the node at addr printed (its log) over all its

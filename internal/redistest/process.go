@@ -38,6 +38,9 @@ type process struct {
 	cmd  *exec.Cmd
 	out  *childproc.Output // stdout and stderr, for error messages
 	done chan struct{}     // closed when the process has exited
+	// frozen is set while the process is stopped (Cluster.FreezeAddr):
+	// it does not count as running, as it answers nothing.
+	frozen bool
 	tls  *tls.Config       // client TLS settings for PING, when the server only speaks TLS
 }
 
@@ -94,7 +97,7 @@ func (p *process) start() error {
 // that may race with a restart hold the lock of the server or cluster that
 // owns p.
 func (p *process) running() bool {
-	if p.cmd == nil || p.done == nil {
+	if p.cmd == nil || p.done == nil || p.frozen {
 		return false
 	}
 	select {
