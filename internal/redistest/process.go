@@ -41,7 +41,7 @@ type process struct {
 	// frozen is set while the process is stopped (Cluster.FreezeAddr):
 	// it does not count as running, as it answers nothing.
 	frozen bool
-	tls  *tls.Config       // client TLS settings for PING, when the server only speaks TLS
+	tls    *tls.Config // client TLS settings for PING, when the server only speaks TLS
 }
 
 // startServer starts redis-server with the arguments args(port) in dir on a
