@@ -163,3 +163,25 @@ func ExpirePartsRead(s *Store) { s.partsRead.Store(0) }
 // ForgetRegistrations makes s register each queue again at its next
 // enqueue, as it does every registerEvery.
 func ForgetRegistrations(s *Store) { s.registered.Clear() }
+
+// SetPartitionSweep sets how often s marks every partition of a queue
+// again (partSweepEvery).
+func SetPartitionSweep(s *Store, d time.Duration) { s.partSweep = d }
+
+// LoseSignals makes s's claims of partitioned queue forget the signals
+// they had not acted on, as if lost to a fault: no partition stays marked.
+func LoseSignals(s *Store, queue string) {
+	v, ok := s.rot.Load(queue)
+	if !ok {
+		return
+	}
+	r := v.(*rotation)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = s.notify.seqs(kindReady, r.names)
+	clear(r.mark)
+}
+
+// PartitionIndex is the partition of n that a job of routing key key
+// (its group, unique key, schedule or ID) goes to.
+func PartitionIndex(key string, n int) int { return partIndex(key, n) }

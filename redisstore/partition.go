@@ -246,7 +246,7 @@ const claimsPerPartition = 16
 // Store knows: it was signalled (the wake-ups name the partition, and the
 // notifier counts the signals of each: seqs) since a claim last found it
 // empty, or its last claim came back full, held back by a limit, or
-// failed. A Store's first claim asks every partition (jobs may have been
+// failed; and every partition is marked again every partSweepEvery. A Store's first claim asks every partition (jobs may have been
 // waiting before it listened), and so does a claim when no partition is
 // marked: the fallback against a signal lost to a fault, as a worker's
 // sweep of its queues without a signal, one call per partition.
@@ -260,7 +260,16 @@ type rotation struct {
 	seen  []uint64 // each partition's count of signals at the last claim; nil before the first
 	mark  []uint64 // per partition: 0, or the generation it was marked in
 	gen   uint64   // the last generation given
+	swept time.Time // when every partition was last marked
 }
+
+// partSweepEvery is how often a Store marks every partition of a queue
+// again, the fallback against a signal lost to a fault while others come:
+// a partition whose wake-up was lost (its master frozen while its replica
+// took over) was asked only when no partition was marked, so a queue whose
+// other partitions stayed busy never looked at it. It costs a claim call
+// per empty partition once a period, per Store and queue.
+const partSweepEvery = 5 * time.Second
 
 // partPlan is the partitions one claim of a partitioned queue asks, in
 // order, and the marks they had (for partClaimed).
@@ -294,6 +303,14 @@ func (s *Store) claimPlan(queue string, n int) partPlan {
 		}
 	}
 	r.seen = seqs
+	if now := time.Now(); now.Sub(r.swept) >= s.partSweep {
+		for p := range r.mark {
+			if r.mark[p] == 0 {
+				r.markLocked(p)
+			}
+		}
+		r.swept = now
+	}
 	if r.left <= 0 {
 		r.cur, r.left = (r.cur+1)%n, claimsPerPartition
 	}

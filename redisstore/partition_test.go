@@ -523,3 +523,52 @@ func TestPartitionedClaimRotates(t *testing.T) {
 		t.Fatalf("%d claims of one job took from %d partitions (%v), want all %d", parts*16, len(from), from, parts)
 	}
 }
+
+// TestPartitionFoundWithoutItsSignal: a partition whose wake-up was lost
+// (its master frozen while its replica took over) is asked again once
+// the sweep period passed, while another partition's backlog keeps that
+// one marked: claims asked only the marked partitions and, with one
+// always marked, never looked at the other again.
+func TestPartitionFoundWithoutItsSignal(t *testing.T) {
+	ctx := t.Context()
+	s := storeOn(t, redistest.Start(t).Client(t), &redisstore.Config{Partitions: map[string]int{"orders": 2}})
+	var busy []*store.NewJob
+	lost := ""
+	for i := 0; len(busy) < 100 || lost == ""; i++ {
+		id := fmt.Sprintf("j%d", i)
+		switch p := redisstore.PartitionIndex(id, 2); {
+		case p == 1 && len(busy) < 100:
+			busy = append(busy, job("orders", id))
+		case p == 0 && lost == "":
+			lost = id
+		}
+	}
+	mustEnqueue(t, s, busy...)
+	claim := func() []*store.JobRecord {
+		t.Helper()
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: "orders", Max: 1, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Jobs
+	}
+	redisstore.SetPartitionSweep(s, time.Hour)
+	claim() // the first claim asks both
+	mustEnqueue(t, s, job("orders", lost))
+	if _, err := s.WaitReady(ctx, []string{"orders"}, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	redisstore.LoseSignals(s, "orders")
+	for range 40 {
+		if got := claim(); len(got) != 1 || got[0].ID == lost {
+			t.Fatalf("claim with the sweep an hour away: %d jobs %v; want one busy job (the lost one's partition is not marked)", len(got), got)
+		}
+	}
+	redisstore.SetPartitionSweep(s, 0)
+	for range 40 {
+		if got := claim(); len(got) == 1 && got[0].ID == lost {
+			return
+		}
+	}
+	t.Fatalf("the job whose signal was lost was not claimed in 40 claims after the sweep period passed")
+}

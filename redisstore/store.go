@@ -51,6 +51,9 @@ type Store struct {
 	// first call.
 	spare     *spareSlot
 	spareIdle time.Duration
+	// partSweep is how often a partitioned queue's claims ask every
+	// partition again (partSweepEvery; tests shorten it).
+	partSweep time.Duration
 	// flightPeriod is the least length of the periods over which an
 	// enqueue batcher compares its limits of round trips in flight: the
 	// constant flightPeriod, or 0 (a limit of one, never changed), which
@@ -112,6 +115,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		spareIdle:    spareIdle,
 		flightPeriod: flightPeriod,
 		flightMost:   flightMost(poolSize(client)),
+		partSweep:    partSweepEvery,
 	}
 	s.fmode.fullPause = defaultFullPause
 	c, plain := client.(*redis.Client)

@@ -72,6 +72,7 @@ type fetcher struct {
 	slowRes  int               // of reserved, what slow claims asked for (see slowClaim)
 	nextID   uint64            // the ID of the newest claim
 	sweep    int               // the next queue of the rotating check
+	swept    time.Time         // when the rotating check last ran
 
 	// gates order the results of each queue's claims (claim_gate.go).
 	gates []*claimGate
@@ -137,6 +138,13 @@ func (r *worker) fetchLoop(ctx context.Context) {
 	defer r.wakeAt.Store(math.MaxInt32)
 	for ctx.Err() == nil {
 		now := time.Now()
+		if now.Sub(f.swept) >= r.cfg.IdleWait {
+			// The rotating check runs every IdleWait whatever else
+			// goes on: a worker busy with one queue, whose wake-ups
+			// keep the signal loop's waits short, would otherwise never
+			// look at another whose wake-up was lost.
+			f.sweepSome(now)
+		}
 		slowAt := f.markSlow(now)
 		r.publishWake(f, now, refill)
 		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
@@ -423,8 +431,10 @@ func (f *fetcher) returned(id uint64) {
 }
 
 // sweepSome marks the next few queues due, in turn: a wait as long as the
-// idle wait ended without a signal.
+// idle wait ended without a signal, or an IdleWait passed since the last
+// sweep.
 func (f *fetcher) sweepSome(now time.Time) {
+	f.swept = now
 	n := len(f.due)
 	for range min(sweepPerIdleWait, n) {
 		qi := f.sweep % n
