@@ -254,8 +254,18 @@ func unavailable(err error) bool {
 // flight there says ErrClosed while the client serves on (ErrUnavailable:
 // temporary). The check is one PING, which a closed client answers
 // without the network, and is made only on such errors.
+//
+// It also has a Cluster client reload the cluster's layout after an error
+// that says a node is gone (observe), as a script call does: the plain
+// reads it follows (the queue registry's SMEMBERS, the workers') failed
+// against a dead master's address for up to a minute after its replica
+// took over, and the dashboard with them.
 func (s *Store) closedCheck(ctx context.Context, err error) error {
-	if err == nil || !errors.Is(err, redis.ErrClosed) || errors.Is(err, ErrClientClosed) {
+	if err == nil {
+		return nil
+	}
+	s.observe(err)
+	if !errors.Is(err, redis.ErrClosed) || errors.Is(err, ErrClientClosed) {
 		return err
 	}
 	if perr := s.rdb.Ping(ctx).Err(); !errors.Is(perr, redis.ErrClosed) {

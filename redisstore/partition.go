@@ -254,12 +254,12 @@ const claimsPerPartition = 16
 // signalled, one call, whatever the partition count.
 type rotation struct {
 	mu    sync.Mutex
-	names []string // the partitions' names
-	cur   int      // the partition claims start at
-	left  int      // claims left before moving on
-	seen  []uint64 // each partition's count of signals at the last claim; nil before the first
-	mark  []uint64 // per partition: 0, or the generation it was marked in
-	gen   uint64   // the last generation given
+	names []string  // the partitions' names
+	cur   int       // the partition claims start at
+	left  int       // claims left before moving on
+	seen  []uint64  // each partition's count of signals at the last claim; nil before the first
+	mark  []uint64  // per partition: 0, or the generation it was marked in
+	gen   uint64    // the last generation given
 	swept time.Time // when every partition was last marked
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -571,4 +572,39 @@ func TestPartitionFoundWithoutItsSignal(t *testing.T) {
 		}
 	}
 	t.Fatalf("the job whose signal was lost was not claimed in 40 claims after the sweep period passed")
+}
+
+// TestListQueuesAfterFailoverCluster: a long-lived store lists its queues
+// again soon after the master holding the registry died and its replica
+// took over: the registry's read (a plain SMEMBERS) has the client reload
+// the cluster's layout, as a script does. It failed against the dead
+// master's address for up to a minute, and the dashboard's pages with it.
+func TestListQueuesAfterFailoverCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t, redistest.Private(), redistest.Replicas(1), redistest.NodeTimeout(time.Second))
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
+	mustEnqueue(t, s, job("q", "a"))
+	if qs, err := s.ListQueues(ctx); err != nil || !slices.Contains(qs, "q") {
+		t.Fatalf("ListQueues before: %v, %v", qs, err)
+	}
+	slot, err := rdb.ClusterKeySlot(ctx, "{"+prefix+"}:queues").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := c.MasterForSlot(t, int(slot))
+	c.KillAddr(t, dead)
+	_, promoted := c.WaitFailover(t, ctx, dead)
+	testutil.Eventually(t, 10*time.Second, func() error {
+		qs, err := s.ListQueues(ctx)
+		if err == nil && !slices.Contains(qs, "q") {
+			err = fmt.Errorf("q not listed: %v", qs)
+		}
+		return err
+	})
+	t.Logf("listed again %v after the promotion", time.Since(promoted).Round(time.Millisecond))
 }

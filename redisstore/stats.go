@@ -182,7 +182,7 @@ func (s *Store) GetThroughput(ctx context.Context, queue string, since time.Time
 	k := s.queueKeys(queue)
 	m, err := s.rdb.HGetAll(ctx, k.tput).Result()
 	if err != nil {
-		return nil, wrap("throughput of "+strconv.Quote(queue), err)
+		return nil, wrap("throughput of "+strconv.Quote(queue), s.closedCheck(ctx, err))
 	}
 	from := since.UnixMilli() / 60000
 	if since.IsZero() {
