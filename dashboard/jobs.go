@@ -211,11 +211,17 @@ func (d *dash) queuePanels(r *http.Request, queue string, p *jobsPage) (string, 
 	return "", nil
 }
 
-// servingWorkers returns the workers of ws whose queues include queue.
+// servingWorkers returns the workers of ws whose queues include queue,
+// or for a partition ("images~2") its partitioned queue, which the
+// workers of all its partitions name.
 func servingWorkers(ws []hopper.WorkerInfo, queue string) []servingWorker {
+	base, _, part := store.SplitPartition(queue)
 	var out []servingWorker
 	for _, w := range ws {
 		weight, ok := w.Queues[queue]
+		if !ok && part {
+			weight, ok = w.Queues[base]
+		}
 		if !ok {
 			continue
 		}

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper/dashboard"
 	"github.com/hopperq/hopper/dashboard/internal/dashtest"
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestPartitionNameOfUnpartitionedQueue: on Redis, a URL that names a
@@ -81,8 +83,16 @@ func TestPartitionSettingsOnTheQueue(t *testing.T) {
 	dashtest.Seed(t, s)
 	h := newHandler(s, nil)
 
+	// A worker serves the queue by its name, and so its partitions.
+	if err := s.Heartbeat(t.Context(), store.WorkerInfo{ID: "w-1", Host: "box", PID: 7, Queues: map[string]int{"wide": 1}, Concurrency: 4,
+		StartedAt: time.Now()}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	page := get(t, h, "/queues/wide~1/ready")
 	wantStatus(t, page, http.StatusOK, "a partition's page")
+	if strings.Contains(page.Body, "No live worker serves") {
+		t.Errorf("a partition's page says no worker serves it while one serves its queue")
+	}
 	for _, form := range []string{`action="/queues/wide~1/pause"`, `action="/queues/wide~1/resume"`, `action="/queues/wide~1/limits"`, `action="/queues/wide~1/groups"`} {
 		if strings.Contains(page.Body, form) {
 			t.Errorf("a partition's page has the form %s", form)

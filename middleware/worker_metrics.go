@@ -12,6 +12,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/store"
 )
 
 // MetricWorkers is a gauge of the live worker processes that work on each
@@ -100,7 +101,9 @@ func RegisterWorkerMetrics(store hopper.Store, cfg *WorkerMetricsConfig) (unregi
 
 // countWorkers counts the live workers of each queue: those of queues
 // (or of every queue the store lists, when queues is nil) start at zero.
-// On an error it returns nothing but the error.
+// A partition ("images~2") counts the workers of its partitioned queue,
+// which they name (the store lists the partitions). On an error it
+// returns nothing but the error.
 func countWorkers(ctx context.Context, ins *hopper.Inspector, queues []string) (map[string]int64, error) {
 	if queues == nil {
 		var err error
@@ -119,6 +122,15 @@ func countWorkers(ctx context.Context, ins *hopper.Inspector, queues []string) (
 	for _, w := range ws {
 		for q := range w.Queues {
 			counts[q]++
+		}
+	}
+	for _, q := range queues {
+		if base, _, ok := store.SplitPartition(q); ok {
+			for _, w := range ws {
+				if _, serves := w.Queues[base]; serves {
+					counts[q]++
+				}
+			}
 		}
 	}
 	return counts, nil

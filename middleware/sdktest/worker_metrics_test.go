@@ -2,6 +2,7 @@ package sdktest_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,7 +10,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/middleware"
+	"github.com/hopperq/hopper/redisstore"
 )
 
 // TestWorkerMetricsCountLiveWorkers: hopper.workers reports, per queue, the
@@ -98,4 +102,33 @@ func waitWorkers(t *testing.T, reader interface {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestWorkerMetricsCountPartitions: on a partitioned queue the workers,
+// which serve the queue by its name, count for each of its partitions,
+// which the store lists: every partition read 0, and the documented
+// HopperWorkersGone alert fired with live workers.
+func TestWorkerMetricsCountPartitions(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), Logger: testutil.Logger(), Partitions: map[string]int{"images": 2}})
+	ctx := t.Context()
+	c := hopper.NewClient(s, nil)
+	for i := range 20 { // jobs in both partitions, which the registry then lists
+		if _, err := hopper.Enqueue(ctx, c, Echo{}, &hopper.EnqueueOpts{Queue: "images", ID: fmt.Sprint("img-", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := testConfig()
+	cfg.Queues = map[string]int{"images": 1}
+	w := hopper.NewWorker(s, cfg)
+	hopper.Handle(w, echoHandler)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	reader, mp := newMeterProvider(t)
+	if _, err := middleware.RegisterWorkerMetrics(s, &middleware.WorkerMetricsConfig{MeterProvider: mp}); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkers(t, reader, map[string]int64{"images~0": 1, "images~1": 1, "images": 1})
 }
