@@ -64,9 +64,14 @@ type Config struct {
 	// replicas. A call whose writes reach fewer replicas within
 	// ReplicaTimeout fails (Enqueue, EnqueueWorkflow, AddTasks) or fails
 	// those requests (Finish) with an error wrapping ErrNotReplicated
-	// (temporary): the writes are on the master and may be lost with it,
-	// and sending them again is safe (enqueue by job or workflow ID, tasks
-	// by name, finish by token; the worker does). Defaults to 0: no wait. Redis replicates
+	// (temporary): the writes are on the master and may be lost with it.
+	// Sending them again is safe while they are still there (enqueue by
+	// job or workflow ID, tasks by name, finish by token; the worker
+	// does), but such a job is live: it may run and end before the next
+	// try, which then finds its ID free and enqueues it again (give it a
+	// Retention, which holds the ID past its end, or a unique key with
+	// For, when a retry loop must not run it twice). Defaults to 0: no
+	// wait. Redis replicates
 	// asynchronously, so without it a failover loses the writes its
 	// replica had not received yet: enqueues vanish, acked jobs run again.
 	// It costs one WAIT per round trip, answered once the replicas have the
