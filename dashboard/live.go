@@ -15,6 +15,9 @@ type statsJSON struct {
 	Queues []queueJSON `json:"queues"`
 	Totals totalsJSON  `json:"totals"`
 	Outbox *outboxView `json:"outbox,omitempty"` // with Config.Outbox
+	// Unavailable names the queues the store could not read for now,
+	// left out of Queues and Totals.
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // queueJSON is one queue's live numbers.
@@ -77,9 +80,13 @@ func (d *dash) serveStatsJSON(w http.ResponseWriter, r *http.Request) {
 			MaxLatency: formatLatency(ov.MaxLatency),
 			Chart:      ov.Chart,
 		},
-		Outbox: ov.Outbox,
+		Outbox:      ov.Outbox,
+		Unavailable: ov.Unavailable,
 	}
 	for _, q := range ov.Queues {
+		if q.Unavailable {
+			continue
+		}
 		out.Queues = append(out.Queues, queueJSON{
 			Name:      q.Name,
 			Paused:    q.Paused,

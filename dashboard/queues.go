@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -15,6 +16,11 @@ import (
 // statsConcurrency bounds the store calls one overview makes at once.
 const statsConcurrency = 8
 
+// queueReadTimeout bounds the reads of one queue's row of the overview: a
+// queue whose shard does not answer (a frozen master) is shown as
+// unavailable rather than holding the page.
+const queueReadTimeout = 2 * time.Second
+
 // queueRow is one queue of the overview.
 type queueRow struct {
 	Name    string
@@ -23,6 +29,9 @@ type queueRow struct {
 	Latency time.Duration
 	Chart   *chart         // sparkline of the last hour
 	series  []minuteCounts // over the overview's range
+	// Unavailable: the store could not read the queue for now (its
+	// shard down or not answering); the row has no numbers.
+	Unavailable bool
 }
 
 // overview is every queue's counts and throughput, with totals.
@@ -34,6 +43,9 @@ type overview struct {
 	Chart       *chart      // throughput of all queues over Range
 	Range       chartRange  // the window of Chart
 	Outbox      *outboxView // nil without Config.Outbox
+	// Unavailable names the queues the store could not read for now: a
+	// failing shard stalls its own queues, not the page.
+	Unavailable []string
 }
 
 // loadOverview reads the stats and throughput of the named queues, a few
@@ -52,11 +64,18 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 	g.SetLimit(statsConcurrency)
 	for i, name := range names {
 		g.Go(func() error {
-			st, err := d.ins.GetQueueStats(ctx, name)
-			if err != nil {
-				return err
+			qctx, cancel := context.WithTimeout(ctx, queueReadTimeout)
+			defer cancel()
+			st, err := d.ins.GetQueueStats(qctx, name)
+			var points []hopper.ThroughputPoint
+			if err == nil {
+				points, err = d.ins.GetThroughput(qctx, name, since)
 			}
-			points, err := d.ins.GetThroughput(ctx, name, since)
+			if err != nil && ctx.Err() == nil && (storeTemporary(err) || errors.Is(err, context.DeadlineExceeded)) {
+				d.cfg.Logger.Warn("dashboard: a queue could not be read; shown as unavailable", "queue", name, "error", err)
+				rows[i] = queueRow{Name: name, Unavailable: true}
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -79,6 +98,10 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 	ov := &overview{Queues: rows, Outbox: ob, Range: rng}
 	var total []minuteCounts
 	for _, q := range rows {
+		if q.Unavailable {
+			ov.Unavailable = append(ov.Unavailable, q.Name)
+			continue
+		}
 		ov.Totals.Add(q.Counts)
 		ov.MaxLatency = max(ov.MaxLatency, q.Latency)
 		if q.Paused {
@@ -91,6 +114,13 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 	}
 	ov.Chart = newChart(total, bigChartW, bigChartH)
 	return ov, nil
+}
+
+// storeTemporary reports whether a store's error says it may clear by
+// itself (a method StoreTemporary() bool, as redisstore's errors have).
+func storeTemporary(err error) bool {
+	var t interface{ StoreTemporary() bool }
+	return errors.As(err, &t) && t.StoreTemporary()
 }
 
 // queuesPage is the data of the overview page.

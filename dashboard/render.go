@@ -131,6 +131,7 @@ func (d *dash) mustParsePages() pages {
 		"pauseView":      pauseViewOf,
 		"truncate":       truncate,
 		"states":         func() []hopper.JobState { return store.States },
+		"rowSpan":        func() int { return len(store.States) + 2 }, // a queue row's states, latency and chart
 		"stateDesc":      func(st hopper.JobState) string { return stateDescriptions[st] },
 		"count":          func(c store.StateCounts, st hopper.JobState) int64 { return c.Get(st) },
 		"path":           d.path,
