@@ -27,7 +27,7 @@ what to set), for every master (every master of a Cluster):
   persistence         no AOF and no save points FAIL; RDB only, or
                       appendfsync no, warn
   cluster-require-full-coverage   yes warn (Cluster only)
-  replicas            none warn; fewer than --replicas FAIL
+  replicas            none warn; fewer than --replicas FAIL, exactly --replicas warn
   WAIT                refused warn (FAIL with --replicas)
   clock skew          |server TIME - local| > 500 ms warn, > 2 s FAIL
   latency             median of 20 PINGs > 5 ms warn

@@ -136,6 +136,8 @@ func replicaLines(r nodeReading, wanted int) []checkLine {
 		out = append(out, checkLine{vFail, "replicas", val, fmt.Sprintf("--replicas %d: Enqueue and Finish with Config.Replicas = %d fail with ErrNotReplicated; add replicas", wanted, wanted)})
 	case n == 0:
 		out = append(out, checkLine{vWarn, "replicas", val, "no failover: if this server dies its queues stop, and its disk alone keeps the jobs; add a replica (Sentinel or Cluster)"})
+	case wanted > 0 && n == wanted:
+		out = append(out, checkLine{vWarn, "replicas", val, fmt.Sprintf("exactly --replicas %d: after a failover the promoted replica has %d, so Enqueue and Finish fail with ErrNotReplicated until the old master rejoins; give each master %d", wanted, wanted-1, wanted+1)})
 	default:
 		out = append(out, ok("replicas", val))
 	}

@@ -81,6 +81,22 @@ func TestCheckRules(t *testing.T) {
 			t.Errorf("--replicas 1 and none: %v", l.v)
 		}
 	}
+	// Exactly as many as waited for: a failover leaves one fewer, and
+	// the shard refuses writes until the old master rejoins.
+	r = good()
+	for wanted, want := range map[int]verdict{1: vWarn, 0: vOK} {
+		for _, l := range nodeLines(r, wanted) {
+			if l.name == "replicas" && (l.v != want || (want == vWarn && !strings.Contains(l.why, "give each master 2"))) {
+				t.Errorf("--replicas %d with one replica: %v (%s)", wanted, l.v, l.why)
+			}
+		}
+	}
+	r.replicas = append(r.replicas, "r2:1 online, lag 0 s")
+	for _, l := range nodeLines(r, 1) {
+		if l.name == "replicas" && l.v != vOK {
+			t.Errorf("--replicas 1 with two replicas: %v", l.v)
+		}
+	}
 	if l := backlogLine(1000, 220, false, 100_000); l.v != vWarn {
 		t.Errorf("backlog of 220 KB with 100 KB free: %v", l.v)
 	}
