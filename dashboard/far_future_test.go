@@ -23,7 +23,7 @@ func TestFarFutureDue(t *testing.T) {
 		wantRedirect(t, post(t, h, job+"/reschedule", url.Values{"at": {"9999-12-31T00:00:00Z"}}), job+"?flash=rescheduled", "reschedule to 9999")
 		// 7973 years to 9999-01-01 12:00, then 363 days and 12 hours.
 		for target, want := range map[string]string{
-			job:                       `9999-12-31 00:00:00.000 UTC</time> <span class="muted">(in 7973y 363d)</span>`,
+			job:                       `9999-12-31 00:00:00.000 UTC <span class="muted">(in 7973y 363d)</span></time>`,
 			"/queues/default/pending": `title="9999-12-31 00:00:00.000 UTC">in 7973y 363d</time>`,
 		} {
 			body := get(t, h, target).Body

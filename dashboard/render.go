@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -69,7 +70,11 @@ func (v chartView) Label() string {
 	case strings.Contains(v.Class, "chart-latency"):
 		return "How long the oldest ready job had waited, over time; hover a bar for its value"
 	}
-	return "Jobs finished over time, done under failed; hover a bar for its numbers"
+	if v.chart == nil {
+		return "Jobs finished over time, done under failed; hover a bar for its numbers"
+	}
+	return fmt.Sprintf("Jobs finished over time: %s done and %s failed, the busiest interval %s; done under failed, hover a bar for its numbers",
+		formatCount(v.Done), formatCount(v.Failed), formatCount(v.Max))
 }
 
 // pauseView is what the pause templates need: the queue, whether it is

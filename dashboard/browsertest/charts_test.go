@@ -51,7 +51,7 @@ func TestChartsLegendGroups(t *testing.T) {
 		var table = document.querySelector('#groups table'), td = table.querySelector('td');
 		return [getComputedStyle(td).paddingLeft !== '0px', getComputedStyle(table).borderCollapse, document.querySelector('#groups summary').textContent.replace(/\s+/g, ' ').trim()].join('|');
 	})()`)
-	if groups != "true|collapse|Groups: 2 groups with jobs ready or running or a cap of their own, served in turn" {
+	if groups != "true|collapse|Groups: 2 groups with jobs ready or running, a cap of their own or a hold, served in turn" {
 		t.Errorf("the groups panel: cell padded | borders | header = %q", groups)
 	}
 }

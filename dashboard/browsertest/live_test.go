@@ -87,6 +87,26 @@ func TestLive(t *testing.T) {
 		screenshot(t, tab, shots, "40-live-list")
 	})
 
+	// A keyboard user's focus stays on the control it was on when the
+	// region it is in is swapped for a fresh copy: it fell to the page's
+	// start with every swap.
+	t.Run("FocusStaysOnSwap", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t, nil)
+		tab := newTab(t, browser, nil)
+		nav(t, tab, s, "/queues/default/ready", "#jobs-region table")
+		const link = "document.querySelector('#jobs-region a[href*=\"/jobs/\"]')"
+		href := textOfJS(t, tab, "(function(){var a = "+link+"; a.focus(); return a.getAttribute('href');})()")
+		swaps := counter(t, tab, "data-region-swaps")
+		if _, err := hopper.Enqueue(ctx, hopper.NewClient(s.st, nil), dashtest.ReportArgs{Month: "focus"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "Number(document.body.getAttribute('data-region-swaps')) > "+swaps, "the list to be swapped")
+		if got := textOfJS(t, tab, "String(document.activeElement && document.activeElement.getAttribute('href'))"); got != href {
+			t.Errorf("after the swap the focus is on %q, want the link it was on, %q", got, href)
+		}
+	})
+
 	t.Run("PauseAndStale", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, nil)

@@ -538,7 +538,36 @@
   // elements ("3s ago" changes on every render; when it changed is what
   // their attributes say).
   function normalize(html) {
-    return html.replace(/(<time\b[^>]*>)[^<]*(<\/time>)/g, '$1$2');
+    return html.replace(/(<time\b[^>]*>)[\s\S]*?(<\/time>)/g, '$1$2');
+  }
+
+  // focusSig describes a control well enough to find it again in a
+  // region's fresh copy: its tag, id, link, form action, name, value and
+  // text.
+  function focusSig(el) {
+    var f = el.form;
+    return [el.tagName, el.id, el.getAttribute('href') || '', f ? f.getAttribute('action') || '' : '',
+      el.name || '', el.value || '', (el.textContent || '').trim()].join('\u0000');
+  }
+
+  // focusIn returns where the focus is inside region (its control's
+  // signature and rank among those alike), or null.
+  function focusIn(region) {
+    var a = document.activeElement;
+    if (!a || a === document.body || !region.contains(a)) return null;
+    var sig = focusSig(a);
+    var alike = all(a.tagName, region).filter(function (e) { return focusSig(e) === sig; });
+    return { tag: a.tagName, sig: sig, rank: alike.indexOf(a) };
+  }
+
+  // refocus puts the focus back on the control of fresh that focusIn
+  // noted in the copy it replaced, so that a keyboard user stays where
+  // they were (the focus fell to the page's start with each swap).
+  function refocus(fresh, at) {
+    if (!at) return;
+    var alike = all(at.tag, fresh).filter(function (e) { return focusSig(e) === at.sig; });
+    var el = alike[Math.min(Math.max(at.rank, 0), alike.length - 1)];
+    if (el) el.focus({ preventScroll: true });
   }
 
   // captureRegions notes, before any other script touches the page, the
@@ -595,7 +624,9 @@
     function swap(old, fresh) {
       var open = all('details', old).map(function (d) { return d.open; });
       var scrolls = all('.table-wrap', old).map(function (e) { return [e.scrollLeft, e.scrollTop]; });
+      var at = focusIn(old);
       old.replaceWith(fresh);
+      refocus(fresh, at);
       all('details', fresh).forEach(function (d, i) { if (i < open.length) d.open = open[i]; });
       all('.table-wrap', fresh).forEach(function (e, i) {
         if (scrolls[i]) {
@@ -689,7 +720,9 @@
     }
     function swap(box, fresh) {
       var scrolls = all('.wf-graph-wrap, .table-wrap', box).map(function (e) { return [e.scrollLeft, e.scrollTop]; });
+      var at = focusIn(box);
       box.replaceWith(fresh);
+      refocus(fresh, at);
       all('.wf-graph-wrap, .table-wrap', fresh).forEach(function (e, i) {
         if (scrolls[i]) {
           e.scrollLeft = scrolls[i][0];
@@ -780,6 +813,11 @@
   setupSelection();
   setupConfirm();
   setupCopy();
+  // A form sent back with a bad value: the focus goes to the first field
+  // to fix, whose error its aria-describedby names (it stayed at the
+  // page's start).
+  var bad = document.querySelector('[aria-invalid="true"]');
+  if (bad) bad.focus();
   setupAutoContinue(live);
   setupFragments(live);
   var regionsSoon = setupRegions(live, regions);
