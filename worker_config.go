@@ -66,9 +66,11 @@ type WorkerConfig struct {
 	// taken until it returns. Defaults to 10 s.
 	AbandonAfter time.Duration
 	// ShutdownTimeout is how long Run waits, after its context is done, for
-	// running jobs to finish. Then their contexts are cancelled and their
-	// leases handed back so other workers redeliver them at once. Defaults to
-	// 10 s.
+	// running jobs to finish. Then their contexts are cancelled, and the
+	// leases of those that have not returned a second later are handed back
+	// so other workers redeliver them at once: Run returns up to
+	// ShutdownTimeout plus a second after its context ends (plus a store
+	// call or two). Defaults to 10 s.
 	ShutdownTimeout time.Duration
 	// ClaimBatch is the most jobs one claim fetches. Defaults to
 	// min(Concurrency, 100).
