@@ -74,7 +74,8 @@
 //	    failed_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
 //	    error      text        NOT NULL
 //	);
-//	-- hopper_outbox_notify() runs pg_notify('hopper_outbox', '')
+//	-- hopper_outbox_notify() runs pg_notify('hopper_outbox', ''); the
+//	-- trigger is created when missing:
 //	CREATE TRIGGER "hopper_outbox_notify" AFTER INSERT ON "hopper_outbox"
 //	    FOR EACH STATEMENT EXECUTE FUNCTION "hopper_outbox_notify"();
 //
@@ -85,8 +86,9 @@
 // encoding of hopper.PreparedJob; the other columns are for people
 // querying the table. Rows the store refuses as invalid move to the
 // dead-letter table with the error (see pgxoutbox.Relay); put one back
-// with INSERT INTO hopper_outbox (job_id, queue, kind, job) SELECT job_id,
-// queue, kind, job FROM hopper_outbox_dead WHERE seq = ...
+// with WITH d AS (DELETE FROM hopper_outbox_dead WHERE seq = ... RETURNING
+// job_id, queue, kind, job) INSERT INTO hopper_outbox (job_id, queue,
+// kind, job) SELECT * FROM d.
 //
 // # Other databases
 //

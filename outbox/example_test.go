@@ -59,7 +59,7 @@ func ExampleSchema() {
 		log.Fatal(err)
 	}
 	for _, line := range strings.Split(sql, "\n") {
-		if strings.HasPrefix(line, "CREATE") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "CREATE") {
 			fmt.Println(line)
 		}
 	}

@@ -18,8 +18,9 @@ const maxTableLen = 56
 // name: for "hopper_outbox", the table hopper_outbox, the dead-letter
 // table hopper_outbox_dead, the trigger function hopper_outbox_notify()
 // (in the table's schema), its trigger hopper_outbox_notify and the NOTIFY
-// channel hopper_outbox. Table, Dead and Function are quoted identifiers,
-// ready for statements; Trigger and Channel are plain.
+// channel hopper_outbox (the table as written, without a "public."
+// schema). Table, Dead and Function are quoted identifiers, ready for
+// statements; Trigger and Channel are plain.
 type Names struct {
 	Table, Dead, Function, Trigger, Channel string
 }
@@ -56,7 +57,10 @@ func NamesOf(table string) (Names, error) {
 		Dead:     quote("_dead"),
 		Function: quote("_notify"),
 		Trigger:  last + "_notify",
-		Channel:  table,
+		// "public.x" is x, the way most write it: the writers' trigger
+		// and the relays must name one channel (a relay told
+		// public.hopper_outbox heard nothing and polled).
+		Channel: strings.TrimPrefix(table, "public."),
 	}, nil
 }
 

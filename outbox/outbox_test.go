@@ -206,6 +206,13 @@ func TestNamesOf(t *testing.T) {
 	if n != want {
 		t.Fatalf("NamesOf = %+v, want %+v", n, want)
 	}
+	// One table written two ways, one channel: a relay told
+	// public.hopper_outbox heard nothing from writers told hopper_outbox.
+	pub, _ := outbox.NamesOf("public.hopper_outbox")
+	plain, _ := outbox.NamesOf("")
+	if pub.Channel != plain.Channel {
+		t.Errorf("channels of public.hopper_outbox and hopper_outbox: %q and %q, want one", pub.Channel, plain.Channel)
+	}
 	for _, bad := range []string{"Jobs", "1jobs", "a.b.c", "jobs;drop", `"jobs"`, "a.", strings.Repeat("x", 57)} {
 		if _, err := outbox.NamesOf(bad); !errors.Is(err, hopper.ErrInvalidConfig) {
 			t.Errorf("NamesOf(%q) = %v, want ErrInvalidConfig", bad, err)

@@ -49,9 +49,17 @@ BEGIN
     RETURN NULL;
 END
 $$;
-DROP TRIGGER IF EXISTS {{trigger}} ON {{table}};
-CREATE TRIGGER {{trigger}} AFTER INSERT ON {{table}}
-    FOR EACH STATEMENT EXECUTE FUNCTION {{function}}();
+-- Created when missing only: CREATE TRIGGER (or DROP TRIGGER) locks the
+-- table against every writer and relay, behind any open transaction that
+-- wrote to it, and this runs at every start.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '{{table}}'::regclass AND tgname = '{{triggername}}') THEN
+        CREATE TRIGGER {{trigger}} AFTER INSERT ON {{table}}
+            FOR EACH STATEMENT EXECUTE FUNCTION {{function}}();
+    END IF;
+END
+$$;
 `
 
 // Schema returns the SQL that creates the outbox for table ("" means
@@ -75,6 +83,7 @@ func Schema(table string) (string, error) {
 		"{{dead}}", n.Dead,
 		"{{function}}", n.Function,
 		"{{trigger}}", `"`+n.Trigger+`"`,
+		"{{triggername}}", n.Trigger,
 		"{{channel}}", n.Channel,
 	).Replace(schemaSQL), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,18 +14,22 @@ import (
 
 // statements are the relay's SQL for one outbox.
 type statements struct {
-	lock, remove, bury string
+	lock, remove, bury, stall string
 }
 
-func newStatements(n outbox.Names) statements {
+func newStatements(n outbox.Names, batchTimeout time.Duration) statements {
 	return statements{
-		lock:   `SELECT seq, job FROM ` + n.Table + ` ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+		stall:  fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", (2 * batchTimeout).Milliseconds()),
+		lock:   `SELECT seq, job FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
 		remove: `DELETE FROM ` + n.Table + ` WHERE seq = ANY($1)`,
-		bury: `WITH d AS (DELETE FROM ` + n.Table + ` WHERE seq = ANY($1) RETURNING seq, job_id, queue, kind, job, created_at)
-INSERT INTO ` + n.Dead + ` (seq, job_id, queue, kind, job, created_at, error)
-SELECT d.seq, d.job_id, d.queue, d.kind, d.job, d.created_at, e.error
-FROM d JOIN unnest($1::bigint[], $2::text[]) AS e(seq, error) USING (seq)
-ON CONFLICT (seq) DO NOTHING`,
+		// A row is deleted only once the dead-letter table took it: one
+		// whose seq is there already (the outbox's sequence restarted, by
+		// TRUNCATE ... RESTART IDENTITY or a new table) stays.
+		bury: `WITH i AS (INSERT INTO ` + n.Dead + ` (seq, job_id, queue, kind, job, created_at, error)
+SELECT o.seq, o.job_id, o.queue, o.kind, o.job, o.created_at, e.error
+FROM ` + n.Table + ` o JOIN unnest($1::bigint[], $2::text[]) AS e(seq, error) USING (seq)
+ON CONFLICT (seq) DO NOTHING RETURNING seq)
+DELETE FROM ` + n.Table + ` WHERE seq IN (SELECT seq FROM i) RETURNING seq`,
 	}
 }
 
@@ -42,6 +47,9 @@ type verdict struct {
 	deadErrs []string // parallel to dead
 	kept     int      // left in place: a newer format, or their queue failed
 	storeErr error    // why rows were kept after a store failure
+	failed   []int64  // kept after their queue's store call failed
+	newer    []int64  // kept for a newer relay
+	whole    bool     // the store call failed as a whole
 }
 
 func (v *verdict) bury(r *row, err error) {
@@ -51,7 +59,8 @@ func (v *verdict) bury(r *row, err error) {
 
 // batch relays one batch in one transaction and returns how many rows it
 // moved (to the store or the dead-letter table) and whether it locked a
-// full batch, so that more rows may wait. A failure rolls back and leaves
+// full batch and moved or passed over some of it, so that more rows may
+// wait for the next. A failure rolls back and leaves
 // every row in place.
 func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 	// Locking the rows ends with ctx. Once jobs may have reached the store,
@@ -74,6 +83,14 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 		return 0, false, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(finCtx) //nolint:errcheck // a no-op after Commit
+	// PostgreSQL ends the transaction, and frees its rows for the other
+	// relays, when this relay stalls in it (a stopped process, a cut link
+	// without a reset): the rows stayed locked until TCP gave up, hours
+	// later, and the other relays passed over them. A live relay is idle
+	// in it at most BatchTimeout, while it stores the jobs.
+	if _, err := tx.Exec(lockCtx, r.sql.stall); err != nil {
+		return 0, false, fmt.Errorf("set the stall timeout: %w", err)
+	}
 	rows, err := r.lock(lockCtx, tx)
 	if err != nil || len(rows) == 0 {
 		return 0, false, err
@@ -91,9 +108,23 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 			return fail(fmt.Errorf("delete relayed rows: %w", err))
 		}
 	}
+	var stuck []int64 // refused rows the dead-letter table could not take
 	if len(v.dead) > 0 {
-		if _, err := tx.Exec(ctx, r.sql.bury, v.dead, v.deadErrs); err != nil {
+		buried, err := r.bury(ctx, tx, v)
+		if err != nil {
 			return fail(fmt.Errorf("move refused rows to %s: %w", r.ob.Names().Dead, err))
+		}
+		if len(buried) < len(v.dead) {
+			var kept []int64
+			var errs []string
+			for i, seq := range v.dead {
+				if buried[seq] {
+					kept, errs = append(kept, seq), append(errs, v.deadErrs[i])
+				} else {
+					stuck = append(stuck, seq)
+				}
+			}
+			v.dead, v.deadErrs = kept, errs
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -104,17 +135,59 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 		r.cfg.Logger.Error("pgxoutbox: the store refused a job; its row moved to the dead-letter table",
 			"table", r.ob.Names().Dead, "seq", seq, "error", v.deadErrs[i])
 	}
+	// The rows kept are passed over for a while, so that the next batches
+	// take the rows behind them.
+	now := time.Now()
+	newer := r.held.hold(v.newer, now.Add(newerHold))
+	for _, seq := range newer {
+		r.cfg.Logger.Warn("pgxoutbox: row in a newer format left for a newer relay (this one passes over it for a minute)",
+			"table", r.ob.Names().Channel, "seq", seq)
+	}
+	held := len(newer)
+	for _, seq := range r.held.hold(stuck, now.Add(newerHold)) {
+		r.cfg.Logger.Error("pgxoutbox: the store refused a job, and the dead-letter table already holds a row of its seq (the outbox's sequence restarted); the row stays in the outbox: move the dead row away",
+			"table", r.ob.Names().Channel, "seq", seq)
+		held++
+	}
 	moved = len(v.remove) + len(v.dead)
-	if v.storeErr != nil {
-		// Some queues failed: back off before trying their rows again.
+	if v.whole {
+		// The store failed as a whole (unreachable, most likely): back off.
 		return moved, false, fmt.Errorf("%d of %d jobs not stored: %w", v.kept, len(rows), v.storeErr)
 	}
-	return moved, len(rows) == r.cfg.BatchSize, nil
+	if len(v.failed) > 0 {
+		// Some queues failed: their rows wait MaxBackoff while the next
+		// batches take the rows behind them, other queues' among them.
+		held += len(r.held.hold(v.failed, now.Add(r.cfg.MaxBackoff)))
+		r.cfg.Logger.Warn("pgxoutbox: jobs of a failing queue not stored; their rows are tried again later, the rows behind them go on",
+			"table", r.ob.Names().Channel, "not_stored", len(v.failed), "stored", len(v.remove), "retry_in", r.cfg.MaxBackoff, "error", v.storeErr)
+	}
+	// More may wait behind a full batch; the next one finds other rows
+	// when this one moved or passed over some.
+	return moved, len(rows) == r.cfg.BatchSize && (moved > 0 || held > 0), nil
+}
+
+// bury moves v's refused rows to the dead-letter table and returns those
+// it moved.
+func (r *Relay) bury(ctx context.Context, tx pgx.Tx, v *verdict) (map[int64]bool, error) {
+	qr, err := tx.Query(ctx, r.sql.bury, v.dead, v.deadErrs)
+	if err != nil {
+		return nil, err
+	}
+	defer qr.Close()
+	out := make(map[int64]bool, len(v.dead))
+	for qr.Next() {
+		var seq int64
+		if err := qr.Scan(&seq); err != nil {
+			return nil, err
+		}
+		out[seq] = true
+	}
+	return out, qr.Err()
 }
 
 // lock selects and locks the next rows and decodes their jobs.
 func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, error) {
-	qr, err := tx.Query(ctx, r.sql.lock, r.cfg.BatchSize)
+	qr, err := tx.Query(ctx, r.sql.lock, r.cfg.BatchSize, r.held.skip(time.Now()))
 	if err != nil {
 		return nil, fmt.Errorf("lock rows: %w", err)
 	}
@@ -147,7 +220,7 @@ func (r *Relay) store(ctx context.Context, rows []*row) *verdict {
 		switch {
 		case errors.Is(err, hopper.ErrNotSupported):
 			v.kept++ // a newer relay reads it
-			r.cfg.Logger.Warn("pgxoutbox: row in a newer format left for a newer relay", "seq", x.seq, "error", err)
+			v.newer = append(v.newer, x.seq)
 		case err != nil:
 			v.bury(x, err)
 		default:
@@ -168,13 +241,17 @@ func (r *Relay) store(ctx context.Context, rows []*row) *verdict {
 		// The store refused the batch for one job: find it, one by one.
 		r.storeOneByOne(ctx, ok, v)
 	case infos == nil:
+		// The whole call failed (the store unreachable): the batch backs
+		// off, its rows not passed over.
 		v.kept += len(ok)
 		v.storeErr = err
+		v.whole = true
 	default:
 		for i, x := range ok {
 			if e := infos[i].Err; e != nil {
 				v.kept++
 				v.storeErr = e
+				v.failed = append(v.failed, x.seq)
 				continue
 			}
 			v.remove = append(v.remove, x.seq)
@@ -196,6 +273,7 @@ func (r *Relay) storeOneByOne(ctx context.Context, rows []*row, v *verdict) {
 		default:
 			v.kept++
 			v.storeErr = err
+			v.failed = append(v.failed, x.seq)
 		}
 	}
 }

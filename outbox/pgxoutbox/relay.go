@@ -66,6 +66,7 @@ type Relay struct {
 	cfg  RelayConfig
 	sql  statements
 	met  *metrics
+	held heldRows // rows kept in place, passed over for a while
 
 	running atomic.Bool
 }
@@ -96,7 +97,7 @@ func NewRelay(pool *pgxpool.Pool, ob *outbox.Outbox, cfg *RelayConfig) *Relay {
 	if err != nil {
 		panic(err)
 	}
-	r := &Relay{pool: pool, ob: ob, cfg: c, sql: newStatements(ob.Names())}
+	r := &Relay{pool: pool, ob: ob, cfg: c, sql: newStatements(ob.Names(), c.BatchTimeout)}
 	r.met = newMetrics(c.MeterProvider, ob.Names().Channel)
 	return r
 }
@@ -131,7 +132,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer poll.Stop()
 	rt := &retrier{cfg: &r.cfg}
 	for ctx.Err() == nil {
-		n, more, err := r.batch(ctx)
+		_, more, err := r.batch(ctx)
 		if err != nil {
 			wait, outage := rt.failed(err)
 			r.logFailure(err, wait, outage, rt)
@@ -148,7 +149,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			r.cfg.Logger.Info("pgxoutbox: PostgreSQL reachable again; relay resumed",
 				"table", r.ob.Names().Channel, "down_for", down, "tries", tries)
 		}
-		if more && n > 0 {
+		if more {
 			continue
 		}
 		poll.Reset(r.cfg.PollInterval)
@@ -170,7 +171,7 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	for {
 		n, more, err := r.batch(ctx)
 		total += n
-		if err != nil || !more || n == 0 {
+		if err != nil || !more {
 			return total, err
 		}
 	}

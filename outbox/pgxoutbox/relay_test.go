@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/outbox"
 	"github.com/hopperq/hopper/outbox/pgxoutbox"
+	"github.com/hopperq/hopper/store"
 )
 
 // TestRelayMovesCommittedJobs writes jobs in a committed database/sql
@@ -255,5 +257,187 @@ func TestRelayRunsInWorker(t *testing.T) {
 	defer rcancel()
 	if err := relay.Run(rctx); err != nil {
 		t.Fatalf("Run after the worker stopped: %v", err)
+	}
+}
+
+// queueDown is a store whose queue "broken" fails every enqueue, as a
+// Redis shard down would, while the others take their jobs.
+type queueDown struct{ hopper.Store }
+
+func (s queueDown) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+	out := make([]store.EnqueueResult, len(jobs))
+	var ok []*store.NewJob
+	var at []int
+	for i, j := range jobs {
+		if j.Queue == "broken" {
+			out[i] = store.EnqueueResult{ID: j.ID, Err: errors.New("dial tcp 127.0.0.1:7203: connect: connection refused")}
+			continue
+		}
+		ok, at = append(ok, j), append(at, i)
+	}
+	if len(ok) > 0 {
+		res, err := s.Store.Enqueue(ctx, ok)
+		if err != nil {
+			return nil, err
+		}
+		for k, r := range res {
+			out[at[k]] = r
+		}
+	}
+	return out, nil
+}
+
+// TestRelayPassesOverAFailingQueue: the rows of a queue whose store calls
+// fail stay in place while the rows behind them, of other queues, are
+// relayed; a whole batch of them held every other queue back (the rows
+// stay first in order, and each batch took them again and backed off).
+func TestRelayPassesOverAFailingQueue(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.ob = outbox.New(hopper.NewClient(queueDown{e.store}, nil), nil)
+	var healthy []*outbox.Job
+	for i := range 15 {
+		q := "broken"
+		if i >= 5 {
+			q = "ok"
+		}
+		j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: i}, &hopper.EnqueueOpts{Queue: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q == "ok" {
+			healthy = append(healthy, j)
+		}
+	}
+	r := e.relay(t, &pgxoutbox.RelayConfig{BatchSize: 5})
+	if n, err := r.Flush(ctx); err != nil || n != 10 {
+		t.Fatalf("Flush = %d, %v; want the 10 rows of the healthy queue behind 5 of the failing one", n, err)
+	}
+	for _, j := range healthy {
+		if getJob(t, e.store, j.Queue, j.ID) == nil {
+			t.Fatalf("job %s of the healthy queue not stored", j.ID)
+		}
+	}
+	if s := stats(t, r); s.Depth != 5 {
+		t.Fatalf("stats %+v, want the failing queue's 5 rows kept", s)
+	}
+}
+
+// stallStore is a store whose Enqueue blocks, whatever its context, until
+// released: a relay stopped in the middle of a batch (SIGSTOP, a paused
+// VM) as its store call was out.
+type stallStore struct {
+	hopper.Store
+	entered, release chan struct{}
+}
+
+func (s stallStore) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+	close(s.entered)
+	<-s.release
+	return nil, errors.New("stalled")
+}
+
+// TestStalledRelayFreesItsRows: the rows a relay locked and then stalled
+// on are freed by PostgreSQL once the relay has been idle in its
+// transaction for twice BatchTimeout, and another relay stores them; they
+// stayed locked until the stalled relay came back (or TCP gave up, hours
+// later), and the other relays passed over them.
+func TestStalledRelayFreesItsRows(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stallStore{Store: e.store, entered: make(chan struct{}), release: make(chan struct{})}
+	stalled := pgxoutbox.NewRelay(e.pool, outbox.New(hopper.NewClient(st, nil), nil), &pgxoutbox.RelayConfig{BatchTimeout: 200 * time.Millisecond, Logger: testutil.Logger()})
+	done := make(chan error, 1)
+	go func() {
+		_, err := stalled.Flush(ctx)
+		done <- err
+	}()
+	<-st.entered
+	var once sync.Once
+	release := func() { once.Do(func() { close(st.release) }) }
+	t.Cleanup(func() { release(); <-done }) // a failure below leaves no relay stalled
+	other := e.relay(t, nil)
+	testutil.EventuallyTrue(t, testutil.Wait, "the other relay to store the stalled relay's row", func() bool {
+		if _, err := other.Flush(ctx); err != nil {
+			t.Logf("other relay: %v", err)
+		}
+		return getJob(t, e.store, j.Queue, j.ID) != nil
+	})
+	release()
+	if err := <-done; err == nil {
+		t.Error("the stalled relay's batch committed after PostgreSQL ended its transaction")
+	}
+	done <- nil // for the cleanup
+}
+
+// TestMigrateBesideAnOpenWriter: Migrate, which the docs say to run at
+// every start, finishes while a transaction that wrote to the outbox is
+// still open: it recreated the trigger each time, which waits for that
+// transaction and makes every writer and relay wait behind it.
+func TestMigrateBesideAnOpenWriter(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(tx), Welcome{User: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := outbox.Migrate(mctx, e.db, ""); err != nil {
+		t.Fatalf("Migrate beside a writer's open transaction: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefusedRowNotLostOnSeqReuse: a refused row whose seq the dead-letter
+// table already holds (the outbox's sequence restarted) stays in the
+// outbox, where an operator sees it, rather than being deleted: it was
+// deleted and, its insert skipped on the conflict, lost while the log
+// said it was moved.
+func TestRefusedRowNotLostOnSeqReuse(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	garbage := func(id string) {
+		t.Helper()
+		if _, err := e.pool.Exec(ctx, `INSERT INTO hopper_outbox (job_id, queue, kind, job) VALUES ($1, 'q', 'k', '\xff')`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.relay(t, nil)
+	garbage("garbage-a")
+	if n, err := r.Flush(ctx); err != nil || n != 1 {
+		t.Fatalf("Flush of a garbage row = %d, %v; want it moved", n, err)
+	}
+	if _, err := e.pool.Exec(ctx, `TRUNCATE hopper_outbox RESTART IDENTITY`); err != nil {
+		t.Fatal(err)
+	}
+	garbage("garbage-b") // seq 1 again
+	if _, err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	rows, err := e.pool.Query(ctx, `SELECT job_id FROM hopper_outbox UNION ALL SELECT job_id FROM hopper_outbox_dead ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if strings.Join(ids, ",") != "garbage-a,garbage-b" {
+		t.Fatalf("rows in the outbox and its dead-letter table: %v; want both garbage rows kept", ids)
 	}
 }
