@@ -3,6 +3,7 @@ package pgxoutbox_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -439,5 +440,45 @@ func TestRefusedRowNotLostOnSeqReuse(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "garbage-a,garbage-b" {
 		t.Fatalf("rows in the outbox and its dead-letter table: %v; want both garbage rows kept", ids)
+	}
+}
+
+// TestNewerRowsWarnedOnce: rows in a newer format are left in place and
+// warned about once each, not at every batch, while the rows behind them
+// are relayed: a relay warned about each at every poll (12,600 lines in
+// 6 s in a rolling upgrade).
+func TestNewerRowsWarnedOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	for range 2 {
+		if _, err := e.pool.Exec(ctx, `INSERT INTO hopper_outbox (job_id, queue, kind, job) VALUES ('newer', 'q', 'k', '\x0280')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newLogRecorder()
+	r := e.relay(t, &pgxoutbox.RelayConfig{BatchSize: 2, Logger: slog.New(rec)})
+	for range 3 {
+		if _, err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if getJob(t, e.store, j.Queue, j.ID) == nil {
+		t.Fatal("the job behind the newer rows was not relayed")
+	}
+	if s := stats(t, r); s.Depth != 2 {
+		t.Fatalf("stats %+v, want the 2 newer rows left", s)
+	}
+	warned := 0
+	for len(rec.ch) > 0 {
+		if r := <-rec.ch; strings.Contains(r.Message, "newer format") {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Fatalf("%d warnings about the newer rows over 3 flushes, want one each (2)", warned)
 	}
 }
