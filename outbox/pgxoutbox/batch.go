@@ -189,7 +189,7 @@ func (r *Relay) bury(ctx context.Context, tx pgx.Tx, v *verdict) (map[int64]bool
 func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, error) {
 	qr, err := tx.Query(ctx, r.sql.lock, r.cfg.BatchSize, r.held.skip(time.Now()))
 	if err != nil {
-		return nil, fmt.Errorf("lock rows: %w", err)
+		return nil, fmt.Errorf("lock rows: %w", noTable(err))
 	}
 	var rows []*row
 	for qr.Next() {
@@ -201,7 +201,7 @@ func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, error) {
 		rows = append(rows, x)
 	}
 	if err := qr.Err(); err != nil {
-		return nil, fmt.Errorf("lock rows: %w", err)
+		return nil, fmt.Errorf("lock rows: %w", noTable(err))
 	}
 	return rows, nil
 }

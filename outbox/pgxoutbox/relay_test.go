@@ -482,3 +482,20 @@ func TestNewerRowsWarnedOnce(t *testing.T) {
 		t.Fatalf("%d warnings about the newer rows over 3 flushes, want one each (2)", warned)
 	}
 }
+
+// TestMissingTableSaysMigrate: a relay's batch and its stats on a table
+// that does not exist say how to create it.
+func TestMissingTableSaysMigrate(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if _, err := e.pool.Exec(ctx, `ALTER TABLE hopper_outbox RENAME TO hopper_outbox_away`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.relay(t, nil)
+	if _, err := r.Flush(ctx); err == nil || !strings.Contains(err.Error(), "hopper-outbox migrate") {
+		t.Errorf("Flush on a missing table: %v, want it to say how to create it", err)
+	}
+	if _, err := r.Stats(ctx); err == nil || !strings.Contains(err.Error(), "hopper-outbox migrate") {
+		t.Errorf("Stats on a missing table: %v, want it to say how to create it", err)
+	}
+}

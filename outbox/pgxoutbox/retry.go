@@ -128,3 +128,13 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
 	case <-wake:
 	}
 }
+
+// noTable adds to err, when PostgreSQL says the outbox's table does not
+// exist (SQLSTATE 42P01), how to create it.
+func noTable(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42P01" {
+		return fmt.Errorf("%w (create the outbox's tables with outbox.Migrate or hopper-outbox migrate)", err)
+	}
+	return err
+}

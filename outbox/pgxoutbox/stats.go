@@ -38,7 +38,7 @@ func (r *Relay) Stats(ctx context.Context) (Stats, error) {
 		(SELECT count(*) FROM `+n.Dead+`),
 		clock_timestamp()`).Scan(&s.Depth, &oldest, &s.Dead, &now)
 	if err != nil {
-		return Stats{}, fmt.Errorf("pgxoutbox: stats: %w", err)
+		return Stats{}, fmt.Errorf("pgxoutbox: stats: %w", noTable(err))
 	}
 	if oldest != nil {
 		s.Oldest = *oldest
