@@ -212,6 +212,23 @@ func TestClassicWakeUpsStillHeardCluster(t *testing.T) {
 // and its replica takes over, the worker's shard subscription moves to the
 // new master, and an enqueue there wakes it again.
 func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
+	wakeUpsAfterFailover(t, func(c *redistest.Cluster, addr string) { c.KillAddr(t, addr) })
+}
+
+// TestShardWakeUpsAfterFrozenMasterCluster: when the master of a queue
+// freezes (a stopped process, a link cut without a reset) and its replica
+// takes over, the worker's shard subscription leaves the frozen master,
+// whose PING was written but never answered, for the new one, and an
+// enqueue there wakes it. The subscription stayed on the frozen master
+// until it came back, and the queue's wake-ups were lost meanwhile.
+func TestShardWakeUpsAfterFrozenMasterCluster(t *testing.T) {
+	wakeUpsAfterFailover(t, func(c *redistest.Cluster, addr string) { c.FreezeAddr(t, addr) })
+}
+
+// wakeUpsAfterFailover ends the master of a queue with fail, waits for its
+// replica to take over, and checks that the worker is subscribed on the
+// new master and woken by an enqueue on every queue.
+func wakeUpsAfterFailover(t *testing.T, fail func(c *redistest.Cluster, addr string)) {
 	if testing.Short() {
 		t.Skip("cluster in -short mode")
 	}
@@ -220,12 +237,15 @@ func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
 	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
-	worker := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
-	producer := storeOn(t, c.Client(t), &redisstore.Config{Prefix: prefix})
+	// A call to a frozen master waits out its read timeout (and the
+	// client's retries): 1 s, not the tests' 5 s.
+	short := func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = time.Second, time.Second }
+	worker := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
 	settle(t, worker, queues...)
 	wakeOnEach(t, worker, producer, queues, "-before")
 
-	c.KillAddr(t, addrs[0])
+	fail(c, addrs[0])
 	newMaster, _ := c.WaitFailover(t, ctx, addrs[0])
 	ch := prefix + ":{" + prefix + ":" + queues[0] + "}:ready"
 	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the new master "+newMaster, func() bool {
@@ -246,50 +266,6 @@ func TestShardWakeUpsAfterFailoverCluster(t *testing.T) {
 	})
 	// The resubscription signalled the queue once (messages may have been
 	// missed): take it.
-	settle(t, worker, queues...)
-	wakeOnEach(t, worker, producer, queues, "-after")
-}
-
-// TestShardWakeUpsAfterFrozenMasterCluster: when the master of a queue
-// freezes (a stopped process, a link cut without a reset) and its replica
-// takes over, the worker's shard subscription leaves the frozen master,
-// whose PING was written but never answered, for the new one, and an
-// enqueue there wakes it. The subscription stayed on the frozen master
-// until it came back, and the queue's wake-ups were lost meanwhile.
-func TestShardWakeUpsAfterFrozenMasterCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cluster in -short mode")
-	}
-	ctx := t.Context()
-	c := redistest.StartCluster(t, redistest.Private(), redistest.Replicas(1), redistest.NodeTimeout(time.Second))
-	rdb := c.Client(t)
-	prefix := redistest.Prefix(t)
-	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
-	// A call to the frozen master waits out its read timeout (and the
-	// client's retries): 1 s, not the tests' 5 s.
-	short := func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = time.Second, time.Second }
-	worker := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
-	producer := storeOn(t, c.Client(t, short), &redisstore.Config{Prefix: prefix})
-	settle(t, worker, queues...)
-	wakeOnEach(t, worker, producer, queues, "-before")
-
-	c.FreezeAddr(t, addrs[0])
-	newMaster, _ := c.WaitFailover(t, ctx, addrs[0])
-	ch := prefix + ":{" + prefix + ":" + queues[0] + "}:ready"
-	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the new master "+newMaster, func() bool {
-		return shardSubscribers(t, newMaster, ch) == 1
-	})
-	testutil.Eventually(t, failAfter, func() error {
-		_, err := producer.Enqueue(ctx, []*store.NewJob{job(queues[0], "probe")})
-		return err
-	})
-	testutil.Eventually(t, failAfter, func() error {
-		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: queues[0], Max: 10, Lease: time.Minute})
-		if err == nil && len(res.Jobs) == 0 {
-			err = errors.New("probe not claimed")
-		}
-		return err
-	})
 	settle(t, worker, queues...)
 	wakeOnEach(t, worker, producer, queues, "-after")
 }
