@@ -246,10 +246,11 @@ const claimsPerPartition = 16
 // Store knows: it was signalled (the wake-ups name the partition, and the
 // notifier counts the signals of each: seqs) since a claim last found it
 // empty, or its last claim came back full, held back by a limit, or
-// failed; and every partition is marked again every partSweepEvery. A Store's first claim asks every partition (jobs may have been
-// waiting before it listened), and so does a claim when no partition is
-// marked: the fallback against a signal lost to a fault, as a worker's
-// sweep of its queues without a signal, one call per partition.
+// failed; and every partition is marked again every partSweepEvery. A
+// Store's first claim asks every partition (jobs may have been waiting
+// before it listened), and so does a claim when no partition is marked:
+// the fallback against a signal lost to a fault, as a worker's sweep of
+// its queues without a signal, one call per partition.
 // So an idle worker woken for one job asks the partition that was
 // signalled, one call, whatever the partition count.
 type rotation struct {
