@@ -26,7 +26,10 @@ func FuzzCheck(f *testing.F) {
 		if err := msgpackguard.Check(b); err != nil {
 			return
 		}
-		if n := testing.AllocsPerRun(1, func() { _ = msgpackguard.Check(b) }); n != 0 {
+		// Averaged over 100 runs (rounded down): a stray allocation of
+		// another goroutine during one run failed the seed under -race
+		// (an allocation of Check itself is one a run).
+		if n := testing.AllocsPerRun(100, func() { _ = msgpackguard.Check(b) }); n != 0 {
 			t.Fatalf("Check allocated %v times accepting % x", n, b)
 		}
 		r := bytes.NewReader(b)
