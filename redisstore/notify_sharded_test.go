@@ -237,6 +237,11 @@ func wakeUpsAfterFailover(t *testing.T, fail func(c *redistest.Cluster, addr str
 	rdb := c.Client(t)
 	prefix := redistest.Prefix(t)
 	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	// The libraries are loaded with the tests' timeouts: a FUNCTION LOAD
+	// on a loaded machine (a CI run) can take longer than the 1 s below.
+	if err := storeOn(t, rdb, &redisstore.Config{Prefix: prefix}).Check(ctx); err != nil {
+		t.Fatal(err)
+	}
 	// A call to a frozen master waits out its read timeout (and the
 	// client's retries): 1 s, not the tests' 5 s.
 	short := func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = time.Second, time.Second }
