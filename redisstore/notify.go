@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -68,18 +67,6 @@ const idleUnsubscribe = time.Minute
 // notifyHealthCheck is how often a silent subscription is pinged; a dead
 // connection is noticed within about twice that, and reconnected.
 const notifyHealthCheck = 5 * time.Second
-
-// pongWait is how long a pinged subscription may stay silent before it is
-// taken for dead: a PING is only written, which succeeds against a
-// server that froze (a stopped process, a partition without a reset), so
-// its reply is what shows the server is there. A master frozen while its
-// replica took over kept the subscription, and its queues' wake-ups,
-// until it came back.
-const pongWait = 2 * time.Second
-
-// errNoPong is a subscription's loss when its server left a PING
-// unanswered for pongWait.
-var errNoPong = errors.New("redisstore: the subscription's server did not answer a PING")
 
 // notifier carries a Store's messages on some channels to its waiters.
 type notifier struct {

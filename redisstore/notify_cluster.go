@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"sync"
 	"time"
@@ -152,30 +151,14 @@ func (n *notifier) receive(ctx context.Context, ps *redis.PubSub) bool {
 			n.mu.Unlock()
 		}
 	}()
-	pinged := false // a PING is out: the server must answer within pongWait
+	var p pinger
 	for ctx.Err() == nil {
-		wait := notifyHealthCheck
-		if pinged {
-			wait = pongWait
-		}
-		m, err := ps.ReceiveTimeout(ctx, wait)
+		m, err := p.receive(ctx, ps)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, errNoPong) {
+				// A frozen server or a link cut without a reset:
+				// subscribe again, where the cluster's layout says now.
 				return got
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				if pinged {
-					// No answer: the server froze or the link is cut
-					// without a reset. Subscribe again, where the
-					// cluster's layout says now.
-					return got
-				}
-				// Silent for a while: is the server still there?
-				if err = ps.Ping(ctx); err == nil {
-					pinged = true
-					continue
-				}
 			}
 			if fails++; fails >= 2 {
 				return got
@@ -188,7 +171,7 @@ func (n *notifier) receive(ctx context.Context, ps *redis.PubSub) bool {
 			}
 			continue
 		}
-		got, fails, pinged = true, 0, false
+		got, fails = true, 0
 		if sub, ok := m.(*redis.Subscription); ok {
 			if sub.Kind == "subscribe" && sub.Count == len(n.channels) && !live {
 				live = true

@@ -2,8 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"errors"
-	"net"
 	"strings"
 	"sync"
 	"time"
@@ -372,30 +370,15 @@ func (ss *shardSubs) read(ctx context.Context, ns *nodeSub) {
 		case <-ctx.Done():
 		}
 	}
-	pinged := false // a PING is out: the server must answer within pongWait
+	var p pinger
 	for ctx.Err() == nil {
-		wait := notifyHealthCheck
-		if pinged {
-			wait = pongWait
-		}
-		m, err := ns.ps.ReceiveTimeout(ctx, wait)
+		m, err := p.receive(ctx, ns.ps)
 		if err != nil {
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() == nil {
+				report(shardLoss{ns: ns, err: err})
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				if pinged {
-					err = errNoPong
-				} else if err = ns.ps.Ping(ctx); err == nil {
-					pinged = true
-					continue // silent: is it there?
-				}
-			}
-			report(shardLoss{ns: ns, err: err})
 			return
 		}
-		pinged = false
 		switch m := m.(type) {
 		case *redis.Message:
 			ss.deliver(m.Channel, m.Payload)
