@@ -155,7 +155,7 @@ func buildScript(name string, b *luaBuild, served, looked shape) *script {
 // globals of a function library are an empty table whose metatable finds
 // redis: bench/instr/callgrind.sh counts 1.3 % fewer instructions a job
 // in a merged enqueue of 7 and in a drain of 32 a claim, 1 % in a lone
-// enqueue; docs/performance.md, "One local for redis.call"). A plain
+// enqueue; docs/performance-log.md, "One local for redis.call"). A plain
 // script sets it at every run, ahead of its first hook; a function
 // library at its first call, not at load, as a library sees another
 // redis table while it loads. Under keyCheck the redis it reads is

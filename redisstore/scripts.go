@@ -50,7 +50,7 @@ func fullScript(file string) *script { return scriptFor(file, full) }
 // loaded on its first call (Store.call). A server keeps every library
 // any process loaded in one Lua heap, and Redis 7.0 steps its collector
 // through that heap every 50 calls of any function, so every library
-// held makes every call dearer (docs/performance.md, "The functions' Lua
+// held makes every call dearer (docs/performance-log.md, "The functions' Lua
 // heap", has the counts). A server at maxmemory refuses FUNCTION LOAD:
 // these are there for workers to drain a plain queue; a variant first
 // called then runs as a plain script (EVALSHA), which its allow-oom flag
