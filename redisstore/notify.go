@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -426,34 +427,73 @@ func (n *notifier) run(ctx context.Context, ss *shardSubs) {
 		n.runCluster(ctx, cc, ss)
 		return
 	}
-	ps := n.subscribe(ctx)
-	if ps == nil {
-		return
-	}
-	defer ps.Close()
-	ch := ps.ChannelWithSubscriptions(redis.WithChannelHealthCheckInterval(notifyHealthCheck))
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.serverSubscription(subCtx)
+	}()
 	idle := time.NewTicker(idleUnsubscribe / 4)
 	defer idle.Stop()
 	for {
 		select {
-		case m, ok := <-ch:
-			if !ok { // the client was closed
-				n.stopped()
-				return
-			}
-			n.handle(m)
+		case <-done: // the client was closed
+			return
 		case <-idle.C:
 			if n.idleStop() {
+				cancel()
+				<-done
 				return
 			}
 		}
 	}
 }
 
+// serverSubscription holds the subscription of one server (a client of
+// one server, or of the master a Sentinel names) until ctx is done or the
+// client is closed. A subscription that fails, or whose server leaves a
+// PING unanswered (pinger: a frozen master, a link cut without a reset),
+// is made again: behind Sentinel on the master it names now. go-redis's
+// own health check only writes its PING, which a frozen master accepts:
+// a subscription stayed on it, and its wake-ups were lost, until it came
+// back.
+func (n *notifier) serverSubscription(ctx context.Context) {
+	for quiet := 0; ; quiet = lostQuietTries {
+		ps := n.subscribe(ctx, quiet)
+		if ps == nil {
+			return
+		}
+		var p pinger
+		var err error
+		for err == nil {
+			var m any
+			if m, err = p.receive(ctx, ps); err == nil {
+				n.handle(m)
+			}
+		}
+		_ = ps.Close()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, redis.ErrClosed):
+			n.stopped()
+			return
+		}
+		n.s.observe(err)
+	}
+}
+
+// lostQuietTries is how many times a lost subscription is made again
+// before waits return the error: a blip (a closed connection, a master
+// that moved) costs them nothing.
+const lostQuietTries = 2
+
 // subscribe makes the subscription and waits for the server's first
-// confirmation, retrying with backoff while the server refuses (the error
-// is what waits return meanwhile). It returns nil when ctx ends first.
-func (n *notifier) subscribe(ctx context.Context) *redis.PubSub {
+// confirmation, retrying with backoff (up to 1 s) while the server
+// refuses; from its try quiet on the error is what waits return
+// meanwhile. It returns nil when ctx ends first.
+func (n *notifier) subscribe(ctx context.Context, quiet int) *redis.PubSub {
 	for try := 0; ; try++ {
 		ps := n.s.rdb.Subscribe(ctx, n.channels...)
 		m, err := ps.ReceiveTimeout(ctx, 10*time.Second)
@@ -469,11 +509,13 @@ func (n *notifier) subscribe(ctx context.Context) *redis.PubSub {
 			return nil
 		}
 		n.s.observe(err)
-		n.mu.Lock()
-		n.err = wrap("subscribe to "+strings.Join(n.channels, ", "), err)
-		n.deliverAll() // wake the waiters: they return the error
-		n.mu.Unlock()
-		d := min(5*time.Second, time.Duration(1<<min(try, 9))*10*time.Millisecond)
+		if try >= quiet {
+			n.mu.Lock()
+			n.err = wrap("subscribe to "+strings.Join(n.channels, ", "), err)
+			n.deliverAll() // wake the waiters: they return the error
+			n.mu.Unlock()
+		}
+		d := min(time.Second, time.Duration(1<<min(try, 7))*10*time.Millisecond)
 		select {
 		case <-ctx.Done():
 			return nil
