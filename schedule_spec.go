@@ -31,8 +31,10 @@ func Every(d time.Duration) string {
 //   - a descriptor: @yearly, @monthly, @weekly, @daily (or @midnight), @hourly.
 //
 // Cron expressions and descriptors are in UTC unless prefixed with a time
-// zone, "CRON_TZ=Europe/Paris 0 9 * * *". Every process computes the same
-// ticks from the same spec, so that each tick is enqueued once.
+// zone, "CRON_TZ=Europe/Paris 0 9 * * *" (or "TZ="); @every takes none. In
+// a zone with daylight saving time, a local time the clock skips has no
+// tick that day and one it passes twice has two. Every process computes
+// the same ticks from the same spec, so that each tick is enqueued once.
 func NextTick(spec string, after time.Time) (time.Time, error) {
 	next, err := parseSpec(spec)
 	if err != nil {
@@ -62,10 +64,11 @@ func parseSpec(spec string) (func(time.Time) time.Time, error) {
 		}
 		return func(t time.Time) time.Time { return t.Truncate(d).Add(d) }, nil
 	}
-	if !strings.HasPrefix(s, "CRON_TZ=") && !strings.HasPrefix(s, "TZ=") {
-		s = "CRON_TZ=UTC " + s
+	zone, expr, err := specZone(spec, s)
+	if err != nil {
+		return nil, err
 	}
-	cs, err := cronParser.Parse(s)
+	cs, err := cronParser.Parse("CRON_TZ=" + zone + " " + expr)
 	if err != nil {
 		return nil, fmt.Errorf("spec %q: %w", spec, err)
 	}
@@ -76,4 +79,32 @@ func parseSpec(spec string) (func(time.Time) time.Time, error) {
 		return nil, fmt.Errorf("spec %q never fires: no date has that day of the month in those months", spec)
 	}
 	return cs.Next, nil
+}
+
+// specZone splits s, spec trimmed, into its time zone (UTC when it has no
+// CRON_TZ= or TZ= prefix) and the cron expression or descriptor after it.
+// The parser panicked on a prefix with nothing after it ("CRON_TZ=UTC ");
+// and took "CRON_TZ=UTC @every 10s" for an interval counted from each
+// process's own start, so that every process enqueued its own ticks.
+func specZone(spec, s string) (zone, expr string, err error) {
+	rest, ok := strings.CutPrefix(s, "CRON_TZ=")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "TZ="); !ok {
+			return "UTC", s, nil
+		}
+	}
+	zone, expr, _ = strings.Cut(rest, " ")
+	zone, expr = strings.TrimSpace(zone), strings.TrimSpace(expr)
+	switch {
+	case zone == "":
+		return "", "", fmt.Errorf("spec %q names no time zone after its prefix: CRON_TZ=Europe/Paris 0 9 * * *", spec)
+	case expr == "":
+		return "", "", fmt.Errorf("spec %q has a time zone and no cron expression after it: CRON_TZ=%s 0 9 * * *", spec, zone)
+	case strings.HasPrefix(expr, "@every"):
+		return "", "", fmt.Errorf("spec %q: @every ticks at multiples of its interval whatever the time zone: leave the time zone out", spec)
+	}
+	if _, err := time.LoadLocation(zone); err != nil {
+		return "", "", fmt.Errorf("spec %q: unknown time zone %q", spec, zone)
+	}
+	return zone, expr, nil
 }
