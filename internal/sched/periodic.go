@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hopperq/hopper/store"
@@ -18,8 +19,9 @@ type Periodic struct {
 	// CatchUp enqueues the latest tick missed while nothing ran.
 	CatchUp bool
 	// CatchUpFrom, when not zero, is when the schedule took its present
-	// form (a stored schedule's last change: set, respecced, resumed):
-	// catching up takes no tick before it, as none was missed then.
+	// form (a stored schedule's last change: set, respecced, resumed): no
+	// tick before it is enqueued, as none was missed then, neither by
+	// catching up nor by a loop that counts from PeriodicConfig.Since.
 	CatchUpFrom time.Time
 	// Job builds the job of one tick (Schedule, Tick and RunAt set).
 	Job func(tick time.Time) (*store.NewJob, error)
@@ -59,6 +61,13 @@ type periodicRun struct {
 	jobs []Periodic
 	log  *slog.Logger
 	now  func() time.Time
+
+	// firing[i] is set while the i-th schedule's tick is being enqueued;
+	// its goroutine sends i on ended when done. Both belong to run's
+	// goroutine.
+	firing []bool
+	ended  chan int
+	fires  sync.WaitGroup
 }
 
 func (r *periodicRun) run(ctx context.Context) {
@@ -70,10 +79,24 @@ func (r *periodicRun) run(ctx context.Context) {
 	next := make([]time.Time, len(r.jobs))
 	infos := make([]store.ScheduleInfo, len(r.jobs))
 	for i, p := range r.jobs {
-		next[i] = nextOf(p, from)
+		// A stored schedule resumed or made since the last loop stopped
+		// had no tick to lose: the tick that fell while it was paused,
+		// or before it existed, ran.
+		start := from
+		if c := p.CatchUpFrom; c.After(start) && c.Before(now) {
+			start = c
+		}
+		next[i] = nextOf(p, start)
 		infos[i] = store.ScheduleInfo{Name: p.Name, Spec: p.Spec, Queue: p.Queue, Kind: p.Kind, Next: next[i], Stored: p.Stored}
 	}
 	r.register(ctx, infos, next)
+	// Each schedule's ticks are enqueued on a goroutine of their own, one
+	// at a time: a call that hangs (its queue's master frozen) holds only
+	// its own schedule's ticks. All of them ended with a loop that fired
+	// them one after another.
+	r.firing = make([]bool, len(r.jobs))
+	r.ended = make(chan int, len(r.jobs))
+	defer r.wait()
 	r.catchUp(ctx, now)
 
 	timer := time.NewTimer(0)
@@ -94,6 +117,9 @@ func (r *periodicRun) run(ctx context.Context) {
 		case <-refresh.C:
 			r.register(ctx, infos, next) // still running them: see ScheduleInfo.SeenAt
 			continue
+		case i := <-r.ended:
+			r.firing[i] = false
+			continue
 		case <-timer.C:
 		}
 		now := r.now()
@@ -107,11 +133,31 @@ func (r *periodicRun) run(ctx context.Context) {
 			for n := nextOf(p, tick); !n.After(now); n = nextOf(p, n) {
 				tick = n
 			}
-			r.fire(ctx, p, tick)
+			r.start(ctx, i, tick)
 			next[i] = nextOf(p, tick)
 		}
 	}
 }
+
+// start enqueues tick of the i-th schedule on a goroutine (fire), unless
+// the enqueue of its tick before is still in a call to the store, which
+// it logs: that tick is not enqueued by this process (another may).
+func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
+	p := r.jobs[i]
+	if r.firing[i] {
+		r.log.Warn("hopper: periodic tick skipped: the enqueue of its previous tick is still waiting for the store",
+			slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick))
+		return
+	}
+	r.firing[i] = true
+	r.fires.Go(func() {
+		r.fire(ctx, p, tick)
+		r.ended <- i
+	})
+}
+
+// wait waits for the goroutines start started, which end with ctx.
+func (r *periodicRun) wait() { r.fires.Wait() }
 
 // noTick is the next tick of a schedule that has none: far enough for the
 // timer never to fire for it.
@@ -145,7 +191,7 @@ func (r *periodicRun) register(ctx context.Context, infos []store.ScheduleInfo, 
 // is newer than the last tick the store recorded.
 func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 	var last map[string]time.Time
-	for _, p := range r.jobs {
+	for i, p := range r.jobs {
 		if !p.CatchUp {
 			continue
 		}
@@ -172,7 +218,7 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 			missed = n
 		}
 		if !missed.IsZero() {
-			r.fire(ctx, p, missed)
+			r.start(ctx, i, missed)
 		}
 	}
 }
@@ -192,11 +238,13 @@ func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time) {
 			return
 		}
 		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
-		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name),
-			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
 		if d <= 0 {
+			r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped",
+				slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
 			return
 		}
+		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name), slog.String("queue", p.Queue),
+			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
 		sleepCtx(ctx, d)
 	}
 }

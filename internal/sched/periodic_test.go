@@ -3,9 +3,11 @@ package sched
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/memstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -88,10 +90,10 @@ func TestCatchUpTakesNoTickBeforeTheChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			now := time.Now()
 			st := &lastTicks{Store: memstore.New(nil), last: now.Add(-time.Hour)}
-			caught := make(chan string, 64)
+			caught := make(chan *store.NewJob, 64)
 			job := func(name string) func(time.Time) (*store.NewJob, error) {
 				return func(tick time.Time) (*store.NewJob, error) {
-					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}}, nil
+					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
 				}
 			}
 			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", CatchUp: true, Job: job("tenmin"),
@@ -109,7 +111,7 @@ func TestCatchUpTakesNoTickBeforeTheChange(t *testing.T) {
 					Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
 						for _, j := range jobs {
 							select {
-							case caught <- j.Kind:
+							case caught <- j:
 							case <-ctx.Done():
 							}
 						}
@@ -117,17 +119,131 @@ func TestCatchUpTakesNoTickBeforeTheChange(t *testing.T) {
 					}})
 			}()
 			defer func() { cancel(); <-done }()
-			// The catch-up runs before the loop fires its first tick.
-			got := false
-			for kind := range caught {
-				if kind == "often" {
-					break
-				}
-				got = true
-			}
-			if got != tc.want {
+			if got := firedBefore(caught, "tenmin", now); got != tc.want {
 				t.Fatalf("the ten-minute schedule's missed tick caught up: %v, want %v", got, tc.want)
 			}
 		})
 	}
+}
+
+// TestSinceTakesNoTickBeforeTheChange: a loop that counts its first ticks
+// from Since (the stored schedules' loop, restarted after a change) fires
+// a tick that fell between Since and now, unless the schedule took its
+// present form after Since (CatchUpFrom: resumed, or made): a stored
+// schedule resumed while no other stored schedule ran enqueued the tick
+// that fell during its pause, and a new one a tick from before it existed.
+func TestSinceTakesNoTickBeforeTheChange(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changed time.Duration // CatchUpFrom before now; 0: none
+		want    bool
+	}{
+		{"running through the restart", 0, true},
+		{"resumed a second ago", time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now()
+			fired := make(chan *store.NewJob, 64)
+			job := func(name string) func(time.Time) (*store.NewJob, error) {
+				return func(tick time.Time) (*store.NewJob, error) {
+					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
+				}
+			}
+			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", Job: job("tenmin"), Stored: true,
+				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Minute).Add(10 * time.Minute) }}
+			if tc.changed > 0 {
+				tenmin.CatchUpFrom = now.Add(-tc.changed)
+			}
+			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: job("often"),
+				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{Jobs: []Periodic{tenmin, often}, Now: time.Now,
+					Logger: slog.New(slog.DiscardHandler), Since: now.Add(-time.Hour),
+					Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+						for _, j := range jobs {
+							select {
+							case fired <- j:
+							case <-ctx.Done():
+							}
+						}
+						return nil
+					}})
+			}()
+			defer func() { cancel(); <-done }()
+			if got := firedBefore(fired, "tenmin", now); got != tc.want {
+				t.Fatalf("the ten-minute schedule's tick between Since and now fired: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// firedBefore reads the jobs of fired until the schedule "often" has
+// enqueued five ticks (each schedule's ticks are enqueued on a goroutine
+// of their own, so the order of two schedules' says nothing), and reports
+// whether a tick of kind before now was among them.
+func firedBefore(fired <-chan *store.NewJob, kind string, now time.Time) bool {
+	got := false
+	for often := 0; often < 5; {
+		j := <-fired
+		switch {
+		case j.Kind == "often":
+			often++
+		case j.Kind == kind && !j.RunAt.After(now):
+			got = true
+		}
+	}
+	return got
+}
+
+// TestHungEnqueueHoldsOnlyItsSchedule: while the enqueue of one
+// schedule's tick hangs (its queue's Redis master frozen), the other
+// schedules keep ticking, and the hung one's later ticks are skipped with
+// a warning. All of them waited on the hung call: one loop enqueued them
+// one after another.
+func TestHungEnqueueHoldsOnlyItsSchedule(t *testing.T) {
+	fired := make(chan *store.NewJob, 64)
+	job := func(name string) func(time.Time) (*store.NewJob, error) {
+		return func(tick time.Time) (*store.NewJob, error) {
+			return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: name, Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
+		}
+	}
+	every := func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }
+	var logs testutil.SyncBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
+			Jobs: []Periodic{
+				{Name: "stuck", Spec: "@every 10ms", Queue: "stuck", Kind: "stuck", Job: job("stuck"), Next: every},
+				{Name: "often", Spec: "@every 10ms", Queue: "often", Kind: "often", Job: job("often"), Next: every},
+			},
+			Now: time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+				for _, j := range jobs {
+					if j.Queue == "stuck" {
+						<-ctx.Done() // a call that never comes back
+						return ctx.Err()
+					}
+					select {
+					case fired <- j:
+					case <-ctx.Done():
+					}
+				}
+				return nil
+			}})
+	}()
+	defer func() { cancel(); <-done }()
+	for range 5 {
+		j := testutil.Receive(t, fired, 30*time.Second, "a tick of the schedule beside the hung one")
+		if j.Kind != "often" {
+			t.Fatalf("fired %s", j.Kind)
+		}
+	}
+	testutil.EventuallyTrue(t, 30*time.Second, "a warning that the hung schedule's tick was skipped", func() bool {
+		return strings.Contains(logs.String(), "periodic tick skipped") && strings.Contains(logs.String(), "name=stuck")
+	})
 }
