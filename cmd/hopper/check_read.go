@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,13 @@ func readNode(ctx context.Context, c *redis.Client) (nodeReading, error) {
 	r := nodeReading{addr: c.Options().Addr}
 	if err := c.Ping(ctx).Err(); err != nil {
 		return r, fmt.Errorf("%s: %w", r.addr, err)
+	}
+	if _, _, err := net.SplitHostPort(r.addr); err != nil {
+		// A Sentinel's failover client names no server ("FailoverClient"):
+		// the master it reached says where it listens.
+		if ci, err := c.ClientInfo(ctx).Result(); err == nil && ci.LAddr != "" {
+			r.addr = ci.LAddr + ", through Sentinel"
+		}
 	}
 	if raw, err := c.Info(ctx, "server", "memory", "persistence", "replication").Result(); err == nil {
 		f := infoFields(raw)

@@ -26,13 +26,20 @@ func Normalize(s string) string {
 }
 
 // Parse reads raw (a URL, see Normalize) as go-redis does and returns what
-// makes its client: a Cluster client when cluster is true. The TLS flags
+// makes its client: a Cluster client when cluster is true; a Sentinel's
+// failover client when the URL names the master with master_name
+// (go-redis's ParseFailoverURL: the URL's host and each addr= are
+// sentinels, its user information the sentinels', username= and password=
+// the master's); one server's otherwise. The TLS flags
 // t (nil for none) apply to a rediss:// URL; given with a redis:// URL
 // they are an error. Parse reads t's files and connects to nothing. The
 // error is go-redis's for the URL, or a *FlagError for t; Error words
 // both for a user.
 func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient, error) {
 	if cluster {
+		if sentinel(raw) {
+			return nil, errors.New("master_name names a Sentinel's master: a Sentinel URL is not a Cluster's (leave out --cluster)")
+		}
 		o, err := redis.ParseClusterURL(raw)
 		if err != nil {
 			return nil, err
@@ -41,6 +48,16 @@ func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient,
 			return nil, err
 		}
 		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
+	}
+	if sentinel(raw) {
+		o, err := redis.ParseFailoverURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
+			return nil, err
+		}
+		return func() redis.UniversalClient { return redis.NewFailoverClient(o) }, nil
 	}
 	o, err := redis.ParseURL(raw)
 	if err != nil {
@@ -72,4 +89,12 @@ func Error(raw string, cluster bool, err error) string {
 		err = uerr.Err // its text quotes the URL again
 	}
 	return fmt.Sprintf("--redis %q: %v", shown, err)
+}
+
+// sentinel reports whether raw names a master by its Sentinel name (a
+// master_name query parameter), which a URL of one server or of a
+// Cluster cannot hold.
+func sentinel(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Query().Has("master_name")
 }

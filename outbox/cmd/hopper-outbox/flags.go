@@ -160,7 +160,7 @@ func addRedisFlags(fs *flagSet) *redisFlags {
 	}
 	// The help gives the default once, its password hidden: the flag's
 	// DefValue, which the flag package would print in clear, is empty.
-	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS) (default %q%s)", urlredact.Redact(redisurl.Normalize(def)), from))
+	fs.StringVar(&f.url, "redis", def, fmt.Sprintf("Redis: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS); behind Sentinel, a sentinel's host:port with ?master_name=NAME (more sentinels with &addr=host:port, the master's password with &password=) (default %q%s)", urlredact.Redact(redisurl.Normalize(def)), from))
 	fs.Lookup("redis").DefValue = ""
 	fs.StringVar(&f.prefix, "redis-prefix", redisstore.DefaultPrefix, "key prefix of the store in Redis (redisstore.Config.Prefix)")
 	fs.BoolVar(&f.cluster, "cluster", false, "the Redis URL names a Redis Cluster node (add more nodes with ?addr=host:port)")
