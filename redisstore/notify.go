@@ -457,21 +457,29 @@ func (n *notifier) run(ctx context.Context, ss *shardSubs) {
 // is made again: behind Sentinel on the master it names now. go-redis's
 // own health check only writes its PING, which a frozen master accepts:
 // a subscription stayed on it, and its wake-ups were lost, until it came
-// back.
+// back. Behind Sentinel the subscription also moves when the store's
+// commands reach another server than it is on (watchMaster).
 func (n *notifier) serverSubscription(ctx context.Context) {
+	fc := failoverClient(n.s.rdb)
 	for quiet := 0; ; quiet = lostQuietTries {
+		at := masterAt(ctx, fc)
 		ps := n.subscribe(ctx, quiet)
 		if ps == nil {
 			return
 		}
+		sctx, moved := context.WithCancel(ctx)
+		watched := n.watchMaster(sctx, fc, at, moved)
 		var p pinger
 		var err error
 		for err == nil {
 			var m any
-			if m, err = p.receive(ctx, ps); err == nil {
+			if m, err = p.receive(sctx, ps); err == nil {
 				n.handle(m)
 			}
 		}
+		masterMoved := sctx.Err() != nil && ctx.Err() == nil
+		moved()
+		<-watched
 		_ = ps.Close()
 		switch {
 		case ctx.Err() != nil:
@@ -479,9 +487,72 @@ func (n *notifier) serverSubscription(ctx context.Context) {
 		case errors.Is(err, redis.ErrClosed):
 			n.stopped()
 			return
+		case !masterMoved:
+			n.s.observe(err)
 		}
-		n.s.observe(err)
 	}
+}
+
+// masterCheck is how often a subscription behind Sentinel checks that
+// the store's commands still go to the server it is on.
+const masterCheck = time.Second
+
+// failoverClient returns rdb when it is a Sentinel's failover client
+// (redis.NewFailoverClient), nil otherwise.
+func failoverClient(rdb redis.UniversalClient) *redis.Client {
+	if c, ok := rdb.(*redis.Client); ok && c.Options().Addr == "FailoverClient" {
+		return c
+	}
+	return nil
+}
+
+// masterAt returns the address of the server fc's commands reach (its
+// side of a connection, CLIENT INFO's laddr), "" when fc is nil or the
+// server does not say.
+func masterAt(ctx context.Context, fc *redis.Client) string {
+	if fc == nil {
+		return ""
+	}
+	ci, err := fc.ClientInfo(ctx).Result()
+	if err != nil {
+		return ""
+	}
+	return ci.LAddr
+}
+
+// watchMaster calls moved when the commands of fc, a failover client (nil:
+// none, as at == ""), no longer reach at, the server the subscription was
+// made on; it checks every masterCheck until ctx ends, and closes the
+// returned channel when it is done. go-redis moves a failover client's
+// pooled connections when its sentinel names a new master, not its
+// subscriptions: the subscription stayed on an old master that still
+// answered (a planned failover, SENTINEL FAILOVER) until the sentinels
+// made it a replica, 10 to 20 s later, and wake-ups were lost meanwhile.
+func (n *notifier) watchMaster(ctx context.Context, fc *redis.Client, at string, moved func()) <-chan struct{} {
+	done := make(chan struct{})
+	if fc == nil || at == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(masterCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if now := masterAt(ctx, fc); now != "" && now != at {
+				n.s.opts.Logger.Info("redisstore: the master behind Sentinel moved; the wake-ups' subscription moves with it",
+					"from", at, "to", now)
+				moved()
+				return
+			}
+		}
+	}()
+	return done
 }
 
 // lostQuietTries is how many times a lost subscription is made again

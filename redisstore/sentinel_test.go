@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,4 +93,58 @@ func sentinelFailover(t *testing.T, fail func(s *redistest.Sentinel)) {
 	}
 	settle(t, worker, queues...)
 	wakeOnEach(t, worker, producer, queues, "-after")
+}
+
+// TestSentinelWakesOnTheNewMaster: after a planned failover, while the
+// old master still answers (the sentinels make it a replica only 10 to
+// 20 s later), the worker's subscription follows the store's commands to
+// the new master within a few seconds, and an enqueue there wakes it.
+// go-redis moves a failover client's commands, not its subscriptions: the
+// wake-ups stayed on the old master until it was made a replica.
+func TestSentinelWakesOnTheNewMaster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sentinel in -short mode")
+	}
+	ctx := t.Context()
+	s := redistest.StartSentinel(t)
+	prefix := redistest.Prefix(t)
+	worker := storeOn(t, s.Client(t), &redisstore.Config{Prefix: prefix})
+	producer := storeOn(t, s.Client(t), &redisstore.Config{Prefix: prefix})
+	queues := []string{"mail"}
+	settle(t, worker, queues...)
+	wakeOnEach(t, worker, producer, queues, "-before")
+
+	newMaster := s.Promote(t)
+	direct := redis.NewClient(&redis.Options{Addr: newMaster})
+	defer direct.Close()
+	// The clients follow once the sentinel announces the new master: a
+	// probe enqueued through them is then on it.
+	probes := 0
+	testutil.Eventually(t, failAfter, func() error {
+		probes++
+		id := fmt.Sprint("probe-", probes)
+		if _, err := producer.Enqueue(ctx, []*store.NewJob{job("sms", id)}); err != nil {
+			return err
+		}
+		if on, err := direct.HExists(ctx, "{"+prefix+":sms}:j", id).Result(); err != nil || !on {
+			return fmt.Errorf("the probe is not on the new master %s yet (%v)", newMaster, err)
+		}
+		return nil
+	})
+	// Within a few of the subscription's checks (masterCheck, 1 s), not
+	// when the old master is made a replica.
+	start := time.Now()
+	mustEnqueue(t, producer, job("mail", "after"))
+	for {
+		got, err := worker.WaitReady(ctx, queues, time.Second)
+		if err == nil && slices.Contains(got, "mail") {
+			res, err := worker.Claim(ctx, store.ClaimOpts{Queue: "mail", Max: 10, Lease: time.Minute})
+			if err == nil && len(res.Jobs) == 1 && res.Jobs[0].ID == "after" {
+				return
+			}
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("no wake-up for the job enqueued on the new master %s within 5 s (last wait: %v, %v)", newMaster, got, err)
+		}
+	}
 }

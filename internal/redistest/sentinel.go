@@ -106,24 +106,32 @@ func (s *Sentinel) MasterAddr(t testing.TB) string {
 	return net.JoinHostPort(addr[0], addr[1])
 }
 
-// Failover asks the sentinel for a failover (SENTINEL FAILOVER: the
-// replica is promoted), waits until the sentinel reports the new master,
-// makes the old master its replica (REPLICAOF, which the sentinel does
-// itself only some 10 to 20 s later), waits until it is in sync, and
-// returns the new master's address. Until the old master is made a
-// replica it takes the writes of clients that have not yet moved, which
-// its resync then drops (Redis replicates asynchronously): a test that
-// counts on its writes starts them after Failover returns.
+// Promote asks the sentinel for a failover (SENTINEL FAILOVER) and waits
+// until it reports the replica as the master, whose address it returns.
+// The old master is left as the sentinel leaves it: a master that takes
+// the writes of clients still on it, until the sentinel makes it a
+// replica some 10 to 20 s later and its resync drops them.
+func (s *Sentinel) Promote(t testing.TB) string {
+	t.Helper()
+	old := s.MasterAddr(t)
+	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+	defer sc.Close()
+	if err := sc.Failover(context.Background(), SentinelMaster).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s.WaitMasterNot(t, old)
+}
+
+// Failover promotes the replica (Promote), makes the old master its
+// replica at once (REPLICAOF, which the sentinel does only later), waits
+// until it is in sync, and returns the new master's address: a planned
+// failover complete. A test that counts on its writes starts them after
+// Failover returns.
 func (s *Sentinel) Failover(t testing.TB) string {
 	t.Helper()
 	ctx := context.Background()
 	old := s.MasterAddr(t)
-	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
-	defer sc.Close()
-	if err := sc.Failover(ctx, SentinelMaster).Err(); err != nil {
-		t.Fatal(err)
-	}
-	addr := s.WaitMasterNot(t, old)
+	addr := s.Promote(t)
 	host, port, _ := net.SplitHostPort(addr)
 	rdb := redis.NewClient(&redis.Options{Addr: old})
 	defer rdb.Close()
