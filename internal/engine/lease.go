@@ -56,7 +56,7 @@ func (r *worker) extend(ctx context.Context, held []*attempt) {
 			}
 		}
 		if ctx.Err() == nil {
-			r.log.Error("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
+			r.leaseFailed("hopper: renewing leases failed", slog.Int("jobs", len(refs)), slog.Any("error", err))
 		}
 		return
 	}
@@ -72,11 +72,31 @@ func (r *worker) extend(ctx context.Context, held []*attempt) {
 			failed++
 		}
 	}
-	if failed > 0 && ctx.Err() == nil {
-		r.log.Error("hopper: renewing some leases failed; trying again at the next renewal",
+	switch {
+	case failed > 0 && ctx.Err() == nil:
+		r.leaseFailed("hopper: renewing some leases failed; trying again at the next renewal",
 			slog.Int("jobs", failed), slog.Int("of", len(refs)), slog.Any("error", err))
+	case failed == 0:
+		r.leaseOutage.Lock()
+		log, n, lasted := r.leaseOutage.Recovered(time.Now())
+		r.leaseOutage.Unlock()
+		if log {
+			r.log.Info("hopper: renewing leases works again", slog.Int("failures", n), slog.Duration("after", lasted))
+		}
 	}
 	r.applyLeases(held, st, sent)
+}
+
+// leaseFailed logs a failed renewal as one of an outage (retrylog): its
+// first failure, then at most one every retrylog.Every with how many were
+// left out. Each renewal of a failing shard logged its own line.
+func (r *worker) leaseFailed(msg string, attrs ...any) {
+	r.leaseOutage.Lock()
+	log, omitted := r.leaseOutage.Failed(time.Now())
+	r.leaseOutage.Unlock()
+	if log {
+		r.log.Error(msg, append(attrs, slog.Int("failures_not_logged", omitted))...)
+	}
 }
 
 // applyLeases acts on what Extend, sent at sent, found: a renewed lease

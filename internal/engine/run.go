@@ -66,6 +66,12 @@ type worker struct {
 	// beatOutage and cmdOutage are what was logged of the heartbeat's and
 	// the command read's failures (the heartbeat loop's alone).
 	beatOutage, cmdOutage retrylog.Outage
+	// leaseOutage is what was logged of the lease renewals' failures
+	// (extend, from the lease loop and from progress reports).
+	leaseOutage struct {
+		sync.Mutex
+		retrylog.Outage
+	}
 	// beaten is set once a heartbeat succeeded: before that the store
 	// holds no record of the worker to remove at shutdown.
 	beaten atomic.Bool
