@@ -60,9 +60,11 @@ type AttemptError struct {
 	Attempt int
 	// At is when the failure was recorded, on the store's clock.
 	At time.Time
-	// Error is the error's text.
+	// Error is the error's text; a worker keeps its first 8 KiB, cut at
+	// a character's start and marked "… (truncated)".
 	Error string
-	// Stack is the goroutine stack of a panic; empty otherwise.
+	// Stack is the goroutine stack of a panic, its first 16 KiB kept the
+	// same way; empty otherwise.
 	Stack string
 	// StartedAt is when the failed attempt's handler started, on the
 	// worker's clock, and Worker the ID of the worker process that ran it

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hopperq/hopper/store"
 )
@@ -252,9 +253,15 @@ func (r *worker) attemptError(a *attempt, err error) *store.AttemptError {
 	return e
 }
 
+// truncate returns s cut to at most n bytes, at a character's start so
+// that valid UTF-8 stays valid, marked as cut. A cut in the middle of a
+// character stored invalid UTF-8, which the dashboard's page carried.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "… (truncated)"
 }
