@@ -294,6 +294,18 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Prepare(client, Bad{}, &hopper.EnqueueOpts{ID: ".."})
 				return err
 			}, hopper.ErrInvalidJob, "a path's dot segment"},
+			{"workflow ID a dot", func() error {
+				wf := hopper.NewWorkflow("dots", &hopper.WorkflowOpts{ID: "."})
+				hopper.AddTask(wf, "a", Bad{}, nil)
+				_, err := hopper.EnqueueWorkflow(ctx, client, wf)
+				return err
+			}, hopper.ErrInvalidWorkflow, "a path's dot segment"},
+			{"workflow ID two dots", func() error {
+				wf := hopper.NewWorkflow("dots", &hopper.WorkflowOpts{ID: ".."})
+				hopper.AddTask(wf, "a", Bad{}, nil)
+				_, err := hopper.EnqueueWorkflow(ctx, client, wf)
+				return err
+			}, hopper.ErrInvalidWorkflow, "a path's dot segment"},
 			{"kind with a control character", func() error {
 				_, err := st.Enqueue(ctx, []*store.NewJob{{ID: "k", Queue: "enq", Kind: "a\tb", Args: []byte{0xc0}}})
 				return err

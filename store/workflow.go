@@ -167,7 +167,9 @@ func TaskJobID(wf, task string) string { return wf + "~" + task }
 // NewWorkflow is a workflow as a producer hands it to EnqueueWorkflow.
 type NewWorkflow struct {
 	// ID identifies the workflow store-wide: 1 to MaxWorkflowIDLen bytes
-	// of letters, digits, '_', '.', '-' and ':'. Required; hopper's Client
+	// of letters, digits, '_', '.', '-' and ':', other than "." and ".."
+	// (a browser drops them from the dashboard's address of the workflow).
+	// Required; hopper's Client
 	// generates one when the caller gives none.
 	ID string
 	// Name is a free label for people (the dashboard searches it), at most

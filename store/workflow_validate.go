@@ -57,8 +57,8 @@ func ParseTaskJobID(id string) (wf, task string, ok bool) {
 	return wf, task, true
 }
 
-// Validate checks a workflow before it reaches a store: a valid ID and
-// name, at least one and at most MaxWorkflowTasks tasks, each valid (see
+// Validate checks a workflow before it reaches a store: a valid ID (not
+// "." or "..") and name, at least one and at most MaxWorkflowTasks tasks, each valid (see
 // validateTask) with a unique name, dependencies on tasks of the workflow
 // only, no Blocks, and no cycle (the error names one). It returns an error
 // wrapping ErrInvalidWorkflow, or ErrInvalidJob for a task's job. Stores
@@ -69,6 +69,11 @@ func (w *NewWorkflow) Validate() error {
 	}
 	if err := ValidateWorkflowID(w.ID); err != nil {
 		return err
+	}
+	if dotSegment(w.ID) {
+		// Refused where a workflow is made only: one stored by an older
+		// release stays readable.
+		return fmt.Errorf("%w: workflow ID %q is a path's dot segment, which a browser drops from the workflow's address (the dashboard's page of it): use another", ErrInvalidWorkflow, w.ID)
 	}
 	if len(w.Name) > MaxWorkflowNameLen {
 		return fmt.Errorf("%w: name is %d bytes, at most %d", ErrInvalidWorkflow, len(w.Name), MaxWorkflowNameLen)
