@@ -294,6 +294,16 @@ func TestBadInputEnqueue(t *testing.T) {
 				_, err := hopper.Prepare(client, Bad{}, &hopper.EnqueueOpts{ID: ".."})
 				return err
 			}, hopper.ErrInvalidJob, "a path's dot segment"},
+			{"Meta over MaxMetaBytes", func() error {
+				_, err := hopper.Enqueue(ctx, client, Bad{}, &hopper.EnqueueOpts{Meta: map[string]string{"trace": strings.Repeat("x", hopper.MaxMetaBytes)}})
+				return err
+			}, hopper.ErrInvalidJob, "at most 65536 (MaxMetaBytes)"},
+			{"a task's Meta over MaxMetaBytes", func() error {
+				wf := hopper.NewWorkflow("big meta", nil)
+				hopper.AddTask(wf, "a", Bad{}, &hopper.TaskOpts{Meta: map[string]string{"k": strings.Repeat("x", hopper.MaxMetaBytes)}})
+				_, err := hopper.EnqueueWorkflow(ctx, client, wf)
+				return err
+			}, hopper.ErrInvalidJob, "(MaxMetaBytes)"},
 			{"workflow ID a dot", func() error {
 				wf := hopper.NewWorkflow("dots", &hopper.WorkflowOpts{ID: "."})
 				hopper.AddTask(wf, "a", Bad{}, nil)

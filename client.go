@@ -27,7 +27,9 @@ type ClientConfig struct {
 	// DefaultMaxRetries (25). Negative means no retries.
 	MaxRetries int
 	// MaxArgsBytes rejects jobs whose encoded args are larger, with
-	// ErrArgsTooLarge. Defaults to 1 MiB; negative means no limit.
+	// ErrArgsTooLarge. Defaults to 1 MiB; negative means no limit here (a
+	// Redis server still refuses a value over its proto-max-bulk-len, 512
+	// MB by default, by closing the connection).
 	MaxArgsBytes int
 }
 

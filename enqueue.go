@@ -138,11 +138,20 @@ func checkMeta(meta map[string]string) error {
 	return nil
 }
 
-// checkMetaKeys refuses Meta with an empty key, as checkMeta does; it
-// checks a task's job, whose reserved keys its workflow set.
+// checkMetaKeys refuses Meta with an empty key, as checkMeta does, and
+// Meta over MaxMetaBytes (a 100 MB value went through, past the args'
+// limit, and the dashboard's page of the job carried it whole); it checks
+// a task's job, whose reserved keys its workflow set.
 func checkMetaKeys(meta map[string]string) error {
 	if _, ok := meta[""]; ok {
 		return fmt.Errorf("%w: Meta has an empty key: every key must be at least one byte", ErrInvalidJob)
+	}
+	n := 0
+	for k, v := range meta {
+		n += len(k) + len(v)
+	}
+	if n > MaxMetaBytes {
+		return fmt.Errorf("%w: Meta holds %d bytes of keys and values, at most %d (MaxMetaBytes): put the job's data in its args", ErrInvalidJob, n, MaxMetaBytes)
 	}
 	return nil
 }

@@ -22,4 +22,7 @@ const (
 	// MaxResultBytes is the largest encoded result RecordResult accepts:
 	// 64 KiB.
 	MaxResultBytes = 64 << 10
+	// MaxMetaBytes is the most a job's Meta (EnqueueOpts.Meta) may hold,
+	// its keys' and values' bytes added up: 64 KiB.
+	MaxMetaBytes = store.MaxMetaBytes
 )

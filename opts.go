@@ -76,7 +76,8 @@ type EnqueueOpts struct {
 	// queue that never saw a priority. Zero means the args' own
 	// (ArgsWithOpts), else the default level.
 	Priority int
-	// Meta is string metadata stored with the job (trace context goes here).
+	// Meta is string metadata stored with the job (trace context goes here),
+	// at most MaxMetaBytes (64 KiB) of keys and values added up.
 	// A key must not be empty, and "hopper-workflow" and "hopper-task"
 	// (store.MetaWorkflow, store.MetaTask) mark a workflow task's job,
 	// which only its workflow sets: every call that takes Meta (Enqueue,

@@ -13,6 +13,11 @@ const (
 	MaxKindLen = 255
 	// MaxUniqueKeyLen is the longest unique key, in bytes.
 	MaxUniqueKeyLen = 1024
+	// MaxMetaBytes is the most a job's Meta may hold, its keys' and
+	// values' bytes added up: 64 KiB. Meta is for small values such as
+	// trace context; a job's data goes in its args, which have their own
+	// limit (hopper.ClientConfig.MaxArgsBytes).
+	MaxMetaBytes = 64 << 10
 	// MaxRetriesLimit is the largest MaxRetries a job may have.
 	MaxRetriesLimit = 10000
 	// MaxErrorHistory is how many attempt errors a store keeps per job;
