@@ -22,7 +22,13 @@ type Store struct {
 	opts    Config
 	g       globalKeys
 	wfi     wfIndex
-	wfSwept atomic.Int64 // unix ns of MaintainWorkflows' last look at every queue
+	wfSwept atomic.Int64 // unix ns of MaintainWorkflows' last look at queues' task ends
+	// wfSweepAfter is the last queue that look reached: the next goes on
+	// after it (sweepEnds).
+	wfSweepAfter struct {
+		sync.Mutex
+		queue string
+	}
 	// wfChecked is the unix ns of MaintainWorkflows' last check of the
 	// running list (repairIndex), wfCheckFrom the created ms it goes on
 	// from.

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,20 +13,29 @@ import (
 )
 
 // wfSweepEvery is how often MaintainWorkflows looks for task ends no
-// process delivered, in every queue.
+// process delivered, in wfSweepQueues queues.
 const wfSweepEvery = 2 * time.Second
+
+// wfSweepQueues is how many queues one look for task ends covers: the
+// looks go round the queues, so that what a process sends for them does
+// not grow with the queues (one look took every queue every 2 s: 500
+// commands a second for 1,000 queues, workflows or not). A task end left
+// by a process that died mid-delivery is found within the time one
+// round takes: 2 s for every 20 queues.
+const wfSweepQueues = 20
 
 // MaintainWorkflows finishes what dead processes left half done and
 // removes workflows past their retention (see store.Workflows): task ends
-// whose delivery lease passed (a look at every queue's wq set, at most
-// every 2 s), index entries that no longer match their workflow
+// whose delivery lease passed (a look at the wq sets of 20 queues at a
+// time, going round them, at most every 2 s), index entries that no longer match their workflow
 // (repairIndex, batch of them at most once a minute), releases begun by
 // EnqueueWorkflow or AddTasks (the index's chk set), then ended workflows
 // whose retention passed, at most batch of each (zero:
 // store.DefaultMaintainBatch). A workflow is removed
 // with its marks in its tasks' queues; its tasks' jobs stay under their
 // queues' own rules. A pass with nothing to
-// do sends one script call (wf_due.lua), and the look at every queue.
+// do sends one script call (wf_due.lua), and the look at 20 queues; a
+// store that holds no workflow (nor one being created) one EXISTS.
 func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Duration, err error) {
 	defer func() { err = s.closedCheck(ctx, err) }()
 	if err := store.ValidateWorkflowBatch(batch); err != nil {
@@ -36,6 +46,14 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 	}
 	if err := s.begin(ctx); err != nil {
 		return 0, err
+	}
+	// A store that holds no workflow, nor one being created, has nothing
+	// to maintain: one look at the index, not the pass's script and the
+	// task ends' look.
+	if n, err := s.rdb.Exists(ctx, s.wfi.all, s.wfi.chk).Result(); err != nil {
+		return 0, wrap("sweep workflows", err)
+	} else if n == 0 {
+		return wfSweepEvery, nil
 	}
 	due, err := s.run(ctx, fullScript("wf_due"), s.scriptKeys(fullScript("wf_due"), nil, ""), batch).Slice()
 	if err == nil && len(due) != 4 {
@@ -149,12 +167,15 @@ func (s *Store) repairIndex(ctx context.Context, batch int) error {
 	return s.syncIndex(ctx, moved)
 }
 
-// sweepEnds delivers the task ends whose lease passed, in every queue.
+// sweepEnds delivers the task ends whose lease passed, in the next
+// wfSweepQueues queues after the last it looked at (by name, round and
+// round).
 func (s *Store) sweepEnds(ctx context.Context, now int64) error {
 	queues, err := s.ListQueues(ctx)
 	if err != nil {
 		return err
 	}
+	queues = s.sweepTurn(queues)
 	cmds := make([]*redis.StringSliceCmd, len(queues))
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, q := range queues {
@@ -175,6 +196,26 @@ func (s *Store) sweepEnds(ctx context.Context, now int64) error {
 		return nil
 	}
 	return s.deliverEnds(ctx, ends)
+}
+
+// sweepTurn returns the wfSweepQueues queues of queues that come after
+// the last one the sweep looked at, in name order, going on from the
+// first after the last, and records where it stopped.
+func (s *Store) sweepTurn(queues []string) []string {
+	slices.Sort(queues)
+	s.wfSweepAfter.Lock()
+	defer s.wfSweepAfter.Unlock()
+	if len(queues) <= wfSweepQueues {
+		s.wfSweepAfter.queue = ""
+		return queues
+	}
+	from, _ := slices.BinarySearch(queues, s.wfSweepAfter.queue+"\x00")
+	turn := make([]string, 0, wfSweepQueues)
+	for i := 0; i < wfSweepQueues; i++ {
+		turn = append(turn, queues[(from+i)%len(queues)])
+	}
+	s.wfSweepAfter.queue = turn[len(turn)-1]
+	return turn
 }
 
 // dropWorkflow removes ended workflow id: the marks of its tasks' jobs in

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
 )
@@ -201,22 +202,46 @@ func dropDepthSamples(t *testing.T, rdb *redis.Client, prefix string) int {
 }
 
 // TestManyQueuesIdleCost is scenario 8: one worker serving 1,000 idle
-// queues, with the library's defaults (5 s idle wait, 5 s scheduler
-// MaxSleep, 5 s heartbeat). Once it has settled, it sends at most 20
-// commands a second in all (claims, maintenance, heartbeat), counted
-// both in the worker and by Redis (INFO commandstats, which also counts
-// the commands its scripts run).
+// queues that have each held a job, with the library's defaults (5 s
+// idle wait, 5 s scheduler MaxSleep, 5 s heartbeat). Once it has settled, it sends at most 20
+// commands a second in all (claims, maintenance, heartbeat, the stored
+// schedules' and the workflows' looks), and Redis runs at most 25 for it
+// (INFO commandstats, which also counts the commands its scripts run).
 func TestManyQueuesIdleCost(t *testing.T) {
 	const (
 		queues  = 1000
 		window  = 10 * time.Second
 		maxRate = 20.0
+		// maxRedis bounds what Redis runs for the worker: its scripts'
+		// own calls count, and a worker with every default service also
+		// reads the stored schedules' version every second and looks at
+		// the workflows' index every 2 s (about 21.5 commands/s in all).
+		maxRedis = 25.0
 	)
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
-	r := newRun(t, rdb)
+	names := make([]string, queues)
+	for i := range names {
+		names[i] = fmt.Sprintf("q%04d", i)
+	}
+	r := newRun(t, rdb, names...)
+	// Every queue has held a job, drained at the start: the store knows
+	// them all (ListQueues), as it knows a production worker's. The
+	// workflows' sweep of task ends looked at every known queue every 2 s
+	// (500 commands a second here) with no workflow in the store.
+	for i, q := range names {
+		if _, err := hopper.Enqueue(t.Context(), r.client, faultJob{N: i}, &hopper.EnqueueOpts{Queue: q}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := r.startWorker("w0", workerOpts{Addr: srv.Addr, Prefix: r.prefix, QueueCount: queues, Defaults: true, Cmds: true})
 	w.WaitReady()
+	r.procs.Eventually(2*time.Minute, func() error {
+		if got := len(finals(r.ledgers())); got < queues {
+			return fmt.Errorf("%d of %d jobs acked", got, queues)
+		}
+		return nil
+	})
 	settled := waitSettled(r, w, maxRate, 60*time.Second)
 	// A few seconds more: the first idle waits and sweeps are part of
 	// the steady state, not of the start.
@@ -243,8 +268,8 @@ func TestManyQueuesIdleCost(t *testing.T) {
 	if sentRate > maxRate {
 		t.Errorf("an idle worker serving %d queues sends %.2f commands/s, want at most %v", queues, sentRate, maxRate)
 	}
-	if redisRate > maxRate {
-		t.Errorf("an idle worker serving %d queues costs Redis %.2f commands/s (INFO commandstats), want at most %v", queues, redisRate, maxRate)
+	if redisRate > maxRedis {
+		t.Errorf("an idle worker serving %d queues costs Redis %.2f commands/s (INFO commandstats), want at most %v", queues, redisRate, maxRedis)
 	}
 	w.Stop()
 }

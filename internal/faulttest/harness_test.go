@@ -557,12 +557,13 @@ func nextClaim(claims []proctest.Event, token uint64) *proctest.Event {
 
 // longLived are the key suffixes that may stay after every job is gone:
 // queue settings and marks (redisstore/LAYOUT.md), the lean mark, token counter,
-// throughput counters, periodic ticks, the
+// throughput counters, handler durations (a Worker's service), periodic
+// ticks, the
 // wake-up tokens (at most one element each), the unack set and attempt
 // hash, which keep only their sentinel, and the event stream, capped
 // (checked below). The store-wide registry of queues, workers and
 // schedules stays too.
-var longLived = map[string]bool{"c": true, "m": true, "ln": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true, "ev": true}
+var longLived = map[string]bool{"c": true, "m": true, "ln": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true, "ev": true, "du": true}
 
 // checkKeys asserts that no per-job key is left: no jobs hash, ready list,
 // pending, retry, done or garbage set (unless garbage is expected), error

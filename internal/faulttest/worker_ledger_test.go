@@ -25,6 +25,12 @@ type ledgerStore struct {
 	l *ledger
 }
 
+// Unwrap returns the real store, so that the worker finds its optional
+// services (store.As) as a production worker does: the workflows'
+// sweeper, the stored schedules. Without it the fault suite's workers ran
+// none of them.
+func (s *ledgerStore) Unwrap() store.Store { return s.Store }
+
 // ledger writes a worker's events to the test (proctest.Child.Emit), each
 // from the goroutine it is about, and notes the writes that waited for the
 // pipe: a test binary that reads the pipe too slowly holds up every
