@@ -27,6 +27,14 @@ func TestSentinelURL(t *testing.T) {
 	if !strings.Contains(r.stdout, s.Servers[0].Addr) {
 		t.Errorf("hopper check through the sentinel does not report the master %s:\n%s\n%s", s.Servers[0].Addr, r.stdout, r.stderr)
 	}
+	// The sentinel's own address, without master_name: said at once (it
+	// was "unknown command 'config'", and check's "layout: unreadable").
+	direct := &cli{open: openRedis, flags: []string{"--redis", s.Addr, "--redis-prefix", prefix}}
+	for _, r := range []result{direct.run(t, "stats"), check(t, "--redis", s.Addr, "--redis-prefix", prefix)} {
+		if r.code != 1 || !strings.Contains(r.stderr, "is a Redis Sentinel") || !strings.Contains(r.stderr, "master_name") {
+			t.Errorf("a command given the sentinel's address: exit %d, want 1 saying it is a Sentinel and naming master_name:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	}
 }
 
 // TestSentinelURLErrors: a Sentinel URL with --cluster is bad usage that

@@ -129,5 +129,19 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 		rdb.Close()
 		return nil, fmt.Errorf("cannot reach Redis at %s: %w%s", urlredact.Redact(raw), err, sf.tls.Hint(err))
 	}
+	if c, ok := rdb.(*redis.Client); ok && isSentinel(pctx, c) {
+		// A sentinel answers PING and INFO, then refuses what a store
+		// sends (CONFIG GET): the commands failed with "unknown command",
+		// and hopper check reported an unreadable layout.
+		rdb.Close()
+		return nil, fmt.Errorf("%s is a Redis Sentinel, not the server that holds the jobs: name its master with ?master_name=NAME (hopper <command> -h, --redis)", urlredact.Redact(raw))
+	}
 	return rdb, nil
+}
+
+// isSentinel reports whether c is connected straight to a Redis Sentinel
+// (INFO server says redis_mode:sentinel).
+func isSentinel(ctx context.Context, c *redis.Client) bool {
+	info, err := c.Info(ctx, "server").Result()
+	return err == nil && strings.Contains(info, "redis_mode:sentinel")
 }
