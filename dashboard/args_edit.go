@@ -25,8 +25,11 @@ const maxArgsForm = 256 << 10
 // back to the same value) and that the redaction hook leaves alone, so an
 // edit never writes back a "[redacted]" nor loses a type. Args that are
 // null or empty are offered as "null", so that a job given none can be
-// given some.
+// given some. Args over maxShownValue are not offered.
 func (d *dash) editableArgs(kind string, b []byte) (string, bool) {
+	if len(b) > maxShownValue {
+		return "", false // the page does not show them
+	}
 	v, err := DecodeArgs(b)
 	if err != nil {
 		return "", false

@@ -163,14 +163,28 @@ type decoded struct {
 	JSON    string // indented JSON of Value
 	Compact string // one-line JSON of Value
 	Err     string // why the bytes did not decode
-	Hex     string // hex dump of the first bytes when Err is set
-	Size    int    // length of the encoded bytes
-	Empty   bool   // there were no bytes at all
+	// TooLarge says the bytes are over maxShownValue: not decoded, Hex
+	// holds the first of them.
+	TooLarge bool
+	Hex      string // hex dump of the first bytes when Err or TooLarge is set
+	Size     int    // length of the encoded bytes
+	Empty    bool   // there were no bytes at all
 }
+
+// maxShownValue bounds the encoded args (or result) a page decodes and
+// shows: beyond it a page shows the size and the first bytes. A 100 MB
+// job's page was 400 MB of HTML, and a 600 MB one ran the process out of
+// memory. The JSON API (/api/jobs/...) and Inspector.GetJob give them
+// whole.
+const maxShownValue = 256 << 10
 
 // decodeFor decodes b and applies the redaction hook for kind.
 func (d *dash) decodeFor(kind string, b []byte) decoded {
 	out := decoded{Size: len(b), Empty: len(b) == 0}
+	if len(b) > maxShownValue {
+		out.TooLarge, out.Hex = true, hex.Dump(b[:maxHexDump])
+		return out
+	}
 	v, err := DecodeArgs(b)
 	if err != nil {
 		out.Err = err.Error()

@@ -112,9 +112,12 @@ func (d *dash) eventView(ev hopper.Event) eventJSON {
 func (d *dash) progressView(kind string, p *store.Progress) *progressJSON {
 	out := &progressJSON{Percent: p.Percent}
 	if len(p.Data) > 0 {
-		if dec := d.decodeFor(kind, p.Data); dec.Err == "" {
+		switch dec := d.decodeFor(kind, p.Data); {
+		case dec.TooLarge:
+			out.Data = fmt.Sprintf("(too large to show: %d bytes)", dec.Size)
+		case dec.Err == "":
 			out.Data = dec.Compact
-		} else {
+		default:
 			out.Data = "(undecodable: " + dec.Err + ")"
 		}
 	}
