@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hopperq/hopper/store"
 )
 
 // taskStates maps lib_wfgraph.lua's state letters.
@@ -248,10 +250,21 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 	case len(v) == 1 && v[0] == "ended":
 		return nil
 	}
+	// The tasks' jobs are cancelled cancelParallel at a time: one after
+	// another, a workflow of 100,000 tasks took 1 min 43 s to cancel.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cancelParallel)
 	for i := 1; i+1 < len(v); i += 2 {
-		if _, err := s.CancelJob(ctx, v[i+1], store.TaskJobID(id, v[i])); err != nil && !isNotFound(err) {
-			return err
-		}
+		queue, job := v[i+1], store.TaskJobID(id, v[i])
+		g.Go(func() error {
+			if _, err := s.CancelJob(gctx, queue, job); err != nil && !isNotFound(err) {
+				return err
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	// The index shows the new state (cancelled at once when nothing was
 	// running).
@@ -261,6 +274,10 @@ func (s *Store) CancelWorkflow(ctx context.Context, id string) error {
 	}
 	return s.settle(ctx, id, res)
 }
+
+// cancelParallel is how many of a workflow's tasks' jobs CancelWorkflow
+// cancels at once.
+const cancelParallel = 16
 
 // RetryWorkflow requeues the jobs of workflow id's failed and cancelled
 // tasks that are in garbage (see store.Workflows).
