@@ -3,16 +3,19 @@ package redisstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -214,4 +217,23 @@ func (f eachCommand) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		}
 		return next(ctx, cmds)
 	}
+}
+
+// probeGetsThrough waits until producer enqueues a probe job in queue and
+// worker claims it, within failAfter each: the calls after a failover
+// fail until the clients follow the new master.
+func probeGetsThrough(t *testing.T, producer, worker *redisstore.Store, queue string) {
+	t.Helper()
+	ctx := t.Context()
+	testutil.Eventually(t, failAfter, func() error {
+		_, err := producer.Enqueue(ctx, []*store.NewJob{job(queue, "probe")})
+		return err
+	})
+	testutil.Eventually(t, failAfter, func() error {
+		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: queue, Max: 10, Lease: time.Minute})
+		if err == nil && len(res.Jobs) == 0 {
+			err = errors.New("probe not claimed")
+		}
+		return err
+	})
 }

@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -256,19 +255,8 @@ func wakeUpsAfterFailover(t *testing.T, fail func(c *redistest.Cluster, addr str
 	testutil.EventuallyTrue(t, failAfter, "the worker subscribed to "+ch+" on the new master "+newMaster, func() bool {
 		return shardSubscribers(t, newMaster, ch) == 1
 	})
-	// Until the clients have the new layout, calls on queues[0] fail: a
-	// probe job gets through, and is taken away.
-	testutil.Eventually(t, failAfter, func() error {
-		_, err := producer.Enqueue(ctx, []*store.NewJob{job(queues[0], "probe")})
-		return err
-	})
-	testutil.Eventually(t, failAfter, func() error {
-		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: queues[0], Max: 10, Lease: time.Minute})
-		if err == nil && len(res.Jobs) == 0 {
-			err = errors.New("probe not claimed")
-		}
-		return err
-	})
+	// Until the clients have the new layout, calls on queues[0] fail.
+	probeGetsThrough(t, producer, worker, queues[0])
 	// The resubscription signalled the queue once (messages may have been
 	// missed): take it.
 	settle(t, worker, queues...)

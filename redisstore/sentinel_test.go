@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -75,18 +74,8 @@ func sentinelFailover(t *testing.T, fail func(s *redistest.Sentinel)) {
 
 	fail(s)
 	// Until the clients follow the new master, calls fail (READONLY, or a
-	// dead connection): a probe gets through, and is taken away.
-	testutil.Eventually(t, failAfter, func() error {
-		_, err := producer.Enqueue(ctx, []*store.NewJob{job("sms", "probe")})
-		return err
-	})
-	testutil.Eventually(t, failAfter, func() error {
-		res, err := worker.Claim(ctx, store.ClaimOpts{Queue: "sms", Max: 10, Lease: time.Minute})
-		if err == nil && len(res.Jobs) == 0 {
-			err = errors.New("probe not claimed")
-		}
-		return err
-	})
+	// dead connection).
+	probeGetsThrough(t, producer, worker, "sms")
 	res, err := worker.Claim(ctx, store.ClaimOpts{Queue: "mail", Max: 10, Lease: time.Minute})
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].ID != "kept" {
 		t.Fatalf("claim of the job enqueued before the failover: %+v, %v", res, err)

@@ -90,35 +90,12 @@ func TestCatchUpTakesNoTickBeforeTheChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			now := time.Now()
 			st := &lastTicks{Store: memstore.New(nil), last: now.Add(-time.Hour)}
-			caught := make(chan *store.NewJob, 64)
-			job := func(name string) func(time.Time) (*store.NewJob, error) {
-				return func(tick time.Time) (*store.NewJob, error) {
-					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
-				}
-			}
-			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", CatchUp: true, Job: job("tenmin"),
-				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Minute).Add(10 * time.Minute) }}
+			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", CatchUp: true, Job: tickJob("tenmin"), Next: every(10 * time.Minute)}
 			if tc.since > 0 {
 				tenmin.CatchUpFrom = now.Add(-tc.since)
 			}
-			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: job("often"),
-				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }}
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				RunPeriodic(ctx, st, PeriodicConfig{Jobs: []Periodic{tenmin, often}, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
-					Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
-						for _, j := range jobs {
-							select {
-							case caught <- j:
-							case <-ctx.Done():
-							}
-						}
-						return nil
-					}})
-			}()
-			defer func() { cancel(); <-done }()
+			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: tickJob("often"), Next: every(10 * time.Millisecond)}
+			caught := runFired(t, st, PeriodicConfig{Jobs: []Periodic{tenmin, often}})
 			if got := firedBefore(caught, "tenmin", now); got != tc.want {
 				t.Fatalf("the ten-minute schedule's missed tick caught up: %v, want %v", got, tc.want)
 			}
@@ -143,36 +120,12 @@ func TestSinceTakesNoTickBeforeTheChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := time.Now()
-			fired := make(chan *store.NewJob, 64)
-			job := func(name string) func(time.Time) (*store.NewJob, error) {
-				return func(tick time.Time) (*store.NewJob, error) {
-					return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: "default", Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
-				}
-			}
-			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", Job: job("tenmin"), Stored: true,
-				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Minute).Add(10 * time.Minute) }}
+			tenmin := Periodic{Name: "tenmin", Spec: "@every 10m", Queue: "default", Kind: "tenmin", Job: tickJob("tenmin"), Stored: true, Next: every(10 * time.Minute)}
 			if tc.changed > 0 {
 				tenmin.CatchUpFrom = now.Add(-tc.changed)
 			}
-			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: job("often"),
-				Next: func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }}
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{Jobs: []Periodic{tenmin, often}, Now: time.Now,
-					Logger: slog.New(slog.DiscardHandler), Since: now.Add(-time.Hour),
-					Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
-						for _, j := range jobs {
-							select {
-							case fired <- j:
-							case <-ctx.Done():
-							}
-						}
-						return nil
-					}})
-			}()
-			defer func() { cancel(); <-done }()
+			often := Periodic{Name: "often", Spec: "@every 10ms", Queue: "default", Kind: "often", Job: tickJob("often"), Next: every(10 * time.Millisecond)}
+			fired := runFired(t, memstore.New(nil), PeriodicConfig{Jobs: []Periodic{tenmin, often}, Since: now.Add(-time.Hour)})
 			if got := firedBefore(fired, "tenmin", now); got != tc.want {
 				t.Fatalf("the ten-minute schedule's tick between Since and now fired: %v, want %v", got, tc.want)
 			}
@@ -205,12 +158,6 @@ func firedBefore(fired <-chan *store.NewJob, kind string, now time.Time) bool {
 // one after another.
 func TestHungEnqueueHoldsOnlyItsSchedule(t *testing.T) {
 	fired := make(chan *store.NewJob, 64)
-	job := func(name string) func(time.Time) (*store.NewJob, error) {
-		return func(tick time.Time) (*store.NewJob, error) {
-			return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: name, Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
-		}
-	}
-	every := func(t time.Time) time.Time { return t.Truncate(10 * time.Millisecond).Add(10 * time.Millisecond) }
 	var logs testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -218,8 +165,8 @@ func TestHungEnqueueHoldsOnlyItsSchedule(t *testing.T) {
 		defer close(done)
 		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
 			Jobs: []Periodic{
-				{Name: "stuck", Spec: "@every 10ms", Queue: "stuck", Kind: "stuck", Job: job("stuck"), Next: every},
-				{Name: "often", Spec: "@every 10ms", Queue: "often", Kind: "often", Job: job("often"), Next: every},
+				{Name: "stuck", Spec: "@every 10ms", Queue: "stuck", Kind: "stuck", Job: tickJob("stuck"), Next: every(10 * time.Millisecond)},
+				{Name: "often", Spec: "@every 10ms", Queue: "often", Kind: "often", Job: tickJob("often"), Next: every(10 * time.Millisecond)},
 			},
 			Now: time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
@@ -246,4 +193,47 @@ func TestHungEnqueueHoldsOnlyItsSchedule(t *testing.T) {
 	testutil.EventuallyTrue(t, 30*time.Second, "a warning that the hung schedule's tick was skipped", func() bool {
 		return strings.Contains(logs.String(), "periodic tick skipped") && strings.Contains(logs.String(), "name=stuck")
 	})
+}
+
+// tickJob returns a Periodic's Job for ticks of kind name, each job due
+// at its tick (RunAt), in the queue named after the kind.
+func tickJob(name string) func(time.Time) (*store.NewJob, error) {
+	return func(tick time.Time) (*store.NewJob, error) {
+		return &store.NewJob{ID: name + tick.Format("150405.000"), Queue: name, Kind: name, Args: []byte{0x80}, RunAt: tick}, nil
+	}
+}
+
+// every returns the Next of a schedule that ticks every d.
+func every(d time.Duration) func(time.Time) time.Time {
+	return func(t time.Time) time.Time { return t.Truncate(d).Add(d) }
+}
+
+// runFired runs RunPeriodic on st with cfg until the test ends, its
+// clock time.Now and its log discarded unless cfg says otherwise, and
+// returns the jobs it enqueues, as it enqueues them.
+func runFired(t *testing.T, st store.Store, cfg PeriodicConfig) <-chan *store.NewJob {
+	fired := make(chan *store.NewJob, 64)
+	cfg.Enqueue = func(ctx context.Context, jobs []*store.NewJob) error {
+		for _, j := range jobs {
+			select {
+			case fired <- j:
+			case <-ctx.Done():
+			}
+		}
+		return nil
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunPeriodic(ctx, st, cfg)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return fired
 }
