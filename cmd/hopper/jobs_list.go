@@ -270,9 +270,17 @@ func span(a, b time.Time) string {
 	return fmt.Sprintf("%dy%dd", years, int(rest/(24*time.Hour)))
 }
 
+// maxListedArgs bounds the encoded args a list decodes for its column,
+// which shows 60 characters of them: six jobs of 100 MB took 13 s and 1.9
+// GB to list.
+const maxListedArgs = 256 << 10
+
 // argsText is the one-line JSON of a job's redacted args, or a note that
-// they do not decode.
+// they do not decode or are too large to list.
 func argsText(j *hopper.JobRecord, redact dashboard.RedactFunc) string {
+	if len(j.Args) > maxListedArgs {
+		return fmt.Sprintf("(%d bytes: hopper jobs show)", len(j.Args))
+	}
 	v, err := dashboard.DecodeArgs(j.Args)
 	if err != nil {
 		return fmt.Sprintf("(%d undecodable bytes)", len(j.Args))
