@@ -60,6 +60,14 @@ split() {
   done
 }
 
+# pkgTimeout bounds one package's test binary (go test's -timeout; a later
+# -timeout among the arguments wins): a hang detector, not a speed check.
+# The browser tests' package takes 3 to 4 minutes under -race on 2 cores,
+# and took more than go test's default 10 minutes in a CI run beside the
+# other lane on a machine busy with other work.
+pkgTimeout=25m
+export pkgTimeout
+
 declare -A alonePkgs sharedPkgs
 for m in $modules; do
   lanes=$(split "$m") || { fail "$m (go list)"; continue; }
@@ -72,7 +80,7 @@ for m in $modules; do
   [ -n "${alonePkgs[$m]:-}" ] || continue
   echo "== go test -race -p 1 in $m, alone:" ${alonePkgs[$m]} >&2
   # shellcheck disable=SC2086
-  (cd "$m" && go test -race -p 1 "$@" ${alonePkgs[$m]}) || fail "$m (alone)"
+  (cd "$m" && go test -race -p 1 -timeout "$pkgTimeout" "$@" ${alonePkgs[$m]}) || fail "$m (alone)"
 done
 
 # Every other package, two at a time: two lanes side by side, each taking
@@ -93,7 +101,7 @@ lane() {
   shift
   echo "== go test -race -p 1 in $m, beside the other lane" >&2
   # shellcheck disable=SC2046
-  (cd "$m" && go test -race -p 1 "$@" $(cat "$pkgdir/$(echo "$m" | tr / _).pkgs")) || echo "$m" >>"$failures"
+  (cd "$m" && go test -race -p 1 -timeout "$pkgTimeout" "$@" $(cat "$pkgdir/$(echo "$m" | tr / _).pkgs")) || echo "$m" >>"$failures"
 }
 export -f lane
 export pkgdir failures
