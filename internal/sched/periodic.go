@@ -96,7 +96,7 @@ func (r *periodicRun) run(ctx context.Context) {
 	// them one after another.
 	r.firing = make([]bool, len(r.jobs))
 	r.ended = make(chan int, len(r.jobs))
-	defer r.wait()
+	defer r.fires.Wait() // the fires end with ctx
 	r.catchUp(ctx, now)
 
 	timer := time.NewTimer(0)
@@ -155,9 +155,6 @@ func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 		r.ended <- i
 	})
 }
-
-// wait waits for the goroutines start started, which end with ctx.
-func (r *periodicRun) wait() { r.fires.Wait() }
 
 // noTick is the next tick of a schedule that has none: far enough for the
 // timer never to fire for it.
