@@ -150,9 +150,13 @@ func (r *worker) fetchLoop(ctx context.Context) {
 		order = r.launchClaims(ctx, f, now, order[:0], refill, results)
 		r.publishWake(f, now, refill)
 		// Sleep until something happens: a claim returns, a signal, a
-		// freed slot, or the next due time of a queue that could be
-		// claimed from.
+		// freed slot, the next due time of a queue that could be
+		// claimed from, or the next rotating check: a signal loop stuck
+		// in a wait that outlives its timeout must not stop it.
 		next := slowAt
+		if at := f.swept.Add(r.cfg.IdleWait); at.Before(next) {
+			next = at
+		}
 		for qi := range r.queues {
 			if f.busy[qi] == 0 && !r.capFull(f, qi) && f.due[qi].After(now) && f.due[qi].Before(next) {
 				next = f.due[qi]

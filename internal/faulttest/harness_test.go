@@ -212,12 +212,7 @@ func (r *run) waitQuiet(timeout time.Duration) {
 		}
 		r.mu.Unlock()
 		if len(missing) > 0 {
-			k := missing[0]
-			rec, err := r.store.GetJob(context.Background(), k.queue, k.id)
-			if err == nil {
-				return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s is %s, attempt %d, deadline %v, errors %v", len(missing), k.id, rec.State, rec.Attempt, rec.Deadline, rec.Errors)
-			}
-			return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s: %v", len(missing), k.id, err)
+			return r.missingErr(missing)
 		}
 		for _, q := range r.queues {
 			st, err := r.store.GetQueueStats(context.Background(), q)
@@ -230,6 +225,34 @@ func (r *run) waitQuiet(timeout time.Duration) {
 		}
 		return nil
 	})
+}
+
+// missingErr describes acknowledged jobs that have not ended: the first
+// one's record, its queue's counts, and when its enqueue ran beside the
+// faults, so that a failure says whether the job waits where workers
+// claim (its queue's ready count) or sits where nothing will take it.
+func (r *run) missingErr(missing []jobKey) error {
+	k := missing[0]
+	ctx := context.Background()
+	var what string
+	if rec, err := r.store.GetJob(ctx, k.queue, k.id); err == nil {
+		what = fmt.Sprintf("%s, attempt %d, deadline %v, errors %v", rec.State, rec.Attempt, rec.Deadline, rec.Errors)
+	} else {
+		what = err.Error()
+	}
+	counts := "unknown"
+	if st, err := r.store.GetQueueStats(ctx, k.queue); err == nil {
+		counts = fmt.Sprintf("%+v", st.Counts)
+	}
+	r.mu.Lock()
+	w := r.enqueued[k]
+	var faults []string
+	for _, f := range r.faults {
+		faults = append(faults, f.at.Format("15:04:05.000"))
+	}
+	r.mu.Unlock()
+	return fmt.Errorf("%d acknowledged jobs not acked nor in garbage yet; %s is %s; queue %s counts %s; enqueued %s-%s, faults at %v",
+		len(missing), k.id, what, k.queue, counts, w.from.Format("15:04:05.000"), w.to.Format("15:04:05.000"), faults)
 }
 
 // finals counts per job the successful finishes that end it: ack or
