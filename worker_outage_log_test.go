@@ -114,3 +114,44 @@ func TestWorkerLogsALeaseOutageOnce(t *testing.T) {
 		t.Fatalf("%d lines of failed renewals for one outage of ten or more, want 1:\n%s", n, logs.String())
 	}
 }
+
+// waitDown is a Store whose first two waits for ready jobs fail and whose
+// next ones block until their context ends, then return nothing and no
+// error (as redisstore's do while it dials a server that does not
+// answer), and that counts the waits.
+type waitDown struct {
+	hopper.Store
+	waits atomic.Int32
+}
+
+func (s *waitDown) WaitReady(ctx context.Context, _ []string, _ time.Duration) ([]string, error) {
+	if s.waits.Add(1) <= 2 {
+		return nil, errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
+	}
+	<-ctx.Done()
+	return nil, nil
+}
+
+// TestWorkerStoppedInAnOutageSaysNoRecovery: a worker stopped while its
+// waits for jobs fail does not log that they work again: the wait that
+// returned because the worker stopped is no success. It logged "waiting
+// for jobs works again" at every shutdown during an outage, against a
+// server never reached (an outside trial).
+func TestWorkerStoppedInAnOutageSaysNoRecovery(t *testing.T) {
+	s := &waitDown{Store: newStore()}
+	var logs syncBuffer
+	cfg := testConfig("default")
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	w := hopper.NewWorker(s, cfg)
+	hopper.Handle(w, func(ctx context.Context, j *hopper.Job[Echo]) error { return nil })
+	stop := startWorker(t, w)
+	testutil.EventuallyTrue(t, 30*time.Second, "two failed waits and a third", func() bool { return s.waits.Load() >= 3 })
+	stop()
+	out := logs.String()
+	if !strings.Contains(out, "waiting for jobs failed") {
+		t.Fatalf("the outage was not logged:\n%s", out)
+	}
+	if strings.Contains(out, "works again") {
+		t.Fatalf("a worker stopped in an outage logged a recovery:\n%s", out)
+	}
+}

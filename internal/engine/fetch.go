@@ -388,12 +388,12 @@ func (r *worker) signalLoop(ctx context.Context, out chan<- readySignal) {
 			sleepCtx(ctx, d)
 			continue
 		}
+		if ctx.Err() != nil {
+			return // a wait cut short by the stop is no success
+		}
 		fails = 0
 		if log, n, lasted := outage.Recovered(time.Now()); log {
 			r.log.Info("hopper: waiting for jobs works again", slog.Int("failures", n), slog.Duration("after", lasted))
-		}
-		if ctx.Err() != nil {
-			return
 		}
 		select {
 		case out <- readySignal{queues: got}:

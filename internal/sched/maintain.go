@@ -77,6 +77,9 @@ type schedRun struct {
 	unexpanded bool
 	sweep      int // the next queue of the rotating check
 	waits      int // consecutive failed waits, for backoff
+	// waitOutage is what was logged of the failed waits (one line per
+	// outage, then one every retrylog.Every).
+	waitOutage retrylog.Outage
 	// alarm ends each wait for signals at the next due time to within
 	// tens of µs: a Go timer ended it up to a millisecond late
 	// (internal/alarm).
@@ -121,12 +124,21 @@ func (r *schedRun) run(ctx context.Context) {
 			}
 			r.waits++
 			d := min(r.cfg.MaxSleep, time.Duration(1<<min(r.waits, 10))*10*time.Millisecond)
-			r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: wait failed",
-				slog.Any("error", err), slog.Duration("retry_in", d))
+			if log, omitted := r.waitOutage.Failed(time.Now()); log {
+				r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "hopper: scheduler: wait failed",
+					slog.Any("error", err), slog.Duration("retry_in", d), slog.Int("failures_not_logged", omitted))
+			}
 			sleepCtx(ctx, d)
 			continue
 		}
+		if ctx.Err() != nil {
+			return // a wait cut short by the stop is no success
+		}
 		r.waits = 0
+		if log, n, lasted := r.waitOutage.Recovered(time.Now()); log {
+			r.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "hopper: scheduler: waiting works again",
+				slog.Int("failures", n), slog.Duration("after", lasted))
+		}
 		now = time.Now()
 		for _, q := range signalled {
 			if _, ok := slices.BinarySearch(r.queues, q); ok && r.fails[q] == 0 {
