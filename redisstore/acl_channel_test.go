@@ -3,8 +3,10 @@ package redisstore_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -59,5 +61,103 @@ func TestRefusedChannelLosesNoJob(t *testing.T) {
 	}
 	if n, err := admin.HLen(ctx, "{"+prefix+":q}:j").Result(); err != nil || n != 0 {
 		t.Fatalf("jobs hash holds %d jobs after every ack (%v): jobs in no state", n, err)
+	}
+}
+
+// TestWatchWithoutPublishOrChannels: a job's watch ends when the job does
+// for an ACL user whose end messages never come, whether its PUBLISH is
+// refused (the scripts' pcall drops the message: the watch waited an
+// hour) or its subscription is (WatchJob failed at once): the watch looks
+// at the job every watchPoll.
+func TestWatchWithoutPublishOrChannels(t *testing.T) {
+	defer redisstore.SetWatchPoll(50 * time.Millisecond)()
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	for _, tc := range []struct {
+		name    string
+		without []string
+	}{
+		{"no publish", []string{"+publish"}},
+		{"no channels", []string{"&hopper:*"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prefix := redistest.Prefix(t)
+			rdb := aclUser(t, admin, prefix, prefix, tc.without, nil, srv.Client)
+			s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true, Logger: testutil.Logger()})
+			ctx := t.Context()
+			if _, err := s.Enqueue(ctx, []*store.NewJob{job("q", "a")}); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := s.WatchJob(ctx, "q", "a")
+			if err != nil {
+				t.Fatalf("WatchJob: %v, want a watch that polls", err)
+			}
+			wf, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "w", Tasks: []*store.NewTask{wfTask("w", "t", "q")}})
+			if err != nil || wf {
+				t.Fatalf("EnqueueWorkflow: %v, %v", wf, err)
+			}
+			wch, err := s.WatchWorkflow(ctx, "w")
+			if err != nil {
+				t.Fatalf("WatchWorkflow: %v, want a watch that polls", err)
+			}
+			got := claimedByID(t, s, "q")
+			end := ack(got["a"])
+			end.Retention = time.Minute // the record the watch reads
+			if errs, err := s.Finish(ctx, []store.AttemptEnd{end, ack(got["w~t"])}); err != nil || errs[0] != nil || errs[1] != nil {
+				t.Fatalf("Finish: %v, %v", errs, err)
+			}
+			w := testutil.Receive(t, ch, testutil.Wait, "the watch to end")
+			if w.Err != nil || w.Job == nil || w.Job.State != store.StateDone {
+				t.Fatalf("watch ended with %+v, want the job done", w)
+			}
+			we := testutil.Receive(t, wch, testutil.Wait, "the workflow's watch to end")
+			if we.Err != nil || we.Workflow == nil || we.Workflow.State != store.WorkflowSucceeded {
+				t.Fatalf("workflow watch ended with %+v, want the workflow succeeded", we)
+			}
+		})
+	}
+}
+
+// TestRefusedXaddFailsNoStep: an ACL user without +xadd, while someone
+// reads the queue's events, enqueues, claims and acks with no error and
+// leaves no job behind: the entries go through pcall. The enqueue stored
+// its job and then failed at the entry (the caller told it was not
+// stored), and a claim took its jobs to unack and failed, leaving them
+// there for their lease.
+func TestRefusedXaddFailsNoStep(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+xadd"}, nil, srv.Client)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true, Logger: testutil.Logger()})
+	ctx := t.Context()
+	// Someone reads the queue's events (the admin: a reader may read).
+	reader := redisstore.New(admin, &redisstore.Config{Prefix: prefix})
+	if _, _, _, err := reader.ReadEvents(ctx, map[string]string{"q": store.FromNow}, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a", "b", "c"}
+	for _, id := range want {
+		if res, err := s.Enqueue(ctx, []*store.NewJob{job("q", id)}); err != nil || res[0].Duplicate {
+			t.Fatalf("Enqueue(%s): %+v, %v; want stored", id, res, err)
+		}
+	}
+	got := claimedByID(t, s, "q")
+	var ends []store.AttemptEnd
+	for _, j := range got {
+		ends = append(ends, ack(j))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("claimed %d jobs, want %d", len(got), len(want))
+	}
+	if errs, err := s.Finish(ctx, ends); err != nil || slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+		t.Fatalf("Finish: %v, %v", errs, err)
+	}
+	st, err := s.GetQueueStats(ctx, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := st.Counts; c.Ready+c.Unack+c.Pending+c.Retry+c.Garbage != 0 {
+		t.Fatalf("after the acks: %+v, want nothing left", c)
 	}
 }

@@ -127,7 +127,7 @@ func (e *redisError) Error() string {
 	msg := "redisstore: " + e.op + ": " + e.err.Error()
 	switch e.class {
 	case ErrNoPerm:
-		msg += " (the Redis ACL user lacks a right hopper needs: see the redisstore package documentation, Access control)"
+		msg += " (the Redis ACL user lacks a right hopper needs: `hopper check` names each missing one; see the redisstore package documentation, Access control)"
 	case ErrOOM:
 		msg += " (Redis reached maxmemory: free memory or raise maxmemory; nothing was written)"
 	}

@@ -185,3 +185,12 @@ func LoseSignals(s *Store, queue string) {
 // PartitionIndex is the partition of n that a job of routing key key
 // (its group, unique key, schedule or ID) goes to.
 func PartitionIndex(key string, n int) int { return partIndex(key, n) }
+
+// SetWatchPoll sets how long the watches of Stores made from now on wait
+// for an end message before they look, until the returned func restores
+// it.
+func SetWatchPoll(d time.Duration) (restore func()) {
+	old := watchPoll
+	watchPoll = d
+	return func() { watchPoll = old }
+}

@@ -65,6 +65,10 @@ type Store struct {
 	// constant flightPeriod, or 0 (a limit of one, never changed), which
 	// tests may set before the store's first call.
 	flightPeriod time.Duration
+	// watchPoll is the package's watchPoll when the Store was made: how
+	// long a job's or workflow's watch waits for its end message before it
+	// looks (wait_job.go).
+	watchPoll time.Duration
 	// flightMost is the most round trips in flight an enqueue batcher
 	// may choose (flightMost, from the client's pool).
 	flightMost int
@@ -120,6 +124,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		checkMu:      make(checkLock, 1),
 		spareIdle:    spareIdle,
 		flightPeriod: flightPeriod,
+		watchPoll:    watchPoll,
 		flightMost:   flightMost(poolSize(client)),
 		partSweep:    partSweepEvery,
 	}

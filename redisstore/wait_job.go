@@ -28,7 +28,11 @@ var _ store.JobWaiter = (*Store)(nil)
 // (ID, Queue, Kind, State, Attempt, FinishedAt, Cancelled, the Result of
 // an ack, the last error of a death), with no further read; a job that had
 // ended when the watch began is read whole with GetJob. A watch holds one
-// goroutine until it ends.
+// goroutine until it ends, and without the end message looks at the job
+// every watchPoll (5 s): a message that never comes (an ACL user without
+// +publish or the channels' rights, a failover) delays it by that much at
+// most, and a job that ended meanwhile with no record kept (no
+// retention) ends the watch with ErrJobNotFound saying so.
 func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.JobEnd, error) {
 	if err := store.ValidateQueue(queue); err != nil {
 		return nil, err
@@ -51,7 +55,10 @@ func (s *Store) WatchJob(ctx context.Context, queue, id string) (<-chan store.Jo
 	// registers the waiter, so that the message cannot come first: from
 	// the hold on, the message reaches this watch, even when another watch
 	// of the same job takes it while this one is not waiting yet.
-	if err := s.watch.waitLive(ctx); err != nil {
+	// A subscription the server refuses (an ACL user without the
+	// channels' rights) or cannot make yet leaves the watch to its poll
+	// (watchPoll): the script below says whether the server answers.
+	if err := s.watch.waitLive(ctx); err != nil && ctx.Err() != nil {
 		return nil, err
 	}
 	snap := s.watch.hold(kindDone, key)
@@ -92,12 +99,21 @@ func (s *Store) registerWait(ctx context.Context, queue, id string) (ended bool,
 	return st == 1, nil
 }
 
+// watchPoll is how long a watch waits for its job's done message before
+// it looks at the job in the store: a message that never comes (an ACL
+// user without +publish, whose scripts' PUBLISH fails quietly; a message
+// lost while a master failed over) delays the watch by this much at most,
+// where it waited an hour. It costs a waiting watch one script call per
+// watchPoll. A variable for tests.
+var watchPoll = 5 * time.Second
+
 // awaitEnd waits for the done message of a registered job, counting from
-// snap (the key's signals when the watch held it).
+// snap (the key's signals when the watch held it), and looks at the job
+// every watchPoll without one.
 func (s *Store) awaitEnd(ctx context.Context, queue, id, key string, snap uint64) store.JobEnd {
 	keys := []string{key}
 	for {
-		got, payloads, err := s.watch.waitFrom(ctx, kindDone, keys, []uint64{snap}, time.Hour)
+		_, payloads, err := s.watch.waitFrom(ctx, kindDone, keys, []uint64{snap}, s.watchPoll)
 		if ctx.Err() != nil {
 			return store.JobEnd{Err: ctx.Err()}
 		}
@@ -108,7 +124,6 @@ func (s *Store) awaitEnd(ctx context.Context, queue, id, key string, snap uint64
 			if ctx.Err() != nil {
 				return store.JobEnd{Err: ctx.Err()}
 			}
-			got = keys
 		}
 		if p := payloads[key]; p != "" {
 			rec, err := s.endedJob(ctx, queue, id, p)
@@ -121,11 +136,8 @@ func (s *Store) awaitEnd(ctx context.Context, queue, id, key string, snap uint64
 			rec, err := s.endedJob(ctx, queue, id, p)
 			return store.JobEnd{Job: rec, Err: err}
 		}
-		if len(got) == 0 {
-			continue // an hour without news; keep waiting
-		}
 		// The subscription came back, and the message may have been
-		// missed: look again.
+		// missed, or watchPoll passed without it: look again.
 		ended, err := s.registerWait(ctx, queue, id)
 		if err != nil || ended {
 			if err == nil {
@@ -137,7 +149,10 @@ func (s *Store) awaitEnd(ctx context.Context, queue, id, key string, snap uint64
 				return store.JobEnd{Err: ctx.Err()}
 			}
 			if errors.Is(err, store.ErrJobNotFound) {
-				return store.JobEnd{Err: err}
+				// It was there when the watch began: it ended, its
+				// message did not come, and nothing kept its record.
+				return store.JobEnd{Err: fmt.Errorf("%w: job %q of queue %q ended, but its end message never came (no PUBLISH right for the ACL user, or lost in a failover) and its record was not kept (EnqueueOpts.Retention keeps it)",
+					store.ErrJobNotFound, id, queue)}
 			}
 			sleepCtx(ctx, time.Second) // the server is unreachable: try again
 		}

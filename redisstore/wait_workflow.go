@@ -25,7 +25,10 @@ const wfDoneQueue = "~wf"
 
 // WatchWorkflow watches workflow id until it ends or ctx is done (see
 // store.WorkflowWaiter). The workflow comes back whole, as GetWorkflow
-// reads it once it ended. A watch holds one goroutine until it ends.
+// reads it once it ended. A watch holds one goroutine until it ends, and
+// without the end message looks at the workflow's state every watchPoll
+// (5 s): a message that never comes (an ACL user without +publish or the
+// channels' rights, a failover) delays it by that much at most.
 func (s *Store) WatchWorkflow(ctx context.Context, id string) (<-chan store.WorkflowEnd, error) {
 	if err := store.ValidateWorkflowID(id); err != nil {
 		return nil, err
@@ -34,7 +37,9 @@ func (s *Store) WatchWorkflow(ctx context.Context, id string) (<-chan store.Work
 		return nil, err
 	}
 	key := wfDoneQueue + "\x00" + id
-	if err := s.watch.waitLive(ctx); err != nil {
+	// A subscription the server refuses or cannot make yet leaves the
+	// watch to its poll; the read below says whether the server answers.
+	if err := s.watch.waitLive(ctx); err != nil && ctx.Err() != nil {
 		return nil, err
 	}
 	snap := s.watch.hold(kindDone, key)
@@ -64,7 +69,7 @@ func (s *Store) WatchWorkflow(ctx context.Context, id string) (<-chan store.Work
 func (s *Store) awaitWorkflow(ctx context.Context, id, key string, snap uint64) store.WorkflowEnd {
 	keys := []string{key}
 	for {
-		got, _, err := s.watch.waitFrom(ctx, kindDone, keys, []uint64{snap}, time.Hour)
+		got, _, err := s.watch.waitFrom(ctx, kindDone, keys, []uint64{snap}, s.watchPoll)
 		if ctx.Err() != nil {
 			return store.WorkflowEnd{Err: ctx.Err()}
 		}
@@ -75,8 +80,8 @@ func (s *Store) awaitWorkflow(ctx context.Context, id, key string, snap uint64) 
 			if ctx.Err() != nil {
 				return store.WorkflowEnd{Err: ctx.Err()}
 			}
-		} else if len(got) == 0 {
-			continue // an hour without news; keep waiting
+		} else if len(got) == 0 && s.workflowRunning(ctx, id) {
+			continue // watchPoll without news, and it runs on
 		}
 		snap = s.watch.seqs(kindDone, keys)[0]
 		rec, err := s.GetWorkflow(ctx, id)
@@ -98,3 +103,15 @@ func (s *Store) awaitWorkflow(ctx context.Context, id, key string, snap uint64) 
 
 // isWorkflowGone reports whether err says the workflow is not stored.
 func isWorkflowGone(err error) bool { return errors.Is(err, store.ErrWorkflowNotFound) }
+
+// workflowRunning reports whether workflow id is stored and running, as
+// its record without tasks says (one HMGET, what a watch's poll costs a
+// workflow of any size); true when the read fails, for the watch to wait
+// on.
+func (s *Store) workflowRunning(ctx context.Context, id string) bool {
+	recs, err := s.workflowMetas(ctx, []string{id})
+	if err != nil {
+		return true
+	}
+	return len(recs) == 1 && recs[0].State == store.WorkflowRunning
+}

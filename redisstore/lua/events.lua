@@ -98,9 +98,13 @@ end
 -- maxlen_s. "1-0" for "1-*" is the first entry of a stream whose key was
 -- deleted without the marks (evicted, deleted by hand): the stream gets a
 -- new generation, so that readers of the old one learn that it started
--- over. (One string compare per entry, while someone reads.)
+-- over. (One string compare per entry, while someone reads.) Through
+-- pcall, as the wake-ups are published: an entry the server refuses (an
+-- ACL user without +xadd) is not written, and the step, whose writes came
+-- before, goes on; it failed after them, its job stored or claimed while
+-- the caller was told it was not.
 local function ev_xadd(maxlen_s, id, ...)
-  if rcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, ...) == '1-0' and id == '1-*' then
+  if redis.pcall('XADD', K.events, 'MAXLEN', '~', maxlen_s, id, ...) == '1-0' and id == '1-*' then
     local t = rcall('TIME')
     M.evg = t[1] .. string.sub('00000' .. t[2], -6)
     rcall('HSET', K.marks, 'evg', M.evg)
