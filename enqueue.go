@@ -73,7 +73,13 @@ func Enqueue[T Args](ctx context.Context, c *Client, args T, opts *EnqueueOpts) 
 // every job's JobInfo, the failed ones with Err set, and an error saying
 // how many were not stored: enqueue those again with their IDs
 // (EnqueueOpts.ID) to be safe, since a step whose reply was lost may have
-// been applied. When nothing was stored it returns only the error.
+// been applied. When nothing was stored, or the store cannot tell (the
+// reply of the only step was lost: the jobs may be stored), it returns
+// only the error, and the IDs it chose are gone with it: a caller that
+// must retry a batch without duplicates makes its jobs with PrepareMany,
+// whose IDs are fixed, and sends the same PreparedJobs again with
+// EnqueuePrepared until it succeeds (a job stored by a lost try comes
+// back as a duplicate).
 func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *EnqueueOpts) ([]*JobInfo, error) {
 	if c.unmade() {
 		return nil, errNilClient

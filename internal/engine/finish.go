@@ -416,12 +416,13 @@ func (f *finisher) report(it finishItem, err error) {
 		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
 	case it.req.Outcome == store.OutcomeAck && errors.Is(err, store.ErrJobNotFound):
 		// Most often a retried ack whose first try was applied (its reply
-		// was lost with the connection), else a job deleted while it ran,
-		// or one Redis lost (restarted without persistence, or failed over
-		// to a replica that had not received it): either way it is gone,
-		// as an ack wants.
-		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, the job was deleted, "+
-			"or Redis lost its data (a restart without persistence, a failover to a replica behind))"
+		// was lost with the connection), else a job whose lease ran out
+		// while the link was down and that another worker ran and acked,
+		// a job deleted while it ran, or one Redis lost (restarted without
+		// persistence, or failed over to a replica that had not received
+		// it): either way it is gone, as an ack wants.
+		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, its lease ran out and another worker "+
+			"ran and acked it, the job was deleted, or Redis lost its data (a restart without persistence, a failover to a replica behind))"
 	}
 	f.r.log.LogAttrs(context.Background(), level, msg,
 		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),

@@ -32,7 +32,11 @@ func Normalize(s string) string {
 // sentinels, its user information the sentinels', username= and password=
 // the master's); one server's otherwise. The TLS flags
 // t (nil for none) apply to a rediss:// URL; given with a redis:// URL
-// they are an error. Parse reads t's files and connects to nothing. The
+// they are an error. Every client honours its calls' context deadlines
+// (go-redis's ContextTimeoutEnabled): a command's per-call bound, such as
+// the dashboard's 2 s per queue, holds against a server that stopped
+// answering, where go-redis alone waits out its read timeout (5 s) and
+// its retries. Parse reads t's files and connects to nothing. The
 // error is go-redis's for the URL, or a *FlagError for t; Error words
 // both for a user.
 func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient, error) {
@@ -47,6 +51,7 @@ func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient,
 		if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
 			return nil, err
 		}
+		o.ContextTimeoutEnabled = true
 		return func() redis.UniversalClient { return redis.NewClusterClient(o) }, nil
 	}
 	if sentinel(raw) {
@@ -57,6 +62,7 @@ func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient,
 		if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
 			return nil, err
 		}
+		o.ContextTimeoutEnabled = true
 		return func() redis.UniversalClient { return redis.NewFailoverClient(o) }, nil
 	}
 	o, err := redis.ParseURL(raw)
@@ -66,6 +72,7 @@ func Parse(raw string, cluster bool, t *TLSFlags) (func() redis.UniversalClient,
 	if o.TLSConfig, err = t.config(o.TLSConfig, urlredact.Redact(raw)); err != nil {
 		return nil, err
 	}
+	o.ContextTimeoutEnabled = true
 	return func() redis.UniversalClient { return redis.NewClient(o) }, nil
 }
 
