@@ -127,7 +127,7 @@ func dialRedis(ctx context.Context, sf *storeFlags) (redis.UniversalClient, erro
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s: %w%s", urlredact.Redact(raw), err, sf.tls.Hint(err))
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w%s%s", urlredact.Redact(raw), err, sf.tls.Hint(err), redisurl.SchemeHint(raw, err))
 	}
 	if c, ok := rdb.(*redis.Client); ok && isSentinel(pctx, c) {
 		// A sentinel answers PING and INFO, then refuses what a store

@@ -205,7 +205,7 @@ func (f *redisFlags) open(ctx context.Context) (*redisstore.Store, func(), error
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w%s", urlredact.Redact(f.url), err, f.tls.Hint(err))
+		return nil, nil, fmt.Errorf("cannot reach Redis at %s: %w%s%s", urlredact.Redact(f.url), err, f.tls.Hint(err), redisurl.SchemeHint(f.url, err))
 	}
 	return redisstore.New(rdb, &redisstore.Config{Prefix: f.prefix}), func() { rdb.Close() }, nil
 }
