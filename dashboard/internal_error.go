@@ -76,11 +76,15 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	}
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
+	advice := " Reloading may help if it was passing."
+	if storeFinal(err) {
+		advice = " The store says it needs an operator (on Redis: a right the ACL user lacks, which `hopper check` names, or a setting): reloading will not help until then."
+	}
 	d.render(w, r, http.StatusInternalServerError, "error", errorPage{
 		base:      d.base(r, "The store failed", ""),
 		Status:    http.StatusInternalServerError,
 		Heading:   "The store failed",
-		Message:   msg + " The store answered with an error; the dashboard's log has it under this request ID. Reloading may help if it was passing.",
+		Message:   msg + " The store answered with an error; the dashboard's log has it under this request ID." + advice,
 		RequestID: id,
 	})
 }
@@ -105,4 +109,12 @@ func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what strin
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// storeFinal reports whether a store's error says it will not clear by
+// itself (a method StoreTemporary() bool that reports false, as
+// redisstore's errors of a missing ACL right or a refused login do).
+func storeFinal(err error) bool {
+	var t interface{ StoreTemporary() bool }
+	return errors.As(err, &t) && !t.StoreTemporary()
 }

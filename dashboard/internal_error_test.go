@@ -80,3 +80,39 @@ func TestStoreErrorsShowARequestIDNotTheError(t *testing.T) {
 		wantContains(t, log.String(), what+" log", "request_id="+id, "Wrong number of args calling Redis command from script")
 	}
 }
+
+// permErr is a store error that says it needs an operator, as
+// redisstore's of a missing ACL right does.
+type permErr struct{}
+
+func (permErr) Error() string {
+	return "NOPERM this user has no permissions to run the 'fcall' command"
+}
+func (permErr) StoreTemporary() bool { return false }
+
+// deniedStore is a memstore whose job lists fail as an ACL user without
+// a right does.
+type deniedStore struct{ *memstore.Store }
+
+func (deniedStore) ListJobs(context.Context, store.ListJobsOpts) (store.JobPage, error) {
+	return store.JobPage{}, permErr{}
+}
+
+// A store error that will not clear by itself (a missing ACL right) does
+// not tell the operator that reloading may help: the page says it needs
+// an operator and names hopper check. It said "Reloading may help if it
+// was passing" for a NOPERM (an outside trial).
+func TestStoreErrorThatNeedsAnOperator(t *testing.T) {
+	mem := memstore.New(nil)
+	dashtest.Seed(t, mem)
+	h := newHandler(deniedStore{mem}, &dashboard.Config{Logger: slog.New(slog.DiscardHandler)})
+	r := get(t, h, "/queues/default/retry")
+	if r.Code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", r.Code)
+	}
+	wantContains(t, r.Body, "the page", "needs an operator", "hopper check")
+	wantLacks(t, r.Body, "the page", "Reloading may help", "NOPERM")
+	// A temporary error keeps the advice.
+	h = newHandler(failingStore{mem}, &dashboard.Config{Logger: slog.New(slog.DiscardHandler)})
+	wantContains(t, get(t, h, "/queues/default/retry").Body, "a temporary failure's page", "Reloading may help")
+}
