@@ -18,6 +18,7 @@ import (
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/internal/proctest"
 	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/internal/testutil"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
 )
@@ -195,36 +196,50 @@ func (r *run) ackedCount() int {
 // waitQuiet waits until every acknowledged job has a successful final
 // finish (ack or garbage) in the ledger and no queue holds a job in
 // pending, ready, unack or retry.
+//
+// When they do not within timeout, the test logs the stacks of hopper's
+// goroutines in each worker still running (ending it), to show where a
+// worker that holds back ready jobs waits, and fails.
 func (r *run) waitQuiet(timeout time.Duration) {
 	r.t.Helper()
-	r.procs.Eventually(timeout, func() error {
-		evs := r.ledgers()
-		ends := finals(evs)
-		for k := range r.unconfirmedAcks(evs) {
-			ends[k]++
+	var last error
+	if testutil.Poll(timeout, func() bool { last = r.quietErr(); return last == nil }) {
+		return
+	}
+	for _, p := range r.procs.Running() {
+		r.t.Logf("goroutines of %s (hopper's):\n%s", p.Name(), p.Stacks("github.com/hopperq/hopper/"))
+	}
+	r.t.Fatalf("after %v: %v", timeout, last)
+}
+
+// quietErr says what waitQuiet still waits for, or nil.
+func (r *run) quietErr() error {
+	evs := r.ledgers()
+	ends := finals(evs)
+	for k := range r.unconfirmedAcks(evs) {
+		ends[k]++
+	}
+	r.mu.Lock()
+	var missing []jobKey
+	for k := range r.acked {
+		if ends[k] == 0 {
+			missing = append(missing, k)
 		}
-		r.mu.Lock()
-		var missing []jobKey
-		for k := range r.acked {
-			if ends[k] == 0 {
-				missing = append(missing, k)
-			}
+	}
+	r.mu.Unlock()
+	if len(missing) > 0 {
+		return r.missingErr(missing)
+	}
+	for _, q := range r.queues {
+		st, err := r.store.GetQueueStats(context.Background(), q)
+		if err != nil {
+			return err
 		}
-		r.mu.Unlock()
-		if len(missing) > 0 {
-			return r.missingErr(missing)
+		if c := st.Counts; c.Pending+c.Ready+c.Unack+c.Retry > 0 {
+			return fmt.Errorf("queue %s still has jobs: %+v", q, c)
 		}
-		for _, q := range r.queues {
-			st, err := r.store.GetQueueStats(context.Background(), q)
-			if err != nil {
-				return err
-			}
-			if c := st.Counts; c.Pending+c.Ready+c.Unack+c.Retry > 0 {
-				return fmt.Errorf("queue %s still has jobs: %+v", q, c)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // missingErr describes acknowledged jobs that have not ended: the first

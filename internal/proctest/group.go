@@ -485,3 +485,50 @@ func (p *Proc) signal(sig syscall.Signal, frozen bool) {
 		p.g.t.Fatalf("proctest: signal %v to child %s: %v", sig, p.name, err)
 	}
 }
+
+// Stacks ends the child with SIGQUIT, which has the Go runtime write every
+// goroutine's stack to stderr, and returns the stacks that mention
+// filter (all when it is ""), for a test to log where a child was stuck.
+// The child's end counts as asked.
+func (p *Proc) Stacks(filter string) string {
+	p.mu.Lock()
+	if p.asked == notAsked {
+		p.asked = killAsked
+	}
+	p.mu.Unlock()
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a frozen child writes nothing
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-p.done:
+	case <-time.After(StopTimeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	out := p.Stderr()
+	if i := strings.Index(out, "\ngoroutine "); i >= 0 {
+		out = out[i+1:]
+	}
+	var keep []string
+	for _, g := range strings.Split(out, "\n\n") {
+		if strings.HasPrefix(g, "goroutine ") && strings.Contains(g, filter) {
+			keep = append(keep, g)
+		}
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+// Running returns the children that have not ended.
+func (g *Group) Running() []*Proc {
+	g.mu.Lock()
+	procs := g.procs
+	g.mu.Unlock()
+	var out []*Proc
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}

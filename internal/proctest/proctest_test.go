@@ -122,6 +122,21 @@ func TestKill(t *testing.T) {
 	p.Stop() // nothing: it ended
 }
 
+// Stacks returns the stacks of the child's goroutines that mention the
+// filter (the echo role's loop here), and its end fails nothing.
+func TestStacks(t *testing.T) {
+	g := NewGroup(t)
+	p := g.Start("s", "echo", nil)
+	p.WaitReady()
+	got := p.Stacks("proctest.echo")
+	if !strings.HasPrefix(got, "goroutine ") || !strings.Contains(got, "proctest.echo(") {
+		t.Fatalf("Stacks(proctest.echo) = %q, want the echo loop's goroutine", got)
+	}
+	if strings.Contains(got, "testing.tRunner") {
+		t.Errorf("Stacks kept goroutines that do not mention the filter:\n%s", got)
+	}
+}
+
 // stateOf returns the state letter of process pid from /proc (R, S, T, Z,
 // ...), or "" when it is gone.
 func stateOf(t *testing.T, pid int) string {
