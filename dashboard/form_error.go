@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/hopperq/hopper"
 	"github.com/hopperq/hopper/store"
@@ -14,7 +15,7 @@ import (
 // fault marked and what was typed still in the fields, instead of an
 // error page that loses it.
 type formError struct {
-	form  string // the form: "reschedule", "priority", "args", "limits" or "group"
+	form  string // the form: "reschedule", "priority", "args", "limits", "group" or a schedule's "spec:<queue>/<name>"
 	field string // the field at fault; "" for the form as a whole
 	msg   string
 }
@@ -60,8 +61,9 @@ func formStateOf(r *http.Request) formState {
 }
 
 // reshow answers a form error with the page the form is on: the job page
-// for a job's forms, the queue's list (the state it came from, ready by
-// default) for the queue's, with status 422.
+// for a job's forms, the periodic jobs' page for a stored schedule's
+// spec, the queue's list (the state it came from, ready by default) for
+// the queue's, with status 422.
 func (d *dash) reshow(w http.ResponseWriter, r *http.Request, fe *formError) {
 	st := formState{Form: fe.form, Field: fe.field, Msg: fe.msg, Values: r.PostForm}
 	r2 := r.WithContext(context.WithValue(r.Context(), formStateKey{}, st))
@@ -69,6 +71,10 @@ func (d *dash) reshow(w http.ResponseWriter, r *http.Request, fe *formError) {
 	u.RawQuery = ""
 	r2.URL = &u
 	w = &statusWriter{ResponseWriter: w, status: http.StatusUnprocessableEntity}
+	if strings.HasPrefix(fe.form, "spec:") {
+		d.serveSchedules(w, r2)
+		return
+	}
 	if r.PathValue("id") != "" {
 		d.serveJob(w, r2)
 		return

@@ -141,6 +141,7 @@ func (d *dash) mustParsePages() pages {
 		"count":          func(c store.StateCounts, st hopper.JobState) int64 { return c.Get(st) },
 		"path":           d.path,
 		"queuePath":      d.queuePath,
+		"specForm":       specForm,
 		"jobPath":        d.jobPath,
 		"static":         staticPath(d.cfg.Prefix),
 		"canRequeue":     canRequeue,

@@ -53,6 +53,9 @@ type schedulesPage struct {
 	// RunsOK is true when the store keeps schedules' last runs
 	// (store.ScheduleRuns); orphaned schedules can then be forgotten.
 	RunsOK bool
+	// Bad is a stored schedule's spec form sent back with a spec the
+	// store refused (form "spec:<queue>/<name>", form_error.go).
+	Bad formState
 }
 
 // scheduleRowOf computes the missed ticks of s at now; its next tick is
@@ -86,7 +89,7 @@ func (d *dash) serveSchedules(w http.ResponseWriter, r *http.Request) {
 		d.storeError(w, r, "listing schedules", err)
 		return
 	}
-	p := schedulesPage{base: d.base(r, "Periodic jobs", "schedules")}
+	p := schedulesPage{base: d.base(r, "Periodic jobs", "schedules"), Bad: formStateOf(r)}
 	_, p.StoredOK = store.As[store.ScheduleStore](d.ins.Store())
 	_, p.RunsOK = store.As[store.ScheduleRuns](d.ins.Store())
 	now := d.cfg.Now()
@@ -146,6 +149,9 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	switch {
 	case errors.Is(err, hopper.ErrScheduleNotFound):
 		return outcome{}, &userError{http.StatusNotFound, "No such schedule", err.Error()}
+	case errors.Is(err, hopper.ErrInvalidConfig) && action == "spec":
+		// The page again, the message by the form, what was typed kept.
+		return outcome{}, &formError{specForm(queue, name), "spec", err.Error()}
 	case errors.Is(err, hopper.ErrInvalidConfig):
 		return outcome{}, &userError{http.StatusBadRequest, "Cannot change the schedule", err.Error()}
 	case err != nil:
@@ -153,3 +159,7 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	}
 	return outcome{to: d.path("schedules"), flash: "schedule-" + action, n: 1, attrs: []any{"queue", queue, "schedule", name}}, nil
 }
+
+// specForm names the spec form of stored schedule name of queue, for a
+// formError and the page's template.
+func specForm(queue, name string) string { return "spec:" + queue + "/" + name }

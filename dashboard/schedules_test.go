@@ -32,7 +32,16 @@ func TestStoredSchedulesPage(t *testing.T) {
 		if err != nil || len(list) != 1 || list[0].Spec != "0 3 * * *" || !list[0].Paused {
 			t.Fatalf("stored schedules after pause and respec: %+v, %v", list, err)
 		}
-		wantStatus(t, post(t, h, "/schedules/default/digest/spec", url.Values{"spec": {"now and then"}}), http.StatusBadRequest, "bad spec")
+		// A spec the store refuses: the page again, the message by the
+		// form, what was typed still there (it was an error page that
+		// lost it).
+		bad := post(t, h, "/schedules/default/digest/spec", url.Values{"spec": {"now and then"}})
+		wantStatus(t, bad, http.StatusUnprocessableEntity, "bad spec")
+		wantContains(t, bad.Body, "bad spec's page", `id="stored-schedules"`, `value="now and then"`, `aria-invalid="true"`,
+			`id="spec-error" role="alert"`)
+		if list, err := ins.ListSchedules(ctx); err != nil || list[0].Spec != "0 3 * * *" {
+			t.Fatalf("stored schedules after a bad spec: %+v, %v", list, err)
+		}
 		wantStatus(t, post(t, h, "/schedules/default/digest/explode", nil), http.StatusNotFound, "unknown action")
 		wantStatus(t, post(t, h, "/schedules/default/nope/pause", nil), http.StatusNotFound, "unknown schedule")
 		r = postAsked(t, h, "/schedules/default/digest/delete", nil, "Delete the stored schedule digest of queue default?")
