@@ -32,33 +32,7 @@ func TestRefusedChannelLosesNoJob(t *testing.T) {
 	if _, _, _, err := s.ReadEvents(ctx, map[string]string{"q": store.FromNow}, 1, 0); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a", "b", "c", "d", "e"}
-	for _, id := range want {
-		if res, err := s.Enqueue(ctx, []*store.NewJob{job("q", id)}); err != nil || res[0].Duplicate {
-			t.Fatalf("Enqueue(%s): %+v, %v; want stored", id, res, err)
-		}
-	}
-	got := claimedByID(t, s, "q")
-	var ids []string
-	var ends []store.AttemptEnd
-	for id, j := range got {
-		ids = append(ids, id)
-		ends = append(ends, ack(j))
-	}
-	slices.Sort(ids)
-	if !slices.Equal(ids, want) {
-		t.Fatalf("claimed %v, want %v", ids, want)
-	}
-	if errs, err := s.Finish(ctx, ends); err != nil || slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		t.Fatalf("Finish: %v, %v", errs, err)
-	}
-	st, err := s.GetQueueStats(ctx, "q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := st.Counts; c.Ready+c.Unack+c.Pending+c.Retry+c.Garbage != 0 {
-		t.Fatalf("after the acks: %+v, want nothing left", c)
-	}
+	flowThrough(t, s, "q", "a", "b", "c", "d", "e")
 	if n, err := admin.HLen(ctx, "{"+prefix+":q}:j").Result(); err != nil || n != 0 {
 		t.Fatalf("jobs hash holds %d jobs after every ack (%v): jobs in no state", n, err)
 	}
@@ -136,24 +110,35 @@ func TestRefusedXaddFailsNoStep(t *testing.T) {
 	if _, _, _, err := reader.ReadEvents(ctx, map[string]string{"q": store.FromNow}, 1, 0); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a", "b", "c"}
-	for _, id := range want {
-		if res, err := s.Enqueue(ctx, []*store.NewJob{job("q", id)}); err != nil || res[0].Duplicate {
+	flowThrough(t, s, "q", "a", "b", "c")
+}
+
+// flowThrough enqueues jobs ids into queue q of s one call each, claims
+// them, acks them, and fails t unless every call succeeded and the queue
+// holds nothing after.
+func flowThrough(t *testing.T, s *redisstore.Store, q string, ids ...string) {
+	t.Helper()
+	ctx := t.Context()
+	for _, id := range ids {
+		if res, err := s.Enqueue(ctx, []*store.NewJob{job(q, id)}); err != nil || res[0].Duplicate {
 			t.Fatalf("Enqueue(%s): %+v, %v; want stored", id, res, err)
 		}
 	}
-	got := claimedByID(t, s, "q")
+	got := claimedByID(t, s, q)
+	var claimed []string
 	var ends []store.AttemptEnd
-	for _, j := range got {
+	for id, j := range got {
+		claimed = append(claimed, id)
 		ends = append(ends, ack(j))
 	}
-	if len(got) != len(want) {
-		t.Fatalf("claimed %d jobs, want %d", len(got), len(want))
+	slices.Sort(claimed)
+	if !slices.Equal(claimed, ids) {
+		t.Fatalf("claimed %v, want %v", claimed, ids)
 	}
 	if errs, err := s.Finish(ctx, ends); err != nil || slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
 		t.Fatalf("Finish: %v, %v", errs, err)
 	}
-	st, err := s.GetQueueStats(ctx, "q")
+	st, err := s.GetQueueStats(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,17 +41,9 @@ func TestRotatingCheckRunsWhileTheWaitHangs(t *testing.T) {
 	cfg := testConfig(slog.New(slog.DiscardHandler))
 	cfg.IdleWait = 50 * time.Millisecond
 	ran := make(chan string, 1)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			ran <- rec.ID
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		ran <- rec.ID
+		return nil
 	})
 	// The first claim, at start, finds the queue empty.
 	testutil.EventuallyTrue(t, testutil.Wait, "the first claim", func() bool { return st.claims.Load() >= 1 })

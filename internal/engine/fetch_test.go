@@ -49,19 +49,11 @@ func TestClaimOnAHangingQueueDelaysNoOther(t *testing.T) {
 	cfg.Lease = 30 * time.Second // a hanging claim lasts claimTimeout: 5 s
 	var mu sync.Mutex
 	var ran []string
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			mu.Lock()
-			ran = append(ran, rec.ID)
-			mu.Unlock()
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		mu.Lock()
+		ran = append(ran, rec.ID)
+		mu.Unlock()
+		return nil
 	})
 	<-st.entered // a claim on "hang" is in flight, and stays so
 	for _, id := range []string{"a", "b", "c"} {
@@ -124,17 +116,9 @@ func TestBacklogGetsTwoClaimsInFlight(t *testing.T) {
 	cfg.Queues = []Queue{{Name: "q", Weight: 1}}
 	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 12 // room for four claims
 	var ran atomic.Int32
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			ran.Add(1)
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		ran.Add(1)
+		return nil
 	})
 	testutil.EventuallyTrue(t, testutil.Wait, "two claims in flight on the queue", func() bool {
 		return st.waiting.Load() == 2
@@ -196,17 +180,9 @@ func TestSignalDuringTwoClaimsIsNotLost(t *testing.T) {
 	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 12
 	cfg.IdleWait = time.Hour
 	var ran sync.Map
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			ran.Store(rec.ID, true)
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		ran.Store(rec.ID, true)
+		return nil
 	})
 	// The first claim took the four jobs, whole: two more are out, both
 	// having found the queue empty. The signal loop's first wait returned
@@ -265,17 +241,9 @@ func TestHangingClaimsLendTheirRoom(t *testing.T) {
 	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4 // room 8: two claims of 4
 	cfg.Lease = 60 * time.Second                            // a hanging claim lasts claimTimeout: 5 s
 	ran := make(chan string, 1)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			ran <- rec.ID
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		ran <- rec.ID
+		return nil
 	})
 	// Every queue was claimed from once at start and found empty. Now the
 	// two hanging queues get a job each: their claims share the room.
@@ -329,17 +297,9 @@ func TestClaimOfMoreThanAskedIsFull(t *testing.T) {
 	cfg.Concurrency, cfg.ClaimBatch, cfg.Prefetch = 4, 4, 4
 	cfg.IdleWait = time.Minute
 	var ran atomic.Int32
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, &claimsOneMore{Store: mem}, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			ran.Add(1)
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, &claimsOneMore{Store: mem}, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		ran.Add(1)
+		return nil
 	})
 	testutil.EventuallyTrue(t, testutil.Wait, "all 200 jobs to run", func() bool { return ran.Load() == 200 })
 }

@@ -51,22 +51,14 @@ func TestEndedJobsWakeTheClaims(t *testing.T) {
 			// Each handler waits for its turn: jobs end one at a time.
 			turn := make(chan struct{})
 			var started, ended atomic.Int32
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan error, 1)
-			go func() {
-				done <- Run(ctx, mem, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-					started.Add(1)
-					select {
-					case <-turn:
-					case <-ctx.Done():
-					}
-					ended.Add(1)
-					return nil
-				})
-			}()
-			t.Cleanup(func() {
-				cancel()
-				<-done
+			startRun(t, mem, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+				started.Add(1)
+				select {
+				case <-turn:
+				case <-ctx.Done():
+				}
+				ended.Add(1)
+				return nil
 			})
 			total := int32(perQueue * len(tc.queues))
 			for n := int32(1); n <= total; n++ {

@@ -59,17 +59,9 @@ func runPaced(t *testing.T, st *claimsPaced, mem *memstore.Store, n int, cfg Con
 	if _, err := mem.Enqueue(t.Context(), jobs); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
-			h(rec)
-			return nil
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
+	startRun(t, st, cfg, func(ctx context.Context, rec *store.JobRecord) error {
+		h(rec)
+		return nil
 	})
 }
 
