@@ -218,7 +218,7 @@ func TestDrainedGroupsLeaveNoNames(t *testing.T) {
 	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true, Prefix: "dr"})
 	ctx := t.Context()
 	left := map[string][]string{}
-	const period = 50 * time.Millisecond
+	const period = time.Second // longer than the first claims take
 	for _, q := range []string{"plain", "grouped", "rated"} {
 		if q == "rated" {
 			if err := s.SetQueueConfig(ctx, q, store.QueueConfig{GroupRateLimit: 10000, GroupRatePeriod: period}); err != nil {
@@ -285,6 +285,73 @@ func passOnServer(t *testing.T, rdb *redis.Client, d time.Duration) {
 	for now := start; now.Sub(start) <= d; {
 		if now, err = rdb.Time(t.Context()).Result(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestGroupHoldsEndingAtOnceCostFlat: a claim puts at most a bounded
+// number of groups whose holds ended back in the rotation, so it runs as
+// many commands with 3,000 such groups as with 600; the claims that
+// follow put back the rest, and every group's next job is claimed. One
+// claim put every group back: with a rate limit of 1 per group, the claim
+// after a burst over 10,000 to 50,000 tenants held the server for 66 to
+// 153 ms (an outside trial).
+func TestGroupHoldsEndingAtOnceCostFlat(t *testing.T) {
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true})
+	ctx := t.Context()
+	const period = time.Second // longer than the first claims take
+	var calls []int64
+	for _, groups := range []int{600, 3000} {
+		q := "h" + strconv.Itoa(groups)
+		if err := s.SetQueueConfig(ctx, q, store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: period}); err != nil {
+			t.Fatal(err)
+		}
+		var jobs []*store.NewJob
+		for i := range 2 * groups {
+			j := job(q, fmt.Sprintf("j%05d", i))
+			j.Group = "g" + strconv.Itoa(i%groups)
+			jobs = append(jobs, j)
+		}
+		for i := 0; i < len(jobs); i += 1000 {
+			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
+		}
+		// Every group's first job: each group is then held for the period.
+		if first := claimUntilHeld(t, s, q); first != groups {
+			t.Fatalf("%d groups: the first claims took %d jobs, want one a group", groups, first)
+		}
+		passOnServer(t, rdb, period+100*time.Millisecond) // every hold has ended
+		var res store.ClaimResult
+		calls = append(calls, scriptCommands(t, rdb, func() {
+			var err error
+			if res, err = s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute}); err != nil {
+				t.Fatal(err)
+			}
+		}))
+		if n := len(res.Jobs) + claimUntilHeld(t, s, q); n != groups {
+			t.Fatalf("%d groups: %d second jobs claimed once their holds ended, want one a group", groups, n)
+		}
+	}
+	if calls[1] != calls[0] {
+		t.Errorf("the claim after the holds ended ran %d commands over 600 groups and %d over 3,000, want as many", calls[0], calls[1])
+	}
+}
+
+// claimUntilHeld claims from q until a claim returns no job and a RetryIn
+// of 100 ms or more (every group with jobs held) or none (no job left),
+// and returns how many jobs it took. A RetryIn under 100 ms is holds
+// that ended and are still to be put back, which the next claims do.
+func claimUntilHeld(t *testing.T, s *redisstore.Store, q string) int {
+	t.Helper()
+	n := 0
+	for {
+		res, err := s.Claim(t.Context(), store.ClaimOpts{Queue: q, Max: 1000, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(res.Jobs)
+		if len(res.Jobs) == 0 && (res.RetryIn == 0 || res.RetryIn >= 100*time.Millisecond) {
+			return n
 		}
 	}
 }
