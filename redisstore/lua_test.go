@@ -309,6 +309,7 @@ var luaOnly = map[string]string{
 	"PAD_FIELDS":   "how many fields one HSET writes before call_chunked makes the hash a hash table: base.lua's own trade of memory for lookups",
 	"SCHED_QUIET":  "how often a queue's last lease going wakes the schedulers: finish's own pacing",
 	"SMALL_ADDS":   "up to how many jobs adds/plain.lua stores one HSETNX each: a trade between Redis's commands and Lua's tables",
+	"UNHOLD_MAX":   "the most groups whose holds ended one claim puts back: groups/holds.lua's own bound on a script's time",
 }
 
 var luaNumConst = regexp.MustCompile(`(?m)^local ([A-Z][A-Z0-9_]*) = -?[0-9]`)
