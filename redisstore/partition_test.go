@@ -555,9 +555,18 @@ func TestPartitionFoundWithoutItsSignal(t *testing.T) {
 	}
 	redisstore.SetPartitionSweep(s, time.Hour)
 	claim() // the first claim asks both
-	mustEnqueue(t, s, job("orders", lost))
-	if _, err := s.WaitReady(ctx, []string{"orders"}, 10*time.Second); err != nil {
+	// The wait is on the lost job's partition, so that it returns with
+	// that job's signal, which must come before LoseSignals: a wait on the
+	// queue returned at once the first time (a first look), or with the
+	// busy partition's wake-up from the claim above, and the lost job's
+	// signal then came after. Its first wait, a first look, is made first.
+	part := store.PartitionName("orders", redisstore.PartitionIndex(lost, 2))
+	if _, err := s.WaitReady(ctx, []string{part}, 0); err != nil {
 		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("orders", lost))
+	if got, err := s.WaitReady(ctx, []string{part}, 10*time.Second); err != nil || len(got) == 0 {
+		t.Fatalf("WaitReady(%s) = %v, %v; want the lost job's signal", part, got, err)
 	}
 	redisstore.LoseSignals(s, "orders")
 	for range 40 {
