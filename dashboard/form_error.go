@@ -71,7 +71,7 @@ func (d *dash) reshow(w http.ResponseWriter, r *http.Request, fe *formError) {
 	u.RawQuery = ""
 	r2.URL = &u
 	w = &statusWriter{ResponseWriter: w, status: http.StatusUnprocessableEntity}
-	if strings.HasPrefix(fe.form, "spec:") {
+	if strings.HasPrefix(fe.form, specFormPrefix) {
 		d.serveSchedules(w, r2)
 		return
 	}

@@ -110,11 +110,3 @@ func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what strin
 	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write(append(b, '\n'))
 }
-
-// storeFinal reports whether a store's error says it will not clear by
-// itself (a method StoreTemporary() bool that reports false, as
-// redisstore's errors of a missing ACL right or a refused login do).
-func storeFinal(err error) bool {
-	var t interface{ StoreTemporary() bool }
-	return errors.As(err, &t) && !t.StoreTemporary()
-}

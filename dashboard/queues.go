@@ -119,8 +119,26 @@ func (d *dash) loadOverview(ctx context.Context, names []string, rng chartRange)
 // storeTemporary reports whether a store's error says it may clear by
 // itself (a method StoreTemporary() bool, as redisstore's errors have).
 func storeTemporary(err error) bool {
+	temporary, says := storeSays(err)
+	return says && temporary
+}
+
+// storeFinal reports whether a store's error says it will not clear by
+// itself (StoreTemporary reports false, as redisstore's errors of a
+// missing ACL right or a refused login do).
+func storeFinal(err error) bool {
+	temporary, says := storeSays(err)
+	return says && !temporary
+}
+
+// storeSays reads what a store's error says of itself: whether it may
+// clear by itself, when it has a method StoreTemporary() bool (says).
+func storeSays(err error) (temporary, says bool) {
 	var t interface{ StoreTemporary() bool }
-	return errors.As(err, &t) && t.StoreTemporary()
+	if !errors.As(err, &t) {
+		return false, false
+	}
+	return t.StoreTemporary(), true
 }
 
 // queuesPage is the data of the overview page.

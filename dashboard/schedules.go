@@ -160,6 +160,9 @@ func (d *dash) postSchedule(r *http.Request) (outcome, error) {
 	return outcome{to: d.path("schedules"), flash: "schedule-" + action, n: 1, attrs: []any{"queue", queue, "schedule", name}}, nil
 }
 
+// specFormPrefix starts the name of a stored schedule's spec form.
+const specFormPrefix = "spec:"
+
 // specForm names the spec form of stored schedule name of queue, for a
 // formError and the page's template.
-func specForm(queue, name string) string { return "spec:" + queue + "/" + name }
+func specForm(queue, name string) string { return specFormPrefix + queue + "/" + name }

@@ -27,15 +27,7 @@ func TestGroupedDepthCostFlat(t *testing.T) {
 	var statsCalls, maintainCalls []int64
 	for _, groups := range []int{300, 3000} {
 		q := "q" + strconv.Itoa(groups)
-		var jobs []*store.NewJob
-		for i := range 2 * groups {
-			j := job(q, fmt.Sprintf("j%05d", i))
-			j.Group = "g" + strconv.Itoa(i%groups)
-			jobs = append(jobs, j)
-		}
-		for i := 0; i < len(jobs); i += 1000 {
-			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
-		}
+		enqueueTwoPerGroup(t, s, q, groups)
 		// The oldest job has waited: the server's clock moved on.
 		passOnServer(t, rdb, 2*time.Millisecond)
 		var st store.QueueStats
@@ -307,15 +299,7 @@ func TestGroupHoldsEndingAtOnceCostFlat(t *testing.T) {
 		if err := s.SetQueueConfig(ctx, q, store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: period}); err != nil {
 			t.Fatal(err)
 		}
-		var jobs []*store.NewJob
-		for i := range 2 * groups {
-			j := job(q, fmt.Sprintf("j%05d", i))
-			j.Group = "g" + strconv.Itoa(i%groups)
-			jobs = append(jobs, j)
-		}
-		for i := 0; i < len(jobs); i += 1000 {
-			mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
-		}
+		enqueueTwoPerGroup(t, s, q, groups)
 		// Every group's first job: each group is then held for the period.
 		if first := claimUntilHeld(t, s, q); first != groups {
 			t.Fatalf("%d groups: the first claims took %d jobs, want one a group", groups, first)
@@ -353,5 +337,20 @@ func claimUntilHeld(t *testing.T, s *redisstore.Store, q string) int {
 		if len(res.Jobs) == 0 && (res.RetryIn == 0 || res.RetryIn >= 100*time.Millisecond) {
 			return n
 		}
+	}
+}
+
+// enqueueTwoPerGroup enqueues two jobs into each of groups groups of
+// queue q, a thousand a call.
+func enqueueTwoPerGroup(t *testing.T, s *redisstore.Store, q string, groups int) {
+	t.Helper()
+	var jobs []*store.NewJob
+	for i := range 2 * groups {
+		j := job(q, fmt.Sprintf("j%05d", i))
+		j.Group = "g" + strconv.Itoa(i%groups)
+		jobs = append(jobs, j)
+	}
+	for i := 0; i < len(jobs); i += 1000 {
+		mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
 	}
 }

@@ -282,15 +282,14 @@ func (g *Group) exitedUnasked() *Proc {
 	procs := g.procs
 	g.mu.Unlock()
 	for _, p := range procs {
-		select {
-		case <-p.done:
-			p.mu.Lock()
-			asked := p.asked
-			p.mu.Unlock()
-			if asked == notAsked {
-				return p
-			}
-		default:
+		if !p.ended() {
+			continue
+		}
+		p.mu.Lock()
+		asked := p.asked
+		p.mu.Unlock()
+		if asked == notAsked {
+			return p
 		}
 	}
 	return nil
@@ -524,11 +523,19 @@ func (g *Group) Running() []*Proc {
 	g.mu.Unlock()
 	var out []*Proc
 	for _, p := range procs {
-		select {
-		case <-p.done:
-		default:
+		if !p.ended() {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// ended reports whether the child has ended and all it reported was read.
+func (p *Proc) ended() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
