@@ -17,7 +17,10 @@ import (
 // jobs back sets RetryIn to when trying again may succeed. A rate limit
 // (store.RateTerms, kept in the queue's marks by SetQueueConfig) sets
 // StartWithin, and in the smooth mode StartAfter. The claimed records
-// carry the error history of earlier attempts.
+// carry the error history of earlier attempts. The jobs of this Store's
+// earlier claims on the queue whose reply was lost come first, with their
+// claims' tokens and their leases renewed (takeback.go); they count
+// towards req.Max.
 func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	if err := req.Validate(); err != nil {
 		return store.ClaimResult{}, err
@@ -26,12 +29,28 @@ func (s *Store) Claim(ctx context.Context, req store.ClaimOpts) (store.ClaimResu
 		return store.ClaimResult{}, s.closedCheck(ctx, err)
 	}
 	s.refreshShared(ctx)
+	// A failed take-back is tried again at the next Claim; this one goes
+	// on (takeBack kept what it took, which must run).
+	back, _ := s.takeBack(ctx, req)
+	if len(back.Jobs) >= req.Max {
+		return back, nil
+	}
 	var res store.ClaimResult
 	var err error
+	more := req
+	more.Max -= len(back.Jobs)
 	if n := s.partCount(req.Queue); n > 0 {
-		res, err = s.claimParts(ctx, req, n)
+		res, err = s.claimParts(ctx, more, n)
 	} else {
-		res, err = s.claimOne(ctx, req)
+		res, err = s.claimOne(ctx, req.Queue, more)
+	}
+	if len(back.Jobs) > 0 {
+		if res.StartAfter != nil {
+			res.StartAfter = append(make([]time.Duration, len(back.Jobs), len(back.Jobs)+len(res.StartAfter)), res.StartAfter...)
+		}
+		res.Jobs = append(back.Jobs, res.Jobs...)
+		res.RetryIn = 0
+		return res, nil
 	}
 	return res, s.closedCheck(ctx, err)
 }
@@ -54,7 +73,7 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 		r := req
 		r.Queue = store.PartitionName(req.Queue, p)
 		r.Max = req.Max - len(out.Jobs)
-		res, err := s.claimOne(ctx, r)
+		res, err := s.claimOne(ctx, req.Queue, r)
 		s.partClaimed(req.Queue, p, pl.marks[t], err == nil && len(res.Jobs) < r.Max && res.RetryIn == 0,
 			err == nil && p != pl.start && len(res.Jobs) > 0)
 		if err != nil {
@@ -85,25 +104,35 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 	return out, firstErr
 }
 
-// claimOne claims from one queue or partition.
-func (s *Store) claimOne(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
+// claimOne claims from one queue or partition, for a Claim on queue
+// base (the partition's queue, or the queue itself).
+func (s *Store) claimOne(ctx context.Context, base string, req store.ClaimOpts) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
 	// The lean way (lua/claim_lean.lua) is asked for only while the
 	// queue's lean mark was set at the last call that could tell: it
 	// costs a claim of any other queue nothing.
 	qk := s.queueKeys(req.Queue)
 	ask := qk.lean.Load()
-	args := []any{req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID}
+	lean := ""
 	if ask {
-		args = append(args, "l")
+		lean = "l"
 	}
-	c := shapedCall("claim", req.Queue, variant{}, nil, args...)
+	note, seq := s.claimNote()
+	c := shapedCall("claim", req.Queue, variant{}, nil,
+		req.Max, lease, mstime.Ceil(s.opts.PausedRetry), req.WorkerID, lean, note[0], note[1], note[2])
+	// go-redis would send it again after a read timeout or a dropped
+	// connection, and the second claim would take more jobs beside the
+	// first one's: the store takes a lost reply's jobs back itself.
+	c.once = true
 	vals, err := s.runShaped(ctx, c).Slice()
 	if err != nil {
+		if mayHaveRun(err) {
+			s.lost.note(base, &lostClaim{queue: req.Queue, seq: seq})
+		}
 		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}
-	vals, lean := leanTail(vals)
-	if ask && !lean {
+	vals, tookLean := leanTail(vals)
+	if ask && !tookLean {
 		qk.lean.Store(false) // the mark was gone: the long way served it
 	}
 	res, bad, err := decodeClaim(req.Queue, vals)

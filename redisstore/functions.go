@@ -312,19 +312,60 @@ func (s *Store) loadsPaused() bool {
 // know (a flushed or new server) is loaded on the key's node and called
 // again; where that fails the store turns to plain scripts for good.
 func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []string, args ...any) *redis.Cmd {
+	return s.callOn(ctx, c, false, sc, keys, args...)
+}
+
+// callOn is call, with once saying that go-redis must not send the call
+// again once it may have reached the server (a claim: takeback.go); a
+// call on a lease's connection always goes once (see fcall).
+func (s *Store) callOn(ctx context.Context, c scriptRunner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
+	if _, conn := c.(*redis.Conn); conn {
+		once = true
+	}
 	if s.fmode.on.Load() {
-		cmd := fcall(ctx, c, sc.fn, keys, args)
+		cmd := fcallOn(ctx, c, once, sc.fn, keys, args)
 		if !noFunction(cmd.Err()) {
 			return cmd
 		}
 		if s.reloadFunctions(ctx, keys, sc) {
-			if cmd = fcall(ctx, c, sc.fn, keys, args); !noFunction(cmd.Err()) {
+			if cmd = fcallOn(ctx, c, once, sc.fn, keys, args); !noFunction(cmd.Err()) {
 				return cmd
 			}
 		}
 	}
+	if once {
+		return evalOnce(ctx, c, sc, keys, args)
+	}
 	return sc.eval.Run(ctx, c, keys, args...)
+}
+
+// evalOnce runs sc as a plain script, as go-redis's Script.Run does
+// (EVALSHA, then EVAL when the server lacks it), each command marked to
+// go once (onceCmd).
+func evalOnce(ctx context.Context, c scriptRunner, sc *script, keys []string, args []any) *redis.Cmd {
+	cmd := scriptCmd(ctx, c, "evalsha", sc.eval.Hash(), keys, args)
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		cmd = scriptCmd(ctx, c, "eval", sc.src, keys, args)
+	}
+	return cmd
+}
+
+// scriptCmd sends name (EVALSHA or EVAL) of body with keys and args on c,
+// marked to go once, with the keys by address as in fcallOn.
+func scriptCmd(ctx context.Context, c scriptRunner, name, body string, keys []string, args []any) *redis.Cmd {
+	a := make([]any, 0, 3+len(keys)+len(args))
+	a = append(a, name, body, len(keys))
+	for i := range keys {
+		a = append(a, (*strArg)(&keys[i]))
+	}
+	a = append(a, args...)
+	cmd := redis.NewCmd(ctx, a...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	_ = c.Process(ctx, onceCmd{cmd})
+	return cmd
 }
 
 // fcall calls function fn with keys and args on c. On a lease's

@@ -132,6 +132,7 @@ type keyFamily struct {
 // keyFamilies are the families of keys.
 var keyFamilies = []keyFamily{
 	{"g_ready", "<group>", "list", "a group's ready job IDs, first in first out, claimed from the left (layout 2; the marks' gn counts them, lua/groups/store.lua)"},
+	{"unack", "<claimer>:<slot>", "string", "a Store's note of one of its last claims on the queue, \"seq|token|claimedMs|deadlineMs\", expiring with the lease: how a claim whose reply was lost is found (takeback.go)"},
 }
 
 // keyIndex maps a key's name to its index in keyTable.

@@ -99,6 +99,10 @@ type evalCall struct {
 	// via, when set, is the lease whose connection the call goes on (an
 	// enqueue batcher's round trip): else the store's client.
 	via *lease
+	// once says go-redis must not send the call again once it may have
+	// reached the server: a claim, whose lost reply the store takes back
+	// itself (takeback.go).
+	once bool
 }
 
 // queueCall returns a call of sc on queue.
@@ -353,7 +357,7 @@ type pipeRunner interface {
 func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre func(redis.Pipeliner)) {
 	if len(calls) == 1 && pre == nil {
 		c := calls[0]
-		c.cmd = s.call(ctx, r, c.script, c.keys, c.args...)
+		c.cmd = s.callOn(ctx, r, c.once, c.script, c.keys, c.args...)
 		s.observe(c.cmd.Err())
 		return
 	}
@@ -363,13 +367,13 @@ func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre 
 			pre(p)
 		}
 		for _, c := range calls {
-			c.cmd = s.pipeOn(ctx, p, once, c.script, c.keys, c.args...)
+			c.cmd = s.pipeOn(ctx, p, once || c.once, c.script, c.keys, c.args...)
 		}
 		return nil
 	})
 	for _, c := range calls {
 		if notLoaded(c.cmd.Err()) {
-			c.cmd = s.call(ctx, r, c.script, c.keys, c.args...)
+			c.cmd = s.callOn(ctx, r, c.once, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
 	}

@@ -95,6 +95,13 @@ type Store struct {
 	// to keep its groups' ready jobs in lists (registerCmds).
 	layoutAt atomic.Int32
 
+	// claimer names the Store's notes of its claims, claimSeq counts its
+	// claims, and lost holds those whose reply it never read
+	// (takeback.go).
+	claimer  string
+	claimSeq atomic.Uint64
+	lost     lostClaims
+
 	batchers sync.Map  // hash slot (0 on a plain client) -> *batcher
 	notify   *notifier // wake-ups: ready, sched
 	watch    *notifier // events and job ends (events.go, wait_job.go)
@@ -127,6 +134,7 @@ func New(client redis.UniversalClient, cfg *Config) *Store {
 		watchPoll:    watchPoll,
 		flightMost:   flightMost(poolSize(client)),
 		partSweep:    partSweepEvery,
+		claimer:      newClaimer(),
 	}
 	s.fmode.fullPause = defaultFullPause
 	c, plain := client.(*redis.Client)

@@ -598,8 +598,9 @@ func nextClaim(claims []proctest.Event, token uint64) *proctest.Event {
 // throughput counters, handler durations (a Worker's service), periodic
 // ticks, the
 // wake-up tokens (at most one element each), the unack set and attempt
-// hash, which keep only their sentinel, and the event stream, capped
-// (checked below). The store-wide registry of queues, workers and
+// hash, which keep only their sentinel, the event stream, capped
+// (checked below), and each Store's notes of its last claims, which expire
+// with the lease. The store-wide registry of queues, workers and
 // schedules stays too.
 var longLived = map[string]bool{"c": true, "m": true, "ln": true, "n": true, "t": true, "pt": true, "w": true, "s": true, "u": true, "a": true, "ev": true, "du": true}
 
@@ -659,6 +660,12 @@ func (r *run) checkKeys(garbageExpected bool) {
 				t.Errorf("event stream %s holds %d entries, want at most about %d", k, n, store.DefaultEventsMaxLen)
 			}
 		case longLived[suffix]:
+		case strings.HasPrefix(suffix, "u:"):
+			// A Store's notes of its last claims on the queue, which
+			// expire with the lease (redisstore's takeback.go).
+			if ttl := r.rdb.PTTL(ctx, k).Val(); ttl <= 0 {
+				t.Errorf("claim notes %s left without a TTL (%v)", k, ttl)
+			}
 		default:
 			t.Errorf("key %s (type %s) left after the run", k, r.rdb.Type(ctx, k).Val())
 		}

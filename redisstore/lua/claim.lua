@@ -7,7 +7,9 @@
 --- @marks hold
 --
 -- ARGV: 1 max, 2 lease ms, 3 RetryIn ms for a paused queue, 4 worker ID,
--- 5 "l" when the store asks for the lean way (claim_lean.lua), else none
+-- 5 "l" when the store asks for the lean way (claim_lean.lua), else '',
+-- then, when the store keeps a note of its claims (claimed.lua:
+-- claim_note), 6 the claimer, 7 the note's slot, 8 the claim's seq
 -- Returns {nowMs, deadlineMs, retryInMs, token, startWithinUs} when it
 -- claims nothing; else that, then n, the jobs claimed, id1, value1, ...
 -- idn, valuen (a value '' for an ID without a job, which the caller

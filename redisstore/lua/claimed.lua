@@ -39,6 +39,20 @@ local function claim_sched(deadline, now, deadlines)
   end
 end
 
+-- claim_note keeps which claim this call made, for takeback.lua, in a
+-- key of unack's family, "<unack>:<claimer>:<slot>" (the claimer ARGV[6],
+-- the slot ARGV[7], one of a few that the claimer takes in turn):
+-- "seq|token|claimedMs|deadlineMs" (seq ARGV[8], the claimer's count of
+-- its claims), for as long as the lease (ARGV[2]). A claim whose reply
+-- the claimer never read is found through it (takeback.go). One SET a
+-- claim call that took jobs; none without a claimer.
+local function claim_note(tok, nows, deadlines)
+  local who = ARGV[6]
+  if not who or who == '' then return end
+  rcall('SET', K.unack .. ':' .. who .. ':' .. ARGV[7], ARGV[8] .. '|' .. tok .. '|' .. nows .. '|' .. deadlines,
+    'PX', ARGV[2])
+end
+
 -- The lease's and the attempts' arguments of claim_take: lists kept from
 -- call to call (base.lua's kept_trim).
 local Z_ARGS, H_ARGS = {}, {}
@@ -93,6 +107,7 @@ local function claim_take(ids, now, deadline, worker, rec)
     claim_sched(deadline, now, deadlines)
     call_chunked('ZADD', K.unack, zargs, 2)
     call_chunked('HSET', K.att, hargs, 2)
+    claim_note(tok, nows, deadlines)
   end
   if nev > 0 then emit_many(3, evids, nev, evkinds, evatts, worker) end
   return out, z / 2
