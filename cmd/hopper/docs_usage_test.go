@@ -160,7 +160,7 @@ func TestDocsShowTheCLI(t *testing.T) {
 			}
 		}
 	}
-	commands := [][]string{{"demo"}, {"dashboard"}, {"stats"}, {"queues", "set"}, {"events"}, {"migrate", "status"}, {"migrate", "up"}, {"check"}}
+	commands := [][]string{{"demo"}, {"dashboard"}, {"stats"}, {"queues", "set"}, {"queues", "groups"}, {"queues", "group-limit"}, {"events"}, {"migrate", "status"}, {"migrate", "up"}, {"check"}}
 	for group, subs := range groups {
 		for _, sub := range subs {
 			commands = append(commands, []string{group, sub})

@@ -8,6 +8,9 @@
 //	hopper queues pause|resume NAME...
 //	hopper queues set --max-running N ... NAME...
 //	                                change the settings named by the flags, keep the others
+//	hopper queues groups NAME       a grouped queue's groups: ready, running, cap, hold
+//	hopper queues group-limit NAME GROUP N
+//	                                give a group a cap of its own (0 removes it)
 //	hopper events --queue NAME      tail a queue's event stream: every job's moves, live
 //	hopper migrate status|up        the layout of the data in Redis, and migrating it after an upgrade
 //	hopper check                    is this Redis fit for hopper? a verdict per line, exit 1 on a problem
@@ -15,7 +18,6 @@
 //	hopper outbox relay|migrate|stats|schema
 //	                                the transactional outbox, by running the hopper-outbox
 //	                                program (module github.com/hopperq/hopper/outbox)
-//	hopper migrate status|up        the layout of the data in Redis; migrate it after an upgrade
 //
 // Every command but demo and version reads a Redis store: --redis (default
 // $HOPPER_REDIS_URL, else redis://localhost:6379/0) and --redis-prefix
@@ -61,7 +63,7 @@ func commands() []command {
 		{"stats", "print a table of queues: jobs per state, paused, latency, throughput", runStats},
 		{"jobs", "list, show, retry, delete or cancel jobs", runJobs},
 		{"workflows", "list, show, cancel or retry workflows (jobs that depend on jobs)", runWorkflows},
-		{"queues", "pause or resume queues, or change some of their settings (queues set)", runQueues},
+		{"queues", "pause or resume queues, change some of their settings (queues set), list or cap a queue's groups", runQueues},
 		{"schedules", "list, pause, resume, respec or delete stored schedules", runSchedules},
 		{"events", "tail the event streams of queues: enqueued, started, succeeded, retried, dead...", runEvents},
 		{"outbox", "the transactional outbox on PostgreSQL: relay, migrate, stats, schema (runs hopper-outbox)", runOutbox},

@@ -9,15 +9,24 @@ import (
 	"github.com/hopperq/hopper/store"
 )
 
-// runQueues pauses or resumes queues, or changes some of their settings.
+// runQueues pauses or resumes queues, changes some of their settings, or
+// lists or caps the groups of one.
 func runQueues(ctx context.Context, a *app, args []string) error {
-	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME...\n       hopper queues set [--redis URL] [--max-running N] [--rate-limit N] ... NAME..."
-	verb, rest, err := subcommand(a, "queues", usageText, args, "pause", "resume", "set")
+	const usageText = "usage: hopper queues <pause|resume> [--redis URL] NAME...\n" +
+		"       hopper queues set [--redis URL] [--max-running N] [--rate-limit N] ... NAME...\n" +
+		"       hopper queues groups [--redis URL] [--limit N] [--json] NAME\n" +
+		"       hopper queues group-limit [--redis URL] NAME GROUP N"
+	verb, rest, err := subcommand(a, "queues", usageText, args, "pause", "resume", "set", "groups", "group-limit")
 	if err != nil {
 		return err
 	}
-	if verb == "set" {
+	switch verb {
+	case "set":
 		return runQueuesSet(ctx, a, rest)
+	case "groups":
+		return runQueuesGroups(ctx, a, rest)
+	case "group-limit":
+		return runQueuesGroupLimit(ctx, a, rest)
 	}
 	fs := newFlags("queues "+verb, "hopper queues "+verb+" [--redis URL] NAME...", a.stderr)
 	sf := addStoreFlags(fs)
