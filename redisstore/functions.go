@@ -344,27 +344,10 @@ func (s *Store) callOn(ctx context.Context, c scriptRunner, once bool, sc *scrip
 // (EVALSHA, then EVAL when the server lacks it), each command marked to
 // go once (onceCmd).
 func evalOnce(ctx context.Context, c scriptRunner, sc *script, keys []string, args []any) *redis.Cmd {
-	cmd := scriptCmd(ctx, c, "evalsha", sc.eval.Hash(), keys, args)
+	cmd := sendScript(ctx, c, true, "evalsha", sc.eval.Hash(), keys, args)
 	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-		cmd = scriptCmd(ctx, c, "eval", sc.src, keys, args)
+		cmd = sendScript(ctx, c, true, "eval", sc.src, keys, args)
 	}
-	return cmd
-}
-
-// scriptCmd sends name (EVALSHA or EVAL) of body with keys and args on c,
-// marked to go once, with the keys by address as in fcallOn.
-func scriptCmd(ctx context.Context, c scriptRunner, name, body string, keys []string, args []any) *redis.Cmd {
-	a := make([]any, 0, 3+len(keys)+len(args))
-	a = append(a, name, body, len(keys))
-	for i := range keys {
-		a = append(a, (*strArg)(&keys[i]))
-	}
-	a = append(a, args...)
-	cmd := redis.NewCmd(ctx, a...)
-	if len(keys) > 0 {
-		cmd.SetFirstKeyPos(3)
-	}
-	_ = c.Process(ctx, onceCmd{cmd})
 	return cmd
 }
 
@@ -387,8 +370,17 @@ func fcall(ctx context.Context, c scriptRunner, fn string, keys []string, args [
 func fcallOn(ctx context.Context, r interface {
 	Process(context.Context, redis.Cmder) error
 }, once bool, fn string, keys []string, args []any) *redis.Cmd {
+	return sendScript(ctx, r, once, "fcall", fn, keys, args)
+}
+
+// sendScript sends (or queues) name (FCALL, EVALSHA or EVAL) of what
+// (a function's name, a script's digest or source) with keys and args on
+// r, as fcallOn says.
+func sendScript(ctx context.Context, r interface {
+	Process(context.Context, redis.Cmder) error
+}, once bool, name, what string, keys []string, args []any) *redis.Cmd {
 	a := make([]any, 0, 3+len(keys)+len(args))
-	a = append(a, "fcall", fn, len(keys))
+	a = append(a, name, what, len(keys))
 	for i := range keys {
 		a = append(a, (*strArg)(&keys[i]))
 	}

@@ -399,34 +399,45 @@ func startLateReplies(t *testing.T, target string, hold time.Duration) *lateRepl
 // the next claim takes the first run's jobs back. Here through a proxy
 // that holds the claim's reply past the client's read timeout.
 func TestClaimTimedOutIsNotSentAgain(t *testing.T) {
-	srv := redistest.Start(t, redistest.Private())
-	late := startLateReplies(t, srv.Addr, 400*time.Millisecond)
-	rdb := redis.NewClient(&redis.Options{Addr: late.ln.Addr().String(), ReadTimeout: 200 * time.Millisecond})
-	t.Cleanup(func() { _ = rdb.Close() })
-	admin := srv.Client(t)
-	fcalls := func() int {
-		t.Helper()
-		info, err := admin.Info(t.Context(), "commandstats").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rest, _ := strings.Cut(info, "cmdstat_fcall:calls=")
-		n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
-		return n
-	}
-	s := storeOn(t, rdb, nil)
-	mustEnqueue(t, s, job("q", "a"), job("q", "b"), job("q", "c"), job("q", "d"))
-	claimSome(t, s, "q", 1) // takes a, and loads what the claim needs
-	before := fcalls()
-	late.armed.Store(true)
-	_, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "q", Max: 2, Lease: time.Minute})
-	if ne, ok := errors.AsType[net.Error](err); !ok || !ne.Timeout() {
-		t.Fatalf("the claim whose reply came late returned %v, want its read timeout", err)
-	}
-	if n := fcalls() - before; n != 1 {
-		t.Fatalf("the claim ran %d times on the server, want once", n)
-	}
-	if ids := idsOf(claimSome(t, s, "q", 10)); !slices.Equal(ids, []string{"b", "c", "d"}) {
-		t.Fatalf("the next claim returned %v, want b and c taken back, then d", ids)
+	for _, tc := range []struct {
+		name string
+		cfg  redisstore.Config
+		cmd  string // the claim's command
+	}{
+		{"functions", redisstore.Config{}, "fcall"},
+		{"scripts", redisstore.Config{NoFunctions: true}, "evalsha"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := redistest.Start(t, redistest.Private())
+			late := startLateReplies(t, srv.Addr, 400*time.Millisecond)
+			rdb := redis.NewClient(&redis.Options{Addr: late.ln.Addr().String(), ReadTimeout: 200 * time.Millisecond})
+			t.Cleanup(func() { _ = rdb.Close() })
+			admin := srv.Client(t)
+			calls := func() int {
+				t.Helper()
+				info, err := admin.Info(t.Context(), "commandstats").Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, rest, _ := strings.Cut(info, "cmdstat_"+tc.cmd+":calls=")
+				n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+				return n
+			}
+			s := storeOn(t, rdb, &tc.cfg)
+			mustEnqueue(t, s, job("q", "a"), job("q", "b"), job("q", "c"), job("q", "d"))
+			claimSome(t, s, "q", 1) // takes a, and loads what the claim needs
+			before := calls()
+			late.armed.Store(true)
+			_, err := s.Claim(t.Context(), store.ClaimOpts{Queue: "q", Max: 2, Lease: time.Minute})
+			if ne, ok := errors.AsType[net.Error](err); !ok || !ne.Timeout() {
+				t.Fatalf("the claim whose reply came late returned %v, want its read timeout", err)
+			}
+			if n := calls() - before; n != 1 {
+				t.Fatalf("the claim ran %d times on the server, want once", n)
+			}
+			if ids := idsOf(claimSome(t, s, "q", 10)); !slices.Equal(ids, []string{"b", "c", "d"}) {
+				t.Fatalf("the next claim returned %v, want b and c taken back, then d", ids)
+			}
+		})
 	}
 }
