@@ -127,7 +127,7 @@ func (s *Store) claimOne(ctx context.Context, base string, req store.ClaimOpts) 
 	vals, err := s.runShaped(ctx, c).Slice()
 	if err != nil {
 		if mayHaveRun(err) {
-			s.lost.note(base, &lostClaim{queue: req.Queue, seq: seq})
+			s.lost.note(base, &lostClaim{queue: req.Queue, seq: seq, until: time.Now().Add(lostWait(req.Lease))})
 		}
 		return store.ClaimResult{}, wrap("claim from "+strconv.Quote(req.Queue), err)
 	}
@@ -141,6 +141,9 @@ func (s *Store) claimOne(ctx context.Context, base string, req store.ClaimOpts) 
 	}
 	if len(bad) > 0 {
 		s.buryUndecodable(ctx, req.Queue, bad)
+	}
+	if len(res.Jobs)+len(bad) > 0 {
+		s.lost.notedOver(base, req.Queue, seq) // its note took a slot
 	}
 	return res, nil
 }

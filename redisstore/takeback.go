@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,6 +35,13 @@ import (
 // a read timeout or a dropped connection, and that second claim would take
 // more jobs beside those of the first, whose reply nobody reads.
 //
+// A lost claim may reach the server after the take-back that looks for it
+// (held up on a link that heals, its bytes sent again by TCP): a claim
+// whose note is not there is asked for again at each Claim until twice its
+// lease has passed since it was sent (lostWait). One whose slot holds a
+// later claim's note was written over, and is dropped; so is one a later
+// claim that took jobs wrote over (notedOver).
+//
 // What it costs: a claim that takes jobs runs one SET of a short string
 // with an expiry (about 21,000 of redis-server's instructions, counted
 // with bench/instr/callgrind.sh), a claim that takes none nothing; a Store
@@ -40,18 +49,30 @@ import (
 // lease.
 
 // claimSlots is how many notes of its last claims a Store keeps on a
-// queue: a lost claim is found as long as fewer than claimSlots claims of
-// the Store on that queue came after it, which they cannot before the next
-// Claim takes it back (a worker has at most two claims of a queue in
-// flight).
+// queue: a lost claim's note stays until a claim of the Store on the queue
+// claimSlots claims later takes jobs.
 const claimSlots = 8
+
+// maxLost bounds the lost claims a Store keeps for one queue: more only
+// come from a link that fails every claim, whose notes claimSlots bounds
+// anyway.
+const maxLost = 4 * claimSlots
 
 // lostClaim is a claim whose reply the Store never read.
 type lostClaim struct {
 	queue string // the queue or partition it claimed from
 	seq   uint64 // the Store's count of its claims when it made it
+	// until is when the Store stops asking for a claim whose note it has
+	// not found: twice the lease after the claim was sent (lostWait).
+	until time.Time
 	taken []string
 }
+
+// lostWait is how long after it was sent the Store asks for a lost claim
+// whose note it has not found: a claim held up on the way may reach the
+// server late; twice its lease covers one that arrives within a lease of
+// being sent, and its note then lasts a lease more.
+func lostWait(lease time.Duration) time.Duration { return 2 * lease }
 
 // lostClaims holds a Store's lost claims by the queue Claim was called
 // on (a partitioned queue's under its name, not its partitions'). Safe for
@@ -62,8 +83,7 @@ type lostClaims struct {
 	m  map[string][]*lostClaim
 }
 
-// note adds a lost claim of queue, keeping the newest claimSlots: an
-// older one's note has been written over.
+// note adds a lost claim of queue, keeping the newest maxLost.
 func (l *lostClaims) note(queue string, c *lostClaim) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -71,10 +91,29 @@ func (l *lostClaims) note(queue string, c *lostClaim) {
 		l.m = make(map[string][]*lostClaim)
 	}
 	cs := append(l.m[queue], c)
-	if len(cs) > claimSlots {
-		cs = cs[len(cs)-claimSlots:]
+	if len(cs) > maxLost {
+		cs = cs[len(cs)-maxLost:]
 	}
 	l.m[queue] = cs
+	l.count()
+}
+
+// notedOver drops the lost claims of queue whose note the claim seq, which
+// took jobs from partition (the queue itself when not partitioned), wrote
+// over: those of its slot made before it. (One being taken back is not
+// in the map: the take-back finds the note written over.)
+func (l *lostClaims) notedOver(queue, partition string, seq uint64) {
+	if l.n.Load() == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.m[queue] = slices.DeleteFunc(l.m[queue], func(c *lostClaim) bool {
+		return c.queue == partition && c.seq < seq && c.seq%claimSlots == seq%claimSlots
+	})
+	if len(l.m[queue]) == 0 {
+		delete(l.m, queue)
+	}
 	l.count()
 }
 
@@ -101,8 +140,8 @@ func (l *lostClaims) putBack(queue string, cs []*lostClaim) {
 		l.m = make(map[string][]*lostClaim)
 	}
 	cs = append(cs, l.m[queue]...)
-	if len(cs) > claimSlots {
-		cs = cs[len(cs)-claimSlots:]
+	if len(cs) > maxLost {
+		cs = cs[len(cs)-maxLost:]
 	}
 	l.m[queue] = cs
 	l.count()
@@ -136,10 +175,15 @@ func (s *Store) claimNote() (args [3]any, seq uint64) {
 
 // mayHaveRun reports whether a failed call may have run on the server,
 // its reply lost: anything but an error reply from Redis, or a call the
-// client never sent (a closed client, no connection from the pool).
+// client never sent whole (a closed client, no connection from the pool,
+// a connection that could not be made, a write that failed: Redis runs a
+// command only once it has all of it, and go-redis drops the connection).
 func mayHaveRun(err error) bool {
 	var rerr redis.Error
 	if errors.As(err, &rerr) {
+		return false
+	}
+	if op, ok := errors.AsType[*net.OpError](err); ok && (op.Op == "dial" || op.Op == "write") {
 		return false
 	}
 	return !errors.Is(err, redis.ErrClosed) && !errors.Is(err, redis.ErrPoolTimeout)
@@ -147,55 +191,81 @@ func mayHaveRun(err error) bool {
 
 // takeBack returns up to req.Max jobs of the Store's lost claims on
 // req.Queue (its partitions' included), their leases renewed to
-// req.Lease, oldest claim first. A lost claim with jobs left, or whose
-// take-back failed on the way, stays for the next Claim. It returns the
-// first error with the jobs it took back before it.
+// req.Lease, oldest claim first, with one round trip for all of them. A
+// lost claim stays for the next Claim while it may have jobs left, while
+// its take-back failed on the way, and while its note has not been found
+// within lostWait. It returns the first error with the jobs it took back.
 func (s *Store) takeBack(ctx context.Context, req store.ClaimOpts) (store.ClaimResult, error) {
 	var out store.ClaimResult
 	if s.lost.n.Load() == 0 {
 		return out, nil
 	}
 	cs := s.lost.take(req.Queue)
-	var keep []*lostClaim
-	var err error
+	if len(cs) == 0 {
+		return out, nil
+	}
+	calls := make([]*evalCall, len(cs))
 	for i, c := range cs {
-		if err != nil || len(out.Jobs) >= req.Max {
-			keep = append(keep, cs[i:]...)
-			break
+		args := make([]any, 0, 5+len(c.taken))
+		args = append(args, s.claimer, c.seq%claimSlots, c.seq, mstime.Ceil(req.Lease), req.Max)
+		for _, id := range c.taken {
+			args = append(args, id)
 		}
-		var jobs []*store.JobRecord
-		var n int
-		jobs, n, err = s.takeBackOne(ctx, c, req.Max-len(out.Jobs), req.Lease)
-		if n > 0 || err != nil && mayHaveRun(err) {
-			// Jobs may be left, or the link failed again: ask again. (A
-			// refusal of the server's would be refused again.)
+		calls[i] = s.queueCall(fullScript("takeback"), c.queue, args...)
+	}
+	s.runAll(ctx, calls, nil)
+	now := time.Now()
+	var keep []*lostClaim
+	var firstErr error
+	for i, c := range cs {
+		jobs, more, err := s.tookBack(ctx, c, calls[i].cmd, now)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if more {
 			keep = append(keep, c)
 		}
-		out.Jobs = append(out.Jobs, jobs...)
+		if n := min(len(jobs), req.Max-len(out.Jobs)); n > 0 {
+			out.Jobs = append(out.Jobs, jobs[:n]...)
+			for _, j := range jobs[:n] {
+				c.taken = append(c.taken, j.ID)
+			}
+		}
 	}
 	s.lost.putBack(req.Queue, keep)
-	return out, err
+	if n := len(out.Jobs); n > 0 {
+		s.opts.Logger.Warn("redisstore: took back the jobs of a claim whose reply was lost; they run now, on the attempt that claim counted",
+			"queue", req.Queue, "jobs", n)
+	}
+	return out, firstErr
 }
 
-// takeBackOne takes back up to most jobs of lost claim c: it returns
-// those it can run, and how many the claim gave back (those with a stored
-// value it could not read included, which go to garbage).
-func (s *Store) takeBackOne(ctx context.Context, c *lostClaim, most int, lease time.Duration) ([]*store.JobRecord, int, error) {
-	args := make([]any, 0, 5+len(c.taken))
-	args = append(args, s.claimer, c.seq%claimSlots, c.seq, mstime.Ceil(lease), most)
-	for _, id := range c.taken {
-		args = append(args, id)
-	}
-	vals, err := s.runQ(ctx, fullScript("takeback"), c.queue, args...).Slice()
+// tookBack reads the reply of lost claim c's take-back at now: the jobs it
+// can run (the caller marks those it returns as taken), and whether to ask
+// again at the next Claim. Jobs whose stored value it cannot read go to
+// garbage.
+func (s *Store) tookBack(ctx context.Context, c *lostClaim, cmd *redis.Cmd, now time.Time) (jobs []*store.JobRecord, more bool, err error) {
+	vals, err := cmd.Slice()
 	if err != nil {
-		return nil, 0, wrap("take back a claim of "+strconv.Quote(c.queue)+" whose reply was lost", err)
+		// Asked again after a failure that may clear (the link, the
+		// server loading...); not after a refusal that needs an
+		// operator.
+		err = wrap("take back a claim of "+strconv.Quote(c.queue)+" whose reply was lost", err)
+		return nil, mayHaveRun(cmd.Err()) || Temporary(err), err
+	}
+	if tag, ok := vals[0].(string); ok && len(vals) <= 2 {
+		// No note of the claim: not there yet while it may still come,
+		// or written over by a later claim.
+		seq := uint64(0)
+		if tag == "other" && len(vals) == 2 {
+			v, _ := vals[1].(string)
+			seq, _ = strconv.ParseUint(v, 10, 64)
+		}
+		return nil, seq <= c.seq && now.Before(c.until), nil
 	}
 	res, bad, err := decodeClaim(c.queue, vals)
 	if err != nil {
-		return nil, 0, err
-	}
-	for _, r := range res.Jobs {
-		c.taken = append(c.taken, r.ID)
+		return nil, false, err
 	}
 	for _, b := range bad {
 		c.taken = append(c.taken, b.id)
@@ -203,10 +273,5 @@ func (s *Store) takeBackOne(ctx context.Context, c *lostClaim, most int, lease t
 	if len(bad) > 0 {
 		s.buryUndecodable(ctx, c.queue, bad)
 	}
-	n := len(res.Jobs) + len(bad)
-	if n > 0 {
-		s.opts.Logger.Warn("redisstore: took back the jobs of a claim whose reply was lost; they run now, on the attempt that claim counted",
-			"queue", c.queue, "jobs", n)
-	}
-	return res.Jobs, n, nil
+	return res.Jobs, len(res.Jobs)+len(bad) > 0, nil
 }

@@ -25,23 +25,48 @@ import (
 // script whose function name ends with suffix ("_claim" when empty) and
 // then loses their replies, as a link does that fails after the request
 // went out (the caller sees a read timeout). With unsent set, the armed
-// calls fail before they are sent.
+// calls fail before they are sent, as when no connection can be made.
+// With hold set, an armed call fails as if its reply were lost, but is
+// kept, to reach the server when deliver is called: a request held up on
+// a link that heals.
 type loseReplies struct {
 	suffix string
 	armed  atomic.Int32
 	unsent bool
+	hold   bool
 	lost   atomic.Int32 // replies lost (calls failed, with unsent)
+	held   func() error
 }
 
-var errReplyLost = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+var (
+	errReplyLost = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	errNoConn    = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+)
+
+// deliver sends the held call to the server, late.
+func (h *loseReplies) deliver(t *testing.T) {
+	t.Helper()
+	if h.held == nil {
+		t.Fatal("no call held")
+	}
+	if err := h.held(); err != nil {
+		t.Fatalf("the held call, delivered: %v", err)
+	}
+}
 
 func (h *loseReplies) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *loseReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if h.unsent && h.lose(cmd) {
+		if h.hold && h.lose(cmd) {
+			c := redis.NewCmd(context.Background(), cmd.Args()...)
+			h.held = func() error { return next(context.Background(), c) }
 			cmd.SetErr(errReplyLost)
 			return errReplyLost
+		}
+		if h.unsent && h.lose(cmd) {
+			cmd.SetErr(errNoConn)
+			return errNoConn
 		}
 		err := next(ctx, cmd)
 		if err == nil && !h.unsent && h.lose(cmd) {
@@ -57,8 +82,8 @@ func (h *loseReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 		if h.unsent {
 			for _, cmd := range cmds {
 				if h.lose(cmd) {
-					cmd.SetErr(errReplyLost)
-					return errReplyLost
+					cmd.SetErr(errNoConn)
+					return errNoConn
 				}
 			}
 		}
@@ -80,7 +105,7 @@ func (h *loseReplies) lose(cmd redis.Cmder) bool {
 	if suffix == "" {
 		suffix = "_claim"
 	}
-	if _, _, ok := fcallOf(cmd, suffix); !ok || !h.unsent && cmd.Err() != nil {
+	if _, _, ok := fcallOf(cmd, suffix); !ok || !h.unsent && !h.hold && cmd.Err() != nil {
 		return false
 	}
 	if h.armed.Add(-1) < 0 {
@@ -215,20 +240,76 @@ func TestTakeBackKeepsToMax(t *testing.T) {
 	}
 }
 
-// A claim that failed before it reached the server leaves nothing to take
-// back: the next claim claims as usual.
+// A claim that failed before it reached the server (no connection) leaves
+// nothing to take back: the next claims send no take-back and claim as
+// usual, however many such failures came after a claim whose reply was
+// lost, which is still taken back. (Each failure was kept as a lost claim,
+// and the last eight pushed out the one that mattered.)
 func TestClaimNeverSentLeavesNothingToTakeBack(t *testing.T) {
-	s, rdb := newStore(t, nil)
-	lose := &loseReplies{unsent: true}
+	var logs logBuffer
+	s, rdb := newStore(t, &redisstore.Config{Logger: logs.logger()})
+	lose := &loseReplies{}
 	rdb.AddHook(lose)
-	mustEnqueue(t, s, job("q", "a"))
-	lose.armed.Store(1)
-	if _, err := s.Claim(context.Background(), store.ClaimOpts{Queue: "q", Max: 10, Lease: time.Minute}); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("Claim: %v, want the link's error", err)
+	refuse := &loseReplies{unsent: true}
+	rdb.AddHook(refuse)
+	refuseBack := &loseReplies{suffix: "_takeback", unsent: true}
+	rdb.AddHook(refuseBack)
+	var takeBacks atomic.Int32
+	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
+		if _, _, ok := fcallOf(cmd, "_takeback"); ok {
+			takeBacks.Add(1)
+		}
+	}))
+	mustEnqueue(t, s, job("q", "a"), job("q", "b"))
+	ctx := context.Background()
+	refuse.armed.Store(1)
+	if _, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute}); !errors.Is(err, errNoConn) {
+		t.Fatalf("Claim: %v, want the dial's error", err)
 	}
-	got := claimSome(t, s, "q", 10)
-	if len(got) != 1 || got[0].ID != "a" || got[0].Attempt != 1 {
-		t.Fatalf("the next claim returned %v, want a at attempt 1", idsOf(got))
+	got := claimSome(t, s, "q", 1)
+	if len(got) != 1 || got[0].ID != "a" || got[0].Attempt != 1 || takeBacks.Load() != 0 {
+		t.Fatalf("the next claim returned %v after %d take-backs, want a at attempt 1 and none", idsOf(got), takeBacks.Load())
+	}
+
+	lose.armed.Store(1)
+	if _, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute}); !errors.Is(err, errReplyLost) {
+		t.Fatalf("Claim with its reply lost: %v", err)
+	}
+	refuse.armed.Store(40)
+	refuseBack.armed.Store(40) // the link is down for the take-backs too
+	for range 40 {
+		if _, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute}); err == nil {
+			t.Fatal("a claim with no connection succeeded")
+		}
+	}
+	if got := idsOf(claimSome(t, s, "q", 1)); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("after 40 claims that never reached the server, the next returned %v, want b taken back", got)
+	}
+}
+
+// A lost claim may reach the server after the next claim looked for it
+// (held up on a link that heals, sent again by TCP): it was forgotten, and
+// its jobs waited out their lease with no handler. The Store now asks
+// again at each claim until it finds the claim's note or twice its lease
+// has passed.
+func TestLostClaimThatArrivesLateIsTakenBack(t *testing.T) {
+	var logs logBuffer
+	s, rdb := newStore(t, &redisstore.Config{Logger: logs.logger()})
+	lose := &loseReplies{hold: true}
+	rdb.AddHook(lose)
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		mustEnqueue(t, s, job("q", id))
+	}
+	lose.armed.Store(1)
+	if _, err := s.Claim(context.Background(), store.ClaimOpts{Queue: "q", Max: 4, Lease: time.Minute}); err == nil {
+		t.Fatal("Claim with its request held up succeeded")
+	}
+	if got := idsOf(claimSome(t, s, "q", 2)); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("the claim while the first was held up returned %v, want a and b", got)
+	}
+	lose.deliver(t) // the held claim runs now: c, d, e, f
+	if got := idsOf(claimSome(t, s, "q", 10)); !slices.Equal(got, []string{"c", "d", "e", "f", "g", "h"}) {
+		t.Fatalf("the claim after the held one arrived returned %v, want c to f taken back, then g and h", got)
 	}
 }
 

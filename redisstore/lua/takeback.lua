@@ -8,11 +8,13 @@
 -- (claimed.lua: claim_note), 4 lease ms, 5 max, then the IDs of the claim
 -- already taken back.
 -- Returns take_back's reply: claim.lua's, its first value the
--- claim's time (when the jobs' attempts began) and its token the claim's.
--- Or {nowMs, 0, 0, 0, 0} when the claim has no job left in unack that was
--- not taken back, or its note is gone: its lease ended (maintain.lua took
--- its jobs back to ready or retry), later claims of the claimer took its
--- slot, or the claim never ran.
+-- claim's time (when the jobs' attempts began) and its token the claim's;
+-- {nowMs, 0, 0, 0, 0} when the claim has no job left in unack that was
+-- not taken back. {'none'} when the slot holds no note: the claim has not
+-- reached the server (yet: a claim held up on the way may come after the
+-- take-back), never will, or its lease ended (maintain.lua then took its
+-- jobs back to ready or retry). {'other', seq} when the slot holds the
+-- note of another claim of the claimer, seq.
 --
 -- Cost: TIME, GET, ZRANGEBYSCORE of the claim's deadline; with jobs, ZADD
 -- XX, SET of the note, and HMGET of their values and attempts (and errors
@@ -73,7 +75,9 @@ end
 local now, later = now_ms()
 local key = K.unack .. ':' .. ARGV[1] .. ':' .. ARGV[2]
 local note = rcall('GET', key)
-if not note or string.sub(note, 1, #ARGV[3] + 1) ~= ARGV[3] .. '|' then return {now, 0, 0, 0, 0} end
+if not note then return {'none'} end
+local seq = string.match(note, '^(%d+)|')
+if seq ~= ARGV[3] then return {'other', seq or ''} end
 local taken = {}
 for i = 6, #ARGV do taken[ARGV[i]] = true end
 return take_back(key, note, later + tonumber(ARGV[4]), ARGV[4], tonumber(ARGV[5]), taken) or {now, 0, 0, 0, 0}
