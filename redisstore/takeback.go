@@ -253,6 +253,9 @@ func (s *Store) tookBack(ctx context.Context, c *lostClaim, cmd *redis.Cmd, now 
 		err = wrap("take back a claim of "+strconv.Quote(c.queue)+" whose reply was lost", err)
 		return nil, mayHaveRun(cmd.Err()) || Temporary(err), err
 	}
+	if len(vals) == 0 {
+		return nil, false, wrap("take back a claim of "+strconv.Quote(c.queue), errors.New("empty reply"))
+	}
 	if tag, ok := vals[0].(string); ok && len(vals) <= 2 {
 		// No note of the claim: not there yet while it may still come,
 		// or written over by a later claim.
