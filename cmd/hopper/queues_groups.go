@@ -115,6 +115,12 @@ func printGroups(a *app, q string, rows []groupRow, now time.Time) {
 func runQueuesGroupLimit(ctx context.Context, a *app, args []string) error {
 	fs := newFlags("queues group-limit", "hopper queues group-limit [--redis URL] NAME GROUP N", a.stderr)
 	sf := addStoreFlags(fs)
+	for _, arg := range args {
+		// The flag package would take "-2" for a flag it does not know.
+		if n, err := strconv.Atoi(arg); err == nil && n < 0 {
+			return badUsage(fs, "cap %q: give a whole number, 0 or more (0 removes the group's own cap)", arg)
+		}
+	}
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

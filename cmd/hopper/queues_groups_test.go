@@ -94,7 +94,7 @@ func TestQueuesGroupsBadInput(t *testing.T) {
 			{[]string{"queues", "groups", "a", "b"}, "give the name of one queue"},
 			{[]string{"queues", "groups", "--limit", "-1", "tenants"}, "--limit -1"},
 			{[]string{"queues", "group-limit", "tenants", "acme"}, "give a queue, one of its groups, and the group's cap"},
-			{[]string{"queues", "group-limit", "tenants", "acme", "-2"}, "-2"},
+			{[]string{"queues", "group-limit", "tenants", "acme", "-2"}, `cap "-2"`},
 			{[]string{"queues", "group-limit", "tenants", "acme", "many"}, `cap "many"`},
 			{[]string{"queues", "group-limit", "tenants", "", "2"}, "group"},
 		} {
