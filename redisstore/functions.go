@@ -316,8 +316,11 @@ func (s *Store) call(ctx context.Context, c scriptRunner, sc *script, keys []str
 }
 
 // callOn is call, with once saying that go-redis must not send the call
-// again once it may have reached the server (a claim: takeback.go); a
-// call on a lease's connection always goes once (see fcall).
+// again once it may have reached the server (a claim: takeback.go). A
+// call on a lease's connection (a *redis.Conn, lease.go) always goes
+// once: go-redis's own retries on that connection would find it broken
+// and sleep their backoffs first, and the lease sends a failed call again
+// through the pool at once (runLeased), where go-redis retries.
 func (s *Store) callOn(ctx context.Context, c scriptRunner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
 	if _, conn := c.(*redis.Conn); conn {
@@ -349,16 +352,6 @@ func evalOnce(ctx context.Context, c scriptRunner, sc *script, keys []string, ar
 		cmd = sendScript(ctx, c, true, "eval", sc.src, keys, args)
 	}
 	return cmd
-}
-
-// fcall calls function fn with keys and args on c. On a lease's
-// connection (a *redis.Conn, lease.go) the command is sent once:
-// go-redis's own retries on that connection would find it broken and
-// sleep their backoffs first, and the lease sends a failed call again
-// through the pool at once (runLeased), where go-redis retries.
-func fcall(ctx context.Context, c scriptRunner, fn string, keys []string, args []any) *redis.Cmd {
-	_, once := c.(*redis.Conn)
-	return fcallOn(ctx, c, once, fn, keys, args)
 }
 
 // fcallOn sends (or queues, on a pipeline) FCALL fn with keys and args on
@@ -410,7 +403,7 @@ func (s *Store) pipe(ctx context.Context, p redis.Pipeliner, sc *script, keys []
 }
 
 // pipeOn is pipe, with once saying the pipeline goes on a lease's
-// connection: its calls are sent once (see fcall), and so the whole
+// connection: its calls are sent once (see callOn), and so the whole
 // pipeline is.
 func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)

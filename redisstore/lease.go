@@ -37,7 +37,7 @@ import (
 // taken apply from the next take. A round trip in which any call failed
 // gives it back: the next takes another through the pool's checks. A
 // lease's calls go once, without go-redis's retries on the connection
-// (fcall), which would only find it broken after their backoffs; those
+// (callOn), which would only find it broken after their backoffs; those
 // of a failed round trip that go-redis would have retried (connFailed)
 // go again at once through the pool, where go-redis's retries apply: a
 // connection killed between two round trips, which the pool's check used
@@ -145,7 +145,7 @@ func (s *Store) runLeased(ctx context.Context, l *lease, calls []*evalCall, pre 
 // connFailed reports whether a call on a lease that failed with err goes
 // again through the pool: where go-redis would have sent it again had it
 // gone through the pool (its shouldRetry), since a lease's calls go once
-// (fcall). That is when the connection failed under the call (closed,
+// (callOn). That is when the connection failed under the call (closed,
 // reset), or when the server replied that it could not run it then
 // (retriedReplies, READONLY among them after a failover); the pool's
 // path then retries, with go-redis's backoffs where the reply asks for

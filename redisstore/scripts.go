@@ -361,7 +361,7 @@ func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre 
 		s.observe(c.cmd.Err())
 		return
 	}
-	_, once := r.(*redis.Conn) // a lease's (see fcall)
+	_, once := r.(*redis.Conn) // a lease's (see callOn)
 	_, _ = r.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if pre != nil {
 			pre(p)

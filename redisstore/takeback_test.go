@@ -32,26 +32,16 @@ func claimSome(t *testing.T, s store.Store, q string, max int) []*store.JobRecor
 // ackAll acks jobs and fails the test unless each ack held its lease.
 func ackAll(t *testing.T, s store.Store, jobs []*store.JobRecord) {
 	t.Helper()
-	var ends []store.AttemptEnd
-	for _, j := range jobs {
-		ends = append(ends, store.AttemptEnd{Queue: j.Queue, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck})
+	ends := make([]store.AttemptEnd, len(jobs))
+	for i, j := range jobs {
+		ends[i] = ack(j)
 	}
-	errs, err := s.Finish(context.Background(), ends)
-	if err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
-	for i, e := range errs {
-		if e != nil {
-			t.Fatalf("ack of %s: %v", ends[i].ID, e)
-		}
-	}
+	mustFinish(t, s, ends...)
 }
 
+// idsOf returns the IDs of jobs, sorted.
 func idsOf(jobs []*store.JobRecord) []string {
-	var out []string
-	for _, j := range jobs {
-		out = append(out, j.ID)
-	}
+	out := ids(jobs)
 	slices.Sort(out)
 	return out
 }

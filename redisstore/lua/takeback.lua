@@ -16,7 +16,7 @@
 -- jobs back to ready or retry). {'other', seq} when the slot holds the
 -- note of another claim of the claimer, seq.
 --
--- Cost: TIME, GET, ZRANGEBYSCORE of the claim's deadline; with jobs, ZADD
+-- Cost: GET; with the claim's note, TIME and ZRANGEBYSCORE of its deadline; with jobs, ZADD
 -- XX, SET of the note, and HMGET of their values and attempts (and errors
 -- of jobs attempted before).
 
@@ -72,12 +72,12 @@ local function take_back(key, note, deadline, lease, max, taken)
   return out
 end
 
-local now, later = now_ms()
 local key = K.unack .. ':' .. ARGV[1] .. ':' .. ARGV[2]
 local note = rcall('GET', key)
 if not note then return {'none'} end
 local seq = string.match(note, '^(%d+)|')
 if seq ~= ARGV[3] then return {'other', seq or ''} end
+local now, later = now_ms()
 local taken = {}
 for i = 6, #ARGV do taken[ARGV[i]] = true end
 return take_back(key, note, later + tonumber(ARGV[4]), ARGV[4], tonumber(ARGV[5]), taken) or {now, 0, 0, 0, 0}
