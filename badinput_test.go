@@ -474,6 +474,29 @@ func TestBadInputTimes(t *testing.T) {
 				t.Errorf("MaxRetries %d, want 0", rec.MaxRetries)
 			}
 		})
+		t.Run("NoRetry as the client's default means one attempt", func(t *testing.T) {
+			c := hopper.NewClient(st, &hopper.ClientConfig{Queue: "times", MaxRetries: hopper.NoRetry})
+			info, err := hopper.Enqueue(ctx, c, Other{S: "client NoRetry"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := hopper.NewInspector(st).GetJob(ctx, "times", info.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.MaxRetries != 0 {
+				t.Errorf("MaxRetries %d, want 0", rec.MaxRetries)
+			}
+		})
+		t.Run("the client's default below NoRetry is refused as the option is", func(t *testing.T) {
+			err := hopper.ClientConfig{MaxRetries: -5}.Validate()
+			if !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "use NoRetry (-1) for none") {
+				t.Errorf("ClientConfig{MaxRetries: -5}.Validate() = %v, want ErrInvalidConfig saying to use NoRetry", err)
+			}
+			if p := panicOf(func() { hopper.NewClient(st, &hopper.ClientConfig{MaxRetries: -2}) }); !errors.Is(p, hopper.ErrInvalidConfig) {
+				t.Errorf("NewClient with MaxRetries -2 panicked with %v, want ErrInvalidConfig", p)
+			}
+		})
 		t.Run("zero timeout means the worker's JobTimeout", func(t *testing.T) {
 			info, err := hopper.Enqueue(ctx, client, Other{S: "timeout"}, &hopper.EnqueueOpts{Timeout: 0, Queue: "times0"})
 			if err != nil {

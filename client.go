@@ -24,7 +24,9 @@ type ClientConfig struct {
 	// Queue is the queue for jobs that name none. Defaults to "default".
 	Queue string
 	// MaxRetries is the retry count for jobs that set none. Defaults to
-	// DefaultMaxRetries (25). Negative means no retries.
+	// DefaultMaxRetries (25); NoRetry (-1) means no retries. Below -1 or
+	// above store.MaxRetriesLimit (10,000) is refused with
+	// ErrInvalidConfig, as EnqueueOpts.MaxRetries refuses it.
 	MaxRetries int
 	// MaxArgsBytes rejects jobs whose encoded args are larger, with
 	// ErrArgsTooLarge. Defaults to 1 MiB; negative means no limit here (a
@@ -54,8 +56,10 @@ func (c ClientConfig) withDefaults() (ClientConfig, error) {
 	switch {
 	case c.MaxRetries == 0:
 		c.MaxRetries = DefaultMaxRetries
-	case c.MaxRetries < 0:
+	case c.MaxRetries == NoRetry:
 		c.MaxRetries = 0
+	case c.MaxRetries < 0:
+		return c, fmt.Errorf("%w: ClientConfig.MaxRetries %d: use NoRetry (-1) for none", ErrInvalidConfig, c.MaxRetries)
 	}
 	if c.MaxRetries > store.MaxRetriesLimit {
 		return c, fmt.Errorf("%w: ClientConfig.MaxRetries %d is above %d", ErrInvalidConfig, c.MaxRetries, store.MaxRetriesLimit)
