@@ -82,7 +82,11 @@ type WorkerConfig struct {
 	// means none (claim only for free slots, as fairness across many
 	// workers with slow jobs may want). A queue with a rate limit is
 	// claimed for free slots only, whatever Prefetch says: its jobs must
-	// start within a guard of their claim (QueueConfig.RateLimit).
+	// start within a guard of their claim (QueueConfig.RateLimit). A claim
+	// slow to come back (a slow link, large jobs) lends its room to
+	// another, at most once over, so a worker holds at most twice
+	// Concurrency + Prefetch jobs, running ones included (256 with 64
+	// slots and the default Prefetch): size its memory for that many.
 	Prefetch int
 	// OrderedStarts hands the jobs of one queue to the slots in the order
 	// the store took them, even with two claims in flight on the queue (a

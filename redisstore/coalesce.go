@@ -23,11 +23,13 @@ import (
 // stored first.
 //
 // A queued call whose context ends before its jobs were taken withdraws
-// them and returns ctx.Err(); the others are unaffected. Once taken, the
-// jobs are sent with a context of their own (not the caller's), so one
-// caller's cancellation never fails the others' jobs; the cancelled caller
-// returns at once, not knowing whether its jobs were added, as with any
-// cancelled write (enqueueing the same IDs again is safe).
+// them and returns an error that wraps the context's and says none is
+// stored; the others are unaffected. Once taken, the jobs are sent with a
+// context of their own (not the caller's), so one caller's cancellation
+// never fails the others' jobs; the cancelled caller returns at once, not
+// knowing whether its jobs were added, as with any cancelled write, and
+// its error says they may be stored (enqueueing the same IDs again is
+// safe): cutError.
 type batcher struct {
 	s     *Store
 	mu    sync.Mutex
@@ -69,6 +71,7 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		b.mu.Unlock()
 		l := b.lead()
 		b.s.enqueueNow(ctx, items, l)
+		cutItems(ctx, items)
 		b.next(l, len(items))
 		return nil
 	}
@@ -83,8 +86,11 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		callPool.Put(c)
 		return nil
 	case <-ctx.Done():
-		c.state.CompareAndSwap(callWaiting, callWithdrawn)
-		return ctx.Err()
+		if c.state.CompareAndSwap(callWaiting, callWithdrawn) {
+			return notSent(ctx)
+		}
+		// Taken: the flusher sends the jobs, or sent them.
+		return &cutError{ctxErr: context.Cause(ctx), sent: true}
 	}
 }
 

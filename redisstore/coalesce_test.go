@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,15 +13,26 @@ import (
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestCoalescedEnqueue: many goroutines enqueue one job per call at once,
 // some with contexts that end early. Every call gets its own result (its
-// own ID, or the holder of a duplicate), cancelled calls return their
-// context's error, and every job whose call succeeded is stored exactly
-// once with its own args.
+// own ID, or the holder of a duplicate), cancelled calls return an error
+// that wraps their context's and says whether the job may be stored, a
+// job whose call says none is stored is not, and every job whose call
+// succeeded is stored exactly once with its own args.
 func TestCoalescedEnqueue(t *testing.T) {
-	coalescedEnqueue(t, nil)
+	coalescedEnqueue(t, nil, nil)
+}
+
+// TestCoalescedEnqueueContextTimeouts: the same on a client that applies
+// a context's deadline to the connection (ContextTimeoutEnabled), where a
+// deadline that passes during a round trip fails it with go-redis's i/o
+// timeout: the call's error still wraps the context's and says the job
+// may be stored.
+func TestCoalescedEnqueueContextTimeouts(t *testing.T) {
+	coalescedEnqueue(t, func(o *redis.Options) { o.ContextTimeoutEnabled = true }, nil)
 }
 
 // TestCoalescedEnqueueWhileFlightsChange: the same while the batcher's
@@ -29,15 +41,19 @@ func TestCoalescedEnqueue(t *testing.T) {
 // than the limit allows: no call is left waiting, none is answered with
 // another's result, and no job is lost or stored twice.
 func TestCoalescedEnqueueWhileFlightsChange(t *testing.T) {
-	coalescedEnqueue(t, func(s *redisstore.Store) { redisstore.SetFlightPeriod(s, time.Nanosecond) })
+	coalescedEnqueue(t, nil, func(s *redisstore.Store) { redisstore.SetFlightPeriod(s, time.Nanosecond) })
 }
 
-// coalescedEnqueue runs TestCoalescedEnqueue on a store that set, when
-// not nil, prepares before its first call; with set, it also fails t
-// when the store's batchers never changed their limit.
-func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
+// coalescedEnqueue runs TestCoalescedEnqueue on a client that opts, when
+// not nil, configures, and a store that set, when not nil, prepares
+// before its first call; with set, it also fails t when the store's
+// batchers never changed their limit.
+func coalescedEnqueue(t *testing.T, opts func(*redis.Options), set func(*redisstore.Store)) {
 	srv := redistest.Start(t, redistest.Private())
 	rdb := srv.Client(t)
+	if opts != nil {
+		rdb = srv.Client(t, opts)
+	}
 	s := storeOn(t, rdb, nil)
 	if set != nil {
 		set(s)
@@ -66,9 +82,15 @@ func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
 				j.Args = []byte("args " + id)
 				ctx := t.Context()
 				var cancel context.CancelFunc
-				if i%10 == 3 {
+				switch i % 10 {
+				case 3:
 					ctx, cancel = context.WithCancel(ctx)
-					cancel() // already over: the call may or may not add the job
+					cancel() // already over: nothing is sent
+				case 5:
+					// Over while the call runs: before it is sent,
+					// while it waits for a merged round trip, or on
+					// its way.
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(g*i%7)*20*time.Microsecond)
 				}
 				if i%10 == 7 {
 					// A duplicate of a job this goroutine added before.
@@ -76,6 +98,9 @@ func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
 					j.Args = []byte("duplicate")
 				}
 				res, err := s.Enqueue(ctx, []*store.NewJob{j})
+				if cancel != nil {
+					cancel()
+				}
 				o := outcome{id: j.ID, wantDup: i%10 == 7, err: err}
 				if err == nil {
 					o.res = res[0]
@@ -89,11 +114,22 @@ func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
 	wg.Wait()
 	rounds := float64(cmdCalls(t, rdb, "fcall")) - before
 	added := map[string]bool{}
+	var notStored []string
+	cut := map[bool]int{} // cancelled calls, by whether they said the job may be stored
 	for _, o := range out {
 		switch {
 		case o.err != nil:
-			if !errors.Is(o.err, context.Canceled) {
+			if !errors.Is(o.err, context.Canceled) && !errors.Is(o.err, context.DeadlineExceeded) {
 				t.Fatalf("Enqueue of %q: %v", o.id, o.err)
+			}
+			switch msg := o.err.Error(); {
+			case strings.Contains(msg, "none is stored"):
+				notStored = append(notStored, o.id)
+				cut[false]++
+			case strings.Contains(msg, "may be stored"):
+				cut[true]++
+			default:
+				t.Fatalf("Enqueue of %q failed with %q, which says neither that the job is not stored nor that it may be", o.id, msg)
 			}
 		case o.res.ID != o.id:
 			t.Fatalf("Enqueue of %q got the result of %q", o.id, o.res.ID)
@@ -116,6 +152,12 @@ func coalescedEnqueue(t *testing.T, set func(*redisstore.Store)) {
 			t.Fatalf("job %q: %v, args %q", o.id, err, argsOf(j))
 		}
 	}
+	for _, id := range notStored {
+		if _, err := hopper.NewInspector(s).GetJob(t.Context(), queueOf(id), id); !errors.Is(err, hopper.ErrJobNotFound) {
+			t.Errorf("job %q, whose Enqueue said none is stored: GetJob %v, want ErrJobNotFound", id, err)
+		}
+	}
+	t.Logf("cancelled calls: %d said none is stored, %d that the job may be", cut[false], cut[true])
 	var total int64
 	for q := range 3 {
 		st, err := hopper.NewInspector(s).GetQueueStats(t.Context(), fmt.Sprintf("q%d", q))

@@ -99,7 +99,11 @@ func lockField(key string) string {
 // queue (batches over 1000 jobs are split), all pipelined in one round
 // trip; with coalescing (the default, see Config.NoCoalescing) concurrent
 // calls share round trips. The due time is RunAt, or the server's now
-// plus Delay, both to the microsecond (rounded up).
+// plus Delay, both to the microsecond (rounded up). When ctx ends before
+// the reply, the error wraps ctx's and says whether the jobs were sent:
+// "none is stored" when they never left the process (ctx had ended when
+// the call began, or while it waited for a merged round trip), "may be
+// stored" when they did.
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := store.ValidateJobs(jobs); err != nil {
 		return nil, err
@@ -126,12 +130,18 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	// keeps Redis busy while other producers prepare theirs. Calls are
 	// merged per hash slot, so that a failing shard holds up no caller of
 	// another.
+	if ctx.Err() != nil {
+		// Not sent: a call made with an ended context may or may not
+		// reach Redis (go-redis checks the context at some steps only).
+		return nil, notSent(ctx)
+	}
 	if b := s.batcherFor(ptrs); b != nil && len(jobs) < soloBatch {
 		if err := b.do(ctx, ptrs); err != nil {
 			return nil, err
 		}
 	} else {
 		s.enqueueNow(ctx, ptrs, nil)
+		cutItems(ctx, ptrs)
 	}
 	// Per job: stored, a duplicate, or an error of its queue's script.
 	// When no job was stored the call fails; otherwise the failed ones

@@ -1,0 +1,72 @@
+package redisstore
+
+import (
+	"context"
+	"time"
+)
+
+// cutError is the error of an enqueue whose caller's context ended before
+// the call's reply came. sent tells the two cases apart: the jobs never
+// left the process (none is stored), or they were on their way to Redis
+// or there (each may be stored). err is the call's own error, when the
+// call failed under the ended context (an i/o timeout of go-redis's
+// ContextTimeoutEnabled, say); nil when the caller stopped waiting.
+type cutError struct {
+	ctxErr error
+	err    error
+	sent   bool
+}
+
+func (e *cutError) Error() string {
+	if !e.sent {
+		return "redisstore: enqueue: " + e.ctxErr.Error() + " before the jobs were sent: none is stored"
+	}
+	msg := "redisstore: enqueue: " + e.ctxErr.Error() + " before the reply came: the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
+	if e.err != nil {
+		msg += ": " + e.err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the context's error and, when the call failed, its error,
+// so that errors.Is(err, context.DeadlineExceeded) holds and the call's
+// class (ErrUnavailable) is kept.
+func (e *cutError) Unwrap() []error {
+	if e.err == nil {
+		return []error{e.ctxErr}
+	}
+	return []error{e.ctxErr, e.err}
+}
+
+// notSent is the error of an enqueue whose context ended before its jobs
+// were sent.
+func notSent(ctx context.Context) error { return &cutError{ctxErr: context.Cause(ctx), sent: false} }
+
+// cutItems marks the failed jobs of items, which a call made with ctx
+// sent, when ctx has ended: each may be stored, and its error says so and
+// wraps the context's.
+func cutItems(ctx context.Context, items []*encJob) {
+	ended := ctxEnded(ctx)
+	if ended == nil {
+		return
+	}
+	for _, it := range items {
+		if it.err != nil {
+			it.err = &cutError{ctxErr: ended, err: it.err, sent: true}
+		}
+	}
+}
+
+// ctxEnded returns ctx's error, or context.DeadlineExceeded once its
+// deadline has passed: a connection given the deadline (go-redis's
+// ContextTimeoutEnabled) times out at that instant, and the context's
+// timer may mark it done a moment later.
+func ctxEnded(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
