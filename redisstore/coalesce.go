@@ -90,7 +90,7 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 			return notSent(ctx)
 		}
 		// Taken: the flusher sends the jobs, or sent them.
-		return &cutError{ctxErr: context.Cause(ctx), sent: true}
+		return &cutError{ctxErr: ctx.Err(), sent: true}
 	}
 }
 

@@ -40,7 +40,7 @@ func (e *cutError) Unwrap() []error {
 
 // notSent is the error of an enqueue whose context ended before its jobs
 // were sent.
-func notSent(ctx context.Context) error { return &cutError{ctxErr: context.Cause(ctx), sent: false} }
+func notSent(ctx context.Context) error { return &cutError{ctxErr: ctx.Err(), sent: false} }
 
 // cutItems marks the failed jobs of items, which a call made with ctx
 // sent, when ctx has ended: each may be stored, and its error says so and
@@ -62,7 +62,7 @@ func cutItems(ctx context.Context, items []*encJob) {
 // ContextTimeoutEnabled) times out at that instant, and the context's
 // timer may mark it done a moment later.
 func ctxEnded(ctx context.Context) error {
-	if err := context.Cause(ctx); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
