@@ -218,6 +218,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 			}
 			c := enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q))
 			c.via = via
+			c.noResend = true
 			calls = append(calls, c)
 			callItems = append(callItems, g[:n])
 			g = g[n:]
@@ -236,7 +237,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 	var pre func(redis.Pipeliner)
 	if len(toRegister) > 0 {
 		reg = new(*redis.IntCmd)
-		pre = func(p redis.Pipeliner) { *reg = s.registerCmds(ctx, p, toRegister) }
+		pre = func(p redis.Pipeliner) { *reg = s.registerCmds(ctx, p, toRegister, true) }
 	}
 	s.sendShaped(ctx, calls, pre, true)
 	s.leanRefused(ctx, calls, callItems)

@@ -390,8 +390,17 @@ func sendScript(ctx context.Context, r interface {
 	return cmd
 }
 
-// onceCmd is a command go-redis sends once, without its retries.
+// onceCmd is a command go-redis sends once, without its retries; in a
+// pipeline, it makes go-redis send the whole pipeline once. It keeps
+// *redis.Cmd's methods (Val, Result) for a hook that reads the reply;
+// onceAny wraps commands of other types.
 type onceCmd struct{ *redis.Cmd }
+
+// onceAny is onceCmd for a command of any type.
+type onceAny struct{ redis.Cmder }
+
+// NoRetry tells go-redis not to send the command again after a failure.
+func (onceAny) NoRetry() bool { return true }
 
 // NoRetry tells go-redis not to send the command again after a failure.
 func (onceCmd) NoRetry() bool { return true }

@@ -64,7 +64,10 @@ func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
 	for i, q := range names {
 		args[i] = q
 	}
-	counts, err := s.run(ctx, fullScript("queues_register"), []string{s.g.queues, s.g.partsKey()}, args...).Int64Slice()
+	// Once, as refreshShared's read: the enqueue waits for it.
+	cmd := s.callOn(ctx, s.rdb, true, fullScript("queues_register"), []string{s.g.queues, s.g.partsKey()}, args...)
+	s.observe(cmd.Err())
+	counts, err := cmd.Int64Slice()
 	if err != nil {
 		// Once: a store whose ACL user may not run it (the store-wide
 		// keys denied) would otherwise pay a failing round trip at every
@@ -103,9 +106,14 @@ func (s *Store) refreshShared(ctx context.Context) {
 	}
 	var parts *redis.MapStringStringCmd
 	var layout *redis.StringCmd
+	// Sent once (onceAny): a caller waits for this read, and go-redis's
+	// retries of a node that does not answer would hold it for one read
+	// timeout each.
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		parts = p.HGetAll(ctx, s.g.partsKey())
-		layout = p.Get(ctx, s.g.layoutKey())
+		parts = redis.NewMapStringStringCmd(ctx, "hgetall", s.g.partsKey())
+		layout = redis.NewStringCmd(ctx, "get", s.g.layoutKey())
+		_ = p.Process(ctx, onceAny{parts})
+		_ = p.Process(ctx, onceAny{layout})
 		return nil
 	})
 	if err != nil && parts.Err() != nil && !redis.IsPermissionError(parts.Err()) {

@@ -16,7 +16,10 @@ import (
 // context's error). A call that a node redirected (MOVED, ASK: the slot
 // moved, a replica took over) makes the Store reload the topology and is
 // sent again through the cluster client, which follows the redirection;
-// so is a call whose script the node did not know.
+// so is a call whose script the node did not know. A call marked once or
+// noResend goes once (see evalCall), and one marked noResend whose
+// connection failed goes again through the cluster client
+// (resendFailed).
 func (s *Store) runPerNode(ctx context.Context, cc *redis.ClusterClient, calls []*evalCall, pre func(redis.Pipeliner)) {
 	var wg sync.WaitGroup
 	if pre != nil {
@@ -38,7 +41,7 @@ func (s *Store) runPerNode(ctx context.Context, cc *redis.ClusterClient, calls [
 		wg.Go(func() {
 			_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, c := range group {
-					c.cmd = s.pipe(ctx, p, c.script, c.keys, c.args...)
+					c.cmd = s.pipeOn(ctx, p, c.once || c.noResend, c.script, c.keys, c.args...)
 				}
 				return nil
 			})
@@ -48,10 +51,11 @@ func (s *Store) runPerNode(ctx context.Context, cc *redis.ClusterClient, calls [
 	for _, c := range calls {
 		if err := c.cmd.Err(); notLoaded(err) || redirected(err) {
 			s.observe(err)
-			c.cmd = s.call(ctx, s.rdb, c.script, c.keys, c.args...)
+			c.cmd = s.callOn(ctx, s.rdb, c.once || c.noResend, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
 	}
+	s.resendFailed(ctx, s.rdb, calls)
 }
 
 // redirected reports whether err is a cluster redirection: the slot is

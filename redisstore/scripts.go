@@ -103,6 +103,19 @@ type evalCall struct {
 	// reached the server: a claim, whose lost reply the store takes back
 	// itself (takeback.go).
 	once bool
+	// noResend says go-redis must not send the call again after a
+	// timeout or the end of its context, when it may have run: an
+	// enqueue, which sent again later could store anew a job that ran
+	// and was deleted meanwhile. A call whose connection failed under it
+	// (closed, reset: connFailed) goes again through the client, with
+	// go-redis's retries (resendFailed). Without it, a round trip to a
+	// frozen node (a stopped process, a link cut without a reset) waited
+	// out the read timeout once and then each of go-redis's retries on
+	// the same node, its three by default: 12 s at the default 3 s, and
+	// an enqueue batcher's flusher, whose round trips have no deadline
+	// of their own, kept a Cluster's producers off a shard that long
+	// after its replica took over.
+	noResend bool
 }
 
 // queueCall returns a call of sc on queue.
@@ -357,8 +370,9 @@ type pipeRunner interface {
 func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre func(redis.Pipeliner)) {
 	if len(calls) == 1 && pre == nil {
 		c := calls[0]
-		c.cmd = s.callOn(ctx, r, c.once, c.script, c.keys, c.args...)
+		c.cmd = s.callOn(ctx, r, c.once || c.noResend, c.script, c.keys, c.args...)
 		s.observe(c.cmd.Err())
+		s.resendFailed(ctx, r, calls)
 		return
 	}
 	_, once := r.(*redis.Conn) // a lease's (see callOn)
@@ -367,15 +381,34 @@ func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre 
 			pre(p)
 		}
 		for _, c := range calls {
-			c.cmd = s.pipeOn(ctx, p, once || c.once, c.script, c.keys, c.args...)
+			c.cmd = s.pipeOn(ctx, p, once || c.once || c.noResend, c.script, c.keys, c.args...)
 		}
 		return nil
 	})
 	for _, c := range calls {
 		if notLoaded(c.cmd.Err()) {
-			c.cmd = s.callOn(ctx, r, c.once, c.script, c.keys, c.args...)
+			c.cmd = s.callOn(ctx, r, c.once || c.noResend, c.script, c.keys, c.args...)
 		}
 		s.observe(c.cmd.Err())
+	}
+	if !once {
+		s.resendFailed(ctx, r, calls)
+	}
+}
+
+// resendFailed sends again, through r with go-redis's retries, each of
+// calls marked noResend whose connection failed under it (connFailed):
+// as go-redis would have, had the call not gone once. A lease's calls
+// are not sent again here: runLeased sends them through the pool.
+func (s *Store) resendFailed(ctx context.Context, r scriptRunner, calls []*evalCall) {
+	if _, lease := r.(*redis.Conn); lease {
+		return
+	}
+	for _, c := range calls {
+		if c.noResend && c.cmd.Err() != nil && connFailed(c.cmd.Err()) {
+			c.cmd = s.call(ctx, r, c.script, c.keys, c.args...)
+			s.observe(c.cmd.Err())
+		}
 	}
 }
 

@@ -45,7 +45,11 @@ func (h *scriptReplies) note(cmd redis.Cmder) {
 	if _, _, ok := fcallOf(cmd, h.suffix); !ok {
 		return
 	}
-	c, ok := cmd.(*redis.Cmd)
+	// A *redis.Cmd, or the store's wrapper of one that goes once.
+	c, ok := cmd.(interface {
+		Val() any
+		Err() error
+	})
 	if !ok || c.Err() != nil {
 		return
 	}

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -216,7 +215,7 @@ func (s *Store) register(ctx context.Context, queue string) error {
 		return nil
 	}
 	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		s.registerCmds(ctx, p, []string{queue})
+		s.registerCmds(ctx, p, []string{queue}, false)
 		return nil
 	})
 	if err == nil {
@@ -244,24 +243,36 @@ func (s *Store) register(ctx context.Context, queue string) error {
 // registerCmds queues the commands that register queues: the registry's
 // SADD (first: its reply tells whether registration worked), each
 // queue's sentinels (in unack, att and marks; see keys.go) and, from
-// layout 2 on, its mark gv.
-func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []string) *redis.IntCmd {
-	members := make([]any, len(queues))
-	for i, q := range queues {
-		members[i] = q
+// layout 2 on, its mark gv. With once, go-redis sends them once (see
+// onceAny): an enqueue's round trip carries them, and go-redis's retries
+// of a node that does not answer (the registry's or a queue's) would hold
+// the enqueue for each one's read timeout; the next enqueue registers
+// again.
+func (s *Store) registerCmds(ctx context.Context, p redis.Pipeliner, queues []string, once bool) *redis.IntCmd {
+	add := func(c redis.Cmder) {
+		if once {
+			c = onceAny{c}
+		}
+		_ = p.Process(ctx, c)
 	}
-	reg := p.SAdd(ctx, s.g.queues, members...)
+	args := make([]any, 0, 2+len(queues))
+	args = append(args, "sadd", s.g.queues)
+	for _, q := range queues {
+		args = append(args, q)
+	}
+	reg := redis.NewIntCmd(ctx, args...)
+	add(reg)
 	// From layout 2 on, no release that reads only layout 1's sorted set
 	// of grouped jobs runs on this Redis (Migrate or a fresh Redis saw
 	// to that): the queue may push them to lists (lua/groups/store.lua).
 	lists := s.layoutAt.Load() >= 2
 	for _, q := range queues {
 		k := s.queueKeys(q)
-		p.ZAddNX(ctx, k.unack, redis.Z{Score: math.Inf(1), Member: sentinelMember})
-		p.HSetNX(ctx, k.att, sentinelField, sentinelValue)
-		p.HSetNX(ctx, k.marks, sentinelField, sentinelValue)
+		add(redis.NewIntCmd(ctx, "zadd", k.unack, "nx", "+inf", sentinelMember))
+		add(redis.NewBoolCmd(ctx, "hsetnx", k.att, sentinelField, sentinelValue))
+		add(redis.NewBoolCmd(ctx, "hsetnx", k.marks, sentinelField, sentinelValue))
 		if lists {
-			p.HSetNX(ctx, k.marks, "gv", "l")
+			add(redis.NewBoolCmd(ctx, "hsetnx", k.marks, "gv", "l"))
 		}
 	}
 	return reg

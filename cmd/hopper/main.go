@@ -40,6 +40,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/hopperq/hopper/redisstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -147,6 +148,10 @@ func exitCode(a *app, command string, err error) int {
 		return 2
 	}
 	fmt.Fprintf(a.stderr, "hopper %s: %s\n", command, errText(err))
+	if errors.Is(err, redisstore.ErrReadOnly) {
+		// A replica's address, or a Cluster node's without --cluster.
+		fmt.Fprintf(a.stderr, "hopper %s: the server is a read-only replica: give --redis the master's address (a Redis Cluster: --cluster and any node's)\n", command)
+	}
 	return 1
 }
 
