@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -22,7 +23,8 @@ func (e *cutError) Error() string {
 		return "redisstore: enqueue: " + e.ctxErr.Error() + " before the jobs were sent: none is stored"
 	}
 	msg := "redisstore: enqueue: " + e.ctxErr.Error() + " before the reply came: the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
-	if e.err != nil {
+	if e.err != nil && !errors.Is(e.err, e.ctxErr) {
+		// The call's own error, unless it only repeats the context's.
 		msg += ": " + e.err.Error()
 	}
 	return msg
