@@ -222,3 +222,48 @@ func TestEnqueueWhileTheRegistrysMasterIsFrozenCluster(t *testing.T) {
 		t.Errorf("the registration went %d times to the registry's frozen master, want once", n)
 	}
 }
+
+// TestClaimWhileTheStoreWideKeysMasterIsFrozenCluster: a claim on a live
+// master, while the master of the store-wide keys is frozen, takes its
+// job within its bound when it is the call that reads the store-wide
+// keys again (every 10 s, one claim or enqueue of the store does). The
+// claim waited for that read until its context ended, and failed: a
+// worker's claims failed one after another, whatever their queue's node.
+func TestClaimWhileTheStoreWideKeysMasterIsFrozenCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster in -short mode")
+	}
+	ctx := t.Context()
+	c := redistest.StartCluster(t, redistest.Private())
+	rdb := c.Client(t)
+	prefix := redistest.Prefix(t)
+	slot, err := rdb.ClusterKeySlot(ctx, "{"+prefix+"}:parts").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen := c.MasterForSlot(t, int(slot))
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	var live string
+	for i, a := range addrs {
+		if a != frozen {
+			live = queues[i]
+		}
+	}
+	loadLibraries(t, rdb, prefix)
+	client := c.Client(t, func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = 2*time.Second, 2*time.Second })
+	s := storeOn(t, client, &redisstore.Config{Prefix: prefix})
+	if _, err := s.Enqueue(ctx, []*store.NewJob{job(live, "a")}); err != nil {
+		t.Fatal(err)
+	}
+	thaw := c.FreezeAddr(t, frozen)
+	defer thaw()
+	redisstore.ExpirePartsRead(s)
+	// A worker's claim bound: half its lease, 5 s at most; here less
+	// than the client's read timeout.
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	res, err := s.Claim(cctx, store.ClaimOpts{Queue: live, Max: 1, Lease: time.Minute})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim on a live master while the store-wide keys' master is frozen: %d jobs, %v; want its job", len(res.Jobs), err)
+	}
+}

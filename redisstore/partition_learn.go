@@ -96,19 +96,45 @@ func (s *Store) learnQueues(ctx context.Context, jobs []*store.NewJob) {
 // stored layout, so that after a Migrate to layout 2 the queues this
 // store registers (again every registerEvery) are marked to keep their
 // groups' jobs in lists (registerCmds). A failed read is tried again at
-// the next call past the period. Cost: a clock read and an atomic load a
-// call, and one round trip every partsRefresh.
+// the next call past the period. The caller waits for the read up to
+// refreshWait, no longer: the store-wide keys live on one node, and a
+// node that stopped answering held, every partsRefresh, one claim or
+// enqueue of every queue, whichever node held it, for its context's
+// whole bound (a claim then failed); the read goes on by itself for the
+// calls that follow. Cost: a clock read and an atomic load a call, and
+// one round trip and a goroutine every partsRefresh.
 func (s *Store) refreshShared(ctx context.Context) {
 	now := time.Now().UnixNano()
 	last := s.partsRead.Load()
 	if now-last < int64(partsRefresh) || !s.partsRead.CompareAndSwap(last, now) {
 		return
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.readShared(last)
+	}()
+	t := time.NewTimer(refreshWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// refreshWait is how long a call waits for refreshShared's read: a
+// healthy node answers well within it.
+const refreshWait = 50 * time.Millisecond
+
+// readShared is refreshShared's read; on failure it sets the time of the
+// last read back to last, so that the next call past the period reads
+// again. Its commands go once (onceAny) and without a deadline but the
+// client's read timeout: no caller waits for it past refreshWait.
+func (s *Store) readShared(last int64) {
+	ctx := context.Background()
 	var parts *redis.MapStringStringCmd
 	var layout *redis.StringCmd
-	// Sent once (onceAny): a caller waits for this read, and go-redis's
-	// retries of a node that does not answer would hold it for one read
-	// timeout each.
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		parts = redis.NewMapStringStringCmd(ctx, "hgetall", s.g.partsKey())
 		layout = redis.NewStringCmd(ctx, "get", s.g.layoutKey())
@@ -116,6 +142,7 @@ func (s *Store) refreshShared(ctx context.Context) {
 		_ = p.Process(ctx, onceAny{layout})
 		return nil
 	})
+	s.observe(err)
 	if err != nil && parts.Err() != nil && !redis.IsPermissionError(parts.Err()) {
 		s.partsRead.Store(last)
 		return
