@@ -111,10 +111,10 @@ type evalCall struct {
 	// go-redis's retries (resendFailed). Without it, a round trip to a
 	// frozen node (a stopped process, a link cut without a reset) waited
 	// out the read timeout once and then each of go-redis's retries on
-	// the same node, its three by default: 12 s at the default 3 s, and
-	// an enqueue batcher's flusher, whose round trips have no deadline
-	// of their own, kept a Cluster's producers off a shard that long
-	// after its replica took over.
+	// the same node, its three by default: 20 s at go-redis's default
+	// read timeout of 5 s, and an enqueue batcher's flusher, whose round
+	// trips have no deadline of their own, kept a Cluster's producers
+	// off a shard that long after its replica took over.
 	noResend bool
 }
 
@@ -391,9 +391,7 @@ func (s *Store) runOn(ctx context.Context, r pipeRunner, calls []*evalCall, pre 
 		}
 		s.observe(c.cmd.Err())
 	}
-	if !once {
-		s.resendFailed(ctx, r, calls)
-	}
+	s.resendFailed(ctx, r, calls)
 }
 
 // resendFailed sends again, through r with go-redis's retries, each of
