@@ -167,6 +167,30 @@ func TestEnqueueToAFrozenNodeGoesOnceCluster(t *testing.T) {
 	})
 }
 
+// storeWideCluster starts a private Cluster with hopper's libraries
+// loaded, and returns it, the tests' prefix, the address of the master
+// of the store-wide keys ({<prefix>}: the registry, the partition counts,
+// the layout) and a queue of another master.
+func storeWideCluster(t *testing.T) (c *redistest.Cluster, prefix, frozen, live string) {
+	t.Helper()
+	c = redistest.StartCluster(t, redistest.Private())
+	rdb := c.Client(t)
+	prefix = redistest.Prefix(t)
+	slot, err := rdb.ClusterKeySlot(t.Context(), "{"+prefix+"}").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen = c.MasterForSlot(t, int(slot))
+	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
+	for i, a := range addrs {
+		if a != frozen {
+			live = queues[i]
+		}
+	}
+	loadLibraries(t, rdb, prefix)
+	return c, prefix, frozen, live
+}
+
 // TestEnqueueWhileTheRegistrysMasterIsFrozenCluster: an enqueue into a
 // new queue (whose round trip registers it) on a live master, while the
 // master of the store-wide registry is frozen, stores its job and sends
@@ -178,23 +202,8 @@ func TestEnqueueWhileTheRegistrysMasterIsFrozenCluster(t *testing.T) {
 		t.Skip("cluster in -short mode")
 	}
 	ctx := t.Context()
-	c := redistest.StartCluster(t, redistest.Private())
-	rdb := c.Client(t)
-	prefix := redistest.Prefix(t)
+	c, prefix, frozen, live := storeWideCluster(t)
 	registry := "{" + prefix + "}:queues"
-	slot, err := rdb.ClusterKeySlot(ctx, registry).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	frozen := c.MasterForSlot(t, int(slot))
-	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
-	var live string
-	for i, a := range addrs {
-		if a != frozen {
-			live = queues[i]
-		}
-	}
-	loadLibraries(t, rdb, prefix)
 	w := &enqueueWrites{addr: frozen, what: "sadd"}
 	const readTimeout = 300 * time.Millisecond
 	client := c.Client(t, func(o *redis.ClusterOptions) {
@@ -234,22 +243,7 @@ func TestClaimWhileTheStoreWideKeysMasterIsFrozenCluster(t *testing.T) {
 		t.Skip("cluster in -short mode")
 	}
 	ctx := t.Context()
-	c := redistest.StartCluster(t, redistest.Private())
-	rdb := c.Client(t)
-	prefix := redistest.Prefix(t)
-	slot, err := rdb.ClusterKeySlot(ctx, "{"+prefix+"}:parts").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	frozen := c.MasterForSlot(t, int(slot))
-	queues, addrs := queuesOnMasters(t, c, rdb, prefix)
-	var live string
-	for i, a := range addrs {
-		if a != frozen {
-			live = queues[i]
-		}
-	}
-	loadLibraries(t, rdb, prefix)
+	c, prefix, frozen, live := storeWideCluster(t)
 	client := c.Client(t, func(o *redis.ClusterOptions) { o.ReadTimeout, o.WriteTimeout = 2*time.Second, 2*time.Second })
 	s := storeOn(t, client, &redisstore.Config{Prefix: prefix})
 	if _, err := s.Enqueue(ctx, []*store.NewJob{job(live, "a")}); err != nil {
