@@ -44,6 +44,19 @@ func TestConformanceCluster(t *testing.T) {
 	})
 }
 
+// TestConformanceStagedWorkflows runs the suite against one server with
+// every script kept to one hash slot, as on a Cluster, and every workflow
+// of more than two tasks stored in steps, two tasks a staging call
+// (workflow_stage.go; TestSecureConformance stages on one server).
+func TestConformanceStagedWorkflows(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: true})
+		redisstore.StageWorkflowTasks(s, 2)
+		return s
+	})
+}
+
 // TestConformanceOneSlotPerScript runs the suite against one server with
 // every script kept to one hash slot, as on a Cluster: workflow task ends
 // go to records, delivered in separate steps (by default one server

@@ -83,6 +83,9 @@ var aclProbes = []struct {
 	{"+hscan", []string{"HSCAN", "$k", "0"}},
 	{"+unlink", []string{"UNLINK", "$k"}},
 	{"+memory|usage", []string{"MEMORY", "USAGE", "$k"}},
+	{"+rename", []string{"RENAME", "$k", "$k"}},
+	{"+pexpire", []string{"PEXPIRE", "$k", "1000"}},
+	{"+persist", []string{"PERSIST", "$k"}},
 }
 
 // clusterProbes are the rules a Store needs on every node of a Redis

@@ -130,7 +130,7 @@
 // "hopper" (for another prefix, change both key patterns and the channel
 // pattern: ~{myapp:* ~{myapp}:* &myapp:*):
 //
-//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +pttl +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zlexcount +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink +memory|usage
+//	ACL SETUSER hopper on >password resetkeys ~{hopper:* ~{hopper}:* resetchannels &hopper:* -@all +ping +info +config|get +function|load +fcall +script|load +evalsha +eval +time +pttl +multi +exec +subscribe +unsubscribe +publish +rpush +del +mget +smembers +sadd +srem +scard +smismember +sismember +hget +hset +hsetnx +hdel +hexists +hgetall +hmget +hincrby +hkeys +hlen +incr +incrby +get +set +lindex +llen +lpop +lpush +lrange +lrem +ltrim +zadd +zcard +zcount +zmscore +zrange +zrangebyscore +zrangebylex +zlexcount +zrevrange +zrem +zremrangebyscore +zscore +exists +xadd +xrange +xrevrange +hscan +unlink +memory|usage +rename +pexpire +persist
 //
 // The key patterns cover the keys of every queue ({hopper:<queue>}:...)
 // and the store-wide ones ({hopper}:queues, workers, schedules and wait
@@ -158,6 +158,11 @@
 //     add it to the user when you set Replicas, or Enqueue, the workflow
 //     calls and Finish fail with ErrNoPerm (hopper check --replicas N says
 //     so).
+//   - RENAME, PEXPIRE and PERSIST (+rename +pexpire +persist) serve
+//     only EnqueueWorkflow of more than 1,000 tasks, whose first tasks
+//     are staged in keys of their own, with a TTL, and renamed into
+//     place by its last step; without them such a call fails with
+//     ErrNoPerm and stores nothing.
 //   - MEMORY USAGE (+memory|usage) serves only
 //     ServerInfo's estimate of each queue's memory (the dashboard's Redis
 //     page); without it the page shows the nodes' INFO and says queue

@@ -59,6 +59,15 @@ func AttKey(s *Store, queue string) string { return s.queueKeys(queue).att }
 // a delivery): what another process may do in that moment.
 func BeforeWorkflowIndex(s *Store, f func()) { s.wfBeforeIndex.Store(&f) }
 
+// StageWorkflowTasks makes s stage a workflow's tasks n a call, and create
+// one of more than n in steps (workflow_stage.go). Call it before s's
+// first call.
+func StageWorkflowTasks(s *Store, n int) { s.wfStageTasks = n }
+
+// AfterWorkflowStage makes s run f once, after it staged a workflow's
+// tasks and before the workflow's last step.
+func AfterWorkflowStage(s *Store, f func()) { s.wfAfterStage.Store(&f) }
+
 // WorkflowsExpiring returns how many workflows the index holds for the
 // sweeper to delete when their retention ends.
 func WorkflowsExpiring(ctx context.Context, s *Store) int64 {

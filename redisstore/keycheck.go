@@ -16,7 +16,9 @@ import "strings"
 // new command cannot slip past the check.
 //
 // A key of a family (keys.go's keyFamilies), "<root>:<member>", passes
-// when the script declared its root: KC_ROOTS holds the roots' suffixes.
+// when the script declared its root: KC_ROOTS holds the roots' suffixes,
+// a workflow's ("{<prefix>:wf:<id>}:<suffix>") as "wf:<suffix>", since a
+// queue's key may end with the same suffix.
 //
 // It declares three locals in the script's chunk, which holds at most 200
 // (TestEveryVariantLoads): kc_real, and the redis and kc_begin that the
@@ -40,7 +42,12 @@ func keyCheckRoots() string {
 	var b strings.Builder
 	b.WriteString("  local KC_ROOTS = {")
 	for _, f := range keyFamilies {
-		b.WriteString("['" + keyTable[keyIndex[f.root]].suffix + "'] = true, ")
+		d := keyTable[keyIndex[f.root]]
+		name := d.suffix
+		if d.fam == famWorkflow {
+			name = "wf:" + name
+		}
+		b.WriteString("['" + name + "'] = true, ")
 	}
 	b.WriteString("}\n")
 	return b.String()
@@ -56,6 +63,7 @@ const keyCheckBody = `
     ZADD = 1, ZREM = 1, ZRANGE = 1, ZRANGEBYSCORE = 1, ZREVRANGE = 1, ZCARD = 1, ZCOUNT = 1, ZSCORE = 1,
     ZMSCORE = 1, ZREMRANGEBYSCORE = 1, ZLEXCOUNT = 1, ZRANGEBYLEX = 1, ZRANK = 1, ZPOPMIN = 1, ZSCAN = 1,
     XADD = 1, XRANGE = 1, XREVRANGE = 1, XLEN = 1, XTRIM = 1,
+    RENAME = -1, PEXPIRE = 1, PERSIST = 1,
     TIME = 0, PUBLISH = 0, SPUBLISH = 0,
   }
   local function kc_key(c, k)
@@ -87,9 +95,13 @@ const keyCheckBody = `
     for i = 1, #keys do
       local k = keys[i]
       KC_DECL[k] = true
-      -- A queue's key ends with "}:<suffix>".
+      -- A key ends with "}:<suffix>"; a workflow's tag holds ":wf:".
       local e = string.find(k, '}:', 1, true)
-      if e and KC_ROOTS[string.sub(k, e + 2)] then KC_FAM[#KC_FAM + 1] = k .. ':' end
+      if e then
+        local root = string.sub(k, e + 2)
+        if string.find(string.sub(k, 1, e), ':wf:', 1, true) then root = 'wf:' .. root end
+        if KC_ROOTS[root] then KC_FAM[#KC_FAM + 1] = k .. ':' end
+      end
     end
   end
 end

@@ -133,6 +133,12 @@ type keyFamily struct {
 var keyFamilies = []keyFamily{
 	{"g_ready", "<group>", "list", "a group's ready job IDs, first in first out, claimed from the left (layout 2; the marks' gn counts them, lua/groups/store.lua)"},
 	{"unack", "<claimer>:<slot>", "string", "a Store's note of one of its last claims on the queue, \"seq|token|claimedMs|deadlineMs\", expiring with the lease: how a claim whose reply was lost is found (takeback.go)"},
+	{"wf_states", "<attempt>", "hash", "the states of a large workflow's tasks staged by one EnqueueWorkflow call before its last step renames them into place, with a TTL (wf_stage.lua; workflow_stage.go); so the other staged keys below"},
+	{"wf_rem", "<attempt>", "hash", "staged remaining counts"},
+	{"wf_info", "<attempt>", "hash", "staged infos"},
+	{"wf_deps", "<attempt>", "hash", "staged dependencies"},
+	{"wf_payloads", "<attempt>", "hash", "staged payloads"},
+	{"wf_rel", "<attempt>", "set", "staged tasks being released"},
 }
 
 // keyIndex maps a key's name to its index in keyTable.

@@ -134,7 +134,9 @@ func aclUser(t *testing.T, admin *redis.Client, name, prefix string, without, ex
 
 // TestSecureConformance runs the conformance suite over mutual TLS, each
 // store as an ACL user of its own with exactly the documented rights for
-// its prefix: every operation of the Store works with them.
+// its prefix: every operation of the Store works with them, a workflow of
+// more than two tasks stored in steps included (two tasks a staging call,
+// workflow_stage.go).
 func TestSecureConformance(t *testing.T) {
 	srv := redistest.StartTLS(t)
 	admin := srv.Client(t)
@@ -143,6 +145,7 @@ func TestSecureConformance(t *testing.T) {
 		var logs logBuffer
 		rdb := aclUser(t, admin, prefix, prefix, nil, nil, srv.Client)
 		s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, Logger: logs.logger()})
+		redisstore.StageWorkflowTasks(s, 2)
 		// Connect (TLS handshake) and check now: some cases time their
 		// first Enqueue against a due time tens of milliseconds away.
 		if err := s.Check(t.Context()); err != nil {

@@ -45,6 +45,13 @@ type Store struct {
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.
 	wfBeforeIndex atomic.Pointer[func()]
+	// wfAfterStage, set by tests only, runs once after a workflow's
+	// tasks were staged, before its last step.
+	wfAfterStage atomic.Pointer[func()]
+	// wfStageTasks, set by tests only (before the store's first call),
+	// replaces maxScriptJobs as the tasks of a staging call
+	// (workflow_stage.go).
+	wfStageTasks int
 	// leaseGiveBack, set by tests only, runs instead of a batcher's
 	// giving back of a lease's connection (batcher.done), with that
 	// release.

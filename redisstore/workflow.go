@@ -118,22 +118,30 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	if ret == 0 {
 		ret = store.DefaultWorkflowRetention
 	}
-	args := make([]any, 0, 3+6*len(w.Tasks))
-	args = append(args, w.ID, w.Name, mstime.Ceil(ret))
+	taskArgs := make([]any, 0, 6*len(w.Tasks))
 	dues, vals := make([]string, len(w.Tasks)), make([][]byte, len(w.Tasks))
 	for i, t := range w.Tasks {
 		dues[i], vals[i] = dueArg(t.Job), encodeValue(t.Job)
-		args = append(args, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
+		taskArgs = append(taskArgs, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
 			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dues[i], vals[i])
 	}
+	// A large workflow's first tasks are staged, a thousand a step, and
+	// the last step takes the rest (workflow_stage.go).
+	stage, err := s.stageTasks(ctx, w.ID, taskArgs)
+	if err != nil || stage.dup {
+		return stage.dup, err
+	}
+	last := w.Tasks[stage.tasks:]
+	args := make([]any, 0, 6+6*len(last))
+	args = append(args, w.ID, w.Name, mstime.Ceil(ret), stage.attempt, stage.tasks, len(stage.roots))
+	args = append(args, taskArgs[6*stage.tasks:]...)
 	local := s.wfLocal()
 	var res []any
-	var err error
 	if local {
 		// One step: the first tasks of the first one's queue are enqueued
 		// with the workflow, which marks itself for the sweeper when it
 		// leaves others being released.
-		res, err = s.runDurableShaped(ctx, localStep("wf_create_local", rootQueue(w), w.ID, w.Tasks, args)).Slice()
+		res, err = s.runDurableShaped(ctx, localStep("wf_create_local", rootQueue(last), w.ID, last, args)).Slice()
 	} else {
 		if err := s.markCheck(ctx, w.ID); err != nil {
 			return false, err
@@ -144,15 +152,27 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
 	}
-	if len(res) == 1 && res[0] == "dup" {
+	if len(res) == 1 && (res[0] == "dup" || res[0] == "expired") {
 		if !local {
 			s.unmarkCheck(ctx, w.ID)
+		}
+		if res[0] == "expired" {
+			return false, stageExpired(w.ID)
 		}
 		return true, nil
 	}
 	r, err := parseWfReply(w.ID, res)
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
+	}
+	// The staged tasks released wait in rel, the caller's to enqueue like
+	// the reply's, and before them: in the order they were added.
+	if len(stage.roots) > 0 {
+		rels := make([]wfRelease, 0, len(stage.roots)+len(r.releases))
+		for _, t := range stage.roots {
+			rels = append(rels, wfRelease{wf: w.ID, task: t})
+		}
+		r.releases = append(rels, r.releases...)
 	}
 	// The reply names the released tasks only: fill in their jobs.
 	byName := make(map[string]int, len(w.Tasks))
@@ -188,15 +208,16 @@ func localStep(file, queue, wf string, tasks []*store.NewTask, args []any) *eval
 	return &evalCall{file: file, queue: queue, wf: wf, vary: variant{shape: sh}, args: args}
 }
 
-// rootQueue returns the queue of w's first task without dependencies: on
-// one server, wf_create_local.lua enqueues the first tasks of that queue.
-func rootQueue(w *store.NewWorkflow) string {
-	for _, t := range w.Tasks {
+// rootQueue returns the queue of the first of tasks without dependencies
+// (of the first task when none is): on one server, wf_create_local.lua
+// enqueues the first tasks of that queue.
+func rootQueue(tasks []*store.NewTask) string {
+	for _, t := range tasks {
 		if len(t.Deps) == 0 {
 			return t.Job.Queue
 		}
 	}
-	return w.Tasks[0].Job.Queue
+	return tasks[0].Job.Queue
 }
 
 // taskQueueError refuses a workflow task's queue: it is both

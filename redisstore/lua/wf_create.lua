@@ -2,12 +2,15 @@
 --- @include wfone wfcreate
 --
 -- ARGV: as wfcreate.lua takes them.
--- Returns {'dup'} when the ID is held, else wfgraph/flow.lua's reply with
+-- Returns {'dup'} when the ID is held, {'expired'} when the tasks its
+-- attempt staged are gone (wfcreate.lua), else wfgraph/flow.lua's reply with
 -- the tasks released (those without dependencies), their queue and
--- payload left empty: the caller has them.
+-- payload left empty: the caller has them (and those of the staged
+-- tasks released, which the reply leaves out).
 
 wf_use()
 local now = now_ms()
 local roots = create_workflow(now, nil, '')
-if not roots then return {'dup'} end
+if roots == false then return {'dup'} end
+if roots == nil then return {'expired'} end
 return create_reply(roots, now, '')

@@ -9,7 +9,8 @@
 --- @keys wfi_chk
 --
 -- ARGV: as wfcreate.lua takes them.
--- Returns as wf_create.lua; or {'~', shape} when the variant does not
+-- Returns as wf_create.lua (the staged tasks released are the caller's
+-- to name: they are not in the reply); or {'~', shape} when the variant does not
 -- serve the queue (conf.lua), having done nothing.
 
 read_fields()
@@ -18,11 +19,16 @@ events_config()
 wf_use()
 local now, later = now_ms()
 local wf = ARGV[1]
--- A task's info starts with its queue's name.
-local roots, ids, dues, vals = create_workflow(now, QUEUE .. '\n', 'running')
-if not roots then return {'dup'} end
+-- A task's info starts with its queue's name. When tasks staged before
+-- were released, this step enqueues none: the caller enqueues them all,
+-- in the order they were added.
+local head = ARGV[6] == '0' and QUEUE .. '\n' or nil
+local roots, ids, dues, vals, staged_rel = create_workflow(now, head, 'running')
+if roots == false then return {'dup'} end
+if roots == nil then return {'expired'} end
 if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
-if #roots > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
+-- The staged tasks released wait in rel too, for the caller.
+if #roots > 0 or staged_rel > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
 -- Into the index as running: the state create_workflow recorded as
 -- indexed (ist).
 index_write(wf, 'running', ms_str(now), 0)
