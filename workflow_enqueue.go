@@ -28,7 +28,11 @@ type WorkflowInfo struct {
 // which the error names) fails with an error wrapping ErrInvalidWorkflow,
 // ErrInvalidJob or ErrInvalidQueue, before anything is stored; a store
 // without workflows fails with ErrNotSupported. w may be enqueued again
-// (under its ID, it is a duplicate).
+// (under its ID, it is a duplicate). On Redis, an error that says "the
+// workflow is stored" came after the workflow was stored, while its first
+// tasks were enqueued: a Scheduler's sweep (every Worker runs one)
+// enqueues them once Redis takes them, and enqueueing w again reports
+// Duplicate.
 func EnqueueWorkflow(ctx context.Context, c *Client, w *Workflow) (*WorkflowInfo, error) {
 	if c.unmade() {
 		return nil, errNilClient

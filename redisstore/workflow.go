@@ -152,14 +152,15 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	if err != nil {
 		return false, wrap("enqueue workflow "+strconv.Quote(w.ID), err)
 	}
-	if len(res) == 1 && (res[0] == "dup" || res[0] == "expired") {
-		if !local {
-			s.unmarkCheck(ctx, w.ID)
-		}
-		if res[0] == "expired" {
-			return false, stageExpired(w.ID)
-		}
+	// A duplicate keeps the sweeper's mark: it may be the one an earlier
+	// call left when it stored the workflow and failed to enqueue its
+	// first tasks, and that call's retry is such a duplicate. A look too
+	// many costs the sweeper one read.
+	if len(res) == 1 && res[0] == "dup" {
 		return true, nil
+	}
+	if len(res) == 1 && res[0] == "expired" {
+		return false, stageExpired(w.ID)
 	}
 	r, err := parseWfReply(w.ID, res)
 	if err != nil {
@@ -188,10 +189,17 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		return false, nil
 	}
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
-		return false, err
+		return false, storedNotReleased(w.ID, err)
 	}
 	s.unmarkCheck(ctx, w.ID)
 	return false, nil
+}
+
+// storedNotReleased is the error of an EnqueueWorkflow that stored its
+// workflow and could not enqueue its first tasks (err): a sweeper will.
+func storedNotReleased(id string, err error) error {
+	return fmt.Errorf("enqueue workflow %q: the workflow is stored, but enqueueing its first tasks failed; "+
+		"a sweeper (every Worker's Scheduler) enqueues them once Redis takes them, and enqueueing the workflow again is a duplicate: %w", id, err)
 }
 
 // localStep is the shaped call of file (wf_create_local or wf_add_local)
@@ -334,7 +342,8 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 			unmark()
 			return store.WorkflowClosedError(wf)
 		case "err":
-			unmark()
+			// The mark stays: another caller's, whose tasks are being
+			// released, may share it.
 			var why [3]string
 			for i := range why {
 				if i+1 < len(res) {

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -354,4 +355,45 @@ func TestWorkflowCrashAfterLocalAdd(t *testing.T) {
 	claimAck(t, sweeper, "da")
 	claimAck(t, sweeper, "db")
 	wantEnded(t, sweeper, "ad", "db")
+}
+
+// TestWorkflowEnqueuedAgainAfterItsReleaseFailed: a call that stored its
+// workflow and could not enqueue the first tasks says the workflow is
+// stored; enqueued again (the retry a caller makes) it is a duplicate,
+// and a sweeper still enqueues those tasks. The duplicate removed the
+// first call's mark for the sweeper, and the workflow waited forever (an
+// outside trial on a Cluster, whose release failed on a shard at
+// maxmemory).
+func TestWorkflowEnqueuedAgainAfterItsReleaseFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a release lease")
+	}
+	ctx := context.Background()
+	prefix := redistest.Prefix(t)
+	rdb := redistest.Start(t).Client(t)
+	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
+	first := storeOn(t, rdb, o)
+	redisstore.CrashWorkflowsAt(first, "release")
+	w := &store.NewWorkflow{ID: "again", Tasks: []*store.NewTask{wfTask("again", "a", "qa"), wfTask("again", "b", "qa", "a")}}
+	_, err := first.EnqueueWorkflow(ctx, w)
+	if err == nil || !strings.Contains(err.Error(), "the workflow is stored") {
+		t.Fatalf("EnqueueWorkflow whose release failed: %v, want an error saying the workflow is stored", err)
+	}
+	retry := storeOn(t, rdb, o)
+	if dup, err := retry.EnqueueWorkflow(ctx, w); err != nil || !dup {
+		t.Fatalf("EnqueueWorkflow again: dup %v, %v; want a duplicate", dup, err)
+	}
+	sweepUntil(t, retry, "the first task is ready", func() bool {
+		return len(readyIDs(t, retry, "qa")) == 1
+	})
+	if got := claimAck(t, retry, "qa"); len(got) != 1 || got[0] != store.TaskJobID("again", "a") {
+		t.Fatalf("claimed %v, want the first task", got)
+	}
+	page, err := retry.ListWorkflows(ctx, store.ListWorkflowsOpts{State: store.WorkflowRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Workflows) != 1 || page.Workflows[0].ID != "again" {
+		t.Fatalf("running workflows listed: %+v, want the one enqueued", page.Workflows)
+	}
 }
