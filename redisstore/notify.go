@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"hash/maphash"
 	"errors"
 	"slices"
 	"strings"
@@ -90,7 +91,19 @@ type notifier struct {
 	err      error         // the subscription's last failure, nil once subscribed
 	kinds    []kindState
 	shard    *shardSubs // the shard channel subscriptions, while they run
+	// seen and seenBefore hold the messages with a payload (job ends)
+	// that came since seenSince and in the dupWindow before it, by hash:
+	// on a Cluster every message comes twice (notify_cluster.go), and the
+	// second copy of a job's end must not end a watch of the same job
+	// made since (a requeued job's).
+	seen, seenBefore map[uint64]struct{}
+	seenSince        time.Time
+	seenSeed         maphash.Seed
 }
+
+// dupWindow is how long a message's second copy is known as such. The
+// copies come over two masters' subscriptions, a cluster bus hop apart.
+const dupWindow = 30 * time.Second
 
 // kindState is the waiting of one kind.
 type kindState struct {
@@ -623,12 +636,15 @@ func (n *notifier) handle(m any) {
 	}
 }
 
-// message hands the message msg of kind k to its waiters. n.mu must be
-// held.
+// message hands the message msg of kind k to its waiters, unless it
+// carries a payload and came already (copy). n.mu must be held.
 func (n *notifier) message(k notifyKind, msg string) {
 	key, payload := msg, ""
 	if n.keyOf != nil {
 		key, payload = n.keyOf(k, msg)
+	}
+	if payload != "" && n.copy(msg) {
+		return
 	}
 	if part, queue, ok := unsalt(key); ok {
 		// A partition's script names it with its salt: wake the waiters
@@ -637,6 +653,28 @@ func (n *notifier) message(k notifyKind, msg string) {
 		key = queue
 	}
 	n.deliver(k, key, payload)
+}
+
+// copy reports whether message msg came before, within the last
+// dupWindow at least, and notes that it came. An end message names its
+// job, state, attempt and time to the millisecond: a later end of the same
+// job differs. n.mu must be held.
+func (n *notifier) copy(msg string) bool {
+	now := time.Now()
+	if n.seen == nil {
+		n.seen, n.seenSince, n.seenSeed = map[uint64]struct{}{}, now, maphash.MakeSeed()
+	}
+	if now.Sub(n.seenSince) >= dupWindow {
+		n.seenBefore, n.seen, n.seenSince = n.seen, map[uint64]struct{}{}, now
+	}
+	h := maphash.String(n.seenSeed, msg)
+	_, inNow := n.seen[h]
+	_, inBefore := n.seenBefore[h]
+	if inNow || inBefore {
+		return true
+	}
+	n.seen[h] = struct{}{}
+	return false
 }
 
 // idleStop ends the subscription when nobody waited for idleUnsubscribe;

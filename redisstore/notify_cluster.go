@@ -21,7 +21,8 @@ import (
 // the other subscription goes on delivering while the lost one moves to
 // another master (after two failed receives, a fraction of a second). A
 // message comes twice, which costs a waiter at most one claim that finds
-// nothing.
+// nothing; a job end's second copy is dropped (notifier.copy), since it
+// would end a later watch of the same job.
 
 // clusterSubscriptions is how many masters a notifier subscribes on.
 const clusterSubscriptions = 2

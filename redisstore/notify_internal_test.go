@@ -185,3 +185,39 @@ func TestNotifyShardChannelsOfTheKeysWaitedOn(t *testing.T) {
 		t.Errorf("sched signals: %v, want [mail]", got)
 	}
 }
+
+// A job's end message comes twice on a Cluster (one subscription on each
+// of two masters): the second copy, coming after the job was requeued
+// and watched again, does not end the new watch as if the new run had
+// died too (an outside trial: WaitJob after RequeueJobs returned the
+// earlier death, 16 of 40 times on a Cluster). A new end does.
+func TestASecondCopyOfAnEndDoesNotEndALaterWatch(t *testing.T) {
+	n, ctx := liveNotifier(t)
+	const key = "q\x00a"
+	died := "[q, a, garbage, run 1]"
+	doneMsg := "[q, a, done, run 2]"
+	n.keyOf = func(k notifyKind, msg string) (string, string) { return key, msg }
+	first := n.hold(kindDone, key)
+	n.mu.Lock()
+	n.message(kindDone, died)
+	n.mu.Unlock()
+	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{first}, time.Minute); len(got) != 1 || p[key] != died {
+		t.Fatalf("the first watch got %v %q, want the death", got, p)
+	}
+	n.forget(kindDone, key)
+	// Requeued, and watched again; then the death's second copy comes.
+	second := n.hold(kindDone, key)
+	n.mu.Lock()
+	n.message(kindDone, died)
+	n.mu.Unlock()
+	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{second}, time.Millisecond); len(got) != 0 {
+		t.Fatalf("the second watch got %v %q from the first run's death", got, p)
+	}
+	n.mu.Lock()
+	n.message(kindDone, doneMsg)
+	n.mu.Unlock()
+	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{second}, time.Minute); len(got) != 1 || p[key] != doneMsg {
+		t.Fatalf("the second watch got %v %q, want the new end", got, p)
+	}
+	n.forget(kindDone, key)
+}
