@@ -2,8 +2,8 @@ package redisstore
 
 import (
 	"context"
-	"hash/maphash"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
