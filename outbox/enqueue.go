@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -157,7 +158,7 @@ func (o *Outbox) write(ctx context.Context, tx Execer, ps []*hopper.PreparedJob)
 			q = insertSQL(o.names.Table, len(chunk))
 		}
 		if _, err = tx.ExecContext(ctx, q, args...); err != nil {
-			err = fmt.Errorf("outbox: write %d jobs: %w", len(chunk), err)
+			err = fmt.Errorf("outbox: write %d jobs: %w%s", len(chunk), err, noTableHint(err))
 		}
 	}
 	endSpans(spans, err)
@@ -184,4 +185,15 @@ func insertSQL(table string, n int) string {
 		b.WriteString("($" + strconv.Itoa(k+1) + ",$" + strconv.Itoa(k+2) + ",$" + strconv.Itoa(k+3) + ",$" + strconv.Itoa(k+4) + ")")
 	}
 	return b.String()
+}
+
+// noTableHint says how to create the outbox's tables when err is
+// PostgreSQL's "relation does not exist" (SQLSTATE 42P01), as pgx's and
+// lib/pq's errors tell it; else "".
+func noTableHint(err error) string {
+	var st interface{ SQLState() string }
+	if errors.As(err, &st) && st.SQLState() == "42P01" {
+		return " (create the outbox's tables with outbox.Migrate or hopper-outbox migrate)"
+	}
+	return ""
 }

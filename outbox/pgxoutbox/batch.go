@@ -19,8 +19,14 @@ type statements struct {
 
 func newStatements(n outbox.Names, batchTimeout time.Duration) statements {
 	return statements{
-		stall:  fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", (2 * batchTimeout).Milliseconds()),
-		lock:   `SELECT seq, job FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+		stall: fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", (2 * batchTimeout).Milliseconds()),
+		// It locks up to $1 rows and returns those, in order, whose jobs
+		// before them come to less than $3 bytes (the first one always),
+		// each with how many it locked: the others stay locked, unread,
+		// until the batch ends.
+		lock: `WITH c AS (SELECT seq, octet_length(job) AS n FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
+w AS (SELECT seq, sum(n) OVER (ORDER BY seq) - n AS before, count(*) OVER () AS locked FROM c)
+SELECT o.seq, o.job, w.locked FROM ` + n.Table + ` o JOIN w USING (seq) WHERE w.before < $3 ORDER BY o.seq`,
 		remove: `DELETE FROM ` + n.Table + ` WHERE seq = ANY($1)`,
 		// A row is deleted only once the dead-letter table took it: one
 		// whose seq is there already (the outbox's sequence restarted, by
@@ -76,8 +82,14 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 	}
 	defer conn.Release()
 	// A failure that broke the connection means PostgreSQL is unreachable
-	// (see retrier); the deferred Rollback has run by then.
-	defer func() { err = unreachable(err, conn.Conn().PgConn()) }()
+	// (see retrier), unless the batch ran out of time; the deferred
+	// Rollback has run by then.
+	defer func() {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the batch took longer than RelayConfig.BatchTimeout (%v): PostgreSQL or the store slow, or this process paused: %w", r.cfg.BatchTimeout, err)
+		}
+		err = unreachable(err, conn.Conn().PgConn())
+	}()
 	tx, err := conn.Begin(lockCtx)
 	if err != nil {
 		return 0, false, fmt.Errorf("begin: %w", err)
@@ -91,15 +103,20 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 	if _, err := tx.Exec(lockCtx, r.sql.stall); err != nil {
 		return 0, false, fmt.Errorf("set the stall timeout: %w", err)
 	}
-	rows, err := r.lock(lockCtx, tx)
+	rows, locked, err := r.lock(lockCtx, tx)
 	if err != nil || len(rows) == 0 {
 		return 0, false, err
 	}
 	ctx = finCtx
 	v := r.store(ctx, rows)
 	fail := func(err error) (int, bool, error) {
-		if len(v.remove) > 0 {
+		switch {
+		case len(v.remove) > 0:
 			err = &storedError{stored: len(v.remove), err: err}
+		case v.storeErr != nil:
+			// What the store said goes with it: that its jobs may be
+			// stored, when its reply was lost.
+			err = fmt.Errorf("%w; before it, the store call of %d jobs failed: %v", err, v.kept, v.storeErr)
 		}
 		return 0, false, err
 	}
@@ -161,9 +178,10 @@ func (r *Relay) batch(ctx context.Context) (moved int, more bool, err error) {
 		r.cfg.Logger.Warn("pgxoutbox: jobs of a failing queue not stored; their rows are tried again later, the rows behind them go on",
 			"table", r.ob.Names().Channel, "not_stored", len(v.failed), "stored", len(v.remove), "retry_in", r.cfg.MaxBackoff, "error", v.storeErr)
 	}
-	// More may wait behind a full batch; the next one finds other rows
-	// when this one moved or passed over some.
-	return moved, len(rows) == r.cfg.BatchSize && (moved > 0 || held > 0), nil
+	// More may wait behind a full batch, or one that BatchBytes cut; the
+	// next one finds other rows when this one moved or passed over some.
+	full := locked == r.cfg.BatchSize || len(rows) < locked
+	return moved, full && (moved > 0 || held > 0), nil
 }
 
 // bury moves v's refused rows to the dead-letter table and returns those
@@ -185,25 +203,28 @@ func (r *Relay) bury(ctx context.Context, tx pgx.Tx, v *verdict) (map[int64]bool
 	return out, qr.Err()
 }
 
-// lock selects and locks the next rows and decodes their jobs.
-func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, error) {
-	qr, err := tx.Query(ctx, r.sql.lock, r.cfg.BatchSize, r.held.skip(time.Now()))
+// lock locks the next rows and reads those of the batch (BatchBytes may
+// leave some locked and unread), and returns them with how many it
+// locked.
+func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, int, error) {
+	qr, err := tx.Query(ctx, r.sql.lock, r.cfg.BatchSize, r.held.skip(time.Now()), r.cfg.BatchBytes)
 	if err != nil {
-		return nil, fmt.Errorf("lock rows: %w", noTable(err))
+		return nil, 0, fmt.Errorf("lock rows: %w", noTable(err))
 	}
 	var rows []*row
+	var locked int64
 	for qr.Next() {
 		x := new(row)
-		if err := qr.Scan(&x.seq, &x.job); err != nil {
+		if err := qr.Scan(&x.seq, &x.job, &locked); err != nil {
 			qr.Close()
-			return nil, fmt.Errorf("read rows: %w", err)
+			return nil, 0, fmt.Errorf("read rows: %w", err)
 		}
 		rows = append(rows, x)
 	}
 	if err := qr.Err(); err != nil {
-		return nil, fmt.Errorf("lock rows: %w", noTable(err))
+		return nil, 0, fmt.Errorf("lock rows: %w", noTable(err))
 	}
-	return rows, nil
+	return rows, int(locked), nil
 }
 
 // store decodes the rows and stores their jobs in one call, deciding each

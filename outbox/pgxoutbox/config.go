@@ -21,6 +21,11 @@ const (
 	// DefaultPollInterval is how often a relay looks for rows without
 	// being notified when RelayConfig.PollInterval is zero.
 	DefaultPollInterval = time.Second
+	// DefaultBatchBytes is how many bytes of jobs one relay transaction
+	// moves at most when RelayConfig.BatchBytes is zero.
+	DefaultBatchBytes = 16 << 20
+	// MaxBatchBytes caps RelayConfig.BatchBytes.
+	MaxBatchBytes = 1 << 30
 	// DefaultMaxBackoff is the longest wait after a failure when
 	// RelayConfig.MaxBackoff is zero.
 	DefaultMaxBackoff = 5 * time.Second
@@ -40,6 +45,13 @@ type RelayConfig struct {
 	// them, stores their jobs in one Store call and deletes them.
 	// Defaults to 1,000; at most 10,000.
 	BatchSize int
+	// BatchBytes bounds the bytes of the jobs one relay transaction
+	// moves: it takes the rows in order while the jobs before each come
+	// to less, so a batch holds at least one row, and a row of a large
+	// job goes with few others. Without it, 1,000 jobs of a megabyte
+	// made one store call of a gigabyte, which timed out at every try.
+	// Defaults to 16 MiB; at least 1 KiB, at most 1 GiB.
+	BatchBytes int
 	// PollInterval is how often the relay looks for rows when no
 	// notification came: the fallback for a lost LISTEN connection or a
 	// database where the trigger is missing. Notifications wake it within
@@ -101,6 +113,12 @@ func (c RelayConfig) withDefaults() (RelayConfig, error) {
 		c.BatchSize = DefaultBatchSize
 	case c.BatchSize < 0 || c.BatchSize > MaxBatchSize:
 		return c, fmt.Errorf("%w: RelayConfig.BatchSize %d must be between 1 and %d", hopper.ErrInvalidConfig, c.BatchSize, MaxBatchSize)
+	}
+	switch {
+	case c.BatchBytes == 0:
+		c.BatchBytes = DefaultBatchBytes
+	case c.BatchBytes < 1<<10 || c.BatchBytes > MaxBatchBytes:
+		return c, fmt.Errorf("%w: RelayConfig.BatchBytes %d must be between 1024 and %d", hopper.ErrInvalidConfig, c.BatchBytes, MaxBatchBytes)
 	}
 	var err error
 	pos := func(name string, v *time.Duration, def, least time.Duration) {

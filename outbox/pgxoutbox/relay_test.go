@@ -3,7 +3,9 @@ package pgxoutbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -497,5 +499,121 @@ func TestMissingTableSaysMigrate(t *testing.T) {
 	}
 	if _, err := r.Stats(ctx); err == nil || !strings.Contains(err.Error(), "hopper-outbox migrate") {
 		t.Errorf("Stats on a missing table: %v, want it to say how to create it", err)
+	}
+}
+
+// Big is a job with a payload of its own size.
+type Big struct{ P []byte }
+
+func (Big) Kind() string { return "big" }
+
+// batchRecorder records how many jobs each store call carried.
+type batchRecorder struct {
+	hopper.Store
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (b *batchRecorder) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+	b.mu.Lock()
+	b.sizes = append(b.sizes, len(jobs))
+	b.mu.Unlock()
+	return b.Store.Enqueue(ctx, jobs)
+}
+
+// TestRelayBatchBytes: a batch takes rows while the jobs before each come
+// to less than BatchBytes, so large jobs go a few a store call; every row
+// is relayed, in order. A batch of 1,000 jobs of a megabyte made one store
+// call of a gigabyte, which ran past BatchTimeout at every try, and the
+// outbox never drained (an outside trial).
+func TestRelayBatchBytes(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	rec := &batchRecorder{Store: e.store}
+	e.ob = outbox.New(hopper.NewClient(rec, nil), nil)
+	var jobs []*outbox.Job
+	for range 10 {
+		j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Big{P: make([]byte, 3000)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	r := e.relay(t, &pgxoutbox.RelayConfig{BatchBytes: 8 << 10})
+	if n, err := r.Flush(ctx); err != nil || n != 10 {
+		t.Fatalf("Flush = %d, %v; want the 10 rows", n, err)
+	}
+	// Jobs of some 3 KB: three start below 8 KiB.
+	if !slices.Equal(rec.sizes, []int{3, 3, 3, 1}) {
+		t.Fatalf("store calls carried %v jobs, want [3 3 3 1]", rec.sizes)
+	}
+	for _, j := range jobs {
+		if getJob(t, e.store, j.Queue, j.ID) == nil {
+			t.Fatalf("job %s not stored", j.ID)
+		}
+	}
+	// One job larger than BatchBytes goes alone.
+	j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Big{P: make([]byte, 20000)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Flush(ctx); err != nil || n != 1 || getJob(t, e.store, j.Queue, j.ID) == nil {
+		t.Fatalf("Flush of a job over BatchBytes = %d, %v; want it stored", n, err)
+	}
+	if err := (pgxoutbox.RelayConfig{BatchBytes: 10}).Validate(); !errors.Is(err, hopper.ErrInvalidConfig) || !strings.Contains(err.Error(), "BatchBytes") {
+		t.Fatalf("Validate of BatchBytes 10: %v, want ErrInvalidConfig naming it", err)
+	}
+}
+
+// slowStore is a store whose Enqueue returns only when its context ends.
+type slowStore struct{ hopper.Store }
+
+func (slowStore) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("slow store: %w", ctx.Err())
+}
+
+// TestRelayTimeoutIsNotAnOutage: a batch that runs out of BatchTimeout
+// says so, and what its store call said, and is not taken for PostgreSQL
+// being unreachable: it logged "PostgreSQL unreachable" and retried every
+// 25 ms, and the store call's error was lost behind the commit's (an
+// outside trial).
+func TestRelayTimeoutIsNotAnOutage(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if _, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	slow := pgxoutbox.NewRelay(e.pool, outbox.New(hopper.NewClient(slowStore{e.store}, nil), nil),
+		&pgxoutbox.RelayConfig{BatchTimeout: 200 * time.Millisecond, Logger: testutil.Logger()})
+	_, err := slow.Flush(ctx)
+	if err == nil {
+		t.Fatal("Flush through a store that never answers returned no error")
+	}
+	for _, want := range []string{"BatchTimeout", "slow store"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Flush error %q, want it to say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "PostgreSQL unreachable") {
+		t.Errorf("Flush error %q takes a timeout for an outage", err)
+	}
+	if s := stats(t, e.relay(t, nil)); s.Depth != 1 {
+		t.Fatalf("stats %+v, want the row kept", s)
+	}
+}
+
+// TestEnqueueOnAMissingTableSaysMigrate: a writer's Enqueue on a database
+// without the outbox's table says how to create it.
+func TestEnqueueOnAMissingTableSaysMigrate(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if _, err := e.pool.Exec(ctx, `ALTER TABLE hopper_outbox RENAME TO hopper_outbox_away`); err != nil {
+		t.Fatal(err)
+	}
+	for name, tx := range map[string]outbox.Execer{"pgx": pgxoutbox.Tx(e.pool), "database/sql": e.db} {
+		if _, err := outbox.Enqueue(ctx, e.ob, tx, Welcome{User: 1}, nil); err == nil || !strings.Contains(err.Error(), "hopper-outbox migrate") {
+			t.Errorf("Enqueue through %s on a missing table: %v, want it to say how to create it", name, err)
+		}
 	}
 }

@@ -22,11 +22,24 @@ var errUnreachable = errors.New("PostgreSQL unreachable")
 // unreachable wraps err with errUnreachable when it is such a failure:
 // conn is the connection it happened on (closed if it broke), or nil for
 // a failure to open one.
+//
+// A connection that broke on the batch's own deadline (BatchTimeout), or
+// that PostgreSQL closed because this relay left its transaction idle too
+// long (SQLSTATE 25P03), says the batch or this process was slow, not
+// that PostgreSQL is down: such a failure is backed off, and logged as
+// what it is.
 func unreachable(err error, conn *pgconn.PgConn) error {
 	if err == nil || errors.Is(err, errUnreachable) || errors.Is(err, context.Canceled) {
 		return err // a cancelled call closes its connection too
 	}
-	if conn != nil && conn.IsClosed() || conn == nil && connectFailed(err) {
+	if conn == nil && connectFailed(err) {
+		return fmt.Errorf("%w: %w", errUnreachable, err)
+	}
+	var pe *pgconn.PgError
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "25P03" {
+		return err
+	}
+	if conn != nil && conn.IsClosed() {
 		return fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	return err
@@ -107,9 +120,10 @@ func (r *retrier) ok() (down time.Duration, tries int) {
 	return down, tries
 }
 
-// nextBackoff doubles the wait from 50 ms up to limit, with ±25% jitter.
+// nextBackoff doubles the wait from 50 ms up to limit, with ±25% jitter,
+// and never past limit.
 func nextBackoff(prev, limit time.Duration) time.Duration {
-	return jitter(min(max(2*prev, 50*time.Millisecond), limit))
+	return min(jitter(min(max(2*prev, 50*time.Millisecond), limit)), limit)
 }
 
 // jitter returns d ±25%.
