@@ -20,13 +20,14 @@ type statements struct {
 func newStatements(n outbox.Names, batchTimeout time.Duration) statements {
 	return statements{
 		stall: fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", (2 * batchTimeout).Milliseconds()),
-		// It locks up to $1 rows and returns those, in order, whose jobs
-		// before them come to less than $3 bytes (the first one always),
-		// each with how many it locked: the others stay locked, unread,
-		// until the batch ends.
-		lock: `WITH c AS (SELECT seq, octet_length(job) AS n FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
-w AS (SELECT seq, sum(n) OVER (ORDER BY seq) - n AS before, count(*) OVER () AS locked FROM c)
-SELECT o.seq, o.job, w.locked FROM ` + n.Table + ` o JOIN w USING (seq) WHERE w.before < $3 ORDER BY o.seq`,
+		// It locks up to $1 rows and returns them in order, with their
+		// jobs while the jobs before each come to less than $3 bytes (the
+		// first one always), then without (NULL): those stay locked, unread,
+		// until the batch ends. A large job's TOAST pointer is all the CTE
+		// keeps, and octet_length reads its size from the header: an
+		// unread job is never fetched.
+		lock: `WITH c AS (SELECT seq, job FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+SELECT seq, CASE WHEN sum(octet_length(job)) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - octet_length(job) < $3 THEN job END FROM c ORDER BY seq`,
 		remove: `DELETE FROM ` + n.Table + ` WHERE seq = ANY($1)`,
 		// A row is deleted only once the dead-letter table took it: one
 		// whose seq is there already (the outbox's sequence restarted, by
@@ -212,19 +213,22 @@ func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, int, error) {
 		return nil, 0, fmt.Errorf("lock rows: %w", noTable(err))
 	}
 	var rows []*row
-	var locked int64
+	locked := 0
 	for qr.Next() {
 		x := new(row)
-		if err := qr.Scan(&x.seq, &x.job, &locked); err != nil {
+		if err := qr.Scan(&x.seq, &x.job); err != nil {
 			qr.Close()
 			return nil, 0, fmt.Errorf("read rows: %w", err)
 		}
-		rows = append(rows, x)
+		locked++
+		if x.job != nil && len(rows) == locked-1 {
+			rows = append(rows, x)
+		}
 	}
 	if err := qr.Err(); err != nil {
 		return nil, 0, fmt.Errorf("lock rows: %w", noTable(err))
 	}
-	return rows, int(locked), nil
+	return rows, locked, nil
 }
 
 // store decodes the rows and stores their jobs in one call, deciding each
