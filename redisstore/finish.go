@@ -100,6 +100,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	// own requests only.
 	var ends []endRecord
 	var rels []wfRelease
+	var marks []string // the sweeper's marks of the calls that left releases (chkMark)
 	for ci, c := range calls {
 		if done, lean := endsAllDone(c.cmd); done {
 			// Every request ended as asked, nothing recorded: their out
@@ -130,6 +131,13 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			out[i] = statusErr(code, &reqs[i])
 		}
 		ends, rels = append(ends, e...), append(rels, r...)
+		seen := map[string]bool{}
+		for _, x := range r {
+			if !seen[x.wf] {
+				seen[x.wf] = true
+				marks = append(marks, chkMark(x.wf, x.task))
+			}
+		}
 	}
 	// Workflow tasks ended: apply their ends to their workflows before
 	// returning, so that the dependents they release are claimable now. A
@@ -140,13 +148,10 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		_ = s.applyEnds(ctx, ends)
 	}
 	if len(rels) > 0 && !s.wfDropRels.Load() && s.release(ctx, rels) == nil && s.confirm(ctx, rels) == nil {
-		// finish.lua marked their workflows for a sweeper (wf/local.lua).
-		done := map[string]bool{}
-		for _, r := range rels {
-			if !done[r.wf] {
-				done[r.wf] = true
-				s.unmarkCheck(ctx, r.wf)
-			}
+		// finish.lua marked their workflows for a sweeper (wf/local.lua):
+		// each call each workflow with the first task it left.
+		for _, m := range marks {
+			s.unmarkCheck(ctx, m)
 		}
 	}
 	return out, nil

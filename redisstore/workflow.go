@@ -143,7 +143,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		// leaves others being released.
 		res, err = s.runDurableShaped(ctx, localStep("wf_create_local", rootQueue(last), w.ID, last, args)).Slice()
 	} else {
-		if err := s.markCheck(ctx, w.ID); err != nil {
+		if err := s.markCheck(ctx, chkMark(w.ID, chkCreated)); err != nil {
 			return false, err
 		}
 		sc := fullScript("wf_create")
@@ -191,7 +191,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
 		return false, storedNotReleased(w.ID, err)
 	}
-	s.unmarkCheck(ctx, w.ID)
+	s.unmarkCheck(ctx, chkMark(w.ID, chkCreated))
 	return false, nil
 }
 
@@ -264,23 +264,48 @@ func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) 
 	return nil
 }
 
-// markCheck asks the sweeper to look at workflow id in a few seconds,
-// unless unmarkCheck comes first.
-func (s *Store) markCheck(ctx context.Context, id string) error {
+// The sweeper's marks. A step that leaves tasks of a workflow being
+// released (EnqueueWorkflow, AddTasks, a finish on one server) marks the
+// workflow in the index's chk set for a sweeper to look at after
+// wfLeaseMs, and its process takes the mark out once it enqueued them. A
+// mark is its step's own, "<workflow>~<task>": the first task it leaves
+// being released, or "+" for the workflow's creation (a workflow ID and a
+// task name hold no '~' or '+'). With one mark a workflow, a process that
+// finished its releases took out the mark of another step of the same
+// workflow, made in between, whose process then died before its own: its
+// tasks were never enqueued and the workflow ran forever (an outside
+// soak, on one server). A mark without '~' is an older release's.
+
+// chkMark returns the mark of a step of workflow wf that leaves task
+// being released first ("+": the creation).
+func chkMark(wf, task string) string { return wf + "~" + task }
+
+// chkCreated is the task part of a creation's mark.
+const chkCreated = "+"
+
+// chkWorkflow returns the workflow a mark names.
+func chkWorkflow(mark string) string {
+	wf, _, _ := strings.Cut(mark, "~")
+	return wf
+}
+
+// markCheck asks the sweeper to look at the workflow of mark (chkMark)
+// in a few seconds, unless unmarkCheck comes first.
+func (s *Store) markCheck(ctx context.Context, mark string) error {
 	at, err := s.serverMs(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.rdb.ZAdd(ctx, s.wfi.chk, redis.Z{Score: float64(at + wfLeaseMs), Member: id}).Err(); err != nil {
-		return wrap("mark workflow "+strconv.Quote(id), err)
+	if err := s.rdb.ZAdd(ctx, s.wfi.chk, redis.Z{Score: float64(at + wfLeaseMs), Member: mark}).Err(); err != nil {
+		return wrap("mark workflow "+strconv.Quote(chkWorkflow(mark)), err)
 	}
 	return nil
 }
 
-// unmarkCheck clears markCheck's mark; a failure leaves it to the
-// sweeper, which finds nothing to do.
-func (s *Store) unmarkCheck(ctx context.Context, id string) {
-	s.rdb.ZRem(ctx, s.wfi.chk, id)
+// unmarkCheck takes out mark (markCheck's, or a script's); a failure
+// leaves it to the sweeper, which finds nothing to do.
+func (s *Store) unmarkCheck(ctx context.Context, mark string) {
+	s.rdb.ZRem(ctx, s.wfi.chk, mark)
 }
 
 // wfLeaseMs is how long a process has to finish a delivery or a release
@@ -313,13 +338,15 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 	local := s.wfLocal()
 	var res []any
 	var err error
+	var mark string // the sweeper's mark of this step (chkMark)
 	if local {
 		// One step: the tasks released into the first one's queue are
 		// enqueued with the addition, which marks the workflow for the
 		// sweeper when it leaves others being released.
 		res, err = s.runDurableShaped(ctx, localStep("wf_add_local", tasks[0].Job.Queue, wf, tasks, args)).Slice()
 	} else {
-		if err := s.markCheck(ctx, wf); err != nil {
+		mark = chkMark(wf, tasks[0].Name)
+		if err := s.markCheck(ctx, mark); err != nil {
 			return err
 		}
 		sc := fullScript("wf_add")
@@ -329,8 +356,8 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		return wrap("add tasks to workflow "+strconv.Quote(wf), err)
 	}
 	unmark := func() {
-		if !local {
-			s.unmarkCheck(ctx, wf)
+		if mark != "" {
+			s.unmarkCheck(ctx, mark)
 		}
 	}
 	if len(res) >= 1 {
@@ -342,8 +369,7 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 			unmark()
 			return store.WorkflowClosedError(wf)
 		case "err":
-			// The mark stays: another caller's, whose tasks are being
-			// released, may share it.
+			unmark()
 			var why [3]string
 			for i := range why {
 				if i+1 < len(res) {
@@ -356,10 +382,16 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 	if local && (len(res) <= 5 || s.wfDropRels.Load()) {
 		return nil // nothing left being released, or a test's crash
 	}
+	if local {
+		// wfsettle.lua's mark names the first task it left (the reply's
+		// releases, from its sixth value on).
+		t, _ := res[5].(string)
+		mark = chkMark(wf, t)
+	}
 	if err := s.settle(ctx, wf, res); err != nil {
 		return err
 	}
-	s.unmarkCheck(ctx, wf)
+	unmark()
 	return nil
 }
 

@@ -397,3 +397,41 @@ func TestWorkflowEnqueuedAgainAfterItsReleaseFailed(t *testing.T) {
 		t.Fatalf("running workflows listed: %+v, want the one enqueued", page.Workflows)
 	}
 }
+
+// TestAStepsMarkOutlivesAnotherStepsRelease: a finish that leaves a task
+// being released marks the workflow for the sweeper, and the process
+// that created the workflow, finishing its own releases in between, must
+// not take that mark out: when the finishing process dies before its
+// release, a sweeper releases the task. With one mark a workflow, the
+// creator's took it out, and the workflow waited forever (an outside
+// soak on one server: 1 SIGKILL of a worker in 5).
+func TestAStepsMarkOutlivesAnotherStepsRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a release lease")
+	}
+	ctx := context.Background()
+	prefix := redistest.Prefix(t)
+	rdb := redistest.Start(t).Client(t)
+	o := &redisstore.Config{Prefix: prefix}
+	creator, worker, sweeper := storeOn(t, rdb, o), storeOn(t, rdb, o), storeOn(t, rdb, o)
+	const wf = "marks"
+	// t0 and t1 go to qa with the workflow; r, in qc, is left for the
+	// creator to enqueue; fanin, in qb, waits for t0 and t1.
+	w := &store.NewWorkflow{ID: wf, Tasks: []*store.NewTask{
+		wfTask(wf, "t0", "qa"), wfTask(wf, "t1", "qa"), wfTask(wf, "r", "qc"), wfTask(wf, "fanin", "qb", "t0", "t1"),
+	}}
+	// Between the creator's release of r and the end of its call, the
+	// worker runs t0 and t1 and dies before it enqueues fanin.
+	redisstore.DropLocalReleases(worker, true)
+	redisstore.BeforeWorkflowIndex(creator, func() {
+		if got := claimAck(t, worker, "qa"); len(got) != 2 {
+			t.Errorf("the worker ran %v, want t0 and t1", got)
+		}
+	})
+	if dup, err := creator.EnqueueWorkflow(ctx, w); err != nil || dup {
+		t.Fatalf("EnqueueWorkflow: dup %v, %v", dup, err)
+	}
+	sweepUntil(t, sweeper, "fanin is ready", func() bool {
+		return len(readyIDs(t, sweeper, "qb")) == 1
+	})
+}

@@ -79,7 +79,8 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 			return 0, err
 		}
 	}
-	for _, id := range chk {
+	for _, mark := range chk {
+		id := chkWorkflow(mark)
 		res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
 		if err != nil {
 			return 0, wrap("sweep workflow "+strconv.Quote(id), err)
@@ -87,7 +88,7 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 		if err := s.settle(ctx, id, res); err != nil {
 			return 0, err
 		}
-		s.unmarkCheck(ctx, id)
+		s.unmarkCheck(ctx, mark)
 	}
 	for _, id := range old {
 		if err := s.dropWorkflow(ctx, id); err != nil {

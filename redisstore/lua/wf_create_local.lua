@@ -28,7 +28,8 @@ if roots == false then return {'dup'} end
 if roots == nil then return {'expired'} end
 if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
 -- The staged tasks released wait in rel too, for the caller.
-if #roots > 0 or staged_rel > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf) end
+-- The creation's mark (workflow.go's chkMark).
+if #roots > 0 or staged_rel > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf .. '~+') end
 -- Into the index as running: the state create_workflow recorded as
 -- indexed (ist).
 index_write(wf, 'running', ms_str(now), 0)
