@@ -28,7 +28,8 @@ var _ store.EventReader = (*Store)(nil)
 // watch subscription, so neither a reader nor a queue without readers
 // polls. Entries are written only while someone reads them (see
 // events_interest.go): a queue that nobody reads costs one comparison per
-// script and keeps no stream.
+// script and keeps no stream (the one it had expires ten minutes after the
+// first step that wrote no entry, events.lua).
 
 // eventTypes maps the scripts' event codes to types.
 var eventTypes = [...]store.EventType{

@@ -94,3 +94,64 @@ func TestEventsSkippedWhileUnreadAreReportedLost(t *testing.T) {
 		t.Fatalf("the reader back after the gap: events of %v, want d", ids)
 	}
 }
+
+// A queue nobody reads any more keeps its stream ten minutes, for a
+// reader that comes back, and then none: the stream stayed for good (an
+// outside soak: eleven streams of some 500 KB after their readers left).
+// A reader back before then reads on; one back after is told it lost
+// events, and reads what is written since.
+func TestAStreamNobodyReadsExpires(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	cfg := &redisstore.Config{Prefix: prefix}
+	ctx := context.Background()
+	stream, marks := "{"+prefix+":mail}:ev", "{"+prefix+":mail}:m"
+	s := redisstore.New(rdb, cfg)
+	_, pos, _ := readAll(t, s, "mail", store.FromNow)
+	mustEnqueue(t, s, job("mail", "a"))
+	ids, pos, _ := readAll(t, s, "mail", pos)
+	if !slices.Equal(ids, []string{"a"}) {
+		t.Fatalf("first read: %v, want a", ids)
+	}
+	if ttl := rdb.PTTL(ctx, stream).Val(); ttl != -1 {
+		t.Fatalf("the stream of a queue being read has TTL %v, want none", ttl)
+	}
+	// Nobody reads any more (the interest mark in the past); a step skips.
+	if err := rdb.HSet(ctx, marks, "evr", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("mail", "b"))
+	if ttl := rdb.PTTL(ctx, stream).Val(); ttl <= 0 || ttl > 10*time.Minute {
+		t.Fatalf("the stream of a queue nobody reads has TTL %v, want at most ten minutes", ttl)
+	}
+	// A reader back in time keeps the stream, and is told of the gap.
+	back := redisstore.New(rdb, cfg)
+	readAll(t, back, "mail", pos)
+	if ttl := rdb.PTTL(ctx, stream).Val(); ttl != -1 {
+		t.Fatalf("the stream read again has TTL %v, want none", ttl)
+	}
+	mustEnqueue(t, s, job("mail", "b2"))
+	ids, _, lost := readAll(t, back, "mail", pos)
+	if !slices.Equal(lost, []string{"mail"}) || !slices.Equal(ids, []string{"b2"}) {
+		t.Fatalf("the reader back in time: events of %v, lost %v; want b2, and mail lost (b was not written)", ids, lost)
+	}
+	// Nobody again, and the stream expires (deleted here, as its TTL
+	// would); a reader back then is told it lost events, and reads on.
+	if err := rdb.HSet(ctx, marks, "evr", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("mail", "c"))
+	if err := rdb.Del(ctx, stream).Err(); err != nil {
+		t.Fatal(err)
+	}
+	late := redisstore.New(rdb, cfg)
+	_, next, lost := readAll(t, late, "mail", pos)
+	if !slices.Equal(lost, []string{"mail"}) {
+		t.Fatalf("the reader back after the stream expired: lost %v, want mail", lost)
+	}
+	mustEnqueue(t, s, job("mail", "d"))
+	ids, _, lost = readAll(t, late, "mail", next)
+	if !slices.Equal(ids, []string{"d"}) || len(lost) != 0 {
+		t.Fatalf("after the stream expired: events of %v, lost %v; want d, none lost", ids, lost)
+	}
+}

@@ -12,17 +12,25 @@
 -- entries since the last one (mark evs), it first marks a hole in the
 -- numbering after the newest entry (evh: the number of the entry after
 -- the hole, which the next entry takes): readers before it learn they lost
--- events, readers from now on do not. Takes the lean mark away: the
+-- events, readers from now on do not; a stream that expired meanwhile
+-- starts a new generation instead. Takes the lean mark away: the
 -- queue's enqueues write entries again.
 
 local now = now_ms()
 read_fields()
 lean_off()
 if M.evs then
-  local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
-  local seq = 1
-  if newest then seq = (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) + 2 end
-  if (tonumber(M.evh) or 0) < seq then rcall('HSET', K.marks, 'evh', str(seq)) end
+  if rcall('PERSIST', K.events) == 0 and rcall('EXISTS', K.events) == 0 then
+    -- The stream expired while nobody read it (events.lua's
+    -- EV_IDLE_KEEP): the next entry starts a new generation, so that
+    -- readers of the old one learn it started over.
+    rcall('HDEL', K.marks, 'evg', 'evh')
+  else
+    local newest = rcall('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
+    local seq = 1
+    if newest then seq = (tonumber(string.match(newest[1], '^1%-(%d+)$')) or 0) + 2 end
+    if (tonumber(M.evh) or 0) < seq then rcall('HSET', K.marks, 'evh', str(seq)) end
+  end
   rcall('HDEL', K.marks, 'evs')
 end
 local wait, want = tonumber(ARGV[1]), tonumber(ARGV[2])
