@@ -354,3 +354,46 @@ func enqueueTwoPerGroup(t *testing.T, s *redisstore.Store, q string, groups int)
 		mustEnqueue(t, s, jobs[i:min(i+1000, len(jobs))]...)
 	}
 }
+
+// TestManyQuietGroupsRateLogsAreForgotten: the rate logs of groups gone
+// quiet are forgotten faster than once a minute 500 of them when there
+// are many: Maintain passes go on sweeping while the last sweep found
+// much to forget. A queue that saw 1,500 new groups a minute grew its
+// logs for good, a pass a minute forgetting 500 (an outside soak).
+func TestManyQuietGroupsRateLogsAreForgotten(t *testing.T) {
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: true, Prefix: "rl"})
+	ctx := t.Context()
+	const q, groups, period = "rated", 2000, time.Second
+	if err := s.SetQueueConfig(ctx, q, store.QueueConfig{GroupRateLimit: 10000, GroupRatePeriod: period}); err != nil {
+		t.Fatal(err)
+	}
+	var jobs []*store.NewJob
+	for i := range groups {
+		j := job(q, fmt.Sprintf("j%05d", i))
+		j.Group = "g" + strconv.Itoa(i)
+		jobs = append(jobs, j)
+	}
+	mustEnqueue(t, s, jobs...)
+	for done := 0; done < groups; {
+		res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 100, Lease: time.Minute, WorkerID: "w"})
+		if err != nil || len(res.Jobs) == 0 {
+			t.Fatalf("claim after %d of %d: %d jobs, %v", done, groups, len(res.Jobs), err)
+		}
+		done += len(res.Jobs)
+	}
+	if n := rdb.HLen(ctx, "{rl:"+q+"}:gw").Val(); n != groups {
+		t.Fatalf("%d rate logs after claiming from %d groups, want one each", n, groups)
+	}
+	passOnServer(t, rdb, (store.QueueConfig{GroupRateLimit: 1, GroupRatePeriod: period}).GroupRate().Window+time.Millisecond)
+	// The first pass is the minute's (the queue's first); the next ones,
+	// seconds apart in a Scheduler, go on while there is much to forget.
+	for range 8 {
+		if _, err := s.Maintain(ctx, q, store.MaintainOpts{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := rdb.HLen(ctx, "{rl:"+q+"}:gw").Val(); n != 0 {
+		t.Fatalf("%d of %d quiet groups' rate logs left after 8 Maintain passes, want none", n, groups)
+	}
+}

@@ -37,6 +37,8 @@ local next_at = next_due(now, max_age, over)
 local has = sample_depth(now, ready_depth)
 if has == nil then
   has = ready_any()
+  -- A sweep that found much to forget goes on at every pass (groups/rate.lua).
+  if M.gwm then ready_sweep(now) end
 else
   ready_sweep(now)
   if M.sh and M.sh ~= '' then lean_off() end

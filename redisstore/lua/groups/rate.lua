@@ -6,10 +6,11 @@
 -- ...", oldest first; in the smooth mode (giv set) to "~<µs>", its pace's
 -- next slot (as limits/on.lua keeps the queue's). A claim of the group
 -- trims its log; Maintain forgets the logs of groups gone quiet
--- (groups_rate_sweep, the mark gwc its cursor).
+-- (groups_rate_sweep, the mark gwc its cursor, gwm set while it finds
+-- much to forget).
 --- @keys g_rate
 --- @conf grate gperiod gwin giv gtol glead
---- @marks gwc
+--- @marks gwc gwm
 
 -- group_rate returns the limit and its window in ms (0 when none), and in
 -- the smooth mode the interval, tolerance and lead in µs.
@@ -84,8 +85,12 @@ end
 -- group): only a claim of the group trims its log, so a group no longer
 -- claimed from would keep its log for good, one field per group ever
 -- seen. One pass looks at about RATE_SWEEP groups from the cursor (HSCAN's
--- COUNT: a hint), once a minute: about 4 ms of Redis when all of them are
--- dropped, so up to 720,000 groups a day.
+-- COUNT: a hint): about 4 ms of Redis when all of them are dropped. It
+-- runs once a minute, and at every Maintain pass (every few seconds)
+-- while the last one dropped half a pass or more (the mark gwm): once a
+-- minute swept up to 720,000 groups a day, and a queue that saw more new
+-- groups grew its logs for good (an outside soak: 1,500 new groups a
+-- minute).
 local function groups_rate_sweep(now)
   local rate, period, iv = group_rate()
   local cursor = M.gwc or '0'
@@ -103,5 +108,11 @@ local function groups_rate_sweep(now)
   if #drop > 0 then call_chunked('HDEL', K.g_rate, drop, 1) end
   if r[1] ~= cursor then
     if r[1] == '0' then rcall('HDEL', K.marks, 'gwc') else rcall('HSET', K.marks, 'gwc', r[1]) end
+  end
+  local much = #drop * 2 >= RATE_SWEEP
+  if much and not M.gwm then
+    rcall('HSET', K.marks, 'gwm', '1')
+  elseif not much and M.gwm then
+    rcall('HDEL', K.marks, 'gwm')
   end
 end
