@@ -159,10 +159,11 @@
 //     calls and Finish fail with ErrNoPerm (hopper check --replicas N says
 //     so).
 //   - RENAME, PEXPIRE and PERSIST (+rename +pexpire +persist) serve
-//     only EnqueueWorkflow of more than 1,000 tasks, whose first tasks
-//     are staged in keys of their own, with a TTL, and renamed into
-//     place by its last step; without them such a call fails with
-//     ErrNoPerm and stores nothing.
+//     EnqueueWorkflow of more than 1,000 tasks, whose first tasks are
+//     staged in keys of their own, with a TTL, and renamed into place by
+//     its last step; without them such a call fails with ErrNoPerm and
+//     stores nothing. PEXPIRE and PERSIST also let the event stream of a
+//     queue nobody reads any more expire; without them it is kept.
 //   - MEMORY USAGE (+memory|usage) serves only
 //     ServerInfo's estimate of each queue's memory (the dashboard's Redis
 //     page); without it the page shows the nodes' INFO and says queue

@@ -420,3 +420,33 @@ func waitUntilRefused(t *testing.T, s *redisstore.Store) error {
 	})
 	return err
 }
+
+// TestEventsWithoutExpireRights: an ACL user of an older recipe, without
+// +pexpire and +persist, still enqueues and reads events once its readers
+// left and came back: the stream then keeps no TTL, as before.
+func TestEventsWithoutExpireRights(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+pexpire", "+persist"}, nil, srv.Client)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	ctx := t.Context()
+	_, pos, _ := readAll(t, s, "mail", store.FromNow)
+	mustEnqueue(t, s, job("mail", "a"))
+	if _, pos, _ = readAll(t, s, "mail", pos); pos == "" {
+		t.Fatal("no position after the first read")
+	}
+	if err := admin.HSet(ctx, "{"+prefix+":mail}:m", "evr", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, s, job("mail", "b"))
+	// The reader back, in a new process (this one remembers its
+	// interest).
+	back := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	readAll(t, back, "mail", pos)
+	mustEnqueue(t, s, job("mail", "c"))
+	ids, _, lost := readAll(t, back, "mail", pos)
+	if !slices.Equal(ids, []string{"c"}) || !slices.Equal(lost, []string{"mail"}) {
+		t.Fatalf("events after the gap: %v, lost %v; want c, and mail lost", ids, lost)
+	}
+}

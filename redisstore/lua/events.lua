@@ -71,8 +71,9 @@ local function ev_recording(nows)
       rcall('HSET', K.marks, 'evs', '1')
       M.evs = '1'
       -- The stream goes EV_IDLE_KEEP ms later unless a reader comes back
-      -- (events_arm.lua keeps it then).
-      rcall('PEXPIRE', K.events, EV_IDLE_KEEP)
+      -- (events_arm.lua keeps it then). Through pcall: an ACL user without
+      -- +pexpire keeps the stream, and the step goes on.
+      redis.pcall('PEXPIRE', K.events, EV_IDLE_KEEP)
     end
   end
   return ev_rec

@@ -20,7 +20,9 @@ local now = now_ms()
 read_fields()
 lean_off()
 if M.evs then
-  if rcall('PERSIST', K.events) == 0 and rcall('EXISTS', K.events) == 0 then
+  -- (PERSIST through pcall: an ACL user without +persist, whose
+  -- streams get no TTL either, reads on.)
+  if redis.pcall('PERSIST', K.events) == 0 and rcall('EXISTS', K.events) == 0 then
     -- The stream expired while nobody read it (events.lua's
     -- EV_IDLE_KEEP): the next entry starts a new generation, so that
     -- readers of the old one learn it started over.
