@@ -29,6 +29,7 @@ const keyCheckHead = `
 -- The global redis, looked up at every call: a function library sees
 -- another redis table while it loads.
 local function kc_real(pc, ...)
+  if pc == 'acl' then return redis.acl_check_cmd(...) end
   if pc then return redis.pcall(...) end
   return redis.call(...)
 end
@@ -89,6 +90,7 @@ const keyCheckBody = `
   redis = {
     call = function(cmd, ...) kc_check(cmd, ...) return kc_real(false, cmd, ...) end,
     pcall = function(cmd, ...) kc_check(cmd, ...) return kc_real(true, cmd, ...) end,
+    acl_check_cmd = function(...) return kc_real('acl', ...) end,
   }
   kc_begin = function(keys)
     KC_DECL, KC_FAM = {}, {}

@@ -450,3 +450,29 @@ func TestEventsWithoutExpireRights(t *testing.T) {
 		t.Fatalf("events after the gap: %v, lost %v; want c, and mail lost", ids, lost)
 	}
 }
+
+// TestLargeWorkflowWithoutStagingRights: an ACL user of an older recipe,
+// without +rename +pexpire +persist, creates a large workflow in one step,
+// as before staging: nothing staged, nothing refused.
+func TestLargeWorkflowWithoutStagingRights(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+rename", "+pexpire", "+persist"}, nil, srv.Client)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix})
+	redisstore.StageWorkflowTasks(s, 3)
+	ctx := t.Context()
+	if dup, err := s.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb")); err != nil || dup {
+		t.Fatalf("EnqueueWorkflow without the staging rights: dup %v, %v", dup, err)
+	}
+	rec, err := s.GetWorkflow(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Tasks) != 11 || rec.Counts[store.TaskEnqueued] != 9 {
+		t.Fatalf("workflow: %d tasks, counts %v; want 11, 9 enqueued", len(rec.Tasks), rec.Counts)
+	}
+	if left := stagedKeys(t, admin, prefix, "w"); len(left) > 0 {
+		t.Fatalf("staged keys: %v", left)
+	}
+}

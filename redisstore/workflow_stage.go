@@ -21,7 +21,9 @@ import (
 // apart and the first last step wins (the other's is a duplicate and
 // drops its staged keys), and a process that dies before its last step
 // leaves keys that expire. A last step that finds its staged keys gone
-// (the call took longer than their TTL) stores nothing and fails.
+// (the call took longer than their TTL) stores nothing and fails. An ACL
+// user without +pexpire +rename +persist (an older recipe) stages nothing
+// and creates the workflow in one step, as before.
 
 // stageSize is how many tasks one staging call stores; a workflow of at
 // most this many is created in one step: maxScriptJobs, or less in tests.
@@ -69,16 +71,23 @@ func (s *Store) stageTasks(ctx context.Context, id string, args []any) (staged, 
 		calls = append(calls, &evalCall{script: sc, keys: keys, args: a})
 	}
 	s.runAll(ctx, calls, nil)
+	noperm := false
 	for _, c := range calls {
 		v, err := c.cmd.StringSlice()
 		if err != nil {
 			return st, wrap("enqueue workflow "+strconv.Quote(id), err)
 		}
-		if len(v) == 1 && v[0] == "dup" {
-			st.dup = true
+		if len(v) == 1 && (v[0] == "dup" || v[0] == "noperm") {
+			st.dup, noperm = st.dup || v[0] == "dup", noperm || v[0] == "noperm"
 			continue
 		}
 		st.roots = append(st.roots, v...)
+	}
+	if noperm && !st.dup {
+		// An ACL user without +pexpire +rename +persist: every call
+		// stored nothing, and the workflow is created in one step, holding
+		// Redis as long as it takes.
+		return staged{}, nil
 	}
 	if st.dup {
 		// The workflow exists: what the other calls staged expires.

@@ -49,11 +49,6 @@ local function reset_events()
   ev_maxlen, ev_maxlen_s, ev_watch, ev_rec = nil, nil, nil, nil
 end
 
--- EV_IDLE_KEEP is how long, in ms, a stream nobody reads is kept after
--- the first step that skipped its entry: ten minutes, for a reader that
--- comes back to read what it had not read yet.
-local EV_IDLE_KEEP = 600000
-
 -- ev_wanted reports whether the mark evr (a time in ms, a string, or
 -- nil) is at or after nows: whether a reader wants the queue's events.
 local function ev_wanted(evr, nows)
@@ -70,10 +65,12 @@ local function ev_recording(nows)
     if not ev_rec and not M.evs then
       rcall('HSET', K.marks, 'evs', '1')
       M.evs = '1'
-      -- The stream goes EV_IDLE_KEEP ms later unless a reader comes back
-      -- (events_arm.lua keeps it then). Through pcall: an ACL user without
-      -- +pexpire keeps the stream, and the step goes on.
-      redis.pcall('PEXPIRE', K.events, EV_IDLE_KEEP)
+      -- The stream goes ten minutes later, unless a reader comes back
+      -- (events_arm.lua keeps it then): time for one that was away to read
+      -- what it had not read yet. (A number, not a local: a finish's chunk
+      -- holds at most 200.) Through pcall: an ACL user without +pexpire
+      -- keeps the stream, and the step goes on.
+      redis.pcall('PEXPIRE', K.events, 600000)
     end
   end
   return ev_rec

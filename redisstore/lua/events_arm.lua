@@ -23,8 +23,8 @@ if M.evs then
   -- (PERSIST through pcall: an ACL user without +persist, whose
   -- streams get no TTL either, reads on.)
   if redis.pcall('PERSIST', K.events) == 0 and rcall('EXISTS', K.events) == 0 then
-    -- The stream expired while nobody read it (events.lua's
-    -- EV_IDLE_KEEP): the next entry starts a new generation, so that
+    -- The stream expired while nobody read it (events.lua,
+    -- ev_recording): the next entry starts a new generation, so that
     -- readers of the old one learn it started over.
     rcall('HDEL', K.marks, 'evg', 'evh')
   else
