@@ -159,7 +159,7 @@
 //     calls and Finish fail with ErrNoPerm (hopper check --replicas N says
 //     so).
 //   - RENAME, PEXPIRE and PERSIST (+rename +pexpire +persist) serve
-//     EnqueueWorkflow of more than 1,000 tasks, whose first tasks are
+//     EnqueueWorkflow of more than 250 tasks, whose first tasks are
 //     staged in keys of their own, with a TTL, and renamed into place by
 //     its last step; without them such a call fails with ErrNoPerm and
 //     stores nothing. PEXPIRE and PERSIST also let the event stream of a

@@ -125,7 +125,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		taskArgs = append(taskArgs, t.Name, taskInfo(t.Job.Queue, t.Job.Kind, t.AllowFailure, t.AnyOutcome, "", i),
 			strings.Join(t.Deps, "\n"), strings.Join(dependents[t.Name], "\n"), dues[i], vals[i])
 	}
-	// A large workflow's first tasks are staged, a thousand a step, and
+	// A large workflow's first tasks are staged, 250 a step, and
 	// the last step takes the rest (workflow_stage.go).
 	stage, err := s.stageTasks(ctx, w.ID, taskArgs)
 	if err != nil || stage.dup {

@@ -269,7 +269,7 @@ func (s *Store) release(ctx context.Context, rels []wfRelease) error {
 	for _, q := range order {
 		args := byQueue[q]
 		for len(args) > 0 {
-			n := min(len(args), 3*maxScriptJobs)
+			n := min(len(args), 3*wfScriptTasks)
 			calls = append(calls, s.queueCall(fullScript("wf_release"), q, args[:n]...))
 			callQueue = append(callQueue, q)
 			args = args[n:]
@@ -295,18 +295,25 @@ func (s *Store) confirm(ctx context.Context, rels []wfRelease) error {
 		}
 		byWf[r.wf] = append(byWf[r.wf], r.task)
 	}
-	calls := make([]*evalCall, len(order))
-	for i, wf := range order {
-		calls[i] = s.wfCall(fullScript("wf_confirm"), wf, byWf[wf]...)
+	var calls []*evalCall
+	var callWf []string
+	for _, wf := range order {
+		tasks := byWf[wf]
+		for len(tasks) > 0 {
+			n := min(len(tasks), wfScriptTasks)
+			calls = append(calls, s.wfCall(fullScript("wf_confirm"), wf, tasks[:n]...))
+			callWf = append(callWf, wf)
+			tasks = tasks[n:]
+		}
 	}
 	s.runAll(ctx, calls, nil)
 	for i, c := range calls {
 		v, err := c.cmd.StringSlice()
 		if err != nil {
-			return wrap("confirm tasks of workflow "+strconv.Quote(order[i]), err)
+			return wrap("confirm tasks of workflow "+strconv.Quote(callWf[i]), err)
 		}
 		for j := 0; j+1 < len(v); j += 2 {
-			if _, err := s.CancelJob(ctx, v[j+1], store.TaskJobID(order[i], v[j])); err != nil && !isNotFound(err) {
+			if _, err := s.CancelJob(ctx, v[j+1], store.TaskJobID(callWf[i], v[j])); err != nil && !isNotFound(err) {
 				return err
 			}
 		}

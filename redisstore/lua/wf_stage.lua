@@ -2,7 +2,7 @@
 -- (wf_create.lua or wf_create_local.lua) creates it, in keys of their own
 -- (the "<root>:<attempt>" families of keys.go) that expire unless that
 -- step renames them into place (see workflow_stage.go): a workflow of
--- 100,000 tasks is stored in steps of a thousand, between which Redis
+-- 100,000 tasks is stored in steps of 250, between which Redis
 -- serves others.
 --- @include wfone wfcreate
 --
