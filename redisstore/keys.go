@@ -101,7 +101,8 @@ var keyTable = []keyDef{
 	{"wfi_cancelled", famIndex, "cancelled", "zset", "cancelled workflow ID -> created ms"},
 	{"wfi_exp", famIndex, "exp", "zset", "ended workflow ID -> when its retention ends"},
 	{"wfi_ids", famIndex, "ids", "zset", "workflow ID, score 0: lexical order, for ID prefix search"},
-	{"wfi_chk", famIndex, "chk", "zset", "a step's mark \"<workflow ID>~<task>\" (the first task it left being released; \"+\" for a creation) -> when a sweeper looks at the workflow, unless the step's process takes the mark out first (workflow.go); a bare workflow ID is an older release's mark"},
+	{"wfi_chk", famIndex, "chk", "zset", "workflow ID -> when a sweeper looks at it: an older release's marks, read and no longer written (wfi_steps)"},
+	{"wfi_steps", famIndex, "steps", "zset", "a step's mark \"<workflow ID>~<task>\" (the first task it left being released; \"+\" for a creation) -> when a sweeper looks at the workflow, unless the step's process takes the mark out first (workflow.go)"},
 
 	{"queues", famGlobal, "queues", "set", "queue names (a partitioned queue's partitions)"},
 	{"parts", famGlobal, "parts", "hash", "partitioned queue -> partition count (partition.go)"},

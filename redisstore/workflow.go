@@ -266,7 +266,7 @@ func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) 
 
 // The sweeper's marks. A step that leaves tasks of a workflow being
 // released (EnqueueWorkflow, AddTasks, a finish on one server) marks the
-// workflow in the index's chk set for a sweeper to look at after
+// workflow in the index's steps set for a sweeper to look at after
 // wfLeaseMs, and its process takes the mark out once it enqueued them. A
 // mark is its step's own, "<workflow>~<task>": the first task it leaves
 // being released, or "+" for the workflow's creation (a workflow ID and a
@@ -274,7 +274,10 @@ func (s *Store) registerTaskQueues(ctx context.Context, tasks []*store.NewTask) 
 // finished its releases took out the mark of another step of the same
 // workflow, made in between, whose process then died before its own: its
 // tasks were never enqueued and the workflow ran forever (an outside
-// soak, on one server). A mark without '~' is an older release's.
+// soak, on one server). An older release marked the workflow's ID in the
+// chk set, which sweepers still read; the marks went to a set of their
+// own so that an older sweeper, during a rolling deploy, does not take
+// one for an ID and drop it with nothing done.
 
 // chkMark returns the mark of a step of workflow wf that leaves task
 // being released first ("+": the creation).
@@ -296,7 +299,7 @@ func (s *Store) markCheck(ctx context.Context, mark string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.rdb.ZAdd(ctx, s.wfi.chk, redis.Z{Score: float64(at + wfLeaseMs), Member: mark}).Err(); err != nil {
+	if err := s.rdb.ZAdd(ctx, s.wfi.steps, redis.Z{Score: float64(at + wfLeaseMs), Member: mark}).Err(); err != nil {
 		return wrap("mark workflow "+strconv.Quote(chkWorkflow(mark)), err)
 	}
 	return nil
@@ -305,7 +308,7 @@ func (s *Store) markCheck(ctx context.Context, mark string) error {
 // unmarkCheck takes out mark (markCheck's, or a script's); a failure
 // leaves it to the sweeper, which finds nothing to do.
 func (s *Store) unmarkCheck(ctx context.Context, mark string) {
-	s.rdb.ZRem(ctx, s.wfi.chk, mark)
+	s.rdb.ZRem(ctx, s.wfi.steps, mark)
 }
 
 // wfLeaseMs is how long a process has to finish a delivery or a release

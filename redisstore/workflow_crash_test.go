@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
@@ -434,4 +436,38 @@ func TestAStepsMarkOutlivesAnotherStepsRelease(t *testing.T) {
 	sweepUntil(t, sweeper, "fanin is ready", func() bool {
 		return len(readyIDs(t, sweeper, "qb")) == 1
 	})
+}
+
+// TestAnOlderReleasesMarkIsSwept: a mark an older release left (the
+// workflow's ID in the index's chk set) still has a sweeper finish the
+// releases its step left.
+func TestAnOlderReleasesMarkIsSwept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a release lease")
+	}
+	ctx := context.Background()
+	prefix := redistest.Prefix(t)
+	rdb := redistest.Start(t).Client(t)
+	o := &redisstore.Config{Prefix: prefix}
+	dying, sweeper := storeOn(t, rdb, o), storeOn(t, rdb, o)
+	redisstore.DropLocalReleases(dying, true)
+	const wf = "older"
+	w := &store.NewWorkflow{ID: wf, Tasks: []*store.NewTask{wfTask(wf, "a", "qa"), wfTask(wf, "b", "qb")}}
+	if dup, err := dying.EnqueueWorkflow(ctx, w); err != nil || dup {
+		t.Fatalf("EnqueueWorkflow: dup %v, %v", dup, err)
+	}
+	// The mark as an older release wrote it.
+	steps, chk := "{"+prefix+":~wf}:steps", "{"+prefix+":~wf}:chk"
+	if n := rdb.ZRem(ctx, steps, wf+"~+").Val(); n != 1 {
+		t.Fatalf("the creation's mark: %d removed from %s, want 1", n, steps)
+	}
+	if err := rdb.ZAdd(ctx, chk, redis.Z{Score: 0, Member: wf}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sweepUntil(t, sweeper, "b is ready", func() bool {
+		return len(readyIDs(t, sweeper, "qb")) == 1
+	})
+	if n := rdb.Exists(ctx, chk).Val(); n != 0 {
+		t.Fatal("the older mark stayed after the sweep")
+	}
 }

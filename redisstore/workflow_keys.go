@@ -28,23 +28,25 @@ func (s *Store) wfKeys(id string) []string {
 //	           zset  workflow ID -> created ms, by state
 //	exp        zset  ended workflow ID -> when its retention ends (ms)
 //	ids        zset  workflow ID, score 0: lexical order, for ID prefix search
-//	chk        zset  workflow ID -> when a sweeper looks at it: set while a
-//	                 workflow's first tasks (or added ones) are being
-//	                 enqueued, so a process that dies half way is covered
+//	steps      zset  a step's mark, "<workflow ID>~<task>" -> when a sweeper
+//	                 looks at the workflow: set while tasks the step left
+//	                 are being enqueued, so a process that dies half way
+//	                 is covered (workflow.go, chkMark)
+//	chk        zset  workflow ID -> the same, an older release's marks
 //
 // A workflow's record says which state the index shows (meta "ist"): the
 // process that changes the state writes the index, then "ist"; a process
 // that dies between leaves the mismatch for the next one that touches the
 // workflow, or the sweeper.
 type wfIndex struct {
-	all, running, succeeded, failed, cancelled, exp, ids, chk string
-	setKeys                                                   []string
+	all, running, succeeded, failed, cancelled, exp, ids, chk, steps string
+	setKeys                                                          []string
 }
 
 func newWfIndex(prefix string) wfIndex {
 	tag := "{" + prefix + ":~wf}:"
 	x := wfIndex{all: tag + "all", running: tag + "running", succeeded: tag + "succeeded", failed: tag + "failed",
-		cancelled: tag + "cancelled", exp: tag + "exp", ids: tag + "ids", chk: tag + "chk"}
+		cancelled: tag + "cancelled", exp: tag + "exp", ids: tag + "ids", chk: tag + "chk", steps: tag + "steps"}
 	x.setKeys = []string{x.all, x.running, x.succeeded, x.failed, x.cancelled, x.exp, x.ids, x.chk}
 	return x
 }

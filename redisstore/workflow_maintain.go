@@ -50,13 +50,13 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 	// A store that holds no workflow, nor one being created, has nothing
 	// to maintain: one look at the index, not the pass's script and the
 	// task ends' look.
-	if n, err := s.rdb.Exists(ctx, s.wfi.all, s.wfi.chk).Result(); err != nil {
+	if n, err := s.rdb.Exists(ctx, s.wfi.all, s.wfi.chk, s.wfi.steps).Result(); err != nil {
 		return 0, wrap("sweep workflows", err)
 	} else if n == 0 {
 		return wfSweepEvery, nil
 	}
 	due, err := s.run(ctx, fullScript("wf_due"), s.scriptKeys(fullScript("wf_due"), nil, ""), batch).Slice()
-	if err == nil && len(due) != 4 {
+	if err == nil && len(due) != 5 {
 		err = fmt.Errorf("wf_due.lua returned %d values", len(due))
 	}
 	if err != nil {
@@ -65,8 +65,9 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 	now, _ := due[0].(int64)
 	chkIDs, _ := due[1].([]any)
 	oldIDs, _ := due[2].([]any)
-	chk, old := stringsOf(chkIDs), stringsOf(oldIDs)
-	more := len(chk) == batch || len(old) == batch
+	stepMarks, _ := due[4].([]any)
+	chk, old, steps := stringsOf(chkIDs), stringsOf(oldIDs), stringsOf(stepMarks)
+	more := len(chk) == batch || len(old) == batch || len(steps) == batch
 	if last := s.wfSwept.Load(); time.Since(time.Unix(0, last)) >= wfSweepEvery {
 		s.wfSwept.Store(time.Now().UnixNano())
 		if err := s.sweepEnds(ctx, now); err != nil {
@@ -79,16 +80,18 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 			return 0, err
 		}
 	}
-	for _, mark := range chk {
-		id := chkWorkflow(mark)
-		res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
-		if err != nil {
-			return 0, wrap("sweep workflow "+strconv.Quote(id), err)
-		}
-		if err := s.settle(ctx, id, res); err != nil {
+	// The steps' marks (chkMark), and an older release's (the ID in chk).
+	for _, mark := range steps {
+		if err := s.sweepMarked(ctx, chkWorkflow(mark)); err != nil {
 			return 0, err
 		}
 		s.unmarkCheck(ctx, mark)
+	}
+	for _, id := range chk {
+		if err := s.sweepMarked(ctx, id); err != nil {
+			return 0, err
+		}
+		s.rdb.ZRem(ctx, s.wfi.chk, id)
 	}
 	for _, id := range old {
 		if err := s.dropWorkflow(ctx, id); err != nil {
@@ -104,6 +107,16 @@ func (s *Store) MaintainWorkflows(ctx context.Context, batch int) (_ time.Durati
 		next = min(next, time.Duration(int64(first)-now)*time.Millisecond)
 	}
 	return max(next, 0), nil
+}
+
+// sweepMarked finishes what a step left of workflow id: the tasks being
+// released are enqueued and confirmed, the index brought up to date.
+func (s *Store) sweepMarked(ctx context.Context, id string) error {
+	res, err := s.runWf(ctx, fullScript("wf_apply"), id).Slice()
+	if err != nil {
+		return wrap("sweep workflow "+strconv.Quote(id), err)
+	}
+	return s.settle(ctx, id, res)
 }
 
 // wfCheckEvery is how often MaintainWorkflows checks a page of the

@@ -3,10 +3,10 @@
 -- tasks without dependencies whose jobs go to this queue are enqueued in
 -- the same step, and the workflow indexed. The others are left being
 -- released, as wf_create.lua leaves them, and the workflow marked for a
--- sweeper to look at after WF_LEASE (wfi_chk), as workflow.go's markCheck
+-- sweeper to look at after WF_LEASE (wfi_steps), as workflow.go's markCheck
 -- does.
 --- @include conf wfone wfcreate wfrel wfiwrite events
---- @keys wfi_chk
+--- @keys wfi_steps
 --
 -- ARGV: as wfcreate.lua takes them.
 -- Returns as wf_create.lua (the staged tasks released are the caller's
@@ -29,7 +29,7 @@ if roots == nil then return {'expired'} end
 if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
 -- The staged tasks released wait in rel too, for the caller.
 -- The creation's mark (workflow.go's chkMark).
-if #roots > 0 or staged_rel > 0 then rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf .. '~+') end
+if #roots > 0 or staged_rel > 0 then rcall('ZADD', K.wfi_steps, now + WF_LEASE, wf .. '~+') end
 -- Into the index as running: the state create_workflow recorded as
 -- indexed (ist).
 index_write(wf, 'running', ms_str(now), 0)

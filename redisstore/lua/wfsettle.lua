@@ -2,12 +2,12 @@
 -- workflow released, enqueued in the same step when their jobs go to the
 -- script's queue, for wf/local.lua and wf_add_local.lua. The others are
 -- left being released (wf_rel) for the caller to enqueue and confirm, and
--- the workflow marked for a sweeper to look at after WF_LEASE (wfi_chk,
+-- the workflow marked for a sweeper to look at after WF_LEASE (wfi_steps,
 -- "<workflow>~<the first of them>"),
 -- as workflow.go's markCheck does: a process that dies before it enqueued
 -- them leaves them to the sweeper.
 --- @include wfgraph/flow wfrel wfindex
---- @keys wfi_chk
+--- @keys wfi_steps
 
 -- local_serves reports whether this variant's ready slot serves a job
 -- with envelope val (as an enqueue sends it): one with a group needs the
@@ -72,7 +72,7 @@ local function local_settle(wf, acc, rel, now)
   if #other > 0 then
     call_chunked('SADD', WK.rel, other, 1)
     -- This step's mark (workflow.go's chkMark): the first task it left.
-    rcall('ZADD', K.wfi_chk, now + WF_LEASE, wf .. '~' .. other[1])
+    rcall('ZADD', K.wfi_steps, now + WF_LEASE, wf .. '~' .. other[1])
   end
   wf_index(wf)
 end
