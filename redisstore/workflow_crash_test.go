@@ -367,12 +367,7 @@ func TestWorkflowCrashAfterLocalAdd(t *testing.T) {
 // outside trial on a Cluster, whose release failed on a shard at
 // maxmemory).
 func TestWorkflowEnqueuedAgainAfterItsReleaseFailed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a release lease")
-	}
-	ctx := context.Background()
-	prefix := redistest.Prefix(t)
-	rdb := redistest.Start(t).Client(t)
+	ctx, prefix, rdb := leaseServer(t)
 	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
 	first := storeOn(t, rdb, o)
 	redisstore.CrashWorkflowsAt(first, "release")
@@ -408,12 +403,7 @@ func TestWorkflowEnqueuedAgainAfterItsReleaseFailed(t *testing.T) {
 // creator's took it out, and the workflow waited forever (an outside
 // soak on one server: 1 SIGKILL of a worker in 5).
 func TestAStepsMarkOutlivesAnotherStepsRelease(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a release lease")
-	}
-	ctx := context.Background()
-	prefix := redistest.Prefix(t)
-	rdb := redistest.Start(t).Client(t)
+	ctx, prefix, rdb := leaseServer(t)
 	o := &redisstore.Config{Prefix: prefix}
 	creator, worker, sweeper := storeOn(t, rdb, o), storeOn(t, rdb, o), storeOn(t, rdb, o)
 	const wf = "marks"
@@ -442,12 +432,7 @@ func TestAStepsMarkOutlivesAnotherStepsRelease(t *testing.T) {
 // workflow's ID in the index's chk set) still has a sweeper finish the
 // releases its step left.
 func TestAnOlderReleasesMarkIsSwept(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a release lease")
-	}
-	ctx := context.Background()
-	prefix := redistest.Prefix(t)
-	rdb := redistest.Start(t).Client(t)
+	ctx, prefix, rdb := leaseServer(t)
 	o := &redisstore.Config{Prefix: prefix}
 	dying, sweeper := storeOn(t, rdb, o), storeOn(t, rdb, o)
 	redisstore.DropLocalReleases(dying, true)
@@ -470,4 +455,15 @@ func TestAnOlderReleasesMarkIsSwept(t *testing.T) {
 	if n := rdb.Exists(ctx, chk).Val(); n != 0 {
 		t.Fatal("the older mark stayed after the sweep")
 	}
+}
+
+// leaseServer skips t in -short mode (it waits out a release lease, 5 s)
+// and returns a context, a fresh key prefix and a client of the shared
+// server.
+func leaseServer(t *testing.T) (context.Context, string, *redis.Client) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("waits for a release lease")
+	}
+	return context.Background(), redistest.Prefix(t), redistest.Start(t).Client(t)
 }

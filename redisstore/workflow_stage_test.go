@@ -316,12 +316,7 @@ func TestLargeWorkflowEnqueuedTwiceAtOnce(t *testing.T) {
 // first tasks of any workflow: when the process dies before it enqueues
 // them, a sweeper does.
 func TestLargeWorkflowWhoseProcessDiesAfterItsLastStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a release lease")
-	}
-	ctx := context.Background()
-	prefix := redistest.Prefix(t)
-	rdb := redistest.Start(t).Client(t)
+	ctx, prefix, rdb := leaseServer(t)
 	dying := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 	// Two a call: the nine roots are all staged, and the last step's
 	// tasks (join, last) wait: the mark is the staged ones' alone.
