@@ -27,7 +27,8 @@ import (
 
 // wfScriptTasks is how many tasks of a workflow one script call stages,
 // enqueues (wf_release.lua) or confirms at most: such a call of 1,000
-// held Redis 20 to 30 ms (slowlog, an AMD EPYC guest), one of 250 some 8.
+// held Redis 20 to 30 ms (SLOWLOG, an AMD EPYC guest), one of 250 about 4
+// (18 at most, the creating process's CPU beside it on two cores).
 const wfScriptTasks = 250
 
 // stageSize is how many tasks one staging call stores; a workflow of at
