@@ -20,14 +20,15 @@ type statements struct {
 func newStatements(n outbox.Names, batchTimeout time.Duration) statements {
 	return statements{
 		stall: fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", (2 * batchTimeout).Milliseconds()),
-		// It locks up to $1 rows and returns them in order, with their
-		// jobs while the jobs before each come to less than $3 bytes (the
-		// first one always), then without (NULL): those stay locked, unread,
-		// until the batch ends. A large job's TOAST pointer is all the CTE
-		// keeps, and octet_length reads its size from the header: an
-		// unread job is never fetched.
-		lock: `WITH c AS (SELECT seq, job FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-SELECT seq, CASE WHEN sum(octet_length(job)) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - octet_length(job) < $3 THEN job END FROM c ORDER BY seq`,
+		// It locks up to $1 rows and returns them in order, each with
+		// whether the jobs before it come to less than $3 bytes (true for
+		// the first one always) and then its job, or NULL past that: those
+		// stay locked, unread, until the batch ends. A large job's TOAST
+		// pointer is all the CTE keeps, and octet_length reads its size
+		// from the header: an unread job is never fetched.
+		lock: `WITH c AS (SELECT seq, job FROM ` + n.Table + ` WHERE seq <> ALL($2) ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
+w AS (SELECT seq, job, sum(octet_length(job)) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - octet_length(job) < $3 AS fits FROM c)
+SELECT seq, fits, CASE WHEN fits THEN job END FROM w ORDER BY seq`,
 		remove: `DELETE FROM ` + n.Table + ` WHERE seq = ANY($1)`,
 		// A row is deleted only once the dead-letter table took it: one
 		// whose seq is there already (the outbox's sequence restarted, by
@@ -216,12 +217,13 @@ func (r *Relay) lock(ctx context.Context, tx pgx.Tx) ([]*row, int, error) {
 	locked := 0
 	for qr.Next() {
 		x := new(row)
-		if err := qr.Scan(&x.seq, &x.job); err != nil {
+		var fits bool
+		if err := qr.Scan(&x.seq, &fits, &x.job); err != nil {
 			qr.Close()
 			return nil, 0, fmt.Errorf("read rows: %w", err)
 		}
 		locked++
-		if x.job != nil && len(rows) == locked-1 {
+		if fits && len(rows) == locked-1 {
 			rows = append(rows, x)
 		}
 	}

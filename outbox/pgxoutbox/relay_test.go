@@ -617,3 +617,27 @@ func TestEnqueueOnAMissingTableSaysMigrate(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayBuriesAnEmptyRow: a row whose job is empty bytes is no job: it
+// moves to the dead-letter table, and the job behind it is relayed.
+func TestRelayBuriesAnEmptyRow(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if _, err := e.pool.Exec(ctx, `INSERT INTO hopper_outbox (job_id, queue, kind, job) VALUES ('empty', 'q', 'k', '')`); err != nil {
+		t.Fatal(err)
+	}
+	j, err := outbox.Enqueue(ctx, e.ob, pgxoutbox.Tx(e.pool), Welcome{User: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.relay(t, nil)
+	if n, err := r.Flush(ctx); err != nil || n != 2 {
+		t.Fatalf("Flush = %d, %v; want both rows moved", n, err)
+	}
+	if getJob(t, e.store, j.Queue, j.ID) == nil {
+		t.Fatal("the job behind the empty row was not relayed")
+	}
+	if s := stats(t, r); s.Depth != 0 || s.Dead != 1 {
+		t.Fatalf("stats %+v, want the empty row dead-lettered", s)
+	}
+}
