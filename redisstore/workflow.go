@@ -189,7 +189,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		return false, nil
 	}
 	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
-		return false, storedNotReleased(w.ID, err)
+		return false, storedNotReleased(err)
 	}
 	s.unmarkCheck(ctx, chkMark(w.ID, chkCreated))
 	return false, nil
@@ -197,9 +197,10 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 
 // storedNotReleased is the error of an EnqueueWorkflow that stored its
 // workflow and could not enqueue its first tasks (err): a sweeper will.
-func storedNotReleased(id string, err error) error {
-	return fmt.Errorf("enqueue workflow %q: the workflow is stored, but enqueueing its first tasks failed; "+
-		"a sweeper (every Worker's Scheduler) enqueues them once Redis takes them, and enqueueing the workflow again is a duplicate: %w", id, err)
+// It names no workflow: hopper's EnqueueWorkflow says which ahead of it.
+func storedNotReleased(err error) error {
+	return fmt.Errorf("redisstore: the workflow is stored, but enqueueing its first tasks failed; "+
+		"a sweeper (every Worker's Scheduler) enqueues them once Redis takes them, and enqueueing the workflow again is a duplicate: %w", err)
 }
 
 // localStep is the shaped call of file (wf_create_local or wf_add_local)
