@@ -131,13 +131,7 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			out[i] = statusErr(code, &reqs[i])
 		}
 		ends, rels = append(ends, e...), append(rels, r...)
-		seen := map[string]bool{}
-		for _, x := range r {
-			if !seen[x.wf] {
-				seen[x.wf] = true
-				marks = append(marks, chkMark(x.wf, x.task))
-			}
-		}
+		marks = appendMarks(marks, r)
 	}
 	// Workflow tasks ended: apply their ends to their workflows before
 	// returning, so that the dependents they release are claimable now. A
@@ -186,6 +180,23 @@ func (s *Store) finishedLean(q string, lean, paired bool) {
 	} else if paired {
 		s.queueKeys(q).lean.Store(false)
 	}
+}
+
+// appendMarks appends to marks the sweeper's mark of each workflow of
+// one finish call's releases r (chkMark: its first task there, as
+// wfsettle.lua names it). A call that released nothing costs nothing.
+func appendMarks(marks []string, r []wfRelease) []string {
+	if len(r) == 0 {
+		return marks
+	}
+	seen := make(map[string]bool, 1)
+	for _, x := range r {
+		if !seen[x.wf] {
+			seen[x.wf] = true
+			marks = append(marks, chkMark(x.wf, x.task))
+		}
+	}
+	return marks
 }
 
 // finishCall returns the finish.lua call for the requests idx of queue q:

@@ -198,26 +198,27 @@ func TestASecondCopyOfAnEndDoesNotEndALaterWatch(t *testing.T) {
 	doneMsg := "[q, a, done, run 2]"
 	n.keyOf = func(k notifyKind, msg string) (string, string) { return key, msg }
 	first := n.hold(kindDone, key)
-	n.mu.Lock()
-	n.message(kindDone, died)
-	n.mu.Unlock()
+	sendLocked(n, kindDone, died)
 	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{first}, time.Minute); len(got) != 1 || p[key] != died {
 		t.Fatalf("the first watch got %v %q, want the death", got, p)
 	}
 	n.forget(kindDone, key)
 	// Requeued, and watched again; then the death's second copy comes.
 	second := n.hold(kindDone, key)
-	n.mu.Lock()
-	n.message(kindDone, died)
-	n.mu.Unlock()
+	sendLocked(n, kindDone, died)
 	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{second}, time.Millisecond); len(got) != 0 {
 		t.Fatalf("the second watch got %v %q from the first run's death", got, p)
 	}
-	n.mu.Lock()
-	n.message(kindDone, doneMsg)
-	n.mu.Unlock()
+	sendLocked(n, kindDone, doneMsg)
 	if got, p, _ := n.waitFrom(ctx, kindDone, []string{key}, []uint64{second}, time.Minute); len(got) != 1 || p[key] != doneMsg {
 		t.Fatalf("the second watch got %v %q, want the new end", got, p)
 	}
 	n.forget(kindDone, key)
+}
+
+// sendLocked hands n message msg of kind k, as its subscription does.
+func sendLocked(n *notifier, k notifyKind, msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.message(k, msg)
 }
