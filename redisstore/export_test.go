@@ -68,6 +68,10 @@ func StageWorkflowTasks(s *Store, n int) { s.wfStageTasks = n }
 // tasks and before the workflow's last step.
 func AfterWorkflowStage(s *Store, f func()) { s.wfAfterStage.Store(&f) }
 
+// BeforeWorkflowRelease makes s run f once, after a workflow's last step
+// and before it enqueues the workflow's first tasks.
+func BeforeWorkflowRelease(s *Store, f func()) { s.wfBeforeRelease.Store(&f) }
+
 // WorkflowsExpiring returns how many workflows the index holds for the
 // sweeper to delete when their retention ends.
 func WorkflowsExpiring(ctx context.Context, s *Store) int64 {

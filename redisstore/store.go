@@ -48,6 +48,9 @@ type Store struct {
 	// wfAfterStage, set by tests only, runs once after a workflow's
 	// tasks were staged, before its last step.
 	wfAfterStage atomic.Pointer[func()]
+	// wfBeforeRelease, set by tests only, runs once after a workflow's
+	// last step, before its first tasks are enqueued.
+	wfBeforeRelease atomic.Pointer[func()]
 	// wfStageTasks, set by tests only (before the store's first call),
 	// replaces maxScriptJobs as the tasks of a staging call
 	// (workflow_stage.go).

@@ -175,20 +175,32 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		}
 		r.releases = append(rels, r.releases...)
 	}
-	// The reply names the released tasks only: fill in their jobs.
 	byName := make(map[string]int, len(w.Tasks))
 	for i, t := range w.Tasks {
 		byName[t.Name] = i
 	}
-	for i := range r.releases {
-		if k, ok := byName[r.releases[i].task]; ok {
-			r.releases[i].queue, r.releases[i].payload = w.Tasks[k].Job.Queue, dues[k]+"|"+string(vals[k])
+	if local {
+		if len(r.releases) == 0 || s.wfDropRels.Load() {
+			return false, nil
 		}
+		s.beforeRelease()
+		// Enqueued and confirmed in one step; the index as settleAll
+		// brings it up to date.
+		err = s.releaseLocal(ctx, w.ID, r.releases, w.Tasks, byName)
+		r.releases = nil
+	} else {
+		// The reply names the released tasks only: fill in their jobs.
+		for i := range r.releases {
+			if k, ok := byName[r.releases[i].task]; ok {
+				r.releases[i].queue, r.releases[i].payload = w.Tasks[k].Job.Queue, dues[k]+"|"+string(vals[k])
+			}
+		}
+		s.beforeRelease()
 	}
-	if local && (len(r.releases) == 0 || s.wfDropRels.Load()) {
-		return false, nil
+	if err == nil {
+		err = s.settleAll(ctx, []wfReply{r})
 	}
-	if err := s.settleAll(ctx, []wfReply{r}); err != nil {
+	if err != nil {
 		return false, storedNotReleased(err)
 	}
 	s.unmarkCheck(ctx, chkMark(w.ID, chkCreated))
