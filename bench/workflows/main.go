@@ -43,6 +43,13 @@ type Spawn struct{}
 
 func (Spawn) Kind() string { return "bench.spawn" }
 
+// WideSpawn is a workflow task whose handler adds N tasks (Leafs into
+// queue "idle") to its workflow in one EnqueueTasks: a fan-out learnt at
+// run time, which Redis stores in one step.
+type WideSpawn struct{ N int }
+
+func (WideSpawn) Kind() string { return "bench.widespawn" }
+
 func main() {
 	addr := flag.String("redis", "127.0.0.1:6379", "Redis server (measured as a whole: use one of its own)")
 	width := flag.Int("width", 10000, "tasks of the fan-out")
@@ -102,6 +109,16 @@ func run(addr string, width, runs, conc int) error {
 	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[Spawn]) error {
 		more := hopper.MoreTasks(ctx)
 		hopper.AddTask(more, "added", Leaf{}, &hopper.TaskOpts{Queue: "idle"})
+		start := time.Now()
+		err := hopper.EnqueueTasks(ctx, client, more)
+		tr.added <- time.Since(start)
+		return err
+	})
+	hopper.Handle(w, func(ctx context.Context, job *hopper.Job[WideSpawn]) error {
+		more := hopper.MoreTasks(ctx)
+		for i := range job.Args.N {
+			hopper.AddTask(more, "added-"+strconv.Itoa(i), Leaf{N: i}, &hopper.TaskOpts{Queue: "idle"})
+		}
 		start := time.Now()
 		err := hopper.EnqueueTasks(ctx, client, more)
 		tr.added <- time.Since(start)
@@ -234,7 +251,49 @@ func run(addr string, width, runs, conc int) error {
 	if err := enqueueLatency(ctx, rdb, client); err != nil {
 		return err
 	}
-	return addLatency(ctx, client, tr)
+	if err := addLatency(ctx, client, tr); err != nil {
+		return err
+	}
+	return addWide(ctx, rdb, client, tr, width)
+}
+
+// addWide measures an EnqueueTasks of width tasks from a running task:
+// the call, and the longest script Redis ran meanwhile (SLOWLOG), which
+// every other client of the server waited for.
+func addWide(ctx context.Context, rdb *redis.Client, client *hopper.Client, tr *tracker, width int) error {
+	old, err := rdb.ConfigGet(ctx, "slowlog-log-slower-than").Result()
+	if err != nil {
+		return err
+	}
+	if err := rdb.ConfigSet(ctx, "slowlog-log-slower-than", "1000").Err(); err != nil {
+		return err
+	}
+	defer rdb.ConfigSet(ctx, "slowlog-log-slower-than", old["slowlog-log-slower-than"])
+	if err := rdb.Do(ctx, "SLOWLOG", "RESET").Err(); err != nil {
+		return err
+	}
+	wf := hopper.NewWorkflow("add wide", nil)
+	hopper.AddTask(wf, "spawn", WideSpawn{N: width}, &hopper.TaskOpts{Queue: "leaf"})
+	if _, err := hopper.EnqueueWorkflow(ctx, client, wf); err != nil {
+		return err
+	}
+	var call time.Duration
+	select {
+	case call = <-tr.added:
+	case <-time.After(time.Minute):
+		return fmt.Errorf("a WideSpawn task did not add its tasks within a minute")
+	}
+	logs, err := rdb.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		return err
+	}
+	var longest time.Duration
+	for _, l := range logs {
+		longest = max(longest, l.Duration)
+	}
+	fmt.Printf("EnqueueTasks of %d tasks from a running task: the call %v, the longest script meanwhile %v (SLOWLOG)\n",
+		width, call.Round(time.Millisecond), longest.Round(100*time.Microsecond))
+	return nil
 }
 
 // addLatency measures EnqueueTasks from a running task, one workflow

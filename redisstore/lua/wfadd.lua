@@ -13,11 +13,18 @@ local function add_tasks()
   if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
   local meta = rcall('HMGET', WK.m, 'st', 'cx', 'nt')
   if meta[1] ~= 'running' or meta[2] == '1' then return {'ended'} end
-  local new, order = {}, {}
+  -- none: the dependencies or blocks of a task that has none (most have
+  -- neither), one table for all of them.
+  local new, order, all, none = {}, {}, {}, {}
+  for a = 3, #ARGV, 5 do all[#all + 1] = ARGV[a] end
+  -- One HMGET for the states of every task named (an HGET each cost a
+  -- large addition a command a task).
+  prefetch(all)
   for a = 3, #ARGV, 5 do
     local t = ARGV[a]
     if not state(t) then
-      new[t] = {info = ARGV[a + 1], deps = names(ARGV[a + 2]), blocks = names(ARGV[a + 3]), pl = ARGV[a + 4]}
+      local d, b = ARGV[a + 2], ARGV[a + 3]
+      new[t] = {info = ARGV[a + 1], deps = d == '' and none or names(d), blocks = b == '' and none or names(b), pl = ARGV[a + 4]}
       order[#order + 1] = t
     end
   end
@@ -49,14 +56,37 @@ local function add_tasks()
     local l = appends[dep]
     l[#l + 1] = t
   end
+  -- The infos and payloads written in one HSET each (chunked): a command
+  -- a task held Redis for a large addition. A task without dependencies
+  -- (the usual task of a fan-out learnt at run time) is released here, as
+  -- a workflow's creation releases its first tasks: no remaining count,
+  -- and on one server (wf_inline) its payload kept out of p for
+  -- local_settle (WM.pls), which enqueues it or leaves it being released.
+  local iv, pv, infos, np, free = {}, {}, {}, 0, 0
+  local pls = wf_inline and {} or nil
+  WM.infos, WM.pls = infos, pls
   for k, t in ipairs(order) do
     local x = new[t]
-    local v = string.gsub(x.info, '\n%d+$', '\n' .. (nt + k - 1))
-    rcall('HSET', WK.i, t, v)
-    rcall('HSET', WK.p, t, x.pl)
-    st_cache[t] = 'w' -- no dependents yet: none in dep_cache
-    st_dirty[t] = true
+    local info = x.info
+    -- The info's order, which the caller sends as 0, is the task's rank
+    -- in the workflow.
+    if string.byte(info, -1) == 48 and string.byte(info, -2) == 10 then -- "\n0"
+      info = sub(info, 1, -2) .. (nt + k - 1)
+    else
+      info = string.gsub(info, '\n%d+$', '\n' .. (nt + k - 1))
+    end
+    iv[2 * k - 1], iv[2 * k], infos[t] = t, info, info
     local deps = x.deps
+    -- no dependents yet: none in dep_cache
+    if #deps == 0 then
+      st_cache[t], free = 'e', free + 1
+      x.free = true
+      if pls then pls[t] = x.pl else pv[np + 1], pv[np + 2], np = t, x.pl, np + 2 end
+    else
+      st_cache[t] = 'w'
+      pv[np + 1], pv[np + 2], np = t, x.pl, np + 2
+    end
+    st_dirty[t] = true
     for _, dep in ipairs(deps) do add_dependent(dep, t) end
     if #deps > 0 then rcall('HSET', WK.d, t, table.concat(deps, '\n')) end
     for _, b in ipairs(x.blocks) do
@@ -67,17 +97,23 @@ local function add_tasks()
       set_rem(b, rem(b) + 1)
     end
   end
+  call_chunked('HSET', WK.i, iv, 2)
+  if np > 0 then call_chunked('HSET', WK.p, pv, 2) end
   for dep, l in pairs(appends) do add_dependents(dep, table.concat(l, '\n')) end
   bump('nt', #order)
   bump('open', #order)
-  bump('c_w', #order)
+  bump('c_w', #order - free)
+  bump('c_e', free)
   -- Count what each new task still waits for; skip those a dependency that
-  -- already ended does not satisfy, then release those waiting for nothing.
+  -- already ended does not satisfy, then release those waiting for nothing
+  -- (those without dependencies are, in the order they were added).
   local skips = {}
   for _, t in ipairs(order) do
-    local open, skip = dep_status(new[t].deps, t)
-    set_rem(t, open)
-    if skip then skips[#skips + 1] = t end
+    if not new[t].free then
+      local open, skip = dep_status(new[t].deps, t)
+      set_rem(t, open)
+      if skip then skips[#skips + 1] = t end
+    end
   end
   for _, t in ipairs(skips) do
     if state(t) == 'w' then
@@ -86,7 +122,11 @@ local function add_tasks()
     end
   end
   for _, t in ipairs(order) do
-    if state(t) == 'w' and rem(t) == 0 then release(t) end
+    if new[t].free then
+      released[#released + 1] = t
+    elseif state(t) == 'w' and rem(t) == 0 then
+      release(t)
+    end
   end
   flush()
   return nil

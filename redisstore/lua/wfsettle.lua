@@ -44,7 +44,19 @@ local function local_settle(wf, acc, rel, now)
     end
   end
   local pl
-  if n == 1 then
+  local pls, kept = WM.pls, nil
+  if pls then
+    pl, kept = {}, {}
+    local need, at = {}, {}
+    for i = 1, n do
+      local v = pls[list[i]]
+      if v then pl[i] = v else need[#need + 1], at[#at + 1] = list[i], i end
+    end
+    if #need > 0 then
+      local got = call_chunked_flat('HMGET', WK.p, need)
+      for j = 1, #need do pl[at[j]] = got[j] end
+    end
+  elseif n == 1 then
     pl = ls_one
     pl[1] = rcall('HGET', WK.p, list[1])
   else
@@ -55,15 +67,20 @@ local function local_settle(wf, acc, rel, now)
     if v then
       local bar = find(v, '|', 1, true)
       local q, val = info_queue(t), sub(v, bar + 1)
+      local added = pls and pls[t]
       if q == QUEUE and local_serves(val) then
-        mine[#mine + 1] = t
+        -- mine: the payloads read from p, taken out of it
+        if not added then mine[#mine + 1] = t end
         acc.ids[#acc.ids + 1], acc.dues[#acc.dues + 1], acc.vals[#acc.vals + 1] = wf .. '~' .. t, sub(v, 1, bar - 1), val
       else
         other[#other + 1] = t
         rel[#rel + 1], rel[#rel + 2], rel[#rel + 3], rel[#rel + 4] = wf, t, q, v
+        -- Left being released: its payload in p, for a sweeper.
+        if added then kept[#kept + 1], kept[#kept + 2] = t, v end
       end
     end
   end
+  if kept and #kept > 0 then call_chunked('HSET', WK.p, kept, 2) end
   if #mine == 1 then
     rcall('HDEL', WK.p, mine[1])
   elseif #mine > 0 then

@@ -67,7 +67,9 @@ end
 local function info_queue(t)
   local c = info_cache[t]
   if c then return c.q end
-  local v = rcall('HGET', WK.i, t)
+  -- WM.infos: the infos of the tasks this step added (wfadd.lua), not read
+  -- back with a command each.
+  local v = WM.infos and WM.infos[t] or rcall('HGET', WK.i, t)
   if not v then return nil end
   local z = find(v, '\n', 1, true)
   return z and sub(v, 1, z - 1) or v
@@ -211,7 +213,10 @@ end
 
 local released, wf_cancelled
 -- WM holds what the script knows of the meta hash: st (false: no such
--- workflow), open and bad (numbers, kept up to date by flush), ist.
+-- workflow), open and bad (numbers, kept up to date by flush), ist; and
+-- infos and pls, the infos and, on one server, the payloads of the tasks
+-- the step added and released at once (task -> info, task -> payload;
+-- wfadd.lua), or nil.
 local WM
 -- wf_inline: the script enqueues the tasks it releases itself, in the same
 -- step (wf/local.lua), and decides itself which go to rel.
@@ -268,7 +273,7 @@ local function wf_use(keys, at)
   local x = wm_kept or {}
   wm_kept = x
   local o, b = m[3], m[4]
-  x.st, x.open, x.bad, x.ist, x.reopened = m[1], NUM[o] or num(o), NUM[b] or num(b), m[5], nil
+  x.st, x.open, x.bad, x.ist, x.reopened, x.infos, x.pls = m[1], NUM[o] or num(o), NUM[b] or num(b), m[5], nil, nil, nil
   WM = x
   wf_cancelled = m[2] == '1'
 end
