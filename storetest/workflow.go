@@ -55,6 +55,7 @@ func workflowCases() []workflowCase {
 		{name: "RetryWorkflow", sub: []workflowCase{
 			{name: "FailedTasks", fn: testRetryWorkflow},
 			{name: "NothingFailed", fn: testRetryWorkflowNothing},
+			{name: "AnyOutcomeRanAlready", fn: testRetryWorkflowAnyOutcomeRan},
 			{name: "CancelledRefused", fn: testRetryWorkflowCancelled},
 		}},
 		{name: "AddTasks", sub: []workflowCase{
@@ -631,6 +632,29 @@ func testRetryWorkflow(t *testing.T, s store.Store, w store.Workflows, _ store.A
 	runTask(t, s, q[1], wf, "b")
 	runTask(t, s, q[2], wf, "c")
 	requireWorkflow(t, w, wf, store.WorkflowSucceeded, taskStates{"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded, "d": store.TaskSucceeded})
+}
+
+// testRetryWorkflowAnyOutcomeRan: a task that ran on a dependency's
+// failure (AnyOutcome) is not run again when RetryWorkflow brings the
+// dependency back: the retried task's success ends the workflow
+// succeeded, and only it ran again.
+func testRetryWorkflowAnyOutcomeRan(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
+	q := newQueues(t, 3)
+	wf := newWorkflowID(t)
+	tb := wfTask(wf, q[1], "b", "a")
+	tb.AnyOutcome = true
+	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q[0], "a"), tb, wfTask(wf, q[2], "c", "b")))
+	failTask(t, s, q[0], wf, "a")
+	runTask(t, s, q[1], wf, "b")
+	runTask(t, s, q[2], wf, "c")
+	requireWorkflow(t, w, wf, store.WorkflowFailed, taskStates{"a": store.TaskFailed, "b": store.TaskSucceeded, "c": store.TaskSucceeded})
+	if n, err := w.RetryWorkflow(t.Context(), wf); err != nil || n != 1 {
+		t.Fatalf("RetryWorkflow with one failed task: got %d, %v; want 1, nil", n, err)
+	}
+	requireWorkflow(t, w, wf, store.WorkflowRunning, taskStates{"a": store.TaskEnqueued, "b": store.TaskSucceeded, "c": store.TaskSucceeded})
+	runTask(t, s, q[0], wf, "a")
+	requireWorkflow(t, w, wf, store.WorkflowSucceeded, taskStates{"a": store.TaskSucceeded, "b": store.TaskSucceeded, "c": store.TaskSucceeded})
+	requireNoJobs(t, s, "b and c ran after a's failure and are not run again", q[1], q[2])
 }
 
 // testRetryWorkflowNothing: RetryWorkflow of a workflow with no failed
