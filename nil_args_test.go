@@ -53,8 +53,8 @@ func TestNilPointerArgs(t *testing.T) {
 			{"EnqueueAndWait", func() error { _, _, err := hopper.EnqueueAndWait[int](ctx, c, val, nil); return err }, "args are a nil *hopper_test.NilVal"},
 			{"Prepare", func() error { _, err := hopper.Prepare(c, ptr, nil); return err }, "args are a nil *hopper_test.NilPtr"},
 			{"PrepareMany", func() error { _, err := hopper.PrepareMany(c, []*NilVal{nil}, nil); return err }, "job 0: hopper: invalid job: args are a nil *hopper_test.NilVal"},
-			{"AddTask, Kind on the value", func() error { return enqueueWorkflow(val) }, `task "bad": hopper: invalid job: args are a nil *hopper_test.NilVal`},
-			{"AddTask, Kind on the pointer", func() error { return enqueueWorkflow(ptr) }, `task "bad": hopper: invalid job: args are a nil *hopper_test.NilPtr`},
+			{"AddTask, Kind on the value", func() error { return enqueueWorkflow(val) }, `hopper: invalid job: task "bad": args are a nil *hopper_test.NilVal`},
+			{"AddTask, Kind on the pointer", func() error { return enqueueWorkflow(ptr) }, `hopper: invalid job: task "bad": args are a nil *hopper_test.NilPtr`},
 			{"UpdateJob", func() error {
 				info, err := hopper.Enqueue(ctx, c, Echo{}, &hopper.EnqueueOpts{Queue: "nil-update"})
 				if err != nil {

@@ -1,11 +1,13 @@
 package hopper_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/hopperq/hopper"
+	"github.com/hopperq/hopper/memstore"
 )
 
 // TestZeroWorkflow: the zero Workflow is an empty, unnamed workflow that
@@ -41,5 +43,21 @@ func TestZeroWorkflow(t *testing.T) {
 	hopper.AddTask(&dup, "a", Echo{}, nil)
 	if _, err := hopper.EnqueueWorkflow(ctx, c, &dup); !errors.Is(err, hopper.ErrInvalidWorkflow) || !strings.Contains(err.Error(), `two tasks are named "a"`) {
 		t.Errorf("a zero Workflow with two tasks named a: %v, want ErrInvalidWorkflow naming them", err)
+	}
+}
+
+// TestWorkflowTaskErrorSaysItsKindFirst: an invalid task job's error
+// reads as the workflow's own errors do, the kind of error first, then
+// the task: "hopper: invalid queue name: task \"a\": ...".
+func TestWorkflowTaskErrorSaysItsKindFirst(t *testing.T) {
+	c := hopper.NewClient(memstore.New(nil), nil)
+	wf := hopper.NewWorkflow("w", nil)
+	hopper.AddTask(wf, "a", DepLeaf{}, &hopper.TaskOpts{Queue: "bad queue"})
+	_, err := hopper.EnqueueWorkflow(context.Background(), c, wf)
+	if !errors.Is(err, hopper.ErrInvalidQueue) {
+		t.Fatalf("EnqueueWorkflow with a task in queue %q: %v, want ErrInvalidQueue", "bad queue", err)
+	}
+	if want := `hopper: invalid queue name: task "a": "bad queue"`; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %q, want it to start %q", err, want)
 	}
 }

@@ -127,15 +127,17 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	}
 	// A large workflow's first tasks are staged, 250 a step, and
 	// the last step takes the rest (workflow_stage.go).
+	local := s.wfLocal()
 	stage, err := s.stageTasks(ctx, w.ID, taskArgs)
-	if err != nil || stage.dup {
+	if err != nil || (stage.dup && !local) {
 		return stage.dup, err
 	}
+	// On one server a duplicate goes on to the last step, which says
+	// which tasks the first call left being released.
 	last := w.Tasks[stage.tasks:]
 	args := make([]any, 0, 6+6*len(last))
 	args = append(args, w.ID, w.Name, mstime.Ceil(ret), stage.attempt, stage.tasks, len(stage.roots))
 	args = append(args, taskArgs[6*stage.tasks:]...)
-	local := s.wfLocal()
 	var res []any
 	if local {
 		// One step: the first tasks of the first one's queue are enqueued
@@ -156,7 +158,10 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	// call left when it stored the workflow and failed to enqueue its
 	// first tasks, and that call's retry is such a duplicate. A look too
 	// many costs the sweeper one read.
-	if len(res) == 1 && res[0] == "dup" {
+	if len(res) >= 1 && res[0] == "dup" {
+		if local && len(res) > 1 {
+			s.releaseLeft(ctx, w.ID, res[1:])
+		}
 		return true, nil
 	}
 	if len(res) == 1 && res[0] == "expired" {
@@ -183,10 +188,18 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		if len(r.releases) == 0 || s.wfDropRels.Load() {
 			return false, nil
 		}
+		rels := r.releases[:0]
+		for _, x := range r.releases {
+			if k, ok := byName[x.task]; ok {
+				x.queue = w.Tasks[k].Job.Queue
+				rels = append(rels, x)
+			}
+		}
+		r.releases = rels
 		s.beforeRelease()
 		// Enqueued and confirmed in one step; the index as settleAll
 		// brings it up to date.
-		err = s.releaseLocal(ctx, w.ID, r.releases, w.Tasks, byName)
+		err = s.releaseLocal(ctx, w.ID, r.releases, func(r wfRelease) shape { return jobShape(w.Tasks[byName[r.task]].Job) })
 		r.releases = nil
 	} else {
 		// The reply names the released tasks only: fill in their jobs.
@@ -404,7 +417,21 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		t, _ := res[5].(string)
 		mark = chkMark(wf, t)
 	}
-	if err := s.settle(ctx, wf, res); err != nil {
+	if local {
+		// Enqueued and confirmed in one step; the index as settleAll
+		// brings it up to date.
+		r, err := parseWfReply(wf, res)
+		if err == nil {
+			err = s.releaseLocal(ctx, wf, r.releases, func(r wfRelease) shape { return payloadShape(r.payload) })
+		}
+		if err == nil {
+			r.releases = nil
+			err = s.settleAll(ctx, []wfReply{r})
+		}
+		if err != nil {
+			return wrap("add tasks to workflow "+strconv.Quote(wf), err)
+		}
+	} else if err := s.settle(ctx, wf, res); err != nil {
 		return err
 	}
 	unmark()

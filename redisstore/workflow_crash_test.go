@@ -359,6 +359,78 @@ func TestWorkflowCrashAfterLocalAdd(t *testing.T) {
 	wantEnded(t, sweeper, "ad", "db")
 }
 
+// TestAddTasksRetriedAfterItsProcessDied: on one server, a handler retried
+// after its process died having added its tasks (those of the other
+// queues left being released) adds them again, finds them there, and
+// enqueues what the dead call left: at once, not after a sweeper's lease
+// (an outside trial saw them start 5 to 11 s late).
+func TestAddTasksRetriedAfterItsProcessDied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+	dying, rdb := newStore(t, o)
+	redisstore.DropLocalReleases(dying, true)
+	retry := storeOn(t, rdb, o)
+	if _, err := retry.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "ra", Tasks: []*store.NewTask{wfTask("ra", "root", "ra")}}); err != nil {
+		t.Fatal(err)
+	}
+	added := func() []*store.NewTask {
+		return []*store.NewTask{wfTask("ra", "same", "ra"), wfTask("ra", "other", "rb"), wfTask("ra", "third", "rc")}
+	}
+	if err := dying.AddTasks(ctx, "ra", "root", added()); err != nil {
+		t.Fatal(err)
+	}
+	wantReady(t, retry, "rb", 0, "after the dying call (its tasks of other queues left being released)")
+	if err := retry.AddTasks(ctx, "ra", "root", added()); err != nil {
+		t.Fatal(err)
+	}
+	wantReady(t, retry, "ra", 2, "after the retry (the root and the task added into its queue, once)")
+	wantReady(t, retry, "rb", 1, "after the retry")
+	wantReady(t, retry, "rc", 1, "after the retry")
+	for _, q := range []string{"ra", "ra", "rb", "rc"} {
+		claimAck(t, retry, q)
+	}
+	wantEnded(t, retry, "ra", "rc")
+}
+
+// TestWorkflowEnqueuedAgainAfterItsProcessDied: on one server, a
+// workflow enqueued again by a producer whose first call stored it and
+// died before enqueueing its first tasks (those of its other queues, or
+// a large workflow's staged ones) is a duplicate, and the call enqueues
+// what the first left: at once, not after a sweeper's lease (an outside
+// trial saw them start 5 to 11 s late).
+func TestWorkflowEnqueuedAgainAfterItsProcessDied(t *testing.T) {
+	for _, stage := range []int{0, 2} {
+		t.Run(map[int]string{0: "in one step", 2: "staged"}[stage], func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+			dying, rdb := newStore(t, o)
+			redisstore.DropLocalReleases(dying, true)
+			again := storeOn(t, rdb, o)
+			if stage > 0 {
+				redisstore.StageWorkflowTasks(dying, stage)
+				redisstore.StageWorkflowTasks(again, stage)
+			}
+			if dup, err := dying.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb")); err != nil || dup {
+				t.Fatalf("first EnqueueWorkflow: dup %v, %v", dup, err)
+			}
+			if got := readyIDs(t, again, "qb"); len(got) != 0 {
+				t.Fatalf("qb holds %v after the dying call; want nothing yet", got)
+			}
+			if dup, err := again.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb")); err != nil || !dup {
+				t.Fatalf("EnqueueWorkflow again: dup %v, %v; want a duplicate", dup, err)
+			}
+			if got := append(readyIDs(t, again, "qa"), readyIDs(t, again, "qb")...); len(got) != 9 {
+				t.Fatalf("ready after the second call: %v, want the nine first tasks once each", got)
+			}
+			if ran := runAll(t, again, "w", "qa", "qb"); len(ran) != 11 {
+				t.Fatalf("tasks ran %v, want each of the 11 once", ran)
+			}
+		})
+	}
+}
+
 // TestWorkflowEnqueuedAgainAfterItsReleaseFailed: a call that stored its
 // workflow and could not enqueue the first tasks says the workflow is
 // stored; enqueued again (the retry a caller makes) it is a duplicate,

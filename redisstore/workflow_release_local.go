@@ -3,18 +3,18 @@ package redisstore
 import (
 	"context"
 	"strconv"
-
-	"github.com/hopperq/hopper/store"
+	"strings"
 )
 
-// releaseLocal enqueues, on one server, the first tasks of workflow wf
-// that its creation left being released (rels, each with tasks[k] its
-// task, by byName), and confirms them in the same step: one
+// releaseLocal enqueues, on one server, the tasks of workflow wf that a
+// step left being released (rels: task and queue; a new workflow's first
+// tasks, tasks added at run time) and confirms them in the same step: one
 // wf_release_local.lua call per queue and chunk of wfScriptTasks, in the
-// variant of the queue's shape, all in one round trip (with
-// Config.Replicas, waiting for them to reach the replicas). Elsewhere
-// (a Cluster, OneSlotPerScript) release and confirm are two steps in two
-// slots (settleAll).
+// variant of the queue's shape with what shapeOf says each task's job
+// needs, all in one round trip (with Config.Replicas, waiting for them to
+// reach the replicas). The jobs are read from the workflow's payloads.
+// Elsewhere (a Cluster, OneSlotPerScript) release and confirm are two
+// steps in two slots (settleAll).
 //
 // A large workflow's staged roots all go this way. Through wf_release.lua
 // (the variant that serves every shape, the values sent again) and then
@@ -22,8 +22,9 @@ import (
 // instructions a task; this way, 53.6k (bench/instr/callgrind.sh, enqueue
 // -workflow). A workflow created in one step (at most wfScriptTasks
 // tasks) enqueues the first tasks of one queue itself; those of its other
-// queues go this way too, one round trip instead of two.
-func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, tasks []*store.NewTask, byName map[string]int) error {
+// queues go this way too, one round trip instead of two; and so do the
+// tasks an addition leaves for the other queues.
+func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, shapeOf func(wfRelease) shape) error {
 	type chunk struct {
 		sh   shape
 		args []any
@@ -31,21 +32,16 @@ func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, t
 	byQueue := map[string][]*chunk{}
 	var order []string
 	for _, r := range rels {
-		k, ok := byName[r.task]
-		if !ok {
-			continue
-		}
-		j := tasks[k].Job
-		cs := byQueue[j.Queue]
+		cs := byQueue[r.queue]
 		if cs == nil {
-			order = append(order, j.Queue)
+			order = append(order, r.queue)
 		}
 		if len(cs) == 0 || len(cs[len(cs)-1].args) > wfScriptTasks {
 			cs = append(cs, &chunk{args: append(make([]any, 0, 1+wfScriptTasks), wf)})
-			byQueue[j.Queue] = cs
+			byQueue[r.queue] = cs
 		}
 		c := cs[len(cs)-1]
-		c.sh |= jobShape(j)
+		c.sh |= shapeOf(r)
 		c.args = append(c.args, r.task)
 	}
 	var calls []*evalCall
@@ -63,6 +59,46 @@ func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, t
 		}
 	}
 	return nil
+}
+
+// releaseLeft enqueues, on one server, the tasks of workflow wf that an
+// earlier call left being released, named in v as a duplicate's reply
+// names them (wfcreate.lua's dup_reply: name, queue, payload): the call
+// that created the workflow may have died before enqueueing them, and
+// this call may be its retry. It is the sweeper's work done early: an
+// error leaves it to the sweeper, and the caller's call, a duplicate,
+// succeeds all the same.
+func (s *Store) releaseLeft(ctx context.Context, wf string, v []any) {
+	var rels []wfRelease
+	for i := 0; i+2 < len(v); i += 3 {
+		t, _ := v[i].(string)
+		q, _ := v[i+1].(string)
+		p, _ := v[i+2].(string)
+		rels = append(rels, wfRelease{wf: wf, task: t, queue: q, payload: p})
+	}
+	if len(rels) > 0 {
+		_ = s.releaseLocal(ctx, wf, rels, func(r wfRelease) shape { return payloadShape(r.payload) })
+	}
+}
+
+// payloadShape returns the shape a job needs by its payload as a workflow
+// stores it, "due|envelope": the envelope's plain-text head says whether
+// it has a priority or a group (envelope.go).
+func payloadShape(payload string) shape {
+	_, v, _ := strings.Cut(payload, "|")
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i < len(v) {
+		switch v[i] {
+		case 'p':
+			return shapePrio
+		case 'g':
+			return shapeGroups
+		}
+	}
+	return 0
 }
 
 // beforeRelease runs the test hook wfBeforeRelease, once.

@@ -7,7 +7,8 @@
 --
 -- ARGV: as wfadd.lua takes them.
 -- Returns {'gone'}, {'ended'}, {'err', code, task, other}, or wfgraph/flow.lua's
--- reply with the tasks it left being released; or {'~', shape} when the
+-- reply with the tasks it left being released (every task being released,
+-- when it added none); or {'~', shape} when the
 -- variant does not serve the queue (conf.lua), having done nothing.
 
 wf_inline = true
@@ -15,8 +16,13 @@ read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
 events_config()
 wf_use()
-local r = add_tasks()
+local r, added = add_tasks()
 if r then return r end
+-- A call that adds nothing (a retried handler's, whose first call added
+-- its tasks and died) returns every task being released, as wf_add.lua
+-- does, so that it finishes what the dead call began rather than a
+-- sweeper after WF_LEASE.
+if added == 0 then return reply(rcall('SMEMBERS', WK.rel)) end
 local now, later = now_ms()
 local wf = string.match(WK.m, '^{[^:}]*:wf:(.*)}:m$')
 local acc, rel = {ids = {}, dues = {}, vals = {}}, {}

@@ -10,8 +10,9 @@
 --
 -- ARGV: as wfcreate.lua takes them.
 -- Returns as wf_create.lua (the staged tasks released are the caller's
--- to name: they are not in the reply); or {'~', shape} when the variant does not
--- serve the queue (conf.lua), having done nothing.
+-- to name: they are not in the reply), a duplicate's with the tasks being
+-- released (wfcreate.lua's dup_reply); or {'~', shape} when the variant
+-- does not serve the queue (conf.lua), having done nothing.
 
 read_fields()
 if M.sh and M.sh ~= SHAPE and not shape_ok() then return refused() end
@@ -24,7 +25,7 @@ local wf = ARGV[1]
 -- in the order they were added.
 local head = ARGV[6] == '0' and QUEUE .. '\n' or nil
 local roots, ids, dues, vals, staged_rel = create_workflow(now, head, 'running')
-if roots == false then return {'dup'} end
+if roots == false then return dup_reply() end
 if roots == nil then return {'expired'} end
 if #ids > 0 then release_into(ids, dues, vals, now, later, true) end
 -- The staged tasks released wait in rel too, for the caller.

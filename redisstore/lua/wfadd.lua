@@ -5,34 +5,10 @@
 -- ARGV: 1 the adding task, 2 the most tasks a workflow may hold, then five
 -- per task: name, info, dependencies, blocks, payload.
 
--- add_tasks adds the tasks of ARGV to the workflow wf_use opened, and
--- releases those that wait for nothing (wfgraph/state.lua's release). It
--- returns the reply of a call that adds nothing: {'gone'}, {'ended'} or
--- {'err', code, task, other} (store.AddTasksRefused); else nil, also when every task was there already.
-local function add_tasks()
-  if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
-  local meta = rcall('HMGET', WK.m, 'st', 'cx', 'nt')
-  if meta[1] ~= 'running' or meta[2] == '1' then return {'ended'} end
-  -- none: the dependencies or blocks of a task that has none (most have
-  -- neither), one table for all of them.
-  local new, order, all, none = {}, {}, {}, {}
-  for a = 3, #ARGV, 5 do all[#all + 1] = ARGV[a] end
-  -- One HMGET for the states of every task named (an HGET each cost a
-  -- large addition a command a task).
-  prefetch(all)
-  for a = 3, #ARGV, 5 do
-    local t = ARGV[a]
-    if not state(t) then
-      local d, b = ARGV[a + 2], ARGV[a + 3]
-      new[t] = {info = ARGV[a + 1], deps = d == '' and none or names(d), blocks = b == '' and none or names(b), pl = ARGV[a + 4]}
-      order[#order + 1] = t
-    end
-  end
-  if #order == 0 then return nil end
-  if (tonumber(meta[3]) or 0) + #order > tonumber(ARGV[2]) then
-    return {'err', 'too_many', '', ARGV[2]}
-  end
-  -- Check every reference before writing anything.
+-- add_refused checks every reference of the tasks to add (new, by name,
+-- in order) before anything is written: the reply of a refused call, or
+-- nil.
+local function add_refused(new, order)
   for _, t in ipairs(order) do
     for _, dep in ipairs(new[t].deps) do
       if not new[dep] then
@@ -48,20 +24,25 @@ local function add_tasks()
       if st ~= 'w' then return {'err', 'blocks_started', t, b} end
     end
   end
-  -- Write the tasks, waiting, and the edges.
-  local nt = tonumber(meta[3]) or 0
+  return nil
+end
+
+-- add_write writes the tasks to add (new, by name, in order; the workflow
+-- held nt tasks) and their edges, and returns how many of them have no
+-- dependencies. The infos and payloads go in one HSET each (chunked): a
+-- command a task held Redis for a large addition. A task without
+-- dependencies (the usual task of a fan-out learnt at run time) is
+-- enqueued at once, as a workflow's creation does its first tasks: no
+-- remaining count, and on one server (wf_inline) its payload kept out of
+-- p for local_settle (WM.pls), which enqueues it or leaves it being
+-- released. Each other task waits.
+local function add_write(new, order, nt)
   local appends = {} -- task -> dependents to add
   local function add_dependent(dep, t)
     appends[dep] = appends[dep] or {}
     local l = appends[dep]
     l[#l + 1] = t
   end
-  -- The infos and payloads written in one HSET each (chunked): a command
-  -- a task held Redis for a large addition. A task without dependencies
-  -- (the usual task of a fan-out learnt at run time) is released here, as
-  -- a workflow's creation releases its first tasks: no remaining count,
-  -- and on one server (wf_inline) its payload kept out of p for
-  -- local_settle (WM.pls), which enqueues it or leaves it being released.
   local iv, pv, infos, np, free = {}, {}, {}, 0, 0
   local pls = wf_inline and {} or nil
   WM.infos, WM.pls = infos, pls
@@ -100,6 +81,40 @@ local function add_tasks()
   call_chunked('HSET', WK.i, iv, 2)
   if np > 0 then call_chunked('HSET', WK.p, pv, 2) end
   for dep, l in pairs(appends) do add_dependents(dep, table.concat(l, '\n')) end
+  return free
+end
+
+-- add_tasks adds the tasks of ARGV to the workflow wf_use opened, and
+-- releases those that wait for nothing (wfgraph/state.lua's release). It
+-- returns the reply of a call that adds nothing: {'gone'}, {'ended'} or
+-- {'err', code, task, other} (store.AddTasksRefused); else nil and how
+-- many tasks it added (0 when every task was there already).
+local function add_tasks()
+  if rcall('EXISTS', WK.m) == 0 then return {'gone'} end
+  local meta = rcall('HMGET', WK.m, 'st', 'cx', 'nt')
+  if meta[1] ~= 'running' or meta[2] == '1' then return {'ended'} end
+  -- none: the dependencies or blocks of a task that has none (most have
+  -- neither), one table for all of them.
+  local new, order, all, none = {}, {}, {}, {}
+  for a = 3, #ARGV, 5 do all[#all + 1] = ARGV[a] end
+  -- One HMGET for the states of every task named (an HGET each cost a
+  -- large addition a command a task).
+  prefetch(all)
+  for a = 3, #ARGV, 5 do
+    local t = ARGV[a]
+    if not state(t) then
+      local d, b = ARGV[a + 2], ARGV[a + 3]
+      new[t] = {info = ARGV[a + 1], deps = d == '' and none or names(d), blocks = b == '' and none or names(b), pl = ARGV[a + 4]}
+      order[#order + 1] = t
+    end
+  end
+  if #order == 0 then return nil, 0 end
+  if (tonumber(meta[3]) or 0) + #order > tonumber(ARGV[2]) then
+    return {'err', 'too_many', '', ARGV[2]}
+  end
+  local refused = add_refused(new, order)
+  if refused then return refused end
+  local free = add_write(new, order, tonumber(meta[3]) or 0)
   bump('nt', #order)
   bump('open', #order)
   bump('c_w', #order - free)
@@ -129,5 +144,5 @@ local function add_tasks()
     end
   end
   flush()
-  return nil
+  return nil, #order
 end

@@ -133,6 +133,18 @@ local function create_workflow(now, head, ist)
   return roots, ids, dues, vals, staged_rel
 end
 
+-- dup_reply returns a duplicate's reply: 'dup', then name, queue and
+-- payload of each task the workflow has being released, which the call
+-- that created it left and may have died before enqueueing (this call
+-- may be its retry): the caller enqueues them, as a sweeper would after
+-- WF_LEASE.
+local function dup_reply()
+  local r = reply(rcall('SMEMBERS', WK.rel))
+  local out = {'dup'}
+  for i = 6, #r do out[i - 4] = r[i] end
+  return out
+end
+
 -- create_reply returns wfgraph/flow.lua's reply for the workflow created
 -- at now (ms) with ist (create_workflow's), with the released tasks roots
 -- (create_workflow's first result), their queue and payload left empty:
