@@ -129,11 +129,11 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	// the last step takes the rest (workflow_stage.go).
 	local := s.wfLocal()
 	stage, err := s.stageTasks(ctx, w.ID, taskArgs)
-	if err != nil || (stage.dup && !local) {
+	if err != nil {
 		return stage.dup, err
 	}
-	// On one server a duplicate goes on to the last step, which says
-	// which tasks the first call left being released.
+	// A duplicate goes on to the last step, which says which tasks the
+	// first call left being released.
 	last := w.Tasks[stage.tasks:]
 	args := make([]any, 0, 6+6*len(last))
 	args = append(args, w.ID, w.Name, mstime.Ceil(ret), stage.attempt, stage.tasks, len(stage.roots))
@@ -159,9 +159,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	// first tasks, and that call's retry is such a duplicate. A look too
 	// many costs the sweeper one read.
 	if len(res) >= 1 && res[0] == "dup" {
-		if local && len(res) > 1 {
-			s.releaseLeft(ctx, w.ID, res[1:])
-		}
+		s.releaseLeft(ctx, w.ID, res[1:], local)
 		return true, nil
 	}
 	if len(res) == 1 && res[0] == "expired" {

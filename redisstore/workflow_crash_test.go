@@ -393,26 +393,36 @@ func TestAddTasksRetriedAfterItsProcessDied(t *testing.T) {
 	wantEnded(t, retry, "ra", "rc")
 }
 
-// TestWorkflowEnqueuedAgainAfterItsProcessDied: on one server, a
-// workflow enqueued again by a producer whose first call stored it and
-// died before enqueueing its first tasks (those of its other queues, or
-// a large workflow's staged ones) is a duplicate, and the call enqueues
-// what the first left: at once, not after a sweeper's lease (an outside
-// trial saw them start 5 to 11 s late).
+// TestWorkflowEnqueuedAgainAfterItsProcessDied: a workflow enqueued again
+// by a producer whose first call stored it and died before enqueueing its
+// first tasks (those of its other queues, or a large workflow's staged
+// ones) is a duplicate, and the call enqueues what the first left: at
+// once, not after a sweeper's lease (an outside trial saw them start 5 to
+// 11 s late). On one server in one step; with OneSlotPerScript (as on a
+// Cluster) released and then confirmed.
 func TestWorkflowEnqueuedAgainAfterItsProcessDied(t *testing.T) {
-	for _, stage := range []int{0, 2} {
-		t.Run(map[int]string{0: "in one step", 2: "staged"}[stage], func(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		stage    int
+		slotEach bool
+	}{{"one step", 0, false}, {"staged", 2, false}, {"one slot per script", 0, true}, {"one slot per script, staged", 2, true}} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			o := &redisstore.Config{Prefix: redistest.Prefix(t)}
+			o := &redisstore.Config{Prefix: redistest.Prefix(t), OneSlotPerScript: c.slotEach}
 			dying, rdb := newStore(t, o)
-			redisstore.DropLocalReleases(dying, true)
-			again := storeOn(t, rdb, o)
-			if stage > 0 {
-				redisstore.StageWorkflowTasks(dying, stage)
-				redisstore.StageWorkflowTasks(again, stage)
+			if c.slotEach {
+				redisstore.CrashWorkflowsAt(dying, "release")
+			} else {
+				redisstore.DropLocalReleases(dying, true)
 			}
-			if dup, err := dying.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb")); err != nil || dup {
+			again := storeOn(t, rdb, o)
+			if c.stage > 0 {
+				redisstore.StageWorkflowTasks(dying, c.stage)
+				redisstore.StageWorkflowTasks(again, c.stage)
+			}
+			dup, err := dying.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb"))
+			if dup || (err != nil) != c.slotEach {
 				t.Fatalf("first EnqueueWorkflow: dup %v, %v", dup, err)
 			}
 			if got := readyIDs(t, again, "qb"); len(got) != 0 {

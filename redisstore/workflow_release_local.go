@@ -61,14 +61,15 @@ func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, s
 	return nil
 }
 
-// releaseLeft enqueues, on one server, the tasks of workflow wf that an
-// earlier call left being released, named in v as a duplicate's reply
-// names them (wfcreate.lua's dup_reply: name, queue, payload): the call
-// that created the workflow may have died before enqueueing them, and
-// this call may be its retry. It is the sweeper's work done early: an
-// error leaves it to the sweeper, and the caller's call, a duplicate,
-// succeeds all the same.
-func (s *Store) releaseLeft(ctx context.Context, wf string, v []any) {
+// releaseLeft enqueues the tasks of workflow wf that an earlier call left
+// being released, named in v as a duplicate's reply names them
+// (wfcreate.lua's dup_reply: name, queue, payload): the call that created
+// the workflow may have died before enqueueing them, and this call may be
+// its retry. local says the store is on one server (releaseLocal), else
+// they are released and confirmed in two steps (settleAll). It is the
+// sweeper's work done early: an error leaves it to the sweeper, and the
+// caller's call, a duplicate, succeeds all the same.
+func (s *Store) releaseLeft(ctx context.Context, wf string, v []any, local bool) {
 	var rels []wfRelease
 	for i := 0; i+2 < len(v); i += 3 {
 		t, _ := v[i].(string)
@@ -76,8 +77,12 @@ func (s *Store) releaseLeft(ctx context.Context, wf string, v []any) {
 		p, _ := v[i+2].(string)
 		rels = append(rels, wfRelease{wf: wf, task: t, queue: q, payload: p})
 	}
-	if len(rels) > 0 {
+	switch {
+	case len(rels) == 0:
+	case local:
 		_ = s.releaseLocal(ctx, wf, rels, func(r wfRelease) shape { return payloadShape(r.payload) })
+	default:
+		_ = s.settleAll(ctx, []wfReply{{wf: wf, releases: rels}})
 	}
 }
 

@@ -2,7 +2,8 @@
 --- @include wfone wfcreate
 --
 -- ARGV: as wfcreate.lua takes them.
--- Returns {'dup'} when the ID is held, {'expired'} when the tasks its
+-- Returns 'dup' and the tasks being released when the ID is held
+-- (wfcreate.lua's dup_reply), {'expired'} when the tasks its
 -- attempt staged are gone (wfcreate.lua), else wfgraph/flow.lua's reply with
 -- the tasks released (those without dependencies), their queue and
 -- payload left empty: the caller has them (and those of the staged
@@ -11,6 +12,6 @@
 wf_use()
 local now = now_ms()
 local roots = create_workflow(now, nil, '')
-if roots == false then return {'dup'} end
+if roots == false then return dup_reply() end
 if roots == nil then return {'expired'} end
 return create_reply(roots, now, '')
