@@ -354,11 +354,7 @@ func testWorkflowAllowFailure(t *testing.T, s store.Store, w store.Workflows, _ 
 // testWorkflowAllowFailureSkipped: a task with AllowFailure that is
 // skipped lets its dependent run; the workflow fails (a task was skipped).
 func testWorkflowAllowFailureSkipped(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
-	q := newQueues(t, 3)
-	wf := newWorkflowID(t)
-	tb := wfTask(wf, q[1], "b", "a")
-	tb.AllowFailure = true
-	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q[0], "a"), tb, wfTask(wf, q[2], "c", "b")))
+	q, wf := chainOfThree(t, w, func(b *store.NewTask) { b.AllowFailure = true })
 	failTask(t, s, q[0], wf, "a")
 	requireWorkflow(t, w, wf, store.WorkflowRunning, taskStates{"a": store.TaskFailed, "b": store.TaskSkipped, "c": store.TaskEnqueued})
 	requireNoJobs(t, s, "b was skipped", q[1])
@@ -370,11 +366,7 @@ func testWorkflowAllowFailureSkipped(t *testing.T, s store.Store, w store.Workfl
 // fails, and its own dependents follow it; the workflow fails (a task
 // failed without AllowFailure).
 func testWorkflowAnyOutcome(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
-	q := newQueues(t, 3)
-	wf := newWorkflowID(t)
-	tb := wfTask(wf, q[1], "b", "a")
-	tb.AnyOutcome = true
-	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q[0], "a"), tb, wfTask(wf, q[2], "c", "b")))
+	q, wf := chainOfThree(t, w, func(b *store.NewTask) { b.AnyOutcome = true })
 	failTask(t, s, q[0], wf, "a")
 	requireWorkflow(t, w, wf, store.WorkflowRunning, taskStates{"a": store.TaskFailed, "b": store.TaskEnqueued, "c": store.TaskWaiting})
 	runTask(t, s, q[1], wf, "b")
@@ -639,11 +631,7 @@ func testRetryWorkflow(t *testing.T, s store.Store, w store.Workflows, _ store.A
 // dependency back: the retried task's success ends the workflow
 // succeeded, and only it ran again.
 func testRetryWorkflowAnyOutcomeRan(t *testing.T, s store.Store, w store.Workflows, _ store.Admin) {
-	q := newQueues(t, 3)
-	wf := newWorkflowID(t)
-	tb := wfTask(wf, q[1], "b", "a")
-	tb.AnyOutcome = true
-	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q[0], "a"), tb, wfTask(wf, q[2], "c", "b")))
+	q, wf := chainOfThree(t, w, func(b *store.NewTask) { b.AnyOutcome = true })
 	failTask(t, s, q[0], wf, "a")
 	runTask(t, s, q[1], wf, "b")
 	runTask(t, s, q[2], wf, "c")
@@ -1269,4 +1257,16 @@ func testWorkflowInvalidIDs(t *testing.T, _ store.Store, w store.Workflows, _ st
 	}
 	_, err := w.MaintainWorkflows(ctx, -1)
 	requireErrIs(t, "MaintainWorkflows(-1)", err, store.ErrInvalidConfig)
+}
+
+// chainOfThree enqueues a workflow of tasks a, b after a and c after b,
+// in three queues (returned with the workflow's ID), b as set makes it.
+func chainOfThree(t *testing.T, w store.Workflows, set func(b *store.NewTask)) ([]string, string) {
+	t.Helper()
+	q := newQueues(t, 3)
+	wf := newWorkflowID(t)
+	tb := wfTask(wf, q[1], "b", "a")
+	set(tb)
+	enqueueWorkflow(t, w, newWorkflow(wf, wfTask(wf, q[0], "a"), tb, wfTask(wf, q[2], "c", "b")))
+	return q, wf
 }
