@@ -1,8 +1,10 @@
--- wf_release_local.lua: on one server, enqueue tasks a workflow's creation
--- left being released (a large workflow's staged roots, workflow_stage.go)
--- into this queue and confirm them, in one step: wf_release.lua and
--- wf_confirm.lua together, in the variant of the queue's shape, with the
--- workflow's keys (see workflow.go, "On one server").
+-- wf_release_local.lua: on one server, enqueue tasks a step left being
+-- released (a new workflow's first tasks, a large one's staged roots,
+-- tasks added for other queues, those a dead call left: see
+-- workflow_release_local.go) into this queue and confirm them, in one
+-- step: wf_release.lua and wf_confirm.lua together, in the variant of the
+-- queue's shape, with the workflow's keys (see workflow.go, "On one
+-- server").
 --- @include conf wfone wfrel events
 --
 -- ARGV: 1 the workflow's ID, then task names.
