@@ -72,6 +72,14 @@ func AfterWorkflowStage(s *Store, f func()) { s.wfAfterStage.Store(&f) }
 // and before it enqueues the workflow's first tasks.
 func BeforeWorkflowRelease(s *Store, f func()) { s.wfBeforeRelease.Store(&f) }
 
+// CancelWorkflowStep runs the first step of s.CancelWorkflow(id) alone:
+// the workflow's waiting tasks and those being released are cancelled,
+// and nothing else is done yet (the jobs of its enqueued tasks, the
+// index): what another process's CancelWorkflow leaves between its steps.
+func CancelWorkflowStep(ctx context.Context, s *Store, id string) error {
+	return s.runWf(ctx, fullScript("wf_cancel"), id).Err()
+}
+
 // WorkflowsExpiring returns how many workflows the index holds for the
 // sweeper to delete when their retention ends.
 func WorkflowsExpiring(ctx context.Context, s *Store) int64 {

@@ -10,9 +10,11 @@ import (
 )
 
 // TestWorkflowCancelledBeforeItsFirstTasksAreEnqueued: on one server, a
-// workflow cancelled between its creation's last step and the enqueue of
-// its first tasks (staged or not) has none of them run: no job of theirs
-// is left ready, and every task is cancelled.
+// workflow whose cancel began between its creation's last step and the
+// enqueue of its first tasks (staged or not) has none of them run: the
+// tasks being released that the cancel's first step cancelled get no job,
+// and once the cancel is done no job of the workflow is left ready and
+// every task is cancelled.
 func TestWorkflowCancelledBeforeItsFirstTasksAreEnqueued(t *testing.T) {
 	for _, stage := range []int{0, 2} {
 		t.Run(map[int]string{0: "in one step", 2: "staged"}[stage], func(t *testing.T) {
@@ -26,12 +28,17 @@ func TestWorkflowCancelledBeforeItsFirstTasksAreEnqueued(t *testing.T) {
 			}
 			other := storeOn(t, rdb, &redisstore.Config{Prefix: prefix})
 			redisstore.BeforeWorkflowRelease(s, func() {
-				if err := other.CancelWorkflow(ctx, "w"); err != nil {
-					t.Errorf("CancelWorkflow: %v", err)
+				if err := redisstore.CancelWorkflowStep(ctx, other, "w"); err != nil {
+					t.Errorf("CancelWorkflow's first step: %v", err)
 				}
 			})
 			if dup, err := s.EnqueueWorkflow(ctx, stagedWorkflow("w", "qa", "qb")); err != nil || dup {
 				t.Fatalf("EnqueueWorkflow: dup %v, %v", dup, err)
+			}
+			// The rest of the cancel: the jobs of the tasks enqueued before
+			// it began.
+			if err := other.CancelWorkflow(ctx, "w"); err != nil {
+				t.Fatalf("CancelWorkflow: %v", err)
 			}
 			if got := append(readyIDs(t, s, "qa"), readyIDs(t, s, "qb")...); len(got) != 0 {
 				t.Fatalf("ready after the workflow was cancelled: %v", got)
