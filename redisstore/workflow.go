@@ -195,10 +195,7 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 		}
 		r.releases = rels
 		s.beforeRelease()
-		// Enqueued and confirmed in one step; the index as settleAll
-		// brings it up to date.
-		err = s.releaseLocal(ctx, w.ID, r.releases, func(r wfRelease) shape { return jobShape(w.Tasks[byName[r.task]].Job) })
-		r.releases = nil
+		err = s.settleLocal(ctx, r, func(r wfRelease) shape { return jobShape(w.Tasks[byName[r.task]].Job) })
 	} else {
 		// The reply names the released tasks only: fill in their jobs.
 		for i := range r.releases {
@@ -207,8 +204,6 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 			}
 		}
 		s.beforeRelease()
-	}
-	if err == nil {
 		err = s.settleAll(ctx, []wfReply{r})
 	}
 	if err != nil {
@@ -416,15 +411,9 @@ func (s *Store) AddTasks(ctx context.Context, wf, by string, tasks []*store.NewT
 		mark = chkMark(wf, t)
 	}
 	if local {
-		// Enqueued and confirmed in one step; the index as settleAll
-		// brings it up to date.
 		r, err := parseWfReply(wf, res)
 		if err == nil {
-			err = s.releaseLocal(ctx, wf, r.releases, func(r wfRelease) shape { return payloadShape(r.payload) })
-		}
-		if err == nil {
-			r.releases = nil
-			err = s.settleAll(ctx, []wfReply{r})
+			err = s.settleLocal(ctx, r, func(r wfRelease) shape { return payloadShape(r.payload) })
 		}
 		if err != nil {
 			return wrap("add tasks to workflow "+strconv.Quote(wf), err)

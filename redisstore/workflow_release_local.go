@@ -61,6 +61,17 @@ func (s *Store) releaseLocal(ctx context.Context, wf string, rels []wfRelease, s
 	return nil
 }
 
+// settleLocal is settleAll on one server for the reply r of a step that
+// left tasks being released: they are enqueued and confirmed in one step
+// (releaseLocal, shapeOf as there), then the index brought up to date.
+func (s *Store) settleLocal(ctx context.Context, r wfReply, shapeOf func(wfRelease) shape) error {
+	if err := s.releaseLocal(ctx, r.wf, r.releases, shapeOf); err != nil {
+		return err
+	}
+	r.releases = nil
+	return s.settleAll(ctx, []wfReply{r})
+}
+
 // releaseLeft enqueues the tasks of workflow wf that an earlier call left
 // being released, named in v as a duplicate's reply names them
 // (wfcreate.lua's dup_reply: name, queue, payload): the call that created
