@@ -99,7 +99,7 @@ func EnqueueMany[T Args](ctx context.Context, c *Client, args []T, opts *Enqueue
 	for i, a := range args {
 		p, err := c.newJob(a, opts, forEnqueue, now)
 		if err != nil {
-			return nil, fmt.Errorf("job %d: %w", i, err)
+			return nil, errorAt(fmt.Sprintf("job %d", i), err)
 		}
 		jobs[i] = p
 	}
@@ -173,7 +173,7 @@ func checkMetaKeys(meta map[string]string) error {
 func checkMetaAfterMiddleware(jobs []*PreparedJob, check func(map[string]string) error) error {
 	for i, p := range jobs {
 		if err := check(p.job.Meta); err != nil {
-			return fmt.Errorf("job %d (ID %q), after enqueue middleware: %w", i, p.job.ID, err)
+			return errorAt(fmt.Sprintf("job %d (ID %q), after enqueue middleware", i, p.job.ID), err)
 		}
 	}
 	return nil

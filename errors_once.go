@@ -72,3 +72,21 @@ func (e *onceError) Unwrap() []error {
 func wordedError(msg string, errs ...error) error {
 	return &onceError{msg: msg, err: errors.Join(errs...)}
 }
+
+// errorAt returns err, an error about the item where names (`task "a"`,
+// "job 1"), saying where after what kind of error it is, as hopper's own
+// errors do: "hopper: invalid job: job 1: ...", not "job 1: hopper:
+// invalid job: ...". An err that is not hopper's is said after where. It
+// wraps err.
+func errorAt(where string, err error) error {
+	msg := err.Error()
+	at := -1
+	if strings.HasPrefix(msg, prefix) {
+		at = strings.Index(msg[len(prefix):], ": ")
+	}
+	if at < 0 {
+		return wordedError(fmt.Sprintf("%s: %s", where, msg), err)
+	}
+	at += len(prefix)
+	return wordedError(fmt.Sprintf("%s: %s: %s", msg[:at], where, msg[at+2:]), err)
+}

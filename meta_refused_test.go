@@ -89,6 +89,7 @@ func testMetaRefused(t *testing.T, bad, want string) {
 			if !errors.Is(err, hopper.ErrInvalidJob) || !strings.Contains(err.Error(), want) {
 				t.Fatalf("got %v, want ErrInvalidJob saying %q", err, want)
 			}
+			kindFirst(t, err)
 		})
 	}
 	if _, err := hopper.Enqueue(ctx, c, Echo{}, &hopper.EnqueueOpts{Meta: map[string]string{"k": ""}, Delay: time.Hour}); err != nil {
@@ -150,6 +151,7 @@ func TestMetaEmptyKeyFromMiddlewareRefused(t *testing.T) {
 			if !errors.Is(err, hopper.ErrInvalidJob) || !strings.Contains(err.Error(), "Meta has an empty key") {
 				t.Fatalf("got %v, want ErrInvalidJob saying \"Meta has an empty key\"", err)
 			}
+			kindFirst(t, err)
 		})
 	}
 	qs, err := hopper.NewInspector(st).GetQueueStats(ctx, q)
@@ -161,6 +163,19 @@ func TestMetaEmptyKeyFromMiddlewareRefused(t *testing.T) {
 	}
 	if _, ok := prepared.Meta()[""]; ok {
 		t.Errorf("EnqueuePrepared's middleware changed the caller's job, want a copy changed")
+	}
+}
+
+// kindFirst fails t unless err says "hopper:" once and its kind before
+// which job of a batch it is about: "hopper: invalid job: job 0 (ID ...):
+// ...", where a job of a batch read "job 0: hopper: invalid job: ...".
+func kindFirst(t *testing.T, err error) {
+	t.Helper()
+	msg := err.Error()
+	at := strings.Index(msg, "job 0")
+	if !strings.HasPrefix(msg, "hopper: ") || strings.Count(msg, "hopper:") != 1 ||
+		(at >= 0 && at < strings.Index(msg, "invalid job")) {
+		t.Errorf("error %q: want \"hopper:\" once, and the kind (\"invalid job\") before the job", msg)
 	}
 }
 

@@ -49,10 +49,10 @@ func TestNilPointerArgs(t *testing.T) {
 			{"EnqueueMany", func() error {
 				_, err := hopper.EnqueueMany(ctx, c, []*NilPtr{{N: 1}, nil}, nil)
 				return err
-			}, "job 1: hopper: invalid job: args are a nil *hopper_test.NilPtr"},
+			}, "hopper: invalid job: job 1: args are a nil *hopper_test.NilPtr"},
 			{"EnqueueAndWait", func() error { _, _, err := hopper.EnqueueAndWait[int](ctx, c, val, nil); return err }, "args are a nil *hopper_test.NilVal"},
 			{"Prepare", func() error { _, err := hopper.Prepare(c, ptr, nil); return err }, "args are a nil *hopper_test.NilPtr"},
-			{"PrepareMany", func() error { _, err := hopper.PrepareMany(c, []*NilVal{nil}, nil); return err }, "job 0: hopper: invalid job: args are a nil *hopper_test.NilVal"},
+			{"PrepareMany", func() error { _, err := hopper.PrepareMany(c, []*NilVal{nil}, nil); return err }, "hopper: invalid job: job 0: args are a nil *hopper_test.NilVal"},
 			{"AddTask, Kind on the value", func() error { return enqueueWorkflow(val) }, `hopper: invalid job: task "bad": args are a nil *hopper_test.NilVal`},
 			{"AddTask, Kind on the pointer", func() error { return enqueueWorkflow(ptr) }, `hopper: invalid job: task "bad": args are a nil *hopper_test.NilPtr`},
 			{"UpdateJob", func() error {

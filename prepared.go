@@ -68,7 +68,7 @@ func PrepareMany[T Args](c *Client, args []T, opts *EnqueueOpts) ([]*PreparedJob
 	for i, a := range args {
 		p, err := c.prepare(a, opts, now)
 		if err != nil {
-			return nil, fmt.Errorf("job %d: %w", i, err)
+			return nil, errorAt(fmt.Sprintf("job %d", i), err)
 		}
 		out[i] = p
 	}
@@ -176,7 +176,7 @@ func EnqueuePrepared(ctx context.Context, c *Client, jobs []*PreparedJob) ([]*Jo
 			return nil, fmt.Errorf("%w: job %d is nil", ErrInvalidJob, i)
 		}
 		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("job %d (ID %q): %w", i, p.job.ID, err)
+			return nil, errorAt(fmt.Sprintf("job %d (ID %q)", i, p.job.ID), err)
 		}
 		copies[i].job = p.job
 		j := &copies[i].job

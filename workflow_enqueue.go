@@ -88,7 +88,7 @@ func (c *Client) buildTasks(w *Workflow, wf string, now time.Time) ([]*store.New
 	for i, t := range w.tasks {
 		p, err := c.newJob(t.args, t.opts, forTask, now)
 		if err != nil {
-			return nil, nil, inTask(t.name, err)
+			return nil, nil, errorAt(fmt.Sprintf("task %q", t.name), err)
 		}
 		j := &p.job
 		j.ID = store.TaskJobID(wf, t.name)
@@ -167,21 +167,4 @@ func (c *Client) throughMiddleware(ctx context.Context, tasks []*store.NewTask, 
 	c.mu.Unlock()
 	_, err := f(ctx, jobs)
 	return err
-}
-
-// inTask returns err, an error of task name's job, saying which task after
-// what kind of error it is, as the workflow's own errors do: "hopper:
-// invalid job: task \"a\": ...", not "task \"a\": hopper: invalid job: ...".
-// It wraps err.
-func inTask(name string, err error) error {
-	msg := err.Error()
-	at := -1
-	if strings.HasPrefix(msg, prefix) {
-		at = strings.Index(msg[len(prefix):], ": ")
-	}
-	if at < 0 {
-		return wordedError(fmt.Sprintf("task %q: %s", name, msg), err)
-	}
-	at += len(prefix)
-	return wordedError(fmt.Sprintf("%s: task %q: %s", msg[:at], name, msg[at+2:]), err)
 }
