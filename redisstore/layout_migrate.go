@@ -367,7 +367,7 @@ func migrateConfigs(ctx context.Context, s *Store, dry bool, progress func(strin
 func (s *Store) migrationQueues(ctx context.Context) ([]string, error) {
 	all, err := s.rdb.SMembers(ctx, s.g.queues).Result()
 	if err != nil {
-		return nil, wrap("queues", err)
+		return nil, wrap("list queues", err)
 	}
 	queues := slices.DeleteFunc(all, func(q string) bool { return store.ValidateQueue(q) != nil })
 	slices.Sort(queues)

@@ -21,7 +21,7 @@ func (s *Store) ListQueues(ctx context.Context) (_ []string, err error) {
 	}
 	qs, err := s.rdb.SMembers(ctx, s.g.queues).Result()
 	if err != nil {
-		return nil, wrap("queues", err)
+		return nil, wrap("list queues", err)
 	}
 	slices.Sort(qs)
 	s.learnFromNames(ctx, qs)

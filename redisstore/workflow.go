@@ -157,9 +157,13 @@ func (s *Store) EnqueueWorkflow(ctx context.Context, w *store.NewWorkflow) (bool
 	// A duplicate keeps the sweeper's mark: it may be the one an earlier
 	// call left when it stored the workflow and failed to enqueue its
 	// first tasks, and that call's retry is such a duplicate. A look too
-	// many costs the sweeper one read.
+	// many costs the sweeper one read. A retry that cannot enqueue what
+	// the first call left fails as the first did, so that its caller
+	// tries again rather than take the workflow for started.
 	if len(res) >= 1 && res[0] == "dup" {
-		s.releaseLeft(ctx, w.ID, res[1:], local)
+		if err := s.releaseLeft(ctx, w.ID, res[1:], local); err != nil {
+			return true, storedNotReleased(err)
+		}
 		return true, nil
 	}
 	if len(res) == 1 && res[0] == "expired" {
@@ -315,11 +319,14 @@ func chkWorkflow(mark string) string {
 // in a few seconds, unless unmarkCheck comes first.
 func (s *Store) markCheck(ctx context.Context, mark string) error {
 	at, err := s.serverMs(ctx)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.rdb.ZAdd(ctx, s.wfi.steps, redis.Z{Score: float64(at + wfLeaseMs), Member: mark}).Err()
 	}
-	if err := s.rdb.ZAdd(ctx, s.wfi.steps, redis.Z{Score: float64(at + wfLeaseMs), Member: mark}).Err(); err != nil {
-		return wrap("mark workflow "+strconv.Quote(chkWorkflow(mark)), err)
+	if err != nil {
+		// It comes before the step it marks: the caller's call stored
+		// nothing, which its error says (a trial found "mark workflow"
+		// alone told a user nothing).
+		return wrap("workflow "+strconv.Quote(chkWorkflow(mark))+": nothing is stored", err)
 	}
 	return nil
 }

@@ -441,6 +441,58 @@ func TestWorkflowEnqueuedAgainAfterItsProcessDied(t *testing.T) {
 	}
 }
 
+// TestWorkflowEnqueuedAgainWhileItsReleaseStillFails: a retry of an
+// EnqueueWorkflow whose first tasks were not enqueued, made while they
+// still cannot be (a Cluster shard still down), fails as the first call
+// did, saying the workflow is stored; it reported a duplicate and no
+// error, and its caller took the workflow for started while its first
+// tasks waited for a sweeper (an outside trial on a Cluster whose master
+// died). The next retry, once Redis takes them, enqueues them at once.
+func TestWorkflowEnqueuedAgainWhileItsReleaseStillFails(t *testing.T) {
+	ctx, prefix, rdb := leaseServer(t)
+	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
+	failing := storeOn(t, rdb, o)
+	redisstore.CrashWorkflowsAt(failing, "release")
+	w := &store.NewWorkflow{ID: "still", Tasks: []*store.NewTask{wfTask("still", "a", "qa"), wfTask("still", "b", "qa", "a")}}
+	for _, call := range []string{"the first call", "its retry while the release still fails"} {
+		dup, err := failing.EnqueueWorkflow(ctx, w)
+		if err == nil || !strings.Contains(err.Error(), "the workflow is stored") {
+			t.Fatalf("%s: dup %v, %v; want an error saying the workflow is stored", call, dup, err)
+		}
+	}
+	if got := readyIDs(t, failing, "qa"); len(got) != 0 {
+		t.Fatalf("qa holds %v after the failed releases; want nothing", got)
+	}
+	retry := storeOn(t, rdb, o)
+	if dup, err := retry.EnqueueWorkflow(ctx, w); err != nil || !dup {
+		t.Fatalf("EnqueueWorkflow once the release works: dup %v, %v; want a duplicate", dup, err)
+	}
+	if got := readyIDs(t, retry, "qa"); len(got) != 1 || got[0] != store.TaskJobID("still", "a") {
+		t.Fatalf("qa holds %v after the retry that worked; want the first task, at once", got)
+	}
+}
+
+// TestWorkflowMarkFailedSaysNothingIsStored: with one slot per script (as
+// on a Cluster) EnqueueWorkflow first marks the workflow for the sweeper;
+// when Redis refuses that, the call's error says nothing is stored, where
+// it said "mark workflow" alone (an outside trial's CLUSTERDOWN), and
+// nothing is.
+func TestWorkflowMarkFailedSaysNothingIsStored(t *testing.T) {
+	ctx, prefix, rdb := leaseServer(t)
+	s := storeOn(t, rdb, &redisstore.Config{Prefix: prefix, OneSlotPerScript: true})
+	// The marks' key of the wrong type: Redis refuses the mark.
+	if err := rdb.Set(ctx, "{"+prefix+":~wf}:steps", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.EnqueueWorkflow(ctx, &store.NewWorkflow{ID: "unmarked", Tasks: []*store.NewTask{wfTask("unmarked", "a", "qa")}})
+	if err == nil || !strings.Contains(err.Error(), `workflow "unmarked": nothing is stored`) {
+		t.Fatalf("EnqueueWorkflow whose mark failed: %v; want an error saying nothing is stored", err)
+	}
+	if _, err := s.GetWorkflow(ctx, "unmarked"); !errors.Is(err, store.ErrWorkflowNotFound) {
+		t.Fatalf("GetWorkflow after the failed call: %v, want ErrWorkflowNotFound", err)
+	}
+}
+
 // TestWorkflowEnqueuedAgainAfterItsReleaseFailed: a call that stored its
 // workflow and could not enqueue the first tasks says the workflow is
 // stored; enqueued again (the retry a caller makes) it is a duplicate,

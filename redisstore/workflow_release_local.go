@@ -78,9 +78,9 @@ func (s *Store) settleLocal(ctx context.Context, r wfReply, shapeOf func(wfRelea
 // the workflow may have died before enqueueing them, and this call may be
 // its retry. local says the store is on one server (releaseLocal), else
 // they are released and confirmed in two steps (settleAll). It is the
-// sweeper's work done early: an error leaves it to the sweeper, and the
-// caller's call, a duplicate, succeeds all the same.
-func (s *Store) releaseLeft(ctx context.Context, wf string, v []any, local bool) {
+// sweeper's work done early: on an error, which it returns, they wait for
+// the sweeper or for the next retry.
+func (s *Store) releaseLeft(ctx context.Context, wf string, v []any, local bool) error {
 	var rels []wfRelease
 	for i := 0; i+2 < len(v); i += 3 {
 		t, _ := v[i].(string)
@@ -90,10 +90,11 @@ func (s *Store) releaseLeft(ctx context.Context, wf string, v []any, local bool)
 	}
 	switch {
 	case len(rels) == 0:
+		return nil
 	case local:
-		_ = s.releaseLocal(ctx, wf, rels, func(r wfRelease) shape { return payloadShape(r.payload) })
+		return s.releaseLocal(ctx, wf, rels, func(r wfRelease) shape { return payloadShape(r.payload) })
 	default:
-		_ = s.settleAll(ctx, []wfReply{{wf: wf, releases: rels}})
+		return s.settleAll(ctx, []wfReply{{wf: wf, releases: rels}})
 	}
 }
 
