@@ -62,12 +62,27 @@ type periodicRun struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	// firing[i] is set while the i-th schedule's tick is being enqueued;
-	// its goroutine sends i on ended when done. Both belong to run's
-	// goroutine.
-	firing []bool
-	ended  chan int
+	// firing[i] is the i-th schedule's tick being enqueued, nil when
+	// none is; its goroutine sends it on ended when done. Both belong to
+	// run's goroutine.
+	firing []*firingTick
+	ended  chan endedTick
 	fires  sync.WaitGroup
+}
+
+// firingTick is a tick being enqueued: its goroutine (fire) and run's
+// share it under mu.
+type firingTick struct {
+	mu     sync.Mutex
+	inCall bool          // fire is in a call to the store
+	over   bool          // the schedule's next tick took its place
+	stop   chan struct{} // closed with over set: ends fire's wait between tries
+}
+
+// endedTick is what a fire sends on ended: the i-th schedule's tick f.
+type endedTick struct {
+	i int
+	f *firingTick
 }
 
 func (r *periodicRun) run(ctx context.Context) {
@@ -94,8 +109,8 @@ func (r *periodicRun) run(ctx context.Context) {
 	// at a time: a call that hangs (its queue's master frozen) holds only
 	// its own schedule's ticks. All of them ended with a loop that fired
 	// them one after another.
-	r.firing = make([]bool, len(r.jobs))
-	r.ended = make(chan int, len(r.jobs))
+	r.firing = make([]*firingTick, len(r.jobs))
+	r.ended = make(chan endedTick, len(r.jobs))
 	defer r.fires.Wait() // the fires end with ctx
 	r.catchUp(ctx, now)
 
@@ -117,8 +132,10 @@ func (r *periodicRun) run(ctx context.Context) {
 		case <-refresh.C:
 			r.register(ctx, infos, next) // still running them: see ScheduleInfo.SeenAt
 			continue
-		case i := <-r.ended:
-			r.firing[i] = false
+		case e := <-r.ended:
+			if r.firing[e.i] == e.f {
+				r.firing[e.i] = nil
+			}
 			continue
 		case <-timer.C:
 		}
@@ -139,20 +156,35 @@ func (r *periodicRun) run(ctx context.Context) {
 	}
 }
 
-// start enqueues tick of the i-th schedule on a goroutine (fire), unless
-// the enqueue of its tick before is still in a call to the store, which
-// it logs: that tick is not enqueued by this process (another may).
+// start enqueues tick of the i-th schedule on a goroutine (fire). The
+// schedule's tick before, when its enqueue failed and waits to try again,
+// is dropped (fire logs it): the newest tick goes ahead. When that
+// enqueue is still in a call to the store, this tick is skipped, which it
+// logs: this process does not enqueue it (another may). A tick before
+// that waited past its next tick's time took that tick's place: the
+// current tick was lost and the old one enqueued late (an outside trial's
+// Redis restart).
 func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 	p := r.jobs[i]
-	if r.firing[i] {
-		r.log.Warn("hopper: periodic tick skipped: the enqueue of its previous tick is still waiting for the store",
-			slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick))
-		return
+	if f := r.firing[i]; f != nil {
+		f.mu.Lock()
+		busy := f.inCall
+		if !busy && !f.over {
+			f.over = true
+			close(f.stop)
+		}
+		f.mu.Unlock()
+		if busy {
+			r.log.Warn("hopper: periodic tick skipped: the enqueue of its previous tick is still waiting for the store",
+				slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick))
+			return
+		}
 	}
-	r.firing[i] = true
+	f := &firingTick{stop: make(chan struct{})}
+	r.firing[i] = f
 	r.fires.Go(func() {
-		r.fire(ctx, p, tick)
-		r.ended <- i
+		r.fire(ctx, p, tick, f)
+		r.ended <- endedTick{i, f}
 	})
 }
 
@@ -220,31 +252,65 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 	}
 }
 
-// fire enqueues one tick, retrying while the store fails until the next tick
-// is due.
-func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time) {
-	giveUp := p.Next(tick)
+// fire enqueues one tick (f), retrying while the store fails until the
+// next tick is due: it starts no try within tickMargin of it, nor once
+// start has given f's place to the next tick (f.over).
+func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *firingTick) {
+	giveUp := p.Next(tick).Add(-tickMargin)
+	dropped := func(err error) {
+		r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped",
+			slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
+	}
+	var err error
 	for try := 0; ; try++ {
-		j, err := p.Job(tick)
-		if err != nil {
-			r.log.Error("hopper: periodic job is invalid", slog.String("name", p.Name), slog.Any("error", err))
+		j, jerr := p.Job(tick)
+		if jerr != nil {
+			r.log.Error("hopper: periodic job is invalid", slog.String("name", p.Name), slog.Any("error", jerr))
+			return
+		}
+		f.mu.Lock()
+		over := f.over
+		f.inCall = !over
+		f.mu.Unlock()
+		if over {
+			dropped(err)
 			return
 		}
 		err = r.cfg.Enqueue(ctx, []*store.NewJob{j})
+		f.mu.Lock()
+		f.inCall = false
+		f.mu.Unlock()
 		if err == nil || ctx.Err() != nil {
 			return
 		}
 		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
-		if d <= 0 {
-			r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped",
-				slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
+		taken := false // the next tick took f's place
+		if d > 0 {
+			r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name), slog.String("queue", p.Queue),
+				slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+			case <-f.stop:
+				taken = true
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if ctx.Err() != nil {
 			return
 		}
-		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name), slog.String("queue", p.Queue),
-			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
-		sleepCtx(ctx, d)
+		if taken || d <= 0 || !r.now().Before(giveUp) {
+			dropped(err)
+			return
+		}
 	}
 }
+
+// tickMargin is how long before a schedule's next tick the enqueue of the
+// tick before it stops trying: a try then would still be in its call when
+// the next tick falls due, which would be skipped.
+const tickMargin = 5 * time.Millisecond
 
 // sleepCtx waits for d or until ctx is done.
 func sleepCtx(ctx context.Context, d time.Duration) {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -236,4 +237,54 @@ func runFired(t *testing.T, st store.Store, cfg PeriodicConfig) <-chan *store.Ne
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return fired
+}
+
+// TestFailedTickGivesWayToTheNext: a tick whose enqueue fails until its
+// schedule's next tick (Redis down, then back) is dropped, and the next
+// tick is enqueued, on time. The failed tick's last wait between tries
+// ended at the next tick's time: it was then enqueued late, and the next
+// tick was skipped as if the old one were still in a call to the store
+// (an outside trial restarting Redis: a tick 3.3 s late, the one after it
+// lost, with Redis up).
+func TestFailedTickGivesWayToTheNext(t *testing.T) {
+	const period = 500 * time.Millisecond
+	type accepted struct {
+		tick, at time.Time
+	}
+	got := make(chan accepted, 16)
+	var logs testutil.SyncBuffer
+	var downUntil time.Time // set by the first call, read by Enqueue's calls only
+	var first time.Time
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
+			Jobs: []Periodic{{Name: "every", Spec: "@every 500ms", Queue: "q", Kind: "k", Job: tickJob("q"), Next: every(period)}},
+			Now:  time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+				now := time.Now()
+				if first.IsZero() {
+					// The store is down from the first tick until the next.
+					first = jobs[0].RunAt
+					downUntil = first.Add(period)
+				}
+				if now.Before(downUntil) {
+					return errors.New("connection refused")
+				}
+				got <- accepted{jobs[0].RunAt, now}
+				return nil
+			}})
+	}()
+	defer func() { cancel(); <-done }()
+	a := testutil.Receive(t, got, 30*time.Second, "a tick enqueued once the store is back")
+	if !a.tick.After(first) {
+		t.Errorf("the tick of %v, which failed until its next tick, was enqueued at %v; want it dropped", a.tick, a.at)
+	}
+	if !a.at.Before(a.tick.Add(period)) {
+		t.Errorf("the tick of %v was enqueued at %v, after its next tick; want each tick enqueued before the next", a.tick, a.at)
+	}
+	if !strings.Contains(logs.String(), "so this one is dropped") {
+		t.Errorf("no log that the failed tick was dropped:\n%s", logs.String())
+	}
 }
