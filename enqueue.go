@@ -43,7 +43,7 @@ type JobInfo struct {
 // func in them) wrap ErrInvalidJob and msgpack's error. Once Enqueue
 // returns without error the job is stored (or was already there, see
 // JobInfo.Duplicate). A call that fails later may have stored it: on Redis
-// when ctx ends before the reply (the error wraps ctx's and says "none is
+// when ctx ends before the reply (the error wraps ctx's and says "not
 // stored" or "may be stored") or the connection breaks (ErrUnavailable).
 // Set EnqueueOpts.ID to retry such a call safely: a stored job comes back
 // as a duplicate (docs/guarantees.md, "An Enqueue that fails").

@@ -87,10 +87,10 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		return nil
 	case <-ctx.Done():
 		if c.state.CompareAndSwap(callWaiting, callWithdrawn) {
-			return notSent(ctx)
+			return notSent(ctx, items)
 		}
 		// Taken: the flusher sends the jobs, or sent them.
-		return &cutError{ctxErr: ctx.Err(), sent: true}
+		return cutOf(ctx.Err(), nil, true, items)
 	}
 }
 

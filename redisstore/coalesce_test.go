@@ -19,9 +19,10 @@ import (
 // TestCoalescedEnqueue: many goroutines enqueue one job per call at once,
 // some with contexts that end early. Every call gets its own result (its
 // own ID, or the holder of a duplicate), cancelled calls return an error
-// that wraps their context's and says whether the job may be stored, a
-// job whose call says none is stored is not, and every job whose call
-// succeeded is stored exactly once with its own args.
+// that wraps their context's, names the job's queue and says whether the
+// job may be stored (it named no queue and spoke of "the jobs": an
+// outside trial), a job whose call says it is not stored is not, and
+// every job whose call succeeded is stored exactly once with its own args.
 func TestCoalescedEnqueue(t *testing.T) {
 	coalescedEnqueue(t, nil, nil)
 }
@@ -122,11 +123,15 @@ func coalescedEnqueue(t *testing.T, opts func(*redis.Options), set func(*redisst
 			if !errors.Is(o.err, context.Canceled) && !errors.Is(o.err, context.DeadlineExceeded) {
 				t.Fatalf("Enqueue of %q: %v", o.id, o.err)
 			}
-			switch msg := o.err.Error(); {
-			case strings.Contains(msg, "none is stored"):
+			msg := o.err.Error()
+			if !strings.HasPrefix(msg, `redisstore: enqueue into "`) {
+				t.Fatalf("Enqueue of %q failed with %q, which names no queue", o.id, msg)
+			}
+			switch {
+			case strings.Contains(msg, "the job was sent: it is not stored"):
 				notStored = append(notStored, o.id)
 				cut[false]++
-			case strings.Contains(msg, "may be stored"):
+			case strings.Contains(msg, "the job may be stored"):
 				cut[true]++
 			default:
 				t.Fatalf("Enqueue of %q failed with %q, which says neither that the job is not stored nor that it may be", o.id, msg)

@@ -101,9 +101,10 @@ func lockField(key string) string {
 // calls share round trips. The due time is RunAt, or the server's now
 // plus Delay, both to the microsecond (rounded up). When ctx ends before
 // the reply, the error wraps ctx's and says whether the jobs were sent:
-// "none is stored" when they never left the process (ctx had ended when
-// the call began, or while it waited for a merged round trip), "may be
-// stored" when they did.
+// "not stored" ("none is stored" for several jobs) when they never left
+// the process (ctx had ended when the call began, or while it waited for
+// a merged round trip), "may be stored" when they did; it names the
+// queue when the jobs share one.
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := store.ValidateJobs(jobs); err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 	if ctx.Err() != nil {
 		// Not sent: a call made with an ended context may or may not
 		// reach Redis (go-redis checks the context at some steps only).
-		return nil, notSent(ctx)
+		return nil, notSent(ctx, ptrs)
 	}
 	if b := s.batcherFor(ptrs); b != nil && len(jobs) < soloBatch {
 		if err := b.do(ctx, ptrs); err != nil {

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -12,17 +13,41 @@ import (
 // or there (each may be stored). err is the call's own error, when the
 // call failed under the ended context (an i/o timeout of go-redis's
 // ContextTimeoutEnabled, say); nil when the caller stopped waiting.
+// n is how many jobs the call carried and queue their queue ("" when
+// they went to several): the text speaks of one job or several, and
+// names the queue as the enqueue's other errors do.
 type cutError struct {
 	ctxErr error
 	err    error
 	sent   bool
+	n      int
+	queue  string
+}
+
+// cutOf returns the cutError of a call of items.
+func cutOf(ctxErr, err error, sent bool, items []*encJob) *cutError {
+	e := &cutError{ctxErr: ctxErr, err: err, sent: sent, n: len(items)}
+	if len(items) > 0 && sameQueue(items) {
+		e.queue = items[0].queue
+	}
+	return e
 }
 
 func (e *cutError) Error() string {
-	if !e.sent {
-		return "redisstore: enqueue: " + e.ctxErr.Error() + " before the jobs were sent: none is stored"
+	op := "redisstore: enqueue: "
+	if e.queue != "" {
+		op = "redisstore: enqueue into " + strconv.Quote(e.queue) + ": "
 	}
-	msg := "redisstore: enqueue: " + e.ctxErr.Error() + " before the reply came: the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
+	if !e.sent {
+		if e.n == 1 {
+			return op + e.ctxErr.Error() + " before the job was sent: it is not stored"
+		}
+		return op + e.ctxErr.Error() + " before the jobs were sent: none is stored"
+	}
+	msg := op + e.ctxErr.Error() + " before the reply came: the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
+	if e.n == 1 {
+		msg = op + e.ctxErr.Error() + " before the reply came: the job may be stored (enqueue it again with the same ID: if it is stored it comes back as a duplicate)"
+	}
 	if e.err != nil && !errors.Is(e.err, e.ctxErr) {
 		// The call's own error, unless it only repeats the context's.
 		msg += ": " + e.err.Error()
@@ -40,9 +65,9 @@ func (e *cutError) Unwrap() []error {
 	return []error{e.ctxErr, e.err}
 }
 
-// notSent is the error of an enqueue whose context ended before its jobs
-// were sent.
-func notSent(ctx context.Context) error { return &cutError{ctxErr: ctx.Err(), sent: false} }
+// notSent is the error of an enqueue of items whose context ended before
+// they were sent.
+func notSent(ctx context.Context, items []*encJob) error { return cutOf(ctx.Err(), nil, false, items) }
 
 // cutItems marks the failed jobs of items, which a call made with ctx
 // sent, when ctx has ended: each may be stored, and its error says so and
@@ -54,7 +79,7 @@ func cutItems(ctx context.Context, items []*encJob) {
 	}
 	for _, it := range items {
 		if it.err != nil {
-			it.err = &cutError{ctxErr: ended, err: it.err, sent: true}
+			it.err = cutOf(ended, it.err, true, []*encJob{it})
 		}
 	}
 }
