@@ -441,6 +441,19 @@ func TestWorkflowEnqueuedAgainAfterItsProcessDied(t *testing.T) {
 	}
 }
 
+// failingRelease starts a server, and on it, with one slot per script
+// (as on a Cluster), a store whose releases fail (failing) and workflow
+// id, a -> b in queue qa: a call that stores it cannot enqueue its first
+// task. o makes more stores of the same prefix.
+func failingRelease(t *testing.T, id string) (context.Context, *redis.Client, *redisstore.Config, *redisstore.Store, *store.NewWorkflow) {
+	ctx, prefix, rdb := leaseServer(t)
+	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
+	failing := storeOn(t, rdb, o)
+	redisstore.CrashWorkflowsAt(failing, "release")
+	w := &store.NewWorkflow{ID: id, Tasks: []*store.NewTask{wfTask(id, "a", "qa"), wfTask(id, "b", "qa", "a")}}
+	return ctx, rdb, o, failing, w
+}
+
 // TestWorkflowEnqueuedAgainWhileItsReleaseStillFails: a retry of an
 // EnqueueWorkflow whose first tasks were not enqueued, made while they
 // still cannot be (a Cluster shard still down), fails as the first call
@@ -449,11 +462,7 @@ func TestWorkflowEnqueuedAgainAfterItsProcessDied(t *testing.T) {
 // tasks waited for a sweeper (an outside trial on a Cluster whose master
 // died). The next retry, once Redis takes them, enqueues them at once.
 func TestWorkflowEnqueuedAgainWhileItsReleaseStillFails(t *testing.T) {
-	ctx, prefix, rdb := leaseServer(t)
-	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
-	failing := storeOn(t, rdb, o)
-	redisstore.CrashWorkflowsAt(failing, "release")
-	w := &store.NewWorkflow{ID: "still", Tasks: []*store.NewTask{wfTask("still", "a", "qa"), wfTask("still", "b", "qa", "a")}}
+	ctx, rdb, o, failing, w := failingRelease(t, "still")
 	for _, call := range []string{"the first call", "its retry while the release still fails"} {
 		dup, err := failing.EnqueueWorkflow(ctx, w)
 		if err == nil || !strings.Contains(err.Error(), "the workflow is stored") {
@@ -501,11 +510,7 @@ func TestWorkflowMarkFailedSaysNothingIsStored(t *testing.T) {
 // outside trial on a Cluster, whose release failed on a shard at
 // maxmemory).
 func TestWorkflowEnqueuedAgainAfterItsReleaseFailed(t *testing.T) {
-	ctx, prefix, rdb := leaseServer(t)
-	o := &redisstore.Config{Prefix: prefix, OneSlotPerScript: true}
-	first := storeOn(t, rdb, o)
-	redisstore.CrashWorkflowsAt(first, "release")
-	w := &store.NewWorkflow{ID: "again", Tasks: []*store.NewTask{wfTask("again", "a", "qa"), wfTask("again", "b", "qa", "a")}}
+	ctx, rdb, o, first, w := failingRelease(t, "again")
 	_, err := first.EnqueueWorkflow(ctx, w)
 	if err == nil || !strings.Contains(err.Error(), "the workflow is stored") {
 		t.Fatalf("EnqueueWorkflow whose release failed: %v, want an error saying the workflow is stored", err)

@@ -160,31 +160,25 @@ func firedBefore(fired <-chan *store.NewJob, kind string, now time.Time) bool {
 func TestHungEnqueueHoldsOnlyItsSchedule(t *testing.T) {
 	fired := make(chan *store.NewJob, 64)
 	var logs testutil.SyncBuffer
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
-			Jobs: []Periodic{
-				{Name: "stuck", Spec: "@every 10ms", Queue: "stuck", Kind: "stuck", Job: tickJob("stuck"), Next: every(10 * time.Millisecond)},
-				{Name: "often", Spec: "@every 10ms", Queue: "often", Kind: "often", Job: tickJob("often"), Next: every(10 * time.Millisecond)},
-			},
-			Now: time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
-				for _, j := range jobs {
-					if j.Queue == "stuck" {
-						<-ctx.Done() // a call that never comes back
-						return ctx.Err()
-					}
-					select {
-					case fired <- j:
-					case <-ctx.Done():
-					}
+	runLoop(t, memstore.New(nil), PeriodicConfig{
+		Jobs: []Periodic{
+			{Name: "stuck", Spec: "@every 10ms", Queue: "stuck", Kind: "stuck", Job: tickJob("stuck"), Next: every(10 * time.Millisecond)},
+			{Name: "often", Spec: "@every 10ms", Queue: "often", Kind: "often", Job: tickJob("often"), Next: every(10 * time.Millisecond)},
+		},
+		Now: time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+			for _, j := range jobs {
+				if j.Queue == "stuck" {
+					<-ctx.Done() // a call that never comes back
+					return ctx.Err()
 				}
-				return nil
-			}})
-	}()
-	defer func() { cancel(); <-done }()
+				select {
+				case fired <- j:
+				case <-ctx.Done():
+				}
+			}
+			return nil
+		}})
 	for range 5 {
 		j := testutil.Receive(t, fired, 30*time.Second, "a tick of the schedule beside the hung one")
 		if j.Kind != "often" {
@@ -229,6 +223,12 @@ func runFired(t *testing.T, st store.Store, cfg PeriodicConfig) <-chan *store.Ne
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	runLoop(t, st, cfg)
+	return fired
+}
+
+// runLoop runs RunPeriodic on st with cfg until the test ends.
+func runLoop(t *testing.T, st store.Store, cfg PeriodicConfig) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
@@ -236,7 +236,6 @@ func runFired(t *testing.T, st store.Store, cfg PeriodicConfig) <-chan *store.Ne
 		RunPeriodic(ctx, st, cfg)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return fired
 }
 
 // TestFailedTickGivesWayToTheNext: a tick whose enqueue fails until its
@@ -255,28 +254,25 @@ func TestFailedTickGivesWayToTheNext(t *testing.T) {
 	var logs testutil.SyncBuffer
 	var downUntil time.Time // set by the first call, read by Enqueue's calls only
 	var first time.Time
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
-			Jobs: []Periodic{{Name: "every", Spec: "@every 500ms", Queue: "q", Kind: "k", Job: tickJob("q"), Next: every(period)}},
-			Now:  time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
-				now := time.Now()
-				if first.IsZero() {
-					// The store is down from the first tick until the next.
-					first = jobs[0].RunAt
-					downUntil = first.Add(period)
-				}
-				if now.Before(downUntil) {
-					return errors.New("connection refused")
-				}
-				got <- accepted{jobs[0].RunAt, now}
-				return nil
-			}})
-	}()
-	defer func() { cancel(); <-done }()
+	runLoop(t, memstore.New(nil), PeriodicConfig{
+		Jobs: []Periodic{{Name: "every", Spec: "@every 500ms", Queue: "q", Kind: "k", Job: tickJob("q"), Next: every(period)}},
+		Now:  time.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+			now := time.Now()
+			if first.IsZero() {
+				// The store is down from the first tick until the next.
+				first = jobs[0].RunAt
+				downUntil = first.Add(period)
+			}
+			if now.Before(downUntil) {
+				return errors.New("connection refused")
+			}
+			select {
+			case got <- accepted{jobs[0].RunAt, now}:
+			case <-ctx.Done():
+			}
+			return nil
+		}})
 	a := testutil.Receive(t, got, 30*time.Second, "a tick enqueued once the store is back")
 	if !a.tick.After(first) {
 		t.Errorf("the tick of %v, which failed until its next tick, was enqueued at %v; want it dropped", a.tick, a.at)
