@@ -44,10 +44,11 @@ func (e *cutError) Error() string {
 		}
 		return op + e.ctxErr.Error() + " before the jobs were sent: none is stored"
 	}
-	msg := op + e.ctxErr.Error() + " before the reply came: the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
+	advice := "the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
 	if e.n == 1 {
-		msg = op + e.ctxErr.Error() + " before the reply came: the job may be stored (enqueue it again with the same ID: if it is stored it comes back as a duplicate)"
+		advice = "the job may be stored (enqueue it again with the same ID: if it is stored it comes back as a duplicate)"
 	}
+	msg := op + e.ctxErr.Error() + " before the reply came: " + advice
 	if e.err != nil && !errors.Is(e.err, e.ctxErr) {
 		// The call's own error, unless it only repeats the context's.
 		msg += ": " + e.err.Error()

@@ -43,9 +43,9 @@ local function add_write(new, order, nt)
   -- made an addition of n tasks all Before one task cost O(n^2): 4,000
   -- took 0.6 s of Redis).
   local appends, blocked = {}, {}
-  local function add_dependent(dep, t)
-    appends[dep] = appends[dep] or {}
-    local l = appends[dep]
+  local function push(m, k, t)
+    local l = m[k]
+    if not l then l = {}; m[k] = l end
     l[#l + 1] = t
   end
   local iv, pv, dv, infos, np, nd, free = {}, {}, {}, {}, 0, 0, 0
@@ -73,13 +73,11 @@ local function add_write(new, order, nt)
       pv[np + 1], pv[np + 2], np = t, x.pl, np + 2
     end
     st_dirty[t] = true
-    for _, dep in ipairs(deps) do add_dependent(dep, t) end
+    for _, dep in ipairs(deps) do push(appends, dep, t) end
     if #deps > 0 then dv[nd + 1], dv[nd + 2], nd = t, table.concat(deps, '\n'), nd + 2 end
     for _, b in ipairs(x.blocks) do
-      add_dependent(t, b)
-      local l = blocked[b]
-      if not l then l = {}; blocked[b] = l end
-      l[#l + 1] = t
+      push(appends, t, b)
+      push(blocked, b, t)
     end
   end
   call_chunked('HSET', WK.i, iv, 2)
