@@ -240,12 +240,22 @@ func TestIdleClaimOfPartitionedQueue(t *testing.T) {
 			t.Fatalf("%d claim calls for a job after the start, want a few", calls.get("claim")-before)
 		}
 	}
-	before := calls.get("claim")
-	for i := range jobs {
-		runOne(i)
-	}
-	if got := calls.get("claim") - before; got > 2*jobs {
-		t.Fatalf("%d claim calls to run %d jobs enqueued one at a time into an idle worker's queue of %d partitions, want at most %d",
-			got, jobs, parts, 2*jobs)
+	// The Store marks every partition again every 5 s (the fallback
+	// against a lost signal), and the round that spans that moment asks
+	// each once more: a round over the bound is measured again, once (a
+	// clean CI run saw 24 calls, 8 and a sweep's 16).
+	for round := 0; ; round++ {
+		before := calls.get("claim")
+		for i := range jobs {
+			runOne(i)
+		}
+		got := calls.get("claim") - before
+		if got <= 2*jobs {
+			break
+		}
+		if round == 1 {
+			t.Fatalf("%d claim calls to run %d jobs enqueued one at a time into an idle worker's queue of %d partitions, want at most %d",
+				got, jobs, parts, 2*jobs)
+		}
 	}
 }
