@@ -20,6 +20,12 @@ type HookFunc func(ctx context.Context, job *JobRecord, err error)
 // waits for it. Run returns after the hooks of the outcomes it reported
 // have run. The zero value has no hooks and costs nothing.
 //
+// An ack whose reply was lost (the link cut after the request went out)
+// is sent again; it counts as confirmed, and OnSuccess runs once, when the
+// retry finds the job acked under this attempt's claim (a retention keeps
+// it in done) or, without a retention, gone, which a job deleted while
+// the reply was lost would look like too.
+//
 // Hooks see what this worker decided. A job whose worker died and whose
 // lease expired on its last attempt dies in the scheduler, where no hook
 // runs: Client.Subscribe (EventDead) sees every death, wherever it

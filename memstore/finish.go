@@ -14,7 +14,9 @@ import (
 // that ID; one wrapping store.ErrLeaseLost when the job exists but the
 // token is not that of its current claim (the job was reclaimed, released,
 // finished or claimed again); or the error of AttemptEnd.Validate. A
-// request that fails changes nothing.
+// request that fails changes nothing. An ack sent again after it was
+// applied (the job kept in done by that claim's ack) returns nil and
+// changes nothing.
 // An expired lease that was not reclaimed yet still finishes.
 //
 // Outcomes, all on the store's clock:
@@ -90,6 +92,9 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		return fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, q.name)
 	}
 	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
+		if r.Outcome == store.OutcomeAck && j.rec.State == store.StateDone && j.ackedBy == r.Token {
+			return nil // this ack, applied by an earlier try: nothing changes
+		}
 		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, q.name, r.Token)
 	}
 	q.detach(j)
@@ -115,6 +120,7 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		q.releaseUnique(j)
 		j.rec.FinishedAt = now
 		j.rec.Result = cloneBytes(r.Result)
+		j.ackedBy = r.Token
 		q.attach(j, store.StateDone, nowMs+mstime.Ceil(keep))
 		q.ended(j)
 	case store.OutcomeRetry:

@@ -26,6 +26,10 @@ type job struct {
 	// after is how long a paced claim's job waits before it starts, in µs
 	// (ClaimResult.StartAfter): set by the claim that takes it.
 	after int64
+	// ackedBy is the token of the claim whose ack put the job in done (0
+	// for a job never so acked): the same ack sent again finds it
+	// (queue.finish).
+	ackedBy uint64
 }
 
 // Limits of the free list of jobs.

@@ -39,7 +39,9 @@
 //   - Claim counts the attempt (Attempt+1) and issues a fresh fencing Token
 //     (see Tokens below). Finish and Extend succeed only with the token of
 //     the job's current claim; a stale token changes nothing and reports
-//     ErrLeaseLost.
+//     ErrLeaseLost. The one exception: an ack sent again after it applied,
+//     while the job is kept in done under that claim, reports nil and
+//     changes nothing (a retry after a lost reply learns the ack held).
 //   - Enqueue with an ID that already exists in the queue creates nothing
 //     and reports the existing job as a duplicate, so a retried write never
 //     makes two jobs.

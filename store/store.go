@@ -44,7 +44,11 @@ type Store interface {
 	// request: nil; ErrLeaseLost when the token is no longer current;
 	// ErrJobNotFound; the error of AttemptEnd.Validate; or a store
 	// error when the job's queue could not be reached (the request may or
-	// may not have been applied, and sending it again is safe). The
+	// may not have been applied, and sending it again is safe). An ack
+	// sent again after it was applied reports nil and changes nothing
+	// while the job is kept in done under that claim (a retention), so
+	// that a retry after a lost reply learns the ack held; without a
+	// retention the job is gone and the retry reports ErrJobNotFound. The
 	// returned error is for the call as a whole. Finish does not keep reqs
 	// once it returns: the caller may reuse the slice.
 	Finish(ctx context.Context, reqs []AttemptEnd) ([]error, error)

@@ -89,6 +89,24 @@ func testFinishStaleAfterReclaim(t *testing.T, s store.Store) {
 	requireOwner(t, s, current, "stale finishes from the reclaimed worker")
 }
 
+// testFinishStaleAckOfDoneJob: an ack with the token of an earlier claim
+// of a job that a later claim acked into done is refused: only the ack of
+// the claim that put the job in done is taken as applied when sent again.
+func testFinishStaleAckOfDoneJob(t *testing.T, s store.Store) {
+	q := newQueue(t)
+	add(t, s, withRetries(q, "a", 3))
+	stale, current := reclaimed(t, s, q, "a")
+	r := outcome(current, store.OutcomeAck)
+	r.Retention, r.Result = long, []byte("current")
+	finishOK(t, s, r)
+	late := outcome(stale, store.OutcomeAck)
+	late.Retention, late.Result = long, []byte("stale")
+	requireErrIs(t, "an ack with the token of the claim before the one that acked the job", finish(t, s, late)[0], store.ErrLeaseLost)
+	if err := finish(t, s, r)[0]; err != nil {
+		t.Fatalf("the acking claim's ack sent again: %v, want nil", err)
+	}
+}
+
 // testFinishSameClaimTwice: one Finish call that ends the same claim twice
 // applies the first request only; the second reports ErrLeaseLost, as it
 // would in a later call, and the job is in exactly one state.

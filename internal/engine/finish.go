@@ -291,6 +291,9 @@ func (f *finisher) flush(batch []finishItem) flushResult {
 			e = errs[i]
 		}
 		if e == nil || refusal(e) {
+			if e != nil && appliedBefore(it, e) {
+				e = nil
+			}
 			f.report(it, e)
 			f.r.forget(it.a)
 			if e == nil {
@@ -387,6 +390,18 @@ func refusal(err error) bool {
 	return false
 }
 
+// appliedBefore reports whether err, the store's refusal of it, says that
+// an earlier try of it, whose outcome is unknown (its reply lost with the
+// link), applied it: an ack tried again that finds its job gone, as an
+// ack without a retention leaves it. (With a retention the store itself
+// answers such an ack with success: the job is in done under its claim.)
+// A job deleted, or acked by another worker after this one's lease ran
+// out, while the reply was lost reads the same: its handler succeeded
+// here either way.
+func appliedBefore(it finishItem, err error) bool {
+	return it.tries > 0 && it.req.Outcome == store.OutcomeAck && errors.Is(err, store.ErrJobNotFound)
+}
+
 // pastGiveUp reports whether the worker has been closing for longer than
 // finalFlushTimeout.
 func (f *finisher) pastGiveUp() bool {
@@ -415,14 +430,13 @@ func (f *finisher) report(it finishItem, err error) {
 	case errors.Is(err, store.ErrLeaseLost):
 		level = slog.LevelInfo // the job was redelivered; the store refused the late outcome as it should
 	case it.req.Outcome == store.OutcomeAck && errors.Is(err, store.ErrJobNotFound):
-		// Most often a retried ack whose first try was applied (its reply
-		// was lost with the connection), else a job whose lease ran out
-		// while the link was down and that another worker ran and acked,
-		// a job deleted while it ran, or one Redis lost (restarted without
-		// persistence, or failed over to a replica that had not received
-		// it): either way it is gone, as an ack wants.
-		level, msg = slog.LevelInfo, "hopper: acked job already gone (an ack retried after a lost reply, its lease ran out and another worker "+
-			"ran and acked it, the job was deleted, or Redis lost its data (a restart without persistence, a failover to a replica behind))"
+		// On a first try (a retried one is appliedBefore): a job whose
+		// lease ran out while the link was slow and that another worker
+		// ran and acked, a job deleted while it ran, or one Redis lost
+		// (restarted without persistence, or failed over to a replica
+		// that had not received it): either way it is gone, as an ack
+		// wants.
+		level, msg = slog.LevelInfo, "hopper: acked job already gone: acked by another worker after this one's lease ran out, deleted, or lost by Redis"
 	}
 	f.r.log.LogAttrs(context.Background(), level, msg,
 		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),

@@ -85,11 +85,19 @@ local function kind_att(q, r)
   return kind_of(rcall('HGET', K.jobs, q.ids[r])), (parse_att(rcall('HGET', K.att, q.ids[r])))
 end
 
--- lost returns the status of a request whose claim no longer holds: 1 the
--- lease was lost, 2 no such job.
-local function lost(id)
-  if rcall('HEXISTS', K.jobs, id) == 1 then return 1 end
-  return 2
+-- lost returns the status of a request whose claim (unack member "id|token")
+-- no longer holds: 1 the lease was lost, 2 no such job; or 0, done, for an
+-- ack (ack true) whose job is in done under that claim: an earlier try of
+-- the same ack, whose reply was lost, applied it (a claim's token stays in
+-- att until the job is claimed again, and only an ack puts a job in done).
+-- Such an ack changes nothing: the first try's result and retention hold.
+local function lost(id, member, ack)
+  if rcall('HEXISTS', K.jobs, id) == 0 then return 2 end
+  if ack and rcall('ZSCORE', K.done, id) then
+    local _, _, t = parse_att(rcall('HGET', K.att, id))
+    if t ~= '' and member == id .. '|' .. t then return 0 end
+  end
+  return 1
 end
 
 -- ends_unack ends the claims of the a plain acks of ARGV, w values each
@@ -107,7 +115,7 @@ local function ends_unack(a, w, del)
       if out then out[r] = 0 end
     else
       out = out or repeated(r - 1, 0)
-      out[r] = lost(ARGV[i])
+      out[r] = lost(ARGV[i], ARGV[i + 1], true)
     end
   end
   return out, nd
@@ -156,7 +164,7 @@ local function ends_plain(q, out, now, later)
   for r = 1, q.plain do
     local id = ids[r]
     if not held[r] then
-      out[r] = lost(id)
+      out[r] = lost(id, q.members[r], true)
     else
       out[r] = 0
       ng = ng + 1
@@ -263,7 +271,7 @@ local function ends_one(q, r, out, now, later)
     y = ''
   end
   if not q.held[r] then
-    out[r] = lost(id)
+    out[r] = lost(id, q.members[r], o == 1)
     return
   end
   out[r] = 0
