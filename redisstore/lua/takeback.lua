@@ -8,7 +8,8 @@
 -- (claimed.lua: claim_note), 4 lease ms, 5 max, then the IDs of the claim
 -- already taken back.
 -- Returns take_back's reply: claim.lua's, its first value the
--- claim's time (when the jobs' attempts began) and its token the claim's;
+-- claim's time (when the jobs' attempts began), its token the claim's and
+-- its StartWithin the rate limit's guard (0 without a rate limit);
 -- {nowMs, 0, 0, 0, 0} when the claim has no job left in unack that was
 -- not taken back. {'none'} when the slot holds no note: the claim has not
 -- reached the server (yet: a claim held up on the way may come after the
@@ -17,8 +18,8 @@
 -- note of another claim of the claimer, seq.
 --
 -- Cost: GET; with the claim's note, TIME and ZRANGEBYSCORE of its deadline; with jobs, ZADD
--- XX, SET of the note, and HMGET of their values and attempts (and errors
--- of jobs attempted before).
+-- XX, SET of the note, HMGET of their values and attempts (and errors
+-- of jobs attempted before), and HGET of the rate limit's guard.
 
 -- take_back returns, in claim.lua's reply, up to max jobs of the claim of
 -- note (claim_note's, in key) still in unack under it, but those in taken
@@ -57,7 +58,11 @@ local function take_back(key, note, deadline, lease, max, taken)
   rcall('SET', key, seq .. '|' .. tok .. '|' .. claimed .. '|' .. str(deadline), 'PX', lease)
   if n == 0 then return nil end
   local vals, atts, errs = claim_read(ids)
-  local out = {tonumber(claimed), deadline, 0, tonumber(tok), 0, n}
+  -- Under a rate limit the claim's guard, as claim.lua gives it: the
+  -- jobs were counted when the lost claim ran, long before they could
+  -- start now, so the store hands them back to the queue (takeback.go).
+  local rg = tonumber(rcall('HGET', K.marks, 'rg')) or 0
+  local out = {tonumber(claimed), deadline, 0, tonumber(tok), rg, n}
   local ext, ne = {}, 0
   for k = 1, n do
     out[5 + 2 * k], out[6 + 2 * k] = ids[k], vals[k] or ''
