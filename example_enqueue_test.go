@@ -99,3 +99,17 @@ func ExampleReplace() {
 	// true true true pending
 	// reindexed revision 3
 }
+
+// An enqueue whose reply was lost may have stored its job: sent again
+// with the same ID, the job is stored once (a duplicate tells it was).
+func ExampleMayBeStored() {
+	ctx := context.Background()
+	client := hopper.NewClient(memstore.New(nil), nil)
+	opts := &hopper.EnqueueOpts{ID: "invoice-42"} // an ID of the caller's: the retry names the same job
+	info, err := hopper.Enqueue(ctx, client, SendEmail{To: "d@example.com"}, opts)
+	for try := 0; err != nil && hopper.MayBeStored(err) && try < 3; try++ {
+		info, err = hopper.Enqueue(ctx, client, SendEmail{To: "d@example.com"}, opts)
+	}
+	fmt.Println(info.ID, err)
+	// Output: invoice-42 <nil>
+}

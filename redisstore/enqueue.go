@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hopperq/hopper/internal/mstime"
@@ -45,6 +46,10 @@ type encJob struct {
 
 	res store.EnqueueResult
 	err error
+	// written is set (to 1, atomically) when go-redis writes the job's
+	// value to a connection (valueArg): from then on the job may be
+	// stored, whatever its call's error (lostItems).
+	written uint32
 }
 
 // jobShape returns the letters of the shape a script's variant needs to
@@ -104,7 +109,12 @@ func lockField(key string) string {
 // "not stored" ("none is stored" for several jobs) when they never left
 // the process (ctx had ended when the call began, or while it waited for
 // a merged round trip), "may be stored" when they did; it names the
-// queue when the jobs share one.
+// queue when the jobs share one. A call that fails without Redis's reply
+// once its jobs were written to a connection (a read timeout, the
+// connection reset or closed) says "may be stored" too, and keeps its
+// class (ErrUnavailable); one that fails before they were written (no
+// connection, the pool's timeout) or that Redis answered with an error
+// does not (lostItems).
 func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.EnqueueResult, error) {
 	if err := store.ValidateJobs(jobs); err != nil {
 		return nil, err
@@ -161,7 +171,7 @@ func (s *Store) Enqueue(ctx context.Context, jobs []*store.NewJob) ([]store.Enqu
 		res[i] = items[i].res
 	}
 	if failed == len(items) {
-		return nil, firstErr
+		return nil, callErr(firstErr, ptrs)
 	}
 	return res, nil
 }
@@ -244,6 +254,7 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 	s.leanRefused(ctx, calls, callItems)
 	for i, c := range calls {
 		setEnqueueResults(callItems[i], c.cmd)
+		lostItems(callItems[i], c.cmd.Err())
 	}
 	if reg != nil && *reg != nil && (*reg).Err() == nil {
 		for _, q := range toRegister {
@@ -414,20 +425,27 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 			if it.replace != 0 {
 				flag = "r" + strconv.Itoa(int(it.replace))
 			}
-			args = append(args, it.id, it.value, it.due, flag, it.lockField, it.uniqueFor, it.schedule, it.tick)
+			args = append(args, it.id, (*valueArg)(it), it.due, flag, it.lockField, it.uniqueFor, it.schedule, it.tick)
 		} else {
-			args = append(args, it.id, it.value, it.due, "")
+			args = append(args, it.id, (*valueArg)(it), it.due, "")
 		}
 	}
 	return shapedCall("enqueue", queue, v, nil, args...)
 }
 
 // valueArg is a job given to go-redis as its value argument, without the
-// allocation a []byte takes to go into an interface (args.go).
+// allocation a []byte takes to go into an interface (args.go). go-redis
+// asks for the value only as it writes the command to a connection (a
+// hook or a log that prints the command calls String): that is how the
+// store knows the job was written (encJob.written).
 type valueArg encJob
 
-// MarshalBinary returns the job's stored value, as the client writes it.
-func (v *valueArg) MarshalBinary() ([]byte, error) { return v.value, nil }
+// MarshalBinary returns the job's stored value, as the client writes it,
+// and marks the job written.
+func (v *valueArg) MarshalBinary() ([]byte, error) {
+	atomic.StoreUint32(&v.written, 1)
+	return v.value, nil
+}
 
 // String returns the value as text, as go-redis prints a []byte argument
 // (Cmd.String, the statements of tracing hooks).

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // cutError is the error of an enqueue whose caller's context ended before
@@ -44,17 +47,17 @@ func (e *cutError) Error() string {
 		}
 		return op + e.ctxErr.Error() + " before the jobs were sent: none is stored"
 	}
-	advice := "the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
-	if e.n == 1 {
-		advice = "the job may be stored (enqueue it again with the same ID: if it is stored it comes back as a duplicate)"
-	}
-	msg := op + e.ctxErr.Error() + " before the reply came: " + advice
+	msg := op + e.ctxErr.Error() + " before the reply came: " + storedAdvice(e.n)
 	if e.err != nil && !errors.Is(e.err, e.ctxErr) {
 		// The call's own error, unless it only repeats the context's.
 		msg += ": " + e.err.Error()
 	}
 	return msg
 }
+
+// MayBeStored reports whether the jobs may be stored: they were sent
+// (store.MayBeStored).
+func (e *cutError) MayBeStored() bool { return e.sent }
 
 // Unwrap returns the context's error and, when the call failed, its error,
 // so that errors.Is(err, context.DeadlineExceeded) holds and the call's
@@ -80,9 +83,95 @@ func cutItems(ctx context.Context, items []*encJob) {
 	}
 	for _, it := range items {
 		if it.err != nil {
-			it.err = cutOf(ended, it.err, true, []*encJob{it})
+			err := it.err
+			if l, ok := err.(*lostError); ok {
+				err = l.err // the cut's text gives the advice
+			}
+			it.err = cutOf(ended, err, true, []*encJob{it})
 		}
 	}
+}
+
+// storedAdvice is what the error of a call of n jobs that may be stored
+// says of them.
+func storedAdvice(n int) string {
+	if n == 1 {
+		return "the job may be stored (enqueue it again with the same ID: if it is stored it comes back as a duplicate)"
+	}
+	return "the jobs may be stored (enqueue them again with the same IDs: one that is stored comes back as a duplicate)"
+}
+
+// lostError is the error of an enqueue whose jobs were written to a
+// connection when the call failed without Redis's reply: a read timeout,
+// the connection reset or closed under it, or a write that broke part
+// way. Each job may be stored. err is the call's error (a redisError,
+// which names the queue and keeps the class, ErrUnavailable, and
+// go-redis's error); n is how many jobs the text speaks of.
+type lostError struct {
+	err error
+	n   int
+}
+
+func (e *lostError) Error() string { return e.err.Error() + ": " + storedAdvice(e.n) }
+
+// MayBeStored reports true: the jobs may be stored (store.MayBeStored).
+func (e *lostError) MayBeStored() bool { return true }
+
+// Unwrap returns the call's error, so that errors.Is(err, ErrUnavailable)
+// and errors.As of go-redis's net.Error hold.
+func (e *lostError) Unwrap() error { return e.err }
+
+// lostItems marks the failed jobs of items, one script call's, that may
+// be stored although the call failed with err: those written to a
+// connection (encJob.written), unless Redis answered the call (answered).
+// A job never written is not stored: the call found no connection (the
+// dial refused, the pool's timeout, the client closed). A call sent
+// again after its connection broke (as go-redis would: resendFailed)
+// whose last try failed before it was written is marked all the same:
+// the first try may have run. One whose last try Redis answered with an
+// error is not: the store cannot tell that reply from a first one, and
+// only a connection that broke under the call and a refusal just after
+// make the text wrong.
+func lostItems(items []*encJob, err error) {
+	if err == nil || answered(err) {
+		return
+	}
+	for _, it := range items {
+		if it.err != nil && atomic.LoadUint32(&it.written) != 0 {
+			it.err = &lostError{err: it.err, n: 1}
+		}
+	}
+}
+
+// answered reports whether err, a failed call's, is Redis's reply to it:
+// an error reply (the script ran and failed, or the server refused it:
+// OOM, NOPERM, READONLY, ...), or the store's error after replies
+// (ErrNotReplicated: the writes are on the master; a queue whose shape
+// kept changing).
+func answered(err error) bool {
+	if _, ok := errors.AsType[redis.Error](err); ok {
+		return true
+	}
+	return errors.Is(err, ErrNotReplicated) || errors.Is(err, errShapeMoving)
+}
+
+// callErr returns err, the error of every job of a call of items, for the
+// whole call: a call of several jobs that may be stored says "the jobs"
+// and names their queue when they share one, whichever job's error err
+// was.
+func callErr(err error, items []*encJob) error {
+	if len(items) == 1 {
+		return err
+	}
+	switch e := err.(type) {
+	case *lostError:
+		return &lostError{err: e.err, n: len(items)}
+	case *cutError:
+		if e.sent {
+			return cutOf(e.ctxErr, e.err, true, items)
+		}
+	}
+	return err
 }
 
 // ctxEnded returns ctx's error, or context.DeadlineExceeded once its
