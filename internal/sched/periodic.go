@@ -63,8 +63,8 @@ type periodicRun struct {
 	now  func() time.Time
 
 	// firing[i] is the i-th schedule's tick being enqueued, nil when
-	// none is; its goroutine sends it on ended when done. Both belong to
-	// run's goroutine.
+	// none is; its goroutine sends it on ended when done, saying whether
+	// the tick was dropped. Both belong to run's goroutine.
 	firing []*firingTick
 	ended  chan endedTick
 	fires  sync.WaitGroup
@@ -77,12 +77,19 @@ type firingTick struct {
 	inCall bool          // fire is in a call to the store
 	over   bool          // the schedule's next tick took its place
 	stop   chan struct{} // closed with over set: ends fire's wait between tries
+
+	// skipped is the newest tick start skipped while fire was in a call
+	// (zero: none), which resume enqueues if that call's tick is dropped.
+	// Only run's goroutine reads and writes it, with no lock.
+	skipped time.Time
 }
 
-// endedTick is what a fire sends on ended: the i-th schedule's tick f.
+// endedTick is what a fire sends on ended: the i-th schedule's tick f,
+// and whether fire dropped it, giving up on the store.
 type endedTick struct {
-	i int
-	f *firingTick
+	i       int
+	f       *firingTick
+	dropped bool
 }
 
 func (r *periodicRun) run(ctx context.Context) {
@@ -135,6 +142,9 @@ func (r *periodicRun) run(ctx context.Context) {
 		case e := <-r.ended:
 			if r.firing[e.i] == e.f {
 				r.firing[e.i] = nil
+				if e.dropped {
+					r.resume(ctx, e.i, e.f.skipped)
+				}
 			}
 			continue
 		case <-timer.C:
@@ -160,10 +170,12 @@ func (r *periodicRun) run(ctx context.Context) {
 // schedule's tick before, when its enqueue failed and waits to try again,
 // is dropped (fire logs it): the newest tick goes ahead. When that
 // enqueue is still in a call to the store, this tick is skipped, which it
-// logs: this process does not enqueue it (another may). A tick before
-// that waited past its next tick's time took that tick's place: the
-// current tick was lost and the old one enqueued late (an outside trial's
-// Redis restart).
+// logs, and noted (firingTick.skipped): if the call succeeds, this
+// process does not enqueue it (another may), as one late tick beats two
+// back to back; if it fails, resume enqueues it then. A tick before that
+// waited past its next tick's time took that tick's place: the current
+// tick was lost and the old one enqueued late (an outside trial's Redis
+// restart).
 func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 	p := r.jobs[i]
 	if f := r.firing[i]; f != nil {
@@ -175,7 +187,8 @@ func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 		}
 		f.mu.Unlock()
 		if busy {
-			r.log.Warn("hopper: periodic tick skipped: the enqueue of its previous tick is still waiting for the store",
+			f.skipped = tick
+			r.log.Warn("hopper: periodic tick skipped: the enqueue of its previous tick is still waiting for the store (should that enqueue fail, this tick is enqueued then)",
 				slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick))
 			return
 		}
@@ -183,9 +196,27 @@ func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 	f := &firingTick{stop: make(chan struct{})}
 	r.firing[i] = f
 	r.fires.Go(func() {
-		r.fire(ctx, p, tick, f)
-		r.ended <- endedTick{i, f}
+		dropped := r.fire(ctx, p, tick, f)
+		r.ended <- endedTick{i, f, dropped}
 	})
+}
+
+// resume starts skipped, the i-th schedule's newest tick, which start
+// skipped while the enqueue of the tick before was in a call to the store
+// that then failed, its tick dropped: the skipped tick is enqueued now,
+// retried as any failed tick is, rather than lost until the tick after
+// it (an outside trial's 15 s network outage: a read timeout 60 ms after
+// the next tick fell due, no tick for 10 s). It does nothing when no tick
+// was skipped (zero) or when the tick after it is due within tickMargin,
+// which then goes ahead itself.
+func (r *periodicRun) resume(ctx context.Context, i int, skipped time.Time) {
+	p := r.jobs[i]
+	if skipped.IsZero() || !r.now().Before(nextOf(p, skipped).Add(-tickMargin)) {
+		return
+	}
+	r.log.Info("hopper: skipped periodic tick enqueued after all: the enqueue of its previous tick failed",
+		slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", skipped))
+	r.start(ctx, i, skipped)
 }
 
 // noTick is the next tick of a schedule that has none: far enough for the
@@ -254,34 +285,32 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 
 // fire enqueues one tick (f), retrying while the store fails until the
 // next tick is due: it starts no try within tickMargin of it, nor once
-// start has given f's place to the next tick (f.over).
-func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *firingTick) {
+// start has given f's place to the next tick (f.over). It reports
+// whether it dropped the tick, giving up on the store (drop logs it);
+// not when the tick was enqueued, its job is invalid or ctx ended.
+func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *firingTick) (dropped bool) {
 	giveUp := p.Next(tick).Add(-tickMargin)
-	dropped := func(err error) {
-		r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped",
-			slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
-	}
 	var err error
 	for try := 0; ; try++ {
 		j, jerr := p.Job(tick)
 		if jerr != nil {
 			r.log.Error("hopper: periodic job is invalid", slog.String("name", p.Name), slog.Any("error", jerr))
-			return
+			return false
 		}
 		f.mu.Lock()
 		over := f.over
 		f.inCall = !over
 		f.mu.Unlock()
 		if over {
-			dropped(err)
-			return
+			r.drop(p, tick, err)
+			return true
 		}
 		err = r.cfg.Enqueue(ctx, []*store.NewJob{j})
 		f.mu.Lock()
 		f.inCall = false
 		f.mu.Unlock()
 		if err == nil || ctx.Err() != nil {
-			return
+			return false
 		}
 		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
 		taken := false // the next tick took f's place
@@ -298,13 +327,26 @@ func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *f
 			t.Stop()
 		}
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		if taken || d <= 0 || !r.now().Before(giveUp) {
-			dropped(err)
-			return
+			r.drop(p, tick, err)
+			return true
 		}
 	}
+}
+
+// drop logs that fire gave up tick of p, whose last enqueue failed with
+// err (nil: none was tried). When err says the job may be stored all the
+// same (store.MayBeStored), the log says so rather than that the tick is
+// lost: a write held on a broken link may still land, and its job run
+// late (an outside trial: a tick "dropped" ran 19.6 s late).
+func (r *periodicRun) drop(p Periodic, tick time.Time, err error) {
+	msg := "hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped"
+	if store.MayBeStored(err) {
+		msg = "hopper: enqueueing periodic job failed; its next tick is due, so this one is given up (it may still run: the store may have taken the write before its reply was lost)"
+	}
+	r.log.Error(msg, slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
 }
 
 // tickMargin is how long before a schedule's next tick the enqueue of the
