@@ -436,7 +436,8 @@ func (f *finisher) report(it finishItem, err error) {
 		// (restarted without persistence, or failed over to a replica
 		// that had not received it): either way it is gone, as an ack
 		// wants.
-		level, msg = slog.LevelInfo, "hopper: acked job already gone: acked by another worker after this one's lease ran out, deleted, or lost by Redis"
+		level, msg = slog.LevelInfo, "hopper: acked job already gone: acked by another worker after this one's lease ran out, deleted, "+
+			"or lost by Redis (a restart without persistence, a failover to a replica behind)"
 	}
 	f.r.log.LogAttrs(context.Background(), level, msg,
 		slog.String("queue", it.req.Queue), slog.String("id", it.req.ID),

@@ -76,8 +76,9 @@ func TestFinisherCloseGivesUpOnFailingStore(t *testing.T) {
 	}
 }
 
-// An ack the store no longer finds a job for (a retried ack whose first try
-// was applied) is not reported as a refusal.
+// An ack whose first try finds its job gone (another worker acked it after
+// this one's lease ran out, it was deleted, or Redis lost it) is not
+// reported as a refusal.
 func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	var logs strings.Builder
 	cfg := testConfig(slog.New(slog.NewTextHandler(&logs, nil)))
@@ -89,7 +90,7 @@ func TestFinisherAckOfGoneJobIsNotAWarning(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], "level=INFO") || !strings.Contains(lines[0], "already gone") {
 		t.Errorf("the ack of a gone job logged %q, want an INFO saying it is already gone", lines[0])
 	}
-	if !strings.Contains(lines[0], "or Redis lost its data (a restart without persistence, a failover to a replica behind)") {
+	if !strings.Contains(lines[0], "or lost by Redis (a restart without persistence, a failover to a replica behind)") {
 		t.Errorf("the ack of a gone job logged %q, want Redis losing its data among the causes", lines[0])
 	}
 	if len(lines) != 2 || !strings.Contains(lines[1], "level=WARN") {
