@@ -249,39 +249,11 @@ type replyCutter struct {
 // closed, when not nil, as its closed.
 func startReplyCutter(t *testing.T, target string, closed func()) *replyCutter {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &replyCutter{ln: ln, closed: closed}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
+	p := &replyCutter{closed: closed}
+	p.ln = proxyTo(t, target, func(c, up net.Conn) {
+		go p.requests(c, up)
+		go p.replies(c, up)
 	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, up)
-			mu.Unlock()
-			go p.requests(c, up)
-			go p.replies(c, up)
-		}
-	}()
 	return p
 }
 

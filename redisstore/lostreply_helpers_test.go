@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,12 +126,50 @@ type lateReplies struct {
 
 func startLateReplies(t *testing.T, target string, hold time.Duration) *lateReplies {
 	t.Helper()
+	p := &lateReplies{hold: hold}
+	p.ln = proxyTo(t, target, func(c, up net.Conn) {
+		go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
+		go func() {
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := up.Read(buf)
+				if n > 0 && p.armed.CompareAndSwap(true, false) {
+					time.Sleep(p.hold) // the test's fault: a reply held back
+				}
+				if n > 0 {
+					if _, werr := c.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					_ = c.Close()
+					return
+				}
+			}
+		}()
+	})
+	return p
+}
+
+// proxyTo listens on a free port of 127.0.0.1 and, for each connection
+// it accepts, dials target and hands both to serve, until t ends; then
+// it closes the listener and every connection.
+func proxyTo(t *testing.T, target string, serve func(client, server net.Conn)) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &lateReplies{ln: ln, hold: hold}
-	t.Cleanup(func() { _ = ln.Close() })
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -142,27 +181,11 @@ func startLateReplies(t *testing.T, target string, hold time.Duration) *lateRepl
 				_ = c.Close()
 				continue
 			}
-			t.Cleanup(func() { _ = c.Close(); _ = up.Close() })
-			go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-			go func() {
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := up.Read(buf)
-					if n > 0 && p.armed.CompareAndSwap(true, false) {
-						time.Sleep(p.hold) // the test's fault: a reply held back
-					}
-					if n > 0 {
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						_ = c.Close()
-						return
-					}
-				}
-			}()
+			mu.Lock()
+			conns = append(conns, c, up)
+			mu.Unlock()
+			serve(c, up)
 		}
 	}()
-	return p
+	return ln
 }
