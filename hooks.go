@@ -23,8 +23,9 @@ type HookFunc func(ctx context.Context, job *JobRecord, err error)
 // An ack whose reply was lost (the link cut after the request went out)
 // is sent again; it counts as confirmed, and OnSuccess runs once, when the
 // retry finds the job acked under this attempt's claim (a retention keeps
-// it in done) or, without a retention, gone, which a job deleted while
-// the reply was lost would look like too.
+// it in done) or, without a retention, gone, which a job deleted, or run
+// and acked by another worker once this one's lease ran out, while the
+// reply was lost would look like too.
 //
 // Hooks see what this worker decided. A job whose worker died and whose
 // lease expired on its last attempt dies in the scheduler, where no hook

@@ -19,6 +19,7 @@ func eventsCases() []eventsCase {
 		{name: "Outcomes", sub: outcomeEventCases()},
 		{name: "FinishWithoutKindOrAttempt", fn: testEventFinishBare},
 		{name: "StaleFinishEmitsNothing", fn: testEventStaleFinish},
+		{name: "AckSentAgainEmitsNothing", fn: testEventAckSentAgain},
 		{name: "Promoted", fn: testEventPromoted},
 		{name: "ReclaimRetries", fn: func(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
 			testEventReclaim(t, s, r, a, 1, store.EventRetried)
@@ -185,6 +186,26 @@ func testEventStaleFinish(t *testing.T, s store.Store, r store.EventReader, a st
 	if evs := newEvents(t, r, q, &pos); len(evs) != 0 {
 		t.Fatalf("a refused ack emitted %s, want nothing", describe(evs))
 	}
+}
+
+// testEventAckSentAgain: an ack sent again after it applied (its reply
+// lost), in one call with a fresh ack, reports nil and emits nothing of
+// its own: one succeeded event a job. (The queue keeps acked jobs, so
+// the first ack left the job in done.)
+func testEventAckSentAgain(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {
+	needAdmin(t, a)
+	q := newQueue(t)
+	if err := a.SetQueueConfig(t.Context(), q, store.QueueConfig{Retention: long}); err != nil {
+		t.Fatal(err)
+	}
+	reading(t, r, q)
+	add(t, s, job(q, "a"), job(q, "b"))
+	ja := claimOne(t, s, q, "a", long)
+	jb := claimOne(t, s, q, "b", long)
+	finishOK(t, s, outcome(ja, store.OutcomeAck))
+	pos := startPos(t, r, q)
+	finishOK(t, s, outcome(ja, store.OutcomeAck), outcome(jb, store.OutcomeAck))
+	requireEvents(t, q, newEvents(t, r, q, &pos), want{store.EventSucceeded, "b", 1})
 }
 
 func testEventPromoted(t *testing.T, s store.Store, r store.EventReader, a store.Admin) {

@@ -196,7 +196,8 @@ local function ends_plain(q, out, now, later)
     return
   end
   for r = 1, q.plain do
-    if out[r] == 0 then
+    -- Held: an ack sent again after it applied (lost's 0) had its event.
+    if held[r] then
       local k, a = kind_att(q, r)
       emit(5, ids[r], k, a, '')
     end
