@@ -26,15 +26,17 @@ var (
 	ErrWorkflowEnded    = store.ErrWorkflowEnded    // "hopper: workflow ended"
 )
 
-// MayBeStored reports whether err, from Enqueue, EnqueueMany or
-// EnqueueTasks, leaves the jobs possibly stored all the same: the request
+// MayBeStored reports whether err, from Enqueue or EnqueueMany, leaves
+// the jobs possibly stored all the same: the request
 // reached the store and its reply was lost (a read timeout on a link that
 // stopped answering, a connection closed under the call), or the caller's
 // context ended once it was sent. Enqueueing them again with the same IDs
 // is then safe: a stored one comes back as a duplicate. It reports false
 // for nil, and for an error the store raised before it took anything (no
 // connection, an invalid job, Redis out of memory); see store.MayBeStored,
-// which it is. Safe for concurrent use.
+// which it is. (EnqueueTasks needs no such test: tasks the workflow has
+// are left as they are, so it is always safe to call again.) Safe for
+// concurrent use.
 func MayBeStored(err error) bool { return store.MayBeStored(err) }
 
 // Errors of package hopper's own calls. Match them with errors.Is.

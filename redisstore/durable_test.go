@@ -42,6 +42,9 @@ func TestReplicasFailsWithoutReplica(t *testing.T) {
 	if !errors.Is(err, redisstore.ErrNotReplicated) || !redisstore.Temporary(err) {
 		t.Fatalf("Enqueue with Replicas 1 and no replica: %v, want ErrNotReplicated, temporary", err)
 	}
+	if !store.MayBeStored(err) {
+		t.Errorf("store.MayBeStored(%q) is false for a job on the master", err)
+	}
 	plain := storeOn(t, srv.Client(t), &redisstore.Config{Prefix: "dur"})
 	res, err := plain.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
 	if err != nil || !res[0].Duplicate {

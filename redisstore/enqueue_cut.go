@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopperq/hopper/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -143,25 +144,38 @@ func lostItems(items []*encJob, err error) {
 	}
 }
 
-// answered reports whether err, a failed call's, is Redis's reply to it:
-// an error reply (the script ran and failed, or the server refused it:
-// OOM, NOPERM, READONLY, ...), or the store's error after replies
-// (ErrNotReplicated: the writes are on the master; a queue whose shape
-// kept changing).
+// answered reports whether err, a failed call's, is Redis's reply to it
+// and tells the job is not stored: an error reply (the script ran and
+// failed, or the server refused it: OOM, NOPERM, READONLY, ...), or a
+// queue whose shape kept changing. Not ErrNotReplicated: its writes are
+// on the master, which a failover may yet lose, so the job may be stored.
 func answered(err error) bool {
+	if errors.Is(err, ErrNotReplicated) {
+		return false
+	}
 	if _, ok := errors.AsType[redis.Error](err); ok {
 		return true
 	}
-	return errors.Is(err, ErrNotReplicated) || errors.Is(err, errShapeMoving)
+	return errors.Is(err, errShapeMoving)
 }
 
 // callErr returns err, the error of every job of a call of items, for the
 // whole call: a call of several jobs that may be stored says "the jobs"
 // and names their queue when they share one, whichever job's error err
-// was.
+// was. When jobs failed differently (on two shards), the error of a job
+// that may be stored stands for the call: one that says nothing would
+// hide it (store.MayBeStored).
 func callErr(err error, items []*encJob) error {
 	if len(items) == 1 {
 		return err
+	}
+	if !store.MayBeStored(err) {
+		for _, it := range items {
+			if store.MayBeStored(it.err) {
+				err = it.err
+				break
+			}
+		}
 	}
 	switch e := err.(type) {
 	case *lostError:
