@@ -197,7 +197,12 @@ func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 	r.firing[i] = f
 	r.fires.Go(func() {
 		dropped := r.fire(ctx, p, tick, f)
-		r.ended <- endedTick{i, f, dropped}
+		// Unless run has returned (ctx ended): a fire start superseded
+		// and its successor may both end then, more than ended holds.
+		select {
+		case r.ended <- endedTick{i, f, dropped}:
+		case <-ctx.Done():
+		}
 	})
 }
 

@@ -404,3 +404,72 @@ type replyLost struct{ error }
 func (replyLost) MayBeStored() bool { return true }
 
 func (e replyLost) Unwrap() error { return e.error }
+
+// TestRunReturnsWhenTwoFiresOfOneScheduleEndAfterIt: RunPeriodic returns
+// once its context ends though two fires of one schedule end after its
+// loop did (a tick dropped as the next one came due, still logging, and
+// the next tick's call, cut by the context): each sent its end on a
+// channel that holds one a schedule, and the second waited for ever, and
+// RunPeriodic with it.
+func TestRunReturnsWhenTwoFiresOfOneScheduleEndAfterIt(t *testing.T) {
+	const period = 100 * time.Millisecond
+	logging := make(chan struct{}) // closed as the dropped tick's line is logged
+	release := make(chan struct{}) // lets that line go
+	hung := make(chan struct{})    // closed as the next tick's call begins
+	var once, hangOnce sync.Once
+	var first time.Time // the first tick's, set by Enqueue's first call, read by its calls only
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunPeriodic(ctx, memstore.New(nil), PeriodicConfig{
+			Jobs: []Periodic{{Name: "every", Spec: "@every 100ms", Queue: "q", Kind: "k", Job: tickJob("q"), Next: every(period)}},
+			Now:  time.Now,
+			Logger: slog.New(blockingHandler{match: "so this one is dropped", at: func() {
+				once.Do(func() { close(logging) })
+				<-release
+			}}),
+			Enqueue: func(ctx context.Context, jobs []*store.NewJob) error {
+				tick := jobs[0].RunAt
+				if first.IsZero() {
+					first = tick
+				}
+				if tick.Equal(first) {
+					return errors.New("store down") // the first tick fails until its next is due
+				}
+				hangOnce.Do(func() { close(hung) })
+				<-ctx.Done()
+				return ctx.Err()
+			}})
+	}()
+	testutil.Receive(t, logging, 30*time.Second, "the first tick dropped")
+	testutil.Receive(t, hung, 30*time.Second, "the next tick's call")
+	cancel()
+	close(release)
+	select {
+	case <-done:
+	case <-time.After(testutil.Wait):
+		t.Fatal("RunPeriodic did not return after its context ended")
+	}
+}
+
+// blockingHandler is a slog handler that calls at for each record whose
+// message contains match, and drops every record.
+type blockingHandler struct {
+	match string
+	at    func()
+}
+
+func (h blockingHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h blockingHandler) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.match) {
+		h.at()
+	}
+	return nil
+}
+
+func (h blockingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+func (h blockingHandler) WithGroup(string) slog.Handler { return h }
