@@ -347,11 +347,12 @@ func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *f
 // lost: a write held on a broken link may still land, and its job run
 // late (an outside trial: a tick "dropped" ran 19.6 s late).
 func (r *periodicRun) drop(p Periodic, tick time.Time, err error) {
-	msg := "hopper: enqueueing periodic job failed; its next tick is due, so this one is dropped"
+	fate := "dropped"
 	if store.MayBeStored(err) {
-		msg = "hopper: enqueueing periodic job failed; its next tick is due, so this one is given up (it may still run: the store may have taken the write before its reply was lost)"
+		fate = "given up (it may still run: the store may have taken the write before its reply was lost)"
 	}
-	r.log.Error(msg, slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
+	r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is "+fate,
+		slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
 }
 
 // tickMargin is how long before a schedule's next tick the enqueue of the
