@@ -143,6 +143,9 @@ func TestTimedOutCallIsNotSentAgain(t *testing.T) {
 			fcalls.Add(1)
 		}
 	}))
+	// The libraries are loaded through a client without the short read
+	// timeout: a FUNCTION LOAD on a loaded machine can take longer.
+	mustEnqueue(t, storeOn(t, admin, nil), job("q", "load"))
 	s := storeOn(t, rdb, nil)
 	mustEnqueue(t, s, job("q", "warm-up")) // parks its connection
 	before := fcalls.Load()
