@@ -20,12 +20,16 @@ type HookFunc func(ctx context.Context, job *JobRecord, err error)
 // waits for it. Run returns after the hooks of the outcomes it reported
 // have run. The zero value has no hooks and costs nothing.
 //
-// An ack whose reply was lost (the link cut after the request went out)
-// is sent again; it counts as confirmed, and OnSuccess runs once, when the
-// retry finds the job acked under this attempt's claim (a retention keeps
-// it in done) or, without a retention, gone, which a job deleted, or run
-// and acked by another worker once this one's lease ran out, while the
-// reply was lost would look like too.
+// An outcome whose reply was lost (the link cut after the request went
+// out) is sent again; it counts as confirmed, and its hook runs once, when
+// the store finds the job where that outcome put it under this attempt's
+// claim: acked and kept in done (a retention), waiting in retry, or in
+// garbage. An ack that finds the job gone counts too (without a retention
+// an ack deletes it), which a job deleted, or run and acked by another
+// worker once this one's lease ran out, while the reply was lost would
+// look like too. A retried job that was promoted or claimed again before
+// the outcome was sent again is not found so: the store answers that the
+// lease was lost, an INFO line says so, and its OnRetry does not run.
 //
 // Hooks see what this worker decided. A job whose worker died and whose
 // lease expired on its last attempt dies in the scheduler, where no hook

@@ -92,8 +92,8 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		return fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, q.name)
 	}
 	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
-		if r.Outcome == store.OutcomeAck && j.rec.State == store.StateDone && j.ackedBy == r.Token {
-			return nil // this ack, applied by an earlier try: nothing changes
+		if j.endedBy == r.Token && endedIn(r.Outcome, j.rec.State) {
+			return nil // this end, applied by an earlier try: nothing changes
 		}
 		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, q.name, r.Token)
 	}
@@ -120,8 +120,8 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		q.releaseUnique(j)
 		j.rec.FinishedAt = now
 		j.rec.Result = cloneBytes(r.Result)
-		j.ackedBy = r.Token
 		q.attach(j, store.StateDone, nowMs+mstime.Ceil(keep))
+		j.endedBy = r.Token
 		q.ended(j)
 	case store.OutcomeRetry:
 		addThroughput(&q.tput, nowMs, 0, 1)
@@ -131,6 +131,7 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		due := nowMs + mstime.Ceil(r.Delay)
 		j.rec.RunAt = atMs(now, nowMs, due)
 		q.attach(j, store.StateRetry, due)
+		j.endedBy = r.Token
 		q.emitError(store.EventRetried, j, now)
 	case store.OutcomeGarbage:
 		addThroughput(&q.tput, nowMs, 0, 1)
@@ -138,6 +139,7 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 			addError(j, *r.Error, now)
 		}
 		q.toGarbage(j, now, nowMs)
+		j.endedBy = r.Token
 		q.emitError(store.EventDead, j, now)
 	case store.OutcomeSnooze:
 		j.rec.Attempt--
@@ -166,9 +168,23 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		addError(j, e, now)
 		j.rec.Cancelled = true
 		q.toGarbage(j, now, nowMs)
+		j.endedBy = r.Token
 		q.emitError(store.EventCancelled, j, now)
 	}
 	return nil
+}
+
+// endedIn reports whether a job in st is where an end with outcome o
+// leaves it: done for an ack; retry or garbage for a retry, a death or a
+// cancel (a retry of a job cancelled meanwhile goes to garbage).
+func endedIn(o store.Outcome, st store.JobState) bool {
+	switch o {
+	case store.OutcomeAck:
+		return st == store.StateDone
+	case store.OutcomeRetry, store.OutcomeGarbage, store.OutcomeCancel:
+		return st == store.StateRetry || st == store.StateGarbage
+	}
+	return false
 }
 
 // Extend moves the lease deadline of each ref whose token is current to

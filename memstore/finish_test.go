@@ -83,11 +83,15 @@ func TestFinishOutcomes(t *testing.T) {
 				t.Errorf("Result %q", r.Result)
 			}
 			// The claim is over: the same token cannot finish again, but
-			// for an ack that kept the job in done, which the same ack
-			// sent again (its reply lost) finds applied.
-			if err := finish(t, s, req)[0]; r.State == store.StateDone && req.Outcome == store.OutcomeAck {
+			// for an end that left the job where the same end sent again
+			// (its reply lost) finds it applied: an ack's in done, a
+			// retry's, death's or cancel's in retry or garbage.
+			applied := r.State == store.StateDone && req.Outcome == store.OutcomeAck ||
+				(r.State == store.StateRetry || r.State == store.StateGarbage) &&
+					(req.Outcome == store.OutcomeRetry || req.Outcome == store.OutcomeGarbage || req.Outcome == store.OutcomeCancel)
+			if err := finish(t, s, req)[0]; applied {
 				if err != nil {
-					t.Errorf("the ack sent again: %v, want nil (applied)", err)
+					t.Errorf("the %s sent again: %v, want nil (applied)", req.Outcome, err)
 				}
 			} else if !errors.Is(err, store.ErrLeaseLost) {
 				t.Errorf("second finish: %v, want ErrLeaseLost", err)

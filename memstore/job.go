@@ -26,10 +26,11 @@ type job struct {
 	// after is how long a paced claim's job waits before it starts, in µs
 	// (ClaimResult.StartAfter): set by the claim that takes it.
 	after int64
-	// ackedBy is the token of the claim whose ack put the job in done (0
-	// for a job never so acked): the same ack sent again finds it
-	// (queue.finish).
-	ackedBy uint64
+	// endedBy is the token of the claim whose end (an ack, a retry, a
+	// death, a cancel) put the job where it is: done, retry or garbage (0
+	// once anything else moved it, or when no claim's end did). The same
+	// end sent again, its reply lost, finds it (queue.finish).
+	endedBy uint64
 }
 
 // Limits of the free list of jobs.

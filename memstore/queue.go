@@ -110,6 +110,9 @@ func (q *queue) count(st store.JobState) int {
 // goes to the back), and wakes the waiters the move concerns.
 func (q *queue) attach(j *job, st store.JobState, at int64) {
 	j.rec.State = st
+	if st == store.StateReady || st == store.StatePending {
+		j.endedBy = 0 // moved on from where a claim's end put it
+	}
 	j.at = at
 	q.seq++
 	j.seq = q.seq
@@ -130,6 +133,7 @@ func (q *queue) attach(j *job, st store.JobState, at int64) {
 // attachFront puts j, detached, at the front of ready.
 func (q *queue) attachFront(j *job) {
 	j.rec.State = store.StateReady
+	j.endedBy = 0
 	q.seq++
 	j.seq = q.seq
 	q.ready.pushFront(j)

@@ -39,9 +39,12 @@
 //   - Claim counts the attempt (Attempt+1) and issues a fresh fencing Token
 //     (see Tokens below). Finish and Extend succeed only with the token of
 //     the job's current claim; a stale token changes nothing and reports
-//     ErrLeaseLost. The one exception: an ack sent again after it applied,
-//     while the job is kept in done under that claim, reports nil and
-//     changes nothing (a retry after a lost reply learns the ack held).
+//     ErrLeaseLost. The one exception: an end sent again after it applied
+//     reports nil and changes nothing while the job is where that end put
+//     it, under that claim: an ack's job kept in done, a retry's, death's
+//     or cancel's job in retry or garbage (a retry after a lost reply
+//     learns the end held). A snooze or a release sent again, or any end
+//     once its job has moved on, reports ErrLeaseLost.
 //   - Enqueue with an ID that already exists in the queue creates nothing
 //     and reports the existing job as a duplicate, so a retried write never
 //     makes two jobs.

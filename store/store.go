@@ -44,11 +44,14 @@ type Store interface {
 	// request: nil; ErrLeaseLost when the token is no longer current;
 	// ErrJobNotFound; the error of AttemptEnd.Validate; or a store
 	// error when the job's queue could not be reached (the request may or
-	// may not have been applied, and sending it again is safe). An ack
+	// may not have been applied, and sending it again is safe). A request
 	// sent again after it was applied reports nil and changes nothing
-	// while the job is kept in done under that claim (a retention), so
-	// that a retry after a lost reply learns the ack held; without a
-	// retention the job is gone and the retry reports ErrJobNotFound. The
+	// while the job is where it put it under that claim (an ack's job kept
+	// in done for a retention; a retry's, a garbage's or a cancel's in
+	// retry or garbage), so that a retry after a lost reply learns it
+	// held; an ack without a retention leaves the job gone, and its retry
+	// reports ErrJobNotFound. A lease that expired into garbage leaves no
+	// claim's mark there: that claim's late end reports ErrLeaseLost. The
 	// returned error is for the call as a whole. Finish does not keep reqs
 	// once it returns: the caller may reuse the slice.
 	Finish(ctx context.Context, reqs []AttemptEnd) ([]error, error)

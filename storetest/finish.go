@@ -32,6 +32,7 @@ func finishCases() []engineCase {
 		{name: "DoubleAck", fn: testFinishDoubleAck},
 		{name: "DoubleAckRetained", fn: testFinishDoubleAckRetained},
 		{name: "StaleAckOfDoneJob", fn: testFinishStaleAckOfDoneJob},
+		{name: "SentAgain", sub: finishAgainCases()},
 		{name: "ErrorHistoryCapped", fn: testFinishErrorHistory},
 		{name: "BatchSeveralQueues", fn: testFinishBatch},
 		{name: "InvalidInBatch", sub: invalidFinishCases()},

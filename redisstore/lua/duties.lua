@@ -73,7 +73,7 @@ local function reclaim(now, batch, text)
   local canc = {}
   if rcall('SCARD', K.cancelled) > 0 then canc = call_chunked_flat('SMISMEMBER', K.cancelled, ids) end
   local waited, wfm = waited_among(ids), wf_members(ids)
-  local dead, dz, back, batts, dues, left, n = {}, {}, {}, {}, {}, {}, 0
+  local dead, dz, datt, back, batts, dues, left, n = {}, {}, {}, {}, {}, {}, {}, 0
   for i = 1, #ids do
     if vals[i] then
       n = n + 1
@@ -81,6 +81,10 @@ local function reclaim(now, batch, text)
       if reclaim_one(ids[i], vals[i], atts[i], canc[i] == 1, waited, wfm, now, text) then
         dead[#dead + 1] = ids[i]
         dz[#dz + 1], dz[#dz + 2] = now, ids[i]
+        -- No claim's token with it in garbage: that claim's end, sent
+        -- late, must find its lease lost (ends.lua: lost).
+        local a, c, _, r = parse_att(atts[i])
+        datt[#datt + 1], datt[#datt + 2] = ids[i], make_att(a, c, '', r)
       else
         local k = #back + 1
         back[k], batts[k], dues[k] = ids[i], atts[i], str(now)
@@ -90,6 +94,7 @@ local function reclaim(now, batch, text)
   if #dead > 0 then
     release_unique(dead)
     call_chunked('ZADD', K.garbage, dz, 2)
+    call_chunked('HSET', K.att, datt, 2)
   end
   if ready_ended(left) then wake_ready() end
   if #back > 0 then to_ready(back, batts, dues, true, now) end

@@ -85,15 +85,26 @@ local function kind_att(q, r)
   return kind_of(rcall('HGET', K.jobs, q.ids[r])), (parse_att(rcall('HGET', K.att, q.ids[r])))
 end
 
--- lost returns the status of a request whose claim (unack member "id|token")
--- no longer holds: 1 the lease was lost, 2 no such job; or 0, done, for an
--- ack (ack true) whose job is in done under that claim: an earlier try of
--- the same ack, whose reply was lost, applied it (a claim's token stays in
--- att until the job is claimed again, and only an ack puts a job in done).
--- Such an ack changes nothing: the first try's result and retention hold.
-local function lost(id, member, ack)
+-- lost returns the status of a request, outcome o, whose claim (unack
+-- member "id|token") no longer holds: 1 the lease was lost, 2 no such
+-- job; or 0, done, when an earlier try of the same request, whose reply
+-- was lost, applied it: the job is where that outcome put it, under that
+-- claim. A claim's token stays in att while its end leaves the job in
+-- done (an ack), retry or garbage (a retry, a death, a cancel, or a retry
+-- turned into a cancel); whatever moves the job on clears it (to_ready,
+-- requeue) or replaces it (a claim), and a lease that expired into
+-- garbage leaves none (duties.lua: reclaim). Such a request changes
+-- nothing: the first try's result, error and retention hold. A snooze or
+-- a release, which clear the token, is not recognised: it reports 1.
+local function lost(id, member, o)
   if rcall('HEXISTS', K.jobs, id) == 0 then return 2 end
-  if ack and rcall('ZSCORE', K.done, id) then
+  local there
+  if o == 1 then
+    there = rcall('ZSCORE', K.done, id)
+  elseif o == 2 or o == 3 or o == 6 then
+    there = rcall('ZSCORE', K.retry, id) or rcall('ZSCORE', K.garbage, id)
+  end
+  if there then
     local _, _, t = parse_att(rcall('HGET', K.att, id))
     if t ~= '' and member == id .. '|' .. t then return 0 end
   end
@@ -115,7 +126,7 @@ local function ends_unack(a, w, del)
       if out then out[r] = 0 end
     else
       out = out or repeated(r - 1, 0)
-      out[r] = lost(ARGV[i], ARGV[i + 1], true)
+      out[r] = lost(ARGV[i], ARGV[i + 1], 1)
     end
   end
   return out, nd
@@ -164,7 +175,7 @@ local function ends_plain(q, out, now, later)
   for r = 1, q.plain do
     local id = ids[r]
     if not held[r] then
-      out[r] = lost(id, q.members[r], true)
+      out[r] = lost(id, q.members[r], 1)
     else
       out[r] = 0
       ng = ng + 1
@@ -272,7 +283,7 @@ local function ends_one(q, r, out, now, later)
     y = ''
   end
   if not q.held[r] then
-    out[r] = lost(id, q.members[r], o == 1)
+    out[r] = lost(id, q.members[r], o)
     return
   end
   out[r] = 0
