@@ -14,9 +14,12 @@ import (
 // that ID; one wrapping store.ErrLeaseLost when the job exists but the
 // token is not that of its current claim (the job was reclaimed, released,
 // finished or claimed again); or the error of AttemptEnd.Validate. A
-// request that fails changes nothing. An ack sent again after it was
-// applied (the job kept in done by that claim's ack) returns nil and
-// changes nothing.
+// request that fails changes nothing. A claim finished twice in one call:
+// the first request wins, the others report ErrLeaseLost. A request sent
+// again after it was applied returns nil and changes nothing while the
+// job is where it put it under that claim (store.Store's Finish: an ack's
+// job kept in done; a death's or cancel's in garbage; a retry's in retry,
+// or in garbage cancelled).
 // An expired lease that was not reclaimed yet still finishes.
 //
 // Outcomes, all on the store's clock:
@@ -47,11 +50,23 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	now, nowMs := s.now()
 	l := queueLock{s: s}
 	var rel released
+	var seen map[store.LeaseRef]struct{}
+	if len(reqs) > 1 {
+		seen = make(map[store.LeaseRef]struct{}, len(reqs))
+	}
 	for i := range reqs {
 		r := &reqs[i]
 		if err := r.Validate(); err != nil {
 			errs[i] = err
 			continue
+		}
+		if seen != nil {
+			ref := r.Ref()
+			if _, dup := seen[ref]; dup {
+				errs[i] = fmt.Errorf("%w: job %q of queue %q finished twice in one call", store.ErrLeaseLost, r.ID, r.Queue)
+				continue
+			}
+			seen[ref] = struct{}{}
 		}
 		q := l.get(r.Queue, false)
 		if q == nil {
@@ -92,7 +107,7 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		return fmt.Errorf("%w: job %q of queue %q", store.ErrJobNotFound, r.ID, q.name)
 	}
 	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
-		if j.endedBy == r.Token && endedIn(r.Outcome, j.rec.State) {
+		if j.endedBy == r.Token && endedIn(r.Outcome, j) {
 			return nil // this end, applied by an earlier try: nothing changes
 		}
 		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, q.name, r.Token)
@@ -174,15 +189,18 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 	return nil
 }
 
-// endedIn reports whether a job in st is where an end with outcome o
-// leaves it: done for an ack; retry or garbage for a retry, a death or a
-// cancel (a retry of a job cancelled meanwhile goes to garbage).
-func endedIn(o store.Outcome, st store.JobState) bool {
-	switch o {
+// endedIn reports whether j is where an end with outcome o leaves it:
+// done for an ack; garbage for a death or a cancel; retry for a retry, or
+// garbage cancelled (the cancel flag turned the retry into a cancel, or
+// Cancel moved the job on from retry).
+func endedIn(o store.Outcome, j *job) bool {
+	switch st := j.rec.State; o {
 	case store.OutcomeAck:
 		return st == store.StateDone
-	case store.OutcomeRetry, store.OutcomeGarbage, store.OutcomeCancel:
-		return st == store.StateRetry || st == store.StateGarbage
+	case store.OutcomeRetry:
+		return st == store.StateRetry || st == store.StateGarbage && j.rec.Cancelled
+	case store.OutcomeGarbage, store.OutcomeCancel:
+		return st == store.StateGarbage
 	}
 	return false
 }

@@ -27,9 +27,11 @@ type job struct {
 	// (ClaimResult.StartAfter): set by the claim that takes it.
 	after int64
 	// endedBy is the token of the claim whose end (an ack, a retry, a
-	// death, a cancel) put the job where it is: done, retry or garbage (0
-	// once anything else moved it, or when no claim's end did). The same
-	// end sent again, its reply lost, finds it (queue.finish).
+	// death, a cancel) put the job in done, retry or garbage: kept while
+	// it stays there or Cancel moves it on from retry to garbage, 0 once
+	// it goes to ready or pending (queue.attach), and for a job no claim's
+	// end put there. The same end sent again, its reply lost, finds it
+	// (queue.finish, endedIn).
 	endedBy uint64
 }
 

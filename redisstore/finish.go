@@ -29,9 +29,9 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 		return nil, err
 	}
 	// An invalid request gets its own error. A claim finished twice in one
-	// call: the first request wins, the others report ErrLeaseLost as they
-	// would in a later call (the script checks every request against the
-	// claims as they were when it began).
+	// call: the first request wins, the others report ErrLeaseLost (the
+	// script checks every request against the claims as they were when it
+	// began; a later call could find the first applied: ends.lua, lost).
 	out := make([]error, len(reqs))
 	seen := seenPool.Get().(map[store.LeaseRef]struct{})
 	defer putSeen(seen)

@@ -41,10 +41,12 @@
 //     the job's current claim; a stale token changes nothing and reports
 //     ErrLeaseLost. The one exception: an end sent again after it applied
 //     reports nil and changes nothing while the job is where that end put
-//     it, under that claim: an ack's job kept in done, a retry's, death's
-//     or cancel's job in retry or garbage (a retry after a lost reply
-//     learns the end held). A snooze or a release sent again, or any end
-//     once its job has moved on, reports ErrLeaseLost.
+//     it, under that claim: an ack's job kept in done, a death's or a
+//     cancel's in garbage, a retry's in retry (or in garbage cancelled:
+//     by the cancel flag, or by Cancel since); a retry after a lost reply
+//     learns the end held. A snooze or a release sent again, an end of a
+//     job promoted, requeued, replaced into ready or claimed again since,
+//     and a second end of one claim in the same call report ErrLeaseLost.
 //   - Enqueue with an ID that already exists in the queue creates nothing
 //     and reports the existing job as a duplicate, so a retried write never
 //     makes two jobs.

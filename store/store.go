@@ -47,9 +47,9 @@ type Store interface {
 	// may not have been applied, and sending it again is safe). A request
 	// sent again after it was applied reports nil and changes nothing
 	// while the job is where it put it under that claim (an ack's job kept
-	// in done for a retention; a retry's, a garbage's or a cancel's in
-	// retry or garbage), so that a retry after a lost reply learns it
-	// held; an ack without a retention leaves the job gone, and its retry
+	// in done for a retention; a garbage's or a cancel's in garbage; a
+	// retry's in retry, or in garbage cancelled), so that a retry after a
+	// lost reply learns it held; an ack without a retention leaves the job gone, and its retry
 	// reports ErrJobNotFound. A lease that expired into garbage leaves no
 	// claim's mark there: that claim's late end reports ErrLeaseLost. The
 	// returned error is for the call as a whole. Finish does not keep reqs

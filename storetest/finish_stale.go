@@ -108,18 +108,21 @@ func testFinishStaleAckOfDoneJob(t *testing.T, s store.Store) {
 }
 
 // testFinishSameClaimTwice: one Finish call that ends the same claim twice
-// applies the first request only; the second reports ErrLeaseLost, as it
-// would in a later call, and the job is in exactly one state.
+// applies the first request only; the second reports ErrLeaseLost, be it
+// another outcome or the same one again, and the job is in exactly one
+// state: retry, where the first request put it.
 func testFinishSameClaimTwice(t *testing.T, s store.Store) {
-	q := newQueue(t)
-	add(t, s, withRetries(q, "a", 3))
-	c := claimOne(t, s, q, "a", long)
-	errs := finish(t, s, failed(c, store.OutcomeRetry, "first", long), outcome(c, store.OutcomeRelease))
-	if errs[0] != nil {
-		t.Fatalf("first request: %v, want nil", errs[0])
+	for _, o := range []store.Outcome{store.OutcomeRelease, store.OutcomeRetry, store.OutcomeGarbage} {
+		q := newQueue(t)
+		add(t, s, withRetries(q, "a", 3))
+		c := claimOne(t, s, q, "a", long)
+		errs := finish(t, s, failed(c, store.OutcomeRetry, "first", long), failed(c, o, "second", long))
+		if errs[0] != nil {
+			t.Fatalf("first request: %v, want nil", errs[0])
+		}
+		requireErrIs(t, fmt.Sprintf("a %s after a retry of the same claim in one call", o), errs[1], store.ErrLeaseLost)
+		claimNone(t, s, q, "the job went to retry for an hour, not back to ready")
+		requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, fmt.Sprintf("the job retried in an hour (then a %s in the same call)", o))
+		requireHeld(t, s, q, "a", "a retry")
 	}
-	requireErrIs(t, "the second request for the same claim in one call", errs[1], store.ErrLeaseLost)
-	claimNone(t, s, q, "the job went to retry for an hour, not back to ready")
-	requireNextIn(t, maintain(t, s, q, store.MaintainOpts{}), long, "the job retried in an hour")
-	requireHeld(t, s, q, "a", "a retry")
 }

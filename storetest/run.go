@@ -290,6 +290,7 @@ func adminGroups() []group[adminFunc] {
 		{"Requeue", requeueCases()},
 		{"Delete", deleteCases()},
 		{"Cancel", cancelCases()},
+		{"SentAgain", sentAgainCases()},
 		{"Workers", adminWorkerCases()},
 		{"Concurrency", adminConcurrencyCases()},
 		{"ConfigSwap", configSwapCases()},

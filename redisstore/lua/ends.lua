@@ -89,20 +89,25 @@ end
 -- member "id|token") no longer holds: 1 the lease was lost, 2 no such
 -- job; or 0, done, when an earlier try of the same request, whose reply
 -- was lost, applied it: the job is where that outcome put it, under that
--- claim. A claim's token stays in att while its end leaves the job in
--- done (an ack), retry or garbage (a retry, a death, a cancel, or a retry
--- turned into a cancel); whatever moves the job on clears it (to_ready,
--- requeue) or replaces it (a claim), and a lease that expired into
--- garbage leaves none (duties.lua: reclaim). Such a request changes
--- nothing: the first try's result, error and retention hold. A snooze or
--- a release, which clear the token, is not recognised: it reports 1.
+-- claim (an ack's in done; a death's or a cancel's in garbage; a retry's
+-- in retry, or in garbage cancelled: the cancel flag turned it into a
+-- cancel, or Cancel moved it on from retry). A claim's token stays in
+-- att while its end leaves the job there; what moves the job on to ready
+-- clears it (to_ready, requeue, replace) or a claim replaces it, and a
+-- lease that expired into garbage leaves none (duties.lua: reclaim).
+-- Such a request changes nothing: the first try's result, error and
+-- retention hold. A snooze or a release, which clear the token, is not
+-- recognised: it reports 1.
 local function lost(id, member, o)
   if rcall('HEXISTS', K.jobs, id) == 0 then return 2 end
   local there
   if o == 1 then
     there = rcall('ZSCORE', K.done, id)
-  elseif o == 2 or o == 3 or o == 6 then
-    there = rcall('ZSCORE', K.retry, id) or rcall('ZSCORE', K.garbage, id)
+  elseif o == 2 then
+    there = rcall('ZSCORE', K.retry, id)
+      or rcall('ZSCORE', K.garbage, id) and rcall('SISMEMBER', K.cancelled, id) == 1
+  elseif o == 3 or o == 6 then
+    there = rcall('ZSCORE', K.garbage, id)
   end
   if there then
     local _, _, t = parse_att(rcall('HGET', K.att, id))

@@ -84,8 +84,9 @@ local function replace_due(h, cur, st, zkey, due, now)
   elseif st ~= 'r' then
     rcall('ZREM', zkey, h)
     ready_push({h}, false, {cur})
-    local a, c, t = parse_att(rcall('HGET', K.att, h))
-    rcall('HSET', K.att, h, make_att(a, c, t, str(now)))
+    -- Moved on: no claim's end left it here (ends.lua: lost).
+    local a, c = parse_att(rcall('HGET', K.att, h))
+    rcall('HSET', K.att, h, make_att(a, c, '', str(now)))
     wake_ready()
     st = 'r'
   end
