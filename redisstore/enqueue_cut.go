@@ -42,13 +42,15 @@ func (e *cutError) Error() string {
 	if e.queue != "" {
 		op = "redisstore: enqueue into " + strconv.Quote(e.queue) + ": "
 	}
-	if !e.sent {
-		if e.n == 1 {
-			return op + e.ctxErr.Error() + " before the job was sent: it is not stored"
-		}
-		return op + e.ctxErr.Error() + " before the jobs were sent: none is stored"
+	var msg string
+	switch {
+	case e.sent:
+		msg = op + e.ctxErr.Error() + " before the reply came: " + storedAdvice(e.n)
+	case e.n == 1:
+		msg = op + e.ctxErr.Error() + " before the job was sent: it is not stored"
+	default:
+		msg = op + e.ctxErr.Error() + " before the jobs were sent: none is stored"
 	}
-	msg := op + e.ctxErr.Error() + " before the reply came: " + storedAdvice(e.n)
 	if e.err != nil && !errors.Is(e.err, e.ctxErr) {
 		// The call's own error, unless it only repeats the context's.
 		msg += ": " + e.err.Error()
@@ -75,21 +77,27 @@ func (e *cutError) Unwrap() []error {
 func notSent(ctx context.Context, items []*encJob) error { return cutOf(ctx.Err(), nil, false, items) }
 
 // cutItems marks the failed jobs of items, which a call made with ctx
-// sent, when ctx has ended: each may be stored, and its error says so and
-// wraps the context's.
+// tried to send, when ctx has ended: the error of each wraps the
+// context's and says whether the job may be stored, as it was written to
+// a connection (encJob.written), or is not, as it never left the process
+// (every dial refused until the deadline: an outside trial while Redis
+// restarted). A job whose call Redis answered with an error keeps that
+// error: the reply came, and said it is not stored (answered).
 func cutItems(ctx context.Context, items []*encJob) {
 	ended := ctxEnded(ctx)
 	if ended == nil {
 		return
 	}
 	for _, it := range items {
-		if it.err != nil {
-			err := it.err
-			if l, ok := err.(*lostError); ok {
-				err = l.err // the cut's text gives the advice
-			}
-			it.err = cutOf(ended, err, true, []*encJob{it})
+		if it.err == nil || answered(it.err) {
+			continue
 		}
+		err := it.err
+		if l, ok := err.(*lostError); ok {
+			err = l.err // the cut's text gives the advice
+		}
+		sent := atomic.LoadUint32(&it.written) != 0
+		it.err = cutOf(ended, err, sent, []*encJob{it})
 	}
 }
 

@@ -160,6 +160,44 @@ func TestEnqueueRefusedConnectionSaysNotMayBeStored(t *testing.T) {
 	}
 }
 
+// TestEnqueueRefusedUntilItsDeadlineSaysNotStored: an enqueue whose
+// every dial is refused until its context's deadline passes never left
+// the process: its error says the job is not stored, and names the
+// refusal. It said "the job may be stored" (an outside trial: 23 such
+// calls while Redis restarted, none of them stored).
+func TestEnqueueRefusedUntilItsDeadlineSaysNotStored(t *testing.T) {
+	for _, noCoalescing := range []bool{false, true} {
+		t.Run(map[bool]string{false: "coalesced", true: "NoCoalescing"}[noCoalescing], func(t *testing.T) {
+			srv := redistest.Start(t)
+			d := &switchDialer{addr: srv.Addr, dead: deadAddr(t)}
+			rdb := srv.Client(t, func(o *redis.Options) {
+				o.Dialer = d.dial
+				o.PoolSize = 2
+				// go-redis waits between its tries past the deadline.
+				o.MinRetryBackoff, o.MaxRetryBackoff = time.Second, time.Second
+			})
+			s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: noCoalescing})
+			mustEnqueue(t, s, job("big", "before"))
+
+			d.goDown()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			_, err := s.Enqueue(ctx, []*store.NewJob{job("big", "refused")})
+			if err == nil {
+				t.Fatal("Enqueue with every dial refused succeeded")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if store.MayBeStored(err) || !strings.Contains(msg, "not stored") {
+				t.Errorf("error %q (MayBeStored %v): want it to say the job is not stored: it was never written", msg, store.MayBeStored(err))
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("error %q does not match context.DeadlineExceeded", msg)
+			}
+		})
+	}
+}
+
 // TestEnqueueClosedThenRefusedSaysMayBeStored: an enqueue whose request
 // went out on a connection that was then closed, and which go-redis sent
 // again only to find every dial refused, ends with the dial's error, but
