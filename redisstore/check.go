@@ -72,6 +72,7 @@ func (s *Store) checkServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.loss.base(pre.lost)
 	if err := s.checkLayout(ctx, pre.layout); err != nil {
 		if redis.IsPermissionError(err) {
 			// As for INFO: an ACL that denies the store-wide keys
@@ -168,6 +169,7 @@ type nodeReads struct {
 	// since, say).
 	parts  *redis.MapStringStringCmd
 	layout *redis.StringCmd
+	lost   *redis.StringCmd // the loss mark, read with the layout (layout_restore.go)
 	// failed is the error of the round trip when it failed as a whole
 	// (noReply): the replies are then not the node's.
 	failed error
@@ -201,6 +203,7 @@ func (s *Store) readNode(ctx context.Context, c *redis.Client, global bool) *nod
 				r.parts = p.HGetAll(ctx, s.g.partsKey())
 			}
 			r.layout = p.Get(ctx, s.g.layoutKey())
+			r.lost = p.Get(ctx, s.g.lostKey())
 		}
 		return nil
 	})
@@ -221,7 +224,8 @@ func (r *nodeReads) noReply() bool {
 	return r.info.Err() == nil && r.policy.Err() == nil &&
 		(r.manifest == nil || r.manifest.Err() == nil) &&
 		(r.parts == nil || r.parts.Err() == nil) &&
-		(r.layout == nil || r.layout.Err() == nil)
+		(r.layout == nil || r.layout.Err() == nil) &&
+		(r.lost == nil || r.lost.Err() == nil)
 }
 
 // functionsWanted reports whether the store calls Redis functions: not

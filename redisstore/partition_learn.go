@@ -134,12 +134,14 @@ const refreshWait = 50 * time.Millisecond
 func (s *Store) readShared(last int64) {
 	ctx := context.Background()
 	var parts *redis.MapStringStringCmd
-	var layout *redis.StringCmd
+	var layout, lost *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		parts = redis.NewMapStringStringCmd(ctx, "hgetall", s.g.partsKey())
 		layout = redis.NewStringCmd(ctx, "get", s.g.layoutKey())
+		lost = redis.NewStringCmd(ctx, "get", s.g.lostKey())
 		_ = p.Process(ctx, onceAny{parts})
 		_ = p.Process(ctx, onceAny{layout})
+		_ = p.Process(ctx, onceAny{lost})
 		return nil
 	})
 	s.observe(err)
@@ -150,6 +152,7 @@ func (s *Store) readShared(last int64) {
 	if v, err := layout.Int(); err == nil && v > int(s.layoutAt.Load()) && v <= LayoutVersion {
 		s.layoutAt.Store(int32(v))
 	}
+	s.noteShared(ctx, layout, lost) // Redis lost its data? (layout_restore.go)
 	all, err := parts.Result()
 	if err != nil {
 		return
