@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopperq/hopper/internal/retrylog"
 	"github.com/hopperq/hopper/store"
 )
 
@@ -68,6 +69,10 @@ type periodicRun struct {
 	firing []*firingTick
 	ended  chan endedTick
 	fires  sync.WaitGroup
+
+	// outages[i] is what was logged of the i-th schedule's failed
+	// enqueues and lost ticks; its fires share it.
+	outages []*tickOutage
 }
 
 // firingTick is a tick being enqueued: its goroutine (fire) and run's
@@ -118,7 +123,12 @@ func (r *periodicRun) run(ctx context.Context) {
 	// them one after another.
 	r.firing = make([]*firingTick, len(r.jobs))
 	r.ended = make(chan endedTick, len(r.jobs))
-	defer r.fires.Wait() // the fires end with ctx
+	r.outages = make([]*tickOutage, len(r.jobs))
+	for i := range r.outages {
+		r.outages[i] = new(tickOutage)
+	}
+	defer r.lostNotLogged() // once the fires have ended
+	defer r.fires.Wait()    // the fires end with ctx
 	r.catchUp(ctx, now)
 
 	timer := time.NewTimer(0)
@@ -196,7 +206,7 @@ func (r *periodicRun) start(ctx context.Context, i int, tick time.Time) {
 	f := &firingTick{stop: make(chan struct{})}
 	r.firing[i] = f
 	r.fires.Go(func() {
-		dropped := r.fire(ctx, p, tick, f)
+		dropped := r.fire(ctx, p, tick, f, r.outages[i])
 		// Unless run has returned (ctx ended): a fire start superseded
 		// and its successor may both end then, more than ended holds.
 		select {
@@ -292,10 +302,13 @@ func (r *periodicRun) catchUp(ctx context.Context, now time.Time) {
 // next tick is due: it starts no try within tickMargin of it, nor once
 // start has given f's place to the next tick (f.over). It reports
 // whether it dropped the tick, giving up on the store (drop logs it);
-// not when the tick was enqueued, its job is invalid or ctx ended.
-func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *firingTick) (dropped bool) {
+// not when the tick was enqueued, its job is invalid or ctx ended. Its
+// failures and drops are logged as those of one outage of its schedule
+// (o), not each: see tickOutage.
+func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *firingTick, o *tickOutage) (dropped bool) {
 	giveUp := p.Next(tick).Add(-tickMargin)
 	var err error
+	failLogged, failsOmitted := false, 0 // the failure accounting of err, the last try's
 	for try := 0; ; try++ {
 		j, jerr := p.Job(tick)
 		if jerr != nil {
@@ -307,21 +320,23 @@ func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *f
 		f.inCall = !over
 		f.mu.Unlock()
 		if over {
-			r.drop(p, tick, err)
+			r.drop(p, tick, err, o, false, 0)
 			return true
 		}
 		err = r.cfg.Enqueue(ctx, []*store.NewJob{j})
 		f.mu.Lock()
 		f.inCall = false
 		f.mu.Unlock()
+		if err == nil {
+			r.recovered(p, o)
+		}
 		if err == nil || ctx.Err() != nil {
 			return false
 		}
 		d := min(giveUp.Sub(r.now()), time.Duration(1<<min(try, 9))*10*time.Millisecond)
 		taken := false // the next tick took f's place
+		failLogged, failsOmitted = r.failed(p, tick, err, d, o)
 		if d > 0 {
-			r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name), slog.String("queue", p.Queue),
-				slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d))
 			t := time.NewTimer(d)
 			select {
 			case <-ctx.Done():
@@ -335,24 +350,146 @@ func (r *periodicRun) fire(ctx context.Context, p Periodic, tick time.Time, f *f
 			return false
 		}
 		if taken || d <= 0 || !r.now().Before(giveUp) {
-			r.drop(p, tick, err)
+			// A failure with no try after it (d <= 0) is logged, when its
+			// outage logs it, by the drop's line, which carries its error.
+			unshown := d <= 0 && failLogged
+			r.drop(p, tick, err, o, unshown, failsOmitted)
 			return true
 		}
 	}
 }
 
+// tickOutage is what was logged of one schedule's outage: its enqueues'
+// failures since the last that succeeded, and the ticks it lost. Under an
+// outage of a few seconds (Redis restarting) every try of every tick was
+// logged, and every tick dropped: a schedule every 2 s logged 120 such lines
+// in 30 s. Now the failures are logged as the other retry loops log
+// theirs (retrylog): the first, then at most one every retrylog.Every
+// saying how many it left out, and, at the first success after more than
+// one, one line saying that enqueueing works again. The ticks lost
+// (dropped or given up) are each a job that does not run, so none goes
+// unsaid: the first of an outage is logged, then at most one every
+// retrylog.Every, each line saying how many lost since the last were not
+// logged and the first of them; those left when enqueueing works again
+// are counted in its line, and those left when the loop stops in a line
+// of their own (lostNotLogged).
+//
+// An outage is a schedule's rather than a queue's: each line names the
+// schedule and tick whose job did not run, and its fires are the retry
+// loop. A schedule's fires may overlap (a tick being dropped while the
+// next one's is enqueued), so mu guards it; lines are logged under mu,
+// in the order of the accounting.
+type tickOutage struct {
+	mu    sync.Mutex
+	tries retrylog.Outage
+
+	lost       int       // ticks lost since the last success
+	lostLogged time.Time // when a lost tick was last logged
+	// unlogged are the lost ticks not logged since then (unloggedMayRun
+	// of them given up, their write maybe stored), from the tick first.
+	unlogged, unloggedMayRun int
+	first                    time.Time
+}
+
+// failed accounts the failure of an enqueue of tick of p with err, to be
+// tried again in d (none if d <= 0: the tick is dropped), and logs it if
+// its outage o says to. It reports whether o logs it, and how many
+// failures that line leaves out: with no try after it, drop logs it.
+func (r *periodicRun) failed(p Periodic, tick time.Time, err error, d time.Duration, o *tickOutage) (logged bool, omitted int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	logged, omitted = o.tries.Failed(r.now())
+	if logged && d > 0 {
+		r.log.Error("hopper: enqueueing periodic job failed", slog.String("name", p.Name), slog.String("queue", p.Queue),
+			slog.Time("tick", tick), slog.Any("error", err), slog.Duration("retry_in", d), slog.Int("failures_not_logged", omitted))
+	}
+	return logged, omitted
+}
+
+// recovered accounts an enqueue of p that succeeded: after an outage of
+// more than one failure, or one that lost ticks not logged, it logs one
+// line saying that enqueueing works again, with the outage's failures,
+// how long it lasted, and the ticks it lost.
+func (r *periodicRun) recovered(p Periodic, o *tickOutage) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	log, n, lasted := o.tries.Recovered(r.now())
+	if log || o.unlogged > 0 {
+		attrs := []slog.Attr{slog.String("name", p.Name), slog.String("queue", p.Queue),
+			slog.Int("failures", n), slog.Duration("after", lasted), slog.Int("ticks_lost", o.lost)}
+		r.log.LogAttrs(context.Background(), slog.LevelInfo, "hopper: enqueueing periodic jobs works again",
+			append(attrs, o.unloggedAttrs()...)...)
+	}
+	o.lost, o.lostLogged = 0, time.Time{} // Recovered reset o.tries, and its line (or none left) o.unlogged
+}
+
+// unloggedAttrs are the attributes of o's lost ticks not logged, none if
+// there are none; it counts them logged. o.mu is held.
+func (o *tickOutage) unloggedAttrs() []slog.Attr {
+	if o.unlogged == 0 {
+		return nil
+	}
+	attrs := []slog.Attr{slog.Int("ticks_lost_not_logged", o.unlogged), slog.Time("first_tick_not_logged", o.first)}
+	if o.unloggedMayRun > 0 {
+		attrs = append(attrs, slog.Int("of_which_may_still_run", o.unloggedMayRun))
+	}
+	o.unlogged, o.unloggedMayRun, o.first = 0, 0, time.Time{}
+	return attrs
+}
+
 // drop logs that fire gave up tick of p, whose last enqueue failed with
-// err (nil: none was tried). When err says the job may be stored all the
-// same (store.MayBeStored), the log says so rather than that the tick is
-// lost: a write held on a broken link may still land, and its job run
+// err (nil: none was tried), as one of the lost ticks of its outage o:
+// the first of the outage, then at most one every retrylog.Every, saying
+// how many lost since were not logged, and the first of them. It is
+// logged too when it carries its failure's line (failLogged: that failure
+// had no try after it, and o said to log it), with failsOmitted, the
+// failures that line leaves out. When err says the job may be stored all
+// the same (store.MayBeStored), the log says so rather than that the tick
+// is lost: a write held on a broken link may still land, and its job run
 // late (an outside trial: a tick "dropped" ran 19.6 s late).
-func (r *periodicRun) drop(p Periodic, tick time.Time, err error) {
+func (r *periodicRun) drop(p Periodic, tick time.Time, err error, o *tickOutage, failLogged bool, failsOmitted int) {
 	fate := "dropped"
-	if store.MayBeStored(err) {
+	mayRun := store.MayBeStored(err)
+	if mayRun {
 		fate = "given up (it may still run: the store may have taken the write before its reply was lost)"
 	}
-	r.log.Error("hopper: enqueueing periodic job failed; its next tick is due, so this one is "+fate,
-		slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := r.now()
+	o.lost++
+	if !failLogged && o.lost > 1 && now.Sub(o.lostLogged) < retrylog.Every {
+		if o.unlogged == 0 {
+			o.first = tick
+		}
+		o.unlogged++
+		if mayRun {
+			o.unloggedMayRun++
+		}
+		return
+	}
+	o.lostLogged = now
+	attrs := []slog.Attr{slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Time("tick", tick), slog.Any("error", err)}
+	if failLogged {
+		attrs = append(attrs, slog.Int("failures_not_logged", failsOmitted))
+	}
+	r.log.LogAttrs(context.Background(), slog.LevelError, "hopper: enqueueing periodic job failed; its next tick is due, so this one is "+fate,
+		append(attrs, o.unloggedAttrs()...)...)
+}
+
+// lostNotLogged logs, as the loop stops, the lost ticks of each schedule
+// that no line has counted yet: an outage that outlasts the loop says
+// how many ticks it lost all the same.
+func (r *periodicRun) lostNotLogged() {
+	for i, o := range r.outages {
+		o.mu.Lock()
+		if o.unlogged > 0 {
+			p := r.jobs[i]
+			attrs := []slog.Attr{slog.String("name", p.Name), slog.String("queue", p.Queue), slog.Int("ticks_lost", o.lost)}
+			r.log.LogAttrs(context.Background(), slog.LevelError, "hopper: periodic ticks dropped or given up, not logged before the loop stopped",
+				append(attrs, o.unloggedAttrs()...)...)
+		}
+		o.mu.Unlock()
+	}
 }
 
 // tickMargin is how long before a schedule's next tick the enqueue of the
