@@ -58,7 +58,8 @@ func (d *dash) internalError(r *http.Request, what string, err error) (id, msg s
 // storeError answers a failed store call: 501 with an explanation when the
 // store lacks the operator interface, 404 "No such queue" when it refuses
 // the queue's name (hopper.ErrInvalidQueue: "mail~1" of a queue that is
-// not partitioned), else 500 with a page that says what
+// not partitioned), 503 "The store is unavailable" when its error says it
+// clears by itself (storeTemporary), else 500 with a page that says what
 // failed and a request ID. The store's error text goes to the log only
 // (Config.Logger, with the same request_id), never to the page: it may
 // name scripts, keys or hosts.
@@ -76,6 +77,21 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	}
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
+	if storeTemporary(err) {
+		// Redis down, restarting, loading or failing over: say so,
+		// without the error's text (an outside trial read "The store
+		// failed" while Redis restarted, the cause in the log only).
+		d.render(w, r, http.StatusServiceUnavailable, "error", errorPage{
+			base:    d.base(r, "The store is unavailable", ""),
+			Status:  http.StatusServiceUnavailable,
+			Heading: "The store is unavailable",
+			Message: msg + " The store could not be reached or is not ready, and says this clears by itself " +
+				"(on Redis: the server down, restarting, loading its data or failing over). Reload once it is back; " +
+				"the dashboard's log has the error under this request ID.",
+			RequestID: id,
+		})
+		return
+	}
 	advice := " Reloading may help if it was passing."
 	if storeFinal(err) {
 		advice = " The store says it needs an operator (on Redis: a right the ACL user lacks, which `hopper check` names, or a setting): reloading will not help until then."
@@ -89,8 +105,8 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	})
 }
 
-// jsonStoreError is storeError for the JSON API: 500 with
-// {"error": what failed, "request_id": id}. A queue name the store
+// jsonStoreError is storeError for the JSON API: 500 (503 for an error
+// that clears by itself) with {"error": what failed, "request_id": id}. A queue name the store
 // refuses (hopper.ErrInvalidQueue) is the client's mistake, answered as
 // the route answers other bad names: 404 for the route's {queue}, 400 for
 // a query's.
@@ -105,8 +121,13 @@ func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what strin
 	}
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
+	status := http.StatusInternalServerError
+	if storeTemporary(err) {
+		status = http.StatusServiceUnavailable
+		msg += " The store is unavailable for now (it says this clears by itself)."
+	}
 	b, _ := json.Marshal(map[string]string{"error": msg + " See the dashboard's log under request_id " + id + ".", "request_id": id})
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusInternalServerError)
+	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }

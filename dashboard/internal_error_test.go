@@ -116,3 +116,30 @@ func TestStoreErrorThatNeedsAnOperator(t *testing.T) {
 	h = newHandler(failingStore{mem}, &dashboard.Config{Logger: slog.New(slog.DiscardHandler)})
 	wantContains(t, get(t, h, "/queues/default/retry").Body, "a temporary failure's page", "Reloading may help")
 }
+
+// redisDown is a memstore whose Redis is down: listing queues fails with
+// a temporary error (shardDown, as redisstore's for a refused
+// connection).
+type redisDown struct{ *memstore.Store }
+
+func (redisDown) ListQueues(context.Context) ([]string, error) { return nil, shardDown{} }
+
+// While the store is unreachable (Redis down or restarting), the
+// overview and the API answer 503 and say the store is unavailable and
+// clears by itself, not "The store failed" (an outside trial), still
+// without the error's text, which the log keeps under the request ID.
+func TestStoreUnavailablePage(t *testing.T) {
+	mem := memstore.New(nil)
+	dashtest.Seed(t, mem)
+	var log bytes.Buffer
+	h := newHandler(redisDown{mem}, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	for _, target := range []string{"/", "/api/stats"} {
+		r := get(t, h, target)
+		if r.Code != http.StatusServiceUnavailable {
+			t.Fatalf("GET %s with the store unreachable: status %d, want 503", target, r.Code)
+		}
+		wantContains(t, r.Body, target, "unavailable", r.Header.Get("X-Request-Id"))
+		wantLacks(t, r.Body, target, "The store failed", "127.0.0.1", "connection refused")
+	}
+	wantContains(t, log.String(), "the log", "connection refused")
+}
