@@ -58,9 +58,9 @@ func (d *dash) internalError(r *http.Request, what string, err error) (id, msg s
 // storeError answers a failed store call: 501 with an explanation when the
 // store lacks the operator interface, 404 "No such queue" when it refuses
 // the queue's name (hopper.ErrInvalidQueue: "mail~1" of a queue that is
-// not partitioned), 503 "The store is unavailable" when its error says it
-// clears by itself (storeTemporary), else 500 with a page that says what
-// failed and a request ID. The store's error text goes to the log only
+// not partitioned), 503 "The store is unavailable" when its error says
+// the store could not be reached for now (storeUnreachable), else 500
+// with a page that says what failed and a request ID. The store's error text goes to the log only
 // (Config.Logger, with the same request_id), never to the page: it may
 // name scripts, keys or hosts.
 func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
@@ -77,7 +77,7 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	}
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
-	if storeTemporary(err) {
+	if storeUnreachable(err) {
 		// Redis down, restarting, loading or failing over: say so,
 		// without the error's text (an outside trial read "The store
 		// failed" while Redis restarted, the cause in the log only).
@@ -85,7 +85,7 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 			base:    d.base(r, "The store is unavailable", ""),
 			Status:  http.StatusServiceUnavailable,
 			Heading: "The store is unavailable",
-			Message: msg + " The store could not be reached or is not ready, and says this clears by itself " +
+			Message: msg + " The store could not be reached or is not ready " +
 				"(on Redis: the server down, restarting, loading its data or failing over). Reload once it is back; " +
 				"the dashboard's log has the error under this request ID.",
 			RequestID: id,
@@ -105,8 +105,8 @@ func (d *dash) storeError(w http.ResponseWriter, r *http.Request, what string, e
 	})
 }
 
-// jsonStoreError is storeError for the JSON API: 500 (503 for an error
-// that clears by itself) with {"error": what failed, "request_id": id}. A queue name the store
+// jsonStoreError is storeError for the JSON API: 500 (503 when the store
+// could not be reached) with {"error": what failed, "request_id": id}. A queue name the store
 // refuses (hopper.ErrInvalidQueue) is the client's mistake, answered as
 // the route answers other bad names: 404 for the route's {queue}, 400 for
 // a query's.
@@ -122,9 +122,9 @@ func (d *dash) jsonStoreError(w http.ResponseWriter, r *http.Request, what strin
 	id, msg := d.internalError(r, what, err)
 	w.Header().Set(requestIDHeader, id)
 	status := http.StatusInternalServerError
-	if storeTemporary(err) {
+	if storeUnreachable(err) {
 		status = http.StatusServiceUnavailable
-		msg += " The store is unavailable for now (it says this clears by itself)."
+		msg += " The store is unavailable for now (it could not be reached)."
 	}
 	b, _ := json.Marshal(map[string]string{"error": msg + " See the dashboard's log under request_id " + id + ".", "request_id": id})
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,12 +118,28 @@ func TestStoreErrorThatNeedsAnOperator(t *testing.T) {
 	wantContains(t, get(t, h, "/queues/default/retry").Body, "a temporary failure's page", "Reloading may help")
 }
 
-// redisDown is a memstore whose Redis is down: listing queues fails with
-// a temporary error (shardDown, as redisstore's for a refused
-// connection).
-type redisDown struct{ *memstore.Store }
+// unreachable is a store error that says the store could not be
+// reached, as redisstore's for a refused connection does.
+type unreachable struct{ shardDown }
 
-func (redisDown) ListQueues(context.Context) ([]string, error) { return nil, shardDown{} }
+func (unreachable) StoreUnreachable() bool { return true }
+
+// oom is a temporary store error of a store that answered (at its memory
+// limit), as redisstore's ErrOOM.
+type oom struct{}
+
+func (oom) Error() string          { return "OOM command not allowed when used memory > 'maxmemory'" }
+func (oom) StoreTemporary() bool   { return true }
+func (oom) StoreUnreachable() bool { return false }
+
+// redisDown is a memstore whose Redis is down: listing queues fails with
+// err.
+type redisDown struct {
+	*memstore.Store
+	err error
+}
+
+func (s redisDown) ListQueues(context.Context) ([]string, error) { return nil, s.err }
 
 // While the store is unreachable (Redis down or restarting), the
 // overview and the API answer 503 and say the store is unavailable and
@@ -132,7 +149,7 @@ func TestStoreUnavailablePage(t *testing.T) {
 	mem := memstore.New(nil)
 	dashtest.Seed(t, mem)
 	var log bytes.Buffer
-	h := newHandler(redisDown{mem}, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	h := newHandler(redisDown{mem, unreachable{}}, &dashboard.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	for _, target := range []string{"/", "/api/stats"} {
 		r := get(t, h, target)
 		if r.Code != http.StatusServiceUnavailable {
@@ -142,4 +159,9 @@ func TestStoreUnavailablePage(t *testing.T) {
 		wantLacks(t, r.Body, target, "The store failed", "127.0.0.1", "connection refused")
 	}
 	wantContains(t, log.String(), "the log", "connection refused")
+	// A store that answered (at maxmemory) is not unreachable.
+	h = newHandler(redisDown{mem, oom{}}, &dashboard.Config{Logger: slog.New(slog.DiscardHandler)})
+	if r := get(t, h, "/"); r.Code != http.StatusInternalServerError || strings.Contains(r.Body, "unavailable") {
+		t.Errorf("GET / with the store at maxmemory: status %d (want 500), a page that says unavailable: %v", r.Code, strings.Contains(r.Body, "unavailable"))
+	}
 }

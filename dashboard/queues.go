@@ -123,6 +123,15 @@ func storeTemporary(err error) bool {
 	return says && temporary
 }
 
+// storeUnreachable reports whether a store's error says the store could
+// not be reached for now (a method StoreUnreachable() bool, as
+// redisstore's errors have: Redis down, restarting, loading its data or
+// failing over), not that it answered with an error.
+func storeUnreachable(err error) bool {
+	var u interface{ StoreUnreachable() bool }
+	return errors.As(err, &u) && u.StoreUnreachable()
+}
+
 // storeFinal reports whether a store's error says it will not clear by
 // itself (StoreTemporary reports false, as redisstore's errors of a
 // missing ACL right or a refused login do).

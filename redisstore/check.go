@@ -72,7 +72,6 @@ func (s *Store) checkServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.loss.base(pre.lost)
 	if err := s.checkLayout(ctx, pre.layout); err != nil {
 		if redis.IsPermissionError(err) {
 			// As for INFO: an ACL that denies the store-wide keys
@@ -86,6 +85,7 @@ func (s *Store) checkServer(ctx context.Context) error {
 		}
 		return err
 	}
+	s.baseMark(ctx, pre.lost) // the data's mark (layout_restore.go)
 	return nil
 }
 
@@ -169,7 +169,7 @@ type nodeReads struct {
 	// since, say).
 	parts  *redis.MapStringStringCmd
 	layout *redis.StringCmd
-	lost   *redis.StringCmd // the loss mark, read with the layout (layout_restore.go)
+	lost   *redis.StringCmd // the data's mark, read with the layout (layout_restore.go)
 	// failed is the error of the round trip when it failed as a whole
 	// (noReply): the replies are then not the node's.
 	failed error

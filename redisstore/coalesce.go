@@ -89,7 +89,9 @@ func (b *batcher) do(ctx context.Context, items []*encJob) error {
 		if c.state.CompareAndSwap(callWaiting, callWithdrawn) {
 			return notSent(ctx, items)
 		}
-		// Taken: the flusher sends the jobs, or sent them.
+		// Taken: the flusher sends the jobs, or sent them. Whether it
+		// wrote them yet (encJob.written) does not say it will not: the
+		// jobs may be stored.
 		return cutOf(ctx.Err(), nil, true, items)
 	}
 }

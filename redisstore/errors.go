@@ -141,6 +141,21 @@ func (e *redisError) Error() string {
 // WaitWorkflow watch again rather than return it).
 func (e *redisError) StoreTemporary() bool { return Temporary(e) }
 
+// StoreUnreachable reports whether the call failed because Redis could
+// not take it for now: ErrUnavailable, ErrLoading, ErrClusterDown or
+// ErrReadOnly (a master being replaced). Not ErrOOM (Redis answered, at
+// maxmemory) nor ErrNotReplicated (the write is on the master). The
+// dashboard, which does not import this package, answers such an error
+// with 503, "The store is unavailable".
+func (e *redisError) StoreUnreachable() bool {
+	for _, c := range []error{ErrUnavailable, ErrLoading, ErrClusterDown, ErrReadOnly} {
+		if errors.Is(e, c) {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *redisError) Unwrap() []error {
 	if e.class == nil {
 		return []error{e.err}

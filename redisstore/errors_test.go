@@ -62,6 +62,12 @@ func TestWrapClassifiesRedisErrors(t *testing.T) {
 			if got := errors.As(err, &temp) && temp.StoreTemporary(); got != c.temp {
 				t.Errorf("StoreTemporary of %v = %v, want %v", err, got, c.temp)
 			}
+			// What the dashboard asks: could Redis not be reached?
+			var unr interface{ StoreUnreachable() bool }
+			wantUnr := c.want == ErrUnavailable || c.want == ErrLoading || c.want == ErrClusterDown || c.want == ErrReadOnly
+			if got := errors.As(err, &unr) && unr.StoreUnreachable(); got != wantUnr {
+				t.Errorf("StoreUnreachable of %v = %v, want %v", err, got, wantUnr)
+			}
 			// Wrapping again (an operation inside another) keeps one class.
 			outer := wrap("outer", fmt.Errorf("inner: %w", err))
 			if c.want != nil && !errors.Is(outer, c.want) {

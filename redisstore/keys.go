@@ -111,7 +111,7 @@ var keyTable = []keyDef{
 	{"sdefs", famGlobal, "sdefs", "hash", "\"<queue>:<name>\" -> msgpack StoredSchedule"},
 	{"sver", famGlobal, "sver", "string", "the stored schedules' version"},
 	{"layout", famGlobal, "layout", "string", "the layout version of the data under the prefix, decimal (LayoutVersion; absent before v0.1.0: layout 0; layout.go)"},
-	{"lost", famGlobal, "lost", "string", "present once a store found the layout key gone under running processes (Redis lost its data) and put it back: when, Unix ms, and the store's claimer name; a store that sees it change registers its queues again (layout_restore.go)"},
+	{"lost", famGlobal, "lost", "string", "the data's mark: written by a store's check when missing, and by a store that finds it gone (Redis lost its data under running processes), \"<Unix ms> <claimer>\"; a running store that sees it change registers its queues again (layout_restore.go)"},
 	{"layout_redo", famGlobal, "layoutredo", "string", "present after a migration forced while workers of an older release were alive: the layout of the first step to run again, decimal (layout_migrate.go)"},
 	{"sruns", famGlobal, "sr:", "list", "sr:<len(queue)>:<queue>:<name>: the last runs of one schedule, msgpack, the latest first, at most 10 (schedule_runs.go)"},
 	{"worker", famWorker, "w:", "string", "\"heartbeatMs,\" + msgpack WorkerInfo of one worker, with a TTL"},

@@ -58,3 +58,6 @@ func HeartbeatAsOlder(ctx context.Context, s *Store, w store.WorkerInfo, ttl tim
 	}
 	return nil
 }
+
+// PartsKey returns the key of s's partition counts.
+func PartsKey(s *Store) string { return s.g.partsKey() }
