@@ -130,14 +130,7 @@ func TestEnqueueLostReplyOfSeveralJobs(t *testing.T) {
 func TestEnqueueRefusedConnectionSaysNotMayBeStored(t *testing.T) {
 	for _, noCoalescing := range []bool{false, true} {
 		t.Run(map[bool]string{false: "coalesced", true: "NoCoalescing"}[noCoalescing], func(t *testing.T) {
-			srv := redistest.Start(t)
-			d := &switchDialer{addr: srv.Addr, dead: deadAddr(t)}
-			rdb := srv.Client(t, func(o *redis.Options) {
-				o.Dialer = d.dial
-				o.PoolSize = 2 // no lease: each call takes a checked connection from the pool
-				o.MaxRetryBackoff = 20 * time.Millisecond
-			})
-			s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: noCoalescing})
+			d, s := refusableStore(t, noCoalescing, 0, 20*time.Millisecond)
 			mustEnqueue(t, s, job("big", "before"))
 
 			d.goDown()
@@ -162,21 +155,13 @@ func TestEnqueueRefusedConnectionSaysNotMayBeStored(t *testing.T) {
 
 // TestEnqueueRefusedUntilItsDeadlineSaysNotStored: an enqueue whose
 // every dial is refused until its context's deadline passes never left
-// the process: its error says the job is not stored, and names the
-// refusal. It said "the job may be stored" (an outside trial: 23 such
+// the process: its error says the job is not stored. It said "the job may be stored" (an outside trial: 23 such
 // calls while Redis restarted, none of them stored).
 func TestEnqueueRefusedUntilItsDeadlineSaysNotStored(t *testing.T) {
 	for _, noCoalescing := range []bool{false, true} {
 		t.Run(map[bool]string{false: "coalesced", true: "NoCoalescing"}[noCoalescing], func(t *testing.T) {
-			srv := redistest.Start(t)
-			d := &switchDialer{addr: srv.Addr, dead: deadAddr(t)}
-			rdb := srv.Client(t, func(o *redis.Options) {
-				o.Dialer = d.dial
-				o.PoolSize = 2
-				// go-redis waits between its tries past the deadline.
-				o.MinRetryBackoff, o.MaxRetryBackoff = time.Second, time.Second
-			})
-			s := storeOn(t, rdb, &redisstore.Config{NoCoalescing: noCoalescing})
+			// go-redis waits between its tries past the deadline.
+			d, s := refusableStore(t, noCoalescing, time.Second, time.Second)
 			mustEnqueue(t, s, job("big", "before"))
 
 			d.goDown()
@@ -391,4 +376,24 @@ func waitStored(t *testing.T, s *redisstore.Store, queue, id string) {
 		_, err := s.GetJob(context.Background(), queue, id)
 		return err
 	})
+}
+
+// refusableStore returns a store (NoCoalescing as given) on a fresh
+// server whose client dials through d, which refuses every dial once
+// d.goDown is called; go-redis waits between its tries from minBackoff
+// to maxBackoff (0: its default). The client has two connections, and no
+// lease: each call takes a checked one from the pool.
+func refusableStore(t *testing.T, noCoalescing bool, minBackoff, maxBackoff time.Duration) (*switchDialer, *redisstore.Store) {
+	t.Helper()
+	srv := redistest.Start(t)
+	d := &switchDialer{addr: srv.Addr, dead: deadAddr(t)}
+	rdb := srv.Client(t, func(o *redis.Options) {
+		o.Dialer = d.dial
+		o.PoolSize = 2
+		if minBackoff > 0 {
+			o.MinRetryBackoff = minBackoff
+		}
+		o.MaxRetryBackoff = maxBackoff
+	})
+	return d, storeOn(t, rdb, &redisstore.Config{NoCoalescing: noCoalescing})
 }
