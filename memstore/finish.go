@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,23 +51,11 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 	now, nowMs := s.now()
 	l := queueLock{s: s}
 	var rel released
-	var seen map[store.LeaseRef]struct{}
-	if len(reqs) > 1 {
-		seen = make(map[store.LeaseRef]struct{}, len(reqs))
-	}
 	for i := range reqs {
 		r := &reqs[i]
 		if err := r.Validate(); err != nil {
 			errs[i] = err
 			continue
-		}
-		if seen != nil {
-			ref := r.Ref()
-			if _, dup := seen[ref]; dup {
-				errs[i] = fmt.Errorf("%w: job %q of queue %q finished twice in one call", store.ErrLeaseLost, r.ID, r.Queue)
-				continue
-			}
-			seen[ref] = struct{}{}
 		}
 		q := l.get(r.Queue, false)
 		if q == nil {
@@ -74,6 +63,12 @@ func (s *Store) Finish(ctx context.Context, reqs []store.AttemptEnd) ([]error, e
 			continue
 		}
 		errs[i] = q.finish(r, now, nowMs, &rel)
+		if errs[i] == errAppliedBefore {
+			errs[i] = nil
+			if endedEarlierInCall(reqs[:i], errs[:i], r.Ref()) {
+				errs[i] = fmt.Errorf("%w: job %q of queue %q finished twice in one call", store.ErrLeaseLost, r.ID, r.Queue)
+			}
+		}
 	}
 	rel.attach()
 	l.release()
@@ -108,7 +103,7 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 	}
 	if j.rec.State != store.StateUnack || j.rec.Token != r.Token {
 		if j.endedBy == r.Token && endedIn(r.Outcome, j) {
-			return nil // this end, applied by an earlier try: nothing changes
+			return errAppliedBefore // nothing changes
 		}
 		return fmt.Errorf("%w: job %q of queue %q, token %d", store.ErrLeaseLost, r.ID, q.name, r.Token)
 	}
@@ -187,6 +182,25 @@ func (q *queue) finish(r *store.AttemptEnd, now time.Time, nowMs int64, rel *rel
 		q.emitError(store.EventCancelled, j, now)
 	}
 	return nil
+}
+
+// errAppliedBefore is queue.finish's answer to a request that an earlier
+// one of its claim applied: nil for Finish, unless that earlier request
+// came in the same call (endedEarlierInCall).
+var errAppliedBefore = errors.New("memstore: applied before")
+
+// endedEarlierInCall reports whether one of a call's earlier requests
+// (reqs, with their results errs) ended the claim ref: the request that
+// finds its end applied is then the same claim ended twice in one call,
+// refused as redisstore refuses it. Read on that path alone, no other
+// request pays for it.
+func endedEarlierInCall(reqs []store.AttemptEnd, errs []error, ref store.LeaseRef) bool {
+	for j := range reqs {
+		if errs[j] == nil && reqs[j].Ref() == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // endedIn reports whether j is where an end with outcome o leaves it:

@@ -106,7 +106,12 @@ func Temporary(err error) bool {
 	if errors.Is(err, ErrClientClosed) {
 		return false
 	}
-	for _, c := range []error{ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM, ErrNotReplicated} {
+	return isAny(err, ErrUnavailable, ErrLoading, ErrReadOnly, ErrClusterDown, ErrOOM, ErrNotReplicated)
+}
+
+// isAny reports whether err is of one of classes.
+func isAny(err error, classes ...error) bool {
+	for _, c := range classes {
 		if errors.Is(err, c) {
 			return true
 		}
@@ -148,12 +153,7 @@ func (e *redisError) StoreTemporary() bool { return Temporary(e) }
 // dashboard, which does not import this package, answers such an error
 // with 503, "The store is unavailable".
 func (e *redisError) StoreUnreachable() bool {
-	for _, c := range []error{ErrUnavailable, ErrLoading, ErrClusterDown, ErrReadOnly} {
-		if errors.Is(e, c) {
-			return true
-		}
-	}
-	return false
+	return isAny(e, ErrUnavailable, ErrLoading, ErrClusterDown, ErrReadOnly)
 }
 
 func (e *redisError) Unwrap() []error {

@@ -103,8 +103,7 @@ type Store struct {
 	// the ACL denied it): from layout 2 on, registering a queue marks it
 	// to keep its groups' ready jobs in lists (registerCmds).
 	layoutAt atomic.Int32
-	// loss is what the store last saw of the loss mark
-	// (layout_restore.go).
+	// loss is the data's mark the store last saw (layout_restore.go).
 	loss lossWatch
 
 	// claimer names the Store's notes of its claims, claimSeq counts its
