@@ -17,7 +17,7 @@ import (
 type printedCalls struct{ kept[string] }
 
 func (p *printedCalls) note(cmd redis.Cmder) {
-	if cmd.Name() == "fcall" {
+	if isScriptCall(cmd) {
 		p.keep(cmd.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -228,6 +229,9 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 				n++
 			}
 			c := enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q))
+			if s.plainDenied.Load() {
+				c.leanFile = ""
+			}
 			c.via = via
 			c.noResend = true
 			calls = append(calls, c)
@@ -294,20 +298,26 @@ func groupItems(items []*encJob) [][]*encJob {
 // lacks too, is left as it is: it went again, and its job was reported a
 // duplicate of itself.) When a call sent again is answered, PTTL was the
 // right missing: from then on the store sends no call that could take the
-// lean way (leanDenied), and it says so once. The look at the jobs costs a
-// round trip on this error's path only, none on the lean way.
+// lean way (leanDenied), and it says so once; when the call refused was
+// of lua/enqueue_lean.lua, and the right missing EVALSHA or EVAL itself,
+// the lean way stays, through the enqueue function (plainDenied). The
+// look at the jobs costs a round trip on this error's path only, none on
+// the lean way.
 func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems [][]*encJob) {
 	if s.leanDenied.Load() {
 		return
 	}
 	var again []*evalCall
 	var at []int
+	var plain []bool
 	for i, c := range calls {
-		if !c.leanWay || classify(c.cmd.Err()) != ErrNoPerm || s.anyStored(ctx, callItems[i]) {
+		err := c.cmd.Err()
+		if !c.leanWay || classify(err) != ErrNoPerm || s.anyStored(ctx, callItems[i]) {
 			continue
 		}
 		again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
 		at = append(at, i)
+		plain = append(plain, c.script != nil && c.script.plain && refusesEval(err))
 	}
 	if len(again) == 0 {
 		return
@@ -315,10 +325,24 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	s.sendShaped(ctx, again, nil, true)
 	for k, i := range at {
 		calls[i] = again[k]
-		if again[k].cmd.Err() == nil && s.leanDenied.CompareAndSwap(false, true) {
+		if again[k].cmd.Err() != nil {
+			continue
+		}
+		if plain[k] {
+			if s.plainDenied.CompareAndSwap(false, true) {
+				s.opts.Logger.Warn("redisstore: the ACL user may not run EVALSHA or EVAL (grant +evalsha +eval): lone enqueues run as functions, which costs Redis more")
+			}
+		} else if s.leanDenied.CompareAndSwap(false, true) {
 			s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more")
 		}
 	}
+}
+
+// refusesEval reports whether err is the ACL's refusal of EVALSHA or EVAL
+// itself, not of a command a script ran.
+func refusesEval(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "'evalsha' command") || strings.Contains(msg, "'eval' command")
 }
 
 // anyStored reports whether one of items (of one queue) is in its queue's
@@ -389,8 +413,10 @@ func enqueueCall(queue string, items []*encJob, lean bool, known shape) *evalCal
 		// One job due now: its ID and value, the fewest arguments, and
 		// no pending key (Redis builds a table of the KEYS and one of the
 		// arguments for every call; adds/plain.lua).
+		// While the queue's lean mark is set, the call goes to
+		// enqueue_lean.lua, a plain script (it costs Redis less there).
 		c := shapedCall("enqueue", queue, v, nil, (*strArg)(&items[0].id), (*valueArg)(items[0]))
-		c.tailless, c.leanWay, c.short = true, true, true
+		c.tailless, c.leanWay, c.short, c.leanFile = true, true, true, "enqueue_lean"
 		return c
 	}
 	args := make([]any, 0, n)

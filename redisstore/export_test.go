@@ -215,3 +215,14 @@ func SetWatchPoll(d time.Duration) (restore func()) {
 	watchPoll = d
 	return func() { watchPoll = old }
 }
+
+// PlainScriptOf returns the name of the plain script (lua.go: @eval)
+// built so far whose digest is sha ("enqueue_lean"), or "".
+func PlainScriptOf(sha string) string {
+	for _, sc := range allScripts() {
+		if sc.plain && (sc.eval.Hash() == sha || sc.shardForm().eval.Hash() == sha) {
+			return sc.name
+		}
+	}
+	return ""
+}

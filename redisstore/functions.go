@@ -49,6 +49,9 @@ type script struct {
 	// shard is the script's form for a Redis Cluster, which publishes its
 	// wake-ups on shard channels (notify_sharded.go): built on first use.
 	shard shardTwin
+	// plain says the script runs with EVALSHA alone, never as a function
+	// (lua.go: @eval): lib and fn are empty.
+	plain bool
 }
 
 // variant says which files a script's slots take.
@@ -165,6 +168,9 @@ const rcallSet = "rcall = redis.call"
 // buildForm is buildScript; shardPub builds the form that publishes its
 // wake-ups on shard channels (notify_sharded.go).
 func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *script {
+	if b.eval {
+		return buildPlain(name, b, shardPub)
+	}
 	flags := b.flags
 	var head strings.Builder
 	head.WriteString("local SHAPE, SHAPE_SEEN = '" + served.String() + "', '" + looked.String() + "'\n")
@@ -183,7 +189,6 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		// clear, and no reset or first function reads them.
 		resets = b.firsts() + b.resets()
 	}
-	earlies := b.earlies()
 
 	shebang := "#!lua\n"
 	if flags != "" {
@@ -191,7 +196,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	}
 	// Each form is the head and the body once more, and a little: sized
 	// ahead, as every process builds these at its start.
-	size := head.Len() + len(b.body()) + 2*len(resets+earlies) + 1024
+	size := head.Len() + len(b.body()) + 2*len(resets) + 1024
 	var eval strings.Builder
 	eval.Grow(size)
 	// The one comment left (luaStrip): the script's name, which an EVAL
@@ -202,7 +207,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		eval.WriteString("kc_begin(KEYS)\n")
 	}
 	eval.WriteString(rcallSet + "\n")
-	eval.WriteString(earlies + b.keyBinds("KEYS") + "\n")
+	eval.WriteString(b.keyBinds("KEYS") + "\n")
 	eval.WriteString(resets + "\n" + b.body())
 
 	var lib strings.Builder
@@ -221,7 +226,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 	if keyCheck {
 		lib.WriteString("  kc_begin(keys)\n")
 	}
-	lib.WriteString("  " + earlies + b.keyBinds("keys") + "\n")
+	lib.WriteString("  " + b.keyBinds("keys") + "\n")
 	lib.WriteString("  " + resets + "\n  return main()\n")
 	lib.WriteString("end, flags = {" + luaFlags(flags) + "}}\n")
 	sc := &script{
@@ -235,6 +240,35 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		lead: b.lead,
 	}
 	sc.shard.from = shardFrom{b: b, served: served, looked: looked}
+	return sc
+}
+
+// buildPlain is buildForm for a plain script (@eval): its shebang, the
+// constants it names, its keys bound to locals and its code, which every
+// call runs whole.
+func buildPlain(name string, b *luaBuild, shardPub bool) *script {
+	var src strings.Builder
+	src.WriteString("#!lua")
+	if b.flags != "" {
+		src.WriteString(" flags=" + b.flags)
+	}
+	src.WriteString("\n-- script " + name + "\n")
+	if wakes(b) {
+		src.WriteString("local SHARD_PUB = " + strconv.FormatBool(shardPub) + "\n")
+	}
+	src.WriteString(constsSrc(b))
+	if keyCheck {
+		src.WriteString(keyCheckSrc + "kc_begin(KEYS)\n")
+	}
+	src.WriteString("local " + rcallSet + "\n" + b.evalKeyBinds() + b.body())
+	sc := &script{
+		name:  name,
+		eval:  redis.NewScript(src.String()),
+		src:   src.String(),
+		keys:  b.keys,
+		plain: true,
+	}
+	sc.shard.from = shardFrom{b: b}
 	return sc
 }
 
@@ -326,7 +360,7 @@ func (s *Store) callOn(ctx context.Context, c scriptRunner, once bool, sc *scrip
 	if _, conn := c.(*redis.Conn); conn {
 		once = true
 	}
-	if s.fmode.on.Load() {
+	if s.fmode.on.Load() && !sc.plain {
 		cmd := fcallOn(ctx, c, once, sc.fn, keys, args)
 		if !noFunction(cmd.Err()) {
 			return cmd
@@ -337,19 +371,16 @@ func (s *Store) callOn(ctx context.Context, c scriptRunner, once bool, sc *scrip
 			}
 		}
 	}
-	if once {
-		return evalOnce(ctx, c, sc, keys, args)
-	}
-	return sc.eval.Run(ctx, c, keys, args...)
+	return evalOn(ctx, c, once, sc, keys, args)
 }
 
-// evalOnce runs sc as a plain script, as go-redis's Script.Run does
-// (EVALSHA, then EVAL when the server lacks it), each command marked to
-// go once (onceCmd).
-func evalOnce(ctx context.Context, c scriptRunner, sc *script, keys []string, args []any) *redis.Cmd {
-	cmd := sendScript(ctx, c, true, "evalsha", sc.eval.Hash(), keys, args)
+// evalOn runs sc as a plain script, as go-redis's Script.Run does
+// (EVALSHA, then EVAL when the server lacks it), with the keys by address
+// (fcallOn); with once, each command marked to go once (onceCmd).
+func evalOn(ctx context.Context, c scriptRunner, once bool, sc *script, keys []string, args []any) *redis.Cmd {
+	cmd := sendScript(ctx, c, once, "evalsha", sc.eval.Hash(), keys, args)
 	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-		cmd = sendScript(ctx, c, true, "eval", sc.src, keys, args)
+		cmd = sendScript(ctx, c, once, "eval", sc.src, keys, args)
 	}
 	return cmd
 }
@@ -416,10 +447,10 @@ func (s *Store) pipe(ctx context.Context, p redis.Pipeliner, sc *script, keys []
 // pipeline is.
 func (s *Store) pipeOn(ctx context.Context, p redis.Pipeliner, once bool, sc *script, keys []string, args ...any) *redis.Cmd {
 	sc = s.forServer(sc)
-	if s.fmode.on.Load() {
+	if s.fmode.on.Load() && !sc.plain {
 		return fcallOn(ctx, p, once, sc.fn, keys, args)
 	}
-	return sc.eval.EvalSha(ctx, p, keys, args...)
+	return sendScript(ctx, p, once, "evalsha", sc.eval.Hash(), keys, args)
 }
 
 // notLoaded reports whether err says the server did not know the script
@@ -602,6 +633,7 @@ func loaded(err error, fn string) bool {
 // loadFunctions loads the libraries of all on c, in one round trip. A
 // library already there (the same name is the same source) is kept.
 func loadFunctions(ctx context.Context, c redis.Cmdable, all []*script) error {
+	all = slices.DeleteFunc(slices.Clone(all), func(sc *script) bool { return sc.plain })
 	if len(all) == 0 {
 		return nil
 	}

@@ -143,11 +143,24 @@ func forWorkflowPaths(t *testing.T, f func(t *testing.T, records bool)) {
 }
 
 // fcallOf returns, when cmd is an FCALL of a function whose name ends in
-// suffix ("_finish"), how many keys it was given and its arguments
-// (ARGV); ok is false for any other command.
+// suffix ("_finish"), or an EVALSHA of a plain script (lua.go: @eval)
+// whose name does when prefixed with "plain_" ("_enqueue_lean"), how many
+// keys it was given and its arguments (ARGV); ok is false for any other
+// command.
 func fcallOf(cmd redis.Cmder, suffix string) (keys int, argv []any, ok bool) {
 	a := cmd.Args()
-	if len(a) < 3 || cmd.Name() != "fcall" || !strings.HasSuffix(fmt.Sprint(a[1]), suffix) {
+	if len(a) < 3 {
+		return 0, nil, false
+	}
+	name := fmt.Sprint(a[1])
+	switch cmd.Name() {
+	case "fcall":
+	case "evalsha":
+		name = "plain_" + redisstore.PlainScriptOf(name)
+	default:
+		return 0, nil, false
+	}
+	if !strings.HasSuffix(name, suffix) {
 		return 0, nil, false
 	}
 	keys, err := strconv.Atoi(fmt.Sprint(a[2]))
@@ -155,6 +168,16 @@ func fcallOf(cmd redis.Cmder, suffix string) (keys int, argv []any, ok bool) {
 		return 0, nil, false
 	}
 	return keys, a[3+keys:], true
+}
+
+// isScriptCall reports whether cmd calls a script: FCALL, or EVALSHA or
+// EVAL (a plain script, lua.go: @eval).
+func isScriptCall(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "fcall", "evalsha", "eval":
+		return true
+	}
+	return false
 }
 
 // kept collects what a hook's notes keep, from whichever goroutines send

@@ -232,20 +232,59 @@ func TestLeanWayRefusedByTheACL(t *testing.T) {
 	}
 }
 
-// enqueueCalls records, for each call of an enqueue function a client
-// sends (its hook is note; pipelined ones included), how many keys it was
+// Without the right to EVALSHA and EVAL, a lone enqueue into a lean queue,
+// which goes to a plain script (lua/enqueue_lean.lua), is still stored,
+// once: the store warns once and sends such calls to the enqueue
+// function from then on, the lean way still (three keys a call).
+func TestLeanWayWithoutEvalsha(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+evalsha", "+eval"}, nil, srv.Client)
+	var logs logBuffer
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true, Logger: logs.logger()})
+	var calls enqueueCalls
+	rdb.AddHook(eachCommand(calls.note))
+	ids := []string{"a", "b", "c", "d"}
+	for _, id := range ids[:3] {
+		mustEnqueue(t, s, job("q", id))
+	}
+	if !hasLeanMark(t, admin, "{"+prefix+":q}:ln") {
+		t.Fatal("the lean mark is not set: the enqueues did not take the lean way")
+	}
+	calls.take()
+	mustEnqueue(t, s, job("q", "d"))
+	if got := calls.take(); !slices.Equal(got, []int64{3}) {
+		t.Errorf("keys of the calls of the enqueue after the refusal: %v, want one lean call (3 keys)", got)
+	}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, ids) {
+		t.Fatalf("claimed %v, want %v", got, ids)
+	}
+	if n := strings.Count(logs.String(), "+evalsha"); n != 1 {
+		t.Errorf("logged %d warnings naming +evalsha, want 1:\n%s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), "+pttl") {
+		t.Errorf("warned of PTTL, which the user may run:\n%s", logs.String())
+	}
+}
+
+// enqueueCalls records, for each call of an enqueue function or of the
+// plain script enqueue_lean.lua a client sends (its hook is note;
+// pipelined ones included), how many keys it was
 // given (take returns those recorded since the last take).
 type enqueueCalls struct{ kept[int64] }
 
 func (c *enqueueCalls) note(cmd redis.Cmder) {
 	if keys, _, ok := fcallOf(cmd, "_enqueue"); ok {
 		c.keep(int64(keys))
+	} else if keys, _, ok := fcallOf(cmd, "_enqueue_lean"); ok {
+		c.keep(int64(keys))
 	}
 }
 
 // While the lean mark is set, an enqueue of jobs due now goes with the
-// three keys its path touches (jobs, ready, lean: adds/plain.lua), one
-// job or several; without the mark (a reader reads the queue's events),
+// three keys its path touches (jobs, ready, lean: enqueue_lean.lua for
+// one job, adds/plain.lua for several); without the mark (a reader reads the queue's events),
 // the script refuses that call having done nothing, and the store sends
 // it again with every key: the job is stored once, and its event written.
 // The queue's next calls go with every key until one takes the lean way

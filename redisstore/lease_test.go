@@ -59,7 +59,7 @@ func queuedBehindLeaders(t *testing.T, s *redisstore.Store, rdb *redis.Client, q
 	entered := make(chan struct{}, leaders)
 	hold := make(chan struct{})
 	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
-		if cmd.Name() != "fcall" {
+		if !isScriptCall(cmd) {
 			return
 		}
 		if n := fcalls.Add(1); n <= leaders {

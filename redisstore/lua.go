@@ -27,6 +27,7 @@ import (
 //	--- @conf paused ev             settings fields it reads, in C (C.paused)
 //	--- @marks sh hold              marks fields it reads, in M (M.hold)
 //	--- @flags allow-oom            a script's flags (no-writes, allow-oom)
+//	--- @eval                       a plain script: see below
 //
 // An include names a file (lua/events.lua) or a slot, a folder
 // (lua/ready/): the variant of the script says which file of the folder
@@ -48,10 +49,18 @@ import (
 // alone (an enqueue of jobs due now into a lean queue: evalCall.short).
 // A module that keeps state for one call defines "local function
 // reset_<module>()" (the slot's name for a slot's files), which every
-// call runs first; one may define "local function first_<module>()" and
-// "local function early_<module>()", which may serve a whole call before
-// the others' set-up (firsts, earlies). Constants shared with Go
-// come from luaConsts, ahead of everything.
+// call runs first; one may define "local function first_<module>()",
+// which may serve a whole call before the others' set-up (firsts).
+// Constants shared with Go come from luaConsts, ahead of everything.
+//
+// A script marked @eval runs with EVALSHA alone, never as a function
+// (script.plain), in the Lua state Redis keeps for plain scripts, whose
+// heap holds little: Redis 7.0 steps the collector of the functions'
+// state, which holds every library loaded, through that whole heap every
+// 50 calls, and a one-job call pays for it (lua/enqueue_lean.lua). Its
+// code runs whole at every call, so it holds nothing else: no base, no
+// modules, no settings or marks; its keys are locals, K_<name> (K_jobs),
+// and its commands go through the local rcall as everywhere.
 //
 //go:embed lua
 var luaFS embed.FS
@@ -68,6 +77,7 @@ type luaFile struct {
 	conf     []string
 	marks    []string
 	flags    string
+	eval     bool // @eval: a plain script
 	// idents are the identifiers its code names, tops its top-level
 	// declarations (modules(): both read once, at parse).
 	idents map[string]bool
@@ -172,6 +182,8 @@ func parseLua(name, src string) (*luaFile, error) {
 			f.marks = append(f.marks, words...)
 		case "flags":
 			f.flags = strings.Join(words, ",")
+		case "eval":
+			f.eval = true
 		default:
 			return nil, fmt.Errorf("lua/%s.lua: unknown directive @%s", name, verb)
 		}
@@ -227,12 +239,16 @@ type luaBuild struct {
 	conf  []string   // settings fields read, in the order first declared
 	marks []string   // marks fields read
 	flags string
+	eval  bool // a plain script (@eval)
 	// undeclared are keys a test took out of KEYS (undeclare).
 	undeclared []int
 }
 
 // assemble builds script name with the slot choices impl.
 func assemble(name string, impl map[string]string) (*luaBuild, error) {
+	if f := luaFileNamed(name); f != nil && f.eval {
+		return assembleEval(f)
+	}
 	b := &luaBuild{}
 	seen := map[string]bool{}
 	var visit func(n string, from string) error
@@ -251,6 +267,9 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 		f := luaFileNamed(n)
 		if f == nil {
 			return fmt.Errorf("lua/%s.lua (included by %s) does not exist", n, from)
+		}
+		if f.eval {
+			return fmt.Errorf("lua/%s.lua (included by %s) is a plain script (@eval), not a module", n, from)
 		}
 		for _, inc := range f.includes {
 			if err := visit(inc, n); err != nil {
@@ -319,6 +338,37 @@ func assemble(name string, impl map[string]string) (*luaBuild, error) {
 	return b, nil
 }
 
+// assembleEval builds plain script f (@eval), which holds its own code
+// alone: it may declare its keys and flags, nothing that needs another
+// file.
+func assembleEval(f *luaFile) (*luaBuild, error) {
+	if len(f.includes)+len(f.conf)+len(f.marks)+len(f.lead)+len(f.tail) > 0 {
+		return nil, fmt.Errorf("lua/%s.lua is a plain script (@eval): it may declare @keys and @flags, no @include, @conf, @marks, @leadkeys or @tailkeys", f.name)
+	}
+	b := &luaBuild{files: []*luaFile{f}, flags: f.flags, eval: true}
+	for _, k := range f.keys {
+		if i := keyIndex[k]; !slices.Contains(b.keys, i) {
+			b.keys = append(b.keys, i)
+		}
+	}
+	slices.Sort(b.keys)
+	return b, nil
+}
+
+// evalKeyBinds returns the Lua that binds a plain script's keys (@eval)
+// to its locals K_<name>, from KEYS.
+func (b *luaBuild) evalKeyBinds() string {
+	if len(b.keys) == 0 {
+		return ""
+	}
+	names, vals := make([]string, len(b.keys)), make([]string, len(b.keys))
+	for i, k := range b.keys {
+		names[i] = "K_" + keyTable[k].name
+		vals[i] = "KEYS[" + strconv.Itoa(i+1) + "]"
+	}
+	return "local " + strings.Join(names, ", ") + " = " + strings.Join(vals, ", ") + "\n"
+}
+
 // moduleName is the name a file's reset function carries: a slot's name
 // for the files of a slot, else the file's.
 func moduleName(file string) string {
@@ -360,16 +410,6 @@ func (b *luaBuild) hooks(prefix string) string {
 		}
 	}
 	return out.String()
-}
-
-// earlies returns the calls of the early functions b's modules define: a
-// module's early_<module>() runs before even the keys are bound (KEYS and
-// ARGV are), so it can serve a call that needs only a few of them, read
-// from KEYS, without the cost of binding them all. It returns the call's
-// reply, or nil to leave the call to the rest of the script, having
-// written nothing.
-func (b *luaBuild) earlies() string {
-	return b.hooks("early_")
 }
 
 // keyBinds returns the Lua that sets K's fields from KEYS (from the
@@ -550,7 +590,7 @@ var scopedBodies sync.Map // string -> string
 func scopeModule(f *luaFile, used func(string) bool) (decl []string, body string) {
 	change := map[int]string{}
 	for _, d := range f.tops {
-		export := d.fn && (strings.HasPrefix(d.names[0], "reset_") || strings.HasPrefix(d.names[0], "first_") || strings.HasPrefix(d.names[0], "early_"))
+		export := d.fn && (strings.HasPrefix(d.names[0], "reset_") || strings.HasPrefix(d.names[0], "first_"))
 		var own []string // the names no later file names
 		for _, name := range d.names {
 			if used(name) {

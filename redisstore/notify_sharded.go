@@ -74,7 +74,7 @@ func (sc *script) shardForm() *script {
 // wakes reports whether a file of b calls a wake function of base.lua.
 func wakes(b *luaBuild) bool {
 	for _, f := range b.files {
-		if f.name != "base" && (f.idents["wake_ready"] || f.idents["wake_sched"] || f.idents["wake_events"]) {
+		if f.name != "base" && (f.idents["wake_ready"] || f.idents["wake_sched"] || f.idents["wake_events"] || f.idents["SHARD_PUB"]) {
 			return true
 		}
 	}

@@ -139,7 +139,7 @@ func TestTimedOutCallIsNotSentAgain(t *testing.T) {
 	admin := srv.Client(t)
 	var fcalls atomic.Int32
 	rdb.AddHook(eachCommand(func(cmd redis.Cmder) {
-		if cmd.Name() == "fcall" {
+		if isScriptCall(cmd) {
 			fcalls.Add(1)
 		}
 	}))

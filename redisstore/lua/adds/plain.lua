@@ -18,9 +18,10 @@
 -- (enqueue.go: tailless). One job costs one HSETNX (the duplicate check
 -- and the insert); a batch one HMGET and one HSET.
 --
--- A call of "n" pairs or of one job due now may come with the lead keys
--- alone, jobs, ready and lean (evalCall.short), which is all first_adds
--- touches while the lean mark is set: Redis makes a Lua string of every
+-- A call of "n" pairs may come with the lead keys alone, jobs, ready and
+-- lean (evalCall.short), which is all first_adds touches while the lean
+-- mark is set (the call of one job due now then goes to
+-- enqueue_lean.lua, a plain script): Redis makes a Lua string of every
 -- key on every call. When the mark is not set, first_adds answers "~"
 -- having done nothing, and the store sends the call again with every key.
 -- A call that takes the lean way says so, for the store to send the
@@ -103,26 +104,6 @@ local function store_many(pre, r)
   if m == 0 then return out, ready, false end
   call_chunked('HSET', K.jobs, h, 2)
   return out or r, ready, call_chunked('RPUSH', K.ready, ready, 1) == m
-end
-
--- early_adds serves, before the keys are bound (lua.go: earlies), the
--- call of one job due now sent with the lead keys alone (jobs, ready, the
--- lean mark: KEYS[1] to KEYS[3]) while the mark is set: what first_adds
--- does for it, in fewer steps of the Lua VM (binding the keys and the
--- calls on the way took 40 of its 106; bench/instr/luaprof.sh). Anything
--- else, or the mark not set, it leaves to first_adds, having done
--- nothing.
-local function early_adds()
-  if #ARGV ~= 2 or #KEYS ~= 3 or SHAPE ~= '' then return nil end
-  local nows = lean_at(rcall('PTTL', KEYS[3]))
-  if not nows then return nil end
-  local id = ARGV[1]
-  if rcall('HSETNX', KEYS[1], id, nows .. ',' .. ARGV[2]) == 0 then return 'd' .. id end
-  if rcall('RPUSH', KEYS[2], id) == 1 then
-    reset_base() -- the queue's name, for the wake-up
-    wake_ready()
-  end
-  return 'R'
 end
 
 -- first_adds serves, before the call's set-up (lua.go: firsts), the call
