@@ -88,11 +88,13 @@ func (s *Store) awaitTopology(ctx context.Context, cc *redis.ClusterClient, key 
 // sending a call again, its script loaded, when the server did not know
 // it (and waiting again for that).
 func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*evalCall) {
-	run := func(calls []*evalCall, source bool) {
+	run := func(calls []*evalCall, source, again bool) {
 		var wait *redis.IntCmd
 		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, call := range calls {
-				if source {
+				// A plain script (lua.go: @eval) the server did not know
+				// goes again with its source: no function load gives it.
+				if source || again && call.script.plain {
 					call.cmd = s.forServer(call.script).eval.Eval(ctx, p, call.keys, call.args...)
 				} else {
 					call.cmd = s.pipe(ctx, p, call.script, call.keys, call.args...)
@@ -112,7 +114,7 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 			s.observe(call.cmd.Err())
 		}
 	}
-	run(calls, false)
+	run(calls, false, false)
 	var again []*evalCall
 	for _, call := range calls {
 		if notLoaded(call.cmd.Err()) {
@@ -127,13 +129,15 @@ func (s *Store) pipelineWait(ctx context.Context, c redis.Cmdable, calls []*eval
 		if s.fmode.on.Load() {
 			want := make([]*script, 0, len(again))
 			for _, call := range again {
-				if !slices.Contains(want, call.script) {
+				if !call.script.plain && !slices.Contains(want, call.script) {
 					want = append(want, call.script)
 				}
 			}
-			source = !s.reloadFunctions(ctx, again[0].keys, want...)
+			if len(want) > 0 {
+				source = !s.reloadFunctions(ctx, again[0].keys, want...)
+			}
 		}
-		run(again, source)
+		run(again, source, true)
 	}
 }
 

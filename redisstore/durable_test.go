@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,29 @@ func TestReplicasWaitsForAReplica(t *testing.T) {
 	ackNext(t, s, "q", "a")
 	if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", "a").Result(); err != nil || ok {
 		t.Fatalf("job on the replica right after its ack returned: %v, %v; want it gone", ok, err)
+	}
+}
+
+// TestReplicasLoneEnqueuesIntoALeanQueue: with Config.Replicas, the lone
+// enqueues of a queue whose lean mark is set, which go to a plain script
+// (lua/enqueue_lean.lua) that a fresh server has not seen, each return
+// once a replica holds the job, and each job is claimed once.
+func TestReplicasLoneEnqueuesIntoALeanQueue(t *testing.T) {
+	ctx := context.Background()
+	master, replica := replicated(t)
+	s := storeOn(t, master.Client(t), &redisstore.Config{Prefix: "dur", Replicas: 1, ReplicaTimeout: time.Minute, NoCoalescing: true})
+	ids := []string{"a", "b", "c", "d"}
+	for _, id := range ids {
+		mustEnqueue(t, s, job("q", id))
+		if ok, err := replica.Client(t).HExists(ctx, "{dur:q}:j", id).Result(); err != nil || !ok {
+			t.Fatalf("job %s on the replica right after Enqueue returned: %v, %v; want it there", id, ok, err)
+		}
+	}
+	if n, err := master.Client(t).Exists(ctx, "{dur:q}:ln").Result(); err != nil || n != 1 {
+		t.Fatalf("lean mark: %d, %v; want it set, for the last enqueues to take the lean way", n, err)
+	}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, ids) {
+		t.Fatalf("claimed %v, want %v", got, ids)
 	}
 }
 
