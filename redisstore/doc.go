@@ -156,9 +156,10 @@
 //     scripts, when functions are off, refused, or not loaded yet on a
 //     node, and the one plain script, a lone enqueue's (above). Without
 //     FUNCTION LOAD the Store logs a warning and runs plain scripts,
-//     which costs Redis more CPU per call; without EVALSHA or EVAL it
-//     logs a warning once and sends lone enqueues to the enqueue
-//     function, which costs Redis more CPU per call too.
+//     which costs Redis more CPU per call; without EVALSHA or EVAL (the
+//     ACL's, or commands renamed away) it logs a warning once and sends
+//     lone enqueues to the enqueue function, which costs Redis more CPU
+//     per call too.
 //   - PTTL reads the store's clock from a queue's lean mark when jobs due
 //     now are enqueued (the key {hopper:<queue>}:ln). Without it the Store
 //     logs a warning once and reads TIME and the queue's marks instead,

@@ -298,11 +298,13 @@ func groupItems(items []*encJob) [][]*encJob {
 // lacks too, is left as it is: it went again, and its job was reported a
 // duplicate of itself.) When a call sent again is answered, PTTL was the
 // right missing: from then on the store sends no call that could take the
-// lean way (leanDenied), and it says so once; when the call refused was
-// of lua/enqueue_lean.lua, and the right missing EVALSHA or EVAL itself,
-// the lean way stays, through the enqueue function (plainDenied). The
-// look at the jobs costs a round trip on this error's path only, none on
-// the lean way.
+// lean way (leanDenied), and it says so once. A call of
+// lua/enqueue_lean.lua whose EVALSHA or EVAL the server refused (the
+// ACL, or a server without the commands) ran nothing: it goes again the
+// longer way whatever its jobs' state, and the store says so once and
+// sends such calls to the enqueue function from then on, the lean way
+// still (plainDenied). The look at the jobs costs a round trip on this
+// error's path only, none on the lean way.
 func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems [][]*encJob) {
 	if s.leanDenied.Load() {
 		return
@@ -312,12 +314,22 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	var plain []bool
 	for i, c := range calls {
 		err := c.cmd.Err()
-		if !c.leanWay || classify(err) != ErrNoPerm || s.anyStored(ctx, callItems[i]) {
+		if !c.leanWay || err == nil {
 			continue
+		}
+		// The plain script's own command refused: nothing ran, whether
+		// the job is stored (a duplicate) or not.
+		evalRefused := c.script != nil && c.script.plain && refusesEval(err)
+		if !evalRefused && (classify(err) != ErrNoPerm || s.anyStored(ctx, callItems[i])) {
+			continue
+		}
+		if evalRefused && s.plainDenied.CompareAndSwap(false, true) {
+			s.opts.Logger.Warn("redisstore: the server refused EVALSHA or EVAL (grant +evalsha +eval, or keep the commands): lone enqueues run as functions, which costs Redis more",
+				"error", err)
 		}
 		again = append(again, enqueueCall(c.queue, callItems[i], false, s.shapes.get(c.queue)))
 		at = append(at, i)
-		plain = append(plain, c.script != nil && c.script.plain && refusesEval(err))
+		plain = append(plain, evalRefused)
 	}
 	if len(again) == 0 {
 		return
@@ -325,24 +337,23 @@ func (s *Store) leanRefused(ctx context.Context, calls []*evalCall, callItems []
 	s.sendShaped(ctx, again, nil, true)
 	for k, i := range at {
 		calls[i] = again[k]
-		if again[k].cmd.Err() != nil {
-			continue
-		}
-		if plain[k] {
-			if s.plainDenied.CompareAndSwap(false, true) {
-				s.opts.Logger.Warn("redisstore: the ACL user may not run EVALSHA or EVAL (grant +evalsha +eval): lone enqueues run as functions, which costs Redis more")
-			}
-		} else if s.leanDenied.CompareAndSwap(false, true) {
+		if again[k].cmd.Err() == nil && !plain[k] && s.leanDenied.CompareAndSwap(false, true) {
 			s.opts.Logger.Warn("redisstore: the ACL user may not run PTTL (grant +pttl): enqueues read the queue's marks and TIME, which costs Redis more")
 		}
 	}
 }
 
-// refusesEval reports whether err is the ACL's refusal of EVALSHA or EVAL
-// itself, not of a command a script ran.
+// refusesEval reports whether err is the server's refusal of EVALSHA or
+// EVAL itself (the ACL's, or a server whose commands were renamed away),
+// not of a command a script ran.
 func refusesEval(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "'evalsha' command") || strings.Contains(msg, "'eval' command")
+	for _, cmd := range [...]string{"'evalsha'", "'eval'"} {
+		if strings.Contains(msg, cmd+" command") || strings.Contains(msg, "unknown command "+cmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyStored reports whether one of items (of one queue) is in its queue's

@@ -268,6 +268,46 @@ func TestLeanWayWithoutEvalsha(t *testing.T) {
 	}
 }
 
+// Without the right to EVALSHA, a lone enqueue into a lean queue of an ID
+// the queue holds is a duplicate, as it is with the right: the refused
+// script ran nothing.
+func TestLeanDuplicateWithoutEvalsha(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private())
+	admin := srv.Client(t)
+	prefix := redistest.Prefix(t)
+	rdb := aclUser(t, admin, prefix, prefix, []string{"+evalsha", "+eval"}, nil, srv.Client)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	mustEnqueue(t, s, job("q", "a"))
+	mustEnqueue(t, s, job("q", "b"))
+	if !hasLeanMark(t, admin, "{"+prefix+":q}:ln") {
+		t.Fatal("the lean mark is not set: the enqueue below would not take the lean way")
+	}
+	for range 2 {
+		res, err := s.Enqueue(t.Context(), []*store.NewJob{job("q", "a")})
+		if want := (store.EnqueueResult{ID: "a", Duplicate: true}); err != nil || len(res) != 1 || res[0] != want {
+			t.Fatalf("Enqueue of an ID held, without +evalsha: %+v, %v; want %+v", res, err, want)
+		}
+	}
+}
+
+// On a server whose EVALSHA and EVAL were renamed away, lone enqueues into
+// a lean queue are stored, once each, through the enqueue function.
+func TestLeanWayOnAServerWithoutEval(t *testing.T) {
+	srv := redistest.Start(t, redistest.Private(), redistest.Args("--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""))
+	var logs logBuffer
+	s := redisstore.New(srv.Client(t), &redisstore.Config{Prefix: redistest.Prefix(t), NoCoalescing: true, Logger: logs.logger()})
+	ids := []string{"a", "b", "c", "d", "e"}
+	for _, id := range ids {
+		mustEnqueue(t, s, job("q", id))
+	}
+	if got := claimedSorted(t, s, "q", 10); !slices.Equal(got, ids) {
+		t.Fatalf("claimed %v, want %v", got, ids)
+	}
+	if n := strings.Count(logs.String(), "refused EVALSHA"); n != 1 {
+		t.Errorf("logged %d warnings of EVALSHA refused, want 1:\n%s", n, logs.String())
+	}
+}
+
 // enqueueCalls records, for each call of an enqueue function or of the
 // plain script enqueue_lean.lua a client sends (its hook is note;
 // pipelined ones included), how many keys it was
