@@ -229,9 +229,6 @@ func (s *Store) enqueueNow(ctx context.Context, items []*encJob, via *lease) {
 				n++
 			}
 			c := enqueueCall(q, g[:n], !s.leanDenied.Load(), s.shapes.get(q))
-			if s.plainDenied.Load() {
-				c.leanFile = ""
-			}
 			c.via = via
 			c.noResend = true
 			calls = append(calls, c)

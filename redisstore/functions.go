@@ -190,10 +190,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 		resets = b.firsts() + b.resets()
 	}
 
-	shebang := "#!lua\n"
-	if flags != "" {
-		shebang = "#!lua flags=" + flags + "\n"
-	}
+	shebang := shebangOf(flags)
 	// Each form is the head and the body once more, and a little: sized
 	// ahead, as every process builds these at its start.
 	size := head.Len() + len(b.body()) + 2*len(resets) + 1024
@@ -248,11 +245,7 @@ func buildForm(name string, b *luaBuild, served, looked shape, shardPub bool) *s
 // call runs whole.
 func buildPlain(name string, b *luaBuild, shardPub bool) *script {
 	var src strings.Builder
-	src.WriteString("#!lua")
-	if b.flags != "" {
-		src.WriteString(" flags=" + b.flags)
-	}
-	src.WriteString("\n-- script " + name + "\n")
+	src.WriteString(shebangOf(b.flags) + "-- script " + name + "\n")
 	if wakes(b) {
 		src.WriteString("local SHARD_PUB = " + strconv.FormatBool(shardPub) + "\n")
 	}
@@ -270,6 +263,15 @@ func buildPlain(name string, b *luaBuild, shardPub bool) *script {
 	}
 	sc.shard.from = shardFrom{b: b}
 	return sc
+}
+
+// shebangOf returns a plain script's first line, with its flags
+// ("allow-oom,no-writes") when it has any.
+func shebangOf(flags string) string {
+	if flags == "" {
+		return "#!lua\n"
+	}
+	return "#!lua flags=" + flags + "\n"
 }
 
 // luaFlags turns a shebang's flags ("allow-oom,no-writes") into the

@@ -92,8 +92,9 @@ type evalCall struct {
 	// runs PTTL: enqueue.go's leanRefused.
 	leanWay bool
 	// leanFile, when set, is the script a call cut to its lead keys goes
-	// to instead of file's (cut, below): a plain script (lua.go: @eval)
-	// that does what file's path for those keys does.
+	// to instead of file's (cut, below), unless the server refused it
+	// (Store.plainDenied): a plain script (lua.go: @eval) that does what
+	// file's path for those keys does.
 	leanFile string
 	// short says the call's path may touch only its script's lead keys
 	// (lua.go) while its queue's lean mark is set: it is sent them alone
@@ -181,7 +182,7 @@ func (s *Store) shaped(c *evalCall) {
 	keys := s.scriptKeys(c.script, qk, c.wf)
 	c.cut = c.short && v.shape == 0 && c.script.lead > 0 && qk.lean.Load()
 	switch {
-	case c.cut && c.leanFile != "":
+	case c.cut && c.leanFile != "" && !s.plainDenied.Load():
 		c.script = scriptFor(c.leanFile, variant{})
 		keys = s.scriptKeys(c.script, qk, "")
 	case c.cut:

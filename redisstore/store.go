@@ -42,9 +42,10 @@ type Store struct {
 	// leanDenied: the server refused PTTL to the ACL user; enqueues take
 	// the longer way (enqueue.go: leanRefused).
 	leanDenied atomic.Bool
-	// plainDenied: the server refused EVALSHA or EVAL to the ACL user;
-	// the enqueue of one job due now into a lean queue goes to the
-	// enqueue function, not to lua/enqueue_lean.lua (leanRefused).
+	// plainDenied: the server refused EVALSHA or EVAL (the ACL, or the
+	// commands renamed away); the enqueue of one job due now into a lean
+	// queue goes to the enqueue function, not to lua/enqueue_lean.lua
+	// (set by leanRefused, read by shaped).
 	plainDenied atomic.Bool
 	// wfBeforeIndex, set by tests only, runs once before settleAll's
 	// next index write.
