@@ -11,6 +11,11 @@ import (
 // LeanUntilMs is when a queue's lean mark expires, in Unix ms.
 const LeanUntilMs = leanUntilMs
 
+// LeanAsked reports whether s asks queue q's claims for the lean way and
+// sends its plain acks as pairs: whether the last call of q that could
+// tell took a lean way, or said one would serve.
+func LeanAsked(s *Store, q string) bool { return s.queueKeys(q).lean.Load() }
+
 // CheckKeys makes every script built from now on fail a command on a key
 // that is not in its KEYS (keycheck.go). TestMain calls it before any
 // test, so that the whole package's tests, the conformance suite among

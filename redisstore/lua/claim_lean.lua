@@ -4,7 +4,11 @@
 -- limits, which were much of the Lua of a claim of one or two jobs, as a
 -- trickle makes them (bench/instr/luaprof.sh, docs/performance.md, "A
 -- queue that sees one job at a time"). It takes the jobs with
--- claimed.lua's claim_take, as the long way does.
+-- claimed.lua's claim_take, as the long way does. A queue of groups alone
+-- without caps or rate limits per group (ready/group.lua: ready_lean)
+-- takes it too, with the clock from TIME: what its claims skip of the
+-- long way is most of what a grouped claim cost beyond a plain one
+-- (docs/performance.md, "Groups").
 --
 -- It is tried only when the store asks (ARGV[5] "l"), which it does while
 -- the last call of the queue that could tell found the lean mark set
@@ -12,35 +16,51 @@
 -- pays for nothing here. Its replies end with "L", for the store to go on
 -- asking; a claim that asked and went the long way tells the store so by
 -- its reply's lack of it.
---- @include ready claimed lean
+--- @include ready claimed lean events
 --- @marks lw sw
 
 -- first_claim_lean serves the call when it can (lua.go: firsts), or
 -- returns nil, having written nothing, for the rest of claim.lua: the
--- store asked, the variant is the plain one, the lean mark is set (its
--- PTTL, through pcall as an ACL user may not run PTTL, gives the clock,
--- rounded up for the deadline as now_ms rounds it) and the marks say no
--- shape. A paused or held queue, and one with nothing ready, answer as in
--- claim.lua.
+-- store asked, and either the variant is the plain one, the lean mark is
+-- set (its PTTL, through pcall as an ACL user may not run PTTL, gives the
+-- clock, rounded up for the deadline as now_ms rounds it) and the marks
+-- say no shape; or the variant's ready slot serves the queue's shape lean
+-- (ready_lean) and no events are to be written (ev_unread). A paused or
+-- held queue, and one with nothing ready, answer as in claim.lua.
 local function first_claim_lean()
-  if ARGV[5] ~= 'l' or SHAPE ~= '' then return nil end
-  local t = redis.pcall('PTTL', K.lean)
-  if type(t) ~= 'number' then return nil end
-  local nows = lean_at(t)
-  if not nows then return nil end
-  local mk = rcall('HMGET', K.marks, 'sh', 'paused', 'hold', 'rg', 'sw', 'lw')
-  if mk[1] and mk[1] ~= '' then return nil end
-  local now, hold = tonumber(nows), tonumber(mk[3])
-  local back = (mk[2] == '1' and tonumber(ARGV[3])) or (hold and hold > now and hold - now)
+  if ARGV[5] ~= 'l' then return nil end
+  local now, later, f, o
+  if SHAPE == '' then
+    local t = redis.pcall('PTTL', K.lean)
+    if type(t) ~= 'number' then return nil end
+    local nows = lean_at(t)
+    if not nows then return nil end
+    f, o = rcall('HMGET', K.marks, 'sh', 'paused', 'hold', 'rg', 'sw', 'lw'), 1
+    if f[1] and f[1] ~= '' then return nil end
+    reset_base()
+    now = tonumber(nows)
+    later = now + 1
+  else
+    -- A variant with a shape: the lean way its ready slot allows, with
+    -- the clock from TIME and no events to write.
+    f, o = ready_lean(nil, 'paused', 'hold', 'rg', 'sw', 'lw', 'ev', 'evr', 'evs')
+    if not f then return nil end
+    reset_base()
+    now, later = now_ms()
+    if not ev_unread(f[o + 6], f[o + 7], f[o + 8], ms_str(now)) then return nil end
+  end
+  local hold = tonumber(f[o + 2])
+  local back = (f[o + 1] == '1' and tonumber(ARGV[3])) or (hold and hold > now and hold - now)
   if back then return {now, 0, back, 0, 0, 'L'} end
-  reset_base()
-  M.sw, M.lw = mk[5], mk[6] -- for claim_sched and claim_wake
+  M.sw, M.lw = f[o + 4], f[o + 5] -- for claim_sched and claim_wake
   local max = tonumber(ARGV[1])
-  local ids, _, more = ready_pop(max, now)
-  if #ids == 0 then return {now, 0, 0, 0, 0, 'L'} end
-  local out = claim_take(ids, now, now + 1 + tonumber(ARGV[2]), ARGV[4], false)
-  out[5] = tonumber(mk[4]) or 0
+  local ids, held, more = ready_pop(max, now)
+  if #ids == 0 then return {now, 0, held, 0, 0, 'L'} end
+  local out = claim_take(ids, now, later + tonumber(ARGV[2]), ARGV[4], false)
+  out[5] = tonumber(f[o + 3]) or 0
   if #ids == max and more then claim_wake(now) end
+  -- Held groups come back with no signal (claim.lua).
+  if held > 0 and (out[3] == 0 or held < out[3]) then out[3] = held end
   out[#out + 1] = 'L'
   return out
 end

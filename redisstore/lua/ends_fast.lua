@@ -15,7 +15,7 @@
 -- limits_freed). A plain ack writes nothing else of a shape (rate logs
 -- and holds are the claims' and snoozes'): a shape whose acks must
 -- write more must be asked here too.
---- @include ends lean
+--- @include ends lean events
 
 local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
 
@@ -23,8 +23,11 @@ local FAST_DEL = {} -- the IDs a call deletes, kept (base.lua: kept_trim)
 -- value), or returns nil, having written nothing, for the rest of
 -- finish.lua. Its reply is the long way's (ends_reply: 0
 -- alone when every request was done and nothing is left to deliver or
--- release), or, for such a call, the lean way's "L" when the lean mark
--- is set (with the statuses before it when a request was not done).
+-- release), or, for such a call, the lean way's "L" when the lean way
+-- would serve the queue's next calls (with the statuses before it when a
+-- request was not done): the lean mark is set, or the variant's ready
+-- slot serves the queue's shape lean (ready_lean_ok) and no events are
+-- to be written.
 local function ends_fast(now, later)
   local a, w = tonumber(ARGV[1]), 4
   if a and a < 0 then a, w = -a, 2 end -- pairs: the kinds and attempts are for events
@@ -72,8 +75,16 @@ local function ends_fast(now, later)
   flush_events(now)
   local bare = #out == (lost_any and a + 1 or 1) and out[#out] == 0 -- nothing to deliver or release
   if bare then
-    local t = redis.pcall('PTTL', K.lean)
-    if type(t) == 'number' and lean_at(t) then
+    local lean
+    if SHAPE == '' then
+      local t = redis.pcall('PTTL', K.lean)
+      lean = type(t) == 'number' and lean_at(t)
+    else
+      -- A variant with a shape: the lean way its ready slot allows, by
+      -- the settings and marks this call read.
+      lean = ev_unread(C.ev, M.evr, M.evs, ms_str(now)) and ready_lean_ok()
+    end
+    if lean then
       -- The lean way's reply, which tells the store to send pairs and
       -- claim the lean way.
       if not lost_any then return 'L' end

@@ -55,6 +55,17 @@ local function ev_wanted(evr, nows)
   return evr and (#evr > #nows or (#evr == #nows and evr >= nows)) or false
 end
 
+-- ev_unread reports, from the marks ev, evr and evs as HMGET reads them
+-- (false when missing), whether a step at nows writes no event and no
+-- mark of events: they are off ('-'), or nobody reads them and a step
+-- marked the first entry skipped (evs), as the lean mark has it
+-- (lean.lua) for a plain queue.
+local function ev_unread(ev, evr, evs, nows)
+  if ev and string.byte(ev, 1) == 45 then return true end
+  if ev and not string.match(ev, '^%d+$') then return false end
+  return evs and not ev_wanted(evr, nows) or false
+end
+
 -- ev_recording reports whether this step writes its entry: whether a
 -- reader wants the queue's events at nows, the step's time in ms as a
 -- string (compared as strings: a number costs a tonumber). A step that

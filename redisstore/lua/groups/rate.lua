@@ -6,7 +6,7 @@
 -- ...", oldest first; in the smooth mode (giv set) to "~<µs>", its pace's
 -- next slot (as limits/on.lua keeps the queue's). A claim of the group
 -- trims its log; Maintain forgets the logs of groups gone quiet
--- (groups_rate_sweep, the mark gwc its cursor, gwm set while it finds
+-- (GR.sweep, the mark gwc its cursor, gwm set while it finds
 -- much to forget).
 --- @keys g_rate
 --- @conf grate gperiod gwin giv gtol glead
@@ -19,10 +19,15 @@ local function group_rate()
     tonumber(C.glead) or 0
 end
 
--- group_pace_room returns how many jobs the smooth mode lets group g give
+-- GR holds the functions of the claims' and the sweep's logs: fields of
+-- one table, not locals of their own, as a script holds at most 200
+-- locals (lua_test.go, localsRoom).
+local GR = {}
+
+-- GR.pace_room returns how many jobs the smooth mode lets group g give
 -- at us (Unix µs), when it may give more (Unix µs) and its pace's slot,
 -- as pace_room (limits/on.lua) does for the queue.
-local function group_pace_room(g, us, iv, tol, lead)
+function GR.pace_room(g, us, iv, tol, lead)
   local v = rcall('HGET', K.g_rate, g)
   local tat = us
   if v and string.sub(v, 1, 1) == '~' then tat = math.max(tonumber(string.sub(v, 2)) or 0, us) end
@@ -32,8 +37,8 @@ local function group_pace_room(g, us, iv, tol, lead)
   return k, tat + k * iv - early, tat
 end
 
--- group_pace_note moves group g's pace on by n jobs from its slot tat.
-local function group_pace_note(g, tat, iv, n)
+-- GR.pace_note moves group g's pace on by n jobs from its slot tat.
+function GR.pace_note(g, tat, iv, n)
   if n > 0 then rcall('HSET', K.g_rate, g, '~' .. str(tat + n * iv)) end
 end
 
@@ -44,10 +49,10 @@ local function rate_log_parse(v)
   return tonumber(string.sub(v, 1, bar - 1)) or 0, string.sub(v, bar + 1)
 end
 
--- group_rate_trim drops the entries of group g's log that left the window
+-- GR.trim drops the entries of group g's log that left the window
 -- at now, and returns the claims still counted, when the oldest of them
 -- leaves the window (nil when none) and the log's entries left.
-local function group_rate_trim(g, now, period)
+function GR.trim(g, now, period)
   local v = rcall('HGET', K.g_rate, g)
   local used, rest = rate_log_parse(v)
   local was, free = used, nil
@@ -71,16 +76,16 @@ local function group_rate_trim(g, now, period)
   return used, free, rest
 end
 
--- group_rate_note counts a claim of n jobs of group g at now, used and
--- rest being what group_rate_trim returned.
-local function group_rate_note(g, used, rest, now, n)
+-- GR.note counts a claim of n jobs of group g at now, used and rest
+-- being what GR.trim returned.
+function GR.note(g, used, rest, now, n)
   if n <= 0 then return end
   local e = str(now) .. ':' .. str(n)
   if rest ~= '' then e = rest .. ' ' .. e end
   rcall('HSET', K.g_rate, g, str(used + n) .. '|' .. e)
 end
 
--- groups_rate_sweep forgets the logs of groups whose last counted claim
+-- GR.sweep forgets the logs of groups whose last counted claim
 -- has left the window (all when the queue no longer has a rate per
 -- group): only a claim of the group trims its log, so a group no longer
 -- claimed from would keep its log for good, one field per group ever
@@ -91,7 +96,7 @@ end
 -- minute swept up to 720,000 groups a day, and a queue that saw more new
 -- groups grew its logs for good (an outside soak: 1,500 new groups a
 -- minute).
-local function groups_rate_sweep(now)
+function GR.sweep(now)
   local rate, period, iv = group_rate()
   local cursor = M.gwc or '0'
   local r = rcall('HSCAN', K.g_rate, cursor, 'COUNT', RATE_SWEEP)

@@ -37,13 +37,13 @@ end
 
 -- take_room returns how many jobs group g may give now, within k: under
 -- its cap (c, with r running), and under its rate limit, which holds the
--- group once used up. It returns the rate log's state for rate_note.
+-- group once used up. It returns the rate log's state for GR.note.
 local function take_room(t, g, k, c, r, now)
   if c > 0 then k = math.min(k, c - r) end
   if t.rate == 0 or k <= 0 then return k end
   if t.iv then
     if not t.us then t.us = now_us() end
-    local room, free, tat = group_pace_room(g, t.us, t.iv, t.tol, t.lead)
+    local room, free, tat = GR.pace_room(g, t.us, t.iv, t.tol, t.lead)
     if room <= 0 then
       group_hold(g, math.ceil(free / 1000))
       t.holding = true
@@ -51,7 +51,7 @@ local function take_room(t, g, k, c, r, now)
     end
     return math.min(k, room), tat
   end
-  local used, free, rest = group_rate_trim(g, now, t.period)
+  local used, free, rest = GR.trim(g, now, t.period)
   if used >= t.rate then
     group_hold(g, free or (now + t.period))
     t.holding = true
@@ -84,13 +84,13 @@ local function take_member(t, g, share, n, now)
     local got, fl = group_pop(g, k, t.taken, t.ids, have)
     if fl then t.lp = t.lp + fl end
     if t.iv and used then
-      group_pace_note(g, used, t.iv, got)
+      GR.pace_note(g, used, t.iv, got)
       -- Each job's wait before it starts (StartAfter), by its slot.
       for i = 1, got do
         t.after[have + i] = math.max(used - t.tol + (i - 1) * t.iv - t.us, 0)
       end
     elseif used then
-      group_rate_note(g, used, rest, now, got)
+      GR.note(g, used, rest, now, got)
     end
     if got > 0 and not t.took[g] then
       t.took[g] = true

@@ -143,7 +143,7 @@ end
 
 local function ready_sweep(now)
   if not grouped() then return end
-  groups_rate_sweep(now)
+  GR.sweep(now)
   -- Ungrouped ready jobs whose turn is missing get it back: jobs a
   -- release before the lean mark let in the plain way (lean.lua).
   if levels_any() then group_activate('') end
@@ -158,4 +158,28 @@ local function ready_config()
   local known = rcall('SMEMBERS', K.g_known)
   GS.recount(known)
   for i = 1, #known, 1000 do groups_activate({unpack(known, i, math.min(i + 999, #known))}) end
+end
+
+-- ready_lean: the lean ways of claims and acks serve a queue of groups
+-- alone (the shape G, this variant's) without caps or rate limits per
+-- group, as they serve a plain queue: the marks say so, and no group has
+-- a cap of its own. (A queue with them keeps the long way: its claims
+-- count running jobs and log the groups' claims, and its acks count them
+-- down.) Its five marks come first in the reply. Holds of groups (a
+-- handler's RateLimited), and a sorted set left by layout 1, the claim's
+-- take_grouped sees as the long way's does.
+local function ready_lean(rare, ...)
+  if SHAPE ~= 'G' then return nil end
+  local mk = rcall('HMGET', K.marks, 'sh', 'gmax', 'grate', 'pm', 'gv', ...)
+  if mk[1] ~= 'G' or (tonumber(mk[2]) or 0) > 0 or (tonumber(mk[3]) or 0) > 0 then return nil end
+  local held = rare and rcall('EXISTS', K.g_caps, unpack(rare)) or rcall('EXISTS', K.g_caps)
+  if held > 0 then return nil end
+  reset_groups()
+  C.gmax, C.grate, C.gperiod, C.gwin, C.giv, C.gtol, C.glead = nil, nil, nil, nil, nil, nil, nil
+  M.sh, M.pm, M.gv = 'G', mk[4], mk[5]
+  return mk, 5
+end
+
+local function ready_lean_ok()
+  return SHAPE == 'G' and M.sh == 'G' and (tonumber(C.grate) or 0) == 0 and not groups_capped()
 end

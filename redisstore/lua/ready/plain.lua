@@ -31,6 +31,19 @@
 --                              group), false to hold the queue
 --   ready_sweep(now)           once a minute: forget what quiet parts keep
 --   ready_config()             the queue's settings changed (config.lua)
+--   ready_lean(rare, ...) -> marks, at
+--                              the lean ways of a variant with a shape
+--                              (claim_lean.lua, ends_lean.lua): when the
+--                              queue fits the one the slot serves lean,
+--                              read the marks named ... after the slot's
+--                              own (the caller's from index at + 1), see
+--                              that none of the keys of the list rare
+--                              (nil: none) exists, set the fields of C and
+--                              M the slot's code reads, and return the
+--                              marks read; else nil
+--   ready_lean_ok() -> bool    after read_fields: whether ready_lean
+--                              would serve the queue (the long way's ack
+--                              says so to the store: ends_fast.lua)
 --- @keys ready
 
 local function ready_note() end
@@ -88,3 +101,9 @@ local function ready_hold() return false end
 local function ready_sweep() end
 
 local function ready_config() end
+
+-- A plain queue's lean ways read the lean mark (lean.lua); a variant with
+-- a shape that this slot serves (limits, the kind index) has none.
+local function ready_lean() return nil end
+
+local function ready_lean_ok() return false end

@@ -51,3 +51,7 @@ local function ready_hold() return false end
 local function ready_sweep() end
 
 local function ready_config() end
+
+local function ready_lean() return nil end
+
+local function ready_lean_ok() return false end

@@ -1,0 +1,206 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopperq/hopper/internal/redistest"
+	"github.com/hopperq/hopper/redisstore"
+	"github.com/hopperq/hopper/store"
+)
+
+// leanGroupedJobs enqueues into q, in one interleaved order, 6 jobs of group
+// a, 3 of b, 1 of c and 2 without a group: "<q>-<n>", n from 1.
+func leanGroupedJobs(t *testing.T, s store.Store, q string) {
+	t.Helper()
+	groups := []string{"a", "b", "a", "", "c", "a", "b", "a", "", "a", "b", "a"}
+	for i, g := range groups {
+		mustEnqueue(t, s, &store.NewJob{ID: fmt.Sprintf("%s-%d", q, i+1), Queue: q, Kind: "test", JobSpec: store.JobSpec{Group: g}})
+	}
+}
+
+// claimAcked claims up to max jobs of q, acks them, and returns their IDs
+// in claim order, without the queue's prefix.
+func claimAcked(t *testing.T, s store.Store, q string, max int) []string {
+	t.Helper()
+	ctx := context.Background()
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: max, Lease: time.Minute, WorkerID: "w"})
+	if err != nil {
+		t.Fatalf("Claim(%s): %v", q, err)
+	}
+	ids := make([]string, len(res.Jobs))
+	ends := make([]store.AttemptEnd, len(res.Jobs))
+	for i, j := range res.Jobs {
+		ids[i] = strings.TrimPrefix(j.ID, q+"-")
+		ends[i] = store.AttemptEnd{Queue: q, ID: j.ID, Token: j.Token, Outcome: store.OutcomeAck}
+	}
+	if len(ends) > 0 {
+		errs, err := s.Finish(ctx, ends)
+		if err != nil {
+			t.Fatalf("Finish(%s): %v", q, err)
+		}
+		for i, e := range errs {
+			if e != nil {
+				t.Fatalf("ack of %s: %v", res.Jobs[i].ID, e)
+			}
+		}
+	}
+	return ids
+}
+
+// leanGroupsStore returns a store on a server of the test's own.
+func leanGroupsStore(t *testing.T) *redisstore.Store {
+	t.Helper()
+	rdb := redistest.Start(t).Client(t)
+	return redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), NoCoalescing: true})
+}
+
+// A queue of groups without caps or rate limits per group takes the lean
+// ways once an ack has said they serve it, and claims in the order the
+// long way does: the same jobs, claimed alike from a twin queue whose cap
+// per group (too high to hold anything back) keeps it on the long way,
+// come out in the same order, a claim at a time.
+func TestLeanWaysServeAQueueOfGroups(t *testing.T) {
+	ctx := context.Background()
+	s := leanGroupsStore(t)
+	if err := s.SetQueueConfig(ctx, "long", store.QueueConfig{GroupMaxRunning: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	leanGroupedJobs(t, s, "lean")
+	leanGroupedJobs(t, s, "long")
+	if got, want := claimAcked(t, s, "lean", 1), claimAcked(t, s, "long", 1); !slices.Equal(got, want) {
+		t.Fatalf("first claims: %v the lean way, %v the long way", got, want)
+	}
+	if !redisstore.LeanAsked(s, "lean") {
+		t.Fatal("after an ack of a queue of groups without caps, the store does not ask for the lean way")
+	}
+	for _, max := range []int{3, 1, 4, 2, 5} {
+		got, want := claimAcked(t, s, "lean", max), claimAcked(t, s, "long", max)
+		if !slices.Equal(got, want) {
+			t.Fatalf("claims of %d: %v the lean way, %v the long way", max, got, want)
+		}
+		if !redisstore.LeanAsked(s, "lean") {
+			t.Fatalf("a claim of %d went the long way", max)
+		}
+		if redisstore.LeanAsked(s, "long") {
+			t.Fatal("the queue with a cap per group was asked for the lean way")
+		}
+	}
+	if left := claimAcked(t, s, "lean", 10); len(left) != 0 {
+		t.Fatalf("left after 12 claimed: %v", left)
+	}
+}
+
+// Caps and rate limits per group, set while the lean ways serve a queue,
+// hold from its next claim: the lean way leaves those queues to the long
+// one.
+func TestLeanWaysLeaveGroupLimitsToTheLongWay(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		limit func(s *redisstore.Store) error
+		most  int // jobs of group a the claim may take
+	}{
+		{"GroupMaxRunning", func(s *redisstore.Store) error {
+			return s.SetQueueConfig(ctx, "q", store.QueueConfig{GroupMaxRunning: 1})
+		}, 1},
+		{"SetGroupLimit", func(s *redisstore.Store) error { return s.SetGroupLimit(ctx, "q", "a", 1) }, 1},
+		{"GroupRateLimit", func(s *redisstore.Store) error {
+			return s.SetQueueConfig(ctx, "q", store.QueueConfig{GroupRateLimit: 2, GroupRatePeriod: time.Hour})
+		}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := leanGroupsStore(t)
+			leanGroupedJobs(t, s, "q")
+			claimAcked(t, s, "q", 1) // a-1: the ack says the lean ways serve
+			if !redisstore.LeanAsked(s, "q") {
+				t.Fatal("the case does not reach the lean way")
+			}
+			if err := c.limit(s); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 10, Lease: time.Minute, WorkerID: "w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, j := range res.Jobs {
+				if j.Group == "a" {
+					n++
+				}
+			}
+			if n > c.most || len(res.Jobs) == 0 {
+				t.Fatalf("claimed %d jobs, %d of group a; want some, at most %d of a", len(res.Jobs), n, c.most)
+			}
+			if redisstore.LeanAsked(s, "q") {
+				t.Fatal("the store still asks for the lean way")
+			}
+		})
+	}
+}
+
+// A group held by a snooze (a handler's RateLimited) sits out of the
+// lean way's claims until its hold ends, and the claim's RetryIn says
+// when that is.
+func TestLeanClaimHonoursAGroupsHold(t *testing.T) {
+	ctx := context.Background()
+	s := leanGroupsStore(t)
+	leanGroupedJobs(t, s, "q")
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].Group != "a" {
+		t.Fatalf("first claim: %+v, %v; want a job of group a", res.Jobs, err)
+	}
+	errs, err := s.Finish(ctx, []store.AttemptEnd{{Queue: "q", ID: res.Jobs[0].ID, Token: res.Jobs[0].Token,
+		Outcome: store.OutcomeSnooze, Hold: time.Hour}})
+	if err != nil || errs[0] != nil {
+		t.Fatalf("snooze with a hold: %v %v", err, errs)
+	}
+	claimAcked(t, s, "q", 1) // b-2: an ack says the lean ways serve again
+	if !redisstore.LeanAsked(s, "q") {
+		t.Fatal("the case does not reach the lean way")
+	}
+	var got []string
+	for range 4 {
+		got = append(got, claimAcked(t, s, "q", 2)...)
+	}
+	if !redisstore.LeanAsked(s, "q") {
+		t.Fatal("the claims went the long way")
+	}
+	want := []string{"4", "5", "7", "9", "11"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("claimed %v while group a is held; want the other groups' jobs and the ungrouped, %v", got, want)
+	}
+	res, err = s.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 2, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 0 || res.RetryIn <= 0 || res.RetryIn > time.Hour {
+		t.Fatalf("claim with only group a's held jobs left: %d jobs, RetryIn %v, %v; want none, and the hold's end", len(res.Jobs), res.RetryIn, err)
+	}
+}
+
+// A reader of a queue's events, come while the lean ways serve it, is
+// told of the claims and acks from then on: the lean way leaves a queue
+// whose events are read to the long one.
+func TestLeanWaysOfGroupsLeaveEventsToTheLongWay(t *testing.T) {
+	s := leanGroupsStore(t)
+	leanGroupedJobs(t, s, "q")
+	claimAcked(t, s, "q", 1)
+	if !redisstore.LeanAsked(s, "q") {
+		t.Fatal("the case does not reach the lean way")
+	}
+	_, pos, _ := readAll(t, s, "q", store.FromNow)
+	ids := claimAcked(t, s, "q", 2)
+	got, _, lost := readAll(t, s, "q", pos)
+	if len(lost) != 0 || len(got) != 4 {
+		t.Fatalf("events after the reader came: %v (lost %v); want a claim and an ack of each of %v", got, lost, ids)
+	}
+	for _, id := range ids {
+		if n := strings.Count(strings.Join(got, " "), "q-"+id); n != 2 {
+			t.Fatalf("events %v name q-%s %d times, want twice (claimed, acked)", got, id, n)
+		}
+	}
+}
