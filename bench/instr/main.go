@@ -55,6 +55,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write this process's CPU profile to `FILE` (the client's side of the run)")
 	traceFile := flag.String("trace", "", "write this process's execution trace to `FILE` (go tool trace: when each goroutine ran, blocked and woke)")
 	groups := flag.Int("groups", 0, "hopper: spread the enqueue calls over this many groups (EnqueueOpts.Group), call i to group i mod groups; 0: no groups. With callgrind.sh's drain and -steps, what a grouped claim and finish cost")
+	priority := flag.Int("priority", 0, "hopper: enqueue every job at this priority (EnqueueOpts.Priority, -3 to 3), which gives the queue priority levels. With callgrind.sh's drain and -steps, what a claim and finish of a queue with priorities cost")
 	producers := flag.Int("producers", 1, "goroutines sharing the n enqueue calls (8: the shared harness's W1, whose concurrent Enqueues hopper's batcher merges)")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -112,6 +113,9 @@ func main() {
 	if *groups < 0 || (*groups > 0 && (*sys != "hopper" || *workflow || *chains)) {
 		log.Fatalf("-groups %d: want 0, or more with hopper's plain jobs", *groups)
 	}
+	if *priority != 0 && (*sys != "hopper" || *workflow || *chains) {
+		log.Fatalf("-priority %d: with hopper's plain jobs only", *priority)
+	}
 	if *drain && *steps > 0 {
 		if err := drainSteps(*addr, *n, *steps); err != nil {
 			log.Fatal(err)
@@ -122,7 +126,7 @@ func main() {
 		if err := enqueueWorkflows(*addr, *n, *payload, *chains, *fanin); err != nil {
 			log.Fatal(err)
 		}
-	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers, *groups); err != nil {
+	} else if err := enqueue(*addr, *sys, *n, *payload, *batch, *producers, *groups, *priority); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s: %d jobs in %v\n", *sys, *n, time.Since(start))
@@ -131,8 +135,8 @@ func main() {
 // enqueue enqueues n jobs of size bytes of payload into queue "q", one
 // call each, or batch jobs a call (hopper's EnqueueMany), from producers
 // goroutines taking the calls in turn; with groups > 0 the i-th call's
-// jobs go to group "g<i mod groups>".
-func enqueue(addr, sys string, n, size, batch, producers, groups int) error {
+// jobs go to group "g<i mod groups>"; every job at priority prio.
+func enqueue(addr, sys string, n, size, batch, producers, groups, prio int) error {
 	ctx := context.Background()
 	p := make([]byte, size)
 	// one sends k jobs (k ≤ batch) in one call.
@@ -145,7 +149,7 @@ func enqueue(addr, sys string, n, size, batch, producers, groups int) error {
 		}
 		var calls atomic.Int64
 		one = func(k int) error {
-			opts := &hopper.EnqueueOpts{Queue: "q"}
+			opts := &hopper.EnqueueOpts{Queue: "q", Priority: prio}
 			if groups > 0 {
 				opts.Group = "g" + strconv.Itoa(int((calls.Add(1)-1)%int64(groups)))
 			}

@@ -4,11 +4,12 @@
 -- limits, which were much of the Lua of a claim of one or two jobs, as a
 -- trickle makes them (bench/instr/luaprof.sh, docs/performance.md, "A
 -- queue that sees one job at a time"). It takes the jobs with
--- claimed.lua's claim_take, as the long way does. A queue of groups alone
--- without caps or rate limits per group (ready/group.lua: ready_lean)
--- takes it too, with the clock from TIME: what its claims skip of the
--- long way is most of what a grouped claim cost beyond a plain one
--- (docs/performance.md, "Groups").
+-- claimed.lua's claim_take, as the long way does. A queue of priority
+-- levels alone, and one of groups alone without caps or rate limits per
+-- group, take it too (the ready slots' ready_lean: ready/prio.lua,
+-- ready/group.lua), with the clock from TIME: what their claims skip of
+-- the long way is most of what they cost beyond a plain one
+-- (docs/performance.md, "Groups" and "Priorities").
 --
 -- It is tried only when the store asks (ARGV[5] "l"), which it does while
 -- the last call of the queue that could tell found the lean mark set

@@ -6,9 +6,9 @@
 -- other outcomes need (the requests' tables, the events, the settings
 -- and marks it does not read), which was most of a lone ack's Lua
 -- (bench/instr/luaprof.sh, docs/performance.md, "A queue that sees one
--- job at a time"). The acks of a queue of groups alone without caps or
--- rate limits per group (ready/group.lua: ready_lean) take it too, with
--- the clock from TIME.
+-- job at a time"). The acks of a queue of priority levels alone, and of
+-- one of groups alone without caps or rate limits per group, take it too
+-- (the ready slots' ready_lean), with the clock from TIME.
 --- @include ends lean events
 
 -- LEAN_DEL is the list of the IDs a call deletes, kept (base.lua: kept_trim).

@@ -52,6 +52,18 @@ local function ready_sweep() end
 
 local function ready_config() end
 
-local function ready_lean() return nil end
+-- ready_lean: the lean ways of claims and acks serve a queue of priority
+-- levels alone (the shape P, this variant's) as they serve a plain queue:
+-- a claim pops the levels' lists the mark pm names, an ack writes
+-- nothing of them. Its two marks come first in the reply.
+local function ready_lean(rare, ...)
+  if SHAPE ~= 'P' then return nil end
+  local mk = rcall('HMGET', K.marks, 'sh', 'pm', ...)
+  if mk[1] ~= 'P' or (rare and rcall('EXISTS', unpack(rare)) > 0) then return nil end
+  M.sh, M.pm = 'P', mk[2]
+  return mk, 2
+end
 
-local function ready_lean_ok() return false end
+local function ready_lean_ok()
+  return SHAPE == 'P' and M.sh == 'P'
+end

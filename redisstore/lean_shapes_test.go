@@ -204,3 +204,64 @@ func TestLeanWaysOfGroupsLeaveEventsToTheLongWay(t *testing.T) {
 		}
 	}
 }
+
+// leanPriorityJobs enqueues into q, in one order, 9 jobs at priorities
+// 0, 2, -1 and 1: "<q>-<n>", n from 1.
+func leanPriorityJobs(t *testing.T, s store.Store, q string) {
+	t.Helper()
+	for i, p := range []int{0, 2, -1, 1, 2, 0, -1, 1, 2} {
+		mustEnqueue(t, s, &store.NewJob{ID: fmt.Sprintf("%s-%d", q, i+1), Queue: q, Kind: "test", JobSpec: store.JobSpec{Priority: p}})
+	}
+}
+
+// A queue of priority levels takes the lean ways once an ack has said
+// they serve it, and claims in the long way's order: highest priority
+// first, first in first out within one, as a twin queue whose events a
+// reader reads (which keeps it on the long way) claims the same jobs.
+func TestLeanWaysServeAQueueOfPriorities(t *testing.T) {
+	s := leanGroupsStore(t)
+	leanPriorityJobs(t, s, "lean")
+	leanPriorityJobs(t, s, "long")
+	readAll(t, s, "long", store.FromNow)
+	if got, want := claimAcked(t, s, "lean", 1), claimAcked(t, s, "long", 1); !slices.Equal(got, want) || !slices.Equal(got, []string{"2"}) {
+		t.Fatalf("first claims: %v the lean way, %v the long way; want [2], the first of priority 2", got, want)
+	}
+	if !redisstore.LeanAsked(s, "lean") {
+		t.Fatal("after an ack of a queue of priorities, the store does not ask for the lean way")
+	}
+	for _, max := range []int{3, 1, 2} {
+		got, want := claimAcked(t, s, "lean", max), claimAcked(t, s, "long", max)
+		if !slices.Equal(got, want) {
+			t.Fatalf("claims of %d: %v the lean way, %v the long way", max, got, want)
+		}
+		if !redisstore.LeanAsked(s, "lean") {
+			t.Fatalf("a claim of %d went the long way", max)
+		}
+		if redisstore.LeanAsked(s, "long") {
+			t.Fatal("the queue whose events are read was asked for the lean way")
+		}
+	}
+	if got := claimAcked(t, s, "lean", 10); !slices.Equal(got, []string{"3", "7"}) {
+		t.Fatalf("the last claim: %v, want the two of priority -1, [3 7]", got)
+	}
+}
+
+// A grouped job that comes to a queue the lean ways serve for its
+// priorities changes its shape: the next claim goes the long way, in the
+// variant that serves both, and gives the grouped job its turn.
+func TestLeanWaysLeaveANewShapeToTheLongWay(t *testing.T) {
+	s := leanGroupsStore(t)
+	leanPriorityJobs(t, s, "q")
+	claimAcked(t, s, "q", 1)
+	if !redisstore.LeanAsked(s, "q") {
+		t.Fatal("the case does not reach the lean way")
+	}
+	mustEnqueue(t, s, &store.NewJob{ID: "q-g", Queue: "q", Kind: "test", JobSpec: store.JobSpec{Group: "a"}})
+	got := claimAcked(t, s, "q", 20)
+	if len(got) != 9 || !slices.Contains(got, "g") {
+		t.Fatalf("claimed %v, want the 8 jobs left and the grouped one", got)
+	}
+	if redisstore.LeanAsked(s, "q") {
+		t.Fatal("the store still asks for the lean way of a queue of groups and priorities")
+	}
+}
