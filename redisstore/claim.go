@@ -108,9 +108,9 @@ func (s *Store) claimParts(ctx context.Context, req store.ClaimOpts, n int) (sto
 // base (the partition's queue, or the queue itself).
 func (s *Store) claimOne(ctx context.Context, base string, req store.ClaimOpts) (store.ClaimResult, error) {
 	lease := mstime.Ceil(req.Lease)
-	// The lean way (lua/claim_lean.lua) is asked for only while the
-	// queue's lean mark was set at the last call that could tell: it
-	// costs a claim of any other queue nothing.
+	// The lean way (lua/claim_lean.lua) is asked for only while the last
+	// call of the queue that could tell said a lean way serves it
+	// (queueKeys.lean): it costs a claim of any other queue nothing.
 	qk := s.queueKeys(req.Queue)
 	ask := qk.lean.Load()
 	lean := ""

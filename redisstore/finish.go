@@ -169,11 +169,12 @@ func putSeen(seen map[store.LeaseRef]struct{}) {
 const maxFinishSeen = 1024
 
 // finishedLean notes what a finish call of queue q that ran told of its
-// lean mark: set when the call took the lean way; gone when it did not
-// though its plain acks went as pairs (sent while the mark was believed
-// set), so that the next calls send the kinds and attempts their events
-// need. A call without plain acks as pairs that went the long way tells
-// nothing: it may not have asked for the lean way.
+// lean ways (queueKeys.lean): they serve it when the call took the lean
+// way or its fast way said so; they do not when it did not though its
+// plain acks went as pairs (sent while they were believed to), so that
+// the next calls send the kinds and attempts their events need. A call
+// without plain acks as pairs that went the long way tells nothing: it
+// may not have asked for the lean way.
 func (s *Store) finishedLean(q string, lean, paired bool) {
 	if lean {
 		s.queueKeys(q).lean.Store(true)
@@ -230,7 +231,7 @@ func (s *Store) finishCall(q string, reqs []store.AttemptEnd, idx []int, args []
 // endsAllDone reports whether finish call cmd's reply says, in one
 // value, that every request ended as asked and that the call recorded no
 // task end and left no task being released: "L", the lean way's
-// (lua/ends_lean.lua) or the fast way's on a queue with the lean mark
+// (lua/ends_lean.lua) or the fast way's on a queue a lean way serves
 // (lua/ends_fast.lua), with lean true, or 0 (lua/ends.lua: ends_reply).
 func endsAllDone(cmd *redis.Cmd) (done, lean bool) {
 	switch v := replyOf(cmd).(type) {
@@ -245,8 +246,8 @@ func endsAllDone(cmd *redis.Cmd) (done, lean bool) {
 // parseFinishTail reads what finish.lua's reply st holds after the n
 // requests' statuses: the workflow task ends it recorded (a count, then
 // job ID and record pairs), then the tasks it left being released
-// (workflow, task, queue and payload each). lean says the call found the
-// lean mark and recorded and left nothing (lua/ends_lean.lua,
+// (workflow, task, queue and payload each). lean says a lean way serves
+// the queue and the call recorded and left nothing (lua/ends_lean.lua,
 // lua/ends_fast.lua): "L" in the count's place.
 func parseFinishTail(queue string, st []any, n int) (ends []endRecord, rels []wfRelease, lean bool, err error) {
 	if len(st) < n+1 {

@@ -197,14 +197,18 @@ type queueKeys struct {
 	durations, wfTasks, wfDone, wfDue                          string
 
 	byScript scriptKeyCache
-	// lean says whether the queue's lean mark (lua/lean.lua) was set at
-	// the last call that could tell: true when an enqueue that could take
-	// the lean way (evalCall.leanWay), a finish or a claim took it; false
-	// when a script refused a short call of the queue (evalCall.short),
-	// or a claim that asked for the lean way went the long way, not
-	// finding the mark. While it is true, the queue's short calls go with
-	// their lead keys alone and its claims ask for the lean way
-	// (claim.go). False until the store's first such call returns.
+	// lean says whether a lean way served the queue at the last call that
+	// could tell: its lean mark (lua/lean.lua) was set, or, for a queue
+	// with a shape, its variant's ready slot serves that shape lean
+	// (lua/ready/plain.lua: ready_lean). True when an enqueue that could
+	// take the lean way (evalCall.leanWay), a finish or a claim took it,
+	// or a finish's fast way said one would serve; false when a script
+	// refused a short call of the queue (evalCall.short), or a claim that
+	// asked for the lean way went the long way. While it is true, its
+	// claims ask for the lean way (claim.go), its plain acks go as pairs
+	// (finish.go), and, for a queue of no shape, its short calls go with
+	// their lead keys alone. False until the store's first such call
+	// returns.
 	lean atomic.Bool
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hopperq/hopper/internal/redistest"
 	"github.com/hopperq/hopper/redisstore"
 	"github.com/hopperq/hopper/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // leanGroupedJobs enqueues into q, in one interleaved order, 6 jobs of group
@@ -263,5 +264,115 @@ func TestLeanWaysLeaveANewShapeToTheLongWay(t *testing.T) {
 	}
 	if redisstore.LeanAsked(s, "q") {
 		t.Fatal("the store still asks for the lean way of a queue of groups and priorities")
+	}
+}
+
+// leanCostQueue enqueues into q 8 jobs over groups a, b, c, d and
+// returns a store on a server of the test's own (its command statistics
+// are the test's alone) and that server's client.
+func leanCostQueue(t *testing.T, q string) (*redisstore.Store, *redis.Client) {
+	t.Helper()
+	rdb := redistest.Start(t, redistest.Private()).Client(t)
+	s := redisstore.New(rdb, &redisstore.Config{Prefix: redistest.Prefix(t), NoCoalescing: true})
+	for i := range 8 {
+		mustEnqueue(t, s, &store.NewJob{ID: fmt.Sprintf("%s-%d", q, i), Queue: q, Kind: "test",
+			JobSpec: store.JobSpec{Group: string(rune('a' + i%4))}})
+	}
+	return s, rdb
+}
+
+// leanAckCommands claims one job of q, acks it, and returns the commands
+// the server ran for the ack alone (INFO commandstats, scripts' commands
+// counted).
+func leanAckCommands(t *testing.T, s *redisstore.Store, rdb *redis.Client, q string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	res, err := s.Claim(ctx, store.ClaimOpts{Queue: q, Max: 1, Lease: time.Minute, WorkerID: "w"})
+	if err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("claim: %v, %v", res.Jobs, err)
+	}
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustFinish(t, s, ack(res.Jobs[0]))
+	calls := commandCalls(t, rdb)
+	delete(calls, "info")
+	delete(calls, "config|resetstat")
+	return calls
+}
+
+// A queue of groups that keeps the long way (a cap of a group's own, a
+// retention, a reader of its events) pays nothing for the lean one: an
+// ack of one of its jobs runs the commands it ran before the lean ways
+// served groups (a review found each such ack trying the lean way first:
+// an HMGET of ten marks, an EXISTS and, with a reader, a TIME more).
+func TestLongWayAcksOfGroupsPayNothingForTheLeanWay(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		set  func(t *testing.T, s *redisstore.Store) error
+		want map[string]int // commands of one ack, as before
+	}{
+		{"SetGroupLimit", func(_ *testing.T, s *redisstore.Store) error { return s.SetGroupLimit(ctx, "q", "z", 5) },
+			map[string]int{"hmget": 3, "exists": 1, "time": 1}},
+		{"Retention", func(_ *testing.T, s *redisstore.Store) error {
+			return s.SetQueueConfig(ctx, "q", store.QueueConfig{Retention: time.Hour})
+		}, map[string]int{"hmget": 1, "exists": 1, "time": 1}},
+		{"EventsRead", func(t *testing.T, s *redisstore.Store) error {
+			readAll(t, s, "q", store.FromNow)
+			return nil
+		}, map[string]int{"hmget": 1, "exists": 1, "time": 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, rdb := leanCostQueue(t, "q")
+			if err := c.set(t, s); err != nil {
+				t.Fatal(err)
+			}
+			leanAckCommands(t, s, rdb, "q") // loads the scripts, learns the shape
+			calls := leanAckCommands(t, s, rdb, "q")
+			for cmd, n := range c.want {
+				if calls[cmd] != n {
+					t.Errorf("an ack ran %s %d times, want %d (all: %v)", cmd, calls[cmd], n, calls)
+				}
+			}
+		})
+	}
+}
+
+// A plain queue whose kind index another process turned off is served,
+// in a process that turned it on, by the finish variant of the shape K,
+// which it keeps (shape.go: "a process that did not make that change
+// keeps the larger variant, which serves the smaller shape too"). While
+// the queue's lean mark is set, that variant's fast way (ends_fast.lua)
+// says so ("L"), and the process's acks go as pairs and its claims the
+// lean way, as they did before the lean ways served shaped variants (a
+// review found them lost).
+func TestKeptKindIndexVariantKeepsTheLeanWays(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Start(t).Client(t)
+	prefix := redistest.Prefix(t)
+	a := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	b := redisstore.New(rdb, &redisstore.Config{Prefix: prefix, NoCoalescing: true})
+	if err := a.SetQueueConfig(ctx, "q", store.QueueConfig{KindIndex: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetQueueConfig(ctx, "q", store.QueueConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		mustEnqueue(t, b, job("q", fmt.Sprintf("j%d", i)))
+	}
+	if !hasLeanMark(t, rdb, "{"+prefix+":q}:ln") {
+		t.Fatal("the case does not reach the lean mark")
+	}
+	for i := range 3 {
+		res, err := a.Claim(ctx, store.ClaimOpts{Queue: "q", Max: 1, Lease: time.Minute, WorkerID: "w"})
+		if err != nil || len(res.Jobs) != 1 {
+			t.Fatalf("claim %d: %v, %v", i, res.Jobs, err)
+		}
+		mustFinish(t, a, ack(res.Jobs[0]))
+	}
+	if !redisstore.LeanAsked(a, "q") {
+		t.Fatal("a plain queue with its lean mark set, acked by a process that keeps the variant of its kind index, never takes the lean ways")
 	}
 }

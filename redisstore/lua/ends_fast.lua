@@ -75,13 +75,12 @@ local function ends_fast(now, later)
   flush_events(now)
   local bare = #out == (lost_any and a + 1 or 1) and out[#out] == 0 -- nothing to deliver or release
   if bare then
-    local lean
-    if SHAPE == '' then
-      local t = redis.pcall('PTTL', K.lean)
-      lean = type(t) == 'number' and lean_at(t)
-    else
+    local t = redis.pcall('PTTL', K.lean)
+    local lean = type(t) == 'number' and lean_at(t)
+    if not lean and SHAPE ~= '' then
       -- A variant with a shape: the lean way its ready slot allows, by
-      -- the settings and marks this call read.
+      -- the settings and marks this call read. (A plain queue served by
+      -- a larger variant a process keeps, shape.go, has its lean mark.)
       lean = ev_unread(C.ev, M.evr, M.evs, ms_str(now)) and ready_lean_ok()
     end
     if lean then

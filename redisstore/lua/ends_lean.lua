@@ -21,10 +21,10 @@ local LEAN_DEL = {}
 -- unique jobs' extras, waiters, progress reports); the marks say no
 -- retention; and either the variant is the plain one, the lean mark is
 -- set (its PTTL also gives the clock; pcall, as an ACL user may not run
--- PTTL) and the marks say no shape, or the variant's ready slot serves
--- the queue's shape lean (ready_lean) and no events are to be written
--- (ev_unread). The acks come as quads or, from a store that saw the
--- lean way taken, as pairs (finish.lua).
+-- PTTL) and the marks say no shape, or the acks came as pairs, the
+-- variant's ready slot serves the queue's shape lean (ready_lean) and no
+-- events are to be written (ev_unread). The acks come as quads or, from
+-- a store that saw the lean way taken, as pairs (finish.lua).
 local function first_ends_lean()
   local a, w = tonumber(ARGV[1]), 4
   if a and a < 0 then a, w = -a, 2 end -- pairs: id and member alone
@@ -41,6 +41,10 @@ local function first_ends_lean()
     reset_base()
     now, sa = tonumber(nows), mk[3]
   else
+    -- Only acks sent as pairs, by a store that an earlier call told the
+    -- lean way serves the queue (ends_fast.lua): a queue the shaped lean
+    -- way does not serve (caps, a retention, a reader) pays nothing here.
+    if w == 4 then return nil end
     local f, o = ready_lean({K.cancelled, K.extras, K.waited, K.progress}, 'ret', 'sa', 'ev', 'evr', 'evs')
     if not f or (tonumber(f[o + 1]) or 0) > 0 then return nil end
     reset_base()

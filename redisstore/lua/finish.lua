@@ -22,9 +22,9 @@
 -- workflow task ends to deliver). Or 0 alone when every request is done
 -- and the wf slot adds only its count, 0 (ends.lua: ends_reply); "L"
 -- alone, or the integers and "L", on the lean way (ends_lean.lua), and on
--- the fast way (ends_fast.lua) when the lean mark is set and nothing is
--- left to deliver or release. Or {'~', shape} when the variant does not
--- serve the queue.
+-- the fast way (ends_fast.lua) when a lean way serves the queue (its lean
+-- mark, or its shape's: ready_lean) and nothing is left to deliver or
+-- release. Or {'~', shape} when the variant does not serve the queue.
 --
 -- The fencing check is the unack member "id|token" itself: a ZREM of it
 -- tells whether the claim still held, and ends it. A batch of plain acks
