@@ -55,8 +55,8 @@ local function first_ends_lean()
   local del = LEAN_DEL
   local out, nd = ends_unack(a, w, del)
   -- In the place of tracked_tail's count (no records here): "L", which
-  -- tells the store the lean mark is set (claim.go asks the claims of
-  -- such a queue to take their lean way). A call whose requests were all
+  -- tells the store a lean way serves the queue (claim.go asks the claims
+  -- of such a queue to take their lean way). A call whose requests were all
   -- acked, the usual one, answers "L" alone (Redis turns a table into its
   -- reply element by element, some thousand instructions each).
   if out then out[a + 1] = 'L' else out = 'L' end
