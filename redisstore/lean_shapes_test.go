@@ -53,6 +53,26 @@ func claimAcked(t *testing.T, s store.Store, q string, max int) []string {
 	return ids
 }
 
+// claimsAlike claims and acks, for each of maxes, that many jobs of queue
+// "lean" and of its twin "long" (long: what keeps the twin on the long
+// way), and fails unless both give the same jobs in the same order, the
+// first by the lean way and the twin by the long one.
+func claimsAlike(t *testing.T, s *redisstore.Store, long string, maxes ...int) {
+	t.Helper()
+	for _, max := range maxes {
+		got, want := claimAcked(t, s, "lean", max), claimAcked(t, s, "long", max)
+		if !slices.Equal(got, want) {
+			t.Fatalf("claims of %d: %v the lean way, %v the long way", max, got, want)
+		}
+		if !redisstore.LeanAsked(s, "lean") {
+			t.Fatalf("a claim of %d went the long way", max)
+		}
+		if redisstore.LeanAsked(s, "long") {
+			t.Fatal(long + " was asked for the lean way")
+		}
+	}
+}
+
 // leanGroupsStore returns a store on a server of the test's own.
 func leanGroupsStore(t *testing.T) *redisstore.Store {
 	t.Helper()
@@ -79,18 +99,7 @@ func TestLeanWaysServeAQueueOfGroups(t *testing.T) {
 	if !redisstore.LeanAsked(s, "lean") {
 		t.Fatal("after an ack of a queue of groups without caps, the store does not ask for the lean way")
 	}
-	for _, max := range []int{3, 1, 4, 2, 5} {
-		got, want := claimAcked(t, s, "lean", max), claimAcked(t, s, "long", max)
-		if !slices.Equal(got, want) {
-			t.Fatalf("claims of %d: %v the lean way, %v the long way", max, got, want)
-		}
-		if !redisstore.LeanAsked(s, "lean") {
-			t.Fatalf("a claim of %d went the long way", max)
-		}
-		if redisstore.LeanAsked(s, "long") {
-			t.Fatal("the queue with a cap per group was asked for the lean way")
-		}
-	}
+	claimsAlike(t, s, "the queue with a cap per group", 3, 1, 4, 2, 5)
 	if left := claimAcked(t, s, "lean", 10); len(left) != 0 {
 		t.Fatalf("left after 12 claimed: %v", left)
 	}
@@ -230,18 +239,7 @@ func TestLeanWaysServeAQueueOfPriorities(t *testing.T) {
 	if !redisstore.LeanAsked(s, "lean") {
 		t.Fatal("after an ack of a queue of priorities, the store does not ask for the lean way")
 	}
-	for _, max := range []int{3, 1, 2} {
-		got, want := claimAcked(t, s, "lean", max), claimAcked(t, s, "long", max)
-		if !slices.Equal(got, want) {
-			t.Fatalf("claims of %d: %v the lean way, %v the long way", max, got, want)
-		}
-		if !redisstore.LeanAsked(s, "lean") {
-			t.Fatalf("a claim of %d went the long way", max)
-		}
-		if redisstore.LeanAsked(s, "long") {
-			t.Fatal("the queue whose events are read was asked for the lean way")
-		}
-	}
+	claimsAlike(t, s, "the queue whose events are read", 3, 1, 2)
 	if got := claimAcked(t, s, "lean", 10); !slices.Equal(got, []string{"3", "7"}) {
 		t.Fatalf("the last claim: %v, want the two of priority -1, [3 7]", got)
 	}
